@@ -1,0 +1,42 @@
+//===- GraphOps.h - graph dialect ops ---------------------------*- C++ -*-===//
+#ifndef GRAPHC_DIALECTS_GRAPH_GRAPHOPS_H
+#define GRAPHC_DIALECTS_GRAPH_GRAPHOPS_H
+
+#include "dialects/Graph/GraphDialect.h"
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#define GET_OP_CLASSES
+#include "dialects/Graph/GraphOps.h.inc"
+
+namespace graphc::graph {
+
+/// Attribute names on `func.func @main` arguments and results.
+inline constexpr llvm::StringLiteral kNameAttr = "graph.name";
+/// Per-dim ONNX dim_param names ("" for unnamed or static dims).
+inline constexpr llvm::StringLiteral kDimsAttr = "graph.dims";
+
+/// Result types are compatible when element types match and every dim is
+/// equal or dynamic on either side: refinement may make results more static.
+bool areCompatibleShapedTypes(mlir::TypeRange lhs, mlir::TypeRange rhs);
+
+/// Numpy-style broadcast of two shapes; fails when static dims disagree.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+broadcastShapes(llvm::ArrayRef<int64_t> lhs, llvm::ArrayRef<int64_t> rhs);
+
+/// The integer contents of a value defined by a constant, if it is one.
+std::optional<llvm::SmallVector<int64_t>> getConstantInts(mlir::Value value);
+
+/// Folds `op` by evaluating it with the host kernels when all its operands
+/// are constants and its results static and small enough. Fills `results`
+/// with one attribute per result on success.
+mlir::LogicalResult
+foldByEvaluation(mlir::Operation *op, llvm::ArrayRef<mlir::Attribute> operands,
+                 llvm::SmallVectorImpl<mlir::OpFoldResult> &results);
+
+} // namespace graphc::graph
+
+#endif

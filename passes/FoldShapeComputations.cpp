@@ -1,0 +1,100 @@
+//===- FoldShapeComputations.cpp - fold constants and shape sub-graphs ----===//
+
+#include "dialects/Graph/GraphDialect.h"
+#include "dialects/Graph/GraphOps.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+using namespace mlir;
+
+namespace graphc {
+#define GEN_PASS_DEF_FOLDSHAPECOMPUTATIONS
+#include "passes/Passes.h.inc"
+
+/// The more static of two compatible shapes, dim by dim.
+static Type joinTypes(Type current, Type inferred) {
+  auto a = dyn_cast<RankedTensorType>(current);
+  auto b = dyn_cast<RankedTensorType>(inferred);
+  if (!a || !b || a.getRank() != b.getRank() ||
+      a.getElementType() != b.getElementType())
+    return current;
+  SmallVector<int64_t> dims;
+  for (auto [x, y] : llvm::zip(a.getShape(), b.getShape()))
+    dims.push_back(ShapedType::isDynamic(x) ? y : x);
+  return RankedTensorType::get(dims, a.getElementType(), a.getEncoding());
+}
+
+FailureOr<bool> refineResultTypes(ModuleOp module) {
+  bool changed = false;
+  WalkResult walk = module.walk([&](Operation *op) {
+    auto infer = dyn_cast<InferTypeOpInterface>(op);
+    if (!infer)
+      return WalkResult::advance();
+    SmallVector<Type> inferred;
+    if (failed(infer.inferReturnTypes(
+            op->getContext(), op->getLoc(), op->getOperands(),
+            op->getAttrDictionary(), op->getPropertiesStorage(),
+            op->getRegions(), inferred)))
+      return WalkResult::interrupt();
+    for (auto [result, type] : llvm::zip(op->getResults(), inferred)) {
+      Type joined = joinTypes(result.getType(), type);
+      if (joined != result.getType()) {
+        result.setType(joined);
+        changed = true;
+      }
+    }
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  // Function signatures follow the refined values they return.
+  module.walk([&](func::FuncOp func) {
+    if (func.isExternal())
+      return;
+    auto ret = cast<func::ReturnOp>(func.getBody().back().getTerminator());
+    SmallVector<Type> results(ret.getOperandTypes());
+    if (results != SmallVector<Type>(func.getResultTypes())) {
+      func.setType(FunctionType::get(func.getContext(),
+                                     func.getArgumentTypes(), results));
+      changed = true;
+    }
+  });
+  return changed;
+}
+
+LogicalResult foldShapeComputations(ModuleOp module, unsigned maxIterations) {
+  MLIRContext *context = module.getContext();
+  RewritePatternSet patterns(context);
+  for (RegisteredOperationName name : context->getRegisteredOperations())
+    if (name.getDialectNamespace() == "graph")
+      name.getCanonicalizationPatterns(patterns, context);
+  FrozenRewritePatternSet frozen(std::move(patterns));
+  for (unsigned i = 0; i < maxIterations; ++i) {
+    bool foldChanged = false;
+    GreedyRewriteConfig config;
+    if (failed(applyPatternsAndFoldGreedily(module, frozen, config,
+                                            &foldChanged)))
+      return module.emitError("folding did not converge");
+    FailureOr<bool> refined = refineResultTypes(module);
+    if (failed(refined))
+      return failure();
+    if (!foldChanged && !*refined)
+      return success();
+  }
+  return success();
+}
+
+namespace {
+struct FoldShapeComputationsPass
+    : impl::FoldShapeComputationsBase<FoldShapeComputationsPass> {
+  using FoldShapeComputationsBase::FoldShapeComputationsBase;
+  void runOnOperation() override {
+    if (failed(foldShapeComputations(getOperation(), maxIterations)))
+      signalPassFailure();
+  }
+};
+} // namespace
+
+} // namespace graphc

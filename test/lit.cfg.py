@@ -1,0 +1,22 @@
+# lit configuration for graphc: FileCheck tests of the dialects and passes,
+# importer tests on ONNX models generated at test time, and tool tests.
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "graphc"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "Inputs", "unit", "e2e", "conformance", "models"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.graphc_obj_root, "test")
+
+config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%srcroot", config.graphc_src_root))
+config.substitutions.append(("%testinputs", os.path.join(config.test_source_root, "Inputs")))
+
+llvm_config.with_system_environment(["HOME", "TMPDIR"])
+llvm_config.use_default_substitutions()
+tool_dirs = [config.graphc_tools_dir, config.llvm_tools_dir]
+llvm_config.add_tool_substitutions(["graphc-opt", "graphc", "FileCheck", "not", "count"], tool_dirs)
