@@ -1,0 +1,133 @@
+/*===- descriptor.h - the model artifact's descriptor (ABI v1) -------------===*
+ *
+ * A graphc model .so exports one symbol, `graphc_model_descriptor_v1`, a
+ * function returning a pointer to a read-only graphc_model_desc. Everything
+ * the runtime needs is reachable from it; the .so needs nothing but libc.
+ * The compiler (lib/Codegen) writes these structures as C source; the runtime
+ * (runtime/src) reads them. Any layout change bumps GRAPHC_ABI_VERSION.
+ *===----------------------------------------------------------------------===*/
+#ifndef GRAPHC_DESCRIPTOR_H
+#define GRAPHC_DESCRIPTOR_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GRAPHC_ABI_VERSION 1u
+#define GRAPHC_DESCRIPTOR_SYMBOL "graphc_model_descriptor_v1"
+/* Weights (and every arena slot) start on this boundary. */
+#define GRAPHC_ALIGNMENT 256u
+
+typedef enum graphc_target {
+  GRAPHC_TARGET_CPU = 0,
+  GRAPHC_TARGET_CUDA = 1,
+} graphc_target;
+
+/* An input or output of the model. dims hold -1 for dynamic dims, whose
+ * ONNX dim_param names are in dim_names ("" when unnamed). */
+typedef struct graphc_tensor_desc {
+  const char *name;
+  int32_t dtype; /* ONNX TensorProto.DataType numbering (gc_dtype) */
+  int32_t rank;
+  const int64_t *dims;
+  const char *const *dim_names;
+} graphc_tensor_desc;
+
+typedef enum graphc_buffer_kind {
+  GRAPHC_BUFFER_NONE = 0,    /* absent optional operand: NULL pointer */
+  GRAPHC_BUFFER_ARENA = 1,   /* session arena + offset */
+  GRAPHC_BUFFER_WEIGHTS = 2, /* model weights + offset */
+  GRAPHC_BUFFER_INPUT = 3,   /* caller's input `index` + offset */
+  GRAPHC_BUFFER_OUTPUT = 4,  /* caller's output `index` + offset */
+} graphc_buffer_kind;
+
+typedef struct graphc_buffer_ref {
+  int32_t kind; /* graphc_buffer_kind */
+  int32_t index;
+  uint64_t offset;
+  uint64_t size; /* bytes */
+} graphc_buffer_ref;
+
+typedef enum graphc_step_kind {
+  /* cuda: launch kernels[kernel] with one pointer argument per buffer. */
+  GRAPHC_STEP_LAUNCH = 0,
+  /* cpu: call kernels[kernel].host_fn with one pointer per buffer. */
+  GRAPHC_STEP_HOST_CALL = 1,
+  /* copy args[0] (source) to args[1] (destination), args[1].size bytes. */
+  GRAPHC_STEP_COPY = 2,
+} graphc_step_kind;
+
+typedef struct graphc_step_desc {
+  int32_t kind; /* graphc_step_kind */
+  int32_t kernel;
+  uint32_t grid[3];
+  uint32_t block[3];
+  uint32_t shared_bytes;
+  int32_t num_args;
+  const graphc_buffer_ref *args;
+} graphc_step_desc;
+
+/* cpu kernels take the resolved buffer pointers of their step. */
+typedef void (*graphc_host_fn)(void *const *args);
+
+typedef struct graphc_kernel_desc {
+  const char *name;       /* symbol in the cuda images, or a readable name */
+  const char *kind;       /* fusion kind: pointwise, reduction, matmul, ... */
+  const char *onnx_nodes; /* comma-separated ONNX node names it covers */
+  uint64_t content_hash;
+  graphc_host_fn host_fn; /* cpu target only */
+} graphc_kernel_desc;
+
+/* One loadable CUDA module image holding every kernel: a cubin for one SM,
+ * or PTX (sm == compute capability it was generated for, JIT for newer). */
+typedef struct graphc_image_desc {
+  int32_t sm; /* e.g. 80, 90 */
+  int32_t is_ptx;
+  const void *data;
+  uint64_t size;
+} graphc_image_desc;
+
+/* One run plan: the shapes it accepts (one dims array per input, outputs
+ * likewise, all static), its arena size and its steps. */
+typedef struct graphc_plan_desc {
+  const char *name;
+  const int64_t *const *input_dims;
+  const int64_t *const *output_dims;
+  uint64_t arena_bytes;
+  uint64_t intermediate_bytes; /* sum of all intermediates, before reuse */
+  int32_t num_steps;
+  const graphc_step_desc *steps;
+} graphc_plan_desc;
+
+typedef struct graphc_model_desc {
+  uint32_t abi_version; /* GRAPHC_ABI_VERSION */
+  const char *producer; /* "graphc <version>" */
+  int32_t target;       /* graphc_target */
+  int32_t num_inputs;
+  const graphc_tensor_desc *inputs;
+  int32_t num_outputs;
+  const graphc_tensor_desc *outputs;
+  int32_t num_plans;
+  const graphc_plan_desc *plans;
+  int32_t num_kernels;
+  const graphc_kernel_desc *kernels;
+  int32_t num_images;
+  const graphc_image_desc *images;
+  /* Weights: in the .so, or in a side file named weights_file (relative to
+   * the .so) when weights is NULL. */
+  const void *weights;
+  uint64_t weights_size;
+  const char *weights_file;
+  /* FNV-1a 64 of the weights bytes followed by every image's bytes. */
+  uint64_t checksum;
+} graphc_model_desc;
+
+typedef const graphc_model_desc *(*graphc_model_descriptor_fn)(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GRAPHC_DESCRIPTOR_H */
