@@ -2,8 +2,13 @@
 #ifndef GRAPHC_PASSES_PASSES_H
 #define GRAPHC_PASSES_PASSES_H
 
+#include "dialects/Exec/ExecOps.h"
+#include "dialects/Kernel/KernelOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
+
+#include <string>
 
 namespace graphc {
 
@@ -19,6 +24,25 @@ mlir::LogicalResult foldShapeComputations(mlir::ModuleOp module,
 /// `module`, keeping the more static of old and new. Returns whether any
 /// type changed.
 mlir::FailureOr<bool> refineResultTypes(mlir::ModuleOp module);
+
+/// Fixes dynamic input dims of @main (see SpecializeShapes).
+mlir::LogicalResult specializeShapes(mlir::ModuleOp module,
+                                     llvm::ArrayRef<std::string> shapes,
+                                     llvm::ArrayRef<std::string> dims);
+
+/// Wraps graph ops of @main into kernel.fusion groups.
+mlir::LogicalResult formFusionGroups(mlir::ModuleOp module);
+
+/// The content hash of a fusion body: 16 hex digits, independent of names
+/// and locations.
+std::string computeFusionHash(mlir::Region &body);
+
+/// Assigns arena offsets to @main's intermediates.
+mlir::LogicalResult planMemory(mlir::ModuleOp module);
+
+/// Lowers planned @main into exec ops.
+mlir::LogicalResult lowerToExec(mlir::ModuleOp module,
+                                llvm::StringRef planName);
 
 #define GEN_PASS_REGISTRATION
 #include "passes/Passes.h.inc"

@@ -25,4 +25,70 @@ def FoldShapeComputations : Pass<"graphc-fold-shape-computations",
   ];
 }
 
+//===----------------------------------------------------------------------===//
+// Shapes
+//===----------------------------------------------------------------------===//
+
+def SpecializeShapes : Pass<"graphc-specialize-shapes", "mlir::ModuleOp"> {
+  let summary = "fix the dynamic dims of @main's inputs to given sizes";
+  let description = [{
+    Each `shapes` entry `NAME=D1xD2x...` gives the full shape of input NAME;
+    each `dims` entry `SYMBOL=D` gives the size of every input dim named by
+    the ONNX dim_param SYMBOL. Given sizes must agree with static dims.
+    Run graphc-fold-shape-computations afterwards to propagate them.
+  }];
+  let options = [
+    ListOption<"shapes", "shapes", "std::string",
+               "input shapes as NAME=D1xD2x...">,
+    ListOption<"dims", "dims", "std::string",
+               "dim_param sizes as SYMBOL=D">,
+  ];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
+//===----------------------------------------------------------------------===//
+// Fusion
+//===----------------------------------------------------------------------===//
+
+def FormFusionGroups : Pass<"graphc-form-fusion-groups", "mlir::ModuleOp"> {
+  let summary = "wrap graph ops of @main into kernel.fusion groups";
+  let description = [{
+    Every graph op except constants becomes (part of) a `kernel.fusion` with
+    a kind, a content hash over its body and a default schedule. Requires
+    static shapes: a dynamic dim left in @main is reported with the input and
+    the flag that fixes it.
+  }];
+  let dependentDialects = ["::graphc::kernel::KernelDialect"];
+}
+
+//===----------------------------------------------------------------------===//
+// Execution planning
+//===----------------------------------------------------------------------===//
+
+def PlanMemory : Pass<"graphc-plan-memory", "mlir::ModuleOp"> {
+  let summary = "assign arena offsets to intermediates by liveness";
+  let description = [{
+    Walks @main's fusions in order and places every intermediate tensor in
+    the arena, reusing the space of tensors whose last use has passed
+    (best fit, 256-byte aligned). Results land in `exec.slots` attributes
+    on the fusions and `exec.arena_bytes` / `exec.intermediate_bytes` on
+    @main.
+  }];
+  let dependentDialects = ["::graphc::exec::ExecDialect"];
+}
+
+def LowerToExec : Pass<"graphc-lower-to-exec", "mlir::ModuleOp"> {
+  let summary = "turn planned @main into the exec run plan";
+  let description = [{
+    Outlines fusion bodies into `exec.kernel`s (one per content hash),
+    constants into `exec.weight`s with blob offsets, the signature into
+    `exec.io`, and the ordered launches and copies into an `exec.plan`.
+  }];
+  let options = [
+    Option<"planName", "plan-name", "std::string", "\"static\"",
+           "name of the plan">,
+  ];
+  let dependentDialects = ["::graphc::exec::ExecDialect"];
+}
+
 #endif // GRAPHC_PASSES_TD

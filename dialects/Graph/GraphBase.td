@@ -39,13 +39,17 @@ def Graph_Dialect : Dialect {
 def Graph_Float : AnyTypeOf<[F16, BF16, F32, F64]>;
 def Graph_Int : AnyTypeOf<[I8, I16, I32, I64, UI8, UI16, UI32, UI64]>;
 def Graph_Bool : I<1>;
+def Graph_Numeric : AnyTypeOf<[Graph_Float, Graph_Int]>;
 def Graph_Element : AnyTypeOf<[Graph_Float, Graph_Int, Graph_Bool]>;
-def Graph_Tensor : TensorOf<[Graph_Element]>;
-def Graph_FloatTensor : TensorOf<[Graph_Float]>;
-def Graph_IntTensor : TensorOf<[Graph_Int]>;
-def Graph_BoolTensor : TensorOf<[Graph_Bool]>;
-def Graph_IndexTensor : TensorOf<[I32, I64]>;
-def Graph_I64Tensor : TensorOf<[I64]>;
+// Every value has a rank: bucketing and codegen need one, and the importer
+// rejects graphs whose ranks ONNX shape inference cannot determine.
+def Graph_Tensor : RankedTensorOf<[Graph_Element]>;
+def Graph_NumericTensor : RankedTensorOf<[Graph_Numeric]>;
+def Graph_FloatTensor : RankedTensorOf<[Graph_Float]>;
+def Graph_IntTensor : RankedTensorOf<[Graph_Int]>;
+def Graph_BoolTensor : RankedTensorOf<[Graph_Bool]>;
+def Graph_IndexTensor : RankedTensorOf<[I32, I64]>;
+def Graph_I64Tensor : RankedTensorOf<[I64]>;
 
 class Graph_Op<string mnemonic, list<Trait> traits = []>
     : Op<Graph_Dialect, mnemonic, traits> {
@@ -54,23 +58,72 @@ class Graph_Op<string mnemonic, list<Trait> traits = []>
 }
 
 // Ops whose result types are computed from operands and attributes. The
-// shared isCompatibleReturnTypes accepts refined (more static) results.
-class Graph_InferOp<string mnemonic, list<Trait> traits = []>
+// generated inferReturnTypes checks what the adaptor relies on (ranked
+// operands, well-formed operand segments, attributes of the declared kinds),
+// then calls the op's
+// `inferResultTypes(infer, adaptor, results)`: `sharedInference` when an op
+// family shares one body, else a definition in GraphTypeInference*.cpp.
+// The shared isCompatibleReturnTypes accepts refined (more static) results.
+class Graph_InferOpBase<string mnemonic, list<Trait> traits = []>
     : Graph_Op<mnemonic, !listconcat(traits, [
         DeclareOpInterfaceMethods<InferTypeOpInterface>])> {
-  // Every op folds by evaluation with the host kernels when its operands are
-  // constants. An op with its own folding rules replaces extraClassDefinition
-  // and calls graph::foldByEvaluation itself.
+  // C++ body of inferResultTypes shared by an op family, or empty.
+  code sharedInference = "";
+  // Number of ONNX input slots (operands of the ODS argument list).
+  int numOperandSlots = !foldl(0, !range(!size(arguments)), count, i,
+      !add(count, !if(!isa<TypeConstraint>(!getdagarg<Constraint>(arguments, i)),
+                      1, 0)));
+  // Every op folds by evaluation with the host kernels when its operands
+  // are constants. An op with its own folding rules sets hasCustomFolder and
+  // calls graph::foldByEvaluation from its fold method.
+  bit hasCustomFolder = 0;
   let hasFolder = 1;
   let extraClassDeclaration = [{
     static bool isCompatibleReturnTypes(::mlir::TypeRange lhs,
                                         ::mlir::TypeRange rhs);
+    static ::mlir::LogicalResult
+    inferResultTypes(const ::graphc::graph::TypeInference &infer,
+                     Adaptor adaptor,
+                     ::llvm::SmallVectorImpl<::mlir::Type> &results);
   }];
-  let extraClassDefinition = [{
+  code inferenceDefinition = [{
     bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange lhs,
                                             ::mlir::TypeRange rhs) {
       return ::graphc::graph::areCompatibleShapedTypes(lhs, rhs);
     }
+    ::mlir::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context,
+        ::std::optional<::mlir::Location> location,
+        ::mlir::ValueRange operands, ::mlir::DictionaryAttr attributes,
+        ::mlir::OpaqueProperties properties, ::mlir::RegionRange regions,
+        ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      ::graphc::graph::TypeInference infer(context, location);
+      if (!attributes)
+        attributes = ::mlir::DictionaryAttr::get(context);
+      if (::mlir::failed(infer.checkOperands(
+              operands, attributes,
+              hasTrait<::mlir::OpTrait::AttrSizedOperandSegments>()
+                  ? }] # !cast<string>(numOperandSlots) # [{ : -1)))
+        return ::mlir::failure();
+      Adaptor adaptor(operands, attributes, properties, regions);
+      if (::mlir::failed(infer.checkAttributes(
+              [&](::mlir::Location loc) { return adaptor.verify(loc); })))
+        return ::mlir::failure();
+      return inferResultTypes(infer, adaptor, inferredReturnTypes);
+    }
+  }] # !if(!empty(sharedInference), "", [{
+    ::mlir::LogicalResult $cppClass::inferResultTypes(
+        const ::graphc::graph::TypeInference &infer, Adaptor adaptor,
+        ::llvm::SmallVectorImpl<::mlir::Type> &results) {
+  }] # sharedInference # [{
+    }
+  }]);
+}
+
+// A Graph_InferOpBase with one result.
+class Graph_InferOp<string mnemonic, list<Trait> traits = []>
+    : Graph_InferOpBase<mnemonic, traits> {
+  let extraClassDefinition = inferenceDefinition # !if(hasCustomFolder, "", [{
     ::mlir::OpFoldResult $cppClass::fold(FoldAdaptor adaptor) {
       ::llvm::SmallVector<::mlir::OpFoldResult, 1> results;
       if (::mlir::failed(::graphc::graph::foldByEvaluation(
@@ -78,30 +131,20 @@ class Graph_InferOp<string mnemonic, list<Trait> traits = []>
         return {};
       return results.front();
     }
-  }];
+  }]);
 }
 
 // Like Graph_InferOp, for ops with several (or variadic) results.
 class Graph_MultiResultInferOp<string mnemonic, list<Trait> traits = []>
-    : Graph_Op<mnemonic, !listconcat(traits, [
-        DeclareOpInterfaceMethods<InferTypeOpInterface>])> {
-  let hasFolder = 1;
-  let extraClassDeclaration = [{
-    static bool isCompatibleReturnTypes(::mlir::TypeRange lhs,
-                                        ::mlir::TypeRange rhs);
-  }];
-  let extraClassDefinition = [{
-    bool $cppClass::isCompatibleReturnTypes(::mlir::TypeRange lhs,
-                                            ::mlir::TypeRange rhs) {
-      return ::graphc::graph::areCompatibleShapedTypes(lhs, rhs);
-    }
+    : Graph_InferOpBase<mnemonic, traits> {
+  let extraClassDefinition = inferenceDefinition # !if(hasCustomFolder, "", [{
     ::mlir::LogicalResult $cppClass::fold(
         FoldAdaptor adaptor,
         ::llvm::SmallVectorImpl<::mlir::OpFoldResult> &results) {
       return ::graphc::graph::foldByEvaluation(getOperation(),
                                                adaptor.getOperands(), results);
     }
-  }];
+  }]);
 }
 
 // Elementwise op with one operand and a result of the same type.
@@ -110,6 +153,9 @@ class Graph_UnaryOp<string mnemonic, Type operandType = Graph_Tensor,
     : Graph_InferOp<mnemonic, !listconcat(traits, [Pure])> {
   let arguments = (ins operandType:$input);
   let results = (outs operandType:$output);
+  let sharedInference = [{
+    return ::graphc::graph::inferSameType(adaptor.getInput(), results);
+  }];
 }
 
 // Elementwise op with numpy broadcasting of two operands of one element type.
@@ -118,6 +164,10 @@ class Graph_BinaryOp<string mnemonic, Type operandType = Graph_Tensor,
     : Graph_InferOp<mnemonic, !listconcat(traits, [Pure])> {
   let arguments = (ins operandType:$lhs, operandType:$rhs);
   let results = (outs operandType:$output);
+  let sharedInference = [{
+    return ::graphc::graph::inferBroadcast(infer, adaptor.getOperands(),
+                                           ::mlir::Type(), results);
+  }];
 }
 
 // Broadcasting comparison: result is a bool tensor.
@@ -126,6 +176,38 @@ class Graph_CompareOp<string mnemonic, Type operandType = Graph_Tensor,
     : Graph_InferOp<mnemonic, !listconcat(traits, [Pure])> {
   let arguments = (ins operandType:$lhs, operandType:$rhs);
   let results = (outs Graph_BoolTensor:$output);
+  let sharedInference = [{
+    return ::graphc::graph::inferBroadcast(
+        infer, adaptor.getOperands(),
+        ::mlir::IntegerType::get(infer.getContext(), 1), results);
+  }];
+}
+
+// Broadcasting op over any number of operands of one element type.
+class Graph_VariadicOp<string mnemonic, Type operandType = Graph_Tensor,
+                       list<Trait> traits = []>
+    : Graph_InferOp<mnemonic, !listconcat(traits, [Pure])> {
+  let arguments = (ins Variadic<operandType>:$inputs);
+  let results = (outs operandType:$output);
+  let sharedInference = [{
+    return ::graphc::graph::inferBroadcast(infer, adaptor.getInputs(),
+                                           ::mlir::Type(), results);
+  }];
+}
+
+// Reduction over `axes` (an optional 1-D i64 operand; absent or empty means
+// all axes unless noop_with_empty_axes).
+class Graph_ReduceOp<string mnemonic, Type operandType = Graph_NumericTensor>
+    : Graph_InferOp<mnemonic, [Pure]> {
+  let arguments = (ins operandType:$data, Optional<Graph_I64Tensor>:$axes,
+                       DefaultValuedAttr<I64Attr, "1">:$keepdims,
+                       DefaultValuedAttr<I64Attr, "0">:$noop_with_empty_axes);
+  let results = (outs operandType:$reduced);
+  let sharedInference = [{
+    return ::graphc::graph::inferReduction(
+        infer, adaptor.getData(), adaptor.getAxes(), adaptor.getKeepdims(),
+        adaptor.getNoopWithEmptyAxes(), results);
+  }];
 }
 
 #endif // GRAPHC_GRAPH_BASE_TD

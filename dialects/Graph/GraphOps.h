@@ -9,6 +9,10 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+namespace graphc::graph {
+class TypeInference;
+} // namespace graphc::graph
+
 #define GET_OP_CLASSES
 #include "dialects/Graph/GraphOps.h.inc"
 

@@ -1,18 +1,26 @@
-//===- GraphTypeInference.cpp - result types of graph ops -----------------===//
+//===- GraphTypeInference.cpp - shared inference and elementwise ops ------===//
 //
-// Result-type inference for every graph op. Dims that cannot be known yet
-// are dynamic (`?`); they become static once shape bucketing and constant
-// folding have run and the types are inferred again.
+// Result-type inference shared by op families, and that of the elementwise
+// ops. Dims that cannot be known yet are dynamic (`?`); they become static
+// once shape bucketing and constant folding have run and the types are
+// inferred again.
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialects/Graph/GraphTypeInference.h"
 #include "dialects/Graph/GraphOps.h"
 
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/SmallSet.h"
 
 using namespace mlir;
 
 namespace graphc::graph {
+
+//===----------------------------------------------------------------------===//
+// Shared helpers
+//===----------------------------------------------------------------------===//
 
 bool areCompatibleShapedTypes(TypeRange lhs, TypeRange rhs) {
   if (lhs.size() != rhs.size())
@@ -65,135 +73,275 @@ std::optional<SmallVector<int64_t>> getConstantInts(Value value) {
     return std::nullopt;
   if (!isa<IntegerType>(attr.getElementType()))
     return std::nullopt;
+  bool isUnsigned = attr.getElementType().isUnsignedInteger();
   SmallVector<int64_t> ints;
   for (const APInt &v : attr.getValues<APInt>())
-    ints.push_back(v.getSExtValue());
+    ints.push_back(isUnsigned ? static_cast<int64_t>(v.getZExtValue())
+                              : v.getSExtValue());
   return ints;
 }
 
-/// Emits an error at `location` if there is one, and returns failure.
-static LogicalResult inferError(std::optional<Location> location,
-                                const Twine &message) {
+std::optional<SmallVector<double>> getConstantNumbers(Value value) {
+  ElementsAttr attr;
+  if (!matchPattern(value, m_Constant(&attr)))
+    return std::nullopt;
+  SmallVector<double> numbers;
+  if (isa<FloatType>(attr.getElementType())) {
+    for (const APFloat &v : attr.getValues<APFloat>())
+      numbers.push_back(v.convertToDouble());
+    return numbers;
+  }
+  std::optional<SmallVector<int64_t>> ints = getConstantInts(value);
+  if (!ints)
+    return std::nullopt;
+  for (int64_t v : *ints)
+    numbers.push_back(static_cast<double>(v));
+  return numbers;
+}
+
+int64_t multiplyDims(ArrayRef<int64_t> dims) {
+  int64_t product = 1;
+  for (int64_t dim : dims) {
+    if (ShapedType::isDynamic(dim))
+      return ShapedType::kDynamic;
+    product *= dim;
+  }
+  return product;
+}
+
+LogicalResult TypeInference::emitError(const Twine &message) const {
   if (location)
-    return emitError(*location, message);
+    return mlir::emitError(*location, message);
   return failure();
 }
 
-//===----------------------------------------------------------------------===//
-// Elementwise
-//===----------------------------------------------------------------------===//
-
-/// Unary elementwise: the result has the operand's type.
-static LogicalResult inferSameAsOperand(ValueRange operands,
-                                        SmallVectorImpl<Type> &results) {
-  results.push_back(operands[0].getType());
+LogicalResult TypeInference::checkOperands(ValueRange operands,
+                                           DictionaryAttr attributes,
+                                           int64_t numSlots) const {
+  for (auto [index, operand] : llvm::enumerate(operands))
+    if (!isa<RankedTensorType>(operand.getType()))
+      return emitError("operand #" + Twine(index) +
+                       " must be a ranked tensor");
+  if (numSlots < 0)
+    return success();
+  auto segments =
+      attributes ? attributes.getAs<DenseI32ArrayAttr>("operandSegmentSizes")
+                 : DenseI32ArrayAttr();
+  if (!segments)
+    return emitError("missing operandSegmentSizes attribute");
+  if (static_cast<int64_t>(segments.size()) != numSlots)
+    return emitError("operandSegmentSizes must have " + Twine(numSlots) +
+                     " entries, one per input slot");
+  int64_t total = 0;
+  for (int32_t size : segments.asArrayRef()) {
+    if (size < 0 || size > 1)
+      return emitError("operandSegmentSizes entries must be 0 or 1");
+    total += size;
+  }
+  if (total != static_cast<int64_t>(operands.size()))
+    return emitError("operandSegmentSizes adds up to " + Twine(total) +
+                     " but there are " + Twine(operands.size()) + " operands");
   return success();
 }
 
-/// Broadcasting binary op whose result element type is `elementType`, or the
-/// operands' element type when null.
-static LogicalResult inferBroadcast(std::optional<Location> location,
-                                   ValueRange operands, Type elementType,
-                                   SmallVectorImpl<Type> &results) {
+LogicalResult TypeInference::checkAttributes(
+    function_ref<LogicalResult(Location)> verify) const {
+  if (location)
+    return verify(*location);
+  ScopedDiagnosticHandler silence(context,
+                                  [](Diagnostic &) { return success(); });
+  return verify(UnknownLoc::get(context));
+}
+
+FailureOr<int64_t> TypeInference::normalizeAxis(int64_t axis, int64_t rank,
+                                                StringRef what) const {
+  if (axis < -rank || axis >= rank)
+    return emitError(what + " " + Twine(axis) + " is out of range for rank " +
+                     Twine(rank));
+  return axis < 0 ? axis + rank : axis;
+}
+
+FailureOr<SmallVector<int64_t>>
+TypeInference::normalizeAxes(ArrayRef<int64_t> axes, int64_t rank,
+                             StringRef what) const {
+  SmallVector<int64_t> normalized;
+  llvm::SmallSet<int64_t, 8> seen;
+  for (int64_t axis : axes) {
+    FailureOr<int64_t> n = normalizeAxis(axis, rank, what);
+    if (failed(n))
+      return failure();
+    if (!seen.insert(*n).second)
+      return emitError(what + " repeats axis " + Twine(axis));
+    normalized.push_back(*n);
+  }
+  return normalized;
+}
+
+FailureOr<int64_t> vectorLength(const TypeInference &infer, Value value,
+                                StringRef name) {
+  RankedTensorType type = rankedType(value);
+  if (type.getRank() != 1)
+    return infer.emitError(name + " must be a 1-D tensor");
+  return type.getDimSize(0);
+}
+
+LogicalResult inferSameType(Value input, SmallVectorImpl<Type> &results) {
+  results.push_back(input.getType());
+  return success();
+}
+
+LogicalResult inferSameShape(Value input, Type elementType,
+                             SmallVectorImpl<Type> &results) {
+  results.push_back(rankedType(input).clone(elementType));
+  return success();
+}
+
+LogicalResult inferBroadcast(const TypeInference &infer, ValueRange operands,
+                             Type elementType,
+                             SmallVectorImpl<Type> &results) {
+  if (operands.empty())
+    return infer.emitError("expects at least one operand");
+  Type shared = rankedType(operands[0]).getElementType();
   SmallVector<int64_t> shape;
-  for (Value operand : operands) {
-    auto type = dyn_cast<RankedTensorType>(operand.getType());
-    if (!type)
-      return inferError(location, "operands must be ranked tensors");
+  for (auto [index, operand] : llvm::enumerate(operands)) {
+    RankedTensorType type = rankedType(operand);
+    if (!elementType && type.getElementType() != shared)
+      return infer.emitError("operand #" + Twine(index) +
+                             " has another element type than operand #0");
     FailureOr<SmallVector<int64_t>> combined =
         broadcastShapes(shape, type.getShape());
     if (failed(combined))
-      return inferError(location, "operand shapes do not broadcast");
+      return infer.emitError("operand shapes do not broadcast");
     shape = *combined;
   }
-  if (!elementType)
-    elementType = cast<ShapedType>(operands[0].getType()).getElementType();
-  results.push_back(RankedTensorType::get(shape, elementType));
+  results.push_back(
+      RankedTensorType::get(shape, elementType ? elementType : shared));
   return success();
 }
 
-LogicalResult ReluOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
-                                       ValueRange operands, DictionaryAttr,
-                                       OpaqueProperties, RegionRange,
-                                       SmallVectorImpl<Type> &results) {
-  return inferSameAsOperand(operands, results);
-}
-
-LogicalResult AddOp::inferReturnTypes(MLIRContext *,
-                                      std::optional<Location> location,
-                                      ValueRange operands, DictionaryAttr,
-                                      OpaqueProperties, RegionRange,
-                                      SmallVectorImpl<Type> &results) {
-  return inferBroadcast(location, operands, Type(), results);
-}
-
-//===----------------------------------------------------------------------===//
-// Shape and data movement
-//===----------------------------------------------------------------------===//
-
-LogicalResult ReshapeOp::inferReturnTypes(
-    MLIRContext *context, std::optional<Location> location,
-    ValueRange operands, DictionaryAttr attributes, OpaqueProperties properties,
-    RegionRange regions, SmallVectorImpl<Type> &results) {
-  ReshapeOp::Adaptor adaptor(operands, attributes, properties, regions);
-  auto dataType = cast<RankedTensorType>(adaptor.getData().getType());
-  auto shapeType = cast<RankedTensorType>(adaptor.getShape().getType());
-  if (shapeType.getRank() != 1)
-    return inferError(location, "shape must be a 1-D tensor");
-  std::optional<SmallVector<int64_t>> shape =
-      getConstantInts(adaptor.getShape());
-  if (!shape) {
-    int64_t rank = shapeType.getDimSize(0);
-    if (ShapedType::isDynamic(rank))
-      return inferError(location, "shape operand must have a static length");
-    results.push_back(RankedTensorType::get(
-        SmallVector<int64_t>(rank, ShapedType::kDynamic),
-        dataType.getElementType()));
+LogicalResult inferReduction(const TypeInference &infer, Value data,
+                             Value axes, int64_t keepDims,
+                             int64_t noopWithEmptyAxes,
+                             SmallVectorImpl<Type> &results) {
+  RankedTensorType type = rankedType(data);
+  int64_t rank = type.getRank();
+  auto reduceDims = [&](ArrayRef<int64_t> reduced) {
+    SmallVector<int64_t> dims;
+    for (int64_t i = 0; i < rank; ++i) {
+      if (!llvm::is_contained(reduced, i))
+        dims.push_back(type.getDimSize(i));
+      else if (keepDims)
+        dims.push_back(1);
+    }
+    results.push_back(type.clone(dims));
+    return success();
+  };
+  auto reduceAll = [&]() {
+    if (noopWithEmptyAxes)
+      return inferSameType(data, results);
+    return reduceDims(llvm::to_vector(llvm::seq<int64_t>(0, rank)));
+  };
+  if (!axes)
+    return reduceAll();
+  FailureOr<int64_t> length = vectorLength(infer, axes, "axes");
+  if (failed(length))
+    return failure();
+  if (std::optional<SmallVector<int64_t>> values = getConstantInts(axes)) {
+    if (values->empty())
+      return reduceAll();
+    FailureOr<SmallVector<int64_t>> normalized =
+        infer.normalizeAxes(*values, rank);
+    if (failed(normalized))
+      return failure();
+    return reduceDims(*normalized);
+  }
+  // Unknown axes: a known count still fixes the rank.
+  if (*length == 0)
+    return reduceAll();
+  if (keepDims) {
+    results.push_back(
+        type.clone(SmallVector<int64_t>(rank, ShapedType::kDynamic)));
     return success();
   }
-  bool allowZero = adaptor.getAllowzero() != 0;
-  SmallVector<int64_t> dims(*shape);
-  int64_t inferIndex = -1;
-  int64_t known = 1;
-  bool knownIsStatic = true;
-  for (auto [i, dim] : llvm::enumerate(dims)) {
-    if (dim == 0 && !allowZero) {
-      if (static_cast<int64_t>(i) >= dataType.getRank())
-        return inferError(location, "shape copies dim " + Twine(i) +
-                                        " that the input does not have");
-      dim = dataType.getDimSize(i);
-    }
-    if (dim == -1) {
-      if (inferIndex >= 0)
-        return inferError(location, "shape has more than one -1");
-      inferIndex = i;
-      continue;
-    }
-    if (dim < -1)
-      return inferError(location, "shape has a negative dim " + Twine(dim));
-    if (ShapedType::isDynamic(dim))
-      knownIsStatic = false;
-    else
-      known *= dim;
-  }
-  if (inferIndex >= 0) {
-    if (!dataType.hasStaticShape() || !knownIsStatic) {
-      dims[inferIndex] = ShapedType::kDynamic;
-    } else {
-      int64_t total = dataType.getNumElements();
-      if (known == 0 || total % known != 0)
-        return inferError(location, "cannot reshape " + Twine(total) +
-                                        " elements into the requested shape");
-      dims[inferIndex] = total / known;
-    }
-  } else if (dataType.hasStaticShape() && knownIsStatic &&
-             known != dataType.getNumElements()) {
-    return inferError(location, "cannot reshape " +
-                                    Twine(dataType.getNumElements()) +
-                                    " elements into " + Twine(known));
-  }
-  results.push_back(RankedTensorType::get(dims, dataType.getElementType()));
+  if (ShapedType::isDynamic(*length))
+    return infer.emitError(
+        "the result rank depends on axes, which have an unknown length");
+  if (*length > rank)
+    return infer.emitError("axes has more entries than the data has dims");
+  results.push_back(type.clone(
+      SmallVector<int64_t>(rank - *length, ShapedType::kDynamic)));
   return success();
+}
+
+LogicalResult inferArgReduction(const TypeInference &infer, Value data,
+                                int64_t axis, int64_t keepDims,
+                                SmallVectorImpl<Type> &results) {
+  RankedTensorType type = rankedType(data);
+  FailureOr<int64_t> normalized = infer.normalizeAxis(axis, type.getRank());
+  if (failed(normalized))
+    return failure();
+  SmallVector<int64_t> dims(type.getShape());
+  if (keepDims)
+    dims[*normalized] = 1;
+  else
+    dims.erase(dims.begin() + *normalized);
+  results.push_back(
+      RankedTensorType::get(dims, IntegerType::get(infer.getContext(), 64)));
+  return success();
+}
+
+LogicalResult inferGlobalPool(const TypeInference &infer, Value input,
+                              SmallVectorImpl<Type> &results) {
+  RankedTensorType type = rankedType(input);
+  if (type.getRank() < 3)
+    return infer.emitError("input must have a batch, a channel and at least "
+                           "one spatial dim");
+  SmallVector<int64_t> dims(type.getShape());
+  std::fill(dims.begin() + 2, dims.end(), 1);
+  results.push_back(type.clone(dims));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise ops with their own inference
+//===----------------------------------------------------------------------===//
+
+LogicalResult CastOp::inferResultTypes(const TypeInference &infer,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &results) {
+  auto to = dyn_cast_or_null<TypeAttr>(adaptor.getAttributes().get("to"));
+  if (!to)
+    return infer.emitError("requires a 'to' type attribute");
+  return inferSameShape(adaptor.getInput(), to.getValue(), results);
+}
+
+LogicalResult PReluOp::inferResultTypes(const TypeInference &infer,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &results) {
+  RankedTensorType input = rankedType(adaptor.getInput());
+  RankedTensorType slope = rankedType(adaptor.getSlope());
+  if (input.getElementType() != slope.getElementType())
+    return infer.emitError("slope has another element type than the input");
+  // The slope broadcasts to the input, never the other way round.
+  FailureOr<SmallVector<int64_t>> shape =
+      broadcastShapes(input.getShape(), slope.getShape());
+  if (failed(shape) || static_cast<int64_t>(shape->size()) != input.getRank())
+    return infer.emitError("slope does not broadcast to the input shape");
+  SmallVector<int64_t> dims(input.getShape());
+  for (auto [dim, combined] : llvm::zip(dims, *shape))
+    if (ShapedType::isDynamic(dim))
+      dim = combined == 1 ? ShapedType::kDynamic : combined;
+  results.push_back(input.clone(dims));
+  return success();
+}
+
+LogicalResult WhereOp::inferResultTypes(const TypeInference &infer,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &results) {
+  Type elementType = rankedType(adaptor.getX()).getElementType();
+  if (rankedType(adaptor.getY()).getElementType() != elementType)
+    return infer.emitError("x and y have different element types");
+  return inferBroadcast(infer, adaptor.getOperands(), elementType, results);
 }
 
 } // namespace graphc::graph

@@ -7,6 +7,8 @@
 
 #include "lib/HostKernels/KernelSupport.h"
 
+#include <cstring>
+
 #define GC_HOST_KERNEL(name) GC_DEFINE_HOST_KERNEL(name);
 #include "lib/HostKernels/HostKernelList.def"
 

@@ -17,7 +17,7 @@ int fail(char *err, size_t len, const char *format, ...) {
 }
 
 const gc_attr *findAttr(const gc_attrs *attrs, const char *name) {
-  if (!attrs)
+  if (!attrs || !attrs->items)
     return nullptr;
   for (int32_t i = 0; i < attrs->count; ++i)
     if (std::strcmp(attrs->items[i].name, name) == 0)
@@ -35,6 +35,214 @@ int64_t getInt(const gc_attrs *attrs, const char *name, int64_t fallback) {
 double getFloat(const gc_attrs *attrs, const char *name, double fallback) {
   const gc_attr *attr = findAttr(attrs, name);
   return attr && attr->kind == GC_ATTR_FLOAT ? attr->f : fallback;
+}
+
+const char *formatDims(const int64_t *dims, int rank, char *buf, size_t len) {
+  size_t used = 0;
+  auto append = [&](const char *format, long long value, bool withValue) {
+    if (used >= len)
+      return;
+    int n = withValue ? std::snprintf(buf + used, len - used, format, value)
+                      : std::snprintf(buf + used, len - used, "%s", format);
+    if (n > 0)
+      used += static_cast<size_t>(n);
+  };
+  append("[", 0, false);
+  for (int i = 0; i < rank; ++i)
+    append(i ? ",%lld" : "%lld", static_cast<long long>(dims[i]), true);
+  append("]", 0, false);
+  return buf;
+}
+
+int KernelContext::validate() {
+  if (numInputs < 0 || numOutputs < 0 || (numInputs && !inputs) ||
+      (numOutputs && !outputs))
+    return fail("null operand arrays");
+  for (int32_t i = 0; i < numInputs; ++i)
+    if (inputs[i].rank > kMaxRank || (inputs[i].rank > 0 && !inputs[i].dims))
+      return fail("input %d has an unsupported rank %d", i, inputs[i].rank);
+  for (int32_t i = 0; i < numOutputs; ++i)
+    if (outputs[i].rank < 0 || outputs[i].rank > kMaxRank ||
+        (outputs[i].rank > 0 && !outputs[i].dims))
+      return fail("output %d has an unsupported rank %d", i, outputs[i].rank);
+  return 0;
+}
+
+int KernelContext::fail(const char *format, ...) {
+  if (!err || !errLen)
+    return 1;
+  int prefix = std::snprintf(err, errLen, "%s: ", op);
+  if (prefix < 0 || static_cast<size_t>(prefix) >= errLen)
+    return 1;
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(err + prefix, errLen - prefix, format, args);
+  va_end(args);
+  return 1;
+}
+
+static const char *dtypeName(int32_t dtype) {
+  switch (dtype) {
+  case GC_DTYPE_F32:
+    return "f32";
+  case GC_DTYPE_F64:
+    return "f64";
+  case GC_DTYPE_F16:
+    return "f16";
+  case GC_DTYPE_BF16:
+    return "bf16";
+  case GC_DTYPE_I8:
+    return "i8";
+  case GC_DTYPE_I16:
+    return "i16";
+  case GC_DTYPE_I32:
+    return "i32";
+  case GC_DTYPE_I64:
+    return "i64";
+  case GC_DTYPE_U8:
+    return "ui8";
+  case GC_DTYPE_U16:
+    return "ui16";
+  case GC_DTYPE_U32:
+    return "ui32";
+  case GC_DTYPE_U64:
+    return "ui64";
+  case GC_DTYPE_BOOL:
+    return "i1";
+  default:
+    return "unknown";
+  }
+}
+
+int KernelContext::unsupportedDtype(const char *what, int32_t dtype) {
+  return fail("unsupported %s dtype %s (%d)", what, dtypeName(dtype), dtype);
+}
+
+int KernelContext::expect(int minInputs, int wantOutputs) {
+  if (numInputs < minInputs)
+    return fail("expected at least %d inputs, got %d", minInputs, numInputs);
+  for (int i = 0; i < minInputs; ++i)
+    if (inputs[i].rank < 0 || (!inputs[i].data && numElements(inputs[i])))
+      return fail("required input %d is missing", i);
+  if (numOutputs != wantOutputs)
+    return fail("expected %d outputs, got %d", wantOutputs, numOutputs);
+  for (int i = 0; i < numOutputs; ++i)
+    if (!outputs[i].data && numElements(outputs[i]))
+      return fail("output %d has no storage", i);
+  return 0;
+}
+
+int KernelContext::checkOutput(int i, int32_t dtype, const Dims &dims) {
+  const gc_tensor &t = outputs[i];
+  if (t.dtype != dtype)
+    return fail("output %d has dtype %s, expected %s", i, dtypeName(t.dtype),
+                dtypeName(dtype));
+  bool same = t.rank == dims.rank;
+  for (int d = 0; same && d < dims.rank; ++d)
+    same = t.dims[d] == dims[d];
+  if (!same) {
+    char got[256], want[256];
+    return fail("output %d has shape %s, expected %s", i,
+                formatDims(t.dims, t.rank, got, sizeof(got)),
+                formatDims(dims.v, dims.rank, want, sizeof(want)));
+  }
+  return 0;
+}
+
+int KernelContext::checkSameDtype(int i, int32_t dtype, const char *what) {
+  if (inputs[i].dtype != dtype)
+    return fail("%s has dtype %s, expected %s", what,
+                dtypeName(inputs[i].dtype), dtypeName(dtype));
+  return 0;
+}
+
+const char *KernelContext::getString(const char *name,
+                                     const char *fallback) const {
+  const gc_attr *attr = findAttr(attrs, name);
+  return attr && attr->kind == GC_ATTR_STRING && attr->s ? attr->s : fallback;
+}
+
+IntList KernelContext::getInts(const char *name) const {
+  const gc_attr *attr = findAttr(attrs, name);
+  if (!attr || attr->kind != GC_ATTR_INTS)
+    return {};
+  return IntList{attr->ints, attr->count, true};
+}
+
+FloatList KernelContext::getFloats(const char *name) const {
+  const gc_attr *attr = findAttr(attrs, name);
+  if (!attr || attr->kind != GC_ATTR_FLOATS)
+    return {};
+  return FloatList{attr->floats, attr->count, true};
+}
+
+const gc_tensor *KernelContext::getTensor(const char *name) const {
+  const gc_attr *attr = findAttr(attrs, name);
+  return attr && attr->kind == GC_ATTR_TENSOR ? attr->t : nullptr;
+}
+
+int KernelContext::normalizeAxis(int64_t axis, int rank, int &result) {
+  if (axis < -rank || axis >= rank)
+    return fail("axis %lld is out of range for rank %d",
+                static_cast<long long>(axis), rank);
+  result = static_cast<int>(axis < 0 ? axis + rank : axis);
+  return 0;
+}
+
+int KernelContext::readInts(int i, Dims &values, const char *what) {
+  const gc_tensor &t = inputs[i];
+  if (t.dtype != GC_DTYPE_I64 && t.dtype != GC_DTYPE_I32)
+    return unsupportedDtype(what, t.dtype);
+  if (t.rank > 1)
+    return fail("%s must be a 1-D tensor", what);
+  int64_t n = numElements(t);
+  if (n > kMaxRank)
+    return fail("%s has %lld entries, at most %d are supported", what,
+                static_cast<long long>(n), kMaxRank);
+  values.rank = static_cast<int>(n);
+  for (int64_t k = 0; k < n; ++k)
+    values[static_cast<int>(k)] = intAt(t, k);
+  return 0;
+}
+
+int broadcastShapes(KernelContext &ctx, const gc_tensor *const *tensors,
+                    int count, Dims &result) {
+  int rank = 0;
+  for (int k = 0; k < count; ++k)
+    rank = tensors[k]->rank > rank ? tensors[k]->rank : rank;
+  result.rank = rank;
+  for (int d = 0; d < rank; ++d)
+    result[d] = 1;
+  for (int k = 0; k < count; ++k) {
+    const gc_tensor &t = *tensors[k];
+    int shift = rank - t.rank;
+    for (int d = 0; d < t.rank; ++d) {
+      int64_t &r = result[d + shift];
+      int64_t dim = t.dims[d];
+      if (dim == r || dim == 1)
+        continue;
+      if (r != 1) {
+        char a[256], b[256];
+        return ctx.fail("shapes %s and %s are not broadcast-compatible",
+                        formatDims(result.v, result.rank, a, sizeof(a)),
+                        formatDims(t.dims, t.rank, b, sizeof(b)));
+      }
+      r = dim;
+    }
+  }
+  return 0;
+}
+
+Dims broadcastStrides(const gc_tensor &t, const Dims &shape) {
+  Dims own = Dims::of(t).strides();
+  Dims s;
+  s.rank = shape.rank;
+  int shift = shape.rank - t.rank;
+  for (int d = 0; d < shape.rank; ++d) {
+    int src = d - shift;
+    s[d] = src < 0 || t.dims[src] == 1 ? 0 : own[src];
+  }
+  return s;
 }
 
 } // namespace graphc::hk

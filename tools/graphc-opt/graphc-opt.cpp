@@ -1,6 +1,8 @@
 //===- graphc-opt.cpp - graphc dialects and passes for lit tests ----------===//
 
+#include "dialects/Exec/ExecOps.h"
 #include "dialects/Graph/GraphDialect.h"
+#include "dialects/Kernel/KernelOps.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -10,7 +12,8 @@
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
-  registry.insert<graphc::graph::GraphDialect, mlir::func::FuncDialect>();
+  registry.insert<graphc::graph::GraphDialect, graphc::kernel::KernelDialect,
+                  graphc::exec::ExecDialect, mlir::func::FuncDialect>();
   graphc::registerGraphcPasses();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();

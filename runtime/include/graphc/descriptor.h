@@ -69,8 +69,9 @@ typedef struct graphc_step_desc {
   const graphc_buffer_ref *args;
 } graphc_step_desc;
 
-/* cpu kernels take the resolved buffer pointers of their step. */
-typedef void (*graphc_host_fn)(void *const *args);
+/* cpu kernels take the resolved buffer pointers of their step; they return 0
+ * on success, else non-zero with a lower-case message written into err. */
+typedef int (*graphc_host_fn)(void *const *args, char *err, uint64_t err_len);
 
 typedef struct graphc_kernel_desc {
   const char *name;       /* symbol in the cuda images, or a readable name */

@@ -1,0 +1,38 @@
+//===- ExecOps.cpp - exec dialect -----------------------------------------===//
+
+#include "dialects/Exec/ExecOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace graphc::exec;
+
+#include "dialects/Exec/ExecDialect.cpp.inc"
+#include "dialects/Exec/ExecEnums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "dialects/Exec/ExecAttrs.cpp.inc"
+
+#define GET_OP_CLASSES
+#include "dialects/Exec/ExecOps.cpp.inc"
+
+void ExecDialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "dialects/Exec/ExecAttrs.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "dialects/Exec/ExecOps.cpp.inc"
+      >();
+}
+
+LogicalResult CopyOp::verify() {
+  if (getSource().getSize() != getTarget().getSize())
+    return emitOpError("copies ")
+           << getSource().getSize() << " bytes into a slot of "
+           << getTarget().getSize();
+  return success();
+}

@@ -1,0 +1,17 @@
+//===- ExecOps.h - exec dialect ---------------------------------*- C++ -*-===//
+#ifndef GRAPHC_DIALECTS_EXEC_EXECOPS_H
+#define GRAPHC_DIALECTS_EXEC_EXECOPS_H
+
+#include "dialects/Kernel/KernelOps.h"
+#include "mlir/IR/SymbolTable.h"
+
+#include "dialects/Exec/ExecDialect.h.inc"
+#include "dialects/Exec/ExecEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "dialects/Exec/ExecAttrs.h.inc"
+
+#define GET_OP_CLASSES
+#include "dialects/Exec/ExecOps.h.inc"
+
+#endif

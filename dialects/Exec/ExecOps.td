@@ -1,0 +1,122 @@
+//===- ExecOps.td - exec dialect ---------------------------*- tablegen -*-===//
+//
+// The exec dialect is the run plan of a compiled model: the kernel table, the
+// weights with their offsets, the model signature, and one plan per shape
+// bucket listing its steps over arena slots. It is what the .so descriptor
+// serialises.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GRAPHC_EXEC_OPS_TD
+#define GRAPHC_EXEC_OPS_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/IR/SymbolInterfaces.td"
+
+def Exec_Dialect : Dialect {
+  let name = "exec";
+  let cppNamespace = "::graphc::exec";
+  let summary = "run plans: kernels, weights, arena slots and steps";
+  let usePropertiesForAttributes = 0;
+  let useDefaultAttributePrinterParser = 1;
+}
+
+def Exec_BufferKind : I32EnumAttr<"BufferKind", "where a buffer lives", [
+    I32EnumAttrCase<"none", 0>,
+    I32EnumAttrCase<"arena", 1>,
+    I32EnumAttrCase<"weights", 2>,
+    I32EnumAttrCase<"input", 3>,
+    I32EnumAttrCase<"output", 4>,
+  ]> {
+  let cppNamespace = "::graphc::exec";
+  let genSpecializedAttr = 0;
+}
+
+def Exec_SlotAttr : AttrDef<Exec_Dialect, "Slot"> {
+  let mnemonic = "slot";
+  let summary = "a byte range in the arena, the weights, or a model input/output";
+  let description = [{
+    `#exec.slot<arena, 0, 256, 1024>`: kind, input/output index (0 for the
+    others), byte offset and byte size. `#exec.slot<none, 0, 0, 0>` stands for
+    an absent optional operand.
+  }];
+  let parameters = (ins "BufferKind":$kind, "int64_t":$index,
+                        "int64_t":$offset, "int64_t":$size);
+  let assemblyFormat = "`<` $kind `,` $index `,` $offset `,` $size `>`";
+}
+
+// The kernel dialect's fusion kind, referenced without re-generating it here.
+def Exec_FusionKindAttr : Attr<
+    CPred<"::llvm::isa<::graphc::kernel::FusionKindAttr>($_self)">,
+    "fusion kind"> {
+  let storageType = "::graphc::kernel::FusionKindAttr";
+  let returnType = "::graphc::kernel::FusionKind";
+  let convertFromStorage = "$_self.getValue()";
+}
+
+class Exec_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Exec_Dialect, mnemonic, traits>;
+
+def Exec_KernelOp : Exec_Op<"kernel", [Symbol, IsolatedFromAbove,
+    SingleBlockImplicitTerminator<"::graphc::kernel::YieldOp">]> {
+  let summary = "one kernel of the kernel table";
+  let description = [{
+    The body of a fusion, outlined: its block arguments are the kernel's
+    inputs (one per ONNX input slot of its ops, in order), its yield the
+    outputs. Identical fusions across buckets share one kernel.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       Exec_FusionKindAttr:$kind,
+                       StrAttr:$hash, DictionaryAttr:$schedule,
+                       StrArrayAttr:$onnx_nodes);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$sym_name $kind attr-dict-with-keyword $body";
+}
+
+def Exec_WeightOp : Exec_Op<"weight", [Symbol]> {
+  let summary = "a constant placed in the weights blob";
+  let arguments = (ins SymbolNameAttr:$sym_name, I64Attr:$offset,
+                       ElementsAttr:$value);
+  let assemblyFormat = "$sym_name `offset` $offset attr-dict";
+}
+
+def Exec_IOOp : Exec_Op<"io"> {
+  let summary = "a model input or output";
+  let description = [{
+    `dims` holds the ONNX dim_param names per dim ("" when none); the type
+    may have dynamic dims that the plans resolve.
+  }];
+  let arguments = (ins StrAttr:$name, BoolAttr:$is_output, I64Attr:$index,
+                       TypeAttr:$type, StrArrayAttr:$dims);
+  let assemblyFormat = "attr-dict";
+}
+
+def Exec_PlanOp : Exec_Op<"plan", [Symbol, NoTerminator]> {
+  let summary = "the ordered steps of one shape bucket";
+  let arguments = (ins SymbolNameAttr:$sym_name, I64Attr:$arena_bytes,
+                       I64Attr:$intermediate_bytes,
+                       TypeArrayAttr:$input_types, TypeArrayAttr:$output_types);
+  let regions = (region SizedRegion<1>:$steps);
+  let assemblyFormat = "$sym_name attr-dict-with-keyword $steps";
+}
+
+def Exec_LaunchOp : Exec_Op<"launch", [HasParent<"PlanOp">]> {
+  let summary = "run one kernel on the given slots (inputs, then outputs)";
+  let description = [{
+    Launch dimensions are a property of the (static-shape) kernel and are
+    chosen by codegen, not stored per step.
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$kernel, ArrayAttr:$args);
+  let assemblyFormat = "$kernel $args attr-dict";
+}
+
+def Exec_CopyOp : Exec_Op<"copy", [HasParent<"PlanOp">]> {
+  let summary = "copy one slot into another of the same size";
+  let arguments = (ins Exec_SlotAttr:$source, Exec_SlotAttr:$target);
+  let assemblyFormat = "$source `to` $target attr-dict";
+  let hasVerifier = 1;
+}
+
+#endif // GRAPHC_EXEC_OPS_TD

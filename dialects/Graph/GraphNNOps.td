@@ -1,0 +1,338 @@
+//===- GraphNNOps.td - linear algebra, normalisation, pooling -*- tablegen -*-===//
+
+#ifndef GRAPHC_GRAPH_NN_OPS_TD
+#define GRAPHC_GRAPH_NN_OPS_TD
+
+include "dialects/Graph/GraphBase.td"
+
+//===----------------------------------------------------------------------===//
+// Linear algebra
+//===----------------------------------------------------------------------===//
+
+def Graph_MatMulOp : Graph_InferOp<"mat_mul", [Pure]> {
+  let summary = "numpy matmul: batched, broadcasting, 1-D operands promoted";
+  let description = [{
+    ```mlir
+    %0 = graph.mat_mul %a, %b : (tensor<?x4x8xf32>, tensor<8x16xf32>) -> tensor<?x4x16xf32>
+    ```
+  }];
+  let arguments = (ins Graph_NumericTensor:$a, Graph_NumericTensor:$b);
+  let results = (outs Graph_NumericTensor:$y);
+}
+
+def Graph_GemmOp : Graph_InferOp<"gemm", [Pure]> {
+  let summary = "alpha * op(A) * op(B) + beta * C, C broadcast to [M, N]";
+  let description = [{
+    ```mlir
+    %0 = graph.gemm %a, %b, %c {transB = 1 : i64} : (tensor<?x8xf32>, tensor<16x8xf32>, tensor<16xf32>) -> tensor<?x16xf32>
+    ```
+  }];
+  let arguments = (ins Graph_NumericTensor:$a, Graph_NumericTensor:$b,
+                       Optional<Graph_NumericTensor>:$c,
+                       DefaultValuedAttr<F32Attr, "1.0">:$alpha,
+                       DefaultValuedAttr<F32Attr, "1.0">:$beta,
+                       DefaultValuedAttr<I64Attr, "0">:$transA,
+                       DefaultValuedAttr<I64Attr, "0">:$transB);
+  let results = (outs Graph_NumericTensor:$y);
+}
+
+// Attributes shared by convolutions and pooling windows.
+class Graph_ConvLikeOp<string mnemonic, list<Trait> traits = []>
+    : Graph_InferOp<mnemonic, !listconcat(traits, [Pure])> {
+  let hasVerifier = 1;
+}
+
+def Graph_ConvOp : Graph_ConvLikeOp<"conv"> {
+  let summary = "N-d grouped convolution, NC[D]HW layout";
+  let description = [{
+    `W` is [M, C/group, k...]; the optional bias `B` is [M].
+    ```mlir
+    %y = graph.conv %x, %w, %b {pads = array<i64: 1, 1, 1, 1>} : (tensor<?x3x32x32xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>) -> tensor<?x8x32x32xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$x, Graph_FloatTensor:$w,
+                       Optional<Graph_FloatTensor>:$b,
+                       DefaultValuedStrAttr<StrAttr, "NOTSET">:$auto_pad,
+                       OptionalAttr<DenseI64ArrayAttr>:$dilations,
+                       DefaultValuedAttr<I64Attr, "1">:$group,
+                       OptionalAttr<DenseI64ArrayAttr>:$kernel_shape,
+                       OptionalAttr<DenseI64ArrayAttr>:$pads,
+                       OptionalAttr<DenseI64ArrayAttr>:$strides);
+  let results = (outs Graph_FloatTensor:$y);
+}
+
+def Graph_ConvTransposeOp : Graph_ConvLikeOp<"conv_transpose"> {
+  let summary = "N-d grouped transposed convolution, NC[D]HW layout";
+  let description = [{
+    `W` is [C, M/group, k...]; the optional bias `B` is [M]. An explicit
+    `output_shape` (spatial dims) overrides the pads.
+    ```mlir
+    %y = graph.conv_transpose %x, %w {strides = array<i64: 2, 2>} : (tensor<1x8x4x4xf32>, tensor<8x3x2x2xf32>) -> tensor<1x3x8x8xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$x, Graph_FloatTensor:$w,
+                       Optional<Graph_FloatTensor>:$b,
+                       DefaultValuedStrAttr<StrAttr, "NOTSET">:$auto_pad,
+                       OptionalAttr<DenseI64ArrayAttr>:$dilations,
+                       DefaultValuedAttr<I64Attr, "1">:$group,
+                       OptionalAttr<DenseI64ArrayAttr>:$kernel_shape,
+                       OptionalAttr<DenseI64ArrayAttr>:$output_padding,
+                       OptionalAttr<DenseI64ArrayAttr>:$output_shape,
+                       OptionalAttr<DenseI64ArrayAttr>:$pads,
+                       OptionalAttr<DenseI64ArrayAttr>:$strides);
+  let results = (outs Graph_FloatTensor:$y);
+}
+
+def Graph_EinsumOp : Graph_InferOp<"einsum", [Pure]> {
+  let summary = "Einstein summation over one or more operands";
+  let description = [{
+    The equation uses letters for dims, `...` for broadcast dims and an
+    optional explicit `->` output.
+    ```mlir
+    %0 = graph.einsum %a, %b {equation = "bij,bjk->bik"} : (tensor<2x3x4xf32>, tensor<2x4x5xf32>) -> tensor<2x3x5xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Graph_NumericTensor>:$inputs,
+                       StrAttr:$equation);
+  let results = (outs Graph_NumericTensor:$output);
+}
+
+//===----------------------------------------------------------------------===//
+// Normalisation
+//===----------------------------------------------------------------------===//
+
+def Graph_BatchNormalizationOp : Graph_InferOp<"batch_normalization", [Pure]> {
+  let summary = "inference-mode batch normalisation over the channel dim";
+  let description = [{
+    scale, B, input_mean and input_var are [C]; only inference mode
+    (`training_mode = 0`) is supported.
+    ```mlir
+    %y = graph.batch_normalization %x, %s, %b, %m, %v : (tensor<?x3x8x8xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<?x3x8x8xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$x, Graph_FloatTensor:$scale,
+                       Graph_FloatTensor:$b, Graph_FloatTensor:$input_mean,
+                       Graph_FloatTensor:$input_var,
+                       DefaultValuedAttr<F32Attr, "1e-5">:$epsilon,
+                       DefaultValuedAttr<F32Attr, "0.9">:$momentum,
+                       DefaultValuedAttr<I64Attr, "0">:$training_mode);
+  let results = (outs Graph_FloatTensor:$y);
+  let hasVerifier = 1;
+  let sharedInference = [{
+    return ::graphc::graph::inferSameType(adaptor.getX(), results);
+  }];
+}
+
+def Graph_InstanceNormalizationOp
+    : Graph_InferOp<"instance_normalization", [Pure]> {
+  let summary = "normalisation over the spatial dims of each (n, c)";
+  let description = [{
+    ```mlir
+    %y = graph.instance_normalization %x, %s, %b : (tensor<?x3x8x8xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<?x3x8x8xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input, Graph_FloatTensor:$scale,
+                       Graph_FloatTensor:$b,
+                       DefaultValuedAttr<F32Attr, "1e-5">:$epsilon);
+  let results = (outs Graph_FloatTensor:$output);
+  let hasVerifier = 1;
+  let sharedInference = [{
+    return ::graphc::graph::inferSameType(adaptor.getInput(), results);
+  }];
+}
+
+def Graph_LayerNormalizationOp
+    : Graph_InferOp<"layer_normalization", [Pure]> {
+  let summary = "normalisation over the dims from `axis` on";
+  let description = [{
+    Scale and the optional bias B broadcast to the normalised dims. Only the
+    normalised output is modelled.
+    ```mlir
+    %y = graph.layer_normalization %x, %s, %b : (tensor<?x16x64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x16x64xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$x, Graph_FloatTensor:$scale,
+                       Optional<Graph_FloatTensor>:$b,
+                       DefaultValuedAttr<I64Attr, "-1">:$axis,
+                       DefaultValuedAttr<F32Attr, "1e-5">:$epsilon,
+                       DefaultValuedAttr<I64Attr, "1">:$stash_type);
+  let results = (outs Graph_FloatTensor:$y);
+  let hasVerifier = 1;
+  let sharedInference = [{
+    return ::graphc::graph::inferSameType(adaptor.getX(), results);
+  }];
+}
+
+def Graph_GroupNormalizationOp
+    : Graph_InferOp<"group_normalization", [Pure]> {
+  let summary = "normalisation over channel groups (opset 21: [C] scale/bias)";
+  let description = [{
+    ```mlir
+    %y = graph.group_normalization %x, %s, %b {num_groups = 2 : i64} : (tensor<?x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<?x4x8x8xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$x, Graph_FloatTensor:$scale,
+                       Graph_FloatTensor:$bias,
+                       DefaultValuedAttr<F32Attr, "1e-5">:$epsilon,
+                       I64Attr:$num_groups,
+                       DefaultValuedAttr<I64Attr, "1">:$stash_type);
+  let results = (outs Graph_FloatTensor:$y);
+  let hasVerifier = 1;
+  let sharedInference = [{
+    return ::graphc::graph::inferSameType(adaptor.getX(), results);
+  }];
+}
+
+def Graph_LpNormalizationOp : Graph_InferOp<"lp_normalization", [Pure]> {
+  let summary = "divide by the Lp norm (p = 1 or 2) along `axis`";
+  let description = [{
+    ```mlir
+    %y = graph.lp_normalization %x {axis = 1 : i64, p = 2 : i64} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input,
+                       DefaultValuedAttr<I64Attr, "-1">:$axis,
+                       DefaultValuedAttr<I64Attr, "2">:$p);
+  let results = (outs Graph_FloatTensor:$output);
+  let hasVerifier = 1;
+  let sharedInference = [{
+    return ::graphc::graph::inferSameType(adaptor.getInput(), results);
+  }];
+}
+
+def Graph_MeanVarianceNormalizationOp
+    : Graph_InferOp<"mean_variance_normalization", [Pure]> {
+  let summary = "(x - mean) / sqrt(variance) over `axes`";
+  let description = [{
+    ```mlir
+    %y = graph.mean_variance_normalization %x : (tensor<1x3x8x8xf32>) -> tensor<1x3x8x8xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{0, 2, 3}">:$axes);
+  let results = (outs Graph_FloatTensor:$output);
+  let hasVerifier = 1;
+  let sharedInference = [{
+    return ::graphc::graph::inferSameType(adaptor.getInput(), results);
+  }];
+}
+
+def Graph_LrnOp : Graph_InferOp<"lrn", [Pure]> {
+  let summary = "local response normalisation across `size` channels";
+  let description = [{
+    ```mlir
+    %y = graph.lrn %x {size = 5 : i64} : (tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input,
+                       DefaultValuedAttr<F32Attr, "0.0001">:$alpha,
+                       DefaultValuedAttr<F32Attr, "0.75">:$beta,
+                       DefaultValuedAttr<F32Attr, "1.0">:$bias,
+                       I64Attr:$size);
+  let results = (outs Graph_FloatTensor:$output);
+  let hasVerifier = 1;
+  let sharedInference = [{
+    return ::graphc::graph::inferSameType(adaptor.getInput(), results);
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling
+//===----------------------------------------------------------------------===//
+
+def Graph_MaxPoolOp : Graph_ConvLikeOp<"max_pool"> {
+  let summary = "N-d max pooling, NC[D]HW layout";
+  let description = [{
+    ```mlir
+    %y = graph.max_pool %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<?x3x8x8xf32>) -> tensor<?x3x4x4xf32>
+    ```
+  }];
+  let arguments = (ins Graph_NumericTensor:$x,
+                       DefaultValuedStrAttr<StrAttr, "NOTSET">:$auto_pad,
+                       DefaultValuedAttr<I64Attr, "0">:$ceil_mode,
+                       OptionalAttr<DenseI64ArrayAttr>:$dilations,
+                       DenseI64ArrayAttr:$kernel_shape,
+                       OptionalAttr<DenseI64ArrayAttr>:$pads,
+                       DefaultValuedAttr<I64Attr, "0">:$storage_order,
+                       OptionalAttr<DenseI64ArrayAttr>:$strides);
+  let results = (outs Graph_NumericTensor:$y);
+}
+
+def Graph_AveragePoolOp : Graph_ConvLikeOp<"average_pool"> {
+  let summary = "N-d average pooling, NC[D]HW layout";
+  let description = [{
+    ```mlir
+    %y = graph.average_pool %x {kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>} : (tensor<?x3x8x8xf32>) -> tensor<?x3x8x8xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$x,
+                       DefaultValuedStrAttr<StrAttr, "NOTSET">:$auto_pad,
+                       DefaultValuedAttr<I64Attr, "0">:$ceil_mode,
+                       DefaultValuedAttr<I64Attr, "0">:$count_include_pad,
+                       OptionalAttr<DenseI64ArrayAttr>:$dilations,
+                       DenseI64ArrayAttr:$kernel_shape,
+                       OptionalAttr<DenseI64ArrayAttr>:$pads,
+                       OptionalAttr<DenseI64ArrayAttr>:$strides);
+  let results = (outs Graph_FloatTensor:$y);
+}
+
+def Graph_LpPoolOp : Graph_ConvLikeOp<"lp_pool"> {
+  let summary = "N-d Lp-norm pooling, NC[D]HW layout";
+  let description = [{
+    ```mlir
+    %y = graph.lp_pool %x {kernel_shape = array<i64: 2, 2>, p = 2 : i64} : (tensor<1x3x8x8xf32>) -> tensor<1x3x7x7xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$x,
+                       DefaultValuedStrAttr<StrAttr, "NOTSET">:$auto_pad,
+                       DefaultValuedAttr<I64Attr, "0">:$ceil_mode,
+                       OptionalAttr<DenseI64ArrayAttr>:$dilations,
+                       DenseI64ArrayAttr:$kernel_shape,
+                       DefaultValuedAttr<I64Attr, "2">:$p,
+                       OptionalAttr<DenseI64ArrayAttr>:$pads,
+                       OptionalAttr<DenseI64ArrayAttr>:$strides);
+  let results = (outs Graph_FloatTensor:$y);
+}
+
+// Pooling over all spatial dims: [N, C, d...] -> [N, C, 1...].
+class Graph_GlobalPoolOp<string mnemonic, Type operandType>
+    : Graph_InferOp<mnemonic, [Pure]> {
+  let arguments = (ins operandType:$x);
+  let results = (outs operandType:$y);
+  let sharedInference = [{
+    return ::graphc::graph::inferGlobalPool(infer, adaptor.getX(), results);
+  }];
+}
+
+def Graph_GlobalAveragePoolOp
+    : Graph_GlobalPoolOp<"global_average_pool", Graph_FloatTensor> {
+  let summary = "mean over all spatial dims";
+  let description = [{
+    ```mlir
+    %y = graph.global_average_pool %x : (tensor<?x8x7x7xf32>) -> tensor<?x8x1x1xf32>
+    ```
+  }];
+}
+
+def Graph_GlobalMaxPoolOp
+    : Graph_GlobalPoolOp<"global_max_pool", Graph_NumericTensor> {
+  let summary = "maximum over all spatial dims";
+  let description = [{
+    ```mlir
+    %y = graph.global_max_pool %x : (tensor<?x8x7x7xf32>) -> tensor<?x8x1x1xf32>
+    ```
+  }];
+}
+
+def Graph_GlobalLpPoolOp
+    : Graph_GlobalPoolOp<"global_lp_pool", Graph_FloatTensor> {
+  let summary = "Lp norm over all spatial dims";
+  let description = [{
+    ```mlir
+    %y = graph.global_lp_pool %x {p = 2 : i64} : (tensor<?x8x7x7xf32>) -> tensor<?x8x1x1xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$x, DefaultValuedAttr<I64Attr, "2">:$p);
+}
+
+#endif // GRAPHC_GRAPH_NN_OPS_TD

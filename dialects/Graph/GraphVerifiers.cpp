@@ -1,0 +1,398 @@
+//===- GraphVerifiers.cpp - invariants of graph ops -----------------------===//
+//
+// Invariants that result-type inference does not already enforce (it runs
+// first, as part of verification, and rejects what it cannot type): channel
+// counts, operand shapes that do not affect the result, enumerated string
+// attributes and unsupported modes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/Graph/GraphOps.h"
+#include "dialects/Graph/GraphTypeInference.h"
+
+using namespace mlir;
+using namespace graphc::graph;
+
+/// Fails with a message listing the allowed values of attribute `name`.
+static LogicalResult verifyOneOf(Operation *op, StringRef name,
+                                 StringRef value,
+                                 ArrayRef<StringRef> allowed) {
+  if (llvm::is_contained(allowed, value))
+    return success();
+  std::string list;
+  for (auto [i, option] : llvm::enumerate(allowed))
+    list += (i ? ", \"" : "\"") + option.str() + "\"";
+  return op->emitOpError() << name << " must be one of " << list << ", got \""
+                           << value << "\"";
+}
+
+/// Fails unless `value` has the 1-D shape [size] (unknown dims pass).
+static LogicalResult verifyVectorOf(Operation *op, Value value,
+                                    StringRef name, int64_t size,
+                                    StringRef sizeName) {
+  RankedTensorType type = rankedType(value);
+  if (type.getRank() != 1)
+    return op->emitOpError() << name << " must be a 1-D tensor";
+  int64_t dim = type.getDimSize(0);
+  if (!ShapedType::isDynamic(dim) && !ShapedType::isDynamic(size) &&
+      dim != size)
+    return op->emitOpError() << name << " has " << dim << " entries but "
+                             << sizeName << " is " << size;
+  return success();
+}
+
+/// Fails unless `value` is a scalar (rank 0 or one element) of `elementType`.
+static LogicalResult verifyScalarOf(Operation *op, Value value,
+                                    StringRef name, Type elementType) {
+  RankedTensorType type = rankedType(value);
+  if (type.getRank() > 1 || type.getNumElements() != 1)
+    return op->emitOpError() << name << " must be a scalar";
+  if (type.getElementType() != elementType)
+    return op->emitOpError()
+           << name << " must have the input's element type " << elementType;
+  return success();
+}
+
+static LogicalResult verifyFlag(Operation *op, StringRef name, int64_t value) {
+  if (value != 0 && value != 1)
+    return op->emitOpError() << name << " must be 0 or 1, got " << value;
+  return success();
+}
+
+static LogicalResult verifyAxis(Operation *op, int64_t axis, int64_t rank,
+                                StringRef name = "axis") {
+  if (axis < -rank || axis >= rank)
+    return op->emitOpError() << name << " " << axis
+                             << " is out of range for rank " << rank;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Constants and elementwise
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConstantOp::verify() {
+  if (getValue().getType() != getOutput().getType())
+    return emitOpError("value type ")
+           << getValue().getType() << " does not match result type "
+           << getOutput().getType();
+  return success();
+}
+
+LogicalResult ConstantOfShapeOp::verify() {
+  if (ElementsAttr value = getValueAttr())
+    if (value.getNumElements() != 1)
+      return emitOpError("value must have exactly one element");
+  return success();
+}
+
+LogicalResult GeluOp::verify() {
+  return verifyOneOf(*this, "approximate", getApproximate(), {"none", "tanh"});
+}
+
+LogicalResult ClipOp::verify() {
+  Type elementType = getInput().getType().getElementType();
+  if (Value min = getMin())
+    if (failed(verifyScalarOf(*this, min, "min", elementType)))
+      return failure();
+  if (Value max = getMax())
+    if (failed(verifyScalarOf(*this, max, "max", elementType)))
+      return failure();
+  return success();
+}
+
+LogicalResult ModOp::verify() {
+  if (failed(verifyFlag(*this, "fmod", getFmod())))
+    return failure();
+  if (isa<FloatType>(getLhs().getType().getElementType()) && getFmod() != 1)
+    return emitOpError("float operands require fmod = 1");
+  return success();
+}
+
+LogicalResult BitShiftOp::verify() {
+  if (!getLhs().getType().getElementType().isUnsignedInteger())
+    return emitOpError("operands must be unsigned integers");
+  return verifyOneOf(*this, "direction", getDirection(), {"LEFT", "RIGHT"});
+}
+
+//===----------------------------------------------------------------------===//
+// Convolution and pooling (window attributes are checked by inference)
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConvOp::verify() {
+  int64_t group = getGroup();
+  if (group < 1)
+    return emitOpError("group must be positive");
+  RankedTensorType x = getX().getType(), w = getW().getType();
+  int64_t channels = x.getDimSize(1), perGroup = w.getDimSize(1);
+  if (!ShapedType::isDynamic(channels) && !ShapedType::isDynamic(perGroup) &&
+      channels != perGroup * group)
+    return emitOpError("input has ")
+           << channels << " channels but the weight expects " << perGroup
+           << " x group " << group;
+  int64_t features = w.getDimSize(0);
+  if (!ShapedType::isDynamic(features) && features % group != 0)
+    return emitOpError("output channels (")
+           << features << ") must be a multiple of group " << group;
+  if (Value b = getB())
+    return verifyVectorOf(*this, b, "bias", features, "the output channels");
+  return success();
+}
+
+LogicalResult ConvTransposeOp::verify() {
+  int64_t group = getGroup();
+  RankedTensorType x = getX().getType(), w = getW().getType();
+  int64_t channels = x.getDimSize(1), weightChannels = w.getDimSize(0);
+  if (!ShapedType::isDynamic(channels) &&
+      !ShapedType::isDynamic(weightChannels) && channels != weightChannels)
+    return emitOpError("input has ")
+           << channels << " channels but the weight expects "
+           << weightChannels;
+  if (!ShapedType::isDynamic(channels) && channels % group != 0)
+    return emitOpError("input channels (")
+           << channels << ") must be a multiple of group " << group;
+  if (Value b = getB())
+    return verifyVectorOf(*this, b, "bias", getY().getType().getDimSize(1),
+                          "the output channels");
+  return success();
+}
+
+LogicalResult MaxPoolOp::verify() {
+  if (failed(verifyFlag(*this, "ceil_mode", getCeilMode())))
+    return failure();
+  return verifyFlag(*this, "storage_order", getStorageOrder());
+}
+
+LogicalResult AveragePoolOp::verify() {
+  if (failed(verifyFlag(*this, "ceil_mode", getCeilMode())))
+    return failure();
+  return verifyFlag(*this, "count_include_pad", getCountIncludePad());
+}
+
+LogicalResult LpPoolOp::verify() {
+  if (failed(verifyFlag(*this, "ceil_mode", getCeilMode())))
+    return failure();
+  if (getP() < 1)
+    return emitOpError("p must be positive, got ") << getP();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Normalisation
+//===----------------------------------------------------------------------===//
+
+/// Checks that each of `params` is a [C] vector for the channels of `input`.
+static LogicalResult verifyChannelParams(Operation *op, Value input,
+                                         ArrayRef<std::pair<Value, StringRef>>
+                                             params) {
+  RankedTensorType type = rankedType(input);
+  if (type.getRank() < 2)
+    return op->emitOpError("input must have a batch and a channel dim");
+  for (auto [value, name] : params)
+    if (failed(verifyVectorOf(op, value, name, type.getDimSize(1),
+                              "the channel count")))
+      return failure();
+  return success();
+}
+
+LogicalResult BatchNormalizationOp::verify() {
+  if (getTrainingMode() != 0)
+    return emitOpError("training_mode is not supported, only inference "
+                       "(training_mode = 0)");
+  return verifyChannelParams(*this, getX(),
+                             {{getScale(), "scale"},
+                              {getB(), "B"},
+                              {getInputMean(), "input_mean"},
+                              {getInputVar(), "input_var"}});
+}
+
+LogicalResult InstanceNormalizationOp::verify() {
+  if (getInput().getType().getRank() < 3)
+    return emitOpError("input must have a batch, a channel and at least one "
+                       "spatial dim");
+  return verifyChannelParams(*this, getInput(),
+                             {{getScale(), "scale"}, {getB(), "B"}});
+}
+
+LogicalResult LayerNormalizationOp::verify() {
+  RankedTensorType type = getX().getType();
+  int64_t rank = type.getRank();
+  if (failed(verifyAxis(*this, getAxis(), rank)))
+    return failure();
+  int64_t axis = getAxis() < 0 ? getAxis() + rank : getAxis();
+  ArrayRef<int64_t> normalized = type.getShape().drop_front(axis);
+  auto check = [&](Value value, StringRef name) -> LogicalResult {
+    if (!value)
+      return success();
+    FailureOr<SmallVector<int64_t>> shape =
+        broadcastShapes(normalized, rankedType(value).getShape());
+    if (failed(shape) || shape->size() != normalized.size())
+      return emitOpError() << name
+                           << " does not broadcast to the normalised dims";
+    return success();
+  };
+  if (failed(check(getScale(), "scale")))
+    return failure();
+  return check(getB(), "B");
+}
+
+LogicalResult GroupNormalizationOp::verify() {
+  int64_t groups = getNumGroups();
+  if (groups < 1)
+    return emitOpError("num_groups must be positive, got ") << groups;
+  int64_t channels = getX().getType().getRank() >= 2
+                         ? getX().getType().getDimSize(1)
+                         : ShapedType::kDynamic;
+  if (!ShapedType::isDynamic(channels) && channels % groups != 0)
+    return emitOpError("channels (")
+           << channels << ") must be a multiple of num_groups " << groups;
+  return verifyChannelParams(*this, getX(),
+                             {{getScale(), "scale"}, {getBias(), "bias"}});
+}
+
+LogicalResult LpNormalizationOp::verify() {
+  if (failed(verifyAxis(*this, getAxis(), getInput().getType().getRank())))
+    return failure();
+  if (getP() != 1 && getP() != 2)
+    return emitOpError("p must be 1 or 2, got ") << getP();
+  return success();
+}
+
+LogicalResult MeanVarianceNormalizationOp::verify() {
+  int64_t rank = getInput().getType().getRank();
+  SmallVector<bool> seen(rank, false);
+  for (int64_t axis : getAxes()) {
+    if (failed(verifyAxis(*this, axis, rank, "axes entry")))
+      return failure();
+    int64_t normalized = axis < 0 ? axis + rank : axis;
+    if (seen[normalized])
+      return emitOpError("axes repeats axis ") << axis;
+    seen[normalized] = true;
+  }
+  return success();
+}
+
+LogicalResult LrnOp::verify() {
+  if (getSize() < 1)
+    return emitOpError("size must be positive, got ") << getSize();
+  if (getInput().getType().getRank() < 3)
+    return emitOpError("input must have a batch, a channel and at least one "
+                       "spatial dim");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Normalised exponentials
+//===----------------------------------------------------------------------===//
+
+LogicalResult SoftmaxOp::verify() {
+  return verifyAxis(*this, getAxis(), getInput().getType().getRank());
+}
+
+LogicalResult LogSoftmaxOp::verify() {
+  return verifyAxis(*this, getAxis(), getInput().getType().getRank());
+}
+
+LogicalResult HardmaxOp::verify() {
+  return verifyAxis(*this, getAxis(), getInput().getType().getRank());
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+LogicalResult DepthToSpaceOp::verify() {
+  return verifyOneOf(*this, "mode", getMode(), {"DCR", "CRD"});
+}
+
+static constexpr StringRef kScatterReductions[] = {"none", "add", "mul", "max",
+                                                   "min"};
+
+LogicalResult ScatterElementsOp::verify() {
+  if (failed(verifyOneOf(*this, "reduction", getReduction(),
+                         kScatterReductions)))
+    return failure();
+  RankedTensorType data = getData().getType();
+  RankedTensorType indices = getIndices().getType();
+  if (failed(verifyAxis(*this, getAxis(), data.getRank())))
+    return failure();
+  if (indices.getRank() != data.getRank())
+    return emitOpError("indices must have the rank of the data");
+  if (getUpdates().getType().getElementType() != data.getElementType())
+    return emitOpError("updates must have the data's element type");
+  if (!areCompatibleShapedTypes(getUpdates().getType(),
+                                indices.clone(data.getElementType())))
+    return emitOpError("updates must have the shape of the indices");
+  return success();
+}
+
+LogicalResult ScatterNdOp::verify() {
+  if (failed(verifyOneOf(*this, "reduction", getReduction(),
+                         kScatterReductions)))
+    return failure();
+  RankedTensorType data = getData().getType();
+  RankedTensorType indices = getIndices().getType();
+  RankedTensorType updates = getUpdates().getType();
+  if (updates.getElementType() != data.getElementType())
+    return emitOpError("updates must have the data's element type");
+  if (indices.getRank() < 1)
+    return emitOpError("indices must have at least one dim");
+  int64_t depth = indices.getShape().back();
+  if (ShapedType::isDynamic(depth))
+    return success();
+  if (depth < 1 || depth > data.getRank())
+    return emitOpError("the last dim of indices (")
+           << depth << ") must be in [1, rank(data)]";
+  // updates = indices.shape[:-1] + data.shape[depth:]
+  SmallVector<int64_t> expected(indices.getShape().drop_back());
+  llvm::append_range(expected, data.getShape().drop_front(depth));
+  if (!areCompatibleShapedTypes(updates, updates.clone(expected)))
+    return emitOpError("updates must have shape indices.shape[:-1] + "
+                       "data.shape[indices.shape[-1]:]");
+  return success();
+}
+
+LogicalResult PadOp::verify() {
+  if (failed(verifyOneOf(*this, "mode", getMode(),
+                         {"constant", "reflect", "edge", "wrap"})))
+    return failure();
+  if (Value value = getConstantValue())
+    return verifyScalarOf(*this, value, "constant_value",
+                          getData().getType().getElementType());
+  return success();
+}
+
+LogicalResult ResizeOp::verify() {
+  if (failed(verifyOneOf(*this, "mode", getMode(),
+                         {"nearest", "linear", "cubic"})) ||
+      failed(verifyOneOf(*this, "coordinate_transformation_mode",
+                         getCoordinateTransformationMode(),
+                         {"half_pixel", "half_pixel_symmetric",
+                          "pytorch_half_pixel", "align_corners", "asymmetric",
+                          "tf_crop_and_resize"})) ||
+      failed(verifyOneOf(*this, "nearest_mode", getNearestMode(),
+                         {"round_prefer_floor", "round_prefer_ceil", "floor",
+                          "ceil"})) ||
+      failed(verifyOneOf(*this, "keep_aspect_ratio_policy",
+                         getKeepAspectRatioPolicy(),
+                         {"stretch", "not_larger", "not_smaller"})) ||
+      failed(verifyFlag(*this, "antialias", getAntialias())) ||
+      failed(verifyFlag(*this, "exclude_outside", getExcludeOutside())))
+    return failure();
+  if (getCoordinateTransformationMode() == "tf_crop_and_resize" && !getRoi())
+    return emitOpError("tf_crop_and_resize needs a roi operand");
+  return success();
+}
+
+LogicalResult ReverseSequenceOp::verify() {
+  RankedTensorType type = getInput().getType();
+  if (type.getRank() < 2)
+    return emitOpError("input must have at least two dims");
+  int64_t batchAxis = getBatchAxis(), timeAxis = getTimeAxis();
+  if ((batchAxis != 0 && batchAxis != 1) || (timeAxis != 0 && timeAxis != 1) ||
+      batchAxis == timeAxis)
+    return emitOpError("batch_axis and time_axis must be 0 and 1 in some "
+                       "order");
+  return verifyVectorOf(*this, getSequenceLens(), "sequence_lens",
+                        type.getDimSize(batchAxis), "the batch size");
+}

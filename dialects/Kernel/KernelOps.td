@@ -1,0 +1,83 @@
+//===- KernelOps.td - kernel dialect -----------------------*- tablegen -*-===//
+//
+// The kernel dialect groups graph ops into the units that become one device
+// kernel (or one library call) each.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GRAPHC_KERNEL_OPS_TD
+#define GRAPHC_KERNEL_OPS_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Kernel_Dialect : Dialect {
+  let name = "kernel";
+  let cppNamespace = "::graphc::kernel";
+  let summary = "fusion groups of graph ops, each one kernel";
+  let description = [{
+    A `kernel.fusion` holds the graph ops computed by one kernel. Its kind
+    tells codegen which template family applies, its content hash identifies
+    identical kernels across shape buckets (and keys the tuning database and
+    the compile cache), and its schedule records the launch choices.
+  }];
+  let usePropertiesForAttributes = 0;
+  let useDefaultAttributePrinterParser = 1;
+}
+
+def Kernel_FusionKind : I32EnumAttr<"FusionKind", "kind of a fusion group", [
+    I32EnumAttrCase<"pointwise", 0>,
+    I32EnumAttrCase<"reduction", 1>,
+    I32EnumAttrCase<"matmul", 2>,
+    I32EnumAttrCase<"conv", 3>,
+    I32EnumAttrCase<"attention", 4>,
+    I32EnumAttrCase<"layout", 5>,
+  ]> {
+  let cppNamespace = "::graphc::kernel";
+  let genSpecializedAttr = 0;
+}
+
+def Kernel_FusionKindAttr : EnumAttr<Kernel_Dialect, Kernel_FusionKind, "kind">;
+
+def Kernel_FusionOp : Op<Kernel_Dialect, "fusion", [
+    IsolatedFromAbove, Pure,
+    SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "graph ops computed by one kernel";
+  let description = [{
+    The region's block arguments are the fusion inputs; `kernel.yield`
+    returns its results. Every tensor type inside is static once shapes are
+    specialised. Example:
+    ```mlir
+    %0 = kernel.fusion "add_3" pointwise(%a, %b) {hash = "f1d2...",
+        schedule = {block_size = 256 : i64}}
+        : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> {
+    ^bb0(%x: tensor<4xf32>, %y: tensor<4xf32>):
+      %s = graph.add %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+      kernel.yield %s : tensor<4xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$inputs, StrAttr:$name,
+                       Kernel_FusionKindAttr:$kind, StrAttr:$hash,
+                       DictionaryAttr:$schedule);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $name $kind `(` $inputs `)` attr-dict `:` functional-type($inputs, $results)
+    $body
+  }];
+  let hasVerifier = 1;
+}
+
+def Kernel_YieldOp : Op<Kernel_Dialect, "yield", [
+    Pure, Terminator, ReturnLike]> {
+  let summary = "results of a fusion or an outlined kernel";
+  let arguments = (ins Variadic<AnyRankedTensor>:$values);
+  let assemblyFormat = "$values attr-dict `:` type($values)";
+  let builders = [OpBuilder<(ins), [{ /* no values */ }]>];
+}
+
+#endif // GRAPHC_KERNEL_OPS_TD

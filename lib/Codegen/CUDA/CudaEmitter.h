@@ -1,0 +1,45 @@
+//===- CudaEmitter.h - CUDA C++ kernels for graph ops -----------*- C++ -*-===//
+//
+// Turns one graph op with static tensor types into one specialised CUDA
+// kernel: shapes and strides are baked in as constants, the launch
+// configuration is chosen from the shape.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GRAPHC_LIB_CODEGEN_CUDA_CUDAEMITTER_H
+#define GRAPHC_LIB_CODEGEN_CUDA_CUDAEMITTER_H
+
+#include "mlir/IR/Operation.h"
+#include "mlir/Support/LogicalResult.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <string>
+
+namespace graphc::codegen {
+
+/// One generated kernel and how to launch it.
+struct CudaKernel {
+  std::string name;
+  /// `extern "C" __global__` definition; needs cudaModulePreamble() above it.
+  std::string source;
+  uint32_t grid[3];
+  uint32_t block[3];
+  /// Dynamic shared memory; the generated kernels use static shared memory
+  /// only, so this is 0 today.
+  uint32_t sharedBytes;
+};
+
+/// Emits `extern "C" __global__ void <name>(...)` computing `op`. Parameters:
+/// one pointer per ONNX input slot of the op in order (an absent optional
+/// input is passed as nullptr), then one per result. Fails with an error at
+/// op->getLoc() naming the op and the reason when it cannot emit it.
+mlir::FailureOr<CudaKernel> emitCudaKernel(mlir::Operation *op,
+                                           llvm::StringRef name);
+
+/// Shared preamble (fp16/bf16 helpers, math wrappers, index helpers) placed
+/// once at the top of a module.
+llvm::StringRef cudaModulePreamble();
+
+} // namespace graphc::codegen
+
+#endif // GRAPHC_LIB_CODEGEN_CUDA_CUDAEMITTER_H

@@ -1,0 +1,318 @@
+//===- EmitConvPool.cpp - convolutions and pooling ------------------------===//
+//
+// Direct convolution and pooling: one thread per output element walks its
+// window as a flat index over the baked kernel extent, for any number of
+// spatial dims. Padding comes from `pads` or from auto_pad and the static
+// result shape. Global pools reduce a row of spatial elements per block.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lib/Codegen/CUDA/EmitSupport.h"
+
+using namespace mlir;
+using llvm::SmallVector;
+using llvm::StringRef;
+using llvm::Twine;
+
+namespace graphc::codegen::cuda {
+namespace {
+
+struct Window {
+  SmallVector<int64_t> kernel, strides, dilations, padBegin, padEnd;
+};
+
+/// Window parameters of a conv/pool over spatial `in` -> `out` dims with
+/// kernel extent `kernel`. For transposed convolutions the pads relate the
+/// output to the input the other way round.
+FailureOr<Window> windowParams(KernelEmitter &e, ArrayRef<int64_t> kernel,
+                               ArrayRef<int64_t> in, ArrayRef<int64_t> out,
+                               bool transposed) {
+  size_t n = kernel.size();
+  Window w;
+  w.kernel.assign(kernel.begin(), kernel.end());
+  w.strides = e.intsAttr("strides").value_or(SmallVector<int64_t>(n, 1));
+  w.dilations = e.intsAttr("dilations").value_or(SmallVector<int64_t>(n, 1));
+  if (w.strides.size() != n || w.dilations.size() != n)
+    return e.fail("strides and dilations need one entry per spatial dim"),
+           failure();
+  std::string autoPad = e.strAttr("auto_pad", "NOTSET");
+  SmallVector<int64_t> pads =
+      e.intsAttr("pads").value_or(SmallVector<int64_t>(2 * n, 0));
+  if (pads.size() != 2 * n)
+    return e.fail("pads need two entries per spatial dim"), failure();
+  w.padBegin.assign(pads.begin(), pads.begin() + n);
+  w.padEnd.assign(pads.begin() + n, pads.end());
+  bool explicitOutputShape = transposed && e.intsAttr("output_shape");
+  if (autoPad == "NOTSET" && !explicitOutputShape)
+    return w;
+  if (autoPad == "VALID") {
+    w.padBegin.assign(n, 0);
+    w.padEnd.assign(n, 0);
+    return w;
+  }
+  if (autoPad != "SAME_UPPER" && autoPad != "SAME_LOWER" && autoPad != "NOTSET")
+    return e.fail("unknown auto_pad \"" + autoPad + "\""), failure();
+  SmallVector<int64_t> outputPadding =
+      e.intsAttr("output_padding").value_or(SmallVector<int64_t>(n, 0));
+  for (size_t k = 0; k < n; ++k) {
+    int64_t extent = (w.kernel[k] - 1) * w.dilations[k] + 1;
+    int64_t total;
+    if (transposed) {
+      total = w.strides[k] * (in[k] - 1) + outputPadding[k] + extent - out[k];
+      // ConvTranspose puts the larger half at the end except for SAME_UPPER.
+      w.padBegin[k] = autoPad == "SAME_UPPER" ? total - total / 2 : total / 2;
+    } else {
+      total = std::max<int64_t>(
+          (out[k] - 1) * w.strides[k] + extent - in[k], 0);
+      w.padBegin[k] = autoPad == "SAME_LOWER" ? total - total / 2 : total / 2;
+    }
+    w.padEnd[k] = total - w.padBegin[k];
+  }
+  return w;
+}
+
+/// Declares `p<k>` (input position along spatial dim k) for window element
+/// `kk` of output coords `o<2+k>`, and `valid` (inside the input).
+void emitWindowPositions(KernelEmitter &e, const Window &w,
+                         ArrayRef<int64_t> in) {
+  size_t n = w.kernel.size();
+  e.coords("kk", "kw", w.kernel);
+  std::string valid;
+  for (size_t k = 0; k < n; ++k) {
+    e.line("const long long p" + Twine(k) + " = o" + Twine(k + 2) + " * " +
+           Twine(w.strides[k]) + " - " + Twine(w.padBegin[k]) + " + kk" +
+           Twine(k) + " * " + Twine(w.dilations[k]) + ";");
+    valid += (k ? " && " : "") + ("p" + Twine(k) + " >= 0 && p" + Twine(k) +
+                                  " < " + Twine(in[k]))
+                                     .str();
+  }
+  e.line("const bool valid = " + (valid.empty() ? std::string("true") : valid) +
+         ";");
+}
+
+LogicalResult emitConv(KernelEmitter &e) {
+  ArrayRef<int64_t> xShape = e.inputShape(0), wShape = e.inputShape(1);
+  ArrayRef<int64_t> yShape = e.resultShape();
+  if (xShape.size() < 3 || wShape.size() != xShape.size())
+    return e.fail("input and weight must have the same rank, at least 3");
+  int64_t group = e.intAttr("group", 1);
+  int64_t c = xShape[1], m = wShape[0];
+  if (group <= 0 || c % group || m % group || wShape[1] != c / group)
+    return e.fail("group " + Twine(group) + " does not fit " + Twine(c) +
+                  " input and " + Twine(m) + " output channels");
+  ArrayRef<int64_t> in = xShape.drop_front(2);
+  FailureOr<Window> w = windowParams(e, wShape.drop_front(2), in,
+                                     yShape.drop_front(2), false);
+  if (failed(w))
+    return failure();
+  Type elementType = e.inputType(0).getElementType();
+  std::string t = computeType(elementType);
+  int64_t cg = c / group, mg = m / group;
+  int64_t window = numElements(w->kernel);
+  SmallVector<int64_t> xStrides = contiguousStrides(xShape);
+
+  e.openLinearLoop(numElements(yShape));
+  e.coords("o", "i", yShape);
+  e.line("const long long g = o1 / " + Twine(mg) + ";");
+  e.line(t + " acc = " +
+         (e.hasInput(2) ? e.load(2, "o1") : literal(0, t)) + ";");
+  e.open("for (long long ci = 0; ci < " + Twine(cg) + "LL; ++ci) {");
+  e.line("const long long xBase = o0 * " + Twine(xStrides[0]) + " + (g * " +
+         Twine(cg) + " + ci) * " + Twine(xStrides[1]) + ";");
+  e.line("const long long wBase = (o1 * " + Twine(cg) + " + ci) * " +
+         Twine(window) + ";");
+  e.open("for (long long kw = 0; kw < " + Twine(window) + "LL; ++kw) {");
+  emitWindowPositions(e, *w, in);
+  e.line("if (!valid) continue;");
+  SmallVector<int64_t> spatialStrides(xStrides.begin() + 2, xStrides.end());
+  e.line("acc += " +
+         e.load(0, "xBase + " + offsetExpr("p", spatialStrides)) + " * " +
+         e.load(1, "wBase + kw") + ";");
+  e.close();
+  e.close();
+  e.line(e.store(0, "i", "acc"));
+  e.close();
+  return success();
+}
+
+/// ConvTranspose as a gather: an output position receives input position
+/// p when o + pad - k * dilation == p * stride.
+LogicalResult emitConvTranspose(KernelEmitter &e) {
+  ArrayRef<int64_t> xShape = e.inputShape(0), wShape = e.inputShape(1);
+  ArrayRef<int64_t> yShape = e.resultShape();
+  if (xShape.size() < 3 || wShape.size() != xShape.size())
+    return e.fail("input and weight must have the same rank, at least 3");
+  int64_t group = e.intAttr("group", 1);
+  int64_t c = xShape[1];
+  if (group <= 0 || c % group || wShape[0] != c)
+    return e.fail("group " + Twine(group) + " does not fit " + Twine(c) +
+                  " input channels");
+  int64_t cg = c / group, mg = wShape[1];
+  ArrayRef<int64_t> in = xShape.drop_front(2);
+  FailureOr<Window> w = windowParams(e, wShape.drop_front(2), in,
+                                     yShape.drop_front(2), true);
+  if (failed(w))
+    return failure();
+  std::string t = computeType(e.inputType(0).getElementType());
+  int64_t window = numElements(w->kernel);
+  SmallVector<int64_t> xStrides = contiguousStrides(xShape);
+  size_t n = w->kernel.size();
+
+  e.openLinearLoop(numElements(yShape));
+  e.coords("o", "i", yShape);
+  e.line("const long long g = o1 / " + Twine(mg) + ", mi = o1 % " + Twine(mg) +
+         ";");
+  e.line(t + " acc = " +
+         (e.hasInput(2) ? e.load(2, "o1") : literal(0, t)) + ";");
+  e.open("for (long long ci = 0; ci < " + Twine(cg) + "LL; ++ci) {");
+  e.line("const long long xBase = o0 * " + Twine(xStrides[0]) + " + (g * " +
+         Twine(cg) + " + ci) * " + Twine(xStrides[1]) + ";");
+  e.line("const long long wBase = ((g * " + Twine(cg) + " + ci) * " +
+         Twine(mg) + " + mi) * " + Twine(window) + ";");
+  e.open("for (long long kw = 0; kw < " + Twine(window) + "LL; ++kw) {");
+  e.coords("kk", "kw", w->kernel);
+  std::string valid;
+  for (size_t k = 0; k < n; ++k) {
+    std::string q = "q" + std::to_string(k);
+    e.line("const long long " + q + " = o" + Twine(k + 2) + " + " +
+           Twine(w->padBegin[k]) + " - kk" + Twine(k) + " * " +
+           Twine(w->dilations[k]) + ";");
+    e.line("const long long p" + Twine(k) + " = " + q + " / " +
+           Twine(w->strides[k]) + ";");
+    valid += (k ? " && " : "") +
+             (q + " >= 0 && " + q + " % " + Twine(w->strides[k]) +
+              " == 0 && p" + Twine(k) + " < " + Twine(in[k]))
+                 .str();
+  }
+  e.line("if (!(" + valid + ")) continue;");
+  SmallVector<int64_t> spatialStrides(xStrides.begin() + 2, xStrides.end());
+  e.line("acc += " +
+         e.load(0, "xBase + " + offsetExpr("p", spatialStrides)) + " * " +
+         e.load(1, "wBase + kw") + ";");
+  e.close();
+  e.close();
+  e.line(e.store(0, "i", "acc"));
+  e.close();
+  return success();
+}
+
+LogicalResult emitPool(KernelEmitter &e) {
+  StringRef m = e.getMnemonic();
+  ArrayRef<int64_t> xShape = e.inputShape(0), yShape = e.resultShape();
+  if (xShape.size() < 3)
+    return e.fail("input must have rank at least 3");
+  auto kernel = e.intsAttr("kernel_shape");
+  if (!kernel || kernel->size() != xShape.size() - 2)
+    return e.fail("kernel_shape needs one entry per spatial dim");
+  ArrayRef<int64_t> in = xShape.drop_front(2);
+  FailureOr<Window> w =
+      windowParams(e, *kernel, in, yShape.drop_front(2), false);
+  if (failed(w))
+    return failure();
+  std::string t = computeType(e.inputType(0).getElementType());
+  SmallVector<int64_t> xStrides = contiguousStrides(xShape);
+  SmallVector<int64_t> spatialStrides(xStrides.begin() + 2, xStrides.end());
+  bool countPad = e.intAttr("count_include_pad", 0) != 0;
+  int64_t p = e.intAttr("p", 2);
+
+  e.openLinearLoop(numElements(yShape));
+  e.coords("o", "i", yShape);
+  e.line("const long long xBase = (o0 * " + Twine(xShape[1]) + " + o1) * " +
+         Twine(xStrides[1]) + ";");
+  if (m == "max_pool")
+    e.line(t + " acc = " + lowest(t) + ";");
+  else
+    e.line(t + " acc = " + literal(0, t) + ";");
+  e.line("long long count = 0;");
+  e.open("for (long long kw = 0; kw < " + Twine(numElements(w->kernel)) +
+         "LL; ++kw) {");
+  emitWindowPositions(e, *w, in);
+  if (m == "average_pool" && countPad) {
+    // Count window positions inside the padded input, not beyond it.
+    std::string padded;
+    for (size_t k = 0; k < in.size(); ++k)
+      padded += (k ? " && " : "") +
+                ("p" + Twine(k) + " >= -" + Twine(w->padBegin[k]) + " && p" +
+                 Twine(k) + " < " + Twine(in[k] + w->padEnd[k]))
+                    .str();
+    e.line("count += (" + padded + ") ? 1 : 0;");
+  } else {
+    e.line("count += valid ? 1 : 0;");
+  }
+  e.line("if (!valid) continue;");
+  e.line("const " + t + " x = " +
+         e.load(0, "xBase + " + offsetExpr("p", spatialStrides)) + ";");
+  if (m == "max_pool")
+    e.line("acc = gc_max(acc, x);");
+  else if (m == "average_pool")
+    e.line("acc += x;");
+  else
+    e.line(p == 1 ? "acc += gc_fabs(x);"
+                  : "acc += gc_pow(gc_fabs(x), " + literal(p, t) + ");");
+  e.close();
+  if (m == "average_pool")
+    e.line("acc = count > 0 ? acc / static_cast<" + t + ">(count) : acc;");
+  else if (m == "lp_pool" && p != 1)
+    e.line("acc = gc_pow(acc, " + literal(1.0 / p, t) + ");");
+  e.line(e.store(0, "i", "acc"));
+  e.close();
+  return success();
+}
+
+LogicalResult emitGlobalPool(KernelEmitter &e) {
+  StringRef m = e.getMnemonic();
+  ArrayRef<int64_t> xShape = e.inputShape(0);
+  if (xShape.size() < 2)
+    return e.fail("input must have rank at least 2");
+  std::string t = reduceType(e.inputType(0).getElementType());
+  ReductionView view;
+  view.rows = xShape[0] * xShape[1];
+  view.length = numElements(xShape.drop_front(2));
+  int64_t p = e.intAttr("p", 2);
+  e.openRowLoop(view.rows, view.length);
+  e.line("const long long base = row * " + Twine(view.length) + "LL;");
+  e.line(t + " acc = " + (m == "global_max_pool" ? lowest(t) : literal(0, t)) +
+         ";");
+  e.open("for (long long r = threadIdx.x; r < " + Twine(view.length) +
+         "LL; r += blockDim.x) {");
+  e.line("const " + t + " x = " + e.load(0, "base + r") + ";");
+  if (m == "global_max_pool")
+    e.line("acc = gc_max(acc, x);");
+  else if (m == "global_average_pool")
+    e.line("acc += x;");
+  else
+    e.line("acc += gc_pow(gc_fabs(x), " + literal(p, t) + ");");
+  e.close();
+  e.line(std::string("acc = gc_block_reduce(acc, ") +
+         (m == "global_max_pool" ? "gc_op_max());" : "gc_op_add());"));
+  std::string result = "acc";
+  if (m == "global_average_pool")
+    result = "acc / " + literal(std::max<int64_t>(view.length, 1), t);
+  else if (m == "global_lp_pool")
+    result = "gc_pow(acc, " + literal(1.0 / p, t) + ")";
+  e.line("if (threadIdx.x == 0) " + e.store(0, "row", result));
+  e.close();
+  return success();
+}
+
+} // namespace
+
+bool isConvPool(StringRef m) {
+  return llvm::is_contained({"conv", "conv_transpose", "max_pool",
+                             "average_pool", "lp_pool", "global_average_pool",
+                             "global_max_pool", "global_lp_pool"},
+                            m);
+}
+
+LogicalResult emitConvPool(KernelEmitter &e) {
+  StringRef m = e.getMnemonic();
+  if (m == "conv")
+    return emitConv(e);
+  if (m == "conv_transpose")
+    return emitConvTranspose(e);
+  if (m.starts_with("global_"))
+    return emitGlobalPool(e);
+  return emitPool(e);
+}
+
+} // namespace graphc::codegen::cuda

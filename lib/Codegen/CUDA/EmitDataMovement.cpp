@@ -1,0 +1,667 @@
+//===- EmitDataMovement.cpp - index-map kernels ---------------------------===//
+//
+// Data movement ops as index maps: one thread per output element computes
+// the source coordinates from its own with baked shapes and strides. Values
+// known at compile time (slice bounds, pads, shapes) are baked; index tensors
+// and scalar operands are read at run time.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lib/Codegen/CUDA/EmitSupport.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <cmath>
+
+using namespace mlir;
+using llvm::SmallVector;
+using llvm::StringRef;
+using llvm::Twine;
+
+namespace graphc::codegen::cuda {
+namespace {
+
+/// Coordinate names `<prefix><k>` for k in [begin, end).
+SmallVector<std::string> coordNames(StringRef prefix, int64_t begin,
+                                    int64_t end) {
+  SmallVector<std::string> names;
+  for (int64_t k = begin; k < end; ++k)
+    names.push_back((prefix + Twine(k)).str());
+  return names;
+}
+
+/// Opens the loop over result `index` and declares its coordinates `o<k>`.
+void openOutputLoop(KernelEmitter &e, unsigned index = 0) {
+  e.openLinearLoop(numElements(e.resultShape(index)));
+  e.coords("o", "i", e.resultShape(index));
+}
+
+LogicalResult emitCopy(KernelEmitter &e) {
+  e.openLinearLoop(numElements(e.resultShape()));
+  e.line("out0[i] = in0[i];");
+  e.close();
+  return success();
+}
+
+LogicalResult emitTranspose(KernelEmitter &e) {
+  ArrayRef<int64_t> inShape = e.inputShape(0);
+  int64_t rank = inShape.size();
+  SmallVector<int64_t> perm;
+  if (auto attr = e.intsAttr("perm"))
+    perm = *attr;
+  else
+    for (int64_t k = rank - 1; k >= 0; --k)
+      perm.push_back(k);
+  if (static_cast<int64_t>(perm.size()) != rank)
+    return e.fail("perm has " + Twine(perm.size()) + " entries for rank " +
+                  Twine(rank));
+  SmallVector<int64_t> inStrides = contiguousStrides(inShape);
+  SmallVector<int64_t> strides;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= rank)
+      return e.fail("perm entry " + Twine(p) + " is out of range");
+    strides.push_back(inStrides[p]);
+  }
+  openOutputLoop(e);
+  e.line("out0[i] = in0[" + offsetExpr("o", strides) + "];");
+  e.close();
+  return success();
+}
+
+LogicalResult emitSlice(KernelEmitter &e) {
+  ArrayRef<int64_t> inShape = e.inputShape(0);
+  int64_t rank = inShape.size();
+  auto starts = e.constantInts(1);
+  if (!starts)
+    return e.fail("starts (input 1) must be a constant");
+  SmallVector<int64_t> axes;
+  if (e.hasInput(3)) {
+    auto constAxes = e.constantInts(3);
+    if (!constAxes)
+      return e.fail("axes (input 3) must be a constant");
+    axes = *constAxes;
+  } else {
+    for (int64_t k = 0; k < static_cast<int64_t>(starts->size()); ++k)
+      axes.push_back(k);
+  }
+  SmallVector<int64_t> steps(starts->size(), 1);
+  if (e.hasInput(4)) {
+    auto constSteps = e.constantInts(4);
+    if (!constSteps)
+      return e.fail("steps (input 4) must be a constant");
+    steps = *constSteps;
+  }
+  if (axes.size() != starts->size() || steps.size() != starts->size())
+    return e.fail("starts, axes and steps differ in length");
+  SmallVector<int64_t> begin(rank, 0), step(rank, 1);
+  for (auto [start, axis, s] : llvm::zip(*starts, axes, steps)) {
+    std::optional<int64_t> a = normalizeAxis(axis, rank);
+    if (!a || s == 0)
+      return e.fail("invalid slice axis or zero step");
+    int64_t dim = inShape[*a];
+    int64_t b = start < 0 ? start + dim : start;
+    b = s > 0 ? std::clamp<int64_t>(b, 0, dim)
+              : std::clamp<int64_t>(b, 0, std::max<int64_t>(dim - 1, 0));
+    begin[*a] = b;
+    step[*a] = s;
+  }
+  SmallVector<int64_t> inStrides = contiguousStrides(inShape);
+  SmallVector<std::string> src;
+  for (int64_t k = 0; k < rank; ++k) {
+    std::string c = "o" + std::to_string(k);
+    if (step[k] != 1)
+      c = "(" + c + " * " + std::to_string(step[k]) + ")";
+    if (begin[k] != 0)
+      c = "(" + std::to_string(begin[k]) + " + " + c + ")";
+    src.push_back(c);
+  }
+  openOutputLoop(e);
+  e.line("out0[i] = in0[" + offsetExpr(src, inStrides) + "];");
+  e.close();
+  return success();
+}
+
+LogicalResult emitExpand(KernelEmitter &e) {
+  openOutputLoop(e);
+  e.line("out0[i] = in0[" +
+         offsetExpr("o", broadcastStrides(e.inputShape(0), e.resultShape())) +
+         "];");
+  e.close();
+  return success();
+}
+
+LogicalResult emitTile(KernelEmitter &e) {
+  ArrayRef<int64_t> inShape = e.inputShape(0);
+  SmallVector<std::string> src;
+  for (auto [k, dim] : llvm::enumerate(inShape))
+    src.push_back(e.resultShape()[k] == dim
+                      ? "o" + std::to_string(k)
+                      : "(o" + std::to_string(k) + " % " +
+                            std::to_string(dim) + ")");
+  openOutputLoop(e);
+  e.line("out0[i] = in0[" + offsetExpr(src, contiguousStrides(inShape)) + "];");
+  e.close();
+  return success();
+}
+
+LogicalResult emitConcat(KernelEmitter &e) {
+  ArrayRef<int64_t> outShape = e.resultShape();
+  std::optional<int64_t> axis =
+      normalizeAxis(e.intAttr("axis", 0), outShape.size());
+  if (!axis)
+    return e.fail("axis is out of range");
+  openOutputLoop(e);
+  int64_t begin = 0;
+  std::string oa = "o" + std::to_string(*axis);
+  for (unsigned s = 0; s < e.numInputSlots(); ++s) {
+    ArrayRef<int64_t> shape = e.inputShape(s);
+    int64_t end = begin + shape[*axis];
+    SmallVector<std::string> src = coordNames("o", 0, outShape.size());
+    src[*axis] = "(" + oa + " - " + std::to_string(begin) + ")";
+    std::string copy = "out0[i] = " + e.in(s) + "[" +
+                       offsetExpr(src, contiguousStrides(shape)) + "];";
+    if (s + 1 == e.numInputSlots()) {
+      e.line(copy);
+    } else if (shape[*axis] != 0) {
+      e.open("if (" + oa + " < " + std::to_string(end) + ") {");
+      e.line(copy);
+      e.line("continue;");
+      e.close();
+    }
+    begin = end;
+  }
+  e.close();
+  return success();
+}
+
+/// Split: one thread per input element writes it into the result it falls in.
+LogicalResult emitSplit(KernelEmitter &e) {
+  ArrayRef<int64_t> inShape = e.inputShape(0);
+  std::optional<int64_t> axis =
+      normalizeAxis(e.intAttr("axis", 0), inShape.size());
+  if (!axis)
+    return e.fail("axis is out of range");
+  e.openLinearLoop(numElements(inShape));
+  e.coords("o", "i", inShape);
+  std::string oa = "o" + std::to_string(*axis);
+  int64_t begin = 0;
+  unsigned numResults = e.getOp()->getNumResults();
+  for (unsigned r = 0; r < numResults; ++r) {
+    ArrayRef<int64_t> shape = e.resultShape(r);
+    int64_t end = begin + shape[*axis];
+    SmallVector<std::string> dst = coordNames("o", 0, inShape.size());
+    dst[*axis] = "(" + oa + " - " + std::to_string(begin) + ")";
+    std::string copy = e.out(r) + "[" +
+                       offsetExpr(dst, contiguousStrides(shape)) + "] = in0[i];";
+    if (r + 1 == numResults) {
+      e.line(copy);
+    } else if (shape[*axis] != 0) {
+      e.open("if (" + oa + " < " + std::to_string(end) + ") {");
+      e.line(copy);
+      e.line("continue;");
+      e.close();
+    }
+    begin = end;
+  }
+  e.close();
+  return success();
+}
+
+LogicalResult emitPad(KernelEmitter &e) {
+  ArrayRef<int64_t> inShape = e.inputShape(0);
+  int64_t rank = inShape.size();
+  auto pads = e.constantInts(1);
+  if (!pads)
+    return e.fail("pads (input 1) must be a constant");
+  SmallVector<int64_t> axes;
+  if (e.hasInput(3)) {
+    auto constAxes = e.constantInts(3);
+    if (!constAxes)
+      return e.fail("axes (input 3) must be a constant");
+    axes = *constAxes;
+  } else {
+    for (int64_t k = 0; k < rank; ++k)
+      axes.push_back(k);
+  }
+  if (pads->size() != 2 * axes.size())
+    return e.fail("pads must have two entries per padded axis");
+  SmallVector<int64_t> before(rank, 0);
+  for (auto [k, axis] : llvm::enumerate(axes)) {
+    std::optional<int64_t> a = normalizeAxis(axis, rank);
+    if (!a)
+      return e.fail("pad axis " + Twine(axis) + " is out of range");
+    before[*a] = (*pads)[k];
+  }
+  std::string mode = e.strAttr("mode", "constant");
+  if (!llvm::is_contained({"constant", "reflect", "edge", "wrap"}, mode))
+    return e.fail("unknown mode \"" + mode + "\"");
+
+  openOutputLoop(e);
+  for (int64_t k = 0; k < rank; ++k) {
+    std::string s = "s" + std::to_string(k), n = std::to_string(inShape[k]);
+    e.line("long long " + s + " = o" + Twine(k) + " - " + Twine(before[k]) +
+           ";");
+    if (e.resultShape()[k] == inShape[k] && before[k] == 0)
+      continue;
+    if (mode == "reflect") {
+      // Pads are smaller than the dim, so one reflection per side suffices.
+      e.line(s + " = " + s + " < 0 ? -" + s + " : " + s + ";");
+      e.line(s + " = " + s + " >= " + n + " ? 2 * (" + n + " - 1) - " + s +
+             " : " + s + ";");
+    } else if (mode == "edge") {
+      e.line(s + " = " + s + " < 0 ? 0 : (" + s + " >= " + n + " ? " + n +
+             " - 1 : " + s + ");");
+    } else if (mode == "wrap") {
+      e.line(s + " = ((" + s + " % " + n + ") + " + n + ") % " + n + ";");
+    }
+  }
+  std::string src =
+      offsetExpr(coordNames("s", 0, rank), contiguousStrides(inShape));
+  if (mode == "constant") {
+    std::string inside;
+    for (int64_t k = 0; k < rank; ++k) {
+      if (e.resultShape()[k] == inShape[k] && before[k] == 0)
+        continue;
+      inside += (inside.empty() ? "" : " && ") + ("s" + Twine(k) + " >= 0 && s" +
+                Twine(k) + " < " + Twine(inShape[k])).str();
+    }
+    std::string value =
+        e.hasInput(2) ? e.in(2) + "[0]"
+                      : "gc_cvt<" +
+                            cudaType(e.resultType().getElementType()) + ">(0)";
+    if (inside.empty())
+      e.line("out0[i] = in0[" + src + "];");
+    else
+      e.line("out0[i] = (" + inside + ") ? in0[" + src + "] : " + value + ";");
+  } else {
+    e.line("out0[i] = in0[" + src + "];");
+  }
+  e.close();
+  return success();
+}
+
+LogicalResult emitGather(KernelEmitter &e) {
+  ArrayRef<int64_t> dataShape = e.inputShape(0);
+  ArrayRef<int64_t> indShape = e.inputShape(1);
+  int64_t rank = dataShape.size(), q = indShape.size();
+  std::optional<int64_t> axis = normalizeAxis(e.intAttr("axis", 0), rank);
+  if (!axis)
+    return e.fail("axis is out of range");
+  openOutputLoop(e);
+  e.line("const long long idx = gc_wrap(static_cast<long long>(in1[" +
+         offsetExpr(coordNames("o", *axis, *axis + q),
+                    contiguousStrides(indShape)) +
+         "]), " + Twine(dataShape[*axis]) + ");");
+  SmallVector<std::string> src = coordNames("o", 0, *axis);
+  src.push_back("idx");
+  src.append(coordNames("o", *axis + q, q + rank - 1));
+  e.line("out0[i] = in0[" + offsetExpr(src, contiguousStrides(dataShape)) +
+         "];");
+  e.close();
+  return success();
+}
+
+LogicalResult emitGatherElements(KernelEmitter &e) {
+  ArrayRef<int64_t> dataShape = e.inputShape(0);
+  int64_t rank = dataShape.size();
+  std::optional<int64_t> axis = normalizeAxis(e.intAttr("axis", 0), rank);
+  if (!axis)
+    return e.fail("axis is out of range");
+  openOutputLoop(e);
+  e.line("const long long idx = gc_wrap(static_cast<long long>(in1[i]), " +
+         Twine(dataShape[*axis]) + ");");
+  SmallVector<std::string> src = coordNames("o", 0, rank);
+  src[*axis] = "idx";
+  e.line("out0[i] = in0[" + offsetExpr(src, contiguousStrides(dataShape)) +
+         "];");
+  e.close();
+  return success();
+}
+
+LogicalResult emitGatherND(KernelEmitter &e) {
+  ArrayRef<int64_t> dataShape = e.inputShape(0);
+  ArrayRef<int64_t> indShape = e.inputShape(1);
+  int64_t batch = e.intAttr("batch_dims", 0);
+  int64_t q = indShape.size();
+  if (q < 1 || batch < 0 || batch >= q)
+    return e.fail("indices must have rank above batch_dims");
+  int64_t m = indShape.back();
+  if (batch + m > static_cast<int64_t>(dataShape.size()))
+    return e.fail("index tuples are longer than the data rank allows");
+  openOutputLoop(e);
+  // Output coords: indices.shape[:-1] then data.shape[batch + m:].
+  SmallVector<int64_t> tupleStrides =
+      contiguousStrides(indShape.drop_back());
+  e.line("const long long tuple = (" +
+         offsetExpr(coordNames("o", 0, q - 1), tupleStrides) + ") * " +
+         Twine(m) + ";");
+  SmallVector<std::string> src = coordNames("o", 0, batch);
+  for (int64_t j = 0; j < m; ++j) {
+    std::string name = "d" + std::to_string(j);
+    e.line("const long long " + name +
+           " = gc_wrap(static_cast<long long>(in1[tuple + " + Twine(j) +
+           "]), " + Twine(dataShape[batch + j]) + ");");
+    src.push_back(name);
+  }
+  src.append(coordNames("o", q - 1, e.resultShape().size()));
+  e.line("out0[i] = in0[" + offsetExpr(src, contiguousStrides(dataShape)) +
+         "];");
+  e.close();
+  return success();
+}
+
+/// The statement folding update `u` into `acc` for a scatter reduction.
+std::optional<std::string> scatterUpdate(StringRef reduction) {
+  if (reduction == "none")
+    return "acc = u;";
+  if (reduction == "add")
+    return "acc = acc + u;";
+  if (reduction == "mul")
+    return "acc = acc * u;";
+  if (reduction == "max")
+    return "acc = gc_max(acc, u);";
+  if (reduction == "min")
+    return "acc = gc_min(acc, u);";
+  return std::nullopt;
+}
+
+/// ScatterElements without atomics: every output element starts from the
+/// data and folds, in update order, the updates whose index hits it. Only
+/// the updates along the scatter axis at the same other coordinates can.
+LogicalResult emitScatterElements(KernelEmitter &e) {
+  ArrayRef<int64_t> dataShape = e.inputShape(0);
+  ArrayRef<int64_t> indShape = e.inputShape(1);
+  int64_t rank = dataShape.size();
+  std::optional<int64_t> axis = normalizeAxis(e.intAttr("axis", 0), rank);
+  if (!axis || static_cast<int64_t>(indShape.size()) != rank)
+    return e.fail("axis is out of range or indices rank differs from data");
+  std::optional<std::string> update =
+      scatterUpdate(e.strAttr("reduction", "none"));
+  if (!update)
+    return e.fail("unknown reduction \"" + e.strAttr("reduction", "none") +
+                  "\"");
+  std::string t = computeType(e.inputType(0).getElementType());
+  openOutputLoop(e);
+  e.line(t + " acc = " + e.load(0, "i") + ";");
+  std::string inRange;
+  for (int64_t k = 0; k < rank; ++k)
+    if (k != *axis && indShape[k] != dataShape[k])
+      inRange += (inRange.empty() ? "" : " && ") +
+                 ("o" + Twine(k) + " < " + Twine(indShape[k])).str();
+  e.open("if (" + (inRange.empty() ? std::string("true") : inRange) + ") {");
+  SmallVector<std::string> at = coordNames("o", 0, rank);
+  at[*axis] = "t";
+  e.open("for (long long t = 0; t < " + Twine(indShape[*axis]) + "; ++t) {");
+  e.line("const long long u_at = " +
+         offsetExpr(at, contiguousStrides(indShape)) + ";");
+  e.open("if (gc_wrap(static_cast<long long>(in1[u_at]), " +
+         Twine(dataShape[*axis]) + ") == o" + Twine(*axis) + ") {");
+  e.line("const " + t + " u = " + e.load(2, "u_at") + ";");
+  e.line(*update);
+  e.close();
+  e.close();
+  e.close();
+  e.line(e.store(0, "i", "acc"));
+  e.close();
+  return success();
+}
+
+/// ScatterND without atomics: every output element folds, in update order,
+/// the update slices whose index tuple addresses its slice.
+LogicalResult emitScatterND(KernelEmitter &e) {
+  ArrayRef<int64_t> dataShape = e.inputShape(0);
+  ArrayRef<int64_t> indShape = e.inputShape(1);
+  if (indShape.empty())
+    return e.fail("indices must have rank at least 1");
+  int64_t k = indShape.back();
+  if (k > static_cast<int64_t>(dataShape.size()))
+    return e.fail("index tuples are longer than the data rank");
+  std::optional<std::string> update =
+      scatterUpdate(e.strAttr("reduction", "none"));
+  if (!update)
+    return e.fail("unknown reduction \"" + e.strAttr("reduction", "none") +
+                  "\"");
+  int64_t tuples = numElements(indShape.drop_back());
+  int64_t sliceSize = numElements(dataShape.drop_front(k));
+  std::string t = computeType(e.inputType(0).getElementType());
+  e.openLinearLoop(numElements(dataShape));
+  e.line("const long long slice = i / " + Twine(sliceSize) + ", inner = i % " +
+         Twine(sliceSize) + ";");
+  e.coords("p", "slice", dataShape.take_front(k));
+  e.line(t + " acc = " + e.load(0, "i") + ";");
+  e.open("for (long long t = 0; t < " + Twine(tuples) + "; ++t) {");
+  std::string match;
+  for (int64_t j = 0; j < k; ++j)
+    match += (j ? " && " : "") +
+             ("gc_wrap(static_cast<long long>(in1[t * " + Twine(k) + " + " +
+              Twine(j) + "]), " + Twine(dataShape[j]) + ") == p" + Twine(j))
+                 .str();
+  e.open("if (" + (match.empty() ? std::string("true") : match) + ") {");
+  e.line("const " + t + " u = " +
+         e.load(2, ("t * " + Twine(sliceSize) + " + inner").str()) + ";");
+  e.line(*update);
+  e.close();
+  e.close();
+  e.line(e.store(0, "i", "acc"));
+  e.close();
+  return success();
+}
+
+LogicalResult emitDepthToSpace(KernelEmitter &e, bool toSpace) {
+  int64_t b = e.intAttr("blocksize", 0);
+  ArrayRef<int64_t> inShape = e.inputShape(0);
+  if (b <= 0 || inShape.size() != 4)
+    return e.fail("needs a positive blocksize and a 4-d input");
+  SmallVector<int64_t> inStrides = contiguousStrides(inShape);
+  openOutputLoop(e);
+  std::string bs = std::to_string(b);
+  SmallVector<std::string> src;
+  if (toSpace) {
+    // depth_to_space: out (n, c, h * b + bh, w * b + bw).
+    int64_t c = e.resultShape()[1];
+    bool crd = e.strAttr("mode", "DCR") == "CRD";
+    e.line("const long long bh = o2 % " + bs + ", bw = o3 % " + bs + ";");
+    std::string channel =
+        crd ? "o1 * " + std::to_string(b * b) + " + bh * " + bs + " + bw"
+            : "(bh * " + bs + " + bw) * " + std::to_string(c) + " + o1";
+    src = {"o0", "(" + channel + ")", "(o2 / " + bs + ")", "(o3 / " + bs + ")"};
+  } else {
+    // space_to_depth: out channel (bh * b + bw) * C + c.
+    int64_t c = inShape[1];
+    e.line("const long long c = o1 % " + Twine(c) + ", bhw = o1 / " + Twine(c) +
+           ";");
+    src = {"o0", "c", "(o2 * " + bs + " + bhw / " + bs + ")",
+           "(o3 * " + bs + " + bhw % " + bs + ")"};
+  }
+  e.line("out0[i] = in0[" + offsetExpr(src, inStrides) + "];");
+  e.close();
+  return success();
+}
+
+LogicalResult emitTrilu(KernelEmitter &e) {
+  ArrayRef<int64_t> shape = e.resultShape();
+  if (shape.size() < 2)
+    return e.fail("input must have rank at least 2");
+  bool upper = e.intAttr("upper", 1) != 0;
+  int64_t rank = shape.size();
+  openOutputLoop(e);
+  e.line("const long long k = " +
+         (e.hasInput(1) ? "static_cast<long long>(in1[0])" : std::string("0")) +
+         ";");
+  e.line("const long long diagonal = o" + Twine(rank - 1) + " - o" +
+         Twine(rank - 2) + ";");
+  e.line(std::string("out0[i] = diagonal ") + (upper ? ">=" : "<=") +
+         " k ? in0[i] : gc_cvt<" + cudaType(e.resultType().getElementType()) +
+         ">(0);");
+  e.close();
+  return success();
+}
+
+LogicalResult emitOneHot(KernelEmitter &e) {
+  ArrayRef<int64_t> outShape = e.resultShape();
+  int64_t rank = outShape.size();
+  std::optional<int64_t> axis = normalizeAxis(e.intAttr("axis", -1), rank);
+  if (!axis)
+    return e.fail("axis is out of range");
+  int64_t depth = outShape[*axis];
+  openOutputLoop(e);
+  SmallVector<std::string> at = coordNames("o", 0, *axis);
+  at.append(coordNames("o", *axis + 1, rank));
+  e.line("const long long idx = static_cast<long long>(" +
+         e.load(0, offsetExpr(at, contiguousStrides(e.inputShape(0)))) + ");");
+  e.line("out0[i] = gc_wrap(idx, " + Twine(depth) + ") == o" + Twine(*axis) +
+         " ? in2[1] : in2[0];");
+  e.close();
+  return success();
+}
+
+LogicalResult emitEyeLike(KernelEmitter &e) {
+  if (e.resultShape().size() != 2)
+    return e.fail("input must be 2-d");
+  openOutputLoop(e);
+  e.line(e.store(0, "i",
+                 ("o1 - o0 == " + Twine(e.intAttr("k", 0)) + " ? 1 : 0").str()));
+  e.close();
+  return success();
+}
+
+LogicalResult emitRange(KernelEmitter &e) {
+  std::string t = computeType(e.resultType().getElementType());
+  e.openLinearLoop(numElements(e.resultShape()));
+  e.line(e.store(0, "i", (e.load(0, "0") + " + static_cast<" + t +
+                          ">(i) * " + e.load(2, "0"))));
+  e.close();
+  return success();
+}
+
+LogicalResult emitReverseSequence(KernelEmitter &e) {
+  int64_t rank = e.resultShape().size();
+  std::optional<int64_t> batchAxis =
+      normalizeAxis(e.intAttr("batch_axis", 1), rank);
+  std::optional<int64_t> timeAxis =
+      normalizeAxis(e.intAttr("time_axis", 0), rank);
+  if (!batchAxis || !timeAxis || *batchAxis == *timeAxis)
+    return e.fail("batch_axis and time_axis must be distinct valid axes");
+  openOutputLoop(e);
+  std::string tc = "o" + std::to_string(*timeAxis);
+  e.line("const long long length = static_cast<long long>(in1[o" +
+         Twine(*batchAxis) + "]);");
+  SmallVector<std::string> src = coordNames("o", 0, rank);
+  src[*timeAxis] = "(" + tc + " < length ? length - 1 - " + tc + " : " + tc + ")";
+  e.line("out0[i] = in0[" + offsetExpr(src, contiguousStrides(e.resultShape())) +
+         "];");
+  e.close();
+  return success();
+}
+
+/// Writes compile-time values with a single thread.
+LogicalResult emitConstantValues(KernelEmitter &e, ArrayRef<int64_t> values) {
+  e.setLaunch({1}, {1});
+  e.line("const long long values[" + Twine(std::max<size_t>(values.size(), 1)) +
+         "] = {" + llvm::join(llvm::map_range(values, [](int64_t v) {
+           return std::to_string(v) + "LL";
+         }), ", ") + "};");
+  e.open("for (int i = 0; i < " + Twine(values.size()) + "; ++i) {");
+  e.line("out0[i] = values[i];");
+  e.close();
+  return success();
+}
+
+LogicalResult emitShape(KernelEmitter &e) {
+  ArrayRef<int64_t> shape = e.inputShape(0);
+  int64_t rank = shape.size();
+  auto clampIndex = [&](int64_t v) {
+    return std::clamp<int64_t>(v < 0 ? v + rank : v, 0, rank);
+  };
+  int64_t start = clampIndex(e.intAttr("start", 0));
+  int64_t end = clampIndex(e.intAttr("end", rank));
+  SmallVector<int64_t> dims;
+  for (int64_t k = start; k < end; ++k)
+    dims.push_back(shape[k]);
+  return emitConstantValues(e, dims);
+}
+
+LogicalResult emitConstantOfShape(KernelEmitter &e) {
+  std::string t = computeType(e.resultType().getElementType());
+  double value = 0;
+  if (auto attr = e.getOp()->getAttrOfType<ElementsAttr>("value")) {
+    if (attr.getNumElements() != 1)
+      return e.fail("value must hold exactly one element");
+    if (isa<FloatType>(attr.getElementType()))
+      value = (*attr.value_begin<APFloat>()).convertToDouble();
+    else if (attr.getElementType().isUnsignedInteger())
+      value = static_cast<double>((*attr.value_begin<APInt>()).getZExtValue());
+    else
+      value = static_cast<double>((*attr.value_begin<APInt>()).getSExtValue());
+  }
+  e.openLinearLoop(numElements(e.resultShape()));
+  e.line(e.store(0, "i", literal(value, t)));
+  e.close();
+  return success();
+}
+
+} // namespace
+
+bool isDataMovement(StringRef m) {
+  return llvm::is_contained(
+      {"reshape", "flatten", "squeeze", "unsqueeze", "transpose", "slice",
+       "expand", "tile", "concat", "split", "pad", "gather", "gather_elements",
+       "gather_nd", "scatter_elements", "scatter_nd", "depth_to_space",
+       "space_to_depth", "trilu", "one_hot", "eye_like", "range",
+       "reverse_sequence", "shape", "size", "constant_of_shape", "resize"},
+      m);
+}
+
+LogicalResult emitDataMovement(KernelEmitter &e) {
+  StringRef m = e.getMnemonic();
+  if (llvm::is_contained({"reshape", "flatten", "squeeze", "unsqueeze"}, m))
+    return emitCopy(e);
+  if (m == "transpose")
+    return emitTranspose(e);
+  if (m == "slice")
+    return emitSlice(e);
+  if (m == "expand")
+    return emitExpand(e);
+  if (m == "tile")
+    return emitTile(e);
+  if (m == "concat")
+    return emitConcat(e);
+  if (m == "split")
+    return emitSplit(e);
+  if (m == "pad")
+    return emitPad(e);
+  if (m == "gather")
+    return emitGather(e);
+  if (m == "gather_elements")
+    return emitGatherElements(e);
+  if (m == "gather_nd")
+    return emitGatherND(e);
+  if (m == "scatter_elements")
+    return emitScatterElements(e);
+  if (m == "scatter_nd")
+    return emitScatterND(e);
+  if (m == "depth_to_space")
+    return emitDepthToSpace(e, /*toSpace=*/true);
+  if (m == "space_to_depth")
+    return emitDepthToSpace(e, /*toSpace=*/false);
+  if (m == "trilu")
+    return emitTrilu(e);
+  if (m == "one_hot")
+    return emitOneHot(e);
+  if (m == "eye_like")
+    return emitEyeLike(e);
+  if (m == "range")
+    return emitRange(e);
+  if (m == "reverse_sequence")
+    return emitReverseSequence(e);
+  if (m == "shape")
+    return emitShape(e);
+  if (m == "size")
+    return emitConstantValues(e, {numElements(e.inputShape(0))});
+  if (m == "constant_of_shape")
+    return emitConstantOfShape(e);
+  return emitResize(e);
+}
+
+} // namespace graphc::codegen::cuda

@@ -1,0 +1,319 @@
+//===- EmitLinearAlgebra.cpp - mat_mul, gemm, einsum ----------------------===//
+//
+// MatMul and Gemm share one shared-memory tiled kernel: 16x16 output tiles,
+// K walked in 16-wide slabs staged through shared memory, accumulation in
+// the compute type (float for f16/bf16), batches on grid.z with numpy
+// broadcasting of the batch dims. Einsum is a generic index loop.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lib/Codegen/CUDA/EmitSupport.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using llvm::SmallVector;
+using llvm::StringRef;
+using llvm::Twine;
+
+namespace graphc::codegen::cuda {
+namespace {
+
+constexpr int64_t kTile = 16;
+
+/// A batched product out[b, m, n] = sum_k A[b, m, k] * B[b, k, n] with
+/// arbitrary element strides, plus an optional Gemm epilogue.
+struct MatmulPlan {
+  SmallVector<int64_t> batchDims, aBatchStrides, bBatchStrides;
+  int64_t m = 1, n = 1, k = 1;
+  int64_t aRowStride = 0, aKStride = 1, bKStride = 0, bColStride = 1;
+  /// Gemm: alpha * AB + beta * C[cRowStride * m + cColStride * n].
+  bool gemm = false;
+  double alpha = 1, beta = 1;
+  int64_t cRowStride = 0, cColStride = 0;
+};
+
+void emitTiledMatmul(KernelEmitter &e, const MatmulPlan &plan) {
+  std::string t = computeType(e.inputType(0).getElementType());
+  int64_t batch = numElements(plan.batchDims);
+  e.setLaunch({(plan.n + kTile - 1) / kTile, (plan.m + kTile - 1) / kTile,
+               std::clamp<int64_t>(batch, 1, kMaxGrid)},
+              {kTile, kTile});
+  std::string tile = std::to_string(kTile);
+  e.line("__shared__ " + t + " aTile[" + tile + "][" + tile + " + 1];");
+  e.line("__shared__ " + t + " bTile[" + tile + "][" + tile + " + 1];");
+  e.line("const long long row = (long long)blockIdx.y * " + tile +
+         " + threadIdx.y;");
+  e.line("const long long col = (long long)blockIdx.x * " + tile +
+         " + threadIdx.x;");
+  e.open("for (long long batch = blockIdx.z; batch < " + Twine(batch) +
+         "LL; batch += gridDim.z) {");
+  e.coords("b", "batch", plan.batchDims);
+  e.line("const long long aBase = " + offsetExpr("b", plan.aBatchStrides) +
+         ";");
+  e.line("const long long bBase = " + offsetExpr("b", plan.bBatchStrides) +
+         ";");
+  e.line(t + " acc = " + literal(0, t) + ";");
+  e.open("for (long long k0 = 0; k0 < " + Twine(plan.k) + "LL; k0 += " + tile +
+         ") {");
+  e.line("const long long ka = k0 + threadIdx.x, kb = k0 + threadIdx.y;");
+  e.line("aTile[threadIdx.y][threadIdx.x] = (row < " + Twine(plan.m) +
+         " && ka < " + Twine(plan.k) + ") ? static_cast<" + t + ">(" +
+         e.load(0, ("aBase + row * " + Twine(plan.aRowStride) + " + ka * " +
+                    Twine(plan.aKStride))
+                       .str()) +
+         ") : " + literal(0, t) + ";");
+  e.line("bTile[threadIdx.y][threadIdx.x] = (kb < " + Twine(plan.k) +
+         " && col < " + Twine(plan.n) + ") ? static_cast<" + t + ">(" +
+         e.load(1, ("bBase + kb * " + Twine(plan.bKStride) + " + col * " +
+                    Twine(plan.bColStride))
+                       .str()) +
+         ") : " + literal(0, t) + ";");
+  e.line("__syncthreads();");
+  e.open("for (int kk = 0; kk < " + tile + "; ++kk) {");
+  e.line("acc += aTile[threadIdx.y][kk] * bTile[kk][threadIdx.x];");
+  e.close();
+  e.line("__syncthreads();");
+  e.close();
+  e.open("if (row < " + Twine(plan.m) + " && col < " + Twine(plan.n) + ") {");
+  std::string value = "acc";
+  if (plan.gemm) {
+    value = literal(plan.alpha, t) + " * acc";
+    if (e.hasInput(2) && plan.beta != 0)
+      value += " + " + literal(plan.beta, t) + " * static_cast<" + t + ">(" +
+               e.load(2, ("row * " + Twine(plan.cRowStride) + " + col * " +
+                          Twine(plan.cColStride))
+                             .str()) +
+               ")";
+  }
+  e.line(e.store(0,
+                 ("batch * " + Twine(plan.m * plan.n) + " + row * " +
+                  Twine(plan.n) + " + col")
+                     .str(),
+                 value));
+  e.close();
+  e.close();
+}
+
+LogicalResult emitMatMul(KernelEmitter &e) {
+  ArrayRef<int64_t> a = e.inputShape(0), b = e.inputShape(1);
+  ArrayRef<int64_t> out = e.resultShape();
+  if (a.empty() || b.empty())
+    return e.fail("operands must have rank at least 1");
+  MatmulPlan plan;
+  bool aVector = a.size() == 1, bVector = b.size() == 1;
+  plan.k = a.back();
+  int64_t bK = bVector ? b[0] : b[b.size() - 2];
+  if (plan.k != bK)
+    return e.fail("contraction dims differ: " + Twine(plan.k) + " vs " +
+                  Twine(bK));
+  plan.m = aVector ? 1 : a[a.size() - 2];
+  plan.n = bVector ? 1 : b.back();
+  plan.aRowStride = aVector ? 0 : plan.k;
+  plan.aKStride = 1;
+  plan.bKStride = bVector ? 1 : plan.n;
+  plan.bColStride = bVector ? 0 : 1;
+  int64_t batchRank =
+      static_cast<int64_t>(out.size()) - (aVector ? 0 : 1) - (bVector ? 0 : 1);
+  if (batchRank < 0)
+    return e.fail("result rank does not fit the operands");
+  plan.batchDims.assign(out.begin(), out.begin() + batchRank);
+  ArrayRef<int64_t> aBatch = aVector ? ArrayRef<int64_t>() : a.drop_back(2);
+  ArrayRef<int64_t> bBatch = bVector ? ArrayRef<int64_t>() : b.drop_back(2);
+  for (int64_t s : broadcastStrides(aBatch, plan.batchDims))
+    plan.aBatchStrides.push_back(s * plan.m * plan.k);
+  for (int64_t s : broadcastStrides(bBatch, plan.batchDims))
+    plan.bBatchStrides.push_back(s * plan.k * plan.n);
+  emitTiledMatmul(e, plan);
+  return success();
+}
+
+LogicalResult emitGemm(KernelEmitter &e) {
+  ArrayRef<int64_t> a = e.inputShape(0), b = e.inputShape(1);
+  if (a.size() != 2 || b.size() != 2)
+    return e.fail("A and B must be 2-d");
+  bool transA = e.intAttr("transA", 0) != 0;
+  bool transB = e.intAttr("transB", 0) != 0;
+  MatmulPlan plan;
+  plan.gemm = true;
+  plan.m = transA ? a[1] : a[0];
+  plan.k = transA ? a[0] : a[1];
+  plan.n = transB ? b[0] : b[1];
+  if ((transB ? b[1] : b[0]) != plan.k)
+    return e.fail("contraction dims of A and B differ");
+  plan.aRowStride = transA ? 1 : a[1];
+  plan.aKStride = transA ? a[1] : 1;
+  plan.bKStride = transB ? 1 : b[1];
+  plan.bColStride = transB ? b[1] : 1;
+  plan.alpha = e.floatAttr("alpha", 1.0);
+  plan.beta = e.floatAttr("beta", 1.0);
+  if (e.hasInput(2)) {
+    SmallVector<int64_t> c =
+        broadcastStrides(e.inputShape(2), {plan.m, plan.n});
+    plan.cRowStride = c[0];
+    plan.cColStride = c[1];
+  }
+  emitTiledMatmul(e, plan);
+  return success();
+}
+
+/// Einsum labels: letters keep their character, ellipsis dims are numbered
+/// from 256 upwards (right-aligned across operands).
+using Labels = SmallVector<int>;
+
+FailureOr<Labels> parseTerm(KernelEmitter &e, StringRef term, int64_t rank,
+                            int64_t ellipsisRank) {
+  Labels labels;
+  size_t dots = term.find("...");
+  StringRef before = term.substr(0, dots);
+  StringRef after = dots == StringRef::npos ? "" : term.substr(dots + 3);
+  for (char c : before) {
+    if (!llvm::isAlpha(c))
+      return e.fail("bad character '" + Twine(c) + "' in equation"), failure();
+    labels.push_back(c);
+  }
+  if (dots != StringRef::npos) {
+    int64_t own = rank < 0 ? ellipsisRank
+                           : rank - static_cast<int64_t>(before.size() +
+                                                         after.size());
+    if (own < 0 || own > ellipsisRank)
+      return e.fail("ellipsis does not fit operand rank"), failure();
+    for (int64_t j = ellipsisRank - own; j < ellipsisRank; ++j)
+      labels.push_back(256 + j);
+  }
+  for (char c : after) {
+    if (!llvm::isAlpha(c))
+      return e.fail("bad character '" + Twine(c) + "' in equation"), failure();
+    labels.push_back(c);
+  }
+  if (rank >= 0 && static_cast<int64_t>(labels.size()) != rank)
+    return e.fail("term '" + term + "' does not match operand rank " +
+                  Twine(rank)),
+           failure();
+  return labels;
+}
+
+std::string labelName(int label) {
+  return label >= 256 ? "e" + std::to_string(label - 256)
+                      : std::string("i_") + static_cast<char>(label);
+}
+
+LogicalResult emitEinsum(KernelEmitter &e) {
+  std::string equation;
+  for (char c : e.strAttr("equation", ""))
+    if (c != ' ')
+      equation += c;
+  StringRef eq = equation;
+  auto [lhs, rhs] = eq.split("->");
+  bool explicitOutput = eq.contains("->");
+  SmallVector<StringRef> terms;
+  lhs.split(terms, ',');
+  if (terms.size() != e.numInputSlots())
+    return e.fail("equation has " + Twine(terms.size()) + " terms for " +
+                  Twine(e.numInputSlots()) + " inputs");
+  int64_t ellipsisRank = 0;
+  for (auto [slot, term] : llvm::enumerate(terms))
+    if (term.contains("..."))
+      ellipsisRank = std::max<int64_t>(
+          ellipsisRank, static_cast<int64_t>(e.inputShape(slot).size()) -
+                            static_cast<int64_t>(term.size() - 3));
+  SmallVector<Labels> inputs;
+  llvm::DenseMap<int, int64_t> sizes;
+  llvm::DenseMap<int, int> counts;
+  for (auto [slot, term] : llvm::enumerate(terms)) {
+    ArrayRef<int64_t> shape = e.inputShape(slot);
+    FailureOr<Labels> labels = parseTerm(e, term, shape.size(), ellipsisRank);
+    if (failed(labels))
+      return failure();
+    for (auto [label, dim] : llvm::zip(*labels, shape)) {
+      int64_t &size = sizes[label];
+      if (size > 1 && dim > 1 && size != dim)
+        return e.fail("label '" + labelName(label) + "' has sizes " +
+                      Twine(size) + " and " + Twine(dim));
+      size = std::max(size, dim);
+      ++counts[label];
+    }
+    inputs.push_back(*labels);
+  }
+  Labels output;
+  if (explicitOutput) {
+    FailureOr<Labels> labels = parseTerm(e, rhs, -1, ellipsisRank);
+    if (failed(labels))
+      return failure();
+    output = *labels;
+  } else {
+    for (int64_t j = 0; j < ellipsisRank; ++j)
+      output.push_back(256 + j);
+    SmallVector<int> once;
+    for (auto [label, count] : counts)
+      if (label < 256 && count == 1)
+        once.push_back(label);
+    llvm::sort(once);
+    output.append(once.begin(), once.end());
+  }
+  ArrayRef<int64_t> outShape = e.resultShape();
+  if (output.size() != outShape.size())
+    return e.fail("output term does not match the result rank");
+  for (auto [label, dim] : llvm::zip(output, outShape))
+    if (!sizes.count(label) || sizes[label] != dim)
+      return e.fail("output label '" + labelName(label) +
+                    "' does not match the result shape");
+  Labels summed;
+  for (const Labels &labels : inputs)
+    for (int label : labels)
+      if (!llvm::is_contained(output, label) &&
+          !llvm::is_contained(summed, label))
+        summed.push_back(label);
+  SmallVector<int64_t> summedDims;
+  for (int label : summed)
+    summedDims.push_back(sizes[label]);
+
+  std::string t = computeType(e.inputType(0).getElementType());
+  e.openLinearLoop(numElements(outShape));
+  e.coords("o", "i", outShape);
+  for (auto [j, label] : llvm::enumerate(output))
+    e.line("const long long " + labelName(label) + " = o" + Twine(j) + ";");
+  e.line(t + " acc = " + literal(0, t) + ";");
+  e.open("for (long long s = 0; s < " + Twine(numElements(summedDims)) +
+         "LL; ++s) {");
+  e.coords("s", "s", summedDims);
+  for (auto [j, label] : llvm::enumerate(summed))
+    e.line("const long long " + labelName(label) + " = s" + Twine(j) + ";");
+  std::string product;
+  for (auto [slot, labels] : llvm::enumerate(inputs)) {
+    ArrayRef<int64_t> shape = e.inputShape(slot);
+    SmallVector<int64_t> strides = contiguousStrides(shape);
+    SmallVector<std::string> coords;
+    for (auto [k, label] : llvm::enumerate(labels)) {
+      coords.push_back(labelName(label));
+      if (shape[k] == 1)
+        strides[k] = 0;
+    }
+    product += (slot ? " * " : "") + ("static_cast<" + t + ">(" +
+                                      e.load(slot, offsetExpr(coords, strides)) +
+                                      ")");
+  }
+  e.line("acc += " + product + ";");
+  e.close();
+  e.line(e.store(0, "i", "acc"));
+  e.close();
+  return success();
+}
+
+} // namespace
+
+bool isLinearAlgebra(StringRef m) {
+  return m == "mat_mul" || m == "gemm" || m == "einsum";
+}
+
+LogicalResult emitLinearAlgebra(KernelEmitter &e) {
+  StringRef m = e.getMnemonic();
+  if (m == "mat_mul")
+    return emitMatMul(e);
+  if (m == "gemm")
+    return emitGemm(e);
+  return emitEinsum(e);
+}
+
+} // namespace graphc::codegen::cuda

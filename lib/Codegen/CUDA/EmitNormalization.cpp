@@ -1,0 +1,255 @@
+//===- EmitNormalization.cpp - batch/instance/layer/group/lp/mvn/lrn ------===//
+//
+// Statistics-based normalisations reuse the row view of the reductions: one
+// block per normalised row computes the mean and the variance in two passes
+// (numerically safer than E[x^2] - E[x]^2) and then writes the row.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lib/Codegen/CUDA/EmitSupport.h"
+
+using namespace mlir;
+using llvm::SmallVector;
+using llvm::StringRef;
+using llvm::Twine;
+
+namespace graphc::codegen::cuda {
+namespace {
+
+/// Emits, inside an open row loop with `base`, `mean` and `variance` of the
+/// row, then a loop over its elements declaring `at` and `x` where the
+/// caller writes the result.
+void emitRowMoments(KernelEmitter &e, const ReductionView &view,
+                    StringRef t) {
+  auto elements = [&] {
+    e.open("for (long long r = threadIdx.x; r < " + Twine(view.length) +
+           "LL; r += blockDim.x) {");
+    e.rowElement(view, "r", "base", "at");
+    e.line("const " + t + " x = " + e.load(0, "at") + ";");
+  };
+  std::string length = literal(std::max<int64_t>(view.length, 1), t);
+  e.line(t + " sum = " + literal(0, t) + ";");
+  elements();
+  e.line("sum += x;");
+  e.close();
+  e.line("const " + t + " mean = gc_block_reduce(sum, gc_op_add()) / " +
+         length + ";");
+  e.line(t + " squares = " + literal(0, t) + ";");
+  elements();
+  e.line("squares += (x - mean) * (x - mean);");
+  e.close();
+  e.line("const " + t + " variance = gc_block_reduce(squares, gc_op_add()) / " +
+         length + ";");
+  elements();
+}
+
+/// The compute type of a float normalisation, failing for other types.
+FailureOr<std::string> floatComputeType(KernelEmitter &e) {
+  Type elementType = e.inputType(0).getElementType();
+  if (!isFloatType(elementType))
+    return e.fail("input 0 must have a floating-point element type"),
+           failure();
+  return computeType(elementType);
+}
+
+LogicalResult emitBatchNorm(KernelEmitter &e, StringRef t) {
+  ArrayRef<int64_t> shape = e.inputShape(0);
+  if (shape.size() < 2)
+    return e.fail("input must have rank at least 2");
+  int64_t spatial = numElements(shape.drop_front(2));
+  double eps = e.floatAttr("epsilon", 1e-5);
+  e.openLinearLoop(numElements(shape));
+  e.line("const long long c = (i / " + Twine(spatial) + ") % " +
+         Twine(shape[1]) + ";");
+  e.line("const " + t + " inv = " + literal(1, t) + " / gc_sqrt(" +
+         e.load(4, "c") + " + " + literal(eps, t) + ");");
+  e.line(e.store(0, "i",
+                 "(" + e.load(0, "i") + " - " + e.load(3, "c") + ") * inv * " +
+                     e.load(1, "c") + " + " + e.load(2, "c")));
+  e.close();
+  return success();
+}
+
+/// Instance and group normalisation: rows of contiguous channels groups.
+LogicalResult emitChannelGroupNorm(KernelEmitter &e, StringRef t,
+                                   int64_t groups) {
+  ArrayRef<int64_t> shape = e.inputShape(0);
+  if (shape.size() < 2)
+    return e.fail("input must have rank at least 2");
+  int64_t channels = shape[1];
+  if (groups <= 0 || channels % groups != 0)
+    return e.fail("num_groups must divide the " + Twine(channels) +
+                  " channels");
+  int64_t spatial = numElements(shape.drop_front(2));
+  ReductionView view;
+  view.rows = shape[0] * groups;
+  view.length = channels / groups * spatial;
+  double eps = e.floatAttr("epsilon", 1e-5);
+  e.openRowLoop(view.rows, view.length);
+  e.rowBase(view, "row", "base");
+  emitRowMoments(e, view, t);
+  e.line("const long long c = (row % " + Twine(groups) + ") * " +
+         Twine(channels / groups) + " + r / " + Twine(spatial) + ";");
+  e.line(e.store(0, "at",
+                 "(x - mean) / gc_sqrt(variance + " + literal(eps, t) + ") * " +
+                     e.load(1, "c") + " + " + e.load(2, "c")));
+  e.close();
+  e.close();
+  return success();
+}
+
+LogicalResult emitLayerNorm(KernelEmitter &e, StringRef t) {
+  ArrayRef<int64_t> shape = e.inputShape(0);
+  std::optional<int64_t> axis = normalizeAxis(e.intAttr("axis", -1), shape.size());
+  if (!axis)
+    return e.fail("axis is out of range");
+  SmallVector<bool> reduced(shape.size(), false);
+  for (size_t k = *axis; k < shape.size(); ++k)
+    reduced[k] = true;
+  ReductionView view = makeReductionView(shape, reduced);
+  ArrayRef<int64_t> normShape = shape.drop_front(*axis);
+  double eps = e.floatAttr("epsilon", 1e-5);
+  // Scale and bias broadcast against the normalised dims.
+  auto paramOffset = [&](unsigned slot) -> std::string {
+    ArrayRef<int64_t> paramShape = e.inputShape(slot);
+    if (paramShape == normShape)
+      return "r";
+    return offsetExpr("n", broadcastStrides(paramShape, normShape));
+  };
+  e.openRowLoop(view.rows, view.length);
+  e.rowBase(view, "row", "base");
+  emitRowMoments(e, view, t);
+  std::string scaleOffset = paramOffset(1);
+  std::string biasOffset = e.hasInput(2) ? paramOffset(2) : "";
+  if (scaleOffset != "r" || (!biasOffset.empty() && biasOffset != "r"))
+    e.coords("n", "r", normShape);
+  std::string y = "(x - mean) / gc_sqrt(variance + " + literal(eps, t) +
+                  ") * " + e.load(1, scaleOffset);
+  if (e.hasInput(2))
+    y += " + " + e.load(2, biasOffset);
+  e.line(e.store(0, "at", y));
+  e.close();
+  e.close();
+  return success();
+}
+
+LogicalResult emitMeanVarianceNorm(KernelEmitter &e, StringRef t) {
+  ArrayRef<int64_t> shape = e.inputShape(0);
+  SmallVector<int64_t> axes = e.intsAttr("axes").value_or(
+      SmallVector<int64_t>{0, 2, 3});
+  SmallVector<bool> reduced(shape.size(), false);
+  for (int64_t axis : axes) {
+    std::optional<int64_t> a = normalizeAxis(axis, shape.size());
+    if (!a)
+      return e.fail("axis " + Twine(axis) + " is out of range");
+    reduced[*a] = true;
+  }
+  ReductionView view = makeReductionView(shape, reduced);
+  e.openRowLoop(view.rows, view.length);
+  e.rowBase(view, "row", "base");
+  emitRowMoments(e, view, t);
+  // As the ONNX function body: (x - mean) / (sqrt(variance) + 1e-9).
+  e.line(e.store(0, "at",
+                 "(x - mean) / (gc_sqrt(variance) + " + literal(1e-9, t) +
+                     ")"));
+  e.close();
+  e.close();
+  return success();
+}
+
+LogicalResult emitLpNorm(KernelEmitter &e, StringRef t) {
+  ArrayRef<int64_t> shape = e.inputShape(0);
+  std::optional<int64_t> axis = normalizeAxis(e.intAttr("axis", -1), shape.size());
+  if (!axis)
+    return e.fail("axis is out of range");
+  int64_t p = e.intAttr("p", 2);
+  if (p != 1 && p != 2)
+    return e.fail("p must be 1 or 2, got " + Twine(p));
+  SmallVector<bool> reduced(shape.size(), false);
+  reduced[*axis] = true;
+  ReductionView view = makeReductionView(shape, reduced);
+  auto elements = [&] {
+    e.open("for (long long r = threadIdx.x; r < " + Twine(view.length) +
+           "LL; r += blockDim.x) {");
+    e.rowElement(view, "r", "base", "at");
+    e.line("const " + t + " x = " + e.load(0, "at") + ";");
+  };
+  e.openRowLoop(view.rows, view.length);
+  e.rowBase(view, "row", "base");
+  e.line(t + " norm = " + literal(0, t) + ";");
+  elements();
+  e.line(p == 1 ? "norm += gc_fabs(x);" : "norm += x * x;");
+  e.close();
+  e.line("norm = gc_block_reduce(norm, gc_op_add());");
+  if (p == 2)
+    e.line("norm = gc_sqrt(norm);");
+  elements();
+  e.line(e.store(0, "at", "x / norm"));
+  e.close();
+  e.close();
+  return success();
+}
+
+LogicalResult emitLrn(KernelEmitter &e, StringRef t) {
+  ArrayRef<int64_t> shape = e.inputShape(0);
+  int64_t size = e.intAttr("size", 0);
+  if (size <= 0 || shape.size() < 2)
+    return e.fail("needs a positive size and an input of rank at least 2");
+  int64_t channels = shape[1];
+  int64_t spatial = numElements(shape.drop_front(2));
+  double alpha = e.floatAttr("alpha", 1e-4), beta = e.floatAttr("beta", 0.75);
+  double bias = e.floatAttr("bias", 1.0);
+  e.openLinearLoop(numElements(shape));
+  e.line("const long long c = (i / " + Twine(spatial) + ") % " +
+         Twine(channels) + ";");
+  // Window [c - floor((size - 1) / 2), c + ceil((size - 1) / 2)].
+  e.line("const long long first = max(c - " + Twine((size - 1) / 2) +
+         "LL, 0LL), last = min(c + " + Twine(size / 2) + "LL, " +
+         Twine(channels - 1) + "LL);");
+  e.line(t + " squares = " + literal(0, t) + ";");
+  e.open("for (long long j = first; j <= last; ++j) {");
+  e.line("const " + t + " v = " +
+         e.load(0, ("i + (j - c) * " + Twine(spatial)).str()) + ";");
+  e.line("squares += v * v;");
+  e.close();
+  e.line(e.store(0, "i",
+                 e.load(0, "i") + " / gc_pow(" + literal(bias, t) + " + " +
+                     literal(alpha / size, t) + " * squares, " +
+                     literal(beta, t) + ")"));
+  e.close();
+  return success();
+}
+
+} // namespace
+
+bool isNormalization(StringRef m) {
+  return llvm::is_contained(
+      {"batch_normalization", "instance_normalization", "layer_normalization",
+       "group_normalization", "lp_normalization",
+       "mean_variance_normalization", "lrn"},
+      m);
+}
+
+LogicalResult emitNormalization(KernelEmitter &e) {
+  FailureOr<std::string> t = floatComputeType(e);
+  if (failed(t))
+    return failure();
+  StringRef m = e.getMnemonic();
+  if (m == "batch_normalization")
+    return emitBatchNorm(e, *t);
+  if (m == "instance_normalization")
+    return emitChannelGroupNorm(e, *t, e.inputShape(0).size() >= 2
+                                           ? e.inputShape(0)[1]
+                                           : 1);
+  if (m == "group_normalization")
+    return emitChannelGroupNorm(e, *t, e.intAttr("num_groups", 0));
+  if (m == "layer_normalization")
+    return emitLayerNorm(e, *t);
+  if (m == "mean_variance_normalization")
+    return emitMeanVarianceNorm(e, *t);
+  if (m == "lp_normalization")
+    return emitLpNorm(e, *t);
+  return emitLrn(e, *t);
+}
+
+} // namespace graphc::codegen::cuda

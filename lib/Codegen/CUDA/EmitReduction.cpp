@@ -1,0 +1,316 @@
+//===- EmitReduction.cpp - reductions, arg-reductions, softmax, scans ------===//
+//
+// Reductions view the input as rows (kept dims) of row elements (reduced
+// dims). One block handles a row: its threads stride over the elements and
+// combine with warp shuffles (gc_block_reduce), in a fixed order so that the
+// results are deterministic.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lib/Codegen/CUDA/EmitSupport.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+
+using namespace mlir;
+using llvm::SmallVector;
+using llvm::StringRef;
+using llvm::Twine;
+
+namespace graphc::codegen::cuda {
+namespace {
+
+/// The view reducing exactly `axis` of `shape`.
+ReductionView axisView(ArrayRef<int64_t> shape, int64_t axis) {
+  SmallVector<bool> reduced(shape.size(), false);
+  reduced[axis] = true;
+  return makeReductionView(shape, reduced);
+}
+
+/// The axes reduced by a reduce_* op: the constant `axes` operand (or
+/// attribute), all axes when empty unless noop_with_empty_axes, and as a last
+/// resort the axes whose extent the keepdims result type changes.
+FailureOr<SmallVector<bool>> reducedAxes(KernelEmitter &e) {
+  ArrayRef<int64_t> inShape = e.inputShape(0);
+  int64_t rank = inShape.size();
+  std::optional<SmallVector<int64_t>> axes;
+  if (e.hasInput(1)) {
+    axes = e.constantInts(1);
+    if (!axes) {
+      ArrayRef<int64_t> outShape = e.resultShape();
+      if (e.intAttr("keepdims", 1) == 0 ||
+          static_cast<int64_t>(outShape.size()) != rank)
+        return e.fail("axes (input 1) must be a constant"), failure();
+      // Reducing a dim of extent 1 or not changes nothing, so the dims whose
+      // extent changes identify the reduction.
+      SmallVector<bool> reduced(rank, false);
+      for (int64_t k = 0; k < rank; ++k)
+        reduced[k] = inShape[k] != outShape[k];
+      return reduced;
+    }
+  } else {
+    axes = e.intsAttr("axes");
+  }
+  SmallVector<bool> reduced(rank, false);
+  if (!axes || axes->empty()) {
+    if (e.intAttr("noop_with_empty_axes", 0) == 0)
+      reduced.assign(rank, true);
+    return reduced;
+  }
+  for (int64_t axis : *axes) {
+    std::optional<int64_t> a = normalizeAxis(axis, rank);
+    if (!a)
+      return e.fail("axis " + Twine(axis) + " is out of range"), failure();
+    reduced[*a] = true;
+  }
+  return reduced;
+}
+
+/// Loop of the block's threads over the elements of the current row; the
+/// element offset is declared as `at`, its value as `x`.
+void openRowElements(KernelEmitter &e, const ReductionView &view,
+                     StringRef type, StringRef base = "base") {
+  e.open("for (long long r = threadIdx.x; r < " + Twine(view.length) +
+         "LL; r += blockDim.x) {");
+  e.rowElement(view, "r", base, "at");
+  e.line("const " + type + " x = " + e.load(0, "at") + ";");
+}
+
+LogicalResult emitReduce(KernelEmitter &e) {
+  StringRef m = e.getMnemonic();
+  FailureOr<SmallVector<bool>> reduced = reducedAxes(e);
+  if (failed(reduced))
+    return failure();
+  Type elementType = e.inputType(0).getElementType();
+  std::string t = reduceType(elementType);
+  ReductionView view = makeReductionView(e.inputShape(0), *reduced);
+  bool isFloat = isFloatType(elementType);
+  std::string asFloat = isFloat ? "acc" : "static_cast<double>(acc)";
+
+  e.openRowLoop(view.rows, view.length);
+  e.rowBase(view, "row", "base");
+  if (m == "reduce_log_sum_exp") {
+    // Subtract the row maximum before exponentiating to avoid overflow.
+    std::string ft = isFloat ? t : "double";
+    e.line(ft + " peak = " + lowest(ft) + ";");
+    openRowElements(e, view, ft);
+    e.line("peak = gc_max(peak, x);");
+    e.close();
+    e.line("peak = gc_block_reduce(peak, gc_op_max());");
+    e.line("const " + ft + " shift = gc_isinf(peak) ? " + literal(0, ft) +
+           " : peak;");
+    e.line(ft + " acc = " + literal(0, ft) + ";");
+    openRowElements(e, view, ft);
+    e.line("acc += gc_exp(x - shift);");
+    e.close();
+    e.line("acc = gc_block_reduce(acc, gc_op_add());");
+    e.line("if (threadIdx.x == 0) " + e.store(0, "row", "shift + gc_log(acc)"));
+    e.close();
+    return success();
+  }
+
+  std::string init = literal(0, t), op = "gc_op_add()", update = "acc += x;";
+  std::string result = "acc";
+  if (m == "reduce_max") {
+    init = lowest(t);
+    op = "gc_op_max()";
+    update = "acc = gc_max(acc, x);";
+  } else if (m == "reduce_min") {
+    init = highest(t);
+    op = "gc_op_min()";
+    update = "acc = gc_min(acc, x);";
+  } else if (m == "reduce_prod") {
+    init = literal(1, t);
+    op = "gc_op_mul()";
+    update = "acc *= x;";
+  } else if (m == "reduce_l1") {
+    update = "acc += x < " + literal(0, t) + " ? " + t + "(-x) : x;";
+  } else if (m == "reduce_l2") {
+    update = "acc += x * x;";
+    result = "gc_sqrt(" + asFloat + ")";
+  } else if (m == "reduce_sum_square") {
+    update = "acc += x * x;";
+  } else if (m == "reduce_log_sum") {
+    result = "gc_log(" + asFloat + ")";
+  } else if (m == "reduce_mean") {
+    result = "acc / " + literal(std::max<int64_t>(view.length, 1), t);
+  }
+  e.line(t + " acc = " + init + ";");
+  openRowElements(e, view, t);
+  e.line(update);
+  e.close();
+  e.line("acc = gc_block_reduce(acc, " + op + ");");
+  e.line("if (threadIdx.x == 0) " + e.store(0, "row", result));
+  e.close();
+  return success();
+}
+
+LogicalResult emitArgReduce(KernelEmitter &e) {
+  ArrayRef<int64_t> shape = e.inputShape(0);
+  std::optional<int64_t> axis = normalizeAxis(e.intAttr("axis", 0), shape.size());
+  if (!axis)
+    return e.fail("axis is out of range");
+  bool largest = e.getMnemonic() == "arg_max";
+  bool last = e.intAttr("select_last_index", 0) != 0;
+  std::string t = reduceType(e.inputType(0).getElementType());
+  std::string flags = std::string(largest ? "true" : "false") + ", " +
+                      (last ? "true" : "false");
+  ReductionView view = axisView(shape, *axis);
+  e.openRowLoop(view.rows, view.length);
+  e.rowBase(view, "row", "base");
+  e.line(t + " best = " + (largest ? lowest(t) : highest(t)) + ";");
+  e.line("long long bestIndex = -1;");
+  openRowElements(e, view, t);
+  e.open("if (bestIndex < 0 || gc_arg_better(x, r, best, bestIndex, " + flags +
+         ")) {");
+  e.line("best = x;");
+  e.line("bestIndex = r;");
+  e.close();
+  e.close();
+  e.line("bestIndex = gc_block_arg(best, bestIndex, " + flags + ");");
+  e.line("if (threadIdx.x == 0) out0[row] = bestIndex < 0 ? 0 : bestIndex;");
+  e.close();
+  return success();
+}
+
+LogicalResult emitSoftmax(KernelEmitter &e) {
+  StringRef m = e.getMnemonic();
+  ArrayRef<int64_t> shape = e.inputShape(0);
+  std::optional<int64_t> axis = normalizeAxis(e.intAttr("axis", -1), shape.size());
+  if (!axis)
+    return e.fail("axis is out of range");
+  Type elementType = e.inputType(0).getElementType();
+  if (!isFloatType(elementType))
+    return e.fail("input 0 must have a floating-point element type");
+  std::string t = computeType(elementType);
+  ReductionView view = axisView(shape, *axis);
+  e.openRowLoop(view.rows, view.length);
+  e.rowBase(view, "row", "base");
+  if (m == "hardmax") {
+    e.line(t + " best = " + lowest(t) + ";");
+    e.line("long long bestIndex = -1;");
+    openRowElements(e, view, t);
+    e.open("if (bestIndex < 0 || gc_arg_better(x, r, best, bestIndex, true, "
+           "false)) {");
+    e.line("best = x;");
+    e.line("bestIndex = r;");
+    e.close();
+    e.close();
+    e.line("bestIndex = gc_block_arg(best, bestIndex, true, false);");
+    openRowElements(e, view, t);
+    e.line(e.store(0, "at", "r == bestIndex ? 1.0f : 0.0f"));
+    e.close();
+    e.close();
+    return success();
+  }
+  e.line(t + " peak = " + lowest(t) + ";");
+  openRowElements(e, view, t);
+  e.line("peak = gc_max(peak, x);");
+  e.close();
+  e.line("peak = gc_block_reduce(peak, gc_op_max());");
+  e.line(t + " sum = " + literal(0, t) + ";");
+  openRowElements(e, view, t);
+  e.line("sum += gc_exp(x - peak);");
+  e.close();
+  e.line("sum = gc_block_reduce(sum, gc_op_add());");
+  if (m == "log_softmax")
+    e.line("const " + t + " logSum = gc_log(sum);");
+  openRowElements(e, view, t);
+  e.line(e.store(0, "at",
+                 m == "log_softmax" ? "x - peak - logSum"
+                                    : "gc_exp(x - peak) / sum"));
+  e.close();
+  e.close();
+  return success();
+}
+
+/// CumSum: one thread scans one line along the axis.
+LogicalResult emitCumSum(KernelEmitter &e) {
+  ArrayRef<int64_t> shape = e.inputShape(0);
+  auto axisValue = e.constantInts(1);
+  if (!axisValue || axisValue->size() != 1)
+    return e.fail("axis (input 1) must be a constant scalar");
+  std::optional<int64_t> axis = normalizeAxis(axisValue->front(), shape.size());
+  if (!axis)
+    return e.fail("axis is out of range");
+  bool exclusive = e.intAttr("exclusive", 0) != 0;
+  bool reverse = e.intAttr("reverse", 0) != 0;
+  std::string t = computeType(e.inputType(0).getElementType());
+  ReductionView view = axisView(shape, *axis);
+  e.openLinearLoop(view.rows, "row");
+  e.rowBase(view, "row", "base");
+  e.line(t + " acc = " + literal(0, t) + ";");
+  int64_t n = view.length;
+  e.open("for (long long j = 0; j < " + Twine(n) + "LL; ++j) {");
+  e.line("const long long r = " +
+         (reverse ? "(" + Twine(n - 1) + "LL - j)" : Twine("j")) + ";");
+  e.rowElement(view, "r", "base", "at");
+  e.line("const " + t + " x = " + e.load(0, "at") + ";");
+  if (exclusive) {
+    e.line(e.store(0, "at", "acc"));
+    e.line("acc += x;");
+  } else {
+    e.line("acc += x;");
+    e.line(e.store(0, "at", "acc"));
+  }
+  e.close();
+  e.close();
+  return success();
+}
+
+/// TopK by ranking: every element counts the elements that precede it in
+/// the requested order (ties by index) and, when its rank is below k, writes
+/// itself at that rank. The output is therefore always sorted.
+LogicalResult emitTopK(KernelEmitter &e) {
+  ArrayRef<int64_t> shape = e.inputShape(0);
+  std::optional<int64_t> axis = normalizeAxis(e.intAttr("axis", -1), shape.size());
+  if (!axis)
+    return e.fail("axis is out of range");
+  bool largest = e.intAttr("largest", 1) != 0;
+  std::string t = computeType(e.inputType(0).getElementType());
+  ReductionView view = axisView(shape, *axis);
+  ReductionView outView = axisView(e.resultShape(0), *axis);
+  int64_t k = outView.length;
+  std::string cmp = largest ? ">" : "<";
+  e.openRowLoop(view.rows, view.length);
+  e.rowBase(view, "row", "base");
+  e.rowBase(outView, "row", "outBase");
+  openRowElements(e, view, t);
+  e.line("long long rank = 0;");
+  e.open("for (long long j = 0; j < " + Twine(view.length) + "LL; ++j) {");
+  e.rowElement(view, "j", "base", "other");
+  e.line("const " + t + " y = " + e.load(0, "other") + ";");
+  e.line("rank += (y " + cmp + " x || (y == x && j < r)) ? 1 : 0;");
+  e.close();
+  e.open("if (rank < " + Twine(k) + "LL) {");
+  e.rowElement(outView, "rank", "outBase", "dst");
+  e.line("out0[dst] = in0[at];");
+  e.line("out1[dst] = r;");
+  e.close();
+  e.close();
+  e.close();
+  return success();
+}
+
+} // namespace
+
+bool isReduction(StringRef m) {
+  return m.starts_with("reduce_") ||
+         llvm::is_contained({"arg_max", "arg_min", "softmax", "log_softmax",
+                             "hardmax", "cum_sum", "top_k"},
+                            m);
+}
+
+LogicalResult emitReduction(KernelEmitter &e) {
+  StringRef m = e.getMnemonic();
+  if (m.starts_with("reduce_"))
+    return emitReduce(e);
+  if (m == "arg_max" || m == "arg_min")
+    return emitArgReduce(e);
+  if (m == "cum_sum")
+    return emitCumSum(e);
+  if (m == "top_k")
+    return emitTopK(e);
+  return emitSoftmax(e);
+}
+
+} // namespace graphc::codegen::cuda

@@ -1,0 +1,234 @@
+//===- EmitResize.cpp - ONNX Resize (nearest, linear, cubic) --------------===//
+//
+// One thread per output element. Each resized axis maps its output
+// coordinate to a source coordinate with the coordinate transformation mode
+// (scales baked), then gathers 1 (nearest), 2 (linear) or 4 (cubic) taps per
+// axis and blends them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lib/Codegen/CUDA/EmitSupport.h"
+
+using namespace mlir;
+using llvm::SmallVector;
+using llvm::StringRef;
+using llvm::Twine;
+
+namespace graphc::codegen::cuda {
+
+LogicalResult emitResize(KernelEmitter &e) {
+  ArrayRef<int64_t> inShape = e.inputShape(0);
+  ArrayRef<int64_t> outShape = e.resultShape();
+  int64_t rank = inShape.size();
+  if (e.intAttr("antialias", 0) != 0)
+    return e.fail("antialias is not supported");
+  std::string mode = e.strAttr("mode", "nearest");
+  if (!llvm::is_contained({"nearest", "linear", "cubic"}, mode))
+    return e.fail("unknown mode \"" + mode + "\"");
+  std::string transform =
+      e.strAttr("coordinate_transformation_mode", "half_pixel");
+  if (!llvm::is_contained({"half_pixel", "half_pixel_symmetric",
+                           "pytorch_half_pixel", "align_corners",
+                           "asymmetric", "tf_crop_and_resize"},
+                          transform))
+    return e.fail("unknown coordinate_transformation_mode \"" + transform +
+                  "\"");
+  std::string nearestMode = e.strAttr("nearest_mode", "round_prefer_floor");
+  if (!llvm::is_contained({"round_prefer_floor", "round_prefer_ceil", "floor",
+                           "ceil"},
+                          nearestMode))
+    return e.fail("unknown nearest_mode \"" + nearestMode + "\"");
+
+  SmallVector<int64_t> axes;
+  if (auto attr = e.intsAttr("axes")) {
+    for (int64_t axis : *attr) {
+      std::optional<int64_t> a = normalizeAxis(axis, rank);
+      if (!a)
+        return e.fail("axis " + Twine(axis) + " is out of range");
+      axes.push_back(*a);
+    }
+  } else {
+    for (int64_t k = 0; k < rank; ++k)
+      axes.push_back(k);
+  }
+
+  // Scales: given as a constant, or implied by the sizes.
+  SmallVector<double> scale(rank, 1.0);
+  std::optional<SmallVector<double>> scales =
+      e.hasInput(2) ? e.constantFloats(2) : std::nullopt;
+  if (scales && !scales->empty()) {
+    if (scales->size() != axes.size())
+      return e.fail("scales must have one entry per axis");
+    for (auto [axis, s] : llvm::zip(axes, *scales))
+      scale[axis] = s;
+  } else if (e.hasInput(3)) {
+    std::string policy = e.strAttr("keep_aspect_ratio_policy", "stretch");
+    if (policy == "stretch") {
+      for (int64_t axis : axes)
+        scale[axis] = static_cast<double>(outShape[axis]) / inShape[axis];
+    } else {
+      auto sizes = e.constantInts(3);
+      if (!sizes || sizes->size() != axes.size())
+        return e.fail("sizes (input 3) must be a constant with one entry per "
+                      "axis for keep_aspect_ratio_policy \"" + policy + "\"");
+      double common = policy == "not_larger" ? INFINITY : 0.0;
+      for (auto [axis, size] : llvm::zip(axes, *sizes)) {
+        double s = static_cast<double>(size) / inShape[axis];
+        common = policy == "not_larger" ? std::min(common, s)
+                                        : std::max(common, s);
+      }
+      for (int64_t axis : axes)
+        scale[axis] = common;
+    }
+  } else {
+    return e.fail("scales (input 2) must be a constant, or sizes given");
+  }
+
+  SmallVector<double> roi;
+  if (transform == "tf_crop_and_resize") {
+    auto constRoi = e.hasInput(1) ? e.constantFloats(1) : std::nullopt;
+    if (!constRoi || constRoi->size() != 2 * axes.size())
+      return e.fail("roi (input 1) must be a constant with two entries per "
+                    "axis for tf_crop_and_resize");
+    roi.assign(2 * rank, 0.0);
+    for (int64_t k = 0; k < rank; ++k)
+      roi[rank + k] = 1.0;
+    for (auto [j, axis] : llvm::enumerate(axes)) {
+      roi[axis] = (*constRoi)[j];
+      roi[rank + axis] = (*constRoi)[axes.size() + j];
+    }
+  }
+
+  int64_t taps = mode == "nearest" ? 1 : mode == "linear" ? 2 : 4;
+  bool excludeOutside = e.intAttr("exclude_outside", 0) != 0;
+  double a = e.floatAttr("cubic_coeff_a", -0.75);
+  auto f = [](double v) { return literal(v, "float"); };
+  SmallVector<int64_t> inStrides = contiguousStrides(inShape);
+
+  e.openLinearLoop(numElements(outShape));
+  e.coords("o", "i", outShape);
+  SmallVector<int64_t> resized;
+  std::string base;
+  for (int64_t k = 0; k < rank; ++k) {
+    bool identity = inShape[k] == outShape[k] && scale[k] == 1.0 &&
+                    transform != "tf_crop_and_resize";
+    if (identity) {
+      if (inStrides[k] != 0)
+        base += (base.empty() ? "" : " + ") +
+                ("o" + Twine(k) + " * " + Twine(inStrides[k])).str();
+      continue;
+    }
+    resized.push_back(k);
+    std::string o = ("static_cast<float>(o" + Twine(k) + ")").str();
+    std::string s = f(scale[k]), in = std::to_string(inShape[k]);
+    std::string x;
+    if (transform == "half_pixel")
+      x = "(" + o + " + 0.5f) / " + s + " - 0.5f";
+    else if (transform == "half_pixel_symmetric") {
+      double outLength = scale[k] * inShape[k];
+      double adjustment = outShape[k] / outLength;
+      double offset = inShape[k] / 2.0 * (1 - adjustment);
+      x = f(offset) + " + (" + o + " + 0.5f) / " + s + " - 0.5f";
+    } else if (transform == "pytorch_half_pixel")
+      x = outShape[k] > 1 ? "(" + o + " + 0.5f) / " + s + " - 0.5f" : "0.0f";
+    else if (transform == "align_corners")
+      x = outShape[k] == 1 ? "0.0f"
+                           : o + " * " +
+                                 f(static_cast<double>(inShape[k] - 1) /
+                                   (outShape[k] - 1));
+    else if (transform == "asymmetric")
+      x = o + " / " + s;
+    else {
+      double start = roi[k], end = roi[rank + k];
+      x = outShape[k] > 1
+              ? f(start * (inShape[k] - 1)) + " + " + o + " * " +
+                    f((end - start) * (inShape[k] - 1) / (outShape[k] - 1))
+              : f(0.5 * (start + end) * (inShape[k] - 1));
+    }
+    std::string xk = "x" + std::to_string(k);
+    e.line("float " + xk + " = " + x + ";");
+    if (transform == "tf_crop_and_resize") {
+      e.open("if (" + xk + " < 0.0f || " + xk + " > " +
+             f(inShape[k] - 1) + ") {");
+      e.line(e.store(0, "i", f(e.floatAttr("extrapolation_value", 0.0))));
+      e.line("continue;");
+      e.close();
+    }
+    std::string idx = "idx" + std::to_string(k), w = "w" + std::to_string(k);
+    e.line("long long " + idx + "[" + Twine(taps) + "];");
+    e.line("float " + w + "[" + Twine(taps) + "];");
+    std::string last = std::to_string(inShape[k] - 1);
+    if (mode == "nearest") {
+      std::string n;
+      if (nearestMode == "floor")
+        n = "floorf(" + xk + ")";
+      else if (nearestMode == "ceil")
+        n = "ceilf(" + xk + ")";
+      else if (nearestMode == "round_prefer_floor")
+        n = "(" + xk + " == floorf(" + xk + ") + 0.5f ? floorf(" + xk +
+            ") : roundf(" + xk + "))";
+      else
+        n = "(" + xk + " == floorf(" + xk + ") + 0.5f ? ceilf(" + xk +
+            ") : roundf(" + xk + "))";
+      e.line(idx + "[0] = min(max(static_cast<long long>(" + n + "), 0LL), " +
+             last + "LL);");
+      e.line(w + "[0] = 1.0f;");
+    } else if (mode == "linear") {
+      e.line(xk + " = fminf(fmaxf(" + xk + ", 0.0f), " + f(inShape[k] - 1) +
+             ");");
+      e.line(idx + "[0] = static_cast<long long>(floorf(" + xk + "));");
+      e.line(idx + "[1] = min(" + idx + "[0] + 1, " + last + "LL);");
+      e.line(w + "[1] = " + xk + " - static_cast<float>(" + idx + "[0]);");
+      e.line(w + "[0] = 1.0f - " + w + "[1];");
+    } else {
+      e.line("const float base" + Twine(k) + " = floorf(" + xk + ");");
+      e.line("const float t" + Twine(k) + " = " + xk + " - base" + Twine(k) +
+             ";");
+      e.line("float sum" + Twine(k) + " = 0.0f;");
+      e.open("for (int j = 0; j < 4; ++j) {");
+      std::string d = "fabsf(t" + std::to_string(k) + " + 1.0f - j)";
+      // Keys' cubic convolution kernel with parameter a.
+      e.line("const float d = " + d + ";");
+      e.line("float wt = d <= 1.0f ? ((" + f(a + 2) + " * d - " + f(a + 3) +
+             ") * d * d + 1.0f) : (((" + f(a) + " * d - " + f(5 * a) +
+             ") * d + " + f(8 * a) + ") * d - " + f(4 * a) + ");");
+      e.line("long long at = static_cast<long long>(base" + Twine(k) +
+             ") - 1 + j;");
+      if (excludeOutside)
+        e.line("if (at < 0 || at > " + last + ") wt = 0.0f;");
+      e.line(idx + "[j] = min(max(at, 0LL), " + last + "LL);");
+      e.line(w + "[j] = wt;");
+      e.line("sum" + Twine(k) + " += wt;");
+      e.close();
+      if (excludeOutside)
+        e.line("for (int j = 0; j < 4; ++j) " + w + "[j] /= sum" + Twine(k) +
+               ";");
+    }
+  }
+  int64_t combos = 1;
+  for (size_t j = 0; j < resized.size(); ++j)
+    combos *= taps;
+  e.line("float acc = 0.0f;");
+  e.open("for (int c = 0; c < " + Twine(combos) + "; ++c) {");
+  e.line("long long offset = " + (base.empty() ? std::string("0") : base) +
+         ";");
+  e.line("float weight = 1.0f;");
+  e.line("int rest = c;");
+  for (int64_t k : resized) {
+    e.line("offset += idx" + Twine(k) + "[rest % " + Twine(taps) + "] * " +
+           Twine(inStrides[k]) + ";");
+    e.line("weight *= w" + Twine(k) + "[rest % " + Twine(taps) + "];");
+    e.line("rest /= " + Twine(taps) + ";");
+  }
+  e.line("acc += weight * static_cast<float>(" + e.load(0, "offset") + ");");
+  e.close();
+  Type elementType = e.resultType().getElementType();
+  if (isFloatType(elementType))
+    e.line(e.store(0, "i", "acc"));
+  else
+    e.line(e.store(0, "i", "rintf(acc)"));
+  e.close();
+  return success();
+}
+
+} // namespace graphc::codegen::cuda

@@ -1,0 +1,480 @@
+//===- EmitSupport.cpp - shared state and helpers of the CUDA emitter -----===//
+
+#include "lib/Codegen/CUDA/EmitSupport.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Location.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace mlir;
+using llvm::SmallVector;
+using llvm::StringRef;
+using llvm::Twine;
+
+namespace graphc::codegen::cuda {
+
+//===----------------------------------------------------------------------===//
+// Types and literals
+//===----------------------------------------------------------------------===//
+
+std::string cudaType(Type type) {
+  if (type.isF16())
+    return "__half";
+  if (type.isBF16())
+    return "__nv_bfloat16";
+  if (type.isF32())
+    return "float";
+  if (type.isF64())
+    return "double";
+  auto intType = dyn_cast<IntegerType>(type);
+  if (!intType || intType.isSigned())
+    return "";
+  bool isUnsigned = intType.isUnsigned();
+  switch (intType.getWidth()) {
+  case 1:
+    return isUnsigned ? "" : "bool";
+  case 8:
+    return isUnsigned ? "unsigned char" : "signed char";
+  case 16:
+    return isUnsigned ? "unsigned short" : "short";
+  case 32:
+    return isUnsigned ? "unsigned int" : "int";
+  case 64:
+    return isUnsigned ? "unsigned long long" : "long long";
+  default:
+    return "";
+  }
+}
+
+std::string computeType(Type type) {
+  if (type.isF16() || type.isBF16())
+    return "float";
+  return cudaType(type);
+}
+
+std::string reduceType(Type type) {
+  if (auto intType = dyn_cast<IntegerType>(type); intType &&
+                                                  intType.getWidth() < 32)
+    return intType.isUnsigned() ? "unsigned int" : "int";
+  return computeType(type);
+}
+
+bool isFloatType(Type type) { return isa<FloatType>(type); }
+
+static bool isFloatName(StringRef type) {
+  return type == "float" || type == "double";
+}
+
+std::string literal(double v, StringRef type) {
+  if (isFloatName(type)) {
+    bool isDouble = type == "double";
+    if (std::isnan(v))
+      return isDouble ? "__longlong_as_double(0x7ff8000000000000ULL)"
+                      : "__int_as_float(0x7fc00000)";
+    if (std::isinf(v)) {
+      std::string inf = isDouble
+                            ? "__longlong_as_double(0x7ff0000000000000ULL)"
+                            : "__int_as_float(0x7f800000)";
+      return v < 0 ? "(-" + inf + ")" : inf;
+    }
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    if (isDouble)
+      os << llvm::format("%.17g", v);
+    else
+      os << llvm::format("%.9g", v);
+    if (StringRef(text).find_first_of(".en") == StringRef::npos)
+      text += ".0";
+    if (!isDouble)
+      text += "f";
+    return v < 0 ? "(" + text + ")" : text;
+  }
+  if (type == "bool")
+    return v != 0 ? "true" : "false";
+  return "static_cast<" + type.str() + ">(" +
+         std::to_string(static_cast<long long>(v)) + "LL)";
+}
+
+std::string highest(StringRef type) {
+  return isFloatName(type) ? literal(INFINITY, type)
+                           : "gc_limits<" + type.str() + ">::highest()";
+}
+
+std::string lowest(StringRef type) {
+  return isFloatName(type) ? literal(-INFINITY, type)
+                           : "gc_limits<" + type.str() + ">::lowest()";
+}
+
+//===----------------------------------------------------------------------===//
+// Shapes and offsets
+//===----------------------------------------------------------------------===//
+
+SmallVector<int64_t> contiguousStrides(ArrayRef<int64_t> dims) {
+  SmallVector<int64_t> strides(dims.size(), 1);
+  for (int64_t i = static_cast<int64_t>(dims.size()) - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * dims[i + 1];
+  return strides;
+}
+
+SmallVector<int64_t> broadcastStrides(ArrayRef<int64_t> in,
+                                      ArrayRef<int64_t> out) {
+  SmallVector<int64_t> inStrides = contiguousStrides(in);
+  SmallVector<int64_t> strides(out.size(), 0);
+  size_t lead = out.size() - in.size();
+  for (size_t i = 0; i < in.size(); ++i)
+    if (in[i] != 1 || out[lead + i] == 1)
+      strides[lead + i] = in[i] == 1 ? 0 : inStrides[i];
+  return strides;
+}
+
+std::string offsetExpr(ArrayRef<std::string> coords,
+                       ArrayRef<int64_t> strides) {
+  std::string expr;
+  for (auto [coord, stride] : llvm::zip(coords, strides)) {
+    if (stride == 0)
+      continue;
+    if (!expr.empty())
+      expr += " + ";
+    expr += stride == 1 ? coord : coord + " * " + std::to_string(stride);
+  }
+  return expr.empty() ? "0" : expr;
+}
+
+std::string offsetExpr(StringRef prefix, ArrayRef<int64_t> strides) {
+  SmallVector<std::string> coords;
+  for (size_t i = 0; i < strides.size(); ++i)
+    coords.push_back(prefix.str() + std::to_string(i));
+  return offsetExpr(coords, strides);
+}
+
+int64_t numElements(ArrayRef<int64_t> dims) {
+  int64_t n = 1;
+  for (int64_t d : dims)
+    n *= d;
+  return n;
+}
+
+std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank)
+    return std::nullopt;
+  return axis < 0 ? axis + rank : axis;
+}
+
+ReductionView makeReductionView(ArrayRef<int64_t> shape,
+                                ArrayRef<bool> reduced) {
+  ReductionView view;
+  SmallVector<int64_t> strides = contiguousStrides(shape);
+  bool seenReduced = false;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (reduced[i]) {
+      view.reducedDims.push_back(shape[i]);
+      view.reducedStrides.push_back(strides[i]);
+      view.length *= shape[i];
+      seenReduced = true;
+    } else {
+      view.keptDims.push_back(shape[i]);
+      view.keptStrides.push_back(strides[i]);
+      view.rows *= shape[i];
+      if (seenReduced && shape[i] != 1)
+        view.contiguous = false;
+    }
+  }
+  return view;
+}
+
+//===----------------------------------------------------------------------===//
+// KernelEmitter
+//===----------------------------------------------------------------------===//
+
+/// The ONNX node name carried by a location, if any.
+static std::string locationName(Location loc) {
+  if (auto nameLoc = dyn_cast<NameLoc>(loc))
+    return nameLoc.getName().str();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (std::string name = locationName(inner); !name.empty())
+        return name;
+  if (auto callSite = dyn_cast<CallSiteLoc>(loc))
+    return locationName(callSite.getCallee());
+  return "";
+}
+
+/// ONNX input slot count of ops whose trailing optional inputs the graph
+/// dialect models without operand segments; 0 for the others.
+static unsigned trailingOptionalSlotCount(StringRef mnemonic) {
+  if (mnemonic.starts_with("reduce_") ||
+      llvm::is_contained({"squeeze", "split", "trilu"}, mnemonic))
+    return 2;
+  if (llvm::is_contained(
+          {"gemm", "conv", "conv_transpose", "layer_normalization"}, mnemonic))
+    return 3;
+  return 0;
+}
+
+KernelEmitter::KernelEmitter(Operation *op, StringRef name)
+    : op(op), name(name.str()) {
+  StringRef fullName = op->getName().getStringRef();
+  mnemonic = fullName.starts_with("graph.") ? fullName.drop_front(6).str()
+                                            : fullName.str();
+  // Map operands to ONNX input slots through operandSegmentSizes when the
+  // op has optional operands.
+  if (auto segments =
+          op->getAttrOfType<DenseI32ArrayAttr>("operandSegmentSizes")) {
+    unsigned next = 0;
+    for (int32_t size : segments.asArrayRef()) {
+      slots.push_back(size > 0 ? op->getOperand(next) : Value());
+      next += size;
+    }
+  } else {
+    slots.append(op->operand_begin(), op->operand_end());
+    // Absent trailing optional inputs still get their (null) parameter.
+    if (slots.size() < trailingOptionalSlotCount(mnemonic))
+      slots.resize(trailingOptionalSlotCount(mnemonic));
+  }
+}
+
+LogicalResult KernelEmitter::fail(const Twine &reason) const {
+  return op->emitError() << "cannot emit a cuda kernel for graph."
+                         << mnemonic << ": " << reason;
+}
+
+Value KernelEmitter::input(unsigned slot) const {
+  return slot < slots.size() ? slots[slot] : Value();
+}
+
+RankedTensorType KernelEmitter::inputType(unsigned slot) const {
+  return cast<RankedTensorType>(input(slot).getType());
+}
+
+RankedTensorType KernelEmitter::resultType(unsigned index) const {
+  return cast<RankedTensorType>(op->getResult(index).getType());
+}
+
+std::string KernelEmitter::store(unsigned index, StringRef offset,
+                                 StringRef value) const {
+  return (out(index) + "[" + offset + "] = gc_cvt<" +
+          cudaType(resultType(index).getElementType()) + ">(" + value + ");")
+      .str();
+}
+
+std::optional<SmallVector<int64_t>>
+KernelEmitter::constantInts(unsigned slot) const {
+  ElementsAttr attr;
+  Value value = input(slot);
+  if (!value || !matchPattern(value, m_Constant(&attr)) ||
+      !isa<IntegerType>(attr.getElementType()))
+    return std::nullopt;
+  SmallVector<int64_t> ints;
+  for (const APInt &v : attr.getValues<APInt>())
+    ints.push_back(v.getSExtValue());
+  return ints;
+}
+
+std::optional<SmallVector<double>>
+KernelEmitter::constantFloats(unsigned slot) const {
+  ElementsAttr attr;
+  Value value = input(slot);
+  if (!value || !matchPattern(value, m_Constant(&attr)) ||
+      !isa<FloatType>(attr.getElementType()))
+    return std::nullopt;
+  SmallVector<double> floats;
+  for (const APFloat &v : attr.getValues<APFloat>()) {
+    bool lost;
+    APFloat d = v;
+    d.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven,
+              &lost);
+    floats.push_back(d.convertToDouble());
+  }
+  return floats;
+}
+
+int64_t KernelEmitter::intAttr(StringRef attrName, int64_t defaultValue) const {
+  if (auto attr = op->getAttrOfType<IntegerAttr>(attrName))
+    return attr.getInt();
+  return defaultValue;
+}
+
+double KernelEmitter::floatAttr(StringRef attrName, double defaultValue) const {
+  if (auto attr = op->getAttrOfType<FloatAttr>(attrName))
+    return attr.getValueAsDouble();
+  return defaultValue;
+}
+
+std::string KernelEmitter::strAttr(StringRef attrName,
+                                   StringRef defaultValue) const {
+  if (auto attr = op->getAttrOfType<StringAttr>(attrName))
+    return attr.getValue().str();
+  return defaultValue.str();
+}
+
+std::optional<SmallVector<int64_t>>
+KernelEmitter::intsAttr(StringRef attrName) const {
+  if (auto attr = op->getAttrOfType<DenseI64ArrayAttr>(attrName))
+    return SmallVector<int64_t>(attr.asArrayRef());
+  return std::nullopt;
+}
+
+std::optional<SmallVector<double>>
+KernelEmitter::floatsAttr(StringRef attrName) const {
+  if (auto attr = op->getAttrOfType<DenseF32ArrayAttr>(attrName))
+    return SmallVector<double>(attr.asArrayRef().begin(),
+                               attr.asArrayRef().end());
+  return std::nullopt;
+}
+
+void KernelEmitter::line(const Twine &text) {
+  os.indent(indent * 2) << text << "\n";
+}
+
+void KernelEmitter::open(const Twine &text) {
+  line(text);
+  ++indent;
+}
+
+void KernelEmitter::close(StringRef text) {
+  --indent;
+  line(text);
+}
+
+void KernelEmitter::coords(StringRef prefix, StringRef linear,
+                           ArrayRef<int64_t> dims) {
+  if (dims.empty())
+    return;
+  if (dims.size() == 1) {
+    line("const long long " + prefix + "0 = " + linear + ";");
+    return;
+  }
+  std::string rest = (prefix + "_rest").str();
+  line("long long " + rest + " = " + linear + ";");
+  for (int64_t i = static_cast<int64_t>(dims.size()) - 1; i > 0; --i) {
+    line("const long long " + prefix + Twine(i) + " = " + rest + " % " +
+         Twine(dims[i]) + ";");
+    line(rest + " /= " + Twine(dims[i]) + ";");
+  }
+  line("const long long " + prefix + "0 = " + rest + ";");
+}
+
+void KernelEmitter::setLaunch(ArrayRef<int64_t> gridDims,
+                              ArrayRef<int64_t> blockDims) {
+  for (int i = 0; i < 3; ++i) {
+    grid[i] = i < static_cast<int>(gridDims.size()) ? gridDims[i] : 1;
+    block[i] = i < static_cast<int>(blockDims.size()) ? blockDims[i] : 1;
+  }
+}
+
+void KernelEmitter::openLinearLoop(int64_t n, StringRef var) {
+  int64_t blocks = std::clamp<int64_t>((n + kBlockSize - 1) / kBlockSize, 1,
+                                       kMaxGrid);
+  setLaunch({blocks}, {kBlockSize});
+  open("for (long long " + var + " = (long long)blockIdx.x * blockDim.x + " +
+       "threadIdx.x; " + var + " < " + Twine(n) + "LL; " + var +
+       " += (long long)gridDim.x * blockDim.x) {");
+}
+
+void KernelEmitter::openRowLoop(int64_t rows, int64_t length) {
+  int64_t threads = std::clamp<int64_t>((length + 31) / 32 * 32, 32, kBlockSize);
+  setLaunch({std::clamp<int64_t>(rows, 1, kMaxGrid)}, {threads});
+  open("for (long long row = blockIdx.x; row < " + Twine(rows) +
+       "LL; row += gridDim.x) {");
+}
+
+void KernelEmitter::rowBase(const ReductionView &view, StringRef row,
+                            StringRef base) {
+  if (view.contiguous) {
+    line("const long long " + base + " = " + row + " * " + Twine(view.length) +
+         "LL;");
+    return;
+  }
+  std::string prefix = ("k" + Twine(uniqueCounter++) + "_").str();
+  coords(prefix, row, view.keptDims);
+  line("const long long " + base + " = " +
+       offsetExpr(StringRef(prefix), view.keptStrides) + ";");
+}
+
+void KernelEmitter::rowElement(const ReductionView &view, StringRef r,
+                               StringRef base, StringRef elementName) {
+  if (view.contiguous) {
+    line("const long long " + elementName + " = " + base + " + " + r + ";");
+    return;
+  }
+  std::string prefix = ("r" + Twine(uniqueCounter++) + "_").str();
+  coords(prefix, r, view.reducedDims);
+  line("const long long " + elementName + " = " + base + " + " +
+       offsetExpr(StringRef(prefix), view.reducedStrides) + ";");
+}
+
+/// Whether `type` is a ranked tensor with static dims and a CUDA element type.
+static bool isSupportedTensor(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.hasStaticShape() &&
+         !cudaType(tensor.getElementType()).empty();
+}
+
+LogicalResult KernelEmitter::checkTypes() const {
+  for (auto [slot, value] : llvm::enumerate(slots))
+    if (value && !isSupportedTensor(value.getType()))
+      return fail("input " + Twine(slot) + " has type " +
+                  Twine(llvm::formatv("{0}", value.getType()).str()) +
+                  "; a static tensor of a supported element type is required");
+  for (OpResult result : op->getResults())
+    if (!isSupportedTensor(result.getType()))
+      return fail("result " + Twine(result.getResultNumber()) + " has type " +
+                  Twine(llvm::formatv("{0}", result.getType()).str()) +
+                  "; a static tensor of a supported element type is required");
+  return success();
+}
+
+FailureOr<CudaKernel> KernelEmitter::finish() {
+  std::string source;
+  llvm::raw_string_ostream src(source);
+  std::string nodeName = locationName(op->getLoc());
+  src << "// graph." << mnemonic;
+  if (!nodeName.empty())
+    src << " (ONNX node '" << nodeName << "')";
+  src << ": (";
+  llvm::interleaveComma(op->getOperandTypes(), src);
+  src << ") -> (";
+  llvm::interleaveComma(op->getResultTypes(), src);
+  src << ")\n";
+  src << "extern \"C\" __global__ void __launch_bounds__("
+      << block[0] * block[1] * block[2] << ") " << name << "(";
+  bool first = true;
+  auto separator = [&] {
+    src << (first ? "\n    " : ",\n    ");
+    first = false;
+  };
+  for (auto [slot, value] : llvm::enumerate(slots)) {
+    separator();
+    if (!value) {
+      src << "const void *" << in(slot) << " /* absent */";
+      continue;
+    }
+    src << "const "
+        << cudaType(cast<ShapedType>(value.getType()).getElementType())
+        << " *__restrict__ " << in(slot);
+  }
+  for (OpResult result : op->getResults()) {
+    separator();
+    src << cudaType(cast<ShapedType>(result.getType()).getElementType())
+        << " *__restrict__ " << out(result.getResultNumber());
+  }
+  src << ") {\n" << body << "}\n";
+
+  CudaKernel kernel;
+  kernel.name = name;
+  kernel.source = std::move(source);
+  for (int i = 0; i < 3; ++i) {
+    kernel.grid[i] = static_cast<uint32_t>(grid[i]);
+    kernel.block[i] = static_cast<uint32_t>(block[i]);
+  }
+  kernel.sharedBytes = 0;
+  return kernel;
+}
+
+} // namespace graphc::codegen::cuda

@@ -1,0 +1,203 @@
+//===- EmitSupport.h - shared state and helpers of the CUDA emitter -*- C++ -*-===//
+//
+// Internal to lib/Codegen/CUDA. A KernelEmitter holds the op being emitted,
+// reads its operands by ONNX input slot and its attributes by ONNX name with
+// ONNX defaults, and accumulates the kernel body and launch configuration.
+// The free functions build index arithmetic over baked shapes and strides.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GRAPHC_LIB_CODEGEN_CUDA_EMITSUPPORT_H
+#define GRAPHC_LIB_CODEGEN_CUDA_EMITSUPPORT_H
+
+#include "lib/Codegen/CUDA/CudaEmitter.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+#include <string>
+
+namespace graphc::codegen::cuda {
+
+/// Threads per block of the elementwise and row kernels.
+inline constexpr int64_t kBlockSize = 256;
+/// Upper bound of grid.x for grid-stride loops.
+inline constexpr int64_t kMaxGrid = 65535;
+
+/// CUDA C++ name of a graph element type ("" when it has none).
+std::string cudaType(mlir::Type type);
+/// Type arithmetic happens in: float for f16/bf16, the type itself otherwise.
+std::string computeType(mlir::Type type);
+/// Accumulator of block reductions: like computeType, but widened to a type
+/// warp shuffles support (int/unsigned for narrow integers and bool).
+std::string reduceType(mlir::Type type);
+/// Whether arithmetic on `type` is floating point (f16, bf16, f32, f64).
+bool isFloatType(mlir::Type type);
+/// A literal of value `v` in compute type `type` ("2.5f", "static_cast<long long>(2)").
+std::string literal(double v, llvm::StringRef type);
+/// The largest / smallest value of compute type `type` (infinities for floats).
+std::string highest(llvm::StringRef type);
+std::string lowest(llvm::StringRef type);
+
+/// Row-major strides of `dims`.
+llvm::SmallVector<int64_t> contiguousStrides(llvm::ArrayRef<int64_t> dims);
+/// Strides of a tensor of shape `in` read at the coordinates of the numpy
+/// broadcast shape `out`: right-aligned, 0 along broadcast dims.
+llvm::SmallVector<int64_t> broadcastStrides(llvm::ArrayRef<int64_t> in,
+                                            llvm::ArrayRef<int64_t> out);
+/// `c0 * s0 + c1 * s1 ...` over the coordinates `<prefix><k>`, skipping zero
+/// strides; "0" when nothing remains.
+std::string offsetExpr(llvm::StringRef prefix, llvm::ArrayRef<int64_t> strides);
+/// Same over explicit coordinate expressions.
+std::string offsetExpr(llvm::ArrayRef<std::string> coords,
+                       llvm::ArrayRef<int64_t> strides);
+/// Number of elements of a static shape.
+int64_t numElements(llvm::ArrayRef<int64_t> dims);
+/// Normalises a possibly negative axis; nullopt when out of range.
+std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank);
+
+/// Splits a tensor into rows (kept dims) and row elements (reduced dims).
+struct ReductionView {
+  llvm::SmallVector<int64_t> keptDims, keptStrides;
+  llvm::SmallVector<int64_t> reducedDims, reducedStrides;
+  int64_t rows = 1;
+  int64_t length = 1;
+  /// The reduced dims are the trailing ones: a row is one contiguous run.
+  bool contiguous = true;
+};
+ReductionView makeReductionView(llvm::ArrayRef<int64_t> shape,
+                                llvm::ArrayRef<bool> reduced);
+
+class KernelEmitter {
+public:
+  KernelEmitter(mlir::Operation *op, llvm::StringRef name);
+
+  mlir::Operation *getOp() const { return op; }
+  llvm::StringRef getMnemonic() const { return mnemonic; }
+
+  /// Emits "cannot emit a cuda kernel for graph.<op>: <reason>" at the op.
+  mlir::LogicalResult fail(const llvm::Twine &reason) const;
+
+  // ONNX input slots and results.
+  unsigned numInputSlots() const { return slots.size(); }
+  /// The operand in `slot`, null when the optional input is absent.
+  mlir::Value input(unsigned slot) const;
+  bool hasInput(unsigned slot) const { return static_cast<bool>(input(slot)); }
+  mlir::RankedTensorType inputType(unsigned slot) const;
+  mlir::RankedTensorType resultType(unsigned index = 0) const;
+  llvm::ArrayRef<int64_t> inputShape(unsigned slot) const {
+    return inputType(slot).getShape();
+  }
+  llvm::ArrayRef<int64_t> resultShape(unsigned index = 0) const {
+    return resultType(index).getShape();
+  }
+  /// Parameter names: "in<slot>", "out<index>".
+  static std::string in(unsigned slot) { return "in" + std::to_string(slot); }
+  static std::string out(unsigned index) {
+    return "out" + std::to_string(index);
+  }
+  /// Loads element `offset` of input `slot` widened to its compute type.
+  std::string load(unsigned slot, llvm::StringRef offset) const {
+    return ("gc_ld(" + in(slot) + "[" + offset + "])").str();
+  }
+  /// A statement storing `value` (any arithmetic type) into result `index`.
+  std::string store(unsigned index, llvm::StringRef offset,
+                    llvm::StringRef value) const;
+  /// The constant integer contents of input `slot`, if it has some.
+  std::optional<llvm::SmallVector<int64_t>> constantInts(unsigned slot) const;
+  std::optional<llvm::SmallVector<double>> constantFloats(unsigned slot) const;
+
+  // Attributes by ONNX name, with the ONNX default when absent.
+  int64_t intAttr(llvm::StringRef name, int64_t defaultValue) const;
+  double floatAttr(llvm::StringRef name, double defaultValue) const;
+  std::string strAttr(llvm::StringRef name,
+                      llvm::StringRef defaultValue) const;
+  std::optional<llvm::SmallVector<int64_t>>
+  intsAttr(llvm::StringRef name) const;
+  std::optional<llvm::SmallVector<double>>
+  floatsAttr(llvm::StringRef name) const;
+
+  // Body text, indented by nesting.
+  void line(const llvm::Twine &text);
+  /// Writes `text` (which ends in "{") and indents what follows.
+  void open(const llvm::Twine &text);
+  void close(llvm::StringRef text = "}");
+  /// Declares `<prefix>0..` as the coordinates of linear index `linear`
+  /// over `dims`.
+  void coords(llvm::StringRef prefix, llvm::StringRef linear,
+              llvm::ArrayRef<int64_t> dims);
+
+  // Launch shapes.
+  /// A grid-stride loop of `i` over [0, n) with kBlockSize threads.
+  void openLinearLoop(int64_t n, llvm::StringRef var = "i");
+  /// A loop of `row` over [0, rows), one block per row, with threads suited
+  /// to rows of `length` elements (a multiple of the warp size).
+  void openRowLoop(int64_t rows, int64_t length);
+  /// Threads of the current block, for strided loops inside a row.
+  int64_t blockThreads() const { return block[0] * block[1] * block[2]; }
+  void setLaunch(llvm::ArrayRef<int64_t> gridDims,
+                 llvm::ArrayRef<int64_t> blockDims);
+
+  /// Row base offset `base` and element offsets inside a row.
+  void rowBase(const ReductionView &view, llvm::StringRef row,
+               llvm::StringRef base);
+  /// Declares `name` as the offset of element `r` of the row at `base`.
+  void rowElement(const ReductionView &view, llvm::StringRef r,
+                  llvm::StringRef base, llvm::StringRef name);
+
+  /// The finished kernel. Fails when an operand or result type has no CUDA
+  /// counterpart.
+  mlir::FailureOr<CudaKernel> finish();
+
+  /// Validates that every present operand and every result is a ranked
+  /// tensor with static dims and a supported element type.
+  mlir::LogicalResult checkTypes() const;
+
+private:
+  mlir::Operation *op;
+  std::string name;
+  std::string mnemonic;
+  llvm::SmallVector<mlir::Value> slots;
+  std::string body;
+  llvm::raw_string_ostream os{body};
+  int indent = 1;
+  int64_t grid[3] = {1, 1, 1};
+  int64_t block[3] = {1, 1, 1};
+  int uniqueCounter = 0;
+};
+
+/// One emitter per op category, each with the predicate saying which
+/// mnemonics it handles. An emitter fails with a diagnostic when the op
+/// cannot be emitted.
+mlir::LogicalResult emitUnary(KernelEmitter &e);
+mlir::LogicalResult emitBinary(KernelEmitter &e);
+mlir::LogicalResult emitVariadic(KernelEmitter &e);
+mlir::LogicalResult emitWhere(KernelEmitter &e);
+mlir::LogicalResult emitClip(KernelEmitter &e);
+mlir::LogicalResult emitCast(KernelEmitter &e);
+bool isUnary(llvm::StringRef mnemonic);
+bool isBinary(llvm::StringRef mnemonic);
+
+mlir::LogicalResult emitDataMovement(KernelEmitter &e);
+bool isDataMovement(llvm::StringRef mnemonic);
+mlir::LogicalResult emitResize(KernelEmitter &e);
+
+mlir::LogicalResult emitReduction(KernelEmitter &e);
+bool isReduction(llvm::StringRef mnemonic);
+
+mlir::LogicalResult emitNormalization(KernelEmitter &e);
+bool isNormalization(llvm::StringRef mnemonic);
+
+mlir::LogicalResult emitConvPool(KernelEmitter &e);
+bool isConvPool(llvm::StringRef mnemonic);
+
+mlir::LogicalResult emitLinearAlgebra(KernelEmitter &e);
+bool isLinearAlgebra(llvm::StringRef mnemonic);
+
+} // namespace graphc::codegen::cuda
+
+#endif // GRAPHC_LIB_CODEGEN_CUDA_EMITSUPPORT_H

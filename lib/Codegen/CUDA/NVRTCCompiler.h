@@ -1,0 +1,33 @@
+//===- NVRTCCompiler.h - CUDA C++ to cubin/PTX with NVRTC -------*- C++ -*-===//
+#ifndef GRAPHC_LIB_CODEGEN_CUDA_NVRTCCOMPILER_H
+#define GRAPHC_LIB_CODEGEN_CUDA_NVRTCCOMPILER_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <vector>
+
+namespace graphc::codegen {
+
+/// Device code for one SM: a cubin, or NUL-terminated PTX text (loadable by
+/// cuModuleLoadData on GPUs newer than any requested SM).
+struct CudaImage {
+  int sm;
+  bool isPtx;
+  std::vector<char> data;
+};
+
+/// Compiles one module source with NVRTC: a cubin for every SM in `sms` plus
+/// PTX for the highest (for newer GPUs). The output is deterministic: the
+/// same source and SMs give the same bytes. On failure: the error says which
+/// SM failed, the NVRTC log, the path where the source was kept (under
+/// `keepDir`, or the system temporary directory when it is empty), and an
+/// equivalent nvcc command line that reproduces it.
+llvm::Expected<std::vector<CudaImage>>
+compileCudaModule(llvm::StringRef source, llvm::ArrayRef<int> sms,
+                  llvm::StringRef keepDir);
+
+} // namespace graphc::codegen
+
+#endif // GRAPHC_LIB_CODEGEN_CUDA_NVRTCCOMPILER_H

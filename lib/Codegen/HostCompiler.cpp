@@ -1,0 +1,72 @@
+//===- HostCompiler.cpp - running the host C++ compiler -------------------===//
+
+#include "lib/Codegen/HostCompiler.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+
+#include <cstdlib>
+
+using namespace llvm;
+
+namespace graphc::codegen {
+
+Expected<std::string> findHostCompiler() {
+  if (const char *env = std::getenv("GRAPHC_CXX"); env && *env) {
+    if (sys::fs::can_execute(env))
+      return std::string(env);
+    ErrorOr<std::string> found = sys::findProgramByName(env);
+    if (found)
+      return *found;
+    return createStringError(inconvertibleErrorCode(),
+                             "GRAPHC_CXX names '%s', which is not an "
+                             "executable",
+                             env);
+  }
+  for (const char *name : {"c++", "g++", "clang++"})
+    if (ErrorOr<std::string> found = sys::findProgramByName(name))
+      return *found;
+  return createStringError(inconvertibleErrorCode(),
+                           "no host C++ compiler found (install g++ or set "
+                           "GRAPHC_CXX)");
+}
+
+Error runHostCompiler(StringRef compiler, ArrayRef<std::string> args,
+                      StringRef workDir) {
+  SmallString<256> logPath(workDir);
+  sys::path::append(logPath, "compiler.log");
+  SmallVector<StringRef> argv{compiler};
+  for (const std::string &arg : args)
+    argv.push_back(arg);
+  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(logPath),
+                                          StringRef(logPath)};
+  // The compiler runs in workDir so that relative paths (and so the output)
+  // do not depend on where graphc runs.
+  SmallString<256> cwd;
+  sys::fs::current_path(cwd);
+  if (std::error_code ec = sys::fs::set_current_path(workDir))
+    return createStringError(ec, "cannot enter %s", workDir.str().c_str());
+  std::string message;
+  int rc = sys::ExecuteAndWait(compiler, argv, std::nullopt, redirects,
+                               /*SecondsToWait=*/0, /*MemoryLimit=*/0,
+                               &message);
+  sys::fs::set_current_path(cwd);
+  if (rc == 0)
+    return Error::success();
+  std::string command = "cd " + workDir.str() + " &&";
+  for (StringRef arg : argv)
+    command += " " + arg.str();
+  std::string log;
+  if (auto buffer = MemoryBuffer::getFile(logPath))
+    log = (*buffer)->getBuffer().take_front(4000).str();
+  return createStringError(inconvertibleErrorCode(),
+                           "host compiler failed (exit %d%s%s); sources kept "
+                           "in %s; reproduce with:\n  %s\n%s",
+                           rc, message.empty() ? "" : ": ", message.c_str(),
+                           workDir.str().c_str(), command.c_str(), log.c_str());
+}
+
+} // namespace graphc::codegen

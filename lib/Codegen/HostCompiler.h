@@ -1,0 +1,25 @@
+//===- HostCompiler.h - running the host C++ compiler -----------*- C++ -*-===//
+#ifndef GRAPHC_LIB_CODEGEN_HOSTCOMPILER_H
+#define GRAPHC_LIB_CODEGEN_HOSTCOMPILER_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace graphc::codegen {
+
+/// The host C++ compiler: $GRAPHC_CXX, else `c++` on PATH.
+llvm::Expected<std::string> findHostCompiler();
+
+/// Runs `compiler args...` in `workDir`. On failure the error carries the
+/// exact command line, the working directory (kept for inspection) and the
+/// compiler's output.
+llvm::Error runHostCompiler(llvm::StringRef compiler,
+                            llvm::ArrayRef<std::string> args,
+                            llvm::StringRef workDir);
+
+} // namespace graphc::codegen
+
+#endif

@@ -1,0 +1,427 @@
+//===- SharedObjectWriter.cpp - the model .so -----------------------------===//
+//
+// The .so is built from one generated C++ file: the descriptor as static
+// tables, the cpu kernels, and the weights and device images pulled in with
+// `.incbin` (fast for large blobs, and byte-exact). The host compiler runs in
+// a scratch directory with relative paths only, so the bytes do not depend
+// on where or when graphc ran.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lib/Codegen/SharedObjectWriter.h"
+
+#include "dialects/Exec/ExecOps.h"
+#include "dialects/Graph/GraphOps.h"
+#include "dialects/Graph/HostEval.h"
+#include "lib/Codegen/CPU/CpuEmitter.h"
+#include "lib/Codegen/HostCompiler.h"
+#include "runtime/include/graphc/descriptor.h"
+
+#include "llvm/ADT/SmallString.h"
+#include <set>
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include "lib/Codegen/EmbeddedHeaders.inc"
+
+using namespace mlir;
+using namespace llvm;
+
+namespace graphc::codegen {
+namespace {
+
+uint64_t fnv1a(uint64_t hash, ArrayRef<char> bytes) {
+  for (unsigned char c : bytes) {
+    hash ^= c;
+    hash *= 0x100000001b3ull;
+  }
+  return hash;
+}
+
+std::string quoted(StringRef text) {
+  std::string out = "\"";
+  for (unsigned char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (c >= 0x20 && c < 0x7f) {
+      out += c;
+    } else {
+      out += formatv("\\{0:o3}", c).str();
+    }
+  }
+  return out + "\"";
+}
+
+int bufferKind(exec::BufferKind kind) {
+  switch (kind) {
+  case exec::BufferKind::none:
+    return GRAPHC_BUFFER_NONE;
+  case exec::BufferKind::arena:
+    return GRAPHC_BUFFER_ARENA;
+  case exec::BufferKind::weights:
+    return GRAPHC_BUFFER_WEIGHTS;
+  case exec::BufferKind::input:
+    return GRAPHC_BUFFER_INPUT;
+  case exec::BufferKind::output:
+    return GRAPHC_BUFFER_OUTPUT;
+  }
+  return GRAPHC_BUFFER_NONE;
+}
+
+/// Everything the descriptor is made of, gathered from the exec module.
+struct ModelParts {
+  SmallVector<exec::IOOp> inputs, outputs;
+  SmallVector<exec::KernelOp> kernels;
+  SmallVector<exec::PlanOp> plans;
+  std::vector<char> weights;
+};
+
+FailureOr<ModelParts> gatherParts(ModuleOp module) {
+  ModelParts parts;
+  for (Operation &op : module.getBody()->getOperations()) {
+    if (auto io = dyn_cast<exec::IOOp>(op))
+      (io.getIsOutput() ? parts.outputs : parts.inputs).push_back(io);
+    else if (auto kernel = dyn_cast<exec::KernelOp>(op))
+      parts.kernels.push_back(kernel);
+    else if (auto plan = dyn_cast<exec::PlanOp>(op))
+      parts.plans.push_back(plan);
+    else if (auto weight = dyn_cast<exec::WeightOp>(op)) {
+      FailureOr<std::vector<char>> bytes =
+          graph::constantBytes(weight.getValue());
+      if (failed(bytes))
+        return weight.emitOpError("has a value that cannot be serialised");
+      size_t offset = weight.getOffset();
+      if (parts.weights.size() < offset)
+        parts.weights.resize(offset, 0);
+      if (parts.weights.size() != offset)
+        return weight.emitOpError("overlaps the previous weight");
+      parts.weights.insert(parts.weights.end(), bytes->begin(), bytes->end());
+    }
+  }
+  if (parts.plans.empty())
+    return module.emitError("module has no exec.plan: lower it to exec first");
+  return parts;
+}
+
+void emitDims(raw_ostream &os, StringRef name, ArrayRef<int64_t> dims) {
+  os << "static const int64_t " << name << "[] = {";
+  if (dims.empty())
+    os << "0";
+  interleaveComma(dims, os, [&](int64_t d) {
+    os << (ShapedType::isDynamic(d) ? -1 : d) << "LL";
+  });
+  os << "};\n";
+}
+
+void emitTensorDescs(raw_ostream &os, StringRef table,
+                     SmallVectorImpl<exec::IOOp> &ios) {
+  for (auto [i, io] : enumerate(ios)) {
+    auto type = cast<RankedTensorType>(io.getType());
+    std::string base = (table + Twine(i)).str();
+    emitDims(os, base + "_dims", type.getShape());
+    os << "static const char *const " << base << "_names[] = {";
+    if (io.getDims().empty())
+      os << "\"\"";
+    interleaveComma(io.getDims(), os, [&](Attribute a) {
+      os << quoted(cast<StringAttr>(a).getValue());
+    });
+    os << "};\n";
+  }
+  os << "static const graphc_tensor_desc " << table << "[] = {\n";
+  for (auto [i, io] : enumerate(ios)) {
+    auto type = cast<RankedTensorType>(io.getType());
+    std::string base = (table + Twine(i)).str();
+    os << "  {" << quoted(io.getName()) << ", "
+       << graph::toHostDtype(type.getElementType()) << ", " << type.getRank()
+       << ", " << base << "_dims, " << base << "_names},\n";
+  }
+  if (ios.empty())
+    os << "  {nullptr, 0, 0, nullptr, nullptr},\n";
+  os << "};\n";
+}
+
+FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
+                                   const SharedObjectOptions &options,
+                                   uint64_t checksum,
+                                   StringRef weightsSideName) {
+  std::string source;
+  raw_string_ostream os(source);
+  os << "// Generated by graphc " << GRAPHC_VERSION_STRING
+     << ". Do not edit.\n#include <stdint.h>\n#include <stddef.h>\n"
+     << "#include \"descriptor.h\"\n";
+  if (!options.cudaTarget) {
+    os << "#include \"HostKernels.h\"\n\n";
+    std::set<std::string> declared;
+    for (exec::KernelOp kernel : parts.kernels) {
+      Operation &op = kernel.getBody().front().front();
+      std::string mnemonic = op.getName().stripDialect().str();
+      if (declared.insert(mnemonic).second)
+        os << "extern \"C\" int gc_hk_" << mnemonic
+           << "(const gc_tensor *, int32_t, gc_tensor *, int32_t, "
+              "const gc_attrs *, char *, size_t);\n";
+    }
+    os << "\n";
+    for (exec::KernelOp kernel : parts.kernels)
+      if (failed(emitCpuKernel(kernel, os)))
+        return failure();
+  }
+
+  // Bulk data comes in through .incbin.
+  auto incbin = [&](StringRef symbol, StringRef file) {
+    os << "__asm__(\".section .rodata." << symbol
+       << ",\\\"a\\\",@progbits\\n.p2align 8\\n.globl " << symbol
+       << "\\n.hidden " << symbol << "\\n" << symbol << ":\\n.incbin \\\""
+       << file << "\\\"\\n.byte 0\\n.previous\\n\");\n"
+       << "extern \"C\" const unsigned char " << symbol << "[];\n";
+  };
+  if (weightsSideName.empty())
+    incbin("graphc_weights", "weights.bin");
+  for (auto [i, image] : enumerate(options.images))
+    incbin(("graphc_image_" + Twine(i)).str(),
+           ("image" + Twine(i) + ".bin").str());
+
+  emitTensorDescs(os, "kInputs", parts.inputs);
+  emitTensorDescs(os, "kOutputs", parts.outputs);
+
+  // Kernel table.
+  llvm::StringMap<unsigned> kernelIndex;
+  os << "static const graphc_kernel_desc kKernels[] = {\n";
+  for (auto [i, kernel] : enumerate(parts.kernels)) {
+    kernelIndex[kernel.getSymName()] = i;
+    std::string nodes;
+    for (auto [j, node] : enumerate(kernel.getOnnxNodes()))
+      nodes += (j ? "," : "") + cast<StringAttr>(node).str();
+    os << "  {" << quoted(kernel.getSymName()) << ", "
+       << quoted(kernel::stringifyFusionKind(kernel.getKind())) << ", "
+       << quoted(nodes) << ", 0x" << kernel.getHash() << "ull, "
+       << (options.cudaTarget ? "nullptr" : kernel.getSymName().str())
+       << "},\n";
+  }
+  if (parts.kernels.empty())
+    os << "  {nullptr, nullptr, nullptr, 0, nullptr},\n";
+  os << "};\n";
+
+  // Plans.
+  for (auto [p, plan] : enumerate(parts.plans)) {
+    std::string base = "kPlan" + std::to_string(p);
+    unsigned stepCount = 0;
+    for (Operation &step : plan.getSteps().front()) {
+      std::string args = base + "_s" + std::to_string(stepCount++);
+      ArrayAttr slots;
+      if (auto launch = dyn_cast<exec::LaunchOp>(step))
+        slots = launch.getArgs();
+      else if (auto copy = dyn_cast<exec::CopyOp>(step))
+        slots = ArrayAttr::get(module.getContext(),
+                               {copy.getSource(), copy.getTarget()});
+      os << "static const graphc_buffer_ref " << args << "[] = {";
+      if (slots.empty())
+        os << "{0, 0, 0, 0}";
+      interleaveComma(slots, os, [&](Attribute a) {
+        auto slot = cast<exec::SlotAttr>(a);
+        os << "{" << bufferKind(slot.getKind()) << ", " << slot.getIndex()
+           << ", " << slot.getOffset() << "ull, " << slot.getSize() << "ull}";
+      });
+      os << "};\n";
+    }
+    os << "static const graphc_step_desc " << base << "_steps[] = {\n";
+    stepCount = 0;
+    for (Operation &step : plan.getSteps().front()) {
+      std::string args = base + "_s" + std::to_string(stepCount++);
+      if (auto launch = dyn_cast<exec::LaunchOp>(step)) {
+        StringRef name = launch.getKernel();
+        LaunchDims dims;
+        if (options.cudaTarget) {
+          auto found = options.launchDims.find(name);
+          if (found == options.launchDims.end())
+            return launch.emitOpError("has no launch dims for kernel ") << name;
+          dims = found->second;
+        }
+        os << "  {" << (options.cudaTarget ? "GRAPHC_STEP_LAUNCH"
+                                           : "GRAPHC_STEP_HOST_CALL")
+           << ", " << kernelIndex.lookup(name) << ", {" << dims.grid[0] << ", "
+           << dims.grid[1] << ", " << dims.grid[2] << "}, {" << dims.block[0]
+           << ", " << dims.block[1] << ", " << dims.block[2] << "}, "
+           << dims.sharedBytes << ", " << launch.getArgs().size() << ", "
+           << args << "},\n";
+      } else if (isa<exec::CopyOp>(step)) {
+        os << "  {GRAPHC_STEP_COPY, -1, {0, 0, 0}, {0, 0, 0}, 0, 2, " << args
+           << "},\n";
+      }
+    }
+    if (stepCount == 0)
+      os << "  {GRAPHC_STEP_COPY, -1, {0, 0, 0}, {0, 0, 0}, 0, 0, nullptr},\n";
+    os << "};\n";
+    auto emitShapes = [&](StringRef suffix, ArrayAttr types) {
+      for (auto [i, t] : enumerate(types))
+        emitDims(os, (base + suffix + Twine(i)).str(),
+                 cast<RankedTensorType>(cast<TypeAttr>(t).getValue())
+                     .getShape());
+      os << "static const int64_t *const " << base << suffix << "[] = {";
+      if (types.empty())
+        os << "nullptr";
+      for (unsigned i = 0; i < types.size(); ++i)
+        os << (i ? ", " : "") << base << suffix << i;
+      os << "};\n";
+    };
+    emitShapes("_in", plan.getInputTypes());
+    emitShapes("_out", plan.getOutputTypes());
+  }
+  os << "static const graphc_plan_desc kPlans[] = {\n";
+  for (auto [p, plan] : enumerate(parts.plans)) {
+    std::string base = "kPlan" + std::to_string(p);
+    os << "  {" << quoted(plan.getSymName()) << ", " << base << "_in, "
+       << base << "_out, " << plan.getArenaBytes() << "ull, "
+       << plan.getIntermediateBytes() << "ull, "
+       << plan.getSteps().front().getOperations().size() << ", " << base
+       << "_steps},\n";
+  }
+  os << "};\n";
+
+  os << "static const graphc_image_desc kImages[] = {\n";
+  for (auto [i, image] : enumerate(options.images))
+    os << "  {" << image.sm << ", " << (image.isPtx ? 1 : 0)
+       << ", graphc_image_" << i << ", " << image.data.size() << "ull},\n";
+  if (options.images.empty())
+    os << "  {0, 0, nullptr, 0},\n";
+  os << "};\n";
+
+  os << "static const graphc_model_desc kModel = {\n"
+     << "  GRAPHC_ABI_VERSION, \"graphc " << GRAPHC_VERSION_STRING << "\", "
+     << (options.cudaTarget ? "GRAPHC_TARGET_CUDA" : "GRAPHC_TARGET_CPU")
+     << ",\n  " << parts.inputs.size() << ", kInputs, " << parts.outputs.size()
+     << ", kOutputs,\n  " << parts.plans.size() << ", kPlans, "
+     << parts.kernels.size() << ", kKernels, " << options.images.size()
+     << ", kImages,\n  "
+     << (weightsSideName.empty() ? "graphc_weights" : "nullptr") << ", "
+     << parts.weights.size() << "ull, "
+     << (weightsSideName.empty() ? "nullptr" : quoted(weightsSideName))
+     << ",\n  0x" << format_hex_no_prefix(checksum, 16) << "ull};\n\n"
+     << "extern \"C\" __attribute__((visibility(\"default\"))) const "
+        "graphc_model_desc *graphc_model_descriptor_v1(void) {\n"
+     << "  return &kModel;\n}\n";
+  return source;
+}
+
+Error writeFile(StringRef path, ArrayRef<char> bytes) {
+  std::error_code ec;
+  raw_fd_ostream os(path, ec, sys::fs::OF_None);
+  if (ec)
+    return createStringError(ec, "cannot write %s: %s", path.str().c_str(),
+                             ec.message().c_str());
+  os.write(bytes.data(), bytes.size());
+  os.close();
+  if (os.has_error())
+    return createStringError(os.error(), "cannot write %s",
+                             path.str().c_str());
+  return Error::success();
+}
+
+Error diagnosticError(StringRef what) {
+  return createStringError(inconvertibleErrorCode(), "%s", what.str().c_str());
+}
+
+uint64_t checksumOf(const ModelParts &parts,
+                    const SharedObjectOptions &options) {
+  uint64_t checksum = fnv1a(0xcbf29ce484222325ull, parts.weights);
+  for (const DeviceImage &image : options.images)
+    checksum = fnv1a(checksum, image.data);
+  return checksum;
+}
+
+} // namespace
+
+Expected<std::string> emitModelSource(ModuleOp module,
+                                      const SharedObjectOptions &options) {
+  FailureOr<ModelParts> parts = gatherParts(module);
+  if (failed(parts))
+    return diagnosticError("cannot gather the model's parts");
+  FailureOr<std::string> source = buildSource(
+      module, *parts, options, checksumOf(*parts, options),
+      options.weightsSideFile
+          ? (sys::path::filename(options.outputPath) + ".weights").str()
+          : "");
+  if (failed(source))
+    return diagnosticError("cannot emit the model source");
+  return *source;
+}
+
+Error writeSharedObject(ModuleOp module, const SharedObjectOptions &options) {
+  FailureOr<ModelParts> parts = gatherParts(module);
+  if (failed(parts))
+    return diagnosticError("cannot gather the model's parts");
+  std::string sideName =
+      options.weightsSideFile
+          ? (sys::path::filename(options.outputPath) + ".weights").str()
+          : "";
+  FailureOr<std::string> source = buildSource(
+      module, *parts, options, checksumOf(*parts, options), sideName);
+  if (failed(source))
+    return diagnosticError("cannot emit the model source");
+
+  SmallString<256> workDir(options.workDir);
+  bool temporary = workDir.empty();
+  if (temporary) {
+    if (std::error_code ec =
+            sys::fs::createUniqueDirectory("graphc-build", workDir))
+      return createStringError(ec, "cannot create a build directory");
+  } else if (std::error_code ec = sys::fs::create_directories(workDir)) {
+    return createStringError(ec, "cannot create %s", workDir.c_str());
+  }
+  auto inWork = [&](StringRef name) {
+    SmallString<256> path(workDir);
+    sys::path::append(path, name);
+    return std::string(path);
+  };
+  if (Error e = writeFile(inWork("descriptor.h"),
+                          ArrayRef<char>(kDescriptorHeader,
+                                         sizeof(kDescriptorHeader) - 1)))
+    return e;
+  if (Error e = writeFile(inWork("HostKernels.h"),
+                          ArrayRef<char>(kHostKernelsHeader,
+                                         sizeof(kHostKernelsHeader) - 1)))
+    return e;
+  if (Error e = writeFile(inWork("model.cpp"),
+                          ArrayRef<char>(source->data(), source->size())))
+    return e;
+  if (Error e = writeFile(inWork("weights.bin"),
+                          sideName.empty() ? ArrayRef<char>(parts->weights)
+                                           : ArrayRef<char>()))
+    return e;
+  for (auto [i, image] : enumerate(options.images))
+    if (Error e = writeFile(inWork(("image" + Twine(i) + ".bin").str()),
+                            image.data))
+      return e;
+
+  Expected<std::string> compiler = findHostCompiler();
+  if (!compiler)
+    return compiler.takeError();
+  std::vector<std::string> args = {
+      "-std=c++17", "-O2", "-fPIC", "-shared", "-fvisibility=hidden",
+      "-ffunction-sections", "-fdata-sections", "-Wl,--gc-sections",
+      "-static-libstdc++", "-static-libgcc", "-fno-exceptions", "-fno-rtti",
+      "-fno-ident", "-I.", "model.cpp", "-o", "model.so"};
+  if (!options.cudaTarget)
+    args.insert(args.end() - 2, GRAPHC_HOST_KERNELS_ARCHIVE);
+  if (Error e = runHostCompiler(*compiler, args, workDir))
+    return e;
+
+  // Only now is anything at the output path touched.
+  if (!sideName.empty()) {
+    std::string sidePath = options.outputPath + ".weights";
+    if (Error e = writeFile(sidePath, parts->weights))
+      return e;
+  }
+  if (std::error_code ec =
+          sys::fs::copy_file(inWork("model.so"), options.outputPath))
+    return createStringError(ec, "cannot write %s: %s",
+                             options.outputPath.c_str(), ec.message().c_str());
+  if (temporary)
+    sys::fs::remove_directories(workDir);
+  return Error::success();
+}
+
+} // namespace graphc::codegen

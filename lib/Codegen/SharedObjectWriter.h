@@ -1,0 +1,55 @@
+//===- SharedObjectWriter.h - the model .so -----------------------*- C++ -*-===//
+#ifndef GRAPHC_LIB_CODEGEN_SHAREDOBJECTWRITER_H
+#define GRAPHC_LIB_CODEGEN_SHAREDOBJECTWRITER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Error.h"
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace graphc::codegen {
+
+/// Launch dimensions of one cuda kernel.
+struct LaunchDims {
+  std::array<uint32_t, 3> grid{1, 1, 1};
+  std::array<uint32_t, 3> block{1, 1, 1};
+  uint32_t sharedBytes = 0;
+};
+
+/// One loadable cuda module image.
+struct DeviceImage {
+  int sm = 0;
+  bool isPtx = false;
+  std::vector<char> data;
+};
+
+struct SharedObjectOptions {
+  std::string outputPath;
+  bool cudaTarget = false;
+  /// Weights go to `<outputPath>.weights` instead of into the .so.
+  bool weightsSideFile = false;
+  /// cuda only: images holding every kernel, and each kernel's launch dims.
+  std::vector<DeviceImage> images;
+  llvm::StringMap<LaunchDims> launchDims;
+  /// Where to build; empty for a fresh temporary directory (removed on
+  /// success, kept on failure).
+  std::string workDir;
+};
+
+/// Writes the exec-dialect `module` as a model .so: descriptor, kernels
+/// (host code for cpu, images for cuda), weights. Deterministic: the same
+/// module and options give the same bytes.
+llvm::Error writeSharedObject(mlir::ModuleOp module,
+                              const SharedObjectOptions &options);
+
+/// The C++ source of the descriptor and host kernels alone (what
+/// `--emit=source` prints for the cpu target).
+llvm::Expected<std::string> emitModelSource(mlir::ModuleOp module,
+                                            const SharedObjectOptions &options);
+
+} // namespace graphc::codegen
+
+#endif

@@ -1,0 +1,268 @@
+//===- Conv.cpp - Conv and ConvTranspose host kernels ---------------------===//
+//
+// Conv lowers each (image, group) to im2col + the shared blocked GEMM;
+// ConvTranspose is the adjoint: GEMM into columns, then col2im.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lib/HostKernels/Gemm.h"
+#include "lib/HostKernels/Window.h"
+
+using namespace graphc::hk;
+
+namespace {
+
+/// Visits every index of `dims` (rank n) in row-major order.
+template <typename Fn> void forEachIndex(const int64_t *dims, int n, Fn &&fn) {
+  int64_t index[kMaxRank] = {};
+  for (int d = 0; d < n; ++d)
+    if (dims[d] == 0)
+      return;
+  while (true) {
+    fn(static_cast<const int64_t *>(index));
+    int d = n - 1;
+    for (; d >= 0; --d) {
+      if (++index[d] < dims[d])
+        break;
+      index[d] = 0;
+    }
+    if (d < 0)
+      return;
+  }
+}
+
+/// Columns [channels * kernelSize, outSize] of one image.
+template <typename A>
+void im2col(const A *image, int64_t channels, const Window &w, A *col) {
+  int64_t outSize = w.outSize(), inSize = w.inSize();
+  int last = w.nd - 1;
+  Dims inStrides = Dims(w.in, w.nd).strides();
+  A *row = col;
+  for (int64_t c = 0; c < channels; ++c) {
+    const A *plane = image + c * inSize;
+    forEachIndex(w.kernel, w.nd, [&](const int64_t *k) {
+      A *dst = row;
+      // Outer output dims by odometer, the last one as a contiguous run.
+      forEachIndex(w.out, last, [&](const int64_t *o) {
+        int64_t base = 0;
+        bool inside = true;
+        for (int d = 0; d < last; ++d) {
+          int64_t i = o[d] * w.stride[d] - w.padBegin[d] + k[d] * w.dilation[d];
+          inside &= i >= 0 && i < w.in[d];
+          base += i * inStrides[d];
+        }
+        int64_t n = w.out[last];
+        if (!inside) {
+          std::fill(dst, dst + n, A(0));
+        } else {
+          int64_t start = k[last] * w.dilation[last] - w.padBegin[last];
+          for (int64_t j = 0; j < n; ++j) {
+            int64_t i = start + j * w.stride[last];
+            dst[j] = i >= 0 && i < w.in[last] ? plane[base + i] : A(0);
+          }
+        }
+        dst += n;
+      });
+      row += outSize;
+    });
+  }
+}
+
+/// Adds columns [channels * kernelSize, inSize] into an image of `w.out`
+/// (the transposed-conv output), skipping positions outside it.
+template <typename A>
+void col2im(const A *col, int64_t channels, const Window &w, A *image) {
+  int64_t outSize = w.outSize();
+  Dims outStrides = Dims(w.out, w.nd).strides();
+  const A *src = col;
+  for (int64_t c = 0; c < channels; ++c) {
+    A *plane = image + c * outSize;
+    forEachIndex(w.kernel, w.nd, [&](const int64_t *k) {
+      forEachIndex(w.in, w.nd, [&](const int64_t *i) {
+        int64_t offset = 0;
+        bool inside = true;
+        for (int d = 0; d < w.nd; ++d) {
+          int64_t o = i[d] * w.stride[d] - w.padBegin[d] + k[d] * w.dilation[d];
+          inside &= o >= 0 && o < w.out[d];
+          offset += o * outStrides[d];
+        }
+        if (inside)
+          plane[offset] += *src;
+        ++src;
+      });
+    });
+  }
+}
+
+/// Checks the optional bias (input 2) against `channels` output channels.
+int checkBias(KernelContext &ctx, int32_t dtype, int64_t channels) {
+  if (!ctx.has(2))
+    return 0;
+  const gc_tensor &b = ctx.in(2);
+  GC_TRY(ctx.checkSameDtype(2, dtype, "bias"));
+  if (b.rank != 1 || b.dims[0] != channels)
+    return ctx.fail("bias must have shape [%lld]",
+                    static_cast<long long>(channels));
+  return 0;
+}
+
+} // namespace
+
+GC_KERNEL(conv) {
+  GC_TRY(ctx.expect(2, 1));
+  const gc_tensor &x = ctx.in(0), &wt = ctx.in(1);
+  GC_TRY(ctx.checkSameDtype(1, x.dtype, "weight"));
+  if (x.rank < 3 || wt.rank != x.rank)
+    return ctx.fail("input and weight must have the same rank >= 3");
+  Window w;
+  GC_TRY(computeWindow(ctx, x, wt.dims + 2, false, w));
+  int64_t group = ctx.getInt("group", 1);
+  int64_t N = x.dims[0], C = x.dims[1], M = wt.dims[0];
+  if (group < 1 || C % group || M % group || wt.dims[1] != C / group)
+    return ctx.fail("weight shape does not match %lld input channels in %lld "
+                    "groups",
+                    static_cast<long long>(C), static_cast<long long>(group));
+  GC_TRY(checkBias(ctx, x.dtype, M));
+  Dims outDims;
+  outDims.push(N);
+  outDims.push(M);
+  for (int d = 0; d < w.nd; ++d)
+    outDims.push(w.out[d]);
+  GC_TRY(ctx.checkOutput(0, x.dtype, outDims));
+  int64_t Cg = C / group, Mg = M / group, KS = w.kernelSize();
+  int64_t P = w.outSize(), inSize = w.inSize();
+  bool pointwise = KS == 1;
+  for (int d = 0; d < w.nd; ++d)
+    pointwise &= w.stride[d] == 1 && w.padBegin[d] == 0 && w.padEnd[d] == 0;
+  return dispatch<kFloats>(ctx, x.dtype, "input", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using A = Arith<T>;
+    ComputeView<T> vx(x.data, numElements(x)), vw(wt.data, numElements(wt));
+    ComputeOutput<T> out(ctx.out(0).data, outDims.product());
+    std::vector<A> col(pointwise ? 0 : static_cast<size_t>(Cg * KS * P));
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t g = 0; g < group; ++g) {
+        const A *image = vx.data() + (n * C + g * Cg) * inSize;
+        // A 1x1 unit-stride unpadded conv reads the image as its columns.
+        if (!pointwise)
+          im2col(image, Cg, w, col.data());
+        gemm<A>(false, false, Mg, P, Cg * KS, A(1), vw.data() + g * Mg * Cg * KS,
+                Cg * KS, pointwise ? image : col.data(), P, A(0),
+                out.data() + (n * M + g * Mg) * P, P);
+      }
+    if (ctx.has(2)) {
+      ComputeView<T> vb(ctx.in(2).data, M);
+      for (int64_t n = 0; n < N; ++n)
+        for (int64_t m = 0; m < M; ++m) {
+          A *plane = out.data() + (n * M + m) * P;
+          A bias = vb.data()[m];
+          for (int64_t p = 0; p < P; ++p)
+            plane[p] += bias;
+        }
+    }
+    out.flush();
+    return 0;
+  });
+}
+
+GC_KERNEL(conv_transpose) {
+  GC_TRY(ctx.expect(2, 1));
+  const gc_tensor &x = ctx.in(0), &wt = ctx.in(1);
+  GC_TRY(ctx.checkSameDtype(1, x.dtype, "weight"));
+  if (x.rank < 3 || wt.rank != x.rank)
+    return ctx.fail("input and weight must have the same rank >= 3");
+  int nd = x.rank - 2;
+  int64_t group = ctx.getInt("group", 1);
+  int64_t N = x.dims[0], C = x.dims[1];
+  if (group < 1 || C % group || wt.dims[0] != C)
+    return ctx.fail("weight shape does not match %lld input channels in %lld "
+                    "groups",
+                    static_cast<long long>(C), static_cast<long long>(group));
+  int64_t Mg = wt.dims[1], M = Mg * group, Cg = C / group;
+  GC_TRY(checkBias(ctx, x.dtype, M));
+
+  IntList kernelShape = ctx.getInts("kernel_shape"), strides = ctx.getInts("strides"),
+          dilations = ctx.getInts("dilations"), pads = ctx.getInts("pads"),
+          outputPadding = ctx.getInts("output_padding"),
+          outputShape = ctx.getInts("output_shape");
+  if ((kernelShape.present && kernelShape.count != nd) ||
+      (strides.present && strides.count != nd) ||
+      (dilations.present && dilations.count != nd) ||
+      (pads.present && pads.count != 2 * nd) ||
+      (outputPadding.present && outputPadding.count != nd) ||
+      (outputShape.present && outputShape.count != nd &&
+       outputShape.count != nd + 2))
+    return ctx.fail("attribute lengths must match the %d spatial dims", nd);
+  const char *autoPad = ctx.getString("auto_pad", "NOTSET");
+  bool same = std::strcmp(autoPad, "SAME_UPPER") == 0 ||
+              std::strcmp(autoPad, "SAME_LOWER") == 0;
+  bool valid = std::strcmp(autoPad, "VALID") == 0;
+  if (!same && !valid && std::strcmp(autoPad, "NOTSET") != 0)
+    return ctx.fail("unknown auto_pad '%s'", autoPad);
+  int64_t shapeOffset = outputShape.count == nd + 2 ? 2 : 0;
+
+  // Window roles swap: `in` is the conv input, `out` the produced image.
+  Window w;
+  w.nd = nd;
+  for (int d = 0; d < nd; ++d) {
+    w.in[d] = x.dims[d + 2];
+    w.kernel[d] = wt.dims[d + 2];
+    if (kernelShape.present && kernelShape[d] != w.kernel[d])
+      return ctx.fail("kernel_shape does not match the weight shape");
+    w.stride[d] = strides.present ? strides[d] : 1;
+    w.dilation[d] = dilations.present ? dilations[d] : 1;
+    if (w.stride[d] < 1 || w.dilation[d] < 1)
+      return ctx.fail("strides and dilations must be positive");
+    int64_t extraOut = outputPadding.present ? outputPadding[d] : 0;
+    int64_t full = w.stride[d] * (w.in[d] - 1) + extraOut + w.extent(d);
+    if (same && !pads.present) {
+      w.out[d] = outputShape.present ? outputShape[shapeOffset + d]
+                                     : w.in[d] * w.stride[d];
+      int64_t total = full - w.out[d];
+      bool upper = std::strcmp(autoPad, "SAME_UPPER") == 0;
+      w.padBegin[d] = upper ? total / 2 : total - total / 2;
+    } else {
+      w.padBegin[d] = pads.present && !valid ? pads[d] : 0;
+      int64_t end = pads.present && !valid ? pads[d + nd] : 0;
+      w.out[d] = outputShape.present ? outputShape[shapeOffset + d]
+                                     : full - w.padBegin[d] - end;
+    }
+    if (w.out[d] < 0)
+      return ctx.fail("negative output size in spatial dim %d", d);
+  }
+  Dims outDims;
+  outDims.push(N);
+  outDims.push(M);
+  for (int d = 0; d < nd; ++d)
+    outDims.push(w.out[d]);
+  GC_TRY(ctx.checkOutput(0, x.dtype, outDims));
+  int64_t KS = w.kernelSize(), inSize = w.inSize(), outSize = w.outSize();
+  return dispatch<kFloats>(ctx, x.dtype, "input", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using A = Arith<T>;
+    ComputeView<T> vx(x.data, numElements(x)), vw(wt.data, numElements(wt));
+    ComputeOutput<T> out(ctx.out(0).data, outDims.product());
+    std::fill(out.data(), out.data() + outDims.product(), A(0));
+    std::vector<A> col(static_cast<size_t>(Mg * KS * inSize));
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t g = 0; g < group; ++g) {
+        // col[Mg*KS, inSize] = W_g^T [Mg*KS, Cg] * X_g [Cg, inSize]
+        gemm<A>(true, false, Mg * KS, inSize, Cg, A(1),
+                vw.data() + g * Cg * Mg * KS, Mg * KS,
+                vx.data() + (n * C + g * Cg) * inSize, inSize, A(0), col.data(),
+                inSize);
+        col2im(col.data(), Mg, w, out.data() + (n * M + g * Mg) * outSize);
+      }
+    if (ctx.has(2)) {
+      ComputeView<T> vb(ctx.in(2).data, M);
+      for (int64_t n = 0; n < N; ++n)
+        for (int64_t m = 0; m < M; ++m) {
+          A *plane = out.data() + (n * M + m) * outSize;
+          for (int64_t p = 0; p < outSize; ++p)
+            plane[p] += vb.data()[m];
+        }
+    }
+    out.flush();
+    return 0;
+  });
+}

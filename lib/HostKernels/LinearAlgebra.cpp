@@ -1,0 +1,120 @@
+//===- LinearAlgebra.cpp - MatMul and Gemm host kernels -------------------===//
+
+#include "lib/HostKernels/Gemm.h"
+
+using namespace graphc::hk;
+
+namespace {
+constexpr unsigned kMatMulTypes = kFloats | kI32 | kI64 | kU32 | kU64;
+} // namespace
+
+GC_KERNEL(mat_mul) {
+  GC_TRY(ctx.expect(2, 1));
+  const gc_tensor &a = ctx.in(0), &b = ctx.in(1);
+  GC_TRY(ctx.checkSameDtype(1, a.dtype, "input B"));
+  if (a.rank < 1 || b.rank < 1)
+    return ctx.fail("inputs must have rank >= 1");
+  // Numpy promotion: a 1-D A is a row, a 1-D B a column; both extra dims go.
+  int64_t M = a.rank == 1 ? 1 : a.dims[a.rank - 2];
+  int64_t K = a.dims[a.rank - 1];
+  int64_t KB = b.rank == 1 ? b.dims[0] : b.dims[b.rank - 2];
+  int64_t N = b.rank == 1 ? 1 : b.dims[b.rank - 1];
+  if (K != KB)
+    return ctx.fail("inner dimensions differ: %lld vs %lld",
+                    static_cast<long long>(K), static_cast<long long>(KB));
+  int batchA = a.rank > 2 ? a.rank - 2 : 0, batchB = b.rank > 2 ? b.rank - 2 : 0;
+  int batchRank = std::max(batchA, batchB);
+  Dims batch, strideA, strideB;
+  batch.rank = strideA.rank = strideB.rank = batchRank;
+  for (int d = 0; d < batchRank; ++d) {
+    int da = d - (batchRank - batchA), db = d - (batchRank - batchB);
+    int64_t ea = da >= 0 ? a.dims[da] : 1, eb = db >= 0 ? b.dims[db] : 1;
+    if (ea != eb && ea != 1 && eb != 1)
+      return ctx.fail("batch dimensions %lld and %lld do not broadcast",
+                      static_cast<long long>(ea), static_cast<long long>(eb));
+    batch[d] = std::max(ea, eb);
+  }
+  // Matrix-granular strides of the batch dims (0 where broadcast).
+  int64_t stepA = M * K, stepB = K * N;
+  for (int d = batchRank - 1; d >= 0; --d) {
+    int da = d - (batchRank - batchA), db = d - (batchRank - batchB);
+    int64_t ea = da >= 0 ? a.dims[da] : 1, eb = db >= 0 ? b.dims[db] : 1;
+    strideA[d] = ea == 1 ? 0 : stepA;
+    strideB[d] = eb == 1 ? 0 : stepB;
+    stepA *= ea;
+    stepB *= eb;
+  }
+  Dims outDims = batch;
+  if (a.rank > 1)
+    outDims.push(M);
+  if (b.rank > 1)
+    outDims.push(N);
+  GC_TRY(ctx.checkOutput(0, a.dtype, outDims));
+  return dispatch<kMatMulTypes>(ctx, a.dtype, "input", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using A = Arith<T>;
+    ComputeView<T> va(a.data, numElements(a)), vb(b.data, numElements(b));
+    ComputeOutput<T> out(ctx.out(0).data, outDims.product());
+    StridedLoop<2> loop;
+    loop.rank = batchRank;
+    for (int d = 0; d < batchRank; ++d) {
+      loop.dims[d] = batch[d];
+      loop.strides[0][d] = strideA[d];
+      loop.strides[1][d] = strideB[d];
+    }
+    int64_t index = 0;
+    loop.forEach([&](const int64_t *offsets) {
+      gemm<A>(false, false, M, N, K, A(1), va.data() + offsets[0], K,
+              vb.data() + offsets[1], N, A(0), out.data() + index * M * N, N);
+      ++index;
+    });
+    out.flush();
+    return 0;
+  });
+}
+
+GC_KERNEL(gemm) {
+  GC_TRY(ctx.expect(2, 1));
+  const gc_tensor &a = ctx.in(0), &b = ctx.in(1);
+  GC_TRY(ctx.checkSameDtype(1, a.dtype, "input B"));
+  if (a.rank != 2 || b.rank != 2)
+    return ctx.fail("A and B must be 2-D");
+  bool transA = ctx.getInt("transA", 0) != 0;
+  bool transB = ctx.getInt("transB", 0) != 0;
+  double alpha = ctx.getFloat("alpha", 1.0), beta = ctx.getFloat("beta", 1.0);
+  int64_t M = transA ? a.dims[1] : a.dims[0], K = transA ? a.dims[0] : a.dims[1];
+  int64_t KB = transB ? b.dims[1] : b.dims[0], N = transB ? b.dims[0] : b.dims[1];
+  if (K != KB)
+    return ctx.fail("inner dimensions differ: %lld vs %lld",
+                    static_cast<long long>(K), static_cast<long long>(KB));
+  Dims outDims;
+  outDims.push(M);
+  outDims.push(N);
+  GC_TRY(ctx.checkOutput(0, a.dtype, outDims));
+  bool hasC = ctx.has(2);
+  StridedLoop<3> cLoop;
+  if (hasC) {
+    GC_TRY(ctx.checkSameDtype(2, a.dtype, "input C"));
+    const gc_tensor &c = ctx.in(2);
+    // C broadcasts one way, into the output.
+    GC_TRY(makeBroadcastLoop<3>(ctx, {&ctx.out(0), &c}, ctx.out(0), cLoop));
+  }
+  return dispatch<kMatMulTypes>(ctx, a.dtype, "input", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using A = Arith<T>;
+    ComputeView<T> va(a.data, numElements(a)), vb(b.data, numElements(b));
+    ComputeOutput<T> out(ctx.out(0).data, M * N);
+    A betaValue = A(0);
+    if (hasC) {
+      ComputeView<T> vc(ctx.in(2).data, numElements(ctx.in(2)));
+      A *o = out.data();
+      const A *c = vc.data();
+      cLoop.forEach([&](const int64_t *offsets) { o[offsets[0]] = c[offsets[2]]; });
+      betaValue = static_cast<A>(beta);
+    }
+    gemm<A>(transA, transB, M, N, K, static_cast<A>(alpha), va.data(),
+            a.dims[1], vb.data(), b.dims[1], betaValue, out.data(), N);
+    out.flush();
+    return 0;
+  });
+}

@@ -1,0 +1,121 @@
+//===- Pooling.cpp - MaxPool, AveragePool, LpPool and global pooling ------===//
+//
+// Windows follow the ONNX reference (Window.h). Padded positions never win a
+// max and are excluded from averages unless count_include_pad is set.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lib/HostKernels/Window.h"
+
+using namespace graphc::hk;
+
+namespace {
+
+enum class PoolKind { Max, Average, Lp };
+
+/// Visits every index of `dims` (rank n) in row-major order.
+template <typename Fn> void forEachIndex(const int64_t *dims, int n, Fn &&fn) {
+  int64_t index[kMaxRank] = {};
+  for (int d = 0; d < n; ++d)
+    if (dims[d] == 0)
+      return;
+  while (true) {
+    fn(static_cast<const int64_t *>(index));
+    int d = n - 1;
+    for (; d >= 0; --d) {
+      if (++index[d] < dims[d])
+        break;
+      index[d] = 0;
+    }
+    if (d < 0)
+      return;
+  }
+}
+
+template <unsigned Set>
+int pool(KernelContext &ctx, PoolKind kind, bool global) {
+  GC_TRY(ctx.expect(1, 1));
+  const gc_tensor &x = ctx.in(0);
+  Window w;
+  if (global) {
+    if (x.rank < 3)
+      return ctx.fail("input must have rank >= 3 ([N, C, spatial...])");
+    w.nd = x.rank - 2;
+    for (int d = 0; d < w.nd; ++d) {
+      w.in[d] = w.kernel[d] = x.dims[d + 2];
+      w.stride[d] = w.dilation[d] = w.out[d] = 1;
+      w.padBegin[d] = w.padEnd[d] = 0;
+    }
+  } else {
+    GC_TRY(computeWindow(ctx, x, nullptr, kind != PoolKind::Lp, w));
+  }
+  bool countPad = ctx.getInt("count_include_pad", 0) != 0;
+  double p = static_cast<double>(ctx.getInt("p", 2));
+  Dims outDims;
+  outDims.push(x.dims[0]);
+  outDims.push(x.dims[1]);
+  for (int d = 0; d < w.nd; ++d)
+    outDims.push(w.out[d]);
+  GC_TRY(ctx.checkOutput(0, x.dtype, outDims));
+  int64_t planes = x.dims[0] * x.dims[1], inSize = w.inSize();
+  Dims inStrides = Dims(w.in, w.nd).strides();
+  return dispatch<Set>(ctx, x.dtype, "input", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using A = Arith<T>;
+    const T *in = static_cast<const T *>(x.data);
+    T *out = static_cast<T *>(ctx.out(0).data);
+    for (int64_t plane = 0; plane < planes; ++plane) {
+      const T *src = in + plane * inSize;
+      forEachIndex(w.out, w.nd, [&](const int64_t *o) {
+        A best = std::numeric_limits<A>::lowest();
+        if constexpr (std::is_floating_point_v<A>)
+          best = -std::numeric_limits<A>::infinity();
+        double sum = 0;
+        int64_t count = 0;
+        forEachIndex(w.kernel, w.nd, [&](const int64_t *k) {
+          int64_t offset = 0;
+          for (int d = 0; d < w.nd; ++d) {
+            int64_t i = o[d] * w.stride[d] - w.padBegin[d] + k[d] * w.dilation[d];
+            if (i < 0 || i >= w.in[d])
+              return;
+            offset += i * inStrides[d];
+          }
+          A v = toArith(src[offset]);
+          ++count;
+          if (kind == PoolKind::Max)
+            best = v > best ? v : best;
+          else if (kind == PoolKind::Average)
+            sum += static_cast<double>(v);
+          else
+            sum += std::pow(std::fabs(static_cast<double>(v)), p);
+        });
+        T result;
+        if (kind == PoolKind::Max)
+          result = fromArith<T>(best);
+        else if (kind == PoolKind::Average)
+          result = fromArith<T>(sum / static_cast<double>(
+                                          countPad ? w.kernelSize() : count));
+        else
+          result = fromArith<T>(std::pow(sum, 1.0 / p));
+        *out++ = result;
+      });
+    }
+    return 0;
+  });
+}
+
+} // namespace
+
+GC_KERNEL(max_pool) {
+  // storage_order only affects the Indices output, which is not modelled.
+  return pool<kFloats | kI8 | kU8>(ctx, PoolKind::Max, false);
+}
+GC_KERNEL(average_pool) {
+  return pool<kFloats>(ctx, PoolKind::Average, false);
+}
+GC_KERNEL(lp_pool) { return pool<kFloats>(ctx, PoolKind::Lp, false); }
+GC_KERNEL(global_average_pool) {
+  return pool<kFloats>(ctx, PoolKind::Average, true);
+}
+GC_KERNEL(global_max_pool) { return pool<kFloats>(ctx, PoolKind::Max, true); }
+GC_KERNEL(global_lp_pool) { return pool<kFloats>(ctx, PoolKind::Lp, true); }

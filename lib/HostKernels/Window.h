@@ -1,0 +1,115 @@
+//===- Window.h - sliding-window geometry for conv and pooling --*- C++ -*-===//
+//
+// Resolves kernel_shape, strides, dilations, pads, auto_pad and ceil_mode
+// into begin/end pads and output sizes, following the ONNX reference: in
+// ceil mode the windows that overhang the input get extra padding split
+// between both ends, and no window starts in the end padding.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GRAPHC_HOSTKERNELS_WINDOW_H
+#define GRAPHC_HOSTKERNELS_WINDOW_H
+
+#include "lib/HostKernels/KernelSupport.h"
+
+namespace graphc::hk {
+
+struct Window {
+  int nd = 0; ///< spatial dimensions
+  int64_t in[kMaxRank], kernel[kMaxRank], stride[kMaxRank],
+      dilation[kMaxRank], padBegin[kMaxRank], padEnd[kMaxRank], out[kMaxRank];
+
+  int64_t extent(int d) const { return (kernel[d] - 1) * dilation[d] + 1; }
+  int64_t kernelSize() const {
+    int64_t n = 1;
+    for (int d = 0; d < nd; ++d)
+      n *= kernel[d];
+    return n;
+  }
+  int64_t outSize() const {
+    int64_t n = 1;
+    for (int d = 0; d < nd; ++d)
+      n *= out[d];
+    return n;
+  }
+  int64_t inSize() const {
+    int64_t n = 1;
+    for (int d = 0; d < nd; ++d)
+      n *= in[d];
+    return n;
+  }
+};
+
+/// Fills `w` for input `x` ([N, C, spatial...]). `kernel` gives the kernel
+/// extents when kernel_shape is absent (conv weights); null makes
+/// kernel_shape required (pooling).
+inline int computeWindow(KernelContext &ctx, const gc_tensor &x,
+                         const int64_t *kernel, bool allowCeil, Window &w) {
+  if (x.rank < 3)
+    return ctx.fail("input must have rank >= 3 ([N, C, spatial...]), got %d",
+                    x.rank);
+  w.nd = x.rank - 2;
+  IntList kernelShape = ctx.getInts("kernel_shape");
+  IntList strides = ctx.getInts("strides");
+  IntList dilations = ctx.getInts("dilations");
+  IntList pads = ctx.getInts("pads");
+  if (!kernel && !kernelShape.present)
+    return ctx.fail("kernel_shape is required");
+  if ((kernelShape.present && kernelShape.count != w.nd) ||
+      (strides.present && strides.count != w.nd) ||
+      (dilations.present && dilations.count != w.nd) ||
+      (pads.present && pads.count != 2 * w.nd))
+    return ctx.fail("kernel_shape, strides, dilations and pads must match "
+                    "the %d spatial dims",
+                    w.nd);
+  const char *autoPad = ctx.getString("auto_pad", "NOTSET");
+  bool same = std::strcmp(autoPad, "SAME_UPPER") == 0 ||
+              std::strcmp(autoPad, "SAME_LOWER") == 0;
+  bool valid = std::strcmp(autoPad, "VALID") == 0;
+  if (!same && !valid && std::strcmp(autoPad, "NOTSET") != 0)
+    return ctx.fail("unknown auto_pad '%s'", autoPad);
+  bool ceilMode = allowCeil && ctx.getInt("ceil_mode", 0) != 0;
+  for (int d = 0; d < w.nd; ++d) {
+    w.in[d] = x.dims[d + 2];
+    w.kernel[d] = kernelShape.present ? kernelShape[d] : kernel[d];
+    if (kernel && kernel[d] != w.kernel[d])
+      return ctx.fail("kernel_shape does not match the weight shape");
+    w.stride[d] = strides.present ? strides[d] : 1;
+    w.dilation[d] = dilations.present ? dilations[d] : 1;
+    if (w.kernel[d] < 1 || w.stride[d] < 1 || w.dilation[d] < 1)
+      return ctx.fail("kernel, strides and dilations must be positive");
+    int64_t extent = w.extent(d);
+    if (same) {
+      w.out[d] = (w.in[d] + w.stride[d] - 1) / w.stride[d];
+      int64_t total = (w.out[d] - 1) * w.stride[d] + extent - w.in[d];
+      total = total > 0 ? total : 0;
+      bool upper = std::strcmp(autoPad, "SAME_UPPER") == 0;
+      w.padBegin[d] = upper ? total / 2 : total - total / 2;
+      w.padEnd[d] = total - w.padBegin[d];
+      continue;
+    }
+    w.padBegin[d] = valid || !pads.present ? 0 : pads[d];
+    w.padEnd[d] = valid || !pads.present ? 0 : pads[d + w.nd];
+    if (w.padBegin[d] < 0 || w.padEnd[d] < 0)
+      return ctx.fail("pads must be non-negative");
+    int64_t span = w.in[d] + w.padBegin[d] + w.padEnd[d] - extent;
+    if (span < 0)
+      return ctx.fail("the window is larger than the padded input");
+    w.out[d] = (ceilMode ? (span + w.stride[d] - 1) / w.stride[d]
+                         : span / w.stride[d]) +
+               1;
+    // A ceil-mode window must start inside the input or the begin padding.
+    if (ceilMode && (w.out[d] - 1) * w.stride[d] >= w.in[d] + w.padBegin[d])
+      --w.out[d];
+    int64_t extra = (w.out[d] - 1) * w.stride[d] + extent -
+                    (w.in[d] + w.padBegin[d] + w.padEnd[d]);
+    if (extra > 0) {
+      w.padBegin[d] += extra / 2;
+      w.padEnd[d] += extra - extra / 2;
+    }
+  }
+  return 0;
+}
+
+} // namespace graphc::hk
+
+#endif

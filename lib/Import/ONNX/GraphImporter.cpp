@@ -1,0 +1,462 @@
+//===- GraphImporter.cpp - an ONNX ModelProto as func.func @main ----------===//
+//
+// Builds `func.func @main` in the graph dialect from an ONNX graph: inputs
+// become arguments, initializers constants, nodes graph ops (in dependency
+// order, see VersionNormalization.h), outputs results. Arguments and results
+// carry their ONNX names and dim_param names.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lib/Import/ONNX/ONNXImporter.h"
+#include "lib/Import/ONNX/NodeBuilder.h"
+#include "lib/Import/ONNX/OnnxModel.h"
+#include "lib/Import/ONNX/TensorImport.h"
+#include "lib/Import/ONNX/VersionNormalization.h"
+
+#include "dialects/Graph/GraphDialect.h"
+#include "dialects/Graph/GraphOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <queue>
+
+namespace graphc {
+
+using namespace mlir;
+using namespace onnx_import;
+
+namespace {
+
+/// Captures the diagnostics emitted while importing, so that they become one
+/// llvm::Error line instead of being printed.
+class DiagnosticCollector {
+public:
+  explicit DiagnosticCollector(MLIRContext *context)
+      : handler(context, [this](Diagnostic &diagnostic) {
+          messages.push_back({diagnostic.getLocation(), diagnostic.str()});
+          return success();
+        }) {}
+
+  /// The collected messages joined by "; " (prefixed with the name of their
+  /// location when `withLocation`), or `fallback` when there are none.
+  /// Clears the collection.
+  std::string take(llvm::StringRef fallback, bool withLocation = false) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    for (auto [index, entry] : llvm::enumerate(messages)) {
+      os << (index ? "; " : "");
+      if (auto name = dyn_cast<NameLoc>(entry.first); name && withLocation)
+        os << "'" << name.getName().getValue() << "': ";
+      os << entry.second;
+    }
+    messages.clear();
+    return text.empty() ? fallback.str() : text;
+  }
+
+private:
+  std::vector<std::pair<Location, std::string>> messages;
+  ScopedDiagnosticHandler handler;
+};
+
+class GraphImporter {
+public:
+  GraphImporter(MLIRContext &context, onnx::ModelProto &model,
+                llvm::StringRef path, const ImportOptions &options)
+      : context(context), model(model), graph(*model.mutable_graph()),
+        baseDir(llvm::sys::path::parent_path(path)), options(options),
+        fileLoc(FileLineColLoc::get(&context, path, 0, 0)),
+        diagnostics(&context) {}
+
+  llvm::Expected<OwningOpRef<ModuleOp>> run();
+
+private:
+  llvm::Error checkSupport();
+  llvm::Expected<std::vector<size_t>> orderNodes();
+  llvm::Expected<Type> convertValueType(const onnx::ValueInfoProto &info,
+                                        llvm::StringRef kind);
+  ArrayAttr dimNames(const onnx::ValueInfoProto &info, Type type);
+  llvm::Expected<NamedAttrList> convertAttributes(onnx::NodeProto &node,
+                                                  llvm::StringRef nodeName);
+  llvm::Error importNode(OpBuilder &builder, onnx::NodeProto &node,
+                         size_t index);
+  llvm::Error importOutputs(OpBuilder &builder, func::FuncOp function);
+
+  /// "node 'name' (OpType): " for error messages.
+  static std::string nodePrefix(const onnx::NodeProto &node,
+                                llvm::StringRef name) {
+    return "node '" + name.str() + "' (" + node.op_type() + "): ";
+  }
+
+  MLIRContext &context;
+  onnx::ModelProto &model;
+  onnx::GraphProto &graph;
+  std::string baseDir;
+  const ImportOptions &options;
+  Location fileLoc;
+  DiagnosticCollector diagnostics;
+  int64_t opset = 0;
+  /// The MLIR value of every ONNX value imported so far.
+  llvm::StringMap<Value> values;
+  /// ONNX values read by some node or returned by the graph.
+  llvm::StringSet<> usedNames;
+};
+
+} // namespace
+
+llvm::Error GraphImporter::checkSupport() {
+  llvm::Expected<int64_t> version = checkDefaultOpset(model);
+  if (!version)
+    return version.takeError();
+  opset = *version;
+  auto isSupported = [&](llvm::StringRef domain, llvm::StringRef opType) {
+    llvm::StringRef mnemonic = lookupMnemonic(opType);
+    return isDefaultDomain(domain) && !mnemonic.empty() &&
+           isGraphOpRegistered(&context, mnemonic);
+  };
+  std::vector<UnsupportedOpUse> unsupported =
+      findUnsupportedOps(graph, opsetVersions(model), isSupported);
+  if (!unsupported.empty())
+    return makeError(formatUnsupportedOps(unsupported));
+  if (graph.sparse_initializer_size() > 0)
+    return makeError("unsupported sparse initializer '" +
+                     graph.sparse_initializer(0).values().name() + "'");
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::vector<size_t>> GraphImporter::orderNodes() {
+  llvm::StringSet<> available;
+  for (const onnx::TensorProto &tensor : graph.initializer())
+    available.insert(tensor.name());
+  for (const onnx::ValueInfoProto &input : graph.input())
+    available.insert(input.name());
+
+  size_t count = graph.node_size();
+  llvm::StringMap<size_t> producer;
+  for (size_t i = 0; i < count; ++i) {
+    const onnx::NodeProto &node = graph.node(i);
+    for (const std::string &output : node.output()) {
+      if (output.empty())
+        continue;
+      std::string name = nodeDisplayName(node, i);
+      if (available.contains(output))
+        return makeError(nodePrefix(node, name) + "output '" + output +
+                         "' redefines a graph input or initializer");
+      auto [it, inserted] = producer.try_emplace(output, i);
+      if (!inserted)
+        return makeError("value '" + output + "' is produced by both node '" +
+                         nodeDisplayName(graph.node(it->second), it->second) +
+                         "' and node '" + name + "'");
+    }
+  }
+
+  // Kahn's algorithm, taking ready nodes in model order so that a sorted
+  // graph keeps its order.
+  std::vector<size_t> pending(count, 0);
+  std::vector<llvm::SmallVector<size_t>> users(count);
+  for (size_t i = 0; i < count; ++i) {
+    const onnx::NodeProto &node = graph.node(i);
+    for (const std::string &input : node.input()) {
+      if (input.empty())
+        continue;
+      usedNames.insert(input);
+      if (available.contains(input))
+        continue;
+      auto it = producer.find(input);
+      if (it == producer.end())
+        return makeError(nodePrefix(node, nodeDisplayName(node, i)) +
+                         "input '" + input +
+                         "' is not produced by any node, graph input or "
+                         "initializer");
+      ++pending[i];
+      users[it->second].push_back(i);
+    }
+  }
+  for (const onnx::ValueInfoProto &output : graph.output()) {
+    usedNames.insert(output.name());
+    if (!available.contains(output.name()) && !producer.count(output.name()))
+      return makeError("graph output '" + output.name() +
+                       "' is not produced by any node, graph input or "
+                       "initializer");
+  }
+
+  std::priority_queue<size_t, std::vector<size_t>, std::greater<size_t>> ready;
+  for (size_t i = 0; i < count; ++i)
+    if (pending[i] == 0)
+      ready.push(i);
+  std::vector<size_t> order;
+  order.reserve(count);
+  while (!ready.empty()) {
+    size_t next = ready.top();
+    ready.pop();
+    order.push_back(next);
+    for (size_t user : users[next])
+      if (--pending[user] == 0)
+        ready.push(user);
+  }
+  if (order.size() == count)
+    return order;
+
+  std::string names;
+  llvm::raw_string_ostream os(names);
+  size_t listed = 0;
+  for (size_t i = 0; i < count; ++i) {
+    if (pending[i] == 0)
+      continue;
+    if (listed++ < 4)
+      os << (listed > 1 ? ", '" : "'") << nodeDisplayName(graph.node(i), i)
+         << "'";
+  }
+  if (listed > 4)
+    os << " and " << listed - 4 << " more";
+  return makeError("graph is not a DAG: a cycle runs through nodes " + names);
+}
+
+llvm::Expected<Type>
+GraphImporter::convertValueType(const onnx::ValueInfoProto &info,
+                                llvm::StringRef kind) {
+  if (!info.type().has_tensor_type())
+    return makeError("unsupported " + kind + " '" + info.name() +
+                     "': only tensors are supported");
+  const onnx::TypeProto::Tensor &tensor = info.type().tensor_type();
+  Type elementType = convertElementType(&context, tensor.elem_type());
+  if (!elementType)
+    return makeError("unsupported " + kind + " '" + info.name() +
+                     "' of element type " +
+                     getDataTypeInfo(tensor.elem_type()).name);
+  if (!tensor.has_shape())
+    return UnrankedTensorType::get(elementType);
+  llvm::SmallVector<int64_t> shape;
+  for (const onnx::TensorShapeProto::Dimension &dim : tensor.shape().dim())
+    shape.push_back(dim.has_dim_value() && dim.dim_value() >= 0
+                        ? dim.dim_value()
+                        : ShapedType::kDynamic);
+  return RankedTensorType::get(shape, elementType);
+}
+
+ArrayAttr GraphImporter::dimNames(const onnx::ValueInfoProto &info,
+                                  Type type) {
+  auto ranked = dyn_cast<RankedTensorType>(type);
+  if (!ranked)
+    return {};
+  const onnx::TensorShapeProto &shape = info.type().tensor_type().shape();
+  bool declared = info.type().has_tensor_type() &&
+                  info.type().tensor_type().has_shape() &&
+                  shape.dim_size() == ranked.getRank();
+  llvm::SmallVector<Attribute> names;
+  for (int64_t i = 0; i < ranked.getRank(); ++i)
+    names.push_back(StringAttr::get(
+        &context, declared ? shape.dim(i).dim_param() : std::string()));
+  return ArrayAttr::get(&context, names);
+}
+
+llvm::Expected<NamedAttrList>
+GraphImporter::convertAttributes(onnx::NodeProto &node,
+                                 llvm::StringRef nodeName) {
+  Builder b(&context);
+  NamedAttrList attributes;
+  for (onnx::AttributeProto &attr : *node.mutable_attribute()) {
+    std::string prefix = nodePrefix(node, nodeName);
+    if (!attr.ref_attr_name().empty())
+      return makeError(prefix + "unsupported reference attribute '" +
+                       attr.name() + "'");
+    Attribute value;
+    switch (attr.type()) {
+    case onnx::AttributeProto::FLOAT:
+      value = b.getF32FloatAttr(attr.f());
+      break;
+    case onnx::AttributeProto::INT:
+      if (isDataTypeAttribute(node.op_type(), attr.name())) {
+        Type type = convertElementType(&context, attr.i());
+        if (!type)
+          return makeError(prefix + "unsupported data type " +
+                           getDataTypeInfo(attr.i()).name + " in attribute '" +
+                           attr.name() + "'");
+        value = TypeAttr::get(type);
+      } else {
+        value = b.getI64IntegerAttr(attr.i());
+      }
+      break;
+    case onnx::AttributeProto::STRING:
+      value = b.getStringAttr(attr.s());
+      break;
+    case onnx::AttributeProto::INTS:
+      value = b.getDenseI64ArrayAttr(
+          llvm::ArrayRef<int64_t>(attr.ints().data(), attr.ints().size()));
+      break;
+    case onnx::AttributeProto::FLOATS:
+      value = b.getDenseF32ArrayAttr(
+          llvm::ArrayRef<float>(attr.floats().data(), attr.floats().size()));
+      break;
+    case onnx::AttributeProto::TENSOR: {
+      llvm::Expected<ElementsAttr> tensor =
+          importTensor(&context, *attr.mutable_t(), baseDir,
+                       "attribute '" + attr.name() + "'", options);
+      if (!tensor)
+        return makeError(prefix + llvm::toString(tensor.takeError()));
+      value = *tensor;
+      break;
+    }
+    default:
+      return makeError(prefix + "unsupported attribute '" + attr.name() +
+                       "' of kind " +
+                       onnx::AttributeProto::AttributeType_Name(attr.type()));
+    }
+    attributes.set(attr.name(), value);
+  }
+  return attributes;
+}
+
+llvm::Error GraphImporter::importNode(OpBuilder &builder,
+                                      onnx::NodeProto &node, size_t index) {
+  std::string name = nodeDisplayName(node, index);
+  llvm::Expected<NamedAttrList> attributes = convertAttributes(node, name);
+  if (!attributes)
+    return attributes.takeError();
+
+  NodeInfo info{node, opset, {}, std::move(*attributes),
+                lookupMnemonic(node.op_type())};
+  for (const std::string &input : node.input())
+    info.inputs.push_back(input.empty() ? Value() : values.lookup(input));
+  info.inputs.resize(inputSlotCount(node.op_type(), info.inputs.size()));
+
+  NodeBuilder nodeBuilder(
+      builder, NameLoc::get(StringAttr::get(&context, name), fileLoc));
+  FailureOr<llvm::SmallVector<Value>> results =
+      onnx_import::importNode(nodeBuilder, info);
+  if (failed(results))
+    return makeError(nodePrefix(node, name) +
+                     diagnostics.take("result types do not infer"));
+
+  for (auto [position, output] : llvm::enumerate(node.output())) {
+    if (output.empty())
+      continue;
+    if (position < results->size()) {
+      values[output] = (*results)[position];
+      continue;
+    }
+    // Optional outputs that graphc does not model may only be left unused.
+    if (usedNames.contains(output))
+      return makeError(nodePrefix(node, name) + "unsupported optional output " +
+                       llvm::Twine(position) + " '" + output +
+                       "' is used; graphc models " +
+                       llvm::Twine(results->size()) + " output(s) of " +
+                       node.op_type());
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error GraphImporter::importOutputs(OpBuilder &builder,
+                                         func::FuncOp function) {
+  llvm::SmallVector<Value> results;
+  for (const onnx::ValueInfoProto &output : graph.output()) {
+    Value value = values.lookup(output.name());
+    // A declared type must agree with the computed one; a declaration
+    // without element type declares nothing.
+    if (output.type().has_tensor_type() &&
+        output.type().tensor_type().elem_type() != 0) {
+      llvm::Expected<Type> declared = convertValueType(output, "output");
+      if (!declared)
+        return declared.takeError();
+      if (!graph::areCompatibleShapedTypes(*declared, value.getType())) {
+        std::string text;
+        llvm::raw_string_ostream os(text);
+        os << "output '" << output.name() << "' is declared as " << *declared
+           << " but computed as " << value.getType();
+        return makeError(text);
+      }
+    }
+    results.push_back(value);
+  }
+  builder.create<func::ReturnOp>(fileLoc, results);
+  function.setFunctionType(FunctionType::get(
+      &context, function.getArgumentTypes(), ValueRange(results).getTypes()));
+  for (auto [index, output] : llvm::enumerate(graph.output())) {
+    function.setResultAttr(index, graph::kNameAttr,
+                           StringAttr::get(&context, output.name()));
+    if (ArrayAttr dims = dimNames(output, results[index].getType()))
+      function.setResultAttr(index, graph::kDimsAttr, dims);
+  }
+  return llvm::Error::success();
+}
+
+llvm::Expected<OwningOpRef<ModuleOp>> GraphImporter::run() {
+  if (llvm::Error error = checkSupport())
+    return std::move(error);
+  llvm::Expected<std::vector<size_t>> order = orderNodes();
+  if (!order)
+    return order.takeError();
+
+  llvm::StringSet<> initializerNames;
+  for (const onnx::TensorProto &tensor : graph.initializer())
+    initializerNames.insert(tensor.name());
+  llvm::SmallVector<const onnx::ValueInfoProto *> inputs;
+  llvm::SmallVector<Type> inputTypes;
+  for (const onnx::ValueInfoProto &input : graph.input()) {
+    if (initializerNames.contains(input.name()))
+      continue; // An initializer listed as input is a constant.
+    llvm::Expected<Type> type = convertValueType(input, "input");
+    if (!type)
+      return type.takeError();
+    inputs.push_back(&input);
+    inputTypes.push_back(*type);
+  }
+
+  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
+  OpBuilder builder(&context);
+  builder.setInsertionPointToEnd(module->getBody());
+  auto function = builder.create<func::FuncOp>(
+      fileLoc, "main", FunctionType::get(&context, inputTypes, {}));
+  Block *entry = function.addEntryBlock();
+  for (auto [index, input] : llvm::enumerate(inputs)) {
+    BlockArgument argument = entry->getArgument(index);
+    argument.setLoc(
+        NameLoc::get(StringAttr::get(&context, input->name()), fileLoc));
+    function.setArgAttr(index, graph::kNameAttr,
+                        StringAttr::get(&context, input->name()));
+    if (ArrayAttr dims = dimNames(*input, argument.getType()))
+      function.setArgAttr(index, graph::kDimsAttr, dims);
+    values[input->name()] = argument;
+  }
+
+  builder.setInsertionPointToStart(entry);
+  for (onnx::TensorProto &tensor : *graph.mutable_initializer()) {
+    Location loc =
+        NameLoc::get(StringAttr::get(&context, tensor.name()), fileLoc);
+    llvm::Expected<ElementsAttr> value =
+        importTensor(&context, tensor, baseDir,
+                     "initializer '" + tensor.name() + "'", options);
+    if (!value)
+      return value.takeError();
+    values[tensor.name()] =
+        builder.create<graph::ConstantOp>(loc, value->getType(), *value);
+  }
+  for (size_t index : *order)
+    if (llvm::Error error =
+            importNode(builder, *graph.mutable_node(index), index))
+      return std::move(error);
+  if (llvm::Error error = importOutputs(builder, function))
+    return std::move(error);
+
+  if (failed(verify(*module)))
+    return makeError("the imported module does not verify: " +
+                     diagnostics.take("unknown error", /*withLocation=*/true));
+  return std::move(module);
+}
+
+llvm::Expected<OwningOpRef<ModuleOp>>
+importONNXModel(llvm::StringRef path, MLIRContext &context,
+                const ImportOptions &options) {
+  context.loadDialect<graph::GraphDialect, func::FuncDialect>();
+  llvm::Expected<std::unique_ptr<onnx::ModelProto>> model =
+      loadModelProto(path);
+  if (!model)
+    return model.takeError();
+  return GraphImporter(context, **model, path, options).run();
+}
+
+} // namespace graphc

@@ -1,0 +1,157 @@
+//===- ModelSummary.cpp - what `graphc check` reports about a model -------===//
+
+#include "lib/Import/ONNX/ONNXImporter.h"
+#include "lib/Import/ONNX/OnnxModel.h"
+#include "lib/Import/ONNX/TensorData.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+#include <set>
+
+namespace graphc {
+
+using namespace onnx_import;
+
+/// Describes a declared graph input or output.
+static ValueSummary summarizeValue(const onnx::ValueInfoProto &info) {
+  ValueSummary summary;
+  summary.name = info.name();
+  const onnx::TypeProto &type = info.type();
+  switch (type.value_case()) {
+  case onnx::TypeProto::kTensorType:
+    break;
+  case onnx::TypeProto::kSequenceType:
+    summary.dtype = "sequence";
+    return summary;
+  case onnx::TypeProto::kMapType:
+    summary.dtype = "map";
+    return summary;
+  case onnx::TypeProto::kOptionalType:
+    summary.dtype = "optional";
+    return summary;
+  case onnx::TypeProto::kSparseTensorType:
+    summary.dtype = "sparse tensor";
+    return summary;
+  default:
+    summary.dtype = "unknown";
+    return summary;
+  }
+  const onnx::TypeProto::Tensor &tensor = type.tensor_type();
+  summary.dtype = getDataTypeInfo(tensor.elem_type()).name.str();
+  summary.hasShape = tensor.has_shape();
+  for (const onnx::TensorShapeProto::Dimension &dim : tensor.shape().dim()) {
+    DimSummary dimSummary;
+    if (dim.has_dim_value())
+      dimSummary.size = dim.dim_value();
+    else if (dim.has_dim_param())
+      dimSummary.name = dim.dim_param();
+    summary.dims.push_back(std::move(dimSummary));
+  }
+  return summary;
+}
+
+/// Adds a tensor's elements and bytes to the summary without reading data.
+static void countTensor(const onnx::TensorProto &tensor,
+                        ModelSummary &summary) {
+  std::optional<int64_t> count = elementCount(
+      llvm::ArrayRef<int64_t>(tensor.dims().data(), tensor.dims().size()));
+  if (count)
+    summary.parameterCount += *count;
+  std::optional<int64_t> bytes = tensorByteSize(tensor);
+  if (!bytes)
+    return;
+  summary.weightBytes += *bytes;
+  if (tensor.data_location() == onnx::TensorProto::EXTERNAL)
+    summary.externalWeightBytes += *bytes;
+}
+
+/// Records why values with unsupported types make the model unimportable.
+static void checkValueType(llvm::StringRef kind, const ValueSummary &value,
+                           ModelSummary &summary) {
+  static constexpr llvm::StringLiteral supported[] = {
+      "float32", "float16", "bfloat16", "float64", "int8",   "int16", "int32",
+      "int64",   "uint8",   "uint16",   "uint32",  "uint64", "bool"};
+  if (!llvm::is_contained(supported, value.dtype))
+    summary.problems.push_back(("unsupported " + kind + " '" + value.name +
+                                "' of type " + value.dtype)
+                                   .str());
+}
+
+llvm::Expected<ModelSummary> summarizeONNXModel(llvm::StringRef path) {
+  llvm::Expected<std::unique_ptr<onnx::ModelProto>> loaded =
+      loadModelProto(path);
+  if (!loaded)
+    return loaded.takeError();
+  const onnx::ModelProto &model = **loaded;
+  const onnx::GraphProto &graph = model.graph();
+
+  ModelSummary summary;
+  summary.irVersion = model.ir_version();
+  summary.producerName = model.producer_name();
+  summary.producerVersion = model.producer_version();
+  for (const onnx::OperatorSetIdProto &opset : model.opset_import())
+    summary.opsets.emplace_back(displayDomain(opset.domain()),
+                                opset.version());
+  if (llvm::Expected<int64_t> opset = checkDefaultOpset(model); !opset)
+    summary.problems.push_back(llvm::toString(opset.takeError()));
+
+  std::set<std::string> initializerNames;
+  for (const onnx::TensorProto &tensor : graph.initializer()) {
+    initializerNames.insert(tensor.name());
+    countTensor(tensor, summary);
+  }
+  if (graph.sparse_initializer_size() > 0)
+    summary.problems.push_back("unsupported sparse initializers (" +
+                               std::to_string(graph.sparse_initializer_size()) +
+                               ")");
+  for (const onnx::ValueInfoProto &input : graph.input()) {
+    if (initializerNames.count(input.name()))
+      continue;
+    summary.inputs.push_back(summarizeValue(input));
+    checkValueType("input", summary.inputs.back(), summary);
+  }
+  for (const onnx::ValueInfoProto &output : graph.output()) {
+    summary.outputs.push_back(summarizeValue(output));
+    checkValueType("output", summary.outputs.back(), summary);
+  }
+
+  auto isSupported = [](llvm::StringRef domain, llvm::StringRef opType) {
+    return isDefaultDomain(domain) && !lookupMnemonic(opType).empty();
+  };
+  std::map<std::string, int64_t> versions = opsetVersions(model);
+  std::vector<UnsupportedOpUse> unsupported =
+      findUnsupportedOps(graph, versions, isSupported);
+  if (!unsupported.empty())
+    summary.problems.push_back(formatUnsupportedOps(unsupported));
+
+  summary.nodeCount = graph.node_size();
+  for (const onnx::NodeProto &node : graph.node()) {
+    std::string domain = displayDomain(node.domain());
+    auto it = llvm::find_if(summary.ops, [&](const OpCount &op) {
+      return op.domain == domain && op.opType == node.op_type();
+    });
+    if (it == summary.ops.end()) {
+      summary.ops.push_back({domain, node.op_type(), 0,
+                             isSupported(node.domain(), node.op_type()),
+                             {}});
+      it = std::prev(summary.ops.end());
+    }
+    ++it->count;
+    if (node.op_type() == "Constant" && isDefaultDomain(node.domain()))
+      for (const onnx::AttributeProto &attr : node.attribute())
+        if (attr.name() == "value" && attr.has_t())
+          countTensor(attr.t(), summary);
+  }
+  for (const UnsupportedOpUse &use : unsupported)
+    for (OpCount &op : summary.ops)
+      if (op.domain == use.domain && op.opType == use.opType)
+        op.nodes = use.nodes;
+  std::stable_sort(summary.ops.begin(), summary.ops.end(),
+                   [](const OpCount &a, const OpCount &b) {
+                     return a.count > b.count;
+                   });
+  return summary;
+}
+
+} // namespace graphc

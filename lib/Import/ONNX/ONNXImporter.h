@@ -1,0 +1,93 @@
+//===- ONNXImporter.h - ONNX models into the graph dialect ------*- C++ -*-===//
+//
+// The public entry points of the ONNX importer. Nothing here exposes protobuf:
+// callers link GraphcImportONNX and see MLIR modules and plain structs.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GRAPHC_LIB_IMPORT_ONNX_ONNXIMPORTER_H
+#define GRAPHC_LIB_IMPORT_ONNX_ONNXIMPORTER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace graphc {
+
+struct ImportOptions {
+  /// Tensors with at most this many elements (and all bool tensors) become
+  /// plain DenseElementsAttr so that folding and shape inference read them
+  /// directly; larger ones become DenseResourceElementsAttr blobs.
+  int64_t denseElementLimit = 64;
+};
+
+/// Imports the ONNX model in `path` as a module holding `func.func @main` in
+/// the graph dialect. Loads the graph and func dialects into `context`.
+/// Errors are single lines naming the node, value or file at fault.
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+importONNXModel(llvm::StringRef path, mlir::MLIRContext &context,
+                const ImportOptions &options = {});
+
+/// One dim of a model input or output.
+struct DimSummary {
+  /// The static size, or -1 when the dim is symbolic or unknown.
+  int64_t size = -1;
+  /// The ONNX dim_param, empty for static or unnamed dims.
+  std::string name;
+};
+
+/// A model input or output as declared in the ONNX graph.
+struct ValueSummary {
+  std::string name;
+  /// Element type name ("float32", "int64", ...), or the kind of a
+  /// non-tensor value ("sequence", "map", ...).
+  std::string dtype;
+  /// False when the model gives no shape (the rank is unknown).
+  bool hasShape = false;
+  std::vector<DimSummary> dims;
+};
+
+/// How often an op occurs, and whether graphc imports it.
+struct OpCount {
+  std::string domain;
+  std::string opType;
+  int64_t count = 0;
+  bool supported = true;
+  /// Names of the nodes that use an unsupported op.
+  std::vector<std::string> nodes;
+};
+
+/// What `graphc check` reports; computed from the protobuf alone (external
+/// data is not read and no MLIR is built).
+struct ModelSummary {
+  int64_t irVersion = 0;
+  std::string producerName;
+  std::string producerVersion;
+  /// (domain, version) in the order the model imports them.
+  std::vector<std::pair<std::string, int64_t>> opsets;
+  /// Op histogram, most frequent first.
+  std::vector<OpCount> ops;
+  std::vector<ValueSummary> inputs;
+  std::vector<ValueSummary> outputs;
+  /// Elements and bytes of initializers and Constant node tensors.
+  int64_t parameterCount = 0;
+  int64_t weightBytes = 0;
+  /// Bytes of the above stored in external data files.
+  int64_t externalWeightBytes = 0;
+  int64_t nodeCount = 0;
+  /// One line per reason the model cannot be imported (unsupported ops or
+  /// opset, string inputs, ...). Empty when the model is supported.
+  std::vector<std::string> problems;
+};
+
+/// Summarises the ONNX model in `path` without reading external data.
+llvm::Expected<ModelSummary> summarizeONNXModel(llvm::StringRef path);
+
+} // namespace graphc
+
+#endif

@@ -1,0 +1,207 @@
+//===- OnnxModel.cpp - reading ONNX protobufs and what graphc supports ----===//
+
+#include "lib/Import/ONNX/OnnxModel.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+
+#include <climits>
+
+namespace graphc::onnx_import {
+
+llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+llvm::Expected<std::unique_ptr<onnx::ModelProto>>
+loadModelProto(llvm::StringRef path) {
+  if (llvm::sys::fs::is_directory(path))
+    return makeError("'" + path + "' is a directory, not an ONNX model");
+  int fd = -1;
+  if (std::error_code ec = llvm::sys::fs::openFileForRead(path, fd))
+    return makeError("cannot open '" + path + "': " + ec.message());
+
+  auto model = std::make_unique<onnx::ModelProto>();
+  bool parsed = false;
+  {
+    // Stream from the descriptor so that the file is never held in memory
+    // next to the parsed message; weights are then moved out of the message.
+    google::protobuf::io::FileInputStream fileStream(fd);
+    google::protobuf::io::CodedInputStream coded(&fileStream);
+    coded.SetTotalBytesLimit(INT_MAX);
+    parsed = model->ParseFromCodedStream(&coded) &&
+             coded.ConsumedEntireMessage() && fileStream.GetErrno() == 0;
+  }
+  llvm::sys::Process::SafelyCloseFileDescriptor(fd);
+  if (!parsed)
+    return makeError("'" + path +
+                     "' is not a valid ONNX model (truncated or corrupt "
+                     "protobuf)");
+  if (model->ir_version() <= 0 || !model->has_graph())
+    return makeError("'" + path +
+                     "' is not an ONNX model (no IR version or no graph)");
+  return std::move(model);
+}
+
+bool isDefaultDomain(llvm::StringRef domain) {
+  return domain.empty() || domain == "ai.onnx";
+}
+
+std::string displayDomain(llvm::StringRef domain) {
+  return isDefaultDomain(domain) ? std::string("ai.onnx") : domain.str();
+}
+
+std::map<std::string, int64_t> opsetVersions(const onnx::ModelProto &model) {
+  std::map<std::string, int64_t> versions;
+  for (const onnx::OperatorSetIdProto &opset : model.opset_import())
+    versions[displayDomain(opset.domain())] = opset.version();
+  return versions;
+}
+
+llvm::Expected<int64_t> checkDefaultOpset(const onnx::ModelProto &model) {
+  std::map<std::string, int64_t> versions = opsetVersions(model);
+  auto it = versions.find("ai.onnx");
+  if (it == versions.end())
+    return makeError("unsupported model: it imports no opset of the default "
+                     "ONNX domain");
+  int64_t version = it->second;
+  if (version < kMinOpset || version > kMaxOpset)
+    return makeError("unsupported opset " + llvm::Twine(version) +
+                     " of the default ONNX domain (graphc imports opsets " +
+                     llvm::Twine(kMinOpset) + " to " + llvm::Twine(kMaxOpset) +
+                     ")");
+  return version;
+}
+
+llvm::StringRef lookupMnemonic(llvm::StringRef opType) {
+  static const llvm::StringMap<llvm::StringRef> table = [] {
+    llvm::StringMap<llvm::StringRef> map;
+#define GRAPHC_ONNX_OP(onnxName, mnemonic) map[#onnxName] = #mnemonic;
+#include "lib/Import/ONNX/OpTable.def"
+    return map;
+  }();
+  auto it = table.find(opType);
+  return it == table.end() ? llvm::StringRef() : it->second;
+}
+
+std::string nodeDisplayName(const onnx::NodeProto &node, size_t index) {
+  if (!node.name().empty())
+    return node.name();
+  return node.op_type() + "_" + std::to_string(index);
+}
+
+std::vector<UnsupportedOpUse> findUnsupportedOps(
+    const onnx::GraphProto &graph,
+    const std::map<std::string, int64_t> &opsets,
+    llvm::function_ref<bool(llvm::StringRef, llvm::StringRef)> isSupported) {
+  std::vector<UnsupportedOpUse> uses;
+  for (auto [index, node] : llvm::enumerate(graph.node())) {
+    if (isSupported(node.domain(), node.op_type()))
+      continue;
+    std::string domain = displayDomain(node.domain());
+    auto it = llvm::find_if(uses, [&](const UnsupportedOpUse &use) {
+      return use.domain == domain && use.opType == node.op_type();
+    });
+    if (it == uses.end()) {
+      auto opset = opsets.find(domain);
+      uses.push_back({domain, node.op_type(),
+                      opset == opsets.end() ? 0 : opset->second, {}});
+      it = std::prev(uses.end());
+    }
+    it->nodes.push_back(nodeDisplayName(node, index));
+  }
+  return uses;
+}
+
+std::string formatUnsupportedOps(llvm::ArrayRef<UnsupportedOpUse> uses) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "unsupported ONNX ops: ";
+  llvm::interleave(
+      uses, os,
+      [&](const UnsupportedOpUse &use) {
+        os << use.domain << "::" << use.opType << " (opset " << use.opset
+           << ") used by ";
+        // Long lists name the first few nodes and count the rest.
+        constexpr size_t kMaxNamed = 4;
+        os << (use.nodes.size() == 1 ? "node " : "nodes ");
+        for (size_t i = 0; i < use.nodes.size() && i < kMaxNamed; ++i)
+          os << (i ? ", '" : "'") << use.nodes[i] << "'";
+        if (use.nodes.size() > kMaxNamed)
+          os << " and " << use.nodes.size() - kMaxNamed << " more";
+      },
+      "; ");
+  return text;
+}
+
+DataTypeInfo getDataTypeInfo(int32_t dataType) {
+  switch (dataType) {
+  case onnx::TensorProto::FLOAT:
+    return {"float32", 4};
+  case onnx::TensorProto::UINT8:
+    return {"uint8", 1};
+  case onnx::TensorProto::INT8:
+    return {"int8", 1};
+  case onnx::TensorProto::UINT16:
+    return {"uint16", 2};
+  case onnx::TensorProto::INT16:
+    return {"int16", 2};
+  case onnx::TensorProto::INT32:
+    return {"int32", 4};
+  case onnx::TensorProto::INT64:
+    return {"int64", 8};
+  case onnx::TensorProto::STRING:
+    return {"string", 0};
+  case onnx::TensorProto::BOOL:
+    return {"bool", 1};
+  case onnx::TensorProto::FLOAT16:
+    return {"float16", 2};
+  case onnx::TensorProto::DOUBLE:
+    return {"float64", 8};
+  case onnx::TensorProto::UINT32:
+    return {"uint32", 4};
+  case onnx::TensorProto::UINT64:
+    return {"uint64", 8};
+  case onnx::TensorProto::COMPLEX64:
+    return {"complex64", 0};
+  case onnx::TensorProto::COMPLEX128:
+    return {"complex128", 0};
+  case onnx::TensorProto::BFLOAT16:
+    return {"bfloat16", 2};
+  // Types newer than the protobuf definitions graphc builds against.
+  case 17:
+    return {"float8e4m3fn", 0};
+  case 18:
+    return {"float8e4m3fnuz", 0};
+  case 19:
+    return {"float8e5m2", 0};
+  case 20:
+    return {"float8e5m2fnuz", 0};
+  case 21:
+    return {"uint4", 0};
+  case 22:
+    return {"int4", 0};
+  case 23:
+    return {"float4e2m1", 0};
+  default:
+    return {"undefined", 0};
+  }
+}
+
+std::optional<int64_t> elementCount(llvm::ArrayRef<int64_t> dims) {
+  int64_t count = 1;
+  for (int64_t dim : dims) {
+    if (dim < 0 || llvm::MulOverflow(count, dim, count))
+      return std::nullopt;
+  }
+  return count;
+}
+
+} // namespace graphc::onnx_import

@@ -1,0 +1,160 @@
+//===- TensorData.cpp - the bytes of an ONNX TensorProto ------------------===//
+
+#include "lib/Import/ONNX/TensorData.h"
+#include "lib/Import/ONNX/OnnxModel.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <cstring>
+
+namespace graphc::onnx_import {
+
+TensorData TensorData::fromString(std::unique_ptr<std::string> storage) {
+  TensorData data;
+  data.view = llvm::ArrayRef<char>(storage->data(), storage->size());
+  data.string = std::move(storage);
+  return data;
+}
+
+TensorData TensorData::fromBuffer(std::unique_ptr<llvm::MemoryBuffer> storage) {
+  TensorData data;
+  data.view = llvm::ArrayRef<char>(storage->getBufferStart(),
+                                   storage->getBufferSize());
+  data.buffer = std::move(storage);
+  return data;
+}
+
+std::optional<int64_t> tensorByteSize(const onnx::TensorProto &tensor) {
+  size_t elementSize = getDataTypeInfo(tensor.data_type()).size;
+  std::optional<int64_t> count = elementCount(
+      llvm::ArrayRef<int64_t>(tensor.dims().data(), tensor.dims().size()));
+  if (elementSize == 0 || !count)
+    return std::nullopt;
+  return *count * static_cast<int64_t>(elementSize);
+}
+
+/// Packs typed repeated values into little-endian elements of `Element`.
+template <typename Element, typename Repeated>
+static std::unique_ptr<std::string> packValues(const Repeated &values) {
+  auto bytes = std::make_unique<std::string>(values.size() * sizeof(Element),
+                                             '\0');
+  for (int i = 0; i < values.size(); ++i) {
+    auto value = static_cast<Element>(values.Get(i));
+    std::memcpy(bytes->data() + i * sizeof(Element), &value, sizeof(Element));
+  }
+  return bytes;
+}
+
+/// Converts the typed value fields of `tensor` into packed bytes.
+static std::unique_ptr<std::string>
+packTypedFields(const onnx::TensorProto &tensor) {
+  switch (tensor.data_type()) {
+  case onnx::TensorProto::FLOAT:
+    return packValues<float>(tensor.float_data());
+  case onnx::TensorProto::DOUBLE:
+    return packValues<double>(tensor.double_data());
+  case onnx::TensorProto::INT64:
+    return packValues<int64_t>(tensor.int64_data());
+  case onnx::TensorProto::UINT32:
+    return packValues<uint32_t>(tensor.uint64_data());
+  case onnx::TensorProto::UINT64:
+    return packValues<uint64_t>(tensor.uint64_data());
+  case onnx::TensorProto::INT32:
+    return packValues<int32_t>(tensor.int32_data());
+  // Narrow types are stored one per int32; half floats as their bit pattern.
+  case onnx::TensorProto::INT16:
+    return packValues<int16_t>(tensor.int32_data());
+  case onnx::TensorProto::UINT16:
+  case onnx::TensorProto::FLOAT16:
+  case onnx::TensorProto::BFLOAT16:
+    return packValues<uint16_t>(tensor.int32_data());
+  case onnx::TensorProto::INT8:
+    return packValues<int8_t>(tensor.int32_data());
+  case onnx::TensorProto::UINT8:
+  case onnx::TensorProto::BOOL:
+    return packValues<uint8_t>(tensor.int32_data());
+  default:
+    return std::make_unique<std::string>();
+  }
+}
+
+/// Reads the external data of `tensor` from beside the model.
+static llvm::Expected<TensorData> readExternalData(
+    const onnx::TensorProto &tensor, llvm::StringRef baseDir,
+    llvm::StringRef what, int64_t expectedBytes) {
+  std::string location;
+  int64_t offset = 0;
+  std::optional<int64_t> length;
+  for (const onnx::StringStringEntryProto &entry : tensor.external_data()) {
+    llvm::StringRef value = entry.value();
+    int64_t number = 0;
+    if (entry.key() == "location") {
+      location = entry.value();
+    } else if (entry.key() == "offset" || entry.key() == "length") {
+      if (value.getAsInteger(10, number) || number < 0)
+        return makeError(what + " has an invalid external data " +
+                         entry.key() + " '" + value + "'");
+      if (entry.key() == "offset")
+        offset = number;
+      else
+        length = number;
+    }
+  }
+  if (location.empty())
+    return makeError(what + " has external data without a location");
+  llvm::SmallString<256> path(baseDir);
+  llvm::sys::path::append(path, location);
+  uint64_t fileSize = 0;
+  if (std::error_code ec = llvm::sys::fs::file_size(path, fileSize))
+    return makeError("cannot read external data file '" + path + "' of " +
+                     what + ": " + ec.message());
+  int64_t size = length.value_or(static_cast<int64_t>(fileSize) - offset);
+  if (size != expectedBytes)
+    return makeError(what + " has " + llvm::Twine(size) +
+                     " bytes of external data, expected " +
+                     llvm::Twine(expectedBytes));
+  if (static_cast<uint64_t>(offset + size) > fileSize)
+    return makeError("external data of " + what + " ends past the end of '" +
+                     path + "' (offset " + llvm::Twine(offset) + ", length " +
+                     llvm::Twine(size) + ", file size " +
+                     llvm::Twine(fileSize) + ")");
+  if (size == 0)
+    return TensorData::fromString(std::make_unique<std::string>());
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFileSlice(path, size, offset);
+  if (!buffer)
+    return makeError("cannot read external data file '" + path + "' of " +
+                     what + ": " + buffer.getError().message());
+  return TensorData::fromBuffer(std::move(*buffer));
+}
+
+llvm::Expected<TensorData> takeTensorData(onnx::TensorProto &tensor,
+                                          llvm::StringRef baseDir,
+                                          llvm::StringRef what) {
+  DataTypeInfo info = getDataTypeInfo(tensor.data_type());
+  if (info.size == 0)
+    return makeError("unsupported element type " + info.name + " of " + what);
+  if (tensor.has_segment())
+    return makeError("unsupported segmented tensor data of " + what);
+  std::optional<int64_t> expectedBytes = tensorByteSize(tensor);
+  if (!expectedBytes)
+    return makeError(what + " has invalid dims");
+
+  if (tensor.data_location() == onnx::TensorProto::EXTERNAL)
+    return readExternalData(tensor, baseDir, what, *expectedBytes);
+
+  std::unique_ptr<std::string> bytes;
+  if (tensor.has_raw_data())
+    bytes = std::make_unique<std::string>(
+        std::move(*tensor.mutable_raw_data()));
+  else
+    bytes = packTypedFields(tensor);
+  if (static_cast<int64_t>(bytes->size()) != *expectedBytes)
+    return makeError(what + " has " + llvm::Twine(bytes->size()) +
+                     " bytes of data, expected " +
+                     llvm::Twine(*expectedBytes));
+  return TensorData::fromString(std::move(bytes));
+}
+
+} // namespace graphc::onnx_import

@@ -1,0 +1,47 @@
+//===- TensorFile.cpp - reading serialised ONNX TensorProto files ---------===//
+
+#include "lib/Import/ONNX/TensorFile.h"
+#include "lib/Import/ONNX/OnnxModel.h"
+#include "lib/Import/ONNX/TensorData.h"
+
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <climits>
+
+namespace graphc {
+
+using onnx_import::makeError;
+
+llvm::Expected<HostTensor> readTensorProtoFile(llvm::StringRef path) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                  /*RequiresNullTerminator=*/false);
+  if (!file)
+    return makeError("cannot open '" + path + "': " +
+                     file.getError().message());
+  llvm::StringRef contents = (*file)->getBuffer();
+  onnx::TensorProto tensor;
+  if (contents.size() > INT_MAX ||
+      !tensor.ParseFromArray(contents.data(),
+                             static_cast<int>(contents.size())))
+    return makeError("'" + path +
+                     "' is not a valid ONNX TensorProto (truncated or corrupt "
+                     "protobuf)");
+  file->reset();
+
+  std::string what = "tensor '" + tensor.name() + "' in '" + path.str() + "'";
+  llvm::Expected<onnx_import::TensorData> data = onnx_import::takeTensorData(
+      tensor, llvm::sys::path::parent_path(path), what);
+  if (!data)
+    return data.takeError();
+
+  HostTensor result;
+  result.name = tensor.name();
+  result.dtype = tensor.data_type();
+  result.dims.assign(tensor.dims().begin(), tensor.dims().end());
+  result.data.assign(data->bytes().begin(), data->bytes().end());
+  return result;
+}
+
+} // namespace graphc

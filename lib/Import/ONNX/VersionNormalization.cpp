@@ -1,0 +1,301 @@
+//===- VersionNormalization.cpp - ONNX nodes in their newest form ---------===//
+
+#include "lib/Import/ONNX/VersionNormalization.h"
+
+#include "dialects/Graph/GraphOps.h"
+#include "dialects/Graph/HostEval.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/StringSwitch.h"
+
+namespace graphc::onnx_import {
+
+using namespace mlir;
+
+using NodeResults = FailureOr<SmallVector<Value>>;
+
+size_t inputSlotCount(llvm::StringRef opType, size_t given) {
+  // Only ops with optional inputs after the last given one need an entry:
+  // the count includes every optional slot of the newest form.
+  size_t slots = llvm::StringSwitch<size_t>(opType)
+                     .Cases("Conv", "ConvTranspose", "Gemm", 3)
+                     .Cases("Clip", "LayerNormalization", "Dropout", 3)
+                     .Cases("ReduceSum", "ReduceMean", "ReduceMax", 2)
+                     .Cases("ReduceMin", "ReduceProd", "ReduceL1", 2)
+                     .Cases("ReduceL2", "ReduceLogSum", "ReduceLogSumExp", 2)
+                     .Cases("ReduceSumSquare", "Squeeze", "Split", "Trilu", 2)
+                     .Case("Slice", 5)
+                     .Cases("Pad", "Resize", 4)
+                     .Default(0);
+  return std::max(slots, given);
+}
+
+bool isDataTypeAttribute(llvm::StringRef opType, llvm::StringRef name) {
+  return (opType == "Cast" && name == "to") ||
+         (opType == "EyeLike" && name == "dtype");
+}
+
+static NodeResults importGeneric(NodeBuilder &builder, NodeInfo &info) {
+  FailureOr<Operation *> op =
+      builder.create(info.mnemonic, info.inputs, info.attributes);
+  if (failed(op))
+    return failure();
+  return SmallVector<Value>((*op)->getResults());
+}
+
+static NodeResults single(FailureOr<Value> value) {
+  if (failed(value))
+    return failure();
+  return SmallVector<Value>{*value};
+}
+
+static NamedAttribute namedI64(NodeBuilder &builder, llvm::StringRef name,
+                               int64_t value) {
+  OpBuilder &b = builder.getBuilder();
+  return b.getNamedAttr(name, b.getI64IntegerAttr(value));
+}
+
+/// Moves the INTS attribute `name` (the pre-opset-13/18 form) into input slot
+/// `slot` as a 1-D i64 constant (the newer form).
+static void moveAttributeToInput(NodeBuilder &builder, NodeInfo &info,
+                                 llvm::StringRef name, size_t slot) {
+  auto values = dyn_cast_or_null<DenseI64ArrayAttr>(info.attributes.get(name));
+  if (!values)
+    return;
+  info.attributes.erase(name);
+  if (info.inputs.size() <= slot)
+    info.inputs.resize(slot + 1);
+  if (!info.inputs[slot])
+    info.inputs[slot] = builder.i64Constant(values.asArrayRef());
+}
+
+//===----------------------------------------------------------------------===//
+// Attributes that became inputs
+//===----------------------------------------------------------------------===//
+
+/// Squeeze and Unsqueeze took `axes` as an attribute before opset 13.
+static NodeResults importSqueeze(NodeBuilder &builder, NodeInfo &info) {
+  if (info.opset < 13)
+    moveAttributeToInput(builder, info, "axes", 1);
+  return importGeneric(builder, info);
+}
+
+/// ReduceSum took `axes` as an attribute before opset 13, the other
+/// reductions before opset 18.
+static NodeResults importReduction(NodeBuilder &builder, NodeInfo &info) {
+  int64_t inputSince = info.node.op_type() == "ReduceSum" ? 13 : 18;
+  if (info.opset < inputSince)
+    moveAttributeToInput(builder, info, "axes", 1);
+  return importGeneric(builder, info);
+}
+
+/// Split took `split` as an attribute before opset 13 and had no
+/// `num_outputs` before 18; graph.split always carries num_outputs.
+static NodeResults importSplit(NodeBuilder &builder, NodeInfo &info) {
+  if (info.opset < 13)
+    moveAttributeToInput(builder, info, "split", 1);
+  info.attributes.set("num_outputs",
+                      builder.getBuilder().getI64IntegerAttr(
+                          info.node.output_size()));
+  return importGeneric(builder, info);
+}
+
+//===----------------------------------------------------------------------===//
+// Semantics that changed
+//===----------------------------------------------------------------------===//
+
+/// Softmax, LogSoftmax and Hardmax before opset 13 coerce the input to 2-D
+/// at `axis` (default 1) and normalise each row: flatten, normalise the last
+/// axis, and reshape back.
+static NodeResults importSoftmaxFamily(NodeBuilder &builder, NodeInfo &info) {
+  if (info.opset >= 13)
+    return importGeneric(builder, info);
+  Value input = info.inputs.front();
+  auto type = dyn_cast<RankedTensorType>(input.getType());
+  if (!type)
+    return emitError(builder.getLoc())
+           << "unsupported: " << info.node.op_type()
+           << " before opset 13 needs an input of known rank";
+  int64_t rank = type.getRank();
+  int64_t axis = 1;
+  if (auto attr = dyn_cast_or_null<IntegerAttr>(info.attributes.get("axis")))
+    axis = attr.getInt();
+  if (axis < -rank || axis >= std::max<int64_t>(rank, 1))
+    return emitError(builder.getLoc())
+           << "axis " << axis << " is out of range for rank " << rank;
+  if (axis < 0)
+    axis += rank;
+
+  NamedAttribute lastAxis = namedI64(builder, "axis", -1);
+  if (axis == rank - 1)
+    return single(builder.createValue(info.mnemonic, {input}, {lastAxis}));
+  FailureOr<Value> rows =
+      builder.createValue("flatten", {input}, {namedI64(builder, "axis", axis)});
+  if (failed(rows))
+    return failure();
+  FailureOr<Value> normalized =
+      builder.createValue(info.mnemonic, {*rows}, {lastAxis});
+  if (failed(normalized))
+    return failure();
+  Value shape;
+  if (type.hasStaticShape()) {
+    shape = builder.i64Constant(type.getShape());
+  } else {
+    FailureOr<Value> dynamicShape = builder.createValue("shape", {input}, {});
+    if (failed(dynamicShape))
+      return failure();
+    shape = *dynamicShape;
+  }
+  // The shape holds exact dims, zeros included.
+  return single(builder.createValue("reshape", {*normalized, shape},
+                                    {namedI64(builder, "allowzero", 1)}));
+}
+
+/// GroupNormalization-18 takes scale and bias per group; opset 21 (the graph
+/// op) per channel. Constant per-group values are repeated per channel.
+static NodeResults importGroupNormalization(NodeBuilder &builder,
+                                            NodeInfo &info) {
+  if (info.opset >= 21)
+    return importGeneric(builder, info);
+  auto groups = dyn_cast_or_null<IntegerAttr>(info.attributes.get("num_groups"));
+  if (!groups || groups.getInt() <= 0)
+    return emitError(builder.getLoc()) << "num_groups must be positive";
+  auto inputType = dyn_cast<RankedTensorType>(info.inputs[0].getType());
+  if (!inputType || inputType.getRank() < 2 ||
+      inputType.isDynamicDim(1))
+    return emitError(builder.getLoc())
+           << "unsupported: GroupNormalization before opset 21 needs a static "
+              "channel dim";
+  int64_t channels = inputType.getDimSize(1);
+  int64_t numGroups = groups.getInt();
+  if (channels % numGroups != 0)
+    return emitError(builder.getLoc())
+           << channels << " channels do not divide into " << numGroups
+           << " groups";
+  for (size_t slot : {1, 2}) {
+    ElementsAttr perGroup;
+    if (slot >= info.inputs.size() || !info.inputs[slot] ||
+        !matchPattern(info.inputs[slot], m_Constant(&perGroup)))
+      return emitError(builder.getLoc())
+             << "unsupported: GroupNormalization before opset 21 needs "
+                "constant scale and bias";
+    auto type = cast<ShapedType>(perGroup.getType());
+    FailureOr<std::vector<char>> bytes = graph::constantBytes(perGroup);
+    if (failed(bytes) || type.getRank() != 1 ||
+        type.getDimSize(0) != numGroups)
+      return emitError(builder.getLoc())
+             << (slot == 1 ? "scale" : "bias") << " must hold " << numGroups
+             << " values, one per group";
+    size_t elementSize = bytes->size() / numGroups;
+    std::vector<char> perChannel;
+    perChannel.reserve(elementSize * channels);
+    for (int64_t channel = 0; channel < channels; ++channel) {
+      auto group = bytes->begin() + (channel / (channels / numGroups)) *
+                                        static_cast<int64_t>(elementSize);
+      perChannel.insert(perChannel.end(), group, group + elementSize);
+    }
+    auto channelType = RankedTensorType::get({channels}, type.getElementType());
+    info.inputs[slot] =
+        builder.constant(graph::constantFromBytes(channelType, perChannel));
+  }
+  return importGeneric(builder, info);
+}
+
+/// BatchNormalization imports in inference mode only.
+static NodeResults importBatchNormalization(NodeBuilder &builder,
+                                            NodeInfo &info) {
+  auto training =
+      dyn_cast_or_null<IntegerAttr>(info.attributes.get("training_mode"));
+  bool trainingOutputs = llvm::any_of(
+      llvm::drop_begin(info.node.output()),
+      [](const std::string &name) { return !name.empty(); });
+  if ((training && training.getInt() != 0) || trainingOutputs)
+    return emitError(builder.getLoc())
+           << "unsupported: BatchNormalization in training mode (running "
+              "mean and variance outputs)";
+  info.attributes.erase("training_mode");
+  return importGeneric(builder, info);
+}
+
+//===----------------------------------------------------------------------===//
+// Ops that become other graph ops
+//===----------------------------------------------------------------------===//
+
+/// Dropout in inference is the identity; its mask output is optional.
+static NodeResults importDropout(NodeBuilder &builder, NodeInfo &info) {
+  if (info.inputs.size() > 2 && info.inputs[2]) {
+    std::optional<SmallVector<int64_t>> mode =
+        graph::getConstantInts(info.inputs[2]);
+    if (!mode)
+      return emitError(builder.getLoc())
+             << "unsupported: Dropout training_mode must be a constant";
+    if (llvm::any_of(*mode, [](int64_t v) { return v != 0; }))
+      return emitError(builder.getLoc())
+             << "unsupported: Dropout in training mode";
+  }
+  return single(builder.createValue("identity", {info.inputs[0]}, {}));
+}
+
+/// CastLike is a cast to the element type of its second input.
+static NodeResults importCastLike(NodeBuilder &builder, NodeInfo &info) {
+  Type target = cast<ShapedType>(info.inputs[1].getType()).getElementType();
+  info.attributes.set("to", TypeAttr::get(target));
+  return single(
+      builder.createValue(info.mnemonic, {info.inputs[0]}, info.attributes));
+}
+
+/// Constant holds its value in one of several attributes.
+static NodeResults importConstant(NodeBuilder &builder, NodeInfo &info) {
+  OpBuilder &b = builder.getBuilder();
+  if (info.attributes.getAttrs().size() != 1)
+    return emitError(builder.getLoc())
+           << "Constant must have exactly one value attribute";
+  NamedAttribute named = *info.attributes.begin();
+  llvm::StringRef name = named.getName().getValue();
+  Attribute value = named.getValue();
+  ElementsAttr elements;
+  if (name == "value") {
+    elements = dyn_cast<ElementsAttr>(value);
+  } else if (name == "value_float") {
+    elements = DenseElementsAttr::get(RankedTensorType::get({}, b.getF32Type()),
+                                      value);
+  } else if (name == "value_int") {
+    elements = DenseElementsAttr::get(RankedTensorType::get({}, b.getI64Type()),
+                                      value);
+  } else if (auto floats = dyn_cast<DenseF32ArrayAttr>(value);
+             floats && name == "value_floats") {
+    elements = DenseElementsAttr::get(
+        RankedTensorType::get({floats.size()}, b.getF32Type()),
+        floats.asArrayRef());
+  } else if (auto ints = dyn_cast<DenseI64ArrayAttr>(value);
+             ints && name == "value_ints") {
+    elements = DenseElementsAttr::get(
+        RankedTensorType::get({ints.size()}, b.getI64Type()),
+        ints.asArrayRef());
+  }
+  if (!elements)
+    return emitError(builder.getLoc())
+           << "unsupported: Constant attribute '" << name << "'";
+  return SmallVector<Value>{builder.constant(elements)};
+}
+
+FailureOr<SmallVector<Value>> importNode(NodeBuilder &builder, NodeInfo &info) {
+  llvm::StringRef opType = info.node.op_type();
+  using Importer = NodeResults (*)(NodeBuilder &, NodeInfo &);
+  Importer importer =
+      llvm::StringSwitch<Importer>(opType)
+          .Cases("Squeeze", "Unsqueeze", importSqueeze)
+          .StartsWith("Reduce", importReduction)
+          .Case("Split", importSplit)
+          .Cases("Softmax", "LogSoftmax", "Hardmax", importSoftmaxFamily)
+          .Case("GroupNormalization", importGroupNormalization)
+          .Case("BatchNormalization", importBatchNormalization)
+          .Case("Dropout", importDropout)
+          .Case("CastLike", importCastLike)
+          .Case("Constant", importConstant)
+          .Default(importGeneric);
+  return importer(builder, info);
+}
+
+} // namespace graphc::onnx_import

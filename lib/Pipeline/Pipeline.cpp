@@ -1,0 +1,202 @@
+//===- Pipeline.cpp - the compile pipeline --------------------------------===//
+
+#include "lib/Pipeline/Pipeline.h"
+
+#include "dialects/Exec/ExecOps.h"
+#include "dialects/Graph/GraphDialect.h"
+#include "dialects/Graph/GraphOps.h"
+#include "dialects/Kernel/KernelOps.h"
+#include "lib/Codegen/CUDA/CudaEmitter.h"
+#include "lib/Codegen/CUDA/NVRTCCompiler.h"
+#include "lib/Codegen/SharedObjectWriter.h"
+#include "lib/Import/ONNX/ONNXImporter.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OperationSupport.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringMap.h"
+
+using namespace mlir;
+
+namespace graphc {
+
+void registerGraphcDialects(DialectRegistry &registry) {
+  registry.insert<graph::GraphDialect, kernel::KernelDialect,
+                  exec::ExecDialect, func::FuncDialect>();
+}
+
+namespace {
+
+/// The innermost readable place of a location: an ONNX node name, or a
+/// file position.
+std::string describeLocation(Location loc) {
+  if (auto named = dyn_cast<NameLoc>(loc))
+    return "node '" + named.getName().str() + "'";
+  if (auto fused = dyn_cast<FusedLoc>(loc)) {
+    for (Location inner : fused.getLocations())
+      if (std::string text = describeLocation(inner); !text.empty())
+        return text;
+    return {};
+  }
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    if (file.getLine() != 0)
+      return (file.getFilename().str() + ":" + std::to_string(file.getLine()));
+  return {};
+}
+
+/// Collects error diagnostics so they come back as one llvm::Error.
+class DiagnosticCollector {
+public:
+  explicit DiagnosticCollector(MLIRContext &context)
+      : handler(&context, [this](Diagnostic &diag) {
+          if (diag.getSeverity() != DiagnosticSeverity::Error)
+            return success();
+          std::string where = describeLocation(diag.getLocation());
+          messages.push_back((where.empty() ? "" : where + ": ") +
+                             diag.str());
+          return success();
+        }) {}
+
+  llvm::Error takeError(llvm::StringRef fallback) {
+    std::string text;
+    for (const std::string &message : messages)
+      text += (text.empty() ? "" : "\n") + message;
+    messages.clear();
+    if (text.empty())
+      text = fallback.str();
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s",
+                                   text.c_str());
+  }
+
+private:
+  ScopedDiagnosticHandler handler;
+  std::vector<std::string> messages;
+};
+
+void printModule(ModuleOp module, llvm::raw_ostream &out) {
+  OpPrintingFlags flags;
+  flags.elideLargeElementsAttrs(16);
+  flags.elideLargeResourceString(64);
+  module->print(out, flags);
+  out << "\n";
+}
+
+/// CUDA source for every kernel, their launch dims, and the compiled images.
+llvm::Error generateCuda(ModuleOp module, const CompileOptions &options,
+                         std::string &source,
+                         codegen::SharedObjectOptions &so) {
+  source = codegen::cudaModulePreamble().str();
+  source += "\n";
+  for (auto kernel : module.getOps<exec::KernelOp>()) {
+    Operation &op = kernel.getBody().front().front();
+    FailureOr<codegen::CudaKernel> emitted =
+        codegen::emitCudaKernel(&op, kernel.getSymName());
+    if (failed(emitted))
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "cannot emit cuda kernel %s",
+                                     kernel.getSymName().str().c_str());
+    source += emitted->source;
+    source += "\n";
+    codegen::LaunchDims dims;
+    for (int i = 0; i < 3; ++i) {
+      dims.grid[i] = emitted->grid[i];
+      dims.block[i] = emitted->block[i];
+    }
+    dims.sharedBytes = emitted->sharedBytes;
+    so.launchDims[kernel.getSymName()] = dims;
+  }
+  return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Error compileModel(const CompileOptions &options,
+                         llvm::raw_ostream &out) {
+  DialectRegistry registry;
+  registerGraphcDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  // Compilation is single-threaded so that every step, and so the output,
+  // is deterministic.
+  context.disableMultithreading();
+  DiagnosticCollector diagnostics(context);
+
+  auto imported = importONNXModel(options.inputPath, context);
+  if (!imported)
+    return imported.takeError();
+  ModuleOp module = imported->get();
+
+  if (failed(specializeShapes(module, options.shapes, options.dims)))
+    return diagnostics.takeError("cannot apply the given shapes");
+  if (failed(foldShapeComputations(module)))
+    return diagnostics.takeError("shape folding failed");
+  if (options.emit == EmitStage::graph) {
+    printModule(module, out);
+    return llvm::Error::success();
+  }
+  if (failed(formFusionGroups(module)))
+    return diagnostics.takeError("fusion failed");
+  if (failed(verify(module)))
+    return diagnostics.takeError("fused IR does not verify");
+  if (options.emit == EmitStage::kernel) {
+    printModule(module, out);
+    return llvm::Error::success();
+  }
+  if (failed(planMemory(module)))
+    return diagnostics.takeError("memory planning failed");
+  if (failed(lowerToExec(module, "static")))
+    return diagnostics.takeError("lowering to exec failed");
+  if (failed(verify(module)))
+    return diagnostics.takeError("exec IR does not verify");
+  if (options.emit == EmitStage::exec) {
+    printModule(module, out);
+    return llvm::Error::success();
+  }
+
+  codegen::SharedObjectOptions so;
+  so.outputPath = options.outputPath;
+  so.cudaTarget = options.target == Target::cuda;
+  so.weightsSideFile = options.weightsSideFile;
+  so.workDir = options.keepDir;
+  if (so.cudaTarget) {
+    std::string cudaSource;
+    if (llvm::Error e = generateCuda(module, options, cudaSource, so)) {
+      llvm::consumeError(std::move(e));
+      return diagnostics.takeError("cuda code generation failed");
+    }
+    if (options.emit == EmitStage::source) {
+      out << cudaSource;
+      return llvm::Error::success();
+    }
+    auto images =
+        codegen::compileCudaModule(cudaSource, options.sms, options.keepDir);
+    if (!images)
+      return images.takeError();
+    for (codegen::CudaImage &image : *images)
+      so.images.push_back({image.sm, image.isPtx, std::move(image.data)});
+  } else if (options.emit == EmitStage::source) {
+    auto source = codegen::emitModelSource(module, so);
+    if (!source) {
+      llvm::consumeError(source.takeError());
+      return diagnostics.takeError("cpu code generation failed");
+    }
+    out << *source;
+    return llvm::Error::success();
+  }
+  if (llvm::Error e = codegen::writeSharedObject(module, so)) {
+    // Diagnostics emitted on the IR say more than the writer's summary.
+    llvm::Error detailed = diagnostics.takeError("");
+    std::string text = llvm::toString(std::move(detailed));
+    if (text.empty())
+      return e;
+    llvm::consumeError(std::move(e));
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s",
+                                   text.c_str());
+  }
+  return llvm::Error::success();
+}
+
+} // namespace graphc

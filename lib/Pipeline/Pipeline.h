@@ -1,0 +1,56 @@
+//===- Pipeline.h - the compile pipeline ------------------------*- C++ -*-===//
+#ifndef GRAPHC_LIB_PIPELINE_PIPELINE_H
+#define GRAPHC_LIB_PIPELINE_PIPELINE_H
+
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir {
+class DialectRegistry;
+}
+
+namespace graphc {
+
+enum class Target { cpu, cuda };
+
+/// Where `graphc compile --emit` stops and what it prints.
+enum class EmitStage {
+  none,   ///< write the .so
+  graph,  ///< graph dialect after shape specialisation and folding
+  kernel, ///< kernel dialect after fusion
+  exec,   ///< exec dialect after memory planning
+  source, ///< the generated C++ (cpu) or CUDA (cuda) source
+};
+
+/// Everything `graphc compile` takes.
+struct CompileOptions {
+  std::string inputPath;
+  std::string outputPath;
+  Target target = Target::cuda;
+  /// SM versions to build cubins for (cuda), e.g. {80, 90}.
+  std::vector<int> sms = {80, 90};
+  /// NAME=D1xD2x... full input shapes, SYMBOL=D dim_param sizes.
+  std::vector<std::string> shapes;
+  std::vector<std::string> dims;
+  EmitStage emit = EmitStage::none;
+  /// Weights in `<output>.weights` beside the .so instead of inside it.
+  bool weightsSideFile = false;
+  /// Keep generated sources and compiler outputs here (empty: temporary).
+  std::string keepDir;
+};
+
+/// Registers every dialect graphc's IR can hold.
+void registerGraphcDialects(mlir::DialectRegistry &registry);
+
+/// Runs the whole pipeline. With an emit stage the IR or source of that stage
+/// goes to `out` and nothing is written; otherwise the .so is written to
+/// options.outputPath and a one-line summary goes to `out`. Errors name the
+/// ONNX node, input or flag concerned.
+llvm::Error compileModel(const CompileOptions &options, llvm::raw_ostream &out);
+
+} // namespace graphc
+
+#endif

@@ -1,0 +1,202 @@
+//===- LowerToExec.cpp - planned @main to the exec run plan ---------------===//
+
+#include "dialects/Graph/GraphOps.h"
+#include "dialects/Graph/HostEval.h"
+#include "passes/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
+
+using namespace mlir;
+
+namespace graphc {
+#define GEN_PASS_DEF_LOWERTOEXEC
+#include "passes/Passes.h.inc"
+
+static int64_t tensorBytes(Type type) {
+  auto shaped = cast<RankedTensorType>(type);
+  int64_t elementBytes =
+      std::max<int64_t>(1, (shaped.getElementTypeBitWidth() + 7) / 8);
+  return shaped.getNumElements() * elementBytes;
+}
+
+/// The ONNX node names in a location (NameLocs, possibly fused).
+static void collectNodeNames(Location loc, SmallVectorImpl<Attribute> &names) {
+  if (auto named = dyn_cast<NameLoc>(loc)) {
+    names.push_back(named.getName());
+    return;
+  }
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      collectNodeNames(inner, names);
+}
+
+LogicalResult lowerToExec(ModuleOp module, StringRef planName) {
+  auto main = module.lookupSymbol<func::FuncOp>("main");
+  if (!main)
+    return module.emitError("module has no @main function");
+  auto arenaBytes = main->getAttrOfType<IntegerAttr>("exec.arena_bytes");
+  auto intermediateBytes =
+      main->getAttrOfType<IntegerAttr>("exec.intermediate_bytes");
+  if (!arenaBytes || !intermediateBytes)
+    return main.emitError("memory is not planned: run graphc-plan-memory");
+  MLIRContext *context = module.getContext();
+  Block &block = main.getBody().front();
+  auto ret = cast<func::ReturnOp>(block.getTerminator());
+  OpBuilder builder(context);
+  builder.setInsertionPoint(main);
+  Location loc = main.getLoc();
+
+  // Signature.
+  SmallVector<Attribute> inputTypes, outputTypes;
+  auto emitIO = [&](bool isOutput, unsigned index, Type type,
+                    DictionaryAttr attrs) {
+    auto name = attrs ? attrs.getAs<StringAttr>(graph::kNameAttr) : nullptr;
+    auto dims = attrs ? attrs.getAs<ArrayAttr>(graph::kDimsAttr) : nullptr;
+    SmallVector<Attribute> dimNames;
+    auto ranked = cast<RankedTensorType>(type);
+    for (int64_t i = 0; i < ranked.getRank(); ++i)
+      dimNames.push_back(dims && i < static_cast<int64_t>(dims.size())
+                             ? dims[i]
+                             : builder.getStringAttr(""));
+    std::string fallback = (isOutput ? "output_" : "input_") + std::to_string(index);
+    builder.create<exec::IOOp>(
+        loc, name ? name : builder.getStringAttr(fallback),
+        builder.getBoolAttr(isOutput), builder.getI64IntegerAttr(index),
+        TypeAttr::get(type), builder.getArrayAttr(dimNames));
+  };
+  for (BlockArgument arg : main.getArguments()) {
+    emitIO(false, arg.getArgNumber(), arg.getType(),
+           main.getArgAttrDict(arg.getArgNumber()));
+    inputTypes.push_back(TypeAttr::get(arg.getType()));
+  }
+  for (auto [i, type] : llvm::enumerate(main.getResultTypes())) {
+    emitIO(true, i, type, main.getResultAttrDict(i));
+    outputTypes.push_back(TypeAttr::get(type));
+  }
+
+  // Where every value lives.
+  llvm::DenseMap<Value, exec::SlotAttr> slotOf;
+  for (BlockArgument arg : main.getArguments())
+    slotOf[arg] = exec::SlotAttr::get(context, exec::BufferKind::input,
+                                      arg.getArgNumber(), 0,
+                                      tensorBytes(arg.getType()));
+  // Weights, in order of first appearance; one blob entry per distinct value.
+  llvm::DenseMap<Attribute, exec::SlotAttr> weightOf;
+  int64_t weightsEnd = 0;
+  unsigned weightCounter = 0;
+  for (Operation &op : block) {
+    auto constant = dyn_cast<graph::ConstantOp>(op);
+    if (!constant)
+      continue;
+    Attribute value = constant.getValue();
+    auto found = weightOf.find(value);
+    if (found == weightOf.end()) {
+      int64_t bytes = tensorBytes(constant.getType());
+      builder.create<exec::WeightOp>(
+          constant.getLoc(),
+          builder.getStringAttr("w" + std::to_string(weightCounter++)),
+          builder.getI64IntegerAttr(weightsEnd), constant.getValue());
+      found = weightOf
+                  .try_emplace(value, exec::SlotAttr::get(
+                                          context, exec::BufferKind::weights,
+                                          0, weightsEnd, bytes))
+                  .first;
+      weightsEnd = (weightsEnd + bytes + 255) / 256 * 256;
+    }
+    slotOf[constant.getResult()] = found->second;
+  }
+
+  // Kernels, one per distinct content hash.
+  llvm::StringMap<StringAttr> kernelByHash;
+  auto plan = builder.create<exec::PlanOp>(
+      loc, builder.getStringAttr(planName), arenaBytes, intermediateBytes,
+      builder.getArrayAttr(inputTypes), builder.getArrayAttr(outputTypes));
+  Block *steps = new Block();
+  plan.getSteps().push_back(steps);
+  OpBuilder stepBuilder = OpBuilder::atBlockEnd(steps);
+  auto none = exec::SlotAttr::get(context, exec::BufferKind::none, 0, 0, 0);
+
+  for (Operation &op : block) {
+    auto fusion = dyn_cast<kernel::FusionOp>(op);
+    if (!fusion)
+      continue;
+    auto slots = fusion->getAttrOfType<ArrayAttr>("exec.slots");
+    if (!slots)
+      return fusion.emitOpError("has no planned slots");
+    for (auto [result, slot] : llvm::zip(fusion.getResults(), slots))
+      slotOf[result] = cast<exec::SlotAttr>(slot);
+
+    StringAttr kernelName = kernelByHash.lookup(fusion.getHash());
+    if (!kernelName) {
+      kernelName = fusion.getNameAttr();
+      SmallVector<Attribute> nodes;
+      fusion.getBody().walk([&](Operation *inner) {
+        if (!isa<kernel::YieldOp>(inner))
+          collectNodeNames(inner->getLoc(), nodes);
+      });
+      llvm::SetVector<Attribute> uniqueNodes(nodes.begin(), nodes.end());
+      nodes.assign(uniqueNodes.begin(), uniqueNodes.end());
+      OpBuilder kernelBuilder(plan);
+      auto kernelOp = kernelBuilder.create<exec::KernelOp>(
+          fusion.getLoc(), kernelName,
+          kernel::FusionKindAttr::get(context, fusion.getKind()),
+          fusion.getHashAttr(), fusion.getSchedule(),
+          kernelBuilder.getArrayAttr(nodes));
+      IRMapping mapping;
+      fusion.getBody().cloneInto(&kernelOp.getBody(), mapping);
+      kernelByHash[fusion.getHash()] = kernelName;
+    }
+
+    // Arguments: the slots of the fused op's ONNX inputs (absent ones are
+    // `none`), then its results.
+    Block &body = fusion.getBody().front();
+    Operation &inner = body.front();
+    SmallVector<Attribute> args;
+    auto slotOfInner = [&](Value value) -> exec::SlotAttr {
+      auto arg = cast<BlockArgument>(value);
+      return slotOf.lookup(fusion.getInputs()[arg.getArgNumber()]);
+    };
+    unsigned next = 0;
+    for (int32_t size : graph::operandSlotSizes(&inner)) {
+      if (size == 0)
+        args.push_back(none);
+      for (int32_t i = 0; i < size; ++i)
+        args.push_back(slotOfInner(inner.getOperand(next++)));
+    }
+    for (Attribute slot : slots)
+      args.push_back(slot);
+    stepBuilder.create<exec::LaunchOp>(
+        fusion.getLoc(), FlatSymbolRefAttr::get(kernelName),
+        stepBuilder.getArrayAttr(args));
+  }
+
+  // Outputs not written by a kernel (inputs, weights, repeated results)
+  // are copied into place.
+  for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
+    exec::SlotAttr source = slotOf.lookup(value);
+    if (!source)
+      return ret.emitOpError("returns a value with no slot");
+    if (source.getKind() == exec::BufferKind::output &&
+        source.getIndex() == static_cast<int64_t>(i))
+      continue;
+    auto target = exec::SlotAttr::get(context, exec::BufferKind::output, i, 0,
+                                      source.getSize());
+    stepBuilder.create<exec::CopyOp>(ret.getLoc(), source, target);
+  }
+  main.erase();
+  return success();
+}
+
+namespace {
+struct LowerToExecPass : impl::LowerToExecBase<LowerToExecPass> {
+  using LowerToExecBase::LowerToExecBase;
+  void runOnOperation() override {
+    if (failed(lowerToExec(getOperation(), planName)))
+      signalPassFailure();
+  }
+};
+} // namespace
+
+} // namespace graphc

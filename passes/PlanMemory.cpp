@@ -1,0 +1,166 @@
+//===- PlanMemory.cpp - liveness-based arena planning ---------------------===//
+
+#include "dialects/Graph/GraphOps.h"
+#include "passes/Passes.h"
+
+#include "mlir/IR/Builders.h"
+
+#include <map>
+
+using namespace mlir;
+
+namespace graphc {
+#define GEN_PASS_DEF_PLANMEMORY
+#include "passes/Passes.h.inc"
+
+namespace {
+
+constexpr int64_t kAlignment = 256;
+
+int64_t alignUp(int64_t value) {
+  return (value + kAlignment - 1) / kAlignment * kAlignment;
+}
+
+/// Best-fit allocator over one growing arena; freed ranges coalesce.
+class ArenaAllocator {
+public:
+  int64_t allocate(int64_t bytes) {
+    bytes = alignUp(std::max<int64_t>(bytes, 1));
+    auto best = freeRanges.end();
+    for (auto it = freeRanges.begin(); it != freeRanges.end(); ++it)
+      if (it->second >= bytes &&
+          (best == freeRanges.end() || it->second < best->second))
+        best = it;
+    if (best == freeRanges.end()) {
+      // Grow: reuse a free range that ends at the top, if any.
+      int64_t offset = top;
+      if (!freeRanges.empty()) {
+        auto last = std::prev(freeRanges.end());
+        if (last->first + last->second == top) {
+          offset = last->first;
+          freeRanges.erase(last);
+        }
+      }
+      top = offset + bytes;
+      return offset;
+    }
+    int64_t offset = best->first;
+    int64_t remaining = best->second - bytes;
+    freeRanges.erase(best);
+    if (remaining > 0)
+      freeRanges[offset + bytes] = remaining;
+    return offset;
+  }
+
+  void release(int64_t offset, int64_t bytes) {
+    bytes = alignUp(std::max<int64_t>(bytes, 1));
+    auto [it, inserted] = freeRanges.emplace(offset, bytes);
+    (void)inserted;
+    auto next = std::next(it);
+    if (next != freeRanges.end() && it->first + it->second == next->first) {
+      it->second += next->second;
+      freeRanges.erase(next);
+    }
+    if (it != freeRanges.begin()) {
+      auto prev = std::prev(it);
+      if (prev->first + prev->second == it->first) {
+        prev->second += it->second;
+        freeRanges.erase(it);
+      }
+    }
+  }
+
+  int64_t size() const { return top; }
+
+private:
+  std::map<int64_t, int64_t> freeRanges; // offset -> bytes
+  int64_t top = 0;
+};
+
+} // namespace
+
+/// Bytes of a static tensor; i1 is one byte per element.
+static int64_t tensorBytes(Type type) {
+  auto shaped = cast<RankedTensorType>(type);
+  int64_t elementBytes =
+      std::max<int64_t>(1, (shaped.getElementTypeBitWidth() + 7) / 8);
+  return shaped.getNumElements() * elementBytes;
+}
+
+LogicalResult planMemory(ModuleOp module) {
+  auto main = module.lookupSymbol<func::FuncOp>("main");
+  if (!main)
+    return module.emitError("module has no @main function");
+  Block &block = main.getBody().front();
+  auto ret = cast<func::ReturnOp>(block.getTerminator());
+  MLIRContext *context = module.getContext();
+
+  // Position of every op, and the last position at which each value is read.
+  llvm::DenseMap<Operation *, int64_t> position;
+  for (auto [i, op] : llvm::enumerate(block))
+    position[&op] = i;
+  auto lastUse = [&](Value value) {
+    int64_t last = position.lookup(value.getDefiningOp());
+    for (Operation *user : value.getUsers())
+      last = std::max(last, position.lookup(user));
+    return last;
+  };
+
+  // The first return of a fusion result writes straight into that output.
+  llvm::DenseMap<Value, int64_t> outputIndex;
+  for (auto [i, value] : llvm::enumerate(ret.getOperands()))
+    if (value.getDefiningOp<kernel::FusionOp>() && !outputIndex.count(value))
+      outputIndex[value] = i;
+
+  ArenaAllocator arena;
+  int64_t intermediateBytes = 0;
+  // Arena values still live, by the position of their last use.
+  std::multimap<int64_t, std::pair<int64_t, int64_t>> liveUntil;
+  for (Operation &op : block) {
+    auto fusion = dyn_cast<kernel::FusionOp>(op);
+    if (!fusion)
+      continue;
+    int64_t here = position[&op];
+    SmallVector<Attribute> slots;
+    for (Value result : fusion.getResults()) {
+      int64_t bytes = tensorBytes(result.getType());
+      auto out = outputIndex.find(result);
+      if (out != outputIndex.end()) {
+        slots.push_back(exec::SlotAttr::get(context, exec::BufferKind::output,
+                                            out->second, 0, bytes));
+        continue;
+      }
+      int64_t offset = arena.allocate(bytes);
+      intermediateBytes += alignUp(std::max<int64_t>(bytes, 1));
+      slots.push_back(exec::SlotAttr::get(context, exec::BufferKind::arena, 0,
+                                          offset, bytes));
+      // A result nobody reads is still written; free it after this step.
+      liveUntil.emplace(std::max(lastUse(result), here),
+                        std::make_pair(offset, bytes));
+    }
+    fusion->setAttr("exec.slots", ArrayAttr::get(context, slots));
+    // Space read for the last time by this step is free for later steps;
+    // never for this step's own results, which must not alias its inputs.
+    while (!liveUntil.empty() && liveUntil.begin()->first <= here) {
+      arena.release(liveUntil.begin()->second.first,
+                    liveUntil.begin()->second.second);
+      liveUntil.erase(liveUntil.begin());
+    }
+  }
+  Builder b(context);
+  main->setAttr("exec.arena_bytes", b.getI64IntegerAttr(arena.size()));
+  main->setAttr("exec.intermediate_bytes",
+                b.getI64IntegerAttr(intermediateBytes));
+  return success();
+}
+
+namespace {
+struct PlanMemoryPass : impl::PlanMemoryBase<PlanMemoryPass> {
+  void runOnOperation() override {
+    if (failed(planMemory(getOperation())))
+      signalPassFailure();
+  }
+};
+} // namespace
+
+} // namespace graphc

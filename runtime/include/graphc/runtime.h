@@ -1,0 +1,262 @@
+/*===- runtime.h - the graphc runtime C API --------------------------------===*
+ *
+ * Loads a model .so written by `graphc compile` and runs it on DLPack tensors.
+ * Pure C; C++17 inside; no exception crosses this boundary.
+ *
+ * Objects and ownership
+ *  - graphc_status: NULL means success. A non-NULL status is owned by the
+ *    caller, who must release it with graphc_status_free. Its message is valid
+ *    until then.
+ *  - graphc_model: created by graphc_model_load, released by
+ *    graphc_model_release. Immutable once loaded: every graphc_model_*
+ *    function may be called from any number of threads at once. Strings and
+ *    arrays returned by introspection live as long as the model.
+ *  - graphc_session: created by graphc_session_create from a model, released
+ *    by graphc_session_release, which must happen before the model's release.
+ *    A session owns a stream, an arena and its captured CUDA graphs; use it
+ *    from one thread at a time (one session per concurrent request stream).
+ *  - Tensors (DLTensor) are borrowed for the duration of a call; the runtime
+ *    never keeps a pointer to them after graphc_session_run returns.
+ *
+ * Conventions: functions are named graphc_<object>_<verb>, return a status,
+ * and take their out-parameters last. Out-parameters are written only on
+ * success. Dtypes use the ONNX TensorProto.DataType numbering.
+ *===----------------------------------------------------------------------===*/
+#ifndef GRAPHC_RUNTIME_H
+#define GRAPHC_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <dlpack/dlpack.h>
+
+#include "graphc/descriptor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define GRAPHC_API __attribute__((visibility("default")))
+#else
+#define GRAPHC_API
+#endif
+
+/*===----------------------------------------------------------------------===*
+ * Status
+ *===----------------------------------------------------------------------===*/
+
+typedef enum graphc_code {
+  GRAPHC_OK = 0,
+  /* The caller passed something wrong (tensor shape, dtype, argument). */
+  GRAPHC_INVALID_ARGUMENT = 1,
+  /* A file, symbol, input name or device does not exist. */
+  GRAPHC_NOT_FOUND = 2,
+  /* The system is not in a state to do this (ABI version, GPU arch). */
+  GRAPHC_FAILED_PRECONDITION = 3,
+  /* A needed service is missing (no CUDA driver or device). */
+  GRAPHC_UNAVAILABLE = 4,
+  /* The artifact is corrupted (checksum, malformed descriptor). */
+  GRAPHC_DATA_LOSS = 5,
+  /* Out of host or device memory. */
+  GRAPHC_RESOURCE_EXHAUSTED = 6,
+  /* The artifact needs something this runtime does not support. */
+  GRAPHC_UNIMPLEMENTED = 7,
+  /* A bug in graphc, or a CUDA error in a kernel. */
+  GRAPHC_INTERNAL = 8,
+} graphc_code;
+
+typedef struct graphc_status_impl *graphc_status;
+
+/* GRAPHC_OK for NULL. */
+GRAPHC_API graphc_code graphc_status_code(graphc_status status);
+/* "" for NULL. Valid until graphc_status_free. */
+GRAPHC_API const char *graphc_status_message(graphc_status status);
+/* Accepts NULL. */
+GRAPHC_API void graphc_status_free(graphc_status status);
+/* "ok", "invalid_argument", ... */
+GRAPHC_API const char *graphc_code_name(graphc_code code);
+
+/*===----------------------------------------------------------------------===*
+ * Model
+ *===----------------------------------------------------------------------===*/
+
+typedef struct graphc_model graphc_model;
+
+typedef enum graphc_model_flags {
+  /* Do not verify the checksum of weights and device images. */
+  GRAPHC_MODEL_SKIP_CHECKSUM = 1u << 0,
+  /* Introspection only: do not touch the CUDA driver (a cuda model can be
+   * inspected on a machine without a GPU); sessions cannot be created. */
+  GRAPHC_MODEL_INSPECT_ONLY = 1u << 1,
+} graphc_model_flags;
+
+typedef struct graphc_model_options {
+  uint32_t flags; /* graphc_model_flags */
+  /* cuda: the device whose SM the images must cover. */
+  int32_t device_ordinal;
+  /* Weights side file to use instead of the one named by the artifact
+   * (which is resolved relative to the .so). NULL: the artifact's. */
+  const char *weights_path;
+} graphc_model_options;
+
+/* Fills the defaults: no flags, device 0, the artifact's weights file. */
+GRAPHC_API void graphc_model_options_init(graphc_model_options *options);
+
+/* Loads the model .so at `path`. `options` may be NULL (defaults). Checks the
+ * ABI version, the descriptor's consistency, the checksum, the weights and,
+ * for cuda models, that the device's SM is covered by a cubin or PTX. */
+GRAPHC_API graphc_status graphc_model_load(const char *path,
+                                           const graphc_model_options *options,
+                                           graphc_model **out_model);
+/* Accepts NULL. Every session of the model must be released before. */
+GRAPHC_API void graphc_model_release(graphc_model *model);
+
+typedef struct graphc_tensor_info {
+  const char *name;
+  int32_t dtype;
+  int32_t rank;
+  const int64_t *dims;          /* rank entries, -1 for dynamic dims */
+  const char *const *dim_names; /* rank entries, "" when unnamed */
+} graphc_tensor_info;
+
+typedef struct graphc_plan_info {
+  const char *name;
+  uint64_t arena_bytes;
+  uint64_t intermediate_bytes;
+  int32_t num_steps;
+  /* One static dims array per model input (rank from its tensor info). */
+  const int64_t *const *input_dims;
+  /* One static dims array per model output. */
+  const int64_t *const *output_dims;
+} graphc_plan_info;
+
+typedef struct graphc_kernel_info {
+  const char *name;
+  const char *kind;
+  const char *onnx_nodes; /* comma-separated */
+  uint64_t content_hash;
+} graphc_kernel_info;
+
+typedef struct graphc_image_info {
+  int32_t sm;
+  int32_t is_ptx;
+  uint64_t size;
+} graphc_image_info;
+
+GRAPHC_API graphc_target graphc_model_target(const graphc_model *model);
+GRAPHC_API const char *graphc_model_producer(const graphc_model *model);
+GRAPHC_API uint64_t graphc_model_weights_size(const graphc_model *model);
+/* The side file the weights were read from, or NULL when embedded. */
+GRAPHC_API const char *graphc_model_weights_path(const graphc_model *model);
+GRAPHC_API int32_t graphc_model_input_count(const graphc_model *model);
+GRAPHC_API int32_t graphc_model_output_count(const graphc_model *model);
+GRAPHC_API int32_t graphc_model_plan_count(const graphc_model *model);
+GRAPHC_API int32_t graphc_model_kernel_count(const graphc_model *model);
+GRAPHC_API int32_t graphc_model_image_count(const graphc_model *model);
+GRAPHC_API graphc_status graphc_model_input_info(const graphc_model *model,
+                                                 int32_t index,
+                                                 graphc_tensor_info *out_info);
+GRAPHC_API graphc_status graphc_model_output_info(const graphc_model *model,
+                                                  int32_t index,
+                                                  graphc_tensor_info *out_info);
+GRAPHC_API graphc_status graphc_model_plan_info(const graphc_model *model,
+                                                int32_t index,
+                                                graphc_plan_info *out_info);
+GRAPHC_API graphc_status graphc_model_kernel_info(const graphc_model *model,
+                                                  int32_t index,
+                                                  graphc_kernel_info *out_info);
+GRAPHC_API graphc_status graphc_model_image_info(const graphc_model *model,
+                                                 int32_t index,
+                                                 graphc_image_info *out_info);
+
+/* Chooses the plan graphc_session_run would use for inputs of these dims, so
+ * callers can allocate outputs from the plan's output_dims. `input_names`
+ * may be NULL (positional); otherwise input i is named input_names[i]. The
+ * status on failure is the one graphc_session_run would return. */
+GRAPHC_API graphc_status graphc_model_select_plan(
+    const graphc_model *model, int32_t num_inputs,
+    const char *const *input_names, const int32_t *input_ranks,
+    const int64_t *const *input_dims, int32_t *out_plan_index);
+
+/*===----------------------------------------------------------------------===*
+ * Session
+ *===----------------------------------------------------------------------===*/
+
+typedef struct graphc_session graphc_session;
+
+typedef enum graphc_session_flags {
+  /* cuda: capture every plan's CUDA graph at creation, not on first run. */
+  GRAPHC_SESSION_EAGER_CAPTURE = 1u << 0,
+  /* cuda: launch the steps one by one on every run (no CUDA graphs). */
+  GRAPHC_SESSION_DISABLE_CUDA_GRAPHS = 1u << 1,
+} graphc_session_flags;
+
+typedef struct graphc_session_options {
+  uint32_t flags;         /* graphc_session_flags */
+  int32_t device_ordinal; /* cuda only */
+} graphc_session_options;
+
+/* Fills the defaults: no flags, device 0. */
+GRAPHC_API void graphc_session_options_init(graphc_session_options *options);
+
+/* `options` may be NULL (defaults). The model must outlive the session. */
+GRAPHC_API graphc_status graphc_session_create(
+    graphc_model *model, const graphc_session_options *options,
+    graphc_session **out_session);
+/* Accepts NULL. */
+GRAPHC_API void graphc_session_release(graphc_session *session);
+
+/* Runs the model synchronously: outputs are complete when it returns.
+ *
+ * `inputs` holds num_inputs tensors, in model order when `input_names` is
+ * NULL, otherwise input i is named input_names[i]. `outputs` holds one
+ * caller-allocated tensor per model output, in model order, with the dims of
+ * the selected plan. Tensors must be dense row-major (strides NULL or
+ * compact) and live on the session's device: kDLCPU for cpu models, kDLCUDA
+ * with the session's ordinal for cuda models. Everything is validated before
+ * any output is written; on failure outputs are untouched.
+ *
+ * cuda: inputs must be ready when the call is made (synchronise the stream
+ * that produced them). Inputs are copied into session-owned staging buffers
+ * that the captured CUDA graph reads, and outputs are copied out of staging
+ * after the graph, so caller buffers may change between runs without a new
+ * capture. */
+GRAPHC_API graphc_status graphc_session_run(graphc_session *session,
+                                            const DLTensor *inputs,
+                                            int32_t num_inputs,
+                                            const char *const *input_names,
+                                            const DLTensor *outputs,
+                                            int32_t num_outputs);
+
+/* Memory on the session's device (host memory for cpu models), for callers
+ * that start from host data and have no CUDA of their own (tools, tests).
+ * Released with graphc_session_free_buffer before the session. */
+GRAPHC_API graphc_status graphc_session_allocate_buffer(graphc_session *session,
+                                                        uint64_t bytes,
+                                                        void **out_data);
+GRAPHC_API void graphc_session_free_buffer(graphc_session *session, void *data);
+/* Synchronous copies between host memory and session device memory. */
+GRAPHC_API graphc_status graphc_session_upload(graphc_session *session,
+                                               void *device_dst,
+                                               const void *host_src,
+                                               uint64_t bytes);
+GRAPHC_API graphc_status graphc_session_download(graphc_session *session,
+                                                 void *host_dst,
+                                                 const void *device_src,
+                                                 uint64_t bytes);
+
+/*===----------------------------------------------------------------------===*
+ * Dtypes
+ *===----------------------------------------------------------------------===*/
+
+/* "float32", "int64", ...; "unknown" for others. */
+GRAPHC_API const char *graphc_dtype_name(int32_t dtype);
+/* Bytes per element; 0 for unknown dtypes. */
+GRAPHC_API size_t graphc_dtype_size(int32_t dtype);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GRAPHC_RUNTIME_H */

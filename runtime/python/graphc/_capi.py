@@ -1,0 +1,136 @@
+"""ctypes declarations of runtime/include/graphc/runtime.h.
+
+Kept in one place so the structure layouts can be checked against the header
+side by side. Nothing here is public API.
+"""
+import ctypes
+import ctypes.util
+import os
+
+GRAPHC_TARGET_CPU = 0
+GRAPHC_TARGET_CUDA = 1
+GRAPHC_MODEL_INSPECT_ONLY = 1 << 1
+
+KDL_CPU = 1
+KDL_CUDA = 2
+KDL_INT, KDL_UINT, KDL_FLOAT, KDL_BFLOAT, KDL_BOOL = 0, 1, 2, 4, 6
+
+
+class DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int), ("device_id", ctypes.c_int32)]
+
+
+class DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8),
+                ("lanes", ctypes.c_uint16)]
+
+
+class DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", DLDevice),
+                ("ndim", ctypes.c_int32), ("dtype", DLDataType),
+                ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)),
+                ("byte_offset", ctypes.c_uint64)]
+
+
+class DLManagedTensor(ctypes.Structure):
+    pass
+
+
+DLManagedTensor._fields_ = [
+    ("dl_tensor", DLTensor), ("manager_ctx", ctypes.c_void_p),
+    ("deleter", ctypes.CFUNCTYPE(None, ctypes.POINTER(DLManagedTensor)))]
+
+
+class ModelOptions(ctypes.Structure):
+    _fields_ = [("flags", ctypes.c_uint32), ("device_ordinal", ctypes.c_int32),
+                ("weights_path", ctypes.c_char_p)]
+
+
+class SessionOptions(ctypes.Structure):
+    _fields_ = [("flags", ctypes.c_uint32), ("device_ordinal", ctypes.c_int32)]
+
+
+class TensorInfo(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("dtype", ctypes.c_int32),
+                ("rank", ctypes.c_int32),
+                ("dims", ctypes.POINTER(ctypes.c_int64)),
+                ("dim_names", ctypes.POINTER(ctypes.c_char_p))]
+
+
+class PlanInfo(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("arena_bytes", ctypes.c_uint64),
+                ("intermediate_bytes", ctypes.c_uint64),
+                ("num_steps", ctypes.c_int32),
+                ("input_dims", ctypes.POINTER(ctypes.POINTER(ctypes.c_int64))),
+                ("output_dims", ctypes.POINTER(ctypes.POINTER(ctypes.c_int64)))]
+
+
+def _find_library():
+    explicit = os.environ.get("GRAPHC_RUNTIME_LIBRARY")
+    if explicit:
+        return explicit
+    beside = os.path.join(os.path.dirname(__file__), "libgraphc_runtime.so")
+    if os.path.exists(beside):
+        return beside
+    found = ctypes.util.find_library("graphc_runtime")
+    if not found:
+        raise ImportError("cannot find libgraphc_runtime.so: set "
+                          "GRAPHC_RUNTIME_LIBRARY or install it beside the "
+                          "graphc package")
+    return found
+
+
+def load_library():
+    lib = ctypes.CDLL(_find_library())
+    status = ctypes.c_void_p
+    model = ctypes.c_void_p
+    session = ctypes.c_void_p
+    signatures = {
+        "graphc_status_code": (ctypes.c_int, [status]),
+        "graphc_status_message": (ctypes.c_char_p, [status]),
+        "graphc_status_free": (None, [status]),
+        "graphc_code_name": (ctypes.c_char_p, [ctypes.c_int]),
+        "graphc_model_options_init": (None, [ctypes.POINTER(ModelOptions)]),
+        "graphc_model_load": (status, [ctypes.c_char_p,
+                                       ctypes.POINTER(ModelOptions),
+                                       ctypes.POINTER(model)]),
+        "graphc_model_release": (None, [model]),
+        "graphc_model_target": (ctypes.c_int, [model]),
+        "graphc_model_producer": (ctypes.c_char_p, [model]),
+        "graphc_model_input_count": (ctypes.c_int32, [model]),
+        "graphc_model_output_count": (ctypes.c_int32, [model]),
+        "graphc_model_plan_count": (ctypes.c_int32, [model]),
+        "graphc_model_input_info": (status, [model, ctypes.c_int32,
+                                             ctypes.POINTER(TensorInfo)]),
+        "graphc_model_output_info": (status, [model, ctypes.c_int32,
+                                              ctypes.POINTER(TensorInfo)]),
+        "graphc_model_plan_info": (status, [model, ctypes.c_int32,
+                                            ctypes.POINTER(PlanInfo)]),
+        "graphc_model_select_plan": (status, [
+            model, ctypes.c_int32, ctypes.POINTER(ctypes.c_char_p),
+            ctypes.POINTER(ctypes.c_int32),
+            ctypes.POINTER(ctypes.POINTER(ctypes.c_int64)),
+            ctypes.POINTER(ctypes.c_int32)]),
+        "graphc_session_options_init": (None, [ctypes.POINTER(SessionOptions)]),
+        "graphc_session_create": (status, [model,
+                                           ctypes.POINTER(SessionOptions),
+                                           ctypes.POINTER(session)]),
+        "graphc_session_release": (None, [session]),
+        "graphc_session_run": (status, [
+            session, ctypes.POINTER(DLTensor), ctypes.c_int32,
+            ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(DLTensor),
+            ctypes.c_int32]),
+        "graphc_session_allocate_buffer": (status, [
+            session, ctypes.c_uint64, ctypes.POINTER(ctypes.c_void_p)]),
+        "graphc_session_free_buffer": (None, [session, ctypes.c_void_p]),
+        "graphc_session_upload": (status, [session, ctypes.c_void_p,
+                                           ctypes.c_void_p, ctypes.c_uint64]),
+        "graphc_session_download": (status, [session, ctypes.c_void_p,
+                                             ctypes.c_void_p, ctypes.c_uint64]),
+    }
+    for name, (restype, argtypes) in signatures.items():
+        function = getattr(lib, name)
+        function.restype = restype
+        function.argtypes = argtypes
+    return lib

@@ -1,0 +1,259 @@
+//===- Binding.cpp - validating a run's tensors and choosing a plan -------===//
+#include "runtime/src/Binding.h"
+
+#include "runtime/src/Dtype.h"
+#include "runtime/src/Model.h"
+#include "runtime/src/Status.h"
+
+#include <string>
+
+using namespace graphc::rt;
+
+namespace {
+std::string quoted(const char *name) { return std::string("'") + name + "'"; }
+
+std::string describeDevice(DLDevice device) {
+  switch (device.device_type) {
+  case kDLCPU:
+    return "cpu";
+  case kDLCUDA:
+    return "cuda:" + std::to_string(device.device_id);
+  case kDLCUDAHost:
+    return "cuda pinned host memory";
+  default:
+    return "device type " + std::to_string(device.device_type);
+  }
+}
+
+std::string describeTensor(const DLTensor &tensor) {
+  int32_t dtype = dtypeFromDLPack(tensor.dtype);
+  if (dtype == 0)
+    return "dlpack dtype (code " + std::to_string(tensor.dtype.code) +
+           ", bits " + std::to_string(tensor.dtype.bits) + ", lanes " +
+           std::to_string(tensor.dtype.lanes) + ")";
+  return formatTensorType(dtype, tensor.ndim, tensor.shape);
+}
+
+/// "x: float32[1,4], y: int64[2]" for the model's inputs at `dims`.
+std::string describeInputShapes(const graphc_model_desc &desc,
+                                const int64_t *const *dims) {
+  std::string text;
+  for (int32_t i = 0; i < desc.num_inputs; ++i) {
+    const graphc_tensor_desc &input = desc.inputs[i];
+    if (i)
+      text += ", ";
+    text += std::string(input.name) + ": " +
+            formatTensorType(input.dtype, input.rank, dims[i]);
+  }
+  return text;
+}
+
+bool isRowMajor(const DLTensor &tensor) {
+  if (!tensor.strides)
+    return true;
+  int64_t expected = 1;
+  for (int32_t d = tensor.ndim - 1; d >= 0; --d) {
+    // A dim of size 1 (or an empty tensor) is contiguous whatever its stride.
+    if (tensor.shape[d] != 1 && tensor.strides[d] != expected)
+      return tensor.shape[d] == 0;
+    expected *= tensor.shape[d];
+  }
+  return true;
+}
+
+std::string formatStrides(const DLTensor &tensor) {
+  std::string text = "[";
+  for (int32_t d = 0; d < tensor.ndim; ++d)
+    text += (d ? "," : "") + std::to_string(tensor.strides[d]);
+  return text + "]";
+}
+
+/// Checks what every tensor of a run needs whatever its role: a known dtype
+/// and well-formed dims, placement, contiguity and data.
+graphc_status checkTensor(const DLTensor &tensor, const std::string &what,
+                          const graphc_tensor_desc &expected,
+                          const int64_t *expectedDims,
+                          DeviceRequirement device) {
+  int32_t dtype = dtypeFromDLPack(tensor.dtype);
+  bool shapeOk =
+      tensor.ndim == expected.rank && (tensor.ndim == 0 || tensor.shape);
+  for (int32_t d = 0; shapeOk && d < expected.rank; ++d)
+    shapeOk = expectedDims[d] < 0 ? tensor.shape[d] >= 0
+                                  : tensor.shape[d] == expectedDims[d];
+  if (dtype != expected.dtype || !shapeOk) {
+    std::string got = tensor.ndim < 0 || (tensor.ndim > 0 && !tensor.shape)
+                          ? "a tensor without a shape"
+                          : describeTensor(tensor);
+    return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                      what + ": expected " +
+                          formatTensorType(expected.dtype, expected.rank,
+                                           expectedDims, expected.dim_names) +
+                          ", got " + got);
+  }
+  DLDevice dev = tensor.device;
+  if (device.target == GRAPHC_TARGET_CPU) {
+    if (dev.device_type != kDLCPU && dev.device_type != kDLCUDAHost)
+      return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                        what +
+                            ": expected a tensor in host memory (kDLCPU) "
+                            "for this cpu model, got " +
+                            describeDevice(dev));
+  } else if (dev.device_type != kDLCUDA || dev.device_id != device.ordinal) {
+    return makeStatus(
+        GRAPHC_INVALID_ARGUMENT,
+        what + ": expected a tensor on cuda:" + std::to_string(device.ordinal) +
+            " (the session's device), got " + describeDevice(dev));
+  }
+  if (!isRowMajor(tensor))
+    return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                      what +
+                          ": expected a dense row-major tensor, got strides " +
+                          formatStrides(tensor));
+  if (!tensor.data && elementCount(tensor.ndim, tensor.shape) != 0)
+    return makeStatus(GRAPHC_INVALID_ARGUMENT, what + ": data is NULL");
+  return nullptr;
+}
+} // namespace
+
+graphc_status graphc::rt::orderInputs(const graphc_model &model,
+                                      int32_t numInputs,
+                                      const char *const *names,
+                                      std::vector<int32_t> &modelIndex) {
+  const graphc_model_desc &desc = *model.desc;
+  if (numInputs != desc.num_inputs) {
+    std::string list;
+    for (int32_t i = 0; i < desc.num_inputs; ++i)
+      list += (i ? ", " : "") + quoted(desc.inputs[i].name);
+    return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                      "expected " + std::to_string(desc.num_inputs) +
+                          " inputs (" + list + "), got " +
+                          std::to_string(numInputs));
+  }
+  modelIndex.assign(numInputs, -1);
+  if (!names) {
+    for (int32_t i = 0; i < numInputs; ++i)
+      modelIndex[i] = i;
+    return nullptr;
+  }
+  std::vector<bool> seen(desc.num_inputs, false);
+  for (int32_t i = 0; i < numInputs; ++i) {
+    if (!names[i])
+      return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                        "input name " + std::to_string(i) + " is NULL");
+    for (int32_t m = 0; m < desc.num_inputs; ++m) {
+      if (std::string(desc.inputs[m].name) == names[i]) {
+        modelIndex[i] = m;
+        break;
+      }
+    }
+    if (modelIndex[i] < 0) {
+      std::string list;
+      for (int32_t m = 0; m < desc.num_inputs; ++m)
+        list += (m ? ", " : "") + quoted(desc.inputs[m].name);
+      return makeStatus(GRAPHC_NOT_FOUND, "unknown input " + quoted(names[i]) +
+                                              "; the model's inputs are " +
+                                              list);
+    }
+    if (seen[modelIndex[i]])
+      return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                        "input " + quoted(names[i]) + " given twice");
+    seen[modelIndex[i]] = true;
+  }
+  return nullptr;
+}
+
+graphc_status graphc::rt::selectPlan(const graphc_model &model,
+                                     const int32_t *ranks,
+                                     const int64_t *const *dims,
+                                     int32_t &plan) {
+  const graphc_model_desc &desc = *model.desc;
+  for (int32_t p = 0; p < desc.num_plans; ++p) {
+    bool matches = true;
+    for (int32_t i = 0; matches && i < desc.num_inputs; ++i) {
+      const graphc_tensor_desc &input = desc.inputs[i];
+      matches = ranks[i] == input.rank;
+      for (int32_t d = 0; matches && d < input.rank; ++d)
+        matches = dims[i][d] == desc.plans[p].input_dims[i][d];
+    }
+    if (matches) {
+      plan = p;
+      return nullptr;
+    }
+  }
+  for (int32_t i = 0; i < desc.num_inputs; ++i) {
+    if (ranks[i] != desc.inputs[i].rank)
+      return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                        "input " + quoted(desc.inputs[i].name) +
+                            ": expected rank " +
+                            std::to_string(desc.inputs[i].rank) + ", got " +
+                            std::to_string(ranks[i]));
+  }
+  if (desc.num_plans == 1) {
+    // One accepted shape: name the first input that differs from it.
+    for (int32_t i = 0; i < desc.num_inputs; ++i) {
+      const graphc_tensor_desc &input = desc.inputs[i];
+      const int64_t *expected = desc.plans[0].input_dims[i];
+      for (int32_t d = 0; d < input.rank; ++d) {
+        if (dims[i][d] != expected[d])
+          return makeStatus(
+              GRAPHC_INVALID_ARGUMENT,
+              "input " + quoted(input.name) + ": expected " +
+                  formatTensorType(input.dtype, input.rank, expected) +
+                  ", got " +
+                  formatTensorType(input.dtype, input.rank, dims[i]));
+      }
+    }
+  }
+  std::string accepted;
+  for (int32_t p = 0; p < desc.num_plans; ++p)
+    accepted += std::string(p ? "; " : "") +
+                describeInputShapes(desc, desc.plans[p].input_dims) +
+                " (plan " + quoted(desc.plans[p].name) + ")";
+  return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                    "no plan accepts " + describeInputShapes(desc, dims) +
+                        "; accepted shapes: " + accepted);
+}
+
+graphc_status graphc::rt::bindRun(
+    const graphc_model &model, DeviceRequirement device, const DLTensor *inputs,
+    int32_t numInputs, const char *const *names, const DLTensor *outputs,
+    int32_t numOutputs, std::vector<const DLTensor *> &ordered, int32_t &plan) {
+  const graphc_model_desc &desc = *model.desc;
+  if (numInputs > 0 && !inputs)
+    return makeStatus(GRAPHC_INVALID_ARGUMENT, "inputs is NULL");
+  if (numOutputs > 0 && !outputs)
+    return makeStatus(GRAPHC_INVALID_ARGUMENT, "outputs is NULL");
+  std::vector<int32_t> modelIndex;
+  if (graphc_status status = orderInputs(model, numInputs, names, modelIndex))
+    return status;
+  ordered.assign(numInputs, nullptr);
+  for (int32_t i = 0; i < numInputs; ++i)
+    ordered[modelIndex[i]] = &inputs[i];
+
+  std::vector<int32_t> ranks(numInputs);
+  std::vector<const int64_t *> dims(numInputs);
+  for (int32_t m = 0; m < desc.num_inputs; ++m) {
+    const graphc_tensor_desc &input = desc.inputs[m];
+    if (graphc_status status =
+            checkTensor(*ordered[m], "input " + quoted(input.name), input,
+                        input.dims, device))
+      return status;
+    ranks[m] = ordered[m]->ndim;
+    dims[m] = ordered[m]->shape;
+  }
+  if (graphc_status status = selectPlan(model, ranks.data(), dims.data(), plan))
+    return status;
+
+  if (numOutputs != desc.num_outputs)
+    return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                      "expected " + std::to_string(desc.num_outputs) +
+                          " outputs, got " + std::to_string(numOutputs));
+  for (int32_t o = 0; o < numOutputs; ++o) {
+    const graphc_tensor_desc &output = desc.outputs[o];
+    if (graphc_status status =
+            checkTensor(outputs[o], "output " + quoted(output.name), output,
+                        desc.plans[plan].output_dims[o], device))
+      return status;
+  }
+  return nullptr;
+}

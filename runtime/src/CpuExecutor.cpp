@@ -1,0 +1,62 @@
+//===- CpuExecutor.cpp - running a plan on the host -----------------------===//
+#include "runtime/src/CpuExecutor.h"
+
+#include "runtime/src/Binding.h"
+#include "runtime/src/Model.h"
+#include "runtime/src/Status.h"
+
+#include <cstring>
+
+using namespace graphc::rt;
+
+namespace {
+void *resolve(const graphc_buffer_ref &ref, char *arena, const char *weights,
+              const std::vector<const DLTensor *> &inputs,
+              const DLTensor *outputs) {
+  switch (ref.kind) {
+  case GRAPHC_BUFFER_ARENA:
+    return arena + ref.offset;
+  case GRAPHC_BUFFER_WEIGHTS:
+    // Host kernels take non-const pointers; weights are only ever read.
+    return const_cast<char *>(weights) + ref.offset;
+  case GRAPHC_BUFFER_INPUT:
+    return tensorBase(*inputs[ref.index]) + ref.offset;
+  case GRAPHC_BUFFER_OUTPUT:
+    return tensorBase(outputs[ref.index]) + ref.offset;
+  default:
+    return nullptr;
+  }
+}
+} // namespace
+
+graphc_status
+graphc::rt::runCpuPlan(const graphc_model &model, const graphc_plan_desc &plan,
+                       char *arena, const std::vector<const DLTensor *> &inputs,
+                       const DLTensor *outputs, void **args) {
+  const auto *weights = static_cast<const char *>(model.weights);
+  for (int32_t s = 0; s < plan.num_steps; ++s) {
+    const graphc_step_desc &step = plan.steps[s];
+    for (int32_t a = 0; a < step.num_args; ++a)
+      args[a] = resolve(step.args[a], arena, weights, inputs, outputs);
+    if (step.kind == GRAPHC_STEP_COPY) {
+      // memmove: a plan may copy between overlapping arena slots.
+      if (step.args[1].size)
+        std::memmove(args[1], args[0], step.args[1].size);
+      continue;
+    }
+    const graphc_kernel_desc &kernel = model.desc->kernels[step.kernel];
+    char message[512] = {0};
+    if (kernel.host_fn(args, message, sizeof(message)) != 0) {
+      message[sizeof(message) - 1] = 0;
+      return makeStatus(
+          GRAPHC_INTERNAL,
+          "kernel '" + std::string(kernel.name) + "'" +
+              (kernel.onnx_nodes && kernel.onnx_nodes[0]
+                   ? " (ONNX nodes " + std::string(kernel.onnx_nodes) + ")"
+                   : std::string()) +
+              " failed in plan '" + plan.name + "' step " + std::to_string(s) +
+              ": " + (message[0] ? message : "no message"));
+    }
+  }
+  return nullptr;
+}

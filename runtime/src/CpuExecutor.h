@@ -1,0 +1,23 @@
+//===- CpuExecutor.h - running a plan on the host ---------------*- C++ -*-===//
+#ifndef GRAPHC_RUNTIME_SRC_CPUEXECUTOR_H
+#define GRAPHC_RUNTIME_SRC_CPUEXECUTOR_H
+
+#include "graphc/runtime.h"
+
+#include <vector>
+
+namespace graphc::rt {
+
+/// Runs `plan`'s steps in order: host calls get one resolved pointer per
+/// buffer reference, copies are memcpy. Tensors were validated by bindRun
+/// and the descriptor by checkDescriptor, so every reference is in bounds.
+/// `args` has room for the model's largest step. A failing host kernel
+/// stops the plan with an internal status naming the kernel and its nodes.
+graphc_status runCpuPlan(const graphc_model &model,
+                         const graphc_plan_desc &plan, char *arena,
+                         const std::vector<const DLTensor *> &inputs,
+                         const DLTensor *outputs, void **args);
+
+} // namespace graphc::rt
+
+#endif

@@ -1,0 +1,60 @@
+//===- CudaModel.h - per-device modules and weights of a model --*- C++ -*-===//
+#ifndef GRAPHC_RUNTIME_SRC_CUDAMODEL_H
+#define GRAPHC_RUNTIME_SRC_CUDAMODEL_H
+
+#include "graphc/runtime.h"
+#include "runtime/src/CudaDriver.h"
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace graphc::rt {
+
+/// Picks the image to load on a device of compute capability `sm` (major *
+/// 10 + minor): the cubin built for exactly that SM, else the PTX with the
+/// highest SM not above it. Returns -1 and sets `error` when none fits.
+int32_t selectImage(const graphc_model_desc &desc, int32_t sm,
+                    std::string &error);
+
+/// A model's state on one device: its module and weights, shared by every
+/// session on that device.
+struct CudaDevice {
+  int32_t ordinal = 0;
+  cu::Device device = 0;
+  cu::Context context = nullptr;
+  cu::Module module = nullptr;
+  std::vector<cu::Function> functions; ///< One per descriptor kernel.
+  cu::DevicePtr weights = 0;
+};
+
+/// The cuda half of a graphc_model. Devices are set up lazily, once, under
+/// a mutex, so sessions on different threads can share the model.
+class CudaModel {
+public:
+  /// Loads the driver and checks that device `ordinal` exists and that one
+  /// of the model's images covers its SM.
+  static graphc_status create(const graphc_model &model, int32_t ordinal,
+                              std::unique_ptr<CudaModel> &out);
+  ~CudaModel();
+
+  /// The model's state on device `ordinal`; the first call per device loads
+  /// the module and uploads the weights.
+  graphc_status acquire(const graphc_model &model, int32_t ordinal,
+                        CudaDevice *&out);
+
+  const cu::Driver &driver() const { return drv; }
+
+private:
+  explicit CudaModel(const cu::Driver &drv) : drv(drv) {}
+  graphc_status setUp(const graphc_model &model, CudaDevice &state);
+
+  const cu::Driver &drv;
+  std::mutex mutex;
+  std::vector<std::unique_ptr<CudaDevice>> devices;
+};
+
+} // namespace graphc::rt
+
+#endif

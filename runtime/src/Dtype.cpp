@@ -1,0 +1,145 @@
+//===- Dtype.cpp - dtype names, sizes and DLPack mapping ------------------===//
+#include "runtime/src/Dtype.h"
+
+#include "graphc/runtime.h"
+
+namespace {
+/// DLPack 0.8 added kDLBool; the header here may predate it.
+constexpr uint8_t kDLBoolCode = 6;
+
+// ONNX TensorProto.DataType numbers.
+enum : int32_t {
+  kFloat = 1,
+  kUint8 = 2,
+  kInt8 = 3,
+  kUint16 = 4,
+  kInt16 = 5,
+  kInt32 = 6,
+  kInt64 = 7,
+  kBool = 9,
+  kFloat16 = 10,
+  kDouble = 11,
+  kUint32 = 12,
+  kUint64 = 13,
+  kBfloat16 = 16,
+};
+} // namespace
+
+int32_t graphc::rt::dtypeFromDLPack(DLDataType type) {
+  if (type.lanes != 1)
+    return 0;
+  switch (type.code) {
+  case kDLFloat:
+    return type.bits == 16   ? kFloat16
+           : type.bits == 32 ? kFloat
+           : type.bits == 64 ? kDouble
+                             : 0;
+  case kDLBfloat:
+    return type.bits == 16 ? kBfloat16 : 0;
+  case kDLInt:
+    return type.bits == 8    ? kInt8
+           : type.bits == 16 ? kInt16
+           : type.bits == 32 ? kInt32
+           : type.bits == 64 ? kInt64
+                             : 0;
+  case kDLUInt:
+    return type.bits == 8    ? kUint8
+           : type.bits == 16 ? kUint16
+           : type.bits == 32 ? kUint32
+           : type.bits == 64 ? kUint64
+                             : 0;
+  case kDLBoolCode:
+    return type.bits == 8 ? kBool : 0;
+  default:
+    return 0;
+  }
+}
+
+std::string graphc::rt::formatTensorType(int32_t dtype, int32_t rank,
+                                         const int64_t *dims,
+                                         const char *const *dimNames) {
+  std::string text = graphc_dtype_name(dtype);
+  text += '[';
+  for (int32_t i = 0; i < rank; ++i) {
+    if (i)
+      text += ',';
+    if (dims[i] >= 0)
+      text += std::to_string(dims[i]);
+    else if (dimNames && dimNames[i] && dimNames[i][0])
+      text += dimNames[i];
+    else
+      text += '?';
+  }
+  text += ']';
+  return text;
+}
+
+int64_t graphc::rt::elementCount(int32_t rank, const int64_t *dims) {
+  int64_t count = 1;
+  for (int32_t i = 0; i < rank; ++i) {
+    if (dims[i] < 0 || __builtin_mul_overflow(count, dims[i], &count))
+      return -1;
+  }
+  return count;
+}
+
+extern "C" {
+
+const char *graphc_dtype_name(int32_t dtype) {
+  switch (dtype) {
+  case kFloat:
+    return "float32";
+  case kUint8:
+    return "uint8";
+  case kInt8:
+    return "int8";
+  case kUint16:
+    return "uint16";
+  case kInt16:
+    return "int16";
+  case kInt32:
+    return "int32";
+  case kInt64:
+    return "int64";
+  case kBool:
+    return "bool";
+  case kFloat16:
+    return "float16";
+  case kDouble:
+    return "float64";
+  case kUint32:
+    return "uint32";
+  case kUint64:
+    return "uint64";
+  case kBfloat16:
+    return "bfloat16";
+  default:
+    return "unknown";
+  }
+}
+
+size_t graphc_dtype_size(int32_t dtype) {
+  switch (dtype) {
+  case kUint8:
+  case kInt8:
+  case kBool:
+    return 1;
+  case kUint16:
+  case kInt16:
+  case kFloat16:
+  case kBfloat16:
+    return 2;
+  case kFloat:
+  case kInt32:
+  case kUint32:
+    return 4;
+  case kInt64:
+  case kDouble:
+  case kUint64:
+    return 8;
+  default:
+    return 0;
+  }
+}
+
+} // extern "C"

@@ -1,0 +1,322 @@
+//===- Model.cpp - loading a model .so and introspecting it ---------------===//
+#include "runtime/src/Model.h"
+
+#include "runtime/src/Checksum.h"
+#include "runtime/src/CudaModel.h"
+#include "runtime/src/DescriptorCheck.h"
+#include "runtime/src/ElfCheck.h"
+#include "runtime/src/Status.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+
+using namespace graphc::rt;
+
+graphc_model::~graphc_model() {
+  // Device state references the descriptor's images: release it first.
+  cuda.reset();
+  if (weightsMapping)
+    munmap(weightsMapping, weightsMappingSize);
+  if (library)
+    dlclose(library);
+}
+
+namespace {
+/// Closes a file descriptor on scope exit.
+struct FileCloser {
+  int fd;
+  ~FileCloser() {
+    if (fd >= 0)
+      close(fd);
+  }
+};
+
+std::string hex(uint64_t value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "0x%016" PRIx64, value);
+  return buffer;
+}
+
+std::string directoryOf(const std::string &path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? std::string(".")
+                                    : path.substr(0, slash == 0 ? 1 : slash);
+}
+
+graphc_status openLibrary(graphc_model &model) {
+  const std::string &path = model.path;
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    int error = errno;
+    return makeStatus(
+        error == ENOENT ? GRAPHC_NOT_FOUND : GRAPHC_INVALID_ARGUMENT,
+        "cannot open model '" + path + "': " + std::strerror(error));
+  }
+  FileCloser closer{fd};
+  struct stat info;
+  if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode))
+    return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                      "model '" + path + "' is not a regular file");
+  std::string problem = checkLoadableElf(fd);
+  if (!problem.empty())
+    return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                      "model '" + path + "' is " + problem);
+
+  // dlopen resolves relative names through the library search path; a name
+  // with a slash is taken as a path.
+  std::string openPath =
+      path.find('/') == std::string::npos ? "./" + path : path;
+  model.library = dlopen(openPath.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!model.library) {
+    const char *reason = dlerror();
+    return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                      "cannot load model '" + path +
+                          "': " + (reason ? reason : "dlopen failed"));
+  }
+  auto descriptorFn = reinterpret_cast<graphc_model_descriptor_fn>(
+      dlsym(model.library, GRAPHC_DESCRIPTOR_SYMBOL));
+  if (!descriptorFn)
+    return makeStatus(GRAPHC_NOT_FOUND,
+                      "'" + path +
+                          "' is not a graphc model: it does not "
+                          "export " GRAPHC_DESCRIPTOR_SYMBOL);
+  model.desc = descriptorFn();
+  if (!model.desc)
+    return makeStatus(GRAPHC_DATA_LOSS,
+                      "'" + path + "' returned no descriptor");
+  if (model.desc->abi_version != GRAPHC_ABI_VERSION)
+    return makeStatus(GRAPHC_FAILED_PRECONDITION,
+                      "model '" + path + "' has descriptor ABI version " +
+                          std::to_string(model.desc->abi_version) +
+                          ", this runtime reads version " +
+                          std::to_string(GRAPHC_ABI_VERSION) +
+                          " (compile it with a graphc matching this runtime)");
+  return nullptr;
+}
+
+graphc_status mapWeights(graphc_model &model, const char *overridePath) {
+  const graphc_model_desc &desc = *model.desc;
+  if (desc.weights) {
+    if (reinterpret_cast<uintptr_t>(desc.weights) % GRAPHC_ALIGNMENT)
+      return makeStatus(GRAPHC_DATA_LOSS,
+                        "malformed descriptor in '" + model.path +
+                            "': embedded weights are not " +
+                            std::to_string(GRAPHC_ALIGNMENT) + "-byte aligned");
+    model.weights = desc.weights;
+    return nullptr;
+  }
+  if (!desc.weights_size)
+    return nullptr;
+  model.weightsPath = overridePath
+                          ? std::string(overridePath)
+                          : directoryOf(model.path) + "/" + desc.weights_file;
+  const std::string &path = model.weightsPath;
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    int error = errno;
+    return makeStatus(error == ENOENT ? GRAPHC_NOT_FOUND
+                                      : GRAPHC_INVALID_ARGUMENT,
+                      "cannot open the weights of '" + model.path + "' ('" +
+                          path + "'): " + std::strerror(error));
+  }
+  FileCloser closer{fd};
+  struct stat info;
+  if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode))
+    return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                      "weights file '" + path + "' is not a regular file");
+  if (static_cast<uint64_t>(info.st_size) != desc.weights_size)
+    return makeStatus(GRAPHC_DATA_LOSS, "weights file '" + path + "' has " +
+                                            std::to_string(info.st_size) +
+                                            " bytes, model '" + model.path +
+                                            "' expects " +
+                                            std::to_string(desc.weights_size));
+  // A private read-only mapping: page aligned (a multiple of the 256-byte
+  // weights alignment) and paged in only as used.
+  void *mapping =
+      mmap(nullptr, desc.weights_size, PROT_READ, MAP_PRIVATE, fd, 0);
+  if (mapping == MAP_FAILED)
+    return makeStatus(GRAPHC_RESOURCE_EXHAUSTED,
+                      "cannot map weights file '" + path +
+                          "': " + std::strerror(errno));
+  model.weightsMapping = mapping;
+  model.weightsMappingSize = desc.weights_size;
+  model.weights = mapping;
+  return nullptr;
+}
+
+graphc_status loadModel(graphc_model &model,
+                        const graphc_model_options &options) {
+  if (graphc_status status = openLibrary(model))
+    return status;
+  const graphc_model_desc &desc = *model.desc;
+  std::string problem = checkDescriptor(desc);
+  if (!problem.empty())
+    return makeStatus(GRAPHC_DATA_LOSS, "malformed descriptor in '" +
+                                            model.path + "': " + problem);
+  if (graphc_status status = mapWeights(model, options.weights_path))
+    return status;
+  if (!(options.flags & GRAPHC_MODEL_SKIP_CHECKSUM)) {
+    uint64_t actual = computeModelChecksum(desc, model.weights);
+    if (actual != desc.checksum)
+      return makeStatus(GRAPHC_DATA_LOSS,
+                        "checksum mismatch in model '" + model.path +
+                            "': expected " + hex(desc.checksum) +
+                            ", computed " + hex(actual) +
+                            " (the artifact or its weights file is corrupted)");
+  }
+  for (int32_t p = 0; p < desc.num_plans; ++p) {
+    const graphc_plan_desc &plan = desc.plans[p];
+    model.maxArenaBytes = std::max(model.maxArenaBytes, plan.arena_bytes);
+    for (int32_t s = 0; s < plan.num_steps; ++s)
+      model.maxStepArgs = std::max(model.maxStepArgs, plan.steps[s].num_args);
+  }
+  if (desc.target == GRAPHC_TARGET_CUDA &&
+      !(options.flags & GRAPHC_MODEL_INSPECT_ONLY))
+    return CudaModel::create(model, options.device_ordinal, model.cuda);
+  return nullptr;
+}
+
+graphc_status indexError(const char *what, int32_t index, int32_t count) {
+  return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                    std::string(what) + " index " + std::to_string(index) +
+                        " out of range (the model has " +
+                        std::to_string(count) + ")");
+}
+} // namespace
+
+extern "C" {
+
+void graphc_model_options_init(graphc_model_options *options) {
+  if (!options)
+    return;
+  options->flags = 0;
+  options->device_ordinal = 0;
+  options->weights_path = nullptr;
+}
+
+graphc_status graphc_model_load(const char *path,
+                                const graphc_model_options *options,
+                                graphc_model **out_model) {
+  if (!path || !out_model)
+    return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                      "graphc_model_load needs a path and an out_model");
+  graphc_model_options defaults;
+  graphc_model_options_init(&defaults);
+  auto model = std::make_unique<graphc_model>();
+  model->path = path;
+  model->flags = (options ? options : &defaults)->flags;
+  if (graphc_status status = loadModel(*model, options ? *options : defaults))
+    return status;
+  *out_model = model.release();
+  return nullptr;
+}
+
+void graphc_model_release(graphc_model *model) { delete model; }
+
+graphc_target graphc_model_target(const graphc_model *model) {
+  return static_cast<graphc_target>(model->desc->target);
+}
+
+const char *graphc_model_producer(const graphc_model *model) {
+  return model->desc->producer ? model->desc->producer : "";
+}
+
+uint64_t graphc_model_weights_size(const graphc_model *model) {
+  return model->desc->weights_size;
+}
+
+const char *graphc_model_weights_path(const graphc_model *model) {
+  return model->weightsMapping ? model->weightsPath.c_str() : nullptr;
+}
+
+int32_t graphc_model_input_count(const graphc_model *model) {
+  return model->desc->num_inputs;
+}
+
+int32_t graphc_model_output_count(const graphc_model *model) {
+  return model->desc->num_outputs;
+}
+
+int32_t graphc_model_plan_count(const graphc_model *model) {
+  return model->desc->num_plans;
+}
+
+int32_t graphc_model_kernel_count(const graphc_model *model) {
+  return model->desc->num_kernels;
+}
+
+int32_t graphc_model_image_count(const graphc_model *model) {
+  return model->desc->num_images;
+}
+
+static void fillTensorInfo(const graphc_tensor_desc &tensor,
+                           graphc_tensor_info *info) {
+  info->name = tensor.name;
+  info->dtype = tensor.dtype;
+  info->rank = tensor.rank;
+  info->dims = tensor.dims;
+  info->dim_names = tensor.dim_names;
+}
+
+graphc_status graphc_model_input_info(const graphc_model *model, int32_t index,
+                                      graphc_tensor_info *out_info) {
+  if (index < 0 || index >= model->desc->num_inputs)
+    return indexError("input", index, model->desc->num_inputs);
+  fillTensorInfo(model->desc->inputs[index], out_info);
+  return nullptr;
+}
+
+graphc_status graphc_model_output_info(const graphc_model *model, int32_t index,
+                                       graphc_tensor_info *out_info) {
+  if (index < 0 || index >= model->desc->num_outputs)
+    return indexError("output", index, model->desc->num_outputs);
+  fillTensorInfo(model->desc->outputs[index], out_info);
+  return nullptr;
+}
+
+graphc_status graphc_model_plan_info(const graphc_model *model, int32_t index,
+                                     graphc_plan_info *out_info) {
+  if (index < 0 || index >= model->desc->num_plans)
+    return indexError("plan", index, model->desc->num_plans);
+  const graphc_plan_desc &plan = model->desc->plans[index];
+  out_info->name = plan.name;
+  out_info->arena_bytes = plan.arena_bytes;
+  out_info->intermediate_bytes = plan.intermediate_bytes;
+  out_info->num_steps = plan.num_steps;
+  out_info->input_dims = plan.input_dims;
+  out_info->output_dims = plan.output_dims;
+  return nullptr;
+}
+
+graphc_status graphc_model_kernel_info(const graphc_model *model, int32_t index,
+                                       graphc_kernel_info *out_info) {
+  if (index < 0 || index >= model->desc->num_kernels)
+    return indexError("kernel", index, model->desc->num_kernels);
+  const graphc_kernel_desc &kernel = model->desc->kernels[index];
+  out_info->name = kernel.name;
+  out_info->kind = kernel.kind ? kernel.kind : "";
+  out_info->onnx_nodes = kernel.onnx_nodes ? kernel.onnx_nodes : "";
+  out_info->content_hash = kernel.content_hash;
+  return nullptr;
+}
+
+graphc_status graphc_model_image_info(const graphc_model *model, int32_t index,
+                                      graphc_image_info *out_info) {
+  if (index < 0 || index >= model->desc->num_images)
+    return indexError("image", index, model->desc->num_images);
+  const graphc_image_desc &image = model->desc->images[index];
+  out_info->sm = image.sm;
+  out_info->is_ptx = image.is_ptx;
+  out_info->size = image.size;
+  return nullptr;
+}
+
+} // extern "C"

@@ -1,0 +1,36 @@
+//===- Model.h - the loaded model object ------------------------*- C++ -*-===//
+#ifndef GRAPHC_RUNTIME_SRC_MODEL_H
+#define GRAPHC_RUNTIME_SRC_MODEL_H
+
+#include "graphc/runtime.h"
+
+#include <memory>
+#include <string>
+
+namespace graphc::rt {
+class CudaModel;
+} // namespace graphc::rt
+
+/// A loaded artifact. Immutable after graphc_model_load except for the
+/// lazily created per-device CUDA state, which CudaModel guards itself.
+struct graphc_model {
+  ~graphc_model();
+
+  std::string path;
+  void *library = nullptr;
+  const graphc_model_desc *desc = nullptr;
+  /// desc->weights, or the mapped side file.
+  const void *weights = nullptr;
+  /// The side file's mapping (munmap'd on release) and path.
+  void *weightsMapping = nullptr;
+  size_t weightsMappingSize = 0;
+  std::string weightsPath;
+  uint32_t flags = 0;
+  /// The largest arena and step argument count over all plans.
+  uint64_t maxArenaBytes = 0;
+  int32_t maxStepArgs = 0;
+  /// Per-device modules and weights; null for cpu models and inspect-only.
+  std::unique_ptr<graphc::rt::CudaModel> cuda;
+};
+
+#endif

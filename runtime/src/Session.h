@@ -1,0 +1,34 @@
+//===- Session.h - the session object ---------------------------*- C++ -*-===//
+#ifndef GRAPHC_RUNTIME_SRC_SESSION_H
+#define GRAPHC_RUNTIME_SRC_SESSION_H
+
+#include "graphc/runtime.h"
+
+#include <cstdlib>
+#include <memory>
+#include <vector>
+
+namespace graphc::rt {
+class CudaSession;
+
+/// Frees memory from std::aligned_alloc.
+struct FreeDeleter {
+  void operator()(void *pointer) const { std::free(pointer); }
+};
+} // namespace graphc::rt
+
+/// Per-thread execution state of a model.
+struct graphc_session {
+  ~graphc_session();
+
+  graphc_model *model = nullptr;
+  int32_t ordinal = 0;
+  /// cpu: the arena (sized for the largest plan) and the scratch array of
+  /// resolved step arguments.
+  std::unique_ptr<void, graphc::rt::FreeDeleter> arena;
+  std::vector<void *> args;
+  /// cuda: stream, device arena, staging and captured graphs.
+  std::unique_ptr<graphc::rt::CudaSession> cuda;
+};
+
+#endif

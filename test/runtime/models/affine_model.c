@@ -1,0 +1,135 @@
+/*===- affine_model.c - a hand-written cpu model for the runtime tests ----===*
+ *
+ * y = x * w + bias and scaled = x * w, for x: float32[batch,3], bias:
+ * float32[3] and weights w = {2, 3, 4}; plans for batch 1 and batch 2.
+ * Steps: host call mul (x, w -> arena t), host call add (t, bias -> y), copy
+ * (t -> scaled). The add kernel fails on a NaN bias[0] so the tests can
+ * exercise kernel errors.
+ *
+ * Variants (compile definitions):
+ *   GRAPHC_TEST_ABI_VERSION  the descriptor's ABI version
+ *   GRAPHC_TEST_SIDE_WEIGHTS weights in the side file "affine_side.weights"
+ *   GRAPHC_TEST_BAD_REF      an arena reference past the arena's end
+ *===----------------------------------------------------------------------===*/
+#include "graphc/descriptor.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#ifndef GRAPHC_TEST_ABI_VERSION
+#define GRAPHC_TEST_ABI_VERSION GRAPHC_ABI_VERSION
+#endif
+
+/* FNV-1a 64 of the 12 weight bytes (2.0f, 3.0f, 4.0f little endian); the
+ * tests fail to load the model if it is stale. */
+#define AFFINE_CHECKSUM 0x3369862319c4f295ull
+
+#ifndef GRAPHC_TEST_SIDE_WEIGHTS
+static const float weights[3] __attribute__((aligned(GRAPHC_ALIGNMENT))) = {
+    2.0f, 3.0f, 4.0f};
+#endif
+
+#define DEFINE_KERNELS(ROWS)                                                   \
+  static int mul_rows##ROWS(void *const *args, char *err, uint64_t err_len) {  \
+    const float *x = args[0], *w = args[1];                                    \
+    float *t = args[2];                                                        \
+    (void)err, (void)err_len;                                                  \
+    for (int i = 0; i < ROWS * 3; ++i)                                         \
+      t[i] = x[i] * w[i % 3];                                                  \
+    return 0;                                                                  \
+  }                                                                            \
+  static int add_rows##ROWS(void *const *args, char *err, uint64_t err_len) {  \
+    const float *t = args[0], *bias = args[1];                                 \
+    float *y = args[2];                                                        \
+    if (isnan(bias[0])) {                                                      \
+      snprintf(err, err_len, "bias is nan");                                   \
+      return 1;                                                                \
+    }                                                                          \
+    for (int i = 0; i < ROWS * 3; ++i)                                         \
+      y[i] = t[i] + bias[i % 3];                                               \
+    return 0;                                                                  \
+  }
+DEFINE_KERNELS(1)
+DEFINE_KERNELS(2)
+
+static const int64_t x_dims[] = {-1, 3};
+static const char *const x_dim_names[] = {"batch", ""};
+static const int64_t bias_dims[] = {3};
+static const char *const bias_dim_names[] = {""};
+
+static const graphc_tensor_desc inputs[] = {
+    {"x", 1, 2, x_dims, x_dim_names},
+    {"bias", 1, 1, bias_dims, bias_dim_names},
+};
+static const graphc_tensor_desc outputs[] = {
+    {"y", 1, 2, x_dims, x_dim_names},
+    {"scaled", 1, 2, x_dims, x_dim_names},
+};
+
+static const graphc_kernel_desc kernels[] = {
+    {"mul_rows1", "pointwise", "Mul_0", 0x11, mul_rows1},
+    {"add_rows1", "pointwise", "Add_1", 0x12, add_rows1},
+    {"mul_rows2", "pointwise", "Mul_0", 0x21, mul_rows2},
+    {"add_rows2", "pointwise", "Add_1", 0x22, add_rows2},
+};
+
+#ifdef GRAPHC_TEST_BAD_REF
+#define T_OFFSET 1024
+#else
+#define T_OFFSET 0
+#endif
+
+#define DEFINE_PLAN(ROWS)                                                      \
+  static const int64_t x##ROWS[] = {ROWS, 3};                                  \
+  static const int64_t *const in_dims##ROWS[] = {x##ROWS, bias_dims};          \
+  static const int64_t *const out_dims##ROWS[] = {x##ROWS, x##ROWS};           \
+  static const graphc_buffer_ref mul_args##ROWS[] = {                          \
+      {GRAPHC_BUFFER_INPUT, 0, 0, ROWS * 12},                                  \
+      {GRAPHC_BUFFER_WEIGHTS, 0, 0, 12},                                       \
+      {GRAPHC_BUFFER_ARENA, 0, T_OFFSET, ROWS * 12},                           \
+  };                                                                           \
+  static const graphc_buffer_ref add_args##ROWS[] = {                          \
+      {GRAPHC_BUFFER_ARENA, 0, T_OFFSET, ROWS * 12},                           \
+      {GRAPHC_BUFFER_INPUT, 1, 0, 12},                                         \
+      {GRAPHC_BUFFER_OUTPUT, 0, 0, ROWS * 12},                                 \
+  };                                                                           \
+  static const graphc_buffer_ref copy_args##ROWS[] = {                         \
+      {GRAPHC_BUFFER_ARENA, 0, T_OFFSET, ROWS * 12},                           \
+      {GRAPHC_BUFFER_OUTPUT, 1, 0, ROWS * 12},                                 \
+  };                                                                           \
+  static const graphc_step_desc steps##ROWS[] = {                              \
+      {GRAPHC_STEP_HOST_CALL, 2 * (ROWS - 1), {0}, {0}, 0, 3,                  \
+       mul_args##ROWS},                                                        \
+      {GRAPHC_STEP_HOST_CALL, 2 * (ROWS - 1) + 1, {0}, {0}, 0, 3,              \
+       add_args##ROWS},                                                        \
+      {GRAPHC_STEP_COPY, -1, {0}, {0}, 0, 2, copy_args##ROWS},                 \
+  };
+DEFINE_PLAN(1)
+DEFINE_PLAN(2)
+
+static const graphc_plan_desc plans[] = {
+    {"batch1", in_dims1, out_dims1, 256, 12, 3, steps1},
+    {"batch2", in_dims2, out_dims2, 512, 24, 3, steps2},
+};
+
+static const graphc_model_desc descriptor = {
+    GRAPHC_TEST_ABI_VERSION,
+    "graphc test",
+    GRAPHC_TARGET_CPU,
+    2, inputs,
+    2, outputs,
+    2, plans,
+    4, kernels,
+    0, NULL,
+#ifdef GRAPHC_TEST_SIDE_WEIGHTS
+    NULL, 12, "affine_side.weights",
+#else
+    weights, 12, NULL,
+#endif
+    AFFINE_CHECKSUM,
+};
+
+__attribute__((visibility("default"))) const graphc_model_desc *
+graphc_model_descriptor_v1(void) {
+  return &descriptor;
+}

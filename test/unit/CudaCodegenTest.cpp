@@ -1,0 +1,381 @@
+//===- CudaCodegenTest.cpp - CUDA emitter and NVRTC driver tests ----------===//
+//
+// Parses graph ops with static types, emits one kernel per op, and compiles
+// the module with NVRTC for sm_80 and sm_90 (compile only: no GPU needed).
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/Graph/GraphDialect.h"
+#include "dialects/Graph/GraphOps.h"
+#include "lib/Codegen/CUDA/CudaEmitter.h"
+#include "lib/Codegen/CUDA/NVRTCCompiler.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+using namespace mlir;
+using namespace graphc::codegen;
+
+namespace {
+
+class CudaCodegenTest : public ::testing::Test {
+protected:
+  CudaCodegenTest() {
+    context.loadDialect<graphc::graph::GraphDialect, func::FuncDialect>();
+  }
+
+  /// Emits every non-constant graph op of `body` (the body of a function
+  /// with arguments `args`) and returns the module source; records failures.
+  std::string emitModule(llvm::StringRef args, llvm::StringRef body,
+                         int *numKernels = nullptr) {
+    std::string text =
+        ("func.func @main(" + args + ") {\n" + body + "\n  return\n}\n").str();
+    std::string diagnostics;
+    ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
+      diagnostics += d.str() + "\n";
+      return success();
+    });
+    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
+    EXPECT_TRUE(module) << "cannot parse:\n" << text << diagnostics;
+    if (!module)
+      return "";
+    std::string source = cudaModulePreamble().str();
+    int count = 0;
+    module->walk([&](Operation *op) {
+      if (op->getDialect()->getNamespace() != "graph" ||
+          op->getName().getStringRef() == "graph.constant")
+        return;
+      std::string name =
+          "k" + std::to_string(count++) + "_" +
+          op->getName().getStringRef().drop_front(6).str();
+      FailureOr<CudaKernel> kernel = emitCudaKernel(op, name);
+      EXPECT_TRUE(succeeded(kernel)) << diagnostics;
+      if (failed(kernel))
+        return;
+      EXPECT_EQ(kernel->name, name);
+      EXPECT_GE(kernel->grid[0], 1u);
+      EXPECT_GE(kernel->block[0] * kernel->block[1] * kernel->block[2], 1u);
+      EXPECT_NE(kernel->source.find("extern \"C\" __global__"),
+                std::string::npos);
+      source += "\n" + kernel->source;
+    });
+    if (numKernels)
+      *numKernels = count;
+    return source;
+  }
+
+  /// Compiles `source` for sm_80 and sm_90 and checks the images.
+  void compileAndCheck(const std::string &source) {
+    llvm::Expected<std::vector<CudaImage>> images =
+        compileCudaModule(source, {90, 80}, keepDir());
+    ASSERT_TRUE(static_cast<bool>(images))
+        << llvm::toString(images.takeError());
+    ASSERT_EQ(images->size(), 3u);
+    EXPECT_EQ((*images)[0].sm, 80);
+    EXPECT_FALSE((*images)[0].isPtx);
+    EXPECT_EQ((*images)[1].sm, 90);
+    EXPECT_FALSE((*images)[1].isPtx);
+    EXPECT_EQ((*images)[2].sm, 90);
+    EXPECT_TRUE((*images)[2].isPtx);
+    for (const CudaImage &image : *images)
+      EXPECT_GT(image.data.size(), 64u);
+  }
+
+  std::string keepDir() {
+    llvm::SmallString<128> dir;
+    llvm::sys::path::system_temp_directory(true, dir);
+    llvm::sys::path::append(dir, "graphc-cuda-codegen-test");
+    return std::string(dir);
+  }
+
+  void emitAndCompile(llvm::StringRef args, llvm::StringRef body,
+                      int expectedKernels) {
+    int count = 0;
+    std::string source = emitModule(args, body, &count);
+    EXPECT_EQ(count, expectedKernels);
+    if (::testing::Test::HasFailure())
+      return;
+    compileAndCheck(source);
+  }
+
+  MLIRContext context;
+};
+
+TEST_F(CudaCodegenTest, UnaryElementwise) {
+  std::string body;
+  for (const char *op :
+       {"abs", "neg", "exp", "log", "sqrt", "reciprocal", "relu", "leaky_relu",
+        "sigmoid", "hard_sigmoid", "hard_swish", "tanh", "erf", "gelu",
+        "softplus", "softsign", "elu", "selu", "celu", "thresholded_relu",
+        "mish", "shrink", "floor", "ceil", "round", "sign", "sin", "cos",
+        "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh",
+        "atanh", "identity"})
+    body += std::string("  %") + op + " = graph." + op +
+            " %x : (tensor<2x3xf16>) -> tensor<2x3xf16>\n";
+  body += R"(
+  %g = graph.gelu %y {approximate = "tanh"} : (tensor<5xf32>) -> tensor<5xf32>
+  %ai = graph.abs %i : (tensor<7xi8>) -> tensor<7xi8>
+  %ni = graph.neg %i : (tensor<7xi8>) -> tensor<7xi8>
+  %not = graph.not %b : (tensor<4xi1>) -> tensor<4xi1>
+  %bn = graph.bitwise_not %u : (tensor<4xui8>) -> tensor<4xui8>
+  %nan = graph.is_nan %y : (tensor<5xf32>) -> tensor<5xi1>
+  %inf = graph.is_inf %y {detect_negative = 0 : i64} : (tensor<5xf32>) -> tensor<5xi1>
+  %d = graph.sqrt %z : (tensor<3xf64>) -> tensor<3xf64>
+  %bf = graph.exp %w : (tensor<3xbf16>) -> tensor<3xbf16>
+  %c1 = graph.cast %x {to = bf16} : (tensor<2x3xf16>) -> tensor<2x3xbf16>
+  %c2 = graph.cast %y {to = i64} : (tensor<5xf32>) -> tensor<5xi64>
+  %c3 = graph.cast %i {to = i1} : (tensor<7xi8>) -> tensor<7xi1>
+  %c4 = graph.cast %b {to = f16} : (tensor<4xi1>) -> tensor<4xf16>
+  %c5 = graph.cast %z {to = ui16} : (tensor<3xf64>) -> tensor<3xui16>)";
+  emitAndCompile("%x: tensor<2x3xf16>, %y: tensor<5xf32>, %i: tensor<7xi8>, "
+                 "%b: tensor<4xi1>, %u: tensor<4xui8>, %z: tensor<3xf64>, "
+                 "%w: tensor<3xbf16>",
+                 body, 38 + 14);
+}
+
+TEST_F(CudaCodegenTest, BroadcastingAndVariadic) {
+  emitAndCompile(
+      "%a: tensor<2x3x4xf32>, %b: tensor<3x1xf32>, %c: tensor<f32>, "
+      "%i: tensor<2x3xi32>, %j: tensor<3xi32>, %p: tensor<4xi1>, "
+      "%q: tensor<4xi1>, %u: tensor<4xui8>, %h: tensor<4xf16>",
+      R"(
+  %0 = graph.add %a, %b : (tensor<2x3x4xf32>, tensor<3x1xf32>) -> tensor<2x3x4xf32>
+  %1 = graph.sub %a, %c : (tensor<2x3x4xf32>, tensor<f32>) -> tensor<2x3x4xf32>
+  %2 = graph.mul %b, %a : (tensor<3x1xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %3 = graph.div %i, %j : (tensor<2x3xi32>, tensor<3xi32>) -> tensor<2x3xi32>
+  %4 = graph.pow %a, %b : (tensor<2x3x4xf32>, tensor<3x1xf32>) -> tensor<2x3x4xf32>
+  %5 = graph.pow %i, %j : (tensor<2x3xi32>, tensor<3xi32>) -> tensor<2x3xi32>
+  %6 = graph.mod %i, %j : (tensor<2x3xi32>, tensor<3xi32>) -> tensor<2x3xi32>
+  %7 = graph.mod %a, %b {fmod = 1 : i64} : (tensor<2x3x4xf32>, tensor<3x1xf32>) -> tensor<2x3x4xf32>
+  %8 = graph.prelu %a, %b : (tensor<2x3x4xf32>, tensor<3x1xf32>) -> tensor<2x3x4xf32>
+  %9 = graph.equal %i, %j : (tensor<2x3xi32>, tensor<3xi32>) -> tensor<2x3xi1>
+  %10 = graph.less %a, %b : (tensor<2x3x4xf32>, tensor<3x1xf32>) -> tensor<2x3x4xi1>
+  %11 = graph.greater_or_equal %h, %h : (tensor<4xf16>, tensor<4xf16>) -> tensor<4xi1>
+  %12 = graph.and %p, %q : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
+  %13 = graph.xor %p, %q : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
+  %14 = graph.bit_shift %u, %u {direction = "LEFT"} : (tensor<4xui8>, tensor<4xui8>) -> tensor<4xui8>
+  %15 = graph.bitwise_and %u, %u : (tensor<4xui8>, tensor<4xui8>) -> tensor<4xui8>
+  %16 = graph.where %p, %h, %h : (tensor<4xi1>, tensor<4xf16>, tensor<4xf16>) -> tensor<4xf16>
+  %17 = graph.sum %a, %b, %c : (tensor<2x3x4xf32>, tensor<3x1xf32>, tensor<f32>) -> tensor<2x3x4xf32>
+  %18 = graph.mean %a, %b : (tensor<2x3x4xf32>, tensor<3x1xf32>) -> tensor<2x3x4xf32>
+  %19 = graph.max %i, %j : (tensor<2x3xi32>, tensor<3xi32>) -> tensor<2x3xi32>
+  %20 = graph.min %h, %h, %h : (tensor<4xf16>, tensor<4xf16>, tensor<4xf16>) -> tensor<4xf16>
+  %21 = graph.clip %a, %c, %c {operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<2x3x4xf32>, tensor<f32>, tensor<f32>) -> tensor<2x3x4xf32>
+  %22 = graph.clip %i {operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<2x3xi32>) -> tensor<2x3xi32>)",
+      23);
+}
+
+TEST_F(CudaCodegenTest, DataMovement) {
+  emitAndCompile(
+      "%x: tensor<2x3x4xf32>, %h: tensor<1x8x2x2xf16>, %idx: tensor<2x2xi64>, "
+      "%ind: tensor<2x3x4xi32>, %nd: tensor<2x1xi64>, %upd: tensor<2x3x4xf32>, "
+      "%ndupd: tensor<2x3x4xf32>, %cv: tensor<f32>, %lens: tensor<3xi64>, "
+      "%oh: tensor<3xi64>, %ohv: tensor<2xf32>, %s: tensor<i64>, "
+      "%d: tensor<i64>",
+      R"(
+  %shape = graph.constant {value = dense<[6, 4]> : tensor<2xi64>} : () -> tensor<2xi64>
+  %0 = graph.reshape %x, %shape : (tensor<2x3x4xf32>, tensor<2xi64>) -> tensor<6x4xf32>
+  %1 = graph.transpose %x {perm = array<i64: 2, 0, 1>} : (tensor<2x3x4xf32>) -> tensor<4x2x3xf32>
+  %st = graph.constant {value = dense<[1, -1]> : tensor<2xi64>} : () -> tensor<2xi64>
+  %en = graph.constant {value = dense<[3, 0]> : tensor<2xi64>} : () -> tensor<2xi64>
+  %ax = graph.constant {value = dense<[1, 2]> : tensor<2xi64>} : () -> tensor<2xi64>
+  %sp = graph.constant {value = dense<[1, -2]> : tensor<2xi64>} : () -> tensor<2xi64>
+  %2 = graph.slice %x, %st, %en, %ax, %sp {operandSegmentSizes = array<i32: 1, 1, 1, 1, 1>} : (tensor<2x3x4xf32>, tensor<2xi64>, tensor<2xi64>, tensor<2xi64>, tensor<2xi64>) -> tensor<2x2x2xf32>
+  %3 = graph.gather %x, %idx {axis = 1 : i64} : (tensor<2x3x4xf32>, tensor<2x2xi64>) -> tensor<2x2x2x4xf32>
+  %4 = graph.gather_elements %x, %ind {axis = 2 : i64} : (tensor<2x3x4xf32>, tensor<2x3x4xi32>) -> tensor<2x3x4xf32>
+  %5 = graph.gather_nd %x, %nd : (tensor<2x3x4xf32>, tensor<2x1xi64>) -> tensor<2x3x4xf32>
+  %6 = graph.scatter_elements %x, %ind, %upd {axis = 1 : i64, reduction = "add"} : (tensor<2x3x4xf32>, tensor<2x3x4xi32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %7 = graph.scatter_nd %x, %nd, %ndupd {reduction = "max"} : (tensor<2x3x4xf32>, tensor<2x1xi64>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %8 = graph.concat %x, %upd {axis = 1 : i64} : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x6x4xf32>
+  %9:2 = graph.split %x {axis = 2 : i64, num_outputs = 2 : i64} : (tensor<2x3x4xf32>) -> (tensor<2x3x2xf32>, tensor<2x3x2xf32>)
+  %pads = graph.constant {value = dense<[0, 1, 2, 0, 1, 1]> : tensor<6xi64>} : () -> tensor<6xi64>
+  %10 = graph.pad %x, %pads, %cv {operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<2x3x4xf32>, tensor<6xi64>, tensor<f32>) -> tensor<2x5x7xf32>
+  %11 = graph.pad %x, %pads {mode = "reflect", operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (tensor<2x3x4xf32>, tensor<6xi64>) -> tensor<2x5x7xf32>
+  %12 = graph.pad %x, %pads {mode = "edge", operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (tensor<2x3x4xf32>, tensor<6xi64>) -> tensor<2x5x7xf32>
+  %13 = graph.pad %x, %pads {mode = "wrap", operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (tensor<2x3x4xf32>, tensor<6xi64>) -> tensor<2x5x7xf32>
+  %eshape = graph.constant {value = dense<[2, 2, 3, 4]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %14 = graph.expand %x, %eshape : (tensor<2x3x4xf32>, tensor<4xi64>) -> tensor<2x2x3x4xf32>
+  %reps = graph.constant {value = dense<[1, 2, 2]> : tensor<3xi64>} : () -> tensor<3xi64>
+  %15 = graph.tile %x, %reps : (tensor<2x3x4xf32>, tensor<3xi64>) -> tensor<2x6x8xf32>
+  %16 = graph.depth_to_space %h {blocksize = 2 : i64, mode = "CRD"} : (tensor<1x8x2x2xf16>) -> tensor<1x2x4x4xf16>
+  %17 = graph.space_to_depth %h {blocksize = 2 : i64} : (tensor<1x8x2x2xf16>) -> tensor<1x32x1x1xf16>
+  %18 = graph.trilu %x, %s {upper = 0 : i64} : (tensor<2x3x4xf32>, tensor<i64>) -> tensor<2x3x4xf32>
+  %19 = graph.one_hot %oh, %d, %ohv {axis = 0 : i64} : (tensor<3xi64>, tensor<i64>, tensor<2xf32>) -> tensor<5x3xf32>
+  %20 = graph.eye_like %0 {k = 1 : i64} : (tensor<6x4xf32>) -> tensor<6x4xf32>
+  %21 = graph.range %s, %s, %s : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<10xi64>
+  %22 = graph.reverse_sequence %x, %lens {batch_axis = 1 : i64, time_axis = 0 : i64} : (tensor<2x3x4xf32>, tensor<3xi64>) -> tensor<2x3x4xf32>
+  %23 = graph.shape %x {start = 1 : i64} : (tensor<2x3x4xf32>) -> tensor<2xi64>
+  %24 = graph.size %x : (tensor<2x3x4xf32>) -> tensor<i64>
+  %25 = graph.constant_of_shape %shape {value = dense<7> : tensor<1xi32>} : (tensor<2xi64>) -> tensor<6x4xi32>
+  %26 = graph.flatten %x {axis = 2 : i64} : (tensor<2x3x4xf32>) -> tensor<6x4xf32>
+  %sc = graph.constant {value = dense<[1.0, 1.0, 2.0, 1.5]> : tensor<4xf32>} : () -> tensor<4xf32>
+  %27 = graph.resize %h, %sc {mode = "linear", operandSegmentSizes = array<i32: 1, 0, 1, 0>} : (tensor<1x8x2x2xf16>, tensor<4xf32>) -> tensor<1x8x4x3xf16>
+  %28 = graph.resize %h, %sc {mode = "nearest", coordinate_transformation_mode = "asymmetric", operandSegmentSizes = array<i32: 1, 0, 1, 0>} : (tensor<1x8x2x2xf16>, tensor<4xf32>) -> tensor<1x8x4x3xf16>
+  %29 = graph.resize %h, %sc {mode = "cubic", exclude_outside = 1 : i64, operandSegmentSizes = array<i32: 1, 0, 1, 0>} : (tensor<1x8x2x2xf16>, tensor<4xf32>) -> tensor<1x8x4x3xf16>)",
+      31);
+}
+
+TEST_F(CudaCodegenTest, ReductionsAndSoftmax) {
+  emitAndCompile(
+      "%x: tensor<4x6x8xf32>, %h: tensor<3x300xf16>, %i: tensor<5x7xi8>, "
+      "%k: tensor<1xi64>",
+      R"(
+  %ax = graph.constant {value = dense<[0, 2]> : tensor<2xi64>} : () -> tensor<2xi64>
+  %last = graph.constant {value = dense<[-1]> : tensor<1xi64>} : () -> tensor<1xi64>
+  %0 = graph.reduce_sum %x, %ax : (tensor<4x6x8xf32>, tensor<2xi64>) -> tensor<1x6x1xf32>
+  %1 = graph.reduce_mean %x, %last {keepdims = 0 : i64} : (tensor<4x6x8xf32>, tensor<1xi64>) -> tensor<4x6xf32>
+  %2 = graph.reduce_max %h, %last : (tensor<3x300xf16>, tensor<1xi64>) -> tensor<3x1xf16>
+  %3 = graph.reduce_min %i, %last : (tensor<5x7xi8>, tensor<1xi64>) -> tensor<5x1xi8>
+  %4 = graph.reduce_prod %x, %ax : (tensor<4x6x8xf32>, tensor<2xi64>) -> tensor<1x6x1xf32>
+  %5 = graph.reduce_l1 %x, %ax : (tensor<4x6x8xf32>, tensor<2xi64>) -> tensor<1x6x1xf32>
+  %6 = graph.reduce_l2 %h, %last : (tensor<3x300xf16>, tensor<1xi64>) -> tensor<3x1xf16>
+  %7 = graph.reduce_log_sum %x, %ax : (tensor<4x6x8xf32>, tensor<2xi64>) -> tensor<1x6x1xf32>
+  %8 = graph.reduce_log_sum_exp %x, %ax : (tensor<4x6x8xf32>, tensor<2xi64>) -> tensor<1x6x1xf32>
+  %9 = graph.reduce_sum_square %i, %last : (tensor<5x7xi8>, tensor<1xi64>) -> tensor<5x1xi8>
+  %10 = graph.reduce_sum %x {keepdims = 0 : i64} : (tensor<4x6x8xf32>) -> tensor<f32>
+  %11 = graph.arg_max %x {axis = 1 : i64} : (tensor<4x6x8xf32>) -> tensor<4x1x8xi64>
+  %12 = graph.arg_min %h {axis = 1 : i64, keepdims = 0 : i64, select_last_index = 1 : i64} : (tensor<3x300xf16>) -> tensor<3xi64>
+  %13 = graph.softmax %x {axis = 1 : i64} : (tensor<4x6x8xf32>) -> tensor<4x6x8xf32>
+  %14 = graph.log_softmax %h : (tensor<3x300xf16>) -> tensor<3x300xf16>
+  %15 = graph.hardmax %x : (tensor<4x6x8xf32>) -> tensor<4x6x8xf32>
+  %one = graph.constant {value = dense<1> : tensor<i64>} : () -> tensor<i64>
+  %16 = graph.cum_sum %x, %one {exclusive = 1 : i64, reverse = 1 : i64} : (tensor<4x6x8xf32>, tensor<i64>) -> tensor<4x6x8xf32>
+  %17:2 = graph.top_k %x, %k {axis = 1 : i64} : (tensor<4x6x8xf32>, tensor<1xi64>) -> (tensor<4x3x8xf32>, tensor<4x3x8xi64>)
+  %18:2 = graph.top_k %i, %k {largest = 0 : i64} : (tensor<5x7xi8>, tensor<1xi64>) -> (tensor<5x2xi8>, tensor<5x2xi64>))",
+      19);
+}
+
+TEST_F(CudaCodegenTest, NormalizationConvPoolLinearAlgebra) {
+  emitAndCompile(
+      "%x: tensor<2x4x5x5xf32>, %c: tensor<4xf32>, %w: tensor<6x2x3x3xf32>, "
+      "%bias: tensor<6xf32>, %wt: tensor<4x3x2x2xf32>, %a: tensor<2x3x5x7xf16>, "
+      "%b: tensor<7x4xf16>, %g: tensor<5x7xf32>, %gb: tensor<4x7xf32>, "
+      "%gc: tensor<4xf32>, %v: tensor<7xf32>, %l: tensor<2x5x8xbf16>, "
+      "%ls: tensor<8xbf16>",
+      R"(
+  %0 = graph.batch_normalization %x, %c, %c, %c, %c : (tensor<2x4x5x5xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4x5x5xf32>
+  %1 = graph.instance_normalization %x, %c, %c : (tensor<2x4x5x5xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4x5x5xf32>
+  %2 = graph.layer_normalization %l, %ls, %ls : (tensor<2x5x8xbf16>, tensor<8xbf16>, tensor<8xbf16>) -> tensor<2x5x8xbf16>
+  %3 = graph.layer_normalization %x, %c {axis = 1 : i64} : (tensor<2x4x5x5xf32>, tensor<4xf32>) -> tensor<2x4x5x5xf32>
+  %4 = graph.group_normalization %x, %c, %c {num_groups = 2 : i64} : (tensor<2x4x5x5xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4x5x5xf32>
+  %5 = graph.lp_normalization %x {axis = 1 : i64, p = 1 : i64} : (tensor<2x4x5x5xf32>) -> tensor<2x4x5x5xf32>
+  %6 = graph.mean_variance_normalization %x : (tensor<2x4x5x5xf32>) -> tensor<2x4x5x5xf32>
+  %7 = graph.lrn %x {size = 3 : i64} : (tensor<2x4x5x5xf32>) -> tensor<2x4x5x5xf32>
+  %8 = graph.conv %x, %w, %bias {group = 2 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<2x4x5x5xf32>, tensor<6x2x3x3xf32>, tensor<6xf32>) -> tensor<2x6x3x3xf32>
+  %9 = graph.conv %x, %w {group = 2 : i64, auto_pad = "SAME_UPPER", dilations = array<i64: 2, 2>} : (tensor<2x4x5x5xf32>, tensor<6x2x3x3xf32>) -> tensor<2x6x5x5xf32>
+  %10 = graph.conv_transpose %x, %wt {strides = array<i64: 2, 2>} : (tensor<2x4x5x5xf32>, tensor<4x3x2x2xf32>) -> tensor<2x3x10x10xf32>
+  %11 = graph.max_pool %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<2x4x5x5xf32>) -> tensor<2x4x3x3xf32>
+  %12 = graph.average_pool %x {kernel_shape = array<i64: 2, 2>, count_include_pad = 1 : i64, pads = array<i64: 1, 1, 0, 0>} : (tensor<2x4x5x5xf32>) -> tensor<2x4x5x5xf32>
+  %13 = graph.lp_pool %x {kernel_shape = array<i64: 2, 2>, p = 3 : i64} : (tensor<2x4x5x5xf32>) -> tensor<2x4x4x4xf32>
+  %14 = graph.global_average_pool %x : (tensor<2x4x5x5xf32>) -> tensor<2x4x1x1xf32>
+  %15 = graph.global_max_pool %x : (tensor<2x4x5x5xf32>) -> tensor<2x4x1x1xf32>
+  %16 = graph.global_lp_pool %x : (tensor<2x4x5x5xf32>) -> tensor<2x4x1x1xf32>
+  %17 = graph.mat_mul %a, %b : (tensor<2x3x5x7xf16>, tensor<7x4xf16>) -> tensor<2x3x5x4xf16>
+  %18 = graph.mat_mul %g, %v : (tensor<5x7xf32>, tensor<7xf32>) -> tensor<5xf32>
+  %19 = graph.gemm %g, %gb, %gc {transB = 1 : i64, alpha = 2.0 : f32} : (tensor<5x7xf32>, tensor<4x7xf32>, tensor<4xf32>) -> tensor<5x4xf32>
+  %20 = graph.einsum %a, %b {equation = "...ij,jk->...ik"} : (tensor<2x3x5x7xf16>, tensor<7x4xf16>) -> tensor<2x3x5x4xf16>
+  %21 = graph.einsum %g {equation = "ij->"} : (tensor<5x7xf32>) -> tensor<f32>)",
+      22);
+}
+
+TEST_F(CudaCodegenTest, KernelTextIsSpecialised) {
+  std::string source = emitModule(
+      "%a: tensor<2x3xf32>, %b: tensor<3xf32>",
+      "  %0 = graph.add %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> "
+      "tensor<2x3xf32> loc(\"node_add\")");
+  EXPECT_NE(source.find("// graph.add (ONNX node 'node_add')"),
+            std::string::npos);
+  EXPECT_NE(source.find("k0_add("), std::string::npos);
+  EXPECT_NE(source.find("i < 6LL"), std::string::npos) << source;
+  EXPECT_NE(source.find("in1[o1]"), std::string::npos) << source;
+}
+
+TEST_F(CudaCodegenTest, CompilationIsDeterministic) {
+  std::string source = emitModule(
+      "%x: tensor<4x8xf16>",
+      "  %0 = graph.softmax %x : (tensor<4x8xf16>) -> tensor<4x8xf16>");
+  ASSERT_FALSE(source.empty());
+  auto first = compileCudaModule(source, {80}, keepDir());
+  auto second = compileCudaModule(source, {80}, keepDir());
+  ASSERT_TRUE(static_cast<bool>(first)) << llvm::toString(first.takeError());
+  ASSERT_TRUE(static_cast<bool>(second)) << llvm::toString(second.takeError());
+  ASSERT_EQ(first->size(), second->size());
+  for (size_t i = 0; i < first->size(); ++i)
+    EXPECT_EQ((*first)[i].data, (*second)[i].data) << "image " << i;
+}
+
+TEST_F(CudaCodegenTest, UnsupportedOpsFailWithDiagnostic) {
+  std::string text = R"(
+func.func @main(%x: tensor<1x1x4x4xf32>, %s: tensor<4xf32>, %d: tensor<?x4xf32>) {
+  %0 = graph.resize %x, %s {antialias = 1 : i64, mode = "linear", operandSegmentSizes = array<i32: 1, 0, 1, 0>} : (tensor<1x1x4x4xf32>, tensor<4xf32>) -> tensor<1x1x8x8xf32> loc("up")
+  %1 = graph.relu %d : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  %2 = graph.constant {value = dense<1.0> : tensor<f32>} : () -> tensor<f32>
+  return
+})";
+  std::string diagnostics;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
+    diagnostics += d.str() + "\n";
+    return success();
+  });
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
+  ASSERT_TRUE(module) << diagnostics;
+  SmallVector<Operation *> ops;
+  module->walk([&](Operation *op) {
+    if (op->getDialect()->getNamespace() == "graph")
+      ops.push_back(op);
+  });
+  ASSERT_EQ(ops.size(), 3u);
+  for (Operation *op : ops)
+    EXPECT_TRUE(failed(emitCudaKernel(op, "k")));
+  EXPECT_NE(diagnostics.find("cannot emit a cuda kernel for graph.resize: "
+                             "antialias is not supported"),
+            std::string::npos)
+      << diagnostics;
+  EXPECT_NE(diagnostics.find("cannot emit a cuda kernel for graph.relu: input "
+                             "0 has type tensor<?x4xf32>"),
+            std::string::npos)
+      << diagnostics;
+  EXPECT_NE(diagnostics.find("cannot emit a cuda kernel for graph.constant"),
+            std::string::npos)
+      << diagnostics;
+}
+
+TEST_F(CudaCodegenTest, BrokenSourceReportsKeptFileAndCommand) {
+  std::string source = cudaModulePreamble().str() +
+                       "extern \"C\" __global__ void broken(float *out) {\n"
+                       "  out[0] = undeclared_name;\n}\n";
+  llvm::Expected<std::vector<CudaImage>> images =
+      compileCudaModule(source, {80, 90}, keepDir());
+  ASSERT_FALSE(static_cast<bool>(images));
+  std::string message = llvm::toString(images.takeError());
+  EXPECT_NE(message.find("sm_80"), std::string::npos) << message;
+  EXPECT_NE(message.find("undeclared_name"), std::string::npos) << message;
+  size_t kept = message.find("source kept at ");
+  ASSERT_NE(kept, std::string::npos) << message;
+  std::string path = message.substr(kept + 15);
+  path = path.substr(0, path.find('\n'));
+  EXPECT_EQ(llvm::StringRef(path).starts_with(keepDir()), true) << path;
+  EXPECT_TRUE(llvm::sys::fs::exists(path)) << path;
+  EXPECT_NE(message.find("nvcc -cubin -arch=sm_80"), std::string::npos)
+      << message;
+  EXPECT_NE(message.find(path + " -o /dev/null"), std::string::npos)
+      << message;
+}
+
+TEST_F(CudaCodegenTest, NoTargetIsAnError) {
+  auto images = compileCudaModule(cudaModulePreamble(), {}, keepDir());
+  ASSERT_FALSE(static_cast<bool>(images));
+  EXPECT_EQ(llvm::toString(images.takeError()),
+            "no target sm given for the cuda module");
+}
+
+} // namespace

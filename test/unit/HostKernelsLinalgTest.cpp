@@ -1,0 +1,208 @@
+//===- HostKernelsLinalgTest.cpp - matmul, conv, pooling, norm, resize ----===//
+
+#include "test/unit/HostKernelsTestUtil.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace graphc::hk::test;
+
+namespace {
+
+void expectNear(const std::vector<float> &got, const std::vector<float> &want,
+                float tolerance = 1e-4f) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i)
+    EXPECT_NEAR(got[i], want[i], tolerance) << "at " << i;
+}
+
+/// Deterministic values in [-1, 1).
+std::vector<float> pattern(int64_t n, int seed) {
+  std::vector<float> v(static_cast<size_t>(n));
+  uint32_t state = 2654435761u * static_cast<uint32_t>(seed + 1);
+  for (auto &x : v) {
+    state = state * 1664525u + 1013904223u;
+    x = static_cast<float>(state >> 8) / static_cast<float>(1 << 23) - 1.0f;
+  }
+  return v;
+}
+
+TEST(HostKernelLinalg, MatMulMatchesNaiveAcrossBlockEdges) {
+  // Sizes straddle the K (128) and N (512) blocks and the 4-row step.
+  const int64_t M = 7, K = 130, N = 515;
+  Buffer a = f32({M, K}, pattern(M * K, 1)), b = f32({K, N}, pattern(K * N, 2));
+  Buffer y = output(GC_DTYPE_F32, {M, N});
+  ASSERT_EQ(run("mat_mul", {&a, &b}, {&y}), 0);
+  auto av = a.values<float>(), bv = b.values<float>(), yv = y.values<float>();
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      double want = 0;
+      for (int64_t k = 0; k < K; ++k)
+        want += double(av[i * K + k]) * bv[k * N + j];
+      ASSERT_NEAR(yv[i * N + j], want, 1e-3) << i << "," << j;
+    }
+}
+
+TEST(HostKernelLinalg, MatMulBroadcastsBatchesAndPromotesVectors) {
+  Buffer a = f32({2, 1, 2}, {1, 2, 3, 4});
+  Buffer b = f32({2, 1}, {10, 100});
+  Buffer y = output(GC_DTYPE_F32, {2, 1, 1});
+  ASSERT_EQ(run("mat_mul", {&a, &b}, {&y}), 0);
+  expectNear(y.values<float>(), {210, 430});
+  Buffer v = f32({2}, {1, 1});
+  Buffer m = f32({2, 3}, {1, 2, 3, 4, 5, 6});
+  Buffer row = output(GC_DTYPE_F32, {3});
+  ASSERT_EQ(run("mat_mul", {&v, &m}, {&row}), 0);
+  expectNear(row.values<float>(), {5, 7, 9});
+}
+
+TEST(HostKernelLinalg, GemmTransposesScalesAndBroadcastsC) {
+  Buffer a = f32({2, 2}, {1, 3, 2, 4}); // A^T = [[1,2],[3,4]]
+  Buffer b = f32({2, 2}, {5, 7, 6, 8}); // B^T = [[5,6],[7,8]]
+  Buffer c = f32({2}, {1, 2});
+  Buffer y = output(GC_DTYPE_F32, {2, 2});
+  Attrs attrs;
+  attrs.i("transA", 1).i("transB", 1).f("alpha", 2.0).f("beta", 10.0);
+  ASSERT_EQ(run("gemm", {&a, &b, &c}, {&y}, attrs), 0);
+  // A^T B^T = [[19,22],[43,50]]
+  expectNear(y.values<float>(), {48, 64, 96, 120});
+  ASSERT_EQ(run("gemm", {&a, &b, nullptr}, {&y}, Attrs().i("transA", 1)), 0);
+  // A^T B = [[1,2],[3,4]] * [[5,7],[6,8]]
+  expectNear(y.values<float>(), {17, 23, 39, 53});
+}
+
+TEST(HostKernelLinalg, ConvWithPaddingStrideAndGroups) {
+  // 1x1x3x3 input, 2x2 all-ones kernel, pads 1, stride 2 -> 2x2 output.
+  Buffer x = f32({1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+  Buffer w = f32({1, 1, 2, 2}, {1, 1, 1, 1});
+  Buffer bias = f32({1}, {0.5f});
+  Buffer y = output(GC_DTYPE_F32, {1, 1, 2, 2});
+  ASSERT_EQ(run("conv", {&x, &w, &bias}, {&y},
+                Attrs().ints("pads", {1, 1, 1, 1}).ints("strides", {2, 2})),
+            0);
+  expectNear(y.values<float>(), {1.5f, 5.5f, 11.5f, 28.5f});
+  // Depthwise (group = channels) 1-D conv with SAME_UPPER padding.
+  Buffer x1 = f32({1, 2, 3}, {1, 2, 3, 10, 20, 30});
+  Buffer w1 = f32({2, 1, 2}, {1, 1, 1, -1});
+  Buffer y1 = output(GC_DTYPE_F32, {1, 2, 3});
+  ASSERT_EQ(run("conv", {&x1, &w1, nullptr}, {&y1},
+                Attrs().i("group", 2).s("auto_pad", "SAME_UPPER")),
+            0);
+  expectNear(y1.values<float>(), {3, 5, 3, -10, -10, 30});
+}
+
+TEST(HostKernelLinalg, ConvTransposeWithStrideAndOutputPadding) {
+  Buffer x = f32({1, 1, 2}, {1, 2});
+  Buffer w = f32({1, 1, 2}, {1, 10});
+  Buffer y = output(GC_DTYPE_F32, {1, 1, 5});
+  ASSERT_EQ(run("conv_transpose", {&x, &w, nullptr}, {&y},
+                Attrs().ints("strides", {2}).ints("output_padding", {1})),
+            0);
+  expectNear(y.values<float>(), {1, 10, 2, 20, 0});
+}
+
+TEST(HostKernelLinalg, EinsumGeneralEquations) {
+  Buffer a = f32({2, 2}, {1, 2, 3, 4});
+  Buffer diag = output(GC_DTYPE_F32, {2});
+  ASSERT_EQ(run("einsum", {&a}, {&diag}, Attrs().s("equation", "ii->i")), 0);
+  expectNear(diag.values<float>(), {1, 4});
+  Buffer trace = output(GC_DTYPE_F32, {});
+  ASSERT_EQ(run("einsum", {&a}, {&trace}, Attrs().s("equation", "ii")), 0);
+  expectNear(trace.values<float>(), {5});
+  Buffer batch = f32({2, 1, 2}, {1, 2, 3, 4});
+  Buffer prod = output(GC_DTYPE_F32, {2, 1, 2});
+  ASSERT_EQ(run("einsum", {&batch, &a}, {&prod},
+                Attrs().s("equation", "...ij,jk->...ik")),
+            0);
+  expectNear(prod.values<float>(), {7, 10, 15, 22});
+  Buffer implicit = output(GC_DTYPE_F32, {2, 2});
+  ASSERT_EQ(run("einsum", {&a, &a}, {&implicit}, Attrs().s("equation", "ij,jk")),
+            0);
+  expectNear(implicit.values<float>(), {7, 10, 15, 22});
+}
+
+TEST(HostKernelNormalization, LayerAndBatchNormalization) {
+  Buffer x = f32({2, 2}, {1, 3, 4, 2});
+  Buffer scale = f32({2}, {1, 2}), bias = f32({2}, {0, 1});
+  Buffer y = output(GC_DTYPE_F32, {2, 2});
+  ASSERT_EQ(run("layer_normalization", {&x, &scale, &bias}, {&y},
+                Attrs().f("epsilon", 0.0)),
+            0);
+  expectNear(y.values<float>(), {-1, 3, 1, -1});
+  Buffer image = f32({1, 2, 1, 1}, {3, 5});
+  Buffer mean = f32({2}, {1, 1}), var = f32({2}, {4, 16});
+  Buffer out = output(GC_DTYPE_F32, {1, 2, 1, 1});
+  ASSERT_EQ(run("batch_normalization", {&image, &scale, &bias, &mean, &var},
+                {&out}, Attrs().f("epsilon", 0.0)),
+            0);
+  expectNear(out.values<float>(), {1, 3});
+}
+
+TEST(HostKernelNormalization, GroupNormalizationPerChannelScale) {
+  Buffer x = f32({1, 4, 1}, {1, 3, 10, 30});
+  Buffer scale = f32({4}, {1, 2, 1, 1}), bias = f32({4}, {0, 0, 0, 5});
+  Buffer y = output(GC_DTYPE_F32, {1, 4, 1});
+  ASSERT_EQ(run("group_normalization", {&x, &scale, &bias}, {&y},
+                Attrs().i("num_groups", 2).f("epsilon", 0.0)),
+            0);
+  expectNear(y.values<float>(), {-1, 2, -1, 6});
+}
+
+TEST(HostKernelPooling, MaxAndAveragePoolPadding) {
+  Buffer x = f32({1, 1, 2, 2}, {1, 2, 3, 4});
+  Buffer y = output(GC_DTYPE_F32, {1, 1, 2, 2});
+  Attrs attrs;
+  attrs.ints("kernel_shape", {2, 2}).ints("pads", {1, 1, 0, 0});
+  ASSERT_EQ(run("max_pool", {&x}, {&y}, attrs), 0);
+  expectNear(y.values<float>(), {1, 2, 3, 4});
+  ASSERT_EQ(run("average_pool", {&x}, {&y}, attrs), 0);
+  expectNear(y.values<float>(), {1, 1.5f, 2, 2.5f});
+  attrs.i("count_include_pad", 1);
+  ASSERT_EQ(run("average_pool", {&x}, {&y}, attrs), 0);
+  expectNear(y.values<float>(), {0.25f, 0.75f, 1, 2.5f});
+  Buffer g = output(GC_DTYPE_F32, {1, 1, 1, 1});
+  ASSERT_EQ(run("global_average_pool", {&x}, {&g}), 0);
+  expectNear(g.values<float>(), {2.5f});
+}
+
+TEST(HostKernelResize, NearestAndLinearModes) {
+  Buffer x = f32({1, 1, 1, 2}, {1, 2});
+  Buffer scales = f32({4}, {1, 1, 1, 2});
+  Buffer y = output(GC_DTYPE_F32, {1, 1, 1, 4});
+  ASSERT_EQ(run("resize", {&x, nullptr, &scales, nullptr}, {&y}), 0);
+  expectNear(y.values<float>(), {1, 1, 2, 2});
+  ASSERT_EQ(run("resize", {&x, nullptr, &scales, nullptr}, {&y},
+                Attrs().s("mode", "linear")),
+            0);
+  expectNear(y.values<float>(), {1, 1.25f, 1.75f, 2});
+  ASSERT_EQ(run("resize", {&x, nullptr, &scales, nullptr}, {&y},
+                Attrs().s("mode", "linear").s("coordinate_transformation_mode",
+                                              "align_corners")),
+            0);
+  expectNear(y.values<float>(), {1, 4.0f / 3, 5.0f / 3, 2});
+  Buffer sizes = i64({1}, {3});
+  Buffer z = output(GC_DTYPE_F32, {1, 1, 1, 3});
+  ASSERT_EQ(run("resize", {&x, nullptr, nullptr, &sizes}, {&z},
+                Attrs().ints("axes", {3}).s("nearest_mode", "floor")),
+            0);
+  expectNear(z.values<float>(), {1, 1, 2});
+}
+
+TEST(HostKernelLinalgErrors, ShapeMismatchesAreReported) {
+  Buffer a = f32({2, 3}, pattern(6, 3)), b = f32({2, 3}, pattern(6, 4));
+  Buffer y = output(GC_DTYPE_F32, {2, 3});
+  std::string error;
+  EXPECT_NE(run("mat_mul", {&a, &b}, {&y}, Attrs(), &error), 0);
+  EXPECT_EQ(error, "mat_mul: inner dimensions differ: 3 vs 2");
+  Buffer x = f32({1, 2, 3, 3}, pattern(18, 5)), w = f32({1, 3, 2, 2}, pattern(12, 6));
+  Buffer out = output(GC_DTYPE_F32, {1, 1, 2, 2});
+  EXPECT_NE(run("conv", {&x, &w}, {&out}, Attrs(), &error), 0);
+  EXPECT_EQ(error, "conv: weight shape does not match 2 input channels in 1 "
+                   "groups");
+  Buffer pool = output(GC_DTYPE_F32, {1, 2, 2, 2});
+  EXPECT_NE(run("max_pool", {&x}, {&pool}, Attrs(), &error), 0);
+  EXPECT_EQ(error, "max_pool: kernel_shape is required");
+}
+
+} // namespace

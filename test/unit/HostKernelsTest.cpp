@@ -1,0 +1,378 @@
+//===- HostKernelsTest.cpp - elementwise, reduction and movement kernels --===//
+
+#include "lib/HostKernels/KernelSupport.h"
+#include "test/unit/HostKernelsTestUtil.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace graphc::hk;
+using namespace graphc::hk::test;
+
+namespace {
+
+void expectNear(const std::vector<float> &got, const std::vector<float> &want,
+                float tolerance = 1e-5f) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i)
+    EXPECT_NEAR(got[i], want[i], tolerance) << "at " << i;
+}
+
+//===----------------------------------------------------------------------===//
+// Support
+//===----------------------------------------------------------------------===//
+
+TEST(HostKernelSupport, HalfRoundsToNearestEven) {
+  EXPECT_EQ(floatToHalf(1.0f), 0x3c00);
+  EXPECT_EQ(halfToFloat(0x3c00), 1.0f);
+  // 1 + 2^-11 is halfway between 1 and the next half: ties go to even.
+  EXPECT_EQ(floatToHalf(1.0f + 0x1p-11f), 0x3c00);
+  EXPECT_EQ(floatToHalf(1.0f + 3 * 0x1p-11f), 0x3c02);
+  EXPECT_EQ(floatToHalf(65520.0f), 0x7c00);   // rounds to infinity
+  EXPECT_EQ(floatToHalf(65504.0f), 0x7bff);   // largest finite
+  EXPECT_EQ(floatToHalf(0x1p-24f), 0x0001);   // smallest subnormal
+  EXPECT_EQ(halfToFloat(0x0001), 0x1p-24f);
+  EXPECT_TRUE(std::isnan(halfToFloat(floatToHalf(NAN))));
+  EXPECT_EQ(floatToHalf(-2.0f), 0xc000);
+}
+
+TEST(HostKernelSupport, BFloat16RoundsToNearestEven) {
+  EXPECT_EQ(floatToBf16(1.0f), 0x3f80);
+  EXPECT_EQ(floatToBf16(bitsFloat(0x3f808000u)), 0x3f80); // tie, even
+  EXPECT_EQ(floatToBf16(bitsFloat(0x3f818000u)), 0x3f82); // tie, to even
+  EXPECT_EQ(floatToBf16(bitsFloat(0x3f808001u)), 0x3f81);
+  EXPECT_EQ(bf16ToFloat(0x4040), 3.0f);
+}
+
+TEST(HostKernelSupport, DoubleNarrowsWithOneRounding) {
+  // Just above the half tie: rounding through float first would hit the tie
+  // exactly and round down to even.
+  double value = 1.0 + 0x1p-11 + 0x1p-40;
+  EXPECT_EQ(doubleToHalf(value), 0x3c01);
+}
+
+TEST(HostKernelSupport, RegistryKnowsEveryKernelOnce) {
+  EXPECT_NE(gc_host_kernel_lookup("add"), nullptr);
+  EXPECT_NE(gc_host_kernel_lookup("not"), nullptr);
+  EXPECT_NE(gc_host_kernel_lookup("resize"), nullptr);
+  EXPECT_EQ(gc_host_kernel_lookup("constant"), nullptr);
+  EXPECT_EQ(gc_host_kernel_lookup("no_such_op"), nullptr);
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+TEST(HostKernelElementwise, ReluSigmoidAndRound) {
+  Buffer x = f32({5}, {-2.5f, -0.5f, 0.5f, 1.5f, 2.5f});
+  Buffer y = output(GC_DTYPE_F32, {5});
+  ASSERT_EQ(run("relu", {&x}, {&y}), 0);
+  expectNear(y.values<float>(), {0, 0, 0.5f, 1.5f, 2.5f});
+  ASSERT_EQ(run("round", {&x}, {&y}), 0);
+  expectNear(y.values<float>(), {-2, -0, 0, 2, 2}); // halves to even
+  ASSERT_EQ(run("sigmoid", {&x}, {&y}), 0);
+  expectNear(y.values<float>(),
+             {0.0758582f, 0.3775407f, 0.6224593f, 0.8175745f, 0.9241418f});
+}
+
+TEST(HostKernelElementwise, HalfInputsComputeInFloat) {
+  Buffer x = tensor<uint16_t>(GC_DTYPE_F16, {2}, {0x3c00, 0xc000}); // 1, -2
+  Buffer y = output(GC_DTYPE_F16, {2});
+  ASSERT_EQ(run("neg", {&x}, {&y}), 0);
+  EXPECT_EQ(y.values<uint16_t>(), (std::vector<uint16_t>{0xbc00, 0x4000}));
+}
+
+TEST(HostKernelElementwise, IsInfHonoursDetectFlags) {
+  Buffer x = f32({3}, {INFINITY, -INFINITY, 1.0f});
+  Buffer y = output(GC_DTYPE_BOOL, {3});
+  ASSERT_EQ(run("is_inf", {&x}, {&y}, Attrs().i("detect_negative", 0)), 0);
+  EXPECT_EQ(y.values<uint8_t>(), (std::vector<uint8_t>{1, 0, 0}));
+}
+
+TEST(HostKernelElementwise, ClipWithIntegerBounds) {
+  Buffer x = tensor<int8_t>(GC_DTYPE_I8, {4}, {-100, -3, 4, 120});
+  Buffer lo = tensor<int8_t>(GC_DTYPE_I8, {}, {-5});
+  Buffer y = output(GC_DTYPE_I8, {4});
+  ASSERT_EQ(run("clip", {&x, &lo, nullptr}, {&y}), 0);
+  EXPECT_EQ(y.values<int8_t>(), (std::vector<int8_t>{-5, -3, 4, 120}));
+}
+
+TEST(HostKernelElementwise, CastTruncatesAndRounds) {
+  Buffer x = f32({4}, {-1.7f, 2.9f, 0.0f, 1.0f + 0x1p-11f});
+  Buffer toInt = output(GC_DTYPE_I32, {4});
+  ASSERT_EQ(run("cast", {&x}, {&toInt}, Attrs().type("to", GC_DTYPE_I32)), 0);
+  EXPECT_EQ(toInt.values<int32_t>(), (std::vector<int32_t>{-1, 2, 0, 1}));
+  Buffer toBool = output(GC_DTYPE_BOOL, {4});
+  ASSERT_EQ(run("cast", {&x}, {&toBool}, Attrs().type("to", GC_DTYPE_BOOL)), 0);
+  EXPECT_EQ(toBool.values<uint8_t>(), (std::vector<uint8_t>{1, 1, 0, 1}));
+  Buffer toHalf = output(GC_DTYPE_F16, {4});
+  ASSERT_EQ(run("cast", {&x}, {&toHalf}, Attrs().type("to", GC_DTYPE_F16)), 0);
+  EXPECT_EQ(toHalf.values<uint16_t>()[3], 0x3c00);
+}
+
+//===----------------------------------------------------------------------===//
+// Binary
+//===----------------------------------------------------------------------===//
+
+TEST(HostKernelBinary, AddBroadcasts) {
+  Buffer a = f32({2, 3}, {1, 2, 3, 4, 5, 6});
+  Buffer b = f32({3}, {10, 20, 30});
+  Buffer y = output(GC_DTYPE_F32, {2, 3});
+  ASSERT_EQ(run("add", {&a, &b}, {&y}), 0);
+  expectNear(y.values<float>(), {11, 22, 33, 14, 25, 36});
+  Buffer col = f32({2, 1}, {100, 200});
+  ASSERT_EQ(run("sub", {&col, &a}, {&y}), 0);
+  expectNear(y.values<float>(), {99, 98, 97, 196, 195, 194});
+}
+
+TEST(HostKernelBinary, ModFollowsDivisorOrDividendSign) {
+  Buffer a = tensor<int32_t>(GC_DTYPE_I32, {4}, {-7, 7, -7, 7});
+  Buffer b = tensor<int32_t>(GC_DTYPE_I32, {4}, {3, -3, -3, 0});
+  Buffer y = output(GC_DTYPE_I32, {4});
+  ASSERT_EQ(run("mod", {&a, &b}, {&y}), 0);
+  EXPECT_EQ(y.values<int32_t>(), (std::vector<int32_t>{2, -2, -1, 0}));
+  ASSERT_EQ(run("mod", {&a, &b}, {&y}, Attrs().i("fmod", 1)), 0);
+  EXPECT_EQ(y.values<int32_t>(), (std::vector<int32_t>{-1, 1, -1, 0}));
+}
+
+TEST(HostKernelBinary, BitShiftAndWhere) {
+  Buffer a = tensor<uint8_t>(GC_DTYPE_U8, {3}, {1, 2, 255});
+  Buffer s = tensor<uint8_t>(GC_DTYPE_U8, {3}, {1, 3, 9});
+  Buffer y = output(GC_DTYPE_U8, {3});
+  ASSERT_EQ(run("bit_shift", {&a, &s}, {&y}, Attrs().s("direction", "LEFT")), 0);
+  EXPECT_EQ(y.values<uint8_t>(), (std::vector<uint8_t>{2, 16, 0}));
+  Buffer c = tensor<uint8_t>(GC_DTYPE_BOOL, {3}, {1, 0, 1});
+  Buffer x = f32({3}, {1, 2, 3}), z = f32({}, {-1});
+  Buffer w = output(GC_DTYPE_F32, {3});
+  ASSERT_EQ(run("where", {&c, &x, &z}, {&w}), 0);
+  expectNear(w.values<float>(), {1, -1, 3});
+}
+
+TEST(HostKernelBinary, VariadicMaxAndMean) {
+  Buffer a = f32({2}, {1, 5}), b = f32({2}, {3, 2}), c = f32({}, {4});
+  Buffer y = output(GC_DTYPE_F32, {2});
+  ASSERT_EQ(run("max", {&a, &b, &c}, {&y}), 0);
+  expectNear(y.values<float>(), {4, 5});
+  ASSERT_EQ(run("mean", {&a, &b, &c}, {&y}), 0);
+  expectNear(y.values<float>(), {8.0f / 3, 11.0f / 3});
+}
+
+TEST(HostKernelBinary, IntegerDivisionByZeroDoesNotTrap) {
+  Buffer a = tensor<int32_t>(GC_DTYPE_I32, {2}, {7, -7});
+  Buffer b = tensor<int32_t>(GC_DTYPE_I32, {2}, {0, 2});
+  Buffer y = output(GC_DTYPE_I32, {2});
+  ASSERT_EQ(run("div", {&a, &b}, {&y}), 0);
+  EXPECT_EQ(y.values<int32_t>(), (std::vector<int32_t>{0, -3}));
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions, softmax, top-k
+//===----------------------------------------------------------------------===//
+
+TEST(HostKernelReduction, SumWithAxesInputAndKeepDims) {
+  Buffer x = f32({2, 3}, {1, 2, 3, 4, 5, 6});
+  Buffer axes = i64({1}, {-1});
+  Buffer y = output(GC_DTYPE_F32, {2, 1});
+  ASSERT_EQ(run("reduce_sum", {&x, &axes}, {&y}), 0);
+  expectNear(y.values<float>(), {6, 15});
+  Buffer all = output(GC_DTYPE_F32, {});
+  ASSERT_EQ(run("reduce_max", {&x, nullptr}, {&all}, Attrs().i("keepdims", 0)), 0);
+  expectNear(all.values<float>(), {6});
+  Buffer same = output(GC_DTYPE_F32, {2, 3});
+  ASSERT_EQ(run("reduce_sum_square", {&x, nullptr}, {&same},
+                Attrs().i("noop_with_empty_axes", 1)),
+            0);
+  expectNear(same.values<float>(), {1, 4, 9, 16, 25, 36});
+}
+
+TEST(HostKernelReduction, EmptySetGivesIdentity) {
+  Buffer x = f32({2, 0}, {});
+  Buffer axes = i64({1}, {1});
+  Buffer y = output(GC_DTYPE_F32, {2, 1});
+  ASSERT_EQ(run("reduce_prod", {&x, &axes}, {&y}), 0);
+  expectNear(y.values<float>(), {1, 1});
+  ASSERT_EQ(run("reduce_log_sum_exp", {&x, &axes}, {&y}), 0);
+  EXPECT_TRUE(std::isinf(y.values<float>()[0]));
+}
+
+TEST(HostKernelReduction, ArgMaxSelectLastIndex) {
+  Buffer x = f32({2, 3}, {1, 3, 3, 2, 2, 0});
+  Buffer y = output(GC_DTYPE_I64, {2});
+  ASSERT_EQ(run("arg_max", {&x}, {&y}, Attrs().i("axis", 1).i("keepdims", 0)), 0);
+  EXPECT_EQ(y.values<int64_t>(), (std::vector<int64_t>{1, 0}));
+  ASSERT_EQ(run("arg_max", {&x}, {&y},
+                Attrs().i("axis", 1).i("keepdims", 0).i("select_last_index", 1)),
+            0);
+  EXPECT_EQ(y.values<int64_t>(), (std::vector<int64_t>{2, 1}));
+}
+
+TEST(HostKernelReduction, CumSumExclusiveReverse) {
+  Buffer x = f32({4}, {1, 2, 3, 4});
+  Buffer axis = tensor<int32_t>(GC_DTYPE_I32, {}, {0});
+  Buffer y = output(GC_DTYPE_F32, {4});
+  ASSERT_EQ(run("cum_sum", {&x, &axis}, {&y},
+                Attrs().i("exclusive", 1).i("reverse", 1)),
+            0);
+  expectNear(y.values<float>(), {9, 7, 4, 0});
+}
+
+TEST(HostKernelReduction, SoftmaxAlongAxis) {
+  Buffer x = f32({2, 2}, {0, 0, 1, 3});
+  Buffer y = output(GC_DTYPE_F32, {2, 2});
+  ASSERT_EQ(run("softmax", {&x}, {&y}, Attrs().i("axis", 0)), 0);
+  expectNear(y.values<float>(), {0.2689414f, 0.0474259f, 0.7310586f, 0.9525741f});
+  ASSERT_EQ(run("hardmax", {&x}, {&y}), 0);
+  expectNear(y.values<float>(), {1, 0, 0, 1});
+}
+
+TEST(HostKernelReduction, TopKBreaksTiesByLowerIndex) {
+  Buffer x = f32({5}, {3, 1, 3, 5, 1});
+  Buffer k = i64({1}, {3});
+  Buffer values = output(GC_DTYPE_F32, {3}), indices = output(GC_DTYPE_I64, {3});
+  ASSERT_EQ(run("top_k", {&x, &k}, {&values, &indices}), 0);
+  expectNear(values.values<float>(), {5, 3, 3});
+  EXPECT_EQ(indices.values<int64_t>(), (std::vector<int64_t>{3, 0, 2}));
+  ASSERT_EQ(run("top_k", {&x, &k}, {&values, &indices}, Attrs().i("largest", 0)),
+            0);
+  EXPECT_EQ(indices.values<int64_t>(), (std::vector<int64_t>{1, 4, 0}));
+}
+
+//===----------------------------------------------------------------------===//
+// Shape and data movement
+//===----------------------------------------------------------------------===//
+
+TEST(HostKernelMovement, SliceWithNegativeStepAndClamping) {
+  Buffer x = f32({6}, {0, 1, 2, 3, 4, 5});
+  Buffer starts = i64({1}, {100}), ends = i64({1}, {-100}), steps = i64({1}, {-2});
+  Buffer y = output(GC_DTYPE_F32, {3});
+  ASSERT_EQ(run("slice", {&x, &starts, &ends, nullptr, &steps}, {&y}), 0);
+  expectNear(y.values<float>(), {5, 3, 1});
+}
+
+TEST(HostKernelMovement, PadModesAndNegativePads) {
+  Buffer x = f32({4}, {1, 2, 3, 4});
+  Buffer pads = i64({2}, {2, -1});
+  Buffer y = output(GC_DTYPE_F32, {5});
+  ASSERT_EQ(run("pad", {&x, &pads}, {&y}, Attrs().s("mode", "reflect")), 0);
+  expectNear(y.values<float>(), {3, 2, 1, 2, 3});
+  ASSERT_EQ(run("pad", {&x, &pads}, {&y}, Attrs().s("mode", "wrap")), 0);
+  expectNear(y.values<float>(), {2, 3, 1, 2, 3});
+  Buffer value = f32({}, {9});
+  ASSERT_EQ(run("pad", {&x, &pads, &value}, {&y}), 0);
+  expectNear(y.values<float>(), {9, 9, 1, 2, 3});
+}
+
+TEST(HostKernelMovement, TransposeConcatSplit) {
+  Buffer x = f32({2, 3}, {1, 2, 3, 4, 5, 6});
+  Buffer t = output(GC_DTYPE_F32, {3, 2});
+  ASSERT_EQ(run("transpose", {&x}, {&t}), 0);
+  expectNear(t.values<float>(), {1, 4, 2, 5, 3, 6});
+  Buffer c = output(GC_DTYPE_F32, {2, 6});
+  ASSERT_EQ(run("concat", {&x, &x}, {&c}, Attrs().i("axis", 1)), 0);
+  expectNear(c.values<float>(), {1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6});
+  Buffer a = output(GC_DTYPE_F32, {2, 2}), b = output(GC_DTYPE_F32, {2, 1});
+  Buffer sizes = i64({2}, {2, 1});
+  ASSERT_EQ(run("split", {&x, &sizes}, {&a, &b}, Attrs().i("axis", 1)), 0);
+  expectNear(a.values<float>(), {1, 2, 4, 5});
+  expectNear(b.values<float>(), {3, 6});
+}
+
+TEST(HostKernelMovement, GatherScatterWithNegativeIndices) {
+  Buffer x = f32({3, 2}, {1, 2, 3, 4, 5, 6});
+  Buffer idx = i64({2}, {-1, 0});
+  Buffer y = output(GC_DTYPE_F32, {2, 2});
+  ASSERT_EQ(run("gather", {&x, &idx}, {&y}), 0);
+  expectNear(y.values<float>(), {5, 6, 1, 2});
+  Buffer data = f32({4}, {1, 1, 1, 1});
+  Buffer where = i64({3}, {-1, 0, 3}), updates = f32({3}, {2, 3, 4});
+  Buffer out = output(GC_DTYPE_F32, {4});
+  ASSERT_EQ(run("scatter_elements", {&data, &where, &updates}, {&out},
+                Attrs().s("reduction", "add")),
+            0);
+  expectNear(out.values<float>(), {4, 1, 1, 7});
+}
+
+TEST(HostKernelMovement, DepthToSpaceModes) {
+  std::vector<float> values(8);
+  for (int i = 0; i < 8; ++i)
+    values[i] = static_cast<float>(i);
+  Buffer x = f32({1, 4, 1, 2}, values);
+  Buffer y = output(GC_DTYPE_F32, {1, 1, 2, 4});
+  ASSERT_EQ(run("depth_to_space", {&x}, {&y}, Attrs().i("blocksize", 2)), 0);
+  expectNear(y.values<float>(), {0, 2, 1, 3, 4, 6, 5, 7});
+  ASSERT_EQ(run("depth_to_space", {&x}, {&y},
+                Attrs().i("blocksize", 2).s("mode", "CRD")),
+            0);
+  expectNear(y.values<float>(), {0, 2, 1, 3, 4, 6, 5, 7});
+  Buffer back = output(GC_DTYPE_F32, {1, 4, 1, 2});
+  ASSERT_EQ(run("space_to_depth", {&y}, {&back}, Attrs().i("blocksize", 2)), 0);
+  expectNear(back.values<float>(), values);
+}
+
+TEST(HostKernelMovement, GeneratorsAndShapes) {
+  Buffer start = f32({}, {1}), limit = f32({}, {2}), delta = f32({}, {0.3f});
+  Buffer r = output(GC_DTYPE_F32, {4});
+  ASSERT_EQ(run("range", {&start, &limit, &delta}, {&r}), 0);
+  expectNear(r.values<float>(), {1, 1.3f, 1.6f, 1.9f});
+  Buffer x = f32({2, 3}, {1, 2, 3, 4, 5, 6});
+  Buffer eye = output(GC_DTYPE_I32, {2, 3});
+  ASSERT_EQ(run("eye_like", {&x}, {&eye},
+                Attrs().type("dtype", GC_DTYPE_I32).i("k", 1)),
+            0);
+  EXPECT_EQ(eye.values<int32_t>(), (std::vector<int32_t>{0, 1, 0, 0, 0, 1}));
+  Buffer shape = output(GC_DTYPE_I64, {1});
+  ASSERT_EQ(run("shape", {&x}, {&shape}, Attrs().i("start", -1)), 0);
+  EXPECT_EQ(shape.values<int64_t>(), (std::vector<int64_t>{3}));
+  Buffer dims = i64({2}, {2, 2});
+  Buffer filled = output(GC_DTYPE_I64, {2, 2});
+  ASSERT_EQ(run("constant_of_shape", {&dims}, {&filled},
+                Attrs().t("value", i64({1}, {7}))),
+            0);
+  EXPECT_EQ(filled.values<int64_t>(), (std::vector<int64_t>{7, 7, 7, 7}));
+  Buffer tri = output(GC_DTYPE_F32, {2, 3});
+  ASSERT_EQ(run("trilu", {&x, nullptr}, {&tri}, Attrs().i("upper", 0)), 0);
+  expectNear(tri.values<float>(), {1, 0, 0, 4, 5, 0});
+}
+
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+TEST(HostKernelErrors, WrongOutputShapeIsRejected) {
+  Buffer a = f32({2, 3}, {1, 2, 3, 4, 5, 6});
+  Buffer y = output(GC_DTYPE_F32, {3, 2});
+  std::string error;
+  EXPECT_NE(run("add", {&a, &a}, {&y}, Attrs(), &error), 0);
+  EXPECT_EQ(error, "add: output shape [3,2] does not match the broadcast "
+                   "shape [2,3]");
+  Buffer small = output(GC_DTYPE_F32, {2});
+  EXPECT_NE(run("relu", {&a}, {&small}, Attrs(), &error), 0);
+  EXPECT_EQ(error, "relu: output 0 has shape [2], expected [2,3]");
+}
+
+TEST(HostKernelErrors, UnsupportedDtypeIsNamed) {
+  Buffer x = tensor<int32_t>(GC_DTYPE_I32, {2}, {1, 2});
+  Buffer y = output(GC_DTYPE_I32, {2});
+  std::string error;
+  EXPECT_NE(run("exp", {&x}, {&y}, Attrs(), &error), 0);
+  EXPECT_EQ(error, "exp: unsupported input dtype i32 (6)");
+}
+
+TEST(HostKernelErrors, MissingInputAndBadIndex) {
+  Buffer x = f32({3}, {1, 2, 3});
+  Buffer y = output(GC_DTYPE_F32, {3});
+  std::string error;
+  EXPECT_NE(run("add", {&x, nullptr}, {&y}, Attrs(), &error), 0);
+  EXPECT_EQ(error, "add: required input 1 is missing");
+  Buffer idx = i64({1}, {3});
+  Buffer g = output(GC_DTYPE_F32, {1});
+  EXPECT_NE(run("gather", {&x, &idx}, {&g}, Attrs(), &error), 0);
+  EXPECT_EQ(error,
+            "gather: index 3 is out of bounds for a dimension of size 3");
+  Buffer bad = f32({}, {1});
+  EXPECT_NE(run("reshape", {&x, &x}, {&bad}, Attrs(), &error), 0);
+  EXPECT_EQ(error, "reshape: unsupported shape dtype f32 (1)");
+}
+
+} // namespace

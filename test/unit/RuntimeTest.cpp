@@ -1,0 +1,631 @@
+//===- RuntimeTest.cpp - the runtime C API on hand-written models ---------===//
+//
+// The models come from test/runtime/models (C sources built as MODULE
+// libraries), so the runtime is tested without the compiler.
+//
+//===----------------------------------------------------------------------===//
+#include "graphc/runtime.h"
+#include "runtime/src/CudaModel.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+std::string modelPath(const std::string &name) {
+  return std::string(GRAPHC_TEST_MODEL_DIR) + "/" + name + ".so";
+}
+
+/// Owns a status and exposes its code and message.
+struct Status {
+  explicit Status(graphc_status status) : status(status) {}
+  ~Status() { graphc_status_free(status); }
+  Status(const Status &) = delete;
+  Status &operator=(const Status &) = delete;
+  bool ok() const { return status == nullptr; }
+  graphc_code code() const { return graphc_status_code(status); }
+  std::string message() const { return graphc_status_message(status); }
+  graphc_status status;
+};
+
+#define ASSERT_GRAPHC_OK(expr)                                                 \
+  do {                                                                         \
+    Status status_(expr);                                                      \
+    ASSERT_TRUE(status_.ok()) << status_.message();                            \
+  } while (0)
+
+/// A float32 host tensor with its own storage.
+struct Tensor {
+  Tensor(std::vector<int64_t> shape, std::vector<float> values)
+      : shape(std::move(shape)), values(std::move(values)) {
+    tensor.data = this->values.data();
+    tensor.device = {kDLCPU, 0};
+    tensor.ndim = static_cast<int32_t>(this->shape.size());
+    tensor.dtype = {kDLFloat, 32, 1};
+    tensor.shape = this->shape.data();
+    tensor.strides = nullptr;
+    tensor.byte_offset = 0;
+  }
+  Tensor(const Tensor &) = delete;
+  std::vector<int64_t> shape;
+  std::vector<float> values;
+  DLTensor tensor;
+};
+
+/// A temporary directory removed with its files.
+struct TempDir {
+  TempDir() {
+    const char *base = std::getenv("TMPDIR");
+    std::string pattern =
+        std::string(base ? base : "/tmp") + "/graphc-rt-XXXXXX";
+    std::vector<char> buffer(pattern.begin(), pattern.end());
+    buffer.push_back(0);
+    path = mkdtemp(buffer.data());
+  }
+  ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
+  std::string path;
+};
+
+std::vector<char> readFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::vector<char>(std::istreambuf_iterator<char>(in), {});
+}
+
+void writeFile(const std::string &path, const void *data, size_t size) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(static_cast<const char *>(data),
+            static_cast<std::streamsize>(size));
+}
+
+const float kWeights[3] = {2.0f, 3.0f, 4.0f};
+
+graphc_model *loadOrDie(const std::string &path,
+                        const graphc_model_options *options = nullptr) {
+  graphc_model *model = nullptr;
+  Status status(graphc_model_load(path.c_str(), options, &model));
+  EXPECT_TRUE(status.ok()) << status.message();
+  return model;
+}
+
+/// Fixture holding the affine model (see affine_model.c) and one session.
+class AffineModelTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    model = loadOrDie(modelPath("affine_model"));
+    ASSERT_NE(model, nullptr);
+    ASSERT_GRAPHC_OK(graphc_session_create(model, nullptr, &session));
+  }
+  void TearDown() override {
+    graphc_session_release(session);
+    graphc_model_release(model);
+  }
+
+  graphc_model *model = nullptr;
+  graphc_session *session = nullptr;
+};
+
+/// Expected y = x * w + bias for rows of three.
+std::vector<float> affine(const std::vector<float> &x,
+                          const std::vector<float> &bias) {
+  std::vector<float> y(x.size());
+  for (size_t i = 0; i < x.size(); ++i)
+    y[i] = x[i] * kWeights[i % 3] + bias[i % 3];
+  return y;
+}
+
+TEST(RuntimeStatus, NullIsOk) {
+  EXPECT_EQ(graphc_status_code(nullptr), GRAPHC_OK);
+  EXPECT_STREQ(graphc_status_message(nullptr), "");
+  graphc_status_free(nullptr);
+  EXPECT_STREQ(graphc_code_name(GRAPHC_DATA_LOSS), "data_loss");
+}
+
+TEST_F(AffineModelTest, Introspection) {
+  EXPECT_EQ(graphc_model_target(model), GRAPHC_TARGET_CPU);
+  EXPECT_STREQ(graphc_model_producer(model), "graphc test");
+  EXPECT_EQ(graphc_model_weights_size(model), 12u);
+  EXPECT_EQ(graphc_model_weights_path(model), nullptr);
+  ASSERT_EQ(graphc_model_input_count(model), 2);
+  ASSERT_EQ(graphc_model_output_count(model), 2);
+  ASSERT_EQ(graphc_model_plan_count(model), 2);
+  EXPECT_EQ(graphc_model_kernel_count(model), 4);
+  EXPECT_EQ(graphc_model_image_count(model), 0);
+
+  graphc_tensor_info info;
+  ASSERT_GRAPHC_OK(graphc_model_input_info(model, 0, &info));
+  EXPECT_STREQ(info.name, "x");
+  EXPECT_EQ(info.dtype, 1);
+  ASSERT_EQ(info.rank, 2);
+  EXPECT_EQ(info.dims[0], -1);
+  EXPECT_EQ(info.dims[1], 3);
+  EXPECT_STREQ(info.dim_names[0], "batch");
+  ASSERT_GRAPHC_OK(graphc_model_output_info(model, 1, &info));
+  EXPECT_STREQ(info.name, "scaled");
+
+  graphc_plan_info plan;
+  ASSERT_GRAPHC_OK(graphc_model_plan_info(model, 1, &plan));
+  EXPECT_STREQ(plan.name, "batch2");
+  EXPECT_EQ(plan.arena_bytes, 512u);
+  EXPECT_EQ(plan.num_steps, 3);
+  EXPECT_EQ(plan.input_dims[0][0], 2);
+  EXPECT_EQ(plan.output_dims[1][0], 2);
+
+  graphc_kernel_info kernel;
+  ASSERT_GRAPHC_OK(graphc_model_kernel_info(model, 1, &kernel));
+  EXPECT_STREQ(kernel.name, "add_rows1");
+  EXPECT_STREQ(kernel.onnx_nodes, "Add_1");
+
+  Status bad(graphc_model_input_info(model, 2, &info));
+  EXPECT_EQ(bad.code(), GRAPHC_INVALID_ARGUMENT);
+  EXPECT_EQ(bad.message(), "input index 2 out of range (the model has 2)");
+}
+
+TEST_F(AffineModelTest, RunsEachPlan) {
+  for (int64_t batch : {1, 2}) {
+    std::vector<float> xValues;
+    for (int64_t i = 0; i < batch * 3; ++i)
+      xValues.push_back(static_cast<float>(i) - 1.5f);
+    Tensor x({batch, 3}, xValues);
+    Tensor bias({3}, {10.0f, 20.0f, 30.0f});
+    Tensor y({batch, 3}, std::vector<float>(batch * 3, 0.0f));
+    Tensor scaled({batch, 3}, std::vector<float>(batch * 3, 0.0f));
+    DLTensor inputs[] = {x.tensor, bias.tensor};
+    DLTensor outputs[] = {y.tensor, scaled.tensor};
+    ASSERT_GRAPHC_OK(
+        graphc_session_run(session, inputs, 2, nullptr, outputs, 2));
+    EXPECT_EQ(y.values, affine(xValues, bias.values));
+    EXPECT_EQ(scaled.values, affine(xValues, {0, 0, 0}));
+  }
+}
+
+TEST_F(AffineModelTest, RunsWithNamedInputsInAnyOrder) {
+  Tensor x({1, 3}, {1.0f, 2.0f, 3.0f});
+  Tensor bias({3}, {0.5f, 0.5f, 0.5f});
+  Tensor y({1, 3}, {0, 0, 0});
+  Tensor scaled({1, 3}, {0, 0, 0});
+  DLTensor inputs[] = {bias.tensor, x.tensor};
+  const char *names[] = {"bias", "x"};
+  DLTensor outputs[] = {y.tensor, scaled.tensor};
+  ASSERT_GRAPHC_OK(graphc_session_run(session, inputs, 2, names, outputs, 2));
+  EXPECT_EQ(y.values, (std::vector<float>{2.5f, 6.5f, 12.5f}));
+}
+
+TEST_F(AffineModelTest, SelectsPlans) {
+  int64_t x2[] = {2, 3}, bias[] = {3}, x3[] = {3, 3};
+  int32_t ranks[] = {2, 1};
+  const int64_t *dims[] = {x2, bias};
+  int32_t plan = -1;
+  ASSERT_GRAPHC_OK(
+      graphc_model_select_plan(model, 2, nullptr, ranks, dims, &plan));
+  EXPECT_EQ(plan, 1);
+
+  const int64_t *named[] = {bias, x2};
+  const char *names[] = {"bias", "x"};
+  int32_t namedRanks[] = {1, 2};
+  ASSERT_GRAPHC_OK(
+      graphc_model_select_plan(model, 2, names, namedRanks, named, &plan));
+  EXPECT_EQ(plan, 1);
+
+  dims[0] = x3;
+  Status status(
+      graphc_model_select_plan(model, 2, nullptr, ranks, dims, &plan));
+  EXPECT_EQ(status.code(), GRAPHC_INVALID_ARGUMENT);
+  EXPECT_EQ(status.message(),
+            "no plan accepts x: float32[3,3], bias: float32[3]; accepted "
+            "shapes: x: float32[1,3], bias: float32[3] (plan 'batch1'); x: "
+            "float32[2,3], bias: float32[3] (plan 'batch2')");
+}
+
+/// One invalid call of graphc_session_run and what it must report.
+struct BadRun {
+  const char *name;
+  graphc_code code;
+  const char *message;
+  /// Breaks the otherwise valid call (batch 1, positional inputs).
+  void (*mutate)(std::vector<DLTensor> &inputs,
+                 std::vector<const char *> &names,
+                 std::vector<DLTensor> &outputs, bool &useNames);
+};
+
+int64_t kShape13[] = {1, 3};
+int64_t kShape33[] = {3, 3};
+int64_t kShape4[] = {4};
+int64_t kShape3[] = {3};
+// Strides of size-1 dims do not matter; bias (3 elements) with stride 2 is
+// not dense.
+int64_t kStrides11[] = {5, 1};
+int64_t kStrides2[] = {2};
+
+const BadRun kBadRuns[] = {
+    {"TooFewInputs", GRAPHC_INVALID_ARGUMENT,
+     "expected 2 inputs ('x', 'bias'), got 1",
+     [](auto &inputs, auto &, auto &, bool &) { inputs.pop_back(); }},
+    {"UnknownName", GRAPHC_NOT_FOUND,
+     "unknown input 'z'; the model's inputs are 'x', 'bias'",
+     [](auto &, auto &names, auto &, bool &useNames) {
+       useNames = true;
+       names[1] = "z";
+     }},
+    {"RepeatedName", GRAPHC_INVALID_ARGUMENT, "input 'x' given twice",
+     [](auto &, auto &names, auto &, bool &useNames) {
+       useNames = true;
+       names[1] = "x";
+     }},
+    {"WrongDtype", GRAPHC_INVALID_ARGUMENT,
+     "input 'x': expected float32[batch,3], got int32[1,3]",
+     [](auto &inputs, auto &, auto &, bool &) {
+       inputs[0].dtype = {kDLInt, 32, 1};
+     }},
+    {"WrongRank", GRAPHC_INVALID_ARGUMENT,
+     "input 'bias': expected float32[3], got float32[1,3]",
+     [](auto &inputs, auto &, auto &, bool &) {
+       inputs[1].ndim = 2;
+       inputs[1].shape = kShape13;
+     }},
+    {"WrongStaticDim", GRAPHC_INVALID_ARGUMENT,
+     "input 'bias': expected float32[3], got float32[4]",
+     [](auto &inputs, auto &, auto &, bool &) { inputs[1].shape = kShape4; }},
+    {"NoPlanForShape", GRAPHC_INVALID_ARGUMENT,
+     "no plan accepts x: float32[3,3], bias: float32[3]; accepted shapes: x: "
+     "float32[1,3], bias: float32[3] (plan 'batch1'); x: float32[2,3], bias: "
+     "float32[3] (plan 'batch2')",
+     [](auto &inputs, auto &, auto &, bool &) { inputs[0].shape = kShape33; }},
+    {"InputOnGpu", GRAPHC_INVALID_ARGUMENT,
+     "input 'x': expected a tensor in host memory (kDLCPU) for this cpu "
+     "model, got cuda:0",
+     [](auto &inputs, auto &, auto &, bool &) {
+       inputs[0].device = {kDLCUDA, 0};
+     }},
+    {"InputNotContiguous", GRAPHC_INVALID_ARGUMENT,
+     "input 'bias': expected a dense row-major tensor, got strides [2]",
+     [](auto &inputs, auto &, auto &, bool &) {
+       inputs[1].strides = kStrides2;
+     }},
+    {"SizeOneDimStrideIgnored", GRAPHC_INVALID_ARGUMENT,
+     "output 'y': expected float32[1,3], got float32[3]",
+     [](auto &inputs, auto &, auto &outputs, bool &) {
+       // x stays valid with an arbitrary stride on its size-1 dim, so the
+       // first error is the output's.
+       inputs[0].strides = kStrides11;
+       outputs[0].ndim = 1;
+       outputs[0].shape = kShape3;
+     }},
+    {"InputWithoutData", GRAPHC_INVALID_ARGUMENT, "input 'bias': data is NULL",
+     [](auto &inputs, auto &, auto &, bool &) { inputs[1].data = nullptr; }},
+    {"TooFewOutputs", GRAPHC_INVALID_ARGUMENT, "expected 2 outputs, got 1",
+     [](auto &, auto &, auto &outputs, bool &) { outputs.pop_back(); }},
+    {"OutputShapeOfOtherPlan", GRAPHC_INVALID_ARGUMENT,
+     "output 'scaled': expected float32[1,3], got float32[3]",
+     [](auto &, auto &, auto &outputs, bool &) {
+       outputs[1].ndim = 1;
+       outputs[1].shape = kShape3;
+     }},
+    {"OutputWrongDtype", GRAPHC_INVALID_ARGUMENT,
+     "output 'y': expected float32[1,3], got float64[1,3]",
+     [](auto &, auto &, auto &outputs, bool &) {
+       outputs[0].dtype = {kDLFloat, 64, 1};
+     }},
+    {"OutputWithUnknownDtype", GRAPHC_INVALID_ARGUMENT,
+     "output 'y': expected float32[1,3], got dlpack dtype (code 2, bits 32, "
+     "lanes 4)",
+     [](auto &, auto &, auto &outputs, bool &) {
+       outputs[0].dtype = {kDLFloat, 32, 4};
+     }},
+};
+
+class BadRunTest : public AffineModelTest,
+                   public ::testing::WithParamInterface<BadRun> {};
+
+TEST_P(BadRunTest, ReportsAndLeavesOutputsUntouched) {
+  const BadRun &bad = GetParam();
+  Tensor x({1, 3}, {1, 2, 3});
+  Tensor bias({3}, {0, 0, 0});
+  Tensor y({1, 3}, {-7, -7, -7});
+  Tensor scaled({1, 3}, {-7, -7, -7});
+  std::vector<DLTensor> inputs = {x.tensor, bias.tensor};
+  std::vector<const char *> names = {"x", "bias"};
+  std::vector<DLTensor> outputs = {y.tensor, scaled.tensor};
+  bool useNames = false;
+  bad.mutate(inputs, names, outputs, useNames);
+  Status status(graphc_session_run(
+      session, inputs.data(), static_cast<int32_t>(inputs.size()),
+      useNames ? names.data() : nullptr, outputs.data(),
+      static_cast<int32_t>(outputs.size())));
+  EXPECT_EQ(status.code(), bad.code) << status.message();
+  EXPECT_EQ(status.message(), bad.message);
+  EXPECT_EQ(y.values, (std::vector<float>{-7, -7, -7}));
+  EXPECT_EQ(scaled.values, (std::vector<float>{-7, -7, -7}));
+}
+
+INSTANTIATE_TEST_SUITE_P(Runtime, BadRunTest, ::testing::ValuesIn(kBadRuns),
+                         [](const auto &info) {
+                           return std::string(info.param.name);
+                         });
+
+TEST_F(AffineModelTest, ReportsKernelFailures) {
+  Tensor x({1, 3}, {1, 2, 3});
+  Tensor bias({3}, {NAN, 0, 0});
+  Tensor y({1, 3}, {0, 0, 0});
+  Tensor scaled({1, 3}, {0, 0, 0});
+  DLTensor inputs[] = {x.tensor, bias.tensor};
+  DLTensor outputs[] = {y.tensor, scaled.tensor};
+  Status status(graphc_session_run(session, inputs, 2, nullptr, outputs, 2));
+  EXPECT_EQ(status.code(), GRAPHC_INTERNAL);
+  EXPECT_EQ(status.message(), "kernel 'add_rows1' (ONNX nodes Add_1) failed "
+                              "in plan 'batch1' step 1: bias is nan");
+}
+
+TEST(Runtime, ThreadsShareOneModel) {
+  graphc_model *model = loadOrDie(modelPath("affine_model"));
+  ASSERT_NE(model, nullptr);
+  auto worker = [model](int seed, bool &ok) {
+    graphc_session *session = nullptr;
+    Status created(graphc_session_create(model, nullptr, &session));
+    ok = created.ok();
+    for (int iteration = 0; ok && iteration < 500; ++iteration) {
+      int64_t batch = 1 + (iteration + seed) % 2;
+      std::vector<float> xValues;
+      for (int64_t i = 0; i < batch * 3; ++i)
+        xValues.push_back(static_cast<float>(seed * 1000 + iteration + i));
+      Tensor x({batch, 3}, xValues);
+      Tensor bias({3}, {float(seed), 1.0f, 2.0f});
+      Tensor y({batch, 3}, std::vector<float>(batch * 3));
+      Tensor scaled({batch, 3}, std::vector<float>(batch * 3));
+      DLTensor inputs[] = {x.tensor, bias.tensor};
+      DLTensor outputs[] = {y.tensor, scaled.tensor};
+      Status status(
+          graphc_session_run(session, inputs, 2, nullptr, outputs, 2));
+      ok = status.ok() && y.values == affine(xValues, bias.values);
+    }
+    graphc_session_release(session);
+  };
+  bool ok1 = false, ok2 = false;
+  std::thread first(worker, 1, std::ref(ok1));
+  std::thread second(worker, 2, std::ref(ok2));
+  first.join();
+  second.join();
+  EXPECT_TRUE(ok1);
+  EXPECT_TRUE(ok2);
+  graphc_model_release(model);
+}
+
+/// Loads `path` and expects failure with `code` and a message containing
+/// `fragment`.
+void expectLoadFails(const std::string &path, graphc_code code,
+                     const std::string &fragment,
+                     const graphc_model_options *options = nullptr) {
+  graphc_model *model = nullptr;
+  Status status(graphc_model_load(path.c_str(), options, &model));
+  EXPECT_EQ(status.code(), code) << status.message();
+  EXPECT_NE(status.message().find(fragment), std::string::npos)
+      << status.message();
+  EXPECT_EQ(model, nullptr);
+}
+
+TEST(RuntimeLoad, MissingFile) {
+  expectLoadFails("/nonexistent/model.so", GRAPHC_NOT_FOUND,
+                  "cannot open model '/nonexistent/model.so': No such file");
+}
+
+TEST(RuntimeLoad, RandomBytes) {
+  TempDir dir;
+  std::string path = dir.path + "/random.so";
+  std::vector<char> bytes(4096);
+  unsigned state = 12345;
+  for (char &byte : bytes)
+    byte = static_cast<char>((state = state * 1103515245u + 12345u) >> 16);
+  writeFile(path, bytes.data(), bytes.size());
+  expectLoadFails(path, GRAPHC_INVALID_ARGUMENT, "is not an ELF shared object");
+}
+
+TEST(RuntimeLoad, TruncatedSharedObject) {
+  std::vector<char> bytes = readFile(modelPath("affine_model"));
+  ASSERT_GT(bytes.size(), 4096u);
+  TempDir dir;
+  for (size_t size : {size_t(0), size_t(3), size_t(63), size_t(200),
+                      size_t(2000), bytes.size() / 2, bytes.size() - 1}) {
+    SCOPED_TRACE("truncated to " + std::to_string(size) + " bytes");
+    std::string path = dir.path + "/cut" + std::to_string(size) + ".so";
+    writeFile(path, bytes.data(), size);
+    graphc_model *model = nullptr;
+    Status status(graphc_model_load(path.c_str(), nullptr, &model));
+    EXPECT_EQ(status.code(), GRAPHC_INVALID_ARGUMENT) << status.message();
+    EXPECT_EQ(model, nullptr);
+  }
+}
+
+TEST(RuntimeLoad, NotAModel) {
+  expectLoadFails(modelPath("not_a_model"), GRAPHC_NOT_FOUND,
+                  "is not a graphc model: it does not export "
+                  "graphc_model_descriptor_v1");
+}
+
+TEST(RuntimeLoad, WrongAbiVersion) {
+  expectLoadFails(
+      modelPath("affine_abi99"), GRAPHC_FAILED_PRECONDITION,
+      "has descriptor ABI version 99, this runtime reads version 1");
+}
+
+TEST(RuntimeLoad, MalformedDescriptor) {
+  expectLoadFails(modelPath("affine_bad_ref"), GRAPHC_DATA_LOSS,
+                  "malformed descriptor in '" + modelPath("affine_bad_ref") +
+                      "': plan 'batch1' step 0 argument 2: arena range "
+                      "[1024, 1036) exceeds the arena (256 bytes)");
+}
+
+TEST(RuntimeLoad, CorruptedEmbeddedWeights) {
+  std::vector<char> bytes = readFile(modelPath("affine_model"));
+  auto at = std::search(bytes.begin(), bytes.end(),
+                        reinterpret_cast<const char *>(kWeights),
+                        reinterpret_cast<const char *>(kWeights) + 12);
+  ASSERT_NE(at, bytes.end());
+  at[5] ^= 0x40;
+  TempDir dir;
+  std::string path = dir.path + "/corrupt.so";
+  writeFile(path, bytes.data(), bytes.size());
+  expectLoadFails(path, GRAPHC_DATA_LOSS,
+                  "checksum mismatch in model '" + path +
+                      "': expected 0x3369862319c4f295, computed 0x");
+
+  graphc_model_options options;
+  graphc_model_options_init(&options);
+  options.flags = GRAPHC_MODEL_SKIP_CHECKSUM;
+  graphc_model *model = loadOrDie(path, &options);
+  EXPECT_NE(model, nullptr);
+  graphc_model_release(model);
+}
+
+TEST(RuntimeLoad, SideWeightsFile) {
+  TempDir dir;
+  std::vector<char> bytes = readFile(modelPath("affine_side"));
+  std::string path = dir.path + "/affine_side.so";
+  std::string weightsPath = dir.path + "/affine_side.weights";
+  writeFile(path, bytes.data(), bytes.size());
+  expectLoadFails(path, GRAPHC_NOT_FOUND,
+                  "cannot open the weights of '" + path + "' ('" + weightsPath +
+                      "')");
+
+  writeFile(weightsPath, kWeights, 8);
+  expectLoadFails(path, GRAPHC_DATA_LOSS,
+                  "weights file '" + weightsPath + "' has 8 bytes, model '" +
+                      path + "' expects 12");
+
+  const float corrupt[3] = {2.0f, 3.0f, 5.0f};
+  writeFile(weightsPath, corrupt, sizeof(corrupt));
+  expectLoadFails(path, GRAPHC_DATA_LOSS, "checksum mismatch");
+
+  writeFile(weightsPath, kWeights, sizeof(kWeights));
+  graphc_model *model = loadOrDie(path);
+  ASSERT_NE(model, nullptr);
+  EXPECT_EQ(graphc_model_weights_path(model), weightsPath);
+  graphc_session *session = nullptr;
+  ASSERT_GRAPHC_OK(graphc_session_create(model, nullptr, &session));
+  Tensor x({1, 3}, {1, 1, 1});
+  Tensor bias({3}, {1, 1, 1});
+  Tensor y({1, 3}, {0, 0, 0});
+  Tensor scaled({1, 3}, {0, 0, 0});
+  DLTensor inputs[] = {x.tensor, bias.tensor};
+  DLTensor outputs[] = {y.tensor, scaled.tensor};
+  ASSERT_GRAPHC_OK(graphc_session_run(session, inputs, 2, nullptr, outputs, 2));
+  EXPECT_EQ(y.values, (std::vector<float>{3, 4, 5}));
+  graphc_session_release(session);
+  graphc_model_release(model);
+
+  // An explicit weights path replaces the artifact's side file.
+  std::string otherPath = dir.path + "/other.weights";
+  std::rename(weightsPath.c_str(), otherPath.c_str());
+  graphc_model_options options;
+  graphc_model_options_init(&options);
+  options.weights_path = otherPath.c_str();
+  model = loadOrDie(path, &options);
+  ASSERT_NE(model, nullptr);
+  EXPECT_EQ(graphc_model_weights_path(model), otherPath);
+  graphc_model_release(model);
+}
+
+//===----------------------------------------------------------------------===//
+// cuda
+//===----------------------------------------------------------------------===//
+
+graphc_image_desc image(int32_t sm, int32_t isPtx) {
+  static const char data[] = "image";
+  return {sm, isPtx, data, sizeof(data)};
+}
+
+TEST(RuntimeCuda, SelectsImages) {
+  graphc_image_desc images[] = {image(80, 0), image(90, 0), image(80, 1),
+                                image(86, 1)};
+  graphc_model_desc desc = {};
+  desc.num_images = 4;
+  desc.images = images;
+  std::string error;
+  EXPECT_EQ(graphc::rt::selectImage(desc, 90, error), 1);
+  EXPECT_EQ(graphc::rt::selectImage(desc, 80, error), 0);
+  EXPECT_EQ(graphc::rt::selectImage(desc, 89, error), 3);
+  EXPECT_EQ(graphc::rt::selectImage(desc, 120, error), 3);
+  EXPECT_EQ(graphc::rt::selectImage(desc, 75, error), -1);
+  EXPECT_EQ(error, "the device is sm_75 and the model has sm_80 (cubin), "
+                   "sm_90 (cubin), sm_80 (ptx), sm_86 (ptx): no cubin for "
+                   "sm_75 and no PTX for sm_75 or older (recompile with "
+                   "--arch sm_75)");
+  desc.num_images = 2;
+  EXPECT_EQ(graphc::rt::selectImage(desc, 86, error), -1);
+}
+
+TEST(RuntimeCuda, InspectsWithoutADriver) {
+  graphc_model_options options;
+  graphc_model_options_init(&options);
+  options.flags = GRAPHC_MODEL_INSPECT_ONLY;
+  graphc_model *model = loadOrDie(modelPath("scale_model"), &options);
+  ASSERT_NE(model, nullptr);
+  EXPECT_EQ(graphc_model_target(model), GRAPHC_TARGET_CUDA);
+  graphc_image_info info;
+  ASSERT_GRAPHC_OK(graphc_model_image_info(model, 0, &info));
+  EXPECT_EQ(info.sm, 80);
+  EXPECT_EQ(info.is_ptx, 1);
+  graphc_session *session = nullptr;
+  Status status(graphc_session_create(model, nullptr, &session));
+  EXPECT_EQ(status.code(), GRAPHC_FAILED_PRECONDITION);
+  EXPECT_NE(status.message().find("loaded for inspection only"),
+            std::string::npos);
+  graphc_model_release(model);
+}
+
+TEST(RuntimeCuda, RunsOnTheGpu) {
+  graphc_model *model = nullptr;
+  Status loaded(
+      graphc_model_load(modelPath("scale_model").c_str(), nullptr, &model));
+  if (loaded.code() == GRAPHC_UNAVAILABLE)
+    GTEST_SKIP() << "no CUDA driver/device: " << loaded.message();
+  ASSERT_TRUE(loaded.ok()) << loaded.message();
+
+  for (uint32_t flags : {0u, unsigned(GRAPHC_SESSION_EAGER_CAPTURE),
+                         unsigned(GRAPHC_SESSION_DISABLE_CUDA_GRAPHS)}) {
+    SCOPED_TRACE("session flags " + std::to_string(flags));
+    graphc_session_options options;
+    graphc_session_options_init(&options);
+    options.flags = flags;
+    graphc_session *session = nullptr;
+    ASSERT_GRAPHC_OK(graphc_session_create(model, &options, &session));
+    void *x = nullptr, *y = nullptr;
+    ASSERT_GRAPHC_OK(graphc_session_allocate_buffer(session, 24, &x));
+    ASSERT_GRAPHC_OK(graphc_session_allocate_buffer(session, 24, &y));
+    // Three runs: the first captures, the others replay with new data.
+    for (int run = 0; run < 3; ++run) {
+      std::vector<float> host = {1, 2, 3, 4, 5, float(run)};
+      ASSERT_GRAPHC_OK(graphc_session_upload(session, x, host.data(), 24));
+      Tensor xt({2, 3}, {}), yt({2, 3}, {});
+      xt.tensor.data = x;
+      xt.tensor.device = {kDLCUDA, 0};
+      yt.tensor.data = y;
+      yt.tensor.device = {kDLCUDA, 0};
+      ASSERT_GRAPHC_OK(
+          graphc_session_run(session, &xt.tensor, 1, nullptr, &yt.tensor, 1));
+      std::vector<float> result(6);
+      ASSERT_GRAPHC_OK(graphc_session_download(session, result.data(), y, 24));
+      EXPECT_EQ(result, (std::vector<float>{2, 6, 12, 8, 15, 4.0f * run}));
+    }
+    // A host tensor for a cuda model is rejected before anything runs.
+    Tensor hostX({2, 3}, {1, 2, 3, 4, 5, 6}), hostY({2, 3}, {0, 0, 0, 0, 0, 0});
+    Status status(graphc_session_run(session, &hostX.tensor, 1, nullptr,
+                                     &hostY.tensor, 1));
+    EXPECT_EQ(status.code(), GRAPHC_INVALID_ARGUMENT);
+    EXPECT_EQ(status.message(), "input 'x': expected a tensor on cuda:0 (the "
+                                "session's device), got cpu");
+    graphc_session_free_buffer(session, x);
+    graphc_session_free_buffer(session, y);
+    graphc_session_release(session);
+  }
+  graphc_model_release(model);
+}
+
+} // namespace

@@ -1,0 +1,182 @@
+//===- CheckCommand.cpp - `graphc check` ----------------------------------===//
+//
+// Reports what an ONNX model contains and whether graphc can compile it,
+// from the protobuf alone: no external data is read and no IR is built, so it
+// answers in well under a second even for large models.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tools/graphc/Commands.h"
+
+#include "lib/Import/ONNX/ONNXImporter.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <memory>
+
+namespace graphc::tools {
+
+namespace {
+
+struct CheckOptions {
+  std::string model;
+  bool json = false;
+};
+
+/// "[batch, 3, 224, 224]", with "?" for unknown dims.
+std::string formatDims(const ValueSummary &value) {
+  if (!value.hasShape)
+    return "[unknown rank]";
+  std::string text = "[";
+  for (size_t i = 0; i < value.dims.size(); ++i) {
+    const DimSummary &dim = value.dims[i];
+    text += i ? ", " : "";
+    if (dim.size >= 0)
+      text += std::to_string(dim.size);
+    else
+      text += dim.name.empty() ? "?" : dim.name;
+  }
+  return text + "]";
+}
+
+/// "1.5 MiB" style sizes.
+std::string formatBytes(int64_t bytes) {
+  static constexpr const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double value = static_cast<double>(bytes);
+  size_t unit = 0;
+  while (value >= 1024 && unit + 1 < std::size(units)) {
+    value /= 1024;
+    ++unit;
+  }
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (unit == 0)
+    os << bytes << " B";
+  else
+    os << llvm::format("%.1f ", value) << units[unit];
+  return text;
+}
+
+void printText(const CheckOptions &options, const ModelSummary &summary,
+               llvm::raw_ostream &os) {
+  auto row = [&](llvm::StringRef key) -> llvm::raw_ostream & {
+    return os << llvm::left_justify(key, 12);
+  };
+  row("model") << options.model << "\n";
+  row("ir version") << summary.irVersion << "\n";
+  row("producer") << summary.producerName
+                  << (summary.producerVersion.empty() ? "" : " ")
+                  << summary.producerVersion << "\n";
+  row("opsets");
+  for (size_t i = 0; i < summary.opsets.size(); ++i)
+    os << (i ? ", " : "") << summary.opsets[i].first << " "
+       << summary.opsets[i].second;
+  os << "\n";
+  auto printValues = [&](llvm::StringRef title,
+                         const std::vector<ValueSummary> &values) {
+    os << title << "\n";
+    for (const ValueSummary &value : values)
+      os << "  " << value.name << ": " << value.dtype << " "
+         << formatDims(value) << "\n";
+  };
+  printValues("inputs", summary.inputs);
+  printValues("outputs", summary.outputs);
+  row("parameters") << summary.parameterCount << " ("
+                    << formatBytes(summary.weightBytes);
+  if (summary.externalWeightBytes > 0)
+    os << ", " << formatBytes(summary.externalWeightBytes) << " external";
+  os << ")\n";
+  row("nodes") << summary.nodeCount << " (" << summary.ops.size()
+               << " op types)\n";
+  os << "ops\n";
+  for (const OpCount &op : summary.ops)
+    os << "  " << (op.domain == "ai.onnx" ? "" : op.domain + "::")
+       << op.opType << " " << op.count
+       << (op.supported ? "" : " (unsupported)") << "\n";
+  row("status") << (summary.problems.empty() ? "supported" : "unsupported")
+                << "\n";
+  for (const std::string &problem : summary.problems)
+    os << "  " << problem << "\n";
+}
+
+nlohmann::json valueJson(const ValueSummary &value) {
+  nlohmann::json dims = nullptr;
+  if (value.hasShape) {
+    dims = nlohmann::json::array();
+    for (const DimSummary &dim : value.dims) {
+      if (dim.size >= 0)
+        dims.push_back(dim.size);
+      else if (!dim.name.empty())
+        dims.push_back(dim.name);
+      else
+        dims.push_back(nullptr);
+    }
+  }
+  return {{"name", value.name}, {"dtype", value.dtype}, {"dims", dims}};
+}
+
+void printJson(const CheckOptions &options, const ModelSummary &summary,
+               llvm::raw_ostream &os) {
+  nlohmann::json json;
+  json["model"] = options.model;
+  json["ir_version"] = summary.irVersion;
+  json["producer"] = {{"name", summary.producerName},
+                      {"version", summary.producerVersion}};
+  json["opsets"] = nlohmann::json::object();
+  for (const auto &[domain, version] : summary.opsets)
+    json["opsets"][domain] = version;
+  json["inputs"] = nlohmann::json::array();
+  for (const ValueSummary &input : summary.inputs)
+    json["inputs"].push_back(valueJson(input));
+  json["outputs"] = nlohmann::json::array();
+  for (const ValueSummary &output : summary.outputs)
+    json["outputs"].push_back(valueJson(output));
+  json["parameters"] = summary.parameterCount;
+  json["weight_bytes"] = summary.weightBytes;
+  json["external_weight_bytes"] = summary.externalWeightBytes;
+  json["nodes"] = summary.nodeCount;
+  json["ops"] = nlohmann::json::array();
+  json["unsupported_ops"] = nlohmann::json::array();
+  for (const OpCount &op : summary.ops) {
+    json["ops"].push_back({{"domain", op.domain},
+                           {"op", op.opType},
+                           {"count", op.count},
+                           {"supported", op.supported}});
+    if (!op.supported)
+      json["unsupported_ops"].push_back(
+          {{"domain", op.domain}, {"op", op.opType}, {"nodes", op.nodes}});
+  }
+  json["problems"] = summary.problems;
+  json["supported"] = summary.problems.empty();
+  os << json.dump(2) << "\n";
+}
+
+} // namespace
+
+void addCheckCommand(CLI::App &app, int &exitCode) {
+  auto options = std::make_shared<CheckOptions>();
+  CLI::App *command = app.add_subcommand(
+      "check", "Report a model's contents and whether graphc supports it");
+  command->add_option("model", options->model, "ONNX model (.onnx)")
+      ->required();
+  command->add_flag("--json", options->json, "Print the report as JSON");
+  command->callback([options, &exitCode] {
+    llvm::Expected<ModelSummary> summary = summarizeONNXModel(options->model);
+    if (!summary) {
+      exitCode = reportError(summary.takeError());
+      return;
+    }
+    if (options->json)
+      printJson(*options, *summary, llvm::outs());
+    else
+      printText(*options, *summary, llvm::outs());
+    llvm::outs().flush();
+    exitCode = summary->problems.empty() ? 0 : 1;
+  });
+}
+
+} // namespace graphc::tools

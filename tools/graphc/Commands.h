@@ -1,0 +1,35 @@
+//===- Commands.h - the graphc subcommands ----------------------*- C++ -*-===//
+//
+// Each subcommand lives in its own file and registers itself on the CLI11
+// app. After parsing, the chosen subcommand's callback runs and stores the
+// process exit status in `exitCode`.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GRAPHC_TOOLS_GRAPHC_COMMANDS_H
+#define GRAPHC_TOOLS_GRAPHC_COMMANDS_H
+
+#include "llvm/Support/Error.h"
+
+namespace CLI {
+class App;
+} // namespace CLI
+
+namespace graphc::tools {
+
+/// `graphc check model.onnx [--json]`: what is in the model and whether
+/// graphc supports it.
+void addCheckCommand(CLI::App &app, int &exitCode);
+
+/// `graphc import model.onnx [-o out.mlir] [--print-weights]`: the model in
+/// the graph dialect.
+void addImportCommand(CLI::App &app, int &exitCode);
+
+/// `graphc compile`: the whole pipeline to a .so (or an --emit stage).
+void addCompileCommand(CLI::App &app, int &exitCode);
+
+/// Prints "graphc: error: <message>" to stderr and returns exit status 1.
+int reportError(llvm::Error error);
+
+} // namespace graphc::tools
+
+#endif

@@ -1,0 +1,119 @@
+//===- CompileCommand.cpp - `graphc compile` ------------------------------===//
+
+#include "lib/Pipeline/Pipeline.h"
+#include "tools/graphc/Commands.h"
+
+#include "CLI/CLI.hpp"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/WithColor.h"
+
+#include <memory>
+
+namespace graphc::tools {
+namespace {
+
+struct CompileFlags {
+  std::string input;
+  std::string output;
+  std::string target = "cuda";
+  std::string arch = "sm_80,sm_90";
+  std::vector<std::string> shapes;
+  std::vector<std::string> dims;
+  std::string emit;
+  bool weightsFile = false;
+  std::string keep;
+};
+
+/// "sm_80,sm_90" -> {80, 90}.
+llvm::Expected<std::vector<int>> parseArchList(llvm::StringRef list) {
+  std::vector<int> sms;
+  llvm::SmallVector<llvm::StringRef> items;
+  list.split(items, ',', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef item : items) {
+    llvm::StringRef digits = item.trim();
+    if (!digits.consume_front("sm_"))
+      digits.consume_front("compute_");
+    int sm;
+    if (digits.getAsInteger(10, sm) || sm < 50 || sm > 200)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "--arch: '%s' is not an SM such as sm_80",
+                                     item.str().c_str());
+    sms.push_back(sm);
+  }
+  if (sms.empty())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "--arch names no SM");
+  llvm::sort(sms);
+  sms.erase(std::unique(sms.begin(), sms.end()), sms.end());
+  return sms;
+}
+
+int runCompile(const CompileFlags &flags) {
+  CompileOptions options;
+  options.inputPath = flags.input;
+  options.outputPath = flags.output;
+  options.target = flags.target == "cpu" ? Target::cpu : Target::cuda;
+  options.shapes = flags.shapes;
+  options.dims = flags.dims;
+  options.weightsSideFile = flags.weightsFile;
+  options.keepDir = flags.keep;
+  if (flags.emit == "graph")
+    options.emit = EmitStage::graph;
+  else if (flags.emit == "kernel")
+    options.emit = EmitStage::kernel;
+  else if (flags.emit == "exec")
+    options.emit = EmitStage::exec;
+  else if (flags.emit == "source" || flags.emit == "cuda")
+    options.emit = EmitStage::source;
+  auto sms = parseArchList(flags.arch);
+  if (!sms) {
+    llvm::WithColor::error() << llvm::toString(sms.takeError()) << "\n";
+    return 2;
+  }
+  options.sms = *sms;
+  if (options.emit == EmitStage::none && options.outputPath.empty()) {
+    llvm::WithColor::error() << "compile: -o OUT.so is required (or --emit)\n";
+    return 2;
+  }
+  if (!options.outputPath.empty() &&
+      llvm::sys::fs::is_directory(options.outputPath)) {
+    llvm::WithColor::error() << "compile: -o " << options.outputPath
+                             << " is a directory\n";
+    return 2;
+  }
+  if (llvm::Error e = compileModel(options, llvm::outs())) {
+    llvm::WithColor::error() << llvm::toString(std::move(e)) << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+} // namespace
+
+void addCompileCommand(CLI::App &app, int &exitCode) {
+  auto flags = std::make_shared<CompileFlags>();
+  CLI::App *cmd =
+      app.add_subcommand("compile", "compile an ONNX model to a shared object");
+  cmd->add_option("model", flags->input, "ONNX model")->required();
+  cmd->add_option("-o,--output", flags->output, "output .so");
+  cmd->add_option("--target", flags->target, "cuda (default) or cpu")
+      ->check(CLI::IsMember({"cuda", "cpu"}));
+  cmd->add_option("--arch", flags->arch,
+                  "comma-separated SMs for the cuda target (sm_80,sm_90)");
+  cmd->add_option("--shape", flags->shapes,
+                  "fix an input's shape: NAME=D1xD2x... (repeatable)");
+  cmd->add_option("--dim", flags->dims,
+                  "fix a named dim (ONNX dim_param): NAME=D (repeatable)");
+  cmd->add_option("--emit", flags->emit,
+                  "stop after a stage and print it: graph, kernel, exec, "
+                  "source (cuda: CUDA C++, cpu: C++)")
+      ->check(CLI::IsMember({"graph", "kernel", "exec", "source", "cuda"}));
+  cmd->add_flag("--weights-file", flags->weightsFile,
+                "write weights to OUT.so.weights instead of into the .so");
+  cmd->add_option("--keep", flags->keep,
+                  "keep generated sources and build files in this directory");
+  cmd->callback([flags, &exitCode] { exitCode = runCompile(*flags); });
+}
+
+} // namespace graphc::tools

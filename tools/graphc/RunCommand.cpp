@@ -1,0 +1,334 @@
+//===- RunCommand.cpp - `graphc run` --------------------------------------===//
+//
+// Runs a compiled model on tensors read from .npy or ONNX TensorProto .pb
+// files through the runtime's C API, prints the output shapes and the median
+// latency, and optionally writes the outputs as .npy files.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tools/graphc/RuntimeCommands.h"
+
+#include "graphc/runtime.h"
+#include "lib/Import/ONNX/TensorFile.h"
+#include "lib/Support/HostTensor.h"
+#include "lib/Support/Npy.h"
+#include "tools/graphc/Commands.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <chrono>
+
+namespace graphc::tools {
+
+namespace {
+
+llvm::Error toError(graphc_status status) {
+  std::string message = graphc_status_message(status);
+  graphc_status_free(status);
+  return llvm::createStringError(message);
+}
+
+/// The DLPack dtype of an ONNX dtype (graphc's dtypes only).
+DLDataType dlpackDtype(int32_t dtype) {
+  switch (dtype) {
+  case 1:
+    return {kDLFloat, 32, 1};
+  case 2:
+    return {kDLUInt, 8, 1};
+  case 3:
+    return {kDLInt, 8, 1};
+  case 4:
+    return {kDLUInt, 16, 1};
+  case 5:
+    return {kDLInt, 16, 1};
+  case 6:
+    return {kDLInt, 32, 1};
+  case 7:
+    return {kDLInt, 64, 1};
+  case 9:
+    return {/*kDLBool*/ 6, 8, 1};
+  case 10:
+    return {kDLFloat, 16, 1};
+  case 11:
+    return {kDLFloat, 64, 1};
+  case 12:
+    return {kDLUInt, 32, 1};
+  case 13:
+    return {kDLUInt, 64, 1};
+  case 16:
+    return {kDLBfloat, 16, 1};
+  default:
+    return {kDLOpaqueHandle, 0, 0};
+  }
+}
+
+/// Reads "NAME=FILE" or "FILE" by extension.
+llvm::Expected<HostTensor> readInput(const std::string &spec,
+                                     std::string &name) {
+  std::string path = spec;
+  size_t equals = spec.find('=');
+  if (equals != std::string::npos) {
+    name = spec.substr(0, equals);
+    path = spec.substr(equals + 1);
+  }
+  llvm::StringRef extension = llvm::sys::path::extension(path);
+  if (extension == ".npy")
+    return readNpyFile(path);
+  if (extension == ".pb")
+    return readTensorProtoFile(path);
+  return llvm::createStringError("input '" + spec +
+                                 "': expected a .npy or ONNX TensorProto .pb "
+                                 "file");
+}
+
+/// A file name for an output: ONNX names may hold '/' or ':'.
+std::string fileNameFor(llvm::StringRef name) {
+  std::string text;
+  for (char c : name)
+    text += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' ||
+             c == '-' || c == '_')
+                ? c
+                : '_';
+  return text.empty() ? "output" : text;
+}
+
+/// Session-owned buffers (device memory for cuda models), freed on exit.
+class Buffers {
+public:
+  explicit Buffers(graphc_session *session) : session(session) {}
+  ~Buffers() {
+    for (void *data : owned)
+      graphc_session_free_buffer(session, data);
+  }
+  llvm::Expected<void *> allocate(uint64_t bytes) {
+    void *data = nullptr;
+    if (graphc_status status =
+            graphc_session_allocate_buffer(session, bytes, &data))
+      return toError(status);
+    owned.push_back(data);
+    return data;
+  }
+
+private:
+  graphc_session *session;
+  std::vector<void *> owned;
+};
+
+llvm::Error run(const RunOptions &options) {
+  if (options.repeat < 1)
+    return llvm::createStringError("--repeat must be at least 1");
+  graphc_model_options loadOptions;
+  graphc_model_options_init(&loadOptions);
+  loadOptions.device_ordinal = options.device;
+  graphc_model *model = nullptr;
+  if (graphc_status status =
+          graphc_model_load(options.model.c_str(), &loadOptions, &model))
+    return toError(status);
+  std::unique_ptr<graphc_model, void (*)(graphc_model *)> modelOwner(
+      model, graphc_model_release);
+  graphc_session_options sessionOptions;
+  graphc_session_options_init(&sessionOptions);
+  sessionOptions.device_ordinal = options.device;
+  graphc_session *session = nullptr;
+  if (graphc_status status =
+          graphc_session_create(model, &sessionOptions, &session))
+    return toError(status);
+  std::unique_ptr<graphc_session, void (*)(graphc_session *)> sessionOwner(
+      session, graphc_session_release);
+  Buffers buffers(session);
+  bool cuda = graphc_model_target(model) == GRAPHC_TARGET_CUDA;
+  DLDevice device =
+      cuda ? DLDevice{kDLCUDA, options.device} : DLDevice{kDLCPU, 0};
+
+  // Inputs: named ones by name, the others in model order.
+  std::vector<HostTensor> hostInputs;
+  std::vector<std::string> names;
+  for (const std::string &spec : options.inputs) {
+    std::string name;
+    llvm::Expected<HostTensor> tensor = readInput(spec, name);
+    if (!tensor)
+      return tensor.takeError();
+    hostInputs.push_back(std::move(*tensor));
+    names.push_back(name);
+  }
+  bool anyNamed = llvm::any_of(names, [](auto &n) { return !n.empty(); });
+  if (anyNamed) {
+    // Positional inputs take the model inputs no NAME= claimed, in order.
+    std::vector<bool> claimed(graphc_model_input_count(model), false);
+    for (const std::string &name : names) {
+      for (int32_t i = 0; i < graphc_model_input_count(model); ++i) {
+        graphc_tensor_info info;
+        graphc_status_free(graphc_model_input_info(model, i, &info));
+        if (name == info.name)
+          claimed[i] = true;
+      }
+    }
+    int32_t next = 0;
+    for (std::string &name : names) {
+      if (!name.empty())
+        continue;
+      while (next < static_cast<int32_t>(claimed.size()) && claimed[next])
+        ++next;
+      if (next == static_cast<int32_t>(claimed.size()))
+        return llvm::createStringError(
+            "more inputs given than the model has (" +
+            std::to_string(claimed.size()) + ")");
+      graphc_tensor_info info;
+      graphc_status_free(graphc_model_input_info(model, next++, &info));
+      name = info.name;
+    }
+  }
+  std::vector<const char *> namePointers;
+  for (const std::string &name : names)
+    namePointers.push_back(name.c_str());
+
+  std::vector<DLTensor> inputs(hostInputs.size());
+  std::vector<int32_t> ranks;
+  std::vector<const int64_t *> dims;
+  for (size_t i = 0; i < hostInputs.size(); ++i) {
+    HostTensor &host = hostInputs[i];
+    DLTensor &tensor = inputs[i];
+    tensor.device = device;
+    tensor.ndim = static_cast<int32_t>(host.dims.size());
+    tensor.dtype = dlpackDtype(host.dtype);
+    tensor.shape = host.dims.data();
+    tensor.strides = nullptr;
+    tensor.byte_offset = 0;
+    tensor.data = host.data.data();
+    if (cuda) {
+      llvm::Expected<void *> data = buffers.allocate(host.data.size());
+      if (!data)
+        return data.takeError();
+      if (graphc_status status = graphc_session_upload(
+              session, *data, host.data.data(), host.data.size()))
+        return toError(status);
+      tensor.data = *data;
+    }
+    ranks.push_back(tensor.ndim);
+    dims.push_back(host.dims.data());
+  }
+
+  int32_t planIndex = -1;
+  if (graphc_status status =
+          graphc_model_select_plan(model, static_cast<int32_t>(inputs.size()),
+                                   anyNamed ? namePointers.data() : nullptr,
+                                   ranks.data(), dims.data(), &planIndex))
+    return toError(status);
+  graphc_plan_info plan;
+  if (graphc_status status = graphc_model_plan_info(model, planIndex, &plan))
+    return toError(status);
+
+  int32_t numOutputs = graphc_model_output_count(model);
+  std::vector<HostTensor> hostOutputs(numOutputs);
+  std::vector<DLTensor> outputs(numOutputs);
+  for (int32_t o = 0; o < numOutputs; ++o) {
+    graphc_tensor_info info;
+    if (graphc_status status = graphc_model_output_info(model, o, &info))
+      return toError(status);
+    HostTensor &host = hostOutputs[o];
+    host.name = info.name;
+    host.dtype = info.dtype;
+    host.dims.assign(plan.output_dims[o], plan.output_dims[o] + info.rank);
+    uint64_t count = 1;
+    for (int64_t dim : host.dims)
+      count *= static_cast<uint64_t>(dim);
+    host.data.assign(count * graphc_dtype_size(info.dtype), 0);
+    DLTensor &tensor = outputs[o];
+    tensor.device = device;
+    tensor.ndim = info.rank;
+    tensor.dtype = dlpackDtype(info.dtype);
+    tensor.shape = host.dims.data();
+    tensor.strides = nullptr;
+    tensor.byte_offset = 0;
+    tensor.data = host.data.data();
+    if (cuda) {
+      llvm::Expected<void *> data = buffers.allocate(host.data.size());
+      if (!data)
+        return data.takeError();
+      tensor.data = *data;
+    }
+  }
+
+  std::vector<double> milliseconds;
+  for (int r = 0; r < options.repeat; ++r) {
+    auto start = std::chrono::steady_clock::now();
+    if (graphc_status status = graphc_session_run(
+            session, inputs.data(), static_cast<int32_t>(inputs.size()),
+            anyNamed ? namePointers.data() : nullptr, outputs.data(),
+            numOutputs))
+      return toError(status);
+    milliseconds.push_back(std::chrono::duration<double, std::milli>(
+                               std::chrono::steady_clock::now() - start)
+                               .count());
+  }
+
+  if (!options.outputDir.empty()) {
+    if (std::error_code ec =
+            llvm::sys::fs::create_directories(options.outputDir))
+      return llvm::createStringError(ec, "cannot create '" + options.outputDir +
+                                             "': " + ec.message());
+  }
+  for (int32_t o = 0; o < numOutputs; ++o) {
+    HostTensor &host = hostOutputs[o];
+    if (cuda) {
+      if (graphc_status status = graphc_session_download(
+              session, host.data.data(), outputs[o].data, host.data.size()))
+        return toError(status);
+    }
+    llvm::outs() << "output '" << host.name
+                 << "': " << graphc_dtype_name(host.dtype) << "[";
+    for (size_t d = 0; d < host.dims.size(); ++d)
+      llvm::outs() << (d ? "," : "") << host.dims[d];
+    llvm::outs() << "]";
+    if (!options.outputDir.empty()) {
+      llvm::SmallString<256> path(options.outputDir);
+      llvm::sys::path::append(path, fileNameFor(host.name) + ".npy");
+      if (llvm::Error error = writeNpyFile(path, host))
+        return error;
+      llvm::outs() << " -> " << path;
+    }
+    llvm::outs() << "\n";
+  }
+  std::nth_element(milliseconds.begin(),
+                   milliseconds.begin() + milliseconds.size() / 2,
+                   milliseconds.end());
+  llvm::outs() << "plan '" << plan.name << "', median latency over "
+               << options.repeat << (options.repeat == 1 ? " run: " : " runs: ")
+               << llvm::format("%.3f", milliseconds[milliseconds.size() / 2])
+               << " ms\n";
+  return llvm::Error::success();
+}
+
+} // namespace
+
+int runRunCommand(const RunOptions &options) {
+  if (llvm::Error error = run(options))
+    return reportError(std::move(error));
+  return 0;
+}
+
+void addRunCommand(CLI::App &app, int &exitCode) {
+  auto options = std::make_shared<RunOptions>();
+  CLI::App *command =
+      app.add_subcommand("run", "Run a compiled model .so on tensor files");
+  command->add_option("model", options->model, "The model .so")->required();
+  command
+      ->add_option("--input,-i", options->inputs,
+                   "NAME=FILE or FILE (positional), .npy or TensorProto .pb")
+      ->allow_extra_args(false);
+  command->add_option("--output-dir,-o", options->outputDir,
+                      "Write each output to DIR/<output>.npy");
+  command->add_option("--repeat", options->repeat,
+                      "Run N times and report the median latency");
+  command->add_option("--device", options->device, "CUDA device ordinal");
+  command->callback(
+      [options, &exitCode] { exitCode = runRunCommand(*options); });
+}
+
+} // namespace graphc::tools

@@ -1,0 +1,47 @@
+//===- RuntimeCommands.h - `graphc run` and `graphc inspect` ----*- C++ -*-===//
+//
+// Subcommands that work on a compiled model .so through the runtime's C API
+// (no MLIR involved). Each has an options struct, an entry point returning
+// the exit status, and a function registering it on the CLI11 app.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GRAPHC_TOOLS_GRAPHC_RUNTIMECOMMANDS_H
+#define GRAPHC_TOOLS_GRAPHC_RUNTIMECOMMANDS_H
+
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+} // namespace CLI
+
+namespace graphc::tools {
+
+struct RunOptions {
+  std::string model;
+  /// "NAME=FILE" or positional "FILE"; .npy or ONNX TensorProto .pb files.
+  std::vector<std::string> inputs;
+  /// Where <output>.npy files go; none written when empty.
+  std::string outputDir;
+  int repeat = 1;
+  int device = 0;
+};
+
+/// `graphc run OUT.so --input NAME=FILE ... [--output-dir DIR] [--repeat N]`:
+/// runs the model, prints output shapes and the median latency.
+int runRunCommand(const RunOptions &options);
+void addRunCommand(CLI::App &app, int &exitCode);
+
+struct InspectOptions {
+  std::string model;
+  bool json = false;
+};
+
+/// `graphc inspect OUT.so [--json]`: target, SMs, inputs, outputs, plans,
+/// kernels with their ONNX nodes, arena and weight sizes.
+int runInspectCommand(const InspectOptions &options);
+void addInspectCommand(CLI::App &app, int &exitCode);
+
+} // namespace graphc::tools
+
+#endif
