@@ -198,7 +198,7 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
     os << "  {" << quoted(kernel.getSymName()) << ", "
        << quoted(kernel::stringifyFusionKind(kernel.getKind())) << ", "
        << quoted(nodes) << ", 0x" << kernel.getHash() << "ull, "
-       << (options.cudaTarget ? "nullptr" : kernel.getSymName().str())
+       << (options.cudaTarget ? "nullptr" : cpuKernelSymbol(kernel))
        << "},\n";
   }
   if (parts.kernels.empty())

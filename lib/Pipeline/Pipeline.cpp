@@ -80,6 +80,8 @@ void printModule(ModuleOp module, llvm::raw_ostream &out) {
   OpPrintingFlags flags;
   flags.elideLargeElementsAttrs(16);
   flags.elideLargeResourceString(64);
+  // Locations carry the ONNX node names: worth reading in every stage.
+  flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
   module->print(out, flags);
   out << "\n";
 }

@@ -103,10 +103,10 @@ void printText(const CheckOptions &options, const ModelSummary &summary,
     os << "  " << problem << "\n";
 }
 
-nlohmann::json valueJson(const ValueSummary &value) {
-  nlohmann::json dims = nullptr;
+nlohmann::ordered_json valueJson(const ValueSummary &value) {
+  nlohmann::ordered_json dims = nullptr;
   if (value.hasShape) {
-    dims = nlohmann::json::array();
+    dims = nlohmann::ordered_json::array();
     for (const DimSummary &dim : value.dims) {
       if (dim.size >= 0)
         dims.push_back(dim.size);
@@ -121,26 +121,26 @@ nlohmann::json valueJson(const ValueSummary &value) {
 
 void printJson(const CheckOptions &options, const ModelSummary &summary,
                llvm::raw_ostream &os) {
-  nlohmann::json json;
+  nlohmann::ordered_json json;
   json["model"] = options.model;
   json["ir_version"] = summary.irVersion;
   json["producer"] = {{"name", summary.producerName},
                       {"version", summary.producerVersion}};
-  json["opsets"] = nlohmann::json::object();
+  json["opsets"] = nlohmann::ordered_json::object();
   for (const auto &[domain, version] : summary.opsets)
     json["opsets"][domain] = version;
-  json["inputs"] = nlohmann::json::array();
+  json["inputs"] = nlohmann::ordered_json::array();
   for (const ValueSummary &input : summary.inputs)
     json["inputs"].push_back(valueJson(input));
-  json["outputs"] = nlohmann::json::array();
+  json["outputs"] = nlohmann::ordered_json::array();
   for (const ValueSummary &output : summary.outputs)
     json["outputs"].push_back(valueJson(output));
   json["parameters"] = summary.parameterCount;
   json["weight_bytes"] = summary.weightBytes;
   json["external_weight_bytes"] = summary.externalWeightBytes;
   json["nodes"] = summary.nodeCount;
-  json["ops"] = nlohmann::json::array();
-  json["unsupported_ops"] = nlohmann::json::array();
+  json["ops"] = nlohmann::ordered_json::array();
+  json["unsupported_ops"] = nlohmann::ordered_json::array();
   for (const OpCount &op : summary.ops) {
     json["ops"].push_back({{"domain", op.domain},
                            {"op", op.opType},

@@ -50,6 +50,10 @@ static void emitInt64Array(llvm::raw_ostream &os, StringRef name,
   os << "};\n";
 }
 
+std::string cpuKernelSymbol(exec::KernelOp kernel) {
+  return ("graphc_kernel_" + kernel.getSymName()).str();
+}
+
 LogicalResult emitCpuKernel(exec::KernelOp kernel, llvm::raw_ostream &os) {
   Block &body = kernel.getBody().front();
   Operation &op = body.front();
@@ -155,7 +159,7 @@ LogicalResult emitCpuKernel(exec::KernelOp kernel, llvm::raw_ostream &os) {
     outputs.push_back(
         bind(result.getType(), prefix + "_out" + std::to_string(i)));
 
-  os << "extern \"C\" int " << prefix
+  os << "extern \"C\" int " << cpuKernelSymbol(kernel)
      << "(void *const *args, char *err, uint64_t err_len) {\n";
   os << "  gc_tensor inputs[] = {";
   for (auto [i, in] : llvm::enumerate(inputs))

@@ -13,6 +13,10 @@ namespace graphc::codegen {
 /// step's buffers to tensors of the kernel's static shapes and calls the
 /// op's host kernel. Fails (with a diagnostic at the op) for a kernel whose
 /// op has no host kernel or an attribute it cannot pass.
+/// The C symbol of a kernel's host function (prefixed so that kernel names
+/// never collide with library symbols).
+std::string cpuKernelSymbol(exec::KernelOp kernel);
+
 mlir::LogicalResult emitCpuKernel(exec::KernelOp kernel,
                                   llvm::raw_ostream &os);
 

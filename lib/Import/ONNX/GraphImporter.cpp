@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -109,10 +110,9 @@ private:
 } // namespace
 
 llvm::Error GraphImporter::checkSupport() {
-  llvm::Expected<int64_t> version = checkDefaultOpset(model);
-  if (!version)
-    return version.takeError();
-  opset = *version;
+  // Unsupported ops and an unsupported opset are reported together, so that
+  // one run shows everything that stands in the way.
+  std::vector<std::string> problems;
   auto isSupported = [&](llvm::StringRef domain, llvm::StringRef opType) {
     llvm::StringRef mnemonic = lookupMnemonic(opType);
     return isDefaultDomain(domain) && !mnemonic.empty() &&
@@ -121,11 +121,18 @@ llvm::Error GraphImporter::checkSupport() {
   std::vector<UnsupportedOpUse> unsupported =
       findUnsupportedOps(graph, opsetVersions(model), isSupported);
   if (!unsupported.empty())
-    return makeError(formatUnsupportedOps(unsupported));
+    problems.push_back(formatUnsupportedOps(unsupported));
+  llvm::Expected<int64_t> version = checkDefaultOpset(model);
+  if (version)
+    opset = *version;
+  else
+    problems.push_back(llvm::toString(version.takeError()));
   if (graph.sparse_initializer_size() > 0)
-    return makeError("unsupported sparse initializer '" +
-                     graph.sparse_initializer(0).values().name() + "'");
-  return llvm::Error::success();
+    problems.push_back("unsupported sparse initializer '" +
+                       graph.sparse_initializer(0).values().name() + "'");
+  if (problems.empty())
+    return llvm::Error::success();
+  return makeError(llvm::join(problems, "; "));
 }
 
 llvm::Expected<std::vector<size_t>> GraphImporter::orderNodes() {
@@ -201,11 +208,37 @@ llvm::Expected<std::vector<size_t>> GraphImporter::orderNodes() {
   if (order.size() == count)
     return order;
 
+  // Nodes left over either lie on a cycle or wait on one. Peel off those
+  // whose outputs no other left-over node reads, so that the message names
+  // the cycle itself.
+  std::vector<size_t> leftUsers(count, 0);
+  std::vector<bool> left(count, false);
+  for (size_t i = 0; i < count; ++i)
+    left[i] = pending[i] != 0;
+  for (size_t i = 0; i < count; ++i)
+    if (left[i])
+      for (size_t user : users[i])
+        leftUsers[i] += left[user] ? 1 : 0;
+  std::vector<size_t> unused;
+  for (size_t i = 0; i < count; ++i)
+    if (left[i] && leftUsers[i] == 0)
+      unused.push_back(i);
+  while (!unused.empty()) {
+    size_t next = unused.back();
+    unused.pop_back();
+    left[next] = false;
+    for (const std::string &input : graph.node(next).input()) {
+      auto it = producer.find(input);
+      if (it != producer.end() && left[it->second] &&
+          --leftUsers[it->second] == 0)
+        unused.push_back(it->second);
+    }
+  }
   std::string names;
   llvm::raw_string_ostream os(names);
   size_t listed = 0;
   for (size_t i = 0; i < count; ++i) {
-    if (pending[i] == 0)
+    if (!left[i])
       continue;
     if (listed++ < 4)
       os << (listed > 1 ? ", '" : "'") << nodeDisplayName(graph.node(i), i)
@@ -213,7 +246,7 @@ llvm::Expected<std::vector<size_t>> GraphImporter::orderNodes() {
   }
   if (listed > 4)
     os << " and " << listed - 4 << " more";
-  return makeError("graph is not a DAG: a cycle runs through nodes " + names);
+  return makeError("graph is not a DAG: nodes " + names + " form a cycle");
 }
 
 llvm::Expected<Type>

@@ -127,8 +127,12 @@ std::string formatUnsupportedOps(llvm::ArrayRef<UnsupportedOpUse> uses) {
   llvm::interleave(
       uses, os,
       [&](const UnsupportedOpUse &use) {
-        os << use.domain << "::" << use.opType << " (opset " << use.opset
-           << ") used by ";
+        os << use.domain << "::" << use.opType;
+        if (use.opset > 0)
+          os << " (opset " << use.opset << ")";
+        else
+          os << " (domain not imported)";
+        os << " used by ";
         // Long lists name the first few nodes and count the rest.
         constexpr size_t kMaxNamed = 4;
         os << (use.nodes.size() == 1 ? "node " : "nodes ");
