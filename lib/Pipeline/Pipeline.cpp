@@ -18,6 +18,7 @@
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Format.h"
 
 using namespace mlir;
 
@@ -113,6 +114,56 @@ llvm::Error generateCuda(ModuleOp module, const CompileOptions &options,
   return llvm::Error::success();
 }
 
+std::string formatBytes(uint64_t bytes) {
+  const char *units[] = {"B", "KiB", "MiB", "GiB"};
+  double value = bytes;
+  int unit = 0;
+  while (value >= 1024 && unit < 3) {
+    value /= 1024;
+    ++unit;
+  }
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (unit == 0)
+    os << bytes << " B";
+  else
+    os << llvm::format("%.1f %s", value, units[unit]);
+  return text;
+}
+
+/// One line on what was written: what memory planning saved, what the
+/// artifact holds.
+void printSummary(ModuleOp module, const CompileOptions &options,
+                  llvm::raw_ostream &out) {
+  int64_t kernels = 0, steps = 0, weights = 0, arena = 0, intermediates = 0;
+  for (Operation &op : module.getBody()->getOperations()) {
+    if (isa<exec::KernelOp>(op))
+      ++kernels;
+    if (auto weight = dyn_cast<exec::WeightOp>(op)) {
+      auto type = cast<ShapedType>(weight.getValue().getType());
+      weights = std::max<int64_t>(
+          weights, weight.getOffset() +
+                       type.getNumElements() *
+                           std::max<int64_t>(
+                               1, (type.getElementTypeBitWidth() + 7) / 8));
+    }
+    if (auto plan = dyn_cast<exec::PlanOp>(op)) {
+      steps += plan.getSteps().front().getOperations().size();
+      arena = std::max<int64_t>(arena, plan.getArenaBytes());
+      intermediates =
+          std::max<int64_t>(intermediates, plan.getIntermediateBytes());
+    }
+  }
+  out << "wrote " << options.outputPath << " ("
+      << (options.target == Target::cuda ? "cuda" : "cpu") << "): " << kernels
+      << " kernels, " << steps << " steps, arena " << formatBytes(arena)
+      << " (intermediates " << formatBytes(intermediates)
+      << " without reuse), weights " << formatBytes(weights)
+      << (options.weightsSideFile ? " in " + options.outputPath + ".weights"
+                                  : std::string())
+      << "\n";
+}
+
 } // namespace
 
 llvm::Error compileModel(const CompileOptions &options,
@@ -198,6 +249,7 @@ llvm::Error compileModel(const CompileOptions &options,
     return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s",
                                    text.c_str());
   }
+  printSummary(module, options, out);
   return llvm::Error::success();
 }
 

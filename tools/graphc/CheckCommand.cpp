@@ -94,9 +94,8 @@ void printText(const CheckOptions &options, const ModelSummary &summary,
                << " op types)\n";
   os << "ops\n";
   for (const OpCount &op : summary.ops)
-    os << "  " << (op.domain == "ai.onnx" ? "" : op.domain + "::")
-       << op.opType << " " << op.count
-       << (op.supported ? "" : " (unsupported)") << "\n";
+    os << "  " << (op.domain == "ai.onnx" ? "" : op.domain + "::") << op.opType
+       << " " << op.count << (op.supported ? "" : " (unsupported)") << "\n";
   row("status") << (summary.problems.empty() ? "supported" : "unsupported")
                 << "\n";
   for (const std::string &problem : summary.problems)

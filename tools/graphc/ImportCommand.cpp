@@ -59,9 +59,9 @@ int importModel(const ImportCommandOptions &options) {
         llvm::inconvertibleErrorCode(),
         "import takes one model unless --verify-only is given"));
   if (options.output != "-" && llvm::sys::fs::is_directory(options.output))
-    return reportError(llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        "output '" + options.output + "' is a directory"));
+    return reportError(llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                               "output '" + options.output +
+                                                   "' is a directory"));
 
   mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
   auto module = importONNXModel(options.models.front(), context);
@@ -72,11 +72,14 @@ int importModel(const ImportCommandOptions &options) {
   std::unique_ptr<llvm::ToolOutputFile> output =
       mlir::openOutputFile(options.output, &errorMessage);
   if (!output)
-    return reportError(llvm::createStringError(
-        llvm::inconvertibleErrorCode(), errorMessage));
+    return reportError(
+        llvm::createStringError(llvm::inconvertibleErrorCode(), errorMessage));
   mlir::OpPrintingFlags flags;
+  // Without weights, print the module as a nested op: that prints no
+  // dialect_resources section at all. (elideLargeResourceString in MLIR 19
+  // renders every blob to a hex string, twice its size, before eliding it.)
   if (!options.printWeights)
-    flags.elideLargeResourceString();
+    flags.useLocalScope();
   if (options.printLocations)
     flags.enableDebugInfo();
   (*module)->print(output->os(), flags);
@@ -89,8 +92,8 @@ int importModel(const ImportCommandOptions &options) {
 
 void addImportCommand(CLI::App &app, int &exitCode) {
   auto options = std::make_shared<ImportCommandOptions>();
-  CLI::App *command = app.add_subcommand(
-      "import", "Print an ONNX model in the graph dialect");
+  CLI::App *command =
+      app.add_subcommand("import", "Print an ONNX model in the graph dialect");
   command->add_option("models", options->models, "ONNX model(s) (.onnx)")
       ->required();
   command->add_option("-o,--output", options->output,
@@ -102,8 +105,8 @@ void addImportCommand(CLI::App &app, int &exitCode) {
   command->add_flag("--verify-only", options->verifyOnly,
                     "Import and verify each model; print one line per model");
   command->callback([options, &exitCode] {
-    exitCode = options->verifyOnly ? verifyModels(*options)
-                                   : importModel(*options);
+    exitCode =
+        options->verifyOnly ? verifyModels(*options) : importModel(*options);
   });
 }
 

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lib/Import/ONNX/ONNXImporter.h"
 #include "lib/Import/ONNX/NodeBuilder.h"
+#include "lib/Import/ONNX/ONNXImporter.h"
 #include "lib/Import/ONNX/OnnxModel.h"
 #include "lib/Import/ONNX/TensorImport.h"
 #include "lib/Import/ONNX/VersionNormalization.h"
@@ -271,8 +271,7 @@ GraphImporter::convertValueType(const onnx::ValueInfoProto &info,
   return RankedTensorType::get(shape, elementType);
 }
 
-ArrayAttr GraphImporter::dimNames(const onnx::ValueInfoProto &info,
-                                  Type type) {
+ArrayAttr GraphImporter::dimNames(const onnx::ValueInfoProto &info, Type type) {
   auto ranked = dyn_cast<RankedTensorType>(type);
   if (!ranked)
     return {};
@@ -344,15 +343,15 @@ GraphImporter::convertAttributes(onnx::NodeProto &node,
   return attributes;
 }
 
-llvm::Error GraphImporter::importNode(OpBuilder &builder,
-                                      onnx::NodeProto &node, size_t index) {
+llvm::Error GraphImporter::importNode(OpBuilder &builder, onnx::NodeProto &node,
+                                      size_t index) {
   std::string name = nodeDisplayName(node, index);
   llvm::Expected<NamedAttrList> attributes = convertAttributes(node, name);
   if (!attributes)
     return attributes.takeError();
 
-  NodeInfo info{node, opset, {}, std::move(*attributes),
-                lookupMnemonic(node.op_type())};
+  NodeInfo info{
+      node, opset, {}, std::move(*attributes), lookupMnemonic(node.op_type())};
   for (const std::string &input : node.input())
     info.inputs.push_back(input.empty() ? Value() : values.lookup(input));
   info.inputs.resize(inputSlotCount(node.op_type(), info.inputs.size()));
@@ -374,11 +373,10 @@ llvm::Error GraphImporter::importNode(OpBuilder &builder,
     }
     // Optional outputs that graphc does not model may only be left unused.
     if (usedNames.contains(output))
-      return makeError(nodePrefix(node, name) + "unsupported optional output " +
-                       llvm::Twine(position) + " '" + output +
-                       "' is used; graphc models " +
-                       llvm::Twine(results->size()) + " output(s) of " +
-                       node.op_type());
+      return makeError(
+          nodePrefix(node, name) + "unsupported optional output " +
+          llvm::Twine(position) + " '" + output + "' is used; graphc models " +
+          llvm::Twine(results->size()) + " output(s) of " + node.op_type());
   }
   return llvm::Error::success();
 }

@@ -73,9 +73,9 @@ static void checkValueType(llvm::StringRef kind, const ValueSummary &value,
       "float32", "float16", "bfloat16", "float64", "int8",   "int16", "int32",
       "int64",   "uint8",   "uint16",   "uint32",  "uint64", "bool"};
   if (!llvm::is_contained(supported, value.dtype))
-    summary.problems.push_back(("unsupported " + kind + " '" + value.name +
-                                "' of type " + value.dtype)
-                                   .str());
+    summary.problems.push_back(
+        ("unsupported " + kind + " '" + value.name + "' of type " + value.dtype)
+            .str());
 }
 
 llvm::Expected<ModelSummary> summarizeONNXModel(llvm::StringRef path) {
@@ -91,8 +91,7 @@ llvm::Expected<ModelSummary> summarizeONNXModel(llvm::StringRef path) {
   summary.producerName = model.producer_name();
   summary.producerVersion = model.producer_version();
   for (const onnx::OperatorSetIdProto &opset : model.opset_import())
-    summary.opsets.emplace_back(displayDomain(opset.domain()),
-                                opset.version());
+    summary.opsets.emplace_back(displayDomain(opset.domain()), opset.version());
   if (llvm::Expected<int64_t> opset = checkDefaultOpset(model); !opset)
     summary.problems.push_back(llvm::toString(opset.takeError()));
 
@@ -132,7 +131,9 @@ llvm::Expected<ModelSummary> summarizeONNXModel(llvm::StringRef path) {
       return op.domain == domain && op.opType == node.op_type();
     });
     if (it == summary.ops.end()) {
-      summary.ops.push_back({domain, node.op_type(), 0,
+      summary.ops.push_back({domain,
+                             node.op_type(),
+                             0,
                              isSupported(node.domain(), node.op_type()),
                              {}});
       it = std::prev(summary.ops.end());
@@ -147,10 +148,9 @@ llvm::Expected<ModelSummary> summarizeONNXModel(llvm::StringRef path) {
     for (OpCount &op : summary.ops)
       if (op.domain == use.domain && op.opType == use.opType)
         op.nodes = use.nodes;
-  std::stable_sort(summary.ops.begin(), summary.ops.end(),
-                   [](const OpCount &a, const OpCount &b) {
-                     return a.count > b.count;
-                   });
+  std::stable_sort(
+      summary.ops.begin(), summary.ops.end(),
+      [](const OpCount &a, const OpCount &b) { return a.count > b.count; });
   return summary;
 }
 

@@ -41,8 +41,7 @@ NodeBuilder::create(llvm::StringRef mnemonic, llvm::ArrayRef<Value> slots,
       if (slot)
         operands.push_back(slot);
     }
-    attrs.set("operandSegmentSizes",
-              DenseI32ArrayAttr::get(context, segments));
+    attrs.set("operandSegmentSizes", DenseI32ArrayAttr::get(context, segments));
   } else {
     size_t used = slots.size();
     while (used > 0 && !slots[used - 1])
@@ -82,8 +81,7 @@ NodeBuilder::createValue(llvm::StringRef mnemonic, llvm::ArrayRef<Value> slots,
     return failure();
   if ((*op)->getNumResults() != 1)
     return emitError(loc) << "'" << (*op)->getName() << "' has "
-                          << (*op)->getNumResults()
-                          << " results, expected one";
+                          << (*op)->getNumResults() << " results, expected one";
   return (*op)->getResult(0);
 }
 

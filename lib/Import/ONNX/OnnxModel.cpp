@@ -98,8 +98,7 @@ std::string nodeDisplayName(const onnx::NodeProto &node, size_t index) {
 }
 
 std::vector<UnsupportedOpUse> findUnsupportedOps(
-    const onnx::GraphProto &graph,
-    const std::map<std::string, int64_t> &opsets,
+    const onnx::GraphProto &graph, const std::map<std::string, int64_t> &opsets,
     llvm::function_ref<bool(llvm::StringRef, llvm::StringRef)> isSupported) {
   std::vector<UnsupportedOpUse> uses;
   for (auto [index, node] : llvm::enumerate(graph.node())) {
@@ -111,8 +110,10 @@ std::vector<UnsupportedOpUse> findUnsupportedOps(
     });
     if (it == uses.end()) {
       auto opset = opsets.find(domain);
-      uses.push_back({domain, node.op_type(),
-                      opset == opsets.end() ? 0 : opset->second, {}});
+      uses.push_back({domain,
+                      node.op_type(),
+                      opset == opsets.end() ? 0 : opset->second,
+                      {}});
       it = std::prev(uses.end());
     }
     it->nodes.push_back(nodeDisplayName(node, index));

@@ -1,4 +1,5 @@
-//===- OnnxModel.h - reading ONNX protobufs and what graphc supports -*- C++ -*-===//
+//===- OnnxModel.h - reading ONNX protobufs and what graphc supports -*- C++
+//-*-===//
 //
 // Protobuf-level helpers shared by the importer, `graphc check` and the tensor
 // file reader: loading a ModelProto, element types, op support from the
@@ -8,6 +9,7 @@
 #ifndef GRAPHC_LIB_IMPORT_ONNX_ONNXMODEL_H
 #define GRAPHC_LIB_IMPORT_ONNX_ONNXMODEL_H
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -59,8 +61,7 @@ struct UnsupportedOpUse {
 /// Groups the nodes of `graph` for which `isSupported(domain, opType)` is
 /// false by (domain, op type), in order of first use.
 std::vector<UnsupportedOpUse> findUnsupportedOps(
-    const onnx::GraphProto &graph,
-    const std::map<std::string, int64_t> &opsets,
+    const onnx::GraphProto &graph, const std::map<std::string, int64_t> &opsets,
     llvm::function_ref<bool(llvm::StringRef domain, llvm::StringRef opType)>
         isSupported);
 /// One line listing every unsupported op with the nodes that use it.

@@ -19,8 +19,8 @@ TensorData TensorData::fromString(std::unique_ptr<std::string> storage) {
 
 TensorData TensorData::fromBuffer(std::unique_ptr<llvm::MemoryBuffer> storage) {
   TensorData data;
-  data.view = llvm::ArrayRef<char>(storage->getBufferStart(),
-                                   storage->getBufferSize());
+  data.view =
+      llvm::ArrayRef<char>(storage->getBufferStart(), storage->getBufferSize());
   data.buffer = std::move(storage);
   return data;
 }
@@ -37,8 +37,8 @@ std::optional<int64_t> tensorByteSize(const onnx::TensorProto &tensor) {
 /// Packs typed repeated values into little-endian elements of `Element`.
 template <typename Element, typename Repeated>
 static std::unique_ptr<std::string> packValues(const Repeated &values) {
-  auto bytes = std::make_unique<std::string>(values.size() * sizeof(Element),
-                                             '\0');
+  auto bytes =
+      std::make_unique<std::string>(values.size() * sizeof(Element), '\0');
   for (int i = 0; i < values.size(); ++i) {
     auto value = static_cast<Element>(values.Get(i));
     std::memcpy(bytes->data() + i * sizeof(Element), &value, sizeof(Element));
@@ -80,9 +80,9 @@ packTypedFields(const onnx::TensorProto &tensor) {
 }
 
 /// Reads the external data of `tensor` from beside the model.
-static llvm::Expected<TensorData> readExternalData(
-    const onnx::TensorProto &tensor, llvm::StringRef baseDir,
-    llvm::StringRef what, int64_t expectedBytes) {
+static llvm::Expected<TensorData>
+readExternalData(const onnx::TensorProto &tensor, llvm::StringRef baseDir,
+                 llvm::StringRef what, int64_t expectedBytes) {
   std::string location;
   int64_t offset = 0;
   std::optional<int64_t> length;
@@ -93,8 +93,8 @@ static llvm::Expected<TensorData> readExternalData(
       location = entry.value();
     } else if (entry.key() == "offset" || entry.key() == "length") {
       if (value.getAsInteger(10, number) || number < 0)
-        return makeError(what + " has an invalid external data " +
-                         entry.key() + " '" + value + "'");
+        return makeError(what + " has an invalid external data " + entry.key() +
+                         " '" + value + "'");
       if (entry.key() == "offset")
         offset = number;
       else
@@ -146,14 +146,13 @@ llvm::Expected<TensorData> takeTensorData(onnx::TensorProto &tensor,
 
   std::unique_ptr<std::string> bytes;
   if (tensor.has_raw_data())
-    bytes = std::make_unique<std::string>(
-        std::move(*tensor.mutable_raw_data()));
+    bytes =
+        std::make_unique<std::string>(std::move(*tensor.mutable_raw_data()));
   else
     bytes = packTypedFields(tensor);
   if (static_cast<int64_t>(bytes->size()) != *expectedBytes)
     return makeError(what + " has " + llvm::Twine(bytes->size()) +
-                     " bytes of data, expected " +
-                     llvm::Twine(*expectedBytes));
+                     " bytes of data, expected " + llvm::Twine(*expectedBytes));
   return TensorData::fromString(std::move(bytes));
 }
 

@@ -11,6 +11,7 @@
 
 namespace graphc {
 
+using onnx_import::getDataTypeInfo;
 using onnx_import::makeError;
 
 llvm::Expected<HostTensor> readTensorProtoFile(llvm::StringRef path) {
@@ -18,8 +19,8 @@ llvm::Expected<HostTensor> readTensorProtoFile(llvm::StringRef path) {
       llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                   /*RequiresNullTerminator=*/false);
   if (!file)
-    return makeError("cannot open '" + path + "': " +
-                     file.getError().message());
+    return makeError("cannot open '" + path +
+                     "': " + file.getError().message());
   llvm::StringRef contents = (*file)->getBuffer();
   onnx::TensorProto tensor;
   if (contents.size() > INT_MAX ||
@@ -29,6 +30,10 @@ llvm::Expected<HostTensor> readTensorProtoFile(llvm::StringRef path) {
                      "' is not a valid ONNX TensorProto (truncated or corrupt "
                      "protobuf)");
   file->reset();
+  // Protobuf accepts many byte strings; a tensor file names a known type.
+  if (getDataTypeInfo(tensor.data_type()).name == "undefined")
+    return makeError("'" + path +
+                     "' is not an ONNX TensorProto (no known data type)");
 
   std::string what = "tensor '" + tensor.name() + "' in '" + path.str() + "'";
   llvm::Expected<onnx_import::TensorData> data = onnx_import::takeTensorData(

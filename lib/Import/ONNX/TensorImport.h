@@ -20,10 +20,11 @@ mlir::Type convertElementType(mlir::MLIRContext *context, int32_t dataType);
 /// DenseResourceElementsAttr blobs that own the (moved or mapped) bytes.
 /// `what` names the tensor in errors; external data is read relative to
 /// `baseDir`.
-llvm::Expected<mlir::ElementsAttr>
-importTensor(mlir::MLIRContext *context, onnx::TensorProto &tensor,
-             llvm::StringRef baseDir, llvm::StringRef what,
-             const ImportOptions &options);
+llvm::Expected<mlir::ElementsAttr> importTensor(mlir::MLIRContext *context,
+                                                onnx::TensorProto &tensor,
+                                                llvm::StringRef baseDir,
+                                                llvm::StringRef what,
+                                                const ImportOptions &options);
 
 } // namespace graphc::onnx_import
 

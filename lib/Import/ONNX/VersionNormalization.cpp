@@ -95,9 +95,8 @@ static NodeResults importReduction(NodeBuilder &builder, NodeInfo &info) {
 static NodeResults importSplit(NodeBuilder &builder, NodeInfo &info) {
   if (info.opset < 13)
     moveAttributeToInput(builder, info, "split", 1);
-  info.attributes.set("num_outputs",
-                      builder.getBuilder().getI64IntegerAttr(
-                          info.node.output_size()));
+  info.attributes.set("num_outputs", builder.getBuilder().getI64IntegerAttr(
+                                         info.node.output_size()));
   return importGeneric(builder, info);
 }
 
@@ -130,8 +129,8 @@ static NodeResults importSoftmaxFamily(NodeBuilder &builder, NodeInfo &info) {
   NamedAttribute lastAxis = namedI64(builder, "axis", -1);
   if (axis == rank - 1)
     return single(builder.createValue(info.mnemonic, {input}, {lastAxis}));
-  FailureOr<Value> rows =
-      builder.createValue("flatten", {input}, {namedI64(builder, "axis", axis)});
+  FailureOr<Value> rows = builder.createValue(
+      "flatten", {input}, {namedI64(builder, "axis", axis)});
   if (failed(rows))
     return failure();
   FailureOr<Value> normalized =
@@ -158,12 +157,12 @@ static NodeResults importGroupNormalization(NodeBuilder &builder,
                                             NodeInfo &info) {
   if (info.opset >= 21)
     return importGeneric(builder, info);
-  auto groups = dyn_cast_or_null<IntegerAttr>(info.attributes.get("num_groups"));
+  auto groups =
+      dyn_cast_or_null<IntegerAttr>(info.attributes.get("num_groups"));
   if (!groups || groups.getInt() <= 0)
     return emitError(builder.getLoc()) << "num_groups must be positive";
   auto inputType = dyn_cast<RankedTensorType>(info.inputs[0].getType());
-  if (!inputType || inputType.getRank() < 2 ||
-      inputType.isDynamicDim(1))
+  if (!inputType || inputType.getRank() < 2 || inputType.isDynamicDim(1))
     return emitError(builder.getLoc())
            << "unsupported: GroupNormalization before opset 21 needs a static "
               "channel dim";
@@ -182,8 +181,7 @@ static NodeResults importGroupNormalization(NodeBuilder &builder,
                 "constant scale and bias";
     auto type = cast<ShapedType>(perGroup.getType());
     FailureOr<std::vector<char>> bytes = graph::constantBytes(perGroup);
-    if (failed(bytes) || type.getRank() != 1 ||
-        type.getDimSize(0) != numGroups)
+    if (failed(bytes) || type.getRank() != 1 || type.getDimSize(0) != numGroups)
       return emitError(builder.getLoc())
              << (slot == 1 ? "scale" : "bias") << " must hold " << numGroups
              << " values, one per group";
@@ -207,9 +205,9 @@ static NodeResults importBatchNormalization(NodeBuilder &builder,
                                             NodeInfo &info) {
   auto training =
       dyn_cast_or_null<IntegerAttr>(info.attributes.get("training_mode"));
-  bool trainingOutputs = llvm::any_of(
-      llvm::drop_begin(info.node.output()),
-      [](const std::string &name) { return !name.empty(); });
+  bool trainingOutputs =
+      llvm::any_of(llvm::drop_begin(info.node.output()),
+                   [](const std::string &name) { return !name.empty(); });
   if ((training && training.getInt() != 0) || trainingOutputs)
     return emitError(builder.getLoc())
            << "unsupported: BatchNormalization in training mode (running "
