@@ -19,6 +19,8 @@ def Exec_Dialect : Dialect {
   let name = "exec";
   let cppNamespace = "::graphc::exec";
   let summary = "run plans: kernels, weights, arena slots and steps";
+  // exec.kernel holds kernel.yield and the kernel dialect's fusion kind.
+  let dependentDialects = ["::graphc::kernel::KernelDialect"];
   let usePropertiesForAttributes = 0;
   let useDefaultAttributePrinterParser = 1;
 }
