@@ -71,8 +71,9 @@ class Graph_InferOpBase<string mnemonic, list<Trait> traits = []>
   code sharedInference = "";
   // Number of ONNX input slots (operands of the ODS argument list).
   int numOperandSlots = !foldl(0, !range(!size(arguments)), count, i,
-      !add(count, !if(!isa<TypeConstraint>(!getdagarg<Constraint>(arguments, i)),
-                      1, 0)));
+      !add(count,
+           !if(!isa<TypeConstraint>(!getdagarg<Constraint>(arguments, i)),
+               1, 0)));
   // Every op folds by evaluation with the host kernels when its operands
   // are constants. An op with its own folding rules sets hasCustomFolder and
   // calls graph::foldByEvaluation from its fold method.

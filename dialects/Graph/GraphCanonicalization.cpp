@@ -19,8 +19,7 @@ namespace {
 
 /// Replaces a shape-only op by its input when the result has the input's
 /// static type: nothing was reshaped, broadcast, squeezed or inserted.
-template <typename OpT>
-struct RemoveStaticNoOp : OpRewritePattern<OpT> {
+template <typename OpT> struct RemoveStaticNoOp : OpRewritePattern<OpT> {
   using OpRewritePattern<OpT>::OpRewritePattern;
 
   LogicalResult matchAndRewrite(OpT op,

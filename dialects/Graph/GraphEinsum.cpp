@@ -81,8 +81,7 @@ FailureOr<EinsumEquation> parseEinsumEquation(const TypeInference &infer,
       return infer.emitError("einsum output label '" + Twine(c) +
                              "' does not appear in any input");
     if (seen.find(c) != std::string::npos)
-      return infer.emitError("einsum output repeats label '" + Twine(c) +
-                             "'");
+      return infer.emitError("einsum output repeats label '" + Twine(c) + "'");
     seen.push_back(c);
   }
   result.output = std::move(*output);

@@ -187,11 +187,29 @@ FailureOr<HostAttrs> HostAttrs::fromOp(Operation *op) {
   return result;
 }
 
+/// ONNX input slot count of the ops whose only optional input is the last
+/// one: ODS models those with a trailing Optional operand and no segments.
+static unsigned trailingOptionalSlotCount(StringRef mnemonic) {
+  if (mnemonic.starts_with("reduce_") ||
+      llvm::is_contained({"squeeze", "split", "trilu"}, mnemonic))
+    return 2;
+  if (llvm::is_contained(
+          {"gemm", "conv", "conv_transpose", "layer_normalization"}, mnemonic))
+    return 3;
+  return 0;
+}
+
 SmallVector<int32_t> operandSlotSizes(Operation *op) {
   if (auto segments =
           op->getAttrOfType<DenseI32ArrayAttr>("operandSegmentSizes"))
     return SmallVector<int32_t>(segments.asArrayRef());
-  return SmallVector<int32_t>(op->getNumOperands(), 1);
+  SmallVector<int32_t> sizes(op->getNumOperands(), 1);
+  // An absent trailing optional input is still a slot: kernels take one
+  // parameter per ONNX input.
+  unsigned slots = trailingOptionalSlotCount(op->getName().stripDialect());
+  if (sizes.size() < slots)
+    sizes.resize(slots, 0);
+  return sizes;
 }
 
 /// Folding evaluates at compile time; past this many result elements the

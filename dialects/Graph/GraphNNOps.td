@@ -1,4 +1,4 @@
-//===- GraphNNOps.td - linear algebra, normalisation, pooling -*- tablegen -*-===//
+//===- GraphNNOps.td - linear algebra, norms, pooling ---*- tablegen -*-===//
 
 #ifndef GRAPHC_GRAPH_NN_OPS_TD
 #define GRAPHC_GRAPH_NN_OPS_TD
@@ -332,7 +332,8 @@ def Graph_GlobalLpPoolOp
     %y = graph.global_lp_pool %x {p = 2 : i64} : (tensor<?x8x7x7xf32>) -> tensor<?x8x1x1xf32>
     ```
   }];
-  let arguments = (ins Graph_FloatTensor:$x, DefaultValuedAttr<I64Attr, "2">:$p);
+  let arguments = (ins Graph_FloatTensor:$x,
+                       DefaultValuedAttr<I64Attr, "2">:$p);
 }
 
 #endif // GRAPHC_GRAPH_NN_OPS_TD

@@ -37,17 +37,16 @@ OpFoldResult ShapeOp::fold(FoldAdaptor adaptor) {
   ArrayRef<int64_t> dims = type.getShape().slice(first, last - first);
   if (llvm::any_of(dims, ShapedType::isDynamic))
     return foldWithKernel(*this, adaptor.getOperands());
-  auto resultType = RankedTensorType::get(
-      {static_cast<int64_t>(dims.size())}, IntegerType::get(getContext(), 64));
-  return DenseIntElementsAttr::get(resultType, dims);
+  // A result still typed tensor<?xi64> folds once it has been refined.
+  if (!getType().hasStaticShape())
+    return {};
+  return DenseIntElementsAttr::get(getType(), dims);
 }
 
 OpFoldResult SizeOp::fold(FoldAdaptor adaptor) {
   RankedTensorType type = getData().getType();
   if (!type.hasStaticShape())
     return foldWithKernel(*this, adaptor.getOperands());
-  auto resultType =
-      RankedTensorType::get({}, IntegerType::get(getContext(), 64));
-  return DenseIntElementsAttr::get(resultType,
+  return DenseIntElementsAttr::get(getType(),
                                    ArrayRef<int64_t>{type.getNumElements()});
 }

@@ -1,4 +1,4 @@
-//===- GraphReductionOps.td - reductions, arg/top-k, softmax -*- tablegen -*-===//
+//===- GraphReductionOps.td - reductions, top-k, softmax -*- tablegen -*-===//
 
 #ifndef GRAPHC_GRAPH_REDUCTION_OPS_TD
 #define GRAPHC_GRAPH_REDUCTION_OPS_TD

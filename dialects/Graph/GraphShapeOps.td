@@ -1,4 +1,4 @@
-//===- GraphShapeOps.td - constants, shapes and data movement -*- tablegen -*-===//
+//===- GraphShapeOps.td - shapes and data movement ----*- tablegen -*-===//
 
 #ifndef GRAPHC_GRAPH_SHAPE_OPS_TD
 #define GRAPHC_GRAPH_SHAPE_OPS_TD
@@ -248,7 +248,7 @@ def Graph_GatherOp : Graph_InferOp<"gather", [Pure]> {
 }
 
 def Graph_GatherElementsOp : Graph_InferOp<"gather_elements", [Pure]> {
-  let summary = "gather single elements along `axis`; result has the indices' shape";
+  let summary = "gather elements along `axis`; result has the indices' shape";
   let description = [{
     ```mlir
     %0 = graph.gather_elements %x, %i {axis = 1 : i64} : (tensor<3x4xf32>, tensor<3x2xi64>) -> tensor<3x2xf32>

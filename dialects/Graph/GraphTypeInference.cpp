@@ -120,8 +120,7 @@ LogicalResult TypeInference::checkOperands(ValueRange operands,
                                            int64_t numSlots) const {
   for (auto [index, operand] : llvm::enumerate(operands))
     if (!isa<RankedTensorType>(operand.getType()))
-      return emitError("operand #" + Twine(index) +
-                       " must be a ranked tensor");
+      return emitError("operand #" + Twine(index) + " must be a ranked tensor");
   if (numSlots < 0)
     return success();
   auto segments =
@@ -197,8 +196,7 @@ LogicalResult inferSameShape(Value input, Type elementType,
 }
 
 LogicalResult inferBroadcast(const TypeInference &infer, ValueRange operands,
-                             Type elementType,
-                             SmallVectorImpl<Type> &results) {
+                             Type elementType, SmallVectorImpl<Type> &results) {
   if (operands.empty())
     return infer.emitError("expects at least one operand");
   Type shared = rankedType(operands[0]).getElementType();
@@ -219,9 +217,8 @@ LogicalResult inferBroadcast(const TypeInference &infer, ValueRange operands,
   return success();
 }
 
-LogicalResult inferReduction(const TypeInference &infer, Value data,
-                             Value axes, int64_t keepDims,
-                             int64_t noopWithEmptyAxes,
+LogicalResult inferReduction(const TypeInference &infer, Value data, Value axes,
+                             int64_t keepDims, int64_t noopWithEmptyAxes,
                              SmallVectorImpl<Type> &results) {
   RankedTensorType type = rankedType(data);
   int64_t rank = type.getRank();
@@ -268,8 +265,8 @@ LogicalResult inferReduction(const TypeInference &infer, Value data,
         "the result rank depends on axes, which have an unknown length");
   if (*length > rank)
     return infer.emitError("axes has more entries than the data has dims");
-  results.push_back(type.clone(
-      SmallVector<int64_t>(rank - *length, ShapedType::kDynamic)));
+  results.push_back(
+      type.clone(SmallVector<int64_t>(rank - *length, ShapedType::kDynamic)));
   return success();
 }
 

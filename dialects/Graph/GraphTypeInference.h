@@ -9,8 +9,8 @@
 #ifndef GRAPHC_DIALECTS_GRAPH_GRAPHTYPEINFERENCE_H
 #define GRAPHC_DIALECTS_GRAPH_GRAPHTYPEINFERENCE_H
 
-#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/TypeRange.h"
 #include "mlir/IR/Value.h"
@@ -97,9 +97,9 @@ mlir::LogicalResult inferBroadcast(const TypeInference &infer,
                                    llvm::SmallVectorImpl<mlir::Type> &results);
 
 /// Reductions over an optional axes operand.
-mlir::LogicalResult inferReduction(const TypeInference &infer,
-                                   mlir::Value data, mlir::Value axes,
-                                   int64_t keepDims, int64_t noopWithEmptyAxes,
+mlir::LogicalResult inferReduction(const TypeInference &infer, mlir::Value data,
+                                   mlir::Value axes, int64_t keepDims,
+                                   int64_t noopWithEmptyAxes,
                                    llvm::SmallVectorImpl<mlir::Type> &results);
 
 /// arg_max / arg_min: i64 indices with `axis` removed or kept as 1.

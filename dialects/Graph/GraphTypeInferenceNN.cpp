@@ -1,8 +1,8 @@
 //===- GraphTypeInferenceNN.cpp - linear algebra, conv and pooling --------===//
 
+#include "dialects/Graph/GraphEinsum.h"
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/GraphTypeInference.h"
-#include "dialects/Graph/GraphEinsum.h"
 #include "dialects/Graph/GraphWindow.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -46,8 +46,8 @@ LogicalResult MatMulOp::inferResultTypes(const TypeInference &infer,
   if (failed(unifyDims(infer, aDims.back(), bDims[bDims.size() - 2],
                        "contraction dims")))
     return failure();
-  FailureOr<SmallVector<int64_t>> batch =
-      broadcastShapes(ArrayRef(aDims).drop_back(2), ArrayRef(bDims).drop_back(2));
+  FailureOr<SmallVector<int64_t>> batch = broadcastShapes(
+      ArrayRef(aDims).drop_back(2), ArrayRef(bDims).drop_back(2));
   if (failed(batch))
     return infer.emitError("batch dims do not broadcast");
   SmallVector<int64_t> dims(*batch);
@@ -109,8 +109,7 @@ LogicalResult ConvOp::inferResultTypes(const TypeInference &infer,
     return failure();
   if (w.getRank() != x.getRank())
     return infer.emitError("weight rank " + Twine(w.getRank()) +
-                           " does not match input rank " +
-                           Twine(x.getRank()));
+                           " does not match input rank " + Twine(x.getRank()));
   FailureOr<WindowParams> window = resolveWindow(
       infer, *rank, adaptor.getKernelShape(), w.getShape().drop_front(2),
       adaptor.getStrides(), adaptor.getDilations(), adaptor.getPads(),
@@ -139,8 +138,7 @@ ConvTransposeOp::inferResultTypes(const TypeInference &infer, Adaptor adaptor,
     return failure();
   if (w.getRank() != x.getRank())
     return infer.emitError("weight rank " + Twine(w.getRank()) +
-                           " does not match input rank " +
-                           Twine(x.getRank()));
+                           " does not match input rank " + Twine(x.getRank()));
   int64_t group = adaptor.getGroup();
   if (group < 1)
     return infer.emitError("group must be positive");
@@ -158,10 +156,9 @@ ConvTransposeOp::inferResultTypes(const TypeInference &infer, Adaptor adaptor,
     outputPadding.assign(attr->begin(), attr->end());
   }
   int64_t channels = w.getDimSize(1);
-  SmallVector<int64_t> dims = {x.getDimSize(0),
-                               ShapedType::isDynamic(channels)
-                                   ? kDynamic
-                                   : channels * group};
+  SmallVector<int64_t> dims = {x.getDimSize(0), ShapedType::isDynamic(channels)
+                                                    ? kDynamic
+                                                    : channels * group};
   std::optional<ArrayRef<int64_t>> outputShape = adaptor.getOutputShape();
   if (outputShape) {
     // Spatial dims, optionally preceded by N and C.
@@ -273,8 +270,9 @@ LogicalResult EinsumOp::inferResultTypes(const TypeInference &infer,
     int64_t letters = term.letters.size();
     int64_t rank = type.getRank();
     if (term.ellipsisAt < 0 ? rank != letters : rank < letters)
-      return infer.emitError("term '" + term.spelling + "' does not match the " +
-                             Twine(rank) + "-d operand #" + Twine(index));
+      return infer.emitError("term '" + term.spelling +
+                             "' does not match the " + Twine(rank) +
+                             "-d operand #" + Twine(index));
     int64_t ellipsisRank = rank - letters;
     int64_t dim = 0;
     for (int64_t pos = 0; pos <= letters; ++pos) {

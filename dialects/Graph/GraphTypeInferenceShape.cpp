@@ -47,8 +47,7 @@ static FailureOr<VectorOperand> readVector(const TypeInference &infer,
 //===----------------------------------------------------------------------===//
 
 LogicalResult
-ConstantOfShapeOp::inferResultTypes(const TypeInference &infer,
-                                    Adaptor adaptor,
+ConstantOfShapeOp::inferResultTypes(const TypeInference &infer, Adaptor adaptor,
                                     SmallVectorImpl<Type> &results) {
   FailureOr<VectorOperand> shape =
       readVector(infer, adaptor.getInput(), "shape");
@@ -87,7 +86,7 @@ LogicalResult ShapeOp::inferResultTypes(const TypeInference &infer,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &results) {
   auto [first, last] = shapeDimRange(rankedType(adaptor.getData()).getRank(),
-                                  adaptor.getStart(), adaptor.getEnd());
+                                     adaptor.getStart(), adaptor.getEnd());
   results.push_back(RankedTensorType::get(
       {last - first}, IntegerType::get(infer.getContext(), 64)));
   return success();
@@ -199,8 +198,8 @@ LogicalResult TransposeOp::inferResultTypes(const TypeInference &infer,
   SmallVector<int64_t> dims;
   for (int64_t p : perm) {
     if (p < 0 || p >= rank || used[p])
-      return infer.emitError("perm is not a permutation of [0, " +
-                             Twine(rank) + ")");
+      return infer.emitError("perm is not a permutation of [0, " + Twine(rank) +
+                             ")");
     used[p] = true;
     dims.push_back(type.getDimSize(p));
   }
@@ -242,7 +241,8 @@ LogicalResult SqueezeOp::inferResultTypes(const TypeInference &infer,
     for (auto [i, dim] : llvm::enumerate(type.getShape())) {
       if (ShapedType::isDynamic(dim))
         return infer.emitError("squeeze without axes needs static dims, but "
-                               "dim " + Twine(i) + " is dynamic");
+                               "dim " +
+                               Twine(i) + " is dynamic");
       if (dim == 1)
         removed.push_back(i);
     }
@@ -266,8 +266,7 @@ LogicalResult UnsqueezeOp::inferResultTypes(const TypeInference &infer,
     if (ShapedType::isDynamic(axes->length))
       return infer.emitError(
           "the result rank depends on axes, which have an unknown length");
-    results.push_back(
-        type.clone(dynamicDims(type.getRank() + axes->length)));
+    results.push_back(type.clone(dynamicDims(type.getRank() + axes->length)));
     return success();
   }
   int64_t rank = type.getRank() + axes->values->size();
@@ -353,9 +352,9 @@ blockRearrangeInput(const TypeInference &infer, Value input,
   return type;
 }
 
-LogicalResult
-DepthToSpaceOp::inferResultTypes(const TypeInference &infer, Adaptor adaptor,
-                                 SmallVectorImpl<Type> &results) {
+LogicalResult DepthToSpaceOp::inferResultTypes(const TypeInference &infer,
+                                               Adaptor adaptor,
+                                               SmallVectorImpl<Type> &results) {
   int64_t b = adaptor.getBlocksize();
   FailureOr<RankedTensorType> type =
       blockRearrangeInput(infer, adaptor.getInput(), b);
@@ -371,9 +370,9 @@ DepthToSpaceOp::inferResultTypes(const TypeInference &infer, Adaptor adaptor,
   return success();
 }
 
-LogicalResult
-SpaceToDepthOp::inferResultTypes(const TypeInference &infer, Adaptor adaptor,
-                                 SmallVectorImpl<Type> &results) {
+LogicalResult SpaceToDepthOp::inferResultTypes(const TypeInference &infer,
+                                               Adaptor adaptor,
+                                               SmallVectorImpl<Type> &results) {
   int64_t b = adaptor.getBlocksize();
   FailureOr<RankedTensorType> type =
       blockRearrangeInput(infer, adaptor.getInput(), b);
@@ -424,10 +423,9 @@ LogicalResult ConcatOp::inferResultTypes(const TypeInference &infer,
       } else if (ShapedType::isDynamic(dims[i])) {
         dims[i] = dim;
       } else if (!ShapedType::isDynamic(dim) && dim != dims[i]) {
-        return infer.emitError("operand #" + Twine(index + 1) +
-                               " has size " + Twine(dim) + " in dim " +
-                               Twine(i) + " where operand #0 has " +
-                               Twine(dims[i]));
+        return infer.emitError("operand #" + Twine(index + 1) + " has size " +
+                               Twine(dim) + " in dim " + Twine(i) +
+                               " where operand #0 has " + Twine(dims[i]));
       }
     }
   }
@@ -620,8 +618,7 @@ LogicalResult GatherNdOp::inferResultTypes(const TypeInference &infer,
   int64_t batchDims = adaptor.getBatchDims();
   if (data.getRank() < 1 || indices.getRank() < 1)
     return infer.emitError("data and indices must have at least one dim");
-  if (batchDims < 0 ||
-      batchDims >= std::min(data.getRank(), indices.getRank()))
+  if (batchDims < 0 || batchDims >= std::min(data.getRank(), indices.getRank()))
     return infer.emitError("batch_dims must be less than the ranks of data "
                            "and indices");
   int64_t depth = indices.getShape().back();

@@ -14,8 +14,7 @@ using namespace mlir;
 using namespace graphc::graph;
 
 /// Fails with a message listing the allowed values of attribute `name`.
-static LogicalResult verifyOneOf(Operation *op, StringRef name,
-                                 StringRef value,
+static LogicalResult verifyOneOf(Operation *op, StringRef name, StringRef value,
                                  ArrayRef<StringRef> allowed) {
   if (llvm::is_contained(allowed, value))
     return success();
@@ -27,9 +26,8 @@ static LogicalResult verifyOneOf(Operation *op, StringRef name,
 }
 
 /// Fails unless `value` has the 1-D shape [size] (unknown dims pass).
-static LogicalResult verifyVectorOf(Operation *op, Value value,
-                                    StringRef name, int64_t size,
-                                    StringRef sizeName) {
+static LogicalResult verifyVectorOf(Operation *op, Value value, StringRef name,
+                                    int64_t size, StringRef sizeName) {
   RankedTensorType type = rankedType(value);
   if (type.getRank() != 1)
     return op->emitOpError() << name << " must be a 1-D tensor";
@@ -42,8 +40,8 @@ static LogicalResult verifyVectorOf(Operation *op, Value value,
 }
 
 /// Fails unless `value` is a scalar (rank 0 or one element) of `elementType`.
-static LogicalResult verifyScalarOf(Operation *op, Value value,
-                                    StringRef name, Type elementType) {
+static LogicalResult verifyScalarOf(Operation *op, Value value, StringRef name,
+                                    Type elementType) {
   RankedTensorType type = rankedType(value);
   if (type.getRank() > 1 || type.getNumElements() != 1)
     return op->emitOpError() << name << " must be a scalar";
@@ -62,8 +60,8 @@ static LogicalResult verifyFlag(Operation *op, StringRef name, int64_t value) {
 static LogicalResult verifyAxis(Operation *op, int64_t axis, int64_t rank,
                                 StringRef name = "axis") {
   if (axis < -rank || axis >= rank)
-    return op->emitOpError() << name << " " << axis
-                             << " is out of range for rank " << rank;
+    return op->emitOpError()
+           << name << " " << axis << " is out of range for rank " << rank;
   return success();
 }
 
@@ -146,8 +144,7 @@ LogicalResult ConvTransposeOp::verify() {
   if (!ShapedType::isDynamic(channels) &&
       !ShapedType::isDynamic(weightChannels) && channels != weightChannels)
     return emitOpError("input has ")
-           << channels << " channels but the weight expects "
-           << weightChannels;
+           << channels << " channels but the weight expects " << weightChannels;
   if (!ShapedType::isDynamic(channels) && channels % group != 0)
     return emitOpError("input channels (")
            << channels << ") must be a multiple of group " << group;
@@ -182,9 +179,9 @@ LogicalResult LpPoolOp::verify() {
 //===----------------------------------------------------------------------===//
 
 /// Checks that each of `params` is a [C] vector for the channels of `input`.
-static LogicalResult verifyChannelParams(Operation *op, Value input,
-                                         ArrayRef<std::pair<Value, StringRef>>
-                                             params) {
+static LogicalResult
+verifyChannelParams(Operation *op, Value input,
+                    ArrayRef<std::pair<Value, StringRef>> params) {
   RankedTensorType type = rankedType(input);
   if (type.getRank() < 2)
     return op->emitOpError("input must have a batch and a channel dim");
@@ -309,8 +306,8 @@ static constexpr StringRef kScatterReductions[] = {"none", "add", "mul", "max",
                                                    "min"};
 
 LogicalResult ScatterElementsOp::verify() {
-  if (failed(verifyOneOf(*this, "reduction", getReduction(),
-                         kScatterReductions)))
+  if (failed(
+          verifyOneOf(*this, "reduction", getReduction(), kScatterReductions)))
     return failure();
   RankedTensorType data = getData().getType();
   RankedTensorType indices = getIndices().getType();
@@ -327,8 +324,8 @@ LogicalResult ScatterElementsOp::verify() {
 }
 
 LogicalResult ScatterNdOp::verify() {
-  if (failed(verifyOneOf(*this, "reduction", getReduction(),
-                         kScatterReductions)))
+  if (failed(
+          verifyOneOf(*this, "reduction", getReduction(), kScatterReductions)))
     return failure();
   RankedTensorType data = getData().getType();
   RankedTensorType indices = getIndices().getType();
@@ -370,9 +367,9 @@ LogicalResult ResizeOp::verify() {
                          {"half_pixel", "half_pixel_symmetric",
                           "pytorch_half_pixel", "align_corners", "asymmetric",
                           "tf_crop_and_resize"})) ||
-      failed(verifyOneOf(*this, "nearest_mode", getNearestMode(),
-                         {"round_prefer_floor", "round_prefer_ceil", "floor",
-                          "ceil"})) ||
+      failed(verifyOneOf(
+          *this, "nearest_mode", getNearestMode(),
+          {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"})) ||
       failed(verifyOneOf(*this, "keep_aspect_ratio_policy",
                          getKeepAspectRatioPolicy(),
                          {"stretch", "not_larger", "not_smaller"})) ||

@@ -43,16 +43,17 @@ resolveWindow(const TypeInference &infer, int64_t rank,
               std::optional<ArrayRef<int64_t>> dilations,
               std::optional<ArrayRef<int64_t>> pads, StringRef autoPad) {
   WindowParams window;
-  std::optional<AutoPad> mode = llvm::StringSwitch<std::optional<AutoPad>>(
-                                    autoPad)
-                                    .Case("NOTSET", AutoPad::NotSet)
-                                    .Case("SAME_UPPER", AutoPad::SameUpper)
-                                    .Case("SAME_LOWER", AutoPad::SameLower)
-                                    .Case("VALID", AutoPad::Valid)
-                                    .Default(std::nullopt);
+  std::optional<AutoPad> mode =
+      llvm::StringSwitch<std::optional<AutoPad>>(autoPad)
+          .Case("NOTSET", AutoPad::NotSet)
+          .Case("SAME_UPPER", AutoPad::SameUpper)
+          .Case("SAME_LOWER", AutoPad::SameLower)
+          .Case("VALID", AutoPad::Valid)
+          .Default(std::nullopt);
   if (!mode)
     return infer.emitError("auto_pad must be NOTSET, SAME_UPPER, SAME_LOWER "
-                           "or VALID, got '" + autoPad + "'");
+                           "or VALID, got '" +
+                           autoPad + "'");
   window.autoPad = *mode;
   if (kernelShape) {
     if (failed(readInts(infer, "kernel_shape", kernelShape, rank, 1, 1,
@@ -67,8 +68,7 @@ resolveWindow(const TypeInference &infer, int64_t rank,
       return infer.emitError("kernel_shape is required");
     window.kernel.assign(weightKernel.begin(), weightKernel.end());
   }
-  if (failed(readInts(infer, "strides", strides, rank, 1, 1,
-                      window.strides)) ||
+  if (failed(readInts(infer, "strides", strides, rank, 1, 1, window.strides)) ||
       failed(readInts(infer, "dilations", dilations, rank, 1, 1,
                       window.dilations)))
     return failure();

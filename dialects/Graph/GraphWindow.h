@@ -1,4 +1,5 @@
-//===- GraphWindow.h - sliding windows of convolution and pooling -*- C++ -*-===//
+//===- GraphWindow.h - sliding windows of convolution and pooling -*- C++
+//-*-===//
 //
 // Kernel, stride, dilation and padding attributes of conv/pool ops, checked
 // and resolved once so that inference and verifiers agree.

@@ -54,8 +54,10 @@ private:
   gc_attrs attrs{0, nullptr};
 };
 
-/// Operand segment sizes of `op` (one per ONNX input slot): from its
-/// operandSegmentSizes attribute, else one per operand.
+/// Operand counts of `op` per ONNX input slot (0 for an absent optional
+/// input): from its operandSegmentSizes attribute, else one per operand plus
+/// an empty slot for an absent trailing optional input. Kernels of every
+/// target take one parameter per slot, so this is their calling convention.
 llvm::SmallVector<int32_t> operandSlotSizes(mlir::Operation *op);
 
 } // namespace graphc::graph

@@ -80,7 +80,9 @@ private:
 void printModule(ModuleOp module, llvm::raw_ostream &out) {
   OpPrintingFlags flags;
   flags.elideLargeElementsAttrs(16);
-  flags.elideLargeResourceString(64);
+  // Printing as a nested op leaves out the resource section: weights stay
+  // `dense_resource<name>` without being hex-encoded in memory first.
+  flags.useLocalScope();
   // Locations carry the ONNX node names: worth reading in every stage.
   flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
   module->print(out, flags);

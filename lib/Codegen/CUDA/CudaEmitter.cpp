@@ -18,8 +18,8 @@ FailureOr<CudaKernel> emitCudaKernel(Operation *op, llvm::StringRef name) {
   cuda::KernelEmitter emitter(op, name);
   llvm::StringRef mnemonic = emitter.getMnemonic();
   if (!op->getName().getStringRef().starts_with("graph."))
-    return op->emitError() << "cannot emit a cuda kernel for '"
-                           << op->getName() << "': not a graph op";
+    return op->emitError() << "cannot emit a cuda kernel for '" << op->getName()
+                           << "': not a graph op";
   if (mnemonic == "constant")
     return emitter.fail("constants are data, never kernels");
   if (failed(emitter.checkTypes()))

@@ -33,13 +33,12 @@ FailureOr<Window> windowParams(KernelEmitter &e, ArrayRef<int64_t> kernel,
   w.strides = e.intsAttr("strides").value_or(SmallVector<int64_t>(n, 1));
   w.dilations = e.intsAttr("dilations").value_or(SmallVector<int64_t>(n, 1));
   if (w.strides.size() != n || w.dilations.size() != n)
-    return e.fail("strides and dilations need one entry per spatial dim"),
-           failure();
+    return e.fail("strides and dilations need one entry per spatial dim");
   std::string autoPad = e.strAttr("auto_pad", "NOTSET");
   SmallVector<int64_t> pads =
       e.intsAttr("pads").value_or(SmallVector<int64_t>(2 * n, 0));
   if (pads.size() != 2 * n)
-    return e.fail("pads need two entries per spatial dim"), failure();
+    return e.fail("pads need two entries per spatial dim");
   w.padBegin.assign(pads.begin(), pads.begin() + n);
   w.padEnd.assign(pads.begin() + n, pads.end());
   bool explicitOutputShape = transposed && e.intsAttr("output_shape");
@@ -51,7 +50,7 @@ FailureOr<Window> windowParams(KernelEmitter &e, ArrayRef<int64_t> kernel,
     return w;
   }
   if (autoPad != "SAME_UPPER" && autoPad != "SAME_LOWER" && autoPad != "NOTSET")
-    return e.fail("unknown auto_pad \"" + autoPad + "\""), failure();
+    return e.fail("unknown auto_pad \"" + autoPad + "\"");
   SmallVector<int64_t> outputPadding =
       e.intsAttr("output_padding").value_or(SmallVector<int64_t>(n, 0));
   for (size_t k = 0; k < n; ++k) {
@@ -62,8 +61,8 @@ FailureOr<Window> windowParams(KernelEmitter &e, ArrayRef<int64_t> kernel,
       // ConvTranspose puts the larger half at the end except for SAME_UPPER.
       w.padBegin[k] = autoPad == "SAME_UPPER" ? total - total / 2 : total / 2;
     } else {
-      total = std::max<int64_t>(
-          (out[k] - 1) * w.strides[k] + extent - in[k], 0);
+      total =
+          std::max<int64_t>((out[k] - 1) * w.strides[k] + extent - in[k], 0);
       w.padBegin[k] = autoPad == "SAME_LOWER" ? total - total / 2 : total / 2;
     }
     w.padEnd[k] = total - w.padBegin[k];
@@ -82,9 +81,9 @@ void emitWindowPositions(KernelEmitter &e, const Window &w,
     e.line("const long long p" + Twine(k) + " = o" + Twine(k + 2) + " * " +
            Twine(w.strides[k]) + " - " + Twine(w.padBegin[k]) + " + kk" +
            Twine(k) + " * " + Twine(w.dilations[k]) + ";");
-    valid += (k ? " && " : "") + ("p" + Twine(k) + " >= 0 && p" + Twine(k) +
-                                  " < " + Twine(in[k]))
-                                     .str();
+    valid +=
+        (k ? " && " : "") +
+        ("p" + Twine(k) + " >= 0 && p" + Twine(k) + " < " + Twine(in[k])).str();
   }
   e.line("const bool valid = " + (valid.empty() ? std::string("true") : valid) +
          ";");
@@ -101,8 +100,8 @@ LogicalResult emitConv(KernelEmitter &e) {
     return e.fail("group " + Twine(group) + " does not fit " + Twine(c) +
                   " input and " + Twine(m) + " output channels");
   ArrayRef<int64_t> in = xShape.drop_front(2);
-  FailureOr<Window> w = windowParams(e, wShape.drop_front(2), in,
-                                     yShape.drop_front(2), false);
+  FailureOr<Window> w =
+      windowParams(e, wShape.drop_front(2), in, yShape.drop_front(2), false);
   if (failed(w))
     return failure();
   Type elementType = e.inputType(0).getElementType();
@@ -114,8 +113,8 @@ LogicalResult emitConv(KernelEmitter &e) {
   e.openLinearLoop(numElements(yShape));
   e.coords("o", "i", yShape);
   e.line("const long long g = o1 / " + Twine(mg) + ";");
-  e.line(t + " acc = " +
-         (e.hasInput(2) ? e.load(2, "o1") : literal(0, t)) + ";");
+  e.line(t + " acc = " + (e.hasInput(2) ? e.load(2, "o1") : literal(0, t)) +
+         ";");
   e.open("for (long long ci = 0; ci < " + Twine(cg) + "LL; ++ci) {");
   e.line("const long long xBase = o0 * " + Twine(xStrides[0]) + " + (g * " +
          Twine(cg) + " + ci) * " + Twine(xStrides[1]) + ";");
@@ -125,9 +124,8 @@ LogicalResult emitConv(KernelEmitter &e) {
   emitWindowPositions(e, *w, in);
   e.line("if (!valid) continue;");
   SmallVector<int64_t> spatialStrides(xStrides.begin() + 2, xStrides.end());
-  e.line("acc += " +
-         e.load(0, "xBase + " + offsetExpr("p", spatialStrides)) + " * " +
-         e.load(1, "wBase + kw") + ";");
+  e.line("acc += " + e.load(0, "xBase + " + offsetExpr("p", spatialStrides)) +
+         " * " + e.load(1, "wBase + kw") + ";");
   e.close();
   e.close();
   e.line(e.store(0, "i", "acc"));
@@ -149,8 +147,8 @@ LogicalResult emitConvTranspose(KernelEmitter &e) {
                   " input channels");
   int64_t cg = c / group, mg = wShape[1];
   ArrayRef<int64_t> in = xShape.drop_front(2);
-  FailureOr<Window> w = windowParams(e, wShape.drop_front(2), in,
-                                     yShape.drop_front(2), true);
+  FailureOr<Window> w =
+      windowParams(e, wShape.drop_front(2), in, yShape.drop_front(2), true);
   if (failed(w))
     return failure();
   std::string t = computeType(e.inputType(0).getElementType());
@@ -162,8 +160,8 @@ LogicalResult emitConvTranspose(KernelEmitter &e) {
   e.coords("o", "i", yShape);
   e.line("const long long g = o1 / " + Twine(mg) + ", mi = o1 % " + Twine(mg) +
          ";");
-  e.line(t + " acc = " +
-         (e.hasInput(2) ? e.load(2, "o1") : literal(0, t)) + ";");
+  e.line(t + " acc = " + (e.hasInput(2) ? e.load(2, "o1") : literal(0, t)) +
+         ";");
   e.open("for (long long ci = 0; ci < " + Twine(cg) + "LL; ++ci) {");
   e.line("const long long xBase = o0 * " + Twine(xStrides[0]) + " + (g * " +
          Twine(cg) + " + ci) * " + Twine(xStrides[1]) + ";");
@@ -186,9 +184,8 @@ LogicalResult emitConvTranspose(KernelEmitter &e) {
   }
   e.line("if (!(" + valid + ")) continue;");
   SmallVector<int64_t> spatialStrides(xStrides.begin() + 2, xStrides.end());
-  e.line("acc += " +
-         e.load(0, "xBase + " + offsetExpr("p", spatialStrides)) + " * " +
-         e.load(1, "wBase + kw") + ";");
+  e.line("acc += " + e.load(0, "xBase + " + offsetExpr("p", spatialStrides)) +
+         " * " + e.load(1, "wBase + kw") + ";");
   e.close();
   e.close();
   e.line(e.store(0, "i", "acc"));

@@ -135,10 +135,9 @@ LogicalResult emitTile(KernelEmitter &e) {
   ArrayRef<int64_t> inShape = e.inputShape(0);
   SmallVector<std::string> src;
   for (auto [k, dim] : llvm::enumerate(inShape))
-    src.push_back(e.resultShape()[k] == dim
-                      ? "o" + std::to_string(k)
-                      : "(o" + std::to_string(k) + " % " +
-                            std::to_string(dim) + ")");
+    src.push_back(e.resultShape()[k] == dim ? "o" + std::to_string(k)
+                                            : "(o" + std::to_string(k) + " % " +
+                                                  std::to_string(dim) + ")");
   openOutputLoop(e);
   e.line("out0[i] = in0[" + offsetExpr(src, contiguousStrides(inShape)) + "];");
   e.close();
@@ -193,7 +192,8 @@ LogicalResult emitSplit(KernelEmitter &e) {
     SmallVector<std::string> dst = coordNames("o", 0, inShape.size());
     dst[*axis] = "(" + oa + " - " + std::to_string(begin) + ")";
     std::string copy = e.out(r) + "[" +
-                       offsetExpr(dst, contiguousStrides(shape)) + "] = in0[i];";
+                       offsetExpr(dst, contiguousStrides(shape)) +
+                       "] = in0[i];";
     if (r + 1 == numResults) {
       e.line(copy);
     } else if (shape[*axis] != 0) {
@@ -263,13 +263,15 @@ LogicalResult emitPad(KernelEmitter &e) {
     for (int64_t k = 0; k < rank; ++k) {
       if (e.resultShape()[k] == inShape[k] && before[k] == 0)
         continue;
-      inside += (inside.empty() ? "" : " && ") + ("s" + Twine(k) + " >= 0 && s" +
-                Twine(k) + " < " + Twine(inShape[k])).str();
+      inside +=
+          (inside.empty() ? "" : " && ") +
+          ("s" + Twine(k) + " >= 0 && s" + Twine(k) + " < " + Twine(inShape[k]))
+              .str();
     }
     std::string value =
-        e.hasInput(2) ? e.in(2) + "[0]"
-                      : "gc_cvt<" +
-                            cudaType(e.resultType().getElementType()) + ">(0)";
+        e.hasInput(2)
+            ? e.in(2) + "[0]"
+            : "gc_cvt<" + cudaType(e.resultType().getElementType()) + ">(0)";
     if (inside.empty())
       e.line("out0[i] = in0[" + src + "];");
     else
@@ -331,8 +333,7 @@ LogicalResult emitGatherND(KernelEmitter &e) {
     return e.fail("index tuples are longer than the data rank allows");
   openOutputLoop(e);
   // Output coords: indices.shape[:-1] then data.shape[batch + m:].
-  SmallVector<int64_t> tupleStrides =
-      contiguousStrides(indShape.drop_back());
+  SmallVector<int64_t> tupleStrides = contiguousStrides(indShape.drop_back());
   e.line("const long long tuple = (" +
          offsetExpr(coordNames("o", 0, q - 1), tupleStrides) + ") * " +
          Twine(m) + ";");
@@ -520,8 +521,8 @@ LogicalResult emitEyeLike(KernelEmitter &e) {
   if (e.resultShape().size() != 2)
     return e.fail("input must be 2-d");
   openOutputLoop(e);
-  e.line(e.store(0, "i",
-                 ("o1 - o0 == " + Twine(e.intAttr("k", 0)) + " ? 1 : 0").str()));
+  e.line(e.store(
+      0, "i", ("o1 - o0 == " + Twine(e.intAttr("k", 0)) + " ? 1 : 0").str()));
   e.close();
   return success();
 }
@@ -529,8 +530,9 @@ LogicalResult emitEyeLike(KernelEmitter &e) {
 LogicalResult emitRange(KernelEmitter &e) {
   std::string t = computeType(e.resultType().getElementType());
   e.openLinearLoop(numElements(e.resultShape()));
-  e.line(e.store(0, "i", (e.load(0, "0") + " + static_cast<" + t +
-                          ">(i) * " + e.load(2, "0"))));
+  e.line(e.store(
+      0, "i",
+      (e.load(0, "0") + " + static_cast<" + t + ">(i) * " + e.load(2, "0"))));
   e.close();
   return success();
 }
@@ -548,9 +550,10 @@ LogicalResult emitReverseSequence(KernelEmitter &e) {
   e.line("const long long length = static_cast<long long>(in1[o" +
          Twine(*batchAxis) + "]);");
   SmallVector<std::string> src = coordNames("o", 0, rank);
-  src[*timeAxis] = "(" + tc + " < length ? length - 1 - " + tc + " : " + tc + ")";
-  e.line("out0[i] = in0[" + offsetExpr(src, contiguousStrides(e.resultShape())) +
-         "];");
+  src[*timeAxis] =
+      "(" + tc + " < length ? length - 1 - " + tc + " : " + tc + ")";
+  e.line("out0[i] = in0[" +
+         offsetExpr(src, contiguousStrides(e.resultShape())) + "];");
   e.close();
   return success();
 }
@@ -559,9 +562,12 @@ LogicalResult emitReverseSequence(KernelEmitter &e) {
 LogicalResult emitConstantValues(KernelEmitter &e, ArrayRef<int64_t> values) {
   e.setLaunch({1}, {1});
   e.line("const long long values[" + Twine(std::max<size_t>(values.size(), 1)) +
-         "] = {" + llvm::join(llvm::map_range(values, [](int64_t v) {
-           return std::to_string(v) + "LL";
-         }), ", ") + "};");
+         "] = {" +
+         llvm::join(
+             llvm::map_range(
+                 values, [](int64_t v) { return std::to_string(v) + "LL"; }),
+             ", ") +
+         "};");
   e.open("for (int i = 0; i < " + Twine(values.size()) + "; ++i) {");
   e.line("out0[i] = values[i];");
   e.close();
@@ -604,13 +610,34 @@ LogicalResult emitConstantOfShape(KernelEmitter &e) {
 } // namespace
 
 bool isDataMovement(StringRef m) {
-  return llvm::is_contained(
-      {"reshape", "flatten", "squeeze", "unsqueeze", "transpose", "slice",
-       "expand", "tile", "concat", "split", "pad", "gather", "gather_elements",
-       "gather_nd", "scatter_elements", "scatter_nd", "depth_to_space",
-       "space_to_depth", "trilu", "one_hot", "eye_like", "range",
-       "reverse_sequence", "shape", "size", "constant_of_shape", "resize"},
-      m);
+  return llvm::is_contained({"reshape",
+                             "flatten",
+                             "squeeze",
+                             "unsqueeze",
+                             "transpose",
+                             "slice",
+                             "expand",
+                             "tile",
+                             "concat",
+                             "split",
+                             "pad",
+                             "gather",
+                             "gather_elements",
+                             "gather_nd",
+                             "scatter_elements",
+                             "scatter_nd",
+                             "depth_to_space",
+                             "space_to_depth",
+                             "trilu",
+                             "one_hot",
+                             "eye_like",
+                             "range",
+                             "reverse_sequence",
+                             "shape",
+                             "size",
+                             "constant_of_shape",
+                             "resize"},
+                            m);
 }
 
 LogicalResult emitDataMovement(KernelEmitter &e) {

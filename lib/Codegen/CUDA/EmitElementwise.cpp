@@ -59,14 +59,18 @@ bool isFloatOnlyUnary(StringRef m) {
 std::optional<std::string> unaryExpr(const KernelEmitter &e, StringRef m,
                                      StringRef t) {
   auto c = [&](double v) { return literal(v, t); };
+  // Functional casts do not accept multi-word types like "signed char".
+  auto as = [&](const std::string &expr) {
+    return "static_cast<" + t.str() + ">(" + expr + ")";
+  };
   auto attr = [&](StringRef name, double def) {
     return literal(e.floatAttr(name, def), t);
   };
   std::string one = c(1), zero = c(0);
   if (m == "abs")
-    return "x < " + zero + " ? " + t.str() + "(-x) : x";
+    return "x < " + zero + " ? " + as("-x") + " : x";
   if (m == "neg")
-    return t.str() + "(-x)";
+    return as("-x");
   if (m == "reciprocal")
     return one + " / x";
   if (m == "relu")
@@ -84,9 +88,8 @@ std::optional<std::string> unaryExpr(const KernelEmitter &e, StringRef m,
   if (m == "gelu") {
     std::string approximate = e.strAttr("approximate", "none");
     if (approximate == "tanh")
-      return c(0.5) + " * x * (" + one + " + gc_tanh(" +
-             c(0.7978845608028654) + " * (x + " + c(0.044715) +
-             " * x * x * x)))";
+      return c(0.5) + " * x * (" + one + " + gc_tanh(" + c(0.7978845608028654) +
+             " * (x + " + c(0.044715) + " * x * x * x)))";
     if (approximate == "none")
       return c(0.5) + " * x * (" + one + " + gc_erf(x * " +
              c(0.7071067811865476) + "))";
@@ -115,13 +118,13 @@ std::optional<std::string> unaryExpr(const KernelEmitter &e, StringRef m,
            " ? x + gc_log1p(gc_exp(-x)) : gc_log1p(gc_exp(x)))";
   if (m == "shrink") {
     std::string lambd = attr("lambd", 0.5), bias = attr("bias", 0.0);
-    return "x < -" + lambd + " ? " + t.str() + "(x + " + bias + ") : (x > " +
-           lambd + " ? " + t.str() + "(x - " + bias + ") : " + zero + ")";
+    return "x < -" + lambd + " ? " + as("x + " + bias) + " : (x > " + lambd +
+           " ? " + as("x - " + bias) + " : " + zero + ")";
   }
   if (m == "round")
     return "gc_rint(x)";
   if (m == "sign")
-    return t.str() + "((x > " + zero + ") - (x < " + zero + "))";
+    return as("(x > " + zero + ") - (x < " + zero + ")");
   if (m == "not")
     return "!x";
   if (m == "bitwise_not")

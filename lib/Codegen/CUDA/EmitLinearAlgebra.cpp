@@ -170,27 +170,26 @@ FailureOr<Labels> parseTerm(KernelEmitter &e, StringRef term, int64_t rank,
   StringRef after = dots == StringRef::npos ? "" : term.substr(dots + 3);
   for (char c : before) {
     if (!llvm::isAlpha(c))
-      return e.fail("bad character '" + Twine(c) + "' in equation"), failure();
+      return e.fail("bad character '" + Twine(c) + "' in equation");
     labels.push_back(c);
   }
   if (dots != StringRef::npos) {
-    int64_t own = rank < 0 ? ellipsisRank
-                           : rank - static_cast<int64_t>(before.size() +
-                                                         after.size());
+    int64_t own =
+        rank < 0 ? ellipsisRank
+                 : rank - static_cast<int64_t>(before.size() + after.size());
     if (own < 0 || own > ellipsisRank)
-      return e.fail("ellipsis does not fit operand rank"), failure();
+      return e.fail("ellipsis does not fit operand rank");
     for (int64_t j = ellipsisRank - own; j < ellipsisRank; ++j)
       labels.push_back(256 + j);
   }
   for (char c : after) {
     if (!llvm::isAlpha(c))
-      return e.fail("bad character '" + Twine(c) + "' in equation"), failure();
+      return e.fail("bad character '" + Twine(c) + "' in equation");
     labels.push_back(c);
   }
   if (rank >= 0 && static_cast<int64_t>(labels.size()) != rank)
     return e.fail("term '" + term + "' does not match operand rank " +
-                  Twine(rank)),
-           failure();
+                  Twine(rank));
   return labels;
 }
 
@@ -290,9 +289,9 @@ LogicalResult emitEinsum(KernelEmitter &e) {
       if (shape[k] == 1)
         strides[k] = 0;
     }
-    product += (slot ? " * " : "") + ("static_cast<" + t + ">(" +
-                                      e.load(slot, offsetExpr(coords, strides)) +
-                                      ")");
+    product +=
+        (slot ? " * " : "") + ("static_cast<" + t + ">(" +
+                               e.load(slot, offsetExpr(coords, strides)) + ")");
   }
   e.line("acc += " + product + ";");
   e.close();

@@ -19,8 +19,7 @@ namespace {
 /// Emits, inside an open row loop with `base`, `mean` and `variance` of the
 /// row, then a loop over its elements declaring `at` and `x` where the
 /// caller writes the result.
-void emitRowMoments(KernelEmitter &e, const ReductionView &view,
-                    StringRef t) {
+void emitRowMoments(KernelEmitter &e, const ReductionView &view, StringRef t) {
   auto elements = [&] {
     e.open("for (long long r = threadIdx.x; r < " + Twine(view.length) +
            "LL; r += blockDim.x) {");
@@ -47,8 +46,7 @@ void emitRowMoments(KernelEmitter &e, const ReductionView &view,
 FailureOr<std::string> floatComputeType(KernelEmitter &e) {
   Type elementType = e.inputType(0).getElementType();
   if (!isFloatType(elementType))
-    return e.fail("input 0 must have a floating-point element type"),
-           failure();
+    return e.fail("input 0 must have a floating-point element type");
   return computeType(elementType);
 }
 
@@ -100,7 +98,8 @@ LogicalResult emitChannelGroupNorm(KernelEmitter &e, StringRef t,
 
 LogicalResult emitLayerNorm(KernelEmitter &e, StringRef t) {
   ArrayRef<int64_t> shape = e.inputShape(0);
-  std::optional<int64_t> axis = normalizeAxis(e.intAttr("axis", -1), shape.size());
+  std::optional<int64_t> axis =
+      normalizeAxis(e.intAttr("axis", -1), shape.size());
   if (!axis)
     return e.fail("axis is out of range");
   SmallVector<bool> reduced(shape.size(), false);
@@ -135,8 +134,8 @@ LogicalResult emitLayerNorm(KernelEmitter &e, StringRef t) {
 
 LogicalResult emitMeanVarianceNorm(KernelEmitter &e, StringRef t) {
   ArrayRef<int64_t> shape = e.inputShape(0);
-  SmallVector<int64_t> axes = e.intsAttr("axes").value_or(
-      SmallVector<int64_t>{0, 2, 3});
+  SmallVector<int64_t> axes =
+      e.intsAttr("axes").value_or(SmallVector<int64_t>{0, 2, 3});
   SmallVector<bool> reduced(shape.size(), false);
   for (int64_t axis : axes) {
     std::optional<int64_t> a = normalizeAxis(axis, shape.size());
@@ -149,9 +148,8 @@ LogicalResult emitMeanVarianceNorm(KernelEmitter &e, StringRef t) {
   e.rowBase(view, "row", "base");
   emitRowMoments(e, view, t);
   // As the ONNX function body: (x - mean) / (sqrt(variance) + 1e-9).
-  e.line(e.store(0, "at",
-                 "(x - mean) / (gc_sqrt(variance) + " + literal(1e-9, t) +
-                     ")"));
+  e.line(e.store(
+      0, "at", "(x - mean) / (gc_sqrt(variance) + " + literal(1e-9, t) + ")"));
   e.close();
   e.close();
   return success();
@@ -159,7 +157,8 @@ LogicalResult emitMeanVarianceNorm(KernelEmitter &e, StringRef t) {
 
 LogicalResult emitLpNorm(KernelEmitter &e, StringRef t) {
   ArrayRef<int64_t> shape = e.inputShape(0);
-  std::optional<int64_t> axis = normalizeAxis(e.intAttr("axis", -1), shape.size());
+  std::optional<int64_t> axis =
+      normalizeAxis(e.intAttr("axis", -1), shape.size());
   if (!axis)
     return e.fail("axis is out of range");
   int64_t p = e.intAttr("p", 2);
@@ -208,8 +207,8 @@ LogicalResult emitLrn(KernelEmitter &e, StringRef t) {
          Twine(channels - 1) + "LL);");
   e.line(t + " squares = " + literal(0, t) + ";");
   e.open("for (long long j = first; j <= last; ++j) {");
-  e.line("const " + t + " v = " +
-         e.load(0, ("i + (j - c) * " + Twine(spatial)).str()) + ";");
+  e.line("const " + t +
+         " v = " + e.load(0, ("i + (j - c) * " + Twine(spatial)).str()) + ";");
   e.line("squares += v * v;");
   e.close();
   e.line(e.store(0, "i",
@@ -223,11 +222,11 @@ LogicalResult emitLrn(KernelEmitter &e, StringRef t) {
 } // namespace
 
 bool isNormalization(StringRef m) {
-  return llvm::is_contained(
-      {"batch_normalization", "instance_normalization", "layer_normalization",
-       "group_normalization", "lp_normalization",
-       "mean_variance_normalization", "lrn"},
-      m);
+  return llvm::is_contained({"batch_normalization", "instance_normalization",
+                             "layer_normalization", "group_normalization",
+                             "lp_normalization", "mean_variance_normalization",
+                             "lrn"},
+                            m);
 }
 
 LogicalResult emitNormalization(KernelEmitter &e) {
@@ -238,9 +237,8 @@ LogicalResult emitNormalization(KernelEmitter &e) {
   if (m == "batch_normalization")
     return emitBatchNorm(e, *t);
   if (m == "instance_normalization")
-    return emitChannelGroupNorm(e, *t, e.inputShape(0).size() >= 2
-                                           ? e.inputShape(0)[1]
-                                           : 1);
+    return emitChannelGroupNorm(
+        e, *t, e.inputShape(0).size() >= 2 ? e.inputShape(0)[1] : 1);
   if (m == "group_normalization")
     return emitChannelGroupNorm(e, *t, e.intAttr("num_groups", 0));
   if (m == "layer_normalization")

@@ -1,4 +1,5 @@
-//===- EmitReduction.cpp - reductions, arg-reductions, softmax, scans ------===//
+//===- EmitReduction.cpp - reductions, arg-reductions, softmax, scans
+//------===//
 //
 // Reductions view the input as rows (kept dims) of row elements (reduced
 // dims). One block handles a row: its threads stride over the elements and
@@ -39,7 +40,7 @@ FailureOr<SmallVector<bool>> reducedAxes(KernelEmitter &e) {
       ArrayRef<int64_t> outShape = e.resultShape();
       if (e.intAttr("keepdims", 1) == 0 ||
           static_cast<int64_t>(outShape.size()) != rank)
-        return e.fail("axes (input 1) must be a constant"), failure();
+        return e.fail("axes (input 1) must be a constant");
       // Reducing a dim of extent 1 or not changes nothing, so the dims whose
       // extent changes identify the reduction.
       SmallVector<bool> reduced(rank, false);
@@ -59,7 +60,7 @@ FailureOr<SmallVector<bool>> reducedAxes(KernelEmitter &e) {
   for (int64_t axis : *axes) {
     std::optional<int64_t> a = normalizeAxis(axis, rank);
     if (!a)
-      return e.fail("axis " + Twine(axis) + " is out of range"), failure();
+      return e.fail("axis " + Twine(axis) + " is out of range");
     reduced[*a] = true;
   }
   return reduced;
@@ -123,7 +124,8 @@ LogicalResult emitReduce(KernelEmitter &e) {
     op = "gc_op_mul()";
     update = "acc *= x;";
   } else if (m == "reduce_l1") {
-    update = "acc += x < " + literal(0, t) + " ? " + t + "(-x) : x;";
+    update =
+        "acc += x < " + literal(0, t) + " ? static_cast<" + t + ">(-x) : x;";
   } else if (m == "reduce_l2") {
     update = "acc += x * x;";
     result = "gc_sqrt(" + asFloat + ")";
@@ -146,7 +148,8 @@ LogicalResult emitReduce(KernelEmitter &e) {
 
 LogicalResult emitArgReduce(KernelEmitter &e) {
   ArrayRef<int64_t> shape = e.inputShape(0);
-  std::optional<int64_t> axis = normalizeAxis(e.intAttr("axis", 0), shape.size());
+  std::optional<int64_t> axis =
+      normalizeAxis(e.intAttr("axis", 0), shape.size());
   if (!axis)
     return e.fail("axis is out of range");
   bool largest = e.getMnemonic() == "arg_max";
@@ -175,7 +178,8 @@ LogicalResult emitArgReduce(KernelEmitter &e) {
 LogicalResult emitSoftmax(KernelEmitter &e) {
   StringRef m = e.getMnemonic();
   ArrayRef<int64_t> shape = e.inputShape(0);
-  std::optional<int64_t> axis = normalizeAxis(e.intAttr("axis", -1), shape.size());
+  std::optional<int64_t> axis =
+      normalizeAxis(e.intAttr("axis", -1), shape.size());
   if (!axis)
     return e.fail("axis is out of range");
   Type elementType = e.inputType(0).getElementType();
@@ -262,7 +266,8 @@ LogicalResult emitCumSum(KernelEmitter &e) {
 /// itself at that rank. The output is therefore always sorted.
 LogicalResult emitTopK(KernelEmitter &e) {
   ArrayRef<int64_t> shape = e.inputShape(0);
-  std::optional<int64_t> axis = normalizeAxis(e.intAttr("axis", -1), shape.size());
+  std::optional<int64_t> axis =
+      normalizeAxis(e.intAttr("axis", -1), shape.size());
   if (!axis)
     return e.fail("axis is out of range");
   bool largest = e.intAttr("largest", 1) != 0;

@@ -28,15 +28,15 @@ LogicalResult emitResize(KernelEmitter &e) {
   std::string transform =
       e.strAttr("coordinate_transformation_mode", "half_pixel");
   if (!llvm::is_contained({"half_pixel", "half_pixel_symmetric",
-                           "pytorch_half_pixel", "align_corners",
-                           "asymmetric", "tf_crop_and_resize"},
+                           "pytorch_half_pixel", "align_corners", "asymmetric",
+                           "tf_crop_and_resize"},
                           transform))
     return e.fail("unknown coordinate_transformation_mode \"" + transform +
                   "\"");
   std::string nearestMode = e.strAttr("nearest_mode", "round_prefer_floor");
-  if (!llvm::is_contained({"round_prefer_floor", "round_prefer_ceil", "floor",
-                           "ceil"},
-                          nearestMode))
+  if (!llvm::is_contained(
+          {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"},
+          nearestMode))
     return e.fail("unknown nearest_mode \"" + nearestMode + "\"");
 
   SmallVector<int64_t> axes;
@@ -70,12 +70,13 @@ LogicalResult emitResize(KernelEmitter &e) {
       auto sizes = e.constantInts(3);
       if (!sizes || sizes->size() != axes.size())
         return e.fail("sizes (input 3) must be a constant with one entry per "
-                      "axis for keep_aspect_ratio_policy \"" + policy + "\"");
+                      "axis for keep_aspect_ratio_policy \"" +
+                      policy + "\"");
       double common = policy == "not_larger" ? INFINITY : 0.0;
       for (auto [axis, size] : llvm::zip(axes, *sizes)) {
         double s = static_cast<double>(size) / inShape[axis];
-        common = policy == "not_larger" ? std::min(common, s)
-                                        : std::max(common, s);
+        common =
+            policy == "not_larger" ? std::min(common, s) : std::max(common, s);
       }
       for (int64_t axis : axes)
         scale[axis] = common;
@@ -132,10 +133,10 @@ LogicalResult emitResize(KernelEmitter &e) {
     } else if (transform == "pytorch_half_pixel")
       x = outShape[k] > 1 ? "(" + o + " + 0.5f) / " + s + " - 0.5f" : "0.0f";
     else if (transform == "align_corners")
-      x = outShape[k] == 1 ? "0.0f"
-                           : o + " * " +
-                                 f(static_cast<double>(inShape[k] - 1) /
-                                   (outShape[k] - 1));
+      x = outShape[k] == 1
+              ? "0.0f"
+              : o + " * " +
+                    f(static_cast<double>(inShape[k] - 1) / (outShape[k] - 1));
     else if (transform == "asymmetric")
       x = o + " / " + s;
     else {
@@ -148,8 +149,8 @@ LogicalResult emitResize(KernelEmitter &e) {
     std::string xk = "x" + std::to_string(k);
     e.line("float " + xk + " = " + x + ";");
     if (transform == "tf_crop_and_resize") {
-      e.open("if (" + xk + " < 0.0f || " + xk + " > " +
-             f(inShape[k] - 1) + ") {");
+      e.open("if (" + xk + " < 0.0f || " + xk + " > " + f(inShape[k] - 1) +
+             ") {");
       e.line(e.store(0, "i", f(e.floatAttr("extrapolation_value", 0.0))));
       e.line("continue;");
       e.close();

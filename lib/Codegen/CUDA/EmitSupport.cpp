@@ -2,6 +2,8 @@
 
 #include "lib/Codegen/CUDA/EmitSupport.h"
 
+#include "dialects/Graph/HostEval.h"
+
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/Matchers.h"
@@ -59,8 +61,8 @@ std::string computeType(Type type) {
 }
 
 std::string reduceType(Type type) {
-  if (auto intType = dyn_cast<IntegerType>(type); intType &&
-                                                  intType.getWidth() < 32)
+  if (auto intType = dyn_cast<IntegerType>(type);
+      intType && intType.getWidth() < 32)
     return intType.isUnsigned() ? "unsigned int" : "int";
   return computeType(type);
 }
@@ -78,9 +80,8 @@ std::string literal(double v, StringRef type) {
       return isDouble ? "__longlong_as_double(0x7ff8000000000000ULL)"
                       : "__int_as_float(0x7fc00000)";
     if (std::isinf(v)) {
-      std::string inf = isDouble
-                            ? "__longlong_as_double(0x7ff0000000000000ULL)"
-                            : "__int_as_float(0x7f800000)";
+      std::string inf = isDouble ? "__longlong_as_double(0x7ff0000000000000ULL)"
+                                 : "__int_as_float(0x7f800000)";
       return v < 0 ? "(-" + inf + ")" : inf;
     }
     std::string text;
@@ -205,43 +206,23 @@ static std::string locationName(Location loc) {
   return "";
 }
 
-/// ONNX input slot count of ops whose trailing optional inputs the graph
-/// dialect models without operand segments; 0 for the others.
-static unsigned trailingOptionalSlotCount(StringRef mnemonic) {
-  if (mnemonic.starts_with("reduce_") ||
-      llvm::is_contained({"squeeze", "split", "trilu"}, mnemonic))
-    return 2;
-  if (llvm::is_contained(
-          {"gemm", "conv", "conv_transpose", "layer_normalization"}, mnemonic))
-    return 3;
-  return 0;
-}
-
 KernelEmitter::KernelEmitter(Operation *op, StringRef name)
     : op(op), name(name.str()) {
   StringRef fullName = op->getName().getStringRef();
   mnemonic = fullName.starts_with("graph.") ? fullName.drop_front(6).str()
                                             : fullName.str();
-  // Map operands to ONNX input slots through operandSegmentSizes when the
-  // op has optional operands.
-  if (auto segments =
-          op->getAttrOfType<DenseI32ArrayAttr>("operandSegmentSizes")) {
-    unsigned next = 0;
-    for (int32_t size : segments.asArrayRef()) {
-      slots.push_back(size > 0 ? op->getOperand(next) : Value());
-      next += size;
-    }
-  } else {
-    slots.append(op->operand_begin(), op->operand_end());
-    // Absent trailing optional inputs still get their (null) parameter.
-    if (slots.size() < trailingOptionalSlotCount(mnemonic))
-      slots.resize(trailingOptionalSlotCount(mnemonic));
+  // One parameter per ONNX input slot, null for an absent optional input:
+  // the calling convention every target shares (graph::operandSlotSizes).
+  unsigned next = 0;
+  for (int32_t size : graph::operandSlotSizes(op)) {
+    slots.push_back(size > 0 ? op->getOperand(next) : Value());
+    next += size;
   }
 }
 
 LogicalResult KernelEmitter::fail(const Twine &reason) const {
-  return op->emitError() << "cannot emit a cuda kernel for graph."
-                         << mnemonic << ": " << reason;
+  return op->emitError() << "cannot emit a cuda kernel for graph." << mnemonic
+                         << ": " << reason;
 }
 
 Value KernelEmitter::input(unsigned slot) const {
@@ -369,8 +350,8 @@ void KernelEmitter::setLaunch(ArrayRef<int64_t> gridDims,
 }
 
 void KernelEmitter::openLinearLoop(int64_t n, StringRef var) {
-  int64_t blocks = std::clamp<int64_t>((n + kBlockSize - 1) / kBlockSize, 1,
-                                       kMaxGrid);
+  int64_t blocks =
+      std::clamp<int64_t>((n + kBlockSize - 1) / kBlockSize, 1, kMaxGrid);
   setLaunch({blocks}, {kBlockSize});
   open("for (long long " + var + " = (long long)blockIdx.x * blockDim.x + " +
        "threadIdx.x; " + var + " < " + Twine(n) + "LL; " + var +
@@ -378,7 +359,8 @@ void KernelEmitter::openLinearLoop(int64_t n, StringRef var) {
 }
 
 void KernelEmitter::openRowLoop(int64_t rows, int64_t length) {
-  int64_t threads = std::clamp<int64_t>((length + 31) / 32 * 32, 32, kBlockSize);
+  int64_t threads =
+      std::clamp<int64_t>((length + 31) / 32 * 32, 32, kBlockSize);
   setLaunch({std::clamp<int64_t>(rows, 1, kMaxGrid)}, {threads});
   open("for (long long row = blockIdx.x; row < " + Twine(rows) +
        "LL; row += gridDim.x) {");

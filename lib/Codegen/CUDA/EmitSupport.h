@@ -1,4 +1,5 @@
-//===- EmitSupport.h - shared state and helpers of the CUDA emitter -*- C++ -*-===//
+//===- EmitSupport.h - shared state and helpers of the CUDA emitter -*- C++
+//-*-===//
 //
 // Internal to lib/Codegen/CUDA. A KernelEmitter holds the op being emitted,
 // reads its operands by ONNX input slot and its attributes by ONNX name with
@@ -37,7 +38,8 @@ std::string computeType(mlir::Type type);
 std::string reduceType(mlir::Type type);
 /// Whether arithmetic on `type` is floating point (f16, bf16, f32, f64).
 bool isFloatType(mlir::Type type);
-/// A literal of value `v` in compute type `type` ("2.5f", "static_cast<long long>(2)").
+/// A literal of value `v` in compute type `type` ("2.5f", "static_cast<long
+/// long>(2)").
 std::string literal(double v, llvm::StringRef type);
 /// The largest / smallest value of compute type `type` (infinities for floats).
 std::string highest(llvm::StringRef type);
@@ -114,8 +116,7 @@ public:
   // Attributes by ONNX name, with the ONNX default when absent.
   int64_t intAttr(llvm::StringRef name, int64_t defaultValue) const;
   double floatAttr(llvm::StringRef name, double defaultValue) const;
-  std::string strAttr(llvm::StringRef name,
-                      llvm::StringRef defaultValue) const;
+  std::string strAttr(llvm::StringRef name, llvm::StringRef defaultValue) const;
   std::optional<llvm::SmallVector<int64_t>>
   intsAttr(llvm::StringRef name) const;
   std::optional<llvm::SmallVector<double>>

@@ -43,9 +43,9 @@ std::string keepSource(StringRef source, StringRef keepDir) {
   if (std::error_code ec = sys::fs::create_directories(path))
     return ("<not kept: cannot create '" + path + "': " + ec.message() + ">")
         .str();
-  sys::path::append(path, "graphc-cuda-" +
-                              utohexstr(xxh3_64bits(source), /*LowerCase=*/true) +
-                              ".cu");
+  sys::path::append(
+      path, "graphc-cuda-" +
+                utohexstr(xxh3_64bits(source), /*LowerCase=*/true) + ".cu");
   std::error_code ec;
   raw_fd_ostream os(path, ec);
   if (ec)
@@ -93,8 +93,8 @@ Expected<CudaImage> compileOne(StringRef source, int sm, bool ptx,
       std::to_string(sm);
   SmallVector<std::string> options = commonOptions();
   options.push_back(arch);
-  SmallVector<const char *> argv =
-      llvm::map_to_vector(options, [](const std::string &s) { return s.c_str(); });
+  SmallVector<const char *> argv = llvm::map_to_vector(
+      options, [](const std::string &s) { return s.c_str(); });
 
   Program program(source);
   if (program.status != NVRTC_SUCCESS)
@@ -111,8 +111,8 @@ Expected<CudaImage> compileOne(StringRef source, int sm, bool ptx,
        << (ptx ? "compute_" : "sm_") << sm << " ("
        << nvrtcGetErrorString(result) << ")\n"
        << program.log() << "source kept at " << path << "\n"
-       << "reproduce with: nvcc " << (ptx ? "-ptx" : "-cubin") << " -arch="
-       << (ptx ? "compute_" : "sm_") << sm
+       << "reproduce with: nvcc " << (ptx ? "-ptx" : "-cubin")
+       << " -arch=" << (ptx ? "compute_" : "sm_") << sm
        << " -std=c++17 -I" GRAPHC_CUDA_INCLUDE_DIR
           " --fmad=true --extra-device-vectorization "
        << path << " -o /dev/null";
@@ -138,9 +138,8 @@ Expected<CudaImage> compileOne(StringRef source, int sm, bool ptx,
 
 } // namespace
 
-Expected<std::vector<CudaImage>> compileCudaModule(StringRef source,
-                                                   ArrayRef<int> sms,
-                                                   StringRef keepDir) {
+Expected<std::vector<CudaImage>>
+compileCudaModule(StringRef source, ArrayRef<int> sms, StringRef keepDir) {
   if (sms.empty())
     return createStringError(inconvertibleErrorCode(),
                              "no target sm given for the cuda module");

@@ -107,8 +107,12 @@ class _DLPackInput:
 class _Session:
     def __init__(self, model):
         self._model = model
+        options = _capi.SessionOptions()
+        _lib.graphc_session_options_init(ctypes.byref(options))
+        if not model.cuda_graphs:
+            options.flags |= _capi.GRAPHC_SESSION_DISABLE_CUDA_GRAPHS
         handle = ctypes.c_void_p()
-        _check(_lib.graphc_session_create(model._handle, None,
+        _check(_lib.graphc_session_create(model._handle, ctypes.byref(options),
                                           ctypes.byref(handle)))
         self.handle = handle
 
@@ -121,7 +125,8 @@ class _Session:
 class Model:
     """A loaded model .so. Use graphc.load()."""
 
-    def __init__(self, path):
+    def __init__(self, path, cuda_graphs=True):
+        self.cuda_graphs = cuda_graphs
         handle = ctypes.c_void_p()
         _check(_lib.graphc_model_load(path.encode(), None, ctypes.byref(handle)))
         self._handle = handle
@@ -278,6 +283,8 @@ class Model:
         return pointer
 
 
-def load(path):
-    """Loads a model .so written by `graphc compile`."""
-    return Model(str(path))
+def load(path, cuda_graphs=True):
+    """Loads a model .so written by `graphc compile`. cuda_graphs=False makes
+    its sessions launch the steps one by one instead of replaying a captured
+    CUDA graph (no effect on cpu models)."""
+    return Model(str(path), cuda_graphs)

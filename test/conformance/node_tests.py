@@ -1,0 +1,128 @@
+"""What the conformance scripts share: finding the ONNX backend node tests,
+reading their data sets, the compile flags that fix dynamic dims, and the
+per-dtype comparison of outputs."""
+import glob
+import os
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+NODE_ROOT = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data", "node")
+
+# Tolerances per dtype: (rtol, atol). Integers and bool compare exactly.
+TOLERANCES = {
+    np.dtype(np.float16): (1e-2, 1e-2),
+    np.dtype(np.float32): (1e-4, 1e-5),
+    np.dtype(np.float64): (1e-7, 1e-7),
+}
+
+# Tests whose reference was computed in a way f32 cannot reproduce within the
+# default tolerance; each entry says why it is looser.
+LOOSER_F32 = {
+    # Long reductions of exponentials: the expected values come from float64
+    # numpy, and a different summation order costs a few ulp per term.
+    "test_reduce_log_sum_exp_do_not_keepdims_random": (1e-4, 1e-4),
+    "test_reduce_log_sum_exp_keepdims_random": (1e-4, 1e-4),
+}
+
+
+def node_tests():
+    """Sorted names of the node tests (directories holding model.onnx)."""
+    return sorted(name for name in os.listdir(NODE_ROOT)
+                  if os.path.isfile(os.path.join(NODE_ROOT, name, "model.onnx")))
+
+
+def model_path(name):
+    return os.path.join(NODE_ROOT, name, "model.onnx")
+
+
+def _read_tensor(path):
+    tensor = onnx.TensorProto()
+    with open(path, "rb") as f:
+        tensor.ParseFromString(f.read())
+    return tensor
+
+
+def data_sets(name):
+    """[(set name, [input TensorProto], [output TensorProto])] in order."""
+    sets = []
+    for directory in sorted(glob.glob(os.path.join(NODE_ROOT, name, "test_data_set_*"))):
+        def read(prefix):
+            count = len(glob.glob(os.path.join(directory, f"{prefix}_*.pb")))
+            return [_read_tensor(os.path.join(directory, f"{prefix}_{i}.pb"))
+                    for i in range(count)]
+        sets.append((os.path.basename(directory), read("input"), read("output")))
+    return sets
+
+
+def graph_inputs(model):
+    """The model's runtime inputs (graph inputs that are not initializers)."""
+    initializers = {init.name for init in model.graph.initializer}
+    return [value for value in model.graph.input if value.name not in initializers]
+
+
+def has_dynamic_dims(value):
+    if not value.type.HasField("tensor_type"):
+        return False
+    tensor_type = value.type.tensor_type
+    if not tensor_type.HasField("shape"):
+        return True
+    return any(not dim.HasField("dim_value") for dim in tensor_type.shape.dim)
+
+
+def shape_flags(model, inputs):
+    """--shape flags fixing every input with a dynamic (or unknown) shape to
+    the dims of a data set's tensors."""
+    flags = []
+    for value, tensor in zip(graph_inputs(model), inputs):
+        if has_dynamic_dims(value) and len(tensor.dims) > 0:
+            flags += ["--shape", f"{value.name}=" + "x".join(str(d) for d in tensor.dims)]
+    return flags
+
+
+def to_array(tensor):
+    """The numpy value of a TensorProto; None for dtypes numpy cannot hold
+    in a way the runtime takes (bfloat16, float8, int4, strings, complex)."""
+    supported = {onnx.TensorProto.FLOAT, onnx.TensorProto.DOUBLE,
+                 onnx.TensorProto.FLOAT16, onnx.TensorProto.INT8,
+                 onnx.TensorProto.INT16, onnx.TensorProto.INT32,
+                 onnx.TensorProto.INT64, onnx.TensorProto.UINT8,
+                 onnx.TensorProto.UINT16, onnx.TensorProto.UINT32,
+                 onnx.TensorProto.UINT64, onnx.TensorProto.BOOL}
+    if tensor.data_type not in supported:
+        return None
+    return numpy_helper.to_array(tensor)
+
+
+def dtype_name(tensor):
+    return onnx.TensorProto.DataType.Name(tensor.data_type).lower()
+
+
+def compare(test, name, actual, expected):
+    """None when `actual` matches `expected`, else why not (one line)."""
+    actual = np.asarray(actual)
+    if actual.dtype != expected.dtype:
+        return f"output '{name}': dtype {actual.dtype}, expected {expected.dtype}"
+    if actual.shape != expected.shape:
+        return (f"output '{name}': shape {list(actual.shape)}, "
+                f"expected {list(expected.shape)}")
+    if expected.dtype.kind in "biu":
+        bad = actual != expected
+        if not bad.any():
+            return None
+        index = tuple(int(i) for i in np.argwhere(bad)[0])
+        return (f"output '{name}': {int(bad.sum())} of {bad.size} elements differ, "
+                f"first at {list(index)}: {actual[index]!r} vs {expected[index]!r}")
+    rtol, atol = TOLERANCES[expected.dtype]
+    if expected.dtype == np.float32 and test in LOOSER_F32:
+        rtol, atol = LOOSER_F32[test]
+    close = np.isclose(actual, expected, rtol=rtol, atol=atol, equal_nan=True)
+    if close.all():
+        return None
+    index = tuple(int(i) for i in np.argwhere(~close)[0])
+    error = np.abs(actual.astype(np.float64) - expected.astype(np.float64))
+    error = np.where(np.isnan(error), np.inf, error)
+    return (f"output '{name}': {int((~close).sum())} of {close.size} elements off "
+            f"(rtol {rtol:g} atol {atol:g}), max |error| {float(error.max()):.3g}, "
+            f"first at {list(index)}: {actual[index]!r} vs {expected[index]!r}")

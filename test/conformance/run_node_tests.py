@@ -1,0 +1,342 @@
+"""Compiles every ONNX backend node test with graphc, runs it on each of its
+data sets through the Python runtime and compares every output with the
+expected one (tolerances per dtype, see node_tests.py).
+
+Each test is classified as pass, unsupported-op, unsupported-dtype,
+compile-error, run-error or wrong-result, with the reason. The run fails when
+a test listed in cpu_passing.txt no longer passes; the list may only grow:
+tests that newly pass are printed, and --write-lists rewrites it together with
+cpu_failures.md (every failing test with its category and reason).
+
+    python run_node_tests.py --graphc build/bin/graphc \
+        [--runtime build/lib/libgraphc_runtime.so] [--target cpu|cuda] \
+        [--jobs 2] [--filter REGEX] [--write-lists]
+
+Work is done by worker processes (one per job) that compile with `graphc
+compile` and run the .so in-process; a worker that crashes or hangs costs only
+the test it was on, which is classified as a run error.
+"""
+import argparse
+import collections
+import json
+import os
+import queue
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+
+import node_tests  # noqa: E402
+
+PASSING_LIST = os.path.join(HERE, "cpu_passing.txt")
+FAILURES_FILE = os.path.join(HERE, "cpu_failures.md")
+CATEGORIES = ["pass", "unsupported-op", "unsupported-dtype", "compile-error",
+              "run-error", "wrong-result"]
+BATCH_SIZE = 40
+COMPILE_TIMEOUT_S = 180
+# A worker that prints nothing for this long is stuck on its current test.
+TEST_TIMEOUT_S = 240
+
+
+def classify_compile_error(message):
+    if "unsupported ONNX op" in message:
+        return "unsupported-op"
+    if re.search(r"unsupported (\w+ )?(element |data |tensor )?(type|dtype)", message):
+        return "unsupported-dtype"
+    return "compile-error"
+
+
+def first_error_line(text):
+    """The first line of graphc's diagnostics that says what went wrong."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    for line in lines:
+        if "error" in line:
+            return line
+    return lines[0] if lines else "(no message)"
+
+
+# ---------------------------------------------------------------- worker ----
+
+def compile_model(args, name, flags, output):
+    command = [args.graphc, "compile", node_tests.model_path(name), "-o", output,
+               "--target", args.target, *flags]
+    if args.target == "cuda" and args.arch:
+        command += ["--arch", args.arch]
+    try:
+        proc = subprocess.run(command, capture_output=True, text=True,
+                              timeout=COMPILE_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return "compile-error", f"graphc compile timed out after {COMPILE_TIMEOUT_S} s"
+    if proc.returncode != 0:
+        message = first_error_line(proc.stderr + proc.stdout)
+        if proc.returncode < 0:
+            message = f"graphc crashed (signal {-proc.returncode}): {message}"
+        return classify_compile_error(message), message
+    return None
+
+
+def run_test(args, name, graphc):
+    """(category, reason) for one node test."""
+    import onnx
+    model = onnx.load(node_tests.model_path(name), load_external_data=False)
+    sets = node_tests.data_sets(name)
+    if not sets:
+        return "run-error", "the test has no data set"
+    inputs = node_tests.graph_inputs(model)
+    output_names = [value.name for value in model.graph.output]
+    compiled = {}  # compile flags -> .so path
+    for set_name, input_protos, output_protos in sets:
+        flags = node_tests.shape_flags(model, input_protos)
+        key = tuple(flags)
+        if key not in compiled:
+            path = os.path.join(args.work_dir, f"{name}.{len(compiled)}.so")
+            failure = compile_model(args, name, flags, path)
+            if failure:
+                return failure
+            compiled[key] = path
+        feeds = {}
+        for value, proto in zip(inputs, input_protos):
+            array = node_tests.to_array(proto)
+            if array is None:
+                return ("unsupported-dtype", f"input '{value.name}' is "
+                        f"{node_tests.dtype_name(proto)}, which the Python runtime "
+                        "cannot pass")
+            feeds[value.name] = array
+        expected = []
+        for value, proto in zip(output_names, output_protos):
+            array = node_tests.to_array(proto)
+            if array is None:
+                return ("unsupported-dtype", f"output '{value}' is "
+                        f"{node_tests.dtype_name(proto)}, which the Python runtime "
+                        "cannot return")
+            expected.append(array)
+        try:
+            with graphc.load(compiled[key]) as loaded:
+                names = [info.name for info in loaded.outputs]
+                if names != output_names[:len(names)] or len(names) < len(expected):
+                    return ("wrong-result", f"the model's outputs are {names}, "
+                            f"expected {output_names}")
+                actual = loaded.run(feeds)
+        except graphc.GraphcError as error:
+            message = str(error).splitlines()[0] if str(error) else error.code
+            return "run-error", f"{set_name}: {error.code}: {message}"
+        for value, got, want in zip(output_names, actual, expected):
+            mismatch = node_tests.compare(name, value, got, want)
+            if mismatch:
+                return "wrong-result", f"{set_name}: {mismatch}"
+    for path in compiled.values():
+        os.remove(path)
+    return "pass", ""
+
+
+def worker_main(args):
+    sys.path.insert(0, os.path.join(ROOT, "runtime", "python"))
+    import graphc
+    for name in args.tests:
+        print(json.dumps({"start": name}), flush=True)
+        try:
+            category, reason = run_test(args, name, graphc)
+        except Exception as error:  # a harness problem must not hide the rest
+            category, reason = "run-error", f"harness: {type(error).__name__}: {error}"
+        print(json.dumps({"test": name, "category": category, "reason": reason}),
+              flush=True)
+    return 0
+
+
+# ------------------------------------------------------------------ main ----
+
+def run_batch(args, tests):
+    """{test: (category, reason)} for a batch, restarting the worker after a
+    crash or a hang on the remaining tests."""
+    results = {}
+    while tests:
+        command = [sys.executable, os.path.abspath(__file__), "--worker",
+                   "--graphc", args.graphc, "--target", args.target,
+                   "--work-dir", args.work_dir, *tests]
+        if args.arch:
+            command += ["--arch", args.arch]
+        proc = subprocess.Popen(command, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        lines = queue.Queue()
+
+        def pump(stream=proc.stdout):
+            for line in stream:
+                lines.put(line)
+            lines.put(None)
+
+        stderr_tail = collections.deque(maxlen=5)
+
+        def drain(stream=proc.stderr):
+            for line in stream:
+                stderr_tail.append(line.rstrip())
+
+        threading.Thread(target=pump, daemon=True).start()
+        threading.Thread(target=drain, daemon=True).start()
+        current, hung = None, False
+        while True:
+            try:
+                line = lines.get(timeout=TEST_TIMEOUT_S)
+            except queue.Empty:
+                hung = True
+                proc.kill()
+                break
+            if line is None:
+                break
+            record = json.loads(line)
+            if "start" in record:
+                current = record["start"]
+            else:
+                results[record["test"]] = (record["category"], record["reason"])
+                current = None
+        proc.wait()
+        remaining = [t for t in tests if t not in results]
+        if not remaining:
+            break
+        victim = current or remaining[0]
+        if hung:
+            results[victim] = ("run-error", f"timed out after {TEST_TIMEOUT_S} s")
+        else:
+            tail = stderr_tail[-1] if stderr_tail else ""
+            results[victim] = ("run-error", f"crashed the runtime (exit status "
+                               f"{proc.returncode}){': ' + tail if tail else ''}")
+        tests = [t for t in remaining if t != victim]
+    return results
+
+
+def read_list(path):
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [line.strip() for line in f if line.strip() and not line.startswith("#")]
+
+
+def write_failures(path, results, target):
+    by_category = collections.defaultdict(list)
+    for name, (category, reason) in sorted(results.items()):
+        if category != "pass":
+            by_category[category].append((name, reason))
+    with open(path, "w") as f:
+        f.write(f"# ONNX node tests that do not pass on the {target} target\n\n")
+        f.write("Generated by `test/conformance/run_node_tests.py --write-lists`; "
+                "do not edit.\n\n")
+        for category in CATEGORIES[1:]:
+            entries = by_category.get(category, [])
+            f.write(f"## {category} ({len(entries)})\n\n")
+            for name, reason in entries:
+                reason = reason.replace("|", "\\|")
+                if len(reason) > 300:
+                    reason = reason[:300] + " ..."
+                f.write(f"- `{name}`: {reason}\n")
+            f.write("\n")
+
+
+def summarize_reasons(results, category, limit=12):
+    """The most common reasons of a category, with node/tensor names and
+    numbers blanked so that similar failures group together."""
+    counter = collections.Counter()
+    for category_, reason in results.values():
+        if category_ == category:
+            key = re.sub(r"'[^']*'", "'*'", reason)
+            key = re.sub(r"\d+", "N", key)
+            counter[key[:140]] += 1
+    return counter.most_common(limit)
+
+
+def main():
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--graphc", required=True, help="path of the graphc binary")
+    parser.add_argument("--runtime", help="path of libgraphc_runtime.so "
+                        "(default: $GRAPHC_RUNTIME_LIBRARY)")
+    parser.add_argument("--target", choices=["cpu", "cuda"], default="cpu")
+    parser.add_argument("--arch", help="--arch for the cuda target (e.g. sm_90)")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--filter", help="only tests whose name matches this regex")
+    parser.add_argument("--work-dir", help="where the .so files go (default: a "
+                        "temporary directory)")
+    parser.add_argument("--expected", default=PASSING_LIST,
+                        help="tests that must pass (default: cpu_passing.txt)")
+    parser.add_argument("--write-lists", action="store_true",
+                        help="rewrite cpu_passing.txt and cpu_failures.md")
+    parser.add_argument("--list", action="append", default=[], choices=CATEGORIES,
+                        help="print the tests of this category with reasons")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("tests", nargs="*", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    args.graphc = os.path.abspath(args.graphc)
+    if args.runtime:
+        os.environ["GRAPHC_RUNTIME_LIBRARY"] = os.path.abspath(args.runtime)
+    if args.worker:
+        return worker_main(args)
+
+    temporary = None
+    if args.work_dir:
+        os.makedirs(args.work_dir, exist_ok=True)
+    else:
+        temporary = args.work_dir = tempfile.mkdtemp(prefix="graphc-node-tests-")
+    tests = node_tests.node_tests()
+    if args.filter:
+        tests = [t for t in tests if re.search(args.filter, t)]
+    start = time.monotonic()
+    # Interleaved batches spread the slow tests (big convolutions, long
+    # sequences of one op family) over the jobs.
+    count = max(1, (len(tests) + BATCH_SIZE - 1) // BATCH_SIZE)
+    batches = [tests[i::count] for i in range(count)]
+    results = {}
+    import concurrent.futures
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        for batch_results in pool.map(lambda b: run_batch(args, b), batches):
+            results.update(batch_results)
+    elapsed = time.monotonic() - start
+    if temporary:
+        shutil.rmtree(temporary, ignore_errors=True)
+
+    counts = collections.Counter(category for category, _ in results.values())
+    for category in args.list:
+        for name, (category_, reason) in sorted(results.items()):
+            if category_ == category:
+                print(f"{category}: {name}: {reason}")
+    print(f"node tests ({args.target}): {len(tests)} in {elapsed:.0f} s: " +
+          " ".join(f"{c}={counts.get(c, 0)}" for c in CATEGORIES))
+    for category in CATEGORIES[1:]:
+        common = summarize_reasons(results, category)
+        if common:
+            print(f"{category}, most common reasons:")
+            for reason, n in common:
+                print(f"  {n:4d}  {reason}")
+
+    passing = sorted(name for name, (category, _) in results.items()
+                     if category == "pass")
+    expected = [t for t in read_list(args.expected) if t in results]
+    regressions = [t for t in expected if results[t][0] != "pass"]
+    new = sorted(set(passing) - set(read_list(args.expected)))
+    if new:
+        print(f"{len(new)} tests pass that {os.path.basename(args.expected)} "
+              "does not list (add them with --write-lists):")
+        for name in new:
+            print(f"  {name}")
+    ok = True
+    for name in regressions:
+        category, reason = results[name]
+        print(f"error: {name} is listed as passing but is now {category}: {reason}")
+        ok = False
+    if args.write_lists:
+        if args.filter or args.target != "cpu":
+            print("error: --write-lists needs the full cpu suite (no --filter)")
+            return 1
+        with open(PASSING_LIST, "w") as f:
+            f.write("".join(f"{name}\n" for name in sorted(set(passing) | set(expected))))
+        write_failures(FAILURES_FILE, results, args.target)
+        print(f"wrote {PASSING_LIST} and {FAILURES_FILE}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,237 @@
+"""End-to-end tests of graphc on the generated models in test/models.
+
+    python run_model_tests.py CHECK --graphc build/bin/graphc \
+        [--runtime build/lib/libgraphc_runtime.so] [--target cpu|cuda] \
+        [--arch sm_90] [--work-dir DIR]
+
+CHECK is one of:
+  accuracy-mlp, accuracy-resnet, accuracy-transformer
+      generate the model, compile it with fixed dims, run it on seeded random
+      inputs through the Python runtime and compare with onnxruntime (CPU)
+  deterministic   compiling the same model twice gives byte-identical .so files
+  no-compiler-deps  ldd of a model .so names no MLIR, LLVM or protobuf library
+  weights-file    --weights-file writes OUT.so.weights, the .so shrinks by the
+                  weights, and the model still matches onnxruntime (the model
+                  itself keeps its weights in ONNX external data)
+  unfixed-dim     compiling with a dynamic dim left open fails with a message
+                  naming the flag that fixes it (--dim batch=N)
+  all             every check above
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+MODELS_DIR = os.path.join(ROOT, "test", "models")
+sys.path.insert(0, os.path.join(ROOT, "runtime", "python"))
+
+# Model -> the dims the tests fix, as several buckets where the model has
+# more than one dynamic dim (each bucket is compiled and checked on its own).
+MODELS = {
+    "mlp": {"generator": "make_mlp.py", "buckets": [{"batch": 4}]},
+    "resnet": {"generator": "make_resnet.py", "buckets": [{"batch": 2}]},
+    "transformer": {"generator": "make_transformer.py",
+                    "buckets": [{"batch": 2, "seq": 16}, {"batch": 1, "seq": 7}]},
+}
+# The f32 tolerances of the conformance suite (test/conformance/node_tests.py).
+RTOL, ATOL = 1e-4, 1e-5
+
+
+class CheckFailed(Exception):
+    pass
+
+
+def generate(name, work_dir, external_data=False):
+    path = os.path.join(work_dir, f"{name}{'_ext' if external_data else ''}.onnx")
+    command = [sys.executable, os.path.join(MODELS_DIR, MODELS[name]["generator"]), path]
+    if external_data:
+        command.append("--external-data")
+    subprocess.run(command, check=True)
+    return path
+
+
+def compile_model(args, model, output, dims, extra=()):
+    command = [args.graphc, "compile", model, "-o", output, "--target", args.target,
+               *[f"--dim={k}={v}" for k, v in dims.items()], *extra]
+    if args.target == "cuda" and args.arch:
+        command += ["--arch", args.arch]
+    proc = subprocess.run(command, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise CheckFailed(f"graphc compile {os.path.basename(model)} failed:\n"
+                          f"{proc.stderr.strip()}")
+    return output
+
+
+def random_feeds(model_path, dims, seed=1):
+    import onnx
+    model = onnx.load(model_path, load_external_data=False)
+    rng = np.random.default_rng(seed)
+    feeds = {}
+    for value in model.graph.input:
+        shape = [d.dim_value if d.HasField("dim_value") else dims[d.dim_param]
+                 for d in value.type.tensor_type.shape.dim]
+        feeds[value.name] = rng.standard_normal(shape).astype(np.float32)
+    return feeds
+
+
+def compare_with_onnxruntime(model_path, so_path, dims):
+    import graphc
+    import onnxruntime as ort
+    feeds = random_feeds(model_path, dims)
+    reference = ort.InferenceSession(model_path, providers=["CPUExecutionProvider"])
+    names = [o.name for o in reference.get_outputs()]
+    expected = reference.run(None, feeds)
+    with graphc.load(so_path) as model:
+        got_names = [o.name for o in model.outputs]
+        if got_names != names:
+            raise CheckFailed(f"outputs {got_names}, onnxruntime has {names}")
+        actual = model.run(feeds)
+    lines = []
+    for name, got, want in zip(names, actual, expected):
+        if got.shape != want.shape or got.dtype != want.dtype:
+            raise CheckFailed(f"output '{name}': {got.dtype}{list(got.shape)}, "
+                              f"onnxruntime gives {want.dtype}{list(want.shape)}")
+        error = float(np.max(np.abs(got.astype(np.float64) - want)))
+        if not np.allclose(got, want, rtol=RTOL, atol=ATOL):
+            raise CheckFailed(f"output '{name}' differs from onnxruntime: max "
+                              f"|error| {error:.3g} (rtol {RTOL:g}, atol {ATOL:g})")
+        lines.append(f"'{name}' {list(got.shape)} max |error| {error:.3g}")
+    return "; ".join(lines)
+
+
+def dims_text(dims):
+    return " ".join(f"{k}={v}" for k, v in dims.items())
+
+
+def check_accuracy(args, name):
+    model = generate(name, args.work_dir)
+    for dims in MODELS[name]["buckets"]:
+        so = compile_model(args, model, os.path.join(
+            args.work_dir, f"{name}_{'_'.join(map(str, dims.values()))}.so"), dims)
+        print(f"  {name} ({dims_text(dims)}, {args.target}): "
+              f"{compare_with_onnxruntime(model, so, dims)}")
+
+
+def check_deterministic(args):
+    for name in MODELS:
+        model = generate(name, args.work_dir)
+        dims = MODELS[name]["buckets"][0]
+        first = compile_model(args, model, os.path.join(args.work_dir, f"{name}_a.so"), dims)
+        second = compile_model(args, model, os.path.join(args.work_dir, f"{name}_b.so"), dims)
+        with open(first, "rb") as a, open(second, "rb") as b:
+            one, two = a.read(), b.read()
+        if one != two:
+            offset = next(i for i, (x, y) in enumerate(zip(one, two)) if x != y) \
+                if len(one) == len(two) else min(len(one), len(two))
+            raise CheckFailed(f"{name}: two compiles differ ({len(one)} vs {len(two)} "
+                              f"bytes, first difference at byte {offset})")
+        print(f"  {name}: two compiles are byte-identical ({len(one)} bytes)")
+
+
+def check_no_compiler_deps(args):
+    for name in MODELS:
+        model = generate(name, args.work_dir)
+        so = compile_model(args, model, os.path.join(args.work_dir, f"{name}.so"),
+                           MODELS[name]["buckets"][0])
+        proc = subprocess.run(["ldd", so], capture_output=True, text=True, check=True)
+        libraries = [line.split()[0] for line in proc.stdout.splitlines() if line.strip()]
+        bad = [lib for lib in libraries
+               if any(key in lib.lower() for key in ("mlir", "llvm", "protobuf", "onnx"))]
+        if bad:
+            raise CheckFailed(f"{name}: the .so depends on {', '.join(bad)}")
+        print(f"  {name}: depends on {', '.join(libraries)}")
+
+
+def check_weights_file(args):
+    name = "resnet"
+    dims = MODELS[name]["buckets"][0]
+    model = generate(name, args.work_dir, external_data=True)
+    embedded = compile_model(args, model, os.path.join(args.work_dir, "embedded.so"), dims)
+    side = compile_model(args, model, os.path.join(args.work_dir, "side.so"), dims,
+                         ["--weights-file"])
+    weights = side + ".weights"
+    if not os.path.isfile(weights):
+        raise CheckFailed(f"--weights-file wrote no {os.path.basename(weights)}")
+    weights_size = os.path.getsize(weights)
+    shrink = os.path.getsize(embedded) - os.path.getsize(side)
+    if weights_size == 0 or shrink < weights_size * 0.9:
+        raise CheckFailed(f"the side file has {weights_size} bytes but the .so "
+                          f"shrank by only {shrink} bytes")
+    print(f"  {name}: {os.path.basename(weights)} holds {weights_size} bytes; "
+          f"the .so is {shrink} bytes smaller than with embedded weights")
+    print(f"  {name} with side weights: {compare_with_onnxruntime(model, side, dims)}")
+    os.remove(weights)
+    import graphc
+    try:
+        graphc.load(side).close()
+    except graphc.GraphcError as error:
+        print(f"  without the side file, loading fails: {error.code}: {error}")
+    else:
+        raise CheckFailed("the model loads although its weights file is gone")
+
+
+def check_unfixed_dim(args):
+    model = generate("transformer", args.work_dir)
+    output = os.path.join(args.work_dir, "unfixed.so")
+    proc = subprocess.run([args.graphc, "compile", model, "-o", output, "--target",
+                           args.target, "--dim", "seq=16"],
+                          capture_output=True, text=True)
+    if proc.returncode == 0:
+        raise CheckFailed("compiling with 'batch' left dynamic succeeded")
+    if "--dim batch=N" not in proc.stderr:
+        raise CheckFailed(f"the error does not name --dim batch=N:\n{proc.stderr}")
+    if os.path.exists(output):
+        raise CheckFailed("a failed compile left an output file")
+    print(f"  {proc.stderr.strip().splitlines()[0]}")
+
+
+CHECKS = {
+    "accuracy-mlp": lambda args: check_accuracy(args, "mlp"),
+    "accuracy-resnet": lambda args: check_accuracy(args, "resnet"),
+    "accuracy-transformer": lambda args: check_accuracy(args, "transformer"),
+    "deterministic": check_deterministic,
+    "no-compiler-deps": check_no_compiler_deps,
+    "weights-file": check_weights_file,
+    "unfixed-dim": check_unfixed_dim,
+}
+
+
+def main():
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("check", choices=[*CHECKS, "all"])
+    parser.add_argument("--graphc", required=True)
+    parser.add_argument("--runtime", help="path of libgraphc_runtime.so")
+    parser.add_argument("--target", choices=["cpu", "cuda"], default="cpu")
+    parser.add_argument("--arch", help="--arch for the cuda target (e.g. sm_90)")
+    parser.add_argument("--work-dir")
+    args = parser.parse_args()
+    args.graphc = os.path.abspath(args.graphc)
+    if args.runtime:
+        os.environ["GRAPHC_RUNTIME_LIBRARY"] = os.path.abspath(args.runtime)
+    names = list(CHECKS) if args.check == "all" else [args.check]
+    failed = 0
+    for name in names:
+        with tempfile.TemporaryDirectory(prefix=f"graphc-e2e-{name}-",
+                                         dir=args.work_dir) as work_dir:
+            args.work_dir_root, args.work_dir = args.work_dir, work_dir
+            print(f"{name}:")
+            try:
+                CHECKS[name](args)
+                print(f"ok: {name}")
+            except (CheckFailed, subprocess.CalledProcessError) as error:
+                print(f"FAILED: {name}: {error}")
+                failed += 1
+            args.work_dir = args.work_dir_root
+    if len(names) > 1:
+        print(f"{len(names) - failed} of {len(names)} checks pass")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
