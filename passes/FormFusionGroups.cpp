@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/Graph/GraphOps.h"
+#include "lib/Support/Fnv1a.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -49,15 +50,13 @@ static kernel::FusionKind classify(Operation *op) {
 
 std::string computeFusionHash(Region &body) {
   // FNV-1a over a canonical text: op names, attributes, types and operand
-  // positions, but no SSA names or locations.
-  uint64_t hash = 0xcbf29ce484222325ull;
+  // positions, but no SSA names or locations. Each piece ends with a 0xff
+  // byte so that piece boundaries count.
+  uint64_t hash = kFnvOffsetBasis;
   auto mix = [&](StringRef text) {
-    for (unsigned char c : text) {
-      hash ^= c;
-      hash *= 0x100000001b3ull;
-    }
-    hash ^= 0xff;
-    hash *= 0x100000001b3ull;
+    static const unsigned char separator = 0xff;
+    hash = fnv1a64(hash, text.data(), text.size());
+    hash = fnv1a64(hash, &separator, 1);
   };
   llvm::DenseMap<Value, unsigned> numbering;
   for (BlockArgument arg : body.getArguments()) {

@@ -14,13 +14,6 @@ namespace graphc {
 #define GEN_PASS_DEF_LOWERTOEXEC
 #include "passes/Passes.h.inc"
 
-static int64_t tensorBytes(Type type) {
-  auto shaped = cast<RankedTensorType>(type);
-  int64_t elementBytes =
-      std::max<int64_t>(1, (shaped.getElementTypeBitWidth() + 7) / 8);
-  return shaped.getNumElements() * elementBytes;
-}
-
 /// The ONNX node names in a location (NameLocs, possibly fused).
 static void collectNodeNames(Location loc, SmallVectorImpl<Attribute> &names) {
   if (auto named = dyn_cast<NameLoc>(loc)) {
@@ -81,7 +74,7 @@ LogicalResult lowerToExec(ModuleOp module, StringRef planName) {
   for (BlockArgument arg : main.getArguments())
     slotOf[arg] = exec::SlotAttr::get(context, exec::BufferKind::input,
                                       arg.getArgNumber(), 0,
-                                      tensorBytes(arg.getType()));
+                                      exec::slotBytes(arg.getType()));
   // Weights, in order of first appearance; one blob entry per distinct value.
   llvm::DenseMap<Attribute, exec::SlotAttr> weightOf;
   int64_t weightsEnd = 0;
@@ -93,7 +86,7 @@ LogicalResult lowerToExec(ModuleOp module, StringRef planName) {
     Attribute value = constant.getValue();
     auto found = weightOf.find(value);
     if (found == weightOf.end()) {
-      int64_t bytes = tensorBytes(constant.getType());
+      int64_t bytes = exec::slotBytes(constant.getType());
       builder.create<exec::WeightOp>(
           constant.getLoc(),
           builder.getStringAttr("w" + std::to_string(weightCounter++)),

@@ -79,14 +79,6 @@ private:
 
 } // namespace
 
-/// Bytes of a static tensor; i1 is one byte per element.
-static int64_t tensorBytes(Type type) {
-  auto shaped = cast<RankedTensorType>(type);
-  int64_t elementBytes =
-      std::max<int64_t>(1, (shaped.getElementTypeBitWidth() + 7) / 8);
-  return shaped.getNumElements() * elementBytes;
-}
-
 LogicalResult planMemory(ModuleOp module) {
   auto main = module.lookupSymbol<func::FuncOp>("main");
   if (!main)
@@ -123,7 +115,7 @@ LogicalResult planMemory(ModuleOp module) {
     int64_t here = position[&op];
     SmallVector<Attribute> slots;
     for (Value result : fusion.getResults()) {
-      int64_t bytes = tensorBytes(result.getType());
+      int64_t bytes = exec::slotBytes(result.getType());
       auto out = outputIndex.find(result);
       if (out != outputIndex.end()) {
         slots.push_back(exec::SlotAttr::get(context, exec::BufferKind::output,

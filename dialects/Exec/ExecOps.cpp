@@ -36,3 +36,10 @@ LogicalResult CopyOp::verify() {
            << getTarget().getSize();
   return success();
 }
+
+int64_t graphc::exec::slotBytes(Type tensorType) {
+  auto shaped = cast<RankedTensorType>(tensorType);
+  int64_t elementBytes =
+      std::max<int64_t>(1, (shaped.getElementTypeBitWidth() + 7) / 8);
+  return shaped.getNumElements() * elementBytes;
+}

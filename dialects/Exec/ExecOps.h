@@ -14,4 +14,12 @@
 #define GET_OP_CLASSES
 #include "dialects/Exec/ExecOps.h.inc"
 
+namespace graphc::exec {
+
+/// Bytes a static tensor takes in a slot: dense, row-major, one byte per
+/// i1 element.
+int64_t slotBytes(mlir::Type tensorType);
+
+} // namespace graphc::exec
+
 #endif

@@ -15,6 +15,7 @@
 #include "dialects/Graph/HostEval.h"
 #include "lib/Codegen/CPU/CpuEmitter.h"
 #include "lib/Codegen/HostCompiler.h"
+#include "lib/Support/Fnv1a.h"
 #include "runtime/include/graphc/descriptor.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -32,14 +33,6 @@ using namespace llvm;
 
 namespace graphc::codegen {
 namespace {
-
-uint64_t fnv1a(uint64_t hash, ArrayRef<char> bytes) {
-  for (unsigned char c : bytes) {
-    hash ^= c;
-    hash *= 0x100000001b3ull;
-  }
-  return hash;
-}
 
 std::string quoted(StringRef text) {
   std::string out = "\"";
@@ -326,9 +319,10 @@ Error diagnosticError(StringRef what) {
 
 uint64_t checksumOf(const ModelParts &parts,
                     const SharedObjectOptions &options) {
-  uint64_t checksum = fnv1a(0xcbf29ce484222325ull, parts.weights);
+  uint64_t checksum =
+      fnv1a64(kFnvOffsetBasis, parts.weights.data(), parts.weights.size());
   for (const DeviceImage &image : options.images)
-    checksum = fnv1a(checksum, image.data);
+    checksum = fnv1a64(checksum, image.data.data(), image.data.size());
   return checksum;
 }
 

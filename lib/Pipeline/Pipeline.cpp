@@ -1,6 +1,7 @@
 //===- Pipeline.cpp - the compile pipeline --------------------------------===//
 
 #include "lib/Pipeline/Pipeline.h"
+#include "lib/Support/Format.h"
 
 #include "dialects/Exec/ExecOps.h"
 #include "dialects/Graph/GraphDialect.h"
@@ -116,23 +117,6 @@ llvm::Error generateCuda(ModuleOp module, const CompileOptions &options,
   return llvm::Error::success();
 }
 
-std::string formatBytes(uint64_t bytes) {
-  const char *units[] = {"B", "KiB", "MiB", "GiB"};
-  double value = bytes;
-  int unit = 0;
-  while (value >= 1024 && unit < 3) {
-    value /= 1024;
-    ++unit;
-  }
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  if (unit == 0)
-    os << bytes << " B";
-  else
-    os << llvm::format("%.1f %s", value, units[unit]);
-  return text;
-}
-
 /// One line on what was written: what memory planning saved, what the
 /// artifact holds.
 void printSummary(ModuleOp module, const CompileOptions &options,
@@ -142,12 +126,9 @@ void printSummary(ModuleOp module, const CompileOptions &options,
     if (isa<exec::KernelOp>(op))
       ++kernels;
     if (auto weight = dyn_cast<exec::WeightOp>(op)) {
-      auto type = cast<ShapedType>(weight.getValue().getType());
       weights = std::max<int64_t>(
           weights, weight.getOffset() +
-                       type.getNumElements() *
-                           std::max<int64_t>(
-                               1, (type.getElementTypeBitWidth() + 7) / 8));
+                       exec::slotBytes(weight.getValue().getType()));
     }
     if (auto plan = dyn_cast<exec::PlanOp>(op)) {
       steps += plan.getSteps().front().getOperations().size();

@@ -48,7 +48,8 @@ TEST_TIMEOUT_S = 240
 def classify_compile_error(message):
     if "unsupported ONNX op" in message:
         return "unsupported-op"
-    if re.search(r"unsupported (\w+ )?(element |data |tensor )?(type|dtype)", message):
+    if re.search(r"unsupported (\w+ )?(element |data |tensor )?(type|dtype)"
+                 r"|unsupported input '[^']*' of element type", message):
         return "unsupported-dtype"
     return "compile-error"
 
@@ -91,6 +92,7 @@ def run_test(args, name, graphc):
         return "run-error", "the test has no data set"
     inputs = node_tests.graph_inputs(model)
     output_names = [value.name for value in model.graph.output]
+    runtime_dtypes = node_tests.RUNTIME_DTYPES
     compiled = {}  # compile flags -> .so path
     for set_name, input_protos, output_protos in sets:
         flags = node_tests.shape_flags(model, input_protos)
@@ -101,6 +103,13 @@ def run_test(args, name, graphc):
             if failure:
                 return failure
             compiled[key] = path
+        for kind, values in (("input", inputs), ("output", model.graph.output)):
+            for value in values:
+                elem_type = value.type.tensor_type.elem_type
+                if elem_type not in runtime_dtypes:
+                    return ("unsupported-dtype", f"{kind} '{value.name}' is "
+                            f"{onnx.TensorProto.DataType.Name(elem_type).lower()}, "
+                            "which the Python runtime cannot pass (no numpy dtype)")
         feeds = {}
         for value, proto in zip(inputs, input_protos):
             array = node_tests.to_array(proto)

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lib/Support/Format.h"
 #include "tools/graphc/Commands.h"
 
 #include "lib/Import/ONNX/ONNXImporter.h"
@@ -41,24 +42,6 @@ std::string formatDims(const ValueSummary &value) {
       text += dim.name.empty() ? "?" : dim.name;
   }
   return text + "]";
-}
-
-/// "1.5 MiB" style sizes.
-std::string formatBytes(int64_t bytes) {
-  static constexpr const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double value = static_cast<double>(bytes);
-  size_t unit = 0;
-  while (value >= 1024 && unit + 1 < std::size(units)) {
-    value /= 1024;
-    ++unit;
-  }
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  if (unit == 0)
-    os << bytes << " B";
-  else
-    os << llvm::format("%.1f ", value) << units[unit];
-  return text;
 }
 
 void printText(const CheckOptions &options, const ModelSummary &summary,

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lib/Support/Format.h"
 #include "tools/graphc/RuntimeCommands.h"
 
 #include "graphc/runtime.h"
@@ -107,23 +108,6 @@ nlohmann::ordered_json describe(const std::string &path,
   return report;
 }
 
-/// "1.5 MiB" style sizes.
-std::string formatBytes(uint64_t bytes) {
-  static constexpr const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double value = static_cast<double>(bytes);
-  size_t unit = 0;
-  while (value >= 1024 && unit + 1 < std::size(units)) {
-    value /= 1024;
-    ++unit;
-  }
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  if (unit == 0)
-    os << bytes << " B";
-  else
-    os << llvm::format("%.1f ", value) << units[unit];
-  return text;
-}
 
 std::string shapeText(const nlohmann::ordered_json &shape) {
   std::string text = "[";

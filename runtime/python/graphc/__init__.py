@@ -213,7 +213,7 @@ class Model:
                     keep.append(borrowed)
                     tensors.append(borrowed.tensor)
                     continue
-                array = np.ascontiguousarray(value)
+                array = np.asarray(value, order="C")  # keeps rank 0
                 tensor, shape = _host_tensor(array, device)
                 keep += [array, shape]
                 if cuda:
