@@ -27,7 +27,8 @@ def Graph_ReduceMeanOp : Graph_ReduceOp<"reduce_mean"> {
   }];
 }
 
-def Graph_ReduceMaxOp : Graph_ReduceOp<"reduce_max"> {
+// Max and min also take bool (opset 20): they are any and all.
+def Graph_ReduceMaxOp : Graph_ReduceOp<"reduce_max", Graph_Tensor> {
   let summary = "maximum over `axes`";
   let description = [{
     ```mlir
@@ -36,7 +37,7 @@ def Graph_ReduceMaxOp : Graph_ReduceOp<"reduce_max"> {
   }];
 }
 
-def Graph_ReduceMinOp : Graph_ReduceOp<"reduce_min"> {
+def Graph_ReduceMinOp : Graph_ReduceOp<"reduce_min", Graph_Tensor> {
   let summary = "minimum over `axes`";
   let description = [{
     ```mlir

@@ -46,7 +46,7 @@ TEST_TIMEOUT_S = 240
 
 
 def classify_compile_error(message):
-    if "unsupported ONNX op" in message:
+    if "unsupported ONNX op" in message or "unsupported opset" in message:
         return "unsupported-op"
     if re.search(r"unsupported (\w+ )?(element |data |tensor )?(type|dtype)"
                  r"|unsupported input '[^']*' of element type", message):

@@ -2,6 +2,8 @@
 
 #include "lib/Import/ONNX/NodeBuilder.h"
 
+#include "mlir/IR/Matchers.h"
+
 #include "dialects/Graph/GraphOps.h"
 
 #include "mlir/IR/OpDefinition.h"
@@ -22,8 +24,8 @@ bool isGraphOpRegistered(MLIRContext *context, llvm::StringRef mnemonic) {
 }
 
 FailureOr<Operation *>
-NodeBuilder::create(llvm::StringRef mnemonic, llvm::ArrayRef<Value> slots,
-                    llvm::ArrayRef<NamedAttribute> attributes) {
+NodeBuilder::createOp(llvm::StringRef mnemonic, llvm::ArrayRef<Value> slots,
+                      llvm::ArrayRef<NamedAttribute> attributes) {
   MLIRContext *context = getContext();
   std::string name = graphOpName(mnemonic);
   std::optional<RegisteredOperationName> info =
@@ -73,16 +75,35 @@ NodeBuilder::create(llvm::StringRef mnemonic, llvm::ArrayRef<Value> slots,
   return builder.create(state);
 }
 
+FailureOr<SmallVector<Value>>
+NodeBuilder::create(llvm::StringRef mnemonic, llvm::ArrayRef<Value> slots,
+                    llvm::ArrayRef<NamedAttribute> attributes) {
+  FailureOr<Operation *> op = createOp(mnemonic, slots, attributes);
+  if (failed(op))
+    return failure();
+  // Only folds to constants count: a fold that forwards an operand (an
+  // identity) would change the imported structure for nothing.
+  SmallVector<Value> folded;
+  if (succeeded(builder.tryFold(*op, folded)) && !folded.empty() &&
+      llvm::all_of(folded, [](Value value) {
+        return matchPattern(value, m_Constant());
+      })) {
+    (*op)->erase();
+    return folded;
+  }
+  return SmallVector<Value>((*op)->getResults());
+}
+
 FailureOr<Value>
 NodeBuilder::createValue(llvm::StringRef mnemonic, llvm::ArrayRef<Value> slots,
                          llvm::ArrayRef<NamedAttribute> attributes) {
-  FailureOr<Operation *> op = create(mnemonic, slots, attributes);
-  if (failed(op))
+  FailureOr<SmallVector<Value>> results = create(mnemonic, slots, attributes);
+  if (failed(results))
     return failure();
-  if ((*op)->getNumResults() != 1)
-    return emitError(loc) << "'" << (*op)->getName() << "' has "
-                          << (*op)->getNumResults() << " results, expected one";
-  return (*op)->getResult(0);
+  if (results->size() != 1)
+    return emitError(loc) << "'graph." << mnemonic << "' has "
+                          << results->size() << " results, expected one";
+  return results->front();
 }
 
 Value NodeBuilder::constant(ElementsAttr value) {

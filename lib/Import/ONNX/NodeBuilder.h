@@ -32,8 +32,12 @@ public:
   /// Creates `graph.<mnemonic>`. `slots` holds one value per ONNX input slot,
   /// null for an absent optional input. Ops with AttrSizedOperandSegments get
   /// one segment per slot; on other ops only trailing slots may be absent.
-  /// Result types come from the op's type inference.
-  mlir::FailureOr<mlir::Operation *>
+  /// Result types come from the op's type inference. An op that folds to
+  /// constants (all operands constant, or Shape/Size of a static tensor) is
+  /// replaced by them on the spot:
+  /// shape sub-graphs over static dims then never reach later nodes as
+  /// unknown values (a Reshape fed by a computed shape sees its length).
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
   create(llvm::StringRef mnemonic, llvm::ArrayRef<mlir::Value> slots,
          llvm::ArrayRef<mlir::NamedAttribute> attributes);
 
@@ -48,6 +52,10 @@ public:
   mlir::Value i64Constant(llvm::ArrayRef<int64_t> values);
 
 private:
+  mlir::FailureOr<mlir::Operation *>
+  createOp(llvm::StringRef mnemonic, llvm::ArrayRef<mlir::Value> slots,
+           llvm::ArrayRef<mlir::NamedAttribute> attributes);
+
   mlir::OpBuilder &builder;
   mlir::Location loc;
 };

@@ -37,11 +37,7 @@ bool isDataTypeAttribute(llvm::StringRef opType, llvm::StringRef name) {
 }
 
 static NodeResults importGeneric(NodeBuilder &builder, NodeInfo &info) {
-  FailureOr<Operation *> op =
-      builder.create(info.mnemonic, info.inputs, info.attributes);
-  if (failed(op))
-    return failure();
-  return SmallVector<Value>((*op)->getResults());
+  return builder.create(info.mnemonic, info.inputs, info.attributes);
 }
 
 static NodeResults single(FailureOr<Value> value) {
