@@ -2,7 +2,8 @@
 # GPU end-to-end run of graphc (not part of ctest; CI has no GPU):
 #   1. the ONNX backend node tests compiled for --target cuda and run on the
 #      GPU, compared with the expected outputs like the cpu conformance suite;
-#      the tests of test/conformance/cpu_passing.txt are expected to pass;
+#      the tests of test/conformance/cuda_emitting.txt (those that pass on
+#      cpu and emit cuda source) are expected to pass;
 #   2. the model end-to-end checks of test/e2e for --target cuda;
 #   3. bench/graph_replay.py: CUDA-graph replay vs plain launches.
 # Prints the pass counts; exits non-zero when anything fails.
@@ -41,7 +42,7 @@ status=0
 echo "== node tests (cuda, $arch)"
 "$python" "$root/test/conformance/run_node_tests.py" --graphc "$graphc" \
   --target cuda --arch "$arch" --jobs "$jobs" \
-  --expected "$root/test/conformance/cpu_passing.txt" \
+  --expected "$root/test/conformance/cuda_emitting.txt" \
   --list wrong-result --list run-error || status=1
 
 echo "== model tests (cuda, $arch)"

@@ -11,8 +11,8 @@
 //   graphc-cuda-batch-compile --print-preamble
 //   graphc-cuda-batch-compile --sm 80,90 kernels0.cu kernels1.cu ...
 //
-// Prints "ok FILE" or "error FILE: MESSAGE" per file; exits 1 when any file
-// fails.
+// Prints "ok FILE: N images, M bytes" or "error FILE: MESSAGE" per file;
+// exits 1 when any file fails.
 //
 //===----------------------------------------------------------------------===//
 
@@ -79,7 +79,11 @@ int main(int argc, char **argv) {
     Expected<std::vector<graphc::codegen::CudaImage>> images =
         graphc::codegen::compileCudaModule(source, sms, /*keepDir=*/"");
     if (images) {
-      outs() << "ok " << path << "\n";
+      size_t bytes = 0;
+      for (const graphc::codegen::CudaImage &image : *images)
+        bytes += image.data.size();
+      outs() << "ok " << path << ": " << images->size() << " images, "
+             << bytes << " bytes\n";
     } else {
       // One line per file keeps the output parseable; the log follows on
       // continuation lines that start with a space.

@@ -116,7 +116,9 @@ def compare(test, name, actual, expected):
     rtol, atol = TOLERANCES[expected.dtype]
     if expected.dtype == np.float32 and test in LOOSER_F32:
         rtol, atol = LOOSER_F32[test]
-    close = np.isclose(actual, expected, rtol=rtol, atol=atol, equal_nan=True)
+    # In float64, so that the f16 bound is not itself rounded to f16.
+    close = np.isclose(actual.astype(np.float64), expected.astype(np.float64),
+                       rtol=rtol, atol=atol, equal_nan=True)
     if close.all():
         return None
     index = tuple(int(i) for i in np.argwhere(~close)[0])

@@ -18,6 +18,7 @@ the test it was on, which is classified as a run error.
 """
 import argparse
 import collections
+import concurrent.futures
 import json
 import os
 import queue
@@ -39,7 +40,7 @@ PASSING_LIST = os.path.join(HERE, "cpu_passing.txt")
 FAILURES_FILE = os.path.join(HERE, "cpu_failures.md")
 CATEGORIES = ["pass", "unsupported-op", "unsupported-dtype", "compile-error",
               "run-error", "wrong-result"]
-BATCH_SIZE = 40
+BATCH_SIZE = 100
 COMPILE_TIMEOUT_S = 180
 # A worker that prints nothing for this long is stuck on its current test.
 TEST_TIMEOUT_S = 240
@@ -107,9 +108,10 @@ def run_test(args, name, graphc):
             for value in values:
                 elem_type = value.type.tensor_type.elem_type
                 if elem_type not in runtime_dtypes:
+                    verb = "take" if kind == "input" else "return"
                     return ("unsupported-dtype", f"{kind} '{value.name}' is "
                             f"{onnx.TensorProto.DataType.Name(elem_type).lower()}, "
-                            "which the Python runtime cannot pass (no numpy dtype)")
+                            f"which the Python runtime cannot {verb} (no numpy dtype)")
         feeds = {}
         for value, proto in zip(inputs, input_protos):
             array = node_tests.to_array(proto)
@@ -129,7 +131,7 @@ def run_test(args, name, graphc):
         try:
             with graphc.load(compiled[key]) as loaded:
                 names = [info.name for info in loaded.outputs]
-                if names != output_names[:len(names)] or len(names) < len(expected):
+                if names != output_names:
                     return ("wrong-result", f"the model's outputs are {names}, "
                             f"expected {output_names}")
                 actual = loaded.run(feeds)
@@ -284,6 +286,14 @@ def main():
         os.environ["GRAPHC_RUNTIME_LIBRARY"] = os.path.abspath(args.runtime)
     if args.worker:
         return worker_main(args)
+    # Every worker needs the runtime: fail once, clearly, rather than once
+    # per test.
+    sys.path.insert(0, os.path.join(ROOT, "runtime", "python"))
+    try:
+        import graphc  # noqa: F401
+    except (ImportError, OSError) as error:
+        print(f"error: cannot load the graphc Python runtime: {error}")
+        return 1
 
     temporary = None
     if args.work_dir:
@@ -299,7 +309,6 @@ def main():
     count = max(1, (len(tests) + BATCH_SIZE - 1) // BATCH_SIZE)
     batches = [tests[i::count] for i in range(count)]
     results = {}
-    import concurrent.futures
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
         for batch_results in pool.map(lambda b: run_batch(args, b), batches):
             results.update(batch_results)

@@ -214,6 +214,7 @@ def main():
     args.graphc = os.path.abspath(args.graphc)
     if args.runtime:
         os.environ["GRAPHC_RUNTIME_LIBRARY"] = os.path.abspath(args.runtime)
+    import graphc
     names = list(CHECKS) if args.check == "all" else [args.check]
     failed = 0
     for name in names:
@@ -224,7 +225,8 @@ def main():
             try:
                 CHECKS[name](args)
                 print(f"ok: {name}")
-            except (CheckFailed, subprocess.CalledProcessError) as error:
+            except (CheckFailed, subprocess.CalledProcessError,
+                    graphc.GraphcError) as error:
                 print(f"FAILED: {name}: {error}")
                 failed += 1
             args.work_dir = args.work_dir_root
