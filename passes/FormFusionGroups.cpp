@@ -89,8 +89,8 @@ static DictionaryAttr defaultSchedule(MLIRContext *context,
   Builder b(context);
   SmallVector<NamedAttribute> entries;
   entries.push_back(b.getNamedAttr("source", b.getStringAttr("heuristic")));
-  // Tiled kinds (matmul, conv) use 16x16 tiles, everything else grid-stride
-  // loops; both launch 256 threads per block.
+  // block_size: threads per block of grid-stride and per-row kernels; the
+  // tiled matmul keeps its 16x16 tiles whatever it says.
   (void)kind;
   entries.push_back(b.getNamedAttr("block_size", b.getI64IntegerAttr(256)));
   return b.getDictionaryAttr(entries);

@@ -98,8 +98,11 @@ llvm::Error generateCuda(ModuleOp module, const CompileOptions &options,
   source += "\n";
   for (auto kernel : module.getOps<exec::KernelOp>()) {
     Operation &op = kernel.getBody().front().front();
+    int64_t blockSize = 256;
+    if (auto attr = kernel.getSchedule().getAs<IntegerAttr>("block_size"))
+      blockSize = attr.getInt();
     FailureOr<codegen::CudaKernel> emitted =
-        codegen::emitCudaKernel(&op, kernel.getSymName());
+        codegen::emitCudaKernel(&op, kernel.getSymName(), blockSize);
     if (failed(emitted))
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      "cannot emit cuda kernel %s",

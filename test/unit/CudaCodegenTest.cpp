@@ -379,3 +379,38 @@ TEST_F(CudaCodegenTest, NoTargetIsAnError) {
 }
 
 } // namespace
+
+TEST_F(CudaCodegenTest, ScheduleBlockSizeSetsLaunchAndIsChecked) {
+  std::string text = R"(
+func.func @main(%x: tensor<1000xf32>, %y: tensor<8x100xf32>) {
+  %0 = graph.relu %x : (tensor<1000xf32>) -> tensor<1000xf32>
+  %1 = graph.softmax %y : (tensor<8x100xf32>) -> tensor<8x100xf32>
+  return
+})";
+  std::string diagnostics;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
+    diagnostics += d.str() + "\n";
+    return success();
+  });
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
+  ASSERT_TRUE(module) << diagnostics;
+  SmallVector<Operation *> ops;
+  module->walk([&](Operation *op) {
+    if (op->getDialect()->getNamespace() == "graph")
+      ops.push_back(op);
+  });
+  ASSERT_EQ(ops.size(), 2u);
+  FailureOr<CudaKernel> relu = emitCudaKernel(ops[0], "relu_k", 128);
+  ASSERT_TRUE(succeeded(relu)) << diagnostics;
+  EXPECT_EQ(relu->block[0], 128u);
+  EXPECT_EQ(relu->grid[0], 8u); // ceil(1000 / 128)
+  // A row of 100 needs 128 threads; a block size of 64 caps it.
+  FailureOr<CudaKernel> softmax = emitCudaKernel(ops[1], "softmax_k", 64);
+  ASSERT_TRUE(succeeded(softmax)) << diagnostics;
+  EXPECT_EQ(softmax->block[0], 64u);
+  EXPECT_TRUE(failed(emitCudaKernel(ops[0], "bad", 100)));
+  EXPECT_NE(diagnostics.find("block_size 100 is not a multiple of 32 in "
+                             "[32, 1024]"),
+            std::string::npos)
+      << diagnostics;
+}

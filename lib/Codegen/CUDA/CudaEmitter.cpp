@@ -14,8 +14,13 @@ using namespace mlir;
 
 namespace graphc::codegen {
 
-FailureOr<CudaKernel> emitCudaKernel(Operation *op, llvm::StringRef name) {
-  cuda::KernelEmitter emitter(op, name);
+FailureOr<CudaKernel> emitCudaKernel(Operation *op, llvm::StringRef name,
+                                     int64_t blockSize) {
+  if (blockSize < 32 || blockSize > 1024 || blockSize % 32 != 0)
+    return op->emitError() << "cannot emit a cuda kernel for '"
+                           << op->getName() << "': block_size " << blockSize
+                           << " is not a multiple of 32 in [32, 1024]";
+  cuda::KernelEmitter emitter(op, name, blockSize);
   llvm::StringRef mnemonic = emitter.getMnemonic();
   if (!op->getName().getStringRef().starts_with("graph."))
     return op->emitError() << "cannot emit a cuda kernel for '" << op->getName()

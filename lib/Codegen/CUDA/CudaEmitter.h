@@ -33,8 +33,11 @@ struct CudaKernel {
 /// one pointer per ONNX input slot of the op in order (an absent optional
 /// input is passed as nullptr), then one per result. Fails with an error at
 /// op->getLoc() naming the op and the reason when it cannot emit it.
+/// `blockSize` (the kernel schedule's block_size) is the threads per block of
+/// elementwise, data-movement and per-row kernels.
 mlir::FailureOr<CudaKernel> emitCudaKernel(mlir::Operation *op,
-                                           llvm::StringRef name);
+                                           llvm::StringRef name,
+                                           int64_t blockSize = 256);
 
 /// Shared preamble (fp16/bf16 helpers, math wrappers, index helpers) placed
 /// once at the top of a module.

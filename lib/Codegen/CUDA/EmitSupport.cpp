@@ -206,8 +206,8 @@ static std::string locationName(Location loc) {
   return "";
 }
 
-KernelEmitter::KernelEmitter(Operation *op, StringRef name)
-    : op(op), name(name.str()) {
+KernelEmitter::KernelEmitter(Operation *op, StringRef name, int64_t blockSize)
+    : op(op), name(name.str()), blockSize(blockSize) {
   StringRef fullName = op->getName().getStringRef();
   mnemonic = fullName.starts_with("graph.") ? fullName.drop_front(6).str()
                                             : fullName.str();
@@ -351,8 +351,8 @@ void KernelEmitter::setLaunch(ArrayRef<int64_t> gridDims,
 
 void KernelEmitter::openLinearLoop(int64_t n, StringRef var) {
   int64_t blocks =
-      std::clamp<int64_t>((n + kBlockSize - 1) / kBlockSize, 1, kMaxGrid);
-  setLaunch({blocks}, {kBlockSize});
+      std::clamp<int64_t>((n + blockSize - 1) / blockSize, 1, kMaxGrid);
+  setLaunch({blocks}, {blockSize});
   open("for (long long " + var + " = (long long)blockIdx.x * blockDim.x + " +
        "threadIdx.x; " + var + " < " + Twine(n) + "LL; " + var +
        " += (long long)gridDim.x * blockDim.x) {");
@@ -360,7 +360,7 @@ void KernelEmitter::openLinearLoop(int64_t n, StringRef var) {
 
 void KernelEmitter::openRowLoop(int64_t rows, int64_t length) {
   int64_t threads =
-      std::clamp<int64_t>((length + 31) / 32 * 32, 32, kBlockSize);
+      std::clamp<int64_t>((length + 31) / 32 * 32, 32, blockSize);
   setLaunch({std::clamp<int64_t>(rows, 1, kMaxGrid)}, {threads});
   open("for (long long row = blockIdx.x; row < " + Twine(rows) +
        "LL; row += gridDim.x) {");

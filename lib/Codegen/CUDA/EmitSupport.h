@@ -25,7 +25,8 @@
 namespace graphc::codegen::cuda {
 
 /// Threads per block of the elementwise and row kernels.
-inline constexpr int64_t kBlockSize = 256;
+/// Threads per block when the schedule does not say.
+inline constexpr int64_t kDefaultBlockSize = 256;
 /// Upper bound of grid.x for grid-stride loops.
 inline constexpr int64_t kMaxGrid = 65535;
 
@@ -76,7 +77,10 @@ ReductionView makeReductionView(llvm::ArrayRef<int64_t> shape,
 
 class KernelEmitter {
 public:
-  KernelEmitter(mlir::Operation *op, llvm::StringRef name);
+  /// `blockSize`: threads per block of grid-stride and row loops, a
+  /// multiple of 32 in [32, 1024] (the schedule's `block_size`).
+  KernelEmitter(mlir::Operation *op, llvm::StringRef name,
+                int64_t blockSize = kDefaultBlockSize);
 
   mlir::Operation *getOp() const { return op; }
   llvm::StringRef getMnemonic() const { return mnemonic; }
@@ -133,7 +137,7 @@ public:
               llvm::ArrayRef<int64_t> dims);
 
   // Launch shapes.
-  /// A grid-stride loop of `i` over [0, n) with kBlockSize threads.
+  /// A grid-stride loop of `i` over [0, n) with blockSize threads.
   void openLinearLoop(int64_t n, llvm::StringRef var = "i");
   /// A loop of `row` over [0, rows), one block per row, with threads suited
   /// to rows of `length` elements (a multiple of the warp size).
@@ -161,6 +165,7 @@ public:
 private:
   mlir::Operation *op;
   std::string name;
+  int64_t blockSize;
   std::string mnemonic;
   llvm::SmallVector<mlir::Value> slots;
   std::string body;
