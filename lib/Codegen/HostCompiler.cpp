@@ -38,27 +38,28 @@ Error runHostCompiler(StringRef compiler, ArrayRef<std::string> args,
                       StringRef workDir) {
   SmallString<256> logPath(workDir);
   sys::path::append(logPath, "compiler.log");
-  SmallVector<StringRef> argv{compiler};
+  // The compiler runs in workDir so that relative paths (and so the output)
+  // do not depend on where graphc runs. A shell changes directory for it:
+  // graphc's own working directory is left alone. Arguments travel as
+  // positional parameters, so nothing needs quoting.
+  ErrorOr<std::string> shell = sys::findProgramByName("sh");
+  if (!shell)
+    return createStringError(shell.getError(), "cannot find sh");
+  SmallVector<StringRef> argv{"sh", "-c", "cd -- \"$0\" && exec \"$@\"",
+                              workDir, compiler};
   for (const std::string &arg : args)
     argv.push_back(arg);
   std::optional<StringRef> redirects[] = {std::nullopt, StringRef(logPath),
                                           StringRef(logPath)};
-  // The compiler runs in workDir so that relative paths (and so the output)
-  // do not depend on where graphc runs.
-  SmallString<256> cwd;
-  sys::fs::current_path(cwd);
-  if (std::error_code ec = sys::fs::set_current_path(workDir))
-    return createStringError(ec, "cannot enter %s", workDir.str().c_str());
   std::string message;
-  int rc = sys::ExecuteAndWait(compiler, argv, std::nullopt, redirects,
+  int rc = sys::ExecuteAndWait(*shell, argv, std::nullopt, redirects,
                                /*SecondsToWait=*/0, /*MemoryLimit=*/0,
                                &message);
-  sys::fs::set_current_path(cwd);
   if (rc == 0)
     return Error::success();
-  std::string command = "cd " + workDir.str() + " &&";
-  for (StringRef arg : argv)
-    command += " " + arg.str();
+  std::string command = "cd " + workDir.str() + " && " + compiler.str();
+  for (const std::string &arg : args)
+    command += " " + arg;
   std::string log;
   if (auto buffer = MemoryBuffer::getFile(logPath))
     log = (*buffer)->getBuffer().take_front(4000).str();
