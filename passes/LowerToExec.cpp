@@ -25,6 +25,29 @@ static void collectNodeNames(Location loc, SmallVectorImpl<Attribute> &names) {
       collectNodeNames(inner, names);
 }
 
+/// Constants past this many elements are weights, read through their slot;
+/// smaller ones (axes, starts, pads, scales, K) are worth specialising on.
+static constexpr int64_t kMaxInlinedConstantElements = 1024;
+
+/// Replaces, inside `kernelOp`, the uses of block arguments whose fusion
+/// input is a small dense constant by a copy of that constant.
+static void inlineConstantInputs(kernel::FusionOp fusion,
+                                 exec::KernelOp kernelOp) {
+  Block &body = kernelOp.getBody().front();
+  OpBuilder builder = OpBuilder::atBlockBegin(&body);
+  for (auto [input, arg] : llvm::zip(fusion.getInputs(), body.getArguments())) {
+    auto constant = input.getDefiningOp<graph::ConstantOp>();
+    if (!constant)
+      continue;
+    auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+    if (!dense || dense.getNumElements() > kMaxInlinedConstantElements)
+      continue;
+    Value copy = builder.create<graph::ConstantOp>(constant.getLoc(),
+                                                   constant.getType(), dense);
+    arg.replaceAllUsesWith(copy);
+  }
+}
+
 LogicalResult lowerToExec(ModuleOp module, StringRef planName) {
   auto main = module.lookupSymbol<func::FuncOp>("main");
   if (!main)
@@ -102,7 +125,7 @@ LogicalResult lowerToExec(ModuleOp module, StringRef planName) {
   }
 
   // Kernels, one per distinct content hash.
-  llvm::StringMap<StringAttr> kernelByHash;
+  llvm::StringMap<exec::KernelOp> kernelByHash;
   auto plan = builder.create<exec::PlanOp>(
       loc, builder.getStringAttr(planName), arenaBytes, intermediateBytes,
       builder.getArrayAttr(inputTypes), builder.getArrayAttr(outputTypes));
@@ -121,26 +144,40 @@ LogicalResult lowerToExec(ModuleOp module, StringRef planName) {
     for (auto [result, slot] : llvm::zip(fusion.getResults(), slots))
       slotOf[result] = cast<exec::SlotAttr>(slot);
 
-    StringAttr kernelName = kernelByHash.lookup(fusion.getHash());
-    if (!kernelName) {
-      kernelName = fusion.getNameAttr();
-      SmallVector<Attribute> nodes;
-      fusion.getBody().walk([&](Operation *inner) {
-        if (!isa<kernel::YieldOp>(inner))
-          collectNodeNames(inner->getLoc(), nodes);
-      });
-      llvm::SetVector<Attribute> uniqueNodes(nodes.begin(), nodes.end());
-      nodes.assign(uniqueNodes.begin(), uniqueNodes.end());
-      OpBuilder kernelBuilder(plan);
-      auto kernelOp = kernelBuilder.create<exec::KernelOp>(
-          fusion.getLoc(), kernelName,
-          kernel::FusionKindAttr::get(context, fusion.getKind()),
-          fusion.getHashAttr(), fusion.getSchedule(),
-          kernelBuilder.getArrayAttr(nodes));
-      IRMapping mapping;
-      fusion.getBody().cloneInto(&kernelOp.getBody(), mapping);
-      kernelByHash[fusion.getHash()] = kernelName;
+    // The kernel: the fusion body with its small constant inputs inlined, so
+    // that codegen sees constant axes, starts, pads or scales as constants.
+    // The block arguments (and so the calling convention) stay. Kernels are
+    // shared by the hash of that body, which includes the inlined values.
+    OpBuilder kernelBuilder(plan);
+    auto kernelOp = kernelBuilder.create<exec::KernelOp>(
+        fusion.getLoc(), fusion.getNameAttr(),
+        kernel::FusionKindAttr::get(context, fusion.getKind()),
+        fusion.getHashAttr(), fusion.getSchedule(),
+        kernelBuilder.getArrayAttr({}));
+    IRMapping mapping;
+    fusion.getBody().cloneInto(&kernelOp.getBody(), mapping);
+    inlineConstantInputs(fusion, kernelOp);
+    std::string hash = computeFusionHash(kernelOp.getBody());
+    SmallVector<Attribute> nodes;
+    fusion.getBody().walk([&](Operation *inner) {
+      if (!isa<kernel::YieldOp>(inner))
+        collectNodeNames(inner->getLoc(), nodes);
+    });
+    exec::KernelOp shared = kernelByHash.lookup(hash);
+    if (shared) {
+      kernelOp.erase();
+      kernelOp = shared;
+      // The shared kernel covers this fusion's nodes too.
+      nodes.insert(nodes.begin(), kernelOp.getOnnxNodes().begin(),
+                   kernelOp.getOnnxNodes().end());
+    } else {
+      kernelOp.setHash(hash);
+      kernelByHash[hash] = kernelOp;
     }
+    llvm::SetVector<Attribute> uniqueNodes(nodes.begin(), nodes.end());
+    kernelOp.setOnnxNodesAttr(
+        ArrayAttr::get(context, uniqueNodes.getArrayRef()));
+    StringAttr kernelName = kernelOp.getSymNameAttr();
 
     // Arguments: the slots of the fused op's ONNX inputs (absent ones are
     // `none`), then its results.

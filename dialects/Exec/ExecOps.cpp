@@ -43,3 +43,15 @@ int64_t graphc::exec::slotBytes(Type tensorType) {
       std::max<int64_t>(1, (shaped.getElementTypeBitWidth() + 7) / 8);
   return shaped.getNumElements() * elementBytes;
 }
+
+Operation *graphc::exec::getComputeOp(KernelOp kernel) {
+  Operation *compute = nullptr;
+  for (Operation &op : kernel.getBody().front().without_terminator()) {
+    if (op.hasTrait<OpTrait::ConstantLike>())
+      continue;
+    if (compute)
+      return nullptr;
+    compute = &op;
+  }
+  return compute;
+}

@@ -20,6 +20,10 @@ namespace graphc::exec {
 /// i1 element.
 int64_t slotBytes(mlir::Type tensorType);
 
+/// The op a single-op kernel computes: its one op besides constants and the
+/// terminator, or null when there is not exactly one.
+mlir::Operation *getComputeOp(KernelOp kernel);
+
 } // namespace graphc::exec
 
 #endif

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lib/Codegen/SourceText.h"
 #include "lib/Codegen/SharedObjectWriter.h"
 
 #include "dialects/Exec/ExecOps.h"
@@ -22,7 +23,6 @@
 #include <set>
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
-#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -33,21 +33,6 @@ using namespace llvm;
 
 namespace graphc::codegen {
 namespace {
-
-std::string quoted(StringRef text) {
-  std::string out = "\"";
-  for (unsigned char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (c >= 0x20 && c < 0x7f) {
-      out += c;
-    } else {
-      out += formatv("\\{0:o3}", c).str();
-    }
-  }
-  return out + "\"";
-}
 
 int bufferKind(exec::BufferKind kind) {
   switch (kind) {
@@ -120,7 +105,7 @@ void emitTensorDescs(raw_ostream &os, StringRef table,
     if (io.getDims().empty())
       os << "\"\"";
     interleaveComma(io.getDims(), os, [&](Attribute a) {
-      os << quoted(cast<StringAttr>(a).getValue());
+      os << cppStringLiteral(cast<StringAttr>(a).getValue());
     });
     os << "};\n";
   }
@@ -128,7 +113,7 @@ void emitTensorDescs(raw_ostream &os, StringRef table,
   for (auto [i, io] : enumerate(ios)) {
     auto type = cast<RankedTensorType>(io.getType());
     std::string base = (table + Twine(i)).str();
-    os << "  {" << quoted(io.getName()) << ", "
+    os << "  {" << cppStringLiteral(io.getName()) << ", "
        << graph::toHostDtype(type.getElementType()) << ", " << type.getRank()
        << ", " << base << "_dims, " << base << "_names},\n";
   }
@@ -150,8 +135,10 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
     os << "#include \"HostKernels.h\"\n\n";
     std::set<std::string> declared;
     for (exec::KernelOp kernel : parts.kernels) {
-      Operation &op = kernel.getBody().front().front();
-      std::string mnemonic = op.getName().stripDialect().str();
+      Operation *op = exec::getComputeOp(kernel);
+      if (!op)
+        return kernel.emitOpError("the cpu target takes one op per kernel");
+      std::string mnemonic = op->getName().stripDialect().str();
       if (declared.insert(mnemonic).second)
         os << "extern \"C\" int gc_hk_" << mnemonic
            << "(const gc_tensor *, int32_t, gc_tensor *, int32_t, "
@@ -188,9 +175,9 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
     std::string nodes;
     for (auto [j, node] : enumerate(kernel.getOnnxNodes()))
       nodes += (j ? "," : "") + cast<StringAttr>(node).str();
-    os << "  {" << quoted(kernel.getSymName()) << ", "
-       << quoted(kernel::stringifyFusionKind(kernel.getKind())) << ", "
-       << quoted(nodes) << ", 0x" << kernel.getHash() << "ull, "
+    os << "  {" << cppStringLiteral(kernel.getSymName()) << ", "
+       << cppStringLiteral(kernel::stringifyFusionKind(kernel.getKind())) << ", "
+       << cppStringLiteral(nodes) << ", 0x" << kernel.getHash() << "ull, "
        << (options.cudaTarget ? "nullptr" : cpuKernelSymbol(kernel))
        << "},\n";
   }
@@ -266,7 +253,7 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
   os << "static const graphc_plan_desc kPlans[] = {\n";
   for (auto [p, plan] : enumerate(parts.plans)) {
     std::string base = "kPlan" + std::to_string(p);
-    os << "  {" << quoted(plan.getSymName()) << ", " << base << "_in, "
+    os << "  {" << cppStringLiteral(plan.getSymName()) << ", " << base << "_in, "
        << base << "_out, " << plan.getArenaBytes() << "ull, "
        << plan.getIntermediateBytes() << "ull, "
        << plan.getSteps().front().getOperations().size() << ", " << base
@@ -291,7 +278,7 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
      << ", kImages,\n  "
      << (weightsSideName.empty() ? "graphc_weights" : "nullptr") << ", "
      << parts.weights.size() << "ull, "
-     << (weightsSideName.empty() ? "nullptr" : quoted(weightsSideName))
+     << (weightsSideName.empty() ? "nullptr" : cppStringLiteral(weightsSideName))
      << ",\n  0x" << format_hex_no_prefix(checksum, 16) << "ull};\n\n"
      << "extern \"C\" __attribute__((visibility(\"default\"))) const "
         "graphc_model_desc *graphc_model_descriptor_v1(void) {\n"

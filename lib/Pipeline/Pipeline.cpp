@@ -97,12 +97,16 @@ llvm::Error generateCuda(ModuleOp module, const CompileOptions &options,
   source = codegen::cudaModulePreamble().str();
   source += "\n";
   for (auto kernel : module.getOps<exec::KernelOp>()) {
-    Operation &op = kernel.getBody().front().front();
+    Operation *op = exec::getComputeOp(kernel);
+    if (!op)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "kernel %s is not a single op",
+                                     kernel.getSymName().str().c_str());
     int64_t blockSize = 256;
     if (auto attr = kernel.getSchedule().getAs<IntegerAttr>("block_size"))
       blockSize = attr.getInt();
     FailureOr<codegen::CudaKernel> emitted =
-        codegen::emitCudaKernel(&op, kernel.getSymName(), blockSize);
+        codegen::emitCudaKernel(op, kernel.getSymName(), blockSize);
     if (failed(emitted))
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      "cannot emit cuda kernel %s",

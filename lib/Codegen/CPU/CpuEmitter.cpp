@@ -1,12 +1,12 @@
 //===- CpuEmitter.cpp - C++ source for cpu-target kernels -----------------===//
 
 #include "lib/Codegen/CPU/CpuEmitter.h"
+#include "lib/Codegen/SourceText.h"
 
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/HostEval.h"
 
 #include "llvm/Support/Format.h"
-#include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
 
@@ -25,22 +25,6 @@ static std::string doubleLiteral(double value) {
   return text;
 }
 
-/// A C++ string literal with everything outside printable ASCII escaped.
-static std::string stringLiteral(StringRef text) {
-  std::string out = "\"";
-  for (unsigned char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (c >= 0x20 && c < 0x7f) {
-      out += c;
-    } else {
-      out += llvm::formatv("\\{0:o3}", c).str();
-    }
-  }
-  return out + "\"";
-}
-
 static void emitInt64Array(llvm::raw_ostream &os, StringRef name,
                            ArrayRef<int64_t> values) {
   os << "static const int64_t " << name << "[] = {";
@@ -55,10 +39,10 @@ std::string cpuKernelSymbol(exec::KernelOp kernel) {
 }
 
 LogicalResult emitCpuKernel(exec::KernelOp kernel, llvm::raw_ostream &os) {
-  Block &body = kernel.getBody().front();
-  Operation &op = body.front();
-  if (&op == body.getTerminator() || op.getNextNode() != body.getTerminator())
+  Operation *compute = exec::getComputeOp(kernel);
+  if (!compute)
     return kernel.emitOpError("the cpu target takes one op per kernel");
+  Operation &op = *compute;
   std::string mnemonic = op.getName().stripDialect().str();
   if (!gc_host_kernel_lookup(mnemonic.c_str()))
     return op.emitError() << "cpu target: no host kernel for " << op.getName();
@@ -73,11 +57,7 @@ LogicalResult emitCpuKernel(exec::KernelOp kernel, llvm::raw_ostream &os) {
     os << " (onnx:";
     for (Attribute node : kernel.getOnnxNodes()) {
       // Node names are user text: keep the comment on one line.
-      std::string name = cast<StringAttr>(node).str();
-      for (char &c : name)
-        if (c == '\n' || c == '\r')
-          c = ' ';
-      os << " " << name;
+      os << " " << commentText(cast<StringAttr>(node).getValue());
     }
     os << ")";
   }
@@ -119,9 +99,9 @@ LogicalResult emitCpuKernel(exec::KernelOp kernel, llvm::raw_ostream &os) {
   os << "static const gc_attr " << prefix << "_attrs[] = {\n";
   for (auto [i, item] : llvm::enumerate(items)) {
     std::string base = prefix + "_a" + std::to_string(i);
-    os << "  {" << stringLiteral(item.name) << ", " << item.kind << ", "
+    os << "  {" << cppStringLiteral(item.name) << ", " << item.kind << ", "
        << item.count << ", " << item.i << "LL, " << doubleLiteral(item.f)
-       << ", " << (item.s ? stringLiteral(item.s) : "nullptr") << ", "
+       << ", " << (item.s ? cppStringLiteral(item.s) : "nullptr") << ", "
        << (item.kind == GC_ATTR_INTS ? base + "_ints" : "nullptr") << ", "
        << (item.kind == GC_ATTR_FLOATS ? base + "_floats" : "nullptr") << ", "
        << (item.kind == GC_ATTR_TENSOR ? "&" + base + "_tensor" : "nullptr")

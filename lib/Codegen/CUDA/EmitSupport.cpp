@@ -3,6 +3,7 @@
 #include "lib/Codegen/CUDA/EmitSupport.h"
 
 #include "dialects/Graph/HostEval.h"
+#include "lib/Codegen/SourceText.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Location.h"
@@ -418,7 +419,7 @@ FailureOr<CudaKernel> KernelEmitter::finish() {
   std::string nodeName = locationName(op->getLoc());
   src << "// graph." << mnemonic;
   if (!nodeName.empty())
-    src << " (ONNX node '" << nodeName << "')";
+    src << " (ONNX node '" << commentText(nodeName) << "')";
   src << ": (";
   llvm::interleaveComma(op->getOperandTypes(), src);
   src << ") -> (";
