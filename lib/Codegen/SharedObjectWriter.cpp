@@ -19,6 +19,7 @@
 #include "lib/Support/Fnv1a.h"
 #include "runtime/include/graphc/descriptor.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
 #include <set>
 #include "llvm/Support/FileSystem.h"
@@ -304,6 +305,26 @@ Error diagnosticError(StringRef what) {
   return createStringError(inconvertibleErrorCode(), "%s", what.str().c_str());
 }
 
+/// Writes `path` through `write` into a temporary file beside it, then
+/// renames it into place.
+Error replaceFile(StringRef path, llvm::function_ref<Error(StringRef)> write) {
+  SmallString<256> temp;
+  if (std::error_code ec =
+          sys::fs::createUniqueFile(path + ".tmp-%%%%%%%%", temp))
+    return createStringError(ec, "cannot write beside %s: %s",
+                             path.str().c_str(), ec.message().c_str());
+  if (Error e = write(temp)) {
+    sys::fs::remove(temp);
+    return e;
+  }
+  if (std::error_code ec = sys::fs::rename(temp, path)) {
+    sys::fs::remove(temp);
+    return createStringError(ec, "cannot write %s: %s", path.str().c_str(),
+                             ec.message().c_str());
+  }
+  return Error::success();
+}
+
 uint64_t checksumOf(const ModelParts &parts,
                     const SharedObjectOptions &options) {
   uint64_t checksum =
@@ -343,6 +364,10 @@ Error writeSharedObject(ModuleOp module, const SharedObjectOptions &options) {
   if (failed(source))
     return diagnosticError("cannot emit the model source");
 
+  Expected<std::string> compiler = findHostCompiler();
+  if (!compiler)
+    return compiler.takeError();
+
   SmallString<256> workDir(options.workDir);
   bool temporary = workDir.empty();
   if (temporary) {
@@ -352,6 +377,13 @@ Error writeSharedObject(ModuleOp module, const SharedObjectOptions &options) {
   } else if (std::error_code ec = sys::fs::create_directories(workDir)) {
     return createStringError(ec, "cannot create %s", workDir.c_str());
   }
+  // A temporary build directory goes away on every path but a compiler
+  // failure, whose message points into it.
+  bool keepWorkDir = !temporary;
+  auto cleanup = llvm::make_scope_exit([&] {
+    if (!keepWorkDir)
+      sys::fs::remove_directories(workDir);
+  });
   auto inWork = [&](StringRef name) {
     SmallString<256> path(workDir);
     sys::path::append(path, name);
@@ -377,9 +409,6 @@ Error writeSharedObject(ModuleOp module, const SharedObjectOptions &options) {
                             image.data))
       return e;
 
-  Expected<std::string> compiler = findHostCompiler();
-  if (!compiler)
-    return compiler.takeError();
   std::vector<std::string> args = {
       "-std=c++17", "-O2", "-fPIC", "-shared", "-fvisibility=hidden",
       "-ffunction-sections", "-fdata-sections", "-Wl,--gc-sections",
@@ -387,22 +416,28 @@ Error writeSharedObject(ModuleOp module, const SharedObjectOptions &options) {
       "-fno-ident", "-I.", "model.cpp", "-o", "model.so"};
   if (!options.cudaTarget)
     args.insert(args.end() - 2, GRAPHC_HOST_KERNELS_ARCHIVE);
-  if (Error e = runHostCompiler(*compiler, args, workDir))
+  if (Error e = runHostCompiler(*compiler, args, workDir)) {
+    keepWorkDir = true;
     return e;
+  }
 
-  // Only now is anything at the output path touched.
+  // Only now is anything at the output path touched, and files there are
+  // replaced by rename, never rewritten: a process that has the old model
+  // loaded (or its weights mapped) keeps a consistent copy.
   if (!sideName.empty()) {
-    std::string sidePath = options.outputPath + ".weights";
-    if (Error e = writeFile(sidePath, parts->weights))
+    auto writeWeights = [&](StringRef temp) {
+      return writeFile(temp, parts->weights);
+    };
+    if (Error e = replaceFile(options.outputPath + ".weights", writeWeights))
       return e;
   }
-  if (std::error_code ec =
-          sys::fs::copy_file(inWork("model.so"), options.outputPath))
-    return createStringError(ec, "cannot write %s: %s",
-                             options.outputPath.c_str(), ec.message().c_str());
-  if (temporary)
-    sys::fs::remove_directories(workDir);
-  return Error::success();
+  std::string built = inWork("model.so");
+  return replaceFile(options.outputPath, [&](StringRef temp) -> Error {
+    if (std::error_code ec = sys::fs::copy_file(built, temp))
+      return createStringError(ec, "cannot write %s: %s", temp.str().c_str(),
+                               ec.message().c_str());
+    return Error::success();
+  });
 }
 
 } // namespace graphc::codegen
