@@ -255,5 +255,36 @@ graphc_status graphc::rt::bindRun(
                         desc.plans[plan].output_dims[o], device))
       return status;
   }
+
+  // Kernels read inputs while they write outputs (their parameters are
+  // restrict-qualified): an output may share no byte with an input or with
+  // another output.
+  auto byteRange = [](const DLTensor &t) {
+    auto begin = reinterpret_cast<uintptr_t>(t.data) + t.byte_offset;
+    uint64_t bytes = static_cast<uint64_t>(elementCount(t.ndim, t.shape)) *
+                     ((t.dtype.bits * t.dtype.lanes + 7) / 8);
+    return std::make_pair(begin, begin + bytes);
+  };
+  auto overlaps = [&](const DLTensor &a, const DLTensor &b) {
+    auto [aBegin, aEnd] = byteRange(a);
+    auto [bBegin, bEnd] = byteRange(b);
+    return a.device.device_type == b.device.device_type && aBegin < bEnd &&
+           bBegin < aEnd;
+  };
+  for (int32_t o = 0; o < numOutputs; ++o) {
+    std::string name = quoted(desc.outputs[o].name);
+    for (int32_t m = 0; m < desc.num_inputs; ++m)
+      if (overlaps(outputs[o], *ordered[m]))
+        return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                          "output " + name + " overlaps input " +
+                              quoted(desc.inputs[m].name) +
+                              "; outputs need memory of their own");
+    for (int32_t other = 0; other < o; ++other)
+      if (overlaps(outputs[o], outputs[other]))
+        return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                          "output " + name + " overlaps output " +
+                              quoted(desc.outputs[other].name) +
+                              "; outputs need memory of their own");
+  }
   return nullptr;
 }

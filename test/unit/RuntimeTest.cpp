@@ -320,6 +320,16 @@ const BadRun kBadRuns[] = {
      [](auto &, auto &, auto &outputs, bool &) {
        outputs[0].dtype = {kDLFloat, 32, 4};
      }},
+    {"OutputOverlapsInput", GRAPHC_INVALID_ARGUMENT,
+     "output 'y' overlaps input 'x'; outputs need memory of their own",
+     [](auto &inputs, auto &, auto &outputs, bool &) {
+       outputs[0].data = inputs[0].data;
+     }},
+    {"OutputsOverlap", GRAPHC_INVALID_ARGUMENT,
+     "output 'scaled' overlaps output 'y'; outputs need memory of their own",
+     [](auto &, auto &, auto &outputs, bool &) {
+       outputs[1].data = static_cast<float *>(outputs[0].data) + 2;
+     }},
 };
 
 class BadRunTest : public AffineModelTest,

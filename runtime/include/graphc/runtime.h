@@ -214,8 +214,9 @@ GRAPHC_API void graphc_session_release(graphc_session *session);
  * caller-allocated tensor per model output, in model order, with the dims of
  * the selected plan. Tensors must be dense row-major (strides NULL or
  * compact) and live on the session's device: kDLCPU for cpu models, kDLCUDA
- * with the session's ordinal for cuda models. Everything is validated before
- * any output is written; on failure outputs are untouched.
+ * with the session's ordinal for cuda models. An output may not share memory
+ * with an input or another output. Everything is validated before any
+ * output is written; on failure outputs are untouched.
  *
  * cuda: inputs must be ready when the call is made (synchronise the stream
  * that produced them). Inputs are copied into session-owned staging buffers
