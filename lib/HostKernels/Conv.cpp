@@ -12,25 +12,6 @@ using namespace graphc::hk;
 
 namespace {
 
-/// Visits every index of `dims` (rank n) in row-major order.
-template <typename Fn> void forEachIndex(const int64_t *dims, int n, Fn &&fn) {
-  int64_t index[kMaxRank] = {};
-  for (int d = 0; d < n; ++d)
-    if (dims[d] == 0)
-      return;
-  while (true) {
-    fn(static_cast<const int64_t *>(index));
-    int d = n - 1;
-    for (; d >= 0; --d) {
-      if (++index[d] < dims[d])
-        break;
-      index[d] = 0;
-    }
-    if (d < 0)
-      return;
-  }
-}
-
 /// Columns [channels * kernelSize, outSize] of one image.
 template <typename A>
 void im2col(const A *image, int64_t channels, const Window &w, A *col) {

@@ -13,25 +13,6 @@ namespace {
 
 enum class PoolKind { Max, Average, Lp };
 
-/// Visits every index of `dims` (rank n) in row-major order.
-template <typename Fn> void forEachIndex(const int64_t *dims, int n, Fn &&fn) {
-  int64_t index[kMaxRank] = {};
-  for (int d = 0; d < n; ++d)
-    if (dims[d] == 0)
-      return;
-  while (true) {
-    fn(static_cast<const int64_t *>(index));
-    int d = n - 1;
-    for (; d >= 0; --d) {
-      if (++index[d] < dims[d])
-        break;
-      index[d] = 0;
-    }
-    if (d < 0)
-      return;
-  }
-}
-
 template <unsigned Set>
 int pool(KernelContext &ctx, PoolKind kind, bool global) {
   GC_TRY(ctx.expect(1, 1));

@@ -110,6 +110,25 @@ inline int computeWindow(KernelContext &ctx, const gc_tensor &x,
   return 0;
 }
 
+/// Visits every index of `dims` (rank n) in row-major order.
+template <typename Fn> void forEachIndex(const int64_t *dims, int n, Fn &&fn) {
+  int64_t index[kMaxRank] = {};
+  for (int d = 0; d < n; ++d)
+    if (dims[d] == 0)
+      return;
+  while (true) {
+    fn(static_cast<const int64_t *>(index));
+    int d = n - 1;
+    for (; d >= 0; --d) {
+      if (++index[d] < dims[d])
+        break;
+      index[d] = 0;
+    }
+    if (d < 0)
+      return;
+  }
+}
+
 } // namespace graphc::hk
 
 #endif
