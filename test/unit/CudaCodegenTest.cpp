@@ -414,3 +414,19 @@ func.func @main(%x: tensor<1000xf32>, %y: tensor<8x100xf32>) {
             std::string::npos)
       << diagnostics;
 }
+
+TEST_F(CudaCodegenTest, CumSumWithRunTimeAxisSelectsAScan) {
+  std::string source = emitModule(
+      "%x: tensor<2x3x4xf32>, %axis: tensor<i64>",
+      "  %0 = graph.cum_sum %x, %axis {reverse = 1 : i64} : "
+      "(tensor<2x3x4xf32>, tensor<i64>) -> tensor<2x3x4xf32>");
+  ASSERT_FALSE(source.empty());
+  EXPECT_NE(source.find("long long axis = (long long)in1[0];"),
+            std::string::npos)
+      << source;
+  EXPECT_NE(source.find("if (axis < 0) axis += 3LL;"), std::string::npos);
+  for (const char *label : {"case 0: {", "case 1: {", "case 2: {"})
+    EXPECT_NE(source.find(label), std::string::npos) << label;
+  auto images = compileCudaModule(source, {80}, keepDir());
+  ASSERT_TRUE(static_cast<bool>(images)) << llvm::toString(images.takeError());
+}

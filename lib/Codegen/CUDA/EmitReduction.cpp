@@ -227,19 +227,13 @@ LogicalResult emitSoftmax(KernelEmitter &e) {
   return success();
 }
 
-/// CumSum: one thread scans one line along the axis.
-LogicalResult emitCumSum(KernelEmitter &e) {
+/// The scan of CumSum along `axis`: one thread scans one line.
+void emitCumSumAlong(KernelEmitter &e, int64_t axis) {
   ArrayRef<int64_t> shape = e.inputShape(0);
-  auto axisValue = e.constantInts(1);
-  if (!axisValue || axisValue->size() != 1)
-    return e.fail("axis (input 1) must be a constant scalar");
-  std::optional<int64_t> axis = normalizeAxis(axisValue->front(), shape.size());
-  if (!axis)
-    return e.fail("axis is out of range");
   bool exclusive = e.intAttr("exclusive", 0) != 0;
   bool reverse = e.intAttr("reverse", 0) != 0;
   std::string t = computeType(e.inputType(0).getElementType());
-  ReductionView view = axisView(shape, *axis);
+  ReductionView view = axisView(shape, axis);
   e.openLinearLoop(view.rows, "row");
   e.rowBase(view, "row", "base");
   e.line(t + " acc = " + literal(0, t) + ";");
@@ -257,6 +251,37 @@ LogicalResult emitCumSum(KernelEmitter &e) {
     e.line(e.store(0, "at", "acc"));
   }
   e.close();
+  e.close();
+}
+
+/// CumSum. A constant axis gives one specialised scan; an axis known only at
+/// run time selects among the scans of every axis of the (static) rank, all
+/// grid-stride loops, so one launch configuration serves them all.
+LogicalResult emitCumSum(KernelEmitter &e) {
+  ArrayRef<int64_t> shape = e.inputShape(0);
+  int64_t rank = shape.size();
+  if (auto axisValue = e.constantInts(1)) {
+    if (axisValue->size() != 1)
+      return e.fail("axis (input 1) must be a scalar");
+    std::optional<int64_t> axis = normalizeAxis(axisValue->front(), rank);
+    if (!axis)
+      return e.fail("axis is out of range");
+    emitCumSumAlong(e, *axis);
+    return success();
+  }
+  if (!e.hasInput(1) || e.inputType(1).getNumElements() != 1)
+    return e.fail("axis (input 1) must be a scalar");
+  if (rank == 0)
+    return e.fail("cum_sum needs an input of rank 1 or more");
+  e.line("long long axis = (long long)in1[0];");
+  e.line("if (axis < 0) axis += " + Twine(rank) + "LL;");
+  e.open("switch (axis) {");
+  for (int64_t axis = 0; axis < rank; ++axis) {
+    e.open("case " + Twine(axis) + ": {");
+    emitCumSumAlong(e, axis);
+    e.line("break;");
+    e.close();
+  }
   e.close();
   return success();
 }
