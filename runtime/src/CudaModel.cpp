@@ -69,15 +69,24 @@ graphc_status checkCoverage(const graphc_model &model, const cu::Driver &drv,
 
 int32_t graphc::rt::selectImage(const graphc_model_desc &desc, int32_t sm,
                                 std::string &error) {
+  // Preference: the device's own cubin; else a cubin of the same major
+  // version and an older minor (binary compatible, e.g. sm_80 on sm_86);
+  // else the newest PTX the device can JIT.
+  int32_t bestCubin = -1;
   int32_t bestPtx = -1;
   for (int32_t i = 0; i < desc.num_images; ++i) {
     const graphc_image_desc &image = desc.images[i];
     if (!image.is_ptx && image.sm == sm)
       return i;
+    if (!image.is_ptx && image.sm / 10 == sm / 10 && image.sm < sm &&
+        (bestCubin < 0 || image.sm > desc.images[bestCubin].sm))
+      bestCubin = i;
     if (image.is_ptx && image.sm <= sm &&
         (bestPtx < 0 || image.sm > desc.images[bestPtx].sm))
       bestPtx = i;
   }
+  if (bestCubin >= 0)
+    return bestCubin;
   if (bestPtx < 0)
     error = "the device is sm_" + std::to_string(sm) + " and the model has " +
             listImages(desc) + ": no cubin for sm_" + std::to_string(sm) +
@@ -213,6 +222,11 @@ graphc_status CudaModel::setUp(const graphc_model &model, CudaDevice &state) {
                   result);
     }
     result = drv.memcpyHtoD(state.weights, model.weights, desc.weights_size);
+    if (result != cu::kSuccess)
+      return fail("cannot upload the weights", result);
+    // A copy from pageable memory may return before its DMA lands, and the
+    // sessions' non-blocking streams do not wait for the legacy stream.
+    result = drv.ctxSynchronize();
     if (result != cu::kSuccess)
       return fail("cannot upload the weights", result);
   }

@@ -13,8 +13,10 @@
 namespace graphc::rt {
 
 /// Picks the image to load on a device of compute capability `sm` (major *
-/// 10 + minor): the cubin built for exactly that SM, else the PTX with the
-/// highest SM not above it. Returns -1 and sets `error` when none fits.
+/// 10 + minor): the cubin built for exactly that SM, else the newest cubin of
+/// the same major version and an older minor (binary compatible), else the
+/// PTX with the highest SM not above it. Returns -1 and sets `error` when
+/// none fits.
 int32_t selectImage(const graphc_model_desc &desc, int32_t sm,
                     std::string &error);
 

@@ -260,6 +260,8 @@ graphc_status CudaSession::run(int32_t planIndex,
 
 graphc_status CudaSession::allocate(uint64_t bytes, void *&out) {
   cu::ContextGuard guard(drv, device.context);
+  if (guard.result() != cu::kSuccess)
+    return error("cannot make the context current", guard.result());
   cu::DevicePtr pointer = 0;
   cu::Result result = drv.memAlloc(&pointer, bytes ? bytes : 1);
   if (result != cu::kSuccess)
@@ -270,19 +272,28 @@ graphc_status CudaSession::allocate(uint64_t bytes, void *&out) {
 
 void CudaSession::free(void *data) {
   cu::ContextGuard guard(drv, device.context);
-  drv.memFree(reinterpret_cast<cu::DevicePtr>(data));
+  if (guard.result() == cu::kSuccess)
+    drv.memFree(reinterpret_cast<cu::DevicePtr>(data));
 }
 
 graphc_status CudaSession::upload(void *dst, const void *src, uint64_t bytes) {
   cu::ContextGuard guard(drv, device.context);
+  if (guard.result() != cu::kSuccess)
+    return error("cannot make the context current", guard.result());
   cu::Result result =
       drv.memcpyHtoD(reinterpret_cast<cu::DevicePtr>(dst), src, bytes);
+  // The copy may return before its DMA lands (pageable source), and the
+  // session's non-blocking stream does not wait for the legacy stream.
+  if (result == cu::kSuccess)
+    result = drv.ctxSynchronize();
   return result == cu::kSuccess ? nullptr : error("cannot upload", result);
 }
 
 graphc_status CudaSession::download(void *dst, const void *src,
                                     uint64_t bytes) {
   cu::ContextGuard guard(drv, device.context);
+  if (guard.result() != cu::kSuccess)
+    return error("cannot make the context current", guard.result());
   cu::Result result =
       drv.memcpyDtoH(dst, reinterpret_cast<cu::DevicePtr>(src), bytes);
   return result == cu::kSuccess ? nullptr : error("cannot download", result);

@@ -560,7 +560,8 @@ TEST(RuntimeCuda, SelectsImages) {
   std::string error;
   EXPECT_EQ(graphc::rt::selectImage(desc, 90, error), 1);
   EXPECT_EQ(graphc::rt::selectImage(desc, 80, error), 0);
-  EXPECT_EQ(graphc::rt::selectImage(desc, 89, error), 3);
+  // sm_89 runs the sm_80 cubin (same major) rather than JIT-ing PTX.
+  EXPECT_EQ(graphc::rt::selectImage(desc, 89, error), 0);
   EXPECT_EQ(graphc::rt::selectImage(desc, 120, error), 3);
   EXPECT_EQ(graphc::rt::selectImage(desc, 75, error), -1);
   EXPECT_EQ(error, "the device is sm_75 and the model has sm_80 (cubin), "
@@ -568,7 +569,8 @@ TEST(RuntimeCuda, SelectsImages) {
                    "sm_75 and no PTX for sm_75 or older (recompile with "
                    "--arch sm_75)");
   desc.num_images = 2;
-  EXPECT_EQ(graphc::rt::selectImage(desc, 86, error), -1);
+  EXPECT_EQ(graphc::rt::selectImage(desc, 86, error), 0);
+  EXPECT_EQ(graphc::rt::selectImage(desc, 100, error), -1);
 }
 
 TEST(RuntimeCuda, InspectsWithoutADriver) {
