@@ -37,16 +37,23 @@ struct MatmulPlan {
 void emitTiledMatmul(KernelEmitter &e, const MatmulPlan &plan) {
   std::string t = computeType(e.inputType(0).getElementType());
   int64_t batch = numElements(plan.batchDims);
-  e.setLaunch({(plan.n + kTile - 1) / kTile, (plan.m + kTile - 1) / kTile,
+  int64_t rowTiles = (plan.m + kTile - 1) / kTile;
+  int64_t colTiles = (plan.n + kTile - 1) / kTile;
+  // Tiles and batches are visited by block-uniform grid-stride loops, so the
+  // grid may be clamped (and is never empty) and __syncthreads stays legal.
+  e.setLaunch({std::clamp<int64_t>(colTiles, 1, kMaxGrid),
+               std::clamp<int64_t>(rowTiles, 1, kMaxGrid),
                std::clamp<int64_t>(batch, 1, kMaxGrid)},
               {kTile, kTile});
   std::string tile = std::to_string(kTile);
   e.line("__shared__ " + t + " aTile[" + tile + "][" + tile + " + 1];");
   e.line("__shared__ " + t + " bTile[" + tile + "][" + tile + " + 1];");
-  e.line("const long long row = (long long)blockIdx.y * " + tile +
-         " + threadIdx.y;");
-  e.line("const long long col = (long long)blockIdx.x * " + tile +
-         " + threadIdx.x;");
+  e.open("for (long long rowTile = blockIdx.y; rowTile < " + Twine(rowTiles) +
+         "LL; rowTile += gridDim.y) {");
+  e.open("for (long long colTile = blockIdx.x; colTile < " + Twine(colTiles) +
+         "LL; colTile += gridDim.x) {");
+  e.line("const long long row = rowTile * " + tile + " + threadIdx.y;");
+  e.line("const long long col = colTile * " + tile + " + threadIdx.x;");
   e.open("for (long long batch = blockIdx.z; batch < " + Twine(batch) +
          "LL; batch += gridDim.z) {");
   e.coords("b", "batch", plan.batchDims);
@@ -92,6 +99,8 @@ void emitTiledMatmul(KernelEmitter &e, const MatmulPlan &plan) {
                   Twine(plan.n) + " + col")
                      .str(),
                  value));
+  e.close();
+  e.close();
   e.close();
   e.close();
 }
