@@ -83,15 +83,13 @@ std::string computeFusionHash(Region &body) {
   return hex;
 }
 
-/// The default schedule of a kind until tuning picks one.
-static DictionaryAttr defaultSchedule(MLIRContext *context,
-                                      kernel::FusionKind kind) {
+/// The schedule every fusion starts with until tuning picks one.
+static DictionaryAttr defaultSchedule(MLIRContext *context) {
   Builder b(context);
   SmallVector<NamedAttribute> entries;
   entries.push_back(b.getNamedAttr("source", b.getStringAttr("heuristic")));
   // block_size: threads per block of grid-stride and per-row kernels; the
   // tiled matmul keeps its 16x16 tiles whatever it says.
-  (void)kind;
   entries.push_back(b.getNamedAttr("block_size", b.getI64IntegerAttr(256)));
   return b.getDictionaryAttr(entries);
 }
@@ -178,7 +176,7 @@ LogicalResult formFusionGroups(ModuleOp module) {
         builder.getStringAttr(name),
         kernel::FusionKindAttr::get(context, kind),
         builder.getStringAttr(std::string(16, '0')),
-        defaultSchedule(context, kind));
+        defaultSchedule(context));
     Block *body = new Block();
     fusion.getBody().push_back(body);
     IRMapping mapping;
