@@ -120,6 +120,32 @@ private:
   std::vector<void *> owned;
 };
 
+/// A dense DLTensor over `host` on `device`. For a cuda model the data lives
+/// in a fresh session buffer, filled from `host` when `upload` is set.
+llvm::Expected<DLTensor> bindTensor(HostTensor &host, DLDevice device,
+                                    bool cuda, bool upload, Buffers &buffers,
+                                    graphc_session *session) {
+  DLTensor tensor{};
+  tensor.device = device;
+  tensor.ndim = static_cast<int32_t>(host.dims.size());
+  tensor.dtype = dlpackDtype(host.dtype);
+  tensor.shape = host.dims.data();
+  tensor.strides = nullptr;
+  tensor.byte_offset = 0;
+  tensor.data = host.data.data();
+  if (!cuda)
+    return tensor;
+  llvm::Expected<void *> data = buffers.allocate(host.data.size());
+  if (!data)
+    return data.takeError();
+  if (upload)
+    if (graphc_status status = graphc_session_upload(
+            session, *data, host.data.data(), host.data.size()))
+      return toError(status);
+  tensor.data = *data;
+  return tensor;
+}
+
 llvm::Error run(const RunOptions &options) {
   if (options.repeat < 1)
     return llvm::createStringError("--repeat must be at least 1");
@@ -193,24 +219,12 @@ llvm::Error run(const RunOptions &options) {
   std::vector<const int64_t *> dims;
   for (size_t i = 0; i < hostInputs.size(); ++i) {
     HostTensor &host = hostInputs[i];
-    DLTensor &tensor = inputs[i];
-    tensor.device = device;
-    tensor.ndim = static_cast<int32_t>(host.dims.size());
-    tensor.dtype = dlpackDtype(host.dtype);
-    tensor.shape = host.dims.data();
-    tensor.strides = nullptr;
-    tensor.byte_offset = 0;
-    tensor.data = host.data.data();
-    if (cuda) {
-      llvm::Expected<void *> data = buffers.allocate(host.data.size());
-      if (!data)
-        return data.takeError();
-      if (graphc_status status = graphc_session_upload(
-              session, *data, host.data.data(), host.data.size()))
-        return toError(status);
-      tensor.data = *data;
-    }
-    ranks.push_back(tensor.ndim);
+    llvm::Expected<DLTensor> tensor =
+        bindTensor(host, device, cuda, /*upload=*/true, buffers, session);
+    if (!tensor)
+      return tensor.takeError();
+    inputs[i] = *tensor;
+    ranks.push_back(inputs[i].ndim);
     dims.push_back(host.dims.data());
   }
 
@@ -239,20 +253,11 @@ llvm::Error run(const RunOptions &options) {
     for (int64_t dim : host.dims)
       count *= static_cast<uint64_t>(dim);
     host.data.assign(count * graphc_dtype_size(info.dtype), 0);
-    DLTensor &tensor = outputs[o];
-    tensor.device = device;
-    tensor.ndim = info.rank;
-    tensor.dtype = dlpackDtype(info.dtype);
-    tensor.shape = host.dims.data();
-    tensor.strides = nullptr;
-    tensor.byte_offset = 0;
-    tensor.data = host.data.data();
-    if (cuda) {
-      llvm::Expected<void *> data = buffers.allocate(host.data.size());
-      if (!data)
-        return data.takeError();
-      tensor.data = *data;
-    }
+    llvm::Expected<DLTensor> tensor =
+        bindTensor(host, device, cuda, /*upload=*/false, buffers, session);
+    if (!tensor)
+      return tensor.takeError();
+    outputs[o] = *tensor;
   }
 
   std::vector<double> milliseconds;
