@@ -69,22 +69,31 @@ LogicalResult emitTranspose(KernelEmitter &e) {
   return success();
 }
 
+/// The constant axes operand in `slot`, or 0..count-1 when it is absent.
+FailureOr<SmallVector<int64_t>> constantAxes(KernelEmitter &e, unsigned slot,
+                                             int64_t count) {
+  if (e.hasInput(slot)) {
+    auto axes = e.constantInts(slot);
+    if (!axes)
+      return e.fail("axes (input " + Twine(slot) + ") must be a constant");
+    return *axes;
+  }
+  SmallVector<int64_t> axes;
+  for (int64_t k = 0; k < count; ++k)
+    axes.push_back(k);
+  return axes;
+}
+
 LogicalResult emitSlice(KernelEmitter &e) {
   ArrayRef<int64_t> inShape = e.inputShape(0);
   int64_t rank = inShape.size();
   auto starts = e.constantInts(1);
   if (!starts)
     return e.fail("starts (input 1) must be a constant");
-  SmallVector<int64_t> axes;
-  if (e.hasInput(3)) {
-    auto constAxes = e.constantInts(3);
-    if (!constAxes)
-      return e.fail("axes (input 3) must be a constant");
-    axes = *constAxes;
-  } else {
-    for (int64_t k = 0; k < static_cast<int64_t>(starts->size()); ++k)
-      axes.push_back(k);
-  }
+  FailureOr<SmallVector<int64_t>> axes =
+      constantAxes(e, 3, static_cast<int64_t>(starts->size()));
+  if (failed(axes))
+    return failure();
   SmallVector<int64_t> steps(starts->size(), 1);
   if (e.hasInput(4)) {
     auto constSteps = e.constantInts(4);
@@ -92,10 +101,10 @@ LogicalResult emitSlice(KernelEmitter &e) {
       return e.fail("steps (input 4) must be a constant");
     steps = *constSteps;
   }
-  if (axes.size() != starts->size() || steps.size() != starts->size())
+  if (axes->size() != starts->size() || steps.size() != starts->size())
     return e.fail("starts, axes and steps differ in length");
   SmallVector<int64_t> begin(rank, 0), step(rank, 1);
-  for (auto [start, axis, s] : llvm::zip(*starts, axes, steps)) {
+  for (auto [start, axis, s] : llvm::zip(*starts, *axes, steps)) {
     std::optional<int64_t> a = normalizeAxis(axis, rank);
     if (!a || s == 0)
       return e.fail("invalid slice axis or zero step");
@@ -214,20 +223,13 @@ LogicalResult emitPad(KernelEmitter &e) {
   auto pads = e.constantInts(1);
   if (!pads)
     return e.fail("pads (input 1) must be a constant");
-  SmallVector<int64_t> axes;
-  if (e.hasInput(3)) {
-    auto constAxes = e.constantInts(3);
-    if (!constAxes)
-      return e.fail("axes (input 3) must be a constant");
-    axes = *constAxes;
-  } else {
-    for (int64_t k = 0; k < rank; ++k)
-      axes.push_back(k);
-  }
-  if (pads->size() != 2 * axes.size())
+  FailureOr<SmallVector<int64_t>> axes = constantAxes(e, 3, rank);
+  if (failed(axes))
+    return failure();
+  if (pads->size() != 2 * axes->size())
     return e.fail("pads must have two entries per padded axis");
   SmallVector<int64_t> before(rank, 0);
-  for (auto [k, axis] : llvm::enumerate(axes)) {
+  for (auto [k, axis] : llvm::enumerate(*axes)) {
     std::optional<int64_t> a = normalizeAxis(axis, rank);
     if (!a)
       return e.fail("pad axis " + Twine(axis) + " is out of range");
