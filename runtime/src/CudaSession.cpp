@@ -396,7 +396,7 @@ graphc_status CudaSession::run(int32_t planIndex,
           drv.memcpyDtoDAsync(inputStaging[i], inputPtrs[i], bytes, stream);
       if (result != cu::kSuccess)
         return error("cannot stage input '" + std::string(desc.inputs[i].name) +
-                         "'",
+                         "' of plan '" + plan.name + "'",
                      result);
     }
     cu::Result result = drv.graphLaunch(graphs[planIndex], stream);
@@ -412,7 +412,8 @@ graphc_status CudaSession::run(int32_t planIndex,
           drv.memcpyDtoDAsync(outputPtrs[o], outputStaging[o], bytes, stream);
       if (result != cu::kSuccess)
         return error("cannot copy out output '" +
-                         std::string(desc.outputs[o].name) + "'",
+                         std::string(desc.outputs[o].name) + "' of plan '" +
+                         plan.name + "'",
                      result);
     }
   }
@@ -422,7 +423,9 @@ graphc_status CudaSession::run(int32_t planIndex,
     if ((result = drv.eventRecord(runDone, stream)) != cu::kSuccess ||
         (result = drv.streamWaitEvent(*callerStream, runDone, 0)) !=
             cu::kSuccess)
-      return error("cannot order the caller's stream after the run", result);
+      return error("cannot order the caller's stream after plan '" +
+                       std::string(plan.name) + "'",
+                   result);
     asyncPending = true;
     return nullptr;
   }
