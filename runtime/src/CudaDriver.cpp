@@ -48,11 +48,11 @@ bool cu::loadDriver(const std::string &path, Driver &driver,
   Result second = driver.init(0);
   if (second == kSuccess)
     return true;
-  error = "cannot initialise the CUDA driver: cuInit returned " +
-          driver.describe(first) +
-          (second == first ? ", and again after 200 ms"
-                           : ", then " + driver.describe(second) +
-                                 " after 200 ms");
+  error =
+      "cannot initialise the CUDA driver: cuInit returned " +
+      driver.describe(first) +
+      (second == first ? ", and again after 200 ms"
+                       : ", then " + driver.describe(second) + " after 200 ms");
   return false;
 }
 
@@ -138,8 +138,8 @@ cu::ContextGuard::~ContextGuard() {
 
 cu::RelaxedCaptureGuard::RelaxedCaptureGuard(const Driver &driver)
     : driver(driver),
-      exchanged(driver.threadExchangeStreamCaptureMode(&previous) ==
-                kSuccess) {}
+      exchanged(driver.threadExchangeStreamCaptureMode(&previous) == kSuccess) {
+}
 
 cu::RelaxedCaptureGuard::~RelaxedCaptureGuard() {
   if (exchanged)

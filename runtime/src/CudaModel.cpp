@@ -84,8 +84,7 @@ graphc_status checkCoverage(const graphc_model &model, const cu::Driver &drv,
               std::to_string(ordinal) + " '" + name + "' (sm_" +
               std::to_string(sm) + "): its only usable image is sm_" +
               std::to_string(chosen.sm) + " PTX of ISA " + isa +
-              ", which needs a driver for CUDA " +
-              driverVersionText(required) +
+              ", which needs a driver for CUDA " + driverVersionText(required) +
               " or newer, and the installed driver supports CUDA " +
               driverVersionText(version) +
               " (update the NVIDIA driver, or recompile with --arch sm_" +
@@ -120,11 +119,10 @@ int graphc::rt::ptxRequiredDriver(const char *ptx, uint64_t size,
   static const struct {
     int major, minor, cuda;
   } table[] = {
-      {6, 3, 10000}, {6, 4, 10010}, {6, 5, 10020}, {7, 0, 11000},
-      {7, 1, 11010}, {7, 2, 11020}, {7, 3, 11030}, {7, 4, 11040},
-      {7, 5, 11050}, {7, 6, 11060}, {7, 7, 11070}, {7, 8, 11080},
-      {8, 0, 12000}, {8, 1, 12010}, {8, 2, 12020}, {8, 3, 12030},
-      {8, 4, 12040}, {8, 5, 12050}, {8, 6, 12070}, {8, 7, 12080},
+      {6, 3, 10000}, {6, 4, 10010}, {6, 5, 10020}, {7, 0, 11000}, {7, 1, 11010},
+      {7, 2, 11020}, {7, 3, 11030}, {7, 4, 11040}, {7, 5, 11050}, {7, 6, 11060},
+      {7, 7, 11070}, {7, 8, 11080}, {8, 0, 12000}, {8, 1, 12010}, {8, 2, 12020},
+      {8, 3, 12030}, {8, 4, 12040}, {8, 5, 12050}, {8, 6, 12070}, {8, 7, 12080},
       {8, 8, 12090}, {9, 0, 13000},
   };
   for (const auto &entry : table)

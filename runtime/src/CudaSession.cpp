@@ -89,8 +89,8 @@ graphc_status CudaSession::create(const graphc_model &model, CudaDevice &device,
   }
   if ((result = drv.eventCreate(&session->callerReady,
                                 cu::kEventDisableTiming)) != cu::kSuccess ||
-      (result = drv.eventCreate(&session->runDone,
-                                cu::kEventDisableTiming)) != cu::kSuccess)
+      (result = drv.eventCreate(&session->runDone, cu::kEventDisableTiming)) !=
+          cu::kSuccess)
     return session->error("cannot create an event", result);
 
   // Staging is only read by captured graphs; plain launches use the
@@ -283,9 +283,13 @@ graphc_status CudaSession::capture(int32_t planIndex) {
 graphc_status CudaSession::takeDeviceError() {
   if (!hostRecord[0])
     return nullptr;
+  // Words: flag, launch site, value, low, high (exclusive), what; see
+  // gc_report in the generated module's preamble.
   unsigned long long site = hostRecord[1];
-  long long index = static_cast<long long>(hostRecord[2]);
-  long long bound = static_cast<long long>(hostRecord[3]);
+  long long value = static_cast<long long>(hostRecord[2]);
+  long long low = static_cast<long long>(hostRecord[3]);
+  long long high = static_cast<long long>(hostRecord[4]);
+  unsigned long long what = hostRecord[5];
   std::memset(hostRecord, 0, kErrorRecordBytes);
   // Nothing of this session is in flight: clear the device copy for the
   // next run.
@@ -295,28 +299,28 @@ graphc_status CudaSession::takeDeviceError() {
     result = drv.streamSynchronize(stream);
   if (result != cu::kSuccess)
     return error("cannot clear the device error record", result);
+
+  static const char *const names[] = {"index", "sequence length", "axis"};
+  std::string message = std::string(what < 3 ? names[what] : "value") + " " +
+                        std::to_string(value) + " is out of range [" +
+                        std::to_string(low) + ", " + std::to_string(high) +
+                        ") in ";
   unsigned long long planIndex = site >> kSiteStepBits;
   unsigned long long step = site & ((1ull << kSiteStepBits) - 1);
-  std::string where = "an unknown kernel";
-  if (planIndex >= static_cast<unsigned long long>(model.desc->num_plans))
-    return makeStatus(GRAPHC_INVALID_ARGUMENT,
-                      "index " + std::to_string(index) + " out of range [" +
-                          std::to_string(-bound) + ", " +
-                          std::to_string(bound) + ") in " + where);
-  const graphc_plan_desc &plan = model.desc->plans[planIndex];
-  if (step < static_cast<unsigned long long>(plan.num_steps) &&
-      plan.steps[step].kind == GRAPHC_STEP_LAUNCH) {
+  const graphc_model_desc &desc = *model.desc;
+  if (planIndex < static_cast<unsigned long long>(desc.num_plans) &&
+      step < static_cast<unsigned long long>(desc.plans[planIndex].num_steps) &&
+      desc.plans[planIndex].steps[step].kind == GRAPHC_STEP_LAUNCH) {
     const graphc_kernel_desc &kernel =
-        model.desc->kernels[plan.steps[step].kernel];
-    where = kernel.onnx_nodes && *kernel.onnx_nodes
-                ? "node '" + std::string(kernel.onnx_nodes) + "' (kernel '" +
-                      kernel.name + "')"
-                : "kernel '" + std::string(kernel.name) + "'";
+        desc.kernels[desc.plans[planIndex].steps[step].kernel];
+    message += kernel.onnx_nodes && *kernel.onnx_nodes
+                   ? "node '" + std::string(kernel.onnx_nodes) + "' (kernel '" +
+                         kernel.name + "')"
+                   : "kernel '" + std::string(kernel.name) + "'";
+  } else {
+    message += "an unknown kernel (launch site " + std::to_string(site) + ")";
   }
-  return makeStatus(GRAPHC_INVALID_ARGUMENT,
-                    "index " + std::to_string(index) + " out of range [" +
-                        std::to_string(-bound) + ", " + std::to_string(bound) +
-                        ") in " + where);
+  return makeStatus(GRAPHC_INVALID_ARGUMENT, message);
 }
 
 graphc_status CudaSession::run(int32_t planIndex,
@@ -335,8 +339,8 @@ graphc_status CudaSession::run(int32_t planIndex,
   // call that finds it finished: its own call returned before it ran. A
   // synchronous run waits for it (only the session's stream).
   if (asyncPending) {
-    cu::Result result = callerStream ? drv.eventQuery(runDone)
-                                     : drv.streamSynchronize(stream);
+    cu::Result result =
+        callerStream ? drv.eventQuery(runDone) : drv.streamSynchronize(stream);
     if (result == cu::kSuccess) {
       asyncPending = false;
       if (graphc_status status = takeDeviceError()) {

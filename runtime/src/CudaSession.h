@@ -1,4 +1,4 @@
-//===- CudaSession.h - a session's stream, arena and CUDA graphs -*- C++ -*-===//
+//===- CudaSession.h - a session's stream, arena, graphs --------*- C++ -*-===//
 //
 // Inputs and outputs are bound through session-owned staging buffers: a
 // plan's CUDA graph is captured once against the staging addresses, and each
@@ -12,12 +12,12 @@
 // never on the legacy stream.
 //
 // Kernels that check their indices report an out-of-range index in the
-// session's error record (four 64-bit words in device memory: flag, step,
-// launch site, index, bound; first fault wins), which each run copies to pinned host
-// memory at its end (a memcpy node of the captured graph). Every launch
-// passes the record and its launch site after the descriptor's arguments;
-// kernels that do not check indices declare fewer parameters and the driver
-// reads only the ones declared.
+// session's error record (64-bit words in device memory: flag, launch site,
+// value, its valid range, what it is; first fault wins), which each run copies
+// to pinned host memory at its end (a memcpy node of the captured graph). Every
+// launch passes the record and its launch site after the descriptor's
+// arguments; kernels that do not check indices declare fewer parameters and the
+// driver reads only the ones declared.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHC_RUNTIME_SRC_CUDASESSION_H
@@ -96,7 +96,7 @@ private:
   cu::DevicePtr block = 0;
   cu::DevicePtr arena = 0;
   cu::DevicePtr errorRecord = 0;
-  unsigned long long *hostRecord = nullptr; ///< Pinned, 4 words.
+  unsigned long long *hostRecord = nullptr; ///< Pinned, 8 words.
   std::vector<cu::DevicePtr> inputStaging, outputStaging;
   std::vector<cu::GraphExec> graphs; ///< Per plan, null until captured.
   /// Launch scratch: argument values and the pointers cuLaunchKernel reads
@@ -107,8 +107,9 @@ private:
   unsigned stepArg = 0;
 };
 
-/// Size of the error record in bytes (four 64-bit words).
-constexpr uint64_t kErrorRecordBytes = 32;
+/// Size of the error record in bytes: eight 64-bit words (flag, launch
+/// site, value, low, high, what; two spare).
+constexpr uint64_t kErrorRecordBytes = 64;
 /// The launch site passed to kernels is (plan << kSiteStepBits) | step, so a
 /// recorded fault names its node even after runs of other plans.
 constexpr unsigned kSiteStepBits = 20;

@@ -36,10 +36,10 @@ int cuStreamEndCapture(void *stream, void **graph);
 int cuGraphDestroy(void *graph);
 }
 
-
 namespace {
 
-//===- Host implementations of the model's kernels -------------------------===//
+//===- Host implementations of the model's kernels
+//-------------------------===//
 
 /// fake_scale(x, w, t): t[i] = x[i] * w[i % 3] over 6 elements.
 void fakeScale(const fakecu_launch *launch) {
@@ -66,7 +66,9 @@ void fakeGather(const fakecu_launch *launch) {
         record[0] = 1;
         record[1] = site;
         record[2] = static_cast<unsigned long long>(i);
-        record[3] = 3;
+        record[3] = static_cast<unsigned long long>(-3ll);
+        record[4] = 3;
+        record[5] = 0; // an index
       }
       y[r] = 0;
       continue;
@@ -82,7 +84,8 @@ void registerKernels() {
   fakecu_register_kernel("fake_gather", fakeGather, 5, gatherParams);
 }
 
-//===- Helpers --------------------------------------------------------------===//
+//===- Helpers
+//--------------------------------------------------------------===//
 
 std::string modelPath(const std::string &name) {
   return std::string(GRAPHC_TEST_MODEL_DIR) + "/" + name + ".so";
@@ -170,10 +173,10 @@ struct Bench {
     DLTensor inputs[2] = {tensor(x, 2, xShape, {kDLFloat, 32, 1}),
                           tensor(idx, 1, idxShape, {kDLInt, 64, 1})};
     DLTensor output = tensor(y, 1, yShape, {kDLFloat, 32, 1});
-    return onStream ? graphc_session_run_on_stream(session, inputs, 2, nullptr,
-                                                   &output, 1, stream)
-                    : graphc_session_run(session, inputs, 2, nullptr, &output,
-                                         1);
+    return onStream
+               ? graphc_session_run_on_stream(session, inputs, 2, nullptr,
+                                              &output, 1, stream)
+               : graphc_session_run(session, inputs, 2, nullptr, &output, 1);
   }
 
   std::vector<float> result() {
@@ -221,7 +224,8 @@ protected:
   }
 };
 
-//===- Capture and replay ---------------------------------------------------===//
+//===- Capture and replay
+//---------------------------------------------------===//
 
 TEST_F(FakeCuda, CapturesOnceAndReplaysInStepOrder) {
   graphc_model *model = loadModel();
@@ -279,7 +283,8 @@ TEST_F(FakeCuda, EagerCaptureAndPlainLaunchesAgree) {
   graphc_model_release(model);
 }
 
-//===- Device-side index errors ---------------------------------------------===//
+//===- Device-side index errors
+//---------------------------------------------===//
 
 TEST_F(FakeCuda, DeviceIndexErrorNamesTheNode) {
   graphc_model *model = loadModel();
@@ -290,20 +295,22 @@ TEST_F(FakeCuda, DeviceIndexErrorNamesTheNode) {
     ASSERT_NE(run.session, nullptr);
     Status status(run.run({1, 7}));
     EXPECT_EQ(status.code(), GRAPHC_INVALID_ARGUMENT);
-    EXPECT_EQ(status.message(), "index 7 out of range [-3, 3) in node "
+    EXPECT_EQ(status.message(), "index 7 is out of range [-3, 3) in node "
                                 "'Gather_3' (kernel 'fake_gather')");
     // The record is cleared: the session keeps working.
     ASSERT_GRAPHC_OK(run.run({1, 0}));
     EXPECT_EQ(run.result(), (std::vector<float>{6, 8}));
     Status negative(run.run({-4, 0}));
     EXPECT_EQ(negative.code(), GRAPHC_INVALID_ARGUMENT);
-    EXPECT_TRUE(contains(negative.message(), "index -4 out of range [-3, 3)"))
+    EXPECT_TRUE(
+        contains(negative.message(), "index -4 is out of range [-3, 3)"))
         << negative.message();
   }
   graphc_model_release(model);
 }
 
-//===- Sticky errors ----------------------------------------------------------===//
+//===- Sticky errors
+//----------------------------------------------------------===//
 
 TEST_F(FakeCuda, StickyErrorPoisonsTheDeviceAndFailsFast) {
   graphc_model *model = loadModel("fake_cuda_model", 1);
@@ -336,8 +343,8 @@ TEST_F(FakeCuda, StickyErrorPoisonsTheDeviceAndFailsFast) {
                   first.message());
     EXPECT_EQ(fakecu_calls("cuGraphLaunch"), launches);
     std::vector<float> host(2);
-    Status download(graphc_session_download(run.session, host.data(), run.y,
-                                            8));
+    Status download(
+        graphc_session_download(run.session, host.data(), run.y, 8));
     EXPECT_EQ(download.code(), GRAPHC_INTERNAL);
 
     graphc_session *another = nullptr;
@@ -405,7 +412,8 @@ TEST_F(FakeCuda, DebugSyncFromTheEnvironmentWaitsAfterEachLaunch) {
   graphc_model_release(model);
 }
 
-//===- Stream interop --------------------------------------------------------===//
+//===- Stream interop
+//--------------------------------------------------------===//
 
 /// A stream of the caller's own, on device 0's primary context.
 struct CallerStream {
@@ -423,7 +431,6 @@ struct CallerStream {
   void *context = nullptr;
   void *stream = nullptr;
 };
-
 
 TEST_F(FakeCuda, RunOnStreamIsOrderedByEventsAndDoesNotBlock) {
   graphc_model *model = loadModel();
@@ -490,8 +497,8 @@ TEST_F(FakeCuda, RunOnStreamReportsIndexErrorsOnTheNextCall) {
     ASSERT_GRAPHC_OK(run.run({0, 9}, 6, true, caller.stream));
     Status next(run.run({0, 0}, 6, true, caller.stream));
     EXPECT_EQ(next.code(), GRAPHC_INVALID_ARGUMENT);
-    EXPECT_EQ(next.message(), "an earlier asynchronous run failed: index 9 out "
-                              "of range [-3, 3) in node 'Gather_3' (kernel "
+    EXPECT_EQ(next.message(), "an earlier asynchronous run failed: index 9 is "
+                              "out of range [-3, 3) in node 'Gather_3' (kernel "
                               "'fake_gather')");
     ASSERT_GRAPHC_OK(run.run({0, 0}, 6, true, caller.stream));
     ASSERT_GRAPHC_OK(run.run({0, 0}));
@@ -512,15 +519,16 @@ TEST_F(FakeCuda, RunOnStreamRefusesACapturingStream) {
     ASSERT_EQ(cuStreamEndCapture(caller.stream, &graph), 0);
     cuGraphDestroy(graph);
     EXPECT_EQ(status.code(), GRAPHC_FAILED_PRECONDITION);
-    EXPECT_TRUE(contains(status.message(), "being captured")) << status.message();
+    EXPECT_TRUE(contains(status.message(), "being captured"))
+        << status.message();
   }
   graphc_model_release(model);
 }
 
 TEST_F(FakeCuda, RunOnStreamOnCpuModelsWantsNoStream) {
   graphc_model *model = nullptr;
-  ASSERT_GRAPHC_OK(graphc_model_load(modelPath("affine_model").c_str(),
-                                     nullptr, &model));
+  ASSERT_GRAPHC_OK(
+      graphc_model_load(modelPath("affine_model").c_str(), nullptr, &model));
   graphc_session *session = nullptr;
   ASSERT_GRAPHC_OK(graphc_session_create(model, nullptr, &session));
   float x[3] = {1, 2, 3}, bias[3] = {1, 1, 1}, y[3] = {}, scaled[3] = {};
@@ -550,7 +558,8 @@ TEST_F(FakeCuda, RunOnStreamOnCpuModelsWantsNoStream) {
   graphc_model_release(model);
 }
 
-//===- Concurrent capture ------------------------------------------------------===//
+//===- Concurrent capture
+//------------------------------------------------------===//
 
 TEST_F(FakeCuda, NothingContextWideWhileAnotherThreadCaptures) {
   // An application thread holds a global-mode capture open on its own stream
@@ -597,20 +606,21 @@ TEST_F(FakeCuda, NothingContextWideWhileAnotherThreadCaptures) {
   EXPECT_EQ(fakecu_calls("cuStreamBeginCapture"), 3);
 }
 
-//===- Driver loading ------------------------------------------------------------===//
+//===- Driver loading
+//------------------------------------------------------------===//
 
 TEST_F(FakeCuda, CuInitIsRetriedOnce) {
   graphc::rt::cu::Driver driver;
   std::string error;
   fakecu_fail_init(1, 999);
-  EXPECT_TRUE(graphc::rt::cu::loadDriver(GRAPHC_FAKE_CUDA_LIBRARY, driver,
-                                         error))
+  EXPECT_TRUE(
+      graphc::rt::cu::loadDriver(GRAPHC_FAKE_CUDA_LIBRARY, driver, error))
       << error;
   EXPECT_EQ(fakecu_calls("cuInit"), 2);
 
   fakecu_fail_init(2, 100);
-  EXPECT_FALSE(graphc::rt::cu::loadDriver(GRAPHC_FAKE_CUDA_LIBRARY, driver,
-                                          error));
+  EXPECT_FALSE(
+      graphc::rt::cu::loadDriver(GRAPHC_FAKE_CUDA_LIBRARY, driver, error));
   EXPECT_EQ(error, "cannot initialise the CUDA driver: cuInit returned "
                    "CUDA_ERROR_NO_DEVICE (no CUDA-capable device is "
                    "detected), and again after 200 ms");

@@ -230,8 +230,10 @@ GRAPHC_API void graphc_session_release(graphc_session *session);
  * buffers may change between runs without a new capture.
  *
  * Errors on cuda: an index out of range in a Gather, GatherElements,
- * GatherND, ScatterElements or ScatterND input is GRAPHC_INVALID_ARGUMENT
- * naming the node (the kernel reads nothing out of bounds). A device fault
+ * GatherND, ScatterElements or ScatterND input (likewise a ReverseSequence
+ * length above the time dim, a run-time CumSum axis out of range) is
+ * GRAPHC_INVALID_ARGUMENT naming the value and the node; the kernel
+ * addresses no memory with it. A device fault
  * that corrupts the CUDA context (illegal address, ...) is GRAPHC_INTERNAL
  * naming the CUDA error; the device is then unusable for the rest of the
  * process and every later call on it fails at once with the original

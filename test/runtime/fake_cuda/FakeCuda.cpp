@@ -143,8 +143,8 @@ Result violate(State &s, const std::string &what, Result result) {
 
 bool anyCapturing(State &s, bool blockingOnly = false) {
   for (Stream *stream : s.streams)
-    if (stream->capturing && (!blockingOnly ||
-                              !(stream->flags & kStreamNonBlocking)))
+    if (stream->capturing &&
+        (!blockingOnly || !(stream->flags & kStreamNonBlocking)))
       return true;
   return false;
 }
@@ -200,44 +200,77 @@ Result enqueue(State &s, void *handle, Op op) {
 
 const char *errorName(Result result) {
   switch (result) {
-  case 0: return "CUDA_SUCCESS";
-  case 1: return "CUDA_ERROR_INVALID_VALUE";
-  case 2: return "CUDA_ERROR_OUT_OF_MEMORY";
-  case 3: return "CUDA_ERROR_NOT_INITIALIZED";
-  case 100: return "CUDA_ERROR_NO_DEVICE";
-  case 101: return "CUDA_ERROR_INVALID_DEVICE";
-  case 200: return "CUDA_ERROR_INVALID_IMAGE";
-  case 201: return "CUDA_ERROR_INVALID_CONTEXT";
-  case 222: return "CUDA_ERROR_UNSUPPORTED_PTX_VERSION";
-  case 400: return "CUDA_ERROR_INVALID_HANDLE";
-  case 500: return "CUDA_ERROR_NOT_FOUND";
-  case 600: return "CUDA_ERROR_NOT_READY";
-  case 700: return "CUDA_ERROR_ILLEGAL_ADDRESS";
-  case 716: return "CUDA_ERROR_MISALIGNED_ADDRESS";
-  case 719: return "CUDA_ERROR_LAUNCH_FAILED";
-  case 900: return "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED";
-  case 901: return "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED";
-  case 902: return "CUDA_ERROR_STREAM_CAPTURE_UNMATCHED";
-  case 906: return "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT";
-  case 908: return "CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD";
-  case 999: return "CUDA_ERROR_UNKNOWN";
-  default: return nullptr;
+  case 0:
+    return "CUDA_SUCCESS";
+  case 1:
+    return "CUDA_ERROR_INVALID_VALUE";
+  case 2:
+    return "CUDA_ERROR_OUT_OF_MEMORY";
+  case 3:
+    return "CUDA_ERROR_NOT_INITIALIZED";
+  case 100:
+    return "CUDA_ERROR_NO_DEVICE";
+  case 101:
+    return "CUDA_ERROR_INVALID_DEVICE";
+  case 200:
+    return "CUDA_ERROR_INVALID_IMAGE";
+  case 201:
+    return "CUDA_ERROR_INVALID_CONTEXT";
+  case 222:
+    return "CUDA_ERROR_UNSUPPORTED_PTX_VERSION";
+  case 400:
+    return "CUDA_ERROR_INVALID_HANDLE";
+  case 500:
+    return "CUDA_ERROR_NOT_FOUND";
+  case 600:
+    return "CUDA_ERROR_NOT_READY";
+  case 700:
+    return "CUDA_ERROR_ILLEGAL_ADDRESS";
+  case 716:
+    return "CUDA_ERROR_MISALIGNED_ADDRESS";
+  case 719:
+    return "CUDA_ERROR_LAUNCH_FAILED";
+  case 900:
+    return "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED";
+  case 901:
+    return "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED";
+  case 902:
+    return "CUDA_ERROR_STREAM_CAPTURE_UNMATCHED";
+  case 906:
+    return "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT";
+  case 908:
+    return "CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD";
+  case 999:
+    return "CUDA_ERROR_UNKNOWN";
+  default:
+    return nullptr;
   }
 }
 
 const char *errorText(Result result) {
   switch (result) {
-  case 0: return "no error";
-  case 2: return "out of memory";
-  case 100: return "no CUDA-capable device is detected";
-  case 222: return "the provided PTX was compiled with an unsupported toolchain.";
-  case 700: return "an illegal memory access was encountered";
-  case 716: return "misaligned address";
-  case 719: return "unspecified launch failure";
-  case 900: return "operation not permitted when stream is capturing";
-  case 901: return "operation failed due to a previous error during capture";
-  case 999: return "unknown error";
-  default: return "fake driver error";
+  case 0:
+    return "no error";
+  case 2:
+    return "out of memory";
+  case 100:
+    return "no CUDA-capable device is detected";
+  case 222:
+    return "the provided PTX was compiled with an unsupported toolchain.";
+  case 700:
+    return "an illegal memory access was encountered";
+  case 716:
+    return "misaligned address";
+  case 719:
+    return "unspecified launch failure";
+  case 900:
+    return "operation not permitted when stream is capturing";
+  case 901:
+    return "operation failed due to a previous error during capture";
+  case 999:
+    return "unknown error";
+  default:
+    return "fake driver error";
   }
 }
 } // namespace
@@ -245,7 +278,8 @@ const char *errorText(Result result) {
 extern "C" {
 #define FAKE_API __attribute__((visibility("default")))
 
-//===- Control interface ---------------------------------------------------===//
+//===- Control interface
+//---------------------------------------------------===//
 
 FAKE_API void fakecu_register_kernel(const char *name, fakecu_kernel_fn fn,
                                      int num_params,
@@ -320,7 +354,8 @@ FAKE_API int fakecu_event_id(void *event) {
   return event ? static_cast<Event *>(event)->id : 0;
 }
 
-//===- Initialisation, errors, devices --------------------------------------===//
+//===- Initialisation, errors, devices
+//--------------------------------------===//
 
 FAKE_API Result cuInit(unsigned) {
   Call call("cuInit", false);
@@ -386,7 +421,8 @@ FAKE_API Result cuDeviceGetName(char *name, int length, int device) {
   return kSuccess;
 }
 
-//===- Contexts -------------------------------------------------------------===//
+//===- Contexts
+//-------------------------------------------------------------===//
 
 FAKE_API Result cuDevicePrimaryCtxRetain(void **context, int device) {
   Call call("cuDevicePrimaryCtxRetain", false);
@@ -436,7 +472,8 @@ FAKE_API Result cuThreadExchangeStreamCaptureMode(int *mode) {
   return kSuccess;
 }
 
-//===- Modules --------------------------------------------------------------===//
+//===- Modules
+//--------------------------------------------------------------===//
 
 FAKE_API Result cuModuleLoadData(void **module, const void *image) {
   Call call("cuModuleLoadData");
@@ -474,7 +511,8 @@ FAKE_API Result cuFuncSetAttribute(void *, int, int) {
   return call.sticky;
 }
 
-//===- Memory ---------------------------------------------------------------===//
+//===- Memory
+//---------------------------------------------------------------===//
 
 FAKE_API Result cuMemAlloc_v2(DevicePtr *pointer, size_t bytes) {
   Call call("cuMemAlloc");
@@ -527,10 +565,10 @@ FAKE_API Result cuMemcpyHtoDAsync_v2(DevicePtr dst, const void *src,
   Call call("cuMemcpyHtoDAsync");
   if (call.sticky)
     return call.sticky;
-  return enqueue(call.s, stream,
-                 {"memcpyHtoD", [=] {
-                    std::memcpy(reinterpret_cast<void *>(dst), src, bytes);
-                  }});
+  return enqueue(call.s, stream, {"memcpyHtoD", [=] {
+                                    std::memcpy(reinterpret_cast<void *>(dst),
+                                                src, bytes);
+                                  }});
 }
 
 FAKE_API Result cuMemcpyDtoHAsync_v2(void *dst, DevicePtr src, size_t bytes,
@@ -544,16 +582,16 @@ FAKE_API Result cuMemcpyDtoHAsync_v2(void *dst, DevicePtr src, size_t bytes,
                   }});
 }
 
-FAKE_API Result cuMemcpyDtoDAsync_v2(DevicePtr dst, DevicePtr src,
-                                     size_t bytes, void *stream) {
+FAKE_API Result cuMemcpyDtoDAsync_v2(DevicePtr dst, DevicePtr src, size_t bytes,
+                                     void *stream) {
   Call call("cuMemcpyDtoDAsync");
   if (call.sticky)
     return call.sticky;
-  return enqueue(call.s, stream,
-                 {"memcpyDtoD", [=] {
-                    std::memmove(reinterpret_cast<void *>(dst),
-                                 reinterpret_cast<void *>(src), bytes);
-                  }});
+  return enqueue(call.s, stream, {"memcpyDtoD", [=] {
+                                    std::memmove(reinterpret_cast<void *>(dst),
+                                                 reinterpret_cast<void *>(src),
+                                                 bytes);
+                                  }});
 }
 
 FAKE_API Result cuMemsetD8Async(DevicePtr dst, unsigned char value,
@@ -567,7 +605,8 @@ FAKE_API Result cuMemsetD8Async(DevicePtr dst, unsigned char value,
                                   }});
 }
 
-//===- Streams and events ---------------------------------------------------===//
+//===- Streams and events
+//---------------------------------------------------===//
 
 FAKE_API Result cuStreamCreate(void **stream, unsigned flags) {
   Call call("cuStreamCreate");
@@ -608,9 +647,8 @@ FAKE_API Result cuStreamSynchronize(void *stream) {
 FAKE_API Result cuStreamIsCapturing(void *stream, int *status) {
   Call call("cuStreamIsCapturing");
   Stream *resolved = resolve(stream);
-  *status = resolved && resolved->capturing
-                ? (resolved->invalidated ? 2 : 1)
-                : 0;
+  *status =
+      resolved && resolved->capturing ? (resolved->invalidated ? 2 : 1) : 0;
   return call.sticky;
 }
 
@@ -634,8 +672,9 @@ FAKE_API Result cuEventRecord(void *event, void *stream) {
     return call.sticky;
   Stream *resolved = resolve(stream);
   if (resolved && resolved->capturing)
-    return violate(call.s, "cuEventRecord on a capturing stream (unsupported "
-                           "by the fake)",
+    return violate(call.s,
+                   "cuEventRecord on a capturing stream (unsupported "
+                   "by the fake)",
                    kCaptureUnsupported);
   int id = static_cast<Event *>(event)->id;
   call.s.trace.push_back("eventRecord e" + std::to_string(id) + " " +
@@ -659,7 +698,8 @@ FAKE_API Result cuStreamWaitEvent(void *stream, void *event, unsigned) {
   return kSuccess;
 }
 
-//===- Capture and graphs ---------------------------------------------------===//
+//===- Capture and graphs
+//---------------------------------------------------===//
 
 FAKE_API Result cuStreamBeginCapture_v2(void *stream, int mode) {
   Call call("cuStreamBeginCapture");
@@ -725,8 +765,9 @@ FAKE_API Result cuGraphLaunch(void *exec, void *stream) {
   Graph *graph = static_cast<Graph *>(exec);
   Stream *resolved = resolve(stream);
   if (resolved && resolved->capturing)
-    return violate(call.s, "cuGraphLaunch into a capture (unsupported by the "
-                           "fake)",
+    return violate(call.s,
+                   "cuGraphLaunch into a capture (unsupported by the "
+                   "fake)",
                    kCaptureUnsupported);
   call.s.trace.push_back("graphLaunch g" + std::to_string(graph->id) + " " +
                          streamName(stream));
@@ -757,8 +798,7 @@ FAKE_API Result cuLaunchKernel(void *function, unsigned gridX, unsigned gridY,
   State *s = &call.s;
   Kernel kernel = f->kernel;
   Context *context = f->context;
-  unsigned grid[3] = {gridX, gridY, gridZ}, block[3] = {blockX, blockY,
-                                                        blockZ};
+  unsigned grid[3] = {gridX, gridY, gridZ}, block[3] = {blockX, blockY, blockZ};
   Op op{"launch " + kernel.name, [=] {
           if (context->sticky)
             return;
