@@ -3,7 +3,8 @@
 // Nothing CUDA is linked at build time: libcuda.so.1 is opened on first use
 // and its entry points are read into a table, so the cpu path runs on
 // machines without a driver. The handful of driver types and constants used
-// are declared here; test/unit checks them against cuda.h where it exists.
+// are declared here; test/runtime/CudaDriverConstantsTest.cpp checks them
+// against cuda.h where the toolkit exists.
 //
 // Testing hook: GRAPHC_CUDA_DRIVER_LIBRARY names another library to open
 // instead of libcuda.so.1 (test/runtime's fake driver).
