@@ -233,11 +233,11 @@ GRAPHC_API void graphc_session_release(graphc_session *session);
  * GatherND, ScatterElements or ScatterND input (likewise a ReverseSequence
  * length above the time dim, a run-time CumSum axis out of range) is
  * GRAPHC_INVALID_ARGUMENT naming the value and the node; the kernel
- * addresses no memory with it. A device fault
+ * addresses no memory with it, and the session stays usable. A device fault
  * that corrupts the CUDA context (illegal address, ...) is GRAPHC_INTERNAL
  * naming the CUDA error; the device is then unusable for the rest of the
- * process and every later call on it fails at once with the original
- * cause. Set GRAPHC_SESSION_DEBUG_SYNC to learn which kernel faulted. */
+ * process, and every later call on it fails at once with the original
+ * cause. GRAPHC_SESSION_DEBUG_SYNC makes the status name the kernel. */
 GRAPHC_API graphc_status graphc_session_run(graphc_session *session,
                                             const DLTensor *inputs,
                                             int32_t num_inputs,
@@ -260,9 +260,9 @@ GRAPHC_API graphc_status graphc_session_run(graphc_session *session,
  *    on the session's own stream, so a run cannot overwrite what an earlier
  *    one still reads. `stream` must not be capturing a CUDA graph
  *    (GRAPHC_FAILED_PRECONDITION): the session replays its own graph.
- *    A device-side index error of such a run is reported by the first later
- *    call on the session that finds the run finished; a graphc_session_run
- *    waits for it.
+ *    An index error found on the device by such a run is returned by the
+ *    first later run on the session that finds it finished
+ *    (graphc_session_run always does: it waits for the session's stream).
  *  - cpu: identical to graphc_session_run; `stream` must be NULL
  *    (else GRAPHC_INVALID_ARGUMENT). */
 GRAPHC_API graphc_status graphc_session_run_on_stream(
