@@ -313,10 +313,13 @@ graphc_status CudaSession::takeDeviceError() {
       desc.plans[planIndex].steps[step].kind == GRAPHC_STEP_LAUNCH) {
     const graphc_kernel_desc &kernel =
         desc.kernels[desc.plans[planIndex].steps[step].kernel];
-    message += kernel.onnx_nodes && *kernel.onnx_nodes
-                   ? "node '" + std::string(kernel.onnx_nodes) + "' (kernel '" +
-                         kernel.name + "')"
-                   : "kernel '" + std::string(kernel.name) + "'";
+    std::string nodes = kernel.onnx_nodes ? kernel.onnx_nodes : "";
+    if (nodes.empty())
+      message += "kernel '" + std::string(kernel.name) + "'";
+    else
+      message += (nodes.find(',') == std::string::npos ? "node '"
+                                                       : "one of the nodes '") +
+                 nodes + "' (kernel '" + kernel.name + "')";
   } else {
     message += "an unknown kernel (launch site " + std::to_string(site) + ")";
   }
