@@ -3,7 +3,11 @@
 
 #include <dlfcn.h>
 
+#include <chrono>
+#include <cstdlib>
+#include <map>
 #include <mutex>
+#include <thread>
 
 using namespace graphc::rt;
 
@@ -16,46 +20,110 @@ std::string cu::Driver::describe(Result result) const {
   return text ? std::string(name) + " (" + text + ")" : std::string(name);
 }
 
+bool cu::loadDriver(const std::string &path, Driver &driver,
+                    std::string &error) {
+  // Never closed: the driver must outlive every model and session.
+  void *library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!library) {
+    const char *reason = dlerror();
+    error = "no CUDA driver: cannot open " + path +
+            (reason ? std::string(" (") + reason + ")" : "");
+    return false;
+  }
+#define GRAPHC_CU_SYMBOL(member, symbol, params)                               \
+  driver.member =                                                              \
+      reinterpret_cast<decltype(driver.member)>(dlsym(library, symbol));       \
+  if (!driver.member) {                                                        \
+    error = "the CUDA driver " + path + " lacks " symbol " (driver too old?)"; \
+    return false;                                                              \
+  }
+#include "runtime/src/CudaSymbols.def"
+
+  Result first = driver.init(0);
+  if (first == kSuccess)
+    return true;
+  // One retry: cuInit can fail transiently while the kernel module or the
+  // persistence daemon is still coming up, and the outcome is then cached.
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  Result second = driver.init(0);
+  if (second == kSuccess)
+    return true;
+  error =
+      "cannot initialise the CUDA driver: cuInit returned " +
+      driver.describe(first) +
+      (second == first ? ", and again after 200 ms"
+                       : ", then " + driver.describe(second) + " after 200 ms");
+  return false;
+}
+
 namespace {
 struct LoadedDriver {
   cu::Driver driver;
   std::string error;
 };
 
-LoadedDriver loadDriver() {
+LoadedDriver loadProcessDriver() {
   LoadedDriver loaded;
-  // Never closed: the driver must outlive every model and session.
-  void *library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!library) {
-    const char *reason = dlerror();
-    loaded.error = std::string("no CUDA driver: cannot open libcuda.so.1") +
-                   (reason ? std::string(" (") + reason + ")" : "");
-    return loaded;
-  }
-#define GRAPHC_CU_SYMBOL(member, symbol, params)                               \
-  loaded.driver.member = reinterpret_cast<decltype(loaded.driver.member)>(     \
-      dlsym(library, symbol));                                                 \
-  if (!loaded.driver.member) {                                                 \
-    loaded.error = "the CUDA driver lacks " symbol " (driver too old?)";       \
-    return loaded;                                                             \
-  }
-#include "runtime/src/CudaSymbols.def"
-
-  cu::Result result = loaded.driver.init(0);
-  if (result != cu::kSuccess)
-    loaded.error =
-        "cannot initialise the CUDA driver: " + loaded.driver.describe(result);
+  const char *override = std::getenv("GRAPHC_CUDA_DRIVER_LIBRARY");
+  std::string path = override && *override ? override : "libcuda.so.1";
+  if (!cu::loadDriver(path, loaded.driver, loaded.error) &&
+      loaded.error.empty())
+    loaded.error = "cannot load the CUDA driver " + path;
   return loaded;
+}
+
+struct PoisonRegistry {
+  std::mutex mutex;
+  std::map<int, std::string> causes;
+};
+
+PoisonRegistry &poisonRegistry() {
+  static PoisonRegistry registry;
+  return registry;
 }
 } // namespace
 
 const cu::Driver *cu::getDriver(std::string &error) {
-  static const LoadedDriver loaded = loadDriver();
+  static const LoadedDriver loaded = loadProcessDriver();
   if (!loaded.error.empty()) {
     error = loaded.error;
     return nullptr;
   }
   return &loaded.driver;
+}
+
+bool cu::isStickyError(Result result) {
+  switch (result) {
+  case 214: // CUDA_ERROR_ECC_UNCORRECTABLE
+  case 700: // CUDA_ERROR_ILLEGAL_ADDRESS
+  case 702: // CUDA_ERROR_LAUNCH_TIMEOUT
+  case 710: // CUDA_ERROR_ASSERT
+  case 714: // CUDA_ERROR_HARDWARE_STACK_ERROR
+  case 715: // CUDA_ERROR_ILLEGAL_INSTRUCTION
+  case 716: // CUDA_ERROR_MISALIGNED_ADDRESS
+  case 717: // CUDA_ERROR_INVALID_ADDRESS_SPACE
+  case 718: // CUDA_ERROR_INVALID_PC
+  case 719: // CUDA_ERROR_LAUNCH_FAILED
+    return true;
+  default:
+    return false;
+  }
+}
+
+void cu::poisonDevice(int ordinal, const std::string &cause) {
+  PoisonRegistry &registry = poisonRegistry();
+  std::lock_guard<std::mutex> lock(registry.mutex);
+  registry.causes.emplace(ordinal, cause);
+}
+
+bool cu::devicePoisoned(int ordinal, std::string &cause) {
+  PoisonRegistry &registry = poisonRegistry();
+  std::lock_guard<std::mutex> lock(registry.mutex);
+  auto found = registry.causes.find(ordinal);
+  if (found == registry.causes.end())
+    return false;
+  cause = found->second;
+  return true;
 }
 
 cu::ContextGuard::ContextGuard(const Driver &driver, Context context)
@@ -66,4 +134,14 @@ cu::ContextGuard::~ContextGuard() {
     Context popped = nullptr;
     driver.ctxPopCurrent(&popped);
   }
+}
+
+cu::RelaxedCaptureGuard::RelaxedCaptureGuard(const Driver &driver)
+    : driver(driver),
+      exchanged(driver.threadExchangeStreamCaptureMode(&previous) == kSuccess) {
+}
+
+cu::RelaxedCaptureGuard::~RelaxedCaptureGuard() {
+  if (exchanged)
+    driver.threadExchangeStreamCaptureMode(&previous);
 }

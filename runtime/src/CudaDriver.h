@@ -3,7 +3,11 @@
 // Nothing CUDA is linked at build time: libcuda.so.1 is opened on first use
 // and its entry points are read into a table, so the cpu path runs on
 // machines without a driver. The handful of driver types and constants used
-// are declared here; test/unit checks them against cuda.h where it exists.
+// are declared here; test/runtime/CudaDriverConstantsTest.cpp checks them
+// against cuda.h where the toolkit exists.
+//
+// Testing hook: GRAPHC_CUDA_DRIVER_LIBRARY names another library to open
+// instead of libcuda.so.1 (test/runtime's fake driver).
 //
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHC_RUNTIME_SRC_CUDADRIVER_H
@@ -21,16 +25,23 @@ using Context = struct CUctx_st *;
 using Module = struct CUmod_st *;
 using Function = struct CUfunc_st *;
 using Stream = struct CUstream_st *;
+using Event = struct CUevent_st *;
 using Graph = struct CUgraph_st *;
 using GraphExec = struct CUgraphExec_st *;
 
 constexpr Result kSuccess = 0;
+constexpr Result kErrorOutOfMemory = 2;
+constexpr Result kErrorUnsupportedPtxVersion = 222;
+constexpr Result kErrorNotReady = 600;
 constexpr int kAttrComputeCapabilityMajor = 75;
 constexpr int kAttrComputeCapabilityMinor = 76;
 constexpr int kAttrMaxSharedMemoryPerBlockOptin = 97;
 constexpr int kFuncAttrMaxDynamicSharedSizeBytes = 8;
 constexpr unsigned kStreamNonBlocking = 1;
+constexpr unsigned kEventDisableTiming = 2;
 constexpr int kStreamCaptureModeThreadLocal = 1;
+constexpr int kStreamCaptureModeRelaxed = 2;
+constexpr int kStreamCaptureStatusNone = 0;
 /// Dynamic shared memory a kernel may use without opting in.
 constexpr unsigned kDefaultSharedBytesLimit = 48 * 1024;
 
@@ -44,10 +55,29 @@ struct Driver {
   std::string describe(Result result) const;
 };
 
-/// The process-wide driver table, loaded and initialised (cuInit) once.
-/// Returns nullptr and sets `error` when libcuda.so.1 is missing, lacks an
-/// entry point or fails to initialise; the outcome is cached.
+/// Opens the driver library `path`, reads every entry point and calls
+/// cuInit, retrying once after a short delay (a driver still starting up,
+/// e.g. in a freshly booted VM, can fail the first call). Not cached: for
+/// getDriver and the tests. Returns false and sets `error` on failure.
+bool loadDriver(const std::string &path, Driver &driver, std::string &error);
+
+/// The process-wide driver table, loaded and initialised once from
+/// GRAPHC_CUDA_DRIVER_LIBRARY or libcuda.so.1. Returns nullptr and sets
+/// `error` when the library is missing, lacks an entry point or fails to
+/// initialise twice; the outcome is cached for the life of the process.
 const Driver *getDriver(std::string &error);
+
+/// Whether `result` leaves the CUDA context unusable: after an illegal
+/// address, a device-side assert, a misaligned access and the like, every
+/// later call in the context fails with the same error.
+bool isStickyError(Result result);
+
+/// Marks device `ordinal` unusable for the rest of the process (its primary
+/// context, shared by every model and session, is corrupted) with `cause`,
+/// the status message of the failure. The first cause is kept.
+void poisonDevice(int ordinal, const std::string &cause);
+/// Whether device `ordinal` was poisoned; sets `cause` when it was.
+bool devicePoisoned(int ordinal, std::string &cause);
 
 /// Makes `context` current on this thread for the guard's lifetime.
 class ContextGuard {
@@ -62,6 +92,24 @@ public:
 private:
   const Driver &driver;
   Result pushResult;
+};
+
+/// Sets this thread's stream capture interaction mode to relaxed for the
+/// guard's lifetime. Wraps the runtime's allocations and frees, which are
+/// never part of a captured graph: in the default (global) mode they would
+/// fail, or invalidate the capture, whenever another thread of the process
+/// captures in global mode (e.g. an application capturing its own graph).
+class RelaxedCaptureGuard {
+public:
+  explicit RelaxedCaptureGuard(const Driver &driver);
+  ~RelaxedCaptureGuard();
+  RelaxedCaptureGuard(const RelaxedCaptureGuard &) = delete;
+  RelaxedCaptureGuard &operator=(const RelaxedCaptureGuard &) = delete;
+
+private:
+  const Driver &driver;
+  int previous = kStreamCaptureModeRelaxed;
+  bool exchanged;
 };
 
 } // namespace graphc::rt::cu

@@ -4,6 +4,10 @@
 #include "runtime/src/Model.h"
 #include "runtime/src/Status.h"
 
+#include <cctype>
+#include <cstring>
+#include <string_view>
+
 using namespace graphc::rt;
 
 namespace {
@@ -63,9 +67,74 @@ graphc_status checkCoverage(const graphc_model &model, const cu::Driver &drv,
                       "model '" + model.path + "' cannot run on CUDA device " +
                           std::to_string(ordinal) + " '" + name +
                           "': " + error);
+  // PTX is JIT-compiled by the driver, which must know the PTX ISA that
+  // NVRTC wrote; otherwise the load fails with a bare "unsupported PTX
+  // version".
+  const graphc_image_desc &chosen = model.desc->images[image];
+  if (chosen.is_ptx) {
+    std::string isa;
+    int required = ptxRequiredDriver(static_cast<const char *>(chosen.data),
+                                     chosen.size, isa);
+    int version = 0;
+    if (required && drv.driverGetVersion(&version) == cu::kSuccess &&
+        version < required)
+      return makeStatus(
+          GRAPHC_FAILED_PRECONDITION,
+          "model '" + model.path + "' cannot run on CUDA device " +
+              std::to_string(ordinal) + " '" + name + "' (sm_" +
+              std::to_string(sm) + "): its only usable image is sm_" +
+              std::to_string(chosen.sm) + " PTX of ISA " + isa +
+              ", which needs a driver for CUDA " + driverVersionText(required) +
+              " or newer, and the installed driver supports CUDA " +
+              driverVersionText(version) +
+              " (update the NVIDIA driver, or recompile with --arch sm_" +
+              std::to_string(sm) + " for a cubin)");
+  }
   return nullptr;
 }
 } // namespace
+
+int graphc::rt::ptxRequiredDriver(const char *ptx, uint64_t size,
+                                  std::string &isa) {
+  std::string_view text(ptx, size);
+  size_t at = text.find(".version");
+  if (at == std::string_view::npos)
+    return 0;
+  at += std::strlen(".version");
+  while (at < text.size() && (text[at] == ' ' || text[at] == '\t'))
+    ++at;
+  int major = 0, minor = 0;
+  size_t digits = at;
+  while (at < text.size() && std::isdigit(static_cast<unsigned char>(text[at])))
+    major = major * 10 + (text[at++] - '0');
+  if (at == digits || at >= text.size() || text[at] != '.')
+    return 0;
+  digits = ++at;
+  while (at < text.size() && std::isdigit(static_cast<unsigned char>(text[at])))
+    minor = minor * 10 + (text[at++] - '0');
+  if (at == digits)
+    return 0;
+  isa = std::to_string(major) + "." + std::to_string(minor);
+  // The CUDA release that introduced each PTX ISA (PTX ISA release notes).
+  static const struct {
+    int major, minor, cuda;
+  } table[] = {
+      {6, 3, 10000}, {6, 4, 10010}, {6, 5, 10020}, {7, 0, 11000}, {7, 1, 11010},
+      {7, 2, 11020}, {7, 3, 11030}, {7, 4, 11040}, {7, 5, 11050}, {7, 6, 11060},
+      {7, 7, 11070}, {7, 8, 11080}, {8, 0, 12000}, {8, 1, 12010}, {8, 2, 12020},
+      {8, 3, 12030}, {8, 4, 12040}, {8, 5, 12050}, {8, 6, 12070}, {8, 7, 12080},
+      {8, 8, 12090}, {9, 0, 13000},
+  };
+  for (const auto &entry : table)
+    if (entry.major == major && entry.minor == minor)
+      return entry.cuda;
+  return 0;
+}
+
+std::string graphc::rt::driverVersionText(int version) {
+  return std::to_string(version / 1000) + "." +
+         std::to_string(version % 1000 / 10);
+}
 
 int32_t graphc::rt::selectImage(const graphc_model_desc &desc, int32_t sm,
                                 std::string &error) {
@@ -116,6 +185,7 @@ CudaModel::~CudaModel() {
       continue;
     {
       cu::ContextGuard guard(drv, state->context);
+      cu::RelaxedCaptureGuard relaxed(drv);
       if (state->weights)
         drv.memFree(state->weights);
       if (state->module)
@@ -127,6 +197,13 @@ CudaModel::~CudaModel() {
 
 graphc_status CudaModel::acquire(const graphc_model &model, int32_t ordinal,
                                  CudaDevice *&out) {
+  std::string cause;
+  if (cu::devicePoisoned(ordinal, cause))
+    return makeStatus(GRAPHC_INTERNAL, "CUDA device " +
+                                           std::to_string(ordinal) +
+                                           " is unusable after an earlier "
+                                           "failure: " +
+                                           cause);
   std::lock_guard<std::mutex> lock(mutex);
   for (const std::unique_ptr<CudaDevice> &state : devices) {
     if (state->ordinal == ordinal) {
@@ -155,12 +232,15 @@ graphc_status CudaModel::setUp(const graphc_model &model, CudaDevice &state) {
           checkCoverage(model, drv, state.ordinal, state.device, image))
     return status;
   auto fail = [&](const std::string &what, cu::Result result) {
-    return makeStatus(result == 2 /*CUDA_ERROR_OUT_OF_MEMORY*/
+    std::string message = what + " on CUDA device " +
+                          std::to_string(state.ordinal) + ": " +
+                          drv.describe(result);
+    if (cu::isStickyError(result))
+      cu::poisonDevice(state.ordinal, message);
+    return makeStatus(result == cu::kErrorOutOfMemory
                           ? GRAPHC_RESOURCE_EXHAUSTED
                           : GRAPHC_INTERNAL,
-                      what + " on CUDA device " +
-                          std::to_string(state.ordinal) + ": " +
-                          drv.describe(result));
+                      message);
   };
   cu::Result result = drv.primaryCtxRetain(&state.context, state.device);
   if (result != cu::kSuccess) {
@@ -170,9 +250,25 @@ graphc_status CudaModel::setUp(const graphc_model &model, CudaDevice &state) {
   cu::ContextGuard guard(drv, state.context);
   if (guard.result() != cu::kSuccess)
     return fail("cannot make the context current", guard.result());
+  // Module loads and allocations are never part of a captured graph.
+  cu::RelaxedCaptureGuard relaxed(drv);
 
   const graphc_image_desc &chosen = desc.images[image];
   result = drv.moduleLoadData(&state.module, chosen.data);
+  if (result == cu::kErrorUnsupportedPtxVersion) {
+    state.module = nullptr;
+    int version = 0;
+    drv.driverGetVersion(&version);
+    return makeStatus(GRAPHC_FAILED_PRECONDITION,
+                      "cannot load the sm_" + std::to_string(chosen.sm) +
+                          " PTX of '" + model.path + "' on CUDA device " +
+                          std::to_string(state.ordinal) +
+                          ": the driver (CUDA " + driverVersionText(version) +
+                          ") is older than the NVRTC that wrote the PTX; "
+                          "update the NVIDIA driver or recompile with --arch "
+                          "for this GPU (" +
+                          drv.describe(result) + ")");
+  }
   if (result != cu::kSuccess) {
     state.module = nullptr;
     return fail(std::string("cannot load the sm_") + std::to_string(chosen.sm) +
@@ -221,12 +317,19 @@ graphc_status CudaModel::setUp(const graphc_model &model, CudaDevice &state) {
                       " bytes of weights",
                   result);
     }
-    result = drv.memcpyHtoD(state.weights, model.weights, desc.weights_size);
+    // An asynchronous copy on a private stream, then a wait for that stream
+    // only: a context-wide synchronisation, or the legacy stream that the
+    // synchronous copy uses, is invalid while another thread captures.
+    cu::Stream upload = nullptr;
+    result = drv.streamCreate(&upload, cu::kStreamNonBlocking);
     if (result != cu::kSuccess)
-      return fail("cannot upload the weights", result);
-    // A copy from pageable memory may return before its DMA lands, and the
-    // sessions' non-blocking streams do not wait for the legacy stream.
-    result = drv.ctxSynchronize();
+      return fail("cannot create a stream to upload the weights", result);
+    result = drv.memcpyHtoDAsync(state.weights, model.weights,
+                                 desc.weights_size, upload);
+    cu::Result synced = drv.streamSynchronize(upload);
+    drv.streamDestroy(upload);
+    if (result == cu::kSuccess)
+      result = synced;
     if (result != cu::kSuccess)
       return fail("cannot upload the weights", result);
   }

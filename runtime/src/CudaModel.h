@@ -20,6 +20,16 @@ namespace graphc::rt {
 int32_t selectImage(const graphc_model_desc &desc, int32_t sm,
                     std::string &error);
 
+/// The oldest driver (cuDriverGetVersion encoding: 1000 * major + 10 *
+/// minor) that can JIT PTX text `ptx`, from its `.version` directive: PTX ISA
+/// 9.0 is CUDA 13.0, 8.8 is 12.9, 8.5 is 12.5, 7.8 is 11.8, ... Returns 0
+/// when the directive is missing or the ISA is newer than this table (the
+/// driver's own error is then reported as is); `isa` gets "9.0".
+int ptxRequiredDriver(const char *ptx, uint64_t size, std::string &isa);
+
+/// "13.0" for 13000.
+std::string driverVersionText(int version);
+
 /// A model's state on one device: its module and weights, shared by every
 /// session on that device.
 struct CudaDevice {

@@ -6,11 +6,12 @@
 #include "runtime/src/Model.h"
 #include "runtime/src/Status.h"
 
+#include <cstdlib>
+#include <cstring>
+
 using namespace graphc::rt;
 
 namespace {
-constexpr uint64_t kCudaOutOfMemory = 2;
-
 uint64_t alignUp(uint64_t value) {
   return (value + GRAPHC_ALIGNMENT - 1) / GRAPHC_ALIGNMENT * GRAPHC_ALIGNMENT;
 }
@@ -18,30 +19,64 @@ uint64_t alignUp(uint64_t value) {
 cu::DevicePtr devicePointer(const DLTensor &tensor) {
   return reinterpret_cast<cu::DevicePtr>(tensorBase(tensor));
 }
+
+bool debugSyncFromEnvironment() {
+  const char *value = std::getenv("GRAPHC_DEBUG_SYNC");
+  return value && *value && std::strcmp(value, "0") != 0;
+}
 } // namespace
 
 CudaSession::CudaSession(const graphc_model &model, CudaDevice &device,
-                         bool useGraphs)
+                         bool useGraphs, bool debugSync)
     : model(model), drv(model.cuda->driver()), device(device),
-      useGraphs(useGraphs), graphs(model.desc->num_plans, nullptr),
-      argValues(model.maxStepArgs), argPointers(model.maxStepArgs) {
-  for (int32_t a = 0; a < model.maxStepArgs; ++a)
-    argPointers[a] = &argValues[a];
+      useGraphs(useGraphs), debugSync(debugSync),
+      graphs(model.desc->num_plans, nullptr), argValues(model.maxStepArgs),
+      argPointers(model.maxStepArgs + 2) {}
+
+std::string CudaSession::describeKernel(int32_t kernel) const {
+  const graphc_kernel_desc &desc = model.desc->kernels[kernel];
+  std::string text = "kernel '" + std::string(desc.name) + "'";
+  if (desc.onnx_nodes && *desc.onnx_nodes)
+    text += std::string(" (ONNX nodes ") + desc.onnx_nodes + ")";
+  return text;
 }
 
 graphc_status CudaSession::error(const std::string &what,
                                  cu::Result result) const {
-  return makeStatus(
-      result == kCudaOutOfMemory ? GRAPHC_RESOURCE_EXHAUSTED : GRAPHC_INTERNAL,
-      what + " on cuda:" + std::to_string(device.ordinal) + " for model '" +
-          model.path + "': " + drv.describe(result));
+  std::string message = what + " on cuda:" + std::to_string(device.ordinal) +
+                        " for model '" + model.path +
+                        "': " + drv.describe(result);
+  if (cu::isStickyError(result)) {
+    message += "; the CUDA context is unusable from now on and every later "
+               "call on this device fails: restart the process";
+    if (!debugSync)
+      message += " (GRAPHC_DEBUG_SYNC=1 names the failing kernel)";
+    cu::poisonDevice(device.ordinal, message);
+  }
+  return makeStatus(result == cu::kErrorOutOfMemory ? GRAPHC_RESOURCE_EXHAUSTED
+                                                    : GRAPHC_INTERNAL,
+                    message);
+}
+
+graphc_status CudaSession::checkDevice() const {
+  std::string cause;
+  if (!cu::devicePoisoned(device.ordinal, cause))
+    return nullptr;
+  return makeStatus(GRAPHC_INTERNAL,
+                    "cuda:" + std::to_string(device.ordinal) +
+                        " is unusable after an earlier failure: " + cause);
 }
 
 graphc_status CudaSession::create(const graphc_model &model, CudaDevice &device,
                                   uint32_t flags,
                                   std::unique_ptr<CudaSession> &out) {
+  bool debugSync =
+      (flags & GRAPHC_SESSION_DEBUG_SYNC) || debugSyncFromEnvironment();
   std::unique_ptr<CudaSession> session(new CudaSession(
-      model, device, !(flags & GRAPHC_SESSION_DISABLE_CUDA_GRAPHS)));
+      model, device,
+      !(flags & GRAPHC_SESSION_DISABLE_CUDA_GRAPHS) && !debugSync, debugSync));
+  if (graphc_status status = session->checkDevice())
+    return status;
   const cu::Driver &drv = session->drv;
   cu::ContextGuard guard(drv, device.context);
   if (guard.result() != cu::kSuccess)
@@ -52,6 +87,11 @@ graphc_status CudaSession::create(const graphc_model &model, CudaDevice &device,
     session->stream = nullptr;
     return session->error("cannot create a stream", result);
   }
+  if ((result = drv.eventCreate(&session->callerReady,
+                                cu::kEventDisableTiming)) != cu::kSuccess ||
+      (result = drv.eventCreate(&session->runDone, cu::kEventDisableTiming)) !=
+          cu::kSuccess)
+    return session->error("cannot create an event", result);
 
   // Staging is only read by captured graphs; plain launches use the
   // caller's buffers directly.
@@ -75,7 +115,9 @@ graphc_status CudaSession::create(const graphc_model &model, CudaDevice &device,
     total += alignUp(bytes);
   for (uint64_t bytes : outputBytes)
     total += alignUp(bytes);
-  if (total) {
+  total += kErrorRecordBytes;
+  {
+    cu::RelaxedCaptureGuard relaxed(drv);
     result = drv.memAlloc(&session->block, total);
     if (result != cu::kSuccess) {
       session->block = 0;
@@ -83,6 +125,12 @@ graphc_status CudaSession::create(const graphc_model &model, CudaDevice &device,
                                 " bytes for the arena and staging",
                             result);
     }
+    void *pinned = nullptr;
+    result = drv.memAllocHost(&pinned, kErrorRecordBytes);
+    if (result != cu::kSuccess)
+      return session->error("cannot allocate pinned host memory", result);
+    session->hostRecord = static_cast<unsigned long long *>(pinned);
+    std::memset(pinned, 0, kErrorRecordBytes);
   }
   cu::DevicePtr next = session->block;
   session->arena = next;
@@ -95,6 +143,14 @@ graphc_status CudaSession::create(const graphc_model &model, CudaDevice &device,
     session->outputStaging.push_back(next);
     next += alignUp(bytes);
   }
+  session->errorRecord = next;
+  session->errorArg = next;
+  result = drv.memsetD8Async(session->errorRecord, 0, kErrorRecordBytes,
+                             session->stream);
+  if (result == cu::kSuccess)
+    result = drv.streamSynchronize(session->stream);
+  if (result != cu::kSuccess)
+    return session->error("cannot clear the error record", result);
 
   if (session->useGraphs && (flags & GRAPHC_SESSION_EAGER_CAPTURE)) {
     for (int32_t p = 0; p < desc.num_plans; ++p) {
@@ -112,18 +168,25 @@ CudaSession::~CudaSession() {
     if (graph)
       drv.graphExecDestroy(graph);
   }
-  if (stream) {
+  // Work queued by an asynchronous run may still read the block.
+  if (stream)
     drv.streamSynchronize(stream);
+  if (callerReady)
+    drv.eventDestroy(callerReady);
+  if (runDone)
+    drv.eventDestroy(runDone);
+  if (stream)
     drv.streamDestroy(stream);
-  }
+  cu::RelaxedCaptureGuard relaxed(drv);
   if (block)
     drv.memFree(block);
+  if (hostRecord)
+    drv.memFreeHost(hostRecord);
 }
 
 graphc_status CudaSession::enqueue(const graphc_plan_desc &plan,
                                    const std::vector<cu::DevicePtr> &inputs,
                                    const std::vector<cu::DevicePtr> &outputs) {
-  const graphc_model_desc &desc = *model.desc;
   for (int32_t s = 0; s < plan.num_steps; ++s) {
     const graphc_step_desc &step = plan.steps[s];
     for (int32_t a = 0; a < step.num_args; ++a) {
@@ -146,7 +209,13 @@ graphc_status CudaSession::enqueue(const graphc_plan_desc &plan,
         break;
       }
       argValues[a] = ref.kind == GRAPHC_BUFFER_NONE ? 0 : base + ref.offset;
+      argPointers[a] = &argValues[a];
     }
+    std::string what = "plan '" + std::string(plan.name) + "' step " +
+                       std::to_string(s) +
+                       (step.kind == GRAPHC_STEP_COPY
+                            ? std::string(" (copy)")
+                            : " (" + describeKernel(step.kernel) + ")");
     cu::Result result;
     if (step.kind == GRAPHC_STEP_COPY) {
       if (!step.args[1].size)
@@ -154,26 +223,37 @@ graphc_status CudaSession::enqueue(const graphc_plan_desc &plan,
       result = drv.memcpyDtoDAsync(argValues[1], argValues[0],
                                    step.args[1].size, stream);
     } else {
+      argPointers[step.num_args] = &errorArg;
+      argPointers[step.num_args + 1] = &stepArg;
+      stepArg = static_cast<unsigned>(
+          (static_cast<uint64_t>(&plan - model.desc->plans) << kSiteStepBits) |
+          static_cast<uint64_t>(s));
       result = drv.launchKernel(device.functions[step.kernel], step.grid[0],
                                 step.grid[1], step.grid[2], step.block[0],
                                 step.block[1], step.block[2], step.shared_bytes,
                                 stream, argPointers.data(), nullptr);
     }
     if (result != cu::kSuccess)
-      return error(
-          "plan '" + std::string(plan.name) + "' step " + std::to_string(s) +
-              (step.kind == GRAPHC_STEP_COPY
-                   ? std::string(" (copy)")
-                   : " (kernel '" +
-                         std::string(desc.kernels[step.kernel].name) + "')") +
-              " failed to launch",
-          result);
+      return error(what + " failed to launch", result);
+    if (debugSync) {
+      result = drv.streamSynchronize(stream);
+      if (result != cu::kSuccess)
+        return error(what + " failed", result);
+    }
   }
+  cu::Result result =
+      drv.memcpyDtoHAsync(hostRecord, errorRecord, kErrorRecordBytes, stream);
+  if (result != cu::kSuccess)
+    return error("plan '" + std::string(plan.name) +
+                     "': cannot read the device error record",
+                 result);
   return nullptr;
 }
 
 graphc_status CudaSession::capture(int32_t planIndex) {
   const graphc_plan_desc &plan = model.desc->plans[planIndex];
+  // Thread-local: unsafe calls made by other threads (another session's
+  // allocation, a model loading) neither fail nor invalidate this capture.
   cu::Result result =
       drv.streamBeginCapture(stream, cu::kStreamCaptureModeThreadLocal);
   if (result != cu::kSuccess)
@@ -200,14 +280,102 @@ graphc_status CudaSession::capture(int32_t planIndex) {
   return status;
 }
 
+graphc_status CudaSession::takeDeviceError() {
+  if (!hostRecord[0])
+    return nullptr;
+  // Words: flag, launch site, value, low, high (exclusive), what; see
+  // gc_report in the generated module's preamble.
+  unsigned long long site = hostRecord[1];
+  long long value = static_cast<long long>(hostRecord[2]);
+  long long low = static_cast<long long>(hostRecord[3]);
+  long long high = static_cast<long long>(hostRecord[4]);
+  unsigned long long what = hostRecord[5];
+  std::memset(hostRecord, 0, kErrorRecordBytes);
+  // Nothing of this session is in flight: clear the device copy for the
+  // next run.
+  cu::Result result =
+      drv.memsetD8Async(errorRecord, 0, kErrorRecordBytes, stream);
+  if (result == cu::kSuccess)
+    result = drv.streamSynchronize(stream);
+  if (result != cu::kSuccess)
+    return error("cannot clear the device error record", result);
+
+  static const char *const names[] = {"index", "sequence length", "axis"};
+  std::string message = std::string(what < 3 ? names[what] : "value") + " " +
+                        std::to_string(value) + " is out of range [" +
+                        std::to_string(low) + ", " + std::to_string(high) +
+                        ") in ";
+  unsigned long long planIndex = site >> kSiteStepBits;
+  unsigned long long step = site & ((1ull << kSiteStepBits) - 1);
+  const graphc_model_desc &desc = *model.desc;
+  if (planIndex < static_cast<unsigned long long>(desc.num_plans) &&
+      step < static_cast<unsigned long long>(desc.plans[planIndex].num_steps) &&
+      desc.plans[planIndex].steps[step].kind == GRAPHC_STEP_LAUNCH) {
+    const graphc_kernel_desc &kernel =
+        desc.kernels[desc.plans[planIndex].steps[step].kernel];
+    std::string nodes = kernel.onnx_nodes ? kernel.onnx_nodes : "";
+    if (nodes.empty())
+      message += "kernel '" + std::string(kernel.name) + "'";
+    else
+      message += (nodes.find(',') == std::string::npos ? "node '"
+                                                       : "one of the nodes '") +
+                 nodes + "' (kernel '" + kernel.name + "')";
+  } else {
+    message += "an unknown kernel (launch site " + std::to_string(site) + ")";
+  }
+  return makeStatus(GRAPHC_INVALID_ARGUMENT, message);
+}
+
 graphc_status CudaSession::run(int32_t planIndex,
                                const std::vector<const DLTensor *> &inputs,
-                               const DLTensor *outputs) {
+                               const DLTensor *outputs,
+                               const cu::Stream *callerStream) {
   const graphc_model_desc &desc = *model.desc;
   const graphc_plan_desc &plan = desc.plans[planIndex];
+  if (graphc_status status = checkDevice())
+    return status;
   cu::ContextGuard guard(drv, device.context);
   if (guard.result() != cu::kSuccess)
     return error("cannot make the context current", guard.result());
+
+  // An earlier asynchronous run's index error is reported by the first
+  // call that finds it finished: its own call returned before it ran. A
+  // synchronous run waits for it (only the session's stream).
+  if (asyncPending) {
+    cu::Result result =
+        callerStream ? drv.eventQuery(runDone) : drv.streamSynchronize(stream);
+    if (result == cu::kSuccess) {
+      asyncPending = false;
+      if (graphc_status status = takeDeviceError()) {
+        std::string message = "an earlier asynchronous run failed: " +
+                              std::string(graphc_status_message(status));
+        graphc_code code = graphc_status_code(status);
+        graphc_status_free(status);
+        return makeStatus(code, message);
+      }
+    } else if (result != cu::kErrorNotReady) {
+      return error("an earlier asynchronous run failed", result);
+    }
+  }
+
+  if (callerStream) {
+    // The session cannot join a capture on the caller's stream: replaying
+    // its own graph and reading the error record need a running stream.
+    int capturing = cu::kStreamCaptureStatusNone;
+    cu::Result result = drv.streamIsCapturing(*callerStream, &capturing);
+    if (result != cu::kSuccess)
+      return error("cannot query the caller's stream", result);
+    if (capturing != cu::kStreamCaptureStatusNone)
+      return makeStatus(GRAPHC_FAILED_PRECONDITION,
+                        "graphc_session_run_on_stream: the stream is being "
+                        "captured into a CUDA graph; run outside the capture "
+                        "(the session replays its own graph)");
+    // Inputs are ready when what is queued on the caller's stream is done.
+    if ((result = drv.eventRecord(callerReady, *callerStream)) !=
+            cu::kSuccess ||
+        (result = drv.streamWaitEvent(stream, callerReady, 0)) != cu::kSuccess)
+      return error("cannot order the run after the caller's stream", result);
+  }
 
   std::vector<cu::DevicePtr> inputPtrs(desc.num_inputs);
   std::vector<cu::DevicePtr> outputPtrs(desc.num_outputs);
@@ -216,6 +384,9 @@ graphc_status CudaSession::run(int32_t planIndex,
   for (int32_t o = 0; o < desc.num_outputs; ++o)
     outputPtrs[o] = devicePointer(outputs[o]);
 
+  // Back-to-back runs are safe without waiting: the staging buffers, the
+  // arena and the error record are only touched by work on the session
+  // stream, which runs in order.
   if (!useGraphs) {
     if (graphc_status status = enqueue(plan, inputPtrs, outputPtrs))
       return status;
@@ -232,7 +403,7 @@ graphc_status CudaSession::run(int32_t planIndex,
           drv.memcpyDtoDAsync(inputStaging[i], inputPtrs[i], bytes, stream);
       if (result != cu::kSuccess)
         return error("cannot stage input '" + std::string(desc.inputs[i].name) +
-                         "'",
+                         "' of plan '" + plan.name + "'",
                      result);
     }
     cu::Result result = drv.graphLaunch(graphs[planIndex], stream);
@@ -248,20 +419,36 @@ graphc_status CudaSession::run(int32_t planIndex,
           drv.memcpyDtoDAsync(outputPtrs[o], outputStaging[o], bytes, stream);
       if (result != cu::kSuccess)
         return error("cannot copy out output '" +
-                         std::string(desc.outputs[o].name) + "'",
+                         std::string(desc.outputs[o].name) + "' of plan '" +
+                         plan.name + "'",
                      result);
     }
+  }
+
+  if (callerStream) {
+    cu::Result result;
+    if ((result = drv.eventRecord(runDone, stream)) != cu::kSuccess ||
+        (result = drv.streamWaitEvent(*callerStream, runDone, 0)) !=
+            cu::kSuccess)
+      return error("cannot order the caller's stream after plan '" +
+                       std::string(plan.name) + "'",
+                   result);
+    asyncPending = true;
+    return nullptr;
   }
   cu::Result result = drv.streamSynchronize(stream);
   if (result != cu::kSuccess)
     return error("plan '" + std::string(plan.name) + "' failed", result);
-  return nullptr;
+  return takeDeviceError();
 }
 
 graphc_status CudaSession::allocate(uint64_t bytes, void *&out) {
+  if (graphc_status status = checkDevice())
+    return status;
   cu::ContextGuard guard(drv, device.context);
   if (guard.result() != cu::kSuccess)
     return error("cannot make the context current", guard.result());
+  cu::RelaxedCaptureGuard relaxed(drv);
   cu::DevicePtr pointer = 0;
   cu::Result result = drv.memAlloc(&pointer, bytes ? bytes : 1);
   if (result != cu::kSuccess)
@@ -272,29 +459,38 @@ graphc_status CudaSession::allocate(uint64_t bytes, void *&out) {
 
 void CudaSession::free(void *data) {
   cu::ContextGuard guard(drv, device.context);
-  if (guard.result() == cu::kSuccess)
-    drv.memFree(reinterpret_cast<cu::DevicePtr>(data));
+  if (guard.result() != cu::kSuccess)
+    return;
+  cu::RelaxedCaptureGuard relaxed(drv);
+  drv.memFree(reinterpret_cast<cu::DevicePtr>(data));
 }
 
 graphc_status CudaSession::upload(void *dst, const void *src, uint64_t bytes) {
+  if (graphc_status status = checkDevice())
+    return status;
   cu::ContextGuard guard(drv, device.context);
   if (guard.result() != cu::kSuccess)
     return error("cannot make the context current", guard.result());
-  cu::Result result =
-      drv.memcpyHtoD(reinterpret_cast<cu::DevicePtr>(dst), src, bytes);
-  // The copy may return before its DMA lands (pageable source), and the
-  // session's non-blocking stream does not wait for the legacy stream.
+  // On the session stream, so later runs are ordered after it; the wait
+  // covers a pageable source whose DMA outlives the call.
+  cu::Result result = drv.memcpyHtoDAsync(reinterpret_cast<cu::DevicePtr>(dst),
+                                          src, bytes, stream);
   if (result == cu::kSuccess)
-    result = drv.ctxSynchronize();
+    result = drv.streamSynchronize(stream);
   return result == cu::kSuccess ? nullptr : error("cannot upload", result);
 }
 
 graphc_status CudaSession::download(void *dst, const void *src,
                                     uint64_t bytes) {
+  if (graphc_status status = checkDevice())
+    return status;
   cu::ContextGuard guard(drv, device.context);
   if (guard.result() != cu::kSuccess)
     return error("cannot make the context current", guard.result());
-  cu::Result result =
-      drv.memcpyDtoH(dst, reinterpret_cast<cu::DevicePtr>(src), bytes);
+  // After every run of this session queued so far.
+  cu::Result result = drv.memcpyDtoHAsync(
+      dst, reinterpret_cast<cu::DevicePtr>(src), bytes, stream);
+  if (result == cu::kSuccess)
+    result = drv.streamSynchronize(stream);
   return result == cu::kSuccess ? nullptr : error("cannot download", result);
 }

@@ -1,11 +1,23 @@
-//===- CudaSession.h - a session's stream, arena and CUDA graphs -*- C++
-//-*-===//
+//===- CudaSession.h - a session's stream, arena, graphs --------*- C++ -*-===//
 //
 // Inputs and outputs are bound through session-owned staging buffers: a
 // plan's CUDA graph is captured once against the staging addresses, and each
 // run copies the caller's inputs in before the graph launch and the outputs
 // out after it. Caller buffers can change between runs without re-capture
 // at the cost of one device-to-device copy per tensor.
+//
+// Everything a run does is queued on the session's own non-blocking stream,
+// and the runtime only ever waits for that stream: never for the context
+// (invalid while any other stream of the context is being captured) and
+// never on the legacy stream.
+//
+// Kernels that check their indices report an out-of-range index in the
+// session's error record (64-bit words in device memory: flag, launch site,
+// value, its valid range, what it is; first fault wins), which each run copies
+// to pinned host memory at its end (a memcpy node of the captured graph). Every
+// launch passes the record and its launch site after the descriptor's
+// arguments; kernels that do not check indices declare fewer parameters and the
+// driver reads only the ones declared.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHC_RUNTIME_SRC_CUDASESSION_H
@@ -21,16 +33,22 @@ namespace graphc::rt {
 
 class CudaSession {
 public:
-  /// Creates the stream and the device block (arena + staging); captures
-  /// every plan when `flags` asks for eager capture.
+  /// Creates the stream and the device block (arena + staging + error
+  /// record); captures every plan when `flags` asks for eager capture.
+  /// GRAPHC_SESSION_DEBUG_SYNC (or GRAPHC_DEBUG_SYNC=1 in the environment)
+  /// turns CUDA graphs off and waits after every launch.
   static graphc_status create(const graphc_model &model, CudaDevice &device,
                               uint32_t flags,
                               std::unique_ptr<CudaSession> &out);
   ~CudaSession();
 
-  /// Runs `plan` on validated tensors and waits for it.
+  /// Runs `plan` on validated tensors. With `callerStream` null the run is
+  /// synchronous. Otherwise `*callerStream` is the CUstream (null: the
+  /// legacy stream) the run is ordered on: the session waits for the work
+  /// queued there before reading inputs, the stream waits for the run
+  /// before its later work, and the host does not wait.
   graphc_status run(int32_t plan, const std::vector<const DLTensor *> &inputs,
-                    const DLTensor *outputs);
+                    const DLTensor *outputs, const cu::Stream *callerStream);
 
   /// Device memory for callers without CUDA; see graphc_session_upload.
   graphc_status allocate(uint64_t bytes, void *&out);
@@ -39,30 +57,62 @@ public:
   graphc_status download(void *dst, const void *src, uint64_t bytes);
 
 private:
-  CudaSession(const graphc_model &model, CudaDevice &device, bool useGraphs);
+  CudaSession(const graphc_model &model, CudaDevice &device, bool useGraphs,
+              bool debugSync);
 
-  /// Enqueues `plan`'s steps on the stream with the given tensor addresses.
+  /// Enqueues `plan`'s steps, then the copy of the error record to the host,
+  /// on the stream with the given tensor addresses. In debug-sync mode waits
+  /// after every launch, so a fault names its kernel.
   graphc_status enqueue(const graphc_plan_desc &plan,
                         const std::vector<cu::DevicePtr> &inputs,
                         const std::vector<cu::DevicePtr> &outputs);
   /// Captures `plan` against the staging buffers into graphs[plan].
   graphc_status capture(int32_t plan);
+  /// Turns the host copy of the error record into a status naming the node,
+  /// and clears the record. Only when nothing of this session is in flight.
+  graphc_status takeDeviceError();
+  /// Fails when the device was poisoned by an earlier sticky error.
+  graphc_status checkDevice() const;
+  /// A status for a failed driver call. A sticky error (illegal address,
+  /// ...) poisons the device: this and every later call fail with `what`.
   graphc_status error(const std::string &what, cu::Result result) const;
+  /// "kernel 'k' (ONNX nodes A, B)".
+  std::string describeKernel(int32_t kernel) const;
 
   const graphc_model &model;
   const cu::Driver &drv;
   CudaDevice &device;
   bool useGraphs;
+  bool debugSync;
   cu::Stream stream = nullptr;
-  /// One allocation: the arena, then one staging slot per input and output.
+  /// Recorded on the caller's stream (inputs ready) and on the session
+  /// stream (run done) by asynchronous runs.
+  cu::Event callerReady = nullptr, runDone = nullptr;
+  /// Whether an asynchronous run may still be in flight: its device error
+  /// record is read by the first call that finds runDone complete.
+  bool asyncPending = false;
+  /// One allocation: the arena, one staging slot per input and output, and
+  /// the error record.
   cu::DevicePtr block = 0;
   cu::DevicePtr arena = 0;
+  cu::DevicePtr errorRecord = 0;
+  unsigned long long *hostRecord = nullptr; ///< Pinned, 8 words.
   std::vector<cu::DevicePtr> inputStaging, outputStaging;
   std::vector<cu::GraphExec> graphs; ///< Per plan, null until captured.
-  /// Launch scratch: argument values and the pointers cuLaunchKernel reads.
+  /// Launch scratch: argument values and the pointers cuLaunchKernel reads
+  /// (the step's arguments, then the error record and the launch site).
   std::vector<cu::DevicePtr> argValues;
   std::vector<void *> argPointers;
+  cu::DevicePtr errorArg = 0;
+  unsigned stepArg = 0;
 };
+
+/// Size of the error record in bytes: eight 64-bit words (flag, launch
+/// site, value, low, high, what; two spare).
+constexpr uint64_t kErrorRecordBytes = 64;
+/// The launch site passed to kernels is (plan << kSiteStepBits) | step, so a
+/// recorded fault names its node even after runs of other plans.
+constexpr unsigned kSiteStepBits = 20;
 
 } // namespace graphc::rt
 

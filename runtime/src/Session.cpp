@@ -41,6 +41,30 @@ graphc_status createSession(graphc_session &session,
     return status;
   return CudaSession::create(model, *device, options.flags, session.cuda);
 }
+
+/// graphc_session_run (`stream` null: synchronous) and
+/// graphc_session_run_on_stream (`*stream`: the caller's CUstream).
+graphc_status runSession(graphc_session *session, const DLTensor *inputs,
+                         int32_t numInputs, const char *const *inputNames,
+                         const DLTensor *outputs, int32_t numOutputs,
+                         const cu::Stream *stream) {
+  if (!session)
+    return makeStatus(GRAPHC_INVALID_ARGUMENT, "session is NULL");
+  const graphc_model &model = *session->model;
+  DeviceRequirement device{static_cast<graphc_target>(model.desc->target),
+                           session->ordinal};
+  std::vector<const DLTensor *> ordered;
+  int32_t plan = -1;
+  if (graphc_status status =
+          bindRun(model, device, inputs, numInputs, inputNames, outputs,
+                  numOutputs, ordered, plan))
+    return status;
+  if (session->cuda)
+    return session->cuda->run(plan, ordered, outputs, stream);
+  return runCpuPlan(model, model.desc->plans[plan],
+                    static_cast<char *>(session->arena.get()), ordered, outputs,
+                    session->args.data());
+}
 } // namespace
 
 extern "C" {
@@ -77,22 +101,23 @@ graphc_status graphc_session_run(graphc_session *session,
                                  const DLTensor *inputs, int32_t num_inputs,
                                  const char *const *input_names,
                                  const DLTensor *outputs, int32_t num_outputs) {
-  if (!session)
-    return makeStatus(GRAPHC_INVALID_ARGUMENT, "session is NULL");
-  const graphc_model &model = *session->model;
-  DeviceRequirement device{static_cast<graphc_target>(model.desc->target),
-                           session->ordinal};
-  std::vector<const DLTensor *> ordered;
-  int32_t plan = -1;
-  if (graphc_status status =
-          bindRun(model, device, inputs, num_inputs, input_names, outputs,
-                  num_outputs, ordered, plan))
-    return status;
-  if (session->cuda)
-    return session->cuda->run(plan, ordered, outputs);
-  return runCpuPlan(model, model.desc->plans[plan],
-                    static_cast<char *>(session->arena.get()), ordered, outputs,
-                    session->args.data());
+  return runSession(session, inputs, num_inputs, input_names, outputs,
+                    num_outputs, nullptr);
+}
+
+graphc_status graphc_session_run_on_stream(graphc_session *session,
+                                           const DLTensor *inputs,
+                                           int32_t num_inputs,
+                                           const char *const *input_names,
+                                           const DLTensor *outputs,
+                                           int32_t num_outputs, void *stream) {
+  if (session && !session->cuda && stream)
+    return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                      "graphc_session_run_on_stream: a cpu model runs on no "
+                      "stream; pass NULL");
+  cu::Stream cudaStream = static_cast<cu::Stream>(stream);
+  return runSession(session, inputs, num_inputs, input_names, outputs,
+                    num_outputs, &cudaStream);
 }
 
 graphc_status graphc_session_allocate_buffer(graphc_session *session,

@@ -21,6 +21,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 using namespace mlir;
 using namespace graphc::codegen;
@@ -429,4 +430,86 @@ TEST_F(CudaCodegenTest, CumSumWithRunTimeAxisSelectsAScan) {
     EXPECT_NE(source.find(label), std::string::npos) << label;
   auto images = compileCudaModule(source, {80}, keepDir());
   ASSERT_TRUE(static_cast<bool>(images)) << llvm::toString(images.takeError());
+}
+
+// Kernels reading indices, lengths or an axis at run time check them: an
+// out-of-range value is reported through the error record parameters and
+// never used to address memory.
+TEST_F(CudaCodegenTest, IndexKernelsCheckBoundsAndReport) {
+  struct Case {
+    const char *args, *body;
+    std::vector<std::string> expected;
+  };
+  const std::string record =
+      "unsigned long long *gc_error,\n    unsigned gc_site) {";
+  std::vector<Case> cases = {
+      {"%x: tensor<2x3x4xf32>, %idx: tensor<2x2xi64>",
+       "  %0 = graph.gather %x, %idx {axis = 1 : i64} : (tensor<2x3x4xf32>, "
+       "tensor<2x2xi64>) -> tensor<2x2x2x4xf32>",
+       {"const long long idx = gc_index(static_cast<long long>(in1[",
+        "]), 3LL, gc_error, gc_site);", "out0[i] = idx >= 0 ? in0["}},
+      {"%x: tensor<2x3x4xf32>, %ind: tensor<2x3x4xi32>",
+       "  %0 = graph.gather_elements %x, %ind {axis = 2 : i64} : "
+       "(tensor<2x3x4xf32>, tensor<2x3x4xi32>) -> tensor<2x3x4xf32>",
+       {"gc_index(static_cast<long long>(in1[i]), 4LL, gc_error, gc_site)",
+        "out0[i] = idx >= 0 ? in0["}},
+      {"%x: tensor<2x3x4xf32>, %nd: tensor<2x2xi64>",
+       "  %0 = graph.gather_nd %x, %nd : (tensor<2x3x4xf32>, tensor<2x2xi64>) "
+       "-> tensor<2x4xf32>",
+       {"const long long d0 = gc_index(static_cast<long long>(in1[tuple + "
+        "0]), 2LL, gc_error, gc_site);",
+        "const long long d1 = gc_index(static_cast<long long>(in1[tuple + "
+        "1]), 3LL, gc_error, gc_site);",
+        "out0[i] = (d0 >= 0 && d1 >= 0) ? in0["}},
+      {"%x: tensor<2x3x4xf32>, %ind: tensor<2x3x4xi32>, %upd: "
+       "tensor<2x3x4xf32>",
+       "  %0 = graph.scatter_elements %x, %ind, %upd {axis = 1 : i64} : "
+       "(tensor<2x3x4xf32>, tensor<2x3x4xi32>, tensor<2x3x4xf32>) -> "
+       "tensor<2x3x4xf32>",
+       {"if (gc_index(static_cast<long long>(in1[u_at]), 3LL, gc_error, "
+        "gc_site) == o1) {"}},
+      {"%x: tensor<2x3x4xf32>, %nd: tensor<2x1xi64>, %upd: tensor<2x3x4xf32>",
+       "  %0 = graph.scatter_nd %x, %nd, %upd : (tensor<2x3x4xf32>, "
+       "tensor<2x1xi64>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>",
+       {"gc_index(static_cast<long long>(in1[t * 1 + 0]), 2LL, gc_error, "
+        "gc_site) == p0"}},
+      {"%x: tensor<2x3x4xf32>, %lens: tensor<3xi64>",
+       "  %0 = graph.reverse_sequence %x, %lens {batch_axis = 1 : i64, "
+       "time_axis = 0 : i64} : (tensor<2x3x4xf32>, tensor<3xi64>) -> "
+       "tensor<2x3x4xf32>",
+       {"if (length < 0 || length > 2) {",
+        "gc_report(gc_error, gc_site, length, 0LL, 3LL, 1);"}},
+      {"%x: tensor<2x3x4xf32>, %axis: tensor<i64>",
+       "  %0 = graph.cum_sum %x, %axis : (tensor<2x3x4xf32>, tensor<i64>) -> "
+       "tensor<2x3x4xf32>",
+       {"default:",
+        "gc_report(gc_error, gc_site, (long long)in1[0], -3LL, 3LL, 2);"}},
+  };
+  std::string module = cudaModulePreamble().str();
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.body);
+    std::string source = emitModule(c.args, c.body);
+    ASSERT_FALSE(source.empty());
+    std::string kernel = source.substr(cudaModulePreamble().size());
+    EXPECT_NE(kernel.find(record), std::string::npos) << kernel;
+    EXPECT_EQ(kernel.find("gc_wrap("), std::string::npos) << kernel;
+    for (const std::string &part : c.expected)
+      EXPECT_NE(kernel.find(part), std::string::npos) << part << "\n" << kernel;
+    // Kernel names repeat across cases (k0_...): one module per case.
+    compileAndCheck(source);
+  }
+  // Kernels that check nothing take no error record.
+  std::string add = emitModule(
+      "%a: tensor<2x3xf32>, %b: tensor<3xf32>",
+      "  %0 = graph.add %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> "
+      "tensor<2x3xf32>");
+  EXPECT_EQ(add.substr(cudaModulePreamble().size()).find("gc_error"),
+            std::string::npos);
+  // OneHot keeps the ONNX semantics (out-of-range indices give off values).
+  std::string oneHot = emitModule(
+      "%oh: tensor<3xi64>, %d: tensor<i64>, %ohv: tensor<2xf32>",
+      "  %0 = graph.one_hot %oh, %d, %ohv {axis = 0 : i64} : (tensor<3xi64>, "
+      "tensor<i64>, tensor<2xf32>) -> tensor<5x3xf32>");
+  EXPECT_EQ(oneHot.substr(cudaModulePreamble().size()).find("gc_error"),
+            std::string::npos);
 }

@@ -31,7 +31,11 @@ struct CudaKernel {
 
 /// Emits `extern "C" __global__ void <name>(...)` computing `op`. Parameters:
 /// one pointer per ONNX input slot of the op in order (an absent optional
-/// input is passed as nullptr), then one per result. Fails with an error at
+/// input is passed as nullptr), then one per result, then, for kernels that
+/// check indices (or lengths, or an axis) read at run time, the session's
+/// error record (`unsigned long long *`) and the launch site (`unsigned`)
+/// that the runtime passes to every launch (see cudaModulePreamble's
+/// gc_report). Fails with an error at
 /// op->getLoc() naming the op and the reason when it cannot emit it.
 /// `blockSize` (the kernel schedule's block_size) is the threads per block of
 /// elementwise, data-movement and per-row kernels.

@@ -203,6 +203,38 @@ __device__ __forceinline__ long long gc_wrap(long long i, long long n) {
   return i < 0 ? i + n : i;
 }
 
+// Run-time input checks. A kernel that reads indices, lengths or an axis
+// from a tensor takes the session's error record and its launch site as its
+// last two parameters (gc_error, gc_site). A value outside its range is
+// recorded there (the first one of a run wins) and never used to address
+// memory; the runtime turns the record into a status naming the node.
+// Record words: flag, site, value, low, high (exclusive), what (0 index,
+// 1 sequence length, 2 axis).
+__device__ __noinline__ void gc_report(unsigned long long *gc_error,
+                                       unsigned gc_site, long long value,
+                                       long long low, long long high,
+                                       int what) {
+  if (gc_error && atomicCAS(gc_error, 0ull, 1ull) == 0ull) {
+    gc_error[1] = gc_site;
+    gc_error[2] = (unsigned long long)value;
+    gc_error[3] = (unsigned long long)low;
+    gc_error[4] = (unsigned long long)high;
+    gc_error[5] = (unsigned long long)what;
+  }
+}
+
+// Index `i` into a dimension of size `n`, wrapped into [0, n); -1, after
+// reporting it, when it is outside [-n, n).
+__device__ __forceinline__ long long gc_index(long long i, long long n,
+                                              unsigned long long *gc_error,
+                                              unsigned gc_site) {
+  if (i < -n || i >= n) {
+    gc_report(gc_error, gc_site, i, -n, n, 0);
+    return -1;
+  }
+  return i < 0 ? i + n : i;
+}
+
 )cuda";
 }
 

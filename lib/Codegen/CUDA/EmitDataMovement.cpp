@@ -285,6 +285,11 @@ LogicalResult emitPad(KernelEmitter &e) {
   return success();
 }
 
+/// The value written where an out-of-range index was reported.
+std::string zeroOf(KernelEmitter &e) {
+  return "gc_cvt<" + cudaType(e.resultType().getElementType()) + ">(0)";
+}
+
 LogicalResult emitGather(KernelEmitter &e) {
   ArrayRef<int64_t> dataShape = e.inputShape(0);
   ArrayRef<int64_t> indShape = e.inputShape(1);
@@ -293,15 +298,19 @@ LogicalResult emitGather(KernelEmitter &e) {
   if (!axis)
     return e.fail("axis is out of range");
   openOutputLoop(e);
-  e.line("const long long idx = gc_wrap(static_cast<long long>(in1[" +
-         offsetExpr(coordNames("o", *axis, *axis + q),
-                    contiguousStrides(indShape)) +
-         "]), " + Twine(dataShape[*axis]) + ");");
+  e.line("const long long idx = " +
+         e.checkedIndex("in1[" +
+                            offsetExpr(coordNames("o", *axis, *axis + q),
+                                       contiguousStrides(indShape)) +
+                            "]",
+                        dataShape[*axis]) +
+         ";");
   SmallVector<std::string> src = coordNames("o", 0, *axis);
   src.push_back("idx");
   src.append(coordNames("o", *axis + q, q + rank - 1));
-  e.line("out0[i] = in0[" + offsetExpr(src, contiguousStrides(dataShape)) +
-         "];");
+  e.line("out0[i] = idx >= 0 ? in0[" +
+         offsetExpr(src, contiguousStrides(dataShape)) + "] : " + zeroOf(e) +
+         ";");
   e.close();
   return success();
 }
@@ -313,12 +322,13 @@ LogicalResult emitGatherElements(KernelEmitter &e) {
   if (!axis)
     return e.fail("axis is out of range");
   openOutputLoop(e);
-  e.line("const long long idx = gc_wrap(static_cast<long long>(in1[i]), " +
-         Twine(dataShape[*axis]) + ");");
+  e.line("const long long idx = " + e.checkedIndex("in1[i]", dataShape[*axis]) +
+         ";");
   SmallVector<std::string> src = coordNames("o", 0, rank);
   src[*axis] = "idx";
-  e.line("out0[i] = in0[" + offsetExpr(src, contiguousStrides(dataShape)) +
-         "];");
+  e.line("out0[i] = idx >= 0 ? in0[" +
+         offsetExpr(src, contiguousStrides(dataShape)) + "] : " + zeroOf(e) +
+         ";");
   e.close();
   return success();
 }
@@ -340,16 +350,23 @@ LogicalResult emitGatherND(KernelEmitter &e) {
          offsetExpr(coordNames("o", 0, q - 1), tupleStrides) + ") * " +
          Twine(m) + ";");
   SmallVector<std::string> src = coordNames("o", 0, batch);
+  std::string valid;
   for (int64_t j = 0; j < m; ++j) {
     std::string name = "d" + std::to_string(j);
-    e.line("const long long " + name +
-           " = gc_wrap(static_cast<long long>(in1[tuple + " + Twine(j) +
-           "]), " + Twine(dataShape[batch + j]) + ");");
+    e.line(
+        "const long long " + name + " = " +
+        e.checkedIndex("in1[tuple + " + Twine(j) + "]", dataShape[batch + j]) +
+        ";");
     src.push_back(name);
+    valid += (j ? " && " : "") + name + " >= 0";
   }
   src.append(coordNames("o", q - 1, e.resultShape().size()));
-  e.line("out0[i] = in0[" + offsetExpr(src, contiguousStrides(dataShape)) +
-         "];");
+  std::string load =
+      "in0[" + offsetExpr(src, contiguousStrides(dataShape)) + "]";
+  e.line(
+      "out0[i] = " +
+      (valid.empty() ? load : "(" + valid + ") ? " + load + " : " + zeroOf(e)) +
+      ";");
   e.close();
   return success();
 }
@@ -398,8 +415,10 @@ LogicalResult emitScatterElements(KernelEmitter &e) {
   e.open("for (long long t = 0; t < " + Twine(indShape[*axis]) + "; ++t) {");
   e.line("const long long u_at = " +
          offsetExpr(at, contiguousStrides(indShape)) + ";");
-  e.open("if (gc_wrap(static_cast<long long>(in1[u_at]), " +
-         Twine(dataShape[*axis]) + ") == o" + Twine(*axis) + ") {");
+  // An out-of-range index is reported (gc_index returns -1) and matches no
+  // element.
+  e.open("if (" + e.checkedIndex("in1[u_at]", dataShape[*axis]) + " == o" +
+         Twine(*axis) + ") {");
   e.line("const " + t + " u = " + e.load(2, "u_at") + ";");
   e.line(*update);
   e.close();
@@ -435,11 +454,13 @@ LogicalResult emitScatterND(KernelEmitter &e) {
   e.line(t + " acc = " + e.load(0, "i") + ";");
   e.open("for (long long t = 0; t < " + Twine(tuples) + "; ++t) {");
   std::string match;
+  // An out-of-range index is reported (gc_index returns -1) and matches no
+  // slice.
   for (int64_t j = 0; j < k; ++j)
     match += (j ? " && " : "") +
-             ("gc_wrap(static_cast<long long>(in1[t * " + Twine(k) + " + " +
-              Twine(j) + "]), " + Twine(dataShape[j]) + ") == p" + Twine(j))
-                 .str();
+             e.checkedIndex("in1[t * " + Twine(k) + " + " + Twine(j) + "]",
+                            dataShape[j]) +
+             " == p" + std::to_string(j);
   e.open("if (" + (match.empty() ? std::string("true") : match) + ") {");
   e.line("const " + t + " u = " +
          e.load(2, ("t * " + Twine(sliceSize) + " + inner").str()) + ";");
@@ -513,6 +534,8 @@ LogicalResult emitOneHot(KernelEmitter &e) {
   at.append(coordNames("o", *axis + 1, rank));
   e.line("const long long idx = static_cast<long long>(" +
          e.load(0, offsetExpr(at, contiguousStrides(e.inputShape(0)))) + ");");
+  // ONNX: an index outside [-depth, depth) gives a row of off values, not an
+  // error; it addresses no memory either way.
   e.line("out0[i] = gc_wrap(idx, " + Twine(depth) + ") == o" + Twine(*axis) +
          " ? in2[1] : in2[0];");
   e.close();
@@ -549,8 +572,16 @@ LogicalResult emitReverseSequence(KernelEmitter &e) {
     return e.fail("batch_axis and time_axis must be distinct valid axes");
   openOutputLoop(e);
   std::string tc = "o" + std::to_string(*timeAxis);
-  e.line("const long long length = static_cast<long long>(in1[o" +
-         Twine(*batchAxis) + "]);");
+  int64_t steps = e.resultShape()[*timeAxis];
+  e.line("long long length = static_cast<long long>(in1[o" + Twine(*batchAxis) +
+         "]);");
+  // A length above the time dim would read past it: reported, and the
+  // sequence is then left as is.
+  e.open("if (length < 0 || length > " + Twine(steps) + ") {");
+  e.line(e.report("length", 0, steps + 1,
+                  KernelEmitter::Reported::SequenceLength));
+  e.line("length = 0;");
+  e.close();
   SmallVector<std::string> src = coordNames("o", 0, rank);
   src[*timeAxis] =
       "(" + tc + " < length ? length - 1 - " + tc + " : " + tc + ")";

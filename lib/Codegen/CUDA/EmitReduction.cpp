@@ -282,6 +282,9 @@ LogicalResult emitCumSum(KernelEmitter &e) {
     e.line("break;");
     e.close();
   }
+  e.line("default:");
+  e.line("  " + e.report("(long long)in1[0]", -rank, rank,
+                         KernelEmitter::Reported::Axis));
   e.close();
   return success();
 }

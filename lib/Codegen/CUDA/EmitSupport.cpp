@@ -238,6 +238,21 @@ RankedTensorType KernelEmitter::resultType(unsigned index) const {
   return cast<RankedTensorType>(op->getResult(index).getType());
 }
 
+std::string KernelEmitter::checkedIndex(const Twine &value, int64_t n) {
+  reportsErrors = true;
+  return ("gc_index(static_cast<long long>(" + value + "), " + Twine(n) +
+          "LL, gc_error, gc_site)")
+      .str();
+}
+
+std::string KernelEmitter::report(StringRef value, int64_t low, int64_t high,
+                                  Reported what) {
+  reportsErrors = true;
+  return ("gc_report(gc_error, gc_site, " + value + ", " + Twine(low) + "LL, " +
+          Twine(high) + "LL, " + Twine(static_cast<int>(what)) + ");")
+      .str();
+}
+
 std::string KernelEmitter::store(unsigned index, StringRef offset,
                                  StringRef value) const {
   return (out(index) + "[" + offset + "] = gc_cvt<" +
@@ -360,8 +375,7 @@ void KernelEmitter::openLinearLoop(int64_t n, StringRef var) {
 }
 
 void KernelEmitter::openRowLoop(int64_t rows, int64_t length) {
-  int64_t threads =
-      std::clamp<int64_t>((length + 31) / 32 * 32, 32, blockSize);
+  int64_t threads = std::clamp<int64_t>((length + 31) / 32 * 32, 32, blockSize);
   setLaunch({std::clamp<int64_t>(rows, 1, kMaxGrid)}, {threads});
   open("for (long long row = blockIdx.x; row < " + Twine(rows) +
        "LL; row += gridDim.x) {");
@@ -446,6 +460,12 @@ FailureOr<CudaKernel> KernelEmitter::finish() {
     separator();
     src << cudaType(cast<ShapedType>(result.getType()).getElementType())
         << " *__restrict__ " << out(result.getResultNumber());
+  }
+  if (reportsErrors) {
+    separator();
+    src << "unsigned long long *gc_error";
+    separator();
+    src << "unsigned gc_site";
   }
   src << ") {\n" << body << "}\n";
 

@@ -113,6 +113,15 @@ public:
   /// A statement storing `value` (any arithmetic type) into result `index`.
   std::string store(unsigned index, llvm::StringRef offset,
                     llvm::StringRef value) const;
+  /// `gc_index(value, n, ...)`: index `value` into a dimension of size `n`
+  /// wrapped into [0, n), or -1 after reporting it to the runtime when it
+  /// is outside [-n, n). The kernel then takes the error record parameters.
+  std::string checkedIndex(const llvm::Twine &value, int64_t n);
+  /// What a reported value is, as the runtime names it (record word 5).
+  enum class Reported { Index = 0, SequenceLength = 1, Axis = 2 };
+  /// A statement reporting `value`, outside [low, high), to the runtime.
+  std::string report(llvm::StringRef value, int64_t low, int64_t high,
+                     Reported what);
   /// The constant integer contents of input `slot`, if it has some.
   std::optional<llvm::SmallVector<int64_t>> constantInts(unsigned slot) const;
   std::optional<llvm::SmallVector<double>> constantFloats(unsigned slot) const;
@@ -174,6 +183,9 @@ private:
   int64_t grid[3] = {1, 1, 1};
   int64_t block[3] = {1, 1, 1};
   int uniqueCounter = 0;
+  /// Whether the kernel checks run-time values and so takes the error
+  /// record and launch site parameters.
+  bool reportsErrors = false;
 };
 
 /// One emitter per op category, each with the predicate saying which

@@ -190,6 +190,11 @@ typedef enum graphc_session_flags {
   GRAPHC_SESSION_EAGER_CAPTURE = 1u << 0,
   /* cuda: launch the steps one by one on every run (no CUDA graphs). */
   GRAPHC_SESSION_DISABLE_CUDA_GRAPHS = 1u << 1,
+  /* cuda, for debugging device faults: no CUDA graphs, and a wait after
+   * every launch, so that a fault (illegal address, ...) names its kernel
+   * and ONNX nodes. Slow. The environment variable GRAPHC_DEBUG_SYNC=1 sets
+   * it for every session of the process (for tools). */
+  GRAPHC_SESSION_DEBUG_SYNC = 1u << 2,
 } graphc_session_flags;
 
 typedef struct graphc_session_options {
@@ -219,16 +224,51 @@ GRAPHC_API void graphc_session_release(graphc_session *session);
  * output is written; on failure outputs are untouched.
  *
  * cuda: inputs must be ready when the call is made (synchronise the stream
- * that produced them). Inputs are copied into session-owned staging buffers
- * that the captured CUDA graph reads, and outputs are copied out of staging
- * after the graph, so caller buffers may change between runs without a new
- * capture. */
+ * that produced them, or use graphc_session_run_on_stream). Inputs are
+ * copied into session-owned staging buffers that the captured CUDA graph
+ * reads, and outputs are copied out of staging after the graph, so caller
+ * buffers may change between runs without a new capture.
+ *
+ * Errors on cuda: an index out of range in a Gather, GatherElements,
+ * GatherND, ScatterElements or ScatterND input (likewise a ReverseSequence
+ * length above the time dim, a run-time CumSum axis out of range) is
+ * GRAPHC_INVALID_ARGUMENT naming the value and the node; the kernel
+ * addresses no memory with it, and the session stays usable. A device fault
+ * that corrupts the CUDA context (illegal address, ...) is GRAPHC_INTERNAL
+ * naming the CUDA error; the device is then unusable for the rest of the
+ * process, and every later call on it fails at once with the original
+ * cause. GRAPHC_SESSION_DEBUG_SYNC makes the status name the kernel. */
 GRAPHC_API graphc_status graphc_session_run(graphc_session *session,
                                             const DLTensor *inputs,
                                             int32_t num_inputs,
                                             const char *const *input_names,
                                             const DLTensor *outputs,
                                             int32_t num_outputs);
+
+/* Runs the model ordered on the caller's stream, without blocking the host.
+ *
+ * Same arguments and validation as graphc_session_run, plus `stream`:
+ *  - cuda: a CUstream of the session's device and context (NULL: the legacy
+ *    default stream). The run starts after everything already queued on
+ *    `stream` (an event recorded there is waited for by the session's
+ *    stream), and work queued on `stream` after the call sees the outputs
+ *    (an event recorded after the run is waited for by `stream`). The call
+ *    returns once the work is queued: inputs and outputs must stay
+ *    allocated, and inputs unchanged, until it has run. Back-to-back calls
+ *    on one session need no wait in between: the session's staging
+ *    buffers, arena and error record are only used by work queued in order
+ *    on the session's own stream, so a run cannot overwrite what an earlier
+ *    one still reads. `stream` must not be capturing a CUDA graph
+ *    (GRAPHC_FAILED_PRECONDITION): the session replays its own graph.
+ *    An index error found on the device by such a run is returned by the
+ *    first later run on the session that finds it finished
+ *    (graphc_session_run always does: it waits for the session's stream).
+ *  - cpu: identical to graphc_session_run; `stream` must be NULL
+ *    (else GRAPHC_INVALID_ARGUMENT). */
+GRAPHC_API graphc_status graphc_session_run_on_stream(
+    graphc_session *session, const DLTensor *inputs, int32_t num_inputs,
+    const char *const *input_names, const DLTensor *outputs,
+    int32_t num_outputs, void *stream);
 
 /* Memory on the session's device (host memory for cpu models), for callers
  * that start from host data and have no CUDA of their own (tools, tests).

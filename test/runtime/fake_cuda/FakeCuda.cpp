@@ -1,0 +1,823 @@
+//===- FakeCuda.cpp - a CUDA driver over host memory, for tests -----------===//
+//
+// See FakeCuda.h. Exports the driver entry points under their versioned
+// names (cuMemAlloc_v2, ...), as libcuda does.
+//
+//===----------------------------------------------------------------------===//
+#include "FakeCuda.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+using Result = int;
+using DevicePtr = unsigned long long;
+
+constexpr Result kSuccess = 0;
+constexpr Result kInvalidValue = 1;
+constexpr Result kNoDevice = 100;
+constexpr Result kInvalidDevice = 101;
+constexpr Result kInvalidImage = 200;
+constexpr Result kInvalidContext = 201;
+constexpr Result kInvalidHandle = 400;
+constexpr Result kNotFound = 500;
+constexpr Result kCaptureUnsupported = 900;
+constexpr Result kCaptureInvalidated = 901;
+constexpr Result kCaptureUnmatched = 902;
+constexpr Result kCaptureImplicit = 906;
+constexpr Result kCaptureWrongThread = 908;
+
+constexpr int kDevices = 3;
+constexpr int kModeGlobal = 0, kModeThreadLocal = 1, kModeRelaxed = 2;
+constexpr unsigned kStreamNonBlocking = 1;
+// The legacy and per-thread default stream handles.
+constexpr uintptr_t kLegacyStream = 0x1, kPerThreadStream = 0x2;
+
+struct Context {
+  int device;
+  Result sticky = kSuccess;
+};
+
+struct Kernel {
+  std::string name;
+  fakecu_kernel_fn fn;
+  std::vector<unsigned> paramSizes;
+};
+
+struct Function {
+  Kernel kernel;
+  Context *context;
+};
+
+struct Module {
+  Context *context;
+  std::vector<std::unique_ptr<Function>> functions;
+};
+
+struct Op {
+  std::string text;
+  std::function<void()> run;
+};
+
+struct Graph {
+  int id;
+  std::vector<Op> ops;
+};
+
+struct Stream {
+  int id;
+  Context *context;
+  unsigned flags;
+  bool capturing = false;
+  bool invalidated = false;
+  int captureMode = kModeGlobal;
+  std::thread::id captureThread;
+  std::unique_ptr<Graph> graph;
+};
+
+struct Event {
+  int id;
+};
+
+struct State {
+  std::mutex mutex;
+  Context contexts[kDevices] = {{0}, {1}, {2}};
+  std::map<std::string, Kernel> kernels;
+  std::set<Stream *> streams;
+  std::set<void *> deviceAllocations, hostAllocations;
+  int nextStream = 1, nextEvent = 1, nextGraph = 1;
+  // Injections.
+  int initFailures = 0;
+  Result initResult = kSuccess;
+  std::map<std::string, Result> faults;
+  int driverVersion = 13000;
+  // Observations.
+  std::map<std::string, int> calls;
+  int violations = 0;
+  std::string lastViolation;
+  std::vector<std::string> trace;
+  std::string traceText;
+};
+
+State &state() {
+  static State s;
+  return s;
+}
+
+thread_local std::vector<Context *> contextStack;
+thread_local int captureMode = kModeGlobal;
+
+Context *current() {
+  return contextStack.empty() ? nullptr : contextStack.back();
+}
+
+/// Locks the state, counts the call, and checks the current context's
+/// sticky error (every call touching a corrupted context returns it).
+struct Call {
+  std::unique_lock<std::mutex> lock;
+  State &s;
+  Result sticky = kSuccess;
+  explicit Call(const char *name, bool needsContext = true)
+      : lock(state().mutex), s(state()) {
+    ++s.calls[name];
+    if (needsContext && current())
+      sticky = current()->sticky;
+  }
+};
+
+Result violate(State &s, const std::string &what, Result result) {
+  ++s.violations;
+  s.lastViolation = what;
+  return result;
+}
+
+bool anyCapturing(State &s, bool blockingOnly = false) {
+  for (Stream *stream : s.streams)
+    if (stream->capturing &&
+        (!blockingOnly || !(stream->flags & kStreamNonBlocking)))
+      return true;
+  return false;
+}
+
+/// Whether an unsafe call (allocation, free, module load) is prohibited for
+/// this thread now, per cuThreadExchangeStreamCaptureMode's rules.
+bool unsafeProhibited(State &s) {
+  for (Stream *stream : s.streams) {
+    if (!stream->capturing)
+      continue;
+    bool mine = stream->captureThread == std::this_thread::get_id();
+    if (mine && stream->captureMode != kModeRelaxed &&
+        captureMode != kModeRelaxed)
+      return true;
+    if (!mine && stream->captureMode == kModeGlobal &&
+        captureMode == kModeGlobal)
+      return true;
+  }
+  return false;
+}
+
+/// Resolves a stream handle; null for the legacy stream.
+Stream *resolve(void *handle) {
+  uintptr_t value = reinterpret_cast<uintptr_t>(handle);
+  if (value == 0 || value == kLegacyStream || value == kPerThreadStream)
+    return nullptr;
+  return static_cast<Stream *>(handle);
+}
+
+std::string streamName(void *handle) {
+  Stream *stream = resolve(handle);
+  return "s" + std::to_string(stream ? stream->id : 0);
+}
+
+/// Runs `op` on `handle` now, or records it when the stream captures.
+Result enqueue(State &s, void *handle, Op op) {
+  Stream *stream = resolve(handle);
+  if (!stream) {
+    if (anyCapturing(s, /*blockingOnly=*/true))
+      return violate(s, "legacy stream used while a blocking stream captures",
+                     kCaptureImplicit);
+  } else if (stream->capturing) {
+    if (stream->invalidated)
+      return kCaptureInvalidated;
+    op.text += " " + streamName(handle);
+    stream->graph->ops.push_back(std::move(op));
+    return kSuccess;
+  }
+  s.trace.push_back(op.text + " " + streamName(handle));
+  op.run();
+  return kSuccess;
+}
+
+const char *errorName(Result result) {
+  switch (result) {
+  case 0:
+    return "CUDA_SUCCESS";
+  case 1:
+    return "CUDA_ERROR_INVALID_VALUE";
+  case 2:
+    return "CUDA_ERROR_OUT_OF_MEMORY";
+  case 3:
+    return "CUDA_ERROR_NOT_INITIALIZED";
+  case 100:
+    return "CUDA_ERROR_NO_DEVICE";
+  case 101:
+    return "CUDA_ERROR_INVALID_DEVICE";
+  case 200:
+    return "CUDA_ERROR_INVALID_IMAGE";
+  case 201:
+    return "CUDA_ERROR_INVALID_CONTEXT";
+  case 222:
+    return "CUDA_ERROR_UNSUPPORTED_PTX_VERSION";
+  case 400:
+    return "CUDA_ERROR_INVALID_HANDLE";
+  case 500:
+    return "CUDA_ERROR_NOT_FOUND";
+  case 600:
+    return "CUDA_ERROR_NOT_READY";
+  case 700:
+    return "CUDA_ERROR_ILLEGAL_ADDRESS";
+  case 716:
+    return "CUDA_ERROR_MISALIGNED_ADDRESS";
+  case 719:
+    return "CUDA_ERROR_LAUNCH_FAILED";
+  case 900:
+    return "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED";
+  case 901:
+    return "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED";
+  case 902:
+    return "CUDA_ERROR_STREAM_CAPTURE_UNMATCHED";
+  case 906:
+    return "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT";
+  case 908:
+    return "CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD";
+  case 999:
+    return "CUDA_ERROR_UNKNOWN";
+  default:
+    return nullptr;
+  }
+}
+
+const char *errorText(Result result) {
+  switch (result) {
+  case 0:
+    return "no error";
+  case 2:
+    return "out of memory";
+  case 100:
+    return "no CUDA-capable device is detected";
+  case 222:
+    return "the provided PTX was compiled with an unsupported toolchain.";
+  case 700:
+    return "an illegal memory access was encountered";
+  case 716:
+    return "misaligned address";
+  case 719:
+    return "unspecified launch failure";
+  case 900:
+    return "operation not permitted when stream is capturing";
+  case 901:
+    return "operation failed due to a previous error during capture";
+  case 999:
+    return "unknown error";
+  default:
+    return "fake driver error";
+  }
+}
+} // namespace
+
+extern "C" {
+#define FAKE_API __attribute__((visibility("default")))
+
+//===- Control interface
+//---------------------------------------------------===//
+
+FAKE_API void fakecu_register_kernel(const char *name, fakecu_kernel_fn fn,
+                                     int num_params,
+                                     const unsigned *param_sizes) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  Kernel kernel{name, fn,
+                std::vector<unsigned>(param_sizes, param_sizes + num_params)};
+  state().kernels[name] = kernel;
+}
+
+FAKE_API void fakecu_reset(void) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  for (Context &context : s.contexts)
+    context.sticky = kSuccess;
+  s.initFailures = 0;
+  s.faults.clear();
+  s.driverVersion = 13000;
+  s.calls.clear();
+  s.violations = 0;
+  s.lastViolation.clear();
+  s.trace.clear();
+}
+
+FAKE_API void fakecu_fail_init(int times, int result) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  state().initFailures = times;
+  state().initResult = result;
+}
+
+FAKE_API void fakecu_fault_kernel(const char *name, int result) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  state().faults[name] = result;
+}
+
+FAKE_API void fakecu_set_driver_version(int version) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  state().driverVersion = version;
+}
+
+FAKE_API int fakecu_calls(const char *function) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  auto found = state().calls.find(function);
+  return found == state().calls.end() ? 0 : found->second;
+}
+
+FAKE_API int fakecu_violations(void) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  return state().violations;
+}
+
+FAKE_API const char *fakecu_last_violation(void) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  return state().lastViolation.c_str();
+}
+
+FAKE_API const char *fakecu_trace(void) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.traceText.clear();
+  for (const std::string &line : s.trace)
+    s.traceText += line + "\n";
+  return s.traceText.c_str();
+}
+
+FAKE_API int fakecu_stream_id(void *stream) {
+  Stream *resolved = resolve(stream);
+  return resolved ? resolved->id : 0;
+}
+
+FAKE_API int fakecu_event_id(void *event) {
+  return event ? static_cast<Event *>(event)->id : 0;
+}
+
+//===- Initialisation, errors, devices
+//--------------------------------------===//
+
+FAKE_API Result cuInit(unsigned) {
+  Call call("cuInit", false);
+  if (call.s.initFailures > 0) {
+    --call.s.initFailures;
+    return call.s.initResult;
+  }
+  return kSuccess;
+}
+
+FAKE_API Result cuDriverGetVersion(int *version) {
+  Call call("cuDriverGetVersion", false);
+  *version = call.s.driverVersion;
+  return kSuccess;
+}
+
+FAKE_API Result cuGetErrorName(Result error, const char **name) {
+  *name = errorName(error);
+  return *name ? kSuccess : kInvalidValue;
+}
+
+FAKE_API Result cuGetErrorString(Result error, const char **text) {
+  *text = errorText(error);
+  return kSuccess;
+}
+
+FAKE_API Result cuDeviceGetCount(int *count) {
+  Call call("cuDeviceGetCount", false);
+  *count = kDevices;
+  return kSuccess;
+}
+
+FAKE_API Result cuDeviceGet(int *device, int ordinal) {
+  Call call("cuDeviceGet", false);
+  if (ordinal < 0 || ordinal >= kDevices)
+    return kInvalidDevice;
+  *device = ordinal;
+  return kSuccess;
+}
+
+FAKE_API Result cuDeviceGetAttribute(int *value, int attribute, int device) {
+  Call call("cuDeviceGetAttribute", false);
+  if (device < 0 || device >= kDevices)
+    return kInvalidDevice;
+  switch (attribute) {
+  case 75: // compute capability major
+    *value = 8;
+    return kSuccess;
+  case 76: // minor
+    *value = 0;
+    return kSuccess;
+  case 97: // max shared memory per block (opt-in)
+    *value = 163 * 1024;
+    return kSuccess;
+  default:
+    return kInvalidValue;
+  }
+}
+
+FAKE_API Result cuDeviceGetName(char *name, int length, int device) {
+  Call call("cuDeviceGetName", false);
+  std::snprintf(name, length, "graphc fake GPU %d", device);
+  return kSuccess;
+}
+
+//===- Contexts
+//-------------------------------------------------------------===//
+
+FAKE_API Result cuDevicePrimaryCtxRetain(void **context, int device) {
+  Call call("cuDevicePrimaryCtxRetain", false);
+  if (device < 0 || device >= kDevices)
+    return kInvalidDevice;
+  *context = &call.s.contexts[device];
+  return kSuccess;
+}
+
+FAKE_API Result cuDevicePrimaryCtxRelease_v2(int) {
+  Call call("cuDevicePrimaryCtxRelease", false);
+  return kSuccess;
+}
+
+FAKE_API Result cuCtxPushCurrent_v2(void *context) {
+  Call call("cuCtxPushCurrent", false);
+  if (!context)
+    return kInvalidContext;
+  contextStack.push_back(static_cast<Context *>(context));
+  return kSuccess;
+}
+
+FAKE_API Result cuCtxPopCurrent_v2(void **context) {
+  Call call("cuCtxPopCurrent", false);
+  if (contextStack.empty())
+    return kInvalidContext;
+  if (context)
+    *context = contextStack.back();
+  contextStack.pop_back();
+  return kSuccess;
+}
+
+FAKE_API Result cuCtxSynchronize(void) {
+  Call call("cuCtxSynchronize");
+  if (call.sticky)
+    return call.sticky;
+  // Invalid while any stream of the context captures, in any mode.
+  if (anyCapturing(call.s))
+    return violate(call.s, "cuCtxSynchronize while a stream captures",
+                   kCaptureUnsupported);
+  return kSuccess;
+}
+
+FAKE_API Result cuThreadExchangeStreamCaptureMode(int *mode) {
+  Call call("cuThreadExchangeStreamCaptureMode", false);
+  std::swap(*mode, captureMode);
+  return kSuccess;
+}
+
+//===- Modules
+//--------------------------------------------------------------===//
+
+FAKE_API Result cuModuleLoadData(void **module, const void *image) {
+  Call call("cuModuleLoadData");
+  if (call.sticky)
+    return call.sticky;
+  if (!current())
+    return kInvalidContext;
+  if (!std::strstr(static_cast<const char *>(image), "graphc-fake-image"))
+    return kInvalidImage;
+  *module = new Module{current(), {}};
+  return kSuccess;
+}
+
+FAKE_API Result cuModuleUnload(void *module) {
+  Call call("cuModuleUnload");
+  delete static_cast<Module *>(module);
+  return kSuccess;
+}
+
+FAKE_API Result cuModuleGetFunction(void **function, void *module,
+                                    const char *name) {
+  Call call("cuModuleGetFunction");
+  auto found = call.s.kernels.find(name);
+  if (found == call.s.kernels.end())
+    return kNotFound;
+  Module *owner = static_cast<Module *>(module);
+  owner->functions.push_back(
+      std::make_unique<Function>(Function{found->second, owner->context}));
+  *function = owner->functions.back().get();
+  return kSuccess;
+}
+
+FAKE_API Result cuFuncSetAttribute(void *, int, int) {
+  Call call("cuFuncSetAttribute");
+  return call.sticky;
+}
+
+//===- Memory
+//---------------------------------------------------------------===//
+
+FAKE_API Result cuMemAlloc_v2(DevicePtr *pointer, size_t bytes) {
+  Call call("cuMemAlloc");
+  if (call.sticky)
+    return call.sticky;
+  if (unsafeProhibited(call.s))
+    return violate(call.s, "cuMemAlloc during a capture it may break",
+                   kCaptureUnsupported);
+  void *memory = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
+  std::memset(memory, 0xcd, bytes); // device memory starts undefined
+  call.s.deviceAllocations.insert(memory);
+  *pointer = reinterpret_cast<DevicePtr>(memory);
+  return kSuccess;
+}
+
+FAKE_API Result cuMemFree_v2(DevicePtr pointer) {
+  Call call("cuMemFree");
+  if (unsafeProhibited(call.s))
+    return violate(call.s, "cuMemFree during a capture it may break",
+                   kCaptureUnsupported);
+  void *memory = reinterpret_cast<void *>(pointer);
+  if (!call.s.deviceAllocations.erase(memory))
+    return kInvalidValue;
+  std::free(memory);
+  return call.sticky;
+}
+
+FAKE_API Result cuMemAllocHost_v2(void **pointer, size_t bytes) {
+  Call call("cuMemAllocHost");
+  if (call.sticky)
+    return call.sticky;
+  if (unsafeProhibited(call.s))
+    return violate(call.s, "cuMemAllocHost during a capture it may break",
+                   kCaptureUnsupported);
+  *pointer = std::malloc(bytes ? bytes : 1);
+  call.s.hostAllocations.insert(*pointer);
+  return kSuccess;
+}
+
+FAKE_API Result cuMemFreeHost(void *pointer) {
+  Call call("cuMemFreeHost");
+  if (!call.s.hostAllocations.erase(pointer))
+    return kInvalidValue;
+  std::free(pointer);
+  return kSuccess;
+}
+
+FAKE_API Result cuMemcpyHtoDAsync_v2(DevicePtr dst, const void *src,
+                                     size_t bytes, void *stream) {
+  Call call("cuMemcpyHtoDAsync");
+  if (call.sticky)
+    return call.sticky;
+  return enqueue(call.s, stream, {"memcpyHtoD", [=] {
+                                    std::memcpy(reinterpret_cast<void *>(dst),
+                                                src, bytes);
+                                  }});
+}
+
+FAKE_API Result cuMemcpyDtoHAsync_v2(void *dst, DevicePtr src, size_t bytes,
+                                     void *stream) {
+  Call call("cuMemcpyDtoHAsync");
+  if (call.sticky)
+    return call.sticky;
+  return enqueue(call.s, stream,
+                 {"memcpyDtoH", [=] {
+                    std::memcpy(dst, reinterpret_cast<void *>(src), bytes);
+                  }});
+}
+
+FAKE_API Result cuMemcpyDtoDAsync_v2(DevicePtr dst, DevicePtr src, size_t bytes,
+                                     void *stream) {
+  Call call("cuMemcpyDtoDAsync");
+  if (call.sticky)
+    return call.sticky;
+  return enqueue(call.s, stream, {"memcpyDtoD", [=] {
+                                    std::memmove(reinterpret_cast<void *>(dst),
+                                                 reinterpret_cast<void *>(src),
+                                                 bytes);
+                                  }});
+}
+
+FAKE_API Result cuMemsetD8Async(DevicePtr dst, unsigned char value,
+                                size_t count, void *stream) {
+  Call call("cuMemsetD8Async");
+  if (call.sticky)
+    return call.sticky;
+  return enqueue(call.s, stream, {"memset", [=] {
+                                    std::memset(reinterpret_cast<void *>(dst),
+                                                value, count);
+                                  }});
+}
+
+//===- Streams and events
+//---------------------------------------------------===//
+
+FAKE_API Result cuStreamCreate(void **stream, unsigned flags) {
+  Call call("cuStreamCreate");
+  if (call.sticky)
+    return call.sticky;
+  if (!current())
+    return kInvalidContext;
+  Stream *created = new Stream();
+  created->id = call.s.nextStream++;
+  created->context = current();
+  created->flags = flags;
+  call.s.streams.insert(created);
+  *stream = created;
+  return kSuccess;
+}
+
+FAKE_API Result cuStreamDestroy_v2(void *stream) {
+  Call call("cuStreamDestroy");
+  Stream *resolved = resolve(stream);
+  if (!resolved || !call.s.streams.erase(resolved))
+    return kInvalidHandle;
+  delete resolved;
+  return kSuccess;
+}
+
+FAKE_API Result cuStreamSynchronize(void *stream) {
+  Call call("cuStreamSynchronize");
+  Stream *resolved = resolve(stream);
+  if (resolved && resolved->capturing)
+    return violate(call.s, "cuStreamSynchronize on a capturing stream",
+                   kCaptureUnsupported);
+  if (call.sticky)
+    return call.sticky;
+  call.s.trace.push_back("streamSynchronize " + streamName(stream));
+  return kSuccess;
+}
+
+FAKE_API Result cuStreamIsCapturing(void *stream, int *status) {
+  Call call("cuStreamIsCapturing");
+  Stream *resolved = resolve(stream);
+  *status =
+      resolved && resolved->capturing ? (resolved->invalidated ? 2 : 1) : 0;
+  return call.sticky;
+}
+
+FAKE_API Result cuEventCreate(void **event, unsigned) {
+  Call call("cuEventCreate");
+  if (call.sticky)
+    return call.sticky;
+  *event = new Event{call.s.nextEvent++};
+  return kSuccess;
+}
+
+FAKE_API Result cuEventDestroy_v2(void *event) {
+  Call call("cuEventDestroy");
+  delete static_cast<Event *>(event);
+  return kSuccess;
+}
+
+FAKE_API Result cuEventRecord(void *event, void *stream) {
+  Call call("cuEventRecord");
+  if (call.sticky)
+    return call.sticky;
+  Stream *resolved = resolve(stream);
+  if (resolved && resolved->capturing)
+    return violate(call.s,
+                   "cuEventRecord on a capturing stream (unsupported "
+                   "by the fake)",
+                   kCaptureUnsupported);
+  int id = static_cast<Event *>(event)->id;
+  call.s.trace.push_back("eventRecord e" + std::to_string(id) + " " +
+                         streamName(stream));
+  return kSuccess;
+}
+
+FAKE_API Result cuEventQuery(void *) {
+  Call call("cuEventQuery");
+  // Work runs when queued, so every recorded event has completed.
+  return call.sticky;
+}
+
+FAKE_API Result cuStreamWaitEvent(void *stream, void *event, unsigned) {
+  Call call("cuStreamWaitEvent");
+  if (call.sticky)
+    return call.sticky;
+  int id = static_cast<Event *>(event)->id;
+  call.s.trace.push_back("streamWaitEvent " + streamName(stream) + " e" +
+                         std::to_string(id));
+  return kSuccess;
+}
+
+//===- Capture and graphs
+//---------------------------------------------------===//
+
+FAKE_API Result cuStreamBeginCapture_v2(void *stream, int mode) {
+  Call call("cuStreamBeginCapture");
+  if (call.sticky)
+    return call.sticky;
+  Stream *resolved = resolve(stream);
+  if (!resolved)
+    return kCaptureUnsupported; // the legacy stream cannot capture
+  if (resolved->capturing)
+    return kInvalidValue;
+  resolved->capturing = true;
+  resolved->invalidated = false;
+  resolved->captureMode = mode;
+  resolved->captureThread = std::this_thread::get_id();
+  resolved->graph = std::make_unique<Graph>(Graph{call.s.nextGraph++, {}});
+  return kSuccess;
+}
+
+FAKE_API Result cuStreamEndCapture(void *stream, void **graph) {
+  Call call("cuStreamEndCapture");
+  Stream *resolved = resolve(stream);
+  if (!resolved || !resolved->capturing)
+    return kCaptureUnmatched;
+  if (resolved->captureMode != kModeRelaxed &&
+      resolved->captureThread != std::this_thread::get_id())
+    return kCaptureWrongThread;
+  resolved->capturing = false;
+  std::unique_ptr<Graph> captured = std::move(resolved->graph);
+  *graph = nullptr;
+  if (resolved->invalidated)
+    return kCaptureInvalidated;
+  if (call.sticky)
+    return call.sticky;
+  *graph = captured.release();
+  return kSuccess;
+}
+
+FAKE_API Result cuGraphInstantiateWithFlags(void **exec, void *graph,
+                                            unsigned long long) {
+  Call call("cuGraphInstantiateWithFlags");
+  if (call.sticky)
+    return call.sticky;
+  *exec = new Graph(*static_cast<Graph *>(graph));
+  return kSuccess;
+}
+
+FAKE_API Result cuGraphDestroy(void *graph) {
+  Call call("cuGraphDestroy");
+  delete static_cast<Graph *>(graph);
+  return kSuccess;
+}
+
+FAKE_API Result cuGraphExecDestroy(void *exec) {
+  Call call("cuGraphExecDestroy");
+  delete static_cast<Graph *>(exec);
+  return kSuccess;
+}
+
+FAKE_API Result cuGraphLaunch(void *exec, void *stream) {
+  Call call("cuGraphLaunch");
+  if (call.sticky)
+    return call.sticky;
+  Graph *graph = static_cast<Graph *>(exec);
+  Stream *resolved = resolve(stream);
+  if (resolved && resolved->capturing)
+    return violate(call.s,
+                   "cuGraphLaunch into a capture (unsupported by the "
+                   "fake)",
+                   kCaptureUnsupported);
+  call.s.trace.push_back("graphLaunch g" + std::to_string(graph->id) + " " +
+                         streamName(stream));
+  for (const Op &op : graph->ops) {
+    call.s.trace.push_back("replay: " + op.text);
+    op.run();
+  }
+  return kSuccess;
+}
+
+FAKE_API Result cuLaunchKernel(void *function, unsigned gridX, unsigned gridY,
+                               unsigned gridZ, unsigned blockX, unsigned blockY,
+                               unsigned blockZ, unsigned, void *stream,
+                               void **params, void **extra) {
+  Call call("cuLaunchKernel");
+  if (call.sticky)
+    return call.sticky;
+  if (!function || !params || extra)
+    return kInvalidValue;
+  Function *f = static_cast<Function *>(function);
+  // Parameters are copied now, as the driver does: the caller may reuse its
+  // argument storage as soon as the call returns.
+  auto values = std::make_shared<std::vector<std::vector<char>>>();
+  for (size_t p = 0; p < f->kernel.paramSizes.size(); ++p) {
+    const char *from = static_cast<const char *>(params[p]);
+    values->emplace_back(from, from + f->kernel.paramSizes[p]);
+  }
+  State *s = &call.s;
+  Kernel kernel = f->kernel;
+  Context *context = f->context;
+  unsigned grid[3] = {gridX, gridY, gridZ}, block[3] = {blockX, blockY, blockZ};
+  Op op{"launch " + kernel.name, [=] {
+          if (context->sticky)
+            return;
+          auto fault = s->faults.find(kernel.name);
+          if (fault != s->faults.end()) {
+            context->sticky = fault->second;
+            s->faults.erase(fault);
+            return;
+          }
+          std::vector<void *> pointers;
+          for (std::vector<char> &value : *values)
+            pointers.push_back(value.data());
+          fakecu_launch launch{kernel.name.c_str(),
+                               {grid[0], grid[1], grid[2]},
+                               {block[0], block[1], block[2]},
+                               pointers.data()};
+          kernel.fn(&launch);
+        }};
+  return enqueue(call.s, stream, std::move(op));
+}
+
+} // extern "C"

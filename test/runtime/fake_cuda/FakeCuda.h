@@ -1,0 +1,74 @@
+/*===- FakeCuda.h - control interface of the fake CUDA driver -------------===*
+ *
+ * libgraphc_fake_cuda.so implements, over host memory, the part of the CUDA
+ * driver API that the runtime uses (runtime/src/CudaSymbols.def), so the
+ * runtime's CUDA path runs in CI without a GPU. Point the runtime at it with
+ * GRAPHC_CUDA_DRIVER_LIBRARY. It is strict where the real driver is:
+ *  - "device" pointers are host allocations; kernels are host functions
+ *    registered by name, and an image loads when it contains the text
+ *    "graphc-fake-image";
+ *  - stream work runs at once, in call order, unless the stream is being
+ *    captured: then it is recorded into the graph, and runs when an
+ *    instantiated graph is launched. Kernel parameters are copied at launch
+ *    (or capture) time, as the driver does;
+ *  - calls that are invalid during a capture (cuCtxSynchronize while any
+ *    stream captures, synchronising a capturing stream, an allocation in a
+ *    capturing thread that is not in relaxed mode, the legacy stream while
+ *    a blocking stream captures) fail with CUDA_ERROR_STREAM_CAPTURE_*
+ *    and are counted as violations;
+ *  - an injected kernel fault makes the device's context sticky: every later
+ *    call touching it returns the fault's error.
+ * Three devices (compute capability 8.0) let tests poison one device without
+ * affecting the others. Thread-safe (one lock).
+ *===----------------------------------------------------------------------===*/
+#ifndef GRAPHC_TEST_FAKE_CUDA_H
+#define GRAPHC_TEST_FAKE_CUDA_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct fakecu_launch {
+  const char *kernel;
+  unsigned grid[3];
+  unsigned block[3];
+  /* One pointer per registered parameter, to a copy of its value. */
+  void **params;
+} fakecu_launch;
+
+typedef void (*fakecu_kernel_fn)(const fakecu_launch *launch);
+
+/* Registers kernel `name` with `num_params` parameters of the given byte
+ * sizes (the driver reads exactly those; further kernelParams entries are
+ * ignored, as on a GPU). */
+void fakecu_register_kernel(const char *name, fakecu_kernel_fn fn,
+                            int num_params, const unsigned *param_sizes);
+/* Clears injected failures, counters, the trace and sticky errors. */
+void fakecu_reset(void);
+/* The next `times` cuInit calls return `result`. */
+void fakecu_fail_init(int times, int result);
+/* When kernel `name` next runs (at launch, or at replay when captured), it
+ * does not run and its device's context becomes sticky with `result`. */
+void fakecu_fault_kernel(const char *name, int result);
+/* cuDriverGetVersion's answer (default 13000). */
+void fakecu_set_driver_version(int version);
+/* Number of calls of a driver function ("cuCtxSynchronize", ...). */
+int fakecu_calls(const char *function);
+/* Invalid calls made during a capture, and the last one's description. */
+int fakecu_violations(void);
+const char *fakecu_last_violation(void);
+/* One line per stream operation, in execution order: "launch K sN",
+ * "memcpyDtoD sN", "eventRecord eE sN", "streamWaitEvent sN eE",
+ * "streamSynchronize sN", "graphLaunch gG sN", and "replay: ..." for the
+ * operations of a launched graph. Streams and events are numbered from 1 in
+ * creation order; s0 is the legacy stream. Valid until the next call. */
+const char *fakecu_trace(void);
+/* The number a stream or event has in the trace. */
+int fakecu_stream_id(void *stream);
+int fakecu_event_id(void *event);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
