@@ -36,18 +36,18 @@ inline std::optional<int64_t> checkedMul(int64_t a, int64_t b) {
 /// gives zero even when the other dims' product would overflow.
 inline std::optional<int64_t> checkedElementCount(const int64_t *dims,
                                                   size_t rank) {
-  int64_t count = 1;
-  bool overflow = false;
+  bool hasZero = false;
   for (size_t i = 0; i < rank; ++i) {
     if (dims[i] < 0)
       return std::nullopt;
-    if (dims[i] == 0)
-      return 0;
-    if (!overflow && __builtin_mul_overflow(count, dims[i], &count))
-      overflow = true;
+    hasZero |= dims[i] == 0;
   }
-  if (overflow)
-    return std::nullopt;
+  if (hasZero)
+    return 0;
+  int64_t count = 1;
+  for (size_t i = 0; i < rank; ++i)
+    if (__builtin_mul_overflow(count, dims[i], &count))
+      return std::nullopt;
   return count;
 }
 
