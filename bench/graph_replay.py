@@ -55,7 +55,7 @@ def median_us(model, inputs, warmup, iters):
     times = []
     for _ in range(iters):
         start = time.perf_counter()
-        model.run(inputs)  # returns once the outputs are on the host
+        model.run(inputs)  # returns once the run is complete
         times.append(time.perf_counter() - start)
     return statistics.median(times) * 1e6
 

@@ -30,7 +30,7 @@ def main() -> int:
         feeds[info.name] = rng.standard_normal(shape).astype(np.float32)
     expected = reference.run(None, feeds)
     with graphc.load(args.compiled) as model:
-        actual = model.run(feeds)
+        actual = [tensor.numpy() for tensor in model.run(feeds)]
     names = [o.name for o in reference.get_outputs()]
     worst = 0.0
     for name, want in zip(names, expected):

@@ -134,7 +134,7 @@ def run_test(args, name, graphc):
                 if names != output_names:
                     return ("wrong-result", f"the model's outputs are {names}, "
                             f"expected {output_names}")
-                actual = loaded.run(feeds)
+                actual = [tensor.numpy() for tensor in loaded.run(feeds)]
         except graphc.GraphcError as error:
             message = str(error).splitlines()[0] if str(error) else error.code
             return "run-error", f"{set_name}: {error.code}: {message}"

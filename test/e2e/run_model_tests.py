@@ -90,7 +90,7 @@ def compare_with_onnxruntime(model_path, so_path, dims):
         got_names = [o.name for o in model.outputs]
         if got_names != names:
             raise CheckFailed(f"outputs {got_names}, onnxruntime has {names}")
-        actual = model.run(feeds)
+        actual = [tensor.numpy() for tensor in model.run(feeds)]
     lines = []
     for name, got, want in zip(names, actual, expected):
         if got.shape != want.shape or got.dtype != want.dtype:

@@ -1,90 +1,366 @@
-"""Tests of the graphc Python wrapper on the hand-written test models.
+"""Tests of the graphc Python package on the hand-written test models.
 
 Usage: test_python.py MODEL_DIR (PYTHONPATH must reach runtime/python and
 GRAPHC_RUNTIME_LIBRARY name libgraphc_runtime.so; ctest sets both).
+
+affine_model (cpu): y = x * [2,3,4] + bias, scaled = x * [2,3,4] for
+x: float32[batch,3] (buckets batch=1 and batch=2), bias: float32[3].
+scale_model (cuda): y = x * [2,3,4] for x: float32[2,3]; its tests need a
+CUDA device and skip, saying so, without one.
 """
+import gc
 import os
 import sys
 import threading
 import unittest
+import weakref
 
 import numpy as np
 
 import graphc
+from graphc import _dlpack
 
 MODEL_DIR = sys.argv.pop(1) if len(sys.argv) > 1 else ""
 WEIGHTS = np.array([2, 3, 4], dtype=np.float32)
 
 
-def affine_path():
-    return os.path.join(MODEL_DIR, "affine_model.so")
+def model_path(name):
+    return os.path.join(MODEL_DIR, name + ".so")
 
 
-class PythonWrapperTest(unittest.TestCase):
+def affine_inputs(batch=2):
+    x = np.arange(3 * batch, dtype=np.float32).reshape(batch, 3)
+    bias = np.array([1, 2, 3], dtype=np.float32)
+    return x, bias
+
+
+class IntrospectionTest(unittest.TestCase):
+    def test_inputs_outputs_and_buckets(self):
+        with graphc.load(model_path("affine_model")) as model:
+            self.assertEqual(model.target, "cpu")
+            self.assertEqual(model.device, graphc.Device("cpu"))
+            self.assertEqual([t.name for t in model.inputs], ["x", "bias"])
+            x = model.inputs[0]
+            self.assertEqual(x.shape, ("batch", 3))
+            self.assertEqual(x.dims, (-1, 3))
+            self.assertEqual(x.dim_names, ("batch", ""))
+            self.assertEqual(x.dtype, np.float32)
+            self.assertEqual(x.dtype_name, "float32")
+            self.assertEqual(x.onnx_dtype, 1)
+            self.assertEqual([t.name for t in model.outputs], ["y", "scaled"])
+            self.assertEqual([b.name for b in model.buckets],
+                             ["batch1", "batch2"])
+            self.assertEqual(model.buckets[1].input_shapes,
+                             {"x": (2, 3), "bias": (3,)})
+            self.assertEqual(model.buckets[1].output_shapes["y"], (2, 3))
+
+    def test_cuda_model_inspected_without_a_device(self):
+        model = graphc.load(model_path("scale_model"), inspect_only=True)
+        self.assertEqual(model.target, "cuda")
+        self.assertEqual(model.device, graphc.Device("cuda", 0))
+        self.assertEqual([(t.name, t.shape) for t in model.inputs],
+                         [("x", (2, 3))])
+        with self.assertRaises(graphc.GraphcError) as caught:
+            model.run(np.zeros((2, 3), np.float32))
+        self.assertIn("inspection only", str(caught.exception))
+
+
+class RunTest(unittest.TestCase):
     def setUp(self):
-        self.model = graphc.load(affine_path())
+        self.model = graphc.load(model_path("affine_model"))
 
     def tearDown(self):
         self.model.close()
 
-    def test_introspection(self):
-        self.assertEqual(self.model.target, "cpu")
-        self.assertEqual([t.name for t in self.model.inputs], ["x", "bias"])
-        self.assertEqual(self.model.inputs[0].shape, ("batch", 3))
-        self.assertEqual(self.model.inputs[0].dtype, np.float32)
-        self.assertEqual([t.name for t in self.model.outputs], ["y", "scaled"])
-        self.assertEqual([p["name"] for p in self.model.plans],
-                         ["batch1", "batch2"])
-        self.assertEqual(self.model.plans[1]["outputs"]["y"], (2, 3))
+    def check(self, outputs, x, bias):
+        y, scaled = outputs
+        np.testing.assert_array_equal(np.from_dlpack(y), x * WEIGHTS + bias)
+        np.testing.assert_array_equal(np.from_dlpack(scaled), x * WEIGHTS)
 
-    def test_run_positional_and_named(self):
-        x = np.arange(6, dtype=np.float32).reshape(2, 3)
-        bias = np.array([1, 2, 3], dtype=np.float32)
-        y, scaled = self.model.run([x, bias])
+    def test_positional_forms(self):
+        x, bias = affine_inputs()
+        self.check(self.model.run(x, bias), x, bias)
+        self.check(self.model.run([x, bias]), x, bias)
+        self.check(self.model.run((x, bias)), x, bias)
+
+    def test_named_forms(self):
+        x, bias = affine_inputs(batch=1)
+        self.check(self.model.run({"bias": bias, "x": x}), x, bias)
+        self.check(self.model.run(bias=bias, x=x), x, bias)
+        with self.assertRaises(TypeError):
+            self.model.run(x, bias=bias)
+
+    def test_outputs_are_dlpack_tensors_that_own_their_memory(self):
+        x, bias = affine_inputs()
+        y, _ = self.model.run(x, bias)
+        self.assertIsInstance(y, graphc.Tensor)
+        self.assertEqual((y.shape, y.dtype, str(y.device)),
+                         ((2, 3), np.float32, "cpu"))
+        self.assertEqual(y.__dlpack_device__(), (1, 0))
+        first, second = np.from_dlpack(y), np.from_dlpack(y)
+        # No copies: both views are the tensor's own memory.
+        self.assertEqual(first.ctypes.data, y.data_ptr)
+        self.assertEqual(second.ctypes.data, y.data_ptr)
+        self.assertEqual(np.asarray(y).ctypes.data, y.data_ptr)
+        np.testing.assert_array_equal(y.numpy(), x * WEIGHTS + bias)
+
+    def test_output_fed_back_as_a_dlpack_input(self):
+        x, bias = affine_inputs()
+        y, _ = self.model.run(x, bias)
+        # y is no numpy array: it goes through the DLPack input path.
+        again, _ = self.model.run(y, bias)
+        np.testing.assert_array_equal(np.from_dlpack(again),
+                                      (x * WEIGHTS + bias) * WEIGHTS + bias)
+
+    def test_unconsumed_capsule_releases_its_tensor(self):
+        x, bias = affine_inputs()
+        before = _dlpack.live_exports()
+        y, _ = self.model.run(x, bias)
+        capsule = y.__dlpack__()
+        self.assertEqual(_dlpack.live_exports(), before + 1)
+        del capsule
+        self.assertEqual(_dlpack.live_exports(), before)
+        view = np.from_dlpack(y)
+        self.assertEqual(_dlpack.live_exports(), before + 1)
+        del view
+        gc.collect()
+        self.assertEqual(_dlpack.live_exports(), before)
+
+    def test_outputs_outlive_the_model_and_session(self):
+        x, bias = affine_inputs()
+        model = graphc.load(model_path("affine_model"))
+        loaded = weakref.ref(model._loaded)
+        session = model.session()
+        y = session.run(x, bias)[0]
+        view = np.from_dlpack(model.run(x, bias)[1])
+        session.close()
+        model.close()
+        del model, session
+        gc.collect()
+        # The outputs hold their sessions, which hold the model.
+        self.assertIsNotNone(loaded())
+        np.testing.assert_array_equal(np.from_dlpack(y), x * WEIGHTS + bias)
+        np.testing.assert_array_equal(view, x * WEIGHTS)
+        del y
+        gc.collect()
+        self.assertIsNotNone(loaded())  # the view still holds its session
+        del view
+        gc.collect()
+        self.assertIsNone(loaded())
+
+    def test_closed_model_and_session_refuse_to_run(self):
+        x, bias = affine_inputs()
+        session = self.model.session()
+        session.close()
+        with self.assertRaises(graphc.GraphcError) as caught:
+            session.run(x, bias)
+        self.assertEqual(caught.exception.code, "failed_precondition")
+        self.model.close()
+        with self.assertRaises(graphc.GraphcError) as caught:
+            self.model.run(x, bias)
+        self.assertEqual(caught.exception.code, "failed_precondition")
+
+    def test_out_list_dict_and_mismatches(self):
+        x, bias = affine_inputs()
+        y = np.full((2, 3), -1, np.float32)
+        scaled = np.full((2, 3), -1, np.float32)
+        result = self.model.run(x, bias, out=[y, scaled])
+        self.assertIs(result[0], y)
+        self.assertIs(result[1], scaled)
         np.testing.assert_array_equal(y, x * WEIGHTS + bias)
         np.testing.assert_array_equal(scaled, x * WEIGHTS)
-        y, _ = self.model.run({"bias": bias, "x": x[:1]})
-        np.testing.assert_array_equal(y, x[:1] * WEIGHTS + bias)
-
-    def test_non_contiguous_input_is_copied(self):
-        x = np.arange(12, dtype=np.float32).reshape(2, 6)[:, ::2]
-        bias = np.zeros(3, dtype=np.float32)
-        y, _ = self.model.run([x, bias])
-        np.testing.assert_array_equal(y, x * WEIGHTS)
-
-    def test_errors(self):
-        bias = np.zeros(3, dtype=np.float32)
+        y[:] = 0
+        self.model.run({"x": x, "bias": bias}, out={"scaled": scaled, "y": y})
+        np.testing.assert_array_equal(y, x * WEIGHTS + bias)
+        # A graphc tensor as out=: written through DLPack.
+        target, _ = self.model.run(np.zeros_like(x), bias)
+        self.model.run(x, bias, out=[target, scaled])
+        np.testing.assert_array_equal(np.from_dlpack(target),
+                                      x * WEIGHTS + bias)
+        with self.assertRaises(graphc.InvalidArgumentError) as caught:
+            self.model.run(x, bias, out={"y": y, "z": scaled})
+        self.assertEqual(str(caught.exception),
+                         "out: the model has no output 'z' (outputs: y, scaled)")
+        with self.assertRaises(ValueError) as caught:
+            self.model.run(x, bias, out=[y])
+        self.assertIn("1 tensors for 2 outputs", str(caught.exception))
         with self.assertRaises(graphc.GraphcError) as caught:
-            self.model.run([np.zeros((3, 3), np.float32), bias])
+            self.model.run(x, bias, out=[np.zeros((1, 3), np.float32), scaled])
         self.assertEqual(caught.exception.code, "invalid_argument")
+        self.assertIn("output 'y': expected float32[2,3], got float32[1,3]",
+                      str(caught.exception))
+        with self.assertRaises(ValueError) as caught:
+            self.model.run(x, bias, out=[np.zeros((3, 2), np.float32).T,
+                                         scaled])
+        self.assertIn("C-contiguous and writeable", str(caught.exception))
+
+    def test_runtime_errors_carry_the_runtime_message(self):
+        x, bias = affine_inputs()
+        with self.assertRaises(graphc.GraphcError) as caught:
+            self.model.run(np.zeros((3, 3), np.float32), bias)
+        self.assertEqual(caught.exception.code, "invalid_argument")
+        self.assertIsInstance(caught.exception, ValueError)
         self.assertIn("no plan accepts x: float32[3,3]", str(caught.exception))
         with self.assertRaises(graphc.GraphcError) as caught:
-            self.model.run({"x": np.zeros((1, 3), np.float64), "bias": bias})
+            self.model.run({"x": x.astype(np.float64), "bias": bias})
         self.assertEqual(str(caught.exception),
                          "input 'x': expected float32[batch,3], got "
-                         "float64[1,3]")
+                         "float64[2,3]")
         with self.assertRaises(graphc.GraphcError) as caught:
-            graphc.load(os.path.join(MODEL_DIR, "missing.so"))
+            self.model.run({"x": x, "bais": bias})
+        self.assertIn("bais", str(caught.exception))
+        with self.assertRaises(graphc.GraphcError) as caught:
+            self.model.run(x)
+        self.assertEqual(caught.exception.code, "invalid_argument")
+        with self.assertRaises(graphc.GraphcError) as caught:
+            graphc.load(model_path("missing"))
         self.assertEqual(caught.exception.code, "not_found")
+        self.assertIn("missing.so", str(caught.exception))
+        with self.assertRaises(graphc.GraphcError) as caught:
+            graphc.load(model_path("affine_abi99"))
+        self.assertIn("99", str(caught.exception))
 
-    def test_threads_share_the_model(self):
+    def test_big_endian_arrays_are_refused(self):
+        x, bias = affine_inputs()
+        swapped = x.astype(x.dtype.newbyteorder(">"))
+        np.testing.assert_array_equal(swapped, x)  # same values
+        with self.assertRaises(graphc.InvalidArgumentError) as caught:
+            self.model.run(swapped, bias)
+        self.assertIn("input 'x': the >f4 array is not in the machine's byte "
+                      "order", str(caught.exception))
+        with self.assertRaises(ValueError) as caught:
+            self.model.run(x, bias, out=[swapped, np.empty_like(x)])
+        self.assertIn("output 'y'", str(caught.exception))
+
+    def test_nul_in_a_path_or_name_is_refused(self):
+        path = model_path("affine_model") + "\0ignored"
+        with self.assertRaises(ValueError) as caught:
+            graphc.load(path)
+        self.assertIn("contains a NUL character", str(caught.exception))
+        x, bias = affine_inputs()
+        with self.assertRaises(ValueError) as caught:
+            self.model.run({"x\0junk": x, "bias": bias})
+        self.assertIn("contains a NUL character", str(caught.exception))
+
+    def test_non_contiguous_numpy_input_is_copied(self):
+        x = np.arange(12, dtype=np.float32).reshape(2, 6)[:, ::2]
+        bias = np.zeros(3, dtype=np.float32)
+        y, _ = self.model.run(x, bias)
+        np.testing.assert_array_equal(np.from_dlpack(y), x * WEIGHTS)
+
+    def test_non_tensor_input_is_refused(self):
+        _, bias = affine_inputs()
+        with self.assertRaises(TypeError) as caught:
+            self.model.run([[0.0, 1.0, 2.0]], bias)
+        self.assertIn("input 'x': list is neither", str(caught.exception))
+
+    def test_devices_and_streams(self):
+        x, bias = affine_inputs()
+        with self.assertRaises(ValueError) as caught:
+            graphc.load(model_path("affine_model"), device="cuda:0")
+        self.assertIn("is a cpu model; it cannot run on device cuda:0",
+                      str(caught.exception))
+        with self.assertRaises(ValueError):
+            self.model.session(device="tpu")
+        self.assertEqual(graphc.Device.parse("cuda:3"),
+                         graphc.Device("cuda", 3))
+        self.assertEqual(graphc.Device.parse(2), graphc.Device("cuda", 2))
+        with self.assertRaises(ValueError) as caught:
+            self.model.run(x, bias, stream=1)
+        self.assertIn("runs on no stream", str(caught.exception))
+        y, _ = graphc.load(model_path("affine_model"), device="cpu").run(
+            x, bias)
+        with self.assertRaises(BufferError):
+            y.__dlpack__(stream=1)
+        with self.assertRaises(BufferError):
+            y.__dlpack__(dl_device=(2, 0))
+
+    def test_threads_share_the_model_and_sessions_serialise(self):
         failures = []
+        session = self.model.session()
 
-        def work(seed):
+        def work(seed, runner):
             rng = np.random.default_rng(seed)
             for _ in range(100):
                 x = rng.standard_normal((1 + seed % 2, 3)).astype(np.float32)
                 bias = rng.standard_normal(3).astype(np.float32)
-                y, _ = self.model.run([x, bias])
-                if not np.array_equal(y, x * WEIGHTS + bias):
+                y, _ = runner.run(x, bias)
+                if not np.array_equal(np.from_dlpack(y), x * WEIGHTS + bias):
                     failures.append(seed)
 
-        threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
+        threads = [threading.Thread(target=work, args=(s, self.model))
+                   for s in range(4)]
+        threads += [threading.Thread(target=work, args=(s, session))
+                    for s in range(4, 6)]
         for thread in threads:
             thread.start()
         for thread in threads:
             thread.join()
         self.assertEqual(failures, [])
+
+
+def cuda_unavailable_reason():
+    """Why the CUDA tests cannot run here, or None when they can."""
+    try:
+        graphc.load(model_path("scale_model")).close()
+    except graphc.GraphcError as error:
+        return f"no usable CUDA device: {error}"
+    return None
+
+
+CUDA_SKIP = cuda_unavailable_reason()
+if CUDA_SKIP:
+    print(f"skipping the CUDA tests: {CUDA_SKIP}", file=sys.stderr)
+
+
+@unittest.skipIf(CUDA_SKIP, CUDA_SKIP)
+class CudaTest(unittest.TestCase):
+    def setUp(self):
+        self.model = graphc.load(model_path("scale_model"), device="cuda:0")
+        self.x = np.arange(6, dtype=np.float32).reshape(2, 3)
+
+    def test_numpy_in_device_tensor_out(self):
+        y, = self.model.run(self.x)
+        self.assertEqual(y.__dlpack_device__(), (2, 0))
+        np.testing.assert_array_equal(y.numpy(), self.x * WEIGHTS)
+        with self.assertRaises(TypeError):
+            np.asarray(y)
+        # A device output fed back as a device input (DLPack, no copy).
+        again, = self.model.run(y)
+        np.testing.assert_array_equal(again.numpy(), self.x * WEIGHTS ** 2)
+        out = np.empty_like(self.x)
+        self.assertIs(self.model.run(self.x, out=out)[0], out)
+        np.testing.assert_array_equal(out, self.x * WEIGHTS)
+
+    def test_torch_tensors_and_streams(self):
+        try:
+            import torch
+        except ImportError:
+            self.skipTest("torch is not installed")
+        x = torch.arange(6, dtype=torch.float32, device="cuda").reshape(2, 3)
+        stream = torch.cuda.Stream()
+        with torch.cuda.stream(stream):
+            y, = self.model.run(x * 1, stream=stream)
+            z = torch.from_dlpack(y) + 1
+        stream.synchronize()
+        np.testing.assert_array_equal(z.cpu().numpy(),
+                                      self.x * WEIGHTS + 1)
+        out = torch.empty(2, 3, device="cuda")
+        self.model.run(x=x, out=out)
+        np.testing.assert_array_equal(out.cpu().numpy(), self.x * WEIGHTS)
+
+    def test_cupy_tensors(self):
+        try:
+            import cupy
+        except ImportError:
+            self.skipTest("cupy is not installed")
+        x = cupy.asarray(self.x)
+        stream = cupy.cuda.Stream(non_blocking=True)
+        with stream:
+            y, = self.model.run(x, stream=stream)
+            z = cupy.from_dlpack(y) * 2
+        stream.synchronize()
+        np.testing.assert_array_equal(cupy.asnumpy(z), self.x * WEIGHTS * 2)
 
 
 if __name__ == "__main__":

@@ -4,17 +4,17 @@ Kept in one place so the structure layouts can be checked against the header
 side by side. Nothing here is public API.
 """
 import ctypes
-import ctypes.util
 import os
 
 GRAPHC_TARGET_CPU = 0
 GRAPHC_TARGET_CUDA = 1
+GRAPHC_MODEL_SKIP_CHECKSUM = 1 << 0
 GRAPHC_MODEL_INSPECT_ONLY = 1 << 1
 GRAPHC_SESSION_DISABLE_CUDA_GRAPHS = 1 << 1
 
 KDL_CPU = 1
 KDL_CUDA = 2
-KDL_INT, KDL_UINT, KDL_FLOAT, KDL_BFLOAT, KDL_BOOL = 0, 1, 2, 4, 6
+KDL_INT, KDL_UINT, KDL_FLOAT, KDL_BFLOAT, KDL_COMPLEX, KDL_BOOL = 0, 1, 2, 4, 5, 6
 
 
 class DLDevice(ctypes.Structure):
@@ -67,22 +67,38 @@ class PlanInfo(ctypes.Structure):
                 ("output_dims", ctypes.POINTER(ctypes.POINTER(ctypes.c_int64)))]
 
 
+LIBRARY_NAME = "libgraphc_runtime.so"
+
+
 def _find_library():
+    # An installed package carries the library beside its modules. The
+    # variable lets tests and tools run the package from the source tree
+    # against a library in a build directory.
     explicit = os.environ.get("GRAPHC_RUNTIME_LIBRARY")
     if explicit:
         return explicit
-    beside = os.path.join(os.path.dirname(__file__), "libgraphc_runtime.so")
+    beside = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                          LIBRARY_NAME)
     if os.path.exists(beside):
         return beside
-    found = ctypes.util.find_library("graphc_runtime")
-    if not found:
-        raise ImportError("cannot find libgraphc_runtime.so: set "
-                          "GRAPHC_RUNTIME_LIBRARY or install it beside the "
-                          "graphc package")
-    return found
+    raise ImportError(f"graphc: {LIBRARY_NAME} is not beside the package in "
+                      f"{os.path.dirname(beside)}; install the package with "
+                      "pip (it carries the library) or, in a source tree, set "
+                      "GRAPHC_RUNTIME_LIBRARY to the built library")
 
 
-def load_library():
+_library = None
+
+
+def library():
+    """The runtime library with its signatures declared, loaded once."""
+    global _library
+    if _library is None:
+        _library = _load_library()
+    return _library
+
+
+def _load_library():
     lib = ctypes.CDLL(_find_library())
     status = ctypes.c_void_p
     model = ctypes.c_void_p
@@ -113,6 +129,8 @@ def load_library():
             ctypes.POINTER(ctypes.c_int32),
             ctypes.POINTER(ctypes.POINTER(ctypes.c_int64)),
             ctypes.POINTER(ctypes.c_int32)]),
+        "graphc_dtype_name": (ctypes.c_char_p, [ctypes.c_int32]),
+        "graphc_dtype_size": (ctypes.c_size_t, [ctypes.c_int32]),
         "graphc_session_options_init": (None, [ctypes.POINTER(SessionOptions)]),
         "graphc_session_create": (status, [model,
                                            ctypes.POINTER(SessionOptions),
@@ -122,6 +140,10 @@ def load_library():
             session, ctypes.POINTER(DLTensor), ctypes.c_int32,
             ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(DLTensor),
             ctypes.c_int32]),
+        "graphc_session_run_on_stream": (status, [
+            session, ctypes.POINTER(DLTensor), ctypes.c_int32,
+            ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(DLTensor),
+            ctypes.c_int32, ctypes.c_void_p]),
         "graphc_session_allocate_buffer": (status, [
             session, ctypes.c_uint64, ctypes.POINTER(ctypes.c_void_p)]),
         "graphc_session_free_buffer": (None, [session, ctypes.c_void_p]),

@@ -1,0 +1,513 @@
+"""graphc.load, Model and Session over the runtime's C API.
+
+Ownership follows runtime.h through Python references: an output Tensor
+holds its session, a session holds its model, so the C objects are released
+in the order the header asks for, when the last Python reference goes.
+"""
+import collections.abc
+import ctypes
+import os
+import threading
+
+import numpy as np
+
+from . import _capi, _dlpack
+from ._errors import GraphcError, InvalidArgumentError, check
+from ._tensor import (NUMPY_DTYPES, Buffer, Device, Tensor, dlpack_dtype,
+                      numpy_dlpack_dtype)
+
+
+class TensorInfo:
+    """A model input or output as the descriptor declares it.
+
+    `shape` has an int for each static dim, the dim's name (an ONNX
+    dim_param) for a named dynamic dim and None for an unnamed one; `dims`
+    and `dim_names` are the raw values (-1 and "" for dynamic and unnamed).
+    `dtype` is the numpy dtype, None for bfloat16; `dtype_name` always names
+    it; `onnx_dtype` is the ONNX TensorProto number.
+    """
+
+    def __init__(self, info):
+        lib = _capi.library()
+        self.name = info.name.decode()
+        self.onnx_dtype = info.dtype
+        self.dtype = NUMPY_DTYPES.get(info.dtype)
+        self.dtype_name = lib.graphc_dtype_name(info.dtype).decode()
+        self.dims = tuple(info.dims[d] for d in range(info.rank))
+        self.dim_names = tuple(
+            (info.dim_names[d] or b"").decode() if info.dim_names else ""
+            for d in range(info.rank))
+        self.shape = tuple(
+            dim if dim >= 0 else (name or None)
+            for dim, name in zip(self.dims, self.dim_names))
+
+    def __repr__(self):
+        dims = ",".join(str(d) for d in self.shape)
+        return f"TensorInfo({self.name!r}, {self.dtype_name}[{dims}])"
+
+
+class Bucket:
+    """One compiled shape bucket (a plan of the descriptor): the static dims
+    of every input and output by name, and its memory and step counts."""
+
+    def __init__(self, plan, inputs, outputs):
+        self.name = plan.name.decode()
+        self.arena_bytes = plan.arena_bytes
+        self.intermediate_bytes = plan.intermediate_bytes
+        self.num_steps = plan.num_steps
+        self.input_shapes = {
+            t.name: tuple(plan.input_dims[i][d] for d in range(len(t.dims)))
+            for i, t in enumerate(inputs)}
+        self.output_shapes = {
+            t.name: tuple(plan.output_dims[o][d] for d in range(len(t.dims)))
+            for o, t in enumerate(outputs)}
+
+    def __repr__(self):
+        return (f"Bucket({self.name!r}, inputs={self.input_shapes}, "
+                f"outputs={self.output_shapes})")
+
+
+class _LoadedModel:
+    """The graphc_model and what it describes; released when unreferenced."""
+
+    def __init__(self, path, device, flags, weights_path):
+        lib = _capi.library()
+        options = _capi.ModelOptions()
+        lib.graphc_model_options_init(ctypes.byref(options))
+        options.flags = flags
+        options.device_ordinal = device.index if device else 0
+        if weights_path is not None:
+            options.weights_path = _c_path(weights_path, "weights_path")
+        pointer = ctypes.c_void_p()
+        check(lib.graphc_model_load(_c_path(path, "model path"),
+                                    ctypes.byref(options),
+                                    ctypes.byref(pointer)))
+        self.pointer = pointer.value
+        self.path = os.fsdecode(path)
+        self.target = ("cuda" if lib.graphc_model_target(self.pointer) ==
+                       _capi.GRAPHC_TARGET_CUDA else "cpu")
+        self.producer = lib.graphc_model_producer(self.pointer).decode()
+        self.inputs = [
+            self._info(lib.graphc_model_input_info, i)
+            for i in range(lib.graphc_model_input_count(self.pointer))]
+        self.outputs = [
+            self._info(lib.graphc_model_output_info, i)
+            for i in range(lib.graphc_model_output_count(self.pointer))]
+        self.buckets = []
+        for p in range(lib.graphc_model_plan_count(self.pointer)):
+            plan = _capi.PlanInfo()
+            check(lib.graphc_model_plan_info(self.pointer, p,
+                                             ctypes.byref(plan)))
+            self.buckets.append(Bucket(plan, self.inputs, self.outputs))
+
+    def _info(self, function, index):
+        info = _capi.TensorInfo()
+        check(function(self.pointer, index, ctypes.byref(info)))
+        return TensorInfo(info)
+
+    def __del__(self):
+        pointer, self.pointer = getattr(self, "pointer", None), None
+        if pointer:
+            _capi.library().graphc_model_release(pointer)
+
+
+class _SessionHandle:
+    """A graphc_session; it keeps its model alive and is released when the
+    last session object or output tensor that uses it goes."""
+
+    def __init__(self, model, device, flags):
+        self.model = model
+        self.device = device
+        options = _capi.SessionOptions()
+        lib = _capi.library()
+        lib.graphc_session_options_init(ctypes.byref(options))
+        options.flags = flags
+        options.device_ordinal = device.index
+        pointer = ctypes.c_void_p()
+        check(lib.graphc_session_create(model.pointer, ctypes.byref(options),
+                                        ctypes.byref(pointer)))
+        self.pointer = pointer.value
+        # runtime.h: a session is used from one thread at a time.
+        self.lock = threading.Lock()
+        self._sync_byte = None
+
+    def synchronize(self):
+        """Waits for every run queued on the session (cuda).
+
+        The C API has no call for this; a download is ordered after every
+        run of the session and waits, so a one-byte one does it.
+        """
+        if self._sync_byte is None:
+            self._sync_byte = Buffer(self, 1)
+        host = ctypes.c_uint8()
+        check(_capi.library().graphc_session_download(
+            self.pointer, ctypes.byref(host), self._sync_byte.pointer, 1))
+
+    def __del__(self):
+        pointer, self.pointer = getattr(self, "pointer", None), None
+        if pointer:
+            # The byte's Buffer refers to this handle, so it is gone by now
+            # unless the interpreter is tearing down; free it first anyway.
+            sync = getattr(self, "_sync_byte", None)
+            if sync is not None and sync.pointer:
+                _capi.library().graphc_session_free_buffer(pointer,
+                                                           sync.pointer)
+                sync.pointer = None
+            _capi.library().graphc_session_release(pointer)
+
+
+def _c_path(path, what):
+    try:
+        raw = os.fsencode(path)
+    except TypeError:
+        raise TypeError(f"{what} must be a str, bytes or os.PathLike, not "
+                        f"{type(path).__name__}") from None
+    if b"\0" in raw:
+        raise InvalidArgumentError(
+            f"{what} {os.fsdecode(raw)!r} contains a NUL character")
+    return raw
+
+
+def _c_name(name, what):
+    if not isinstance(name, str):
+        raise TypeError(f"{what} names must be str, not {type(name).__name__}")
+    if "\0" in name:
+        raise InvalidArgumentError(f"{what} name {name!r} contains a NUL "
+                                   "character")
+    return name.encode()
+
+
+def _stream_handle(stream):
+    """The CUstream of a `stream=` argument: an int, or an object with
+    __cuda_stream__ (the CUDA stream protocol), .cuda_stream (torch) or
+    .ptr (CuPy)."""
+    if hasattr(stream, "__cuda_stream__"):
+        stream = stream.__cuda_stream__()[1]
+    elif hasattr(stream, "cuda_stream"):
+        stream = stream.cuda_stream
+    elif hasattr(stream, "ptr") and not isinstance(stream, int):
+        stream = stream.ptr
+    if isinstance(stream, bool) or not isinstance(stream, int) or stream < 0:
+        raise InvalidArgumentError(f"stream {stream!r} is not a CUDA stream "
+                                   "handle")
+    return stream
+
+
+def _split_inputs(args, named):
+    """(names or None, values) from run()'s arguments."""
+    if args and named:
+        raise TypeError("pass the inputs positionally or by name, not both")
+    if named:
+        return list(named.keys()), list(named.values())
+    if len(args) == 1 and isinstance(args[0], collections.abc.Mapping):
+        return list(args[0].keys()), list(args[0].values())
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        return None, list(args[0])
+    return None, list(args)
+
+
+class _Run:
+    """The DLTensors of one run and everything they point into."""
+
+    def __init__(self, handle, stream):
+        self.handle = handle
+        self.cuda = handle.device.type == "cuda"
+        # The stream the producers must make the data ready on (DLPack
+        # consumer stream): the caller's, or the legacy default stream.
+        self.consumer_stream = (None if not self.cuda else
+                                1 if stream in (None, 0) else stream)
+        self.keep = []  # arrays, capsules, shapes, temporary buffers
+        self.uploaded = False
+        self.downloads = []  # (numpy out array, device Buffer)
+
+    def host_array(self, label, array, for_output):
+        role = "output" if for_output else "input"
+        if not array.dtype.isnative:
+            raise InvalidArgumentError(
+                f"{role} '{label}': the {array.dtype.str} array is not in the "
+                "machine's byte order; convert it with "
+                "array.astype(array.dtype.newbyteorder('='))")
+        dtype = numpy_dlpack_dtype(array.dtype)
+        if dtype is None:
+            raise InvalidArgumentError(
+                f"{role} '{label}': numpy dtype {array.dtype} is not a tensor "
+                "dtype")
+        if for_output:
+            if not array.flags.c_contiguous or not array.flags.writeable:
+                raise InvalidArgumentError(
+                    f"output '{label}': out= arrays must be C-contiguous and "
+                    "writeable")
+        elif not array.flags.c_contiguous:
+            array = np.ascontiguousarray(array)  # a copy, documented
+        shape = (ctypes.c_int64 * max(array.ndim, 1))(*array.shape)
+        self.keep += [array, shape]
+        data = array.ctypes.data
+        if self.cuda:
+            buffer = Buffer(self.handle, array.nbytes)
+            self.keep.append(buffer)
+            data = buffer.pointer
+            if for_output:
+                self.downloads.append((array, buffer))
+            else:
+                check(_capi.library().graphc_session_upload(
+                    self.handle.pointer, data, array.ctypes.data,
+                    array.nbytes))
+                self.uploaded = True
+        return _capi.DLTensor(data, _capi.DLDevice(*self.handle.device.dlpack()),
+                              array.ndim, dtype, shape, None, 0)
+
+    def tensor(self, label, value, for_output=False):
+        if isinstance(value, np.generic) and not for_output:
+            value = np.asarray(value)
+        if isinstance(value, np.ndarray):
+            return self.host_array(label, value, for_output)
+        if not hasattr(value, "__dlpack__"):
+            role = "output" if for_output else "input"
+            raise TypeError(f"{role} '{label}': {type(value).__name__} is "
+                            "neither a numpy array nor a DLPack tensor")
+        device_type = value.__dlpack_device__()[0]
+        if (self.cuda and device_type == _capi.KDL_CPU and not for_output):
+            # A host tensor of another library: copied like a numpy array.
+            return self.host_array(label, np.from_dlpack(value), False)
+        if device_type == _capi.KDL_CPU:
+            capsule = value.__dlpack__()
+        else:
+            capsule = value.__dlpack__(stream=self.consumer_stream)
+        borrowed = _dlpack.Borrowed(capsule)
+        self.keep.append(borrowed)
+        return borrowed.tensor
+
+
+class Session:
+    """A graphc_session: a stream, an arena and captured CUDA graphs.
+
+    Use one session per concurrent request stream; calls on one session are
+    serialised (the C API allows one thread at a time). Output tensors keep
+    the session alive, so close() releases it once they are gone too.
+    """
+
+    def __init__(self, model, device, flags):
+        self._handle = _SessionHandle(model, device, flags)
+
+    @property
+    def device(self):
+        return self._handle.device
+
+    def close(self):
+        self._handle = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def run(self, *inputs, out=None, stream=None, **named_inputs):
+        """Runs the model; see Model.run."""
+        handle = self._handle
+        if handle is None:
+            raise GraphcError("failed_precondition", "the session is closed")
+        return _run(handle, inputs, named_inputs, out, stream)
+
+
+def _run(handle, args, named, out, stream):
+    lib = _capi.library()
+    model = handle.model
+    names, values = _split_inputs(args, named)
+    if handle.device.type == "cpu" and stream is not None:
+        raise InvalidArgumentError(f"{os.path.basename(model.path)} is a cpu "
+                                   f"model, which runs on no stream; got "
+                                   f"stream={stream!r}")
+    stream_handle = None if stream is None else _stream_handle(stream)
+    run = _Run(handle, stream_handle)
+
+    c_names = None
+    if names is not None:
+        c_names = (ctypes.c_char_p * max(len(names), 1))(
+            *[_c_name(n, "input") for n in names])
+    tensors = []
+    for i, value in enumerate(values):
+        label = (names[i] if names is not None else
+                 model.inputs[i].name if i < len(model.inputs) else f"#{i}")
+        tensors.append(run.tensor(label, value))
+
+    count = len(tensors)
+    ranks = (ctypes.c_int32 * max(count, 1))(*[t.ndim for t in tensors])
+    dims = (ctypes.POINTER(ctypes.c_int64) * max(count, 1))(
+        *[t.shape for t in tensors])
+    plan = ctypes.c_int32()
+    check(lib.graphc_model_select_plan(model.pointer, count, c_names, ranks,
+                                       dims, ctypes.byref(plan)))
+    bucket = model.buckets[plan.value]
+
+    if out is None:
+        results = []
+        for info in model.outputs:
+            try:
+                dlpack_dtype(info.onnx_dtype)
+            except KeyError:
+                raise GraphcError("unimplemented", f"output '{info.name}' is "
+                                  f"{info.dtype_name}, which DLPack cannot "
+                                  "hold") from None
+            ready = (None if not run.cuda or stream_handle is None else
+                     run.consumer_stream)
+            results.append(Tensor(handle, info.onnx_dtype,
+                                  bucket.output_shapes[info.name], ready))
+        out_tensors = []
+        for tensor in results:
+            dl, shape = tensor.dltensor()
+            run.keep.append(shape)
+            out_tensors.append(dl)
+    else:
+        results = _order_outputs(model, out)
+        out_tensors = [run.tensor(info.name, value, for_output=True)
+                       for info, value in zip(model.outputs, results)]
+
+    c_inputs = (_capi.DLTensor * max(count, 1))(*tensors)
+    c_outputs = (_capi.DLTensor * max(len(out_tensors), 1))(*out_tensors)
+    with handle.lock:
+        c_stream = None
+        if run.cuda:
+            c_stream = stream_handle or None
+        check(lib.graphc_session_run_on_stream(
+            handle.pointer, c_inputs, count, c_names, c_outputs,
+            len(out_tensors), c_stream))
+        # Without a stream the run is synchronous; host inputs and outputs
+        # went through temporary device buffers that must outlive the run.
+        if run.cuda and (stream_handle is None or run.uploaded or
+                         run.downloads):
+            handle.synchronize()
+        for array, buffer in run.downloads:
+            check(lib.graphc_session_download(handle.pointer,
+                                              array.ctypes.data,
+                                              buffer.pointer, array.nbytes))
+    return results
+
+
+def _order_outputs(model, out):
+    """out= as a list in model order."""
+    names = [info.name for info in model.outputs]
+    if isinstance(out, collections.abc.Mapping):
+        for name in out:
+            if name not in names:
+                raise InvalidArgumentError(
+                    f"out: the model has no output '{name}' (outputs: "
+                    f"{', '.join(names)})")
+        missing = [name for name in names if name not in out]
+        if missing:
+            raise InvalidArgumentError(
+                f"out: no tensor for output '{missing[0]}'")
+        return [out[name] for name in names]
+    if isinstance(out, (list, tuple)):
+        if len(out) != len(names):
+            raise InvalidArgumentError(
+                f"out: {len(out)} tensors for {len(names)} outputs "
+                f"({', '.join(names)})")
+        return list(out)
+    if len(names) != 1:
+        raise InvalidArgumentError(
+            f"out: one tensor for {len(names)} outputs ({', '.join(names)}); "
+            "pass a list or a dict")
+    return [out]
+
+
+class Model:
+    """A loaded model .so (graphc.load). Immutable and shared by threads:
+    run() uses one session per thread; session() makes an explicit one."""
+
+    def __init__(self, loaded, device, session_flags):
+        self._loaded = loaded
+        self._session_flags = session_flags
+        self.path = loaded.path
+        self.target = loaded.target
+        self.producer = loaded.producer
+        self.device = device
+        self.inputs = loaded.inputs
+        self.outputs = loaded.outputs
+        # One per shape bucket; today's artifacts have one plan per set of
+        # fixed dims, which is what a bucket will be.
+        self.buckets = loaded.buckets
+        self._local = threading.local()
+
+    def _loaded_or_raise(self):
+        if self._loaded is None:
+            raise GraphcError("failed_precondition",
+                              f"model {self.path} is closed")
+        return self._loaded
+
+    def session(self, device=None):
+        """A new session on `device` (default: the model's)."""
+        loaded = self._loaded_or_raise()
+        device = self.device if device is None else Device.parse(device)
+        _check_device(loaded, device)
+        return Session(loaded, device, self._session_flags)
+
+    def run(self, *inputs, out=None, stream=None, **named_inputs):
+        """Runs the model on this thread's session.
+
+        Inputs: model.run(x) or model.run(x, bias) in model order, a list,
+        a dict {name: tensor}, or model.run(x=..., bias=...). A tensor is a
+        numpy array or any object with __dlpack__ on the model's device
+        (cuda models also take host arrays, copied to the device).
+
+        Returns a list of graphc.Tensor in model order, or, with `out` (one
+        tensor, a list in model order or a dict by name), the tensors of
+        `out`, written in place. With `stream` (cuda: a CUstream handle or a
+        torch/CuPy stream) the run is ordered on that stream and returns once
+        queued; without it, the run is complete when run() returns.
+        """
+        loaded = self._loaded_or_raise()
+        session = getattr(self._local, "session", None)
+        if session is None:
+            session = Session(loaded, self.device, self._session_flags)
+            self._local.session = session
+        return session.run(*inputs, out=out, stream=stream, **named_inputs)
+
+    def close(self):
+        """Drops the model's own references: the C model is released now,
+        or when the last session or output tensor using it goes."""
+        self._loaded = None
+        self._local = threading.local()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __repr__(self):
+        return (f"graphc.Model({self.path!r}, target={self.target!r}, "
+                f"inputs={self.inputs}, outputs={self.outputs})")
+
+
+def _check_device(loaded, device):
+    if device.type != loaded.target:
+        raise InvalidArgumentError(
+            f"{loaded.path} is a {loaded.target} model; it cannot run on "
+            f"device {device}")
+
+
+def load(path, *, device=None, cuda_graphs=True, verify_checksum=True,
+         weights_path=None, inspect_only=False):
+    """Loads a model .so written by `graphc compile`.
+
+    device: where sessions run ("cpu", "cuda", "cuda:N", an ordinal or a
+    torch.device); default: the cpu for cpu models, cuda:0 for cuda ones.
+    cuda_graphs=False launches the steps one by one instead of replaying a
+    captured CUDA graph (no effect on cpu models). weights_path: a weights
+    side file to use instead of the artifact's. inspect_only=True reads the
+    descriptor without touching the CUDA driver (a cuda model can be
+    inspected without a GPU); such a model cannot run.
+    """
+    requested = None if device is None else Device.parse(device)
+    flags = 0 if verify_checksum else _capi.GRAPHC_MODEL_SKIP_CHECKSUM
+    if inspect_only:
+        flags |= _capi.GRAPHC_MODEL_INSPECT_ONLY
+    loaded = _LoadedModel(path, requested if requested and
+                          requested.type == "cuda" else None, flags,
+                          weights_path)
+    device = requested or Device(loaded.target, 0)
+    _check_device(loaded, device)
+    session_flags = (0 if cuda_graphs else
+                     _capi.GRAPHC_SESSION_DISABLE_CUDA_GRAPHS)
+    return Model(loaded, device, session_flags)

@@ -1,0 +1,230 @@
+"""Dtypes, devices and graphc.Tensor, the DLPack tensor that owns an output."""
+import ctypes
+
+import numpy as np
+
+from . import _capi, _dlpack
+from ._errors import GraphcError, InvalidArgumentError, check
+
+# ONNX dtype number -> (DLPack type code, bits).
+_ONNX_TO_DLPACK = {
+    1: (_capi.KDL_FLOAT, 32), 2: (_capi.KDL_UINT, 8), 3: (_capi.KDL_INT, 8),
+    4: (_capi.KDL_UINT, 16), 5: (_capi.KDL_INT, 16), 6: (_capi.KDL_INT, 32),
+    7: (_capi.KDL_INT, 64), 9: (_capi.KDL_BOOL, 8), 10: (_capi.KDL_FLOAT, 16),
+    11: (_capi.KDL_FLOAT, 64), 12: (_capi.KDL_UINT, 32),
+    13: (_capi.KDL_UINT, 64), 14: (_capi.KDL_COMPLEX, 64),
+    15: (_capi.KDL_COMPLEX, 128), 16: (_capi.KDL_BFLOAT, 16),
+}
+# ONNX dtype number -> numpy dtype (bfloat16 has none).
+NUMPY_DTYPES = {
+    1: np.dtype(np.float32), 2: np.dtype(np.uint8), 3: np.dtype(np.int8),
+    4: np.dtype(np.uint16), 5: np.dtype(np.int16), 6: np.dtype(np.int32),
+    7: np.dtype(np.int64), 9: np.dtype(np.bool_), 10: np.dtype(np.float16),
+    11: np.dtype(np.float64), 12: np.dtype(np.uint32),
+    13: np.dtype(np.uint64), 14: np.dtype(np.complex64),
+    15: np.dtype(np.complex128),
+}
+_NUMPY_KIND_TO_DLPACK = {"f": _capi.KDL_FLOAT, "i": _capi.KDL_INT,
+                         "u": _capi.KDL_UINT, "b": _capi.KDL_BOOL,
+                         "c": _capi.KDL_COMPLEX}
+
+
+def dlpack_dtype(onnx_dtype):
+    code, bits = _ONNX_TO_DLPACK[onnx_dtype]
+    return _capi.DLDataType(code, bits, 1)
+
+
+def numpy_dlpack_dtype(dtype):
+    """The DLDataType of a numpy dtype, or None when DLPack has none."""
+    code = _NUMPY_KIND_TO_DLPACK.get(dtype.kind)
+    if code is None:
+        return None
+    return _capi.DLDataType(code, dtype.itemsize * 8, 1)
+
+
+class Device:
+    """Where tensors live: `type` is "cpu" or "cuda", `index` the ordinal."""
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, type, index=0):
+        self.type = type
+        self.index = index
+
+    @classmethod
+    def parse(cls, value):
+        """"cpu", "cuda", "cuda:N", an ordinal N (cuda), a Device, or an
+        object with `type` and `index` (torch.device)."""
+        if isinstance(value, Device):
+            return value
+        if isinstance(value, bool):
+            raise InvalidArgumentError(f"device {value!r} is not a device")
+        if isinstance(value, int):
+            if value < 0:
+                raise InvalidArgumentError(
+                    f"device ordinal {value} is negative")
+            return cls("cuda", value)
+        if isinstance(value, str):
+            kind, _, index = value.partition(":")
+            if kind in ("cpu", "cuda") and (not index or index.isdigit()):
+                if kind == "cpu" and index not in ("", "0"):
+                    raise InvalidArgumentError(
+                        f"device {value!r}: the cpu has no ordinal but 0")
+                return cls(kind, int(index) if index else 0)
+            raise InvalidArgumentError(
+                f"device {value!r} is not 'cpu', 'cuda' or 'cuda:N'")
+        kind = getattr(value, "type", None)
+        if kind in ("cpu", "cuda"):
+            index = getattr(value, "index", None)
+            return cls(kind, index or 0)
+        raise InvalidArgumentError(f"device {value!r} is not a device")
+
+    def dlpack(self):
+        return (_capi.KDL_CUDA if self.type == "cuda" else _capi.KDL_CPU,
+                self.index)
+
+    def __eq__(self, other):
+        return (isinstance(other, Device) and self.type == other.type and
+                self.index == other.index)
+
+    def __hash__(self):
+        return hash((self.type, self.index))
+
+    def __str__(self):
+        return self.type if self.type == "cpu" else f"cuda:{self.index}"
+
+    def __repr__(self):
+        return f"graphc.Device({str(self)!r})"
+
+
+class Buffer:
+    """Memory from graphc_session_allocate_buffer, freed when the last
+    reference goes; it keeps its session (and so the model) alive."""
+
+    def __init__(self, session_handle, nbytes):
+        self.session_handle = session_handle
+        self.nbytes = nbytes
+        pointer = ctypes.c_void_p()
+        check(_capi.library().graphc_session_allocate_buffer(
+            session_handle.pointer, nbytes, ctypes.byref(pointer)))
+        self.pointer = pointer.value
+
+    def __del__(self):
+        pointer, self.pointer = getattr(self, "pointer", None), None
+        if pointer:
+            _capi.library().graphc_session_free_buffer(
+                self.session_handle.pointer, pointer)
+
+
+def _element_count(shape):
+    count = 1
+    for dim in shape:
+        count *= dim
+    return count
+
+
+class Tensor:
+    """A model output: dense row-major memory on the model's device, owned by
+    this object (and by every consumer that took it through DLPack).
+
+    np.from_dlpack(t) and torch.from_dlpack(t) share the memory without a
+    copy; np.asarray(t) and t.numpy() do too on the cpu. The tensor keeps the
+    session and the model that made it alive, so it may outlive both.
+    """
+
+    def __init__(self, session, onnx_dtype, shape, ready_stream=None):
+        self._session = session  # a _model._SessionHandle
+        self.shape = tuple(int(d) for d in shape)
+        self.onnx_dtype = onnx_dtype
+        self.dtype = NUMPY_DTYPES.get(onnx_dtype)
+        self.dtype_name = _capi.library().graphc_dtype_name(onnx_dtype).decode()
+        self.device = session.device
+        itemsize = _capi.library().graphc_dtype_size(onnx_dtype)
+        self.nbytes = _element_count(self.shape) * itemsize
+        self._buffer = Buffer(session, self.nbytes)
+        # cuda: the stream the producing run was ordered on, None once the
+        # data is known to be complete.
+        self._ready_stream = ready_stream
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def data_ptr(self):
+        return self._buffer.pointer
+
+    def dltensor(self):
+        """A DLTensor over the memory (for the runtime's outputs)."""
+        shape = (ctypes.c_int64 * max(self.ndim, 1))(*self.shape)
+        tensor = _capi.DLTensor(self._buffer.pointer,
+                                _capi.DLDevice(*self.device.dlpack()),
+                                self.ndim, dlpack_dtype(self.onnx_dtype),
+                                shape, None, 0)
+        return tensor, shape
+
+    def __dlpack_device__(self):
+        return self.device.dlpack()
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None,
+                   copy=None):
+        """DLPack export. `stream` is the consumer's stream (cuda: an
+        integer, 1 the legacy default stream, -1 for no synchronisation);
+        when the data was produced on another stream, the call waits for it.
+        """
+        del max_version  # the unversioned capsule suits every version
+        if dl_device is not None and tuple(dl_device) != self.device.dlpack():
+            raise BufferError(f"graphc tensor is on {self.device}; cannot "
+                              f"export it to device {tuple(dl_device)}")
+        if copy:
+            raise BufferError("graphc tensors are exported without a copy")
+        if self.device.type == "cpu":
+            if stream is not None:
+                raise BufferError("a cpu tensor takes no stream "
+                                  f"(got {stream!r})")
+        else:
+            self._wait_for(stream)
+        return _dlpack.export(self, self._buffer.pointer,
+                              _capi.DLDevice(*self.device.dlpack()),
+                              dlpack_dtype(self.onnx_dtype), self.shape)
+
+    def _wait_for(self, consumer_stream):
+        if self._ready_stream is None or consumer_stream == -1:
+            return
+        consumer = 1 if consumer_stream in (None, 0) else consumer_stream
+        if consumer == self._ready_stream:
+            return
+        self._session.synchronize()
+        self._ready_stream = None
+
+    def numpy(self):
+        """The data as a numpy array: a view on the cpu, a copy from cuda."""
+        if self.dtype is None:
+            raise GraphcError("unimplemented",
+                              f"a {self.dtype_name} tensor has no numpy dtype")
+        if self.device.type == "cpu":
+            return np.from_dlpack(self)
+        array = np.empty(self.shape, self.dtype)
+        # The download is ordered after every run of the session.
+        check(_capi.library().graphc_session_download(
+            self._session.pointer, array.ctypes.data, self._buffer.pointer,
+            array.nbytes))
+        return array
+
+    def __array__(self, dtype=None, copy=None):
+        if self.device.type != "cpu":
+            raise TypeError(f"a tensor on {self.device} is not converted "
+                            "implicitly; call .numpy() for a host copy")
+        array = self.numpy()
+        if copy:
+            array = array.copy()
+        return array if dtype is None else array.astype(dtype, copy=False)
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def __repr__(self):
+        dims = ",".join(str(d) for d in self.shape)
+        return f"graphc.Tensor({self.dtype_name}[{dims}], device='{self.device}')"
