@@ -90,8 +90,14 @@ void installHandlers() {
     sigemptyset(&action.sa_mask);
     sigaddset(&action.sa_mask, SIGINT);
     sigaddset(&action.sa_mask, SIGTERM);
+    // A signal ignored by whoever started graphc (nohup, a background job)
+    // stays ignored.
     sigaction(SIGINT, &action, &previousInt);
+    if (previousInt.sa_handler == SIG_IGN)
+      sigaction(SIGINT, &previousInt, nullptr);
     sigaction(SIGTERM, &action, &previousTerm);
+    if (previousTerm.sa_handler == SIG_IGN)
+      sigaction(SIGTERM, &previousTerm, nullptr);
   });
 }
 

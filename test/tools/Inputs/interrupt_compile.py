@@ -12,14 +12,17 @@ import time
 graphc, signame, tmpdir = sys.argv[1:4]
 args = sys.argv[sys.argv.index("--") + 1:]
 os.makedirs(tmpdir, exist_ok=True)
-mark = os.path.join(os.path.dirname(os.path.abspath(tmpdir)), "compiler-started")
-hang = os.path.join(os.path.dirname(os.path.abspath(tmpdir)), "hanging-cxx.sh")
+mark = os.path.abspath(tmpdir) + ".compiler-started"
+hang = os.path.abspath(tmpdir) + ".hanging-cxx.sh"
 with open(hang, "w") as script:
     script.write(f"#!/bin/sh\ntouch '{mark}'\nexec sleep 60\n")
 os.chmod(hang, 0o755)
 env = dict(os.environ, TMPDIR=tmpdir, GRAPHC_CXX=hang)
+# The test runner may ignore SIGINT, and children inherit that: restore the
+# default so that graphc sees the signal as a user's shell would deliver it.
 process = subprocess.Popen([graphc, "compile", *args], env=env,
-                           start_new_session=True)
+                           start_new_session=True,
+                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 deadline = time.time() + 120
 while not os.path.exists(mark):
     if process.poll() is not None or time.time() > deadline:
