@@ -16,16 +16,21 @@
 #include "dialects/Graph/HostEval.h"
 #include "lib/Codegen/CPU/CpuEmitter.h"
 #include "lib/Codegen/HostCompiler.h"
-#include "lib/Support/Fnv1a.h"
+#include "lib/Codegen/SignalCleanup.h"
+#include "lib/Support/LaneHash.h"
+#include "runtime/src/ArtifactReader.h"
 #include "runtime/include/graphc/descriptor.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
-#include <set>
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+#include <set>
 
 #include "lib/Codegen/EmbeddedHeaders.inc"
 
@@ -125,7 +130,6 @@ void emitTensorDescs(raw_ostream &os, StringRef table,
 
 FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
                                    const SharedObjectOptions &options,
-                                   uint64_t checksum,
                                    StringRef weightsSideName) {
   std::string source;
   raw_string_ostream os(source);
@@ -270,7 +274,10 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
     os << "  {0, 0, nullptr, 0},\n";
   os << "};\n";
 
-  os << "static const graphc_model_desc kModel = {\n"
+  // The checksum field stays zero here: it covers the linked file, so it is
+  // computed and written in after linking.
+  os << "static const graphc_model_desc kModel GRAPHC_DESCRIPTOR_PLACEMENT = "
+        "{\n"
      << "  GRAPHC_ABI_VERSION, \"graphc " << GRAPHC_VERSION_STRING << "\", "
      << (options.cudaTarget ? "GRAPHC_TARGET_CUDA" : "GRAPHC_TARGET_CPU")
      << ",\n  " << parts.inputs.size() << ", kInputs, " << parts.outputs.size()
@@ -280,7 +287,10 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
      << (weightsSideName.empty() ? "graphc_weights" : "nullptr") << ", "
      << parts.weights.size() << "ull, "
      << (weightsSideName.empty() ? "nullptr" : cppStringLiteral(weightsSideName))
-     << ",\n  0x" << format_hex_no_prefix(checksum, 16) << "ull};\n\n"
+     << ",\n  0, 0x"
+     << format_hex_no_prefix(
+            laneHash64(parts.weights.data(), parts.weights.size()), 16)
+     << "ull};\n\n"
      << "extern \"C\" __attribute__((visibility(\"default\"))) const "
         "graphc_model_desc *graphc_model_descriptor_v1(void) {\n"
      << "  return &kModel;\n}\n";
@@ -313,6 +323,7 @@ Error replaceFile(StringRef path, llvm::function_ref<Error(StringRef)> write) {
           sys::fs::createUniqueFile(path + ".tmp-%%%%%%%%", temp))
     return createStringError(ec, "cannot write beside %s: %s",
                              path.str().c_str(), ec.message().c_str());
+  SignalCleanup removeOnSignal(temp);
   if (Error e = write(temp)) {
     sys::fs::remove(temp);
     return e;
@@ -325,15 +336,6 @@ Error replaceFile(StringRef path, llvm::function_ref<Error(StringRef)> write) {
   return Error::success();
 }
 
-uint64_t checksumOf(const ModelParts &parts,
-                    const SharedObjectOptions &options) {
-  uint64_t checksum =
-      fnv1a64(kFnvOffsetBasis, parts.weights.data(), parts.weights.size());
-  for (const DeviceImage &image : options.images)
-    checksum = fnv1a64(checksum, image.data.data(), image.data.size());
-  return checksum;
-}
-
 } // namespace
 
 Expected<std::string> emitModelSource(ModuleOp module,
@@ -342,7 +344,7 @@ Expected<std::string> emitModelSource(ModuleOp module,
   if (failed(parts))
     return diagnosticError("cannot gather the model's parts");
   FailureOr<std::string> source = buildSource(
-      module, *parts, options, checksumOf(*parts, options),
+      module, *parts, options,
       options.weightsSideFile
           ? (sys::path::filename(options.outputPath) + ".weights").str()
           : "");
@@ -359,8 +361,8 @@ Error writeSharedObject(ModuleOp module, const SharedObjectOptions &options) {
       options.weightsSideFile
           ? (sys::path::filename(options.outputPath) + ".weights").str()
           : "";
-  FailureOr<std::string> source = buildSource(
-      module, *parts, options, checksumOf(*parts, options), sideName);
+  FailureOr<std::string> source =
+      buildSource(module, *parts, options, sideName);
   if (failed(source))
     return diagnosticError("cannot emit the model source");
 
@@ -380,6 +382,9 @@ Error writeSharedObject(ModuleOp module, const SharedObjectOptions &options) {
   // A temporary build directory goes away on every path but a compiler
   // failure, whose message points into it.
   bool keepWorkDir = !temporary;
+  std::optional<SignalCleanup> removeOnSignal;
+  if (temporary)
+    removeOnSignal.emplace(workDir);
   auto cleanup = llvm::make_scope_exit([&] {
     if (!keepWorkDir)
       sys::fs::remove_directories(workDir);
@@ -432,11 +437,20 @@ Error writeSharedObject(ModuleOp module, const SharedObjectOptions &options) {
       return e;
   }
   std::string built = inWork("model.so");
-  return replaceFile(options.outputPath, [&](StringRef temp) -> Error {
-    if (std::error_code ec = sys::fs::copy_file(built, temp))
-      return createStringError(ec, "cannot write %s: %s", temp.str().c_str(),
-                               ec.message().c_str());
-    return Error::success();
+  auto linked = MemoryBuffer::getFile(built, /*IsText=*/false,
+                                      /*RequiresNullTerminator=*/false);
+  if (!linked)
+    return createStringError(linked.getError(), "cannot read %s: %s",
+                             built.c_str(), linked.getError().message().c_str());
+  std::vector<char> bytes((*linked)->getBufferStart(),
+                          (*linked)->getBufferEnd());
+  if (std::string problem = rt::sealArtifact(bytes); !problem.empty())
+    return createStringError(inconvertibleErrorCode(),
+                             "the linked model %s is not readable as an "
+                             "artifact: %s",
+                             built.c_str(), problem.c_str());
+  return replaceFile(options.outputPath, [&](StringRef temp) {
+    return writeFile(temp, bytes);
   });
 }
 

@@ -1,6 +1,8 @@
 //===- Pipeline.cpp - the compile pipeline --------------------------------===//
 
 #include "lib/Pipeline/Pipeline.h"
+#include "lib/Pipeline/OutputPaths.h"
+#include "lib/Support/CheckedArith.h"
 #include "lib/Support/Format.h"
 
 #include "dialects/Exec/ExecOps.h"
@@ -154,6 +156,51 @@ void printSummary(ModuleOp module, const CompileOptions &options,
       << "\n";
 }
 
+/// The byte size of a static tensor type, or nullopt when it is not static
+/// or does not fit in int64_t.
+std::optional<int64_t> tensorBytes(RankedTensorType type) {
+  Type element = type.getElementType();
+  if (!element.isIntOrFloat() || !type.hasStaticShape())
+    return std::nullopt;
+  int64_t elementBytes = (element.getIntOrFloatBitWidth() + 7) / 8;
+  return checkedByteSize(type.getShape(), elementBytes);
+}
+
+/// Refuses every tensor (model input, weight, intermediate or output) over
+/// `limit` bytes, naming where it comes from: its allocation would fail at
+/// run time.
+llvm::Error checkTensorSizes(ModuleOp module, uint64_t limit) {
+  std::string error;
+  auto check = [&](Value value, Location loc, llvm::StringRef what) {
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    if (!type || !type.hasStaticShape() || !error.empty())
+      return;
+    std::optional<int64_t> bytes = tensorBytes(type);
+    if (bytes && static_cast<uint64_t>(*bytes) <= limit)
+      return;
+    std::string where = describeLocation(loc);
+    std::string typeText;
+    llvm::raw_string_ostream os(typeText);
+    type.print(os);
+    error = (where.empty() ? what.str() : where) + ": " + what.str() +
+            " of type " + typeText + " is " +
+            (bytes ? std::to_string(*bytes) + " bytes" : "too large") +
+            ", more than --max-tensor-bytes=" + std::to_string(limit);
+  };
+  module.walk([&](Operation *op) {
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          check(arg, arg.getLoc(), "an input");
+    for (Value result : op->getResults())
+      check(result, op->getLoc(), "a tensor");
+  });
+  if (error.empty())
+    return llvm::Error::success();
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s",
+                                 error.c_str());
+}
+
 } // namespace
 
 llvm::Error compileModel(const CompileOptions &options,
@@ -166,6 +213,14 @@ llvm::Error compileModel(const CompileOptions &options,
   // is deterministic.
   context.disableMultithreading();
   DiagnosticCollector diagnostics(context);
+
+  // Refuse to overwrite what is not ours before spending the compile time.
+  if (options.emit == EmitStage::none) {
+    if (llvm::Error e = checkOutputFiles(options))
+      return e;
+    if (llvm::Error e = checkKeepDir(options))
+      return e;
+  }
 
   auto imported = importONNXModel(options.inputPath, context);
   if (!imported)
@@ -180,6 +235,13 @@ llvm::Error compileModel(const CompileOptions &options,
     printModule(module, out);
     return llvm::Error::success();
   }
+  uint64_t maxTensorBytes = options.maxTensorBytes;
+  if (maxTensorBytes == 0)
+    maxTensorBytes = options.target == Target::cuda
+                         ? kDefaultMaxTensorBytesCuda
+                         : kDefaultMaxTensorBytesCpu;
+  if (llvm::Error e = checkTensorSizes(module, maxTensorBytes))
+    return e;
   if (failed(formFusionGroups(module)))
     return diagnostics.takeError("fusion failed");
   if (failed(verify(module)))
@@ -229,6 +291,9 @@ llvm::Error compileModel(const CompileOptions &options,
     out << *source;
     return llvm::Error::success();
   }
+  // The output paths may have changed while compiling.
+  if (llvm::Error e = checkOutputFiles(options))
+    return e;
   if (llvm::Error e = codegen::writeSharedObject(module, so)) {
     // Diagnostics emitted on the IR say more than the writer's summary.
     llvm::Error detailed = diagnostics.takeError("");

@@ -39,8 +39,21 @@ struct CompileOptions {
   /// Weights in `<output>.weights` beside the .so instead of inside it.
   bool weightsSideFile = false;
   /// Keep generated sources and compiler outputs here (empty: temporary).
+  /// It must be new or empty.
   std::string keepDir;
+  /// Replace an existing regular file at the output paths even when it is
+  /// not a graphc artifact (never the input model, never a non-regular
+  /// file).
+  bool force = false;
+  /// The largest tensor (input, output, weight or intermediate) the compile
+  /// accepts, in bytes; 0 for the target's default.
+  uint64_t maxTensorBytes = 0;
 };
+
+/// The default --max-tensor-bytes of each target: what fits in the host
+/// memory of a typical inference machine (cpu) or a data-centre GPU (cuda).
+constexpr uint64_t kDefaultMaxTensorBytesCpu = uint64_t(16) << 30;
+constexpr uint64_t kDefaultMaxTensorBytesCuda = uint64_t(80) << 30;
 
 /// Registers every dialect graphc's IR can hold.
 void registerGraphcDialects(mlir::DialectRegistry &registry);

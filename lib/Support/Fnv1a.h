@@ -1,7 +1,6 @@
 //===- Fnv1a.h - FNV-1a 64-bit hashing --------------------------*- C++ -*-===//
 //
-// The hash behind kernel content hashes and the artifact checksum. Header
-// only and dependency free: the compiler and the runtime share it.
+// The hash behind kernel content hashes. Header only and dependency free.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHC_LIB_SUPPORT_FNV1A_H

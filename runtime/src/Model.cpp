@@ -1,11 +1,12 @@
 //===- Model.cpp - loading a model .so and introspecting it ---------------===//
 #include "runtime/src/Model.h"
 
-#include "runtime/src/Checksum.h"
+#include "runtime/src/ArtifactReader.h"
 #include "runtime/src/CudaModel.h"
 #include "runtime/src/DescriptorCheck.h"
 #include "runtime/src/ElfCheck.h"
 #include "runtime/src/Status.h"
+#include "lib/Support/LaneHash.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -51,6 +52,49 @@ std::string directoryOf(const std::string &path) {
                                     : path.substr(0, slash == 0 ? 1 : slash);
 }
 
+/// Reads the artifact's descriptor from the file and compares the whole
+/// file's checksum with it, before anything in the file can run.
+graphc_status verifyArtifactFile(int fd, uint64_t fileSize,
+                                 const std::string &path) {
+  void *mapping = mmap(nullptr, fileSize, PROT_READ, MAP_PRIVATE, fd, 0);
+  if (mapping == MAP_FAILED)
+    return makeStatus(GRAPHC_RESOURCE_EXHAUSTED,
+                      "cannot map model '" + path +
+                          "': " + std::strerror(errno));
+  ArtifactRead read = readArtifact(mapping, fileSize);
+  // A malformed descriptor is most likely a corrupted file: say so when the
+  // checksum can tell.
+  bool checksumKnown = read.error == ArtifactError::none ||
+                       (read.error == ArtifactError::malformed &&
+                        read.view.checksumOffset != 0);
+  uint64_t actual = 0;
+  if (checksumKnown)
+    actual =
+        computeArtifactChecksum(mapping, fileSize, read.view.checksumOffset);
+  munmap(mapping, fileSize);
+  if (checksumKnown && actual != read.view.checksum)
+    return makeStatus(GRAPHC_DATA_LOSS,
+                      "checksum mismatch in model '" + path + "': expected " +
+                          hex(read.view.checksum) + ", computed " +
+                          hex(actual) + " (the file is corrupted)");
+  switch (read.error) {
+  case ArtifactError::none:
+    break;
+  case ArtifactError::notAnArtifact:
+    return makeStatus(GRAPHC_NOT_FOUND, "'" + path +
+                                            "' is not a graphc model: " +
+                                            read.message);
+  case ArtifactError::abiMismatch:
+    return makeStatus(GRAPHC_FAILED_PRECONDITION,
+                      "model '" + path + "' has " + read.message +
+                          " (compile it with a graphc matching this runtime)");
+  case ArtifactError::malformed:
+    return makeStatus(GRAPHC_DATA_LOSS, "malformed artifact '" + path +
+                                            "': " + read.message);
+  }
+  return nullptr;
+}
+
 graphc_status openLibrary(graphc_model &model) {
   const std::string &path = model.path;
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -69,6 +113,10 @@ graphc_status openLibrary(graphc_model &model) {
   if (!problem.empty())
     return makeStatus(GRAPHC_INVALID_ARGUMENT,
                       "model '" + path + "' is " + problem);
+  if (!(model.flags & GRAPHC_MODEL_SKIP_CHECKSUM))
+    if (graphc_status status =
+            verifyArtifactFile(fd, static_cast<uint64_t>(info.st_size), path))
+      return status;
 
   // dlopen resolves relative names through the library search path; a name
   // with a slash is taken as a path.
@@ -163,14 +211,15 @@ graphc_status loadModel(graphc_model &model,
                                             model.path + "': " + problem);
   if (graphc_status status = mapWeights(model, options.weights_path))
     return status;
-  if (!(options.flags & GRAPHC_MODEL_SKIP_CHECKSUM)) {
-    uint64_t actual = computeModelChecksum(desc, model.weights);
-    if (actual != desc.checksum)
+  if (model.weightsMapping && !(options.flags & GRAPHC_MODEL_SKIP_CHECKSUM)) {
+    uint64_t actual = graphc::laneHash64(model.weights, desc.weights_size);
+    if (actual != desc.weights_checksum)
       return makeStatus(GRAPHC_DATA_LOSS,
-                        "checksum mismatch in model '" + model.path +
-                            "': expected " + hex(desc.checksum) +
+                        "checksum mismatch in weights file '" +
+                            model.weightsPath + "' of model '" + model.path +
+                            "': expected " + hex(desc.weights_checksum) +
                             ", computed " + hex(actual) +
-                            " (the artifact or its weights file is corrupted)");
+                            " (the file is corrupted)");
   }
   for (int32_t p = 0; p < desc.num_plans; ++p) {
     const graphc_plan_desc &plan = desc.plans[p];
@@ -210,13 +259,16 @@ graphc_status graphc_model_load(const char *path,
                       "graphc_model_load needs a path and an out_model");
   graphc_model_options defaults;
   graphc_model_options_init(&defaults);
-  auto model = std::make_unique<graphc_model>();
-  model->path = path;
-  model->flags = (options ? options : &defaults)->flags;
-  if (graphc_status status = loadModel(*model, options ? *options : defaults))
-    return status;
-  *out_model = model.release();
-  return nullptr;
+  return guardAllocations("graphc_model_load", [&]() -> graphc_status {
+    auto model = std::make_unique<graphc_model>();
+    model->path = path;
+    model->flags = (options ? options : &defaults)->flags;
+    if (graphc_status status =
+            loadModel(*model, options ? *options : defaults))
+      return status;
+    *out_model = model.release();
+    return nullptr;
+  });
 }
 
 void graphc_model_release(graphc_model *model) { delete model; }

@@ -14,15 +14,23 @@ using namespace graphc::rt;
 graphc_session::~graphc_session() = default;
 
 namespace {
+/// `bytes` rounded up to GRAPHC_ALIGNMENT, or 0 when that overflows.
+uint64_t roundUpToAlignment(uint64_t bytes) {
+  uint64_t padded;
+  if (__builtin_add_overflow(bytes, GRAPHC_ALIGNMENT - 1, &padded))
+    return 0;
+  return padded / GRAPHC_ALIGNMENT * GRAPHC_ALIGNMENT;
+}
+
 graphc_status createSession(graphc_session &session,
                             const graphc_session_options &options) {
   const graphc_model &model = *session.model;
   if (model.desc->target == GRAPHC_TARGET_CPU) {
     if (model.maxArenaBytes) {
       // aligned_alloc wants a size that is a multiple of the alignment.
-      uint64_t bytes = (model.maxArenaBytes + GRAPHC_ALIGNMENT - 1) /
-                       GRAPHC_ALIGNMENT * GRAPHC_ALIGNMENT;
-      session.arena.reset(std::aligned_alloc(GRAPHC_ALIGNMENT, bytes));
+      uint64_t bytes = roundUpToAlignment(model.maxArenaBytes);
+      if (bytes)
+        session.arena.reset(std::aligned_alloc(GRAPHC_ALIGNMENT, bytes));
       if (!session.arena)
         return makeStatus(GRAPHC_RESOURCE_EXHAUSTED,
                           "cannot allocate a " + std::to_string(bytes) +
@@ -86,13 +94,15 @@ graphc_status graphc_session_create(graphc_model *model,
   graphc_session_options_init(&defaults);
   if (!options)
     options = &defaults;
-  auto session = std::make_unique<graphc_session>();
-  session->model = model;
-  session->ordinal = options->device_ordinal;
-  if (graphc_status status = createSession(*session, *options))
-    return status;
-  *out_session = session.release();
-  return nullptr;
+  return guardAllocations("graphc_session_create", [&]() -> graphc_status {
+    auto session = std::make_unique<graphc_session>();
+    session->model = model;
+    session->ordinal = options->device_ordinal;
+    if (graphc_status status = createSession(*session, *options))
+      return status;
+    *out_session = session.release();
+    return nullptr;
+  });
 }
 
 void graphc_session_release(graphc_session *session) { delete session; }
@@ -101,8 +111,10 @@ graphc_status graphc_session_run(graphc_session *session,
                                  const DLTensor *inputs, int32_t num_inputs,
                                  const char *const *input_names,
                                  const DLTensor *outputs, int32_t num_outputs) {
-  return runSession(session, inputs, num_inputs, input_names, outputs,
-                    num_outputs, nullptr);
+  return guardAllocations("graphc_session_run", [&] {
+    return runSession(session, inputs, num_inputs, input_names, outputs,
+                      num_outputs, nullptr);
+  });
 }
 
 graphc_status graphc_session_run_on_stream(graphc_session *session,
@@ -116,8 +128,10 @@ graphc_status graphc_session_run_on_stream(graphc_session *session,
                       "graphc_session_run_on_stream: a cpu model runs on no "
                       "stream; pass NULL");
   cu::Stream cudaStream = static_cast<cu::Stream>(stream);
-  return runSession(session, inputs, num_inputs, input_names, outputs,
-                    num_outputs, &cudaStream);
+  return guardAllocations("graphc_session_run_on_stream", [&] {
+    return runSession(session, inputs, num_inputs, input_names, outputs,
+                      num_outputs, &cudaStream);
+  });
 }
 
 graphc_status graphc_session_allocate_buffer(graphc_session *session,
@@ -133,10 +147,9 @@ graphc_status graphc_session_allocate_buffer(graphc_session *session,
     *out_data = data;
     return nullptr;
   }
-  uint64_t rounded =
-      (bytes + GRAPHC_ALIGNMENT - 1) / GRAPHC_ALIGNMENT * GRAPHC_ALIGNMENT;
-  void *data = std::aligned_alloc(GRAPHC_ALIGNMENT,
-                                  rounded ? rounded : GRAPHC_ALIGNMENT);
+  uint64_t rounded = bytes ? roundUpToAlignment(bytes) : GRAPHC_ALIGNMENT;
+  void *data = rounded ? std::aligned_alloc(GRAPHC_ALIGNMENT, rounded)
+                       : nullptr;
   if (!data)
     return makeStatus(GRAPHC_RESOURCE_EXHAUSTED,
                       "cannot allocate " + std::to_string(bytes) + " bytes");
@@ -184,22 +197,24 @@ graphc_status graphc_model_select_plan(const graphc_model *model,
     return makeStatus(GRAPHC_INVALID_ARGUMENT,
                       "graphc_model_select_plan needs a model, ranks, dims "
                       "and an out_plan_index");
-  std::vector<int32_t> modelIndex;
-  if (graphc_status status =
-          orderInputs(*model, num_inputs, input_names, modelIndex))
-    return status;
-  std::vector<int32_t> ranks(num_inputs);
-  std::vector<const int64_t *> dims(num_inputs);
-  for (int32_t i = 0; i < num_inputs; ++i) {
-    ranks[modelIndex[i]] = input_ranks[i];
-    dims[modelIndex[i]] = input_dims[i];
-  }
-  int32_t plan = -1;
-  if (graphc_status status =
-          selectPlan(*model, ranks.data(), dims.data(), plan))
-    return status;
-  *out_plan_index = plan;
-  return nullptr;
+  return guardAllocations("graphc_model_select_plan", [&]() -> graphc_status {
+    std::vector<int32_t> modelIndex;
+    if (graphc_status status =
+            orderInputs(*model, num_inputs, input_names, modelIndex))
+      return status;
+    std::vector<int32_t> ranks(num_inputs);
+    std::vector<const int64_t *> dims(num_inputs);
+    for (int32_t i = 0; i < num_inputs; ++i) {
+      ranks[modelIndex[i]] = input_ranks[i];
+      dims[modelIndex[i]] = input_dims[i];
+    }
+    int32_t plan = -1;
+    if (graphc_status status =
+            selectPlan(*model, ranks.data(), dims.data(), plan))
+      return status;
+    *out_plan_index = plan;
+    return nullptr;
+  });
 }
 
 } // extern "C"

@@ -13,7 +13,7 @@ struct graphc_status_impl {
 
 namespace {
 /// Returned when a status cannot be allocated; never freed.
-graphc_status_impl outOfMemoryStatus = {GRAPHC_RESOURCE_EXHAUSTED, ""};
+graphc_status_impl staticOutOfMemory = {GRAPHC_RESOURCE_EXHAUSTED, ""};
 } // namespace
 
 graphc_status graphc::rt::makeStatus(graphc_code code,
@@ -21,9 +21,22 @@ graphc_status graphc::rt::makeStatus(graphc_code code,
   auto *status = static_cast<graphc_status_impl *>(
       std::malloc(sizeof(graphc_status_impl) + message.size()));
   if (!status)
-    return &outOfMemoryStatus;
+    return &staticOutOfMemory;
   status->code = code;
   std::memcpy(status->message, message.c_str(), message.size() + 1);
+  return status;
+}
+
+graphc_status graphc::rt::outOfMemoryStatus(const char *where) {
+  static const char prefix[] = "out of memory in ";
+  size_t whereLength = std::strlen(where);
+  auto *status = static_cast<graphc_status_impl *>(
+      std::malloc(sizeof(graphc_status_impl) + sizeof(prefix) + whereLength));
+  if (!status)
+    return &staticOutOfMemory;
+  status->code = GRAPHC_RESOURCE_EXHAUSTED;
+  std::memcpy(status->message, prefix, sizeof(prefix) - 1);
+  std::memcpy(status->message + sizeof(prefix) - 1, where, whereLength + 1);
   return status;
 }
 
@@ -34,13 +47,13 @@ graphc_code graphc_status_code(graphc_status status) {
 }
 
 const char *graphc_status_message(graphc_status status) {
-  if (status == &outOfMemoryStatus)
+  if (status == &staticOutOfMemory)
     return "out of memory while reporting an error";
   return status ? status->message : "";
 }
 
 void graphc_status_free(graphc_status status) {
-  if (status != &outOfMemoryStatus)
+  if (status != &staticOutOfMemory)
     std::free(status);
 }
 

@@ -9,6 +9,7 @@
 #include "llvm/Support/WithColor.h"
 
 #include <memory>
+#include <utility>
 
 namespace graphc::tools {
 namespace {
@@ -23,6 +24,8 @@ struct CompileFlags {
   std::string emit;
   bool weightsFile = false;
   std::string keep;
+  bool force = false;
+  std::string maxTensorBytes;
 };
 
 /// "sm_80,sm_90" -> {80, 90}.
@@ -49,6 +52,29 @@ llvm::Expected<std::vector<int>> parseArchList(llvm::StringRef list) {
   return sms;
 }
 
+/// "17179869184", "16GiB", "512MiB", "64KiB" -> bytes (positive).
+llvm::Expected<uint64_t> parseByteSize(llvm::StringRef text) {
+  llvm::StringRef digits = text.trim();
+  unsigned shift = 0;
+  for (auto [suffix, bits] : {std::pair<const char *, unsigned>{"KiB", 10},
+                              {"MiB", 20},
+                              {"GiB", 30},
+                              {"TiB", 40}})
+    if (digits.consume_back(suffix)) {
+      shift = bits;
+      break;
+    }
+  uint64_t value;
+  if (digits.getAsInteger(10, value) || value == 0 ||
+      value > (UINT64_MAX >> shift))
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "--max-tensor-bytes: '%s' is not a positive byte count such as "
+        "17179869184 or 16GiB",
+        text.str().c_str());
+  return value << shift;
+}
+
 int runCompile(const CompileFlags &flags) {
   CompileOptions options;
   options.inputPath = flags.input;
@@ -58,6 +84,15 @@ int runCompile(const CompileFlags &flags) {
   options.dims = flags.dims;
   options.weightsSideFile = flags.weightsFile;
   options.keepDir = flags.keep;
+  options.force = flags.force;
+  if (!flags.maxTensorBytes.empty()) {
+    auto bytes = parseByteSize(flags.maxTensorBytes);
+    if (!bytes) {
+      llvm::WithColor::error() << llvm::toString(bytes.takeError()) << "\n";
+      return 2;
+    }
+    options.maxTensorBytes = *bytes;
+  }
   if (flags.emit == "graph")
     options.emit = EmitStage::graph;
   else if (flags.emit == "kernel")
@@ -112,7 +147,15 @@ void addCompileCommand(CLI::App &app, int &exitCode) {
   cmd->add_flag("--weights-file", flags->weightsFile,
                 "write weights to OUT.so.weights instead of into the .so");
   cmd->add_option("--keep", flags->keep,
-                  "keep generated sources and build files in this directory");
+                  "keep generated sources and build files in this directory "
+                  "(new or empty)");
+  cmd->add_flag("--force", flags->force,
+                "replace an existing regular file at -o (or its .weights) "
+                "even if it is not a graphc model (never the input model)");
+  cmd->add_option("--max-tensor-bytes", flags->maxTensorBytes,
+                  "refuse models with a larger tensor, in bytes or with a "
+                  "KiB/MiB/GiB/TiB suffix (default: 16GiB for cpu, 80GiB for "
+                  "cuda)");
   cmd->callback([flags, &exitCode] { exitCode = runCompile(*flags); });
 }
 

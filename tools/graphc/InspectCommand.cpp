@@ -1,17 +1,22 @@
 //===- InspectCommand.cpp - `graphc inspect` ------------------------------===//
 //
-// Describes a compiled model from its descriptor. The model is loaded for
-// inspection only, so cuda models can be inspected without a GPU.
+// Describes a compiled model from its descriptor, read from the file as data
+// (runtime/src/ArtifactReader): nothing in the file runs, so foreign or
+// hostile files are safe to inspect, and cuda models need no GPU.
 //
 //===----------------------------------------------------------------------===//
 
 #include "lib/Support/Format.h"
+#include "runtime/src/ArtifactReader.h"
 #include "tools/graphc/RuntimeCommands.h"
 
 #include "graphc/runtime.h"
 #include "tools/graphc/Commands.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <CLI/CLI.hpp>
@@ -21,93 +26,84 @@ namespace graphc::tools {
 
 namespace {
 
-nlohmann::ordered_json tensorJson(const graphc_tensor_info &info) {
+using rt::ArtifactTensor;
+using rt::ArtifactView;
+
+nlohmann::ordered_json tensorJson(const ArtifactTensor &tensor) {
   nlohmann::ordered_json dims = nlohmann::json::array();
-  for (int32_t d = 0; d < info.rank; ++d) {
-    if (info.dims[d] >= 0)
-      dims.push_back(info.dims[d]);
-    else if (info.dim_names && info.dim_names[d] && info.dim_names[d][0])
-      dims.push_back(info.dim_names[d]);
+  for (size_t d = 0; d < tensor.dims.size(); ++d) {
+    if (tensor.dims[d] >= 0)
+      dims.push_back(tensor.dims[d]);
+    else if (!tensor.dimNames[d].empty())
+      dims.push_back(tensor.dimNames[d]);
     else
       dims.push_back(nullptr);
   }
-  return {{"name", info.name},
-          {"dtype", graphc_dtype_name(info.dtype)},
+  return {{"name", tensor.name},
+          {"dtype", graphc_dtype_name(tensor.dtype)},
           {"shape", dims}};
 }
 
-/// Collects the report; the model was loaded successfully so every index
-/// below is in range.
 nlohmann::ordered_json describe(const std::string &path,
-                                const graphc_model *model) {
+                                const ArtifactView &view, bool checksumOk) {
   nlohmann::ordered_json report;
   report["model"] = path;
-  report["producer"] = graphc_model_producer(model);
-  bool cuda = graphc_model_target(model) == GRAPHC_TARGET_CUDA;
-  report["target"] = cuda ? "cuda" : "cpu";
+  report["producer"] = view.producer;
+  report["target"] = view.target == GRAPHC_TARGET_CUDA ? "cuda" : "cpu";
+  report["checksum"] = checksumOk ? "ok" : "mismatch";
   nlohmann::ordered_json images = nlohmann::json::array();
-  for (int32_t i = 0; i < graphc_model_image_count(model); ++i) {
-    graphc_image_info info;
-    graphc_status_free(graphc_model_image_info(model, i, &info));
-    images.push_back({{"sm", info.sm},
-                      {"kind", info.is_ptx ? "ptx" : "cubin"},
-                      {"bytes", info.size}});
-  }
+  for (const rt::ArtifactImage &image : view.images)
+    images.push_back({{"sm", image.sm},
+                      {"kind", image.isPtx ? "ptx" : "cubin"},
+                      {"bytes", image.size}});
   report["images"] = images;
-  report["weight_bytes"] = graphc_model_weights_size(model);
-  const char *weightsPath = graphc_model_weights_path(model);
-  report["weights_file"] = weightsPath ? nlohmann::json(weightsPath) : nullptr;
+  report["weight_bytes"] = view.weightsSize;
+  if (view.weightsEmbedded || view.weightsFile.empty()) {
+    report["weights_file"] = nullptr;
+  } else {
+    llvm::SmallString<256> side(llvm::sys::path::parent_path(path));
+    llvm::sys::path::append(side, view.weightsFile);
+    report["weights_file"] = std::string(side);
+  }
 
-  std::vector<graphc_tensor_info> inputs(graphc_model_input_count(model));
-  std::vector<graphc_tensor_info> outputs(graphc_model_output_count(model));
   report["inputs"] = nlohmann::json::array();
   report["outputs"] = nlohmann::json::array();
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    graphc_status_free(graphc_model_input_info(model, i, &inputs[i]));
-    report["inputs"].push_back(tensorJson(inputs[i]));
-  }
-  for (size_t o = 0; o < outputs.size(); ++o) {
-    graphc_status_free(graphc_model_output_info(model, o, &outputs[o]));
-    report["outputs"].push_back(tensorJson(outputs[o]));
-  }
+  for (const ArtifactTensor &input : view.inputs)
+    report["inputs"].push_back(tensorJson(input));
+  for (const ArtifactTensor &output : view.outputs)
+    report["outputs"].push_back(tensorJson(output));
 
   report["plans"] = nlohmann::json::array();
   uint64_t maxArena = 0;
-  for (int32_t p = 0; p < graphc_model_plan_count(model); ++p) {
-    graphc_plan_info plan;
-    graphc_status_free(graphc_model_plan_info(model, p, &plan));
-    maxArena = std::max(maxArena, plan.arena_bytes);
-    nlohmann::ordered_json planInputs, planOutputs;
-    for (size_t i = 0; i < inputs.size(); ++i)
-      planInputs[inputs[i].name] = std::vector<int64_t>(
-          plan.input_dims[i], plan.input_dims[i] + inputs[i].rank);
-    for (size_t o = 0; o < outputs.size(); ++o)
-      planOutputs[outputs[o].name] = std::vector<int64_t>(
-          plan.output_dims[o], plan.output_dims[o] + outputs[o].rank);
+  for (const rt::ArtifactPlan &plan : view.plans) {
+    maxArena = std::max(maxArena, plan.arenaBytes);
+    nlohmann::ordered_json planInputs = nlohmann::json::object();
+    nlohmann::ordered_json planOutputs = nlohmann::json::object();
+    for (size_t i = 0; i < view.inputs.size(); ++i)
+      planInputs[view.inputs[i].name] = plan.inputDims[i];
+    for (size_t o = 0; o < view.outputs.size(); ++o)
+      planOutputs[view.outputs[o].name] = plan.outputDims[o];
     report["plans"].push_back({{"name", plan.name},
-                               {"arena_bytes", plan.arena_bytes},
-                               {"intermediate_bytes", plan.intermediate_bytes},
-                               {"steps", plan.num_steps},
+                               {"arena_bytes", plan.arenaBytes},
+                               {"intermediate_bytes", plan.intermediateBytes},
+                               {"steps", plan.numSteps},
                                {"inputs", planInputs},
                                {"outputs", planOutputs}});
   }
   report["arena_bytes"] = maxArena;
 
   report["kernels"] = nlohmann::json::array();
-  for (int32_t k = 0; k < graphc_model_kernel_count(model); ++k) {
-    graphc_kernel_info info;
-    graphc_status_free(graphc_model_kernel_info(model, k, &info));
+  for (const rt::ArtifactKernel &kernel : view.kernels) {
     char hash[24];
     std::snprintf(hash, sizeof(hash), "%016llx",
-                  static_cast<unsigned long long>(info.content_hash));
-    report["kernels"].push_back({{"name", info.name},
-                                 {"kind", info.kind},
+                  static_cast<unsigned long long>(kernel.contentHash));
+    report["kernels"].push_back({{"name", kernel.name},
+                                 {"kind", kernel.kind},
                                  {"hash", hash},
-                                 {"onnx_nodes", info.onnx_nodes}});
+                                 {"onnx_nodes", kernel.onnxNodes}});
   }
   return report;
 }
-
 
 std::string shapeText(const nlohmann::ordered_json &shape) {
   std::string text = "[";
@@ -138,6 +134,7 @@ void printText(const nlohmann::ordered_json &report, llvm::raw_ostream &os) {
     os << ")";
   }
   os << "\n";
+  row("checksum") << report["checksum"].get<std::string>() << "\n";
   row("weights") << formatBytes(report["weight_bytes"].get<uint64_t>());
   if (!report["weights_file"].is_null())
     os << " in " << report["weights_file"].get<std::string>();
@@ -173,20 +170,40 @@ void printText(const nlohmann::ordered_json &report, llvm::raw_ostream &os) {
 } // namespace
 
 int runInspectCommand(const InspectOptions &options) {
-  graphc_model_options loadOptions;
-  graphc_model_options_init(&loadOptions);
-  loadOptions.flags = GRAPHC_MODEL_INSPECT_ONLY;
-  graphc_model *model = nullptr;
-  if (graphc_status status =
-          graphc_model_load(options.model.c_str(), &loadOptions, &model)) {
-    std::string message = graphc_status_message(status);
-    graphc_status_free(status);
+  const std::string &path = options.model;
+  auto fail = [&](const llvm::Twine &message) {
     return reportError(llvm::createStringError(message));
+  };
+  llvm::sys::fs::file_status status;
+  if (std::error_code ec = llvm::sys::fs::status(path, status))
+    return fail("cannot open '" + path + "': " + ec.message());
+  if (status.type() != llvm::sys::fs::file_type::regular_file)
+    return fail("'" + path + "' is not a regular file");
+  auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                          /*RequiresNullTerminator=*/false);
+  if (!file)
+    return fail("cannot read '" + path + "': " + file.getError().message());
+  llvm::StringRef bytes = (*file)->getBuffer();
+  rt::ArtifactRead read = rt::readArtifact(bytes.data(), bytes.size());
+  switch (read.error) {
+  case rt::ArtifactError::none:
+    break;
+  case rt::ArtifactError::notAnArtifact:
+    return fail("'" + path + "' is not a graphc model: " + read.message);
+  case rt::ArtifactError::abiMismatch:
+    return fail("'" + path + "' has " + read.message);
+  case rt::ArtifactError::malformed:
+    return fail("malformed artifact '" + path + "': " + read.message);
   }
-  nlohmann::ordered_json report = describe(options.model, model);
-  graphc_model_release(model);
+  bool checksumOk = rt::computeArtifactChecksum(bytes.data(), bytes.size(),
+                                                read.view.checksumOffset) ==
+                    read.view.checksum;
+  nlohmann::ordered_json report = describe(path, read.view, checksumOk);
+  // Names are bytes from the model: invalid UTF-8 becomes U+FFFD.
   if (options.json)
-    llvm::outs() << report.dump(2) << "\n";
+    llvm::outs() << report.dump(2, ' ', /*ensure_ascii=*/false,
+                                nlohmann::json::error_handler_t::replace)
+                 << "\n";
   else
     printText(report, llvm::outs());
   return 0;

@@ -10,6 +10,7 @@
 
 #include "graphc/runtime.h"
 #include "lib/Import/ONNX/TensorFile.h"
+#include "lib/Support/CheckedArith.h"
 #include "lib/Support/HostTensor.h"
 #include "lib/Support/Npy.h"
 #include "tools/graphc/Commands.h"
@@ -23,6 +24,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <new>
+#include <optional>
 
 namespace graphc::tools {
 
@@ -249,10 +252,19 @@ llvm::Error run(const RunOptions &options) {
     host.name = info.name;
     host.dtype = info.dtype;
     host.dims.assign(plan.output_dims[o], plan.output_dims[o] + info.rank);
-    uint64_t count = 1;
-    for (int64_t dim : host.dims)
-      count *= static_cast<uint64_t>(dim);
-    host.data.assign(count * graphc_dtype_size(info.dtype), 0);
+    std::optional<int64_t> bytes =
+        checkedByteSize(host.dims, graphc_dtype_size(info.dtype));
+    if (!bytes || static_cast<uint64_t>(*bytes) > host.data.max_size())
+      return llvm::createStringError(
+          "output '" + host.name + "' of plan '" + plan.name +
+          "' is too large to allocate");
+    try {
+      host.data.assign(static_cast<size_t>(*bytes), 0);
+    } catch (const std::bad_alloc &) {
+      return llvm::createStringError(
+          "out of memory: cannot allocate " + std::to_string(*bytes) +
+          " bytes for output '" + host.name + "'");
+    }
     llvm::Expected<DLTensor> tensor =
         bindTensor(host, device, cuda, /*upload=*/false, buffers, session);
     if (!tensor)

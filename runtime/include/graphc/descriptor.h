@@ -15,8 +15,13 @@
 extern "C" {
 #endif
 
-#define GRAPHC_ABI_VERSION 1u
+#define GRAPHC_ABI_VERSION 2u
 #define GRAPHC_DESCRIPTOR_SYMBOL "graphc_model_descriptor_v1"
+/* The graphc_model_desc itself lives alone in this ELF section, so that
+ * tools can find and read it from the file without loading the .so. */
+#define GRAPHC_DESCRIPTOR_SECTION ".graphc_model"
+#define GRAPHC_DESCRIPTOR_PLACEMENT                                            \
+  __attribute__((section(GRAPHC_DESCRIPTOR_SECTION), used))
 /* Weights (and every arena slot) start on this boundary. */
 #define GRAPHC_ALIGNMENT 256u
 
@@ -121,8 +126,11 @@ typedef struct graphc_model_desc {
   const void *weights;
   uint64_t weights_size;
   const char *weights_file;
-  /* FNV-1a 64 of the weights bytes followed by every image's bytes. */
+  /* LaneHash (lib/Support/LaneHash.h) of the whole .so file with these 8
+   * bytes read as zero: written into the file after linking. */
   uint64_t checksum;
+  /* LaneHash of the weights bytes; checked for a side file. */
+  uint64_t weights_checksum;
 } graphc_model_desc;
 
 typedef const graphc_model_desc *(*graphc_model_descriptor_fn)(void);

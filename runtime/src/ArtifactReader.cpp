@@ -1,0 +1,490 @@
+//===- ArtifactReader.cpp - a model .so read as data ----------------------===//
+//
+// The descriptor is found by its section (GRAPHC_DESCRIPTOR_SECTION) and read
+// at its load address: addresses are mapped to file offsets through the
+// PT_LOAD segments, and pointer fields take their value from the dynamic
+// relative relocations (RELA or packed RELR) that dlopen would apply, so the
+// view is what the loaded descriptor would hold.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/src/ArtifactReader.h"
+
+#include "graphc/descriptor.h"
+#include "lib/Support/LaneHash.h"
+
+#include <elf.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <new>
+#include <unordered_map>
+#include <utility>
+
+using namespace graphc::rt;
+
+namespace {
+#if defined(__x86_64__)
+constexpr uint16_t kMachine = EM_X86_64;
+constexpr uint32_t kRelativeReloc = R_X86_64_RELATIVE;
+#elif defined(__aarch64__)
+constexpr uint16_t kMachine = EM_AARCH64;
+constexpr uint32_t kRelativeReloc = R_AARCH64_RELATIVE;
+#else
+#error "unsupported host architecture"
+#endif
+
+#ifndef SHT_RELR
+#define SHT_RELR 19
+#endif
+
+/// Thrown inside the reader only; readArtifact turns it into a result.
+struct ReadFailure {
+  ArtifactError error;
+  std::string message;
+  uint32_t abiVersion = 0;
+};
+
+[[noreturn]] void fail(ArtifactError error, std::string message) {
+  throw ReadFailure{error, std::move(message)};
+}
+[[noreturn]] void malformed(std::string message) {
+  fail(ArtifactError::malformed, std::move(message));
+}
+
+bool rangeWithin(uint64_t offset, uint64_t size, uint64_t limit) {
+  return offset <= limit && size <= limit - offset;
+}
+
+struct Segment {
+  uint64_t vaddr, fileSize, offset;
+};
+
+class Reader {
+public:
+  Reader(const unsigned char *data, size_t size)
+      : data(data), size(size), budget(4 * uint64_t(size) + 65536) {}
+
+  /// Fills `view`; throws ReadFailure.
+  void read();
+
+  /// The descriptor as read so far.
+  ArtifactView view;
+
+private:
+  template <typename T> T fileAt(uint64_t offset) const {
+    if (!rangeWithin(offset, sizeof(T), size))
+      malformed("a header at byte " + std::to_string(offset) +
+                " lies past the end of the file");
+    T value;
+    std::memcpy(&value, data + offset, sizeof(T));
+    return value;
+  }
+
+  /// The file offset of `length` bytes at load address `vaddr`.
+  uint64_t fileOffsetOf(uint64_t vaddr, uint64_t length,
+                        const char *what) const {
+    for (const Segment &segment : segments)
+      if (vaddr >= segment.vaddr &&
+          rangeWithin(vaddr - segment.vaddr, length, segment.fileSize))
+        return segment.offset + (vaddr - segment.vaddr);
+    malformed(std::string(what) + " (" + std::to_string(length) +
+              " bytes at address " + std::to_string(vaddr) +
+              ") lies outside the file's loadable data");
+  }
+
+  template <typename T> T loaded(uint64_t vaddr, const char *what) const {
+    T value;
+    std::memcpy(&value, data + fileOffsetOf(vaddr, sizeof(T), what),
+                sizeof(T));
+    return value;
+  }
+
+  /// The value dlopen would store in the pointer at `vaddr`.
+  uint64_t pointerAt(uint64_t vaddr, const char *what) const {
+    uint64_t inFile = loaded<uint64_t>(vaddr, what);
+    auto found = relocations.find(vaddr);
+    if (found != relocations.end())
+      return found->second.explicitAddend ? found->second.addend : inFile;
+    if (inFile != 0)
+      malformed(std::string(what) + " is a pointer without a relocation");
+    return 0;
+  }
+
+  void charge(uint64_t bytes, const char *what) {
+    if (bytes > budget)
+      malformed(std::string(what) + " makes the descriptor larger than the "
+                                    "file can hold");
+    budget -= bytes;
+  }
+
+  /// Checks that `count` entries of `entrySize` bytes lie at `vaddr`.
+  void checkTable(uint64_t vaddr, int64_t count, uint64_t entrySize,
+                  const char *what) {
+    if (count < 0)
+      malformed(std::string(what) + " has a negative count");
+    if (count == 0)
+      return;
+    if (vaddr == 0)
+      malformed(std::string(what) + " is missing");
+    uint64_t bytes;
+    if (__builtin_mul_overflow(uint64_t(count), entrySize, &bytes))
+      malformed(std::string(what) + " is too large");
+    fileOffsetOf(vaddr, bytes, what);
+    charge(bytes, what);
+  }
+
+  std::string stringAt(uint64_t vaddr, const char *what) {
+    if (vaddr == 0)
+      return "";
+    uint64_t start = fileOffsetOf(vaddr, 1, what);
+    // The string must end within the segment that holds its start.
+    uint64_t end = start;
+    for (const Segment &segment : segments)
+      if (start >= segment.offset && start < segment.offset + segment.fileSize)
+        end = segment.offset + segment.fileSize;
+    const void *nul = std::memchr(data + start, 0, end - start);
+    if (!nul)
+      malformed(std::string(what) + " is not terminated");
+    uint64_t length =
+        static_cast<const unsigned char *>(nul) - (data + start);
+    charge(length + 1, what);
+    return std::string(reinterpret_cast<const char *>(data + start), length);
+  }
+
+  std::vector<int64_t> dimsAt(uint64_t vaddr, int32_t rank, const char *what) {
+    checkTable(vaddr, rank, sizeof(int64_t), what);
+    std::vector<int64_t> dims(rank);
+    for (int32_t d = 0; d < rank; ++d)
+      dims[d] = loaded<int64_t>(vaddr + 8 * uint64_t(d), what);
+    return dims;
+  }
+
+  void readElf();
+  void readRelocations(const Elf64_Shdr &section);
+  ArtifactTensor readTensor(uint64_t vaddr, const std::string &what);
+  ArtifactPlan readPlan(uint64_t vaddr, const ArtifactView &view,
+                        const std::string &what);
+
+  const unsigned char *data;
+  size_t size;
+  uint64_t budget;
+  std::vector<Segment> segments;
+  struct Relocation {
+    bool explicitAddend;
+    uint64_t addend;
+  };
+  std::unordered_map<uint64_t, Relocation> relocations;
+  uint64_t descriptorVaddr = 0;
+};
+
+void Reader::readElf() {
+  if (size < sizeof(Elf64_Ehdr) || std::memcmp(data, ELFMAG, SELFMAG) != 0)
+    fail(ArtifactError::notAnArtifact, "not an ELF shared object");
+  auto header = fileAt<Elf64_Ehdr>(0);
+  if (header.e_ident[EI_CLASS] != ELFCLASS64 ||
+      header.e_ident[EI_DATA] != ELFDATA2LSB || header.e_machine != kMachine)
+    fail(ArtifactError::notAnArtifact, "an ELF file for another machine");
+  if (header.e_type != ET_DYN)
+    fail(ArtifactError::notAnArtifact,
+         "an ELF file that is not a shared object");
+  if (header.e_phentsize != sizeof(Elf64_Phdr) ||
+      header.e_shentsize != sizeof(Elf64_Shdr))
+    malformed("unexpected ELF header entry sizes");
+  if (!rangeWithin(header.e_phoff, uint64_t(header.e_phnum) * sizeof(Elf64_Phdr),
+                   size) ||
+      !rangeWithin(header.e_shoff, uint64_t(header.e_shnum) * sizeof(Elf64_Shdr),
+                   size))
+    malformed("truncated (ELF headers lie past the end of the file)");
+
+  for (unsigned i = 0; i < header.e_phnum; ++i) {
+    auto segment =
+        fileAt<Elf64_Phdr>(header.e_phoff + uint64_t(i) * sizeof(Elf64_Phdr));
+    if (segment.p_type != PT_LOAD)
+      continue;
+    if (!rangeWithin(segment.p_offset, segment.p_filesz, size))
+      malformed("truncated (a loadable segment lies past the end of the file)");
+    segments.push_back({segment.p_vaddr, segment.p_filesz, segment.p_offset});
+  }
+
+  if (header.e_shstrndx >= header.e_shnum)
+    fail(ArtifactError::notAnArtifact, "an ELF file without section names");
+  auto names = fileAt<Elf64_Shdr>(header.e_shoff + uint64_t(header.e_shstrndx) *
+                                                       sizeof(Elf64_Shdr));
+  if (!rangeWithin(names.sh_offset, names.sh_size, size))
+    malformed("truncated (section names lie past the end of the file)");
+  const size_t sectionNameLength = sizeof(GRAPHC_DESCRIPTOR_SECTION);
+  bool found = false;
+  for (unsigned i = 0; i < header.e_shnum; ++i) {
+    auto section =
+        fileAt<Elf64_Shdr>(header.e_shoff + uint64_t(i) * sizeof(Elf64_Shdr));
+    if (section.sh_type == SHT_RELA || section.sh_type == SHT_RELR) {
+      if (section.sh_flags & SHF_ALLOC)
+        readRelocations(section);
+      continue;
+    }
+    if (section.sh_name >= names.sh_size ||
+        names.sh_size - section.sh_name < sectionNameLength ||
+        std::memcmp(data + names.sh_offset + section.sh_name,
+                    GRAPHC_DESCRIPTOR_SECTION, sectionNameLength) != 0)
+      continue;
+    if (found)
+      malformed("two " GRAPHC_DESCRIPTOR_SECTION " sections");
+    if (section.sh_type != SHT_PROGBITS || !(section.sh_flags & SHF_ALLOC) ||
+        section.sh_size < sizeof(graphc_model_desc))
+      malformed("the " GRAPHC_DESCRIPTOR_SECTION
+                " section does not hold a descriptor");
+    descriptorVaddr = section.sh_addr;
+    found = true;
+  }
+  if (!found)
+    fail(ArtifactError::notAnArtifact,
+         "no " GRAPHC_DESCRIPTOR_SECTION " section");
+}
+
+void Reader::readRelocations(const Elf64_Shdr &section) {
+  if (!rangeWithin(section.sh_offset, section.sh_size, size))
+    malformed("truncated (relocations lie past the end of the file)");
+  const unsigned char *begin = data + section.sh_offset;
+  if (section.sh_type == SHT_RELA) {
+    for (uint64_t at = 0; at + sizeof(Elf64_Rela) <= section.sh_size;
+         at += sizeof(Elf64_Rela)) {
+      Elf64_Rela rela;
+      std::memcpy(&rela, begin + at, sizeof(rela));
+      // A pointer under any other relocation is refused when read: the
+      // descriptor only ever points into its own file.
+      uint64_t addend = ELF64_R_TYPE(rela.r_info) == kRelativeReloc
+                            ? uint64_t(rela.r_addend)
+                            : 0;
+      relocations[rela.r_offset] = {true, addend};
+    }
+    return;
+  }
+  // RELR: an address entry, then bitmaps of the 63 words after it.
+  uint64_t where = 0;
+  for (uint64_t at = 0; at + 8 <= section.sh_size; at += 8) {
+    uint64_t entry;
+    std::memcpy(&entry, begin + at, sizeof(entry));
+    if (!(entry & 1)) {
+      relocations[entry] = {false, 0};
+      where = entry + 8;
+      continue;
+    }
+    for (unsigned bit = 0; bit < 63; ++bit)
+      if ((entry >> (bit + 1)) & 1)
+        relocations[where + 8 * uint64_t(bit)] = {false, 0};
+    where += 8 * 63;
+  }
+}
+
+ArtifactTensor Reader::readTensor(uint64_t vaddr, const std::string &what) {
+  const char *w = what.c_str();
+  ArtifactTensor tensor;
+  tensor.name = stringAt(
+      pointerAt(vaddr + offsetof(graphc_tensor_desc, name), w), w);
+  tensor.dtype = loaded<int32_t>(vaddr + offsetof(graphc_tensor_desc, dtype), w);
+  int32_t rank =
+      loaded<int32_t>(vaddr + offsetof(graphc_tensor_desc, rank), w);
+  tensor.dims = dimsAt(
+      pointerAt(vaddr + offsetof(graphc_tensor_desc, dims), w), rank, w);
+  uint64_t names =
+      pointerAt(vaddr + offsetof(graphc_tensor_desc, dim_names), w);
+  if (names) {
+    checkTable(names, rank, sizeof(const char *), w);
+    for (int32_t d = 0; d < rank; ++d)
+      tensor.dimNames.push_back(
+          stringAt(pointerAt(names + 8 * uint64_t(d), w), w));
+  } else {
+    tensor.dimNames.assign(rank, "");
+  }
+  return tensor;
+}
+
+ArtifactPlan Reader::readPlan(uint64_t vaddr, const ArtifactView &view,
+                              const std::string &what) {
+  const char *w = what.c_str();
+  ArtifactPlan plan;
+  plan.name =
+      stringAt(pointerAt(vaddr + offsetof(graphc_plan_desc, name), w), w);
+  plan.arenaBytes =
+      loaded<uint64_t>(vaddr + offsetof(graphc_plan_desc, arena_bytes), w);
+  plan.intermediateBytes = loaded<uint64_t>(
+      vaddr + offsetof(graphc_plan_desc, intermediate_bytes), w);
+  plan.numSteps =
+      loaded<int32_t>(vaddr + offsetof(graphc_plan_desc, num_steps), w);
+  if (plan.numSteps < 0)
+    malformed(what + " has a negative step count");
+  auto readShapes = [&](size_t field, const std::vector<ArtifactTensor> &of,
+                        std::vector<std::vector<int64_t>> &shapes) {
+    uint64_t table = pointerAt(vaddr + field, w);
+    checkTable(table, int64_t(of.size()), sizeof(const int64_t *), w);
+    for (size_t i = 0; i < of.size(); ++i)
+      shapes.push_back(dimsAt(pointerAt(table + 8 * uint64_t(i), w),
+                              int32_t(of[i].dims.size()), w));
+  };
+  readShapes(offsetof(graphc_plan_desc, input_dims), view.inputs,
+             plan.inputDims);
+  readShapes(offsetof(graphc_plan_desc, output_dims), view.outputs,
+             plan.outputDims);
+  return plan;
+}
+
+void Reader::read() {
+  readElf();
+  const uint64_t d = descriptorVaddr;
+  const char *w = "the descriptor";
+  fileOffsetOf(d, sizeof(graphc_model_desc), w);
+  view.abiVersion = loaded<uint32_t>(d + offsetof(graphc_model_desc, abi_version), w);
+  if (view.abiVersion != GRAPHC_ABI_VERSION)
+    throw ReadFailure{ArtifactError::abiMismatch,
+                      "descriptor ABI version " +
+                          std::to_string(view.abiVersion) +
+                          ", this reader reads version " +
+                          std::to_string(GRAPHC_ABI_VERSION),
+                      view.abiVersion};
+  auto field = [&](size_t offset) { return d + offset; };
+#define GRAPHC_FIELD(name) field(offsetof(graphc_model_desc, name))
+  // The checksum first: a caller can then tell corruption from a malformed
+  // descriptor.
+  view.checksum = loaded<uint64_t>(GRAPHC_FIELD(checksum), w);
+  view.checksumOffset = fileOffsetOf(GRAPHC_FIELD(checksum), 8, w);
+  view.weightsChecksum = loaded<uint64_t>(GRAPHC_FIELD(weights_checksum), w);
+  view.producer = stringAt(pointerAt(GRAPHC_FIELD(producer), w), w);
+  view.target = loaded<int32_t>(GRAPHC_FIELD(target), w);
+  if (view.target != GRAPHC_TARGET_CPU && view.target != GRAPHC_TARGET_CUDA)
+    malformed("unknown target " + std::to_string(view.target));
+
+  auto table = [&](size_t countField, size_t pointerField, uint64_t entrySize,
+                   const char *what) {
+    int32_t count = loaded<int32_t>(field(countField), w);
+    uint64_t vaddr = pointerAt(field(pointerField), w);
+    checkTable(vaddr, count, entrySize, what);
+    return std::make_pair(vaddr, count);
+  };
+  auto [inputs, numInputs] =
+      table(offsetof(graphc_model_desc, num_inputs),
+            offsetof(graphc_model_desc, inputs), sizeof(graphc_tensor_desc),
+            "the input table");
+  for (int32_t i = 0; i < numInputs; ++i)
+    view.inputs.push_back(readTensor(inputs + i * sizeof(graphc_tensor_desc),
+                                     "input " + std::to_string(i)));
+  auto [outputs, numOutputs] =
+      table(offsetof(graphc_model_desc, num_outputs),
+            offsetof(graphc_model_desc, outputs), sizeof(graphc_tensor_desc),
+            "the output table");
+  for (int32_t i = 0; i < numOutputs; ++i)
+    view.outputs.push_back(readTensor(outputs + i * sizeof(graphc_tensor_desc),
+                                      "output " + std::to_string(i)));
+  auto [plans, numPlans] =
+      table(offsetof(graphc_model_desc, num_plans),
+            offsetof(graphc_model_desc, plans), sizeof(graphc_plan_desc),
+            "the plan table");
+  for (int32_t p = 0; p < numPlans; ++p)
+    view.plans.push_back(readPlan(plans + p * sizeof(graphc_plan_desc), view,
+                                  "plan " + std::to_string(p)));
+  auto [kernels, numKernels] =
+      table(offsetof(graphc_model_desc, num_kernels),
+            offsetof(graphc_model_desc, kernels), sizeof(graphc_kernel_desc),
+            "the kernel table");
+  for (int32_t k = 0; k < numKernels; ++k) {
+    uint64_t at = kernels + k * sizeof(graphc_kernel_desc);
+    std::string what = "kernel " + std::to_string(k);
+    const char *kw = what.c_str();
+    ArtifactKernel kernel;
+    kernel.name =
+        stringAt(pointerAt(at + offsetof(graphc_kernel_desc, name), kw), kw);
+    kernel.kind =
+        stringAt(pointerAt(at + offsetof(graphc_kernel_desc, kind), kw), kw);
+    kernel.onnxNodes = stringAt(
+        pointerAt(at + offsetof(graphc_kernel_desc, onnx_nodes), kw), kw);
+    kernel.contentHash =
+        loaded<uint64_t>(at + offsetof(graphc_kernel_desc, content_hash), kw);
+    view.kernels.push_back(std::move(kernel));
+  }
+  auto [images, numImages] =
+      table(offsetof(graphc_model_desc, num_images),
+            offsetof(graphc_model_desc, images), sizeof(graphc_image_desc),
+            "the image table");
+  for (int32_t i = 0; i < numImages; ++i) {
+    uint64_t at = images + i * sizeof(graphc_image_desc);
+    std::string what = "image " + std::to_string(i);
+    const char *iw = what.c_str();
+    ArtifactImage image;
+    image.sm = loaded<int32_t>(at + offsetof(graphc_image_desc, sm), iw);
+    image.isPtx = loaded<int32_t>(at + offsetof(graphc_image_desc, is_ptx), iw);
+    image.size = loaded<uint64_t>(at + offsetof(graphc_image_desc, size), iw);
+    uint64_t bytes =
+        pointerAt(at + offsetof(graphc_image_desc, data), iw);
+    if (!bytes || !image.size)
+      malformed(what + " is empty");
+    image.fileOffset = fileOffsetOf(bytes, image.size, iw);
+    view.images.push_back(image);
+  }
+
+  view.weightsSize = loaded<uint64_t>(GRAPHC_FIELD(weights_size), w);
+  uint64_t weights = pointerAt(GRAPHC_FIELD(weights), w);
+  view.weightsFile = stringAt(pointerAt(GRAPHC_FIELD(weights_file), w), w);
+  if (weights) {
+    if (weights % GRAPHC_ALIGNMENT)
+      malformed("embedded weights are not " +
+                std::to_string(GRAPHC_ALIGNMENT) + "-byte aligned");
+    view.weightsEmbedded = true;
+    view.weightsFileOffset =
+        fileOffsetOf(weights, view.weightsSize, "the embedded weights");
+  } else if (view.weightsSize && view.weightsFile.empty()) {
+    malformed("weights neither embedded nor in a side file");
+  }
+#undef GRAPHC_FIELD
+}
+} // namespace
+
+ArtifactRead graphc::rt::readArtifact(const void *data, size_t size) {
+  ArtifactRead result;
+  Reader reader(static_cast<const unsigned char *>(data), size);
+  auto keepChecksum = [&] {
+    result.view.checksum = reader.view.checksum;
+    result.view.checksumOffset = reader.view.checksumOffset;
+    result.view.weightsChecksum = reader.view.weightsChecksum;
+  };
+  try {
+    reader.read();
+    result.view = std::move(reader.view);
+  } catch (const ReadFailure &failure) {
+    result.error = failure.error;
+    result.message = failure.message;
+    result.view.abiVersion = failure.abiVersion;
+    keepChecksum();
+  } catch (const std::bad_alloc &) {
+    result.error = ArtifactError::malformed;
+    result.message = "out of memory while reading the descriptor";
+    keepChecksum();
+  }
+  return result;
+}
+
+uint64_t graphc::rt::computeArtifactChecksum(const void *data, size_t size,
+                                             uint64_t checksumOffset) {
+  const auto *bytes = static_cast<const unsigned char *>(data);
+  LaneHasher hasher;
+  if (!rangeWithin(checksumOffset, 8, size)) {
+    hasher.update(bytes, size);
+    return hasher.finish();
+  }
+  static const unsigned char zeros[8] = {};
+  hasher.update(bytes, checksumOffset);
+  hasher.update(zeros, sizeof(zeros));
+  hasher.update(bytes + checksumOffset + 8, size - checksumOffset - 8);
+  return hasher.finish();
+}
+
+std::string graphc::rt::sealArtifact(std::vector<char> &bytes) {
+  ArtifactRead read = readArtifact(bytes.data(), bytes.size());
+  if (read.error != ArtifactError::none)
+    return read.message;
+  uint64_t checksum = computeArtifactChecksum(bytes.data(), bytes.size(),
+                                              read.view.checksumOffset);
+  std::memcpy(bytes.data() + read.view.checksumOffset, &checksum,
+              sizeof(checksum));
+  return "";
+}

@@ -1,0 +1,108 @@
+//===- ArtifactReader.h - a model .so read as data --------------*- C++ -*-===//
+//
+// Reads the descriptor of a model .so from the file's bytes, without loading
+// or executing anything: `graphc inspect` prints from it, the loader checks
+// the whole-file checksum with it before dlopen, and the compiler seals new
+// artifacts with it. Every offset, count and pointer is checked against the
+// bytes given, so any input (truncated, corrupted or hostile) yields either a
+// view or an error, never a read out of bounds.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GRAPHC_RUNTIME_SRC_ARTIFACTREADER_H
+#define GRAPHC_RUNTIME_SRC_ARTIFACTREADER_H
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace graphc::rt {
+
+struct ArtifactTensor {
+  std::string name;
+  int32_t dtype = 0;
+  /// -1 for a dynamic dim, named in dimNames ("" when unnamed).
+  std::vector<int64_t> dims;
+  std::vector<std::string> dimNames;
+};
+
+struct ArtifactPlan {
+  std::string name;
+  uint64_t arenaBytes = 0;
+  uint64_t intermediateBytes = 0;
+  int32_t numSteps = 0;
+  /// One dims list per model input (output), in order.
+  std::vector<std::vector<int64_t>> inputDims, outputDims;
+};
+
+struct ArtifactKernel {
+  std::string name, kind, onnxNodes;
+  uint64_t contentHash = 0;
+};
+
+struct ArtifactImage {
+  int32_t sm = 0;
+  bool isPtx = false;
+  uint64_t size = 0;
+  uint64_t fileOffset = 0;
+};
+
+/// The descriptor of an artifact, as read from its file.
+struct ArtifactView {
+  uint32_t abiVersion = 0;
+  std::string producer;
+  int32_t target = 0;
+  std::vector<ArtifactTensor> inputs, outputs;
+  std::vector<ArtifactPlan> plans;
+  std::vector<ArtifactKernel> kernels;
+  std::vector<ArtifactImage> images;
+  uint64_t weightsSize = 0;
+  /// Embedded weights lie at weightsFileOffset; otherwise they are in the
+  /// side file weightsFile, relative to the .so.
+  bool weightsEmbedded = false;
+  uint64_t weightsFileOffset = 0;
+  std::string weightsFile;
+  uint64_t checksum = 0;
+  /// Where the checksum field lies in the file.
+  uint64_t checksumOffset = 0;
+  uint64_t weightsChecksum = 0;
+};
+
+enum class ArtifactError {
+  none,
+  /// Not an ELF shared object for this machine, or one without a graphc
+  /// descriptor section.
+  notAnArtifact,
+  /// A graphc descriptor of another ABI version (view.abiVersion is set).
+  abiMismatch,
+  /// A graphc descriptor that does not hold together.
+  malformed,
+};
+
+struct ArtifactRead {
+  ArtifactError error = ArtifactError::none;
+  /// Why, when error != none; lower case, without the file's name.
+  std::string message;
+  /// The whole view when error == none. When malformed, only the checksum
+  /// fields, and those only when checksumOffset != 0 (the descriptor was
+  /// found); with abiMismatch, only abiVersion.
+  ArtifactView view;
+};
+
+/// Reads the artifact whose file bytes are `data[0, size)`. Pure: no I/O,
+/// no execution, allocation bounded by a small multiple of `size`.
+ArtifactRead readArtifact(const void *data, size_t size);
+
+/// The whole-file checksum of `data[0, size)` with the 8 bytes at
+/// `checksumOffset` read as zero.
+uint64_t computeArtifactChecksum(const void *data, size_t size,
+                                 uint64_t checksumOffset);
+
+/// Computes the checksum of an artifact built with a zero checksum field
+/// and writes it into `bytes`. Returns "" or why the bytes are not an
+/// artifact.
+std::string sealArtifact(std::vector<char> &bytes);
+
+} // namespace graphc::rt
+
+#endif
