@@ -621,6 +621,24 @@ LogicalResult SliceOp::inferResultTypes(const TypeInference &infer,
   return success();
 }
 
+/// ONNX defines no clamping for Gather and GatherElements: a constant index
+/// outside a static dim is an error, caught here rather than when the
+/// gather runs (or is folded).
+static LogicalResult checkConstantIndices(const TypeInference &infer,
+                                          Value indices, int64_t dim) {
+  if (ShapedType::isDynamic(dim))
+    return success();
+  std::optional<SmallVector<int64_t>> values = getConstantInts(indices);
+  if (!values)
+    return success();
+  for (int64_t index : *values)
+    if (index < -dim || index >= dim)
+      return infer.emitError("index " + Twine(index) +
+                             " is out of range for a dim of size " +
+                             Twine(dim));
+  return success();
+}
+
 LogicalResult GatherOp::inferResultTypes(const TypeInference &infer,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &results) {
@@ -630,17 +648,9 @@ LogicalResult GatherOp::inferResultTypes(const TypeInference &infer,
       infer.normalizeAxis(adaptor.getAxis(), data.getRank());
   if (failed(axis))
     return failure();
-  // ONNX defines no clamping for Gather: a constant index outside the dim
-  // is an error, caught here rather than when the gather runs.
-  int64_t dim = data.getDimSize(*axis);
-  if (!ShapedType::isDynamic(dim))
-    if (std::optional<SmallVector<int64_t>> values =
-            getConstantInts(adaptor.getIndices()))
-      for (int64_t index : *values)
-        if (index < -dim || index >= dim)
-          return infer.emitError("index " + Twine(index) +
-                                 " is out of range for a dim of size " +
-                                 Twine(dim));
+  if (failed(checkConstantIndices(infer, adaptor.getIndices(),
+                                  data.getDimSize(*axis))))
+    return failure();
   SmallVector<int64_t> dims(data.getShape().take_front(*axis));
   llvm::append_range(dims, indices.getShape());
   llvm::append_range(dims, data.getShape().drop_front(*axis + 1));
@@ -655,7 +665,11 @@ GatherElementsOp::inferResultTypes(const TypeInference &infer, Adaptor adaptor,
   RankedTensorType indices = rankedType(adaptor.getIndices());
   if (data.getRank() != indices.getRank())
     return infer.emitError("indices must have the rank of the data");
-  if (failed(infer.normalizeAxis(adaptor.getAxis(), data.getRank())))
+  FailureOr<int64_t> axis =
+      infer.normalizeAxis(adaptor.getAxis(), data.getRank());
+  if (failed(axis) ||
+      failed(checkConstantIndices(infer, adaptor.getIndices(),
+                                  data.getDimSize(*axis))))
     return failure();
   results.push_back(indices.clone(data.getElementType()));
   return success();

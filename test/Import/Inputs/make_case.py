@@ -415,6 +415,13 @@ def case_gather_huge_index():
                  [const("w", np.arange(4, dtype=np.float32)), const("i", np.array([2**33], np.int64))])
 
 
+def case_gather_elements_huge_index():
+    return model([helper.make_node("GatherElements", ["w", "i"], ["y"], name="gather", axis=0)],
+                 [], [tensor("y", F, None)],
+                 [const("w", np.ones((2, 2), np.float32)),
+                  const("i", np.array([[2**33, 0]], np.int64))])
+
+
 def case_reduce_huge_axis():
     return model([helper.make_node("ReduceSum", ["w", "axes"], ["y"], name="sum")],
                  [], [tensor("y", F, None)],
