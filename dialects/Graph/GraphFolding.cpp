@@ -1,6 +1,7 @@
 //===- GraphFolding.cpp - folding graph ops with the host kernels ---------===//
 
 #include "dialects/Graph/GraphOps.h"
+#include "dialects/Graph/GraphTypeInference.h"
 #include "dialects/Graph/HostEval.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -79,7 +80,8 @@ Type fromHostDtype(MLIRContext *context, int32_t dtype) {
 
 FailureOr<std::vector<char>> constantBytes(ElementsAttr value) {
   auto type = cast<ShapedType>(value.getType());
-  if (!type.hasStaticShape())
+  if (!type.hasStaticShape() ||
+      !isRepresentableShape(type.getShape(), /*elementBytes=*/8))
     return failure();
   int64_t count = type.getNumElements();
   Type elementType = type.getElementType();
@@ -226,6 +228,7 @@ LogicalResult foldByEvaluation(Operation *op, ArrayRef<Attribute> operands,
   for (Type type : op->getResultTypes()) {
     auto shaped = dyn_cast<RankedTensorType>(type);
     if (!shaped || !shaped.hasStaticShape() ||
+        !isRepresentableShape(shaped.getShape(), /*elementBytes=*/8) ||
         shaped.getNumElements() > kMaxFoldedElements)
       return failure();
   }

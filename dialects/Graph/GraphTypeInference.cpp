@@ -9,6 +9,7 @@
 
 #include "dialects/Graph/GraphTypeInference.h"
 #include "dialects/Graph/GraphOps.h"
+#include "lib/Support/CheckedArith.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Matchers.h"
@@ -99,14 +100,24 @@ std::optional<SmallVector<double>> getConstantNumbers(Value value) {
   return numbers;
 }
 
-int64_t multiplyDims(ArrayRef<int64_t> dims) {
-  int64_t product = 1;
+std::optional<int64_t> multiplyDims(ArrayRef<int64_t> dims) {
+  if (llvm::any_of(dims, ShapedType::isDynamic))
+    return ShapedType::kDynamic;
+  return checkedElementCount(dims);
+}
+
+bool isRepresentableShape(ArrayRef<int64_t> dims, int64_t elementBytes) {
+  int64_t product = elementBytes;
   for (int64_t dim : dims) {
-    if (ShapedType::isDynamic(dim))
-      return ShapedType::kDynamic;
-    product *= dim;
+    if (ShapedType::isDynamic(dim) || dim == 0)
+      continue;
+    std::optional<int64_t> next = dim < 0 ? std::nullopt
+                                          : checkedMul(product, dim);
+    if (!next)
+      return false;
+    product = *next;
   }
-  return product;
+  return true;
 }
 
 LogicalResult TypeInference::emitError(const Twine &message) const {

@@ -64,8 +64,13 @@ inline mlir::RankedTensorType rankedType(mlir::Value value) {
   return mlir::cast<mlir::RankedTensorType>(value.getType());
 }
 
-/// Product of dims, dynamic when any dim is.
-int64_t multiplyDims(llvm::ArrayRef<int64_t> dims);
+/// Product of dims, dynamic when any dim is; nullopt when it overflows.
+std::optional<int64_t> multiplyDims(llvm::ArrayRef<int64_t> dims);
+
+/// True when every static dim is non-negative and the static dims other than
+/// zeros, times `elementBytes`, fit in int64_t: then no product of some of
+/// the dims (element counts, strides, byte sizes) can overflow.
+bool isRepresentableShape(llvm::ArrayRef<int64_t> dims, int64_t elementBytes);
 
 /// The numeric contents of a constant value as doubles (any element type).
 std::optional<llvm::SmallVector<double>> getConstantNumbers(mlir::Value value);

@@ -4,6 +4,7 @@
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/GraphTypeInference.h"
 #include "dialects/Graph/GraphWindow.h"
+#include "lib/Support/CheckedArith.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -156,9 +157,12 @@ ConvTransposeOp::inferResultTypes(const TypeInference &infer, Adaptor adaptor,
     outputPadding.assign(attr->begin(), attr->end());
   }
   int64_t channels = w.getDimSize(1);
-  SmallVector<int64_t> dims = {x.getDimSize(0), ShapedType::isDynamic(channels)
-                                                    ? kDynamic
-                                                    : channels * group};
+  std::optional<int64_t> outChannels = ShapedType::isDynamic(channels)
+                                           ? kDynamic
+                                           : checkedMul(channels, group);
+  if (!outChannels)
+    return infer.emitError("group makes the output channels too large");
+  SmallVector<int64_t> dims = {x.getDimSize(0), *outChannels};
   std::optional<ArrayRef<int64_t>> outputShape = adaptor.getOutputShape();
   if (outputShape) {
     // Spatial dims, optionally preceded by N and C.
@@ -179,9 +183,16 @@ ConvTransposeOp::inferResultTypes(const TypeInference &infer, Adaptor adaptor,
       continue;
     }
     int64_t stride = window->strides[i];
+    auto tooLarge = [&] {
+      return infer.emitError("spatial dim " + Twine(i) +
+                             " of the output is too large");
+    };
     if (window->autoPad == AutoPad::SameUpper ||
         window->autoPad == AutoPad::SameLower) {
-      dims.push_back(in * stride);
+      std::optional<int64_t> out = checkedMul(in, stride);
+      if (!out)
+        return tooLarge();
+      dims.push_back(*out);
       continue;
     }
     int64_t extent = window->effectiveKernel(i);
@@ -189,12 +200,16 @@ ConvTransposeOp::inferResultTypes(const TypeInference &infer, Adaptor adaptor,
       dims.push_back(kDynamic);
       continue;
     }
-    int64_t out = stride * (in - 1) + outputPadding[i] + extent -
-                  window->padsBegin[i] - window->padsEnd[i];
-    if (out <= 0)
+    std::optional<int64_t> out = checkedMul(stride, in - 1);
+    for (int64_t term : {outputPadding[i], extent, -window->padsBegin[i],
+                         -window->padsEnd[i]})
+      out = out ? checkedAdd(*out, term) : std::nullopt;
+    if (!out)
+      return tooLarge();
+    if (*out <= 0)
       return infer.emitError("spatial dim " + Twine(i) +
                              " of the output would be empty");
-    dims.push_back(out);
+    dims.push_back(*out);
   }
   results.push_back(x.clone(dims));
   return success();

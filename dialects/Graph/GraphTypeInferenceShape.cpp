@@ -8,6 +8,7 @@
 
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/GraphTypeInference.h"
+#include "lib/Support/CheckedArith.h"
 
 #include <cmath>
 #include <limits>
@@ -22,9 +23,22 @@ static SmallVector<int64_t> dynamicDims(int64_t rank) {
   return SmallVector<int64_t>(rank, kDynamic);
 }
 
-/// Multiplies a dim by a factor, keeping dynamic dims dynamic.
-static int64_t scaleDim(int64_t dim, int64_t factor) {
-  return ShapedType::isDynamic(dim) ? kDynamic : dim * factor;
+/// Multiplies a dim by a factor, keeping dynamic dims dynamic; nullopt when
+/// the product overflows.
+static std::optional<int64_t> scaleDim(int64_t dim, int64_t factor) {
+  if (ShapedType::isDynamic(dim))
+    return kDynamic;
+  return checkedMul(dim, factor);
+}
+
+/// A dim computed in floating point (Resize, Range, OneHot), or nullopt when
+/// it is not a finite value a dim can hold.
+static std::optional<int64_t> dimFromDouble(double value) {
+  // 2^62: large enough for any real tensor, and the cast is exact below it.
+  constexpr double kLargestDim = 4611686018427387904.0;
+  if (!std::isfinite(value) || value >= kLargestDim)
+    return std::nullopt;
+  return std::max<int64_t>(static_cast<int64_t>(value), 0);
 }
 
 /// The constant contents of a 1-D shape-like operand, or its length with
@@ -141,7 +155,10 @@ LogicalResult ReshapeOp::inferResultTypes(const TypeInference &infer,
     }
     if (dim < -1)
       return infer.emitError("shape has a negative dim " + Twine(dim));
-    known *= dim;
+    std::optional<int64_t> product = checkedMul(known, dim);
+    if (!product)
+      return infer.emitError("shape has too many elements");
+    known = *product;
   }
   if (inferIndex >= 0) {
     if (!dataType.hasStaticShape() || !knownIsStatic) {
@@ -176,8 +193,11 @@ LogicalResult FlattenOp::inferResultTypes(const TypeInference &infer,
   if (axis < 0)
     axis += rank;
   ArrayRef<int64_t> shape = type.getShape();
-  results.push_back(type.clone({multiplyDims(shape.take_front(axis)),
-                                multiplyDims(shape.drop_front(axis))}));
+  std::optional<int64_t> outer = multiplyDims(shape.take_front(axis));
+  std::optional<int64_t> inner = multiplyDims(shape.drop_front(axis));
+  if (!outer || !inner)
+    return infer.emitError("the flattened dims are too large");
+  results.push_back(type.clone({*outer, *inner}));
   return success();
 }
 
@@ -334,7 +354,10 @@ LogicalResult TileOp::inferResultTypes(const TypeInference &infer,
   for (auto [dim, repeat] : llvm::zip(type.getShape(), *repeats->values)) {
     if (repeat < 0)
       return infer.emitError("repeats must not be negative");
-    dims.push_back(scaleDim(dim, repeat));
+    std::optional<int64_t> tiled = scaleDim(dim, repeat);
+    if (!tiled)
+      return infer.emitError("repeats make a dim too large");
+    dims.push_back(*tiled);
   }
   results.push_back(type.clone(dims));
   return success();
@@ -347,8 +370,9 @@ blockRearrangeInput(const TypeInference &infer, Value input,
   RankedTensorType type = rankedType(input);
   if (type.getRank() != 4)
     return infer.emitError("input must be 4-D (NCHW)");
-  if (blocksize < 1)
-    return infer.emitError("blocksize must be positive");
+  // blocksize^2 scales a dim; past 2^31 it cannot describe a real tensor.
+  if (blocksize < 1 || blocksize > (int64_t(1) << 31))
+    return infer.emitError("blocksize must be in [1, 2^31]");
   return type;
 }
 
@@ -364,9 +388,13 @@ LogicalResult DepthToSpaceOp::inferResultTypes(const TypeInference &infer,
   if (!ShapedType::isDynamic(c) && c % (b * b) != 0)
     return infer.emitError("channels (" + Twine(c) +
                            ") must be a multiple of blocksize^2");
+  std::optional<int64_t> height = scaleDim(type->getDimSize(2), b);
+  std::optional<int64_t> width = scaleDim(type->getDimSize(3), b);
+  if (!height || !width)
+    return infer.emitError("blocksize makes the spatial dims too large");
   results.push_back(type->clone(
       {type->getDimSize(0), ShapedType::isDynamic(c) ? kDynamic : c / (b * b),
-       scaleDim(type->getDimSize(2), b), scaleDim(type->getDimSize(3), b)}));
+       *height, *width}));
   return success();
 }
 
@@ -378,8 +406,10 @@ LogicalResult SpaceToDepthOp::inferResultTypes(const TypeInference &infer,
       blockRearrangeInput(infer, adaptor.getInput(), b);
   if (failed(type))
     return failure();
-  SmallVector<int64_t> dims = {type->getDimSize(0),
-                               scaleDim(type->getDimSize(1), b * b)};
+  std::optional<int64_t> channels = scaleDim(type->getDimSize(1), b * b);
+  if (!channels)
+    return infer.emitError("blocksize makes the channel dim too large");
+  SmallVector<int64_t> dims = {type->getDimSize(0), *channels};
   for (int64_t i : {2, 3}) {
     int64_t dim = type->getDimSize(i);
     if (!ShapedType::isDynamic(dim) && dim % b != 0)
@@ -417,9 +447,14 @@ LogicalResult ConcatOp::inferResultTypes(const TypeInference &infer,
     for (int64_t i = 0; i < first.getRank(); ++i) {
       int64_t dim = type.getDimSize(i);
       if (i == *axis) {
-        dims[i] = ShapedType::isDynamic(dims[i]) || ShapedType::isDynamic(dim)
-                      ? kDynamic
-                      : dims[i] + dim;
+        if (ShapedType::isDynamic(dims[i]) || ShapedType::isDynamic(dim)) {
+          dims[i] = kDynamic;
+          continue;
+        }
+        std::optional<int64_t> sum = checkedAdd(dims[i], dim);
+        if (!sum)
+          return infer.emitError("the concatenated dim is too large");
+        dims[i] = *sum;
       } else if (ShapedType::isDynamic(dims[i])) {
         dims[i] = dim;
       } else if (!ShapedType::isDynamic(dim) && dim != dims[i]) {
@@ -458,7 +493,10 @@ LogicalResult SplitOp::inferResultTypes(const TypeInference &infer,
       for (int64_t length : *lengths->values) {
         if (length < 0)
           return infer.emitError("split lengths must not be negative");
-        sum += length;
+        std::optional<int64_t> next = checkedAdd(sum, length);
+        if (!next)
+          return infer.emitError("split lengths are too large");
+        sum = *next;
       }
       if (!ShapedType::isDynamic(total) && sum != total)
         return infer.emitError("split lengths add up to " + Twine(sum) +
@@ -504,7 +542,9 @@ static int64_t sliceLength(int64_t dim, int64_t start, int64_t end,
   end = clampIndex(end, -1, dim - 1);
   if (end == -1 && start == -1)
     return 0;
-  return start > end ? llvm::divideCeil(start - end, -step) : 0;
+  // -INT64_MIN overflows; any step past the dim selects one element anyway.
+  int64_t magnitude = step < -dim ? dim + 1 : -step;
+  return start > end ? llvm::divideCeil(start - end, magnitude) : 0;
 }
 
 LogicalResult SliceOp::inferResultTypes(const TypeInference &infer,
@@ -581,6 +621,24 @@ LogicalResult SliceOp::inferResultTypes(const TypeInference &infer,
   return success();
 }
 
+/// ONNX defines no clamping for Gather and GatherElements: a constant index
+/// outside a static dim is an error, caught here rather than when the
+/// gather runs (or is folded).
+static LogicalResult checkConstantIndices(const TypeInference &infer,
+                                          Value indices, int64_t dim) {
+  if (ShapedType::isDynamic(dim))
+    return success();
+  std::optional<SmallVector<int64_t>> values = getConstantInts(indices);
+  if (!values)
+    return success();
+  for (int64_t index : *values)
+    if (index < -dim || index >= dim)
+      return infer.emitError("index " + Twine(index) +
+                             " is out of range for a dim of size " +
+                             Twine(dim));
+  return success();
+}
+
 LogicalResult GatherOp::inferResultTypes(const TypeInference &infer,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &results) {
@@ -589,6 +647,9 @@ LogicalResult GatherOp::inferResultTypes(const TypeInference &infer,
   FailureOr<int64_t> axis =
       infer.normalizeAxis(adaptor.getAxis(), data.getRank());
   if (failed(axis))
+    return failure();
+  if (failed(checkConstantIndices(infer, adaptor.getIndices(),
+                                  data.getDimSize(*axis))))
     return failure();
   SmallVector<int64_t> dims(data.getShape().take_front(*axis));
   llvm::append_range(dims, indices.getShape());
@@ -604,7 +665,11 @@ GatherElementsOp::inferResultTypes(const TypeInference &infer, Adaptor adaptor,
   RankedTensorType indices = rankedType(adaptor.getIndices());
   if (data.getRank() != indices.getRank())
     return infer.emitError("indices must have the rank of the data");
-  if (failed(infer.normalizeAxis(adaptor.getAxis(), data.getRank())))
+  FailureOr<int64_t> axis =
+      infer.normalizeAxis(adaptor.getAxis(), data.getRank());
+  if (failed(axis) ||
+      failed(checkConstantIndices(infer, adaptor.getIndices(),
+                                  data.getDimSize(*axis))))
     return failure();
   results.push_back(indices.clone(data.getElementType()));
   return success();
@@ -673,7 +738,12 @@ LogicalResult PadOp::inferResultTypes(const TypeInference &infer,
       dims[axis] = kDynamic;
       continue;
     }
-    int64_t size = dims[axis] + (*pads->values)[i] + (*pads->values)[i + count];
+    std::optional<int64_t> begin = checkedAdd(dims[axis], (*pads->values)[i]);
+    std::optional<int64_t> end =
+        begin ? checkedAdd(*begin, (*pads->values)[i + count]) : std::nullopt;
+    if (!end)
+      return infer.emitError("pads make dim " + Twine(axis) + " too large");
+    int64_t size = *end;
     if (size < 0)
       return infer.emitError("pads crop more than dim " + Twine(axis) +
                              " holds");
@@ -730,16 +800,25 @@ LogicalResult ResizeOp::inferResultTypes(const TypeInference &infer,
                              " must be positive");
   if (scales) {
     for (auto [axis, scale] : llvm::zip(axes, *values))
-      if (!ShapedType::isDynamic(dims[axis]))
-        dims[axis] = static_cast<int64_t>(
+      if (!ShapedType::isDynamic(dims[axis])) {
+        std::optional<int64_t> dim = dimFromDouble(
             std::floor(static_cast<double>(dims[axis]) * scale));
+        if (!dim)
+          return infer.emitError("scales make dim " + Twine(axis) +
+                                 " too large");
+        dims[axis] = *dim;
+      }
     results.push_back(type.clone(dims));
     return success();
   }
   StringRef policy = adaptor.getKeepAspectRatioPolicy();
   if (policy == "stretch") {
-    for (auto [axis, size] : llvm::zip(axes, *values))
-      dims[axis] = static_cast<int64_t>(size);
+    for (auto [axis, size] : llvm::zip(axes, *values)) {
+      std::optional<int64_t> dim = dimFromDouble(size);
+      if (!dim)
+        return infer.emitError("sizes are too large");
+      dims[axis] = *dim;
+    }
     results.push_back(type.clone(dims));
     return success();
   }
@@ -757,9 +836,13 @@ LogicalResult ResizeOp::inferResultTypes(const TypeInference &infer,
     double ratio = size / static_cast<double>(dims[axis]);
     scale = notLarger ? std::min(scale, ratio) : std::max(scale, ratio);
   }
-  for (int64_t axis : axes)
-    dims[axis] = static_cast<int64_t>(
-        std::round(scale * static_cast<double>(dims[axis])));
+  for (int64_t axis : axes) {
+    std::optional<int64_t> dim =
+        dimFromDouble(std::round(scale * static_cast<double>(dims[axis])));
+    if (!dim)
+      return infer.emitError("sizes are too large");
+    dims[axis] = *dim;
+  }
   results.push_back(type.clone(dims));
   return success();
 }
@@ -788,7 +871,10 @@ LogicalResult RangeOp::inferResultTypes(const TypeInference &infer,
   if (start && limit && delta) {
     double steps =
         std::ceil((limit->front() - start->front()) / delta->front());
-    length = std::max<int64_t>(static_cast<int64_t>(steps), 0);
+    std::optional<int64_t> count = dimFromDouble(steps);
+    if (!count)
+      return infer.emitError("the range has too many elements");
+    length = *count;
   }
   results.push_back(RankedTensorType::get({length}, elementType));
   return success();
@@ -823,9 +909,12 @@ LogicalResult OneHotOp::inferResultTypes(const TypeInference &infer,
   int64_t depth = kDynamic;
   if (std::optional<SmallVector<double>> value =
           getConstantNumbers(adaptor.getDepth())) {
-    depth = static_cast<int64_t>(value->front());
-    if (depth < 1)
+    if (!(value->front() >= 1))
       return infer.emitError("depth must be positive");
+    std::optional<int64_t> dim = dimFromDouble(value->front());
+    if (!dim)
+      return infer.emitError("depth is too large");
+    depth = *dim;
   }
   SmallVector<int64_t> dims(indices.getShape());
   dims.insert(dims.begin() + *axis, depth);

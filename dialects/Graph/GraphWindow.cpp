@@ -1,8 +1,11 @@
 //===- GraphWindow.cpp - sliding windows of convolution and pooling -------===//
 
 #include "dialects/Graph/GraphWindow.h"
+#include "lib/Support/CheckedArith.h"
 
 #include "llvm/ADT/StringSwitch.h"
+
+#include <limits>
 
 using namespace mlir;
 
@@ -11,8 +14,15 @@ namespace graphc::graph {
 int64_t WindowParams::effectiveKernel(int64_t dim) const {
   if (ShapedType::isDynamic(kernel[dim]))
     return ShapedType::kDynamic;
-  return (kernel[dim] - 1) * dilations[dim] + 1;
+  // An extent past int64_t is larger than any padded input: saturate, and
+  // the caller reports that the window does not fit.
+  std::optional<int64_t> span = checkedMul(kernel[dim] - 1, dilations[dim]);
+  return span ? *span + 1 : std::numeric_limits<int64_t>::max();
 }
+
+/// Window attributes past this cannot describe a real tensor; the bound
+/// keeps the sums and products of the output size computation in int64_t.
+static constexpr int64_t kMaxWindowValue = int64_t(1) << 31;
 
 /// Copies `values` into `out` after checking its length and lower bound, or
 /// fills `out` with `fill` when the attribute is absent.
@@ -27,10 +37,14 @@ static LogicalResult readInts(const TypeInference &infer, StringRef name,
   if (static_cast<int64_t>(values->size()) != length)
     return infer.emitError(name + " must have " + Twine(length) +
                            " entries but has " + Twine(values->size()));
-  for (int64_t value : *values)
+  for (int64_t value : *values) {
     if (value < minimum)
       return infer.emitError(name + " entries must be at least " +
                              Twine(minimum) + ", got " + Twine(value));
+    if (value > kMaxWindowValue)
+      return infer.emitError(name + " entries must be at most 2^31, got " +
+                             Twine(value));
+  }
   out.assign(values->begin(), values->end());
   return success();
 }

@@ -210,12 +210,18 @@ GC_KERNEL(slice) {
     if (st > 0) {
       s = std::clamp<int64_t>(s, 0, dim);
       e = std::clamp<int64_t>(e, 0, dim);
-      count = e > s ? (e - s + st - 1) / st : 0;
+      // Written so that no step, however large, overflows.
+      count = e > s ? 1 + (e - s - 1) / st : 0;
     } else {
       s = std::clamp<int64_t>(s, 0, dim - 1);
       e = std::clamp<int64_t>(e, -1, dim - 1);
-      count = s > e ? (s - e + (-st) - 1) / (-st) : 0;
+      int64_t magnitude = st == INT64_MIN ? INT64_MAX : -st;
+      count = s > e ? 1 + (s - e - 1) / magnitude : 0;
     }
+    // A step that selects at most one element never moves: keep its stride
+    // product below from overflowing.
+    if (count <= 1)
+      st = 1;
     begin[axis] = s;
     step[axis] = st;
     outDims[axis] = count;

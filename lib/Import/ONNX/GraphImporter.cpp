@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lib/Import/ONNX/ModelValidation.h"
 #include "lib/Import/ONNX/NodeBuilder.h"
 #include "lib/Import/ONNX/ONNXImporter.h"
 #include "lib/Import/ONNX/OnnxModel.h"
@@ -15,6 +16,7 @@
 
 #include "dialects/Graph/GraphDialect.h"
 #include "dialects/Graph/GraphOps.h"
+#include "dialects/Graph/GraphTypeInference.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -268,6 +270,9 @@ GraphImporter::convertValueType(const onnx::ValueInfoProto &info,
     shape.push_back(dim.has_dim_value() && dim.dim_value() >= 0
                         ? dim.dim_value()
                         : ShapedType::kDynamic);
+  if (!graph::isRepresentableShape(shape, /*elementBytes=*/8))
+    return makeError(kind + " '" + info.name() +
+                     "' has dims too large to represent");
   return RankedTensorType::get(shape, elementType);
 }
 
@@ -417,6 +422,8 @@ llvm::Error GraphImporter::importOutputs(OpBuilder &builder,
 
 llvm::Expected<OwningOpRef<ModuleOp>> GraphImporter::run() {
   if (llvm::Error error = checkSupport())
+    return std::move(error);
+  if (llvm::Error error = validateModel(model, opset))
     return std::move(error);
   llvm::Expected<std::vector<size_t>> order = orderNodes();
   if (!order)

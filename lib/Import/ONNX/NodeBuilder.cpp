@@ -5,6 +5,7 @@
 #include "mlir/IR/Matchers.h"
 
 #include "dialects/Graph/GraphOps.h"
+#include "dialects/Graph/GraphTypeInference.h"
 
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OperationSupport.h"
@@ -67,6 +68,15 @@ NodeBuilder::createOp(llvm::StringRef mnemonic, llvm::ArrayRef<Value> slots,
                                          OpaqueProperties(nullptr),
                                          RegionRange(), resultTypes)))
     return failure(); // The op's inference has said why, if it could.
+  // Dims from model data (shapes, repeats, pads) must describe a tensor whose
+  // sizes can be computed: later passes and folding multiply them freely.
+  for (auto [index, type] : llvm::enumerate(resultTypes)) {
+    auto ranked = dyn_cast<RankedTensorType>(type);
+    if (ranked && !graph::isRepresentableShape(ranked.getShape(),
+                                               /*elementBytes=*/8))
+      return emitError(loc) << "result " << index << " would have type "
+                            << type << ", too large to represent";
+  }
 
   OperationState state(loc, *info);
   state.addOperands(operands);

@@ -1,6 +1,7 @@
 //===- OnnxModel.cpp - reading ONNX protobufs and what graphc supports ----===//
 
 #include "lib/Import/ONNX/OnnxModel.h"
+#include "lib/Support/CheckedArith.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
@@ -201,12 +202,7 @@ DataTypeInfo getDataTypeInfo(int32_t dataType) {
 }
 
 std::optional<int64_t> elementCount(llvm::ArrayRef<int64_t> dims) {
-  int64_t count = 1;
-  for (int64_t dim : dims) {
-    if (dim < 0 || llvm::MulOverflow(count, dim, count))
-      return std::nullopt;
-  }
-  return count;
+  return checkedElementCount(dims);
 }
 
 } // namespace graphc::onnx_import

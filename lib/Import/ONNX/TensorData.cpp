@@ -2,6 +2,7 @@
 
 #include "lib/Import/ONNX/TensorData.h"
 #include "lib/Import/ONNX/OnnxModel.h"
+#include "lib/Support/CheckedArith.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -27,11 +28,10 @@ TensorData TensorData::fromBuffer(std::unique_ptr<llvm::MemoryBuffer> storage) {
 
 std::optional<int64_t> tensorByteSize(const onnx::TensorProto &tensor) {
   size_t elementSize = getDataTypeInfo(tensor.data_type()).size;
-  std::optional<int64_t> count = elementCount(
-      llvm::ArrayRef<int64_t>(tensor.dims().data(), tensor.dims().size()));
-  if (elementSize == 0 || !count)
+  if (elementSize == 0)
     return std::nullopt;
-  return *count * static_cast<int64_t>(elementSize);
+  return checkedByteSize(tensor.dims().data(), tensor.dims().size(),
+                         static_cast<int64_t>(elementSize));
 }
 
 /// Packs typed repeated values into little-endian elements of `Element`.
@@ -79,6 +79,57 @@ packTypedFields(const onnx::TensorProto &tensor) {
   }
 }
 
+/// The real path of the external data file `location` names relative to
+/// `baseDir`, refusing any location that could reach outside that folder:
+/// absolute paths, `..` components, NUL bytes (which would cut the name short
+/// when it reaches the C library) and symlinks, of the file or of a folder on
+/// the way, that lead elsewhere.
+static llvm::Expected<std::string>
+resolveExternalLocation(const std::string &location, llvm::StringRef baseDir,
+                        llvm::StringRef what) {
+  auto refuse = [&](const llvm::Twine &reason) {
+    return makeError(what + " has unsafe external data location '" +
+                     llvm::StringRef(location.c_str()) + "': " + reason);
+  };
+  if (location.find('\0') != std::string::npos)
+    return refuse("it contains a NUL byte");
+  if (llvm::sys::path::is_absolute(location,
+                                   llvm::sys::path::Style::posix) ||
+      llvm::sys::path::is_absolute(location,
+                                   llvm::sys::path::Style::windows))
+    return refuse("it is an absolute path");
+  for (llvm::StringRef component : llvm::make_range(
+           llvm::sys::path::begin(location, llvm::sys::path::Style::windows),
+           llvm::sys::path::end(location)))
+    if (component == "..")
+      return refuse("it contains a '..' component");
+
+  llvm::SmallString<256> folder(baseDir.empty() ? llvm::StringRef(".")
+                                                : baseDir);
+  llvm::SmallString<256> path(folder);
+  llvm::sys::path::append(path, location);
+  llvm::SmallString<256> realFolder, realPath;
+  if (std::error_code ec = llvm::sys::fs::real_path(folder, realFolder))
+    return makeError("cannot resolve the folder '" + folder + "' of " + what +
+                     ": " + ec.message());
+  if (std::error_code ec = llvm::sys::fs::real_path(path, realPath))
+    return makeError("cannot read external data file '" + path + "' of " +
+                     what + ": " + ec.message());
+  llvm::StringRef inside = realPath.str();
+  if (!inside.consume_front(realFolder) ||
+      !(realFolder.str() == "/" ||
+        inside.starts_with(llvm::sys::path::get_separator())))
+    return refuse("it resolves to '" + realPath +
+                  "', outside the folder '" + realFolder + "'");
+  llvm::sys::fs::file_status status;
+  if (std::error_code ec = llvm::sys::fs::status(realPath, status))
+    return makeError("cannot read external data file '" + path + "' of " +
+                     what + ": " + ec.message());
+  if (status.type() != llvm::sys::fs::file_type::regular_file)
+    return refuse("it is not a regular file");
+  return std::string(realPath);
+}
+
 /// Reads the external data of `tensor` from beside the model.
 static llvm::Expected<TensorData>
 readExternalData(const onnx::TensorProto &tensor, llvm::StringRef baseDir,
@@ -103,8 +154,11 @@ readExternalData(const onnx::TensorProto &tensor, llvm::StringRef baseDir,
   }
   if (location.empty())
     return makeError(what + " has external data without a location");
-  llvm::SmallString<256> path(baseDir);
-  llvm::sys::path::append(path, location);
+  llvm::Expected<std::string> resolved =
+      resolveExternalLocation(location, baseDir, what);
+  if (!resolved)
+    return resolved.takeError();
+  const std::string &path = *resolved;
   uint64_t fileSize = 0;
   if (std::error_code ec = llvm::sys::fs::file_size(path, fileSize))
     return makeError("cannot read external data file '" + path + "' of " +
@@ -114,7 +168,8 @@ readExternalData(const onnx::TensorProto &tensor, llvm::StringRef baseDir,
     return makeError(what + " has " + llvm::Twine(size) +
                      " bytes of external data, expected " +
                      llvm::Twine(expectedBytes));
-  if (static_cast<uint64_t>(offset + size) > fileSize)
+  std::optional<int64_t> end = checkedAdd(offset, size);
+  if (!end || static_cast<uint64_t>(*end) > fileSize)
     return makeError("external data of " + what + " ends past the end of '" +
                      path + "' (offset " + llvm::Twine(offset) + ", length " +
                      llvm::Twine(size) + ", file size " +
@@ -139,7 +194,7 @@ llvm::Expected<TensorData> takeTensorData(onnx::TensorProto &tensor,
     return makeError("unsupported segmented tensor data of " + what);
   std::optional<int64_t> expectedBytes = tensorByteSize(tensor);
   if (!expectedBytes)
-    return makeError(what + " has invalid dims");
+    return makeError(what + " has invalid dims (negative, or too large)");
 
   if (tensor.data_location() == onnx::TensorProto::EXTERNAL)
     return readExternalData(tensor, baseDir, what, *expectedBytes);

@@ -4,6 +4,8 @@
 #include "lib/Import/ONNX/OnnxModel.h"
 #include "lib/Import/ONNX/TensorData.h"
 
+#include "dialects/Graph/GraphTypeInference.h"
+
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/StringExtras.h"
@@ -72,8 +74,8 @@ llvm::Expected<ElementsAttr> importTensor(MLIRContext *context,
                      getDataTypeInfo(tensor.data_type()).name + " of " + what);
   llvm::SmallVector<int64_t> dims(tensor.dims().begin(), tensor.dims().end());
   std::optional<int64_t> count = elementCount(dims);
-  if (!count)
-    return makeError(what + " has invalid dims");
+  if (!count || !graph::isRepresentableShape(dims, /*elementBytes=*/8))
+    return makeError(what + " has invalid dims (negative, or too large)");
   auto type = RankedTensorType::get(dims, elementType);
 
   llvm::Expected<TensorData> data = takeTensorData(tensor, baseDir, what);

@@ -192,14 +192,264 @@ def case_string_input():
                  [tensor("x", TensorProto.STRING, [2])], [tensor("y", TensorProto.STRING, [2])])
 
 
+def external_weight(location):
+    # A 4-float initializer whose data the model says lives at `location`.
+    w = TensorProto()
+    w.name = "w"
+    w.data_type = F
+    w.dims.append(4)
+    w.data_location = TensorProto.EXTERNAL
+    for key, value in (("location", location), ("offset", "0"), ("length", "16")):
+        entry = w.external_data.add()
+        entry.key, entry.value = key, value
+    return w
+
+
+def add_external(location):
+    return model([helper.make_node("Add", ["x", "w"], ["y"], name="add")],
+                 [tensor("x", F, [4])], [tensor("y", F, [4])], [external_weight(location)])
+
+
+def case_external_at(location):
+    return add_external(location)
+
+
+def case_external_nul():
+    # The bytes after the NUL must not be dropped on the way to open().
+    return add_external("w.bin\0../../../x")
+
+
+def case_relu4():
+    return model([helper.make_node("Relu", ["x"], ["y"], name="relu")],
+                 [tensor("x", F, [4])], [tensor("y", F, [4])])
+
+
+def case_tensor_external_at(location):
+    # A TensorProto file (as `graphc run --input x=FILE.pb` reads), not a model.
+    tensor_proto = external_weight(location)
+    tensor_proto.name = "x"
+    return tensor_proto
+
+
+def relu_model(inputs=("x",), outputs=("y",), opset=17, **attributes):
+    return model([helper.make_node("Relu", list(inputs), list(outputs), name="relu", **attributes)],
+                 [tensor("x", F, [2])], [tensor(n, F, [2]) for n in outputs if n], opset=opset)
+
+
+def case_misspelled_attribute():
+    return model([helper.make_node("Conv", ["x", "w"], ["y"], name="conv", stride=[1, 1])],
+                 [tensor("x", F, [1, 1, 4, 4])], [tensor("y", F, [1, 1, 2, 2])],
+                 [const("w", np.ones((1, 1, 3, 3), np.float32))])
+
+
+def case_attribute_of_newer_opset():
+    # num_outputs exists since Split-18; at opset 13 it is unknown.
+    return model([helper.make_node("Split", ["x"], ["a", "b"], name="split", num_outputs=2)],
+                 [tensor("x", F, [4])], [tensor("a", F, [2]), tensor("b", F, [2])], opset=13)
+
+
+def case_attribute_of_older_opset():
+    # Squeeze-13 takes axes as an input, no longer as an attribute.
+    return model([helper.make_node("Squeeze", ["x"], ["y"], name="squeeze", axes=[0])],
+                 [tensor("x", F, [1, 2])], [tensor("y", F, [2])], opset=13)
+
+
+def case_repeated_attribute():
+    m = model([helper.make_node("LeakyRelu", ["x"], ["y"], name="leaky", alpha=0.1)],
+              [tensor("x", F, [2])], [tensor("y", F, [2])])
+    m.graph.node[0].attribute.append(helper.make_attribute("alpha", 0.9))
+    return m
+
+
+def case_duplicate_input():
+    return model([helper.make_node("Add", ["x", "x"], ["y"], name="add")],
+                 [tensor("x", F, [2]), tensor("x", F, [3])], [tensor("y", F, [2])])
+
+
+def case_too_many_outputs():
+    return relu_model(outputs=("y", "z"))
+
+
+def case_too_many_inputs():
+    return relu_model(inputs=("x", "x"))
+
+
+def case_missing_input():
+    return model([helper.make_node("Add", ["x"], ["y"], name="add")],
+                 [tensor("x", F, [2])], [tensor("y", F, [2])])
+
+
+def case_op_not_in_opset():
+    # Gelu is defined since opset 20.
+    return model([helper.make_node("Gelu", ["x"], ["y"], name="gelu")],
+                 [tensor("x", F, [2])], [tensor("y", F, [2])], opset=17)
+
+
+def case_ir_version_11():
+    m = relu_model()
+    m.ir_version = 11
+    return m
+
+
+def case_nul_value_name():
+    # Without the check both names would reach MLIR as "a".
+    return model([helper.make_node("Relu", ["a\0in"], ["a\0out"], name="relu")],
+                 [tensor("a\0in", F, [2])], [tensor("a\0out", F, [2])])
+
+
+def case_nul_node_name():
+    return model([helper.make_node("Relu", ["x"], ["y"], name="relu\0hidden")],
+                 [tensor("x", F, [2])], [tensor("y", F, [2])])
+
+
+HUGE = 2**62 + 1
+
+
+def huge_tensor(name, elem, dims, raw):
+    # Dims whose byte count wraps to len(raw) in 64-bit arithmetic.
+    t = TensorProto()
+    t.name, t.data_type, t.raw_data = name, elem, raw
+    t.dims.extend(dims)
+    return t
+
+
+def slice_of(data_inits, nodes=(), elem=F, starts=(0,), ends=(1000,), steps=None):
+    inits = list(data_inits) + [const("starts", np.array(starts, np.int64)),
+                                const("ends", np.array(ends, np.int64))]
+    inputs = ["w", "starts", "ends"]
+    if steps is not None:
+        inits += [const("axes", np.array([0], np.int64)), const("steps", np.array(steps, np.int64))]
+        inputs += ["axes", "steps"]
+    return model(list(nodes) + [helper.make_node("Slice", inputs, ["y"], name="slice")],
+                 [], [tensor("y", elem, None)], inits)
+
+
+def case_huge_float_initializer():
+    return slice_of([huge_tensor("w", F, [HUGE], bytes(4))])
+
+
+def case_huge_int64_initializer():
+    return slice_of([huge_tensor("w", TensorProto.INT64, [2**61 + 1], bytes(8))],
+                    elem=TensorProto.INT64)
+
+
+def case_huge_constant_attribute():
+    return slice_of([], [helper.make_node("Constant", [], ["w"], name="huge",
+                                          value=huge_tensor("v", F, [HUGE], bytes(4)))])
+
+
+def case_zero_and_huge_dims():
+    # Zero bytes of data, but the other dims multiply past int64.
+    return model([helper.make_node("Flatten", ["w"], ["y"], name="flatten", axis=2)],
+                 [], [tensor("y", F, None)], [huge_tensor("w", F, [0, 2**62, 2**62], b"")])
+
+
+def case_huge_input_dims():
+    return model([helper.make_node("Relu", ["x"], ["y"], name="relu")],
+                 [tensor("x", F, [2**40, 2**40])], [tensor("y", F, None)])
+
+
+def shape_op(op, shape_name, shape, **attributes):
+    return model([helper.make_node(op, ["w", shape_name], ["y"], name=op.lower(), **attributes)],
+                 [], [tensor("y", F, None)],
+                 [const("w", np.ones(4, np.float32)), const(shape_name, np.array(shape, np.int64))])
+
+
+def case_reshape_overflow():
+    return shape_op("Reshape", "shape", [2**32, 2**32, 4, -1])
+
+
+def case_reshape_huge():
+    return shape_op("Reshape", "shape", [HUGE, 4])
+
+
+def case_tile_overflow():
+    return shape_op("Tile", "repeats", [2**62])
+
+
+def case_expand_overflow():
+    return shape_op("Expand", "shape", [2**32, 2**32, 4])
+
+
+def case_pad_overflow():
+    return shape_op("Pad", "pads", [2**62, 2**62])
+
+
+def case_constant_of_shape_overflow():
+    return model([helper.make_node("ConstantOfShape", ["shape"], ["y"], name="fill")],
+                 [], [tensor("y", F, None)], [const("shape", np.array([2**32, 2**32, 4], np.int64))])
+
+
+def case_range_overflow():
+    return model([helper.make_node("Range", ["a", "b", "d"], ["y"], name="range")],
+                 [], [tensor("y", TensorProto.INT64, None)],
+                 [const("a", np.array(-2**62, np.int64)), const("b", np.array(2**62, np.int64)),
+                  const("d", np.array(1, np.int64))])
+
+
+def case_conv_dilation_overflow():
+    return model([helper.make_node("Conv", ["x", "w"], ["y"], name="conv", dilations=[2**62])],
+                 [tensor("x", F, [1, 1, 8])], [tensor("y", F, None)],
+                 [const("w", np.ones((1, 1, 3), np.float32))])
+
+
+def case_slice_huge_start():
+    # ONNX clamps starts and ends: the result is empty.
+    return slice_of([const("w", np.arange(4, dtype=np.float32))], starts=[2**40], ends=[2**41])
+
+
+def case_slice_extreme_steps():
+    # From the last element backwards with the most negative step: one element.
+    return slice_of([const("w", np.arange(4, dtype=np.float32))],
+                    starts=[2**63 - 1], ends=[-2**63], steps=[-2**63])
+
+
+def case_slice_huge_step():
+    return slice_of([const("w", np.arange(4, dtype=np.float32))],
+                    starts=[1], ends=[2**63 - 1], steps=[2**63 - 1])
+
+
+def case_gather_huge_index():
+    return model([helper.make_node("Gather", ["w", "i"], ["y"], name="gather")],
+                 [], [tensor("y", F, None)],
+                 [const("w", np.arange(4, dtype=np.float32)), const("i", np.array([2**33], np.int64))])
+
+
+def case_gather_elements_huge_index():
+    return model([helper.make_node("GatherElements", ["w", "i"], ["y"], name="gather", axis=0)],
+                 [], [tensor("y", F, None)],
+                 [const("w", np.ones((2, 2), np.float32)),
+                  const("i", np.array([[2**33, 0]], np.int64))])
+
+
+def case_reduce_huge_axis():
+    return model([helper.make_node("ReduceSum", ["w", "axes"], ["y"], name="sum")],
+                 [], [tensor("y", F, None)],
+                 [const("w", np.ones((2, 3), np.float32)), const("axes", np.array([2**40], np.int64))])
+
+
+def case_non_utf8_names():
+    # Protobuf strings from a file need not be UTF-8; Python's protobuf only
+    # writes UTF-8, so the bytes are patched after serialising.
+    m = model([helper.make_node("Relu", ["xQQ"], ["yQQ"], name="reluQQ")],
+              [tensor("xQQ", F, [2])], [tensor("yQQ", F, [2])])
+    return m.SerializeToString().replace(b"QQ", b"\xff\xfe")
+
+
 CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
 
 
 def main():
-    name, out = sys.argv[1], sys.argv[2]
+    name, out, args = sys.argv[1], sys.argv[2], sys.argv[3:]
     external = name.endswith("_external")
-    m = CASES[name[: -len("_external")] if external else name]()
-    if external:
+    m = CASES[name[: -len("_external")] if external else name](*args)
+    if isinstance(m, bytes):
+        with open(out, "wb") as f:
+            f.write(m)
+    elif isinstance(m, TensorProto):
+        with open(out, "wb") as f:
+            f.write(m.SerializeToString())
+    elif external:
         onnx.save_model(m, out, save_as_external_data=True, all_tensors_to_one_file=True,
                         location=os.path.basename(out) + ".data", size_threshold=0)
     else:

@@ -1,0 +1,174 @@
+//===- ModelValidation.cpp - what ONNX requires of a model ----------------===//
+
+#include "lib/Import/ONNX/ModelValidation.h"
+#include "lib/Import/ONNX/OnnxModel.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <vector>
+
+namespace graphc::onnx_import {
+
+namespace {
+
+struct SchemaRow {
+  llvm::StringRef opType;
+  OpSchemaInfo info;
+};
+
+} // namespace
+
+std::optional<OpSchemaInfo> lookupOpSchema(llvm::StringRef opType,
+                                           int64_t opset) {
+  static const llvm::StringMap<std::vector<OpSchemaInfo>> table = [] {
+    llvm::StringMap<std::vector<OpSchemaInfo>> map;
+#define GRAPHC_ONNX_SCHEMA(onnxName, sinceVersion, inputs, outputs,            \
+                           attributes)                                         \
+  map[#onnxName].push_back({sinceVersion, inputs, outputs, attributes});
+#include "lib/Import/ONNX/OpTable.def"
+    return map;
+  }();
+  auto it = table.find(opType);
+  if (it == table.end())
+    return std::nullopt;
+  // Rows are in increasing sinceVersion order.
+  std::optional<OpSchemaInfo> applies;
+  for (const OpSchemaInfo &info : it->second)
+    if (info.sinceVersion <= opset)
+      applies = info;
+  return applies;
+}
+
+std::string printableName(llvm::StringRef name) {
+  std::string text;
+  for (char c : name) {
+    if (c == '\0')
+      text += "\\0";
+    else
+      text += c;
+  }
+  return text;
+}
+
+/// Fails when `name`, which `what` describes, holds a NUL byte: C strings
+/// downstream would cut it short and merge distinct values.
+static llvm::Error checkName(const std::string &name,
+                             const llvm::Twine &what) {
+  if (name.find('\0') == std::string::npos)
+    return llvm::Error::success();
+  return makeError(what + " '" + printableName(name) +
+                   "' contains a NUL byte");
+}
+
+static llvm::Error checkValueNames(const onnx::GraphProto &graph) {
+  if (llvm::Error error = checkName(graph.name(), "graph name"))
+    return error;
+  llvm::StringSet<> inputs;
+  for (const onnx::ValueInfoProto &input : graph.input()) {
+    if (llvm::Error error = checkName(input.name(), "graph input"))
+      return error;
+    if (!inputs.insert(input.name()).second)
+      return makeError("graph input '" + input.name() +
+                       "' is declared more than once");
+  }
+  llvm::StringSet<> initializers;
+  for (const onnx::TensorProto &tensor : graph.initializer()) {
+    if (llvm::Error error = checkName(tensor.name(), "initializer"))
+      return error;
+    if (!initializers.insert(tensor.name()).second)
+      return makeError("initializer '" + tensor.name() +
+                       "' is defined more than once");
+  }
+  for (const onnx::ValueInfoProto &output : graph.output())
+    if (llvm::Error error = checkName(output.name(), "graph output"))
+      return error;
+  for (const onnx::ValueInfoProto &info : graph.value_info())
+    if (llvm::Error error = checkName(info.name(), "value_info"))
+      return error;
+  return llvm::Error::success();
+}
+
+/// Checks one node against the schema of its op at `opset`.
+static llvm::Error checkNode(const onnx::NodeProto &node, size_t index,
+                             int64_t opset) {
+  if (llvm::Error error =
+          checkName(node.name(), "node name of " + node.op_type() + " node"))
+    return error;
+  std::string prefix = "node '" + nodeDisplayName(node, index) + "' (" +
+                       node.op_type() + "): ";
+  for (const std::string &input : node.input())
+    if (llvm::Error error = checkName(input, prefix + "input"))
+      return error;
+  for (const std::string &output : node.output())
+    if (llvm::Error error = checkName(output, prefix + "output"))
+      return error;
+
+  std::optional<OpSchemaInfo> schema = lookupOpSchema(node.op_type(), opset);
+  if (!schema)
+    return makeError(prefix + node.op_type() + " is not defined in opset " +
+                     llvm::Twine(opset));
+
+  // Inputs: every required slot given and not "", no more than the op takes.
+  llvm::StringRef formal = schema->inputs;
+  bool variadic = formal.ends_with("v");
+  size_t given = node.input_size();
+  if (!variadic && given > formal.size())
+    return makeError(prefix + "has " + llvm::Twine(given) + " inputs, " +
+                     node.op_type() + " takes at most " +
+                     llvm::Twine(formal.size()));
+  // Past the formal list only elements of a trailing variadic input remain.
+  for (size_t slot = 0; slot < std::max(formal.size(), given); ++slot) {
+    if (slot < formal.size() && formal[slot] == 'o')
+      continue;
+    if (slot >= given)
+      return makeError(prefix + "required input " + llvm::Twine(slot) +
+                       " is missing");
+    if (node.input(slot).empty())
+      return makeError(prefix + "required input " + llvm::Twine(slot) +
+                       " is empty");
+  }
+
+  llvm::StringRef outputs = schema->outputs;
+  if (!outputs.ends_with("v") &&
+      static_cast<size_t>(node.output_size()) > outputs.size())
+    return makeError(prefix + "has " + llvm::Twine(node.output_size()) +
+                     " outputs, " + node.op_type() + " has at most " +
+                     llvm::Twine(outputs.size()) + " in opset " +
+                     llvm::Twine(opset));
+  if (node.output_size() == 0)
+    return makeError(prefix + "has no outputs");
+
+  llvm::SmallVector<llvm::StringRef> accepted;
+  schema->attributes.split(accepted, ' ', -1, /*KeepEmpty=*/false);
+  llvm::StringSet<> seen;
+  for (const onnx::AttributeProto &attr : node.attribute()) {
+    if (llvm::Error error = checkName(attr.name(), prefix + "attribute"))
+      return error;
+    if (!llvm::is_contained(accepted, attr.name()))
+      return makeError(prefix + "unknown attribute '" + attr.name() + "' of " +
+                       node.op_type() + " in opset " + llvm::Twine(opset));
+    if (!seen.insert(attr.name()).second)
+      return makeError(prefix + "attribute '" + attr.name() +
+                       "' is given more than once");
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error validateModel(const onnx::ModelProto &model, int64_t opset) {
+  if (model.ir_version() > kMaxIrVersion)
+    return makeError("unsupported IR version " +
+                     llvm::Twine(model.ir_version()) +
+                     " (graphc reads IR versions up to " +
+                     llvm::Twine(kMaxIrVersion) + ")");
+  const onnx::GraphProto &graph = model.graph();
+  if (llvm::Error error = checkValueNames(graph))
+    return error;
+  for (int index = 0; index < graph.node_size(); ++index)
+    if (llvm::Error error = checkNode(graph.node(index), index, opset))
+      return error;
+  return llvm::Error::success();
+}
+
+} // namespace graphc::onnx_import

@@ -1,0 +1,50 @@
+//===- ModelValidation.h - what ONNX requires of a model --------*- C++ -*-===//
+//
+// A model file is untrusted input. Before any IR is built, the importer checks
+// what ONNX itself (and onnxruntime) require: a known IR version, names without
+// NUL bytes, unique graph inputs and initializers, and every node against the
+// schema of its op at the model's opset (OpTable.def): input and output counts,
+// required inputs present, known attributes given once.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GRAPHC_LIB_IMPORT_ONNX_MODELVALIDATION_H
+#define GRAPHC_LIB_IMPORT_ONNX_MODELVALIDATION_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <optional>
+
+namespace graphc::onnx_import {
+
+/// The newest ONNX IR version graphc reads (that of opset 22, ONNX 1.16+).
+inline constexpr int64_t kMaxIrVersion = 10;
+
+/// The signature of a default-domain op at one opset (see OpTable.def).
+struct OpSchemaInfo {
+  int64_t sinceVersion = 0;
+  /// One letter per formal input or output: 'r', 'o' or 'v'.
+  llvm::StringRef inputs;
+  llvm::StringRef outputs;
+  /// Accepted attribute names separated by spaces.
+  llvm::StringRef attributes;
+};
+
+/// The schema of `opType` that applies at `opset`, or nullopt when the op is
+/// not in OpTable.def or not defined yet at that opset.
+std::optional<OpSchemaInfo> lookupOpSchema(llvm::StringRef opType,
+                                           int64_t opset);
+
+/// `name` with NUL bytes shown as "\0", for error messages.
+std::string printableName(llvm::StringRef name);
+
+/// Checks `model`, whose default-domain opset is `opset` and whose nodes all
+/// use ops of OpTable.def. Fails with one line naming the node, value or
+/// attribute at fault.
+llvm::Error validateModel(const onnx::ModelProto &model, int64_t opset);
+
+} // namespace graphc::onnx_import
+
+#endif
