@@ -93,11 +93,15 @@ llvm::Expected<HostTensor> readInput(const std::string &spec, std::string &name,
 }
 
 /// "float32[4,?]" for a model input, with '?' for a dim left to the plan.
+/// A file may claim any rank: past 16 dims only their count is shown.
 std::string describeType(int32_t dtype, llvm::ArrayRef<int64_t> dims) {
+  constexpr size_t kShownDims = 16;
   std::string text = graphc_dtype_name(dtype);
   text += "[";
-  for (auto [i, dim] : llvm::enumerate(dims))
+  for (auto [i, dim] : llvm::enumerate(dims.take_front(kShownDims)))
     text += (i ? "," : "") + (dim < 0 ? "?" : std::to_string(dim));
+  if (dims.size() > kShownDims)
+    text += ",... (" + std::to_string(dims.size()) + " dims)";
   return text + "]";
 }
 
