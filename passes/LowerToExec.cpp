@@ -6,6 +6,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
@@ -133,6 +134,7 @@ LogicalResult lowerToExec(ModuleOp module, StringRef planName) {
   plan.getSteps().push_back(steps);
   OpBuilder stepBuilder = OpBuilder::atBlockEnd(steps);
   auto none = exec::SlotAttr::get(context, exec::BufferKind::none, 0, 0, 0);
+  llvm::MapVector<Operation *, llvm::SetVector<Attribute>> nodesOfKernel;
 
   for (Operation &op : block) {
     auto fusion = dyn_cast<kernel::FusionOp>(op);
@@ -167,16 +169,14 @@ LogicalResult lowerToExec(ModuleOp module, StringRef planName) {
     if (shared) {
       kernelOp.erase();
       kernelOp = shared;
-      // The shared kernel covers this fusion's nodes too.
-      nodes.insert(nodes.begin(), kernelOp.getOnnxNodes().begin(),
-                   kernelOp.getOnnxNodes().end());
     } else {
       kernelOp.setHash(hash);
       kernelByHash[hash] = kernelOp;
     }
-    llvm::SetVector<Attribute> uniqueNodes(nodes.begin(), nodes.end());
-    kernelOp.setOnnxNodesAttr(
-        ArrayAttr::get(context, uniqueNodes.getArrayRef()));
+    // The node list of a shared kernel grows with every fusion it covers;
+    // it is set once at the end, since rebuilding the attribute per fusion
+    // costs time and (uniqued, never freed) memory quadratic in its users.
+    nodesOfKernel[kernelOp].insert(nodes.begin(), nodes.end());
     StringAttr kernelName = kernelOp.getSymNameAttr();
 
     // Arguments: the slots of the fused op's ONNX inputs (absent ones are
@@ -201,6 +201,10 @@ LogicalResult lowerToExec(ModuleOp module, StringRef planName) {
         fusion.getLoc(), FlatSymbolRefAttr::get(kernelName),
         stepBuilder.getArrayAttr(args));
   }
+
+  for (auto &[kernelOp, nodes] : nodesOfKernel)
+    cast<exec::KernelOp>(kernelOp).setOnnxNodesAttr(
+        ArrayAttr::get(context, nodes.getArrayRef()));
 
   // Outputs not written by a kernel (inputs, weights, repeated results)
   // are copied into place.

@@ -190,32 +190,42 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
     os << "  {nullptr, nullptr, nullptr, 0, nullptr},\n";
   os << "};\n";
 
-  // Plans.
+  // Plans. The arguments of all of a plan's steps are one array that each
+  // step points into: an array per step makes the host compiler's time grow
+  // far faster than the step count.
   for (auto [p, plan] : enumerate(parts.plans)) {
     std::string base = "kPlan" + std::to_string(p);
-    unsigned stepCount = 0;
-    for (Operation &step : plan.getSteps().front()) {
-      std::string args = base + "_s" + std::to_string(stepCount++);
-      ArrayAttr slots;
+    auto slotsOf = [&](Operation &step) -> ArrayAttr {
       if (auto launch = dyn_cast<exec::LaunchOp>(step))
-        slots = launch.getArgs();
-      else if (auto copy = dyn_cast<exec::CopyOp>(step))
-        slots = ArrayAttr::get(module.getContext(),
-                               {copy.getSource(), copy.getTarget()});
-      os << "static const graphc_buffer_ref " << args << "[] = {";
-      if (slots.empty())
-        os << "{0, 0, 0, 0}";
-      interleaveComma(slots, os, [&](Attribute a) {
-        auto slot = cast<exec::SlotAttr>(a);
-        os << "{" << bufferKind(slot.getKind()) << ", " << slot.getIndex()
-           << ", " << slot.getOffset() << "ull, " << slot.getSize() << "ull}";
-      });
-      os << "};\n";
-    }
-    os << "static const graphc_step_desc " << base << "_steps[] = {\n";
-    stepCount = 0;
+        return launch.getArgs();
+      if (auto copy = dyn_cast<exec::CopyOp>(step))
+        return ArrayAttr::get(module.getContext(),
+                              {copy.getSource(), copy.getTarget()});
+      return ArrayAttr::get(module.getContext(), {});
+    };
+    os << "static const graphc_buffer_ref " << base << "_args[] = {\n";
+    size_t argCount = 0;
     for (Operation &step : plan.getSteps().front()) {
-      std::string args = base + "_s" + std::to_string(stepCount++);
+      ArrayAttr slots = slotsOf(step);
+      for (Attribute a : slots) {
+        auto slot = cast<exec::SlotAttr>(a);
+        os << " {" << bufferKind(slot.getKind()) << ", " << slot.getIndex()
+           << ", " << slot.getOffset() << "ull, " << slot.getSize() << "ull},";
+      }
+      if (!slots.empty())
+        os << "\n";
+      argCount += slots.size();
+    }
+    if (argCount == 0)
+      os << "  {0, 0, 0, 0},\n";
+    os << "};\n";
+    os << "static const graphc_step_desc " << base << "_steps[] = {\n";
+    unsigned stepCount = 0;
+    size_t argOffset = 0;
+    for (Operation &step : plan.getSteps().front()) {
+      ++stepCount;
+      std::string args = base + "_args + " + std::to_string(argOffset);
+      argOffset += slotsOf(step).size();
       if (auto launch = dyn_cast<exec::LaunchOp>(step)) {
         StringRef name = launch.getKernel();
         LaunchDims dims;

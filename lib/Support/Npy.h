@@ -1,7 +1,10 @@
 //===- Npy.h - reading and writing NumPy .npy files -------------*- C++ -*-===//
 //
 // The .npy format (versions 1.0, 2.0 and 3.0) for every graphc dtype, C
-// order, little endian. bfloat16 has no NumPy dtype: it is written as the
+// order. Files are written little endian; big-endian files are byte-swapped
+// on reading. The header must be the dict numpy writes, with each of its
+// three keys once, so that graphc and numpy never read one file as two
+// different arrays. bfloat16 has no NumPy dtype: it is written as the
 // two-byte void type '<V2' (what ml_dtypes arrays save as) and '<V2' reads
 // back as bfloat16.
 //

@@ -71,14 +71,18 @@ DLDataType dlpackDtype(int32_t dtype) {
   }
 }
 
-/// Reads "NAME=FILE" or "FILE" by extension.
-llvm::Expected<HostTensor> readInput(const std::string &spec,
-                                     std::string &name) {
-  std::string path = spec;
+/// Reads "NAME=FILE" or "FILE" by extension; `name` is left empty for a
+/// positional input and `path` names the file.
+llvm::Expected<HostTensor> readInput(const std::string &spec, std::string &name,
+                                     std::string &path) {
+  path = spec;
   size_t equals = spec.find('=');
   if (equals != std::string::npos) {
     name = spec.substr(0, equals);
     path = spec.substr(equals + 1);
+    if (name.empty())
+      return llvm::createStringError("input '" + spec +
+                                     "': the name before '=' is empty");
   }
   llvm::StringRef extension = llvm::sys::path::extension(path);
   if (extension == ".npy")
@@ -88,6 +92,37 @@ llvm::Expected<HostTensor> readInput(const std::string &spec,
   return llvm::createStringError("input '" + spec +
                                  "': expected a .npy or ONNX TensorProto .pb "
                                  "file");
+}
+
+/// "float32[4,?]" for a model input, with '?' for a dim left to the plan.
+/// A file may claim any rank: past 16 dims only their count is shown.
+std::string describeType(int32_t dtype, llvm::ArrayRef<int64_t> dims) {
+  constexpr size_t kShownDims = 16;
+  std::string text = graphc_dtype_name(dtype);
+  text += "[";
+  for (auto [i, dim] : llvm::enumerate(dims.take_front(kShownDims)))
+    text += (i ? "," : "") + (dim < 0 ? "?" : std::to_string(dim));
+  if (dims.size() > kShownDims)
+    text += ",... (" + std::to_string(dims.size()) + " dims)";
+  return text + "]";
+}
+
+/// Checks the dtype, rank and fixed dims of the tensor read from `path`
+/// against the model input it binds to, so that a mismatch names the file.
+/// Dims the model leaves open are the plan selection's to check.
+llvm::Error checkInputType(const HostTensor &tensor, const std::string &path,
+                           const graphc_tensor_info &info) {
+  llvm::ArrayRef<int64_t> expected(info.dims, info.rank);
+  bool matches = tensor.dtype == info.dtype &&
+                 tensor.dims.size() == static_cast<size_t>(info.rank);
+  for (size_t d = 0; matches && d < tensor.dims.size(); ++d)
+    matches = expected[d] < 0 || expected[d] == tensor.dims[d];
+  if (matches)
+    return llvm::Error::success();
+  return llvm::createStringError(
+      "input '" + std::string(info.name) + "': expected " +
+      describeType(info.dtype, expected) + ", got " +
+      describeType(tensor.dtype, tensor.dims) + " from '" + path + "'");
 }
 
 /// A file name for an output: ONNX names may hold '/' or ':'.
@@ -177,42 +212,65 @@ llvm::Error run(const RunOptions &options) {
 
   // Inputs: named ones by name, the others in model order.
   std::vector<HostTensor> hostInputs;
-  std::vector<std::string> names;
+  std::vector<std::string> names, paths;
   for (const std::string &spec : options.inputs) {
-    std::string name;
-    llvm::Expected<HostTensor> tensor = readInput(spec, name);
+    std::string name, path;
+    llvm::Expected<HostTensor> tensor = readInput(spec, name, path);
     if (!tensor)
       return tensor.takeError();
     hostInputs.push_back(std::move(*tensor));
     names.push_back(name);
+    paths.push_back(path);
   }
+  int32_t modelInputs = graphc_model_input_count(model);
+  auto inputInfo = [&](int32_t index) {
+    graphc_tensor_info info;
+    graphc_status_free(graphc_model_input_info(model, index, &info));
+    return info;
+  };
+  // The model input each file binds to, or -1 for one the model lacks.
+  std::vector<int32_t> bound(hostInputs.size(), -1);
   bool anyNamed = llvm::any_of(names, [](auto &n) { return !n.empty(); });
   if (anyNamed) {
     // Positional inputs take the model inputs no NAME= claimed, in order.
-    std::vector<bool> claimed(graphc_model_input_count(model), false);
-    for (const std::string &name : names) {
-      for (int32_t i = 0; i < graphc_model_input_count(model); ++i) {
-        graphc_tensor_info info;
-        graphc_status_free(graphc_model_input_info(model, i, &info));
-        if (name == info.name)
-          claimed[i] = true;
+    std::vector<int> claimedBy(modelInputs, -1);
+    for (auto [f, name] : llvm::enumerate(names)) {
+      if (name.empty())
+        continue;
+      for (int32_t i = 0; i < modelInputs; ++i) {
+        if (name != inputInfo(i).name)
+          continue;
+        if (claimedBy[i] >= 0)
+          return llvm::createStringError(
+              "input '" + name + "' is given twice ('" + paths[claimedBy[i]] +
+              "' and '" + paths[f] + "')");
+        claimedBy[i] = f;
+        bound[f] = i;
       }
     }
     int32_t next = 0;
-    for (std::string &name : names) {
+    for (auto [f, name] : llvm::enumerate(names)) {
       if (!name.empty())
         continue;
-      while (next < static_cast<int32_t>(claimed.size()) && claimed[next])
+      while (next < modelInputs && claimedBy[next] >= 0)
         ++next;
-      if (next == static_cast<int32_t>(claimed.size()))
+      if (next == modelInputs)
         return llvm::createStringError(
             "more inputs given than the model has (" +
-            std::to_string(claimed.size()) + ")");
-      graphc_tensor_info info;
-      graphc_status_free(graphc_model_input_info(model, next++, &info));
-      name = info.name;
+            std::to_string(modelInputs) + ")");
+      bound[f] = next;
+      name = inputInfo(next++).name;
     }
+  } else {
+    for (size_t f = 0; f < hostInputs.size(); ++f)
+      bound[f] = f < static_cast<size_t>(modelInputs) ? f : -1;
   }
+  // Unknown names and a wrong count are the runtime's to report.
+  for (size_t f = 0; f < hostInputs.size(); ++f)
+    if (bound[f] >= 0)
+      if (llvm::Error error =
+              checkInputType(hostInputs[f], paths[f], inputInfo(bound[f])))
+        return error;
   std::vector<const char *> namePointers;
   for (const std::string &name : names)
     namePointers.push_back(name.c_str());
