@@ -36,6 +36,23 @@ set(GRAPHC_LLVM_LIBS LLVMSupport)
 set_property(TARGET LLVMSupport PROPERTY INTERFACE_LINK_LIBRARIES
   rt dl m LLVMDemangle)
 
+# Debian builds MLIR against the LLVM dylib, so its static libraries name the
+# shared `LLVM` as their dependency: point them at the static components.
+foreach(target IN LISTS MLIR_EXPORTED_TARGETS)
+  if(NOT TARGET ${target})
+    continue()
+  endif()
+  get_target_property(type ${target} TYPE)
+  if(type STREQUAL "EXECUTABLE")
+    continue()
+  endif()
+  get_target_property(deps ${target} INTERFACE_LINK_LIBRARIES)
+  if(deps AND "LLVM" IN_LIST deps)
+    list(TRANSFORM deps REPLACE "^LLVM$" "LLVMSupport")
+    set_property(TARGET ${target} PROPERTY INTERFACE_LINK_LIBRARIES "${deps}")
+  endif()
+endforeach()
+
 # onnx.proto as Debian ships it asks for the lite runtime; its headers were
 # generated without that option (full messages, ONNX_API on exported names), so
 # the same protoc run here gives a header identical to /usr/include/onnx's.
@@ -69,3 +86,6 @@ target_link_libraries(onnx_proto PUBLIC protobuf::libprotobuf)
 # machine is the only requirement. --gc-sections drops unreachable functions,
 # -s the symbol tables.
 add_link_options(-static-libstdc++ -static-libgcc -Wl,--gc-sections -s)
+# NVRTC stays shared (the CUDA toolkit ships no static NVRTC): look where the
+# toolkit installs it on x86-64 machines, besides the build machine's path.
+add_link_options(-Wl,-rpath,/usr/local/cuda/lib64)

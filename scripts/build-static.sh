@@ -39,7 +39,7 @@ fi
 
 # The newest glibc symbol version graphc needs must not exceed this machine's.
 glibc_needed=$(objdump -T "$graphc" | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -n1)
-glibc_here=GLIBC_$(ldd --version | head -n1 | grep -o '[0-9]*\.[0-9]*$')
+glibc_here=GLIBC_$(getconf GNU_LIBC_VERSION | cut -d" " -f2)
 echo "build-static: graphc needs $glibc_needed (this machine has $glibc_here)"
 if [[ $(printf '%s\n%s\n' "$glibc_needed" "$glibc_here" | sort -V | tail -n1) != "$glibc_here" ]]; then
   echo "build-static: graphc needs a newer glibc than the build machine's" >&2
