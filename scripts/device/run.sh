@@ -103,6 +103,16 @@ if ! "$graphc" --help >/dev/null 2>&1; then
   ldd "$graphc" 2>&1 | tee -a "$out/run.log"
 fi
 
+# What graphc itself needs to compile a model there: a host C++ compiler (it
+# links every model .so) and, for cuda, the toolkit headers at the path NVRTC
+# was given when graphc was built.
+if ! command -v c++ >/dev/null && ! command -v g++ >/dev/null && ! command -v clang++ >/dev/null; then
+  log "no host C++ compiler (c++, g++, clang++): every compile will fail; set GRAPHC_CXX"
+fi
+if [[ $target == cuda && ! -f /usr/local/cuda/include/cuda_fp16.h ]]; then
+  log "no /usr/local/cuda/include/cuda_fp16.h: NVRTC may not find the CUDA headers"
+fi
+
 export PYTHONPATH=$bundle/runtime/python${PYTHONPATH:+:$PYTHONPATH}
 export GRAPHC_RUNTIME_LIBRARY=$bundle/lib/libgraphc_runtime.so
 export GRAPHC_NODE_TEST_ROOT=$bundle/test/conformance/node
