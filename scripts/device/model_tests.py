@@ -39,7 +39,10 @@ def run_one(args, graphc, entry):
             if names != want_names:
                 return {"status": "wrong-result", "compile_s": compile_s,
                         "reason": f"outputs {names}, the reference has {want_names}"}
-            actual = model.run(feeds)
+            # numpy arrays, or graphc.Tensor objects (copied out by .numpy())
+            # from the package versions that return device tensors.
+            actual = [t.numpy() if hasattr(t, "numpy") else np.asarray(t)
+                      for t in model.run(feeds)]
     except graphc.GraphcError as error:
         return {"status": "run-error", "compile_s": compile_s,
                 "reason": f"{error.code}: {str(error).splitlines()[0] if str(error) else ''}"}
