@@ -69,6 +69,8 @@ def main():
     args = parser.parse_args()
     args.graphc = os.path.abspath(args.graphc)
     started = datetime.datetime.now(datetime.timezone.utc)
+    # Other work on the machine slows compiles down: say how busy it was.
+    load = os.getloadavg()[0]
     rows = []
     with tempfile.TemporaryDirectory(prefix="graphc-compile-times-") as work_dir:
         for tag, onnx_path, dims in cases(args, work_dir):
@@ -90,12 +92,15 @@ def main():
     host = platform.node() or "host"
     stem = os.path.join(args.out, f"{started:%Y-%m-%d}-{host}-compile")
     meta = {"date": started.isoformat(timespec="seconds"), "host": host,
-            "cpus": os.cpu_count(), "graphc": args.graphc, "arch": args.arch,
+            "cpus": os.cpu_count(), "load_average_1min": load,
+            "graphc": os.path.basename(os.path.dirname(os.path.dirname(args.graphc))),
+            "arch": args.arch,
             "repeat": args.repeat}
     with open(stem + ".json", "w") as f:
         json.dump({"meta": meta, "rows": rows}, f, indent=1)
     with open(stem + ".md", "w") as f:
-        f.write(f"# graphc compile time ({started:%Y-%m-%d}, {host}, {os.cpu_count()} cpus)\n\n")
+        f.write(f"# graphc compile time ({started:%Y-%m-%d}, {host}, {os.cpu_count()} cpus, "
+                f"load average {load:.1f} at the start)\n\n")
         f.write(f"Cold: the first compile; warm: median of the next {args.repeat}. "
                 f"cuda is compile-only ({args.arch}, NVRTC).\n\n")
         f.write("| model | target | .onnx bytes | cold s | warm s | .so bytes | status |\n")
