@@ -1,0 +1,463 @@
+"""graphc against PyTorch on the GPU, side by side in one run.
+
+Models are built here with random weights (torchvision weights=None,
+transformers configs), exported to ONNX with the TorchScript exporter
+(dynamo=False) and the default (dynamo) exporter, compiled with graphc for
+this GPU, and measured with CUDA events after warm-up (median of --iters runs)
+against PyTorch eager, torch.compile (default, reduce-overhead, max-autotune),
+AOTInductor and onnxruntime's CUDA provider, at each batch size, in fp32 and
+fp16. Per row: median latency, max relative error against eager fp32
+(max |out - ref| / max |ref|), compile time, peak GPU memory and, for graphc,
+the host overhead per run (wall time of a synchronised run minus its GPU time).
+
+    python bench/run_bench.py --graphc bin/graphc [--out bench/results]
+        [--models resnet50,bert] [--batches 1,8] [--dtypes fp32,fp16]
+        [--exporters torchscript,dynamo] [--systems eager,...] [--full]
+        [--iters 50] [--deadline-s 500]
+
+The default set is the fast one (ResNet-50 and BERT-base, batch 1 and 8);
+--full is every model at batch 1, 8 and 64 with every system. Work that does
+not fit in --deadline-s is listed as not run. Writes
+OUT/<date>-<gpu>.md and .json. graphc has no fp16 yet: its fp16 rows say so.
+"""
+import argparse
+import copy
+import datetime
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+MODELS = ["resnet50", "vit_b_16", "bert", "gpt2", "llama"]
+TEXT_MODELS = {"bert", "gpt2", "llama"}
+SEQ_LEN = 128
+# In the order they run: when the time budget ends a run, graphc and its
+# closest references are measured already.
+SYSTEMS = ["eager", "graphc", "onnxruntime-cuda", "compile-default",
+           "compile-reduce-overhead", "aotinductor", "compile-max-autotune"]
+FAST = {"models": "resnet50,bert", "batches": "1,8",
+        "systems": "eager,graphc,onnxruntime-cuda,compile-default,compile-reduce-overhead",
+        "exporters": "torchscript,dynamo"}
+FULL = {"models": ",".join(MODELS), "batches": "1,8,64", "systems": ",".join(SYSTEMS),
+        "exporters": "torchscript,dynamo"}
+
+
+class Deadline(Exception):
+    pass
+
+
+def build_model(name):
+    """(torch module returning one tensor, input maker(batch) -> tensor)."""
+    import torch
+    torch.manual_seed(0)
+    if name in ("resnet50", "vit_b_16"):
+        import torchvision
+        module = getattr(torchvision.models, name)(weights=None)
+        return module, lambda b: torch.randn(b, 3, 224, 224)
+    import transformers as tf
+    if name == "bert":
+        config = tf.BertConfig()
+        backbone = tf.BertModel(config, add_pooling_layer=False)
+    elif name == "gpt2":
+        config = tf.GPT2Config()
+        backbone = tf.GPT2Model(config)
+    elif name == "llama":
+        # A small Llama: the architecture of Llama 2 at 4 layers of width 512.
+        config = tf.LlamaConfig(vocab_size=32000, hidden_size=512,
+                                intermediate_size=1376, num_hidden_layers=4,
+                                num_attention_heads=8, num_key_value_heads=8,
+                                max_position_embeddings=SEQ_LEN)
+        backbone = tf.LlamaModel(config)
+    else:
+        raise ValueError(f"unknown model {name}")
+    config.use_cache = False
+
+    class LastHiddenState(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.backbone = backbone
+
+        def forward(self, input_ids):
+            return self.backbone(input_ids=input_ids, return_dict=True).last_hidden_state
+
+    vocab = config.vocab_size
+    return LastHiddenState(), lambda b: torch.randint(0, vocab, (b, SEQ_LEN))
+
+
+def cuda_time_ms(fn, warmup, iters, deadline):
+    """Median GPU time of fn() in ms over iters runs, by CUDA events on the
+    current stream, after warmup runs."""
+    import torch
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(iters):
+        if time.monotonic() > deadline:
+            raise Deadline()
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return statistics.median(times)
+
+
+def wall_time_ms(fn, iters):
+    """Median wall time of fn() followed by a device synchronisation."""
+    import torch
+    times = []
+    for _ in range(iters):
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        fn()
+        torch.cuda.synchronize()
+        times.append((time.perf_counter() - start) * 1e3)
+    return statistics.median(times)
+
+
+def rel_error(out, ref):
+    out = out.float()
+    ref = ref.float()
+    if out.shape != ref.shape:
+        return f"shape {list(out.shape)} vs {list(ref.shape)}"
+    scale = ref.abs().max().item() or 1.0
+    return (out - ref).abs().max().item() / scale
+
+
+def device_memory_used_mib():
+    import torch
+    free, total = torch.cuda.mem_get_info()
+    return (total - free) / 2**20
+
+
+def export_onnx(module, example, path, exporter):
+    import torch
+    start = time.monotonic()
+    if exporter == "torchscript":
+        torch.onnx.export(module, (example,), path, dynamo=False, opset_version=17,
+                          input_names=["input"], output_names=["output"])
+    else:
+        program = torch.onnx.export(module, (example,), dynamo=True,
+                                    input_names=["input"], output_names=["output"])
+        program.save(path)
+    return time.monotonic() - start
+
+
+def graphc_compile(graphc, onnx_path, so_path, example, arch):
+    shape = "x".join(str(d) for d in example.shape)
+    command = [graphc, "compile", onnx_path, "-o", so_path, "--target", "cuda",
+               "--arch", arch, f"--shape=input={shape}"]
+    start = time.monotonic()
+    proc = subprocess.run(command, capture_output=True, text=True)
+    elapsed = time.monotonic() - start
+    if proc.returncode != 0:
+        lines = (proc.stderr + proc.stdout).strip().splitlines()
+        raise RuntimeError(lines[0] if lines else f"graphc exit status {proc.returncode}")
+    return elapsed
+
+
+def measure(args, name, module, make_input, batch, dtype, ref, work_dir, deadline, rows,
+            save):
+    """Appends one row per system for (model, batch, dtype), calling save()
+    after each so that a run killed at its time limit keeps its results."""
+    import torch
+    torch_dtype = {"fp32": torch.float32, "fp16": torch.float16}[dtype]
+    # A copy per dtype: converting the module itself would round its fp32
+    # weights for the dtypes after fp16.
+    model = copy.deepcopy(module).to(device="cuda", dtype=torch_dtype).eval()
+    x = make_input(batch).cuda()
+    if x.is_floating_point():
+        x = x.to(torch_dtype)
+    base = {"model": name, "batch": batch, "dtype": dtype}
+    if name in TEXT_MODELS:
+        base["seq"] = SEQ_LEN
+
+    def add(system, **fields):
+        row = dict(base, system=system, **fields)
+        rows.append(row)
+        save()
+        shown = {k: v for k, v in fields.items() if k != "trace"}
+        print(f"  {name} b{batch} {dtype} {system}: {shown}", flush=True)
+
+    def run_torch(system, fn, compile_s=0.0):
+        torch.cuda.reset_peak_memory_stats()
+        ms = cuda_time_ms(fn, args.warmup, args.iters, deadline)
+        with torch.no_grad():
+            out = fn()
+        add(system, gpu_ms=ms, rel_error=rel_error(out, ref), compile_s=compile_s,
+            peak_mib=torch.cuda.max_memory_allocated() / 2**20)
+
+    for system in args.systems:
+        if time.monotonic() > deadline:
+            add(system, status="not run: time budget spent")
+            continue
+        try:
+            with torch.no_grad():
+                if system == "eager":
+                    run_torch(system, lambda: model(x))
+                elif system.startswith("compile-"):
+                    mode = system[len("compile-"):]
+                    torch._dynamo.reset()
+                    start = time.monotonic()
+                    compiled = torch.compile(model, mode=mode)
+                    compiled(x)
+                    torch.cuda.synchronize()
+                    run_torch(system, lambda: compiled(x), time.monotonic() - start)
+                    del compiled
+                elif system == "aotinductor":
+                    start = time.monotonic()
+                    program = torch.export.export(model, (x,))
+                    package = torch._inductor.aoti_compile_and_package(
+                        program, package_path=os.path.join(
+                            work_dir, f"{name}_{batch}_{dtype}.pt2"))
+                    runner = torch._inductor.aoti_load_package(package)
+                    run_torch(system, lambda: runner(x), time.monotonic() - start)
+                    del runner
+                elif system == "onnxruntime-cuda":
+                    measure_ort(args, name, model, x, batch, dtype, ref, work_dir, add)
+                elif system == "graphc":
+                    if dtype != "fp32":
+                        add(system, status="not supported: graphc has no fp16 yet")
+                        continue
+                    for exporter in args.exporters:
+                        measure_graphc(args, name, model, x, batch, ref, exporter,
+                                       work_dir, deadline, add)
+        except Deadline:
+            add(system, status="not run: time budget spent")
+        except Exception as error:  # one failing system must not end the run
+            add(system, status=f"failed: {type(error).__name__}: "
+                f"{str(error).strip().splitlines()[0] if str(error).strip() else ''}"[:300],
+                trace=traceback.format_exc()[-2000:])
+        torch.cuda.empty_cache()
+
+
+def measure_ort(args, name, model, x, batch, dtype, ref, work_dir, add):
+    import onnxruntime as ort
+    import torch
+    if "CUDAExecutionProvider" not in ort.get_available_providers():
+        add("onnxruntime-cuda", status="not available: this onnxruntime has no "
+            f"CUDA provider ({', '.join(ort.get_available_providers())})")
+        return
+    if dtype != "fp32":
+        add("onnxruntime-cuda", status="not measured in fp16 (fp32 export only)")
+        return
+    path = os.path.join(work_dir, f"{name}_{batch}_ort.onnx")
+    export_s = export_onnx(model, x, path, "torchscript")
+    before = device_memory_used_mib()
+    start = time.monotonic()
+    session = ort.InferenceSession(path, providers=["CUDAExecutionProvider"])
+    create_s = time.monotonic() - start
+    import numpy as np
+    out = torch.empty_like(ref)
+    binding = session.io_binding()
+    binding.bind_input("input", "cuda", 0,
+                       np.float32 if x.dtype == torch.float32 else np.int64,
+                       list(x.shape), x.data_ptr())
+    binding.bind_output("output", "cuda", 0, np.float32, list(out.shape), out.data_ptr())
+
+    def run():
+        session.run_with_iobinding(binding)
+    # ORT runs on its own stream and synchronises at the end of each run, so
+    # its time is the wall time of a run.
+    for _ in range(args.warmup):
+        run()
+    ms = wall_time_ms(run, args.iters)
+    add("onnxruntime-cuda", wall_ms=ms, rel_error=rel_error(out, ref),
+        compile_s=create_s, export_s=export_s,
+        device_mem_delta_mib=device_memory_used_mib() - before)
+
+
+def measure_graphc(args, name, model, x, batch, ref, exporter, work_dir, deadline, add):
+    import torch
+    from graphc_cuda import GraphcCudaModel
+    system = f"graphc ({exporter} export)"
+    if time.monotonic() > deadline:
+        add(system, status="not run: time budget spent")
+        return
+    try:
+        onnx_path = os.path.join(work_dir, f"{name}_{batch}_{exporter}.onnx")
+        so_path = os.path.join(work_dir, f"{name}_{batch}_{exporter}.so")
+        export_s = export_onnx(model, x, onnx_path, exporter)
+        compile_s = graphc_compile(args.graphc, onnx_path, so_path, x, args.arch)
+        before = device_memory_used_mib()
+        loaded = GraphcCudaModel(so_path)
+        try:
+            outputs = loaded.allocate_outputs()
+            if len(outputs) != 1:
+                raise RuntimeError(f"{len(outputs)} outputs, the model has one")
+
+            def run():
+                loaded.run_on_stream([x], outputs)
+            gpu_ms = cuda_time_ms(run, args.warmup, args.iters, deadline)
+            wall_ms = wall_time_ms(run, args.iters)
+            torch.cuda.synchronize()
+            add(system, gpu_ms=gpu_ms, wall_ms=wall_ms,
+                host_overhead_ms=wall_ms - gpu_ms,
+                rel_error=rel_error(outputs[0], ref), compile_s=compile_s,
+                export_s=export_s, device_mem_delta_mib=device_memory_used_mib() - before)
+        finally:
+            loaded.close()
+    except Deadline:
+        add(system, status="not run: time budget spent")
+    except Exception as error:
+        add(system, status=f"failed: {type(error).__name__}: "
+            f"{str(error).strip().splitlines()[0] if str(error).strip() else ''}"[:300])
+
+
+def gpu_facts():
+    query = "name,driver_version,compute_cap,memory.total"
+    proc = subprocess.run(["nvidia-smi", f"--query-gpu={query}", "--format=csv,noheader"],
+                          capture_output=True, text=True)
+    fields = [f.strip() for f in proc.stdout.splitlines()[0].split(",")] \
+        if proc.returncode == 0 and proc.stdout.strip() else []
+    facts = dict(zip(query.split(","), fields))
+    head = subprocess.run(["nvidia-smi"], capture_output=True, text=True).stdout
+    match = re.search(r"CUDA Version:\s*([0-9.]+)", head)
+    facts["cuda_driver_api"] = match.group(1) if match else None
+    return facts
+
+
+def fmt(value, digits=3):
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.{digits}g}" if abs(value) < 1e-2 else f"{value:.{digits}f}"
+    return str(value)
+
+
+def write_report(args, facts, rows, started):
+    os.makedirs(args.out, exist_ok=True)
+    gpu = re.sub(r"[^A-Za-z0-9]+", "-", facts.get("name", "gpu")).strip("-").lower()
+    stem = os.path.join(args.out, f"{started:%Y-%m-%d}-{gpu}")
+    import torch
+    meta = {"date": started.isoformat(timespec="seconds"), "gpu": facts,
+            "torch": torch.__version__, "cuda_runtime": torch.version.cuda,
+            "python": platform.python_version(), "iters": args.iters,
+            "warmup": args.warmup, "seq": SEQ_LEN, "models": args.models,
+            "batches": args.batches, "dtypes": args.dtypes, "systems": args.systems,
+            "exporters": args.exporters}
+    try:
+        import onnxruntime
+        meta["onnxruntime"] = onnxruntime.__version__
+    except ImportError:
+        meta["onnxruntime"] = None
+    with open(stem + ".json", "w") as f:
+        json.dump({"meta": meta, "rows": rows}, f, indent=1)
+    with open(stem + ".md", "w") as f:
+        f.write(f"# graphc vs PyTorch on {facts.get('name')} ({started:%Y-%m-%d})\n\n")
+        f.write(f"Driver {facts.get('driver_version')}, CUDA {facts.get('cuda_driver_api')} "
+                f"(driver API), torch {torch.__version__} (CUDA {torch.version.cuda}), "
+                f"onnxruntime {meta['onnxruntime']}. Median of {args.iters} runs after "
+                f"{args.warmup} warm-up runs; text models at sequence length {SEQ_LEN}.\n\n")
+        f.write("- time: GPU time by CUDA events on the caller's stream (`gpu ms`); "
+                "onnxruntime runs on its own stream and is timed by wall clock "
+                "(`wall ms`, synchronised).\n"
+                "- rel err: max |out - eager fp32| / max |eager fp32|.\n"
+                "- compile: torch.compile's first call, AOTInductor's export and "
+                "compile, onnxruntime's session creation, graphc's `graphc compile` "
+                "(ONNX export time separate).\n"
+                "- memory: PyTorch's peak allocation for PyTorch systems; device "
+                "memory in use after minus before loading for graphc and onnxruntime.\n"
+                "- host overhead (graphc): wall time of a synchronised run minus its "
+                "GPU time.\n\n")
+        f.write("| model | batch | dtype | system | gpu ms | wall ms | host overhead ms "
+                "| rel err | compile s | export s | memory MiB | status |\n")
+        f.write("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+        for r in rows:
+            memory = r.get("peak_mib", r.get("device_mem_delta_mib"))
+            f.write(f"| {r['model']} | {r['batch']} | {r['dtype']} | {r['system']} "
+                    f"| {fmt(r.get('gpu_ms'))} | {fmt(r.get('wall_ms'))} "
+                    f"| {fmt(r.get('host_overhead_ms'))} | {fmt(r.get('rel_error'))} "
+                    f"| {fmt(r.get('compile_s'), 2)} | {fmt(r.get('export_s'), 2)} "
+                    f"| {fmt(memory, 4)} | {r.get('status', 'ok')} |\n")
+    return stem
+
+
+def main():
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--graphc", required=True)
+    parser.add_argument("--out", default=os.path.join(HERE, "results"))
+    parser.add_argument("--full", action="store_true", help="every model, batch and system")
+    parser.add_argument("--models")
+    parser.add_argument("--batches")
+    parser.add_argument("--dtypes", default="fp32,fp16")
+    parser.add_argument("--systems")
+    parser.add_argument("--exporters")
+    parser.add_argument("--arch", help="default: the SM of GPU 0")
+    parser.add_argument("--warmup", type=int, default=10)
+    parser.add_argument("--iters", type=int, default=50)
+    parser.add_argument("--deadline-s", type=float, default=540,
+                        help="start nothing new after this many seconds")
+    args = parser.parse_args()
+    preset = FULL if args.full else FAST
+    args.models = (args.models or preset["models"]).split(",")
+    args.batches = [int(b) for b in (args.batches or preset["batches"]).split(",")]
+    args.dtypes = args.dtypes.split(",")
+    args.systems = (args.systems or preset["systems"]).split(",")
+    args.exporters = (args.exporters or preset["exporters"]).split(",")
+    for value, known, what in ((args.models, MODELS, "model"),
+                               (args.systems, SYSTEMS, "system"),
+                               (args.dtypes, ["fp32", "fp16"], "dtype"),
+                               (args.exporters, ["torchscript", "dynamo"], "exporter")):
+        unknown = [v for v in value if v not in known]
+        if unknown:
+            parser.error(f"unknown {what} {unknown[0]!r} (known: {', '.join(known)})")
+    args.graphc = os.path.abspath(args.graphc)
+    deadline = time.monotonic() + args.deadline_s
+    started = datetime.datetime.now(datetime.timezone.utc)
+
+    import torch
+    if not torch.cuda.is_available():
+        print("run_bench: PyTorch sees no CUDA device; this benchmark needs one")
+        return 1
+    facts = gpu_facts()
+    if not args.arch:
+        args.arch = "sm_" + facts.get("compute_cap", "").replace(".", "")
+    print(f"run_bench: {facts}; {args.models} batches {args.batches} {args.dtypes}")
+    rows = []
+
+    def save():
+        return write_report(args, facts, rows, started)
+    with tempfile.TemporaryDirectory(prefix="graphc-bench-") as work_dir:
+        for name in args.models:
+            for batch in args.batches:
+                if time.monotonic() > deadline:
+                    for dtype in args.dtypes:
+                        rows.append({"model": name, "batch": batch, "dtype": dtype,
+                                     "system": "all", "status": "not run: time budget spent"})
+                    continue
+                try:
+                    module, make_input = build_model(name)
+                    torch.manual_seed(1)
+                    x = make_input(batch).cuda()
+                    with torch.no_grad():
+                        ref = module.cuda().float().eval()(x).float()
+                except Exception as error:
+                    rows.append({"model": name, "batch": batch, "dtype": "fp32",
+                                 "system": "all", "status": f"model failed: {error}"[:300]})
+                    continue
+                for dtype in args.dtypes:
+                    torch.manual_seed(1)
+                    measure(args, name, module, lambda b, x=x: x.cpu()[:b], batch, dtype,
+                            ref, work_dir, deadline, rows, save)
+                del module, ref
+                torch.cuda.empty_cache()
+    print(f"run_bench: wrote {save()}.md and .json")
+    failed = [r for r in rows if str(r.get("status", "")).startswith("failed")]
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

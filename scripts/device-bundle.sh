@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Writes the GPU device bundle to OUTDIR (at most 60 MiB): everything a GPU
+# machine without MLIR, protobuf or a package registry needs to test graphc
+# and benchmark it, run there with one command, OUTDIR/run.sh:
+#   bin/graphc                 the static build (scripts/build-static.sh)
+#   lib/, include/             libgraphc_runtime.so and the C headers
+#   runtime/python/            the Python package, as in the repository
+#   gtest/                     the runtime's gtests, their models, and the
+#                              paths compiled into them (baked-paths.txt)
+#   test/conformance/          the conformance scripts and lists, node/ the
+#                              ONNX node tests of cuda_emitting.txt (from the
+#                              venv's onnx) with their expected outputs
+#   test/e2e, test/models      the model-test scripts (graph_replay imports them)
+#   models/                    the model tests' .onnx, inputs and onnxruntime
+#                              outputs (scripts/device/make_model_refs.py)
+#   bench/, scripts/           the benchmark and the stage scripts
+#   run.sh, BUNDLE.txt         the entry point; commit, date and sizes
+#
+#   scripts/device-bundle.sh OUTDIR      (builds build-static/ first: -j2)
+# Give OUTDIR to the device as a carried path and run `bash OUTDIR/run.sh`.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+if [[ $# -ne 1 ]]; then
+  echo "usage: scripts/device-bundle.sh OUTDIR" >&2
+  exit 2
+fi
+out=$1
+python="${GRAPHC_PYTHON:-$root/.venv/bin/python}"
+build="${GRAPHC_STATIC_BUILD_DIR:-$root/build-static}"
+limit=$((60 * 1024 * 1024))
+
+if [[ -e $out && ! -f $out/BUNDLE.txt && -n "$(ls -A "$out")" ]]; then
+  echo "device-bundle: $out exists and is not a bundle; not overwriting it" >&2
+  exit 1
+fi
+
+GRAPHC_STATIC_BUILD_DIR="$build" bash "$root/scripts/build-static.sh" -j2
+
+rm -rf "$out"
+mkdir -p "$out"/{bin,lib,include,runtime,gtest/bin,gtest/lib,test/conformance/node,test/e2e,test/models,test/runtime,bench,scripts}
+
+install -m 755 "$build/bin/graphc" "$out/bin/"
+install -m 755 "$build/lib/libgraphc_runtime.so" "$out/lib/"
+cp -r "$root/runtime/include/graphc" "$out/include/"
+cp -r "$root/runtime/python" "$out/runtime/"
+find "$out/runtime" -name __pycache__ -prune -exec rm -rf {} +
+
+# The gtests find their models and the fake driver at build-tree paths
+# compiled in; run.sh links the bundle's copies there.
+models_dir="$build/test/runtime/models"
+fake_cuda="$build/test/runtime/libgraphc_fake_cuda.so"
+for test in runtime-test cuda-fake-driver-test; do
+  install -m 755 "$build/bin/$test" "$out/gtest/bin/"
+  if ! grep -qaF "$models_dir" "$build/bin/$test"; then
+    echo "device-bundle: $test does not name $models_dir; update this script" >&2
+    exit 1
+  fi
+done
+cp -r "$models_dir" "$out/gtest/models"
+install -m 755 "$fake_cuda" "$out/gtest/lib/"
+printf '%s %s\n' "$models_dir" gtest/models \
+  "$fake_cuda" gtest/lib/libgraphc_fake_cuda.so >"$out/gtest/baked-paths.txt"
+cp "$root/test/runtime/test_python.py" "$out/test/runtime/"
+
+conformance="$root/test/conformance"
+cp "$conformance"/{node_tests.py,run_node_tests.py,cuda_emitting.txt,cpu_passing.txt} \
+  "$out/test/conformance/"
+node_root=$("$python" -c 'import os, onnx; print(os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data", "node"))')
+while read -r name; do
+  [[ -z $name || $name == \#* ]] && continue
+  if [[ ! -f $node_root/$name/model.onnx ]]; then
+    echo "device-bundle: node test $name of cuda_emitting.txt is not in $node_root" >&2
+    exit 1
+  fi
+  cp -r "$node_root/$name" "$out/test/conformance/node/"
+done <"$conformance/cuda_emitting.txt"
+
+cp "$root/test/e2e/run_model_tests.py" "$out/test/e2e/"
+cp "$root"/test/models/*.py "$out/test/models/"
+echo "device-bundle: model references (onnxruntime $("$python" -c 'import onnxruntime; print(onnxruntime.__version__)'))"
+"$python" "$root/scripts/device/make_model_refs.py" "$out/models"
+
+cp "$root"/bench/*.py "$out/bench/"
+for file in "$root"/scripts/device/*; do
+  case $(basename "$file") in
+    run.sh) install -m 755 "$file" "$out/run.sh" ;;
+    make_model_refs.py) ;;
+    *) cp "$file" "$out/scripts/" ;;
+  esac
+done
+
+size=$(du -sb "$out" | cut -f1)
+{
+  echo "bundle: $(git -C "$root" rev-parse HEAD)$(git -C "$root" diff --quiet HEAD -- . || echo ' (with uncommitted changes)')"
+  echo "bundle made: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(. /etc/os-release && echo "$PRETTY_NAME")"
+  echo "bundle size: $size bytes; graphc $(stat -c %s "$out/bin/graphc") bytes"
+  echo "node tests: $(ls "$out/test/conformance/node" | wc -l) from onnx $("$python" -c 'import onnx; print(onnx.__version__)')"
+} >"$out/BUNDLE.txt"
+cat "$out/BUNDLE.txt"
+echo "device-bundle: $out is $size bytes ($((size / 1024 / 1024)) MiB)"
+if ((size > limit)); then
+  echo "device-bundle: the bundle is larger than 60 MiB" >&2
+  exit 1
+fi

@@ -1,0 +1,102 @@
+"""The bundle's model tests: compiles each model of models/manifest.json for
+a target, runs it on the stored inputs through the Python runtime and compares
+every output with the stored onnxruntime reference (the f32 tolerances of
+test/e2e). Writes one JSON record per model bucket to --json.
+
+    python model_tests.py --graphc bin/graphc --models models \
+        --target cuda --arch sm_90 --work-dir DIR --json results.json
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+
+def run_one(args, graphc, entry):
+    so = os.path.join(args.work_dir, f"{entry['tag']}.{args.target}.so")
+    command = [args.graphc, "compile", os.path.join(args.models, entry["onnx"]),
+               "-o", so, "--target", args.target,
+               *[f"--dim={k}={v}" for k, v in entry["dims"].items()]]
+    if args.target == "cuda" and args.arch:
+        command += ["--arch", args.arch]
+    start = time.monotonic()
+    proc = subprocess.run(command, capture_output=True, text=True)
+    compile_s = time.monotonic() - start
+    if proc.returncode != 0:
+        lines = (proc.stderr + proc.stdout).strip().splitlines()
+        return {"status": "compile-error", "compile_s": compile_s,
+                "reason": lines[0] if lines else f"exit status {proc.returncode}"}
+    feeds = {name: np.load(os.path.join(args.models, path))
+             for name, path in entry["inputs"].items()}
+    try:
+        with graphc.load(so) as model:
+            names = [o.name for o in model.outputs]
+            want_names = [o["name"] for o in entry["outputs"]]
+            if names != want_names:
+                return {"status": "wrong-result", "compile_s": compile_s,
+                        "reason": f"outputs {names}, the reference has {want_names}"}
+            # numpy arrays, or graphc.Tensor objects (copied out by .numpy())
+            # from the package versions that return device tensors.
+            actual = [t.numpy() if hasattr(t, "numpy") else np.asarray(t)
+                      for t in model.run(feeds)]
+    except graphc.GraphcError as error:
+        return {"status": "run-error", "compile_s": compile_s,
+                "reason": f"{error.code}: {str(error).splitlines()[0] if str(error) else ''}"}
+    errors = {}
+    for output, got in zip(entry["outputs"], actual):
+        want = np.load(os.path.join(args.models, output["file"]))
+        if got.shape != want.shape or got.dtype != want.dtype:
+            return {"status": "wrong-result", "compile_s": compile_s,
+                    "reason": f"output '{output['name']}': {got.dtype}{list(got.shape)}, "
+                              f"the reference is {want.dtype}{list(want.shape)}"}
+        error = float(np.max(np.abs(got.astype(np.float64) - want))) if got.size else 0.0
+        errors[output["name"]] = error
+        if not np.allclose(got, want, rtol=args.rtol, atol=args.atol):
+            return {"status": "wrong-result", "compile_s": compile_s,
+                    "max_abs_error": errors,
+                    "reason": f"output '{output['name']}' differs from onnxruntime: "
+                              f"max |error| {error:.3g} (rtol {args.rtol:g}, atol {args.atol:g})"}
+    return {"status": "pass", "compile_s": compile_s, "max_abs_error": errors}
+
+
+def main():
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--graphc", required=True)
+    parser.add_argument("--models", required=True, help="folder with manifest.json")
+    parser.add_argument("--target", choices=["cpu", "cuda"], default="cpu")
+    parser.add_argument("--arch")
+    parser.add_argument("--work-dir", required=True)
+    parser.add_argument("--json", required=True)
+    args = parser.parse_args()
+    args.graphc = os.path.abspath(args.graphc)
+    os.makedirs(args.work_dir, exist_ok=True)
+    with open(os.path.join(args.models, "manifest.json")) as f:
+        manifest = json.load(f)
+    args.rtol, args.atol = manifest["rtol"], manifest["atol"]
+    import graphc
+    results = []
+    for entry in manifest["models"]:
+        try:
+            record = run_one(args, graphc, entry)
+        except Exception as error:  # one broken model must not hide the rest
+            record = {"status": "run-error",
+                      "reason": f"harness: {type(error).__name__}: {error}"}
+        record.update(tag=entry["tag"], target=args.target)
+        results.append(record)
+        detail = record.get("reason") or ", ".join(
+            f"'{k}' max |error| {v:.3g}" for k, v in record["max_abs_error"].items())
+        print(f"  {entry['tag']} ({args.target}): {record['status']}: {detail}", flush=True)
+    with open(args.json, "w") as f:
+        json.dump(results, f, indent=1)
+    failed = sum(r["status"] != "pass" for r in results)
+    print(f"model tests ({args.target}): {len(results) - failed} of {len(results)} pass")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
