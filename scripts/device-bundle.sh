@@ -5,8 +5,8 @@
 #   bin/graphc                 the static build (scripts/build-static.sh)
 #   lib/, include/             libgraphc_runtime.so and the C headers
 #   runtime/python/            the Python package, as in the repository
-#   gtest/                     the runtime's gtests, their models, and the
-#                              paths compiled into them (baked-paths.txt)
+#   gtest/                     the runtime's gtests, their test models and
+#                              the fake CUDA driver
 #   test/conformance/          the conformance scripts and lists, node/ the
 #                              ONNX node tests of cuda_emitting.txt (from the
 #                              venv's onnx) with their expected outputs
@@ -45,21 +45,15 @@ cp -r "$root/runtime/include/graphc" "$out/include/"
 cp -r "$root/runtime/python" "$out/runtime/"
 find "$out/runtime" -name __pycache__ -prune -exec rm -rf {} +
 
-# The gtests find their models and the fake driver at build-tree paths
-# compiled in; run.sh links the bundle's copies there.
+# The gtests find their models and the fake driver through
+# GRAPHC_TEST_MODEL_DIR and GRAPHC_TEST_FAKE_CUDA_LIBRARY, which run.sh sets.
 models_dir="$build/test/runtime/models"
 fake_cuda="$build/test/runtime/libgraphc_fake_cuda.so"
 for test in runtime-test cuda-fake-driver-test; do
   install -m 755 "$build/bin/$test" "$out/gtest/bin/"
-  if ! grep -qaF "$models_dir" "$build/bin/$test"; then
-    echo "device-bundle: $test does not name $models_dir; update this script" >&2
-    exit 1
-  fi
 done
 cp -r "$models_dir" "$out/gtest/models"
 install -m 755 "$fake_cuda" "$out/gtest/lib/"
-printf '%s %s\n' "$models_dir" gtest/models \
-  "$fake_cuda" gtest/lib/libgraphc_fake_cuda.so >"$out/gtest/baked-paths.txt"
 cp "$root/test/runtime/test_python.py" "$out/test/runtime/"
 
 conformance="$root/test/conformance"

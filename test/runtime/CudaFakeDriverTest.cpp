@@ -87,8 +87,19 @@ void registerKernels() {
 //===- Helpers
 //--------------------------------------------------------------===//
 
+/// The fake driver: GRAPHC_TEST_FAKE_CUDA_LIBRARY when set, else the build
+/// tree's.
+const char *fakeCudaLibrary() {
+  const char *path = std::getenv("GRAPHC_TEST_FAKE_CUDA_LIBRARY");
+  return path && *path ? path : GRAPHC_FAKE_CUDA_LIBRARY;
+}
+
+/// The test models' folder: GRAPHC_TEST_MODEL_DIR when set (a relocated copy,
+/// as in the device bundle), else the build tree's.
 std::string modelPath(const std::string &name) {
-  return std::string(GRAPHC_TEST_MODEL_DIR) + "/" + name + ".so";
+  const char *dir = std::getenv("GRAPHC_TEST_MODEL_DIR");
+  return std::string(dir && *dir ? dir : GRAPHC_TEST_MODEL_DIR) + "/" + name +
+         ".so";
 }
 
 /// Owns a status; frees it on destruction.
@@ -614,13 +625,13 @@ TEST_F(FakeCuda, CuInitIsRetriedOnce) {
   std::string error;
   fakecu_fail_init(1, 999);
   EXPECT_TRUE(
-      graphc::rt::cu::loadDriver(GRAPHC_FAKE_CUDA_LIBRARY, driver, error))
+      graphc::rt::cu::loadDriver(fakeCudaLibrary(), driver, error))
       << error;
   EXPECT_EQ(fakecu_calls("cuInit"), 2);
 
   fakecu_fail_init(2, 100);
   EXPECT_FALSE(
-      graphc::rt::cu::loadDriver(GRAPHC_FAKE_CUDA_LIBRARY, driver, error));
+      graphc::rt::cu::loadDriver(fakeCudaLibrary(), driver, error));
   EXPECT_EQ(error, "cannot initialise the CUDA driver: cuInit returned "
                    "CUDA_ERROR_NO_DEVICE (no CUDA-capable device is "
                    "detected), and again after 200 ms");
@@ -673,7 +684,7 @@ TEST(PtxVersion, MapsIsaToDriverVersions) {
 int main(int argc, char **argv) {
   // Before anything loads the driver: the runtime opens the fake, which this
   // binary also links (one copy: dlopen finds the loaded library).
-  setenv("GRAPHC_CUDA_DRIVER_LIBRARY", GRAPHC_FAKE_CUDA_LIBRARY, 1);
+  setenv("GRAPHC_CUDA_DRIVER_LIBRARY", fakeCudaLibrary(), 1);
   unsetenv("GRAPHC_DEBUG_SYNC");
   ::testing::InitGoogleTest(&argc, argv);
   return RUN_ALL_TESTS();

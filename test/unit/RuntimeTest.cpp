@@ -24,8 +24,12 @@
 
 namespace {
 
+/// The test models' folder: GRAPHC_TEST_MODEL_DIR when set (a relocated copy,
+/// as in the device bundle), else the build tree's.
 std::string modelPath(const std::string &name) {
-  return std::string(GRAPHC_TEST_MODEL_DIR) + "/" + name + ".so";
+  const char *dir = std::getenv("GRAPHC_TEST_MODEL_DIR");
+  return std::string(dir && *dir ? dir : GRAPHC_TEST_MODEL_DIR) + "/" + name +
+         ".so";
 }
 
 /// Owns a status and exposes its code and message.
