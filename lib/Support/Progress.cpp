@@ -10,8 +10,7 @@
 
 namespace graphc {
 
-static int64_t
-millisecondsSince(std::chrono::steady_clock::time_point since) {
+static int64_t millisecondsSince(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::steady_clock::now() - since)
       .count();
@@ -37,8 +36,7 @@ std::chrono::milliseconds Progress::defaultDelay() {
 
 Progress::Progress(ProgressMode mode, llvm::raw_ostream &os,
                    std::chrono::milliseconds delay)
-    : mode(mode), os(os), delay(delay), start(Clock::now()),
-      stageStart(start) {
+    : mode(mode), os(os), delay(delay), start(Clock::now()), stageStart(start) {
   if (mode == ProgressMode::terminal)
     startTimer();
 }
@@ -64,7 +62,8 @@ void Progress::endStage() {
   if (finished || stage.empty())
     return;
   if (mode == ProgressMode::json) {
-    emit("stage_end", {{"stage", stage}, {"ms", millisecondsSince(stageStart)}});
+    emit("stage_end",
+         {{"stage", stage}, {"ms", millisecondsSince(stageStart)}});
   }
   stage.clear();
 }
@@ -76,8 +75,7 @@ void Progress::kernels(int64_t done, int64_t total) {
   kernelsDone = done;
   kernelsTotal = total;
   if (mode == ProgressMode::json)
-    emit("kernels",
-         {{"stage", stage}, {"done", done}, {"total", total}});
+    emit("kernels", {{"stage", stage}, {"done", done}, {"total", total}});
   else if (mode == ProgressMode::terminal)
     drawLocked();
 }
