@@ -14,6 +14,7 @@
 
 #include <exception>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace graphc::onnx_import {
@@ -100,6 +101,93 @@ public:
 private:
   std::vector<onnx::TensorProto> tensors;
 };
+
+/// Checks every node of the main graph against its ONNX schema (attributes,
+/// input and output counts), which the converter's adapters rely on. The
+/// whole-model checker of ONNX 1.12 is not used: it also requires a shape on
+/// every graph output, which valid models may leave out.
+static llvm::Error checkNodes(const onnx::ModelProto &model, int64_t opset) {
+  onnx::checker::CheckerContext context;
+  context.set_ir_version(static_cast<int>(model.ir_version()));
+  std::unordered_map<std::string, int> opsets;
+  for (const onnx::OperatorSetIdProto &import : model.opset_import())
+    opsets[import.domain()] = static_cast<int>(import.version());
+  context.set_opset_imports(std::move(opsets));
+  context.set_is_main_graph(true);
+  onnx::checker::LexicalScopeContext scope;
+  for (int i = 0, e = model.graph().node_size(); i < e; ++i) {
+    const onnx::NodeProto &node = model.graph().node(i);
+    if (std::optional<std::string> error = exceptionText(
+            [&] { onnx::checker::check_node(node, context, scope); }))
+      return makeError("node '" + nodeDisplayName(node, i) + "' (" +
+                       node.op_type() + "): ONNX's checker rejects it in opset " +
+                       llvm::Twine(opset) + ": " + *error);
+  }
+  return llvm::Error::success();
+}
+
+/// Before opset 7, PRelu applied a slope of shape [C] per channel of an
+/// [N, C, ...] input; from opset 7 it broadcasts numpy-style (as onnxruntime
+/// does, rejecting [C] against [N, C, D...]), and ONNX's converter leaves the
+/// slope as is. Reshapes such slope initializers to [C, 1, ...] so that the
+/// converted model means what the old one did. Slopes that are not
+/// initializers, or that other ops also read, are left to fail later.
+static void reshapePerChannelPReluSlopes(onnx::ModelProto &model) {
+  onnx::GraphProto &graph = *model.mutable_graph();
+  llvm::StringMap<const onnx::TensorShapeProto *> shapes;
+  auto addShapes = [&](const auto &values) {
+    for (const onnx::ValueInfoProto &value : values)
+      if (value.type().has_tensor_type() &&
+          value.type().tensor_type().has_shape())
+        shapes[value.name()] = &value.type().tensor_type().shape();
+  };
+  addShapes(graph.input());
+  addShapes(graph.value_info());
+  llvm::StringMap<onnx::TensorProto *> initializers;
+  for (onnx::TensorProto &tensor : *graph.mutable_initializer())
+    initializers[tensor.name()] = &tensor;
+  // Slope name -> the rank its per-channel form needs, or 0 when some use
+  // of it does not qualify.
+  llvm::StringMap<int> slopeRanks;
+  for (const onnx::NodeProto &node : graph.node()) {
+    bool isPRelu = node.op_type() == "PRelu" && isDefaultDomain(node.domain());
+    for (int i = 0, e = node.input_size(); i < e; ++i) {
+      const std::string &name = node.input(i);
+      if (!initializers.count(name))
+        continue;
+      int rank = 0;
+      if (isPRelu && i == 1 && node.input_size() == 2) {
+        const onnx::TensorProto &slope = *initializers[name];
+        auto shape = shapes.find(node.input(0));
+        if (shape != shapes.end() && slope.dims_size() == 1 &&
+            shape->second->dim_size() > 2 &&
+            shape->second->dim(1).has_dim_value() &&
+            shape->second->dim(1).dim_value() == slope.dims(0) &&
+            slope.dims(0) != 1)
+          rank = shape->second->dim_size() - 1;
+      }
+      auto [it, inserted] = slopeRanks.try_emplace(name, rank);
+      if (!inserted && it->second != rank)
+        it->second = 0;
+    }
+  }
+  for (const auto &[name, rank] : slopeRanks) {
+    if (rank == 0)
+      continue;
+    for (int i = 1; i < rank; ++i)
+      initializers[name]->add_dims(1);
+    // Old exporters also list initializers as graph inputs.
+    for (onnx::ValueInfoProto &input : *graph.mutable_input())
+      if (input.name() == name && input.type().has_tensor_type() &&
+          input.type().tensor_type().has_shape())
+        for (int i = 1; i < rank; ++i)
+          input.mutable_type()
+              ->mutable_tensor_type()
+              ->mutable_shape()
+              ->add_dim()
+              ->set_dim_value(1);
+  }
+}
 #endif
 
 llvm::Expected<std::optional<OpsetUpgrade>>
@@ -114,11 +202,19 @@ upgradeOldOpset(onnx::ModelProto &model) {
                    "the model to opset >= " +
                    llvm::Twine(kMinOpset) + " first");
 #else
-  // The checker reads the weights (sizes against dims) but copies nothing.
-  if (std::optional<std::string> error =
-          exceptionText([&] { onnx::checker::check_model(model); }))
-    return makeError("ONNX's checker rejects the opset " + llvm::Twine(*from) +
-                     " model: " + *error);
+  if (llvm::Error error = checkNodes(model, *from))
+    return std::move(error);
+
+  // Broadcasting adapters (Add and friends before opset 7) need the shapes
+  // of their inputs; node-level inference errors are not fatal (error_mode
+  // 0), the checker above has rejected malformed graphs.
+  if (std::optional<std::string> error = exceptionText(
+          [&] { onnx::shape_inference::InferShapes(model); }))
+    return makeError("ONNX's shape inference fails on the opset " +
+                     llvm::Twine(*from) + " model: " + *error);
+
+  if (*from < 7)
+    reshapePerChannelPReluSlopes(model);
 
   // The converter copies the whole model into its own graph and back; it
   // never reads initializer values, so it converts a copy without them.
@@ -148,8 +244,7 @@ upgradeOldOpset(onnx::ModelProto &model) {
   detached.reattach(converted);
   model.Swap(&converted);
 
-  // Shape inference reads small initializers (Reshape shapes) and fills
-  // value_info; its node-level errors are not fatal (error_mode 0).
+  // value_info for the values the adapters created.
   if (std::optional<std::string> error = exceptionText(
           [&] { onnx::shape_inference::InferShapes(model); }))
     return makeError("ONNX's shape inference fails on the model converted "
