@@ -105,6 +105,9 @@ void printText(const CheckOptions &options, const ModelSummary &summary,
   for (size_t i = 0; i < summary.opsets.size(); ++i)
     os << (i ? ", " : "") << summary.opsets[i].first << " "
        << summary.opsets[i].second;
+  if (summary.convertedFromOpset)
+    os << " (converted from opset " << summary.convertedFromOpset << " to "
+       << summary.convertedToOpset << ")";
   os << "\n";
   auto printValues = [&](llvm::StringRef title,
                          const std::vector<ValueSummary> &values) {
@@ -176,6 +179,9 @@ void printJson(const CheckOptions &options, const ModelSummary &summary,
   json["opsets"] = nlohmann::ordered_json::object();
   for (const auto &[domain, version] : summary.opsets)
     json["opsets"][domain] = version;
+  if (summary.convertedFromOpset)
+    json["opset_conversion"] = {{"from", summary.convertedFromOpset},
+                                {"to", summary.convertedToOpset}};
   json["inputs"] = nlohmann::ordered_json::array();
   for (const ValueSummary &input : summary.inputs)
     json["inputs"].push_back(valueJson(input));
