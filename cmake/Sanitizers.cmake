@@ -3,8 +3,8 @@
 # GRAPHC_SANITIZE=address,undefined or thread instruments graphc's own code;
 # the Debian LLVM, MLIR, protobuf and GoogleTest libraries stay as they are
 # (same libstdc++, so clang-built objects link with the gcc-built libraries).
-# GRAPHC_FUZZ=ON adds libFuzzer coverage to every object and builds the
-# targets of test/fuzz. Both need clang.
+# GRAPHC_FUZZ=ON builds the targets of test/fuzz, which add libFuzzer
+# coverage to the libraries they fuzz. Both need clang.
 #
 #===----------------------------------------------------------------------===#
 
@@ -54,8 +54,4 @@ if(GRAPHC_SANITIZE STREQUAL "address,undefined")
     message(FATAL_ERROR "the shared ASan runtime was not found "
       "(install libclang-rt-19-dev)")
   endif()
-endif()
-if(GRAPHC_FUZZ)
-  # Coverage for every object; only the fuzz targets link libFuzzer's main.
-  add_compile_options(-fsanitize=fuzzer-no-link)
 endif()
