@@ -202,9 +202,9 @@ def main():
     importer_seeds(args.out)
     tensor_file_seeds(args.out)
     npy_seeds(args.out)
-    artifact_seeds(args.out, args.graphc, args.test_models)
     descriptor_seeds(args.out)
     importer_dictionary(args.out)
+    artifact_seeds(args.out, args.graphc, args.test_models)
     for target in sorted(os.listdir(args.out)):
         folder = os.path.join(args.out, target)
         if os.path.isdir(folder):

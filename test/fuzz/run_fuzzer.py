@@ -85,11 +85,16 @@ def fuzz(args, env):
                           cwd=args.work_dir)
     elapsed = time.monotonic() - start
     output = proc.stdout
+    # Final statistics: of the one process, or of each job from its log.
+    outputs = [output]
     if args.jobs > 1:
-        for log in sorted(glob.glob(os.path.join(args.work_dir, "fuzz-*.log"))):
-            output += open(log, errors="replace").read()
-    execs = re.findall(r"stat::number_of_executed_units:\s*(\d+)", output)
-    rates = re.findall(r"stat::average_exec_per_sec:\s*(\d+)", output)
+        outputs = [open(log, errors="replace").read()
+                   for log in sorted(glob.glob(os.path.join(args.work_dir, "fuzz-*.log")))]
+        output += "".join(outputs)
+    execs, rates = [], []
+    for text in outputs:
+        execs += re.findall(r"stat::number_of_executed_units:\s*(\d+)", text)[-1:]
+        rates += re.findall(r"stat::average_exec_per_sec:\s*(\d+)", text)[-1:]
     reproducers = sorted(glob.glob(os.path.join(findings, "*")))
     name = os.path.basename(args.fuzzer)
     total = sum(int(n) for n in execs)
