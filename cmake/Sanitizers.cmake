@@ -41,7 +41,9 @@ else()
 endif()
 
 add_compile_options(${GRAPHC_SANITIZER_FLAGS})
-add_link_options(${GRAPHC_SANITIZER_FLAGS})
+# Debian's gcc links --as-needed by default and the main build relies on it
+# (the CUDA codegen names the driver stub, which no CI machine can load).
+add_link_options(${GRAPHC_SANITIZER_FLAGS} -Wl,--as-needed)
 if(GRAPHC_SANITIZE STREQUAL "address,undefined")
   # Executables link the ASan runtime statically. An uninstrumented process
   # that loads the instrumented runtime library (Python running the

@@ -28,7 +28,7 @@ CCACHE_DIR="$tree/.ccache" CCACHE_BASEDIR="$root" \
   ninja -C "$tree" graphc-sanitizer-tests
 py="$root/.venv/bin/python"
 fuzz="$tree/test/fuzz"
-ASAN_OPTIONS=detect_leaks=0 "$py" "$root/test/fuzz/make_seeds.py" "$fuzz/seeds" \
+ASAN_OPTIONS=allow_user_poisoning=0:detect_leaks=0 "$py" "$root/test/fuzz/make_seeds.py" "$fuzz/seeds" \
   --graphc "$tree/bin/graphc" --test-models "$tree/test/runtime/models"
 
 status=0

@@ -24,10 +24,12 @@ import time
 
 LIMITS = ["-rss_limit_mb=2048", "-timeout=10"]
 # The ASan/UBSan options every run uses: reports abort with a stack, leaks
-# are reported at exit of each input.
+# are reported at exit of each input. Manual poisoning is off: LLVM's
+# headers poison allocator slabs that the uninstrumented libLLVM and libMLIR
+# hand out unpoisoned (see test/fuzz/CMakeLists.txt).
 SANITIZER_ENV = {
-    "ASAN_OPTIONS": "abort_on_error=1:detect_leaks=1:allocator_may_return_null=0"
-                    ":symbolize=1:detect_stack_use_after_return=1",
+    "ASAN_OPTIONS": "allow_user_poisoning=0:abort_on_error=1:detect_leaks=1"
+                    ":detect_stack_use_after_return=1",
     "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1",
 }
 
