@@ -10,6 +10,7 @@ apt_packages=(
   llvm-19-dev libmlir-19-dev mlir-19-tools
   libonnx-dev libprotobuf-dev protobuf-compiler
   libcli11-dev nlohmann-json3-dev libdlpack-dev libgtest-dev
+  clang-19 libclang-rt-19-dev lld-19
 )
 missing=()
 for p in "${apt_packages[@]}"; do
