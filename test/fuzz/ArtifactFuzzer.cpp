@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/src/ArtifactReader.h"
 #include "runtime/src/ElfCheck.h"
 
 #include <sys/mman.h>
@@ -44,18 +45,39 @@ void replaceContents(int fd, const uint8_t *data, size_t size) {
   }
 }
 
-/// What the runtime checks on an artifact's bytes before dlopen. The
-/// data-only artifact reader, once there, replaces the ELF check with reading
-/// the descriptor from `data` and checkDescriptor on it.
-std::string checkArtifact(const uint8_t *data, size_t size) {
-  int fd = memoryFile();
-  replaceContents(fd, data, size);
-  return graphc::rt::checkLoadableElf(fd);
+/// Aborts (a finding) when a view the reader accepted points outside the
+/// bytes it was read from.
+void checkViewBounds(const graphc::rt::ArtifactView &view, size_t size) {
+  auto within = [size](uint64_t offset, uint64_t length) {
+    return offset <= size && length <= size - offset;
+  };
+  bool ok = view.checksumOffset != 0 && within(view.checksumOffset, 8);
+  if (view.weightsEmbedded)
+    ok = ok && within(view.weightsFileOffset, view.weightsSize);
+  for (const graphc::rt::ArtifactImage &image : view.images)
+    ok = ok && within(image.fileOffset, image.size);
+  if (!ok) {
+    std::fprintf(stderr, "graphc fuzz: accepted artifact view points outside "
+                         "its %zu bytes\n",
+                 size);
+    std::abort();
+  }
 }
 } // namespace
 
+/// What the runtime does with an artifact's bytes before dlopen: the ELF
+/// checks, reading the descriptor as data, and the whole-file checksum.
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  std::string problem = checkArtifact(data, size);
+  int fd = memoryFile();
+  replaceContents(fd, data, size);
+  std::string problem = graphc::rt::checkLoadableElf(fd);
   (void)problem;
+  graphc::rt::ArtifactRead read = graphc::rt::readArtifact(data, size);
+  if (read.error == graphc::rt::ArtifactError::none) {
+    checkViewBounds(read.view, size);
+    uint64_t checksum = graphc::rt::computeArtifactChecksum(
+        data, size, read.view.checksumOffset);
+    (void)checksum;
+  }
   return 0;
 }
