@@ -81,6 +81,12 @@ int main(int argc, char **argv) {
     if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success))
       return app.exit(e);
     std::string message = e.what();
+    // CLI11 reports a mistyped command as a missing one.
+    if (app.get_subcommands().empty() && argc > 1 && argv[1][0] != '-') {
+      message = "unknown command '" + std::string(argv[1]) + "'; commands:";
+      for (const CLI::App *command : app.get_subcommands({}))
+        message += " " + command->get_name();
+    }
     std::replace(message.begin(), message.end(), '\n', ' ');
     return graphc::tools::reportErrorMessage(message + " (see graphc --help)");
   } catch (const std::bad_alloc &) {
