@@ -103,9 +103,9 @@ int runCompile(const CompileFlags &flags) {
     return reportError(sms.takeError());
   options.sms = *sms;
   if (options.emit == EmitStage::none && options.outputPath.empty())
-    return reportError(llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        "compile: -o OUT.so is required (or --emit)"));
+    return reportError(
+        llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                "compile: -o OUT.so is required (or --emit)"));
   if (!options.outputPath.empty() &&
       llvm::sys::fs::is_directory(options.outputPath))
     return reportError(llvm::createStringError(

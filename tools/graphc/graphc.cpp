@@ -93,7 +93,7 @@ int main(int argc, char **argv) {
     return graphc::tools::reportErrorMessage("out of memory");
   } catch (const std::exception &e) {
     return graphc::tools::reportErrorMessage(std::string("internal error: ") +
-                                      e.what());
+                                             e.what());
   }
   return exitCode;
 }

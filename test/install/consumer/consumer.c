@@ -27,8 +27,8 @@ static int64_t element_count(int32_t rank, const int64_t *dims) {
   return count;
 }
 
-static DLTensor host_tensor(const graphc_tensor_info *info,
-                            const int64_t *dims, float *data) {
+static DLTensor host_tensor(const graphc_tensor_info *info, const int64_t *dims,
+                            float *data) {
   DLTensor tensor = {0};
   tensor.data = data;
   tensor.device.device_type = kDLCPU;
@@ -74,8 +74,8 @@ int main(int argc, char **argv) {
     return fail_status("cannot create a session", status);
   DLTensor in_tensor = host_tensor(&in_info, plan.input_dims[0], input);
   DLTensor out_tensor = host_tensor(&out_info, plan.output_dims[0], output);
-  if ((status = graphc_session_run(session, &in_tensor, 1, NULL, &out_tensor,
-                                   1)))
+  if ((status =
+           graphc_session_run(session, &in_tensor, 1, NULL, &out_tensor, 1)))
     return fail_status("run failed", status);
   graphc_session_release(session);
   graphc_model_release(model);
