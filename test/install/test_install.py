@@ -9,7 +9,8 @@ would, with nothing from the build tree:
   3. the installed graphc compiles the example MLP for the cpu target;
   4. a small C consumer (consumer/) is built against the prefix with
      find_package(graphc CONFIG) and, separately, with pkg-config;
-  5. both consumers run the model; their outputs must match onnxruntime.
+  5. both consumers run the model; their outputs must match onnxruntime;
+  6. without its kernel archive, the installed graphc names what is missing.
 
 usage: test_install.py --build-dir DIR --source-dir DIR --cmake CMAKE
 """
@@ -170,6 +171,22 @@ def main():
                   f"{how} consumer's output differs from onnxruntime: max "
                   f"abs error {np.abs(got - expected).max()}")
             print(f"{how} consumer: output matches onnxruntime")
+
+        # An incomplete install says what is missing instead of failing in
+        # the linker.
+        archive = os.path.join(prefix, "lib", "graphc", "libHostKernels.a")
+        os.remove(archive)
+        proc = subprocess.run([graphc, "compile", model, "--target", "cpu",
+                               "--dim", f"batch={BATCH}", "-o",
+                               os.path.join(work, "incomplete.so")],
+                              capture_output=True, text=True)
+        expected_error = (f"graphc: error: the cpu target's kernel library "
+                          f"{os.path.realpath(archive)} is missing")
+        check(proc.returncode == 1 and
+              proc.stderr.startswith(expected_error),
+              f"without libHostKernels.a graphc exited {proc.returncode} "
+              f"with:\n{proc.stderr}")
+        print("missing kernel archive: named in the error")
     print("PASS")
 
 
