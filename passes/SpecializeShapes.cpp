@@ -24,6 +24,28 @@ splitAssignment(ModuleOp module, StringRef entry, StringRef what) {
   return std::make_pair(key.trim(), value.trim());
 }
 
+/// "; did you mean 'batch'? (the model's ...: 'batch', 'seq')", or a hint
+/// on what to use instead when `valid` is empty.
+static std::string suggestName(StringRef wrong, ArrayRef<std::string> valid,
+                               StringRef what, StringRef ifNone) {
+  if (valid.empty())
+    return ifNone.str();
+  const std::string *closest = nullptr;
+  unsigned best = ~0u;
+  for (const std::string &name : valid) {
+    unsigned distance = wrong.edit_distance(name, /*AllowReplacements=*/true);
+    if (distance < best) {
+      best = distance;
+      closest = &name;
+    }
+  }
+  std::string text = "; did you mean '" + *closest + "'? (the model's " +
+                     what.str() + ": ";
+  for (auto [i, name] : llvm::enumerate(valid))
+    text += (i ? ", '" : "'") + name + "'";
+  return text + ")";
+}
+
 LogicalResult specializeShapes(ModuleOp module, ArrayRef<std::string> shapes,
                                ArrayRef<std::string> dims) {
   auto main = module.lookupSymbol<func::FuncOp>("main");
@@ -60,6 +82,9 @@ LogicalResult specializeShapes(ModuleOp module, ArrayRef<std::string> shapes,
   }
 
   llvm::StringSet<> usedShapes, usedSymbols;
+  // For the hints when a flag names nothing in the model.
+  std::vector<std::string> inputNames, dimNames;
+  llvm::StringSet<> dimNamesSeen;
   SmallVector<Type> argTypes;
   for (BlockArgument arg : main.getArguments()) {
     auto type = dyn_cast<RankedTensorType>(arg.getType());
@@ -68,6 +93,14 @@ LogicalResult specializeShapes(ModuleOp module, ArrayRef<std::string> shapes,
     StringRef name = nameAttr ? nameAttr.getValue() : StringRef();
     auto symbols =
         main.getArgAttrOfType<ArrayAttr>(arg.getArgNumber(), graph::kDimsAttr);
+    if (!name.empty())
+      inputNames.push_back(name.str());
+    if (symbols)
+      for (Attribute symbol : symbols) {
+        StringRef text = cast<StringAttr>(symbol).getValue();
+        if (!text.empty() && dimNamesSeen.insert(text).second)
+          dimNames.push_back(text.str());
+      }
     if (!type) {
       argTypes.push_back(arg.getType());
       continue;
@@ -109,12 +142,20 @@ LogicalResult specializeShapes(ModuleOp module, ArrayRef<std::string> shapes,
   }
   for (auto &entry : shapeByName)
     if (!usedShapes.contains(entry.getKey()))
-      return module.emitError() << "--shape names '" << entry.getKey()
-                                << "', which is not an input of the model";
+      return module.emitError()
+             << "--shape names '" << entry.getKey()
+             << "', which is not an input of the model"
+             << suggestName(entry.getKey(), inputNames, "inputs",
+                            "; the model has no named inputs");
   for (auto &entry : dimBySymbol)
     if (!usedSymbols.contains(entry.getKey()))
-      return module.emitError() << "--dim names '" << entry.getKey()
-                                << "', which is no input dim's name";
+      return module.emitError()
+             << "--dim names '" << entry.getKey()
+             << "', which is no input dim's name"
+             << suggestName(entry.getKey(), dimNames, "named dims",
+                            "; the model names no dims: drop the flag, or "
+                            "fix an unnamed dim with --shape (graphc check "
+                            "lists them)");
   main.setType(FunctionType::get(module.getContext(), argTypes,
                                  main.getResultTypes()));
   return success();

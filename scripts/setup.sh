@@ -11,6 +11,7 @@ apt_packages=(
   libonnx-dev libprotobuf-dev protobuf-compiler
   libcli11-dev nlohmann-json3-dev libdlpack-dev libgtest-dev
   pkg-config binutils
+  clang-19 libclang-rt-19-dev lld-19
 )
 missing=()
 for p in "${apt_packages[@]}"; do

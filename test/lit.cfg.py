@@ -14,6 +14,7 @@ config.test_exec_root = os.path.join(config.graphc_obj_root, "test")
 
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%srcroot", config.graphc_src_root))
+config.substitutions.append(("%objroot", config.graphc_obj_root))
 config.substitutions.append(("%testinputs", os.path.join(config.test_source_root, "Inputs")))
 
 # Tests that compile for the cuda target need NVRTC, which a build without

@@ -216,7 +216,9 @@ LogicalResult LayerNormalizationOp::verify() {
   int64_t rank = type.getRank();
   if (failed(verifyAxis(*this, getAxis(), rank)))
     return failure();
-  int64_t axis = getAxis() < 0 ? getAxis() + rank : getAxis();
+  // The attribute accessor returns uint64_t: compare its signed value.
+  int64_t axis = static_cast<int64_t>(getAxis());
+  axis = axis < 0 ? axis + rank : axis;
   ArrayRef<int64_t> normalized = type.getShape().drop_front(axis);
   auto check = [&](Value value, StringRef name) -> LogicalResult {
     if (!value)

@@ -5,6 +5,7 @@
 #include "lib/Pipeline/OutputPaths.h"
 #include "lib/Support/CheckedArith.h"
 #include "lib/Support/Format.h"
+#include "lib/Support/Progress.h"
 
 #include "dialects/Exec/ExecOps.h"
 #include "dialects/Graph/GraphDialect.h"
@@ -23,7 +24,9 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Format.h"
 
 using namespace mlir;
@@ -102,7 +105,12 @@ llvm::Error generateCuda(ModuleOp module, const CompileOptions &options,
                          codegen::SharedObjectOptions &so) {
   source = codegen::cudaModulePreamble().str();
   source += "\n";
-  for (auto kernel : module.getOps<exec::KernelOp>()) {
+  auto kernels = module.getOps<exec::KernelOp>();
+  int64_t total = std::distance(kernels.begin(), kernels.end());
+  int64_t done = 0;
+  for (auto kernel : kernels) {
+    if (options.progress)
+      options.progress->kernels(done++, total);
     Operation *op = exec::getComputeOp(kernel);
     if (!op)
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
@@ -127,38 +135,92 @@ llvm::Error generateCuda(ModuleOp module, const CompileOptions &options,
     dims.sharedBytes = emitted->sharedBytes;
     so.launchDims[kernel.getSymName()] = dims;
   }
+  if (options.progress)
+    options.progress->kernels(total, total);
   return llvm::Error::success();
 }
 #endif
 
-/// One line on what was written: what memory planning saved, what the
-/// artifact holds.
-void printSummary(ModuleOp module, const CompileOptions &options,
-                  llvm::raw_ostream &out) {
-  int64_t kernels = 0, steps = 0, weights = 0, arena = 0, intermediates = 0;
+/// What was written: what memory planning saved, what the artifact holds.
+struct CompileSummary {
+  int64_t kernels = 0, steps = 0, weightBytes = 0, arenaBytes = 0,
+          intermediateBytes = 0;
+};
+
+CompileSummary summarize(ModuleOp module) {
+  CompileSummary summary;
   for (Operation &op : module.getBody()->getOperations()) {
     if (isa<exec::KernelOp>(op))
-      ++kernels;
+      ++summary.kernels;
     if (auto weight = dyn_cast<exec::WeightOp>(op)) {
-      weights = std::max<int64_t>(
-          weights, weight.getOffset() +
-                       exec::slotBytes(weight.getValue().getType()));
+      summary.weightBytes = std::max<int64_t>(
+          summary.weightBytes,
+          weight.getOffset() + exec::slotBytes(weight.getValue().getType()));
     }
     if (auto plan = dyn_cast<exec::PlanOp>(op)) {
-      steps += plan.getSteps().front().getOperations().size();
-      arena = std::max<int64_t>(arena, plan.getArenaBytes());
-      intermediates =
-          std::max<int64_t>(intermediates, plan.getIntermediateBytes());
+      summary.steps += plan.getSteps().front().getOperations().size();
+      summary.arenaBytes =
+          std::max<int64_t>(summary.arenaBytes, plan.getArenaBytes());
+      summary.intermediateBytes = std::max<int64_t>(
+          summary.intermediateBytes, plan.getIntermediateBytes());
     }
   }
-  out << "wrote " << options.outputPath << " ("
-      << (options.target == Target::cuda ? "cuda" : "cpu") << "): " << kernels
-      << " kernels, " << steps << " steps, arena " << formatBytes(arena)
-      << " (intermediates " << formatBytes(intermediates)
-      << " without reuse), weights " << formatBytes(weights)
+  return summary;
+}
+
+/// "cpu", or "cuda sm_80,sm_90".
+std::string describeTarget(const CompileOptions &options) {
+  if (options.target == Target::cpu)
+    return "cpu";
+  std::string text = "cuda ";
+  for (auto [i, sm] : llvm::enumerate(options.sms))
+    text += (i ? ",sm_" : "sm_") + std::to_string(sm);
+  return text;
+}
+
+/// Why this target: a flag, or the default (which the user may not know).
+std::string targetReason(const CompileOptions &options) {
+  if (!options.targetIsDefault)
+    return "--target";
+  return options.target == Target::cuda
+             ? "the default target; --target cpu builds for the host CPU"
+             : "the default target; --target cuda builds for NVIDIA GPUs";
+}
+
+void printSummary(const CompileSummary &summary, const CompileOptions &options,
+                  llvm::raw_ostream &out) {
+  out << "wrote " << options.outputPath << " (" << describeTarget(options)
+      << (options.targetIsDefault ? ": " + targetReason(options) : "")
+      << "): " << summary.kernels << " kernels, " << summary.steps
+      << " steps, arena " << formatBytes(summary.arenaBytes)
+      << " (intermediates " << formatBytes(summary.intermediateBytes)
+      << " without reuse), weights " << formatBytes(summary.weightBytes)
       << (options.weightsSideFile ? " in " + options.outputPath + ".weights"
                                   : std::string())
       << "\n";
+}
+
+/// The summary as the fields of the JSON progress summary event.
+ProgressFields summaryFields(const CompileSummary &summary,
+                             const CompileOptions &options) {
+  llvm::json::Array sms;
+  if (options.target == Target::cuda)
+    for (int sm : options.sms)
+      sms.push_back("sm_" + std::to_string(sm));
+  return ProgressFields{
+      {"output", options.outputPath},
+      {"target", options.target == Target::cuda ? "cuda" : "cpu"},
+      {"target_source", options.targetIsDefault ? "default" : "flag"},
+      {"sms", std::move(sms)},
+      {"kernels", summary.kernels},
+      {"steps", summary.steps},
+      {"arena_bytes", summary.arenaBytes},
+      {"intermediate_bytes", summary.intermediateBytes},
+      {"weight_bytes", summary.weightBytes},
+      {"weights_file", options.weightsSideFile
+                           ? llvm::json::Value(options.outputPath + ".weights")
+                           : llvm::json::Value(nullptr)},
+  };
 }
 
 /// The byte size of a static tensor type, or nullopt when it is not static
@@ -206,6 +268,60 @@ llvm::Error checkTensorSizes(ModuleOp module, uint64_t limit) {
                                  error.c_str());
 }
 
+/// Refuses input dims that no --dim or --shape fixed, naming every one of
+/// them and the flags that fix them all, with a concrete size to copy.
+llvm::Error checkInputDimsFixed(ModuleOp module) {
+  auto main = module.lookupSymbol<func::FuncOp>("main");
+  if (!main)
+    return llvm::Error::success();
+  std::vector<std::string> where, dimFlags, shapeFlags;
+  llvm::StringSet<> symbolsSeen;
+  for (BlockArgument arg : main.getArguments()) {
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    if (!type || type.hasStaticShape())
+      continue;
+    unsigned index = arg.getArgNumber();
+    auto nameAttr = main.getArgAttrOfType<StringAttr>(index, graph::kNameAttr);
+    auto symbols = main.getArgAttrOfType<ArrayAttr>(index, graph::kDimsAttr);
+    std::string input =
+        nameAttr ? nameAttr.str() : "#" + std::to_string(index);
+    // "--shape x=8x3x224x224": the example size for every open dim.
+    std::string shape;
+    bool unnamed = false;
+    for (auto [i, dim] : llvm::enumerate(type.getShape())) {
+      shape += (i ? "x" : "") +
+               (ShapedType::isDynamic(dim) ? "8" : std::to_string(dim));
+      if (!ShapedType::isDynamic(dim))
+        continue;
+      StringRef symbol;
+      if (symbols && i < symbols.size())
+        symbol = cast<StringAttr>(symbols[i]).getValue();
+      if (symbol.empty()) {
+        unnamed = true;
+        where.push_back("input '" + input + "' dim " + std::to_string(i) +
+                        " (unnamed)");
+        continue;
+      }
+      where.push_back("'" + symbol.str() + "' (input '" + input + "' dim " +
+                      std::to_string(i) + ")");
+      if (symbolsSeen.insert(symbol).second)
+        dimFlags.push_back("--dim " + symbol.str() + "=8");
+    }
+    // Unnamed dims have no --dim; --shape fixes the whole input.
+    if (unnamed)
+      shapeFlags.push_back("--shape " + input + "=" + shape);
+  }
+  if (where.empty())
+    return llvm::Error::success();
+  std::string message = "dynamic input dims need a size: " +
+                        llvm::join(where, ", ") + "; add ";
+  std::vector<std::string> flags = dimFlags;
+  flags.insert(flags.end(), shapeFlags.begin(), shapeFlags.end());
+  message += "the sizes to compile for, e.g. " + llvm::join(flags, " ");
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s",
+                                 message.c_str());
+}
+
 } // namespace
 
 llvm::Error compileModel(const CompileOptions &options,
@@ -236,11 +352,18 @@ llvm::Error compileModel(const CompileOptions &options,
       return e;
   }
 
+  Progress *progress = options.progress;
+  auto stage = [&](llvm::StringRef name) {
+    if (progress)
+      progress->beginStage(name);
+  };
+  stage("import");
   auto imported = importONNXModel(options.inputPath, context);
   if (!imported)
     return imported.takeError();
   ModuleOp module = imported->get();
 
+  stage("passes");
   if (failed(specializeShapes(module, options.shapes, options.dims)))
     return diagnostics.takeError("cannot apply the given shapes");
   if (failed(foldShapeComputations(module)))
@@ -249,6 +372,8 @@ llvm::Error compileModel(const CompileOptions &options,
     printModule(module, out);
     return llvm::Error::success();
   }
+  if (llvm::Error e = checkInputDimsFixed(module))
+    return e;
   uint64_t maxTensorBytes = options.maxTensorBytes;
   if (maxTensorBytes == 0)
     maxTensorBytes = options.target == Target::cuda
@@ -283,6 +408,7 @@ llvm::Error compileModel(const CompileOptions &options,
   if (so.cudaTarget) {
 #if GRAPHC_HAVE_CUDA_CODEGEN
     std::string cudaSource;
+    stage("codegen");
     if (llvm::Error e = generateCuda(module, options, cudaSource, so)) {
       llvm::consumeError(std::move(e));
       return diagnostics.takeError("cuda code generation failed");
@@ -291,6 +417,7 @@ llvm::Error compileModel(const CompileOptions &options,
       out << cudaSource;
       return llvm::Error::success();
     }
+    stage("nvrtc");
     auto images =
         codegen::compileCudaModule(cudaSource, options.sms, options.keepDir);
     if (!images)
@@ -310,6 +437,8 @@ llvm::Error compileModel(const CompileOptions &options,
   // The output paths may have changed while compiling.
   if (llvm::Error e = checkOutputFiles(options))
     return e;
+  // The writer generates the cpu target's C++ too, and writes the .so.
+  stage("host_compile");
   if (llvm::Error e = codegen::writeSharedObject(module, so)) {
     // Diagnostics emitted on the IR say more than the writer's summary.
     llvm::Error detailed = diagnostics.takeError("");
@@ -320,7 +449,10 @@ llvm::Error compileModel(const CompileOptions &options,
     return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s",
                                    text.c_str());
   }
-  printSummary(module, options, out);
+  CompileSummary summary = summarize(module);
+  if (progress)
+    progress->finish(summaryFields(summary, options));
+  printSummary(summary, options, out);
   return llvm::Error::success();
 }
 

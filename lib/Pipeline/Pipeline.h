@@ -14,6 +14,8 @@ class DialectRegistry;
 
 namespace graphc {
 
+class Progress;
+
 enum class Target { cpu, cuda };
 
 /// Where `graphc compile --emit` stops and what it prints.
@@ -30,6 +32,8 @@ struct CompileOptions {
   std::string inputPath;
   std::string outputPath;
   Target target = Target::cuda;
+  /// The target came from no --target flag: the summary says so.
+  bool targetIsDefault = false;
   /// SM versions to build cubins for (cuda), e.g. {80, 90}.
   std::vector<int> sms = {80, 90};
   /// NAME=D1xD2x... full input shapes, SYMBOL=D dim_param sizes.
@@ -48,6 +52,10 @@ struct CompileOptions {
   /// The largest tensor (input, output, weight or intermediate) the compile
   /// accepts, in bytes; 0 for the target's default.
   uint64_t maxTensorBytes = 0;
+  /// Where the stages are reported (nullptr: nowhere). compileModel
+  /// finishes it before printing the summary, so that a terminal progress
+  /// line is gone when the summary appears.
+  Progress *progress = nullptr;
 };
 
 /// The default --max-tensor-bytes of each target: what fits in the host

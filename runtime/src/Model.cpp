@@ -52,10 +52,12 @@ std::string directoryOf(const std::string &path) {
                                     : path.substr(0, slash == 0 ? 1 : slash);
 }
 
-/// Reads the artifact's descriptor from the file and compares the whole
-/// file's checksum with it, before anything in the file can run.
+/// Reads the artifact's descriptor from the file and, unless
+/// `verifyChecksum` is false, compares the whole file's checksum with it,
+/// before anything in the file can run.
 graphc_status verifyArtifactFile(int fd, uint64_t fileSize,
-                                 const std::string &path) {
+                                 const std::string &path,
+                                 bool verifyChecksum) {
   void *mapping = mmap(nullptr, fileSize, PROT_READ, MAP_PRIVATE, fd, 0);
   if (mapping == MAP_FAILED)
     return makeStatus(GRAPHC_RESOURCE_EXHAUSTED,
@@ -64,9 +66,10 @@ graphc_status verifyArtifactFile(int fd, uint64_t fileSize,
   ArtifactRead read = readArtifact(mapping, fileSize);
   // A malformed descriptor is most likely a corrupted file: say so when the
   // checksum can tell.
-  bool checksumKnown = read.error == ArtifactError::none ||
-                       (read.error == ArtifactError::malformed &&
-                        read.view.checksumOffset != 0);
+  bool checksumKnown = verifyChecksum &&
+                       (read.error == ArtifactError::none ||
+                        (read.error == ArtifactError::malformed &&
+                         read.view.checksumOffset != 0));
   uint64_t actual = 0;
   if (checksumKnown)
     actual =
@@ -113,15 +116,20 @@ graphc_status openLibrary(graphc_model &model) {
   if (!problem.empty())
     return makeStatus(GRAPHC_INVALID_ARGUMENT,
                       "model '" + path + "' is " + problem);
-  if (!(model.flags & GRAPHC_MODEL_SKIP_CHECKSUM))
-    if (graphc_status status =
-            verifyArtifactFile(fd, static_cast<uint64_t>(info.st_size), path))
-      return status;
+  // A file that is not a graphc artifact is refused before dlopen could run
+  // its constructors, with or without the checksum.
+  if (graphc_status status =
+          verifyArtifactFile(fd, static_cast<uint64_t>(info.st_size), path,
+                             !(model.flags & GRAPHC_MODEL_SKIP_CHECKSUM)))
+    return status;
 
-  // dlopen resolves relative names through the library search path; a name
-  // with a slash is taken as a path.
-  std::string openPath =
-      path.find('/') == std::string::npos ? "./" + path : path;
+  // Open the descriptor we checked, not whatever the path names by now: a
+  // file replaced between the check and dlopen is never loaded.
+  // Without /proc, fall back to the path (a name with a slash is taken as
+  // a path, not looked up in the library search path).
+  std::string openPath = "/proc/self/fd/" + std::to_string(fd);
+  if (access(openPath.c_str(), R_OK) != 0)
+    openPath = path.find('/') == std::string::npos ? "./" + path : path;
   model.library = dlopen(openPath.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!model.library) {
     const char *reason = dlerror();

@@ -1,5 +1,5 @@
-"""What the conformance scripts share: finding the ONNX backend node tests,
-reading their data sets, the compile flags that fix dynamic dims, and the
+"""What the conformance scripts share: finding the ONNX backend node tests
+and the other test models onnx ships, reading their data sets, the compile flags that fix dynamic dims, and the
 per-dtype comparison of outputs."""
 import glob
 import os
@@ -12,6 +12,14 @@ from onnx import numpy_helper
 # carries those of the pinned onnx, whose installed version may differ there).
 NODE_ROOT = os.environ.get("GRAPHC_NODE_TEST_ROOT") or os.path.join(
     os.path.dirname(onnx.__file__), "backend", "test", "data", "node")
+
+# The other test models shipped with onnx: small networks exported by old
+# PyTorch and Caffe2 converters (opsets 6 to 12), one directory per test, and
+# the "light" model zoo (one .onnx file per model, weights replaced by
+# ConstantOfShape, expected outputs next to it).
+DATA_ROOT = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data")
+MODEL_SUITES = ["pytorch-converted", "pytorch-operator", "simple"]
+LIGHT_SUITE = "light"
 
 # Tolerances per dtype: (rtol, atol). Integers and bool compare exactly.
 TOLERANCES = {
@@ -31,8 +39,34 @@ def node_tests():
                   if os.path.isfile(os.path.join(NODE_ROOT, name, "model.onnx")))
 
 
+def model_tests():
+    """Sorted names ("<suite>/<test>") of the model suites' tests."""
+    names = []
+    for suite in MODEL_SUITES:
+        root = os.path.join(DATA_ROOT, suite)
+        names += [f"{suite}/{name}" for name in os.listdir(root)
+                  if os.path.isfile(os.path.join(root, name, "model.onnx"))]
+    light = os.path.join(DATA_ROOT, LIGHT_SUITE)
+    names += [f"{LIGHT_SUITE}/{name[:-len('.onnx')]}" for name in os.listdir(light)
+              if name.endswith(".onnx")]
+    return sorted(names)
+
+
+def _is_light(name):
+    return name.startswith(LIGHT_SUITE + "/")
+
+
+def _test_dir(name):
+    """The directory of a node test, or of a model suite's test."""
+    if "/" in name:
+        return os.path.join(DATA_ROOT, name)
+    return os.path.join(NODE_ROOT, name)
+
+
 def model_path(name):
-    return os.path.join(NODE_ROOT, name, "model.onnx")
+    if _is_light(name):
+        return os.path.join(DATA_ROOT, name + ".onnx")
+    return os.path.join(_test_dir(name), "model.onnx")
 
 
 def _read_tensor(path):
@@ -42,10 +76,29 @@ def _read_tensor(path):
     return tensor
 
 
+def _light_data_set(name):
+    """The data set ONNX's backend test runner uses for a light model: every
+    float input filled with arange(n) / n (unknown dims are 1), the outputs
+    stored next to the model."""
+    model = onnx.load(model_path(name), load_external_data=False)
+    inputs = []
+    for value in graph_inputs(model):
+        shape = tuple(dim.dim_value if dim.HasField("dim_value") else 1
+                      for dim in value.type.tensor_type.shape.dim)
+        count = int(np.prod(shape))
+        array = (np.arange(count).reshape(shape) / count).astype(np.float32)
+        inputs.append(numpy_helper.from_array(array, value.name))
+    outputs = [_read_tensor(os.path.join(DATA_ROOT, f"{name}_output_{i}.pb"))
+               for i in range(len(model.graph.output))]
+    return [("test_data_set_0", inputs, outputs)]
+
+
 def data_sets(name):
     """[(set name, [input TensorProto], [output TensorProto])] in order."""
+    if _is_light(name):
+        return _light_data_set(name)
     sets = []
-    for directory in sorted(glob.glob(os.path.join(NODE_ROOT, name, "test_data_set_*"))):
+    for directory in sorted(glob.glob(os.path.join(_test_dir(name), "test_data_set_*"))):
         def read(prefix):
             count = len(glob.glob(os.path.join(directory, f"{prefix}_*.pb")))
             return [_read_tensor(os.path.join(directory, f"{prefix}_{i}.pb"))

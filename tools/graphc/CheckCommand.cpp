@@ -46,6 +46,51 @@ std::string formatDims(const ValueSummary &value) {
   return text + "]";
 }
 
+/// One flag `graphc compile` needs, and the input dims it fixes.
+struct DimFix {
+  std::string flag;
+  /// "--dim": the dim_param; "--shape": the input.
+  std::string name;
+  /// (input, dim index); dim -1 for an input of unknown rank.
+  std::vector<std::pair<std::string, int64_t>> dims;
+};
+
+/// The flags that fix every open input dim: one --dim per dim_param, and a
+/// --shape for each input with an unnamed dim or no known rank (N marks
+/// the sizes to choose).
+std::vector<DimFix> dimsToFix(const ModelSummary &summary) {
+  std::vector<DimFix> fixes;
+  std::vector<DimFix> shapeFixes;
+  for (const ValueSummary &input : summary.inputs) {
+    if (!input.hasShape) {
+      shapeFixes.push_back(
+          {"--shape " + input.name + "=N0xN1...", input.name, {{input.name, -1}}});
+      continue;
+    }
+    DimFix shapeFix{"--shape " + input.name + "=", input.name, {}};
+    for (auto [i, dim] : llvm::enumerate(input.dims)) {
+      shapeFix.flag += (i ? "x" : "") +
+                       (dim.size >= 0 ? std::to_string(dim.size) : "N");
+      if (dim.size >= 0)
+        continue;
+      if (dim.name.empty()) {
+        shapeFix.dims.push_back({input.name, int64_t(i)});
+        continue;
+      }
+      auto named = llvm::find_if(
+          fixes, [&](const DimFix &fix) { return fix.name == dim.name; });
+      if (named == fixes.end())
+        named = fixes.insert(fixes.end(),
+                             {"--dim " + dim.name + "=N", dim.name, {}});
+      named->dims.push_back({input.name, int64_t(i)});
+    }
+    if (!shapeFix.dims.empty())
+      shapeFixes.push_back(std::move(shapeFix));
+  }
+  fixes.insert(fixes.end(), shapeFixes.begin(), shapeFixes.end());
+  return fixes;
+}
+
 void printText(const CheckOptions &options, const ModelSummary &summary,
                llvm::raw_ostream &os) {
   auto row = [&](llvm::StringRef key) -> llvm::raw_ostream & {
@@ -60,6 +105,9 @@ void printText(const CheckOptions &options, const ModelSummary &summary,
   for (size_t i = 0; i < summary.opsets.size(); ++i)
     os << (i ? ", " : "") << summary.opsets[i].first << " "
        << summary.opsets[i].second;
+  if (summary.convertedFromOpset)
+    os << " (converted from opset " << summary.convertedFromOpset << " to "
+       << summary.convertedToOpset << ")";
   os << "\n";
   auto printValues = [&](llvm::StringRef title,
                          const std::vector<ValueSummary> &values) {
@@ -70,6 +118,24 @@ void printText(const CheckOptions &options, const ModelSummary &summary,
   };
   printValues("inputs", summary.inputs);
   printValues("outputs", summary.outputs);
+  std::vector<DimFix> fixes = dimsToFix(summary);
+  if (fixes.empty()) {
+    row("dims to fix") << "none (every input dim is fixed)\n";
+  } else {
+    os << "dims to fix (graphc compile needs these flags, N the size to "
+          "compile for)\n";
+    for (const DimFix &fix : fixes) {
+      os << "  " << fix.flag << "  fixes ";
+      for (auto [i, dim] : llvm::enumerate(fix.dims)) {
+        os << (i ? ", " : "") << dim.first;
+        if (dim.second >= 0)
+          os << " dim " << dim.second;
+        else
+          os << " (rank unknown)";
+      }
+      os << "\n";
+    }
+  }
   row("parameters") << summary.parameterCount << " ("
                     << formatBytes(summary.weightBytes);
   if (summary.externalWeightBytes > 0)
@@ -113,12 +179,24 @@ void printJson(const CheckOptions &options, const ModelSummary &summary,
   json["opsets"] = nlohmann::ordered_json::object();
   for (const auto &[domain, version] : summary.opsets)
     json["opsets"][domain] = version;
+  if (summary.convertedFromOpset)
+    json["opset_conversion"] = {{"from", summary.convertedFromOpset},
+                                {"to", summary.convertedToOpset}};
   json["inputs"] = nlohmann::ordered_json::array();
   for (const ValueSummary &input : summary.inputs)
     json["inputs"].push_back(valueJson(input));
   json["outputs"] = nlohmann::ordered_json::array();
   for (const ValueSummary &output : summary.outputs)
     json["outputs"].push_back(valueJson(output));
+  json["dims_to_fix"] = nlohmann::ordered_json::array();
+  for (const DimFix &fix : dimsToFix(summary)) {
+    nlohmann::ordered_json dims = nlohmann::ordered_json::array();
+    for (const auto &[input, dim] : fix.dims)
+      dims.push_back({{"input", input},
+                      {"dim", dim >= 0 ? nlohmann::ordered_json(dim)
+                                       : nlohmann::ordered_json(nullptr)}});
+    json["dims_to_fix"].push_back({{"flag", fix.flag}, {"dims", dims}});
+  }
   json["parameters"] = summary.parameterCount;
   json["weight_bytes"] = summary.weightBytes;
   json["external_weight_bytes"] = summary.externalWeightBytes;

@@ -1,6 +1,7 @@
 //===- CompileCommand.cpp - `graphc compile` ------------------------------===//
 
 #include "lib/Pipeline/Pipeline.h"
+#include "lib/Support/Progress.h"
 #include "tools/graphc/Commands.h"
 
 #include "CLI/CLI.hpp"
@@ -17,6 +18,7 @@ struct CompileFlags {
   std::string input;
   std::string output;
   std::string target = "cuda";
+  bool targetGiven = false;
   std::string arch = "sm_80,sm_90";
   std::vector<std::string> shapes;
   std::vector<std::string> dims;
@@ -25,6 +27,8 @@ struct CompileFlags {
   std::string keep;
   bool force = false;
   std::string maxTensorBytes;
+  std::string progress = "auto";
+  bool quiet = false;
 };
 
 /// "sm_80,sm_90" -> {80, 90}.
@@ -79,6 +83,7 @@ int runCompile(const CompileFlags &flags) {
   options.inputPath = flags.input;
   options.outputPath = flags.output;
   options.target = flags.target == "cpu" ? Target::cpu : Target::cuda;
+  options.targetIsDefault = !flags.targetGiven;
   options.shapes = flags.shapes;
   options.dims = flags.dims;
   options.weightsSideFile = flags.weightsFile;
@@ -111,8 +116,23 @@ int runCompile(const CompileFlags &flags) {
     return reportError(llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         "compile: -o " + options.outputPath + " is a directory"));
-  if (llvm::Error e = compileModel(options, llvm::outs()))
+  ProgressMode mode = ProgressMode::none;
+  if (flags.progress == "json")
+    mode = ProgressMode::json;
+  else if (flags.progress == "auto" && !flags.quiet)
+    mode = detectProgressMode();
+  Progress progress(mode, llvm::errs());
+  options.progress = &progress;
+  // --quiet keeps stdout for what --emit prints, and drops the summary.
+  llvm::raw_ostream &out = flags.quiet && options.emit == EmitStage::none
+                               ? llvm::nulls()
+                               : llvm::outs();
+  if (llvm::Error e = compileModel(options, out)) {
+    // The progress line goes before the error takes its place.
+    progress.finish();
     return reportError(std::move(e));
+  }
+  progress.finish();
   return 0;
 }
 
@@ -125,13 +145,16 @@ void addCompileCommand(CLI::App &app, int &exitCode) {
   cmd->add_option("model", flags->input, "ONNX model")->required();
   cmd->add_option("-o,--output", flags->output, "output .so");
   cmd->add_option("--target", flags->target, "cuda (default) or cpu")
-      ->check(CLI::IsMember({"cuda", "cpu"}));
+      ->check(CLI::IsMember({"cuda", "cpu"}))
+      ->each([flags](const std::string &) { flags->targetGiven = true; });
   cmd->add_option("--arch", flags->arch,
                   "comma-separated SMs for the cuda target (sm_80,sm_90)");
   cmd->add_option("--shape", flags->shapes,
-                  "fix an input's shape: NAME=D1xD2x... (repeatable)");
+                  "fix an input's whole shape, e.g. --shape "
+                  "image=8x3x224x224 (repeatable)");
   cmd->add_option("--dim", flags->dims,
-                  "fix a named dim (ONNX dim_param): NAME=D (repeatable)");
+                  "fix a named dim (an ONNX dim_param, as `graphc check` "
+                  "lists them) to a size, e.g. --dim batch=8 (repeatable)");
   cmd->add_option("--emit", flags->emit,
                   "stop after a stage and print it: graph, kernel, exec, "
                   "source (cuda: CUDA C++, cpu: C++)")
@@ -148,6 +171,15 @@ void addCompileCommand(CLI::App &app, int &exitCode) {
                   "refuse models with a larger tensor, in bytes or with a "
                   "KiB/MiB/GiB/TiB suffix (default: 16GiB for cpu, 80GiB for "
                   "cuda)");
+  cmd->add_option("--progress", flags->progress,
+                  "auto: a progress line on stderr when it is a terminal "
+                  "and the compile takes over a second; json: one JSON event "
+                  "per line on stderr (stages, durations, kernel counts, "
+                  "summary); none")
+      ->check(CLI::IsMember({"auto", "json", "none"}));
+  cmd->add_flag("--quiet,-q", flags->quiet,
+                "print neither the progress line nor the summary line "
+                "(errors still go to stderr; --progress json still prints)");
   cmd->callback([flags, &exitCode] { exitCode = runCompile(*flags); });
 }
 

@@ -1,8 +1,9 @@
 //===- RunCommand.cpp - `graphc run` --------------------------------------===//
 //
 // Runs a compiled model on tensors read from .npy or ONNX TensorProto .pb
-// files through the runtime's C API, prints the output shapes and the median
-// latency, and optionally writes the outputs as .npy files.
+// files through the runtime's C API, prints each output's shape, dtype and
+// value summary (min, max, mean, NaN and Inf counts) and the median latency,
+// and optionally writes the outputs as .npy files.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +25,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstring>
+#include <limits>
 #include <new>
 #include <optional>
 
@@ -123,6 +127,104 @@ llvm::Error checkInputType(const HostTensor &tensor, const std::string &path,
       "input '" + std::string(info.name) + "': expected " +
       describeType(info.dtype, expected) + ", got " +
       describeType(tensor.dtype, tensor.dims) + " from '" + path + "'");
+}
+
+/// An IEEE binary16 value.
+double halfToDouble(uint16_t bits) {
+  int exponent = (bits >> 10) & 0x1f;
+  int mantissa = bits & 0x3ff;
+  double sign = (bits & 0x8000) ? -1.0 : 1.0;
+  if (exponent == 0x1f)
+    return mantissa ? std::numeric_limits<double>::quiet_NaN()
+                    : sign * std::numeric_limits<double>::infinity();
+  if (exponent == 0)
+    return sign * std::ldexp(mantissa, -24);
+  return sign * std::ldexp(mantissa + 1024, exponent - 25);
+}
+
+/// Element `i` of a dense tensor as a double (64-bit integers round).
+double elementAt(const HostTensor &tensor, size_t i) {
+  const char *base = tensor.data.data();
+  auto load = [&](auto zero) {
+    decltype(zero) value;
+    std::memcpy(&value, base + i * sizeof(value), sizeof(value));
+    return value;
+  };
+  switch (tensor.dtype) {
+  case 1:
+    return load(float());
+  case 2:
+    return load(uint8_t());
+  case 3:
+    return load(int8_t());
+  case 4:
+    return load(uint16_t());
+  case 5:
+    return load(int16_t());
+  case 6:
+    return load(int32_t());
+  case 7:
+    return static_cast<double>(load(int64_t()));
+  case 9:
+    return load(uint8_t()) != 0;
+  case 10:
+    return halfToDouble(load(uint16_t()));
+  case 11:
+    return load(double());
+  case 12:
+    return load(uint32_t());
+  case 13:
+    return static_cast<double>(load(uint64_t()));
+  case 16: {
+    uint32_t bits = uint32_t(load(uint16_t())) << 16;
+    float value;
+    std::memcpy(&value, &bits, sizeof(value));
+    return value;
+  }
+  default:
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+}
+
+/// " min 0 max 1 mean 0.5 nan 0 inf 0": what a glance at an output should
+/// tell (all NaN, saturated, zero). NaN and Inf are left out of min, max and
+/// mean; integer tensors have neither, so their counts are not printed.
+std::string describeValues(const HostTensor &tensor) {
+  size_t elementSize = graphc_dtype_size(tensor.dtype);
+  size_t count = elementSize ? tensor.data.size() / elementSize : 0;
+  if (count == 0)
+    return " (empty)";
+  bool floating = tensor.dtype == 1 || tensor.dtype == 10 ||
+                  tensor.dtype == 11 || tensor.dtype == 16;
+  double minimum = std::numeric_limits<double>::infinity();
+  double maximum = -minimum;
+  double sum = 0;
+  size_t finite = 0, nans = 0, infs = 0;
+  for (size_t i = 0; i < count; ++i) {
+    double value = elementAt(tensor, i);
+    if (std::isnan(value)) {
+      ++nans;
+      continue;
+    }
+    if (std::isinf(value)) {
+      ++infs;
+      continue;
+    }
+    minimum = std::min(minimum, value);
+    maximum = std::max(maximum, value);
+    sum += value;
+    ++finite;
+  }
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (finite)
+    os << llvm::format(" min %.6g max %.6g mean %.6g", minimum, maximum,
+                       sum / finite);
+  else
+    os << " (no finite values)";
+  if (floating)
+    os << " nan " << nans << " inf " << infs;
+  return text;
 }
 
 /// A file name for an output: ONNX names may hold '/' or ':'.
@@ -360,7 +462,7 @@ llvm::Error run(const RunOptions &options) {
                  << "': " << graphc_dtype_name(host.dtype) << "[";
     for (size_t d = 0; d < host.dims.size(); ++d)
       llvm::outs() << (d ? "," : "") << host.dims[d];
-    llvm::outs() << "]";
+    llvm::outs() << "]" << describeValues(host);
     if (!options.outputDir.empty()) {
       llvm::SmallString<256> path(options.outputDir);
       llvm::sys::path::append(path, fileNameFor(host.name) + ".npy");
@@ -390,20 +492,30 @@ int runRunCommand(const RunOptions &options) {
 
 void addRunCommand(CLI::App &app, int &exitCode) {
   auto options = std::make_shared<RunOptions>();
-  CLI::App *command =
-      app.add_subcommand("run", "Run a compiled model .so on tensor files");
+  auto positional = std::make_shared<std::vector<std::string>>();
+  CLI::App *command = app.add_subcommand(
+      "run", "Run a compiled model .so on tensor files: graphc run model.so "
+             "x.npy [NAME=y.pb ...]");
   command->add_option("model", options->model, "The model .so")->required();
+  command->add_option("inputs", *positional,
+                      "Input files (.npy or TensorProto .pb), FILE or "
+                      "NAME=FILE: a FILE binds to the next model input that "
+                      "no NAME=FILE claims, in order");
   command
       ->add_option("--input,-i", options->inputs,
-                   "NAME=FILE or FILE (positional), .npy or TensorProto .pb")
+                   "NAME=FILE or FILE, as the positional inputs (these come "
+                   "first)")
       ->allow_extra_args(false);
   command->add_option("--output-dir,-o", options->outputDir,
                       "Write each output to DIR/<output>.npy");
   command->add_option("--repeat", options->repeat,
                       "Run N times and report the median latency");
   command->add_option("--device", options->device, "CUDA device ordinal");
-  command->callback(
-      [options, &exitCode] { exitCode = runRunCommand(*options); });
+  command->callback([options, positional, &exitCode] {
+    options->inputs.insert(options->inputs.end(), positional->begin(),
+                           positional->end());
+    exitCode = runRunCommand(*options);
+  });
 }
 
 } // namespace graphc::tools

@@ -11,6 +11,7 @@
 #include "lib/Import/ONNX/NodeBuilder.h"
 #include "lib/Import/ONNX/ONNXImporter.h"
 #include "lib/Import/ONNX/OnnxModel.h"
+#include "lib/Import/ONNX/OpsetUpgrade.h"
 #include "lib/Import/ONNX/TensorImport.h"
 #include "lib/Import/ONNX/VersionNormalization.h"
 
@@ -494,6 +495,11 @@ importONNXModel(llvm::StringRef path, MLIRContext &context,
       loadModelProto(path);
   if (!model)
     return model.takeError();
+  // Old opsets become new ones before anything reads the nodes.
+  if (llvm::Expected<std::optional<OpsetUpgrade>> upgrade =
+          upgradeOldOpset(**model);
+      !upgrade)
+    return upgrade.takeError();
   return GraphImporter(context, **model, path, options).run();
 }
 

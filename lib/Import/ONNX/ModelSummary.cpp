@@ -2,6 +2,7 @@
 
 #include "lib/Import/ONNX/ONNXImporter.h"
 #include "lib/Import/ONNX/OnnxModel.h"
+#include "lib/Import/ONNX/OpsetUpgrade.h"
 #include "lib/Import/ONNX/TensorData.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -83,17 +84,26 @@ llvm::Expected<ModelSummary> summarizeONNXModel(llvm::StringRef path) {
       loadModelProto(path);
   if (!loaded)
     return loaded.takeError();
-  const onnx::ModelProto &model = **loaded;
-  const onnx::GraphProto &graph = model.graph();
+  onnx::ModelProto &model = **loaded;
 
   ModelSummary summary;
   summary.irVersion = model.ir_version();
   summary.producerName = model.producer_name();
   summary.producerVersion = model.producer_version();
+  // The opsets the file imports; ops are those of its conversion, if any,
+  // which is what the importer sees.
   for (const onnx::OperatorSetIdProto &opset : model.opset_import())
     summary.opsets.emplace_back(displayDomain(opset.domain()), opset.version());
-  if (llvm::Expected<int64_t> opset = checkDefaultOpset(model); !opset)
+  llvm::Expected<std::optional<OpsetUpgrade>> upgrade = upgradeOldOpset(model);
+  if (!upgrade) {
+    summary.problems.push_back(llvm::toString(upgrade.takeError()));
+  } else if (*upgrade) {
+    summary.convertedFromOpset = (*upgrade)->from;
+    summary.convertedToOpset = (*upgrade)->to;
+  } else if (llvm::Expected<int64_t> opset = checkDefaultOpset(model); !opset) {
     summary.problems.push_back(llvm::toString(opset.takeError()));
+  }
+  const onnx::GraphProto &graph = model.graph();
 
   std::set<std::string> initializerNames;
   for (const onnx::TensorProto &tensor : graph.initializer()) {

@@ -70,6 +70,10 @@ struct ModelSummary {
   std::string producerVersion;
   /// (domain, version) in the order the model imports them.
   std::vector<std::pair<std::string, int64_t>> opsets;
+  /// When the default-domain opset is older than graphc imports and ONNX's
+  /// version converter upgraded it: the opsets before and after, else 0.
+  int64_t convertedFromOpset = 0;
+  int64_t convertedToOpset = 0;
   /// Op histogram, most frequent first.
   std::vector<OpCount> ops;
   std::vector<ValueSummary> inputs;

@@ -84,7 +84,8 @@ GRAPHC_API const char *graphc_code_name(graphc_code code);
 typedef struct graphc_model graphc_model;
 
 typedef enum graphc_model_flags {
-  /* Do not verify the checksum of weights and device images. */
+  /* Do not verify the checksums of the file and its weights (the file is
+   * still checked to be a graphc artifact before it is loaded). */
   GRAPHC_MODEL_SKIP_CHECKSUM = 1u << 0,
   /* Introspection only: do not touch the CUDA driver (a cuda model can be
    * inspected on a machine without a GPU); sessions cannot be created. */

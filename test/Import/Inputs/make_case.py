@@ -156,6 +156,38 @@ def case_opset10():
                  [tensor("x", F, [2])], [tensor("y", F, [2])], opset=10)
 
 
+def case_opset23():
+    return model([helper.make_node("Relu", ["x"], ["y"], name="relu")],
+                 [tensor("x", F, [2])], [tensor("y", F, [2])], opset=23)
+
+
+def case_opset6_prelu_per_channel():
+    # Old exporters wrote a [C] slope for an [N, C, ...] input and listed
+    # weights as graph inputs too.
+    return model([helper.make_node("PRelu", ["x", "slope"], ["y"], name="prelu")],
+                 [tensor("x", F, [2, 3, 4, 4]), tensor("slope", F, [3])],
+                 [tensor("y", F, [2, 3, 4, 4])],
+                 [const("slope", np.array([0.1, 0.2, 0.3], np.float32))], opset=6)
+
+
+def case_opset9_prelu_per_channel():
+    return model([helper.make_node("PRelu", ["x", "slope"], ["y"], name="prelu")],
+                 [tensor("x", F, [2, 3, 4, 4])], [tensor("y", F, [2, 3, 4, 4])],
+                 [const("slope", np.array([0.1, 0.2, 0.3], np.float32))], opset=9)
+
+
+def case_opset8_unknown_op():
+    return model([helper.make_node("Frobnicate", ["x"], ["y"], name="frob")],
+                 [tensor("x", F, [2])], [tensor("y", F, [2])], opset=8)
+
+
+def case_opset6_broadcast_unknown_shape():
+    # The Add adapter to opset 7 needs the shapes of both inputs.
+    return model([helper.make_node("Add", ["x", "b"], ["y"], name="add", broadcast=1)],
+                 [tensor("x", F, None), tensor("b", F, None)], [tensor("y", F, None)],
+                 opset=6)
+
+
 def case_cycle():
     return model([helper.make_node("Add", ["x", "b"], ["a"], name="add_a"),
                   helper.make_node("Relu", ["a"], ["b"], name="relu_b"),

@@ -53,7 +53,7 @@ static const graphc_step_desc steps[] = {
 static const graphc_plan_desc plans[] = {
     {"static", plan_inputs, plan_outputs, 256, 24, 2, steps}};
 
-static const graphc_model_desc descriptor = {
+static const graphc_model_desc descriptor GRAPHC_DESCRIPTOR_PLACEMENT = {
     GRAPHC_ABI_VERSION, "graphc test", GRAPHC_TARGET_CUDA,
     2, inputs, 1, outputs, 1, plans, 2, kernels, 1, images,
     weights, 12, 0, 0,
