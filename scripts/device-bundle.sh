@@ -3,7 +3,8 @@
 # machine without MLIR, protobuf or a package registry needs to test graphc
 # and benchmark it, run there with one command, OUTDIR/run.sh:
 #   bin/graphc                 the static build (scripts/build-static.sh)
-#   lib/, include/             libgraphc_runtime.so and the C headers
+#   lib/, include/             libgraphc_runtime.so, the cpu kernel archive
+#                              (lib/graphc) and the C headers
 #   runtime/python/            the Python package, as in the repository
 #   gtest/                     the runtime's gtests, their test models and
 #                              the fake CUDA driver
@@ -41,6 +42,8 @@ mkdir -p "$out"/{bin,lib,include,runtime,gtest/bin,gtest/lib,test/conformance/no
 
 install -m 755 "$build/bin/graphc" "$out/bin/"
 install -m 755 "$build/lib/libgraphc_runtime.so" "$out/lib/"
+# graphc links cpu models with the kernel archive it finds at ../lib/graphc.
+install -D -m 644 "$build/lib/graphc/libHostKernels.a" "$out/lib/graphc/libHostKernels.a"
 cp -r "$root/runtime/include/graphc" "$out/include/"
 cp -r "$root/runtime/python" "$out/runtime/"
 find "$out/runtime" -name __pycache__ -prune -exec rm -rf {} +

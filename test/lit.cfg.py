@@ -17,6 +17,12 @@ config.substitutions.append(("%srcroot", config.graphc_src_root))
 config.substitutions.append(("%objroot", config.graphc_obj_root))
 config.substitutions.append(("%testinputs", os.path.join(config.test_source_root, "Inputs")))
 
+# Tests that compile for the cuda target need NVRTC, which a build without
+# the CUDA toolkit leaves out: `REQUIRES: cuda-codegen`, or `%if cuda-codegen`
+# around the RUN lines of a test that also covers the cpu target.
+if config.graphc_cuda_codegen:
+    config.available_features.add("cuda-codegen")
+
 llvm_config.with_system_environment(["HOME", "TMPDIR"])
 llvm_config.use_default_substitutions()
 tool_dirs = [config.graphc_tools_dir, config.llvm_tools_dir]

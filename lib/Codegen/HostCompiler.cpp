@@ -2,6 +2,8 @@
 
 #include "lib/Codegen/HostCompiler.h"
 
+#include "graphc/BuildConfig.h"
+
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -32,6 +34,26 @@ Expected<std::string> findHostCompiler() {
   return createStringError(inconvertibleErrorCode(),
                            "no host C++ compiler found (install g++ or set "
                            "GRAPHC_CXX)");
+}
+
+Expected<std::string> findHostKernelsArchive() {
+  // Any address in this binary identifies it for getMainExecutable.
+  static int anchor;
+  std::string executable = sys::fs::getMainExecutable(nullptr, &anchor);
+  if (executable.empty())
+    return createStringError(inconvertibleErrorCode(),
+                             "cannot locate the graphc executable to find "
+                             "libHostKernels.a beside it");
+  SmallString<256> path(sys::path::parent_path(executable));
+  sys::path::append(path, GRAPHC_BIN_TO_PRIVATE_LIBDIR, "libHostKernels.a");
+  sys::path::remove_dots(path, /*remove_dot_dot=*/true);
+  if (!sys::fs::is_regular_file(path))
+    return createStringError(inconvertibleErrorCode(),
+                             "the cpu target's kernel library %s is missing "
+                             "(graphc is installed incompletely: reinstall it "
+                             "with `cmake --install`)",
+                             path.c_str());
+  return std::string(path);
 }
 
 Error runHostCompiler(StringRef compiler, ArrayRef<std::string> args,

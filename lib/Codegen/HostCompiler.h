@@ -13,6 +13,11 @@ namespace graphc::codegen {
 /// The host C++ compiler: $GRAPHC_CXX, else `c++` on PATH.
 llvm::Expected<std::string> findHostCompiler();
 
+/// The cpu target's kernel archive (libHostKernels.a) that cpu models link.
+/// It is looked up relative to the running executable, where both the build
+/// tree and an installed prefix keep it; the error names the path it expected.
+llvm::Expected<std::string> findHostKernelsArchive();
+
 /// Runs `compiler args...` in `workDir`. On failure the error carries the
 /// exact command line, the working directory (kept for inspection) and the
 /// compiler's output.

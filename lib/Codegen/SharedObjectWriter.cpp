@@ -14,6 +14,7 @@
 #include "dialects/Exec/ExecOps.h"
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/HostEval.h"
+#include "graphc/BuildConfig.h"
 #include "lib/Codegen/CPU/CpuEmitter.h"
 #include "lib/Codegen/HostCompiler.h"
 #include "lib/Codegen/SignalCleanup.h"
@@ -379,6 +380,13 @@ Error writeSharedObject(ModuleOp module, const SharedObjectOptions &options) {
   Expected<std::string> compiler = findHostCompiler();
   if (!compiler)
     return compiler.takeError();
+  std::string hostKernels;
+  if (!options.cudaTarget) {
+    Expected<std::string> archive = findHostKernelsArchive();
+    if (!archive)
+      return archive.takeError();
+    hostKernels = std::move(*archive);
+  }
 
   SmallString<256> workDir(options.workDir);
   bool temporary = workDir.empty();
@@ -430,7 +438,7 @@ Error writeSharedObject(ModuleOp module, const SharedObjectOptions &options) {
       "-static-libstdc++", "-static-libgcc", "-fno-exceptions", "-fno-rtti",
       "-fno-ident", "-I.", "model.cpp", "-o", "model.so"};
   if (!options.cudaTarget)
-    args.insert(args.end() - 2, GRAPHC_HOST_KERNELS_ARCHIVE);
+    args.insert(args.end() - 2, hostKernels);
   if (Error e = runHostCompiler(*compiler, args, workDir)) {
     keepWorkDir = true;
     return e;

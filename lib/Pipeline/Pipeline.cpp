@@ -1,6 +1,7 @@
 //===- Pipeline.cpp - the compile pipeline --------------------------------===//
 
 #include "lib/Pipeline/Pipeline.h"
+#include "graphc/BuildConfig.h"
 #include "lib/Pipeline/OutputPaths.h"
 #include "lib/Support/CheckedArith.h"
 #include "lib/Support/Format.h"
@@ -10,8 +11,10 @@
 #include "dialects/Graph/GraphDialect.h"
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Kernel/KernelOps.h"
+#if GRAPHC_HAVE_CUDA_CODEGEN
 #include "lib/Codegen/CUDA/CudaEmitter.h"
 #include "lib/Codegen/CUDA/NVRTCCompiler.h"
+#endif
 #include "lib/Codegen/SharedObjectWriter.h"
 #include "lib/Import/ONNX/ONNXImporter.h"
 #include "passes/Passes.h"
@@ -95,6 +98,7 @@ void printModule(ModuleOp module, llvm::raw_ostream &out) {
   out << "\n";
 }
 
+#if GRAPHC_HAVE_CUDA_CODEGEN
 /// CUDA source for every kernel, their launch dims, and the compiled images.
 llvm::Error generateCuda(ModuleOp module, const CompileOptions &options,
                          std::string &source,
@@ -135,6 +139,7 @@ llvm::Error generateCuda(ModuleOp module, const CompileOptions &options,
     options.progress->kernels(total, total);
   return llvm::Error::success();
 }
+#endif
 
 /// What was written: what memory planning saved, what the artifact holds.
 struct CompileSummary {
@@ -330,6 +335,15 @@ llvm::Error compileModel(const CompileOptions &options,
   context.disableMultithreading();
   DiagnosticCollector diagnostics(context);
 
+#if !GRAPHC_HAVE_CUDA_CODEGEN
+  if (options.target == Target::cuda)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "the cuda target is not available: this graphc was built without the "
+        "CUDA toolkit (NVRTC); install the CUDA toolkit and reconfigure "
+        "graphc, or compile with --target cpu");
+#endif
+
   // Refuse to overwrite what is not ours before spending the compile time.
   if (options.emit == EmitStage::none) {
     if (llvm::Error e = checkOutputFiles(options))
@@ -392,6 +406,7 @@ llvm::Error compileModel(const CompileOptions &options,
   so.weightsSideFile = options.weightsSideFile;
   so.workDir = options.keepDir;
   if (so.cudaTarget) {
+#if GRAPHC_HAVE_CUDA_CODEGEN
     std::string cudaSource;
     stage("codegen");
     if (llvm::Error e = generateCuda(module, options, cudaSource, so)) {
@@ -409,6 +424,7 @@ llvm::Error compileModel(const CompileOptions &options,
       return images.takeError();
     for (codegen::CudaImage &image : *images)
       so.images.push_back({image.sm, image.isPtx, std::move(image.data)});
+#endif
   } else if (options.emit == EmitStage::source) {
     auto source = codegen::emitModelSource(module, so);
     if (!source) {

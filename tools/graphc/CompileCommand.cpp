@@ -7,7 +7,6 @@
 #include "CLI/CLI.hpp"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/WithColor.h"
 
 #include <memory>
 #include <utility>
@@ -92,10 +91,8 @@ int runCompile(const CompileFlags &flags) {
   options.force = flags.force;
   if (!flags.maxTensorBytes.empty()) {
     auto bytes = parseByteSize(flags.maxTensorBytes);
-    if (!bytes) {
-      llvm::WithColor::error() << llvm::toString(bytes.takeError()) << "\n";
-      return 2;
-    }
+    if (!bytes)
+      return reportError(bytes.takeError());
     options.maxTensorBytes = *bytes;
   }
   if (flags.emit == "graph")
@@ -107,21 +104,18 @@ int runCompile(const CompileFlags &flags) {
   else if (flags.emit == "source" || flags.emit == "cuda")
     options.emit = EmitStage::source;
   auto sms = parseArchList(flags.arch);
-  if (!sms) {
-    llvm::WithColor::error() << llvm::toString(sms.takeError()) << "\n";
-    return 2;
-  }
+  if (!sms)
+    return reportError(sms.takeError());
   options.sms = *sms;
-  if (options.emit == EmitStage::none && options.outputPath.empty()) {
-    llvm::WithColor::error() << "compile: -o OUT.so is required (or --emit)\n";
-    return 2;
-  }
+  if (options.emit == EmitStage::none && options.outputPath.empty())
+    return reportError(
+        llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                "compile: -o OUT.so is required (or --emit)"));
   if (!options.outputPath.empty() &&
-      llvm::sys::fs::is_directory(options.outputPath)) {
-    llvm::WithColor::error() << "compile: -o " << options.outputPath
-                             << " is a directory\n";
-    return 2;
-  }
+      llvm::sys::fs::is_directory(options.outputPath))
+    return reportError(llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "compile: -o " + options.outputPath + " is a directory"));
   ProgressMode mode = ProgressMode::none;
   if (flags.progress == "json")
     mode = ProgressMode::json;
@@ -136,8 +130,7 @@ int runCompile(const CompileFlags &flags) {
   if (llvm::Error e = compileModel(options, out)) {
     // The progress line goes before the error takes its place.
     progress.finish();
-    llvm::WithColor::error() << llvm::toString(std::move(e)) << "\n";
-    return 1;
+    return reportError(std::move(e));
   }
   progress.finish();
   return 0;

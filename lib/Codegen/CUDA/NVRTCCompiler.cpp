@@ -162,4 +162,11 @@ compileCudaModule(StringRef source, ArrayRef<int> sms, StringRef keepDir) {
   return images;
 }
 
+std::string nvrtcVersionString() {
+  int major = 0, minor = 0;
+  if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS)
+    return "unknown";
+  return std::to_string(major) + "." + std::to_string(minor);
+}
+
 } // namespace graphc::codegen

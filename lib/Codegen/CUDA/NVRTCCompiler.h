@@ -6,6 +6,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <string>
 #include <vector>
 
 namespace graphc::codegen {
@@ -27,6 +28,9 @@ struct CudaImage {
 llvm::Expected<std::vector<CudaImage>>
 compileCudaModule(llvm::StringRef source, llvm::ArrayRef<int> sms,
                   llvm::StringRef keepDir);
+
+/// The version of the NVRTC library loaded at run time ("13.0").
+std::string nvrtcVersionString();
 
 } // namespace graphc::codegen
 

@@ -44,7 +44,9 @@ print(f"exit: {process.returncode}")
 print("drawn: " + (", ".join(stages) if stages else "nothing"))
 last_erase = text.rfind(ERASE)
 after = text[last_erase + len(ERASE):] if last_erase >= 0 else text
-erased = bool(draws) and not after.startswith("graphc: ")
+# What follows the last erase is the summary or the error, never a progress
+# line (which would end with its elapsed time).
+erased = bool(draws) and not re.match(r"graphc: [a-z ,0-9]+ \(\d+\.\d+s\)", after)
 print("erased: " + ("yes" if erased else "no"))
 # Colours (a terminal gets a coloured "error:") are not what is checked.
 after = re.sub(r"\x1b\[[0-9;]*m", "", after)
