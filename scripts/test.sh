@@ -9,7 +9,8 @@
 #               tests, every 10th cpu conformance test, and each fuzz target
 #               for GRAPHC_FUZZ_SECONDS (45) plus its committed regressions
 #   build-tsan  TSan: the runtime's multi-threaded suites
-# Prints the time each stage took; exits non-zero when any stage fails.
+# Prints the time each stage took, then a summary (conformance counts, the
+# reason of every skipped test, totals); exits non-zero when any stage fails.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${GRAPHC_BUILD_DIR:-$root/build}"
@@ -54,4 +55,10 @@ stage "ASan+UBSan build, sanitized tests and fuzzing" \
   sanitizer_tests "$root/build-asan" -DGRAPHC_SANITIZE=address,undefined -DGRAPHC_FUZZ=ON
 stage "TSan build and runtime tests" \
   sanitizer_tests "$root/build-tsan" -DGRAPHC_SANITIZE=thread
+
+# What ctest keeps in its logs only: the conformance counts, why each skipped
+# test was skipped, and the totals of all three trees.
+echo "== summary"
+"$root/.venv/bin/python" "$root/scripts/test_report.py" \
+  "$build" "$root/build-asan" "$root/build-tsan"
 exit $status
