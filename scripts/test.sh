@@ -30,7 +30,14 @@ stage() { # stage NAME COMMAND...: runs and times one stage, recording failure
   fi
 }
 
+# forget_results TREE: drops ctest's logs of an earlier run, so that the
+# summary never reports a stage that did not run this time.
+forget_results() {
+  rm -f "$1"/Testing/Temporary/LastTest*.log
+}
+
 main_tests() {
+  forget_results "$build"
   bash "$root/scripts/build.sh" && (cd "$build" && ctest --output-on-failure -j "$jobs")
 }
 
@@ -39,6 +46,7 @@ main_tests() {
 sanitizer_tests() {
   local tree=$1
   shift
+  forget_results "$tree"
   if [ ! -f "$tree/build.ninja" ]; then
     cmake -S "$root" -B "$tree" -G Ninja -DCMAKE_BUILD_TYPE=Release \
       -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \

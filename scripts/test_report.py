@@ -64,6 +64,13 @@ def report(tree):
             skips.append(f"{name}: {reason.strip()}")
         for test, _, reason in UNITTEST_SKIP.findall(body):
             skips.append(f"{name}: {test}: {reason}")
+    # Tests that did not run (a failed fixture) have no block in the log;
+    # ctest lists them with the failures.
+    failed_log = os.path.join(tree, "Testing", "Temporary", "LastTestsFailed.log")
+    if os.path.exists(failed_log):
+        with open(failed_log, encoding="utf-8", errors="replace") as f:
+            totals["failed"] = max(totals["failed"],
+                                   sum(1 for line in f if line.strip()))
     print(f"-- {os.path.basename(os.path.normpath(tree))}: "
           f"{totals['passed']} passed, {totals['failed']} failed, "
           f"{totals['skipped']} skipped")

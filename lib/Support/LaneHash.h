@@ -21,6 +21,8 @@ namespace graphc {
 class LaneHasher {
 public:
   void update(const void *data, size_t size) {
+    if (size == 0) // data may be null then
+      return;
     const auto *bytes = static_cast<const unsigned char *>(data);
     length += size;
     if (pending) {
