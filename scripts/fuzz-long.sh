@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # A long fuzzing campaign (not part of the test command): every fuzz target
 # on all cores until it has run RUNS inputs (default 10 million) or for
-# MAX_SECONDS (default 3600), whichever comes first. Corpora are kept in
-# build-asan/test/fuzz/<target>/corpus between campaigns; findings go to
-# build-asan/test/fuzz/<target>/findings. Prints executions and exec/s per
-# target; exits non-zero when a target finds anything.
+# MAX_SECONDS (default 3600), whichever comes first, from fresh random seeds.
+# Corpora are kept in build-asan/fuzz-long/<target>/corpus between campaigns
+# (the test command's seeded runs start afresh in test/fuzz/<target>);
+# findings go to build-asan/fuzz-long/<target>/findings. Prints executions and
+# exec/s per target; exits non-zero when a target finds anything.
 #
 #   scripts/fuzz-long.sh [target...]     (default: all; e.g. importer npy)
 #   RUNS=N MAX_SECONDS=S JOBS=N scripts/fuzz-long.sh
@@ -36,7 +37,7 @@ for target in "${targets[@]}"; do
   dict=()
   [ "$target" = importer ] && dict=(--dict "$fuzz/seeds/importer.dict")
   "$py" "$root/test/fuzz/run_fuzzer.py" "$tree/bin/fuzz-$target" \
-    --work-dir "$fuzz/$target" --seeds "$fuzz/seeds/$target" "${dict[@]}" \
+    --work-dir "$tree/fuzz-long/$target" --seeds "$fuzz/seeds/$target" "${dict[@]}" \
     --jobs "$jobs" --runs "$runs" --seconds "$max_seconds" | tail -n 40 || status=1
 done
 exit $status

@@ -79,6 +79,21 @@ def handmade_models():
         [helper.make_node("ConstantOfShape", ["shape"], ["y"], name="fill",
                           value=helper.make_tensor("v", F, [1], [2.0]))],
         [], [value("y", F, [2, 2])], [const("shape", np.array([2, 2], np.int64))])
+    # Old opsets go through ONNX's checker, shape inference and version
+    # converter before the importer sees them.
+    yield "opset6_broadcast", model(
+        [helper.make_node("Add", ["x", "b"], ["a"], name="add", broadcast=1, axis=1),
+         helper.make_node("PRelu", ["a", "slope"], ["y"], name="prelu")],
+        [value("x", F, [2, 3, 4])], [value("y", F, [2, 3, 4])],
+        [const("b", np.ones(3, np.float32)), const("slope", np.ones(3, np.float32))],
+        opset=6)
+    yield "opset9_pool", model(
+        [helper.make_node("MaxPool", ["x"], ["p"], name="pool", kernel_shape=[2, 2]),
+         helper.make_node("Flatten", ["p"], ["f"], name="flatten", axis=1),
+         helper.make_node("Gemm", ["f", "w", "c"], ["y"], name="gemm", transB=1)],
+        [value("x", F, [1, 1, 3, 3])], [value("y", F, [1, 2])],
+        [const("w", np.ones((2, 4), np.float32)), const("c", np.zeros(2, np.float32))],
+        opset=9)
     external = onnx.TensorProto()
     external.CopyFrom(const("w", np.ones(4, np.float32)))
     external.ClearField("raw_data")

@@ -2,6 +2,7 @@
 
     python run_fuzzer.py FUZZER --work-dir DIR --seconds N [--seeds DIR]
                          [--dict FILE] [--replay DIR] [--jobs N] [--runs N]
+                         [--seed N]
 
 --replay runs every file of DIR once (the committed regressions) and fails
 on the first that crashes. Otherwise the target fuzzes for N seconds from a
@@ -10,7 +11,11 @@ memory limit and a 10 s limit per input; any crash, leak, sanitizer report,
 timeout or out-of-memory fails the run and prints the reproducer's path
 (written under DIR/findings) and the command that replays it. --jobs runs
 that many processes side by side and --runs stops after that many
-executions in all (or at N seconds, whichever comes first).
+executions in all (or at N seconds, whichever comes first). --seed fixes
+libFuzzer's random seed: the test command's runs then try the same inputs in
+the same order on every machine (a faster one gets further along the same
+sequence), so what passes locally for longer passes in CI; such a run
+starts from the seeds alone, without the corpus of earlier runs.
 """
 import argparse
 import glob
@@ -63,6 +68,9 @@ def replay(args, env):
 def fuzz(args, env):
     corpus = os.path.join(args.work_dir, "corpus")
     findings = os.path.join(args.work_dir, "findings")
+    if args.seed is not None:
+        # A seeded run starts from the seeds alone, to be repeatable.
+        shutil.rmtree(corpus, ignore_errors=True)
     os.makedirs(corpus, exist_ok=True)
     shutil.rmtree(findings, ignore_errors=True)
     os.makedirs(findings)
@@ -74,6 +82,8 @@ def fuzz(args, env):
         command += [f"-jobs={args.jobs}", f"-workers={args.jobs}"]
         for log in glob.glob(os.path.join(args.work_dir, "fuzz-*.log")):
             os.remove(log)
+    if args.seed is not None:
+        command.append(f"-seed={args.seed}")
     if args.runs:
         command.append(f"-runs={-(-args.runs // args.jobs)}")
     # New inputs go to the first folder; the seeds stay as generated.
@@ -125,6 +135,7 @@ def main():
     parser.add_argument("--replay")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--runs", type=int)
+    parser.add_argument("--seed", type=int)
     args = parser.parse_args()
     # The fuzzer runs in the work folder, where it writes its logs.
     args.fuzzer = os.path.abspath(args.fuzzer)

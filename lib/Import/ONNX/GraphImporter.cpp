@@ -9,6 +9,7 @@
 
 #include "lib/Import/ONNX/ModelValidation.h"
 #include "lib/Import/ONNX/NodeBuilder.h"
+#include "lib/Import/ONNX/NodeOrder.h"
 #include "lib/Import/ONNX/ONNXImporter.h"
 #include "lib/Import/ONNX/OnnxModel.h"
 #include "lib/Import/ONNX/OpsetUpgrade.h"
@@ -80,7 +81,6 @@ public:
 
 private:
   llvm::Error checkSupport();
-  llvm::Expected<std::vector<size_t>> orderNodes();
   llvm::Expected<Type> convertValueType(const onnx::ValueInfoProto &info,
                                         llvm::StringRef kind);
   ArrayAttr dimNames(const onnx::ValueInfoProto &info, Type type);
@@ -136,120 +136,6 @@ llvm::Error GraphImporter::checkSupport() {
   if (problems.empty())
     return llvm::Error::success();
   return makeError(llvm::join(problems, "; "));
-}
-
-llvm::Expected<std::vector<size_t>> GraphImporter::orderNodes() {
-  llvm::StringSet<> available;
-  for (const onnx::TensorProto &tensor : graph.initializer())
-    available.insert(tensor.name());
-  for (const onnx::ValueInfoProto &input : graph.input())
-    available.insert(input.name());
-
-  size_t count = graph.node_size();
-  llvm::StringMap<size_t> producer;
-  for (size_t i = 0; i < count; ++i) {
-    const onnx::NodeProto &node = graph.node(i);
-    for (const std::string &output : node.output()) {
-      if (output.empty())
-        continue;
-      std::string name = nodeDisplayName(node, i);
-      if (available.contains(output))
-        return makeError(nodePrefix(node, name) + "output '" + output +
-                         "' redefines a graph input or initializer");
-      auto [it, inserted] = producer.try_emplace(output, i);
-      if (!inserted)
-        return makeError("value '" + output + "' is produced by both node '" +
-                         nodeDisplayName(graph.node(it->second), it->second) +
-                         "' and node '" + name + "'");
-    }
-  }
-
-  // Kahn's algorithm, taking ready nodes in model order so that a sorted
-  // graph keeps its order.
-  std::vector<size_t> pending(count, 0);
-  std::vector<llvm::SmallVector<size_t>> users(count);
-  for (size_t i = 0; i < count; ++i) {
-    const onnx::NodeProto &node = graph.node(i);
-    for (const std::string &input : node.input()) {
-      if (input.empty())
-        continue;
-      usedNames.insert(input);
-      if (available.contains(input))
-        continue;
-      auto it = producer.find(input);
-      if (it == producer.end())
-        return makeError(nodePrefix(node, nodeDisplayName(node, i)) +
-                         "input '" + input +
-                         "' is not produced by any node, graph input or "
-                         "initializer");
-      ++pending[i];
-      users[it->second].push_back(i);
-    }
-  }
-  for (const onnx::ValueInfoProto &output : graph.output()) {
-    usedNames.insert(output.name());
-    if (!available.contains(output.name()) && !producer.count(output.name()))
-      return makeError("graph output '" + output.name() +
-                       "' is not produced by any node, graph input or "
-                       "initializer");
-  }
-
-  std::priority_queue<size_t, std::vector<size_t>, std::greater<size_t>> ready;
-  for (size_t i = 0; i < count; ++i)
-    if (pending[i] == 0)
-      ready.push(i);
-  std::vector<size_t> order;
-  order.reserve(count);
-  while (!ready.empty()) {
-    size_t next = ready.top();
-    ready.pop();
-    order.push_back(next);
-    for (size_t user : users[next])
-      if (--pending[user] == 0)
-        ready.push(user);
-  }
-  if (order.size() == count)
-    return order;
-
-  // Nodes left over either lie on a cycle or wait on one. Peel off those
-  // whose outputs no other left-over node reads, so that the message names
-  // the cycle itself.
-  std::vector<size_t> leftUsers(count, 0);
-  std::vector<bool> left(count, false);
-  for (size_t i = 0; i < count; ++i)
-    left[i] = pending[i] != 0;
-  for (size_t i = 0; i < count; ++i)
-    if (left[i])
-      for (size_t user : users[i])
-        leftUsers[i] += left[user] ? 1 : 0;
-  std::vector<size_t> unused;
-  for (size_t i = 0; i < count; ++i)
-    if (left[i] && leftUsers[i] == 0)
-      unused.push_back(i);
-  while (!unused.empty()) {
-    size_t next = unused.back();
-    unused.pop_back();
-    left[next] = false;
-    for (const std::string &input : graph.node(next).input()) {
-      auto it = producer.find(input);
-      if (it != producer.end() && left[it->second] &&
-          --leftUsers[it->second] == 0)
-        unused.push_back(it->second);
-    }
-  }
-  std::string names;
-  llvm::raw_string_ostream os(names);
-  size_t listed = 0;
-  for (size_t i = 0; i < count; ++i) {
-    if (!left[i])
-      continue;
-    if (listed++ < 4)
-      os << (listed > 1 ? ", '" : "'") << nodeDisplayName(graph.node(i), i)
-         << "'";
-  }
-  if (listed > 4)
-    os << " and " << listed - 4 << " more";
-  return makeError("graph is not a DAG: nodes " + names + " form a cycle");
 }
 
 llvm::Expected<Type>
@@ -426,9 +312,13 @@ llvm::Expected<OwningOpRef<ModuleOp>> GraphImporter::run() {
     return std::move(error);
   if (llvm::Error error = validateModel(model, opset))
     return std::move(error);
-  llvm::Expected<std::vector<size_t>> order = orderNodes();
+  llvm::Expected<std::vector<size_t>> order = topologicalNodeOrder(graph);
   if (!order)
     return order.takeError();
+  for (const onnx::NodeProto &node : graph.node())
+    usedNames.insert(node.input().begin(), node.input().end());
+  for (const onnx::ValueInfoProto &output : graph.output())
+    usedNames.insert(output.name());
 
   llvm::StringSet<> initializerNames;
   for (const onnx::TensorProto &tensor : graph.initializer())

@@ -1,6 +1,7 @@
 //===- ModelValidation.cpp - what ONNX requires of a model ----------------===//
 
 #include "lib/Import/ONNX/ModelValidation.h"
+#include "lib/Import/ONNX/NodeOrder.h"
 #include "lib/Import/ONNX/OnnxModel.h"
 
 #include "llvm/ADT/SmallVector.h"
@@ -90,21 +91,38 @@ static llvm::Error checkValueNames(const onnx::GraphProto &graph) {
   return llvm::Error::success();
 }
 
-/// Checks one node against the schema of its op at `opset`.
-static llvm::Error checkNode(const onnx::NodeProto &node, size_t index,
-                             int64_t opset) {
+static std::string nodePrefix(const onnx::NodeProto &node, size_t index) {
+  return "node '" + nodeDisplayName(node, index) + "' (" + node.op_type() +
+         "): ";
+}
+
+/// Checks the names a node gives and uses, and that it holds no subgraph:
+/// graphc has no control-flow ops, and ONNX's own code would walk one.
+static llvm::Error checkNodeNames(const onnx::NodeProto &node, size_t index) {
   if (llvm::Error error =
           checkName(node.name(), "node name of " + node.op_type() + " node"))
     return error;
-  std::string prefix = "node '" + nodeDisplayName(node, index) + "' (" +
-                       node.op_type() + "): ";
+  std::string prefix = nodePrefix(node, index);
   for (const std::string &input : node.input())
     if (llvm::Error error = checkName(input, prefix + "input"))
       return error;
   for (const std::string &output : node.output())
     if (llvm::Error error = checkName(output, prefix + "output"))
       return error;
+  for (const onnx::AttributeProto &attr : node.attribute()) {
+    if (llvm::Error error = checkName(attr.name(), prefix + "attribute"))
+      return error;
+    if (attr.has_g() || attr.graphs_size() > 0)
+      return makeError(prefix + "attribute '" + attr.name() +
+                       "' holds a subgraph; graphc has no control-flow ops");
+  }
+  return llvm::Error::success();
+}
 
+/// Checks one node against the schema of its op at `opset`.
+static llvm::Error checkNode(const onnx::NodeProto &node, size_t index,
+                             int64_t opset) {
+  std::string prefix = nodePrefix(node, index);
   std::optional<OpSchemaInfo> schema = lookupOpSchema(node.op_type(), opset);
   if (!schema)
     return makeError(prefix + node.op_type() + " is not defined in opset " +
@@ -144,8 +162,6 @@ static llvm::Error checkNode(const onnx::NodeProto &node, size_t index,
   schema->attributes.split(accepted, ' ', -1, /*KeepEmpty=*/false);
   llvm::StringSet<> seen;
   for (const onnx::AttributeProto &attr : node.attribute()) {
-    if (llvm::Error error = checkName(attr.name(), prefix + "attribute"))
-      return error;
     if (!llvm::is_contained(accepted, attr.name()))
       return makeError(prefix + "unknown attribute '" + attr.name() + "' of " +
                        node.op_type() + " in opset " + llvm::Twine(opset));
@@ -156,7 +172,7 @@ static llvm::Error checkNode(const onnx::NodeProto &node, size_t index,
   return llvm::Error::success();
 }
 
-llvm::Error validateModel(const onnx::ModelProto &model, int64_t opset) {
+llvm::Error validateModelStructure(const onnx::ModelProto &model) {
   if (model.ir_version() > kMaxIrVersion)
     return makeError("unsupported IR version " +
                      llvm::Twine(model.ir_version()) +
@@ -165,6 +181,19 @@ llvm::Error validateModel(const onnx::ModelProto &model, int64_t opset) {
   const onnx::GraphProto &graph = model.graph();
   if (llvm::Error error = checkValueNames(graph))
     return error;
+  for (int index = 0; index < graph.node_size(); ++index)
+    if (llvm::Error error = checkNodeNames(graph.node(index), index))
+      return error;
+  if (llvm::Expected<std::vector<size_t>> order = topologicalNodeOrder(graph);
+      !order)
+    return order.takeError();
+  return llvm::Error::success();
+}
+
+llvm::Error validateModel(const onnx::ModelProto &model, int64_t opset) {
+  if (llvm::Error error = validateModelStructure(model))
+    return error;
+  const onnx::GraphProto &graph = model.graph();
   for (int index = 0; index < graph.node_size(); ++index)
     if (llvm::Error error = checkNode(graph.node(index), index, opset))
       return error;

@@ -2,9 +2,10 @@
 //
 // A model file is untrusted input. Before any IR is built, the importer checks
 // what ONNX itself (and onnxruntime) require: a known IR version, names without
-// NUL bytes, unique graph inputs and initializers, and every node against the
-// schema of its op at the model's opset (OpTable.def): input and output counts,
-// required inputs present, known attributes given once.
+// NUL bytes, unique graph inputs and initializers, values defined once and
+// without cycles, and every node against the schema of its op at the model's
+// opset (OpTable.def): input and output counts, required inputs present, known
+// attributes given once.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHC_LIB_IMPORT_ONNX_MODELVALIDATION_H
@@ -40,9 +41,15 @@ std::optional<OpSchemaInfo> lookupOpSchema(llvm::StringRef opType,
 /// `name` with NUL bytes shown as "\0", for error messages.
 std::string printableName(llvm::StringRef name);
 
+/// Checks what does not depend on op schemas: the IR version, names without
+/// NUL bytes, unique graph inputs and initializers, no subgraphs, every value
+/// defined once and the nodes free of cycles. ONNX's own checker and version
+/// converter may only see models that pass this.
+llvm::Error validateModelStructure(const onnx::ModelProto &model);
+
 /// Checks `model`, whose default-domain opset is `opset` and whose nodes all
-/// use ops of OpTable.def. Fails with one line naming the node, value or
-/// attribute at fault.
+/// use ops of OpTable.def: its structure, then each node against its schema.
+/// Fails with one line naming the node, value or attribute at fault.
 llvm::Error validateModel(const onnx::ModelProto &model, int64_t opset);
 
 } // namespace graphc::onnx_import

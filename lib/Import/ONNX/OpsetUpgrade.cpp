@@ -1,6 +1,7 @@
 //===- OpsetUpgrade.cpp - old opsets through ONNX's version converter -----===//
 
 #include "lib/Import/ONNX/OpsetUpgrade.h"
+#include "lib/Import/ONNX/ModelValidation.h"
 #include "lib/Import/ONNX/OnnxModel.h"
 
 #include "llvm/ADT/StringMap.h"
@@ -202,6 +203,10 @@ upgradeOldOpset(onnx::ModelProto &model) {
                    "the model to opset >= " +
                    llvm::Twine(kMinOpset) + " first");
 #else
+  // ONNX's checker and converter trust the graph's structure (an undefined
+  // graph output is a null dereference in the converter's IR import).
+  if (llvm::Error error = validateModelStructure(model))
+    return std::move(error);
   if (llvm::Error error = checkNodes(model, *from))
     return std::move(error);
 

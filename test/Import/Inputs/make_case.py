@@ -188,6 +188,29 @@ def case_opset6_broadcast_unknown_shape():
                  opset=6)
 
 
+def case_opset1_undefined_output():
+    # ONNX's converter dereferences a graph output that nothing defines.
+    return model([helper.make_node("Not", ["x"], ["t"], name="not")],
+                 [tensor("x", TensorProto.BOOL, [2])],
+                 [tensor("y", TensorProto.BOOL, [2])], opset=1)
+
+
+def case_opset6_cycle():
+    return model([helper.make_node("Relu", ["b"], ["a"], name="relu_a"),
+                  helper.make_node("Relu", ["a"], ["b"], name="relu_b"),
+                  helper.make_node("Relu", ["a"], ["y"], name="out")],
+                 [tensor("x", F, [2])], [tensor("y", F, [2])], opset=6)
+
+
+def case_opset6_subgraph():
+    body = helper.make_graph([helper.make_node("Relu", ["x"], ["z"])], "body", [],
+                             [tensor("w", F, [2])])
+    return model([helper.make_node("If", ["c"], ["y"], name="branch",
+                                   then_branch=body, else_branch=body)],
+                 [tensor("c", TensorProto.BOOL, []), tensor("x", F, [2])],
+                 [tensor("y", F, [2])], opset=6)
+
+
 def case_cycle():
     return model([helper.make_node("Add", ["x", "b"], ["a"], name="add_a"),
                   helper.make_node("Relu", ["a"], ["b"], name="relu_b"),
