@@ -12,10 +12,11 @@ timeout or out-of-memory fails the run and prints the reproducer's path
 (written under DIR/findings) and the command that replays it. --jobs runs
 that many processes side by side and --runs stops after that many
 executions in all (or at N seconds, whichever comes first). --seed fixes
-libFuzzer's random seed: the test command's runs then try the same inputs in
-the same order on every machine (a faster one gets further along the same
-sequence), so what passes locally for longer passes in CI; such a run
-starts from the seeds alone, without the corpus of earlier runs.
+libFuzzer's random seed: the test command's runs then follow the same
+sequence of mutations on every machine (a faster one gets further along it;
+only coverage that depends on memory addresses can make runs differ), so a
+longer local run of that seed vouches for CI; such a run starts from the
+seeds alone, without the corpus of earlier runs.
 """
 import argparse
 import glob
