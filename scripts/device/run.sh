@@ -45,6 +45,13 @@ while (($#)); do
   shift
 done
 
+# The stages read models and references with numpy and onnx; say so once
+# rather than let every stage fail on an import.
+if ! "$python" -c 'import numpy, onnx' 2>/dev/null; then
+  echo "run.sh: $python cannot import numpy and onnx; set PYTHON to a Python that can" >&2
+  exit 2
+fi
+
 have_gpu=0
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
   have_gpu=1
@@ -155,6 +162,10 @@ gtests() {
   local status=0
   export GRAPHC_TEST_MODEL_DIR="$bundle/gtest/models"
   export GRAPHC_TEST_FAKE_CUDA_LIBRARY="$bundle/gtest/lib/libgraphc_fake_cuda.so"
+  # cuda-fake-driver-test links the fake driver and its RUNPATH names the
+  # build tree it came from; the bundle's copy must be the one it loads, the
+  # same the test then hands to the runtime (one copy, one state).
+  export LD_LIBRARY_PATH="$bundle/gtest/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   for test in "$bundle"/gtest/bin/*; do
     echo "== $(basename "$test")"
     "$test" --gtest_brief=1 --gtest_output="json:$out/gtest-$(basename "$test").json" || status=1
