@@ -1,12 +1,12 @@
 //===- Model.cpp - loading a model .so and introspecting it ---------------===//
 #include "runtime/src/Model.h"
 
+#include "lib/Support/LaneHash.h"
 #include "runtime/src/ArtifactReader.h"
 #include "runtime/src/CudaModel.h"
 #include "runtime/src/DescriptorCheck.h"
 #include "runtime/src/ElfCheck.h"
 #include "runtime/src/Status.h"
-#include "lib/Support/LaneHash.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -28,6 +28,8 @@ graphc_model::~graphc_model() {
     munmap(weightsMapping, weightsMappingSize);
   if (library)
     dlclose(library);
+  if (libraryFd >= 0)
+    close(libraryFd);
 }
 
 namespace {
@@ -54,10 +56,11 @@ std::string directoryOf(const std::string &path) {
 
 /// Reads the artifact's descriptor from the file and, unless
 /// `verifyChecksum` is false, compares the whole file's checksum with it,
-/// before anything in the file can run.
+/// before anything in the file can run. Sets `storedChecksum` to the
+/// checksum the descriptor holds.
 graphc_status verifyArtifactFile(int fd, uint64_t fileSize,
-                                 const std::string &path,
-                                 bool verifyChecksum) {
+                                 const std::string &path, bool verifyChecksum,
+                                 uint64_t &storedChecksum) {
   void *mapping = mmap(nullptr, fileSize, PROT_READ, MAP_PRIVATE, fd, 0);
   if (mapping == MAP_FAILED)
     return makeStatus(GRAPHC_RESOURCE_EXHAUSTED,
@@ -66,15 +69,16 @@ graphc_status verifyArtifactFile(int fd, uint64_t fileSize,
   ArtifactRead read = readArtifact(mapping, fileSize);
   // A malformed descriptor is most likely a corrupted file: say so when the
   // checksum can tell.
-  bool checksumKnown = verifyChecksum &&
-                       (read.error == ArtifactError::none ||
-                        (read.error == ArtifactError::malformed &&
-                         read.view.checksumOffset != 0));
+  bool checksumKnown =
+      verifyChecksum && (read.error == ArtifactError::none ||
+                         (read.error == ArtifactError::malformed &&
+                          read.view.checksumOffset != 0));
   uint64_t actual = 0;
   if (checksumKnown)
     actual =
         computeArtifactChecksum(mapping, fileSize, read.view.checksumOffset);
   munmap(mapping, fileSize);
+  storedChecksum = read.view.checksum;
   if (checksumKnown && actual != read.view.checksum)
     return makeStatus(GRAPHC_DATA_LOSS,
                       "checksum mismatch in model '" + path + "': expected " +
@@ -84,17 +88,55 @@ graphc_status verifyArtifactFile(int fd, uint64_t fileSize,
   case ArtifactError::none:
     break;
   case ArtifactError::notAnArtifact:
-    return makeStatus(GRAPHC_NOT_FOUND, "'" + path +
-                                            "' is not a graphc model: " +
-                                            read.message);
+    return makeStatus(GRAPHC_NOT_FOUND,
+                      "'" + path + "' is not a graphc model: " + read.message);
   case ArtifactError::abiMismatch:
     return makeStatus(GRAPHC_FAILED_PRECONDITION,
                       "model '" + path + "' has " + read.message +
                           " (compile it with a graphc matching this runtime)");
   case ArtifactError::malformed:
-    return makeStatus(GRAPHC_DATA_LOSS, "malformed artifact '" + path +
-                                            "': " + read.message);
+    return makeStatus(GRAPHC_DATA_LOSS,
+                      "malformed artifact '" + path + "': " + read.message);
   }
+  return nullptr;
+}
+
+/// dlopen's the library at `name` and reads its descriptor. Sets `same` to
+/// whether that library is the file that was checked: its descriptor holds
+/// the file's checksum. glibc hands back an already loaded library whose name
+/// matches instead of loading the file, and a model that cannot be unloaded
+/// (GNU unique symbols of the static C++ library make cpu models NODELETE)
+/// stays loaded under its /proc/self/fd/N name after dlclose.
+graphc_status loadLibraryAs(graphc_model &model, const std::string &name,
+                            uint64_t checksum, bool &same) {
+  const std::string &path = model.path;
+  model.library = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!model.library) {
+    const char *reason = dlerror();
+    return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                      "cannot load model '" + path +
+                          "': " + (reason ? reason : "dlopen failed"));
+  }
+  auto descriptorFn = reinterpret_cast<graphc_model_descriptor_fn>(
+      dlsym(model.library, GRAPHC_DESCRIPTOR_SYMBOL));
+  if (!descriptorFn)
+    return makeStatus(GRAPHC_NOT_FOUND,
+                      "'" + path +
+                          "' is not a graphc model: it does not "
+                          "export " GRAPHC_DESCRIPTOR_SYMBOL);
+  model.desc = descriptorFn();
+  if (!model.desc)
+    return makeStatus(GRAPHC_DATA_LOSS,
+                      "'" + path + "' returned no descriptor");
+  // The file's own descriptor passed the ABI check before dlopen; another
+  // library's may not have.
+  same = model.desc->abi_version == GRAPHC_ABI_VERSION &&
+         model.desc->checksum == checksum;
+  if (same)
+    return nullptr;
+  model.desc = nullptr;
+  dlclose(model.library);
+  model.library = nullptr;
   return nullptr;
 }
 
@@ -118,43 +160,51 @@ graphc_status openLibrary(graphc_model &model) {
                       "model '" + path + "' is " + problem);
   // A file that is not a graphc artifact is refused before dlopen could run
   // its constructors, with or without the checksum.
-  if (graphc_status status =
-          verifyArtifactFile(fd, static_cast<uint64_t>(info.st_size), path,
-                             !(model.flags & GRAPHC_MODEL_SKIP_CHECKSUM)))
+  uint64_t checksum = 0;
+  if (graphc_status status = verifyArtifactFile(
+          fd, static_cast<uint64_t>(info.st_size), path,
+          !(model.flags & GRAPHC_MODEL_SKIP_CHECKSUM), checksum))
     return status;
 
-  // Open the descriptor we checked, not whatever the path names by now: a
-  // file replaced between the check and dlopen is never loaded.
-  // Without /proc, fall back to the path (a name with a slash is taken as
-  // a path, not looked up in the library search path).
-  std::string openPath = "/proc/self/fd/" + std::to_string(fd);
-  if (access(openPath.c_str(), R_OK) != 0)
-    openPath = path.find('/') == std::string::npos ? "./" + path : path;
-  model.library = dlopen(openPath.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!model.library) {
-    const char *reason = dlerror();
-    return makeStatus(GRAPHC_INVALID_ARGUMENT,
-                      "cannot load model '" + path +
-                          "': " + (reason ? reason : "dlopen failed"));
+  // Load the descriptor we checked, not whatever the path names by now: a
+  // file replaced between the check and dlopen is never loaded. The
+  // descriptor stays open while the model is loaded, so no other model is
+  // loaded under its name; a name an unloadable earlier model still holds
+  // is skipped for a higher descriptor number.
+  bool same = false;
+  if (access(("/proc/self/fd/" + std::to_string(fd)).c_str(), R_OK) == 0) {
+    constexpr int kMaxNames = 64;
+    for (int attempt = 0; attempt < kMaxNames && !same; ++attempt) {
+      if (attempt > 0) {
+        int higher = fcntl(fd, F_DUPFD_CLOEXEC, fd + 1);
+        if (higher < 0)
+          return makeStatus(GRAPHC_RESOURCE_EXHAUSTED,
+                            "cannot load model '" + path +
+                                "': " + std::strerror(errno));
+        close(fd);
+        fd = closer.fd = higher;
+      }
+      if (graphc_status status = loadLibraryAs(
+              model, "/proc/self/fd/" + std::to_string(fd), checksum, same))
+        return status;
+    }
+    if (same) {
+      model.libraryFd = fd;
+      closer.fd = -1;
+    }
+  } else {
+    // Without /proc, by path (a name with a slash is a path, not looked up
+    // in the library search path).
+    std::string name = path.find('/') == std::string::npos ? "./" + path : path;
+    if (graphc_status status = loadLibraryAs(model, name, checksum, same))
+      return status;
   }
-  auto descriptorFn = reinterpret_cast<graphc_model_descriptor_fn>(
-      dlsym(model.library, GRAPHC_DESCRIPTOR_SYMBOL));
-  if (!descriptorFn)
-    return makeStatus(GRAPHC_NOT_FOUND,
-                      "'" + path +
-                          "' is not a graphc model: it does not "
-                          "export " GRAPHC_DESCRIPTOR_SYMBOL);
-  model.desc = descriptorFn();
-  if (!model.desc)
-    return makeStatus(GRAPHC_DATA_LOSS,
-                      "'" + path + "' returned no descriptor");
-  if (model.desc->abi_version != GRAPHC_ABI_VERSION)
+  if (!same)
     return makeStatus(GRAPHC_FAILED_PRECONDITION,
-                      "model '" + path + "' has descriptor ABI version " +
-                          std::to_string(model.desc->abi_version) +
-                          ", this runtime reads version " +
-                          std::to_string(GRAPHC_ABI_VERSION) +
-                          " (compile it with a graphc matching this runtime)");
+                      "cannot load model '" + path +
+                          "': this process already holds a different library "
+                          "under the name it would be loaded as (an earlier "
+                          "model that could not be unloaded)");
   return nullptr;
 }
 
@@ -271,8 +321,7 @@ graphc_status graphc_model_load(const char *path,
     auto model = std::make_unique<graphc_model>();
     model->path = path;
     model->flags = (options ? options : &defaults)->flags;
-    if (graphc_status status =
-            loadModel(*model, options ? *options : defaults))
+    if (graphc_status status = loadModel(*model, options ? *options : defaults))
       return status;
     *out_model = model.release();
     return nullptr;

@@ -18,6 +18,9 @@ struct graphc_model {
 
   std::string path;
   void *library = nullptr;
+  /// The open file the library was loaded through (as /proc/self/fd/N), held
+  /// while it is loaded so that no other model is loaded under that name.
+  int libraryFd = -1;
   const graphc_model_desc *desc = nullptr;
   /// desc->weights, or the mapped side file.
   const void *weights = nullptr;

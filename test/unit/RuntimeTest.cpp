@@ -428,6 +428,35 @@ void expectLoadFails(const std::string &path, graphc_code code,
   EXPECT_EQ(model, nullptr);
 }
 
+// glibc's dlopen hands back an already loaded library whose name matches, and
+// a model that cannot be unloaded keeps its name after release. Two models
+// loaded at once, and a model loaded after such a one, must each be the file
+// asked for.
+TEST(RuntimeLoad, EachModelIsTheFileAskedFor) {
+  graphc_model_options inspect;
+  graphc_model_options_init(&inspect);
+  inspect.flags = GRAPHC_MODEL_INSPECT_ONLY;
+  graphc_model *affine = loadOrDie(modelPath("affine_nodelete"));
+  graphc_model *scale = loadOrDie(modelPath("scale_model"), &inspect);
+  ASSERT_NE(affine, nullptr);
+  ASSERT_NE(scale, nullptr);
+  EXPECT_EQ(graphc_model_target(affine), GRAPHC_TARGET_CPU);
+  EXPECT_EQ(graphc_model_target(scale), GRAPHC_TARGET_CUDA);
+  graphc_model_release(scale);
+  graphc_model_release(affine);
+  // affine_nodelete stays loaded under the name it was loaded as.
+  for (int i = 0; i < 3; ++i) {
+    graphc_model *next = loadOrDie(modelPath("scale_model"), &inspect);
+    ASSERT_NE(next, nullptr);
+    EXPECT_EQ(graphc_model_target(next), GRAPHC_TARGET_CUDA);
+    graphc_model_release(next);
+  }
+  graphc_model *again = loadOrDie(modelPath("affine_model"));
+  ASSERT_NE(again, nullptr);
+  EXPECT_EQ(graphc_model_target(again), GRAPHC_TARGET_CPU);
+  graphc_model_release(again);
+}
+
 TEST(RuntimeLoad, MissingFile) {
   expectLoadFails("/nonexistent/model.so", GRAPHC_NOT_FOUND,
                   "cannot open model '/nonexistent/model.so': No such file");
