@@ -13,6 +13,7 @@
 #include "graphc/Revision.h"
 #if GRAPHC_HAVE_CUDA_CODEGEN
 #include "lib/Codegen/CUDA/NVRTCCompiler.h"
+#include "lib/Import/ONNX/ONNXImporter.h"
 #endif
 
 #include "llvm/Support/InitLLVM.h"
@@ -52,7 +53,8 @@ std::string versionText() {
 #else
   text += "cuda target: not built (no CUDA toolkit/NVRTC at build time)\n";
 #endif
-  text += "cpu target: built";
+  text += "cpu target: built\n";
+  text += "ONNX opsets: " + describeSupportedOpsets();
   return text;
 }
 

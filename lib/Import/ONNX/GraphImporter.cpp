@@ -393,4 +393,14 @@ importONNXModel(llvm::StringRef path, MLIRContext &context,
   return GraphImporter(context, **model, path, options).run();
 }
 
+std::string describeSupportedOpsets() {
+  std::string text = std::to_string(onnx_import::kMinOpset) + "-" +
+                     std::to_string(onnx_import::kMaxOpset);
+  std::string older = "1-" + std::to_string(onnx_import::kMinOpset - 1);
+  if (onnx_import::haveVersionConverter())
+    return text + " (" + older + " through ONNX's version converter)";
+  return text + " (" + older +
+         " need ONNX's version converter, which this build lacks)";
+}
+
 } // namespace graphc

@@ -92,6 +92,10 @@ struct ModelSummary {
 /// Summarises the ONNX model in `path` without reading external data.
 llvm::Expected<ModelSummary> summarizeONNXModel(llvm::StringRef path);
 
+/// The default-domain opsets this graphc imports, for `graphc --version`:
+/// e.g. "11-22 (1-10 through ONNX's version converter)".
+std::string describeSupportedOpsets();
+
 } // namespace graphc
 
 #endif
