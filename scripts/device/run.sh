@@ -106,7 +106,8 @@ if ldd "$graphc" | grep -q 'libnvrtc.*not found'; then
   done
 fi
 if ! "$graphc" --help >/dev/null 2>&1; then
-  log "graphc does not start here:"
+  log "graphc does not start here: $("$graphc" --help 2>&1 | head -n1)"
+  log "$(grep '^graphc needs:' "$bundle/BUNDLE.txt" 2>/dev/null); this machine has $(getconf GNU_LIBC_VERSION 2>/dev/null)"
   ldd "$graphc" 2>&1 | tee -a "$out/run.log"
 fi
 
