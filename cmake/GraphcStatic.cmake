@@ -86,6 +86,24 @@ target_link_libraries(onnx_proto PUBLIC protobuf::libprotobuf)
 # machine is the only requirement. --gc-sections drops unreachable functions,
 # -s the symbol tables.
 add_link_options(-static-libstdc++ -static-libgcc -Wl,--gc-sections -s)
+# Those libraries bring the build machine's newest glibc symbol versions
+# (arc4random 2.36, _dl_find_object 2.35); GlibcCompat.c defines both from
+# older calls so that the binaries start on glibc 2.34 (Ubuntu 22.04, RHEL 9).
+# It is compiled here, at configure time, so that every link of the build,
+# executables and shared libraries alike, can take the object as an input.
+set(graphc_glibc_compat ${PROJECT_BINARY_DIR}/GlibcCompat.o)
+execute_process(
+  COMMAND ${CMAKE_C_COMPILER} -O2 -fPIC -fvisibility=hidden -Wall -Werror
+          -c ${PROJECT_SOURCE_DIR}/cmake/GlibcCompat.c -o ${graphc_glibc_compat}
+  RESULT_VARIABLE graphc_glibc_compat_result
+  ERROR_VARIABLE graphc_glibc_compat_error)
+if(NOT graphc_glibc_compat_result EQUAL 0)
+  message(FATAL_ERROR "cmake/GlibcCompat.c does not compile:\n"
+    "${graphc_glibc_compat_error}")
+endif()
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+  ${PROJECT_SOURCE_DIR}/cmake/GlibcCompat.c)
+add_link_options(${graphc_glibc_compat})
 # NVRTC stays shared (the CUDA toolkit ships no static NVRTC): look where the
 # toolkit installs it on x86-64 machines, besides the build machine's path.
 add_link_options(-Wl,-rpath,/usr/local/cuda/lib64)
