@@ -91,8 +91,7 @@ size=$(du -sb "$out" | cut -f1)
   echo "bundle: $(git -C "$root" rev-parse HEAD)$(git -C "$root" diff --quiet HEAD -- . || echo ' (with uncommitted changes)')"
   echo "bundle made: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(. /etc/os-release && echo "$PRETTY_NAME")"
   echo "bundle size: $size bytes; graphc $(stat -c %s "$out/bin/graphc") bytes"
-  # The static libstdc++ and libgcc of this machine bring its glibc symbol
-  # versions (arc4random, _dl_find_object): older machines cannot run graphc.
+  # The oldest glibc graphc starts on (scripts/build-static.sh bounds it).
   echo "graphc needs: $(objdump -T "$out/bin/graphc" | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -n1) or newer"
   echo "node tests: $(ls "$out/test/conformance/node" | wc -l) from onnx $("$python" -c 'import onnx; print(onnx.__version__)')"
 } >"$out/BUNDLE.txt"
