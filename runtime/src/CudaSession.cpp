@@ -442,6 +442,28 @@ graphc_status CudaSession::run(int32_t planIndex,
   return takeDeviceError();
 }
 
+graphc_status CudaSession::synchronize() {
+  if (graphc_status status = checkDevice())
+    return status;
+  cu::ContextGuard guard(drv, device.context);
+  if (guard.result() != cu::kSuccess)
+    return error("cannot make the context current", guard.result());
+  cu::Result result = drv.streamSynchronize(stream);
+  if (result != cu::kSuccess)
+    return error("an asynchronous run failed", result);
+  if (!asyncPending)
+    return nullptr;
+  asyncPending = false;
+  if (graphc_status status = takeDeviceError()) {
+    std::string message = "an asynchronous run failed: " +
+                          std::string(graphc_status_message(status));
+    graphc_code code = graphc_status_code(status);
+    graphc_status_free(status);
+    return makeStatus(code, message);
+  }
+  return nullptr;
+}
+
 graphc_status CudaSession::allocate(uint64_t bytes, void *&out) {
   if (graphc_status status = checkDevice())
     return status;

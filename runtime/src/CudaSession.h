@@ -55,6 +55,9 @@ public:
   void free(void *data);
   graphc_status upload(void *dst, const void *src, uint64_t bytes);
   graphc_status download(void *dst, const void *src, uint64_t bytes);
+  /// Waits for everything queued on the session's stream; returns what an
+  /// asynchronous run found (index errors, device faults).
+  graphc_status synchronize();
 
 private:
   CudaSession(const graphc_model &model, CudaDevice &device, bool useGraphs,

@@ -134,6 +134,12 @@ graphc_status graphc_session_run_on_stream(graphc_session *session,
   });
 }
 
+graphc_status graphc_session_synchronize(graphc_session *session) {
+  if (!session)
+    return makeStatus(GRAPHC_INVALID_ARGUMENT, "session is NULL");
+  return session->cuda ? session->cuda->synchronize() : nullptr;
+}
+
 graphc_status graphc_session_allocate_buffer(graphc_session *session,
                                              uint64_t bytes, void **out_data) {
   if (!session || !out_data)
@@ -148,8 +154,8 @@ graphc_status graphc_session_allocate_buffer(graphc_session *session,
     return nullptr;
   }
   uint64_t rounded = bytes ? roundUpToAlignment(bytes) : GRAPHC_ALIGNMENT;
-  void *data = rounded ? std::aligned_alloc(GRAPHC_ALIGNMENT, rounded)
-                       : nullptr;
+  void *data =
+      rounded ? std::aligned_alloc(GRAPHC_ALIGNMENT, rounded) : nullptr;
   if (!data)
     return makeStatus(GRAPHC_RESOURCE_EXHAUSTED,
                       "cannot allocate " + std::to_string(bytes) + " bytes");

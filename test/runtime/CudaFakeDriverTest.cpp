@@ -517,6 +517,30 @@ TEST_F(FakeCuda, RunOnStreamReportsIndexErrorsOnTheNextCall) {
   graphc_model_release(model);
 }
 
+TEST_F(FakeCuda, SynchronizeWaitsAndReportsAsynchronousIndexErrors) {
+  graphc_model *model = loadModel();
+  ASSERT_NE(model, nullptr);
+  {
+    CallerStream caller;
+    Bench run(model, 0);
+    ASSERT_NE(run.session, nullptr);
+    // Nothing queued: nothing to report.
+    ASSERT_GRAPHC_OK(graphc_session_synchronize(run.session));
+    ASSERT_GRAPHC_OK(run.run({0, 9}, 6, true, caller.stream));
+    Status status(graphc_session_synchronize(run.session));
+    EXPECT_EQ(status.code(), GRAPHC_INVALID_ARGUMENT);
+    EXPECT_EQ(status.message(), "an asynchronous run failed: index 9 is out "
+                                "of range [-3, 3) in node 'Gather_3' (kernel "
+                                "'fake_gather')");
+    // Reported once; the session goes on.
+    ASSERT_GRAPHC_OK(graphc_session_synchronize(run.session));
+    ASSERT_GRAPHC_OK(run.run({0, 0}, 6, true, caller.stream));
+    ASSERT_GRAPHC_OK(graphc_session_synchronize(run.session));
+    ASSERT_GRAPHC_OK(run.run({0, 0}));
+  }
+  graphc_model_release(model);
+}
+
 TEST_F(FakeCuda, RunOnStreamRefusesACapturingStream) {
   graphc_model *model = loadModel();
   ASSERT_NE(model, nullptr);
@@ -624,14 +648,12 @@ TEST_F(FakeCuda, CuInitIsRetriedOnce) {
   graphc::rt::cu::Driver driver;
   std::string error;
   fakecu_fail_init(1, 999);
-  EXPECT_TRUE(
-      graphc::rt::cu::loadDriver(fakeCudaLibrary(), driver, error))
+  EXPECT_TRUE(graphc::rt::cu::loadDriver(fakeCudaLibrary(), driver, error))
       << error;
   EXPECT_EQ(fakecu_calls("cuInit"), 2);
 
   fakecu_fail_init(2, 100);
-  EXPECT_FALSE(
-      graphc::rt::cu::loadDriver(fakeCudaLibrary(), driver, error));
+  EXPECT_FALSE(graphc::rt::cu::loadDriver(fakeCudaLibrary(), driver, error));
   EXPECT_EQ(error, "cannot initialise the CUDA driver: cuInit returned "
                    "CUDA_ERROR_NO_DEVICE (no CUDA-capable device is "
                    "detected), and again after 200 ms");

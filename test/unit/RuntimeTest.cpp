@@ -368,6 +368,12 @@ INSTANTIATE_TEST_SUITE_P(Runtime, BadRunTest, ::testing::ValuesIn(kBadRuns),
                            return std::string(info.param.name);
                          });
 
+TEST_F(AffineModelTest, SynchronizeReturnsAtOnceOnCpu) {
+  ASSERT_GRAPHC_OK(graphc_session_synchronize(session));
+  Status null(graphc_session_synchronize(nullptr));
+  EXPECT_EQ(null.code(), GRAPHC_INVALID_ARGUMENT);
+}
+
 TEST_F(AffineModelTest, ReportsKernelFailures) {
   Tensor x({1, 3}, {1, 2, 3});
   Tensor bias({3}, {NAN, 0, 0});
@@ -495,10 +501,9 @@ TEST(RuntimeLoad, NotAModel) {
 }
 
 TEST(RuntimeLoad, WrongAbiVersion) {
-  expectLoadFails(
-      modelPath("affine_abi99"), GRAPHC_FAILED_PRECONDITION,
-      "has descriptor ABI version 99, this reader reads version " +
-          std::to_string(GRAPHC_ABI_VERSION));
+  expectLoadFails(modelPath("affine_abi99"), GRAPHC_FAILED_PRECONDITION,
+                  "has descriptor ABI version 99, this reader reads version " +
+                      std::to_string(GRAPHC_ABI_VERSION));
 }
 
 TEST(RuntimeLoad, MalformedDescriptor) {
@@ -551,11 +556,11 @@ TEST(RuntimeLoad, CorruptedDescriptorOrCode) {
   size_t descriptor = read.view.checksumOffset -
                       offsetof(graphc_model_desc, checksum) +
                       offsetof(graphc_model_desc, num_plans);
-  size_t descriptorPadding =
-      read.view.checksumOffset - offsetof(graphc_model_desc, checksum) +
-      offsetof(graphc_model_desc, producer) - 1;
-  for (size_t offset : {descriptor, descriptorPadding, bytes.size() / 2,
-                        bytes.size() - 1}) {
+  size_t descriptorPadding = read.view.checksumOffset -
+                             offsetof(graphc_model_desc, checksum) +
+                             offsetof(graphc_model_desc, producer) - 1;
+  for (size_t offset :
+       {descriptor, descriptorPadding, bytes.size() / 2, bytes.size() - 1}) {
     SCOPED_TRACE("byte " + std::to_string(offset));
     std::string path = writeFlipped(
         dir, "flipped" + std::to_string(offset) + ".so", bytes, offset);
@@ -569,7 +574,8 @@ TEST(RuntimeLoad, CorruptedDescriptorOrCode) {
 TEST(ArtifactReader, AnyBytes) {
   std::vector<char> bytes = readFile(modelPath("affine_model"));
   for (size_t size = 0; size < bytes.size(); size += 7) {
-    graphc::rt::ArtifactRead read = graphc::rt::readArtifact(bytes.data(), size);
+    graphc::rt::ArtifactRead read =
+        graphc::rt::readArtifact(bytes.data(), size);
     EXPECT_NE(read.error, graphc::rt::ArtifactError::none) << size;
   }
   unsigned state = 2024;
@@ -596,9 +602,8 @@ TEST(ArtifactReader, AnyBytes) {
   EXPECT_EQ(read.view.kernels[3].name, "add_rows2");
   EXPECT_TRUE(read.view.weightsEmbedded);
   EXPECT_EQ(read.view.weightsSize, 12u);
-  EXPECT_EQ(std::memcmp(bytes.data() + read.view.weightsFileOffset, kWeights,
-                        12),
-            0);
+  EXPECT_EQ(
+      std::memcmp(bytes.data() + read.view.weightsFileOffset, kWeights, 12), 0);
 }
 
 // Sizes that overflow when rounded up to the alignment fail cleanly instead

@@ -263,13 +263,22 @@ GRAPHC_API graphc_status graphc_session_run(graphc_session *session,
  *    (GRAPHC_FAILED_PRECONDITION): the session replays its own graph.
  *    An index error found on the device by such a run is returned by the
  *    first later run on the session that finds it finished
- *    (graphc_session_run always does: it waits for the session's stream).
+ *    (graphc_session_run always does: it waits for the session's stream),
+ *    or by graphc_session_synchronize.
  *  - cpu: identical to graphc_session_run; `stream` must be NULL
  *    (else GRAPHC_INVALID_ARGUMENT). */
 GRAPHC_API graphc_status graphc_session_run_on_stream(
     graphc_session *session, const DLTensor *inputs, int32_t num_inputs,
     const char *const *input_names, const DLTensor *outputs,
     int32_t num_outputs, void *stream);
+
+/* Waits until every run queued on the session (by
+ * graphc_session_run_on_stream) has finished, and returns what such a run
+ * found that its own call could not report: an index out of range
+ * (GRAPHC_INVALID_ARGUMENT naming the node, the session stays usable) or a
+ * device fault. Waits for the session's work only, never the whole device.
+ * cpu: returns at once. */
+GRAPHC_API graphc_status graphc_session_synchronize(graphc_session *session);
 
 /* Memory on the session's device (host memory for cpu models), for callers
  * that start from host data and have no CUDA of their own (tools, tests).

@@ -151,6 +151,7 @@ def _load_library():
                                            ctypes.c_void_p, ctypes.c_uint64]),
         "graphc_session_download": (status, [session, ctypes.c_void_p,
                                              ctypes.c_void_p, ctypes.c_uint64]),
+        "graphc_session_synchronize": (status, [session]),
     }
     for name, (restype, argtypes) in signatures.items():
         function = getattr(lib, name)

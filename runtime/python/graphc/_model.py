@@ -129,30 +129,15 @@ class _SessionHandle:
         self.pointer = pointer.value
         # runtime.h: a session is used from one thread at a time.
         self.lock = threading.Lock()
-        self._sync_byte = None
 
     def synchronize(self):
-        """Waits for every run queued on the session (cuda).
-
-        The C API has no call for this; a download is ordered after every
-        run of the session and waits, so a one-byte one does it.
-        """
-        if self._sync_byte is None:
-            self._sync_byte = Buffer(self, 1)
-        host = ctypes.c_uint8()
-        check(_capi.library().graphc_session_download(
-            self.pointer, ctypes.byref(host), self._sync_byte.pointer, 1))
+        """Waits for every run queued on the session (cuda); raises what an
+        asynchronous run found (an index out of range, a device fault)."""
+        check(_capi.library().graphc_session_synchronize(self.pointer))
 
     def __del__(self):
         pointer, self.pointer = getattr(self, "pointer", None), None
         if pointer:
-            # The byte's Buffer refers to this handle, so it is gone by now
-            # unless the interpreter is tearing down; free it first anyway.
-            sync = getattr(self, "_sync_byte", None)
-            if sync is not None and sync.pointer:
-                _capi.library().graphc_session_free_buffer(pointer,
-                                                           sync.pointer)
-                sync.pointer = None
             _capi.library().graphc_session_release(pointer)
 
 
