@@ -346,13 +346,8 @@ graphc_status CudaSession::run(int32_t planIndex,
         callerStream ? drv.eventQuery(runDone) : drv.streamSynchronize(stream);
     if (result == cu::kSuccess) {
       asyncPending = false;
-      if (graphc_status status = takeDeviceError()) {
-        std::string message = "an earlier asynchronous run failed: " +
-                              std::string(graphc_status_message(status));
-        graphc_code code = graphc_status_code(status);
-        graphc_status_free(status);
-        return makeStatus(code, message);
-      }
+      if (graphc_status status = takeDeviceError())
+        return prefixStatus("an earlier asynchronous run failed: ", status);
     } else if (result != cu::kErrorNotReady) {
       return error("an earlier asynchronous run failed", result);
     }
@@ -454,13 +449,8 @@ graphc_status CudaSession::synchronize() {
   if (!asyncPending)
     return nullptr;
   asyncPending = false;
-  if (graphc_status status = takeDeviceError()) {
-    std::string message = "an asynchronous run failed: " +
-                          std::string(graphc_status_message(status));
-    graphc_code code = graphc_status_code(status);
-    graphc_status_free(status);
-    return makeStatus(code, message);
-  }
+  if (graphc_status status = takeDeviceError())
+    return prefixStatus("an asynchronous run failed: ", status);
   return nullptr;
 }
 

@@ -27,6 +27,14 @@ graphc_status graphc::rt::makeStatus(graphc_code code,
   return status;
 }
 
+graphc_status graphc::rt::prefixStatus(const std::string &prefix,
+                                       graphc_status status) {
+  graphc_status prefixed = makeStatus(graphc_status_code(status),
+                                      prefix + graphc_status_message(status));
+  graphc_status_free(status);
+  return prefixed;
+}
+
 graphc_status graphc::rt::outOfMemoryStatus(const char *where) {
   static const char prefix[] = "out of memory in ";
   size_t whereLength = std::strlen(where);

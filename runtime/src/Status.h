@@ -13,6 +13,10 @@ namespace graphc::rt {
 /// that allocation fails, a static resource_exhausted status instead.
 graphc_status makeStatus(graphc_code code, const std::string &message);
 
+/// `status` (not null) with `prefix` before its message and the same code;
+/// frees `status`.
+graphc_status prefixStatus(const std::string &prefix, graphc_status status);
+
 /// A resource_exhausted status saying "out of memory in <where>", built
 /// without any allocation that could throw.
 graphc_status outOfMemoryStatus(const char *where);
