@@ -9,7 +9,6 @@
 
 #include "lib/Import/ONNX/ModelValidation.h"
 #include "lib/Import/ONNX/NodeBuilder.h"
-#include "lib/Import/ONNX/NodeOrder.h"
 #include "lib/Import/ONNX/ONNXImporter.h"
 #include "lib/Import/ONNX/OnnxModel.h"
 #include "lib/Import/ONNX/OpsetUpgrade.h"
@@ -310,9 +309,7 @@ llvm::Error GraphImporter::importOutputs(OpBuilder &builder,
 llvm::Expected<OwningOpRef<ModuleOp>> GraphImporter::run() {
   if (llvm::Error error = checkSupport())
     return std::move(error);
-  if (llvm::Error error = validateModel(model, opset))
-    return std::move(error);
-  llvm::Expected<std::vector<size_t>> order = topologicalNodeOrder(graph);
+  llvm::Expected<std::vector<size_t>> order = validateModel(model, opset);
   if (!order)
     return order.takeError();
   for (const onnx::NodeProto &node : graph.node())

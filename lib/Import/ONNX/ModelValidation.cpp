@@ -55,12 +55,10 @@ std::string printableName(llvm::StringRef name) {
 
 /// Fails when `name`, which `what` describes, holds a NUL byte: C strings
 /// downstream would cut it short and merge distinct values.
-static llvm::Error checkName(const std::string &name,
-                             const llvm::Twine &what) {
+static llvm::Error checkName(const std::string &name, const llvm::Twine &what) {
   if (name.find('\0') == std::string::npos)
     return llvm::Error::success();
-  return makeError(what + " '" + printableName(name) +
-                   "' contains a NUL byte");
+  return makeError(what + " '" + printableName(name) + "' contains a NUL byte");
 }
 
 static llvm::Error checkValueNames(const onnx::GraphProto &graph) {
@@ -172,32 +170,31 @@ static llvm::Error checkNode(const onnx::NodeProto &node, size_t index,
   return llvm::Error::success();
 }
 
-llvm::Error validateModelStructure(const onnx::ModelProto &model) {
+llvm::Expected<std::vector<size_t>>
+validateModelStructure(const onnx::ModelProto &model) {
   if (model.ir_version() > kMaxIrVersion)
-    return makeError("unsupported IR version " +
-                     llvm::Twine(model.ir_version()) +
-                     " (graphc reads IR versions up to " +
-                     llvm::Twine(kMaxIrVersion) + ")");
+    return makeError(
+        "unsupported IR version " + llvm::Twine(model.ir_version()) +
+        " (graphc reads IR versions up to " + llvm::Twine(kMaxIrVersion) + ")");
   const onnx::GraphProto &graph = model.graph();
   if (llvm::Error error = checkValueNames(graph))
-    return error;
+    return std::move(error);
   for (int index = 0; index < graph.node_size(); ++index)
     if (llvm::Error error = checkNodeNames(graph.node(index), index))
-      return error;
-  if (llvm::Expected<std::vector<size_t>> order = topologicalNodeOrder(graph);
-      !order)
-    return order.takeError();
-  return llvm::Error::success();
+      return std::move(error);
+  return topologicalNodeOrder(graph);
 }
 
-llvm::Error validateModel(const onnx::ModelProto &model, int64_t opset) {
-  if (llvm::Error error = validateModelStructure(model))
-    return error;
+llvm::Expected<std::vector<size_t>> validateModel(const onnx::ModelProto &model,
+                                                  int64_t opset) {
+  llvm::Expected<std::vector<size_t>> order = validateModelStructure(model);
+  if (!order)
+    return order.takeError();
   const onnx::GraphProto &graph = model.graph();
   for (int index = 0; index < graph.node_size(); ++index)
     if (llvm::Error error = checkNode(graph.node(index), index, opset))
-      return error;
-  return llvm::Error::success();
+      return std::move(error);
+  return order;
 }
 
 } // namespace graphc::onnx_import

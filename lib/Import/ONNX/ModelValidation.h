@@ -17,6 +17,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <optional>
+#include <vector>
 
 namespace graphc::onnx_import {
 
@@ -44,13 +45,17 @@ std::string printableName(llvm::StringRef name);
 /// Checks what does not depend on op schemas: the IR version, names without
 /// NUL bytes, unique graph inputs and initializers, no subgraphs, every value
 /// defined once and the nodes free of cycles. ONNX's own checker and version
-/// converter may only see models that pass this.
-llvm::Error validateModelStructure(const onnx::ModelProto &model);
+/// converter may only see models that pass this. Returns the nodes'
+/// topological order (see topologicalNodeOrder).
+llvm::Expected<std::vector<size_t>>
+validateModelStructure(const onnx::ModelProto &model);
 
 /// Checks `model`, whose default-domain opset is `opset` and whose nodes all
 /// use ops of OpTable.def: its structure, then each node against its schema.
-/// Fails with one line naming the node, value or attribute at fault.
-llvm::Error validateModel(const onnx::ModelProto &model, int64_t opset);
+/// Fails with one line naming the node, value or attribute at fault; returns
+/// the nodes' topological order otherwise.
+llvm::Expected<std::vector<size_t>> validateModel(const onnx::ModelProto &model,
+                                                  int64_t opset);
 
 } // namespace graphc::onnx_import
 

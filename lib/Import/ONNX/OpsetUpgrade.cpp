@@ -121,7 +121,8 @@ static llvm::Error checkNodes(const onnx::ModelProto &model, int64_t opset) {
     if (std::optional<std::string> error = exceptionText(
             [&] { onnx::checker::check_node(node, context, scope); }))
       return makeError("node '" + nodeDisplayName(node, i) + "' (" +
-                       node.op_type() + "): ONNX's checker rejects it in opset " +
+                       node.op_type() +
+                       "): ONNX's checker rejects it in opset " +
                        llvm::Twine(opset) + ": " + *error);
   }
   return llvm::Error::success();
@@ -205,16 +206,17 @@ upgradeOldOpset(onnx::ModelProto &model) {
 #else
   // ONNX's checker and converter trust the graph's structure (an undefined
   // graph output is a null dereference in the converter's IR import).
-  if (llvm::Error error = validateModelStructure(model))
-    return std::move(error);
+  if (llvm::Expected<std::vector<size_t>> order = validateModelStructure(model);
+      !order)
+    return order.takeError();
   if (llvm::Error error = checkNodes(model, *from))
     return std::move(error);
 
   // Broadcasting adapters (Add and friends before opset 7) need the shapes
   // of their inputs; node-level inference errors are not fatal (error_mode
   // 0), the checker above has rejected malformed graphs.
-  if (std::optional<std::string> error = exceptionText(
-          [&] { onnx::shape_inference::InferShapes(model); }))
+  if (std::optional<std::string> error =
+          exceptionText([&] { onnx::shape_inference::InferShapes(model); }))
     return makeError("ONNX's shape inference fails on the opset " +
                      llvm::Twine(*from) + " model: " + *error);
 
@@ -240,18 +242,17 @@ upgradeOldOpset(onnx::ModelProto &model) {
   }
   if (!to) {
     detached.reattach(model);
-    return makeError("cannot convert opset " + llvm::Twine(*from) +
-                     " of the default ONNX domain to opset " +
-                     llvm::Twine(kMinOpset) +
-                     " or later with ONNX's version converter: " +
-                     firstFailure);
+    return makeError(
+        "cannot convert opset " + llvm::Twine(*from) +
+        " of the default ONNX domain to opset " + llvm::Twine(kMinOpset) +
+        " or later with ONNX's version converter: " + firstFailure);
   }
   detached.reattach(converted);
   model.Swap(&converted);
 
   // value_info for the values the adapters created.
-  if (std::optional<std::string> error = exceptionText(
-          [&] { onnx::shape_inference::InferShapes(model); }))
+  if (std::optional<std::string> error =
+          exceptionText([&] { onnx::shape_inference::InferShapes(model); }))
     return makeError("ONNX's shape inference fails on the model converted "
                      "from opset " +
                      llvm::Twine(*from) + " to " + llvm::Twine(to) + ": " +
