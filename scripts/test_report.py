@@ -16,7 +16,7 @@ import sys
 BLOCK_START = re.compile(r"^\d+/\d+ Testing: (.+)$", re.M)
 # Summary lines of the conformance scripts.
 COUNT_LINE = re.compile(
-    r"^(?:node tests|models tests|model tests) \([a-z]+\):.*$|^nvrtc \(.*$", re.M)
+    r"^(?:node tests|models tests|model tests) \([a-z-]+\):.*$|^nvrtc \(.*$", re.M)
 GTEST_SKIP = re.compile(r"^[^\n]*: Skipped\n(.*)$", re.M)
 # Python tests announce what they skip and why on one line.
 ANNOUNCED_SKIP = re.compile(r"^skipping (.*)$", re.M)

@@ -279,7 +279,7 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
 
   os << "static const graphc_image_desc kImages[] = {\n";
   for (auto [i, image] : enumerate(options.images))
-    os << "  {" << image.sm << ", " << (image.isPtx ? 1 : 0)
+    os << "  {" << image.sm << ", " << image.format
        << ", graphc_image_" << i << ", " << image.data.size() << "ull},\n";
   if (options.images.empty())
     os << "  {0, 0, nullptr, 0},\n";

@@ -22,7 +22,7 @@ struct LaunchDims {
 /// One loadable cuda module image.
 struct DeviceImage {
   int sm = 0;
-  bool isPtx = false;
+  int format = 0; // graphc_image_format
   std::vector<char> data;
 };
 

@@ -13,6 +13,7 @@
 #include "dialects/Kernel/KernelOps.h"
 #if GRAPHC_HAVE_CUDA_CODEGEN
 #include "lib/Codegen/CUDA/CudaEmitter.h"
+#include "lib/Codegen/CUDA/CudaEmulation.h"
 #include "lib/Codegen/CUDA/NVRTCCompiler.h"
 #endif
 #include "lib/Codegen/SharedObjectWriter.h"
@@ -172,6 +173,8 @@ CompileSummary summarize(ModuleOp module) {
 std::string describeTarget(const CompileOptions &options) {
   if (options.target == Target::cpu)
     return "cpu";
+  if (options.cudaEmulation)
+    return "cuda, host emulation";
   std::string text = "cuda ";
   for (auto [i, sm] : llvm::enumerate(options.sms))
     text += (i ? ",sm_" : "sm_") + std::to_string(sm);
@@ -417,13 +420,28 @@ llvm::Error compileModel(const CompileOptions &options,
       out << cudaSource;
       return llvm::Error::success();
     }
-    stage("nvrtc");
-    auto images =
-        codegen::compileCudaModule(cudaSource, options.sms, options.keepDir);
-    if (!images)
-      return images.takeError();
-    for (codegen::CudaImage &image : *images)
-      so.images.push_back({image.sm, image.isPtx, std::move(image.data)});
+    std::vector<codegen::CudaImage> images;
+    if (options.cudaEmulation) {
+      stage("emulation_compile");
+      std::vector<std::string> kernels;
+      for (auto kernel : module.getOps<exec::KernelOp>())
+        kernels.push_back(kernel.getSymName().str());
+      auto image = codegen::compileCudaEmulationModule(cudaSource, kernels,
+                                                       options.keepDir);
+      if (!image)
+        return image.takeError();
+      images.push_back(std::move(*image));
+    } else {
+      stage("nvrtc");
+      auto compiled =
+          codegen::compileCudaModule(cudaSource, options.sms, options.keepDir);
+      if (!compiled)
+        return compiled.takeError();
+      images = std::move(*compiled);
+    }
+    for (codegen::CudaImage &image : images)
+      so.images.push_back(
+          {image.sm, static_cast<int>(image.format), std::move(image.data)});
 #endif
   } else if (options.emit == EmitStage::source) {
     auto source = codegen::emitModelSource(module, so);

@@ -36,6 +36,9 @@ struct CompileOptions {
   bool targetIsDefault = false;
   /// SM versions to build cubins for (cuda), e.g. {80, 90}.
   std::vector<int> sms = {80, 90};
+  /// cuda: compile the kernels for the host instead, as the one image of the
+  /// artifact, for graphc's CUDA emulator (tests without a GPU).
+  bool cudaEmulation = false;
   /// NAME=D1xD2x... full input shapes, SYMBOL=D dim_param sizes.
   std::vector<std::string> shapes;
   std::vector<std::string> dims;

@@ -412,7 +412,9 @@ void Reader::read() {
     const char *iw = what.c_str();
     ArtifactImage image;
     image.sm = loaded<int32_t>(at + offsetof(graphc_image_desc, sm), iw);
-    image.isPtx = loaded<int32_t>(at + offsetof(graphc_image_desc, is_ptx), iw);
+    image.format = loaded<int32_t>(at + offsetof(graphc_image_desc, format), iw);
+    if (!imageFormatName(image.format))
+      malformed(what + " has unknown format " + std::to_string(image.format));
     image.size = loaded<uint64_t>(at + offsetof(graphc_image_desc, size), iw);
     uint64_t bytes =
         pointerAt(at + offsetof(graphc_image_desc, data), iw);
@@ -487,4 +489,17 @@ std::string graphc::rt::sealArtifact(std::vector<char> &bytes) {
   std::memcpy(bytes.data() + read.view.checksumOffset, &checksum,
               sizeof(checksum));
   return "";
+}
+
+const char *graphc::rt::imageFormatName(int32_t format) {
+  switch (format) {
+  case GRAPHC_IMAGE_CUBIN:
+    return "cubin";
+  case GRAPHC_IMAGE_PTX:
+    return "ptx";
+  case GRAPHC_IMAGE_HOST_EMULATION:
+    return "host-emulation";
+  default:
+    return nullptr;
+  }
 }

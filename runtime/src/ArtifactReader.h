@@ -42,7 +42,7 @@ struct ArtifactKernel {
 
 struct ArtifactImage {
   int32_t sm = 0;
-  bool isPtx = false;
+  int32_t format = 0; // graphc_image_format
   uint64_t size = 0;
   uint64_t fileOffset = 0;
 };
@@ -102,6 +102,10 @@ uint64_t computeArtifactChecksum(const void *data, size_t size,
 /// and writes it into `bytes`. Returns "" or why the bytes are not an
 /// artifact.
 std::string sealArtifact(std::vector<char> &bytes);
+
+/// "cubin", "ptx" or "host-emulation"; null for a value that is not a
+/// graphc_image_format.
+const char *imageFormatName(int32_t format);
 
 } // namespace graphc::rt
 

@@ -16,8 +16,12 @@ std::string listImages(const graphc_model_desc &desc) {
   for (int32_t i = 0; i < desc.num_images; ++i) {
     if (i)
       text += ", ";
-    text += "sm_" + std::to_string(desc.images[i].sm) +
-            (desc.images[i].is_ptx ? " (ptx)" : " (cubin)");
+    const graphc_image_desc &image = desc.images[i];
+    if (image.format == GRAPHC_IMAGE_HOST_EMULATION)
+      text += "a host emulation image";
+    else
+      text += "sm_" + std::to_string(image.sm) +
+              (image.format == GRAPHC_IMAGE_PTX ? " (ptx)" : " (cubin)");
   }
   return text;
 }
@@ -71,7 +75,7 @@ graphc_status checkCoverage(const graphc_model &model, const cu::Driver &drv,
   // NVRTC wrote; otherwise the load fails with a bare "unsupported PTX
   // version".
   const graphc_image_desc &chosen = model.desc->images[image];
-  if (chosen.is_ptx) {
+  if (chosen.format == GRAPHC_IMAGE_PTX) {
     std::string isa;
     int required = ptxRequiredDriver(static_cast<const char *>(chosen.data),
                                      chosen.size, isa);
@@ -140,22 +144,30 @@ int32_t graphc::rt::selectImage(const graphc_model_desc &desc, int32_t sm,
                                 std::string &error) {
   // Preference: the device's own cubin; else a cubin of the same major
   // version and an older minor (binary compatible, e.g. sm_80 on sm_86);
-  // else the newest PTX the device can JIT.
+  // else the newest PTX the device can JIT. A host emulation image comes
+  // last: only a driver that emulates CUDA loads it, and loading it reports
+  // that plainly when the device is a real GPU.
   int32_t bestCubin = -1;
   int32_t bestPtx = -1;
+  int32_t emulation = -1;
   for (int32_t i = 0; i < desc.num_images; ++i) {
     const graphc_image_desc &image = desc.images[i];
-    if (!image.is_ptx && image.sm == sm)
+    bool cubin = image.format == GRAPHC_IMAGE_CUBIN;
+    if (cubin && image.sm == sm)
       return i;
-    if (!image.is_ptx && image.sm / 10 == sm / 10 && image.sm < sm &&
+    if (cubin && image.sm / 10 == sm / 10 && image.sm < sm &&
         (bestCubin < 0 || image.sm > desc.images[bestCubin].sm))
       bestCubin = i;
-    if (image.is_ptx && image.sm <= sm &&
+    if (image.format == GRAPHC_IMAGE_PTX && image.sm <= sm &&
         (bestPtx < 0 || image.sm > desc.images[bestPtx].sm))
       bestPtx = i;
+    if (image.format == GRAPHC_IMAGE_HOST_EMULATION && emulation < 0)
+      emulation = i;
   }
   if (bestCubin >= 0)
     return bestCubin;
+  if (bestPtx < 0 && emulation >= 0)
+    return emulation;
   if (bestPtx < 0)
     error = "the device is sm_" + std::to_string(sm) + " and the model has " +
             listImages(desc) + ": no cubin for sm_" + std::to_string(sm) +
@@ -269,11 +281,22 @@ graphc_status CudaModel::setUp(const graphc_model &model, CudaDevice &state) {
                           "for this GPU (" +
                           drv.describe(result) + ")");
   }
+  if (result != cu::kSuccess &&
+      chosen.format == GRAPHC_IMAGE_HOST_EMULATION) {
+    state.module = nullptr;
+    return makeStatus(GRAPHC_FAILED_PRECONDITION,
+                      "model '" + model.path +
+                          "' was compiled with --cuda-emulation: its kernels "
+                          "are host code for graphc's CUDA emulator, which "
+                          "CUDA device " + std::to_string(state.ordinal) +
+                          " cannot load (" + drv.describe(result) +
+                          "); recompile without --cuda-emulation");
+  }
   if (result != cu::kSuccess) {
     state.module = nullptr;
     return fail(std::string("cannot load the sm_") + std::to_string(chosen.sm) +
-                    (chosen.is_ptx ? " PTX" : " cubin") + " of '" + model.path +
-                    "'",
+                    (chosen.format == GRAPHC_IMAGE_PTX ? " PTX" : " cubin") +
+                    " of '" + model.path + "'",
                 result);
   }
   state.functions.resize(desc.num_kernels);

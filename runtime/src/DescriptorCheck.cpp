@@ -185,6 +185,10 @@ std::string graphc::rt::checkDescriptor(const graphc_model_desc &desc) {
     const graphc_image_desc &image = desc.images[i];
     if (!image.data || image.size == 0)
       return "image " + std::to_string(i) + " is empty";
+    if (image.format != GRAPHC_IMAGE_CUBIN && image.format != GRAPHC_IMAGE_PTX &&
+        image.format != GRAPHC_IMAGE_HOST_EMULATION)
+      return "image " + std::to_string(i) + " has unknown format " +
+             std::to_string(image.format);
   }
   if (desc.weights_size && !desc.weights &&
       (!desc.weights_file || !desc.weights_file[0]))

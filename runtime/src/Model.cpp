@@ -423,7 +423,7 @@ graphc_status graphc_model_image_info(const graphc_model *model, int32_t index,
     return indexError("image", index, model->desc->num_images);
   const graphc_image_desc &image = model->desc->images[index];
   out_info->sm = image.sm;
-  out_info->is_ptx = image.is_ptx;
+  out_info->format = image.format;
   out_info->size = image.size;
   return nullptr;
 }

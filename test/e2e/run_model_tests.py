@@ -2,7 +2,10 @@
 
     python run_model_tests.py CHECK --graphc build/bin/graphc \
         [--runtime build/lib/libgraphc_runtime.so] [--target cpu|cuda] \
-        [--arch sm_90] [--work-dir DIR]
+        [--arch sm_90] [--cuda-emulation DRIVER] [--work-dir DIR]
+
+--cuda-emulation runs the cuda target without a GPU: graphc compiles the
+generated CUDA for the host and DRIVER (libgraphc_fake_cuda.so) runs it.
 
 CHECK is one of:
   accuracy-mlp, accuracy-resnet, accuracy-transformer
@@ -60,6 +63,8 @@ def compile_model(args, model, output, dims, extra=()):
                *[f"--dim={k}={v}" for k, v in dims.items()], *extra]
     if args.target == "cuda" and args.arch:
         command += ["--arch", args.arch]
+    if args.cuda_emulation:
+        command += ["--cuda-emulation"]
     proc = subprocess.run(command, capture_output=True, text=True)
     if proc.returncode != 0:
         raise CheckFailed(f"graphc compile {os.path.basename(model)} failed:\n"
@@ -209,9 +214,16 @@ def main():
     parser.add_argument("--runtime", help="path of libgraphc_runtime.so")
     parser.add_argument("--target", choices=["cpu", "cuda"], default="cpu")
     parser.add_argument("--arch", help="--arch for the cuda target (e.g. sm_90)")
+    parser.add_argument("--cuda-emulation", metavar="DRIVER",
+                        help="compile with --cuda-emulation and run on this "
+                        "CUDA driver library (libgraphc_fake_cuda.so)")
     parser.add_argument("--work-dir")
     args = parser.parse_args()
     args.graphc = os.path.abspath(args.graphc)
+    if args.cuda_emulation:
+        if args.target != "cuda":
+            parser.error("--cuda-emulation needs --target cuda")
+        os.environ["GRAPHC_CUDA_DRIVER_LIBRARY"] = os.path.abspath(args.cuda_emulation)
     if args.runtime:
         os.environ["GRAPHC_RUNTIME_LIBRARY"] = os.path.abspath(args.runtime)
     import graphc

@@ -47,7 +47,7 @@ public:
     desc.num_images = count();
     desc.images = table(images, desc.num_images, [&](graphc_image_desc &i) {
       i.sm = bytes.ConsumeIntegral<int32_t>();
-      i.is_ptx = bytes.ConsumeIntegral<int32_t>();
+      i.format = bytes.ConsumeIntegral<int32_t>();
       i.size = bytes.ConsumeIntegralInRange<uint64_t>(0, 64);
       i.data = bytes.ConsumeBool() ? buffer(i.size) : nullptr;
     });

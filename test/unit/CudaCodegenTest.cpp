@@ -81,11 +81,11 @@ protected:
         << llvm::toString(images.takeError());
     ASSERT_EQ(images->size(), 3u);
     EXPECT_EQ((*images)[0].sm, 80);
-    EXPECT_FALSE((*images)[0].isPtx);
+    EXPECT_EQ((*images)[0].format, ImageFormat::cubin);
     EXPECT_EQ((*images)[1].sm, 90);
-    EXPECT_FALSE((*images)[1].isPtx);
+    EXPECT_EQ((*images)[1].format, ImageFormat::cubin);
     EXPECT_EQ((*images)[2].sm, 90);
-    EXPECT_TRUE((*images)[2].isPtx);
+    EXPECT_EQ((*images)[2].format, ImageFormat::ptx);
     for (const CudaImage &image : *images)
       EXPECT_GT(image.data.size(), 64u);
   }

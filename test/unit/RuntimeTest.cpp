@@ -677,9 +677,9 @@ TEST(RuntimeLoad, SideWeightsFile) {
 // cuda
 //===----------------------------------------------------------------------===//
 
-graphc_image_desc image(int32_t sm, int32_t isPtx) {
+graphc_image_desc image(int32_t sm, int32_t format) {
   static const char data[] = "image";
-  return {sm, isPtx, data, sizeof(data)};
+  return {sm, format, data, sizeof(data)};
 }
 
 TEST(RuntimeCuda, SelectsImages) {
@@ -704,6 +704,20 @@ TEST(RuntimeCuda, SelectsImages) {
   EXPECT_EQ(graphc::rt::selectImage(desc, 100, error), -1);
 }
 
+TEST(RuntimeCuda, SelectsAHostEmulationImageOnlyWhenNothingElseFits) {
+  graphc_image_desc images[] = {image(80, GRAPHC_IMAGE_CUBIN),
+                                image(0, GRAPHC_IMAGE_HOST_EMULATION)};
+  graphc_model_desc desc = {};
+  desc.num_images = 2;
+  desc.images = images;
+  std::string error;
+  EXPECT_EQ(graphc::rt::selectImage(desc, 80, error), 0);
+  EXPECT_EQ(graphc::rt::selectImage(desc, 90, error), 1);
+  desc.images = images + 1;
+  desc.num_images = 1;
+  EXPECT_EQ(graphc::rt::selectImage(desc, 80, error), 0);
+}
+
 TEST(RuntimeCuda, InspectsWithoutADriver) {
   graphc_model_options options;
   graphc_model_options_init(&options);
@@ -714,7 +728,7 @@ TEST(RuntimeCuda, InspectsWithoutADriver) {
   graphc_image_info info;
   ASSERT_GRAPHC_OK(graphc_model_image_info(model, 0, &info));
   EXPECT_EQ(info.sm, 80);
-  EXPECT_EQ(info.is_ptx, 1);
+  EXPECT_EQ(info.format, GRAPHC_IMAGE_PTX);
   graphc_session *session = nullptr;
   Status status(graphc_session_create(model, nullptr, &session));
   EXPECT_EQ(status.code(), GRAPHC_FAILED_PRECONDITION);

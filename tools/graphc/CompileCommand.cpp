@@ -20,6 +20,7 @@ struct CompileFlags {
   std::string target = "cuda";
   bool targetGiven = false;
   std::string arch = "sm_80,sm_90";
+  bool cudaEmulation = false;
   std::vector<std::string> shapes;
   std::vector<std::string> dims;
   std::string emit;
@@ -107,6 +108,11 @@ int runCompile(const CompileFlags &flags) {
   if (!sms)
     return reportError(sms.takeError());
   options.sms = *sms;
+  options.cudaEmulation = flags.cudaEmulation;
+  if (options.cudaEmulation && options.target != Target::cuda)
+    return reportError(llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "compile: --cuda-emulation needs --target cuda"));
   if (options.emit == EmitStage::none && options.outputPath.empty())
     return reportError(
         llvm::createStringError(llvm::inconvertibleErrorCode(),
@@ -149,6 +155,10 @@ void addCompileCommand(CLI::App &app, int &exitCode) {
       ->each([flags](const std::string &) { flags->targetGiven = true; });
   cmd->add_option("--arch", flags->arch,
                   "comma-separated SMs for the cuda target (sm_80,sm_90)");
+  cmd->add_flag("--cuda-emulation", flags->cudaEmulation,
+                "for testing without a GPU: compile the CUDA kernels for the "
+                "host, to run on graphc's CUDA emulator (the test driver), "
+                "instead of for GPUs");
   cmd->add_option("--shape", flags->shapes,
                   "fix an input's whole shape, e.g. --shape "
                   "image=8x3x224x224 (repeatable)");

@@ -54,7 +54,7 @@ nlohmann::ordered_json describe(const std::string &path,
   nlohmann::ordered_json images = nlohmann::json::array();
   for (const rt::ArtifactImage &image : view.images)
     images.push_back({{"sm", image.sm},
-                      {"kind", image.isPtx ? "ptx" : "cubin"},
+                      {"kind", rt::imageFormatName(image.format)},
                       {"bytes", image.size}});
   report["images"] = images;
   report["weight_bytes"] = view.weightsSize;

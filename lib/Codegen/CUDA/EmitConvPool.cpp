@@ -58,8 +58,9 @@ FailureOr<Window> windowParams(KernelEmitter &e, ArrayRef<int64_t> kernel,
     int64_t total;
     if (transposed) {
       total = w.strides[k] * (in[k] - 1) + outputPadding[k] + extent - out[k];
-      // ConvTranspose puts the larger half at the end except for SAME_UPPER.
-      w.padBegin[k] = autoPad == "SAME_UPPER" ? total - total / 2 : total / 2;
+      // As the host kernel and ONNX's tests: SAME_LOWER puts the larger half
+      // first; SAME_UPPER and an explicit output_shape put it last.
+      w.padBegin[k] = autoPad == "SAME_LOWER" ? total - total / 2 : total / 2;
     } else {
       total =
           std::max<int64_t>((out[k] - 1) * w.strides[k] + extent - in[k], 0);
@@ -224,18 +225,13 @@ LogicalResult emitPool(KernelEmitter &e) {
   e.open("for (long long kw = 0; kw < " + Twine(numElements(w->kernel)) +
          "LL; ++kw) {");
   emitWindowPositions(e, *w, in);
-  if (m == "average_pool" && countPad) {
-    // Count window positions inside the padded input, not beyond it.
-    std::string padded;
-    for (size_t k = 0; k < in.size(); ++k)
-      padded += (k ? " && " : "") +
-                ("p" + Twine(k) + " >= -" + Twine(w->padBegin[k]) + " && p" +
-                 Twine(k) + " < " + Twine(in[k] + w->padEnd[k]))
-                    .str();
-    e.line("count += (" + padded + ") ? 1 : 0;");
-  } else {
+  // With count_include_pad every window position counts, also those that
+  // ceil_mode puts beyond the padding (as the ONNX reference divides by the
+  // kernel size); otherwise only positions inside the input.
+  if (m == "average_pool" && countPad)
+    e.line("count += 1;");
+  else
     e.line("count += valid ? 1 : 0;");
-  }
   e.line("if (!valid) continue;");
   e.line("const " + t + " x = " +
          e.load(0, "xBase + " + offsetExpr("p", spatialStrides)) + ";");

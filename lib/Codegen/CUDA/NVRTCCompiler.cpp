@@ -119,7 +119,7 @@ Expected<CudaImage> compileOne(StringRef source, int sm, bool ptx,
     return createStringError(inconvertibleErrorCode(), message);
   }
 
-  CudaImage image{sm, ptx, {}};
+  CudaImage image{sm, ptx ? ImageFormat::ptx : ImageFormat::cubin, {}};
   size_t size = 0;
   nvrtcResult sizeResult = ptx ? nvrtcGetPTXSize(program.program, &size)
                                : nvrtcGetCUBINSize(program.program, &size);

@@ -11,11 +11,15 @@
 
 namespace graphc::codegen {
 
+/// How a module image is loaded; the values are graphc_image_format's.
+enum class ImageFormat { cubin = 0, ptx = 1, hostEmulation = 2 };
+
 /// Device code for one SM: a cubin, or NUL-terminated PTX text (loadable by
-/// cuModuleLoadData on GPUs newer than any requested SM).
+/// cuModuleLoadData on GPUs newer than any requested SM); or the host shared
+/// object of the CUDA emulator (sm 0).
 struct CudaImage {
   int sm;
-  bool isPtx;
+  ImageFormat format;
   std::vector<char> data;
 };
 

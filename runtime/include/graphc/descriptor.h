@@ -86,11 +86,22 @@ typedef struct graphc_kernel_desc {
   graphc_host_fn host_fn; /* cpu target only */
 } graphc_kernel_desc;
 
+/* How an image's bytes are to be loaded. */
+typedef enum graphc_image_format {
+  GRAPHC_IMAGE_CUBIN = 0, /* machine code for exactly one SM family */
+  GRAPHC_IMAGE_PTX = 1,   /* NUL-terminated PTX, JIT-compiled for newer SMs */
+  /* A host shared object built from the same CUDA source for graphc's CUDA
+   * emulator (graphc compile --cuda-emulation); only a driver that emulates
+   * CUDA on the host (the test driver) loads it. sm is 0. */
+  GRAPHC_IMAGE_HOST_EMULATION = 2,
+} graphc_image_format;
+
 /* One loadable CUDA module image holding every kernel: a cubin for one SM,
- * or PTX (sm == compute capability it was generated for, JIT for newer). */
+ * PTX (sm == compute capability it was generated for, JIT for newer), or a
+ * host emulation image. */
 typedef struct graphc_image_desc {
   int32_t sm; /* e.g. 80, 90 */
-  int32_t is_ptx;
+  int32_t format; /* graphc_image_format */
   const void *data;
   uint64_t size;
 } graphc_image_desc;

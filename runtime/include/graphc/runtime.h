@@ -141,7 +141,7 @@ typedef struct graphc_kernel_info {
 
 typedef struct graphc_image_info {
   int32_t sm;
-  int32_t is_ptx;
+  int32_t format; /* graphc_image_format */
   uint64_t size;
 } graphc_image_info;
 

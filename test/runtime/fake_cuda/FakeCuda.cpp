@@ -6,6 +6,9 @@
 //===----------------------------------------------------------------------===//
 #include "FakeCuda.h"
 
+#include <dlfcn.h>
+#include <unistd.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -31,6 +34,7 @@ constexpr Result kInvalidImage = 200;
 constexpr Result kInvalidContext = 201;
 constexpr Result kInvalidHandle = 400;
 constexpr Result kNotFound = 500;
+constexpr Result kLaunchFailed = 719;
 constexpr Result kCaptureUnsupported = 900;
 constexpr Result kCaptureInvalidated = 901;
 constexpr Result kCaptureUnmatched = 902;
@@ -48,10 +52,23 @@ struct Context {
   Result sticky = kSuccess;
 };
 
+/// A kernel's entry in a host emulation image (graphc_emu_kernel in
+/// lib/Codegen/CUDA/emulation/graphc_cuda_emulation.h).
+using EmulatedLaunch = int (*)(const unsigned grid[3], const unsigned block[3],
+                               unsigned sharedBytes, void **params,
+                               char *error, size_t errorBytes);
+struct EmulatedKernelEntry {
+  const char *name;
+  EmulatedLaunch launch;
+  int numParams;
+  const unsigned *paramSizes;
+};
+
 struct Kernel {
   std::string name;
   fakecu_kernel_fn fn;
   std::vector<unsigned> paramSizes;
+  EmulatedLaunch emulated = nullptr;
 };
 
 struct Function {
@@ -62,7 +79,62 @@ struct Function {
 struct Module {
   Context *context;
   std::vector<std::unique_ptr<Function>> functions;
+  // A host emulation image: the loaded library and its kernel table.
+  void *library = nullptr;
+  const EmulatedKernelEntry *emulated = nullptr;
 };
+
+/// The byte size of the ELF64 shared object at `image`: its section header
+/// table comes last. 0 when it is not one.
+size_t elfImageSize(const void *image) {
+  const unsigned char *bytes = static_cast<const unsigned char *>(image);
+  if (std::memcmp(bytes, "\x7f" "ELF", 4) != 0 || bytes[4] != 2 /*ELFCLASS64*/)
+    return 0;
+  uint64_t sectionHeaders;
+  uint16_t entrySize, entries;
+  std::memcpy(&sectionHeaders, bytes + 0x28, sizeof sectionHeaders);
+  std::memcpy(&entrySize, bytes + 0x3a, sizeof entrySize);
+  std::memcpy(&entries, bytes + 0x3c, sizeof entries);
+  return sectionHeaders + uint64_t(entrySize) * entries;
+}
+
+/// Loads a host emulation image into `module`. The bytes go to a file of
+/// their own name: dlopen returns an already loaded library for a name it
+/// has seen, so names are never reused.
+int loadEmulationImage(Module &module, const void *image, size_t size) {
+  const char *dir = std::getenv("TMPDIR");
+  std::string path = std::string(dir && *dir ? dir : "/tmp") +
+                     "/graphc-emulated-XXXXXX";
+  int fd = mkstemp(path.data());
+  if (fd < 0)
+    return kInvalidImage;
+  const char *at = static_cast<const char *>(image);
+  size_t left = size;
+  while (left) {
+    ssize_t wrote = write(fd, at, left);
+    if (wrote <= 0)
+      break;
+    at += wrote;
+    left -= size_t(wrote);
+  }
+  close(fd);
+  void *library = left ? nullptr : dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!library && !left)
+    std::fprintf(stderr, "fake CUDA driver: cannot load an emulation image: %s\n",
+                 dlerror());
+  unlink(path.c_str());
+  if (!library)
+    return kInvalidImage;
+  auto *table = static_cast<const EmulatedKernelEntry *>(
+      dlsym(library, "graphc_emu_kernels"));
+  if (!table) {
+    dlclose(library);
+    return kInvalidImage;
+  }
+  module.library = library;
+  module.emulated = table;
+  return kSuccess;
+}
 
 struct Op {
   std::string text;
@@ -481,6 +553,13 @@ FAKE_API Result cuModuleLoadData(void **module, const void *image) {
     return call.sticky;
   if (!current())
     return kInvalidContext;
+  if (size_t size = elfImageSize(image)) {
+    auto loaded = std::make_unique<Module>(Module{current(), {}});
+    if (Result result = loadEmulationImage(*loaded, image, size))
+      return result;
+    *module = loaded.release();
+    return kSuccess;
+  }
   if (!std::strstr(static_cast<const char *>(image), "graphc-fake-image"))
     return kInvalidImage;
   *module = new Module{current(), {}};
@@ -489,19 +568,36 @@ FAKE_API Result cuModuleLoadData(void **module, const void *image) {
 
 FAKE_API Result cuModuleUnload(void *module) {
   Call call("cuModuleUnload");
-  delete static_cast<Module *>(module);
+  Module *owner = static_cast<Module *>(module);
+  if (owner->library)
+    dlclose(owner->library);
+  delete owner;
   return kSuccess;
 }
 
 FAKE_API Result cuModuleGetFunction(void **function, void *module,
                                     const char *name) {
   Call call("cuModuleGetFunction");
-  auto found = call.s.kernels.find(name);
-  if (found == call.s.kernels.end())
-    return kNotFound;
   Module *owner = static_cast<Module *>(module);
+  Kernel kernel;
+  if (owner->emulated) {
+    const EmulatedKernelEntry *entry = owner->emulated;
+    while (entry->name && std::strcmp(entry->name, name) != 0)
+      ++entry;
+    if (!entry->name)
+      return kNotFound;
+    kernel = Kernel{name, nullptr,
+                    std::vector<unsigned>(entry->paramSizes,
+                                          entry->paramSizes + entry->numParams),
+                    entry->launch};
+  } else {
+    auto found = call.s.kernels.find(name);
+    if (found == call.s.kernels.end())
+      return kNotFound;
+    kernel = found->second;
+  }
   owner->functions.push_back(
-      std::make_unique<Function>(Function{found->second, owner->context}));
+      std::make_unique<Function>(Function{kernel, owner->context}));
   *function = owner->functions.back().get();
   return kSuccess;
 }
@@ -780,7 +876,8 @@ FAKE_API Result cuGraphLaunch(void *exec, void *stream) {
 
 FAKE_API Result cuLaunchKernel(void *function, unsigned gridX, unsigned gridY,
                                unsigned gridZ, unsigned blockX, unsigned blockY,
-                               unsigned blockZ, unsigned, void *stream,
+                               unsigned blockZ, unsigned sharedBytes,
+                               void *stream,
                                void **params, void **extra) {
   Call call("cuLaunchKernel");
   if (call.sticky)
@@ -811,6 +908,18 @@ FAKE_API Result cuLaunchKernel(void *function, unsigned gridX, unsigned gridY,
           std::vector<void *> pointers;
           for (std::vector<char> &value : *values)
             pointers.push_back(value.data());
+          if (kernel.emulated) {
+            // A kernel that cannot complete fails like a GPU launch: the
+            // context becomes unusable.
+            char error[256] = "";
+            if (kernel.emulated(grid, block, sharedBytes, pointers.data(),
+                                error, sizeof error)) {
+              std::fprintf(stderr, "fake CUDA driver: kernel %s: %s\n",
+                           kernel.name.c_str(), error);
+              context->sticky = kLaunchFailed;
+            }
+            return;
+          }
           fakecu_launch launch{kernel.name.c_str(),
                                {grid[0], grid[1], grid[2]},
                                {block[0], block[1], block[2]},

@@ -7,6 +7,12 @@
  *  - "device" pointers are host allocations; kernels are host functions
  *    registered by name, and an image loads when it contains the text
  *    "graphc-fake-image";
+ *  - it is also graphc's CUDA emulator: an image that is a host shared
+ *    object exporting `graphc_emu_kernels` (what `graphc compile
+ *    --cuda-emulation` writes) loads too, and its kernels run the generated
+ *    CUDA code on the host (lib/Codegen/CUDA/emulation). A kernel that
+ *    cannot complete (a deadlocked barrier, an invalid launch) prints why
+ *    and makes its context sticky with CUDA_ERROR_LAUNCH_FAILED;
  *  - stream work runs at once, in call order, unless the stream is being
  *    captured: then it is recorded into the graph, and runs when an
  *    instantiated graph is launched. Kernel parameters are copied at launch

@@ -1,0 +1,117 @@
+//===- CudaEmulation.cpp - generated CUDA compiled for the host -----------===//
+
+#include "lib/Codegen/CUDA/CudaEmulation.h"
+#include "lib/Codegen/HostCompiler.h"
+#include "lib/Codegen/SignalCleanup.h"
+
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+
+using namespace llvm;
+
+namespace graphc::codegen {
+namespace {
+#include "EmbeddedEmulationHeader.inc"
+
+Error writeText(StringRef path, StringRef text) {
+  std::error_code ec;
+  raw_fd_ostream os(path, ec);
+  if (ec)
+    return createStringError(ec, "cannot write %s", path.str().c_str());
+  os << text;
+  os.close();
+  if (os.has_error())
+    return createStringError(os.error(), "cannot write %s",
+                             path.str().c_str());
+  return Error::success();
+}
+} // namespace
+
+StringRef cudaEmulationHeader() {
+  return StringRef(kEmulationHeader, sizeof(kEmulationHeader) - 1);
+}
+
+Expected<CudaImage> compileCudaEmulationModule(StringRef source,
+                                               ArrayRef<std::string> kernels,
+                                               StringRef keepDir) {
+  Expected<std::string> compiler = findHostCompiler();
+  if (!compiler)
+    return compiler.takeError();
+  SmallString<256> workDir(keepDir);
+  bool temporary = workDir.empty();
+  if (temporary) {
+    if (std::error_code ec =
+            sys::fs::createUniqueDirectory("graphc-emulation", workDir))
+      return createStringError(ec, "cannot create a build directory");
+  } else {
+    sys::path::append(workDir, "emulation");
+    if (std::error_code ec = sys::fs::create_directories(workDir))
+      return createStringError(ec, "cannot create %s", workDir.c_str());
+  }
+  bool keepWorkDir = !temporary;
+  std::optional<SignalCleanup> removeOnSignal;
+  if (temporary)
+    removeOnSignal.emplace(workDir);
+  auto cleanup = make_scope_exit([&] {
+    if (!keepWorkDir)
+      sys::fs::remove_directories(workDir);
+  });
+  auto inWork = [&](StringRef name) {
+    SmallString<256> path(workDir);
+    sys::path::append(path, name);
+    return std::string(path);
+  };
+
+  // The module text is NVRTC's, unchanged; the kernel table the emulating
+  // driver reads follows it.
+  std::string module = source.str();
+  module += "\nextern \"C\" __attribute__((visibility(\"default\")))\n"
+            "const graphc_emu_kernel graphc_emu_kernels[] = {\n";
+  for (const std::string &kernel : kernels)
+    module += "  GRAPHC_EMU_KERNEL(" + kernel + "),\n";
+  module += "  {nullptr, nullptr, 0, nullptr}};\n";
+
+  // The module includes cuda_fp16.h and cuda_bf16.h; the emulation header,
+  // force-included, provides what they would.
+  static const char kStandIn[] =
+      "// graphc CUDA emulation: graphc_cuda_emulation.h provides this.\n";
+  if (Error e = writeText(inWork("graphc_cuda_emulation.h"),
+                          cudaEmulationHeader()))
+    return std::move(e);
+  for (const char *name : {"cuda_fp16.h", "cuda_bf16.h"})
+    if (Error e = writeText(inWork(name), kStandIn))
+      return std::move(e);
+  if (Error e = writeText(inWork("module.cu.cpp"), module))
+    return std::move(e);
+
+  // -O1: the tests compile hundreds of modules, each run on small tensors.
+  // Floating-point contraction stays off, so emulated results round like
+  // the reference host kernels.
+  std::vector<std::string> args = {
+      "-std=c++17", "-O1", "-fPIC", "-shared", "-fvisibility=hidden",
+      "-ffp-contract=off", "-fno-exceptions", "-fno-rtti", "-fno-ident", "-w",
+      "-I.",
+      "-include", "graphc_cuda_emulation.h", "module.cu.cpp",
+      "-o", "module.so"};
+  if (Error e = runHostCompiler(*compiler, args, workDir)) {
+    keepWorkDir = true;
+    return std::move(e);
+  }
+  std::string built = inWork("module.so");
+  auto bytes = MemoryBuffer::getFile(built, /*IsText=*/false,
+                                     /*RequiresNullTerminator=*/false);
+  if (!bytes)
+    return createStringError(bytes.getError(), "cannot read %s",
+                             built.c_str());
+  CudaImage image{0, ImageFormat::hostEmulation, {}};
+  image.data.assign((*bytes)->getBufferStart(), (*bytes)->getBufferEnd());
+  return image;
+}
+
+} // namespace graphc::codegen

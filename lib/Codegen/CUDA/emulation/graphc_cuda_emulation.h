@@ -1,0 +1,614 @@
+//===- graphc_cuda_emulation.h - the CUDA execution model on the host -----===//
+//
+// Force-included before the CUDA source graphc generates (the very text NVRTC
+// compiles) when a model is compiled with --cuda-emulation; the result is a
+// host shared object that the fake CUDA driver loads as a module image. It
+// gives CI without a GPU a way to run every generated kernel:
+//  - a launch runs its blocks one after another; the threads of a block are
+//    cooperative fibers on the launching thread, so __syncthreads() and warp
+//    shuffles see the other threads' writes exactly where CUDA promises them;
+//  - __shared__ variables are per launching thread and shared by the fibers
+//    of the block that runs, like a block's shared memory;
+//  - __half and __nv_bfloat16 store 16 bits and convert with round to nearest
+//    even, like cuda_fp16.h and cuda_bf16.h;
+//  - a fiber switch happens only at a barrier or a shuffle, so atomics are
+//    plain read-modify-write.
+// The module exports `graphc_emu_kernels`, one entry per kernel (see
+// GRAPHC_EMU_KERNEL below), which the driver uses to launch them.
+//
+// Code here must stay C++17 that g++ and clang++ accept. It includes C
+// headers only and declares the libm functions device code calls itself:
+// <cmath> alone would double the time each module takes to compile, and the
+// tests compile hundreds of modules.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GRAPHC_CUDA_EMULATION_H
+#define GRAPHC_CUDA_EMULATION_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#if !defined(__x86_64__)
+#include <ucontext.h>
+#endif
+
+//===----------------------------------------------------------------------===//
+// Fibers
+//===----------------------------------------------------------------------===//
+
+// The float and double functions of libm that CUDA device code has.
+#define GC_EMU_LIBM1(NAME)                                                     \
+  float NAME##f(float) noexcept;                                               \
+  double NAME(double) noexcept;
+#define GC_EMU_LIBM2(NAME)                                                     \
+  float NAME##f(float, float) noexcept;                                        \
+  double NAME(double, double) noexcept;
+extern "C" {
+GC_EMU_LIBM1(exp) GC_EMU_LIBM1(exp2) GC_EMU_LIBM1(expm1) GC_EMU_LIBM1(log)
+GC_EMU_LIBM1(log2) GC_EMU_LIBM1(log10) GC_EMU_LIBM1(log1p) GC_EMU_LIBM1(sqrt)
+GC_EMU_LIBM1(cbrt) GC_EMU_LIBM1(sin) GC_EMU_LIBM1(cos) GC_EMU_LIBM1(tan)
+GC_EMU_LIBM1(asin) GC_EMU_LIBM1(acos) GC_EMU_LIBM1(atan) GC_EMU_LIBM1(sinh)
+GC_EMU_LIBM1(cosh) GC_EMU_LIBM1(tanh) GC_EMU_LIBM1(asinh) GC_EMU_LIBM1(acosh)
+GC_EMU_LIBM1(atanh) GC_EMU_LIBM1(erf) GC_EMU_LIBM1(erfc) GC_EMU_LIBM1(lgamma)
+GC_EMU_LIBM1(tgamma) GC_EMU_LIBM1(floor) GC_EMU_LIBM1(ceil)
+GC_EMU_LIBM1(trunc) GC_EMU_LIBM1(round) GC_EMU_LIBM1(rint)
+GC_EMU_LIBM1(nearbyint) GC_EMU_LIBM1(fabs)
+GC_EMU_LIBM2(pow) GC_EMU_LIBM2(fmod) GC_EMU_LIBM2(remainder) GC_EMU_LIBM2(fmin)
+GC_EMU_LIBM2(fmax) GC_EMU_LIBM2(atan2) GC_EMU_LIBM2(hypot)
+GC_EMU_LIBM2(copysign)
+float ldexpf(float, int) noexcept;
+double ldexp(double, int) noexcept;
+float fmaf(float, float, float) noexcept;
+double fma(double, double, double) noexcept;
+}
+#undef GC_EMU_LIBM1
+#undef GC_EMU_LIBM2
+inline bool isnan(float x) { return __builtin_isnan(x); }
+inline bool isnan(double x) { return __builtin_isnan(x); }
+inline bool isinf(float x) { return __builtin_isinf(x); }
+inline bool isinf(double x) { return __builtin_isinf(x); }
+inline bool isfinite(float x) { return __builtin_isfinite(x); }
+inline bool isfinite(double x) { return __builtin_isfinite(x); }
+inline bool signbit(float x) { return __builtin_signbit(x); }
+inline bool signbit(double x) { return __builtin_signbit(x); }
+
+namespace gc_emu {
+
+// What the kernel table needs of <type_traits> and <utility>.
+template <typename T> struct RemoveReference { using type = T; };
+template <typename T> struct RemoveReference<T &> { using type = T; };
+template <typename T> struct RemoveReference<T &&> { using type = T; };
+template <size_t... I> struct Indices {};
+template <size_t N, size_t... I>
+struct MakeIndices : MakeIndices<N - 1, N - 1, I...> {};
+template <size_t... I> struct MakeIndices<0, I...> {
+  using type = Indices<I...>;
+};
+template <typename A, typename B>
+using Common = decltype(true ? A() : B());
+
+struct uint3 {
+  unsigned int x, y, z;
+};
+using dim3 = uint3;
+
+enum class FiberState { ready, blockBarrier, warpBarrier, done };
+
+struct Fiber {
+  uint3 threadIdx;
+  unsigned linear; // threadIdx.x + blockDim.x * (threadIdx.y + ...)
+  FiberState state;
+#if defined(__x86_64__)
+  void *sp;
+#else
+  ucontext_t context;
+#endif
+  char *stack;
+};
+
+constexpr unsigned kMaxThreads = 1024;
+// Kernels keep small arrays in registers; 128 KiB is far above what any
+// generated kernel puts on its stack. The lowest page of each stack is a
+// guard page, so an overflow faults instead of corrupting a neighbour.
+constexpr size_t kStackBytes = 128 * 1024;
+constexpr size_t kGuardBytes = 4096;
+
+// The running launch, per launching thread.
+inline thread_local uint3 blockIdx, blockDim, gridDim;
+inline thread_local Fiber *current = nullptr;
+inline thread_local void (*threadBody)() = nullptr;
+// 8-byte lane slots of each warp for shuffles.
+inline thread_local unsigned long long shuffleSlots[kMaxThreads];
+
+/// The fibers of the running block and the scheduler's context.
+struct FiberPool {
+  Fiber fibers[kMaxThreads];
+#if defined(__x86_64__)
+  void *schedulerSp = nullptr;
+#else
+  ucontext_t scheduler;
+#endif
+};
+
+inline thread_local FiberPool pool;
+
+/// The stacks of one launch's block size, reused by each of its blocks and
+/// unmapped when the launch ends: a process loads many modules, and mappings
+/// kept per module would exhaust the kernel's mapping count.
+class LaunchStacks {
+public:
+  explicit LaunchStacks(unsigned threads) : bytes(kStackBytes * threads) {
+    void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED)
+      return;
+    memory = static_cast<char *>(p);
+    for (unsigned i = 0; i < threads; ++i) {
+      pool.fibers[i].stack = memory + i * kStackBytes;
+      mprotect(pool.fibers[i].stack, kGuardBytes, PROT_NONE);
+    }
+  }
+  ~LaunchStacks() {
+    if (memory)
+      munmap(memory, bytes);
+  }
+  LaunchStacks(const LaunchStacks &) = delete;
+  LaunchStacks &operator=(const LaunchStacks &) = delete;
+  bool ok() const { return memory != nullptr; }
+
+private:
+  size_t bytes;
+  char *memory = nullptr;
+};
+
+#if defined(__x86_64__)
+// Saves the callee-saved registers on the current stack, stores the stack
+// pointer in *from and resumes the fiber whose stack pointer is `to`.
+extern "C" void gc_emu_switch(void **from, void *to);
+asm(R"(
+  .text
+  .p2align 4
+  .type gc_emu_switch,@function
+  .hidden gc_emu_switch
+gc_emu_switch:
+  pushq %rbp
+  pushq %rbx
+  pushq %r12
+  pushq %r13
+  pushq %r14
+  pushq %r15
+  movq %rsp, (%rdi)
+  movq %rsi, %rsp
+  popq %r15
+  popq %r14
+  popq %r13
+  popq %r12
+  popq %rbx
+  popq %rbp
+  ret
+  .size gc_emu_switch, .-gc_emu_switch
+)");
+#endif
+
+inline void toScheduler() {
+#if defined(__x86_64__)
+  gc_emu_switch(&current->sp, pool.schedulerSp);
+#else
+  swapcontext(&current->context, &pool.scheduler);
+#endif
+}
+
+[[noreturn]] inline void fiberMain() {
+  threadBody();
+  current->state = FiberState::done;
+  toScheduler();
+  __builtin_unreachable();
+}
+
+inline void startFiber(Fiber &fiber) {
+#if defined(__x86_64__)
+  // A fresh stack as gc_emu_switch leaves it: six zeroed registers, then
+  // fiberMain as the return address, entered with the stack aligned as
+  // after a call.
+  uintptr_t top = reinterpret_cast<uintptr_t>(fiber.stack + kStackBytes);
+  top &= ~uintptr_t(15);
+  void **sp = reinterpret_cast<void **>(top);
+  *--sp = nullptr; // fiberMain's own return address: it never returns
+  *--sp = reinterpret_cast<void *>(&fiberMain);
+  for (int i = 0; i < 6; ++i)
+    *--sp = nullptr;
+  fiber.sp = sp;
+#else
+  getcontext(&fiber.context);
+  fiber.context.uc_stack.ss_sp = fiber.stack + kGuardBytes;
+  fiber.context.uc_stack.ss_size = kStackBytes - kGuardBytes;
+  fiber.context.uc_link = nullptr;
+  makecontext(&fiber.context, reinterpret_cast<void (*)()>(&fiberMain), 0);
+#endif
+}
+
+inline void resume(Fiber &fiber) {
+  current = &fiber;
+#if defined(__x86_64__)
+  gc_emu_switch(&pool.schedulerSp, fiber.sp);
+#else
+  swapcontext(&pool.scheduler, &fiber.context);
+#endif
+  current = nullptr;
+}
+
+/// Runs every thread of the current block until all have returned. Returns
+/// false, with a message, when the threads wait for each other in a way that
+/// can never complete (a barrier some live threads never reach).
+inline bool runBlock(unsigned threads, char *error, size_t errorBytes) {
+  for (unsigned t = 0; t < threads; ++t) {
+    Fiber &fiber = pool.fibers[t];
+    fiber.linear = t;
+    fiber.threadIdx.x = t % blockDim.x;
+    fiber.threadIdx.y = (t / blockDim.x) % blockDim.y;
+    fiber.threadIdx.z = t / (blockDim.x * blockDim.y);
+    fiber.state = FiberState::ready;
+    startFiber(fiber);
+  }
+  unsigned warps = (threads + 31) / 32;
+  for (;;) {
+    for (unsigned t = 0; t < threads; ++t)
+      if (pool.fibers[t].state == FiberState::ready)
+        resume(pool.fibers[t]);
+    // Every live thread now waits at a barrier. Release each warp whose live
+    // lanes all wait at a warp barrier, and the block when all live threads
+    // wait at __syncthreads (exited threads no longer count, as on sm_70+).
+    bool released = false, live = false, allAtBlockBarrier = true;
+    for (unsigned w = 0; w < warps; ++w) {
+      unsigned end = w * 32 + 32 < threads ? w * 32 + 32 : threads;
+      bool warpWaits = false, warpReady = true;
+      for (unsigned t = w * 32; t < end; ++t) {
+        FiberState s = pool.fibers[t].state;
+        if (s == FiberState::done)
+          continue;
+        live = true;
+        if (s != FiberState::blockBarrier)
+          allAtBlockBarrier = false;
+        if (s == FiberState::warpBarrier)
+          warpWaits = true;
+        else
+          warpReady = false;
+      }
+      if (warpWaits && warpReady) {
+        for (unsigned t = w * 32; t < end; ++t)
+          if (pool.fibers[t].state == FiberState::warpBarrier)
+            pool.fibers[t].state = FiberState::ready;
+        released = true;
+      }
+    }
+    if (!live)
+      return true;
+    if (!released && allAtBlockBarrier) {
+      for (unsigned t = 0; t < threads; ++t)
+        if (pool.fibers[t].state == FiberState::blockBarrier)
+          pool.fibers[t].state = FiberState::ready;
+      released = true;
+    }
+    if (!released) {
+      snprintf(error, errorBytes,
+               "block (%u,%u,%u) deadlocks: some threads wait in "
+               "__syncthreads() while others wait in a warp shuffle",
+               blockIdx.x, blockIdx.y, blockIdx.z);
+      return false;
+    }
+  }
+}
+
+inline void syncthreads() {
+  current->state = FiberState::blockBarrier;
+  toScheduler();
+}
+
+inline void syncwarp() {
+  current->state = FiberState::warpBarrier;
+  toScheduler();
+}
+
+/// Exchanges `value` within the warp: every lane publishes its value, waits
+/// for the others, reads lane `source(lane)`, and waits again so that no
+/// lane overwrites its slot before all have read.
+template <typename T, typename Source>
+inline T shuffle(T value, Source source, int width) {
+  static_assert(sizeof(T) <= sizeof(unsigned long long) &&
+                    __is_trivially_copyable(T),
+                "shuffles move at most 8 bytes");
+  unsigned lane = current->linear % 32, base = current->linear - lane;
+  unsigned segment = lane - lane % unsigned(width);
+  memcpy(&shuffleSlots[current->linear], &value, sizeof(T));
+  syncwarp();
+  int from = source(int(lane - segment));
+  T result = value;
+  if (from >= 0 && from < width)
+    memcpy(&result, &shuffleSlots[base + segment + unsigned(from)], sizeof(T));
+  syncwarp();
+  return result;
+}
+
+/// Runs the whole grid of `body` (which reads its parameters from where the
+/// launch stored them). Returns 0, or 1 with a message.
+inline int launchGrid(void (*body)(), const unsigned grid[3],
+                      const unsigned block[3], char *error,
+                      size_t errorBytes) {
+  unsigned long long threads =
+      (unsigned long long)block[0] * block[1] * block[2];
+  if (threads == 0 || threads > kMaxThreads || grid[0] == 0 || grid[1] == 0 ||
+      grid[2] == 0) {
+    snprintf(error, errorBytes, "invalid launch: grid (%u,%u,%u), block "
+             "(%u,%u,%u)", grid[0], grid[1], grid[2], block[0], block[1],
+             block[2]);
+    return 1;
+  }
+  LaunchStacks stacks{unsigned(threads)};
+  if (!stacks.ok()) {
+    snprintf(error, errorBytes, "cannot map the stacks of %llu threads",
+             threads);
+    return 1;
+  }
+  gridDim = {grid[0], grid[1], grid[2]};
+  blockDim = {block[0], block[1], block[2]};
+  threadBody = body;
+  for (unsigned z = 0; z < grid[2]; ++z)
+    for (unsigned y = 0; y < grid[1]; ++y)
+      for (unsigned x = 0; x < grid[0]; ++x) {
+        blockIdx = {x, y, z};
+        if (!runBlock(unsigned(threads), error, errorBytes))
+          return 1;
+      }
+  return 0;
+}
+
+/// The launch entry of one kernel: unpacks the parameter array the driver
+/// passes into the kernel's typed arguments.
+template <typename F, F kernel> struct Kernel;
+template <typename... Args, void (*kernel)(Args...)>
+struct Kernel<void (*)(Args...), kernel> {
+  static inline thread_local void **params;
+
+  template <size_t... I> static void call(Indices<I...>) {
+    kernel(*static_cast<typename RemoveReference<Args>::type *>(params[I])...);
+  }
+  static void body() {
+    call(typename MakeIndices<sizeof...(Args)>::type{});
+  }
+
+  static int launch(const unsigned grid[3], const unsigned block[3],
+                    unsigned sharedBytes, void **kernelParams, char *error,
+                    size_t errorBytes) {
+    if (sharedBytes) {
+      snprintf(error, errorBytes,
+               "dynamic shared memory is not emulated (%u bytes asked)",
+               sharedBytes);
+      return 1;
+    }
+    params = kernelParams;
+    return launchGrid(&body, grid, block, error, errorBytes);
+  }
+  static constexpr unsigned sizes[sizeof...(Args) + 1] = {sizeof(Args)..., 0};
+};
+
+} // namespace gc_emu
+
+/// What the module exports for the driver; the table ends with a null name.
+struct graphc_emu_kernel {
+  const char *name;
+  int (*launch)(const unsigned grid[3], const unsigned block[3],
+                unsigned sharedBytes, void **params, char *error,
+                size_t errorBytes);
+  int num_params;
+  const unsigned *param_sizes;
+};
+
+#define GRAPHC_EMU_KERNEL(name)                                                \
+  {#name, &::gc_emu::Kernel<decltype(&name), &name>::launch,                   \
+   int(sizeof(::gc_emu::Kernel<decltype(&name), &name>::sizes) /               \
+           sizeof(unsigned) -                                                  \
+       1),                                                                     \
+   ::gc_emu::Kernel<decltype(&name), &name>::sizes}
+
+//===----------------------------------------------------------------------===//
+// CUDA C++ on the host
+//===----------------------------------------------------------------------===//
+
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline __attribute__((always_inline))
+#define __noinline__ __attribute__((noinline))
+#define __launch_bounds__(...)
+#define __shared__ static thread_local
+#define threadIdx (::gc_emu::current->threadIdx)
+#define blockIdx (::gc_emu::blockIdx)
+#define blockDim (::gc_emu::blockDim)
+#define gridDim (::gc_emu::gridDim)
+#define warpSize 32
+
+using dim3 = gc_emu::dim3;
+using uint3 = gc_emu::uint3;
+
+inline void __syncthreads() { gc_emu::syncthreads(); }
+inline void __syncwarp(unsigned = 0xffffffffu) { gc_emu::syncwarp(); }
+
+template <typename T>
+inline T __shfl_sync(unsigned, T value, int lane, int width = 32) {
+  return gc_emu::shuffle(value, [&](int) { return lane % width; }, width);
+}
+template <typename T>
+inline T __shfl_xor_sync(unsigned, T value, int mask, int width = 32) {
+  return gc_emu::shuffle(value, [&](int lane) { return lane ^ mask; }, width);
+}
+template <typename T>
+inline T __shfl_down_sync(unsigned, T value, unsigned delta, int width = 32) {
+  // A source past the segment keeps the lane's own value, as on the GPU.
+  return gc_emu::shuffle(
+      value, [&](int lane) { return lane + int(delta); }, width);
+}
+template <typename T>
+inline T __shfl_up_sync(unsigned, T value, unsigned delta, int width = 32) {
+  return gc_emu::shuffle(
+      value, [&](int lane) { return lane - int(delta); }, width);
+}
+
+// Reinterpretations.
+inline float __int_as_float(int v) {
+  float f;
+  memcpy(&f, &v, sizeof f);
+  return f;
+}
+inline int __float_as_int(float v) {
+  int i;
+  memcpy(&i, &v, sizeof i);
+  return i;
+}
+inline double __longlong_as_double(long long v) {
+  double d;
+  memcpy(&d, &v, sizeof d);
+  return d;
+}
+inline long long __double_as_longlong(double v) {
+  long long i;
+  memcpy(&i, &v, sizeof i);
+  return i;
+}
+
+// Device math the host library lacks.
+inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+inline double rsqrt(double x) { return 1.0 / sqrt(x); }
+inline float __expf(float x) { return expf(x); }
+inline float __logf(float x) { return logf(x); }
+inline float __fdividef(float a, float b) { return a / b; }
+inline float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
+
+// CUDA's integer min/max take mixed operand types.
+template <typename A, typename B>
+inline gc_emu::Common<A, B> min(A a, B b) {
+  using T = gc_emu::Common<A, B>;
+  return T(b) < T(a) ? T(b) : T(a);
+}
+template <typename A, typename B>
+inline gc_emu::Common<A, B> max(A a, B b) {
+  using T = gc_emu::Common<A, B>;
+  return T(a) < T(b) ? T(b) : T(a);
+}
+
+// Atomics: fibers switch only at barriers, so a read-modify-write cannot be
+// interleaved with another thread's.
+template <typename T> inline T atomicCAS(T *address, T compare, T value) {
+  T old = *address;
+  if (old == compare)
+    *address = value;
+  return old;
+}
+template <typename T> inline T atomicAdd(T *address, T value) {
+  T old = *address;
+  *address = old + value;
+  return old;
+}
+template <typename T> inline T atomicExch(T *address, T value) {
+  T old = *address;
+  *address = value;
+  return old;
+}
+template <typename T> inline T atomicMax(T *address, T value) {
+  T old = *address;
+  *address = old < value ? value : old;
+  return old;
+}
+template <typename T> inline T atomicMin(T *address, T value) {
+  T old = *address;
+  *address = value < old ? value : old;
+  return old;
+}
+
+//===----------------------------------------------------------------------===//
+// cuda_fp16.h and cuda_bf16.h
+//===----------------------------------------------------------------------===//
+
+namespace gc_emu {
+inline unsigned short floatToHalf(float value) {
+  uint32_t bits;
+  memcpy(&bits, &value, sizeof bits);
+  uint32_t sign = (bits >> 16) & 0x8000u, magnitude = bits & 0x7fffffffu;
+  if (magnitude > 0x7f800000u) // NaN stays a quiet NaN
+    return (unsigned short)(sign | 0x7e00u);
+  if (magnitude >= 0x477ff000u) // 65520 and up round to infinity
+    return (unsigned short)(sign | 0x7c00u);
+  if (magnitude < 0x38800000u) { // below 2^-14: a subnormal half, or zero
+    float scaled;
+    memcpy(&scaled, &magnitude, sizeof scaled);
+    // |value| * 2^24 is exact; rounding it to an integer in the default
+    // (nearest-even) mode gives the subnormal's mantissa, or the smallest
+    // normal when it rounds up to 2^10.
+    return (unsigned short)(sign | (uint32_t)nearbyintf(scaled * 16777216.0f));
+  }
+  uint32_t half = ((magnitude >> 23) - 112u) << 10 | (magnitude >> 13 & 0x3ffu);
+  uint32_t rest = magnitude & 0x1fffu;
+  if (rest > 0x1000u || (rest == 0x1000u && (half & 1u)))
+    ++half; // a carry into the exponent is the correct rounding
+  return (unsigned short)(sign | half);
+}
+
+inline float halfToFloat(unsigned short half) {
+  uint32_t sign = (uint32_t)(half & 0x8000u) << 16;
+  uint32_t exponent = (half >> 10) & 0x1fu, mantissa = half & 0x3ffu;
+  if (exponent == 0) {
+    float magnitude = ldexpf((float)mantissa, -24);
+    return sign ? -magnitude : magnitude;
+  }
+  uint32_t bits = exponent == 31
+                      ? (sign | 0x7f800000u | mantissa << 13)
+                      : (sign | (exponent + 112u) << 23 | mantissa << 13);
+  float result;
+  memcpy(&result, &bits, sizeof result);
+  return result;
+}
+
+inline unsigned short floatToBfloat16(float value) {
+  uint32_t bits;
+  memcpy(&bits, &value, sizeof bits);
+  if ((bits & 0x7fffffffu) > 0x7f800000u)
+    return (unsigned short)((bits >> 16) | 0x40u);
+  bits += 0x7fffu + ((bits >> 16) & 1u);
+  return (unsigned short)(bits >> 16);
+}
+
+inline float bfloat16ToFloat(unsigned short value) {
+  uint32_t bits = (uint32_t)value << 16;
+  float result;
+  memcpy(&result, &bits, sizeof result);
+  return result;
+}
+} // namespace gc_emu
+
+struct __half {
+  unsigned short __x;
+  __half() = default;
+  __half(float value) : __x(gc_emu::floatToHalf(value)) {}
+  operator float() const { return gc_emu::halfToFloat(__x); }
+};
+struct __nv_bfloat16 {
+  unsigned short __x;
+  __nv_bfloat16() = default;
+  __nv_bfloat16(float value) : __x(gc_emu::floatToBfloat16(value)) {}
+  operator float() const { return gc_emu::bfloat16ToFloat(__x); }
+};
+static_assert(sizeof(__half) == 2 && sizeof(__nv_bfloat16) == 2,
+              "16-bit floats are stored in 16 bits");
+
+inline float __half2float(__half v) { return gc_emu::halfToFloat(v.__x); }
+inline __half __float2half_rn(float v) { return __half(v); }
+inline __half __float2half(float v) { return __half(v); }
+inline float __bfloat162float(__nv_bfloat16 v) {
+  return gc_emu::bfloat16ToFloat(v.__x);
+}
+inline __nv_bfloat16 __float2bfloat16_rn(float v) { return __nv_bfloat16(v); }
+inline __nv_bfloat16 __float2bfloat16(float v) { return __nv_bfloat16(v); }
+
+#endif // GRAPHC_CUDA_EMULATION_H
