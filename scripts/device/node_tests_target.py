@@ -61,6 +61,7 @@ def main():
     os.makedirs(args.work_dir, exist_ok=True)
     options = argparse.Namespace(graphc=os.path.abspath(args.graphc),
                                  target=args.target, arch=args.arch,
+                                 cuda_emulation=None,
                                  work_dir=os.path.abspath(args.work_dir))
     start = time.monotonic()
     count = max(1, (len(tests) + runner.BATCH_SIZE - 1) // runner.BATCH_SIZE)
