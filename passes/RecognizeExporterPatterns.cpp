@@ -28,11 +28,24 @@ namespace graphc {
 
 namespace {
 
+/// The value of a one-element constant. Larger constants are not read: a
+/// weight is never the scalar a pattern looks for.
+std::optional<double> scalarConstant(Value value) {
+  auto type = value ? dyn_cast<RankedTensorType>(value.getType())
+                    : RankedTensorType();
+  if (!type || !type.hasStaticShape() || type.getNumElements() != 1)
+    return std::nullopt;
+  std::optional<SmallVector<double>> numbers = getConstantNumbers(value);
+  if (!numbers || numbers->size() != 1)
+    return std::nullopt;
+  return numbers->front();
+}
+
 /// Whether `value` is a one-element constant within the tolerance of its
 /// element type of `expected`.
 bool isScalarNear(Value value, double expected) {
-  std::optional<SmallVector<double>> numbers = getConstantNumbers(value);
-  if (!numbers || numbers->size() != 1)
+  std::optional<double> number = scalarConstant(value);
+  if (!number)
     return false;
   double tolerance = 1e-6;
   Type elementType = cast<ShapedType>(value.getType()).getElementType();
@@ -40,8 +53,7 @@ bool isScalarNear(Value value, double expected) {
     tolerance = std::max(
         tolerance,
         std::ldexp(1.0, 1 - static_cast<int>(floatType.getFPMantissaWidth())));
-  return std::abs(numbers->front() - expected) <=
-         tolerance * std::abs(expected);
+  return std::abs(*number - expected) <= tolerance * std::abs(expected);
 }
 
 /// The operand of a binary `op` other than `known`, or null when `known` is
@@ -287,9 +299,8 @@ struct RecognizeLayerNorm : OpRewritePattern<DivOp> {
         epsilon = e;
       }
     }
-    std::optional<SmallVector<double>> eps =
-        epsilon ? getConstantNumbers(epsilon) : std::nullopt;
-    if (!variance || !eps || eps->size() != 1 || !(eps->front() >= 0.0))
+    std::optional<double> eps = scalarConstant(epsilon);
+    if (!variance || !eps || !(*eps >= 0.0))
       return rewriter.notifyMatchFailure(div, "no variance + constant eps");
     Operation *square = variance.getData().getDefiningOp();
     bool isSquare = false;
@@ -354,7 +365,7 @@ struct RecognizeLayerNorm : OpRewritePattern<DivOp> {
     auto norm = rewriter.create<LayerNormalizationOp>(
         FusedLoc::get(getContext(), locations), TypeRange{type}, operands);
     norm.setEpsilonAttr(
-        rewriter.getF32FloatAttr(static_cast<float>(eps->front())));
+        rewriter.getF32FloatAttr(static_cast<float>(*eps)));
     rewriter.replaceOp(last, norm.getResult());
     for (Operation *op : {beta ? scaled.getOperation() : nullptr,
                           div.getOperation(), root.getOperation(),
