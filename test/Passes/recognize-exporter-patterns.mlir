@@ -203,3 +203,29 @@ func.func @layer_norm_shared_mean(%x: tensor<2x8xf32>, %gamma: tensor<8xf32>) ->
   %7 = graph.mul %6, %gamma : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
   return %7, %0 : tensor<2x8xf32>, tensor<2x1xf32>
 }
+
+// -----
+
+// Not recognised: 1 + erf(.) is scaled by a tensor of weights, not by 0.5.
+// CHECK-LABEL: func @gelu_weighted
+func.func @gelu_weighted(%x: tensor<2x40xf32>) -> tensor<2x40xf32> {
+  // CHECK-NOT: graph.gelu
+  // CHECK: graph.erf
+  %sqrt2 = graph.constant {value = dense<1.4142135> : tensor<f32>} : () -> tensor<f32>
+  %one = graph.constant {value = dense<1.0> : tensor<f32>} : () -> tensor<f32>
+  %w = graph.constant {value = dense_resource<weights> : tensor<2x40xf32>} : () -> tensor<2x40xf32>
+  %0 = graph.div %x, %sqrt2 : (tensor<2x40xf32>, tensor<f32>) -> tensor<2x40xf32>
+  %1 = graph.erf %0 : (tensor<2x40xf32>) -> tensor<2x40xf32>
+  %2 = graph.add %1, %one : (tensor<2x40xf32>, tensor<f32>) -> tensor<2x40xf32>
+  %3 = graph.mul %2, %w : (tensor<2x40xf32>, tensor<2x40xf32>) -> tensor<2x40xf32>
+  %4 = graph.mul %3, %x : (tensor<2x40xf32>, tensor<2x40xf32>) -> tensor<2x40xf32>
+  return %4 : tensor<2x40xf32>
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      weights: "0x040000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+    }
+  }
+#-}
