@@ -40,6 +40,16 @@ struct FloatConstant {
   SmallVector<double> values;
 };
 
+/// The type of a constant with a float element type, without reading it.
+RankedTensorType floatConstantType(Value value) {
+  if (!value || !matchPattern(value, m_Constant()))
+    return {};
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  return type && type.hasStaticShape() && isa<FloatType>(type.getElementType())
+             ? type
+             : RankedTensorType();
+}
+
 /// Reads a constant of a float element type, dense or resource blob.
 std::optional<FloatConstant> readFloatConstant(Value value) {
   ElementsAttr attr;
@@ -161,10 +171,10 @@ std::optional<ChannelAffine> matchChannelAffine(Value result, int64_t axis,
         return std::nullopt;
     double epsilon = norm.getEpsilon().convertToDouble();
     for (int64_t c = 0; c < channels; ++c) {
-      if (!(var->values[c] + epsilon > 0.0))
-        return std::nullopt;
       affine.scale[c] = gamma->values[c] / std::sqrt(var->values[c] + epsilon);
       affine.shift[c] = beta->values[c] - mean->values[c] * affine.scale[c];
+      if (!std::isfinite(affine.scale[c]) || !std::isfinite(affine.shift[c]))
+        return std::nullopt;
     }
     return affine;
   }
@@ -179,6 +189,9 @@ std::optional<ChannelAffine> matchChannelAffine(Value result, int64_t axis,
   std::optional<SmallVector<double>> values =
       perChannelValues(*constant, rank, axis, channels);
   if (!values)
+    return std::nullopt;
+  // inf * 0 inside the linear op would not be what the follower computes.
+  if (!llvm::all_of(*values, [](double v) { return std::isfinite(v); }))
     return std::nullopt;
   if (isa<MulOp>(follower))
     affine.scale = std::move(*values);
@@ -223,11 +236,10 @@ struct FoldAffineIntoConv : OpRewritePattern<ConvT> {
 
   LogicalResult matchAndRewrite(ConvT conv,
                                 PatternRewriter &rewriter) const override {
-    std::optional<FloatConstant> weights = readFloatConstant(conv.getW());
-    if (!weights || weights->type.getRank() < 3 ||
-        weights->type.getNumElements() == 0)
+    RankedTensorType wType = floatConstantType(conv.getW());
+    if (!wType || wType.getRank() < 3 || wType.getNumElements() == 0)
       return rewriter.notifyMatchFailure(conv, "weights are not constant");
-    ArrayRef<int64_t> wShape = weights->type.getShape();
+    ArrayRef<int64_t> wShape = wType.getShape();
     int64_t group = conv.getGroup();
     // Conv W is [M, C/group, k...]; ConvTranspose W is [C, M/group, k...].
     constexpr bool isTranspose = std::is_same_v<ConvT, ConvTransposeOp>;
@@ -236,14 +248,14 @@ struct FoldAffineIntoConv : OpRewritePattern<ConvT> {
         matchChannelAffine(conv.getY(), /*axis=*/1, channels);
     if (!affine)
       return rewriter.notifyMatchFailure(conv, "no foldable per-channel user");
+    std::optional<FloatConstant> weights = readFloatConstant(conv.getW());
     std::optional<FloatConstant> bias;
-    if (conv.getB()) {
+    if (conv.getB())
       bias = readFloatConstant(conv.getB());
-      if (!bias)
-        return rewriter.notifyMatchFailure(conv, "bias is not constant");
-    }
+    if (!weights || (conv.getB() && !bias))
+      return rewriter.notifyMatchFailure(conv, "weights or bias unreadable");
 
-    int64_t kernelSize = weights->type.getNumElements() / (wShape[0] * wShape[1]);
+    int64_t kernelSize = wType.getNumElements() / (wShape[0] * wShape[1]);
     int64_t perGroupIn = wShape[0] / group;
     auto channelOf = [&](int64_t element) -> int64_t {
       if (!isTranspose)
@@ -306,16 +318,19 @@ struct FoldAffineIntoGemm : OpRewritePattern<GemmOp> {
 
   LogicalResult matchAndRewrite(GemmOp gemm,
                                 PatternRewriter &rewriter) const override {
-    std::optional<FloatConstant> b = readFloatConstant(gemm.getB());
-    if (!b || b->type.getRank() != 2)
+    RankedTensorType bType = floatConstantType(gemm.getB());
+    if (!bType || bType.getRank() != 2)
       return rewriter.notifyMatchFailure(gemm, "B is not a constant matrix");
     bool transB = gemm.getTransB() != 0;
-    int64_t n = b->type.getDimSize(transB ? 0 : 1);
-    int64_t k = b->type.getDimSize(transB ? 1 : 0);
+    int64_t n = bType.getDimSize(transB ? 0 : 1);
+    int64_t k = bType.getDimSize(transB ? 1 : 0);
     std::optional<ChannelAffine> affine =
         matchChannelAffine(gemm.getY(), /*axis=*/1, n);
     if (!affine)
       return rewriter.notifyMatchFailure(gemm, "no foldable per-column user");
+    std::optional<FloatConstant> b = readFloatConstant(gemm.getB());
+    if (!b)
+      return rewriter.notifyMatchFailure(gemm, "B is unreadable");
     std::optional<FloatConstant> c;
     if (gemm.getC()) {
       c = readFloatConstant(gemm.getC());
@@ -362,21 +377,24 @@ struct FoldAffineIntoMatMul : OpRewritePattern<MatMulOp> {
 
   LogicalResult matchAndRewrite(MatMulOp matmul,
                                 PatternRewriter &rewriter) const override {
-    std::optional<FloatConstant> b = readFloatConstant(matmul.getB());
+    RankedTensorType bType = floatConstantType(matmul.getB());
     auto resultType = dyn_cast<RankedTensorType>(matmul.getY().getType());
-    if (!b || b->type.getRank() < 2 || !resultType)
+    if (!bType || bType.getRank() < 2 || !resultType)
       return rewriter.notifyMatchFailure(matmul, "B is not a constant matrix");
-    int64_t n = b->type.getShape().back();
+    int64_t n = bType.getShape().back();
     std::optional<ChannelAffine> affine =
         matchChannelAffine(matmul.getY(), resultType.getRank() - 1, n);
     if (!affine)
       return rewriter.notifyMatchFailure(matmul, "no foldable per-column user");
     bool toGemm = affine->hasShift();
-    if (toGemm && (b->type.getRank() != 2 ||
+    if (toGemm && (bType.getRank() != 2 ||
                    cast<RankedTensorType>(matmul.getA().getType()).getRank() !=
                        2))
       return rewriter.notifyMatchFailure(
           matmul, "a shift needs a Gemm, which takes matrices only");
+    std::optional<FloatConstant> b = readFloatConstant(matmul.getB());
+    if (!b)
+      return rewriter.notifyMatchFailure(matmul, "B is unreadable");
 
     SmallVector<double> newB = scaleWeights(
         *b, *affine, [&](int64_t element) { return element % n; });
