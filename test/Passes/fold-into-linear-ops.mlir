@@ -64,6 +64,25 @@ func.func @conv_transpose_mul(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
 
 // -----
 
+// Grouped ConvTranspose: input channels 0-1 feed output channel 0 (group 0),
+// 2-3 feed output channel 1.
+// CHECK-LABEL: func @grouped_conv_transpose_bn
+func.func @grouped_conv_transpose_bn(%x: tensor<1x4x2x2xf32>) -> tensor<1x2x2x2xf32> {
+  // CHECK-DAG: %[[W:.*]] = graph.constant {value = dense<{{\[\[\[\[}}2.000000e+00]]], {{\[\[\[}}2.000000e+00]]], {{\[\[\[}}3.000000e+00]]], {{\[\[\[}}3.000000e+00]]]]> : tensor<4x1x1x1xf32>}
+  // CHECK-DAG: %[[B:.*]] = graph.constant {value = dense<[-1.000000e+00, 1.000000e+00]> : tensor<2xf32>}
+  // CHECK: graph.conv_transpose %{{.*}}, %[[W]], %[[B]] {group = 2 : i64}
+  %w = graph.constant {value = dense<1.0> : tensor<4x1x1x1xf32>} : () -> tensor<4x1x1x1xf32>
+  %gamma = graph.constant {value = dense<[2.0, 3.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %beta = graph.constant {value = dense<[1.0, 1.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %mean = graph.constant {value = dense<[1.0, 0.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %var = graph.constant {value = dense<[0.0, 0.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %0 = graph.conv_transpose %x, %w {group = 2 : i64} : (tensor<1x4x2x2xf32>, tensor<4x1x1x1xf32>) -> tensor<1x2x2x2xf32>
+  %1 = graph.batch_normalization %0, %gamma, %beta, %mean, %var {epsilon = 1.0 : f32} : (tensor<1x2x2x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x2x2xf32>
+  return %1 : tensor<1x2x2x2xf32>
+}
+
+// -----
+
 // Gemm with transB: B rows are output columns; C is scaled and shifted.
 // CHECK-LABEL: func @gemm_mul_add
 func.func @gemm_mul_add(%a: tensor<3x2xf32>) -> tensor<3x2xf32> {

@@ -1,7 +1,9 @@
 """The exporter patterns that graph rewrites remove: Conv + BatchNormalization,
 a LayerNorm written as ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div/Mul/Add, a
-MatMul + bias Add and an erf GELU written with a Mul by 1/sqrt(2). Input
-[batch, 3, 8, 8] with a dynamic dim named "batch"; output [batch, 4, 32].
+MatMul + bias Add and an erf GELU written with a Mul by 1/sqrt(2) (output y,
+[batch, 4, 32]); a grouped ConvTranspose + BatchNormalization and a Gemm
+followed by a per-column Mul and Add (output z, [batch, 5]). Input
+[batch, 3, 8, 8] with a dynamic dim named "batch".
 
     python make_rewrites.py OUT.onnx [--external-data]
 """
@@ -52,8 +54,23 @@ def make_rewrites(seed=0):
     e = node("Add", [e, scalar("one", 1.0)], "g.add", "gelu.add")
     node("Mul", [half, e], "y", "gelu.mul")
 
+    # A grouped ConvTranspose + BatchNormalization, then a Gemm scaled and
+    # shifted per output column.
+    h = node("ConvTranspose", ["x", w.add("up.weight", [3, 2, 2, 2], 0.3)], "up", "up",
+             group=3, strides=[2, 2])
+    w.const("up.bn.var", (w.rng.random(6) + 0.5).astype(np.float32))
+    h = node("BatchNormalization", [h, w.add("up.bn.scale", [6], 1.0), w.add("up.bn.bias", [6]),
+                                    w.add("up.bn.mean", [6]), "up.bn.var"], "up.bn", "up.bn")
+    h = node("GlobalAveragePool", [h], "gap", "gap")
+    h = node("Flatten", [h], "features", "flatten", axis=1)
+    h = node("Gemm", [h, w.add("head.weight", [5, 6], 1.0), w.add("head.bias", [5])],
+             "head", "head", transB=1)
+    h = node("Mul", [h, w.add("head.scale", [5], 1.0)], "head.scaled", "head.scale")
+    node("Add", [h, w.add("head.shift", [1, 5])], "z", "head.shift")
+
     inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 3, 8, 8])]
-    outputs = [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 4, 32])]
+    outputs = [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 4, 32]),
+               helper.make_tensor_value_info("z", TensorProto.FLOAT, ["batch", 5])]
     return make_model(nodes, "rewrites", inputs, outputs, w.initializers, opset=13)
 
 
