@@ -115,6 +115,9 @@ struct ChannelAffine {
   SmallVector<double> scale;
   SmallVector<double> shift;
 
+  bool hasScale() const {
+    return llvm::any_of(scale, [](double v) { return v != 1.0; });
+  }
   bool hasShift() const {
     return llvm::any_of(shift, [](double v) { return v != 0.0; });
   }
@@ -207,14 +210,20 @@ Location mergedLocation(Operation *linear, Operation *follower) {
 }
 
 /// `weights` with every element multiplied by the scale of the output
-/// channel that `channelOf` says the element contributes to.
-SmallVector<double> scaleWeights(const FloatConstant &weights,
-                                 const ChannelAffine &affine,
-                                 function_ref<int64_t(int64_t)> channelOf) {
-  SmallVector<double> scaled(weights.values);
-  for (auto [i, value] : llvm::enumerate(scaled))
+/// channel that `channelOf` says the element contributes to, as a new
+/// constant; `weights` itself when nothing is scaled. Fails, creating
+/// nothing, when the weights cannot be read.
+FailureOr<Value> scaleWeights(PatternRewriter &rewriter, Location loc,
+                              Value weights, const ChannelAffine &affine,
+                              function_ref<int64_t(int64_t)> channelOf) {
+  if (!affine.hasScale())
+    return weights;
+  std::optional<FloatConstant> constant = readFloatConstant(weights);
+  if (!constant)
+    return failure();
+  for (auto [i, value] : llvm::enumerate(constant->values))
     value *= affine.scale[channelOf(static_cast<int64_t>(i))];
-  return scaled;
+  return createFloatConstant(rewriter, loc, constant->type, constant->values);
 }
 
 /// Replaces `follower` by `merged` and erases the linear op it consumed.
@@ -248,12 +257,9 @@ struct FoldAffineIntoConv : OpRewritePattern<ConvT> {
         matchChannelAffine(conv.getY(), /*axis=*/1, channels);
     if (!affine)
       return rewriter.notifyMatchFailure(conv, "no foldable per-channel user");
-    std::optional<FloatConstant> weights = readFloatConstant(conv.getW());
     std::optional<FloatConstant> bias;
-    if (conv.getB())
-      bias = readFloatConstant(conv.getB());
-    if (!weights || (conv.getB() && !bias))
-      return rewriter.notifyMatchFailure(conv, "weights or bias unreadable");
+    if (conv.getB() && !(bias = readFloatConstant(conv.getB())))
+      return rewriter.notifyMatchFailure(conv, "bias is not constant");
 
     int64_t kernelSize = wType.getNumElements() / (wShape[0] * wShape[1]);
     int64_t perGroupIn = wShape[0] / group;
@@ -264,20 +270,20 @@ struct FoldAffineIntoConv : OpRewritePattern<ConvT> {
       int64_t out = (element / kernelSize) % wShape[1];
       return in / perGroupIn * wShape[1] + out;
     };
-    SmallVector<double> newWeights = scaleWeights(*weights, *affine, channelOf);
-
     Location loc = mergedLocation(conv, affine->follower);
     rewriter.setInsertionPoint(affine->follower);
-    SmallVector<Value> operands{
-        conv.getX(),
-        createFloatConstant(rewriter, loc, weights->type, newWeights)};
+    FailureOr<Value> weights =
+        scaleWeights(rewriter, loc, conv.getW(), *affine, channelOf);
+    if (failed(weights))
+      return rewriter.notifyMatchFailure(conv, "weights are unreadable");
+    SmallVector<Value> operands{conv.getX(), *weights};
     if (bias || affine->hasShift()) {
       SmallVector<double> newBias(channels);
       for (int64_t c = 0; c < channels; ++c)
         newBias[c] = (bias ? bias->values[c] * affine->scale[c] : 0.0) +
                      affine->shift[c];
       auto biasType =
-          RankedTensorType::get({channels}, weights->type.getElementType());
+          RankedTensorType::get({channels}, wType.getElementType());
       operands.push_back(createFloatConstant(rewriter, loc, biasType, newBias));
     }
     auto merged = rewriter.create<ConvT>(
@@ -328,9 +334,6 @@ struct FoldAffineIntoGemm : OpRewritePattern<GemmOp> {
         matchChannelAffine(gemm.getY(), /*axis=*/1, n);
     if (!affine)
       return rewriter.notifyMatchFailure(gemm, "no foldable per-column user");
-    std::optional<FloatConstant> b = readFloatConstant(gemm.getB());
-    if (!b)
-      return rewriter.notifyMatchFailure(gemm, "B is unreadable");
     std::optional<FloatConstant> c;
     if (gemm.getC()) {
       c = readFloatConstant(gemm.getC());
@@ -340,13 +343,14 @@ struct FoldAffineIntoGemm : OpRewritePattern<GemmOp> {
         return rewriter.notifyMatchFailure(gemm, "a shift needs beta = 1");
     }
 
-    SmallVector<double> newB = scaleWeights(
-        *b, *affine,
-        [&](int64_t element) { return transB ? element / k : element % n; });
     Location loc = mergedLocation(gemm, affine->follower);
     rewriter.setInsertionPoint(affine->follower);
-    SmallVector<Value> operands{
-        gemm.getA(), createFloatConstant(rewriter, loc, b->type, newB)};
+    FailureOr<Value> b = scaleWeights(
+        rewriter, loc, gemm.getB(), *affine,
+        [&](int64_t element) { return transB ? element / k : element % n; });
+    if (failed(b))
+      return rewriter.notifyMatchFailure(gemm, "B is unreadable");
+    SmallVector<Value> operands{gemm.getA(), *b};
     bool setBetaToOne = false;
     if (c) {
       FloatConstant newC = broadcastRows(*c, n);
@@ -355,7 +359,7 @@ struct FoldAffineIntoGemm : OpRewritePattern<GemmOp> {
       operands.push_back(
           createFloatConstant(rewriter, loc, newC.type, newC.values));
     } else if (affine->hasShift()) {
-      auto type = RankedTensorType::get({n}, b->type.getElementType());
+      auto type = RankedTensorType::get({n}, bType.getElementType());
       operands.push_back(createFloatConstant(rewriter, loc, type, affine->shift));
       setBetaToOne = true;
     }
@@ -392,25 +396,23 @@ struct FoldAffineIntoMatMul : OpRewritePattern<MatMulOp> {
                        2))
       return rewriter.notifyMatchFailure(
           matmul, "a shift needs a Gemm, which takes matrices only");
-    std::optional<FloatConstant> b = readFloatConstant(matmul.getB());
-    if (!b)
-      return rewriter.notifyMatchFailure(matmul, "B is unreadable");
-
-    SmallVector<double> newB = scaleWeights(
-        *b, *affine, [&](int64_t element) { return element % n; });
     Location loc = mergedLocation(matmul, affine->follower);
     rewriter.setInsertionPoint(affine->follower);
-    Value scaledB = createFloatConstant(rewriter, loc, b->type, newB);
+    FailureOr<Value> scaledB =
+        scaleWeights(rewriter, loc, matmul.getB(), *affine,
+                     [&](int64_t element) { return element % n; });
+    if (failed(scaledB))
+      return rewriter.notifyMatchFailure(matmul, "B is unreadable");
     Type type = affine->follower->getResult(0).getType();
     Operation *merged;
     if (toGemm) {
-      auto biasType = RankedTensorType::get({n}, b->type.getElementType());
+      auto biasType = RankedTensorType::get({n}, bType.getElementType());
       Value bias = createFloatConstant(rewriter, loc, biasType, affine->shift);
       merged = rewriter.create<GemmOp>(loc, TypeRange{type},
-                                       ValueRange{matmul.getA(), scaledB, bias});
+                                       ValueRange{matmul.getA(), *scaledB, bias});
     } else {
       merged = rewriter.create<MatMulOp>(loc, TypeRange{type},
-                                         ValueRange{matmul.getA(), scaledB});
+                                         ValueRange{matmul.getA(), *scaledB});
     }
     replaceBoth(rewriter, matmul, *affine, merged);
     return success();
