@@ -282,8 +282,7 @@ struct FoldAffineIntoConv : OpRewritePattern<ConvT> {
       for (int64_t c = 0; c < channels; ++c)
         newBias[c] = (bias ? bias->values[c] * affine->scale[c] : 0.0) +
                      affine->shift[c];
-      auto biasType =
-          RankedTensorType::get({channels}, wType.getElementType());
+      auto biasType = RankedTensorType::get({channels}, wType.getElementType());
       operands.push_back(createFloatConstant(rewriter, loc, biasType, newBias));
     }
     auto merged = rewriter.create<ConvT>(
@@ -360,7 +359,8 @@ struct FoldAffineIntoGemm : OpRewritePattern<GemmOp> {
           createFloatConstant(rewriter, loc, newC.type, newC.values));
     } else if (affine->hasShift()) {
       auto type = RankedTensorType::get({n}, bType.getElementType());
-      operands.push_back(createFloatConstant(rewriter, loc, type, affine->shift));
+      operands.push_back(
+          createFloatConstant(rewriter, loc, type, affine->shift));
       setBetaToOne = true;
     }
     auto merged = rewriter.create<GemmOp>(
@@ -391,9 +391,8 @@ struct FoldAffineIntoMatMul : OpRewritePattern<MatMulOp> {
     if (!affine)
       return rewriter.notifyMatchFailure(matmul, "no foldable per-column user");
     bool toGemm = affine->hasShift();
-    if (toGemm && (bType.getRank() != 2 ||
-                   cast<RankedTensorType>(matmul.getA().getType()).getRank() !=
-                       2))
+    auto aType = dyn_cast<RankedTensorType>(matmul.getA().getType());
+    if (toGemm && (bType.getRank() != 2 || !aType || aType.getRank() != 2))
       return rewriter.notifyMatchFailure(
           matmul, "a shift needs a Gemm, which takes matrices only");
     Location loc = mergedLocation(matmul, affine->follower);
@@ -408,8 +407,8 @@ struct FoldAffineIntoMatMul : OpRewritePattern<MatMulOp> {
     if (toGemm) {
       auto biasType = RankedTensorType::get({n}, bType.getElementType());
       Value bias = createFloatConstant(rewriter, loc, biasType, affine->shift);
-      merged = rewriter.create<GemmOp>(loc, TypeRange{type},
-                                       ValueRange{matmul.getA(), *scaledB, bias});
+      merged = rewriter.create<GemmOp>(
+          loc, TypeRange{type}, ValueRange{matmul.getA(), *scaledB, bias});
     } else {
       merged = rewriter.create<MatMulOp>(loc, TypeRange{type},
                                          ValueRange{matmul.getA(), *scaledB});

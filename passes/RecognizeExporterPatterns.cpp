@@ -262,9 +262,9 @@ ReduceMeanOp meanOverLastAxis(Value value, Value data) {
       !mean.getAxes())
     return {};
   std::optional<SmallVector<int64_t>> axes = getConstantInts(mean.getAxes());
-  int64_t rank = cast<RankedTensorType>(data.getType()).getRank();
-  if (!axes || axes->size() != 1 ||
-      ((*axes)[0] != -1 && (*axes)[0] != rank - 1))
+  auto type = dyn_cast<RankedTensorType>(data.getType());
+  if (!type || !axes || axes->size() != 1 ||
+      ((*axes)[0] != -1 && (*axes)[0] != type.getRank() - 1))
     return {};
   return mean;
 }
@@ -281,8 +281,7 @@ struct RecognizeLayerNorm : OpRewritePattern<DivOp> {
       return rewriter.notifyMatchFailure(div, "numerator is not x - mean");
     Value x = centered.getLhs();
     auto type = dyn_cast<RankedTensorType>(x.getType());
-    if (!type || type.getRank() == 0 ||
-        !isa<FloatType>(type.getElementType()))
+    if (!type || type.getRank() == 0 || !isa<FloatType>(type.getElementType()))
       return rewriter.notifyMatchFailure(div, "x is not a float tensor");
     ReduceMeanOp mean = meanOverLastAxis(centered.getRhs(), x);
     auto root = div.getRhs().getDefiningOp<SqrtOp>();
@@ -308,7 +307,8 @@ struct RecognizeLayerNorm : OpRewritePattern<DivOp> {
       isSquare = pow.getLhs() == d && isScalarNear(pow.getRhs(), 2.0);
     else if (auto mul = dyn_cast_or_null<MulOp>(square))
       isSquare = mul.getLhs() == d && mul.getRhs() == d;
-    if (!isSquare || !meanOverLastAxis(variance.getResult(), square->getResult(0)))
+    if (!isSquare ||
+        !meanOverLastAxis(variance.getResult(), square->getResult(0)))
       return rewriter.notifyMatchFailure(div, "variance is not mean(d^2)");
 
     int64_t size = type.getShape().back();
@@ -349,7 +349,8 @@ struct RecognizeLayerNorm : OpRewritePattern<DivOp> {
         !usersAre(shifted.getResult(), {root}) ||
         !usersAre(root.getResult(), {div}) ||
         (beta && !usersAre(scaled.getResult(), {biased})))
-      return rewriter.notifyMatchFailure(div, "an intermediate has another use");
+      return rewriter.notifyMatchFailure(div,
+                                         "an intermediate has another use");
 
     SmallVector<Location> locations{mean.getLoc(),    centered.getLoc(),
                                     square->getLoc(), variance.getLoc(),
