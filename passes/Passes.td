@@ -33,7 +33,7 @@ def RecognizeExporterPatterns : Pass<"graphc-recognize-exporter-patterns",
     approximation) and LayerNorm as ReduceMean, Sub, Pow, ReduceMean, Add,
     Sqrt, Div, Mul, Add. Each such chain whose intermediate values have no
     other use becomes one graph.gelu or graph.layer_normalization; constants
-    must match to 1e-6 relative.
+    must match to 1e-6 relative (or the rounding error of f16 and bf16).
   }];
 }
 
