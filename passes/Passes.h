@@ -25,6 +25,14 @@ mlir::LogicalResult foldShapeComputations(mlir::ModuleOp module,
 /// type changed.
 mlir::FailureOr<bool> refineResultTypes(mlir::ModuleOp module);
 
+/// Replaces exporter decompositions of GELU and LayerNorm in `module` by
+/// graph.gelu and graph.layer_normalization.
+mlir::LogicalResult recognizeExporterPatterns(mlir::ModuleOp module);
+
+/// Folds per-channel affine followers (BatchNormalization, constant Mul and
+/// Add) into the weights and bias of the linear ops they follow.
+mlir::LogicalResult foldIntoLinearOps(mlir::ModuleOp module);
+
 /// Fixes dynamic input dims of @main (see SpecializeShapes).
 mlir::LogicalResult specializeShapes(mlir::ModuleOp module,
                                      llvm::ArrayRef<std::string> shapes,

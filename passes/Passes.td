@@ -25,6 +25,30 @@ def FoldShapeComputations : Pass<"graphc-fold-shape-computations",
   ];
 }
 
+def RecognizeExporterPatterns : Pass<"graphc-recognize-exporter-patterns",
+                                     "mlir::ModuleOp"> {
+  let summary = "turn exporter decompositions of GELU and LayerNorm into ops";
+  let description = [{
+    torch.onnx writes GELU as x * 0.5 * (1 + erf(x / sqrt(2))) (or its tanh
+    approximation) and LayerNorm as ReduceMean, Sub, Pow, ReduceMean, Add,
+    Sqrt, Div, Mul, Add. Each such chain whose intermediate values have no
+    other use becomes one graph.gelu or graph.layer_normalization; constants
+    must match to 1e-6 relative (or the rounding error of f16 and bf16).
+  }];
+}
+
+def FoldIntoLinearOps : Pass<"graphc-fold-into-linear-ops", "mlir::ModuleOp"> {
+  let summary = "fold BatchNormalization and constant Mul/Add into weights";
+  let description = [{
+    An inference-mode BatchNormalization after a Conv or ConvTranspose, and
+    a Mul by or an Add of a per-output-channel (or scalar) constant after a
+    Conv, ConvTranspose, Gemm or MatMul, is folded into the linear op's
+    constant weights and bias (a MatMul with matrix operands becomes a Gemm
+    to take a bias). The linear op must have no other user; new constants
+    are computed in double and rounded once to the tensor's element type.
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Shapes
 //===----------------------------------------------------------------------===//

@@ -371,6 +371,10 @@ llvm::Error compileModel(const CompileOptions &options,
     return diagnostics.takeError("cannot apply the given shapes");
   if (failed(foldShapeComputations(module)))
     return diagnostics.takeError("shape folding failed");
+  if (failed(recognizeExporterPatterns(module)))
+    return diagnostics.takeError("recognising exporter patterns failed");
+  if (failed(foldIntoLinearOps(module)))
+    return diagnostics.takeError("folding into linear ops failed");
   if (options.emit == EmitStage::graph) {
     printModule(module, out);
     return llvm::Error::success();

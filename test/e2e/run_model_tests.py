@@ -8,7 +8,7 @@
 generated CUDA for the host and DRIVER (libgraphc_fake_cuda.so) runs it.
 
 CHECK is one of:
-  accuracy-mlp, accuracy-resnet, accuracy-transformer
+  accuracy-mlp, accuracy-resnet, accuracy-transformer, accuracy-rewrites
       generate the model, compile it with fixed dims, run it on seeded random
       inputs through the Python runtime and compare with onnxruntime (CPU)
   deterministic   compiling the same model twice gives byte-identical .so files
@@ -40,6 +40,7 @@ MODELS = {
     "resnet": {"generator": "make_resnet.py", "buckets": [{"batch": 2}]},
     "transformer": {"generator": "make_transformer.py",
                     "buckets": [{"batch": 2, "seq": 16}, {"batch": 1, "seq": 7}]},
+    "rewrites": {"generator": "make_rewrites.py", "buckets": [{"batch": 3}]},
 }
 # The f32 tolerances of the conformance suite (test/conformance/node_tests.py).
 RTOL, ATOL = 1e-4, 1e-5
@@ -199,6 +200,7 @@ CHECKS = {
     "accuracy-mlp": lambda args: check_accuracy(args, "mlp"),
     "accuracy-resnet": lambda args: check_accuracy(args, "resnet"),
     "accuracy-transformer": lambda args: check_accuracy(args, "transformer"),
+    "accuracy-rewrites": lambda args: check_accuracy(args, "rewrites"),
     "deterministic": check_deterministic,
     "no-compiler-deps": check_no_compiler_deps,
     "weights-file": check_weights_file,
