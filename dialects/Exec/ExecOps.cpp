@@ -55,3 +55,50 @@ Operation *graphc::exec::getComputeOp(KernelOp kernel) {
   }
   return compute;
 }
+
+std::optional<unsigned> graphc::exec::getKernelArgument(Value value) {
+  if (auto arg = dyn_cast<BlockArgument>(value))
+    return arg.getArgNumber();
+  Operation *def = value.getDefiningOp();
+  if (!def || !def->hasTrait<OpTrait::ConstantLike>())
+    return std::nullopt;
+  if (auto index = def->getAttrOfType<IntegerAttr>(kArgumentAttr))
+    return index.getInt();
+  return std::nullopt;
+}
+
+LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto kernel =
+      symbolTable.lookupNearestSymbolFrom<KernelOp>(*this, getKernelAttr());
+  if (!kernel)
+    return emitOpError("launches '") << getKernel() << "', which is not an exec.kernel";
+  Block &body = kernel.getBody().front();
+  SmallVector<Type> types(body.getArgumentTypes());
+  llvm::append_range(types, body.getTerminator()->getOperandTypes());
+  if (getArgs().size() != types.size())
+    return emitOpError("passes ")
+           << getArgs().size() << " slots but kernel @" << getKernel()
+           << " takes " << body.getNumArguments() << " inputs and "
+           << types.size() - body.getNumArguments() << " outputs";
+  for (auto [i, pair] : llvm::enumerate(llvm::zip(getArgs(), types))) {
+    auto [attr, type] = pair;
+    auto slot = cast<SlotAttr>(attr);
+    bool isInput = i < body.getNumArguments();
+    size_t index = isInput ? i : i - body.getNumArguments();
+    if (slot.getKind() == BufferKind::none)
+      return emitOpError("passes no slot for ")
+             << (isInput ? "input " : "output ") << index << " of @"
+             << getKernel();
+    if (slot.getSize() != slotBytes(type))
+      return emitOpError("passes a slot of ")
+             << slot.getSize() << " bytes for "
+             << (isInput ? "input " : "output ") << index << " of @"
+             << getKernel() << ", of type " << type << " ("
+             << slotBytes(type) << " bytes)";
+    if (!isInput && (slot.getKind() == BufferKind::weights ||
+                     slot.getKind() == BufferKind::input))
+      return emitOpError("writes output ")
+             << index << " of @" << getKernel() << " into a read-only slot";
+  }
+  return success();
+}

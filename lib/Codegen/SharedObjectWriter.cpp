@@ -138,18 +138,18 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
      << ". Do not edit.\n#include <stdint.h>\n#include <stddef.h>\n"
      << "#include \"descriptor.h\"\n";
   if (!options.cudaTarget) {
-    os << "#include \"HostKernels.h\"\n\n";
+    // stdio and stdlib: fused kernels allocate their intermediates.
+    os << "#include <stdio.h>\n#include <stdlib.h>\n"
+       << "#include \"HostKernels.h\"\n\n";
     std::set<std::string> declared;
-    for (exec::KernelOp kernel : parts.kernels) {
-      Operation *op = exec::getComputeOp(kernel);
-      if (!op)
-        return kernel.emitOpError("the cpu target takes one op per kernel");
-      std::string mnemonic = op->getName().stripDialect().str();
-      if (declared.insert(mnemonic).second)
-        os << "extern \"C\" int gc_hk_" << mnemonic
-           << "(const gc_tensor *, int32_t, gc_tensor *, int32_t, "
-              "const gc_attrs *, char *, size_t);\n";
-    }
+    for (exec::KernelOp kernel : parts.kernels)
+      for (Operation *op : computeOps(kernel)) {
+        std::string mnemonic = op->getName().stripDialect().str();
+        if (declared.insert(mnemonic).second)
+          os << "extern \"C\" int gc_hk_" << mnemonic
+             << "(const gc_tensor *, int32_t, gc_tensor *, int32_t, "
+                "const gc_attrs *, char *, size_t);\n";
+      }
     os << "\n";
     for (exec::KernelOp kernel : parts.kernels)
       if (failed(emitCpuKernel(kernel, os)))

@@ -111,16 +111,7 @@ llvm::Error generateCuda(ModuleOp module, const CompileOptions &options,
   for (auto kernel : kernels) {
     if (options.progress)
       options.progress->kernels(done++, total);
-    Operation *op = exec::getComputeOp(kernel);
-    if (!op)
-      return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     "kernel %s is not a single op",
-                                     kernel.getSymName().str().c_str());
-    int64_t blockSize = 256;
-    if (auto attr = kernel.getSchedule().getAs<IntegerAttr>("block_size"))
-      blockSize = attr.getInt();
-    FailureOr<codegen::CudaKernel> emitted =
-        codegen::emitCudaKernel(op, kernel.getSymName(), blockSize);
+    FailureOr<codegen::CudaKernel> emitted = codegen::emitCudaKernel(kernel);
     if (failed(emitted))
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      "cannot emit cuda kernel %s",
