@@ -189,7 +189,8 @@ partitionIntoGroups(ArrayRef<Operation *> ops) {
     llvm::SmallPtrSet<Operation *, 16> inGroup = {root};
     // A member taken in makes its producers candidates again: a producer
     // turned down earlier may have all its users in the group now.
-    for (size_t next = 0; next < members.size() && isPointwise(root); ++next) {
+    size_t next = isPointwise(root) ? 0 : members.size();
+    for (; next < members.size(); ++next) {
       for (Value operand : members[next]->getOperands()) {
         Operation *producer = operand.getDefiningOp();
         if (!producer || !position.count(producer) ||

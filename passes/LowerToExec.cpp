@@ -158,7 +158,8 @@ LogicalResult lowerToExec(ModuleOp module, StringRef planName) {
         fusion.getLoc(), fusion.getNameAttr(),
         kernel::FusionKindAttr::get(context, fusion.getKind()),
         fusion.getHashAttr(), fusion.getSchedule(),
-        kernelBuilder.getArrayAttr({}));
+        kernelBuilder.getArrayAttr({}), /*grid=*/nullptr, /*block=*/nullptr,
+        /*shared_bytes=*/nullptr);
     IRMapping mapping;
     fusion.getBody().cloneInto(&kernelOp.getBody(), mapping);
     inlineConstantInputs(fusion, kernelOp);

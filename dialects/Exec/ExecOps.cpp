@@ -6,6 +6,8 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace graphc::exec;
 
@@ -34,6 +36,22 @@ LogicalResult CopyOp::verify() {
     return emitOpError("copies ")
            << getSource().getSize() << " bytes into a slot of "
            << getTarget().getSize();
+  return success();
+}
+
+LogicalResult KernelOp::verify() {
+  if (!getGrid() && !getBlock() && !getSharedBytes())
+    return success();
+  if (!getGrid() || !getBlock() || !getSharedBytes())
+    return emitOpError("sets grid, block and shared_bytes together or none");
+  for (ArrayRef<int64_t> dims : {*getGrid(), *getBlock()})
+    if (dims.size() != 3 || llvm::any_of(dims, [](int64_t d) {
+          return d < 1 || d > std::numeric_limits<int32_t>::max();
+        }))
+      return emitOpError("grid and block need 3 sizes in [1, 2^31)");
+  if (*getSharedBytes() < 0 ||
+      *getSharedBytes() > std::numeric_limits<int32_t>::max())
+    return emitOpError("shared_bytes must be in [0, 2^31)");
   return success();
 }
 

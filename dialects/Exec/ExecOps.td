@@ -71,14 +71,20 @@ def Exec_KernelOp : Exec_Op<"kernel", [Symbol, IsolatedFromAbove,
     constant inputs are copied into the body so that codegen sees their
     values; such a copy keeps the input it stands for in its
     `exec.argument` attribute, since the launch still passes that input.
-    Identical fusions across buckets share one kernel.
+    Identical fusions across buckets share one kernel. On the cuda target,
+    codegen sets the launch of the kernel's static shapes: `grid` and
+    `block` (x, y, z) and `shared_bytes` of dynamic shared memory.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        Exec_FusionKindAttr:$kind,
                        StrAttr:$hash, DictionaryAttr:$schedule,
-                       StrArrayAttr:$onnx_nodes);
+                       StrArrayAttr:$onnx_nodes,
+                       OptionalAttr<DenseI64ArrayAttr>:$grid,
+                       OptionalAttr<DenseI64ArrayAttr>:$block,
+                       OptionalAttr<I64Attr>:$shared_bytes);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name $kind attr-dict-with-keyword $body";
+  let hasVerifier = 1;
 }
 
 def Exec_WeightOp : Exec_Op<"weight", [Symbol]> {

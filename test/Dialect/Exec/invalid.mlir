@@ -66,3 +66,21 @@ exec.plan @static attributes {arena_bytes = 0 : i64, input_types = [], intermedi
   // expected-error @+1 {{launches 'missing', which is not an exec.kernel}}
   exec.launch @missing []
 }
+
+// -----
+
+// expected-error @+1 {{sets grid, block and shared_bytes together or none}}
+exec.kernel @relu pointwise attributes {grid = array<i64: 1, 1, 1>, hash = "0000000000000000", onnx_nodes = [], schedule = {}} {
+^bb0(%a: tensor<4xf32>):
+  %0 = graph.relu %a : (tensor<4xf32>) -> tensor<4xf32>
+  kernel.yield %0 : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{grid and block need 3 sizes in [1, 2^31)}}
+exec.kernel @relu pointwise attributes {block = array<i64: 256, 1>, grid = array<i64: 1, 1, 1>, hash = "0000000000000000", onnx_nodes = [], schedule = {}, shared_bytes = 0 : i64} {
+^bb0(%a: tensor<4xf32>):
+  %0 = graph.relu %a : (tensor<4xf32>) -> tensor<4xf32>
+  kernel.yield %0 : tensor<4xf32>
+}
