@@ -13,7 +13,6 @@
 
 #include "dialects/Exec/ExecOps.h"
 #include "dialects/Graph/GraphOps.h"
-#include "dialects/Graph/HostEval.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -37,17 +36,6 @@ bool isFloatOnlyUnary(StringRef m) {
              "asinh", "acosh", true)
       .Cases("atanh", "is_nan", "is_inf", true)
       .Default(false);
-}
-
-/// The operands of `op` per ONNX input slot, null for an absent one.
-SmallVector<Value> inputSlots(Operation *op) {
-  SmallVector<Value> slots;
-  unsigned next = 0;
-  for (int32_t size : graph::operandSlotSizes(op)) {
-    slots.push_back(size > 0 ? op->getOperand(next) : Value());
-    next += size;
-  }
-  return slots;
 }
 
 Type elementTypeOf(Value value) {

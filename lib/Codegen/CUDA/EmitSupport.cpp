@@ -235,13 +235,19 @@ KernelEmitter::KernelEmitter(Operation *op, StringRef name, int64_t blockSize)
   StringRef fullName = op->getName().getStringRef();
   mnemonic = fullName.starts_with("graph.") ? fullName.drop_front(6).str()
                                             : fullName.str();
-  // One parameter per ONNX input slot, null for an absent optional input:
-  // the calling convention every target shares (graph::operandSlotSizes).
+  slots = inputSlots(op);
+}
+
+SmallVector<Value> inputSlots(Operation *op) {
+  // Every target reads an op's operands by ONNX input slot
+  // (graph::operandSlotSizes).
+  SmallVector<Value> slots;
   unsigned next = 0;
   for (int32_t size : graph::operandSlotSizes(op)) {
     slots.push_back(size > 0 ? op->getOperand(next) : Value());
     next += size;
   }
+  return slots;
 }
 
 LogicalResult KernelEmitter::fail(const Twine &reason) const {

@@ -77,6 +77,10 @@ struct ReductionView {
 ReductionView makeReductionView(llvm::ArrayRef<int64_t> shape,
                                 llvm::ArrayRef<bool> reduced);
 
+/// The operands of `op` per ONNX input slot, null for an absent optional
+/// one.
+llvm::SmallVector<mlir::Value> inputSlots(mlir::Operation *op);
+
 /// Emits "cannot emit a cuda kernel for <op>: <reason>" at `op`.
 mlir::LogicalResult failOp(mlir::Operation *op, const llvm::Twine &reason);
 
