@@ -71,6 +71,23 @@ func.func @main(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
+// Comparisons, where, clip (with its optional bounds) and cast are pointwise
+// too; a constant is an input like any other.
+// CHECK-LABEL: func @main
+func.func @main(%a: tensor<2x4xf32>, %b: tensor<4xf32>) -> tensor<2x4xf16> {
+  // CHECK: %[[LO:.*]] = graph.constant
+  %lo = graph.constant {value = dense<0.0> : tensor<f32>} : () -> tensor<f32>
+  // CHECK-NEXT: kernel.fusion "less_where_clip_cast_0" pointwise(%{{[^,]*}}, %{{[^,]*}}, %[[LO]])
+  // CHECK-NOT: kernel.fusion
+  %0 = graph.less %a, %b : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xi1>
+  %1 = graph.where %0, %a, %b : (tensor<2x4xi1>, tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  %2 = graph.clip %1, %lo {operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<2x4xf32>, tensor<f32>) -> tensor<2x4xf32>
+  %3 = graph.cast %2 {to = f16} : (tensor<2x4xf32>) -> tensor<2x4xf16>
+  return %3 : tensor<2x4xf16>
+}
+
+// -----
+
 // A fusion reads at most 16 distinct values: a longer chain of adds is
 // split where the 17th would come in.
 // CHECK-LABEL: func @main
