@@ -1,8 +1,8 @@
 //===- FormFusionGroups.cpp - wrap graph ops into kernel.fusion -----------===//
 //
-// For now every graph op is its own fusion group; the groups already carry
-// their kind, content hash and schedule so that merging several ops into one
-// group changes only how groups are chosen.
+// Pointwise ops (the graph dialect's Pointwise trait) join producer ->
+// consumer chains computed by one kernel; every other op is a fusion of its
+// own. Each group carries its kind, content hash and schedule.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,8 +12,9 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
-#include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/Format.h"
 
 using namespace mlir;
@@ -24,6 +25,8 @@ namespace graphc {
 
 /// The template family that computes `op`.
 static kernel::FusionKind classify(Operation *op) {
+  if (op->hasTrait<graph::OpTrait::Pointwise>())
+    return kernel::FusionKind::pointwise;
   StringRef name = op->getName().stripDialect();
   if (name == "mat_mul" || name == "gemm" || name == "einsum")
     return kernel::FusionKind::matmul;
@@ -34,18 +37,9 @@ static kernel::FusionKind classify(Operation *op) {
       name == "top_k" || name.ends_with("normalization") || name == "lrn" ||
       name.ends_with("pool"))
     return kernel::FusionKind::reduction;
-  bool layout = llvm::StringSwitch<bool>(name)
-                    .Cases("reshape", "flatten", "transpose", "squeeze",
-                           "unsqueeze", "concat", "split", "slice", true)
-                    .Cases("gather", "gather_elements", "gather_nd",
-                           "scatter_elements", "scatter_nd", "expand", "tile",
-                           true)
-                    .Cases("pad", "resize", "depth_to_space", "space_to_depth",
-                           "trilu", "identity", "reverse_sequence", true)
-                    .Cases("shape", "size", "range", "constant_of_shape",
-                           "one_hot", "eye_like", true)
-                    .Default(false);
-  return layout ? kernel::FusionKind::layout : kernel::FusionKind::pointwise;
+  // Data movement, and any op no template family claims: each has an
+  // emitter of its own.
+  return kernel::FusionKind::layout;
 }
 
 std::string computeFusionHash(Region &body) {
@@ -149,6 +143,104 @@ static LogicalResult checkStaticShapes(func::FuncOp main) {
   return failure(walk.wasInterrupted());
 }
 
+/// Most distinct values a pointwise fusion reads: each is a kernel
+/// parameter, and this keeps launches far inside the parameter-space limit.
+static constexpr unsigned kMaxPointwiseInputs = 16;
+
+/// Most ops one pointwise fusion computes. Past a few dozen ops a fusion
+/// saves little more memory traffic, while its source, its compile time and
+/// (on the GPU) its register use keep growing; a long chain becomes several
+/// fusions of this length, which share one kernel where they are alike.
+static constexpr unsigned kMaxPointwiseOps = 32;
+
+/// Whether `op` may be computed inside a pointwise fusion.
+static bool isPointwise(Operation *op) {
+  return op->hasTrait<graph::OpTrait::Pointwise>() &&
+         llvm::all_of(op->getResultTypes(), [](Type type) {
+           auto ranked = dyn_cast<RankedTensorType>(type);
+           return ranked && ranked.hasStaticShape();
+         });
+}
+
+/// The distinct values that `members` read but do not compute.
+static llvm::SetVector<Value>
+groupInputs(ArrayRef<Operation *> members,
+            const llvm::SmallPtrSetImpl<Operation *> &inGroup) {
+  llvm::SetVector<Value> inputs;
+  for (Operation *member : members)
+    for (Value operand : member->getOperands())
+      if (!inGroup.contains(operand.getDefiningOp()))
+        inputs.insert(operand);
+  return inputs;
+}
+
+/// Partitions `ops` (in block order) into fusion groups, each in block order
+/// with its root, the only op whose value leaves the group, last. Walking
+/// backwards, every op not yet grouped roots a group; a pointwise root then
+/// takes in each pointwise producer whose users all lie in the group, so that
+/// nothing is computed twice, while the group reads at most
+/// kMaxPointwiseInputs distinct values and holds at most kMaxPointwiseOps ops.
+static SmallVector<SmallVector<Operation *>>
+partitionIntoGroups(ArrayRef<Operation *> ops) {
+  llvm::DenseMap<Operation *, unsigned> position;
+  for (auto [i, op] : llvm::enumerate(ops))
+    position[op] = i;
+  llvm::DenseSet<Operation *> grouped;
+  SmallVector<SmallVector<Operation *>> groups;
+  for (Operation *root : llvm::reverse(ops)) {
+    if (grouped.contains(root))
+      continue;
+    SmallVector<Operation *> members = {root};
+    llvm::SmallPtrSet<Operation *, 16> inGroup = {root};
+    // A member taken in makes its producers candidates again: a producer
+    // turned down earlier may have all its users in the group now.
+    size_t next = isPointwise(root) ? 0 : members.size();
+    for (; next < members.size() && members.size() < kMaxPointwiseOps;
+         ++next) {
+      for (Value operand : members[next]->getOperands()) {
+        if (members.size() == kMaxPointwiseOps)
+          break;
+        Operation *producer = operand.getDefiningOp();
+        if (!producer || !position.count(producer) ||
+            grouped.contains(producer) || inGroup.contains(producer) ||
+            !isPointwise(producer))
+          continue;
+        if (!llvm::all_of(producer->getUsers(), [&](Operation *user) {
+              return inGroup.contains(user);
+            }))
+          continue;
+        inGroup.insert(producer);
+        members.push_back(producer);
+        if (groupInputs(members, inGroup).size() > kMaxPointwiseInputs) {
+          members.pop_back();
+          inGroup.erase(producer);
+        }
+      }
+    }
+    for (Operation *member : members)
+      grouped.insert(member);
+    llvm::sort(members, [&](Operation *a, Operation *b) {
+      return position[a] < position[b];
+    });
+    groups.push_back(std::move(members));
+  }
+  // Roots were found last to first.
+  std::reverse(groups.begin(), groups.end());
+  return groups;
+}
+
+/// "add_mul_relu": the distinct mnemonics of `members` in order, at most
+/// four, so that the kernel name says what it computes.
+static std::string describeGroup(ArrayRef<Operation *> members) {
+  llvm::SetVector<StringRef> mnemonics;
+  for (Operation *member : members)
+    mnemonics.insert(member->getName().stripDialect());
+  std::string text;
+  for (StringRef mnemonic : mnemonics.getArrayRef().take_front(4))
+    text += (text.empty() ? "" : "_") + mnemonic.str();
+  return text;
+}
+
 LogicalResult formFusionGroups(ModuleOp module) {
   auto main = module.lookupSymbol<func::FuncOp>("main");
   if (!main)
@@ -163,16 +255,21 @@ LogicalResult formFusionGroups(ModuleOp module) {
         !isa<graph::ConstantOp>(op))
       ops.push_back(&op);
 
-  for (Operation *op : ops) {
-    OpBuilder builder(op);
-    kernel::FusionKind kind = classify(op);
-    std::string name =
-        (op->getName().stripDialect() + "_" + Twine(counter++)).str();
-    // A value used twice by the op is one fusion input.
-    llvm::SetVector<Value> inputs(op->getOperands().begin(),
-                                  op->getOperands().end());
+  for (SmallVector<Operation *> &members : partitionIntoGroups(ops)) {
+    Operation *root = members.back();
+    llvm::SmallPtrSet<Operation *, 16> inGroup(members.begin(), members.end());
+    // A value read twice, or by two members, is one fusion input.
+    llvm::SetVector<Value> inputs = groupInputs(members, inGroup);
+    SmallVector<Location> locations;
+    for (Operation *member : members)
+      locations.push_back(member->getLoc());
+    Location loc = FusedLoc::get(context, locations);
+    // The root comes after every member, and every input dominates it.
+    OpBuilder builder(root);
+    kernel::FusionKind kind = classify(root);
+    std::string name = describeGroup(members) + "_" + std::to_string(counter++);
     auto fusion = builder.create<kernel::FusionOp>(
-        op->getLoc(), op->getResultTypes(), inputs.getArrayRef(),
+        loc, root->getResultTypes(), inputs.getArrayRef(),
         builder.getStringAttr(name),
         kernel::FusionKindAttr::get(context, kind),
         builder.getStringAttr(std::string(16, '0')),
@@ -180,14 +277,20 @@ LogicalResult formFusionGroups(ModuleOp module) {
     Block *body = new Block();
     fusion.getBody().push_back(body);
     IRMapping mapping;
-    for (Value operand : inputs)
-      mapping.map(operand, body->addArgument(operand.getType(), op->getLoc()));
+    for (Value input : inputs)
+      mapping.map(input, body->addArgument(input.getType(), input.getLoc()));
     OpBuilder inner = OpBuilder::atBlockEnd(body);
-    Operation *clone = inner.clone(*op, mapping);
-    inner.create<kernel::YieldOp>(op->getLoc(), clone->getResults());
+    for (Operation *member : members)
+      inner.clone(*member, mapping);
+    SmallVector<Value> yielded;
+    for (Value result : root->getResults())
+      yielded.push_back(mapping.lookup(result));
+    inner.create<kernel::YieldOp>(root->getLoc(), yielded);
     fusion.setHash(computeFusionHash(fusion.getBody()));
-    op->replaceAllUsesWith(fusion.getResults());
-    op->erase();
+    root->replaceAllUsesWith(fusion.getResults());
+    // Users first: only the root had users outside the group.
+    for (Operation *member : llvm::reverse(members))
+      member->erase();
   }
   return success();
 }

@@ -31,7 +31,9 @@ static void collectNodeNames(Location loc, SmallVectorImpl<Attribute> &names) {
 static constexpr int64_t kMaxInlinedConstantElements = 1024;
 
 /// Replaces, inside `kernelOp`, the uses of block arguments whose fusion
-/// input is a small dense constant by a copy of that constant.
+/// input is a small dense constant by a copy of that constant. The copy
+/// names the block argument it replaces: the launch still passes that
+/// input, and codegen may read the values through it.
 static void inlineConstantInputs(kernel::FusionOp fusion,
                                  exec::KernelOp kernelOp) {
   Block &body = kernelOp.getBody().front();
@@ -43,9 +45,11 @@ static void inlineConstantInputs(kernel::FusionOp fusion,
     auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
     if (!dense || dense.getNumElements() > kMaxInlinedConstantElements)
       continue;
-    Value copy = builder.create<graph::ConstantOp>(constant.getLoc(),
-                                                   constant.getType(), dense);
-    arg.replaceAllUsesWith(copy);
+    auto copy = builder.create<graph::ConstantOp>(constant.getLoc(),
+                                                  constant.getType(), dense);
+    copy->setAttr(exec::kArgumentAttr,
+                  builder.getI64IntegerAttr(arg.getArgNumber()));
+    arg.replaceAllUsesWith(copy.getResult());
   }
 }
 
@@ -133,7 +137,6 @@ LogicalResult lowerToExec(ModuleOp module, StringRef planName) {
   Block *steps = new Block();
   plan.getSteps().push_back(steps);
   OpBuilder stepBuilder = OpBuilder::atBlockEnd(steps);
-  auto none = exec::SlotAttr::get(context, exec::BufferKind::none, 0, 0, 0);
   llvm::MapVector<Operation *, llvm::SetVector<Attribute>> nodesOfKernel;
 
   for (Operation &op : block) {
@@ -155,7 +158,8 @@ LogicalResult lowerToExec(ModuleOp module, StringRef planName) {
         fusion.getLoc(), fusion.getNameAttr(),
         kernel::FusionKindAttr::get(context, fusion.getKind()),
         fusion.getHashAttr(), fusion.getSchedule(),
-        kernelBuilder.getArrayAttr({}));
+        kernelBuilder.getArrayAttr({}), /*grid=*/nullptr, /*block=*/nullptr,
+        /*shared_bytes=*/nullptr);
     IRMapping mapping;
     fusion.getBody().cloneInto(&kernelOp.getBody(), mapping);
     inlineConstantInputs(fusion, kernelOp);
@@ -179,24 +183,16 @@ LogicalResult lowerToExec(ModuleOp module, StringRef planName) {
     nodesOfKernel[kernelOp].insert(nodes.begin(), nodes.end());
     StringAttr kernelName = kernelOp.getSymNameAttr();
 
-    // Arguments: the slots of the fused op's ONNX inputs (absent ones are
-    // `none`), then its results.
-    Block &body = fusion.getBody().front();
-    Operation &inner = body.front();
+    // Arguments: the slots of the fusion's (deduplicated) inputs, then of
+    // its results; the exec.launch verifier checks them against the kernel.
     SmallVector<Attribute> args;
-    auto slotOfInner = [&](Value value) -> exec::SlotAttr {
-      auto arg = cast<BlockArgument>(value);
-      return slotOf.lookup(fusion.getInputs()[arg.getArgNumber()]);
-    };
-    unsigned next = 0;
-    for (int32_t size : graph::operandSlotSizes(&inner)) {
-      if (size == 0)
-        args.push_back(none);
-      for (int32_t i = 0; i < size; ++i)
-        args.push_back(slotOfInner(inner.getOperand(next++)));
-    }
-    for (Attribute slot : slots)
+    for (Value input : fusion.getInputs()) {
+      exec::SlotAttr slot = slotOf.lookup(input);
+      if (!slot)
+        return fusion.emitOpError("reads a value with no slot");
       args.push_back(slot);
+    }
+    llvm::append_range(args, slots);
     stepBuilder.create<exec::LaunchOp>(
         fusion.getLoc(), FlatSymbolRefAttr::get(kernelName),
         stepBuilder.getArrayAttr(args));

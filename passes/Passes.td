@@ -77,10 +77,13 @@ def SpecializeShapes : Pass<"graphc-specialize-shapes", "mlir::ModuleOp"> {
 def FormFusionGroups : Pass<"graphc-form-fusion-groups", "mlir::ModuleOp"> {
   let summary = "wrap graph ops of @main into kernel.fusion groups";
   let description = [{
-    Every graph op except constants becomes (part of) a `kernel.fusion` with
-    a kind, a content hash over its body and a default schedule. Requires
-    static shapes: a dynamic dim left in @main is reported with the input and
-    the flag that fixes it.
+    Every graph op except constants becomes part of a `kernel.fusion` with
+    a kind, a content hash over its body and a default schedule. Pointwise
+    ops (the graph Pointwise trait) form producer -> consumer chains: a
+    producer joins its consumers' fusion when all its users are in it, and a
+    fusion reads at most 16 distinct values. Every other op is a fusion of
+    its own. Requires static shapes: a dynamic dim left in @main is reported
+    with the input and the flag that fixes it.
   }];
   let dependentDialects = ["::graphc::kernel::KernelDialect"];
 }

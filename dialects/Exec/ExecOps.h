@@ -24,6 +24,15 @@ int64_t slotBytes(mlir::Type tensorType);
 /// terminator, or null when there is not exactly one.
 mlir::Operation *getComputeOp(KernelOp kernel);
 
+/// On a constant copied into a kernel body: the index of the kernel input
+/// (block argument) it stands for, which the launch still passes.
+inline constexpr llvm::StringLiteral kArgumentAttr = "exec.argument";
+
+/// The kernel input that holds `value` inside a kernel body: a block
+/// argument's number, or a copied constant's exec.argument; nullopt for
+/// values computed in the body.
+std::optional<unsigned> getKernelArgument(mlir::Value value);
+
 } // namespace graphc::exec
 
 #endif

@@ -66,15 +66,25 @@ def Exec_KernelOp : Exec_Op<"kernel", [Symbol, IsolatedFromAbove,
   let summary = "one kernel of the kernel table";
   let description = [{
     The body of a fusion, outlined: its block arguments are the kernel's
-    inputs (one per ONNX input slot of its ops, in order), its yield the
-    outputs. Identical fusions across buckets share one kernel.
+    inputs (the fusion's deduplicated inputs, in order), its yield the
+    outputs; a launch passes one slot per input, then one per output. Small
+    constant inputs are copied into the body so that codegen sees their
+    values; such a copy keeps the input it stands for in its
+    `exec.argument` attribute, since the launch still passes that input.
+    Identical fusions across buckets share one kernel. On the cuda target,
+    codegen sets the launch of the kernel's static shapes: `grid` and
+    `block` (x, y, z) and `shared_bytes` of dynamic shared memory.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        Exec_FusionKindAttr:$kind,
                        StrAttr:$hash, DictionaryAttr:$schedule,
-                       StrArrayAttr:$onnx_nodes);
+                       StrArrayAttr:$onnx_nodes,
+                       OptionalAttr<DenseI64ArrayAttr>:$grid,
+                       OptionalAttr<DenseI64ArrayAttr>:$block,
+                       OptionalAttr<I64Attr>:$shared_bytes);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name $kind attr-dict-with-keyword $body";
+  let hasVerifier = 1;
 }
 
 def Exec_WeightOp : Exec_Op<"weight", [Symbol]> {
@@ -104,13 +114,17 @@ def Exec_PlanOp : Exec_Op<"plan", [Symbol, NoTerminator]> {
   let assemblyFormat = "$sym_name attr-dict-with-keyword $steps";
 }
 
-def Exec_LaunchOp : Exec_Op<"launch", [HasParent<"PlanOp">]> {
+def Exec_LaunchOp : Exec_Op<"launch", [HasParent<"PlanOp">,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "run one kernel on the given slots (inputs, then outputs)";
   let description = [{
-    Launch dimensions are a property of the (static-shape) kernel and are
-    chosen by codegen, not stored per step.
+    `args` holds one slot per block argument of the kernel, then one per
+    value it yields, each as large as that tensor; the verifier checks them
+    against the kernel. Launch dimensions are a property of the
+    (static-shape) kernel and are chosen by codegen, not stored per step.
   }];
-  let arguments = (ins FlatSymbolRefAttr:$kernel, ArrayAttr:$args);
+  let arguments = (ins FlatSymbolRefAttr:$kernel,
+                       TypedArrayAttrBase<Exec_SlotAttr, "slot array">:$args);
   let assemblyFormat = "$kernel $args attr-dict";
 }
 

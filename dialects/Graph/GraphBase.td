@@ -148,10 +148,17 @@ class Graph_MultiResultInferOp<string mnemonic, list<Trait> traits = []>
   }]);
 }
 
+// Each result element is a function of the operand elements at the same
+// position under numpy broadcasting, so a chain of such ops can be computed
+// in one loop over the result: the pointwise fusion kind.
+def Graph_Pointwise : NativeOpTrait<"Pointwise"> {
+  let cppNamespace = "::graphc::graph::OpTrait";
+}
+
 // Elementwise op with one operand and a result of the same type.
 class Graph_UnaryOp<string mnemonic, Type operandType = Graph_Tensor,
                     list<Trait> traits = []>
-    : Graph_InferOp<mnemonic, !listconcat(traits, [Pure])> {
+    : Graph_InferOp<mnemonic, !listconcat(traits, [Pure, Graph_Pointwise])> {
   let arguments = (ins operandType:$input);
   let results = (outs operandType:$output);
   let sharedInference = [{
@@ -162,7 +169,7 @@ class Graph_UnaryOp<string mnemonic, Type operandType = Graph_Tensor,
 // Elementwise op with numpy broadcasting of two operands of one element type.
 class Graph_BinaryOp<string mnemonic, Type operandType = Graph_Tensor,
                      list<Trait> traits = []>
-    : Graph_InferOp<mnemonic, !listconcat(traits, [Pure])> {
+    : Graph_InferOp<mnemonic, !listconcat(traits, [Pure, Graph_Pointwise])> {
   let arguments = (ins operandType:$lhs, operandType:$rhs);
   let results = (outs operandType:$output);
   let sharedInference = [{
@@ -174,7 +181,7 @@ class Graph_BinaryOp<string mnemonic, Type operandType = Graph_Tensor,
 // Broadcasting comparison: result is a bool tensor.
 class Graph_CompareOp<string mnemonic, Type operandType = Graph_Tensor,
                       list<Trait> traits = []>
-    : Graph_InferOp<mnemonic, !listconcat(traits, [Pure])> {
+    : Graph_InferOp<mnemonic, !listconcat(traits, [Pure, Graph_Pointwise])> {
   let arguments = (ins operandType:$lhs, operandType:$rhs);
   let results = (outs Graph_BoolTensor:$output);
   let sharedInference = [{
@@ -187,7 +194,7 @@ class Graph_CompareOp<string mnemonic, Type operandType = Graph_Tensor,
 // Broadcasting op over any number of operands of one element type.
 class Graph_VariadicOp<string mnemonic, Type operandType = Graph_Tensor,
                        list<Trait> traits = []>
-    : Graph_InferOp<mnemonic, !listconcat(traits, [Pure])> {
+    : Graph_InferOp<mnemonic, !listconcat(traits, [Pure, Graph_Pointwise])> {
   let arguments = (ins Variadic<operandType>:$inputs);
   let results = (outs operandType:$output);
   let sharedInference = [{

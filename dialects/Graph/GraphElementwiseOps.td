@@ -400,7 +400,7 @@ def Graph_ShrinkOp : Graph_UnaryOp<"shrink", Graph_NumericTensor> {
                        DefaultValuedAttr<F32Attr, "0.5">:$lambd);
 }
 
-def Graph_IsNanOp : Graph_InferOp<"is_nan", [Pure]> {
+def Graph_IsNanOp : Graph_InferOp<"is_nan", [Pure, Graph_Pointwise]> {
   let summary = "whether each element is NaN";
   let description = [{
     ```mlir
@@ -416,7 +416,7 @@ def Graph_IsNanOp : Graph_InferOp<"is_nan", [Pure]> {
   }];
 }
 
-def Graph_IsInfOp : Graph_InferOp<"is_inf", [Pure]> {
+def Graph_IsInfOp : Graph_InferOp<"is_inf", [Pure, Graph_Pointwise]> {
   let summary = "whether each element is an infinity of the selected signs";
   let description = [{
     ```mlir
@@ -434,7 +434,7 @@ def Graph_IsInfOp : Graph_InferOp<"is_inf", [Pure]> {
   }];
 }
 
-def Graph_CastOp : Graph_InferOp<"cast", [Pure]> {
+def Graph_CastOp : Graph_InferOp<"cast", [Pure, Graph_Pointwise]> {
   let summary = "element type conversion (also ONNX CastLike)";
   let description = [{
     The result element type is `to`; the shape is the input's.
@@ -448,7 +448,8 @@ def Graph_CastOp : Graph_InferOp<"cast", [Pure]> {
   let hasCanonicalizer = 1;
 }
 
-def Graph_ClipOp : Graph_InferOp<"clip", [Pure, AttrSizedOperandSegments]> {
+def Graph_ClipOp : Graph_InferOp<"clip", [Pure, AttrSizedOperandSegments,
+                                          Graph_Pointwise]> {
   let summary = "clamp to [min, max]; absent bounds do not clamp";
   let description = [{
     `min` and `max` are optional scalars of the input's element type.
@@ -507,7 +508,7 @@ def Graph_DivOp : Graph_BinaryOp<"div", Graph_NumericTensor> {
   }];
 }
 
-def Graph_PowOp : Graph_InferOp<"pow", [Pure]> {
+def Graph_PowOp : Graph_InferOp<"pow", [Pure, Graph_Pointwise]> {
   let summary = "base ^ exponent with numpy broadcasting";
   let description = [{
     The exponent may have another element type; the result has the base's.
@@ -540,7 +541,7 @@ def Graph_ModOp : Graph_BinaryOp<"mod", Graph_NumericTensor> {
   let hasVerifier = 1;
 }
 
-def Graph_PReluOp : Graph_InferOp<"prelu", [Pure]> {
+def Graph_PReluOp : Graph_InferOp<"prelu", [Pure, Graph_Pointwise]> {
   let summary = "x for x >= 0, slope * x otherwise; slope broadcasts to x";
   let description = [{
     ```mlir
@@ -672,7 +673,7 @@ def Graph_BitwiseXorOp : Graph_BinaryOp<"bitwise_xor", Graph_IntTensor,
 // Ternary and variadic
 //===----------------------------------------------------------------------===//
 
-def Graph_WhereOp : Graph_InferOp<"where", [Pure]> {
+def Graph_WhereOp : Graph_InferOp<"where", [Pure, Graph_Pointwise]> {
   let summary = "select x where condition holds, else y (broadcasting)";
   let description = [{
     ```mlir

@@ -11,6 +11,13 @@
 
 namespace graphc::graph {
 class TypeInference;
+
+namespace OpTrait {
+/// Each result element is a function of the operand elements at the same
+/// position under numpy broadcasting: the op can join a pointwise fusion.
+template <typename ConcreteType>
+class Pointwise : public mlir::OpTrait::TraitBase<ConcreteType, Pointwise> {};
+} // namespace OpTrait
 } // namespace graphc::graph
 
 #define GET_OP_CLASSES

@@ -138,18 +138,18 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
      << ". Do not edit.\n#include <stdint.h>\n#include <stddef.h>\n"
      << "#include \"descriptor.h\"\n";
   if (!options.cudaTarget) {
-    os << "#include \"HostKernels.h\"\n\n";
+    // stdio and stdlib: fused kernels allocate their intermediates.
+    os << "#include <stdio.h>\n#include <stdlib.h>\n"
+       << "#include \"HostKernels.h\"\n\n";
     std::set<std::string> declared;
-    for (exec::KernelOp kernel : parts.kernels) {
-      Operation *op = exec::getComputeOp(kernel);
-      if (!op)
-        return kernel.emitOpError("the cpu target takes one op per kernel");
-      std::string mnemonic = op->getName().stripDialect().str();
-      if (declared.insert(mnemonic).second)
-        os << "extern \"C\" int gc_hk_" << mnemonic
-           << "(const gc_tensor *, int32_t, gc_tensor *, int32_t, "
-              "const gc_attrs *, char *, size_t);\n";
-    }
+    for (exec::KernelOp kernel : parts.kernels)
+      for (Operation *op : computeOps(kernel)) {
+        std::string mnemonic = op->getName().stripDialect().str();
+        if (declared.insert(mnemonic).second)
+          os << "extern \"C\" int gc_hk_" << mnemonic
+             << "(const gc_tensor *, int32_t, gc_tensor *, int32_t, "
+                "const gc_attrs *, char *, size_t);\n";
+      }
     os << "\n";
     for (exec::KernelOp kernel : parts.kernels)
       if (failed(emitCpuKernel(kernel, os)))
@@ -178,6 +178,8 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
   os << "static const graphc_kernel_desc kKernels[] = {\n";
   for (auto [i, kernel] : enumerate(parts.kernels)) {
     kernelIndex[kernel.getSymName()] = i;
+    if (options.cudaTarget && !kernel.getGrid())
+      return kernel.emitOpError("has no launch: cuda codegen sets it");
     std::string nodes;
     for (auto [j, node] : enumerate(kernel.getOnnxNodes()))
       nodes += (j ? "," : "") + cast<StringAttr>(node).str();
@@ -229,20 +231,22 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
       argOffset += slotsOf(step).size();
       if (auto launch = dyn_cast<exec::LaunchOp>(step)) {
         StringRef name = launch.getKernel();
-        LaunchDims dims;
-        if (options.cudaTarget) {
-          auto found = options.launchDims.find(name);
-          if (found == options.launchDims.end())
-            return launch.emitOpError("has no launch dims for kernel ") << name;
-          dims = found->second;
+        unsigned index = kernelIndex.lookup(name);
+        exec::KernelOp kernel = parts.kernels[index];
+        // Host calls have no launch: the cpu target leaves it unset.
+        SmallVector<int64_t> grid(3, 1), block(3, 1);
+        int64_t sharedBytes = 0;
+        if (kernel.getGrid()) {
+          grid.assign(kernel.getGrid()->begin(), kernel.getGrid()->end());
+          block.assign(kernel.getBlock()->begin(), kernel.getBlock()->end());
+          sharedBytes = *kernel.getSharedBytes();
         }
         os << "  {" << (options.cudaTarget ? "GRAPHC_STEP_LAUNCH"
                                            : "GRAPHC_STEP_HOST_CALL")
-           << ", " << kernelIndex.lookup(name) << ", {" << dims.grid[0] << ", "
-           << dims.grid[1] << ", " << dims.grid[2] << "}, {" << dims.block[0]
-           << ", " << dims.block[1] << ", " << dims.block[2] << "}, "
-           << dims.sharedBytes << ", " << launch.getArgs().size() << ", "
-           << args << "},\n";
+           << ", " << index << ", {" << grid[0] << ", " << grid[1] << ", "
+           << grid[2] << "}, {" << block[0] << ", " << block[1] << ", "
+           << block[2] << "}, " << sharedBytes << ", "
+           << launch.getArgs().size() << ", " << args << "},\n";
       } else if (isa<exec::CopyOp>(step)) {
         os << "  {GRAPHC_STEP_COPY, -1, {0, 0, 0}, {0, 0, 0}, 0, 2, " << args
            << "},\n";

@@ -3,21 +3,12 @@
 #define GRAPHC_LIB_CODEGEN_SHAREDOBJECTWRITER_H
 
 #include "mlir/IR/BuiltinOps.h"
-#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
 
-#include <array>
 #include <string>
 #include <vector>
 
 namespace graphc::codegen {
-
-/// Launch dimensions of one cuda kernel.
-struct LaunchDims {
-  std::array<uint32_t, 3> grid{1, 1, 1};
-  std::array<uint32_t, 3> block{1, 1, 1};
-  uint32_t sharedBytes = 0;
-};
 
 /// One loadable cuda module image.
 struct DeviceImage {
@@ -31,9 +22,9 @@ struct SharedObjectOptions {
   bool cudaTarget = false;
   /// Weights go to `<outputPath>.weights` instead of into the .so.
   bool weightsSideFile = false;
-  /// cuda only: images holding every kernel, and each kernel's launch dims.
+  /// cuda only: images holding every kernel (whose launches the
+  /// exec.kernel ops carry).
   std::vector<DeviceImage> images;
-  llvm::StringMap<LaunchDims> launchDims;
   /// Where to build; empty for a fresh temporary directory (removed on
   /// success, kept on failure).
   std::string workDir;

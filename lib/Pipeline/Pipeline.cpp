@@ -100,10 +100,9 @@ void printModule(ModuleOp module, llvm::raw_ostream &out) {
 }
 
 #if GRAPHC_HAVE_CUDA_CODEGEN
-/// CUDA source for every kernel, their launch dims, and the compiled images.
+/// CUDA source for every kernel; sets each exec.kernel's launch.
 llvm::Error generateCuda(ModuleOp module, const CompileOptions &options,
-                         std::string &source,
-                         codegen::SharedObjectOptions &so) {
+                         std::string &source) {
   source = codegen::cudaModulePreamble().str();
   source += "\n";
   auto kernels = module.getOps<exec::KernelOp>();
@@ -112,29 +111,21 @@ llvm::Error generateCuda(ModuleOp module, const CompileOptions &options,
   for (auto kernel : kernels) {
     if (options.progress)
       options.progress->kernels(done++, total);
-    Operation *op = exec::getComputeOp(kernel);
-    if (!op)
-      return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     "kernel %s is not a single op",
-                                     kernel.getSymName().str().c_str());
-    int64_t blockSize = 256;
-    if (auto attr = kernel.getSchedule().getAs<IntegerAttr>("block_size"))
-      blockSize = attr.getInt();
-    FailureOr<codegen::CudaKernel> emitted =
-        codegen::emitCudaKernel(op, kernel.getSymName(), blockSize);
+    FailureOr<codegen::CudaKernel> emitted = codegen::emitCudaKernel(kernel);
     if (failed(emitted))
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      "cannot emit cuda kernel %s",
                                      kernel.getSymName().str().c_str());
     source += emitted->source;
     source += "\n";
-    codegen::LaunchDims dims;
-    for (int i = 0; i < 3; ++i) {
-      dims.grid[i] = emitted->grid[i];
-      dims.block[i] = emitted->block[i];
-    }
-    dims.sharedBytes = emitted->sharedBytes;
-    so.launchDims[kernel.getSymName()] = dims;
+    // The launch travels with the kernel: --emit exec shows it and the
+    // .so writer reads it from there.
+    Builder b(kernel.getContext());
+    kernel.setGridAttr(b.getDenseI64ArrayAttr(
+        {emitted->grid[0], emitted->grid[1], emitted->grid[2]}));
+    kernel.setBlockAttr(b.getDenseI64ArrayAttr(
+        {emitted->block[0], emitted->block[1], emitted->block[2]}));
+    kernel.setSharedBytesAttr(b.getI64IntegerAttr(emitted->sharedBytes));
   }
   if (options.progress)
     options.progress->kernels(total, total);
@@ -402,6 +393,18 @@ llvm::Error compileModel(const CompileOptions &options,
     return diagnostics.takeError("lowering to exec failed");
   if (failed(verify(module)))
     return diagnostics.takeError("exec IR does not verify");
+  // CUDA kernels are generated before the exec stage is shown: codegen
+  // sets their launch on the exec.kernel ops.
+#if GRAPHC_HAVE_CUDA_CODEGEN
+  std::string cudaSource;
+  if (options.target == Target::cuda) {
+    stage("codegen");
+    if (llvm::Error e = generateCuda(module, options, cudaSource)) {
+      llvm::consumeError(std::move(e));
+      return diagnostics.takeError("cuda code generation failed");
+    }
+  }
+#endif
   if (options.emit == EmitStage::exec) {
     printModule(module, out);
     return llvm::Error::success();
@@ -414,12 +417,6 @@ llvm::Error compileModel(const CompileOptions &options,
   so.workDir = options.keepDir;
   if (so.cudaTarget) {
 #if GRAPHC_HAVE_CUDA_CODEGEN
-    std::string cudaSource;
-    stage("codegen");
-    if (llvm::Error e = generateCuda(module, options, cudaSource, so)) {
-      llvm::consumeError(std::move(e));
-      return diagnostics.takeError("cuda code generation failed");
-    }
     if (options.emit == EmitStage::source) {
       out << cudaSource;
       return llvm::Error::success();

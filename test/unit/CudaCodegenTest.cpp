@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialects/Exec/ExecOps.h"
 #include "dialects/Graph/GraphDialect.h"
 #include "dialects/Graph/GraphOps.h"
 #include "lib/Codegen/CUDA/CudaEmitter.h"
@@ -31,7 +32,8 @@ namespace {
 class CudaCodegenTest : public ::testing::Test {
 protected:
   CudaCodegenTest() {
-    context.loadDialect<graphc::graph::GraphDialect, func::FuncDialect>();
+    context.loadDialect<graphc::graph::GraphDialect, graphc::exec::ExecDialect,
+                        func::FuncDialect>();
   }
 
   /// Emits every non-constant graph op of `body` (the body of a function
@@ -299,6 +301,75 @@ TEST_F(CudaCodegenTest, KernelTextIsSpecialised) {
   EXPECT_NE(source.find("k0_add("), std::string::npos);
   EXPECT_NE(source.find("i < 6LL"), std::string::npos) << source;
   EXPECT_NE(source.find("in1[o1]"), std::string::npos) << source;
+}
+
+/// Emits every exec.kernel of the module `text`; records failures in
+/// `diagnostics`.
+static std::string emitKernels(MLIRContext &context, llvm::StringRef text,
+                               std::string &diagnostics) {
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
+    diagnostics += d.str() + "\n";
+    return success();
+  });
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
+  if (!module)
+    return "";
+  std::string source = cudaModulePreamble().str();
+  for (auto kernel : module->getOps<graphc::exec::KernelOp>()) {
+    FailureOr<CudaKernel> emitted = emitCudaKernel(kernel);
+    if (failed(emitted))
+      return "";
+    source += "\n" + emitted->source;
+  }
+  return source;
+}
+
+TEST_F(CudaCodegenTest, PointwiseFusionIsOneLoop) {
+  // f16 intermediates round like stored ones; inputs broadcast; a splat
+  // constant is a literal, a larger one is read through its kernel input.
+  std::string diagnostics;
+  std::string source = emitKernels(context, R"mlir(
+exec.kernel @add_mul_relu_3 pointwise attributes {hash = "0000000000000000", onnx_nodes = ["n_add", "n_mul", "n_relu"], schedule = {block_size = 128 : i64}} {
+^bb0(%a: tensor<2x3xf16>, %b: tensor<3xf16>, %c: tensor<3xf16>):
+  %half = graph.constant {value = dense<0.5> : tensor<f16>} : () -> tensor<f16>
+  %w = graph.constant {exec.argument = 2 : i64, value = dense<[1.0, 2.0, 3.0]> : tensor<3xf16>} : () -> tensor<3xf16>
+  %0 = graph.add %a, %b : (tensor<2x3xf16>, tensor<3xf16>) -> tensor<2x3xf16>
+  %1 = graph.mul %0, %half : (tensor<2x3xf16>, tensor<f16>) -> tensor<2x3xf16>
+  %2 = graph.sub %1, %w : (tensor<2x3xf16>, tensor<3xf16>) -> tensor<2x3xf16>
+  %3 = graph.relu %2 : (tensor<2x3xf16>) -> tensor<2x3xf16>
+  kernel.yield %3 : tensor<2x3xf16>
+})mlir", diagnostics);
+  ASSERT_FALSE(source.empty()) << diagnostics;
+  std::string kernel = source.substr(cudaModulePreamble().size());
+  for (const char *part :
+       {"// add_mul_relu_3: graph.add, graph.mul, graph.sub, graph.relu (ONNX "
+        "nodes 'n_add', 'n_mul', 'n_relu')",
+        "__launch_bounds__(128) add_mul_relu_3(",
+        "const __half *__restrict__ arg2,", "__half *__restrict__ out0)",
+        "i < 6LL", "gc_ld(arg1[o1])", "gc_ld(arg2[o1])",
+        "gc_ld(gc_cvt<__half>(x0 + x1))", "v0 * 0.5f",
+        "out0[i] = gc_cvt<__half>(v3);"})
+    EXPECT_NE(kernel.find(part), std::string::npos) << part << "\n" << kernel;
+  // One loop, one kernel.
+  EXPECT_EQ(kernel.find("for (", kernel.find("for (") + 1), std::string::npos)
+      << kernel;
+  compileAndCheck(source);
+}
+
+TEST_F(CudaCodegenTest, OnlyPointwiseKernelsFuse) {
+  std::string diagnostics;
+  std::string source = emitKernels(context, R"mlir(
+exec.kernel @softmax_exp_0 reduction attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}} {
+^bb0(%a: tensor<2x3xf32>):
+  %0 = graph.softmax %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %1 = graph.exp %0 : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  kernel.yield %1 : tensor<2x3xf32>
+})mlir", diagnostics);
+  EXPECT_TRUE(source.empty());
+  EXPECT_NE(diagnostics.find("a reduction kernel must compute one op: only "
+                             "pointwise kernels fuse"),
+            std::string::npos)
+      << diagnostics;
 }
 
 TEST_F(CudaCodegenTest, CompilationIsDeterministic) {

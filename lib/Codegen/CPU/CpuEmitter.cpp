@@ -6,7 +6,9 @@
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/HostEval.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cmath>
 
@@ -38,35 +40,25 @@ std::string cpuKernelSymbol(exec::KernelOp kernel) {
   return ("graphc_kernel_" + kernel.getSymName()).str();
 }
 
-LogicalResult emitCpuKernel(exec::KernelOp kernel, llvm::raw_ostream &os) {
-  Operation *compute = exec::getComputeOp(kernel);
-  if (!compute)
-    return kernel.emitOpError("the cpu target takes one op per kernel");
-  Operation &op = *compute;
-  std::string mnemonic = op.getName().stripDialect().str();
-  if (!gc_host_kernel_lookup(mnemonic.c_str()))
-    return op.emitError() << "cpu target: no host kernel for " << op.getName();
+SmallVector<Operation *> computeOps(exec::KernelOp kernel) {
+  SmallVector<Operation *> ops;
+  for (Operation &op : kernel.getBody().front().without_terminator())
+    if (!op.hasTrait<OpTrait::ConstantLike>())
+      ops.push_back(&op);
+  return ops;
+}
+
+/// Writes `op`'s attributes as static data named after `prefix`, ending
+/// with `<prefix>_attr_list`, the gc_attrs its host kernel takes.
+static LogicalResult emitAttrs(Operation &op, StringRef prefix,
+                               llvm::raw_ostream &os) {
   FailureOr<graph::HostAttrs> attrs = graph::HostAttrs::fromOp(&op);
   if (failed(attrs))
     return op.emitError() << "cpu target: cannot pass the attributes of "
                           << op.getName() << " to its host kernel";
-  std::string prefix = kernel.getSymName().str();
-
-  os << "// kernel " << prefix << ": " << op.getName();
-  if (!kernel.getOnnxNodes().empty()) {
-    os << " (onnx:";
-    for (Attribute node : kernel.getOnnxNodes()) {
-      // Node names are user text: keep the comment on one line.
-      os << " " << commentText(cast<StringAttr>(node).getValue());
-    }
-    os << ")";
-  }
-  os << "\n";
-
-  // Attributes as static data.
   const std::vector<gc_attr> &items = attrs->items();
   for (auto [i, item] : llvm::enumerate(items)) {
-    std::string base = prefix + "_a" + std::to_string(i);
+    std::string base = prefix.str() + "_a" + std::to_string(i);
     if (item.kind == GC_ATTR_INTS)
       emitInt64Array(os, base + "_ints",
                      ArrayRef<int64_t>(item.ints, item.count));
@@ -98,7 +90,7 @@ LogicalResult emitCpuKernel(exec::KernelOp kernel, llvm::raw_ostream &os) {
   }
   os << "static const gc_attr " << prefix << "_attrs[] = {\n";
   for (auto [i, item] : llvm::enumerate(items)) {
-    std::string base = prefix + "_a" + std::to_string(i);
+    std::string base = prefix.str() + "_a" + std::to_string(i);
     os << "  {" << cppStringLiteral(item.name) << ", " << item.kind << ", "
        << item.count << ", " << item.i << "LL, " << doubleLiteral(item.f)
        << ", " << (item.s ? cppStringLiteral(item.s) : "nullptr") << ", "
@@ -112,49 +104,135 @@ LogicalResult emitCpuKernel(exec::KernelOp kernel, llvm::raw_ostream &os) {
   os << "};\n";
   os << "static const gc_attrs " << prefix << "_attr_list = {" << items.size()
      << ", " << prefix << "_attrs};\n";
+  return success();
+}
 
-  // Shapes of the op's input slots, then of its results.
-  SmallVector<int32_t> slotSizes = graph::operandSlotSizes(&op);
-  struct Binding {
-    int32_t dtype;
-    int64_t rank; // -1: absent optional input
-    std::string dims;
-  };
-  SmallVector<Binding> inputs, outputs;
-  unsigned next = 0;
-  auto bind = [&](Type type, const std::string &dimsName) -> Binding {
-    auto ranked = cast<RankedTensorType>(type);
-    emitInt64Array(os, dimsName, ranked.getShape());
-    return {graph::toHostDtype(ranked.getElementType()), ranked.getRank(),
-            dimsName};
-  };
-  for (int32_t size : slotSizes) {
-    if (size == 0)
-      inputs.push_back({0, -1, "nullptr"});
-    for (int32_t i = 0; i < size; ++i, ++next)
-      inputs.push_back(bind(op.getOperand(next).getType(),
-                            prefix + "_in" + std::to_string(inputs.size())));
+LogicalResult emitCpuKernel(exec::KernelOp kernel, llvm::raw_ostream &os) {
+  SmallVector<Operation *> ops = computeOps(kernel);
+  if (ops.empty())
+    return kernel.emitOpError("computes nothing");
+  if (ops.size() > 1 && kernel.getKind() != kernel::FusionKind::pointwise)
+    return kernel.emitOpError("a ")
+           << kernel::stringifyFusionKind(kernel.getKind())
+           << " kernel must compute one op: only pointwise kernels fuse";
+  for (Operation *op : ops)
+    if (!gc_host_kernel_lookup(op->getName().stripDialect().str().c_str()))
+      return op->emitError()
+             << "cpu target: no host kernel for " << op->getName();
+  std::string prefix = kernel.getSymName().str();
+  Block &body = kernel.getBody().front();
+  Operation *yield = body.getTerminator();
+
+  os << "// kernel " << prefix << ": ";
+  llvm::interleaveComma(ops, os, [&](Operation *op) { os << op->getName(); });
+  if (!kernel.getOnnxNodes().empty()) {
+    os << " (onnx:";
+    for (Attribute node : kernel.getOnnxNodes()) {
+      // Node names are user text: keep the comment on one line.
+      os << " " << commentText(cast<StringAttr>(node).getValue());
+    }
+    os << ")";
   }
-  for (auto [i, result] : llvm::enumerate(op.getResults()))
-    outputs.push_back(
-        bind(result.getType(), prefix + "_out" + std::to_string(i)));
+  os << "\n";
+
+  // Where each value lives: a kernel input, a kernel output, or (inside a
+  // fusion) a temporary.
+  llvm::DenseMap<Value, std::string> buffer;
+  for (auto [index, value] : llvm::enumerate(yield->getOperands()))
+    buffer.try_emplace(value, "args[" +
+                                  std::to_string(body.getNumArguments() +
+                                                 index) +
+                                  "]");
+  // A fusion's intermediates share one scratch block, one allocation per
+  // call, each at a 64-byte aligned offset.
+  int64_t scratchBytes = 0;
+
+  // Per op: its attributes, the shapes of its input slots and results, and
+  // the tensors its host kernel call binds.
+  struct Call {
+    std::string inputs, outputs, callee;
+  };
+  SmallVector<Call> calls;
+  for (auto [j, op] : llvm::enumerate(ops)) {
+    std::string opPrefix =
+        ops.size() == 1 ? prefix : prefix + "_op" + std::to_string(j);
+    if (failed(emitAttrs(*op, opPrefix, os)))
+      return failure();
+    auto tensor = [&](Value value, const std::string &dimsName) {
+      auto ranked = cast<RankedTensorType>(value.getType());
+      emitInt64Array(os, dimsName, ranked.getShape());
+      return "{" +
+             std::to_string(graph::toHostDtype(ranked.getElementType())) +
+             ", " + std::to_string(ranked.getRank()) + ", " + dimsName + ", " +
+             buffer.lookup(value) + "}";
+    };
+    SmallVector<std::string> inputs, outputs;
+    unsigned next = 0;
+    for (int32_t size : graph::operandSlotSizes(op)) {
+      if (size == 0)
+        inputs.push_back("{0, -1, nullptr, nullptr}");
+      for (int32_t i = 0; i < size; ++i, ++next) {
+        Value value = op->getOperand(next);
+        if (!buffer.count(value)) {
+          std::optional<unsigned> argument = exec::getKernelArgument(value);
+          if (!argument)
+            return op->emitError("cpu target: an operand of ")
+                   << op->getName() << " is neither computed nor passed";
+          buffer[value] = "args[" + std::to_string(*argument) + "]";
+        }
+        inputs.push_back(tensor(value, opPrefix + "_in" +
+                                           std::to_string(inputs.size())));
+      }
+    }
+    for (auto [i, result] : llvm::enumerate(op->getResults())) {
+      if (!buffer.count(result)) {
+        buffer[result] = "(void *)(scratch + " +
+                         std::to_string(scratchBytes) + ")";
+        scratchBytes += llvm::alignTo(
+            std::max<int64_t>(1, exec::slotBytes(result.getType())), 64);
+      }
+      outputs.push_back(
+          tensor(result, opPrefix + "_out" + std::to_string(i)));
+    }
+    Call call;
+    call.inputs = "gc_tensor " + opPrefix + "_inputs[] = {" +
+                  (inputs.empty() ? "{0, -1, nullptr, nullptr}"
+                                  : llvm::join(inputs, ", ")) +
+                  "};";
+    call.outputs = "gc_tensor " + opPrefix + "_outputs[] = {" +
+                   llvm::join(outputs, ", ") + "};";
+    call.callee = "gc_hk_" + op->getName().stripDialect().str() + "(" +
+                  opPrefix + "_inputs, " + std::to_string(inputs.size()) +
+                  ", " + opPrefix + "_outputs, " +
+                  std::to_string(outputs.size()) + ", &" + opPrefix +
+                  "_attr_list, err, err_len)";
+    calls.push_back(std::move(call));
+  }
 
   os << "extern \"C\" int " << cpuKernelSymbol(kernel)
      << "(void *const *args, char *err, uint64_t err_len) {\n";
-  os << "  gc_tensor inputs[] = {";
-  for (auto [i, in] : llvm::enumerate(inputs))
-    os << (i ? ", " : "") << "{" << in.dtype << ", " << in.rank << ", "
-       << in.dims << ", args[" << i << "]}";
-  if (inputs.empty())
-    os << "{0, -1, nullptr, nullptr}";
-  os << "};\n  gc_tensor outputs[] = {";
-  for (auto [i, out] : llvm::enumerate(outputs))
-    os << (i ? ", " : "") << "{" << out.dtype << ", " << out.rank << ", "
-       << out.dims << ", args[" << inputs.size() + i << "]}";
-  os << "};\n";
-  os << "  return gc_hk_" << mnemonic << "(inputs, " << inputs.size()
-     << ", outputs, " << outputs.size() << ", &" << prefix
-     << "_attr_list, err, err_len);\n}\n\n";
+  if (ops.size() == 1) {
+    const Call &call = calls.front();
+    os << "  " << call.inputs << "\n  " << call.outputs << "\n  return "
+       << call.callee << ";\n}\n\n";
+    return success();
+  }
+  // A fusion runs its ops one after another through their host kernels, the
+  // semantic oracle, with intermediates in temporaries: the cpu target is
+  // the reference the other targets are checked against, so it computes
+  // exactly what the unfused graph would.
+  os << "  int status = 0;\n";
+  if (scratchBytes > 0) {
+    os << "  char *scratch = (char *)malloc(" << scratchBytes << ");\n";
+    os << "  if (!scratch) {\n    snprintf(err, err_len, \"kernel " << prefix
+       << ": out of memory for its intermediates\");\n    return 1;\n  }\n";
+  }
+  for (const Call &call : calls)
+    os << "  if (status == 0) {\n    " << call.inputs << "\n    "
+       << call.outputs << "\n    status = " << call.callee << ";\n  }\n";
+  if (scratchBytes > 0)
+    os << "  free(scratch);\n";
+  os << "  return status;\n}\n\n";
   return success();
 }
 

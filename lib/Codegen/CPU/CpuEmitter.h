@@ -8,15 +8,20 @@
 
 namespace graphc::codegen {
 
-/// Writes one C++ function per exec.kernel of the cpu target, named after the
-/// kernel, with the graphc_host_fn signature of descriptor.h: it binds the
-/// step's buffers to tensors of the kernel's static shapes and calls the
-/// op's host kernel. Fails (with a diagnostic at the op) for a kernel whose
-/// op has no host kernel or an attribute it cannot pass.
 /// The C symbol of a kernel's host function (prefixed so that kernel names
 /// never collide with library symbols).
 std::string cpuKernelSymbol(exec::KernelOp kernel);
 
+/// The ops a kernel computes (all but constants and the terminator), in
+/// order; each is one host kernel call on the cpu target.
+llvm::SmallVector<mlir::Operation *> computeOps(exec::KernelOp kernel);
+
+/// Writes one C++ function per exec.kernel of the cpu target, named after the
+/// kernel, with the graphc_host_fn signature of descriptor.h: it binds the
+/// step's buffers (the kernel's inputs, then its outputs) to tensors of the
+/// kernel's static shapes and calls each op's host kernel in turn, with the
+/// intermediates of a fusion in temporaries. Fails (with a diagnostic at the
+/// op) for an op with no host kernel or an attribute it cannot pass.
 mlir::LogicalResult emitCpuKernel(exec::KernelOp kernel,
                                   llvm::raw_ostream &os);
 

@@ -1,26 +1,35 @@
 //===- CudaEmitter.cpp - CUDA C++ kernels for graph ops -------------------===//
 //
-// Dispatches a graph op to the emitter of its category. Every category reads
-// the op generically (operands by ONNX input slot, attributes by ONNX name),
-// so the emitter depends on the graph dialect's conventions, not on its C++
-// op classes.
+// Chooses the template of a kernel: its fusion kind picks the family, and a
+// kernel of one op goes to the emitter of that op's category. Every category
+// reads the op generically (operands by ONNX input slot, attributes by ONNX
+// name), so the emitter depends on the graph dialect's conventions, not on
+// its C++ op classes.
 //
 //===----------------------------------------------------------------------===//
 
 #include "lib/Codegen/CUDA/CudaEmitter.h"
 #include "lib/Codegen/CUDA/EmitSupport.h"
 
+#include "dialects/Graph/GraphOps.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
 using namespace mlir;
 
 namespace graphc::codegen {
 
-FailureOr<CudaKernel> emitCudaKernel(Operation *op, llvm::StringRef name,
-                                     int64_t blockSize) {
+static LogicalResult checkBlockSize(Operation *op, int64_t blockSize) {
   if (blockSize < 32 || blockSize > 1024 || blockSize % 32 != 0)
     return op->emitError() << "cannot emit a cuda kernel for '"
                            << op->getName() << "': block_size " << blockSize
                            << " is not a multiple of 32 in [32, 1024]";
-  cuda::KernelEmitter emitter(op, name, blockSize);
+  return success();
+}
+
+/// Emits the body of the kernel computing `emitter`'s op alone.
+static LogicalResult emitOp(cuda::KernelEmitter &emitter) {
+  Operation *op = emitter.getOp();
   llvm::StringRef mnemonic = emitter.getMnemonic();
   if (!op->getName().getStringRef().starts_with("graph."))
     return op->emitError() << "cannot emit a cuda kernel for '" << op->getName()
@@ -30,33 +39,89 @@ FailureOr<CudaKernel> emitCudaKernel(Operation *op, llvm::StringRef name,
   if (failed(emitter.checkTypes()))
     return failure();
 
-  LogicalResult result = failure();
-  if (cuda::isUnary(mnemonic))
-    result = cuda::emitUnary(emitter);
-  else if (cuda::isBinary(mnemonic))
-    result = cuda::emitBinary(emitter);
-  else if (mnemonic == "sum" || mnemonic == "mean" || mnemonic == "max" ||
-           mnemonic == "min")
-    result = cuda::emitVariadic(emitter);
-  else if (mnemonic == "where")
-    result = cuda::emitWhere(emitter);
-  else if (mnemonic == "clip")
-    result = cuda::emitClip(emitter);
-  else if (mnemonic == "cast")
-    result = cuda::emitCast(emitter);
-  else if (cuda::isDataMovement(mnemonic))
-    result = cuda::emitDataMovement(emitter);
-  else if (cuda::isReduction(mnemonic))
-    result = cuda::emitReduction(emitter);
-  else if (cuda::isNormalization(mnemonic))
-    result = cuda::emitNormalization(emitter);
-  else if (cuda::isConvPool(mnemonic))
-    result = cuda::emitConvPool(emitter);
-  else if (cuda::isLinearAlgebra(mnemonic))
-    result = cuda::emitLinearAlgebra(emitter);
-  else
-    return emitter.fail("no cuda emitter for this op");
-  if (failed(result))
+  if (op->hasTrait<graph::OpTrait::Pointwise>())
+    return cuda::emitPointwise(emitter);
+  if (cuda::isDataMovement(mnemonic))
+    return cuda::emitDataMovement(emitter);
+  if (cuda::isReduction(mnemonic))
+    return cuda::emitReduction(emitter);
+  if (cuda::isNormalization(mnemonic))
+    return cuda::emitNormalization(emitter);
+  if (cuda::isConvPool(mnemonic))
+    return cuda::emitConvPool(emitter);
+  if (cuda::isLinearAlgebra(mnemonic))
+    return cuda::emitLinearAlgebra(emitter);
+  return emitter.fail("no cuda emitter for this op");
+}
+
+FailureOr<CudaKernel> emitCudaKernel(Operation *op, llvm::StringRef name,
+                                     int64_t blockSize) {
+  if (failed(checkBlockSize(op, blockSize)))
+    return failure();
+  cuda::KernelEmitter emitter(op, name, blockSize);
+  if (failed(emitOp(emitter)))
+    return failure();
+  return emitter.finish();
+}
+
+/// Whether every value the pointwise fusion `kernel` reads or computes has
+/// a CUDA element type and static dims.
+static LogicalResult checkFusionTypes(exec::KernelOp kernel) {
+  auto check = [](Value value, Operation *where) -> LogicalResult {
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    if (type && type.hasStaticShape() &&
+        !cuda::cudaType(type.getElementType()).empty())
+      return success();
+    return cuda::failOp(where, "a value of type " +
+                                   llvm::Twine(llvm::formatv(
+                                       "{0}", value.getType()).str()) +
+                                   " has no static cuda counterpart");
+  };
+  for (BlockArgument arg : kernel.getBody().getArguments())
+    if (!arg.use_empty())
+      if (failed(check(arg, *arg.getUsers().begin())))
+        return failure();
+  for (Operation &op : kernel.getBody().front().without_terminator())
+    for (Value result : op.getResults())
+      if (failed(check(result, &op)))
+        return failure();
+  return success();
+}
+
+FailureOr<CudaKernel> emitCudaKernel(exec::KernelOp kernel) {
+  int64_t blockSize = cuda::kDefaultBlockSize;
+  if (auto attr = kernel.getSchedule().getAs<IntegerAttr>("block_size"))
+    blockSize = attr.getInt();
+  Block &body = kernel.getBody().front();
+  Operation *yield = body.getTerminator();
+
+  if (kernel.getKind() == kernel::FusionKind::pointwise) {
+    Operation *root = yield->getNumOperands()
+                          ? yield->getOperand(0).getDefiningOp()
+                          : nullptr;
+    if (!root)
+      return kernel.emitOpError("pointwise kernel yields no computed value");
+    if (failed(checkBlockSize(root, blockSize)) ||
+        failed(checkFusionTypes(kernel)))
+      return failure();
+    cuda::KernelEmitter emitter(kernel, root, blockSize);
+    if (failed(cuda::emitPointwiseFusion(emitter, kernel)))
+      return failure();
+    return emitter.finish();
+  }
+
+  // The other families have a template for one op so far.
+  Operation *op = exec::getComputeOp(kernel);
+  if (!op)
+    return kernel.emitOpError("a ")
+           << kernel::stringifyFusionKind(kernel.getKind())
+           << " kernel must compute one op: only pointwise kernels fuse";
+  if (!llvm::equal(yield->getOperands(), op->getResults()))
+    return kernel.emitOpError("must yield the results of its op in order");
+  if (failed(checkBlockSize(op, blockSize)))
+    return failure();
+  cuda::KernelEmitter emitter(kernel, op, blockSize);
+  if (failed(emitter.bindInputSlots()) || failed(emitOp(emitter)))
     return failure();
   return emitter.finish();
 }

@@ -8,6 +8,8 @@
 #ifndef GRAPHC_LIB_CODEGEN_CUDA_CUDAEMITTER_H
 #define GRAPHC_LIB_CODEGEN_CUDA_CUDAEMITTER_H
 
+#include "dialects/Exec/ExecOps.h"
+
 #include "mlir/IR/Operation.h"
 #include "mlir/Support/LogicalResult.h"
 #include "llvm/ADT/StringRef.h"
@@ -42,6 +44,15 @@ struct CudaKernel {
 mlir::FailureOr<CudaKernel> emitCudaKernel(mlir::Operation *op,
                                            llvm::StringRef name,
                                            int64_t blockSize = 256);
+
+/// Emits the kernel of `kernel` under its symbol name, with the template of
+/// its fusion kind: the pointwise fusion template for pointwise kernels,
+/// the op's own emitter for a kernel of one op of another kind. Parameters:
+/// one pointer per kernel input (its block arguments), then one per output,
+/// then the error record and launch site when the kernel checks values read
+/// at run time (as for emitCudaKernel of an op). Fails with an error naming
+/// the op and the reason when it cannot emit it.
+mlir::FailureOr<CudaKernel> emitCudaKernel(exec::KernelOp kernel);
 
 /// Shared preamble (fp16/bf16 helpers, math wrappers, index helpers) placed
 /// once at the top of a module.

@@ -134,6 +134,15 @@ template <typename T> __device__ __forceinline__ T gc_min(T a, T b) {
   return (a < b || gc_isnan(a)) ? a : b;
 }
 
+// Clip's bounds, applied low first: with low > high every element becomes
+// high; a NaN element stays NaN.
+template <typename T> __device__ __forceinline__ T gc_clip_low(T x, T low) {
+  return x < low ? low : x;
+}
+template <typename T> __device__ __forceinline__ T gc_clip_high(T x, T high) {
+  return x > high ? high : x;
+}
+
 // Reduction operators for gc_block_reduce.
 struct gc_op_add { template <typename T> __device__ __forceinline__ T operator()(T a, T b) const { return a + b; } };
 struct gc_op_mul { template <typename T> __device__ __forceinline__ T operator()(T a, T b) const { return a * b; } };

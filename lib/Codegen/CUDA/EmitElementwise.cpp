@@ -1,13 +1,20 @@
-//===- EmitElementwise.cpp - unary, broadcasting and variadic kernels -----===//
+//===- EmitElementwise.cpp - pointwise expressions and kernels ------------===//
 //
-// One thread per output element in a grid-stride loop. Inputs are read at
-// offsets computed from the output coordinates and their baked broadcast
-// strides; f16/bf16 compute in float.
+// Per-op scalar expression builders (one element of a pointwise op's result
+// from its operands' values), and the two loops that use them: the kernel of
+// one pointwise op, and the pointwise fusion template computing a chain of
+// them per output element. One thread per output element in a grid-stride
+// loop; inputs are read at offsets computed from the output coordinates and
+// their baked broadcast strides; f16/bf16 compute in float.
 //
 //===----------------------------------------------------------------------===//
 
 #include "lib/Codegen/CUDA/EmitSupport.h"
 
+#include "dialects/Exec/ExecOps.h"
+#include "dialects/Graph/GraphOps.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
@@ -17,30 +24,6 @@ using llvm::Twine;
 
 namespace graphc::codegen::cuda {
 namespace {
-
-/// Opens the loop over the result elements and returns, per input slot, the
-/// offset expression of the element it contributes (numpy broadcasting).
-SmallVector<std::string> openBroadcastLoop(KernelEmitter &e,
-                                           ArrayRef<unsigned> slotsToRead) {
-  ArrayRef<int64_t> outShape = e.resultShape();
-  e.openLinearLoop(numElements(outShape));
-  SmallVector<std::string> offsets;
-  bool needCoords = false;
-  for (unsigned slot : slotsToRead) {
-    ArrayRef<int64_t> shape = e.inputShape(slot);
-    if (shape == outShape)
-      offsets.push_back("i");
-    else if (numElements(shape) == 1)
-      offsets.push_back("0");
-    else {
-      offsets.push_back(offsetExpr("o", broadcastStrides(shape, outShape)));
-      needCoords = true;
-    }
-  }
-  if (needCoords)
-    e.coords("o", "i", outShape);
-  return offsets;
-}
 
 /// Mnemonics whose expression uses floating-point math only.
 bool isFloatOnlyUnary(StringRef m) {
@@ -55,259 +38,397 @@ bool isFloatOnlyUnary(StringRef m) {
       .Default(false);
 }
 
-/// The expression computing unary op `m` on `x` of compute type `t`.
-std::optional<std::string> unaryExpr(const KernelEmitter &e, StringRef m,
-                                     StringRef t) {
+Type elementTypeOf(Value value) {
+  return cast<ShapedType>(value.getType()).getElementType();
+}
+
+/// The expression computing unary op `m` (attributes read from `op`) on `x`
+/// of compute type `t`.
+std::optional<std::string> unaryExpr(Operation *op, StringRef m, StringRef t,
+                                     const std::string &x) {
   auto c = [&](double v) { return literal(v, t); };
   // Functional casts do not accept multi-word types like "signed char".
   auto as = [&](const std::string &expr) {
     return "static_cast<" + t.str() + ">(" + expr + ")";
   };
   auto attr = [&](StringRef name, double def) {
-    return literal(e.floatAttr(name, def), t);
+    return literal(floatAttr(op, name, def), t);
   };
   std::string one = c(1), zero = c(0);
   if (m == "abs")
-    return "x < " + zero + " ? " + as("-x") + " : x";
+    return x + " < " + zero + " ? " + as("-" + x) + " : " + x;
   if (m == "neg")
-    return as("-x");
+    return as("-" + x);
   if (m == "reciprocal")
-    return one + " / x";
+    return one + " / " + x;
   if (m == "relu")
-    return "x > " + zero + " ? x : " + zero;
+    return x + " > " + zero + " ? " + x + " : " + zero;
   if (m == "leaky_relu")
-    return "x >= " + zero + " ? x : " + attr("alpha", 0.01) + " * x";
+    return x + " >= " + zero + " ? " + x + " : " + attr("alpha", 0.01) +
+           " * " + x;
   if (m == "sigmoid")
-    return one + " / (" + one + " + gc_exp(-x))";
+    return one + " / (" + one + " + gc_exp(-" + x + "))";
   if (m == "hard_sigmoid")
     return "gc_max(" + zero + ", gc_min(" + one + ", " + attr("alpha", 0.2) +
-           " * x + " + attr("beta", 0.5) + "))";
+           " * " + x + " + " + attr("beta", 0.5) + "))";
   if (m == "hard_swish")
-    return "x * gc_max(" + zero + ", gc_min(" + one + ", " + c(1.0 / 6.0) +
-           " * x + " + c(0.5) + "))";
+    return x + " * gc_max(" + zero + ", gc_min(" + one + ", " + c(1.0 / 6.0) +
+           " * " + x + " + " + c(0.5) + "))";
   if (m == "gelu") {
-    std::string approximate = e.strAttr("approximate", "none");
+    std::string approximate = strAttr(op, "approximate", "none");
     if (approximate == "tanh")
-      return c(0.5) + " * x * (" + one + " + gc_tanh(" + c(0.7978845608028654) +
-             " * (x + " + c(0.044715) + " * x * x * x)))";
+      return c(0.5) + " * " + x + " * (" + one + " + gc_tanh(" +
+             c(0.7978845608028654) + " * (" + x + " + " + c(0.044715) + " * " +
+             x + " * " + x + " * " + x + ")))";
     if (approximate == "none")
-      return c(0.5) + " * x * (" + one + " + gc_erf(x * " +
+      return c(0.5) + " * " + x + " * (" + one + " + gc_erf(" + x + " * " +
              c(0.7071067811865476) + "))";
     return std::nullopt;
   }
+  std::string softplus = x + " > " + zero + " ? " + x +
+                         " + gc_log1p(gc_exp(-" + x +
+                         ")) : gc_log1p(gc_exp(" + x + "))";
   if (m == "softplus")
-    return "x > " + zero + " ? x + gc_log1p(gc_exp(-x)) : gc_log1p(gc_exp(x))";
+    return softplus;
   if (m == "softsign")
-    return "x / (" + one + " + gc_fabs(x))";
+    return x + " / (" + one + " + gc_fabs(" + x + "))";
   if (m == "elu")
-    return "x >= " + zero + " ? x : " + attr("alpha", 1.0) +
-           " * (gc_exp(x) - " + one + ")";
+    return x + " >= " + zero + " ? " + x + " : " + attr("alpha", 1.0) +
+           " * (gc_exp(" + x + ") - " + one + ")";
   if (m == "selu")
-    return attr("gamma", 1.05070102214813232421875) + " * (x > " + zero +
-           " ? x : " + attr("alpha", 1.67326319217681884765625) +
-           " * (gc_exp(x) - " + one + "))";
+    return attr("gamma", 1.05070102214813232421875) + " * (" + x + " > " +
+           zero + " ? " + x + " : " +
+           attr("alpha", 1.67326319217681884765625) + " * (gc_exp(" + x +
+           ") - " + one + "))";
   if (m == "celu") {
     std::string alpha = attr("alpha", 1.0);
-    return "gc_max(" + zero + ", x) + gc_min(" + zero + ", " + alpha +
-           " * (gc_exp(x / " + alpha + ") - " + one + "))";
+    return "gc_max(" + zero + ", " + x + ") + gc_min(" + zero + ", " + alpha +
+           " * (gc_exp(" + x + " / " + alpha + ") - " + one + "))";
   }
   if (m == "thresholded_relu")
-    return "x > " + attr("alpha", 1.0) + " ? x : " + zero;
+    return x + " > " + attr("alpha", 1.0) + " ? " + x + " : " + zero;
   if (m == "mish")
-    return "x * gc_tanh(x > " + zero +
-           " ? x + gc_log1p(gc_exp(-x)) : gc_log1p(gc_exp(x)))";
+    return x + " * gc_tanh(" + softplus + ")";
   if (m == "shrink") {
     std::string lambd = attr("lambd", 0.5), bias = attr("bias", 0.0);
-    return "x < -" + lambd + " ? " + as("x + " + bias) + " : (x > " + lambd +
-           " ? " + as("x - " + bias) + " : " + zero + ")";
+    return x + " < -" + lambd + " ? " + as(x + " + " + bias) + " : (" + x +
+           " > " + lambd + " ? " + as(x + " - " + bias) + " : " + zero + ")";
   }
   if (m == "round")
-    return "gc_rint(x)";
+    return "gc_rint(" + x + ")";
   if (m == "sign")
-    return as("(x > " + zero + ") - (x < " + zero + ")");
+    return as("(" + x + " > " + zero + ") - (" + x + " < " + zero + ")");
   if (m == "not")
-    return "!x";
+    return "!" + x;
   if (m == "bitwise_not")
-    return "~x";
+    return "~" + x;
   if (m == "is_nan")
-    return "gc_isnan(x)";
+    return "gc_isnan(" + x + ")";
   if (m == "is_inf") {
     std::string sides;
-    if (e.intAttr("detect_positive", 1) != 0)
-      sides = "x > " + zero;
-    if (e.intAttr("detect_negative", 1) != 0)
-      sides += (sides.empty() ? "x < " : " || x < ") + zero;
-    return sides.empty() ? "false" : "gc_isinf(x) && (" + sides + ")";
+    if (intAttr(op, "detect_positive", 1) != 0)
+      sides = x + " > " + zero;
+    if (intAttr(op, "detect_negative", 1) != 0)
+      sides += (sides.empty() ? "" : " || ") + x + " < " + zero;
+    return sides.empty() ? "false" : "gc_isinf(" + x + ") && (" + sides + ")";
   }
   if (m == "identity")
-    return "x";
+    return x;
   // The remaining ops are the math function of the same name.
   if (llvm::is_contained({"exp", "log", "sqrt", "tanh", "erf", "floor", "ceil",
                           "sin", "cos", "tan", "asin", "acos", "atan", "sinh",
                           "cosh", "asinh", "acosh", "atanh"},
                          m))
-    return ("gc_" + m + "(x)").str();
+    return ("gc_" + m + "(" + x + ")").str();
   return std::nullopt;
+}
+
+/// The expression computing binary op `m` on `a` and `b`; fails with a
+/// diagnostic at `op`.
+FailureOr<std::string> binaryExpr(Operation *op, StringRef m,
+                                  const std::string &a, const std::string &b) {
+  Type lhsType = elementTypeOf(op->getOperand(0));
+  Type rhsType = elementTypeOf(op->getOperand(1));
+  std::string ta = computeType(lhsType);
+  bool isFloat = isFloatType(lhsType);
+  if (m.starts_with("bit") && isFloat)
+    return failOp(op, "input 0 must have an integer element type");
+  std::optional<std::string> symbol =
+      llvm::StringSwitch<std::optional<std::string>>(m)
+          .Case("add", "+")
+          .Case("sub", "-")
+          .Case("mul", "*")
+          .Case("div", "/")
+          .Case("equal", "==")
+          .Case("less", "<")
+          .Case("less_or_equal", "<=")
+          .Case("greater", ">")
+          .Case("greater_or_equal", ">=")
+          .Case("and", "&&")
+          .Case("or", "||")
+          .Case("xor", "!=")
+          .Case("bitwise_and", "&")
+          .Case("bitwise_or", "|")
+          .Case("bitwise_xor", "^")
+          .Default(std::nullopt);
+  if (symbol)
+    return a + " " + *symbol + " " + b;
+  if (m == "pow") {
+    // Pow's exponent may have another type than its base.
+    if (isFloat)
+      return "gc_pow(" + a + ", static_cast<" + ta + ">(" + b + "))";
+    if (isFloatType(rhsType))
+      return "gc_pow(static_cast<double>(" + a + "), static_cast<double>(" +
+             b + "))";
+    return "gc_ipow(static_cast<long long>(" + a +
+           "), static_cast<long long>(" + b + "))";
+  }
+  if (m == "mod") {
+    if (intAttr(op, "fmod", 0) != 0)
+      return isFloat ? "gc_fmod(" + a + ", " + b + ")" : a + " % " + b;
+    return "gc_pymod(" + a + ", " + b + ")";
+  }
+  if (m == "prelu")
+    return a + " < " + literal(0, ta) + " ? " + a + " * " + b + " : " + a;
+  if (m == "bit_shift") {
+    std::string direction = strAttr(op, "direction", "");
+    if (direction == "LEFT")
+      return a + " << " + b;
+    if (direction == "RIGHT")
+      return a + " >> " + b;
+    return failOp(op, "direction must be \"LEFT\" or \"RIGHT\", got \"" +
+                          direction + "\"");
+  }
+  return failOp(op, "no pointwise expression for this op");
+}
+
+/// Opens the loop over the result elements of shape `outShape` and returns,
+/// per input shape, the offset expression of the element it contributes
+/// (numpy broadcasting).
+SmallVector<std::string> openBroadcastLoop(KernelEmitter &e,
+                                           ArrayRef<int64_t> outShape,
+                                           ArrayRef<ArrayRef<int64_t>> shapes) {
+  e.openLinearLoop(numElements(outShape));
+  SmallVector<std::string> offsets;
+  bool needCoords = false;
+  for (ArrayRef<int64_t> shape : shapes) {
+    if (shape == outShape)
+      offsets.push_back("i");
+    else if (numElements(shape) == 1)
+      offsets.push_back("0");
+    else {
+      offsets.push_back(offsetExpr("o", broadcastStrides(shape, outShape)));
+      needCoords = true;
+    }
+  }
+  if (needCoords)
+    e.coords("o", "i", outShape);
+  return offsets;
+}
+
+/// `const <type> <name> = <value>;`, rounding `value` through the storage
+/// type when that is narrower than the compute type (f16, bf16), so that a
+/// fused intermediate equals what a kernel of its own would have stored.
+std::string defineValue(Type storage, StringRef name, StringRef value) {
+  std::string compute = computeType(storage);
+  if (compute != cudaType(storage))
+    return ("const " + compute + " " + name + " = gc_ld(gc_cvt<" +
+            cudaType(storage) + ">(" + value + "));")
+        .str();
+  return ("const " + compute + " " + name + " = " + value + ";").str();
+}
+
+/// A splat constant as a literal of compute type `t`, if it is one.
+std::optional<std::string> splatLiteral(Operation *constant, StringRef t) {
+  auto dense = dyn_cast_or_null<DenseElementsAttr>(
+      constant->getAttr("value"));
+  if (!dense || !dense.isSplat())
+    return std::nullopt;
+  Type element = dense.getElementType();
+  if (isa<FloatType>(element))
+    return literal(dense.getSplatValue<APFloat>().convertToDouble(), t);
+  if (element.isInteger(1))
+    return std::string(dense.getSplatValue<bool>() ? "true" : "false");
+  auto integer = cast<IntegerType>(element);
+  APInt value = dense.getSplatValue<APInt>();
+  std::string digits = integer.isUnsigned()
+                           ? std::to_string(value.getZExtValue()) + "ULL"
+                           : std::to_string(value.getSExtValue()) + "LL";
+  // The most negative long long has no literal of its own.
+  if (!integer.isUnsigned() && value.isMinSignedValue() &&
+      integer.getWidth() == 64)
+    digits = "(-9223372036854775807LL - 1)";
+  return "static_cast<" + t.str() + ">(" + digits + ")";
 }
 
 } // namespace
 
-bool isUnary(StringRef m) {
-  return isFloatOnlyUnary(m) ||
-         llvm::is_contained({"abs", "neg", "relu", "leaky_relu", "shrink",
-                             "sign", "not", "bitwise_not", "identity"},
-                            m);
+LogicalResult failOp(Operation *op, const Twine &reason) {
+  return op->emitError() << "cannot emit a cuda kernel for "
+                         << op->getName().getStringRef() << ": " << reason;
 }
 
-bool isBinary(StringRef m) {
-  return llvm::is_contained(
-      {"add", "sub", "mul", "div", "pow", "mod", "prelu", "equal", "less",
-       "less_or_equal", "greater", "greater_or_equal", "and", "or", "xor",
-       "bit_shift", "bitwise_and", "bitwise_or", "bitwise_xor"},
-      m);
+int64_t intAttr(Operation *op, StringRef name, int64_t defaultValue) {
+  if (auto attr = op->getAttrOfType<IntegerAttr>(name))
+    return attr.getInt();
+  return defaultValue;
 }
 
-LogicalResult emitUnary(KernelEmitter &e) {
-  StringRef m = e.getMnemonic();
-  Type elementType = e.inputType(0).getElementType();
-  if (isFloatOnlyUnary(m) && !isFloatType(elementType))
-    return e.fail("input 0 must have a floating-point element type");
+double floatAttr(Operation *op, StringRef name, double defaultValue) {
+  if (auto attr = op->getAttrOfType<FloatAttr>(name))
+    return attr.getValueAsDouble();
+  return defaultValue;
+}
+
+std::string strAttr(Operation *op, StringRef name, StringRef defaultValue) {
+  if (auto attr = op->getAttrOfType<StringAttr>(name))
+    return attr.getValue().str();
+  return defaultValue.str();
+}
+
+FailureOr<std::string> pointwiseExpr(Operation *op,
+                                     ArrayRef<std::string> operands) {
+  StringRef m = op->getName().stripDialect();
+  SmallVector<Value> slots = inputSlots(op);
+  if (slots.size() != operands.size())
+    return failOp(op, "expected " + Twine(slots.size()) + " operand values");
+  if (slots.empty() || !slots[0])
+    return failOp(op, "input 0 is required");
+  Type elementType = elementTypeOf(slots[0]);
   std::string t = computeType(elementType);
-  std::optional<std::string> expr = unaryExpr(e, m, t);
-  if (!expr)
-    return e.fail("unsupported attribute value");
-  e.openLinearLoop(numElements(e.resultShape()));
-  e.line("const " + t + " x = " + e.load(0, "i") + ";");
+  if (m == "where")
+    return operands[0] + " ? " + operands[1] + " : " + operands[2];
+  if (m == "cast")
+    // The conversion happens where the value is stored or defined.
+    return operands[0];
+  if (m == "clip") {
+    // min(max(x, lo), hi): with lo > hi every element becomes hi.
+    std::string x = operands[0];
+    if (slots.size() > 1 && slots[1])
+      x = "gc_clip_low(" + x + ", " + operands[1] + ")";
+    if (slots.size() > 2 && slots[2])
+      x = "gc_clip_high(" + x + ", " + operands[2] + ")";
+    return x;
+  }
+  if (llvm::is_contained({"sum", "mean", "max", "min"}, m)) {
+    std::string acc = operands[0];
+    for (const std::string &operand : ArrayRef(operands).drop_front()) {
+      if (m == "max" || m == "min")
+        acc = "gc_" + m.str() + "(" + acc + ", " + operand + ")";
+      else
+        acc += " + " + operand;
+    }
+    if (m == "mean")
+      return "(" + acc + ") / " + literal(operands.size(), t);
+    return acc;
+  }
+  if (operands.size() == 1) {
+    if (isFloatOnlyUnary(m) && !isFloatType(elementType))
+      return failOp(op, "input 0 must have a floating-point element type");
+    std::optional<std::string> expr = unaryExpr(op, m, t, operands[0]);
+    if (!expr)
+      return failOp(op, "unsupported attribute value");
+    return *expr;
+  }
+  if (operands.size() == 2)
+    return binaryExpr(op, m, operands[0], operands[1]);
+  return failOp(op, "no pointwise expression for this op");
+}
+
+LogicalResult emitPointwise(KernelEmitter &e) {
+  SmallVector<ArrayRef<int64_t>> shapes;
+  SmallVector<unsigned> present;
+  for (unsigned slot = 0; slot < e.numInputSlots(); ++slot)
+    if (e.hasInput(slot)) {
+      present.push_back(slot);
+      shapes.push_back(e.inputShape(slot));
+    }
+  SmallVector<std::string> offsets =
+      openBroadcastLoop(e, e.resultShape(), shapes);
+  SmallVector<std::string> names(e.numInputSlots());
+  for (auto [slot, offset] : llvm::zip(present, offsets)) {
+    names[slot] = "x" + std::to_string(slot);
+    e.line("const " + computeType(e.inputType(slot).getElementType()) + " " +
+           names[slot] + " = " + e.load(slot, offset) + ";");
+  }
+  FailureOr<std::string> expr = pointwiseExpr(e.getOp(), names);
+  if (failed(expr))
+    return failure();
   e.line(e.store(0, "i", *expr));
   e.close();
   return success();
 }
 
-LogicalResult emitBinary(KernelEmitter &e) {
-  StringRef m = e.getMnemonic();
-  Type lhsType = e.inputType(0).getElementType();
-  Type rhsType = e.inputType(1).getElementType();
-  std::string ta = computeType(lhsType), tb = computeType(rhsType);
-  bool isFloat = isFloatType(lhsType);
-  std::string expr;
-  if (m == "add")
-    expr = "a + b";
-  else if (m == "sub")
-    expr = "a - b";
-  else if (m == "mul")
-    expr = "a * b";
-  else if (m == "div")
-    expr = "a / b";
-  else if (m == "pow") {
-    // Pow's exponent may have another type than its base.
-    if (isFloat)
-      expr = "gc_pow(a, static_cast<" + ta + ">(b))";
-    else if (isFloatType(rhsType))
-      expr = "gc_pow(static_cast<double>(a), static_cast<double>(b))";
-    else
-      expr = "gc_ipow(static_cast<long long>(a), static_cast<long long>(b))";
-  } else if (m == "mod") {
-    if (e.intAttr("fmod", 0) != 0)
-      expr = isFloat ? "gc_fmod(a, b)" : "a % b";
-    else
-      expr = "gc_pymod(a, b)";
-  } else if (m == "prelu")
-    expr = "a < " + literal(0, ta) + " ? a * b : a";
-  else if (m == "equal")
-    expr = "a == b";
-  else if (m == "less")
-    expr = "a < b";
-  else if (m == "less_or_equal")
-    expr = "a <= b";
-  else if (m == "greater")
-    expr = "a > b";
-  else if (m == "greater_or_equal")
-    expr = "a >= b";
-  else if (m == "and")
-    expr = "a && b";
-  else if (m == "or")
-    expr = "a || b";
-  else if (m == "xor")
-    expr = "a != b";
-  else if (m == "bitwise_and")
-    expr = "a & b";
-  else if (m == "bitwise_or")
-    expr = "a | b";
-  else if (m == "bitwise_xor")
-    expr = "a ^ b";
-  else if (m == "bit_shift") {
-    std::string direction = e.strAttr("direction", "");
-    if (direction == "LEFT")
-      expr = "a << b";
-    else if (direction == "RIGHT")
-      expr = "a >> b";
-    else
-      return e.fail("direction must be \"LEFT\" or \"RIGHT\", got \"" +
-                    direction + "\"");
+LogicalResult emitPointwiseFusion(KernelEmitter &e, exec::KernelOp kernel) {
+  Block &body = kernel.getBody().front();
+  Operation *yield = body.getTerminator();
+  if (yield->getNumOperands() == 0)
+    return e.fail("a pointwise fusion must have a result");
+  auto outType = cast<RankedTensorType>(yield->getOperand(0).getType());
+  ArrayRef<int64_t> outShape = outType.getShape();
+  for (Type type : yield->getOperandTypes())
+    if (cast<RankedTensorType>(type).getShape() != outShape)
+      return e.fail("the results of a pointwise fusion must have one shape");
+
+  // Every value the loop reads from memory: the kernel inputs the body
+  // uses, and the constants too large to be literals (read through the
+  // input they were copied from).
+  struct Load {
+    Value value;
+    unsigned argument;
+  };
+  SmallVector<Load> loads;
+  for (BlockArgument arg : body.getArguments())
+    if (!arg.use_empty())
+      loads.push_back({arg, arg.getArgNumber()});
+  llvm::DenseMap<Value, std::string> names;
+  for (Operation &op : body.without_terminator()) {
+    if (!op.hasTrait<OpTrait::ConstantLike>())
+      continue;
+    Value value = op.getResult(0);
+    std::string t = computeType(elementTypeOf(value));
+    if (std::optional<std::string> text = splatLiteral(&op, t)) {
+      names[value] = *text;
+      continue;
+    }
+    std::optional<unsigned> argument = exec::getKernelArgument(value);
+    if (!argument)
+      return failOp(&op, "a constant in a pointwise fusion must be a splat "
+                         "or stand for a kernel input");
+    loads.push_back({value, *argument});
   }
-  if (m.starts_with("bit") && isFloat)
-    return e.fail("input 0 must have an integer element type");
 
-  SmallVector<std::string> offsets = openBroadcastLoop(e, {0, 1});
-  e.line("const " + ta + " a = " + e.load(0, offsets[0]) + ";");
-  e.line("const " + tb + " b = " + e.load(1, offsets[1]) + ";");
-  e.line(e.store(0, "i", expr));
-  e.close();
-  return success();
-}
-
-LogicalResult emitVariadic(KernelEmitter &e) {
-  StringRef m = e.getMnemonic();
-  unsigned n = e.numInputSlots();
-  if (n == 0)
-    return e.fail("at least one input is required");
-  std::string t = computeType(e.inputType(0).getElementType());
-  SmallVector<unsigned> slots;
-  for (unsigned s = 0; s < n; ++s)
-    slots.push_back(s);
-  SmallVector<std::string> offsets = openBroadcastLoop(e, slots);
-  e.line(t + " acc = " + e.load(0, offsets[0]) + ";");
-  for (unsigned s = 1; s < n; ++s) {
-    std::string v = e.load(s, offsets[s]);
-    if (m == "max")
-      e.line("acc = gc_max(acc, " + v + ");");
-    else if (m == "min")
-      e.line("acc = gc_min(acc, " + v + ");");
-    else
-      e.line("acc += " + v + ";");
+  SmallVector<ArrayRef<int64_t>> shapes;
+  for (const Load &load : loads)
+    shapes.push_back(cast<RankedTensorType>(load.value.getType()).getShape());
+  SmallVector<std::string> offsets = openBroadcastLoop(e, outShape, shapes);
+  for (auto [k, load] : llvm::enumerate(loads)) {
+    std::string name = "x" + std::to_string(k);
+    names[load.value] = name;
+    e.line("const " + computeType(elementTypeOf(load.value)) + " " + name +
+           " = gc_ld(" + KernelEmitter::arg(load.argument) + "[" +
+           offsets[k] + "]);");
   }
-  if (m == "mean")
-    e.line("acc /= " + literal(n, t) + ";");
-  e.line(e.store(0, "i", "acc"));
-  e.close();
-  return success();
-}
 
-LogicalResult emitWhere(KernelEmitter &e) {
-  SmallVector<std::string> offsets = openBroadcastLoop(e, {0, 1, 2});
-  e.line("out0[i] = " + e.in(0) + "[" + offsets[0] + "] ? " + e.in(1) + "[" +
-         offsets[1] + "] : " + e.in(2) + "[" + offsets[2] + "];");
-  e.close();
-  return success();
-}
-
-LogicalResult emitClip(KernelEmitter &e) {
-  std::string t = computeType(e.inputType(0).getElementType());
-  e.openLinearLoop(numElements(e.resultShape()));
-  e.line(t + " x = " + e.load(0, "i") + ";");
-  // min(max(x, lo), hi): with lo > hi every element becomes hi.
-  if (e.hasInput(1))
-    e.line("x = x < " + e.load(1, "0") + " ? " + e.load(1, "0") + " : x;");
-  if (e.hasInput(2))
-    e.line("x = x > " + e.load(2, "0") + " ? " + e.load(2, "0") + " : x;");
-  e.line(e.store(0, "i", "x"));
-  e.close();
-  return success();
-}
-
-LogicalResult emitCast(KernelEmitter &e) {
-  e.openLinearLoop(numElements(e.resultShape()));
-  e.line(e.store(0, "i", e.in(0) + "[i]"));
+  unsigned counter = 0;
+  for (Operation &op : body.without_terminator()) {
+    if (op.hasTrait<OpTrait::ConstantLike>())
+      continue;
+    if (!op.hasTrait<graph::OpTrait::Pointwise>() || op.getNumResults() != 1)
+      return failOp(&op, "a pointwise fusion holds pointwise ops only");
+    SmallVector<std::string> operands;
+    for (Value slot : inputSlots(&op))
+      operands.push_back(slot ? names.lookup(slot) : std::string());
+    FailureOr<std::string> expr = pointwiseExpr(&op, operands);
+    if (failed(expr))
+      return failure();
+    std::string name = "v" + std::to_string(counter++);
+    e.line(defineValue(elementTypeOf(op.getResult(0)), name, *expr));
+    names[op.getResult(0)] = name;
+  }
+  for (auto [index, value] : llvm::enumerate(yield->getOperands()))
+    e.line(KernelEmitter::out(index) + "[i] = gc_cvt<" +
+           cudaType(elementTypeOf(value)) + ">(" + names.lookup(value) + ");");
   e.close();
   return success();
 }

@@ -207,23 +207,51 @@ static std::string locationName(Location loc) {
   return "";
 }
 
+KernelEmitter::KernelEmitter(exec::KernelOp kernel, Operation *op,
+                             int64_t blockSize)
+    : KernelEmitter(op, kernel.getSymName(), blockSize) {
+  this->kernel = kernel;
+}
+
+LogicalResult KernelEmitter::bindInputSlots() {
+  for (auto [slot, value] : llvm::enumerate(slots)) {
+    if (!value) {
+      prologue += "  const void *const " + in(slot) + " = nullptr;\n";
+      continue;
+    }
+    std::optional<unsigned> argument = exec::getKernelArgument(value);
+    if (!argument)
+      return fail("input " + Twine(slot) + " is computed inside the kernel");
+    prologue += "  const " + cudaType(cast<ShapedType>(value.getType())
+                                          .getElementType()) +
+                " *__restrict__ " + in(slot) + " = " + arg(*argument) +
+                ";\n";
+  }
+  return success();
+}
+
 KernelEmitter::KernelEmitter(Operation *op, StringRef name, int64_t blockSize)
     : op(op), name(name.str()), blockSize(blockSize) {
   StringRef fullName = op->getName().getStringRef();
   mnemonic = fullName.starts_with("graph.") ? fullName.drop_front(6).str()
                                             : fullName.str();
-  // One parameter per ONNX input slot, null for an absent optional input:
-  // the calling convention every target shares (graph::operandSlotSizes).
+  slots = inputSlots(op);
+}
+
+SmallVector<Value> inputSlots(Operation *op) {
+  // Every target reads an op's operands by ONNX input slot
+  // (graph::operandSlotSizes).
+  SmallVector<Value> slots;
   unsigned next = 0;
   for (int32_t size : graph::operandSlotSizes(op)) {
     slots.push_back(size > 0 ? op->getOperand(next) : Value());
     next += size;
   }
+  return slots;
 }
 
 LogicalResult KernelEmitter::fail(const Twine &reason) const {
-  return op->emitError() << "cannot emit a cuda kernel for graph." << mnemonic
-                         << ": " << reason;
+  return failOp(op, reason);
 }
 
 Value KernelEmitter::input(unsigned slot) const {
@@ -292,22 +320,16 @@ KernelEmitter::constantFloats(unsigned slot) const {
 }
 
 int64_t KernelEmitter::intAttr(StringRef attrName, int64_t defaultValue) const {
-  if (auto attr = op->getAttrOfType<IntegerAttr>(attrName))
-    return attr.getInt();
-  return defaultValue;
+  return cuda::intAttr(op, attrName, defaultValue);
 }
 
 double KernelEmitter::floatAttr(StringRef attrName, double defaultValue) const {
-  if (auto attr = op->getAttrOfType<FloatAttr>(attrName))
-    return attr.getValueAsDouble();
-  return defaultValue;
+  return cuda::floatAttr(op, attrName, defaultValue);
 }
 
 std::string KernelEmitter::strAttr(StringRef attrName,
                                    StringRef defaultValue) const {
-  if (auto attr = op->getAttrOfType<StringAttr>(attrName))
-    return attr.getValue().str();
-  return defaultValue.str();
+  return cuda::strAttr(op, attrName, defaultValue);
 }
 
 std::optional<SmallVector<int64_t>>
@@ -427,18 +449,49 @@ LogicalResult KernelEmitter::checkTypes() const {
   return success();
 }
 
+/// `// <name>: graph.add, graph.mul (ONNX nodes 'a', 'b')`: what a kernel
+/// of an exec.kernel computes, and for which nodes.
+static std::string describeKernel(exec::KernelOp kernel) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "// " << kernel.getSymName() << ": ";
+  bool first = true;
+  for (Operation &op : kernel.getBody().front().without_terminator()) {
+    if (op.hasTrait<OpTrait::ConstantLike>())
+      continue;
+    os << (first ? "" : ", ") << op.getName();
+    first = false;
+  }
+  if (!kernel.getOnnxNodes().empty()) {
+    os << " (ONNX node" << (kernel.getOnnxNodes().size() > 1 ? "s" : "");
+    first = true;
+    for (Attribute node : kernel.getOnnxNodes()) {
+      os << (first ? " '" : ", '")
+         << commentText(cast<StringAttr>(node).getValue()) << "'";
+      first = false;
+    }
+    os << ")";
+  }
+  os << "\n";
+  return text;
+}
+
 FailureOr<CudaKernel> KernelEmitter::finish() {
   std::string source;
   llvm::raw_string_ostream src(source);
-  std::string nodeName = locationName(op->getLoc());
-  src << "// graph." << mnemonic;
-  if (!nodeName.empty())
-    src << " (ONNX node '" << commentText(nodeName) << "')";
-  src << ": (";
-  llvm::interleaveComma(op->getOperandTypes(), src);
-  src << ") -> (";
-  llvm::interleaveComma(op->getResultTypes(), src);
-  src << ")\n";
+  if (kernel) {
+    src << describeKernel(kernel);
+  } else {
+    std::string nodeName = locationName(op->getLoc());
+    src << "// graph." << mnemonic;
+    if (!nodeName.empty())
+      src << " (ONNX node '" << commentText(nodeName) << "')";
+    src << ": (";
+    llvm::interleaveComma(op->getOperandTypes(), src);
+    src << ") -> (";
+    llvm::interleaveComma(op->getResultTypes(), src);
+    src << ")\n";
+  }
   src << "extern \"C\" __global__ void __launch_bounds__("
       << block[0] * block[1] * block[2] << ") " << name << "(";
   bool first = true;
@@ -446,20 +499,36 @@ FailureOr<CudaKernel> KernelEmitter::finish() {
     src << (first ? "\n    " : ",\n    ");
     first = false;
   };
-  for (auto [slot, value] : llvm::enumerate(slots)) {
-    separator();
-    if (!value) {
-      src << "const void *" << in(slot) << " /* absent */";
-      continue;
+  auto elementType = [](Type type) {
+    return cudaType(cast<ShapedType>(type).getElementType());
+  };
+  if (kernel) {
+    Block &body = kernel.getBody().front();
+    for (BlockArgument arg : body.getArguments()) {
+      separator();
+      src << "const " << elementType(arg.getType()) << " *__restrict__ "
+          << this->arg(arg.getArgNumber());
     }
-    src << "const "
-        << cudaType(cast<ShapedType>(value.getType()).getElementType())
-        << " *__restrict__ " << in(slot);
-  }
-  for (OpResult result : op->getResults()) {
-    separator();
-    src << cudaType(cast<ShapedType>(result.getType()).getElementType())
-        << " *__restrict__ " << out(result.getResultNumber());
+    for (auto [index, type] :
+         llvm::enumerate(body.getTerminator()->getOperandTypes())) {
+      separator();
+      src << elementType(type) << " *__restrict__ " << out(index);
+    }
+  } else {
+    for (auto [slot, value] : llvm::enumerate(slots)) {
+      separator();
+      if (!value) {
+        src << "const void *" << in(slot) << " /* absent */";
+        continue;
+      }
+      src << "const " << elementType(value.getType()) << " *__restrict__ "
+          << in(slot);
+    }
+    for (OpResult result : op->getResults()) {
+      separator();
+      src << elementType(result.getType()) << " *__restrict__ "
+          << out(result.getResultNumber());
+    }
   }
   if (reportsErrors) {
     separator();
@@ -467,7 +536,7 @@ FailureOr<CudaKernel> KernelEmitter::finish() {
     separator();
     src << "unsigned gc_site";
   }
-  src << ") {\n" << body << "}\n";
+  src << ") {\n" << prologue << body << "}\n";
 
   CudaKernel kernel;
   kernel.name = name;

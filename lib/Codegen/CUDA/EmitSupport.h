@@ -12,6 +12,8 @@
 
 #include "lib/Codegen/CUDA/CudaEmitter.h"
 
+#include "dialects/Exec/ExecOps.h"
+
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/SmallVector.h"
@@ -75,11 +77,33 @@ struct ReductionView {
 ReductionView makeReductionView(llvm::ArrayRef<int64_t> shape,
                                 llvm::ArrayRef<bool> reduced);
 
+/// The operands of `op` per ONNX input slot, null for an absent optional
+/// one.
+llvm::SmallVector<mlir::Value> inputSlots(mlir::Operation *op);
+
+/// Emits "cannot emit a cuda kernel for <op>: <reason>" at `op`.
+mlir::LogicalResult failOp(mlir::Operation *op, const llvm::Twine &reason);
+
+// Attributes of `op` by ONNX name, with the ONNX default when absent.
+int64_t intAttr(mlir::Operation *op, llvm::StringRef name,
+                int64_t defaultValue);
+double floatAttr(mlir::Operation *op, llvm::StringRef name,
+                 double defaultValue);
+std::string strAttr(mlir::Operation *op, llvm::StringRef name,
+                    llvm::StringRef defaultValue);
+
 class KernelEmitter {
 public:
   /// `blockSize`: threads per block of grid-stride and row loops, a
-  /// multiple of 32 in [32, 1024] (the schedule's `block_size`).
+  /// multiple of 32 in [32, 1024] (the schedule's `block_size`). The kernel
+  /// takes one parameter per ONNX input slot of `op`, `in<slot>`.
   KernelEmitter(mlir::Operation *op, llvm::StringRef name,
+                int64_t blockSize = kDefaultBlockSize);
+  /// The kernel of `kernel`, named after it, taking one parameter per kernel
+  /// input, `arg<k>`, then per output. `op` is the op it computes (or the
+  /// root of a fusion): diagnostics name it, and bindInputSlots() lets the
+  /// op's emitter read its slots as `in<slot>`.
+  KernelEmitter(exec::KernelOp kernel, mlir::Operation *op,
                 int64_t blockSize = kDefaultBlockSize);
 
   mlir::Operation *getOp() const { return op; }
@@ -106,6 +130,12 @@ public:
   static std::string out(unsigned index) {
     return "out" + std::to_string(index);
   }
+  /// Parameter name of kernel input `k` (kernels of an exec.kernel).
+  static std::string arg(unsigned k) { return "arg" + std::to_string(k); }
+  /// Declares `in<slot>` for every input slot of the op as the kernel input
+  /// holding it (null for an absent one). Fails when a slot holds a value
+  /// that no kernel input passes.
+  mlir::LogicalResult bindInputSlots();
   /// Loads element `offset` of input `slot` widened to its compute type.
   std::string load(unsigned slot, llvm::StringRef offset) const {
     return ("gc_ld(" + in(slot) + "[" + offset + "])").str();
@@ -172,8 +202,12 @@ public:
   mlir::LogicalResult checkTypes() const;
 
 private:
+  /// The exec.kernel being emitted, null for a kernel of a bare op.
+  exec::KernelOp kernel;
   mlir::Operation *op;
   std::string name;
+  /// Declarations placed before the body (bindInputSlots).
+  std::string prologue;
   int64_t blockSize;
   std::string mnemonic;
   llvm::SmallVector<mlir::Value> slots;
@@ -188,18 +222,25 @@ private:
   bool reportsErrors = false;
 };
 
+/// The scalar expression builder of a pointwise op (one with the graph
+/// Pointwise trait): one element of its result from `operands`, one C++
+/// expression per ONNX input slot in the slot's compute type ("" for an
+/// absent optional input). An operand may appear several times in the
+/// result, so callers pass names. Fails with a diagnostic at `op`.
+mlir::FailureOr<std::string>
+pointwiseExpr(mlir::Operation *op, llvm::ArrayRef<std::string> operands);
+
+/// The kernel of one pointwise op: its pointwiseExpr per output element.
+mlir::LogicalResult emitPointwise(KernelEmitter &e);
+/// The pointwise fusion template: a grid-stride loop over the output that
+/// reads every input at its broadcast offset and computes each fused op's
+/// value in turn.
+mlir::LogicalResult emitPointwiseFusion(KernelEmitter &e,
+                                        exec::KernelOp kernel);
+
 /// One emitter per op category, each with the predicate saying which
 /// mnemonics it handles. An emitter fails with a diagnostic when the op
 /// cannot be emitted.
-mlir::LogicalResult emitUnary(KernelEmitter &e);
-mlir::LogicalResult emitBinary(KernelEmitter &e);
-mlir::LogicalResult emitVariadic(KernelEmitter &e);
-mlir::LogicalResult emitWhere(KernelEmitter &e);
-mlir::LogicalResult emitClip(KernelEmitter &e);
-mlir::LogicalResult emitCast(KernelEmitter &e);
-bool isUnary(llvm::StringRef mnemonic);
-bool isBinary(llvm::StringRef mnemonic);
-
 mlir::LogicalResult emitDataMovement(KernelEmitter &e);
 bool isDataMovement(llvm::StringRef mnemonic);
 mlir::LogicalResult emitResize(KernelEmitter &e);

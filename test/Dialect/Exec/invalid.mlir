@@ -9,3 +9,78 @@ exec.plan @static attributes {arena_bytes = 0 : i64, input_types = [], intermedi
 
 // expected-error @+1 {{'exec.launch' op expects parent op 'exec.plan'}}
 exec.launch @k []
+
+// -----
+
+exec.kernel @add_mul pointwise attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}} {
+^bb0(%a: tensor<4xf32>, %b: tensor<4xf32>, %c: tensor<4xf32>):
+  %0 = graph.add %a, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %1 = graph.mul %0, %c : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  kernel.yield %1 : tensor<4xf32>
+}
+exec.plan @static attributes {arena_bytes = 0 : i64, input_types = [], intermediate_bytes = 0 : i64, output_types = []} {
+  // A dropped input: the launch must pass every input of the kernel.
+  // expected-error @+1 {{passes 3 slots but kernel @add_mul takes 3 inputs and 1 outputs}}
+  exec.launch @add_mul [#exec.slot<input, 0, 0, 16>, #exec.slot<input, 1, 0, 16>, #exec.slot<output, 0, 0, 16>]
+}
+
+// -----
+
+exec.kernel @relu pointwise attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}} {
+^bb0(%a: tensor<4xf32>):
+  %0 = graph.relu %a : (tensor<4xf32>) -> tensor<4xf32>
+  kernel.yield %0 : tensor<4xf32>
+}
+exec.plan @static attributes {arena_bytes = 0 : i64, input_types = [], intermediate_bytes = 0 : i64, output_types = []} {
+  // expected-error @+1 {{passes a slot of 8 bytes for input 0 of @relu, of type 'tensor<4xf32>' (16 bytes)}}
+  exec.launch @relu [#exec.slot<input, 0, 0, 8>, #exec.slot<output, 0, 0, 16>]
+}
+
+// -----
+
+exec.kernel @relu pointwise attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}} {
+^bb0(%a: tensor<4xf32>):
+  %0 = graph.relu %a : (tensor<4xf32>) -> tensor<4xf32>
+  kernel.yield %0 : tensor<4xf32>
+}
+exec.plan @static attributes {arena_bytes = 0 : i64, input_types = [], intermediate_bytes = 0 : i64, output_types = []} {
+  // expected-error @+1 {{passes no slot for input 0 of @relu}}
+  exec.launch @relu [#exec.slot<none, 0, 0, 0>, #exec.slot<output, 0, 0, 16>]
+}
+
+// -----
+
+exec.kernel @relu pointwise attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}} {
+^bb0(%a: tensor<4xf32>):
+  %0 = graph.relu %a : (tensor<4xf32>) -> tensor<4xf32>
+  kernel.yield %0 : tensor<4xf32>
+}
+exec.plan @static attributes {arena_bytes = 0 : i64, input_types = [], intermediate_bytes = 0 : i64, output_types = []} {
+  // expected-error @+1 {{writes output 0 of @relu into a read-only slot}}
+  exec.launch @relu [#exec.slot<input, 0, 0, 16>, #exec.slot<weights, 0, 0, 16>]
+}
+
+// -----
+
+exec.plan @static attributes {arena_bytes = 0 : i64, input_types = [], intermediate_bytes = 0 : i64, output_types = []} {
+  // expected-error @+1 {{launches 'missing', which is not an exec.kernel}}
+  exec.launch @missing []
+}
+
+// -----
+
+// expected-error @+1 {{sets grid, block and shared_bytes together or none}}
+exec.kernel @relu pointwise attributes {grid = array<i64: 1, 1, 1>, hash = "0000000000000000", onnx_nodes = [], schedule = {}} {
+^bb0(%a: tensor<4xf32>):
+  %0 = graph.relu %a : (tensor<4xf32>) -> tensor<4xf32>
+  kernel.yield %0 : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{grid and block need 3 sizes in [1, 2^31)}}
+exec.kernel @relu pointwise attributes {block = array<i64: 256, 1>, grid = array<i64: 1, 1, 1>, hash = "0000000000000000", onnx_nodes = [], schedule = {}, shared_bytes = 0 : i64} {
+^bb0(%a: tensor<4xf32>):
+  %0 = graph.relu %a : (tensor<4xf32>) -> tensor<4xf32>
+  kernel.yield %0 : tensor<4xf32>
+}

@@ -11,6 +11,13 @@ exec.kernel @add_0 pointwise attributes {hash = "0123456789abcdef", onnx_nodes =
   %s = graph.add %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   kernel.yield %s : tensor<4xf32>
 }
+// A cuda kernel carries its launch.
+// CHECK: exec.kernel @relu_1 pointwise attributes {block = array<i64: 256, 1, 1>, grid = array<i64: 1, 1, 1>, hash = "0123456789abcdef", onnx_nodes = [], schedule = {}, shared_bytes = 0 : i64}
+exec.kernel @relu_1 pointwise attributes {block = array<i64: 256, 1, 1>, grid = array<i64: 1, 1, 1>, hash = "0123456789abcdef", onnx_nodes = [], schedule = {}, shared_bytes = 0 : i64} {
+^bb0(%x: tensor<4xf32>):
+  %r = graph.relu %x : (tensor<4xf32>) -> tensor<4xf32>
+  kernel.yield %r : tensor<4xf32>
+}
 // CHECK: exec.plan @static attributes {arena_bytes = 0 : i64
 exec.plan @static attributes {arena_bytes = 0 : i64, input_types = [tensor<4xf32>], intermediate_bytes = 0 : i64, output_types = [tensor<4xf32>]} {
   // CHECK: exec.launch @add_0 [#exec.slot<input, 0, 0, 16>, #exec.slot<weights, 0, 0, 16>, #exec.slot<output, 0, 0, 16>]
