@@ -41,6 +41,7 @@ static LogicalResult emitOp(cuda::KernelEmitter &emitter) {
 
   if (op->hasTrait<graph::OpTrait::Pointwise>())
     return cuda::emitPointwise(emitter);
+  // Keep hasCudaEmitter in step with these families.
   if (cuda::isDataMovement(mnemonic))
     return cuda::emitDataMovement(emitter);
   if (cuda::isReduction(mnemonic))
@@ -52,6 +53,16 @@ static LogicalResult emitOp(cuda::KernelEmitter &emitter) {
   if (cuda::isLinearAlgebra(mnemonic))
     return cuda::emitLinearAlgebra(emitter);
   return emitter.fail("no cuda emitter for this op");
+}
+
+bool hasCudaEmitter(RegisteredOperationName name) {
+  llvm::StringRef mnemonic = name.stripDialect();
+  if (name.getDialectNamespace() != "graph" || mnemonic == "constant")
+    return false;
+  return name.hasTrait<graph::OpTrait::Pointwise>() ||
+         cuda::isDataMovement(mnemonic) || cuda::isReduction(mnemonic) ||
+         cuda::isNormalization(mnemonic) || cuda::isConvPool(mnemonic) ||
+         cuda::isLinearAlgebra(mnemonic);
 }
 
 FailureOr<CudaKernel> emitCudaKernel(Operation *op, llvm::StringRef name,

@@ -31,6 +31,10 @@ struct CudaKernel {
   uint32_t sharedBytes;
 };
 
+/// Whether a CUDA emitter family handles the graph op `name` (every graph op
+/// but graph.constant should); the op registry test checks them all.
+bool hasCudaEmitter(mlir::RegisteredOperationName name);
+
 /// Emits `extern "C" __global__ void <name>(...)` computing `op`. Parameters:
 /// one pointer per ONNX input slot of the op in order (an absent optional
 /// input is passed as nullptr), then one per result, then, for kernels that

@@ -1,0 +1,97 @@
+//===- OpRegistryTest.cpp - importer, graph ops and kernels agree ---------===//
+//
+// Adding an op touches the importer table, the graph dialect, the host
+// kernels and the CUDA emitters (docs/adding-an-op.md). These tests fail
+// when one of them is missing an op the others have.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/Graph/GraphDialect.h"
+#include "lib/HostKernels/HostKernels.h"
+#if GRAPHC_TEST_CUDA_CODEGEN
+#include "lib/Codegen/CUDA/CudaEmitter.h"
+#endif
+
+#include "mlir/IR/MLIRContext.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+namespace {
+
+/// The mnemonics of OpTable.def: the graph ops the importer creates.
+std::vector<std::string> importedMnemonics() {
+  return {
+#define GRAPHC_ONNX_OP(onnxName, mnemonic) #mnemonic,
+#include "lib/Import/ONNX/OpTable.def"
+  };
+}
+
+/// The host kernels of HostKernelList.def.
+std::vector<std::string> hostKernelNames() {
+  return {
+#define GC_HOST_KERNEL(name) #name,
+#include "lib/HostKernels/HostKernelList.def"
+  };
+}
+
+class OpRegistryTest : public ::testing::Test {
+protected:
+  OpRegistryTest() { context.loadDialect<graphc::graph::GraphDialect>(); }
+
+  /// Every graph op that computes (all but graph.constant, which is data).
+  std::vector<mlir::RegisteredOperationName> computeOps() {
+    std::vector<mlir::RegisteredOperationName> ops;
+    for (mlir::RegisteredOperationName name :
+         context.getRegisteredOperations())
+      if (name.getDialectNamespace() == "graph" &&
+          name.stripDialect() != "constant")
+        ops.push_back(name);
+    return ops;
+  }
+
+  mlir::MLIRContext context;
+};
+
+TEST_F(OpRegistryTest, ImportedOpsAreGraphOps) {
+  std::vector<std::string> mnemonics = importedMnemonics();
+  ASSERT_GT(mnemonics.size(), 100u);
+  for (const std::string &mnemonic : mnemonics)
+    EXPECT_TRUE(mlir::RegisteredOperationName::lookup("graph." + mnemonic,
+                                                      &context))
+        << "OpTable.def names graph." << mnemonic
+        << ", which the graph dialect does not define";
+}
+
+TEST_F(OpRegistryTest, EveryGraphOpHasAHostKernel) {
+  std::vector<mlir::RegisteredOperationName> ops = computeOps();
+  ASSERT_GT(ops.size(), 100u);
+  for (mlir::RegisteredOperationName name : ops)
+    EXPECT_NE(gc_host_kernel_lookup(name.stripDialect().str().c_str()), nullptr)
+        << name.getStringRef().str()
+        << " has no host kernel in HostKernelList.def";
+  EXPECT_EQ(gc_host_kernel_lookup("no_such_op"), nullptr);
+}
+
+TEST_F(OpRegistryTest, EveryHostKernelIsAGraphOp) {
+  for (const std::string &kernel : hostKernelNames())
+    EXPECT_TRUE(
+        mlir::RegisteredOperationName::lookup("graph." + kernel, &context))
+        << "host kernel " << kernel << " computes no graph op";
+}
+
+#if GRAPHC_TEST_CUDA_CODEGEN
+TEST_F(OpRegistryTest, EveryGraphOpHasACudaEmitter) {
+  for (mlir::RegisteredOperationName name : computeOps())
+    EXPECT_TRUE(graphc::codegen::hasCudaEmitter(name))
+        << name.getStringRef().str() << " has no cuda emitter family";
+  // Constants are data, never kernels.
+  EXPECT_FALSE(graphc::codegen::hasCudaEmitter(
+      *mlir::RegisteredOperationName::lookup("graph.constant", &context)));
+}
+#endif
+
+} // namespace
