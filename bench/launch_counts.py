@@ -1,0 +1,108 @@
+"""Kernel launches per run of real torch exports, compiled by graphc for cuda.
+
+Builds the bench models with random weights (see run_bench.py), exports each
+with both torch.onnx exporters, and compiles it with graphc for the cuda
+target up to the exec stage (no NVRTC, no GPU needed). Per model and
+exporter: the ONNX nodes, the graph ops after the graph rewrites (what would
+be one kernel each without fusion), the launches and copies of the run plan,
+and the arena against the sum of all intermediates.
+
+    .venv-torch/bin/python bench/launch_counts.py --graphc build/bin/graphc
+        [--models resnet50,bert,gpt2] [--exporters torchscript,dynamo]
+        [--batch 1] [--json out.json]
+
+bash scripts/setup-torch.sh installs torch, torchvision and transformers
+into .venv-torch (several GB; never part of the test command).
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from run_bench import MODELS, build_model, export_onnx  # noqa: E402
+
+ARENA = re.compile(r"arena_bytes = (\d+) : i64.*intermediate_bytes = (\d+) : i64")
+
+
+def compile_stage(graphc, onnx_path, shape, stage):
+    proc = subprocess.run(
+        [graphc, "compile", onnx_path, "--target", "cuda", f"--shape=input={shape}",
+         "--emit", stage], capture_output=True, text=True)
+    if proc.returncode != 0:
+        lines = (proc.stderr + proc.stdout).strip().splitlines()
+        raise RuntimeError(lines[0] if lines else f"graphc exit {proc.returncode}")
+    return proc.stdout
+
+
+def count(graphc, onnx_path, shape):
+    import onnx
+    model = onnx.load(onnx_path, load_external_data=False)
+    graph_ir = compile_stage(graphc, onnx_path, shape, "graph")
+    exec_ir = compile_stage(graphc, onnx_path, shape, "exec")
+    graph_ops = [m for m in re.findall(r"= graph\.([a-z_0-9]+)", graph_ir)
+                 if m != "constant"]
+    arena = ARENA.search(exec_ir)
+    return {
+        "onnx_nodes": len(model.graph.node),
+        "graph_ops": len(graph_ops),
+        "launches": len(re.findall(r"^\s*exec\.launch ", exec_ir, re.M)),
+        "copies": len(re.findall(r"^\s*exec\.copy ", exec_ir, re.M)),
+        "kernels": len(re.findall(r"^\s*exec\.kernel ", exec_ir, re.M)),
+        "arena_bytes": int(arena.group(1)) if arena else None,
+        "intermediate_bytes": int(arena.group(2)) if arena else None,
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--graphc", required=True)
+    parser.add_argument("--models", default=",".join(MODELS))
+    parser.add_argument("--exporters", default="torchscript,dynamo")
+    parser.add_argument("--batch", type=int, default=1)
+    parser.add_argument("--json")
+    args = parser.parse_args()
+
+    rows = []
+    with tempfile.TemporaryDirectory() as work:
+        for name in args.models.split(","):
+            module, make_input = build_model(name)
+            module.eval()
+            example = make_input(args.batch)
+            shape = "x".join(str(d) for d in example.shape)
+            for exporter in args.exporters.split(","):
+                path = os.path.join(work, f"{name}-{exporter}.onnx")
+                row = {"model": name, "exporter": exporter, "input": shape}
+                try:
+                    export_onnx(module, example, path, exporter)
+                    row.update(count(args.graphc, path, shape))
+                except Exception as error:  # reported in the table, not fatal
+                    row["error"] = str(error).splitlines()[0][:200]
+                rows.append(row)
+                print(json.dumps(row), file=sys.stderr)
+
+    print("| model | exporter | input | ONNX nodes | graph ops (unfused kernels) "
+          "| launches | copies | distinct kernels | arena / all intermediates |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        if "error" in r:
+            print(f"| {r['model']} | {r['exporter']} | {r['input']} | "
+                  f"error: {r['error']} ||||||")
+            continue
+        arena = (f"{r['arena_bytes'] / 2**20:.1f} / "
+                 f"{r['intermediate_bytes'] / 2**20:.1f} MiB")
+        print(f"| {r['model']} | {r['exporter']} | {r['input']} | {r['onnx_nodes']} | "
+              f"{r['graph_ops']} | {r['launches']} | {r['copies']} | {r['kernels']} | "
+              f"{arena} |")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
