@@ -1,14 +1,16 @@
 //===- FormFusionGroups.cpp - wrap graph ops into kernel.fusion -----------===//
 //
 // Pointwise ops (the graph dialect's Pointwise trait) join producer ->
-// consumer chains computed by one kernel; every other op is a fusion of its
-// own. Each group carries its kind, content hash and schedule.
+// consumer chains computed by one kernel; views (see Views.h) stay outside
+// every fusion, and every other op is a fusion of its own. Each group
+// carries its kind, content hash and schedule.
 //
 //===----------------------------------------------------------------------===//
 
 #include "dialects/Graph/GraphOps.h"
 #include "lib/Support/Fnv1a.h"
 #include "passes/Passes.h"
+#include "passes/Views.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -251,8 +253,9 @@ LogicalResult formFusionGroups(ModuleOp module) {
   unsigned counter = 0;
   SmallVector<Operation *> ops;
   for (Operation &op : main.getBody().front())
+    // Views stay graph ops: memory planning gives them their source's slot.
     if (op.getDialect() && op.getDialect()->getNamespace() == "graph" &&
-        !isa<graph::ConstantOp>(op))
+        !isa<graph::ConstantOp>(op) && !isView(&op))
       ops.push_back(&op);
 
   for (SmallVector<Operation *> &members : partitionIntoGroups(ops)) {

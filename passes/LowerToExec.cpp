@@ -3,6 +3,7 @@
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/HostEval.h"
 #include "passes/Passes.h"
+#include "passes/Views.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -39,14 +40,16 @@ static void inlineConstantInputs(kernel::FusionOp fusion,
   Block &body = kernelOp.getBody().front();
   OpBuilder builder = OpBuilder::atBlockBegin(&body);
   for (auto [input, arg] : llvm::zip(fusion.getInputs(), body.getArguments())) {
-    auto constant = input.getDefiningOp<graph::ConstantOp>();
+    // A view of a constant is that constant in the view's shape.
+    auto constant = viewRoot(input).getDefiningOp<graph::ConstantOp>();
     if (!constant)
       continue;
     auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
     if (!dense || dense.getNumElements() > kMaxInlinedConstantElements)
       continue;
-    auto copy = builder.create<graph::ConstantOp>(constant.getLoc(),
-                                                  constant.getType(), dense);
+    auto type = cast<ShapedType>(input.getType());
+    auto copy = builder.create<graph::ConstantOp>(constant.getLoc(), type,
+                                                  dense.reshape(type));
     copy->setAttr(exec::kArgumentAttr,
                   builder.getI64IntegerAttr(arg.getArgNumber()));
     arg.replaceAllUsesWith(copy.getResult());
@@ -140,6 +143,21 @@ LogicalResult lowerToExec(ModuleOp module, StringRef planName) {
   llvm::MapVector<Operation *, llvm::SetVector<Attribute>> nodesOfKernel;
 
   for (Operation &op : block) {
+    if (isView(&op)) {
+      // No step: the view names its source's bytes with its own type.
+      exec::SlotAttr source = slotOf.lookup(op.getOperand(0));
+      if (!source)
+        return op.emitOpError("is a view of a value with no slot");
+      Value result = op.getResult(0);
+      auto slot = exec::SlotAttr::get(context, source.getKind(),
+                                      source.getIndex(), source.getOffset(),
+                                      exec::slotBytes(result.getType()));
+      auto planned = op.getAttrOfType<ArrayAttr>("exec.slots");
+      if (planned && (planned.size() != 1 || planned[0] != slot))
+        return op.emitOpError("was planned a slot other than its source's");
+      slotOf[result] = slot;
+      continue;
+    }
     auto fusion = dyn_cast<kernel::FusionOp>(op);
     if (!fusion)
       continue;
@@ -202,8 +220,8 @@ LogicalResult lowerToExec(ModuleOp module, StringRef planName) {
     cast<exec::KernelOp>(kernelOp).setOnnxNodesAttr(
         ArrayAttr::get(context, nodes.getArrayRef()));
 
-  // Outputs not written by a kernel (inputs, weights, repeated results)
-  // are copied into place.
+  // Outputs not written by a kernel (inputs, weights, repeated results,
+  // views of those) are copied into place.
   for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
     exec::SlotAttr source = slotOf.lookup(value);
     if (!source)

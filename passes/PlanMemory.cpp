@@ -2,9 +2,11 @@
 
 #include "dialects/Graph/GraphOps.h"
 #include "passes/Passes.h"
+#include "passes/Views.h"
 
 #include "mlir/IR/Builders.h"
 
+#include <functional>
 #include <map>
 
 using namespace mlir;
@@ -91,24 +93,50 @@ LogicalResult planMemory(ModuleOp module) {
   llvm::DenseMap<Operation *, int64_t> position;
   for (auto [i, op] : llvm::enumerate(block))
     position[&op] = i;
-  auto lastUse = [&](Value value) {
+  // A view reads its source's buffer wherever the view is read, so the
+  // source stays live until the last use of any view of it.
+  std::function<int64_t(Value)> lastUse = [&](Value value) {
     int64_t last = position.lookup(value.getDefiningOp());
-    for (Operation *user : value.getUsers())
-      last = std::max(last, position.lookup(user));
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      if (isView(user) && use.getOperandNumber() == 0)
+        last = std::max(last, lastUse(user->getResult(0)));
+      else
+        last = std::max(last, position.lookup(user));
+    }
     return last;
   };
 
-  // The first return of a fusion result writes straight into that output.
+  // The first return of a fusion result, or of a view of one, has the
+  // fusion write straight into that output; the views share it. Other
+  // returns are copied into place (see LowerToExec).
   llvm::DenseMap<Value, int64_t> outputIndex;
-  for (auto [i, value] : llvm::enumerate(ret.getOperands()))
-    if (value.getDefiningOp<kernel::FusionOp>() && !outputIndex.count(value))
-      outputIndex[value] = i;
+  for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
+    Value root = viewRoot(value);
+    if (root.getDefiningOp<kernel::FusionOp>() && !outputIndex.count(root))
+      outputIndex[root] = i;
+  }
 
   ArenaAllocator arena;
   int64_t intermediateBytes = 0;
   // Arena values still live, by the position of their last use.
   std::multimap<int64_t, std::pair<int64_t, int64_t>> liveUntil;
+  // The planned slot of every fusion result and view of one.
+  llvm::DenseMap<Value, exec::SlotAttr> slotOf;
   for (Operation &op : block) {
+    if (isView(&op)) {
+      // Inputs and weights are placed by LowerToExec; views of them are too.
+      exec::SlotAttr source = slotOf.lookup(op.getOperand(0));
+      if (!source)
+        continue;
+      Value result = op.getResult(0);
+      auto slot = exec::SlotAttr::get(context, source.getKind(),
+                                      source.getIndex(), source.getOffset(),
+                                      exec::slotBytes(result.getType()));
+      slotOf[result] = slot;
+      op.setAttr("exec.slots", ArrayAttr::get(context, {slot}));
+      continue;
+    }
     auto fusion = dyn_cast<kernel::FusionOp>(op);
     if (!fusion)
       continue;
@@ -130,6 +158,8 @@ LogicalResult planMemory(ModuleOp module) {
       liveUntil.emplace(std::max(lastUse(result), here),
                         std::make_pair(offset, bytes));
     }
+    for (auto [result, slot] : llvm::zip(fusion.getResults(), slots))
+      slotOf[result] = cast<exec::SlotAttr>(slot);
     fusion->setAttr("exec.slots", ArrayAttr::get(context, slots));
     // Space read for the last time by this step is free for later steps;
     // never for this step's own results, which must not alias its inputs.

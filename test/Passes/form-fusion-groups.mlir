@@ -178,3 +178,31 @@ func.func @main(%a: tensor<?x4xf32> {graph.name = "x", graph.dims = ["batch", ""
   %0 = graph.relu %a : (tensor<?x4xf32>) -> tensor<?x4xf32>
   return %0 : tensor<?x4xf32>
 }
+
+// -----
+
+// Views (reshape, flatten, squeeze, unsqueeze, identity of static shapes)
+// stay graph ops outside every fusion: memory planning gives them their
+// source's slot. A view between pointwise ops ends the chain.
+// CHECK-LABEL: func @main
+func.func @main(%a: tensor<2x8xf32>, %b: tensor<16xf32>) -> tensor<16xf32> {
+  %shape = graph.constant {value = dense<16> : tensor<1xi64>} : () -> tensor<1xi64>
+  %axes = graph.constant {value = dense<0> : tensor<1xi64>} : () -> tensor<1xi64>
+  // CHECK: %[[E:.*]] = kernel.fusion "exp_0" pointwise
+  %0 = graph.exp %a : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  // CHECK-NEXT: ^bb0
+  // CHECK-NEXT: graph.exp
+  // CHECK-NEXT: kernel.yield
+  // CHECK-NEXT: }
+  // CHECK-NEXT: %[[R:.*]] = graph.reshape %[[E]]
+  %1 = graph.reshape %0, %shape : (tensor<2x8xf32>, tensor<1xi64>) -> tensor<16xf32>
+  // CHECK-NEXT: %[[I:.*]] = graph.identity %[[R]]
+  %2 = graph.identity %1 : (tensor<16xf32>) -> tensor<16xf32>
+  // CHECK-NEXT: %[[U:.*]] = graph.unsqueeze %[[I]]
+  %3 = graph.unsqueeze %2, %axes : (tensor<16xf32>, tensor<1xi64>) -> tensor<1x16xf32>
+  // CHECK-NEXT: %[[S:.*]] = graph.squeeze %[[U]]
+  %4 = graph.squeeze %3, %axes : (tensor<1x16xf32>, tensor<1xi64>) -> tensor<16xf32>
+  // CHECK-NEXT: kernel.fusion "add_1" pointwise(%[[S]], %{{.*}})
+  %5 = graph.add %4, %b : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+  return %5 : tensor<16xf32>
+}
