@@ -1,9 +1,10 @@
 //===- FormFusionGroups.cpp - wrap graph ops into kernel.fusion -----------===//
 //
 // Pointwise ops (the graph dialect's Pointwise trait) join producer ->
-// consumer chains computed by one kernel; views (see Views.h) stay outside
-// every fusion, and every other op is a fusion of its own. Each group
-// carries its kind, content hash and schedule.
+// consumer chains computed by one kernel; a conv, gemm or mat_mul takes in
+// the pointwise ops consuming its result as its epilogue; views (see
+// Views.h) stay outside every fusion; every other op is a fusion of its own.
+// Each group carries its kind, content hash and schedule.
 //
 //===----------------------------------------------------------------------===//
 
@@ -176,12 +177,24 @@ groupInputs(ArrayRef<Operation *> members,
   return inputs;
 }
 
+/// The result shape of single-result `op`.
+static ArrayRef<int64_t> resultShape(Operation *op) {
+  return cast<RankedTensorType>(op->getResult(0).getType()).getShape();
+}
+
 /// Partitions `ops` (in block order) into fusion groups, each in block order
-/// with its root, the only op whose value leaves the group, last. Walking
+/// (but for an anchor, which comes first) with its root, the only op whose
+/// value leaves the group, last. Walking
 /// backwards, every op not yet grouped roots a group; a pointwise root then
 /// takes in each pointwise producer whose users all lie in the group, so that
 /// nothing is computed twice, while the group reads at most
 /// kMaxPointwiseInputs distinct values and holds at most kMaxPointwiseOps ops.
+/// The walk may also take in one conv, gemm or mat_mul (the anchor) whose
+/// users all lie in the group: the pointwise members become its epilogue,
+/// applied to its accumulator before the store. Every member then has the
+/// anchor's result shape, so that the anchor's output index addresses them
+/// all, and the walk does not extend past the anchor: its operands are plain
+/// inputs, and no member feeds it.
 static SmallVector<SmallVector<Operation *>>
 partitionIntoGroups(ArrayRef<Operation *> ops) {
   llvm::DenseMap<Operation *, unsigned> position;
@@ -194,28 +207,54 @@ partitionIntoGroups(ArrayRef<Operation *> ops) {
       continue;
     SmallVector<Operation *> members = {root};
     llvm::SmallPtrSet<Operation *, 16> inGroup = {root};
+    Operation *anchor = nullptr;
+    auto hasAnchorShape = [&](Operation *op) {
+      return resultShape(op) == resultShape(anchor);
+    };
+    // Whether `producer` may join: it is pointwise (with the anchor's shape
+    // once there is one) or the group's first anchor.
+    auto mayJoin = [&](Operation *producer) {
+      // A member feeding the anchor would be computed inside the kernel
+      // before it, where the anchor's template reads only kernel inputs.
+      if (isPointwise(producer))
+        return !anchor ||
+               (hasAnchorShape(producer) &&
+                !llvm::is_contained(producer->getUsers(), anchor));
+      if (anchor || !graph::isEpilogueAnchor(producer))
+        return false;
+      anchor = producer;
+      if (llvm::all_of(members, hasAnchorShape))
+        return true;
+      anchor = nullptr;
+      return false;
+    };
     // A member taken in makes its producers candidates again: a producer
     // turned down earlier may have all its users in the group now.
     size_t next = isPointwise(root) ? 0 : members.size();
     for (; next < members.size() && members.size() < kMaxPointwiseOps;
          ++next) {
+      if (members[next] == anchor)
+        continue;
       for (Value operand : members[next]->getOperands()) {
         if (members.size() == kMaxPointwiseOps)
           break;
         Operation *producer = operand.getDefiningOp();
         if (!producer || !position.count(producer) ||
-            grouped.contains(producer) || inGroup.contains(producer) ||
-            !isPointwise(producer))
+            grouped.contains(producer) || inGroup.contains(producer))
           continue;
         if (!llvm::all_of(producer->getUsers(), [&](Operation *user) {
               return inGroup.contains(user);
             }))
+          continue;
+        Operation *anchorBefore = anchor;
+        if (!mayJoin(producer))
           continue;
         inGroup.insert(producer);
         members.push_back(producer);
         if (groupInputs(members, inGroup).size() > kMaxPointwiseInputs) {
           members.pop_back();
           inGroup.erase(producer);
+          anchor = anchorBefore;
         }
       }
     }
@@ -224,6 +263,11 @@ partitionIntoGroups(ArrayRef<Operation *> ops) {
     llvm::sort(members, [&](Operation *a, Operation *b) {
       return position[a] < position[b];
     });
+    // The anchor comes first: it reads no member, and an epilogue member
+    // placed before it in the block does not read it either.
+    if (anchor)
+      std::stable_partition(members.begin(), members.end(),
+                            [&](Operation *op) { return op == anchor; });
     groups.push_back(std::move(members));
   }
   // Roots were found last to first.
@@ -269,7 +313,8 @@ LogicalResult formFusionGroups(ModuleOp module) {
     Location loc = FusedLoc::get(context, locations);
     // The root comes after every member, and every input dominates it.
     OpBuilder builder(root);
-    kernel::FusionKind kind = classify(root);
+    // An epilogue fusion has the kind of its anchor, its first member.
+    kernel::FusionKind kind = classify(members.front());
     std::string name = describeGroup(members) + "_" + std::to_string(counter++);
     auto fusion = builder.create<kernel::FusionOp>(
         loc, root->getResultTypes(), inputs.getArrayRef(),

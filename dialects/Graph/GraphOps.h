@@ -48,6 +48,14 @@ mlir::LogicalResult
 foldByEvaluation(mlir::Operation *op, llvm::ArrayRef<mlir::Attribute> operands,
                  llvm::SmallVectorImpl<mlir::OpFoldResult> &results);
 
+/// Whether `op` can anchor an epilogue fusion: the kernel templates of
+/// conv, gemm and mat_mul apply the pointwise ops consuming the result to
+/// the accumulator before the store. Fusion grouping and every target that
+/// emits such fusions decide by this one predicate.
+inline bool isEpilogueAnchor(mlir::Operation *op) {
+  return mlir::isa<ConvOp, GemmOp, MatMulOp>(op);
+}
+
 } // namespace graphc::graph
 
 #endif

@@ -173,6 +173,168 @@ func.func @main(%x: tensor<4xf32> {graph.name = "x"}) -> tensor<4xf32> {
 
 // -----
 
+// Epilogue fusion: a conv takes in the pointwise ops consuming its result
+// (a bias add broadcast to the result, then relu); the fusion keeps the
+// kind conv and reads the conv's operands and the bias.
+// CHECK-LABEL: func @main
+func.func @main(%x: tensor<1x1x4x4xf32>, %w: tensor<2x1x1x1xf32>, %bias: tensor<2x1x1xf32>) -> tensor<1x2x4x4xf32> {
+  // CHECK: %[[F:.*]] = kernel.fusion "conv_add_relu_0" conv(%{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}) {
+  // CHECK-NEXT: ^bb0(%[[X:.*]]: tensor<1x1x4x4xf32>, %[[W:.*]]: tensor<2x1x1x1xf32>, %[[B:.*]]: tensor<2x1x1xf32>):
+  // CHECK-NEXT: %[[C:.*]] = graph.conv %[[X]], %[[W]]
+  // CHECK-NEXT: %[[S:.*]] = graph.add %[[C]], %[[B]]
+  // CHECK-NEXT: %[[R:.*]] = graph.relu %[[S]]
+  // CHECK-NEXT: kernel.yield %[[R]]
+  // CHECK-NEXT: }
+  // CHECK-NEXT: return %[[F]]
+  %0 = graph.conv %x, %w : (tensor<1x1x4x4xf32>, tensor<2x1x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %1 = graph.add %0, %bias : (tensor<1x2x4x4xf32>, tensor<2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %2 = graph.relu %1 : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  return %2 : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// A gemm with its activation is one matmul fusion.
+// CHECK-LABEL: func @main
+func.func @main(%a: tensor<3x4xf32>, %b: tensor<4x6xf32>, %c: tensor<6xf32>) -> tensor<3x6xf32> {
+  // CHECK: kernel.fusion "gemm_relu_0" matmul(%{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}) {
+  // CHECK-NEXT: ^bb0
+  // CHECK-NEXT: graph.gemm
+  // CHECK-NEXT: graph.relu
+  // CHECK-NEXT: kernel.yield
+  // CHECK-NOT: kernel.fusion
+  %0 = graph.gemm %a, %b, %c : (tensor<3x4xf32>, tensor<4x6xf32>, tensor<6xf32>) -> tensor<3x6xf32>
+  %1 = graph.relu %0 : (tensor<3x6xf32>) -> tensor<3x6xf32>
+  return %1 : tensor<3x6xf32>
+}
+
+// -----
+
+// A residual add of a tensor of the result's shape, then relu, join a
+// mat_mul.
+// CHECK-LABEL: func @main
+func.func @main(%a: tensor<2x3x4xf32>, %b: tensor<4x5xf32>, %r: tensor<2x3x5xf32>) -> tensor<2x3x5xf32> {
+  // CHECK: kernel.fusion "mat_mul_add_relu_0" matmul(%{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}) {
+  // CHECK-NEXT: ^bb0
+  // CHECK-NEXT: graph.mat_mul
+  // CHECK-NEXT: graph.add
+  // CHECK-NEXT: graph.relu
+  // CHECK-NEXT: kernel.yield
+  // CHECK-NOT: kernel.fusion
+  %0 = graph.mat_mul %a, %b : (tensor<2x3x4xf32>, tensor<4x5xf32>) -> tensor<2x3x5xf32>
+  %1 = graph.add %0, %r : (tensor<2x3x5xf32>, tensor<2x3x5xf32>) -> tensor<2x3x5xf32>
+  %2 = graph.relu %1 : (tensor<2x3x5xf32>) -> tensor<2x3x5xf32>
+  return %2 : tensor<2x3x5xf32>
+}
+
+// -----
+
+// An epilogue member need not read the anchor: a mul by a tensor computed
+// before the conv joins, and the anchor comes first in the fusion.
+// CHECK-LABEL: func @main
+func.func @main(%x: tensor<1x1x4x4xf32>, %w: tensor<2x1x1x1xf32>, %z: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  // CHECK: kernel.fusion "conv_sigmoid_mul_0" conv(
+  // CHECK-NEXT: ^bb0
+  // CHECK-NEXT: graph.conv
+  // CHECK-NEXT: graph.sigmoid
+  // CHECK-NEXT: graph.mul
+  // CHECK-NEXT: kernel.yield
+  // CHECK-NOT: kernel.fusion
+  %0 = graph.sigmoid %z : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %1 = graph.conv %x, %w : (tensor<1x1x4x4xf32>, tensor<2x1x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %2 = graph.mul %1, %0 : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  return %2 : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// An anchor whose result is used outside the group stays alone: a conv is
+// never computed twice.
+// CHECK-LABEL: func @main
+func.func @main(%x: tensor<1x1x4x4xf32>, %w: tensor<2x1x1x1xf32>) -> (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) {
+  // CHECK: %[[C:.*]] = kernel.fusion "conv_0" conv
+  // CHECK: kernel.fusion "relu_1" pointwise(%[[C]])
+  // CHECK: kernel.fusion "sigmoid_2" pointwise(%[[C]])
+  %0 = graph.conv %x, %w : (tensor<1x1x4x4xf32>, tensor<2x1x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %1 = graph.relu %0 : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %2 = graph.sigmoid %0 : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  return %1, %2 : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// An epilogue broadcasts other operands to the anchor's result, never the
+// result to a larger shape: the mat_mul stays alone and the pointwise ops
+// fuse without it.
+// CHECK-LABEL: func @main
+func.func @main(%a: tensor<2x4xf32>, %b: tensor<4x3xf32>, %z: tensor<5x2x3xf32>) -> tensor<5x2x3xf32> {
+  // CHECK: %[[M:.*]] = kernel.fusion "mat_mul_0" matmul
+  // CHECK: kernel.fusion "relu_add_1" pointwise(%[[M]], %{{.*}})
+  %0 = graph.mat_mul %a, %b : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>
+  %1 = graph.relu %0 : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %2 = graph.add %1, %z : (tensor<2x3xf32>, tensor<5x2x3xf32>) -> tensor<5x2x3xf32>
+  return %2 : tensor<5x2x3xf32>
+}
+
+// -----
+
+// An epilogue op may read a value computed after the anchor by an op outside
+// the group: the fusion takes the root's place, after that op, and the conv
+// moves there with it.
+// CHECK-LABEL: func @main
+func.func @main(%x: tensor<1x1x4x4xf32>, %w: tensor<2x1x1x1xf32>, %y: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  // CHECK: %[[S:.*]] = kernel.fusion "softmax_0" reduction
+  // CHECK: %[[F:.*]] = kernel.fusion "conv_add_1" conv(%{{[^,]*}}, %{{[^,]*}}, %[[S]])
+  // CHECK: return %[[F]]
+  %0 = graph.conv %x, %w : (tensor<1x1x4x4xf32>, tensor<2x1x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %1 = graph.softmax %y : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %2 = graph.add %0, %1 : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  return %2 : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// A pointwise op feeding the anchor stays out of its fusion, even when all
+// its users would be inside: the conv reads only fusion inputs.
+// CHECK-LABEL: func @main
+func.func @main(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32> {
+  // CHECK: %[[R:.*]] = kernel.fusion "relu_0" pointwise
+  // CHECK: kernel.fusion "conv_add_1" conv(%[[R]], %{{[^,]*}}) {
+  %0 = graph.relu %x : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %1 = graph.conv %0, %w : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %2 = graph.add %1, %0 : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  return %2 : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// The input limit holds with an anchor: 14 adds read 15 values, and the
+// gemm's three operands would make 17, so the gemm stays alone.
+// CHECK-LABEL: func @main
+func.func @main(%a: tensor<2x4xf32>, %b: tensor<4x3xf32>, %c: tensor<3xf32>, %a0: tensor<2x3xf32>, %a1: tensor<2x3xf32>, %a2: tensor<2x3xf32>, %a3: tensor<2x3xf32>, %a4: tensor<2x3xf32>, %a5: tensor<2x3xf32>, %a6: tensor<2x3xf32>, %a7: tensor<2x3xf32>, %a8: tensor<2x3xf32>, %a9: tensor<2x3xf32>, %a10: tensor<2x3xf32>, %a11: tensor<2x3xf32>, %a12: tensor<2x3xf32>, %a13: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // CHECK: %[[G:.*]] = kernel.fusion "gemm_0" matmul
+  // CHECK: kernel.fusion "add_1" pointwise(%[[G]],
+  // CHECK-NOT: kernel.fusion
+  %0 = graph.gemm %a, %b, %c : (tensor<2x4xf32>, tensor<4x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %1 = graph.add %0, %a0 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %2 = graph.add %1, %a1 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %3 = graph.add %2, %a2 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %4 = graph.add %3, %a3 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %5 = graph.add %4, %a4 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %6 = graph.add %5, %a5 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %7 = graph.add %6, %a6 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %8 = graph.add %7, %a7 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %9 = graph.add %8, %a8 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %10 = graph.add %9, %a9 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %11 = graph.add %10, %a10 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %12 = graph.add %11, %a11 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %13 = graph.add %12, %a12 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %14 = graph.add %13, %a13 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %14 : tensor<2x3xf32>
+}
+
+// -----
+
 // expected-error @+1 {{input 'x' dim 0 is dynamic ('batch'): add --dim batch=N or --shape x=...}}
 func.func @main(%a: tensor<?x4xf32> {graph.name = "x", graph.dims = ["batch", ""]}) -> tensor<?x4xf32> {
   %0 = graph.relu %a : (tensor<?x4xf32>) -> tensor<?x4xf32>

@@ -356,20 +356,107 @@ exec.kernel @add_mul_relu_3 pointwise attributes {hash = "0000000000000000", onn
   compileAndCheck(source);
 }
 
-TEST_F(CudaCodegenTest, OnlyPointwiseKernelsFuse) {
+TEST_F(CudaCodegenTest, ConvAndMatmulEpiloguesCompile) {
+  // The anchor's accumulator goes through the epilogue before the store:
+  // a bias broadcast from the output index, f16 intermediates rounded like
+  // stored ones, a cast where the result is stored.
   std::string diagnostics;
   std::string source = emitKernels(context, R"mlir(
+exec.kernel @conv_add_relu_4 conv attributes {hash = "0000000000000000", onnx_nodes = ["n_conv", "n_bias", "n_relu"], schedule = {}} {
+^bb0(%x: tensor<1x3x5x5xf32>, %w: tensor<2x3x3x3xf32>, %b: tensor<2x1x1xf32>):
+  %0 = graph.conv %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x3x5x5xf32>, tensor<2x3x3x3xf32>) -> tensor<1x2x5x5xf32>
+  %1 = graph.add %0, %b : (tensor<1x2x5x5xf32>, tensor<2x1x1xf32>) -> tensor<1x2x5x5xf32>
+  %2 = graph.relu %1 : (tensor<1x2x5x5xf32>) -> tensor<1x2x5x5xf32>
+  kernel.yield %2 : tensor<1x2x5x5xf32>
+}
+exec.kernel @gemm_sigmoid_0 matmul attributes {hash = "0000000000000000", onnx_nodes = ["n_gemm", "n_sig"], schedule = {}} {
+^bb0(%a: tensor<5x7xf32>, %bw: tensor<4x7xf32>, %c: tensor<4xf32>):
+  %0 = graph.gemm %a, %bw, %c {transB = 1 : i64} : (tensor<5x7xf32>, tensor<4x7xf32>, tensor<4xf32>) -> tensor<5x4xf32>
+  %1 = graph.sigmoid %0 : (tensor<5x4xf32>) -> tensor<5x4xf32>
+  kernel.yield %1 : tensor<5x4xf32>
+}
+exec.kernel @mat_mul_add_gelu_cast_1 matmul attributes {hash = "0000000000000000", onnx_nodes = ["n_mm"], schedule = {}} {
+^bb0(%a: tensor<2x5x7xf16>, %bm: tensor<7x4xf16>, %r: tensor<2x5x4xf16>):
+  %0 = graph.mat_mul %a, %bm : (tensor<2x5x7xf16>, tensor<7x4xf16>) -> tensor<2x5x4xf16>
+  %1 = graph.add %0, %r : (tensor<2x5x4xf16>, tensor<2x5x4xf16>) -> tensor<2x5x4xf16>
+  %2 = graph.gelu %1 : (tensor<2x5x4xf16>) -> tensor<2x5x4xf16>
+  %3 = graph.cast %2 {to = f32} : (tensor<2x5x4xf16>) -> tensor<2x5x4xf32>
+  kernel.yield %3 : tensor<2x5x4xf32>
+})mlir", diagnostics);
+  ASSERT_FALSE(source.empty()) << diagnostics;
+  std::string kernels = source.substr(cudaModulePreamble().size());
+  for (const char *part :
+       {"// conv_add_relu_4: graph.conv, graph.add, graph.relu (ONNX nodes "
+        "'n_conv', 'n_bias', 'n_relu')",
+        "const float *__restrict__ arg2,", "const long long ep = i;",
+        "const float ev0 = acc;", "gc_ld(arg2[ec1])", "ev0 + ex0",
+        "out0[ep] = gc_cvt<float>(ev2);",
+        // The gemm keeps its own bias; the epilogue applies on top of it.
+        "gemm_sigmoid_0(", "1.0f * acc + 1.0f * static_cast<float>(",
+        "gc_exp(-ev0)",
+        // Batched mat_mul: the residual is read at the stored element.
+        "mat_mul_add_gelu_cast_1(", "float *__restrict__ out0)",
+        "const float ev0 = gc_ld(gc_cvt<__half>(acc));",
+        "gc_ld(arg2[ep])", "gc_erf(",
+        "out0[ep] = gc_cvt<float>(ev3);"})
+    EXPECT_NE(kernels.find(part), std::string::npos)
+        << part << "\n"
+        << kernels;
+  compileAndCheck(source);
+}
+
+TEST_F(CudaCodegenTest, OnlyPointwiseKernelsAndEpiloguesFuse) {
+  auto refusal = [&](llvm::StringRef text) {
+    std::string diagnostics;
+    std::string source = emitKernels(context, text, diagnostics);
+    EXPECT_TRUE(source.empty()) << source;
+    return diagnostics;
+  };
+  EXPECT_NE(refusal(R"mlir(
 exec.kernel @softmax_exp_0 reduction attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}} {
 ^bb0(%a: tensor<2x3xf32>):
   %0 = graph.softmax %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
   %1 = graph.exp %0 : (tensor<2x3xf32>) -> tensor<2x3xf32>
   kernel.yield %1 : tensor<2x3xf32>
-})mlir", diagnostics);
-  EXPECT_TRUE(source.empty());
-  EXPECT_NE(diagnostics.find("a reduction kernel must compute one op: only "
-                             "pointwise kernels fuse"),
-            std::string::npos)
-      << diagnostics;
+})mlir")
+                .find("a reduction kernel must compute one op: only "
+                      "pointwise kernels, and a conv, gemm or mat_mul with a "
+                      "pointwise epilogue, fuse"),
+            std::string::npos);
+  // The anchor must be one whose template applies an epilogue.
+  EXPECT_NE(refusal(R"mlir(
+exec.kernel @einsum_relu_0 matmul attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}} {
+^bb0(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>):
+  %0 = graph.einsum %a, %b {equation = "ij,jk->ik"} : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  %1 = graph.relu %0 : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  kernel.yield %1 : tensor<2x4xf32>
+})mlir")
+                .find("a matmul kernel of several ops must start with "
+                      "graph.conv, graph.gemm or graph.mat_mul, not "
+                      "graph.einsum"),
+            std::string::npos);
+  // An epilogue holds pointwise ops of the anchor's shape only.
+  EXPECT_NE(refusal(R"mlir(
+exec.kernel @mat_mul_softmax_0 matmul attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}} {
+^bb0(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>):
+  %0 = graph.mat_mul %a, %b : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  %1 = graph.softmax %0 : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  kernel.yield %1 : tensor<2x4xf32>
+})mlir")
+                .find("cannot emit a cuda kernel for graph.softmax: the "
+                      "epilogue of a conv or matmul kernel holds pointwise "
+                      "ops only"),
+            std::string::npos);
+  EXPECT_NE(refusal(R"mlir(
+exec.kernel @mat_mul_add_0 matmul attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}} {
+^bb0(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>, %z: tensor<5x2x4xf32>):
+  %0 = graph.mat_mul %a, %b : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  %1 = graph.add %0, %z : (tensor<2x4xf32>, tensor<5x2x4xf32>) -> tensor<5x2x4xf32>
+  kernel.yield %1 : tensor<5x2x4xf32>
+})mlir")
+                .find("cannot emit a cuda kernel for graph.add: an epilogue "
+                      "op must have the shape of the result of graph.mat_mul"),
+            std::string::npos);
 }
 
 TEST_F(CudaCodegenTest, CompilationIsDeterministic) {

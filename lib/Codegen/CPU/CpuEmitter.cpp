@@ -111,10 +111,21 @@ LogicalResult emitCpuKernel(exec::KernelOp kernel, llvm::raw_ostream &os) {
   SmallVector<Operation *> ops = computeOps(kernel);
   if (ops.empty())
     return kernel.emitOpError("computes nothing");
-  if (ops.size() > 1 && kernel.getKind() != kernel::FusionKind::pointwise)
+  // Multi-op kernels are pointwise chains, or a conv, gemm or mat_mul
+  // followed by its pointwise epilogue.
+  kernel::FusionKind kind = kernel.getKind();
+  bool isPointwiseChain = llvm::all_of(
+      ArrayRef(ops).drop_front(),
+      [](Operation *op) { return op->hasTrait<graph::OpTrait::Pointwise>(); });
+  bool fuses = kind == kernel::FusionKind::pointwise ||
+               ((kind == kernel::FusionKind::conv ||
+                 kind == kernel::FusionKind::matmul) &&
+                graph::isEpilogueAnchor(ops.front()) && isPointwiseChain);
+  if (ops.size() > 1 && !fuses)
     return kernel.emitOpError("a ")
-           << kernel::stringifyFusionKind(kernel.getKind())
-           << " kernel must compute one op: only pointwise kernels fuse";
+           << kernel::stringifyFusionKind(kind)
+           << " kernel must compute one op: only pointwise kernels, and a "
+              "conv, gemm or mat_mul with a pointwise epilogue, fuse";
   for (Operation *op : ops)
     if (!gc_host_kernel_lookup(op->getName().stripDialect().str().c_str()))
       return op->emitError()

@@ -75,7 +75,7 @@ FailureOr<CudaKernel> emitCudaKernel(Operation *op, llvm::StringRef name,
   return emitter.finish();
 }
 
-/// Whether every value the pointwise fusion `kernel` reads or computes has
+/// Whether every value the fusion `kernel` reads or computes has
 /// a CUDA element type and static dims.
 static LogicalResult checkFusionTypes(exec::KernelOp kernel) {
   auto check = [](Value value, Operation *where) -> LogicalResult {
@@ -121,17 +121,39 @@ FailureOr<CudaKernel> emitCudaKernel(exec::KernelOp kernel) {
     return emitter.finish();
   }
 
-  // The other families have a template for one op so far.
+  // The other families have a template for one op, which for conv and
+  // matmul kernels may apply a pointwise epilogue before its store.
   Operation *op = exec::getComputeOp(kernel);
-  if (!op)
-    return kernel.emitOpError("a ")
-           << kernel::stringifyFusionKind(kernel.getKind())
-           << " kernel must compute one op: only pointwise kernels fuse";
-  if (!llvm::equal(yield->getOperands(), op->getResults()))
+  bool hasEpilogue = false;
+  if (!op) {
+    kernel::FusionKind kind = kernel.getKind();
+    if (kind != kernel::FusionKind::conv && kind != kernel::FusionKind::matmul)
+      return kernel.emitOpError("a ")
+             << kernel::stringifyFusionKind(kind)
+             << " kernel must compute one op: only pointwise kernels, and a "
+                "conv, gemm or mat_mul with a pointwise epilogue, fuse";
+    for (Operation &first : body.without_terminator())
+      if (!first.hasTrait<OpTrait::ConstantLike>()) {
+        op = &first;
+        break;
+      }
+    if (!graph::isEpilogueAnchor(op))
+      return kernel.emitOpError("a ")
+             << kernel::stringifyFusionKind(kind)
+             << " kernel of several ops must start with graph.conv, "
+                "graph.gemm or graph.mat_mul, not "
+             << op->getName();
+    if (failed(checkFusionTypes(kernel)))
+      return failure();
+    hasEpilogue = true;
+  } else if (!llvm::equal(yield->getOperands(), op->getResults())) {
     return kernel.emitOpError("must yield the results of its op in order");
+  }
   if (failed(checkBlockSize(op, blockSize)))
     return failure();
   cuda::KernelEmitter emitter(kernel, op, blockSize);
+  if (hasEpilogue)
+    emitter.setEpilogue(op);
   if (failed(emitter.bindInputSlots()) || failed(emitOp(emitter)))
     return failure();
   return emitter.finish();

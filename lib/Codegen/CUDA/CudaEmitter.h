@@ -51,7 +51,9 @@ mlir::FailureOr<CudaKernel> emitCudaKernel(mlir::Operation *op,
 
 /// Emits the kernel of `kernel` under its symbol name, with the template of
 /// its fusion kind: the pointwise fusion template for pointwise kernels,
-/// the op's own emitter for a kernel of one op of another kind. Parameters:
+/// the op's own emitter for a kernel of one op of another kind, and for a
+/// conv or matmul kernel of several ops, the anchor's emitter applying the
+/// pointwise epilogue before its store. Parameters:
 /// one pointer per kernel input (its block arguments), then one per output,
 /// then the error record and launch site when the kernel checks values read
 /// at run time (as for emitCudaKernel of an op). Fails with an error naming

@@ -129,7 +129,8 @@ LogicalResult emitConv(KernelEmitter &e) {
          " * " + e.load(1, "wBase + kw") + ";");
   e.close();
   e.close();
-  e.line(e.store(0, "i", "acc"));
+  if (failed(e.storeResult("i", "acc")))
+    return failure();
   e.close();
   return success();
 }

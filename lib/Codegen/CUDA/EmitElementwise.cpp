@@ -433,4 +433,98 @@ LogicalResult emitPointwiseFusion(KernelEmitter &e, exec::KernelOp kernel) {
   return success();
 }
 
+LogicalResult emitEpilogueStore(KernelEmitter &e, exec::KernelOp kernel,
+                                Operation *anchor, StringRef offset,
+                                StringRef value) {
+  Block &body = kernel.getBody().front();
+  Operation *yield = body.getTerminator();
+  Value anchorResult = anchor->getResult(0);
+  ArrayRef<int64_t> outShape =
+      cast<RankedTensorType>(anchorResult.getType()).getShape();
+  if (yield->getNumOperands() != 1)
+    return e.fail("an epilogue fusion must have one result");
+
+  e.line("// epilogue");
+  e.line("const long long ep = " + offset + ";");
+  llvm::DenseMap<Value, std::string> names;
+  names[anchorResult] = "ev0";
+  e.line(defineValue(elementTypeOf(anchorResult), "ev0", value));
+  bool haveCoords = false;
+  unsigned loads = 0, defs = 1;
+  // The name of `value` read at the output element: a literal, a kernel
+  // input loaded at its broadcast offset, or an earlier epilogue value.
+  auto operandName = [&](Value value, Operation *user) -> FailureOr<std::string> {
+    if (auto found = names.find(value); found != names.end())
+      return found->second;
+    Operation *def = value.getDefiningOp();
+    if (def && def->hasTrait<OpTrait::ConstantLike>())
+      if (std::optional<std::string> text =
+              splatLiteral(def, computeType(elementTypeOf(value)))) {
+        names[value] = *text;
+        return *text;
+      }
+    std::optional<unsigned> argument = exec::getKernelArgument(value);
+    if (!argument)
+      return failOp(user, "an epilogue operand must be a kernel input, a "
+                          "splat constant or an epilogue value");
+    ArrayRef<int64_t> shape = cast<RankedTensorType>(value.getType()).getShape();
+    FailureOr<SmallVector<int64_t>> broadcast =
+        graph::broadcastShapes(shape, outShape);
+    if (failed(broadcast) || ArrayRef<int64_t>(*broadcast) != outShape)
+      return failOp(user, "an epilogue operand must broadcast to the "
+                          "anchor's result shape");
+    std::string at;
+    if (shape == outShape) {
+      at = "ep";
+    } else if (numElements(shape) == 1) {
+      at = "0";
+    } else {
+      if (!haveCoords)
+        e.coords("ec", "ep", outShape);
+      haveCoords = true;
+      at = offsetExpr("ec", broadcastStrides(shape, outShape));
+    }
+    std::string name = "ex" + std::to_string(loads++);
+    e.line("const " + computeType(elementTypeOf(value)) + " " + name +
+           " = gc_ld(" + KernelEmitter::arg(*argument) + "[" + at + "]);");
+    names[value] = name;
+    return name;
+  };
+
+  for (Operation &op : body.without_terminator()) {
+    if (&op == anchor || op.hasTrait<OpTrait::ConstantLike>())
+      continue;
+    if (!op.hasTrait<graph::OpTrait::Pointwise>() || op.getNumResults() != 1)
+      return failOp(&op, "the epilogue of a conv or matmul kernel holds "
+                         "pointwise ops only");
+    if (cast<RankedTensorType>(op.getResult(0).getType()).getShape() !=
+        outShape)
+      return failOp(&op, "an epilogue op must have the shape of the result "
+                         "of " + anchor->getName().getStringRef());
+    SmallVector<std::string> operands;
+    for (Value slot : inputSlots(&op)) {
+      if (!slot) {
+        operands.emplace_back();
+        continue;
+      }
+      FailureOr<std::string> name = operandName(slot, &op);
+      if (failed(name))
+        return failure();
+      operands.push_back(*name);
+    }
+    FailureOr<std::string> expr = pointwiseExpr(&op, operands);
+    if (failed(expr))
+      return failure();
+    std::string name = "ev" + std::to_string(defs++);
+    e.line(defineValue(elementTypeOf(op.getResult(0)), name, *expr));
+    names[op.getResult(0)] = name;
+  }
+  Value result = yield->getOperand(0);
+  if (!names.count(result) || isa<BlockArgument>(result))
+    return e.fail("an epilogue fusion must yield a value it computes");
+  e.line(KernelEmitter::out(0) + "[ep] = gc_cvt<" +
+         cudaType(elementTypeOf(result)) + ">(" + names.lookup(result) + ");");
+  return success();
+}
+
 } // namespace graphc::codegen::cuda

@@ -34,7 +34,7 @@ struct MatmulPlan {
   int64_t cRowStride = 0, cColStride = 0;
 };
 
-void emitTiledMatmul(KernelEmitter &e, const MatmulPlan &plan) {
+LogicalResult emitTiledMatmul(KernelEmitter &e, const MatmulPlan &plan) {
   std::string t = computeType(e.inputType(0).getElementType());
   int64_t batch = numElements(plan.batchDims);
   int64_t rowTiles = (plan.m + kTile - 1) / kTile;
@@ -94,15 +94,16 @@ void emitTiledMatmul(KernelEmitter &e, const MatmulPlan &plan) {
                              .str()) +
                ")";
   }
-  e.line(e.store(0,
-                 ("batch * " + Twine(plan.m * plan.n) + " + row * " +
-                  Twine(plan.n) + " + col")
-                     .str(),
-                 value));
+  if (failed(e.storeResult(("batch * " + Twine(plan.m * plan.n) +
+                             " + row * " + Twine(plan.n) + " + col")
+                                .str(),
+                            value)))
+    return failure();
   e.close();
   e.close();
   e.close();
   e.close();
+  return success();
 }
 
 LogicalResult emitMatMul(KernelEmitter &e) {
@@ -134,8 +135,7 @@ LogicalResult emitMatMul(KernelEmitter &e) {
     plan.aBatchStrides.push_back(s * plan.m * plan.k);
   for (int64_t s : broadcastStrides(bBatch, plan.batchDims))
     plan.bBatchStrides.push_back(s * plan.k * plan.n);
-  emitTiledMatmul(e, plan);
-  return success();
+  return emitTiledMatmul(e, plan);
 }
 
 LogicalResult emitGemm(KernelEmitter &e) {
@@ -163,8 +163,7 @@ LogicalResult emitGemm(KernelEmitter &e) {
     plan.cRowStride = c[0];
     plan.cColStride = c[1];
   }
-  emitTiledMatmul(e, plan);
-  return success();
+  return emitTiledMatmul(e, plan);
 }
 
 /// Einsum labels: letters keep their character, ellipsis dims are numbered

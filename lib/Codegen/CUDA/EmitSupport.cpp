@@ -288,6 +288,14 @@ std::string KernelEmitter::store(unsigned index, StringRef offset,
       .str();
 }
 
+LogicalResult KernelEmitter::storeResult(StringRef offset, StringRef value) {
+  if (!epilogueAnchor) {
+    line(store(0, offset, value));
+    return success();
+  }
+  return emitEpilogueStore(*this, kernel, epilogueAnchor, offset, value);
+}
+
 std::optional<SmallVector<int64_t>>
 KernelEmitter::constantInts(unsigned slot) const {
   ElementsAttr attr;

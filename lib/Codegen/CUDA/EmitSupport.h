@@ -143,6 +143,14 @@ public:
   /// A statement storing `value` (any arithmetic type) into result `index`.
   std::string store(unsigned index, llvm::StringRef offset,
                     llvm::StringRef value) const;
+  /// Makes storeResult apply the epilogue of the kernel: its ops other than
+  /// `anchor`, the op this emitter computes (see graph::isEpilogueAnchor).
+  void setEpilogue(mlir::Operation *anchor) { epilogueAnchor = anchor; }
+  /// Emits the store of `value`, element `offset` of the op's result 0: the
+  /// value itself, or with an epilogue, the kernel's result computed from
+  /// it. Fails when an epilogue op has no expression.
+  mlir::LogicalResult storeResult(llvm::StringRef offset,
+                                  llvm::StringRef value);
   /// `gc_index(value, n, ...)`: index `value` into a dimension of size `n`
   /// wrapped into [0, n), or -1 after reporting it to the runtime when it
   /// is outside [-n, n). The kernel then takes the error record parameters.
@@ -217,6 +225,8 @@ private:
   int64_t grid[3] = {1, 1, 1};
   int64_t block[3] = {1, 1, 1};
   int uniqueCounter = 0;
+  /// The op whose result the kernel's epilogue consumes, null without one.
+  mlir::Operation *epilogueAnchor = nullptr;
   /// Whether the kernel checks run-time values and so takes the error
   /// record and launch site parameters.
   bool reportsErrors = false;
@@ -237,6 +247,15 @@ mlir::LogicalResult emitPointwise(KernelEmitter &e);
 /// value in turn.
 mlir::LogicalResult emitPointwiseFusion(KernelEmitter &e,
                                         exec::KernelOp kernel);
+
+/// Emits, where a conv or matmul template stores `value` (the anchor's
+/// result element at `offset`), the kernel's epilogue: every op of `kernel`
+/// but `anchor`, pointwise ops of the anchor's result shape reading kernel
+/// inputs at their broadcast offsets, then the store of the kernel's result.
+mlir::LogicalResult emitEpilogueStore(KernelEmitter &e, exec::KernelOp kernel,
+                                      mlir::Operation *anchor,
+                                      llvm::StringRef offset,
+                                      llvm::StringRef value);
 
 /// One emitter per op category, each with the predicate saying which
 /// mnemonics it handles. An emitter fails with a diagnostic when the op
