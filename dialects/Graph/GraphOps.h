@@ -40,6 +40,8 @@ broadcastShapes(llvm::ArrayRef<int64_t> lhs, llvm::ArrayRef<int64_t> rhs);
 
 /// The integer contents of a value defined by a constant, if it is one.
 std::optional<llvm::SmallVector<int64_t>> getConstantInts(mlir::Value value);
+/// The contents of an integer constant, dense or a resource blob.
+std::optional<llvm::SmallVector<int64_t>> getConstantInts(mlir::ElementsAttr attr);
 
 /// Folds `op` by evaluating it with the host kernels when all its operands
 /// are constants and its results static and small enough. Fills `results`

@@ -9,11 +9,14 @@
 
 #include "dialects/Graph/GraphTypeInference.h"
 #include "dialects/Graph/GraphOps.h"
+#include "dialects/Graph/HostEval.h"
 #include "lib/Support/CheckedArith.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/SmallSet.h"
+
+#include <cstring>
 
 using namespace mlir;
 
@@ -68,36 +71,74 @@ FailureOr<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> lhs,
   return result;
 }
 
+/// The raw bits of each element of `attr`, dense or a resource blob (large
+/// weights are resources, which ElementsAttr cannot iterate).
+static std::optional<SmallVector<APInt>> elementBits(ElementsAttr attr) {
+  unsigned width = attr.getElementType().getIntOrFloatBitWidth();
+  if (width == 0 || width > 64 || (width != 1 && width % 8 != 0))
+    return std::nullopt;
+  FailureOr<std::vector<char>> bytes = constantBytes(attr);
+  size_t elementBytes = width == 1 ? 1 : width / 8;
+  if (failed(bytes) || bytes->size() % elementBytes != 0)
+    return std::nullopt;
+  SmallVector<APInt> bits;
+  bits.reserve(bytes->size() / elementBytes);
+  for (size_t at = 0; at < bytes->size(); at += elementBytes) {
+    uint64_t raw = 0;
+    std::memcpy(&raw, bytes->data() + at, elementBytes); // little-endian host
+    bits.push_back(APInt(width, width == 1 ? raw != 0 : raw));
+  }
+  return bits;
+}
+
+std::optional<SmallVector<int64_t>> getConstantInts(ElementsAttr attr) {
+  auto intType = dyn_cast<IntegerType>(attr.getElementType());
+  if (!intType)
+    return std::nullopt;
+  std::optional<SmallVector<APInt>> bits = elementBits(attr);
+  if (!bits)
+    return std::nullopt;
+  SmallVector<int64_t> ints;
+  for (const APInt &v : *bits)
+    ints.push_back(intType.isUnsigned() || intType.getWidth() == 1
+                       ? static_cast<int64_t>(v.getZExtValue())
+                       : v.getSExtValue());
+  return ints;
+}
+
 std::optional<SmallVector<int64_t>> getConstantInts(Value value) {
   ElementsAttr attr;
   if (!matchPattern(value, m_Constant(&attr)))
     return std::nullopt;
-  if (!isa<IntegerType>(attr.getElementType()))
+  return getConstantInts(attr);
+}
+
+std::optional<SmallVector<double>> getConstantNumbers(ElementsAttr attr) {
+  auto floatType = dyn_cast<FloatType>(attr.getElementType());
+  if (!floatType) {
+    std::optional<SmallVector<int64_t>> ints = getConstantInts(attr);
+    if (!ints)
+      return std::nullopt;
+    return SmallVector<double>(ints->begin(), ints->end());
+  }
+  std::optional<SmallVector<APInt>> bits = elementBits(attr);
+  if (!bits)
     return std::nullopt;
-  bool isUnsigned = attr.getElementType().isUnsignedInteger();
-  SmallVector<int64_t> ints;
-  for (const APInt &v : attr.getValues<APInt>())
-    ints.push_back(isUnsigned ? static_cast<int64_t>(v.getZExtValue())
-                              : v.getSExtValue());
-  return ints;
+  SmallVector<double> numbers;
+  for (const APInt &v : *bits) {
+    APFloat number(floatType.getFloatSemantics(), v);
+    bool lost;
+    number.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
+    numbers.push_back(number.convertToDouble());
+  }
+  return numbers;
 }
 
 std::optional<SmallVector<double>> getConstantNumbers(Value value) {
   ElementsAttr attr;
   if (!matchPattern(value, m_Constant(&attr)))
     return std::nullopt;
-  SmallVector<double> numbers;
-  if (isa<FloatType>(attr.getElementType())) {
-    for (const APFloat &v : attr.getValues<APFloat>())
-      numbers.push_back(v.convertToDouble());
-    return numbers;
-  }
-  std::optional<SmallVector<int64_t>> ints = getConstantInts(value);
-  if (!ints)
-    return std::nullopt;
-  for (int64_t v : *ints)
-    numbers.push_back(static_cast<double>(v));
-  return numbers;
+  return getConstantNumbers(attr);
 }
 
 std::optional<int64_t> multiplyDims(ArrayRef<int64_t> dims) {

@@ -74,6 +74,9 @@ bool isRepresentableShape(llvm::ArrayRef<int64_t> dims, int64_t elementBytes);
 
 /// The numeric contents of a constant value as doubles (any element type).
 std::optional<llvm::SmallVector<double>> getConstantNumbers(mlir::Value value);
+/// The contents of a numeric constant as doubles, dense or a resource blob.
+std::optional<llvm::SmallVector<double>>
+getConstantNumbers(mlir::ElementsAttr attr);
 
 /// The length of a 1-D operand, or failure (with an error) when it is not
 /// 1-D; dynamic when its only dim is.

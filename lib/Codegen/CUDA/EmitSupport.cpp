@@ -2,6 +2,8 @@
 
 #include "lib/Codegen/CUDA/EmitSupport.h"
 
+#include "dialects/Graph/GraphOps.h"
+#include "dialects/Graph/GraphTypeInference.h"
 #include "dialects/Graph/HostEval.h"
 #include "lib/Codegen/SourceText.h"
 
@@ -300,13 +302,9 @@ std::optional<SmallVector<int64_t>>
 KernelEmitter::constantInts(unsigned slot) const {
   ElementsAttr attr;
   Value value = input(slot);
-  if (!value || !matchPattern(value, m_Constant(&attr)) ||
-      !isa<IntegerType>(attr.getElementType()))
+  if (!value || !matchPattern(value, m_Constant(&attr)))
     return std::nullopt;
-  SmallVector<int64_t> ints;
-  for (const APInt &v : attr.getValues<APInt>())
-    ints.push_back(v.getSExtValue());
-  return ints;
+  return graph::getConstantInts(attr);
 }
 
 std::optional<SmallVector<double>>
@@ -316,15 +314,7 @@ KernelEmitter::constantFloats(unsigned slot) const {
   if (!value || !matchPattern(value, m_Constant(&attr)) ||
       !isa<FloatType>(attr.getElementType()))
     return std::nullopt;
-  SmallVector<double> floats;
-  for (const APFloat &v : attr.getValues<APFloat>()) {
-    bool lost;
-    APFloat d = v;
-    d.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven,
-              &lost);
-    floats.push_back(d.convertToDouble());
-  }
-  return floats;
+  return graph::getConstantNumbers(attr);
 }
 
 int64_t KernelEmitter::intAttr(StringRef attrName, int64_t defaultValue) const {

@@ -477,6 +477,17 @@ def case_gather_elements_huge_index():
                   const("i", np.array([[2**33, 0]], np.int64))])
 
 
+def case_gather_many_indices(bad_index=None):
+    # More indices than graphc keeps inline: they become a weight blob, which
+    # index checks and folding must read as well.
+    indices = np.arange(128, dtype=np.int64) % 4
+    if bad_index is not None:
+        indices[100] = int(bad_index)
+    return model([helper.make_node("Gather", ["x", "i"], ["y"], name="gather")],
+                 [tensor("x", F, [4, 3])], [tensor("y", F, None)],
+                 [const("i", indices)])
+
+
 def case_reduce_huge_axis():
     return model([helper.make_node("ReduceSum", ["w", "axes"], ["y"], name="sum")],
                  [], [tensor("y", F, None)],
