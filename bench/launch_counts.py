@@ -77,11 +77,17 @@ def main():
             for exporter in args.exporters.split(","):
                 path = os.path.join(work, f"{name}-{exporter}.onnx")
                 row = {"model": name, "exporter": exporter, "input": shape}
+                # Failures are reported in the table, not fatal; the row says
+                # whether torch's exporter or graphc failed.
                 try:
                     export_onnx(module, example, path, exporter)
-                    row.update(count(args.graphc, path, shape))
-                except Exception as error:  # reported in the table, not fatal
-                    row["error"] = str(error).splitlines()[0][:200]
+                except Exception as error:
+                    row["error"] = "torch export: " + str(error).splitlines()[0][:200]
+                else:
+                    try:
+                        row.update(count(args.graphc, path, shape))
+                    except Exception as error:
+                        row["error"] = "graphc: " + str(error).splitlines()[0][:200]
                 rows.append(row)
                 print(json.dumps(row), file=sys.stderr)
 
