@@ -5,14 +5,5 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$root/scripts/setup.sh"
-venv="$root/.venv-torch"
-requirements="$root/scripts/requirements-torch.txt"
-stamp="$venv/.requirements.stamp"
-if [ ! -x "$venv/bin/python" ]; then
-  python3 -m venv "$venv"
-fi
-if [ ! -f "$stamp" ] || ! cmp -s "$requirements" "$stamp"; then
-  echo "setup-torch: installing torch, torchvision, transformers into .venv-torch (several GB)"
-  "$venv/bin/pip" install -q --disable-pip-version-check -r "$requirements"
-  cp "$requirements" "$stamp"
-fi
+source "$root/scripts/venv.sh"
+ensure_venv "$root/.venv-torch" "$root/scripts/requirements-torch.txt" .venv-torch

@@ -61,14 +61,5 @@ fi
 
 # Python: test references (onnx, onnxruntime, numpy) and lit. Pinned so the
 # conformance counts are reproducible.
-venv="$root/.venv"
-requirements="$root/scripts/requirements.txt"
-stamp="$venv/.requirements.stamp"
-if [ ! -x "$venv/bin/python" ]; then
-  python3 -m venv "$venv"
-fi
-if [ ! -f "$stamp" ] || ! cmp -s "$requirements" "$stamp"; then
-  echo "setup: installing Python packages into .venv"
-  "$venv/bin/pip" install -q --disable-pip-version-check -r "$requirements"
-  cp "$requirements" "$stamp"
-fi
+source "$root/scripts/venv.sh"
+ensure_venv "$root/.venv" "$root/scripts/requirements.txt" .venv
