@@ -287,13 +287,11 @@ static std::string describeGroup(ArrayRef<Operation *> members) {
   return text;
 }
 
-LogicalResult formFusionGroups(ModuleOp module) {
-  auto main = module.lookupSymbol<func::FuncOp>("main");
-  if (!main)
-    return module.emitError("module has no @main function");
+/// Groups the ops of one function (one shape bucket) into fusions.
+static LogicalResult formFusionGroups(func::FuncOp main) {
   if (failed(checkStaticShapes(main)))
     return failure();
-  MLIRContext *context = module.getContext();
+  MLIRContext *context = main.getContext();
   unsigned counter = 0;
   SmallVector<Operation *> ops;
   for (Operation &op : main.getBody().front())
@@ -340,6 +338,16 @@ LogicalResult formFusionGroups(ModuleOp module) {
     for (Operation *member : llvm::reverse(members))
       member->erase();
   }
+  return success();
+}
+
+LogicalResult formFusionGroups(ModuleOp module) {
+  auto funcs = module.getOps<func::FuncOp>();
+  if (funcs.empty())
+    return module.emitError("module has no function to fuse");
+  for (func::FuncOp func : funcs)
+    if (failed(formFusionGroups(func)))
+      return failure();
   return success();
 }
 

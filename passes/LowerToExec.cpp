@@ -4,11 +4,16 @@
 #include "dialects/Graph/HostEval.h"
 #include "passes/Passes.h"
 #include "passes/Views.h"
+#include "lib/Support/Fnv1a.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <map>
+#include <set>
 
 using namespace mlir;
 
@@ -56,49 +61,255 @@ static void inlineConstantInputs(kernel::FusionOp fusion,
   }
 }
 
-LogicalResult lowerToExec(ModuleOp module, StringRef planName) {
-  auto main = module.lookupSymbol<func::FuncOp>("main");
-  if (!main)
-    return module.emitError("module has no @main function");
-  auto arenaBytes = main->getAttrOfType<IntegerAttr>("exec.arena_bytes");
-  auto intermediateBytes =
-      main->getAttrOfType<IntegerAttr>("exec.intermediate_bytes");
-  if (!arenaBytes || !intermediateBytes)
-    return main.emitError("memory is not planned: run graphc-plan-memory");
-  MLIRContext *context = module.getContext();
-  Block &block = main.getBody().front();
-  auto ret = cast<func::ReturnOp>(block.getTerminator());
-  OpBuilder builder(context);
-  builder.setInsertionPoint(main);
-  Location loc = main.getLoc();
+namespace {
 
-  // Signature.
-  SmallVector<Attribute> inputTypes, outputTypes;
+/// What the plans of all buckets share: one exec.kernel per content hash
+/// and one exec.weight per distinct constant, in order of first use.
+class ExecTables {
+public:
+  ExecTables(MLIRContext *context, bool dedupWeightsByContent)
+      : context(context), dedupWeightsByContent(dedupWeightsByContent) {}
+
+  /// The weights slot of `constant`, emitting its exec.weight before
+  /// `builder`'s insertion point on first use.
+  FailureOr<exec::SlotAttr> weightSlot(graph::ConstantOp constant,
+                                       OpBuilder &builder);
+
+  /// The kernel computing `fusion`, outlined before `plan` unless an
+  /// identical one exists; `bucket` tells apart kernels that share a name.
+  exec::KernelOp kernelFor(kernel::FusionOp fusion, exec::PlanOp plan,
+                           unsigned bucket);
+
+  /// Sets every kernel's list of ONNX nodes, once all plans are lowered.
+  void setNodeLists();
+
+private:
+  MLIRContext *context;
+  bool dedupWeightsByContent;
+  llvm::DenseMap<Attribute, exec::SlotAttr> weightOf;
+  /// Content hash -> the constants with those bytes: a constant folded
+  /// again in another bucket is a new attribute with the same contents.
+  std::map<uint64_t, SmallVector<std::pair<ElementsAttr, exec::SlotAttr>>>
+      weightsByContent;
+  int64_t weightsEnd = 0;
+  unsigned weightCounter = 0;
+  llvm::StringMap<exec::KernelOp> kernelByHash;
+  llvm::StringSet<> kernelNames;
+  llvm::MapVector<Operation *, llvm::SetVector<Attribute>> nodesOfKernel;
+};
+
+FailureOr<exec::SlotAttr> ExecTables::weightSlot(graph::ConstantOp constant,
+                                                 OpBuilder &builder) {
+  Attribute value = constant.getValue();
+  if (exec::SlotAttr found = weightOf.lookup(value))
+    return found;
+  std::optional<uint64_t> contentHash;
+  if (dedupWeightsByContent) {
+    auto elements = cast<ElementsAttr>(value);
+    FailureOr<std::vector<char>> bytes = graph::constantBytes(elements);
+    if (failed(bytes))
+      return constant.emitOpError("has contents that cannot be read");
+    contentHash = fnv1a64(kFnvOffsetBasis, bytes->data(), bytes->size());
+    for (auto &[other, slot] : weightsByContent[*contentHash]) {
+      if (other.getType() != elements.getType())
+        continue;
+      FailureOr<std::vector<char>> otherBytes = graph::constantBytes(other);
+      if (succeeded(otherBytes) && *otherBytes == *bytes) {
+        weightOf[value] = slot;
+        return slot;
+      }
+    }
+  }
+  int64_t bytes = exec::slotBytes(constant.getType());
+  builder.create<exec::WeightOp>(
+      constant.getLoc(),
+      builder.getStringAttr("w" + std::to_string(weightCounter++)),
+      builder.getI64IntegerAttr(weightsEnd), constant.getValue());
+  auto slot = exec::SlotAttr::get(context, exec::BufferKind::weights, 0,
+                                  weightsEnd, bytes);
+  weightsEnd = (weightsEnd + bytes + 255) / 256 * 256;
+  weightOf[value] = slot;
+  if (contentHash)
+    weightsByContent[*contentHash].push_back(
+        {cast<ElementsAttr>(value), slot});
+  return slot;
+}
+
+exec::KernelOp ExecTables::kernelFor(kernel::FusionOp fusion,
+                                     exec::PlanOp plan, unsigned bucket) {
+  // The kernel: the fusion body with its small constant inputs inlined, so
+  // that codegen sees constant axes, starts, pads or scales as constants.
+  // The block arguments (and so the calling convention) stay. Kernels are
+  // shared by the hash of that body, which includes the inlined values.
+  OpBuilder kernelBuilder(plan);
+  auto kernelOp = kernelBuilder.create<exec::KernelOp>(
+      fusion.getLoc(), fusion.getNameAttr(),
+      kernel::FusionKindAttr::get(context, fusion.getKind()),
+      fusion.getHashAttr(), fusion.getSchedule(),
+      kernelBuilder.getArrayAttr({}), /*grid=*/nullptr, /*block=*/nullptr,
+      /*shared_bytes=*/nullptr);
+  IRMapping mapping;
+  fusion.getBody().cloneInto(&kernelOp.getBody(), mapping);
+  inlineConstantInputs(fusion, kernelOp);
+  std::string hash = computeFusionHash(kernelOp.getBody());
+  SmallVector<Attribute> nodes;
+  fusion.getBody().walk([&](Operation *inner) {
+    if (!isa<kernel::YieldOp>(inner))
+      collectNodeNames(inner->getLoc(), nodes);
+  });
+  if (exec::KernelOp shared = kernelByHash.lookup(hash)) {
+    kernelOp.erase();
+    kernelOp = shared;
+  } else {
+    kernelOp.setHash(hash);
+    kernelByHash[hash] = kernelOp;
+    // Fusion names are unique within a bucket; another bucket's kernel of
+    // the same name but other shapes takes the bucket's number.
+    std::string name = kernelOp.getSymName().str();
+    for (unsigned n = 0; !kernelNames.insert(name).second; ++n)
+      name = kernelOp.getSymName().str() + "_b" + std::to_string(bucket) +
+             (n ? "_" + std::to_string(n) : "");
+    kernelOp.setSymName(name);
+  }
+  // The node list of a shared kernel grows with every fusion it covers;
+  // it is set once at the end, since rebuilding the attribute per fusion
+  // costs time and (uniqued, never freed) memory quadratic in its users.
+  nodesOfKernel[kernelOp].insert(nodes.begin(), nodes.end());
+  return kernelOp;
+}
+
+void ExecTables::setNodeLists() {
+  for (auto &[kernelOp, nodes] : nodesOfKernel)
+    cast<exec::KernelOp>(kernelOp).setOnnxNodesAttr(
+        ArrayAttr::get(context, nodes.getArrayRef()));
+}
+
+/// The model's inputs and outputs, from the first function: names, dim
+/// names and pad values from its argument and result attributes, types
+/// from the signature before bucketing.
+void emitSignature(func::FuncOp func, OpBuilder &builder) {
+  FunctionType signature = func.getFunctionType();
+  if (auto original = func->getAttrOfType<TypeAttr>(graph::kSignatureAttr))
+    signature = cast<FunctionType>(original.getValue());
   auto emitIO = [&](bool isOutput, unsigned index, Type type,
                     DictionaryAttr attrs) {
     auto name = attrs ? attrs.getAs<StringAttr>(graph::kNameAttr) : nullptr;
     auto dims = attrs ? attrs.getAs<ArrayAttr>(graph::kDimsAttr) : nullptr;
+    auto padValue =
+        attrs ? attrs.getAs<FloatAttr>(graph::kPadValueAttr) : nullptr;
     SmallVector<Attribute> dimNames;
     auto ranked = cast<RankedTensorType>(type);
     for (int64_t i = 0; i < ranked.getRank(); ++i)
       dimNames.push_back(dims && i < static_cast<int64_t>(dims.size())
                              ? dims[i]
                              : builder.getStringAttr(""));
-    std::string fallback = (isOutput ? "output_" : "input_") + std::to_string(index);
+    std::string fallback =
+        (isOutput ? "output_" : "input_") + std::to_string(index);
     builder.create<exec::IOOp>(
-        loc, name ? name : builder.getStringAttr(fallback),
+        func.getLoc(), name ? name : builder.getStringAttr(fallback),
         builder.getBoolAttr(isOutput), builder.getI64IntegerAttr(index),
-        TypeAttr::get(type), builder.getArrayAttr(dimNames));
+        TypeAttr::get(type), builder.getArrayAttr(dimNames),
+        builder.getF64FloatAttr(padValue ? padValue.getValueAsDouble() : 0.0));
   };
-  for (BlockArgument arg : main.getArguments()) {
-    emitIO(false, arg.getArgNumber(), arg.getType(),
-           main.getArgAttrDict(arg.getArgNumber()));
-    inputTypes.push_back(TypeAttr::get(arg.getType()));
+  for (auto [i, type] : llvm::enumerate(signature.getInputs()))
+    emitIO(false, i, type, func.getArgAttrDict(i));
+  for (auto [i, type] : llvm::enumerate(signature.getResults()))
+    emitIO(true, i, type, func.getResultAttrDict(i));
+}
+
+/// One exec.bucket_dim per bucketed dim: the sizes of all buckets, and
+/// AnalyzePadSafety's verdicts joined over them (a dim is pad-safe only if
+/// it is so in every bucket).
+LogicalResult emitBucketDims(MutableArrayRef<func::FuncOp> funcs,
+                             OpBuilder &builder) {
+  std::map<std::string, std::set<int64_t>> sizes;
+  for (func::FuncOp func : funcs)
+    if (auto bucket = func->getAttrOfType<DictionaryAttr>(graph::kBucketAttr))
+      for (NamedAttribute entry : bucket)
+        sizes[entry.getName().str()].insert(
+            cast<IntegerAttr>(entry.getValue()).getInt());
+  unsigned numOutputs = funcs.front().getNumResults();
+  for (auto &[name, values] : sizes) {
+    bool safe = true, splittable = true;
+    std::string node, reason;
+    std::optional<SmallVector<int64_t>> outputAxes;
+    for (func::FuncOp func : funcs) {
+      auto all = func->getAttrOfType<DictionaryAttr>(graph::kPadSafetyAttr);
+      auto verdict = all ? all.getAs<DictionaryAttr>(name) : nullptr;
+      if (!verdict) {
+        safe = splittable = false;
+        reason = "pad safety was not analysed";
+        break;
+      }
+      auto flag = [&](StringRef key) {
+        auto value = verdict.getAs<BoolAttr>(key);
+        return value && value.getValue();
+      };
+      auto text = [&](StringRef key) {
+        auto value = verdict.getAs<StringAttr>(key);
+        return value ? value.str() : std::string();
+      };
+      SmallVector<int64_t> axes;
+      if (auto list = verdict.getAs<ArrayAttr>("outputs"))
+        for (Attribute axis : list)
+          axes.push_back(cast<IntegerAttr>(axis).getInt());
+      if (axes.size() != numOutputs)
+        return func.emitOpError("has a pad safety verdict for '")
+               << name << "' with " << axes.size() << " output axes, not "
+               << numOutputs;
+      bool wasSplittable = splittable;
+      if (safe && !flag("safe")) {
+        safe = splittable = false;
+        node = text("node");
+        reason = text("reason");
+      } else if (splittable && !flag("splittable")) {
+        splittable = false;
+        if (safe && wasSplittable) {
+          node = text("node");
+          reason = text("reason");
+        }
+      }
+      if (!outputAxes)
+        outputAxes = axes;
+      else if (*outputAxes != axes && safe) {
+        safe = splittable = false;
+        node.clear();
+        reason = "the outputs carry the dim on other axes in other buckets";
+      }
+    }
+    if (!safe)
+      splittable = false;
+    builder.create<exec::BucketDimOp>(
+        funcs.front().getLoc(), builder.getStringAttr(name),
+        builder.getDenseI64ArrayAttr(
+            SmallVector<int64_t>(values.begin(), values.end())),
+        builder.getBoolAttr(safe), builder.getBoolAttr(splittable),
+        builder.getStringAttr(node), builder.getStringAttr(reason),
+        builder.getDenseI64ArrayAttr(
+            outputAxes.value_or(SmallVector<int64_t>(numOutputs, -1))));
   }
-  for (auto [i, type] : llvm::enumerate(main.getResultTypes())) {
-    emitIO(true, i, type, main.getResultAttrDict(i));
+  return success();
+}
+
+/// Lowers one planned function (one bucket) into an exec.plan.
+LogicalResult lowerPlan(func::FuncOp main, StringRef planName,
+                        unsigned bucket, ExecTables &tables) {
+  auto arenaBytes = main->getAttrOfType<IntegerAttr>("exec.arena_bytes");
+  auto intermediateBytes =
+      main->getAttrOfType<IntegerAttr>("exec.intermediate_bytes");
+  if (!arenaBytes || !intermediateBytes)
+    return main.emitError("memory is not planned: run graphc-plan-memory");
+  MLIRContext *context = main.getContext();
+  Block &block = main.getBody().front();
+  auto ret = cast<func::ReturnOp>(block.getTerminator());
+  OpBuilder builder(main);
+  Location loc = main.getLoc();
+
+  SmallVector<Attribute> inputTypes, outputTypes;
+  for (Type type : main.getArgumentTypes())
+    inputTypes.push_back(TypeAttr::get(type));
+  for (Type type : main.getResultTypes())
     outputTypes.push_back(TypeAttr::get(type));
-  }
 
   // Where every value lives.
   llvm::DenseMap<Value, exec::SlotAttr> slotOf;
@@ -106,41 +317,24 @@ LogicalResult lowerToExec(ModuleOp module, StringRef planName) {
     slotOf[arg] = exec::SlotAttr::get(context, exec::BufferKind::input,
                                       arg.getArgNumber(), 0,
                                       exec::slotBytes(arg.getType()));
-  // Weights, in order of first appearance; one blob entry per distinct value.
-  llvm::DenseMap<Attribute, exec::SlotAttr> weightOf;
-  int64_t weightsEnd = 0;
-  unsigned weightCounter = 0;
   for (Operation &op : block) {
     auto constant = dyn_cast<graph::ConstantOp>(op);
     if (!constant)
       continue;
-    Attribute value = constant.getValue();
-    auto found = weightOf.find(value);
-    if (found == weightOf.end()) {
-      int64_t bytes = exec::slotBytes(constant.getType());
-      builder.create<exec::WeightOp>(
-          constant.getLoc(),
-          builder.getStringAttr("w" + std::to_string(weightCounter++)),
-          builder.getI64IntegerAttr(weightsEnd), constant.getValue());
-      found = weightOf
-                  .try_emplace(value, exec::SlotAttr::get(
-                                          context, exec::BufferKind::weights,
-                                          0, weightsEnd, bytes))
-                  .first;
-      weightsEnd = (weightsEnd + bytes + 255) / 256 * 256;
-    }
-    slotOf[constant.getResult()] = found->second;
+    FailureOr<exec::SlotAttr> slot = tables.weightSlot(constant, builder);
+    if (failed(slot))
+      return failure();
+    slotOf[constant.getResult()] = *slot;
   }
 
-  // Kernels, one per distinct content hash.
-  llvm::StringMap<exec::KernelOp> kernelByHash;
+  if (auto name = main->getAttrOfType<StringAttr>(graph::kPlanNameAttr))
+    planName = name.getValue();
   auto plan = builder.create<exec::PlanOp>(
       loc, builder.getStringAttr(planName), arenaBytes, intermediateBytes,
       builder.getArrayAttr(inputTypes), builder.getArrayAttr(outputTypes));
   Block *steps = new Block();
   plan.getSteps().push_back(steps);
   OpBuilder stepBuilder = OpBuilder::atBlockEnd(steps);
-  llvm::MapVector<Operation *, llvm::SetVector<Attribute>> nodesOfKernel;
 
   for (Operation &op : block) {
     if (isView(&op)) {
@@ -166,40 +360,7 @@ LogicalResult lowerToExec(ModuleOp module, StringRef planName) {
       return fusion.emitOpError("has no planned slots");
     for (auto [result, slot] : llvm::zip(fusion.getResults(), slots))
       slotOf[result] = cast<exec::SlotAttr>(slot);
-
-    // The kernel: the fusion body with its small constant inputs inlined, so
-    // that codegen sees constant axes, starts, pads or scales as constants.
-    // The block arguments (and so the calling convention) stay. Kernels are
-    // shared by the hash of that body, which includes the inlined values.
-    OpBuilder kernelBuilder(plan);
-    auto kernelOp = kernelBuilder.create<exec::KernelOp>(
-        fusion.getLoc(), fusion.getNameAttr(),
-        kernel::FusionKindAttr::get(context, fusion.getKind()),
-        fusion.getHashAttr(), fusion.getSchedule(),
-        kernelBuilder.getArrayAttr({}), /*grid=*/nullptr, /*block=*/nullptr,
-        /*shared_bytes=*/nullptr);
-    IRMapping mapping;
-    fusion.getBody().cloneInto(&kernelOp.getBody(), mapping);
-    inlineConstantInputs(fusion, kernelOp);
-    std::string hash = computeFusionHash(kernelOp.getBody());
-    SmallVector<Attribute> nodes;
-    fusion.getBody().walk([&](Operation *inner) {
-      if (!isa<kernel::YieldOp>(inner))
-        collectNodeNames(inner->getLoc(), nodes);
-    });
-    exec::KernelOp shared = kernelByHash.lookup(hash);
-    if (shared) {
-      kernelOp.erase();
-      kernelOp = shared;
-    } else {
-      kernelOp.setHash(hash);
-      kernelByHash[hash] = kernelOp;
-    }
-    // The node list of a shared kernel grows with every fusion it covers;
-    // it is set once at the end, since rebuilding the attribute per fusion
-    // costs time and (uniqued, never freed) memory quadratic in its users.
-    nodesOfKernel[kernelOp].insert(nodes.begin(), nodes.end());
-    StringAttr kernelName = kernelOp.getSymNameAttr();
+    exec::KernelOp kernelOp = tables.kernelFor(fusion, plan, bucket);
 
     // Arguments: the slots of the fusion's (deduplicated) inputs, then of
     // its results; the exec.launch verifier checks them against the kernel.
@@ -212,13 +373,9 @@ LogicalResult lowerToExec(ModuleOp module, StringRef planName) {
     }
     llvm::append_range(args, slots);
     stepBuilder.create<exec::LaunchOp>(
-        fusion.getLoc(), FlatSymbolRefAttr::get(kernelName),
+        fusion.getLoc(), FlatSymbolRefAttr::get(kernelOp.getSymNameAttr()),
         stepBuilder.getArrayAttr(args));
   }
-
-  for (auto &[kernelOp, nodes] : nodesOfKernel)
-    cast<exec::KernelOp>(kernelOp).setOnnxNodesAttr(
-        ArrayAttr::get(context, nodes.getArrayRef()));
 
   // Outputs not written by a kernel (inputs, weights, repeated results,
   // views of those) are copied into place.
@@ -233,7 +390,34 @@ LogicalResult lowerToExec(ModuleOp module, StringRef planName) {
                                       source.getSize());
     stepBuilder.create<exec::CopyOp>(ret.getLoc(), source, target);
   }
-  main.erase();
+  return success();
+}
+
+} // namespace
+
+LogicalResult lowerToExec(ModuleOp module, StringRef planName) {
+  SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
+  if (funcs.empty())
+    return module.emitError("module has no function to lower");
+  // Every bucket has the model's signature, bucketed dims aside.
+  FunctionType first = funcs.front().getFunctionType();
+  for (func::FuncOp func : funcs)
+    if (func.getNumArguments() != first.getNumInputs() ||
+        func.getNumResults() != first.getNumResults())
+      return func.emitOpError("has another signature than @")
+             << funcs.front().getSymName() << ": every bucket must have one";
+  OpBuilder builder(funcs.front());
+  emitSignature(funcs.front(), builder);
+  if (failed(emitBucketDims(funcs, builder)))
+    return failure();
+  ExecTables tables(module.getContext(),
+                    /*dedupWeightsByContent=*/funcs.size() > 1);
+  for (auto [bucket, func] : llvm::enumerate(funcs))
+    if (failed(lowerPlan(func, planName, bucket, tables)))
+      return failure();
+  tables.setNodeLists();
+  for (func::FuncOp func : funcs)
+    func.erase();
   return success();
 }
 

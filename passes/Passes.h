@@ -9,6 +9,7 @@
 #include "mlir/Pass/Pass.h"
 
 #include <string>
+#include <vector>
 
 namespace graphc {
 
@@ -37,6 +38,22 @@ mlir::LogicalResult foldIntoLinearOps(mlir::ModuleOp module);
 mlir::LogicalResult specializeShapes(mlir::ModuleOp module,
                                      llvm::ArrayRef<std::string> shapes,
                                      llvm::ArrayRef<std::string> dims);
+
+/// The sizes compiled for one dynamic input dim.
+struct BucketedDim {
+  std::string name;            ///< dim_param, or INPUT.AXIS when unnamed
+  llvm::SmallVector<int64_t> sizes; ///< ascending
+  bool isDefault = false;      ///< no --buckets entry named it
+};
+
+/// Replaces @main by one static copy per combination of bucket sizes of its
+/// dynamic input dims (see SpecializeShapeBuckets); returns the dims and
+/// their sizes, empty when @main has no dynamic input dim.
+mlir::FailureOr<std::vector<BucketedDim>>
+specializeShapeBuckets(mlir::ModuleOp module,
+                       llvm::ArrayRef<std::string> buckets,
+                       llvm::ArrayRef<std::string> maxDims,
+                       llvm::ArrayRef<std::string> padValues);
 
 /// Wraps graph ops of @main into kernel.fusion groups.
 mlir::LogicalResult formFusionGroups(mlir::ModuleOp module);

@@ -70,6 +70,33 @@ def SpecializeShapes : Pass<"graphc-specialize-shapes", "mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def SpecializeShapeBuckets : Pass<"graphc-specialize-shape-buckets",
+                                  "mlir::ModuleOp"> {
+  let summary = "one static copy of @main per combination of bucket sizes";
+  let description = [{
+    Every dynamic dim of @main's inputs (named by its ONNX dim_param, or
+    INPUT.AXIS when unnamed) gets a list of sizes: a `buckets` entry
+    `DIM=V1,V2,...`, else the powers of two from 1 up to its `max-dims`
+    entry `DIM=N` (N itself included), else up to 64. @main is replaced by
+    one function per combination of sizes, `@bucket_<i>`, with static input
+    types and the attributes graph.bucket (the sizes), graph.plan_name
+    ("batch=8,seq=128") and graph.signature (the dynamic signature). An
+    unnamed bucketed dim is named INPUT.AXIS in its input's graph.dims.
+    `pad-values` entries `INPUT=V` set an input's graph.pad_value. Run
+    graphc-fold-shape-computations afterwards: every shape sub-graph then
+    folds.
+  }];
+  let options = [
+    ListOption<"buckets", "buckets", "std::string",
+               "bucket sizes as DIM=V1,V2,...">,
+    ListOption<"maxDims", "max-dims", "std::string",
+               "largest default bucket as DIM=N">,
+    ListOption<"padValues", "pad-values", "std::string",
+               "pad value of an input as INPUT=V">,
+  ];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
 //===----------------------------------------------------------------------===//
 // Fusion
 //===----------------------------------------------------------------------===//

@@ -81,13 +81,11 @@ private:
 
 } // namespace
 
-LogicalResult planMemory(ModuleOp module) {
-  auto main = module.lookupSymbol<func::FuncOp>("main");
-  if (!main)
-    return module.emitError("module has no @main function");
+/// Plans the arena of one function (one shape bucket).
+static void planMemory(func::FuncOp main) {
   Block &block = main.getBody().front();
   auto ret = cast<func::ReturnOp>(block.getTerminator());
-  MLIRContext *context = module.getContext();
+  MLIRContext *context = main.getContext();
 
   // Position of every op, and the last position at which each value is read.
   llvm::DenseMap<Operation *, int64_t> position;
@@ -173,6 +171,14 @@ LogicalResult planMemory(ModuleOp module) {
   main->setAttr("exec.arena_bytes", b.getI64IntegerAttr(arena.size()));
   main->setAttr("exec.intermediate_bytes",
                 b.getI64IntegerAttr(intermediateBytes));
+}
+
+LogicalResult planMemory(ModuleOp module) {
+  auto funcs = module.getOps<func::FuncOp>();
+  if (funcs.empty())
+    return module.emitError("module has no function to plan");
+  for (func::FuncOp func : funcs)
+    planMemory(func);
   return success();
 }
 

@@ -2,6 +2,7 @@
 
 #include "dialects/Graph/GraphOps.h"
 #include "passes/Passes.h"
+#include "passes/ShapeFlags.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -11,40 +12,6 @@ using namespace mlir;
 namespace graphc {
 #define GEN_PASS_DEF_SPECIALIZESHAPES
 #include "passes/Passes.h.inc"
-
-/// Parses "KEY=VALUE" into its two halves.
-static FailureOr<std::pair<StringRef, StringRef>>
-splitAssignment(ModuleOp module, StringRef entry, StringRef what) {
-  auto [key, value] = entry.split('=');
-  if (key.empty() || value.empty()) {
-    module.emitError() << "malformed " << what << " '" << entry
-                       << "': expected NAME=VALUE";
-    return failure();
-  }
-  return std::make_pair(key.trim(), value.trim());
-}
-
-/// "; did you mean 'batch'? (the model's ...: 'batch', 'seq')", or a hint
-/// on what to use instead when `valid` is empty.
-static std::string suggestName(StringRef wrong, ArrayRef<std::string> valid,
-                               StringRef what, StringRef ifNone) {
-  if (valid.empty())
-    return ifNone.str();
-  const std::string *closest = nullptr;
-  unsigned best = ~0u;
-  for (const std::string &name : valid) {
-    unsigned distance = wrong.edit_distance(name, /*AllowReplacements=*/true);
-    if (distance < best) {
-      best = distance;
-      closest = &name;
-    }
-  }
-  std::string text = "; did you mean '" + *closest + "'? (the model's " +
-                     what.str() + ": ";
-  for (auto [i, name] : llvm::enumerate(valid))
-    text += (i ? ", '" : "'") + name + "'";
-  return text + ")";
-}
 
 LogicalResult specializeShapes(ModuleOp module, ArrayRef<std::string> shapes,
                                ArrayRef<std::string> dims) {

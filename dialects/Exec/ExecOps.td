@@ -97,12 +97,34 @@ def Exec_WeightOp : Exec_Op<"weight", [Symbol]> {
 def Exec_IOOp : Exec_Op<"io"> {
   let summary = "a model input or output";
   let description = [{
-    `dims` holds the ONNX dim_param names per dim ("" when none); the type
-    may have dynamic dims that the plans resolve.
+    `dims` holds the ONNX dim_param names per dim ("" when none; a bucketed
+    dim without a dim_param is named INPUT.AXIS); the type may have dynamic
+    dims that the plans resolve. `pad_value` is what an input is padded with
+    along a pad-safe bucketed dim (0 unless --pad-value says otherwise).
   }];
   let arguments = (ins StrAttr:$name, BoolAttr:$is_output, I64Attr:$index,
-                       TypeAttr:$type, StrArrayAttr:$dims);
+                       TypeAttr:$type, StrArrayAttr:$dims,
+                       DefaultValuedAttr<F64Attr, "0.0">:$pad_value);
   let assemblyFormat = "attr-dict";
+}
+
+def Exec_BucketDimOp : Exec_Op<"bucket_dim"> {
+  let summary = "a dynamic input dim compiled for a list of sizes";
+  let description = [{
+    `name` is the ONNX dim_param (INPUT.AXIS for an unnamed dim) and `sizes`
+    the buckets compiled for it; every plan fixes it to one of them. When
+    `pad_safe`, a run whose size lies between buckets pads the inputs along
+    the dim (with each input's pad value) up to the next bucket and slices
+    the outputs back along `output_axes` (one per output, -1 where an output
+    does not carry the dim); when also `splittable`, a size past the largest
+    bucket runs as several runs. Otherwise `node` names the ONNX node that
+    breaks padding and `reason` says why.
+  }];
+  let arguments = (ins StrAttr:$name, DenseI64ArrayAttr:$sizes,
+                       BoolAttr:$pad_safe, BoolAttr:$splittable,
+                       StrAttr:$node, StrAttr:$reason,
+                       DenseI64ArrayAttr:$output_axes);
+  let assemblyFormat = "$name attr-dict";
 }
 
 def Exec_PlanOp : Exec_Op<"plan", [Symbol, NoTerminator]> {

@@ -29,6 +29,20 @@ namespace graphc::graph {
 inline constexpr llvm::StringLiteral kNameAttr = "graph.name";
 /// Per-dim ONNX dim_param names ("" for unnamed or static dims).
 inline constexpr llvm::StringLiteral kDimsAttr = "graph.dims";
+/// On an argument: the value it is padded with along a pad-safe bucketed
+/// dim (an F64Attr; 0 when absent).
+inline constexpr llvm::StringLiteral kPadValueAttr = "graph.pad_value";
+
+/// On a function that is one shape bucket of the model: the size of each
+/// bucketed dim (a dictionary from dim name to i64).
+inline constexpr llvm::StringLiteral kBucketAttr = "graph.bucket";
+/// On a bucket function: the model's signature before bucketing (a
+/// FunctionType with the bucketed dims dynamic).
+inline constexpr llvm::StringLiteral kSignatureAttr = "graph.signature";
+/// On a bucket function: the name of its run plan, e.g. "batch=8,seq=128".
+inline constexpr llvm::StringLiteral kPlanNameAttr = "graph.plan_name";
+/// On a bucket function: AnalyzePadSafety's verdict per bucketed dim.
+inline constexpr llvm::StringLiteral kPadSafetyAttr = "graph.pad_safety";
 
 /// Result types are compatible when element types match and every dim is
 /// equal or dynamic on either side: refinement may make results more static.

@@ -60,6 +60,7 @@ int bufferKind(exec::BufferKind kind) {
 /// Everything the descriptor is made of, gathered from the exec module.
 struct ModelParts {
   SmallVector<exec::IOOp> inputs, outputs;
+  SmallVector<exec::BucketDimOp> bucketDims;
   SmallVector<exec::KernelOp> kernels;
   SmallVector<exec::PlanOp> plans;
   std::vector<char> weights;
@@ -72,6 +73,8 @@ FailureOr<ModelParts> gatherParts(ModuleOp module) {
       (io.getIsOutput() ? parts.outputs : parts.inputs).push_back(io);
     else if (auto kernel = dyn_cast<exec::KernelOp>(op))
       parts.kernels.push_back(kernel);
+    else if (auto dim = dyn_cast<exec::BucketDimOp>(op))
+      parts.bucketDims.push_back(dim);
     else if (auto plan = dyn_cast<exec::PlanOp>(op))
       parts.plans.push_back(plan);
     else if (auto weight = dyn_cast<exec::WeightOp>(op)) {
@@ -122,10 +125,11 @@ void emitTensorDescs(raw_ostream &os, StringRef table,
     std::string base = (table + Twine(i)).str();
     os << "  {" << cppStringLiteral(io.getName()) << ", "
        << graph::toHostDtype(type.getElementType()) << ", " << type.getRank()
-       << ", " << base << "_dims, " << base << "_names},\n";
+       << ", " << base << "_dims, " << base << "_names, "
+       << cppDoubleLiteral(io.getPadValue().convertToDouble()) << "},\n";
   }
   if (ios.empty())
-    os << "  {nullptr, 0, 0, nullptr, nullptr},\n";
+    os << "  {nullptr, 0, 0, nullptr, nullptr, 0.0},\n";
   os << "};\n";
 }
 
@@ -281,6 +285,28 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
   }
   os << "};\n";
 
+  for (auto [d, dim] : enumerate(parts.bucketDims)) {
+    std::string base = "kBucketDim" + std::to_string(d);
+    emitDims(os, base + "_sizes", dim.getSizes());
+    os << "static const int32_t " << base << "_axes[] = {";
+    if (dim.getOutputAxes().empty())
+      os << "0";
+    interleaveComma(dim.getOutputAxes(), os, [&](int64_t a) { os << a; });
+    os << "};\n";
+  }
+  if (!parts.bucketDims.empty()) {
+    os << "static const graphc_bucket_dim_desc kBucketDims[] = {\n";
+    for (auto [d, dim] : enumerate(parts.bucketDims)) {
+      std::string base = "kBucketDim" + std::to_string(d);
+      os << "  {" << cppStringLiteral(dim.getName()) << ", "
+         << dim.getSizes().size() << ", " << base << "_sizes, "
+         << int(dim.getPadSafe()) << ", " << int(dim.getSplittable()) << ", "
+         << cppStringLiteral(dim.getNode()) << ", "
+         << cppStringLiteral(dim.getReason()) << ", " << base << "_axes},\n";
+    }
+    os << "};\n";
+  }
+
   os << "static const graphc_image_desc kImages[] = {\n";
   for (auto [i, image] : enumerate(options.images))
     os << "  {" << image.sm << ", " << image.format
@@ -305,7 +331,8 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
      << ",\n  0, 0x"
      << format_hex_no_prefix(
             laneHash64(parts.weights.data(), parts.weights.size()), 16)
-     << "ull};\n\n"
+     << "ull,\n  " << parts.bucketDims.size() << ", "
+     << (parts.bucketDims.empty() ? "nullptr" : "kBucketDims") << "};\n\n"
      << "extern \"C\" __attribute__((visibility(\"default\"))) const "
         "graphc_model_desc *graphc_model_descriptor_v1(void) {\n"
      << "  return &kModel;\n}\n";

@@ -3,7 +3,10 @@
 #define GRAPHC_LIB_CODEGEN_SOURCETEXT_H
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
 #include <string>
 
 namespace graphc::codegen {
@@ -28,6 +31,17 @@ inline std::string cppStringLiteral(llvm::StringRef text) {
     }
   }
   return out + "\"";
+}
+
+/// A double as an exact C/C++ literal (hexadecimal floating point).
+inline std::string cppDoubleLiteral(double value) {
+  if (std::isnan(value))
+    return "__builtin_nan(\"\")";
+  if (std::isinf(value))
+    return value > 0 ? "__builtin_inf()" : "-__builtin_inf()";
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::format("%a", value);
+  return text;
 }
 
 /// `text` made safe for a `//` comment: control characters (a newline would

@@ -135,7 +135,7 @@ llvm::Error generateCuda(ModuleOp module, const CompileOptions &options,
 
 /// What was written: what memory planning saved, what the artifact holds.
 struct CompileSummary {
-  int64_t kernels = 0, steps = 0, weightBytes = 0, arenaBytes = 0,
+  int64_t kernels = 0, steps = 0, plans = 0, weightBytes = 0, arenaBytes = 0,
           intermediateBytes = 0;
 };
 
@@ -150,6 +150,7 @@ CompileSummary summarize(ModuleOp module) {
           weight.getOffset() + exec::slotBytes(weight.getValue().getType()));
     }
     if (auto plan = dyn_cast<exec::PlanOp>(op)) {
+      ++summary.plans;
       summary.steps += plan.getSteps().front().getOperations().size();
       summary.arenaBytes =
           std::max<int64_t>(summary.arenaBytes, plan.getArenaBytes());
@@ -186,7 +187,11 @@ void printSummary(const CompileSummary &summary, const CompileOptions &options,
   out << "wrote " << options.outputPath << " (" << describeTarget(options)
       << (options.targetIsDefault ? ": " + targetReason(options) : "")
       << "): " << summary.kernels << " kernels, " << summary.steps
-      << " steps, arena " << formatBytes(summary.arenaBytes)
+      << " steps"
+      << (summary.plans > 1 ? " in " + std::to_string(summary.plans) +
+                                  " bucket plans"
+                            : std::string())
+      << ", arena " << formatBytes(summary.arenaBytes)
       << " (intermediates " << formatBytes(summary.intermediateBytes)
       << " without reuse), weights " << formatBytes(summary.weightBytes)
       << (options.weightsSideFile ? " in " + options.outputPath + ".weights"
@@ -208,6 +213,7 @@ ProgressFields summaryFields(const CompileSummary &summary,
       {"sms", std::move(sms)},
       {"kernels", summary.kernels},
       {"steps", summary.steps},
+      {"plans", summary.plans},
       {"arena_bytes", summary.arenaBytes},
       {"intermediate_bytes", summary.intermediateBytes},
       {"weight_bytes", summary.weightBytes},
@@ -262,58 +268,29 @@ llvm::Error checkTensorSizes(ModuleOp module, uint64_t limit) {
                                  error.c_str());
 }
 
-/// Refuses input dims that no --dim or --shape fixed, naming every one of
-/// them and the flags that fix them all, with a concrete size to copy.
-llvm::Error checkInputDimsFixed(ModuleOp module) {
-  auto main = module.lookupSymbol<func::FuncOp>("main");
-  if (!main)
-    return llvm::Error::success();
-  std::vector<std::string> where, dimFlags, shapeFlags;
-  llvm::StringSet<> symbolsSeen;
-  for (BlockArgument arg : main.getArguments()) {
-    auto type = dyn_cast<RankedTensorType>(arg.getType());
-    if (!type || type.hasStaticShape())
-      continue;
-    unsigned index = arg.getArgNumber();
-    auto nameAttr = main.getArgAttrOfType<StringAttr>(index, graph::kNameAttr);
-    auto symbols = main.getArgAttrOfType<ArrayAttr>(index, graph::kDimsAttr);
-    std::string input =
-        nameAttr ? nameAttr.str() : "#" + std::to_string(index);
-    // "--shape x=8x3x224x224": the example size for every open dim.
-    std::string shape;
-    bool unnamed = false;
-    for (auto [i, dim] : llvm::enumerate(type.getShape())) {
-      shape += (i ? "x" : "") +
-               (ShapedType::isDynamic(dim) ? "8" : std::to_string(dim));
-      if (!ShapedType::isDynamic(dim))
-        continue;
-      StringRef symbol;
-      if (symbols && i < symbols.size())
-        symbol = cast<StringAttr>(symbols[i]).getValue();
-      if (symbol.empty()) {
-        unnamed = true;
-        where.push_back("input '" + input + "' dim " + std::to_string(i) +
-                        " (unnamed)");
-        continue;
-      }
-      where.push_back("'" + symbol.str() + "' (input '" + input + "' dim " +
-                      std::to_string(i) + ")");
-      if (symbolsSeen.insert(symbol).second)
-        dimFlags.push_back("--dim " + symbol.str() + "=8");
-    }
-    // Unnamed dims have no --dim; --shape fixes the whole input.
-    if (unnamed)
-      shapeFlags.push_back("--shape " + input + "=" + shape);
+/// The buckets of every bucketed dim and whether a run may pad along it,
+/// one line each: "  batch: 1,2,4,8 (default); pad-safe, splittable".
+void printBuckets(ModuleOp module, llvm::ArrayRef<BucketedDim> chosen,
+                  llvm::raw_ostream &out) {
+  for (auto dim : module.getOps<exec::BucketDimOp>()) {
+    out << "  " << dim.getName() << ": ";
+    for (auto [i, size] : llvm::enumerate(dim.getSizes()))
+      out << (i ? "," : "") << size;
+    for (const BucketedDim &bucketed : chosen)
+      if (bucketed.name == dim.getName() && bucketed.isDefault)
+        out << " (default; choose with --buckets " << dim.getName()
+            << "=V1,V2,... or --max-dim " << dim.getName() << "=N)";
+    if (dim.getPadSafe())
+      out << "; any size up to the largest (padded)"
+          << (dim.getSplittable() ? ", larger ones split into several runs"
+                                  : "");
+    else
+      out << "; exact sizes only: "
+          << (dim.getNode().empty() ? "" : "node '" + dim.getNode().str() +
+                                               "': ")
+          << dim.getReason();
+    out << "\n";
   }
-  if (where.empty())
-    return llvm::Error::success();
-  std::string message = "dynamic input dims need a size: " +
-                        llvm::join(where, ", ") + "; add ";
-  std::vector<std::string> flags = dimFlags;
-  flags.insert(flags.end(), shapeFlags.begin(), shapeFlags.end());
-  message += "the sizes to compile for, e.g. " + llvm::join(flags, " ");
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s",
-                                 message.c_str());
 }
 
 } // namespace
@@ -366,12 +343,24 @@ llvm::Error compileModel(const CompileOptions &options,
     return diagnostics.takeError("recognising exporter patterns failed");
   if (failed(foldIntoLinearOps(module)))
     return diagnostics.takeError("folding into linear ops failed");
+  FailureOr<std::vector<BucketedDim>> buckets = specializeShapeBuckets(
+      module, options.buckets, options.maxDims, options.padValues);
+  if (failed(buckets))
+    return diagnostics.takeError("cannot apply the given buckets");
+  if (!buckets->empty()) {
+    // Every bucket is static: shape sub-graphs fold, and patterns that
+    // needed static shapes appear.
+    if (failed(foldShapeComputations(module)))
+      return diagnostics.takeError("shape folding failed");
+    if (failed(recognizeExporterPatterns(module)))
+      return diagnostics.takeError("recognising exporter patterns failed");
+    if (failed(foldIntoLinearOps(module)))
+      return diagnostics.takeError("folding into linear ops failed");
+  }
   if (options.emit == EmitStage::graph) {
     printModule(module, out);
     return llvm::Error::success();
   }
-  if (llvm::Error e = checkInputDimsFixed(module))
-    return e;
   uint64_t maxTensorBytes = options.maxTensorBytes;
   if (maxTensorBytes == 0)
     maxTensorBytes = options.target == Target::cuda
@@ -472,6 +461,7 @@ llvm::Error compileModel(const CompileOptions &options,
   if (progress)
     progress->finish(summaryFields(summary, options));
   printSummary(summary, options, out);
+  printBuckets(module, *buckets, out);
   return llvm::Error::success();
 }
 

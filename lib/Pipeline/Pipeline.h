@@ -42,6 +42,11 @@ struct CompileOptions {
   /// NAME=D1xD2x... full input shapes, SYMBOL=D dim_param sizes.
   std::vector<std::string> shapes;
   std::vector<std::string> dims;
+  /// DIM=V1,V2,... bucket sizes, DIM=N largest default bucket, INPUT=V
+  /// pad values (see SpecializeShapeBuckets).
+  std::vector<std::string> buckets;
+  std::vector<std::string> maxDims;
+  std::vector<std::string> padValues;
   EmitStage emit = EmitStage::none;
   /// Weights in `<output>.weights` beside the .so instead of inside it.
   bool weightsSideFile = false;

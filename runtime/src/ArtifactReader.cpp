@@ -298,6 +298,8 @@ ArtifactTensor Reader::readTensor(uint64_t vaddr, const std::string &what) {
   } else {
     tensor.dimNames.assign(rank, "");
   }
+  tensor.padValue =
+      loaded<double>(vaddr + offsetof(graphc_tensor_desc, pad_value), w);
   return tensor;
 }
 
@@ -422,6 +424,50 @@ void Reader::read() {
       malformed(what + " is empty");
     image.fileOffset = fileOffsetOf(bytes, image.size, iw);
     view.images.push_back(image);
+  }
+
+  auto [dims, numDims] =
+      table(offsetof(graphc_model_desc, num_bucket_dims),
+            offsetof(graphc_model_desc, bucket_dims),
+            sizeof(graphc_bucket_dim_desc), "the bucket dim table");
+  for (int32_t i = 0; i < numDims; ++i) {
+    uint64_t at = dims + i * sizeof(graphc_bucket_dim_desc);
+    std::string what = "bucket dim " + std::to_string(i);
+    const char *dw = what.c_str();
+    auto fieldAt = [&](size_t offset) { return at + offset; };
+    ArtifactBucketDim dim;
+    dim.name = stringAt(
+        pointerAt(fieldAt(offsetof(graphc_bucket_dim_desc, name)), dw), dw);
+    int32_t numSizes = loaded<int32_t>(
+        fieldAt(offsetof(graphc_bucket_dim_desc, num_sizes)), dw);
+    if (numSizes < 1)
+      malformed(what + " has no sizes");
+    dim.sizes = dimsAt(
+        pointerAt(fieldAt(offsetof(graphc_bucket_dim_desc, sizes)), dw),
+        numSizes, dw);
+    for (size_t s = 0; s < dim.sizes.size(); ++s)
+      if (dim.sizes[s] < 1 || (s && dim.sizes[s] <= dim.sizes[s - 1]))
+        malformed(what + " has sizes that are not positive and ascending");
+    dim.padSafe = loaded<int32_t>(
+                      fieldAt(offsetof(graphc_bucket_dim_desc, pad_safe)), dw) != 0;
+    dim.splittable =
+        loaded<int32_t>(fieldAt(offsetof(graphc_bucket_dim_desc, splittable)),
+                        dw) != 0;
+    dim.node = stringAt(
+        pointerAt(fieldAt(offsetof(graphc_bucket_dim_desc, node)), dw), dw);
+    dim.reason = stringAt(
+        pointerAt(fieldAt(offsetof(graphc_bucket_dim_desc, reason)), dw), dw);
+    uint64_t axes =
+        pointerAt(fieldAt(offsetof(graphc_bucket_dim_desc, output_axes)), dw);
+    checkTable(axes, int64_t(view.outputs.size()), sizeof(int32_t), dw);
+    for (size_t o = 0; o < view.outputs.size(); ++o) {
+      int32_t axis = loaded<int32_t>(axes + 4 * uint64_t(o), dw);
+      if (axis < -1 || axis >= int32_t(view.outputs[o].dims.size()))
+        malformed(what + " names axis " + std::to_string(axis) +
+                  " of output " + std::to_string(o));
+      dim.outputAxes.push_back(axis);
+    }
+    view.bucketDims.push_back(std::move(dim));
   }
 
   view.weightsSize = loaded<uint64_t>(GRAPHC_FIELD(weights_size), w);

@@ -24,6 +24,16 @@ struct ArtifactTensor {
   /// -1 for a dynamic dim, named in dimNames ("" when unnamed).
   std::vector<int64_t> dims;
   std::vector<std::string> dimNames;
+  double padValue = 0;
+};
+
+/// A bucketed dim (graphc_bucket_dim_desc).
+struct ArtifactBucketDim {
+  std::string name;
+  std::vector<int64_t> sizes;
+  bool padSafe = false, splittable = false;
+  std::string node, reason;
+  std::vector<int32_t> outputAxes;
 };
 
 struct ArtifactPlan {
@@ -54,6 +64,7 @@ struct ArtifactView {
   int32_t target = 0;
   std::vector<ArtifactTensor> inputs, outputs;
   std::vector<ArtifactPlan> plans;
+  std::vector<ArtifactBucketDim> bucketDims;
   std::vector<ArtifactKernel> kernels;
   std::vector<ArtifactImage> images;
   uint64_t weightsSize = 0;

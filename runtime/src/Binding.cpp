@@ -1,10 +1,11 @@
-//===- Binding.cpp - validating a run's tensors and choosing a plan -------===//
+//===- Binding.cpp - validating a run's tensors and choosing plans --------===//
 #include "runtime/src/Binding.h"
 
 #include "runtime/src/Dtype.h"
 #include "runtime/src/Model.h"
 #include "runtime/src/Status.h"
 
+#include <cstring>
 #include <string>
 
 using namespace graphc::rt;
@@ -162,11 +163,85 @@ graphc_status graphc::rt::orderInputs(const graphc_model &model,
   return nullptr;
 }
 
-graphc_status graphc::rt::selectPlan(const graphc_model &model,
+namespace {
+/// The bucketed dim that axis `d` of `tensor` carries, or -1.
+int32_t bucketDimOf(const graphc_model_desc &desc,
+                    const graphc_tensor_desc &tensor, int32_t d) {
+  if (tensor.dims[d] >= 0 || !tensor.dim_names || !tensor.dim_names[d] ||
+      !tensor.dim_names[d][0])
+    return -1;
+  for (int32_t k = 0; k < desc.num_bucket_dims; ++k)
+    if (std::strcmp(desc.bucket_dims[k].name, tensor.dim_names[d]) == 0)
+      return k;
+  return -1;
+}
+
+/// The plan whose inputs have the model's static dims and `sizes` along
+/// the bucketed dims, or -1.
+int32_t findPlan(const graphc_model_desc &desc,
+                 const std::vector<int64_t> &sizes) {
+  for (int32_t p = 0; p < desc.num_plans; ++p) {
+    bool matches = true;
+    for (int32_t i = 0; matches && i < desc.num_inputs; ++i) {
+      const graphc_tensor_desc &input = desc.inputs[i];
+      for (int32_t d = 0; matches && d < input.rank; ++d) {
+        int32_t k = bucketDimOf(desc, input, d);
+        int64_t expected = k >= 0 ? sizes[k] : input.dims[d];
+        matches = expected < 0 || desc.plans[p].input_dims[i][d] == expected;
+      }
+    }
+    if (matches)
+      return p;
+  }
+  return -1;
+}
+
+/// "1, 2, 4, 8".
+std::string describeSizes(const graphc_bucket_dim_desc &dim) {
+  std::string text;
+  for (int32_t s = 0; s < dim.num_sizes; ++s)
+    text += (s ? ", " : "") + std::to_string(dim.sizes[s]);
+  return text;
+}
+
+/// " (node 'Softmax_3': a softmax over the padded axis)".
+std::string describeBreak(const graphc_bucket_dim_desc &dim) {
+  std::string text = dim.node && dim.node[0]
+                         ? "node " + quoted(dim.node) + ": "
+                         : std::string();
+  text += dim.reason && dim.reason[0] ? dim.reason : "not analysed";
+  return " (" + text + ")";
+}
+
+/// How many axes of input `i` carry bucketed dim `k`.
+int32_t axesCarrying(const graphc_model_desc &desc, int32_t i, int32_t k) {
+  int32_t count = 0;
+  for (int32_t d = 0; d < desc.inputs[i].rank; ++d)
+    count += bucketDimOf(desc, desc.inputs[i], d) == k;
+  return count;
+}
+} // namespace
+
+graphc_status graphc::rt::resolveRun(const graphc_model &model,
                                      const int32_t *ranks,
                                      const int64_t *const *dims,
-                                     int32_t &plan) {
+                                     RunShape &shape) {
   const graphc_model_desc &desc = *model.desc;
+  shape = RunShape();
+  auto finish = [&] {
+    const graphc_plan_desc &plan = desc.plans[shape.parts.front().plan];
+    for (int32_t o = 0; o < desc.num_outputs; ++o) {
+      std::vector<int64_t> outDims(plan.output_dims[o],
+                                   plan.output_dims[o] + desc.outputs[o].rank);
+      for (int32_t k = 0; shape.staged && k < desc.num_bucket_dims; ++k) {
+        int32_t axis = desc.bucket_dims[k].output_axes[o];
+        if (axis >= 0 && desc.bucket_dims[k].pad_safe)
+          outDims[axis] = shape.dimSizes[k];
+      }
+      shape.outputDims.push_back(std::move(outDims));
+    }
+    return nullptr;
+  };
   for (int32_t p = 0; p < desc.num_plans; ++p) {
     bool matches = true;
     for (int32_t i = 0; matches && i < desc.num_inputs; ++i) {
@@ -176,8 +251,8 @@ graphc_status graphc::rt::selectPlan(const graphc_model &model,
         matches = dims[i][d] == desc.plans[p].input_dims[i][d];
     }
     if (matches) {
-      plan = p;
-      return nullptr;
+      shape.parts.push_back({p, 0, 0});
+      return finish();
     }
   }
   for (int32_t i = 0; i < desc.num_inputs; ++i) {
@@ -204,20 +279,174 @@ graphc_status graphc::rt::selectPlan(const graphc_model &model,
       }
     }
   }
-  std::string accepted;
-  for (int32_t p = 0; p < desc.num_plans; ++p)
-    accepted += std::string(p ? "; " : "") +
-                describeInputShapes(desc, desc.plans[p].input_dims) +
-                " (plan " + quoted(desc.plans[p].name) + ")";
-  return makeStatus(GRAPHC_INVALID_ARGUMENT,
-                    "no plan accepts " + describeInputShapes(desc, dims) +
-                        "; accepted shapes: " + accepted);
+
+  if (desc.num_bucket_dims == 0) {
+    std::string accepted;
+    for (int32_t p = 0; p < desc.num_plans; ++p)
+      accepted += std::string(p ? "; " : "") +
+                  describeInputShapes(desc, desc.plans[p].input_dims) +
+                  " (plan " + quoted(desc.plans[p].name) + ")";
+    return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                      "no plan accepts " + describeInputShapes(desc, dims) +
+                          "; accepted shapes: " + accepted);
+  }
+
+  // The size of every bucketed dim: the same on every axis that carries it.
+  int32_t numDims = desc.num_bucket_dims;
+  std::vector<int64_t> actual(numDims, -1);
+  std::vector<std::string> seenAt(numDims);
+  for (int32_t i = 0; i < desc.num_inputs; ++i) {
+    const graphc_tensor_desc &input = desc.inputs[i];
+    for (int32_t d = 0; d < input.rank; ++d) {
+      std::string where = "input " + quoted(input.name) + " dim " +
+                          std::to_string(d);
+      int32_t k = bucketDimOf(desc, input, d);
+      if (k < 0) {
+        if (input.dims[d] >= 0 && dims[i][d] != input.dims[d])
+          return makeStatus(
+              GRAPHC_INVALID_ARGUMENT,
+              "input " + quoted(input.name) + ": expected " +
+                  formatTensorType(input.dtype, input.rank, input.dims,
+                                   input.dim_names) +
+                  ", got " +
+                  formatTensorType(input.dtype, input.rank, dims[i]));
+        continue;
+      }
+      if (actual[k] < 0) {
+        actual[k] = dims[i][d];
+        seenAt[k] = where;
+      } else if (actual[k] != dims[i][d]) {
+        return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                          "dim " + quoted(desc.bucket_dims[k].name) + " is " +
+                              std::to_string(actual[k]) + " in " + seenAt[k] +
+                              " but " + std::to_string(dims[i][d]) + " in " +
+                              where);
+      }
+    }
+  }
+
+  // Each dim's bucket: its own size, else the next larger one where
+  // padding is exact, else split past the largest where that is exact.
+  std::vector<int64_t> bucket(numDims, -1);
+  for (int32_t k = 0; k < numDims; ++k) {
+    const graphc_bucket_dim_desc &dim = desc.bucket_dims[k];
+    int64_t size = actual[k];
+    int64_t largest = dim.sizes[dim.num_sizes - 1];
+    for (int32_t s = 0; s < dim.num_sizes && bucket[k] < 0; ++s)
+      if (dim.sizes[s] == size || (dim.pad_safe && dim.sizes[s] > size))
+        bucket[k] = dim.sizes[s];
+    bool splittable = dim.splittable && dim.pad_safe;
+    for (int32_t i = 0; splittable && i < desc.num_inputs; ++i)
+      splittable = axesCarrying(desc, i, k) <= 1;
+    if (bucket[k] < 0 && size > largest && splittable &&
+        shape.splitDim < 0) {
+      shape.splitDim = k;
+      bucket[k] = largest;
+    }
+    if (bucket[k] >= 0)
+      continue;
+    std::string message = seenAt[k] + " (" + quoted(dim.name) + ") is " +
+                          std::to_string(size) + ", but the model runs " +
+                          quoted(dim.name) + " = " + describeSizes(dim);
+    if (!dim.pad_safe)
+      message += " only: padding along it is not exact" + describeBreak(dim);
+    else if (size > largest)
+      message += ": larger sizes cannot run as several runs along it" +
+                 (dim.splittable ? std::string(" (another dim is split)")
+                                 : describeBreak(dim));
+    return makeStatus(GRAPHC_INVALID_ARGUMENT, message);
+  }
+
+  shape.staged = true;
+  shape.dimSizes = actual;
+  auto planFor = [&](std::vector<int64_t> &sizes) -> graphc_status {
+    int32_t plan = findPlan(desc, sizes);
+    if (plan < 0) {
+      std::string wanted;
+      for (int32_t k = 0; k < numDims; ++k)
+        wanted += (k ? "," : "") + std::string(desc.bucket_dims[k].name) +
+                  "=" + std::to_string(sizes[k]);
+      return makeStatus(GRAPHC_INTERNAL,
+                        "the model has no plan for bucket " + wanted);
+    }
+    shape.parts.back().plan = plan;
+    return nullptr;
+  };
+  if (shape.splitDim < 0) {
+    shape.parts.push_back({-1, 0, 0});
+    if (graphc_status status = planFor(bucket))
+      return status;
+    return finish();
+  }
+  // A part per largest bucket; the last one takes the smallest bucket that
+  // covers what remains.
+  const graphc_bucket_dim_desc &split = desc.bucket_dims[shape.splitDim];
+  int64_t largest = split.sizes[split.num_sizes - 1];
+  for (int64_t start = 0; start < actual[shape.splitDim]; start += largest) {
+    int64_t size = std::min(largest, actual[shape.splitDim] - start);
+    for (int32_t s = split.num_sizes; s-- > 0;)
+      if (split.sizes[s] >= size)
+        bucket[shape.splitDim] = split.sizes[s];
+    shape.parts.push_back({-1, start, size});
+    if (graphc_status status = planFor(bucket))
+      return status;
+  }
+  return finish();
+}
+
+int32_t graphc::rt::splitAxisOfInput(const graphc_model &model,
+                                     const RunShape &shape, int32_t input) {
+  const graphc_model_desc &desc = *model.desc;
+  if (shape.splitDim < 0)
+    return -1;
+  for (int32_t d = 0; d < desc.inputs[input].rank; ++d)
+    if (bucketDimOf(desc, desc.inputs[input], d) == shape.splitDim)
+      return d;
+  return -1;
+}
+
+int32_t graphc::rt::splitAxisOfOutput(const graphc_model &model,
+                                      const RunShape &shape, int32_t output) {
+  if (shape.splitDim < 0)
+    return -1;
+  return model.desc->bucket_dims[shape.splitDim].output_axes[output];
+}
+
+std::vector<int64_t> graphc::rt::partInputExtent(const graphc_model &model,
+                                                 const RunShape &shape,
+                                                 const RunPart &part,
+                                                 int32_t input,
+                                                 const int64_t *callerDims) {
+  std::vector<int64_t> extent(callerDims,
+                              callerDims + model.desc->inputs[input].rank);
+  int32_t axis = splitAxisOfInput(model, shape, input);
+  if (axis >= 0)
+    extent[axis] = part.size;
+  return extent;
+}
+
+std::vector<int64_t> graphc::rt::partOutputExtent(const graphc_model &model,
+                                                  const RunShape &shape,
+                                                  const RunPart &part,
+                                                  int32_t output) {
+  const graphc_model_desc &desc = *model.desc;
+  const int64_t *planDims = desc.plans[part.plan].output_dims[output];
+  std::vector<int64_t> extent(planDims,
+                              planDims + desc.outputs[output].rank);
+  for (int32_t k = 0; k < desc.num_bucket_dims; ++k) {
+    int32_t axis = desc.bucket_dims[k].output_axes[output];
+    if (axis < 0 || !desc.bucket_dims[k].pad_safe)
+      continue;
+    extent[axis] = k == shape.splitDim ? part.size : shape.dimSizes[k];
+  }
+  return extent;
 }
 
 graphc_status graphc::rt::bindRun(
     const graphc_model &model, DeviceRequirement device, const DLTensor *inputs,
     int32_t numInputs, const char *const *names, const DLTensor *outputs,
-    int32_t numOutputs, std::vector<const DLTensor *> &ordered, int32_t &plan) {
+    int32_t numOutputs, std::vector<const DLTensor *> &ordered,
+    RunShape &shape) {
   const graphc_model_desc &desc = *model.desc;
   if (numInputs > 0 && !inputs)
     return makeStatus(GRAPHC_INVALID_ARGUMENT, "inputs is NULL");
@@ -241,7 +470,8 @@ graphc_status graphc::rt::bindRun(
     ranks[m] = ordered[m]->ndim;
     dims[m] = ordered[m]->shape;
   }
-  if (graphc_status status = selectPlan(model, ranks.data(), dims.data(), plan))
+  if (graphc_status status =
+          resolveRun(model, ranks.data(), dims.data(), shape))
     return status;
 
   if (numOutputs != desc.num_outputs)
@@ -252,7 +482,7 @@ graphc_status graphc::rt::bindRun(
     const graphc_tensor_desc &output = desc.outputs[o];
     if (graphc_status status =
             checkTensor(outputs[o], "output " + quoted(output.name), output,
-                        desc.plans[plan].output_dims[o], device))
+                        shape.outputDims[o].data(), device))
       return status;
   }
 

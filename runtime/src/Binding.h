@@ -1,5 +1,4 @@
-//===- Binding.h - validating a run's tensors and choosing a plan -*- C++
-//-*-===//
+//===- Binding.h - validating a run's tensors and choosing plans -*- C++ -*-===//
 #ifndef GRAPHC_RUNTIME_SRC_BINDING_H
 #define GRAPHC_RUNTIME_SRC_BINDING_H
 
@@ -21,19 +20,62 @@ graphc_status orderInputs(const graphc_model &model, int32_t numInputs,
                           const char *const *names,
                           std::vector<int32_t> &modelIndex);
 
-/// Chooses the plan whose input dims equal `dims` (model order); the status
-/// says which shapes the model accepts when none does.
-graphc_status selectPlan(const graphc_model &model, const int32_t *ranks,
-                         const int64_t *const *dims, int32_t &plan);
+/// One run of a bucket plan. A run whose dims match a plan is one part that
+/// needs no staging; otherwise the inputs are padded into staging buffers
+/// of the plan's shapes and the outputs sliced back, and a dim past the
+/// largest bucket is split into parts along it.
+struct RunPart {
+  int32_t plan = -1;
+  /// Where this part starts along the split dim, and how many it covers.
+  int64_t start = 0, size = 0;
+};
+
+struct RunShape {
+  std::vector<RunPart> parts;
+  /// Whether the caller's tensors go through staging (padding or split).
+  bool staged = false;
+  /// The actual size of each bucketed dim (desc.bucket_dims order).
+  std::vector<int64_t> dimSizes;
+  /// The bucketed dim runs are split along, or -1.
+  int32_t splitDim = -1;
+  /// The dims of every output the caller provides.
+  std::vector<std::vector<int64_t>> outputDims;
+};
+
+/// Maps inputs of `dims` (model order) onto the plans: an exact plan, else
+/// the smallest bucket that covers every dim where padding is exact (split
+/// into parts past the largest where that is exact too). The status says
+/// which sizes the model accepts when no plan can run them.
+graphc_status resolveRun(const graphc_model &model, const int32_t *ranks,
+                         const int64_t *const *dims, RunShape &shape);
+
+/// The extent of the data a part covers in input `input` (actual sizes
+/// along bucketed dims, this part's size along the split dim).
+std::vector<int64_t> partInputExtent(const graphc_model &model,
+                                     const RunShape &shape,
+                                     const RunPart &part, int32_t input,
+                                     const int64_t *callerDims);
+
+/// The extent of output `output` of `part`'s plan that holds results.
+std::vector<int64_t> partOutputExtent(const graphc_model &model,
+                                      const RunShape &shape,
+                                      const RunPart &part, int32_t output);
+
+/// The axis of input `input` (output `output`) along which runs are split,
+/// or -1.
+int32_t splitAxisOfInput(const graphc_model &model, const RunShape &shape,
+                         int32_t input);
+int32_t splitAxisOfOutput(const graphc_model &model, const RunShape &shape,
+                          int32_t output);
 
 /// Validates everything graphc_session_run receives: counts, names, dtypes,
 /// shapes, devices, contiguity and data of inputs and outputs. On success
-/// `ordered` holds the inputs in model order and `plan` the chosen plan.
+/// `ordered` holds the inputs in model order and `shape` how they run.
 graphc_status bindRun(const graphc_model &model, DeviceRequirement device,
                       const DLTensor *inputs, int32_t numInputs,
                       const char *const *names, const DLTensor *outputs,
                       int32_t numOutputs,
-                      std::vector<const DLTensor *> &ordered, int32_t &plan);
+                      std::vector<const DLTensor *> &ordered, RunShape &shape);
 
 /// First byte of a validated tensor's data.
 inline char *tensorBase(const DLTensor &tensor) {

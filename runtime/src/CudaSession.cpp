@@ -2,6 +2,9 @@
 #include "runtime/src/CudaSession.h"
 
 #include "runtime/src/Binding.h"
+#include "runtime/src/Staging.h"
+
+#include "runtime/src/Binding.h"
 #include "runtime/src/DescriptorCheck.h"
 #include "runtime/src/Model.h"
 #include "runtime/src/Status.h"
@@ -30,7 +33,8 @@ CudaSession::CudaSession(const graphc_model &model, CudaDevice &device,
                          bool useGraphs, bool debugSync)
     : model(model), drv(model.cuda->driver()), device(device),
       useGraphs(useGraphs), debugSync(debugSync),
-      graphs(model.desc->num_plans, nullptr), argValues(model.maxStepArgs),
+      graphs(model.desc->num_plans, nullptr),
+      padSource(model.desc->num_inputs), argValues(model.maxStepArgs),
       argPointers(model.maxStepArgs + 2) {}
 
 std::string CudaSession::describeKernel(int32_t kernel) const {
@@ -93,12 +97,15 @@ graphc_status CudaSession::create(const graphc_model &model, CudaDevice &device,
           cu::kSuccess)
     return session->error("cannot create an event", result);
 
-  // Staging is only read by captured graphs; plain launches use the
-  // caller's buffers directly.
+  // Staging is read by captured graphs, and by runs padded up to a bucket;
+  // exact plain launches use the caller's buffers directly.
   const graphc_model_desc &desc = *model.desc;
   std::vector<uint64_t> inputBytes(desc.num_inputs, 0);
   std::vector<uint64_t> outputBytes(desc.num_outputs, 0);
-  if (session->useGraphs) {
+  bool mayPad = false;
+  for (int32_t k = 0; k < desc.num_bucket_dims; ++k)
+    mayPad |= desc.bucket_dims[k].pad_safe != 0;
+  if (session->useGraphs || mayPad) {
     for (int32_t p = 0; p < desc.num_plans; ++p) {
       for (int32_t i = 0; i < desc.num_inputs; ++i)
         inputBytes[i] = std::max(
@@ -326,12 +333,12 @@ graphc_status CudaSession::takeDeviceError() {
   return makeStatus(GRAPHC_INVALID_ARGUMENT, message);
 }
 
-graphc_status CudaSession::run(int32_t planIndex,
+graphc_status CudaSession::run(const RunShape &shape,
                                const std::vector<const DLTensor *> &inputs,
                                const DLTensor *outputs,
                                const cu::Stream *callerStream) {
   const graphc_model_desc &desc = *model.desc;
-  const graphc_plan_desc &plan = desc.plans[planIndex];
+  const graphc_plan_desc &plan = desc.plans[shape.parts.front().plan];
   if (graphc_status status = checkDevice())
     return status;
   cu::ContextGuard guard(drv, device.context);
@@ -382,14 +389,16 @@ graphc_status CudaSession::run(int32_t planIndex,
   // Back-to-back runs are safe without waiting: the staging buffers, the
   // arena and the error record are only touched by work on the session
   // stream, which runs in order.
-  if (!useGraphs) {
+  if (shape.staged) {
+    for (const RunPart &part : shape.parts)
+      if (graphc_status status =
+              runStagedPart(shape, part, inputs, inputPtrs, outputPtrs))
+        return status;
+  } else if (!useGraphs) {
     if (graphc_status status = enqueue(plan, inputPtrs, outputPtrs))
       return status;
   } else {
-    if (!graphs[planIndex]) {
-      if (graphc_status status = capture(planIndex))
-        return status;
-    }
+    int32_t planIndex = shape.parts.front().plan;
     for (int32_t i = 0; i < desc.num_inputs; ++i) {
       uint64_t bytes = planTensorBytes(desc.inputs[i], plan.input_dims[i]);
       if (!bytes)
@@ -401,16 +410,13 @@ graphc_status CudaSession::run(int32_t planIndex,
                          "' of plan '" + plan.name + "'",
                      result);
     }
-    cu::Result result = drv.graphLaunch(graphs[planIndex], stream);
-    if (result != cu::kSuccess)
-      return error("cannot launch the CUDA graph of plan '" +
-                       std::string(plan.name) + "'",
-                   result);
+    if (graphc_status status = launchOnStaging(planIndex))
+      return status;
     for (int32_t o = 0; o < desc.num_outputs; ++o) {
       uint64_t bytes = planTensorBytes(desc.outputs[o], plan.output_dims[o]);
       if (!bytes)
         continue;
-      result =
+      cu::Result result =
           drv.memcpyDtoDAsync(outputPtrs[o], outputStaging[o], bytes, stream);
       if (result != cu::kSuccess)
         return error("cannot copy out output '" +
@@ -435,6 +441,125 @@ graphc_status CudaSession::run(int32_t planIndex,
   if (result != cu::kSuccess)
     return error("plan '" + std::string(plan.name) + "' failed", result);
   return takeDeviceError();
+}
+
+graphc_status CudaSession::launchOnStaging(int32_t planIndex) {
+  const graphc_plan_desc &plan = model.desc->plans[planIndex];
+  if (!useGraphs)
+    return enqueue(plan, inputStaging, outputStaging);
+  if (!graphs[planIndex]) {
+    if (graphc_status status = capture(planIndex))
+      return status;
+  }
+  cu::Result result = drv.graphLaunch(graphs[planIndex], stream);
+  if (result != cu::kSuccess)
+    return error("cannot launch the CUDA graph of plan '" +
+                     std::string(plan.name) + "'",
+                 result);
+  return nullptr;
+}
+
+graphc_status CudaSession::fillPadding(int32_t input, uint64_t bytes) {
+  const graphc_tensor_desc &desc = model.desc->inputs[input];
+  unsigned char pattern[8];
+  size_t size = padPattern(desc.dtype, desc.pad_value, pattern);
+  bool uniform = size > 0;
+  for (size_t b = 1; b < size; ++b)
+    uniform &= pattern[b] == pattern[0];
+  cu::Result result;
+  if (uniform) {
+    result = drv.memsetD8Async(inputStaging[input], pattern[0], bytes, stream);
+  } else {
+    // Other patterns come from a host copy of the filled buffer, made once;
+    // it stays alive (and unchanged) while copies from it may be queued.
+    std::vector<unsigned char> &host = padSource[input];
+    if (host.size() < bytes) {
+      host.resize(bytes);
+      for (uint64_t at = 0; at + size <= bytes; at += size)
+        std::memcpy(host.data() + at, pattern, size);
+    }
+    result = drv.memcpyHtoDAsync(inputStaging[input], host.data(), bytes,
+                                 stream);
+  }
+  if (result != cu::kSuccess)
+    return error("cannot pad input '" + std::string(desc.name) + "'", result);
+  return nullptr;
+}
+
+graphc_status CudaSession::runStagedPart(
+    const RunShape &shape, const RunPart &part,
+    const std::vector<const DLTensor *> &inputs,
+    const std::vector<cu::DevicePtr> &inputPtrs,
+    const std::vector<cu::DevicePtr> &outputPtrs) {
+  const graphc_model_desc &desc = *model.desc;
+  const graphc_plan_desc &plan = desc.plans[part.plan];
+  cu::Result result = cu::kSuccess;
+  for (int32_t i = 0; i < desc.num_inputs; ++i) {
+    const graphc_tensor_desc &input = desc.inputs[i];
+    uint64_t bytes = planTensorBytes(input, plan.input_dims[i]);
+    if (!bytes)
+      continue;
+    if (graphc_status status = fillPadding(i, bytes))
+      return status;
+    const DLTensor &caller = *inputs[i];
+    std::vector<int64_t> callerDims(caller.shape, caller.shape + input.rank);
+    std::vector<int64_t> dims(plan.input_dims[i],
+                              plan.input_dims[i] + input.rank);
+    std::vector<int64_t> start(input.rank, 0), zero(input.rank, 0);
+    if (int32_t axis = splitAxisOfInput(model, shape, i); axis >= 0)
+      start[axis] = part.start;
+    bool inside = forEachContiguousRun(
+        partInputExtent(model, shape, part, i, caller.shape), callerDims,
+        start, dims, zero, graphc_dtype_size(input.dtype),
+        [&](uint64_t from, uint64_t to, uint64_t count) {
+          if (result == cu::kSuccess)
+            result = drv.memcpyDtoDAsync(inputStaging[i] + to,
+                                         inputPtrs[i] + from, count, stream);
+        });
+    if (!inside)
+      return makeStatus(GRAPHC_INTERNAL,
+                        "input '" + std::string(input.name) +
+                            "' does not fit the staging of plan '" +
+                            plan.name + "'");
+    if (result != cu::kSuccess)
+      return error("cannot pad input '" + std::string(input.name) +
+                       "' into plan '" + plan.name + "'",
+                   result);
+  }
+  if (graphc_status status = launchOnStaging(part.plan))
+    return status;
+  for (int32_t o = 0; o < desc.num_outputs; ++o) {
+    // An output that does not carry the split dim is the same in every
+    // part: the first part writes it.
+    int32_t axis = splitAxisOfOutput(model, shape, o);
+    if (shape.splitDim >= 0 && axis < 0 && &part != &shape.parts.front())
+      continue;
+    const graphc_tensor_desc &output = desc.outputs[o];
+    std::vector<int64_t> dims(plan.output_dims[o],
+                              plan.output_dims[o] + output.rank);
+    std::vector<int64_t> start(output.rank, 0), zero(output.rank, 0);
+    if (axis >= 0)
+      start[axis] = part.start;
+    bool inside = forEachContiguousRun(
+        partOutputExtent(model, shape, part, o), dims, zero,
+        shape.outputDims[o], start, graphc_dtype_size(output.dtype),
+        [&](uint64_t from, uint64_t to, uint64_t count) {
+          if (result == cu::kSuccess)
+            result = drv.memcpyDtoDAsync(outputPtrs[o] + to,
+                                         outputStaging[o] + from, count,
+                                         stream);
+        });
+    if (!inside)
+      return makeStatus(GRAPHC_INTERNAL,
+                        "output '" + std::string(output.name) +
+                            "' does not fit the staging of plan '" +
+                            plan.name + "'");
+    if (result != cu::kSuccess)
+      return error("cannot copy out output '" + std::string(output.name) +
+                       "' of plan '" + plan.name + "'",
+                   result);
+  }
+  return nullptr;
 }
 
 graphc_status CudaSession::synchronize() {

@@ -24,6 +24,7 @@
 #define GRAPHC_RUNTIME_SRC_CUDASESSION_H
 
 #include "graphc/runtime.h"
+#include "runtime/src/Binding.h"
 #include "runtime/src/CudaModel.h"
 
 #include <memory>
@@ -47,7 +48,10 @@ public:
   /// legacy stream) the run is ordered on: the session waits for the work
   /// queued there before reading inputs, the stream waits for the run
   /// before its later work, and the host does not wait.
-  graphc_status run(int32_t plan, const std::vector<const DLTensor *> &inputs,
+  /// A staged shape (padded or split) runs each part on the staging
+  /// buffers: inputs padded in, outputs sliced out, all on the stream.
+  graphc_status run(const RunShape &shape,
+                    const std::vector<const DLTensor *> &inputs,
                     const DLTensor *outputs, const cu::Stream *callerStream);
 
   /// Device memory for callers without CUDA; see graphc_session_upload.
@@ -71,6 +75,17 @@ private:
                         const std::vector<cu::DevicePtr> &outputs);
   /// Captures `plan` against the staging buffers into graphs[plan].
   graphc_status capture(int32_t plan);
+  /// Runs `plan` on the staging buffers: its graph (captured on first use),
+  /// or its steps when graphs are off.
+  graphc_status launchOnStaging(int32_t plan);
+  /// Fills the first `bytes` of input `input`'s staging with its pad value.
+  graphc_status fillPadding(int32_t input, uint64_t bytes);
+  /// Pads one part's inputs into staging, runs its plan and copies the
+  /// valid part of every output out.
+  graphc_status runStagedPart(const RunShape &shape, const RunPart &part,
+                              const std::vector<const DLTensor *> &inputs,
+                              const std::vector<cu::DevicePtr> &inputPtrs,
+                              const std::vector<cu::DevicePtr> &outputPtrs);
   /// Turns the host copy of the error record into a status naming the node,
   /// and clears the record. Only when nothing of this session is in flight.
   graphc_status takeDeviceError();
@@ -102,6 +117,9 @@ private:
   unsigned long long *hostRecord = nullptr; ///< Pinned, 8 words.
   std::vector<cu::DevicePtr> inputStaging, outputStaging;
   std::vector<cu::GraphExec> graphs; ///< Per plan, null until captured.
+  /// Per input: host bytes of its pad value for patterns memset cannot
+  /// write, made on first use.
+  std::vector<std::vector<unsigned char>> padSource;
   /// Launch scratch: argument values and the pointers cuLaunchKernel reads
   /// (the step's arguments, then the error record and the launch site).
   std::vector<cu::DevicePtr> argValues;

@@ -138,6 +138,50 @@ std::string checkStep(const graphc_model_desc &desc,
   }
   return "";
 }
+/// A bucketed dim must name input axes, list ascending sizes, and (when
+/// runs pad along it) name output axes that every plan sizes like its
+/// inputs: slicing copies along them.
+std::string checkBucketDim(const graphc_model_desc &desc, int32_t k) {
+  const graphc_bucket_dim_desc &dim = desc.bucket_dims[k];
+  std::string where = "bucket dim " + std::to_string(k);
+  if (!dim.name || !dim.name[0])
+    return where + " has no name";
+  where = "bucket dim '" + std::string(dim.name) + "'";
+  if (dim.num_sizes < 1 || !dim.sizes)
+    return where + " has no sizes";
+  for (int32_t s = 0; s < dim.num_sizes; ++s)
+    if (dim.sizes[s] < 1 || (s && dim.sizes[s] <= dim.sizes[s - 1]))
+      return where + " has sizes that are not positive and ascending";
+  if (desc.num_outputs && !dim.output_axes)
+    return where + " has no output axes";
+  for (int32_t p = 0; p < desc.num_plans; ++p) {
+    const graphc_plan_desc &plan = desc.plans[p];
+    // The plan's size of this dim, from an input axis that carries it.
+    int64_t size = -1;
+    for (int32_t i = 0; size < 0 && i < desc.num_inputs; ++i)
+      for (int32_t d = 0; d < desc.inputs[i].rank; ++d)
+        if (desc.inputs[i].dims[d] < 0 && desc.inputs[i].dim_names &&
+            desc.inputs[i].dim_names[d] &&
+            std::string(desc.inputs[i].dim_names[d]) == dim.name) {
+          size = plan.input_dims[i][d];
+          break;
+        }
+    if (size < 0)
+      return where + " is carried by no input";
+    for (int32_t o = 0; o < desc.num_outputs; ++o) {
+      int32_t axis = dim.output_axes[o];
+      if (axis < -1 || axis >= desc.outputs[o].rank)
+        return where + " names axis " + std::to_string(axis) + " of output " +
+               std::to_string(o);
+      if (axis >= 0 && dim.pad_safe && plan.output_dims[o][axis] != size)
+        return where + " is " + std::to_string(size) + " in plan '" +
+               (plan.name ? plan.name : "") + "' but output " +
+               std::to_string(o) + " axis " + std::to_string(axis) +
+               " is " + std::to_string(plan.output_dims[o][axis]);
+    }
+  }
+  return "";
+}
 } // namespace
 
 uint64_t graphc::rt::planTensorBytes(const graphc_tensor_desc &tensor,
@@ -214,6 +258,15 @@ std::string graphc::rt::checkDescriptor(const graphc_model_desc &desc) {
       if (!error.empty())
         return error;
     }
+  }
+  // After the plans: the bucket dims are checked against their dims.
+  if (desc.num_bucket_dims < 0 ||
+      (desc.num_bucket_dims && !desc.bucket_dims))
+    return "the bucket dim table is missing";
+  for (int32_t k = 0; k < desc.num_bucket_dims; ++k) {
+    std::string error = checkBucketDim(desc, k);
+    if (!error.empty())
+      return error;
   }
   return "";
 }

@@ -366,6 +366,27 @@ int32_t graphc_model_image_count(const graphc_model *model) {
   return model->desc->num_images;
 }
 
+int32_t graphc_model_bucket_dim_count(const graphc_model *model) {
+  return model->desc->num_bucket_dims;
+}
+
+graphc_status graphc_model_bucket_dim_info(const graphc_model *model,
+                                           int32_t index,
+                                           graphc_bucket_dim_info *out_info) {
+  if (index < 0 || index >= model->desc->num_bucket_dims)
+    return indexError("bucket dim", index, model->desc->num_bucket_dims);
+  const graphc_bucket_dim_desc &dim = model->desc->bucket_dims[index];
+  out_info->name = dim.name;
+  out_info->num_sizes = dim.num_sizes;
+  out_info->sizes = dim.sizes;
+  out_info->pad_safe = dim.pad_safe;
+  out_info->splittable = dim.splittable;
+  out_info->node = dim.node ? dim.node : "";
+  out_info->reason = dim.reason ? dim.reason : "";
+  out_info->output_axes = dim.output_axes;
+  return nullptr;
+}
+
 static void fillTensorInfo(const graphc_tensor_desc &tensor,
                            graphc_tensor_info *info) {
   info->name = tensor.name;
@@ -373,6 +394,7 @@ static void fillTensorInfo(const graphc_tensor_desc &tensor,
   info->rank = tensor.rank;
   info->dims = tensor.dims;
   info->dim_names = tensor.dim_names;
+  info->pad_value = tensor.pad_value;
 }
 
 graphc_status graphc_model_input_info(const graphc_model *model, int32_t index,

@@ -4,9 +4,12 @@
 #include "runtime/src/Binding.h"
 #include "runtime/src/CpuExecutor.h"
 #include "runtime/src/CudaSession.h"
+#include "runtime/src/Dtype.h"
 #include "runtime/src/Model.h"
+#include "runtime/src/Staging.h"
 #include "runtime/src/Status.h"
 
+#include <algorithm>
 #include <cstring>
 
 using namespace graphc::rt;
@@ -50,6 +53,124 @@ graphc_status createSession(graphc_session &session,
   return CudaSession::create(model, *device, options.flags, session.cuda);
 }
 
+/// Bytes of `tensor` at a plan's `dims`.
+uint64_t planBytes(const graphc_tensor_desc &tensor, const int64_t *dims) {
+  return static_cast<uint64_t>(elementCount(tensor.rank, dims)) *
+         graphc_dtype_size(tensor.dtype);
+}
+
+graphc_status stagingError(const char *what, const char *name,
+                           const graphc_plan_desc &plan) {
+  return makeStatus(GRAPHC_INTERNAL, std::string(what) + " '" + name +
+                                         "' does not fit the staging of plan '" +
+                                         plan.name + "'");
+}
+
+/// A host tensor over `data` with `dims` (kept alive by the caller).
+DLTensor hostTensor(void *data, const graphc_tensor_desc &desc,
+                    std::vector<int64_t> &dims) {
+  DLTensor tensor{};
+  tensor.data = data;
+  tensor.device = {kDLCPU, 0};
+  tensor.ndim = desc.rank;
+  tensor.shape = dims.data();
+  return tensor;
+}
+
+/// Runs a padded or split run on the host: each part's inputs are padded
+/// into staging of its bucket's shapes, its plan runs, and the valid part
+/// of each output is copied out.
+graphc_status runCpuStaged(graphc_session &session, const RunShape &shape,
+                           const std::vector<const DLTensor *> &inputs,
+                           const DLTensor *outputs) {
+  const graphc_model &model = *session.model;
+  const graphc_model_desc &desc = *model.desc;
+  if (session.inputStaging.empty()) {
+    session.inputStaging.resize(desc.num_inputs);
+    session.outputStaging.resize(desc.num_outputs);
+    for (int32_t p = 0; p < desc.num_plans; ++p) {
+      for (int32_t i = 0; i < desc.num_inputs; ++i)
+        if (uint64_t bytes =
+                planBytes(desc.inputs[i], desc.plans[p].input_dims[i]);
+            bytes > session.inputStaging[i].size())
+          session.inputStaging[i].resize(bytes);
+      for (int32_t o = 0; o < desc.num_outputs; ++o)
+        if (uint64_t bytes =
+                planBytes(desc.outputs[o], desc.plans[p].output_dims[o]);
+            bytes > session.outputStaging[o].size())
+          session.outputStaging[o].resize(bytes);
+    }
+  }
+  for (const RunPart &part : shape.parts) {
+    const graphc_plan_desc &plan = desc.plans[part.plan];
+    std::vector<std::vector<int64_t>> stagedDims(desc.num_inputs +
+                                                 desc.num_outputs);
+    std::vector<DLTensor> stagedInputs(desc.num_inputs);
+    std::vector<const DLTensor *> stagedPointers(desc.num_inputs);
+    for (int32_t i = 0; i < desc.num_inputs; ++i) {
+      const graphc_tensor_desc &input = desc.inputs[i];
+      std::vector<int64_t> &dims = stagedDims[i];
+      dims.assign(plan.input_dims[i], plan.input_dims[i] + input.rank);
+      unsigned char *staging = session.inputStaging[i].data();
+      unsigned char pattern[8];
+      size_t elementBytes = padPattern(input.dtype, input.pad_value, pattern);
+      uint64_t bytes = planBytes(input, plan.input_dims[i]);
+      for (uint64_t at = 0; at < bytes; at += elementBytes)
+        std::memcpy(staging + at, pattern, elementBytes);
+      const DLTensor &caller = *inputs[i];
+      std::vector<int64_t> callerDims(caller.shape, caller.shape + input.rank);
+      std::vector<int64_t> start(input.rank, 0), zero(input.rank, 0);
+      if (int32_t axis = splitAxisOfInput(model, shape, i); axis >= 0)
+        start[axis] = part.start;
+      const char *source = tensorBase(caller);
+      if (!forEachContiguousRun(
+              partInputExtent(model, shape, part, i, caller.shape),
+              callerDims, start, dims, zero, elementBytes,
+              [&](uint64_t from, uint64_t to, uint64_t count) {
+                std::memcpy(staging + to, source + from, count);
+              }))
+        return stagingError("input", input.name, plan);
+      stagedInputs[i] = hostTensor(staging, input, dims);
+      stagedPointers[i] = &stagedInputs[i];
+    }
+    std::vector<DLTensor> stagedOutputs(desc.num_outputs);
+    for (int32_t o = 0; o < desc.num_outputs; ++o) {
+      std::vector<int64_t> &dims = stagedDims[desc.num_inputs + o];
+      dims.assign(plan.output_dims[o],
+                  plan.output_dims[o] + desc.outputs[o].rank);
+      stagedOutputs[o] = hostTensor(session.outputStaging[o].data(),
+                                    desc.outputs[o], dims);
+    }
+    if (graphc_status status =
+            runCpuPlan(model, plan, static_cast<char *>(session.arena.get()),
+                       stagedPointers, stagedOutputs.data(),
+                       session.args.data()))
+      return status;
+    for (int32_t o = 0; o < desc.num_outputs; ++o) {
+      // An output that does not carry the split dim is the same in every
+      // part: the first part writes it.
+      int32_t axis = splitAxisOfOutput(model, shape, o);
+      if (shape.splitDim >= 0 && axis < 0 && &part != &shape.parts.front())
+        continue;
+      const graphc_tensor_desc &output = desc.outputs[o];
+      std::vector<int64_t> start(output.rank, 0), zero(output.rank, 0);
+      if (axis >= 0)
+        start[axis] = part.start;
+      char *target = tensorBase(outputs[o]);
+      const unsigned char *staged = session.outputStaging[o].data();
+      if (!forEachContiguousRun(
+              partOutputExtent(model, shape, part, o),
+              stagedDims[desc.num_inputs + o], zero, shape.outputDims[o],
+              start, graphc_dtype_size(output.dtype),
+              [&](uint64_t from, uint64_t to, uint64_t count) {
+                std::memcpy(target + to, staged + from, count);
+              }))
+        return stagingError("output", output.name, plan);
+    }
+  }
+  return nullptr;
+}
+
 /// graphc_session_run (`stream` null: synchronous) and
 /// graphc_session_run_on_stream (`*stream`: the caller's CUstream).
 graphc_status runSession(graphc_session *session, const DLTensor *inputs,
@@ -62,14 +183,16 @@ graphc_status runSession(graphc_session *session, const DLTensor *inputs,
   DeviceRequirement device{static_cast<graphc_target>(model.desc->target),
                            session->ordinal};
   std::vector<const DLTensor *> ordered;
-  int32_t plan = -1;
+  RunShape shape;
   if (graphc_status status =
           bindRun(model, device, inputs, numInputs, inputNames, outputs,
-                  numOutputs, ordered, plan))
+                  numOutputs, ordered, shape))
     return status;
   if (session->cuda)
-    return session->cuda->run(plan, ordered, outputs, stream);
-  return runCpuPlan(model, model.desc->plans[plan],
+    return session->cuda->run(shape, ordered, outputs, stream);
+  if (shape.staged)
+    return runCpuStaged(*session, shape, ordered, outputs);
+  return runCpuPlan(model, model.desc->plans[shape.parts.front().plan],
                     static_cast<char *>(session->arena.get()), ordered, outputs,
                     session->args.data());
 }
@@ -214,11 +337,49 @@ graphc_status graphc_model_select_plan(const graphc_model *model,
       ranks[modelIndex[i]] = input_ranks[i];
       dims[modelIndex[i]] = input_dims[i];
     }
-    int32_t plan = -1;
+    RunShape shape;
     if (graphc_status status =
-            selectPlan(*model, ranks.data(), dims.data(), plan))
+            resolveRun(*model, ranks.data(), dims.data(), shape))
       return status;
-    *out_plan_index = plan;
+    *out_plan_index = shape.parts.front().plan;
+    return nullptr;
+  });
+}
+
+graphc_status graphc_model_output_dims(const graphc_model *model,
+                                       int32_t num_inputs,
+                                       const char *const *input_names,
+                                       const int32_t *input_ranks,
+                                       const int64_t *const *input_dims,
+                                       int64_t *const *out_output_dims) {
+  if (!model || !out_output_dims ||
+      (num_inputs > 0 && (!input_ranks || !input_dims)))
+    return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                      "graphc_model_output_dims needs a model, ranks, dims "
+                      "and out_output_dims");
+  return guardAllocations("graphc_model_output_dims", [&]() -> graphc_status {
+    std::vector<int32_t> modelIndex;
+    if (graphc_status status =
+            orderInputs(*model, num_inputs, input_names, modelIndex))
+      return status;
+    std::vector<int32_t> ranks(num_inputs);
+    std::vector<const int64_t *> dims(num_inputs);
+    for (int32_t i = 0; i < num_inputs; ++i) {
+      ranks[modelIndex[i]] = input_ranks[i];
+      dims[modelIndex[i]] = input_dims[i];
+    }
+    RunShape shape;
+    if (graphc_status status =
+            resolveRun(*model, ranks.data(), dims.data(), shape))
+      return status;
+    for (int32_t o = 0; o < model->desc->num_outputs; ++o) {
+      if (!out_output_dims[o])
+        return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                          "out_output_dims[" + std::to_string(o) +
+                              "] is NULL");
+      std::copy(shape.outputDims[o].begin(), shape.outputDims[o].end(),
+                out_output_dims[o]);
+    }
     return nullptr;
   });
 }

@@ -27,6 +27,9 @@ struct graphc_session {
   /// resolved step arguments.
   std::unique_ptr<void, graphc::rt::FreeDeleter> arena;
   std::vector<void *> args;
+  /// cpu: buffers of the largest bucket's shapes for runs that are padded
+  /// or split, allocated on the first such run.
+  std::vector<std::vector<unsigned char>> inputStaging, outputStaging;
   /// cuda: stream, device arena, staging and captured graphs.
   std::unique_ptr<graphc::rt::CudaSession> cuda;
 };

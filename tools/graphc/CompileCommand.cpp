@@ -23,6 +23,9 @@ struct CompileFlags {
   bool cudaEmulation = false;
   std::vector<std::string> shapes;
   std::vector<std::string> dims;
+  std::vector<std::string> buckets;
+  std::vector<std::string> maxDims;
+  std::vector<std::string> padValues;
   std::string emit;
   bool weightsFile = false;
   std::string keep;
@@ -87,6 +90,9 @@ int runCompile(const CompileFlags &flags) {
   options.targetIsDefault = !flags.targetGiven;
   options.shapes = flags.shapes;
   options.dims = flags.dims;
+  options.buckets = flags.buckets;
+  options.maxDims = flags.maxDims;
+  options.padValues = flags.padValues;
   options.weightsSideFile = flags.weightsFile;
   options.keepDir = flags.keep;
   options.force = flags.force;
@@ -165,6 +171,18 @@ void addCompileCommand(CLI::App &app, int &exitCode) {
   cmd->add_option("--dim", flags->dims,
                   "fix a named dim (an ONNX dim_param, as `graphc check` "
                   "lists them) to a size, e.g. --dim batch=8 (repeatable)");
+  cmd->add_option("--buckets", flags->buckets,
+                  "compile a dynamic dim (a dim_param, or INPUT.AXIS) for "
+                  "these sizes, e.g. --buckets batch=1,2,4,8 (repeatable); a "
+                  "run takes any size up to the largest where padding is "
+                  "exact, else exactly these");
+  cmd->add_option("--max-dim", flags->maxDims,
+                  "the largest default bucket of a dynamic dim with no "
+                  "--buckets, e.g. --max-dim seq=512: powers of two from 1 "
+                  "up to it (default 64) (repeatable)");
+  cmd->add_option("--pad-value", flags->padValues,
+                  "what an input is padded with up to its bucket, e.g. "
+                  "--pad-value attention_mask=0 (default 0) (repeatable)");
   cmd->add_option("--emit", flags->emit,
                   "stop after a stage and print it: graph, kernel, exec, "
                   "source (cuda: CUDA C++, cpu: C++)")

@@ -401,9 +401,24 @@ llvm::Error run(const RunOptions &options) {
   if (graphc_status status = graphc_model_plan_info(model, planIndex, &plan))
     return toError(status);
 
+  // Outputs have the run's dims: those of a bucket the inputs were padded
+  // to are sliced back to the inputs' sizes.
   int32_t numOutputs = graphc_model_output_count(model);
   std::vector<HostTensor> hostOutputs(numOutputs);
   std::vector<DLTensor> outputs(numOutputs);
+  std::vector<int64_t *> outputDims(numOutputs);
+  for (int32_t o = 0; o < numOutputs; ++o) {
+    graphc_tensor_info info;
+    if (graphc_status status = graphc_model_output_info(model, o, &info))
+      return toError(status);
+    hostOutputs[o].dims.assign(info.rank, 0);
+    outputDims[o] = hostOutputs[o].dims.data();
+  }
+  if (graphc_status status = graphc_model_output_dims(
+          model, static_cast<int32_t>(inputs.size()),
+          anyNamed ? namePointers.data() : nullptr, ranks.data(), dims.data(),
+          outputDims.data()))
+    return toError(status);
   for (int32_t o = 0; o < numOutputs; ++o) {
     graphc_tensor_info info;
     if (graphc_status status = graphc_model_output_info(model, o, &info))
@@ -411,7 +426,6 @@ llvm::Error run(const RunOptions &options) {
     HostTensor &host = hostOutputs[o];
     host.name = info.name;
     host.dtype = info.dtype;
-    host.dims.assign(plan.output_dims[o], plan.output_dims[o] + info.rank);
     std::optional<int64_t> bytes =
         checkedByteSize(host.dims, graphc_dtype_size(info.dtype));
     if (!bytes || static_cast<uint64_t>(*bytes) > host.data.max_size())

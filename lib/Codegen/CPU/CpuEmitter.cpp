@@ -16,16 +16,6 @@ using namespace mlir;
 
 namespace graphc::codegen {
 
-/// A double as an exact C++ literal.
-static std::string doubleLiteral(double value) {
-  if (std::isnan(value))
-    return "__builtin_nan(\"\")";
-  if (std::isinf(value))
-    return value > 0 ? "__builtin_inf()" : "-__builtin_inf()";
-  std::string text;
-  llvm::raw_string_ostream(text) << llvm::format("%a", value);
-  return text;
-}
 
 static void emitInt64Array(llvm::raw_ostream &os, StringRef name,
                            ArrayRef<int64_t> values) {
@@ -67,7 +57,7 @@ static LogicalResult emitAttrs(Operation &op, StringRef prefix,
       if (item.count == 0)
         os << "0";
       for (int64_t j = 0; j < item.count; ++j)
-        os << (j ? ", " : "") << doubleLiteral(item.floats[j]);
+        os << (j ? ", " : "") << cppDoubleLiteral(item.floats[j]);
       os << "};\n";
     }
     if (item.kind == GC_ATTR_TENSOR) {
@@ -92,7 +82,7 @@ static LogicalResult emitAttrs(Operation &op, StringRef prefix,
   for (auto [i, item] : llvm::enumerate(items)) {
     std::string base = prefix.str() + "_a" + std::to_string(i);
     os << "  {" << cppStringLiteral(item.name) << ", " << item.kind << ", "
-       << item.count << ", " << item.i << "LL, " << doubleLiteral(item.f)
+       << item.count << ", " << item.i << "LL, " << cppDoubleLiteral(item.f)
        << ", " << (item.s ? cppStringLiteral(item.s) : "nullptr") << ", "
        << (item.kind == GC_ATTR_INTS ? base + "_ints" : "nullptr") << ", "
        << (item.kind == GC_ATTR_FLOATS ? base + "_floats" : "nullptr") << ", "

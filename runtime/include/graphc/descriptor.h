@@ -1,4 +1,4 @@
-/*===- descriptor.h - the model artifact's descriptor (ABI v2) -------------===*
+/*===- descriptor.h - the model artifact's descriptor (ABI v3) -------------===*
  *
  * A graphc model .so exports one symbol, `graphc_model_descriptor_v1`, a
  * function returning a pointer to a read-only graphc_model_desc. Everything
@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-#define GRAPHC_ABI_VERSION 2u
+#define GRAPHC_ABI_VERSION 3u
 #define GRAPHC_DESCRIPTOR_SYMBOL "graphc_model_descriptor_v1"
 /* The graphc_model_desc itself lives alone in this ELF section, so that
  * tools can find and read it from the file without loading the .so. */
@@ -30,15 +30,36 @@ typedef enum graphc_target {
   GRAPHC_TARGET_CUDA = 1,
 } graphc_target;
 
-/* An input or output of the model. dims hold -1 for dynamic dims, whose
- * ONNX dim_param names are in dim_names ("" when unnamed). */
+/* An input or output of the model. dims hold -1 for dynamic (bucketed)
+ * dims, whose names are in dim_names: the ONNX dim_param, or INPUT.AXIS for
+ * a bucketed dim the model leaves unnamed ("" for static dims). */
 typedef struct graphc_tensor_desc {
   const char *name;
   int32_t dtype; /* ONNX TensorProto.DataType numbering (gc_dtype) */
   int32_t rank;
   const int64_t *dims;
   const char *const *dim_names;
+  /* Inputs: the value padding fills in along a pad-safe bucketed dim. */
+  double pad_value;
 } graphc_tensor_desc;
+
+/* A dynamic dim compiled for a list of sizes (buckets); each plan fixes it
+ * to one of them. When pad_safe, a run whose size lies between two buckets
+ * pads every input axis named `name` (with the input's pad_value) up to
+ * the next bucket and slices output o back along output_axes[o] (-1: that
+ * output does not carry the dim). When splittable too, a size past the
+ * largest bucket runs as several runs along the dim. Otherwise sizes must
+ * match a bucket exactly; node and reason say what breaks padding. */
+typedef struct graphc_bucket_dim_desc {
+  const char *name;
+  int32_t num_sizes;
+  const int64_t *sizes; /* ascending */
+  int32_t pad_safe;
+  int32_t splittable;
+  const char *node;   /* ONNX node that breaks padding, or "" */
+  const char *reason; /* why, or "" */
+  const int32_t *output_axes; /* one per model output */
+} graphc_bucket_dim_desc;
 
 typedef enum graphc_buffer_kind {
   GRAPHC_BUFFER_NONE = 0,    /* absent optional operand: NULL pointer */
@@ -106,7 +127,7 @@ typedef struct graphc_image_desc {
   uint64_t size;
 } graphc_image_desc;
 
-/* One run plan: the shapes it accepts (one dims array per input, outputs
+/* One run plan (one bucket): the shapes it accepts (one dims array per input, outputs
  * likewise, all static), its arena size and its steps. */
 typedef struct graphc_plan_desc {
   const char *name;
@@ -142,6 +163,9 @@ typedef struct graphc_model_desc {
   uint64_t checksum;
   /* LaneHash of the weights bytes; checked for a side file. */
   uint64_t weights_checksum;
+  /* The bucketed dims, in name order; none for a model of one shape. */
+  int32_t num_bucket_dims;
+  const graphc_bucket_dim_desc *bucket_dims;
 } graphc_model_desc;
 
 typedef const graphc_model_desc *(*graphc_model_descriptor_fn)(void);

@@ -119,7 +119,23 @@ typedef struct graphc_tensor_info {
   int32_t rank;
   const int64_t *dims;          /* rank entries, -1 for dynamic dims */
   const char *const *dim_names; /* rank entries, "" when unnamed */
+  double pad_value; /* inputs: what padding along a bucketed dim fills in */
 } graphc_tensor_info;
+
+/* A dynamic dim the model was compiled for a list of sizes (buckets) of.
+ * Runs take any size up to the largest when pad_safe (inputs are padded to
+ * the next bucket and outputs sliced back), larger ones too when splittable
+ * (several runs); otherwise exactly one of the sizes. */
+typedef struct graphc_bucket_dim_info {
+  const char *name;
+  int32_t num_sizes;
+  const int64_t *sizes;
+  int32_t pad_safe;
+  int32_t splittable;
+  const char *node;   /* what breaks padding: an ONNX node name, or "" */
+  const char *reason; /* why, or "" */
+  const int32_t *output_axes; /* per output: the axis carrying it, or -1 */
+} graphc_bucket_dim_info;
 
 typedef struct graphc_plan_info {
   const char *name;
@@ -155,6 +171,7 @@ GRAPHC_API int32_t graphc_model_output_count(const graphc_model *model);
 GRAPHC_API int32_t graphc_model_plan_count(const graphc_model *model);
 GRAPHC_API int32_t graphc_model_kernel_count(const graphc_model *model);
 GRAPHC_API int32_t graphc_model_image_count(const graphc_model *model);
+GRAPHC_API int32_t graphc_model_bucket_dim_count(const graphc_model *model);
 GRAPHC_API graphc_status graphc_model_input_info(const graphc_model *model,
                                                  int32_t index,
                                                  graphc_tensor_info *out_info);
@@ -170,15 +187,28 @@ GRAPHC_API graphc_status graphc_model_kernel_info(const graphc_model *model,
 GRAPHC_API graphc_status graphc_model_image_info(const graphc_model *model,
                                                  int32_t index,
                                                  graphc_image_info *out_info);
+GRAPHC_API graphc_status
+graphc_model_bucket_dim_info(const graphc_model *model, int32_t index,
+                             graphc_bucket_dim_info *out_info);
 
-/* Chooses the plan graphc_session_run would use for inputs of these dims, so
- * callers can allocate outputs from the plan's output_dims. `input_names`
- * may be NULL (positional); otherwise input i is named input_names[i]. The
- * status on failure is the one graphc_session_run would return. */
+/* Chooses the plan (bucket) graphc_session_run would use for inputs of
+ * these dims: the plan of these exact dims, else the smallest bucket that
+ * covers them by padding (for a run split into several, the first part's).
+ * `input_names` may be NULL (positional); otherwise input i is named
+ * input_names[i]. The status on failure is the one graphc_session_run would
+ * return. */
 GRAPHC_API graphc_status graphc_model_select_plan(
     const graphc_model *model, int32_t num_inputs,
     const char *const *input_names, const int32_t *input_ranks,
     const int64_t *const *input_dims, int32_t *out_plan_index);
+
+/* The dims of the outputs graphc_session_run produces for inputs of these
+ * dims (arguments as graphc_model_select_plan): out_output_dims[o] points to
+ * room for output o's rank dims, written on success. */
+GRAPHC_API graphc_status graphc_model_output_dims(
+    const graphc_model *model, int32_t num_inputs,
+    const char *const *input_names, const int32_t *input_ranks,
+    const int64_t *const *input_dims, int64_t *const *out_output_dims);
 
 /*===----------------------------------------------------------------------===*
  * Session
