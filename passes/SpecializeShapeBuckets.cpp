@@ -278,7 +278,15 @@ struct SpecializeShapeBucketsPass
     : impl::SpecializeShapeBucketsBase<SpecializeShapeBucketsPass> {
   using SpecializeShapeBucketsBase::SpecializeShapeBucketsBase;
   void runOnOperation() override {
-    SmallVector<std::string> bucketList(buckets.begin(), buckets.end());
+    // The pass option parser splits "n=1,2,4" at its commas: sizes without
+    // a name continue the entry before them.
+    SmallVector<std::string> bucketList;
+    for (const std::string &entry : buckets) {
+      if (!bucketList.empty() && !StringRef(entry).contains('='))
+        bucketList.back() += "," + entry;
+      else
+        bucketList.push_back(entry);
+    }
     SmallVector<std::string> maxList(maxDims.begin(), maxDims.end());
     SmallVector<std::string> padList(padValues.begin(), padValues.end());
     if (failed(specializeShapeBuckets(getOperation(), bucketList, maxList,

@@ -16,8 +16,11 @@ CHECK is one of:
   weights-file    --weights-file writes OUT.so.weights, the .so shrinks by the
                   weights, and the model still matches onnxruntime (the model
                   itself keeps its weights in ONNX external data)
-  unfixed-dim     compiling with a dynamic dim left open fails with a message
-                  naming the flag that fixes it (--dim batch=N)
+  buckets         one artifact for many shapes: a CNN compiled for batch
+                  1,2,4,8 runs batch 1, 3, 8 and 11 (exact, padded, split);
+                  an encoder with a mask input runs lengths between buckets;
+                  without the mask, a length between buckets is refused
+                  naming the softmax; all match onnxruntime
   all             every check above
 """
 import argparse
@@ -41,6 +44,8 @@ MODELS = {
     "transformer": {"generator": "make_transformer.py",
                     "buckets": [{"batch": 2, "seq": 16}, {"batch": 1, "seq": 7}]},
     "rewrites": {"generator": "make_rewrites.py", "buckets": [{"batch": 3}]},
+    "masked_transformer": {"generator": "make_masked_transformer.py",
+                           "buckets": [{"batch": 2, "seq": 8}]},
 }
 # The f32 tolerances of the conformance suite (test/conformance/node_tests.py).
 RTOL, ATOL = 1e-4, 1e-5
@@ -85,10 +90,11 @@ def random_feeds(model_path, dims, seed=1):
     return feeds
 
 
-def compare_with_onnxruntime(model_path, so_path, dims):
+def compare_with_onnxruntime(model_path, so_path, dims, feeds=None):
     import graphc
     import onnxruntime as ort
-    feeds = random_feeds(model_path, dims)
+    if feeds is None:
+        feeds = random_feeds(model_path, dims)
     reference = ort.InferenceSession(model_path, providers=["CPUExecutionProvider"])
     names = [o.name for o in reference.get_outputs()]
     expected = reference.run(None, feeds)
@@ -181,19 +187,75 @@ def check_weights_file(args):
         raise CheckFailed("the model loads although its weights file is gone")
 
 
-def check_unfixed_dim(args):
+def bucket_dim(so_path, name):
+    import graphc
+    with graphc.load(so_path) as model:
+        found = [dim for dim in model.bucket_dims if dim.name == name]
+    if not found:
+        raise CheckFailed(f"{os.path.basename(so_path)} has no bucketed dim '{name}'")
+    return found[0]
+
+
+def expect_bucket_dim(so_path, name, pad_safe, splittable, node=None):
+    dim = bucket_dim(so_path, name)
+    if (dim.pad_safe, dim.splittable) != (pad_safe, splittable):
+        raise CheckFailed(f"'{name}': pad_safe={dim.pad_safe} splittable="
+                          f"{dim.splittable}, expected {pad_safe} and {splittable} "
+                          f"({dim.node}: {dim.reason})")
+    if node is not None and dim.node != node:
+        raise CheckFailed(f"'{name}' is not pad-safe because of node '{dim.node}' "
+                          f"({dim.reason}), expected '{node}'")
+    print(f"  {os.path.basename(so_path)}: {dim!r}")
+
+
+def masked_feeds(model_path, batch, seq, seed):
+    """Random x, and a mask of ones whose last row drops its last two keys."""
+    feeds = random_feeds(model_path, {"batch": batch, "seq": seq}, seed)
+    mask = np.ones((batch, seq), np.float32)
+    if seq > 2:
+        mask[-1, -2:] = 0.0
+    feeds["attention_mask"] = mask
+    return feeds
+
+
+def check_buckets(args):
+    import graphc
+    # A CNN's batch: exact, padded (3 -> 4), the largest, and split (8 + 3).
+    model = generate("resnet", args.work_dir)
+    so = compile_model(args, model, os.path.join(args.work_dir, "resnet_buckets.so"),
+                       {}, ["--buckets", "batch=1,2,4,8"])
+    expect_bucket_dim(so, "batch", pad_safe=True, splittable=True)
+    for batch in (1, 3, 8, 11):
+        print(f"  resnet batch {batch}: "
+              f"{compare_with_onnxruntime(model, so, {'batch': batch})}")
+
+    # An encoder with a mask input: seq pads with a zero mask; batch splits.
+    model = generate("masked_transformer", args.work_dir)
+    so = compile_model(args, model, os.path.join(args.work_dir, "masked_buckets.so"),
+                       {}, ["--buckets", "batch=1,2", "--buckets", "seq=4,8,16",
+                            "--pad-value", "attention_mask=0"])
+    expect_bucket_dim(so, "seq", pad_safe=True, splittable=False)
+    expect_bucket_dim(so, "batch", pad_safe=True, splittable=True)
+    for seed, (batch, seq) in enumerate(((1, 5), (2, 11), (2, 16), (3, 7))):
+        feeds = masked_feeds(model, batch, seq, seed)
+        print(f"  masked encoder batch {batch} seq {seq}: "
+              f"{compare_with_onnxruntime(model, so, None, feeds)}")
+
+    # Without the mask, padding keys changes the softmax: exact lengths only.
     model = generate("transformer", args.work_dir)
-    output = os.path.join(args.work_dir, "unfixed.so")
-    proc = subprocess.run([args.graphc, "compile", model, "-o", output, "--target",
-                           args.target, "--dim", "seq=16"],
-                          capture_output=True, text=True)
-    if proc.returncode == 0:
-        raise CheckFailed("compiling with 'batch' left dynamic succeeded")
-    if "--dim batch=8" not in proc.stderr:
-        raise CheckFailed(f"the error does not suggest --dim batch=8:\n{proc.stderr}")
-    if os.path.exists(output):
-        raise CheckFailed("a failed compile left an output file")
-    print(f"  {proc.stderr.strip().splitlines()[0]}")
+    so = compile_model(args, model, os.path.join(args.work_dir, "plain_buckets.so"),
+                       {}, ["--buckets", "batch=1,2", "--buckets", "seq=4,8"])
+    expect_bucket_dim(so, "seq", pad_safe=False, splittable=False, node="softmax")
+    print(f"  encoder batch 2 seq 8: "
+          f"{compare_with_onnxruntime(model, so, {'batch': 2, 'seq': 8})}")
+    try:
+        compare_with_onnxruntime(model, so, {"batch": 2, "seq": 5})
+    except graphc.InvalidArgumentError as error:
+        if "'seq'" not in str(error) or "softmax" not in str(error):
+            raise CheckFailed(f"the error names neither the dim nor the node: {error}")
+        print(f"  seq 5 is refused: {error}")
+    else:
+        raise CheckFailed("seq 5 ran although padding along 'seq' is not exact")
 
 
 CHECKS = {
@@ -204,7 +266,7 @@ CHECKS = {
     "deterministic": check_deterministic,
     "no-compiler-deps": check_no_compiler_deps,
     "weights-file": check_weights_file,
-    "unfixed-dim": check_unfixed_dim,
+    "buckets": check_buckets,
 }
 
 

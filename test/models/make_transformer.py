@@ -2,6 +2,9 @@
 Erf-GELU feed-forward network, both with residual adds. Input
 [batch, seq, d_model] with dynamic dims named "batch" and "seq"; the heads
 are split by a dynamic-shape sub-graph Shape -> Gather -> Concat -> Reshape.
+make_transformer(mask=True) adds a float input attention_mask [batch, seq]
+(1 keeps a key, 0 drops it) added to the scores as (1 - mask) * -10000, as
+BERT's exports do.
 
     python make_transformer.py OUT.onnx [--external-data]
 """
@@ -13,7 +16,7 @@ from onnx import TensorProto, helper
 from model_common import Weights, main, make_model
 
 
-def make_transformer(d_model=64, heads=4, ffn=256, seed=0):
+def make_transformer(d_model=64, heads=4, ffn=256, seed=0, mask=False):
     head_dim = d_model // heads
     w = Weights(seed)
     nodes = []
@@ -56,6 +59,15 @@ def make_transformer(d_model=64, heads=4, ffn=256, seed=0):
     scores = node("MatMul", [per_head["q"], per_head["k"]], ["scores"], "qk")
     scaled = node("Div", [scores, w.const("sqrt_dk", np.array(math.sqrt(head_dim), np.float32))],
                   ["scaled"], "scale")
+    if mask:
+        keys = node("Unsqueeze", ["attention_mask", w.const("mask_axes",
+                                                            np.array([1, 2], np.int64))],
+                    ["mask4"], "mask.unsqueeze")
+        dropped = node("Sub", [w.const("mask_one", np.array(1.0, np.float32)), keys],
+                       ["mask.dropped"], "mask.sub")
+        bias = node("Mul", [dropped, w.const("mask_neg", np.array(-10000.0, np.float32))],
+                    ["mask.bias"], "mask.mul")
+        scaled = node("Add", [scaled, bias], ["masked"], "mask.add")
     probs = node("Softmax", [scaled], ["probs"], "softmax", axis=-1)
     ctx = node("MatMul", [probs, per_head["v"]], ["ctx"], "attn_v")
     ctx = node("Transpose", [ctx], ["ctx.t"], "merge_transpose", perm=[0, 2, 1, 3])
@@ -76,6 +88,9 @@ def make_transformer(d_model=64, heads=4, ffn=256, seed=0):
     node("Add", [x1, y], ["y"], "residual2")
 
     inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq", d_model])]
+    if mask:
+        inputs.append(helper.make_tensor_value_info("attention_mask", TensorProto.FLOAT,
+                                                    ["batch", "seq"]))
     outputs = [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", "seq", d_model])]
     return make_model(nodes, "transformer_block", inputs, outputs, w.initializers, opset=17)
 

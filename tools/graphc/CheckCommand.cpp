@@ -46,49 +46,43 @@ std::string formatDims(const ValueSummary &value) {
   return text + "]";
 }
 
-/// One flag `graphc compile` needs, and the input dims it fixes.
-struct DimFix {
-  std::string flag;
-  /// "--dim": the dim_param; "--shape": the input.
+/// A dynamic input dim, the flag that chooses its sizes, and the input
+/// dims it covers.
+struct DynamicDim {
+  /// The dim_param, or INPUT.AXIS for an unnamed dim (as --buckets names
+  /// it); for an input of unknown rank, the input.
   std::string name;
+  std::string flag;
   /// (input, dim index); dim -1 for an input of unknown rank.
   std::vector<std::pair<std::string, int64_t>> dims;
 };
 
-/// The flags that fix every open input dim: one --dim per dim_param, and a
-/// --shape for each input with an unnamed dim or no known rank (N marks
-/// the sizes to choose).
-std::vector<DimFix> dimsToFix(const ModelSummary &summary) {
-  std::vector<DimFix> fixes;
-  std::vector<DimFix> shapeFixes;
+/// The dynamic input dims, in order of appearance: each gets buckets
+/// (--buckets NAME=...), except an input of unknown rank, which needs its
+/// whole shape (--shape; N marks the sizes to choose).
+std::vector<DynamicDim> dynamicDims(const ModelSummary &summary) {
+  std::vector<DynamicDim> found;
   for (const ValueSummary &input : summary.inputs) {
     if (!input.hasShape) {
-      shapeFixes.push_back(
-          {"--shape " + input.name + "=N0xN1...", input.name, {{input.name, -1}}});
+      found.push_back({input.name, "--shape " + input.name + "=N0xN1...",
+                       {{input.name, -1}}});
       continue;
     }
-    DimFix shapeFix{"--shape " + input.name + "=", input.name, {}};
     for (auto [i, dim] : llvm::enumerate(input.dims)) {
-      shapeFix.flag += (i ? "x" : "") +
-                       (dim.size >= 0 ? std::to_string(dim.size) : "N");
       if (dim.size >= 0)
         continue;
-      if (dim.name.empty()) {
-        shapeFix.dims.push_back({input.name, int64_t(i)});
-        continue;
-      }
-      auto named = llvm::find_if(
-          fixes, [&](const DimFix &fix) { return fix.name == dim.name; });
-      if (named == fixes.end())
-        named = fixes.insert(fixes.end(),
-                             {"--dim " + dim.name + "=N", dim.name, {}});
-      named->dims.push_back({input.name, int64_t(i)});
+      std::string name = dim.name.empty()
+                             ? input.name + "." + std::to_string(i)
+                             : dim.name;
+      auto known = llvm::find_if(
+          found, [&](const DynamicDim &other) { return other.name == name; });
+      if (known == found.end())
+        known = found.insert(found.end(),
+                             {name, "--buckets " + name + "=V1,V2,...", {}});
+      known->dims.push_back({input.name, int64_t(i)});
     }
-    if (!shapeFix.dims.empty())
-      shapeFixes.push_back(std::move(shapeFix));
   }
-  fixes.insert(fixes.end(), shapeFixes.begin(), shapeFixes.end());
-  return fixes;
+  return found;
 }
 
 void printText(const CheckOptions &options, const ModelSummary &summary,
@@ -118,14 +112,14 @@ void printText(const CheckOptions &options, const ModelSummary &summary,
   };
   printValues("inputs", summary.inputs);
   printValues("outputs", summary.outputs);
-  std::vector<DimFix> fixes = dimsToFix(summary);
-  if (fixes.empty()) {
-    row("dims to fix") << "none (every input dim is fixed)\n";
+  std::vector<DynamicDim> dynamic = dynamicDims(summary);
+  if (dynamic.empty()) {
+    os << "dynamic dims none (every input dim is fixed)\n";
   } else {
-    os << "dims to fix (graphc compile needs these flags, N the size to "
-          "compile for)\n";
-    for (const DimFix &fix : fixes) {
-      os << "  " << fix.flag << "  fixes ";
+    os << "dynamic dims (graphc compile builds buckets for each: powers of "
+          "two up to 64 unless a flag chooses; --dim NAME=N fixes one)\n";
+    for (const DynamicDim &fix : dynamic) {
+      os << "  " << fix.flag << "  for ";
       for (auto [i, dim] : llvm::enumerate(fix.dims)) {
         os << (i ? ", " : "") << dim.first;
         if (dim.second >= 0)
@@ -188,14 +182,15 @@ void printJson(const CheckOptions &options, const ModelSummary &summary,
   json["outputs"] = nlohmann::ordered_json::array();
   for (const ValueSummary &output : summary.outputs)
     json["outputs"].push_back(valueJson(output));
-  json["dims_to_fix"] = nlohmann::ordered_json::array();
-  for (const DimFix &fix : dimsToFix(summary)) {
+  json["dynamic_dims"] = nlohmann::ordered_json::array();
+  for (const DynamicDim &fix : dynamicDims(summary)) {
     nlohmann::ordered_json dims = nlohmann::ordered_json::array();
     for (const auto &[input, dim] : fix.dims)
       dims.push_back({{"input", input},
                       {"dim", dim >= 0 ? nlohmann::ordered_json(dim)
                                        : nlohmann::ordered_json(nullptr)}});
-    json["dims_to_fix"].push_back({{"flag", fix.flag}, {"dims", dims}});
+    json["dynamic_dims"].push_back(
+        {{"name", fix.name}, {"flag", fix.flag}, {"dims", dims}});
   }
   json["parameters"] = summary.parameterCount;
   json["weight_bytes"] = summary.weightBytes;

@@ -41,7 +41,8 @@ nlohmann::ordered_json tensorJson(const ArtifactTensor &tensor) {
   }
   return {{"name", tensor.name},
           {"dtype", graphc_dtype_name(tensor.dtype)},
-          {"shape", dims}};
+          {"shape", dims},
+          {"pad_value", tensor.padValue}};
 }
 
 nlohmann::ordered_json describe(const std::string &path,
@@ -72,6 +73,21 @@ nlohmann::ordered_json describe(const std::string &path,
     report["inputs"].push_back(tensorJson(input));
   for (const ArtifactTensor &output : view.outputs)
     report["outputs"].push_back(tensorJson(output));
+
+  report["buckets"] = nlohmann::json::array();
+  for (const rt::ArtifactBucketDim &dim : view.bucketDims) {
+    nlohmann::ordered_json axes = nlohmann::json::object();
+    for (size_t o = 0; o < view.outputs.size(); ++o)
+      if (dim.outputAxes[o] >= 0)
+        axes[view.outputs[o].name] = dim.outputAxes[o];
+    report["buckets"].push_back({{"dim", dim.name},
+                                 {"sizes", dim.sizes},
+                                 {"pad_safe", dim.padSafe},
+                                 {"splittable", dim.splittable},
+                                 {"node", dim.node},
+                                 {"reason", dim.reason},
+                                 {"output_axes", axes}});
+  }
 
   report["plans"] = nlohmann::json::array();
   uint64_t maxArena = 0;
@@ -147,6 +163,25 @@ void printText(const nlohmann::ordered_json &report, llvm::raw_ostream &os) {
       os << "  " << tensor["name"].get<std::string>() << ": "
          << tensor["dtype"].get<std::string>() << shapeText(tensor["shape"])
          << "\n";
+  }
+  if (!report["buckets"].empty())
+    os << "buckets\n";
+  for (const auto &dim : report["buckets"]) {
+    os << "  " << dim["dim"].get<std::string>() << ": ";
+    for (size_t s = 0; s < dim["sizes"].size(); ++s)
+      os << (s ? "," : "") << dim["sizes"][s].get<int64_t>();
+    if (dim["pad_safe"].get<bool>())
+      os << "; any size up to the largest (padded)"
+         << (dim["splittable"].get<bool>()
+                 ? ", larger ones split into several runs"
+                 : "");
+    else
+      os << "; exact sizes only: "
+         << (dim["node"].get<std::string>().empty()
+                 ? ""
+                 : "node '" + dim["node"].get<std::string>() + "': ")
+         << dim["reason"].get<std::string>();
+    os << "\n";
   }
   os << "plans\n";
   for (const auto &plan : report["plans"]) {

@@ -15,8 +15,8 @@ refused. Every runtime failure is a GraphcError carrying the runtime's code
 and message (InvalidArgumentError, also a ValueError, for bad arguments).
 """
 from ._errors import GraphcError, InvalidArgumentError
-from ._model import Bucket, Model, Session, TensorInfo, load
+from ._model import Bucket, BucketDim, Model, Session, TensorInfo, load
 from ._tensor import Device, Tensor
 
-__all__ = ["Bucket", "Device", "GraphcError", "InvalidArgumentError", "Model",
+__all__ = ["Bucket", "BucketDim", "Device", "GraphcError", "InvalidArgumentError", "Model",
            "Session", "Tensor", "TensorInfo", "load"]

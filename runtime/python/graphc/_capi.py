@@ -56,7 +56,16 @@ class TensorInfo(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char_p), ("dtype", ctypes.c_int32),
                 ("rank", ctypes.c_int32),
                 ("dims", ctypes.POINTER(ctypes.c_int64)),
-                ("dim_names", ctypes.POINTER(ctypes.c_char_p))]
+                ("dim_names", ctypes.POINTER(ctypes.c_char_p)),
+                ("pad_value", ctypes.c_double)]
+
+
+class BucketDimInfo(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("num_sizes", ctypes.c_int32),
+                ("sizes", ctypes.POINTER(ctypes.c_int64)),
+                ("pad_safe", ctypes.c_int32), ("splittable", ctypes.c_int32),
+                ("node", ctypes.c_char_p), ("reason", ctypes.c_char_p),
+                ("output_axes", ctypes.POINTER(ctypes.c_int32))]
 
 
 class PlanInfo(ctypes.Structure):
@@ -118,6 +127,9 @@ def _load_library():
         "graphc_model_input_count": (ctypes.c_int32, [model]),
         "graphc_model_output_count": (ctypes.c_int32, [model]),
         "graphc_model_plan_count": (ctypes.c_int32, [model]),
+        "graphc_model_bucket_dim_count": (ctypes.c_int32, [model]),
+        "graphc_model_bucket_dim_info": (status, [
+            model, ctypes.c_int32, ctypes.POINTER(BucketDimInfo)]),
         "graphc_model_input_info": (status, [model, ctypes.c_int32,
                                              ctypes.POINTER(TensorInfo)]),
         "graphc_model_output_info": (status, [model, ctypes.c_int32,
@@ -129,6 +141,11 @@ def _load_library():
             ctypes.POINTER(ctypes.c_int32),
             ctypes.POINTER(ctypes.POINTER(ctypes.c_int64)),
             ctypes.POINTER(ctypes.c_int32)]),
+        "graphc_model_output_dims": (status, [
+            model, ctypes.c_int32, ctypes.POINTER(ctypes.c_char_p),
+            ctypes.POINTER(ctypes.c_int32),
+            ctypes.POINTER(ctypes.POINTER(ctypes.c_int64)),
+            ctypes.POINTER(ctypes.POINTER(ctypes.c_int64))]),
         "graphc_dtype_name": (ctypes.c_char_p, [ctypes.c_int32]),
         "graphc_dtype_size": (ctypes.c_size_t, [ctypes.c_int32]),
         "graphc_session_options_init": (None, [ctypes.POINTER(SessionOptions)]),

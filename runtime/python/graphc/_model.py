@@ -40,6 +40,7 @@ class TensorInfo:
         self.shape = tuple(
             dim if dim >= 0 else (name or None)
             for dim, name in zip(self.dims, self.dim_names))
+        self.pad_value = info.pad_value
 
     def __repr__(self):
         dims = ",".join(str(d) for d in self.shape)
@@ -65,6 +66,30 @@ class Bucket:
     def __repr__(self):
         return (f"Bucket({self.name!r}, inputs={self.input_shapes}, "
                 f"outputs={self.output_shapes})")
+
+
+class BucketDim:
+    """A dynamic dim compiled for several sizes. A run takes any size up to
+    the largest when `pad_safe` (inputs padded to the next size, outputs
+    sliced back), larger ones too when `splittable`; otherwise one of
+    `sizes` exactly, and `node` and `reason` say what breaks padding.
+    `output_axes` maps output names to the axis carrying the dim."""
+
+    def __init__(self, info, outputs):
+        self.name = info.name.decode()
+        self.sizes = tuple(info.sizes[s] for s in range(info.num_sizes))
+        self.pad_safe = bool(info.pad_safe)
+        self.splittable = bool(info.splittable)
+        self.node = info.node.decode()
+        self.reason = info.reason.decode()
+        self.output_axes = {t.name: info.output_axes[o]
+                            for o, t in enumerate(outputs)
+                            if info.output_axes[o] >= 0}
+
+    def __repr__(self):
+        how = ("padded" + (", split" if self.splittable else "")
+               if self.pad_safe else f"exact: {self.reason}")
+        return f"BucketDim({self.name!r}, sizes={self.sizes}, {how})"
 
 
 class _LoadedModel:
@@ -99,6 +124,12 @@ class _LoadedModel:
             check(lib.graphc_model_plan_info(self.pointer, p,
                                              ctypes.byref(plan)))
             self.buckets.append(Bucket(plan, self.inputs, self.outputs))
+        self.bucket_dims = []
+        for k in range(lib.graphc_model_bucket_dim_count(self.pointer)):
+            info = _capi.BucketDimInfo()
+            check(lib.graphc_model_bucket_dim_info(self.pointer, k,
+                                                   ctypes.byref(info)))
+            self.bucket_dims.append(BucketDim(info, self.outputs))
 
     def _info(self, function, index):
         info = _capi.TensorInfo()
@@ -320,14 +351,18 @@ def _run(handle, args, named, out, stream):
     ranks = (ctypes.c_int32 * max(count, 1))(*[t.ndim for t in tensors])
     dims = (ctypes.POINTER(ctypes.c_int64) * max(count, 1))(
         *[t.shape for t in tensors])
-    plan = ctypes.c_int32()
-    check(lib.graphc_model_select_plan(model.pointer, count, c_names, ranks,
-                                       dims, ctypes.byref(plan)))
-    bucket = model.buckets[plan.value]
+    # Outputs have the run's dims (a padded bucket's are sliced back).
+    output_dims = [(ctypes.c_int64 * max(len(info.dims), 1))()
+                   for info in model.outputs]
+    c_output_dims = (ctypes.POINTER(ctypes.c_int64) *
+                     max(len(output_dims), 1))(
+        *[ctypes.cast(d, ctypes.POINTER(ctypes.c_int64)) for d in output_dims])
+    check(lib.graphc_model_output_dims(model.pointer, count, c_names, ranks,
+                                       dims, c_output_dims))
 
     if out is None:
         results = []
-        for info in model.outputs:
+        for o, info in enumerate(model.outputs):
             try:
                 dlpack_dtype(info.onnx_dtype)
             except KeyError:
@@ -336,8 +371,8 @@ def _run(handle, args, named, out, stream):
                                   "hold") from None
             ready = (None if not run.cuda or stream_handle is None else
                      run.consumer_stream)
-            results.append(Tensor(handle, info.onnx_dtype,
-                                  bucket.output_shapes[info.name], ready))
+            shape = tuple(output_dims[o][d] for d in range(len(info.dims)))
+            results.append(Tensor(handle, info.onnx_dtype, shape, ready))
         out_tensors = []
         for tensor in results:
             dl, shape = tensor.dltensor()
@@ -409,9 +444,9 @@ class Model:
         self.device = device
         self.inputs = loaded.inputs
         self.outputs = loaded.outputs
-        # One per shape bucket; today's artifacts have one plan per set of
-        # fixed dims, which is what a bucket will be.
+        # One per shape bucket (combination of bucketed dim sizes).
         self.buckets = loaded.buckets
+        self.bucket_dims = loaded.bucket_dims
         self._local = threading.local()
 
     def _loaded_or_raise(self):
