@@ -13,7 +13,11 @@
 
 #include <nvrtc.h>
 
+#include <atomic>
+#include <mutex>
+#include <optional>
 #include <string>
+#include <thread>
 
 using namespace llvm;
 
@@ -35,6 +39,9 @@ SmallVector<std::string> commonOptions() {
 /// system temporary directory when empty) and returns the path, or a note
 /// saying why it could not be kept.
 std::string keepSource(StringRef source, StringRef keepDir) {
+  // Compilations run on several threads: one writes the file at a time.
+  static std::mutex writing;
+  std::lock_guard<std::mutex> lock(writing);
   SmallString<256> path;
   if (keepDir.empty())
     sys::path::system_temp_directory(/*ErasedOnReboot=*/true, path);
@@ -147,18 +154,48 @@ compileCudaModule(StringRef source, ArrayRef<int> sms, StringRef keepDir) {
   llvm::sort(sorted);
   sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
 
+  // One cubin per SM, then PTX for the newest: independent NVRTC programs,
+  // compiled on as many threads as the machine has (each is deterministic,
+  // and the images keep this order whatever finishes first).
+  struct Job {
+    int sm;
+    bool ptx;
+    std::optional<Expected<CudaImage>> result;
+  };
+  std::vector<Job> jobs;
+  for (int sm : sorted)
+    jobs.push_back({sm, false, std::nullopt});
+  jobs.push_back({sorted.back(), true, std::nullopt});
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t j = next++; j < jobs.size(); j = next++)
+      jobs[j].result.emplace(
+          compileOne(source, jobs[j].sm, jobs[j].ptx, keepDir));
+  };
+  unsigned threads = std::max(
+      1u, std::min<unsigned>(std::thread::hardware_concurrency(), jobs.size()));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t)
+    pool.emplace_back(work);
+  work();
+  for (std::thread &thread : pool)
+    thread.join();
+
   std::vector<CudaImage> images;
-  for (int sm : sorted) {
-    Expected<CudaImage> image = compileOne(source, sm, /*ptx=*/false, keepDir);
-    if (!image)
-      return image.takeError();
-    images.push_back(std::move(*image));
+  Error firstError = Error::success();
+  for (Job &job : jobs) {
+    if (!*job.result) {
+      Error error = job.result->takeError();
+      if (firstError)
+        consumeError(std::move(error));
+      else
+        firstError = std::move(error);
+      continue;
+    }
+    images.push_back(std::move(**job.result));
   }
-  Expected<CudaImage> ptx =
-      compileOne(source, sorted.back(), /*ptx=*/true, keepDir);
-  if (!ptx)
-    return ptx.takeError();
-  images.push_back(std::move(*ptx));
+  if (firstError)
+    return std::move(firstError);
   return images;
 }
 
