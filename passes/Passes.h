@@ -4,6 +4,7 @@
 
 #include "dialects/Exec/ExecOps.h"
 #include "dialects/Kernel/KernelOps.h"
+#include "passes/AnalyzePadSafety.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"

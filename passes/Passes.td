@@ -97,6 +97,35 @@ def SpecializeShapeBuckets : Pass<"graphc-specialize-shape-buckets",
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def AnalyzePadSafety : Pass<"graphc-analyze-pad-safety", "mlir::ModuleOp"> {
+  let summary = "prove which dynamic dims a bucket may pad and slice back";
+  let description = [{
+    Runs on functions specialised to one bucket (static shapes). For every
+    name in the args' `graph.dims`, decides whether padding the inputs
+    along that dim (with each arg's `graph.pad_value`, or 0) and slicing
+    the outputs back gives exactly the unpadded results, and records it in
+    the func attribute `graph.pad_safety`: dim -> {safe, splittable, node,
+    reason, inputs, outputs}, with the first offending ONNX node and why,
+    and per argument and result the axis carrying the dim (-1: none).
+
+    Per value it tracks which axes carry the dim and what their padded
+    region (slab) holds: a constant (zero), a mask (<= -1e4), unknown
+    finite values, or anything. Pointwise ops carry it by numpy
+    broadcasting and compute the slab (x * 0 = 0; scores + (1 - mask) *
+    -1e4 is a mask). Over a padded axis, a sum, sum of squares, l1/l2 norm
+    or contraction (MatMul, Gemm, a conv's channels) needs a zero slab, a
+    max, log-sum-exp or softmax a masked one; a mean, min, product, arg
+    max/min, normalisation, convolution or pooling window, gather (but a
+    GatherND over the grid of all positions), slice, split, concat, pad,
+    cumulative sum or top-k along it is unsafe, and so is every op not
+    analysed. Reshapes map the dim through groups of axes with equal
+    element counts: merged with inner axes it stays a suffix, merged with
+    outer ones it is interleaved, which row-wise ops accept and a reshape
+    may split back. An output must carry the dim on one plain
+    axis. `splittable`: safe, and no op mixes positions along the dim.
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Fusion
 //===----------------------------------------------------------------------===//
