@@ -356,6 +356,10 @@ llvm::Error compileModel(const CompileOptions &options,
       return diagnostics.takeError("recognising exporter patterns failed");
     if (failed(foldIntoLinearOps(module)))
       return diagnostics.takeError("folding into linear ops failed");
+    // Whether a run may pad along each bucketed dim, per bucket: the exec
+    // lowering joins the verdicts.
+    if (failed(analyzePadSafety(module)))
+      return diagnostics.takeError("pad safety analysis failed");
   }
   if (options.emit == EmitStage::graph) {
     printModule(module, out);
