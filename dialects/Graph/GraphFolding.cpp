@@ -214,38 +214,33 @@ SmallVector<int32_t> operandSlotSizes(Operation *op) {
   return sizes;
 }
 
-/// Folding evaluates at compile time; past this many result elements the
-/// constant would bloat the IR and the artifact more than it saves.
-static constexpr int64_t kMaxFoldedElements = 1 << 20;
-
-LogicalResult foldByEvaluation(Operation *op, ArrayRef<Attribute> operands,
-                               SmallVectorImpl<OpFoldResult> &results) {
-  if (op->getNumOperands() == 0)
+FailureOr<std::vector<std::vector<char>>>
+evaluateOnHost(Operation *op, ArrayRef<std::vector<char>> operandData,
+               std::string &error) {
+  std::string mnemonic = op->getName().stripDialect().str();
+  gc_host_kernel_fn kernel = gc_host_kernel_lookup(mnemonic.c_str());
+  if (!kernel) {
+    error = "no host kernel for " + mnemonic;
     return failure();
-  for (Attribute operand : operands)
-    if (!isa_and_nonnull<ElementsAttr>(operand))
-      return failure();
+  }
+  FailureOr<HostAttrs> attrs = HostAttrs::fromOp(op);
+  if (failed(attrs)) {
+    error = "attributes of " + mnemonic + " the host kernels do not take";
+    return failure();
+  }
   for (Type type : op->getResultTypes()) {
     auto shaped = dyn_cast<RankedTensorType>(type);
     if (!shaped || !shaped.hasStaticShape() ||
-        !isRepresentableShape(shaped.getShape(), /*elementBytes=*/8) ||
-        shaped.getNumElements() > kMaxFoldedElements)
+        !isRepresentableShape(shaped.getShape(), /*elementBytes=*/8)) {
+      error = "a result of " + mnemonic + " without a static shape";
       return failure();
+    }
   }
-  std::string mnemonic = op->getName().stripDialect().str();
-  gc_host_kernel_fn kernel = gc_host_kernel_lookup(mnemonic.c_str());
-  if (!kernel)
-    return failure();
-  FailureOr<HostAttrs> attrs = HostAttrs::fromOp(op);
-  if (failed(attrs))
-    return failure();
 
   // Inputs in ONNX slot order; absent optional slots become rank -1.
-  std::vector<std::vector<char>> inputData;
   std::vector<std::vector<int64_t>> inputDims;
   std::vector<gc_tensor> inputs;
-  inputData.reserve(operands.size());
-  inputDims.reserve(operands.size());
+  inputDims.reserve(op->getNumOperands());
   size_t next = 0;
   for (int32_t size : operandSlotSizes(op)) {
     if (size == 0) {
@@ -253,17 +248,12 @@ LogicalResult foldByEvaluation(Operation *op, ArrayRef<Attribute> operands,
       continue;
     }
     for (int32_t i = 0; i < size; ++i, ++next) {
-      auto elements = cast<ElementsAttr>(operands[next]);
-      auto type = cast<ShapedType>(elements.getType());
-      FailureOr<std::vector<char>> bytes = constantBytes(elements);
-      if (failed(bytes))
-        return failure();
-      inputData.push_back(std::move(*bytes));
+      auto type = cast<ShapedType>(op->getOperand(next).getType());
       inputDims.emplace_back(type.getShape().begin(), type.getShape().end());
-      inputs.push_back(gc_tensor{toHostDtype(type.getElementType()),
-                                 static_cast<int32_t>(type.getRank()),
-                                 inputDims.back().data(),
-                                 inputData.back().data()});
+      inputs.push_back(gc_tensor{
+          toHostDtype(type.getElementType()),
+          static_cast<int32_t>(type.getRank()), inputDims.back().data(),
+          const_cast<char *>(operandData[next].data())});
     }
   }
 
@@ -282,12 +272,49 @@ LogicalResult foldByEvaluation(Operation *op, ArrayRef<Attribute> operands,
                                 outputData.back().data()});
   }
 
-  char error[256] = {0};
+  char message[256] = {0};
   if (kernel(inputs.data(), static_cast<int32_t>(inputs.size()),
              outputs.data(), static_cast<int32_t>(outputs.size()),
-             attrs->get(), error, sizeof(error)) != 0)
+             attrs->get(), message, sizeof(message)) != 0) {
+    message[sizeof(message) - 1] = 0;
+    error = mnemonic + ": " + message;
     return failure();
-  for (auto [type, data] : llvm::zip(op->getResultTypes(), outputData))
+  }
+  return outputData;
+}
+
+/// Folding evaluates at compile time; past this many result elements the
+/// constant would bloat the IR and the artifact more than it saves.
+static constexpr int64_t kMaxFoldedElements = 1 << 20;
+
+LogicalResult foldByEvaluation(Operation *op, ArrayRef<Attribute> operands,
+                               SmallVectorImpl<OpFoldResult> &results) {
+  if (op->getNumOperands() == 0)
+    return failure();
+  for (Attribute operand : operands)
+    if (!isa_and_nonnull<ElementsAttr>(operand))
+      return failure();
+  for (Type type : op->getResultTypes()) {
+    auto shaped = dyn_cast<RankedTensorType>(type);
+    if (!shaped || !shaped.hasStaticShape() ||
+        !isRepresentableShape(shaped.getShape(), /*elementBytes=*/8) ||
+        shaped.getNumElements() > kMaxFoldedElements)
+      return failure();
+  }
+  std::vector<std::vector<char>> inputData;
+  for (Attribute operand : operands) {
+    FailureOr<std::vector<char>> bytes =
+        constantBytes(cast<ElementsAttr>(operand));
+    if (failed(bytes))
+      return failure();
+    inputData.push_back(std::move(*bytes));
+  }
+  std::string error;
+  FailureOr<std::vector<std::vector<char>>> outputData =
+      evaluateOnHost(op, inputData, error);
+  if (failed(outputData))
+    return failure();
+  for (auto [type, data] : llvm::zip(op->getResultTypes(), *outputData))
     results.push_back(constantFromBytes(cast<ShapedType>(type), data));
   return success();
 }

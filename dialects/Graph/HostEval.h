@@ -60,6 +60,14 @@ private:
 /// target take one parameter per slot, so this is their calling convention.
 llvm::SmallVector<int32_t> operandSlotSizes(mlir::Operation *op);
 
+/// Runs `op`'s host kernel on one dense row-major buffer per operand (in
+/// the operand types); returns one buffer per result. On failure `error`
+/// says why (no kernel, a dynamic result, the kernel's own message).
+mlir::FailureOr<std::vector<std::vector<char>>>
+evaluateOnHost(mlir::Operation *op,
+               llvm::ArrayRef<std::vector<char>> operandData,
+               std::string &error);
+
 } // namespace graphc::graph
 
 #endif

@@ -2,6 +2,7 @@
 
 #include "lib/Pipeline/Pipeline.h"
 #include "graphc/BuildConfig.h"
+#include "lib/Pipeline/CheckAssumedPadSafety.h"
 #include "lib/Pipeline/OutputPaths.h"
 #include "lib/Support/CheckedArith.h"
 #include "lib/Support/Format.h"
@@ -343,6 +344,10 @@ llvm::Error compileModel(const CompileOptions &options,
     return diagnostics.takeError("recognising exporter patterns failed");
   if (failed(foldIntoLinearOps(module)))
     return diagnostics.takeError("folding into linear ops failed");
+  // --assume-pad-safe runs the model before bucketing at an exact size.
+  OwningOpRef<ModuleOp> dynamic;
+  if (!options.assumePadSafe.empty())
+    dynamic = OwningOpRef<ModuleOp>(module.clone());
   FailureOr<std::vector<BucketedDim>> buckets = specializeShapeBuckets(
       module, options.buckets, options.maxDims, options.padValues);
   if (failed(buckets))
@@ -360,6 +365,15 @@ llvm::Error compileModel(const CompileOptions &options,
     // lowering joins the verdicts.
     if (failed(analyzePadSafety(module)))
       return diagnostics.takeError("pad safety analysis failed");
+    if (llvm::Error e = checkAssumedPadSafety(module, *dynamic,
+                                              options.assumePadSafe,
+                                              options.padValues, out))
+      return e;
+  } else if (!options.assumePadSafe.empty()) {
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "--assume-pad-safe names '%s', but the model has no bucketed dims",
+        options.assumePadSafe.front().c_str());
   }
   if (options.emit == EmitStage::graph) {
     printModule(module, out);

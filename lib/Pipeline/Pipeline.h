@@ -47,6 +47,9 @@ struct CompileOptions {
   std::vector<std::string> buckets;
   std::vector<std::string> maxDims;
   std::vector<std::string> padValues;
+  /// Bucketed dims to treat as pad-safe where the analysis cannot prove
+  /// it, after checking on the cpu reference (see CheckAssumedPadSafety).
+  std::vector<std::string> assumePadSafe;
   EmitStage emit = EmitStage::none;
   /// Weights in `<output>.weights` beside the .so instead of inside it.
   bool weightsSideFile = false;

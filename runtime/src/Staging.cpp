@@ -1,8 +1,6 @@
 //===- Staging.cpp - padding inputs and slicing outputs of a bucket -------===//
 #include "runtime/src/Staging.h"
 
-#include "graphc/runtime.h"
-
 #include <cmath>
 #include <cstring>
 #include <limits>

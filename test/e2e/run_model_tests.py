@@ -20,7 +20,10 @@ CHECK is one of:
                   1,2,4,8 runs batch 1, 3, 8 and 11 (exact, padded, split);
                   an encoder with a mask input runs lengths between buckets;
                   without the mask, a length between buckets is refused
-                  naming the softmax; all match onnxruntime
+                  naming the softmax, and --assume-pad-safe is refused with
+                  the difference; a forward CumSum, exact although the
+                  analysis cannot prove it, runs padded with
+                  --assume-pad-safe; all match onnxruntime
   all             every check above
 """
 import argparse
@@ -256,6 +259,36 @@ def check_buckets(args):
         print(f"  seq 5 is refused: {error}")
     else:
         raise CheckFailed("seq 5 ran although padding along 'seq' is not exact")
+    proc = subprocess.run(
+        [args.graphc, "compile", model, "-o", os.path.join(args.work_dir, "wrong.so"),
+         "--target", args.target, "--buckets", "batch=1,2", "--buckets", "seq=4,8",
+         "--assume-pad-safe", "seq", *(["--cuda-emulation"] if args.cuda_emulation else [])],
+        capture_output=True, text=True)
+    if proc.returncode == 0 or "--assume-pad-safe seq is wrong" not in proc.stderr \
+            or "softmax" not in proc.stderr:
+        raise CheckFailed(f"a wrong --assume-pad-safe was not refused:\n{proc.stderr}")
+    print(f"  {proc.stderr.strip()}")
+
+    # A forward cumulative sum is exact under padding, which the analysis
+    # does not prove: --assume-pad-safe checks it and lets runs pad.
+    import onnx
+    from onnx import TensorProto, helper
+    graph = helper.make_graph(
+        [helper.make_node("CumSum", ["x", "axis"], ["y"], name="cumsum")], "cumsum",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", "seq"])],
+        [helper.make_tensor("axis", TensorProto.INT64, [], [1])])
+    model = os.path.join(args.work_dir, "cumsum.onnx")
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), model)
+    so = compile_model(args, model, os.path.join(args.work_dir, "cumsum.so"), {},
+                       ["--buckets", "batch=2", "--buckets", "seq=2,4,8"])
+    expect_bucket_dim(so, "seq", pad_safe=False, splittable=False, node="cumsum")
+    so = compile_model(args, model, os.path.join(args.work_dir, "cumsum_assumed.so"), {},
+                       ["--buckets", "batch=2", "--buckets", "seq=2,4,8",
+                        "--assume-pad-safe", "seq"])
+    expect_bucket_dim(so, "seq", pad_safe=True, splittable=False)
+    print(f"  cumsum seq 3 with --assume-pad-safe: "
+          f"{compare_with_onnxruntime(model, so, {'batch': 2, 'seq': 3})}")
 
 
 CHECKS = {

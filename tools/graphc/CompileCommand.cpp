@@ -26,6 +26,7 @@ struct CompileFlags {
   std::vector<std::string> buckets;
   std::vector<std::string> maxDims;
   std::vector<std::string> padValues;
+  std::vector<std::string> assumePadSafe;
   std::string emit;
   bool weightsFile = false;
   std::string keep;
@@ -93,6 +94,7 @@ int runCompile(const CompileFlags &flags) {
   options.buckets = flags.buckets;
   options.maxDims = flags.maxDims;
   options.padValues = flags.padValues;
+  options.assumePadSafe = flags.assumePadSafe;
   options.weightsSideFile = flags.weightsFile;
   options.keepDir = flags.keep;
   options.force = flags.force;
@@ -183,6 +185,11 @@ void addCompileCommand(CLI::App &app, int &exitCode) {
   cmd->add_option("--pad-value", flags->padValues,
                   "what an input is padded with up to its bucket, e.g. "
                   "--pad-value attention_mask=0 (default 0) (repeatable)");
+  cmd->add_option("--assume-pad-safe", flags->assumePadSafe,
+                  "let runs pad along a bucketed dim the analysis cannot prove "
+                  "exact, after checking it on the cpu reference with random "
+                  "inputs (refused with the difference when it is wrong) "
+                  "(repeatable)");
   cmd->add_option("--emit", flags->emit,
                   "stop after a stage and print it: graph, kernel, exec, "
                   "source (cuda: CUDA C++, cpu: C++)")
