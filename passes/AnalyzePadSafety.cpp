@@ -1690,7 +1690,20 @@ LogicalResult PadSafetyAnalysis::visitShape(graph::ShapeOp op) {
 } // namespace
 
 PadSafety analyzePadSafety(func::FuncOp func, StringRef dim) {
-  return PadSafetyAnalysis(func, dim).run();
+  PadSafety safety = PadSafetyAnalysis(func, dim).run();
+  // The model computes with a size that the bucket folded into a constant.
+  if (auto use = func->getAttrOfType<DictionaryAttr>(graph::kSizeUseAttr);
+      use && safety.padSafe) {
+    safety.padSafe = safety.splittable = false;
+    auto text = [&](StringRef key) {
+      auto value = use.getAs<StringAttr>(key);
+      return value ? value.str() : std::string();
+    };
+    safety.node = text("node");
+    safety.reason = text("reason");
+    safety.outputAxes.assign(func.getNumResults(), -1);
+  }
+  return safety;
 }
 
 LogicalResult analyzePadSafety(ModuleOp module) {

@@ -3,6 +3,7 @@
 #include "dialects/Graph/GraphOps.h"
 #include "passes/Passes.h"
 #include "passes/ShapeFlags.h"
+#include "passes/SizeUses.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/MapVector.h"
@@ -231,6 +232,13 @@ specializeShapeBuckets(ModuleOp module, ArrayRef<std::string> buckets,
   // One static copy per combination; the first dim varies slowest.
   MLIRContext *context = module.getContext();
   Builder b(context);
+  // Once folded per bucket, a size computed with looks like a weight: say
+  // so now, while it is still a Shape or Size op.
+  if (std::optional<SizeUse> use = findSizeUseAsValue(main))
+    main->setAttr(graph::kSizeUseAttr,
+                  b.getDictionaryAttr(
+                      {b.getNamedAttr("node", b.getStringAttr(use->node)),
+                       b.getNamedAttr("reason", b.getStringAttr(use->reason))}));
   auto signature = TypeAttr::get(main.getFunctionType());
   SmallVector<size_t> choice(dims.size(), 0);
   OpBuilder builder(main);

@@ -1,0 +1,34 @@
+// RUN: graphc-opt %s --split-input-file \
+// RUN:   --graphc-specialize-shape-buckets="buckets=n=2,4" \
+// RUN:   --graphc-fold-shape-computations --graphc-analyze-pad-safety | FileCheck %s
+
+// x.sum(1) / x.shape[1]: per bucket the size folds to a constant that looks
+// like a weight, so the use is found before bucketing, and padding along n
+// (which the sum alone would allow) is refused where the size becomes a float.
+// CHECK-LABEL: func @bucket_0
+// CHECK-SAME: graph.pad_safety = {n = {inputs = [1], node = "size_cast", outputs = [-1], reason = "computes with the size of a dynamic dim, which padding changes", safe = false, splittable = false}}
+// CHECK-SAME: graph.size_use = {node = "size_cast"
+func.func @main(%x: tensor<3x?xf32> {graph.name = "x", graph.dims = ["", "n"]}) -> tensor<3xf32> {
+  %axes = graph.constant {value = dense<1> : tensor<1xi64>} : () -> tensor<1xi64>
+  %sum = graph.reduce_sum %x, %axes {keepdims = 0 : i64} : (tensor<3x?xf32>, tensor<1xi64>) -> tensor<3xf32> loc("sum")
+  %shape = graph.shape %x {start = 1 : i64} : (tensor<3x?xf32>) -> tensor<1xi64> loc("shape")
+  %size = graph.cast %shape {to = f32} : (tensor<1xi64>) -> tensor<1xf32> loc("size_cast")
+  %mean = graph.div %sum, %size : (tensor<3xf32>, tensor<1xf32>) -> tensor<3xf32> loc("mean_div")
+  return %mean : tensor<3xf32>
+}
+
+// -----
+
+// The size only shapes a reshape: no use as a number, padding along n stays
+// exact.
+// CHECK-LABEL: func @bucket_0
+// CHECK-SAME: graph.pad_safety = {n = {inputs = [1], node = "", outputs = [1], reason = "", safe = true, splittable = true}}
+// CHECK-NOT: graph.size_use
+func.func @main(%x: tensor<3x?xf32> {graph.name = "x", graph.dims = ["", "n"]}) -> tensor<3x?x1xf32> {
+  %shape = graph.shape %x : (tensor<3x?xf32>) -> tensor<2xi64> loc("shape")
+  %one = graph.constant {value = dense<1> : tensor<1xi64>} : () -> tensor<1xi64>
+  %target = graph.concat %shape, %one {axis = 0 : i64} : (tensor<2xi64>, tensor<1xi64>) -> tensor<3xi64> loc("target")
+  %y = graph.reshape %x, %target : (tensor<3x?xf32>, tensor<3xi64>) -> tensor<3x?x1xf32> loc("reshape")
+  %r = graph.relu %y : (tensor<3x?x1xf32>) -> tensor<3x?x1xf32> loc("relu")
+  return %r : tensor<3x?x1xf32>
+}
