@@ -32,3 +32,20 @@ func.func @main(%x: tensor<3x?xf32> {graph.name = "x", graph.dims = ["", "n"]}) 
   %r = graph.relu %y : (tensor<3x?x1xf32>) -> tensor<3x?x1xf32> loc("relu")
   return %r : tensor<3x?x1xf32>
 }
+
+// -----
+
+// A static dim picked out of a shape (an attention scale from x.shape[0]) is
+// a constant, not the dynamic size: padding along n stays exact.
+// CHECK-LABEL: func @bucket_0
+// CHECK-SAME: graph.pad_safety = {n = {inputs = [1], node = "", outputs = [1], reason = "", safe = true, splittable = true}}
+// CHECK-NOT: graph.size_use
+func.func @main(%x: tensor<3x?xf32> {graph.name = "x", graph.dims = ["", "n"]}) -> tensor<3x?xf32> {
+  %shape = graph.shape %x : (tensor<3x?xf32>) -> tensor<2xi64> loc("shape")
+  %start = graph.constant {value = dense<0> : tensor<1xi64>} : () -> tensor<1xi64>
+  %end = graph.constant {value = dense<1> : tensor<1xi64>} : () -> tensor<1xi64>
+  %rows = graph.slice %shape, %start, %end {operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>} : (tensor<2xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<1xi64> loc("rows")
+  %scale = graph.cast %rows {to = f32} : (tensor<1xi64>) -> tensor<1xf32> loc("scale")
+  %y = graph.div %x, %scale : (tensor<3x?xf32>, tensor<1xf32>) -> tensor<3x?xf32> loc("scaled")
+  return %y : tensor<3x?xf32>
+}
