@@ -157,7 +157,10 @@ std::optional<SizeUse> findSizeUseAsValue(func::FuncOp main) {
   // value with none is a constant and is not kept.
   llvm::DenseMap<Value, Entries> derived;
   for (Operation &op : main.getBody().front()) {
-    if (auto shape = dyn_cast<graph::ShapeOp>(op)) {
+    // Sizes are read where they are known to be the inputs' dims: an
+    // intermediate's type may not say which of its dims are static yet.
+    if (auto shape = dyn_cast<graph::ShapeOp>(op);
+        shape && isa<BlockArgument>(shape.getData())) {
       auto type = dyn_cast<RankedTensorType>(shape.getData().getType());
       if (!type) {
         derived[shape.getResult()] = Entries(1, true);
@@ -175,7 +178,8 @@ std::optional<SizeUse> findSizeUseAsValue(func::FuncOp main) {
         derived[shape.getResult()] = std::move(entries);
       continue;
     }
-    if (auto size = dyn_cast<graph::SizeOp>(op)) {
+    if (auto size = dyn_cast<graph::SizeOp>(op);
+        size && isa<BlockArgument>(size.getData())) {
       if (hasDynamicDim(size.getData()))
         derived[size.getResult()] = Entries(1, true);
       continue;

@@ -25,9 +25,15 @@ struct SizeUse {
 
 /// The first op of `main` (dynamic shapes, before bucketing) whose floating
 /// point result, or whose non-shape operand, is computed from the size of a
-/// dynamic input dim: Shape and Size results followed through integer
+/// dynamic input dim: Shape and Size of the inputs followed through integer
 /// arithmetic, but not into shape operands (a reshape's target, a range's
 /// bounds, slice starts and ends, ...). nullopt when there is none.
+///
+/// Only the inputs' sizes are followed: before bucketing an intermediate's
+/// type may hide which of its dims are static (BERT's attention scale is
+/// the static head size of a tensor typed ?x?x?x?), and flagging those
+/// would refuse padding for every attention export. A model that computes
+/// with an intermediate's dynamic size is not caught.
 std::optional<SizeUse> findSizeUseAsValue(mlir::func::FuncOp main);
 
 } // namespace graphc
