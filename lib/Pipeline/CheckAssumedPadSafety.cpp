@@ -1,6 +1,7 @@
 //===- CheckAssumedPadSafety.cpp - --assume-pad-safe, checked -------------===//
 
 #include "lib/Pipeline/CheckAssumedPadSafety.h"
+#include "lib/Pipeline/Pipeline.h"
 
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/HostEval.h"
@@ -267,11 +268,10 @@ llvm::Error checkDim(ModuleOp module, ModuleOp dynamic, StringRef dim,
                                        ? exactSize
                                        : cast<IntegerAttr>(entry.getValue())
                                              .getInt()));
+  std::string failedStage;
   if (::mlir::failed(specializeShapeBuckets(*exactModule, sizes, {},
                                             padValues)) ||
-      ::mlir::failed(foldShapeComputations(*exactModule)) ||
-      ::mlir::failed(recognizeExporterPatterns(*exactModule)) ||
-      ::mlir::failed(foldIntoLinearOps(*exactModule)))
+      !simplifyGraph(*exactModule, failedStage))
     return failure("cannot check --assume-pad-safe " + dim +
                    ": the model does not compile at " + dim + "=" +
                    std::to_string(exactSize));

@@ -296,6 +296,18 @@ void printBuckets(ModuleOp module, llvm::ArrayRef<BucketedDim> chosen,
 
 } // namespace
 
+bool simplifyGraph(ModuleOp module, std::string &failedStage) {
+  if (failed(foldShapeComputations(module)))
+    failedStage = "shape folding failed";
+  else if (failed(recognizeExporterPatterns(module)))
+    failedStage = "recognising exporter patterns failed";
+  else if (failed(foldIntoLinearOps(module)))
+    failedStage = "folding into linear ops failed";
+  else
+    return true;
+  return false;
+}
+
 llvm::Error compileModel(const CompileOptions &options,
                          llvm::raw_ostream &out) {
   DialectRegistry registry;
@@ -338,12 +350,9 @@ llvm::Error compileModel(const CompileOptions &options,
   stage("passes");
   if (failed(specializeShapes(module, options.shapes, options.dims)))
     return diagnostics.takeError("cannot apply the given shapes");
-  if (failed(foldShapeComputations(module)))
-    return diagnostics.takeError("shape folding failed");
-  if (failed(recognizeExporterPatterns(module)))
-    return diagnostics.takeError("recognising exporter patterns failed");
-  if (failed(foldIntoLinearOps(module)))
-    return diagnostics.takeError("folding into linear ops failed");
+  std::string failedRewrite;
+  if (!simplifyGraph(module, failedRewrite))
+    return diagnostics.takeError(failedRewrite);
   // --assume-pad-safe runs the model before bucketing at an exact size.
   OwningOpRef<ModuleOp> dynamic;
   if (!options.assumePadSafe.empty())
@@ -355,12 +364,8 @@ llvm::Error compileModel(const CompileOptions &options,
   if (!buckets->empty()) {
     // Every bucket is static: shape sub-graphs fold, and patterns that
     // needed static shapes appear.
-    if (failed(foldShapeComputations(module)))
-      return diagnostics.takeError("shape folding failed");
-    if (failed(recognizeExporterPatterns(module)))
-      return diagnostics.takeError("recognising exporter patterns failed");
-    if (failed(foldIntoLinearOps(module)))
-      return diagnostics.takeError("folding into linear ops failed");
+    if (!simplifyGraph(module, failedRewrite))
+      return diagnostics.takeError(failedRewrite);
     // Whether a run may pad along each bucketed dim, per bucket: the exec
     // lowering joins the verdicts.
     if (failed(analyzePadSafety(module)))

@@ -10,7 +10,8 @@
 
 namespace mlir {
 class DialectRegistry;
-}
+class ModuleOp;
+} // namespace mlir
 
 namespace graphc {
 
@@ -76,6 +77,12 @@ constexpr uint64_t kDefaultMaxTensorBytesCuda = uint64_t(80) << 30;
 
 /// Registers every dialect graphc's IR can hold.
 void registerGraphcDialects(mlir::DialectRegistry &registry);
+
+/// The graph rewrites before fusion, in order: shape folding, exporter
+/// patterns, folds into linear ops. They run on the model before bucketing
+/// and again on every bucket. On failure `failedStage` says which failed
+/// (its diagnostics went to the context).
+bool simplifyGraph(mlir::ModuleOp module, std::string &failedStage);
 
 /// Runs the whole pipeline. With an emit stage the IR or source of that stage
 /// goes to `out` and nothing is written; otherwise the .so is written to

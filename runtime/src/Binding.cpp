@@ -394,9 +394,10 @@ graphc_status graphc::rt::resolveRun(const graphc_model &model,
   return finish();
 }
 
-int32_t graphc::rt::splitAxisOfInput(const graphc_model &model,
-                                     const RunShape &shape, int32_t input) {
-  const graphc_model_desc &desc = *model.desc;
+namespace {
+/// The axis of input `input` along which runs are split, or -1.
+int32_t splitAxisOfInput(const graphc_model_desc &desc, const RunShape &shape,
+                         int32_t input) {
   if (shape.splitDim < 0)
     return -1;
   for (int32_t d = 0; d < desc.inputs[input].rank; ++d)
@@ -404,42 +405,56 @@ int32_t graphc::rt::splitAxisOfInput(const graphc_model &model,
       return d;
   return -1;
 }
+} // namespace
 
-int32_t graphc::rt::splitAxisOfOutput(const graphc_model &model,
-                                      const RunShape &shape, int32_t output) {
-  if (shape.splitDim < 0)
-    return -1;
-  return model.desc->bucket_dims[shape.splitDim].output_axes[output];
+BoxCopy graphc::rt::partInputCopy(const graphc_model &model,
+                                  const RunShape &shape, const RunPart &part,
+                                  int32_t input, const int64_t *callerDims) {
+  const graphc_model_desc &desc = *model.desc;
+  const graphc_tensor_desc &tensor = desc.inputs[input];
+  const int64_t *planDims = desc.plans[part.plan].input_dims[input];
+  BoxCopy box;
+  box.srcDims.assign(callerDims, callerDims + tensor.rank);
+  box.extent = box.srcDims;
+  box.srcStart.assign(tensor.rank, 0);
+  box.dstDims.assign(planDims, planDims + tensor.rank);
+  box.dstStart.assign(tensor.rank, 0);
+  box.elementBytes = graphc_dtype_size(tensor.dtype);
+  if (int32_t axis = splitAxisOfInput(desc, shape, input); axis >= 0) {
+    box.extent[axis] = part.size;
+    box.srcStart[axis] = part.start;
+  }
+  return box;
 }
 
-std::vector<int64_t> graphc::rt::partInputExtent(const graphc_model &model,
-                                                 const RunShape &shape,
-                                                 const RunPart &part,
-                                                 int32_t input,
-                                                 const int64_t *callerDims) {
-  std::vector<int64_t> extent(callerDims,
-                              callerDims + model.desc->inputs[input].rank);
-  int32_t axis = splitAxisOfInput(model, shape, input);
-  if (axis >= 0)
-    extent[axis] = part.size;
-  return extent;
-}
-
-std::vector<int64_t> graphc::rt::partOutputExtent(const graphc_model &model,
+std::optional<BoxCopy> graphc::rt::partOutputCopy(const graphc_model &model,
                                                   const RunShape &shape,
                                                   const RunPart &part,
                                                   int32_t output) {
   const graphc_model_desc &desc = *model.desc;
+  const graphc_tensor_desc &tensor = desc.outputs[output];
+  int32_t splitAxis = shape.splitDim < 0
+                          ? -1
+                          : desc.bucket_dims[shape.splitDim].output_axes[output];
+  if (shape.splitDim >= 0 && splitAxis < 0 && &part != &shape.parts.front())
+    return std::nullopt;
   const int64_t *planDims = desc.plans[part.plan].output_dims[output];
-  std::vector<int64_t> extent(planDims,
-                              planDims + desc.outputs[output].rank);
+  BoxCopy box;
+  box.srcDims.assign(planDims, planDims + tensor.rank);
+  box.extent = box.srcDims;
+  box.srcStart.assign(tensor.rank, 0);
+  box.dstDims = shape.outputDims[output];
+  box.dstStart.assign(tensor.rank, 0);
+  box.elementBytes = graphc_dtype_size(tensor.dtype);
   for (int32_t k = 0; k < desc.num_bucket_dims; ++k) {
     int32_t axis = desc.bucket_dims[k].output_axes[output];
     if (axis < 0 || !desc.bucket_dims[k].pad_safe)
       continue;
-    extent[axis] = k == shape.splitDim ? part.size : shape.dimSizes[k];
+    box.extent[axis] = k == shape.splitDim ? part.size : shape.dimSizes[k];
   }
-  return extent;
+  if (splitAxis >= 0)
+    box.dstStart[splitAxis] = part.start;
+  return box;
 }
 
 graphc_status graphc::rt::bindRun(

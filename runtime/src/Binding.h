@@ -3,6 +3,9 @@
 #define GRAPHC_RUNTIME_SRC_BINDING_H
 
 #include "graphc/runtime.h"
+#include "runtime/src/Staging.h"
+
+#include <optional>
 
 #include <vector>
 
@@ -49,24 +52,19 @@ struct RunShape {
 graphc_status resolveRun(const graphc_model &model, const int32_t *ranks,
                          const int64_t *const *dims, RunShape &shape);
 
-/// The extent of the data a part covers in input `input` (actual sizes
-/// along bucketed dims, this part's size along the split dim).
-std::vector<int64_t> partInputExtent(const graphc_model &model,
-                                     const RunShape &shape,
-                                     const RunPart &part, int32_t input,
-                                     const int64_t *callerDims);
+/// Where part `part` copies caller input `input` (of dims `callerDims`)
+/// into a staging buffer of its plan's input shape.
+BoxCopy partInputCopy(const graphc_model &model, const RunShape &shape,
+                      const RunPart &part, int32_t input,
+                      const int64_t *callerDims);
 
-/// The extent of output `output` of `part`'s plan that holds results.
-std::vector<int64_t> partOutputExtent(const graphc_model &model,
+/// Where part `part` copies the results in a staging buffer of its plan's
+/// output `output` to the caller's output; nullopt when the part writes
+/// none of it (an output that does not carry the split dim is the same in
+/// every part, and the first part writes it).
+std::optional<BoxCopy> partOutputCopy(const graphc_model &model,
                                       const RunShape &shape,
                                       const RunPart &part, int32_t output);
-
-/// The axis of input `input` (output `output`) along which runs are split,
-/// or -1.
-int32_t splitAxisOfInput(const graphc_model &model, const RunShape &shape,
-                         int32_t input);
-int32_t splitAxisOfOutput(const graphc_model &model, const RunShape &shape,
-                          int32_t output);
 
 /// Validates everything graphc_session_run receives: counts, names, dtypes,
 /// shapes, devices, contiguity and data of inputs and outputs. On success

@@ -501,16 +501,8 @@ graphc_status CudaSession::runStagedPart(
       continue;
     if (graphc_status status = fillPadding(i, bytes))
       return status;
-    const DLTensor &caller = *inputs[i];
-    std::vector<int64_t> callerDims(caller.shape, caller.shape + input.rank);
-    std::vector<int64_t> dims(plan.input_dims[i],
-                              plan.input_dims[i] + input.rank);
-    std::vector<int64_t> start(input.rank, 0), zero(input.rank, 0);
-    if (int32_t axis = splitAxisOfInput(model, shape, i); axis >= 0)
-      start[axis] = part.start;
     bool inside = forEachContiguousRun(
-        partInputExtent(model, shape, part, i, caller.shape), callerDims,
-        start, dims, zero, graphc_dtype_size(input.dtype),
+        partInputCopy(model, shape, part, i, inputs[i]->shape),
         [&](uint64_t from, uint64_t to, uint64_t count) {
           if (result == cu::kSuccess)
             result = drv.memcpyDtoDAsync(inputStaging[i] + to,
@@ -529,20 +521,12 @@ graphc_status CudaSession::runStagedPart(
   if (graphc_status status = launchOnStaging(part.plan))
     return status;
   for (int32_t o = 0; o < desc.num_outputs; ++o) {
-    // An output that does not carry the split dim is the same in every
-    // part: the first part writes it.
-    int32_t axis = splitAxisOfOutput(model, shape, o);
-    if (shape.splitDim >= 0 && axis < 0 && &part != &shape.parts.front())
+    std::optional<BoxCopy> box = partOutputCopy(model, shape, part, o);
+    if (!box)
       continue;
     const graphc_tensor_desc &output = desc.outputs[o];
-    std::vector<int64_t> dims(plan.output_dims[o],
-                              plan.output_dims[o] + output.rank);
-    std::vector<int64_t> start(output.rank, 0), zero(output.rank, 0);
-    if (axis >= 0)
-      start[axis] = part.start;
     bool inside = forEachContiguousRun(
-        partOutputExtent(model, shape, part, o), dims, zero,
-        shape.outputDims[o], start, graphc_dtype_size(output.dtype),
+        *box,
         [&](uint64_t from, uint64_t to, uint64_t count) {
           if (result == cu::kSuccess)
             result = drv.memcpyDtoDAsync(outputPtrs[o] + to,

@@ -2,27 +2,14 @@
 #include "runtime/src/Dtype.h"
 
 #include "graphc/runtime.h"
+#include "runtime/src/OnnxDtype.h"
+
+using namespace graphc::rt;
 
 namespace {
 /// DLPack 0.8 added kDLBool; the header here may predate it.
 constexpr uint8_t kDLBoolCode = 6;
 
-// ONNX TensorProto.DataType numbers.
-enum : int32_t {
-  kFloat = 1,
-  kUint8 = 2,
-  kInt8 = 3,
-  kUint16 = 4,
-  kInt16 = 5,
-  kInt32 = 6,
-  kInt64 = 7,
-  kBool = 9,
-  kFloat16 = 10,
-  kDouble = 11,
-  kUint32 = 12,
-  kUint64 = 13,
-  kBfloat16 = 16,
-};
 } // namespace
 
 int32_t graphc::rt::dtypeFromDLPack(DLDataType type) {

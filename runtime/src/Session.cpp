@@ -117,15 +117,9 @@ graphc_status runCpuStaged(graphc_session &session, const RunShape &shape,
       uint64_t bytes = planBytes(input, plan.input_dims[i]);
       for (uint64_t at = 0; at < bytes; at += elementBytes)
         std::memcpy(staging + at, pattern, elementBytes);
-      const DLTensor &caller = *inputs[i];
-      std::vector<int64_t> callerDims(caller.shape, caller.shape + input.rank);
-      std::vector<int64_t> start(input.rank, 0), zero(input.rank, 0);
-      if (int32_t axis = splitAxisOfInput(model, shape, i); axis >= 0)
-        start[axis] = part.start;
-      const char *source = tensorBase(caller);
+      const char *source = tensorBase(*inputs[i]);
       if (!forEachContiguousRun(
-              partInputExtent(model, shape, part, i, caller.shape),
-              callerDims, start, dims, zero, elementBytes,
+              partInputCopy(model, shape, part, i, inputs[i]->shape),
               [&](uint64_t from, uint64_t to, uint64_t count) {
                 std::memcpy(staging + to, source + from, count);
               }))
@@ -147,28 +141,36 @@ graphc_status runCpuStaged(graphc_session &session, const RunShape &shape,
                        session.args.data()))
       return status;
     for (int32_t o = 0; o < desc.num_outputs; ++o) {
-      // An output that does not carry the split dim is the same in every
-      // part: the first part writes it.
-      int32_t axis = splitAxisOfOutput(model, shape, o);
-      if (shape.splitDim >= 0 && axis < 0 && &part != &shape.parts.front())
+      std::optional<BoxCopy> box = partOutputCopy(model, shape, part, o);
+      if (!box)
         continue;
-      const graphc_tensor_desc &output = desc.outputs[o];
-      std::vector<int64_t> start(output.rank, 0), zero(output.rank, 0);
-      if (axis >= 0)
-        start[axis] = part.start;
       char *target = tensorBase(outputs[o]);
       const unsigned char *staged = session.outputStaging[o].data();
       if (!forEachContiguousRun(
-              partOutputExtent(model, shape, part, o),
-              stagedDims[desc.num_inputs + o], zero, shape.outputDims[o],
-              start, graphc_dtype_size(output.dtype),
-              [&](uint64_t from, uint64_t to, uint64_t count) {
+              *box, [&](uint64_t from, uint64_t to, uint64_t count) {
                 std::memcpy(target + to, staged + from, count);
               }))
-        return stagingError("output", output.name, plan);
+        return stagingError("output", desc.outputs[o].name, plan);
     }
   }
   return nullptr;
+}
+
+/// resolveRun for inputs given in the caller's order (by name when
+/// `names` is not null), as the C API takes them.
+graphc_status resolveNamedRun(const graphc_model &model, int32_t numInputs,
+                              const char *const *names, const int32_t *ranks,
+                              const int64_t *const *dims, RunShape &shape) {
+  std::vector<int32_t> modelIndex;
+  if (graphc_status status = orderInputs(model, numInputs, names, modelIndex))
+    return status;
+  std::vector<int32_t> orderedRanks(numInputs);
+  std::vector<const int64_t *> orderedDims(numInputs);
+  for (int32_t i = 0; i < numInputs; ++i) {
+    orderedRanks[modelIndex[i]] = ranks[i];
+    orderedDims[modelIndex[i]] = dims[i];
+  }
+  return resolveRun(model, orderedRanks.data(), orderedDims.data(), shape);
 }
 
 /// graphc_session_run (`stream` null: synchronous) and
@@ -327,19 +329,9 @@ graphc_status graphc_model_select_plan(const graphc_model *model,
                       "graphc_model_select_plan needs a model, ranks, dims "
                       "and an out_plan_index");
   return guardAllocations("graphc_model_select_plan", [&]() -> graphc_status {
-    std::vector<int32_t> modelIndex;
-    if (graphc_status status =
-            orderInputs(*model, num_inputs, input_names, modelIndex))
-      return status;
-    std::vector<int32_t> ranks(num_inputs);
-    std::vector<const int64_t *> dims(num_inputs);
-    for (int32_t i = 0; i < num_inputs; ++i) {
-      ranks[modelIndex[i]] = input_ranks[i];
-      dims[modelIndex[i]] = input_dims[i];
-    }
     RunShape shape;
-    if (graphc_status status =
-            resolveRun(*model, ranks.data(), dims.data(), shape))
+    if (graphc_status status = resolveNamedRun(*model, num_inputs, input_names,
+                                               input_ranks, input_dims, shape))
       return status;
     *out_plan_index = shape.parts.front().plan;
     return nullptr;
@@ -358,19 +350,9 @@ graphc_status graphc_model_output_dims(const graphc_model *model,
                       "graphc_model_output_dims needs a model, ranks, dims "
                       "and out_output_dims");
   return guardAllocations("graphc_model_output_dims", [&]() -> graphc_status {
-    std::vector<int32_t> modelIndex;
-    if (graphc_status status =
-            orderInputs(*model, num_inputs, input_names, modelIndex))
-      return status;
-    std::vector<int32_t> ranks(num_inputs);
-    std::vector<const int64_t *> dims(num_inputs);
-    for (int32_t i = 0; i < num_inputs; ++i) {
-      ranks[modelIndex[i]] = input_ranks[i];
-      dims[modelIndex[i]] = input_dims[i];
-    }
     RunShape shape;
-    if (graphc_status status =
-            resolveRun(*model, ranks.data(), dims.data(), shape))
+    if (graphc_status status = resolveNamedRun(*model, num_inputs, input_names,
+                                               input_ranks, input_dims, shape))
       return status;
     for (int32_t o = 0; o < model->desc->num_outputs; ++o) {
       if (!out_output_dims[o])

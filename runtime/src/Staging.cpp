@@ -1,6 +1,8 @@
 //===- Staging.cpp - padding inputs and slicing outputs of a bucket -------===//
 #include "runtime/src/Staging.h"
 
+#include "runtime/src/OnnxDtype.h"
+
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -8,22 +10,6 @@
 using namespace graphc::rt;
 
 namespace {
-// ONNX TensorProto.DataType numbering.
-enum : int32_t {
-  kFloat = 1,
-  kUint8 = 2,
-  kInt8 = 3,
-  kUint16 = 4,
-  kInt16 = 5,
-  kInt32 = 6,
-  kInt64 = 7,
-  kBool = 9,
-  kFloat16 = 10,
-  kDouble = 11,
-  kUint32 = 12,
-  kUint64 = 13,
-  kBfloat16 = 16,
-};
 
 /// `value` converted to the integer type T, truncated toward zero and
 /// saturated (NaN becomes 0).
@@ -157,4 +143,12 @@ bool graphc::rt::forEachContiguousRun(
     if (d == 0)
       return true;
   }
+}
+
+bool graphc::rt::forEachContiguousRun(
+    const BoxCopy &box,
+    const std::function<void(uint64_t, uint64_t, uint64_t)> &copy) {
+  return forEachContiguousRun(box.extent, box.srcDims, box.srcStart,
+                              box.dstDims, box.dstStart, box.elementBytes,
+                              copy);
 }

@@ -22,6 +22,13 @@ namespace graphc::rt {
 /// the element size, 0 for an unknown dtype.
 size_t padPattern(int32_t dtype, double value, unsigned char out[8]);
 
+/// A box of `extent` elements copied from `srcStart` in a row-major tensor of
+/// `srcDims` to `dstStart` in one of `dstDims`.
+struct BoxCopy {
+  std::vector<int64_t> extent, srcDims, srcStart, dstDims, dstStart;
+  size_t elementBytes = 0;
+};
+
 /// Calls `copy(srcOffset, dstOffset, bytes)` for every contiguous run of
 /// copying the box of `extent` elements, starting at `srcStart` in a
 /// row-major tensor of `srcDims`, to `dstStart` in one of `dstDims`.
@@ -30,6 +37,9 @@ bool forEachContiguousRun(
     const std::vector<int64_t> &extent, const std::vector<int64_t> &srcDims,
     const std::vector<int64_t> &srcStart, const std::vector<int64_t> &dstDims,
     const std::vector<int64_t> &dstStart, size_t elementBytes,
+    const std::function<void(uint64_t, uint64_t, uint64_t)> &copy);
+bool forEachContiguousRun(
+    const BoxCopy &box,
     const std::function<void(uint64_t, uint64_t, uint64_t)> &copy);
 
 } // namespace graphc::rt
