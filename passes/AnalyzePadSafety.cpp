@@ -32,6 +32,7 @@
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/GraphTypeInference.h"
 #include "passes/Passes.h"
+#include "passes/SizeUses.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
@@ -1708,6 +1709,9 @@ PadSafety analyzePadSafety(func::FuncOp func, StringRef dim) {
 
 LogicalResult analyzePadSafety(ModuleOp module) {
   Builder b(module.getContext());
+  SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
+  // Sizes folded into constants, found by comparing two buckets per dim.
+  llvm::StringMap<std::optional<SizeUse>> constantUses;
   for (auto func : module.getOps<func::FuncOp>()) {
     if (func.isExternal())
       continue;
@@ -1731,6 +1735,18 @@ LogicalResult analyzePadSafety(ModuleOp module) {
     SmallVector<NamedAttribute> entries;
     for (StringRef dim : dims) {
       PadSafety safety = analyzePadSafety(func, dim);
+      auto known = constantUses.find(dim);
+      if (known == constantUses.end())
+        known = constantUses
+                    .try_emplace(dim, findBucketDependentConstant(funcs, dim))
+                    .first;
+      if (const std::optional<SizeUse> &use = known->second;
+          use && safety.padSafe) {
+        safety.padSafe = safety.splittable = false;
+        safety.node = use->node;
+        safety.reason = use->reason;
+        safety.outputAxes.assign(func.getNumResults(), -1);
+      }
       entries.push_back(b.getNamedAttr(
           dim,
           b.getDictionaryAttr({

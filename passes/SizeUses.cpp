@@ -218,4 +218,54 @@ std::optional<SizeUse> findSizeUseAsValue(func::FuncOp main) {
   return std::nullopt;
 }
 
+std::optional<SizeUse>
+findBucketDependentConstant(ArrayRef<func::FuncOp> funcs, StringRef dim) {
+  // Two buckets whose sizes differ in `dim` only.
+  auto sizesOf = [](func::FuncOp func) {
+    return func->getAttrOfType<DictionaryAttr>(graph::kBucketAttr);
+  };
+  func::FuncOp first, second;
+  for (size_t i = 0; i < funcs.size() && !second; ++i) {
+    DictionaryAttr a = sizesOf(funcs[i]);
+    if (!a || !a.get(dim))
+      continue;
+    for (size_t j = i + 1; j < funcs.size() && !second; ++j) {
+      DictionaryAttr b = sizesOf(funcs[j]);
+      if (!b || b.size() != a.size())
+        continue;
+      bool otherwiseEqual = true;
+      for (NamedAttribute entry : a)
+        if (entry.getName() != dim && b.get(entry.getName()) != entry.getValue())
+          otherwiseEqual = false;
+      if (otherwiseEqual && b.get(dim) != a.get(dim)) {
+        first = funcs[i];
+        second = funcs[j];
+      }
+    }
+  }
+  if (!second)
+    return std::nullopt;
+  Block &one = first.getBody().front(), &two = second.getBody().front();
+  if (one.getOperations().size() != two.getOperations().size())
+    return std::nullopt;
+  for (auto [a, b] : llvm::zip(one, two)) {
+    if (a.getName() != b.getName())
+      return std::nullopt;
+    auto constantA = dyn_cast<graph::ConstantOp>(a);
+    auto constantB = dyn_cast<graph::ConstantOp>(b);
+    // A constant spanning the dim has another type in each bucket: it holds
+    // per-position values (position ids, masks), not a size.
+    if (!constantA || constantA.getType() != constantB.getType() ||
+        constantA.getValue() == constantB.getValue())
+      continue;
+    for (OpOperand &use : constantA.getResult().getUses())
+      if (!isShapeOperand(use.getOwner(), use.getOperandNumber()))
+        return SizeUse{nodeName(use.getOwner()),
+                       "reads a constant that changes with the size of '" +
+                           dim.str() + "' (the size computed with), which "
+                           "padding changes"};
+  }
+  return std::nullopt;
+}
+
 } // namespace graphc

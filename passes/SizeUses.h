@@ -36,6 +36,16 @@ struct SizeUse {
 /// with an intermediate's dynamic size is not caught.
 std::optional<SizeUse> findSizeUseAsValue(mlir::func::FuncOp main);
 
+/// The first constant of the bucket functions in `funcs` that two buckets
+/// differing only in `dim` hold with the same type but other values, and
+/// that an op reads as a value (not as a shape): a size computed with,
+/// folded per bucket. Named by its first such reader. nullopt when there is
+/// none, or when no two buckets differ only in `dim`, or when the two found
+/// do not have the same ops in the same order.
+std::optional<SizeUse>
+findBucketDependentConstant(llvm::ArrayRef<mlir::func::FuncOp> funcs,
+                            llvm::StringRef dim);
+
 } // namespace graphc
 
 #endif

@@ -49,3 +49,21 @@ func.func @main(%x: tensor<3x?xf32> {graph.name = "x", graph.dims = ["", "n"]}) 
   %y = graph.div %x, %scale : (tensor<3x?xf32>, tensor<1xf32>) -> tensor<3x?xf32> loc("scaled")
   return %y : tensor<3x?xf32>
 }
+
+// -----
+
+// The size of an intermediate (not followed before bucketing) folds into a
+// constant that two buckets hold with other values: the division that reads
+// it breaks padding along n.
+// CHECK-LABEL: func @bucket_0
+// CHECK-SAME: graph.pad_safety = {n = {inputs = [1], node = "mean_div", outputs = [-1], reason = "reads a constant that changes with the size of 'n' (the size computed with), which padding changes", safe = false, splittable = false}}
+// CHECK-NOT: graph.size_use
+func.func @main(%x: tensor<3x?xf32> {graph.name = "x", graph.dims = ["", "n"]}) -> tensor<3xf32> {
+  %axes = graph.constant {value = dense<1> : tensor<1xi64>} : () -> tensor<1xi64>
+  %sum = graph.reduce_sum %x, %axes {keepdims = 0 : i64} : (tensor<3x?xf32>, tensor<1xi64>) -> tensor<3xf32> loc("sum")
+  %r = graph.relu %x : (tensor<3x?xf32>) -> tensor<3x?xf32> loc("relu")
+  %shape = graph.shape %r {start = 1 : i64} : (tensor<3x?xf32>) -> tensor<1xi64> loc("shape")
+  %size = graph.cast %shape {to = f32} : (tensor<1xi64>) -> tensor<1xf32> loc("size_cast")
+  %mean = graph.div %sum, %size : (tensor<3xf32>, tensor<1xf32>) -> tensor<3xf32> loc("mean_div")
+  return %mean : tensor<3xf32>
+}
