@@ -263,7 +263,7 @@ graphc_status graphc::rt::resolveRun(const graphc_model &model,
                             std::to_string(desc.inputs[i].rank) + ", got " +
                             std::to_string(ranks[i]));
   }
-  if (desc.num_plans == 1) {
+  if (desc.num_plans == 1 && desc.num_bucket_dims == 0) {
     // One accepted shape: name the first input that differs from it.
     for (int32_t i = 0; i < desc.num_inputs; ++i) {
       const graphc_tensor_desc &input = desc.inputs[i];
