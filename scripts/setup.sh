@@ -2,6 +2,10 @@
 # Installs everything graphc needs to build and test, idempotently:
 # Debian packages (when missing) and a Python venv with pinned packages in .venv.
 # Quiet when everything is already there.
+#
+# --with-triton also makes .venv-triton: Triton Inference Server (the
+# tritonserver binary PyTriton's wheel ships, about 370 MB with its clients)
+# for the serving test, which the test command runs.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
@@ -63,3 +67,6 @@ fi
 # conformance counts are reproducible.
 source "$root/scripts/venv.sh"
 ensure_venv "$root/.venv" "$root/scripts/requirements.txt" .venv
+if [ "${1:-}" = --with-triton ]; then
+  ensure_venv "$root/.venv-triton" "$root/scripts/requirements-triton.txt" .venv-triton
+fi

@@ -15,7 +15,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${GRAPHC_BUILD_DIR:-$root/build}"
 jobs="$(nproc)"
-bash "$root/scripts/setup.sh"
+bash "$root/scripts/setup.sh" --with-triton
 
 status=0
 stage() { # stage NAME COMMAND...: runs and times one stage, recording failure

@@ -112,6 +112,33 @@ class RunTest(unittest.TestCase):
         np.testing.assert_array_equal(np.from_dlpack(again),
                                       (x * WEIGHTS + bias) * WEIGHTS + bias)
 
+    def test_slices_share_the_output_memory(self):
+        x, bias = affine_inputs(batch=2)
+        expected = x * WEIGHTS + bias
+        y, _ = self.model.run(x, bias)
+        row_bytes = 3 * 4
+        second = y[1:]
+        self.assertIsInstance(second, graphc.Tensor)
+        self.assertEqual((second.shape, second.nbytes), ((1, 3), row_bytes))
+        self.assertEqual(second.data_ptr, y.data_ptr + row_bytes)
+        np.testing.assert_array_equal(np.from_dlpack(second), expected[1:])
+        self.assertEqual(np.from_dlpack(second).ctypes.data, second.data_ptr)
+        np.testing.assert_array_equal(y[0:1].numpy(), expected[:1])
+        np.testing.assert_array_equal(y[-1:][0:1].numpy(), expected[1:])
+        self.assertEqual(y[2:1].shape, (0, 3))
+        self.assertEqual(y[:].data_ptr, y.data_ptr)
+        # A slice keeps the memory alive after the parent is gone.
+        del y
+        np.testing.assert_array_equal(second.numpy(), expected[1:])
+        # A slice fed back as an input goes through the DLPack input path.
+        again, _ = self.model.run(second, bias)
+        np.testing.assert_array_equal(np.from_dlpack(again),
+                                      expected[1:] * WEIGHTS + bias)
+        with self.assertRaises(TypeError):
+            second[0]
+        with self.assertRaises(ValueError):
+            second[::2]
+
     def test_unconsumed_capsule_releases_its_tensor(self):
         x, bias = affine_inputs()
         before = _dlpack.live_exports()

@@ -1,21 +1,20 @@
 //===- InspectCommand.cpp - `graphc inspect` ------------------------------===//
 //
 // Describes a compiled model from its descriptor, read from the file as data
-// (runtime/src/ArtifactReader): nothing in the file runs, so foreign or
+// (tools/graphc/ArtifactFile): nothing in the file runs, so foreign or
 // hostile files are safe to inspect, and cuda models need no GPU.
 //
 //===----------------------------------------------------------------------===//
 
 #include "lib/Support/Format.h"
-#include "runtime/src/ArtifactReader.h"
+#include "tools/graphc/ArtifactFile.h"
 #include "tools/graphc/RuntimeCommands.h"
 
 #include "graphc/runtime.h"
 #include "tools/graphc/Commands.h"
 
-#include "llvm/Support/FileSystem.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Support/Format.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -206,34 +205,10 @@ void printText(const nlohmann::ordered_json &report, llvm::raw_ostream &os) {
 
 int runInspectCommand(const InspectOptions &options) {
   const std::string &path = options.model;
-  auto fail = [&](const llvm::Twine &message) {
-    return reportError(llvm::createStringError(message));
-  };
-  llvm::sys::fs::file_status status;
-  if (std::error_code ec = llvm::sys::fs::status(path, status))
-    return fail("cannot open '" + path + "': " + ec.message());
-  if (status.type() != llvm::sys::fs::file_type::regular_file)
-    return fail("'" + path + "' is not a regular file");
-  auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                          /*RequiresNullTerminator=*/false);
-  if (!file)
-    return fail("cannot read '" + path + "': " + file.getError().message());
-  llvm::StringRef bytes = (*file)->getBuffer();
-  rt::ArtifactRead read = rt::readArtifact(bytes.data(), bytes.size());
-  switch (read.error) {
-  case rt::ArtifactError::none:
-    break;
-  case rt::ArtifactError::notAnArtifact:
-    return fail("'" + path + "' is not a graphc model: " + read.message);
-  case rt::ArtifactError::abiMismatch:
-    return fail("'" + path + "' has " + read.message);
-  case rt::ArtifactError::malformed:
-    return fail("malformed artifact '" + path + "': " + read.message);
-  }
-  bool checksumOk = rt::computeArtifactChecksum(bytes.data(), bytes.size(),
-                                                read.view.checksumOffset) ==
-                    read.view.checksum;
-  nlohmann::ordered_json report = describe(path, read.view, checksumOk);
+  llvm::Expected<ArtifactFile> artifact = readArtifactFile(path);
+  if (!artifact)
+    return reportError(artifact.takeError());
+  nlohmann::ordered_json report = describe(path, artifact->view, artifact->checksumOk);
   // Names are bytes from the model: invalid UTF-8 becomes U+FFFD.
   if (options.json)
     llvm::outs() << report.dump(2, ' ', /*ensure_ascii=*/false,

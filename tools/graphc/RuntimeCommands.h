@@ -1,13 +1,14 @@
 //===- RuntimeCommands.h - `graphc run` and `graphc inspect` ----*- C++ -*-===//
 //
 // Subcommands that work on a compiled model .so through the runtime's C API
-// (no MLIR involved). Each has an options struct, an entry point returning
+// or its descriptor (no MLIR involved). Each has an options struct, an entry point returning
 // the exit status, and a function registering it on the CLI11 app.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHC_TOOLS_GRAPHC_RUNTIMECOMMANDS_H
 #define GRAPHC_TOOLS_GRAPHC_RUNTIMECOMMANDS_H
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,22 @@ struct InspectOptions {
 /// kernels with their ONNX nodes, arena and weight sizes.
 int runInspectCommand(const InspectOptions &options);
 void addInspectCommand(CLI::App &app, int &exitCode);
+
+struct TritonOptions {
+  std::string model;
+  std::string repository;
+  /// Default: the model file's name without extension.
+  std::string name;
+  int instances = 1;
+  int64_t maxQueueDelayUs = 100;
+  bool force = false;
+};
+
+/// `graphc triton OUT.so --repository DIR [--name NAME] [--instances N]
+/// [--max-queue-delay-us U] [--force]`: a Triton model repository entry
+/// (config.pbtxt, the artifact, the Python backend entry point).
+int runTritonCommand(const TritonOptions &options);
+void addTritonCommand(CLI::App &app, int &exitCode);
 
 } // namespace graphc::tools
 

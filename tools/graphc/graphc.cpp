@@ -74,6 +74,7 @@ int main(int argc, char **argv) {
   graphc::tools::addCompileCommand(app, exitCode);
   graphc::tools::addRunCommand(app, exitCode);
   graphc::tools::addInspectCommand(app, exitCode);
+  graphc::tools::addTritonCommand(app, exitCode);
   // The chosen command runs inside parse(), so this also catches what
   // escapes a command.
   try {

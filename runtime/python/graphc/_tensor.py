@@ -142,6 +142,9 @@ class Tensor:
         itemsize = _capi.library().graphc_dtype_size(onnx_dtype)
         self.nbytes = _element_count(self.shape) * itemsize
         self._buffer = Buffer(session, self.nbytes)
+        # Where this tensor starts in the buffer (a slice of another tensor
+        # shares its buffer).
+        self._offset = 0
         # cuda: the stream the producing run was ordered on, None once the
         # data is known to be complete.
         self._ready_stream = ready_stream
@@ -152,12 +155,33 @@ class Tensor:
 
     @property
     def data_ptr(self):
-        return self._buffer.pointer
+        return self._buffer.pointer + self._offset
+
+    def __getitem__(self, key):
+        """t[a:b]: rows a to b-1 along the first axis, sharing the memory
+        (no copy on any device). Serving code splits a batched run's
+        outputs into per-request tensors this way."""
+        if not isinstance(key, slice):
+            raise TypeError("graphc tensors take slices of the first axis "
+                            f"only (t[a:b]), not {type(key).__name__}")
+        if not self.shape:
+            raise TypeError("a 0-d tensor cannot be sliced")
+        start, stop, step = key.indices(self.shape[0])
+        if step != 1:
+            raise ValueError(f"a slice of a graphc tensor has step 1, not {step}")
+        stop = max(start, stop)
+        view = Tensor.__new__(Tensor)
+        view.__dict__.update(self.__dict__)
+        view.shape = (stop - start,) + self.shape[1:]
+        row_bytes = self.nbytes // self.shape[0] if self.shape[0] else 0
+        view._offset = self._offset + start * row_bytes
+        view.nbytes = view.shape[0] * row_bytes
+        return view
 
     def dltensor(self):
         """A DLTensor over the memory (for the runtime's outputs)."""
         shape = (ctypes.c_int64 * max(self.ndim, 1))(*self.shape)
-        tensor = _capi.DLTensor(self._buffer.pointer,
+        tensor = _capi.DLTensor(self.data_ptr,
                                 _capi.DLDevice(*self.device.dlpack()),
                                 self.ndim, dlpack_dtype(self.onnx_dtype),
                                 shape, None, 0)
@@ -184,7 +208,7 @@ class Tensor:
                                   f"(got {stream!r})")
         else:
             self._wait_for(stream)
-        return _dlpack.export(self, self._buffer.pointer,
+        return _dlpack.export(self, self.data_ptr,
                               _capi.DLDevice(*self.device.dlpack()),
                               dlpack_dtype(self.onnx_dtype), self.shape)
 
@@ -207,7 +231,7 @@ class Tensor:
         array = np.empty(self.shape, self.dtype)
         # The download is ordered after every run of the session.
         check(_capi.library().graphc_session_download(
-            self._session.pointer, array.ctypes.data, self._buffer.pointer,
+            self._session.pointer, array.ctypes.data, self.data_ptr,
             array.nbytes))
         return array
 
