@@ -44,6 +44,9 @@ install -m 755 "$build/bin/graphc" "$out/bin/"
 install -m 755 "$build/lib/libgraphc_runtime.so" "$out/lib/"
 # graphc links cpu models with the kernel archive it finds at ../lib/graphc.
 install -D -m 644 "$build/lib/graphc/libHostKernels.a" "$out/lib/graphc/libHostKernels.a"
+# graphc triton copies the Python package from share/graphc.
+mkdir -p "$out/share/graphc/python"
+cp -r "$build/share/graphc/python/graphc" "$out/share/graphc/python/"
 cp -r "$root/runtime/include/graphc" "$out/include/"
 cp -r "$root/runtime/python" "$out/runtime/"
 find "$out/runtime" -name __pycache__ -prune -exec rm -rf {} +

@@ -54,6 +54,8 @@ def check_layout(prefix, build_dir, major, version):
                      "lib/cmake/graphc/graphcConfig.cmake",
                      "lib/cmake/graphc/graphcConfigVersion.cmake",
                      "lib/pkgconfig/graphc.pc",
+                     "share/graphc/python/graphc/__init__.py",
+                     "share/graphc/python/graphc/triton.py",
                      f"lib/libgraphc_runtime.so.{version}"]:
         check(os.path.isfile(os.path.join(prefix, relative)),
               f"{relative} is not installed")
@@ -171,6 +173,30 @@ def main():
                   f"{how} consumer's output differs from onnxruntime: max "
                   f"abs error {np.abs(got - expected).max()}")
             print(f"{how} consumer: output matches onnxruntime")
+
+        # graphc triton's entry carries the installed package and runtime:
+        # its graphc runs the model with nothing else on the path.
+        repository = os.path.join(work, "repository")
+        run([graphc, "triton", artifact, "--repository", repository])
+        entry = os.path.join(repository, "mlp", "1")
+        with open(os.path.join(entry, "graphc", "libgraphc_runtime.so"), "rb") as f, \
+                open(os.path.join(prefix, "lib", f"libgraphc_runtime.so.{args.version}"),
+                     "rb") as g:
+            check(f.read() == g.read(),
+                  "the entry's runtime library is not the installed one")
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("GRAPHC_RUNTIME_LIBRARY", "PYTHONPATH")}
+        served = os.path.join(work, "served.npy")
+        np.save(os.path.join(work, "features.npy"), features)
+        run([sys.executable, "-c",
+             "import sys, numpy as np; sys.path.insert(0, sys.argv[1]); "
+             "import graphc; assert graphc.__file__.startswith(sys.argv[1]), graphc.__file__; "
+             "m = graphc.load(sys.argv[1] + '/graphc_model.so'); "
+             "np.save(sys.argv[3], m.run(np.load(sys.argv[2]))[0].numpy())",
+             entry, os.path.join(work, "features.npy"), served], env=env)
+        check(np.allclose(np.load(served), expected, rtol=1e-4, atol=1e-5),
+              "the triton entry's package computes another output")
+        print("graphc triton entry: its own package and runtime run the model")
 
         # An incomplete install says what is missing instead of failing in
         # the linker.
