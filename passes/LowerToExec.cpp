@@ -147,7 +147,8 @@ exec::KernelOp ExecTables::kernelFor(kernel::FusionOp fusion,
       kernel::FusionKindAttr::get(context, fusion.getKind()),
       fusion.getHashAttr(), fusion.getSchedule(),
       kernelBuilder.getArrayAttr({}), /*grid=*/nullptr, /*block=*/nullptr,
-      /*shared_bytes=*/nullptr);
+      /*shared_bytes=*/nullptr, /*flops=*/nullptr, /*bytes_read=*/nullptr,
+      /*bytes_written=*/nullptr, /*flop_type=*/nullptr);
   IRMapping mapping;
   fusion.getBody().cloneInto(&kernelOp.getBody(), mapping);
   inlineConstantInputs(fusion, kernelOp);

@@ -70,6 +70,9 @@ mlir::LogicalResult planMemory(mlir::ModuleOp module);
 mlir::LogicalResult lowerToExec(mlir::ModuleOp module,
                                 llvm::StringRef planName);
 
+/// Sets flops, bytes_read, bytes_written and flop_type on every exec.kernel.
+mlir::LogicalResult estimateKernelCost(mlir::ModuleOp module);
+
 #define GEN_PASS_REGISTRATION
 #include "passes/Passes.h.inc"
 

@@ -174,4 +174,18 @@ def LowerToExec : Pass<"graphc-lower-to-exec", "mlir::ModuleOp"> {
   let dependentDialects = ["::graphc::exec::ExecDialect"];
 }
 
+def EstimateKernelCost : Pass<"graphc-estimate-kernel-cost",
+                              "mlir::ModuleOp"> {
+  let summary = "set each exec.kernel's flops and DRAM bytes per launch";
+  let description = [{
+    The cost model that `graphc inspect` turns into a roofline estimate and
+    that autotuning starts from. A kernel's bytes are its inputs read once
+    and its outputs written once (what a fused kernel must move at least);
+    its flops add up its ops: two per multiply-add in contractions and
+    convolutions, a few per element in normalisations, one per element in
+    pointwise ops and reductions, none in data movement.
+  }];
+  let dependentDialects = ["::graphc::exec::ExecDialect"];
+}
+
 #endif // GRAPHC_PASSES_TD

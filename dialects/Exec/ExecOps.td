@@ -74,6 +74,12 @@ def Exec_KernelOp : Exec_Op<"kernel", [Symbol, IsolatedFromAbove,
     Identical fusions across buckets share one kernel. On the cuda target,
     codegen sets the launch of the kernel's static shapes: `grid` and
     `block` (x, y, z) and `shared_bytes` of dynamic shared memory.
+
+    The cost model (graphc-estimate-kernel-cost) sets what one launch costs:
+    `flops` (arithmetic, a multiply-add counting two), `bytes_read` and
+    `bytes_written` (the DRAM traffic of reading each input and writing each
+    output once) and `flop_type` (the element type the arithmetic is done
+    in, which picks the peak a roofline divides by).
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        Exec_FusionKindAttr:$kind,
@@ -81,7 +87,11 @@ def Exec_KernelOp : Exec_Op<"kernel", [Symbol, IsolatedFromAbove,
                        StrArrayAttr:$onnx_nodes,
                        OptionalAttr<DenseI64ArrayAttr>:$grid,
                        OptionalAttr<DenseI64ArrayAttr>:$block,
-                       OptionalAttr<I64Attr>:$shared_bytes);
+                       OptionalAttr<I64Attr>:$shared_bytes,
+                       OptionalAttr<I64Attr>:$flops,
+                       OptionalAttr<I64Attr>:$bytes_read,
+                       OptionalAttr<I64Attr>:$bytes_written,
+                       OptionalAttr<TypeAttr>:$flop_type);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name $kind attr-dict-with-keyword $body";
   let hasVerifier = 1;

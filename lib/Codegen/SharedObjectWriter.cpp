@@ -190,11 +190,15 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
     os << "  {" << cppStringLiteral(kernel.getSymName()) << ", "
        << cppStringLiteral(kernel::stringifyFusionKind(kernel.getKind())) << ", "
        << cppStringLiteral(nodes) << ", 0x" << kernel.getHash() << "ull, "
-       << (options.cudaTarget ? "nullptr" : cpuKernelSymbol(kernel))
+       << (options.cudaTarget ? "nullptr" : cpuKernelSymbol(kernel)) << ", "
+       << kernel.getFlops().value_or(0) << "ull, "
+       << kernel.getBytesRead().value_or(0) << "ull, "
+       << kernel.getBytesWritten().value_or(0) << "ull, "
+       << (kernel.getFlopType() ? graph::toHostDtype(*kernel.getFlopType()) : 0)
        << "},\n";
   }
   if (parts.kernels.empty())
-    os << "  {nullptr, nullptr, nullptr, 0, nullptr},\n";
+    os << "  {nullptr, nullptr, nullptr, 0, nullptr, 0, 0, 0, 0},\n";
   os << "};\n";
 
   // Plans. The arguments of all of a plan's steps are one array that each

@@ -405,6 +405,8 @@ llvm::Error compileModel(const CompileOptions &options,
     return diagnostics.takeError("lowering to exec failed");
   if (failed(verify(module)))
     return diagnostics.takeError("exec IR does not verify");
+  if (failed(estimateKernelCost(module)))
+    return diagnostics.takeError("kernel cost estimation failed");
   // CUDA kernels are generated before the exec stage is shown: codegen
   // sets their launch on the exec.kernel ops.
 #if GRAPHC_HAVE_CUDA_CODEGEN

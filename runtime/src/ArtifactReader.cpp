@@ -329,6 +329,24 @@ ArtifactPlan Reader::readPlan(uint64_t vaddr, const ArtifactView &view,
              plan.inputDims);
   readShapes(offsetof(graphc_plan_desc, output_dims), view.outputs,
              plan.outputDims);
+  uint64_t steps = pointerAt(vaddr + offsetof(graphc_plan_desc, steps), w);
+  checkTable(steps, plan.numSteps, sizeof(graphc_step_desc), w);
+  for (int32_t s = 0; s < plan.numSteps; ++s) {
+    uint64_t at = steps + uint64_t(s) * sizeof(graphc_step_desc);
+    ArtifactStep step;
+    step.kind = loaded<int32_t>(at + offsetof(graphc_step_desc, kind), w);
+    step.kernel = loaded<int32_t>(at + offsetof(graphc_step_desc, kernel), w);
+    int32_t numArgs =
+        loaded<int32_t>(at + offsetof(graphc_step_desc, num_args), w);
+    if (step.kind == GRAPHC_STEP_COPY && numArgs == 2) {
+      uint64_t args = pointerAt(at + offsetof(graphc_step_desc, args), w);
+      checkTable(args, numArgs, sizeof(graphc_buffer_ref), w);
+      step.copyBytes = loaded<uint64_t>(
+          args + sizeof(graphc_buffer_ref) + offsetof(graphc_buffer_ref, size),
+          w);
+    }
+    plan.steps.push_back(step);
+  }
   return plan;
 }
 
@@ -402,6 +420,14 @@ void Reader::read() {
         pointerAt(at + offsetof(graphc_kernel_desc, onnx_nodes), kw), kw);
     kernel.contentHash =
         loaded<uint64_t>(at + offsetof(graphc_kernel_desc, content_hash), kw);
+    kernel.flops =
+        loaded<uint64_t>(at + offsetof(graphc_kernel_desc, flops), kw);
+    kernel.bytesRead =
+        loaded<uint64_t>(at + offsetof(graphc_kernel_desc, bytes_read), kw);
+    kernel.bytesWritten =
+        loaded<uint64_t>(at + offsetof(graphc_kernel_desc, bytes_written), kw);
+    kernel.flopDtype =
+        loaded<int32_t>(at + offsetof(graphc_kernel_desc, flop_dtype), kw);
     view.kernels.push_back(std::move(kernel));
   }
   auto [images, numImages] =

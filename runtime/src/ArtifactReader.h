@@ -36,6 +36,14 @@ struct ArtifactBucketDim {
   std::vector<int32_t> outputAxes;
 };
 
+/// One step of a plan (graphc_step_desc): what inspect's cost report needs.
+struct ArtifactStep {
+  int32_t kind = 0; // graphc_step_kind
+  int32_t kernel = -1;
+  /// The bytes a copy step moves.
+  uint64_t copyBytes = 0;
+};
+
 struct ArtifactPlan {
   std::string name;
   uint64_t arenaBytes = 0;
@@ -43,11 +51,15 @@ struct ArtifactPlan {
   int32_t numSteps = 0;
   /// One dims list per model input (output), in order.
   std::vector<std::vector<int64_t>> inputDims, outputDims;
+  std::vector<ArtifactStep> steps;
 };
 
 struct ArtifactKernel {
   std::string name, kind, onnxNodes;
   uint64_t contentHash = 0;
+  /// The cost model of one launch (graphc_kernel_desc).
+  uint64_t flops = 0, bytesRead = 0, bytesWritten = 0;
+  int32_t flopDtype = 0;
 };
 
 struct ArtifactImage {

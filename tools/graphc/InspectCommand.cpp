@@ -7,9 +7,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "lib/Support/Format.h"
+#include "runtime/src/OnnxDtype.h"
 #include "tools/graphc/ArtifactFile.h"
 #include "tools/graphc/RuntimeCommands.h"
 
+#include "graphc/descriptor.h"
 #include "graphc/runtime.h"
 #include "tools/graphc/Commands.h"
 
@@ -44,8 +46,76 @@ nlohmann::ordered_json tensorJson(const ArtifactTensor &tensor) {
           {"pad_value", tensor.padValue}};
 }
 
+/// What a roofline divides by: DRAM bandwidth and dense peak arithmetic.
+struct GpuPeaks {
+  const char *name;
+  double bytesPerSecond, fp32FlopsPerSecond, fp16FlopsPerSecond;
+};
+
+// Vendor figures (SXM parts, dense, without sparsity). fp16 and bf16 use
+// the tensor-core peak, everything else the fp32 one.
+constexpr GpuPeaks kGpus[] = {
+    {"h100", 3.35e12, 67e12, 989e12},
+    {"h200", 4.8e12, 67e12, 989e12},
+    {"a100", 2.039e12, 19.5e12, 312e12},
+};
+
+const GpuPeaks &gpuNamed(const std::string &name) {
+  for (const GpuPeaks &gpu : kGpus)
+    if (name == gpu.name)
+      return gpu;
+  return kGpus[0];
+}
+
+/// One step's cost: a launch's from its kernel, a copy's from its size.
+nlohmann::ordered_json stepJson(const rt::ArtifactStep &step,
+                                const ArtifactView &view,
+                                const GpuPeaks &gpu) {
+  nlohmann::ordered_json json;
+  uint64_t read = 0, written = 0, flops = 0;
+  int32_t dtype = 0;
+  bool known = step.kernel >= 0 &&
+               step.kernel < static_cast<int32_t>(view.kernels.size());
+  switch (step.kind) {
+  case GRAPHC_STEP_LAUNCH:
+  case GRAPHC_STEP_HOST_CALL:
+    json["kind"] = step.kind == GRAPHC_STEP_LAUNCH ? "launch" : "host_call";
+    json["kernel"] = known ? view.kernels[step.kernel].name : "";
+    json["onnx_nodes"] = known ? view.kernels[step.kernel].onnxNodes : "";
+    if (known) {
+      const rt::ArtifactKernel &kernel = view.kernels[step.kernel];
+      read = kernel.bytesRead;
+      written = kernel.bytesWritten;
+      flops = kernel.flops;
+      dtype = kernel.flopDtype;
+    }
+    break;
+  case GRAPHC_STEP_COPY:
+    json["kind"] = "copy";
+    json["kernel"] = nullptr;
+    json["onnx_nodes"] = "";
+    read = written = step.copyBytes;
+    break;
+  default:
+    json["kind"] = "unknown";
+    json["kernel"] = nullptr;
+    json["onnx_nodes"] = "";
+  }
+  double peak = dtype == rt::kFloat16 || dtype == rt::kBfloat16
+                    ? gpu.fp16FlopsPerSecond
+                    : gpu.fp32FlopsPerSecond;
+  double seconds = std::max(double(read + written) / gpu.bytesPerSecond,
+                            double(flops) / peak);
+  json["bytes_read"] = read;
+  json["bytes_written"] = written;
+  json["flops"] = flops;
+  json["estimated_us"] = seconds * 1e6;
+  return json;
+}
+
 nlohmann::ordered_json describe(const std::string &path,
-                                const ArtifactView &view, bool checksumOk) {
+                                const ArtifactView &view, bool checksumOk,
+                                const GpuPeaks &gpu) {
   nlohmann::ordered_json report;
   report["model"] = path;
   report["producer"] = view.producer;
@@ -98,14 +168,40 @@ nlohmann::ordered_json describe(const std::string &path,
       planInputs[view.inputs[i].name] = plan.inputDims[i];
     for (size_t o = 0; o < view.outputs.size(); ++o)
       planOutputs[view.outputs[o].name] = plan.outputDims[o];
-    report["plans"].push_back({{"name", plan.name},
-                               {"arena_bytes", plan.arenaBytes},
-                               {"intermediate_bytes", plan.intermediateBytes},
-                               {"steps", plan.numSteps},
-                               {"inputs", planInputs},
-                               {"outputs", planOutputs}});
+    nlohmann::ordered_json steps = nlohmann::json::array();
+    uint64_t launches = 0, copies = 0, read = 0, written = 0, flops = 0;
+    double micros = 0;
+    for (const rt::ArtifactStep &step : plan.steps) {
+      nlohmann::ordered_json json = stepJson(step, view, gpu);
+      (step.kind == GRAPHC_STEP_COPY ? copies : launches) += 1;
+      read += json["bytes_read"].get<uint64_t>();
+      written += json["bytes_written"].get<uint64_t>();
+      flops += json["flops"].get<uint64_t>();
+      micros += json["estimated_us"].get<double>();
+      steps.push_back(std::move(json));
+    }
+    report["plans"].push_back(
+        {{"name", plan.name},
+         {"arena_bytes", plan.arenaBytes},
+         {"intermediate_bytes", plan.intermediateBytes},
+         {"inputs", planInputs},
+         {"outputs", planOutputs},
+         {"steps", steps},
+         {"totals",
+          {{"launches", launches},
+           {"copies", copies},
+           {"bytes_read", read},
+           {"bytes_written", written},
+           {"flops", flops},
+           {"estimated_us", micros}}}});
   }
   report["arena_bytes"] = maxArena;
+  // The totals' estimate: each step at the roofline of this GPU, one after
+  // another, without launch overheads.
+  report["roofline"] = {{"gpu", gpu.name},
+                        {"bytes_per_s", gpu.bytesPerSecond},
+                        {"fp32_flops_per_s", gpu.fp32FlopsPerSecond},
+                        {"fp16_flops_per_s", gpu.fp16FlopsPerSecond}};
 
   report["kernels"] = nlohmann::json::array();
   for (const rt::ArtifactKernel &kernel : view.kernels) {
@@ -186,13 +282,20 @@ void printText(const nlohmann::ordered_json &report, llvm::raw_ostream &os) {
   for (const auto &plan : report["plans"]) {
     os << "  " << plan["name"].get<std::string>() << ": arena "
        << formatBytes(plan["arena_bytes"].get<uint64_t>()) << ", "
-       << plan["steps"].get<int>() << " steps,";
+       << plan["steps"].size() << " steps,";
     for (const auto &[name, dims] : plan["inputs"].items())
       os << " " << name << shapeText(dims);
     os << " ->";
     for (const auto &[name, dims] : plan["outputs"].items())
       os << " " << name << shapeText(dims);
-    os << "\n";
+    const auto &totals = plan["totals"];
+    os << "\n    moves "
+       << formatBytes(totals["bytes_read"].get<uint64_t>() +
+                      totals["bytes_written"].get<uint64_t>())
+       << ", " << llvm::format("%.3f", totals["flops"].get<uint64_t>() / 1e9)
+       << " GFLOP; roofline on " << report["roofline"]["gpu"].get<std::string>()
+       << " " << llvm::format("%.1f", totals["estimated_us"].get<double>())
+       << " us\n";
   }
   os << "kernels (" << report["kernels"].size() << ")\n";
   for (const auto &kernel : report["kernels"])
@@ -208,7 +311,8 @@ int runInspectCommand(const InspectOptions &options) {
   llvm::Expected<ArtifactFile> artifact = readArtifactFile(path);
   if (!artifact)
     return reportError(artifact.takeError());
-  nlohmann::ordered_json report = describe(path, artifact->view, artifact->checksumOk);
+  nlohmann::ordered_json report = describe(
+      path, artifact->view, artifact->checksumOk, gpuNamed(options.gpu));
   // Names are bytes from the model: invalid UTF-8 becomes U+FFFD.
   if (options.json)
     llvm::outs() << report.dump(2, ' ', /*ensure_ascii=*/false,
@@ -225,6 +329,14 @@ void addInspectCommand(CLI::App &app, int &exitCode) {
       app.add_subcommand("inspect", "Describe a compiled model .so");
   command->add_option("model", options->model, "The model .so")->required();
   command->add_flag("--json", options->json, "Print JSON");
+  std::vector<std::string> gpus;
+  for (const GpuPeaks &gpu : kGpus)
+    gpus.push_back(gpu.name);
+  command
+      ->add_option("--gpu", options->gpu,
+                   "The GPU whose bandwidth and peak the roofline estimate "
+                   "uses")
+      ->check(CLI::IsMember(gpus));
   command->callback(
       [options, &exitCode] { exitCode = runInspectCommand(*options); });
 }

@@ -36,10 +36,13 @@ void addRunCommand(CLI::App &app, int &exitCode);
 struct InspectOptions {
   std::string model;
   bool json = false;
+  /// The GPU of the roofline estimate (h100, h200, a100).
+  std::string gpu = "h100";
 };
 
-/// `graphc inspect OUT.so [--json]`: target, SMs, inputs, outputs, plans,
-/// kernels with their ONNX nodes, arena and weight sizes.
+/// `graphc inspect OUT.so [--json] [--gpu h100]`: target, SMs, inputs,
+/// outputs, plans with each step's cost and a roofline estimate, kernels
+/// with their ONNX nodes, arena and weight sizes.
 int runInspectCommand(const InspectOptions &options);
 void addInspectCommand(CLI::App &app, int &exitCode);
 

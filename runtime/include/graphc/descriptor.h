@@ -1,4 +1,4 @@
-/*===- descriptor.h - the model artifact's descriptor (ABI v3) -------------===*
+/*===- descriptor.h - the model artifact's descriptor (ABI v4) -------------===*
  *
  * A graphc model .so exports one symbol, `graphc_model_descriptor_v1`, a
  * function returning a pointer to a read-only graphc_model_desc. Everything
@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-#define GRAPHC_ABI_VERSION 3u
+#define GRAPHC_ABI_VERSION 4u
 #define GRAPHC_DESCRIPTOR_SYMBOL "graphc_model_descriptor_v1"
 /* The graphc_model_desc itself lives alone in this ELF section, so that
  * tools can find and read it from the file without loading the .so. */
@@ -105,6 +105,13 @@ typedef struct graphc_kernel_desc {
   const char *onnx_nodes; /* comma-separated ONNX node names it covers */
   uint64_t content_hash;
   graphc_host_fn host_fn; /* cpu target only */
+  /* The cost model of one launch (0 when unknown): arithmetic (a
+   * multiply-add counts two), DRAM bytes of reading each input and writing
+   * each output once, and the ONNX dtype the arithmetic runs in. */
+  uint64_t flops;
+  uint64_t bytes_read;
+  uint64_t bytes_written;
+  int32_t flop_dtype;
 } graphc_kernel_desc;
 
 /* How an image's bytes are to be loaded. */

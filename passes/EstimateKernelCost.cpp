@@ -1,0 +1,189 @@
+//===- EstimateKernelCost.cpp - flops and DRAM bytes per kernel ----------===//
+//
+// The cost model of a launch: what its kernel must move through DRAM (each
+// input read once, each output written once: a lower bound that fusion
+// lowers) and the arithmetic it does. `graphc inspect` divides them by a
+// GPU's bandwidth and peak for a roofline estimate; autotuning will rank
+// candidates from it before measuring.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/Exec/ExecOps.h"
+#include "dialects/Graph/GraphOps.h"
+#include "passes/Passes.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace graphc {
+
+#define GEN_PASS_DEF_ESTIMATEKERNELCOST
+#include "passes/Passes.h.inc"
+
+using namespace mlir;
+
+namespace {
+
+int64_t elementCount(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  return type && type.hasStaticShape() ? type.getNumElements() : 0;
+}
+
+ArrayRef<int64_t> shapeOf(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  return type ? type.getShape() : ArrayRef<int64_t>();
+}
+
+int64_t product(ArrayRef<int64_t> dims) {
+  int64_t result = 1;
+  for (int64_t dim : dims)
+    result *= std::max<int64_t>(dim, 0);
+  return result;
+}
+
+/// 2 per multiply-add over the labels an einsum sums away.
+int64_t einsumFlops(graph::EinsumOp op) {
+  StringRef equation = op.getEquation();
+  auto [lhs, output] = equation.split("->");
+  llvm::StringMap<int64_t> sizes;
+  SmallVector<StringRef> terms;
+  lhs.split(terms, ',');
+  for (auto [term, input] : llvm::zip(terms, op.getInputs())) {
+    std::string letters;
+    int64_t ellipsisAt = -1;
+    for (size_t i = 0; i < term.size(); ++i) {
+      if (term.substr(i).starts_with("...")) {
+        ellipsisAt = letters.size();
+        i += 2;
+      } else if (llvm::isAlpha(term[i])) {
+        letters += term[i];
+      }
+    }
+    ArrayRef<int64_t> shape = shapeOf(input);
+    for (size_t l = 0; l < letters.size(); ++l) {
+      // Letters after the ellipsis count from the end of the shape.
+      int64_t dim = ellipsisAt >= 0 && static_cast<int64_t>(l) >= ellipsisAt
+                        ? static_cast<int64_t>(shape.size()) -
+                              static_cast<int64_t>(letters.size() - l)
+                        : static_cast<int64_t>(l);
+      if (dim >= 0 && dim < static_cast<int64_t>(shape.size()))
+        sizes[StringRef(&letters[l], 1)] = shape[dim];
+    }
+  }
+  // Without "->" the output holds the labels used once; either way a label
+  // that is not in the output is summed.
+  int64_t summed = 1;
+  bool explicitOutput = equation.contains("->");
+  for (auto &entry : sizes) {
+    bool inOutput = explicitOutput ? output.contains(entry.getKey())
+                                   : lhs.count(entry.getKey()) == 1;
+    if (!inOutput)
+      summed *= entry.getValue();
+  }
+  return 2 * elementCount(op.getOutput()) * summed;
+}
+
+int64_t opFlops(Operation *op) {
+  if (op->hasTrait<graph::OpTrait::Pointwise>())
+    return op->getNumResults() ? elementCount(op->getResult(0)) : 0;
+  return llvm::TypeSwitch<Operation *, int64_t>(op)
+      .Case([](graph::MatMulOp op) {
+        ArrayRef<int64_t> a = shapeOf(op.getA());
+        int64_t k = a.empty() ? 0 : a.back();
+        return 2 * elementCount(op.getY()) * k;
+      })
+      .Case([](graph::GemmOp op) {
+        ArrayRef<int64_t> a = shapeOf(op.getA());
+        int64_t k = a.size() == 2 ? a[op.getTransA() ? 0 : 1] : 0;
+        int64_t outputs = elementCount(op.getY());
+        return 2 * outputs * k + (op.getC() ? outputs : 0);
+      })
+      .Case([](graph::ConvOp op) {
+        // W is [M, C/group, k...]: one multiply-add per weight per output.
+        int64_t outputs = elementCount(op.getY());
+        return 2 * outputs * product(shapeOf(op.getW()).drop_front()) +
+               (op.getB() ? outputs : 0);
+      })
+      .Case([](graph::ConvTransposeOp op) {
+        // W is [C, M/group, k...]: each input element scatters through it.
+        return 2 * elementCount(op.getX()) *
+                   product(shapeOf(op.getW()).drop_front()) +
+               (op.getB() ? elementCount(op.getY()) : 0);
+      })
+      .Case([](graph::EinsumOp op) { return einsumFlops(op); })
+      .Case<graph::MaxPoolOp, graph::AveragePoolOp, graph::LpPoolOp>(
+          [](auto op) {
+            return elementCount(op->getResult(0)) *
+                   product(op.getKernelShape());
+          })
+      .Case<graph::SoftmaxOp, graph::LogSoftmaxOp>([](Operation *op) {
+        // max, subtract, exp, sum, divide (or log).
+        return 5 * elementCount(op->getOperand(0));
+      })
+      .Case<graph::LayerNormalizationOp, graph::GroupNormalizationOp,
+            graph::InstanceNormalizationOp,
+            graph::MeanVarianceNormalizationOp, graph::LpNormalizationOp>(
+          [](Operation *op) {
+            // mean, variance, normalise, scale and shift.
+            return 8 * elementCount(op->getOperand(0));
+          })
+      .Case([](graph::BatchNormalizationOp op) {
+        return 2 * elementCount(op->getOperand(0));
+      })
+      .Case<graph::ReduceSumOp, graph::ReduceMeanOp, graph::ReduceMaxOp,
+            graph::ReduceMinOp, graph::ReduceProdOp, graph::ReduceLogSumOp,
+            graph::ReduceLogSumExpOp, graph::ReduceSumSquareOp,
+            graph::ArgMaxOp, graph::ArgMinOp, graph::GlobalAveragePoolOp,
+            graph::GlobalMaxPoolOp, graph::GlobalLpPoolOp, graph::CumSumOp,
+            graph::HardmaxOp, graph::LrnOp, graph::TopKOp>(
+          [](Operation *op) { return elementCount(op->getOperand(0)); })
+      // Data movement and constants compute nothing.
+      .Default([](Operation *) { return int64_t(0); });
+}
+
+void estimate(exec::KernelOp kernel) {
+  Block &body = kernel.getBody().front();
+  int64_t read = 0, written = 0, flops = 0;
+  Type flopType;
+  // An input whose value was copied into the body is passed, not read.
+  for (BlockArgument argument : body.getArguments())
+    if (!argument.use_empty())
+      read += exec::slotBytes(argument.getType());
+  for (Value result : body.getTerminator()->getOperands())
+    written += exec::slotBytes(result.getType());
+  int64_t heaviest = -1;
+  for (Operation &op : body.without_terminator()) {
+    int64_t opCost = opFlops(&op);
+    flops += opCost;
+    // The heaviest op's result type is what the arithmetic runs in.
+    if (opCost > heaviest && op.getNumResults()) {
+      heaviest = opCost;
+      flopType = getElementTypeOrSelf(op.getResult(0).getType());
+    }
+  }
+  Builder b(kernel.getContext());
+  kernel.setFlopsAttr(b.getI64IntegerAttr(flops));
+  kernel.setBytesReadAttr(b.getI64IntegerAttr(read));
+  kernel.setBytesWrittenAttr(b.getI64IntegerAttr(written));
+  if (flopType)
+    kernel.setFlopTypeAttr(TypeAttr::get(flopType));
+}
+
+struct EstimateKernelCostPass
+    : impl::EstimateKernelCostBase<EstimateKernelCostPass> {
+  void runOnOperation() override {
+    if (failed(estimateKernelCost(getOperation())))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+LogicalResult estimateKernelCost(ModuleOp module) {
+  for (exec::KernelOp kernel : module.getOps<exec::KernelOp>())
+    estimate(kernel);
+  return success();
+}
+
+} // namespace graphc
