@@ -3,9 +3,11 @@
 Builds the bench models with random weights (see run_bench.py), exports each
 with both torch.onnx exporters, and compiles it with graphc for the cuda
 target up to the exec stage (no NVRTC, no GPU needed). Per model and
-exporter: the ONNX nodes, the graph ops after the graph rewrites (what would
-be one kernel each without fusion), the launches and copies of the run plan,
-and the arena against the sum of all intermediates.
+exporter: the ONNX nodes, the graph ops after the graph rewrites, the
+launches and copies of the run plan with fusion and without (--no-fusion:
+one kernel per op), the DRAM traffic the cost model estimates for both, the
+H100 roofline time of the fused plan, and the arena against the sum of all
+intermediates.
 
     .venv-torch/bin/python bench/launch_counts.py --graphc build/bin/graphc
         [--models resnet50,bert,gpt2] [--exporters torchscript,dynamo]
@@ -27,12 +29,44 @@ sys.path.insert(0, HERE)
 from run_bench import MODELS, build_model, export_onnx  # noqa: E402
 
 ARENA = re.compile(r"arena_bytes = (\d+) : i64.*intermediate_bytes = (\d+) : i64")
+KERNEL = re.compile(r"^\s*exec\.kernel @(\S+) .*?attributes \{(.*)$", re.M)
+LAUNCH = re.compile(r"^\s*exec\.launch @(\S+) \[([^\]]*)\]", re.M)
+WEIGHT_SLOT = re.compile(r"#exec\.slot<weights, \d+, \d+, (\d+)>")
+COPY = re.compile(r"^\s*exec\.copy <\w+, \d+, \d+, (\d+)>", re.M)
+# graphc inspect's H100 figures: DRAM bandwidth, fp32 peak.
+H100_BYTES_PER_S, H100_FP32_FLOPS_PER_S = 3.35e12, 67e12
 
 
-def compile_stage(graphc, onnx_path, shape, stage):
+def attribute(text, name):
+    found = re.search(name + r" = (\d+) : i64", text)
+    return int(found.group(1)) if found else 0
+
+
+def plan_cost(exec_ir):
+    """DRAM bytes, the part of them that is not weights, flops and H100
+    roofline microseconds of the plan, from the cost model's attributes on
+    each exec.kernel (graphc-estimate-kernel-cost)."""
+    kernels = {name: (attribute(attrs, "bytes_read") + attribute(attrs, "bytes_written"),
+                      attribute(attrs, "flops"))
+               for name, attrs in KERNEL.findall(exec_ir)}
+    moved = flops = weights = 0
+    seconds = 0.0
+    for name, slots in LAUNCH.findall(exec_ir):
+        kernel_bytes, kernel_flops = kernels[name]
+        moved += kernel_bytes
+        weights += sum(int(size) for size in WEIGHT_SLOT.findall(slots))
+        flops += kernel_flops
+        seconds += max(kernel_bytes / H100_BYTES_PER_S, kernel_flops / H100_FP32_FLOPS_PER_S)
+    for size in COPY.findall(exec_ir):
+        moved += 2 * int(size)
+        seconds += 2 * int(size) / H100_BYTES_PER_S
+    return moved, moved - weights, flops, seconds * 1e6
+
+
+def compile_stage(graphc, onnx_path, shape, stage, *flags):
     proc = subprocess.run(
         [graphc, "compile", onnx_path, "--target", "cuda", f"--shape=input={shape}",
-         "--emit", stage], capture_output=True, text=True)
+         "--emit", stage, *flags], capture_output=True, text=True)
     if proc.returncode != 0:
         lines = (proc.stderr + proc.stdout).strip().splitlines()
         raise RuntimeError(lines[0] if lines else f"graphc exit {proc.returncode}")
@@ -44,13 +78,25 @@ def count(graphc, onnx_path, shape):
     model = onnx.load(onnx_path, load_external_data=False)
     graph_ir = compile_stage(graphc, onnx_path, shape, "graph")
     exec_ir = compile_stage(graphc, onnx_path, shape, "exec")
+    unfused_ir = compile_stage(graphc, onnx_path, shape, "exec", "--no-fusion")
     graph_ops = [m for m in re.findall(r"= graph\.([a-z_0-9]+)", graph_ir)
                  if m != "constant"]
     arena = ARENA.search(exec_ir)
+    moved, activations, flops, micros = plan_cost(exec_ir)
+    unfused_moved, unfused_activations, unfused_flops, _ = plan_cost(unfused_ir)
+    if unfused_flops != flops:
+        raise RuntimeError(f"fusion changed the flops: {unfused_flops} -> {flops}")
     return {
         "onnx_nodes": len(model.graph.node),
         "graph_ops": len(graph_ops),
-        "launches": len(re.findall(r"^\s*exec\.launch ", exec_ir, re.M)),
+        "unfused_launches": len(LAUNCH.findall(unfused_ir)),
+        "dram_bytes": moved,
+        "unfused_dram_bytes": unfused_moved,
+        "activation_bytes": activations,
+        "unfused_activation_bytes": unfused_activations,
+        "flops": flops,
+        "h100_roofline_us": micros,
+        "launches": len(LAUNCH.findall(exec_ir)),
         "copies": len(re.findall(r"^\s*exec\.copy ", exec_ir, re.M)),
         "kernels": len(re.findall(r"^\s*exec\.kernel ", exec_ir, re.M)),
         "arena_bytes": int(arena.group(1)) if arena else None,
@@ -91,19 +137,25 @@ def main():
                 rows.append(row)
                 print(json.dumps(row), file=sys.stderr)
 
-    print("| model | exporter | input | ONNX nodes | graph ops (unfused kernels) "
-          "| launches | copies | distinct kernels | arena / all intermediates |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| model | exporter | input | ONNX nodes | graph ops | launches unfused "
+          "| launches | copies | distinct kernels | DRAM MiB unfused | DRAM MiB "
+          "| of which not weights, unfused | not weights | GFLOP | H100 roofline us "
+          "| arena / all intermediates |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         if "error" in r:
             print(f"| {r['model']} | {r['exporter']} | {r['input']} | "
-                  f"error: {r['error']} ||||||")
+                  f"error: {r['error']} |||||||||||||")
             continue
         arena = (f"{r['arena_bytes'] / 2**20:.1f} / "
                  f"{r['intermediate_bytes'] / 2**20:.1f} MiB")
         print(f"| {r['model']} | {r['exporter']} | {r['input']} | {r['onnx_nodes']} | "
-              f"{r['graph_ops']} | {r['launches']} | {r['copies']} | {r['kernels']} | "
-              f"{arena} |")
+              f"{r['graph_ops']} | {r['unfused_launches']} | {r['launches']} | "
+              f"{r['copies']} | {r['kernels']} | {r['unfused_dram_bytes'] / 2**20:.1f} | "
+              f"{r['dram_bytes'] / 2**20:.1f} | "
+              f"{r['unfused_activation_bytes'] / 2**20:.1f} | "
+              f"{r['activation_bytes'] / 2**20:.1f} | {r['flops'] / 1e9:.2f} | "
+              f"{r['h100_roofline_us']:.0f} | {arena} |")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1)

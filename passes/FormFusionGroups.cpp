@@ -288,7 +288,7 @@ static std::string describeGroup(ArrayRef<Operation *> members) {
 }
 
 /// Groups the ops of one function (one shape bucket) into fusions.
-static LogicalResult formFusionGroups(func::FuncOp main) {
+static LogicalResult formFusionGroups(func::FuncOp main, bool fuse) {
   if (failed(checkStaticShapes(main)))
     return failure();
   MLIRContext *context = main.getContext();
@@ -300,7 +300,13 @@ static LogicalResult formFusionGroups(func::FuncOp main) {
         !isa<graph::ConstantOp>(op) && !isView(&op))
       ops.push_back(&op);
 
-  for (SmallVector<Operation *> &members : partitionIntoGroups(ops)) {
+  SmallVector<SmallVector<Operation *>> groups;
+  if (fuse)
+    groups = partitionIntoGroups(ops);
+  else
+    for (Operation *op : ops)
+      groups.push_back({op});
+  for (SmallVector<Operation *> &members : groups) {
     Operation *root = members.back();
     llvm::SmallPtrSet<Operation *, 16> inGroup(members.begin(), members.end());
     // A value read twice, or by two members, is one fusion input.
@@ -341,12 +347,12 @@ static LogicalResult formFusionGroups(func::FuncOp main) {
   return success();
 }
 
-LogicalResult formFusionGroups(ModuleOp module) {
+LogicalResult formFusionGroups(ModuleOp module, bool fuse) {
   auto funcs = module.getOps<func::FuncOp>();
   if (funcs.empty())
     return module.emitError("module has no function to fuse");
   for (func::FuncOp func : funcs)
-    if (failed(formFusionGroups(func)))
+    if (failed(formFusionGroups(func, fuse)))
       return failure();
   return success();
 }
@@ -354,8 +360,9 @@ LogicalResult formFusionGroups(ModuleOp module) {
 namespace {
 struct FormFusionGroupsPass
     : impl::FormFusionGroupsBase<FormFusionGroupsPass> {
+  using FormFusionGroupsBase::FormFusionGroupsBase;
   void runOnOperation() override {
-    if (failed(formFusionGroups(getOperation())))
+    if (failed(formFusionGroups(getOperation(), fuse)))
       signalPassFailure();
   }
 };

@@ -57,7 +57,8 @@ specializeShapeBuckets(mlir::ModuleOp module,
                        llvm::ArrayRef<std::string> padValues);
 
 /// Wraps graph ops of @main into kernel.fusion groups.
-mlir::LogicalResult formFusionGroups(mlir::ModuleOp module);
+/// With `fuse` false every op is a fusion of its own.
+mlir::LogicalResult formFusionGroups(mlir::ModuleOp module, bool fuse = true);
 
 /// The content hash of a fusion body: 16 hex digits, independent of names
 /// and locations.

@@ -139,8 +139,13 @@ def FormFusionGroups : Pass<"graphc-form-fusion-groups", "mlir::ModuleOp"> {
     producer joins its consumers' fusion when all its users are in it, and a
     fusion reads at most 16 distinct values. Every other op is a fusion of
     its own. Requires static shapes: a dynamic dim left in @main is reported
-    with the input and the flag that fixes it.
+    with the input and the flag that fixes it. With `fuse=false` every op is
+    a fusion of its own (graphc compile --no-fusion).
   }];
+  let options = [
+    Option<"fuse", "fuse", "bool", "true",
+           "group ops (false: one fusion per op)">,
+  ];
   let dependentDialects = ["::graphc::kernel::KernelDialect"];
 }
 

@@ -391,7 +391,7 @@ llvm::Error compileModel(const CompileOptions &options,
                          : kDefaultMaxTensorBytesCpu;
   if (llvm::Error e = checkTensorSizes(module, maxTensorBytes))
     return e;
-  if (failed(formFusionGroups(module)))
+  if (failed(formFusionGroups(module, /*fuse=*/!options.noFusion)))
     return diagnostics.takeError("fusion failed");
   if (failed(verify(module)))
     return diagnostics.takeError("fused IR does not verify");

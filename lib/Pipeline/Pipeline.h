@@ -51,6 +51,9 @@ struct CompileOptions {
   /// Bucketed dims to treat as pad-safe where the analysis cannot prove
   /// it, after checking on the cpu reference (see CheckAssumedPadSafety).
   std::vector<std::string> assumePadSafe;
+  /// One kernel per graph op (views stay views): the baseline that fusion's
+  /// figures and A/B timings compare against.
+  bool noFusion = false;
   EmitStage emit = EmitStage::none;
   /// Weights in `<output>.weights` beside the .so instead of inside it.
   bool weightsSideFile = false;

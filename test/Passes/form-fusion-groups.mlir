@@ -1,4 +1,5 @@
 // RUN: graphc-opt %s --graphc-form-fusion-groups --split-input-file --verify-diagnostics | FileCheck %s
+// RUN: graphc-opt %s --graphc-form-fusion-groups=fuse=false --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=UNFUSED
 
 // A chain of pointwise ops is one fusion, named after what it computes;
 // broadcasting ops join it.
@@ -12,6 +13,10 @@ func.func @main(%a: tensor<4xf32>, %b: tensor<4xf32>, %c: tensor<3x4xf32>) -> te
   // CHECK-NEXT: kernel.yield %[[R]]
   // CHECK-NEXT: }
   // CHECK-NEXT: return %[[F]]
+  // Without fusion (--no-fusion), one fusion per op.
+  // UNFUSED: kernel.fusion "add_0" pointwise
+  // UNFUSED: kernel.fusion "mul_1" pointwise
+  // UNFUSED: kernel.fusion "relu_2" pointwise
   %0 = graph.add %a, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> loc("s")
   %1 = graph.mul %0, %c : (tensor<4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32> loc("m")
   %2 = graph.relu %1 : (tensor<3x4xf32>) -> tensor<3x4xf32> loc("r")

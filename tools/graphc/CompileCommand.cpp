@@ -21,6 +21,7 @@ struct CompileFlags {
   bool targetGiven = false;
   std::string arch = "sm_80,sm_90";
   bool cudaEmulation = false;
+  bool noFusion = false;
   std::vector<std::string> shapes;
   std::vector<std::string> dims;
   std::vector<std::string> buckets;
@@ -117,6 +118,7 @@ int runCompile(const CompileFlags &flags) {
     return reportError(sms.takeError());
   options.sms = *sms;
   options.cudaEmulation = flags.cudaEmulation;
+  options.noFusion = flags.noFusion;
   if (options.cudaEmulation && options.target != Target::cuda)
     return reportError(llvm::createStringError(
         llvm::inconvertibleErrorCode(),
@@ -194,6 +196,9 @@ void addCompileCommand(CLI::App &app, int &exitCode) {
                   "stop after a stage and print it: graph, kernel, exec, "
                   "source (cuda: CUDA C++, cpu: C++)")
       ->check(CLI::IsMember({"graph", "kernel", "exec", "source", "cuda"}));
+  cmd->add_flag("--no-fusion", flags->noFusion,
+                "one kernel per graph op (reshapes stay views): the baseline "
+                "to compare fusion against");
   cmd->add_flag("--weights-file", flags->weightsFile,
                 "write weights to OUT.so.weights instead of into the .so");
   cmd->add_option("--keep", flags->keep,

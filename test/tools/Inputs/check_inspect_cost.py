@@ -2,7 +2,7 @@
 import json
 import sys
 
-h100, a100 = (json.load(open(path)) for path in sys.argv[1:3])
+h100, a100, unfused = (json.load(open(path)) for path in sys.argv[1:4])
 plan = h100["plans"][0]
 steps = plan["steps"]
 assert [s["kind"] for s in steps] == ["host_call"] * 3, steps
@@ -29,4 +29,13 @@ assert h100["roofline"] == {"gpu": "h100", "bytes_per_s": 3.35e12,
 assert a100["roofline"]["gpu"] == "a100"
 ratio = a100["plans"][0]["steps"][0]["estimated_us"] / fc1["estimated_us"]
 assert abs(ratio - 3.35 / 2.039) < 1e-6, ratio
+# Unfused: gemm, relu, gemm, softmax each a kernel; the relu's input and
+# output now go through memory.
+apart = unfused["plans"][0]
+assert [s["kernel"] for s in apart["steps"]] == ["gemm_0", "relu_1", "gemm_2",
+                                                 "softmax_3"], apart["steps"]
+assert apart["totals"]["flops"] == totals["flops"], (apart["totals"], totals)
+hidden = 4 * 8 * 128
+assert (apart["totals"]["bytes_read"] + apart["totals"]["bytes_written"] ==
+        totals["bytes_read"] + totals["bytes_written"] + 2 * hidden), apart["totals"]
 print("ok")
