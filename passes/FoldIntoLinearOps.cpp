@@ -5,7 +5,8 @@
 // y * scale + shift per output channel of a linear op: the scale goes into
 // the weights and the shift into the bias, so the follower disappears. New
 // constants are computed in double and rounded once to the tensor's type;
-// the merged op's location fuses both ONNX nodes' locations.
+// the merged op's location fuses both ONNX nodes' locations. Scalar scales
+// of a MatMul's operands move past it (to fold or fuse there).
 //
 //===----------------------------------------------------------------------===//
 
@@ -418,13 +419,67 @@ struct FoldAffineIntoMatMul : OpRewritePattern<MatMulOp> {
   }
 };
 
+/// MatMul(x * a, y * b) = MatMul(x, y) * (a * b) for scalar constants a and
+/// b: the scales move past the product, where a constant B folds them into
+/// its weights and otherwise the product's epilogue applies them, instead
+/// of a kernel of their own before it. torch.export's scaled dot-product
+/// attention scales Q and K^T by sqrt(scale) each this way.
+struct HoistScalesOutOfMatMul : OpRewritePattern<MatMulOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(MatMulOp matmul,
+                                PatternRewriter &rewriter) const override {
+    auto resultType = dyn_cast<RankedTensorType>(matmul.getY().getType());
+    if (!resultType || !isa<FloatType>(resultType.getElementType()))
+      return rewriter.notifyMatchFailure(matmul, "not a float product");
+    double scale = 1;
+    SmallVector<Value, 2> operands = {matmul.getA(), matmul.getB()};
+    SmallVector<Location> locations;
+    bool hoisted = false;
+    for (Value &operand : operands) {
+      auto mul = operand.getDefiningOp<MulOp>();
+      // The Mul must vanish: used by this product only, and not broadcast
+      // (its result has the type of the value it scales).
+      if (!mul || !mul->hasOneUse())
+        continue;
+      for (auto [scaled, factor] :
+           {std::pair{mul.getLhs(), mul.getRhs()}, std::pair{mul.getRhs(), mul.getLhs()}}) {
+        std::optional<FloatConstant> constant = readFloatConstant(factor);
+        if (!constant || constant->values.size() != 1 ||
+            scaled.getType() != mul.getType())
+          continue;
+        scale *= constant->values.front();
+        operand = scaled;
+        locations.push_back(mul.getLoc());
+        hoisted = true;
+        break;
+      }
+    }
+    if (!hoisted)
+      return rewriter.notifyMatchFailure(matmul, "no operand scaled by a scalar");
+    // The Mul keeps the scales' ONNX nodes, the product its own.
+    Location loc = FusedLoc::get(matmul.getContext(), locations);
+    rewriter.setInsertionPoint(matmul);
+    Value product = rewriter.create<MatMulOp>(
+        matmul.getLoc(), TypeRange{resultType}, ValueRange(operands));
+    Value factor = createFloatConstant(
+        rewriter, loc, RankedTensorType::get({}, resultType.getElementType()),
+        {scale});
+    Value scaled = rewriter.create<MulOp>(loc, TypeRange{resultType},
+                                          ValueRange{product, factor});
+    rewriter.replaceOp(matmul, scaled);
+    return success();
+  }
+};
+
 } // namespace
 
 LogicalResult foldIntoLinearOps(ModuleOp module) {
   MLIRContext *context = module.getContext();
   RewritePatternSet patterns(context);
   patterns.add<FoldAffineIntoConv<ConvOp>, FoldAffineIntoConv<ConvTransposeOp>,
-               FoldAffineIntoGemm, FoldAffineIntoMatMul>(context);
+               FoldAffineIntoGemm, FoldAffineIntoMatMul,
+               HoistScalesOutOfMatMul>(context);
   if (failed(applyPatternsAndFoldGreedily(module, std::move(patterns))))
     return module.emitError("folding into linear ops did not converge");
   return success();

@@ -46,6 +46,8 @@ def FoldIntoLinearOps : Pass<"graphc-fold-into-linear-ops", "mlir::ModuleOp"> {
     constant weights and bias (a MatMul with matrix operands becomes a Gemm
     to take a bias). The linear op must have no other user; new constants
     are computed in double and rounded once to the tensor's element type.
+    A MatMul operand scaled by a scalar constant (and used there only) loses
+    the scale to a Mul after the MatMul, which folds or fuses there.
   }];
 }
 

@@ -199,3 +199,58 @@ func.func @large_weights(%x: tensor<1x1x8x8xf32>) -> tensor<1x2x3x3xf32> {
   %1 = graph.mul %0, %s : (tensor<1x2x3x3xf32>, tensor<2x1x1xf32>) -> tensor<1x2x3x3xf32>
   return %1 : tensor<1x2x3x3xf32>
 }
+
+// -----
+
+// Scalar scales of both MatMul operands (torch.export's attention scales Q
+// and K^T by sqrt(scale) each) move past the product as one Mul by their
+// product, which the product's epilogue computes.
+// CHECK-LABEL: func @hoist_operand_scales
+func.func @hoist_operand_scales(%q: tensor<2x4x8xf32>, %k: tensor<2x8x4xf32>) -> tensor<2x4x4xf32> {
+  // CHECK-DAG: %[[S:.*]] = graph.constant {value = dense<1.250000e-01> : tensor<f32>}
+  // CHECK-DAG: %[[P:.*]] = graph.mat_mul %arg0, %arg1 : (tensor<2x4x8xf32>, tensor<2x8x4xf32>) -> tensor<2x4x4xf32> loc("qk")
+  // CHECK: %[[Y:.*]] = graph.mul %[[P]], %[[S]] {{.*}}loc(fused["scale_q", "scale_k"])
+  // CHECK-NOT: graph.mul
+  // CHECK: return %[[Y]]
+  %half = graph.constant {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
+  %quarter = graph.constant {value = dense<0.25> : tensor<1xf32>} : () -> tensor<1xf32>
+  %0 = graph.mul %q, %half : (tensor<2x4x8xf32>, tensor<f32>) -> tensor<2x4x8xf32> loc("scale_q")
+  %1 = graph.mul %quarter, %k : (tensor<1xf32>, tensor<2x8x4xf32>) -> tensor<2x8x4xf32> loc("scale_k")
+  %2 = graph.mat_mul %0, %1 : (tensor<2x4x8xf32>, tensor<2x8x4xf32>) -> tensor<2x4x4xf32> loc("qk")
+  return %2 : tensor<2x4x4xf32>
+}
+
+// -----
+
+// A scale with another user stays (it would be computed twice), and so does
+// a scalar that broadcasts its operand to a higher rank.
+// CHECK-LABEL: func @keep_shared_or_broadcast_scales
+func.func @keep_shared_or_broadcast_scales(%a: tensor<4x8xf32>, %b: tensor<8xf32>, %k: tensor<8x4xf32>) -> (tensor<4x8xf32>, tensor<4x4xf32>, tensor<1x4xf32>) {
+  // CHECK: %[[A:.*]] = graph.mul %arg0
+  // CHECK: %[[B:.*]] = graph.mul %arg1
+  // CHECK: graph.mat_mul %[[A]], %arg2
+  // CHECK: graph.mat_mul %[[B]], %arg2
+  %half = graph.constant {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
+  %two = graph.constant {value = dense<2.0> : tensor<1x1xf32>} : () -> tensor<1x1xf32>
+  %0 = graph.mul %a, %half : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %1 = graph.mul %b, %two : (tensor<8xf32>, tensor<1x1xf32>) -> tensor<1x8xf32>
+  %2 = graph.mat_mul %0, %k : (tensor<4x8xf32>, tensor<8x4xf32>) -> tensor<4x4xf32>
+  %3 = graph.mat_mul %1, %k : (tensor<1x8xf32>, tensor<8x4xf32>) -> tensor<1x4xf32>
+  return %0, %2, %3 : tensor<4x8xf32>, tensor<4x4xf32>, tensor<1x4xf32>
+}
+
+// -----
+
+// With a constant B, the hoisted scale then folds into B's weights.
+// CHECK-LABEL: func @hoisted_scale_folds_into_weights
+func.func @hoisted_scale_folds_into_weights(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
+  // CHECK: %[[W:.*]] = graph.constant {value = dense<{{\[\[}}2.000000e+00, 4.000000e+00], [6.000000e+00, 8.000000e+00]]> : tensor<2x2xf32>}
+  // CHECK: %[[Y:.*]] = graph.mat_mul %arg0, %[[W]]
+  // CHECK-NOT: graph.mul
+  // CHECK: return %[[Y]]
+  %two = graph.constant {value = dense<2.0> : tensor<f32>} : () -> tensor<f32>
+  %w = graph.constant {value = dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>} : () -> tensor<2x2xf32>
+  %0 = graph.mul %x, %two : (tensor<3x2xf32>, tensor<f32>) -> tensor<3x2xf32>
+  %1 = graph.mat_mul %0, %w : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
+  return %1 : tensor<3x2xf32>
+}

@@ -2,8 +2,10 @@
 a LayerNorm written as ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div/Mul/Add, a
 MatMul + bias Add and an erf GELU written with a Mul by 1/sqrt(2) (output y,
 [batch, 4, 32]); a grouped ConvTranspose + BatchNormalization and a Gemm
-followed by a per-column Mul and Add (output z, [batch, 5]). Input
-[batch, 3, 8, 8] with a dynamic dim named "batch".
+followed by a per-column Mul and Add (output z, [batch, 5]); attention
+scores with Q and K^T each scaled by 1/sqrt(sqrt(d)) as torch.export writes
+them (output s, [batch, 4, 4]). Input [batch, 3, 8, 8] with a dynamic dim
+named "batch".
 
     python make_rewrites.py OUT.onnx [--external-data]
 """
@@ -68,9 +70,17 @@ def make_rewrites(seed=0):
     h = node("Mul", [h, w.add("head.scale", [5], 1.0)], "head.scaled", "head.scale")
     node("Add", [h, w.add("head.shift", [1, 5])], "z", "head.shift")
 
+    # Scores of the LayerNorm rows against each other, scaled on both sides.
+    root_scale = scalar("attn.root_scale", 1 / math.sqrt(math.sqrt(64.0)))
+    q = node("Mul", [n, root_scale], "attn.q", "attn.scale_q")
+    kt = node("Transpose", [n], "attn.kt", "attn.kt", perm=[0, 2, 1])
+    kt = node("Mul", [kt, root_scale], "attn.kt_scaled", "attn.scale_k")
+    node("MatMul", [q, kt], "s", "attn.qk")
+
     inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 3, 8, 8])]
     outputs = [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 4, 32]),
-               helper.make_tensor_value_info("z", TensorProto.FLOAT, ["batch", 5])]
+               helper.make_tensor_value_info("z", TensorProto.FLOAT, ["batch", 5]),
+               helper.make_tensor_value_info("s", TensorProto.FLOAT, ["batch", 4, 4])]
     return make_model(nodes, "rewrites", inputs, outputs, w.initializers, opset=13)
 
 
