@@ -2,7 +2,8 @@
 //
 // Pointwise ops (the graph dialect's Pointwise trait) join producer ->
 // consumer chains computed by one kernel; a conv, gemm or mat_mul takes in
-// the pointwise ops consuming its result as its epilogue; views (see
+// the pointwise ops consuming its result as its epilogue, and a mat_mul the
+// transposes it alone reads as its layout prologue; views (see
 // Views.h) stay outside every fusion; every other op is a fusion of its own.
 // Each group carries its kind, content hash and schedule.
 //
@@ -207,13 +208,21 @@ partitionIntoGroups(ArrayRef<Operation *> ops) {
       continue;
     SmallVector<Operation *> members = {root};
     llvm::SmallPtrSet<Operation *, 16> inGroup = {root};
-    Operation *anchor = nullptr;
+    // A mat_mul root is its own anchor: only layout prologues join it.
+    Operation *anchor = graph::isEpilogueAnchor(root) ? root : nullptr;
+    // Transposes the anchor reads through strides (graph::isLayoutPrologueOf):
+    // their operands are kernel inputs, so the walk stops at them.
+    llvm::SmallPtrSet<Operation *, 4> prologue;
     auto hasAnchorShape = [&](Operation *op) {
       return resultShape(op) == resultShape(anchor);
     };
     // Whether `producer` may join: it is pointwise (with the anchor's shape
     // once there is one) or the group's first anchor.
     auto mayJoin = [&](Operation *producer) {
+      if (graph::isLayoutPrologueOf(producer, anchor)) {
+        prologue.insert(producer);
+        return true;
+      }
       // A member feeding the anchor would be computed inside the kernel
       // before it, where the anchor's template reads only kernel inputs.
       if (isPointwise(producer))
@@ -230,10 +239,10 @@ partitionIntoGroups(ArrayRef<Operation *> ops) {
     };
     // A member taken in makes its producers candidates again: a producer
     // turned down earlier may have all its users in the group now.
-    size_t next = isPointwise(root) ? 0 : members.size();
+    size_t next = isPointwise(root) || anchor ? 0 : members.size();
     for (; next < members.size() && members.size() < kMaxPointwiseOps;
          ++next) {
-      if (members[next] == anchor)
+      if (prologue.contains(members[next]))
         continue;
       for (Value operand : members[next]->getOperands()) {
         if (members.size() == kMaxPointwiseOps)
@@ -254,6 +263,7 @@ partitionIntoGroups(ArrayRef<Operation *> ops) {
         if (groupInputs(members, inGroup).size() > kMaxPointwiseInputs) {
           members.pop_back();
           inGroup.erase(producer);
+          prologue.erase(producer);
           anchor = anchorBefore;
         }
       }
@@ -263,11 +273,16 @@ partitionIntoGroups(ArrayRef<Operation *> ops) {
     llvm::sort(members, [&](Operation *a, Operation *b) {
       return position[a] < position[b];
     });
-    // The anchor comes first: it reads no member, and an epilogue member
-    // placed before it in the block does not read it either.
-    if (anchor)
-      std::stable_partition(members.begin(), members.end(),
+    // The layout prologues come first, then the anchor: it reads no other
+    // member, and an epilogue member placed before it in the block does not
+    // read it either.
+    if (anchor) {
+      auto rest = std::stable_partition(
+          members.begin(), members.end(),
+          [&](Operation *op) { return prologue.contains(op); });
+      std::stable_partition(rest, members.end(),
                             [&](Operation *op) { return op == anchor; });
+    }
     groups.push_back(std::move(members));
   }
   // Roots were found last to first.
@@ -317,8 +332,10 @@ static LogicalResult formFusionGroups(func::FuncOp main, bool fuse) {
     Location loc = FusedLoc::get(context, locations);
     // The root comes after every member, and every input dominates it.
     OpBuilder builder(root);
-    // An epilogue fusion has the kind of its anchor, its first member.
-    kernel::FusionKind kind = classify(members.front());
+    // An epilogue fusion has the kind of its anchor, its first member after
+    // any layout prologue.
+    kernel::FusionKind kind =
+        classify(graph::splitLayoutPrologue(members).second);
     std::string name = describeGroup(members) + "_" + std::to_string(counter++);
     auto fusion = builder.create<kernel::FusionOp>(
         loc, root->getResultTypes(), inputs.getArrayRef(),

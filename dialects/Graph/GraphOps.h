@@ -75,6 +75,36 @@ inline bool isEpilogueAnchor(mlir::Operation *op) {
   return mlir::isa<ConvOp, GemmOp, MatMulOp>(op);
 }
 
+/// Whether `op` is a layout prologue of `anchor`: a transpose read by the
+/// mat_mul `anchor` only. Fusion puts it in the mat_mul's kernel, before
+/// it, and the mat_mul templates read the transpose's input through
+/// permuted strides instead of a transposed copy (the head split of
+/// attention: Q, K^T and V). Fusion and every target decide by this one
+/// predicate.
+inline bool isLayoutPrologueOf(mlir::Operation *op, mlir::Operation *anchor) {
+  return mlir::isa<TransposeOp>(op) && anchor && mlir::isa<MatMulOp>(anchor) &&
+         !op->use_empty() &&
+         llvm::all_of(op->getUsers(),
+                      [&](mlir::Operation *user) { return user == anchor; });
+}
+
+/// The leading layout prologues of a fused kernel's compute ops, and the
+/// anchor after them: {prologue count, anchor} when `ops` starts with
+/// transposes that are layout prologues of the op following them (a
+/// count of 0 and ops.front() otherwise).
+inline std::pair<size_t, mlir::Operation *>
+splitLayoutPrologue(llvm::ArrayRef<mlir::Operation *> ops) {
+  size_t count = 0;
+  while (count < ops.size() && mlir::isa<TransposeOp>(ops[count]))
+    ++count;
+  if (count == 0 || count == ops.size() ||
+      !llvm::all_of(ops.take_front(count), [&](mlir::Operation *op) {
+        return isLayoutPrologueOf(op, ops[count]);
+      }))
+    return {0, ops.empty() ? nullptr : ops.front()};
+  return {count, ops[count]};
+}
+
 } // namespace graphc::graph
 
 #endif

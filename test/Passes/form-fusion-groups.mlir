@@ -373,3 +373,32 @@ func.func @main(%a: tensor<2x8xf32>, %b: tensor<16xf32>) -> tensor<16xf32> {
   %5 = graph.add %4, %b : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
   return %5 : tensor<16xf32>
 }
+
+// -----
+
+// A mat_mul takes the transposes only it reads (the head split of attention)
+// as its layout prologue: they come first in its fusion, then the mat_mul,
+// then its epilogue. A transpose with another user stays a fusion of its own.
+// CHECK-LABEL: func @main
+func.func @main(%q: tensor<4x2x8xf32>, %k: tensor<4x2x8xf32>, %v: tensor<4x2x8xf32>) -> (tensor<2x4x4xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>) {
+  // CHECK: %[[S:.*]] = kernel.fusion "transpose_mat_mul_mul_0" matmul(%arg0, %arg1, %{{.*}})
+  // CHECK-NEXT: ^bb0(%[[Q:.*]]: tensor<4x2x8xf32>, %[[K:.*]]: tensor<4x2x8xf32>, %{{.*}}: tensor<f32>):
+  // CHECK-NEXT: %[[QT:.*]] = graph.transpose %[[Q]] {perm = array<i64: 1, 0, 2>}
+  // CHECK-NEXT: %[[KT:.*]] = graph.transpose %[[K]] {perm = array<i64: 1, 2, 0>}
+  // CHECK-NEXT: %[[P:.*]] = graph.mat_mul %[[QT]], %[[KT]]
+  // CHECK-NEXT: graph.mul %[[P]]
+  // CHECK: %[[VT:.*]] = kernel.fusion "transpose_1" layout(%arg2)
+  // CHECK: kernel.fusion "mat_mul_2" matmul(%[[S]], %[[VT]])
+  // CHECK-NOT: graph.transpose
+  // CHECK: return
+  // UNFUSED: kernel.fusion "transpose_0" layout
+  // UNFUSED: kernel.fusion "transpose_1" layout
+  %half = graph.constant {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
+  %qt = graph.transpose %q {perm = array<i64: 1, 0, 2>} : (tensor<4x2x8xf32>) -> tensor<2x4x8xf32>
+  %kt = graph.transpose %k {perm = array<i64: 1, 2, 0>} : (tensor<4x2x8xf32>) -> tensor<2x8x4xf32>
+  %s = graph.mat_mul %qt, %kt : (tensor<2x4x8xf32>, tensor<2x8x4xf32>) -> tensor<2x4x4xf32>
+  %scaled = graph.mul %s, %half : (tensor<2x4x4xf32>, tensor<f32>) -> tensor<2x4x4xf32>
+  %vt = graph.transpose %v {perm = array<i64: 1, 0, 2>} : (tensor<4x2x8xf32>) -> tensor<2x4x8xf32>
+  %o = graph.mat_mul %scaled, %vt : (tensor<2x4x4xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  return %scaled, %o, %vt : tensor<2x4x4xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>
+}

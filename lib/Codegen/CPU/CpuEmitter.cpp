@@ -102,15 +102,17 @@ LogicalResult emitCpuKernel(exec::KernelOp kernel, llvm::raw_ostream &os) {
   if (ops.empty())
     return kernel.emitOpError("computes nothing");
   // Multi-op kernels are pointwise chains, or a conv, gemm or mat_mul
-  // followed by its pointwise epilogue.
+  // followed by its pointwise epilogue (a mat_mul after the transposes it
+  // reads as its layout prologue, which run into temporaries here).
   kernel::FusionKind kind = kernel.getKind();
+  auto [prologueOps, anchor] = graph::splitLayoutPrologue(ops);
   bool isPointwiseChain = llvm::all_of(
-      ArrayRef(ops).drop_front(),
+      ArrayRef(ops).drop_front(prologueOps + 1),
       [](Operation *op) { return op->hasTrait<graph::OpTrait::Pointwise>(); });
   bool fuses = kind == kernel::FusionKind::pointwise ||
                ((kind == kernel::FusionKind::conv ||
                  kind == kernel::FusionKind::matmul) &&
-                graph::isEpilogueAnchor(ops.front()) && isPointwiseChain);
+                graph::isEpilogueAnchor(anchor) && isPointwiseChain);
   if (ops.size() > 1 && !fuses)
     return kernel.emitOpError("a ")
            << kernel::stringifyFusionKind(kind)

@@ -132,20 +132,23 @@ FailureOr<CudaKernel> emitCudaKernel(exec::KernelOp kernel) {
              << kernel::stringifyFusionKind(kind)
              << " kernel must compute one op: only pointwise kernels, and a "
                 "conv, gemm or mat_mul with a pointwise epilogue, fuse";
-    for (Operation &first : body.without_terminator())
-      if (!first.hasTrait<OpTrait::ConstantLike>()) {
-        op = &first;
-        break;
-      }
-    if (!graph::isEpilogueAnchor(op))
+    SmallVector<Operation *> computed;
+    for (Operation &member : body.without_terminator())
+      if (!member.hasTrait<OpTrait::ConstantLike>())
+        computed.push_back(&member);
+    op = graph::splitLayoutPrologue(computed).second;
+    if (!op || !graph::isEpilogueAnchor(op))
       return kernel.emitOpError("a ")
              << kernel::stringifyFusionKind(kind)
              << " kernel of several ops must start with graph.conv, "
-                "graph.gemm or graph.mat_mul, not "
-             << op->getName();
+                "graph.gemm or graph.mat_mul (after the transposes a "
+                "mat_mul reads as its prologue), not "
+             << (op ? op->getName().getStringRef() : StringRef("nothing"));
     if (failed(checkFusionTypes(kernel)))
       return failure();
-    hasEpilogue = true;
+    hasEpilogue = computed.back() != op;
+    if (!hasEpilogue && !llvm::equal(yield->getOperands(), op->getResults()))
+      return kernel.emitOpError("must yield the results of its mat_mul");
   } else if (!llvm::equal(yield->getOperands(), op->getResults())) {
     return kernel.emitOpError("must yield the results of its op in order");
   }

@@ -492,7 +492,9 @@ LogicalResult emitEpilogueStore(KernelEmitter &e, exec::KernelOp kernel,
   };
 
   for (Operation &op : body.without_terminator()) {
-    if (&op == anchor || op.hasTrait<OpTrait::ConstantLike>())
+    // Layout prologues are read by the anchor's template through strides.
+    if (&op == anchor || op.hasTrait<OpTrait::ConstantLike>() ||
+        graph::isLayoutPrologueOf(&op, anchor))
       continue;
     if (!op.hasTrait<graph::OpTrait::Pointwise>() || op.getNumResults() != 1)
       return failOp(&op, "the epilogue of a conv or matmul kernel holds "

@@ -120,21 +120,29 @@ LogicalResult emitMatMul(KernelEmitter &e) {
                   Twine(bK));
   plan.m = aVector ? 1 : a[a.size() - 2];
   plan.n = bVector ? 1 : b.back();
-  plan.aRowStride = aVector ? 0 : plan.k;
-  plan.aKStride = 1;
-  plan.bKStride = bVector ? 1 : plan.n;
-  plan.bColStride = bVector ? 0 : 1;
+  // Operands are read through their strides: row-major, or permuted for an
+  // operand computed by a layout prologue (a transpose read in place).
+  SmallVector<int64_t> aStrides = e.inputStrides(0), bStrides = e.inputStrides(1);
+  plan.aRowStride = aVector ? 0 : aStrides[a.size() - 2];
+  plan.aKStride = aStrides.back();
+  plan.bKStride = bVector ? bStrides[0] : bStrides[b.size() - 2];
+  plan.bColStride = bVector ? 0 : bStrides.back();
   int64_t batchRank =
       static_cast<int64_t>(out.size()) - (aVector ? 0 : 1) - (bVector ? 0 : 1);
   if (batchRank < 0)
     return e.fail("result rank does not fit the operands");
   plan.batchDims.assign(out.begin(), out.begin() + batchRank);
-  ArrayRef<int64_t> aBatch = aVector ? ArrayRef<int64_t>() : a.drop_back(2);
-  ArrayRef<int64_t> bBatch = bVector ? ArrayRef<int64_t>() : b.drop_back(2);
-  for (int64_t s : broadcastStrides(aBatch, plan.batchDims))
-    plan.aBatchStrides.push_back(s * plan.m * plan.k);
-  for (int64_t s : broadcastStrides(bBatch, plan.batchDims))
-    plan.bBatchStrides.push_back(s * plan.k * plan.n);
+  // Batch dims align to the right; a dim of 1 broadcasts (stride 0).
+  auto batchStrides = [&](ArrayRef<int64_t> shape, ArrayRef<int64_t> strides,
+                          bool vector, SmallVector<int64_t> &out) {
+    int64_t rank = vector ? 0 : static_cast<int64_t>(shape.size()) - 2;
+    for (int64_t j = 0; j < batchRank; ++j) {
+      int64_t d = j - (batchRank - rank);
+      out.push_back(d < 0 || shape[d] == 1 ? 0 : strides[d]);
+    }
+  };
+  batchStrides(a, aStrides, aVector, plan.aBatchStrides);
+  batchStrides(b, bStrides, bVector, plan.bBatchStrides);
   return emitTiledMatmul(e, plan);
 }
 

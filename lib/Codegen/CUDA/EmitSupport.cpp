@@ -222,6 +222,15 @@ LogicalResult KernelEmitter::bindInputSlots() {
       continue;
     }
     std::optional<unsigned> argument = exec::getKernelArgument(value);
+    // A layout prologue: the slot is read from the transpose's input
+    // through permuted strides (inputStrides).
+    auto transpose = value.getDefiningOp<graph::TransposeOp>();
+    if (!argument && transpose &&
+        graph::isLayoutPrologueOf(transpose, op)) {
+      argument = exec::getKernelArgument(transpose.getData());
+      if (argument)
+        transposedSlots[slot] = transpose;
+    }
     if (!argument)
       return fail("input " + Twine(slot) + " is computed inside the kernel");
     prologue += "  const " + cudaType(cast<ShapedType>(value.getType())
@@ -238,6 +247,25 @@ KernelEmitter::KernelEmitter(Operation *op, StringRef name, int64_t blockSize)
   mnemonic = fullName.starts_with("graph.") ? fullName.drop_front(6).str()
                                             : fullName.str();
   slots = inputSlots(op);
+}
+
+SmallVector<int64_t> KernelEmitter::inputStrides(unsigned slot) const {
+  auto it = transposedSlots.find(slot);
+  if (it == transposedSlots.end())
+    return contiguousStrides(inputShape(slot));
+  // Logical dim i of the transposed value is dim perm[i] of its input;
+  // without perm the dims are reversed.
+  graph::TransposeOp transpose = it->second;
+  ArrayRef<int64_t> shape =
+      cast<RankedTensorType>(transpose.getData().getType()).getShape();
+  SmallVector<int64_t> source = contiguousStrides(shape);
+  SmallVector<int64_t> strides;
+  int64_t rank = shape.size();
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t axis = transpose.getPerm() ? (*transpose.getPerm())[i] : rank - 1 - i;
+    strides.push_back(source[axis]);
+  }
+  return strides;
 }
 
 SmallVector<Value> inputSlots(Operation *op) {

@@ -13,9 +13,11 @@
 #include "lib/Codegen/CUDA/CudaEmitter.h"
 
 #include "dialects/Exec/ExecOps.h"
+#include "dialects/Graph/GraphOps.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Operation.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
@@ -136,6 +138,11 @@ public:
   /// holding it (null for an absent one). Fails when a slot holds a value
   /// that no kernel input passes.
   mlir::LogicalResult bindInputSlots();
+  /// The element strides of input `slot`'s dims in the buffer bound to it:
+  /// row-major, or, for a slot read through a layout prologue
+  /// (graph::isLayoutPrologueOf), the transpose input's strides permuted.
+  /// Templates that honour them (mat_mul) index with them.
+  llvm::SmallVector<int64_t> inputStrides(unsigned slot) const;
   /// Loads element `offset` of input `slot` widened to its compute type.
   std::string load(unsigned slot, llvm::StringRef offset) const {
     return ("gc_ld(" + in(slot) + "[" + offset + "])").str();
@@ -227,6 +234,8 @@ private:
   int uniqueCounter = 0;
   /// The op whose result the kernel's epilogue consumes, null without one.
   mlir::Operation *epilogueAnchor = nullptr;
+  /// Slots read through a layout prologue: the transpose computing them.
+  llvm::DenseMap<unsigned, graph::TransposeOp> transposedSlots;
   /// Whether the kernel checks run-time values and so takes the error
   /// record and launch site parameters.
   bool reportsErrors = false;
