@@ -3,7 +3,8 @@
 // Pointwise ops (the graph dialect's Pointwise trait) join producer ->
 // consumer chains computed by one kernel; a conv, gemm or mat_mul takes in
 // the pointwise ops consuming its result as its epilogue, and a mat_mul the
-// transposes it alone reads as its layout prologue; views (see
+// transposes it alone reads as its layout prologue and a transpose of its
+// result as its layout epilogue; views (see
 // Views.h) stay outside every fusion; every other op is a fusion of its own.
 // Each group carries its kind, content hash and schedule.
 //
@@ -208,8 +209,19 @@ partitionIntoGroups(ArrayRef<Operation *> ops) {
       continue;
     SmallVector<Operation *> members = {root};
     llvm::SmallPtrSet<Operation *, 16> inGroup = {root};
-    // A mat_mul root is its own anchor: only layout prologues join it.
+    // A mat_mul root is its own anchor: only layout prologues join it. A
+    // transpose root of a mat_mul's result is that mat_mul's layout
+    // epilogue.
     Operation *anchor = graph::isEpilogueAnchor(root) ? root : nullptr;
+    if (Operation *producer = root->getNumOperands()
+                                  ? root->getOperand(0).getDefiningOp()
+                                  : nullptr;
+        producer && graph::isLayoutEpilogueOf(root, producer) &&
+        position.count(producer) && !grouped.contains(producer)) {
+      anchor = producer;
+      members.push_back(producer);
+      inGroup.insert(producer);
+    }
     // Transposes the anchor reads through strides (graph::isLayoutPrologueOf):
     // their operands are kernel inputs, so the walk stops at them.
     llvm::SmallPtrSet<Operation *, 4> prologue;

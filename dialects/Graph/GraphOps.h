@@ -88,6 +88,16 @@ inline bool isLayoutPrologueOf(mlir::Operation *op, mlir::Operation *anchor) {
                       [&](mlir::Operation *user) { return user == anchor; });
 }
 
+/// Whether `op` is a layout epilogue of `anchor`: a transpose of the result
+/// of the mat_mul `anchor`, its only user. Fusion ends the mat_mul's kernel
+/// with it, and the mat_mul template stores each element at its transposed
+/// position instead of writing a copy to transpose (the head merge of
+/// attention).
+inline bool isLayoutEpilogueOf(mlir::Operation *op, mlir::Operation *anchor) {
+  return mlir::isa<TransposeOp>(op) && anchor && mlir::isa<MatMulOp>(anchor) &&
+         op->getOperand(0) == anchor->getResult(0) && anchor->hasOneUse();
+}
+
 /// The leading layout prologues of a fused kernel's compute ops, and the
 /// anchor after them: {prologue count, anchor} when `ops` starts with
 /// transposes that are layout prologues of the op following them (a

@@ -402,3 +402,22 @@ func.func @main(%q: tensor<4x2x8xf32>, %k: tensor<4x2x8xf32>, %v: tensor<4x2x8xf
   %o = graph.mat_mul %scaled, %vt : (tensor<2x4x4xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
   return %scaled, %o, %vt : tensor<2x4x4xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>
 }
+
+// -----
+
+// A transpose of a mat_mul's result, its only user, is the mat_mul's layout
+// epilogue: the kernel stores the product transposed (the head merge).
+// CHECK-LABEL: func @main
+func.func @main(%p: tensor<2x4x4xf32>, %v: tensor<4x2x8xf32>) -> tensor<4x2x8xf32> {
+  // CHECK: %[[O:.*]] = kernel.fusion "transpose_mat_mul_0" matmul(%arg1, %arg0)
+  // CHECK-NEXT: ^bb0(%[[V:.*]]: tensor<4x2x8xf32>, %[[P:.*]]: tensor<2x4x4xf32>):
+  // CHECK-NEXT: %[[VT:.*]] = graph.transpose %[[V]] {perm = array<i64: 1, 0, 2>}
+  // CHECK-NEXT: %[[M:.*]] = graph.mat_mul %[[P]], %[[VT]]
+  // CHECK-NEXT: %[[T:.*]] = graph.transpose %[[M]] {perm = array<i64: 1, 0, 2>}
+  // CHECK-NEXT: kernel.yield %[[T]]
+  // CHECK: return %[[O]]
+  %vt = graph.transpose %v {perm = array<i64: 1, 0, 2>} : (tensor<4x2x8xf32>) -> tensor<2x4x8xf32>
+  %o = graph.mat_mul %p, %vt : (tensor<2x4x4xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %t = graph.transpose %o {perm = array<i64: 1, 0, 2>} : (tensor<2x4x8xf32>) -> tensor<4x2x8xf32>
+  return %t : tensor<4x2x8xf32>
+}

@@ -103,12 +103,17 @@ LogicalResult emitCpuKernel(exec::KernelOp kernel, llvm::raw_ostream &os) {
     return kernel.emitOpError("computes nothing");
   // Multi-op kernels are pointwise chains, or a conv, gemm or mat_mul
   // followed by its pointwise epilogue (a mat_mul after the transposes it
-  // reads as its layout prologue, which run into temporaries here).
+  // reads as its layout prologue, or before the transpose of its result,
+  // its layout epilogue: here they run into temporaries).
   kernel::FusionKind kind = kernel.getKind();
   auto [prologueOps, anchor] = graph::splitLayoutPrologue(ops);
-  bool isPointwiseChain = llvm::all_of(
-      ArrayRef(ops).drop_front(prologueOps + 1),
-      [](Operation *op) { return op->hasTrait<graph::OpTrait::Pointwise>(); });
+  ArrayRef<Operation *> after = ArrayRef(ops).drop_front(prologueOps + 1);
+  bool isPointwiseChain =
+      llvm::all_of(after,
+                   [](Operation *op) {
+                     return op->hasTrait<graph::OpTrait::Pointwise>();
+                   }) ||
+      (after.size() == 1 && graph::isLayoutEpilogueOf(after.front(), anchor));
   bool fuses = kind == kernel::FusionKind::pointwise ||
                ((kind == kernel::FusionKind::conv ||
                  kind == kernel::FusionKind::matmul) &&

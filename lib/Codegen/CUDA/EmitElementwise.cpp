@@ -491,11 +491,18 @@ LogicalResult emitEpilogueStore(KernelEmitter &e, exec::KernelOp kernel,
     return name;
   };
 
+  // A layout epilogue: the value is stored at its transposed position.
+  Operation *layoutEpilogue = nullptr;
   for (Operation &op : body.without_terminator()) {
     // Layout prologues are read by the anchor's template through strides.
     if (&op == anchor || op.hasTrait<OpTrait::ConstantLike>() ||
         graph::isLayoutPrologueOf(&op, anchor))
       continue;
+    if (graph::isLayoutEpilogueOf(&op, anchor)) {
+      layoutEpilogue = &op;
+      names[op.getResult(0)] = names.lookup(anchorResult);
+      continue;
+    }
     if (!op.hasTrait<graph::OpTrait::Pointwise>() || op.getNumResults() != 1)
       return failOp(&op, "the epilogue of a conv or matmul kernel holds "
                          "pointwise ops only");
@@ -524,7 +531,24 @@ LogicalResult emitEpilogueStore(KernelEmitter &e, exec::KernelOp kernel,
   Value result = yield->getOperand(0);
   if (!names.count(result) || isa<BlockArgument>(result))
     return e.fail("an epilogue fusion must yield a value it computes");
-  e.line(KernelEmitter::out(0) + "[ep] = gc_cvt<" +
+  std::string at = "ep";
+  if (layoutEpilogue) {
+    // Anchor dim i lands in output dim j where perm[j] == i.
+    auto transpose = cast<graph::TransposeOp>(layoutEpilogue);
+    int64_t rank = outShape.size();
+    SmallVector<int64_t> transposedShape(
+        cast<RankedTensorType>(transpose.getType()).getShape());
+    SmallVector<int64_t> outStrides = contiguousStrides(transposedShape);
+    SmallVector<int64_t> strides(rank, 0);
+    for (int64_t j = 0; j < rank; ++j) {
+      int64_t i = transpose.getPerm() ? (*transpose.getPerm())[j] : rank - 1 - j;
+      strides[i] = outStrides[j];
+    }
+    if (!haveCoords)
+      e.coords("ec", "ep", outShape);
+    at = offsetExpr("ec", strides);
+  }
+  e.line(KernelEmitter::out(0) + "[" + at + "] = gc_cvt<" +
          cudaType(elementTypeOf(result)) + ">(" + names.lookup(result) + ");");
   return success();
 }
