@@ -405,6 +405,29 @@ exec.kernel @mat_mul_add_gelu_cast_1 matmul attributes {hash = "0000000000000000
   compileAndCheck(source);
 }
 
+TEST_F(CudaCodegenTest, MatmulReadsTransposesInPlaceAndStoresTransposed) {
+  // Layout prologues: Q [4,2,8] read as [2,4,8] and K [4,2,8] as [2,8,4]
+  // through permuted strides; layout epilogue: the [2,4,4] product stored
+  // as its transpose [4,2,4]. No transposed copy is made.
+  std::string diagnostics;
+  std::string source = emitKernels(context, R"mlir(
+exec.kernel @transpose_mat_mul_0 matmul attributes {hash = "0000000000000000", onnx_nodes = ["n_qt", "n_kt", "n_qk", "n_merge"], schedule = {}} {
+^bb0(%q: tensor<4x2x8xf32>, %k: tensor<4x2x8xf32>):
+  %0 = graph.transpose %q {perm = array<i64: 1, 0, 2>} : (tensor<4x2x8xf32>) -> tensor<2x4x8xf32>
+  %1 = graph.transpose %k {perm = array<i64: 1, 2, 0>} : (tensor<4x2x8xf32>) -> tensor<2x8x4xf32>
+  %2 = graph.mat_mul %0, %1 : (tensor<2x4x8xf32>, tensor<2x8x4xf32>) -> tensor<2x4x4xf32>
+  %3 = graph.transpose %2 {perm = array<i64: 1, 0, 2>} : (tensor<2x4x4xf32>) -> tensor<4x2x4xf32>
+  kernel.yield %3 : tensor<4x2x4xf32>
+})mlir", diagnostics);
+  ASSERT_FALSE(source.empty()) << diagnostics;
+  std::string kernels = source.substr(cudaModulePreamble().size());
+  for (const char *part : {"row * 16 + ka * 1", "kb * 1 + col * 16"})
+    EXPECT_NE(kernels.find(part), std::string::npos) << part << "\n"
+                                                     << kernels;
+  EXPECT_EQ(kernels.find("out0[ep]"), std::string::npos) << kernels;
+  compileAndCheck(source);
+}
+
 TEST_F(CudaCodegenTest, OnlyPointwiseKernelsAndEpiloguesFuse) {
   auto refusal = [&](llvm::StringRef text) {
     std::string diagnostics;

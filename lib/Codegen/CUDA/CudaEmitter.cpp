@@ -141,9 +141,10 @@ FailureOr<CudaKernel> emitCudaKernel(exec::KernelOp kernel) {
       return kernel.emitOpError("a ")
              << kernel::stringifyFusionKind(kind)
              << " kernel of several ops must start with graph.conv, "
-                "graph.gemm or graph.mat_mul (after the transposes a "
-                "mat_mul reads as its prologue), not "
-             << (op ? op->getName().getStringRef() : StringRef("nothing"));
+                "graph.gemm or graph.mat_mul, not "
+             << (op ? op->getName().getStringRef() : StringRef("nothing"))
+             << " (only transposes a mat_mul reads as its layout prologue "
+                "may come before it)";
     if (failed(checkFusionTypes(kernel)))
       return failure();
     hasEpilogue = computed.back() != op;
