@@ -1479,12 +1479,7 @@ LogicalResult PadSafetyAnalysis::visitReshape(Operation *op, Value data) {
 
 LogicalResult PadSafetyAnalysis::visitTranspose(graph::TransposeOp op) {
   const Layout &in = *layoutOf(op.getData());
-  SmallVector<int64_t> perm;
-  if (std::optional<ArrayRef<int64_t>> given = op.getPerm())
-    perm.assign(given->begin(), given->end());
-  else
-    for (int64_t axis = in.size() - 1; axis >= 0; --axis)
-      perm.push_back(axis);
+  SmallVector<int64_t> perm = graph::transposePermutation(op);
   Layout layout;
   for (int64_t source : perm)
     layout.push_back(in[source]);

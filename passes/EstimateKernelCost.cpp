@@ -9,11 +9,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/Exec/ExecOps.h"
+#include "dialects/Graph/GraphEinsum.h"
 #include "dialects/Graph/GraphOps.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/BuiltinTypes.h"
-#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 namespace graphc {
@@ -42,45 +43,31 @@ int64_t product(ArrayRef<int64_t> dims) {
   return result;
 }
 
-/// 2 per multiply-add over the labels an einsum sums away.
+/// 2 per multiply-add over the labels an einsum sums away: those of its
+/// inputs that its output (explicit or implied) does not keep.
 int64_t einsumFlops(graph::EinsumOp op) {
-  StringRef equation = op.getEquation();
-  auto [lhs, output] = equation.split("->");
-  llvm::StringMap<int64_t> sizes;
-  SmallVector<StringRef> terms;
-  lhs.split(terms, ',');
-  for (auto [term, input] : llvm::zip(terms, op.getInputs())) {
-    std::string letters;
-    int64_t ellipsisAt = -1;
-    for (size_t i = 0; i < term.size(); ++i) {
-      if (term.substr(i).starts_with("...")) {
-        ellipsisAt = letters.size();
-        i += 2;
-      } else if (llvm::isAlpha(term[i])) {
-        letters += term[i];
-      }
-    }
+  graph::TypeInference quiet(op.getContext(), std::nullopt);
+  FailureOr<graph::EinsumEquation> equation = graph::parseEinsumEquation(
+      quiet, op.getEquation(), op.getInputs().size());
+  if (failed(equation))
+    return 0;
+  llvm::SmallDenseMap<char, int64_t> sizes;
+  for (auto [term, input] : llvm::zip(equation->inputs, op.getInputs())) {
     ArrayRef<int64_t> shape = shapeOf(input);
-    for (size_t l = 0; l < letters.size(); ++l) {
+    int64_t letters = term.letters.size();
+    for (int64_t l = 0; l < letters; ++l) {
       // Letters after the ellipsis count from the end of the shape.
-      int64_t dim = ellipsisAt >= 0 && static_cast<int64_t>(l) >= ellipsisAt
-                        ? static_cast<int64_t>(shape.size()) -
-                              static_cast<int64_t>(letters.size() - l)
-                        : static_cast<int64_t>(l);
+      int64_t dim = term.ellipsisAt >= 0 && l >= term.ellipsisAt
+                        ? static_cast<int64_t>(shape.size()) - (letters - l)
+                        : l;
       if (dim >= 0 && dim < static_cast<int64_t>(shape.size()))
-        sizes[StringRef(&letters[l], 1)] = shape[dim];
+        sizes[term.letters[l]] = shape[dim];
     }
   }
-  // Without "->" the output holds the labels used once; either way a label
-  // that is not in the output is summed.
   int64_t summed = 1;
-  bool explicitOutput = equation.contains("->");
-  for (auto &entry : sizes) {
-    bool inOutput = explicitOutput ? output.contains(entry.getKey())
-                                   : lhs.count(entry.getKey()) == 1;
-    if (!inOutput)
-      summed *= entry.getValue();
-  }
+  for (auto [label, size] : sizes)
+    if (!llvm::is_contained(equation->output.letters, label))
+      summed *= size;
   return 2 * elementCount(op.getOutput()) * summed;
 }
 

@@ -80,20 +80,23 @@ struct MergeReshapes : OpRewritePattern<ReshapeOp> {
   }
 };
 
-/// The perm of a transpose, with the default (reversed dims) spelled out.
-static SmallVector<int64_t> permutation(TransposeOp op) {
+} // namespace
+
+SmallVector<int64_t> graphc::graph::transposePermutation(TransposeOp op) {
   if (std::optional<ArrayRef<int64_t>> perm = op.getPerm())
     return SmallVector<int64_t>(*perm);
   int64_t rank = op.getData().getType().getRank();
   return llvm::to_vector(llvm::reverse(llvm::seq<int64_t>(0, rank)));
 }
 
+namespace {
+
 struct RemoveIdentityTranspose : OpRewritePattern<TransposeOp> {
   using OpRewritePattern::OpRewritePattern;
 
   LogicalResult matchAndRewrite(TransposeOp op,
                                 PatternRewriter &rewriter) const override {
-    SmallVector<int64_t> perm = permutation(op);
+    SmallVector<int64_t> perm = transposePermutation(op);
     for (auto [i, p] : llvm::enumerate(perm))
       if (static_cast<int64_t>(i) != p)
         return rewriter.notifyMatchFailure(op, "not the identity perm");
@@ -113,9 +116,9 @@ struct ComposeTransposes : OpRewritePattern<TransposeOp> {
     auto inner = op.getData().getDefiningOp<TransposeOp>();
     if (!inner)
       return rewriter.notifyMatchFailure(op, "input is not a transpose");
-    SmallVector<int64_t> innerPerm = permutation(inner);
+    SmallVector<int64_t> innerPerm = transposePermutation(inner);
     SmallVector<int64_t> composed;
-    for (int64_t p : permutation(op))
+    for (int64_t p : transposePermutation(op))
       composed.push_back(innerPerm[p]);
     rewriter.modifyOpInPlace(op, [&] {
       op.getDataMutable().assign(inner.getData());

@@ -60,6 +60,10 @@ std::optional<llvm::SmallVector<int64_t>> getConstantInts(mlir::Value value);
 /// The contents of an integer constant, dense or a resource blob.
 std::optional<llvm::SmallVector<int64_t>> getConstantInts(mlir::ElementsAttr attr);
 
+/// The perm of a transpose, with the default (reversed dims) spelled out:
+/// result dim i is input dim perm[i].
+llvm::SmallVector<int64_t> transposePermutation(TransposeOp op);
+
 /// Folds `op` by evaluating it with the host kernels when all its operands
 /// are constants and its results static and small enough. Fills `results`
 /// with one attribute per result on success.

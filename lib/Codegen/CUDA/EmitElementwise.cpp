@@ -535,15 +535,11 @@ LogicalResult emitEpilogueStore(KernelEmitter &e, exec::KernelOp kernel,
   if (layoutEpilogue) {
     // Anchor dim i lands in output dim j where perm[j] == i.
     auto transpose = cast<graph::TransposeOp>(layoutEpilogue);
-    int64_t rank = outShape.size();
-    SmallVector<int64_t> transposedShape(
+    SmallVector<int64_t> outStrides = contiguousStrides(
         cast<RankedTensorType>(transpose.getType()).getShape());
-    SmallVector<int64_t> outStrides = contiguousStrides(transposedShape);
-    SmallVector<int64_t> strides(rank, 0);
-    for (int64_t j = 0; j < rank; ++j) {
-      int64_t i = transpose.getPerm() ? (*transpose.getPerm())[j] : rank - 1 - j;
+    SmallVector<int64_t> strides(outShape.size(), 0);
+    for (auto [j, i] : llvm::enumerate(graph::transposePermutation(transpose)))
       strides[i] = outStrides[j];
-    }
     if (!haveCoords)
       e.coords("ec", "ep", outShape);
     at = offsetExpr("ec", strides);

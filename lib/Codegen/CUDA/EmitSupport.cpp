@@ -253,18 +253,13 @@ SmallVector<int64_t> KernelEmitter::inputStrides(unsigned slot) const {
   auto it = transposedSlots.find(slot);
   if (it == transposedSlots.end())
     return contiguousStrides(inputShape(slot));
-  // Logical dim i of the transposed value is dim perm[i] of its input;
-  // without perm the dims are reversed.
+  // Logical dim i of the transposed value is dim perm[i] of its input.
   graph::TransposeOp transpose = it->second;
-  ArrayRef<int64_t> shape =
-      cast<RankedTensorType>(transpose.getData().getType()).getShape();
-  SmallVector<int64_t> source = contiguousStrides(shape);
+  SmallVector<int64_t> source = contiguousStrides(
+      cast<RankedTensorType>(transpose.getData().getType()).getShape());
   SmallVector<int64_t> strides;
-  int64_t rank = shape.size();
-  for (int64_t i = 0; i < rank; ++i) {
-    int64_t axis = transpose.getPerm() ? (*transpose.getPerm())[i] : rank - 1 - i;
+  for (int64_t axis : graph::transposePermutation(transpose))
     strides.push_back(source[axis]);
-  }
   return strides;
 }
 
