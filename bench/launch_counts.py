@@ -6,7 +6,8 @@ target up to the exec stage (no NVRTC, no GPU needed). Per model and
 exporter: the ONNX nodes, the graph ops after the graph rewrites, the
 launches and copies of the run plan with fusion and without (--no-fusion:
 one kernel per op), the DRAM traffic the cost model estimates for both, the
-H100 roofline time of the fused plan, and the arena against the sum of all
+H100 roofline time of the fused plan, and the arena against the liveness
+lower bound (the most intermediate bytes live at once) and the sum of all
 intermediates.
 
     .venv-torch/bin/python bench/launch_counts.py --graphc build/bin/graphc
@@ -31,6 +32,7 @@ from run_bench import MODELS, build_model, export_onnx  # noqa: E402
 ARENA = re.compile(r"arena_bytes = (\d+) : i64.*intermediate_bytes = (\d+) : i64")
 KERNEL = re.compile(r"^\s*exec\.kernel @(\S+) .*?attributes \{(.*)$", re.M)
 LAUNCH = re.compile(r"^\s*exec\.launch @(\S+) \[([^\]]*)\]", re.M)
+LIVE_BOUND = re.compile(r"live_bytes_bound = (\d+) : i64")
 WEIGHT_SLOT = re.compile(r"#exec\.slot<weights, \d+, \d+, (\d+)>")
 COPY = re.compile(r"^\s*exec\.copy <\w+, \d+, \d+, (\d+)>", re.M)
 # graphc inspect's H100 figures: DRAM bandwidth, fp32 peak.
@@ -82,9 +84,12 @@ def count(graphc, onnx_path, shape):
     graph_ops = [m for m in re.findall(r"= graph\.([a-z_0-9]+)", graph_ir)
                  if m != "constant"]
     arena = ARENA.search(exec_ir)
+    bound = LIVE_BOUND.search(exec_ir)
     moved, activations, flops, micros = plan_cost(exec_ir)
     unfused_moved, unfused_activations, unfused_flops, _ = plan_cost(unfused_ir)
-    if unfused_flops != flops:
+    # graph.attention counts its scale, mask and softmax work once where the
+    # unfused chain counts each pointwise op: a sliver next to the products.
+    if abs(unfused_flops - flops) > 0.01 * unfused_flops:
         raise RuntimeError(f"fusion changed the flops: {unfused_flops} -> {flops}")
     return {
         "onnx_nodes": len(model.graph.node),
@@ -101,6 +106,7 @@ def count(graphc, onnx_path, shape):
         "kernels": len(re.findall(r"^\s*exec\.kernel ", exec_ir, re.M)),
         "arena_bytes": int(arena.group(1)) if arena else None,
         "intermediate_bytes": int(arena.group(2)) if arena else None,
+        "live_bytes_bound": int(bound.group(1)) if bound else None,
     }
 
 
@@ -140,7 +146,7 @@ def main():
     print("| model | exporter | input | ONNX nodes | graph ops | launches unfused "
           "| launches | copies | distinct kernels | DRAM MiB unfused | DRAM MiB "
           "| of which not weights, unfused | not weights | GFLOP | H100 roofline us "
-          "| arena / all intermediates |")
+          "| arena / liveness bound / all intermediates |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         if "error" in r:
@@ -148,7 +154,9 @@ def main():
                   f"error: {r['error']} |||||||||||||")
             continue
         arena = (f"{r['arena_bytes'] / 2**20:.1f} / "
-                 f"{r['intermediate_bytes'] / 2**20:.1f} MiB")
+                 f"{r['live_bytes_bound'] / 2**20:.1f} / "
+                 f"{r['intermediate_bytes'] / 2**20:.1f} MiB "
+                 f"({r['arena_bytes'] / r['live_bytes_bound']:.2f}x the bound)")
         print(f"| {r['model']} | {r['exporter']} | {r['input']} | {r['onnx_nodes']} | "
               f"{r['graph_ops']} | {r['unfused_launches']} | {r['launches']} | "
               f"{r['copies']} | {r['kernels']} | {r['unfused_dram_bytes'] / 2**20:.1f} | "

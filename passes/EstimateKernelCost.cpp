@@ -99,6 +99,16 @@ int64_t opFlops(Operation *op) {
                (op.getB() ? elementCount(op.getY()) : 0);
       })
       .Case([](graph::EinsumOp op) { return einsumFlops(op); })
+      .Case([](graph::AttentionOp op) {
+        // Q K^T and P V (a multiply-add each), and per score the scale,
+        // mask, max, exp and sum of the softmax.
+        ArrayRef<int64_t> q = shapeOf(op.getQ()), k = shapeOf(op.getK()),
+                          v = shapeOf(op.getV());
+        if (q.size() != 4 || k.size() != 4 || v.size() != 4)
+          return int64_t(0);
+        int64_t scores = q[0] * q[1] * q[2] * k[2];
+        return scores * (2 * q[3] + 2 * v[3] + 5);
+      })
       .Case<graph::MaxPoolOp, graph::AveragePoolOp, graph::LpPoolOp>(
           [](auto op) {
             return elementCount(op->getResult(0)) *

@@ -6,7 +6,8 @@
 // the weights and the shift into the bias, so the follower disappears. New
 // constants are computed in double and rounded once to the tensor's type;
 // the merged op's location fuses both ONNX nodes' locations. Scalar scales
-// of a MatMul's operands move past it (to fold or fuse there).
+// of a MatMul's operands move past it, and reshapes of its result past the
+// pointwise ops after it (to fold or fuse there).
 //
 //===----------------------------------------------------------------------===//
 
@@ -472,6 +473,109 @@ struct HoistScalesOutOfMatMul : OpRewritePattern<MatMulOp> {
   }
 };
 
+/// P(reshape(x), y...) = reshape(P(x, y'...)) for a pointwise P: the
+/// reshape (a view) moves past P, so that P reads the linear op (or the
+/// pointwise chain after it) producing x directly and fuses into its
+/// epilogue. Exporters reshape a Gemm's [B*S, N] result to [B, S, N] before
+/// the bias-free residual add or the activation (GPT-2's Conv1D). An
+/// operand y of P's shape becomes reshape(y) (a view too); any other
+/// operand must broadcast the same way over x's shape as over P's, so it
+/// may vary only along the trailing dims both shapes share.
+struct SinkReshapeBelowPointwise : RewritePattern {
+  SinkReshapeBelowPointwise(MLIRContext *context)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context) {}
+
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    if (!op->hasTrait<graph::OpTrait::Pointwise>() || op->getNumResults() != 1)
+      return failure();
+    auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!resultType || !resultType.hasStaticShape())
+      return failure();
+    // The reshaped operand: a reshape used here only, of a value used by the
+    // reshape only that a linear op or a pointwise op computes.
+    std::optional<unsigned> reshaped;
+    for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
+      auto reshape = operand.getDefiningOp<ReshapeOp>();
+      if (!reshape || !operand.hasOneUse() ||
+          !reshape.getData().hasOneUse() ||
+          operand.getType() != resultType)
+        continue;
+      Operation *producer = reshape.getData().getDefiningOp();
+      if (producer && (isEpilogueAnchor(producer) ||
+                       producer->hasTrait<graph::OpTrait::Pointwise>())) {
+        reshaped = i;
+        break;
+      }
+    }
+    if (!reshaped)
+      return failure();
+    // With two reshaped operands the rewrite could move either, back and
+    // forth: it moves none.
+    for (auto [i, operand] : llvm::enumerate(op->getOperands()))
+      if (i != *reshaped && operand.getDefiningOp<ReshapeOp>())
+        return failure();
+    Value source =
+        op->getOperand(*reshaped).getDefiningOp<ReshapeOp>().getData();
+    auto sourceType = dyn_cast<RankedTensorType>(source.getType());
+    // Shapes without zeros: a 0 in a reshape's shape copies an input dim.
+    if (!sourceType || !sourceType.hasStaticShape() ||
+        sourceType.getNumElements() == 0 ||
+        sourceType.getShape() == resultType.getShape())
+      return failure();
+    ArrayRef<int64_t> from = sourceType.getShape(), to = resultType.getShape();
+    // The trailing dims both shapes share.
+    size_t shared = 0;
+    while (shared < from.size() && shared < to.size() &&
+           from[from.size() - 1 - shared] == to[to.size() - 1 - shared])
+      ++shared;
+    auto shapeConstant = [&](ArrayRef<int64_t> dims) {
+      auto type = RankedTensorType::get({static_cast<int64_t>(dims.size())},
+                                        rewriter.getI64Type());
+      return rewriter.create<ConstantOp>(
+          op->getLoc(), type, DenseIntElementsAttr::get(type, dims));
+    };
+    SmallVector<Value> operands;
+    rewriter.setInsertionPoint(op);
+    for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
+      if (i == *reshaped) {
+        operands.push_back(source);
+        continue;
+      }
+      auto type = dyn_cast<RankedTensorType>(operand.getType());
+      if (!type)
+        return failure();
+      ArrayRef<int64_t> dims = type.getShape();
+      if (dims == to) {
+        operands.push_back(operand);
+        continue;
+      }
+      bool sameBroadcast = dims.size() <= from.size();
+      for (size_t d = 0; sameBroadcast && d < dims.size(); ++d)
+        sameBroadcast = dims[dims.size() - 1 - d] == 1 || d < shared;
+      if (!sameBroadcast)
+        return failure();
+      operands.push_back(operand);
+    }
+    // Only now that the rewrite is certain: full-shape operands become
+    // views of x's shape.
+    for (auto [i, operand] : llvm::enumerate(operands)) {
+      auto type = cast<RankedTensorType>(operand.getType());
+      if (i == *reshaped || type.getShape() != to)
+        continue;
+      operand = rewriter.create<ReshapeOp>(
+          operand.getLoc(), type.clone(from), operand, shapeConstant(from));
+    }
+    OperationState state(op->getLoc(), op->getName(), operands,
+                         TypeRange{resultType.clone(from)}, op->getAttrs());
+    Operation *sunk = rewriter.create(state);
+    Value result = rewriter.create<ReshapeOp>(
+        op->getLoc(), resultType, sunk->getResult(0), shapeConstant(to));
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 } // namespace
 
 LogicalResult foldIntoLinearOps(ModuleOp module) {
@@ -479,7 +583,7 @@ LogicalResult foldIntoLinearOps(ModuleOp module) {
   RewritePatternSet patterns(context);
   patterns.add<FoldAffineIntoConv<ConvOp>, FoldAffineIntoConv<ConvTransposeOp>,
                FoldAffineIntoGemm, FoldAffineIntoMatMul,
-               HoistScalesOutOfMatMul>(context);
+               HoistScalesOutOfMatMul, SinkReshapeBelowPointwise>(context);
   if (failed(applyPatternsAndFoldGreedily(module, std::move(patterns))))
     return module.emitError("folding into linear ops did not converge");
   return success();

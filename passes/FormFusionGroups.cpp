@@ -2,9 +2,9 @@
 //
 // Pointwise ops (the graph dialect's Pointwise trait) join producer ->
 // consumer chains computed by one kernel; a conv, gemm or mat_mul takes in
-// the pointwise ops consuming its result as its epilogue, and a mat_mul the
-// transposes it alone reads as its layout prologue and a transpose of its
-// result as its layout epilogue; views (see
+// the pointwise ops consuming its result as its epilogue, and a mat_mul or
+// attention the transposes it alone reads as its layout prologue and a
+// transpose of its result as its layout epilogue; views (see
 // Views.h) stay outside every fusion; every other op is a fusion of its own.
 // Each group carries its kind, content hash and schedule.
 //
@@ -35,6 +35,8 @@ static kernel::FusionKind classify(Operation *op) {
   StringRef name = op->getName().stripDialect();
   if (name == "mat_mul" || name == "gemm" || name == "einsum")
     return kernel::FusionKind::matmul;
+  if (name == "attention")
+    return kernel::FusionKind::attention;
   if (name == "conv" || name == "conv_transpose")
     return kernel::FusionKind::conv;
   if (name.starts_with("reduce_") || name.starts_with("arg_") ||
@@ -209,10 +211,11 @@ partitionIntoGroups(ArrayRef<Operation *> ops) {
       continue;
     SmallVector<Operation *> members = {root};
     llvm::SmallPtrSet<Operation *, 16> inGroup = {root};
-    // A mat_mul root is its own anchor: only layout prologues join it. A
-    // transpose root of a mat_mul's result is that mat_mul's layout
-    // epilogue.
-    Operation *anchor = graph::isEpilogueAnchor(root) ? root : nullptr;
+    // A mat_mul or attention root is its own anchor: only layout prologues
+    // join it. A transpose root of its result is its layout epilogue.
+    Operation *anchor =
+        graph::isEpilogueAnchor(root) || graph::isLayoutAnchor(root) ? root
+                                                                     : nullptr;
     if (Operation *producer = root->getNumOperands()
                                   ? root->getOperand(0).getDefiningOp()
                                   : nullptr;

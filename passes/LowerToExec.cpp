@@ -332,7 +332,8 @@ LogicalResult lowerPlan(func::FuncOp main, StringRef planName,
     planName = name.getValue();
   auto plan = builder.create<exec::PlanOp>(
       loc, builder.getStringAttr(planName), arenaBytes, intermediateBytes,
-      builder.getArrayAttr(inputTypes), builder.getArrayAttr(outputTypes));
+      builder.getArrayAttr(inputTypes), builder.getArrayAttr(outputTypes),
+      main->getAttrOfType<IntegerAttr>("exec.live_bytes_bound"));
   Block *steps = new Block();
   plan.getSteps().push_back(steps);
   OpBuilder stepBuilder = OpBuilder::atBlockEnd(steps);

@@ -31,6 +31,10 @@ mlir::FailureOr<bool> refineResultTypes(mlir::ModuleOp module);
 /// graph.gelu and graph.layer_normalization.
 mlir::LogicalResult recognizeExporterPatterns(mlir::ModuleOp module);
 
+/// Replaces attention chains (MatMul, scale, mask, Softmax, MatMul) in
+/// `module` by graph.attention.
+mlir::LogicalResult recognizeAttention(mlir::ModuleOp module);
+
 /// Folds per-channel affine followers (BatchNormalization, constant Mul and
 /// Add) into the weights and bias of the linear ops they follow.
 mlir::LogicalResult foldIntoLinearOps(mlir::ModuleOp module);

@@ -37,6 +37,19 @@ def RecognizeExporterPatterns : Pass<"graphc-recognize-exporter-patterns",
   }];
 }
 
+def RecognizeAttention : Pass<"graphc-recognize-attention", "mlir::ModuleOp"> {
+  let summary = "turn exporter attention chains into graph.attention";
+  let description = [{
+    MatMul(Q, K^T), an optional scale by a scalar constant, an optional
+    additive mask, a last-axis Softmax, torch's optional NaN guard
+    (Where(IsNaN(p), 0, p)) and MatMul(P, V), over 4-d [batch, heads, seq,
+    head size] operands whose intermediates have no other use, become one
+    graph.attention reading K (K^T's transpose, or the tensor torch.export's
+    reshape/transpose/reshape sandwich started from). The pipeline runs it
+    after pad-safety analysis and before fusion, and not under --no-fusion.
+  }];
+}
+
 def FoldIntoLinearOps : Pass<"graphc-fold-into-linear-ops", "mlir::ModuleOp"> {
   let summary = "fold BatchNormalization and constant Mul/Add into weights";
   let description = [{

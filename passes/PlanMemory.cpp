@@ -1,4 +1,12 @@
 //===- PlanMemory.cpp - liveness-based arena planning ---------------------===//
+//
+// Walks each function's fusions in order and places every intermediate at
+// a best-fit offset of one arena, freeing it after its last read (a view's
+// reads count for its source). Records the arena size, the sum of all
+// intermediates, and the liveness lower bound (the most bytes live at
+// once), which measures how much the placement loses to fragmentation.
+//
+//===----------------------------------------------------------------------===//
 
 #include "dialects/Graph/GraphOps.h"
 #include "passes/Passes.h"
@@ -117,6 +125,9 @@ static void planMemory(func::FuncOp main) {
 
   ArenaAllocator arena;
   int64_t intermediateBytes = 0;
+  // The liveness lower bound: the most bytes of intermediates live at once
+  // (each aligned), which no placement in one arena can beat.
+  int64_t liveBytes = 0, liveBytesPeak = 0;
   // Arena values still live, by the position of their last use.
   std::multimap<int64_t, std::pair<int64_t, int64_t>> liveUntil;
   // The planned slot of every fusion result and view of one.
@@ -150,6 +161,7 @@ static void planMemory(func::FuncOp main) {
       }
       int64_t offset = arena.allocate(bytes);
       intermediateBytes += alignUp(std::max<int64_t>(bytes, 1));
+      liveBytes += alignUp(std::max<int64_t>(bytes, 1));
       slots.push_back(exec::SlotAttr::get(context, exec::BufferKind::arena, 0,
                                           offset, bytes));
       // A result nobody reads is still written; free it after this step.
@@ -159,11 +171,13 @@ static void planMemory(func::FuncOp main) {
     for (auto [result, slot] : llvm::zip(fusion.getResults(), slots))
       slotOf[result] = cast<exec::SlotAttr>(slot);
     fusion->setAttr("exec.slots", ArrayAttr::get(context, slots));
+    liveBytesPeak = std::max(liveBytesPeak, liveBytes);
     // Space read for the last time by this step is free for later steps;
     // never for this step's own results, which must not alias its inputs.
     while (!liveUntil.empty() && liveUntil.begin()->first <= here) {
       arena.release(liveUntil.begin()->second.first,
                     liveUntil.begin()->second.second);
+      liveBytes -= alignUp(std::max<int64_t>(liveUntil.begin()->second.second, 1));
       liveUntil.erase(liveUntil.begin());
     }
   }
@@ -171,6 +185,7 @@ static void planMemory(func::FuncOp main) {
   main->setAttr("exec.arena_bytes", b.getI64IntegerAttr(arena.size()));
   main->setAttr("exec.intermediate_bytes",
                 b.getI64IntegerAttr(intermediateBytes));
+  main->setAttr("exec.live_bytes_bound", b.getI64IntegerAttr(liveBytesPeak));
 }
 
 LogicalResult planMemory(ModuleOp module) {

@@ -36,6 +36,33 @@ def Graph_GemmOp : Graph_InferOp<"gemm", [Pure]> {
   let results = (outs Graph_NumericTensor:$y);
 }
 
+def Graph_AttentionOp : Graph_InferOp<"attention", [Pure]> {
+  let summary = "scaled dot-product attention with grouped K/V heads";
+  let description = [{
+    Per batch b and query head h: softmax(scale * Q K^T + mask) V, where
+    query head h reads K/V head h / (Hq / Hkv). Q is [B, Hq, Sq, D], K
+    [B, Hkv, Skv, D], V [B, Hkv, Skv, Dv]; the optional additive mask
+    broadcasts to [B, Hq, Sq, Skv]; the result is [B, Hq, Sq, Dv].
+    `is_causal` = 1 masks key j out of query i's row when j > i (top-left
+    aligned, like torch's is_causal). `nan_to_zero` = 1 counts NaN
+    probabilities as 0, so a row with every key masked out yields 0: torch's
+    exported SDPA writes this as Where(IsNaN(p), 0, p). The softmax is
+    computed like graph.softmax's. Not an ONNX op: graphc-recognize-attention
+    makes it of the chains exporters write, and the kernel templates compute
+    it without writing the scores to memory.
+    ```mlir
+    %o = graph.attention %q, %k, %v, %mask {scale = 1.250000e-01 : f32} : (tensor<1x12x128x64xf32>, tensor<1x12x128x64xf32>, tensor<1x12x128x64xf32>, tensor<1x1x1x128xf32>) -> tensor<1x12x128x64xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$q, Graph_FloatTensor:$k,
+                       Graph_FloatTensor:$v,
+                       Optional<Graph_FloatTensor>:$mask,
+                       DefaultValuedAttr<F32Attr, "1.0">:$scale,
+                       DefaultValuedAttr<I64Attr, "0">:$is_causal,
+                       DefaultValuedAttr<I64Attr, "0">:$nan_to_zero);
+  let results = (outs Graph_FloatTensor:$y);
+}
+
 // Attributes shared by convolutions and pooling windows.
 class Graph_ConvLikeOp<string mnemonic, list<Trait> traits = []>
     : Graph_InferOp<mnemonic, !listconcat(traits, [Pure])> {

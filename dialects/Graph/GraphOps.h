@@ -79,26 +79,38 @@ inline bool isEpilogueAnchor(mlir::Operation *op) {
   return mlir::isa<ConvOp, GemmOp, MatMulOp>(op);
 }
 
+/// Largest head size (of Q, K and V) a graph.attention is made with: the
+/// attention kernel templates keep K and V tiles of it in shared memory.
+inline constexpr int64_t kMaxAttentionHeadSize = 256;
+
+/// Whether the kernel template of `op` reads its operands through strides
+/// and stores its result through strides: mat_mul and attention, which
+/// then take in the transposes around them (the head split and merge of
+/// attention) as layout prologues and epilogues.
+inline bool isLayoutAnchor(mlir::Operation *op) {
+  return mlir::isa_and_nonnull<MatMulOp, AttentionOp>(op);
+}
+
 /// Whether `op` is a layout prologue of `anchor`: a transpose read by the
-/// mat_mul `anchor` only. Fusion puts it in the mat_mul's kernel, before
-/// it, and the mat_mul templates read the transpose's input through
+/// layout anchor `anchor` only. Fusion puts it in the anchor's kernel,
+/// before it, and the anchor's template reads the transpose's input through
 /// permuted strides instead of a transposed copy (the head split of
 /// attention: Q, K^T and V). Fusion and every target decide by this one
 /// predicate.
 inline bool isLayoutPrologueOf(mlir::Operation *op, mlir::Operation *anchor) {
-  return mlir::isa<TransposeOp>(op) && anchor && mlir::isa<MatMulOp>(anchor) &&
+  return mlir::isa<TransposeOp>(op) && isLayoutAnchor(anchor) &&
          !op->use_empty() &&
          llvm::all_of(op->getUsers(),
                       [&](mlir::Operation *user) { return user == anchor; });
 }
 
 /// Whether `op` is a layout epilogue of `anchor`: a transpose of the result
-/// of the mat_mul `anchor`, its only user. Fusion ends the mat_mul's kernel
-/// with it, and the mat_mul template stores each element at its transposed
-/// position instead of writing a copy to transpose (the head merge of
-/// attention).
+/// of the layout anchor `anchor`, its only user. Fusion ends the anchor's
+/// kernel with it, and the anchor's template stores each element at its
+/// transposed position instead of writing a copy to transpose (the head
+/// merge of attention).
 inline bool isLayoutEpilogueOf(mlir::Operation *op, mlir::Operation *anchor) {
-  return mlir::isa<TransposeOp>(op) && anchor && mlir::isa<MatMulOp>(anchor) &&
+  return mlir::isa<TransposeOp>(op) && isLayoutAnchor(anchor) &&
          op->getOperand(0) == anchor->getResult(0) && anchor->hasOneUse();
 }
 

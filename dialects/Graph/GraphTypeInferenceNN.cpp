@@ -87,6 +87,56 @@ LogicalResult GemmOp::inferResultTypes(const TypeInference &infer,
   return success();
 }
 
+LogicalResult AttentionOp::inferResultTypes(const TypeInference &infer,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &results) {
+  RankedTensorType q = rankedType(adaptor.getQ());
+  RankedTensorType k = rankedType(adaptor.getK());
+  RankedTensorType v = rankedType(adaptor.getV());
+  if (q.getRank() != 4 || k.getRank() != 4 || v.getRank() != 4)
+    return infer.emitError("Q, K and V must be 4-d: [batch, heads, sequence, "
+                           "head size]");
+  Type element = q.getElementType();
+  if (k.getElementType() != element || v.getElementType() != element)
+    return infer.emitError("Q, K and V have different element types");
+  FailureOr<int64_t> batch = unifyDims(infer, q.getDimSize(0), k.getDimSize(0),
+                                       "batch dims of Q and K");
+  if (failed(batch) ||
+      failed(batch = unifyDims(infer, *batch, v.getDimSize(0),
+                               "batch dims of Q and V")))
+    return failure();
+  FailureOr<int64_t> kvHeads = unifyDims(infer, k.getDimSize(1),
+                                         v.getDimSize(1), "heads of K and V");
+  if (failed(kvHeads) ||
+      failed(unifyDims(infer, q.getDimSize(3), k.getDimSize(3),
+                       "head sizes of Q and K")) ||
+      failed(unifyDims(infer, k.getDimSize(2), v.getDimSize(2),
+                       "sequence lengths of K and V")))
+    return failure();
+  int64_t heads = q.getDimSize(1);
+  if (!ShapedType::isDynamic(heads) && !ShapedType::isDynamic(*kvHeads) &&
+      (*kvHeads == 0 ? heads != 0 : heads % *kvHeads != 0))
+    return infer.emitError("Q's " + Twine(heads) +
+                           " heads are not a multiple of K and V's " +
+                           Twine(*kvHeads));
+  SmallVector<int64_t> dims = {*batch, heads, q.getDimSize(2),
+                               v.getDimSize(3)};
+  if (Value mask = adaptor.getMask()) {
+    RankedTensorType maskType = rankedType(mask);
+    if (maskType.getElementType() != element)
+      return infer.emitError("the mask has another element type than Q");
+    SmallVector<int64_t> scores = {*batch, heads, q.getDimSize(2),
+                                   k.getDimSize(2)};
+    FailureOr<SmallVector<int64_t>> shape =
+        broadcastShapes(scores, maskType.getShape());
+    if (failed(shape) || shape->size() != 4)
+      return infer.emitError("the mask does not broadcast to the scores "
+                             "[batch, heads, query, key]");
+  }
+  results.push_back(q.clone(dims));
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Convolution and pooling windows
 //===----------------------------------------------------------------------===//

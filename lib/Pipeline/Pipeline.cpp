@@ -380,6 +380,10 @@ llvm::Error compileModel(const CompileOptions &options,
         "--assume-pad-safe names '%s', but the model has no bucketed dims",
         options.assumePadSafe.front().c_str());
   }
+  // Attention chains become one op each once the analysis above has
+  // reasoned about their softmax and masks; --no-fusion keeps them apart.
+  if (!options.noFusion && failed(recognizeAttention(module)))
+    return diagnostics.takeError("recognising attention failed");
   if (options.emit == EmitStage::graph) {
     printModule(module, out);
     return llvm::Error::success();

@@ -254,3 +254,58 @@ func.func @hoisted_scale_folds_into_weights(%x: tensor<3x2xf32>) -> tensor<3x2xf
   %1 = graph.mat_mul %0, %w : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
   return %1 : tensor<3x2xf32>
 }
+
+// -----
+
+// GPT-2's Conv1D: the Gemm's [B*S, N] result is reshaped to [B, S, N]
+// before the GELU and the residual add. The reshape moves past both, the
+// residual is read as a [B*S, N] view, and the per-column bias still
+// broadcasts (it varies along the trailing dim both shapes share).
+// CHECK-LABEL: func @sink_reshape_below_pointwise
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<8x16xf32> {{.*}}, %[[W:[^:]*]]: tensor<16x16xf32> {{.*}}, %[[R:[^:]*]]: tensor<2x4x16xf32> {{.*}}, %[[B:[^:]*]]: tensor<16xf32>
+func.func @sink_reshape_below_pointwise(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>, %residual: tensor<2x4x16xf32>, %bias: tensor<16xf32>) -> tensor<2x4x16xf32> {
+  // CHECK: %[[G:.*]] = graph.gemm %[[X]], %[[W]]
+  // CHECK: %[[A:.*]] = graph.gelu %[[G]] : (tensor<8x16xf32>) -> tensor<8x16xf32>
+  // CHECK: %[[RV:.*]] = graph.reshape %[[R]], %{{.*}} : (tensor<2x4x16xf32>, tensor<2xi64>) -> tensor<8x16xf32>
+  // CHECK: %[[S:.*]] = graph.add %[[A]], %[[RV]] : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+  // CHECK: %[[T:.*]] = graph.add %[[S]], %[[B]] : (tensor<8x16xf32>, tensor<16xf32>) -> tensor<8x16xf32>
+  // CHECK: %[[Y:.*]] = graph.reshape %[[T]], %{{.*}} : (tensor<8x16xf32>, tensor<3xi64>) -> tensor<2x4x16xf32>
+  // CHECK: return %[[Y]]
+  %shape = graph.constant {value = dense<[2, 4, 16]> : tensor<3xi64>} : () -> tensor<3xi64>
+  %0 = graph.gemm %x, %w : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+  %1 = graph.reshape %0, %shape : (tensor<8x16xf32>, tensor<3xi64>) -> tensor<2x4x16xf32>
+  %2 = graph.gelu %1 : (tensor<2x4x16xf32>) -> tensor<2x4x16xf32>
+  %3 = graph.add %2, %residual : (tensor<2x4x16xf32>, tensor<2x4x16xf32>) -> tensor<2x4x16xf32>
+  %4 = graph.add %3, %bias : (tensor<2x4x16xf32>, tensor<16xf32>) -> tensor<2x4x16xf32>
+  return %4 : tensor<2x4x16xf32>
+}
+
+// -----
+
+// Left in place: an operand varying along a dim the reshape splits, a
+// reshape whose source has another user, and two reshaped operands.
+// CHECK-LABEL: func @reshape_stays
+func.func @reshape_stays(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>, %rows: tensor<4x1xf32>, %other: tensor<16x8xf32>) -> (tensor<2x4x16xf32>, tensor<8x16xf32>, tensor<2x4x16xf32>, tensor<2x4x16xf32>) {
+  // CHECK: %[[G:.*]] = graph.gemm
+  // CHECK-NEXT: %[[V:.*]] = graph.reshape %[[G]]
+  // CHECK-NEXT: graph.add %[[V]], %arg2
+  // CHECK: %[[G2:.*]] = graph.gemm
+  // CHECK-NEXT: %[[V2:.*]] = graph.reshape %[[G2]]
+  // CHECK-NEXT: graph.relu %[[V2]]
+  // CHECK: graph.relu %arg3
+  // CHECK-NEXT: graph.reshape
+  // CHECK-NEXT: graph.add
+  %shape = graph.constant {value = dense<[2, 4, 16]> : tensor<3xi64>} : () -> tensor<3xi64>
+  %0 = graph.gemm %x, %w : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+  %1 = graph.reshape %0, %shape : (tensor<8x16xf32>, tensor<3xi64>) -> tensor<2x4x16xf32>
+  %2 = graph.add %1, %rows : (tensor<2x4x16xf32>, tensor<4x1xf32>) -> tensor<2x4x16xf32>
+  %3 = graph.gemm %x, %w : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+  %4 = graph.reshape %3, %shape : (tensor<8x16xf32>, tensor<3xi64>) -> tensor<2x4x16xf32>
+  %5 = graph.relu %4 : (tensor<2x4x16xf32>) -> tensor<2x4x16xf32>
+  %6 = graph.gemm %x, %w : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+  %7 = graph.reshape %6, %shape : (tensor<8x16xf32>, tensor<3xi64>) -> tensor<2x4x16xf32>
+  %8 = graph.relu %other : (tensor<16x8xf32>) -> tensor<16x8xf32>
+  %9 = graph.reshape %8, %shape : (tensor<16x8xf32>, tensor<3xi64>) -> tensor<2x4x16xf32>
+  %10 = graph.add %7, %9 : (tensor<2x4x16xf32>, tensor<2x4x16xf32>) -> tensor<2x4x16xf32>
+  return %2, %3, %5, %10 : tensor<2x4x16xf32>, tensor<8x16xf32>, tensor<2x4x16xf32>, tensor<2x4x16xf32>
+}

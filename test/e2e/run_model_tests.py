@@ -8,7 +8,8 @@
 generated CUDA for the host and DRIVER (libgraphc_fake_cuda.so) runs it.
 
 CHECK is one of:
-  accuracy-mlp, accuracy-resnet, accuracy-transformer, accuracy-rewrites
+  accuracy-mlp, accuracy-resnet, accuracy-transformer, accuracy-rewrites,
+  accuracy-decoder
       generate the model, compile it with fixed dims, run it on seeded random
       inputs through the Python runtime and compare with onnxruntime (CPU)
   deterministic   compiling the same model twice gives byte-identical .so files
@@ -49,6 +50,10 @@ MODELS = {
     "rewrites": {"generator": "make_rewrites.py", "buckets": [{"batch": 3}]},
     "masked_transformer": {"generator": "make_masked_transformer.py",
                            "buckets": [{"batch": 2, "seq": 8}]},
+    # seq 40: more keys than one tile of the attention kernel, rows that do
+    # not fill its blocks.
+    "decoder": {"generator": "make_decoder.py",
+                "buckets": [{"batch": 2, "seq": 40}, {"batch": 1, "seq": 3}]},
 }
 # The f32 tolerances of the conformance suite (test/conformance/node_tests.py).
 RTOL, ATOL = 1e-4, 1e-5
@@ -301,6 +306,7 @@ CHECKS = {
     "accuracy-resnet": lambda args: check_accuracy(args, "resnet"),
     "accuracy-transformer": lambda args: check_accuracy(args, "transformer"),
     "accuracy-rewrites": lambda args: check_accuracy(args, "rewrites"),
+    "accuracy-decoder": lambda args: check_accuracy(args, "decoder"),
     "deterministic": check_deterministic,
     "no-compiler-deps": check_no_compiler_deps,
     "weights-file": check_weights_file,

@@ -428,6 +428,39 @@ exec.kernel @transpose_mat_mul_0 matmul attributes {hash = "0000000000000000", o
   compileAndCheck(source);
 }
 
+TEST_F(CudaCodegenTest, AttentionReadsTheHeadSplitInPlaceAndStoresTheMerge) {
+  // BERT's head split and merge around one grouped attention: Q [1,4,2,8]
+  // (batch, seq, heads, head size) read as [1,2,4,8], K and V with one head
+  // [1,1,4,8] (strides 32, 32, 8, 1), the result stored as [1,4,2,8]. The
+  // f16 operands compute in float; 40 keys take two tiles.
+  std::string diagnostics;
+  std::string source = emitKernels(context, R"mlir(
+exec.kernel @transpose_attention_0 attention attributes {hash = "0000000000000000", onnx_nodes = ["n_qt", "n_att", "n_merge"], schedule = {block_size = 64 : i64}} {
+^bb0(%q: tensor<1x4x2x8xf16>, %k: tensor<1x1x40x8xf16>, %v: tensor<1x1x40x8xf16>, %m: tensor<4x40xf16>):
+  %0 = graph.transpose %q {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x4x2x8xf16>) -> tensor<1x2x4x8xf16>
+  %1 = graph.attention %0, %k, %v, %m {scale = 0.5 : f32, nan_to_zero = 1 : i64} : (tensor<1x2x4x8xf16>, tensor<1x1x40x8xf16>, tensor<1x1x40x8xf16>, tensor<4x40xf16>) -> tensor<1x2x4x8xf16>
+  %2 = graph.transpose %1 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x2x4x8xf16>) -> tensor<1x4x2x8xf16>
+  kernel.yield %2 : tensor<1x4x2x8xf16>
+})mlir", diagnostics);
+  ASSERT_FALSE(source.empty()) << diagnostics;
+  std::string kernels = source.substr(cudaModulePreamble().size());
+  for (const char *part :
+       {// Q through the transpose's permuted strides.
+        "const long long qBase = b * 64LL + h * 8LL;", "i * 16LL",
+        // One K/V head for both query heads.
+        "const long long kvHead = h / 2;",
+        // Two warps, two query rows per block.
+        "__shared__ float qRows[2][8];",
+        // The mask broadcast over batch and heads.
+        "b * 0LL + h * 0LL + row * 40LL + key * 1LL",
+        "runningSum > 0.0f ? acc[r] / runningSum : 0.0f",
+        // The merge stored in place: result dim 1 (heads) has stride 8.
+        "ec1 * 8 + ec2 * 16"})
+    EXPECT_NE(kernels.find(part), std::string::npos) << part << "\n"
+                                                     << kernels;
+  compileAndCheck(source);
+}
+
 TEST_F(CudaCodegenTest, OnlyPointwiseKernelsAndEpiloguesFuse) {
   auto refusal = [&](llvm::StringRef text) {
     std::string diagnostics;
@@ -443,8 +476,20 @@ exec.kernel @softmax_exp_0 reduction attributes {hash = "0000000000000000", onnx
   kernel.yield %1 : tensor<2x3xf32>
 })mlir")
                 .find("a reduction kernel must compute one op: only "
-                      "pointwise kernels, and a conv, gemm or mat_mul with a "
-                      "pointwise epilogue, fuse"),
+                      "pointwise kernels, a conv, gemm or mat_mul with a "
+                      "pointwise epilogue, and an attention with its layout "
+                      "transposes, fuse"),
+            std::string::npos);
+  // An attention kernel has no pointwise epilogue.
+  EXPECT_NE(refusal(R"mlir(
+exec.kernel @attention_relu_0 attention attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}} {
+^bb0(%q: tensor<1x2x4x8xf32>, %k: tensor<1x2x4x8xf32>, %v: tensor<1x2x4x8xf32>):
+  %0 = graph.attention %q, %k, %v : (tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32>
+  %1 = graph.relu %0 : (tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32>
+  kernel.yield %1 : tensor<1x2x4x8xf32>
+})mlir")
+                .find("an attention kernel ends with its graph.attention or "
+                      "the transpose of its result, not graph.relu"),
             std::string::npos);
   // The anchor must be one whose template applies an epilogue.
   EXPECT_NE(refusal(R"mlir(

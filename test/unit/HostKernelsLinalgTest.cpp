@@ -205,4 +205,94 @@ TEST(HostKernelLinalgErrors, ShapeMismatchesAreReported) {
   EXPECT_EQ(error, "max_pool: kernel_shape is required");
 }
 
+/// The unfused attention: per query row, softmax(scale * q.k + mask) . V
+/// with K/V head h / group.
+std::vector<double> naiveAttention(const std::vector<float> &q,
+                                   const std::vector<float> &k,
+                                   const std::vector<float> &v,
+                                   const std::vector<float> &mask, int64_t B,
+                                   int64_t H, int64_t Hkv, int64_t Sq,
+                                   int64_t Skv, int64_t D, int64_t Dv,
+                                   double scale) {
+  std::vector<double> out(B * H * Sq * Dv);
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t i = 0; i < Sq; ++i) {
+        int64_t kh = h / (H / Hkv);
+        std::vector<double> s(Skv);
+        double peak = -INFINITY;
+        for (int64_t j = 0; j < Skv; ++j) {
+          double dot = 0;
+          for (int64_t d = 0; d < D; ++d)
+            dot += q[((b * H + h) * Sq + i) * D + d] *
+                   k[((b * Hkv + kh) * Skv + j) * D + d];
+          s[j] = dot * scale + mask[i * Skv + j];
+          peak = std::max(peak, s[j]);
+        }
+        double sum = 0;
+        for (double &x : s)
+          sum += x = std::exp(x - peak);
+        for (int64_t d = 0; d < Dv; ++d) {
+          double acc = 0;
+          for (int64_t j = 0; j < Skv; ++j)
+            acc += s[j] / sum * v[((b * Hkv + kh) * Skv + j) * Dv + d];
+          out[((b * H + h) * Sq + i) * Dv + d] = acc;
+        }
+      }
+  return out;
+}
+
+TEST(HostKernelLinalg, AttentionGroupsHeadsAndBroadcastsTheMask) {
+  const int64_t B = 2, H = 4, Hkv = 2, Sq = 3, Skv = 5, D = 6, Dv = 7;
+  Buffer q = f32({B, H, Sq, D}, pattern(B * H * Sq * D, 5));
+  Buffer k = f32({B, Hkv, Skv, D}, pattern(B * Hkv * Skv * D, 6));
+  Buffer v = f32({B, Hkv, Skv, Dv}, pattern(B * Hkv * Skv * Dv, 7));
+  // [Sq, Skv], broadcast over batches and heads.
+  Buffer mask = f32({Sq, Skv}, pattern(Sq * Skv, 8));
+  Buffer y = output(GC_DTYPE_F32, {B, H, Sq, Dv});
+  ASSERT_EQ(run("attention", {&q, &k, &v, &mask}, {&y},
+                Attrs().f("scale", 0.5)),
+            0);
+  std::vector<double> want =
+      naiveAttention(q.values<float>(), k.values<float>(), v.values<float>(),
+                     mask.values<float>(), B, H, Hkv, Sq, Skv, D, Dv, 0.5);
+  std::vector<float> got = y.values<float>();
+  for (size_t i = 0; i < want.size(); ++i)
+    ASSERT_NEAR(got[i], want[i], 1e-5) << i;
+}
+
+TEST(HostKernelLinalg, AttentionMasksCausallyAndZeroesNaNRowsOnRequest) {
+  // Row 0 has every key masked out: NaN like the softmax gives, or 0 under
+  // nan_to_zero. is_causal leaves row 1 keys 0 and 1.
+  Buffer q = f32({1, 1, 2, 1}, {1, 2});
+  Buffer k = f32({1, 1, 3, 1}, {1, 0, -1});
+  Buffer v = f32({1, 1, 3, 1}, {10, 20, 30});
+  Buffer mask = f32({2, 1}, {-INFINITY, 0});
+  Buffer y = output(GC_DTYPE_F32, {1, 1, 2, 1});
+  ASSERT_EQ(run("attention", {&q, &k, &v, &mask}, {&y},
+                Attrs().i("is_causal", 1)),
+            0);
+  std::vector<float> got = y.values<float>();
+  EXPECT_TRUE(std::isnan(got[0]));
+  // Row 1: scores 2 and 0 over values 10 and 20.
+  double e = std::exp(-2.0);
+  EXPECT_NEAR(got[1], (10 + 20 * e) / (1 + e), 1e-5);
+  ASSERT_EQ(run("attention", {&q, &k, &v, &mask}, {&y},
+                Attrs().i("is_causal", 1).i("nan_to_zero", 1)),
+            0);
+  got = y.values<float>();
+  EXPECT_EQ(got[0], 0.0f);
+  EXPECT_NEAR(got[1], (10 + 20 * e) / (1 + e), 1e-5);
+}
+
+TEST(HostKernelLinalg, AttentionRefusesMismatchedHeads) {
+  Buffer q = f32({1, 3, 1, 2}, pattern(6, 1));
+  Buffer k = f32({1, 2, 1, 2}, pattern(4, 2));
+  Buffer v = f32({1, 2, 1, 2}, pattern(4, 3));
+  Buffer y = output(GC_DTYPE_F32, {1, 3, 1, 2});
+  std::string error;
+  EXPECT_NE(run("attention", {&q, &k, &v}, {&y}, Attrs(), &error), 0);
+  EXPECT_EQ(error, "attention: Q's 3 heads are not a multiple of K and V's 2");
+}
+
 } // namespace

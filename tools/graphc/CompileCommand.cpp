@@ -197,8 +197,8 @@ void addCompileCommand(CLI::App &app, int &exitCode) {
                   "source (cuda: CUDA C++, cpu: C++)")
       ->check(CLI::IsMember({"graph", "kernel", "exec", "source", "cuda"}));
   cmd->add_flag("--no-fusion", flags->noFusion,
-                "one kernel per graph op (reshapes stay views): the baseline "
-                "to compare fusion against");
+                "one kernel per graph op (reshapes stay views, attention "
+                "chains stay apart): the baseline to compare fusion against");
   cmd->add_flag("--weights-file", flags->weightsFile,
                 "write weights to OUT.so.weights instead of into the .so");
   cmd->add_option("--keep", flags->keep,

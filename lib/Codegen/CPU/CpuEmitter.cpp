@@ -102,9 +102,9 @@ LogicalResult emitCpuKernel(exec::KernelOp kernel, llvm::raw_ostream &os) {
   if (ops.empty())
     return kernel.emitOpError("computes nothing");
   // Multi-op kernels are pointwise chains, or a conv, gemm or mat_mul
-  // followed by its pointwise epilogue (a mat_mul after the transposes it
-  // reads as its layout prologue, or before the transpose of its result,
-  // its layout epilogue: here they run into temporaries).
+  // followed by its pointwise epilogue (a mat_mul or attention after the
+  // transposes it reads as its layout prologue, or before the transpose of
+  // its result, its layout epilogue: here they run into temporaries).
   kernel::FusionKind kind = kernel.getKind();
   auto [prologueOps, anchor] = graph::splitLayoutPrologue(ops);
   ArrayRef<Operation *> after = ArrayRef(ops).drop_front(prologueOps + 1);
@@ -117,12 +117,18 @@ LogicalResult emitCpuKernel(exec::KernelOp kernel, llvm::raw_ostream &os) {
   bool fuses = kind == kernel::FusionKind::pointwise ||
                ((kind == kernel::FusionKind::conv ||
                  kind == kernel::FusionKind::matmul) &&
-                graph::isEpilogueAnchor(anchor) && isPointwiseChain);
+                graph::isEpilogueAnchor(anchor) && isPointwiseChain) ||
+               (kind == kernel::FusionKind::attention &&
+                isa<graph::AttentionOp>(anchor) &&
+                (after.empty() || (after.size() == 1 &&
+                                   graph::isLayoutEpilogueOf(after.front(),
+                                                             anchor))));
   if (ops.size() > 1 && !fuses)
     return kernel.emitOpError("a ")
            << kernel::stringifyFusionKind(kind)
-           << " kernel must compute one op: only pointwise kernels, and a "
-              "conv, gemm or mat_mul with a pointwise epilogue, fuse";
+           << " kernel must compute one op: only pointwise kernels, a "
+              "conv, gemm or mat_mul with a pointwise epilogue, and an "
+              "attention with its layout transposes, fuse";
   for (Operation *op : ops)
     if (!gc_host_kernel_lookup(op->getName().stripDialect().str().c_str()))
       return op->emitError()

@@ -52,6 +52,8 @@ static LogicalResult emitOp(cuda::KernelEmitter &emitter) {
     return cuda::emitConvPool(emitter);
   if (cuda::isLinearAlgebra(mnemonic))
     return cuda::emitLinearAlgebra(emitter);
+  if (isa<graph::AttentionOp>(op))
+    return cuda::emitAttention(emitter);
   return emitter.fail("no cuda emitter for this op");
 }
 
@@ -62,7 +64,8 @@ bool hasCudaEmitter(RegisteredOperationName name) {
   return name.hasTrait<graph::OpTrait::Pointwise>() ||
          cuda::isDataMovement(mnemonic) || cuda::isReduction(mnemonic) ||
          cuda::isNormalization(mnemonic) || cuda::isConvPool(mnemonic) ||
-         cuda::isLinearAlgebra(mnemonic);
+         cuda::isLinearAlgebra(mnemonic) ||
+         name.getStringRef() == graph::AttentionOp::getOperationName();
 }
 
 FailureOr<CudaKernel> emitCudaKernel(Operation *op, llvm::StringRef name,
@@ -122,29 +125,46 @@ FailureOr<CudaKernel> emitCudaKernel(exec::KernelOp kernel) {
   }
 
   // The other families have a template for one op, which for conv and
-  // matmul kernels may apply a pointwise epilogue before its store.
+  // matmul kernels may apply a pointwise epilogue before its store, and for
+  // matmul and attention kernels read and store through layout transposes.
   Operation *op = exec::getComputeOp(kernel);
   bool hasEpilogue = false;
   if (!op) {
     kernel::FusionKind kind = kernel.getKind();
-    if (kind != kernel::FusionKind::conv && kind != kernel::FusionKind::matmul)
+    if (kind != kernel::FusionKind::conv &&
+        kind != kernel::FusionKind::matmul &&
+        kind != kernel::FusionKind::attention)
       return kernel.emitOpError("a ")
              << kernel::stringifyFusionKind(kind)
-             << " kernel must compute one op: only pointwise kernels, and a "
-                "conv, gemm or mat_mul with a pointwise epilogue, fuse";
+             << " kernel must compute one op: only pointwise kernels, a "
+                "conv, gemm or mat_mul with a pointwise epilogue, and an "
+                "attention with its layout transposes, fuse";
     SmallVector<Operation *> computed;
     for (Operation &member : body.without_terminator())
       if (!member.hasTrait<OpTrait::ConstantLike>())
         computed.push_back(&member);
     op = graph::splitLayoutPrologue(computed).second;
-    if (!op || !graph::isEpilogueAnchor(op))
+    bool anchors = kind == kernel::FusionKind::attention
+                       ? isa_and_nonnull<graph::AttentionOp>(op)
+                       : op && graph::isEpilogueAnchor(op);
+    if (!anchors)
       return kernel.emitOpError("a ")
              << kernel::stringifyFusionKind(kind)
-             << " kernel of several ops must start with graph.conv, "
-                "graph.gemm or graph.mat_mul, not "
+             << " kernel of several ops must start with "
+             << (kind == kernel::FusionKind::attention
+                     ? "graph.attention"
+                     : "graph.conv, graph.gemm or graph.mat_mul")
+             << ", not "
              << (op ? op->getName().getStringRef() : StringRef("nothing"))
-             << " (only transposes a mat_mul reads as its layout prologue "
-                "may come before it)";
+             << " (only transposes it reads as its layout prologue may come "
+                "before it)";
+    if (kind == kernel::FusionKind::attention &&
+        (computed.back() != op &&
+         !graph::isLayoutEpilogueOf(computed.back(), op)))
+      return kernel.emitOpError("an attention kernel ends with its "
+                                "graph.attention or the transpose of its "
+                                "result, not ")
+             << computed.back()->getName();
     if (failed(checkFusionTypes(kernel)))
       return failure();
     hasEpilogue = computed.back() != op;

@@ -109,6 +109,8 @@ public:
                 int64_t blockSize = kDefaultBlockSize);
 
   mlir::Operation *getOp() const { return op; }
+  /// Threads per block the schedule asks for.
+  int64_t getBlockSize() const { return blockSize; }
   llvm::StringRef getMnemonic() const { return mnemonic; }
 
   /// Emits "cannot emit a cuda kernel for graph.<op>: <reason>" at the op.
@@ -284,6 +286,9 @@ bool isConvPool(llvm::StringRef mnemonic);
 
 mlir::LogicalResult emitLinearAlgebra(KernelEmitter &e);
 bool isLinearAlgebra(llvm::StringRef mnemonic);
+
+/// graph.attention: the flash-style template (EmitAttention.cpp).
+mlir::LogicalResult emitAttention(KernelEmitter &e);
 
 } // namespace graphc::codegen::cuda
 

@@ -306,3 +306,13 @@ func.func @prelu_refines_dynamic(%x: tensor<?x3xf32>, %s: tensor<2x3xf32>) -> te
   %r = graph.prelu %x, %s : (tensor<?x3xf32>, tensor<2x3xf32>) -> tensor<?x?xf32>
   return %r : tensor<?x?xf32>
 }
+
+// -----
+
+// Grouped K/V heads: the result has Q's heads and V's head size.
+// CHECK-LABEL: func @attention_grouped
+func.func @attention_grouped(%q: tensor<2x8x16x64xf32>, %k: tensor<?x2x32x64xf32>, %v: tensor<2x2x?x48xf32>) -> tensor<?x?x?x?xf32> {
+  // CHECK: return %{{.*}} : tensor<2x8x16x48xf32>
+  %r = graph.attention %q, %k, %v : (tensor<2x8x16x64xf32>, tensor<?x2x32x64xf32>, tensor<2x2x?x48xf32>) -> tensor<?x?x?x?xf32>
+  return %r : tensor<?x?x?x?xf32>
+}

@@ -867,3 +867,39 @@ func.func @invalid_102(%x: tensor<2x3xf32>) {
   %r = graph.concat %x {} : (tensor<2x3xf32>) -> tensor<2x3xf32>
   return
 }
+
+// -----
+
+func.func @attention_heads(%q: tensor<1x6x8x16xf32>, %k: tensor<1x4x8x16xf32>, %v: tensor<1x4x8x16xf32>) {
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{Q's 6 heads are not a multiple of K and V's 4}}
+  %r = graph.attention %q, %k, %v : (tensor<1x6x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>) -> tensor<1x6x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @attention_depth(%q: tensor<1x4x8x16xf32>, %k: tensor<1x4x8x32xf32>, %v: tensor<1x4x8x16xf32>) {
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{head sizes of Q and K do not match (16 vs 32)}}
+  %r = graph.attention %q, %k, %v : (tensor<1x4x8x16xf32>, tensor<1x4x8x32xf32>, tensor<1x4x8x16xf32>) -> tensor<1x4x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @attention_mask(%q: tensor<1x4x8x16xf32>, %k: tensor<1x4x8x16xf32>, %v: tensor<1x4x8x16xf32>, %m: tensor<1x3x8x8xf32>) {
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{the mask does not broadcast to the scores [batch, heads, query, key]}}
+  %r = graph.attention %q, %k, %v, %m : (tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x3x8x8xf32>) -> tensor<1x4x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @attention_rank(%q: tensor<4x8x16xf32>, %k: tensor<4x8x16xf32>, %v: tensor<4x8x16xf32>) {
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{Q, K and V must be 4-d: [batch, heads, sequence, head size]}}
+  %r = graph.attention %q, %k, %v : (tensor<4x8x16xf32>, tensor<4x8x16xf32>, tensor<4x8x16xf32>) -> tensor<4x8x16xf32>
+  return
+}

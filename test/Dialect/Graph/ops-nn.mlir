@@ -86,3 +86,14 @@ func.func @pooling(%x: tensor<?x3x8x8xf32>) -> (tensor<?x3x4x4xf32>, tensor<?x3x
   %7 = graph.average_pool %x {auto_pad = "SAME_UPPER", kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>} : (tensor<?x3x8x8xf32>) -> tensor<?x3x4x4xf32>
   return %0, %1, %2, %3, %4, %5, %6, %7 : tensor<?x3x4x4xf32>, tensor<?x3x8x8xf32>, tensor<?x3x7x7xf32>, tensor<?x3x1x1xf32>, tensor<?x3x1x1xf32>, tensor<?x3x1x1xf32>, tensor<?x3x3x3xf32>, tensor<?x3x4x4xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func @attention
+func.func @attention(%q: tensor<?x8x16x64xf32>, %k: tensor<?x2x32x64xf32>, %v: tensor<?x2x32x48xf32>, %m: tensor<1x1x16x32xf32>) -> (tensor<?x8x16x48xf32>, tensor<?x8x16x48xf32>) {
+  // CHECK: graph.attention %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {scale = 1.250000e-01 : f32} : (tensor<?x8x16x64xf32>, tensor<?x2x32x64xf32>, tensor<?x2x32x48xf32>, tensor<1x1x16x32xf32>) -> tensor<?x8x16x48xf32>
+  %0 = graph.attention %q, %k, %v, %m {scale = 0.125 : f32} : (tensor<?x8x16x64xf32>, tensor<?x2x32x64xf32>, tensor<?x2x32x48xf32>, tensor<1x1x16x32xf32>) -> tensor<?x8x16x48xf32>
+  // CHECK: graph.attention %{{.*}}, %{{.*}}, %{{.*}} {is_causal = 1 : i64, nan_to_zero = 1 : i64} : (tensor<?x8x16x64xf32>, tensor<?x2x32x64xf32>, tensor<?x2x32x48xf32>) -> tensor<?x8x16x48xf32>
+  %1 = graph.attention %q, %k, %v {is_causal = 1 : i64, nan_to_zero = 1 : i64} : (tensor<?x8x16x64xf32>, tensor<?x2x32x64xf32>, tensor<?x2x32x48xf32>) -> tensor<?x8x16x48xf32>
+  return %0, %1 : tensor<?x8x16x48xf32>, tensor<?x8x16x48xf32>
+}

@@ -1,0 +1,268 @@
+//===- RecognizeAttention.cpp - scaled dot-product attention chains -------===//
+//
+// Exporters write attention as MatMul(Q, K^T) -> optional scale -> optional
+// additive mask -> Softmax -> optional NaN guard -> MatMul(P, V), with K^T
+// spelled as a transpose of K (or, by torch.export, as a reshape/transpose/
+// reshape sandwich around a 3-d transpose). Each such chain becomes one
+// graph.attention, which the kernel templates compute without writing the
+// scores to memory. A chain is replaced only when every intermediate value
+// is used inside it alone, so nothing is computed twice.
+//
+// The pass runs after pad-safety analysis (which reasons about the softmax
+// and masks of the unfused chain) and before fusion; `--no-fusion` skips it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/Graph/GraphOps.h"
+#include "dialects/Graph/GraphTypeInference.h"
+#include "passes/Passes.h"
+
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+using namespace mlir;
+using namespace graphc::graph;
+
+namespace graphc {
+#define GEN_PASS_DEF_RECOGNIZEATTENTION
+#include "passes/Passes.h.inc"
+
+namespace {
+
+/// The one-element constant `value` holds, if it is one.
+std::optional<double> scalarConstant(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || !type.hasStaticShape() || type.getNumElements() != 1)
+    return std::nullopt;
+  std::optional<SmallVector<double>> numbers = getConstantNumbers(value);
+  if (!numbers || numbers->size() != 1)
+    return std::nullopt;
+  return numbers->front();
+}
+
+/// The defining op of `value` as an OpTy when `value` has no other use.
+template <typename OpTy> OpTy soleUseProducer(Value value) {
+  return value.hasOneUse() ? value.getDefiningOp<OpTy>() : OpTy();
+}
+
+ArrayRef<int64_t> shapeOf(Value value) {
+  return cast<RankedTensorType>(value.getType()).getShape();
+}
+
+/// How K^T of [B, H, D, Skv] was written, so that the rewrite can read K of
+/// [B, H, Skv, D] instead.
+struct TransposedKey {
+  /// K itself when the exporter's ops lead back to it...
+  Value key;
+  /// ...else the transpose of K^T's producer giving K (perm of `source`).
+  Value source;
+  SmallVector<int64_t> perm;
+  /// The ops that only computed K^T: erased when they lose their last use.
+  SmallVector<Operation *> dead;
+};
+
+/// K for the K^T operand `kt` of the score MatMul.
+TransposedKey untransposeKey(Value kt) {
+  TransposedKey found;
+  // transpose(x, p): K = transpose(x, p with its last two entries swapped),
+  // or x itself when that is the identity.
+  if (auto transpose = kt.getDefiningOp<TransposeOp>()) {
+    SmallVector<int64_t> perm = transposePermutation(transpose);
+    std::swap(perm[2], perm[3]);
+    if (kt.hasOneUse())
+      found.dead.push_back(transpose);
+    if (llvm::equal(perm, llvm::seq<int64_t>(0, 4))) {
+      found.key = transpose.getData();
+      return found;
+    }
+    found.source = transpose.getData();
+    found.perm = perm;
+    return found;
+  }
+  // torch.export: reshape(transpose(reshape(K, [B*H, Skv, D]), [0, 2, 1]),
+  // [B, H, D, Skv]).
+  auto outer = kt.getDefiningOp<ReshapeOp>();
+  auto transpose = outer ? soleUseProducer<TransposeOp>(outer.getData())
+                         : TransposeOp();
+  auto inner = transpose ? soleUseProducer<ReshapeOp>(transpose.getData())
+                         : ReshapeOp();
+  if (inner && transposePermutation(transpose) == SmallVector<int64_t>{0, 2, 1}) {
+    Value key = inner.getData();
+    ArrayRef<int64_t> k = shapeOf(key), merged = shapeOf(inner.getResult());
+    if (k.size() == 4 && merged.size() == 3 && merged[1] == k[2] &&
+        merged[2] == k[3] && shapeOf(kt)[2] == k[3] &&
+        shapeOf(kt)[3] == k[2]) {
+      found.key = key;
+      if (kt.hasOneUse())
+        found.dead = {outer, transpose, inner};
+      return found;
+    }
+  }
+  // Anything else: K is a transpose of K^T, which the attention kernel
+  // reads through strides.
+  found.source = kt;
+  found.perm = {0, 1, 3, 2};
+  return found;
+}
+
+/// Whether `value`, used once, is Q K^T (a 4-d MatMul) or a scale of it by
+/// a scalar constant: the scores side of the mask Add.
+bool isScoreProducer(Value value) {
+  if (!value.hasOneUse())
+    return false;
+  Operation *op = value.getDefiningOp();
+  if (isa_and_nonnull<MulOp, DivOp>(op)) {
+    bool constantRhs = scalarConstant(op->getOperand(1)).has_value();
+    if (!constantRhs && !(isa<MulOp>(op) && scalarConstant(op->getOperand(0))))
+      return false;
+    op = (constantRhs ? op->getOperand(0) : op->getOperand(1)).getDefiningOp();
+  }
+  return isa_and_nonnull<MatMulOp>(op) && shapeOf(op->getResult(0)).size() == 4;
+}
+
+struct RecognizeAttentionChain : OpRewritePattern<MatMulOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(MatMulOp output,
+                                PatternRewriter &rewriter) const override {
+    Value probabilities = output.getA(), value = output.getB();
+    if (shapeOf(probabilities).size() != 4 || shapeOf(value).size() != 4)
+      return rewriter.notifyMatchFailure(output, "not 4-d");
+    SmallVector<Operation *> chain = {output};
+    // Where(IsNaN(p), 0, p): the NaN guard of torch's exported SDPA.
+    bool nanToZero = false;
+    Value softmaxResult = probabilities;
+    if (auto guard = soleUseProducer<WhereOp>(probabilities)) {
+      auto isNan = soleUseProducer<IsNanOp>(guard.getCondition());
+      std::optional<double> zero = scalarConstant(guard.getX());
+      if (!isNan || !zero || *zero != 0 ||
+          isNan.getInput() != guard.getY() ||
+          !llvm::all_of(guard.getY().getUsers(), [&](Operation *user) {
+            return user == guard || user == isNan;
+          }))
+        return rewriter.notifyMatchFailure(output, "not a NaN guard");
+      nanToZero = true;
+      softmaxResult = guard.getY();
+      chain.append({guard, isNan});
+    } else if (!probabilities.hasOneUse()) {
+      return rewriter.notifyMatchFailure(output, "probabilities used twice");
+    }
+    auto softmax = softmaxResult.getDefiningOp<SoftmaxOp>();
+    if (!softmax || (static_cast<int64_t>(softmax.getAxis()) != -1 &&
+                     static_cast<int64_t>(softmax.getAxis()) != 3))
+      return rewriter.notifyMatchFailure(output, "no last-axis softmax");
+    chain.push_back(softmax);
+    Value scores = softmax.getInput();
+    // scores + mask, either order; the mask must not grow the scores.
+    Value mask;
+    if (auto add = soleUseProducer<AddOp>(scores)) {
+      Value scaled = add.getLhs();
+      mask = add.getRhs();
+      if (!isScoreProducer(scaled))
+        std::swap(scaled, mask);
+      if (!isScoreProducer(scaled) ||
+          shapeOf(scaled) != shapeOf(add.getResult()) ||
+          shapeOf(mask).size() > 4)
+        return rewriter.notifyMatchFailure(output, "no masked scores");
+      scores = scaled;
+      chain.push_back(add);
+    }
+    // scores * c, c * scores or scores / c for a constant scalar c.
+    double scale = 1.0;
+    if (auto mul = soleUseProducer<MulOp>(scores)) {
+      std::optional<double> c = scalarConstant(mul.getRhs());
+      Value product = mul.getLhs();
+      if (!c) {
+        c = scalarConstant(mul.getLhs());
+        product = mul.getRhs();
+      }
+      if (!c)
+        return rewriter.notifyMatchFailure(output, "scale not a constant");
+      scale = *c;
+      scores = product;
+      chain.push_back(mul);
+    } else if (auto div = soleUseProducer<DivOp>(scores)) {
+      std::optional<double> c = scalarConstant(div.getRhs());
+      if (!c || *c == 0)
+        return rewriter.notifyMatchFailure(output, "scale not a constant");
+      scale = 1.0 / *c;
+      scores = div.getLhs();
+      chain.push_back(div);
+    }
+    auto product = soleUseProducer<MatMulOp>(scores);
+    if (!product)
+      return rewriter.notifyMatchFailure(output, "no Q K^T product");
+    chain.push_back(product);
+    Value query = product.getA(), keyT = product.getB();
+    ArrayRef<int64_t> q = shapeOf(query), kt = shapeOf(keyT),
+                      v = shapeOf(value);
+    if (q.size() != 4 || kt.size() != 4)
+      return rewriter.notifyMatchFailure(output, "Q or K^T not 4-d");
+    // The attention op has one batch size and K/V heads that divide Q's;
+    // MatMul broadcasting allows more (a batch of 1 against B).
+    if (q[0] != kt[0] || q[0] != v[0] || kt[1] != v[1] ||
+        ShapedType::isDynamic(q[1]) || ShapedType::isDynamic(kt[1]) ||
+        kt[1] == 0 || q[1] % kt[1] != 0)
+      return rewriter.notifyMatchFailure(output, "batch or heads differ");
+    if (ShapedType::isDynamic(q[3]) || q[3] > kMaxAttentionHeadSize ||
+        ShapedType::isDynamic(v[3]) || v[3] > kMaxAttentionHeadSize)
+      return rewriter.notifyMatchFailure(output, "head size too large");
+    Type element = cast<ShapedType>(query.getType()).getElementType();
+    if (!isa<FloatType>(element) ||
+        (mask && cast<ShapedType>(mask.getType()).getElementType() != element))
+      return rewriter.notifyMatchFailure(output, "not a float chain");
+
+    TransposedKey key = untransposeKey(keyT);
+    SmallVector<Location> locations;
+    for (Operation *op : llvm::reverse(chain))
+      locations.push_back(op->getLoc());
+    for (Operation *op : key.dead)
+      locations.push_back(op->getLoc());
+    Location loc = FusedLoc::get(getContext(), locations);
+    rewriter.setInsertionPoint(output);
+    Value k = key.key;
+    if (!k)
+      k = rewriter.create<TransposeOp>(
+          loc, key.source, rewriter.getDenseI64ArrayAttr(key.perm));
+    SmallVector<Value> operands = {query, k, value};
+    if (mask)
+      operands.push_back(mask);
+    auto attention = rewriter.create<AttentionOp>(
+        loc, TypeRange{output.getType()}, operands);
+    attention.setScaleAttr(rewriter.getF32FloatAttr(static_cast<float>(scale)));
+    if (nanToZero)
+      attention.setNanToZeroAttr(rewriter.getI64IntegerAttr(1));
+    rewriter.replaceOp(output, attention.getResult());
+    // Users before producers: each op loses its last use before its turn.
+    for (Operation *op : ArrayRef(chain).drop_front())
+      if (op->use_empty())
+        rewriter.eraseOp(op);
+    for (Operation *op : key.dead)
+      if (op->use_empty())
+        rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+LogicalResult recognizeAttention(ModuleOp module) {
+  MLIRContext *context = module.getContext();
+  RewritePatternSet patterns(context);
+  patterns.add<RecognizeAttentionChain>(context);
+  if (failed(applyPatternsAndFoldGreedily(module, std::move(patterns))))
+    return module.emitError("recognising attention did not converge");
+  return success();
+}
+
+namespace {
+struct RecognizeAttentionPass
+    : impl::RecognizeAttentionBase<RecognizeAttentionPass> {
+  void runOnOperation() override {
+    if (failed(recognizeAttention(getOperation())))
+      signalPassFailure();
+  }
+};
+} // namespace
+
+} // namespace graphc

@@ -1,0 +1,104 @@
+// RUN: graphc-opt %s --graphc-recognize-attention --split-input-file --mlir-print-debuginfo --mlir-print-local-scope | FileCheck %s
+
+// The TorchScript exporter's BERT: K^T is one transpose of the head split,
+// the scores are divided by sqrt(d) and masked additively. K becomes the
+// transpose with the last two perm entries swapped.
+// CHECK-LABEL: func @bert_torchscript
+// CHECK-SAME: (%[[Q:[^:]*]]: tensor<1x8x4x16xf32> {{.*}}, %[[KH:[^:]*]]: tensor<1x8x4x16xf32> {{.*}}, %[[V:[^:]*]]: tensor<1x4x8x16xf32> {{.*}}, %[[M:[^:]*]]: tensor<1x1x1x8xf32>
+func.func @bert_torchscript(%q: tensor<1x8x4x16xf32>, %kh: tensor<1x8x4x16xf32>, %v: tensor<1x4x8x16xf32>, %mask: tensor<1x1x1x8xf32>) -> tensor<1x4x8x16xf32> {
+  // CHECK-NEXT: %[[QT:.*]] = graph.transpose %[[Q]]
+  // CHECK-NEXT: %[[K:.*]] = graph.transpose %[[KH]] {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x8x4x16xf32>) -> tensor<1x4x8x16xf32>
+  // CHECK-NEXT: %[[O:.*]] = graph.attention %[[QT]], %[[K]], %[[V]], %[[M]] {scale = 2.500000e-01 : f32} : (tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x1x1x8xf32>) -> tensor<1x4x8x16xf32> loc(fused["qk", "scale", "mask", "softmax", "pv", "kt"])
+  // CHECK-NEXT: return %[[O]]
+  %sqrt = graph.constant {value = dense<4.0> : tensor<f32>} : () -> tensor<f32>
+  %kt = graph.transpose %kh {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x8x4x16xf32>) -> tensor<1x4x16x8xf32> loc("kt")
+  %qt = graph.transpose %q {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x8x4x16xf32>) -> tensor<1x4x8x16xf32> loc("qt")
+  %s = graph.mat_mul %qt, %kt : (tensor<1x4x8x16xf32>, tensor<1x4x16x8xf32>) -> tensor<1x4x8x8xf32> loc("qk")
+  %d = graph.div %s, %sqrt : (tensor<1x4x8x8xf32>, tensor<f32>) -> tensor<1x4x8x8xf32> loc("scale")
+  %a = graph.add %d, %mask : (tensor<1x4x8x8xf32>, tensor<1x1x1x8xf32>) -> tensor<1x4x8x8xf32> loc("mask")
+  %p = graph.softmax %a {axis = -1 : i64} : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> loc("softmax")
+  %o = graph.mat_mul %p, %v : (tensor<1x4x8x8xf32>, tensor<1x4x8x16xf32>) -> tensor<1x4x8x16xf32> loc("pv")
+  return %o : tensor<1x4x8x16xf32>
+}
+
+// -----
+
+// torch.export: K^T is reshape(transpose(reshape(K, [B*H, S, D]), [0, 2, 1]),
+// [B, H, D, S]), the scale was hoisted past the product, a computed mask
+// comes first in the Add, and the NaN guard follows the softmax. K is read
+// as it was before the sandwich; nothing of it remains.
+// CHECK-LABEL: func @gpt2_dynamo
+// CHECK-SAME: (%[[Q:[^:]*]]: tensor<1x4x8x16xf32> {{.*}}, %[[K:[^:]*]]: tensor<1x4x8x16xf32> {{.*}}, %[[V:[^:]*]]: tensor<1x4x8x16xf32> {{.*}}, %[[B:[^:]*]]: tensor<1x1x8x8xf32>
+func.func @gpt2_dynamo(%q: tensor<1x4x8x16xf32>, %k: tensor<1x4x8x16xf32>, %v: tensor<1x4x8x16xf32>, %bias: tensor<1x1x8x8xf32>) -> tensor<1x4x8x16xf32> {
+  // CHECK-NEXT: %[[MASK:.*]] = graph.neg %[[B]]
+  // CHECK-NEXT: %[[O:.*]] = graph.attention %[[Q]], %[[K]], %[[V]], %[[MASK]] {nan_to_zero = 1 : i64, scale = 1.250000e-01 : f32}
+  // CHECK-NEXT: return %[[O]]
+  %merged = graph.constant {value = dense<[4, 8, 16]> : tensor<3xi64>} : () -> tensor<3xi64>
+  %split = graph.constant {value = dense<[1, 4, 16, 8]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %scale = graph.constant {value = dense<0.125> : tensor<f32>} : () -> tensor<f32>
+  %zero = graph.constant {value = dense<0.0> : tensor<f32>} : () -> tensor<f32>
+  %mask = graph.neg %bias : (tensor<1x1x8x8xf32>) -> tensor<1x1x8x8xf32>
+  %k3 = graph.reshape %k, %merged : (tensor<1x4x8x16xf32>, tensor<3xi64>) -> tensor<4x8x16xf32>
+  %kt3 = graph.transpose %k3 {perm = array<i64: 0, 2, 1>} : (tensor<4x8x16xf32>) -> tensor<4x16x8xf32>
+  %kt = graph.reshape %kt3, %split : (tensor<4x16x8xf32>, tensor<4xi64>) -> tensor<1x4x16x8xf32>
+  %s = graph.mat_mul %q, %kt : (tensor<1x4x8x16xf32>, tensor<1x4x16x8xf32>) -> tensor<1x4x8x8xf32>
+  %m = graph.mul %s, %scale : (tensor<1x4x8x8xf32>, tensor<f32>) -> tensor<1x4x8x8xf32>
+  %a = graph.add %mask, %m : (tensor<1x1x8x8xf32>, tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %p = graph.softmax %a : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %nan = graph.is_nan %p : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xi1>
+  %g = graph.where %nan, %zero, %p : (tensor<1x4x8x8xi1>, tensor<f32>, tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %o = graph.mat_mul %g, %v : (tensor<1x4x8x8xf32>, tensor<1x4x8x16xf32>) -> tensor<1x4x8x16xf32>
+  return %o : tensor<1x4x8x16xf32>
+}
+
+// -----
+
+// One K/V head for all query heads (MatMul broadcasting): a grouped
+// attention. K^T that is not a transpose is read through a new transpose.
+// CHECK-LABEL: func @multi_query
+// CHECK-SAME: (%[[Q:[^:]*]]: tensor<2x4x8x16xf32> {{.*}}, %[[KT:[^:]*]]: tensor<2x1x16x8xf32> {{.*}}, %[[V:[^:]*]]: tensor<2x1x8x32xf32>
+func.func @multi_query(%q: tensor<2x4x8x16xf32>, %kt: tensor<2x1x16x8xf32>, %v: tensor<2x1x8x32xf32>) -> tensor<2x4x8x32xf32> {
+  // CHECK-NEXT: %[[K:.*]] = graph.transpose %[[KT]] {perm = array<i64: 0, 1, 3, 2>}
+  // CHECK-NEXT: %[[O:.*]] = graph.attention %[[Q]], %[[K]], %[[V]] : (tensor<2x4x8x16xf32>, tensor<2x1x8x16xf32>, tensor<2x1x8x32xf32>) -> tensor<2x4x8x32xf32>
+  // CHECK-NEXT: return %[[O]]
+  %s = graph.mat_mul %q, %kt : (tensor<2x4x8x16xf32>, tensor<2x1x16x8xf32>) -> tensor<2x4x8x8xf32>
+  %p = graph.softmax %s {axis = 3 : i64} : (tensor<2x4x8x8xf32>) -> tensor<2x4x8x8xf32>
+  %o = graph.mat_mul %p, %v : (tensor<2x4x8x8xf32>, tensor<2x1x8x32xf32>) -> tensor<2x4x8x32xf32>
+  return %o : tensor<2x4x8x32xf32>
+}
+
+// -----
+
+// Left alone: the probabilities are a model output too, the softmax is
+// over another axis, the scale is not a constant, and the batch of K
+// broadcasts against Q's.
+// CHECK-LABEL: func @not_attention
+func.func @not_attention(%q: tensor<2x4x8x16xf32>, %kt: tensor<2x4x16x8xf32>, %kt1: tensor<1x4x16x8xf32>, %v: tensor<2x4x8x16xf32>, %c: tensor<f32>) -> (tensor<2x4x8x16xf32>, tensor<2x4x8x8xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>) {
+  // CHECK-NOT: graph.attention
+  %s0 = graph.mat_mul %q, %kt : (tensor<2x4x8x16xf32>, tensor<2x4x16x8xf32>) -> tensor<2x4x8x8xf32>
+  %p0 = graph.softmax %s0 : (tensor<2x4x8x8xf32>) -> tensor<2x4x8x8xf32>
+  %o0 = graph.mat_mul %p0, %v : (tensor<2x4x8x8xf32>, tensor<2x4x8x16xf32>) -> tensor<2x4x8x16xf32>
+  %s1 = graph.mat_mul %q, %kt : (tensor<2x4x8x16xf32>, tensor<2x4x16x8xf32>) -> tensor<2x4x8x8xf32>
+  %p1 = graph.softmax %s1 {axis = 2 : i64} : (tensor<2x4x8x8xf32>) -> tensor<2x4x8x8xf32>
+  %o1 = graph.mat_mul %p1, %v : (tensor<2x4x8x8xf32>, tensor<2x4x8x16xf32>) -> tensor<2x4x8x16xf32>
+  %s2 = graph.mat_mul %q, %kt : (tensor<2x4x8x16xf32>, tensor<2x4x16x8xf32>) -> tensor<2x4x8x8xf32>
+  %m2 = graph.mul %s2, %c : (tensor<2x4x8x8xf32>, tensor<f32>) -> tensor<2x4x8x8xf32>
+  %p2 = graph.softmax %m2 : (tensor<2x4x8x8xf32>) -> tensor<2x4x8x8xf32>
+  %o2 = graph.mat_mul %p2, %v : (tensor<2x4x8x8xf32>, tensor<2x4x8x16xf32>) -> tensor<2x4x8x16xf32>
+  %s3 = graph.mat_mul %q, %kt1 : (tensor<2x4x8x16xf32>, tensor<1x4x16x8xf32>) -> tensor<2x4x8x8xf32>
+  %p3 = graph.softmax %s3 : (tensor<2x4x8x8xf32>) -> tensor<2x4x8x8xf32>
+  %o3 = graph.mat_mul %p3, %v : (tensor<2x4x8x8xf32>, tensor<2x4x8x16xf32>) -> tensor<2x4x8x16xf32>
+  return %o0, %p0, %o1, %o2, %o3 : tensor<2x4x8x16xf32>, tensor<2x4x8x8xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>
+}
+
+// -----
+
+// Heads larger than the kernel templates keep in shared memory stay apart.
+// CHECK-LABEL: func @huge_heads
+func.func @huge_heads(%q: tensor<1x1x4x512xf32>, %kt: tensor<1x1x512x4xf32>, %v: tensor<1x1x4x16xf32>) -> tensor<1x1x4x16xf32> {
+  // CHECK-NOT: graph.attention
+  %s = graph.mat_mul %q, %kt : (tensor<1x1x4x512xf32>, tensor<1x1x512x4xf32>) -> tensor<1x1x4x4xf32>
+  %p = graph.softmax %s : (tensor<1x1x4x4xf32>) -> tensor<1x1x4x4xf32>
+  %o = graph.mat_mul %p, %v : (tensor<1x1x4x4xf32>, tensor<1x1x4x16xf32>) -> tensor<1x1x4x16xf32>
+  return %o : tensor<1x1x4x16xf32>
+}
