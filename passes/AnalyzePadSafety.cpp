@@ -240,6 +240,7 @@ std::optional<double> evaluateScalar(Operation *op, ArrayRef<double> x) {
       .Case<SqrtOp>([&](auto) { return std::sqrt(x[0]); })
       .Case<ReciprocalOp>([&](auto) { return 1 / x[0]; })
       .Case<SigmoidOp>([&](auto) { return 1 / (1 + std::exp(-x[0])); })
+      .Case<SiluOp>([&](auto) { return x[0] / (1 + std::exp(-x[0])); })
       .Case<TanhOp>([&](auto) { return std::tanh(x[0]); })
       .Case<ErfOp>([&](auto) { return std::erf(x[0]); })
       .Case<GeluOp>([&](GeluOp gelu) {
@@ -297,7 +298,8 @@ std::optional<double> evaluateScalar(Operation *op, ArrayRef<double> x) {
 /// aside): no division by, or logarithm of, what might be zero.
 bool keepsFinite(Operation *op) {
   using namespace graph;
-  return isa<AbsOp, NegOp, ReluOp, LeakyReluOp, PReluOp, SigmoidOp, TanhOp,
+  return isa<AbsOp, NegOp, ReluOp, LeakyReluOp, PReluOp, SigmoidOp, SiluOp,
+             TanhOp,
              ErfOp, GeluOp, HardSigmoidOp, HardSwishOp, SoftsignOp, EluOp,
              SeluOp, CeluOp, ThresholdedReluOp, ShrinkOp, SinOp, CosOp, AtanOp,
              AsinhOp, FloorOp, CeilOp, RoundOp, SignOp, ClipOp, MaxOp, MinOp,
@@ -908,7 +910,8 @@ LogicalResult PadSafetyAnalysis::visit(Operation *op) {
       })
       .Case<MaxPoolOp, AveragePoolOp, LpPoolOp>(
           [&](auto op) { return visitPool(op, op.getX()); })
-      .Case([&](LayerNormalizationOp op) -> LogicalResult {
+      .Case<LayerNormalizationOp, RmsNormalizationOp>(
+          [&](auto op) -> LogicalResult {
         int64_t rank = rankOf(op.getX());
         std::optional<int64_t> first = normalizeAxis(op.getAxis(), rank);
         if (!first)

@@ -118,7 +118,8 @@ int64_t opFlops(Operation *op) {
         // max, subtract, exp, sum, divide (or log).
         return 5 * elementCount(op->getOperand(0));
       })
-      .Case<graph::LayerNormalizationOp, graph::GroupNormalizationOp,
+      .Case<graph::LayerNormalizationOp, graph::RmsNormalizationOp,
+            graph::GroupNormalizationOp,
             graph::InstanceNormalizationOp,
             graph::MeanVarianceNormalizationOp, graph::LpNormalizationOp>(
           [](Operation *op) {

@@ -27,8 +27,9 @@ mlir::LogicalResult foldShapeComputations(mlir::ModuleOp module,
 /// type changed.
 mlir::FailureOr<bool> refineResultTypes(mlir::ModuleOp module);
 
-/// Replaces exporter decompositions of GELU and LayerNorm in `module` by
-/// graph.gelu and graph.layer_normalization.
+/// Replaces exporter decompositions of GELU, LayerNorm, RMSNorm and SiLU in
+/// `module` by graph.gelu, graph.layer_normalization,
+/// graph.rms_normalization and graph.silu.
 mlir::LogicalResult recognizeExporterPatterns(mlir::ModuleOp module);
 
 /// Replaces attention chains (MatMul, scale, mask, Softmax, MatMul) in

@@ -27,13 +27,17 @@ def FoldShapeComputations : Pass<"graphc-fold-shape-computations",
 
 def RecognizeExporterPatterns : Pass<"graphc-recognize-exporter-patterns",
                                      "mlir::ModuleOp"> {
-  let summary = "turn exporter decompositions of GELU and LayerNorm into ops";
+  let summary = "turn exporter decompositions of GELU, LayerNorm, RMSNorm "
+                "and SiLU into ops";
   let description = [{
     torch.onnx writes GELU as x * 0.5 * (1 + erf(x / sqrt(2))) (or its tanh
-    approximation) and LayerNorm as ReduceMean, Sub, Pow, ReduceMean, Add,
-    Sqrt, Div, Mul, Add. Each such chain whose intermediate values have no
-    other use becomes one graph.gelu or graph.layer_normalization; constants
-    must match to 1e-6 relative (or the rounding error of f16 and bf16).
+    approximation), LayerNorm as ReduceMean, Sub, Pow, ReduceMean, Add,
+    Sqrt, Div, Mul, Add, RMSNorm as Pow, ReduceMean, Add, Sqrt, Reciprocal,
+    Mul, Mul, and SiLU as x * Sigmoid(x). Each such chain whose intermediate
+    values have no other use becomes one graph.gelu,
+    graph.layer_normalization, graph.rms_normalization or graph.silu;
+    constants must match to 1e-6 relative (or the rounding error of f16 and
+    bf16).
   }];
 }
 
@@ -171,11 +175,13 @@ def FormFusionGroups : Pass<"graphc-form-fusion-groups", "mlir::ModuleOp"> {
 def PlanMemory : Pass<"graphc-plan-memory", "mlir::ModuleOp"> {
   let summary = "assign arena offsets to intermediates by liveness";
   let description = [{
-    Walks @main's fusions in order and places every intermediate tensor in
-    the arena, reusing the space of tensors whose last use has passed
-    (best fit, 256-byte aligned). Results land in `exec.slots` attributes
-    on the fusions and `exec.arena_bytes` / `exec.intermediate_bytes` on
-    @main.
+    Gives every intermediate tensor of @main a lifetime (from the step
+    computing it to its last read, views' reads included) and places all of
+    them in one arena at once, greedy by size (the largest first, each at the
+    lowest offset clear of the placed tensors it overlaps in time; 256-byte
+    aligned). Results land in `exec.slots` attributes on the fusions and
+    `exec.arena_bytes`, `exec.intermediate_bytes` and
+    `exec.live_bytes_bound` (the most bytes live at one step) on @main.
   }];
   let dependentDialects = ["::graphc::exec::ExecDialect"];
 }

@@ -1,10 +1,11 @@
 //===- PlanMemory.cpp - liveness-based arena planning ---------------------===//
 //
-// Walks each function's fusions in order and places every intermediate at
-// a best-fit offset of one arena, freeing it after its last read (a view's
-// reads count for its source). Records the arena size, the sum of all
-// intermediates, and the liveness lower bound (the most bytes live at
-// once), which measures how much the placement loses to fragmentation.
+// Every intermediate of a function lives from the step computing it to its
+// last read (a view's reads count for its source); all lifetimes are known,
+// so they are placed in one arena at once, greedy by size. Records the
+// arena size, the sum of all intermediates, and the liveness lower bound
+// (the most bytes live at once), which measures what the placement loses
+// to fragmentation.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,61 +32,59 @@ int64_t alignUp(int64_t value) {
   return (value + kAlignment - 1) / kAlignment * kAlignment;
 }
 
-/// Best-fit allocator over one growing arena; freed ranges coalesce.
-class ArenaAllocator {
-public:
-  int64_t allocate(int64_t bytes) {
-    bytes = alignUp(std::max<int64_t>(bytes, 1));
-    auto best = freeRanges.end();
-    for (auto it = freeRanges.begin(); it != freeRanges.end(); ++it)
-      if (it->second >= bytes &&
-          (best == freeRanges.end() || it->second < best->second))
-        best = it;
-    if (best == freeRanges.end()) {
-      // Grow: reuse a free range that ends at the top, if any.
-      int64_t offset = top;
-      if (!freeRanges.empty()) {
-        auto last = std::prev(freeRanges.end());
-        if (last->first + last->second == top) {
-          offset = last->first;
-          freeRanges.erase(last);
-        }
-      }
-      top = offset + bytes;
-      return offset;
-    }
-    int64_t offset = best->first;
-    int64_t remaining = best->second - bytes;
-    freeRanges.erase(best);
-    if (remaining > 0)
-      freeRanges[offset + bytes] = remaining;
-    return offset;
-  }
-
-  void release(int64_t offset, int64_t bytes) {
-    bytes = alignUp(std::max<int64_t>(bytes, 1));
-    auto [it, inserted] = freeRanges.emplace(offset, bytes);
-    (void)inserted;
-    auto next = std::next(it);
-    if (next != freeRanges.end() && it->first + it->second == next->first) {
-      it->second += next->second;
-      freeRanges.erase(next);
-    }
-    if (it != freeRanges.begin()) {
-      auto prev = std::prev(it);
-      if (prev->first + prev->second == it->first) {
-        prev->second += it->second;
-        freeRanges.erase(it);
-      }
-    }
-  }
-
-  int64_t size() const { return top; }
-
-private:
-  std::map<int64_t, int64_t> freeRanges; // offset -> bytes
-  int64_t top = 0;
+/// One intermediate the arena holds: live from the step computing it to
+/// its last read, inclusive (so that it never shares memory with what that
+/// step reads, nor with what its last reader writes).
+struct ArenaValue {
+  Value value;
+  int64_t start, end, bytes;
+  int64_t offset = -1;
+  /// The values live at the same time.
+  SmallVector<unsigned> overlaps;
 };
+
+/// Offsets for `values` (in order of `start`) by greedy-by-size: largest
+/// first, each at the lowest offset clear of every placed value it overlaps
+/// in time. Placing all lifetimes at once, rather than allocating as the
+/// steps go, keeps the arena close to the liveness lower bound. Returns
+/// the arena size.
+int64_t placeBySize(MutableArrayRef<ArenaValue> values) {
+  // Who overlaps whom: a sweep over starts keeps the values still live.
+  SmallVector<unsigned> live;
+  for (auto [i, value] : llvm::enumerate(values)) {
+    llvm::erase_if(live, [&](unsigned j) { return values[j].end < value.start; });
+    for (unsigned j : live) {
+      value.overlaps.push_back(j);
+      values[j].overlaps.push_back(i);
+    }
+    live.push_back(i);
+  }
+  SmallVector<unsigned> order(values.size());
+  for (unsigned i = 0; i < order.size(); ++i)
+    order[i] = i;
+  llvm::stable_sort(order, [&](unsigned a, unsigned b) {
+    return values[a].bytes > values[b].bytes;
+  });
+  int64_t arenaBytes = 0;
+  SmallVector<std::pair<int64_t, int64_t>> taken;
+  for (unsigned i : order) {
+    ArenaValue &value = values[i];
+    taken.clear();
+    for (unsigned j : value.overlaps)
+      if (values[j].offset >= 0)
+        taken.push_back({values[j].offset, values[j].bytes});
+    llvm::sort(taken);
+    int64_t offset = 0;
+    for (auto [at, bytes] : taken) {
+      if (at - offset >= value.bytes)
+        break;
+      offset = std::max(offset, at + bytes);
+    }
+    value.offset = offset;
+    arenaBytes = std::max(arenaBytes, offset + value.bytes);
+  }
+  return arenaBytes;
+}
 
 } // namespace
 
@@ -123,15 +122,40 @@ static void planMemory(func::FuncOp main) {
       outputIndex[root] = i;
   }
 
-  ArenaAllocator arena;
+  // Every fusion result the arena holds, with its lifetime. A result
+  // nobody reads is still written: it lives for its own step.
+  SmallVector<ArenaValue> values;
   int64_t intermediateBytes = 0;
-  // The liveness lower bound: the most bytes of intermediates live at once
-  // (each aligned), which no placement in one arena can beat.
-  int64_t liveBytes = 0, liveBytesPeak = 0;
-  // Arena values still live, by the position of their last use.
-  std::multimap<int64_t, std::pair<int64_t, int64_t>> liveUntil;
-  // The planned slot of every fusion result and view of one.
+  for (Operation &op : block)
+    if (auto fusion = dyn_cast<kernel::FusionOp>(op))
+      for (Value result : fusion.getResults())
+        if (!outputIndex.count(result)) {
+          int64_t here = position[&op];
+          int64_t bytes =
+              alignUp(std::max<int64_t>(exec::slotBytes(result.getType()), 1));
+          values.push_back({result, here, std::max(lastUse(result), here),
+                            bytes});
+          intermediateBytes += bytes;
+        }
+  // The liveness lower bound: the most bytes live at any one step.
+  int64_t liveBytesBound = 0;
+  {
+    std::map<int64_t, int64_t> delta;
+    for (const ArenaValue &value : values) {
+      delta[value.start] += value.bytes;
+      delta[value.end + 1] -= value.bytes;
+    }
+    int64_t live = 0;
+    for (auto [step, change] : delta)
+      liveBytesBound = std::max(liveBytesBound, live += change);
+  }
+  int64_t arenaBytes = placeBySize(values);
+
   llvm::DenseMap<Value, exec::SlotAttr> slotOf;
+  for (const ArenaValue &value : values)
+    slotOf[value.value] =
+        exec::SlotAttr::get(context, exec::BufferKind::arena, 0, value.offset,
+                            exec::slotBytes(value.value.getType()));
   for (Operation &op : block) {
     if (isView(&op)) {
       // Inputs and weights are placed by LowerToExec; views of them are too.
@@ -149,43 +173,26 @@ static void planMemory(func::FuncOp main) {
     auto fusion = dyn_cast<kernel::FusionOp>(op);
     if (!fusion)
       continue;
-    int64_t here = position[&op];
     SmallVector<Attribute> slots;
     for (Value result : fusion.getResults()) {
-      int64_t bytes = exec::slotBytes(result.getType());
       auto out = outputIndex.find(result);
       if (out != outputIndex.end()) {
-        slots.push_back(exec::SlotAttr::get(context, exec::BufferKind::output,
-                                            out->second, 0, bytes));
+        auto slot = exec::SlotAttr::get(context, exec::BufferKind::output,
+                                        out->second, 0,
+                                        exec::slotBytes(result.getType()));
+        slotOf[result] = slot;
+        slots.push_back(slot);
         continue;
       }
-      int64_t offset = arena.allocate(bytes);
-      intermediateBytes += alignUp(std::max<int64_t>(bytes, 1));
-      liveBytes += alignUp(std::max<int64_t>(bytes, 1));
-      slots.push_back(exec::SlotAttr::get(context, exec::BufferKind::arena, 0,
-                                          offset, bytes));
-      // A result nobody reads is still written; free it after this step.
-      liveUntil.emplace(std::max(lastUse(result), here),
-                        std::make_pair(offset, bytes));
+      slots.push_back(slotOf.lookup(result));
     }
-    for (auto [result, slot] : llvm::zip(fusion.getResults(), slots))
-      slotOf[result] = cast<exec::SlotAttr>(slot);
     fusion->setAttr("exec.slots", ArrayAttr::get(context, slots));
-    liveBytesPeak = std::max(liveBytesPeak, liveBytes);
-    // Space read for the last time by this step is free for later steps;
-    // never for this step's own results, which must not alias its inputs.
-    while (!liveUntil.empty() && liveUntil.begin()->first <= here) {
-      arena.release(liveUntil.begin()->second.first,
-                    liveUntil.begin()->second.second);
-      liveBytes -= alignUp(std::max<int64_t>(liveUntil.begin()->second.second, 1));
-      liveUntil.erase(liveUntil.begin());
-    }
   }
   Builder b(context);
-  main->setAttr("exec.arena_bytes", b.getI64IntegerAttr(arena.size()));
+  main->setAttr("exec.arena_bytes", b.getI64IntegerAttr(arenaBytes));
   main->setAttr("exec.intermediate_bytes",
                 b.getI64IntegerAttr(intermediateBytes));
-  main->setAttr("exec.live_bytes_bound", b.getI64IntegerAttr(liveBytesPeak));
+  main->setAttr("exec.live_bytes_bound", b.getI64IntegerAttr(liveBytesBound));
 }
 
 LogicalResult planMemory(ModuleOp module) {

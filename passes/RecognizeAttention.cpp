@@ -229,7 +229,7 @@ struct RecognizeAttentionChain : OpRewritePattern<MatMulOp> {
       operands.push_back(mask);
     auto attention = rewriter.create<AttentionOp>(
         loc, TypeRange{output.getType()}, operands);
-    attention.setScaleAttr(rewriter.getF32FloatAttr(static_cast<float>(scale)));
+    attention.setScaleAttr(rewriter.getF64FloatAttr(scale));
     if (nanToZero)
       attention.setNanToZeroAttr(rewriter.getI64IntegerAttr(1));
     rewriter.replaceOp(output, attention.getResult());

@@ -1,7 +1,7 @@
-//===- RecognizeExporterPatterns.cpp - GELU and LayerNorm from exporters --===//
+//===- RecognizeExporterPatterns.cpp - GELU, norms and SiLU from exporters ===//
 //
-// torch.onnx writes GELU and LayerNorm as chains of elementwise ops and
-// reductions when the opset has no such op. Each recognised chain becomes
+// torch.onnx writes GELU, LayerNorm, RMSNorm and SiLU as chains of
+// elementwise ops and reductions when the opset has no such op. Each recognised chain becomes
 // one graph op, which fuses into one kernel and computes in one rounding
 // step. A chain is only replaced when none of its intermediate values is
 // used outside it, every intermediate has the input's type (no broadcast
@@ -379,13 +379,124 @@ struct RecognizeLayerNorm : OpRewritePattern<DivOp> {
   }
 };
 
+//===----------------------------------------------------------------------===//
+// SiLU
+//===----------------------------------------------------------------------===//
+
+/// x * sigmoid(x), either order: torch's SiLU.
+struct RecognizeSilu : OpRewritePattern<SigmoidOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(SigmoidOp sigmoid,
+                                PatternRewriter &rewriter) const override {
+    Value x = sigmoid.getInput();
+    auto mul = dyn_cast_or_null<MulOp>(soleUser(sigmoid.getResult()));
+    Chain chain(x);
+    if (!mul || otherOperand(mul, sigmoid.getResult()) != x ||
+        !chain.add(sigmoid) || !chain.add(mul))
+      return rewriter.notifyMatchFailure(sigmoid, "not x * sigmoid(x)");
+    rewriter.setInsertionPoint(mul);
+    auto silu = rewriter.create<SiluOp>(chain.fusedLocation(), x.getType(), x);
+    chain.replace(rewriter, silu);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// RMSNorm
+//===----------------------------------------------------------------------===//
+
+/// x / sqrt(mean(x^2) + eps) * gamma (the division also written as
+/// x * reciprocal(sqrt(.)), as torch exports rsqrt), the mean over the last
+/// axis, gamma a vector of its size: Llama's RMSNorm.
+struct RecognizeRmsNorm : OpRewritePattern<ReduceMeanOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ReduceMeanOp mean,
+                                PatternRewriter &rewriter) const override {
+    Operation *square = mean.getData().getDefiningOp();
+    Value x;
+    if (auto pow = dyn_cast_or_null<PowOp>(square);
+        pow && isScalarNear(pow.getRhs(), 2.0))
+      x = pow.getLhs();
+    else if (auto mul = dyn_cast_or_null<MulOp>(square);
+             mul && mul.getLhs() == mul.getRhs())
+      x = mul.getLhs();
+    auto type = x ? dyn_cast<RankedTensorType>(x.getType())
+                  : RankedTensorType();
+    if (!type || type.getRank() == 0 ||
+        !isa<FloatType>(type.getElementType()) ||
+        !meanOverLastAxis(mean.getResult(), square->getResult(0)) ||
+        !square->getResult(0).hasOneUse())
+      return rewriter.notifyMatchFailure(mean, "not mean(x^2) over the last axis");
+    auto shifted = dyn_cast_or_null<AddOp>(soleUser(mean.getResult()));
+    std::optional<double> eps =
+        shifted ? scalarConstant(otherOperand(shifted, mean.getResult()))
+                : std::nullopt;
+    auto root = shifted ? dyn_cast_or_null<SqrtOp>(soleUser(shifted.getResult()))
+                        : SqrtOp();
+    if (!eps || !(*eps >= 0.0) || !root)
+      return rewriter.notifyMatchFailure(mean, "no sqrt(. + constant eps)");
+    // x / root, or x * reciprocal(root).
+    Operation *inverse = nullptr, *normed = soleUser(root.getResult());
+    if (auto reciprocal = dyn_cast_or_null<ReciprocalOp>(normed)) {
+      inverse = reciprocal;
+      normed = soleUser(reciprocal.getResult());
+      auto mul = dyn_cast_or_null<MulOp>(normed);
+      if (!mul || otherOperand(mul, reciprocal.getResult()) != x)
+        normed = nullptr;
+    } else if (auto div = dyn_cast_or_null<DivOp>(normed)) {
+      if (div.getLhs() != x || div.getRhs() != root.getResult())
+        normed = nullptr;
+    } else {
+      normed = nullptr;
+    }
+    if (!normed)
+      return rewriter.notifyMatchFailure(mean, "x is not divided by the root");
+    int64_t size = type.getShape().back();
+    auto scaled = dyn_cast_or_null<MulOp>(soleUser(normed->getResult(0)));
+    Value gamma =
+        scaled ? otherOperand(scaled, normed->getResult(0)) : Value();
+    auto gammaType =
+        gamma ? dyn_cast<RankedTensorType>(gamma.getType()) : RankedTensorType();
+    if (!gammaType || gammaType.getRank() != 1 ||
+        ShapedType::isDynamic(size) || gammaType.getDimSize(0) != size ||
+        gammaType.getElementType() != type.getElementType())
+      return rewriter.notifyMatchFailure(mean, "no scale by a [D] gamma");
+    // The reduced values keep the mean's type; the rest has x's.
+    Type reducedType = mean.getType();
+    Chain chain(x);
+    if (shifted.getType() != reducedType || root.getType() != reducedType ||
+        (inverse && inverse->getResult(0).getType() != reducedType) ||
+        !chain.add(square) || !chain.add(normed) || !chain.add(scaled))
+      return rewriter.notifyMatchFailure(mean, "a value changes type");
+
+    SmallVector<Location> locations{square->getLoc(), mean.getLoc(),
+                                    shifted.getLoc(), root.getLoc()};
+    if (inverse)
+      locations.push_back(inverse->getLoc());
+    locations.append({normed->getLoc(), scaled.getLoc()});
+    rewriter.setInsertionPoint(scaled);
+    auto norm = rewriter.create<RmsNormalizationOp>(
+        FusedLoc::get(getContext(), locations), TypeRange{type},
+        ValueRange{x, gamma});
+    norm.setEpsilonAttr(rewriter.getF32FloatAttr(static_cast<float>(*eps)));
+    rewriter.replaceOp(scaled, norm.getResult());
+    for (Operation *op : {normed, inverse, root.getOperation(),
+                          shifted.getOperation(), mean.getOperation(), square})
+      if (op)
+        rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 LogicalResult recognizeExporterPatterns(ModuleOp module) {
   MLIRContext *context = module.getContext();
   RewritePatternSet patterns(context);
-  patterns.add<RecognizeErfGelu, RecognizeTanhGelu, RecognizeLayerNorm>(
-      context);
+  patterns.add<RecognizeErfGelu, RecognizeTanhGelu, RecognizeLayerNorm,
+               RecognizeRmsNorm, RecognizeSilu>(context);
   if (failed(applyPatternsAndFoldGreedily(module, std::move(patterns))))
     return module.emitError("recognising exporter patterns did not converge");
   return success();

@@ -85,6 +85,17 @@ def Graph_SigmoidOp : Graph_UnaryOp<"sigmoid", Graph_FloatTensor> {
   }];
 }
 
+def Graph_SiluOp : Graph_UnaryOp<"silu", Graph_FloatTensor> {
+  let summary = "x * sigmoid(x) (SiLU, Swish with beta 1)";
+  let description = [{
+    Not an ONNX op before opset 24's Swish: graphc-recognize-exporter-patterns
+    makes it of Mul(x, Sigmoid(x)), which torch writes for SiLU.
+    ```mlir
+    %y = graph.silu %x : (tensor<?x4xf32>) -> tensor<?x4xf32>
+    ```
+  }];
+}
+
 def Graph_HardSwishOp : Graph_UnaryOp<"hard_swish", Graph_FloatTensor> {
   let summary = "x * max(0, min(1, x/6 + 1/2))";
   let description = [{

@@ -51,13 +51,13 @@ def Graph_AttentionOp : Graph_InferOp<"attention", [Pure]> {
     makes it of the chains exporters write, and the kernel templates compute
     it without writing the scores to memory.
     ```mlir
-    %o = graph.attention %q, %k, %v, %mask {scale = 1.250000e-01 : f32} : (tensor<1x12x128x64xf32>, tensor<1x12x128x64xf32>, tensor<1x12x128x64xf32>, tensor<1x1x1x128xf32>) -> tensor<1x12x128x64xf32>
+    %o = graph.attention %q, %k, %v, %mask {scale = 1.250000e-01 : f64} : (tensor<1x12x128x64xf32>, tensor<1x12x128x64xf32>, tensor<1x12x128x64xf32>, tensor<1x1x1x128xf32>) -> tensor<1x12x128x64xf32>
     ```
   }];
   let arguments = (ins Graph_FloatTensor:$q, Graph_FloatTensor:$k,
                        Graph_FloatTensor:$v,
                        Optional<Graph_FloatTensor>:$mask,
-                       DefaultValuedAttr<F32Attr, "1.0">:$scale,
+                       DefaultValuedAttr<F64Attr, "1.0">:$scale,
                        DefaultValuedAttr<I64Attr, "0">:$is_causal,
                        DefaultValuedAttr<I64Attr, "0">:$nan_to_zero);
   let results = (outs Graph_FloatTensor:$y);
@@ -180,6 +180,29 @@ def Graph_LayerNormalizationOp
   }];
   let arguments = (ins Graph_FloatTensor:$x, Graph_FloatTensor:$scale,
                        Optional<Graph_FloatTensor>:$b,
+                       DefaultValuedAttr<I64Attr, "-1">:$axis,
+                       DefaultValuedAttr<F32Attr, "1e-5">:$epsilon,
+                       DefaultValuedAttr<I64Attr, "1">:$stash_type);
+  let results = (outs Graph_FloatTensor:$y);
+  let hasVerifier = 1;
+  let sharedInference = [{
+    return ::graphc::graph::inferSameType(adaptor.getX(), results);
+  }];
+}
+
+def Graph_RmsNormalizationOp
+    : Graph_InferOp<"rms_normalization", [Pure]> {
+  let summary = "root-mean-square normalisation over the dims from `axis` on";
+  let description = [{
+    x / sqrt(mean(x^2) + epsilon) * scale, the mean over the dims from
+    `axis` on, scale broadcast to them (ONNX 23's RMSNormalization).
+    graphc-recognize-exporter-patterns makes it of the Pow, ReduceMean, Add,
+    Sqrt, Reciprocal (or Div) and Mul chain Llama's exports write.
+    ```mlir
+    %y = graph.rms_normalization %x, %s {epsilon = 9.99999997E-7 : f32} : (tensor<?x16x64xf32>, tensor<64xf32>) -> tensor<?x16x64xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$x, Graph_FloatTensor:$scale,
                        DefaultValuedAttr<I64Attr, "-1">:$axis,
                        DefaultValuedAttr<F32Attr, "1e-5">:$epsilon,
                        DefaultValuedAttr<I64Attr, "1">:$stash_type);

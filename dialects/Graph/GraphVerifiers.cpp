@@ -235,6 +235,21 @@ LogicalResult LayerNormalizationOp::verify() {
   return check(getB(), "B");
 }
 
+LogicalResult RmsNormalizationOp::verify() {
+  RankedTensorType type = getX().getType();
+  int64_t rank = type.getRank();
+  if (failed(verifyAxis(*this, getAxis(), rank)))
+    return failure();
+  int64_t axis = static_cast<int64_t>(getAxis());
+  axis = axis < 0 ? axis + rank : axis;
+  ArrayRef<int64_t> normalized = type.getShape().drop_front(axis);
+  FailureOr<SmallVector<int64_t>> shape =
+      broadcastShapes(normalized, getScale().getType().getShape());
+  if (failed(shape) || shape->size() != normalized.size())
+    return emitOpError("scale does not broadcast to the normalised dims");
+  return success();
+}
+
 LogicalResult GroupNormalizationOp::verify() {
   int64_t groups = getNumGroups();
   if (groups < 1)

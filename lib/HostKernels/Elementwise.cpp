@@ -106,6 +106,17 @@ GC_KERNEL(sigmoid) {
   });
 }
 
+GC_KERNEL(silu) {
+  return unaryMap<kFloats>(ctx, [](auto x) {
+    using A = decltype(x);
+    // x * sigmoid(x), the sigmoid on the side where exp cannot overflow.
+    if (x >= A(0))
+      return x / (A(1) + std::exp(-x));
+    A e = std::exp(x);
+    return x * e / (A(1) + e);
+  });
+}
+
 GC_KERNEL(hard_sigmoid) {
   double alpha = ctx.getFloat("alpha", 0.2), beta = ctx.getFloat("beta", 0.5);
   return unaryMap<kFloats>(ctx, [=](auto x) {

@@ -1,7 +1,8 @@
 //===- Normalization.cpp - normalisation host kernels ---------------------===//
 //
 // BatchNormalization (inference, or batch statistics in training mode),
-// Instance/Layer/Group/MeanVariance normalisation, LpNormalization and LRN.
+// Instance/Layer/RMS/Group/MeanVariance normalisation, LpNormalization and
+// LRN.
 // Statistics are computed in double with two passes for stability.
 //
 //===----------------------------------------------------------------------===//
@@ -157,6 +158,48 @@ GC_KERNEL(layer_normalization) {
     affine.forEach([&](const int64_t *offsets) {
       A v = o[offsets[0]] * vs.data()[offsets[2]];
       o[offsets[0]] = hasBias ? v + vb.data()[offsets[3]] : v;
+    });
+    out.flush();
+    return 0;
+  });
+}
+
+GC_KERNEL(rms_normalization) {
+  GC_TRY(ctx.expect(2, 1));
+  const gc_tensor &x = ctx.in(0), &scale = ctx.in(1);
+  int axis;
+  GC_TRY(ctx.normalizeAxis(ctx.getInt("axis", -1), x.rank, axis));
+  GC_TRY(ctx.checkSameDtype(1, x.dtype, "scale"));
+  GC_TRY(ctx.checkOutput(0, x.dtype, Dims::of(x)));
+  // Scale broadcasts into X (it normally has the normalised shape).
+  StridedLoop<3> affine;
+  GC_TRY(makeBroadcastLoop<3>(ctx, {&x, &scale}, ctx.out(0), affine));
+  int64_t outer = 1, inner = 1;
+  for (int d = 0; d < axis; ++d)
+    outer *= x.dims[d];
+  for (int d = axis; d < x.rank; ++d)
+    inner *= x.dims[d];
+  double epsilon = ctx.getFloat("epsilon", 1e-5);
+  return dispatch<kFloats>(ctx, x.dtype, "input", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using A = Arith<T>;
+    ComputeView<T> vx(x.data, numElements(x));
+    ComputeView<T> vs(scale.data, numElements(scale));
+    ComputeOutput<T> out(ctx.out(0).data, numElements(x));
+    for (int64_t o = 0; o < outer; ++o) {
+      const A *src = vx.data() + o * inner;
+      double squares = 0;
+      for (int64_t i = 0; i < inner; ++i)
+        squares += static_cast<double>(src[i]) * src[i];
+      double inv =
+          1.0 / std::sqrt(squares / static_cast<double>(inner) + epsilon);
+      A *dst = out.data() + o * inner;
+      for (int64_t i = 0; i < inner; ++i)
+        dst[i] = static_cast<A>(src[i] * inv);
+    }
+    A *o = out.data();
+    affine.forEach([&](const int64_t *offsets) {
+      o[offsets[0]] = o[offsets[0]] * vs.data()[offsets[2]];
     });
     out.flush();
     return 0;

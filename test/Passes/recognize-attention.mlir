@@ -8,7 +8,7 @@
 func.func @bert_torchscript(%q: tensor<1x8x4x16xf32>, %kh: tensor<1x8x4x16xf32>, %v: tensor<1x4x8x16xf32>, %mask: tensor<1x1x1x8xf32>) -> tensor<1x4x8x16xf32> {
   // CHECK-NEXT: %[[QT:.*]] = graph.transpose %[[Q]]
   // CHECK-NEXT: %[[K:.*]] = graph.transpose %[[KH]] {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x8x4x16xf32>) -> tensor<1x4x8x16xf32>
-  // CHECK-NEXT: %[[O:.*]] = graph.attention %[[QT]], %[[K]], %[[V]], %[[M]] {scale = 2.500000e-01 : f32} : (tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x1x1x8xf32>) -> tensor<1x4x8x16xf32> loc(fused["qk", "scale", "mask", "softmax", "pv", "kt"])
+  // CHECK-NEXT: %[[O:.*]] = graph.attention %[[QT]], %[[K]], %[[V]], %[[M]] {scale = 2.500000e-01 : f64} : (tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x1x1x8xf32>) -> tensor<1x4x8x16xf32> loc(fused["qk", "scale", "mask", "softmax", "pv", "kt"])
   // CHECK-NEXT: return %[[O]]
   %sqrt = graph.constant {value = dense<4.0> : tensor<f32>} : () -> tensor<f32>
   %kt = graph.transpose %kh {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x8x4x16xf32>) -> tensor<1x4x16x8xf32> loc("kt")
@@ -31,7 +31,7 @@ func.func @bert_torchscript(%q: tensor<1x8x4x16xf32>, %kh: tensor<1x8x4x16xf32>,
 // CHECK-SAME: (%[[Q:[^:]*]]: tensor<1x4x8x16xf32> {{.*}}, %[[K:[^:]*]]: tensor<1x4x8x16xf32> {{.*}}, %[[V:[^:]*]]: tensor<1x4x8x16xf32> {{.*}}, %[[B:[^:]*]]: tensor<1x1x8x8xf32>
 func.func @gpt2_dynamo(%q: tensor<1x4x8x16xf32>, %k: tensor<1x4x8x16xf32>, %v: tensor<1x4x8x16xf32>, %bias: tensor<1x1x8x8xf32>) -> tensor<1x4x8x16xf32> {
   // CHECK-NEXT: %[[MASK:.*]] = graph.neg %[[B]]
-  // CHECK-NEXT: %[[O:.*]] = graph.attention %[[Q]], %[[K]], %[[V]], %[[MASK]] {nan_to_zero = 1 : i64, scale = 1.250000e-01 : f32}
+  // CHECK-NEXT: %[[O:.*]] = graph.attention %[[Q]], %[[K]], %[[V]], %[[MASK]] {nan_to_zero = 1 : i64, scale = 1.250000e-01 : f64}
   // CHECK-NEXT: return %[[O]]
   %merged = graph.constant {value = dense<[4, 8, 16]> : tensor<3xi64>} : () -> tensor<3xi64>
   %split = graph.constant {value = dense<[1, 4, 16, 8]> : tensor<4xi64>} : () -> tensor<4xi64>

@@ -229,3 +229,66 @@ func.func @gelu_weighted(%x: tensor<2x40xf32>) -> tensor<2x40xf32> {
     }
   }
 #-}
+
+// -----
+
+// Llama's RMSNorm as torch exports it: x * reciprocal(sqrt(mean(x^2) +
+// eps)), then the weight (on either side).
+// CHECK-LABEL: func @rms_norm_reciprocal
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<2x8xf32> {{.*}}, %[[G:[^:]*]]: tensor<8xf32>
+func.func @rms_norm_reciprocal(%x: tensor<2x8xf32>, %gamma: tensor<8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>) {
+  // CHECK-NEXT: %[[Y:.*]] = graph.rms_normalization %[[X]], %[[G]] {epsilon = 9.99999997E-7 : f32} : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32> loc(fused["pow", "mean", "eps", "sqrt", "reciprocal", "normalize", "scale"])
+  // CHECK-NEXT: return %[[Y]], %[[X]]
+  %two = graph.constant {value = dense<2.0> : tensor<f32>} : () -> tensor<f32>
+  %axes = graph.constant {value = dense<-1> : tensor<1xi64>} : () -> tensor<1xi64>
+  %eps = graph.constant {value = dense<1.0e-6> : tensor<f32>} : () -> tensor<f32>
+  %0 = graph.pow %x, %two : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32> loc("pow")
+  %1 = graph.reduce_mean %0, %axes : (tensor<2x8xf32>, tensor<1xi64>) -> tensor<2x1xf32> loc("mean")
+  %2 = graph.add %1, %eps : (tensor<2x1xf32>, tensor<f32>) -> tensor<2x1xf32> loc("eps")
+  %3 = graph.sqrt %2 : (tensor<2x1xf32>) -> tensor<2x1xf32> loc("sqrt")
+  %4 = graph.reciprocal %3 : (tensor<2x1xf32>) -> tensor<2x1xf32> loc("reciprocal")
+  %5 = graph.mul %x, %4 : (tensor<2x8xf32>, tensor<2x1xf32>) -> tensor<2x8xf32> loc("normalize")
+  %6 = graph.mul %gamma, %5 : (tensor<8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32> loc("scale")
+  return %6, %x : tensor<2x8xf32>, tensor<2x8xf32>
+}
+
+// -----
+
+// The division form with x * x; the root read twice stays apart.
+// CHECK-LABEL: func @rms_norm_div
+func.func @rms_norm_div(%x: tensor<3x4xf32>, %gamma: tensor<4xf32>) -> (tensor<3x4xf32>, tensor<3x4xf32>, tensor<3x1xf32>) {
+  // CHECK: %[[Y:.*]] = graph.rms_normalization %arg0, %arg1 : (
+  // CHECK: graph.reduce_mean
+  // CHECK: return %[[Y]]
+  %axes = graph.constant {value = dense<1> : tensor<1xi64>} : () -> tensor<1xi64>
+  %eps = graph.constant {value = dense<1.0e-5> : tensor<f32>} : () -> tensor<f32>
+  %0 = graph.mul %x, %x : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  %1 = graph.reduce_mean %0, %axes : (tensor<3x4xf32>, tensor<1xi64>) -> tensor<3x1xf32>
+  %2 = graph.add %eps, %1 : (tensor<f32>, tensor<3x1xf32>) -> tensor<3x1xf32>
+  %3 = graph.sqrt %2 : (tensor<3x1xf32>) -> tensor<3x1xf32>
+  %4 = graph.div %x, %3 : (tensor<3x4xf32>, tensor<3x1xf32>) -> tensor<3x4xf32>
+  %5 = graph.mul %4, %gamma : (tensor<3x4xf32>, tensor<4xf32>) -> tensor<3x4xf32>
+  %6 = graph.mul %x, %x : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  %7 = graph.reduce_mean %6, %axes : (tensor<3x4xf32>, tensor<1xi64>) -> tensor<3x1xf32>
+  %8 = graph.add %eps, %7 : (tensor<f32>, tensor<3x1xf32>) -> tensor<3x1xf32>
+  %9 = graph.sqrt %8 : (tensor<3x1xf32>) -> tensor<3x1xf32>
+  %10 = graph.div %x, %9 : (tensor<3x4xf32>, tensor<3x1xf32>) -> tensor<3x4xf32>
+  %11 = graph.mul %10, %gamma : (tensor<3x4xf32>, tensor<4xf32>) -> tensor<3x4xf32>
+  return %5, %11, %9 : tensor<3x4xf32>, tensor<3x4xf32>, tensor<3x1xf32>
+}
+
+// -----
+
+// SiLU: x * sigmoid(x) in either order; a sigmoid read elsewhere stays.
+// CHECK-LABEL: func @silu
+func.func @silu(%x: tensor<4xf32>, %z: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  // CHECK-NEXT: %[[A:.*]] = graph.silu %arg0 : (tensor<4xf32>) -> tensor<4xf32> loc(fused["s", "m"])
+  // CHECK-NEXT: %[[S:.*]] = graph.sigmoid %arg1
+  // CHECK-NEXT: %[[B:.*]] = graph.mul %[[S]], %arg1
+  // CHECK-NEXT: return %[[A]], %[[B]], %[[S]]
+  %0 = graph.sigmoid %x : (tensor<4xf32>) -> tensor<4xf32> loc("s")
+  %1 = graph.mul %0, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> loc("m")
+  %2 = graph.sigmoid %z : (tensor<4xf32>) -> tensor<4xf32>
+  %3 = graph.mul %2, %z : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %1, %3, %2 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}

@@ -1,5 +1,7 @@
-"""A causal decoder block written the way torch.export writes GPT-2 and
-multi-query attention: one projection whose output Split gives Q, K and V;
+"""A causal decoder block written the way torch.export writes Llama-style
+models with multi-query attention: RMSNorm as Pow, ReduceMean, Add, Sqrt,
+Reciprocal, Mul, Mul; a SwiGLU feed-forward network with SiLU as
+x * Sigmoid(x); one projection whose output Split gives Q, K and V;
 one K/V head for all query heads (MatMul broadcasting); Q and K^T each
 scaled by sqrt(1/sqrt(head_dim)); K^T as Reshape -> 3-d Transpose ->
 Reshape; a causal mask of -inf above the diagonal built from Range; and
@@ -37,10 +39,21 @@ def make_decoder(d_model=96, heads=2, head_dim=48, ffn=128, seed=0):
     batch = node("Gather", [shape, ints("idx0", [0])], ["batch_dim"], "gather_batch", axis=0)
     seq = node("Gather", [shape, ints("idx1", [1])], ["seq_dim"], "gather_seq", axis=0)
 
-    h = node("LayerNormalization",
-             ["x", w.const("ln.scale", np.ones(d_model, np.float32)),
-              w.const("ln.bias", np.zeros(d_model, np.float32))],
-             ["ln"], "ln", axis=-1, epsilon=1e-5)
+    def rms_norm(x, name):
+        square = node("Pow", [x, w.const(f"{name}.two", np.array(2.0, np.float32))],
+                      [f"{name}.square"], f"{name}.pow")
+        mean = node("ReduceMean", [square], [f"{name}.mean"], f"{name}.mean",
+                    axes=[-1], keepdims=1)
+        shifted = node("Add", [mean, w.const(f"{name}.eps", np.array(1e-6, np.float32))],
+                       [f"{name}.shifted"], f"{name}.add_eps")
+        root = node("Sqrt", [shifted], [f"{name}.root"], f"{name}.sqrt")
+        inverse = node("Reciprocal", [root], [f"{name}.inverse"], f"{name}.reciprocal")
+        normed = node("Mul", [x, inverse], [f"{name}.normed"], f"{name}.normalize")
+        gamma = w.const(f"{name}.weight",
+                        (1 + 0.1 * w.rng.standard_normal(d_model)).astype(np.float32))
+        return node("Mul", [gamma, normed], [name], f"{name}.scale")
+
+    h = rms_norm("x", "attn_norm")
     kv = head_dim
     qkv = linear(h, "qkv", d_model, heads * head_dim + 2 * kv)
     q, k, v = (f"{p}.flat" for p in "qkv")
@@ -89,8 +102,12 @@ def make_decoder(d_model=96, heads=2, head_dim=48, ffn=128, seed=0):
                ["ctx.merged"], "merge_heads")
     attn = linear(ctx, "out_proj", heads * head_dim, d_model)
     x1 = node("Add", ["x", attn], ["x1"], "residual1")
-    y = linear(node("Relu", [linear(x1, "ffn1", d_model, ffn)], ["ffn.relu"], "ffn.relu"),
-               "ffn2", ffn, d_model)
+    h = rms_norm(x1, "ffn_norm")
+    gate = linear(h, "gate", d_model, ffn)
+    silu = node("Mul", [gate, node("Sigmoid", [gate], ["gate.sigmoid"], "gate.sigmoid")],
+                ["gate.silu"], "gate.silu")
+    up = linear(h, "up", d_model, ffn)
+    y = linear(node("Mul", [silu, up], ["ffn.glu"], "ffn.glu"), "down", ffn, d_model)
     node("Add", [x1, y], ["y"], "residual2")
 
     inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq", d_model])]

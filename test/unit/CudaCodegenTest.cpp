@@ -438,7 +438,7 @@ TEST_F(CudaCodegenTest, AttentionReadsTheHeadSplitInPlaceAndStoresTheMerge) {
 exec.kernel @transpose_attention_0 attention attributes {hash = "0000000000000000", onnx_nodes = ["n_qt", "n_att", "n_merge"], schedule = {block_size = 64 : i64}} {
 ^bb0(%q: tensor<1x4x2x8xf16>, %k: tensor<1x1x40x8xf16>, %v: tensor<1x1x40x8xf16>, %m: tensor<4x40xf16>):
   %0 = graph.transpose %q {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x4x2x8xf16>) -> tensor<1x2x4x8xf16>
-  %1 = graph.attention %0, %k, %v, %m {scale = 0.5 : f32, nan_to_zero = 1 : i64} : (tensor<1x2x4x8xf16>, tensor<1x1x40x8xf16>, tensor<1x1x40x8xf16>, tensor<4x40xf16>) -> tensor<1x2x4x8xf16>
+  %1 = graph.attention %0, %k, %v, %m {scale = 0.5 : f64, nan_to_zero = 1 : i64} : (tensor<1x2x4x8xf16>, tensor<1x1x40x8xf16>, tensor<1x1x40x8xf16>, tensor<4x40xf16>) -> tensor<1x2x4x8xf16>
   %2 = graph.transpose %1 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x2x4x8xf16>) -> tensor<1x4x2x8xf16>
   kernel.yield %2 : tensor<1x4x2x8xf16>
 })mlir", diagnostics);

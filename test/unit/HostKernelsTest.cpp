@@ -76,6 +76,29 @@ TEST(HostKernelElementwise, ReluSigmoidAndRound) {
              {0.0758582f, 0.3775407f, 0.6224593f, 0.8175745f, 0.9241418f});
 }
 
+TEST(HostKernelElementwise, SiluStaysFiniteAtBothEnds) {
+  Buffer x = f32({5}, {-200.0f, -1.0f, 0.0f, 2.0f, 200.0f});
+  Buffer y = output(GC_DTYPE_F32, {5});
+  ASSERT_EQ(run("silu", {&x}, {&y}), 0);
+  expectNear(y.values<float>(), {-0.0f, -0.2689414f, 0.0f, 1.7615942f, 200.0f});
+}
+
+TEST(HostKernelElementwise, RmsNormalizationScalesEachRow) {
+  // Rows [3, 4] and [0, 0]: rms 3.5355 and sqrt(eps).
+  Buffer x = f32({2, 2}, {3, 4, 0, 0});
+  Buffer scale = f32({2}, {1, 2});
+  Buffer y = output(GC_DTYPE_F32, {2, 2});
+  ASSERT_EQ(run("rms_normalization", {&x, &scale}, {&y},
+                Attrs().f("epsilon", 1e-6)),
+            0);
+  float rms = std::sqrt(12.5f + 1e-6f);
+  expectNear(y.values<float>(), {3 / rms, 2 * 4 / rms, 0, 0});
+  Buffer wrong = f32({3}, {1, 2, 3});
+  std::string error;
+  EXPECT_NE(run("rms_normalization", {&x, &wrong}, {&y}, Attrs(), &error), 0);
+  EXPECT_NE(error.find("rms_normalization:"), std::string::npos) << error;
+}
+
 TEST(HostKernelElementwise, HalfInputsComputeInFloat) {
   Buffer x = tensor<uint16_t>(GC_DTYPE_F16, {2}, {0x3c00, 0xc000}); // 1, -2
   Buffer y = output(GC_DTYPE_F16, {2});

@@ -34,7 +34,7 @@ bool isFloatOnlyUnary(StringRef m) {
              "mish", "floor", "ceil", "round", true)
       .Cases("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
              "asinh", "acosh", true)
-      .Cases("atanh", "is_nan", "is_inf", true)
+      .Cases("atanh", "is_nan", "is_inf", "silu", true)
       .Default(false);
 }
 
@@ -68,6 +68,8 @@ std::optional<std::string> unaryExpr(Operation *op, StringRef m, StringRef t,
            " * " + x;
   if (m == "sigmoid")
     return one + " / (" + one + " + gc_exp(-" + x + "))";
+  if (m == "silu")
+    return x + " / (" + one + " + gc_exp(-" + x + "))";
   if (m == "hard_sigmoid")
     return "gc_max(" + zero + ", gc_min(" + one + ", " + attr("alpha", 0.2) +
            " * " + x + " + " + attr("beta", 0.5) + "))";

@@ -1,4 +1,4 @@
-//===- EmitNormalization.cpp - batch/instance/layer/group/lp/mvn/lrn ------===//
+//===- EmitNormalization.cpp - batch/instance/layer/rms/group/lp/mvn/lrn --===//
 //
 // Statistics-based normalisations reuse the row view of the reductions: one
 // block per normalised row computes the mean and the variance in two passes
@@ -96,7 +96,9 @@ LogicalResult emitChannelGroupNorm(KernelEmitter &e, StringRef t,
   return success();
 }
 
-LogicalResult emitLayerNorm(KernelEmitter &e, StringRef t) {
+/// Layer and RMS normalisation over the dims from `axis` on: RMS divides
+/// by sqrt(mean(x^2) + eps) and neither centres nor takes a bias.
+LogicalResult emitLayerNorm(KernelEmitter &e, StringRef t, bool rms) {
   ArrayRef<int64_t> shape = e.inputShape(0);
   std::optional<int64_t> axis =
       normalizeAxis(e.intAttr("axis", -1), shape.size());
@@ -117,14 +119,33 @@ LogicalResult emitLayerNorm(KernelEmitter &e, StringRef t) {
   };
   e.openRowLoop(view.rows, view.length);
   e.rowBase(view, "row", "base");
-  emitRowMoments(e, view, t);
+  auto elements = [&] {
+    e.open("for (long long r = threadIdx.x; r < " + Twine(view.length) +
+           "LL; r += blockDim.x) {");
+    e.rowElement(view, "r", "base", "at");
+    e.line("const " + t + " x = " + e.load(0, "at") + ";");
+  };
+  if (rms) {
+    e.line(t + " squares = " + literal(0, t) + ";");
+    elements();
+    e.line("squares += x * x;");
+    e.close();
+    e.line("const " + t + " rms = gc_sqrt(gc_block_reduce(squares, "
+           "gc_op_add()) / " +
+           literal(std::max<int64_t>(view.length, 1), t) + " + " +
+           literal(eps, t) + ");");
+    elements();
+  } else {
+    emitRowMoments(e, view, t);
+  }
   std::string scaleOffset = paramOffset(1);
-  std::string biasOffset = e.hasInput(2) ? paramOffset(2) : "";
+  std::string biasOffset = !rms && e.hasInput(2) ? paramOffset(2) : "";
   if (scaleOffset != "r" || (!biasOffset.empty() && biasOffset != "r"))
     e.coords("n", "r", normShape);
-  std::string y = "(x - mean) / gc_sqrt(variance + " + literal(eps, t) +
-                  ") * " + e.load(1, scaleOffset);
-  if (e.hasInput(2))
+  std::string y = rms ? "x / rms * " + e.load(1, scaleOffset)
+                      : "(x - mean) / gc_sqrt(variance + " + literal(eps, t) +
+                            ") * " + e.load(1, scaleOffset);
+  if (!biasOffset.empty())
     y += " + " + e.load(2, biasOffset);
   e.line(e.store(0, "at", y));
   e.close();
@@ -223,7 +244,8 @@ LogicalResult emitLrn(KernelEmitter &e, StringRef t) {
 
 bool isNormalization(StringRef m) {
   return llvm::is_contained({"batch_normalization", "instance_normalization",
-                             "layer_normalization", "group_normalization",
+                             "layer_normalization", "rms_normalization",
+                             "group_normalization",
                              "lp_normalization", "mean_variance_normalization",
                              "lrn"},
                             m);
@@ -241,8 +263,8 @@ LogicalResult emitNormalization(KernelEmitter &e) {
         e, *t, e.inputShape(0).size() >= 2 ? e.inputShape(0)[1] : 1);
   if (m == "group_normalization")
     return emitChannelGroupNorm(e, *t, e.intAttr("num_groups", 0));
-  if (m == "layer_normalization")
-    return emitLayerNorm(e, *t);
+  if (m == "layer_normalization" || m == "rms_normalization")
+    return emitLayerNorm(e, *t, m == "rms_normalization");
   if (m == "mean_variance_normalization")
     return emitMeanVarianceNorm(e, *t);
   if (m == "lp_normalization")

@@ -903,3 +903,11 @@ func.func @attention_rank(%q: tensor<4x8x16xf32>, %k: tensor<4x8x16xf32>, %v: te
   %r = graph.attention %q, %k, %v : (tensor<4x8x16xf32>, tensor<4x8x16xf32>, tensor<4x8x16xf32>) -> tensor<4x8x16xf32>
   return
 }
+
+// -----
+
+func.func @rms_scale(%x: tensor<2x8xf32>, %s: tensor<3xf32>) {
+  // expected-error @+1 {{scale does not broadcast to the normalised dims}}
+  %r = graph.rms_normalization %x, %s : (tensor<2x8xf32>, tensor<3xf32>) -> tensor<2x8xf32>
+  return
+}

@@ -91,9 +91,20 @@ func.func @pooling(%x: tensor<?x3x8x8xf32>) -> (tensor<?x3x4x4xf32>, tensor<?x3x
 
 // CHECK-LABEL: func @attention
 func.func @attention(%q: tensor<?x8x16x64xf32>, %k: tensor<?x2x32x64xf32>, %v: tensor<?x2x32x48xf32>, %m: tensor<1x1x16x32xf32>) -> (tensor<?x8x16x48xf32>, tensor<?x8x16x48xf32>) {
-  // CHECK: graph.attention %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {scale = 1.250000e-01 : f32} : (tensor<?x8x16x64xf32>, tensor<?x2x32x64xf32>, tensor<?x2x32x48xf32>, tensor<1x1x16x32xf32>) -> tensor<?x8x16x48xf32>
-  %0 = graph.attention %q, %k, %v, %m {scale = 0.125 : f32} : (tensor<?x8x16x64xf32>, tensor<?x2x32x64xf32>, tensor<?x2x32x48xf32>, tensor<1x1x16x32xf32>) -> tensor<?x8x16x48xf32>
+  // CHECK: graph.attention %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {scale = 1.250000e-01 : f64} : (tensor<?x8x16x64xf32>, tensor<?x2x32x64xf32>, tensor<?x2x32x48xf32>, tensor<1x1x16x32xf32>) -> tensor<?x8x16x48xf32>
+  %0 = graph.attention %q, %k, %v, %m {scale = 0.125 : f64} : (tensor<?x8x16x64xf32>, tensor<?x2x32x64xf32>, tensor<?x2x32x48xf32>, tensor<1x1x16x32xf32>) -> tensor<?x8x16x48xf32>
   // CHECK: graph.attention %{{.*}}, %{{.*}}, %{{.*}} {is_causal = 1 : i64, nan_to_zero = 1 : i64} : (tensor<?x8x16x64xf32>, tensor<?x2x32x64xf32>, tensor<?x2x32x48xf32>) -> tensor<?x8x16x48xf32>
   %1 = graph.attention %q, %k, %v {is_causal = 1 : i64, nan_to_zero = 1 : i64} : (tensor<?x8x16x64xf32>, tensor<?x2x32x64xf32>, tensor<?x2x32x48xf32>) -> tensor<?x8x16x48xf32>
   return %0, %1 : tensor<?x8x16x48xf32>, tensor<?x8x16x48xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @rms_and_silu
+func.func @rms_and_silu(%x: tensor<?x16x64xf32>, %s: tensor<64xf32>) -> (tensor<?x16x64xf32>, tensor<?x16x64xf32>) {
+  // CHECK: graph.rms_normalization %{{.*}}, %{{.*}} {epsilon = 9.99999997E-7 : f32} : (tensor<?x16x64xf32>, tensor<64xf32>) -> tensor<?x16x64xf32>
+  %0 = graph.rms_normalization %x, %s {epsilon = 1.0e-6 : f32} : (tensor<?x16x64xf32>, tensor<64xf32>) -> tensor<?x16x64xf32>
+  // CHECK: graph.silu %{{.*}} : (tensor<?x16x64xf32>) -> tensor<?x16x64xf32>
+  %1 = graph.silu %0 : (tensor<?x16x64xf32>) -> tensor<?x16x64xf32>
+  return %0, %1 : tensor<?x16x64xf32>, tensor<?x16x64xf32>
 }
