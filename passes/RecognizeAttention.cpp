@@ -3,7 +3,9 @@
 // Exporters write attention as MatMul(Q, K^T) -> optional scale -> optional
 // additive mask -> Softmax -> optional NaN guard -> MatMul(P, V), with K^T
 // spelled as a transpose of K (or, by torch.export, as a reshape/transpose/
-// reshape sandwich around a 3-d transpose). Each such chain becomes one
+// reshape sandwich around a 3-d transpose), and with K and V possibly
+// repeating fewer heads for the query heads (Llama's repeat_kv: Unsqueeze,
+// Expand, Reshape), which become grouped heads. Each such chain becomes one
 // graph.attention, which the kernel templates compute without writing the
 // scores to memory. A chain is replaced only when every intermediate value
 // is used inside it alone, so nothing is computed twice.
@@ -54,6 +56,9 @@ ArrayRef<int64_t> shapeOf(Value value) {
 struct TransposedKey {
   /// K itself when the exporter's ops lead back to it...
   Value key;
+  /// ...or the tensor K is a reshape of (torch.export merges the reshapes
+  /// around a repeat_kv)...
+  Value unmerged;
   /// ...else the transpose of K^T's producer giving K (perm of `source`).
   Value source;
   SmallVector<int64_t> perm;
@@ -88,11 +93,15 @@ TransposedKey untransposeKey(Value kt) {
                          : ReshapeOp();
   if (inner && transposePermutation(transpose) == SmallVector<int64_t>{0, 2, 1}) {
     Value key = inner.getData();
-    ArrayRef<int64_t> k = shapeOf(key), merged = shapeOf(inner.getResult());
-    if (k.size() == 4 && merged.size() == 3 && merged[1] == k[2] &&
-        merged[2] == k[3] && shapeOf(kt)[2] == k[3] &&
-        shapeOf(kt)[3] == k[2]) {
-      found.key = key;
+    ArrayRef<int64_t> k = shapeOf(key), merged = shapeOf(inner.getResult()),
+                      t = shapeOf(kt);
+    // K [.., Skv, D]: its last two dims are the merged tensor's.
+    if (k.size() >= 2 && merged.size() == 3 && merged[1] == k[k.size() - 2] &&
+        merged[2] == k.back() && t[2] == merged[2] && t[3] == merged[1]) {
+      if (k.size() == 4 && k.take_front(2) == t.take_front(2))
+        found.key = key;
+      else
+        found.unmerged = key;
       if (kt.hasOneUse())
         found.dead = {outer, transpose, inner};
       return found;
@@ -102,6 +111,52 @@ TransposedKey untransposeKey(Value kt) {
   // reads through strides.
   found.source = kt;
   found.perm = {0, 1, 3, 2};
+  return found;
+}
+
+/// Llama's repeat_kv: `repeated` [B, Hkv, r, S, D] is
+/// expand(unsqueeze(x, 2)) of x [B, Hkv, S, D], each K/V head repeated for
+/// r query heads, and K or V is its reshape to `merged` [B, Hkv * r, S, D].
+/// The attention op reads x as grouped heads instead of the repeated copy.
+struct RepeatedHeads {
+  Value heads;
+  /// The ops that only repeated them, erased when they lose their last use.
+  SmallVector<Operation *> dead;
+};
+std::optional<RepeatedHeads> unrepeatHeads(Value repeated,
+                                           ArrayRef<int64_t> merged) {
+  auto expand = repeated.getDefiningOp<ExpandOp>();
+  Operation *inserted = expand ? expand.getInput().getDefiningOp() : nullptr;
+  if (!inserted || !isa<UnsqueezeOp, ReshapeOp>(inserted) ||
+      !expand.getInput().hasOneUse())
+    return std::nullopt;
+  Value heads = inserted->getOperand(0);
+  ArrayRef<int64_t> x = shapeOf(heads), one = shapeOf(expand.getInput()),
+                    copies = shapeOf(repeated);
+  if (x.size() != 4 || one.size() != 5 || copies.size() != 5 ||
+      merged.size() != 4 || one[2] != 1 ||
+      one.take_front(2) != x.take_front(2) ||
+      one.drop_front(3) != x.drop_front(2) ||
+      copies.take_front(2) != x.take_front(2) ||
+      copies.drop_front(3) != x.drop_front(2) || merged[0] != x[0] ||
+      merged[1] != x[1] * copies[2] || merged.drop_front(2) != x.drop_front(2))
+    return std::nullopt;
+  RepeatedHeads found{heads, {}};
+  if (repeated.hasOneUse())
+    found.dead = {expand, inserted};
+  return found;
+}
+
+/// The repeat_kv under K or V of shape `shape`, when `value` is the reshape
+/// of one.
+std::optional<RepeatedHeads> unrepeatReshaped(Value value) {
+  auto reshape = value ? value.getDefiningOp<ReshapeOp>() : ReshapeOp();
+  if (!reshape)
+    return std::nullopt;
+  std::optional<RepeatedHeads> found =
+      unrepeatHeads(reshape.getData(), shapeOf(value));
+  if (found && value.hasOneUse())
+    found->dead.insert(found->dead.begin(), reshape);
   return found;
 }
 
@@ -213,6 +268,20 @@ struct RecognizeAttentionChain : OpRewritePattern<MatMulOp> {
       return rewriter.notifyMatchFailure(output, "not a float chain");
 
     TransposedKey key = untransposeKey(keyT);
+    SmallVector<int64_t> keyShape = {kt[0], kt[1], kt[3], kt[2]};
+    // Repeated K/V heads (repeat_kv on both) become grouped heads.
+    std::optional<RepeatedHeads> groupedKey =
+        key.unmerged ? unrepeatHeads(key.unmerged, keyShape)
+                     : unrepeatReshaped(key.key);
+    std::optional<RepeatedHeads> groupedValue = unrepeatReshaped(value);
+    if (groupedKey && groupedValue &&
+        shapeOf(groupedKey->heads)[1] == shapeOf(groupedValue->heads)[1]) {
+      key.key = groupedKey->heads;
+      key.unmerged = {};
+      value = groupedValue->heads;
+      key.dead.append(groupedKey->dead);
+      key.dead.append(groupedValue->dead);
+    }
     SmallVector<Location> locations;
     for (Operation *op : llvm::reverse(chain))
       locations.push_back(op->getLoc());
@@ -221,9 +290,17 @@ struct RecognizeAttentionChain : OpRewritePattern<MatMulOp> {
     Location loc = FusedLoc::get(getContext(), locations);
     rewriter.setInsertionPoint(output);
     Value k = key.key;
-    if (!k)
+    if (key.unmerged) {
+      auto shapeType = RankedTensorType::get({4}, rewriter.getI64Type());
+      Value shape = rewriter.create<ConstantOp>(
+          loc, shapeType, DenseIntElementsAttr::get(shapeType, keyShape));
+      k = rewriter.create<ReshapeOp>(
+          loc, cast<RankedTensorType>(query.getType()).clone(keyShape),
+          key.unmerged, shape);
+    } else if (!k) {
       k = rewriter.create<TransposeOp>(
           loc, key.source, rewriter.getDenseI64ArrayAttr(key.perm));
+    }
     SmallVector<Value> operands = {query, k, value};
     if (mask)
       operands.push_back(mask);

@@ -102,3 +102,33 @@ func.func @huge_heads(%q: tensor<1x1x4x512xf32>, %kt: tensor<1x1x512x4xf32>, %v:
   %o = graph.mat_mul %p, %v : (tensor<1x1x4x4xf32>, tensor<1x1x4x16xf32>) -> tensor<1x1x4x16xf32>
   return %o : tensor<1x1x4x16xf32>
 }
+
+// -----
+
+// Llama's repeat_kv on K and V (Unsqueeze, Expand, Reshape; torch.export
+// merges K's reshape into the K^T sandwich): the attention reads the two
+// K/V heads as grouped heads, and no repeated copy remains.
+// CHECK-LABEL: func @repeat_kv
+// CHECK-SAME: (%[[Q:[^:]*]]: tensor<1x4x8x16xf32> {{.*}}, %[[K:[^:]*]]: tensor<1x2x8x16xf32> {{.*}}, %[[V:[^:]*]]: tensor<1x2x8x16xf32>
+func.func @repeat_kv(%q: tensor<1x4x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>) -> tensor<1x4x8x16xf32> {
+  // CHECK-NOT: graph.expand
+  // CHECK: %[[O:.*]] = graph.attention %[[Q]], %[[K]], %[[V]] : (tensor<1x4x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>) -> tensor<1x4x8x16xf32>
+  // CHECK-NEXT: return %[[O]]
+  %axis = graph.constant {value = dense<2> : tensor<1xi64>} : () -> tensor<1xi64>
+  %repeat = graph.constant {value = dense<[1, 2, 2, 8, 16]> : tensor<5xi64>} : () -> tensor<5xi64>
+  %heads = graph.constant {value = dense<[1, 4, 8, 16]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %merged = graph.constant {value = dense<[4, 8, 16]> : tensor<3xi64>} : () -> tensor<3xi64>
+  %split = graph.constant {value = dense<[1, 4, 16, 8]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %k1 = graph.unsqueeze %k, %axis : (tensor<1x2x8x16xf32>, tensor<1xi64>) -> tensor<1x2x1x8x16xf32>
+  %k2 = graph.expand %k1, %repeat : (tensor<1x2x1x8x16xf32>, tensor<5xi64>) -> tensor<1x2x2x8x16xf32>
+  %k3 = graph.reshape %k2, %merged : (tensor<1x2x2x8x16xf32>, tensor<3xi64>) -> tensor<4x8x16xf32>
+  %kt3 = graph.transpose %k3 {perm = array<i64: 0, 2, 1>} : (tensor<4x8x16xf32>) -> tensor<4x16x8xf32>
+  %kt = graph.reshape %kt3, %split : (tensor<4x16x8xf32>, tensor<4xi64>) -> tensor<1x4x16x8xf32>
+  %v1 = graph.unsqueeze %v, %axis : (tensor<1x2x8x16xf32>, tensor<1xi64>) -> tensor<1x2x1x8x16xf32>
+  %v2 = graph.expand %v1, %repeat : (tensor<1x2x1x8x16xf32>, tensor<5xi64>) -> tensor<1x2x2x8x16xf32>
+  %v3 = graph.reshape %v2, %heads : (tensor<1x2x2x8x16xf32>, tensor<4xi64>) -> tensor<1x4x8x16xf32>
+  %s = graph.mat_mul %q, %kt : (tensor<1x4x8x16xf32>, tensor<1x4x16x8xf32>) -> tensor<1x4x8x8xf32>
+  %p = graph.softmax %s : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %o = graph.mat_mul %p, %v3 : (tensor<1x4x8x8xf32>, tensor<1x4x8x16xf32>) -> tensor<1x4x8x16xf32>
+  return %o : tensor<1x4x8x16xf32>
+}

@@ -1,8 +1,9 @@
 """A causal decoder block written the way torch.export writes Llama-style
-models with multi-query attention: RMSNorm as Pow, ReduceMean, Add, Sqrt,
+models with grouped-query attention: RMSNorm as Pow, ReduceMean, Add, Sqrt,
 Reciprocal, Mul, Mul; a SwiGLU feed-forward network with SiLU as
-x * Sigmoid(x); one projection whose output Split gives Q, K and V;
-one K/V head for all query heads (MatMul broadcasting); Q and K^T each
+x * Sigmoid(x); one projection whose output Split gives Q, K and V; 4
+query heads sharing 2 K/V heads, repeated by repeat_kv (Unsqueeze, Expand,
+Reshape); Q and K^T each
 scaled by sqrt(1/sqrt(head_dim)); K^T as Reshape -> 3-d Transpose ->
 Reshape; a causal mask of -inf above the diagonal built from Range; and
 the NaN guard Where(IsNaN(p), 0, p) after the Softmax. The head size (48)
@@ -19,7 +20,7 @@ from onnx import TensorProto, helper
 from model_common import Weights, main, make_model
 
 
-def make_decoder(d_model=96, heads=2, head_dim=48, ffn=128, seed=0):
+def make_decoder(d_model=96, heads=4, kv_heads=2, head_dim=48, ffn=128, seed=0):
     w = Weights(seed)
     nodes = []
 
@@ -54,7 +55,7 @@ def make_decoder(d_model=96, heads=2, head_dim=48, ffn=128, seed=0):
         return node("Mul", [gamma, normed], [name], f"{name}.scale")
 
     h = rms_norm("x", "attn_norm")
-    kv = head_dim
+    kv = kv_heads * head_dim
     qkv = linear(h, "qkv", d_model, heads * head_dim + 2 * kv)
     q, k, v = (f"{p}.flat" for p in "qkv")
     node("Split", [qkv, ints("split_sizes", [heads * head_dim, kv, kv])], [q, k, v],
@@ -65,16 +66,29 @@ def make_decoder(d_model=96, heads=2, head_dim=48, ffn=128, seed=0):
                  [f"{name}.heads"], f"{name}.split_heads")
         return node("Transpose", [y], [f"{name}.t"], f"{name}.transpose", perm=[0, 2, 1, 3])
 
-    q, k, v = heads_of(q, heads, "q"), heads_of(k, 1, "k"), heads_of(v, 1, "v")
+    def repeat_kv(x, name):
+        # [B, Hkv, S, D] -> [B, Hkv, 1, S, D] -> [B, Hkv, r, S, D] -> [B, H, S, D]
+        y = node("Unsqueeze", [x, ints(f"{name}.axis2", [2])], [f"{name}.one"],
+                 f"{name}.unsqueeze")
+        target = node("Concat", [batch, ints(f"{name}.groups", [kv_heads, heads // kv_heads]),
+                                 seq, ints(f"{name}.depth", [head_dim])],
+                      [f"{name}.expand_shape"], f"{name}.expand_shape", axis=0)
+        y = node("Expand", [y, target], [f"{name}.expanded"], f"{name}.expand")
+        return node("Reshape", [y, ints(f"{name}.repeated_shape", [0, heads, -1, head_dim])],
+                    [f"{name}.repeated"], f"{name}.repeat")
+
+    q = heads_of(q, heads, "q")
+    k = repeat_kv(heads_of(k, kv_heads, "k"), "k")
+    v = repeat_kv(heads_of(v, kv_heads, "v"), "v")
     root_scale = w.const("root_scale",
                          np.array(math.sqrt(1.0 / math.sqrt(head_dim)), np.float32))
     q = node("Mul", [q, root_scale], ["q.scaled"], "q.scale")
-    # K^T: [B, 1, S, D] -> [B, S, D] -> [B, D, S] -> [B, 1, D, S].
+    # K^T: [B, H, S, D] -> [B*H, S, D] -> [B*H, D, S] -> [B, H, D, S].
     merged = node("Concat", [ints("minus_one", [-1]), seq, ints("head_dim", [head_dim])],
                   ["k.merged_shape"], "k.merged_shape", axis=0)
     k = node("Reshape", [k, merged], ["k.merged"], "k.merge")
     k = node("Transpose", [k], ["k.merged_t"], "k.transpose_last", perm=[0, 2, 1])
-    split = node("Concat", [batch, ints("one_head", [1, head_dim]), seq],
+    split = node("Concat", [batch, ints("heads_depth", [heads, head_dim]), seq],
                  ["kt.shape"], "kt.shape", axis=0)
     kt = node("Reshape", [k, split], ["kt"], "kt.split")
     kt = node("Mul", [kt, root_scale], ["kt.scaled"], "kt.scale")
