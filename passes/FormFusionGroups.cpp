@@ -28,24 +28,20 @@ namespace graphc {
 #define GEN_PASS_DEF_FORMFUSIONGROUPS
 #include "passes/Passes.h.inc"
 
-/// The template family that computes `op`.
-static kernel::FusionKind classify(Operation *op) {
+/// The template family that computes `op`, from its kind trait
+/// (GraphBase.td). Data movement, and any op no template family claims,
+/// has an emitter of its own: the layout kind.
+kernel::FusionKind classifyOp(Operation *op) {
   if (op->hasTrait<graph::OpTrait::Pointwise>())
     return kernel::FusionKind::pointwise;
-  StringRef name = op->getName().stripDialect();
-  if (name == "mat_mul" || name == "gemm" || name == "einsum")
+  if (op->hasTrait<graph::OpTrait::MatmulKind>())
     return kernel::FusionKind::matmul;
-  if (name == "attention")
-    return kernel::FusionKind::attention;
-  if (name == "conv" || name == "conv_transpose")
+  if (op->hasTrait<graph::OpTrait::ConvKind>())
     return kernel::FusionKind::conv;
-  if (name.starts_with("reduce_") || name.starts_with("arg_") ||
-      name.ends_with("softmax") || name == "hardmax" || name == "cum_sum" ||
-      name == "top_k" || name.ends_with("normalization") || name == "lrn" ||
-      name.ends_with("pool"))
+  if (op->hasTrait<graph::OpTrait::AttentionKind>())
+    return kernel::FusionKind::attention;
+  if (op->hasTrait<graph::OpTrait::ReductionKind>())
     return kernel::FusionKind::reduction;
-  // Data movement, and any op no template family claims: each has an
-  // emitter of its own.
   return kernel::FusionKind::layout;
 }
 
@@ -350,7 +346,7 @@ static LogicalResult formFusionGroups(func::FuncOp main, bool fuse) {
     // An epilogue fusion has the kind of its anchor, its first member after
     // any layout prologue.
     kernel::FusionKind kind =
-        classify(graph::splitLayoutPrologue(members).second);
+        classifyOp(graph::splitLayoutPrologue(members).second);
     std::string name = describeGroup(members) + "_" + std::to_string(counter++);
     auto fusion = builder.create<kernel::FusionOp>(
         loc, root->getResultTypes(), inputs.getArrayRef(),

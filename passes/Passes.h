@@ -61,6 +61,10 @@ specializeShapeBuckets(mlir::ModuleOp module,
                        llvm::ArrayRef<std::string> maxDims,
                        llvm::ArrayRef<std::string> padValues);
 
+/// The kernel template family of graph op `op`: its fusion kind when it
+/// anchors a fusion (from the op's kind trait; layout for data movement).
+kernel::FusionKind classifyOp(mlir::Operation *op);
+
 /// Wraps graph ops of @main into kernel.fusion groups.
 /// With `fuse` false every op is a fusion of its own.
 mlir::LogicalResult formFusionGroups(mlir::ModuleOp module, bool fuse = true);

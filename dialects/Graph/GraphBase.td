@@ -155,6 +155,27 @@ def Graph_Pointwise : NativeOpTrait<"Pointwise"> {
   let cppNamespace = "::graphc::graph::OpTrait";
 }
 
+// The kernel template family of an op that is not pointwise, which is the
+// kind of the fusion it anchors (kernel::FusionKind). An op with none of
+// these, and not pointwise, moves data: the layout kind.
+// Contractions: mat_mul, gemm, einsum (the tiled matmul templates).
+def Graph_MatmulKind : NativeOpTrait<"MatmulKind"> {
+  let cppNamespace = "::graphc::graph::OpTrait";
+}
+// Convolutions.
+def Graph_ConvKind : NativeOpTrait<"ConvKind"> {
+  let cppNamespace = "::graphc::graph::OpTrait";
+}
+// Ops reducing along rows or windows: reductions, arg reductions,
+// softmax-likes, scans, top-k, normalisations, pooling.
+def Graph_ReductionKind : NativeOpTrait<"ReductionKind"> {
+  let cppNamespace = "::graphc::graph::OpTrait";
+}
+// Scaled dot-product attention (the flash-style template).
+def Graph_AttentionKind : NativeOpTrait<"AttentionKind"> {
+  let cppNamespace = "::graphc::graph::OpTrait";
+}
+
 // Elementwise op with one operand and a result of the same type.
 class Graph_UnaryOp<string mnemonic, Type operandType = Graph_Tensor,
                     list<Trait> traits = []>
@@ -206,7 +227,7 @@ class Graph_VariadicOp<string mnemonic, Type operandType = Graph_Tensor,
 // Reduction over `axes` (an optional 1-D i64 operand; absent or empty means
 // all axes unless noop_with_empty_axes).
 class Graph_ReduceOp<string mnemonic, Type operandType = Graph_NumericTensor>
-    : Graph_InferOp<mnemonic, [Pure]> {
+    : Graph_InferOp<mnemonic, [Pure, Graph_ReductionKind]> {
   let arguments = (ins operandType:$data, Optional<Graph_I64Tensor>:$axes,
                        DefaultValuedAttr<I64Attr, "1">:$keepdims,
                        DefaultValuedAttr<I64Attr, "0">:$noop_with_empty_axes);

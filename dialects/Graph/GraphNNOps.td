@@ -9,7 +9,7 @@ include "dialects/Graph/GraphBase.td"
 // Linear algebra
 //===----------------------------------------------------------------------===//
 
-def Graph_MatMulOp : Graph_InferOp<"mat_mul", [Pure]> {
+def Graph_MatMulOp : Graph_InferOp<"mat_mul", [Pure, Graph_MatmulKind]> {
   let summary = "numpy matmul: batched, broadcasting, 1-D operands promoted";
   let description = [{
     ```mlir
@@ -20,7 +20,7 @@ def Graph_MatMulOp : Graph_InferOp<"mat_mul", [Pure]> {
   let results = (outs Graph_NumericTensor:$y);
 }
 
-def Graph_GemmOp : Graph_InferOp<"gemm", [Pure]> {
+def Graph_GemmOp : Graph_InferOp<"gemm", [Pure, Graph_MatmulKind]> {
   let summary = "alpha * op(A) * op(B) + beta * C, C broadcast to [M, N]";
   let description = [{
     ```mlir
@@ -36,7 +36,8 @@ def Graph_GemmOp : Graph_InferOp<"gemm", [Pure]> {
   let results = (outs Graph_NumericTensor:$y);
 }
 
-def Graph_AttentionOp : Graph_InferOp<"attention", [Pure]> {
+def Graph_AttentionOp
+    : Graph_InferOp<"attention", [Pure, Graph_AttentionKind]> {
   let summary = "scaled dot-product attention with grouped K/V heads";
   let description = [{
     Per batch b and query head h: softmax(scale * Q K^T + mask) V, where
@@ -69,7 +70,7 @@ class Graph_ConvLikeOp<string mnemonic, list<Trait> traits = []>
   let hasVerifier = 1;
 }
 
-def Graph_ConvOp : Graph_ConvLikeOp<"conv"> {
+def Graph_ConvOp : Graph_ConvLikeOp<"conv", [Graph_ConvKind]> {
   let summary = "N-d grouped convolution, NC[D]HW layout";
   let description = [{
     `W` is [M, C/group, k...]; the optional bias `B` is [M].
@@ -88,7 +89,8 @@ def Graph_ConvOp : Graph_ConvLikeOp<"conv"> {
   let results = (outs Graph_FloatTensor:$y);
 }
 
-def Graph_ConvTransposeOp : Graph_ConvLikeOp<"conv_transpose"> {
+def Graph_ConvTransposeOp
+    : Graph_ConvLikeOp<"conv_transpose", [Graph_ConvKind]> {
   let summary = "N-d grouped transposed convolution, NC[D]HW layout";
   let description = [{
     `W` is [C, M/group, k...]; the optional bias `B` is [M]. An explicit
@@ -110,7 +112,7 @@ def Graph_ConvTransposeOp : Graph_ConvLikeOp<"conv_transpose"> {
   let results = (outs Graph_FloatTensor:$y);
 }
 
-def Graph_EinsumOp : Graph_InferOp<"einsum", [Pure]> {
+def Graph_EinsumOp : Graph_InferOp<"einsum", [Pure, Graph_MatmulKind]> {
   let summary = "Einstein summation over one or more operands";
   let description = [{
     The equation uses letters for dims, `...` for broadcast dims and an
@@ -128,7 +130,8 @@ def Graph_EinsumOp : Graph_InferOp<"einsum", [Pure]> {
 // Normalisation
 //===----------------------------------------------------------------------===//
 
-def Graph_BatchNormalizationOp : Graph_InferOp<"batch_normalization", [Pure]> {
+def Graph_BatchNormalizationOp
+    : Graph_InferOp<"batch_normalization", [Pure, Graph_ReductionKind]> {
   let summary = "inference-mode batch normalisation over the channel dim";
   let description = [{
     scale, B, input_mean and input_var are [C]; only inference mode
@@ -151,7 +154,7 @@ def Graph_BatchNormalizationOp : Graph_InferOp<"batch_normalization", [Pure]> {
 }
 
 def Graph_InstanceNormalizationOp
-    : Graph_InferOp<"instance_normalization", [Pure]> {
+    : Graph_InferOp<"instance_normalization", [Pure, Graph_ReductionKind]> {
   let summary = "normalisation over the spatial dims of each (n, c)";
   let description = [{
     ```mlir
@@ -169,7 +172,7 @@ def Graph_InstanceNormalizationOp
 }
 
 def Graph_LayerNormalizationOp
-    : Graph_InferOp<"layer_normalization", [Pure]> {
+    : Graph_InferOp<"layer_normalization", [Pure, Graph_ReductionKind]> {
   let summary = "normalisation over the dims from `axis` on";
   let description = [{
     Scale and the optional bias B broadcast to the normalised dims. Only the
@@ -191,7 +194,7 @@ def Graph_LayerNormalizationOp
 }
 
 def Graph_RmsNormalizationOp
-    : Graph_InferOp<"rms_normalization", [Pure]> {
+    : Graph_InferOp<"rms_normalization", [Pure, Graph_ReductionKind]> {
   let summary = "root-mean-square normalisation over the dims from `axis` on";
   let description = [{
     x / sqrt(mean(x^2) + epsilon) * scale, the mean over the dims from
@@ -214,7 +217,7 @@ def Graph_RmsNormalizationOp
 }
 
 def Graph_GroupNormalizationOp
-    : Graph_InferOp<"group_normalization", [Pure]> {
+    : Graph_InferOp<"group_normalization", [Pure, Graph_ReductionKind]> {
   let summary = "normalisation over channel groups (opset 21: [C] scale/bias)";
   let description = [{
     ```mlir
@@ -233,7 +236,8 @@ def Graph_GroupNormalizationOp
   }];
 }
 
-def Graph_LpNormalizationOp : Graph_InferOp<"lp_normalization", [Pure]> {
+def Graph_LpNormalizationOp
+    : Graph_InferOp<"lp_normalization", [Pure, Graph_ReductionKind]> {
   let summary = "divide by the Lp norm (p = 1 or 2) along `axis`";
   let description = [{
     ```mlir
@@ -251,7 +255,7 @@ def Graph_LpNormalizationOp : Graph_InferOp<"lp_normalization", [Pure]> {
 }
 
 def Graph_MeanVarianceNormalizationOp
-    : Graph_InferOp<"mean_variance_normalization", [Pure]> {
+    : Graph_InferOp<"mean_variance_normalization", [Pure, Graph_ReductionKind]> {
   let summary = "(x - mean) / sqrt(variance) over `axes`";
   let description = [{
     ```mlir
@@ -267,7 +271,7 @@ def Graph_MeanVarianceNormalizationOp
   }];
 }
 
-def Graph_LrnOp : Graph_InferOp<"lrn", [Pure]> {
+def Graph_LrnOp : Graph_InferOp<"lrn", [Pure, Graph_ReductionKind]> {
   let summary = "local response normalisation across `size` channels";
   let description = [{
     ```mlir
@@ -290,7 +294,7 @@ def Graph_LrnOp : Graph_InferOp<"lrn", [Pure]> {
 // Pooling
 //===----------------------------------------------------------------------===//
 
-def Graph_MaxPoolOp : Graph_ConvLikeOp<"max_pool"> {
+def Graph_MaxPoolOp : Graph_ConvLikeOp<"max_pool", [Graph_ReductionKind]> {
   let summary = "N-d max pooling, NC[D]HW layout";
   let description = [{
     ```mlir
@@ -308,7 +312,7 @@ def Graph_MaxPoolOp : Graph_ConvLikeOp<"max_pool"> {
   let results = (outs Graph_NumericTensor:$y);
 }
 
-def Graph_AveragePoolOp : Graph_ConvLikeOp<"average_pool"> {
+def Graph_AveragePoolOp : Graph_ConvLikeOp<"average_pool", [Graph_ReductionKind]> {
   let summary = "N-d average pooling, NC[D]HW layout";
   let description = [{
     ```mlir
@@ -326,7 +330,7 @@ def Graph_AveragePoolOp : Graph_ConvLikeOp<"average_pool"> {
   let results = (outs Graph_FloatTensor:$y);
 }
 
-def Graph_LpPoolOp : Graph_ConvLikeOp<"lp_pool"> {
+def Graph_LpPoolOp : Graph_ConvLikeOp<"lp_pool", [Graph_ReductionKind]> {
   let summary = "N-d Lp-norm pooling, NC[D]HW layout";
   let description = [{
     ```mlir
@@ -346,7 +350,7 @@ def Graph_LpPoolOp : Graph_ConvLikeOp<"lp_pool"> {
 
 // Pooling over all spatial dims: [N, C, d...] -> [N, C, 1...].
 class Graph_GlobalPoolOp<string mnemonic, Type operandType>
-    : Graph_InferOp<mnemonic, [Pure]> {
+    : Graph_InferOp<mnemonic, [Pure, Graph_ReductionKind]> {
   let arguments = (ins operandType:$x);
   let results = (outs operandType:$y);
   let sharedInference = [{

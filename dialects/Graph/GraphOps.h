@@ -17,6 +17,18 @@ namespace OpTrait {
 /// position under numpy broadcasting: the op can join a pointwise fusion.
 template <typename ConcreteType>
 class Pointwise : public mlir::OpTrait::TraitBase<ConcreteType, Pointwise> {};
+
+// The kernel template family of a non-pointwise op (GraphBase.td).
+template <typename ConcreteType>
+class MatmulKind : public mlir::OpTrait::TraitBase<ConcreteType, MatmulKind> {};
+template <typename ConcreteType>
+class ConvKind : public mlir::OpTrait::TraitBase<ConcreteType, ConvKind> {};
+template <typename ConcreteType>
+class ReductionKind
+    : public mlir::OpTrait::TraitBase<ConcreteType, ReductionKind> {};
+template <typename ConcreteType>
+class AttentionKind
+    : public mlir::OpTrait::TraitBase<ConcreteType, AttentionKind> {};
 } // namespace OpTrait
 } // namespace graphc::graph
 

@@ -101,7 +101,8 @@ def Graph_ReduceSumSquareOp : Graph_ReduceOp<"reduce_sum_square"> {
 }
 
 // Index of the extreme element along `axis`.
-class Graph_ArgReduceOp<string mnemonic> : Graph_InferOp<mnemonic, [Pure]> {
+class Graph_ArgReduceOp<string mnemonic>
+    : Graph_InferOp<mnemonic, [Pure, Graph_ReductionKind]> {
   let arguments = (ins Graph_NumericTensor:$data,
                        DefaultValuedAttr<I64Attr, "0">:$axis,
                        DefaultValuedAttr<I64Attr, "1">:$keepdims,
@@ -136,7 +137,8 @@ def Graph_ArgMinOp : Graph_ArgReduceOp<"arg_min"> {
 // Normalised exponentials (opset-13 semantics: one axis)
 //===----------------------------------------------------------------------===//
 
-class Graph_SoftmaxLikeOp<string mnemonic> : Graph_InferOp<mnemonic, [Pure]> {
+class Graph_SoftmaxLikeOp<string mnemonic>
+    : Graph_InferOp<mnemonic, [Pure, Graph_ReductionKind]> {
   let arguments = (ins Graph_FloatTensor:$input,
                        DefaultValuedAttr<I64Attr, "-1">:$axis);
   let results = (outs Graph_FloatTensor:$output);
@@ -177,7 +179,7 @@ def Graph_HardmaxOp : Graph_SoftmaxLikeOp<"hardmax"> {
 // Scans and selection
 //===----------------------------------------------------------------------===//
 
-def Graph_CumSumOp : Graph_InferOp<"cum_sum", [Pure]> {
+def Graph_CumSumOp : Graph_InferOp<"cum_sum", [Pure, Graph_ReductionKind]> {
   let summary = "cumulative sum along the axis given by a scalar operand";
   let description = [{
     ```mlir
@@ -190,7 +192,8 @@ def Graph_CumSumOp : Graph_InferOp<"cum_sum", [Pure]> {
   let results = (outs Graph_NumericTensor:$y);
 }
 
-def Graph_TopKOp : Graph_MultiResultInferOp<"top_k", [Pure]> {
+def Graph_TopKOp
+    : Graph_MultiResultInferOp<"top_k", [Pure, Graph_ReductionKind]> {
   let summary = "the K largest (or smallest) elements along `axis`";
   let description = [{
     `k` is a 1-element i64 tensor; results are the values and their i64

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/Graph/GraphDialect.h"
+#include "dialects/Graph/GraphOps.h"
 #include "lib/HostKernels/HostKernels.h"
 #if GRAPHC_TEST_CUDA_CODEGEN
 #include "lib/Codegen/CUDA/CudaEmitter.h"
@@ -81,6 +82,26 @@ TEST_F(OpRegistryTest, EveryHostKernelIsAGraphOp) {
     EXPECT_TRUE(
         mlir::RegisteredOperationName::lookup("graph." + kernel, &context))
         << "host kernel " << kernel << " computes no graph op";
+}
+
+TEST_F(OpRegistryTest, EachOpHasAtMostOneKernelFamily) {
+  // Fusion reads an op's family from these traits (classifyOp): one op
+  // claimed by two families would depend on the order of the checks.
+  for (mlir::RegisteredOperationName name : computeOps()) {
+    namespace trait = graphc::graph::OpTrait;
+    int families = name.hasTrait<trait::Pointwise>() +
+                   name.hasTrait<trait::MatmulKind>() +
+                   name.hasTrait<trait::ConvKind>() +
+                   name.hasTrait<trait::ReductionKind>() +
+                   name.hasTrait<trait::AttentionKind>();
+    EXPECT_LE(families, 1) << name.getStringRef().str();
+  }
+  for (const char *op : {"graph.mat_mul", "graph.conv", "graph.softmax",
+                         "graph.attention", "graph.add"})
+    EXPECT_TRUE(mlir::RegisteredOperationName::lookup(op, &context)
+                    ->hasTrait<graphc::graph::OpTrait::MatmulKind>() ==
+                (llvm::StringRef(op) == "graph.mat_mul"))
+        << op;
 }
 
 #if GRAPHC_TEST_CUDA_CODEGEN
