@@ -88,8 +88,9 @@ def count(graphc, onnx_path, shape):
     moved, activations, flops, micros = plan_cost(exec_ir)
     unfused_moved, unfused_activations, unfused_flops, _ = plan_cost(unfused_ir)
     # graph.attention counts its scale, mask and softmax work once where the
-    # unfused chain counts each pointwise op: a sliver next to the products.
-    if abs(unfused_flops - flops) > 0.01 * unfused_flops:
+    # unfused chain counts each pointwise op, and a causal one only the
+    # scores on and below the diagonal: a few percent of the products.
+    if abs(unfused_flops - flops) > 0.05 * unfused_flops:
         raise RuntimeError(f"fusion changed the flops: {unfused_flops} -> {flops}")
     return {
         "onnx_nodes": len(model.graph.node),

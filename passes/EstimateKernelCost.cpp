@@ -106,7 +106,14 @@ int64_t opFlops(Operation *op) {
                           v = shapeOf(op.getV());
         if (q.size() != 4 || k.size() != 4 || v.size() != 4)
           return int64_t(0);
-        int64_t scores = q[0] * q[1] * q[2] * k[2];
+        // A causal row i scores keys 0..i only.
+        int64_t rowKeys = q[2] * k[2];
+        if (op.getIsCausal() != 0) {
+          rowKeys = 0;
+          for (int64_t i = 0; i < q[2]; ++i)
+            rowKeys += std::min(i + 1, k[2]);
+        }
+        int64_t scores = q[0] * q[1] * rowKeys;
         return scores * (2 * q[3] + 2 * v[3] + 5);
       })
       .Case<graph::MaxPoolOp, graph::AveragePoolOp, graph::LpPoolOp>(

@@ -49,8 +49,11 @@ def RecognizeAttention : Pass<"graphc-recognize-attention", "mlir::ModuleOp"> {
     (Where(IsNaN(p), 0, p)) and MatMul(P, V), over 4-d [batch, heads, seq,
     head size] operands whose intermediates have no other use, become one
     graph.attention reading K (K^T's transpose, or the tensor torch.export's
-    reshape/transpose/reshape sandwich started from). The pipeline runs it
-    after pad-safety analysis and before fusion, and not under --no-fusion.
+    reshape/transpose/reshape sandwich started from). Repeated K/V heads
+    (Llama's repeat_kv) become grouped heads, and a constant causal mask
+    (0 on and below the diagonal, -inf or the lowest float above it)
+    becomes is_causal. The pipeline runs it after pad-safety analysis and
+    before fusion, and not under --no-fusion.
   }];
 }
 

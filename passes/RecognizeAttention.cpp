@@ -160,6 +160,35 @@ std::optional<RepeatedHeads> unrepeatReshaped(Value value) {
   return found;
 }
 
+/// Whether `mask` is a constant causal mask over scores of `queries` x
+/// `keys` (keys == queries): 0 where key j <= query i and -inf or the
+/// element type's lowest finite value (what torch writes) where j > i, the
+/// same for every batch and head. Such a mask adds nothing to the kept scores and zeroes
+/// the others' probabilities, which is what is_causal does.
+bool isCausalMask(Value mask, int64_t queries, int64_t keys) {
+  ArrayRef<int64_t> shape = shapeOf(mask);
+  if (queries != keys || ShapedType::isDynamic(keys) || shape.size() < 2 ||
+      shape[shape.size() - 2] != queries || shape.back() != keys ||
+      llvm::any_of(shape.drop_back(2), [](int64_t d) { return d != 1; }))
+    return false;
+  auto element =
+      dyn_cast<FloatType>(cast<ShapedType>(mask.getType()).getElementType());
+  std::optional<SmallVector<double>> values = getConstantNumbers(mask);
+  if (!element || !values ||
+      static_cast<int64_t>(values->size()) != queries * keys)
+    return false;
+  double lowest = llvm::APFloat::getLargest(element.getFloatSemantics(),
+                                            /*Negative=*/true)
+                      .convertToDouble();
+  for (int64_t i = 0; i < queries; ++i)
+    for (int64_t j = 0; j < keys; ++j) {
+      double v = (*values)[i * keys + j];
+      if (j <= i ? v != 0 : !(v <= lowest))
+        return false;
+    }
+  return true;
+}
+
 /// Whether `value`, used once, is Q K^T (a 4-d MatMul) or a scale of it by
 /// a scalar constant: the scores side of the mask Add.
 bool isScoreProducer(Value value) {
@@ -302,11 +331,22 @@ struct RecognizeAttentionChain : OpRewritePattern<MatMulOp> {
           loc, key.source, rewriter.getDenseI64ArrayAttr(key.perm));
     }
     SmallVector<Value> operands = {query, k, value};
-    if (mask)
+    // A constant causal mask becomes is_causal: no mask to read, and the
+    // kernels skip the masked keys. A constant mask of zeros (BERT's
+    // exported without an attention_mask input) adds nothing.
+    bool causal = mask && isCausalMask(mask, q[2], kt[3]);
+    std::optional<SmallVector<double>> constantMask =
+        mask ? getConstantNumbers(mask) : std::nullopt;
+    bool zeros = constantMask && llvm::all_of(*constantMask, [](double v) {
+                   return v == 0;
+                 });
+    if (mask && !causal && !zeros)
       operands.push_back(mask);
     auto attention = rewriter.create<AttentionOp>(
         loc, TypeRange{output.getType()}, operands);
     attention.setScaleAttr(rewriter.getF64FloatAttr(scale));
+    if (causal)
+      attention.setIsCausalAttr(rewriter.getI64IntegerAttr(1));
     if (nanToZero)
       attention.setNanToZeroAttr(rewriter.getI64IntegerAttr(1));
     rewriter.replaceOp(output, attention.getResult());

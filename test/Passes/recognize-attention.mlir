@@ -132,3 +132,31 @@ func.func @repeat_kv(%q: tensor<1x4x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: ten
   %o = graph.mat_mul %p, %v3 : (tensor<1x4x8x8xf32>, tensor<1x4x8x16xf32>) -> tensor<1x4x8x16xf32>
   return %o : tensor<1x4x8x16xf32>
 }
+
+// -----
+
+// A constant causal mask (0 on and below the diagonal, the float minimum
+// above, as GPT-2's export folds to) becomes is_causal; a mask that keeps
+// one future key stays a mask; a mask of zeros goes.
+// CHECK-LABEL: func @causal_mask
+func.func @causal_mask(%q: tensor<1x2x3x4xf32>, %kt: tensor<1x2x4x3xf32>, %v: tensor<1x2x3x4xf32>) -> (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>) {
+  // CHECK: graph.attention %arg0, %{{.*}}, %arg2 {is_causal = 1 : i64} : (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32>
+  // CHECK: graph.attention %arg0, %{{.*}}, %arg2, %{{.*}} : (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x1x3x3xf32>) -> tensor<1x2x3x4xf32>
+  // CHECK: graph.attention %arg0, %{{.*}}, %arg2 : (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32>
+  %causal = graph.constant {value = dense<[[[[0.0, -3.40282347E+38, -3.40282347E+38], [0.0, 0.0, -3.40282347E+38], [0.0, 0.0, 0.0]]]]> : tensor<1x1x3x3xf32>} : () -> tensor<1x1x3x3xf32>
+  %leaky = graph.constant {value = dense<[[[[0.0, 0.0, -3.40282347E+38], [0.0, 0.0, -3.40282347E+38], [0.0, 0.0, 0.0]]]]> : tensor<1x1x3x3xf32>} : () -> tensor<1x1x3x3xf32>
+  %zeros = graph.constant {value = dense<0.0> : tensor<1x1x1x3xf32>} : () -> tensor<1x1x1x3xf32>
+  %s0 = graph.mat_mul %q, %kt : (tensor<1x2x3x4xf32>, tensor<1x2x4x3xf32>) -> tensor<1x2x3x3xf32>
+  %a0 = graph.add %s0, %causal : (tensor<1x2x3x3xf32>, tensor<1x1x3x3xf32>) -> tensor<1x2x3x3xf32>
+  %p0 = graph.softmax %a0 : (tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
+  %o0 = graph.mat_mul %p0, %v : (tensor<1x2x3x3xf32>, tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32>
+  %s1 = graph.mat_mul %q, %kt : (tensor<1x2x3x4xf32>, tensor<1x2x4x3xf32>) -> tensor<1x2x3x3xf32>
+  %a1 = graph.add %s1, %leaky : (tensor<1x2x3x3xf32>, tensor<1x1x3x3xf32>) -> tensor<1x2x3x3xf32>
+  %p1 = graph.softmax %a1 : (tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
+  %o1 = graph.mat_mul %p1, %v : (tensor<1x2x3x3xf32>, tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32>
+  %s2 = graph.mat_mul %q, %kt : (tensor<1x2x3x4xf32>, tensor<1x2x4x3xf32>) -> tensor<1x2x3x3xf32>
+  %a2 = graph.add %s2, %zeros : (tensor<1x2x3x3xf32>, tensor<1x1x1x3xf32>) -> tensor<1x2x3x3xf32>
+  %p2 = graph.softmax %a2 : (tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
+  %o2 = graph.mat_mul %p2, %v : (tensor<1x2x3x3xf32>, tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32>
+  return %o0, %o1, %o2 : tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>
+}

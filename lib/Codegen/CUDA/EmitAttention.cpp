@@ -117,8 +117,13 @@ LogicalResult emitAttention(KernelEmitter &e) {
   e.line(t + " acc[" + Twine(accumulators) + "];");
   e.line("for (int r = 0; r < " + Twine(accumulators) + "; ++r) acc[r] = " +
          zero + ";");
-  e.open("for (long long key0 = 0; key0 < " + Twine(keys) + "LL; key0 += " +
-         T + ") {");
+  // Causal rows see no key past their own index: the block stops after
+  // its last row's.
+  std::string keyEnd = Twine(keys).str() + "LL";
+  if (causal)
+    keyEnd = "gc_min(" + keyEnd + ", rowTile * " + R + " + " + R + ")";
+  e.open("for (long long key0 = 0; key0 < " + keyEnd + "; key0 += " + T +
+         ") {");
   e.line("__syncthreads();");
   e.open("for (int idx = threadIdx.x; idx < " + T + " * " + D +
          "; idx += blockDim.x) {");
