@@ -65,3 +65,23 @@ exec.kernel @scale pointwise attributes {hash = "0000000000000000", onnx_nodes =
   %0 = graph.mul %x, %c : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
   kernel.yield %0 : tensor<4xf32>
 }
+
+// Attention: per score 2*D + 2*Dv multiply-add flops and 5 for the scale,
+// mask, max, exp and sum: 1*2*4*6 scores * (16 + 16 + 5) = 1776. The
+// scores never reach memory: bytes are Q, K, V in and the result out.
+// CHECK-LABEL: exec.kernel @attention
+// CHECK-SAME: bytes_read = 640 : i64, bytes_written = 256 : i64, flop_type = f32, flops = 1776 : i64
+exec.kernel @attention attention attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}} {
+^bb0(%q: tensor<1x2x4x8xf32>, %k: tensor<1x1x6x8xf32>, %v: tensor<1x1x6x8xf32>):
+  %0 = graph.attention %q, %k, %v : (tensor<1x2x4x8xf32>, tensor<1x1x6x8xf32>, tensor<1x1x6x8xf32>) -> tensor<1x2x4x8xf32>
+  kernel.yield %0 : tensor<1x2x4x8xf32>
+}
+
+// Causal: row i scores keys 0..i only, 1+2+3+4 = 10 per head: 20 scores.
+// CHECK-LABEL: exec.kernel @causal_attention
+// CHECK-SAME: flops = 740 : i64
+exec.kernel @causal_attention attention attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}} {
+^bb0(%q: tensor<1x2x4x8xf32>, %k: tensor<1x1x6x8xf32>, %v: tensor<1x1x6x8xf32>):
+  %0 = graph.attention %q, %k, %v {is_causal = 1 : i64} : (tensor<1x2x4x8xf32>, tensor<1x1x6x8xf32>, tensor<1x1x6x8xf32>) -> tensor<1x2x4x8xf32>
+  kernel.yield %0 : tensor<1x2x4x8xf32>
+}
