@@ -4,7 +4,9 @@
 // consumer chains computed by one kernel; a conv, gemm or mat_mul takes in
 // the pointwise ops consuming its result as its epilogue, and a mat_mul or
 // attention the transposes it alone reads as its layout prologue and a
-// transpose of its result as its layout epilogue; views (see
+// transpose of its result as its layout epilogue; a softmax, log_softmax or
+// layer_normalization takes in the pointwise chain computing its data input
+// as its prologue; views (see
 // Views.h) stay outside every fusion; every other op is a fusion of its own.
 // Each group carries its kind, content hash and schedule.
 //
@@ -195,6 +197,11 @@ static ArrayRef<int64_t> resultShape(Operation *op) {
 /// anchor's result shape, so that the anchor's output index addresses them
 /// all, and the walk does not extend past the anchor: its operands are plain
 /// inputs, and no member feeds it.
+/// A root that is a prologue reduction (graph::isPrologueReduction) takes in
+/// pointwise producers of its data input (slot 0) instead: each has the shape
+/// of that input, so that the element index the reduction reads addresses
+/// them all, and none feeds another slot of the reduction, which the kernel
+/// reads as a plain input.
 static SmallVector<SmallVector<Operation *>>
 partitionIntoGroups(ArrayRef<Operation *> ops) {
   llvm::DenseMap<Operation *, unsigned> position;
@@ -224,6 +231,14 @@ partitionIntoGroups(ArrayRef<Operation *> ops) {
     // Transposes the anchor reads through strides (graph::isLayoutPrologueOf):
     // their operands are kernel inputs, so the walk stops at them.
     llvm::SmallPtrSet<Operation *, 4> prologue;
+    // A softmax, log_softmax or layer_normalization root takes in the
+    // pointwise chain computing its data input as its prologue.
+    Operation *reduction =
+        graph::isPrologueReduction(root) && root->getNumOperands() > 0 &&
+                cast<RankedTensorType>(root->getOperand(0).getType())
+                    .hasStaticShape()
+            ? root
+            : nullptr;
     auto hasAnchorShape = [&](Operation *op) {
       return resultShape(op) == resultShape(anchor);
     };
@@ -234,6 +249,24 @@ partitionIntoGroups(ArrayRef<Operation *> ops) {
         prologue.insert(producer);
         return true;
       }
+      // A prologue op has the reduction's data shape and feeds no other
+      // slot of it; one whose operand a conv, gemm or mat_mul computes for it
+      // alone is left to that op's epilogue, which stores it once instead of
+      // the reduction recomputing it on each pass over a row.
+      if (reduction)
+        return isPointwise(producer) &&
+               resultShape(producer) ==
+                   cast<RankedTensorType>(reduction->getOperand(0).getType())
+                       .getShape() &&
+               llvm::none_of(reduction->getOperands().drop_front(),
+                             [&](Value operand) {
+                               return operand.getDefiningOp() == producer;
+                             }) &&
+               llvm::none_of(producer->getOperands(), [](Value operand) {
+                 Operation *source = operand.getDefiningOp();
+                 return source && graph::isEpilogueAnchor(source) &&
+                        operand.hasOneUse();
+               });
       // A member feeding the anchor would be computed inside the kernel
       // before it, where the anchor's template reads only kernel inputs.
       if (isPointwise(producer))
@@ -250,12 +283,16 @@ partitionIntoGroups(ArrayRef<Operation *> ops) {
     };
     // A member taken in makes its producers candidates again: a producer
     // turned down earlier may have all its users in the group now.
-    size_t next = isPointwise(root) || anchor ? 0 : members.size();
+    size_t next = isPointwise(root) || anchor || reduction ? 0 : members.size();
     for (; next < members.size() && members.size() < kMaxPointwiseOps;
          ++next) {
       if (prologue.contains(members[next]))
         continue;
-      for (Value operand : members[next]->getOperands()) {
+      // Only the reduction's data input is computed by the prologue.
+      OperandRange operands = members[next]->getOperands();
+      if (members[next] == reduction)
+        operands = operands.take_front(1);
+      for (Value operand : operands) {
         if (members.size() == kMaxPointwiseOps)
           break;
         Operation *producer = operand.getDefiningOp();
@@ -344,9 +381,11 @@ static LogicalResult formFusionGroups(func::FuncOp main, bool fuse) {
     // The root comes after every member, and every input dominates it.
     OpBuilder builder(root);
     // An epilogue fusion has the kind of its anchor, its first member after
-    // any layout prologue.
+    // any layout prologue; a prologue fusion that of its reduction, its root.
     kernel::FusionKind kind =
-        classifyOp(graph::splitLayoutPrologue(members).second);
+        classifyOp(graph::isPrologueReduction(root)
+                       ? root
+                       : graph::splitLayoutPrologue(members).second);
     std::string name = describeGroup(members) + "_" + std::to_string(counter++);
     auto fusion = builder.create<kernel::FusionOp>(
         loc, root->getResultTypes(), inputs.getArrayRef(),

@@ -143,6 +143,15 @@ splitLayoutPrologue(llvm::ArrayRef<mlir::Operation *> ops) {
   return {count, ops[count]};
 }
 
+/// Whether `op` can take in a pointwise prologue: the row templates of
+/// softmax, log_softmax and layer_normalization read their data input
+/// (slot 0) only through one load, which a prologue kernel replaces by the
+/// pointwise chain computing that element. Fusion grouping and every target
+/// that emits such fusions decide by this one predicate.
+inline bool isPrologueReduction(mlir::Operation *op) {
+  return mlir::isa<SoftmaxOp, LogSoftmaxOp, LayerNormalizationOp>(op);
+}
+
 } // namespace graphc::graph
 
 #endif

@@ -101,18 +101,20 @@ LogicalResult emitCpuKernel(exec::KernelOp kernel, llvm::raw_ostream &os) {
   SmallVector<Operation *> ops = computeOps(kernel);
   if (ops.empty())
     return kernel.emitOpError("computes nothing");
-  // Multi-op kernels are pointwise chains, or a conv, gemm or mat_mul
-  // followed by its pointwise epilogue (a mat_mul or attention after the
-  // transposes it reads as its layout prologue, or before the transpose of
-  // its result, its layout epilogue: here they run into temporaries).
+  // Multi-op kernels are pointwise chains, a conv, gemm or mat_mul followed
+  // by its pointwise epilogue (a mat_mul or attention after the transposes
+  // it reads as its layout prologue, or before the transpose of its result,
+  // its layout epilogue: here they run into temporaries), or a pointwise
+  // prologue followed by the softmax, log_softmax or layer_normalization
+  // reading it.
   kernel::FusionKind kind = kernel.getKind();
+  auto isPointwiseOp = [](Operation *op) {
+    return op->hasTrait<graph::OpTrait::Pointwise>();
+  };
   auto [prologueOps, anchor] = graph::splitLayoutPrologue(ops);
   ArrayRef<Operation *> after = ArrayRef(ops).drop_front(prologueOps + 1);
   bool isPointwiseChain =
-      llvm::all_of(after,
-                   [](Operation *op) {
-                     return op->hasTrait<graph::OpTrait::Pointwise>();
-                   }) ||
+      llvm::all_of(after, isPointwiseOp) ||
       (after.size() == 1 && graph::isLayoutEpilogueOf(after.front(), anchor));
   bool fuses = kind == kernel::FusionKind::pointwise ||
                ((kind == kernel::FusionKind::conv ||
@@ -122,13 +124,18 @@ LogicalResult emitCpuKernel(exec::KernelOp kernel, llvm::raw_ostream &os) {
                 isa<graph::AttentionOp>(anchor) &&
                 (after.empty() || (after.size() == 1 &&
                                    graph::isLayoutEpilogueOf(after.front(),
-                                                             anchor))));
+                                                             anchor)))) ||
+               (kind == kernel::FusionKind::reduction &&
+                graph::isPrologueReduction(ops.back()) &&
+                llvm::all_of(ArrayRef(ops).drop_back(), isPointwiseOp));
   if (ops.size() > 1 && !fuses)
     return kernel.emitOpError("a ")
            << kernel::stringifyFusionKind(kind)
            << " kernel must compute one op: only pointwise kernels, a "
-              "conv, gemm or mat_mul with a pointwise epilogue, and an "
-              "attention with its layout transposes, fuse";
+              "conv, gemm or mat_mul with a pointwise epilogue, an "
+              "attention with its layout transposes, and a softmax, "
+              "log_softmax or layer_normalization with a pointwise prologue, "
+              "fuse";
   for (Operation *op : ops)
     if (!gc_host_kernel_lookup(op->getName().stripDialect().str().c_str()))
       return op->emitError()

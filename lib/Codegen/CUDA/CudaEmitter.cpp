@@ -126,10 +126,26 @@ FailureOr<CudaKernel> emitCudaKernel(exec::KernelOp kernel) {
 
   // The other families have a template for one op, which for conv and
   // matmul kernels may apply a pointwise epilogue before its store, and for
-  // matmul and attention kernels read and store through layout transposes.
+  // matmul and attention kernels read and store through layout transposes,
+  // and for softmax, log_softmax and layer_normalization a pointwise
+  // prologue to its loads of input 0.
   Operation *op = exec::getComputeOp(kernel);
-  bool hasEpilogue = false;
-  if (!op) {
+  bool hasEpilogue = false, hasPrologue = false;
+  if (!op && kernel.getKind() == kernel::FusionKind::reduction) {
+    Operation *root = yield->getNumOperands()
+                          ? yield->getOperand(0).getDefiningOp()
+                          : nullptr;
+    if (!root || !graph::isPrologueReduction(root) ||
+        !llvm::equal(yield->getOperands(), root->getResults()))
+      return kernel.emitOpError(
+          "a reduction kernel of several ops must yield the results of "
+          "graph.softmax, graph.log_softmax or graph.layer_normalization, "
+          "whose pointwise prologue the others are");
+    if (failed(checkFusionTypes(kernel)))
+      return failure();
+    op = root;
+    hasPrologue = true;
+  } else if (!op) {
     kernel::FusionKind kind = kernel.getKind();
     if (kind != kernel::FusionKind::conv &&
         kind != kernel::FusionKind::matmul &&
@@ -137,8 +153,10 @@ FailureOr<CudaKernel> emitCudaKernel(exec::KernelOp kernel) {
       return kernel.emitOpError("a ")
              << kernel::stringifyFusionKind(kind)
              << " kernel must compute one op: only pointwise kernels, a "
-                "conv, gemm or mat_mul with a pointwise epilogue, and an "
-                "attention with its layout transposes, fuse";
+                "conv, gemm or mat_mul with a pointwise epilogue, an "
+                "attention with its layout transposes, and a softmax, "
+                "log_softmax or layer_normalization with a pointwise "
+                "prologue, fuse";
     SmallVector<Operation *> computed;
     for (Operation &member : body.without_terminator())
       if (!member.hasTrait<OpTrait::ConstantLike>())
@@ -178,6 +196,11 @@ FailureOr<CudaKernel> emitCudaKernel(exec::KernelOp kernel) {
   cuda::KernelEmitter emitter(kernel, op, blockSize);
   if (hasEpilogue)
     emitter.setEpilogue(op);
+  if (hasPrologue) {
+    emitter.setPrologue(op);
+    if (failed(cuda::emitPrologueLoader(emitter, kernel, op)))
+      return failure();
+  }
   if (failed(emitter.bindInputSlots()) || failed(emitOp(emitter)))
     return failure();
   return emitter.finish();

@@ -552,3 +552,107 @@ LogicalResult emitEpilogueStore(KernelEmitter &e, exec::KernelOp kernel,
 }
 
 } // namespace graphc::codegen::cuda
+
+namespace graphc::codegen::cuda {
+
+LogicalResult emitPrologueLoader(KernelEmitter &e, exec::KernelOp kernel,
+                                 Operation *reduction) {
+  Value data = reduction->getOperand(0);
+  ArrayRef<int64_t> shape = cast<RankedTensorType>(data.getType()).getShape();
+  std::string t = computeType(elementTypeOf(data));
+  // Softmax reads each element of its row three times (peak, sum, store)
+  // and layer_normalization three times (mean, variance, store): the
+  // prologue is recomputed per read rather than kept in shared memory,
+  // which rows of any length could not hold. Any pointwise op is accepted,
+  // costly ones (exp, erf, tanh) included: a recomputation costs far less
+  // than the launch and the round trip through memory that it replaces.
+  e.open("auto gc_prologue = [&](long long pe) -> " + t + " {");
+  llvm::DenseMap<Value, std::string> names;
+  bool haveCoords = false;
+  unsigned loads = 0, defs = 0;
+  // The name of `value` read at element `pe`: a literal, a kernel input
+  // loaded at its broadcast offset, or an earlier prologue value.
+  auto operandName = [&](Value value,
+                         Operation *user) -> FailureOr<std::string> {
+    if (auto found = names.find(value); found != names.end())
+      return found->second;
+    Operation *def = value.getDefiningOp();
+    if (def && def->hasTrait<OpTrait::ConstantLike>())
+      if (std::optional<std::string> text =
+              splatLiteral(def, computeType(elementTypeOf(value)))) {
+        names[value] = *text;
+        return *text;
+      }
+    std::optional<unsigned> argument = exec::getKernelArgument(value);
+    if (!argument)
+      return failOp(user, "a prologue operand must be a kernel input, a "
+                          "splat constant or a prologue value");
+    ArrayRef<int64_t> from = cast<RankedTensorType>(value.getType()).getShape();
+    FailureOr<SmallVector<int64_t>> broadcast =
+        graph::broadcastShapes(from, shape);
+    if (failed(broadcast) || ArrayRef<int64_t>(*broadcast) != shape)
+      return failOp(user, "a prologue operand must broadcast to the shape "
+                          "of the reduction's input");
+    std::string at;
+    if (from == shape) {
+      at = "pe";
+    } else if (numElements(from) == 1) {
+      at = "0";
+    } else {
+      if (!haveCoords)
+        e.coords("pc", "pe", shape);
+      haveCoords = true;
+      at = offsetExpr("pc", broadcastStrides(from, shape));
+    }
+    std::string name = "px" + std::to_string(loads++);
+    e.line("const " + computeType(elementTypeOf(value)) + " " + name +
+           " = gc_ld(" + KernelEmitter::arg(*argument) + "[" + at + "]);");
+    names[value] = name;
+    return name;
+  };
+
+  for (Operation &op : kernel.getBody().front().without_terminator()) {
+    if (&op == reduction || op.hasTrait<OpTrait::ConstantLike>())
+      continue;
+    if (!op.hasTrait<graph::OpTrait::Pointwise>() || op.getNumResults() != 1)
+      return failOp(&op, "the prologue of a reduction kernel holds pointwise "
+                         "ops only");
+    if (cast<RankedTensorType>(op.getResult(0).getType()).getShape() != shape)
+      return failOp(&op, "a prologue op must have the shape of the input of " +
+                             reduction->getName().getStringRef());
+    if (llvm::any_of(op.getUsers(), [&](Operation *user) {
+          return user == reduction &&
+                 llvm::is_contained(reduction->getOperands().drop_front(),
+                                    op.getResult(0));
+        }))
+      return failOp(&op, "a prologue op may feed only input 0 of " +
+                             reduction->getName().getStringRef());
+    SmallVector<std::string> operands;
+    for (Value slot : inputSlots(&op)) {
+      if (!slot) {
+        operands.emplace_back();
+        continue;
+      }
+      FailureOr<std::string> name = operandName(slot, &op);
+      if (failed(name))
+        return failure();
+      operands.push_back(*name);
+    }
+    FailureOr<std::string> expr = pointwiseExpr(&op, operands);
+    if (failed(expr))
+      return failure();
+    std::string name = "pv" + std::to_string(defs++);
+    e.line(defineValue(elementTypeOf(op.getResult(0)), name, *expr));
+    names[op.getResult(0)] = name;
+  }
+  auto found = names.find(data);
+  if (found == names.end() || isa<BlockArgument>(data) ||
+      data.getDefiningOp()->hasTrait<OpTrait::ConstantLike>())
+    return e.fail("the input 0 of a prologue reduction kernel must be "
+                  "computed by its prologue");
+  e.line("return static_cast<" + t + ">(" + found->second + ");");
+  e.close("};");
+  return success();
+}
+
+} // namespace graphc::codegen::cuda

@@ -217,6 +217,9 @@ KernelEmitter::KernelEmitter(exec::KernelOp kernel, Operation *op,
 
 LogicalResult KernelEmitter::bindInputSlots() {
   for (auto [slot, value] : llvm::enumerate(slots)) {
+    // The prologue computes input 0 (emitPrologueLoader).
+    if (slot == 0 && prologueReduction)
+      continue;
     if (!value) {
       prologue += "  const void *const " + in(slot) + " = nullptr;\n";
       continue;

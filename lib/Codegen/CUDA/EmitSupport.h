@@ -147,6 +147,9 @@ public:
   llvm::SmallVector<int64_t> inputStrides(unsigned slot) const;
   /// Loads element `offset` of input `slot` widened to its compute type.
   std::string load(unsigned slot, llvm::StringRef offset) const {
+    // With a prologue, input 0 is computed per element (emitPrologueLoader).
+    if (slot == 0 && prologueReduction)
+      return ("gc_prologue(" + offset + ")").str();
     return ("gc_ld(" + in(slot) + "[" + offset + "])").str();
   }
   /// A statement storing `value` (any arithmetic type) into result `index`.
@@ -155,6 +158,12 @@ public:
   /// Makes storeResult apply the epilogue of the kernel: its ops other than
   /// `anchor`, the op this emitter computes (see graph::isEpilogueAnchor).
   void setEpilogue(mlir::Operation *anchor) { epilogueAnchor = anchor; }
+  /// Makes load(0, ...) compute input 0 of `reduction` (see
+  /// graph::isPrologueReduction) from the kernel's other ops, and
+  /// bindInputSlots leave slot 0 unbound.
+  void setPrologue(mlir::Operation *reduction) {
+    prologueReduction = reduction;
+  }
   /// Emits the store of `value`, element `offset` of the op's result 0: the
   /// value itself, or with an epilogue, the kernel's result computed from
   /// it. Fails when an epilogue op has no expression.
@@ -238,6 +247,8 @@ private:
   mlir::Operation *epilogueAnchor = nullptr;
   /// Slots read through a layout prologue: the transpose computing them.
   llvm::DenseMap<unsigned, graph::TransposeOp> transposedSlots;
+  /// The reduction whose input 0 the kernel's prologue computes, or null.
+  mlir::Operation *prologueReduction = nullptr;
   /// Whether the kernel checks run-time values and so takes the error
   /// record and launch site parameters.
   bool reportsErrors = false;
@@ -267,6 +278,13 @@ mlir::LogicalResult emitEpilogueStore(KernelEmitter &e, exec::KernelOp kernel,
                                       mlir::Operation *anchor,
                                       llvm::StringRef offset,
                                       llvm::StringRef value);
+
+/// Emits, before a row template of `reduction` (see
+/// graph::isPrologueReduction), `gc_prologue(offset)`: element `offset` of the
+/// reduction's input 0 computed by every other op of `kernel`, pointwise ops
+/// of that input's shape reading kernel inputs at their broadcast offsets.
+mlir::LogicalResult emitPrologueLoader(KernelEmitter &e, exec::KernelOp kernel,
+                                       mlir::Operation *reduction);
 
 /// One emitter per op category, each with the predicate saying which
 /// mnemonics it handles. An emitter fails with a diagnostic when the op
