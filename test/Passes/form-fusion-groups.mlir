@@ -26,13 +26,14 @@ func.func @main(%a: tensor<4xf32>, %b: tensor<4xf32>, %c: tensor<3x4xf32>) -> te
 // -----
 
 // Identical fusions in different places hash the same; an op that is not
-// pointwise is a fusion of its own and ends the chain.
+// pointwise (and takes in no prologue) is a fusion of its own and ends the
+// chain.
 // CHECK-LABEL: func @main
 func.func @main(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
   // CHECK: kernel.fusion "add_0" pointwise({{.*}}) {hash = "[[HASH:[0-9a-f]+]]"
   %0 = graph.add %a, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-  // CHECK: kernel.fusion "softmax_1" reduction
-  %1 = graph.softmax %0 : (tensor<4xf32>) -> tensor<4xf32>
+  // CHECK: kernel.fusion "hardmax_1" reduction
+  %1 = graph.hardmax %0 : (tensor<4xf32>) -> tensor<4xf32>
   // CHECK: kernel.fusion "add_2" pointwise({{.*}}) {hash = "[[HASH]]"
   %2 = graph.add %1, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   return %2 : tensor<4xf32>
@@ -405,6 +406,24 @@ func.func @main(%q: tensor<4x2x8xf32>, %k: tensor<4x2x8xf32>, %v: tensor<4x2x8xf
 
 // -----
 
+// A softmax takes in the pointwise chain computing its input as a
+// prologue; the broadcast mask is read by the kernel at its own offsets.
+// CHECK-LABEL: func @main
+func.func @main(%s: tensor<2x4x8xf32>, %m: tensor<8xf32>) -> tensor<2x4x8xf32> {
+  // CHECK: %[[F:.*]] = kernel.fusion "add_softmax_0" reduction(%{{.*}}, %{{.*}})
+  // CHECK-NEXT: ^bb0
+  // CHECK-NEXT: %[[A:.*]] = graph.add
+  // CHECK-NEXT: %[[R:.*]] = graph.softmax %[[A]]
+  // CHECK-NEXT: kernel.yield %[[R]]
+  // CHECK-NEXT: }
+  // CHECK-NEXT: return %[[F]]
+  %0 = graph.add %s, %m : (tensor<2x4x8xf32>, tensor<8xf32>) -> tensor<2x4x8xf32>
+  %1 = graph.softmax %0 : (tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  return %1 : tensor<2x4x8xf32>
+}
+
+// -----
+
 // A transpose of a mat_mul's result, its only user, is the mat_mul's layout
 // epilogue: the kernel stores the product transposed (the head merge).
 // CHECK-LABEL: func @main
@@ -420,4 +439,54 @@ func.func @main(%p: tensor<2x4x4xf32>, %v: tensor<4x2x8xf32>) -> tensor<4x2x8xf3
   %o = graph.mat_mul %p, %vt : (tensor<2x4x4xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
   %t = graph.transpose %o {perm = array<i64: 1, 0, 2>} : (tensor<2x4x8xf32>) -> tensor<4x2x8xf32>
   return %t : tensor<4x2x8xf32>
+}
+
+// -----
+
+// A residual add joins the layer_normalization reading it; its scale stays
+// a plain input.
+// CHECK-LABEL: func @main
+func.func @main(%x: tensor<2x8xf32>, %r: tensor<2x8xf32>, %g: tensor<8xf32>) -> tensor<2x8xf32> {
+  // CHECK: %[[F:.*]] = kernel.fusion "add_layer_normalization_0" reduction(%{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}})
+  // CHECK-NEXT: ^bb0
+  // CHECK-NEXT: %[[A:.*]] = graph.add
+  // CHECK-NEXT: %[[N:.*]] = graph.layer_normalization %[[A]]
+  // CHECK-NEXT: kernel.yield %[[N]]
+  // CHECK-NEXT: }
+  // CHECK-NEXT: return %[[F]]
+  %0 = graph.add %x, %r : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %1 = graph.layer_normalization %0, %g : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+  return %1 : tensor<2x8xf32>
+}
+
+// -----
+
+// A prologue value with a user outside the group stays a fusion of its own:
+// it is stored anyway, and fusing it would compute it twice.
+// CHECK-LABEL: func @main
+func.func @main(%x: tensor<2x8xf32>, %r: tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>) {
+  // CHECK: %[[A:.*]] = kernel.fusion "add_0" pointwise
+  %0 = graph.add %x, %r : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  // CHECK: kernel.fusion "softmax_1" reduction(%[[A]])
+  %1 = graph.softmax %0 : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %0, %1 : tensor<2x8xf32>, tensor<2x8xf32>
+}
+
+// -----
+
+// A prologue op must have the shape of the reduction's input, which the
+// element index addresses: a mul computed on a smaller shape and broadcast
+// by the add stays a fusion of its own (pointwise ops only grow shapes
+// towards the reduction, so this is the case a chain can produce).
+// CHECK-LABEL: func @main
+func.func @main(%x: tensor<2x8xf32>, %g: tensor<8xf32>, %h: tensor<8xf32>) -> tensor<2x8xf32> {
+  // CHECK: %[[M:.*]] = kernel.fusion "mul_0" pointwise
+  %0 = graph.mul %g, %h : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  // CHECK: kernel.fusion "add_softmax_1" reduction(%{{[^,]*}}, %[[M]])
+  // CHECK-NEXT: ^bb0
+  // CHECK-NEXT: graph.add
+  // CHECK-NEXT: graph.softmax
+  %1 = graph.add %x, %0 : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+  %2 = graph.softmax %1 : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %2 : tensor<2x8xf32>
 }

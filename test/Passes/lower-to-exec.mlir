@@ -9,14 +9,14 @@
 // CHECK-NOT: exec.kernel @add_2
 // CHECK: exec.plan @static
 // CHECK: exec.launch @add_0 [#exec.slot<input, 0, 0, 32>, #exec.slot<weights, 0, 0, 32>, #exec.slot<arena, 0, 0, 32>]
-// CHECK: exec.launch @softmax_1
+// CHECK: exec.launch @hardmax_1
 // CHECK: exec.launch @add_0 [#exec.slot<arena, 0, 256, 32>, #exec.slot<weights, 0, 0, 32>, #exec.slot<output, 0, 0, 32>]
 // An input returned as an output is copied.
 // CHECK: exec.copy <input, 0, 0, 32> to <output, 1, 0, 32>
 func.func @main(%a: tensor<2x4xf32> {graph.name = "x"}) -> (tensor<2x4xf32> {graph.name = "y"}, tensor<2x4xf32> {graph.name = "x_again"}) {
   %w = graph.constant {value = dense<1.0> : tensor<2x4xf32>} : () -> tensor<2x4xf32>
   %0 = graph.add %a, %w : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
-  %1 = graph.softmax %0 : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  %1 = graph.hardmax %0 : (tensor<2x4xf32>) -> tensor<2x4xf32>
   %2 = graph.add %1, %w : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
   return %2, %a : tensor<2x4xf32>, tensor<2x4xf32>
 }
