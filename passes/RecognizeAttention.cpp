@@ -31,17 +31,6 @@ namespace graphc {
 
 namespace {
 
-/// The one-element constant `value` holds, if it is one.
-std::optional<double> scalarConstant(Value value) {
-  auto type = dyn_cast<RankedTensorType>(value.getType());
-  if (!type || !type.hasStaticShape() || type.getNumElements() != 1)
-    return std::nullopt;
-  std::optional<SmallVector<double>> numbers = getConstantNumbers(value);
-  if (!numbers || numbers->size() != 1)
-    return std::nullopt;
-  return numbers->front();
-}
-
 /// The defining op of `value` as an OpTy when `value` has no other use.
 template <typename OpTy> OpTy soleUseProducer(Value value) {
   return value.hasOneUse() ? value.getDefiningOp<OpTy>() : OpTy();
@@ -196,8 +185,8 @@ bool isScoreProducer(Value value) {
     return false;
   Operation *op = value.getDefiningOp();
   if (isa_and_nonnull<MulOp, DivOp>(op)) {
-    bool constantRhs = scalarConstant(op->getOperand(1)).has_value();
-    if (!constantRhs && !(isa<MulOp>(op) && scalarConstant(op->getOperand(0))))
+    bool constantRhs = getScalarConstant(op->getOperand(1)).has_value();
+    if (!constantRhs && !(isa<MulOp>(op) && getScalarConstant(op->getOperand(0))))
       return false;
     op = (constantRhs ? op->getOperand(0) : op->getOperand(1)).getDefiningOp();
   }
@@ -218,7 +207,7 @@ struct RecognizeAttentionChain : OpRewritePattern<MatMulOp> {
     Value softmaxResult = probabilities;
     if (auto guard = soleUseProducer<WhereOp>(probabilities)) {
       auto isNan = soleUseProducer<IsNanOp>(guard.getCondition());
-      std::optional<double> zero = scalarConstant(guard.getX());
+      std::optional<double> zero = getScalarConstant(guard.getX());
       if (!isNan || !zero || *zero != 0 ||
           isNan.getInput() != guard.getY() ||
           !llvm::all_of(guard.getY().getUsers(), [&](Operation *user) {
@@ -254,10 +243,10 @@ struct RecognizeAttentionChain : OpRewritePattern<MatMulOp> {
     // scores * c, c * scores or scores / c for a constant scalar c.
     double scale = 1.0;
     if (auto mul = soleUseProducer<MulOp>(scores)) {
-      std::optional<double> c = scalarConstant(mul.getRhs());
+      std::optional<double> c = getScalarConstant(mul.getRhs());
       Value product = mul.getLhs();
       if (!c) {
-        c = scalarConstant(mul.getLhs());
+        c = getScalarConstant(mul.getLhs());
         product = mul.getRhs();
       }
       if (!c)
@@ -266,7 +255,7 @@ struct RecognizeAttentionChain : OpRewritePattern<MatMulOp> {
       scores = product;
       chain.push_back(mul);
     } else if (auto div = soleUseProducer<DivOp>(scores)) {
-      std::optional<double> c = scalarConstant(div.getRhs());
+      std::optional<double> c = getScalarConstant(div.getRhs());
       if (!c || *c == 0)
         return rewriter.notifyMatchFailure(output, "scale not a constant");
       scale = 1.0 / *c;

@@ -28,23 +28,10 @@ namespace graphc {
 
 namespace {
 
-/// The value of a one-element constant. Larger constants are not read: a
-/// weight is never the scalar a pattern looks for.
-std::optional<double> scalarConstant(Value value) {
-  auto type = value ? dyn_cast<RankedTensorType>(value.getType())
-                    : RankedTensorType();
-  if (!type || !type.hasStaticShape() || type.getNumElements() != 1)
-    return std::nullopt;
-  std::optional<SmallVector<double>> numbers = getConstantNumbers(value);
-  if (!numbers || numbers->size() != 1)
-    return std::nullopt;
-  return numbers->front();
-}
-
 /// Whether `value` is a one-element constant within the tolerance of its
 /// element type of `expected`.
 bool isScalarNear(Value value, double expected) {
-  std::optional<double> number = scalarConstant(value);
+  std::optional<double> number = getScalarConstant(value);
   if (!number)
     return false;
   double tolerance = 1e-6;
@@ -298,7 +285,7 @@ struct RecognizeLayerNorm : OpRewritePattern<DivOp> {
         epsilon = e;
       }
     }
-    std::optional<double> eps = scalarConstant(epsilon);
+    std::optional<double> eps = getScalarConstant(epsilon);
     if (!variance || !eps || !(*eps >= 0.0))
       return rewriter.notifyMatchFailure(div, "no variance + constant eps");
     Operation *square = variance.getData().getDefiningOp();
@@ -431,7 +418,7 @@ struct RecognizeRmsNorm : OpRewritePattern<ReduceMeanOp> {
       return rewriter.notifyMatchFailure(mean, "not mean(x^2) over the last axis");
     auto shifted = dyn_cast_or_null<AddOp>(soleUser(mean.getResult()));
     std::optional<double> eps =
-        shifted ? scalarConstant(otherOperand(shifted, mean.getResult()))
+        shifted ? getScalarConstant(otherOperand(shifted, mean.getResult()))
                 : std::nullopt;
     auto root = shifted ? dyn_cast_or_null<SqrtOp>(soleUser(shifted.getResult()))
                         : SqrtOp();

@@ -141,6 +141,17 @@ std::optional<SmallVector<double>> getConstantNumbers(Value value) {
   return getConstantNumbers(attr);
 }
 
+std::optional<double> getScalarConstant(Value value) {
+  auto type = value ? dyn_cast<RankedTensorType>(value.getType())
+                    : RankedTensorType();
+  if (!type || !type.hasStaticShape() || type.getNumElements() != 1)
+    return std::nullopt;
+  std::optional<SmallVector<double>> numbers = getConstantNumbers(value);
+  if (!numbers || numbers->size() != 1)
+    return std::nullopt;
+  return numbers->front();
+}
+
 std::optional<int64_t> multiplyDims(ArrayRef<int64_t> dims) {
   if (llvm::any_of(dims, ShapedType::isDynamic))
     return ShapedType::kDynamic;

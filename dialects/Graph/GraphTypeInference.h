@@ -72,6 +72,11 @@ std::optional<int64_t> multiplyDims(llvm::ArrayRef<int64_t> dims);
 /// the dims (element counts, strides, byte sizes) can overflow.
 bool isRepresentableShape(llvm::ArrayRef<int64_t> dims, int64_t elementBytes);
 
+/// The value of a one-element constant (of any static shape), if `value` is
+/// one. Larger constants are not read: rewrites looking for a scalar never
+/// want a weight.
+std::optional<double> getScalarConstant(mlir::Value value);
+
 /// The numeric contents of a constant value as doubles (any element type).
 std::optional<llvm::SmallVector<double>> getConstantNumbers(mlir::Value value);
 /// The contents of a numeric constant as doubles, dense or a resource blob.

@@ -211,43 +211,38 @@ LogicalResult InstanceNormalizationOp::verify() {
                              {{getScale(), "scale"}, {getB(), "B"}});
 }
 
-LogicalResult LayerNormalizationOp::verify() {
-  RankedTensorType type = getX().getType();
-  int64_t rank = type.getRank();
-  if (failed(verifyAxis(*this, getAxis(), rank)))
+/// Layer and RMS normalisation: `axis` is in range and every parameter
+/// broadcasts to the normalised dims (those from `axis` on).
+static LogicalResult
+verifyLastAxesParams(Operation *op, TypedValue<RankedTensorType> x,
+                     int64_t axis,
+                     ArrayRef<std::pair<Value, StringRef>> params) {
+  int64_t rank = x.getType().getRank();
+  if (failed(verifyAxis(op, axis, rank)))
     return failure();
-  // The attribute accessor returns uint64_t: compare its signed value.
-  int64_t axis = static_cast<int64_t>(getAxis());
   axis = axis < 0 ? axis + rank : axis;
-  ArrayRef<int64_t> normalized = type.getShape().drop_front(axis);
-  auto check = [&](Value value, StringRef name) -> LogicalResult {
+  ArrayRef<int64_t> normalized = x.getType().getShape().drop_front(axis);
+  for (auto [value, name] : params) {
     if (!value)
-      return success();
+      continue;
     FailureOr<SmallVector<int64_t>> shape =
         broadcastShapes(normalized, rankedType(value).getShape());
     if (failed(shape) || shape->size() != normalized.size())
-      return emitOpError() << name
-                           << " does not broadcast to the normalised dims";
-    return success();
-  };
-  if (failed(check(getScale(), "scale")))
-    return failure();
-  return check(getB(), "B");
+      return op->emitOpError()
+             << name << " does not broadcast to the normalised dims";
+  }
+  return success();
+}
+
+LogicalResult LayerNormalizationOp::verify() {
+  // The attribute accessor returns uint64_t: pass its signed value.
+  return verifyLastAxesParams(*this, getX(), static_cast<int64_t>(getAxis()),
+                              {{getScale(), "scale"}, {getB(), "B"}});
 }
 
 LogicalResult RmsNormalizationOp::verify() {
-  RankedTensorType type = getX().getType();
-  int64_t rank = type.getRank();
-  if (failed(verifyAxis(*this, getAxis(), rank)))
-    return failure();
-  int64_t axis = static_cast<int64_t>(getAxis());
-  axis = axis < 0 ? axis + rank : axis;
-  ArrayRef<int64_t> normalized = type.getShape().drop_front(axis);
-  FailureOr<SmallVector<int64_t>> shape =
-      broadcastShapes(normalized, getScale().getType().getShape());
-  if (failed(shape) || shape->size() != normalized.size())
-    return emitOpError("scale does not broadcast to the normalised dims");
-  return success();
+  return verifyLastAxesParams(*this, getX(), static_cast<int64_t>(getAxis()),
+                              {{getScale(), "scale"}});
 }
 
 LogicalResult GroupNormalizationOp::verify() {

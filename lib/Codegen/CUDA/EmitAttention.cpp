@@ -16,6 +16,7 @@
 
 using namespace mlir;
 using llvm::SmallVector;
+using llvm::StringRef;
 using llvm::Twine;
 
 namespace graphc::codegen::cuda {
@@ -79,6 +80,25 @@ LogicalResult emitAttention(KernelEmitter &e) {
   std::string T = std::to_string(tile), D = std::to_string(depth),
               DV = std::to_string(valueDepth), R = std::to_string(rowsPerBlock);
   std::string minusInf = lowest(t), zero = literal(0, t);
+  // Stages `rows` rows of `width` elements of input `slot` into shared
+  // `array`, row j from `first` on at base + j * rowStride + d * colStride,
+  // zeros past `limit` rows.
+  auto stage = [&](StringRef array, int64_t rows, int64_t width,
+                   const std::string &first, int64_t limit, unsigned slot,
+                   StringRef base, int64_t rowStride, int64_t colStride) {
+    std::string w = std::to_string(width);
+    e.open("for (int idx = threadIdx.x; idx < " + Twine(rows * width) +
+           "; idx += blockDim.x) {");
+    e.line("const long long j = " + first + " + idx / " + w + ";");
+    e.line("const int d = idx % " + w + ";");
+    e.line(array + "[idx / " + w + "][d] = j < " + Twine(limit) +
+           " ? static_cast<" + t + ">(" +
+           e.load(slot, (base + " + j * " + Twine(rowStride) + "LL + d * " +
+                         Twine(colStride) + "LL")
+                            .str()) +
+           ") : " + zero + ";");
+    e.close();
+  };
   e.line("__shared__ " + t + " qRows[" + R + "][" + D + "];");
   e.line("__shared__ " + t + " kTile[" + T + "][" + D + " + 1];");
   e.line("__shared__ " + t + " vTile[" + T + "][" + DV + "];");
@@ -102,17 +122,8 @@ LogicalResult emitAttention(KernelEmitter &e) {
          Twine(vs[1]) + "LL;");
   // The block's query rows, scaled once.
   e.line("__syncthreads();");
-  e.open("for (int idx = threadIdx.x; idx < " + R + " * " + D +
-         "; idx += blockDim.x) {");
-  e.line("const long long i = rowTile * " + R + " + idx / " + D + ";");
-  e.line("const int d = idx % " + D + ";");
-  e.line("qRows[idx / " + D + "][d] = i < " + Twine(queries) + " ? " +
-         "static_cast<" + t + ">(" +
-         e.load(0, ("qBase + i * " + Twine(qs[2]) + "LL + d * " +
-                    Twine(qs[3]) + "LL")
-                       .str()) +
-         ") : " + zero + ";");
-  e.close();
+  stage("qRows", rowsPerBlock, depth, "rowTile * " + R, queries, 0, "qBase",
+        qs[2], qs[3]);
   e.line(t + " runningMax = " + minusInf + ", runningSum = " + zero + ";");
   e.line(t + " acc[" + Twine(accumulators) + "];");
   e.line("for (int r = 0; r < " + Twine(accumulators) + "; ++r) acc[r] = " +
@@ -125,28 +136,8 @@ LogicalResult emitAttention(KernelEmitter &e) {
   e.open("for (long long key0 = 0; key0 < " + keyEnd + "; key0 += " + T +
          ") {");
   e.line("__syncthreads();");
-  e.open("for (int idx = threadIdx.x; idx < " + T + " * " + D +
-         "; idx += blockDim.x) {");
-  e.line("const long long j = key0 + idx / " + D + ";");
-  e.line("const int d = idx % " + D + ";");
-  e.line("kTile[idx / " + D + "][d] = j < " + Twine(keys) + " ? " +
-         "static_cast<" + t + ">(" +
-         e.load(1, ("kBase + j * " + Twine(ks[2]) + "LL + d * " +
-                    Twine(ks[3]) + "LL")
-                       .str()) +
-         ") : " + zero + ";");
-  e.close();
-  e.open("for (int idx = threadIdx.x; idx < " + T + " * " + DV +
-         "; idx += blockDim.x) {");
-  e.line("const long long j = key0 + idx / " + DV + ";");
-  e.line("const int d = idx % " + DV + ";");
-  e.line("vTile[idx / " + DV + "][d] = j < " + Twine(keys) + " ? " +
-         "static_cast<" + t + ">(" +
-         e.load(2, ("vBase + j * " + Twine(vs[2]) + "LL + d * " +
-                    Twine(vs[3]) + "LL")
-                       .str()) +
-         ") : " + zero + ";");
-  e.close();
+  stage("kTile", tile, depth, "key0", keys, 1, "kBase", ks[2], ks[3]);
+  stage("vTile", tile, valueDepth, "key0", keys, 2, "vBase", vs[2], vs[3]);
   e.line("__syncthreads();");
   // Warp-uniform: every lane of a warp has the same row.
   e.open("if (rowValid) {");

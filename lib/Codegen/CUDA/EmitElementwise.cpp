@@ -435,6 +435,99 @@ LogicalResult emitPointwiseFusion(KernelEmitter &e, exec::KernelOp kernel) {
   return success();
 }
 
+namespace {
+
+/// Names what the pointwise ops fused around an anchor read at one element
+/// of `shape`, whose linear index is the variable `index`: values computed
+/// before, splat literals, and kernel inputs loaded at their broadcast
+/// offsets (`<prefix>x<k>`, from coordinates `<prefix>c<d>` declared on
+/// first need). Conv/matmul epilogues and row-reduction prologues share it;
+/// `role` ("an epilogue") and `shapeName` word its errors.
+class ElementOperands {
+public:
+  ElementOperands(KernelEmitter &e, ArrayRef<int64_t> shape, StringRef index,
+                  StringRef prefix, StringRef role, StringRef shapeName)
+      : e(e), shape(shape), index(index.str()), prefix(prefix.str()),
+        role(role.str()), shapeName(shapeName.str()) {}
+
+  void set(Value value, std::string name) { names[value] = std::move(name); }
+  std::optional<std::string> lookup(Value value) const {
+    auto found = names.find(value);
+    return found == names.end() ? std::nullopt
+                                : std::optional<std::string>(found->second);
+  }
+
+  /// The coordinate prefix of the element, declaring the coordinates once.
+  std::string coords() {
+    if (!haveCoords)
+      e.coords(prefix + "c", index, shape);
+    haveCoords = true;
+    return prefix + "c";
+  }
+
+  /// The name of `value` read by `user` at the element.
+  FailureOr<std::string> name(Value value, Operation *user) {
+    if (std::optional<std::string> known = lookup(value))
+      return *known;
+    Operation *def = value.getDefiningOp();
+    if (def && def->hasTrait<OpTrait::ConstantLike>())
+      if (std::optional<std::string> text =
+              splatLiteral(def, computeType(elementTypeOf(value)))) {
+        names[value] = *text;
+        return *text;
+      }
+    std::optional<unsigned> argument = exec::getKernelArgument(value);
+    if (!argument)
+      return failOp(user, role + " operand must be a kernel input, a splat "
+                                 "constant or " + role + " value");
+    ArrayRef<int64_t> from =
+        cast<RankedTensorType>(value.getType()).getShape();
+    FailureOr<SmallVector<int64_t>> broadcast =
+        graph::broadcastShapes(from, shape);
+    if (failed(broadcast) || ArrayRef<int64_t>(*broadcast) != shape)
+      return failOp(user, role + " operand must broadcast to " + shapeName);
+    std::string at;
+    if (from == shape)
+      at = index;
+    else if (numElements(from) == 1)
+      at = "0";
+    else
+      at = offsetExpr(StringRef(coords()), broadcastStrides(from, shape));
+    std::string name = prefix + "x" + std::to_string(loads++);
+    e.line("const " + computeType(elementTypeOf(value)) + " " + name +
+           " = gc_ld(" + KernelEmitter::arg(*argument) + "[" + at + "]);");
+    names[value] = name;
+    return name;
+  }
+
+  /// The names of pointwise `op`'s operands per input slot ("" for an
+  /// absent one), for pointwiseExpr.
+  FailureOr<SmallVector<std::string>> of(Operation *op) {
+    SmallVector<std::string> operands;
+    for (Value slot : inputSlots(op)) {
+      if (!slot) {
+        operands.emplace_back();
+        continue;
+      }
+      FailureOr<std::string> found = name(slot, op);
+      if (failed(found))
+        return failure();
+      operands.push_back(*found);
+    }
+    return operands;
+  }
+
+private:
+  KernelEmitter &e;
+  ArrayRef<int64_t> shape;
+  std::string index, prefix, role, shapeName;
+  llvm::DenseMap<Value, std::string> names;
+  bool haveCoords = false;
+  unsigned loads = 0;
+};
+
+} // namespace
+
 LogicalResult emitEpilogueStore(KernelEmitter &e, exec::KernelOp kernel,
                                 Operation *anchor, StringRef offset,
                                 StringRef value) {
@@ -448,50 +541,11 @@ LogicalResult emitEpilogueStore(KernelEmitter &e, exec::KernelOp kernel,
 
   e.line("// epilogue");
   e.line("const long long ep = " + offset + ";");
-  llvm::DenseMap<Value, std::string> names;
-  names[anchorResult] = "ev0";
+  ElementOperands operands(e, outShape, "ep", "e", "an epilogue",
+                           "the anchor's result shape");
+  operands.set(anchorResult, "ev0");
   e.line(defineValue(elementTypeOf(anchorResult), "ev0", value));
-  bool haveCoords = false;
-  unsigned loads = 0, defs = 1;
-  // The name of `value` read at the output element: a literal, a kernel
-  // input loaded at its broadcast offset, or an earlier epilogue value.
-  auto operandName = [&](Value value, Operation *user) -> FailureOr<std::string> {
-    if (auto found = names.find(value); found != names.end())
-      return found->second;
-    Operation *def = value.getDefiningOp();
-    if (def && def->hasTrait<OpTrait::ConstantLike>())
-      if (std::optional<std::string> text =
-              splatLiteral(def, computeType(elementTypeOf(value)))) {
-        names[value] = *text;
-        return *text;
-      }
-    std::optional<unsigned> argument = exec::getKernelArgument(value);
-    if (!argument)
-      return failOp(user, "an epilogue operand must be a kernel input, a "
-                          "splat constant or an epilogue value");
-    ArrayRef<int64_t> shape = cast<RankedTensorType>(value.getType()).getShape();
-    FailureOr<SmallVector<int64_t>> broadcast =
-        graph::broadcastShapes(shape, outShape);
-    if (failed(broadcast) || ArrayRef<int64_t>(*broadcast) != outShape)
-      return failOp(user, "an epilogue operand must broadcast to the "
-                          "anchor's result shape");
-    std::string at;
-    if (shape == outShape) {
-      at = "ep";
-    } else if (numElements(shape) == 1) {
-      at = "0";
-    } else {
-      if (!haveCoords)
-        e.coords("ec", "ep", outShape);
-      haveCoords = true;
-      at = offsetExpr("ec", broadcastStrides(shape, outShape));
-    }
-    std::string name = "ex" + std::to_string(loads++);
-    e.line("const " + computeType(elementTypeOf(value)) + " " + name +
-           " = gc_ld(" + KernelEmitter::arg(*argument) + "[" + at + "]);");
-    names[value] = name;
-    return name;
-  };
+  unsigned defs = 1;
 
   // A layout epilogue: the value is stored at its transposed position.
   Operation *layoutEpilogue = nullptr;
@@ -502,7 +556,7 @@ LogicalResult emitEpilogueStore(KernelEmitter &e, exec::KernelOp kernel,
       continue;
     if (graph::isLayoutEpilogueOf(&op, anchor)) {
       layoutEpilogue = &op;
-      names[op.getResult(0)] = names.lookup(anchorResult);
+      operands.set(op.getResult(0), "ev0");
       continue;
     }
     if (!op.hasTrait<graph::OpTrait::Pointwise>() || op.getNumResults() != 1)
@@ -512,26 +566,19 @@ LogicalResult emitEpilogueStore(KernelEmitter &e, exec::KernelOp kernel,
         outShape)
       return failOp(&op, "an epilogue op must have the shape of the result "
                          "of " + anchor->getName().getStringRef());
-    SmallVector<std::string> operands;
-    for (Value slot : inputSlots(&op)) {
-      if (!slot) {
-        operands.emplace_back();
-        continue;
-      }
-      FailureOr<std::string> name = operandName(slot, &op);
-      if (failed(name))
-        return failure();
-      operands.push_back(*name);
-    }
-    FailureOr<std::string> expr = pointwiseExpr(&op, operands);
+    FailureOr<SmallVector<std::string>> names = operands.of(&op);
+    if (failed(names))
+      return failure();
+    FailureOr<std::string> expr = pointwiseExpr(&op, *names);
     if (failed(expr))
       return failure();
     std::string name = "ev" + std::to_string(defs++);
     e.line(defineValue(elementTypeOf(op.getResult(0)), name, *expr));
-    names[op.getResult(0)] = name;
+    operands.set(op.getResult(0), name);
   }
   Value result = yield->getOperand(0);
-  if (!names.count(result) || isa<BlockArgument>(result))
+  std::optional<std::string> resultName = operands.lookup(result);
+  if (!resultName || isa<BlockArgument>(result))
     return e.fail("an epilogue fusion must yield a value it computes");
   std::string at = "ep";
   if (layoutEpilogue) {
@@ -542,12 +589,10 @@ LogicalResult emitEpilogueStore(KernelEmitter &e, exec::KernelOp kernel,
     SmallVector<int64_t> strides(outShape.size(), 0);
     for (auto [j, i] : llvm::enumerate(graph::transposePermutation(transpose)))
       strides[i] = outStrides[j];
-    if (!haveCoords)
-      e.coords("ec", "ep", outShape);
-    at = offsetExpr("ec", strides);
+    at = offsetExpr(StringRef(operands.coords()), strides);
   }
   e.line(KernelEmitter::out(0) + "[" + at + "] = gc_cvt<" +
-         cudaType(elementTypeOf(result)) + ">(" + names.lookup(result) + ");");
+         cudaType(elementTypeOf(result)) + ">(" + *resultName + ");");
   return success();
 }
 
@@ -567,49 +612,9 @@ LogicalResult emitPrologueLoader(KernelEmitter &e, exec::KernelOp kernel,
   // costly ones (exp, erf, tanh) included: a recomputation costs far less
   // than the launch and the round trip through memory that it replaces.
   e.open("auto gc_prologue = [&](long long pe) -> " + t + " {");
-  llvm::DenseMap<Value, std::string> names;
-  bool haveCoords = false;
-  unsigned loads = 0, defs = 0;
-  // The name of `value` read at element `pe`: a literal, a kernel input
-  // loaded at its broadcast offset, or an earlier prologue value.
-  auto operandName = [&](Value value,
-                         Operation *user) -> FailureOr<std::string> {
-    if (auto found = names.find(value); found != names.end())
-      return found->second;
-    Operation *def = value.getDefiningOp();
-    if (def && def->hasTrait<OpTrait::ConstantLike>())
-      if (std::optional<std::string> text =
-              splatLiteral(def, computeType(elementTypeOf(value)))) {
-        names[value] = *text;
-        return *text;
-      }
-    std::optional<unsigned> argument = exec::getKernelArgument(value);
-    if (!argument)
-      return failOp(user, "a prologue operand must be a kernel input, a "
-                          "splat constant or a prologue value");
-    ArrayRef<int64_t> from = cast<RankedTensorType>(value.getType()).getShape();
-    FailureOr<SmallVector<int64_t>> broadcast =
-        graph::broadcastShapes(from, shape);
-    if (failed(broadcast) || ArrayRef<int64_t>(*broadcast) != shape)
-      return failOp(user, "a prologue operand must broadcast to the shape "
-                          "of the reduction's input");
-    std::string at;
-    if (from == shape) {
-      at = "pe";
-    } else if (numElements(from) == 1) {
-      at = "0";
-    } else {
-      if (!haveCoords)
-        e.coords("pc", "pe", shape);
-      haveCoords = true;
-      at = offsetExpr("pc", broadcastStrides(from, shape));
-    }
-    std::string name = "px" + std::to_string(loads++);
-    e.line("const " + computeType(elementTypeOf(value)) + " " + name +
-           " = gc_ld(" + KernelEmitter::arg(*argument) + "[" + at + "]);");
-    names[value] = name;
-    return name;
-  };
+  ElementOperands operands(e, shape, "pe", "p", "a prologue",
+                           "the shape of the reduction's input");
+  unsigned defs = 0;
 
   for (Operation &op : kernel.getBody().front().without_terminator()) {
     if (&op == reduction || op.hasTrait<OpTrait::ConstantLike>())
@@ -627,30 +632,22 @@ LogicalResult emitPrologueLoader(KernelEmitter &e, exec::KernelOp kernel,
         }))
       return failOp(&op, "a prologue op may feed only input 0 of " +
                              reduction->getName().getStringRef());
-    SmallVector<std::string> operands;
-    for (Value slot : inputSlots(&op)) {
-      if (!slot) {
-        operands.emplace_back();
-        continue;
-      }
-      FailureOr<std::string> name = operandName(slot, &op);
-      if (failed(name))
-        return failure();
-      operands.push_back(*name);
-    }
-    FailureOr<std::string> expr = pointwiseExpr(&op, operands);
+    FailureOr<SmallVector<std::string>> names = operands.of(&op);
+    if (failed(names))
+      return failure();
+    FailureOr<std::string> expr = pointwiseExpr(&op, *names);
     if (failed(expr))
       return failure();
     std::string name = "pv" + std::to_string(defs++);
     e.line(defineValue(elementTypeOf(op.getResult(0)), name, *expr));
-    names[op.getResult(0)] = name;
+    operands.set(op.getResult(0), name);
   }
-  auto found = names.find(data);
-  if (found == names.end() || isa<BlockArgument>(data) ||
+  std::optional<std::string> found = operands.lookup(data);
+  if (!found || isa<BlockArgument>(data) ||
       data.getDefiningOp()->hasTrait<OpTrait::ConstantLike>())
     return e.fail("the input 0 of a prologue reduction kernel must be "
                   "computed by its prologue");
-  e.line("return static_cast<" + t + ">(" + found->second + ");");
+  e.line("return static_cast<" + t + ">(" + *found + ");");
   e.close("};");
   return success();
 }
