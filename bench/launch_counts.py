@@ -5,14 +5,19 @@ with both torch.onnx exporters, and compiles it with graphc for the cuda
 target up to the exec stage (no NVRTC, no GPU needed). Per model and
 exporter: the ONNX nodes, the graph ops after the graph rewrites, the
 launches and copies of the run plan with fusion and without (--no-fusion:
-one kernel per op), the DRAM traffic the cost model estimates for both, the
+one kernel per op; a cuBLASLt call counts as one launch), the DRAM traffic the cost model estimates for both, the
 H100 roofline time of the fused plan, and the arena against the liveness
 lower bound (the most intermediate bytes live at once) and the sum of all
 intermediates.
 
     .venv-torch/bin/python bench/launch_counts.py --graphc build/bin/graphc
         [--models resnet50,bert,gpt2] [--exporters torchscript,dynamo]
-        [--batch 1] [--json out.json]
+        [--batch 1] [--libraries auto|none] [--json out.json]
+
+--libraries none measures fusion alone: every GEMM a generated kernel that
+takes in its whole epilogue. The default (auto) is what graphc compiles for
+cuda: GEMMs are cuBLASLt calls, and the epilogue ops cuBLASLt cannot fuse
+become kernels of their own.
 
 bash scripts/setup-torch.sh installs torch, torchvision and transformers
 into .venv-torch (several GB; never part of the test command).
@@ -31,10 +36,14 @@ from run_bench import MODELS, build_model, export_onnx  # noqa: E402
 
 ARENA = re.compile(r"arena_bytes = (\d+) : i64.*intermediate_bytes = (\d+) : i64")
 KERNEL = re.compile(r"^\s*exec\.kernel @(\S+) .*?attributes \{(.*)$", re.M)
-LAUNCH = re.compile(r"^\s*exec\.launch @(\S+) \[([^\]]*)\]", re.M)
+# Generated kernel launches and library calls (each at least one launch).
+LAUNCH = re.compile(r"^\s*exec\.(?:launch|library_call) @(\S+) \[([^\]]*)\]", re.M)
+LIBRARY_CALL = re.compile(r"^\s*exec\.library_call ", re.M)
 LIVE_BOUND = re.compile(r"live_bytes_bound = (\d+) : i64")
 WEIGHT_SLOT = re.compile(r"#exec\.slot<weights, \d+, \d+, (\d+)>")
 COPY = re.compile(r"^\s*exec\.copy <\w+, \d+, \d+, (\d+)>", re.M)
+# graphc compile --libraries for every compile (set from the command line).
+LIBRARIES = "auto"
 # graphc inspect's H100 figures: DRAM bandwidth, fp32 peak.
 H100_BYTES_PER_S, H100_FP32_FLOPS_PER_S = 3.35e12, 67e12
 
@@ -68,7 +77,8 @@ def plan_cost(exec_ir):
 def compile_stage(graphc, onnx_path, shape, stage, *flags):
     proc = subprocess.run(
         [graphc, "compile", onnx_path, "--target", "cuda", f"--shape=input={shape}",
-         "--emit", stage, *flags], capture_output=True, text=True)
+         "--emit", stage, f"--libraries={LIBRARIES}", *flags],
+        capture_output=True, text=True)
     if proc.returncode != 0:
         lines = (proc.stderr + proc.stdout).strip().splitlines()
         raise RuntimeError(lines[0] if lines else f"graphc exit {proc.returncode}")
@@ -103,6 +113,7 @@ def count(graphc, onnx_path, shape):
         "flops": flops,
         "h100_roofline_us": micros,
         "launches": len(LAUNCH.findall(exec_ir)),
+        "library_calls": len(LIBRARY_CALL.findall(exec_ir)),
         "copies": len(re.findall(r"^\s*exec\.copy ", exec_ir, re.M)),
         "kernels": len(re.findall(r"^\s*exec\.kernel ", exec_ir, re.M)),
         "arena_bytes": int(arena.group(1)) if arena else None,
@@ -117,8 +128,11 @@ def main():
     parser.add_argument("--models", default=",".join(MODELS))
     parser.add_argument("--exporters", default="torchscript,dynamo")
     parser.add_argument("--batch", type=int, default=1)
+    parser.add_argument("--libraries", choices=["auto", "none"], default="auto")
     parser.add_argument("--json")
     args = parser.parse_args()
+    global LIBRARIES
+    LIBRARIES = args.libraries
 
     rows = []
     with tempfile.TemporaryDirectory() as work:
@@ -145,14 +159,14 @@ def main():
                 print(json.dumps(row), file=sys.stderr)
 
     print("| model | exporter | input | ONNX nodes | graph ops | launches unfused "
-          "| launches | copies | distinct kernels | DRAM MiB unfused | DRAM MiB "
+          "| launches | of which cuBLASLt | copies | distinct kernels | DRAM MiB unfused | DRAM MiB "
           "| of which not weights, unfused | not weights | GFLOP | H100 roofline us "
           "| arena / liveness bound / all intermediates |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         if "error" in r:
             print(f"| {r['model']} | {r['exporter']} | {r['input']} | "
-                  f"error: {r['error']} |||||||||||||")
+                  f"error: {r['error']} ||||||||||||||")
             continue
         arena = (f"{r['arena_bytes'] / 2**20:.1f} / "
                  f"{r['live_bytes_bound'] / 2**20:.1f} / "
@@ -160,6 +174,7 @@ def main():
                  f"({r['arena_bytes'] / r['live_bytes_bound']:.2f}x the bound)")
         print(f"| {r['model']} | {r['exporter']} | {r['input']} | {r['onnx_nodes']} | "
               f"{r['graph_ops']} | {r['unfused_launches']} | {r['launches']} | "
+              f"{r['library_calls']} | "
               f"{r['copies']} | {r['kernels']} | {r['unfused_dram_bytes'] / 2**20:.1f} | "
               f"{r['dram_bytes'] / 2**20:.1f} | "
               f"{r['unfused_activation_bytes'] / 2**20:.1f} | "

@@ -338,9 +338,7 @@ partitionIntoGroups(ArrayRef<Operation *> ops) {
   return groups;
 }
 
-/// "add_mul_relu": the distinct mnemonics of `members` in order, at most
-/// four, so that the kernel name says what it computes.
-static std::string describeGroup(ArrayRef<Operation *> members) {
+std::string describeFusionOps(ArrayRef<Operation *> members) {
   llvm::SetVector<StringRef> mnemonics;
   for (Operation *member : members)
     mnemonics.insert(member->getName().stripDialect());
@@ -386,13 +384,13 @@ static LogicalResult formFusionGroups(func::FuncOp main, bool fuse) {
         classifyOp(graph::isPrologueReduction(root)
                        ? root
                        : graph::splitLayoutPrologue(members).second);
-    std::string name = describeGroup(members) + "_" + std::to_string(counter++);
+    std::string name = describeFusionOps(members) + "_" + std::to_string(counter++);
     auto fusion = builder.create<kernel::FusionOp>(
         loc, root->getResultTypes(), inputs.getArrayRef(),
         builder.getStringAttr(name),
         kernel::FusionKindAttr::get(context, kind),
         builder.getStringAttr(std::string(16, '0')),
-        defaultSchedule(context));
+        defaultSchedule(context), /*library=*/nullptr);
     Block *body = new Block();
     fusion.getBody().push_back(body);
     IRMapping mapping;

@@ -2,6 +2,7 @@
 
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/HostEval.h"
+#include "passes/LibraryGemm.h"
 #include "passes/Passes.h"
 #include "passes/Views.h"
 #include "lib/Support/Fnv1a.h"
@@ -61,6 +62,31 @@ static void inlineConstantInputs(kernel::FusionOp fusion,
   }
 }
 
+/// What library fusion `fusion` computes, its operands named by kernel
+/// argument; fails when the library cannot compute all of it.
+static FailureOr<exec::GemmAttr> describeLibraryCall(kernel::FusionOp fusion) {
+  Block &body = fusion.getBody().front();
+  SmallVector<Operation *> ops;
+  for (Operation &op : body.without_terminator())
+    ops.push_back(&op);
+  std::optional<LibraryGemm> gemm = matchLibraryGemm(ops);
+  if (!gemm || gemm->ops.size() != ops.size() ||
+      body.getTerminator()->getOperand(0) != gemm->root->getResult(0))
+    return fusion.emitOpError("is a library fusion but not a GEMM the "
+                              "library computes whole");
+  auto argument = [](Value value) -> int64_t {
+    return value ? static_cast<int64_t>(cast<BlockArgument>(value).getArgNumber())
+                 : int64_t(-1);
+  };
+  return exec::GemmAttr::get(
+      fusion.getContext(), gemm->transA, gemm->transB, gemm->m, gemm->n,
+      gemm->k, gemm->batch, gemm->lda, gemm->ldb, gemm->ldc, gemm->strideA,
+      gemm->strideB, gemm->strideC, APFloat(gemm->alpha), APFloat(gemm->beta),
+      gemm->epilogue,
+      argument(gemm->a), argument(gemm->b), argument(gemm->c),
+      argument(gemm->bias), body.getNumArguments());
+}
+
 namespace {
 
 /// What the plans of all buckets share: one exec.kernel per content hash
@@ -77,8 +103,8 @@ public:
 
   /// The kernel computing `fusion`, outlined before `plan` unless an
   /// identical one exists; `bucket` tells apart kernels that share a name.
-  exec::KernelOp kernelFor(kernel::FusionOp fusion, exec::PlanOp plan,
-                           unsigned bucket);
+  FailureOr<exec::KernelOp> kernelFor(kernel::FusionOp fusion,
+                                      exec::PlanOp plan, unsigned bucket);
 
   /// Sets every kernel's list of ONNX nodes, once all plans are lowered.
   void setNodeLists();
@@ -135,8 +161,16 @@ FailureOr<exec::SlotAttr> ExecTables::weightSlot(graph::ConstantOp constant,
   return slot;
 }
 
-exec::KernelOp ExecTables::kernelFor(kernel::FusionOp fusion,
-                                     exec::PlanOp plan, unsigned bucket) {
+FailureOr<exec::KernelOp>
+ExecTables::kernelFor(kernel::FusionOp fusion, exec::PlanOp plan,
+                      unsigned bucket) {
+  exec::GemmAttr gemm;
+  if (fusion.getLibrary()) {
+    FailureOr<exec::GemmAttr> described = describeLibraryCall(fusion);
+    if (failed(described))
+      return failure();
+    gemm = *described;
+  }
   // The kernel: the fusion body with its small constant inputs inlined, so
   // that codegen sees constant axes, starts, pads or scales as constants.
   // The block arguments (and so the calling convention) stay. Kernels are
@@ -148,7 +182,8 @@ exec::KernelOp ExecTables::kernelFor(kernel::FusionOp fusion,
       fusion.getHashAttr(), fusion.getSchedule(),
       kernelBuilder.getArrayAttr({}), /*grid=*/nullptr, /*block=*/nullptr,
       /*shared_bytes=*/nullptr, /*flops=*/nullptr, /*bytes_read=*/nullptr,
-      /*bytes_written=*/nullptr, /*flop_type=*/nullptr);
+      /*bytes_written=*/nullptr, /*flop_type=*/nullptr,
+      fusion.getLibraryAttr(), gemm);
   IRMapping mapping;
   fusion.getBody().cloneInto(&kernelOp.getBody(), mapping);
   inlineConstantInputs(fusion, kernelOp);
@@ -158,12 +193,14 @@ exec::KernelOp ExecTables::kernelFor(kernel::FusionOp fusion,
     if (!isa<kernel::YieldOp>(inner))
       collectNodeNames(inner->getLoc(), nodes);
   });
-  if (exec::KernelOp shared = kernelByHash.lookup(hash)) {
+  // A library kernel and a generated one never share, whatever their body.
+  std::string key = gemm ? hash + " library" : hash;
+  if (exec::KernelOp shared = kernelByHash.lookup(key)) {
     kernelOp.erase();
     kernelOp = shared;
   } else {
     kernelOp.setHash(hash);
-    kernelByHash[hash] = kernelOp;
+    kernelByHash[key] = kernelOp;
     // Fusion names are unique within a bucket; another bucket's kernel of
     // the same name but other shapes takes the bucket's number.
     std::string name = kernelOp.getSymName().str();
@@ -362,7 +399,9 @@ LogicalResult lowerPlan(func::FuncOp main, StringRef planName,
       return fusion.emitOpError("has no planned slots");
     for (auto [result, slot] : llvm::zip(fusion.getResults(), slots))
       slotOf[result] = cast<exec::SlotAttr>(slot);
-    exec::KernelOp kernelOp = tables.kernelFor(fusion, plan, bucket);
+    FailureOr<exec::KernelOp> kernelOp = tables.kernelFor(fusion, plan, bucket);
+    if (failed(kernelOp))
+      return failure();
 
     // Arguments: the slots of the fusion's (deduplicated) inputs, then of
     // its results; the exec.launch verifier checks them against the kernel.
@@ -374,9 +413,19 @@ LogicalResult lowerPlan(func::FuncOp main, StringRef planName,
       args.push_back(slot);
     }
     llvm::append_range(args, slots);
-    stepBuilder.create<exec::LaunchOp>(
-        fusion.getLoc(), FlatSymbolRefAttr::get(kernelOp.getSymNameAttr()),
-        stepBuilder.getArrayAttr(args));
+    auto kernelRef = FlatSymbolRefAttr::get(kernelOp->getSymNameAttr());
+    if (fusion.getLibrary()) {
+      auto workspace = fusion->getAttrOfType<exec::SlotAttr>("exec.workspace");
+      if (!workspace)
+        workspace =
+            exec::SlotAttr::get(context, exec::BufferKind::none, 0, 0, 0);
+      stepBuilder.create<exec::LibraryCallOp>(fusion.getLoc(), kernelRef,
+                                              stepBuilder.getArrayAttr(args),
+                                              workspace);
+      continue;
+    }
+    stepBuilder.create<exec::LaunchOp>(fusion.getLoc(), kernelRef,
+                                       stepBuilder.getArrayAttr(args));
   }
 
   // Outputs not written by a kernel (inputs, weights, repeated results,

@@ -73,6 +73,16 @@ mlir::LogicalResult formFusionGroups(mlir::ModuleOp module, bool fuse = true);
 /// and locations.
 std::string computeFusionHash(mlir::Region &body);
 
+/// "add_mul_relu": the distinct mnemonics of a fusion's ops in order, at
+/// most four, so that the kernel name says what it computes.
+std::string describeFusionOps(llvm::ArrayRef<mlir::Operation *> ops);
+
+/// Hands the GEMM of every matmul fusion that a library computes to
+/// cuBLASLt, with `workspaceBytes` of arena scratch per call; see
+/// graphc-select-library-calls.
+mlir::LogicalResult selectLibraryCalls(mlir::ModuleOp module,
+                                       int64_t workspaceBytes);
+
 /// Assigns arena offsets to @main's intermediates.
 mlir::LogicalResult planMemory(mlir::ModuleOp module);
 

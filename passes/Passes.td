@@ -171,6 +171,25 @@ def FormFusionGroups : Pass<"graphc-form-fusion-groups", "mlir::ModuleOp"> {
   let dependentDialects = ["::graphc::kernel::KernelDialect"];
 }
 
+def SelectLibraryCalls : Pass<"graphc-select-library-calls",
+                              "mlir::ModuleOp"> {
+  let summary = "hand the GEMMs of matmul fusions to cuBLASLt";
+  let description = [{
+    A matmul fusion whose mat_mul or gemm has f32 operands, transposes only
+    of its last two dims and batch dims that one stride per operand covers
+    gets `library = cublaslt`, with the longest epilogue the library fuses:
+    adds of a bias per column and of a same-shaped residual (beta * C), then
+    ReLU or the tanh GELU. The rest of the fusion's epilogue becomes a
+    fusion of its own that reads the library's result. The schedule of a
+    library fusion holds the arena `workspace_bytes` the call may use.
+  }];
+  let options = [
+    Option<"workspaceBytes", "workspace-bytes", "int64_t", "33554432",
+           "arena scratch per library call">,
+  ];
+  let dependentDialects = ["::graphc::kernel::KernelDialect"];
+}
+
 //===----------------------------------------------------------------------===//
 // Execution planning
 //===----------------------------------------------------------------------===//

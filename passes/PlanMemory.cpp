@@ -2,7 +2,8 @@
 //
 // Every intermediate of a function lives from the step computing it to its
 // last read (a view's reads count for its source); all lifetimes are known,
-// so they are placed in one arena at once, greedy by size. Records the
+// so they are placed in one arena at once, greedy by size, together with
+// the workspace of each library call (live for its step). Records the
 // arena size, the sum of all intermediates, and the liveness lower bound
 // (the most bytes live at once), which measures what the placement loses
 // to fragmentation.
@@ -36,7 +37,10 @@ int64_t alignUp(int64_t value) {
 /// its last read, inclusive (so that it never shares memory with what that
 /// step reads, nor with what its last reader writes).
 struct ArenaValue {
+  /// The intermediate, or null for the workspace of library call
+  /// `workspaceOf`, which lives for its own step only.
   Value value;
+  Operation *workspaceOf = nullptr;
   int64_t start, end, bytes;
   int64_t offset = -1;
   /// The values live at the same time.
@@ -86,6 +90,12 @@ int64_t placeBySize(MutableArrayRef<ArenaValue> values) {
   return arenaBytes;
 }
 
+/// The arena scratch library fusion `fusion` asks for in its schedule.
+int64_t workspaceBytes(kernel::FusionOp fusion) {
+  auto bytes = fusion.getSchedule().getAs<IntegerAttr>("workspace_bytes");
+  return bytes ? std::max<int64_t>(bytes.getInt(), 0) : 0;
+}
+
 } // namespace
 
 /// Plans the arena of one function (one shape bucket).
@@ -133,10 +143,24 @@ static void planMemory(func::FuncOp main) {
           int64_t here = position[&op];
           int64_t bytes =
               alignUp(std::max<int64_t>(exec::slotBytes(result.getType()), 1));
-          values.push_back({result, here, std::max(lastUse(result), here),
-                            bytes});
+          values.push_back({result, nullptr, here,
+                            std::max(lastUse(result), here), bytes});
           intermediateBytes += bytes;
         }
+  // Library calls' scratch: live during their own step, so that it never
+  // overlaps what the call reads or writes.
+  for (Operation &op : block)
+    if (auto fusion = dyn_cast<kernel::FusionOp>(op);
+        fusion && fusion.getLibrary())
+      if (int64_t bytes = workspaceBytes(fusion)) {
+        int64_t here = position[&op];
+        values.push_back({Value(), fusion, here, here, alignUp(bytes)});
+        intermediateBytes += alignUp(bytes);
+      }
+  // placeBySize finds overlaps by sweeping over starts.
+  llvm::stable_sort(values, [](const ArenaValue &a, const ArenaValue &b) {
+    return a.start < b.start;
+  });
   // The liveness lower bound: the most bytes live at any one step.
   int64_t liveBytesBound = 0;
   {
@@ -152,10 +176,20 @@ static void planMemory(func::FuncOp main) {
   int64_t arenaBytes = placeBySize(values);
 
   llvm::DenseMap<Value, exec::SlotAttr> slotOf;
-  for (const ArenaValue &value : values)
+  for (const ArenaValue &value : values) {
+    if (value.workspaceOf) {
+      value.workspaceOf->setAttr(
+          "exec.workspace",
+          exec::SlotAttr::get(context, exec::BufferKind::arena, 0,
+                              value.offset,
+                              workspaceBytes(
+                                  cast<kernel::FusionOp>(value.workspaceOf))));
+      continue;
+    }
     slotOf[value.value] =
         exec::SlotAttr::get(context, exec::BufferKind::arena, 0, value.offset,
                             exec::slotBytes(value.value.getType()));
+  }
   for (Operation &op : block) {
     if (isView(&op)) {
       // Inputs and weights are placed by LowerToExec; views of them are too.

@@ -39,7 +39,43 @@ LogicalResult CopyOp::verify() {
   return success();
 }
 
+LogicalResult
+GemmAttr::verify(function_ref<InFlightDiagnostic()> emitError, bool transA,
+                 bool transB, int64_t m, int64_t n, int64_t k, int64_t batch,
+                 int64_t lda, int64_t ldb, int64_t ldc, int64_t strideA,
+                 int64_t strideB, int64_t strideC, APFloat alpha, APFloat beta,
+                 GemmEpilogue epilogue, int64_t a, int64_t b, int64_t c,
+                 int64_t bias, int64_t d) {
+  if (m < 1 || n < 1 || k < 1 || batch < 1)
+    return emitError() << "gemm needs m, n, k and batch of at least 1";
+  if (lda < (transA ? m : k) || ldb < (transB ? k : n) || ldc < n)
+    return emitError() << "gemm leading dims are shorter than their rows";
+  if (strideA < 0 || strideB < 0 || strideC < 0)
+    return emitError() << "gemm batch strides must not be negative";
+  if (a < 0 || b < 0 || d < 0 || c < -1 || bias < -1)
+    return emitError() << "gemm needs A, B and D arguments";
+  if ((c >= 0) != !beta.isZero())
+    return emitError() << "gemm reads C exactly when beta is not 0";
+  return success();
+}
+
 LogicalResult KernelOp::verify() {
+  if (getLibrary().has_value() != static_cast<bool>(getGemm()))
+    return emitOpError("sets library and gemm together or none");
+  if (getLibrary() && (getGrid() || getBlock() || getSharedBytes()))
+    return emitOpError("is a library kernel and has no launch dimensions");
+  if (GemmAttr gemm = getGemmAttr()) {
+    Block &body = getBody().front();
+    int64_t numArgs = body.getNumArguments() +
+                      body.getTerminator()->getNumOperands();
+    for (int64_t index : {gemm.getA(), gemm.getB(), gemm.getC(),
+                          gemm.getBias(), gemm.getD()})
+      if (index >= numArgs)
+        return emitOpError("gemm names argument ")
+               << index << " of a kernel with " << numArgs;
+    if (gemm.getD() != static_cast<int64_t>(body.getNumArguments()))
+      return emitOpError("gemm must write the kernel's first output");
+  }
   if (!getGrid() && !getBlock() && !getSharedBytes())
     return success();
   if (!getGrid() || !getBlock() || !getSharedBytes())
@@ -85,38 +121,66 @@ std::optional<unsigned> graphc::exec::getKernelArgument(Value value) {
   return std::nullopt;
 }
 
-LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
-  auto kernel =
-      symbolTable.lookupNearestSymbolFrom<KernelOp>(*this, getKernelAttr());
-  if (!kernel)
-    return emitOpError("launches '") << getKernel() << "', which is not an exec.kernel";
+/// Checks the slots `op` passes to `kernel`: one per input, then one per
+/// output, each as large as its tensor, no output in a read-only slot.
+static LogicalResult verifyKernelArgs(Operation *op, KernelOp kernel,
+                                      ArrayAttr args) {
+  StringRef name = kernel.getSymName();
   Block &body = kernel.getBody().front();
   SmallVector<Type> types(body.getArgumentTypes());
   llvm::append_range(types, body.getTerminator()->getOperandTypes());
-  if (getArgs().size() != types.size())
-    return emitOpError("passes ")
-           << getArgs().size() << " slots but kernel @" << getKernel()
+  if (args.size() != types.size())
+    return op->emitOpError("passes ")
+           << args.size() << " slots but kernel @" << name
            << " takes " << body.getNumArguments() << " inputs and "
            << types.size() - body.getNumArguments() << " outputs";
-  for (auto [i, pair] : llvm::enumerate(llvm::zip(getArgs(), types))) {
+  for (auto [i, pair] : llvm::enumerate(llvm::zip(args, types))) {
     auto [attr, type] = pair;
     auto slot = cast<SlotAttr>(attr);
     bool isInput = i < body.getNumArguments();
     size_t index = isInput ? i : i - body.getNumArguments();
     if (slot.getKind() == BufferKind::none)
-      return emitOpError("passes no slot for ")
+      return op->emitOpError("passes no slot for ")
              << (isInput ? "input " : "output ") << index << " of @"
-             << getKernel();
+             << name;
     if (slot.getSize() != slotBytes(type))
-      return emitOpError("passes a slot of ")
+      return op->emitOpError("passes a slot of ")
              << slot.getSize() << " bytes for "
              << (isInput ? "input " : "output ") << index << " of @"
-             << getKernel() << ", of type " << type << " ("
+             << name << ", of type " << type << " ("
              << slotBytes(type) << " bytes)";
     if (!isInput && (slot.getKind() == BufferKind::weights ||
                      slot.getKind() == BufferKind::input))
-      return emitOpError("writes output ")
-             << index << " of @" << getKernel() << " into a read-only slot";
+      return op->emitOpError("writes output ")
+             << index << " of @" << name << " into a read-only slot";
   }
   return success();
+}
+
+LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto kernel =
+      symbolTable.lookupNearestSymbolFrom<KernelOp>(*this, getKernelAttr());
+  if (!kernel)
+    return emitOpError("launches '")
+           << getKernel() << "', which is not an exec.kernel";
+  if (kernel.getLibrary())
+    return emitOpError("launches library kernel @")
+           << getKernel() << ": it is reached by exec.library_call";
+  return verifyKernelArgs(*this, kernel, getArgs());
+}
+
+LogicalResult
+LibraryCallOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto kernel =
+      symbolTable.lookupNearestSymbolFrom<KernelOp>(*this, getKernelAttr());
+  if (!kernel)
+    return emitOpError("calls '")
+           << getKernel() << "', which is not an exec.kernel";
+  if (!kernel.getLibrary())
+    return emitOpError("calls @")
+           << getKernel() << ", which no library computes";
+  BufferKind workspace = getWorkspace().getKind();
+  if (workspace != BufferKind::arena && workspace != BufferKind::none)
+    return emitOpError("needs an arena workspace, or none");
+  return verifyKernelArgs(*this, kernel, getArgs());
 }

@@ -58,6 +58,75 @@ def Exec_FusionKindAttr : Attr<
   let convertFromStorage = "$_self.getValue()";
 }
 
+// The kernel dialect's library, referenced without re-generating it here.
+def Exec_LibraryAttr : Attr<
+    CPred<"::llvm::isa<::graphc::kernel::LibraryAttr>($_self)">,
+    "vendor library"> {
+  let storageType = "::graphc::kernel::LibraryAttr";
+  let returnType = "::graphc::kernel::Library";
+  let convertFromStorage = "$_self.getValue()";
+}
+
+def Exec_GemmEpilogue : I32EnumAttr<"GemmEpilogue",
+    "the activation a library GEMM applies last", [
+    I32EnumAttrCase<"none", 0>,
+    I32EnumAttrCase<"relu", 1>,
+    I32EnumAttrCase<"gelu_tanh", 2>,
+  ]> {
+  let cppNamespace = "::graphc::exec";
+  let genSpecializedAttr = 0;
+}
+
+def Exec_F64Parameter : AttrParameter<"::llvm::APFloat", "a 64-bit float"> {
+  let parser = [{ [&]() -> ::mlir::FailureOr<::llvm::APFloat> {
+    double value;
+    if ($_parser.parseFloat(value))
+      return ::mlir::failure();
+    return ::llvm::APFloat(value);
+  }() }];
+  let printer = [{ $_printer.printFloat($_self) }];
+  let comparator = [{ $_lhs.bitwiseIsEqual($_rhs) }];
+}
+
+def Exec_BoolParameter : AttrParameter<"bool", "true or false"> {
+  let parser = [{ [&]() -> ::mlir::FailureOr<bool> {
+    if (::mlir::succeeded($_parser.parseOptionalKeyword("true")))
+      return true;
+    if ($_parser.parseKeyword("false"))
+      return ::mlir::failure();
+    return false;
+  }() }];
+  let printer = [{ $_printer << ($_self ? "true" : "false") }];
+}
+
+def Exec_GemmAttr : AttrDef<Exec_Dialect, "Gemm"> {
+  let mnemonic = "gemm";
+  let summary = "a batched row-major GEMM, as a library step computes it";
+  let description = [{
+    For each batch index i < batch:
+    `D_i = epilogue(alpha * op(A_i) op(B_i) + beta * C_i + bias)`, where
+    op(A_i) is m x k, op(B_i) k x n, C_i and D_i m x n, and the bias has n
+    elements (one per column). `lda`, `ldb`, `ldc` are the elements between
+    stored rows; A_i starts `i * stride_a` elements into A (0: one matrix for
+    every batch index), likewise B and C; D is dense. `a`, `b`, `c`, `bias`
+    and `d` index the kernel's arguments (inputs, then its output; -1:
+    absent). The runtime's graphc_gemm_desc has the same meaning.
+  }];
+  let parameters = (ins Exec_BoolParameter:$trans_a,
+                        Exec_BoolParameter:$trans_b,
+                        "int64_t":$m, "int64_t":$n, "int64_t":$k,
+                        "int64_t":$batch,
+                        "int64_t":$lda, "int64_t":$ldb, "int64_t":$ldc,
+                        "int64_t":$stride_a, "int64_t":$stride_b,
+                        "int64_t":$stride_c,
+                        Exec_F64Parameter:$alpha, Exec_F64Parameter:$beta,
+                        EnumParameter<Exec_GemmEpilogue>:$epilogue,
+                        "int64_t":$a, "int64_t":$b, "int64_t":$c,
+                        "int64_t":$bias, "int64_t":$d);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 class Exec_Op<string mnemonic, list<Trait> traits = []>
     : Op<Exec_Dialect, mnemonic, traits>;
 
@@ -80,6 +149,10 @@ def Exec_KernelOp : Exec_Op<"kernel", [Symbol, IsolatedFromAbove,
     `bytes_written` (the DRAM traffic of reading each input and writing each
     output once) and `flop_type` (the element type the arithmetic is done
     in, which picks the peak a roofline divides by).
+
+    A kernel with a `library` is computed by that vendor library: `gemm`
+    says what it computes, it is reached by exec.library_call steps, and
+    codegen generates no code (nor launch) for it.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        Exec_FusionKindAttr:$kind,
@@ -91,7 +164,9 @@ def Exec_KernelOp : Exec_Op<"kernel", [Symbol, IsolatedFromAbove,
                        OptionalAttr<I64Attr>:$flops,
                        OptionalAttr<I64Attr>:$bytes_read,
                        OptionalAttr<I64Attr>:$bytes_written,
-                       OptionalAttr<TypeAttr>:$flop_type);
+                       OptionalAttr<TypeAttr>:$flop_type,
+                       OptionalAttr<Exec_LibraryAttr>:$library,
+                       OptionalAttr<Exec_GemmAttr>:$gemm);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name $kind attr-dict-with-keyword $body";
   let hasVerifier = 1;
@@ -165,6 +240,21 @@ def Exec_LaunchOp : Exec_Op<"launch", [HasParent<"PlanOp">,
   let arguments = (ins FlatSymbolRefAttr:$kernel,
                        TypedArrayAttrBase<Exec_SlotAttr, "slot array">:$args);
   let assemblyFormat = "$kernel $args attr-dict";
+}
+
+def Exec_LibraryCallOp : Exec_Op<"library_call", [HasParent<"PlanOp">,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "run one library kernel on the given slots and workspace";
+  let description = [{
+    Like exec.launch, `args` holds one slot per input of the kernel, then
+    one per output; the kernel must have a `library`, whose call reads its
+    `gemm`. `workspace` is the arena scratch the library may use during the
+    call (`#exec.slot<none, 0, 0, 0>` when it gets none).
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$kernel,
+                       TypedArrayAttrBase<Exec_SlotAttr, "slot array">:$args,
+                       Exec_SlotAttr:$workspace);
+  let assemblyFormat = "$kernel $args `workspace` $workspace attr-dict";
 }
 
 def Exec_CopyOp : Exec_Op<"copy", [HasParent<"PlanOp">]> {

@@ -42,6 +42,17 @@ def Kernel_FusionKind : I32EnumAttr<"FusionKind", "kind of a fusion group", [
 
 def Kernel_FusionKindAttr : EnumAttr<Kernel_Dialect, Kernel_FusionKind, "kind">;
 
+def Kernel_Library : I32EnumAttr<"Library", "vendor library computing a fusion", [
+    I32EnumAttrCase<"cublaslt", 1>,
+  ]> {
+  let cppNamespace = "::graphc::kernel";
+  let genSpecializedAttr = 0;
+}
+
+def Kernel_LibraryAttr : EnumAttr<Kernel_Dialect, Kernel_Library, "library"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
 def Kernel_FusionOp : Op<Kernel_Dialect, "fusion", [
     IsolatedFromAbove, Pure,
     SingleBlockImplicitTerminator<"YieldOp">]> {
@@ -49,7 +60,9 @@ def Kernel_FusionOp : Op<Kernel_Dialect, "fusion", [
   let description = [{
     The region's block arguments are the fusion inputs; `kernel.yield`
     returns its results. Every tensor type inside is static once shapes are
-    specialised. Example:
+    specialised. A fusion with a `library` is computed by that vendor
+    library rather than by a generated kernel (graphc-select-library-calls
+    sets it, and the `workspace_bytes` of its schedule). Example:
     ```mlir
     %0 = kernel.fusion "add_3" pointwise(%a, %b) {hash = "f1d2...",
         schedule = {block_size = 256 : i64}}
@@ -62,7 +75,8 @@ def Kernel_FusionOp : Op<Kernel_Dialect, "fusion", [
   }];
   let arguments = (ins Variadic<AnyRankedTensor>:$inputs, StrAttr:$name,
                        Kernel_FusionKindAttr:$kind, StrAttr:$hash,
-                       DictionaryAttr:$schedule);
+                       DictionaryAttr:$schedule,
+                       OptionalAttr<Kernel_LibraryAttr>:$library);
   let results = (outs Variadic<AnyRankedTensor>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{

@@ -57,6 +57,24 @@ int bufferKind(exec::BufferKind kind) {
   return GRAPHC_BUFFER_NONE;
 }
 
+const char *gemmEpilogue(exec::GemmEpilogue epilogue) {
+  switch (epilogue) {
+  case exec::GemmEpilogue::none:
+    return "GRAPHC_EPILOGUE_NONE";
+  case exec::GemmEpilogue::relu:
+    return "GRAPHC_EPILOGUE_RELU";
+  case exec::GemmEpilogue::gelu_tanh:
+    return "GRAPHC_EPILOGUE_GELU_TANH";
+  }
+  return "GRAPHC_EPILOGUE_NONE";
+}
+
+/// The element type a library kernel computes in: its output's.
+int libraryDtype(exec::KernelOp kernel) {
+  Type type = kernel.getBody().front().getTerminator()->getOperand(0).getType();
+  return graph::toHostDtype(cast<RankedTensorType>(type).getElementType());
+}
+
 /// Everything the descriptor is made of, gathered from the exec module.
 struct ModelParts {
   SmallVector<exec::IOOp> inputs, outputs;
@@ -146,7 +164,10 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
     os << "#include <stdio.h>\n#include <stdlib.h>\n"
        << "#include \"HostKernels.h\"\n\n";
     std::set<std::string> declared;
-    for (exec::KernelOp kernel : parts.kernels)
+    for (exec::KernelOp kernel : parts.kernels) {
+      // The runtime computes library kernels itself.
+      if (kernel.getLibrary())
+        continue;
       for (Operation *op : computeOps(kernel)) {
         std::string mnemonic = op->getName().stripDialect().str();
         if (declared.insert(mnemonic).second)
@@ -154,9 +175,10 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
              << "(const gc_tensor *, int32_t, gc_tensor *, int32_t, "
                 "const gc_attrs *, char *, size_t);\n";
       }
+    }
     os << "\n";
     for (exec::KernelOp kernel : parts.kernels)
-      if (failed(emitCpuKernel(kernel, os)))
+      if (!kernel.getLibrary() && failed(emitCpuKernel(kernel, os)))
         return failure();
   }
 
@@ -177,12 +199,30 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
   emitTensorDescs(os, "kInputs", parts.inputs);
   emitTensorDescs(os, "kOutputs", parts.outputs);
 
-  // Kernel table.
+  // What library kernels compute, and the kernel table.
+  for (auto [i, kernel] : enumerate(parts.kernels))
+    if (exec::GemmAttr gemm = kernel.getGemmAttr())
+      os << "static const graphc_gemm_desc kGemm" << i << " = {"
+         << int(gemm.getTransA()) << ", " << int(gemm.getTransB()) << ", "
+         << gemm.getM() << "LL, " << gemm.getN() << "LL, " << gemm.getK()
+         << "LL, " << gemm.getBatch() << "LL, " << gemm.getLda() << "LL, "
+         << gemm.getLdb() << "LL, " << gemm.getLdc() << "LL, "
+         << gemm.getStrideA() << "LL, " << gemm.getStrideB() << "LL, "
+         << gemm.getStrideC() << "LL, "
+         << cppDoubleLiteral(gemm.getAlpha().convertToDouble()) << ", "
+         << cppDoubleLiteral(gemm.getBeta().convertToDouble()) << ", "
+         << gemmEpilogue(gemm.getEpilogue()) << ", "
+         // Products accumulate in f32 whatever the element type.
+         << libraryDtype(kernel) << ", 1, "
+         << gemm.getA() << ", " << gemm.getB() << ", " << gemm.getC() << ", "
+         << gemm.getBias() << ", " << gemm.getD() << ", "
+         // The workspace follows the kernel's arguments.
+         << gemm.getD() + 1 << "};\n";
   llvm::StringMap<unsigned> kernelIndex;
   os << "static const graphc_kernel_desc kKernels[] = {\n";
   for (auto [i, kernel] : enumerate(parts.kernels)) {
     kernelIndex[kernel.getSymName()] = i;
-    if (options.cudaTarget && !kernel.getGrid())
+    if (options.cudaTarget && !kernel.getGrid() && !kernel.getLibrary())
       return kernel.emitOpError("has no launch: cuda codegen sets it");
     std::string nodes;
     for (auto [j, node] : enumerate(kernel.getOnnxNodes()))
@@ -190,15 +230,23 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
     os << "  {" << cppStringLiteral(kernel.getSymName()) << ", "
        << cppStringLiteral(kernel::stringifyFusionKind(kernel.getKind())) << ", "
        << cppStringLiteral(nodes) << ", 0x" << kernel.getHash() << "ull, "
-       << (options.cudaTarget ? "nullptr" : cpuKernelSymbol(kernel)) << ", "
-       << kernel.getFlops().value_or(0) << "ull, "
+       << (options.cudaTarget || kernel.getLibrary() ? "nullptr"
+                                                     : cpuKernelSymbol(kernel))
+       << ", " << kernel.getFlops().value_or(0) << "ull, "
        << kernel.getBytesRead().value_or(0) << "ull, "
        << kernel.getBytesWritten().value_or(0) << "ull, "
        << (kernel.getFlopType() ? graph::toHostDtype(*kernel.getFlopType()) : 0)
+       << ", "
+       << (kernel.getLibrary() ? "GRAPHC_LIBRARY_CUBLASLT"
+                               : "GRAPHC_LIBRARY_NONE")
+       << ", "
+       << (kernel.getGemm() ? "&kGemm" + std::to_string(i)
+                            : std::string("nullptr"))
        << "},\n";
   }
   if (parts.kernels.empty())
-    os << "  {nullptr, nullptr, nullptr, 0, nullptr, 0, 0, 0, 0},\n";
+    os << "  {nullptr, nullptr, nullptr, 0, nullptr, 0, 0, 0, 0, 0, "
+          "nullptr},\n";
   os << "};\n";
 
   // Plans. The arguments of all of a plan's steps are one array that each
@@ -209,6 +257,12 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
     auto slotsOf = [&](Operation &step) -> ArrayAttr {
       if (auto launch = dyn_cast<exec::LaunchOp>(step))
         return launch.getArgs();
+      if (auto call = dyn_cast<exec::LibraryCallOp>(step)) {
+        SmallVector<Attribute> slots(call.getArgs().begin(),
+                                     call.getArgs().end());
+        slots.push_back(call.getWorkspace());
+        return ArrayAttr::get(module.getContext(), slots);
+      }
       if (auto copy = dyn_cast<exec::CopyOp>(step))
         return ArrayAttr::get(module.getContext(),
                               {copy.getSource(), copy.getTarget()});
@@ -255,6 +309,11 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
            << grid[2] << "}, {" << block[0] << ", " << block[1] << ", "
            << block[2] << "}, " << sharedBytes << ", "
            << launch.getArgs().size() << ", " << args << "},\n";
+      } else if (auto call = dyn_cast<exec::LibraryCallOp>(step)) {
+        os << "  {GRAPHC_STEP_LIBRARY_CALL, "
+           << kernelIndex.lookup(call.getKernel())
+           << ", {0, 0, 0}, {0, 0, 0}, 0, " << call.getArgs().size() + 1
+           << ", " << args << "},\n";
       } else if (isa<exec::CopyOp>(step)) {
         os << "  {GRAPHC_STEP_COPY, -1, {0, 0, 0}, {0, 0, 0}, 0, 2, " << args
            << "},\n";

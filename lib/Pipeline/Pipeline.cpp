@@ -106,8 +106,12 @@ llvm::Error generateCuda(ModuleOp module, const CompileOptions &options,
                          std::string &source) {
   source = codegen::cudaModulePreamble().str();
   source += "\n";
-  auto kernels = module.getOps<exec::KernelOp>();
-  int64_t total = std::distance(kernels.begin(), kernels.end());
+  // Library kernels have no code: the runtime calls the library.
+  SmallVector<exec::KernelOp> kernels;
+  for (auto kernel : module.getOps<exec::KernelOp>())
+    if (!kernel.getLibrary())
+      kernels.push_back(kernel);
+  int64_t total = kernels.size();
   int64_t done = 0;
   for (auto kernel : kernels) {
     if (options.progress)
@@ -136,15 +140,17 @@ llvm::Error generateCuda(ModuleOp module, const CompileOptions &options,
 
 /// What was written: what memory planning saved, what the artifact holds.
 struct CompileSummary {
-  int64_t kernels = 0, steps = 0, plans = 0, weightBytes = 0, arenaBytes = 0,
-          intermediateBytes = 0;
+  int64_t kernels = 0, libraryKernels = 0, steps = 0, plans = 0,
+          weightBytes = 0, arenaBytes = 0, intermediateBytes = 0;
 };
 
 CompileSummary summarize(ModuleOp module) {
   CompileSummary summary;
   for (Operation &op : module.getBody()->getOperations()) {
-    if (isa<exec::KernelOp>(op))
+    if (auto kernel = dyn_cast<exec::KernelOp>(op)) {
       ++summary.kernels;
+      summary.libraryKernels += kernel.getLibrary().has_value();
+    }
     if (auto weight = dyn_cast<exec::WeightOp>(op)) {
       summary.weightBytes = std::max<int64_t>(
           summary.weightBytes,
@@ -187,8 +193,11 @@ void printSummary(const CompileSummary &summary, const CompileOptions &options,
                   llvm::raw_ostream &out) {
   out << "wrote " << options.outputPath << " (" << describeTarget(options)
       << (options.targetIsDefault ? ": " + targetReason(options) : "")
-      << "): " << summary.kernels << " kernels, " << summary.steps
-      << " steps"
+      << "): " << summary.kernels << " kernels"
+      << (summary.libraryKernels
+              ? " (" + std::to_string(summary.libraryKernels) + " cuBLASLt)"
+              : std::string())
+      << ", " << summary.steps << " steps"
       << (summary.plans > 1 ? " in " + std::to_string(summary.plans) +
                                   " bucket plans"
                             : std::string())
@@ -213,6 +222,7 @@ ProgressFields summaryFields(const CompileSummary &summary,
       {"target_source", options.targetIsDefault ? "default" : "flag"},
       {"sms", std::move(sms)},
       {"kernels", summary.kernels},
+      {"library_kernels", summary.libraryKernels},
       {"steps", summary.steps},
       {"plans", summary.plans},
       {"arena_bytes", summary.arenaBytes},
@@ -397,6 +407,11 @@ llvm::Error compileModel(const CompileOptions &options,
     return e;
   if (failed(formFusionGroups(module, /*fuse=*/!options.noFusion)))
     return diagnostics.takeError("fusion failed");
+  if (usesLibraries(options) &&
+      failed(selectLibraryCalls(module, options.target == Target::cuda
+                                            ? kLibraryWorkspaceBytes
+                                            : 0)))
+    return diagnostics.takeError("selecting library calls failed");
   if (failed(verify(module)))
     return diagnostics.takeError("fused IR does not verify");
   if (options.emit == EmitStage::kernel) {
@@ -444,7 +459,8 @@ llvm::Error compileModel(const CompileOptions &options,
       stage("emulation_compile");
       std::vector<std::string> kernels;
       for (auto kernel : module.getOps<exec::KernelOp>())
-        kernels.push_back(kernel.getSymName().str());
+        if (!kernel.getLibrary())
+          kernels.push_back(kernel.getSymName().str());
       auto image = codegen::compileCudaEmulationModule(cudaSource, kernels,
                                                        options.keepDir);
       if (!image)

@@ -28,6 +28,13 @@ enum class EmitStage {
   source, ///< the generated C++ (cpu) or CUDA (cuda) source
 };
 
+/// Which GEMMs are left to vendor libraries (--libraries).
+enum class Libraries {
+  automatic, ///< cuBLASLt on the cuda target, none on cpu
+  none,      ///< every GEMM is a generated kernel
+  cublaslt,  ///< cuBLASLt (on cpu: the runtime's reference GEMM)
+};
+
 /// Everything `graphc compile` takes.
 struct CompileOptions {
   std::string inputPath;
@@ -54,6 +61,7 @@ struct CompileOptions {
   /// One kernel per graph op (views stay views): the baseline that fusion's
   /// figures and A/B timings compare against.
   bool noFusion = false;
+  Libraries libraries = Libraries::automatic;
   EmitStage emit = EmitStage::none;
   /// Weights in `<output>.weights` beside the .so instead of inside it.
   bool weightsSideFile = false;
@@ -77,6 +85,17 @@ struct CompileOptions {
 /// memory of a typical inference machine (cpu) or a data-centre GPU (cuda).
 constexpr uint64_t kDefaultMaxTensorBytesCpu = uint64_t(16) << 30;
 constexpr uint64_t kDefaultMaxTensorBytesCuda = uint64_t(80) << 30;
+
+/// Arena scratch per cuBLASLt call: what its split-K and stream-K
+/// algorithms on Hopper may ask for.
+constexpr int64_t kLibraryWorkspaceBytes = int64_t(32) << 20;
+
+/// Whether `options` hands GEMMs to a library.
+inline bool usesLibraries(const CompileOptions &options) {
+  return options.libraries == Libraries::cublaslt ||
+         (options.libraries == Libraries::automatic &&
+          options.target == Target::cuda);
+}
 
 /// Registers every dialect graphc's IR can hold.
 void registerGraphcDialects(mlir::DialectRegistry &registry);

@@ -164,6 +164,7 @@ private:
   void readElf();
   void readRelocations(const Elf64_Shdr &section);
   ArtifactTensor readTensor(uint64_t vaddr, const std::string &what);
+  ArtifactGemm readGemm(uint64_t vaddr, const std::string &what);
   ArtifactPlan readPlan(uint64_t vaddr, const ArtifactView &view,
                         const std::string &what);
 
@@ -303,6 +304,42 @@ ArtifactTensor Reader::readTensor(uint64_t vaddr, const std::string &what) {
   return tensor;
 }
 
+ArtifactGemm Reader::readGemm(uint64_t vaddr, const std::string &what) {
+  std::string record = what + "'s GEMM";
+  const char *w = record.c_str();
+  fileOffsetOf(vaddr, sizeof(graphc_gemm_desc), w);
+  charge(sizeof(graphc_gemm_desc), w);
+  ArtifactGemm gemm;
+#define GRAPHC_GEMM_FIELD(member, field)                                       \
+  gemm.member = loaded<decltype(gemm.member)>(                                 \
+      vaddr + offsetof(graphc_gemm_desc, field), w)
+  GRAPHC_GEMM_FIELD(transA, trans_a);
+  GRAPHC_GEMM_FIELD(transB, trans_b);
+  GRAPHC_GEMM_FIELD(m, m);
+  GRAPHC_GEMM_FIELD(n, n);
+  GRAPHC_GEMM_FIELD(k, k);
+  GRAPHC_GEMM_FIELD(batch, batch);
+  GRAPHC_GEMM_FIELD(lda, lda);
+  GRAPHC_GEMM_FIELD(ldb, ldb);
+  GRAPHC_GEMM_FIELD(ldc, ldc);
+  GRAPHC_GEMM_FIELD(strideA, stride_a);
+  GRAPHC_GEMM_FIELD(strideB, stride_b);
+  GRAPHC_GEMM_FIELD(strideC, stride_c);
+  GRAPHC_GEMM_FIELD(alpha, alpha);
+  GRAPHC_GEMM_FIELD(beta, beta);
+  GRAPHC_GEMM_FIELD(epilogue, epilogue);
+  GRAPHC_GEMM_FIELD(dtype, dtype);
+  GRAPHC_GEMM_FIELD(computeDtype, compute_dtype);
+  GRAPHC_GEMM_FIELD(aArg, a_arg);
+  GRAPHC_GEMM_FIELD(bArg, b_arg);
+  GRAPHC_GEMM_FIELD(cArg, c_arg);
+  GRAPHC_GEMM_FIELD(biasArg, bias_arg);
+  GRAPHC_GEMM_FIELD(dArg, d_arg);
+  GRAPHC_GEMM_FIELD(workspaceArg, workspace_arg);
+#undef GRAPHC_GEMM_FIELD
+  return gemm;
+}
+
 ArtifactPlan Reader::readPlan(uint64_t vaddr, const ArtifactView &view,
                               const std::string &what) {
   const char *w = what.c_str();
@@ -428,6 +465,17 @@ void Reader::read() {
         loaded<uint64_t>(at + offsetof(graphc_kernel_desc, bytes_written), kw);
     kernel.flopDtype =
         loaded<int32_t>(at + offsetof(graphc_kernel_desc, flop_dtype), kw);
+    kernel.library =
+        loaded<int32_t>(at + offsetof(graphc_kernel_desc, library), kw);
+    if (!libraryName(kernel.library))
+      malformed(what + " has unknown library " +
+                std::to_string(kernel.library));
+    uint64_t gemm = pointerAt(at + offsetof(graphc_kernel_desc, gemm), kw);
+    if ((kernel.library != GRAPHC_LIBRARY_NONE) != (gemm != 0))
+      malformed(what + (gemm ? " has a GEMM record but calls no library"
+                             : " calls a library without a GEMM record"));
+    if (gemm)
+      kernel.gemm = readGemm(gemm, what);
     view.kernels.push_back(std::move(kernel));
   }
   auto [images, numImages] =
@@ -571,6 +619,30 @@ const char *graphc::rt::imageFormatName(int32_t format) {
     return "ptx";
   case GRAPHC_IMAGE_HOST_EMULATION:
     return "host-emulation";
+  default:
+    return nullptr;
+  }
+}
+
+const char *graphc::rt::libraryName(int32_t library) {
+  switch (library) {
+  case GRAPHC_LIBRARY_NONE:
+    return "";
+  case GRAPHC_LIBRARY_CUBLASLT:
+    return "cublaslt";
+  default:
+    return nullptr;
+  }
+}
+
+const char *graphc::rt::epilogueName(int32_t epilogue) {
+  switch (epilogue) {
+  case GRAPHC_EPILOGUE_NONE:
+    return "none";
+  case GRAPHC_EPILOGUE_RELU:
+    return "relu";
+  case GRAPHC_EPILOGUE_GELU_TANH:
+    return "gelu_tanh";
   default:
     return nullptr;
   }

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,12 +55,28 @@ struct ArtifactPlan {
   std::vector<ArtifactStep> steps;
 };
 
+/// What a library kernel computes (graphc_gemm_desc).
+struct ArtifactGemm {
+  int32_t transA = 0, transB = 0;
+  int64_t m = 0, n = 0, k = 0, batch = 0;
+  int64_t lda = 0, ldb = 0, ldc = 0;
+  int64_t strideA = 0, strideB = 0, strideC = 0;
+  double alpha = 0, beta = 0;
+  int32_t epilogue = 0; // graphc_gemm_epilogue
+  int32_t dtype = 0, computeDtype = 0;
+  int32_t aArg = -1, bArg = -1, cArg = -1, biasArg = -1, dArg = -1,
+          workspaceArg = -1;
+};
+
 struct ArtifactKernel {
   std::string name, kind, onnxNodes;
   uint64_t contentHash = 0;
   /// The cost model of one launch (graphc_kernel_desc).
   uint64_t flops = 0, bytesRead = 0, bytesWritten = 0;
   int32_t flopDtype = 0;
+  /// graphc_library, and for a library kernel its GEMM.
+  int32_t library = 0;
+  std::optional<ArtifactGemm> gemm;
 };
 
 struct ArtifactImage {
@@ -129,6 +146,14 @@ std::string sealArtifact(std::vector<char> &bytes);
 /// "cubin", "ptx" or "host-emulation"; null for a value that is not a
 /// graphc_image_format.
 const char *imageFormatName(int32_t format);
+
+/// "cublaslt" (as `graphc inspect` lists it), "" for GRAPHC_LIBRARY_NONE;
+/// null for a value that is not a graphc_library.
+const char *libraryName(int32_t library);
+
+/// "none", "relu" or "gelu_tanh"; null for a value that is not a
+/// graphc_gemm_epilogue.
+const char *epilogueName(int32_t epilogue);
 
 } // namespace graphc::rt
 

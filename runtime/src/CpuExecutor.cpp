@@ -3,6 +3,7 @@
 
 #include "runtime/src/Binding.h"
 #include "runtime/src/Model.h"
+#include "runtime/src/ReferenceGemm.h"
 #include "runtime/src/Status.h"
 
 #include <cstring>
@@ -45,18 +46,20 @@ graphc::rt::runCpuPlan(const graphc_model &model, const graphc_plan_desc &plan,
       continue;
     }
     const graphc_kernel_desc &kernel = model.desc->kernels[step.kernel];
-    char message[512] = {0};
-    if (kernel.host_fn(args, message, sizeof(message)) != 0) {
+    std::string failure;
+    if (step.kind == GRAPHC_STEP_LIBRARY_CALL) {
+      if (runReferenceGemm(*kernel.gemm, args, failure))
+        continue;
+    } else {
+      char message[512] = {0};
+      if (kernel.host_fn(args, message, sizeof(message)) == 0)
+        continue;
       message[sizeof(message) - 1] = 0;
-      return makeStatus(
-          GRAPHC_INTERNAL,
-          "kernel '" + std::string(kernel.name) + "'" +
-              (kernel.onnx_nodes && kernel.onnx_nodes[0]
-                   ? " (ONNX nodes " + std::string(kernel.onnx_nodes) + ")"
-                   : std::string()) +
-              " failed in plan '" + plan.name + "' step " + std::to_string(s) +
-              ": " + (message[0] ? message : "no message"));
+      failure = message[0] ? message : "no message";
     }
+    return makeStatus(GRAPHC_INTERNAL,
+                      describeKernel(kernel) + " failed in plan '" + plan.name +
+                          "' step " + std::to_string(s) + ": " + failure);
   }
   return nullptr;
 }

@@ -1,6 +1,7 @@
 //===- CudaModel.cpp - per-device modules and weights of a model ----------===//
 #include "runtime/src/CudaModel.h"
 
+#include "runtime/src/CublasLtGemm.h"
 #include "runtime/src/Model.h"
 #include "runtime/src/Status.h"
 
@@ -57,6 +58,8 @@ graphc_status queryDevice(const cu::Driver &drv, int32_t ordinal,
   return nullptr;
 }
 
+/// Sets `image` to the image to load on device `ordinal`, or -1 for a model
+/// without images (nothing but library kernels).
 graphc_status checkCoverage(const graphc_model &model, const cu::Driver &drv,
                             int32_t ordinal, cu::Device &device,
                             int32_t &image) {
@@ -64,6 +67,9 @@ graphc_status checkCoverage(const graphc_model &model, const cu::Driver &drv,
   std::string name;
   if (graphc_status status = queryDevice(drv, ordinal, device, sm, name))
     return status;
+  image = -1;
+  if (model.desc->num_images == 0)
+    return nullptr;
   std::string error;
   image = selectImage(*model.desc, sm, error);
   if (image < 0)
@@ -95,6 +101,18 @@ graphc_status checkCoverage(const graphc_model &model, const cu::Driver &drv,
               std::to_string(sm) + " for a cubin)");
   }
   return nullptr;
+}
+/// A status for a failed driver call while setting up device `ordinal`; a
+/// sticky error poisons the device.
+graphc_status deviceFailure(const cu::Driver &drv, int32_t ordinal,
+                            const std::string &what, cu::Result result) {
+  std::string message = what + " on CUDA device " + std::to_string(ordinal) +
+                        ": " + drv.describe(result);
+  if (cu::isStickyError(result))
+    cu::poisonDevice(ordinal, message);
+  return makeStatus(result == cu::kErrorOutOfMemory ? GRAPHC_RESOURCE_EXHAUSTED
+                                                    : GRAPHC_INTERNAL,
+                    message);
 }
 } // namespace
 
@@ -187,7 +205,24 @@ graphc_status CudaModel::create(const graphc_model &model, int32_t ordinal,
   int32_t image;
   if (graphc_status status = checkCoverage(model, *drv, ordinal, device, image))
     return status;
-  out.reset(new CudaModel(*drv));
+  // cuBLASLt only when a kernel calls it, and every such GEMM one it runs.
+  const lt::Library *cublasLt = nullptr;
+  const graphc_model_desc &desc = *model.desc;
+  for (int32_t k = 0; k < desc.num_kernels; ++k) {
+    const graphc_kernel_desc &kernel = desc.kernels[k];
+    if (kernel.library != GRAPHC_LIBRARY_CUBLASLT)
+      continue;
+    std::string why;
+    if (!cublasLt && !(cublasLt = lt::getLibrary(why)))
+      return makeStatus(GRAPHC_UNAVAILABLE, "model '" + model.path + "' " +
+                                                describeKernel(kernel) +
+                                                " calls cuBLASLt: " + why);
+    if (!cublasLtSupports(*kernel.gemm, why))
+      return makeStatus(GRAPHC_UNIMPLEMENTED,
+                        "model '" + model.path + "' " + describeKernel(kernel) +
+                            " cannot run on cuBLASLt: " + why);
+  }
+  out.reset(new CudaModel(*drv, cublasLt));
   return nullptr;
 }
 
@@ -237,36 +272,14 @@ graphc_status CudaModel::acquire(const graphc_model &model, int32_t ordinal,
   return nullptr;
 }
 
-graphc_status CudaModel::setUp(const graphc_model &model, CudaDevice &state) {
+graphc_status CudaModel::loadImage(const graphc_model &model, CudaDevice &state,
+                                   int32_t image) {
   const graphc_model_desc &desc = *model.desc;
-  int32_t image;
-  if (graphc_status status =
-          checkCoverage(model, drv, state.ordinal, state.device, image))
-    return status;
   auto fail = [&](const std::string &what, cu::Result result) {
-    std::string message = what + " on CUDA device " +
-                          std::to_string(state.ordinal) + ": " +
-                          drv.describe(result);
-    if (cu::isStickyError(result))
-      cu::poisonDevice(state.ordinal, message);
-    return makeStatus(result == cu::kErrorOutOfMemory
-                          ? GRAPHC_RESOURCE_EXHAUSTED
-                          : GRAPHC_INTERNAL,
-                      message);
+    return deviceFailure(drv, state.ordinal, what, result);
   };
-  cu::Result result = drv.primaryCtxRetain(&state.context, state.device);
-  if (result != cu::kSuccess) {
-    state.context = nullptr;
-    return fail("cannot retain the primary context", result);
-  }
-  cu::ContextGuard guard(drv, state.context);
-  if (guard.result() != cu::kSuccess)
-    return fail("cannot make the context current", guard.result());
-  // Module loads and allocations are never part of a captured graph.
-  cu::RelaxedCaptureGuard relaxed(drv);
-
   const graphc_image_desc &chosen = desc.images[image];
-  result = drv.moduleLoadData(&state.module, chosen.data);
+  cu::Result result = drv.moduleLoadData(&state.module, chosen.data);
   if (result == cu::kErrorUnsupportedPtxVersion) {
     state.module = nullptr;
     int version = 0;
@@ -299,8 +312,10 @@ graphc_status CudaModel::setUp(const graphc_model &model, CudaDevice &state) {
                     " of '" + model.path + "'",
                 result);
   }
-  state.functions.resize(desc.num_kernels);
   for (int32_t k = 0; k < desc.num_kernels; ++k) {
+    // Library kernels are in no image.
+    if (desc.kernels[k].library != GRAPHC_LIBRARY_NONE)
+      continue;
     result = drv.moduleGetFunction(&state.functions[k], state.module,
                                    desc.kernels[k].name);
     if (result != cu::kSuccess)
@@ -332,6 +347,33 @@ graphc_status CudaModel::setUp(const graphc_model &model, CudaDevice &state) {
                       " bytes of shared memory, more than the device allows",
                   result);
   }
+  return nullptr;
+}
+
+graphc_status CudaModel::setUp(const graphc_model &model, CudaDevice &state) {
+  const graphc_model_desc &desc = *model.desc;
+  int32_t image;
+  if (graphc_status status =
+          checkCoverage(model, drv, state.ordinal, state.device, image))
+    return status;
+  auto fail = [&](const std::string &what, cu::Result result) {
+    return deviceFailure(drv, state.ordinal, what, result);
+  };
+  cu::Result result = drv.primaryCtxRetain(&state.context, state.device);
+  if (result != cu::kSuccess) {
+    state.context = nullptr;
+    return fail("cannot retain the primary context", result);
+  }
+  cu::ContextGuard guard(drv, state.context);
+  if (guard.result() != cu::kSuccess)
+    return fail("cannot make the context current", guard.result());
+  // Module loads and allocations are never part of a captured graph.
+  cu::RelaxedCaptureGuard relaxed(drv);
+
+  state.functions.assign(desc.num_kernels, nullptr);
+  if (image >= 0)
+    if (graphc_status status = loadImage(model, state, image))
+      return status;
   if (desc.weights_size) {
     result = drv.memAlloc(&state.weights, desc.weights_size);
     if (result != cu::kSuccess) {

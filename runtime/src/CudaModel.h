@@ -3,6 +3,7 @@
 #define GRAPHC_RUNTIME_SRC_CUDAMODEL_H
 
 #include "graphc/runtime.h"
+#include "runtime/src/CublasLt.h"
 #include "runtime/src/CudaDriver.h"
 
 #include <memory>
@@ -36,8 +37,10 @@ struct CudaDevice {
   int32_t ordinal = 0;
   cu::Device device = 0;
   cu::Context context = nullptr;
+  /// Null when the model has no image (only library kernels).
   cu::Module module = nullptr;
-  std::vector<cu::Function> functions; ///< One per descriptor kernel.
+  /// One per descriptor kernel; null for library kernels.
+  std::vector<cu::Function> functions;
   cu::DevicePtr weights = 0;
 };
 
@@ -46,7 +49,8 @@ struct CudaDevice {
 class CudaModel {
 public:
   /// Loads the driver and checks that device `ordinal` exists and that one
-  /// of the model's images covers its SM.
+  /// of the model's images covers its SM; loads cuBLASLt when a kernel
+  /// calls it.
   static graphc_status create(const graphc_model &model, int32_t ordinal,
                               std::unique_ptr<CudaModel> &out);
   ~CudaModel();
@@ -57,12 +61,18 @@ public:
                         CudaDevice *&out);
 
   const cu::Driver &driver() const { return drv; }
+  /// cuBLASLt; null when no kernel calls it.
+  const lt::Library *cublasLt() const { return lt; }
 
 private:
-  explicit CudaModel(const cu::Driver &drv) : drv(drv) {}
+  CudaModel(const cu::Driver &drv, const lt::Library *lt) : drv(drv), lt(lt) {}
   graphc_status setUp(const graphc_model &model, CudaDevice &state);
+  /// Loads image `image` and finds the generated kernels in it.
+  graphc_status loadImage(const graphc_model &model, CudaDevice &state,
+                          int32_t image);
 
   const cu::Driver &drv;
+  const lt::Library *lt;
   std::mutex mutex;
   std::vector<std::unique_ptr<CudaDevice>> devices;
 };

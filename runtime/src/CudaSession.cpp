@@ -2,13 +2,12 @@
 #include "runtime/src/CudaSession.h"
 
 #include "runtime/src/Binding.h"
-#include "runtime/src/Staging.h"
-
-#include "runtime/src/Binding.h"
 #include "runtime/src/DescriptorCheck.h"
 #include "runtime/src/Model.h"
+#include "runtime/src/Staging.h"
 #include "runtime/src/Status.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -38,11 +37,83 @@ CudaSession::CudaSession(const graphc_model &model, CudaDevice &device,
       argPointers(model.maxStepArgs + 2) {}
 
 std::string CudaSession::describeKernel(int32_t kernel) const {
-  const graphc_kernel_desc &desc = model.desc->kernels[kernel];
-  std::string text = "kernel '" + std::string(desc.name) + "'";
-  if (desc.onnx_nodes && *desc.onnx_nodes)
-    text += std::string(" (ONNX nodes ") + desc.onnx_nodes + ")";
-  return text;
+  return graphc::rt::describeKernel(model.desc->kernels[kernel]);
+}
+
+graphc_status CudaSession::libraryError(graphc_code code,
+                                        const std::string &what,
+                                        const std::string &failure) const {
+  return makeStatus(code, what + " on cuda:" + std::to_string(device.ordinal) +
+                              " for model '" + model.path + "': " + failure);
+}
+
+uint32_t CudaSession::pointerAlignment(const graphc_buffer_ref &ref,
+                                       uint64_t elementBytes) const {
+  bool caller =
+      ref.kind == GRAPHC_BUFFER_INPUT || ref.kind == GRAPHC_BUFFER_OUTPUT;
+  uint64_t alignment = caller && !useGraphs ? elementBytes : GRAPHC_ALIGNMENT;
+  uint64_t offsetBit = ref.offset & (~ref.offset + 1);
+  if (offsetBit && offsetBit < alignment)
+    alignment = offsetBit;
+  return static_cast<uint32_t>(alignment);
+}
+
+graphc_status CudaSession::prepareLibraryKernels() {
+  const lt::Library *library = model.cuda->cublasLt();
+  if (!library)
+    return nullptr;
+  const graphc_model_desc &desc = *model.desc;
+  // Per kernel, over every step that calls it: the smallest workspace and
+  // the least alignment of each operand. UINT64_MAX: no step calls it.
+  std::vector<uint64_t> workspace(desc.num_kernels, UINT64_MAX);
+  std::vector<GemmAlignment> alignment(desc.num_kernels);
+  for (int32_t p = 0; p < desc.num_plans; ++p) {
+    for (int32_t s = 0; s < desc.plans[p].num_steps; ++s) {
+      const graphc_step_desc &step = desc.plans[p].steps[s];
+      if (step.kind != GRAPHC_STEP_LIBRARY_CALL)
+        continue;
+      const graphc_gemm_desc &gemm = *desc.kernels[step.kernel].gemm;
+      const graphc_buffer_ref &scratch = step.args[gemm.workspace_arg];
+      uint64_t bytes = scratch.kind == GRAPHC_BUFFER_NONE ? 0 : scratch.size;
+      workspace[step.kernel] = std::min(workspace[step.kernel], bytes);
+      uint64_t elementBytes = graphc_dtype_size(gemm.dtype);
+      GemmAlignment &least = alignment[step.kernel];
+      auto narrow = [&](uint32_t &to, int32_t arg) {
+        if (arg >= 0)
+          to = std::min(to, pointerAlignment(step.args[arg], elementBytes));
+      };
+      narrow(least.a, gemm.a_arg);
+      narrow(least.b, gemm.b_arg);
+      narrow(least.c, gemm.c_arg);
+      narrow(least.bias, gemm.bias_arg);
+      narrow(least.d, gemm.d_arg);
+    }
+  }
+  std::string where = "on cuda:" + std::to_string(device.ordinal) +
+                      " for model '" + model.path + "'";
+  // Like an allocation, never part of a capture.
+  cu::RelaxedCaptureGuard relaxed(drv);
+  lt::Status status = library->create(&ltHandle);
+  if (status != lt::kSuccess) {
+    ltHandle = nullptr;
+    return makeStatus(GRAPHC_INTERNAL, "cannot create a cuBLASLt handle " +
+                                           where + ": " +
+                                           library->describe(status));
+  }
+  gemms.resize(desc.num_kernels);
+  for (int32_t k = 0; k < desc.num_kernels; ++k) {
+    if (desc.kernels[k].library != GRAPHC_LIBRARY_CUBLASLT ||
+        workspace[k] == UINT64_MAX)
+      continue;
+    std::string why;
+    graphc_code code =
+        CublasLtGemm::create(*library, ltHandle, *desc.kernels[k].gemm,
+                             workspace[k], alignment[k], gemms[k], why);
+    if (code != GRAPHC_OK)
+      return makeStatus(code, "cannot run " + describeKernel(k) +
+                                  " on cuBLASLt " + where + ": " + why);
+  }
+  return nullptr;
 }
 
 graphc_status CudaSession::error(const std::string &what,
@@ -159,6 +230,9 @@ graphc_status CudaSession::create(const graphc_model &model, CudaDevice &device,
   if (result != cu::kSuccess)
     return session->error("cannot clear the error record", result);
 
+  if (graphc_status status = session->prepareLibraryKernels())
+    return status;
+
   if (session->useGraphs && (flags & GRAPHC_SESSION_EAGER_CAPTURE)) {
     for (int32_t p = 0; p < desc.num_plans; ++p) {
       if (graphc_status status = session->capture(p))
@@ -178,6 +252,9 @@ CudaSession::~CudaSession() {
   // Work queued by an asynchronous run may still read the block.
   if (stream)
     drv.streamSynchronize(stream);
+  gemms.clear();
+  if (ltHandle)
+    model.cuda->cublasLt()->destroy(ltHandle);
   if (callerReady)
     drv.eventDestroy(callerReady);
   if (runDone)
@@ -229,6 +306,15 @@ graphc_status CudaSession::enqueue(const graphc_plan_desc &plan,
         continue;
       result = drv.memcpyDtoDAsync(argValues[1], argValues[0],
                                    step.args[1].size, stream);
+    } else if (step.kind == GRAPHC_STEP_LIBRARY_CALL) {
+      const graphc_gemm_desc &gemm = *model.desc->kernels[step.kernel].gemm;
+      std::string failure;
+      graphc_code code = gemms[step.kernel]->enqueue(
+          argValues.data(), step.args[gemm.workspace_arg].size, stream,
+          failure);
+      if (code != GRAPHC_OK)
+        return libraryError(code, what + " failed to launch", failure);
+      result = cu::kSuccess;
     } else {
       argPointers[step.num_args] = &errorArg;
       argPointers[step.num_args + 1] = &stepArg;

@@ -11,6 +11,11 @@
 // (invalid while any other stream of the context is being captured) and
 // never on the legacy stream.
 //
+// Library steps (GRAPHC_STEP_LIBRARY_CALL) queue cublasLtMatmul on the same
+// stream; the session owns a cuBLASLt handle and, per library kernel, the
+// matmul built at creation (CublasLtGemm), so runs allocate nothing and
+// capture like launches.
+//
 // Kernels that check their indices report an out-of-range index in the
 // session's error record (64-bit words in device memory: flag, launch site,
 // value, its valid range, what it is; first fault wins), which each run copies
@@ -25,6 +30,7 @@
 
 #include "graphc/runtime.h"
 #include "runtime/src/Binding.h"
+#include "runtime/src/CublasLtGemm.h"
 #include "runtime/src/CudaModel.h"
 
 #include <memory>
@@ -73,6 +79,14 @@ private:
   graphc_status enqueue(const graphc_plan_desc &plan,
                         const std::vector<cu::DevicePtr> &inputs,
                         const std::vector<cu::DevicePtr> &outputs);
+  /// Creates the cuBLASLt handle and builds every library kernel's GEMM for
+  /// the smallest workspace and the alignment its steps give it.
+  graphc_status prepareLibraryKernels();
+  /// The pointer alignment this session guarantees for `ref` (elements of
+  /// `elementBytes`): 256 for the arena, weights and staging, element size
+  /// for a caller's tensor used directly, less for an odd offset.
+  uint32_t pointerAlignment(const graphc_buffer_ref &ref,
+                            uint64_t elementBytes) const;
   /// Captures `plan` against the staging buffers into graphs[plan].
   graphc_status capture(int32_t plan);
   /// Runs `plan` on the staging buffers: its graph (captured on first use),
@@ -94,6 +108,9 @@ private:
   /// A status for a failed driver call. A sticky error (illegal address,
   /// ...) poisons the device: this and every later call fail with `what`.
   graphc_status error(const std::string &what, cu::Result result) const;
+  /// A status for a failed library call: `code` and `what` with `failure`.
+  graphc_status libraryError(graphc_code code, const std::string &what,
+                             const std::string &failure) const;
   /// "kernel 'k' (ONNX nodes A, B)".
   std::string describeKernel(int32_t kernel) const;
 
@@ -117,6 +134,10 @@ private:
   unsigned long long *hostRecord = nullptr; ///< Pinned, 8 words.
   std::vector<cu::DevicePtr> inputStaging, outputStaging;
   std::vector<cu::GraphExec> graphs; ///< Per plan, null until captured.
+  /// cuBLASLt: the handle, and per kernel its GEMM (null for generated
+  /// kernels); none when the model has no library kernel.
+  lt::Handle ltHandle = nullptr;
+  std::vector<std::unique_ptr<CublasLtGemm>> gemms;
   /// Per input: host bytes of its pad value for patterns memset cannot
   /// write, made on first use.
   std::vector<std::vector<unsigned char>> padSource;

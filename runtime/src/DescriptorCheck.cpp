@@ -2,7 +2,11 @@
 #include "runtime/src/DescriptorCheck.h"
 
 #include "graphc/runtime.h"
+#include "lib/Support/CheckedArith.h"
 #include "runtime/src/Dtype.h"
+
+#include <cmath>
+#include <optional>
 
 using namespace graphc::rt;
 
@@ -97,6 +101,229 @@ std::string checkBufferRef(const graphc_model_desc &desc,
   }
 }
 
+const char *libraryTitle(int32_t library) {
+  return library == GRAPHC_LIBRARY_CUBLASLT ? "cuBLASLt" : "no library";
+}
+
+/// Bytes a stored matrix spans: its last batch's start plus its last row's
+/// end, ((batch - 1) * stride + (rows - 1) * ld + cols) elements; nullopt
+/// when that overflows.
+std::optional<int64_t> matrixBytes(const graphc_gemm_desc &gemm, int64_t stride,
+                                   int64_t rows, int64_t ld, int64_t cols) {
+  std::optional<int64_t> batches = graphc::checkedMul(gemm.batch - 1, stride);
+  std::optional<int64_t> lastRow = graphc::checkedMul(rows - 1, ld);
+  if (!batches || !lastRow)
+    return std::nullopt;
+  std::optional<int64_t> elements = graphc::checkedAdd(*batches, *lastRow);
+  if (elements)
+    elements = graphc::checkedAdd(*elements, cols);
+  if (!elements)
+    return std::nullopt;
+  return graphc::checkedMul(
+      *elements, static_cast<int64_t>(graphc_dtype_size(gemm.dtype)));
+}
+
+/// One operand of a GEMM step: its argument index, the bytes the GEMM
+/// touches in it, and its name in messages.
+struct GemmOperand {
+  const char *name;
+  int32_t arg;
+  int64_t bytes;
+};
+
+/// A's, B's, C's, bias's and D's extents in bytes (absent ones have arg -1).
+/// Fails when one overflows.
+bool gemmOperands(const graphc_gemm_desc &gemm, GemmOperand (&out)[5]) {
+  int64_t rowsA = gemm.trans_a ? gemm.k : gemm.m;
+  int64_t colsA = gemm.trans_a ? gemm.m : gemm.k;
+  int64_t rowsB = gemm.trans_b ? gemm.n : gemm.k;
+  int64_t colsB = gemm.trans_b ? gemm.k : gemm.n;
+  auto elementBytes = static_cast<int64_t>(graphc_dtype_size(gemm.dtype));
+  std::optional<int64_t> a =
+      matrixBytes(gemm, gemm.stride_a, rowsA, gemm.lda, colsA);
+  std::optional<int64_t> b =
+      matrixBytes(gemm, gemm.stride_b, rowsB, gemm.ldb, colsB);
+  std::optional<int64_t> c =
+      gemm.c_arg >= 0
+          ? matrixBytes(gemm, gemm.stride_c, gemm.m, gemm.ldc, gemm.n)
+          : std::optional<int64_t>(0);
+  std::optional<int64_t> bias = graphc::checkedMul(gemm.n, elementBytes);
+  // D is dense: batch * m * n elements.
+  std::optional<int64_t> d = graphc::checkedMul(gemm.batch, gemm.m);
+  if (d)
+    d = graphc::checkedMul(*d, gemm.n);
+  if (d)
+    d = graphc::checkedMul(*d, elementBytes);
+  if (!a || !b || !c || !bias || !d)
+    return false;
+  out[0] = {"A", gemm.a_arg, *a};
+  out[1] = {"B", gemm.b_arg, *b};
+  out[2] = {"C", gemm.c_arg, *c};
+  out[3] = {"bias", gemm.bias_arg, *bias};
+  out[4] = {"D", gemm.d_arg, *d};
+  return true;
+}
+
+/// The GEMM record of a library kernel on its own: shapes, leading dims,
+/// strides, scalars and kinds. Argument indices are checked per step.
+std::string checkGemm(const graphc_gemm_desc &gemm, const std::string &where) {
+  std::string at = where + ": GEMM ";
+  if ((gemm.trans_a != 0 && gemm.trans_a != 1) ||
+      (gemm.trans_b != 0 && gemm.trans_b != 1))
+    return at + "trans_a/trans_b are " + std::to_string(gemm.trans_a) + "/" +
+           std::to_string(gemm.trans_b) + " (0 or 1 each)";
+  const struct {
+    const char *name;
+    int64_t value;
+  } sizes[] = {
+      {"m", gemm.m}, {"n", gemm.n}, {"k", gemm.k}, {"batch", gemm.batch}};
+  for (const auto &size : sizes)
+    if (size.value < 1)
+      return at + size.name + " is " + std::to_string(size.value) +
+             " (at least 1)";
+  // cuBLASLt counts batches in an int32_t.
+  if (gemm.batch > INT32_MAX)
+    return at + "batch " + std::to_string(gemm.batch) + " exceeds " +
+           std::to_string(INT32_MAX);
+  if (gemm.lda < (gemm.trans_a ? gemm.m : gemm.k))
+    return at + "lda " + std::to_string(gemm.lda) + " is less than the " +
+           std::to_string(gemm.trans_a ? gemm.m : gemm.k) + " columns A stores";
+  if (gemm.ldb < (gemm.trans_b ? gemm.k : gemm.n))
+    return at + "ldb " + std::to_string(gemm.ldb) + " is less than the " +
+           std::to_string(gemm.trans_b ? gemm.k : gemm.n) + " columns B stores";
+  if (gemm.c_arg >= 0 && gemm.ldc < gemm.n)
+    return at + "ldc " + std::to_string(gemm.ldc) + " is less than the " +
+           std::to_string(gemm.n) + " columns C stores";
+  if (gemm.stride_a < 0 || gemm.stride_b < 0 || gemm.stride_c < 0)
+    return at + "has a negative batch stride (" +
+           std::to_string(gemm.stride_a) + ", " +
+           std::to_string(gemm.stride_b) + ", " +
+           std::to_string(gemm.stride_c) + ")";
+  if (!std::isfinite(gemm.alpha) || !std::isfinite(gemm.beta))
+    return at + "alpha/beta are not finite";
+  if ((gemm.c_arg >= 0) != (gemm.beta != 0))
+    return at + (gemm.c_arg >= 0
+                     ? "has a C but beta 0"
+                     : "has beta " + std::to_string(gemm.beta) + " but no C");
+  if (gemm.epilogue != GRAPHC_EPILOGUE_NONE &&
+      gemm.epilogue != GRAPHC_EPILOGUE_RELU &&
+      gemm.epilogue != GRAPHC_EPILOGUE_GELU_TANH)
+    return at + "has unknown epilogue " + std::to_string(gemm.epilogue);
+  if (graphc_dtype_size(gemm.dtype) == 0)
+    return at + "has unsupported dtype " + std::to_string(gemm.dtype);
+  if (graphc_dtype_size(gemm.compute_dtype) == 0)
+    return at + "has unsupported compute dtype " +
+           std::to_string(gemm.compute_dtype);
+  if (gemm.a_arg < 0 || gemm.b_arg < 0 || gemm.d_arg < 0 || gemm.c_arg < -1 ||
+      gemm.bias_arg < -1 || gemm.workspace_arg < 0)
+    return at + "lacks A, B, D or the workspace (a_arg " +
+           std::to_string(gemm.a_arg) + ", b_arg " +
+           std::to_string(gemm.b_arg) + ", c_arg " +
+           std::to_string(gemm.c_arg) + ", bias_arg " +
+           std::to_string(gemm.bias_arg) + ", d_arg " +
+           std::to_string(gemm.d_arg) + ", workspace_arg " +
+           std::to_string(gemm.workspace_arg) + ")";
+  GemmOperand operands[5];
+  if (!gemmOperands(gemm, operands))
+    return at + "spans more bytes than a size can hold";
+  return "";
+}
+
+std::string checkKernel(const graphc_kernel_desc &kernel, int32_t index) {
+  if (!kernel.name)
+    return "kernel " + std::to_string(index) + " has no name";
+  std::string where = "kernel '" + std::string(kernel.name) + "'";
+  if (kernel.library != GRAPHC_LIBRARY_NONE &&
+      kernel.library != GRAPHC_LIBRARY_CUBLASLT)
+    return where + " has unknown library " + std::to_string(kernel.library);
+  if ((kernel.library != GRAPHC_LIBRARY_NONE) != (kernel.gemm != nullptr))
+    return where + (kernel.gemm ? " has a GEMM record but calls no library"
+                                : std::string(" calls ") +
+                                      libraryTitle(kernel.library) +
+                                      " without a GEMM record");
+  return kernel.gemm ? checkGemm(*kernel.gemm, where) : "";
+}
+
+/// Whether two references may name common bytes: the same buffer and
+/// intersecting ranges (both already within their buffer).
+bool overlaps(const graphc_buffer_ref &x, const graphc_buffer_ref &y) {
+  if (x.kind != y.kind || x.kind == GRAPHC_BUFFER_NONE || !x.size || !y.size)
+    return false;
+  if ((x.kind == GRAPHC_BUFFER_INPUT || x.kind == GRAPHC_BUFFER_OUTPUT) &&
+      x.index != y.index)
+    return false;
+  return x.offset < y.offset + y.size && y.offset < x.offset + x.size;
+}
+
+/// A library call's arguments against its kernel's GEMM: every operand an
+/// argument before the workspace, large enough for what the GEMM touches,
+/// D (written) apart from what it reads. Runs after every argument was
+/// found within its buffer.
+std::string checkLibraryStep(const graphc_model_desc &desc,
+                             const graphc_step_desc &step,
+                             const std::string &where) {
+  const graphc_kernel_desc &kernel = desc.kernels[step.kernel];
+  const graphc_gemm_desc &gemm = *kernel.gemm;
+  std::string at = where + " (kernel '" + kernel.name + "')";
+  if (gemm.workspace_arg != step.num_args - 1)
+    return at + " has " + std::to_string(step.num_args) +
+           " arguments but the GEMM's workspace is argument " +
+           std::to_string(gemm.workspace_arg) + " (the last one)";
+  const graphc_buffer_ref &workspace = step.args[gemm.workspace_arg];
+  if (workspace.kind != GRAPHC_BUFFER_NONE &&
+      workspace.kind != GRAPHC_BUFFER_ARENA)
+    return at + ": the GEMM's workspace is not in the arena";
+  GemmOperand operands[5];
+  gemmOperands(gemm, operands); // cannot overflow: checkGemm passed
+  for (const GemmOperand &operand : operands) {
+    if (operand.arg < 0)
+      continue;
+    std::string name = std::string(operand.name) + " (argument " +
+                       std::to_string(operand.arg) + ")";
+    if (operand.arg >= gemm.workspace_arg)
+      return at + ": the GEMM's " + operand.name + " is argument " +
+             std::to_string(operand.arg) + ", not one of the " +
+             std::to_string(gemm.workspace_arg) +
+             " arguments before the workspace";
+    const graphc_buffer_ref &ref = step.args[operand.arg];
+    if (ref.kind == GRAPHC_BUFFER_NONE)
+      return at + ": the GEMM's " + name + " is absent";
+    if (ref.size < static_cast<uint64_t>(operand.bytes))
+      return at + ": the GEMM's " + name + " has " + std::to_string(ref.size) +
+             " bytes and the GEMM spans " + std::to_string(operand.bytes);
+  }
+  const graphc_buffer_ref &d = step.args[gemm.d_arg];
+  if (d.kind != GRAPHC_BUFFER_ARENA && d.kind != GRAPHC_BUFFER_OUTPUT)
+    return at + ": the GEMM writes D (argument " + std::to_string(gemm.d_arg) +
+           ") into " +
+           (d.kind == GRAPHC_BUFFER_WEIGHTS ? "the weights" : "an input");
+  for (const GemmOperand &operand : operands) {
+    if (operand.arg < 0 || operand.arg == gemm.d_arg)
+      continue;
+    const graphc_buffer_ref &ref = step.args[operand.arg];
+    if (overlaps(ref, workspace))
+      return at + ": the GEMM's workspace overlaps its " + operand.name;
+    if (!overlaps(ref, d))
+      continue;
+    // C may be D itself, row for row: each element is read before its
+    // result is written there.
+    bool sameRows = ref.offset == d.offset && gemm.ldc == gemm.n &&
+                    (gemm.batch == 1 || gemm.stride_c == gemm.m * gemm.n);
+    if (operand.arg == gemm.c_arg && sameRows)
+      continue;
+    return at + ": the GEMM's D (argument " + std::to_string(gemm.d_arg) +
+           ") overlaps its " + operand.name + " (argument " +
+           std::to_string(operand.arg) + ")" +
+           (operand.arg == gemm.c_arg
+                ? "; C may only be D itself, with ldc = n and batch stride "
+                  "m * n"
+                : "");
+  }
+  if (overlaps(d, workspace))
+    return at + ": the GEMM's workspace overlaps its D";
+  return "";
+}
+
 std::string checkStep(const graphc_model_desc &desc,
                       const graphc_plan_desc &plan,
                       const graphc_step_desc &step, const std::string &where) {
@@ -113,11 +340,28 @@ std::string checkStep(const graphc_model_desc &desc,
     if (step.kernel < 0 || step.kernel >= desc.num_kernels)
       return where + " names kernel " + std::to_string(step.kernel) +
              " out of range";
-    if (!isLaunch && !desc.kernels[step.kernel].host_fn)
-      return where + " calls kernel '" + desc.kernels[step.kernel].name +
+    const graphc_kernel_desc &kernel = desc.kernels[step.kernel];
+    if (kernel.library != GRAPHC_LIBRARY_NONE)
+      return where + (isLaunch ? " launches" : " calls") + " kernel '" +
+             kernel.name + "', which " + libraryTitle(kernel.library) +
+             " computes (a library call step)";
+    if (!isLaunch && !kernel.host_fn)
+      return where + " calls kernel '" + kernel.name +
              "', which has no host function";
+    // Library kernels are in no image: a model of library steps needs none.
+    if (isLaunch && desc.num_images == 0)
+      return where + " launches kernel '" + kernel.name +
+             "' of a cuda model without device images";
     break;
   }
+  case GRAPHC_STEP_LIBRARY_CALL:
+    if (step.kernel < 0 || step.kernel >= desc.num_kernels)
+      return where + " names kernel " + std::to_string(step.kernel) +
+             " out of range";
+    if (desc.kernels[step.kernel].library == GRAPHC_LIBRARY_NONE)
+      return where + " is a library call of kernel '" +
+             desc.kernels[step.kernel].name + "', which calls no library";
+    break;
   case GRAPHC_STEP_COPY:
     if (step.num_args != 2 || step.args[0].kind == GRAPHC_BUFFER_NONE ||
         step.args[1].kind == GRAPHC_BUFFER_NONE)
@@ -136,6 +380,8 @@ std::string checkStep(const graphc_model_desc &desc,
     if (!error.empty())
       return error;
   }
+  if (step.kind == GRAPHC_STEP_LIBRARY_CALL)
+    return checkLibraryStep(desc, step, where);
   return "";
 }
 /// A bucketed dim must name input axes, list ascending sizes, and (when
@@ -220,11 +466,10 @@ std::string graphc::rt::checkDescriptor(const graphc_model_desc &desc) {
       return error;
   }
   for (int32_t i = 0; i < desc.num_kernels; ++i) {
-    if (!desc.kernels[i].name)
-      return "kernel " + std::to_string(i) + " has no name";
+    std::string error = checkKernel(desc.kernels[i], i);
+    if (!error.empty())
+      return error;
   }
-  if (desc.target == GRAPHC_TARGET_CUDA && desc.num_images == 0)
-    return "a cuda model without device images";
   for (int32_t i = 0; i < desc.num_images; ++i) {
     const graphc_image_desc &image = desc.images[i];
     if (!image.data || image.size == 0)

@@ -6,6 +6,7 @@
 #include "runtime/src/CudaModel.h"
 #include "runtime/src/DescriptorCheck.h"
 #include "runtime/src/ElfCheck.h"
+#include "runtime/src/ReferenceGemm.h"
 #include "runtime/src/Status.h"
 
 #include <dlfcn.h>
@@ -20,6 +21,13 @@
 #include <cstring>
 
 using namespace graphc::rt;
+
+std::string graphc::rt::describeKernel(const graphc_kernel_desc &kernel) {
+  std::string text = "kernel '" + std::string(kernel.name) + "'";
+  if (kernel.onnx_nodes && *kernel.onnx_nodes)
+    text += std::string(" (ONNX nodes ") + kernel.onnx_nodes + ")";
+  return text;
+}
 
 graphc_model::~graphc_model() {
   // Device state references the descriptor's images: release it first.
@@ -278,6 +286,19 @@ graphc_status loadModel(graphc_model &model,
                             "': expected " + hex(desc.weights_checksum) +
                             ", computed " + hex(actual) +
                             " (the file is corrupted)");
+  }
+  // The cpu target computes library kernels with the reference GEMM: one
+  // it cannot compute is refused now, not at the first run (a model loaded
+  // for inspection only is not refused for what it cannot run).
+  bool willRun = !(options.flags & GRAPHC_MODEL_INSPECT_ONLY);
+  for (int32_t k = 0; k < desc.num_kernels; ++k) {
+    const graphc_kernel_desc &kernel = desc.kernels[k];
+    std::string why;
+    if (willRun && desc.target == GRAPHC_TARGET_CPU && kernel.gemm &&
+        !referenceGemmSupports(*kernel.gemm, why))
+      return makeStatus(GRAPHC_UNIMPLEMENTED,
+                        "model '" + model.path + "' " + describeKernel(kernel) +
+                            " cannot run on the cpu target: " + why);
   }
   for (int32_t p = 0; p < desc.num_plans; ++p) {
     const graphc_plan_desc &plan = desc.plans[p];

@@ -9,6 +9,9 @@
 
 namespace graphc::rt {
 class CudaModel;
+
+/// "kernel 'k' (ONNX nodes A, B)", or "kernel 'k'" when it names no nodes.
+std::string describeKernel(const graphc_kernel_desc &kernel);
 } // namespace graphc::rt
 
 /// A loaded artifact. Immutable after graphc_model_load except for the

@@ -14,7 +14,8 @@ cpu_failures.md (every failing test with its category and reason).
 
 --cuda-emulation runs the cuda target without a GPU: graphc compiles the
 generated CUDA for the host (graphc compile --cuda-emulation) and DRIVER, the
-test driver libgraphc_fake_cuda.so, runs it. That flavour has its own lists
+test driver libgraphc_fake_cuda.so, runs it (and, as the fake cuBLASLt, its
+library steps). That flavour has its own lists
 (cuda_emulated_*), which may only grow too.
 
 Work is done by worker processes (one per job) that compile with `graphc
@@ -298,7 +299,8 @@ def main():
     parser.add_argument("--arch", help="--arch for the cuda target (e.g. sm_90)")
     parser.add_argument("--cuda-emulation", metavar="DRIVER",
                         help="compile with --cuda-emulation and run on this "
-                        "CUDA driver library (libgraphc_fake_cuda.so)")
+                        "CUDA driver and cuBLASLt library "
+                        "(libgraphc_fake_cuda.so)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--filter", help="only tests whose name matches this regex")
     parser.add_argument("--work-dir", help="where the .so files go (default: a "
@@ -323,6 +325,9 @@ def main():
             parser.error("--cuda-emulation needs --target cuda")
         args.cuda_emulation = os.path.abspath(args.cuda_emulation)
         os.environ["GRAPHC_CUDA_DRIVER_LIBRARY"] = args.cuda_emulation
+        # The fake driver is the fake cuBLASLt too: library steps (GEMMs)
+        # run there, on the fake's streams.
+        os.environ["GRAPHC_CUBLASLT_LIBRARY"] = args.cuda_emulation
     flavour = "cuda-emulated" if args.cuda_emulation else "cpu"
     passing_list, failures_file = LISTS[(args.suite, flavour)]
     if not args.expected:

@@ -2,10 +2,11 @@
 
     python run_model_tests.py CHECK --graphc build/bin/graphc \
         [--runtime build/lib/libgraphc_runtime.so] [--target cpu|cuda] \
-        [--arch sm_90] [--cuda-emulation DRIVER] [--work-dir DIR]
+        [--arch sm_90] [--cuda-emulation DRIVER] [--libraries L] [--work-dir DIR]
 
 --cuda-emulation runs the cuda target without a GPU: graphc compiles the
-generated CUDA for the host and DRIVER (libgraphc_fake_cuda.so) runs it.
+generated CUDA for the host and DRIVER (libgraphc_fake_cuda.so) runs it, and
+its library steps (as the fake cuBLASLt).
 
 CHECK is one of:
   accuracy-mlp, accuracy-resnet, accuracy-transformer, accuracy-rewrites,
@@ -79,6 +80,8 @@ def compile_model(args, model, output, dims, extra=()):
         command += ["--arch", args.arch]
     if args.cuda_emulation:
         command += ["--cuda-emulation"]
+    if args.libraries:
+        command += ["--libraries", args.libraries]
     proc = subprocess.run(command, capture_output=True, text=True)
     if proc.returncode != 0:
         raise CheckFailed(f"graphc compile {os.path.basename(model)} failed:\n"
@@ -324,7 +327,11 @@ def main():
     parser.add_argument("--arch", help="--arch for the cuda target (e.g. sm_90)")
     parser.add_argument("--cuda-emulation", metavar="DRIVER",
                         help="compile with --cuda-emulation and run on this "
-                        "CUDA driver library (libgraphc_fake_cuda.so)")
+                        "CUDA driver and cuBLASLt library "
+                        "(libgraphc_fake_cuda.so)")
+    parser.add_argument("--libraries", choices=["auto", "none", "cublaslt"],
+                        help="graphc compile --libraries (cublaslt on cpu: "
+                        "GEMMs as library steps on the reference GEMM)")
     parser.add_argument("--work-dir")
     args = parser.parse_args()
     args.graphc = os.path.abspath(args.graphc)
@@ -332,6 +339,9 @@ def main():
         if args.target != "cuda":
             parser.error("--cuda-emulation needs --target cuda")
         os.environ["GRAPHC_CUDA_DRIVER_LIBRARY"] = os.path.abspath(args.cuda_emulation)
+        # The fake driver is the fake cuBLASLt too: library steps (GEMMs)
+        # run there, on the fake's streams.
+        os.environ["GRAPHC_CUBLASLT_LIBRARY"] = os.path.abspath(args.cuda_emulation)
     if args.runtime:
         os.environ["GRAPHC_RUNTIME_LIBRARY"] = os.path.abspath(args.runtime)
     import graphc

@@ -5,11 +5,14 @@
 // while counts, kinds, indices, dims, offsets and sizes take any value,
 // null pointers included. checkDescriptor must refuse what execution
 // cannot trust without ever reading outside the tables, and a descriptor it
-// accepts must give every plan tensor a byte size.
+// accepts must give every plan tensor a byte size and every library step
+// operands as large as its GEMM spans.
 //
 //===----------------------------------------------------------------------===//
 
 #include "runtime/src/DescriptorCheck.h"
+
+#include "graphc/runtime.h"
 
 #include <fuzzer/FuzzedDataProvider.h>
 
@@ -43,6 +46,8 @@ public:
       k.kind = "pointwise";
       k.onnx_nodes = "";
       k.host_fn = bytes.ConsumeBool() ? hostFunction : nullptr;
+      k.library = bytes.ConsumeIntegralInRange<int32_t>(-1, 2);
+      k.gemm = bytes.ConsumeBool() ? gemm() : nullptr;
     });
     desc.num_images = count();
     desc.images = table(images, desc.num_images, [&](graphc_image_desc &i) {
@@ -110,6 +115,25 @@ private:
     }
   }
 
+  /// A GEMM record: small shapes mostly, any value sometimes.
+  const graphc_gemm_desc *gemm() {
+    graphc_gemm_desc &g = gemms.emplace_back();
+    g.trans_a = bytes.ConsumeIntegralInRange<int32_t>(-1, 2);
+    g.trans_b = bytes.ConsumeIntegralInRange<int32_t>(-1, 2);
+    for (int64_t *field : {&g.m, &g.n, &g.k, &g.batch, &g.lda, &g.ldb, &g.ldc,
+                           &g.stride_a, &g.stride_b, &g.stride_c})
+      *field = dim();
+    g.alpha = bytes.ConsumeFloatingPoint<double>();
+    g.beta = bytes.ConsumeBool() ? 0.0 : bytes.ConsumeFloatingPoint<double>();
+    g.epilogue = bytes.ConsumeIntegralInRange<int32_t>(-1, 3);
+    g.dtype = bytes.ConsumeIntegralInRange<int32_t>(-1, 17);
+    g.compute_dtype = bytes.ConsumeIntegralInRange<int32_t>(-1, 17);
+    for (int32_t *arg : {&g.a_arg, &g.b_arg, &g.c_arg, &g.bias_arg, &g.d_arg,
+                         &g.workspace_arg})
+      *arg = bytes.ConsumeIntegralInRange<int32_t>(-2, 6);
+    return &g;
+  }
+
   const char *string() {
     if (bytes.ConsumeBool())
       return nullptr;
@@ -170,6 +194,7 @@ private:
   std::deque<std::vector<const int64_t *>> dimTables;
   std::deque<std::vector<graphc_tensor_desc>> tensorTables;
   std::deque<std::vector<graphc_kernel_desc>> kernels;
+  std::deque<graphc_gemm_desc> gemms;
   std::deque<std::vector<graphc_image_desc>> images;
   std::deque<std::vector<graphc_plan_desc>> plans;
   std::deque<std::vector<graphc_step_desc>> steps;
@@ -187,6 +212,49 @@ void checkPlanTensors(const graphc_tensor_desc *tensors, int32_t n,
     }
   }
 }
+/// Elements of a stored matrix, in 128 bits so that nothing wraps.
+__int128 matrixElements(const graphc_gemm_desc &g, int64_t stride, int64_t rows,
+                        int64_t ld, int64_t cols) {
+  return __int128(g.batch - 1) * stride + __int128(rows - 1) * ld + cols;
+}
+
+/// Every operand of an accepted library step is an argument before the
+/// workspace and holds what its GEMM spans.
+void checkLibrarySteps(const graphc_model_desc &desc,
+                       const graphc_plan_desc &plan) {
+  for (int32_t s = 0; s < plan.num_steps; ++s) {
+    const graphc_step_desc &step = plan.steps[s];
+    if (step.kind != GRAPHC_STEP_LIBRARY_CALL)
+      continue;
+    const graphc_gemm_desc &g = *desc.kernels[step.kernel].gemm;
+    __int128 element = graphc_dtype_size(g.dtype);
+    const struct {
+      int32_t arg;
+      __int128 elements;
+    } operands[] = {
+        {g.a_arg, matrixElements(g, g.stride_a, g.trans_a ? g.k : g.m, g.lda,
+                                 g.trans_a ? g.m : g.k)},
+        {g.b_arg, matrixElements(g, g.stride_b, g.trans_b ? g.n : g.k, g.ldb,
+                                 g.trans_b ? g.k : g.n)},
+        {g.c_arg, matrixElements(g, g.stride_c, g.m, g.ldc, g.n)},
+        {g.bias_arg, g.n},
+        {g.d_arg, __int128(g.batch) * g.m * g.n},
+    };
+    for (const auto &operand : operands) {
+      if (operand.arg < 0)
+        continue;
+      if (operand.arg >= step.num_args - 1 ||
+          step.args[operand.arg].kind == GRAPHC_BUFFER_NONE ||
+          __int128(step.args[operand.arg].size) < operand.elements * element) {
+        std::fprintf(stderr,
+                     "checkDescriptor accepted a library step whose "
+                     "operand %d is missing or too small\n",
+                     operand.arg);
+        std::abort();
+      }
+    }
+  }
+}
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -199,6 +267,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const graphc_plan_desc &plan = desc.plans[p];
     checkPlanTensors(desc.inputs, desc.num_inputs, plan.input_dims);
     checkPlanTensors(desc.outputs, desc.num_outputs, plan.output_dims);
+    checkLibrarySteps(desc, plan);
   }
   return 0;
 }

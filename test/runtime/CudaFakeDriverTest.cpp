@@ -7,6 +7,7 @@
 // the sticky-error tests (a poisoned device stays so for the process).
 //
 //===----------------------------------------------------------------------===//
+#include "FakeCudaTestSupport.h"
 #include "fake_cuda/FakeCuda.h"
 
 #include "graphc/runtime.h"
@@ -37,6 +38,8 @@ int cuGraphDestroy(void *graph);
 }
 
 namespace {
+
+using namespace fakecutest;
 
 //===- Host implementations of the model's kernels
 //-------------------------===//
@@ -86,55 +89,6 @@ void registerKernels() {
 
 //===- Helpers
 //--------------------------------------------------------------===//
-
-/// The fake driver: GRAPHC_TEST_FAKE_CUDA_LIBRARY when set, else the build
-/// tree's.
-const char *fakeCudaLibrary() {
-  const char *path = std::getenv("GRAPHC_TEST_FAKE_CUDA_LIBRARY");
-  return path && *path ? path : GRAPHC_FAKE_CUDA_LIBRARY;
-}
-
-/// The test models' folder: GRAPHC_TEST_MODEL_DIR when set (a relocated copy,
-/// as in the device bundle), else the build tree's.
-std::string modelPath(const std::string &name) {
-  const char *dir = std::getenv("GRAPHC_TEST_MODEL_DIR");
-  return std::string(dir && *dir ? dir : GRAPHC_TEST_MODEL_DIR) + "/" + name +
-         ".so";
-}
-
-/// Owns a status; frees it on destruction.
-struct Status {
-  explicit Status(graphc_status status) : status(status) {}
-  ~Status() { graphc_status_free(status); }
-  Status(const Status &) = delete;
-  bool ok() const { return status == nullptr; }
-  graphc_code code() const { return graphc_status_code(status); }
-  std::string message() const { return graphc_status_message(status); }
-  graphc_status status;
-};
-
-#define EXPECT_GRAPHC_OK(expr)                                                 \
-  do {                                                                         \
-    Status s_(expr);                                                           \
-    EXPECT_TRUE(s_.ok()) << s_.message();                                      \
-  } while (0)
-#define ASSERT_GRAPHC_OK(expr)                                                 \
-  do {                                                                         \
-    Status s_(expr);                                                           \
-    ASSERT_TRUE(s_.ok()) << s_.message();                                      \
-  } while (0)
-
-graphc_model *loadModel(const std::string &name = "fake_cuda_model",
-                        int32_t ordinal = 0) {
-  graphc_model_options options;
-  graphc_model_options_init(&options);
-  options.flags = GRAPHC_MODEL_SKIP_CHECKSUM;
-  options.device_ordinal = ordinal;
-  graphc_model *model = nullptr;
-  Status status(graphc_model_load(modelPath(name).c_str(), &options, &model));
-  EXPECT_TRUE(status.ok()) << status.message();
-  return model;
-}
 
 /// A session plus device buffers for x, idx and y.
 struct Bench {
@@ -201,27 +155,6 @@ struct Bench {
   void *x = nullptr, *idx = nullptr, *y = nullptr;
   int64_t xShape[2] = {2, 3}, idxShape[1] = {2}, yShape[1] = {2};
 };
-
-std::vector<std::string> traceLines() {
-  std::vector<std::string> lines;
-  std::string text = fakecu_trace();
-  size_t start = 0;
-  for (size_t end; (end = text.find('\n', start)) != std::string::npos;
-       start = end + 1)
-    lines.push_back(text.substr(start, end - start));
-  return lines;
-}
-
-/// The trace lines from the last one equal to `marker` on (all when absent).
-std::vector<std::string> traceSince(size_t count) {
-  std::vector<std::string> lines = traceLines();
-  return std::vector<std::string>(lines.begin() + std::min(count, lines.size()),
-                                  lines.end());
-}
-
-bool contains(const std::string &text, const std::string &part) {
-  return text.find(part) != std::string::npos;
-}
 
 class FakeCuda : public ::testing::Test {
 protected:
@@ -706,7 +639,9 @@ TEST(PtxVersion, MapsIsaToDriverVersions) {
 int main(int argc, char **argv) {
   // Before anything loads the driver: the runtime opens the fake, which this
   // binary also links (one copy: dlopen finds the loaded library).
-  setenv("GRAPHC_CUDA_DRIVER_LIBRARY", fakeCudaLibrary(), 1);
+  setenv("GRAPHC_CUDA_DRIVER_LIBRARY", fakecutest::fakeCudaLibrary(), 1);
+  // The same library is the fake cuBLASLt.
+  setenv("GRAPHC_CUBLASLT_LIBRARY", fakecutest::fakeCudaLibrary(), 1);
   unsetenv("GRAPHC_DEBUG_SYNC");
   ::testing::InitGoogleTest(&argc, argv);
   return RUN_ALL_TESTS();

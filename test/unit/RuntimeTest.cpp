@@ -7,6 +7,7 @@
 #include "graphc/runtime.h"
 #include "runtime/src/ArtifactReader.h"
 #include "runtime/src/CudaModel.h"
+#include "test/runtime/GemmTestSupport.h"
 
 #include <gtest/gtest.h>
 
@@ -18,6 +19,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -780,6 +782,68 @@ TEST(RuntimeCuda, RunsOnTheGpu) {
                                 "session's device), got cpu");
     graphc_session_free_buffer(session, x);
     graphc_session_free_buffer(session, y);
+    graphc_session_release(session);
+  }
+  graphc_model_release(model);
+}
+
+// gemm_model's cuda variant without generated kernels: its three GEMMs on
+// the real cuBLASLt, the bias ones at 16-byte aligned weight offsets.
+TEST(RuntimeCuda, RunsLibraryStepsOnTheGpu) {
+  graphc_model *model = nullptr;
+  Status loaded(graphc_model_load(
+      modelPath("gemm_model_cuda_library_only").c_str(), nullptr, &model));
+  if (loaded.code() == GRAPHC_UNAVAILABLE)
+    GTEST_SKIP() << "no CUDA driver/device or cuBLASLt: " << loaded.message();
+  ASSERT_TRUE(loaded.ok()) << loaded.message();
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<float> values(-1, 1);
+  for (uint32_t flags : {0u, unsigned(GRAPHC_SESSION_DISABLE_CUDA_GRAPHS)}) {
+    SCOPED_TRACE("session flags " + std::to_string(flags));
+    graphc_session_options options;
+    graphc_session_options_init(&options);
+    options.flags = flags;
+    graphc_session *session = nullptr;
+    ASSERT_GRAPHC_OK(graphc_session_create(model, &options, &session));
+    void *buffers[4] = {};
+    const uint64_t bytes[4] = {96, 80, 80, 120}; // x, c, y, h2
+    for (int i = 0; i < 4; ++i)
+      ASSERT_GRAPHC_OK(
+          graphc_session_allocate_buffer(session, bytes[i], &buffers[i]));
+    for (int run = 0; run < 3; ++run) {
+      std::vector<float> x(24), c(20);
+      for (float &v : x)
+        v = values(rng);
+      for (float &v : c)
+        v = values(rng);
+      ASSERT_GRAPHC_OK(
+          graphc_session_upload(session, buffers[0], x.data(), 96));
+      ASSERT_GRAPHC_OK(
+          graphc_session_upload(session, buffers[1], c.data(), 80));
+      Tensor xt({2, 3, 4}, {}), ct({2, 5, 2}, {}), yt({2, 5, 2}, {}),
+          ht({2, 3, 5}, {});
+      Tensor *tensors[4] = {&xt, &ct, &yt, &ht};
+      for (int i = 0; i < 4; ++i) {
+        tensors[i]->tensor.data = buffers[i];
+        tensors[i]->tensor.device = {kDLCUDA, 0};
+      }
+      DLTensor inputs[2] = {xt.tensor, ct.tensor};
+      DLTensor outputs[2] = {yt.tensor, ht.tensor};
+      ASSERT_GRAPHC_OK(
+          graphc_session_run(session, inputs, 2, nullptr, outputs, 2));
+      std::vector<float> y(20), h2(30);
+      ASSERT_GRAPHC_OK(
+          graphc_session_download(session, y.data(), buffers[2], 80));
+      ASSERT_GRAPHC_OK(
+          graphc_session_download(session, h2.data(), buffers[3], 120));
+      gemmtest::GemmModelOutputs expected =
+          gemmtest::gemmModelExpected(x, c, 1);
+      // TF32 is not enabled (CUBLAS_COMPUTE_32F), so float tolerances hold.
+      EXPECT_TRUE(gemmtest::near(y, expected.y, 1e-4));
+      EXPECT_TRUE(gemmtest::near(h2, expected.h2, 1e-4));
+    }
+    for (void *buffer : buffers)
+      graphc_session_free_buffer(session, buffer);
     graphc_session_release(session);
   }
   graphc_model_release(model);

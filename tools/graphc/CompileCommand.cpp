@@ -22,6 +22,7 @@ struct CompileFlags {
   std::string arch = "sm_80,sm_90";
   bool cudaEmulation = false;
   bool noFusion = false;
+  std::string libraries = "auto";
   std::vector<std::string> shapes;
   std::vector<std::string> dims;
   std::vector<std::string> buckets;
@@ -119,6 +120,9 @@ int runCompile(const CompileFlags &flags) {
   options.sms = *sms;
   options.cudaEmulation = flags.cudaEmulation;
   options.noFusion = flags.noFusion;
+  options.libraries = flags.libraries == "none"       ? Libraries::none
+                      : flags.libraries == "cublaslt" ? Libraries::cublaslt
+                                                      : Libraries::automatic;
   if (options.cudaEmulation && options.target != Target::cuda)
     return reportError(llvm::createStringError(
         llvm::inconvertibleErrorCode(),
@@ -199,6 +203,12 @@ void addCompileCommand(CLI::App &app, int &exitCode) {
   cmd->add_flag("--no-fusion", flags->noFusion,
                 "one kernel per graph op (reshapes stay views, attention "
                 "chains stay apart): the baseline to compare fusion against");
+  cmd->add_option("--libraries", flags->libraries,
+                  "which GEMMs vendor libraries compute: auto (cuBLASLt on "
+                  "the cuda target, none on cpu), none (generated kernels "
+                  "only), cublaslt (also on cpu, where the runtime's "
+                  "reference GEMM stands in)")
+      ->check(CLI::IsMember({"auto", "none", "cublaslt"}));
   cmd->add_flag("--weights-file", flags->weightsFile,
                 "write weights to OUT.so.weights instead of into the .so");
   cmd->add_option("--keep", flags->keep,

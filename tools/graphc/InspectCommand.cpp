@@ -23,6 +23,8 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 namespace graphc::tools {
 
 namespace {
@@ -79,7 +81,10 @@ nlohmann::ordered_json stepJson(const rt::ArtifactStep &step,
   switch (step.kind) {
   case GRAPHC_STEP_LAUNCH:
   case GRAPHC_STEP_HOST_CALL:
-    json["kind"] = step.kind == GRAPHC_STEP_LAUNCH ? "launch" : "host_call";
+  case GRAPHC_STEP_LIBRARY_CALL:
+    json["kind"] = step.kind == GRAPHC_STEP_LAUNCH      ? "launch"
+                   : step.kind == GRAPHC_STEP_HOST_CALL ? "host_call"
+                                                        : "library_call";
     json["kernel"] = known ? view.kernels[step.kernel].name : "";
     json["onnx_nodes"] = known ? view.kernels[step.kernel].onnxNodes : "";
     if (known) {
@@ -113,6 +118,45 @@ nlohmann::ordered_json stepJson(const rt::ArtifactStep &step,
   return json;
 }
 
+/// A library kernel's GEMM (graphc_gemm_desc), with names for its kinds.
+nlohmann::ordered_json gemmJson(const rt::ArtifactGemm &gemm) {
+  const char *epilogue = rt::epilogueName(gemm.epilogue);
+  return {{"m", gemm.m},
+          {"n", gemm.n},
+          {"k", gemm.k},
+          {"batch", gemm.batch},
+          {"trans_a", gemm.transA != 0},
+          {"trans_b", gemm.transB != 0},
+          {"lda", gemm.lda},
+          {"ldb", gemm.ldb},
+          {"ldc", gemm.ldc},
+          {"stride_a", gemm.strideA},
+          {"stride_b", gemm.strideB},
+          {"stride_c", gemm.strideC},
+          {"alpha", gemm.alpha},
+          {"beta", gemm.beta},
+          {"bias", gemm.biasArg >= 0},
+          {"epilogue", epilogue ? nlohmann::ordered_json(epilogue)
+                                : nlohmann::ordered_json(gemm.epilogue)},
+          {"dtype", graphc_dtype_name(gemm.dtype)},
+          {"compute_dtype", graphc_dtype_name(gemm.computeDtype)}};
+}
+
+/// The vendor libraries a deployment must provide: those of a cuda model's
+/// library kernels (the cpu target computes them itself).
+nlohmann::ordered_json librariesJson(const ArtifactView &view) {
+  nlohmann::ordered_json libraries = nlohmann::json::array();
+  if (view.target != GRAPHC_TARGET_CUDA)
+    return libraries;
+  for (const rt::ArtifactKernel &kernel : view.kernels) {
+    std::string name = rt::libraryName(kernel.library);
+    if (!name.empty() &&
+        std::find(libraries.begin(), libraries.end(), name) == libraries.end())
+      libraries.push_back(name);
+  }
+  return libraries;
+}
+
 nlohmann::ordered_json describe(const std::string &path,
                                 const ArtifactView &view, bool checksumOk,
                                 const GpuPeaks &gpu) {
@@ -120,6 +164,7 @@ nlohmann::ordered_json describe(const std::string &path,
   report["model"] = path;
   report["producer"] = view.producer;
   report["target"] = view.target == GRAPHC_TARGET_CUDA ? "cuda" : "cpu";
+  report["libraries"] = librariesJson(view);
   report["checksum"] = checksumOk ? "ok" : "mismatch";
   nlohmann::ordered_json images = nlohmann::json::array();
   for (const rt::ArtifactImage &image : view.images)
@@ -169,31 +214,34 @@ nlohmann::ordered_json describe(const std::string &path,
     for (size_t o = 0; o < view.outputs.size(); ++o)
       planOutputs[view.outputs[o].name] = plan.outputDims[o];
     nlohmann::ordered_json steps = nlohmann::json::array();
-    uint64_t launches = 0, copies = 0, read = 0, written = 0, flops = 0;
+    uint64_t launches = 0, libraryCalls = 0, copies = 0, read = 0, written = 0,
+             flops = 0;
     double micros = 0;
     for (const rt::ArtifactStep &step : plan.steps) {
       nlohmann::ordered_json json = stepJson(step, view, gpu);
+      // Library calls launch the library's kernels: launches count them too.
       (step.kind == GRAPHC_STEP_COPY ? copies : launches) += 1;
+      libraryCalls += step.kind == GRAPHC_STEP_LIBRARY_CALL;
       read += json["bytes_read"].get<uint64_t>();
       written += json["bytes_written"].get<uint64_t>();
       flops += json["flops"].get<uint64_t>();
       micros += json["estimated_us"].get<double>();
       steps.push_back(std::move(json));
     }
-    report["plans"].push_back(
-        {{"name", plan.name},
-         {"arena_bytes", plan.arenaBytes},
-         {"intermediate_bytes", plan.intermediateBytes},
-         {"inputs", planInputs},
-         {"outputs", planOutputs},
-         {"steps", steps},
-         {"totals",
-          {{"launches", launches},
-           {"copies", copies},
-           {"bytes_read", read},
-           {"bytes_written", written},
-           {"flops", flops},
-           {"estimated_us", micros}}}});
+    report["plans"].push_back({{"name", plan.name},
+                               {"arena_bytes", plan.arenaBytes},
+                               {"intermediate_bytes", plan.intermediateBytes},
+                               {"inputs", planInputs},
+                               {"outputs", planOutputs},
+                               {"steps", steps},
+                               {"totals",
+                                {{"launches", launches},
+                                 {"library_calls", libraryCalls},
+                                 {"copies", copies},
+                                 {"bytes_read", read},
+                                 {"bytes_written", written},
+                                 {"flops", flops},
+                                 {"estimated_us", micros}}}});
   }
   report["arena_bytes"] = maxArena;
   // The totals' estimate: each step at the roofline of this GPU, one after
@@ -208,10 +256,16 @@ nlohmann::ordered_json describe(const std::string &path,
     char hash[24];
     std::snprintf(hash, sizeof(hash), "%016llx",
                   static_cast<unsigned long long>(kernel.contentHash));
-    report["kernels"].push_back({{"name", kernel.name},
-                                 {"kind", kernel.kind},
-                                 {"hash", hash},
-                                 {"onnx_nodes", kernel.onnxNodes}});
+    const char *library = rt::libraryName(kernel.library);
+    report["kernels"].push_back(
+        {{"name", kernel.name},
+         {"kind", kernel.kind},
+         {"hash", hash},
+         {"onnx_nodes", kernel.onnxNodes},
+         {"library", library && *library ? nlohmann::ordered_json(library)
+                                         : nlohmann::ordered_json(nullptr)},
+         {"gemm", kernel.gemm ? gemmJson(*kernel.gemm)
+                              : nlohmann::ordered_json(nullptr)}});
   }
   return report;
 }
@@ -244,6 +298,12 @@ void printText(const nlohmann::ordered_json &report, llvm::raw_ostream &os) {
     }
     os << ")";
   }
+  os << "\n";
+  row("libraries");
+  if (report["libraries"].empty())
+    os << "none";
+  for (size_t i = 0; i < report["libraries"].size(); ++i)
+    os << (i ? ", " : "") << report["libraries"][i].get<std::string>();
   os << "\n";
   row("checksum") << report["checksum"].get<std::string>() << "\n";
   row("weights") << formatBytes(report["weight_bytes"].get<uint64_t>());
@@ -298,10 +358,25 @@ void printText(const nlohmann::ordered_json &report, llvm::raw_ostream &os) {
        << " us\n";
   }
   os << "kernels (" << report["kernels"].size() << ")\n";
-  for (const auto &kernel : report["kernels"])
+  for (const auto &kernel : report["kernels"]) {
     os << "  " << kernel["name"].get<std::string>() << " ["
        << kernel["kind"].get<std::string>() << "] "
-       << kernel["onnx_nodes"].get<std::string>() << "\n";
+       << kernel["onnx_nodes"].get<std::string>();
+    if (!kernel["gemm"].is_null()) {
+      const auto &gemm = kernel["gemm"];
+      os << " (" << kernel["library"].get<std::string>()
+         << " gemm m=" << gemm["m"].get<int64_t>()
+         << " n=" << gemm["n"].get<int64_t>()
+         << " k=" << gemm["k"].get<int64_t>()
+         << " batch=" << gemm["batch"].get<int64_t>()
+         << " trans_a=" << int(gemm["trans_a"].get<bool>())
+         << " trans_b=" << int(gemm["trans_b"].get<bool>()) << " epilogue="
+         << (gemm["epilogue"].is_string() ? gemm["epilogue"].get<std::string>()
+                                          : gemm["epilogue"].dump())
+         << ")";
+    }
+    os << "\n";
+  }
 }
 
 } // namespace

@@ -1,4 +1,4 @@
-/*===- descriptor.h - the model artifact's descriptor (ABI v4) -------------===*
+/*===- descriptor.h - the model artifact's descriptor (ABI v5) -------------===*
  *
  * A graphc model .so exports one symbol, `graphc_model_descriptor_v1`, a
  * function returning a pointer to a read-only graphc_model_desc. Everything
@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-#define GRAPHC_ABI_VERSION 4u
+#define GRAPHC_ABI_VERSION 5u
 #define GRAPHC_DESCRIPTOR_SYMBOL "graphc_model_descriptor_v1"
 /* The graphc_model_desc itself lives alone in this ELF section, so that
  * tools can find and read it from the file without loading the .so. */
@@ -83,6 +83,11 @@ typedef enum graphc_step_kind {
   GRAPHC_STEP_HOST_CALL = 1,
   /* copy args[0] (source) to args[1] (destination), args[1].size bytes. */
   GRAPHC_STEP_COPY = 2,
+  /* run kernels[kernel].gemm through kernels[kernel].library (cuda), or
+   * the runtime's reference GEMM (cpu), on the step's buffers: the
+   * kernel's inputs, its output, then the workspace (NONE when the
+   * library needs none). grid, block and shared_bytes are 0. */
+  GRAPHC_STEP_LIBRARY_CALL = 3,
 } graphc_step_kind;
 
 typedef struct graphc_step_desc {
@@ -94,6 +99,47 @@ typedef struct graphc_step_desc {
   int32_t num_args;
   const graphc_buffer_ref *args;
 } graphc_step_desc;
+
+/* The vendor library that computes a kernel. */
+typedef enum graphc_library {
+  GRAPHC_LIBRARY_NONE = 0,     /* a generated kernel (launch or host call) */
+  GRAPHC_LIBRARY_CUBLASLT = 1, /* cuBLASLt (cuda); reference GEMM (cpu) */
+} graphc_library;
+
+/* The activation a GEMM applies last. GELU_TANH is
+ * x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))), the form cuBLASLt
+ * fuses; the erf form of ONNX Gelu stays a generated epilogue kernel. */
+typedef enum graphc_gemm_epilogue {
+  GRAPHC_EPILOGUE_NONE = 0,
+  GRAPHC_EPILOGUE_RELU = 1,
+  GRAPHC_EPILOGUE_GELU_TANH = 2,
+} graphc_gemm_epilogue;
+
+/* A batched GEMM on row-major matrices, library-neutral. For each batch
+ * index i < batch:
+ *   D_i = epilogue(alpha * op(A_i) op(B_i) + beta * C_i + bias)
+ * op(A_i) is m x k and op(B_i) k x n (op transposes when trans_a/trans_b is
+ * set: A_i is then stored k x m); C_i, D_i are m x n; bias has n elements,
+ * one per column of D_i. lda, ldb, ldc count the elements between rows as
+ * stored; A_i starts i * stride_a elements into A (stride 0: every batch
+ * index reads one matrix), likewise B and C. D is dense: ldd = n, stride
+ * m * n. The *_arg fields index the step's arguments (-1: absent; C needs
+ * beta != 0). Elements are dtype (ONNX numbering) throughout; products
+ * accumulate in compute_dtype. */
+typedef struct graphc_gemm_desc {
+  int32_t trans_a;
+  int32_t trans_b;
+  int64_t m, n, k, batch;
+  int64_t lda, ldb, ldc;
+  int64_t stride_a, stride_b, stride_c;
+  double alpha;
+  double beta;
+  int32_t epilogue; /* graphc_gemm_epilogue */
+  int32_t dtype;
+  int32_t compute_dtype;
+  int32_t a_arg, b_arg, c_arg, bias_arg, d_arg;
+  int32_t workspace_arg; /* the step's last argument */
+} graphc_gemm_desc;
 
 /* cpu kernels take the resolved buffer pointers of their step; they return 0
  * on success, else non-zero with a lower-case message written into err. */
@@ -112,6 +158,10 @@ typedef struct graphc_kernel_desc {
   uint64_t bytes_read;
   uint64_t bytes_written;
   int32_t flop_dtype;
+  /* graphc_library; for a library kernel, what it computes (its steps
+   * are GRAPHC_STEP_LIBRARY_CALL, and it is in no image). */
+  int32_t library;
+  const graphc_gemm_desc *gemm;
 } graphc_kernel_desc;
 
 /* How an image's bytes are to be loaded. */

@@ -84,3 +84,75 @@ exec.kernel @relu pointwise attributes {block = array<i64: 256, 1>, grid = array
   %0 = graph.relu %a : (tensor<4xf32>) -> tensor<4xf32>
   kernel.yield %0 : tensor<4xf32>
 }
+
+// -----
+
+// expected-error @+1 {{gemm leading dims are shorter than their rows}}
+exec.kernel @short_lda matmul attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}, library = #kernel.library<cublaslt>, gemm = #exec.gemm<trans_a = false, trans_b = false, m = 2, n = 3, k = 4, batch = 1, lda = 3, ldb = 3, ldc = 3, stride_a = 0, stride_b = 0, stride_c = 0, alpha = 1.0, beta = 0.0, epilogue = none, a = 0, b = 1, c = -1, bias = -1, d = 2>} {
+^bb0(%a: tensor<2x4xf32>, %b: tensor<4x3xf32>):
+  %0 = graph.mat_mul %a, %b : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>
+  kernel.yield %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// expected-error @+1 {{gemm reads C exactly when beta is not 0}}
+exec.kernel @beta_without_c matmul attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}, library = #kernel.library<cublaslt>, gemm = #exec.gemm<trans_a = false, trans_b = false, m = 2, n = 3, k = 4, batch = 1, lda = 4, ldb = 3, ldc = 3, stride_a = 0, stride_b = 0, stride_c = 0, alpha = 1.0, beta = 1.0, epilogue = none, a = 0, b = 1, c = -1, bias = -1, d = 2>} {
+^bb0(%a: tensor<2x4xf32>, %b: tensor<4x3xf32>):
+  %0 = graph.mat_mul %a, %b : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>
+  kernel.yield %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// expected-error @+1 {{sets library and gemm together or none}}
+exec.kernel @library_without_gemm matmul attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}, library = #kernel.library<cublaslt>} {
+^bb0(%a: tensor<2x4xf32>, %b: tensor<4x3xf32>):
+  %0 = graph.mat_mul %a, %b : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>
+  kernel.yield %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// expected-error @+1 {{gemm names argument 5 of a kernel with 3}}
+exec.kernel @bias_out_of_range matmul attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}, library = #kernel.library<cublaslt>, gemm = #exec.gemm<trans_a = false, trans_b = false, m = 2, n = 3, k = 4, batch = 1, lda = 4, ldb = 3, ldc = 3, stride_a = 0, stride_b = 0, stride_c = 0, alpha = 1.0, beta = 0.0, epilogue = none, a = 0, b = 1, c = -1, bias = 5, d = 2>} {
+^bb0(%a: tensor<2x4xf32>, %b: tensor<4x3xf32>):
+  %0 = graph.mat_mul %a, %b : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>
+  kernel.yield %0 : tensor<2x3xf32>
+}
+
+// -----
+
+exec.kernel @relu_kernel pointwise attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}} {
+^bb0(%a: tensor<4xf32>):
+  %0 = graph.relu %a : (tensor<4xf32>) -> tensor<4xf32>
+  kernel.yield %0 : tensor<4xf32>
+}
+exec.plan @static attributes {arena_bytes = 0 : i64, input_types = [], intermediate_bytes = 0 : i64, output_types = []} {
+  // expected-error @+1 {{calls @relu_kernel, which no library computes}}
+  exec.library_call @relu_kernel [#exec.slot<input, 0, 0, 16>, #exec.slot<output, 0, 0, 16>] workspace <none, 0, 0, 0>
+}
+
+// -----
+
+exec.kernel @gemm_kernel matmul attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}, library = #kernel.library<cublaslt>, gemm = #exec.gemm<trans_a = false, trans_b = false, m = 2, n = 3, k = 4, batch = 1, lda = 4, ldb = 3, ldc = 3, stride_a = 0, stride_b = 0, stride_c = 0, alpha = 1.0, beta = 0.0, epilogue = none, a = 0, b = 1, c = -1, bias = -1, d = 2>} {
+^bb0(%a: tensor<2x4xf32>, %b: tensor<4x3xf32>):
+  %0 = graph.mat_mul %a, %b : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>
+  kernel.yield %0 : tensor<2x3xf32>
+}
+exec.plan @static attributes {arena_bytes = 0 : i64, input_types = [], intermediate_bytes = 0 : i64, output_types = []} {
+  // expected-error @+1 {{launches library kernel @gemm_kernel: it is reached by exec.library_call}}
+  exec.launch @gemm_kernel [#exec.slot<input, 0, 0, 32>, #exec.slot<input, 1, 0, 48>, #exec.slot<output, 0, 0, 24>]
+}
+
+// -----
+
+exec.kernel @gemm_kernel matmul attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}, library = #kernel.library<cublaslt>, gemm = #exec.gemm<trans_a = false, trans_b = false, m = 2, n = 3, k = 4, batch = 1, lda = 4, ldb = 3, ldc = 3, stride_a = 0, stride_b = 0, stride_c = 0, alpha = 1.0, beta = 0.0, epilogue = none, a = 0, b = 1, c = -1, bias = -1, d = 2>} {
+^bb0(%a: tensor<2x4xf32>, %b: tensor<4x3xf32>):
+  %0 = graph.mat_mul %a, %b : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>
+  kernel.yield %0 : tensor<2x3xf32>
+}
+exec.plan @static attributes {arena_bytes = 0 : i64, input_types = [], intermediate_bytes = 0 : i64, output_types = []} {
+  // expected-error @+1 {{needs an arena workspace, or none}}
+  exec.library_call @gemm_kernel [#exec.slot<input, 0, 0, 32>, #exec.slot<input, 1, 0, 48>, #exec.slot<output, 0, 0, 24>] workspace <weights, 0, 0, 64>
+}

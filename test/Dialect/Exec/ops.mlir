@@ -25,3 +25,20 @@ exec.plan @static attributes {arena_bytes = 0 : i64, input_types = [tensor<4xf32
   // CHECK: exec.copy <input, 0, 0, 16> to <output, 0, 0, 16>
   exec.copy <input, 0, 0, 16> to <output, 0, 0, 16>
 }
+
+// A library kernel and its call: the gemm record and the workspace slot
+// survive a round trip.
+// CHECK-LABEL: exec.kernel @linear
+// CHECK-SAME: gemm = #exec.gemm<trans_a = false, trans_b = true, m = 2, n = 3, k = 4, batch = 1, lda = 4, ldb = 4, ldc = 3, stride_a = 0, stride_b = 0, stride_c = 0, alpha = 5.000000e-01, beta = 0.000000e+00, epilogue = relu, a = 0, b = 1, c = -1, bias = 2, d = 3>
+// CHECK-SAME: library = #kernel.library<cublaslt>
+exec.kernel @linear matmul attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {workspace_bytes = 256 : i64}, library = #kernel.library<cublaslt>, gemm = #exec.gemm<trans_a = false, trans_b = true, m = 2, n = 3, k = 4, batch = 1, lda = 4, ldb = 4, ldc = 3, stride_a = 0, stride_b = 0, stride_c = 0, alpha = 0.5, beta = 0.0, epilogue = relu, a = 0, b = 1, c = -1, bias = 2, d = 3>} {
+^bb0(%a: tensor<2x4xf32>, %b: tensor<3x4xf32>, %bias: tensor<3xf32>):
+  %0 = graph.gemm %a, %b, %bias {alpha = 0.5 : f32, transB = 1 : i64} : (tensor<2x4xf32>, tensor<3x4xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %1 = graph.relu %0 : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  kernel.yield %1 : tensor<2x3xf32>
+}
+// CHECK-LABEL: exec.plan @linear_plan
+// CHECK: exec.library_call @linear [#exec.slot<input, 0, 0, 32>, #exec.slot<weights, 0, 0, 48>, #exec.slot<weights, 0, 256, 12>, #exec.slot<output, 0, 0, 24>] workspace <arena, 0, 0, 256>
+exec.plan @linear_plan attributes {arena_bytes = 256 : i64, input_types = [tensor<2x4xf32>], intermediate_bytes = 256 : i64, output_types = [tensor<2x3xf32>]} {
+  exec.library_call @linear [#exec.slot<input, 0, 0, 32>, #exec.slot<weights, 0, 0, 48>, #exec.slot<weights, 0, 256, 12>, #exec.slot<output, 0, 0, 24>] workspace <arena, 0, 0, 256>
+}

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "FakeCuda.h"
+#include "FakeCudaInternal.h"
 
 #include <dlfcn.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -166,7 +168,9 @@ struct State {
   Context contexts[kDevices] = {{0}, {1}, {2}};
   std::map<std::string, Kernel> kernels;
   std::set<Stream *> streams;
-  std::set<void *> deviceAllocations, hostAllocations;
+  /// Device allocations by start, with their sizes.
+  std::map<void *, size_t> deviceAllocations;
+  std::set<void *> hostAllocations;
   int nextStream = 1, nextEvent = 1, nextGraph = 1;
   // Injections.
   int initFailures = 0;
@@ -193,15 +197,17 @@ Context *current() {
   return contextStack.empty() ? nullptr : contextStack.back();
 }
 
-/// Locks the state, counts the call, and checks the current context's
-/// sticky error (every call touching a corrupted context returns it).
+/// Locks the state, counts the call (unless `name` is null), and checks the
+/// current context's sticky error (every call touching a corrupted context
+/// returns it).
 struct Call {
   std::unique_lock<std::mutex> lock;
   State &s;
   Result sticky = kSuccess;
   explicit Call(const char *name, bool needsContext = true)
       : lock(state().mutex), s(state()) {
-    ++s.calls[name];
+    if (name)
+      ++s.calls[name];
     if (needsContext && current())
       sticky = current()->sticky;
   }
@@ -347,6 +353,35 @@ const char *errorText(Result result) {
 }
 } // namespace
 
+int fakecu::enqueueWork(void *stream, const std::string &text,
+                        std::function<void()> work) {
+  Call call(nullptr);
+  if (call.sticky)
+    return call.sticky;
+  Context *context = current();
+  if (!context)
+    return kInvalidContext;
+  return enqueue(call.s, stream, {text, [context, work = std::move(work)] {
+                                    if (!context->sticky)
+                                      work();
+                                  }});
+}
+
+void fakecu::countCall(const char *function) { Call call(function, false); }
+
+bool fakecu::inDeviceMemory(const void *pointer, uint64_t bytes) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  auto *at = static_cast<char *>(const_cast<void *>(pointer));
+  auto after = s.deviceAllocations.upper_bound(at);
+  if (after == s.deviceAllocations.begin())
+    return false;
+  auto holder = std::prev(after);
+  auto *start = static_cast<char *>(holder->first);
+  uint64_t offset = static_cast<uint64_t>(at - start);
+  return offset <= holder->second && bytes <= holder->second - offset;
+}
+
 extern "C" {
 #define FAKE_API __attribute__((visibility("default")))
 
@@ -363,6 +398,7 @@ FAKE_API void fakecu_register_kernel(const char *name, fakecu_kernel_fn fn,
 }
 
 FAKE_API void fakecu_reset(void) {
+  fakecu::resetCublasLt();
   State &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
   for (Context &context : s.contexts)
@@ -619,7 +655,7 @@ FAKE_API Result cuMemAlloc_v2(DevicePtr *pointer, size_t bytes) {
                    kCaptureUnsupported);
   void *memory = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
   std::memset(memory, 0xcd, bytes); // device memory starts undefined
-  call.s.deviceAllocations.insert(memory);
+  call.s.deviceAllocations.emplace(memory, bytes);
   *pointer = reinterpret_cast<DevicePtr>(memory);
   return kSuccess;
 }

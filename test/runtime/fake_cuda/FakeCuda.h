@@ -26,6 +26,12 @@
  *    call touching it returns the fault's error.
  * Three devices (compute capability 8.0) let tests poison one device without
  * affecting the others. Thread-safe (one lock).
+ *
+ * The same library is also a cuBLASLt (FakeCublasLt.cpp; point the runtime
+ * at it with GRAPHC_CUBLASLT_LIBRARY): column-major matmuls computed on the
+ * host from the cuBLASLt semantics alone, queued on the fake streams like a
+ * launch, strict about attributes, layouts, algorithms, workspaces,
+ * alignment and the device memory every operand spans.
  *===----------------------------------------------------------------------===*/
 #ifndef GRAPHC_TEST_FAKE_CUDA_H
 #define GRAPHC_TEST_FAKE_CUDA_H
@@ -72,6 +78,16 @@ const char *fakecu_trace(void);
 /* The number a stream or event has in the trace. */
 int fakecu_stream_id(void *stream);
 int fakecu_event_id(void *event);
+
+/* cuBLASLt. While `fail` is set the heuristic finds no algorithm. */
+void fakecu_cublaslt_fail_heuristic(int fail);
+/* The heuristic finds no algorithm when MAX_WORKSPACE_BYTES is below
+ * `bytes` (default 0); otherwise its algorithm uses up to 1 KiB of the
+ * workspace allowed, and needs at least `bytes`. */
+void fakecu_cublaslt_require_workspace(unsigned long long bytes);
+/* Why the last cuBLASLt call that was refused was refused ("" when none
+ * was since fakecu_reset). Refusals are also printed to stderr. */
+const char *fakecu_cublaslt_last_error(void);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,256 @@
+//===- LibraryGemm.cpp - GEMMs a vendor library computes ------------------===//
+
+#include "passes/LibraryGemm.h"
+
+#include "dialects/Graph/GraphOps.h"
+
+#include "llvm/ADT/SmallPtrSet.h"
+
+using namespace mlir;
+
+namespace graphc {
+namespace {
+
+ArrayRef<int64_t> shapeOf(Value value) {
+  return cast<RankedTensorType>(value.getType()).getShape();
+}
+
+/// Whether `value` is a static f32 tensor: the element type the library
+/// steps compute in for now.
+bool isStaticF32(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  return type && type.hasStaticShape() && type.getElementType().isF32();
+}
+
+/// Whether `perm` swaps the last two dims and keeps the others in place.
+bool swapsLastTwo(ArrayRef<int64_t> perm) {
+  size_t rank = perm.size();
+  if (rank < 2)
+    return false;
+  for (size_t i = 0; i + 2 < rank; ++i)
+    if (perm[i] != static_cast<int64_t>(i))
+      return false;
+  return perm[rank - 2] == static_cast<int64_t>(rank - 1) &&
+         perm[rank - 1] == static_cast<int64_t>(rank - 2);
+}
+
+int64_t product(ArrayRef<int64_t> dims) {
+  int64_t total = 1;
+  for (int64_t dim : dims)
+    total *= dim;
+  return total;
+}
+
+/// The batch stride of an operand whose batch dims are `dims` in a product
+/// with batch dims `batchDims`: one matrix per batch index, or the same
+/// matrix for every one; nullopt when it broadcasts along some batch dims
+/// only, which one stride cannot express.
+std::optional<int64_t> batchStride(ArrayRef<int64_t> dims,
+                                   ArrayRef<int64_t> batchDims,
+                                   int64_t matrixElements) {
+  if (product(dims) == 1)
+    return 0;
+  SmallVector<int64_t> padded(batchDims.size() - dims.size(), 1);
+  llvm::append_range(padded, dims);
+  if (ArrayRef<int64_t>(padded) != batchDims)
+    return std::nullopt;
+  return matrixElements;
+}
+
+/// Whether `value` broadcasts as one bias element per column of a result
+/// of shape `result`: [N], or [1, ..., 1, N].
+bool isColumnBias(Value value, ArrayRef<int64_t> result) {
+  ArrayRef<int64_t> shape = shapeOf(value);
+  if (shape.empty() || shape.size() > result.size() ||
+      shape.back() != result.back())
+    return false;
+  return llvm::all_of(shape.drop_back(), [](int64_t dim) { return dim == 1; });
+}
+
+/// Fills the operands and sizes of a mat_mul anchor; `transposeOf(v)` is
+/// the layout prologue computing `v`, if any.
+LogicalResult
+describeMatMul(graph::MatMulOp matmul, LibraryGemm &gemm,
+               function_ref<graph::TransposeOp(Value)> transposeOf) {
+  auto operand = [&](Value value, Value &stored, bool &trans) {
+    stored = value;
+    trans = false;
+    graph::TransposeOp transpose = transposeOf(value);
+    if (!transpose)
+      return success();
+    if (!swapsLastTwo(graph::transposePermutation(transpose)))
+      return failure();
+    stored = transpose.getData();
+    trans = true;
+    return success();
+  };
+  if (failed(operand(matmul.getA(), gemm.a, gemm.transA)) ||
+      failed(operand(matmul.getB(), gemm.b, gemm.transB)))
+    return failure();
+  ArrayRef<int64_t> a = shapeOf(gemm.a), b = shapeOf(gemm.b);
+  // A 1-D A is one row, a 1-D B one column; neither has batch dims.
+  ArrayRef<int64_t> aBatch = a.size() > 2 ? a.drop_back(2) : ArrayRef<int64_t>();
+  ArrayRef<int64_t> bBatch = b.size() > 2 ? b.drop_back(2) : ArrayRef<int64_t>();
+  if (a.size() == 1) {
+    gemm.m = 1;
+    gemm.k = a[0];
+  } else {
+    gemm.m = a[a.size() - (gemm.transA ? 1 : 2)];
+    gemm.k = a[a.size() - (gemm.transA ? 2 : 1)];
+  }
+  int64_t kB;
+  if (b.size() == 1) {
+    kB = b[0];
+    gemm.n = 1;
+  } else {
+    kB = b[b.size() - (gemm.transB ? 1 : 2)];
+    gemm.n = b[b.size() - (gemm.transB ? 2 : 1)];
+  }
+  if (kB != gemm.k)
+    return failure();
+  gemm.lda = a.size() == 1 ? gemm.k : a.back();
+  gemm.ldb = b.size() == 1 ? 1 : b.back();
+  FailureOr<SmallVector<int64_t>> batchDims =
+      graph::broadcastShapes(aBatch, bBatch);
+  if (failed(batchDims))
+    return failure();
+  gemm.batch = product(*batchDims);
+  std::optional<int64_t> strideA =
+      batchStride(aBatch, *batchDims, gemm.m * gemm.k);
+  std::optional<int64_t> strideB =
+      batchStride(bBatch, *batchDims, gemm.k * gemm.n);
+  if (!strideA || !strideB)
+    return failure();
+  gemm.strideA = *strideA;
+  gemm.strideB = *strideB;
+  // One B for every batch index of a dense, untransposed A (a Linear layer
+  // on [batch, seq, features]): the batch is rows of one larger GEMM, which
+  // the library tiles far better than many small ones.
+  if (gemm.batch > 1 && gemm.strideB == 0 && !gemm.transA &&
+      gemm.strideA == gemm.m * gemm.k && gemm.lda == gemm.k) {
+    gemm.m *= gemm.batch;
+    gemm.batch = 1;
+    gemm.strideA = 0;
+  }
+  return success();
+}
+
+/// Fills the operands and sizes of a gemm anchor, its C as a bias or as C.
+LogicalResult describeGemm(graph::GemmOp op, LibraryGemm &gemm) {
+  gemm.a = op.getA();
+  gemm.b = op.getB();
+  gemm.transA = op.getTransA() != 0;
+  gemm.transB = op.getTransB() != 0;
+  ArrayRef<int64_t> a = shapeOf(gemm.a), b = shapeOf(gemm.b);
+  if (a.size() != 2 || b.size() != 2)
+    return failure();
+  gemm.m = gemm.transA ? a[1] : a[0];
+  gemm.k = gemm.transA ? a[0] : a[1];
+  gemm.n = gemm.transB ? b[0] : b[1];
+  if ((gemm.transB ? b[1] : b[0]) != gemm.k)
+    return failure();
+  gemm.lda = a[1];
+  gemm.ldb = b[1];
+  gemm.alpha = op.getAlphaAttr().getValueAsDouble();
+  double beta = op.getBetaAttr().getValueAsDouble();
+  Value c = op.getC();
+  if (!c || beta == 0.0)
+    return success();
+  if (!isStaticF32(c))
+    return failure();
+  ArrayRef<int64_t> result = shapeOf(op.getResult());
+  // The library adds a bias unscaled, and C scaled by beta.
+  if (isColumnBias(c, result) && beta == 1.0) {
+    gemm.bias = c;
+    return success();
+  }
+  if (shapeOf(c) != result)
+    return failure();
+  gemm.c = c;
+  gemm.beta = beta;
+  gemm.ldc = gemm.n;
+  return success();
+}
+
+} // namespace
+
+std::optional<LibraryGemm> matchLibraryGemm(ArrayRef<Operation *> ops) {
+  auto [prologueCount, anchor] = graph::splitLayoutPrologue(ops);
+  if (!anchor || !isa<graph::MatMulOp, graph::GemmOp>(anchor))
+    return std::nullopt;
+  llvm::SmallPtrSet<Operation *, 16> inFusion(ops.begin(), ops.end());
+  if (!llvm::all_of(anchor->getOperands(), isStaticF32) ||
+      !isStaticF32(anchor->getResult(0)))
+    return std::nullopt;
+
+  LibraryGemm gemm;
+  auto transposeOf = [&](Value value) -> graph::TransposeOp {
+    auto transpose = value.getDefiningOp<graph::TransposeOp>();
+    return transpose && inFusion.contains(transpose) ? transpose : nullptr;
+  };
+  if (auto matmul = dyn_cast<graph::MatMulOp>(anchor)) {
+    if (failed(describeMatMul(matmul, gemm, transposeOf)))
+      return std::nullopt;
+  } else if (failed(describeGemm(cast<graph::GemmOp>(anchor), gemm))) {
+    return std::nullopt;
+  }
+  // Whatever the anchor reads must come from outside the fusion: a value a
+  // fusion member computes would have to be computed before the call.
+  for (Value operand : {gemm.a, gemm.b, gemm.c, gemm.bias})
+    if (operand && operand.getDefiningOp() &&
+        inFusion.contains(operand.getDefiningOp()))
+      return std::nullopt;
+  for (Value operand : anchor->getOperands())
+    if (Operation *def = operand.getDefiningOp();
+        def && inFusion.contains(def) && !transposeOf(operand))
+      return std::nullopt;
+  for (Operation *op : ops.take_front(prologueCount))
+    gemm.ops.push_back(op);
+  gemm.ops.push_back(anchor);
+  gemm.root = anchor;
+
+  // D is dense, and so is a C that an epilogue add supplies.
+  if (!gemm.c)
+    gemm.ldc = gemm.n;
+
+  // The epilogue: adds of a column bias or of a same-shaped residual, then
+  // at most one activation, each the only user of the value before it.
+  ArrayRef<int64_t> result = shapeOf(anchor->getResult(0));
+  int64_t matrixElements = gemm.m * gemm.n;
+  while (gemm.epilogue == exec::GemmEpilogue::none) {
+    Value current = gemm.root->getResult(0);
+    if (!current.hasOneUse())
+      break;
+    Operation *user = *current.getUsers().begin();
+    if (!inFusion.contains(user) || !isStaticF32(user->getResult(0)) ||
+        shapeOf(user->getResult(0)) != result)
+      break;
+    if (auto add = dyn_cast<graph::AddOp>(user)) {
+      Value other = add.getLhs() == current ? add.getRhs() : add.getLhs();
+      if (other == current || !isStaticF32(other) ||
+          (other.getDefiningOp() && inFusion.contains(other.getDefiningOp())))
+        break;
+      if (!gemm.bias && isColumnBias(other, result)) {
+        gemm.bias = other;
+      } else if (!gemm.c && shapeOf(other) == result) {
+        gemm.c = other;
+        gemm.beta = 1.0;
+        gemm.strideC = gemm.batch > 1 ? matrixElements : 0;
+      } else {
+        break;
+      }
+    } else if (isa<graph::ReluOp>(user)) {
+      gemm.epilogue = exec::GemmEpilogue::relu;
+    } else if (auto gelu = dyn_cast<graph::GeluOp>(user);
+               gelu && gelu.getApproximate() == "tanh") {
+      gemm.epilogue = exec::GemmEpilogue::gelu_tanh;
+    } else {
+      break;
+    }
+    gemm.ops.push_back(user);
+    gemm.root = user;
+  }
+  return gemm;
+}
+
+} // namespace graphc

@@ -1,0 +1,170 @@
+//===- SelectLibraryCalls.cpp - hand GEMMs to cuBLASLt --------------------===//
+//
+// A matmul fusion whose mat_mul or gemm a library GEMM computes (see
+// LibraryGemm.h) becomes a library fusion: the GEMM with the transposes and
+// epilogue the library fuses. What remains of its epilogue (ops cuBLASLt
+// cannot apply, such as the erf GELU or a head-split transpose) becomes a
+// fusion of its own, reading the library's result. Vendor GEMMs run on
+// tensor cores and tuned tiles that the generated matmul template does not
+// reach, so the round trip through memory that the split costs is the
+// smaller price.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/Graph/GraphOps.h"
+#include "passes/LibraryGemm.h"
+#include "passes/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+using namespace mlir;
+
+namespace graphc {
+#define GEN_PASS_DEF_SELECTLIBRARYCALLS
+#include "passes/Passes.h.inc"
+
+namespace {
+
+/// A fusion computing `members` (ops of `source`'s body, in order) and
+/// yielding `results`, before `source`; `outer` maps each value the members
+/// read from outside them to the value the new fusion takes as its input.
+kernel::FusionOp outline(kernel::FusionOp source, ArrayRef<Operation *> members,
+                         ValueRange results, function_ref<Value(Value)> outer,
+                         kernel::FusionKind kind, StringRef name,
+                         DictionaryAttr schedule, kernel::LibraryAttr library) {
+  llvm::SmallPtrSet<Operation *, 16> inGroup(members.begin(), members.end());
+  llvm::SetVector<Value> read;
+  for (Operation *member : members)
+    for (Value operand : member->getOperands())
+      if (!inGroup.contains(operand.getDefiningOp()))
+        read.insert(operand);
+  SmallVector<Value> inputs;
+  for (Value value : read)
+    inputs.push_back(outer(value));
+  SmallVector<Location> locations;
+  for (Operation *member : members)
+    locations.push_back(member->getLoc());
+  MLIRContext *context = source.getContext();
+  OpBuilder builder(source);
+  auto fusion = builder.create<kernel::FusionOp>(
+      FusedLoc::get(context, locations), results.getTypes(), inputs,
+      builder.getStringAttr(name), kernel::FusionKindAttr::get(context, kind),
+      builder.getStringAttr(std::string(16, '0')), schedule, library);
+  Block *body = new Block();
+  fusion.getBody().push_back(body);
+  IRMapping mapping;
+  for (Value value : read)
+    mapping.map(value, body->addArgument(value.getType(), value.getLoc()));
+  OpBuilder inner = OpBuilder::atBlockEnd(body);
+  for (Operation *member : members)
+    inner.clone(*member, mapping);
+  SmallVector<Value> yielded;
+  for (Value result : results)
+    yielded.push_back(mapping.lookup(result));
+  inner.create<kernel::YieldOp>(source.getLoc(), yielded);
+  fusion.setHash(computeFusionHash(fusion.getBody()));
+  return fusion;
+}
+
+/// "_12" of "mat_mul_add_12": the number that makes fusion names unique
+/// within a bucket, which both halves of a split keep.
+StringRef nameSuffix(StringRef name) {
+  size_t underscore = name.rfind('_');
+  return underscore == StringRef::npos ? StringRef() : name.substr(underscore);
+}
+
+void selectLibraryCall(kernel::FusionOp fusion, int64_t workspaceBytes) {
+  Block &body = fusion.getBody().front();
+  SmallVector<Operation *> ops;
+  for (Operation &op : body.without_terminator())
+    ops.push_back(&op);
+  std::optional<LibraryGemm> gemm = matchLibraryGemm(ops);
+  if (!gemm)
+    return;
+  MLIRContext *context = fusion.getContext();
+  Builder b(context);
+  DictionaryAttr schedule = b.getDictionaryAttr(
+      {b.getNamedAttr("source", b.getStringAttr("heuristic")),
+       b.getNamedAttr("workspace_bytes", b.getI64IntegerAttr(workspaceBytes))});
+  auto library = kernel::LibraryAttr::get(context, kernel::Library::cublaslt);
+  if (gemm->ops.size() == ops.size()) {
+    fusion.setScheduleAttr(schedule);
+    fusion.setLibraryAttr(library);
+    return;
+  }
+
+  llvm::SmallPtrSet<Operation *, 16> covered(gemm->ops.begin(),
+                                             gemm->ops.end());
+  SmallVector<Operation *> rest;
+  for (Operation *op : ops)
+    if (!covered.contains(op))
+      rest.push_back(op);
+  // Only D may leave the library call, and only to the rest of the fusion.
+  Value computed = gemm->root->getResult(0);
+  auto leaksCovered = [&](Value value) {
+    return value != computed && covered.contains(value.getDefiningOp());
+  };
+  for (Operation *op : rest)
+    if (llvm::any_of(op->getOperands(), leaksCovered))
+      return;
+  if (llvm::any_of(body.getTerminator()->getOperands(), [&](Value value) {
+        return covered.contains(value.getDefiningOp());
+      }))
+    return;
+  StringRef suffix = nameSuffix(fusion.getName());
+  auto inputOf = [&](Value value) {
+    return fusion.getInputs()[cast<BlockArgument>(value).getArgNumber()];
+  };
+  kernel::FusionOp call = outline(
+      fusion, gemm->ops, gemm->root->getResults(), inputOf,
+      kernel::FusionKind::matmul,
+      describeFusionOps(gemm->ops) + suffix.str(), schedule, library);
+  // What remains is the pointwise tail of the epilogue, or a layout
+  // epilogue (a transpose of the result).
+  kernel::FusionKind restKind =
+      llvm::all_of(rest,
+                   [](Operation *op) {
+                     return classifyOp(op) == kernel::FusionKind::pointwise;
+                   })
+          ? kernel::FusionKind::pointwise
+          : classifyOp(rest.front());
+  kernel::FusionOp tail = outline(
+      fusion, rest, body.getTerminator()->getOperands(),
+      [&](Value value) {
+        return value == computed ? call.getResult(0) : inputOf(value);
+      },
+      restKind, describeFusionOps(rest) + suffix.str(),
+      fusion.getSchedule(), /*library=*/nullptr);
+  fusion.replaceAllUsesWith(tail.getResults());
+  fusion.erase();
+}
+
+struct SelectLibraryCallsPass
+    : impl::SelectLibraryCallsBase<SelectLibraryCallsPass> {
+  using SelectLibraryCallsBase::SelectLibraryCallsBase;
+  void runOnOperation() override {
+    if (failed(selectLibraryCalls(getOperation(), workspaceBytes)))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+LogicalResult selectLibraryCalls(ModuleOp module, int64_t workspaceBytes) {
+  if (workspaceBytes < 0)
+    return module.emitError("library workspace of ")
+           << workspaceBytes << " bytes";
+  SmallVector<kernel::FusionOp> fusions;
+  module.walk([&](kernel::FusionOp fusion) {
+    if (fusion.getKind() == kernel::FusionKind::matmul && !fusion.getLibrary())
+      fusions.push_back(fusion);
+  });
+  for (kernel::FusionOp fusion : fusions)
+    selectLibraryCall(fusion, workspaceBytes);
+  return success();
+}
+
+} // namespace graphc

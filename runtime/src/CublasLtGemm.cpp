@@ -1,0 +1,246 @@
+//===- CublasLtGemm.cpp - a library kernel's GEMM on cuBLASLt -------------===//
+#include "runtime/src/CublasLtGemm.h"
+
+#include "runtime/src/OnnxDtype.h"
+
+#include <cinttypes>
+#include <cstdio>
+
+using namespace graphc::rt;
+
+namespace {
+std::string hexPointer(cu::DevicePtr pointer) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "0x%" PRIx64,
+                static_cast<uint64_t>(pointer));
+  return text;
+}
+
+uint32_t epilogueOf(const graphc_gemm_desc &gemm) {
+  uint32_t epilogue = lt::kEpilogueDefault;
+  if (gemm.epilogue == GRAPHC_EPILOGUE_RELU)
+    epilogue = lt::kEpilogueRelu;
+  else if (gemm.epilogue == GRAPHC_EPILOGUE_GELU_TANH)
+    epilogue = lt::kEpilogueGelu;
+  // RELU_BIAS and GELU_BIAS are RELU and GELU with the BIAS bit.
+  if (gemm.bias_arg >= 0)
+    epilogue = epilogue == lt::kEpilogueDefault ? lt::kEpilogueBias
+                                                : epilogue | lt::kEpilogueBias;
+  return epilogue;
+}
+} // namespace
+
+bool graphc::rt::cublasLtSupports(const graphc_gemm_desc &gemm,
+                                  std::string &error) {
+  if (gemm.dtype != kFloat || gemm.compute_dtype != kFloat) {
+    error = std::string("this runtime runs cuBLASLt GEMMs of float32 "
+                        "accumulating in float32, not ") +
+            graphc_dtype_name(gemm.dtype) + " accumulating in " +
+            graphc_dtype_name(gemm.compute_dtype);
+    return false;
+  }
+  if (gemm.epilogue != GRAPHC_EPILOGUE_NONE &&
+      gemm.epilogue != GRAPHC_EPILOGUE_RELU &&
+      gemm.epilogue != GRAPHC_EPILOGUE_GELU_TANH) {
+    error = "unknown GEMM epilogue " + std::to_string(gemm.epilogue);
+    return false;
+  }
+  return true;
+}
+
+graphc_code CublasLtGemm::create(const lt::Library &library, lt::Handle handle,
+                                 const graphc_gemm_desc &gemm,
+                                 uint64_t workspaceBytes,
+                                 const GemmAlignment &alignment,
+                                 std::unique_ptr<CublasLtGemm> &out,
+                                 std::string &error) {
+  if (!cublasLtSupports(gemm, error))
+    return GRAPHC_UNIMPLEMENTED;
+  std::unique_ptr<CublasLtGemm> built(
+      new CublasLtGemm(library, handle, gemm, alignment));
+  built->alpha = static_cast<float>(gemm.alpha);
+  built->beta = gemm.c_arg >= 0 ? static_cast<float>(gemm.beta) : 0.0f;
+
+  lt::Status status = lt::kSuccess;
+  std::string failed;
+  // Records the first failing call; later calls are skipped.
+  auto call = [&](const char *what, auto &&invoke) {
+    if (status != lt::kSuccess)
+      return;
+    status = invoke();
+    if (status != lt::kSuccess)
+      failed = what;
+  };
+  auto setDesc = [&](int attribute, const auto &value) {
+    call("cublasLtMatmulDescSetAttribute", [&] {
+      return library.matmulDescSetAttribute(built->desc, attribute, &value,
+                                            sizeof(value));
+    });
+  };
+  auto layout = [&](lt::MatrixLayout &target, int64_t rows, int64_t cols,
+                    int64_t ld, int64_t stride) {
+    call("cublasLtMatrixLayoutCreate", [&] {
+      return library.matrixLayoutCreate(&target, lt::kDataFloat,
+                                        static_cast<uint64_t>(rows),
+                                        static_cast<uint64_t>(cols), ld);
+    });
+    // Every layout carries the batch, a broadcast operand with stride 0.
+    // One matrix has no stride: C and D computed in place then have the
+    // very same layout, as cuBLASLt wants.
+    int32_t count = static_cast<int32_t>(gemm.batch);
+    int64_t offset = gemm.batch > 1 ? stride : 0;
+    call("cublasLtMatrixLayoutSetAttribute", [&] {
+      return library.matrixLayoutSetAttribute(target, lt::kLayoutBatchCount,
+                                              &count, sizeof(count));
+    });
+    call("cublasLtMatrixLayoutSetAttribute", [&] {
+      return library.matrixLayoutSetAttribute(
+          target, lt::kLayoutStridedBatchOffset, &offset, sizeof(offset));
+    });
+  };
+
+  call("cublasLtMatmulDescCreate", [&] {
+    return library.matmulDescCreate(&built->desc, lt::kComputeFloat,
+                                    lt::kDataFloat);
+  });
+  // cuBLASLt's A is our B: its transpose flag is trans_b, and the other way.
+  int32_t transA = gemm.trans_b ? lt::kOpT : lt::kOpN;
+  int32_t transB = gemm.trans_a ? lt::kOpT : lt::kOpN;
+  uint32_t epilogue = epilogueOf(gemm);
+  setDesc(lt::kDescTransA, transA);
+  setDesc(lt::kDescTransB, transB);
+  setDesc(lt::kDescEpilogue, epilogue);
+  if (gemm.bias_arg >= 0) {
+    int32_t biasType = lt::kDataFloat;
+    setDesc(lt::kDescBiasDataType, biasType);
+    // The heuristic reads the bias pointer's alignment from its value (it
+    // never dereferences it); each run sets the real pointer.
+    const void *placeholder =
+        reinterpret_cast<const void *>(uintptr_t(alignment.bias));
+    setDesc(lt::kDescBiasPointer, placeholder);
+  }
+  // Row-major r x c with leading dim ld is column-major c x r: B (stored
+  // k x n, or n x k transposed) is cuBLASLt's A, A (m x k, or k x m) its B,
+  // C and D (m x n) its n x m.
+  layout(built->ltA, gemm.trans_b ? gemm.k : gemm.n,
+         gemm.trans_b ? gemm.n : gemm.k, gemm.ldb, gemm.stride_b);
+  layout(built->ltB, gemm.trans_a ? gemm.m : gemm.k,
+         gemm.trans_a ? gemm.k : gemm.m, gemm.lda, gemm.stride_a);
+  if (gemm.c_arg >= 0)
+    layout(built->ltC, gemm.n, gemm.m, gemm.ldc, gemm.stride_c);
+  layout(built->ltD, gemm.n, gemm.m, gemm.n, gemm.m * gemm.n);
+
+  lt::Preference preference = nullptr;
+  call("cublasLtMatmulPreferenceCreate",
+       [&] { return library.preferenceCreate(&preference); });
+  auto setPreference = [&](int attribute, const auto &value) {
+    call("cublasLtMatmulPreferenceSetAttribute", [&] {
+      return library.preferenceSetAttribute(preference, attribute, &value,
+                                            sizeof(value));
+    });
+  };
+  setPreference(lt::kPrefMaxWorkspaceBytes, workspaceBytes);
+  // Operands at offsets inside the arena or weights may be less aligned
+  // than the heuristic's default assumption of 256 bytes.
+  setPreference(lt::kPrefMinAlignmentA, alignment.b);
+  setPreference(lt::kPrefMinAlignmentB, alignment.a);
+  setPreference(lt::kPrefMinAlignmentC,
+                gemm.c_arg >= 0 ? alignment.c : alignment.d);
+  setPreference(lt::kPrefMinAlignmentD, alignment.d);
+
+  lt::HeuristicResult result{};
+  int returned = 0;
+  call("cublasLtMatmulAlgoGetHeuristic", [&] {
+    lt::MatrixLayout c = built->ltC ? built->ltC : built->ltD;
+    return library.algoGetHeuristic(handle, built->desc, built->ltA, built->ltB,
+                                    c, built->ltD, preference, 1, &result,
+                                    &returned);
+  });
+  if (preference)
+    library.preferenceDestroy(preference);
+
+  std::string problem =
+      "m " + std::to_string(gemm.m) + ", n " + std::to_string(gemm.n) + ", k " +
+      std::to_string(gemm.k) + ", batch " + std::to_string(gemm.batch) + ", " +
+      std::to_string(workspaceBytes) + "-byte workspace";
+  if (status != lt::kSuccess) {
+    error =
+        failed + " returned " + library.describe(status) + " (" + problem + ")";
+    if (failed == "cublasLtMatmulAlgoGetHeuristic")
+      return GRAPHC_FAILED_PRECONDITION;
+    return status == lt::kStatusAllocFailed ? GRAPHC_RESOURCE_EXHAUSTED
+                                            : GRAPHC_INTERNAL;
+  }
+  if (returned < 1 || result.state != lt::kSuccess) {
+    error = "cuBLASLt (" + library.path + ", version " +
+            std::to_string(library.version) + ") has no algorithm for " +
+            problem;
+    return GRAPHC_FAILED_PRECONDITION;
+  }
+  built->algo = result.algo;
+  built->algoWorkspace = result.workspaceSize;
+  out = std::move(built);
+  return GRAPHC_OK;
+}
+
+CublasLtGemm::~CublasLtGemm() {
+  for (lt::MatrixLayout layout : {ltA, ltB, ltC, ltD})
+    if (layout)
+      library.matrixLayoutDestroy(layout);
+  if (desc)
+    library.matmulDescDestroy(desc);
+}
+
+graphc_code CublasLtGemm::enqueue(const cu::DevicePtr *args,
+                                  uint64_t workspaceBytes, cu::Stream stream,
+                                  std::string &error) {
+  cu::DevicePtr a = args[gemm.a_arg], b = args[gemm.b_arg],
+                d = args[gemm.d_arg];
+  cu::DevicePtr c = gemm.c_arg >= 0 ? args[gemm.c_arg] : d;
+  cu::DevicePtr bias = gemm.bias_arg >= 0 ? args[gemm.bias_arg] : 0;
+  cu::DevicePtr workspace = args[gemm.workspace_arg];
+  // The algorithm was chosen for this alignment; a caller's tensor (used
+  // directly without CUDA graphs) may have less.
+  const struct {
+    const char *name;
+    cu::DevicePtr pointer;
+    uint32_t alignment;
+  } operands[] = {{"A", a, alignment.a},
+                  {"B", b, alignment.b},
+                  {"C", gemm.c_arg >= 0 ? c : 0, alignment.c},
+                  {"bias", bias, alignment.bias},
+                  {"D", d, alignment.d}};
+  for (const auto &operand : operands) {
+    if (operand.pointer % operand.alignment) {
+      error = std::string("the GEMM's ") + operand.name + " at " +
+              hexPointer(operand.pointer) + " is not " +
+              std::to_string(operand.alignment) +
+              "-byte aligned, as its cuBLASLt algorithm needs";
+      return GRAPHC_INVALID_ARGUMENT;
+    }
+  }
+  if (bias) {
+    // Per call: steps of one kernel may add different biases. cuBLASLt
+    // reads the attribute when the matmul is queued (or captured).
+    const void *pointer = reinterpret_cast<const void *>(bias);
+    lt::Status status = library.matmulDescSetAttribute(
+        desc, lt::kDescBiasPointer, &pointer, sizeof(pointer));
+    if (status != lt::kSuccess) {
+      error = "cublasLtMatmulDescSetAttribute (bias pointer) returned " +
+              library.describe(status);
+      return GRAPHC_INTERNAL;
+    }
+  }
+  lt::Status status =
+      library.matmul(handle, desc, &alpha, reinterpret_cast<const void *>(b),
+                     ltA, reinterpret_cast<const void *>(a), ltB, &beta,
+                     reinterpret_cast<const void *>(c), ltC ? ltC : ltD,
+                     reinterpret_cast<void *>(d), ltD, &algo,
+                     reinterpret_cast<void *>(workspace),
+                     workspace ? workspaceBytes : 0, stream);
+  if (status != lt::kSuccess) {
+    error = "cublasLtMatmul returned " + library.describe(status);
+    return GRAPHC_INTERNAL;
+  }
+  return GRAPHC_OK;
+}

@@ -1,0 +1,86 @@
+//===- CublasLtGemm.h - a library kernel's GEMM on cuBLASLt -----*- C++ -*-===//
+//
+// A graphc_gemm_desc is row-major; cuBLASLt is column-major. A row-major
+// matrix is the column-major view of its transpose, so D = op(A) op(B)
+// becomes D^T = op(B)^T op(A)^T: cuBLASLt's A is our B and its B our A, its
+// m our n and its n our m, each transpose flag stays with its matrix, and
+// every leading dimension is kept. The bias (one per column of D) is then
+// one per row of D^T, which is what cuBLASLt's BIAS epilogues add.
+//
+// Everything is built when the session is created: the matmul desc, the
+// layouts and the algorithm. A run only sets the bias pointer and queues
+// cublasLtMatmul with host alpha/beta and an explicit workspace, so a run
+// can be captured into a CUDA graph (nothing is allocated).
+//
+//===----------------------------------------------------------------------===//
+#ifndef GRAPHC_RUNTIME_SRC_CUBLASLTGEMM_H
+#define GRAPHC_RUNTIME_SRC_CUBLASLTGEMM_H
+
+#include "graphc/runtime.h"
+#include "runtime/src/CublasLt.h"
+
+#include <memory>
+#include <string>
+
+namespace graphc::rt {
+
+/// Whether cublasLtGemm runs `gemm`; sets `error` to why not.
+bool cublasLtSupports(const graphc_gemm_desc &gemm, std::string &error);
+
+/// The pointer alignment (bytes, a power of two, at most 256) of each
+/// operand in every step that runs the GEMM.
+struct GemmAlignment {
+  uint32_t a = lt::kDefaultAlignment, b = lt::kDefaultAlignment,
+           c = lt::kDefaultAlignment, bias = lt::kDefaultAlignment,
+           d = lt::kDefaultAlignment;
+};
+
+class CublasLtGemm {
+public:
+  /// Builds `gemm` on `handle` for steps whose workspace holds at least
+  /// `workspaceBytes` and whose pointers have `alignment`. Returns GRAPHC_OK,
+  /// or a code and `error`: GRAPHC_FAILED_PRECONDITION when cuBLASLt has no
+  /// algorithm for it.
+  static graphc_code create(const lt::Library &library, lt::Handle handle,
+                            const graphc_gemm_desc &gemm,
+                            uint64_t workspaceBytes,
+                            const GemmAlignment &alignment,
+                            std::unique_ptr<CublasLtGemm> &out,
+                            std::string &error);
+  ~CublasLtGemm();
+  CublasLtGemm(const CublasLtGemm &) = delete;
+  CublasLtGemm &operator=(const CublasLtGemm &) = delete;
+
+  /// Queues the GEMM on `stream`. `args` are the step's argument values
+  /// (device pointers; 0 for an absent one), the workspace holding
+  /// `workspaceBytes`. Returns GRAPHC_OK, else sets `error`:
+  /// GRAPHC_INVALID_ARGUMENT for a pointer less aligned than the algorithm
+  /// assumes (a caller's tensor), GRAPHC_INTERNAL when cuBLASLt refuses.
+  graphc_code enqueue(const cu::DevicePtr *args, uint64_t workspaceBytes,
+                      cu::Stream stream, std::string &error);
+
+  /// The workspace the algorithm uses (at most the create-time bytes).
+  size_t workspaceSize() const { return algoWorkspace; }
+
+private:
+  CublasLtGemm(const lt::Library &library, lt::Handle handle,
+               const graphc_gemm_desc &gemm, const GemmAlignment &alignment)
+      : library(library), handle(handle), gemm(gemm), alignment(alignment) {}
+
+  const lt::Library &library;
+  lt::Handle handle;
+  const graphc_gemm_desc gemm;
+  const GemmAlignment alignment;
+  lt::MatmulDesc desc = nullptr;
+  /// In cuBLASLt's terms: `ltA` lays out our B, `ltB` our A; `ltC` is null
+  /// without C (D then stands in for it).
+  lt::MatrixLayout ltA = nullptr, ltB = nullptr, ltC = nullptr, ltD = nullptr;
+  lt::MatmulAlgo algo{};
+  size_t algoWorkspace = 0;
+  /// Host scalars, read by cublasLtMatmul when it is called.
+  float alpha = 1, beta = 0;
+};
+
+} // namespace graphc::rt
+
+#endif

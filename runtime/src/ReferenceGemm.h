@@ -1,0 +1,35 @@
+//===- ReferenceGemm.h - library GEMMs computed on the host -----*- C++ -*-===//
+//
+// The cpu target runs a library kernel (GRAPHC_STEP_LIBRARY_CALL) with this
+// GEMM instead of a vendor library: a graphc_gemm_desc computed exactly as
+// descriptor.h defines it, on row-major host matrices. float32 elements,
+// float32 accumulation; other dtypes are refused with a message.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GRAPHC_RUNTIME_SRC_REFERENCEGEMM_H
+#define GRAPHC_RUNTIME_SRC_REFERENCEGEMM_H
+
+#include "graphc/descriptor.h"
+
+#include <string>
+
+namespace graphc::rt {
+
+/// Whether runReferenceGemm computes `gemm` (its dtype, compute dtype and
+/// epilogue); sets `error` to why not.
+bool referenceGemmSupports(const graphc_gemm_desc &gemm, std::string &error);
+
+/// Computes `gemm` on the step's resolved arguments `args` (args[a_arg],
+/// ...; the workspace is not used). The descriptor was checked
+/// (checkDescriptor): extents lie within the buffers, D overlaps no operand
+/// but possibly C exactly. Returns false with `error` set when the GEMM is
+/// not supported or scratch memory cannot be allocated.
+bool runReferenceGemm(const graphc_gemm_desc &gemm, void *const *args,
+                      std::string &error);
+
+/// The GELU_TANH epilogue: x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))).
+float geluTanh(float x);
+
+} // namespace graphc::rt
+
+#endif

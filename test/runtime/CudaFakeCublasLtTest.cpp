@@ -1,0 +1,666 @@
+//===- CudaFakeCublasLtTest.cpp - library steps on the fake cuBLASLt ------===//
+//
+// The runtime's cuBLASLt path against the fake one (test/runtime/fake_cuda,
+// column-major semantics written independently of the runtime): the
+// row-major to column-major translation of CublasLtGemm over transposes,
+// batch strides, bias, C, epilogues and alignment, checked against plain
+// row-major loops; gemm_model on the cuda target through sessions (capture
+// and replay, eager capture, no graphs, debug sync, caller streams); and
+// the statuses for a missing cuBLASLt or a GEMM it has no algorithm for.
+//
+//===----------------------------------------------------------------------===//
+#include "FakeCudaTestSupport.h"
+#include "GemmTestSupport.h"
+
+#include "runtime/src/CublasLt.h"
+#include "runtime/src/CublasLtGemm.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+extern "C" {
+int cuDevicePrimaryCtxRetain(void **context, int device);
+int cuDevicePrimaryCtxRelease_v2(int device);
+int cuCtxPushCurrent_v2(void *context);
+int cuCtxPopCurrent_v2(void **context);
+int cuStreamCreate(void **stream, unsigned flags);
+int cuStreamDestroy_v2(void *stream);
+int cuMemAlloc_v2(unsigned long long *pointer, size_t bytes);
+int cuMemFree_v2(unsigned long long pointer);
+}
+
+namespace {
+
+using namespace fakecutest;
+namespace rt = graphc::rt;
+namespace lt = graphc::rt::lt;
+
+/// gemm_model_scale(x, t): t = 2 x over 24 elements.
+void scaleKernel(const fakecu_launch *launch) {
+  const float *x = *static_cast<float **>(launch->params[0]);
+  float *t = *static_cast<float **>(launch->params[1]);
+  for (int i = 0; i < 24; ++i)
+    t[i] = 2 * x[i];
+}
+
+class FakeCublasLt : public ::testing::Test {
+protected:
+  void SetUp() override {
+    fakecu_reset();
+    static const unsigned params[] = {8, 8};
+    fakecu_register_kernel("gemm_model_scale", scaleKernel, 2, params);
+  }
+  void TearDown() override {
+    EXPECT_EQ(fakecu_violations(), 0) << fakecu_last_violation();
+    EXPECT_EQ(fakecu_calls("cuCtxSynchronize"), 0);
+    if (!refusalExpected)
+      EXPECT_STREQ(fakecu_cublaslt_last_error(), "");
+  }
+  /// Set by tests that make the fake refuse a call on purpose.
+  bool refusalExpected = false;
+};
+
+//===- CublasLtGemm on its own --------------------------------------------===//
+
+/// Device 0's context made current, a stream, and device allocations freed
+/// at the end. The fake's device memory is host memory: tests fill and read
+/// it directly.
+struct Device {
+  Device() {
+    cuDevicePrimaryCtxRetain(&context, 0);
+    cuCtxPushCurrent_v2(context);
+    cuStreamCreate(&stream, 1);
+  }
+  ~Device() {
+    for (unsigned long long pointer : allocations)
+      cuMemFree_v2(pointer);
+    cuStreamDestroy_v2(stream);
+    void *popped = nullptr;
+    cuCtxPopCurrent_v2(&popped);
+    cuDevicePrimaryCtxRelease_v2(0);
+  }
+  /// `values` in a new allocation, `offset` bytes into it.
+  unsigned long long upload(const std::vector<float> &values,
+                            size_t offset = 0) {
+    unsigned long long base = 0;
+    EXPECT_EQ(cuMemAlloc_v2(&base, offset + values.size() * 4 + 4), 0);
+    allocations.push_back(base);
+    std::memcpy(reinterpret_cast<char *>(base) + offset, values.data(),
+                values.size() * 4);
+    return base + offset;
+  }
+  graphc::rt::cu::Stream cuStream() const {
+    return static_cast<graphc::rt::cu::Stream>(stream);
+  }
+  void *context = nullptr, *stream = nullptr;
+  std::vector<unsigned long long> allocations;
+};
+
+std::vector<float> random(size_t count, std::mt19937 &rng) {
+  std::uniform_real_distribution<float> values(-1, 1);
+  std::vector<float> out(count);
+  for (float &value : out)
+    value = values(rng);
+  return out;
+}
+
+std::vector<float> download(unsigned long long pointer, size_t count) {
+  std::vector<float> out(count);
+  std::memcpy(out.data(), reinterpret_cast<const void *>(pointer), count * 4);
+  return out;
+}
+
+struct Variant {
+  const char *name;
+  bool bias = false, withC = false;
+  int32_t epilogue = GRAPHC_EPILOGUE_NONE;
+  double alpha = 1;
+  int64_t pad = 0;
+  bool shareA = false, shareB = false, shareC = false, cIsD = false;
+};
+
+TEST_F(FakeCublasLt, RowMajorGemmsTranslateToColumnMajor) {
+  lt::Library library;
+  std::string error;
+  ASSERT_TRUE(lt::loadLibrary(fakeCudaLibrary(), library, error)) << error;
+  EXPECT_EQ(library.version, 130000u);
+  lt::Handle handle = nullptr;
+  ASSERT_EQ(library.create(&handle), lt::kSuccess);
+  Device device;
+
+  struct Shape {
+    int64_t m, n, k, batch;
+  };
+  const Shape shapes[] = {{1, 1, 1, 1}, {7, 5, 3, 3}, {33, 17, 9, 2}};
+  const Variant variants[] = {
+      {"plain"},
+      {"bias relu", true, false, GRAPHC_EPILOGUE_RELU},
+      {"C gelu_tanh", false, true, GRAPHC_EPILOGUE_GELU_TANH, 0.5},
+      {"bias C gelu_tanh, padded rows", true, true, GRAPHC_EPILOGUE_GELU_TANH,
+       -1.5, 3},
+      {"shared A", true, false, GRAPHC_EPILOGUE_NONE, 1, 0, true},
+      {"shared B and C", false, true, GRAPHC_EPILOGUE_RELU, 1, 2, false, true,
+       true},
+      {"C is D", true, true, GRAPHC_EPILOGUE_NONE, 1, 0, false, false, false,
+       true},
+  };
+  std::mt19937 rng(5);
+  for (int transA : {0, 1})
+    for (int transB : {0, 1})
+      for (const Shape &shape : shapes)
+        for (const Variant &variant : variants) {
+          SCOPED_TRACE(std::string(variant.name) + ", trans " +
+                       std::to_string(transA) + std::to_string(transB) +
+                       ", m n k batch " + std::to_string(shape.m) + " " +
+                       std::to_string(shape.n) + " " + std::to_string(shape.k) +
+                       " " + std::to_string(shape.batch));
+          graphc_gemm_desc g{};
+          g.trans_a = transA;
+          g.trans_b = transB;
+          g.m = shape.m;
+          g.n = shape.n;
+          g.k = shape.k;
+          g.batch = shape.batch;
+          int64_t rowsA = transA ? g.k : g.m, colsA = transA ? g.m : g.k;
+          int64_t rowsB = transB ? g.n : g.k, colsB = transB ? g.k : g.n;
+          g.lda = colsA + variant.pad;
+          g.ldb = colsB + variant.pad;
+          g.ldc = variant.cIsD ? g.n : g.n + variant.pad;
+          g.stride_a = variant.shareA ? 0 : rowsA * g.lda + 1;
+          g.stride_b = variant.shareB ? 0 : rowsB * g.ldb + 2;
+          g.stride_c = variant.shareC ? 0
+                       : variant.cIsD ? g.m * g.n
+                                      : g.m * g.ldc + 3;
+          g.alpha = variant.alpha;
+          g.beta = variant.withC ? 0.75 : 0;
+          g.epilogue = variant.epilogue;
+          g.dtype = g.compute_dtype = 1;
+          g.a_arg = 0, g.b_arg = 1, g.c_arg = variant.withC ? 2 : -1,
+          g.bias_arg = variant.bias ? 3 : -1, g.d_arg = 4, g.workspace_arg = 5;
+
+          std::vector<float> a =
+              random((g.batch - 1) * g.stride_a + rowsA * g.lda, rng);
+          std::vector<float> b =
+              random((g.batch - 1) * g.stride_b + rowsB * g.ldb, rng);
+          std::vector<float> c =
+              variant.cIsD
+                  ? random(g.batch * g.m * g.n, rng)
+                  : random((g.batch - 1) * g.stride_c + g.m * g.ldc, rng);
+          std::vector<float> bias = random(g.n, rng);
+          std::vector<float> expected(g.batch * g.m * g.n);
+          gemmtest::naiveGemm(
+              g, a.data(), b.data(), variant.withC ? c.data() : nullptr,
+              variant.bias ? bias.data() : nullptr, expected.data());
+
+          // A 16 bytes and the bias 4 bytes into their allocations: the
+          // heuristic must be told, or the fake refuses the pointers.
+          unsigned long long args[6] = {};
+          args[0] = device.upload(a, 16);
+          args[1] = device.upload(b);
+          args[4] = device.upload(std::vector<float>(expected.size(), -7));
+          args[2] = variant.cIsD ? args[4] : device.upload(c);
+          if (variant.cIsD)
+            std::memcpy(reinterpret_cast<void *>(args[4]), c.data(),
+                        c.size() * 4);
+          args[3] = device.upload(bias, 4);
+          args[5] = device.upload(std::vector<float>(256));
+          rt::GemmAlignment alignment;
+          alignment.a = 16;
+          alignment.bias = 4;
+
+          std::unique_ptr<rt::CublasLtGemm> gemm;
+          graphc_code code = rt::CublasLtGemm::create(library, handle, g, 1024,
+                                                      alignment, gemm, error);
+          ASSERT_EQ(code, GRAPHC_OK) << error;
+          EXPECT_EQ(gemm->workspaceSize(), 1024u);
+          code = gemm->enqueue(args, 1024, device.cuStream(), error);
+          ASSERT_EQ(code, GRAPHC_OK)
+              << error << "; fake: " << fakecu_cublaslt_last_error();
+          EXPECT_TRUE(gemmtest::near(download(args[4], expected.size()),
+                                     expected, 1e-5));
+        }
+  EXPECT_EQ(library.destroy(handle), lt::kSuccess);
+}
+
+TEST_F(FakeCublasLt, OneMatrixInPlaceNeedsNoBatchStride) {
+  lt::Library library;
+  std::string error;
+  ASSERT_TRUE(lt::loadLibrary(fakeCudaLibrary(), library, error)) << error;
+  lt::Handle handle = nullptr;
+  ASSERT_EQ(library.create(&handle), lt::kSuccess);
+  Device device;
+  // D = A B + C with C = D: one matrix, so C's batch stride (0) and D's
+  // (m * n) mean nothing, and cuBLASLt gets identical layouts for them.
+  graphc_gemm_desc g = {0, 0, 2, 3, 2, 1, 2, 3, 3, 0, 0, 0, 1.0, 1.0,
+                        GRAPHC_EPILOGUE_NONE, 1, 1, 0, 1, 2, -1, 3, 4};
+  std::vector<float> a = {1, 2, 3, 4}, b = {1, 0, 2, 0, 1, 3},
+                     c = {10, 20, 30, 40, 50, 60}, expected(6);
+  gemmtest::naiveGemm(g, a.data(), b.data(), c.data(), nullptr,
+                      expected.data());
+  unsigned long long cd = device.upload(c);
+  unsigned long long args[5] = {device.upload(a), device.upload(b), cd, cd, 0};
+  std::unique_ptr<rt::CublasLtGemm> gemm;
+  ASSERT_EQ(rt::CublasLtGemm::create(library, handle, g, 0, {}, gemm, error),
+            GRAPHC_OK)
+      << error;
+  ASSERT_EQ(gemm->enqueue(args, 0, device.cuStream(), error), GRAPHC_OK)
+      << error << "; fake: " << fakecu_cublaslt_last_error();
+  EXPECT_EQ(download(cd, 6), expected);
+  EXPECT_EQ(library.destroy(handle), lt::kSuccess);
+}
+
+TEST_F(FakeCublasLt, PointersLessAlignedThanAssumedAreRefused) {
+  lt::Library library;
+  std::string error;
+  ASSERT_TRUE(lt::loadLibrary(fakeCudaLibrary(), library, error)) << error;
+  lt::Handle handle = nullptr;
+  ASSERT_EQ(library.create(&handle), lt::kSuccess);
+  Device device;
+  graphc_gemm_desc g = {
+      0, 0, 2, 2, 2,  1,  2, 2, 0, 0, 0, 0, 1.0, 0.0, GRAPHC_EPILOGUE_NONE,
+      1, 1, 0, 1, -1, -1, 2, 3};
+  std::unique_ptr<rt::CublasLtGemm> gemm;
+  ASSERT_EQ(rt::CublasLtGemm::create(library, handle, g, 0, {}, gemm, error),
+            GRAPHC_OK)
+      << error;
+  unsigned long long args[4] = {device.upload(std::vector<float>(4), 8),
+                                device.upload(std::vector<float>(4)),
+                                device.upload(std::vector<float>(4)), 0};
+  EXPECT_EQ(gemm->enqueue(args, 0, device.cuStream(), error),
+            GRAPHC_INVALID_ARGUMENT);
+  EXPECT_TRUE(contains(error, "the GEMM's A at 0x")) << error;
+  EXPECT_TRUE(contains(error, "is not 256-byte aligned, as its cuBLASLt "
+                              "algorithm needs"))
+      << error;
+  EXPECT_EQ(fakecu_calls("cublasLtMatmul"), 0);
+  EXPECT_EQ(library.destroy(handle), lt::kSuccess);
+}
+
+TEST_F(FakeCublasLt, TheFakeKeepsCublasLtsRules) {
+  refusalExpected = true;
+  lt::Library L;
+  std::string error;
+  ASSERT_TRUE(lt::loadLibrary(fakeCudaLibrary(), L, error)) << error;
+  lt::Handle handle = nullptr;
+  ASSERT_EQ(L.create(&handle), lt::kSuccess);
+  Device device;
+  constexpr lt::Status kInvalid = 7, kNotSupported = 15;
+  // D (2x3, column-major) = A (2x2) B (2x3), all CUDA_R_32F.
+  lt::MatmulDesc desc = nullptr;
+  ASSERT_EQ(L.matmulDescCreate(&desc, lt::kComputeFloat, lt::kDataFloat), 0);
+  lt::MatrixLayout a = nullptr, b = nullptr, d = nullptr, wide = nullptr;
+  ASSERT_EQ(L.matrixLayoutCreate(&a, lt::kDataFloat, 2, 2, 2), 0);
+  ASSERT_EQ(L.matrixLayoutCreate(&b, lt::kDataFloat, 2, 3, 2), 0);
+  ASSERT_EQ(L.matrixLayoutCreate(&d, lt::kDataFloat, 2, 3, 2), 0);
+  ASSERT_EQ(L.matrixLayoutCreate(&wide, lt::kDataFloat, 3, 3, 3), 0);
+  lt::Preference preference = nullptr;
+  ASSERT_EQ(L.preferenceCreate(&preference), 0);
+  uint64_t workspaceBytes = 64;
+  ASSERT_EQ(L.preferenceSetAttribute(preference, lt::kPrefMaxWorkspaceBytes,
+                                     &workspaceBytes, 8),
+            0);
+  lt::HeuristicResult result{};
+  int returned = 0;
+  auto heuristic = [&](lt::MatrixLayout bLayout) {
+    return L.algoGetHeuristic(handle, desc, a, bLayout, d, d, preference, 1,
+                              &result, &returned);
+  };
+
+  // Attributes take exactly their type's bytes; unknown ones are refused.
+  int64_t eight = 1;
+  EXPECT_EQ(L.matmulDescSetAttribute(desc, lt::kDescTransA, &eight, 8),
+            kInvalid);
+  EXPECT_TRUE(contains(fakecu_cublaslt_last_error(), "takes 4 bytes, got 8"));
+  int32_t value = 1;
+  EXPECT_EQ(L.matmulDescSetAttribute(desc, 99, &value, 4), kInvalid);
+  // Inconsistent shapes, ld < rows, differing batch counts.
+  EXPECT_EQ(heuristic(wide), kInvalid);
+  EXPECT_TRUE(contains(fakecu_cublaslt_last_error(), "op(A) is 2 x 2, op(B) 3"))
+      << fakecu_cublaslt_last_error();
+  lt::MatrixLayout shortLd = nullptr;
+  ASSERT_EQ(L.matrixLayoutCreate(&shortLd, lt::kDataFloat, 2, 3, 1), 0);
+  EXPECT_EQ(heuristic(shortLd), kInvalid);
+  EXPECT_TRUE(contains(fakecu_cublaslt_last_error(), "ld 1 < 2 rows"));
+  int32_t two = 2;
+  ASSERT_EQ(L.matrixLayoutSetAttribute(b, lt::kLayoutBatchCount, &two, 4), 0);
+  EXPECT_EQ(heuristic(b), kInvalid);
+  EXPECT_TRUE(contains(fakecu_cublaslt_last_error(), "batch counts"));
+  int32_t one = 1;
+  ASSERT_EQ(L.matrixLayoutSetAttribute(b, lt::kLayoutBatchCount, &one, 4), 0);
+
+  ASSERT_EQ(heuristic(b), lt::kSuccess) << fakecu_cublaslt_last_error();
+  ASSERT_EQ(returned, 1);
+  EXPECT_EQ(result.workspaceSize, 64u);
+  // Column-major: A = [1 3; 2 4], B = [1 0 2; 0 1 3] (rows listed).
+  unsigned long long pa = device.upload({1, 2, 3, 4});
+  unsigned long long pb = device.upload({1, 0, 0, 1, 2, 3});
+  unsigned long long pd = device.upload(std::vector<float>(6, -1));
+  unsigned long long pw = device.upload(std::vector<float>(16));
+  float alpha = 1, beta = 0;
+  auto matmul = [&](const void *A, const void *D, const lt::MatmulAlgo *algo,
+                    unsigned long long workspace, size_t bytes) {
+    return L.matmul(handle, desc, &alpha, A, a, reinterpret_cast<void *>(pb), b,
+                    &beta, D, d, const_cast<void *>(D), d, algo,
+                    reinterpret_cast<void *>(workspace), bytes,
+                    device.cuStream());
+  };
+  const void *A = reinterpret_cast<void *>(pa),
+             *D = reinterpret_cast<void *>(pd);
+  lt::MatmulAlgo forged{};
+  EXPECT_EQ(matmul(A, D, &forged, pw, 64), kInvalid);
+  EXPECT_TRUE(contains(fakecu_cublaslt_last_error(),
+                       "an algorithm the heuristic did not return"));
+  EXPECT_EQ(matmul(A, D, &result.algo, pw, 32), kInvalid);
+  EXPECT_TRUE(contains(fakecu_cublaslt_last_error(), "the algorithm needs 64"));
+  EXPECT_EQ(matmul(nullptr, D, &result.algo, pw, 64), kInvalid);
+  EXPECT_TRUE(contains(fakecu_cublaslt_last_error(), "a null matrix pointer"));
+  alignas(256) float host[4] = {1, 2, 3, 4};
+  EXPECT_EQ(matmul(host, D, &result.algo, pw, 64), kInvalid);
+  EXPECT_TRUE(contains(fakecu_cublaslt_last_error(), "A (16 bytes at 0x"));
+  EXPECT_TRUE(contains(fakecu_cublaslt_last_error(),
+                       "is not inside one device allocation"));
+  unsigned long long shared = device.upload(std::vector<float>(12));
+  EXPECT_EQ(matmul(reinterpret_cast<void *>(shared),
+                   reinterpret_cast<void *>(shared), &result.algo, pw, 64),
+            kInvalid);
+  EXPECT_TRUE(contains(fakecu_cublaslt_last_error(), "D overlaps A"));
+  // The heuristic assumed 256-byte alignment.
+  unsigned long long offset = device.upload({1, 2, 3, 4}, 16);
+  EXPECT_EQ(matmul(reinterpret_cast<void *>(offset), D, &result.algo, pw, 64),
+            kNotSupported);
+  EXPECT_TRUE(contains(fakecu_cublaslt_last_error(), "less aligned than"));
+
+  ASSERT_EQ(matmul(A, D, &result.algo, pw, 64), lt::kSuccess)
+      << fakecu_cublaslt_last_error();
+  // D = A B column by column: [1 3 11; 2 4 16] (rows listed).
+  EXPECT_EQ(download(pd, 6), (std::vector<float>{1, 2, 3, 4, 11, 16}));
+
+  // An algorithm is bound to its problem: a BIAS epilogue set afterwards
+  // needs a new one, and a bias pointer with it.
+  uint32_t epilogue = lt::kEpilogueBias;
+  ASSERT_EQ(L.matmulDescSetAttribute(desc, lt::kDescEpilogue, &epilogue, 4), 0);
+  EXPECT_EQ(matmul(A, D, &result.algo, pw, 64), kInvalid);
+  EXPECT_TRUE(
+      contains(fakecu_cublaslt_last_error(), "found for another problem"));
+  ASSERT_EQ(heuristic(b), lt::kSuccess);
+  EXPECT_EQ(matmul(A, D, &result.algo, pw, 64), kInvalid);
+  EXPECT_TRUE(contains(fakecu_cublaslt_last_error(),
+                       "without CUBLASLT_MATMUL_DESC_BIAS_POINTER"));
+  unsigned long long bias = device.upload({10, 20});
+  const void *biasPointer = reinterpret_cast<void *>(bias);
+  ASSERT_EQ(L.matmulDescSetAttribute(desc, lt::kDescBiasPointer, &biasPointer,
+                                     sizeof(biasPointer)),
+            0);
+  ASSERT_EQ(matmul(A, D, &result.algo, pw, 64), lt::kSuccess)
+      << fakecu_cublaslt_last_error();
+  // One bias element per row of D.
+  EXPECT_EQ(download(pd, 6), (std::vector<float>{11, 22, 13, 24, 21, 36}));
+
+  for (lt::MatrixLayout layout : {a, b, d, wide, shortLd})
+    EXPECT_EQ(L.matrixLayoutDestroy(layout), 0);
+  EXPECT_EQ(L.preferenceDestroy(preference), 0);
+  EXPECT_EQ(L.matmulDescDestroy(desc), 0);
+  EXPECT_EQ(L.destroy(handle), lt::kSuccess);
+  EXPECT_EQ(L.destroy(handle), 1); // no longer a handle
+}
+
+//===- gemm_model through sessions ----------------------------------------===//
+
+/// A session of gemm_model_cuda (or its library-only variant) with device
+/// buffers for x, c, y and h2.
+struct GemmBench {
+  GemmBench(graphc_model *model, uint32_t flags) {
+    graphc_session_options options;
+    graphc_session_options_init(&options);
+    options.flags = flags;
+    Status status(graphc_session_create(model, &options, &session));
+    EXPECT_TRUE(status.ok()) << status.message();
+    if (!session)
+      return;
+    EXPECT_GRAPHC_OK(graphc_session_allocate_buffer(session, 96, &x));
+    EXPECT_GRAPHC_OK(graphc_session_allocate_buffer(session, 80, &c));
+    EXPECT_GRAPHC_OK(graphc_session_allocate_buffer(session, 80, &y));
+    EXPECT_GRAPHC_OK(graphc_session_allocate_buffer(session, 120, &h2));
+  }
+  ~GemmBench() {
+    if (!session)
+      return;
+    for (void *buffer : {x, c, y, h2})
+      graphc_session_free_buffer(session, buffer);
+    graphc_session_release(session);
+  }
+
+  DLTensor tensor(void *data, int64_t *shape) {
+    DLTensor t{};
+    t.data = data;
+    t.device = {kDLCUDA, 0};
+    t.ndim = 3;
+    t.dtype = {kDLFloat, 32, 1};
+    t.shape = shape;
+    return t;
+  }
+
+  /// Uploads random x and c, runs (on `stream` when `onStream`), and
+  /// checks y and h2 against gemm_model's definition.
+  void runAndCheck(std::mt19937 &rng, float scale = 2, bool onStream = false,
+                   void *stream = nullptr) {
+    std::vector<float> xs = random(24, rng), cs = random(20, rng);
+    ASSERT_GRAPHC_OK(graphc_session_upload(session, x, xs.data(), 96));
+    ASSERT_GRAPHC_OK(graphc_session_upload(session, c, cs.data(), 80));
+    DLTensor inputs[2] = {tensor(x, xShape), tensor(c, cShape)};
+    DLTensor outputs[2] = {tensor(y, cShape), tensor(h2, h2Shape)};
+    if (onStream) {
+      ASSERT_GRAPHC_OK(graphc_session_run_on_stream(session, inputs, 2, nullptr,
+                                                    outputs, 2, stream));
+      ASSERT_GRAPHC_OK(graphc_session_synchronize(session));
+    } else {
+      ASSERT_GRAPHC_OK(
+          graphc_session_run(session, inputs, 2, nullptr, outputs, 2));
+    }
+    std::vector<float> ys(20), h2s(30);
+    ASSERT_GRAPHC_OK(graphc_session_download(session, ys.data(), y, 80));
+    ASSERT_GRAPHC_OK(graphc_session_download(session, h2s.data(), h2, 120));
+    gemmtest::GemmModelOutputs expected =
+        gemmtest::gemmModelExpected(xs, cs, scale);
+    EXPECT_TRUE(gemmtest::near(ys, expected.y));
+    EXPECT_TRUE(gemmtest::near(h2s, expected.h2));
+  }
+
+  graphc_session *session = nullptr;
+  void *x = nullptr, *c = nullptr, *y = nullptr, *h2 = nullptr;
+  int64_t xShape[3] = {2, 3, 4}, cShape[3] = {2, 5, 2}, h2Shape[3] = {2, 3, 5};
+};
+
+TEST_F(FakeCublasLt, CapturesLibraryCallsWithLaunchesAndReplaysThem) {
+  graphc_model *model = loadModel("gemm_model_cuda");
+  ASSERT_NE(model, nullptr);
+  {
+    GemmBench bench(model, 0);
+    ASSERT_NE(bench.session, nullptr);
+    // One algorithm per library kernel, chosen at session creation.
+    EXPECT_EQ(fakecu_calls("cublasLtMatmulAlgoGetHeuristic"), 2);
+    std::mt19937 rng(21);
+    for (int run = 0; run < 3; ++run) {
+      SCOPED_TRACE("run " + std::to_string(run));
+      size_t before = traceLines().size();
+      bench.runAndCheck(rng);
+      // The graph replays the launch, the three matmuls in step order and
+      // the error record's copy, all on the session's stream.
+      std::vector<std::string> replay;
+      for (const std::string &line : traceSince(before))
+        if (line.rfind("replay: ", 0) == 0)
+          replay.push_back(line.substr(0, line.rfind(' ')));
+      EXPECT_EQ(replay, (std::vector<std::string>{
+                            "replay: launch gemm_model_scale",
+                            "replay: cublasLtMatmul", "replay: cublasLtMatmul",
+                            "replay: cublasLtMatmul", "replay: memcpyDtoH"}))
+          << fakecu_trace();
+    }
+    EXPECT_EQ(fakecu_calls("cuStreamBeginCapture"), 1);
+    // Queued once, into the capture; replays call nothing.
+    EXPECT_EQ(fakecu_calls("cublasLtMatmul"), 3);
+    EXPECT_EQ(fakecu_calls("cublasLtMatmulAlgoGetHeuristic"), 2);
+  }
+  // The session's handle and GEMMs are released with it.
+  EXPECT_EQ(fakecu_calls("cublasLtDestroy"), 1);
+  EXPECT_EQ(fakecu_calls("cublasLtMatmulDescDestroy"), 2);
+  graphc_model_release(model);
+}
+
+TEST_F(FakeCublasLt, EveryWayOfRunningAgrees) {
+  graphc_model *model = loadModel("gemm_model_cuda");
+  ASSERT_NE(model, nullptr);
+  std::mt19937 rng(3);
+  for (uint32_t flags : {unsigned(GRAPHC_SESSION_EAGER_CAPTURE),
+                         unsigned(GRAPHC_SESSION_DISABLE_CUDA_GRAPHS),
+                         unsigned(GRAPHC_SESSION_DEBUG_SYNC)}) {
+    SCOPED_TRACE("flags " + std::to_string(flags));
+    fakecu_reset();
+    GemmBench bench(model, flags);
+    ASSERT_NE(bench.session, nullptr);
+    bench.runAndCheck(rng);
+    bench.runAndCheck(rng);
+    // Without graphs every run queues its matmuls itself.
+    EXPECT_EQ(fakecu_calls("cublasLtMatmul"),
+              flags == GRAPHC_SESSION_EAGER_CAPTURE ? 3 : 6);
+  }
+  graphc_model_release(model);
+}
+
+TEST_F(FakeCublasLt, RunsOnACallersStream) {
+  graphc_model *model = loadModel("gemm_model_cuda");
+  ASSERT_NE(model, nullptr);
+  {
+    void *context = nullptr, *stream = nullptr;
+    cuDevicePrimaryCtxRetain(&context, 0);
+    cuCtxPushCurrent_v2(context);
+    cuStreamCreate(&stream, 0);
+    {
+      GemmBench bench(model, 0);
+      ASSERT_NE(bench.session, nullptr);
+      std::mt19937 rng(4);
+      bench.runAndCheck(rng, 2, true, stream);
+      bench.runAndCheck(rng, 2, true, stream);
+    }
+    cuStreamDestroy_v2(stream);
+    void *popped = nullptr;
+    cuCtxPopCurrent_v2(&popped);
+    cuDevicePrimaryCtxRelease_v2(0);
+  }
+  graphc_model_release(model);
+}
+
+TEST_F(FakeCublasLt, RunsAModelOfLibraryStepsOnly) {
+  graphc_model *model = loadModel("gemm_model_cuda_library_only");
+  ASSERT_NE(model, nullptr);
+  EXPECT_EQ(graphc_model_image_count(model), 0);
+  for (uint32_t flags : {0u, unsigned(GRAPHC_SESSION_DISABLE_CUDA_GRAPHS)}) {
+    SCOPED_TRACE("flags " + std::to_string(flags));
+    GemmBench bench(model, flags);
+    ASSERT_NE(bench.session, nullptr);
+    std::mt19937 rng(6);
+    bench.runAndCheck(rng, 1);
+    bench.runAndCheck(rng, 1);
+  }
+  EXPECT_EQ(fakecu_calls("cuModuleLoadData"), 0);
+  graphc_model_release(model);
+}
+
+//===- Failures -----------------------------------------------------------===//
+
+/// Sets GRAPHC_CUBLASLT_LIBRARY for the scope.
+struct CublasLtPath {
+  explicit CublasLtPath(const std::string &path) {
+    setenv("GRAPHC_CUBLASLT_LIBRARY", path.c_str(), 1);
+  }
+  ~CublasLtPath() { setenv("GRAPHC_CUBLASLT_LIBRARY", fakeCudaLibrary(), 1); }
+};
+
+TEST_F(FakeCublasLt, AMissingLibraryIsAStatusAtLoad) {
+  CublasLtPath missing("/nonexistent/libcublasLt.so.13");
+  graphc_model_options options;
+  graphc_model_options_init(&options);
+  options.flags = GRAPHC_MODEL_SKIP_CHECKSUM;
+  graphc_model *model = nullptr;
+  std::string path = modelPath("gemm_model_cuda");
+  Status status(graphc_model_load(path.c_str(), &options, &model));
+  EXPECT_EQ(status.code(), GRAPHC_UNAVAILABLE);
+  EXPECT_EQ(model, nullptr);
+  std::string expected =
+      "model '" + path +
+      "' kernel 'gemm_relu_bias' (ONNX nodes MatMul_1,Add_2,Relu_3) calls "
+      "cuBLASLt: cannot open /nonexistent/libcublasLt.so.13 (";
+  EXPECT_EQ(status.message().substr(0, expected.size()), expected)
+      << status.message();
+  // A model without library kernels never opens it.
+  model = loadModel("fake_cuda_model");
+  EXPECT_NE(model, nullptr);
+  graphc_model_release(model);
+  // Nor does inspecting one that has them.
+  options.flags |= GRAPHC_MODEL_INSPECT_ONLY;
+  EXPECT_GRAPHC_OK(graphc_model_load(path.c_str(), &options, &model));
+  graphc_model_release(model);
+}
+
+TEST_F(FakeCublasLt, ALibraryThatIsNotCublasLtIsAStatusAtLoad) {
+  std::string other = modelPath("fake_cuda_model");
+  CublasLtPath notCublasLt(other);
+  graphc_model_options options;
+  graphc_model_options_init(&options);
+  options.flags = GRAPHC_MODEL_SKIP_CHECKSUM;
+  graphc_model *model = nullptr;
+  Status status(graphc_model_load(modelPath("gemm_model_cuda").c_str(),
+                                  &options, &model));
+  EXPECT_EQ(status.code(), GRAPHC_UNAVAILABLE);
+  EXPECT_TRUE(contains(status.message(),
+                       "calls cuBLASLt: " + other +
+                           " lacks cublasLtCreate (not cuBLASLt, or too old)"))
+      << status.message();
+}
+
+TEST_F(FakeCublasLt, NoAlgorithmIsAStatusNamingTheKernel) {
+  refusalExpected = true;
+  graphc_model *model = loadModel("gemm_model_cuda");
+  ASSERT_NE(model, nullptr);
+  graphc_session *session = nullptr;
+  fakecu_cublaslt_fail_heuristic(1);
+  Status failed(graphc_session_create(model, nullptr, &session));
+  EXPECT_EQ(failed.code(), GRAPHC_FAILED_PRECONDITION);
+  EXPECT_EQ(session, nullptr);
+  EXPECT_TRUE(contains(failed.message(),
+                       "cannot run kernel 'gemm_relu_bias' (ONNX nodes "
+                       "MatMul_1,Add_2,Relu_3) on cuBLASLt on cuda:0 for "
+                       "model '"))
+      << failed.message();
+  EXPECT_TRUE(contains(failed.message(),
+                       "cublasLtMatmulAlgoGetHeuristic returned "
+                       "CUBLAS_STATUS_NOT_SUPPORTED (the functionality "
+                       "requested is not supported) (m 3, n 5, k 4, batch 2, "
+                       "4096-byte workspace)"))
+      << failed.message();
+  fakecu_cublaslt_fail_heuristic(0);
+
+  // The steps give the GEMMs 4096 bytes of workspace: an algorithm that
+  // needs all of it is found and gets it, one that needs more is not.
+  fakecu_cublaslt_require_workspace(4096);
+  {
+    GemmBench bench(model, 0);
+    ASSERT_NE(bench.session, nullptr);
+    std::mt19937 rng(8);
+    bench.runAndCheck(rng);
+  }
+  fakecu_cublaslt_require_workspace(4097);
+  Status tooSmall(graphc_session_create(model, nullptr, &session));
+  EXPECT_EQ(tooSmall.code(), GRAPHC_FAILED_PRECONDITION);
+  EXPECT_TRUE(contains(fakecu_cublaslt_last_error(),
+                       "no algorithm within 4096 bytes of workspace"))
+      << fakecu_cublaslt_last_error();
+  graphc_model_release(model);
+}
+
+} // namespace

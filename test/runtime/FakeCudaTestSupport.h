@@ -1,0 +1,96 @@
+//===- FakeCudaTestSupport.h - helpers of the fake driver tests -*- C++ -*-===//
+//
+// Shared by the tests that run the runtime's CUDA path on the fake driver
+// (CudaFakeDriverTest.cpp, CudaFakeCublasLtTest.cpp): where the fake and the
+// test models are, statuses, model loading and the fake's trace.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GRAPHC_TEST_RUNTIME_FAKECUDATESTSUPPORT_H
+#define GRAPHC_TEST_RUNTIME_FAKECUDATESTSUPPORT_H
+
+#include "fake_cuda/FakeCuda.h"
+
+#include "graphc/runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace fakecutest {
+
+/// The fake driver: GRAPHC_TEST_FAKE_CUDA_LIBRARY when set, else the build
+/// tree's.
+inline const char *fakeCudaLibrary() {
+  const char *path = std::getenv("GRAPHC_TEST_FAKE_CUDA_LIBRARY");
+  return path && *path ? path : GRAPHC_FAKE_CUDA_LIBRARY;
+}
+
+/// The test models' folder: GRAPHC_TEST_MODEL_DIR when set (a relocated copy,
+/// as in the device bundle), else the build tree's.
+inline std::string modelPath(const std::string &name) {
+  const char *dir = std::getenv("GRAPHC_TEST_MODEL_DIR");
+  return std::string(dir && *dir ? dir : GRAPHC_TEST_MODEL_DIR) + "/" + name +
+         ".so";
+}
+
+/// Owns a status; frees it on destruction.
+struct Status {
+  explicit Status(graphc_status status) : status(status) {}
+  ~Status() { graphc_status_free(status); }
+  Status(const Status &) = delete;
+  bool ok() const { return status == nullptr; }
+  graphc_code code() const { return graphc_status_code(status); }
+  std::string message() const { return graphc_status_message(status); }
+  graphc_status status;
+};
+
+#define EXPECT_GRAPHC_OK(expr)                                                 \
+  do {                                                                         \
+    ::fakecutest::Status s_(expr);                                             \
+    EXPECT_TRUE(s_.ok()) << s_.message();                                      \
+  } while (0)
+#define ASSERT_GRAPHC_OK(expr)                                                 \
+  do {                                                                         \
+    ::fakecutest::Status s_(expr);                                             \
+    ASSERT_TRUE(s_.ok()) << s_.message();                                      \
+  } while (0)
+
+inline graphc_model *loadModel(const std::string &name = "fake_cuda_model",
+                               int32_t ordinal = 0) {
+  graphc_model_options options;
+  graphc_model_options_init(&options);
+  options.flags = GRAPHC_MODEL_SKIP_CHECKSUM;
+  options.device_ordinal = ordinal;
+  graphc_model *model = nullptr;
+  Status status(graphc_model_load(modelPath(name).c_str(), &options, &model));
+  EXPECT_TRUE(status.ok()) << status.message();
+  return model;
+}
+
+inline std::vector<std::string> traceLines() {
+  std::vector<std::string> lines;
+  std::string text = fakecu_trace();
+  size_t start = 0;
+  for (size_t end; (end = text.find('\n', start)) != std::string::npos;
+       start = end + 1)
+    lines.push_back(text.substr(start, end - start));
+  return lines;
+}
+
+/// The trace lines after the first `count`.
+inline std::vector<std::string> traceSince(size_t count) {
+  std::vector<std::string> lines = traceLines();
+  return std::vector<std::string>(lines.begin() + std::min(count, lines.size()),
+                                  lines.end());
+}
+
+inline bool contains(const std::string &text, const std::string &part) {
+  return text.find(part) != std::string::npos;
+}
+
+} // namespace fakecutest
+
+#endif

@@ -1,0 +1,223 @@
+//===- ReferenceGemmTest.cpp - the cpu target's GEMM against plain loops --===//
+//
+// runReferenceGemm (blocked, packed, float) against naiveGemm (one element
+// at a time, double) over transposes, odd and block-crossing sizes, padded
+// leading dims, broadcast batches, bias, C and the epilogues.
+//
+//===----------------------------------------------------------------------===//
+#include "GemmTestSupport.h"
+
+#include "runtime/src/ReferenceGemm.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+using gemmtest::naiveGemm;
+
+/// A GEMM with its operands; argument order A, B, C, bias, D, workspace.
+struct Problem {
+  graphc_gemm_desc gemm{};
+  std::vector<float> a, b, c, bias, d;
+
+  /// Runs the reference GEMM; D is filled with a sentinel first.
+  bool run(std::string &error) {
+    d.assign(gemm.batch * gemm.m * gemm.n, -12345.0f);
+    void *args[6] = {a.data(),
+                     b.data(),
+                     c.empty() ? nullptr : c.data(),
+                     bias.empty() ? nullptr : bias.data(),
+                     d.data(),
+                     nullptr};
+    return graphc::rt::runReferenceGemm(gemm, args, error);
+  }
+
+  std::vector<float> expected() const {
+    std::vector<float> out(gemm.batch * gemm.m * gemm.n);
+    naiveGemm(gemm, a.data(), b.data(), gemm.c_arg >= 0 ? c.data() : nullptr,
+              gemm.bias_arg >= 0 ? bias.data() : nullptr, out.data());
+    return out;
+  }
+};
+
+struct Shape {
+  int64_t m, n, k, batch;
+};
+
+/// How a problem's operands are laid out beyond the shape.
+struct Variant {
+  const char *name;
+  bool bias = false, withC = false;
+  int32_t epilogue = GRAPHC_EPILOGUE_NONE;
+  double alpha = 1;
+  int64_t pad = 0; ///< Extra elements per row of A, B and C.
+  bool shareA = false, shareB = false, shareC = false; ///< Stride 0.
+};
+
+std::vector<float> random(size_t count, std::mt19937 &rng) {
+  std::uniform_real_distribution<float> values(-1, 1);
+  std::vector<float> out(count);
+  for (float &value : out)
+    value = values(rng);
+  return out;
+}
+
+Problem makeProblem(int transA, int transB, const Shape &shape,
+                    const Variant &variant, std::mt19937 &rng) {
+  Problem p;
+  graphc_gemm_desc &g = p.gemm;
+  g.trans_a = transA;
+  g.trans_b = transB;
+  g.m = shape.m;
+  g.n = shape.n;
+  g.k = shape.k;
+  g.batch = shape.batch;
+  int64_t rowsA = transA ? g.k : g.m, colsA = transA ? g.m : g.k;
+  int64_t rowsB = transB ? g.n : g.k, colsB = transB ? g.k : g.n;
+  g.lda = colsA + variant.pad;
+  g.ldb = colsB + variant.pad;
+  g.ldc = g.n + variant.pad;
+  // A batch stride with a gap after each matrix, or 0 to share one.
+  g.stride_a = variant.shareA ? 0 : rowsA * g.lda + 3;
+  g.stride_b = variant.shareB ? 0 : rowsB * g.ldb + 1;
+  g.stride_c = variant.shareC ? 0 : g.m * g.ldc + 2;
+  g.alpha = variant.alpha;
+  g.beta = variant.withC ? -0.75 : 0;
+  g.epilogue = variant.epilogue;
+  g.dtype = 1;
+  g.compute_dtype = 1;
+  g.a_arg = 0;
+  g.b_arg = 1;
+  g.c_arg = variant.withC ? 2 : -1;
+  g.bias_arg = variant.bias ? 3 : -1;
+  g.d_arg = 4;
+  g.workspace_arg = 5;
+  p.a = random((g.batch - 1) * g.stride_a + rowsA * g.lda, rng);
+  p.b = random((g.batch - 1) * g.stride_b + rowsB * g.ldb, rng);
+  if (variant.withC)
+    p.c = random((g.batch - 1) * g.stride_c + g.m * g.ldc, rng);
+  if (variant.bias)
+    p.bias = random(g.n, rng);
+  return p;
+}
+
+TEST(ReferenceGemm, MatchesPlainLoops) {
+  // 1x1x1; odd sizes; more rows than a row block and more products than a
+  // depth block (64 and 256); more columns than a column block (512).
+  const Shape shapes[] = {
+      {1, 1, 1, 1}, {7, 5, 3, 3}, {70, 33, 300, 2}, {3, 530, 7, 2}};
+  const Variant variants[] = {
+      {"plain"},
+      {"bias relu", true, false, GRAPHC_EPILOGUE_RELU},
+      {"C gelu_tanh", false, true, GRAPHC_EPILOGUE_GELU_TANH, 0.5},
+      {"bias C relu, padded rows", true, true, GRAPHC_EPILOGUE_RELU, 2.0, 5},
+      {"shared A", false, false, GRAPHC_EPILOGUE_NONE, 1, 0, true},
+      {"shared B and C", true, true, GRAPHC_EPILOGUE_NONE, 1, 1, false, true,
+       true},
+  };
+  std::mt19937 rng(7);
+  for (int transA : {0, 1})
+    for (int transB : {0, 1})
+      for (const Shape &shape : shapes)
+        for (const Variant &variant : variants) {
+          SCOPED_TRACE(std::string(variant.name) + ", trans " +
+                       std::to_string(transA) + std::to_string(transB) +
+                       ", m n k batch " + std::to_string(shape.m) + " " +
+                       std::to_string(shape.n) + " " + std::to_string(shape.k) +
+                       " " + std::to_string(shape.batch));
+          Problem p = makeProblem(transA, transB, shape, variant, rng);
+          std::string error;
+          ASSERT_TRUE(p.run(error)) << error;
+          EXPECT_TRUE(gemmtest::near(p.d, p.expected(), 1e-5));
+        }
+}
+
+TEST(ReferenceGemm, BetaZeroNeverReadsC) {
+  std::mt19937 rng(1);
+  Problem p = makeProblem(0, 0, {4, 3, 2, 2}, {"C", false, true}, rng);
+  p.gemm.beta = 0;
+  // A C full of NaN, even named by c_arg, must not reach D; nor an absent
+  // one be read.
+  std::fill(p.c.begin(), p.c.end(), std::numeric_limits<float>::quiet_NaN());
+  std::string error;
+  ASSERT_TRUE(p.run(error)) << error;
+  p.gemm.c_arg = -1;
+  std::vector<float> expected = p.expected();
+  EXPECT_TRUE(gemmtest::near(p.d, expected));
+  p.c.clear();
+  ASSERT_TRUE(p.run(error)) << error;
+  EXPECT_TRUE(gemmtest::near(p.d, expected));
+}
+
+TEST(ReferenceGemm, CMayBeDItself) {
+  std::mt19937 rng(2);
+  for (int transB : {0, 1}) {
+    Problem p = makeProblem(1, transB, {70, 520, 5, 2}, {"C", true, true}, rng);
+    p.gemm.ldc = p.gemm.n;
+    p.gemm.stride_c = p.gemm.m * p.gemm.n;
+    p.c = random(p.gemm.batch * p.gemm.m * p.gemm.n, rng);
+    std::vector<float> expected = p.expected();
+    // C and D are one buffer.
+    std::vector<float> cd = p.c;
+    void *args[6] = {p.a.data(),    p.b.data(), cd.data(),
+                     p.bias.data(), cd.data(),  nullptr};
+    std::string error;
+    ASSERT_TRUE(graphc::rt::runReferenceGemm(p.gemm, args, error)) << error;
+    EXPECT_TRUE(gemmtest::near(cd, expected));
+  }
+}
+
+TEST(ReferenceGemm, ReluKeepsNaNAndZeroesNegatives) {
+  graphc_gemm_desc g{};
+  g.m = g.k = g.batch = 1;
+  g.n = 3;
+  g.lda = 1;
+  g.ldb = 3;
+  g.alpha = 1;
+  g.epilogue = GRAPHC_EPILOGUE_RELU;
+  g.dtype = g.compute_dtype = 1;
+  g.a_arg = 0, g.b_arg = 1, g.c_arg = -1, g.bias_arg = -1, g.d_arg = 2,
+  g.workspace_arg = 3;
+  float a = 1, b[3] = {std::numeric_limits<float>::quiet_NaN(), -2, 3}, d[3];
+  void *args[4] = {&a, b, d, nullptr};
+  std::string error;
+  ASSERT_TRUE(graphc::rt::runReferenceGemm(g, args, error)) << error;
+  EXPECT_TRUE(std::isnan(d[0]));
+  EXPECT_EQ(d[1], 0.0f);
+  EXPECT_EQ(d[2], 3.0f);
+}
+
+TEST(ReferenceGemm, GeluTanhIsTheTanhForm) {
+  for (float x : {-6.0f, -1.0f, -0.25f, 0.0f, 0.5f, 1.0f, 3.0f}) {
+    SCOPED_TRACE(x);
+    EXPECT_NEAR(graphc::rt::geluTanh(x), gemmtest::geluTanh(x), 1e-6);
+  }
+  // Known values of the tanh form (the erf form gives 0.841345 at 1).
+  EXPECT_NEAR(graphc::rt::geluTanh(1.0f), 0.841192f, 1e-6);
+  EXPECT_NEAR(graphc::rt::geluTanh(-1.0f), -0.158808f, 1e-6);
+}
+
+TEST(ReferenceGemm, RefusesWhatItCannotCompute) {
+  std::mt19937 rng(3);
+  Problem p = makeProblem(0, 0, {2, 2, 2, 1}, {"plain"}, rng);
+  std::string error;
+  p.gemm.dtype = 10;
+  EXPECT_FALSE(p.run(error));
+  EXPECT_EQ(error, "the reference GEMM computes float32 matrices, not float16");
+  p.gemm.dtype = 1;
+  p.gemm.compute_dtype = 11;
+  EXPECT_FALSE(p.run(error));
+  EXPECT_EQ(error, "the reference GEMM accumulates in float32, not float64");
+  p.gemm.compute_dtype = 1;
+  p.gemm.epilogue = 9;
+  EXPECT_FALSE(graphc::rt::referenceGemmSupports(p.gemm, error));
+  EXPECT_EQ(error, "the reference GEMM has no epilogue 9");
+}
+
+} // namespace

@@ -1,0 +1,803 @@
+//===- FakeCublasLt.cpp - cuBLASLt over the fake driver, for tests --------===//
+//
+// The cuBLASLt entry points the runtime uses (runtime/src/CublasLtSymbols.def),
+// in the fake driver's library so that a matmul is queued on the fake's
+// streams and captured and replayed like a launch. The arithmetic follows
+// cuBLASLt's own conventions, column-major layouts with ROWS, COLS, LD,
+// ORDER, BATCH_COUNT and STRIDED_BATCH_OFFSET, and is written without the
+// runtime's row-major reference GEMM: a runtime that translates a row-major
+// GEMM wrongly gets other numbers, or a refusal, here.
+//
+// Strict where cuBLASLt is, and stricter where a real GPU would fault later:
+// attribute sizes and values, consistent dims and batch counts, ld >= rows,
+// an algorithm returned by the heuristic for this very problem, a workspace
+// at least as large as that algorithm's, pointers as aligned as the
+// heuristic was told, every operand inside one device allocation, and D
+// apart from what it reads (C may be D itself, with the same layout).
+//
+//===----------------------------------------------------------------------===//
+#include "FakeCuda.h"
+#include "FakeCudaInternal.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+
+namespace {
+using Status = int;
+constexpr Status kOk = 0;
+constexpr Status kNotInitialized = 1;
+constexpr Status kInvalidValue = 7;
+constexpr Status kExecutionFailed = 13;
+constexpr Status kNotSupported = 15;
+
+constexpr int kFloat32 = 0;     // CUDA_R_32F
+constexpr int kCompute32F = 68; // CUBLAS_COMPUTE_32F
+constexpr int32_t kOrderCol = 0, kOrderRow = 1;
+constexpr uint32_t kEpilogueDefault = 1, kEpilogueRelu = 2, kEpilogueBias = 4,
+                   kEpilogueGelu = 32;
+constexpr uint64_t kAlgoMagic = 0x666b6c74616c676full;
+/// What the fake's algorithm uses of the workspace it is allowed.
+constexpr uint64_t kPreferredWorkspace = 1024;
+
+struct Handle {
+  int unused;
+};
+
+struct MatmulDesc {
+  int32_t compute, scale;
+  int32_t pointerMode = 0; // CUBLASLT_POINTER_MODE_HOST
+  int32_t transA = 0, transB = 0;
+  uint32_t epilogue = kEpilogueDefault;
+  const void *bias = nullptr;
+  int64_t biasBatchStride = 0;
+  int32_t biasType = -1; // the type of D
+};
+
+struct Layout {
+  uint32_t type;
+  int32_t order = kOrderCol;
+  uint64_t rows, cols;
+  int64_t ld;
+  int32_t batch = 1;
+  int64_t stride = 0;
+};
+
+struct Preference {
+  uint32_t searchMode = 0;
+  uint64_t maxWorkspace = 0;
+  uint32_t alignment[4] = {256, 256, 256, 256}; // A, B, C, D
+};
+
+struct MatmulAlgo {
+  uint64_t data[8];
+};
+
+struct HeuristicResult {
+  MatmulAlgo algo;
+  size_t workspaceSize;
+  Status state;
+  float wavesCount;
+  int reserved[4];
+};
+
+/// An algorithm the heuristic returned: for which problem, with what
+/// workspace and alignment assumptions.
+struct Algo {
+  std::string problem;
+  uint64_t workspace;
+  uint32_t alignment[4];
+  uint32_t biasAlignment;
+};
+
+/// One validated matmul: the operation and its four layouts.
+struct Problem {
+  MatmulDesc desc;
+  Layout a, b, c, d;
+  int64_t m, n, k, batch;
+};
+
+struct LtState {
+  std::mutex mutex;
+  std::set<const void *> handles, descs, layouts, preferences;
+  std::map<uint64_t, Algo> algos;
+  uint64_t nextAlgo = 1;
+  bool failHeuristic = false;
+  uint64_t requiredWorkspace = 0;
+  std::string lastError;
+};
+
+LtState &lt() {
+  static LtState state;
+  return state;
+}
+
+/// Records and prints why `function` refuses, and returns `status`.
+Status refuse(LtState &s, const char *function, const std::string &why,
+              Status status) {
+  s.lastError = std::string(function) + ": " + why;
+  std::fprintf(stderr, "fake cuBLASLt: %s\n", s.lastError.c_str());
+  return status;
+}
+
+std::string hex(const void *pointer) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%p", pointer);
+  return text;
+}
+
+/// The largest power of two (at most 256) dividing `pointer`.
+uint32_t alignmentOf(const void *pointer) {
+  auto value = reinterpret_cast<uintptr_t>(pointer);
+  uint32_t alignment = 256;
+  while (alignment > 1 && value % alignment)
+    alignment /= 2;
+  return alignment;
+}
+
+/// Elements one batch of `layout` spans.
+int64_t matrixSpan(const Layout &layout) {
+  return layout.order == kOrderCol
+             ? (int64_t(layout.cols) - 1) * layout.ld + int64_t(layout.rows)
+             : (int64_t(layout.rows) - 1) * layout.ld + int64_t(layout.cols);
+}
+
+/// Elements all batches of `layout` span.
+int64_t batchSpan(const Layout &layout) {
+  return (int64_t(layout.batch) - 1) * layout.stride + matrixSpan(layout);
+}
+
+float &element(const Layout &layout, const float *base, int64_t batch,
+               int64_t row, int64_t col) {
+  int64_t at = batch * layout.stride + (layout.order == kOrderCol
+                                            ? row + col * layout.ld
+                                            : row * layout.ld + col);
+  return const_cast<float *>(base)[at];
+}
+
+/// Checks one layout on its own; "" when it is usable.
+std::string checkLayout(const char *name, const Layout &layout,
+                        Status &status) {
+  std::string at = std::string("matrix ") + name + " ";
+  status = kNotSupported;
+  if (layout.type != kFloat32)
+    return at + "has type " + std::to_string(layout.type) +
+           " (the fake computes CUDA_R_32F only)";
+  if (layout.order != kOrderCol && layout.order != kOrderRow)
+    return at + "has order " + std::to_string(layout.order);
+  status = kInvalidValue;
+  if (layout.rows < 1 || layout.cols < 1 || layout.rows > INT32_MAX ||
+      layout.cols > INT32_MAX)
+    return at + "is " + std::to_string(layout.rows) + " x " +
+           std::to_string(layout.cols);
+  uint64_t least = layout.order == kOrderCol ? layout.rows : layout.cols;
+  if (layout.ld < 0 || uint64_t(layout.ld) < least)
+    return at + "has ld " + std::to_string(layout.ld) + " < " +
+           std::to_string(least) +
+           (layout.order == kOrderCol ? " rows" : " columns");
+  if (layout.batch < 1 || layout.stride < 0)
+    return at + "has batch count " + std::to_string(layout.batch) +
+           " and stride " + std::to_string(layout.stride);
+  return "";
+}
+
+/// Checks the operation and its layouts together; fills `problem`.
+std::string checkProblem(const MatmulDesc &desc, const Layout &a,
+                         const Layout &b, const Layout &c, const Layout &d,
+                         Problem &problem, Status &status) {
+  status = kNotSupported;
+  if (desc.compute != kCompute32F || desc.scale != kFloat32)
+    return "compute type " + std::to_string(desc.compute) + ", scale type " +
+           std::to_string(desc.scale) +
+           " (the fake computes CUBLAS_COMPUTE_32F with CUDA_R_32F scales)";
+  if (desc.pointerMode != 0)
+    return "pointer mode " + std::to_string(desc.pointerMode) +
+           " (the fake reads host alpha and beta only)";
+  const uint32_t epilogues[] = {
+      kEpilogueDefault, kEpilogueRelu,
+      kEpilogueBias,    kEpilogueRelu | kEpilogueBias,
+      kEpilogueGelu,    kEpilogueGelu | kEpilogueBias};
+  bool known = false;
+  for (uint32_t epilogue : epilogues)
+    known |= desc.epilogue == epilogue;
+  if (!known)
+    return "epilogue " + std::to_string(desc.epilogue);
+  if ((desc.epilogue & kEpilogueBias) && desc.biasType != -1 &&
+      desc.biasType != kFloat32)
+    return "bias type " + std::to_string(desc.biasType);
+  if (desc.biasBatchStride < 0) {
+    status = kInvalidValue;
+    return "bias batch stride " + std::to_string(desc.biasBatchStride);
+  }
+  const std::pair<const char *, const Layout *> layouts[] = {
+      {"A", &a}, {"B", &b}, {"C", &c}, {"D", &d}};
+  for (const auto &[name, layout] : layouts) {
+    std::string why = checkLayout(name, *layout, status);
+    if (!why.empty())
+      return why;
+  }
+  status = kInvalidValue;
+  if (a.batch != d.batch || b.batch != d.batch || c.batch != d.batch)
+    return "batch counts " + std::to_string(a.batch) + ", " +
+           std::to_string(b.batch) + ", " + std::to_string(c.batch) + ", " +
+           std::to_string(d.batch) + " differ";
+  if (d.batch > 1 && d.stride < matrixSpan(d))
+    return "the batches of D overlap (stride " + std::to_string(d.stride) + ")";
+  // op(A) is m x k, op(B) k x n, C and D m x n.
+  int64_t m = desc.transA ? a.cols : a.rows;
+  int64_t k = desc.transA ? a.rows : a.cols;
+  int64_t kB = desc.transB ? b.cols : b.rows;
+  int64_t n = desc.transB ? b.rows : b.cols;
+  if (k != kB || int64_t(c.rows) != m || int64_t(c.cols) != n ||
+      int64_t(d.rows) != m || int64_t(d.cols) != n || c.order != d.order)
+    return "op(A) is " + std::to_string(m) + " x " + std::to_string(k) +
+           ", op(B) " + std::to_string(kB) + " x " + std::to_string(n) +
+           ", C " + std::to_string(c.rows) + " x " + std::to_string(c.cols) +
+           ", D " + std::to_string(d.rows) + " x " + std::to_string(d.cols);
+  problem = {desc, a, b, c, d, m, n, k, d.batch};
+  return "";
+}
+
+/// What an algorithm is bound to: everything but the pointers.
+std::string fingerprint(const Problem &p) {
+  std::string text = std::to_string(p.desc.transA) + "," +
+                     std::to_string(p.desc.transB) + "," +
+                     std::to_string(p.desc.epilogue) + "," +
+                     std::to_string(p.desc.biasType) + "," +
+                     std::to_string(p.desc.biasBatchStride);
+  for (const Layout *layout : {&p.a, &p.b, &p.c, &p.d})
+    text += ";" + std::to_string(layout->order) + "," +
+            std::to_string(layout->rows) + "," + std::to_string(layout->cols) +
+            "," + std::to_string(layout->ld) + "," +
+            std::to_string(layout->batch) + "," +
+            std::to_string(layout->stride);
+  return text;
+}
+
+/// Whether byte ranges [x, x + xBytes) and [y, y + yBytes) intersect.
+bool intersect(const void *x, uint64_t xBytes, const void *y, uint64_t yBytes) {
+  auto xa = reinterpret_cast<uintptr_t>(x), ya = reinterpret_cast<uintptr_t>(y);
+  return xBytes && yBytes && xa < ya + yBytes && ya < xa + xBytes;
+}
+
+/// cuBLASLt's GELU: the tanh approximation.
+float gelu(float x) {
+  float inner = 0.7978845608f * x * (1.0f + 0.044715f * x * x);
+  return 0.5f * x * (1.0f + std::tanh(inner));
+}
+
+/// A queued matmul: the problem and scalars as they were at the call.
+struct Run {
+  Problem p;
+  const float *a, *b, *c, *bias;
+  float *d;
+  float alpha, beta;
+  void *workspace;
+  uint64_t workspaceBytes;
+};
+
+void compute(const Run &run) {
+  const Problem &p = run.p;
+  // A real kernel may use all of its workspace: later readers of it must
+  // not expect what they left there.
+  if (run.workspace)
+    std::memset(run.workspace, 0x5a, run.workspaceBytes);
+  bool bias = p.desc.epilogue & kEpilogueBias;
+  for (int64_t batch = 0; batch < p.batch; ++batch) {
+    for (int64_t col = 0; col < p.n; ++col) {
+      for (int64_t row = 0; row < p.m; ++row) {
+        float sum = 0;
+        for (int64_t i = 0; i < p.k; ++i) {
+          float x = p.desc.transA ? element(p.a, run.a, batch, i, row)
+                                  : element(p.a, run.a, batch, row, i);
+          float y = p.desc.transB ? element(p.b, run.b, batch, col, i)
+                                  : element(p.b, run.b, batch, i, col);
+          sum += x * y;
+        }
+        float value = run.alpha * sum;
+        // beta == 0 never reads C.
+        if (run.beta != 0)
+          value += run.beta * element(p.c, run.c, batch, row, col);
+        // One bias element per row of D.
+        if (bias)
+          value += run.bias[batch * p.desc.biasBatchStride + row];
+        if (p.desc.epilogue & kEpilogueRelu)
+          value = value < 0 ? 0.0f : value; // NaN stays NaN
+        if (p.desc.epilogue & kEpilogueGelu)
+          value = gelu(value);
+        element(p.d, run.d, batch, row, col) = value;
+      }
+    }
+  }
+}
+
+template <typename T>
+Status setValue(LtState &s, const char *function, int attribute,
+                const void *buffer, size_t bytes, T &field) {
+  if (!buffer || bytes != sizeof(T))
+    return refuse(s, function,
+                  "attribute " + std::to_string(attribute) + " takes " +
+                      std::to_string(sizeof(T)) + " bytes, got " +
+                      std::to_string(bytes),
+                  kInvalidValue);
+  std::memcpy(&field, buffer, sizeof(T));
+  return kOk;
+}
+
+const char *statusText(Status status) {
+  switch (status) {
+  case kOk:
+    return "the operation completed successfully";
+  case kNotInitialized:
+    return "the library was not initialized";
+  case kInvalidValue:
+    return "an invalid numeric value was used as an argument";
+  case kExecutionFailed:
+    return "the GPU program failed to execute";
+  case kNotSupported:
+    return "the functionality requested is not supported";
+  default:
+    return "unknown status";
+  }
+}
+} // namespace
+
+void fakecu::resetCublasLt() {
+  LtState &s = lt();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.failHeuristic = false;
+  s.requiredWorkspace = 0;
+  s.lastError.clear();
+}
+
+extern "C" {
+#define FAKE_API __attribute__((visibility("default")))
+
+//===- Control interface --------------------------------------------------===//
+
+FAKE_API void fakecu_cublaslt_fail_heuristic(int fail) {
+  std::lock_guard<std::mutex> lock(lt().mutex);
+  lt().failHeuristic = fail != 0;
+}
+
+FAKE_API void fakecu_cublaslt_require_workspace(unsigned long long bytes) {
+  std::lock_guard<std::mutex> lock(lt().mutex);
+  lt().requiredWorkspace = bytes;
+}
+
+FAKE_API const char *fakecu_cublaslt_last_error(void) {
+  return lt().lastError.c_str();
+}
+
+//===- Library ------------------------------------------------------------===//
+
+FAKE_API size_t cublasLtGetVersion(void) {
+  fakecu::countCall("cublasLtGetVersion");
+  return 130000;
+}
+
+FAKE_API const char *cublasLtGetStatusString(Status status) {
+  return statusText(status);
+}
+
+FAKE_API Status cublasLtCreate(Handle **handle) {
+  fakecu::countCall("cublasLtCreate");
+  LtState &s = lt();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (!handle)
+    return refuse(s, "cublasLtCreate", "no handle to set", kInvalidValue);
+  *handle = new Handle();
+  s.handles.insert(*handle);
+  return kOk;
+}
+
+FAKE_API Status cublasLtDestroy(Handle *handle) {
+  fakecu::countCall("cublasLtDestroy");
+  LtState &s = lt();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (!s.handles.erase(handle))
+    return refuse(s, "cublasLtDestroy", "not a handle", kNotInitialized);
+  delete handle;
+  return kOk;
+}
+
+//===- Matmul descriptors -------------------------------------------------===//
+
+FAKE_API Status cublasLtMatmulDescCreate(MatmulDesc **desc, int compute,
+                                         int scale) {
+  fakecu::countCall("cublasLtMatmulDescCreate");
+  LtState &s = lt();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (!desc)
+    return refuse(s, "cublasLtMatmulDescCreate", "no desc to set",
+                  kInvalidValue);
+  *desc = new MatmulDesc{compute, scale};
+  s.descs.insert(*desc);
+  return kOk;
+}
+
+FAKE_API Status cublasLtMatmulDescDestroy(MatmulDesc *desc) {
+  fakecu::countCall("cublasLtMatmulDescDestroy");
+  LtState &s = lt();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (!s.descs.erase(desc))
+    return refuse(s, "cublasLtMatmulDescDestroy", "not a matmul desc",
+                  kInvalidValue);
+  delete desc;
+  return kOk;
+}
+
+FAKE_API Status cublasLtMatmulDescSetAttribute(MatmulDesc *desc, int attribute,
+                                               const void *buffer,
+                                               size_t bytes) {
+  fakecu::countCall("cublasLtMatmulDescSetAttribute");
+  const char *function = "cublasLtMatmulDescSetAttribute";
+  LtState &s = lt();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (!s.descs.count(desc))
+    return refuse(s, function, "not a matmul desc", kInvalidValue);
+  Status status;
+  switch (attribute) {
+  case 0: // CUBLASLT_MATMUL_DESC_COMPUTE_TYPE
+    return setValue(s, function, attribute, buffer, bytes, desc->compute);
+  case 1: // SCALE_TYPE
+    return setValue(s, function, attribute, buffer, bytes, desc->scale);
+  case 2: // POINTER_MODE
+    return setValue(s, function, attribute, buffer, bytes, desc->pointerMode);
+  case 3:   // TRANSA
+  case 4: { // TRANSB
+    int32_t &field = attribute == 3 ? desc->transA : desc->transB;
+    int32_t value = 0;
+    if ((status = setValue(s, function, attribute, buffer, bytes, value)))
+      return status;
+    if (value != 0 && value != 1)
+      return refuse(s, function, "transpose " + std::to_string(value),
+                    kInvalidValue);
+    field = value;
+    return kOk;
+  }
+  case 7: // EPILOGUE
+    return setValue(s, function, attribute, buffer, bytes, desc->epilogue);
+  case 8: // BIAS_POINTER
+    return setValue(s, function, attribute, buffer, bytes, desc->bias);
+  case 10: // BIAS_BATCH_STRIDE
+    return setValue(s, function, attribute, buffer, bytes,
+                    desc->biasBatchStride);
+  case 26: // BIAS_DATA_TYPE
+    return setValue(s, function, attribute, buffer, bytes, desc->biasType);
+  default:
+    return refuse(s, function,
+                  "attribute " + std::to_string(attribute) +
+                      " is not one the fake models",
+                  kInvalidValue);
+  }
+}
+
+//===- Matrix layouts -----------------------------------------------------===//
+
+FAKE_API Status cublasLtMatrixLayoutCreate(Layout **layout, int type,
+                                           uint64_t rows, uint64_t cols,
+                                           int64_t ld) {
+  fakecu::countCall("cublasLtMatrixLayoutCreate");
+  LtState &s = lt();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (!layout)
+    return refuse(s, "cublasLtMatrixLayoutCreate", "no layout to set",
+                  kInvalidValue);
+  *layout = new Layout{static_cast<uint32_t>(type), kOrderCol, rows, cols, ld};
+  s.layouts.insert(*layout);
+  return kOk;
+}
+
+FAKE_API Status cublasLtMatrixLayoutDestroy(Layout *layout) {
+  fakecu::countCall("cublasLtMatrixLayoutDestroy");
+  LtState &s = lt();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (!s.layouts.erase(layout))
+    return refuse(s, "cublasLtMatrixLayoutDestroy", "not a layout",
+                  kInvalidValue);
+  delete layout;
+  return kOk;
+}
+
+FAKE_API Status cublasLtMatrixLayoutSetAttribute(Layout *layout, int attribute,
+                                                 const void *buffer,
+                                                 size_t bytes) {
+  fakecu::countCall("cublasLtMatrixLayoutSetAttribute");
+  const char *function = "cublasLtMatrixLayoutSetAttribute";
+  LtState &s = lt();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (!s.layouts.count(layout))
+    return refuse(s, function, "not a layout", kInvalidValue);
+  switch (attribute) {
+  case 0: // CUBLASLT_MATRIX_LAYOUT_TYPE
+    return setValue(s, function, attribute, buffer, bytes, layout->type);
+  case 1: // ORDER
+    return setValue(s, function, attribute, buffer, bytes, layout->order);
+  case 2: // ROWS
+    return setValue(s, function, attribute, buffer, bytes, layout->rows);
+  case 3: // COLS
+    return setValue(s, function, attribute, buffer, bytes, layout->cols);
+  case 4: // LD
+    return setValue(s, function, attribute, buffer, bytes, layout->ld);
+  case 5: // BATCH_COUNT
+    return setValue(s, function, attribute, buffer, bytes, layout->batch);
+  case 6: // STRIDED_BATCH_OFFSET
+    return setValue(s, function, attribute, buffer, bytes, layout->stride);
+  default:
+    return refuse(s, function,
+                  "attribute " + std::to_string(attribute) +
+                      " is not one the fake models",
+                  kInvalidValue);
+  }
+}
+
+//===- Preferences and the heuristic --------------------------------------===//
+
+FAKE_API Status cublasLtMatmulPreferenceCreate(Preference **preference) {
+  fakecu::countCall("cublasLtMatmulPreferenceCreate");
+  LtState &s = lt();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (!preference)
+    return refuse(s, "cublasLtMatmulPreferenceCreate", "no preference to set",
+                  kInvalidValue);
+  *preference = new Preference();
+  s.preferences.insert(*preference);
+  return kOk;
+}
+
+FAKE_API Status cublasLtMatmulPreferenceDestroy(Preference *preference) {
+  fakecu::countCall("cublasLtMatmulPreferenceDestroy");
+  LtState &s = lt();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (!s.preferences.erase(preference))
+    return refuse(s, "cublasLtMatmulPreferenceDestroy", "not a preference",
+                  kInvalidValue);
+  delete preference;
+  return kOk;
+}
+
+FAKE_API Status cublasLtMatmulPreferenceSetAttribute(Preference *preference,
+                                                     int attribute,
+                                                     const void *buffer,
+                                                     size_t bytes) {
+  fakecu::countCall("cublasLtMatmulPreferenceSetAttribute");
+  const char *function = "cublasLtMatmulPreferenceSetAttribute";
+  LtState &s = lt();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (!s.preferences.count(preference))
+    return refuse(s, function, "not a preference", kInvalidValue);
+  switch (attribute) {
+  case 0: // CUBLASLT_MATMUL_PREF_SEARCH_MODE
+    return setValue(s, function, attribute, buffer, bytes,
+                    preference->searchMode);
+  case 1: // MAX_WORKSPACE_BYTES
+    return setValue(s, function, attribute, buffer, bytes,
+                    preference->maxWorkspace);
+  case 5: // MIN_ALIGNMENT_A_BYTES .. D
+  case 6:
+  case 7:
+  case 8: {
+    uint32_t value = 0;
+    if (Status status = setValue(s, function, attribute, buffer, bytes, value))
+      return status;
+    if (!value || (value & (value - 1)))
+      return refuse(s, function, "alignment " + std::to_string(value),
+                    kInvalidValue);
+    preference->alignment[attribute - 5] = value;
+    return kOk;
+  }
+  default:
+    return refuse(s, function,
+                  "attribute " + std::to_string(attribute) +
+                      " is not one the fake models",
+                  kInvalidValue);
+  }
+}
+
+FAKE_API Status cublasLtMatmulAlgoGetHeuristic(
+    Handle *handle, MatmulDesc *desc, Layout *a, Layout *b, Layout *c,
+    Layout *d, Preference *preference, int requested, HeuristicResult *results,
+    int *returned) {
+  fakecu::countCall("cublasLtMatmulAlgoGetHeuristic");
+  const char *function = "cublasLtMatmulAlgoGetHeuristic";
+  LtState &s = lt();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (!s.handles.count(handle))
+    return refuse(s, function, "not a handle", kNotInitialized);
+  if (!s.descs.count(desc) || !s.layouts.count(a) || !s.layouts.count(b) ||
+      !s.layouts.count(c) || !s.layouts.count(d) ||
+      !s.preferences.count(preference))
+    return refuse(s, function, "a desc, layout or preference that is none",
+                  kInvalidValue);
+  if (requested < 1 || !results || !returned)
+    return refuse(s, function, "nowhere to put the algorithms", kInvalidValue);
+  *returned = 0;
+  Problem problem;
+  Status status;
+  std::string why = checkProblem(*desc, *a, *b, *c, *d, problem, status);
+  if (!why.empty())
+    return refuse(s, function, why, status);
+  if (s.failHeuristic)
+    return refuse(s, function, "no algorithm (injected)", kNotSupported);
+  if (preference->maxWorkspace < s.requiredWorkspace)
+    return refuse(s, function,
+                  "no algorithm within " +
+                      std::to_string(preference->maxWorkspace) +
+                      " bytes of workspace (the fake's needs " +
+                      std::to_string(s.requiredWorkspace) + ")",
+                  kNotSupported);
+  Algo algo;
+  algo.problem = fingerprint(problem);
+  algo.workspace =
+      std::max(s.requiredWorkspace,
+               std::min(preference->maxWorkspace, kPreferredWorkspace));
+  std::memcpy(algo.alignment, preference->alignment, sizeof(algo.alignment));
+  // The heuristic takes the bias alignment from the pointer's value.
+  algo.biasAlignment = alignmentOf(desc->bias);
+  uint64_t id = s.nextAlgo++;
+  s.algos[id] = algo;
+  results[0] = HeuristicResult{};
+  results[0].algo.data[0] = kAlgoMagic;
+  results[0].algo.data[1] = id;
+  results[0].workspaceSize = algo.workspace;
+  results[0].state = kOk;
+  results[0].wavesCount = 1.0f;
+  *returned = 1;
+  return kOk;
+}
+
+//===- Matmul -------------------------------------------------------------===//
+
+FAKE_API Status cublasLtMatmul(Handle *handle, MatmulDesc *desc,
+                               const void *alpha, const void *a,
+                               Layout *aLayout, const void *b, Layout *bLayout,
+                               const void *beta, const void *c, Layout *cLayout,
+                               void *d, Layout *dLayout, const MatmulAlgo *algo,
+                               void *workspace, size_t workspaceBytes,
+                               void *stream) {
+  fakecu::countCall("cublasLtMatmul");
+  const char *function = "cublasLtMatmul";
+  LtState &s = lt();
+  std::unique_lock<std::mutex> lock(s.mutex);
+  if (!s.handles.count(handle))
+    return refuse(s, function, "not a handle", kNotInitialized);
+  if (!s.descs.count(desc) || !s.layouts.count(aLayout) ||
+      !s.layouts.count(bLayout) || !s.layouts.count(cLayout) ||
+      !s.layouts.count(dLayout))
+    return refuse(s, function, "a desc or layout that is none", kInvalidValue);
+  if (!alpha || !beta)
+    return refuse(s, function, "no alpha or beta", kInvalidValue);
+  Problem problem;
+  Status status;
+  std::string why = checkProblem(*desc, *aLayout, *bLayout, *cLayout, *dLayout,
+                                 problem, status);
+  if (!why.empty())
+    return refuse(s, function, why, status);
+  // Without an algorithm cuBLASLt would run its heuristic here; graphc
+  // chooses one when the session is created, so it must pass it.
+  auto found = algo && algo->data[0] == kAlgoMagic ? s.algos.find(algo->data[1])
+                                                   : s.algos.end();
+  if (found == s.algos.end())
+    return refuse(s, function, "an algorithm the heuristic did not return",
+                  kInvalidValue);
+  const Algo &chosen = found->second;
+  if (chosen.problem != fingerprint(problem))
+    return refuse(s, function,
+                  "the algorithm was found for another problem (" +
+                      chosen.problem + ", now " + fingerprint(problem) + ")",
+                  kInvalidValue);
+
+  // Host pointer mode: the scalars are read now, as cuBLASLt reads them.
+  float alphaValue, betaValue;
+  std::memcpy(&alphaValue, alpha, sizeof(float));
+  std::memcpy(&betaValue, beta, sizeof(float));
+  if (!a || !b || !d || (!c && betaValue != 0))
+    return refuse(s, function, "a null matrix pointer", kInvalidValue);
+  if (workspaceBytes < chosen.workspace || (chosen.workspace && !workspace))
+    return refuse(s, function,
+                  std::to_string(workspaceBytes) + " bytes of workspace at " +
+                      hex(workspace) + ", the algorithm needs " +
+                      std::to_string(chosen.workspace),
+                  kInvalidValue);
+  bool hasBias = problem.desc.epilogue & kEpilogueBias;
+  if (hasBias && !problem.desc.bias)
+    return refuse(s, function,
+                  "a BIAS epilogue without CUBLASLT_MATMUL_DESC_BIAS_POINTER",
+                  kInvalidValue);
+
+  struct Span {
+    const char *name;
+    const void *pointer;
+    uint64_t bytes;
+    uint32_t alignment;
+  };
+  const Span spans[] = {
+      {"A", a, uint64_t(batchSpan(problem.a)) * 4, chosen.alignment[0]},
+      {"B", b, uint64_t(batchSpan(problem.b)) * 4, chosen.alignment[1]},
+      {"C", betaValue != 0 ? c : nullptr, uint64_t(batchSpan(problem.c)) * 4,
+       chosen.alignment[2]},
+      {"bias", hasBias ? problem.desc.bias : nullptr,
+       uint64_t((problem.batch - 1) * problem.desc.biasBatchStride +
+                problem.m) *
+           4,
+       chosen.biasAlignment},
+      {"D", d, uint64_t(batchSpan(problem.d)) * 4, chosen.alignment[3]},
+      {"the workspace", workspace, workspace ? uint64_t(workspaceBytes) : 0, 1},
+  };
+  for (const Span &span : spans) {
+    if (!span.pointer)
+      continue;
+    if (alignmentOf(span.pointer) < span.alignment)
+      return refuse(s, function,
+                    std::string(span.name) + " at " + hex(span.pointer) +
+                        " is less aligned than the " +
+                        std::to_string(span.alignment) +
+                        " bytes the algorithm was chosen for",
+                    kNotSupported);
+    if (!fakecu::inDeviceMemory(span.pointer, span.bytes))
+      return refuse(s, function,
+                    std::string(span.name) + " (" + std::to_string(span.bytes) +
+                        " bytes at " + hex(span.pointer) +
+                        ") is not inside one device allocation",
+                    kInvalidValue);
+  }
+  const Span &cSpan = spans[2], &dSpan = spans[4];
+  for (const Span &span : spans) {
+    if (&span == &dSpan || !span.pointer)
+      continue;
+    if (&span == &cSpan && span.pointer == d) {
+      // cuBLASLt computes in place only over the very same layout.
+      const Layout &x = problem.c, &y = problem.d;
+      if (x.ld != y.ld || x.order != y.order || x.stride != y.stride)
+        return refuse(s, function,
+                      "C is D but their layouts differ (ld " +
+                          std::to_string(x.ld) + " and " +
+                          std::to_string(y.ld) + ", stride " +
+                          std::to_string(x.stride) + " and " +
+                          std::to_string(y.stride) + ")",
+                      kInvalidValue);
+      continue;
+    }
+    if (intersect(span.pointer, span.bytes, d, dSpan.bytes))
+      return refuse(s, function, std::string("D overlaps ") + span.name,
+                    kInvalidValue);
+  }
+  const Span &scratch = spans[5];
+  for (const Span &span : spans)
+    if (&span != &scratch && span.pointer &&
+        intersect(span.pointer, span.bytes, scratch.pointer, scratch.bytes))
+      return refuse(s, function,
+                    std::string("the workspace overlaps ") + span.name,
+                    kInvalidValue);
+
+  Run run{problem,
+          static_cast<const float *>(a),
+          static_cast<const float *>(b),
+          static_cast<const float *>(c),
+          static_cast<const float *>(problem.desc.bias),
+          static_cast<float *>(d),
+          alphaValue,
+          betaValue,
+          workspace,
+          chosen.workspace};
+  lock.unlock();
+  int result =
+      fakecu::enqueueWork(stream, "cublasLtMatmul", [run] { compute(run); });
+  if (result != 0) {
+    lock.lock();
+    return refuse(s, function,
+                  "the stream refused the work (CUresult " +
+                      std::to_string(result) + ")",
+                  kExecutionFailed);
+  }
+  return kOk;
+}
+
+} // extern "C"

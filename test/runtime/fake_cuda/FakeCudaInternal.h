@@ -1,0 +1,38 @@
+//===- FakeCudaInternal.h - the fake driver's services ----------*- C++ -*-===//
+//
+// FakeCuda.cpp owns the driver state (contexts, streams, captures, device
+// allocations); FakeCublasLt.cpp, the cuBLASLt of the same library, queues
+// its matmuls through these, so they run in stream order and are captured
+// and replayed like kernel launches. Not exported.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GRAPHC_TEST_FAKE_CUDA_INTERNAL_H
+#define GRAPHC_TEST_FAKE_CUDA_INTERNAL_H
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace fakecu {
+
+/// Queues `work` on `stream` as a kernel launch is queued: it runs now, or,
+/// while the stream captures, at each replay of the graph; it is skipped
+/// when the current context has become sticky by then. The trace names it
+/// `text`. Returns the CUresult of the enqueue (the current context's
+/// sticky error, a capture violation).
+int enqueueWork(void *stream, const std::string &text,
+                std::function<void()> work);
+
+/// Counts a call of `function` (fakecu_calls).
+void countCall(const char *function);
+
+/// Whether `bytes` bytes at `pointer` lie inside one live device
+/// allocation.
+bool inDeviceMemory(const void *pointer, uint64_t bytes);
+
+/// Clears the cuBLASLt part's injections (fakecu_reset).
+void resetCublasLt();
+
+} // namespace fakecu
+
+#endif
