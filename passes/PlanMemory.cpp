@@ -155,7 +155,6 @@ static void planMemory(func::FuncOp main) {
       if (int64_t bytes = workspaceBytes(fusion)) {
         int64_t here = position[&op];
         values.push_back({Value(), fusion, here, here, alignUp(bytes)});
-        intermediateBytes += alignUp(bytes);
       }
   // placeBySize finds overlaps by sweeping over starts.
   llvm::stable_sort(values, [](const ArenaValue &a, const ArenaValue &b) {

@@ -216,9 +216,10 @@ def Exec_PlanOp : Exec_Op<"plan", [Symbol, NoTerminator]> {
   let summary = "the ordered steps of one shape bucket";
   let description = [{
     `arena_bytes` is the size of the plan's arena, `intermediate_bytes` the
-    sum of its intermediates without reuse, and `live_bytes_bound` (set by
-    graphc-plan-memory) the most bytes of intermediates live at once: the
-    lower bound any placement in one arena has.
+    sum of its intermediates without reuse (library workspaces left out),
+    and `live_bytes_bound` (set by graphc-plan-memory) the most bytes of
+    intermediates and workspaces live at once: the lower bound any
+    placement in one arena has.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, I64Attr:$arena_bytes,
                        I64Attr:$intermediate_bytes,

@@ -141,7 +141,8 @@ llvm::Error generateCuda(ModuleOp module, const CompileOptions &options,
 /// What was written: what memory planning saved, what the artifact holds.
 struct CompileSummary {
   int64_t kernels = 0, libraryKernels = 0, steps = 0, plans = 0,
-          weightBytes = 0, arenaBytes = 0, intermediateBytes = 0;
+          weightBytes = 0, arenaBytes = 0, intermediateBytes = 0,
+          workspaceBytes = 0;
 };
 
 CompileSummary summarize(ModuleOp module) {
@@ -163,6 +164,9 @@ CompileSummary summarize(ModuleOp module) {
           std::max<int64_t>(summary.arenaBytes, plan.getArenaBytes());
       summary.intermediateBytes = std::max<int64_t>(
           summary.intermediateBytes, plan.getIntermediateBytes());
+      for (auto call : plan.getOps<exec::LibraryCallOp>())
+        summary.workspaceBytes = std::max<int64_t>(
+            summary.workspaceBytes, call.getWorkspace().getSize());
     }
   }
   return summary;
@@ -203,7 +207,11 @@ void printSummary(const CompileSummary &summary, const CompileOptions &options,
                             : std::string())
       << ", arena " << formatBytes(summary.arenaBytes)
       << " (intermediates " << formatBytes(summary.intermediateBytes)
-      << " without reuse), weights " << formatBytes(summary.weightBytes)
+      << " without reuse"
+      << (summary.workspaceBytes
+              ? ", cuBLASLt workspace " + formatBytes(summary.workspaceBytes)
+              : std::string())
+      << "), weights " << formatBytes(summary.weightBytes)
       << (options.weightsSideFile ? " in " + options.outputPath + ".weights"
                                   : std::string())
       << "\n";

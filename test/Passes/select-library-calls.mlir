@@ -1,5 +1,6 @@
 // RUN: graphc-opt %s --split-input-file --graphc-form-fusion-groups --graphc-select-library-calls=workspace-bytes=1024 | FileCheck %s
 // RUN: graphc-opt %s --split-input-file --graphc-form-fusion-groups --graphc-select-library-calls --graphc-plan-memory --graphc-lower-to-exec | FileCheck %s --check-prefix=EXEC
+// RUN: graphc-opt %s --split-input-file --graphc-form-fusion-groups --graphc-select-library-calls=workspace-bytes=1024 --graphc-plan-memory | FileCheck %s --check-prefix=PLAN
 
 // The whole Linear + bias + ReLU is one library call.
 // CHECK-LABEL: func.func @linear_relu
@@ -92,4 +93,19 @@ func.func @not_library(%a: tensor<3x2x4xf32>, %b: tensor<2x4x5xf32>, %c: tensor<
   %2 = graph.mat_mul %h, %i : (tensor<3x4xf16>, tensor<4x5xf16>) -> tensor<3x5xf16>
   %3 = graph.gemm %x, %w, %r : (tensor<3x4xf32>, tensor<4x5xf32>, tensor<3x1xf32>) -> tensor<3x5xf32>
   return %0, %1, %2, %3 : tensor<2x3x5xf32>, tensor<2x3x3x5xf32>, tensor<3x5xf16>, tensor<3x5xf32>
+}
+
+// -----
+
+// Each call's workspace lives for its own step: both calls share one, and
+// the intermediate between them goes beside it. Workspaces count in the
+// liveness bound, not in the intermediates.
+// PLAN-LABEL: func.func @two_calls
+// PLAN-SAME: exec.arena_bytes = 1280 : i64, exec.intermediate_bytes = 256 : i64, exec.live_bytes_bound = 1280 : i64
+// PLAN: "mat_mul_0"{{.*}}exec.slots = [#exec.slot<arena, 0, 1024, 128>], exec.workspace = #exec.slot<arena, 0, 0, 1024>
+// PLAN: "mat_mul_1"{{.*}}exec.slots = [#exec.slot<output, 0, 0, 64>], exec.workspace = #exec.slot<arena, 0, 0, 1024>
+func.func @two_calls(%x: tensor<4x16xf32>, %w1: tensor<16x8xf32>, %w2: tensor<8x4xf32>) -> tensor<4x4xf32> {
+  %0 = graph.mat_mul %x, %w1 : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+  %1 = graph.mat_mul %0, %w2 : (tensor<4x8xf32>, tensor<8x4xf32>) -> tensor<4x4xf32>
+  return %1 : tensor<4x4xf32>
 }
