@@ -1,7 +1,8 @@
 //===- GraphCanonicalization.cpp - graph op canonicalization patterns -----===//
 //
 // Removes data movement that does nothing (identity, reshape/expand/cast to
-// the same type, identity transposes, squeeze/unsqueeze round trips) and
+// the same type, identity transposes, squeeze/unsqueeze round trips), turns
+// transposes that only move unit dims into reshapes, and
 // merges chains (reshape of reshape, transpose of transpose). A value is only
 // replaced by one of exactly the same type, so users stay valid.
 //
@@ -128,6 +129,40 @@ struct ComposeTransposes : OpRewritePattern<TransposeOp> {
   }
 };
 
+/// A transpose that keeps the dims larger than 1 in order moves only unit
+/// dims: its result has its input's bytes in its input's order, so it is a
+/// reshape (a view, where a transpose is a copy). ViT's torch.export writes
+/// one per attention block at batch 1 ([1, S, E] -> [S, 1, E]).
+struct TransposeOfUnitDimsToReshape : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto input = op.getData().getType();
+    auto result = op.getTransposed().getType();
+    if (!input.hasStaticShape() || !result.hasStaticShape() ||
+        input == result)
+      return rewriter.notifyMatchFailure(op, "not a static reordering");
+    int64_t previous = -1;
+    for (int64_t p : transposePermutation(op)) {
+      if (input.getDimSize(p) == 1)
+        continue;
+      if (p < previous)
+        return rewriter.notifyMatchFailure(op, "reorders dims larger than 1");
+      previous = p;
+    }
+    auto shapeType =
+        RankedTensorType::get({result.getRank()}, rewriter.getI64Type());
+    Value shape = rewriter.create<ConstantOp>(
+        op.getLoc(), shapeType,
+        DenseElementsAttr::get(shapeType, result.getShape()));
+    // allowzero: a 0 in the shape is an empty dim, not a copied one.
+    rewriter.replaceOpWithNewOp<ReshapeOp>(op, result, op.getData(), shape,
+                                           rewriter.getI64IntegerAttr(1));
+    return success();
+  }
+};
+
 /// The constant axes of a squeeze/unsqueeze, normalised for `rank`.
 static std::optional<SmallVector<int64_t>> normalizedAxes(Value axes,
                                                           int64_t rank) {
@@ -214,7 +249,8 @@ void ExpandOp::getCanonicalizationPatterns(RewritePatternSet &results,
 
 void TransposeOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                               MLIRContext *context) {
-  results.add<RemoveIdentityTranspose, ComposeTransposes>(context);
+  results.add<RemoveIdentityTranspose, ComposeTransposes,
+              TransposeOfUnitDimsToReshape>(context);
 }
 
 void SqueezeOp::getCanonicalizationPatterns(RewritePatternSet &results,

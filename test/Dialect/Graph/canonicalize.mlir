@@ -85,6 +85,25 @@ func.func @transposes(%x: tensor<2x3x4xf32>) -> (tensor<2x3x4xf32>, tensor<4x2x3
 
 // -----
 
+// A transpose that moves only unit dims keeps the bytes in order: a reshape
+// (a view). One that reorders two dims larger than 1 stays, and so does a
+// dynamic one.
+// CHECK-LABEL: func @transpose_of_unit_dims
+// CHECK-SAME: (%[[X:.*]]: tensor<1x5x8xf32>, %[[Y:.*]]: tensor<1x5x8xf32>, %[[Z:.*]]: tensor<?x1x8xf32>)
+func.func @transpose_of_unit_dims(%x: tensor<1x5x8xf32>, %y: tensor<1x5x8xf32>, %z: tensor<?x1x8xf32>) -> (tensor<5x1x8xf32>, tensor<8x5x1xf32>, tensor<1x?x8xf32>) {
+  // CHECK-DAG: %[[SHAPE:.*]] = graph.constant {value = dense<[5, 1, 8]> : tensor<3xi64>}
+  // CHECK-DAG: %[[R:.*]] = graph.reshape %[[X]], %[[SHAPE]] {allowzero = 1 : i64} : (tensor<1x5x8xf32>, tensor<3xi64>) -> tensor<5x1x8xf32>
+  // CHECK-DAG: %[[T:.*]] = graph.transpose %[[Y]] {perm = array<i64: 2, 1, 0>}
+  // CHECK-DAG: %[[D:.*]] = graph.transpose %[[Z]] {perm = array<i64: 1, 0, 2>}
+  // CHECK: return %[[R]], %[[T]], %[[D]]
+  %0 = graph.transpose %x {perm = array<i64: 1, 0, 2>} : (tensor<1x5x8xf32>) -> tensor<5x1x8xf32>
+  %1 = graph.transpose %y {perm = array<i64: 2, 1, 0>} : (tensor<1x5x8xf32>) -> tensor<8x5x1xf32>
+  %2 = graph.transpose %z {perm = array<i64: 1, 0, 2>} : (tensor<?x1x8xf32>) -> tensor<1x?x8xf32>
+  return %0, %1, %2 : tensor<5x1x8xf32>, tensor<8x5x1xf32>, tensor<1x?x8xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func @squeeze_unsqueeze_pairs
 // CHECK-SAME: (%[[X:.*]]: tensor<?x4xf32>, %[[Y:.*]]: tensor<?x1x4xf32>)
 func.func @squeeze_unsqueeze_pairs(%x: tensor<?x4xf32>, %y: tensor<?x1x4xf32>) -> (tensor<?x4xf32>, tensor<?x1x4xf32>) {
