@@ -45,6 +45,11 @@ LogicalResult FusionOp::verify() {
     return emitOpError("yields ")
            << yield.getValues().getTypes() << " but returns "
            << getResultTypes();
+  // Only GEMMs are left to libraries so far.
+  if (getLibrary() && getKind() != FusionKind::matmul)
+    return emitOpError("computes a ")
+           << stringifyFusionKind(getKind())
+           << " fusion with a library: only matmul fusions have one";
   if (getHash().size() != 16 ||
       !llvm::all_of(getHash(), [](char c) { return llvm::isHexDigit(c); }))
     return emitOpError("hash must be 16 hex digits");
