@@ -14,7 +14,8 @@ if [ ! -f "$build/build.ninja" ]; then
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DGRAPHC_STATIC=ON >/dev/null
 fi
-ninja -C "$build" "$@" graphc graphc_runtime runtime-test cuda-fake-driver-test
+ninja -C "$build" "$@" graphc graphc_runtime runtime-test cuda-fake-driver-test \
+  library-steps-test
 
 graphc="$build/bin/graphc"
 limit=$((48 * 1024 * 1024))

@@ -55,7 +55,7 @@ find "$out/runtime" -name __pycache__ -prune -exec rm -rf {} +
 # GRAPHC_TEST_MODEL_DIR and GRAPHC_TEST_FAKE_CUDA_LIBRARY, which run.sh sets.
 models_dir="$build/test/runtime/models"
 fake_cuda="$build/test/runtime/libgraphc_fake_cuda.so"
-for test in runtime-test cuda-fake-driver-test; do
+for test in runtime-test cuda-fake-driver-test library-steps-test; do
   install -m 755 "$build/bin/$test" "$out/gtest/bin/"
 done
 cp -r "$models_dir" "$out/gtest/models"
