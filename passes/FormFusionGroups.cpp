@@ -82,6 +82,33 @@ std::string computeFusionHash(Region &body) {
   return hex;
 }
 
+kernel::FusionOp buildFusion(OpBuilder &builder, Location loc,
+                             ArrayRef<Operation *> members, ValueRange results,
+                             ArrayRef<Value> read, ValueRange operands,
+                             kernel::FusionKind kind, StringRef name,
+                             DictionaryAttr schedule,
+                             kernel::LibraryAttr library) {
+  MLIRContext *context = builder.getContext();
+  auto fusion = builder.create<kernel::FusionOp>(
+      loc, results.getTypes(), operands, builder.getStringAttr(name),
+      kernel::FusionKindAttr::get(context, kind),
+      builder.getStringAttr(std::string(16, '0')), schedule, library);
+  Block *body = new Block();
+  fusion.getBody().push_back(body);
+  IRMapping mapping;
+  for (Value value : read)
+    mapping.map(value, body->addArgument(value.getType(), value.getLoc()));
+  OpBuilder inner = OpBuilder::atBlockEnd(body);
+  for (Operation *member : members)
+    inner.clone(*member, mapping);
+  SmallVector<Value> yielded;
+  for (Value result : results)
+    yielded.push_back(mapping.lookup(result));
+  inner.create<kernel::YieldOp>(members.back()->getLoc(), yielded);
+  fusion.setHash(computeFusionHash(fusion.getBody()));
+  return fusion;
+}
+
 /// The schedule every fusion starts with until tuning picks one.
 static DictionaryAttr defaultSchedule(MLIRContext *context) {
   Builder b(context);
@@ -385,25 +412,10 @@ static LogicalResult formFusionGroups(func::FuncOp main, bool fuse) {
                        ? root
                        : graph::splitLayoutPrologue(members).second);
     std::string name = describeFusionOps(members) + "_" + std::to_string(counter++);
-    auto fusion = builder.create<kernel::FusionOp>(
-        loc, root->getResultTypes(), inputs.getArrayRef(),
-        builder.getStringAttr(name),
-        kernel::FusionKindAttr::get(context, kind),
-        builder.getStringAttr(std::string(16, '0')),
-        defaultSchedule(context), /*library=*/nullptr);
-    Block *body = new Block();
-    fusion.getBody().push_back(body);
-    IRMapping mapping;
-    for (Value input : inputs)
-      mapping.map(input, body->addArgument(input.getType(), input.getLoc()));
-    OpBuilder inner = OpBuilder::atBlockEnd(body);
-    for (Operation *member : members)
-      inner.clone(*member, mapping);
-    SmallVector<Value> yielded;
-    for (Value result : root->getResults())
-      yielded.push_back(mapping.lookup(result));
-    inner.create<kernel::YieldOp>(root->getLoc(), yielded);
-    fusion.setHash(computeFusionHash(fusion.getBody()));
+    kernel::FusionOp fusion = buildFusion(
+        builder, loc, members, root->getResults(), inputs.getArrayRef(),
+        inputs.getArrayRef(), kind, name, defaultSchedule(context),
+        /*library=*/nullptr);
     root->replaceAllUsesWith(fusion.getResults());
     // Users first: only the root had users outside the group.
     for (Operation *member : llvm::reverse(members))

@@ -47,26 +47,10 @@ kernel::FusionOp outline(kernel::FusionOp source, ArrayRef<Operation *> members,
   SmallVector<Location> locations;
   for (Operation *member : members)
     locations.push_back(member->getLoc());
-  MLIRContext *context = source.getContext();
   OpBuilder builder(source);
-  auto fusion = builder.create<kernel::FusionOp>(
-      FusedLoc::get(context, locations), results.getTypes(), inputs,
-      builder.getStringAttr(name), kernel::FusionKindAttr::get(context, kind),
-      builder.getStringAttr(std::string(16, '0')), schedule, library);
-  Block *body = new Block();
-  fusion.getBody().push_back(body);
-  IRMapping mapping;
-  for (Value value : read)
-    mapping.map(value, body->addArgument(value.getType(), value.getLoc()));
-  OpBuilder inner = OpBuilder::atBlockEnd(body);
-  for (Operation *member : members)
-    inner.clone(*member, mapping);
-  SmallVector<Value> yielded;
-  for (Value result : results)
-    yielded.push_back(mapping.lookup(result));
-  inner.create<kernel::YieldOp>(source.getLoc(), yielded);
-  fusion.setHash(computeFusionHash(fusion.getBody()));
-  return fusion;
+  return buildFusion(builder, FusedLoc::get(source.getContext(), locations),
+                     members, results, read.getArrayRef(), inputs, kind, name,
+                     schedule, library);
 }
 
 /// "_12" of "mat_mul_add_12": the number that makes fusion names unique
