@@ -36,9 +36,12 @@ forget_results() {
   rm -f "$1"/Testing/Temporary/LastTest*.log
 }
 
+# Every graphc compile of the tests keeps its compiled parts in a cache in
+# the tree under test, never in the user's cache directory.
 main_tests() {
   forget_results "$build"
-  bash "$root/scripts/build.sh" && (cd "$build" && ctest --output-on-failure -j "$jobs")
+  bash "$root/scripts/build.sh" && (cd "$build" &&
+    GRAPHC_CACHE_DIR="$build/test-compile-cache" ctest --output-on-failure -j "$jobs")
 }
 
 # sanitizer_tests DIR CMAKE_ARGS...: configures DIR with clang when needed,
@@ -54,8 +57,10 @@ sanitizer_tests() {
       -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" "$@" >/dev/null || return 1
   fi
   CCACHE_DIR="$tree/.ccache" CCACHE_BASEDIR="$root" \
+    GRAPHC_CACHE_DIR="$tree/test-compile-cache" \
     ninja -C "$tree" -j "$jobs" graphc-sanitizer-tests || return 1
-  (cd "$tree" && ctest --output-on-failure -L sanitizer -j "$jobs")
+  (cd "$tree" && GRAPHC_CACHE_DIR="$tree/test-compile-cache" \
+    ctest --output-on-failure -L sanitizer -j "$jobs")
 }
 
 stage "build and tests" main_tests

@@ -24,6 +24,9 @@ if config.graphc_cuda_codegen:
     config.available_features.add("cuda-codegen")
 
 llvm_config.with_system_environment(["HOME", "TMPDIR"])
+# graphc compile keeps compiled parts in a cache: the tests' own, in the
+# build tree, never the user's. (Tests of the cache pass --cache-dir.)
+config.environment["GRAPHC_CACHE_DIR"] = os.path.join(config.test_exec_root, "compile-cache")
 llvm_config.use_default_substitutions()
 tool_dirs = [config.graphc_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(["graphc-opt", "graphc", "FileCheck", "not", "count"], tool_dirs)

@@ -11,6 +11,8 @@
 #include "llvm/Support/Program.h"
 
 #include <cstdlib>
+#include <map>
+#include <mutex>
 
 using namespace llvm;
 
@@ -34,6 +36,41 @@ Expected<std::string> findHostCompiler() {
   return createStringError(inconvertibleErrorCode(),
                            "no host C++ compiler found (install g++ or set "
                            "GRAPHC_CXX)");
+}
+
+Expected<std::string> hostCompilerIdentity(StringRef compiler,
+                                           StringRef scratchDir) {
+  static std::mutex mutex;
+  static std::map<std::string, std::string> known;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto it = known.find(compiler.str()); it != known.end())
+    return it->second;
+  SmallString<256> real;
+  if (std::error_code ec = sys::fs::real_path(compiler, real))
+    return createStringError(ec, "cannot resolve the host compiler %s: %s",
+                             compiler.str().c_str(), ec.message().c_str());
+  sys::fs::file_status status;
+  if (std::error_code ec = sys::fs::status(real, status))
+    return createStringError(ec, "cannot stat the host compiler %s: %s",
+                             real.c_str(), ec.message().c_str());
+  std::string identity =
+      real.str().str() + " " + std::to_string(status.getSize()) + " " +
+      std::to_string(sys::toTimeT(status.getLastModificationTime()));
+  SmallString<256> versionPath(scratchDir);
+  sys::path::append(versionPath, "compiler-version.txt");
+  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(versionPath),
+                                          StringRef(versionPath)};
+  int rc = sys::ExecuteAndWait(compiler, {compiler, "--version"}, std::nullopt,
+                               redirects);
+  auto version = MemoryBuffer::getFile(versionPath);
+  sys::fs::remove(versionPath);
+  if (rc != 0 || !version)
+    return createStringError(inconvertibleErrorCode(),
+                             "the host compiler %s does not answer --version",
+                             compiler.str().c_str());
+  identity += "\n" + (*version)->getBuffer().str();
+  known[compiler.str()] = identity;
+  return identity;
 }
 
 Expected<std::string> findHostKernelsArchive() {

@@ -13,6 +13,13 @@ namespace graphc::codegen {
 /// The host C++ compiler: $GRAPHC_CXX, else `c++` on PATH.
 llvm::Expected<std::string> findHostCompiler();
 
+/// What identifies `compiler` for the compile cache: the file it resolves
+/// to, its size and modification time, and its `--version` output. (A
+/// wrapper script is identified by itself: what it runs is not seen.) The
+/// output of --version goes through a file in `scratchDir`.
+llvm::Expected<std::string> hostCompilerIdentity(llvm::StringRef compiler,
+                                                 llvm::StringRef scratchDir);
+
 /// The cpu target's kernel archive (libHostKernels.a) that cpu models link.
 /// It is looked up relative to the running executable, where both the build
 /// tree and an installed prefix keep it; the error names the path it expected.

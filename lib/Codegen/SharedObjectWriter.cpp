@@ -1,10 +1,12 @@
 //===- SharedObjectWriter.cpp - the model .so -----------------------------===//
 //
-// The .so is built from one generated C++ file: the descriptor as static
-// tables, the cpu kernels, and the weights and device images pulled in with
-// `.incbin` (fast for large blobs, and byte-exact). The host compiler runs in
-// a scratch directory with relative paths only, so the bytes do not depend
-// on where or when graphc ran.
+// The .so is built from one generated C++ file, the descriptor as static
+// tables and the cpu kernels, and one assembly file that pulls the weights
+// and device images in with `.incbin` (fast for large blobs, and byte-exact).
+// The C++ is compiled to an object on its own, which the compile cache keeps:
+// the blobs are never cached, and an unchanged model only links. The host
+// compiler runs in a scratch directory with relative paths only, so the
+// bytes do not depend on where or when graphc ran.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,12 +20,14 @@
 #include "lib/Codegen/CPU/CpuEmitter.h"
 #include "lib/Codegen/HostCompiler.h"
 #include "lib/Codegen/SignalCleanup.h"
+#include "lib/Support/CompileCache.h"
 #include "lib/Support/LaneHash.h"
 #include "runtime/src/ArtifactReader.h"
 #include "runtime/include/graphc/descriptor.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -151,6 +155,39 @@ void emitTensorDescs(raw_ostream &os, StringRef table,
   os << "};\n";
 }
 
+/// A file the .so holds byte for byte, and the symbol it is found at.
+struct Blob {
+  std::string symbol;
+  std::string file;
+};
+
+/// The weights (unless they go to a side file) and the device images.
+std::vector<Blob> blobs(const SharedObjectOptions &options,
+                        StringRef weightsSideName) {
+  std::vector<Blob> list;
+  if (weightsSideName.empty())
+    list.push_back({"graphc_weights", "weights.bin"});
+  for (size_t i = 0; i < options.images.size(); ++i)
+    list.push_back({"graphc_image_" + std::to_string(i),
+                    "image" + std::to_string(i) + ".bin"});
+  return list;
+}
+
+/// blobs.s: each blob in its own read-only section, 256-byte aligned and
+/// NUL-terminated (PTX images are loaded as C strings).
+std::string blobAssembly(ArrayRef<Blob> list) {
+  std::string text;
+  raw_string_ostream os(text);
+  for (const Blob &blob : list)
+    os << ".section .rodata." << blob.symbol << ",\"a\",@progbits\n"
+       << ".p2align 8\n.globl " << blob.symbol << "\n.hidden " << blob.symbol
+       << "\n"
+       << blob.symbol << ":\n.incbin \"" << blob.file << "\"\n.byte 0\n";
+  // No executable stack: without this note the linker would assume one.
+  os << ".section .note.GNU-stack,\"\",@progbits\n";
+  return text;
+}
+
 FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
                                    const SharedObjectOptions &options,
                                    StringRef weightsSideName) {
@@ -182,19 +219,11 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
         return failure();
   }
 
-  // Bulk data comes in through .incbin.
-  auto incbin = [&](StringRef symbol, StringRef file) {
-    os << "__asm__(\".section .rodata." << symbol
-       << ",\\\"a\\\",@progbits\\n.p2align 8\\n.globl " << symbol
-       << "\\n.hidden " << symbol << "\\n" << symbol << ":\\n.incbin \\\""
-       << file << "\\\"\\n.byte 0\\n.previous\\n\");\n"
-       << "extern \"C\" const unsigned char " << symbol << "[];\n";
-  };
-  if (weightsSideName.empty())
-    incbin("graphc_weights", "weights.bin");
-  for (auto [i, image] : enumerate(options.images))
-    incbin(("graphc_image_" + Twine(i)).str(),
-           ("image" + Twine(i) + ".bin").str());
+  // Bulk data is defined by blobs.s (see blobAssembly).
+  for (const Blob &blob : blobs(options, weightsSideName))
+    os << "extern \"C\" __attribute__((visibility(\"hidden\"))) const "
+          "unsigned char "
+       << blob.symbol << "[];\n";
 
   emitTensorDescs(os, "kInputs", parts.inputs);
   emitTensorDescs(os, "kOutputs", parts.outputs);
@@ -525,15 +554,63 @@ Error writeSharedObject(ModuleOp module, const SharedObjectOptions &options) {
     if (Error e = writeFile(inWork(("image" + Twine(i) + ".bin").str()),
                             image.data))
       return e;
+  std::string assembly = blobAssembly(blobs(options, sideName));
+  if (Error e = writeFile(inWork("blobs.s"),
+                          ArrayRef<char>(assembly.data(), assembly.size())))
+    return e;
 
-  std::vector<std::string> args = {
-      "-std=c++17", "-O2", "-fPIC", "-shared", "-fvisibility=hidden",
-      "-ffunction-sections", "-fdata-sections", "-Wl,--gc-sections",
-      "-static-libstdc++", "-static-libgcc", "-fno-exceptions", "-fno-rtti",
-      "-fno-ident", "-I.", "model.cpp", "-o", "model.so"};
+  // The object of model.cpp: from the cache when this exact source was
+  // compiled before by this compiler.
+  std::vector<std::string> compileArgs = {
+      "-std=c++17", "-O2", "-fPIC", "-fvisibility=hidden",
+      "-ffunction-sections", "-fdata-sections", "-fno-exceptions",
+      "-fno-rtti", "-fno-ident", "-I.", "-c", "model.cpp", "-o", "model.o"};
+  CompileCache *cache = options.cache;
+  CacheKey key("host-object");
+  if (cache) {
+    Expected<std::string> identity = hostCompilerIdentity(*compiler, workDir);
+    // A compiler that cannot say what it is is not cached: running it gives
+    // the error that matters.
+    if (!identity) {
+      consumeError(identity.takeError());
+      cache = nullptr;
+    } else {
+      key.add("graphc", GRAPHC_VERSION_STRING)
+          .add("compiler", *identity)
+          .add("args", llvm::join(compileArgs, " "))
+          .add("descriptor.h", StringRef(kDescriptorHeader))
+          .add("HostKernels.h", StringRef(kHostKernelsHeader))
+          .add("model.cpp", *source);
+    }
+  }
+  bool compiled = false;
+  Expected<std::vector<char>> object =
+      cachedCompile(cache, key, [&]() -> Expected<std::vector<char>> {
+        compiled = true;
+        if (Error e = runHostCompiler(*compiler, compileArgs, workDir))
+          return std::move(e);
+        auto bytes = MemoryBuffer::getFile(inWork("model.o"), /*IsText=*/false,
+                                           /*RequiresNullTerminator=*/false);
+        if (!bytes)
+          return createStringError(bytes.getError(), "cannot read %s",
+                                   inWork("model.o").c_str());
+        return std::vector<char>((*bytes)->getBufferStart(),
+                                 (*bytes)->getBufferEnd());
+      });
+  if (!object) {
+    keepWorkDir = true;
+    return object.takeError();
+  }
+  if (!compiled)
+    if (Error e = writeFile(inWork("model.o"), *object))
+      return e;
+
+  std::vector<std::string> linkArgs = {
+      "-shared", "-fPIC", "-Wl,--gc-sections", "-static-libstdc++",
+      "-static-libgcc", "model.o", "blobs.s", "-o", "model.so"};
   if (!options.cudaTarget)
-    args.insert(args.end() - 2, hostKernels);
-  if (Error e = runHostCompiler(*compiler, args, workDir)) {
+    linkArgs.insert(linkArgs.end() - 2, hostKernels);
+  if (Error e = runHostCompiler(*compiler, linkArgs, workDir)) {
     keepWorkDir = true;
     return e;
   }

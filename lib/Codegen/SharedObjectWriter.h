@@ -8,6 +8,10 @@
 #include <string>
 #include <vector>
 
+namespace graphc {
+class CompileCache;
+} // namespace graphc
+
 namespace graphc::codegen {
 
 /// One loadable cuda module image.
@@ -28,6 +32,8 @@ struct SharedObjectOptions {
   /// Where to build; empty for a fresh temporary directory (removed on
   /// success, kept on failure).
   std::string workDir;
+  /// Where the compiled model.cpp is looked up and kept (nullptr: nowhere).
+  CompileCache *cache = nullptr;
 };
 
 /// Writes the exec-dialect `module` as a model .so: descriptor, kernels

@@ -5,6 +5,7 @@
 #include "lib/Pipeline/CheckAssumedPadSafety.h"
 #include "lib/Pipeline/OutputPaths.h"
 #include "lib/Support/CheckedArith.h"
+#include "lib/Support/CompileCache.h"
 #include "lib/Support/Format.h"
 #include "lib/Support/Progress.h"
 
@@ -217,9 +218,33 @@ void printSummary(const CompileSummary &summary, const CompileOptions &options,
       << "\n";
 }
 
+/// "  compile cache: 3 of 4 parts reused from DIR" when a cache was used.
+void printCacheLine(const CompileCache *cache, llvm::raw_ostream &out) {
+  if (!cache)
+    return;
+  CacheStats stats = cache->stats();
+  int64_t parts = stats.hits + stats.misses;
+  out << "  compile cache: " << stats.hits << " of " << parts
+      << (parts == 1 ? " part" : " parts") << " reused from "
+      << cache->directory();
+  if (stats.rejected)
+    out << " (" << stats.rejected << " damaged, recompiled)";
+  out << "\n";
+}
+
 /// The summary as the fields of the JSON progress summary event.
 ProgressFields summaryFields(const CompileSummary &summary,
-                             const CompileOptions &options) {
+                             const CompileOptions &options,
+                             const CompileCache *cache) {
+  llvm::json::Value cacheField = nullptr;
+  if (cache) {
+    CacheStats stats = cache->stats();
+    cacheField = llvm::json::Object{{"directory", cache->directory()},
+                                    {"hits", stats.hits},
+                                    {"misses", stats.misses},
+                                    {"rejected", stats.rejected},
+                                    {"evicted", stats.evicted}};
+  }
   llvm::json::Array sms;
   if (options.target == Target::cuda)
     for (int sm : options.sms)
@@ -239,6 +264,7 @@ ProgressFields summaryFields(const CompileSummary &summary,
       {"weights_file", options.weightsSideFile
                            ? llvm::json::Value(options.outputPath + ".weights")
                            : llvm::json::Value(nullptr)},
+      {"cache", std::move(cacheField)},
   };
 }
 
@@ -353,6 +379,24 @@ llvm::Error compileModel(const CompileOptions &options,
     if (llvm::Error e = checkKeepDir(options))
       return e;
   }
+  // The cache only speeds the compile up: one that cannot be used is a
+  // warning.
+  std::unique_ptr<CompileCache> cache;
+  if (options.useCache && options.emit == EmitStage::none) {
+    auto opened = CompileCache::open(
+        options.cacheDir.empty() ? CompileCache::defaultDirectory()
+                                 : options.cacheDir,
+        options.cacheMaxBytes ? options.cacheMaxBytes
+                              : CompileCache::kDefaultMaxBytes);
+    if (opened)
+      cache = std::move(*opened);
+    else if (options.warnings)
+      *options.warnings << "graphc: warning: compiling without the compile "
+                           "cache: "
+                        << llvm::toString(opened.takeError()) << "\n";
+    else
+      llvm::consumeError(opened.takeError());
+  }
 
   Progress *progress = options.progress;
   auto stage = [&](llvm::StringRef name) {
@@ -456,6 +500,7 @@ llvm::Error compileModel(const CompileOptions &options,
   so.cudaTarget = options.target == Target::cuda;
   so.weightsSideFile = options.weightsSideFile;
   so.workDir = options.keepDir;
+  so.cache = cache.get();
   if (so.cudaTarget) {
 #if GRAPHC_HAVE_CUDA_CODEGEN
     if (options.emit == EmitStage::source) {
@@ -469,15 +514,15 @@ llvm::Error compileModel(const CompileOptions &options,
       for (auto kernel : module.getOps<exec::KernelOp>())
         if (!kernel.getLibrary())
           kernels.push_back(kernel.getSymName().str());
-      auto image = codegen::compileCudaEmulationModule(cudaSource, kernels,
-                                                       options.keepDir);
+      auto image = codegen::compileCudaEmulationModule(
+          cudaSource, kernels, options.keepDir, cache.get());
       if (!image)
         return image.takeError();
       images.push_back(std::move(*image));
     } else {
       stage("nvrtc");
-      auto compiled =
-          codegen::compileCudaModule(cudaSource, options.sms, options.keepDir);
+      auto compiled = codegen::compileCudaModule(cudaSource, options.sms,
+                                                 options.keepDir, cache.get());
       if (!compiled)
         return compiled.takeError();
       images = std::move(*compiled);
@@ -510,11 +555,21 @@ llvm::Error compileModel(const CompileOptions &options,
     return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s",
                                    text.c_str());
   }
+  if (cache) {
+    if (cache->stats().misses)
+      cache->trim();
+    if (options.warnings)
+      for (const std::string &problem : cache->warnings())
+        *options.warnings << "graphc: warning: the compile cache could not "
+                             "keep what was compiled: "
+                          << problem << "\n";
+  }
   CompileSummary summary = summarize(module);
   if (progress)
-    progress->finish(summaryFields(summary, options));
+    progress->finish(summaryFields(summary, options, cache.get()));
   printSummary(summary, options, out);
   printBuckets(module, *buckets, out);
+  printCacheLine(cache.get(), out);
   return llvm::Error::success();
 }
 

@@ -75,6 +75,14 @@ struct CompileOptions {
   /// The largest tensor (input, output, weight or intermediate) the compile
   /// accepts, in bytes; 0 for the target's default.
   uint64_t maxTensorBytes = 0;
+  /// The compile cache (see CompileCache.h): off, or its directory (empty:
+  /// CompileCache::defaultDirectory()) and size bound (0: the default).
+  bool useCache = true;
+  std::string cacheDir;
+  uint64_t cacheMaxBytes = 0;
+  /// Where warnings go, one line each (nullptr: nowhere): a cache that
+  /// cannot be used is one, never an error.
+  llvm::raw_ostream *warnings = nullptr;
   /// Where the stages are reported (nullptr: nowhere). compileModel
   /// finishes it before printing the summary, so that a terminal progress
   /// line is gone when the summary appears.

@@ -34,6 +34,9 @@ struct CompileFlags {
   std::string keep;
   bool force = false;
   std::string maxTensorBytes;
+  bool noCache = false;
+  std::string cacheDir;
+  std::string cacheMaxBytes;
   std::string progress = "auto";
   bool quiet = false;
 };
@@ -62,8 +65,10 @@ llvm::Expected<std::vector<int>> parseArchList(llvm::StringRef list) {
   return sms;
 }
 
-/// "17179869184", "16GiB", "512MiB", "64KiB" -> bytes (positive).
-llvm::Expected<uint64_t> parseByteSize(llvm::StringRef text) {
+/// "17179869184", "16GiB", "512MiB", "64KiB" -> bytes (positive); `flag`
+/// names the option in the error.
+llvm::Expected<uint64_t> parseByteSize(llvm::StringRef flag,
+                                       llvm::StringRef text) {
   llvm::StringRef digits = text.trim();
   unsigned shift = 0;
   for (auto [suffix, bits] : {std::pair<const char *, unsigned>{"KiB", 10},
@@ -79,9 +84,8 @@ llvm::Expected<uint64_t> parseByteSize(llvm::StringRef text) {
       value > (UINT64_MAX >> shift))
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
-        "--max-tensor-bytes: '%s' is not a positive byte count such as "
-        "17179869184 or 16GiB",
-        text.str().c_str());
+        "%s: '%s' is not a positive byte count such as 17179869184 or 16GiB",
+        flag.str().c_str(), text.str().c_str());
   return value << shift;
 }
 
@@ -101,11 +105,20 @@ int runCompile(const CompileFlags &flags) {
   options.keepDir = flags.keep;
   options.force = flags.force;
   if (!flags.maxTensorBytes.empty()) {
-    auto bytes = parseByteSize(flags.maxTensorBytes);
+    auto bytes = parseByteSize("--max-tensor-bytes", flags.maxTensorBytes);
     if (!bytes)
       return reportError(bytes.takeError());
     options.maxTensorBytes = *bytes;
   }
+  options.useCache = !flags.noCache;
+  options.cacheDir = flags.cacheDir;
+  if (!flags.cacheMaxBytes.empty()) {
+    auto bytes = parseByteSize("--cache-max-bytes", flags.cacheMaxBytes);
+    if (!bytes)
+      return reportError(bytes.takeError());
+    options.cacheMaxBytes = *bytes;
+  }
+  options.warnings = &llvm::errs();
   if (flags.emit == "graph")
     options.emit = EmitStage::graph;
   else if (flags.emit == "kernel")
@@ -221,6 +234,18 @@ void addCompileCommand(CLI::App &app, int &exitCode) {
                   "refuse models with a larger tensor, in bytes or with a "
                   "KiB/MiB/GiB/TiB suffix (default: 16GiB for cpu, 80GiB for "
                   "cuda)");
+  CLI::Option *noCache = cmd->add_flag(
+      "--no-cache", flags->noCache,
+      "compile everything afresh, neither reading nor writing the compile "
+      "cache");
+  cmd->add_option("--cache-dir", flags->cacheDir,
+                  "the compile cache's directory (default: $GRAPHC_CACHE_DIR, "
+                  "else graphc under $XDG_CACHE_HOME or ~/.cache)")
+      ->excludes(noCache);
+  cmd->add_option("--cache-max-bytes", flags->cacheMaxBytes,
+                  "evict the least recently used cache entries beyond this "
+                  "size, in bytes or with a KiB/MiB/GiB/TiB suffix (default "
+                  "2GiB)");
   cmd->add_option("--progress", flags->progress,
                   "auto: a progress line on stderr when it is a terminal "
                   "and the compile takes over a second; json: one JSON event "

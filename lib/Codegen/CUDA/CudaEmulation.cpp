@@ -1,11 +1,14 @@
 //===- CudaEmulation.cpp - generated CUDA compiled for the host -----------===//
 
 #include "lib/Codegen/CUDA/CudaEmulation.h"
+#include "graphc/BuildConfig.h"
 #include "lib/Codegen/HostCompiler.h"
 #include "lib/Codegen/SignalCleanup.h"
+#include "lib/Support/CompileCache.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -39,7 +42,8 @@ StringRef cudaEmulationHeader() {
 
 Expected<CudaImage> compileCudaEmulationModule(StringRef source,
                                                ArrayRef<std::string> kernels,
-                                               StringRef keepDir) {
+                                               StringRef keepDir,
+                                               CompileCache *cache) {
   Expected<std::string> compiler = findHostCompiler();
   if (!compiler)
     return compiler.takeError();
@@ -99,19 +103,41 @@ Expected<CudaImage> compileCudaEmulationModule(StringRef source,
       "-I.",
       "-include", "graphc_cuda_emulation.h", "module.cu.cpp",
       "-o", "module.so"};
-  if (Error e = runHostCompiler(*compiler, args, workDir)) {
-    keepWorkDir = true;
-    return std::move(e);
+  CacheKey key("cuda-emulation");
+  if (cache) {
+    Expected<std::string> identity = hostCompilerIdentity(*compiler, workDir);
+    // A compiler that cannot say what it is is not cached: running it gives
+    // the error that matters.
+    if (!identity) {
+      consumeError(identity.takeError());
+      cache = nullptr;
+    } else {
+      key.add("graphc", GRAPHC_VERSION_STRING)
+          .add("compiler", *identity)
+          .add("args", llvm::join(args, " "))
+          .add("header", cudaEmulationHeader())
+          .add("stand-in", kStandIn)
+          .add("module", module);
+    }
   }
-  std::string built = inWork("module.so");
-  auto bytes = MemoryBuffer::getFile(built, /*IsText=*/false,
-                                     /*RequiresNullTerminator=*/false);
-  if (!bytes)
-    return createStringError(bytes.getError(), "cannot read %s",
-                             built.c_str());
-  CudaImage image{0, ImageFormat::hostEmulation, {}};
-  image.data.assign((*bytes)->getBufferStart(), (*bytes)->getBufferEnd());
-  return image;
+  Expected<std::vector<char>> data =
+      cachedCompile(cache, key, [&]() -> Expected<std::vector<char>> {
+        if (Error e = runHostCompiler(*compiler, args, workDir)) {
+          keepWorkDir = true;
+          return std::move(e);
+        }
+        std::string built = inWork("module.so");
+        auto bytes = MemoryBuffer::getFile(built, /*IsText=*/false,
+                                           /*RequiresNullTerminator=*/false);
+        if (!bytes)
+          return createStringError(bytes.getError(), "cannot read %s",
+                                   built.c_str());
+        return std::vector<char>((*bytes)->getBufferStart(),
+                                 (*bytes)->getBufferEnd());
+      });
+  if (!data)
+    return data.takeError();
+  return CudaImage{0, ImageFormat::hostEmulation, std::move(*data)};
 }
 
 } // namespace graphc::codegen

@@ -26,11 +26,13 @@ namespace graphc::codegen {
 /// the emulator. `kernels` names every `extern "C" __global__` function the
 /// module exports to the runtime. Builds under `keepDir` when it is not
 /// empty (kept), else in a temporary directory removed unless the host
-/// compiler fails, whose error names the directory.
+/// compiler fails, whose error names the directory. With a `cache`, the
+/// image is looked up there first and stored after compiling.
 llvm::Expected<CudaImage>
 compileCudaEmulationModule(llvm::StringRef source,
                            llvm::ArrayRef<std::string> kernels,
-                           llvm::StringRef keepDir);
+                           llvm::StringRef keepDir,
+                           CompileCache *cache = nullptr);
 
 /// The text of emulation/graphc_cuda_emulation.h.
 llvm::StringRef cudaEmulationHeader();

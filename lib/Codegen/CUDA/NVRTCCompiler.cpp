@@ -1,6 +1,8 @@
 //===- NVRTCCompiler.cpp - CUDA C++ to cubin/PTX with NVRTC ---------------===//
 
 #include "lib/Codegen/CUDA/NVRTCCompiler.h"
+#include "graphc/BuildConfig.h"
+#include "lib/Support/CompileCache.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
@@ -11,6 +13,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
 
+#include <dlfcn.h>
 #include <nvrtc.h>
 
 #include <atomic>
@@ -92,14 +95,31 @@ public:
   }
 };
 
-/// Compiles `source` for `sm` and returns the cubin, or PTX when `ptx`.
-Expected<CudaImage> compileOne(StringRef source, int sm, bool ptx,
-                               StringRef keepDir) {
-  std::string arch =
-      (ptx ? "--gpu-architecture=compute_" : "--gpu-architecture=sm_") +
-      std::to_string(sm);
-  SmallVector<std::string> options = commonOptions();
-  options.push_back(arch);
+/// What identifies the NVRTC that compiles: its version, and the file and
+/// modification time of the library loaded, so that a patched toolkit of
+/// the same version does not reuse the old one's images (the headers graphc
+/// includes ship with that library).
+const std::string &nvrtcIdentity() {
+  static const std::string identity = [] {
+    std::string text = "nvrtc " + nvrtcVersionString();
+    Dl_info info;
+    if (dladdr(reinterpret_cast<void *>(&nvrtcVersion), &info) &&
+        info.dli_fname) {
+      sys::fs::file_status status;
+      text += std::string(" ") + info.dli_fname;
+      if (!sys::fs::status(info.dli_fname, status))
+        text += " " + std::to_string(status.getSize()) + " " +
+                std::to_string(sys::toTimeT(status.getLastModificationTime()));
+    }
+    text += " headers " GRAPHC_CUDA_INCLUDE_DIR;
+    return text;
+  }();
+  return identity;
+}
+
+/// Runs NVRTC with `options` (which name the architecture).
+Expected<CudaImage> runNvrtc(StringRef source, ArrayRef<std::string> options,
+                             int sm, bool ptx, StringRef keepDir) {
   SmallVector<const char *> argv = llvm::map_to_vector(
       options, [](const std::string &s) { return s.c_str(); });
 
@@ -143,10 +163,38 @@ Expected<CudaImage> compileOne(StringRef source, int sm, bool ptx,
   return image;
 }
 
+/// Compiles `source` for `sm` and returns the cubin, or PTX when `ptx`.
+Expected<CudaImage> compileOne(StringRef source, int sm, bool ptx,
+                               StringRef keepDir, CompileCache *cache) {
+  std::string arch =
+      (ptx ? "--gpu-architecture=compute_" : "--gpu-architecture=sm_") +
+      std::to_string(sm);
+  SmallVector<std::string> options = commonOptions();
+  options.push_back(arch);
+  CacheKey key("nvrtc");
+  key.add("graphc", GRAPHC_VERSION_STRING)
+      .add("compiler", nvrtcIdentity())
+      .add("options", llvm::join(options, " "))
+      .add("source", source);
+  Expected<std::vector<char>> data =
+      cachedCompile(cache, key, [&]() -> Expected<std::vector<char>> {
+        Expected<CudaImage> image = runNvrtc(source, options, sm, ptx, keepDir);
+        if (!image)
+          return image.takeError();
+        return std::move(image->data);
+      });
+  if (!data)
+    return data.takeError();
+  return CudaImage{sm, ptx ? ImageFormat::ptx : ImageFormat::cubin,
+                   std::move(*data)};
+}
+
 } // namespace
 
-Expected<std::vector<CudaImage>>
-compileCudaModule(StringRef source, ArrayRef<int> sms, StringRef keepDir) {
+Expected<std::vector<CudaImage>> compileCudaModule(StringRef source,
+                                                   ArrayRef<int> sms,
+                                                   StringRef keepDir,
+                                                   CompileCache *cache) {
   if (sms.empty())
     return createStringError(inconvertibleErrorCode(),
                              "no target sm given for the cuda module");
@@ -170,7 +218,7 @@ compileCudaModule(StringRef source, ArrayRef<int> sms, StringRef keepDir) {
   auto work = [&] {
     for (size_t j = next++; j < jobs.size(); j = next++)
       jobs[j].result.emplace(
-          compileOne(source, jobs[j].sm, jobs[j].ptx, keepDir));
+          compileOne(source, jobs[j].sm, jobs[j].ptx, keepDir, cache));
   };
   unsigned threads = std::max(
       1u, std::min<unsigned>(std::thread::hardware_concurrency(), jobs.size()));

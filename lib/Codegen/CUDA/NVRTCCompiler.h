@@ -9,6 +9,10 @@
 #include <string>
 #include <vector>
 
+namespace graphc {
+class CompileCache;
+} // namespace graphc
+
 namespace graphc::codegen {
 
 /// How a module image is loaded; the values are graphc_image_format's.
@@ -28,10 +32,11 @@ struct CudaImage {
 /// same source and SMs give the same bytes. On failure: the error says which
 /// SM failed, the NVRTC log, the path where the source was kept (under
 /// `keepDir`, or the system temporary directory when it is empty), and an
-/// equivalent nvcc command line that reproduces it.
+/// equivalent nvcc command line that reproduces it. With a `cache`, each
+/// image is looked up there first and stored after compiling.
 llvm::Expected<std::vector<CudaImage>>
 compileCudaModule(llvm::StringRef source, llvm::ArrayRef<int> sms,
-                  llvm::StringRef keepDir);
+                  llvm::StringRef keepDir, CompileCache *cache = nullptr);
 
 /// The version of the NVRTC library loaded at run time ("13.0").
 std::string nvrtcVersionString();
