@@ -1,12 +1,14 @@
 //===- SharedObjectWriter.cpp - the model .so -----------------------------===//
 //
 // The .so is built from one generated C++ file, the descriptor as static
-// tables and the cpu kernels, and one assembly file that pulls the weights
-// and device images in with `.incbin` (fast for large blobs, and byte-exact).
-// The C++ is compiled to an object on its own, which the compile cache keeps:
-// the blobs are never cached, and an unchanged model only links. The host
-// compiler runs in a scratch directory with relative paths only, so the
-// bytes do not depend on where or when graphc ran.
+// tables and the cpu kernels, and one assembly file that pulls the device
+// images in with `.incbin` (byte-exact). The C++ is compiled to an object on
+// its own, which the compile cache keeps, so an unchanged model only links.
+// The weights never pass through the host toolchain: they are appended to
+// the linked file (or written to the side file), and the descriptor's
+// weights_offset and checksum are written in afterwards. The host compiler
+// runs in a scratch directory with relative paths only, so the bytes do not
+// depend on where or when graphc ran.
 //
 //===----------------------------------------------------------------------===//
 
@@ -161,12 +163,9 @@ struct Blob {
   std::string file;
 };
 
-/// The weights (unless they go to a side file) and the device images.
-std::vector<Blob> blobs(const SharedObjectOptions &options,
-                        StringRef weightsSideName) {
+/// The device images.
+std::vector<Blob> blobs(const SharedObjectOptions &options) {
   std::vector<Blob> list;
-  if (weightsSideName.empty())
-    list.push_back({"graphc_weights", "weights.bin"});
   for (size_t i = 0; i < options.images.size(); ++i)
     list.push_back({"graphc_image_" + std::to_string(i),
                     "image" + std::to_string(i) + ".bin"});
@@ -220,7 +219,7 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
   }
 
   // Bulk data is defined by blobs.s (see blobAssembly).
-  for (const Blob &blob : blobs(options, weightsSideName))
+  for (const Blob &blob : blobs(options))
     os << "extern \"C\" __attribute__((visibility(\"hidden\"))) const "
           "unsigned char "
        << blob.symbol << "[];\n";
@@ -407,8 +406,9 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
     os << "  {0, 0, nullptr, 0},\n";
   os << "};\n";
 
-  // The checksum field stays zero here: it covers the linked file, so it is
-  // computed and written in after linking.
+  // The checksum and weights_offset fields stay zero here: the weights are
+  // appended to the linked file, and the checksum covers all of it, so both
+  // are written in afterwards.
   os << "static const graphc_model_desc kModel GRAPHC_DESCRIPTOR_PLACEMENT = "
         "{\n"
      << "  GRAPHC_ABI_VERSION, \"graphc " << GRAPHC_VERSION_STRING << "\", "
@@ -416,28 +416,30 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
      << ",\n  " << parts.inputs.size() << ", kInputs, " << parts.outputs.size()
      << ", kOutputs,\n  " << parts.plans.size() << ", kPlans, "
      << parts.kernels.size() << ", kKernels, " << options.images.size()
-     << ", kImages,\n  "
-     << (weightsSideName.empty() ? "graphc_weights" : "nullptr") << ", "
-     << parts.weights.size() << "ull, "
+     << ", kImages,\n  nullptr, " << parts.weights.size() << "ull, "
      << (weightsSideName.empty() ? "nullptr" : cppStringLiteral(weightsSideName))
      << ",\n  0, 0x"
      << format_hex_no_prefix(
             laneHash64(parts.weights.data(), parts.weights.size()), 16)
      << "ull,\n  " << parts.bucketDims.size() << ", "
-     << (parts.bucketDims.empty() ? "nullptr" : "kBucketDims") << "};\n\n"
+     << (parts.bucketDims.empty() ? "nullptr" : "kBucketDims")
+     << ",\n  0ull};\n\n"
      << "extern \"C\" __attribute__((visibility(\"default\"))) const "
         "graphc_model_desc *graphc_model_descriptor_v1(void) {\n"
      << "  return &kModel;\n}\n";
   return source;
 }
 
-Error writeFile(StringRef path, ArrayRef<char> bytes) {
+/// Writes `bytes`, then `tail`, to `path`.
+Error writeFile(StringRef path, ArrayRef<char> bytes,
+                ArrayRef<char> tail = {}) {
   std::error_code ec;
   raw_fd_ostream os(path, ec, sys::fs::OF_None);
   if (ec)
     return createStringError(ec, "cannot write %s: %s", path.str().c_str(),
                              ec.message().c_str());
   os.write(bytes.data(), bytes.size());
+  os.write(tail.data(), tail.size());
   os.close();
   if (os.has_error())
     return createStringError(os.error(), "cannot write %s",
@@ -546,15 +548,11 @@ Error writeSharedObject(ModuleOp module, const SharedObjectOptions &options) {
   if (Error e = writeFile(inWork("model.cpp"),
                           ArrayRef<char>(source->data(), source->size())))
     return e;
-  if (Error e = writeFile(inWork("weights.bin"),
-                          sideName.empty() ? ArrayRef<char>(parts->weights)
-                                           : ArrayRef<char>()))
-    return e;
   for (auto [i, image] : enumerate(options.images))
     if (Error e = writeFile(inWork(("image" + Twine(i) + ".bin").str()),
                             image.data))
       return e;
-  std::string assembly = blobAssembly(blobs(options, sideName));
+  std::string assembly = blobAssembly(blobs(options));
   if (Error e = writeFile(inWork("blobs.s"),
                           ArrayRef<char>(assembly.data(), assembly.size())))
     return e;
@@ -633,13 +631,20 @@ Error writeSharedObject(ModuleOp module, const SharedObjectOptions &options) {
                              built.c_str(), linked.getError().message().c_str());
   std::vector<char> bytes((*linked)->getBufferStart(),
                           (*linked)->getBufferEnd());
-  if (std::string problem = rt::sealArtifact(bytes); !problem.empty())
+  bool append = sideName.empty() && !parts->weights.empty();
+  std::string problem =
+      append ? rt::sealWithAppendedWeights(bytes, parts->weights.data(),
+                                           parts->weights.size())
+             : rt::sealArtifact(bytes);
+  if (!problem.empty())
     return createStringError(inconvertibleErrorCode(),
                              "the linked model %s is not readable as an "
                              "artifact: %s",
                              built.c_str(), problem.c_str());
   return replaceFile(options.outputPath, [&](StringRef temp) {
-    return writeFile(temp, bytes);
+    return writeFile(temp, bytes,
+                     append ? ArrayRef<char>(parts->weights)
+                            : ArrayRef<char>());
   });
 }
 

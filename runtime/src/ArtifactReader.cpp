@@ -63,8 +63,9 @@ struct Segment {
 
 class Reader {
 public:
-  Reader(const unsigned char *data, size_t size)
-      : data(data), size(size), budget(4 * uint64_t(size) + 65536) {}
+  Reader(const unsigned char *data, size_t size, bool unplacedWeights)
+      : data(data), size(size), budget(4 * uint64_t(size) + 65536),
+        unplacedWeights(unplacedWeights) {}
 
   /// Fills `view`; throws ReadFailure.
   void read();
@@ -171,6 +172,7 @@ private:
   const unsigned char *data;
   size_t size;
   uint64_t budget;
+  bool unplacedWeights;
   std::vector<Segment> segments;
   struct Relocation {
     bool explicitAddend;
@@ -547,23 +549,49 @@ void Reader::read() {
   view.weightsSize = loaded<uint64_t>(GRAPHC_FIELD(weights_size), w);
   uint64_t weights = pointerAt(GRAPHC_FIELD(weights), w);
   view.weightsFile = stringAt(pointerAt(GRAPHC_FIELD(weights_file), w), w);
+  view.weightsOffsetField = fileOffsetOf(GRAPHC_FIELD(weights_offset), 8, w);
+  uint64_t appended = loaded<uint64_t>(GRAPHC_FIELD(weights_offset), w);
   if (weights) {
     if (weights % GRAPHC_ALIGNMENT)
       malformed("embedded weights are not " +
                 std::to_string(GRAPHC_ALIGNMENT) + "-byte aligned");
+    if (appended)
+      malformed("weights both embedded and appended");
     view.weightsEmbedded = true;
     view.weightsFileOffset =
         fileOffsetOf(weights, view.weightsSize, "the embedded weights");
-  } else if (view.weightsSize && view.weightsFile.empty()) {
-    malformed("weights neither embedded nor in a side file");
+  } else if (appended) {
+    if (!view.weightsFile.empty())
+      malformed("weights both appended and in a side file");
+    if (appended % GRAPHC_WEIGHTS_FILE_ALIGNMENT)
+      malformed("appended weights at offset " + std::to_string(appended) +
+                ", not a multiple of " +
+                std::to_string(GRAPHC_WEIGHTS_FILE_ALIGNMENT));
+    // After everything the loader maps: the weights are data, never code.
+    for (const Segment &segment : segments)
+      if (appended < segment.offset + segment.fileSize)
+        malformed("appended weights at offset " + std::to_string(appended) +
+                  " overlap a loadable segment");
+    if (!rangeWithin(appended, view.weightsSize, size))
+      malformed("appended weights (" + std::to_string(view.weightsSize) +
+                " bytes at offset " + std::to_string(appended) +
+                ") run past the end of the file (" + std::to_string(size) +
+                " bytes)");
+    view.weightsAppended = true;
+    view.weightsFileOffset = appended;
+  } else if (view.weightsSize && view.weightsFile.empty() &&
+             !unplacedWeights) {
+    malformed("weights neither embedded, appended nor in a side file");
   }
 #undef GRAPHC_FIELD
 }
 } // namespace
 
-ArtifactRead graphc::rt::readArtifact(const void *data, size_t size) {
+ArtifactRead graphc::rt::readArtifact(const void *data, size_t size,
+                                      bool unplacedWeights) {
   ArtifactRead result;
-  Reader reader(static_cast<const unsigned char *>(data), size);
+  Reader reader(static_cast<const unsigned char *>(data), size,
+                unplacedWeights);
   auto keepChecksum = [&] {
     result.view.checksum = reader.view.checksum;
     result.view.checksumOffset = reader.view.checksumOffset;
@@ -598,6 +626,35 @@ uint64_t graphc::rt::computeArtifactChecksum(const void *data, size_t size,
   hasher.update(zeros, sizeof(zeros));
   hasher.update(bytes + checksumOffset + 8, size - checksumOffset - 8);
   return hasher.finish();
+}
+
+std::string graphc::rt::sealWithAppendedWeights(std::vector<char> &head,
+                                                const char *weights,
+                                                size_t weightsSize) {
+  ArtifactRead read =
+      readArtifact(head.data(), head.size(), /*unplacedWeights=*/true);
+  if (read.error != ArtifactError::none)
+    return read.message;
+  const ArtifactView &view = read.view;
+  if (view.weightsEmbedded || view.weightsAppended || !view.weightsFile.empty())
+    return "its weights are already placed";
+  if (view.weightsSize != weightsSize)
+    return "its descriptor holds " + std::to_string(view.weightsSize) +
+           " bytes of weights, not " + std::to_string(weightsSize);
+  uint64_t offset = (uint64_t(head.size()) + GRAPHC_WEIGHTS_FILE_ALIGNMENT -
+                     1) / GRAPHC_WEIGHTS_FILE_ALIGNMENT *
+                    GRAPHC_WEIGHTS_FILE_ALIGNMENT;
+  head.resize(offset, 0);
+  std::memcpy(head.data() + view.weightsOffsetField, &offset, sizeof(offset));
+  // As computeArtifactChecksum over head + weights: the checksum field of
+  // a freshly linked file is zero.
+  LaneHasher hasher;
+  hasher.update(reinterpret_cast<const unsigned char *>(head.data()),
+                head.size());
+  hasher.update(reinterpret_cast<const unsigned char *>(weights), weightsSize);
+  uint64_t checksum = hasher.finish();
+  std::memcpy(head.data() + view.checksumOffset, &checksum, sizeof(checksum));
+  return "";
 }
 
 std::string graphc::rt::sealArtifact(std::vector<char> &bytes) {

@@ -97,11 +97,15 @@ struct ArtifactView {
   std::vector<ArtifactKernel> kernels;
   std::vector<ArtifactImage> images;
   uint64_t weightsSize = 0;
-  /// Embedded weights lie at weightsFileOffset; otherwise they are in the
-  /// side file weightsFile, relative to the .so.
+  /// Embedded weights (in a loadable segment) and appended ones (after the
+  /// ELF image) lie at weightsFileOffset; otherwise they are in the side
+  /// file weightsFile, relative to the .so.
   bool weightsEmbedded = false;
+  bool weightsAppended = false;
   uint64_t weightsFileOffset = 0;
   std::string weightsFile;
+  /// Where the weights_offset field lies in the file.
+  uint64_t weightsOffsetField = 0;
   uint64_t checksum = 0;
   /// Where the checksum field lies in the file.
   uint64_t checksumOffset = 0;
@@ -130,13 +134,25 @@ struct ArtifactRead {
 };
 
 /// Reads the artifact whose file bytes are `data[0, size)`. Pure: no I/O,
-/// no execution, allocation bounded by a small multiple of `size`.
-ArtifactRead readArtifact(const void *data, size_t size);
+/// no execution, allocation bounded by a small multiple of `size`. With
+/// `unplacedWeights`, weights that are neither embedded, appended nor in a
+/// side file are accepted: the compiler's linked file before it appends them.
+ArtifactRead readArtifact(const void *data, size_t size,
+                          bool unplacedWeights = false);
 
 /// The whole-file checksum of `data[0, size)` with the 8 bytes at
 /// `checksumOffset` read as zero.
 uint64_t computeArtifactChecksum(const void *data, size_t size,
                                  uint64_t checksumOffset);
+
+/// Seals the linked artifact `head`, whose weights are unplaced, for
+/// `weights` to follow it: pads `head` with zeros to the next
+/// GRAPHC_WEIGHTS_FILE_ALIGNMENT boundary, writes that offset into its
+/// weights_offset field and the checksum of head + weights into its
+/// checksum field. The artifact is `head` then `weights`, written as they
+/// are. Returns "" or why it cannot.
+std::string sealWithAppendedWeights(std::vector<char> &head,
+                                    const char *weights, size_t weightsSize);
 
 /// Computes the checksum of an artifact built with a zero checksum field
 /// and writes it into `bytes`. Returns "" or why the bytes are not an

@@ -479,9 +479,17 @@ std::string graphc::rt::checkDescriptor(const graphc_model_desc &desc) {
       return "image " + std::to_string(i) + " has unknown format " +
              std::to_string(image.format);
   }
-  if (desc.weights_size && !desc.weights &&
-      (!desc.weights_file || !desc.weights_file[0]))
-    return "weights neither embedded nor in a side file";
+  bool sideFile = desc.weights_file && desc.weights_file[0];
+  if (desc.weights_size && !desc.weights && !desc.weights_offset && !sideFile)
+    return "weights neither embedded, appended nor in a side file";
+  if (int(desc.weights != nullptr) + int(desc.weights_offset != 0) +
+          int(sideFile) >
+      1)
+    return "weights in more than one place (embedded, appended, side file)";
+  if (desc.weights_offset % GRAPHC_WEIGHTS_FILE_ALIGNMENT)
+    return "appended weights at offset " + std::to_string(desc.weights_offset) +
+           ", not a multiple of " +
+           std::to_string(GRAPHC_WEIGHTS_FILE_ALIGNMENT);
   for (int32_t p = 0; p < desc.num_plans; ++p) {
     const graphc_plan_desc &plan = desc.plans[p];
     std::string where = "plan " + std::to_string(p);

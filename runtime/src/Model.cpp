@@ -216,6 +216,51 @@ graphc_status openLibrary(graphc_model &model) {
   return nullptr;
 }
 
+/// Maps the weights appended to the .so after its ELF image. The whole-file
+/// checksum, verified before dlopen, covers them.
+graphc_status mapAppendedWeights(graphc_model &model) {
+  const graphc_model_desc &desc = *model.desc;
+  if (desc.weights_offset % GRAPHC_WEIGHTS_FILE_ALIGNMENT)
+    return makeStatus(GRAPHC_DATA_LOSS,
+                      "malformed descriptor in '" + model.path +
+                          "': appended weights at offset " +
+                          std::to_string(desc.weights_offset) +
+                          ", not a multiple of " +
+                          std::to_string(GRAPHC_WEIGHTS_FILE_ALIGNMENT));
+  int fd = open(model.path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return makeStatus(GRAPHC_NOT_FOUND, "cannot open '" + model.path +
+                                            "' to map its weights: " +
+                                            std::strerror(errno));
+  FileCloser closer{fd};
+  struct stat info;
+  if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode))
+    return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                      "'" + model.path + "' is not a regular file");
+  uint64_t fileSize = static_cast<uint64_t>(info.st_size);
+  if (desc.weights_offset > fileSize ||
+      desc.weights_size > fileSize - desc.weights_offset)
+    return makeStatus(GRAPHC_DATA_LOSS,
+                      "'" + model.path + "' has " + std::to_string(fileSize) +
+                          " bytes, too few for its " +
+                          std::to_string(desc.weights_size) +
+                          " bytes of weights at offset " +
+                          std::to_string(desc.weights_offset) +
+                          " (the file is truncated)");
+  // The offset is a multiple of every page size the mapping may use.
+  void *mapping = mmap(nullptr, desc.weights_size, PROT_READ, MAP_PRIVATE, fd,
+                       static_cast<off_t>(desc.weights_offset));
+  if (mapping == MAP_FAILED)
+    return makeStatus(GRAPHC_RESOURCE_EXHAUSTED,
+                      "cannot map the weights of '" + model.path +
+                          "': " + std::strerror(errno));
+  model.weightsMapping = mapping;
+  model.weightsMappingSize = desc.weights_size;
+  model.weights = mapping;
+  model.weightsAppended = true;
+  return nullptr;
+}
+
 graphc_status mapWeights(graphc_model &model, const char *overridePath) {
   const graphc_model_desc &desc = *model.desc;
   if (desc.weights) {
@@ -229,6 +274,8 @@ graphc_status mapWeights(graphc_model &model, const char *overridePath) {
   }
   if (!desc.weights_size)
     return nullptr;
+  if (desc.weights_offset)
+    return mapAppendedWeights(model);
   model.weightsPath = overridePath
                           ? std::string(overridePath)
                           : directoryOf(model.path) + "/" + desc.weights_file;
@@ -277,7 +324,8 @@ graphc_status loadModel(graphc_model &model,
                                             model.path + "': " + problem);
   if (graphc_status status = mapWeights(model, options.weights_path))
     return status;
-  if (model.weightsMapping && !(options.flags & GRAPHC_MODEL_SKIP_CHECKSUM)) {
+  if (model.weightsMapping && !model.weightsAppended &&
+      !(options.flags & GRAPHC_MODEL_SKIP_CHECKSUM)) {
     uint64_t actual = graphc::laneHash64(model.weights, desc.weights_size);
     if (actual != desc.weights_checksum)
       return makeStatus(GRAPHC_DATA_LOSS,
@@ -364,7 +412,9 @@ uint64_t graphc_model_weights_size(const graphc_model *model) {
 }
 
 const char *graphc_model_weights_path(const graphc_model *model) {
-  return model->weightsMapping ? model->weightsPath.c_str() : nullptr;
+  return model->weightsMapping && !model->weightsAppended
+             ? model->weightsPath.c_str()
+             : nullptr;
 }
 
 int32_t graphc_model_input_count(const graphc_model *model) {

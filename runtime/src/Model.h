@@ -31,6 +31,9 @@ struct graphc_model {
   void *weightsMapping = nullptr;
   size_t weightsMappingSize = 0;
   std::string weightsPath;
+  /// The mapping is of the .so itself (weights appended to it), not of a
+  /// side file.
+  bool weightsAppended = false;
   uint32_t flags = 0;
   /// The largest arena and step argument count over all plans.
   uint64_t maxArenaBytes = 0;

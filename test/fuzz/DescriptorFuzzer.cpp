@@ -56,14 +56,21 @@ public:
       i.size = bytes.ConsumeIntegralInRange<uint64_t>(0, 64);
       i.data = bytes.ConsumeBool() ? buffer(i.size) : nullptr;
     });
-    // Embedded weights are as large as the descriptor says; a side file's
-    // size is not bounded by anything in memory.
-    if (bytes.ConsumeBool()) {
+    // Embedded weights are as large as the descriptor says; the size of
+    // appended ones and of a side file is not bounded by anything in memory.
+    switch (bytes.ConsumeIntegralInRange<int>(0, 2)) {
+    case 0:
       desc.weights_size = bytes.ConsumeIntegralInRange<uint64_t>(0, 1024);
       desc.weights = buffer(desc.weights_size);
-    } else {
+      break;
+    case 1:
       desc.weights_size = size();
       desc.weights_file = string();
+      break;
+    default:
+      desc.weights_size = size();
+      desc.weights_offset = size();
+      break;
     }
     desc.num_plans = count();
     desc.plans = table(plans, desc.num_plans, [&](graphc_plan_desc &p) {

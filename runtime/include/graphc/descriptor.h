@@ -1,4 +1,4 @@
-/*===- descriptor.h - the model artifact's descriptor (ABI v5) -------------===*
+/*===- descriptor.h - the model artifact's descriptor (ABI v6) -------------===*
  *
  * A graphc model .so exports one symbol, `graphc_model_descriptor_v1`, a
  * function returning a pointer to a read-only graphc_model_desc. Everything
@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-#define GRAPHC_ABI_VERSION 5u
+#define GRAPHC_ABI_VERSION 6u
 #define GRAPHC_DESCRIPTOR_SYMBOL "graphc_model_descriptor_v1"
 /* The graphc_model_desc itself lives alone in this ELF section, so that
  * tools can find and read it from the file without loading the .so. */
@@ -24,6 +24,9 @@ extern "C" {
   __attribute__((section(GRAPHC_DESCRIPTOR_SECTION), used))
 /* Weights (and every arena slot) start on this boundary. */
 #define GRAPHC_ALIGNMENT 256u
+/* Weights appended to the .so start at a file offset that is a multiple of
+ * this: every page size the runtime maps them with divides it. */
+#define GRAPHC_WEIGHTS_FILE_ALIGNMENT 65536u
 
 typedef enum graphc_target {
   GRAPHC_TARGET_CPU = 0,
@@ -210,8 +213,9 @@ typedef struct graphc_model_desc {
   const graphc_kernel_desc *kernels;
   int32_t num_images;
   const graphc_image_desc *images;
-  /* Weights: in the .so, or in a side file named weights_file (relative to
-   * the .so) when weights is NULL. */
+  /* Weights, one of: in the loaded image (weights); appended to the .so file
+   * after its ELF image, at weights_offset (weights NULL, weights_file NULL);
+   * in a side file named weights_file, relative to the .so (weights NULL). */
   const void *weights;
   uint64_t weights_size;
   const char *weights_file;
@@ -223,6 +227,11 @@ typedef struct graphc_model_desc {
   /* The bucketed dims, in name order; none for a model of one shape. */
   int32_t num_bucket_dims;
   const graphc_bucket_dim_desc *bucket_dims;
+  /* The file offset of appended weights (a multiple of
+   * GRAPHC_WEIGHTS_FILE_ALIGNMENT), 0 when they are not appended. The
+   * compiler writes it into the file after linking, like the checksum; the
+   * checksum covers the appended bytes. */
+  uint64_t weights_offset;
 } graphc_model_desc;
 
 typedef const graphc_model_desc *(*graphc_model_descriptor_fn)(void);
