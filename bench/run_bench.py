@@ -59,7 +59,7 @@ def build_model(name):
     """(torch module returning one tensor, input maker(batch) -> tensor)."""
     import torch
     torch.manual_seed(0)
-    if name in ("resnet50", "vit_b_16"):
+    if name in ("resnet50", "vit_b_16", "efficientnet_b0"):
         import torchvision
         module = getattr(torchvision.models, name)(weights=None)
         return module, lambda b: torch.randn(b, 3, 224, 224)

@@ -227,12 +227,17 @@ graphc_status mapAppendedWeights(graphc_model &model) {
                           std::to_string(desc.weights_offset) +
                           ", not a multiple of " +
                           std::to_string(GRAPHC_WEIGHTS_FILE_ALIGNMENT));
-  int fd = open(model.path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return makeStatus(GRAPHC_NOT_FOUND, "cannot open '" + model.path +
-                                            "' to map its weights: " +
-                                            std::strerror(errno));
-  FileCloser closer{fd};
+  // The file that was checked and loaded, when it is still open: not
+  // whatever the path names by now.
+  int fd = model.libraryFd;
+  FileCloser closer{-1};
+  if (fd < 0) {
+    fd = closer.fd = open(model.path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+      return makeStatus(GRAPHC_NOT_FOUND, "cannot open '" + model.path +
+                                              "' to map its weights: " +
+                                              std::strerror(errno));
+  }
   struct stat info;
   if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode))
     return makeStatus(GRAPHC_INVALID_ARGUMENT,

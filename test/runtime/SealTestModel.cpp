@@ -2,20 +2,28 @@
 //
 // The hand-written models are linked with a zero checksum field, like the
 // compiler's; this writes the checksum in, as the compiler does after
-// linking. Usage: seal-test-model MODEL.so
+// linking, and with --append-f32 first appends float32 weights, as the
+// compiler appends a model's weights.
+// Usage: seal-test-model MODEL.so [--append-f32 V1,V2,...]
 //
 //===----------------------------------------------------------------------===//
 
 #include "runtime/src/ArtifactReader.h"
 
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iterator>
+#include <sstream>
+#include <string>
 #include <vector>
 
 int main(int argc, char **argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: seal-test-model MODEL.so\n");
+  bool append = argc == 4 && std::strcmp(argv[2], "--append-f32") == 0;
+  if (argc != 2 && !append) {
+    std::fprintf(stderr,
+                 "usage: seal-test-model MODEL.so [--append-f32 V1,V2,...]\n");
     return 1;
   }
   std::ifstream in(argv[1], std::ios::binary);
@@ -25,7 +33,19 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "seal-test-model: cannot read %s\n", argv[1]);
     return 1;
   }
-  std::string problem = graphc::rt::sealArtifact(bytes);
+  std::vector<char> weights;
+  if (append) {
+    std::stringstream values(argv[3]);
+    for (std::string value; std::getline(values, value, ',');) {
+      float f = std::strtof(value.c_str(), nullptr);
+      const char *raw = reinterpret_cast<const char *>(&f);
+      weights.insert(weights.end(), raw, raw + sizeof(f));
+    }
+  }
+  std::string problem =
+      append ? graphc::rt::sealWithAppendedWeights(bytes, weights.data(),
+                                                   weights.size())
+             : graphc::rt::sealArtifact(bytes);
   if (!problem.empty()) {
     std::fprintf(stderr, "seal-test-model: %s: %s\n", argv[1],
                  problem.c_str());
@@ -33,6 +53,7 @@ int main(int argc, char **argv) {
   }
   std::ofstream out(argv[1], std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  out.write(weights.data(), static_cast<std::streamsize>(weights.size()));
   out.close();
   if (!out) {
     std::fprintf(stderr, "seal-test-model: cannot write %s\n", argv[1]);

@@ -675,6 +675,100 @@ TEST(RuntimeLoad, SideWeightsFile) {
   graphc_model_release(model);
 }
 
+// Weights appended to the file after its ELF image (what graphc compile
+// writes): mapped from the file, covered by the whole-file checksum, and
+// refused when the file is cut short or the offset is wrong.
+TEST(RuntimeLoad, AppendedWeights) {
+  std::vector<char> bytes = readFile(modelPath("affine_appended"));
+  graphc::rt::ArtifactRead read =
+      graphc::rt::readArtifact(bytes.data(), bytes.size());
+  ASSERT_EQ(read.error, graphc::rt::ArtifactError::none) << read.message;
+  EXPECT_TRUE(read.view.weightsAppended);
+  EXPECT_FALSE(read.view.weightsEmbedded);
+  EXPECT_EQ(read.view.weightsFileOffset % GRAPHC_WEIGHTS_FILE_ALIGNMENT, 0u);
+  EXPECT_EQ(read.view.weightsFileOffset + 12, bytes.size());
+  EXPECT_EQ(
+      std::memcmp(bytes.data() + read.view.weightsFileOffset, kWeights, 12), 0);
+
+  TempDir dir;
+  std::string path = dir.path + "/affine_appended.so";
+  writeFile(path, bytes.data(), bytes.size());
+  graphc_model *model = loadOrDie(path);
+  ASSERT_NE(model, nullptr);
+  EXPECT_EQ(graphc_model_weights_path(model), nullptr);
+  graphc_session *session = nullptr;
+  ASSERT_GRAPHC_OK(graphc_session_create(model, nullptr, &session));
+  Tensor x({1, 3}, {1, 1, 1});
+  Tensor bias({3}, {1, 1, 1});
+  Tensor y({1, 3}, {0, 0, 0});
+  Tensor scaled({1, 3}, {0, 0, 0});
+  DLTensor inputs[] = {x.tensor, bias.tensor};
+  DLTensor outputs[] = {y.tensor, scaled.tensor};
+  ASSERT_GRAPHC_OK(graphc_session_run(session, inputs, 2, nullptr, outputs, 2));
+  EXPECT_EQ(y.values, (std::vector<float>{3, 4, 5}));
+  graphc_session_release(session);
+  graphc_model_release(model);
+
+  // A flipped weight byte fails the whole-file checksum.
+  std::string flipped = writeFlipped(dir, "flipped.so", bytes,
+                                     read.view.weightsFileOffset + 5);
+  expectLoadFails(flipped, GRAPHC_DATA_LOSS,
+                  "checksum mismatch in model '" + flipped + "'");
+
+  // Cut short (what strip or a truncated copy leaves): refused before
+  // anything is mapped, even without the checksum.
+  std::string cut = dir.path + "/cut.so";
+  writeFile(cut, bytes.data(), bytes.size() - 4);
+  graphc_model_options options;
+  graphc_model_options_init(&options);
+  options.flags = GRAPHC_MODEL_SKIP_CHECKSUM;
+  graphc_model *none = nullptr;
+  Status status(graphc_model_load(cut.c_str(), &options, &none));
+  EXPECT_NE(status.code(), GRAPHC_OK);
+  EXPECT_EQ(none, nullptr);
+  graphc::rt::ArtifactRead cutRead =
+      graphc::rt::readArtifact(bytes.data(), bytes.size() - 4);
+  EXPECT_EQ(cutRead.error, graphc::rt::ArtifactError::malformed);
+  EXPECT_NE(cutRead.message.find("run past the end of the file"),
+            std::string::npos)
+      << cutRead.message;
+}
+
+// The reader refuses an appended-weights offset that is misaligned or zero,
+// and appended weights that come with embedded ones.
+TEST(ArtifactReader, AppendedWeightsOffsetChecked) {
+  std::vector<char> bytes = readFile(modelPath("affine_appended"));
+  graphc::rt::ArtifactRead read =
+      graphc::rt::readArtifact(bytes.data(), bytes.size());
+  ASSERT_EQ(read.error, graphc::rt::ArtifactError::none) << read.message;
+  auto withOffset = [&](uint64_t offset) {
+    std::vector<char> copy = bytes;
+    std::memcpy(copy.data() + read.view.weightsOffsetField, &offset, 8);
+    return graphc::rt::readArtifact(copy.data(), copy.size());
+  };
+  graphc::rt::ArtifactRead misaligned =
+      withOffset(read.view.weightsFileOffset + 4);
+  EXPECT_NE(misaligned.message.find("not a multiple of 65536"),
+            std::string::npos)
+      << misaligned.message;
+  graphc::rt::ArtifactRead inside = withOffset(0);
+  EXPECT_NE(inside.message.find("neither embedded, appended nor in a side"),
+            std::string::npos)
+      << inside.message;
+  // The embedded model given an offset too: weights in two places.
+  std::vector<char> embedded = readFile(modelPath("affine_model"));
+  graphc::rt::ArtifactRead embeddedRead =
+      graphc::rt::readArtifact(embedded.data(), embedded.size());
+  ASSERT_EQ(embeddedRead.error, graphc::rt::ArtifactError::none);
+  uint64_t offset = GRAPHC_WEIGHTS_FILE_ALIGNMENT;
+  std::memcpy(embedded.data() + embeddedRead.view.weightsOffsetField, &offset,
+              8);
+  graphc::rt::ArtifactRead both =
+      graphc::rt::readArtifact(embedded.data(), embedded.size());
+  EXPECT_NE(both.message.find("both embedded and appended"), std::string::npos)
+      << both.message;
+}
+
 //===----------------------------------------------------------------------===//
 // cuda
 //===----------------------------------------------------------------------===//

@@ -9,6 +9,8 @@
  * Variants (compile definitions):
  *   GRAPHC_TEST_ABI_VERSION  the descriptor's ABI version
  *   GRAPHC_TEST_SIDE_WEIGHTS weights in the side file "affine_side.weights"
+ *   GRAPHC_TEST_APPENDED_WEIGHTS weights appended to the file after linking
+ *                           (seal-test-model --append-f32 2,3,4)
  *   GRAPHC_TEST_BAD_REF      an arena reference past the arena's end
  *===----------------------------------------------------------------------===*/
 #include "graphc/descriptor.h"
@@ -25,7 +27,7 @@
  * The whole-file checksum is written in after linking (seal-test-model). */
 #define AFFINE_WEIGHTS_CHECKSUM 0x22f7295b5b2db691ull
 
-#ifndef GRAPHC_TEST_SIDE_WEIGHTS
+#if !defined(GRAPHC_TEST_SIDE_WEIGHTS) && !defined(GRAPHC_TEST_APPENDED_WEIGHTS)
 static const float weights[3] __attribute__((aligned(GRAPHC_ALIGNMENT))) = {
     2.0f, 3.0f, 4.0f};
 #endif
@@ -122,8 +124,10 @@ static const graphc_model_desc descriptor GRAPHC_DESCRIPTOR_PLACEMENT = {
     2, plans,
     4, kernels,
     0, NULL,
-#ifdef GRAPHC_TEST_SIDE_WEIGHTS
+#if defined(GRAPHC_TEST_SIDE_WEIGHTS)
     NULL, 12, "affine_side.weights",
+#elif defined(GRAPHC_TEST_APPENDED_WEIGHTS)
+    NULL, 12, NULL,
 #else
     weights, 12, NULL,
 #endif
