@@ -92,6 +92,14 @@ struct ModelParts {
 
 FailureOr<ModelParts> gatherParts(ModuleOp module) {
   ModelParts parts;
+  // The weights of a large model are hundreds of MiB: one allocation, not
+  // one per doubling.
+  int64_t weightBytes = 0;
+  for (auto weight : module.getOps<exec::WeightOp>())
+    weightBytes = std::max<int64_t>(
+        weightBytes,
+        weight.getOffset() + exec::slotBytes(weight.getValue().getType()));
+  parts.weights.reserve(weightBytes);
   for (Operation &op : module.getBody()->getOperations()) {
     if (auto io = dyn_cast<exec::IOOp>(op))
       (io.getIsOutput() ? parts.outputs : parts.inputs).push_back(io);
