@@ -240,6 +240,52 @@ void CompileCache::trim() {
   counts.evicted += evicted;
 }
 
+std::vector<CacheKindUsage> CompileCache::usage() const {
+  std::vector<CacheKindUsage> kinds;
+  std::error_code ec;
+  for (sys::fs::directory_iterator folder(root, ec), end; folder != end && !ec;
+       folder.increment(ec)) {
+    if (!sys::fs::is_directory(folder->path()))
+      continue;
+    CacheKindUsage usage;
+    usage.kind = sys::path::filename(folder->path()).str();
+    std::error_code inner;
+    for (sys::fs::directory_iterator it(folder->path(), inner), done;
+         it != done && !inner; it.increment(inner)) {
+      sys::fs::file_status status;
+      if (sys::path::filename(it->path()).starts_with(kTempPrefix) ||
+          sys::fs::status(it->path(), status, /*Follow=*/false) ||
+          status.type() != sys::fs::file_type::regular_file)
+        continue;
+      ++usage.entries;
+      usage.bytes += status.getSize();
+    }
+    kinds.push_back(std::move(usage));
+  }
+  llvm::sort(kinds, [](const CacheKindUsage &a, const CacheKindUsage &b) {
+    return a.kind < b.kind;
+  });
+  return kinds;
+}
+
+int64_t CompileCache::clear() {
+  int64_t removed = 0;
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (sys::fs::recursive_directory_iterator it(root, ec), end;
+       it != end && !ec; it.increment(ec)) {
+    sys::fs::file_status status;
+    if (!sys::fs::status(it->path(), status, /*Follow=*/false) &&
+        status.type() == sys::fs::file_type::regular_file)
+      files.push_back(it->path());
+  }
+  for (const std::string &file : files)
+    if (!sys::fs::remove(file, /*IgnoreNonExisting=*/false) &&
+        !sys::path::filename(file).starts_with(kTempPrefix))
+      ++removed;
+  return removed;
+}
+
 CacheStats CompileCache::stats() const {
   std::lock_guard<std::mutex> lock(mutex);
   return counts;

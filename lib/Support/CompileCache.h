@@ -63,6 +63,13 @@ private:
   llvm::BLAKE3 hasher;
 };
 
+/// The entries of one kind.
+struct CacheKindUsage {
+  std::string kind;
+  int64_t entries = 0;
+  uint64_t bytes = 0;
+};
+
 /// What one compile did with the cache.
 struct CacheStats {
   int64_t hits = 0;     ///< entries used
@@ -100,6 +107,13 @@ public:
   /// most the bound, and temporary files that writers which died left
   /// behind an hour ago or more.
   void trim();
+
+  /// Entries and bytes per kind, in kind order (temporary files left out).
+  std::vector<CacheKindUsage> usage() const;
+
+  /// Removes every entry (and temporary file) of this layout; returns how
+  /// many entries it removed.
+  int64_t clear();
 
   CacheStats stats() const;
   /// Why stores failed, one line per distinct reason.

@@ -27,6 +27,14 @@ void addImportCommand(CLI::App &app, int &exitCode);
 /// `graphc compile`: the whole pipeline to a .so (or an --emit stage).
 void addCompileCommand(CLI::App &app, int &exitCode);
 
+/// `graphc cache [--clear | --trim N]`: the compile cache.
+void addCacheCommand(CLI::App &app, int &exitCode);
+
+/// "17179869184", "16GiB", "512MiB", "64KiB" -> bytes (positive); `flag`
+/// names the option in the error.
+llvm::Expected<uint64_t> parseByteSize(llvm::StringRef flag,
+                                       llvm::StringRef text);
+
 /// Prints "graphc: error: <message>" to stderr and returns exit status 1.
 int reportError(llvm::Error error);
 

@@ -65,30 +65,6 @@ llvm::Expected<std::vector<int>> parseArchList(llvm::StringRef list) {
   return sms;
 }
 
-/// "17179869184", "16GiB", "512MiB", "64KiB" -> bytes (positive); `flag`
-/// names the option in the error.
-llvm::Expected<uint64_t> parseByteSize(llvm::StringRef flag,
-                                       llvm::StringRef text) {
-  llvm::StringRef digits = text.trim();
-  unsigned shift = 0;
-  for (auto [suffix, bits] : {std::pair<const char *, unsigned>{"KiB", 10},
-                              {"MiB", 20},
-                              {"GiB", 30},
-                              {"TiB", 40}})
-    if (digits.consume_back(suffix)) {
-      shift = bits;
-      break;
-    }
-  uint64_t value;
-  if (digits.getAsInteger(10, value) || value == 0 ||
-      value > (UINT64_MAX >> shift))
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        "%s: '%s' is not a positive byte count such as 17179869184 or 16GiB",
-        flag.str().c_str(), text.str().c_str());
-  return value << shift;
-}
-
 int runCompile(const CompileFlags &flags) {
   CompileOptions options;
   options.inputPath = flags.input;
@@ -170,6 +146,28 @@ int runCompile(const CompileFlags &flags) {
 }
 
 } // namespace
+
+llvm::Expected<uint64_t> parseByteSize(llvm::StringRef flag,
+                                       llvm::StringRef text) {
+  llvm::StringRef digits = text.trim();
+  unsigned shift = 0;
+  for (auto [suffix, bits] : {std::pair<const char *, unsigned>{"KiB", 10},
+                              {"MiB", 20},
+                              {"GiB", 30},
+                              {"TiB", 40}})
+    if (digits.consume_back(suffix)) {
+      shift = bits;
+      break;
+    }
+  uint64_t value;
+  if (digits.getAsInteger(10, value) || value == 0 ||
+      value > (UINT64_MAX >> shift))
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "%s: '%s' is not a positive byte count such as 17179869184 or 16GiB",
+        flag.str().c_str(), text.str().c_str());
+  return value << shift;
+}
 
 void addCompileCommand(CLI::App &app, int &exitCode) {
   auto flags = std::make_shared<CompileFlags>();
