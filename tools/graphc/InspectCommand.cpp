@@ -173,6 +173,13 @@ nlohmann::ordered_json describe(const std::string &path,
                       {"bytes", image.size}});
   report["images"] = images;
   report["weight_bytes"] = view.weightsSize;
+  // Where the weights are: inside the loaded image, appended to the file
+  // after it (what graphc compile writes), or in a side file.
+  report["weights_placement"] =
+      view.weightsEmbedded   ? "embedded"
+      : view.weightsAppended ? "appended"
+      : !view.weightsFile.empty() ? "side_file"
+                                  : "none";
   if (view.weightsEmbedded || view.weightsFile.empty()) {
     report["weights_file"] = nullptr;
   } else {
