@@ -27,6 +27,7 @@
 #include "runtime/src/ArtifactReader.h"
 #include "runtime/include/graphc/descriptor.h"
 
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -90,6 +91,22 @@ struct ModelParts {
   std::vector<char> weights;
 };
 
+/// The bytes of a dense resource of whole-byte elements whose blob holds
+/// exactly them, which is what graph::constantBytes would copy out.
+std::optional<ArrayRef<char>> rawBlobBytes(ElementsAttr value) {
+  auto resource = dyn_cast<DenseResourceElementsAttr>(value);
+  auto type = dyn_cast<ShapedType>(value.getType());
+  if (!resource || !type || !type.hasStaticShape() ||
+      !type.getElementType().isIntOrFloat())
+    return std::nullopt;
+  unsigned bits = type.getElementType().getIntOrFloatBitWidth();
+  AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+  if (bits % 8 || !blob ||
+      blob->getData().size() != uint64_t(type.getNumElements()) * (bits / 8))
+    return std::nullopt;
+  return blob->getData();
+}
+
 FailureOr<ModelParts> gatherParts(ModuleOp module) {
   ModelParts parts;
   // The weights of a large model are hundreds of MiB: one allocation, not
@@ -110,15 +127,21 @@ FailureOr<ModelParts> gatherParts(ModuleOp module) {
     else if (auto plan = dyn_cast<exec::PlanOp>(op))
       parts.plans.push_back(plan);
     else if (auto weight = dyn_cast<exec::WeightOp>(op)) {
-      FailureOr<std::vector<char>> bytes =
-          graph::constantBytes(weight.getValue());
-      if (failed(bytes))
-        return weight.emitOpError("has a value that cannot be serialised");
       size_t offset = weight.getOffset();
       if (parts.weights.size() < offset)
         parts.weights.resize(offset, 0);
       if (parts.weights.size() != offset)
         return weight.emitOpError("overlaps the previous weight");
+      // An imported weight's bytes are its blob's, as they are: copied once,
+      // straight into place.
+      if (std::optional<ArrayRef<char>> blob = rawBlobBytes(weight.getValue())) {
+        parts.weights.insert(parts.weights.end(), blob->begin(), blob->end());
+        continue;
+      }
+      FailureOr<std::vector<char>> bytes =
+          graph::constantBytes(weight.getValue());
+      if (failed(bytes))
+        return weight.emitOpError("has a value that cannot be serialised");
       parts.weights.insert(parts.weights.end(), bytes->begin(), bytes->end());
     }
   }
