@@ -437,9 +437,10 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
     os << "  {0, 0, nullptr, 0},\n";
   os << "};\n";
 
-  // The checksum and weights_offset fields stay zero here: the weights are
-  // appended to the linked file, and the checksum covers all of it, so both
-  // are written in afterwards.
+  // The checksum, weights_checksum and weights_offset fields stay zero here:
+  // they are written into the linked file, so that this source, and the
+  // cached object compiled from it, do not depend on the weights' values (a
+  // retrained model recompiles nothing).
   os << "static const graphc_model_desc kModel GRAPHC_DESCRIPTOR_PLACEMENT = "
         "{\n"
      << "  GRAPHC_ABI_VERSION, \"graphc " << GRAPHC_VERSION_STRING << "\", "
@@ -449,10 +450,7 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
      << parts.kernels.size() << ", kKernels, " << options.images.size()
      << ", kImages,\n  nullptr, " << parts.weights.size() << "ull, "
      << (weightsSideName.empty() ? "nullptr" : cppStringLiteral(weightsSideName))
-     << ",\n  0, 0x"
-     << format_hex_no_prefix(
-            laneHash64(parts.weights.data(), parts.weights.size()), 16)
-     << "ull,\n  " << parts.bucketDims.size() << ", "
+     << ",\n  0, 0,\n  " << parts.bucketDims.size() << ", "
      << (parts.bucketDims.empty() ? "nullptr" : "kBucketDims")
      << ",\n  0ull};\n\n"
      << "extern \"C\" __attribute__((visibility(\"default\"))) const "
@@ -663,10 +661,12 @@ Error writeSharedObject(ModuleOp module, const SharedObjectOptions &options) {
   std::vector<char> bytes((*linked)->getBufferStart(),
                           (*linked)->getBufferEnd());
   bool append = sideName.empty() && !parts->weights.empty();
-  std::string problem =
-      append ? rt::sealWithAppendedWeights(bytes, parts->weights.data(),
-                                           parts->weights.size())
-             : rt::sealArtifact(bytes);
+  std::string problem = rt::writeWeightsChecksum(
+      bytes, laneHash64(parts->weights.data(), parts->weights.size()));
+  if (problem.empty())
+    problem = append ? rt::sealWithAppendedWeights(bytes, parts->weights.data(),
+                                                   parts->weights.size())
+                     : rt::sealArtifact(bytes);
   if (!problem.empty())
     return createStringError(inconvertibleErrorCode(),
                              "the linked model %s is not readable as an "

@@ -550,6 +550,8 @@ void Reader::read() {
   uint64_t weights = pointerAt(GRAPHC_FIELD(weights), w);
   view.weightsFile = stringAt(pointerAt(GRAPHC_FIELD(weights_file), w), w);
   view.weightsOffsetField = fileOffsetOf(GRAPHC_FIELD(weights_offset), 8, w);
+  view.weightsChecksumField =
+      fileOffsetOf(GRAPHC_FIELD(weights_checksum), 8, w);
   uint64_t appended = loaded<uint64_t>(GRAPHC_FIELD(weights_offset), w);
   if (weights) {
     if (weights % GRAPHC_ALIGNMENT)
@@ -626,6 +628,17 @@ uint64_t graphc::rt::computeArtifactChecksum(const void *data, size_t size,
   hasher.update(zeros, sizeof(zeros));
   hasher.update(bytes + checksumOffset + 8, size - checksumOffset - 8);
   return hasher.finish();
+}
+
+std::string graphc::rt::writeWeightsChecksum(std::vector<char> &bytes,
+                                             uint64_t checksum) {
+  ArtifactRead read =
+      readArtifact(bytes.data(), bytes.size(), /*unplacedWeights=*/true);
+  if (read.error != ArtifactError::none)
+    return read.message;
+  std::memcpy(bytes.data() + read.view.weightsChecksumField, &checksum,
+              sizeof(checksum));
+  return "";
 }
 
 std::string graphc::rt::sealWithAppendedWeights(std::vector<char> &head,

@@ -104,8 +104,9 @@ struct ArtifactView {
   bool weightsAppended = false;
   uint64_t weightsFileOffset = 0;
   std::string weightsFile;
-  /// Where the weights_offset field lies in the file.
+  /// Where the weights_offset and weights_checksum fields lie in the file.
   uint64_t weightsOffsetField = 0;
+  uint64_t weightsChecksumField = 0;
   uint64_t checksum = 0;
   /// Where the checksum field lies in the file.
   uint64_t checksumOffset = 0;
@@ -144,6 +145,10 @@ ArtifactRead readArtifact(const void *data, size_t size,
 /// `checksumOffset` read as zero.
 uint64_t computeArtifactChecksum(const void *data, size_t size,
                                  uint64_t checksumOffset);
+
+/// Writes `checksum` into the weights_checksum field of the linked artifact
+/// `bytes` (weights placed or not). Returns "" or why it cannot.
+std::string writeWeightsChecksum(std::vector<char> &bytes, uint64_t checksum);
 
 /// Seals the linked artifact `head`, whose weights are unplaced, for
 /// `weights` to follow it: pads `head` with zeros to the next
