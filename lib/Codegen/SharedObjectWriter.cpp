@@ -440,7 +440,7 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
   // The checksum, weights_checksum and weights_offset fields stay zero here:
   // they are written into the linked file, so that this source, and the
   // cached object compiled from it, do not depend on the weights' values (a
-  // retrained model recompiles nothing).
+  // retrained model whose weights alone changed recompiles nothing).
   os << "static const graphc_model_desc kModel GRAPHC_DESCRIPTOR_PLACEMENT = "
         "{\n"
      << "  GRAPHC_ABI_VERSION, \"graphc " << GRAPHC_VERSION_STRING << "\", "
