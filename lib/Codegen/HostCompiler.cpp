@@ -3,8 +3,10 @@
 #include "lib/Codegen/HostCompiler.h"
 
 #include "graphc/BuildConfig.h"
+#include "lib/Support/CompileCache.h"
 
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -71,6 +73,19 @@ Expected<std::string> hostCompilerIdentity(StringRef compiler,
   identity += "\n" + (*version)->getBuffer().str();
   known[compiler.str()] = identity;
   return identity;
+}
+
+bool keyHostCompilerRun(CacheKey &key, StringRef compiler,
+                        ArrayRef<std::string> args, StringRef workDir) {
+  Expected<std::string> identity = hostCompilerIdentity(compiler, workDir);
+  if (!identity) {
+    consumeError(identity.takeError());
+    return false;
+  }
+  key.add("graphc", GRAPHC_VERSION_STRING)
+      .add("compiler", *identity)
+      .add("args", llvm::join(args, " "));
+  return true;
 }
 
 Expected<std::string> findHostKernelsArchive() {

@@ -8,6 +8,10 @@
 
 #include <string>
 
+namespace graphc {
+class CacheKey;
+} // namespace graphc
+
 namespace graphc::codegen {
 
 /// The host C++ compiler: $GRAPHC_CXX, else `c++` on PATH.
@@ -19,6 +23,15 @@ llvm::Expected<std::string> findHostCompiler();
 /// output of --version goes through a file in `scratchDir`.
 llvm::Expected<std::string> hostCompilerIdentity(llvm::StringRef compiler,
                                                  llvm::StringRef scratchDir);
+
+/// Starts the compile cache key of one run of `compiler args...` in
+/// `workDir`: graphc's version, the compiler's identity and the arguments;
+/// the caller adds the run's inputs. False when the compiler cannot say what
+/// it is: such a run is not cached, and running it gives the error that
+/// matters.
+bool keyHostCompilerRun(CacheKey &key, llvm::StringRef compiler,
+                        llvm::ArrayRef<std::string> args,
+                        llvm::StringRef workDir);
 
 /// The cpu target's kernel archive (libHostKernels.a) that cpu models link.
 /// It is looked up relative to the running executable, where both the build

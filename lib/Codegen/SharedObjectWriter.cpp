@@ -30,7 +30,6 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -594,22 +593,12 @@ Error writeSharedObject(ModuleOp module, const SharedObjectOptions &options) {
       "-fno-rtti", "-fno-ident", "-I.", "-c", "model.cpp", "-o", "model.o"};
   CompileCache *cache = options.cache;
   CacheKey key("host-object");
-  if (cache) {
-    Expected<std::string> identity = hostCompilerIdentity(*compiler, workDir);
-    // A compiler that cannot say what it is is not cached: running it gives
-    // the error that matters.
-    if (!identity) {
-      consumeError(identity.takeError());
-      cache = nullptr;
-    } else {
-      key.add("graphc", GRAPHC_VERSION_STRING)
-          .add("compiler", *identity)
-          .add("args", llvm::join(compileArgs, " "))
-          .add("descriptor.h", StringRef(kDescriptorHeader))
-          .add("HostKernels.h", StringRef(kHostKernelsHeader))
-          .add("model.cpp", *source);
-    }
-  }
+  if (cache && keyHostCompilerRun(key, *compiler, compileArgs, workDir))
+    key.add("descriptor.h", StringRef(kDescriptorHeader))
+        .add("HostKernels.h", StringRef(kHostKernelsHeader))
+        .add("model.cpp", *source);
+  else
+    cache = nullptr;
   bool compiled = false;
   Expected<std::vector<char>> object =
       cachedCompile(cache, key, [&]() -> Expected<std::vector<char>> {

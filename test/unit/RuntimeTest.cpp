@@ -625,6 +625,22 @@ TEST(RuntimeSession, AllocationFailuresAreStatuses) {
   graphc_model_release(model);
 }
 
+/// Runs the affine model at batch 1 with x and bias all ones: y = x * w +
+/// bias with w = {2, 3, 4}, whichever way the weights were stored.
+void expectAffineRun(graphc_model *model) {
+  graphc_session *session = nullptr;
+  ASSERT_GRAPHC_OK(graphc_session_create(model, nullptr, &session));
+  Tensor x({1, 3}, {1, 1, 1});
+  Tensor bias({3}, {1, 1, 1});
+  Tensor y({1, 3}, {0, 0, 0});
+  Tensor scaled({1, 3}, {0, 0, 0});
+  DLTensor inputs[] = {x.tensor, bias.tensor};
+  DLTensor outputs[] = {y.tensor, scaled.tensor};
+  ASSERT_GRAPHC_OK(graphc_session_run(session, inputs, 2, nullptr, outputs, 2));
+  EXPECT_EQ(y.values, (std::vector<float>{3, 4, 5}));
+  graphc_session_release(session);
+}
+
 TEST(RuntimeLoad, SideWeightsFile) {
   TempDir dir;
   std::vector<char> bytes = readFile(modelPath("affine_side"));
@@ -650,17 +666,7 @@ TEST(RuntimeLoad, SideWeightsFile) {
   graphc_model *model = loadOrDie(path);
   ASSERT_NE(model, nullptr);
   EXPECT_EQ(graphc_model_weights_path(model), weightsPath);
-  graphc_session *session = nullptr;
-  ASSERT_GRAPHC_OK(graphc_session_create(model, nullptr, &session));
-  Tensor x({1, 3}, {1, 1, 1});
-  Tensor bias({3}, {1, 1, 1});
-  Tensor y({1, 3}, {0, 0, 0});
-  Tensor scaled({1, 3}, {0, 0, 0});
-  DLTensor inputs[] = {x.tensor, bias.tensor};
-  DLTensor outputs[] = {y.tensor, scaled.tensor};
-  ASSERT_GRAPHC_OK(graphc_session_run(session, inputs, 2, nullptr, outputs, 2));
-  EXPECT_EQ(y.values, (std::vector<float>{3, 4, 5}));
-  graphc_session_release(session);
+  expectAffineRun(model);
   graphc_model_release(model);
 
   // An explicit weights path replaces the artifact's side file.
@@ -696,17 +702,7 @@ TEST(RuntimeLoad, AppendedWeights) {
   graphc_model *model = loadOrDie(path);
   ASSERT_NE(model, nullptr);
   EXPECT_EQ(graphc_model_weights_path(model), nullptr);
-  graphc_session *session = nullptr;
-  ASSERT_GRAPHC_OK(graphc_session_create(model, nullptr, &session));
-  Tensor x({1, 3}, {1, 1, 1});
-  Tensor bias({3}, {1, 1, 1});
-  Tensor y({1, 3}, {0, 0, 0});
-  Tensor scaled({1, 3}, {0, 0, 0});
-  DLTensor inputs[] = {x.tensor, bias.tensor};
-  DLTensor outputs[] = {y.tensor, scaled.tensor};
-  ASSERT_GRAPHC_OK(graphc_session_run(session, inputs, 2, nullptr, outputs, 2));
-  EXPECT_EQ(y.values, (std::vector<float>{3, 4, 5}));
-  graphc_session_release(session);
+  expectAffineRun(model);
   graphc_model_release(model);
 
   // A flipped weight byte fails the whole-file checksum.

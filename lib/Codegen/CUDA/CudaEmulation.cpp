@@ -1,14 +1,12 @@
 //===- CudaEmulation.cpp - generated CUDA compiled for the host -----------===//
 
 #include "lib/Codegen/CUDA/CudaEmulation.h"
-#include "graphc/BuildConfig.h"
 #include "lib/Codegen/HostCompiler.h"
 #include "lib/Codegen/SignalCleanup.h"
 #include "lib/Support/CompileCache.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -104,22 +102,12 @@ Expected<CudaImage> compileCudaEmulationModule(StringRef source,
       "-include", "graphc_cuda_emulation.h", "module.cu.cpp",
       "-o", "module.so"};
   CacheKey key("cuda-emulation");
-  if (cache) {
-    Expected<std::string> identity = hostCompilerIdentity(*compiler, workDir);
-    // A compiler that cannot say what it is is not cached: running it gives
-    // the error that matters.
-    if (!identity) {
-      consumeError(identity.takeError());
-      cache = nullptr;
-    } else {
-      key.add("graphc", GRAPHC_VERSION_STRING)
-          .add("compiler", *identity)
-          .add("args", llvm::join(args, " "))
-          .add("header", cudaEmulationHeader())
-          .add("stand-in", kStandIn)
-          .add("module", module);
-    }
-  }
+  if (cache && keyHostCompilerRun(key, *compiler, args, workDir))
+    key.add("header", cudaEmulationHeader())
+        .add("stand-in", kStandIn)
+        .add("module", module);
+  else
+    cache = nullptr;
   Expected<std::vector<char>> data =
       cachedCompile(cache, key, [&]() -> Expected<std::vector<char>> {
         if (Error e = runHostCompiler(*compiler, args, workDir)) {
