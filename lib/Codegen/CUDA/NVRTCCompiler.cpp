@@ -171,11 +171,13 @@ Expected<CudaImage> compileOne(StringRef source, int sm, bool ptx,
       std::to_string(sm);
   SmallVector<std::string> options = commonOptions();
   options.push_back(arch);
+  // The key hashes the whole module: only worth it with a cache.
   CacheKey key("nvrtc");
-  key.add("graphc", GRAPHC_VERSION_STRING)
-      .add("compiler", nvrtcIdentity())
-      .add("options", llvm::join(options, " "))
-      .add("source", source);
+  if (cache)
+    key.add("graphc", GRAPHC_VERSION_STRING)
+        .add("compiler", nvrtcIdentity())
+        .add("options", llvm::join(options, " "))
+        .add("source", source);
   Expected<std::vector<char>> data =
       cachedCompile(cache, key, [&]() -> Expected<std::vector<char>> {
         Expected<CudaImage> image = runNvrtc(source, options, sm, ptx, keepDir);
