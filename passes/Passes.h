@@ -4,6 +4,7 @@
 
 #include "dialects/Exec/ExecOps.h"
 #include "dialects/Kernel/KernelOps.h"
+#include "lib/Support/TuningDb.h"
 #include "passes/AnalyzePadSafety.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -105,6 +106,18 @@ mlir::LogicalResult lowerToExec(mlir::ModuleOp module,
 
 /// Sets flops, bytes_read, bytes_written and flop_type on every exec.kernel.
 mlir::LogicalResult estimateKernelCost(mlir::ModuleOp module);
+
+/// What graphc-apply-tuning did: how many generated kernels there are and
+/// how many got a recorded schedule.
+struct TuningApplied {
+  int64_t kernels = 0, tuned = 0;
+};
+
+/// Gives every generated exec.kernel whose content hash is in `schedules`
+/// that schedule (source "tuned"); see graphc-apply-tuning.
+mlir::FailureOr<TuningApplied>
+applyTuning(mlir::ModuleOp module,
+            const llvm::DenseMap<uint64_t, Schedule> &schedules);
 
 #define GEN_PASS_REGISTRATION
 #include "passes/Passes.h.inc"

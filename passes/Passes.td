@@ -236,4 +236,27 @@ def EstimateKernelCost : Pass<"graphc-estimate-kernel-cost",
   let dependentDialects = ["::graphc::exec::ExecDialect"];
 }
 
+def ApplyTuning : Pass<"graphc-apply-tuning", "mlir::ModuleOp"> {
+  let summary = "give exec.kernels the schedules a tuning database recorded";
+  let description = [{
+    Replaces the heuristic schedule of every generated exec.kernel whose
+    content hash has an entry in the tuning database (`graphc tune`'s file)
+    for this compile's SM, CUDA major and precision by the recorded one,
+    marked `source = "tuned"`. Library kernels have no schedule to tune.
+    Entries for other GPUs, toolkits or precisions are counted and left;
+    malformed or stale entries were dropped when the file was read, with a
+    warning each.
+  }];
+  let options = [
+    Option<"databasePath", "db", "std::string", "",
+           "the tuning database (JSON)">,
+    Option<"sm", "sm", "int", "90", "the SM the compile tunes for">,
+    Option<"cudaMajor", "cuda-major", "int", "13",
+           "the CUDA major version kernels are compiled with">,
+    Option<"precision", "precision", "std::string", "\"fp32\"",
+           "the compile's precision">,
+  ];
+  let dependentDialects = ["::graphc::exec::ExecDialect"];
+}
+
 #endif // GRAPHC_PASSES_TD

@@ -15,6 +15,9 @@ config.test_exec_root = os.path.join(config.graphc_obj_root, "test")
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%srcroot", config.graphc_src_root))
 config.substitutions.append(("%objroot", config.graphc_obj_root))
+# The fake CUDA driver and CUDA emulator (test/runtime/fake_cuda): cuda
+# artifacts built with --cuda-emulation run on it without a GPU.
+config.substitutions.append(("%fakecuda", os.path.join(config.graphc_obj_root, "test", "runtime", "libgraphc_fake_cuda.so")))
 config.substitutions.append(("%testinputs", os.path.join(config.test_source_root, "Inputs")))
 
 # Tests that compile for the cuda target need NVRTC, which a build without

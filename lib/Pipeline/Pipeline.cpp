@@ -36,6 +36,18 @@ using namespace mlir;
 
 namespace graphc {
 
+int cudaCompileMajor() {
+#if GRAPHC_HAVE_CUDA_CODEGEN
+  int major = 0;
+  llvm::StringRef(codegen::nvrtcVersionString())
+      .split('.')
+      .first.getAsInteger(10, major);
+  return major;
+#else
+  return 0;
+#endif
+}
+
 void registerGraphcDialects(DialectRegistry &registry) {
   registry.insert<graph::GraphDialect, kernel::KernelDialect,
                   exec::ExecDialect, func::FuncDialect>();
@@ -218,6 +230,67 @@ void printSummary(const CompileSummary &summary, const CompileOptions &options,
       << "\n";
 }
 
+/// What the tuning database gave this compile.
+struct TuningReport {
+  bool used = false;
+  int sm = 0, cudaMajor = 0;
+  int64_t kernels = 0, tuned = 0, foreign = 0;
+};
+
+/// Looks the kernels' schedules up in --tuning-db and applies them, with
+/// the overrides on top.
+llvm::Error tuneKernels(ModuleOp module, const CompileOptions &options,
+                        TuningReport &report) {
+  llvm::DenseMap<uint64_t, Schedule> schedules;
+  if (!options.tuningDbPath.empty()) {
+    auto db = TuningDb::load(options.tuningDbPath);
+    if (!db)
+      return db.takeError();
+    if (options.warnings)
+      for (const std::string &note : db->notes())
+        *options.warnings << "graphc: warning: " << note << "\n";
+    // A fat artifact's kernels share one schedule per kernel: that of the
+    // newest GPU it is built for, the one its PTX also serves.
+    report.used = true;
+    report.sm = options.sms.back();
+    report.cudaMajor = cudaCompileMajor();
+    if (!report.cudaMajor)
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "--tuning-db: cannot tell the CUDA version kernels are compiled "
+          "with (NVRTC does not say), so no entry can be matched");
+    TuningSelection selection =
+        db->select(report.sm, report.cudaMajor, kCompilePrecision);
+    schedules = std::move(selection.schedules);
+    report.foreign = selection.foreign;
+  }
+  for (const auto &[hash, schedule] : options.scheduleOverrides)
+    schedules[hash] = schedule;
+  FailureOr<TuningApplied> applied = applyTuning(module, schedules);
+  if (failed(applied))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "applying tuned schedules failed");
+  report.kernels = applied->kernels;
+  report.tuned = applied->tuned;
+  return llvm::Error::success();
+}
+
+/// "  tuning: 7 of 12 kernels from tune.json (sm_90, CUDA 13, fp32)".
+void printTuningLine(const TuningReport &report, const CompileOptions &options,
+                     llvm::raw_ostream &out) {
+  if (!report.used)
+    return;
+  out << "  tuning: " << report.tuned << " of " << report.kernels
+      << " generated kernels tuned from " << options.tuningDbPath << " (sm_"
+      << report.sm << ", CUDA " << report.cudaMajor << ", "
+      << kCompilePrecision << ")";
+  if (report.foreign)
+    out << "; " << report.foreign
+        << (report.foreign == 1 ? " entry is" : " entries are")
+        << " for other GPUs, CUDA versions or precisions";
+  out << "\n";
+}
+
 /// "  compile cache: 3 of 4 parts reused from DIR" when a cache was used.
 void printCacheLine(const CompileCache *cache, llvm::raw_ostream &out) {
   if (!cache)
@@ -235,7 +308,17 @@ void printCacheLine(const CompileCache *cache, llvm::raw_ostream &out) {
 /// The summary as the fields of the JSON progress summary event.
 ProgressFields summaryFields(const CompileSummary &summary,
                              const CompileOptions &options,
-                             const CompileCache *cache) {
+                             const CompileCache *cache,
+                             const TuningReport &tuning) {
+  llvm::json::Value tuningField = nullptr;
+  if (tuning.used)
+    tuningField = llvm::json::Object{{"database", options.tuningDbPath},
+                                     {"sm", tuning.sm},
+                                     {"cuda_major", tuning.cudaMajor},
+                                     {"precision", kCompilePrecision},
+                                     {"kernels", tuning.kernels},
+                                     {"tuned", tuning.tuned},
+                                     {"foreign", tuning.foreign}};
   llvm::json::Value cacheField = nullptr;
   if (cache) {
     CacheStats stats = cache->stats();
@@ -265,6 +348,7 @@ ProgressFields summaryFields(const CompileSummary &summary,
                            ? llvm::json::Value(options.outputPath + ".weights")
                            : llvm::json::Value(nullptr)},
       {"cache", std::move(cacheField)},
+      {"tuning", std::move(tuningField)},
   };
 }
 
@@ -478,6 +562,16 @@ llvm::Error compileModel(const CompileOptions &options,
     return diagnostics.takeError("exec IR does not verify");
   if (failed(estimateKernelCost(module)))
     return diagnostics.takeError("kernel cost estimation failed");
+  TuningReport tuning;
+  if (options.target == Target::cuda)
+    if (llvm::Error e = tuneKernels(module, options, tuning)) {
+      std::string detail = llvm::toString(diagnostics.takeError(""));
+      if (detail.empty())
+        return e;
+      llvm::consumeError(std::move(e));
+      return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s",
+                                     detail.c_str());
+    }
   // CUDA kernels are generated before the exec stage is shown: codegen
   // sets their launch on the exec.kernel ops.
 #if GRAPHC_HAVE_CUDA_CODEGEN
@@ -566,9 +660,10 @@ llvm::Error compileModel(const CompileOptions &options,
   }
   CompileSummary summary = summarize(module);
   if (progress)
-    progress->finish(summaryFields(summary, options, cache.get()));
+    progress->finish(summaryFields(summary, options, cache.get(), tuning));
   printSummary(summary, options, out);
   printBuckets(module, *buckets, out);
+  printTuningLine(tuning, options, out);
   printCacheLine(cache.get(), out);
   return llvm::Error::success();
 }

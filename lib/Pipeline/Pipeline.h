@@ -2,6 +2,9 @@
 #ifndef GRAPHC_LIB_PIPELINE_PIPELINE_H
 #define GRAPHC_LIB_PIPELINE_PIPELINE_H
 
+#include "lib/Support/TuningDb.h"
+
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -80,6 +83,13 @@ struct CompileOptions {
   bool useCache = true;
   std::string cacheDir;
   uint64_t cacheMaxBytes = 0;
+  /// cuda: the tuning database (`graphc tune`'s file) whose entries for the
+  /// highest of `sms`, this CUDA major and fp32 give kernels their
+  /// schedules; empty: the heuristic schedule everywhere.
+  std::string tuningDbPath;
+  /// cuda: schedules by kernel content hash that take precedence over the
+  /// tuning database (the candidates `graphc tune` measures).
+  llvm::DenseMap<uint64_t, Schedule> scheduleOverrides;
   /// Where warnings go, one line each (nullptr: nowhere): a cache that
   /// cannot be used is one, never an error.
   llvm::raw_ostream *warnings = nullptr;
@@ -104,6 +114,14 @@ inline bool usesLibraries(const CompileOptions &options) {
          (options.libraries == Libraries::automatic &&
           options.target == Target::cuda);
 }
+
+/// The precision a tuning entry is keyed by: the arithmetic precision of
+/// the compile (only fp32 is built today).
+constexpr const char *kCompilePrecision = "fp32";
+
+/// The CUDA major version the cuda target's kernels are compiled with (that
+/// of the NVRTC graphc loads), or 0 when unknown or without the cuda target.
+int cudaCompileMajor();
 
 /// Registers every dialect graphc's IR can hold.
 void registerGraphcDialects(mlir::DialectRegistry &registry);

@@ -6,6 +6,7 @@
 #include "runtime/src/ReferenceGemm.h"
 #include "runtime/src/Status.h"
 
+#include <chrono>
 #include <cstring>
 
 using namespace graphc::rt;
@@ -30,36 +31,58 @@ void *resolve(const graphc_buffer_ref &ref, char *arena, const char *weights,
 }
 } // namespace
 
+namespace {
+/// Runs step `s` of `plan`; `args` is scratch.
+graphc_status runCpuStep(const graphc_model &model,
+                         const graphc_plan_desc &plan, int32_t s, char *arena,
+                         const std::vector<const DLTensor *> &inputs,
+                         const DLTensor *outputs, void **args) {
+  const auto *weights = static_cast<const char *>(model.weights);
+  const graphc_step_desc &step = plan.steps[s];
+  for (int32_t a = 0; a < step.num_args; ++a)
+    args[a] = resolve(step.args[a], arena, weights, inputs, outputs);
+  if (step.kind == GRAPHC_STEP_COPY) {
+    // memmove: a plan may copy between overlapping arena slots.
+    if (step.args[1].size)
+      std::memmove(args[1], args[0], step.args[1].size);
+    return nullptr;
+  }
+  const graphc_kernel_desc &kernel = model.desc->kernels[step.kernel];
+  std::string failure;
+  if (step.kind == GRAPHC_STEP_LIBRARY_CALL) {
+    if (runReferenceGemm(*kernel.gemm, args, failure))
+      return nullptr;
+  } else {
+    char message[512] = {0};
+    if (kernel.host_fn(args, message, sizeof(message)) == 0)
+      return nullptr;
+    message[sizeof(message) - 1] = 0;
+    failure = message[0] ? message : "no message";
+  }
+  return makeStatus(GRAPHC_INTERNAL,
+                    describeKernel(kernel) + " failed in plan '" + plan.name +
+                        "' step " + std::to_string(s) + ": " + failure);
+}
+} // namespace
+
 graphc_status
 graphc::rt::runCpuPlan(const graphc_model &model, const graphc_plan_desc &plan,
                        char *arena, const std::vector<const DLTensor *> &inputs,
-                       const DLTensor *outputs, void **args) {
-  const auto *weights = static_cast<const char *>(model.weights);
+                       const DLTensor *outputs, void **args,
+                       StepProfile *profile) {
+  if (profile) {
+    profile->plan = static_cast<int32_t>(&plan - model.desc->plans);
+    profile->micros.assign(plan.num_steps, 0.0);
+  }
   for (int32_t s = 0; s < plan.num_steps; ++s) {
-    const graphc_step_desc &step = plan.steps[s];
-    for (int32_t a = 0; a < step.num_args; ++a)
-      args[a] = resolve(step.args[a], arena, weights, inputs, outputs);
-    if (step.kind == GRAPHC_STEP_COPY) {
-      // memmove: a plan may copy between overlapping arena slots.
-      if (step.args[1].size)
-        std::memmove(args[1], args[0], step.args[1].size);
-      continue;
-    }
-    const graphc_kernel_desc &kernel = model.desc->kernels[step.kernel];
-    std::string failure;
-    if (step.kind == GRAPHC_STEP_LIBRARY_CALL) {
-      if (runReferenceGemm(*kernel.gemm, args, failure))
-        continue;
-    } else {
-      char message[512] = {0};
-      if (kernel.host_fn(args, message, sizeof(message)) == 0)
-        continue;
-      message[sizeof(message) - 1] = 0;
-      failure = message[0] ? message : "no message";
-    }
-    return makeStatus(GRAPHC_INTERNAL,
-                      describeKernel(kernel) + " failed in plan '" + plan.name +
-                          "' step " + std::to_string(s) + ": " + failure);
+    auto start = std::chrono::steady_clock::now();
+    if (graphc_status status =
+            runCpuStep(model, plan, s, arena, inputs, outputs, args))
+      return status;
+    if (profile)
+      profile->micros[s] = std::chrono::duration<double, std::micro>(
+                               std::chrono::steady_clock::now() - start)
+                               .count();
   }
   return nullptr;
 }

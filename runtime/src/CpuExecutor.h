@@ -8,17 +8,24 @@
 
 namespace graphc::rt {
 
+/// The time each step of the last profiled plan launch took.
+struct StepProfile {
+  int32_t plan = -1;
+  std::vector<double> micros;
+};
+
 /// Runs `plan`'s steps in order: host calls get one resolved pointer per
 /// buffer reference, library calls run the reference GEMM on them, copies
 /// are memmove. Tensors were validated by bindRun
 /// and the descriptor by checkDescriptor, so every reference is in bounds.
 /// `args` has room for the model's largest step. A failing host kernel or
 /// GEMM stops the plan with an internal status naming the kernel and its
-/// nodes.
+/// nodes. With a `profile`, each step's wall time is recorded there.
 graphc_status runCpuPlan(const graphc_model &model,
                          const graphc_plan_desc &plan, char *arena,
                          const std::vector<const DLTensor *> &inputs,
-                         const DLTensor *outputs, void **args);
+                         const DLTensor *outputs, void **args,
+                         StepProfile *profile = nullptr);
 
 } // namespace graphc::rt
 

@@ -38,6 +38,11 @@ bool cu::loadDriver(const std::string &path, Driver &driver,
     return false;                                                              \
   }
 #include "runtime/src/CudaSymbols.def"
+  for (const char *symbol : {"cuEventElapsedTime_v2", "cuEventElapsedTime"})
+    if (!driver.eventElapsedTime)
+      driver.eventElapsedTime =
+          reinterpret_cast<decltype(driver.eventElapsedTime)>(
+              dlsym(library, symbol));
 
   Result first = driver.init(0);
   if (first == kSuccess)

@@ -50,6 +50,11 @@ struct Driver {
 #define GRAPHC_CU_SYMBOL(member, symbol, params)                               \
   Result(*member) params = nullptr;
 #include "runtime/src/CudaSymbols.def"
+  /// cuEventElapsedTime_v2, else the original entry point of the same
+  /// signature (drivers before CUDA 12.8); nullptr when the driver has
+  /// neither. Only step profiling needs it.
+  Result (*eventElapsedTime)(float *milliseconds, Event start,
+                             Event end) = nullptr;
 
   /// "CUDA_ERROR_OUT_OF_MEMORY (out of memory)".
   std::string describe(Result result) const;

@@ -6,6 +6,7 @@
 #include "runtime/src/Status.h"
 
 #include <cctype>
+#include <cstdio>
 #include <cstring>
 #include <string_view>
 
@@ -398,5 +399,31 @@ graphc_status CudaModel::setUp(const graphc_model &model, CudaDevice &state) {
     if (result != cu::kSuccess)
       return fail("cannot upload the weights", result);
   }
+  return nullptr;
+}
+
+graphc_status graphc_cuda_device_info(int32_t ordinal,
+                                      graphc_device_info *out_info) {
+  if (!out_info)
+    return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                      "graphc_cuda_device_info needs an out_info");
+  std::string error;
+  const cu::Driver *drv = cu::getDriver(error);
+  if (!drv)
+    return makeStatus(GRAPHC_UNAVAILABLE, error);
+  cu::Device device = 0;
+  int32_t sm = 0;
+  std::string name;
+  if (graphc_status status = queryDevice(*drv, ordinal, device, sm, name))
+    return status;
+  int version = 0;
+  if (cu::Result result = drv->driverGetVersion(&version))
+    return makeStatus(GRAPHC_UNAVAILABLE, "cannot read the CUDA driver's "
+                                          "version: " +
+                                              drv->describe(result));
+  *out_info = graphc_device_info{};
+  std::snprintf(out_info->name, sizeof(out_info->name), "%s", name.c_str());
+  out_info->sm = sm;
+  out_info->driver_version = version;
   return nullptr;
 }

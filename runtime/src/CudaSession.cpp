@@ -29,9 +29,9 @@ bool debugSyncFromEnvironment() {
 } // namespace
 
 CudaSession::CudaSession(const graphc_model &model, CudaDevice &device,
-                         bool useGraphs, bool debugSync)
+                         bool useGraphs, bool debugSync, bool profile)
     : model(model), drv(model.cuda->driver()), device(device),
-      useGraphs(useGraphs), debugSync(debugSync),
+      useGraphs(useGraphs), debugSync(debugSync), profile(profile),
       graphs(model.desc->num_plans, nullptr),
       padSource(model.desc->num_inputs), argValues(model.maxStepArgs),
       argPointers(model.maxStepArgs + 2) {}
@@ -147,9 +147,11 @@ graphc_status CudaSession::create(const graphc_model &model, CudaDevice &device,
                                   std::unique_ptr<CudaSession> &out) {
   bool debugSync =
       (flags & GRAPHC_SESSION_DEBUG_SYNC) || debugSyncFromEnvironment();
+  bool profile = flags & GRAPHC_SESSION_PROFILE_STEPS;
   std::unique_ptr<CudaSession> session(new CudaSession(
       model, device,
-      !(flags & GRAPHC_SESSION_DISABLE_CUDA_GRAPHS) && !debugSync, debugSync));
+      !(flags & GRAPHC_SESSION_DISABLE_CUDA_GRAPHS) && !debugSync && !profile,
+      debugSync, profile));
   if (graphc_status status = session->checkDevice())
     return status;
   const cu::Driver &drv = session->drv;
@@ -167,6 +169,21 @@ graphc_status CudaSession::create(const graphc_model &model, CudaDevice &device,
       (result = drv.eventCreate(&session->runDone, cu::kEventDisableTiming)) !=
           cu::kSuccess)
     return session->error("cannot create an event", result);
+  if (profile) {
+    if (!drv.eventElapsedTime)
+      return makeStatus(GRAPHC_FAILED_PRECONDITION,
+                        "cannot profile steps: the CUDA driver has no "
+                        "cuEventElapsedTime");
+    int32_t maxSteps = 0;
+    for (int32_t p = 0; p < model.desc->num_plans; ++p)
+      maxSteps = std::max(maxSteps, model.desc->plans[p].num_steps);
+    session->stepEvents.assign(maxSteps + 1, nullptr);
+    for (cu::Event &event : session->stepEvents)
+      if ((result = drv.eventCreate(&event, 0)) != cu::kSuccess) {
+        event = nullptr;
+        return session->error("cannot create a timing event", result);
+      }
+  }
 
   // Staging is read by captured graphs, and by runs padded up to a bucket;
   // exact plain launches use the caller's buffers directly.
@@ -259,6 +276,9 @@ CudaSession::~CudaSession() {
     drv.eventDestroy(callerReady);
   if (runDone)
     drv.eventDestroy(runDone);
+  for (cu::Event event : stepEvents)
+    if (event)
+      drv.eventDestroy(event);
   if (stream)
     drv.streamDestroy(stream);
   cu::RelaxedCaptureGuard relaxed(drv);
@@ -272,6 +292,9 @@ graphc_status CudaSession::enqueue(const graphc_plan_desc &plan,
                                    const std::vector<cu::DevicePtr> &inputs,
                                    const std::vector<cu::DevicePtr> &outputs) {
   for (int32_t s = 0; s < plan.num_steps; ++s) {
+    if (profile)
+      if (cu::Result result = drv.eventRecord(stepEvents[s], stream))
+        return error("cannot record a timing event", result);
     const graphc_step_desc &step = plan.steps[s];
     for (int32_t a = 0; a < step.num_args; ++a) {
       const graphc_buffer_ref &ref = step.args[a];
@@ -334,12 +357,48 @@ graphc_status CudaSession::enqueue(const graphc_plan_desc &plan,
         return error(what + " failed", result);
     }
   }
+  if (profile) {
+    if (cu::Result result =
+            drv.eventRecord(stepEvents[plan.num_steps], stream))
+      return error("cannot record a timing event", result);
+    profiledPlan = static_cast<int32_t>(&plan - model.desc->plans);
+  }
   cu::Result result =
       drv.memcpyDtoHAsync(hostRecord, errorRecord, kErrorRecordBytes, stream);
   if (result != cu::kSuccess)
     return error("plan '" + std::string(plan.name) +
                      "': cannot read the device error record",
                  result);
+  return nullptr;
+}
+
+graphc_status CudaSession::stepTimes(StepProfile &out) const {
+  if (!profile)
+    return makeStatus(GRAPHC_FAILED_PRECONDITION,
+                      "the session was created without "
+                      "GRAPHC_SESSION_PROFILE_STEPS");
+  if (profiledPlan < 0)
+    return makeStatus(GRAPHC_FAILED_PRECONDITION,
+                      "no run has been profiled yet");
+  if (graphc_status status = checkDevice())
+    return status;
+  cu::ContextGuard guard(drv, device.context);
+  if (guard.result() != cu::kSuccess)
+    return error("cannot make the context current", guard.result());
+  out.plan = profiledPlan;
+  out.micros.assign(model.desc->plans[profiledPlan].num_steps, 0.0);
+  for (size_t s = 0; s < out.micros.size(); ++s) {
+    float milliseconds = 0;
+    cu::Result result = drv.eventElapsedTime(&milliseconds, stepEvents[s],
+                                             stepEvents[s + 1]);
+    if (result == cu::kErrorNotReady)
+      return makeStatus(GRAPHC_FAILED_PRECONDITION,
+                        "the profiled run has not finished: call "
+                        "graphc_session_synchronize first");
+    if (result != cu::kSuccess)
+      return error("cannot read a timing event", result);
+    out.micros[s] = double(milliseconds) * 1000.0;
+  }
   return nullptr;
 }
 

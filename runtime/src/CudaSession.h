@@ -30,6 +30,7 @@
 
 #include "graphc/runtime.h"
 #include "runtime/src/Binding.h"
+#include "runtime/src/CpuExecutor.h"
 #include "runtime/src/CublasLtGemm.h"
 #include "runtime/src/CudaModel.h"
 
@@ -68,10 +69,13 @@ public:
   /// Waits for everything queued on the session's stream; returns what an
   /// asynchronous run found (index errors, device faults).
   graphc_status synchronize();
+  /// GRAPHC_SESSION_PROFILE_STEPS: the step times of the last plan launch,
+  /// from its events; see graphc_session_step_times.
+  graphc_status stepTimes(StepProfile &out) const;
 
 private:
   CudaSession(const graphc_model &model, CudaDevice &device, bool useGraphs,
-              bool debugSync);
+              bool debugSync, bool profile);
 
   /// Enqueues `plan`'s steps, then the copy of the error record to the host,
   /// on the stream with the given tensor addresses. In debug-sync mode waits
@@ -119,6 +123,12 @@ private:
   CudaDevice &device;
   bool useGraphs;
   bool debugSync;
+  /// GRAPHC_SESSION_PROFILE_STEPS: an event before every step of a launch
+  /// and one after the last (timing events, created with the session), and
+  /// the plan they last bracketed.
+  bool profile;
+  std::vector<cu::Event> stepEvents;
+  int32_t profiledPlan = -1;
   cu::Stream stream = nullptr;
   /// Recorded on the caller's stream (inputs ready) and on the session
   /// stream (run done) by asynchronous runs.

@@ -515,6 +515,28 @@ graphc_status graphc_model_kernel_info(const graphc_model *model, int32_t index,
   return nullptr;
 }
 
+graphc_status graphc_model_step_info(const graphc_model *model, int32_t plan,
+                                     int32_t step,
+                                     graphc_step_info *out_info) {
+  if (plan < 0 || plan >= model->desc->num_plans)
+    return indexError("plan", plan, model->desc->num_plans);
+  const graphc_plan_desc &desc = model->desc->plans[plan];
+  if (step < 0 || step >= desc.num_steps)
+    return indexError("step", step, desc.num_steps);
+  const graphc_step_desc &s = desc.steps[step];
+  *out_info = graphc_step_info{};
+  out_info->kind = s.kind;
+  out_info->kernel = s.kind == GRAPHC_STEP_COPY ? -1 : s.kernel;
+  if (s.kind == GRAPHC_STEP_LAUNCH) {
+    for (int d = 0; d < 3; ++d) {
+      out_info->grid[d] = s.grid[d];
+      out_info->block[d] = s.block[d];
+    }
+    out_info->shared_bytes = s.shared_bytes;
+  }
+  return nullptr;
+}
+
 graphc_status graphc_model_image_info(const graphc_model *model, int32_t index,
                                       graphc_image_info *out_info) {
   if (index < 0 || index >= model->desc->num_images)

@@ -40,6 +40,7 @@ graphc_status createSession(graphc_session &session,
                               "-byte arena for model '" + model.path + "'");
     }
     session.args.resize(model.maxStepArgs);
+    session.profileSteps = options.flags & GRAPHC_SESSION_PROFILE_STEPS;
     return nullptr;
   }
   if (!model.cuda)
@@ -138,7 +139,8 @@ graphc_status runCpuStaged(graphc_session &session, const RunShape &shape,
     if (graphc_status status =
             runCpuPlan(model, plan, static_cast<char *>(session.arena.get()),
                        stagedPointers, stagedOutputs.data(),
-                       session.args.data()))
+                       session.args.data(),
+                       session.profileSteps ? &session.profile : nullptr))
       return status;
     for (int32_t o = 0; o < desc.num_outputs; ++o) {
       std::optional<BoxCopy> box = partOutputCopy(model, shape, part, o);
@@ -196,7 +198,8 @@ graphc_status runSession(graphc_session *session, const DLTensor *inputs,
     return runCpuStaged(*session, shape, ordered, outputs);
   return runCpuPlan(model, model.desc->plans[shape.parts.front().plan],
                     static_cast<char *>(session->arena.get()), ordered, outputs,
-                    session->args.data());
+                    session->args.data(),
+                    session->profileSteps ? &session->profile : nullptr);
 }
 } // namespace
 
@@ -263,6 +266,35 @@ graphc_status graphc_session_synchronize(graphc_session *session) {
   if (!session)
     return makeStatus(GRAPHC_INVALID_ARGUMENT, "session is NULL");
   return session->cuda ? session->cuda->synchronize() : nullptr;
+}
+
+graphc_status graphc_session_step_times(graphc_session *session,
+                                       int32_t *out_plan, double *out_micros,
+                                       int32_t capacity, int32_t *out_steps) {
+  if (!session || !out_plan || !out_steps || capacity < 0 ||
+      (capacity > 0 && !out_micros))
+    return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                      "graphc_session_step_times needs a session, out_plan, "
+                      "out_steps, and out_micros for a positive capacity");
+  StepProfile profile;
+  if (session->cuda) {
+    if (graphc_status status = session->cuda->stepTimes(profile))
+      return status;
+  } else {
+    if (!session->profileSteps)
+      return makeStatus(GRAPHC_FAILED_PRECONDITION,
+                        "the session was created without "
+                        "GRAPHC_SESSION_PROFILE_STEPS");
+    if (session->profile.plan < 0)
+      return makeStatus(GRAPHC_FAILED_PRECONDITION,
+                        "no run has been profiled yet");
+    profile = session->profile;
+  }
+  *out_plan = profile.plan;
+  *out_steps = static_cast<int32_t>(profile.micros.size());
+  std::copy_n(profile.micros.begin(),
+              std::min<size_t>(capacity, profile.micros.size()), out_micros);
+  return nullptr;
 }
 
 graphc_status graphc_session_allocate_buffer(graphc_session *session,

@@ -3,6 +3,7 @@
 #define GRAPHC_RUNTIME_SRC_SESSION_H
 
 #include "graphc/runtime.h"
+#include "runtime/src/CpuExecutor.h"
 
 #include <cstdlib>
 #include <memory>
@@ -30,6 +31,9 @@ struct graphc_session {
   /// cpu: buffers of the largest bucket's shapes for runs that are padded
   /// or split, allocated on the first such run.
   std::vector<std::vector<unsigned char>> inputStaging, outputStaging;
+  /// cpu: GRAPHC_SESSION_PROFILE_STEPS, and what it measured.
+  bool profileSteps = false;
+  graphc::rt::StepProfile profile;
   /// cuda: stream, device arena, staging and captured graphs.
   std::unique_ptr<graphc::rt::CudaSession> cuda;
 };

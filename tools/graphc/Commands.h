@@ -30,6 +30,10 @@ void addCompileCommand(CLI::App &app, int &exitCode);
 /// `graphc cache [--clear | --trim N]`: the compile cache.
 void addCacheCommand(CLI::App &app, int &exitCode);
 
+/// `graphc tune model.onnx --db tune.json` measures kernel schedules on the
+/// GPU; `graphc tune merge A B -o C` joins tuning databases.
+void addTuneCommand(CLI::App &app, int &exitCode);
+
 /// "17179869184", "16GiB", "512MiB", "64KiB" -> bytes (positive); `flag`
 /// names the option in the error.
 llvm::Expected<uint64_t> parseByteSize(llvm::StringRef flag,

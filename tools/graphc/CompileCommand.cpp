@@ -3,6 +3,7 @@
 #include "lib/Pipeline/Pipeline.h"
 #include "lib/Support/Progress.h"
 #include "tools/graphc/Commands.h"
+#include "tools/graphc/CompileFlags.h"
 
 #include "CLI/CLI.hpp"
 #include "llvm/ADT/StringExtras.h"
@@ -14,108 +15,12 @@
 namespace graphc::tools {
 namespace {
 
-struct CompileFlags {
-  std::string input;
-  std::string output;
-  std::string target = "cuda";
-  bool targetGiven = false;
-  std::string arch = "sm_80,sm_90";
-  bool cudaEmulation = false;
-  bool noFusion = false;
-  std::string libraries = "auto";
-  std::vector<std::string> shapes;
-  std::vector<std::string> dims;
-  std::vector<std::string> buckets;
-  std::vector<std::string> maxDims;
-  std::vector<std::string> padValues;
-  std::vector<std::string> assumePadSafe;
-  std::string emit;
-  bool weightsFile = false;
-  std::string keep;
-  bool force = false;
-  std::string maxTensorBytes;
-  bool noCache = false;
-  std::string cacheDir;
-  std::string cacheMaxBytes;
-  std::string progress = "auto";
-  bool quiet = false;
-};
-
-/// "sm_80,sm_90" -> {80, 90}.
-llvm::Expected<std::vector<int>> parseArchList(llvm::StringRef list) {
-  std::vector<int> sms;
-  llvm::SmallVector<llvm::StringRef> items;
-  list.split(items, ',', -1, /*KeepEmpty=*/false);
-  for (llvm::StringRef item : items) {
-    llvm::StringRef digits = item.trim();
-    if (!digits.consume_front("sm_"))
-      digits.consume_front("compute_");
-    int sm;
-    if (digits.getAsInteger(10, sm) || sm < 50 || sm > 200)
-      return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     "--arch: '%s' is not an SM such as sm_80",
-                                     item.str().c_str());
-    sms.push_back(sm);
-  }
-  if (sms.empty())
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "--arch names no SM");
-  llvm::sort(sms);
-  sms.erase(std::unique(sms.begin(), sms.end()), sms.end());
-  return sms;
-}
 
 int runCompile(const CompileFlags &flags) {
-  CompileOptions options;
-  options.inputPath = flags.input;
-  options.outputPath = flags.output;
-  options.target = flags.target == "cpu" ? Target::cpu : Target::cuda;
-  options.targetIsDefault = !flags.targetGiven;
-  options.shapes = flags.shapes;
-  options.dims = flags.dims;
-  options.buckets = flags.buckets;
-  options.maxDims = flags.maxDims;
-  options.padValues = flags.padValues;
-  options.assumePadSafe = flags.assumePadSafe;
-  options.weightsSideFile = flags.weightsFile;
-  options.keepDir = flags.keep;
-  options.force = flags.force;
-  if (!flags.maxTensorBytes.empty()) {
-    auto bytes = parseByteSize("--max-tensor-bytes", flags.maxTensorBytes);
-    if (!bytes)
-      return reportError(bytes.takeError());
-    options.maxTensorBytes = *bytes;
-  }
-  options.useCache = !flags.noCache;
-  options.cacheDir = flags.cacheDir;
-  if (!flags.cacheMaxBytes.empty()) {
-    auto bytes = parseByteSize("--cache-max-bytes", flags.cacheMaxBytes);
-    if (!bytes)
-      return reportError(bytes.takeError());
-    options.cacheMaxBytes = *bytes;
-  }
-  options.warnings = &llvm::errs();
-  if (flags.emit == "graph")
-    options.emit = EmitStage::graph;
-  else if (flags.emit == "kernel")
-    options.emit = EmitStage::kernel;
-  else if (flags.emit == "exec")
-    options.emit = EmitStage::exec;
-  else if (flags.emit == "source" || flags.emit == "cuda")
-    options.emit = EmitStage::source;
-  auto sms = parseArchList(flags.arch);
-  if (!sms)
-    return reportError(sms.takeError());
-  options.sms = *sms;
-  options.cudaEmulation = flags.cudaEmulation;
-  options.noFusion = flags.noFusion;
-  options.libraries = flags.libraries == "none"       ? Libraries::none
-                      : flags.libraries == "cublaslt" ? Libraries::cublaslt
-                                                      : Libraries::automatic;
-  if (options.cudaEmulation && options.target != Target::cuda)
-    return reportError(llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        "compile: --cuda-emulation needs --target cuda"));
+  auto converted = compileOptionsFromFlags(flags);
+  if (!converted)
+    return reportError(converted.takeError());
+  CompileOptions options = std::move(*converted);
   if (options.emit == EmitStage::none && options.outputPath.empty())
     return reportError(
         llvm::createStringError(llvm::inconvertibleErrorCode(),
@@ -147,6 +52,90 @@ int runCompile(const CompileFlags &flags) {
 
 } // namespace
 
+llvm::Expected<std::vector<int>> parseArchList(llvm::StringRef list) {
+  std::vector<int> sms;
+  llvm::SmallVector<llvm::StringRef> items;
+  list.split(items, ',', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef item : items) {
+    llvm::StringRef digits = item.trim();
+    if (!digits.consume_front("sm_"))
+      digits.consume_front("compute_");
+    int sm;
+    if (digits.getAsInteger(10, sm) || sm < 50 || sm > 200)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "--arch: '%s' is not an SM such as sm_80",
+                                     item.str().c_str());
+    sms.push_back(sm);
+  }
+  if (sms.empty())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "--arch names no SM");
+  llvm::sort(sms);
+  sms.erase(std::unique(sms.begin(), sms.end()), sms.end());
+  return sms;
+}
+
+llvm::Expected<CompileOptions>
+compileOptionsFromFlags(const CompileFlags &flags) {
+  CompileOptions options;
+  options.inputPath = flags.input;
+  options.outputPath = flags.output;
+  options.target = flags.target == "cpu" ? Target::cpu : Target::cuda;
+  options.targetIsDefault = !flags.targetGiven;
+  options.shapes = flags.shapes;
+  options.dims = flags.dims;
+  options.buckets = flags.buckets;
+  options.maxDims = flags.maxDims;
+  options.padValues = flags.padValues;
+  options.assumePadSafe = flags.assumePadSafe;
+  options.weightsSideFile = flags.weightsFile;
+  options.keepDir = flags.keep;
+  options.force = flags.force;
+  if (!flags.maxTensorBytes.empty()) {
+    auto bytes = parseByteSize("--max-tensor-bytes", flags.maxTensorBytes);
+    if (!bytes)
+      return bytes.takeError();
+    options.maxTensorBytes = *bytes;
+  }
+  options.useCache = !flags.noCache;
+  options.cacheDir = flags.cacheDir;
+  if (!flags.cacheMaxBytes.empty()) {
+    auto bytes = parseByteSize("--cache-max-bytes", flags.cacheMaxBytes);
+    if (!bytes)
+      return bytes.takeError();
+    options.cacheMaxBytes = *bytes;
+  }
+  options.tuningDbPath = flags.tuningDb;
+  if (!options.tuningDbPath.empty() && options.target != Target::cuda)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "--tuning-db needs --target cuda (cpu kernels have no schedule to "
+        "tune)");
+  options.warnings = &llvm::errs();
+  if (flags.emit == "graph")
+    options.emit = EmitStage::graph;
+  else if (flags.emit == "kernel")
+    options.emit = EmitStage::kernel;
+  else if (flags.emit == "exec")
+    options.emit = EmitStage::exec;
+  else if (flags.emit == "source" || flags.emit == "cuda")
+    options.emit = EmitStage::source;
+  auto sms = parseArchList(flags.arch);
+  if (!sms)
+    return sms.takeError();
+  options.sms = *sms;
+  options.cudaEmulation = flags.cudaEmulation;
+  options.noFusion = flags.noFusion;
+  options.libraries = flags.libraries == "none"       ? Libraries::none
+                      : flags.libraries == "cublaslt" ? Libraries::cublaslt
+                                                      : Libraries::automatic;
+  if (options.cudaEmulation && options.target != Target::cuda)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "--cuda-emulation needs --target cuda");
+  return options;
+}
+
 llvm::Expected<uint64_t> parseByteSize(llvm::StringRef flag,
                                        llvm::StringRef text) {
   llvm::StringRef digits = text.trim();
@@ -169,6 +158,61 @@ llvm::Expected<uint64_t> parseByteSize(llvm::StringRef flag,
   return value << shift;
 }
 
+void addModelFlags(CLI::App &cmd, CompileFlags &flags) {
+  cmd.add_flag("--cuda-emulation", flags.cudaEmulation,
+                "for testing without a GPU: compile the CUDA kernels for the "
+                "host, to run on graphc's CUDA emulator (the test driver), "
+                "instead of for GPUs");
+  cmd.add_option("--shape", flags.shapes,
+                  "fix an input's whole shape, e.g. --shape "
+                  "image=8x3x224x224 (repeatable)");
+  cmd.add_option("--dim", flags.dims,
+                  "fix a named dim (an ONNX dim_param, as `graphc check` "
+                  "lists them) to a size, e.g. --dim batch=8 (repeatable)");
+  cmd.add_option("--buckets", flags.buckets,
+                  "compile a dynamic dim (a dim_param, or INPUT.AXIS) for "
+                  "these sizes, e.g. --buckets batch=1,2,4,8 (repeatable); a "
+                  "run takes any size up to the largest where padding is "
+                  "exact, else exactly these");
+  cmd.add_option("--max-dim", flags.maxDims,
+                  "the largest default bucket of a dynamic dim with no "
+                  "--buckets, e.g. --max-dim seq=512: powers of two from 1 "
+                  "up to it (default 64) (repeatable)");
+  cmd.add_option("--pad-value", flags.padValues,
+                  "what an input is padded with up to its bucket, e.g. "
+                  "--pad-value attention_mask=0 (default 0) (repeatable)");
+  cmd.add_option("--assume-pad-safe", flags.assumePadSafe,
+                  "let runs pad along a bucketed dim the analysis cannot prove "
+                  "exact, after checking it on the cpu reference with random "
+                  "inputs (refused with the difference when it is wrong) "
+                  "(repeatable)");
+  cmd.add_flag("--no-fusion", flags.noFusion,
+                "one kernel per graph op (reshapes stay views, attention "
+                "chains stay apart): the baseline to compare fusion against");
+  cmd.add_option("--libraries", flags.libraries,
+                  "which GEMMs vendor libraries compute: auto (cuBLASLt on "
+                  "the cuda target, none on cpu), none (generated kernels "
+                  "only), cublaslt (also on cpu, where the runtime's "
+                  "reference GEMM stands in)")
+      ->check(CLI::IsMember({"auto", "none", "cublaslt"}));
+  cmd.add_option("--max-tensor-bytes", flags.maxTensorBytes,
+                  "refuse models with a larger tensor, in bytes or with a "
+                  "KiB/MiB/GiB/TiB suffix (default: 16GiB for cpu, 80GiB for "
+                  "cuda)");
+  CLI::Option *noCache = cmd.add_flag(
+      "--no-cache", flags.noCache,
+      "compile everything afresh, neither reading nor writing the compile "
+      "cache");
+  cmd.add_option("--cache-dir", flags.cacheDir,
+                  "the compile cache's directory (default: $GRAPHC_CACHE_DIR, "
+                  "else graphc under $XDG_CACHE_HOME or ~/.cache)")
+      ->excludes(noCache);
+  cmd.add_option("--cache-max-bytes", flags.cacheMaxBytes,
+                  "evict the least recently used cache entries beyond this "
+                  "size, in bytes or with a KiB/MiB/GiB/TiB suffix (default "
+                  "2GiB)");
+}
+
 void addCompileCommand(CLI::App &app, int &exitCode) {
   auto flags = std::make_shared<CompileFlags>();
   CLI::App *cmd =
@@ -180,46 +224,11 @@ void addCompileCommand(CLI::App &app, int &exitCode) {
       ->each([flags](const std::string &) { flags->targetGiven = true; });
   cmd->add_option("--arch", flags->arch,
                   "comma-separated SMs for the cuda target (sm_80,sm_90)");
-  cmd->add_flag("--cuda-emulation", flags->cudaEmulation,
-                "for testing without a GPU: compile the CUDA kernels for the "
-                "host, to run on graphc's CUDA emulator (the test driver), "
-                "instead of for GPUs");
-  cmd->add_option("--shape", flags->shapes,
-                  "fix an input's whole shape, e.g. --shape "
-                  "image=8x3x224x224 (repeatable)");
-  cmd->add_option("--dim", flags->dims,
-                  "fix a named dim (an ONNX dim_param, as `graphc check` "
-                  "lists them) to a size, e.g. --dim batch=8 (repeatable)");
-  cmd->add_option("--buckets", flags->buckets,
-                  "compile a dynamic dim (a dim_param, or INPUT.AXIS) for "
-                  "these sizes, e.g. --buckets batch=1,2,4,8 (repeatable); a "
-                  "run takes any size up to the largest where padding is "
-                  "exact, else exactly these");
-  cmd->add_option("--max-dim", flags->maxDims,
-                  "the largest default bucket of a dynamic dim with no "
-                  "--buckets, e.g. --max-dim seq=512: powers of two from 1 "
-                  "up to it (default 64) (repeatable)");
-  cmd->add_option("--pad-value", flags->padValues,
-                  "what an input is padded with up to its bucket, e.g. "
-                  "--pad-value attention_mask=0 (default 0) (repeatable)");
-  cmd->add_option("--assume-pad-safe", flags->assumePadSafe,
-                  "let runs pad along a bucketed dim the analysis cannot prove "
-                  "exact, after checking it on the cpu reference with random "
-                  "inputs (refused with the difference when it is wrong) "
-                  "(repeatable)");
+  addModelFlags(*cmd, *flags);
   cmd->add_option("--emit", flags->emit,
                   "stop after a stage and print it: graph, kernel, exec, "
                   "source (cuda: CUDA C++, cpu: C++)")
       ->check(CLI::IsMember({"graph", "kernel", "exec", "source", "cuda"}));
-  cmd->add_flag("--no-fusion", flags->noFusion,
-                "one kernel per graph op (reshapes stay views, attention "
-                "chains stay apart): the baseline to compare fusion against");
-  cmd->add_option("--libraries", flags->libraries,
-                  "which GEMMs vendor libraries compute: auto (cuBLASLt on "
-                  "the cuda target, none on cpu), none (generated kernels "
-                  "only), cublaslt (also on cpu, where the runtime's "
-                  "reference GEMM stands in)")
-      ->check(CLI::IsMember({"auto", "none", "cublaslt"}));
   cmd->add_flag("--weights-file", flags->weightsFile,
                 "write weights to OUT.so.weights instead of into the .so");
   cmd->add_option("--keep", flags->keep,
@@ -228,22 +237,11 @@ void addCompileCommand(CLI::App &app, int &exitCode) {
   cmd->add_flag("--force", flags->force,
                 "replace an existing regular file at -o (or its .weights) "
                 "even if it is not a graphc model (never the input model)");
-  cmd->add_option("--max-tensor-bytes", flags->maxTensorBytes,
-                  "refuse models with a larger tensor, in bytes or with a "
-                  "KiB/MiB/GiB/TiB suffix (default: 16GiB for cpu, 80GiB for "
-                  "cuda)");
-  CLI::Option *noCache = cmd->add_flag(
-      "--no-cache", flags->noCache,
-      "compile everything afresh, neither reading nor writing the compile "
-      "cache");
-  cmd->add_option("--cache-dir", flags->cacheDir,
-                  "the compile cache's directory (default: $GRAPHC_CACHE_DIR, "
-                  "else graphc under $XDG_CACHE_HOME or ~/.cache)")
-      ->excludes(noCache);
-  cmd->add_option("--cache-max-bytes", flags->cacheMaxBytes,
-                  "evict the least recently used cache entries beyond this "
-                  "size, in bytes or with a KiB/MiB/GiB/TiB suffix (default "
-                  "2GiB)");
+  cmd->add_option("--tuning-db", flags->tuningDb,
+                  "give kernels the schedules `graphc tune` recorded in this "
+                  "JSON file for the highest --arch SM (needs no GPU); "
+                  "kernels without an entry keep the heuristic schedule")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--progress", flags->progress,
                   "auto: a progress line on stderr when it is a terminal "
                   "and the compile takes over a second; json: one JSON event "

@@ -73,6 +73,7 @@ int main(int argc, char **argv) {
   graphc::tools::addImportCommand(app, exitCode);
   graphc::tools::addCompileCommand(app, exitCode);
   graphc::tools::addCacheCommand(app, exitCode);
+  graphc::tools::addTuneCommand(app, exitCode);
   graphc::tools::addRunCommand(app, exitCode);
   graphc::tools::addInspectCommand(app, exitCode);
   graphc::tools::addTritonCommand(app, exitCode);

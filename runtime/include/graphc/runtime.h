@@ -155,6 +155,13 @@ typedef struct graphc_kernel_info {
   uint64_t content_hash;
 } graphc_kernel_info;
 
+/* One step of a plan: what graphc inspect lists, for measuring tools. */
+typedef struct graphc_step_info {
+  int32_t kind;   /* graphc_step_kind (descriptor.h) */
+  int32_t kernel; /* kernel index; -1 for a copy */
+  uint32_t grid[3], block[3], shared_bytes; /* launches; zero otherwise */
+} graphc_step_info;
+
 typedef struct graphc_image_info {
   int32_t sm;
   int32_t format; /* graphc_image_format */
@@ -184,6 +191,9 @@ GRAPHC_API graphc_status graphc_model_plan_info(const graphc_model *model,
 GRAPHC_API graphc_status graphc_model_kernel_info(const graphc_model *model,
                                                   int32_t index,
                                                   graphc_kernel_info *out_info);
+GRAPHC_API graphc_status graphc_model_step_info(const graphc_model *model,
+                                                int32_t plan, int32_t step,
+                                                graphc_step_info *out_info);
 GRAPHC_API graphc_status graphc_model_image_info(const graphc_model *model,
                                                  int32_t index,
                                                  graphc_image_info *out_info);
@@ -214,6 +224,18 @@ GRAPHC_API graphc_status graphc_model_output_dims(
  * Session
  *===----------------------------------------------------------------------===*/
 
+/* A CUDA device, for tools that record where they measured. */
+typedef struct graphc_device_info {
+  char name[256];         /* "NVIDIA H100 80GB HBM3" */
+  int32_t sm;             /* 90 for compute capability 9.0 */
+  int32_t driver_version; /* the driver's CUDA version: 13000 for 13.0 */
+} graphc_device_info;
+
+/* Describes CUDA device `ordinal`: GRAPHC_UNAVAILABLE without a CUDA driver
+ * or device, GRAPHC_NOT_FOUND for an ordinal past the last device. */
+GRAPHC_API graphc_status graphc_cuda_device_info(int32_t ordinal,
+                                                 graphc_device_info *out_info);
+
 typedef struct graphc_session graphc_session;
 
 typedef enum graphc_session_flags {
@@ -226,6 +248,11 @@ typedef enum graphc_session_flags {
    * and ONNX nodes. Slow. The environment variable GRAPHC_DEBUG_SYNC=1 sets
    * it for every session of the process (for tools). */
   GRAPHC_SESSION_DEBUG_SYNC = 1u << 2,
+  /* For measuring tools (graphc tune): time every step of every run, read
+   * back with graphc_session_step_times. cuda: the steps are launched one
+   * by one (no CUDA graphs), each between two CUDA events; cpu: the host
+   * clock around each step. */
+  GRAPHC_SESSION_PROFILE_STEPS = 1u << 3,
 } graphc_session_flags;
 
 typedef struct graphc_session_options {
@@ -309,6 +336,19 @@ GRAPHC_API graphc_status graphc_session_run_on_stream(
  * device fault. Waits for the session's work only, never the whole device.
  * cpu: returns at once. */
 GRAPHC_API graphc_status graphc_session_synchronize(graphc_session *session);
+
+/* How long each step of the session's last plan launch took, for a session
+ * created with GRAPHC_SESSION_PROFILE_STEPS: the plan's index goes to
+ * *out_plan, its step count to *out_steps, and the first
+ * min(capacity, steps) times, in microseconds, to out_micros (NULL with
+ * capacity 0 asks for the count). A run split into parts reports its last
+ * part. GRAPHC_FAILED_PRECONDITION without the flag, before any run, or
+ * while an asynchronous run is still in flight (synchronize first). */
+GRAPHC_API graphc_status graphc_session_step_times(graphc_session *session,
+                                                   int32_t *out_plan,
+                                                   double *out_micros,
+                                                   int32_t capacity,
+                                                   int32_t *out_steps);
 
 /* Memory on the session's device (host memory for cpu models), for callers
  * that start from host data and have no CUDA of their own (tools, tests).

@@ -10,6 +10,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -161,6 +162,10 @@ struct Stream {
 
 struct Event {
   int id;
+  /// Created without CU_EVENT_DISABLE_TIMING; when its last record ran.
+  bool timing = false;
+  bool recorded = false;
+  std::chrono::steady_clock::time_point at;
 };
 
 struct State {
@@ -784,11 +789,13 @@ FAKE_API Result cuStreamIsCapturing(void *stream, int *status) {
   return call.sticky;
 }
 
-FAKE_API Result cuEventCreate(void **event, unsigned) {
+FAKE_API Result cuEventCreate(void **event, unsigned flags) {
   Call call("cuEventCreate");
   if (call.sticky)
     return call.sticky;
-  *event = new Event{call.s.nextEvent++};
+  auto *created = new Event{call.s.nextEvent++};
+  created->timing = !(flags & 2 /* CU_EVENT_DISABLE_TIMING */);
+  *event = created;
   return kSuccess;
 }
 
@@ -808,9 +815,28 @@ FAKE_API Result cuEventRecord(void *event, void *stream) {
                    "cuEventRecord on a capturing stream (unsupported "
                    "by the fake)",
                    kCaptureUnsupported);
-  int id = static_cast<Event *>(event)->id;
-  call.s.trace.push_back("eventRecord e" + std::to_string(id) + " " +
+  auto *recorded = static_cast<Event *>(event);
+  // Work before it on the stream has run already: the event completes now.
+  recorded->recorded = true;
+  recorded->at = std::chrono::steady_clock::now();
+  call.s.trace.push_back("eventRecord e" + std::to_string(recorded->id) + " " +
                          streamName(stream));
+  return kSuccess;
+}
+
+FAKE_API Result cuEventElapsedTime_v2(float *milliseconds, void *start,
+                                      void *end) {
+  Call call("cuEventElapsedTime");
+  if (call.sticky)
+    return call.sticky;
+  auto *from = static_cast<Event *>(start);
+  auto *to = static_cast<Event *>(end);
+  // As the driver: both must be timing events that were recorded.
+  if (!milliseconds || !from || !to || !from->timing || !to->timing ||
+      !from->recorded || !to->recorded)
+    return kInvalidHandle;
+  *milliseconds =
+      std::chrono::duration<float, std::milli>(to->at - from->at).count();
   return kSuccess;
 }
 

@@ -1,0 +1,280 @@
+//===- TuningDb.cpp - the tuning database -----------------------------------===//
+
+#include "lib/Support/TuningDb.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+
+namespace graphc {
+namespace {
+
+llvm::Error fail(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 message.str());
+}
+
+bool isKnownPrecision(llvm::StringRef precision) {
+  return llvm::is_contained({"fp32", "tf32", "fp16", "bf16"}, precision);
+}
+
+std::string describeKey(const TuningKey &key) {
+  return "kernel " + formatKernelHash(key.kernel) + " on sm_" +
+         std::to_string(key.sm) + ", CUDA " + std::to_string(key.cudaMajor) +
+         ", " + key.precision;
+}
+
+/// One entry of the "entries" array, or why it cannot be used.
+llvm::Expected<TuningEntry> parseEntry(const llvm::json::Value &value) {
+  const llvm::json::Object *object = value.getAsObject();
+  if (!object)
+    return fail("not an object");
+  TuningEntry entry;
+  std::optional<llvm::StringRef> kernel = object->getString("kernel");
+  if (!kernel || !parseKernelHash(*kernel, entry.key.kernel))
+    return fail("\"kernel\" is not 16 hex digits");
+  std::optional<int64_t> sm = object->getInteger("sm");
+  if (!sm || *sm < 50 || *sm > 200)
+    return fail("\"sm\" is not an SM such as 90");
+  entry.key.sm = static_cast<int>(*sm);
+  std::optional<int64_t> cudaMajor = object->getInteger("cuda_major");
+  if (!cudaMajor || *cudaMajor < 1 || *cudaMajor > 99)
+    return fail("\"cuda_major\" is not a CUDA major version such as 13");
+  entry.key.cudaMajor = static_cast<int>(*cudaMajor);
+  std::optional<llvm::StringRef> precision = object->getString("precision");
+  if (!precision || !isKnownPrecision(*precision))
+    return fail("\"precision\" is not one of fp32, tf32, fp16, bf16");
+  entry.key.precision = precision->str();
+  std::optional<int64_t> revision = object->getInteger("schedule_revision");
+  if (!revision || *revision < 1 || *revision > INT32_MAX)
+    return fail("\"schedule_revision\" is not a positive integer");
+  entry.scheduleRevision = static_cast<int>(*revision);
+  const llvm::json::Object *schedule = object->getObject("schedule");
+  if (!schedule)
+    return fail("\"schedule\" is not an object");
+  for (const auto &[knob, knobValue] : *schedule)
+    if (knob != "block_size")
+      return fail("the schedule knob '" + knob.str() +
+                  "' is unknown to this graphc");
+  std::optional<int64_t> blockSize = schedule->getInteger("block_size");
+  if (!blockSize || !isValidBlockSize(*blockSize))
+    return fail("\"block_size\" is not a multiple of 32 in [32, 1024]");
+  entry.schedule.blockSize = *blockSize;
+  // Informational fields: absent is fine, the wrong type is not.
+  for (auto [name, field] :
+       {std::pair<const char *, std::string *>{"kind", &entry.kind},
+        {"nodes", &entry.nodes},
+        {"device", &entry.device}}) {
+    if (!object->get(name))
+      continue;
+    std::optional<llvm::StringRef> text = object->getString(name);
+    if (!text)
+      return fail(llvm::Twine("\"") + name + "\" is not a string");
+    *field = text->str();
+  }
+  for (auto [name, field] :
+       {std::pair<const char *, int64_t *>{"median_ns", &entry.medianNs},
+        {"heuristic_median_ns", &entry.heuristicMedianNs}}) {
+    if (!object->get(name))
+      continue;
+    std::optional<int64_t> ns = object->getInteger(name);
+    if (!ns || *ns < 0)
+      return fail(llvm::Twine("\"") + name +
+                  "\" is not a non-negative integer");
+    *field = *ns;
+  }
+  return entry;
+}
+
+} // namespace
+
+bool isValidBlockSize(int64_t blockSize) {
+  return blockSize >= 32 && blockSize <= 1024 && blockSize % 32 == 0;
+}
+
+std::string formatKernelHash(uint64_t hash) {
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::format_hex_no_prefix(hash, 16);
+  return text;
+}
+
+bool parseKernelHash(llvm::StringRef text, uint64_t &hash) {
+  if (text.size() != 16 || !llvm::all_of(text, llvm::isHexDigit))
+    return false;
+  return !text.getAsInteger(16, hash);
+}
+
+llvm::Expected<TuningDb> TuningDb::load(llvm::StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!buffer)
+    return fail("cannot read the tuning database " + path + ": " +
+                buffer.getError().message());
+  llvm::Expected<llvm::json::Value> parsed =
+      llvm::json::parse((*buffer)->getBuffer());
+  if (!parsed)
+    return fail(path + " is not a tuning database: " +
+                llvm::toString(parsed.takeError()));
+  const llvm::json::Object *top = parsed->getAsObject();
+  std::optional<int64_t> version =
+      top ? top->getInteger("graphc_tuning_db") : std::nullopt;
+  if (!version || *version < 1)
+    return fail(path + " is not a tuning database: it has no "
+                       "\"graphc_tuning_db\" version field");
+  TuningDb db;
+  if (*version > kTuningDbVersion) {
+    db.messages.push_back(path.str() + " was written by a newer graphc (schema " +
+                          std::to_string(*version) + ", this graphc reads " +
+                          std::to_string(kTuningDbVersion) +
+                          "): none of its entries is used");
+    return db;
+  }
+  const llvm::json::Array *entries = top->getArray("entries");
+  if (!entries)
+    return fail(path + " is not a tuning database: \"entries\" is not an "
+                       "array");
+  // Stale entries are counted, not listed: a database after a graphc
+  // upgrade holds many.
+  std::map<int, int64_t> staleByRevision;
+  for (size_t i = 0; i < entries->size(); ++i) {
+    llvm::Expected<TuningEntry> entry = parseEntry((*entries)[i]);
+    if (!entry) {
+      db.messages.push_back(path.str() + ": entry " + std::to_string(i) +
+                            " is ignored: " + llvm::toString(entry.takeError()));
+      continue;
+    }
+    if (entry->scheduleRevision != kScheduleRevision) {
+      ++staleByRevision[entry->scheduleRevision];
+      continue;
+    }
+    auto existing = llvm::find_if(db.sorted, [&](const TuningEntry &e) {
+      return e.key == entry->key;
+    });
+    if (existing != db.sorted.end()) {
+      db.messages.push_back(path.str() + ": entry " + std::to_string(i) +
+                            " repeats " + describeKey(entry->key) +
+                            "; the faster of the two is used");
+      if (entry->medianNs < existing->medianNs)
+        *existing = std::move(*entry);
+      continue;
+    }
+    db.sorted.push_back(std::move(*entry));
+  }
+  for (auto [revision, count] : staleByRevision)
+    db.messages.push_back(
+        path.str() + ": " + std::to_string(count) +
+        (count == 1 ? " entry was" : " entries were") +
+        " measured with schedule revision " + std::to_string(revision) +
+        " and " + (count == 1 ? "is" : "are") +
+        " ignored (this graphc's is " + std::to_string(kScheduleRevision) +
+        "): run graphc tune again");
+  llvm::sort(db.sorted, [](const TuningEntry &a, const TuningEntry &b) {
+    return a.key < b.key;
+  });
+  return db;
+}
+
+TuningSelection TuningDb::select(int sm, int cudaMajor,
+                                 llvm::StringRef precision) const {
+  TuningSelection selection;
+  for (const TuningEntry &entry : sorted) {
+    if (entry.key.sm == sm && entry.key.cudaMajor == cudaMajor &&
+        entry.key.precision == precision)
+      selection.schedules[entry.key.kernel] = entry.schedule;
+    else
+      ++selection.foreign;
+  }
+  return selection;
+}
+
+void TuningDb::put(const TuningEntry &entry) {
+  auto position = llvm::lower_bound(
+      sorted, entry.key,
+      [](const TuningEntry &e, const TuningKey &key) { return e.key < key; });
+  if (position != sorted.end() && position->key == entry.key)
+    *position = entry;
+  else
+    sorted.insert(position, entry);
+}
+
+int64_t TuningDb::merge(const TuningDb &other) {
+  int64_t lost = 0;
+  for (const TuningEntry &entry : other.sorted) {
+    auto position = llvm::lower_bound(
+        sorted, entry.key,
+        [](const TuningEntry &e, const TuningKey &key) { return e.key < key; });
+    if (position == sorted.end() || !(position->key == entry.key))
+      sorted.insert(position, entry);
+    else if (entry.medianNs < position->medianNs)
+      *position = entry;
+    else
+      ++lost;
+  }
+  llvm::append_range(messages, other.messages);
+  return lost;
+}
+
+std::string TuningDb::serialize() const {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::json::OStream json(os, /*IndentSize=*/2);
+  json.object([&] {
+    json.attribute("graphc_tuning_db", kTuningDbVersion);
+    json.attributeArray("entries", [&] {
+      for (const TuningEntry &entry : sorted)
+        json.object([&] {
+          json.attribute("kernel", formatKernelHash(entry.key.kernel));
+          json.attribute("sm", entry.key.sm);
+          json.attribute("cuda_major", entry.key.cudaMajor);
+          json.attribute("precision", entry.key.precision);
+          json.attribute("schedule_revision", entry.scheduleRevision);
+          json.attributeObject("schedule", [&] {
+            json.attribute("block_size", entry.schedule.blockSize);
+          });
+          json.attribute("kind", entry.kind);
+          json.attribute("nodes", entry.nodes);
+          json.attribute("median_ns", entry.medianNs);
+          json.attribute("heuristic_median_ns", entry.heuristicMedianNs);
+          json.attribute("device", entry.device);
+        });
+    });
+  });
+  os << "\n";
+  return text;
+}
+
+llvm::Error TuningDb::write(llvm::StringRef path) const {
+  llvm::SmallString<256> temporary(path);
+  temporary += ".tmp-%%%%%%";
+  int fd;
+  llvm::SmallString<256> temporaryPath;
+  if (std::error_code ec = llvm::sys::fs::createUniqueFile(temporary, fd,
+                                                           temporaryPath))
+    return fail("cannot write the tuning database " + path + ": " +
+                ec.message());
+  {
+    llvm::raw_fd_ostream out(fd, /*shouldClose=*/true);
+    out << serialize();
+    out.close();
+    if (out.has_error()) {
+      std::string message = out.error().message();
+      out.clear_error();
+      llvm::sys::fs::remove(temporaryPath);
+      return fail("cannot write the tuning database " + path + ": " + message);
+    }
+  }
+  if (std::error_code ec = llvm::sys::fs::rename(temporaryPath, path)) {
+    llvm::sys::fs::remove(temporaryPath);
+    return fail("cannot write the tuning database " + path + ": " +
+                ec.message());
+  }
+  return llvm::Error::success();
+}
+
+} // namespace graphc

@@ -1,0 +1,38 @@
+"""Checks a tuning database written by `graphc tune` against the kernels of
+an exec dump compiled with it: every tuned exec.kernel has the block size
+its entry records. Prints a summary line for FileCheck.
+
+usage: check_tuning_db.py DB SM [EXEC_DUMP]
+"""
+import json
+import re
+import sys
+
+db = json.load(open(sys.argv[1]))
+sm = int(sys.argv[2])
+assert db["graphc_tuning_db"] == 1, db
+entries = [e for e in db["entries"] if e["sm"] == sm]
+keys = [(e["kernel"], e["sm"], e["cuda_major"], e["precision"]) for e in db["entries"]]
+assert keys == sorted(keys), "entries are not sorted by key"
+assert len(set(keys)) == len(keys), "an entry key repeats"
+for e in entries:
+    assert re.fullmatch(r"[0-9a-f]{16}", e["kernel"]), e
+    assert e["precision"] == "fp32" and e["schedule_revision"] == 1, e
+    assert e["schedule"]["block_size"] in (64, 128, 256, 512, 1024), e
+    assert e["median_ns"] > 0 and e["heuristic_median_ns"] > 0, e
+    # A schedule other than the heuristic's is recorded only when faster.
+    if e["schedule"]["block_size"] != 256:
+        assert e["median_ns"] < e["heuristic_median_ns"], e
+    assert e["kind"] and e["nodes"] and e["device"], e
+tuned = 0
+if len(sys.argv) > 3:
+    dump = open(sys.argv[3]).read()
+    by_hash = {e["kernel"]: e["schedule"]["block_size"] for e in entries}
+    for m in re.finditer(r'exec\.kernel @\S+\s+\w+ attributes \{[^\n]*?hash = "([0-9a-f]{16})"[^\n]*?schedule = \{block_size = (\d+) : i64, source = "(\w+)"\}', dump):
+        h, block, source = m.group(1), int(m.group(2)), m.group(3)
+        if h in by_hash:
+            assert source == "tuned" and block == by_hash[h], (h, block, source)
+            tuned += 1
+        else:
+            assert source == "heuristic", (h, source)
+print(f"sm_{sm}: {len(entries)} entries, {tuned} tuned kernels match")

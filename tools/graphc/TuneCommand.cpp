@@ -1,0 +1,769 @@
+//===- TuneCommand.cpp - `graphc tune` --------------------------------------===//
+//
+// Measures schedules of a model's generated kernels on the GPU and records
+// the fastest of each in the tuning database.
+//
+// Every generated kernel of the model is compiled with every candidate
+// block size at once: one artifact per candidate, kernels being independent
+// launches. The artifacts are built in parallel, then run one after the
+// other through the runtime with GRAPHC_SESSION_PROFILE_STEPS, so that each
+// step is timed between two CUDA events. A candidate artifact's outputs
+// must agree with the heuristic artifact's on the same inputs before any of
+// its timings count. Each run reads the next of several copies of the
+// inputs, so that no run finds its inputs in L2 from the run before.
+//
+// `graphc tune merge` joins databases.
+//
+//===----------------------------------------------------------------------===//
+
+#include "graphc/runtime.h"
+#include "lib/Pipeline/Pipeline.h"
+#include "lib/Support/TuningDb.h"
+#include "tools/graphc/Commands.h"
+#include "tools/graphc/CompileFlags.h"
+#include "tools/graphc/RuntimeSupport.h"
+
+#include "CLI/CLI.hpp"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <thread>
+
+namespace graphc::tools {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// The block sizes measured against the heuristic's 256.
+constexpr int64_t kCandidateBlockSizes[] = {64, 128, 512, 1024};
+
+/// Copies of the inputs runs rotate through.
+constexpr int kInputCopies = 4;
+
+/// A candidate must beat the heuristic by this much to be recorded as
+/// faster: closer medians are within the noise of one tuning run.
+constexpr double kSignificantSpeedup = 1.02;
+
+struct TuneFlags {
+  CompileFlags compile;
+  std::string db;
+  double budgetSeconds = 600;
+  int repeats = 30;
+  int warmup = 5;
+  int jobs = 0;
+  int device = 0;
+  std::vector<std::string> mergeInputs;
+  std::string mergeOutput;
+};
+
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+/// Removes the tuning run's scratch directory however it ends.
+struct ScratchDirectory {
+  llvm::SmallString<128> path;
+  ~ScratchDirectory() {
+    if (!path.empty())
+      llvm::sys::fs::remove_directories(path);
+  }
+};
+
+/// One launch of a kernel as a plan makes it.
+struct Launch {
+  uint32_t grid[3], block[3], sharedBytes;
+  bool operator==(const Launch &o) const {
+    return !std::memcmp(grid, o.grid, sizeof(grid)) &&
+           !std::memcmp(block, o.block, sizeof(block)) &&
+           sharedBytes == o.sharedBytes;
+  }
+};
+
+/// What running one artifact gave.
+struct Measurement {
+  /// Per plan, per output: the bytes of the first run.
+  std::vector<std::vector<std::vector<char>>> outputs;
+  /// Per plan, per output: dtype, name.
+  std::vector<std::vector<std::pair<int32_t, std::string>>> outputInfo;
+  std::vector<std::string> planNames;
+  /// By kernel content hash: the sum over its steps in every plan of the
+  /// step's median time, and its launches in step order.
+  std::map<uint64_t, double> kernelMicros;
+  std::map<uint64_t, std::vector<Launch>> kernelLaunches;
+  /// Kernel hash -> kind and ONNX nodes.
+  std::map<uint64_t, std::pair<std::string, std::string>> kernelInfo;
+};
+
+/// Deterministic inputs: floats uniform in [-1, 1], integers and booleans 1
+/// (a valid index, length and mask value for every model graphc knows).
+std::vector<char> makeInput(int32_t dtype, int64_t elements, uint32_t seed) {
+  size_t size = graphc_dtype_size(dtype);
+  std::vector<char> bytes(static_cast<size_t>(elements) * size);
+  std::mt19937 random(seed);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  for (int64_t i = 0; i < elements; ++i) {
+    char *at = bytes.data() + i * size;
+    switch (dtype) {
+    case 1: {
+      float value = uniform(random);
+      std::memcpy(at, &value, 4);
+      break;
+    }
+    case 11: {
+      double value = uniform(random);
+      std::memcpy(at, &value, 8);
+      break;
+    }
+    case 10:
+    case 16: {
+      // Halves of floats with few mantissa bits are exact in both.
+      float value = std::round(uniform(random) * 64.0f) / 64.0f;
+      uint32_t bits;
+      std::memcpy(&bits, &value, 4);
+      uint16_t half;
+      if (dtype == 16) {
+        half = static_cast<uint16_t>(bits >> 16);
+      } else {
+        uint32_t sign = (bits >> 16) & 0x8000u;
+        int exponent = static_cast<int>((bits >> 23) & 0xff) - 127 + 15;
+        uint32_t mantissa = (bits >> 13) & 0x3ffu;
+        half = value == 0.0f || exponent <= 0
+                   ? static_cast<uint16_t>(sign)
+                   : static_cast<uint16_t>(sign | (exponent << 10) | mantissa);
+      }
+      std::memcpy(at, &half, 2);
+      break;
+    }
+    default: {
+      // Little-endian 1 in the element's width.
+      std::memset(at, 0, size);
+      at[0] = 1;
+      break;
+    }
+    }
+  }
+  return bytes;
+}
+
+/// An element of an output as a double, for the comparison.
+double elementValue(int32_t dtype, const char *at) {
+  switch (dtype) {
+  case 1: {
+    float value;
+    std::memcpy(&value, at, 4);
+    return value;
+  }
+  case 11: {
+    double value;
+    std::memcpy(&value, at, 8);
+    return value;
+  }
+  case 16: {
+    uint16_t half;
+    std::memcpy(&half, at, 2);
+    uint32_t bits = uint32_t(half) << 16;
+    float value;
+    std::memcpy(&value, &bits, 4);
+    return value;
+  }
+  case 10: {
+    uint16_t half;
+    std::memcpy(&half, at, 2);
+    int exponent = (half >> 10) & 0x1f;
+    double mantissa = half & 0x3ff;
+    double magnitude =
+        exponent == 0    ? std::ldexp(mantissa, -24)
+        : exponent == 31 ? (mantissa ? NAN : INFINITY)
+                         : std::ldexp(1024 + mantissa, exponent - 25);
+    return (half & 0x8000) ? -magnitude : magnitude;
+  }
+  default:
+    return 0;
+  }
+}
+
+bool isFloating(int32_t dtype) {
+  return dtype == 1 || dtype == 10 || dtype == 11 || dtype == 16;
+}
+
+/// The largest difference between two runs' bytes of one output beyond
+/// what reordering a reduction explains, or nullopt when they agree.
+std::optional<double> disagreement(int32_t dtype, const std::vector<char> &a,
+                                   const std::vector<char> &b) {
+  if (a.size() != b.size())
+    return INFINITY;
+  if (!isFloating(dtype))
+    return a == b ? std::nullopt : std::optional<double>(INFINITY);
+  size_t size = graphc_dtype_size(dtype);
+  double worst = 0;
+  bool bad = false;
+  for (size_t i = 0; i < a.size(); i += size) {
+    double x = elementValue(dtype, a.data() + i);
+    double y = elementValue(dtype, b.data() + i);
+    if (std::isnan(x) || std::isnan(y)) {
+      if (std::isnan(x) != std::isnan(y)) {
+        bad = true;
+        worst = INFINITY;
+      }
+      continue;
+    }
+    double difference = std::fabs(x - y);
+    double tolerance = dtype == 1 || dtype == 11 ? 1e-4 + 1e-3 * std::fabs(y)
+                                                 : 1e-2 + 1e-2 * std::fabs(y);
+    if (!(difference <= tolerance)) {
+      bad = true;
+      worst = std::max(worst, difference);
+    }
+  }
+  return bad ? std::optional<double>(worst) : std::nullopt;
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  size_t n = values.size();
+  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+/// Device buffers of one session, freed with it.
+class DeviceBuffers {
+public:
+  explicit DeviceBuffers(graphc_session *session) : session(session) {}
+  ~DeviceBuffers() {
+    for (void *data : owned)
+      graphc_session_free_buffer(session, data);
+  }
+  llvm::Expected<void *> upload(const std::vector<char> &host) {
+    void *data = nullptr;
+    if (graphc_status status =
+            graphc_session_allocate_buffer(session, host.size(), &data))
+      return toError(status);
+    owned.push_back(data);
+    if (!host.empty())
+      if (graphc_status status = graphc_session_upload(session, data,
+                                                       host.data(), host.size()))
+        return toError(status);
+    return data;
+  }
+
+private:
+  graphc_session *session;
+  std::vector<void *> owned;
+};
+
+/// Runs every plan of the artifact at `path`: once for its outputs, then
+/// `warmup` + `repeats` times timing its steps.
+llvm::Expected<Measurement> measure(const std::string &path,
+                                    const TuneFlags &flags) {
+  graphc_model_options loadOptions;
+  graphc_model_options_init(&loadOptions);
+  loadOptions.device_ordinal = flags.device;
+  graphc_model *model = nullptr;
+  if (graphc_status status =
+          graphc_model_load(path.c_str(), &loadOptions, &model))
+    return toError(status);
+  std::unique_ptr<graphc_model, void (*)(graphc_model *)> modelOwner(
+      model, graphc_model_release);
+  graphc_session_options sessionOptions;
+  graphc_session_options_init(&sessionOptions);
+  sessionOptions.device_ordinal = flags.device;
+  sessionOptions.flags = GRAPHC_SESSION_PROFILE_STEPS;
+  graphc_session *session = nullptr;
+  if (graphc_status status =
+          graphc_session_create(model, &sessionOptions, &session))
+    return toError(status);
+  std::unique_ptr<graphc_session, void (*)(graphc_session *)> sessionOwner(
+      session, graphc_session_release);
+  DeviceBuffers buffers(session);
+  DLDevice device{kDLCUDA, flags.device};
+
+  Measurement result;
+  std::vector<uint64_t> kernelHashes(graphc_model_kernel_count(model));
+  for (int32_t k = 0; k < graphc_model_kernel_count(model); ++k) {
+    graphc_kernel_info info;
+    if (graphc_status status = graphc_model_kernel_info(model, k, &info))
+      return toError(status);
+    kernelHashes[k] = info.content_hash;
+    result.kernelInfo[info.content_hash] = {info.kind, info.onnx_nodes};
+  }
+  int32_t numInputs = graphc_model_input_count(model);
+  int32_t numOutputs = graphc_model_output_count(model);
+  for (int32_t p = 0; p < graphc_model_plan_count(model); ++p) {
+    graphc_plan_info plan;
+    if (graphc_status status = graphc_model_plan_info(model, p, &plan))
+      return toError(status);
+    result.planNames.push_back(plan.name);
+    // Inputs: kInputCopies device copies of one set of values.
+    std::vector<std::vector<int64_t>> inputDims(numInputs);
+    std::vector<std::vector<DLTensor>> inputs(kInputCopies,
+                                              std::vector<DLTensor>(numInputs));
+    for (int32_t i = 0; i < numInputs; ++i) {
+      graphc_tensor_info info;
+      if (graphc_status status = graphc_model_input_info(model, i, &info))
+        return toError(status);
+      inputDims[i].assign(plan.input_dims[i], plan.input_dims[i] + info.rank);
+      int64_t elements = 1;
+      for (int64_t d : inputDims[i])
+        elements *= d;
+      std::vector<char> host =
+          makeInput(info.dtype, elements, 1000u + static_cast<uint32_t>(i));
+      for (int c = 0; c < kInputCopies; ++c) {
+        llvm::Expected<void *> data = buffers.upload(host);
+        if (!data)
+          return data.takeError();
+        DLTensor &tensor = inputs[c][i];
+        tensor = DLTensor{};
+        tensor.device = device;
+        tensor.ndim = info.rank;
+        tensor.dtype = dlpackDtype(info.dtype);
+        tensor.shape = inputDims[i].data();
+        tensor.data = *data;
+      }
+    }
+    std::vector<std::vector<int64_t>> outputDims(numOutputs);
+    std::vector<DLTensor> outputs(numOutputs);
+    std::vector<uint64_t> outputBytes(numOutputs);
+    std::vector<std::pair<int32_t, std::string>> outputInfo;
+    for (int32_t o = 0; o < numOutputs; ++o) {
+      graphc_tensor_info info;
+      if (graphc_status status = graphc_model_output_info(model, o, &info))
+        return toError(status);
+      outputInfo.push_back({info.dtype, info.name});
+      outputDims[o].assign(plan.output_dims[o],
+                           plan.output_dims[o] + info.rank);
+      uint64_t elements = 1;
+      for (int64_t d : outputDims[o])
+        elements *= static_cast<uint64_t>(d);
+      outputBytes[o] = elements * graphc_dtype_size(info.dtype);
+      std::vector<char> zeros(outputBytes[o]);
+      llvm::Expected<void *> data = buffers.upload(zeros);
+      if (!data)
+        return data.takeError();
+      DLTensor &tensor = outputs[o];
+      tensor.device = device;
+      tensor.ndim = info.rank;
+      tensor.dtype = dlpackDtype(info.dtype);
+      tensor.shape = outputDims[o].data();
+      tensor.data = *data;
+    }
+    auto runOnce = [&](int copy) -> llvm::Error {
+      if (graphc_status status =
+              graphc_session_run(session, inputs[copy].data(), numInputs,
+                                 nullptr, outputs.data(), numOutputs))
+        return toError(status);
+      return llvm::Error::success();
+    };
+    // The outputs of the first run are what the schedules are compared by.
+    if (llvm::Error e = runOnce(0))
+      return std::move(e);
+    std::vector<std::vector<char>> hostOutputs(numOutputs);
+    for (int32_t o = 0; o < numOutputs; ++o) {
+      hostOutputs[o].resize(outputBytes[o]);
+      if (outputBytes[o] == 0)
+        continue;
+      if (graphc_status status =
+                   graphc_session_download(session, hostOutputs[o].data(),
+                                           outputs[o].data, outputBytes[o]))
+        return toError(status);
+    }
+    result.outputs.push_back(std::move(hostOutputs));
+    result.outputInfo.push_back(std::move(outputInfo));
+
+    std::vector<std::vector<double>> stepSamples(plan.num_steps);
+    for (int r = 0; r < flags.warmup + flags.repeats; ++r) {
+      if (llvm::Error e = runOnce(r % kInputCopies))
+        return std::move(e);
+      if (r < flags.warmup)
+        continue;
+      std::vector<double> micros(plan.num_steps);
+      int32_t profiledPlan = -1, steps = 0;
+      if (graphc_status status = graphc_session_step_times(
+              session, &profiledPlan, micros.data(), plan.num_steps, &steps))
+        return toError(status);
+      if (profiledPlan != p || steps != plan.num_steps)
+        return llvm::createStringError(
+            "tune: a run of plan '" + std::string(plan.name) +
+            "' profiled another plan");
+      for (int32_t s = 0; s < plan.num_steps; ++s)
+        stepSamples[s].push_back(micros[s]);
+    }
+    for (int32_t s = 0; s < plan.num_steps; ++s) {
+      graphc_step_info step;
+      if (graphc_status status = graphc_model_step_info(model, p, s, &step))
+        return toError(status);
+      if (step.kind != GRAPHC_STEP_LAUNCH)
+        continue;
+      uint64_t hash = kernelHashes[step.kernel];
+      result.kernelMicros[hash] += median(stepSamples[s]);
+      Launch launch;
+      std::memcpy(launch.grid, step.grid, sizeof(launch.grid));
+      std::memcpy(launch.block, step.block, sizeof(launch.block));
+      launch.sharedBytes = step.shared_bytes;
+      result.kernelLaunches[hash].push_back(launch);
+    }
+  }
+  return result;
+}
+
+
+/// One artifact to build and measure: the heuristic schedule (0) or one
+/// candidate block size for every kernel.
+struct Variant {
+  int64_t blockSize = 0;
+  std::string path;
+  std::optional<llvm::Error> compileError;
+  double compileSeconds = 0;
+  std::optional<Measurement> measurement;
+  /// Plans whose outputs disagreed with the heuristic's: why.
+  std::string rejection;
+};
+
+/// Builds the variants in parallel, at most `jobs` at once, starting none
+/// after `deadline`.
+void compileVariants(std::vector<Variant> &variants, const CompileOptions &base,
+                     const std::vector<uint64_t> &kernels, int jobs,
+                     Clock::time_point deadline) {
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t v; (v = next++) < variants.size();) {
+      Variant &variant = variants[v];
+      if (Clock::now() > deadline) {
+        variant.compileError = llvm::createStringError(
+            "not compiled: the --budget-seconds ran out");
+        continue;
+      }
+      CompileOptions options = base;
+      options.outputPath = variant.path;
+      options.warnings = nullptr;
+      options.progress = nullptr;
+      for (uint64_t hash : kernels)
+        options.scheduleOverrides[hash] = Schedule{variant.blockSize};
+      auto start = Clock::now();
+      if (llvm::Error e = compileModel(options, llvm::nulls()))
+        variant.compileError = std::move(e);
+      variant.compileSeconds = secondsSince(start);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int j = 0; j < jobs; ++j)
+    threads.emplace_back(work);
+  for (std::thread &thread : threads)
+    thread.join();
+}
+
+/// Why `candidate`'s outputs are not the heuristic's, or "" when they agree.
+std::string compareOutputs(const Measurement &heuristic,
+                           const Measurement &candidate) {
+  if (heuristic.outputs.size() != candidate.outputs.size())
+    return "it has another number of plans";
+  for (size_t p = 0; p < heuristic.outputs.size(); ++p)
+    for (size_t o = 0; o < heuristic.outputs[p].size(); ++o) {
+      auto [dtype, name] = heuristic.outputInfo[p][o];
+      if (std::optional<double> worst = disagreement(
+              dtype, candidate.outputs[p][o], heuristic.outputs[p][o])) {
+        std::string text;
+        llvm::raw_string_ostream(text)
+            << "output '" << name << "' of plan '" << heuristic.planNames[p]
+            << "' differs from the heuristic schedule's by up to "
+            << llvm::format("%.3g", *worst);
+        return text;
+      }
+    }
+  return "";
+}
+
+std::string formatMicros(double micros) {
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::format("%.2f us", micros);
+  return text;
+}
+
+llvm::Error tune(const TuneFlags &flags, llvm::raw_ostream &out) {
+  if (flags.repeats < 1 || flags.warmup < 0)
+    return llvm::createStringError(
+        "tune: --repeats must be at least 1 and --warmup at least 0");
+  if (!(flags.budgetSeconds > 0))
+    return llvm::createStringError("tune: --budget-seconds must be positive");
+  auto converted = compileOptionsFromFlags(flags.compile);
+  if (!converted)
+    return converted.takeError();
+  CompileOptions options = std::move(*converted);
+  options.warnings = &llvm::errs();
+  auto start = Clock::now();
+  auto deadline = start + std::chrono::duration_cast<Clock::duration>(
+                              std::chrono::duration<double>(flags.budgetSeconds));
+
+  // The database is read first: a file that is not one stops the run
+  // before any work.
+  TuningDb db;
+  if (llvm::sys::fs::exists(flags.db)) {
+    auto loaded = TuningDb::load(flags.db);
+    if (!loaded)
+      return loaded.takeError();
+    db = std::move(*loaded);
+    for (const std::string &note : db.notes())
+      llvm::errs() << "graphc: warning: " << note << "\n";
+  }
+  graphc_device_info device;
+  if (graphc_status status = graphc_cuda_device_info(flags.device, &device))
+    return llvm::createStringError(
+        "tune: measuring needs a CUDA GPU: " +
+        llvm::toString(toError(status)));
+  int cudaMajor = cudaCompileMajor();
+  if (!cudaMajor)
+    return llvm::createStringError(
+        "tune: cannot tell the CUDA version kernels are compiled with "
+        "(NVRTC does not say)");
+  // Candidates are built for the GPU that measures them, whatever --arch
+  // a deployment compile asks for: entries are keyed by this SM.
+  options.sms = {device.sm};
+  out << "tune: " << device.name << " (sm_" << device.sm << ", driver "
+      << device.driver_version / 1000 << "." << device.driver_version % 1000 / 10
+      << "), CUDA " << cudaMajor << " kernels, " << kCompilePrecision
+      << (options.cudaEmulation ? ", on the CUDA emulator" : "") << "\n";
+
+  ScratchDirectory scratch;
+  if (std::error_code ec =
+          llvm::sys::fs::createUniqueDirectory("graphc-tune", scratch.path))
+    return llvm::createStringError("tune: cannot create a scratch directory: " +
+                                   ec.message());
+  std::vector<Variant> variants(1);
+  for (int64_t blockSize : kCandidateBlockSizes)
+    variants.emplace_back().blockSize = blockSize;
+  for (Variant &variant : variants)
+    variant.path = (scratch.path + "/block" +
+                    std::to_string(variant.blockSize) + ".so")
+                       .str();
+
+  // The heuristic artifact first: it names the kernels to tune.
+  {
+    CompileOptions heuristic = options;
+    heuristic.outputPath = variants[0].path;
+    heuristic.progress = nullptr;
+    if (llvm::Error e = compileModel(heuristic, llvm::nulls()))
+      return e;
+  }
+  auto baseline = measure(variants[0].path, flags);
+  if (!baseline)
+    return baseline.takeError();
+  variants[0].measurement = std::move(*baseline);
+  const Measurement &heuristic = *variants[0].measurement;
+  std::vector<uint64_t> kernels;
+  for (const auto &[hash, micros] : heuristic.kernelMicros)
+    kernels.push_back(hash);
+  if (kernels.empty()) {
+    out << "tune: the model has no generated kernel to tune (its GEMMs are "
+           "library calls, the rest views)\n";
+    return llvm::Error::success();
+  }
+
+  int jobs = flags.jobs > 0 ? flags.jobs
+                            : std::clamp<int>(std::thread::hardware_concurrency(),
+                                              1, 4);
+  jobs = std::min<int>(jobs, variants.size() - 1);
+  auto compileStart = Clock::now();
+  std::vector<Variant> candidates;
+  for (size_t v = 1; v < variants.size(); ++v)
+    candidates.push_back(std::move(variants[v]));
+  variants.resize(1);
+  compileVariants(candidates, options, kernels, jobs, deadline);
+  out << "tune: compiled " << candidates.size() << " candidate schedules of "
+      << kernels.size() << " kernels in "
+      << llvm::format("%.1f", secondsSince(compileStart)) << " s (" << jobs
+      << (jobs == 1 ? " job" : " jobs") << ")\n";
+
+  auto measureStart = Clock::now();
+  int measured = 1;
+  for (Variant &candidate : candidates) {
+    if (candidate.compileError) {
+      llvm::errs() << "graphc: warning: tune: block_size "
+                   << candidate.blockSize << ": "
+                   << llvm::toString(std::move(*candidate.compileError))
+                   << "\n";
+      candidate.compileError.reset();
+      candidate.rejection = "not compiled";
+      continue;
+    }
+    if (Clock::now() > deadline) {
+      candidate.rejection = "not measured: the --budget-seconds ran out";
+      llvm::errs() << "graphc: warning: tune: block_size "
+                   << candidate.blockSize << " " << candidate.rejection
+                   << "\n";
+      continue;
+    }
+    auto result = measure(candidate.path, flags);
+    if (!result) {
+      candidate.rejection = llvm::toString(result.takeError());
+      llvm::errs() << "graphc: warning: tune: block_size "
+                   << candidate.blockSize << " failed to run: "
+                   << candidate.rejection << "\n";
+      continue;
+    }
+    ++measured;
+    candidate.rejection = compareOutputs(heuristic, *result);
+    if (!candidate.rejection.empty()) {
+      llvm::errs() << "graphc: warning: tune: block_size "
+                   << candidate.blockSize << " is not used: "
+                   << candidate.rejection << "\n";
+      continue;
+    }
+    candidate.measurement = std::move(*result);
+  }
+  out << "tune: measured " << measured << " schedules in "
+      << llvm::format("%.1f", secondsSince(measureStart)) << " s ("
+      << flags.warmup << " warm-up and " << flags.repeats
+      << " timed runs of every plan each)\n";
+
+  // Per kernel, the fastest schedule whose launches differ from the
+  // heuristic's (a candidate that launches the same way is the same
+  // schedule: its block size is clamped to the work).
+  out << "kernel            kind            heuristic        tuned  block  "
+         "speedup  onnx nodes\n";
+  double heuristicTotal = 0, tunedTotal = 0;
+  int64_t faster = 0;
+  for (uint64_t hash : kernels) {
+    double heuristicMicros = heuristic.kernelMicros.at(hash);
+    const std::vector<Launch> &heuristicLaunches =
+        heuristic.kernelLaunches.at(hash);
+    double bestMicros = heuristicMicros;
+    int64_t bestBlock = kHeuristicBlockSize;
+    std::vector<const std::vector<Launch> *> seen{&heuristicLaunches};
+    for (const Variant &candidate : candidates) {
+      if (!candidate.measurement)
+        continue;
+      const Measurement &m = *candidate.measurement;
+      auto launches = m.kernelLaunches.find(hash);
+      auto micros = m.kernelMicros.find(hash);
+      if (launches == m.kernelLaunches.end() || micros == m.kernelMicros.end())
+        continue;
+      if (llvm::any_of(seen, [&](const std::vector<Launch> *other) {
+            return *other == launches->second;
+          }))
+        continue;
+      seen.push_back(&launches->second);
+      if (micros->second * kSignificantSpeedup < bestMicros) {
+        bestMicros = micros->second;
+        bestBlock = candidate.blockSize;
+      }
+    }
+    heuristicTotal += heuristicMicros;
+    tunedTotal += bestMicros;
+    faster += bestBlock != kHeuristicBlockSize;
+    auto [kind, nodes] = heuristic.kernelInfo.at(hash);
+    out << llvm::format("%-16s  %-12s  %11s  %11s  %5lld  %6.2fx  %s\n",
+                        formatKernelHash(hash).c_str(), kind.c_str(),
+                        formatMicros(heuristicMicros).c_str(),
+                        formatMicros(bestMicros).c_str(),
+                        static_cast<long long>(bestBlock),
+                        bestMicros > 0 ? heuristicMicros / bestMicros : 1.0,
+                        nodes.c_str());
+    TuningEntry entry;
+    entry.key = {hash, device.sm, cudaMajor, kCompilePrecision};
+    entry.schedule.blockSize = bestBlock;
+    entry.kind = kind;
+    entry.nodes = nodes;
+    entry.device = device.name;
+    entry.medianNs = std::llround(bestMicros * 1000);
+    entry.heuristicMedianNs = std::llround(heuristicMicros * 1000);
+    db.put(entry);
+  }
+  if (llvm::Error e = db.write(flags.db))
+    return e;
+  out << "tune: " << kernels.size() << " kernels, " << faster
+      << " faster than the heuristic schedule; their medians add up to "
+      << formatMicros(heuristicTotal) << " heuristic, "
+      << formatMicros(tunedTotal) << " tuned; wrote " << flags.db << " ("
+      << db.entries().size() << " entries) in "
+      << llvm::format("%.1f", secondsSince(start)) << " s\n";
+  return llvm::Error::success();
+}
+
+llvm::Error merge(const TuneFlags &flags, llvm::raw_ostream &out) {
+  TuningDb merged;
+  int64_t lost = 0;
+  for (const std::string &path : flags.mergeInputs) {
+    auto db = TuningDb::load(path);
+    if (!db)
+      return db.takeError();
+    lost += merged.merge(*db);
+  }
+  for (const std::string &note : merged.notes())
+    llvm::errs() << "graphc: warning: " << note << "\n";
+  if (llvm::Error e = merged.write(flags.mergeOutput))
+    return e;
+  out << "wrote " << flags.mergeOutput << ": " << merged.entries().size()
+      << " entries from " << flags.mergeInputs.size() << " databases";
+  if (lost)
+    out << " (" << lost << " slower duplicate"
+        << (lost == 1 ? "" : "s") << " dropped)";
+  out << "\n";
+  return llvm::Error::success();
+}
+
+} // namespace
+
+void addTuneCommand(CLI::App &app, int &exitCode) {
+  auto flags = std::make_shared<TuneFlags>();
+  CLI::App *cmd = app.add_subcommand(
+      "tune", "measure kernel schedules on the GPU and record the fastest "
+              "in a tuning database for `graphc compile --tuning-db`");
+  cmd->add_option("model", flags->compile.input, "ONNX model");
+  cmd->add_option("--db", flags->db,
+                  "the tuning database to add the measurements to (created "
+                  "when missing; its other entries are kept)");
+  addModelFlags(*cmd, flags->compile);
+  cmd->add_option("--budget-seconds", flags->budgetSeconds,
+                  "stop compiling and measuring candidates after this long "
+                  "(default 600); what was measured is recorded");
+  cmd->add_option("--repeats", flags->repeats,
+                  "timed runs of every plan per schedule (default 30): the "
+                  "median counts");
+  cmd->add_option("--warmup", flags->warmup,
+                  "untimed runs before them (default 5)");
+  cmd->add_option("--jobs,-j", flags->jobs,
+                  "candidate artifacts compiled at once (default: the CPU "
+                  "count, at most 4)");
+  cmd->add_option("--device", flags->device, "CUDA device ordinal (0)");
+
+  CLI::App *mergeCmd = cmd->add_subcommand(
+      "merge", "join tuning databases: the faster entry of a key wins");
+  mergeCmd->add_option("databases", flags->mergeInputs, "tuning databases")
+      ->required()
+      ->check(CLI::ExistingFile);
+  mergeCmd->add_option("-o,--output", flags->mergeOutput,
+                       "the merged database (may be one of the inputs)")
+      ->required();
+  mergeCmd->callback([flags, &exitCode] {
+    if (llvm::Error e = merge(*flags, llvm::outs()))
+      exitCode = reportError(std::move(e));
+    else
+      exitCode = 0;
+  });
+  cmd->callback([cmd, mergeCmd, flags, &exitCode] {
+    if (mergeCmd->parsed())
+      return;
+    if (flags->compile.input.empty() || flags->db.empty()) {
+      exitCode = reportError(llvm::createStringError(
+          "tune: give a model and --db FILE (or: graphc tune merge A B -o C)"));
+      return;
+    }
+    if (llvm::Error e = tune(*flags, llvm::outs()))
+      exitCode = reportError(std::move(e));
+    else
+      exitCode = 0;
+  });
+}
+
+} // namespace graphc::tools
