@@ -940,3 +940,71 @@ TEST(RuntimeCuda, RunsLibraryStepsOnTheGpu) {
 }
 
 } // namespace
+
+// GRAPHC_SESSION_PROFILE_STEPS times each step of the last plan launch;
+// graphc_model_step_info says what each step is.
+TEST(Runtime, ProfilesSteps) {
+  graphc_model *model = loadOrDie(modelPath("affine_model"));
+  ASSERT_NE(model, nullptr);
+  Tensor x({2, 3}, {1, 2, 3, 4, 5, 6});
+  Tensor bias({3}, {1, 1, 1});
+  Tensor y({2, 3}, std::vector<float>(6));
+  Tensor scaled({2, 3}, std::vector<float>(6));
+  DLTensor inputs[] = {x.tensor, bias.tensor};
+  DLTensor outputs[] = {y.tensor, scaled.tensor};
+  int32_t plan = -1, steps = -1;
+
+  // Without the flag there is nothing to read.
+  graphc_session *plain = nullptr;
+  ASSERT_GRAPHC_OK(graphc_session_create(model, nullptr, &plain));
+  ASSERT_GRAPHC_OK(graphc_session_run(plain, inputs, 2, nullptr, outputs, 2));
+  Status unprofiled(graphc_session_step_times(plain, &plan, nullptr, 0, &steps));
+  EXPECT_EQ(unprofiled.code(), GRAPHC_FAILED_PRECONDITION);
+  graphc_session_release(plain);
+
+  graphc_session_options options;
+  graphc_session_options_init(&options);
+  options.flags = GRAPHC_SESSION_PROFILE_STEPS;
+  graphc_session *session = nullptr;
+  ASSERT_GRAPHC_OK(graphc_session_create(model, &options, &session));
+  Status early(graphc_session_step_times(session, &plan, nullptr, 0, &steps));
+  EXPECT_EQ(early.code(), GRAPHC_FAILED_PRECONDITION);
+  EXPECT_EQ(early.message(), "no run has been profiled yet");
+
+  ASSERT_GRAPHC_OK(graphc_session_run(session, inputs, 2, nullptr, outputs, 2));
+  EXPECT_EQ(y.values, affine(x.values, bias.values));
+  ASSERT_GRAPHC_OK(graphc_session_step_times(session, &plan, nullptr, 0, &steps));
+  int32_t selected = -1;
+  int32_t ranks[] = {2, 1};
+  const int64_t xDims[] = {2, 3}, biasDims[] = {3};
+  const int64_t *dims[] = {xDims, biasDims};
+  ASSERT_GRAPHC_OK(
+      graphc_model_select_plan(model, 2, nullptr, ranks, dims, &selected));
+  EXPECT_EQ(plan, selected);
+  graphc_plan_info info;
+  ASSERT_GRAPHC_OK(graphc_model_plan_info(model, plan, &info));
+  ASSERT_EQ(steps, info.num_steps);
+  ASSERT_GT(steps, 0);
+  std::vector<double> micros(steps, -1.0);
+  ASSERT_GRAPHC_OK(graphc_session_step_times(session, &plan, micros.data(),
+                                             steps, &steps));
+  for (int32_t s = 0; s < steps; ++s) {
+    EXPECT_GE(micros[s], 0.0) << "step " << s;
+    graphc_step_info step;
+    ASSERT_GRAPHC_OK(graphc_model_step_info(model, plan, s, &step));
+    // Host calls name their kernel; a copy has none. Neither launches.
+    if (step.kind == GRAPHC_STEP_COPY) {
+      EXPECT_EQ(step.kernel, -1) << "step " << s;
+    } else {
+      EXPECT_EQ(step.kind, GRAPHC_STEP_HOST_CALL) << "step " << s;
+      EXPECT_GE(step.kernel, 0);
+      EXPECT_LT(step.kernel, graphc_model_kernel_count(model));
+    }
+    EXPECT_EQ(step.block[0], 0u);
+  }
+  graphc_step_info step;
+  Status past(graphc_model_step_info(model, plan, steps, &step));
+  EXPECT_EQ(past.code(), GRAPHC_INVALID_ARGUMENT);
+  graphc_session_release(session);
+  graphc_model_release(model);
+}
