@@ -183,7 +183,7 @@ ExecTables::kernelFor(kernel::FusionOp fusion, exec::PlanOp plan,
       kernelBuilder.getArrayAttr({}), /*grid=*/nullptr, /*block=*/nullptr,
       /*shared_bytes=*/nullptr, /*flops=*/nullptr, /*bytes_read=*/nullptr,
       /*bytes_written=*/nullptr, /*flop_type=*/nullptr,
-      fusion.getLibraryAttr(), gemm);
+      fusion.getLibraryAttr(), gemm, /*unit=*/nullptr);
   IRMapping mapping;
   fusion.getBody().cloneInto(&kernelOp.getBody(), mapping);
   inlineConstantInputs(fusion, kernelOp);

@@ -62,8 +62,11 @@ GemmAttr::verify(function_ref<InFlightDiagnostic()> emitError, bool transA,
 LogicalResult KernelOp::verify() {
   if (getLibrary().has_value() != static_cast<bool>(getGemm()))
     return emitOpError("sets library and gemm together or none");
-  if (getLibrary() && (getGrid() || getBlock() || getSharedBytes()))
+  if (getLibrary() && (getGrid() || getBlock() || getSharedBytes() ||
+                       getUnit()))
     return emitOpError("is a library kernel and has no launch dimensions");
+  if (getUnit() && *getUnit() > uint64_t(std::numeric_limits<int32_t>::max()))
+    return emitOpError("unit must be in [0, 2^31)");
   if (GemmAttr gemm = getGemmAttr()) {
     Block &body = getBody().front();
     int64_t numArgs = body.getNumArguments() +

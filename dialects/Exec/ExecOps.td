@@ -142,7 +142,8 @@ def Exec_KernelOp : Exec_Op<"kernel", [Symbol, IsolatedFromAbove,
     `exec.argument` attribute, since the launch still passes that input.
     Identical fusions across buckets share one kernel. On the cuda target,
     codegen sets the launch of the kernel's static shapes: `grid` and
-    `block` (x, y, z) and `shared_bytes` of dynamic shared memory.
+    `block` (x, y, z) and `shared_bytes` of dynamic shared memory; and
+    `unit`, the CUDA module (one NVRTC program) whose images hold its code.
 
     The cost model (graphc-estimate-kernel-cost) sets what one launch costs:
     `flops` (arithmetic, a multiply-add counting two), `bytes_read` and
@@ -166,7 +167,8 @@ def Exec_KernelOp : Exec_Op<"kernel", [Symbol, IsolatedFromAbove,
                        OptionalAttr<I64Attr>:$bytes_written,
                        OptionalAttr<TypeAttr>:$flop_type,
                        OptionalAttr<Exec_LibraryAttr>:$library,
-                       OptionalAttr<Exec_GemmAttr>:$gemm);
+                       OptionalAttr<Exec_GemmAttr>:$gemm,
+                       OptionalAttr<I64Attr>:$unit);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name $kind attr-dict-with-keyword $body";
   let hasVerifier = 1;

@@ -300,11 +300,15 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
        << ", "
        << (kernel.getGemm() ? "&kGemm" + std::to_string(i)
                             : std::string("nullptr"))
+       << ", "
+       << (options.cudaTarget && kernel.getUnit()
+               ? static_cast<int64_t>(*kernel.getUnit())
+               : int64_t(-1))
        << "},\n";
   }
   if (parts.kernels.empty())
     os << "  {nullptr, nullptr, nullptr, 0, nullptr, 0, 0, 0, 0, 0, "
-          "nullptr},\n";
+          "nullptr, -1},\n";
   os << "};\n";
 
   // Plans. The arguments of all of a plan's steps are one array that each
@@ -429,11 +433,15 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
   }
 
   os << "static const graphc_image_desc kImages[] = {\n";
-  for (auto [i, image] : enumerate(options.images))
+  int numUnits = 0;
+  for (auto [i, image] : enumerate(options.images)) {
     os << "  {" << image.sm << ", " << image.format
-       << ", graphc_image_" << i << ", " << image.data.size() << "ull},\n";
+       << ", graphc_image_" << i << ", " << image.data.size() << "ull, "
+       << image.unit << "},\n";
+    numUnits = std::max(numUnits, image.unit + 1);
+  }
   if (options.images.empty())
-    os << "  {0, 0, nullptr, 0},\n";
+    os << "  {0, 0, nullptr, 0, 0},\n";
   os << "};\n";
 
   // The checksum, weights_checksum and weights_offset fields stay zero here:
@@ -451,7 +459,7 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
      << (weightsSideName.empty() ? "nullptr" : cppStringLiteral(weightsSideName))
      << ",\n  0, 0,\n  " << parts.bucketDims.size() << ", "
      << (parts.bucketDims.empty() ? "nullptr" : "kBucketDims")
-     << ",\n  0ull};\n\n"
+     << ",\n  0ull, " << numUnits << "};\n\n"
      << "extern \"C\" __attribute__((visibility(\"default\"))) const "
         "graphc_model_desc *graphc_model_descriptor_v1(void) {\n"
      << "  return &kModel;\n}\n";

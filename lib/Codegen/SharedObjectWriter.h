@@ -19,6 +19,7 @@ struct DeviceImage {
   int sm = 0;
   int format = 0; // graphc_image_format
   std::vector<char> data;
+  int unit = 0; // graphc_image_desc.unit; the kernels' `unit` name them
 };
 
 struct SharedObjectOptions {
@@ -26,8 +27,9 @@ struct SharedObjectOptions {
   bool cudaTarget = false;
   /// Weights go to `<outputPath>.weights` instead of into the .so.
   bool weightsSideFile = false;
-  /// cuda only: images holding every kernel (whose launches the
-  /// exec.kernel ops carry).
+  /// cuda only: the images of every unit (units 0..n-1, each with at least
+  /// one), holding the kernels whose `unit`, like their launch, the
+  /// exec.kernel ops carry.
   std::vector<DeviceImage> images;
   /// Where to build; empty for a fresh temporary directory (removed on
   /// success, kept on failure).

@@ -114,11 +114,45 @@ void printModule(ModuleOp module, llvm::raw_ostream &out) {
 }
 
 #if GRAPHC_HAVE_CUDA_CODEGEN
-/// CUDA source for every kernel; sets each exec.kernel's launch.
+/// A unit ends after a kernel whose mixed content hash is this minus one
+/// modulo this, or at kMaxUnitKernels kernels.
+constexpr uint64_t kUnitSpread = 8;
+constexpr size_t kMaxUnitKernels = 32;
+
+/// Splits `kernels` (in module order) into the CUDA module units NVRTC
+/// compiles one by one. The boundaries depend on the kernels' own contents,
+/// so that changing one kernel changes its unit alone (and, when it moves a
+/// boundary, a neighbour), and the compile cache keeps the other units'
+/// images.
+std::vector<std::vector<exec::KernelOp>>
+splitIntoUnits(ArrayRef<exec::KernelOp> kernels) {
+  std::vector<std::vector<exec::KernelOp>> units;
+  std::vector<exec::KernelOp> current;
+  for (exec::KernelOp kernel : kernels) {
+    current.push_back(kernel);
+    uint64_t hash = 0;
+    parseKernelHash(kernel.getHash(), hash);
+    // splitmix64's finaliser: every bit of the hash moves the boundary.
+    hash = (hash ^ (hash >> 30)) * 0xbf58476d1ce4e5b9ull;
+    hash = (hash ^ (hash >> 27)) * 0x94d049bb133111ebull;
+    hash ^= hash >> 31;
+    if (hash % kUnitSpread == kUnitSpread - 1 ||
+        current.size() == kMaxUnitKernels) {
+      units.push_back(std::move(current));
+      current.clear();
+    }
+  }
+  if (!current.empty())
+    units.push_back(std::move(current));
+  return units;
+}
+
+/// The generated CUDA: the whole module (what --emit source prints) and one
+/// module per unit, `units` of them (one with `singleUnit`). Sets each
+/// exec.kernel's launch and unit.
 llvm::Error generateCuda(ModuleOp module, const CompileOptions &options,
-                         std::string &source) {
-  source = codegen::cudaModulePreamble().str();
-  source += "\n";
+                         bool singleUnit, std::string &source,
+                         std::vector<std::string> &unitSources) {
   // Library kernels have no code: the runtime calls the library.
   SmallVector<exec::KernelOp> kernels;
   for (auto kernel : module.getOps<exec::KernelOp>())
@@ -126,6 +160,7 @@ llvm::Error generateCuda(ModuleOp module, const CompileOptions &options,
       kernels.push_back(kernel);
   int64_t total = kernels.size();
   int64_t done = 0;
+  llvm::DenseMap<Operation *, std::string> code;
   for (auto kernel : kernels) {
     if (options.progress)
       options.progress->kernels(done++, total);
@@ -134,8 +169,7 @@ llvm::Error generateCuda(ModuleOp module, const CompileOptions &options,
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      "cannot emit cuda kernel %s",
                                      kernel.getSymName().str().c_str());
-    source += emitted->source;
-    source += "\n";
+    code[kernel] = emitted->source;
     // The launch travels with the kernel: --emit exec shows it and the
     // .so writer reads it from there.
     Builder b(kernel.getContext());
@@ -147,6 +181,25 @@ llvm::Error generateCuda(ModuleOp module, const CompileOptions &options,
   }
   if (options.progress)
     options.progress->kernels(total, total);
+  std::string preamble = codegen::cudaModulePreamble().str() + "\n";
+  source = preamble;
+  for (exec::KernelOp kernel : kernels)
+    source += code[kernel] + "\n";
+  std::vector<std::vector<exec::KernelOp>> units;
+  if (singleUnit && !kernels.empty())
+    units.push_back(std::vector<exec::KernelOp>(kernels.begin(), kernels.end()));
+  else
+    units = splitIntoUnits(kernels);
+  unitSources.clear();
+  for (auto [u, unit] : llvm::enumerate(units)) {
+    std::string text = preamble;
+    for (exec::KernelOp kernel : unit) {
+      text += code[kernel] + "\n";
+      kernel.setUnitAttr(
+          Builder(kernel.getContext()).getI64IntegerAttr(u));
+    }
+    unitSources.push_back(std::move(text));
+  }
   return llvm::Error::success();
 }
 #endif
@@ -576,9 +629,13 @@ llvm::Error compileModel(const CompileOptions &options,
   // sets their launch on the exec.kernel ops.
 #if GRAPHC_HAVE_CUDA_CODEGEN
   std::string cudaSource;
+  std::vector<std::string> cudaUnits;
   if (options.target == Target::cuda) {
     stage("codegen");
-    if (llvm::Error e = generateCuda(module, options, cudaSource)) {
+    // The emulator's units would each be a host compiler run: one will do
+    // for tests.
+    if (llvm::Error e = generateCuda(module, options, options.cudaEmulation,
+                                     cudaSource, cudaUnits)) {
       llvm::consumeError(std::move(e));
       return diagnostics.takeError("cuda code generation failed");
     }
@@ -601,29 +658,30 @@ llvm::Error compileModel(const CompileOptions &options,
       out << cudaSource;
       return llvm::Error::success();
     }
+    // A model whose kernels are all library calls has no image to build.
     std::vector<codegen::CudaImage> images;
-    if (options.cudaEmulation) {
+    if (options.cudaEmulation && !cudaUnits.empty()) {
       stage("emulation_compile");
       std::vector<std::string> kernels;
       for (auto kernel : module.getOps<exec::KernelOp>())
         if (!kernel.getLibrary())
           kernels.push_back(kernel.getSymName().str());
       auto image = codegen::compileCudaEmulationModule(
-          cudaSource, kernels, options.keepDir, cache.get());
+          cudaUnits.front(), kernels, options.keepDir, cache.get());
       if (!image)
         return image.takeError();
       images.push_back(std::move(*image));
-    } else {
+    } else if (!cudaUnits.empty()) {
       stage("nvrtc");
-      auto compiled = codegen::compileCudaModule(cudaSource, options.sms,
-                                                 options.keepDir, cache.get());
+      auto compiled = codegen::compileCudaUnits(cudaUnits, options.sms,
+                                                options.keepDir, cache.get());
       if (!compiled)
         return compiled.takeError();
       images = std::move(*compiled);
     }
     for (codegen::CudaImage &image : images)
-      so.images.push_back(
-          {image.sm, static_cast<int>(image.format), std::move(image.data)});
+      so.images.push_back({image.sm, static_cast<int>(image.format),
+                           std::move(image.data), image.unit});
 #endif
   } else if (options.emit == EmitStage::source) {
     auto source = codegen::emitModelSource(module, so);

@@ -21,6 +21,7 @@
 #include <new>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 using namespace graphc::rt;
 
@@ -478,6 +479,7 @@ void Reader::read() {
                              : " calls a library without a GEMM record"));
     if (gemm)
       kernel.gemm = readGemm(gemm, what);
+    kernel.unit = loaded<int32_t>(at + offsetof(graphc_kernel_desc, unit), kw);
     view.kernels.push_back(std::move(kernel));
   }
   auto [images, numImages] =
@@ -499,8 +501,34 @@ void Reader::read() {
     if (!bytes || !image.size)
       malformed(what + " is empty");
     image.fileOffset = fileOffsetOf(bytes, image.size, iw);
+    image.unit = loaded<int32_t>(at + offsetof(graphc_image_desc, unit), iw);
     view.images.push_back(image);
   }
+  // The same rules as the runtime's descriptor check: a module per unit,
+  // each with an image, and every generated cuda kernel in one.
+  view.numUnits = loaded<int32_t>(GRAPHC_FIELD(num_units), w);
+  if (view.numUnits < 0)
+    malformed("the unit count is negative");
+  if (size_t(view.numUnits) > view.images.size())
+    malformed(std::to_string(view.numUnits) + " units but " +
+              std::to_string(view.images.size()) + " images");
+  std::vector<bool> unitHasImage(view.numUnits, false);
+  for (size_t i = 0; i < view.images.size(); ++i) {
+    int32_t unit = view.images[i].unit;
+    if (unit < 0 || unit >= view.numUnits)
+      malformed("image " + std::to_string(i) + " is of unit " +
+                std::to_string(unit) + ", out of range");
+    unitHasImage[unit] = true;
+  }
+  for (int32_t u = 0; u < view.numUnits; ++u)
+    if (!unitHasImage[u])
+      malformed("unit " + std::to_string(u) + " has no image");
+  if (view.target == GRAPHC_TARGET_CUDA && view.numUnits > 0)
+    for (const ArtifactKernel &kernel : view.kernels)
+      if (kernel.library == GRAPHC_LIBRARY_NONE &&
+          (kernel.unit < 0 || kernel.unit >= view.numUnits))
+        malformed("kernel '" + kernel.name + "' is in unit " +
+                  std::to_string(kernel.unit) + ", out of range");
 
   auto [dims, numDims] =
       table(offsetof(graphc_model_desc, num_bucket_dims),

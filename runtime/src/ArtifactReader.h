@@ -77,6 +77,8 @@ struct ArtifactKernel {
   /// graphc_library, and for a library kernel its GEMM.
   int32_t library = 0;
   std::optional<ArtifactGemm> gemm;
+  /// cuda, generated kernels: the module unit holding its code.
+  int32_t unit = 0;
 };
 
 struct ArtifactImage {
@@ -84,6 +86,7 @@ struct ArtifactImage {
   int32_t format = 0; // graphc_image_format
   uint64_t size = 0;
   uint64_t fileOffset = 0;
+  int32_t unit = 0;
 };
 
 /// The descriptor of an artifact, as read from its file.
@@ -96,6 +99,8 @@ struct ArtifactView {
   std::vector<ArtifactBucketDim> bucketDims;
   std::vector<ArtifactKernel> kernels;
   std::vector<ArtifactImage> images;
+  /// The module units of the generated kernels (graphc_image_desc).
+  int32_t numUnits = 0;
   uint64_t weightsSize = 0;
   /// Embedded weights (in a loadable segment) and appended ones (after the
   /// ELF image) lie at weightsFileOffset; otherwise they are in the side

@@ -13,12 +13,15 @@
 using namespace graphc::rt;
 
 namespace {
-std::string listImages(const graphc_model_desc &desc) {
+/// The images of `unit` (every unit has the same kinds).
+std::string listImages(const graphc_model_desc &desc, int32_t unit) {
   std::string text;
   for (int32_t i = 0; i < desc.num_images; ++i) {
-    if (i)
-      text += ", ";
     const graphc_image_desc &image = desc.images[i];
+    if (image.unit != unit)
+      continue;
+    if (!text.empty())
+      text += ", ";
     if (image.format == GRAPHC_IMAGE_HOST_EMULATION)
       text += "a host emulation image";
     else
@@ -59,30 +62,31 @@ graphc_status queryDevice(const cu::Driver &drv, int32_t ordinal,
   return nullptr;
 }
 
-/// Sets `image` to the image to load on device `ordinal`, or -1 for a model
-/// without images (nothing but library kernels).
+/// Sets `images` to the image of each unit to load on device `ordinal`
+/// (none for a model without generated kernels).
 graphc_status checkCoverage(const graphc_model &model, const cu::Driver &drv,
                             int32_t ordinal, cu::Device &device,
-                            int32_t &image) {
+                            std::vector<int32_t> &images) {
   int32_t sm = 0;
   std::string name;
   if (graphc_status status = queryDevice(drv, ordinal, device, sm, name))
     return status;
-  image = -1;
-  if (model.desc->num_images == 0)
-    return nullptr;
-  std::string error;
-  image = selectImage(*model.desc, sm, error);
-  if (image < 0)
-    return makeStatus(GRAPHC_FAILED_PRECONDITION,
-                      "model '" + model.path + "' cannot run on CUDA device " +
-                          std::to_string(ordinal) + " '" + name +
-                          "': " + error);
-  // PTX is JIT-compiled by the driver, which must know the PTX ISA that
-  // NVRTC wrote; otherwise the load fails with a bare "unsupported PTX
-  // version".
-  const graphc_image_desc &chosen = model.desc->images[image];
-  if (chosen.format == GRAPHC_IMAGE_PTX) {
+  images.clear();
+  for (int32_t unit = 0; unit < model.desc->num_units; ++unit) {
+    std::string error;
+    int32_t image = selectImage(*model.desc, sm, error, unit);
+    if (image < 0)
+      return makeStatus(GRAPHC_FAILED_PRECONDITION,
+                        "model '" + model.path + "' cannot run on CUDA device " +
+                            std::to_string(ordinal) + " '" + name +
+                            "': " + error);
+    images.push_back(image);
+    // PTX is JIT-compiled by the driver, which must know the PTX ISA that
+    // NVRTC wrote; otherwise the load fails with a bare "unsupported PTX
+    // version".
+    const graphc_image_desc &chosen = model.desc->images[image];
+    if (chosen.format != GRAPHC_IMAGE_PTX)
+      continue;
     std::string isa;
     int required = ptxRequiredDriver(static_cast<const char *>(chosen.data),
                                      chosen.size, isa);
@@ -160,7 +164,7 @@ std::string graphc::rt::driverVersionText(int version) {
 }
 
 int32_t graphc::rt::selectImage(const graphc_model_desc &desc, int32_t sm,
-                                std::string &error) {
+                                std::string &error, int32_t unit) {
   // Preference: the device's own cubin; else a cubin of the same major
   // version and an older minor (binary compatible, e.g. sm_80 on sm_86);
   // else the newest PTX the device can JIT. A host emulation image comes
@@ -171,6 +175,8 @@ int32_t graphc::rt::selectImage(const graphc_model_desc &desc, int32_t sm,
   int32_t emulation = -1;
   for (int32_t i = 0; i < desc.num_images; ++i) {
     const graphc_image_desc &image = desc.images[i];
+    if (image.unit != unit)
+      continue;
     bool cubin = image.format == GRAPHC_IMAGE_CUBIN;
     if (cubin && image.sm == sm)
       return i;
@@ -189,7 +195,7 @@ int32_t graphc::rt::selectImage(const graphc_model_desc &desc, int32_t sm,
     return emulation;
   if (bestPtx < 0)
     error = "the device is sm_" + std::to_string(sm) + " and the model has " +
-            listImages(desc) + ": no cubin for sm_" + std::to_string(sm) +
+            listImages(desc, unit) + ": no cubin for sm_" + std::to_string(sm) +
             " and no PTX for sm_" + std::to_string(sm) +
             " or older (recompile with --arch sm_" + std::to_string(sm) + ")";
   return bestPtx;
@@ -203,8 +209,9 @@ graphc_status CudaModel::create(const graphc_model &model, int32_t ordinal,
     return makeStatus(GRAPHC_UNAVAILABLE,
                       "cannot run cuda model '" + model.path + "': " + error);
   cu::Device device;
-  int32_t image;
-  if (graphc_status status = checkCoverage(model, *drv, ordinal, device, image))
+  std::vector<int32_t> images;
+  if (graphc_status status =
+          checkCoverage(model, *drv, ordinal, device, images))
     return status;
   // cuBLASLt only when a kernel calls it, and every such GEMM one it runs.
   const lt::Library *cublasLt = nullptr;
@@ -236,8 +243,9 @@ CudaModel::~CudaModel() {
       cu::RelaxedCaptureGuard relaxed(drv);
       if (state->weights)
         drv.memFree(state->weights);
-      if (state->module)
-        drv.moduleUnload(state->module);
+      for (cu::Module module : state->modules)
+        if (module)
+          drv.moduleUnload(module);
     }
     drv.primaryCtxRelease(state->device);
   }
@@ -273,56 +281,62 @@ graphc_status CudaModel::acquire(const graphc_model &model, int32_t ordinal,
   return nullptr;
 }
 
-graphc_status CudaModel::loadImage(const graphc_model &model, CudaDevice &state,
-                                   int32_t image) {
+graphc_status CudaModel::loadImages(const graphc_model &model,
+                                    CudaDevice &state,
+                                    const std::vector<int32_t> &images) {
   const graphc_model_desc &desc = *model.desc;
   auto fail = [&](const std::string &what, cu::Result result) {
     return deviceFailure(drv, state.ordinal, what, result);
   };
-  const graphc_image_desc &chosen = desc.images[image];
-  cu::Result result = drv.moduleLoadData(&state.module, chosen.data);
-  if (result == cu::kErrorUnsupportedPtxVersion) {
-    state.module = nullptr;
-    int version = 0;
-    drv.driverGetVersion(&version);
-    return makeStatus(GRAPHC_FAILED_PRECONDITION,
-                      "cannot load the sm_" + std::to_string(chosen.sm) +
-                          " PTX of '" + model.path + "' on CUDA device " +
-                          std::to_string(state.ordinal) +
-                          ": the driver (CUDA " + driverVersionText(version) +
-                          ") is older than the NVRTC that wrote the PTX; "
-                          "update the NVIDIA driver or recompile with --arch "
-                          "for this GPU (" +
-                          drv.describe(result) + ")");
-  }
-  if (result != cu::kSuccess &&
-      chosen.format == GRAPHC_IMAGE_HOST_EMULATION) {
-    state.module = nullptr;
-    return makeStatus(GRAPHC_FAILED_PRECONDITION,
-                      "model '" + model.path +
-                          "' was compiled with --cuda-emulation: its kernels "
-                          "are host code for graphc's CUDA emulator, which "
-                          "CUDA device " + std::to_string(state.ordinal) +
-                          " cannot load (" + drv.describe(result) +
-                          "); recompile without --cuda-emulation");
-  }
-  if (result != cu::kSuccess) {
-    state.module = nullptr;
+  state.modules.assign(images.size(), nullptr);
+  for (size_t unit = 0; unit < images.size(); ++unit) {
+    const graphc_image_desc &chosen = desc.images[images[unit]];
+    cu::Module &module = state.modules[unit];
+    cu::Result result = drv.moduleLoadData(&module, chosen.data);
+    if (result == cu::kSuccess)
+      continue;
+    module = nullptr;
+    if (result == cu::kErrorUnsupportedPtxVersion) {
+      int version = 0;
+      drv.driverGetVersion(&version);
+      return makeStatus(GRAPHC_FAILED_PRECONDITION,
+                        "cannot load the sm_" + std::to_string(chosen.sm) +
+                            " PTX of '" + model.path + "' on CUDA device " +
+                            std::to_string(state.ordinal) +
+                            ": the driver (CUDA " + driverVersionText(version) +
+                            ") is older than the NVRTC that wrote the PTX; "
+                            "update the NVIDIA driver or recompile with --arch "
+                            "for this GPU (" +
+                            drv.describe(result) + ")");
+    }
+    if (chosen.format == GRAPHC_IMAGE_HOST_EMULATION)
+      return makeStatus(GRAPHC_FAILED_PRECONDITION,
+                        "model '" + model.path +
+                            "' was compiled with --cuda-emulation: its kernels "
+                            "are host code for graphc's CUDA emulator, which "
+                            "CUDA device " + std::to_string(state.ordinal) +
+                            " cannot load (" + drv.describe(result) +
+                            "); recompile without --cuda-emulation");
     return fail(std::string("cannot load the sm_") + std::to_string(chosen.sm) +
                     (chosen.format == GRAPHC_IMAGE_PTX ? " PTX" : " cubin") +
-                    " of '" + model.path + "'",
+                    " of unit " + std::to_string(unit) + " of '" + model.path +
+                    "'",
                 result);
   }
+  cu::Result result;
   for (int32_t k = 0; k < desc.num_kernels; ++k) {
     // Library kernels are in no image.
     if (desc.kernels[k].library != GRAPHC_LIBRARY_NONE)
       continue;
-    result = drv.moduleGetFunction(&state.functions[k], state.module,
+    // The descriptor check put every unit in range.
+    int32_t unit = desc.kernels[k].unit;
+    result = drv.moduleGetFunction(&state.functions[k], state.modules[unit],
                                    desc.kernels[k].name);
     if (result != cu::kSuccess)
       return makeStatus(GRAPHC_DATA_LOSS,
                         "kernel '" + std::string(desc.kernels[k].name) +
-                            "' is missing from the image of '" + model.path +
+                            "' is missing from the unit " +
+                            std::to_string(unit) + " image of '" + model.path +
                             "': " + drv.describe(result));
   }
   // Kernels asking for more dynamic shared memory than the default must opt
@@ -353,9 +367,9 @@ graphc_status CudaModel::loadImage(const graphc_model &model, CudaDevice &state,
 
 graphc_status CudaModel::setUp(const graphc_model &model, CudaDevice &state) {
   const graphc_model_desc &desc = *model.desc;
-  int32_t image;
+  std::vector<int32_t> images;
   if (graphc_status status =
-          checkCoverage(model, drv, state.ordinal, state.device, image))
+          checkCoverage(model, drv, state.ordinal, state.device, images))
     return status;
   auto fail = [&](const std::string &what, cu::Result result) {
     return deviceFailure(drv, state.ordinal, what, result);
@@ -372,8 +386,8 @@ graphc_status CudaModel::setUp(const graphc_model &model, CudaDevice &state) {
   cu::RelaxedCaptureGuard relaxed(drv);
 
   state.functions.assign(desc.num_kernels, nullptr);
-  if (image >= 0)
-    if (graphc_status status = loadImage(model, state, image))
+  if (!images.empty())
+    if (graphc_status status = loadImages(model, state, images))
       return status;
   if (desc.weights_size) {
     result = drv.memAlloc(&state.weights, desc.weights_size);

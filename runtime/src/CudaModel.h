@@ -16,10 +16,10 @@ namespace graphc::rt {
 /// Picks the image to load on a device of compute capability `sm` (major *
 /// 10 + minor): the cubin built for exactly that SM, else the newest cubin of
 /// the same major version and an older minor (binary compatible), else the
-/// PTX with the highest SM not above it. Returns -1 and sets `error` when
-/// none fits.
+/// PTX with the highest SM not above it, among the images of `unit`.
+/// Returns -1 and sets `error` when none fits.
 int32_t selectImage(const graphc_model_desc &desc, int32_t sm,
-                    std::string &error);
+                    std::string &error, int32_t unit = 0);
 
 /// The oldest driver (cuDriverGetVersion encoding: 1000 * major + 10 *
 /// minor) that can JIT PTX text `ptx`, from its `.version` directive: PTX ISA
@@ -37,8 +37,9 @@ struct CudaDevice {
   int32_t ordinal = 0;
   cu::Device device = 0;
   cu::Context context = nullptr;
-  /// Null when the model has no image (only library kernels).
-  cu::Module module = nullptr;
+  /// One per unit of the descriptor; none when the model has no generated
+  /// kernel (only library kernels).
+  std::vector<cu::Module> modules;
   /// One per descriptor kernel; null for library kernels.
   std::vector<cu::Function> functions;
   cu::DevicePtr weights = 0;
@@ -67,9 +68,9 @@ public:
 private:
   CudaModel(const cu::Driver &drv, const lt::Library *lt) : drv(drv), lt(lt) {}
   graphc_status setUp(const graphc_model &model, CudaDevice &state);
-  /// Loads image `image` and finds the generated kernels in it.
-  graphc_status loadImage(const graphc_model &model, CudaDevice &state,
-                          int32_t image);
+  /// Loads `images` (one per unit) and finds the generated kernels in them.
+  graphc_status loadImages(const graphc_model &model, CudaDevice &state,
+                           const std::vector<int32_t> &images);
 
   const cu::Driver &drv;
   const lt::Library *lt;

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <optional>
+#include <vector>
 
 using namespace graphc::rt;
 
@@ -445,7 +446,7 @@ std::string graphc::rt::checkDescriptor(const graphc_model_desc &desc) {
   if (desc.target != GRAPHC_TARGET_CPU && desc.target != GRAPHC_TARGET_CUDA)
     return "unknown target " + std::to_string(desc.target);
   if (desc.num_inputs < 0 || desc.num_outputs < 0 || desc.num_plans < 0 ||
-      desc.num_kernels < 0 || desc.num_images < 0)
+      desc.num_kernels < 0 || desc.num_images < 0 || desc.num_units < 0)
     return "negative table size";
   if ((desc.num_inputs && !desc.inputs) ||
       (desc.num_outputs && !desc.outputs) || (desc.num_plans && !desc.plans) ||
@@ -478,7 +479,32 @@ std::string graphc::rt::checkDescriptor(const graphc_model_desc &desc) {
         image.format != GRAPHC_IMAGE_HOST_EMULATION)
       return "image " + std::to_string(i) + " has unknown format " +
              std::to_string(image.format);
+    if (image.unit < 0 || image.unit >= desc.num_units)
+      return "image " + std::to_string(i) + " is of unit " +
+             std::to_string(image.unit) + ", out of range (the model has " +
+             std::to_string(desc.num_units) + ")";
   }
+  // Every unit is a module of its own: it needs an image, and every
+  // generated cuda kernel one unit holding its code.
+  if (desc.num_units > desc.num_images)
+    return std::to_string(desc.num_units) + " units but " +
+           std::to_string(desc.num_images) + " images";
+  std::vector<bool> unitHasImage(desc.num_units, false);
+  for (int32_t i = 0; i < desc.num_images; ++i)
+    unitHasImage[desc.images[i].unit] = true;
+  for (int32_t u = 0; u < desc.num_units; ++u)
+    if (!unitHasImage[u])
+      return "unit " + std::to_string(u) + " has no image";
+  // Without units no kernel has code, and a launch is refused below.
+  if (desc.target == GRAPHC_TARGET_CUDA && desc.num_units > 0)
+    for (int32_t k = 0; k < desc.num_kernels; ++k) {
+      const graphc_kernel_desc &kernel = desc.kernels[k];
+      if (kernel.library == GRAPHC_LIBRARY_NONE &&
+          (kernel.unit < 0 || kernel.unit >= desc.num_units))
+        return "kernel '" + std::string(kernel.name) + "' is in unit " +
+               std::to_string(kernel.unit) + ", out of range (the model has " +
+               std::to_string(desc.num_units) + ")";
+    }
   bool sideFile = desc.weights_file && desc.weights_file[0];
   if (desc.weights_size && !desc.weights && !desc.weights_offset && !sideFile)
     return "weights neither embedded, appended nor in a side file";

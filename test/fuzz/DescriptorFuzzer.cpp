@@ -48,6 +48,7 @@ public:
       k.host_fn = bytes.ConsumeBool() ? hostFunction : nullptr;
       k.library = bytes.ConsumeIntegralInRange<int32_t>(-1, 2);
       k.gemm = bytes.ConsumeBool() ? gemm() : nullptr;
+      k.unit = bytes.ConsumeIntegralInRange<int32_t>(-1, 3);
     });
     desc.num_images = count();
     desc.images = table(images, desc.num_images, [&](graphc_image_desc &i) {
@@ -55,7 +56,9 @@ public:
       i.format = bytes.ConsumeIntegral<int32_t>();
       i.size = bytes.ConsumeIntegralInRange<uint64_t>(0, 64);
       i.data = bytes.ConsumeBool() ? buffer(i.size) : nullptr;
+      i.unit = bytes.ConsumeIntegralInRange<int32_t>(-1, 3);
     });
+    desc.num_units = bytes.ConsumeIntegralInRange<int32_t>(-1, 4);
     // Embedded weights are as large as the descriptor says; the size of
     // appended ones and of a side file is not bounded by anything in memory.
     switch (bytes.ConsumeIntegralInRange<int>(0, 2)) {

@@ -128,6 +128,42 @@ TEST(LibraryDescriptorCheck, AcceptsAValidLibraryStep) {
                            "cuda model without device images");
 }
 
+// Generated kernels live in module units, each with its own images.
+TEST(LibraryDescriptorCheck, UnitsOfACudaModel) {
+  LibraryModel model;
+  model.desc.target = GRAPHC_TARGET_CUDA;
+  static const char data[] = "image";
+  graphc_image_desc images[3] = {
+      {80, GRAPHC_IMAGE_CUBIN, data, sizeof(data), 0},
+      {80, GRAPHC_IMAGE_CUBIN, data, sizeof(data), 1},
+      {90, GRAPHC_IMAGE_PTX, data, sizeof(data), 1}};
+  model.desc.images = images;
+  model.desc.num_images = 3;
+  model.desc.num_units = 2;
+  model.kernels[1].unit = 1; // 'host', a generated kernel
+  graphc_buffer_ref launchArgs[1] = {{GRAPHC_BUFFER_ARENA, 0, 0, 4}};
+  graphc_step_desc steps[2] = {
+      model.steps[0],
+      {GRAPHC_STEP_LAUNCH, 1, {1, 1, 1}, {1, 1, 1}, 0, 1, launchArgs}};
+  model.plans[0].steps = steps;
+  model.plans[0].num_steps = 2;
+  EXPECT_EQ(model.check(), "");
+  model.kernels[1].unit = 2;
+  EXPECT_EQ(model.check(),
+            "kernel 'host' is in unit 2, out of range (the model has 2)");
+  model.kernels[1].unit = 1;
+  images[0].unit = 1;
+  EXPECT_EQ(model.check(), "unit 0 has no image");
+  images[0].unit = -1;
+  EXPECT_EQ(model.check(),
+            "image 0 is of unit -1, out of range (the model has 2)");
+  images[0].unit = 0;
+  model.desc.num_units = 4;
+  EXPECT_EQ(model.check(), "4 units but 3 images");
+  model.desc.num_units = -1;
+  EXPECT_EQ(model.check(), "negative table size");
+}
+
 struct Fault {
   const char *name;
   std::function<void(LibraryModel &)> breakIt;

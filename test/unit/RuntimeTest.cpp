@@ -769,9 +769,9 @@ TEST(ArtifactReader, AppendedWeightsOffsetChecked) {
 // cuda
 //===----------------------------------------------------------------------===//
 
-graphc_image_desc image(int32_t sm, int32_t format) {
+graphc_image_desc image(int32_t sm, int32_t format, int32_t unit = 0) {
   static const char data[] = "image";
-  return {sm, format, data, sizeof(data)};
+  return {sm, format, data, sizeof(data), unit};
 }
 
 TEST(RuntimeCuda, SelectsImages) {
@@ -794,6 +794,25 @@ TEST(RuntimeCuda, SelectsImages) {
   desc.num_images = 2;
   EXPECT_EQ(graphc::rt::selectImage(desc, 86, error), 0);
   EXPECT_EQ(graphc::rt::selectImage(desc, 100, error), -1);
+}
+
+// Each unit is its own module: its image is chosen among its own.
+TEST(RuntimeCuda, SelectsTheImagesOfAUnit) {
+  graphc_image_desc images[] = {image(80, 0, 0), image(90, 1, 0),
+                                image(80, 0, 1), image(90, 1, 1)};
+  graphc_model_desc desc = {};
+  desc.num_images = 4;
+  desc.images = images;
+  desc.num_units = 2;
+  std::string error;
+  EXPECT_EQ(graphc::rt::selectImage(desc, 80, error, 0), 0);
+  EXPECT_EQ(graphc::rt::selectImage(desc, 80, error, 1), 2);
+  EXPECT_EQ(graphc::rt::selectImage(desc, 90, error, 0), 1);
+  EXPECT_EQ(graphc::rt::selectImage(desc, 90, error, 1), 3);
+  EXPECT_EQ(graphc::rt::selectImage(desc, 75, error, 1), -1);
+  EXPECT_EQ(error, "the device is sm_75 and the model has sm_80 (cubin), "
+                   "sm_90 (ptx): no cubin for sm_75 and no PTX for sm_75 or "
+                   "older (recompile with --arch sm_75)");
 }
 
 TEST(RuntimeCuda, SelectsAHostEmulationImageOnlyWhenNothingElseFits) {

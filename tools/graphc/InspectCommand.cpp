@@ -170,8 +170,10 @@ nlohmann::ordered_json describe(const std::string &path,
   for (const rt::ArtifactImage &image : view.images)
     images.push_back({{"sm", image.sm},
                       {"kind", rt::imageFormatName(image.format)},
-                      {"bytes", image.size}});
+                      {"bytes", image.size},
+                      {"unit", image.unit}});
   report["images"] = images;
+  report["units"] = view.numUnits;
   report["weight_bytes"] = view.weightsSize;
   // Where the weights are: inside the loaded image, appended to the file
   // after it (what graphc compile writes), or in a side file.
@@ -272,7 +274,11 @@ nlohmann::ordered_json describe(const std::string &path,
          {"library", library && *library ? nlohmann::ordered_json(library)
                                          : nlohmann::ordered_json(nullptr)},
          {"gemm", kernel.gemm ? gemmJson(*kernel.gemm)
-                              : nlohmann::ordered_json(nullptr)}});
+                              : nlohmann::ordered_json(nullptr)},
+         {"unit", view.target == GRAPHC_TARGET_CUDA &&
+                          kernel.library == GRAPHC_LIBRARY_NONE
+                      ? nlohmann::ordered_json(kernel.unit)
+                      : nlohmann::ordered_json(nullptr)}});
   }
   return report;
 }
@@ -297,12 +303,19 @@ void printText(const nlohmann::ordered_json &report, llvm::raw_ostream &os) {
   row("producer") << report["producer"].get<std::string>() << "\n";
   row("target") << report["target"].get<std::string>();
   if (!report["images"].empty()) {
+    // Every unit has the same kinds of image: list unit 0's.
     os << " (";
-    for (size_t i = 0; i < report["images"].size(); ++i) {
-      const auto &image = report["images"][i];
-      os << (i ? ", " : "") << "sm_" << image["sm"].get<int>() << " "
+    bool first = true;
+    for (const auto &image : report["images"]) {
+      if (image["unit"].get<int>() != 0)
+        continue;
+      os << (first ? "" : ", ") << "sm_" << image["sm"].get<int>() << " "
          << image["kind"].get<std::string>();
+      first = false;
     }
+    int units = report["units"].get<int>();
+    if (units > 1)
+      os << "; " << units << " module units";
     os << ")";
   }
   os << "\n";

@@ -197,6 +197,13 @@ Expected<std::vector<CudaImage>> compileCudaModule(StringRef source,
                                                    ArrayRef<int> sms,
                                                    StringRef keepDir,
                                                    CompileCache *cache) {
+  return compileCudaUnits({source.str()}, sms, keepDir, cache);
+}
+
+Expected<std::vector<CudaImage>> compileCudaUnits(ArrayRef<std::string> units,
+                                                  ArrayRef<int> sms,
+                                                  StringRef keepDir,
+                                                  CompileCache *cache) {
   if (sms.empty())
     return createStringError(inconvertibleErrorCode(),
                              "no target sm given for the cuda module");
@@ -204,23 +211,26 @@ Expected<std::vector<CudaImage>> compileCudaModule(StringRef source,
   llvm::sort(sorted);
   sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
 
-  // One cubin per SM, then PTX for the newest: independent NVRTC programs,
-  // compiled on as many threads as the machine has (each is deterministic,
-  // and the images keep this order whatever finishes first).
+  // Per unit, one cubin per SM, then PTX for the newest: independent NVRTC
+  // programs, compiled on as many threads as the machine has (each is
+  // deterministic, and the images keep this order whatever finishes first).
   struct Job {
+    int unit;
     int sm;
     bool ptx;
     std::optional<Expected<CudaImage>> result;
   };
   std::vector<Job> jobs;
-  for (int sm : sorted)
-    jobs.push_back({sm, false, std::nullopt});
-  jobs.push_back({sorted.back(), true, std::nullopt});
+  for (int unit = 0; unit < static_cast<int>(units.size()); ++unit) {
+    for (int sm : sorted)
+      jobs.push_back({unit, sm, false, std::nullopt});
+    jobs.push_back({unit, sorted.back(), true, std::nullopt});
+  }
   std::atomic<size_t> next{0};
   auto work = [&] {
     for (size_t j = next++; j < jobs.size(); j = next++)
-      jobs[j].result.emplace(
-          compileOne(source, jobs[j].sm, jobs[j].ptx, keepDir, cache));
+      jobs[j].result.emplace(compileOne(units[jobs[j].unit], jobs[j].sm,
+                                        jobs[j].ptx, keepDir, cache));
   };
   unsigned threads = std::max(
       1u, std::min<unsigned>(std::thread::hardware_concurrency(), jobs.size()));
@@ -243,6 +253,7 @@ Expected<std::vector<CudaImage>> compileCudaModule(StringRef source,
       continue;
     }
     images.push_back(std::move(**job.result));
+    images.back().unit = job.unit;
   }
   if (firstError)
     return std::move(firstError);

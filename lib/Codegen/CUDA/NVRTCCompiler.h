@@ -25,6 +25,8 @@ struct CudaImage {
   int sm;
   ImageFormat format;
   std::vector<char> data;
+  /// The module unit (graphc_image_desc.unit) the image holds.
+  int unit = 0;
 };
 
 /// Compiles one module source with NVRTC: a cubin for every SM in `sms` plus
@@ -37,6 +39,14 @@ struct CudaImage {
 llvm::Expected<std::vector<CudaImage>>
 compileCudaModule(llvm::StringRef source, llvm::ArrayRef<int> sms,
                   llvm::StringRef keepDir, CompileCache *cache = nullptr);
+
+/// compileCudaModule for each of `units` (each a whole module: the preamble
+/// and its kernels), as independent NVRTC programs compiled in parallel and
+/// cached one by one: the images of unit u, in the order compileCudaModule
+/// gives them, come u-th, with `unit` set.
+llvm::Expected<std::vector<CudaImage>>
+compileCudaUnits(llvm::ArrayRef<std::string> units, llvm::ArrayRef<int> sms,
+                 llvm::StringRef keepDir, CompileCache *cache = nullptr);
 
 /// The version of the NVRTC library loaded at run time ("13.0").
 std::string nvrtcVersionString();

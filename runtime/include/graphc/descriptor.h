@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-#define GRAPHC_ABI_VERSION 6u
+#define GRAPHC_ABI_VERSION 7u
 #define GRAPHC_DESCRIPTOR_SYMBOL "graphc_model_descriptor_v1"
 /* The graphc_model_desc itself lives alone in this ELF section, so that
  * tools can find and read it from the file without loading the .so. */
@@ -165,6 +165,10 @@ typedef struct graphc_kernel_desc {
    * are GRAPHC_STEP_LIBRARY_CALL, and it is in no image). */
   int32_t library;
   const graphc_gemm_desc *gemm;
+  /* cuda, generated kernels of a model with units: the module unit whose
+   * images hold its code, in [0, num_units); ignored otherwise (the
+   * compiler writes -1). */
+  int32_t unit;
 } graphc_kernel_desc;
 
 /* How an image's bytes are to be loaded. */
@@ -177,14 +181,18 @@ typedef enum graphc_image_format {
   GRAPHC_IMAGE_HOST_EMULATION = 2,
 } graphc_image_format;
 
-/* One loadable CUDA module image holding every kernel: a cubin for one SM,
- * PTX (sm == compute capability it was generated for, JIT for newer), or a
- * host emulation image. */
+/* One loadable CUDA module image holding the kernels of one unit: a cubin
+ * for one SM, PTX (sm == compute capability it was generated for, JIT for
+ * newer), or a host emulation image. The generated kernels are split into
+ * units, each compiled on its own (so that a compile cache keeps each
+ * unit's images apart) and loaded as its own module; every unit has the
+ * same set of images. */
 typedef struct graphc_image_desc {
   int32_t sm; /* e.g. 80, 90 */
   int32_t format; /* graphc_image_format */
   const void *data;
   uint64_t size;
+  int32_t unit; /* in [0, num_units) */
 } graphc_image_desc;
 
 /* One run plan (one bucket): the shapes it accepts (one dims array per input, outputs
@@ -232,6 +240,9 @@ typedef struct graphc_model_desc {
    * compiler writes it into the file after linking, like the checksum; the
    * checksum covers the appended bytes. */
   uint64_t weights_offset;
+  /* The module units of the generated kernels (see graphc_image_desc); 0
+   * when there are none. */
+  int32_t num_units;
 } graphc_model_desc;
 
 typedef const graphc_model_desc *(*graphc_model_descriptor_fn)(void);

@@ -56,7 +56,7 @@ static const graphc_plan_desc plans[] = {
 static const graphc_model_desc descriptor GRAPHC_DESCRIPTOR_PLACEMENT = {
     GRAPHC_ABI_VERSION, "graphc test", GRAPHC_TARGET_CUDA,
     2, inputs, 1, outputs, 1, plans, 2, kernels, 1, images,
-    weights, 12, 0, 0,
+    weights, 12, 0, 0, .num_units = 1,
 };
 
 __attribute__((visibility("default"))) const graphc_model_desc *

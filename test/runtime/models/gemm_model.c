@@ -104,9 +104,11 @@ static const graphc_image_desc images[] = {
     {80, GRAPHC_IMAGE_CUBIN, image, sizeof(image)}};
 #define NUM_IMAGES 1
 #define IMAGES images
+#define NUM_UNITS 1
 #else
 #define NUM_IMAGES 0
 #define IMAGES 0
+#define NUM_UNITS 0
 #endif
 
 #ifdef GEMM_LIBRARY_ONLY
@@ -161,7 +163,7 @@ static const graphc_plan_desc plans[] = {
 static const graphc_model_desc descriptor GRAPHC_DESCRIPTOR_PLACEMENT = {
     GRAPHC_ABI_VERSION, "graphc test", TARGET,
     2, inputs, 2, outputs, 1, plans, 3, kernels, NUM_IMAGES, IMAGES,
-    weights, sizeof(weights), 0, 0,
+    weights, sizeof(weights), 0, 0, .num_units = NUM_UNITS,
 };
 
 __attribute__((visibility("default"))) const graphc_model_desc *

@@ -79,7 +79,7 @@ static const graphc_model_desc descriptor GRAPHC_DESCRIPTOR_PLACEMENT = {
     GRAPHC_ABI_VERSION, "graphc test", GRAPHC_TARGET_CUDA,
     1, inputs, 1, outputs, 1, plans, 1, kernels, 1, images,
     /* The checksum is written in after linking (seal-test-model). */
-    weights, 12, 0, 0,
+    weights, 12, 0, 0, .num_units = 1,
 };
 
 __attribute__((visibility("default"))) const graphc_model_desc *
