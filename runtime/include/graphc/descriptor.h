@@ -1,4 +1,4 @@
-/*===- descriptor.h - the model artifact's descriptor (ABI v6) -------------===*
+/*===- descriptor.h - the model artifact's descriptor (ABI v7) -------------===*
  *
  * A graphc model .so exports one symbol, `graphc_model_descriptor_v1`, a
  * function returning a pointer to a read-only graphc_model_desc. Everything
