@@ -4,7 +4,8 @@
 // fused computation on the same shapes, whatever model or bucket it comes
 // from, gets the schedule `graphc tune` measured fastest for it. The hash
 // leaves the schedule out, so applying one never changes what it is looked
-// up by.
+// up by; a library call's hash differs from that of a generated kernel of
+// the same body (graphc-lower-to-exec).
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,25 +47,31 @@ applyTuning(ModuleOp module,
             const llvm::DenseMap<uint64_t, Schedule> &schedules) {
   TuningApplied applied;
   for (exec::KernelOp kernel : module.getOps<exec::KernelOp>()) {
-    if (kernel.getLibrary())
-      continue;
     ++applied.kernels;
     uint64_t hash;
     if (!parseKernelHash(kernel.getHash(), hash))
       return kernel.emitOpError("has no content hash to look tuning up by");
     auto found = schedules.find(hash);
-    if (found == schedules.end())
+    bool library = kernel.getLibrary().has_value();
+    // Library and generated kernels never share a hash; a schedule of the
+    // other kind would be a caller's mistake, and is not applied.
+    if (found == schedules.end() || found->second.library != library)
       continue;
+    const Schedule &schedule = found->second;
     // The database was validated when read; this guards the callers that
     // build schedules themselves (graphc tune's candidates).
-    if (!isValidBlockSize(found->second.blockSize))
+    if (!library && !isValidBlockSize(schedule.blockSize))
       return kernel.emitOpError("tuned block_size ")
-             << found->second.blockSize
-             << " is not a multiple of 32 in [32, 1024]";
+             << schedule.blockSize << " is not a multiple of 32 in [32, 1024]";
+    if (library && (schedule.algoRank < 0 || schedule.algoRank >= kMaxAlgoRanks))
+      return kernel.emitOpError("tuned algo_rank ")
+             << schedule.algoRank << " is not in [0, " << kMaxAlgoRanks << ")";
     Builder b(kernel.getContext());
     kernel.setScheduleAttr(b.getDictionaryAttr(
-        {b.getNamedAttr("block_size",
-                        b.getI64IntegerAttr(found->second.blockSize)),
+        {library ? b.getNamedAttr("algo_rank",
+                                  b.getI64IntegerAttr(schedule.algoRank))
+                 : b.getNamedAttr("block_size",
+                                  b.getI64IntegerAttr(schedule.blockSize)),
          b.getNamedAttr("source", b.getStringAttr("tuned"))}));
     ++applied.tuned;
   }

@@ -82,6 +82,15 @@ std::string computeFusionHash(Region &body) {
   return hex;
 }
 
+std::string libraryKernelHash(StringRef fusionHash) {
+  static const char marker[] = " library call";
+  uint64_t hash = fnv1a64(kFnvOffsetBasis, fusionHash.data(), fusionHash.size());
+  hash = fnv1a64(hash, marker, sizeof(marker) - 1);
+  std::string hex;
+  llvm::raw_string_ostream(hex) << llvm::format_hex_no_prefix(hash, 16);
+  return hex;
+}
+
 kernel::FusionOp buildFusion(OpBuilder &builder, Location loc,
                              ArrayRef<Operation *> members, ValueRange results,
                              ArrayRef<Value> read, ValueRange operands,

@@ -187,20 +187,22 @@ ExecTables::kernelFor(kernel::FusionOp fusion, exec::PlanOp plan,
   IRMapping mapping;
   fusion.getBody().cloneInto(&kernelOp.getBody(), mapping);
   inlineConstantInputs(fusion, kernelOp);
+  // A library call is another kernel than code generated for the same
+  // body: its own hash keeps the two apart (sharing, tuning entries).
   std::string hash = computeFusionHash(kernelOp.getBody());
+  if (gemm)
+    hash = libraryKernelHash(hash);
   SmallVector<Attribute> nodes;
   fusion.getBody().walk([&](Operation *inner) {
     if (!isa<kernel::YieldOp>(inner))
       collectNodeNames(inner->getLoc(), nodes);
   });
-  // A library kernel and a generated one never share, whatever their body.
-  std::string key = gemm ? hash + " library" : hash;
-  if (exec::KernelOp shared = kernelByHash.lookup(key)) {
+  if (exec::KernelOp shared = kernelByHash.lookup(hash)) {
     kernelOp.erase();
     kernelOp = shared;
   } else {
     kernelOp.setHash(hash);
-    kernelByHash[key] = kernelOp;
+    kernelByHash[hash] = kernelOp;
     // Fusion names are unique within a bucket; another bucket's kernel of
     // the same name but other shapes takes the bucket's number.
     std::string name = kernelOp.getSymName().str();

@@ -73,6 +73,9 @@ mlir::LogicalResult formFusionGroups(mlir::ModuleOp module, bool fuse = true);
 /// The content hash of a fusion body: 16 hex digits, independent of names
 /// and locations.
 std::string computeFusionHash(mlir::Region &body);
+/// The content hash of the library call computing a fusion of hash
+/// `fusionHash`: another kernel than the code generated for that body.
+std::string libraryKernelHash(llvm::StringRef fusionHash);
 
 /// A fusion before `builder`'s insertion point computing clones of
 /// `members` (in order) and yielding `results`: its body has one argument
@@ -107,14 +110,15 @@ mlir::LogicalResult lowerToExec(mlir::ModuleOp module,
 /// Sets flops, bytes_read, bytes_written and flop_type on every exec.kernel.
 mlir::LogicalResult estimateKernelCost(mlir::ModuleOp module);
 
-/// What graphc-apply-tuning did: how many generated kernels there are and
-/// how many got a recorded schedule.
+/// What graphc-apply-tuning did: how many kernels there are (generated and
+/// library) and how many got a recorded schedule.
 struct TuningApplied {
   int64_t kernels = 0, tuned = 0;
 };
 
-/// Gives every generated exec.kernel whose content hash is in `schedules`
-/// that schedule (source "tuned"); see graphc-apply-tuning.
+/// Gives every exec.kernel whose content hash is in `schedules` that
+/// schedule (source "tuned"): a block size to a generated kernel, an
+/// algorithm rank to a library call; see graphc-apply-tuning.
 mlir::FailureOr<TuningApplied>
 applyTuning(mlir::ModuleOp module,
             const llvm::DenseMap<uint64_t, Schedule> &schedules);

@@ -239,10 +239,11 @@ def EstimateKernelCost : Pass<"graphc-estimate-kernel-cost",
 def ApplyTuning : Pass<"graphc-apply-tuning", "mlir::ModuleOp"> {
   let summary = "give exec.kernels the schedules a tuning database recorded";
   let description = [{
-    Replaces the heuristic schedule of every generated exec.kernel whose
-    content hash has an entry in the tuning database (`graphc tune`'s file)
-    for this compile's SM, CUDA major and precision by the recorded one,
-    marked `source = "tuned"`. Library kernels have no schedule to tune.
+    Replaces the heuristic schedule of every exec.kernel whose content hash
+    has an entry in the tuning database (`graphc tune`'s file) for this
+    compile's SM, CUDA major and precision by the recorded one, marked
+    `source = "tuned"`: `block_size` for a generated kernel, `algo_rank`
+    (which of cuBLASLt's heuristic choices runs) for a library call.
     Entries for other GPUs, toolkits or precisions are counted and left;
     malformed or stale entries were dropped when the file was read, with a
     warning each.

@@ -81,6 +81,14 @@ int libraryDtype(exec::KernelOp kernel) {
   return graph::toHostDtype(cast<RankedTensorType>(type).getElementType());
 }
 
+/// The rank of the library algorithm a library kernel's schedule names
+/// (tuning sets it; 0, the library's first choice, otherwise).
+int64_t algoRank(exec::KernelOp kernel) {
+  if (auto rank = kernel.getSchedule().getAs<IntegerAttr>("algo_rank"))
+    return rank.getInt();
+  return 0;
+}
+
 /// Everything the descriptor is made of, gathered from the exec module.
 struct ModelParts {
   SmallVector<exec::IOOp> inputs, outputs;
@@ -275,7 +283,7 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
          << gemm.getA() << ", " << gemm.getB() << ", " << gemm.getC() << ", "
          << gemm.getBias() << ", " << gemm.getD() << ", "
          // The workspace follows the kernel's arguments.
-         << gemm.getD() + 1 << "};\n";
+         << gemm.getD() + 1 << ", " << algoRank(kernel) << "};\n";
   llvm::StringMap<unsigned> kernelIndex;
   os << "static const graphc_kernel_desc kKernels[] = {\n";
   for (auto [i, kernel] : enumerate(parts.kernels)) {

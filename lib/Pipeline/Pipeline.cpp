@@ -295,13 +295,7 @@ struct TuningReport {
 llvm::Error tuneKernels(ModuleOp module, const CompileOptions &options,
                         TuningReport &report) {
   llvm::DenseMap<uint64_t, Schedule> schedules;
-  if (!options.tuningDbPath.empty()) {
-    auto db = TuningDb::load(options.tuningDbPath);
-    if (!db)
-      return db.takeError();
-    if (options.warnings)
-      for (const std::string &note : db->notes())
-        *options.warnings << "graphc: warning: " << note << "\n";
+  if (const TuningDb *db = options.tuningDb.get()) {
     // A fat artifact's kernels share one schedule per kernel: that of the
     // newest GPU it is built for, the one its PTX also serves.
     report.used = true;
@@ -334,7 +328,7 @@ void printTuningLine(const TuningReport &report, const CompileOptions &options,
   if (!report.used)
     return;
   out << "  tuning: " << report.tuned << " of " << report.kernels
-      << " generated kernels tuned from " << options.tuningDbPath << " (sm_"
+      << " kernels tuned from " << options.tuningDbName << " (sm_"
       << report.sm << ", CUDA " << report.cudaMajor << ", "
       << kCompilePrecision << ")";
   if (report.foreign)
@@ -365,7 +359,7 @@ ProgressFields summaryFields(const CompileSummary &summary,
                              const TuningReport &tuning) {
   llvm::json::Value tuningField = nullptr;
   if (tuning.used)
-    tuningField = llvm::json::Object{{"database", options.tuningDbPath},
+    tuningField = llvm::json::Object{{"database", options.tuningDbName},
                                      {"sm", tuning.sm},
                                      {"cuda_major", tuning.cudaMajor},
                                      {"precision", kCompilePrecision},

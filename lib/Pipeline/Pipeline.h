@@ -8,6 +8,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -83,10 +84,12 @@ struct CompileOptions {
   bool useCache = true;
   std::string cacheDir;
   uint64_t cacheMaxBytes = 0;
-  /// cuda: the tuning database (`graphc tune`'s file) whose entries for the
-  /// highest of `sms`, this CUDA major and fp32 give kernels their
-  /// schedules; empty: the heuristic schedule everywhere.
-  std::string tuningDbPath;
+  /// cuda: the tuning database (`graphc tune`'s file, read by the caller)
+  /// whose entries for the highest of `sms`, this CUDA major and fp32 give
+  /// kernels their schedules (null: the heuristic schedule everywhere), and
+  /// what the summary calls it.
+  std::shared_ptr<const TuningDb> tuningDb;
+  std::string tuningDbName;
   /// cuda: schedules by kernel content hash that take precedence over the
   /// tuning database (the candidates `graphc tune` measures).
   llvm::DenseMap<uint64_t, Schedule> scheduleOverrides;

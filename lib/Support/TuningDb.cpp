@@ -60,13 +60,25 @@ llvm::Expected<TuningEntry> parseEntry(const llvm::json::Value &value) {
   if (!schedule)
     return fail("\"schedule\" is not an object");
   for (const auto &[knob, knobValue] : *schedule)
-    if (knob != "block_size")
+    if (knob != "block_size" && knob != "algo_rank")
       return fail("the schedule knob '" + knob.str() +
                   "' is unknown to this graphc");
-  std::optional<int64_t> blockSize = schedule->getInteger("block_size");
-  if (!blockSize || !isValidBlockSize(*blockSize))
-    return fail("\"block_size\" is not a multiple of 32 in [32, 1024]");
-  entry.schedule.blockSize = *blockSize;
+  // One knob: block_size for a generated kernel, algo_rank for a library
+  // call.
+  if (schedule->size() != 1)
+    return fail("\"schedule\" needs one of \"block_size\" and \"algo_rank\"");
+  if (schedule->get("block_size")) {
+    std::optional<int64_t> blockSize = schedule->getInteger("block_size");
+    if (!blockSize || !isValidBlockSize(*blockSize))
+      return fail("\"block_size\" is not a multiple of 32 in [32, 1024]");
+    entry.schedule = Schedule::generated(*blockSize);
+  } else {
+    std::optional<int64_t> algoRank = schedule->getInteger("algo_rank");
+    if (!algoRank || *algoRank < 0 || *algoRank >= kMaxAlgoRanks)
+      return fail("\"algo_rank\" is not in [0, " +
+                  std::to_string(kMaxAlgoRanks) + ")");
+    entry.schedule = Schedule::libraryCall(*algoRank);
+  }
   // Informational fields: absent is fine, the wrong type is not.
   for (auto [name, field] :
        {std::pair<const char *, std::string *>{"kind", &entry.kind},
@@ -235,7 +247,10 @@ std::string TuningDb::serialize() const {
           json.attribute("precision", entry.key.precision);
           json.attribute("schedule_revision", entry.scheduleRevision);
           json.attributeObject("schedule", [&] {
-            json.attribute("block_size", entry.schedule.blockSize);
+            if (entry.schedule.library)
+              json.attribute("algo_rank", entry.schedule.algoRank);
+            else
+              json.attribute("block_size", entry.schedule.blockSize);
           });
           json.attribute("kind", entry.kind);
           json.attribute("nodes", entry.nodes);

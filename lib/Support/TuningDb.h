@@ -7,7 +7,7 @@
 //   {"graphc_tuning_db": 1,
 //    "entries": [{"kernel": "0f1e2d3c4b5a6978", "sm": 90, "cuda_major": 13,
 //                 "precision": "fp32", "schedule_revision": 1,
-//                 "schedule": {"block_size": 128},
+//                 "schedule": {"block_size": 128},  (or {"algo_rank": 2})
 //                 "kind": "elementwise", "nodes": "Add_3,Relu_4",
 //                 "median_ns": 2310, "heuristic_median_ns": 3020,
 //                 "device": "NVIDIA H100 80GB HBM3"}]}
@@ -45,18 +45,38 @@ constexpr int kTuningDbVersion = 1;
 /// taken before no longer say which schedule is faster.
 constexpr int kScheduleRevision = 1;
 
-/// The knobs of a generated kernel. Today the only one is the number of
-/// threads per block of grid-stride and per-row loops.
-struct Schedule {
-  int64_t blockSize = 256;
-
-  bool operator==(const Schedule &other) const {
-    return blockSize == other.blockSize;
-  }
-};
-
 /// The heuristic schedule: what a kernel gets with no tuning entry.
 constexpr int64_t kHeuristicBlockSize = 256;
+constexpr int64_t kHeuristicAlgoRank = 0;
+
+/// How many of cuBLASLt's algorithms for a GEMM may be ranked: the runtime
+/// asks its heuristic for at most this many (GRAPHC_MAX_ALGO_RANKS).
+constexpr int64_t kMaxAlgoRanks = 8;
+
+/// The knobs of a kernel. A generated kernel has one: the number of
+/// threads per block of grid-stride and per-row loops. A library (cuBLASLt)
+/// kernel has one: the rank, in the order cuBLASLt's heuristic returns them,
+/// of the algorithm to run (0: its first choice).
+struct Schedule {
+  bool library = false;
+  int64_t blockSize = kHeuristicBlockSize;
+  int64_t algoRank = kHeuristicAlgoRank;
+
+  static Schedule generated(int64_t blockSize) {
+    return Schedule{false, blockSize, kHeuristicAlgoRank};
+  }
+  static Schedule libraryCall(int64_t algoRank) {
+    return Schedule{true, kHeuristicBlockSize, algoRank};
+  }
+  bool isHeuristic() const {
+    return library ? algoRank == kHeuristicAlgoRank
+                   : blockSize == kHeuristicBlockSize;
+  }
+  bool operator==(const Schedule &other) const {
+    return library == other.library && blockSize == other.blockSize &&
+           algoRank == other.algoRank;
+  }
+};
 
 /// Whether `blockSize` is one the CUDA emitter takes: a multiple of 32 in
 /// [32, 1024].

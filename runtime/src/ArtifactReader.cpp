@@ -339,7 +339,11 @@ ArtifactGemm Reader::readGemm(uint64_t vaddr, const std::string &what) {
   GRAPHC_GEMM_FIELD(biasArg, bias_arg);
   GRAPHC_GEMM_FIELD(dArg, d_arg);
   GRAPHC_GEMM_FIELD(workspaceArg, workspace_arg);
+  GRAPHC_GEMM_FIELD(algoRank, algo_rank);
 #undef GRAPHC_GEMM_FIELD
+  if (gemm.algoRank < 0 || gemm.algoRank >= GRAPHC_MAX_ALGO_RANKS)
+    malformed(what + " asks for algorithm rank " +
+              std::to_string(gemm.algoRank));
   return gemm;
 }
 

@@ -148,13 +148,16 @@ graphc_code CublasLtGemm::create(const lt::Library &library, lt::Handle handle,
                 gemm.c_arg >= 0 ? alignment.c : alignment.d);
   setPreference(lt::kPrefMinAlignmentD, alignment.d);
 
-  lt::HeuristicResult result{};
+  // The tuned rank among the heuristic's choices; a library that offers
+  // fewer for this GEMM (another GPU or version than tuning saw) runs its
+  // first choice.
+  lt::HeuristicResult results[GRAPHC_MAX_ALGO_RANKS] = {};
   int returned = 0;
   call("cublasLtMatmulAlgoGetHeuristic", [&] {
     lt::MatrixLayout c = built->ltC ? built->ltC : built->ltD;
     return library.algoGetHeuristic(handle, built->desc, built->ltA, built->ltB,
-                                    c, built->ltD, preference, 1, &result,
-                                    &returned);
+                                    c, built->ltD, preference,
+                                    gemm.algo_rank + 1, results, &returned);
   });
   if (preference)
     library.preferenceDestroy(preference);
@@ -171,6 +174,10 @@ graphc_code CublasLtGemm::create(const lt::Library &library, lt::Handle handle,
     return status == lt::kStatusAllocFailed ? GRAPHC_RESOURCE_EXHAUSTED
                                             : GRAPHC_INTERNAL;
   }
+  const lt::HeuristicResult &result =
+      returned > gemm.algo_rank && results[gemm.algo_rank].state == lt::kSuccess
+          ? results[gemm.algo_rank]
+          : results[0];
   if (returned < 1 || result.state != lt::kSuccess) {
     error = "cuBLASLt (" + library.path + ", version " +
             std::to_string(library.version) + ") has no algorithm for " +

@@ -224,6 +224,9 @@ std::string checkGemm(const graphc_gemm_desc &gemm, const std::string &where) {
            std::to_string(gemm.bias_arg) + ", d_arg " +
            std::to_string(gemm.d_arg) + ", workspace_arg " +
            std::to_string(gemm.workspace_arg) + ")";
+  if (gemm.algo_rank < 0 || gemm.algo_rank >= GRAPHC_MAX_ALGO_RANKS)
+    return at + "asks for algorithm rank " + std::to_string(gemm.algo_rank) +
+           " (0 to " + std::to_string(GRAPHC_MAX_ALGO_RANKS - 1) + ")";
   GemmOperand operands[5];
   if (!gemmOperands(gemm, operands))
     return at + "spans more bytes than a size can hold";

@@ -254,6 +254,37 @@ TEST_F(FakeCublasLt, OneMatrixInPlaceNeedsNoBatchStride) {
   EXPECT_EQ(library.destroy(handle), lt::kSuccess);
 }
 
+// algo_rank picks among the heuristic's answers; a rank the library does
+// not offer runs its first choice.
+TEST_F(FakeCublasLt, RunsTheAlgorithmOfTheTunedRank) {
+  lt::Library library;
+  std::string error;
+  ASSERT_TRUE(lt::loadLibrary(fakeCudaLibrary(), library, error)) << error;
+  lt::Handle handle = nullptr;
+  ASSERT_EQ(library.create(&handle), lt::kSuccess);
+  Device device;
+  std::vector<float> a = {1, 2, 3, 4}, b = {1, 0, 2, 0, 1, 3}, expected(6);
+  for (int32_t rank : {0, 1, 2, 5}) {
+    graphc_gemm_desc g = {0, 0, 2, 3, 2, 1, 2, 3, 3, 0, 0, 0, 1.0, 0.0,
+                          GRAPHC_EPILOGUE_NONE, 1, 1, 0, 1, -1, -1, 2, 3,
+                          rank};
+    gemmtest::naiveGemm(g, a.data(), b.data(), nullptr, nullptr,
+                        expected.data());
+    unsigned long long d = device.upload(std::vector<float>(6, 0.0f));
+    unsigned long long args[4] = {device.upload(a), device.upload(b), d, 0};
+    std::unique_ptr<rt::CublasLtGemm> gemm;
+    ASSERT_EQ(rt::CublasLtGemm::create(library, handle, g, 0, {}, gemm, error),
+              GRAPHC_OK)
+        << error;
+    ASSERT_EQ(gemm->enqueue(args, 0, device.cuStream(), error), GRAPHC_OK)
+        << error << "; fake: " << fakecu_cublaslt_last_error();
+    EXPECT_EQ(download(d, 6), expected) << "rank " << rank;
+    // The fake offers three.
+    EXPECT_EQ(fakecu_cublaslt_last_algorithm_rank(), rank < 3 ? rank : 0);
+  }
+  EXPECT_EQ(library.destroy(handle), lt::kSuccess);
+}
+
 TEST_F(FakeCublasLt, PointersLessAlignedThanAssumedAreRefused) {
   lt::Library library;
   std::string error;

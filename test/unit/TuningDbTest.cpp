@@ -115,6 +115,40 @@ TEST_F(TuningDbTest, MalformedEntriesAreDroppedWithANote) {
                              "'stages' is unknown to this graphc");
 }
 
+// A library call's knob is the rank of the cuBLASLt algorithm it runs.
+TEST_F(TuningDbTest, LibraryEntriesRankAlgorithms) {
+  auto library = [](llvm::StringRef kernel, llvm::StringRef schedule) {
+    return "{\"kernel\": \"" + kernel.str() +
+           "\", \"sm\": 90, \"cuda_major\": 13, \"precision\": \"fp32\", "
+           "\"schedule_revision\": 1, \"schedule\": " +
+           schedule.str() + "}";
+  };
+  std::string path = write(
+      "db.json", database({library("00000000000000d1", "{\"algo_rank\": 3}"),
+                           library("00000000000000d2", "{\"algo_rank\": 8}"),
+                           library("00000000000000d3",
+                                   "{\"algo_rank\": 1, \"block_size\": 64}"),
+                           library("00000000000000d4", "{}")}));
+  auto db = TuningDb::load(path);
+  ASSERT_TRUE(bool(db)) << llvm::toString(db.takeError());
+  ASSERT_EQ(db->entries().size(), 1u);
+  Schedule schedule = db->select(90, 13, "fp32").schedules.lookup(0xd1);
+  EXPECT_TRUE(schedule.library);
+  EXPECT_EQ(schedule.algoRank, 3);
+  EXPECT_FALSE(schedule.isHeuristic());
+  std::vector<std::string> notes(db->notes().begin(), db->notes().end());
+  ASSERT_EQ(notes.size(), 3u);
+  EXPECT_EQ(notes[0],
+            path + ": entry 1 is ignored: \"algo_rank\" is not in [0, 8)");
+  EXPECT_EQ(notes[1], path + ": entry 2 is ignored: \"schedule\" needs one of "
+                             "\"block_size\" and \"algo_rank\"");
+  EXPECT_EQ(notes[2], path + ": entry 3 is ignored: \"schedule\" needs one of "
+                             "\"block_size\" and \"algo_rank\"");
+  // Written back as it was read.
+  EXPECT_NE(db->serialize().find("\"algo_rank\": 3"), std::string::npos);
+  EXPECT_EQ(db->serialize().find("block_size"), std::string::npos);
+}
+
 TEST_F(TuningDbTest, StaleAndRepeatedEntries) {
   std::string path = write(
       "db.json",

@@ -4,6 +4,8 @@
 #include "lib/Support/Progress.h"
 #include "tools/graphc/Commands.h"
 #include "tools/graphc/CompileFlags.h"
+#include "tools/graphc/RuntimeSupport.h"
+#include "tools/graphc/Tuning.h"
 
 #include "CLI/CLI.hpp"
 #include "llvm/ADT/StringExtras.h"
@@ -15,6 +17,47 @@
 namespace graphc::tools {
 namespace {
 
+
+/// --autotune: measures the model's kernels on the GPU when there is one,
+/// into the --tuning-db database (written back) or a fresh one, which the
+/// compile then uses. Without a GPU, a warning: the compile goes on with
+/// the recorded or heuristic schedules.
+llvm::Error autotune(const CompileFlags &flags, CompileOptions &options) {
+  if (options.target != Target::cuda)
+    return llvm::createStringError("compile: --autotune needs --target cuda");
+  if (options.emit != EmitStage::none)
+    return llvm::createStringError(
+        "compile: --autotune measures compiled artifacts: it does not go "
+        "with --emit");
+  graphc_device_info device;
+  if (graphc_status status = graphc_cuda_device_info(0, &device)) {
+    llvm::errs() << "graphc: warning: --autotune: no GPU to measure on ("
+                 << llvm::toString(toError(status)) << "); kernels keep "
+                 << (options.tuningDb ? "their --tuning-db or heuristic"
+                                      : "the heuristic")
+                 << " schedules\n";
+    return llvm::Error::success();
+  }
+  if (!llvm::is_contained(options.sms, device.sm))
+    llvm::errs() << "graphc: warning: --autotune measures on sm_" << device.sm
+                 << ", which --arch does not name: the compile uses the "
+                    "entries of sm_"
+                 << options.sms.back() << "\n";
+  auto db = options.tuningDb ? std::make_shared<TuningDb>(*options.tuningDb)
+                             : std::make_shared<TuningDb>();
+  llvm::raw_ostream &out = flags.quiet ? llvm::nulls() : llvm::outs();
+  if (llvm::Error e = tuneModel(options, TuneSettings{}, *db, out))
+    return e;
+  if (!flags.tuningDb.empty()) {
+    if (llvm::Error e = db->write(flags.tuningDb))
+      return e;
+    out << "tune: recorded in " << flags.tuningDb << "\n";
+  }
+  options.tuningDb = std::move(db);
+  if (options.tuningDbName.empty())
+    options.tuningDbName = "--autotune measurements";
+  return llvm::Error::success();
+}
 
 int runCompile(const CompileFlags &flags) {
   auto converted = compileOptionsFromFlags(flags);
@@ -30,6 +73,9 @@ int runCompile(const CompileFlags &flags) {
     return reportError(llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         "compile: -o " + options.outputPath + " is a directory"));
+  if (flags.autotune)
+    if (llvm::Error e = autotune(flags, options))
+      return reportError(std::move(e));
   ProgressMode mode = ProgressMode::none;
   if (flags.progress == "json")
     mode = ProgressMode::json;
@@ -105,12 +151,23 @@ compileOptionsFromFlags(const CompileFlags &flags) {
       return bytes.takeError();
     options.cacheMaxBytes = *bytes;
   }
-  options.tuningDbPath = flags.tuningDb;
-  if (!options.tuningDbPath.empty() && options.target != Target::cuda)
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        "--tuning-db needs --target cuda (cpu kernels have no schedule to "
-        "tune)");
+  if (!flags.tuningDb.empty()) {
+    if (options.target != Target::cuda)
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "--tuning-db needs --target cuda (cpu kernels have no schedule to "
+          "tune)");
+    // --autotune creates the database it records in.
+    auto db = flags.autotune && !llvm::sys::fs::exists(flags.tuningDb)
+                  ? llvm::Expected<TuningDb>(TuningDb())
+                  : TuningDb::load(flags.tuningDb);
+    if (!db)
+      return db.takeError();
+    for (const std::string &note : db->notes())
+      llvm::errs() << "graphc: warning: " << note << "\n";
+    options.tuningDb = std::make_shared<TuningDb>(std::move(*db));
+    options.tuningDbName = flags.tuningDb;
+  }
   options.warnings = &llvm::errs();
   if (flags.emit == "graph")
     options.emit = EmitStage::graph;
@@ -237,11 +294,16 @@ void addCompileCommand(CLI::App &app, int &exitCode) {
   cmd->add_flag("--force", flags->force,
                 "replace an existing regular file at -o (or its .weights) "
                 "even if it is not a graphc model (never the input model)");
-  cmd->add_option("--tuning-db", flags->tuningDb,
-                  "give kernels the schedules `graphc tune` recorded in this "
-                  "JSON file for the highest --arch SM (needs no GPU); "
-                  "kernels without an entry keep the heuristic schedule")
-      ->check(CLI::ExistingFile);
+  CLI::Option *tuningDb = cmd->add_option(
+      "--tuning-db", flags->tuningDb,
+      "give kernels the schedules `graphc tune` recorded in this JSON file "
+      "for the highest --arch SM (needs no GPU); kernels without an entry "
+      "keep the heuristic schedule");
+  cmd->add_flag("--autotune", flags->autotune,
+                "measure the kernels' schedules on the GPU first, when there "
+                "is one (as graphc tune; with --tuning-db, recorded there), "
+                "and compile with the winners; without a GPU, a warning");
+  tuningDb->check(CLI::ExistingFile | CLI::NonexistentPath);
   cmd->add_option("--progress", flags->progress,
                   "auto: a progress line on stderr when it is a terminal "
                   "and the compile takes over a second; json: one JSON event "

@@ -45,6 +45,7 @@ struct CompileFlags {
   std::string cacheDir;
   std::string cacheMaxBytes;
   std::string tuningDb;
+  bool autotune = false;
   std::string progress = "auto";
   bool quiet = false;
 };

@@ -139,7 +139,8 @@ nlohmann::ordered_json gemmJson(const rt::ArtifactGemm &gemm) {
           {"epilogue", epilogue ? nlohmann::ordered_json(epilogue)
                                 : nlohmann::ordered_json(gemm.epilogue)},
           {"dtype", graphc_dtype_name(gemm.dtype)},
-          {"compute_dtype", graphc_dtype_name(gemm.computeDtype)}};
+          {"compute_dtype", graphc_dtype_name(gemm.computeDtype)},
+          {"algo_rank", gemm.algoRank}};
 }
 
 /// The vendor libraries a deployment must provide: those of a cuda model's

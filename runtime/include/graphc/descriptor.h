@@ -118,6 +118,9 @@ typedef enum graphc_gemm_epilogue {
   GRAPHC_EPILOGUE_GELU_TANH = 2,
 } graphc_gemm_epilogue;
 
+/* The runtime asks a library's heuristic for at most this many algorithms. */
+#define GRAPHC_MAX_ALGO_RANKS 8
+
 /* A batched GEMM on row-major matrices, library-neutral. For each batch
  * index i < batch:
  *   D_i = epilogue(alpha * op(A_i) op(B_i) + beta * C_i + bias)
@@ -142,6 +145,11 @@ typedef struct graphc_gemm_desc {
   int32_t compute_dtype;
   int32_t a_arg, b_arg, c_arg, bias_arg, d_arg;
   int32_t workspace_arg; /* the step's last argument */
+  /* Which algorithm runs, by rank in the order the library's heuristic
+   * returns them for this GEMM (0: its first choice), below
+   * GRAPHC_MAX_ALGO_RANKS: what graphc tune measured fastest. A library
+   * that offers fewer falls back to its first choice. */
+  int32_t algo_rank;
 } graphc_gemm_desc;
 
 /* cpu kernels take the resolved buffer pointers of their step; they return 0

@@ -94,7 +94,13 @@ struct Algo {
   uint64_t workspace;
   uint32_t alignment[4];
   uint32_t biasAlignment;
+  /// Its place in the heuristic's answer.
+  int rank = 0;
 };
+
+/// How many algorithms the heuristic offers for a problem (as many as asked
+/// for, up to this): all compute the same, each is its own.
+constexpr int kFakeAlgorithms = 3;
 
 /// One validated matmul: the operation and its four layouts.
 struct Problem {
@@ -109,6 +115,8 @@ struct LtState {
   std::map<uint64_t, Algo> algos;
   uint64_t nextAlgo = 1;
   bool failHeuristic = false;
+  /// The rank of the algorithm the last cublasLtMatmul ran, or -1.
+  int lastRank = -1;
   uint64_t requiredWorkspace = 0;
   std::string lastError;
 };
@@ -354,6 +362,7 @@ void fakecu::resetCublasLt() {
   s.failHeuristic = false;
   s.requiredWorkspace = 0;
   s.lastError.clear();
+  s.lastRank = -1;
 }
 
 extern "C" {
@@ -373,6 +382,11 @@ FAKE_API void fakecu_cublaslt_require_workspace(unsigned long long bytes) {
 
 FAKE_API const char *fakecu_cublaslt_last_error(void) {
   return lt().lastError.c_str();
+}
+
+FAKE_API int fakecu_cublaslt_last_algorithm_rank(void) {
+  std::lock_guard<std::mutex> lock(lt().mutex);
+  return lt().lastRank;
 }
 
 //===- Library ------------------------------------------------------------===//
@@ -641,15 +655,19 @@ FAKE_API Status cublasLtMatmulAlgoGetHeuristic(
   std::memcpy(algo.alignment, preference->alignment, sizeof(algo.alignment));
   // The heuristic takes the bias alignment from the pointer's value.
   algo.biasAlignment = alignmentOf(desc->bias);
-  uint64_t id = s.nextAlgo++;
-  s.algos[id] = algo;
-  results[0] = HeuristicResult{};
-  results[0].algo.data[0] = kAlgoMagic;
-  results[0].algo.data[1] = id;
-  results[0].workspaceSize = algo.workspace;
-  results[0].state = kOk;
-  results[0].wavesCount = 1.0f;
-  *returned = 1;
+  int offered = std::min(requested, kFakeAlgorithms);
+  for (int rank = 0; rank < offered; ++rank) {
+    uint64_t id = s.nextAlgo++;
+    algo.rank = rank;
+    s.algos[id] = algo;
+    results[rank] = HeuristicResult{};
+    results[rank].algo.data[0] = kAlgoMagic;
+    results[rank].algo.data[1] = id;
+    results[rank].workspaceSize = algo.workspace;
+    results[rank].state = kOk;
+    results[rank].wavesCount = 1.0f;
+  }
+  *returned = offered;
   return kOk;
 }
 
@@ -688,6 +706,7 @@ FAKE_API Status cublasLtMatmul(Handle *handle, MatmulDesc *desc,
     return refuse(s, function, "an algorithm the heuristic did not return",
                   kInvalidValue);
   const Algo &chosen = found->second;
+  s.lastRank = chosen.rank;
   if (chosen.problem != fingerprint(problem))
     return refuse(s, function,
                   "the algorithm was found for another problem (" +

@@ -88,6 +88,10 @@ void fakecu_cublaslt_require_workspace(unsigned long long bytes);
 /* Why the last cuBLASLt call that was refused was refused ("" when none
  * was since fakecu_reset). Refusals are also printed to stderr. */
 const char *fakecu_cublaslt_last_error(void);
+/* The heuristic offers up to three algorithms (as many as asked for); all
+ * compute the same. The rank, in the heuristic's answer, of the one the
+ * last cublasLtMatmul ran (-1 before any). */
+int fakecu_cublaslt_last_algorithm_rank(void);
 
 #ifdef __cplusplus
 }

@@ -1,8 +1,10 @@
 """Checks a tuning database written by `graphc tune` against the kernels of
-an exec dump compiled with it: every tuned exec.kernel has the block size
-its entry records. Prints a summary line for FileCheck.
+an exec dump compiled with it: every tuned generated exec.kernel has the
+block size its entry records. With --inspect, checks instead that every
+library kernel of an artifact (graphc inspect --json) runs the algorithm
+rank its entry records. Prints a summary line for FileCheck.
 
-usage: check_tuning_db.py DB SM [EXEC_DUMP]
+usage: check_tuning_db.py DB SM [EXEC_DUMP | --inspect INSPECT_JSON]
 """
 import json
 import re
@@ -18,13 +20,30 @@ assert len(set(keys)) == len(keys), "an entry key repeats"
 for e in entries:
     assert re.fullmatch(r"[0-9a-f]{16}", e["kernel"]), e
     assert e["precision"] == "fp32" and e["schedule_revision"] == 1, e
-    assert e["schedule"]["block_size"] in (64, 128, 256, 512, 1024), e
+    (knob, value), = e["schedule"].items()
+    if knob == "block_size":
+        assert value in (64, 128, 256, 512, 1024), e
+        heuristic = value == 256
+    else:
+        assert knob == "algo_rank" and value in range(5), e
+        heuristic = value == 0
     assert e["median_ns"] > 0 and e["heuristic_median_ns"] > 0, e
     # A schedule other than the heuristic's is recorded only when faster.
-    if e["schedule"]["block_size"] != 256:
+    if not heuristic:
         assert e["median_ns"] < e["heuristic_median_ns"], e
     assert e["kind"] and e["nodes"] and e["device"], e
 tuned = 0
+if len(sys.argv) > 4 and sys.argv[3] == "--inspect":
+    report = json.load(open(sys.argv[4]))
+    by_hash = {e["kernel"]: e["schedule"].get("algo_rank") for e in entries}
+    for kernel in report["kernels"]:
+        if kernel["library"] is None:
+            continue
+        assert by_hash.get(kernel["hash"]) is not None, kernel["name"]
+        assert kernel["gemm"]["algo_rank"] == by_hash[kernel["hash"]], kernel
+        tuned += 1
+    print(f"sm_{sm}: {len(entries)} entries, {tuned} library kernels match")
+    sys.exit(0)
 if len(sys.argv) > 3:
     dump = open(sys.argv[3]).read()
     by_hash = {e["kernel"]: e["schedule"]["block_size"] for e in entries}
