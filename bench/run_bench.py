@@ -13,7 +13,10 @@ the host overhead per run (wall time of a synchronised run minus its GPU time).
     python bench/run_bench.py --graphc bin/graphc [--out bench/results]
         [--models resnet50,bert] [--batches 1,8] [--dtypes fp32,fp16]
         [--exporters torchscript,dynamo] [--systems eager,...] [--full]
-        [--iters 50] [--deadline-s 500]
+        [--iters 50] [--deadline-s 500] [--tune-budget-s 60]
+
+graphc-tuned is graphc after `graphc tune` measured the model's kernels on
+this GPU (its wall time is the row's tune_s).
 
 The default set is the fast one (ResNet-50 and BERT-base, batch 1 and 8);
 --full is every model at batch 1, 8 and 64 with every system. Work that does
@@ -42,10 +45,11 @@ TEXT_MODELS = {"bert", "gpt2", "llama"}
 SEQ_LEN = 128
 # In the order they run: when the time budget ends a run, graphc and its
 # closest references are measured already.
-SYSTEMS = ["eager", "graphc", "onnxruntime-cuda", "compile-default",
+SYSTEMS = ["eager", "graphc", "graphc-tuned", "onnxruntime-cuda", "compile-default",
            "compile-reduce-overhead", "aotinductor", "compile-max-autotune"]
 FAST = {"models": "resnet50,bert", "batches": "1,8",
-        "systems": "eager,graphc,onnxruntime-cuda,compile-default,compile-reduce-overhead",
+        "systems": "eager,graphc,graphc-tuned,onnxruntime-cuda,compile-default,"
+                   "compile-reduce-overhead",
         "exporters": "torchscript,dynamo"}
 FULL = {"models": ",".join(MODELS), "batches": "1,8,64", "systems": ",".join(SYSTEMS),
         "exporters": "torchscript,dynamo"}
@@ -154,10 +158,26 @@ def export_onnx(module, example, path, exporter):
     return time.monotonic() - start
 
 
-def graphc_compile(graphc, onnx_path, so_path, example, arch):
+def graphc_tune(graphc, onnx_path, db_path, example, budget_s):
+    """graphc tune on this GPU into db_path; returns its wall time."""
+    shape = "x".join(str(d) for d in example.shape)
+    command = [graphc, "tune", onnx_path, "--db", db_path, f"--shape=input={shape}",
+               "--budget-seconds", str(budget_s)]
+    start = time.monotonic()
+    proc = subprocess.run(command, capture_output=True, text=True)
+    elapsed = time.monotonic() - start
+    if proc.returncode != 0:
+        lines = (proc.stderr + proc.stdout).strip().splitlines()
+        raise RuntimeError(lines[0] if lines else f"graphc exit status {proc.returncode}")
+    return elapsed
+
+
+def graphc_compile(graphc, onnx_path, so_path, example, arch, tuning_db=None):
     shape = "x".join(str(d) for d in example.shape)
     command = [graphc, "compile", onnx_path, "-o", so_path, "--target", "cuda",
                "--arch", arch, f"--shape=input={shape}"]
+    if tuning_db:
+        command += ["--tuning-db", tuning_db]
     start = time.monotonic()
     proc = subprocess.run(command, capture_output=True, text=True)
     elapsed = time.monotonic() - start
@@ -226,13 +246,14 @@ def measure(args, name, module, make_input, batch, dtype, ref, work_dir, deadlin
                     del runner
                 elif system == "onnxruntime-cuda":
                     measure_ort(args, name, model, x, batch, dtype, ref, work_dir, add)
-                elif system == "graphc":
+                elif system in ("graphc", "graphc-tuned"):
                     if dtype != "fp32":
                         add(system, status="not supported: graphc has no fp16 yet")
                         continue
                     for exporter in args.exporters:
                         measure_graphc(args, name, model, x, batch, ref, exporter,
-                                       work_dir, deadline, add)
+                                       work_dir, deadline, add,
+                                       tuned=system == "graphc-tuned")
         except Deadline:
             add(system, status="not run: time budget spent")
         except Exception as error:  # one failing system must not end the run
@@ -278,18 +299,29 @@ def measure_ort(args, name, model, x, batch, dtype, ref, work_dir, add):
         device_mem_delta_mib=device_memory_used_mib() - before)
 
 
-def measure_graphc(args, name, model, x, batch, ref, exporter, work_dir, deadline, add):
+def measure_graphc(args, name, model, x, batch, ref, exporter, work_dir, deadline, add,
+                   tuned=False):
+    """graphc with its heuristic schedules, or (tuned) after graphc tune
+    measured this model's kernels on this GPU, with its wall time as tune_s."""
     import torch
     from graphc_cuda import GraphcCudaModel
-    system = f"graphc ({exporter} export)"
+    system = f"graphc{'-tuned' if tuned else ''} ({exporter} export)"
     if time.monotonic() > deadline:
         add(system, status="not run: time budget spent")
         return
     try:
         onnx_path = os.path.join(work_dir, f"{name}_{batch}_{exporter}.onnx")
-        so_path = os.path.join(work_dir, f"{name}_{batch}_{exporter}.so")
+        suffix = "_tuned" if tuned else ""
+        so_path = os.path.join(work_dir, f"{name}_{batch}_{exporter}{suffix}.so")
         export_s = export_onnx(model, x, onnx_path, exporter)
-        compile_s = graphc_compile(args.graphc, onnx_path, so_path, x, args.arch)
+        extra = {}
+        db_path = None
+        if tuned:
+            db_path = os.path.join(work_dir, f"{name}_{batch}_{exporter}.tune.json")
+            extra["tune_s"] = graphc_tune(args.graphc, onnx_path, db_path, x,
+                                          args.tune_budget_s)
+        compile_s = graphc_compile(args.graphc, onnx_path, so_path, x, args.arch,
+                                   db_path)
         before = device_memory_used_mib()
         loaded = GraphcCudaModel(so_path)
         try:
@@ -305,7 +337,8 @@ def measure_graphc(args, name, model, x, batch, ref, exporter, work_dir, deadlin
             add(system, gpu_ms=gpu_ms, wall_ms=wall_ms,
                 host_overhead_ms=wall_ms - gpu_ms,
                 rel_error=rel_error(outputs[0], ref), compile_s=compile_s,
-                export_s=export_s, device_mem_delta_mib=device_memory_used_mib() - before)
+                export_s=export_s, device_mem_delta_mib=device_memory_used_mib() - before,
+                **extra)
         finally:
             loaded.close()
     except Deadline:
@@ -366,20 +399,22 @@ def write_report(args, facts, rows, started):
                 "- rel err: max |out - eager fp32| / max |eager fp32|.\n"
                 "- compile: torch.compile's first call, AOTInductor's export and "
                 "compile, onnxruntime's session creation, graphc's `graphc compile` "
-                "(ONNX export time separate).\n"
+                "(ONNX export time separate); for graphc-tuned, `graphc compile "
+                "--tuning-db` after `graphc tune` (its wall time in `tune s`).\n"
                 "- memory: PyTorch's peak allocation for PyTorch systems; device "
                 "memory in use after minus before loading for graphc and onnxruntime.\n"
                 "- host overhead (graphc): wall time of a synchronised run minus its "
                 "GPU time.\n\n")
         f.write("| model | batch | dtype | system | gpu ms | wall ms | host overhead ms "
-                "| rel err | compile s | export s | memory MiB | status |\n")
-        f.write("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+                "| rel err | compile s | tune s | export s | memory MiB | status |\n")
+        f.write("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
         for r in rows:
             memory = r.get("peak_mib", r.get("device_mem_delta_mib"))
             f.write(f"| {r['model']} | {r['batch']} | {r['dtype']} | {r['system']} "
                     f"| {fmt(r.get('gpu_ms'))} | {fmt(r.get('wall_ms'))} "
                     f"| {fmt(r.get('host_overhead_ms'))} | {fmt(r.get('rel_error'))} "
-                    f"| {fmt(r.get('compile_s'), 2)} | {fmt(r.get('export_s'), 2)} "
+                    f"| {fmt(r.get('compile_s'), 2)} | {fmt(r.get('tune_s'), 2)} "
+                    f"| {fmt(r.get('export_s'), 2)} "
                     f"| {fmt(memory, 4)} | {r.get('status', 'ok')} |\n")
     return stem
 
@@ -396,6 +431,8 @@ def main():
     parser.add_argument("--systems")
     parser.add_argument("--exporters")
     parser.add_argument("--arch", help="default: the SM of GPU 0")
+    parser.add_argument("--tune-budget-s", type=float, default=60,
+                        help="graphc tune's --budget-seconds for graphc-tuned")
     parser.add_argument("--warmup", type=int, default=10)
     parser.add_argument("--iters", type=int, default=50)
     parser.add_argument("--deadline-s", type=float, default=540,
