@@ -63,16 +63,29 @@ applyTuning(ModuleOp module,
     if (!library && !isValidBlockSize(schedule.blockSize))
       return kernel.emitOpError("tuned block_size ")
              << schedule.blockSize << " is not a multiple of 32 in [32, 1024]";
+    if (!library && !isValidElementsPerThread(schedule.elementsPerThread))
+      return kernel.emitOpError("tuned elements_per_thread ")
+             << schedule.elementsPerThread
+             << " is not a power of two in [1, 64]";
     if (library && (schedule.algoRank < 0 || schedule.algoRank >= kMaxAlgoRanks))
       return kernel.emitOpError("tuned algo_rank ")
              << schedule.algoRank << " is not in [0, " << kMaxAlgoRanks << ")";
     Builder b(kernel.getContext());
-    kernel.setScheduleAttr(b.getDictionaryAttr(
-        {library ? b.getNamedAttr("algo_rank",
-                                  b.getI64IntegerAttr(schedule.algoRank))
-                 : b.getNamedAttr("block_size",
-                                  b.getI64IntegerAttr(schedule.blockSize)),
-         b.getNamedAttr("source", b.getStringAttr("tuned"))}));
+    SmallVector<NamedAttribute> knobs;
+    if (library) {
+      knobs.push_back(b.getNamedAttr("algo_rank",
+                                     b.getI64IntegerAttr(schedule.algoRank)));
+    } else {
+      knobs.push_back(b.getNamedAttr("block_size",
+                                     b.getI64IntegerAttr(schedule.blockSize)));
+      // The heuristic's one element per thread stays implicit.
+      if (schedule.elementsPerThread != 1)
+        knobs.push_back(b.getNamedAttr(
+            "elements_per_thread",
+            b.getI64IntegerAttr(schedule.elementsPerThread)));
+    }
+    knobs.push_back(b.getNamedAttr("source", b.getStringAttr("tuned")));
+    kernel.setScheduleAttr(b.getDictionaryAttr(knobs));
     ++applied.tuned;
   }
   return applied;

@@ -60,18 +60,30 @@ llvm::Expected<TuningEntry> parseEntry(const llvm::json::Value &value) {
   if (!schedule)
     return fail("\"schedule\" is not an object");
   for (const auto &[knob, knobValue] : *schedule)
-    if (knob != "block_size" && knob != "algo_rank")
+    if (knob != "block_size" && knob != "elements_per_thread" &&
+        knob != "algo_rank")
       return fail("the schedule knob '" + knob.str() +
                   "' is unknown to this graphc");
-  // One knob: block_size for a generated kernel, algo_rank for a library
-  // call.
-  if (schedule->size() != 1)
-    return fail("\"schedule\" needs one of \"block_size\" and \"algo_rank\"");
-  if (schedule->get("block_size")) {
+  // A generated kernel's block_size (and elements_per_thread), or a library
+  // call's algo_rank alone.
+  bool library = schedule->get("algo_rank");
+  if (library ? schedule->size() != 1 : !schedule->get("block_size"))
+    return fail("\"schedule\" needs \"block_size\" (and maybe "
+                "\"elements_per_thread\") or \"algo_rank\" alone");
+  if (!library) {
     std::optional<int64_t> blockSize = schedule->getInteger("block_size");
     if (!blockSize || !isValidBlockSize(*blockSize))
       return fail("\"block_size\" is not a multiple of 32 in [32, 1024]");
-    entry.schedule = Schedule::generated(*blockSize);
+    int64_t elements = 1;
+    if (schedule->get("elements_per_thread")) {
+      std::optional<int64_t> value =
+          schedule->getInteger("elements_per_thread");
+      if (!value || !isValidElementsPerThread(*value))
+        return fail("\"elements_per_thread\" is not a power of two in "
+                    "[1, 64]");
+      elements = *value;
+    }
+    entry.schedule = Schedule::generated(*blockSize, elements);
   } else {
     std::optional<int64_t> algoRank = schedule->getInteger("algo_rank");
     if (!algoRank || *algoRank < 0 || *algoRank >= kMaxAlgoRanks)
@@ -106,6 +118,10 @@ llvm::Expected<TuningEntry> parseEntry(const llvm::json::Value &value) {
 }
 
 } // namespace
+
+bool isValidElementsPerThread(int64_t elements) {
+  return elements >= 1 && elements <= 64 && (elements & (elements - 1)) == 0;
+}
 
 bool isValidBlockSize(int64_t blockSize) {
   return blockSize >= 32 && blockSize <= 1024 && blockSize % 32 == 0;
@@ -247,10 +263,13 @@ std::string TuningDb::serialize() const {
           json.attribute("precision", entry.key.precision);
           json.attribute("schedule_revision", entry.scheduleRevision);
           json.attributeObject("schedule", [&] {
-            if (entry.schedule.library)
+            if (entry.schedule.library) {
               json.attribute("algo_rank", entry.schedule.algoRank);
-            else
+            } else {
               json.attribute("block_size", entry.schedule.blockSize);
+              json.attribute("elements_per_thread",
+                             entry.schedule.elementsPerThread);
+            }
           });
           json.attribute("kind", entry.kind);
           json.attribute("nodes", entry.nodes);

@@ -53,30 +53,38 @@ constexpr int64_t kHeuristicAlgoRank = 0;
 /// asks its heuristic for at most this many (GRAPHC_MAX_ALGO_RANKS).
 constexpr int64_t kMaxAlgoRanks = 8;
 
-/// The knobs of a kernel. A generated kernel has one: the number of
-/// threads per block of grid-stride and per-row loops. A library (cuBLASLt)
-/// kernel has one: the rank, in the order cuBLASLt's heuristic returns them,
-/// of the algorithm to run (0: its first choice).
+/// The knobs of a kernel. A generated kernel has two: the number of
+/// threads per block of grid-stride and per-row loops, and how many elements
+/// each thread of a grid-stride loop takes (its launch has that many times
+/// fewer blocks). A library (cuBLASLt) kernel has one: the rank, in the
+/// order cuBLASLt's heuristic returns them, of the algorithm to run (0: its
+/// first choice).
 struct Schedule {
   bool library = false;
   int64_t blockSize = kHeuristicBlockSize;
+  int64_t elementsPerThread = 1;
   int64_t algoRank = kHeuristicAlgoRank;
 
-  static Schedule generated(int64_t blockSize) {
-    return Schedule{false, blockSize, kHeuristicAlgoRank};
+  static Schedule generated(int64_t blockSize, int64_t elementsPerThread = 1) {
+    return Schedule{false, blockSize, elementsPerThread, kHeuristicAlgoRank};
   }
   static Schedule libraryCall(int64_t algoRank) {
-    return Schedule{true, kHeuristicBlockSize, algoRank};
+    return Schedule{true, kHeuristicBlockSize, 1, algoRank};
   }
   bool isHeuristic() const {
     return library ? algoRank == kHeuristicAlgoRank
-                   : blockSize == kHeuristicBlockSize;
+                   : blockSize == kHeuristicBlockSize && elementsPerThread == 1;
   }
   bool operator==(const Schedule &other) const {
     return library == other.library && blockSize == other.blockSize &&
+           elementsPerThread == other.elementsPerThread &&
            algoRank == other.algoRank;
   }
 };
+
+/// Whether `elements` is an elements_per_thread the CUDA emitter takes: a
+/// power of two in [1, 64].
+bool isValidElementsPerThread(int64_t elements);
 
 /// Whether `blockSize` is one the CUDA emitter takes: a multiple of 32 in
 /// [32, 1024].

@@ -115,6 +115,35 @@ TEST_F(TuningDbTest, MalformedEntriesAreDroppedWithANote) {
                              "'stages' is unknown to this graphc");
 }
 
+// A generated kernel's knobs: block_size, and elements_per_thread (1 when
+// absent).
+TEST_F(TuningDbTest, ElementsPerThread) {
+  std::string path = write(
+      "db.json",
+      database({entry("00000000000000e1", 90, 256, 10),
+                "{\"kernel\": \"00000000000000e2\", \"sm\": 90, "
+                "\"cuda_major\": 13, \"precision\": \"fp32\", "
+                "\"schedule_revision\": 1, \"schedule\": {\"block_size\": 128, "
+                "\"elements_per_thread\": 4}}",
+                "{\"kernel\": \"00000000000000e3\", \"sm\": 90, "
+                "\"cuda_major\": 13, \"precision\": \"fp32\", "
+                "\"schedule_revision\": 1, \"schedule\": {\"block_size\": 128, "
+                "\"elements_per_thread\": 3}}"}));
+  auto db = TuningDb::load(path);
+  ASSERT_TRUE(bool(db)) << llvm::toString(db.takeError());
+  TuningSelection selection = db->select(90, 13, "fp32");
+  EXPECT_EQ(selection.schedules.lookup(0xe1).elementsPerThread, 1);
+  EXPECT_TRUE(selection.schedules.lookup(0xe1).isHeuristic());
+  EXPECT_EQ(selection.schedules.lookup(0xe2).elementsPerThread, 4);
+  EXPECT_FALSE(selection.schedules.lookup(0xe2).isHeuristic());
+  ASSERT_EQ(db->notes().size(), 1u);
+  EXPECT_EQ(db->notes()[0], path + ": entry 2 is ignored: "
+                                   "\"elements_per_thread\" is not a power "
+                                   "of two in [1, 64]");
+  EXPECT_NE(db->serialize().find("\"elements_per_thread\": 4"),
+            std::string::npos);
+}
+
 // A library call's knob is the rank of the cuBLASLt algorithm it runs.
 TEST_F(TuningDbTest, LibraryEntriesRankAlgorithms) {
   auto library = [](llvm::StringRef kernel, llvm::StringRef schedule) {
@@ -140,10 +169,11 @@ TEST_F(TuningDbTest, LibraryEntriesRankAlgorithms) {
   ASSERT_EQ(notes.size(), 3u);
   EXPECT_EQ(notes[0],
             path + ": entry 1 is ignored: \"algo_rank\" is not in [0, 8)");
-  EXPECT_EQ(notes[1], path + ": entry 2 is ignored: \"schedule\" needs one of "
-                             "\"block_size\" and \"algo_rank\"");
-  EXPECT_EQ(notes[2], path + ": entry 3 is ignored: \"schedule\" needs one of "
-                             "\"block_size\" and \"algo_rank\"");
+  const std::string needs = " is ignored: \"schedule\" needs \"block_size\" "
+                            "(and maybe \"elements_per_thread\") or "
+                            "\"algo_rank\" alone";
+  EXPECT_EQ(notes[1], path + ": entry 2" + needs);
+  EXPECT_EQ(notes[2], path + ": entry 3" + needs);
   // Written back as it was read.
   EXPECT_NE(db->serialize().find("\"algo_rank\": 3"), std::string::npos);
   EXPECT_EQ(db->serialize().find("block_size"), std::string::npos);

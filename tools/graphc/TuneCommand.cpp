@@ -50,11 +50,13 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 /// The candidates measured against the heuristic schedule, one artifact
-/// each: a block size for every generated kernel (the heuristic's is 256)
-/// and an algorithm rank for every library call (the heuristic's is 0).
+/// each: a block size and elements per thread for every generated kernel
+/// (the heuristic's are 256 and 1) and an algorithm rank for every library
+/// call (the heuristic's is 0, its first choice).
 constexpr struct {
-  int64_t blockSize, algoRank;
-} kCandidates[] = {{64, 1}, {128, 2}, {512, 3}, {1024, 4}};
+  int64_t blockSize, elementsPerThread, algoRank;
+} kCandidates[] = {{64, 1, 1},  {128, 1, 2}, {512, 1, 3}, {1024, 1, 4},
+                   {256, 2, 0}, {256, 4, 0}, {256, 8, 0}};
 
 /// Copies of the inputs runs rotate through.
 constexpr int kInputCopies = 4;
@@ -431,11 +433,13 @@ llvm::Expected<Measurement> measure(const std::string &path,
 /// candidate for every kernel.
 struct Variant {
   int64_t blockSize = kHeuristicBlockSize;
+  int64_t elementsPerThread = 1;
   int64_t algoRank = kHeuristicAlgoRank;
-  /// "block_size 64, algo_rank 1", for messages.
+  /// "block_size 64, elements_per_thread 1, algo_rank 1", for messages.
   std::string describe() const {
-    return "block_size " + std::to_string(blockSize) + ", algo_rank " +
-           std::to_string(algoRank);
+    return "block_size " + std::to_string(blockSize) +
+           ", elements_per_thread " + std::to_string(elementsPerThread) +
+           ", algo_rank " + std::to_string(algoRank);
   }
   std::string path;
   std::optional<llvm::Error> compileError;
@@ -468,7 +472,8 @@ void compileVariants(std::vector<Variant> &variants, const CompileOptions &base,
         options.scheduleOverrides[hash] =
             libraryKernels.count(hash)
                 ? Schedule::libraryCall(variant.algoRank)
-                : Schedule::generated(variant.blockSize);
+                : Schedule::generated(variant.blockSize,
+                                      variant.elementsPerThread);
       auto start = Clock::now();
       if (llvm::Error e = compileModel(options, llvm::nulls()))
         variant.compileError = std::move(e);
@@ -549,6 +554,7 @@ llvm::Error tuneModel(CompileOptions options, const TuneSettings &flags,
   std::vector<Variant> variants(1);
   for (auto candidate : kCandidates) {
     variants.emplace_back().blockSize = candidate.blockSize;
+    variants.back().elementsPerThread = candidate.elementsPerThread;
     variants.back().algoRank = candidate.algoRank;
   }
   for (auto [v, variant] : llvm::enumerate(variants))
@@ -685,7 +691,8 @@ llvm::Error tuneModel(CompileOptions options, const TuneSettings &flags,
       if (micros->second * kSignificantSpeedup < bestMicros) {
         bestMicros = micros->second;
         best = library ? Schedule::libraryCall(candidate.algoRank)
-                       : Schedule::generated(candidate.blockSize);
+                       : Schedule::generated(candidate.blockSize,
+                                             candidate.elementsPerThread);
       }
     }
     heuristicTotal += heuristicMicros;
@@ -694,7 +701,10 @@ llvm::Error tuneModel(CompileOptions options, const TuneSettings &flags,
     auto [kind, nodes] = heuristic.kernelInfo.at(hash);
     std::string schedule =
         library ? "algo " + std::to_string(best.algoRank)
-                : "block " + std::to_string(best.blockSize);
+                : "block " + std::to_string(best.blockSize) +
+                      (best.elementsPerThread > 1
+                           ? "x" + std::to_string(best.elementsPerThread)
+                           : "");
     out << llvm::format("%-16s  %-12s  %11s  %11s  %-10s %6.2fx  %s\n",
                         formatKernelHash(hash).c_str(), kind.c_str(),
                         formatMicros(heuristicMicros).c_str(),

@@ -106,6 +106,13 @@ FailureOr<CudaKernel> emitCudaKernel(exec::KernelOp kernel) {
   int64_t blockSize = cuda::kDefaultBlockSize;
   if (auto attr = kernel.getSchedule().getAs<IntegerAttr>("block_size"))
     blockSize = attr.getInt();
+  int64_t elementsPerThread = 1;
+  if (auto attr =
+          kernel.getSchedule().getAs<IntegerAttr>("elements_per_thread"))
+    elementsPerThread = attr.getInt();
+  if (elementsPerThread < 1 || elementsPerThread > 64)
+    return kernel.emitOpError("elements_per_thread ")
+           << elementsPerThread << " is not in [1, 64]";
   Block &body = kernel.getBody().front();
   Operation *yield = body.getTerminator();
 
@@ -119,6 +126,7 @@ FailureOr<CudaKernel> emitCudaKernel(exec::KernelOp kernel) {
         failed(checkFusionTypes(kernel)))
       return failure();
     cuda::KernelEmitter emitter(kernel, root, blockSize);
+    emitter.setElementsPerThread(elementsPerThread);
     if (failed(cuda::emitPointwiseFusion(emitter, kernel)))
       return failure();
     return emitter.finish();
@@ -194,6 +202,7 @@ FailureOr<CudaKernel> emitCudaKernel(exec::KernelOp kernel) {
   if (failed(checkBlockSize(op, blockSize)))
     return failure();
   cuda::KernelEmitter emitter(kernel, op, blockSize);
+  emitter.setElementsPerThread(elementsPerThread);
   if (hasEpilogue)
     emitter.setEpilogue(op);
   if (hasPrologue) {

@@ -412,8 +412,9 @@ void KernelEmitter::setLaunch(ArrayRef<int64_t> gridDims,
 }
 
 void KernelEmitter::openLinearLoop(int64_t n, StringRef var) {
+  int64_t perBlock = blockSize * elementsPerThread;
   int64_t blocks =
-      std::clamp<int64_t>((n + blockSize - 1) / blockSize, 1, kMaxGrid);
+      std::clamp<int64_t>((n + perBlock - 1) / perBlock, 1, kMaxGrid);
   setLaunch({blocks}, {blockSize});
   open("for (long long " + var + " = (long long)blockIdx.x * blockDim.x + " +
        "threadIdx.x; " + var + " < " + Twine(n) + "LL; " + var +

@@ -111,6 +111,10 @@ public:
   mlir::Operation *getOp() const { return op; }
   /// Threads per block the schedule asks for.
   int64_t getBlockSize() const { return blockSize; }
+  /// The schedule's `elements_per_thread`: grid-stride loops launch this
+  /// many times fewer blocks, each thread looping over as many elements
+  /// (the loop's code is the same; only the launch changes).
+  void setElementsPerThread(int64_t elements) { elementsPerThread = elements; }
   llvm::StringRef getMnemonic() const { return mnemonic; }
 
   /// Emits "cannot emit a cuda kernel for graph.<op>: <reason>" at the op.
@@ -235,6 +239,7 @@ private:
   /// Declarations placed before the body (bindInputSlots).
   std::string prologue;
   int64_t blockSize;
+  int64_t elementsPerThread = 1;
   std::string mnemonic;
   llvm::SmallVector<mlir::Value> slots;
   std::string body;

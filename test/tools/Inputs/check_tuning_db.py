@@ -20,13 +20,16 @@ assert len(set(keys)) == len(keys), "an entry key repeats"
 for e in entries:
     assert re.fullmatch(r"[0-9a-f]{16}", e["kernel"]), e
     assert e["precision"] == "fp32" and e["schedule_revision"] == 1, e
-    (knob, value), = e["schedule"].items()
-    if knob == "block_size":
-        assert value in (64, 128, 256, 512, 1024), e
-        heuristic = value == 256
+    schedule = e["schedule"]
+    if "block_size" in schedule:
+        assert set(schedule) == {"block_size", "elements_per_thread"}, e
+        block, elements = schedule["block_size"], schedule["elements_per_thread"]
+        assert (block, elements) in [(64, 1), (128, 1), (256, 1), (512, 1), (1024, 1),
+                                     (256, 2), (256, 4), (256, 8)], e
+        heuristic = (block, elements) == (256, 1)
     else:
-        assert knob == "algo_rank" and value in range(5), e
-        heuristic = value == 0
+        assert list(schedule) == ["algo_rank"] and schedule["algo_rank"] in range(5), e
+        heuristic = schedule["algo_rank"] == 0
     assert e["median_ns"] > 0 and e["heuristic_median_ns"] > 0, e
     # A schedule other than the heuristic's is recorded only when faster.
     if not heuristic:
@@ -46,11 +49,17 @@ if len(sys.argv) > 4 and sys.argv[3] == "--inspect":
     sys.exit(0)
 if len(sys.argv) > 3:
     dump = open(sys.argv[3]).read()
-    by_hash = {e["kernel"]: e["schedule"]["block_size"] for e in entries}
-    for m in re.finditer(r'exec\.kernel @\S+\s+\w+ attributes \{[^\n]*?hash = "([0-9a-f]{16})"[^\n]*?schedule = \{block_size = (\d+) : i64, source = "(\w+)"\}', dump):
-        h, block, source = m.group(1), int(m.group(2)), m.group(3)
+    by_hash = {e["kernel"]: (e["schedule"]["block_size"],
+                             e["schedule"]["elements_per_thread"])
+               for e in entries if "block_size" in e["schedule"]}
+    pattern = (r'exec\.kernel @\S+\s+\w+ attributes \{[^\n]*?hash = "([0-9a-f]{16})"'
+               r'[^\n]*?schedule = \{block_size = (\d+) : i64, '
+               r'(?:elements_per_thread = (\d+) : i64, )?source = "(\w+)"\}')
+    for m in re.finditer(pattern, dump):
+        h, block, source = m.group(1), int(m.group(2)), m.group(4)
+        elements = int(m.group(3) or 1)
         if h in by_hash:
-            assert source == "tuned" and block == by_hash[h], (h, block, source)
+            assert source == "tuned" and (block, elements) == by_hash[h], (h, block, source)
             tuned += 1
         else:
             assert source == "heuristic", (h, source)
