@@ -248,6 +248,52 @@ llvm::Expected<DLTensor> bindTensor(HostTensor &host, DLDevice device,
   return tensor;
 }
 
+/// --profile: each step's median time over the runs, and its share of
+/// their sum.
+llvm::Error printProfile(graphc_model *model, int32_t planIndex,
+                         std::vector<std::vector<double>> &stepMicros) {
+  graphc_plan_info plan;
+  if (graphc_status status = graphc_model_plan_info(model, planIndex, &plan))
+    return toError(status);
+  std::vector<double> medians;
+  double total = 0;
+  for (std::vector<double> &samples : stepMicros) {
+    std::nth_element(samples.begin(), samples.begin() + samples.size() / 2,
+                     samples.end());
+    medians.push_back(samples[samples.size() / 2]);
+    total += medians.back();
+  }
+  llvm::outs() << "steps of plan '" << plan.name << "' (median over "
+               << (stepMicros.empty() ? 0 : stepMicros[0].size())
+               << " runs, each step timed alone):\n";
+  for (size_t s = 0; s < medians.size(); ++s) {
+    graphc_step_info step;
+    if (graphc_status status =
+            graphc_model_step_info(model, planIndex, s, &step))
+      return toError(status);
+    std::string what = "copy";
+    if (step.kernel >= 0) {
+      graphc_kernel_info kernel;
+      if (graphc_status status =
+              graphc_model_kernel_info(model, step.kernel, &kernel))
+        return toError(status);
+      what = std::string(kernel.name) + " [" + kernel.kind + "] " +
+             kernel.onnx_nodes;
+      if (what.size() > 90)
+        what = what.substr(0, 87) + "...";
+    }
+    const char *kind = step.kind == GRAPHC_STEP_LIBRARY_CALL ? "library"
+                       : step.kind == GRAPHC_STEP_COPY       ? "copy"
+                                                             : "kernel";
+    llvm::outs() << llvm::format("  %4zu  %-7s %10.2f us %5.1f%%  ", s, kind,
+                                 medians[s],
+                                 total > 0 ? 100 * medians[s] / total : 0.0)
+                 << what << "\n";
+  }
+  llvm::outs() << llvm::format("  steps add up to %.2f us\n", total);
+  return llvm::Error::success();
+}
+
 llvm::Error run(const RunOptions &options) {
   if (options.repeat < 1)
     return llvm::createStringError("--repeat must be at least 1");
@@ -263,6 +309,8 @@ llvm::Error run(const RunOptions &options) {
   graphc_session_options sessionOptions;
   graphc_session_options_init(&sessionOptions);
   sessionOptions.device_ordinal = options.device;
+  if (options.profile)
+    sessionOptions.flags |= GRAPHC_SESSION_PROFILE_STEPS;
   graphc_session *session = nullptr;
   if (graphc_status status =
           graphc_session_create(model, &sessionOptions, &session))
@@ -409,6 +457,9 @@ llvm::Error run(const RunOptions &options) {
   }
 
   std::vector<double> milliseconds;
+  // --profile: per step of the plan launched last, its time in every run.
+  std::vector<std::vector<double>> stepMicros;
+  int32_t profiledPlan = -1;
   for (int r = 0; r < options.repeat; ++r) {
     auto start = std::chrono::steady_clock::now();
     if (graphc_status status = graphc_session_run(
@@ -419,6 +470,19 @@ llvm::Error run(const RunOptions &options) {
     milliseconds.push_back(std::chrono::duration<double, std::milli>(
                                std::chrono::steady_clock::now() - start)
                                .count());
+    if (!options.profile)
+      continue;
+    int32_t steps = 0;
+    if (graphc_status status = graphc_session_step_times(
+            session, &profiledPlan, nullptr, 0, &steps))
+      return toError(status);
+    std::vector<double> micros(steps);
+    if (graphc_status status = graphc_session_step_times(
+            session, &profiledPlan, micros.data(), steps, &steps))
+      return toError(status);
+    stepMicros.resize(steps);
+    for (int32_t s = 0; s < steps; ++s)
+      stepMicros[s].push_back(micros[s]);
   }
 
   if (!options.outputDir.empty()) {
@@ -455,6 +519,8 @@ llvm::Error run(const RunOptions &options) {
                << options.repeat << (options.repeat == 1 ? " run: " : " runs: ")
                << llvm::format("%.3f", milliseconds[milliseconds.size() / 2])
                << " ms\n";
+  if (options.profile)
+    return printProfile(model, profiledPlan, stepMicros);
   return llvm::Error::success();
 }
 
@@ -487,6 +553,10 @@ void addRunCommand(CLI::App &app, int &exitCode) {
   command->add_option("--repeat", options->repeat,
                       "Run N times and report the median latency");
   command->add_option("--device", options->device, "CUDA device ordinal");
+  command->add_flag("--profile", options->profile,
+                    "time every step (cuda: between CUDA events, launched one "
+                    "by one without CUDA graphs) and print each step's median "
+                    "time and share");
   command->callback([options, positional, &exitCode] {
     options->inputs.insert(options->inputs.end(), positional->begin(),
                            positional->end());

@@ -26,10 +26,13 @@ struct RunOptions {
   std::string outputDir;
   int repeat = 1;
   int device = 0;
+  /// Time every step of every run and print each step's median.
+  bool profile = false;
 };
 
-/// `graphc run OUT.so --input NAME=FILE ... [--output-dir DIR] [--repeat N]`:
-/// runs the model, prints output shapes and the median latency.
+/// `graphc run OUT.so --input NAME=FILE ... [--output-dir DIR] [--repeat N]
+/// [--profile]`: runs the model, prints output shapes and the median
+/// latency (and with --profile each step's median time).
 int runRunCommand(const RunOptions &options);
 void addRunCommand(CLI::App &app, int &exitCode);
 
