@@ -3,7 +3,8 @@ cache (cold), and from a full one (warm). Needs no GPU.
 
     python bench/compile_times.py --graphc build/bin/graphc \
         [--targets cpu,cuda] [--arch sm_90] [--repeat 3] [--out bench/results] \
-        [--models DIR | --torch-models resnet50,bert,gpt2 [--exporter dynamo]]
+        [--models DIR | --torch-models resnet50,bert,gpt2 [--exporter dynamo]] \
+        [--one-layer-changed]
 
 Per model and target:
   uncached  median of --repeat compiles with --no-cache (every compiler runs)
@@ -11,6 +12,10 @@ Per model and target:
             what they make is stored)
   warm      median of --repeat compiles of the same model from that cache
   speedup   uncached / warm
+  one layer changed (--one-layer-changed)  median of --repeat compiles, each
+            from a copy of the warm cache, of the model with its middle Relu
+            made a LeakyRelu (or its middle Sigmoid a HardSigmoid): what a
+            model that differs in one layer costs, and how many parts it reuses
 and the stages of the last warm compile (from --progress json), which say
 where the remaining time goes. The warm artifact must be byte-identical to
 the uncached one; a difference fails the row. The cuda target is
@@ -81,6 +86,25 @@ def compile_once(args, onnx_path, dims, target, output, cache_flags):
     return elapsed, events[-1], stages
 
 
+def change_one_layer(onnx_path, changed_path):
+    """Writes the model with its middle Relu a LeakyRelu (else its middle
+    Sigmoid a HardSigmoid); returns the node's name, or None."""
+    import onnx
+    from onnx import helper
+    model = onnx.load(onnx_path)
+    for op, new_op, attrs in [("Relu", "LeakyRelu", {"alpha": 0.01}),
+                              ("Sigmoid", "HardSigmoid", {})]:
+        nodes = [n for n in model.graph.node if n.op_type == op]
+        if not nodes:
+            continue
+        node = nodes[len(nodes) // 2]
+        node.op_type = new_op
+        node.attribute.extend(helper.make_attribute(k, v) for k, v in attrs.items())
+        onnx.save(model, changed_path)
+        return node.name or node.output[0]
+    return None
+
+
 def measure(args, onnx_path, dims, target, work_dir, tag):
     row = {}
     outputs = os.path.join(work_dir, "out")
@@ -105,6 +129,22 @@ def measure(args, onnx_path, dims, target, work_dir, tag):
     row["warm_stages_ms"] = stages
     row["speedup"] = row["uncached_s"] / row["warm_s"]
     row["so_bytes"] = os.path.getsize(os.path.join(outputs, "cold.so"))
+    if args.one_layer_changed:
+        changed = os.path.join(work_dir, "changed.onnx")
+        row["changed_node"] = change_one_layer(onnx_path, changed)
+        if row["changed_node"]:
+            times = []
+            for i in range(args.repeat):
+                copy = os.path.join(work_dir, f"cache-copy{i}")
+                shutil.copytree(cache, copy)
+                seconds, summary, _ = compile_once(
+                    args, changed, dims, target, os.path.join(outputs, f"changed{i}.so"),
+                    ["--cache-dir", copy])
+                times.append(seconds)
+                shutil.rmtree(copy)
+            row["changed_s"] = statistics.median(times)
+            row["changed_hits"] = summary["cache"]["hits"]
+            row["changed_parts"] = summary["cache"]["hits"] + summary["cache"]["misses"]
     for name in ["cold.so", *[f"warm{i}.so" for i in range(args.repeat)]]:
         if not filecmp.cmp(os.path.join(outputs, "uncached0.so"),
                            os.path.join(outputs, name), shallow=False):
@@ -124,6 +164,9 @@ def main():
     parser.add_argument("--exporter", default="dynamo", choices=["dynamo", "torchscript"])
     parser.add_argument("--out", default=os.path.join(HERE, "results"))
     parser.add_argument("--name", default="compile", help="the result files' suffix")
+    parser.add_argument("--one-layer-changed", action="store_true",
+                        help="also compile the model with one layer changed from the "
+                             "warm cache (needs onnx)")
     args = parser.parse_args()
     args.graphc = os.path.abspath(args.graphc)
     started = datetime.datetime.now(datetime.timezone.utc)
@@ -160,17 +203,25 @@ def main():
                 f"it. Every warm artifact is byte-identical to the uncached one. cuda is "
                 f"compile-only ({args.arch}, NVRTC). Warm stages: milliseconds per stage "
                 f"of the last warm compile.\n\n")
+        if args.one_layer_changed:
+            f.write("One layer changed: median of compiles, each from a copy of the warm "
+                    "cache, of the model with one activation changed (the node named); "
+                    "parts reused of all.\n\n")
         f.write("| model | target | uncached s | cold s | warm s | speedup | parts reused "
+                "| one layer changed s (parts reused) "
                 "| warm stages (ms) | .so bytes | status |\n")
-        f.write("|---|---|---|---|---|---|---|---|---|---|\n")
+        f.write("|---|---|---|---|---|---|---|---|---|---|---|\n")
         for r in rows:
             def seconds(key):
                 return f"{r[key]:.2f}" if key in r else ""
             stages = ", ".join(f"{k} {v}" for k, v in r.get("warm_stages_ms", {}).items())
             reused = f"{r['warm_hits']} of {r['cached_parts']}" if "warm_hits" in r else ""
             speedup = f"{r['speedup']:.1f}x" if "speedup" in r else ""
+            changed = (f"{r['changed_s']:.2f} ({r['changed_hits']} of {r['changed_parts']}, "
+                       f"{r['changed_node']})" if "changed_s" in r else "")
             f.write(f"| {r['model']} | {r['target']} | {seconds('uncached_s')} "
                     f"| {seconds('cold_s')} | {seconds('warm_s')} | {speedup} | {reused} "
+                    f"| {changed} "
                     f"| {stages} | {r.get('so_bytes', '')} | {r.get('status', 'ok')} |\n")
     print(f"compile_times: wrote {stem}.md and {stem}.json")
     return 1 if any("status" in r for r in rows) else 0
