@@ -158,11 +158,8 @@ def export_onnx(module, example, path, exporter):
     return time.monotonic() - start
 
 
-def graphc_tune(graphc, onnx_path, db_path, example, budget_s):
-    """graphc tune on this GPU into db_path; returns its wall time."""
-    shape = "x".join(str(d) for d in example.shape)
-    command = [graphc, "tune", onnx_path, "--db", db_path, f"--shape=input={shape}",
-               "--budget-seconds", str(budget_s)]
+def run_graphc(command):
+    """Runs a graphc command; returns its wall time, raises with its error."""
     start = time.monotonic()
     proc = subprocess.run(command, capture_output=True, text=True)
     elapsed = time.monotonic() - start
@@ -170,6 +167,13 @@ def graphc_tune(graphc, onnx_path, db_path, example, budget_s):
         lines = (proc.stderr + proc.stdout).strip().splitlines()
         raise RuntimeError(lines[0] if lines else f"graphc exit status {proc.returncode}")
     return elapsed
+
+
+def graphc_tune(graphc, onnx_path, db_path, example, budget_s):
+    """graphc tune on this GPU into db_path; returns its wall time."""
+    shape = "x".join(str(d) for d in example.shape)
+    return run_graphc([graphc, "tune", onnx_path, "--db", db_path,
+                       f"--shape=input={shape}", "--budget-seconds", str(budget_s)])
 
 
 def graphc_compile(graphc, onnx_path, so_path, example, arch, tuning_db=None):
@@ -178,13 +182,7 @@ def graphc_compile(graphc, onnx_path, so_path, example, arch, tuning_db=None):
                "--arch", arch, f"--shape=input={shape}"]
     if tuning_db:
         command += ["--tuning-db", tuning_db]
-    start = time.monotonic()
-    proc = subprocess.run(command, capture_output=True, text=True)
-    elapsed = time.monotonic() - start
-    if proc.returncode != 0:
-        lines = (proc.stderr + proc.stdout).strip().splitlines()
-        raise RuntimeError(lines[0] if lines else f"graphc exit status {proc.returncode}")
-    return elapsed
+    return run_graphc(command)
 
 
 def measure(args, name, module, make_input, batch, dtype, ref, work_dir, deadline, rows,

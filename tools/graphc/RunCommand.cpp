@@ -200,32 +200,11 @@ std::string fileNameFor(llvm::StringRef name) {
   return text.empty() ? "output" : text;
 }
 
-/// Session-owned buffers (device memory for cuda models), freed on exit.
-class Buffers {
-public:
-  explicit Buffers(graphc_session *session) : session(session) {}
-  ~Buffers() {
-    for (void *data : owned)
-      graphc_session_free_buffer(session, data);
-  }
-  llvm::Expected<void *> allocate(uint64_t bytes) {
-    void *data = nullptr;
-    if (graphc_status status =
-            graphc_session_allocate_buffer(session, bytes, &data))
-      return toError(status);
-    owned.push_back(data);
-    return data;
-  }
-
-private:
-  graphc_session *session;
-  std::vector<void *> owned;
-};
-
 /// A dense DLTensor over `host` on `device`. For a cuda model the data lives
 /// in a fresh session buffer, filled from `host` when `upload` is set.
 llvm::Expected<DLTensor> bindTensor(HostTensor &host, DLDevice device,
-                                    bool cuda, bool upload, Buffers &buffers,
+                                    bool cuda, bool upload,
+                                    SessionBuffers &buffers,
                                     graphc_session *session) {
   DLTensor tensor{};
   tensor.device = device;
@@ -297,27 +276,13 @@ llvm::Error printProfile(graphc_model *model, int32_t planIndex,
 llvm::Error run(const RunOptions &options) {
   if (options.repeat < 1)
     return llvm::createStringError("--repeat must be at least 1");
-  graphc_model_options loadOptions;
-  graphc_model_options_init(&loadOptions);
-  loadOptions.device_ordinal = options.device;
-  graphc_model *model = nullptr;
-  if (graphc_status status =
-          graphc_model_load(options.model.c_str(), &loadOptions, &model))
-    return toError(status);
-  std::unique_ptr<graphc_model, void (*)(graphc_model *)> modelOwner(
-      model, graphc_model_release);
-  graphc_session_options sessionOptions;
-  graphc_session_options_init(&sessionOptions);
-  sessionOptions.device_ordinal = options.device;
-  if (options.profile)
-    sessionOptions.flags |= GRAPHC_SESSION_PROFILE_STEPS;
-  graphc_session *session = nullptr;
-  if (graphc_status status =
-          graphc_session_create(model, &sessionOptions, &session))
-    return toError(status);
-  std::unique_ptr<graphc_session, void (*)(graphc_session *)> sessionOwner(
-      session, graphc_session_release);
-  Buffers buffers(session);
+  auto open = openModel(options.model, options.device,
+                        options.profile ? GRAPHC_SESSION_PROFILE_STEPS : 0u);
+  if (!open)
+    return open.takeError();
+  graphc_model *model = open->model.get();
+  graphc_session *session = open->session.get();
+  SessionBuffers buffers(session);
   bool cuda = graphc_model_target(model) == GRAPHC_TARGET_CUDA;
   DLDevice device =
       cuda ? DLDevice{kDLCUDA, options.device} : DLDevice{kDLCPU, 0};

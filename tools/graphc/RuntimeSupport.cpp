@@ -4,6 +4,53 @@
 
 namespace graphc::tools {
 
+llvm::Expected<OpenModel> openModel(const std::string &path, int device,
+                                    uint32_t flags) {
+  OpenModel open;
+  graphc_model_options loadOptions;
+  graphc_model_options_init(&loadOptions);
+  loadOptions.device_ordinal = device;
+  graphc_model *model = nullptr;
+  if (graphc_status status =
+          graphc_model_load(path.c_str(), &loadOptions, &model))
+    return toError(status);
+  open.model.reset(model);
+  graphc_session_options sessionOptions;
+  graphc_session_options_init(&sessionOptions);
+  sessionOptions.device_ordinal = device;
+  sessionOptions.flags = flags;
+  graphc_session *session = nullptr;
+  if (graphc_status status =
+          graphc_session_create(model, &sessionOptions, &session))
+    return toError(status);
+  open.session.reset(session);
+  return std::move(open);
+}
+
+SessionBuffers::~SessionBuffers() {
+  for (void *data : owned)
+    graphc_session_free_buffer(session, data);
+}
+
+llvm::Expected<void *> SessionBuffers::allocate(uint64_t bytes) {
+  void *data = nullptr;
+  if (graphc_status status =
+          graphc_session_allocate_buffer(session, bytes, &data))
+    return toError(status);
+  owned.push_back(data);
+  return data;
+}
+
+llvm::Expected<void *> SessionBuffers::upload(const std::vector<char> &host) {
+  llvm::Expected<void *> data = allocate(host.size());
+  if (!data || host.empty())
+    return data;
+  if (graphc_status status =
+          graphc_session_upload(session, *data, host.data(), host.size()))
+    return toError(status);
+  return data;
+}
+
 llvm::Error toError(graphc_status status) {
   std::string message = graphc_status_message(status);
   graphc_status_free(status);

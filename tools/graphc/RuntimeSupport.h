@@ -6,7 +6,40 @@
 
 #include "llvm/Support/Error.h"
 
+#include <memory>
+#include <string>
+#include <vector>
+
 namespace graphc::tools {
+
+using ModelPtr = std::unique_ptr<graphc_model, void (*)(graphc_model *)>;
+using SessionPtr = std::unique_ptr<graphc_session, void (*)(graphc_session *)>;
+
+/// A model loaded from `path` for CUDA device `device` (ignored on cpu),
+/// and a session on it created with `flags` (graphc_session_flags).
+struct OpenModel {
+  ModelPtr model{nullptr, graphc_model_release};
+  SessionPtr session{nullptr, graphc_session_release};
+};
+llvm::Expected<OpenModel> openModel(const std::string &path, int device,
+                                    uint32_t flags);
+
+/// Device memory of a session (host memory for cpu models), freed with this
+/// object, which must go before the session.
+class SessionBuffers {
+public:
+  explicit SessionBuffers(graphc_session *session) : session(session) {}
+  ~SessionBuffers();
+  SessionBuffers(const SessionBuffers &) = delete;
+  SessionBuffers &operator=(const SessionBuffers &) = delete;
+  llvm::Expected<void *> allocate(uint64_t bytes);
+  /// A buffer holding a copy of `host`.
+  llvm::Expected<void *> upload(const std::vector<char> &host);
+
+private:
+  graphc_session *session;
+  std::vector<void *> owned;
+};
 
 /// The message of a failed runtime call as an llvm::Error; frees `status`.
 llvm::Error toError(graphc_status status);

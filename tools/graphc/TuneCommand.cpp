@@ -243,56 +243,17 @@ double median(std::vector<double> values) {
   return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
-/// Device buffers of one session, freed with it.
-class DeviceBuffers {
-public:
-  explicit DeviceBuffers(graphc_session *session) : session(session) {}
-  ~DeviceBuffers() {
-    for (void *data : owned)
-      graphc_session_free_buffer(session, data);
-  }
-  llvm::Expected<void *> upload(const std::vector<char> &host) {
-    void *data = nullptr;
-    if (graphc_status status =
-            graphc_session_allocate_buffer(session, host.size(), &data))
-      return toError(status);
-    owned.push_back(data);
-    if (!host.empty())
-      if (graphc_status status = graphc_session_upload(session, data,
-                                                       host.data(), host.size()))
-        return toError(status);
-    return data;
-  }
-
-private:
-  graphc_session *session;
-  std::vector<void *> owned;
-};
 
 /// Runs every plan of the artifact at `path`: once for its outputs, then
 /// `warmup` + `repeats` times timing its steps.
 llvm::Expected<Measurement> measure(const std::string &path,
                                     const TuneSettings &flags) {
-  graphc_model_options loadOptions;
-  graphc_model_options_init(&loadOptions);
-  loadOptions.device_ordinal = flags.device;
-  graphc_model *model = nullptr;
-  if (graphc_status status =
-          graphc_model_load(path.c_str(), &loadOptions, &model))
-    return toError(status);
-  std::unique_ptr<graphc_model, void (*)(graphc_model *)> modelOwner(
-      model, graphc_model_release);
-  graphc_session_options sessionOptions;
-  graphc_session_options_init(&sessionOptions);
-  sessionOptions.device_ordinal = flags.device;
-  sessionOptions.flags = GRAPHC_SESSION_PROFILE_STEPS;
-  graphc_session *session = nullptr;
-  if (graphc_status status =
-          graphc_session_create(model, &sessionOptions, &session))
-    return toError(status);
-  std::unique_ptr<graphc_session, void (*)(graphc_session *)> sessionOwner(
-      session, graphc_session_release);
-  DeviceBuffers buffers(session);
+  auto open = openModel(path, flags.device, GRAPHC_SESSION_PROFILE_STEPS);
+  if (!open)
+    return open.takeError();
+  graphc_model *model = open->model.get();
+  graphc_session *session = open->session.get();
+  SessionBuffers buffers(session);
   DLDevice device{kDLCUDA, flags.device};
 
   Measurement result;
