@@ -2,6 +2,7 @@
 
 #include "lib/Pipeline/CheckAssumedPadSafety.h"
 #include "lib/Pipeline/Pipeline.h"
+#include "lib/Support/ElementValue.h"
 
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/HostEval.h"
@@ -68,54 +69,7 @@ std::vector<char> randomTensor(RankedTensorType type, uint64_t seed) {
 /// 2^53), for the comparison.
 double elementAt(const std::vector<char> &bytes, int32_t dtype,
                  int64_t index) {
-  const char *at = bytes.data() + index * gc_dtype_size(dtype);
-  auto load = [&](auto value) {
-    std::memcpy(&value, at, sizeof(value));
-    return double(value);
-  };
-  switch (dtype) {
-  case GC_DTYPE_F32:
-    return load(float());
-  case GC_DTYPE_F64:
-    return load(double());
-  case GC_DTYPE_I8:
-    return load(int8_t());
-  case GC_DTYPE_U8:
-  case GC_DTYPE_BOOL:
-    return load(uint8_t());
-  case GC_DTYPE_I16:
-    return load(int16_t());
-  case GC_DTYPE_U16:
-    return load(uint16_t());
-  case GC_DTYPE_I32:
-    return load(int32_t());
-  case GC_DTYPE_U32:
-    return load(uint32_t());
-  case GC_DTYPE_I64:
-    return load(int64_t());
-  case GC_DTYPE_U64:
-    return load(uint64_t());
-  case GC_DTYPE_F16: {
-    uint16_t half;
-    std::memcpy(&half, at, 2);
-    int exponent = (half >> 10) & 0x1f, mantissa = half & 0x3ff;
-    double magnitude =
-        exponent == 0    ? std::ldexp(mantissa, -24)
-        : exponent == 31 ? (mantissa ? NAN : INFINITY)
-                         : std::ldexp(1024 + mantissa, exponent - 25);
-    return (half & 0x8000) ? -magnitude : magnitude;
-  }
-  case GC_DTYPE_BF16: {
-    uint16_t bits;
-    std::memcpy(&bits, at, 2);
-    uint32_t wide = uint32_t(bits) << 16;
-    float value;
-    std::memcpy(&value, &wide, 4);
-    return value;
-  }
-  default:
-    return NAN;
-  }
+  return elementAsDouble(dtype, bytes.data() + index * gc_dtype_size(dtype));
 }
 
 /// Runs `func` on the cpu reference: every op through its host kernel, in

@@ -18,6 +18,7 @@
 
 #include "graphc/runtime.h"
 #include "lib/Pipeline/Pipeline.h"
+#include "lib/Support/ElementValue.h"
 #include "lib/Support/TuningDb.h"
 #include "tools/graphc/Commands.h"
 #include "tools/graphc/CompileFlags.h"
@@ -164,42 +165,6 @@ std::vector<char> makeInput(int32_t dtype, int64_t elements, uint32_t seed) {
   return bytes;
 }
 
-/// An element of an output as a double, for the comparison.
-double elementValue(int32_t dtype, const char *at) {
-  switch (dtype) {
-  case 1: {
-    float value;
-    std::memcpy(&value, at, 4);
-    return value;
-  }
-  case 11: {
-    double value;
-    std::memcpy(&value, at, 8);
-    return value;
-  }
-  case 16: {
-    uint16_t half;
-    std::memcpy(&half, at, 2);
-    uint32_t bits = uint32_t(half) << 16;
-    float value;
-    std::memcpy(&value, &bits, 4);
-    return value;
-  }
-  case 10: {
-    uint16_t half;
-    std::memcpy(&half, at, 2);
-    int exponent = (half >> 10) & 0x1f;
-    double mantissa = half & 0x3ff;
-    double magnitude =
-        exponent == 0    ? std::ldexp(mantissa, -24)
-        : exponent == 31 ? (mantissa ? NAN : INFINITY)
-                         : std::ldexp(1024 + mantissa, exponent - 25);
-    return (half & 0x8000) ? -magnitude : magnitude;
-  }
-  default:
-    return 0;
-  }
-}
 
 bool isFloating(int32_t dtype) {
   return dtype == 1 || dtype == 10 || dtype == 11 || dtype == 16;
@@ -217,8 +182,8 @@ std::optional<double> disagreement(int32_t dtype, const std::vector<char> &a,
   double worst = 0;
   bool bad = false;
   for (size_t i = 0; i < a.size(); i += size) {
-    double x = elementValue(dtype, a.data() + i);
-    double y = elementValue(dtype, b.data() + i);
+    double x = elementAsDouble(dtype, a.data() + i);
+    double y = elementAsDouble(dtype, b.data() + i);
     if (std::isnan(x) || std::isnan(y)) {
       if (std::isnan(x) != std::isnan(y)) {
         bad = true;
