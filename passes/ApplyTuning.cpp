@@ -67,6 +67,9 @@ applyTuning(ModuleOp module,
       return kernel.emitOpError("tuned elements_per_thread ")
              << schedule.elementsPerThread
              << " is not a power of two in [1, 64]";
+    if (!library && !isValidTile(schedule.tile))
+      return kernel.emitOpError("tuned tile ")
+             << schedule.tile << " is not 8, 16 or 32";
     if (library && (schedule.algoRank < 0 || schedule.algoRank >= kMaxAlgoRanks))
       return kernel.emitOpError("tuned algo_rank ")
              << schedule.algoRank << " is not in [0, " << kMaxAlgoRanks << ")";
@@ -78,11 +81,15 @@ applyTuning(ModuleOp module,
     } else {
       knobs.push_back(b.getNamedAttr("block_size",
                                      b.getI64IntegerAttr(schedule.blockSize)));
-      // The heuristic's one element per thread stays implicit.
+      // The heuristic's one element per thread and 16x16 tiles stay
+      // implicit.
       if (schedule.elementsPerThread != 1)
         knobs.push_back(b.getNamedAttr(
             "elements_per_thread",
             b.getI64IntegerAttr(schedule.elementsPerThread)));
+      if (schedule.tile != kHeuristicTile)
+        knobs.push_back(
+            b.getNamedAttr("tile", b.getI64IntegerAttr(schedule.tile)));
     }
     knobs.push_back(b.getNamedAttr("source", b.getStringAttr("tuned")));
     kernel.setScheduleAttr(b.getDictionaryAttr(knobs));

@@ -61,15 +61,16 @@ llvm::Expected<TuningEntry> parseEntry(const llvm::json::Value &value) {
     return fail("\"schedule\" is not an object");
   for (const auto &[knob, knobValue] : *schedule)
     if (knob != "block_size" && knob != "elements_per_thread" &&
-        knob != "algo_rank")
+        knob != "tile" && knob != "algo_rank")
       return fail("the schedule knob '" + knob.str() +
                   "' is unknown to this graphc");
-  // A generated kernel's block_size (and elements_per_thread), or a library
-  // call's algo_rank alone.
+  // A generated kernel's block_size (and maybe elements_per_thread and
+  // tile), or a library call's algo_rank alone.
   bool library = schedule->get("algo_rank");
   if (library ? schedule->size() != 1 : !schedule->get("block_size"))
     return fail("\"schedule\" needs \"block_size\" (and maybe "
-                "\"elements_per_thread\") or \"algo_rank\" alone");
+                "\"elements_per_thread\" and \"tile\") or \"algo_rank\" "
+                "alone");
   if (!library) {
     std::optional<int64_t> blockSize = schedule->getInteger("block_size");
     if (!blockSize || !isValidBlockSize(*blockSize))
@@ -83,7 +84,14 @@ llvm::Expected<TuningEntry> parseEntry(const llvm::json::Value &value) {
                     "[1, 64]");
       elements = *value;
     }
-    entry.schedule = Schedule::generated(*blockSize, elements);
+    int64_t tile = kHeuristicTile;
+    if (schedule->get("tile")) {
+      std::optional<int64_t> value = schedule->getInteger("tile");
+      if (!value || !isValidTile(*value))
+        return fail("\"tile\" is not 8, 16 or 32");
+      tile = *value;
+    }
+    entry.schedule = Schedule::generated(*blockSize, elements, tile);
   } else {
     std::optional<int64_t> algoRank = schedule->getInteger("algo_rank");
     if (!algoRank || *algoRank < 0 || *algoRank >= kMaxAlgoRanks)
@@ -118,6 +126,8 @@ llvm::Expected<TuningEntry> parseEntry(const llvm::json::Value &value) {
 }
 
 } // namespace
+
+bool isValidTile(int64_t tile) { return tile == 8 || tile == 16 || tile == 32; }
 
 bool isValidElementsPerThread(int64_t elements) {
   return elements >= 1 && elements <= 64 && (elements & (elements - 1)) == 0;
@@ -269,6 +279,7 @@ std::string TuningDb::serialize() const {
               json.attribute("block_size", entry.schedule.blockSize);
               json.attribute("elements_per_thread",
                              entry.schedule.elementsPerThread);
+              json.attribute("tile", entry.schedule.tile);
             }
           });
           json.attribute("kind", entry.kind);

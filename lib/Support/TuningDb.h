@@ -7,7 +7,8 @@
 //   {"graphc_tuning_db": 1,
 //    "entries": [{"kernel": "0f1e2d3c4b5a6978", "sm": 90, "cuda_major": 13,
 //                 "precision": "fp32", "schedule_revision": 1,
-//                 "schedule": {"block_size": 128},  (or {"algo_rank": 2})
+//                 "schedule": {"block_size": 128, "elements_per_thread": 1,
+//                              "tile": 16},  (or {"algo_rank": 2})
 //                 "kind": "elementwise", "nodes": "Add_3,Relu_4",
 //                 "median_ns": 2310, "heuristic_median_ns": 3020,
 //                 "device": "NVIDIA H100 80GB HBM3"}]}
@@ -53,34 +54,44 @@ constexpr int64_t kHeuristicAlgoRank = 0;
 /// asks its heuristic for at most this many (GRAPHC_MAX_ALGO_RANKS).
 constexpr int64_t kMaxAlgoRanks = 8;
 
-/// The knobs of a kernel. A generated kernel has two: the number of
-/// threads per block of grid-stride and per-row loops, and how many elements
+constexpr int64_t kHeuristicTile = 16;
+
+/// The knobs of a kernel. A generated kernel has three: the number of
+/// threads per block of grid-stride and per-row loops; how many elements
 /// each thread of a grid-stride loop takes (its launch has that many times
-/// fewer blocks). A library (cuBLASLt) kernel has one: the rank, in the
-/// order cuBLASLt's heuristic returns them, of the algorithm to run (0: its
-/// first choice).
+/// fewer blocks); and the output tile edge of the tiled matmul. A library
+/// (cuBLASLt) kernel has one: the rank, in the order cuBLASLt's heuristic
+/// returns them, of the algorithm to run (0: its first choice).
 struct Schedule {
   bool library = false;
   int64_t blockSize = kHeuristicBlockSize;
   int64_t elementsPerThread = 1;
+  int64_t tile = kHeuristicTile;
   int64_t algoRank = kHeuristicAlgoRank;
 
-  static Schedule generated(int64_t blockSize, int64_t elementsPerThread = 1) {
-    return Schedule{false, blockSize, elementsPerThread, kHeuristicAlgoRank};
+  static Schedule generated(int64_t blockSize, int64_t elementsPerThread = 1,
+                            int64_t tile = kHeuristicTile) {
+    return Schedule{false, blockSize, elementsPerThread, tile,
+                    kHeuristicAlgoRank};
   }
   static Schedule libraryCall(int64_t algoRank) {
-    return Schedule{true, kHeuristicBlockSize, 1, algoRank};
+    return Schedule{true, kHeuristicBlockSize, 1, kHeuristicTile, algoRank};
   }
   bool isHeuristic() const {
     return library ? algoRank == kHeuristicAlgoRank
-                   : blockSize == kHeuristicBlockSize && elementsPerThread == 1;
+                   : blockSize == kHeuristicBlockSize &&
+                         elementsPerThread == 1 && tile == kHeuristicTile;
   }
   bool operator==(const Schedule &other) const {
     return library == other.library && blockSize == other.blockSize &&
            elementsPerThread == other.elementsPerThread &&
-           algoRank == other.algoRank;
+           tile == other.tile && algoRank == other.algoRank;
   }
 };
+
+/// Whether `tile` is a tiled-matmul tile edge the CUDA emitter takes: 8, 16
+/// or 32.
+bool isValidTile(int64_t tile);
 
 /// Whether `elements` is an elements_per_thread the CUDA emitter takes: a
 /// power of two in [1, 64].

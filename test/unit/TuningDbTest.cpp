@@ -115,16 +115,20 @@ TEST_F(TuningDbTest, MalformedEntriesAreDroppedWithANote) {
                              "'stages' is unknown to this graphc");
 }
 
-// A generated kernel's knobs: block_size, and elements_per_thread (1 when
-// absent).
-TEST_F(TuningDbTest, ElementsPerThread) {
+// A generated kernel's knobs: block_size, elements_per_thread (1 when
+// absent) and tile (16 when absent).
+TEST_F(TuningDbTest, GeneratedKernelKnobs) {
   std::string path = write(
       "db.json",
       database({entry("00000000000000e1", 90, 256, 10),
                 "{\"kernel\": \"00000000000000e2\", \"sm\": 90, "
                 "\"cuda_major\": 13, \"precision\": \"fp32\", "
                 "\"schedule_revision\": 1, \"schedule\": {\"block_size\": 128, "
-                "\"elements_per_thread\": 4}}",
+                "\"elements_per_thread\": 4, \"tile\": 32}}",
+                "{\"kernel\": \"00000000000000e4\", \"sm\": 90, "
+                "\"cuda_major\": 13, \"precision\": \"fp32\", "
+                "\"schedule_revision\": 1, \"schedule\": {\"block_size\": 128, "
+                "\"tile\": 12}}",
                 "{\"kernel\": \"00000000000000e3\", \"sm\": 90, "
                 "\"cuda_major\": 13, \"precision\": \"fp32\", "
                 "\"schedule_revision\": 1, \"schedule\": {\"block_size\": 128, "
@@ -134,10 +138,14 @@ TEST_F(TuningDbTest, ElementsPerThread) {
   TuningSelection selection = db->select(90, 13, "fp32");
   EXPECT_EQ(selection.schedules.lookup(0xe1).elementsPerThread, 1);
   EXPECT_TRUE(selection.schedules.lookup(0xe1).isHeuristic());
+  EXPECT_EQ(selection.schedules.lookup(0xe1).tile, 16);
   EXPECT_EQ(selection.schedules.lookup(0xe2).elementsPerThread, 4);
+  EXPECT_EQ(selection.schedules.lookup(0xe2).tile, 32);
   EXPECT_FALSE(selection.schedules.lookup(0xe2).isHeuristic());
-  ASSERT_EQ(db->notes().size(), 1u);
-  EXPECT_EQ(db->notes()[0], path + ": entry 2 is ignored: "
+  ASSERT_EQ(db->notes().size(), 2u);
+  EXPECT_EQ(db->notes()[0], path + ": entry 2 is ignored: \"tile\" is not 8, "
+                                   "16 or 32");
+  EXPECT_EQ(db->notes()[1], path + ": entry 3 is ignored: "
                                    "\"elements_per_thread\" is not a power "
                                    "of two in [1, 64]");
   EXPECT_NE(db->serialize().find("\"elements_per_thread\": 4"),
@@ -170,8 +178,8 @@ TEST_F(TuningDbTest, LibraryEntriesRankAlgorithms) {
   EXPECT_EQ(notes[0],
             path + ": entry 1 is ignored: \"algo_rank\" is not in [0, 8)");
   const std::string needs = " is ignored: \"schedule\" needs \"block_size\" "
-                            "(and maybe \"elements_per_thread\") or "
-                            "\"algo_rank\" alone";
+                            "(and maybe \"elements_per_thread\" and "
+                            "\"tile\") or \"algo_rank\" alone";
   EXPECT_EQ(notes[1], path + ": entry 2" + needs);
   EXPECT_EQ(notes[2], path + ": entry 3" + needs);
   // Written back as it was read.

@@ -51,13 +51,14 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 /// The candidates measured against the heuristic schedule, one artifact
-/// each: a block size and elements per thread for every generated kernel
-/// (the heuristic's are 256 and 1) and an algorithm rank for every library
-/// call (the heuristic's is 0, its first choice).
+/// each: a block size, elements per thread and matmul tile for every
+/// generated kernel (the heuristic's are 256, 1 and 16) and an algorithm
+/// rank for every library call (the heuristic's is 0, its first choice).
 constexpr struct {
-  int64_t blockSize, elementsPerThread, algoRank;
-} kCandidates[] = {{64, 1, 1},  {128, 1, 2}, {512, 1, 3}, {1024, 1, 4},
-                   {256, 2, 0}, {256, 4, 0}, {256, 8, 0}};
+  int64_t blockSize, elementsPerThread, tile, algoRank;
+} kCandidates[] = {{64, 1, 16, 1},  {128, 1, 16, 2}, {512, 1, 16, 3},
+                   {1024, 1, 16, 4}, {256, 2, 16, 0}, {256, 4, 16, 0},
+                   {256, 8, 16, 0},  {256, 1, 8, 0},  {256, 1, 32, 0}};
 
 /// Copies of the inputs runs rotate through.
 constexpr int kInputCopies = 4;
@@ -360,12 +361,15 @@ llvm::Expected<Measurement> measure(const std::string &path,
 struct Variant {
   int64_t blockSize = kHeuristicBlockSize;
   int64_t elementsPerThread = 1;
+  int64_t tile = kHeuristicTile;
   int64_t algoRank = kHeuristicAlgoRank;
-  /// "block_size 64, elements_per_thread 1, algo_rank 1", for messages.
+  /// "block_size 64, elements_per_thread 1, tile 16, algo_rank 1", for
+  /// messages.
   std::string describe() const {
     return "block_size " + std::to_string(blockSize) +
            ", elements_per_thread " + std::to_string(elementsPerThread) +
-           ", algo_rank " + std::to_string(algoRank);
+           ", tile " + std::to_string(tile) + ", algo_rank " +
+           std::to_string(algoRank);
   }
   std::string path;
   std::optional<llvm::Error> compileError;
@@ -399,7 +403,7 @@ void compileVariants(std::vector<Variant> &variants, const CompileOptions &base,
             libraryKernels.count(hash)
                 ? Schedule::libraryCall(variant.algoRank)
                 : Schedule::generated(variant.blockSize,
-                                      variant.elementsPerThread);
+                                      variant.elementsPerThread, variant.tile);
       auto start = Clock::now();
       if (llvm::Error e = compileModel(options, llvm::nulls()))
         variant.compileError = std::move(e);
@@ -481,6 +485,7 @@ llvm::Error tuneModel(CompileOptions options, const TuneSettings &flags,
   for (auto candidate : kCandidates) {
     variants.emplace_back().blockSize = candidate.blockSize;
     variants.back().elementsPerThread = candidate.elementsPerThread;
+    variants.back().tile = candidate.tile;
     variants.back().algoRank = candidate.algoRank;
   }
   for (auto [v, variant] : llvm::enumerate(variants))
@@ -618,7 +623,8 @@ llvm::Error tuneModel(CompileOptions options, const TuneSettings &flags,
         bestMicros = micros->second;
         best = library ? Schedule::libraryCall(candidate.algoRank)
                        : Schedule::generated(candidate.blockSize,
-                                             candidate.elementsPerThread);
+                                             candidate.elementsPerThread,
+                                             candidate.tile);
       }
     }
     heuristicTotal += heuristicMicros;
@@ -626,11 +632,13 @@ llvm::Error tuneModel(CompileOptions options, const TuneSettings &flags,
     faster += !best.isHeuristic();
     auto [kind, nodes] = heuristic.kernelInfo.at(hash);
     std::string schedule =
-        library ? "algo " + std::to_string(best.algoRank)
-                : "block " + std::to_string(best.blockSize) +
-                      (best.elementsPerThread > 1
-                           ? "x" + std::to_string(best.elementsPerThread)
-                           : "");
+        library                   ? "algo " + std::to_string(best.algoRank)
+        : best.tile != kHeuristicTile ? "tile " + std::to_string(best.tile)
+                                      : "block " + std::to_string(best.blockSize) +
+                                            (best.elementsPerThread > 1
+                                                 ? "x" + std::to_string(
+                                                             best.elementsPerThread)
+                                                 : "");
     out << llvm::format("%-16s  %-12s  %11s  %11s  %-10s %6.2fx  %s\n",
                         formatKernelHash(hash).c_str(), kind.c_str(),
                         formatMicros(heuristicMicros).c_str(),

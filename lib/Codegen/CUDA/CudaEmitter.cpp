@@ -113,6 +113,11 @@ FailureOr<CudaKernel> emitCudaKernel(exec::KernelOp kernel) {
   if (elementsPerThread < 1 || elementsPerThread > 64)
     return kernel.emitOpError("elements_per_thread ")
            << elementsPerThread << " is not in [1, 64]";
+  int64_t tile = 16;
+  if (auto attr = kernel.getSchedule().getAs<IntegerAttr>("tile"))
+    tile = attr.getInt();
+  if (tile != 8 && tile != 16 && tile != 32)
+    return kernel.emitOpError("tile ") << tile << " is not 8, 16 or 32";
   Block &body = kernel.getBody().front();
   Operation *yield = body.getTerminator();
 
@@ -127,6 +132,7 @@ FailureOr<CudaKernel> emitCudaKernel(exec::KernelOp kernel) {
       return failure();
     cuda::KernelEmitter emitter(kernel, root, blockSize);
     emitter.setElementsPerThread(elementsPerThread);
+    emitter.setTileSize(tile);
     if (failed(cuda::emitPointwiseFusion(emitter, kernel)))
       return failure();
     return emitter.finish();
@@ -203,6 +209,7 @@ FailureOr<CudaKernel> emitCudaKernel(exec::KernelOp kernel) {
     return failure();
   cuda::KernelEmitter emitter(kernel, op, blockSize);
   emitter.setElementsPerThread(elementsPerThread);
+  emitter.setTileSize(tile);
   if (hasEpilogue)
     emitter.setEpilogue(op);
   if (hasPrologue) {

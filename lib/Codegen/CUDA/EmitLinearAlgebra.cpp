@@ -1,9 +1,10 @@
 //===- EmitLinearAlgebra.cpp - mat_mul, gemm, einsum ----------------------===//
 //
-// MatMul and Gemm share one shared-memory tiled kernel: 16x16 output tiles,
-// K walked in 16-wide slabs staged through shared memory, accumulation in
-// the compute type (float for f16/bf16), batches on grid.z with numpy
-// broadcasting of the batch dims. Einsum is a generic index loop.
+// MatMul and Gemm share one shared-memory tiled kernel: T x T output tiles
+// (the schedule's `tile`, 16 unless tuned), K walked in T-wide slabs staged
+// through shared memory, accumulation in the compute type (float for
+// f16/bf16), batches on grid.z with numpy broadcasting of the batch dims.
+// Einsum is a generic index loop.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,8 +21,6 @@ using llvm::Twine;
 namespace graphc::codegen::cuda {
 namespace {
 
-constexpr int64_t kTile = 16;
-
 /// A batched product out[b, m, n] = sum_k A[b, m, k] * B[b, k, n] with
 /// arbitrary element strides, plus an optional Gemm epilogue.
 struct MatmulPlan {
@@ -37,6 +36,7 @@ struct MatmulPlan {
 LogicalResult emitTiledMatmul(KernelEmitter &e, const MatmulPlan &plan) {
   std::string t = computeType(e.inputType(0).getElementType());
   int64_t batch = numElements(plan.batchDims);
+  int64_t kTile = e.getTileSize();
   int64_t rowTiles = (plan.m + kTile - 1) / kTile;
   int64_t colTiles = (plan.n + kTile - 1) / kTile;
   // Tiles and batches are visited by block-uniform grid-stride loops, so the

@@ -115,6 +115,10 @@ public:
   /// many times fewer blocks, each thread looping over as many elements
   /// (the loop's code is the same; only the launch changes).
   void setElementsPerThread(int64_t elements) { elementsPerThread = elements; }
+  /// The schedule's `tile`: the output tile edge of the tiled matmul (its
+  /// block is tile x tile threads).
+  void setTileSize(int64_t tile) { tileSize = tile; }
+  int64_t getTileSize() const { return tileSize; }
   llvm::StringRef getMnemonic() const { return mnemonic; }
 
   /// Emits "cannot emit a cuda kernel for graph.<op>: <reason>" at the op.
@@ -240,6 +244,7 @@ private:
   std::string prologue;
   int64_t blockSize;
   int64_t elementsPerThread = 1;
+  int64_t tileSize = 16;
   std::string mnemonic;
   llvm::SmallVector<mlir::Value> slots;
   std::string body;

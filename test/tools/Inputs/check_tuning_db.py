@@ -22,11 +22,12 @@ for e in entries:
     assert e["precision"] == "fp32" and e["schedule_revision"] == 1, e
     schedule = e["schedule"]
     if "block_size" in schedule:
-        assert set(schedule) == {"block_size", "elements_per_thread"}, e
-        block, elements = schedule["block_size"], schedule["elements_per_thread"]
-        assert (block, elements) in [(64, 1), (128, 1), (256, 1), (512, 1), (1024, 1),
-                                     (256, 2), (256, 4), (256, 8)], e
-        heuristic = (block, elements) == (256, 1)
+        assert set(schedule) == {"block_size", "elements_per_thread", "tile"}, e
+        knobs = (schedule["block_size"], schedule["elements_per_thread"], schedule["tile"])
+        assert knobs in [(64, 1, 16), (128, 1, 16), (256, 1, 16), (512, 1, 16),
+                         (1024, 1, 16), (256, 2, 16), (256, 4, 16), (256, 8, 16),
+                         (256, 1, 8), (256, 1, 32)], e
+        heuristic = knobs == (256, 1, 16)
     else:
         assert list(schedule) == ["algo_rank"] and schedule["algo_rank"] in range(5), e
         heuristic = schedule["algo_rank"] == 0
@@ -50,16 +51,17 @@ if len(sys.argv) > 4 and sys.argv[3] == "--inspect":
 if len(sys.argv) > 3:
     dump = open(sys.argv[3]).read()
     by_hash = {e["kernel"]: (e["schedule"]["block_size"],
-                             e["schedule"]["elements_per_thread"])
+                             e["schedule"]["elements_per_thread"], e["schedule"]["tile"])
                for e in entries if "block_size" in e["schedule"]}
     pattern = (r'exec\.kernel @\S+\s+\w+ attributes \{[^\n]*?hash = "([0-9a-f]{16})"'
                r'[^\n]*?schedule = \{block_size = (\d+) : i64, '
-               r'(?:elements_per_thread = (\d+) : i64, )?source = "(\w+)"\}')
+               r'(?:elements_per_thread = (\d+) : i64, )?source = "(\w+)"'
+               r'(?:, tile = (\d+) : i64)?\}')
     for m in re.finditer(pattern, dump):
         h, block, source = m.group(1), int(m.group(2)), m.group(4)
-        elements = int(m.group(3) or 1)
+        knobs = (block, int(m.group(3) or 1), int(m.group(5) or 16))
         if h in by_hash:
-            assert source == "tuned" and (block, elements) == by_hash[h], (h, block, source)
+            assert source == "tuned" and knobs == by_hash[h], (h, knobs, source)
             tuned += 1
         else:
             assert source == "heuristic", (h, source)
