@@ -1,16 +1,16 @@
 //===- TuneCommand.cpp - `graphc tune` --------------------------------------===//
 //
-// Measures schedules of a model's generated kernels on the GPU and records
-// the fastest of each in the tuning database.
+// Measures schedules of a model's kernels on the GPU and records the
+// fastest of each in the tuning database.
 //
-// Every generated kernel of the model is compiled with every candidate
-// block size at once: one artifact per candidate, kernels being independent
-// launches. The artifacts are built in parallel, then run one after the
-// other through the runtime with GRAPHC_SESSION_PROFILE_STEPS, so that each
-// step is timed between two CUDA events. A candidate artifact's outputs
-// must agree with the heuristic artifact's on the same inputs before any of
-// its timings count. Each run reads the next of several copies of the
-// inputs, so that no run finds its inputs in L2 from the run before.
+// Every kernel of the model takes one candidate schedule at once: one
+// artifact per candidate, kernels being independent launches (or library
+// calls). The artifacts are built in parallel, then run one after the other
+// through the runtime with GRAPHC_SESSION_PROFILE_STEPS, so that each step
+// is timed between two CUDA events. A candidate artifact's outputs must
+// agree with the heuristic artifact's on the same inputs before any of its
+// timings count. Each run reads the next of several copies of the inputs,
+// so that no run finds its inputs in L2 from the run before.
 //
 // `graphc tune merge` joins databases.
 //
@@ -27,10 +27,8 @@
 
 #include "CLI/CLI.hpp"
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -40,7 +38,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
-#include <mutex>
+#include <optional>
 #include <random>
 #include <set>
 #include <thread>
