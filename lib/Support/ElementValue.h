@@ -25,8 +25,9 @@ inline double elementAsDouble(int32_t dtype, const void *at) {
   case 1:
     return load(float());
   case 2:
-  case 9:
     return load(uint8_t());
+  case 9:
+    return load(uint8_t()) != 0;
   case 3:
     return load(int8_t());
   case 4:

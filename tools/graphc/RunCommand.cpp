@@ -12,6 +12,7 @@
 #include "graphc/runtime.h"
 #include "lib/Import/ONNX/TensorFile.h"
 #include "lib/Support/CheckedArith.h"
+#include "lib/Support/ElementValue.h"
 #include "lib/Support/HostTensor.h"
 #include "lib/Support/Npy.h"
 #include "tools/graphc/Commands.h"
@@ -91,61 +92,10 @@ llvm::Error checkInputType(const HostTensor &tensor, const std::string &path,
       describeType(tensor.dtype, tensor.dims) + " from '" + path + "'");
 }
 
-/// An IEEE binary16 value.
-double halfToDouble(uint16_t bits) {
-  int exponent = (bits >> 10) & 0x1f;
-  int mantissa = bits & 0x3ff;
-  double sign = (bits & 0x8000) ? -1.0 : 1.0;
-  if (exponent == 0x1f)
-    return mantissa ? std::numeric_limits<double>::quiet_NaN()
-                    : sign * std::numeric_limits<double>::infinity();
-  if (exponent == 0)
-    return sign * std::ldexp(mantissa, -24);
-  return sign * std::ldexp(mantissa + 1024, exponent - 25);
-}
-
 /// Element `i` of a dense tensor as a double (64-bit integers round).
 double elementAt(const HostTensor &tensor, size_t i) {
-  const char *base = tensor.data.data();
-  auto load = [&](auto zero) {
-    decltype(zero) value;
-    std::memcpy(&value, base + i * sizeof(value), sizeof(value));
-    return value;
-  };
-  switch (tensor.dtype) {
-  case 1:
-    return load(float());
-  case 2:
-    return load(uint8_t());
-  case 3:
-    return load(int8_t());
-  case 4:
-    return load(uint16_t());
-  case 5:
-    return load(int16_t());
-  case 6:
-    return load(int32_t());
-  case 7:
-    return static_cast<double>(load(int64_t()));
-  case 9:
-    return load(uint8_t()) != 0;
-  case 10:
-    return halfToDouble(load(uint16_t()));
-  case 11:
-    return load(double());
-  case 12:
-    return load(uint32_t());
-  case 13:
-    return static_cast<double>(load(uint64_t()));
-  case 16: {
-    uint32_t bits = uint32_t(load(uint16_t())) << 16;
-    float value;
-    std::memcpy(&value, &bits, sizeof(value));
-    return value;
-  }
-  default:
-    return std::numeric_limits<double>::quiet_NaN();
-  }
+  return elementAsDouble(tensor.dtype,
+                         tensor.data.data() + i * graphc_dtype_size(tensor.dtype));
 }
 
 /// " min 0 max 1 mean 0.5 nan 0 inf 0": what a glance at an output should
