@@ -180,6 +180,7 @@ llvm::Expected<TuningDb> TuningDb::load(llvm::StringRef path) {
   // Stale entries are counted, not listed: a database after a graphc
   // upgrade holds many.
   std::map<int, int64_t> staleByRevision;
+  std::map<TuningKey, size_t> firstOfKey;
   for (size_t i = 0; i < entries->size(); ++i) {
     llvm::Expected<TuningEntry> entry = parseEntry((*entries)[i]);
     if (!entry) {
@@ -191,15 +192,17 @@ llvm::Expected<TuningDb> TuningDb::load(llvm::StringRef path) {
       ++staleByRevision[entry->scheduleRevision];
       continue;
     }
-    auto existing = llvm::find_if(db.sorted, [&](const TuningEntry &e) {
-      return e.key == entry->key;
-    });
-    if (existing != db.sorted.end()) {
+    // A map, not a search of what was read: a file of many entries must
+    // not cost quadratic time.
+    auto [existing, inserted] =
+        firstOfKey.try_emplace(entry->key, db.sorted.size());
+    if (!inserted) {
       db.messages.push_back(path.str() + ": entry " + std::to_string(i) +
                             " repeats " + describeKey(entry->key) +
                             "; the faster of the two is used");
-      if (entry->medianNs < existing->medianNs)
-        *existing = std::move(*entry);
+      TuningEntry &kept = db.sorted[existing->second];
+      if (entry->medianNs < kept.medianNs)
+        kept = std::move(*entry);
       continue;
     }
     db.sorted.push_back(std::move(*entry));
@@ -242,18 +245,30 @@ void TuningDb::put(const TuningEntry &entry) {
 }
 
 int64_t TuningDb::merge(const TuningDb &other) {
+  // Both are sorted by key: one linear pass.
   int64_t lost = 0;
-  for (const TuningEntry &entry : other.sorted) {
-    auto position = llvm::lower_bound(
-        sorted, entry.key,
-        [](const TuningEntry &e, const TuningKey &key) { return e.key < key; });
-    if (position == sorted.end() || !(position->key == entry.key))
-      sorted.insert(position, entry);
-    else if (entry.medianNs < position->medianNs)
-      *position = entry;
-    else
-      ++lost;
+  std::vector<TuningEntry> merged;
+  merged.reserve(sorted.size() + other.sorted.size());
+  auto mine = sorted.begin();
+  auto theirs = other.sorted.begin();
+  while (mine != sorted.end() || theirs != other.sorted.end()) {
+    if (theirs == other.sorted.end() ||
+        (mine != sorted.end() && mine->key < theirs->key)) {
+      merged.push_back(std::move(*mine++));
+    } else if (mine == sorted.end() || theirs->key < mine->key) {
+      merged.push_back(*theirs++);
+    } else {
+      if (theirs->medianNs < mine->medianNs) {
+        merged.push_back(*theirs);
+      } else {
+        merged.push_back(std::move(*mine));
+        ++lost;
+      }
+      ++mine;
+      ++theirs;
+    }
   }
+  sorted = std::move(merged);
   llvm::append_range(messages, other.messages);
   return lost;
 }
