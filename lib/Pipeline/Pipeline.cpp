@@ -147,9 +147,9 @@ splitIntoUnits(ArrayRef<exec::KernelOp> kernels) {
   return units;
 }
 
-/// The generated CUDA: the whole module (what --emit source prints) and one
-/// module per unit, `units` of them (one with `singleUnit`). Sets each
-/// exec.kernel's launch and unit.
+/// The generated CUDA: one module per unit (one unit with `singleUnit`)
+/// and, for --emit source, the whole module. Sets each exec.kernel's launch
+/// and unit.
 llvm::Error generateCuda(ModuleOp module, const CompileOptions &options,
                          bool singleUnit, std::string &source,
                          std::vector<std::string> &unitSources) {
@@ -182,9 +182,12 @@ llvm::Error generateCuda(ModuleOp module, const CompileOptions &options,
   if (options.progress)
     options.progress->kernels(total, total);
   std::string preamble = codegen::cudaModulePreamble().str() + "\n";
-  source = preamble;
-  for (exec::KernelOp kernel : kernels)
-    source += code[kernel] + "\n";
+  // The whole module is only printed: the units are what is compiled.
+  if (options.emit == EmitStage::source) {
+    source = preamble;
+    for (exec::KernelOp kernel : kernels)
+      source += code[kernel] + "\n";
+  }
   std::vector<std::vector<exec::KernelOp>> units;
   if (singleUnit && !kernels.empty())
     units.push_back(std::vector<exec::KernelOp>(kernels.begin(), kernels.end()));
