@@ -4,12 +4,14 @@
 
 #include "dialects/Exec/ExecOps.h"
 #include "dialects/Kernel/KernelOps.h"
+#include "lib/Support/Precision.h"
 #include "lib/Support/TuningDb.h"
 #include "passes/AnalyzePadSafety.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -40,6 +42,33 @@ mlir::LogicalResult recognizeAttention(mlir::ModuleOp module);
 /// Folds per-channel affine followers (BatchNormalization, constant Mul and
 /// Add) into the weights and bias of the linear ops they follow.
 mlir::LogicalResult foldIntoLinearOps(mlir::ModuleOp module);
+
+/// What graphc-convert-precision turns float32 tensors into.
+struct PrecisionConversion {
+  /// fp16 or bf16 narrow the model's float32 tensors; fp32 and tf32 keep
+  /// them.
+  Precision compute = Precision::fp32;
+  /// The element type of the float32 inputs and outputs (fp32, fp16 or
+  /// bf16).
+  Precision io = Precision::fp32;
+  /// ONNX node names whose ops compute in float32 whatever `compute` says.
+  std::vector<std::string> keepFp32;
+};
+
+/// What graphc-convert-precision did.
+struct PrecisionReport {
+  /// ONNX nodes left in float32: named by --keep-fp32, or of ops with no
+  /// narrow form.
+  std::set<std::string> pinnedNodes, wideNodes;
+  /// The float32 constants narrowed, in bytes, before and after.
+  uint64_t weightBytesBefore = 0, weightBytesAfter = 0;
+};
+
+/// Stores the float32 tensors of every function of `module` in the
+/// narrow type of `options.compute` (see graphc-convert-precision). Fails,
+/// naming it, on a --keep-fp32 name no op carries.
+mlir::FailureOr<PrecisionReport>
+convertPrecision(mlir::ModuleOp module, const PrecisionConversion &options);
 
 /// Fixes dynamic input dims of @main (see SpecializeShapes).
 mlir::LogicalResult specializeShapes(mlir::ModuleOp module,

@@ -71,6 +71,29 @@ def FoldIntoLinearOps : Pass<"graphc-fold-into-linear-ops", "mlir::ModuleOp"> {
   }];
 }
 
+def ConvertPrecision : Pass<"graphc-convert-precision", "mlir::ModuleOp"> {
+  let summary = "store float32 tensors in fp16 or bf16 (--precision)";
+  let description = [{
+    Rounds float32 constants to the narrow type once (finite values beyond
+    its range to its largest finite value) and narrows the float32 results
+    of every op whose type inference accepts narrow operands; kernels keep
+    accumulating in float. Ops named by keep-fp32 (by their ONNX node or a
+    node folded into them), Range, and ops whose result type an attribute
+    fixes stay float32 with casts around them; Resize's scales and roi stay
+    float32. Inputs and outputs keep float32 unless io-precision names
+    another type, which then becomes the function's signature.
+  }];
+  let options = [
+    Option<"precision", "precision", "std::string", "\"fp16\"",
+           "fp32, tf32, fp16 or bf16">,
+    Option<"ioPrecision", "io-precision", "std::string", "\"fp32\"",
+           "the element type of float32 inputs and outputs: fp32, fp16 "
+           "or bf16">,
+    ListOption<"keepFp32", "keep-fp32", "std::string",
+               "ONNX nodes that compute in float32">,
+  ];
+}
+
 //===----------------------------------------------------------------------===//
 // Shapes
 //===----------------------------------------------------------------------===//

@@ -310,7 +310,8 @@ llvm::Error tuneKernels(ModuleOp module, const CompileOptions &options,
           "--tuning-db: cannot tell the CUDA version kernels are compiled "
           "with (NVRTC does not say), so no entry can be matched");
     TuningSelection selection =
-        db->select(report.sm, report.cudaMajor, kCompilePrecision);
+        db->select(report.sm, report.cudaMajor,
+                   precisionName(options.precision));
     schedules = std::move(selection.schedules);
     report.foreign = selection.foreign;
   }
@@ -333,11 +334,49 @@ void printTuningLine(const TuningReport &report, const CompileOptions &options,
   out << "  tuning: " << report.tuned << " of " << report.kernels
       << " kernels tuned from " << options.tuningDbName << " (sm_"
       << report.sm << ", CUDA " << report.cudaMajor << ", "
-      << kCompilePrecision << ")";
+      << precisionName(options.precision) << ")";
   if (report.foreign)
     out << "; " << report.foreign
         << (report.foreign == 1 ? " entry is" : " entries are")
         << " for other GPUs, CUDA versions or precisions";
+  out << "\n";
+}
+
+/// "  precision: fp16 (inputs and outputs fp32), weights 98 MiB -> 49 MiB;
+/// float32: 2 nodes (--keep-fp32), 1 node with no fp16 form: 'range_3'".
+void printPrecisionLine(const PrecisionReport &report,
+                        const CompileOptions &options,
+                        llvm::raw_ostream &out) {
+  if (options.precision == Precision::fp32 &&
+      options.ioPrecision == Precision::fp32)
+    return;
+  const char *name = precisionName(options.precision);
+  out << "  precision: " << name << " (inputs and outputs "
+      << precisionName(options.ioPrecision) << ")";
+  if (report.weightBytesBefore)
+    out << ", weights " << formatBytes(report.weightBytesBefore) << " -> "
+        << formatBytes(report.weightBytesAfter);
+  if (!report.pinnedNodes.empty() || !report.wideNodes.empty()) {
+    auto count = [](size_t n) {
+      return std::to_string(n) + (n == 1 ? " node" : " nodes");
+    };
+    out << "; float32: ";
+    if (!report.pinnedNodes.empty())
+      out << count(report.pinnedNodes.size()) << " (--keep-fp32)"
+          << (report.wideNodes.empty() ? "" : ", ");
+    if (!report.wideNodes.empty()) {
+      out << count(report.wideNodes.size()) << " with no " << name
+          << " form: ";
+      int shown = 0;
+      for (const std::string &node : report.wideNodes) {
+        if (shown == 3) {
+          out << ", ...";
+          break;
+        }
+        out << (shown++ ? ", " : "") << "'" << node << "'";
+      }
+    }
+  }
   out << "\n";
 }
 
@@ -359,13 +398,26 @@ void printCacheLine(const CompileCache *cache, llvm::raw_ostream &out) {
 ProgressFields summaryFields(const CompileSummary &summary,
                              const CompileOptions &options,
                              const CompileCache *cache,
-                             const TuningReport &tuning) {
+                             const TuningReport &tuning,
+                             const PrecisionReport &precision) {
+  llvm::json::Array pinned, wide;
+  for (const std::string &node : precision.pinnedNodes)
+    pinned.push_back(node);
+  for (const std::string &node : precision.wideNodes)
+    wide.push_back(node);
+  llvm::json::Object precisionField{
+      {"compute", precisionName(options.precision)},
+      {"io", precisionName(options.ioPrecision)},
+      {"narrowed_weight_bytes_before", precision.weightBytesBefore},
+      {"narrowed_weight_bytes_after", precision.weightBytesAfter},
+      {"keep_fp32_nodes", std::move(pinned)},
+      {"fp32_nodes_without_narrow_form", std::move(wide)}};
   llvm::json::Value tuningField = nullptr;
   if (tuning.used)
     tuningField = llvm::json::Object{{"database", options.tuningDbName},
                                      {"sm", tuning.sm},
                                      {"cuda_major", tuning.cudaMajor},
-                                     {"precision", kCompilePrecision},
+                                     {"precision", precisionName(options.precision)},
                                      {"kernels", tuning.kernels},
                                      {"tuned", tuning.tuned},
                                      {"foreign", tuning.foreign}};
@@ -399,6 +451,7 @@ ProgressFields summaryFields(const CompileSummary &summary,
                            : llvm::json::Value(nullptr)},
       {"cache", std::move(cacheField)},
       {"tuning", std::move(tuningField)},
+      {"precision", std::move(precisionField)},
   };
 }
 
@@ -580,6 +633,14 @@ llvm::Error compileModel(const CompileOptions &options,
   // reasoned about their softmax and masks; --no-fusion keeps them apart.
   if (!options.noFusion && failed(recognizeAttention(module)))
     return diagnostics.takeError("recognising attention failed");
+  FailureOr<PrecisionReport> precision = convertPrecision(
+      module, {options.precision, options.ioPrecision, options.keepFp32});
+  if (failed(precision))
+    return diagnostics.takeError("converting the precision failed");
+  if (failed(verify(module)))
+    return diagnostics.takeError("the graph in " +
+                                 std::string(precisionName(options.precision)) +
+                                 " does not verify");
   if (options.emit == EmitStage::graph) {
     printModule(module, out);
     return llvm::Error::success();
@@ -715,9 +776,11 @@ llvm::Error compileModel(const CompileOptions &options,
   }
   CompileSummary summary = summarize(module);
   if (progress)
-    progress->finish(summaryFields(summary, options, cache.get(), tuning));
+    progress->finish(
+        summaryFields(summary, options, cache.get(), tuning, *precision));
   printSummary(summary, options, out);
   printBuckets(module, *buckets, out);
+  printPrecisionLine(*precision, options, out);
   printTuningLine(tuning, options, out);
   printCacheLine(cache.get(), out);
   return llvm::Error::success();

@@ -2,6 +2,7 @@
 #ifndef GRAPHC_LIB_PIPELINE_PIPELINE_H
 #define GRAPHC_LIB_PIPELINE_PIPELINE_H
 
+#include "lib/Support/Precision.h"
 #include "lib/Support/TuningDb.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -66,6 +67,13 @@ struct CompileOptions {
   /// figures and A/B timings compare against.
   bool noFusion = false;
   Libraries libraries = Libraries::automatic;
+  /// --precision: what float32 tensors become (see ConvertPrecision), and
+  /// the precision tuning entries are looked up by.
+  Precision precision = Precision::fp32;
+  /// --io-precision: the element type of float32 inputs and outputs.
+  Precision ioPrecision = Precision::fp32;
+  /// --keep-fp32: ONNX nodes that compute in float32 under fp16 or bf16.
+  std::vector<std::string> keepFp32;
   EmitStage emit = EmitStage::none;
   /// Weights in `<output>.weights` beside the .so instead of inside it.
   bool weightsSideFile = false;
@@ -85,7 +93,7 @@ struct CompileOptions {
   std::string cacheDir;
   uint64_t cacheMaxBytes = 0;
   /// cuda: the tuning database (`graphc tune`'s file, read by the caller)
-  /// whose entries for the highest of `sms`, this CUDA major and fp32 give
+  /// whose entries for the highest of `sms`, this CUDA major and precision give
   /// kernels their schedules (null: the heuristic schedule everywhere), and
   /// what the summary calls it.
   std::shared_ptr<const TuningDb> tuningDb;
@@ -117,10 +125,6 @@ inline bool usesLibraries(const CompileOptions &options) {
          (options.libraries == Libraries::automatic &&
           options.target == Target::cuda);
 }
-
-/// The precision a tuning entry is keyed by: the arithmetic precision of
-/// the compile (only fp32 is built today).
-constexpr const char *kCompilePrecision = "fp32";
 
 /// The CUDA major version the cuda target's kernels are compiled with (that
 /// of the NVRTC graphc loads), or 0 when unknown or without the cuda target.

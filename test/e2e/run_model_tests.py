@@ -58,6 +58,10 @@ MODELS = {
 }
 # The f32 tolerances of the conformance suite (test/conformance/node_tests.py).
 RTOL, ATOL = 1e-4, 1e-5
+# --precision fp16 / bf16 against onnxruntime's float32: the rounding of
+# weights and of every stored activation (11 and 8 significant bits), grown
+# over a few layers. The absolute part scales with the output's magnitude.
+NARROW_TOLERANCES = {"fp16": 1e-2, "bf16": 6e-2}
 
 
 class CheckFailed(Exception):
@@ -82,6 +86,8 @@ def compile_model(args, model, output, dims, extra=()):
         command += ["--cuda-emulation"]
     if args.libraries:
         command += ["--libraries", args.libraries]
+    if args.precision != "fp32":
+        command += ["--precision", args.precision]
     proc = subprocess.run(command, capture_output=True, text=True)
     if proc.returncode != 0:
         raise CheckFailed(f"graphc compile {os.path.basename(model)} failed:\n"
@@ -101,7 +107,7 @@ def random_feeds(model_path, dims, seed=1):
     return feeds
 
 
-def compare_with_onnxruntime(model_path, so_path, dims, feeds=None):
+def compare_with_onnxruntime(model_path, so_path, dims, feeds=None, precision="fp32"):
     import graphc
     import onnxruntime as ort
     if feeds is None:
@@ -120,11 +126,29 @@ def compare_with_onnxruntime(model_path, so_path, dims, feeds=None):
             raise CheckFailed(f"output '{name}': {got.dtype}{list(got.shape)}, "
                               f"onnxruntime gives {want.dtype}{list(want.shape)}")
         error = float(np.max(np.abs(got.astype(np.float64) - want)))
-        if not np.allclose(got, want, rtol=RTOL, atol=ATOL):
+        rtol, atol = RTOL, ATOL
+        if precision in NARROW_TOLERANCES:
+            rtol = NARROW_TOLERANCES[precision]
+            atol = rtol * max(1.0, float(np.max(np.abs(want))))
+        if not np.allclose(got, want, rtol=rtol, atol=atol):
             raise CheckFailed(f"output '{name}' differs from onnxruntime: max "
-                              f"|error| {error:.3g} (rtol {RTOL:g}, atol {ATOL:g})")
+                              f"|error| {error:.3g} (rtol {rtol:g}, atol {atol:g})")
         lines.append(f"'{name}' {list(got.shape)} max |error| {error:.3g}")
     return "; ".join(lines)
+
+
+def expect_narrow_kernels(args, so_path):
+    """The matmul, convolution and attention kernels of a --precision fp16
+    or bf16 artifact compute in that type: the model really was narrowed."""
+    import json
+    report = json.loads(subprocess.run([args.graphc, "inspect", "--json", so_path],
+                                       check=True, capture_output=True, text=True).stdout)
+    want = {"fp16": "float16", "bf16": "bfloat16"}[args.precision]
+    heavy = [k for k in report["kernels"] if k["kind"] in ("matmul", "conv", "attention")]
+    wide = [k["name"] for k in heavy if k["flop_dtype"] != want]
+    if not heavy or wide:
+        raise CheckFailed(f"--precision {args.precision}: kernels {wide} do not compute in "
+                          f"{want}" if heavy else "no matmul, conv or attention kernel")
 
 
 def dims_text(dims):
@@ -136,8 +160,10 @@ def check_accuracy(args, name):
     for dims in MODELS[name]["buckets"]:
         so = compile_model(args, model, os.path.join(
             args.work_dir, f"{name}_{'_'.join(map(str, dims.values()))}.so"), dims)
-        print(f"  {name} ({dims_text(dims)}, {args.target}): "
-              f"{compare_with_onnxruntime(model, so, dims)}")
+        if args.precision in NARROW_TOLERANCES:
+            expect_narrow_kernels(args, so)
+        print(f"  {name} ({dims_text(dims)}, {args.target}, {args.precision}): "
+              f"{compare_with_onnxruntime(model, so, dims, precision=args.precision)}")
 
 
 def check_deterministic(args):
@@ -332,6 +358,11 @@ def main():
     parser.add_argument("--libraries", choices=["auto", "none", "cublaslt"],
                         help="graphc compile --libraries (cublaslt on cpu: "
                         "GEMMs as library steps on the reference GEMM)")
+    parser.add_argument("--precision", choices=["fp32", "tf32", "fp16", "bf16"],
+                        default="fp32",
+                        help="graphc compile --precision; fp16 and bf16 are "
+                        "compared with onnxruntime's float32 within their "
+                        "rounding")
     parser.add_argument("--work-dir")
     args = parser.parse_args()
     args.graphc = os.path.abspath(args.graphc)

@@ -186,6 +186,15 @@ compileOptionsFromFlags(const CompileFlags &flags) {
   options.libraries = flags.libraries == "none"       ? Libraries::none
                       : flags.libraries == "cublaslt" ? Libraries::cublaslt
                                                       : Libraries::automatic;
+  options.precision = *parsePrecision(flags.precision);
+  options.ioPrecision = *parsePrecision(flags.ioPrecision);
+  options.keepFp32 = flags.keepFp32;
+  if (!options.keepFp32.empty() && !narrowsTensors(options.precision))
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "--keep-fp32 needs --precision fp16 or bf16 (under %s every node "
+        "computes in float32 already)",
+        precisionName(options.precision));
   if (options.cudaEmulation && options.target != Target::cuda)
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
@@ -252,6 +261,21 @@ void addModelFlags(CLI::App &cmd, CompileFlags &flags) {
                   "only), cublaslt (also on cpu, where the runtime's "
                   "reference GEMM stands in)")
       ->check(CLI::IsMember({"auto", "none", "cublaslt"}));
+  cmd.add_option("--precision", flags.precision,
+                  "what float32 tensors become: fp32 (default); fp16 or bf16 "
+                  "(weights and activations stored narrow, arithmetic, "
+                  "accumulation and statistics in float32); tf32 (float32 "
+                  "tensors, library GEMMs round their operands to tf32 on "
+                  "tensor cores)")
+      ->check(CLI::IsMember({"fp32", "tf32", "fp16", "bf16"}));
+  cmd.add_option("--io-precision", flags.ioPrecision,
+                  "the element type of the model's float32 inputs and "
+                  "outputs: fp32 (default, as in the ONNX model), fp16 or "
+                  "bf16")
+      ->check(CLI::IsMember({"fp32", "fp16", "bf16"}));
+  cmd.add_option("--keep-fp32", flags.keepFp32,
+                  "an ONNX node that computes in float32 under --precision "
+                  "fp16 or bf16, with casts around it (repeatable)");
   cmd.add_option("--max-tensor-bytes", flags.maxTensorBytes,
                   "refuse models with a larger tensor, in bytes or with a "
                   "KiB/MiB/GiB/TiB suffix (default: 16GiB for cpu, 80GiB for "

@@ -30,6 +30,9 @@ struct CompileFlags {
   bool cudaEmulation = false;
   bool noFusion = false;
   std::string libraries = "auto";
+  std::string precision = "fp32";
+  std::string ioPrecision = "fp32";
+  std::vector<std::string> keepFp32;
   std::vector<std::string> shapes;
   std::vector<std::string> dims;
   std::vector<std::string> buckets;
@@ -52,7 +55,8 @@ struct CompileFlags {
 
 /// Registers the flags both commands take: --shape, --dim, --buckets,
 /// --max-dim, --pad-value, --assume-pad-safe, --no-fusion, --libraries,
-/// --cuda-emulation, --max-tensor-bytes and the cache's.
+/// --precision, --io-precision, --keep-fp32, --cuda-emulation,
+/// --max-tensor-bytes and the cache's.
 void addModelFlags(CLI::App &cmd, CompileFlags &flags);
 
 /// The options `flags` ask for; errors name the flag.

@@ -272,6 +272,7 @@ nlohmann::ordered_json describe(const std::string &path,
          {"kind", kernel.kind},
          {"hash", hash},
          {"onnx_nodes", kernel.onnxNodes},
+         {"flop_dtype", graphc_dtype_name(kernel.flopDtype)},
          {"library", library && *library ? nlohmann::ordered_json(library)
                                          : nlohmann::ordered_json(nullptr)},
          {"gemm", kernel.gemm ? gemmJson(*kernel.gemm)

@@ -471,7 +471,8 @@ llvm::Error tuneModel(CompileOptions options, const TuneSettings &flags,
   options.sms = {device.sm};
   out << "tune: " << device.name << " (sm_" << device.sm << ", driver "
       << device.driver_version / 1000 << "." << device.driver_version % 1000 / 10
-      << "), CUDA " << cudaMajor << " kernels, " << kCompilePrecision
+      << "), CUDA " << cudaMajor << " kernels, "
+      << precisionName(options.precision)
       << (options.cudaEmulation ? ", on the CUDA emulator" : "") << "\n";
 
   ScratchDirectory scratch;
@@ -644,7 +645,8 @@ llvm::Error tuneModel(CompileOptions options, const TuneSettings &flags,
                         bestMicros > 0 ? heuristicMicros / bestMicros : 1.0,
                         nodes.c_str());
     TuningEntry entry;
-    entry.key = {hash, device.sm, cudaMajor, kCompilePrecision};
+    entry.key = {hash, device.sm, cudaMajor,
+                 precisionName(options.precision)};
     entry.schedule = best;
     entry.kind = kind;
     entry.nodes = nodes;
