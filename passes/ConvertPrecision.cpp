@@ -24,7 +24,7 @@
 
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/HostEval.h"
-#include "lib/HostKernels/KernelSupport.h"
+#include "lib/Support/Float16.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -65,8 +65,8 @@ Type storageType(MLIRContext *context, Precision precision) {
 
 /// Rounds a float to the narrow type's bits, finite values to finite ones.
 uint16_t narrowBits(float value, bool half) {
-  uint16_t bits = half ? hk::floatToHalf(value) : hk::floatToBf16(value);
-  float back = half ? hk::halfToFloat(bits) : hk::bf16ToFloat(bits);
+  uint16_t bits = half ? floatToHalf(value) : floatToBf16(value);
+  float back = half ? halfToFloat(bits) : bf16ToFloat(bits);
   if (std::isinf(back) && std::isfinite(value))
     bits = (bits & 0x8000u) | (half ? 0x7BFFu : 0x7F7Fu);
   return bits;

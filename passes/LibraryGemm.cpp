@@ -15,11 +15,19 @@ ArrayRef<int64_t> shapeOf(Value value) {
   return cast<RankedTensorType>(value.getType()).getShape();
 }
 
-/// Whether `value` is a static f32 tensor: the element type the library
-/// steps compute in for now.
-bool isStaticF32(Value value) {
+/// Whether `value` is a static tensor of the library GEMM's element type.
+bool isStaticOf(Value value, Type element) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
-  return type && type.hasStaticShape() && type.getElementType().isF32();
+  return type && type.hasStaticShape() && type.getElementType() == element;
+}
+
+/// The element type a library GEMM computing `anchor` stores: its result's,
+/// when the libraries take it (f32, f16, bf16; products accumulate in f32).
+Type libraryElementType(Operation *anchor) {
+  Type element =
+      cast<RankedTensorType>(anchor->getResult(0).getType()).getElementType();
+  return element.isF32() || element.isF16() || element.isBF16() ? element
+                                                                 : Type();
 }
 
 /// Whether `perm` swaps the last two dims and keeps the others in place.
@@ -156,7 +164,7 @@ LogicalResult describeGemm(graph::GemmOp op, LibraryGemm &gemm) {
   Value c = op.getC();
   if (!c || beta == 0.0)
     return success();
-  if (!isStaticF32(c))
+  if (!isStaticOf(c, libraryElementType(op)))
     return failure();
   ArrayRef<int64_t> result = shapeOf(op.getResult());
   // The library adds a bias unscaled, and C scaled by beta.
@@ -179,8 +187,10 @@ std::optional<LibraryGemm> matchLibraryGemm(ArrayRef<Operation *> ops) {
   if (!anchor || !isa<graph::MatMulOp, graph::GemmOp>(anchor))
     return std::nullopt;
   llvm::SmallPtrSet<Operation *, 16> inFusion(ops.begin(), ops.end());
-  if (!llvm::all_of(anchor->getOperands(), isStaticF32) ||
-      !isStaticF32(anchor->getResult(0)))
+  Type element = libraryElementType(anchor);
+  auto isStatic = [&](Value value) { return isStaticOf(value, element); };
+  if (!element || !llvm::all_of(anchor->getOperands(), isStatic) ||
+      !isStatic(anchor->getResult(0)))
     return std::nullopt;
 
   LibraryGemm gemm;
@@ -222,12 +232,12 @@ std::optional<LibraryGemm> matchLibraryGemm(ArrayRef<Operation *> ops) {
     if (!current.hasOneUse())
       break;
     Operation *user = *current.getUsers().begin();
-    if (!inFusion.contains(user) || !isStaticF32(user->getResult(0)) ||
+    if (!inFusion.contains(user) || !isStatic(user->getResult(0)) ||
         shapeOf(user->getResult(0)) != result)
       break;
     if (auto add = dyn_cast<graph::AddOp>(user)) {
       Value other = add.getLhs() == current ? add.getRhs() : add.getLhs();
-      if (other == current || !isStaticF32(other) ||
+      if (other == current || !isStatic(other) ||
           (other.getDefiningOp() && inFusion.contains(other.getDefiningOp())))
         break;
       if (!gemm.bias && isColumnBias(other, result)) {

@@ -42,9 +42,9 @@ struct LibraryGemm {
 /// The library GEMM computing the anchor of a matmul fusion's `ops` (in
 /// fusion order: layout prologues, the anchor, the epilogue) and the longest
 /// epilogue chain after it that the library fuses; nullopt when no library
-/// computes the anchor (einsum, element types other than f32, a transpose
-/// other than of the last two dims, batch dims broadcast in part, a gemm C
-/// neither a row bias nor [M, N]).
+/// computes the anchor (einsum, element types other than f32, f16 and bf16
+/// or mixed ones, a transpose other than of the last two dims, batch dims
+/// broadcast in part, a gemm C neither a row bias nor [M, N]).
 std::optional<LibraryGemm> matchLibraryGemm(llvm::ArrayRef<mlir::Operation *> ops);
 
 } // namespace graphc

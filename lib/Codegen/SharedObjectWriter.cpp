@@ -22,6 +22,7 @@
 #include "lib/Codegen/CPU/CpuEmitter.h"
 #include "lib/Codegen/HostCompiler.h"
 #include "lib/Codegen/SignalCleanup.h"
+#include "lib/HostKernels/HostKernels.h"
 #include "lib/Support/CompileCache.h"
 #include "lib/Support/LaneHash.h"
 #include "runtime/src/ArtifactReader.h"
@@ -283,7 +284,9 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
          << gemm.getA() << ", " << gemm.getB() << ", " << gemm.getC() << ", "
          << gemm.getBias() << ", " << gemm.getD() << ", "
          // The workspace follows the kernel's arguments.
-         << gemm.getD() + 1 << ", " << algoRank(kernel) << "};\n";
+         << gemm.getD() + 1 << ", " << algoRank(kernel) << ", "
+         << int(options.tf32Gemms && libraryDtype(kernel) == GC_DTYPE_F32)
+         << "};\n";
   llvm::StringMap<unsigned> kernelIndex;
   os << "static const graphc_kernel_desc kKernels[] = {\n";
   for (auto [i, kernel] : enumerate(parts.kernels)) {

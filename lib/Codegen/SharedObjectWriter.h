@@ -27,6 +27,9 @@ struct SharedObjectOptions {
   bool cudaTarget = false;
   /// Weights go to `<outputPath>.weights` instead of into the .so.
   bool weightsSideFile = false;
+  /// --precision tf32: library GEMMs of float32 matrices round A and B to
+  /// tf32 (graphc_gemm_desc.tf32).
+  bool tf32Gemms = false;
   /// cuda only: the images of every unit (units 0..n-1, each with at least
   /// one), holding the kernels whose `unit`, like their launch, the
   /// exec.kernel ops carry.

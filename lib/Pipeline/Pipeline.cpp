@@ -708,6 +708,7 @@ llvm::Error compileModel(const CompileOptions &options,
   so.outputPath = options.outputPath;
   so.cudaTarget = options.target == Target::cuda;
   so.weightsSideFile = options.weightsSideFile;
+  so.tf32Gemms = options.precision == Precision::tf32;
   so.workDir = options.keepDir;
   so.cache = cache.get();
   if (so.cudaTarget) {

@@ -340,10 +340,13 @@ ArtifactGemm Reader::readGemm(uint64_t vaddr, const std::string &what) {
   GRAPHC_GEMM_FIELD(dArg, d_arg);
   GRAPHC_GEMM_FIELD(workspaceArg, workspace_arg);
   GRAPHC_GEMM_FIELD(algoRank, algo_rank);
+  GRAPHC_GEMM_FIELD(tf32, tf32);
 #undef GRAPHC_GEMM_FIELD
   if (gemm.algoRank < 0 || gemm.algoRank >= GRAPHC_MAX_ALGO_RANKS)
     malformed(what + " asks for algorithm rank " +
               std::to_string(gemm.algoRank));
+  if (gemm.tf32 != 0 && gemm.tf32 != 1)
+    malformed(what + " has tf32 " + std::to_string(gemm.tf32));
   return gemm;
 }
 

@@ -67,6 +67,7 @@ struct ArtifactGemm {
   int32_t aArg = -1, bArg = -1, cArg = -1, biasArg = -1, dArg = -1,
           workspaceArg = -1;
   int32_t algoRank = 0;
+  int32_t tf32 = 0;
 };
 
 struct ArtifactKernel {

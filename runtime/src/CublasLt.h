@@ -46,7 +46,10 @@ constexpr Status kSuccess = 0;
 constexpr Status kStatusAllocFailed = 3;
 // cudaDataType_t and cublasComputeType_t.
 constexpr int kDataFloat = 0;     // CUDA_R_32F
+constexpr int kDataHalf = 2;      // CUDA_R_16F
+constexpr int kDataBfloat16 = 14; // CUDA_R_16BF
 constexpr int kComputeFloat = 68; // CUBLAS_COMPUTE_32F
+constexpr int kComputeFloatFastTf32 = 77; // CUBLAS_COMPUTE_32F_FAST_TF32
 constexpr int32_t kOpN = 0, kOpT = 1;
 // cublasLtMatmulDescAttributes_t.
 constexpr int kDescTransA = 3;

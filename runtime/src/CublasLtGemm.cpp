@@ -16,6 +16,13 @@ std::string hexPointer(cu::DevicePtr pointer) {
   return text;
 }
 
+/// The cuBLASLt data type of a checked GEMM's matrices.
+int dataTypeOf(const graphc_gemm_desc &gemm) {
+  return gemm.dtype == kFloat16     ? lt::kDataHalf
+         : gemm.dtype == kBfloat16 ? lt::kDataBfloat16
+                                    : lt::kDataFloat;
+}
+
 uint32_t epilogueOf(const graphc_gemm_desc &gemm) {
   uint32_t epilogue = lt::kEpilogueDefault;
   if (gemm.epilogue == GRAPHC_EPILOGUE_RELU)
@@ -32,9 +39,11 @@ uint32_t epilogueOf(const graphc_gemm_desc &gemm) {
 
 bool graphc::rt::cublasLtSupports(const graphc_gemm_desc &gemm,
                                   std::string &error) {
-  if (gemm.dtype != kFloat || gemm.compute_dtype != kFloat) {
-    error = std::string("this runtime runs cuBLASLt GEMMs of float32 "
-                        "accumulating in float32, not ") +
+  if ((gemm.dtype != kFloat && gemm.dtype != kFloat16 &&
+       gemm.dtype != kBfloat16) ||
+      gemm.compute_dtype != kFloat) {
+    error = std::string("this runtime runs cuBLASLt GEMMs of float32, "
+                        "float16 or bfloat16 accumulating in float32, not ") +
             graphc_dtype_name(gemm.dtype) + " accumulating in " +
             graphc_dtype_name(gemm.compute_dtype);
     return false;
@@ -43,6 +52,11 @@ bool graphc::rt::cublasLtSupports(const graphc_gemm_desc &gemm,
       gemm.epilogue != GRAPHC_EPILOGUE_RELU &&
       gemm.epilogue != GRAPHC_EPILOGUE_GELU_TANH) {
     error = "unknown GEMM epilogue " + std::to_string(gemm.epilogue);
+    return false;
+  }
+  if (gemm.tf32 && gemm.dtype != kFloat) {
+    error = std::string("tf32 products of ") + graphc_dtype_name(gemm.dtype) +
+            " matrices";
     return false;
   }
   return true;
@@ -80,7 +94,7 @@ graphc_code CublasLtGemm::create(const lt::Library &library, lt::Handle handle,
   auto layout = [&](lt::MatrixLayout &target, int64_t rows, int64_t cols,
                     int64_t ld, int64_t stride) {
     call("cublasLtMatrixLayoutCreate", [&] {
-      return library.matrixLayoutCreate(&target, lt::kDataFloat,
+      return library.matrixLayoutCreate(&target, dataTypeOf(gemm),
                                         static_cast<uint64_t>(rows),
                                         static_cast<uint64_t>(cols), ld);
     });
@@ -99,9 +113,13 @@ graphc_code CublasLtGemm::create(const lt::Library &library, lt::Handle handle,
     });
   };
 
+  // Products accumulate in float32, and alpha and beta are float32,
+  // whatever the matrices' type; with tf32 the tensor cores round A and B.
   call("cublasLtMatmulDescCreate", [&] {
-    return library.matmulDescCreate(&built->desc, lt::kComputeFloat,
-                                    lt::kDataFloat);
+    return library.matmulDescCreate(
+        &built->desc,
+        gemm.tf32 ? lt::kComputeFloatFastTf32 : lt::kComputeFloat,
+        lt::kDataFloat);
   });
   // cuBLASLt's A is our B: its transpose flag is trans_b, and the other way.
   int32_t transA = gemm.trans_b ? lt::kOpT : lt::kOpN;
@@ -111,7 +129,8 @@ graphc_code CublasLtGemm::create(const lt::Library &library, lt::Handle handle,
   setDesc(lt::kDescTransB, transB);
   setDesc(lt::kDescEpilogue, epilogue);
   if (gemm.bias_arg >= 0) {
-    int32_t biasType = lt::kDataFloat;
+    // The bias has D's type, as graphc's kernels store it.
+    int32_t biasType = dataTypeOf(gemm);
     setDesc(lt::kDescBiasDataType, biasType);
     // The heuristic reads the bias pointer's alignment from its value (it
     // never dereferences it); each run sets the real pointer.

@@ -4,6 +4,7 @@
 #include "graphc/runtime.h"
 #include "lib/Support/CheckedArith.h"
 #include "runtime/src/Dtype.h"
+#include "runtime/src/OnnxDtype.h"
 
 #include <cmath>
 #include <optional>
@@ -227,6 +228,11 @@ std::string checkGemm(const graphc_gemm_desc &gemm, const std::string &where) {
   if (gemm.algo_rank < 0 || gemm.algo_rank >= GRAPHC_MAX_ALGO_RANKS)
     return at + "asks for algorithm rank " + std::to_string(gemm.algo_rank) +
            " (0 to " + std::to_string(GRAPHC_MAX_ALGO_RANKS - 1) + ")";
+  if (gemm.tf32 != 0 && gemm.tf32 != 1)
+    return at + "has tf32 " + std::to_string(gemm.tf32) + " (0 or 1)";
+  if (gemm.tf32 && gemm.dtype != kFloat)
+    return at + "rounds to tf32 but its matrices are " +
+           graphc_dtype_name(gemm.dtype);
   GemmOperand operands[5];
   if (!gemmOperands(gemm, operands))
     return at + "spans more bytes than a size can hold";

@@ -2,18 +2,22 @@
 //
 // Blocked i-k-j loops: a block of D accumulates in a float buffer, each
 // product adding a * (a row segment of op(B)), a contiguous axpy the
-// compiler vectorises. op(B)'s rows are B's own, or, for trans_b, those of
-// a packed transposed panel. Every element of D sums its k products in
-// ascending order, as the plain triple loop does.
+// compiler vectorises. op(B)'s rows are B's own, or, for trans_b and for
+// float16 and bfloat16, those of a packed float panel. Every element of D
+// sums its k products in ascending order, as the plain triple loop does,
+// in float, and is rounded once to the element type when stored (as
+// cuBLASLt's CUBLAS_COMPUTE_32F does).
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/src/ReferenceGemm.h"
 
 #include "graphc/runtime.h"
+#include "lib/Support/Float16.h"
 #include "runtime/src/OnnxDtype.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <new>
 #include <vector>
 
@@ -55,10 +59,23 @@ float graphc::rt::geluTanh(float x) {
          (1.0f + std::tanh(kSqrt2OverPi * (x + 0.044715f * x * x * x)));
 }
 
+float graphc::rt::roundToTf32(float x) {
+  uint32_t bits;
+  std::memcpy(&bits, &x, sizeof(bits));
+  // Infinities and NaNs keep their bits; finite values round to nearest,
+  // ties away from zero (PTX cvt.rna.tf32.f32), keeping 10 mantissa bits.
+  if ((bits & 0x7f800000u) != 0x7f800000u)
+    bits = (bits + 0x1000u) & ~0x1fffu;
+  std::memcpy(&x, &bits, sizeof(x));
+  return x;
+}
+
 bool graphc::rt::referenceGemmSupports(const graphc_gemm_desc &gemm,
                                        std::string &error) {
-  if (gemm.dtype != kFloat) {
-    error = std::string("the reference GEMM computes float32 matrices, not ") +
+  if (gemm.dtype != kFloat && gemm.dtype != kFloat16 &&
+      gemm.dtype != kBfloat16) {
+    error = std::string("the reference GEMM computes float32, float16 or "
+                        "bfloat16 matrices, not ") +
             graphc_dtype_name(gemm.dtype);
     return false;
   }
@@ -74,43 +91,78 @@ bool graphc::rt::referenceGemmSupports(const graphc_gemm_desc &gemm,
         "the reference GEMM has no epilogue " + std::to_string(gemm.epilogue);
     return false;
   }
+  if (gemm.tf32 && gemm.dtype != kFloat) {
+    error = std::string("the reference GEMM rounds float32 matrices to "
+                        "tf32, not ") +
+            graphc_dtype_name(gemm.dtype);
+    return false;
+  }
   return true;
 }
 
-bool graphc::rt::runReferenceGemm(const graphc_gemm_desc &gemm,
-                                  void *const *args, std::string &error) {
-  if (!referenceGemmSupports(gemm, error))
-    return false;
+namespace {
+/// Element access of one storage type: float, or the bits of a 16-bit
+/// float widened on load and rounded to nearest even on store.
+template <int32_t Dtype> struct Elements;
+template <> struct Elements<kFloat> {
+  using Storage = float;
+  static float load(Storage v) { return v; }
+  static Storage store(float v) { return v; }
+};
+template <> struct Elements<kFloat16> {
+  using Storage = uint16_t;
+  static float load(Storage v) { return graphc::halfToFloat(v); }
+  static Storage store(float v) { return graphc::floatToHalf(v); }
+};
+template <> struct Elements<kBfloat16> {
+  using Storage = uint16_t;
+  static float load(Storage v) { return graphc::bf16ToFloat(v); }
+  static Storage store(float v) { return graphc::floatToBf16(v); }
+};
+
+template <int32_t Dtype>
+bool runGemm(const graphc_gemm_desc &gemm, void *const *args,
+             std::string &error) {
+  using E = Elements<Dtype>;
+  using T = typename E::Storage;
+  // float32 B rows are read where they lie; other types, transposed B and
+  // tf32 products widen (or round) B into a packed float panel.
+  const bool tf32 = gemm.tf32 != 0;
+  const bool kWide = Dtype == kFloat && !tf32;
+  auto operand = [tf32](T v) {
+    return tf32 ? roundToTf32(E::load(v)) : E::load(v);
+  };
   const int64_t m = gemm.m, n = gemm.n, k = gemm.k;
-  const auto *a = static_cast<const float *>(args[gemm.a_arg]);
-  const auto *b = static_cast<const float *>(args[gemm.b_arg]);
+  const auto *a = static_cast<const T *>(args[gemm.a_arg]);
+  const auto *b = static_cast<const T *>(args[gemm.b_arg]);
   // beta == 0 never reads C, which may then be absent.
-  const float *c = gemm.beta != 0 && gemm.c_arg >= 0
-                       ? static_cast<const float *>(args[gemm.c_arg])
-                       : nullptr;
-  const float *bias = gemm.bias_arg >= 0
-                          ? static_cast<const float *>(args[gemm.bias_arg])
-                          : nullptr;
-  auto *d = static_cast<float *>(args[gemm.d_arg]);
+  const T *c = gemm.beta != 0 && gemm.c_arg >= 0
+                   ? static_cast<const T *>(args[gemm.c_arg])
+                   : nullptr;
+  const T *bias = gemm.bias_arg >= 0
+                      ? static_cast<const T *>(args[gemm.bias_arg])
+                      : nullptr;
+  auto *d = static_cast<T *>(args[gemm.d_arg]);
   const float alpha = static_cast<float>(gemm.alpha);
   const float beta = static_cast<float>(gemm.beta);
 
   const int64_t width = std::min(kColumnBlock, n);
-  std::vector<float> accumulator, panel;
+  std::vector<float> accumulator, panel, row;
   try {
     accumulator.resize(static_cast<size_t>(std::min(kRowBlock, m) * width));
-    if (gemm.trans_b)
+    if (gemm.trans_b || !kWide)
       panel.resize(static_cast<size_t>(std::min(kDepthBlock, k) * width));
+    row.resize(static_cast<size_t>(width));
   } catch (const std::bad_alloc &) {
     error = "out of memory for the reference GEMM's scratch";
     return false;
   }
 
   for (int64_t i = 0; i < gemm.batch; ++i) {
-    const float *ai = a + i * gemm.stride_a;
-    const float *bi = b + i * gemm.stride_b;
-    const float *ci = c ? c + i * gemm.stride_c : nullptr;
-    float *di = d + i * m * n;
+    const T *ai = a + i * gemm.stride_a;
+    const T *bi = b + i * gemm.stride_b;
+    const T *ci = c ? c + i * gemm.stride_c : nullptr;
+    T *di = d + i * m * n;
     for (int64_t row0 = 0; row0 < m; row0 += kRowBlock) {
       const int64_t rows = std::min(kRowBlock, m - row0);
       for (int64_t col0 = 0; col0 < n; col0 += kColumnBlock) {
@@ -121,46 +173,71 @@ bool graphc::rt::runReferenceGemm(const graphc_gemm_desc &gemm,
           const int64_t depth = std::min(kDepthBlock, k - p0);
           // Columns col0.. of row p of op(B), for p in [p0, p0 + depth),
           // `bStep` apart.
-          const float *bRows = bi + p0 * gemm.ldb + col0;
-          int64_t bStep = gemm.ldb;
-          if (gemm.trans_b) {
-            // B is stored n x k: gather its columns p0.. into rows.
+          const float *bRows = nullptr;
+          int64_t bStep = cols;
+          if constexpr (Dtype == kFloat) {
+            bRows = bi + p0 * gemm.ldb + col0;
+            bStep = gemm.ldb;
+          }
+          if (gemm.trans_b || !kWide) {
+            // B is stored n x k when transposed: its columns p0.. become
+            // rows.
             for (int64_t p = 0; p < depth; ++p)
               for (int64_t j = 0; j < cols; ++j)
-                panel[p * cols + j] = bi[(col0 + j) * gemm.ldb + p0 + p];
+                panel[p * cols + j] = operand(
+                    gemm.trans_b ? bi[(col0 + j) * gemm.ldb + p0 + p]
+                                 : bi[(p0 + p) * gemm.ldb + col0 + j]);
             bRows = panel.data();
             bStep = cols;
           }
           for (int64_t r = 0; r < rows; ++r) {
-            const int64_t row = row0 + r;
+            const int64_t rowIndex = row0 + r;
             float *acc = accumulator.data() + r * cols;
             for (int64_t p = 0; p < depth; ++p) {
               // op(A)[row][p0 + p]; A is stored k x m when transposed.
-              float factor = gemm.trans_a ? ai[(p0 + p) * gemm.lda + row]
-                                          : ai[row * gemm.lda + p0 + p];
+              float factor =
+                  operand(gemm.trans_a ? ai[(p0 + p) * gemm.lda + rowIndex]
+                                       : ai[rowIndex * gemm.lda + p0 + p]);
               axpy(acc, factor, bRows + p * bStep, cols);
             }
           }
         }
         for (int64_t r = 0; r < rows; ++r) {
-          const int64_t row = row0 + r;
+          const int64_t rowIndex = row0 + r;
           const float *acc = accumulator.data() + r * cols;
-          // C may be D itself (same rows): each element is read before it
-          // is written.
-          const float *cRow = ci ? ci + row * gemm.ldc + col0 : nullptr;
-          float *dRow = di + row * n + col0;
+          // C may be D itself (same rows): the row is computed whole before
+          // it is stored.
+          const T *cRow = ci ? ci + rowIndex * gemm.ldc + col0 : nullptr;
           for (int64_t j = 0; j < cols; ++j) {
             float value = alpha * acc[j];
             if (cRow)
-              value += beta * cRow[j];
+              value += beta * E::load(cRow[j]);
             if (bias)
-              value += bias[col0 + j];
-            dRow[j] = value;
+              value += E::load(bias[col0 + j]);
+            row[j] = value;
           }
-          activate(gemm.epilogue, dRow, cols);
+          activate(gemm.epilogue, row.data(), cols);
+          T *dRow = di + rowIndex * n + col0;
+          for (int64_t j = 0; j < cols; ++j)
+            dRow[j] = E::store(row[j]);
         }
       }
     }
   }
   return true;
+}
+} // namespace
+
+bool graphc::rt::runReferenceGemm(const graphc_gemm_desc &gemm,
+                                  void *const *args, std::string &error) {
+  if (!referenceGemmSupports(gemm, error))
+    return false;
+  switch (gemm.dtype) {
+  case kFloat16:
+    return runGemm<kFloat16>(gemm, args, error);
+  case kBfloat16:
+    return runGemm<kBfloat16>(gemm, args, error);
+  default:
+    return runGemm<kFloat>(gemm, args, error);
+  }
 }

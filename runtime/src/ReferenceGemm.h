@@ -2,8 +2,9 @@
 //
 // The cpu target runs a library kernel (GRAPHC_STEP_LIBRARY_CALL) with this
 // GEMM instead of a vendor library: a graphc_gemm_desc computed exactly as
-// descriptor.h defines it, on row-major host matrices. float32 elements,
-// float32 accumulation; other dtypes are refused with a message.
+// descriptor.h defines it, on row-major host matrices. float32, float16 or
+// bfloat16 elements, float32 accumulation (with tf32, A and B rounded to
+// tf32 first); other dtypes are refused with a message.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHC_RUNTIME_SRC_REFERENCEGEMM_H
@@ -26,6 +27,9 @@ bool referenceGemmSupports(const graphc_gemm_desc &gemm, std::string &error);
 /// not supported or scratch memory cannot be allocated.
 bool runReferenceGemm(const graphc_gemm_desc &gemm, void *const *args,
                       std::string &error);
+
+/// `x` with 10 mantissa bits, as tensor cores read a tf32 operand.
+float roundToTf32(float x);
 
 /// The GELU_TANH epilogue: x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))).
 float geluTanh(float x);

@@ -80,19 +80,34 @@ func.func @head_split(%x: tensor<2x3x2x4xf32>, %w: tensor<4x4xf32>) -> tensor<2x
 
 // -----
 
+// f16 and bf16 GEMMs are library calls too (cuBLASLt accumulates in f32),
+// with their epilogue.
+// CHECK-LABEL: func.func @sixteen_bit
+// CHECK: kernel.fusion "mat_mul_add_relu_0" matmul{{.*}}library = #kernel.library<cublaslt>{{.*}} -> tensor<3x5xf16>
+// CHECK: kernel.fusion "mat_mul_1" matmul{{.*}}library = #kernel.library<cublaslt>{{.*}} -> tensor<3x5xbf16>
+func.func @sixteen_bit(%h: tensor<3x4xf16>, %i: tensor<4x5xf16>, %bias: tensor<5xf16>, %g: tensor<3x4xbf16>, %j: tensor<4x5xbf16>) -> (tensor<3x5xf16>, tensor<3x5xbf16>) {
+  %0 = graph.mat_mul %h, %i : (tensor<3x4xf16>, tensor<4x5xf16>) -> tensor<3x5xf16>
+  %1 = graph.add %0, %bias : (tensor<3x5xf16>, tensor<5xf16>) -> tensor<3x5xf16>
+  %2 = graph.relu %1 : (tensor<3x5xf16>) -> tensor<3x5xf16>
+  %3 = graph.mat_mul %g, %j : (tensor<3x4xbf16>, tensor<4x5xbf16>) -> tensor<3x5xbf16>
+  return %2, %3 : tensor<3x5xf16>, tensor<3x5xbf16>
+}
+
+// -----
+
 // What no library GEMM computes stays a generated kernel: a transpose
-// that moves a batch dim, batch dims broadcast in part, f16 (for now), and
+// that moves a batch dim, batch dims broadcast in part, f64, and
 // a gemm whose C is one value per row.
 // CHECK-LABEL: func.func @not_library
 // CHECK-NOT: library
 // CHECK: return
-func.func @not_library(%a: tensor<3x2x4xf32>, %b: tensor<2x4x5xf32>, %c: tensor<2x1x3x4xf32>, %d: tensor<3x4x5xf32>, %h: tensor<3x4xf16>, %i: tensor<4x5xf16>, %x: tensor<3x4xf32>, %w: tensor<4x5xf32>, %r: tensor<3x1xf32>) -> (tensor<2x3x5xf32>, tensor<2x3x3x5xf32>, tensor<3x5xf16>, tensor<3x5xf32>) {
+func.func @not_library(%a: tensor<3x2x4xf32>, %b: tensor<2x4x5xf32>, %c: tensor<2x1x3x4xf32>, %d: tensor<3x4x5xf32>, %h: tensor<3x4xf64>, %i: tensor<4x5xf64>, %x: tensor<3x4xf32>, %w: tensor<4x5xf32>, %r: tensor<3x1xf32>) -> (tensor<2x3x5xf32>, tensor<2x3x3x5xf32>, tensor<3x5xf64>, tensor<3x5xf32>) {
   %t = graph.transpose %a {perm = array<i64: 1, 0, 2>} : (tensor<3x2x4xf32>) -> tensor<2x3x4xf32>
   %0 = graph.mat_mul %t, %b : (tensor<2x3x4xf32>, tensor<2x4x5xf32>) -> tensor<2x3x5xf32>
   %1 = graph.mat_mul %c, %d : (tensor<2x1x3x4xf32>, tensor<3x4x5xf32>) -> tensor<2x3x3x5xf32>
-  %2 = graph.mat_mul %h, %i : (tensor<3x4xf16>, tensor<4x5xf16>) -> tensor<3x5xf16>
+  %2 = graph.mat_mul %h, %i : (tensor<3x4xf64>, tensor<4x5xf64>) -> tensor<3x5xf64>
   %3 = graph.gemm %x, %w, %r : (tensor<3x4xf32>, tensor<4x5xf32>, tensor<3x1xf32>) -> tensor<3x5xf32>
-  return %0, %1, %2, %3 : tensor<2x3x5xf32>, tensor<2x3x3x5xf32>, tensor<3x5xf16>, tensor<3x5xf32>
+  return %0, %1, %2, %3 : tensor<2x3x5xf32>, tensor<2x3x3x5xf32>, tensor<3x5xf64>, tensor<3x5xf32>
 }
 
 // -----

@@ -61,7 +61,7 @@ RTOL, ATOL = 1e-4, 1e-5
 # --precision fp16 / bf16 against onnxruntime's float32: the rounding of
 # weights and of every stored activation (11 and 8 significant bits), grown
 # over a few layers. The absolute part scales with the output's magnitude.
-NARROW_TOLERANCES = {"fp16": 1e-2, "bf16": 6e-2}
+NARROW_TOLERANCES = {"fp16": 1e-2, "bf16": 6e-2, "tf32": 1e-2}
 
 
 class CheckFailed(Exception):
@@ -139,10 +139,17 @@ def compare_with_onnxruntime(model_path, so_path, dims, feeds=None, precision="f
 
 def expect_narrow_kernels(args, so_path):
     """The matmul, convolution and attention kernels of a --precision fp16
-    or bf16 artifact compute in that type: the model really was narrowed."""
+    or bf16 artifact compute in that type, and the library GEMMs of a tf32
+    one round to tf32: the model really was compiled so."""
     import json
     report = json.loads(subprocess.run([args.graphc, "inspect", "--json", so_path],
                                        check=True, capture_output=True, text=True).stdout)
+    if args.precision == "tf32":
+        gemms = [k for k in report["kernels"] if k["gemm"]]
+        if not gemms or not all(k["gemm"]["tf32"] for k in gemms):
+            raise CheckFailed("--precision tf32: library GEMMs "
+                              f"{[(k['name'], k['gemm']['tf32']) for k in gemms]}")
+        return
     want = {"fp16": "float16", "bf16": "bfloat16"}[args.precision]
     heavy = [k for k in report["kernels"] if k["kind"] in ("matmul", "conv", "attention")]
     wide = [k["name"] for k in heavy if k["flop_dtype"] != want]

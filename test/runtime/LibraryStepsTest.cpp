@@ -412,14 +412,14 @@ TEST(LibraryStepsCpu, RunsGemmsWithTheReferenceGemm) {
 
 TEST(LibraryStepsCpu, RefusesAGemmTheReferenceCannotComputeAtLoad) {
   graphc_model *model = nullptr;
-  std::string path = modelPath("gemm_model_f16");
+  std::string path = modelPath("gemm_model_i32");
   Status loaded(graphc_model_load(path.c_str(), nullptr, &model));
   EXPECT_EQ(loaded.code(), GRAPHC_UNIMPLEMENTED);
   EXPECT_EQ(loaded.message(),
             "model '" + path +
                 "' kernel 'gemm_relu_bias' (ONNX nodes MatMul_1,Add_2,Relu_3) "
                 "cannot run on the cpu target: the reference GEMM computes "
-                "float32 matrices, not float16");
+                "float32, float16 or bfloat16 matrices, not int32");
   EXPECT_EQ(model, nullptr);
   // Inspecting it is fine.
   graphc_model_options options;

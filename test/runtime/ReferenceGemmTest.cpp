@@ -2,11 +2,13 @@
 //
 // runReferenceGemm (blocked, packed, float) against naiveGemm (one element
 // at a time, double) over transposes, odd and block-crossing sizes, padded
-// leading dims, broadcast batches, bias, C and the epilogues.
+// leading dims, broadcast batches, bias, C and the epilogues; float16 and
+// bfloat16 against the float GEMM of the same values.
 //
 //===----------------------------------------------------------------------===//
 #include "GemmTestSupport.h"
 
+#include "lib/Support/Float16.h"
 #include "runtime/src/ReferenceGemm.h"
 
 #include <gtest/gtest.h>
@@ -203,13 +205,106 @@ TEST(ReferenceGemm, GeluTanhIsTheTanhForm) {
   EXPECT_NEAR(graphc::rt::geluTanh(-1.0f), -0.158808f, 1e-6);
 }
 
+/// The 16-bit bits of every element of `values` (fp16 or bf16).
+std::vector<uint16_t> narrow(const std::vector<float> &values, bool half) {
+  std::vector<uint16_t> bits(values.size());
+  for (size_t i = 0; i < values.size(); ++i)
+    bits[i] = half ? graphc::floatToHalf(values[i])
+                   : graphc::floatToBf16(values[i]);
+  return bits;
+}
+std::vector<float> widen(const std::vector<uint16_t> &bits, bool half) {
+  std::vector<float> values(bits.size());
+  for (size_t i = 0; i < bits.size(); ++i)
+    values[i] = half ? graphc::halfToFloat(bits[i]) : graphc::bf16ToFloat(bits[i]);
+  return values;
+}
+
+// float16 and bfloat16 GEMMs compute in float and round each element of D
+// once: exactly the float32 GEMM of the same (representable) values, rounded.
+TEST(ReferenceGemm, ComputesSixteenBitFloatsInFloat) {
+  const Variant variants[] = {
+      {"plain"},
+      {"bias C relu, padded rows", true, true, GRAPHC_EPILOGUE_RELU, 2.0, 5},
+      {"C gelu_tanh", false, true, GRAPHC_EPILOGUE_GELU_TANH, 0.5},
+  };
+  std::mt19937 rng(11);
+  for (bool half : {true, false})
+    for (int transB : {0, 1})
+      for (const Variant &variant : variants) {
+        SCOPED_TRACE(std::string(variant.name) + (half ? ", fp16" : ", bf16") +
+                     ", trans_b " + std::to_string(transB));
+        Problem p = makeProblem(0, transB, {70, 33, 300, 2}, variant, rng);
+        // The float problem over the values the narrow one holds.
+        std::vector<uint16_t> a = narrow(p.a, half), b = narrow(p.b, half),
+                              c = narrow(p.c, half),
+                              bias = narrow(p.bias, half);
+        p.a = widen(a, half);
+        p.b = widen(b, half);
+        p.c = widen(c, half);
+        p.bias = widen(bias, half);
+        std::string error;
+        ASSERT_TRUE(p.run(error)) << error;
+
+        graphc_gemm_desc g = p.gemm;
+        g.dtype = half ? 10 : 16;
+        std::vector<uint16_t> d(p.d.size(), 0xffff);
+        void *args[6] = {a.data(),
+                         b.data(),
+                         c.empty() ? nullptr : c.data(),
+                         bias.empty() ? nullptr : bias.data(),
+                         d.data(),
+                         nullptr};
+        ASSERT_TRUE(graphc::rt::runReferenceGemm(g, args, error)) << error;
+        std::vector<uint16_t> want = narrow(p.d, half);
+        for (size_t i = 0; i < d.size(); ++i)
+          ASSERT_EQ(d[i], want[i]) << "element " << i;
+      }
+}
+
+TEST(ReferenceGemm, RoundsToTf32TiesAway) {
+  using graphc::rt::roundToTf32;
+  EXPECT_EQ(roundToTf32(1.0f + 0x1p-11f), 1.0f + 0x1p-10f); // a tie: away
+  EXPECT_EQ(roundToTf32(1.0f + 0x1p-12f), 1.0f);
+  EXPECT_EQ(roundToTf32(-(1.0f + 0x1p-11f)), -(1.0f + 0x1p-10f));
+  EXPECT_EQ(roundToTf32(1.0f + 0x1p-10f), 1.0f + 0x1p-10f); // exact
+  EXPECT_TRUE(std::isinf(roundToTf32(std::numeric_limits<float>::infinity())));
+  EXPECT_TRUE(std::isnan(roundToTf32(std::numeric_limits<float>::quiet_NaN())));
+}
+
+// tf32 products: the float GEMM of A and B rounded to tf32 (C and the bias
+// are added exactly).
+TEST(ReferenceGemm, RoundsOperandsToTf32) {
+  std::mt19937 rng(13);
+  for (int transB : {0, 1}) {
+    SCOPED_TRACE("trans_b " + std::to_string(transB));
+    Problem p = makeProblem(1, transB, {70, 33, 300, 2},
+                            {"bias C relu", true, true, GRAPHC_EPILOGUE_RELU},
+                            rng);
+    Problem rounded = p;
+    for (std::vector<float> *values : {&rounded.a, &rounded.b})
+      for (float &value : *values)
+        value = graphc::rt::roundToTf32(value);
+    std::string error;
+    ASSERT_TRUE(rounded.run(error)) << error;
+    p.gemm.tf32 = 1;
+    ASSERT_TRUE(p.run(error)) << error;
+    EXPECT_EQ(p.d, rounded.d);
+    // And tf32 changes the result: the test would notice it ignored.
+    p.gemm.tf32 = 0;
+    ASSERT_TRUE(p.run(error)) << error;
+    EXPECT_NE(p.d, rounded.d);
+  }
+}
+
 TEST(ReferenceGemm, RefusesWhatItCannotCompute) {
   std::mt19937 rng(3);
   Problem p = makeProblem(0, 0, {2, 2, 2, 1}, {"plain"}, rng);
   std::string error;
-  p.gemm.dtype = 10;
+  p.gemm.dtype = 11;
   EXPECT_FALSE(p.run(error));
-  EXPECT_EQ(error, "the reference GEMM computes float32 matrices, not float16");
+  EXPECT_EQ(error, "the reference GEMM computes float32, float16 or bfloat16 "
+                   "matrices, not float64");
   p.gemm.dtype = 1;
   p.gemm.compute_dtype = 11;
   EXPECT_FALSE(p.run(error));

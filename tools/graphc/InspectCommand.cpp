@@ -140,7 +140,8 @@ nlohmann::ordered_json gemmJson(const rt::ArtifactGemm &gemm) {
                                 : nlohmann::ordered_json(gemm.epilogue)},
           {"dtype", graphc_dtype_name(gemm.dtype)},
           {"compute_dtype", graphc_dtype_name(gemm.computeDtype)},
-          {"algo_rank", gemm.algoRank}};
+          {"algo_rank", gemm.algoRank},
+          {"tf32", gemm.tf32 != 0}};
 }
 
 /// The vendor libraries a deployment must provide: those of a cuda model's

@@ -1,4 +1,4 @@
-/*===- descriptor.h - the model artifact's descriptor (ABI v7) -------------===*
+/*===- descriptor.h - the model artifact's descriptor (ABI v8) -------------===*
  *
  * A graphc model .so exports one symbol, `graphc_model_descriptor_v1`, a
  * function returning a pointer to a read-only graphc_model_desc. Everything
@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-#define GRAPHC_ABI_VERSION 7u
+#define GRAPHC_ABI_VERSION 8u
 #define GRAPHC_DESCRIPTOR_SYMBOL "graphc_model_descriptor_v1"
 /* The graphc_model_desc itself lives alone in this ELF section, so that
  * tools can find and read it from the file without loading the .so. */
@@ -150,6 +150,10 @@ typedef struct graphc_gemm_desc {
    * GRAPHC_MAX_ALGO_RANKS: what graphc tune measured fastest. A library
    * that offers fewer falls back to its first choice. */
   int32_t algo_rank;
+  /* 1: float32 matrices whose A and B elements the products round to tf32
+   * (10 mantissa bits, on tensor cores: --precision tf32); 0: exact
+   * float32 products. */
+  int32_t tf32;
 } graphc_gemm_desc;
 
 /* cpu kernels take the resolved buffer pointers of their step; they return 0

@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 #include "FakeCuda.h"
 #include "FakeCudaInternal.h"
+#include "lib/Support/Float16.h"
 
 #include <algorithm>
 #include <cmath>
@@ -38,7 +39,10 @@ constexpr Status kExecutionFailed = 13;
 constexpr Status kNotSupported = 15;
 
 constexpr int kFloat32 = 0;     // CUDA_R_32F
+constexpr int kFloat16 = 2;     // CUDA_R_16F
+constexpr int kBfloat16 = 14;   // CUDA_R_16BF
 constexpr int kCompute32F = 68; // CUBLAS_COMPUTE_32F
+constexpr int kCompute32FFastTf32 = 77; // CUBLAS_COMPUTE_32F_FAST_TF32
 constexpr int32_t kOrderCol = 0, kOrderRow = 1;
 constexpr uint32_t kEpilogueDefault = 1, kEpilogueRelu = 2, kEpilogueBias = 4,
                    kEpilogueGelu = 32;
@@ -161,12 +165,35 @@ int64_t batchSpan(const Layout &layout) {
   return (int64_t(layout.batch) - 1) * layout.stride + matrixSpan(layout);
 }
 
-float &element(const Layout &layout, const float *base, int64_t batch,
-               int64_t row, int64_t col) {
-  int64_t at = batch * layout.stride + (layout.order == kOrderCol
-                                            ? row + col * layout.ld
-                                            : row * layout.ld + col);
-  return const_cast<float *>(base)[at];
+/// Bytes per element of a matrix type the fake computes.
+uint64_t elementBytes(uint32_t type) { return type == kFloat32 ? 4 : 2; }
+
+/// Element (row, col) of batch `batch` of `layout` at `base`, widened to
+/// float; `store` rounds to nearest even as the GPU does.
+float load(uint32_t type, const void *base, int64_t at) {
+  if (type == kFloat16)
+    return graphc::halfToFloat(static_cast<const uint16_t *>(base)[at]);
+  if (type == kBfloat16)
+    return graphc::bf16ToFloat(static_cast<const uint16_t *>(base)[at]);
+  return static_cast<const float *>(base)[at];
+}
+void store(uint32_t type, void *base, int64_t at, float value) {
+  if (type == kFloat16)
+    static_cast<uint16_t *>(base)[at] = graphc::floatToHalf(value);
+  else if (type == kBfloat16)
+    static_cast<uint16_t *>(base)[at] = graphc::floatToBf16(value);
+  else
+    static_cast<float *>(base)[at] = value;
+}
+int64_t offset(const Layout &layout, int64_t batch, int64_t row,
+               int64_t col) {
+  return batch * layout.stride + (layout.order == kOrderCol
+                                      ? row + col * layout.ld
+                                      : row * layout.ld + col);
+}
+float element(const Layout &layout, const void *base, int64_t batch,
+              int64_t row, int64_t col) {
+  return load(layout.type, base, offset(layout, batch, row, col));
 }
 
 /// Checks one layout on its own; "" when it is usable.
@@ -174,9 +201,10 @@ std::string checkLayout(const char *name, const Layout &layout,
                         Status &status) {
   std::string at = std::string("matrix ") + name + " ";
   status = kNotSupported;
-  if (layout.type != kFloat32)
+  if (layout.type != kFloat32 && layout.type != kFloat16 &&
+      layout.type != kBfloat16)
     return at + "has type " + std::to_string(layout.type) +
-           " (the fake computes CUDA_R_32F only)";
+           " (the fake computes CUDA_R_32F, CUDA_R_16F and CUDA_R_16BF)";
   if (layout.order != kOrderCol && layout.order != kOrderRow)
     return at + "has order " + std::to_string(layout.order);
   status = kInvalidValue;
@@ -200,10 +228,12 @@ std::string checkProblem(const MatmulDesc &desc, const Layout &a,
                          const Layout &b, const Layout &c, const Layout &d,
                          Problem &problem, Status &status) {
   status = kNotSupported;
-  if (desc.compute != kCompute32F || desc.scale != kFloat32)
+  if ((desc.compute != kCompute32F && desc.compute != kCompute32FFastTf32) ||
+      desc.scale != kFloat32)
     return "compute type " + std::to_string(desc.compute) + ", scale type " +
            std::to_string(desc.scale) +
-           " (the fake computes CUBLAS_COMPUTE_32F with CUDA_R_32F scales)";
+           " (the fake computes CUBLAS_COMPUTE_32F and "
+           "CUBLAS_COMPUTE_32F_FAST_TF32 with CUDA_R_32F scales)";
   if (desc.pointerMode != 0)
     return "pointer mode " + std::to_string(desc.pointerMode) +
            " (the fake reads host alpha and beta only)";
@@ -217,8 +247,9 @@ std::string checkProblem(const MatmulDesc &desc, const Layout &a,
   if (!known)
     return "epilogue " + std::to_string(desc.epilogue);
   if ((desc.epilogue & kEpilogueBias) && desc.biasType != -1 &&
-      desc.biasType != kFloat32)
-    return "bias type " + std::to_string(desc.biasType);
+      desc.biasType != kFloat32 && desc.biasType != int32_t(d.type))
+    return "bias type " + std::to_string(desc.biasType) + " with D of type " +
+           std::to_string(d.type);
   if (desc.biasBatchStride < 0) {
     status = kInvalidValue;
     return "bias batch stride " + std::to_string(desc.biasBatchStride);
@@ -230,6 +261,13 @@ std::string checkProblem(const MatmulDesc &desc, const Layout &a,
     if (!why.empty())
       return why;
   }
+  if (a.type != d.type || b.type != d.type || c.type != d.type)
+    return "matrix types " + std::to_string(a.type) + ", " +
+           std::to_string(b.type) + ", " + std::to_string(c.type) + ", " +
+           std::to_string(d.type) + " (the fake computes one type throughout)";
+  if (desc.compute == kCompute32FFastTf32 && d.type != kFloat32)
+    return "CUBLAS_COMPUTE_32F_FAST_TF32 with matrices of type " +
+           std::to_string(d.type);
   status = kInvalidValue;
   if (a.batch != d.batch || b.batch != d.batch || c.batch != d.batch)
     return "batch counts " + std::to_string(a.batch) + ", " +
@@ -254,13 +292,15 @@ std::string checkProblem(const MatmulDesc &desc, const Layout &a,
 
 /// What an algorithm is bound to: everything but the pointers.
 std::string fingerprint(const Problem &p) {
-  std::string text = std::to_string(p.desc.transA) + "," +
+  std::string text = std::to_string(p.desc.compute) + "," +
+                     std::to_string(p.desc.transA) + "," +
                      std::to_string(p.desc.transB) + "," +
                      std::to_string(p.desc.epilogue) + "," +
                      std::to_string(p.desc.biasType) + "," +
                      std::to_string(p.desc.biasBatchStride);
   for (const Layout *layout : {&p.a, &p.b, &p.c, &p.d})
-    text += ";" + std::to_string(layout->order) + "," +
+    text += ";" + std::to_string(layout->type) + "," +
+            std::to_string(layout->order) + "," +
             std::to_string(layout->rows) + "," + std::to_string(layout->cols) +
             "," + std::to_string(layout->ld) + "," +
             std::to_string(layout->batch) + "," +
@@ -274,6 +314,17 @@ bool intersect(const void *x, uint64_t xBytes, const void *y, uint64_t yBytes) {
   return xBytes && yBytes && xa < ya + yBytes && ya < xa + xBytes;
 }
 
+/// A tf32 operand as tensor cores read it: 10 mantissa bits, rounded to
+/// nearest with ties away from zero (cvt.rna.tf32.f32).
+float tf32(float x) {
+  uint32_t bits;
+  std::memcpy(&bits, &x, sizeof(bits));
+  if ((bits & 0x7f800000u) != 0x7f800000u)
+    bits = (bits + 0x1000u) & ~0x1fffu;
+  std::memcpy(&x, &bits, sizeof(x));
+  return x;
+}
+
 /// cuBLASLt's GELU: the tanh approximation.
 float gelu(float x) {
   float inner = 0.7978845608f * x * (1.0f + 0.044715f * x * x);
@@ -283,8 +334,8 @@ float gelu(float x) {
 /// A queued matmul: the problem and scalars as they were at the call.
 struct Run {
   Problem p;
-  const float *a, *b, *c, *bias;
-  float *d;
+  const void *a, *b, *c, *bias;
+  void *d;
   float alpha, beta;
   void *workspace;
   uint64_t workspaceBytes;
@@ -306,6 +357,10 @@ void compute(const Run &run) {
                                   : element(p.a, run.a, batch, row, i);
           float y = p.desc.transB ? element(p.b, run.b, batch, col, i)
                                   : element(p.b, run.b, batch, i, col);
+          if (p.desc.compute == kCompute32FFastTf32) {
+            x = tf32(x);
+            y = tf32(y);
+          }
           sum += x * y;
         }
         float value = run.alpha * sum;
@@ -314,12 +369,13 @@ void compute(const Run &run) {
           value += run.beta * element(p.c, run.c, batch, row, col);
         // One bias element per row of D.
         if (bias)
-          value += run.bias[batch * p.desc.biasBatchStride + row];
+          value += load(p.desc.biasType == -1 ? p.d.type : p.desc.biasType,
+                        run.bias, batch * p.desc.biasBatchStride + row);
         if (p.desc.epilogue & kEpilogueRelu)
           value = value < 0 ? 0.0f : value; // NaN stays NaN
         if (p.desc.epilogue & kEpilogueGelu)
           value = gelu(value);
-        element(p.d, run.d, batch, row, col) = value;
+        store(p.d.type, run.d, offset(p.d, batch, row, col), value);
       }
     }
   }
@@ -737,17 +793,20 @@ FAKE_API Status cublasLtMatmul(Handle *handle, MatmulDesc *desc,
     uint64_t bytes;
     uint32_t alignment;
   };
+  const uint64_t size = elementBytes(problem.d.type);
+  const uint64_t biasSize = elementBytes(
+      problem.desc.biasType == -1 ? problem.d.type : problem.desc.biasType);
   const Span spans[] = {
-      {"A", a, uint64_t(batchSpan(problem.a)) * 4, chosen.alignment[0]},
-      {"B", b, uint64_t(batchSpan(problem.b)) * 4, chosen.alignment[1]},
-      {"C", betaValue != 0 ? c : nullptr, uint64_t(batchSpan(problem.c)) * 4,
-       chosen.alignment[2]},
+      {"A", a, uint64_t(batchSpan(problem.a)) * size, chosen.alignment[0]},
+      {"B", b, uint64_t(batchSpan(problem.b)) * size, chosen.alignment[1]},
+      {"C", betaValue != 0 ? c : nullptr,
+       uint64_t(batchSpan(problem.c)) * size, chosen.alignment[2]},
       {"bias", hasBias ? problem.desc.bias : nullptr,
        uint64_t((problem.batch - 1) * problem.desc.biasBatchStride +
                 problem.m) *
-           4,
+           biasSize,
        chosen.biasAlignment},
-      {"D", d, uint64_t(batchSpan(problem.d)) * 4, chosen.alignment[3]},
+      {"D", d, uint64_t(batchSpan(problem.d)) * size, chosen.alignment[3]},
       {"the workspace", workspace, workspace ? uint64_t(workspaceBytes) : 0, 1},
   };
   for (const Span &span : spans) {
@@ -797,11 +856,11 @@ FAKE_API Status cublasLtMatmul(Handle *handle, MatmulDesc *desc,
                     kInvalidValue);
 
   Run run{problem,
-          static_cast<const float *>(a),
-          static_cast<const float *>(b),
-          static_cast<const float *>(c),
-          static_cast<const float *>(problem.desc.bias),
-          static_cast<float *>(d),
+          a,
+          b,
+          c,
+          problem.desc.bias,
+          d,
           alphaValue,
           betaValue,
           workspace,

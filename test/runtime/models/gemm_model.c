@@ -18,7 +18,7 @@
  *                      get a 4 KiB arena workspace
  *   GEMM_LIBRARY_ONLY  with GEMM_CUDA: no step 0 (t = x) and no image,
  *                      runnable on a real GPU
- *   GEMM_DTYPE=N       the GEMMs' dtype (the cpu target refuses float16)
+ *   GEMM_DTYPE=N       the GEMMs' dtype (the cpu target refuses int32)
  *   GEMM_BAD_LIBRARY   kernel 1 names library 9, which does not exist
  *===----------------------------------------------------------------------===*/
 #include "graphc/descriptor.h"
