@@ -21,7 +21,9 @@ this GPU (its wall time is the row's tune_s).
 The default set is the fast one (ResNet-50 and BERT-base, batch 1 and 8);
 --full is every model at batch 1, 8 and 64 with every system. Work that does
 not fit in --deadline-s is listed as not run. Writes
-OUT/<date>-<gpu>.md and .json. graphc has no fp16 yet: its fp16 rows say so.
+OUT/<date>-<gpu>.md and .json. graphc's fp16 rows compile the fp32 export
+with --precision fp16 --io-precision fp16 (fp16 weights and activations,
+float32 accumulation) and run on the fp16 input.
 """
 import argparse
 import copy
@@ -169,17 +171,25 @@ def run_graphc(command):
     return elapsed
 
 
-def graphc_tune(graphc, onnx_path, db_path, example, budget_s):
+def precision_flags(dtype):
+    """graphc's flags for a bench dtype: fp16 compiles the fp32 export to
+    fp16 weights and activations, taking and giving fp16."""
+    return ["--precision", "fp16", "--io-precision", "fp16"] if dtype == "fp16" else []
+
+
+def graphc_tune(graphc, onnx_path, db_path, example, budget_s, dtype="fp32"):
     """graphc tune on this GPU into db_path; returns its wall time."""
     shape = "x".join(str(d) for d in example.shape)
     return run_graphc([graphc, "tune", onnx_path, "--db", db_path,
-                       f"--shape=input={shape}", "--budget-seconds", str(budget_s)])
+                       f"--shape=input={shape}", "--budget-seconds", str(budget_s),
+                       *precision_flags(dtype)])
 
 
-def graphc_compile(graphc, onnx_path, so_path, example, arch, tuning_db=None):
+def graphc_compile(graphc, onnx_path, so_path, example, arch, tuning_db=None,
+                   dtype="fp32"):
     shape = "x".join(str(d) for d in example.shape)
     command = [graphc, "compile", onnx_path, "-o", so_path, "--target", "cuda",
-               "--arch", arch, f"--shape=input={shape}"]
+               "--arch", arch, f"--shape=input={shape}", *precision_flags(dtype)]
     if tuning_db:
         command += ["--tuning-db", tuning_db]
     return run_graphc(command)
@@ -245,13 +255,13 @@ def measure(args, name, module, make_input, batch, dtype, ref, work_dir, deadlin
                 elif system == "onnxruntime-cuda":
                     measure_ort(args, name, model, x, batch, dtype, ref, work_dir, add)
                 elif system in ("graphc", "graphc-tuned"):
-                    if dtype != "fp32":
-                        add(system, status="not supported: graphc has no fp16 yet")
-                        continue
+                    # graphc narrows the fp32 export itself (--precision).
+                    exported = module if dtype == "fp32" else \
+                        copy.deepcopy(module).to(device="cuda", dtype=torch.float32).eval()
                     for exporter in args.exporters:
-                        measure_graphc(args, name, model, x, batch, ref, exporter,
+                        measure_graphc(args, name, exported, x, batch, ref, exporter,
                                        work_dir, deadline, add,
-                                       tuned=system == "graphc-tuned")
+                                       tuned=system == "graphc-tuned", dtype=dtype)
         except Deadline:
             add(system, status="not run: time budget spent")
         except Exception as error:  # one failing system must not end the run
@@ -298,9 +308,11 @@ def measure_ort(args, name, model, x, batch, dtype, ref, work_dir, add):
 
 
 def measure_graphc(args, name, model, x, batch, ref, exporter, work_dir, deadline, add,
-                   tuned=False):
+                   tuned=False, dtype="fp32"):
     """graphc with its heuristic schedules, or (tuned) after graphc tune
-    measured this model's kernels on this GPU, with its wall time as tune_s."""
+    measured this model's kernels on this GPU, with its wall time as tune_s.
+    `model` is the fp32 module; fp16 compiles its export with --precision
+    fp16 and runs on `x` as it is (fp16)."""
     import torch
     from graphc_cuda import GraphcCudaModel
     system = f"graphc{'-tuned' if tuned else ''} ({exporter} export)"
@@ -309,17 +321,18 @@ def measure_graphc(args, name, model, x, batch, ref, exporter, work_dir, deadlin
         return
     try:
         onnx_path = os.path.join(work_dir, f"{name}_{batch}_{exporter}.onnx")
-        suffix = "_tuned" if tuned else ""
+        suffix = ("_tuned" if tuned else "") + ("" if dtype == "fp32" else f"_{dtype}")
         so_path = os.path.join(work_dir, f"{name}_{batch}_{exporter}{suffix}.so")
-        export_s = export_onnx(model, x, onnx_path, exporter)
+        example = x.float() if x.is_floating_point() else x
+        export_s = export_onnx(model, example, onnx_path, exporter)
         extra = {}
         db_path = None
         if tuned:
             db_path = os.path.join(work_dir, f"{name}_{batch}_{exporter}.tune.json")
             extra["tune_s"] = graphc_tune(args.graphc, onnx_path, db_path, x,
-                                          args.tune_budget_s)
+                                          args.tune_budget_s, dtype)
         compile_s = graphc_compile(args.graphc, onnx_path, so_path, x, args.arch,
-                                   db_path)
+                                   db_path, dtype)
         before = device_memory_used_mib()
         loaded = GraphcCudaModel(so_path)
         try:

@@ -1,10 +1,12 @@
 """The bundle's model tests: compiles each model of models/manifest.json for
 a target, runs it on the stored inputs through the Python runtime and compares
 every output with the stored onnxruntime reference (the f32 tolerances of
-test/e2e). Writes one JSON record per model bucket to --json.
+test/e2e; with --precision fp16, bf16 or tf32, that precision's tolerance
+relative to the output's magnitude, as test/e2e has it). Writes one JSON
+record per model bucket to --json.
 
     python model_tests.py --graphc bin/graphc --models models \
-        --target cuda --arch sm_90 --work-dir DIR --json results.json
+        --target cuda --arch sm_90 [--precision fp16] --work-dir DIR --json results.json
 """
 import argparse
 import json
@@ -16,10 +18,14 @@ import time
 import numpy as np
 
 
+# Relative tolerances of the reduced precisions (test/e2e/run_model_tests.py).
+NARROW_TOLERANCES = {"fp16": 1e-2, "bf16": 6e-2, "tf32": 1e-2}
+
+
 def run_one(args, graphc, entry):
-    so = os.path.join(args.work_dir, f"{entry['tag']}.{args.target}.so")
+    so = os.path.join(args.work_dir, f"{entry['tag']}.{args.target}.{args.precision}.so")
     command = [args.graphc, "compile", os.path.join(args.models, entry["onnx"]),
-               "-o", so, "--target", args.target,
+               "-o", so, "--target", args.target, "--precision", args.precision,
                *[f"--dim={k}={v}" for k, v in entry["dims"].items()]]
     if args.target == "cuda" and args.arch:
         command += ["--arch", args.arch]
@@ -55,11 +61,15 @@ def run_one(args, graphc, entry):
                               f"the reference is {want.dtype}{list(want.shape)}"}
         error = float(np.max(np.abs(got.astype(np.float64) - want))) if got.size else 0.0
         errors[output["name"]] = error
-        if not np.allclose(got, want, rtol=args.rtol, atol=args.atol):
+        rtol, atol = args.rtol, args.atol
+        if args.precision in NARROW_TOLERANCES and got.dtype.kind == "f":
+            rtol = NARROW_TOLERANCES[args.precision]
+            atol = rtol * max(1.0, float(np.max(np.abs(want)))) if want.size else rtol
+        if not np.allclose(got, want, rtol=rtol, atol=atol):
             return {"status": "wrong-result", "compile_s": compile_s,
                     "max_abs_error": errors,
                     "reason": f"output '{output['name']}' differs from onnxruntime: "
-                              f"max |error| {error:.3g} (rtol {args.rtol:g}, atol {args.atol:g})"}
+                              f"max |error| {error:.3g} (rtol {rtol:g}, atol {atol:g})"}
     return {"status": "pass", "compile_s": compile_s, "max_abs_error": errors}
 
 
@@ -70,6 +80,8 @@ def main():
     parser.add_argument("--models", required=True, help="folder with manifest.json")
     parser.add_argument("--target", choices=["cpu", "cuda"], default="cpu")
     parser.add_argument("--arch")
+    parser.add_argument("--precision", choices=["fp32", "tf32", "fp16", "bf16"],
+                        default="fp32", help="graphc compile --precision")
     parser.add_argument("--work-dir", required=True)
     parser.add_argument("--json", required=True)
     args = parser.parse_args()
@@ -86,15 +98,17 @@ def main():
         except Exception as error:  # one broken model must not hide the rest
             record = {"status": "run-error",
                       "reason": f"harness: {type(error).__name__}: {error}"}
-        record.update(tag=entry["tag"], target=args.target)
+        record.update(tag=entry["tag"], target=args.target, precision=args.precision)
         results.append(record)
         detail = record.get("reason") or ", ".join(
             f"'{k}' max |error| {v:.3g}" for k, v in record["max_abs_error"].items())
-        print(f"  {entry['tag']} ({args.target}): {record['status']}: {detail}", flush=True)
+        print(f"  {entry['tag']} ({args.target}, {args.precision}): {record['status']}: "
+              f"{detail}", flush=True)
     with open(args.json, "w") as f:
         json.dump(results, f, indent=1)
     failed = sum(r["status"] != "pass" for r in results)
-    print(f"model tests ({args.target}): {len(results) - failed} of {len(results)} pass")
+    print(f"model tests ({args.target}, {args.precision}): {len(results) - failed} of "
+          f"{len(results)} pass")
     return 1 if failed else 0
 
 

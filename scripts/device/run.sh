@@ -6,6 +6,7 @@
 #      graphc --target cuda for this GPU, run against the expected outputs
 #                                                     cuda_passing.txt, node-tests-cuda.json
 #   3. the model tests vs onnxruntime references      model-tests-cuda.json
+#      again with --precision fp16, bf16 and tf32     model-tests-cuda-fp16.json, ...
 #   4. CUDA-graph replay vs plain launches            graph-replay.json
 #   5. the benchmark (bench/run_bench.py, fast default set)   bench/
 # plus env.json (date, GPU, driver, CUDA) and summary.md. A failing stage is
@@ -189,6 +190,17 @@ model_tests() {
     --json "$out/model-tests-$target.json"
 }
 
+reduced_precision_model_tests() {
+  local status=0 precision
+  for precision in fp16 bf16 tf32; do
+    "$python" "$bundle/scripts/model_tests.py" --graphc "$graphc" --models "$bundle/models" \
+      --target "$target" ${arch:+--arch "$arch"} --precision "$precision" \
+      --work-dir "$work/models-$precision" \
+      --json "$out/model-tests-$target-$precision.json" || status=1
+  done
+  return $status
+}
+
 graph_replay() {
   "$python" "$bundle/bench/graph_replay.py" --graphc "$graphc" --models "$bundle/models" \
     --json "$out/graph-replay.json"
@@ -200,13 +212,14 @@ bench() {
 }
 
 # The stages run under timeout(1), in a child bash: it needs these.
-export -f left gtests node_tests model_tests graph_replay bench
+export -f left gtests node_tests model_tests reduced_precision_model_tests graph_replay bench
 export bundle out start budget jobs python target arch filter graphc work
 
 if [[ $mode != bench-only ]]; then
   stage gtests 90 gtests
   stage node-tests-$target 300 node_tests
   stage model-tests-$target 90 model_tests
+  stage model-tests-$target-reduced-precision 120 reduced_precision_model_tests
   if [[ $have_gpu == 1 && $target == cuda ]]; then
     stage graph-replay 90 graph_replay
   else
@@ -228,7 +241,8 @@ fi
   echo
   echo "| stage | result |"
   echo "|---|---|"
-  for name in gtests node-tests-$target model-tests-$target graph-replay bench; do
+  for name in gtests node-tests-$target model-tests-$target \
+      model-tests-$target-reduced-precision graph-replay bench; do
     [[ -n ${stage_status[$name]:-} ]] && echo "| $name | ${stage_status[$name]} |"
   done
   echo

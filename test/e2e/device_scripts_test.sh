@@ -25,6 +25,16 @@ expected = {m["tag"] for m in json.load(open(sys.argv[2]))["models"]}
 assert expected and {r["tag"] for r in results} == expected, (expected, results)
 assert all(r["status"] == "pass" for r in results), results
 PY
+# The reduced-precision stage's run, on fp16.
+"$python" "$root/scripts/device/model_tests.py" --graphc "$graphc" \
+  --models "$work/models" --target cpu --precision fp16 --work-dir "$work/model-tests-fp16" \
+  --json "$work/model-tests-fp16.json"
+"$python" - "$work/model-tests-fp16.json" <<'PY'
+import json, sys
+results = json.load(open(sys.argv[1]))
+assert results and all(r["status"] == "pass" and r["precision"] == "fp16"
+                       for r in results), results
+PY
 
 # Node tests come from GRAPHC_NODE_TEST_ROOT, as in the bundle: a listed
 # test missing there is reported, not taken from the installed onnx.

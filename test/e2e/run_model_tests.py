@@ -88,6 +88,8 @@ def compile_model(args, model, output, dims, extra=()):
         command += ["--libraries", args.libraries]
     if args.precision != "fp32":
         command += ["--precision", args.precision]
+    if args.io_precision != "fp32":
+        command += ["--io-precision", args.io_precision]
     proc = subprocess.run(command, capture_output=True, text=True)
     if proc.returncode != 0:
         raise CheckFailed(f"graphc compile {os.path.basename(model)} failed:\n"
@@ -107,14 +109,23 @@ def random_feeds(model_path, dims, seed=1):
     return feeds
 
 
-def compare_with_onnxruntime(model_path, so_path, dims, feeds=None, precision="fp32"):
+def compare_with_onnxruntime(model_path, so_path, dims, feeds=None, precision="fp32",
+                             io_precision="fp32"):
     import graphc
     import onnxruntime as ort
     if feeds is None:
         feeds = random_feeds(model_path, dims)
     reference = ort.InferenceSession(model_path, providers=["CPUExecutionProvider"])
     names = [o.name for o in reference.get_outputs()]
-    expected = reference.run(None, feeds)
+    # --io-precision: the artifact takes float32 inputs in that type, and
+    # onnxruntime gets the very values it gets.
+    io_type = {"fp16": np.float16}.get(io_precision)
+    if io_type is not None:
+        feeds = {name: value.astype(io_type) if value.dtype == np.float32 else value
+                 for name, value in feeds.items()}
+    reference_feeds = {name: value.astype(np.float32) if value.dtype == np.float16 else value
+                       for name, value in feeds.items()}
+    expected = reference.run(None, reference_feeds)
     with graphc.load(so_path) as model:
         got_names = [o.name for o in model.outputs]
         if got_names != names:
@@ -122,6 +133,11 @@ def compare_with_onnxruntime(model_path, so_path, dims, feeds=None, precision="f
         actual = [tensor.numpy() for tensor in model.run(feeds)]
     lines = []
     for name, got, want in zip(names, actual, expected):
+        if io_type is not None and want.dtype == np.float32:
+            if got.dtype != io_type:
+                raise CheckFailed(f"output '{name}': {got.dtype}, --io-precision "
+                                  f"{io_precision} makes it {np.dtype(io_type)}")
+            got = got.astype(np.float32)
         if got.shape != want.shape or got.dtype != want.dtype:
             raise CheckFailed(f"output '{name}': {got.dtype}{list(got.shape)}, "
                               f"onnxruntime gives {want.dtype}{list(want.shape)}")
@@ -170,7 +186,7 @@ def check_accuracy(args, name):
         if args.precision in NARROW_TOLERANCES:
             expect_narrow_kernels(args, so)
         print(f"  {name} ({dims_text(dims)}, {args.target}, {args.precision}): "
-              f"{compare_with_onnxruntime(model, so, dims, precision=args.precision)}")
+              f"{compare_with_onnxruntime(model, so, dims, precision=args.precision, io_precision=args.io_precision)}")
 
 
 def check_deterministic(args):
@@ -370,6 +386,9 @@ def main():
                         help="graphc compile --precision; fp16 and bf16 are "
                         "compared with onnxruntime's float32 within their "
                         "rounding")
+    parser.add_argument("--io-precision", choices=["fp32", "fp16"], default="fp32",
+                        help="graphc compile --io-precision: fp16 feeds the model "
+                        "float16 inputs (onnxruntime the same values in float32)")
     parser.add_argument("--work-dir")
     args = parser.parse_args()
     args.graphc = os.path.abspath(args.graphc)
