@@ -68,6 +68,10 @@ def build_model(name):
     if name in ("resnet50", "vit_b_16", "efficientnet_b0"):
         import torchvision
         module = getattr(torchvision.models, name)(weights=None)
+        if name == "vit_b_16":
+            # torchvision zero-initialises the classifier: every output would
+            # be 0 and no error would show.
+            torch.nn.init.normal_(module.heads.head.weight, std=0.02)
         return module, lambda b: torch.randn(b, 3, 224, 224)
     import transformers as tf
     if name == "bert":

@@ -164,7 +164,10 @@ llvm::Error generateCuda(ModuleOp module, const CompileOptions &options,
   for (auto kernel : kernels) {
     if (options.progress)
       options.progress->kernels(done++, total);
-    FailureOr<codegen::CudaKernel> emitted = codegen::emitCudaKernel(kernel);
+    // The emulator has every feature; a GPU build has what its oldest SM
+    // has.
+    FailureOr<codegen::CudaKernel> emitted = codegen::emitCudaKernel(
+        kernel, options.cudaEmulation ? codegen::kAnySm : options.sms.front());
     if (failed(emitted))
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      "cannot emit cuda kernel %s",

@@ -102,7 +102,7 @@ static LogicalResult checkFusionTypes(exec::KernelOp kernel) {
   return success();
 }
 
-FailureOr<CudaKernel> emitCudaKernel(exec::KernelOp kernel) {
+FailureOr<CudaKernel> emitCudaKernel(exec::KernelOp kernel, int lowestSm) {
   int64_t blockSize = cuda::kDefaultBlockSize;
   if (auto attr = kernel.getSchedule().getAs<IntegerAttr>("block_size"))
     blockSize = attr.getInt();
@@ -210,6 +210,7 @@ FailureOr<CudaKernel> emitCudaKernel(exec::KernelOp kernel) {
   cuda::KernelEmitter emitter(kernel, op, blockSize);
   emitter.setElementsPerThread(elementsPerThread);
   emitter.setTileSize(tile);
+  emitter.setLowestSm(lowestSm);
   if (hasEpilogue)
     emitter.setEpilogue(op);
   if (hasPrologue) {

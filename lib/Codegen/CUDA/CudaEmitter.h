@@ -58,7 +58,14 @@ mlir::FailureOr<CudaKernel> emitCudaKernel(mlir::Operation *op,
 /// then the error record and launch site when the kernel checks values read
 /// at run time (as for emitCudaKernel of an op). Fails with an error naming
 /// the op and the reason when it cannot emit it.
-mlir::FailureOr<CudaKernel> emitCudaKernel(exec::KernelOp kernel);
+/// `lowestSm` is the oldest SM the kernel is compiled for (kAnySm for the
+/// emulator): templates use tensor cores only where every target has them.
+mlir::FailureOr<CudaKernel> emitCudaKernel(exec::KernelOp kernel,
+                                           int lowestSm = 0);
+
+/// emitCudaKernel's `lowestSm` for a target with every feature (the
+/// emulator).
+inline constexpr int kAnySm = 1 << 20;
 
 /// Shared preamble (fp16/bf16 helpers, math wrappers, index helpers) placed
 /// once at the top of a module.

@@ -504,6 +504,7 @@ static std::string describeKernel(exec::KernelOp kernel) {
 FailureOr<CudaKernel> KernelEmitter::finish() {
   std::string source;
   llvm::raw_string_ostream src(source);
+  src << includes;
   if (kernel) {
     src << describeKernel(kernel);
   } else {

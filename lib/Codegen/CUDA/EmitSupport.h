@@ -119,6 +119,14 @@ public:
   /// block is tile x tile threads).
   void setTileSize(int64_t tile) { tileSize = tile; }
   int64_t getTileSize() const { return tileSize; }
+  /// The oldest SM the kernel is compiled for (kAnySm: the emulator, which
+  /// has every feature): templates use tensor cores where it has them.
+  void setLowestSm(int sm) { lowestSm = sm; }
+  int getLowestSm() const { return lowestSm; }
+  /// Makes the kernel's source include `header` (e.g. "mma.h") first.
+  void include(llvm::StringRef header) {
+    includes += ("#include <" + header + ">\n").str();
+  }
   llvm::StringRef getMnemonic() const { return mnemonic; }
 
   /// Emits "cannot emit a cuda kernel for graph.<op>: <reason>" at the op.
@@ -245,6 +253,8 @@ private:
   int64_t blockSize;
   int64_t elementsPerThread = 1;
   int64_t tileSize = 16;
+  int lowestSm = 0;
+  std::string includes;
   std::string mnemonic;
   llvm::SmallVector<mlir::Value> slots;
   std::string body;

@@ -423,6 +423,7 @@ struct graphc_emu_kernel {
 #define __forceinline__ inline __attribute__((always_inline))
 #define __noinline__ __attribute__((noinline))
 #define __launch_bounds__(...)
+#define __align__(n) __attribute__((aligned(n)))
 #define __shared__ static thread_local
 #define threadIdx (::gc_emu::current->threadIdx)
 #define blockIdx (::gc_emu::blockIdx)
@@ -610,5 +611,112 @@ inline float __bfloat162float(__nv_bfloat16 v) {
 }
 inline __nv_bfloat16 __float2bfloat16_rn(float v) { return __nv_bfloat16(v); }
 inline __nv_bfloat16 __float2bfloat16(float v) { return __nv_bfloat16(v); }
+
+//===----------------------------------------------------------------------===//
+// Tensor cores: nvcuda::wmma (mma.h)
+//===----------------------------------------------------------------------===//
+//
+// A warp's lanes run one after another here, so a warp-wide operation is
+// each lane doing all of it: every lane's fragment holds the whole tile (in
+// row-major order), and loads and stores are bracketed by warp barriers so
+// that no lane stores a tile before every lane has loaded it, as the
+// warp-synchronous originals guarantee. Code that touches fragment elements
+// must treat them alike (their order on a GPU is unspecified).
+
+namespace nvcuda {
+namespace wmma {
+struct matrix_a {};
+struct matrix_b {};
+struct accumulator {};
+struct row_major {};
+struct col_major {};
+enum layout_t { mem_row_major, mem_col_major };
+
+template <typename Layout> struct gc_is_col_major {
+  static const bool value = false;
+};
+template <> struct gc_is_col_major<col_major> {
+  static const bool value = true;
+};
+
+template <typename Use, int M, int N, int K> struct gc_shape;
+template <int M, int N, int K> struct gc_shape<matrix_a, M, N, K> {
+  static const int rows = M, cols = K;
+};
+template <int M, int N, int K> struct gc_shape<matrix_b, M, N, K> {
+  static const int rows = K, cols = N;
+};
+template <int M, int N, int K> struct gc_shape<accumulator, M, N, K> {
+  static const int rows = M, cols = N;
+};
+
+template <typename Use, int M, int N, int K, typename T,
+          typename Layout = void>
+struct fragment {
+  static const int rows = gc_shape<Use, M, N, K>::rows;
+  static const int cols = gc_shape<Use, M, N, K>::cols;
+  static const int num_elements = rows * cols;
+  T x[rows * cols];
+};
+
+template <typename Use, int M, int N, int K, typename T, typename Layout,
+          typename V>
+inline void fill_fragment(fragment<Use, M, N, K, T, Layout> &f, const V &v) {
+  for (int i = 0; i < f.num_elements; ++i)
+    f.x[i] = T(v);
+}
+
+template <typename Use, int M, int N, int K, typename T, typename Layout>
+inline void load_matrix_sync(fragment<Use, M, N, K, T, Layout> &f,
+                             const T *p, unsigned ldm) {
+  const bool rowMajor = !gc_is_col_major<Layout>::value;
+  gc_emu::syncwarp();
+  for (int r = 0; r < f.rows; ++r)
+    for (int c = 0; c < f.cols; ++c)
+      f.x[r * f.cols + c] = rowMajor ? p[r * ldm + c] : p[r + c * ldm];
+  gc_emu::syncwarp();
+}
+
+template <int M, int N, int K, typename T>
+inline void load_matrix_sync(fragment<accumulator, M, N, K, T> &f,
+                             const T *p, unsigned ldm, layout_t layout) {
+  gc_emu::syncwarp();
+  for (int r = 0; r < f.rows; ++r)
+    for (int c = 0; c < f.cols; ++c)
+      f.x[r * f.cols + c] =
+          layout == mem_row_major ? p[r * ldm + c] : p[r + c * ldm];
+  gc_emu::syncwarp();
+}
+
+template <int M, int N, int K, typename T>
+inline void store_matrix_sync(T *p, const fragment<accumulator, M, N, K, T> &f,
+                              unsigned ldm, layout_t layout) {
+  gc_emu::syncwarp();
+  for (int r = 0; r < f.rows; ++r)
+    for (int c = 0; c < f.cols; ++c)
+      (layout == mem_row_major ? p[r * ldm + c] : p[r + c * ldm]) =
+          f.x[r * f.cols + c];
+  gc_emu::syncwarp();
+}
+
+/// d = a b + c with float products and sums (d may be c).
+template <int M, int N, int K, typename TA, typename LA, typename TB,
+          typename LB>
+inline void mma_sync(fragment<accumulator, M, N, K, float> &d,
+                     const fragment<matrix_a, M, N, K, TA, LA> &a,
+                     const fragment<matrix_b, M, N, K, TB, LB> &b,
+                     const fragment<accumulator, M, N, K, float> &c) {
+  float out[M * N];
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      float sum = c.x[i * N + j];
+      for (int k = 0; k < K; ++k)
+        sum += float(a.x[i * K + k]) * float(b.x[k * N + j]);
+      out[i * N + j] = sum;
+    }
+  memcpy(d.x, out, sizeof out);
+}
+} // namespace wmma
+} // namespace nvcuda
 
 #endif // GRAPHC_CUDA_EMULATION_H
