@@ -317,6 +317,17 @@ llvm::Error tuneKernels(ModuleOp module, const CompileOptions &options,
                    precisionName(options.precision));
     schedules = std::move(selection.schedules);
     report.foreign = selection.foreign;
+    // A database measured for another GPU, toolkit or precision tunes
+    // nothing: say so before the compile, not only in the summary.
+    if (schedules.empty() && report.foreign && options.warnings)
+      *options.warnings << "graphc: warning: --tuning-db " << options.tuningDbName
+                        << " has no entry for sm_" << report.sm << ", CUDA "
+                        << report.cudaMajor << ", "
+                        << precisionName(options.precision) << " (its "
+                        << report.foreign
+                        << (report.foreign == 1 ? " entry is" : " entries are")
+                        << " for other GPUs, CUDA versions or precisions): "
+                           "every kernel keeps the heuristic schedule\n";
   }
   for (const auto &[hash, schedule] : options.scheduleOverrides)
     schedules[hash] = schedule;
