@@ -121,6 +121,9 @@ private:
   /// results, conversions): an op left in f32 casts them back.
   DenseSet<Value> narrowed;
   DenseMap<std::pair<Value, Type>, Value> conversions;
+  /// Narrowed weights by their float32 attribute: bucket functions share
+  /// their weights, and so share one narrowed copy (counted once).
+  DenseMap<std::pair<Attribute, Type>, ElementsAttr> narrowedAttrs;
   /// Constants this pass replaced or built, erased when unused at the end.
   SmallVector<Operation *> maybeDead;
 };
@@ -134,6 +137,9 @@ Value Converter::convertConstant(ConstantOp constant, Type element) {
   OpBuilder b(constant);
   b.setInsertionPointAfter(constant);
   ElementsAttr value = constant.getValue();
+  auto key = std::make_pair(Attribute(value), element);
+  if (auto found = narrowedAttrs.find(key); found != narrowedAttrs.end())
+    return b.create<ConstantOp>(constant.getLoc(), newType, found->second);
   if (auto dense = dyn_cast<DenseElementsAttr>(value); dense && dense.isSplat()) {
     uint16_t bits = narrowBits(dense.getSplatValue<float>(), half);
     APFloat narrow(cast<FloatType>(element).getFloatSemantics(),
@@ -162,6 +168,7 @@ Value Converter::convertConstant(ConstantOp constant, Type element) {
         ArrayRef<char>(narrow), alignof(uint16_t));
     attr = DenseResourceElementsAttr::get(newType, "narrowed", std::move(blob));
   }
+  narrowedAttrs[key] = attr;
   return b.create<ConstantOp>(constant.getLoc(), newType, attr);
 }
 
