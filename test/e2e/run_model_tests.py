@@ -10,7 +10,7 @@ its library steps (as the fake cuBLASLt).
 
 CHECK is one of:
   accuracy-mlp, accuracy-resnet, accuracy-transformer, accuracy-rewrites,
-  accuracy-decoder
+  accuracy-decoder, accuracy-masked-transformer
       generate the model, compile it with fixed dims, run it on seeded random
       inputs through the Python runtime and compare with onnxruntime (CPU)
   deterministic   compiling the same model twice gives byte-identical .so files
@@ -185,8 +185,12 @@ def check_accuracy(args, name):
             args.work_dir, f"{name}_{'_'.join(map(str, dims.values()))}.so"), dims)
         if args.precision in NARROW_TOLERANCES:
             expect_narrow_kernels(args, so)
+        # The masked encoder gets a mask that drops keys (an additive mask
+        # inside attention); the others random inputs.
+        feeds = masked_feeds(model, dims["batch"], dims["seq"], seed=1) \
+            if name == "masked_transformer" else None
         print(f"  {name} ({dims_text(dims)}, {args.target}, {args.precision}): "
-              f"{compare_with_onnxruntime(model, so, dims, precision=args.precision, io_precision=args.io_precision)}")
+              f"{compare_with_onnxruntime(model, so, dims, feeds=feeds, precision=args.precision, io_precision=args.io_precision)}")
 
 
 def check_deterministic(args):
@@ -359,6 +363,7 @@ CHECKS = {
     "accuracy-transformer": lambda args: check_accuracy(args, "transformer"),
     "accuracy-rewrites": lambda args: check_accuracy(args, "rewrites"),
     "accuracy-decoder": lambda args: check_accuracy(args, "decoder"),
+    "accuracy-masked-transformer": lambda args: check_accuracy(args, "masked_transformer"),
     "deterministic": check_deterministic,
     "no-compiler-deps": check_no_compiler_deps,
     "weights-file": check_weights_file,
