@@ -106,9 +106,17 @@ nlohmann::ordered_json stepJson(const rt::ArtifactStep &step,
     json["kernel"] = nullptr;
     json["onnx_nodes"] = "";
   }
-  double peak = dtype == rt::kFloat16 || dtype == rt::kBfloat16
-                    ? gpu.fp16FlopsPerSecond
-                    : gpu.fp32FlopsPerSecond;
+  // Tensor-core peaks for what runs on tensor cores: library GEMMs and
+  // attention in 16-bit floats. Other generated kernels compute in float
+  // on CUDA cores whatever they store.
+  bool tensorCores = false;
+  if (known && (dtype == rt::kFloat16 || dtype == rt::kBfloat16)) {
+    const rt::ArtifactKernel &kernel = view.kernels[step.kernel];
+    tensorCores =
+        kernel.library != GRAPHC_LIBRARY_NONE || kernel.kind == "attention";
+  }
+  double peak =
+      tensorCores ? gpu.fp16FlopsPerSecond : gpu.fp32FlopsPerSecond;
   double seconds = std::max(double(read + written) / gpu.bytesPerSecond,
                             double(flops) / peak);
   json["bytes_read"] = read;
