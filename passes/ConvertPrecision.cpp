@@ -72,17 +72,6 @@ uint16_t narrowBits(float value, bool half) {
   return bits;
 }
 
-/// The ONNX node names in a location (NameLocs, possibly fused).
-void collectNodeNames(Location loc, SmallVectorImpl<StringRef> &names) {
-  if (auto named = dyn_cast<NameLoc>(loc)) {
-    names.push_back(named.getName().strref());
-    return;
-  }
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    for (Location inner : fused.getLocations())
-      collectNodeNames(inner, names);
-}
-
 /// Operands that are coordinates rather than data: their type is not the
 /// data's in ONNX either.
 bool isCoordinateOperand(Operation *op, Value operand) {
@@ -199,9 +188,10 @@ Value Converter::convert(Value value, Type element) {
 }
 
 bool Converter::isPinned(Operation *op) const {
-  SmallVector<StringRef> names;
+  SmallVector<StringAttr> names;
   collectNodeNames(op->getLoc(), names);
-  return llvm::any_of(names, [&](StringRef name) { return keep.count(name); });
+  return llvm::any_of(names,
+                      [&](StringAttr name) { return keep.count(name.getValue()); });
 }
 
 bool Converter::tryNarrow(Operation *op) {
@@ -294,9 +284,9 @@ void Converter::run(func::FuncOp func) {
       return elementTypeOf(result) == f32;
     });
     if (compute != f32 && (readsNarrow || computesFloat)) {
-      SmallVector<StringRef> names;
+      SmallVector<StringAttr> names;
       collectNodeNames(op->getLoc(), names);
-      for (StringRef name : names)
+      for (StringAttr name : names)
         (pinned ? report.pinnedNodes : report.wideNodes).insert(name.str());
     }
   }
@@ -339,9 +329,10 @@ convertPrecision(ModuleOp module, const PrecisionConversion &options) {
   if (!options.keepFp32.empty()) {
     llvm::StringSet<> present;
     module.walk([&](Operation *op) {
-      SmallVector<StringRef> names;
+      SmallVector<StringAttr> names;
       collectNodeNames(op->getLoc(), names);
-      present.insert(names.begin(), names.end());
+      for (StringAttr name : names)
+        present.insert(name.getValue());
     });
     for (const std::string &name : options.keepFp32)
       if (!present.count(name))

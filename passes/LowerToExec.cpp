@@ -22,17 +22,6 @@ namespace graphc {
 #define GEN_PASS_DEF_LOWERTOEXEC
 #include "passes/Passes.h.inc"
 
-/// The ONNX node names in a location (NameLocs, possibly fused).
-static void collectNodeNames(Location loc, SmallVectorImpl<Attribute> &names) {
-  if (auto named = dyn_cast<NameLoc>(loc)) {
-    names.push_back(named.getName());
-    return;
-  }
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    for (Location inner : fused.getLocations())
-      collectNodeNames(inner, names);
-}
-
 /// Constants past this many elements are weights, read through their slot;
 /// smaller ones (axes, starts, pads, scales, K) are worth specialising on.
 static constexpr int64_t kMaxInlinedConstantElements = 1024;
@@ -192,10 +181,10 @@ ExecTables::kernelFor(kernel::FusionOp fusion, exec::PlanOp plan,
   std::string hash = computeFusionHash(kernelOp.getBody());
   if (gemm)
     hash = libraryKernelHash(hash);
-  SmallVector<Attribute> nodes;
+  SmallVector<StringAttr> nodes;
   fusion.getBody().walk([&](Operation *inner) {
     if (!isa<kernel::YieldOp>(inner))
-      collectNodeNames(inner->getLoc(), nodes);
+      graph::collectNodeNames(inner->getLoc(), nodes);
   });
   if (exec::KernelOp shared = kernelByHash.lookup(hash)) {
     kernelOp.erase();

@@ -91,6 +91,19 @@ inline bool isEpilogueAnchor(mlir::Operation *op) {
   return mlir::isa<ConvOp, GemmOp, MatMulOp>(op);
 }
 
+/// Appends the ONNX node names a location records: its NameLoc, or every
+/// NameLoc of a fused location (an op a rewrite made of several nodes).
+inline void collectNodeNames(mlir::Location loc,
+                             llvm::SmallVectorImpl<mlir::StringAttr> &names) {
+  if (auto named = mlir::dyn_cast<mlir::NameLoc>(loc)) {
+    names.push_back(named.getName());
+    return;
+  }
+  if (auto fused = mlir::dyn_cast<mlir::FusedLoc>(loc))
+    for (mlir::Location inner : fused.getLocations())
+      collectNodeNames(inner, names);
+}
+
 /// Largest head size (of Q, K and V) a graph.attention is made with: the
 /// attention kernel templates keep K and V tiles of it in shared memory.
 inline constexpr int64_t kMaxAttentionHeadSize = 256;

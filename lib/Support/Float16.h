@@ -1,9 +1,9 @@
 //===- Float16.h - fp16 and bf16 bits to and from float ---------*- C++ -*-===//
 //
 // Round-to-nearest-even conversions between float and the bits of IEEE
-// half and bfloat16, without a dependency: the host kernels, the runtime's
-// reference GEMM, the precision conversion and the test libraries share
-// them, so every one rounds alike.
+// half and bfloat16, and tf32 rounding, without a dependency: the host
+// kernels, the runtime's reference GEMM, the precision conversion and the
+// test libraries share them, so every one rounds alike.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHC_LIB_SUPPORT_FLOAT16_H
@@ -70,6 +70,16 @@ inline uint16_t floatToBf16(float f) {
     return static_cast<uint16_t>((x >> 16) | 0x40);
   x += 0x7fffu + ((x >> 16) & 1);
   return static_cast<uint16_t>(x >> 16);
+}
+
+/// `x` as a tf32 tensor-core operand: 10 mantissa bits, rounded to nearest
+/// with ties away from zero (PTX cvt.rna.tf32.f32); infinities and NaNs
+/// keep their bits.
+inline float roundToTf32(float x) {
+  uint32_t bits = floatBits(x);
+  if ((bits & 0x7f800000u) != 0x7f800000u)
+    bits = (bits + 0x1000u) & ~0x1fffu;
+  return bitsFloat(bits);
 }
 
 } // namespace graphc

@@ -17,7 +17,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <new>
 #include <vector>
 
@@ -57,17 +56,6 @@ float graphc::rt::geluTanh(float x) {
   constexpr float kSqrt2OverPi = 0.7978845608028654f;
   return 0.5f * x *
          (1.0f + std::tanh(kSqrt2OverPi * (x + 0.044715f * x * x * x)));
-}
-
-float graphc::rt::roundToTf32(float x) {
-  uint32_t bits;
-  std::memcpy(&bits, &x, sizeof(bits));
-  // Infinities and NaNs keep their bits; finite values round to nearest,
-  // ties away from zero (PTX cvt.rna.tf32.f32), keeping 10 mantissa bits.
-  if ((bits & 0x7f800000u) != 0x7f800000u)
-    bits = (bits + 0x1000u) & ~0x1fffu;
-  std::memcpy(&x, &bits, sizeof(x));
-  return x;
 }
 
 bool graphc::rt::referenceGemmSupports(const graphc_gemm_desc &gemm,
@@ -130,7 +118,7 @@ bool runGemm(const graphc_gemm_desc &gemm, void *const *args,
   const bool tf32 = gemm.tf32 != 0;
   const bool kWide = Dtype == kFloat && !tf32;
   auto operand = [tf32](T v) {
-    return tf32 ? roundToTf32(E::load(v)) : E::load(v);
+    return tf32 ? graphc::roundToTf32(E::load(v)) : E::load(v);
   };
   const int64_t m = gemm.m, n = gemm.n, k = gemm.k;
   const auto *a = static_cast<const T *>(args[gemm.a_arg]);

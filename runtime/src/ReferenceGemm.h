@@ -28,9 +28,6 @@ bool referenceGemmSupports(const graphc_gemm_desc &gemm, std::string &error);
 bool runReferenceGemm(const graphc_gemm_desc &gemm, void *const *args,
                       std::string &error);
 
-/// `x` with 10 mantissa bits, as tensor cores read a tf32 operand.
-float roundToTf32(float x);
-
 /// The GELU_TANH epilogue: x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))).
 float geluTanh(float x);
 

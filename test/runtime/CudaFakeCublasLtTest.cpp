@@ -56,13 +56,24 @@ protected:
     fakecu_register_kernel("gemm_model_scale", scaleKernel, 2, params);
   }
   void TearDown() override {
+    if (handle)
+      EXPECT_EQ(library.destroy(handle), lt::kSuccess);
     EXPECT_EQ(fakecu_violations(), 0) << fakecu_last_violation();
     EXPECT_EQ(fakecu_calls("cuCtxSynchronize"), 0);
     if (!refusalExpected)
       EXPECT_STREQ(fakecu_cublaslt_last_error(), "");
   }
+  /// Loads the fake cuBLASLt into `library` and creates `handle`, which
+  /// TearDown destroys (call through ASSERT_NO_FATAL_FAILURE).
+  void openLibrary() {
+    ASSERT_TRUE(lt::loadLibrary(fakeCudaLibrary(), library, error)) << error;
+    ASSERT_EQ(library.create(&handle), lt::kSuccess);
+  }
   /// Set by tests that make the fake refuse a call on purpose.
   bool refusalExpected = false;
+  lt::Library library;
+  lt::Handle handle = nullptr;
+  std::string error;
 };
 
 //===- CublasLtGemm on its own --------------------------------------------===//
@@ -125,12 +136,8 @@ struct Variant {
 };
 
 TEST_F(FakeCublasLt, RowMajorGemmsTranslateToColumnMajor) {
-  lt::Library library;
-  std::string error;
-  ASSERT_TRUE(lt::loadLibrary(fakeCudaLibrary(), library, error)) << error;
+  ASSERT_NO_FATAL_FAILURE(openLibrary());
   EXPECT_EQ(library.version, 130000u);
-  lt::Handle handle = nullptr;
-  ASSERT_EQ(library.create(&handle), lt::kSuccess);
   Device device;
 
   struct Shape {
@@ -224,15 +231,10 @@ TEST_F(FakeCublasLt, RowMajorGemmsTranslateToColumnMajor) {
           EXPECT_TRUE(gemmtest::near(download(args[4], expected.size()),
                                      expected, 1e-5));
         }
-  EXPECT_EQ(library.destroy(handle), lt::kSuccess);
 }
 
 TEST_F(FakeCublasLt, OneMatrixInPlaceNeedsNoBatchStride) {
-  lt::Library library;
-  std::string error;
-  ASSERT_TRUE(lt::loadLibrary(fakeCudaLibrary(), library, error)) << error;
-  lt::Handle handle = nullptr;
-  ASSERT_EQ(library.create(&handle), lt::kSuccess);
+  ASSERT_NO_FATAL_FAILURE(openLibrary());
   Device device;
   // D = A B + C with C = D: one matrix, so C's batch stride (0) and D's
   // (m * n) mean nothing, and cuBLASLt gets identical layouts for them.
@@ -251,17 +253,12 @@ TEST_F(FakeCublasLt, OneMatrixInPlaceNeedsNoBatchStride) {
   ASSERT_EQ(gemm->enqueue(args, 0, device.cuStream(), error), GRAPHC_OK)
       << error << "; fake: " << fakecu_cublaslt_last_error();
   EXPECT_EQ(download(cd, 6), expected);
-  EXPECT_EQ(library.destroy(handle), lt::kSuccess);
 }
 
 // algo_rank picks among the heuristic's answers; a rank the library does
 // not offer runs its first choice.
 TEST_F(FakeCublasLt, RunsTheAlgorithmOfTheTunedRank) {
-  lt::Library library;
-  std::string error;
-  ASSERT_TRUE(lt::loadLibrary(fakeCudaLibrary(), library, error)) << error;
-  lt::Handle handle = nullptr;
-  ASSERT_EQ(library.create(&handle), lt::kSuccess);
+  ASSERT_NO_FATAL_FAILURE(openLibrary());
   Device device;
   std::vector<float> a = {1, 2, 3, 4}, b = {1, 0, 2, 0, 1, 3}, expected(6);
   for (int32_t rank : {0, 1, 2, 5}) {
@@ -282,15 +279,10 @@ TEST_F(FakeCublasLt, RunsTheAlgorithmOfTheTunedRank) {
     // The fake offers three.
     EXPECT_EQ(fakecu_cublaslt_last_algorithm_rank(), rank < 3 ? rank : 0);
   }
-  EXPECT_EQ(library.destroy(handle), lt::kSuccess);
 }
 
 TEST_F(FakeCublasLt, PointersLessAlignedThanAssumedAreRefused) {
-  lt::Library library;
-  std::string error;
-  ASSERT_TRUE(lt::loadLibrary(fakeCudaLibrary(), library, error)) << error;
-  lt::Handle handle = nullptr;
-  ASSERT_EQ(library.create(&handle), lt::kSuccess);
+  ASSERT_NO_FATAL_FAILURE(openLibrary());
   Device device;
   graphc_gemm_desc g = {
       0, 0, 2, 2, 2,  1,  2, 2, 0, 0, 0, 0, 1.0, 0.0, GRAPHC_EPILOGUE_NONE,
@@ -309,7 +301,6 @@ TEST_F(FakeCublasLt, PointersLessAlignedThanAssumedAreRefused) {
                               "algorithm needs"))
       << error;
   EXPECT_EQ(fakecu_calls("cublasLtMatmul"), 0);
-  EXPECT_EQ(library.destroy(handle), lt::kSuccess);
 }
 
 TEST_F(FakeCublasLt, TheFakeKeepsCublasLtsRules) {

@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -23,6 +24,20 @@ namespace {
 
 using gemmtest::naiveGemm;
 
+/// A step's arguments over host buffers: A, B, C, bias, D, the workspace;
+/// an empty C or bias is absent.
+template <typename T>
+std::array<void *, 6> gemmArgs(std::vector<T> &a, std::vector<T> &b,
+                               std::vector<T> &c, std::vector<T> &bias,
+                               std::vector<T> &d) {
+  return {a.data(),
+          b.data(),
+          c.empty() ? nullptr : c.data(),
+          bias.empty() ? nullptr : bias.data(),
+          d.data(),
+          nullptr};
+}
+
 /// A GEMM with its operands; argument order A, B, C, bias, D, workspace.
 struct Problem {
   graphc_gemm_desc gemm{};
@@ -31,13 +46,8 @@ struct Problem {
   /// Runs the reference GEMM; D is filled with a sentinel first.
   bool run(std::string &error) {
     d.assign(gemm.batch * gemm.m * gemm.n, -12345.0f);
-    void *args[6] = {a.data(),
-                     b.data(),
-                     c.empty() ? nullptr : c.data(),
-                     bias.empty() ? nullptr : bias.data(),
-                     d.data(),
-                     nullptr};
-    return graphc::rt::runReferenceGemm(gemm, args, error);
+    return graphc::rt::runReferenceGemm(
+        gemm, gemmArgs(a, b, c, bias, d).data(), error);
   }
 
   std::vector<float> expected() const {
@@ -249,13 +259,9 @@ TEST(ReferenceGemm, ComputesSixteenBitFloatsInFloat) {
         graphc_gemm_desc g = p.gemm;
         g.dtype = half ? 10 : 16;
         std::vector<uint16_t> d(p.d.size(), 0xffff);
-        void *args[6] = {a.data(),
-                         b.data(),
-                         c.empty() ? nullptr : c.data(),
-                         bias.empty() ? nullptr : bias.data(),
-                         d.data(),
-                         nullptr};
-        ASSERT_TRUE(graphc::rt::runReferenceGemm(g, args, error)) << error;
+        ASSERT_TRUE(graphc::rt::runReferenceGemm(
+            g, gemmArgs(a, b, c, bias, d).data(), error))
+            << error;
         std::vector<uint16_t> want = narrow(p.d, half);
         for (size_t i = 0; i < d.size(); ++i)
           ASSERT_EQ(d[i], want[i]) << "element " << i;
@@ -263,7 +269,7 @@ TEST(ReferenceGemm, ComputesSixteenBitFloatsInFloat) {
 }
 
 TEST(ReferenceGemm, RoundsToTf32TiesAway) {
-  using graphc::rt::roundToTf32;
+  using graphc::roundToTf32;
   EXPECT_EQ(roundToTf32(1.0f + 0x1p-11f), 1.0f + 0x1p-10f); // a tie: away
   EXPECT_EQ(roundToTf32(1.0f + 0x1p-12f), 1.0f);
   EXPECT_EQ(roundToTf32(-(1.0f + 0x1p-11f)), -(1.0f + 0x1p-10f));
@@ -284,7 +290,7 @@ TEST(ReferenceGemm, RoundsOperandsToTf32) {
     Problem rounded = p;
     for (std::vector<float> *values : {&rounded.a, &rounded.b})
       for (float &value : *values)
-        value = graphc::rt::roundToTf32(value);
+        value = graphc::roundToTf32(value);
     std::string error;
     ASSERT_TRUE(rounded.run(error)) << error;
     p.gemm.tf32 = 1;

@@ -99,6 +99,32 @@ int64_t mmaSharedBytes(const Attention &a, int64_t warps) {
          warps * 16 * (4 * kMmaKeys + 2 * (kMmaKeys + 8) + 4 * a.valueDepth);
 }
 
+/// One warp's product of shared-memory tiles on tensor cores: for each of
+/// `tiles` 16-column tiles j of C, the statement `init` sets the
+/// accumulator `acc` up, the products of A's and B's 16 x 16 blocks kk <
+/// `depth` / 16 add to it, and it is stored to `c` (tile j, leading dim
+/// `ldc`). `a` and `b` address the blocks (in terms of j and kk) loaded
+/// into `aFrag` and `bFrag` with leading dims `lda` and `ldb`.
+struct TileProduct {
+  int64_t tiles, depth;
+  std::string acc, init, aFrag, a, lda, bFrag, b, ldb, c, ldc;
+};
+void emitTileProduct(KernelEmitter &e, const TileProduct &p) {
+  e.open("for (int j = 0; j < " + Twine(p.tiles) + "; ++j) {");
+  e.line(p.init);
+  e.open("for (int kk = 0; kk < " + Twine(p.depth / 16) + "; ++kk) {");
+  e.line("wmma::load_matrix_sync(" + p.aFrag + ", " + p.a + ", " + p.lda +
+         ");");
+  e.line("wmma::load_matrix_sync(" + p.bFrag + ", " + p.b + ", " + p.ldb +
+         ");");
+  e.line("wmma::mma_sync(" + p.acc + ", " + p.aFrag + ", " + p.bFrag + ", " +
+         p.acc + ");");
+  e.close();
+  e.line("wmma::store_matrix_sync(" + p.c + ", " + p.acc + ", " + p.ldc +
+         ", wmma::mem_row_major);");
+  e.close();
+}
+
 /// Flash attention on tensor cores (nvcuda::wmma, 16x16x16 products of
 /// f16 or bf16 accumulating in float): each warp owns 16 query rows; per
 /// tile of 32 keys it computes the 16 x 32 scores S = Q K^T, takes the
@@ -166,19 +192,13 @@ LogicalResult emitTensorCoreAttention(KernelEmitter &e, const Attention &a,
          ", wmma::row_major> qFrag;");
   e.line("wmma::fragment<wmma::matrix_b, 16, 16, 16, " + H +
          ", wmma::col_major> kFrag;");
-  e.open("for (int n = 0; n < " + Twine(kMmaKeys / 16) + "; ++n) {");
-  e.line("wmma::fill_fragment(sAcc, 0.0f);");
-  e.open("for (int kk = 0; kk < " + Twine(a.depth / 16) + "; ++kk) {");
-  e.line("wmma::load_matrix_sync(qFrag, &qTile[warp * 16][kk * 16], " + QLD +
-         ");");
-  // K^T's column n is K's row n: K stored row-major is K^T col-major.
-  e.line("wmma::load_matrix_sync(kFrag, &kTile[n * 16][kk * 16], " + QLD +
-         ");");
-  e.line("wmma::mma_sync(sAcc, qFrag, kFrag, sAcc);");
-  e.close();
-  e.line("wmma::store_matrix_sync(&sTile[warp][0][n * 16], sAcc, " + KT +
-         ", wmma::mem_row_major);");
-  e.close();
+  // S = Q K^T. K^T's column j is K's row j: K stored row-major is K^T
+  // col-major.
+  emitTileProduct(e, {kMmaKeys / 16, a.depth, "sAcc",
+                      "wmma::fill_fragment(sAcc, 0.0f);", "qFrag",
+                      "&qTile[warp * 16][kk * 16]", QLD, "kFrag",
+                      "&kTile[j * 16][kk * 16]", QLD,
+                      "&sTile[warp][0][j * 16]", KT});
   e.line("__syncwarp();");
   // The online softmax of the lane's 16 scores of its row.
   e.line("float scores[16];");
@@ -224,19 +244,12 @@ LogicalResult emitTensorCoreAttention(KernelEmitter &e, const Attention &a,
          ", wmma::row_major> pFrag;");
   e.line("wmma::fragment<wmma::matrix_b, 16, 16, 16, " + H +
          ", wmma::row_major> vFrag;");
-  e.open("for (int j = 0; j < " + Twine(a.valueDepth / 16) + "; ++j) {");
-  e.line("wmma::load_matrix_sync(oAcc, &oTile[warp][0][j * 16], " + DV +
-         ", wmma::mem_row_major);");
-  e.open("for (int kk = 0; kk < " + Twine(kMmaKeys / 16) + "; ++kk) {");
-  e.line("wmma::load_matrix_sync(pFrag, &pTile[warp][0][kk * 16], " + PLD +
-         ");");
-  e.line("wmma::load_matrix_sync(vFrag, &vTile[kk * 16][j * 16], " + VLD +
-         ");");
-  e.line("wmma::mma_sync(oAcc, pFrag, vFrag, oAcc);");
-  e.close();
-  e.line("wmma::store_matrix_sync(&oTile[warp][0][j * 16], oAcc, " + DV +
-         ", wmma::mem_row_major);");
-  e.close();
+  emitTileProduct(e, {a.valueDepth / 16, kMmaKeys, "oAcc",
+                      "wmma::load_matrix_sync(oAcc, &oTile[warp][0][j * 16], " +
+                          DV + ", wmma::mem_row_major);",
+                      "pFrag", "&pTile[warp][0][kk * 16]", PLD, "vFrag",
+                      "&vTile[kk * 16][j * 16]", VLD, "&oTile[warp][0][j * 16]",
+                      DV});
   e.line("__syncwarp();");
   e.close();
   e.close();

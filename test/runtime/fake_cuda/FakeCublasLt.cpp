@@ -314,17 +314,6 @@ bool intersect(const void *x, uint64_t xBytes, const void *y, uint64_t yBytes) {
   return xBytes && yBytes && xa < ya + yBytes && ya < xa + xBytes;
 }
 
-/// A tf32 operand as tensor cores read it: 10 mantissa bits, rounded to
-/// nearest with ties away from zero (cvt.rna.tf32.f32).
-float tf32(float x) {
-  uint32_t bits;
-  std::memcpy(&bits, &x, sizeof(bits));
-  if ((bits & 0x7f800000u) != 0x7f800000u)
-    bits = (bits + 0x1000u) & ~0x1fffu;
-  std::memcpy(&x, &bits, sizeof(x));
-  return x;
-}
-
 /// cuBLASLt's GELU: the tanh approximation.
 float gelu(float x) {
   float inner = 0.7978845608f * x * (1.0f + 0.044715f * x * x);
@@ -358,8 +347,8 @@ void compute(const Run &run) {
           float y = p.desc.transB ? element(p.b, run.b, batch, col, i)
                                   : element(p.b, run.b, batch, i, col);
           if (p.desc.compute == kCompute32FFastTf32) {
-            x = tf32(x);
-            y = tf32(y);
+            x = graphc::roundToTf32(x);
+            y = graphc::roundToTf32(y);
           }
           sum += x * y;
         }
