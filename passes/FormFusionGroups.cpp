@@ -3,7 +3,8 @@
 // Pointwise ops (the graph dialect's Pointwise trait) join producer ->
 // consumer chains computed by one kernel; a conv, gemm or mat_mul takes in
 // the pointwise ops consuming its result as its epilogue, and a mat_mul or
-// attention the transposes it alone reads as its layout prologue and a
+// attention the transposes it alone reads as its layout prologue (for
+// attention also the split of a merged Q/K/V projection behind them) and a
 // transpose of its result as its layout epilogue; a softmax, log_softmax or
 // layer_normalization takes in the pointwise chain computing its data input
 // as its prologue; views (see
@@ -264,8 +265,9 @@ partitionIntoGroups(ArrayRef<Operation *> ops) {
       members.push_back(producer);
       inGroup.insert(producer);
     }
-    // Transposes the anchor reads through strides (graph::isLayoutPrologueOf):
-    // their operands are kernel inputs, so the walk stops at them.
+    // Transposes and splits the anchor reads through strides
+    // (graph::isLayoutPrologueOf): the walk stops at their operands, kernel
+    // inputs, but for a split behind a transpose.
     llvm::SmallPtrSet<Operation *, 4> prologue;
     // A softmax, log_softmax or layer_normalization root takes in the
     // pointwise chain computing its data input as its prologue.
@@ -322,8 +324,9 @@ partitionIntoGroups(ArrayRef<Operation *> ops) {
     size_t next = isPointwise(root) || anchor || reduction ? 0 : members.size();
     for (; next < members.size() && members.size() < kMaxPointwiseOps;
          ++next) {
-      if (prologue.contains(members[next]))
-        continue;
+      // A layout prologue reads a kernel input, or a split the anchor also
+      // reads through strides (the merged Q/K/V projection's head split).
+      bool fromPrologue = prologue.contains(members[next]);
       // Only the reduction's data input is computed by the prologue.
       OperandRange operands = members[next]->getOperands();
       if (members[next] == reduction)
@@ -338,6 +341,8 @@ partitionIntoGroups(ArrayRef<Operation *> ops) {
         if (!llvm::all_of(producer->getUsers(), [&](Operation *user) {
               return inGroup.contains(user);
             }))
+          continue;
+        if (fromPrologue && !graph::isLayoutPrologueOf(producer, anchor))
           continue;
         Operation *anchorBefore = anchor;
         if (!mayJoin(producer))

@@ -57,6 +57,23 @@ def RecognizeAttention : Pass<"graphc-recognize-attention", "mlir::ModuleOp"> {
   }];
 }
 
+def MergeProjections : Pass<"graphc-merge-projections", "mlir::ModuleOp"> {
+  let summary = "one GEMM for the Q, K and V projections of an attention";
+  let description = [{
+    Two or three graph.attention operands that are head splits (a view
+    Reshape [.., N] -> [.., H, D], then a Transpose) of MatMuls of one input
+    by constant 2-d weights, each with an optional Add of a constant [N]
+    bias, become one MatMul by the weights side by side (and one Add of the
+    biases side by side), a view Reshape to [.., H1+H2+.., D] and a Split
+    along the heads that the transposes read. A Split along the last axis
+    whose parts are all head splits of one attention (GPT-2's c_attn) is
+    rewritten to reshape first and split along the heads. The split and the
+    transposes are layout prologues of the attention, whose kernel reads
+    Q, K and V in place. The pipeline runs it after attention recognition
+    and before precision conversion, and not under --no-fusion.
+  }];
+}
+
 def FoldIntoLinearOps : Pass<"graphc-fold-into-linear-ops", "mlir::ModuleOp"> {
   let summary = "fold BatchNormalization and constant Mul/Add into weights";
   let description = [{

@@ -116,17 +116,33 @@ inline bool isLayoutAnchor(mlir::Operation *op) {
   return mlir::isa_and_nonnull<MatMulOp, AttentionOp>(op);
 }
 
-/// Whether `op` is a layout prologue of `anchor`: a transpose read by the
-/// layout anchor `anchor` only. Fusion puts it in the anchor's kernel,
-/// before it, and the anchor's template reads the transpose's input through
-/// permuted strides instead of a transposed copy (the head split of
-/// attention: Q, K^T and V). Fusion and every target decide by this one
-/// predicate.
+/// Whether `op` is a layout prologue of `anchor`: an op whose results the
+/// layout anchor `anchor` reads through strides from the op's input
+/// instead of a copy. Fusion puts it in the anchor's kernel, before it.
+/// Two kinds:
+///  - a transpose read by `anchor` only (the head split of attention: Q,
+///    K^T and V), read through permuted strides;
+///  - a split of an attention's operand along one axis (the merged Q/K/V
+///    projection, graphc-merge-projections), each part read by the
+///    attention directly or through such a transpose, read at the part's
+///    offset with the input's strides.
+/// Fusion and every target decide by this one predicate.
 inline bool isLayoutPrologueOf(mlir::Operation *op, mlir::Operation *anchor) {
-  return mlir::isa<TransposeOp>(op) && isLayoutAnchor(anchor) &&
-         !op->use_empty() &&
-         llvm::all_of(op->getUsers(),
-                      [&](mlir::Operation *user) { return user == anchor; });
+  if (!isLayoutAnchor(anchor) || op->use_empty())
+    return false;
+  if (mlir::isa<TransposeOp>(op))
+    return llvm::all_of(op->getUsers(), [&](mlir::Operation *user) {
+      return user == anchor;
+    });
+  if (auto split = mlir::dyn_cast<SplitOp>(op))
+    return mlir::isa<AttentionOp>(anchor) &&
+           mlir::cast<mlir::ShapedType>(split.getInput().getType())
+               .hasStaticShape() &&
+           llvm::all_of(op->getUsers(), [&](mlir::Operation *user) {
+             return user == anchor || (mlir::isa<TransposeOp>(user) &&
+                                       isLayoutPrologueOf(user, anchor));
+           });
+  return false;
 }
 
 /// Whether `op` is a layout epilogue of `anchor`: a transpose of the result
@@ -141,12 +157,12 @@ inline bool isLayoutEpilogueOf(mlir::Operation *op, mlir::Operation *anchor) {
 
 /// The leading layout prologues of a fused kernel's compute ops, and the
 /// anchor after them: {prologue count, anchor} when `ops` starts with
-/// transposes that are layout prologues of the op following them (a
-/// count of 0 and ops.front() otherwise).
+/// transposes and splits that are layout prologues of the op following
+/// them (a count of 0 and ops.front() otherwise).
 inline std::pair<size_t, mlir::Operation *>
 splitLayoutPrologue(llvm::ArrayRef<mlir::Operation *> ops) {
   size_t count = 0;
-  while (count < ops.size() && mlir::isa<TransposeOp>(ops[count]))
+  while (count < ops.size() && mlir::isa<TransposeOp, SplitOp>(ops[count]))
     ++count;
   if (count == 0 || count == ops.size() ||
       !llvm::all_of(ops.take_front(count), [&](mlir::Operation *op) {

@@ -647,6 +647,10 @@ llvm::Error compileModel(const CompileOptions &options,
   // reasoned about their softmax and masks; --no-fusion keeps them apart.
   if (!options.noFusion && failed(recognizeAttention(module)))
     return diagnostics.takeError("recognising attention failed");
+  // Their Q, K and V projections become one GEMM whose parts the attention
+  // kernel reads in place.
+  if (!options.noFusion && failed(mergeProjections(module)))
+    return diagnostics.takeError("merging the Q/K/V projections failed");
   FailureOr<PrecisionReport> precision = convertPrecision(
       module, {options.precision, options.ioPrecision, options.keepFp32});
   if (failed(precision))

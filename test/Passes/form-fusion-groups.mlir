@@ -406,6 +406,39 @@ func.func @main(%q: tensor<4x2x8xf32>, %k: tensor<4x2x8xf32>, %v: tensor<4x2x8xf
 
 // -----
 
+// An attention takes in the split of a merged Q/K/V projection behind its
+// head transposes (graphc-merge-projections): the split, then the
+// transposes, then the attention, reading the merged heads as one input. A
+// split with a part read elsewhere is a fusion of its own; the attention
+// still takes in the transposes of its parts.
+// CHECK-LABEL: func @main
+func.func @main(%qkv: tensor<1x3x6x2xf32>, %other: tensor<1x3x6x2xf32>) -> (tensor<1x2x3x2xf32>, tensor<1x2x3x2xf32>, tensor<1x3x2x2xf32>) {
+  // CHECK: kernel.fusion "split_transpose_attention_0" attention(%arg0, %{{.*}})
+  // CHECK-NEXT: ^bb0(%[[M:.*]]: tensor<1x3x6x2xf32>, %[[SIZES:.*]]: tensor<3xi64>):
+  // CHECK-NEXT: %[[P:.*]]:3 = graph.split %[[M]], %[[SIZES]]
+  // CHECK-NEXT: %[[Q:.*]] = graph.transpose %[[P]]#0
+  // CHECK-NEXT: %[[K:.*]] = graph.transpose %[[P]]#1
+  // CHECK-NEXT: %[[V:.*]] = graph.transpose %[[P]]#2
+  // CHECK-NEXT: graph.attention %[[Q]], %[[K]], %[[V]]
+  // CHECK: %[[S:.*]]:3 = kernel.fusion "split_{{[0-9]+}}"
+  // CHECK: kernel.fusion "transpose_attention_{{[0-9]+}}" attention(%[[S]]#0, %[[S]]#1, %[[S]]#2)
+  // UNFUSED: kernel.fusion "split_0"
+  %sizes = graph.constant {value = dense<2> : tensor<3xi64>} : () -> tensor<3xi64>
+  %p:3 = graph.split %qkv, %sizes {axis = 2 : i64, num_outputs = 3 : i64} : (tensor<1x3x6x2xf32>, tensor<3xi64>) -> (tensor<1x3x2x2xf32>, tensor<1x3x2x2xf32>, tensor<1x3x2x2xf32>)
+  %q = graph.transpose %p#0 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x3x2x2xf32>) -> tensor<1x2x3x2xf32>
+  %k = graph.transpose %p#1 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x3x2x2xf32>) -> tensor<1x2x3x2xf32>
+  %v = graph.transpose %p#2 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x3x2x2xf32>) -> tensor<1x2x3x2xf32>
+  %o = graph.attention %q, %k, %v {scale = 0.5 : f64} : (tensor<1x2x3x2xf32>, tensor<1x2x3x2xf32>, tensor<1x2x3x2xf32>) -> tensor<1x2x3x2xf32>
+  %r:3 = graph.split %other, %sizes {axis = 2 : i64, num_outputs = 3 : i64} : (tensor<1x3x6x2xf32>, tensor<3xi64>) -> (tensor<1x3x2x2xf32>, tensor<1x3x2x2xf32>, tensor<1x3x2x2xf32>)
+  %q2 = graph.transpose %r#0 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x3x2x2xf32>) -> tensor<1x2x3x2xf32>
+  %k2 = graph.transpose %r#1 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x3x2x2xf32>) -> tensor<1x2x3x2xf32>
+  %v2 = graph.transpose %r#2 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x3x2x2xf32>) -> tensor<1x2x3x2xf32>
+  %o2 = graph.attention %q2, %k2, %v2 {scale = 0.5 : f64} : (tensor<1x2x3x2xf32>, tensor<1x2x3x2xf32>, tensor<1x2x3x2xf32>) -> tensor<1x2x3x2xf32>
+  return %o, %o2, %r#2 : tensor<1x2x3x2xf32>, tensor<1x2x3x2xf32>, tensor<1x3x2x2xf32>
+}
+
+// -----
+
 // A softmax takes in the pointwise chain computing its input as a
 // prologue; the broadcast mask is read by the kernel at its own offsets.
 // CHECK-LABEL: func @main

@@ -103,7 +103,7 @@ LogicalResult emitCpuKernel(exec::KernelOp kernel, llvm::raw_ostream &os) {
     return kernel.emitOpError("computes nothing");
   // Multi-op kernels are pointwise chains, a conv, gemm or mat_mul followed
   // by its pointwise epilogue (a mat_mul or attention after the transposes
-  // it reads as its layout prologue, or before the transpose of its result,
+  // and splits it reads as its layout prologue, or before the transpose of its result,
   // its layout epilogue: here they run into temporaries), or a pointwise
   // prologue followed by the softmax, log_softmax or layer_normalization
   // reading it.

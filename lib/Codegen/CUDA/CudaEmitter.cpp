@@ -188,8 +188,8 @@ FailureOr<CudaKernel> emitCudaKernel(exec::KernelOp kernel, int lowestSm) {
                      : "graph.conv, graph.gemm or graph.mat_mul")
              << ", not "
              << (op ? op->getName().getStringRef() : StringRef("nothing"))
-             << " (only transposes it reads as its layout prologue may come "
-                "before it)";
+             << " (only transposes and splits it reads as its layout "
+                "prologue may come before it)";
     if (kind == kernel::FusionKind::attention &&
         (computed.back() != op &&
          !graph::isLayoutEpilogueOf(computed.back(), op)))

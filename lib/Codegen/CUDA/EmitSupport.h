@@ -157,9 +157,11 @@ public:
   /// that no kernel input passes.
   mlir::LogicalResult bindInputSlots();
   /// The element strides of input `slot`'s dims in the buffer bound to it:
-  /// row-major, or, for a slot read through a layout prologue
-  /// (graph::isLayoutPrologueOf), the transpose input's strides permuted.
-  /// Templates that honour them (mat_mul) index with them.
+  /// row-major, or, for a slot read through layout prologues
+  /// (graph::isLayoutPrologueOf), the strides of the kernel input behind
+  /// them (permuted by a transpose; a split's part keeps its input's
+  /// strides and `in<slot>` points at the part). Templates that honour them
+  /// (mat_mul, attention) index with them.
   llvm::SmallVector<int64_t> inputStrides(unsigned slot) const;
   /// Loads element `offset` of input `slot` widened to its compute type.
   std::string load(unsigned slot, llvm::StringRef offset) const {
@@ -265,8 +267,8 @@ private:
   int uniqueCounter = 0;
   /// The op whose result the kernel's epilogue consumes, null without one.
   mlir::Operation *epilogueAnchor = nullptr;
-  /// Slots read through a layout prologue: the transpose computing them.
-  llvm::DenseMap<unsigned, graph::TransposeOp> transposedSlots;
+  /// Slots read through a layout prologue: their strides.
+  llvm::DenseMap<unsigned, llvm::SmallVector<int64_t>> stridedSlots;
   /// The reduction whose input 0 the kernel's prologue computes, or null.
   mlir::Operation *prologueReduction = nullptr;
   /// Whether the kernel checks run-time values and so takes the error

@@ -1,0 +1,201 @@
+// RUN: graphc-opt %s --graphc-merge-projections --split-input-file --mlir-print-debuginfo --mlir-print-local-scope | FileCheck %s
+
+// BERT: Q, K and V are MatMuls of one input with a bias each (the bias of V
+// on the left of its Add). They become one MatMul by the weights side by
+// side, one Add of the biases side by side, a view to [.., 6 heads, 2] and
+// a split along the heads that the head transposes read.
+// CHECK-LABEL: func @bert
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<1x2x4xf32>
+func.func @bert(%x: tensor<1x2x4xf32>) -> tensor<1x2x2x2xf32> {
+  // CHECK: %[[W:.*]] = graph.constant {value = dense<{{\[}}[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00, 1.100000e+01, 1.200000e+01, 1.300000e+01, 1.400000e+01, 2.100000e+01, 2.200000e+01, 2.300000e+01, 2.400000e+01], [5.000000e+00, {{.*}}]]> : tensor<4x12xf32>} {{.*}} loc(fused["q.mm", "k.mm", "v.mm"])
+  // CHECK-NEXT: %[[MM:.*]] = graph.mat_mul %[[X]], %[[W]] : (tensor<1x2x4xf32>, tensor<4x12xf32>) -> tensor<1x2x12xf32> loc(fused["q.mm", "k.mm", "v.mm"])
+  // CHECK-NEXT: %[[B:.*]] = graph.constant {value = dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00, 5.000000e+00, 6.000000e+00, 7.000000e+00, 8.000000e+00, 9.000000e+00, 1.000000e+01, 1.100000e+01, 1.200000e+01]> : tensor<12xf32>}
+  // CHECK-NEXT: %[[ADD:.*]] = graph.add %[[MM]], %[[B]] : (tensor<1x2x12xf32>, tensor<12xf32>) -> tensor<1x2x12xf32> loc(fused["q.add", "k.add", "v.add"])
+  // CHECK-NEXT: %[[SHAPE:.*]] = graph.constant {value = dense<[1, 2, 6, 2]> : tensor<4xi64>}
+  // CHECK-NEXT: %[[HEADS:.*]] = graph.reshape %[[ADD]], %[[SHAPE]] : (tensor<1x2x12xf32>, tensor<4xi64>) -> tensor<1x2x6x2xf32> loc(fused["q.heads", "k.heads", "v.heads"])
+  // CHECK-NEXT: %[[SIZES:.*]] = graph.constant {value = dense<2> : tensor<3xi64>}
+  // CHECK-NEXT: %[[P:.*]]:3 = graph.split %[[HEADS]], %[[SIZES]] {axis = 2 : i64, num_outputs = 3 : i64} : (tensor<1x2x6x2xf32>, tensor<3xi64>) -> (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>)
+  // CHECK-NOT: graph.mat_mul
+  // CHECK: %[[QT:.*]] = graph.transpose %[[P]]#0 {perm = array<i64: 0, 2, 1, 3>} {{.*}} loc("q.t")
+  // CHECK-NEXT: %[[KT:.*]] = graph.transpose %[[P]]#1 {perm = array<i64: 0, 2, 1, 3>} {{.*}} loc("k.t")
+  // CHECK-NEXT: %[[VT:.*]] = graph.transpose %[[P]]#2 {perm = array<i64: 0, 2, 1, 3>} {{.*}} loc("v.t")
+  // CHECK-NEXT: graph.attention %[[QT]], %[[KT]], %[[VT]]
+  // CHECK-NOT: graph.constant
+  %heads = graph.constant {value = dense<[1, 2, 2, 2]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %wq = graph.constant {value = dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0], [13.0, 14.0, 15.0, 16.0]]> : tensor<4x4xf32>} : () -> tensor<4x4xf32>
+  %wk = graph.constant {value = dense<[[11.0, 12.0, 13.0, 14.0], [15.0, 16.0, 17.0, 18.0], [19.0, 20.0, 21.0, 22.0], [23.0, 24.0, 25.0, 26.0]]> : tensor<4x4xf32>} : () -> tensor<4x4xf32>
+  %wv = graph.constant {value = dense<[[21.0, 22.0, 23.0, 24.0], [25.0, 26.0, 27.0, 28.0], [29.0, 30.0, 31.0, 32.0], [33.0, 34.0, 35.0, 36.0]]> : tensor<4x4xf32>} : () -> tensor<4x4xf32>
+  %bq = graph.constant {value = dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>} : () -> tensor<4xf32>
+  %bk = graph.constant {value = dense<[5.0, 6.0, 7.0, 8.0]> : tensor<4xf32>} : () -> tensor<4xf32>
+  %bv = graph.constant {value = dense<[9.0, 10.0, 11.0, 12.0]> : tensor<4xf32>} : () -> tensor<4xf32>
+  %q0 = graph.mat_mul %x, %wq : (tensor<1x2x4xf32>, tensor<4x4xf32>) -> tensor<1x2x4xf32> loc("q.mm")
+  %q1 = graph.add %q0, %bq : (tensor<1x2x4xf32>, tensor<4xf32>) -> tensor<1x2x4xf32> loc("q.add")
+  %q2 = graph.reshape %q1, %heads : (tensor<1x2x4xf32>, tensor<4xi64>) -> tensor<1x2x2x2xf32> loc("q.heads")
+  %q = graph.transpose %q2 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32> loc("q.t")
+  %k0 = graph.mat_mul %x, %wk : (tensor<1x2x4xf32>, tensor<4x4xf32>) -> tensor<1x2x4xf32> loc("k.mm")
+  %k1 = graph.add %k0, %bk : (tensor<1x2x4xf32>, tensor<4xf32>) -> tensor<1x2x4xf32> loc("k.add")
+  %k2 = graph.reshape %k1, %heads : (tensor<1x2x4xf32>, tensor<4xi64>) -> tensor<1x2x2x2xf32> loc("k.heads")
+  %k = graph.transpose %k2 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32> loc("k.t")
+  %v0 = graph.mat_mul %x, %wv : (tensor<1x2x4xf32>, tensor<4x4xf32>) -> tensor<1x2x4xf32> loc("v.mm")
+  %v1 = graph.add %bv, %v0 : (tensor<4xf32>, tensor<1x2x4xf32>) -> tensor<1x2x4xf32> loc("v.add")
+  %v2 = graph.reshape %v1, %heads : (tensor<1x2x4xf32>, tensor<4xi64>) -> tensor<1x2x2x2xf32> loc("v.heads")
+  %v = graph.transpose %v2 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32> loc("v.t")
+  %o = graph.attention %q, %k, %v {scale = 0.5 : f64} : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  return %o : tensor<1x2x2x2xf32>
+}
+
+// -----
+
+// Llama: grouped K/V heads (4 query heads, 2 K/V heads) and no biases. All
+// three merge; the split has head counts 4, 2, 2.
+// CHECK-LABEL: func @grouped
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<1x3x8xf32>
+func.func @grouped(%x: tensor<1x3x8xf32>) -> tensor<1x4x3x2xf32> {
+  // CHECK: %[[MM:.*]] = graph.mat_mul %[[X]], %{{.*}} : (tensor<1x3x8xf32>, tensor<8x16xf32>) -> tensor<1x3x16xf32>
+  // CHECK-NEXT: graph.constant {value = dense<[1, 3, 8, 2]> : tensor<4xi64>}
+  // CHECK-NEXT: %[[HEADS:.*]] = graph.reshape %[[MM]], {{.*}} -> tensor<1x3x8x2xf32>
+  // CHECK-NEXT: %[[SIZES:.*]] = graph.constant {value = dense<[4, 2, 2]> : tensor<3xi64>}
+  // CHECK-NEXT: %[[P:.*]]:3 = graph.split %[[HEADS]], %[[SIZES]] {axis = 2 : i64, num_outputs = 3 : i64} : (tensor<1x3x8x2xf32>, tensor<3xi64>) -> (tensor<1x3x4x2xf32>, tensor<1x3x2x2xf32>, tensor<1x3x2x2xf32>)
+  // CHECK-NOT: graph.add
+  // CHECK: graph.attention
+  %qs = graph.constant {value = dense<[1, 3, 4, 2]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %kvs = graph.constant {value = dense<[1, 3, 2, 2]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %wqc = graph.constant {value = dense<1.0> : tensor<8x8xf32>} : () -> tensor<8x8xf32>
+  %wk = graph.constant {value = dense<2.0> : tensor<8x4xf32>} : () -> tensor<8x4xf32>
+  %wv = graph.constant {value = dense<3.0> : tensor<8x4xf32>} : () -> tensor<8x4xf32>
+  %q0 = graph.mat_mul %x, %wqc : (tensor<1x3x8xf32>, tensor<8x8xf32>) -> tensor<1x3x8xf32>
+  %q1 = graph.reshape %q0, %qs : (tensor<1x3x8xf32>, tensor<4xi64>) -> tensor<1x3x4x2xf32>
+  %q = graph.transpose %q1 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x3x4x2xf32>) -> tensor<1x4x3x2xf32>
+  %k0 = graph.mat_mul %x, %wk : (tensor<1x3x8xf32>, tensor<8x4xf32>) -> tensor<1x3x4xf32>
+  %k1 = graph.reshape %k0, %kvs : (tensor<1x3x4xf32>, tensor<4xi64>) -> tensor<1x3x2x2xf32>
+  %k = graph.transpose %k1 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x3x2x2xf32>) -> tensor<1x2x3x2xf32>
+  %v0 = graph.mat_mul %x, %wv : (tensor<1x3x8xf32>, tensor<8x4xf32>) -> tensor<1x3x4xf32>
+  %v1 = graph.reshape %v0, %kvs : (tensor<1x3x4xf32>, tensor<4xi64>) -> tensor<1x3x2x2xf32>
+  %v = graph.transpose %v1 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x3x2x2xf32>) -> tensor<1x2x3x2xf32>
+  %o = graph.attention %q, %k, %v {is_causal = 1 : i64} : (tensor<1x4x3x2xf32>, tensor<1x2x3x2xf32>, tensor<1x2x3x2xf32>) -> tensor<1x4x3x2xf32>
+  return %o : tensor<1x4x3x2xf32>
+}
+
+// -----
+
+// A bias on some projections only: the others' columns of the merged bias
+// are zeros.
+// CHECK-LABEL: func @partial_bias
+// CHECK: graph.constant {value = dense<[0.000000e+00, 0.000000e+00, 1.000000e+00, 2.000000e+00, 0.000000e+00, 0.000000e+00]> : tensor<6xf32>}
+func.func @partial_bias(%x: tensor<1x2x2xf32>) -> tensor<1x1x2x2xf32> {
+  %heads = graph.constant {value = dense<[1, 2, 1, 2]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %w = graph.constant {value = dense<1.0> : tensor<2x2xf32>} : () -> tensor<2x2xf32>
+  %bk = graph.constant {value = dense<[1.0, 2.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %q0 = graph.mat_mul %x, %w : (tensor<1x2x2xf32>, tensor<2x2xf32>) -> tensor<1x2x2xf32>
+  %q1 = graph.reshape %q0, %heads : (tensor<1x2x2xf32>, tensor<4xi64>) -> tensor<1x2x1x2xf32>
+  %q = graph.transpose %q1 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x2x1x2xf32>) -> tensor<1x1x2x2xf32>
+  %k0 = graph.mat_mul %x, %w : (tensor<1x2x2xf32>, tensor<2x2xf32>) -> tensor<1x2x2xf32>
+  %k1 = graph.add %k0, %bk : (tensor<1x2x2xf32>, tensor<2xf32>) -> tensor<1x2x2xf32>
+  %k2 = graph.reshape %k1, %heads : (tensor<1x2x2xf32>, tensor<4xi64>) -> tensor<1x2x1x2xf32>
+  %k = graph.transpose %k2 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x2x1x2xf32>) -> tensor<1x1x2x2xf32>
+  %v0 = graph.mat_mul %x, %w : (tensor<1x2x2xf32>, tensor<2x2xf32>) -> tensor<1x2x2xf32>
+  %v1 = graph.reshape %v0, %heads : (tensor<1x2x2xf32>, tensor<4xi64>) -> tensor<1x2x1x2xf32>
+  %v = graph.transpose %v1 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x2x1x2xf32>) -> tensor<1x1x2x2xf32>
+  %o = graph.attention %q, %k, %v : (tensor<1x1x2x2xf32>, tensor<1x1x2x2xf32>, tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xf32>
+  return %o : tensor<1x1x2x2xf32>
+}
+
+// -----
+
+// Cross-attention: Q projects the decoder state, K and V the encoder
+// output. Only K and V merge; Q's projection is left as it is.
+// CHECK-LABEL: func @cross
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<1x2x4xf32> {{.*}}, %[[E:[^:]*]]: tensor<1x3x4xf32>
+func.func @cross(%x: tensor<1x2x4xf32>, %enc: tensor<1x3x4xf32>) -> tensor<1x2x2x2xf32> {
+  // CHECK: graph.mat_mul %[[X]], %{{.*}} : (tensor<1x2x4xf32>, tensor<4x4xf32>) -> tensor<1x2x4xf32>
+  // CHECK: %[[KV:.*]] = graph.mat_mul %[[E]], %{{.*}} : (tensor<1x3x4xf32>, tensor<4x8xf32>) -> tensor<1x3x8xf32>
+  // CHECK: graph.split %{{.*}} {axis = 2 : i64, num_outputs = 2 : i64} : (tensor<1x3x4x2xf32>, tensor<2xi64>)
+  // CHECK-NOT: graph.mat_mul
+  // CHECK: graph.attention
+  %qs = graph.constant {value = dense<[1, 2, 2, 2]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %kvs = graph.constant {value = dense<[1, 3, 2, 2]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %wq = graph.constant {value = dense<1.0> : tensor<4x4xf32>} : () -> tensor<4x4xf32>
+  %wk = graph.constant {value = dense<2.0> : tensor<4x4xf32>} : () -> tensor<4x4xf32>
+  %wv = graph.constant {value = dense<3.0> : tensor<4x4xf32>} : () -> tensor<4x4xf32>
+  %q0 = graph.mat_mul %x, %wq : (tensor<1x2x4xf32>, tensor<4x4xf32>) -> tensor<1x2x4xf32>
+  %q1 = graph.reshape %q0, %qs : (tensor<1x2x4xf32>, tensor<4xi64>) -> tensor<1x2x2x2xf32>
+  %q = graph.transpose %q1 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %k0 = graph.mat_mul %enc, %wk : (tensor<1x3x4xf32>, tensor<4x4xf32>) -> tensor<1x3x4xf32>
+  %k1 = graph.reshape %k0, %kvs : (tensor<1x3x4xf32>, tensor<4xi64>) -> tensor<1x3x2x2xf32>
+  %k = graph.transpose %k1 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x3x2x2xf32>) -> tensor<1x2x3x2xf32>
+  %v0 = graph.mat_mul %enc, %wv : (tensor<1x3x4xf32>, tensor<4x4xf32>) -> tensor<1x3x4xf32>
+  %v1 = graph.reshape %v0, %kvs : (tensor<1x3x4xf32>, tensor<4xi64>) -> tensor<1x3x2x2xf32>
+  %v = graph.transpose %v1 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x3x2x2xf32>) -> tensor<1x2x3x2xf32>
+  %o = graph.attention %q, %k, %v : (tensor<1x2x2x2xf32>, tensor<1x2x3x2xf32>, tensor<1x2x3x2xf32>) -> tensor<1x2x2x2xf32>
+  return %o : tensor<1x2x2x2xf32>
+}
+
+// -----
+
+// Nothing merges when a projection has another use (its result would be
+// computed twice or copied out), a weight is not a constant, or the
+// projections read different inputs. Here Q's result is also returned, K's
+// weight is an argument, and V projects another input: no pair is left.
+// CHECK-LABEL: func @no_merge
+// CHECK-COUNT-3: graph.mat_mul
+// CHECK-NOT: graph.split
+func.func @no_merge(%x: tensor<1x2x4xf32>, %y: tensor<1x2x4xf32>, %wk: tensor<4x4xf32>) -> (tensor<1x2x2x2xf32>, tensor<1x2x4xf32>) {
+  %heads = graph.constant {value = dense<[1, 2, 2, 2]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %w = graph.constant {value = dense<1.0> : tensor<4x4xf32>} : () -> tensor<4x4xf32>
+  %q0 = graph.mat_mul %x, %w : (tensor<1x2x4xf32>, tensor<4x4xf32>) -> tensor<1x2x4xf32>
+  %q1 = graph.reshape %q0, %heads : (tensor<1x2x4xf32>, tensor<4xi64>) -> tensor<1x2x2x2xf32>
+  %q = graph.transpose %q1 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %k0 = graph.mat_mul %x, %wk : (tensor<1x2x4xf32>, tensor<4x4xf32>) -> tensor<1x2x4xf32>
+  %k1 = graph.reshape %k0, %heads : (tensor<1x2x4xf32>, tensor<4xi64>) -> tensor<1x2x2x2xf32>
+  %k = graph.transpose %k1 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %v0 = graph.mat_mul %y, %w : (tensor<1x2x4xf32>, tensor<4x4xf32>) -> tensor<1x2x4xf32>
+  %v1 = graph.reshape %v0, %heads : (tensor<1x2x4xf32>, tensor<4xi64>) -> tensor<1x2x2x2xf32>
+  %v = graph.transpose %v1 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %o = graph.attention %q, %k, %v : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  return %o, %q0 : tensor<1x2x2x2xf32>, tensor<1x2x4xf32>
+}
+
+// -----
+
+// GPT-2: one projection split along the last axis into Q, K and V, each
+// head split. The reshape moves before the split, which splits the heads.
+// CHECK-LABEL: func @gpt2
+// CHECK-SAME: (%[[QKV:[^:]*]]: tensor<1x2x12xf32>
+func.func @gpt2(%qkv: tensor<1x2x12xf32>) -> tensor<1x2x2x2xf32> {
+  // CHECK-NEXT: %[[SHAPE:.*]] = graph.constant {value = dense<[1, 2, 6, 2]> : tensor<4xi64>}
+  // CHECK-NEXT: %[[HEADS:.*]] = graph.reshape %[[QKV]], %[[SHAPE]] : (tensor<1x2x12xf32>, tensor<4xi64>) -> tensor<1x2x6x2xf32> loc(fused["split", "q.heads", "k.heads", "v.heads"])
+  // CHECK-NEXT: %[[SIZES:.*]] = graph.constant {value = dense<2> : tensor<3xi64>}
+  // CHECK-NEXT: %[[P:.*]]:3 = graph.split %[[HEADS]], %[[SIZES]] {axis = 2 : i64, num_outputs = 3 : i64}
+  // CHECK-NEXT: %[[Q:.*]] = graph.transpose %[[P]]#0
+  // CHECK-NEXT: %[[K:.*]] = graph.transpose %[[P]]#1
+  // CHECK-NEXT: %[[V:.*]] = graph.transpose %[[P]]#2
+  // CHECK-NEXT: graph.attention %[[Q]], %[[K]], %[[V]]
+  %heads = graph.constant {value = dense<[1, 2, 2, 2]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %parts:3 = graph.split %qkv {axis = -1 : i64, num_outputs = 3 : i64} : (tensor<1x2x12xf32>) -> (tensor<1x2x4xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>) loc("split")
+  %q1 = graph.reshape %parts#0, %heads : (tensor<1x2x4xf32>, tensor<4xi64>) -> tensor<1x2x2x2xf32> loc("q.heads")
+  %q = graph.transpose %q1 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %k1 = graph.reshape %parts#1, %heads : (tensor<1x2x4xf32>, tensor<4xi64>) -> tensor<1x2x2x2xf32> loc("k.heads")
+  %k = graph.transpose %k1 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %v1 = graph.reshape %parts#2, %heads : (tensor<1x2x4xf32>, tensor<4xi64>) -> tensor<1x2x2x2xf32> loc("v.heads")
+  %v = graph.transpose %v1 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %o = graph.attention %q, %k, %v : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  return %o : tensor<1x2x2x2xf32>
+}
+
+// -----
+
+// A split whose part has another use stays: the part must exist in memory.
+// CHECK-LABEL: func @gpt2_part_used
+// CHECK: graph.split %{{.*}} {axis = -1 : i64
+func.func @gpt2_part_used(%qkv: tensor<1x2x12xf32>) -> (tensor<1x2x2x2xf32>, tensor<1x2x4xf32>) {
+  %heads = graph.constant {value = dense<[1, 2, 2, 2]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %parts:3 = graph.split %qkv {axis = -1 : i64, num_outputs = 3 : i64} : (tensor<1x2x12xf32>) -> (tensor<1x2x4xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>)
+  %q1 = graph.reshape %parts#0, %heads : (tensor<1x2x4xf32>, tensor<4xi64>) -> tensor<1x2x2x2xf32>
+  %q = graph.transpose %q1 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %k1 = graph.reshape %parts#1, %heads : (tensor<1x2x4xf32>, tensor<4xi64>) -> tensor<1x2x2x2xf32>
+  %k = graph.transpose %k1 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %v1 = graph.reshape %parts#2, %heads : (tensor<1x2x4xf32>, tensor<4xi64>) -> tensor<1x2x2x2xf32>
+  %v = graph.transpose %v1 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %o = graph.attention %q, %k, %v : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  return %o, %parts#2 : tensor<1x2x2x2xf32>, tensor<1x2x4xf32>
+}
