@@ -3,11 +3,12 @@
 // Pointwise ops (the graph dialect's Pointwise trait) join producer ->
 // consumer chains computed by one kernel; a conv, gemm or mat_mul takes in
 // the pointwise ops consuming its result as its epilogue, and a mat_mul or
-// attention the transposes it alone reads as its layout prologue (for
-// attention also the split of a merged Q/K/V projection behind them) and a
+// attention the data movement it alone reads through strides as its layout
+// prologue (graph::layoutPrologue: for a mat_mul transposes, for attention
+// also the splits and views of merged or packed Q/K/V projections) and a
 // transpose of its result as its layout epilogue; a softmax, log_softmax or
 // layer_normalization takes in the pointwise chain computing its data input
-// as its prologue; views (see
+// as its prologue; other views (see
 // Views.h) stay outside every fusion; every other op is a fusion of its own.
 // Each group carries its kind, content hash and schedule.
 //
@@ -247,7 +248,9 @@ partitionIntoGroups(ArrayRef<Operation *> ops) {
   llvm::DenseSet<Operation *> grouped;
   SmallVector<SmallVector<Operation *>> groups;
   for (Operation *root : llvm::reverse(ops)) {
-    if (grouped.contains(root))
+    // A view is computed by no kernel: it joins an attention's layout
+    // prologue or stays a view.
+    if (grouped.contains(root) || isView(root))
       continue;
     SmallVector<Operation *> members = {root};
     llvm::SmallPtrSet<Operation *, 16> inGroup = {root};
@@ -265,9 +268,8 @@ partitionIntoGroups(ArrayRef<Operation *> ops) {
       members.push_back(producer);
       inGroup.insert(producer);
     }
-    // Transposes and splits the anchor reads through strides
-    // (graph::isLayoutPrologueOf): the walk stops at their operands, kernel
-    // inputs, but for a split behind a transpose.
+    // Ops the anchor reads through strides (graph::isLayoutPrologueOf): the
+    // walk goes on below them only to more of them.
     llvm::SmallPtrSet<Operation *, 4> prologue;
     // A softmax, log_softmax or layer_normalization root takes in the
     // pointwise chain computing its data input as its prologue.
@@ -324,8 +326,7 @@ partitionIntoGroups(ArrayRef<Operation *> ops) {
     size_t next = isPointwise(root) || anchor || reduction ? 0 : members.size();
     for (; next < members.size() && members.size() < kMaxPointwiseOps;
          ++next) {
-      // A layout prologue reads a kernel input, or a split the anchor also
-      // reads through strides (the merged Q/K/V projection's head split).
+      // A layout prologue op reads a kernel input or another prologue op.
       bool fromPrologue = prologue.contains(members[next]);
       // Only the reduction's data input is computed by the prologue.
       OperandRange operands = members[next]->getOperands();
@@ -381,8 +382,10 @@ partitionIntoGroups(ArrayRef<Operation *> ops) {
 
 std::string describeFusionOps(ArrayRef<Operation *> members) {
   llvm::SetVector<StringRef> mnemonics;
+  // Views in an attention's layout prologue compute nothing.
   for (Operation *member : members)
-    mnemonics.insert(member->getName().stripDialect());
+    if (!isView(member))
+      mnemonics.insert(member->getName().stripDialect());
   std::string text;
   for (StringRef mnemonic : mnemonics.getArrayRef().take_front(4))
     text += (text.empty() ? "" : "_") + mnemonic.str();
@@ -397,9 +400,8 @@ static LogicalResult formFusionGroups(func::FuncOp main, bool fuse) {
   unsigned counter = 0;
   SmallVector<Operation *> ops;
   for (Operation &op : main.getBody().front())
-    // Views stay graph ops: memory planning gives them their source's slot.
     if (op.getDialect() && op.getDialect()->getNamespace() == "graph" &&
-        !isa<graph::ConstantOp>(op) && !isView(&op))
+        !isa<graph::ConstantOp>(op) && (fuse || !isView(&op)))
       ops.push_back(&op);
 
   SmallVector<SmallVector<Operation *>> groups;

@@ -13,7 +13,9 @@
 //
 // An exporter's own merged projection (GPT-2's c_attn: one MatMul, Split
 // along the last axis, a head-split Reshape per part) is brought to the
-// same form by reshaping before the split instead of after it.
+// same form by reshaping before the split instead of after it, and the
+// unbind of a packed one (nn.MultiheadAttention's Gathers at indices 0, 1,
+// 2) becomes a Split that the attention reads in place.
 //
 // The pass runs after attention recognition, before precision conversion
 // and fusion; not under --no-fusion, where nothing would read the parts in
@@ -29,6 +31,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "llvm/ADT/SetVector.h"
 
 #include <cstring>
 
@@ -340,7 +343,96 @@ void Merger::splitAlongHeads(SplitOp split, ArrayRef<HeadSplit> parts) {
     sizes->erase();
 }
 
+/// Turns the unbind of a packed projection into a split: when every use of
+/// a tensor is a Gather of a constant scalar index along one axis, each
+/// index 0..n-1 once (torch's nn.MultiheadAttention unbinds its packed
+/// Q/K/V so), the Gathers become the parts of one Split, each viewed
+/// without the axis. The split moves the same bytes in one kernel, and an
+/// attention reads its parts in place (graph::layoutPrologue).
+void unbindToSplit(func::FuncOp func) {
+  SmallVector<Value> sources;
+  func.walk([&](GatherOp gather) {
+    if (!llvm::is_contained(sources, gather.getData()))
+      sources.push_back(gather.getData());
+  });
+  for (Value source : sources) {
+    auto type = dyn_cast<RankedTensorType>(source.getType());
+    if (!type || !type.hasStaticShape() || type.getRank() == 0)
+      continue;
+    int64_t rank = type.getRank();
+    std::optional<int64_t> axis;
+    SmallVector<GatherOp> byIndex;
+    bool unbinds = true;
+    for (Operation *user : source.getUsers()) {
+      auto gather = dyn_cast<GatherOp>(user);
+      std::optional<SmallVector<int64_t>> index =
+          gather ? getConstantInts(gather.getIndices())
+                 : std::optional<SmallVector<int64_t>>();
+      int64_t userAxis = gather ? gather.getAxis() : 0;
+      if (userAxis < 0)
+        userAxis += rank;
+      if (!gather || gather.getData() != source || !index ||
+          index->size() != 1 ||
+          cast<ShapedType>(gather.getIndices().getType()).getRank() != 0 ||
+          userAxis < 0 || userAxis >= rank || (axis && *axis != userAxis)) {
+        unbinds = false;
+        break;
+      }
+      axis = userAxis;
+      int64_t n = type.getDimSize(userAxis);
+      int64_t i = (*index)[0] < 0 ? (*index)[0] + n : (*index)[0];
+      if (byIndex.empty())
+        byIndex.resize(n);
+      if (i < 0 || i >= n || byIndex[i]) {
+        unbinds = false;
+        break;
+      }
+      byIndex[i] = gather;
+    }
+    if (!unbinds || !axis || byIndex.size() < 2 ||
+        llvm::any_of(byIndex, [](GatherOp g) { return !g; }))
+      continue;
+    SmallVector<Location> locs;
+    for (GatherOp gather : byIndex)
+      locs.push_back(gather.getLoc());
+    Operation *first = byIndex.front();
+    for (GatherOp gather : byIndex)
+      if (gather->isBeforeInBlock(first))
+        first = gather;
+    OpBuilder b(first);
+    SmallVector<int64_t> partShape(type.getShape());
+    partShape[*axis] = 1;
+    auto partType = RankedTensorType::get(partShape, type.getElementType());
+    auto split = b.create<SplitOp>(
+        FusedLoc::get(func.getContext(), locs),
+        SmallVector<Type>(byIndex.size(), partType), ValueRange{source},
+        ArrayRef<NamedAttribute>{});
+    split.setAxisAttr(b.getI64IntegerAttr(*axis));
+    split.setNumOutputsAttr(b.getI64IntegerAttr(byIndex.size()));
+    b.setInsertionPointAfter(split);
+    for (auto [i, gather] : llvm::enumerate(byIndex)) {
+      auto resultType = cast<RankedTensorType>(gather.getType());
+      auto shapeType = RankedTensorType::get({resultType.getRank()},
+                                             b.getI64Type());
+      Value shape = b.create<ConstantOp>(
+          gather.getLoc(), shapeType,
+          DenseIntElementsAttr::get(shapeType, resultType.getShape()));
+      Value part = b.create<ReshapeOp>(gather.getLoc(), resultType,
+                                       split.getResult(i), shape);
+      gather.getResult().replaceAllUsesWith(part);
+    }
+    // Erased last: the insertion point above sits before the first one.
+    for (GatherOp gather : byIndex) {
+      Operation *index = gather.getIndices().getDefiningOp();
+      gather->erase();
+      if (index && index->use_empty())
+        index->erase();
+    }
+  }
+}
+
 LogicalResult Merger::run(func::FuncOp func) {
+  unbindToSplit(func);
   SmallVector<AttentionOp> attentions(func.getOps<AttentionOp>());
   for (AttentionOp attention : attentions) {
     SmallVector<HeadSplit> splits;
@@ -349,23 +441,31 @@ LogicalResult Merger::run(func::FuncOp func) {
         splits.push_back(*split);
 
     // An exporter's split along the last axis whose every part is a head
-    // split of this attention, all of one head size.
-    if (!splits.empty()) {
-      auto split = splits.front().part.getDefiningOp<SplitOp>();
-      int64_t rank = split ? shapeOf(split.getInput()).size() : 0;
-      if (split && rank >= 1 &&
-          (split.getAxis() == rank - 1 || split.getAxis() == -1)) {
-        SmallVector<HeadSplit> parts;
-        for (Value result : split.getResults())
-          for (const HeadSplit &candidate : splits)
-            if (candidate.part == result && result.hasOneUse() &&
-                candidate.depth == splits.front().depth)
-              parts.push_back(candidate);
-        if (parts.size() == split.getNumResults()) {
-          splitAlongHeads(split, parts);
-          continue;
-        }
-      }
+    // split of this attention, all of one head size (GPT-2's Q/K/V, or a
+    // packed K/V beside a Q of its own).
+    llvm::SetVector<Operation *> exporterSplits;
+    for (const HeadSplit &split : splits)
+      if (auto op = split.part.getDefiningOp<SplitOp>())
+        exporterSplits.insert(op);
+    for (Operation *op : exporterSplits) {
+      auto split = cast<SplitOp>(op);
+      int64_t rank = shapeOf(split.getInput()).size();
+      if (split.getAxis() != rank - 1 && split.getAxis() != -1)
+        continue;
+      SmallVector<HeadSplit> parts;
+      for (Value result : split.getResults())
+        for (const HeadSplit &candidate : splits)
+          if (candidate.part == result && result.hasOneUse())
+            parts.push_back(candidate);
+      if (parts.size() != split.getNumResults() ||
+          llvm::any_of(parts, [&](const HeadSplit &part) {
+            return part.depth != parts.front().depth;
+          }))
+        continue;
+      llvm::erase_if(splits, [&](const HeadSplit &candidate) {
+        return candidate.part.getDefiningOp() == op;
+      });
+      splitAlongHeads(split, parts);
     }
 
     // Projections of one input by weights of one type and head size.

@@ -35,6 +35,8 @@ class AttentionKind
 #define GET_OP_CLASSES
 #include "dialects/Graph/GraphOps.h.inc"
 
+#include "dialects/Graph/GraphLayout.h"
+
 namespace graphc::graph {
 
 /// Attribute names on `func.func @main` arguments and results.
@@ -108,43 +110,6 @@ inline void collectNodeNames(mlir::Location loc,
 /// attention kernel templates keep K and V tiles of it in shared memory.
 inline constexpr int64_t kMaxAttentionHeadSize = 256;
 
-/// Whether the kernel template of `op` reads its operands through strides
-/// and stores its result through strides: mat_mul and attention, which
-/// then take in the transposes around them (the head split and merge of
-/// attention) as layout prologues and epilogues.
-inline bool isLayoutAnchor(mlir::Operation *op) {
-  return mlir::isa_and_nonnull<MatMulOp, AttentionOp>(op);
-}
-
-/// Whether `op` is a layout prologue of `anchor`: an op whose results the
-/// layout anchor `anchor` reads through strides from the op's input
-/// instead of a copy. Fusion puts it in the anchor's kernel, before it.
-/// Two kinds:
-///  - a transpose read by `anchor` only (the head split of attention: Q,
-///    K^T and V), read through permuted strides;
-///  - a split of an attention's operand along one axis (the merged Q/K/V
-///    projection, graphc-merge-projections), each part read by the
-///    attention directly or through such a transpose, read at the part's
-///    offset with the input's strides.
-/// Fusion and every target decide by this one predicate.
-inline bool isLayoutPrologueOf(mlir::Operation *op, mlir::Operation *anchor) {
-  if (!isLayoutAnchor(anchor) || op->use_empty())
-    return false;
-  if (mlir::isa<TransposeOp>(op))
-    return llvm::all_of(op->getUsers(), [&](mlir::Operation *user) {
-      return user == anchor;
-    });
-  if (auto split = mlir::dyn_cast<SplitOp>(op))
-    return mlir::isa<AttentionOp>(anchor) &&
-           mlir::cast<mlir::ShapedType>(split.getInput().getType())
-               .hasStaticShape() &&
-           llvm::all_of(op->getUsers(), [&](mlir::Operation *user) {
-             return user == anchor || (mlir::isa<TransposeOp>(user) &&
-                                       isLayoutPrologueOf(user, anchor));
-           });
-  return false;
-}
-
 /// Whether `op` is a layout epilogue of `anchor`: a transpose of the result
 /// of the layout anchor `anchor`, its only user. Fusion ends the anchor's
 /// kernel with it, and the anchor's template stores each element at its
@@ -153,23 +118,6 @@ inline bool isLayoutPrologueOf(mlir::Operation *op, mlir::Operation *anchor) {
 inline bool isLayoutEpilogueOf(mlir::Operation *op, mlir::Operation *anchor) {
   return mlir::isa<TransposeOp>(op) && isLayoutAnchor(anchor) &&
          op->getOperand(0) == anchor->getResult(0) && anchor->hasOneUse();
-}
-
-/// The leading layout prologues of a fused kernel's compute ops, and the
-/// anchor after them: {prologue count, anchor} when `ops` starts with
-/// transposes and splits that are layout prologues of the op following
-/// them (a count of 0 and ops.front() otherwise).
-inline std::pair<size_t, mlir::Operation *>
-splitLayoutPrologue(llvm::ArrayRef<mlir::Operation *> ops) {
-  size_t count = 0;
-  while (count < ops.size() && mlir::isa<TransposeOp, SplitOp>(ops[count]))
-    ++count;
-  if (count == 0 || count == ops.size() ||
-      !llvm::all_of(ops.take_front(count), [&](mlir::Operation *op) {
-        return isLayoutPrologueOf(op, ops[count]);
-      }))
-    return {0, ops.empty() ? nullptr : ops.front()};
-  return {count, ops[count]};
 }
 
 /// Whether `op` can take in a pointwise prologue: the row templates of

@@ -439,6 +439,57 @@ func.func @main(%qkv: tensor<1x3x6x2xf32>, %other: tensor<1x3x6x2xf32>) -> (tens
 
 // -----
 
+// nn.MultiheadAttention's packed projection [S=4, B=2, 3*E=12] reaches the
+// attention through views, a transpose, a split and per part a view to
+// [S, B*H, D] (B and H merged across the packed dim), a transpose and a view
+// to [B, H, S, D]: all of it is the attention's layout prologue, read in
+// place from the projection (graph::layoutPrologue), and the kernel's name
+// leaves the views out.
+// CHECK-LABEL: func @main
+func.func @main(%p: tensor<4x2x12xf32>) -> tensor<2x2x4x2xf32> {
+  // CHECK: kernel.fusion "transpose_split_attention_0" attention(%arg0,
+  // CHECK-COUNT-3: graph.reshape
+  // CHECK: graph.attention
+  // CHECK-NOT: kernel.fusion
+  // CHECK: return
+  %unflat = graph.constant {value = dense<[4, 2, 3, 4]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %per_head = graph.constant {value = dense<[4, 4, 2]> : tensor<3xi64>} : () -> tensor<3xi64>
+  %four = graph.constant {value = dense<[2, 2, 4, 2]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %u = graph.reshape %p, %unflat : (tensor<4x2x12xf32>, tensor<4xi64>) -> tensor<4x2x3x4xf32>
+  %t = graph.transpose %u {perm = array<i64: 2, 0, 1, 3>} : (tensor<4x2x3x4xf32>) -> tensor<3x4x2x4xf32>
+  %s:3 = graph.split %t {axis = 0 : i64, num_outputs = 3 : i64} : (tensor<3x4x2x4xf32>) -> (tensor<1x4x2x4xf32>, tensor<1x4x2x4xf32>, tensor<1x4x2x4xf32>)
+  %q0 = graph.reshape %s#0, %per_head : (tensor<1x4x2x4xf32>, tensor<3xi64>) -> tensor<4x4x2xf32>
+  %q1 = graph.transpose %q0 {perm = array<i64: 1, 0, 2>} : (tensor<4x4x2xf32>) -> tensor<4x4x2xf32>
+  %q = graph.reshape %q1, %four : (tensor<4x4x2xf32>, tensor<4xi64>) -> tensor<2x2x4x2xf32>
+  %k0 = graph.reshape %s#1, %per_head : (tensor<1x4x2x4xf32>, tensor<3xi64>) -> tensor<4x4x2xf32>
+  %k1 = graph.transpose %k0 {perm = array<i64: 1, 0, 2>} : (tensor<4x4x2xf32>) -> tensor<4x4x2xf32>
+  %k = graph.reshape %k1, %four : (tensor<4x4x2xf32>, tensor<4xi64>) -> tensor<2x2x4x2xf32>
+  %v0 = graph.reshape %s#2, %per_head : (tensor<1x4x2x4xf32>, tensor<3xi64>) -> tensor<4x4x2xf32>
+  %v1 = graph.transpose %v0 {perm = array<i64: 1, 0, 2>} : (tensor<4x4x2xf32>) -> tensor<4x4x2xf32>
+  %v = graph.reshape %v1, %four : (tensor<4x4x2xf32>, tensor<4xi64>) -> tensor<2x2x4x2xf32>
+  %o = graph.attention %q, %k, %v {scale = 0.5 : f64} : (tensor<2x2x4x2xf32>, tensor<2x2x4x2xf32>, tensor<2x2x4x2xf32>) -> tensor<2x2x4x2xf32>
+  return %o : tensor<2x2x4x2xf32>
+}
+
+// -----
+
+// A view that needs a copy ends the prologue below it: [2, 3, 2]
+// transposed to [3, 2, 2] and viewed as [6, 2] is no strided view, so the
+// transpose is a kernel of its own and the view of its result stays a view.
+// CHECK-LABEL: func @main
+func.func @main(%x: tensor<2x3x2xf32>, %k: tensor<1x1x6x2xf32>, %v: tensor<1x1x6x2xf32>) -> tensor<1x1x6x2xf32> {
+  // CHECK: %[[T:.*]] = kernel.fusion "transpose_0" layout(%arg0)
+  // CHECK: %[[Q:.*]] = graph.reshape %[[T]]
+  // CHECK-NEXT: kernel.fusion "attention_1" attention(%[[Q]], %arg1, %arg2)
+  %shape = graph.constant {value = dense<[1, 1, 6, 2]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %t = graph.transpose %x {perm = array<i64: 1, 0, 2>} : (tensor<2x3x2xf32>) -> tensor<3x2x2xf32>
+  %q = graph.reshape %t, %shape : (tensor<3x2x2xf32>, tensor<4xi64>) -> tensor<1x1x6x2xf32>
+  %o = graph.attention %q, %k, %v : (tensor<1x1x6x2xf32>, tensor<1x1x6x2xf32>, tensor<1x1x6x2xf32>) -> tensor<1x1x6x2xf32>
+  return %o : tensor<1x1x6x2xf32>
+}
+
+// -----
+
 // A softmax takes in the pointwise chain computing its input as a
 // prologue; the broadcast mask is read by the kernel at its own offsets.
 // CHECK-LABEL: func @main

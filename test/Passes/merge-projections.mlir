@@ -199,3 +199,65 @@ func.func @gpt2_part_used(%qkv: tensor<1x2x12xf32>) -> (tensor<1x2x2x2xf32>, ten
   %o = graph.attention %q, %k, %v : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
   return %o, %parts#2 : tensor<1x2x2x2xf32>, tensor<1x2x4xf32>
 }
+
+// -----
+
+// Cross-attention with a packed K/V projection split along the last axis
+// beside a Q of its own: the K/V split moves behind the head reshape.
+// CHECK-LABEL: func @packed_kv
+// CHECK-SAME: (%[[Q:[^:]*]]: tensor<1x2x2x2xf32> {{.*}}, %[[KV:[^:]*]]: tensor<1x3x8xf32>
+func.func @packed_kv(%q: tensor<1x2x2x2xf32>, %kv: tensor<1x3x8xf32>) -> tensor<1x2x2x2xf32> {
+  // CHECK: %[[HEADS:.*]] = graph.reshape %[[KV]], %{{.*}} : (tensor<1x3x8xf32>, tensor<4xi64>) -> tensor<1x3x4x2xf32>
+  // CHECK: %[[P:.*]]:2 = graph.split %[[HEADS]], %{{.*}} {axis = 2 : i64, num_outputs = 2 : i64}
+  // CHECK-NEXT: %[[K:.*]] = graph.transpose %[[P]]#0
+  // CHECK-NEXT: %[[V:.*]] = graph.transpose %[[P]]#1
+  // CHECK-NEXT: graph.attention %[[Q]], %[[K]], %[[V]]
+  %heads = graph.constant {value = dense<[1, 3, 2, 2]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %parts:2 = graph.split %kv {axis = 2 : i64, num_outputs = 2 : i64} : (tensor<1x3x8xf32>) -> (tensor<1x3x4xf32>, tensor<1x3x4xf32>)
+  %k1 = graph.reshape %parts#0, %heads : (tensor<1x3x4xf32>, tensor<4xi64>) -> tensor<1x3x2x2xf32>
+  %k = graph.transpose %k1 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x3x2x2xf32>) -> tensor<1x2x3x2xf32>
+  %v1 = graph.reshape %parts#1, %heads : (tensor<1x3x4xf32>, tensor<4xi64>) -> tensor<1x3x2x2xf32>
+  %v = graph.transpose %v1 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x3x2x2xf32>) -> tensor<1x2x3x2xf32>
+  %o = graph.attention %q, %k, %v : (tensor<1x2x2x2xf32>, tensor<1x2x3x2xf32>, tensor<1x2x3x2xf32>) -> tensor<1x2x2x2xf32>
+  return %o : tensor<1x2x2x2xf32>
+}
+
+// -----
+
+// nn.MultiheadAttention unbinds its packed projection with one Gather per
+// index: they become one Split along the axis, each part viewed without it.
+// CHECK-LABEL: func @unbind
+// CHECK-SAME: (%[[P:[^:]*]]: tensor<3x4x2x8xf32>
+func.func @unbind(%p: tensor<3x4x2x8xf32>) -> (tensor<4x2x8xf32>, tensor<4x2x8xf32>, tensor<4x2x8xf32>) {
+  // CHECK-NEXT: %[[S:.*]]:3 = graph.split %[[P]] {num_outputs = 3 : i64} : (tensor<3x4x2x8xf32>) -> (tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>) loc(fused["q", "k", "v"])
+  // CHECK: %[[Q:.*]] = graph.reshape %[[S]]#0, {{.*}} -> tensor<4x2x8xf32> loc("q")
+  // CHECK: %[[K:.*]] = graph.reshape %[[S]]#1, {{.*}} -> tensor<4x2x8xf32> loc("k")
+  // CHECK: %[[V:.*]] = graph.reshape %[[S]]#2, {{.*}} -> tensor<4x2x8xf32> loc("v")
+  // CHECK-NOT: graph.gather
+  // CHECK: return %[[Q]], %[[K]], %[[V]]
+  %i0 = graph.constant {value = dense<0> : tensor<i64>} : () -> tensor<i64>
+  %i1 = graph.constant {value = dense<-2> : tensor<i64>} : () -> tensor<i64>
+  %i2 = graph.constant {value = dense<2> : tensor<i64>} : () -> tensor<i64>
+  %k = graph.gather %p, %i1 : (tensor<3x4x2x8xf32>, tensor<i64>) -> tensor<4x2x8xf32> loc("k")
+  %q = graph.gather %p, %i0 : (tensor<3x4x2x8xf32>, tensor<i64>) -> tensor<4x2x8xf32> loc("q")
+  %v = graph.gather %p, %i2 : (tensor<3x4x2x8xf32>, tensor<i64>) -> tensor<4x2x8xf32> loc("v")
+  return %q, %k, %v : tensor<4x2x8xf32>, tensor<4x2x8xf32>, tensor<4x2x8xf32>
+}
+
+// -----
+
+// Not an unbind: an index is missing, another is taken twice, or the
+// tensor has another use.
+// CHECK-LABEL: func @not_unbind
+// CHECK-COUNT-5: graph.gather
+// CHECK-NOT: graph.split
+func.func @not_unbind(%p: tensor<3x4xf32>, %r: tensor<2x4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<2x4xf32>) {
+  %i0 = graph.constant {value = dense<0> : tensor<i64>} : () -> tensor<i64>
+  %i1 = graph.constant {value = dense<1> : tensor<i64>} : () -> tensor<i64>
+  %a = graph.gather %p, %i0 : (tensor<3x4xf32>, tensor<i64>) -> tensor<4xf32>
+  %b = graph.gather %p, %i1 : (tensor<3x4xf32>, tensor<i64>) -> tensor<4xf32>
+  %c = graph.gather %p, %i1 : (tensor<3x4xf32>, tensor<i64>) -> tensor<4xf32>
+  %d = graph.gather %r, %i0 : (tensor<2x4xf32>, tensor<i64>) -> tensor<4xf32>
+  %e = graph.gather %r, %i1 : (tensor<2x4xf32>, tensor<i64>) -> tensor<4xf32>
+  return %a, %b, %c, %d, %e, %r : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<2x4xf32>
+}

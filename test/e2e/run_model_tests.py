@@ -55,6 +55,10 @@ MODELS = {
     # not fill its blocks.
     "decoder": {"generator": "make_decoder.py",
                 "buckets": [{"batch": 2, "seq": 40}, {"batch": 1, "seq": 3}]},
+    # nn.MultiheadAttention's packed projection, unbound by Gathers: batch 1
+    # makes its batch dims unit dims, batch 3 the views of [S, B*H, D].
+    "vit_attention": {"generator": "make_vit_attention.py",
+                      "buckets": [{"batch": 3, "seq": 20}, {"batch": 1, "seq": 6}]},
 }
 # The f32 tolerances of the conformance suite (test/conformance/node_tests.py).
 RTOL, ATOL = 1e-4, 1e-5
@@ -364,6 +368,7 @@ CHECKS = {
     "accuracy-rewrites": lambda args: check_accuracy(args, "rewrites"),
     "accuracy-decoder": lambda args: check_accuracy(args, "decoder"),
     "accuracy-masked-transformer": lambda args: check_accuracy(args, "masked_transformer"),
+    "accuracy-vit-attention": lambda args: check_accuracy(args, "vit_attention"),
     "deterministic": check_deterministic,
     "no-compiler-deps": check_no_compiler_deps,
     "weights-file": check_weights_file,

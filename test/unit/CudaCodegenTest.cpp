@@ -480,8 +480,9 @@ exec.kernel @transpose_attention_0 attention attributes {hash = "000000000000000
   ASSERT_FALSE(source.empty()) << diagnostics;
   std::string kernels = source.substr(cudaModulePreamble().size());
   for (const char *part :
-       {// Q through the transpose's permuted strides.
-        "const long long qBase = b * 64LL + h * 8LL;", "qBase + j * 16LL",
+       {// Q through the transpose's permuted strides (its unit batch dim
+        // has stride 0).
+        "const long long qBase = b * 0LL + h * 8LL;", "qBase + j * 16LL",
         // One K/V head for both query heads.
         "const long long kvHead = h / 2;",
         // Two warps, two query rows per block.

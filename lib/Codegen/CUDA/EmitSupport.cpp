@@ -209,54 +209,6 @@ static std::string locationName(Location loc) {
   return "";
 }
 
-namespace {
-/// Where a value read through layout prologues lies in a kernel input.
-struct StridedRead {
-  unsigned argument;
-  /// Elements from the input's start to the value's first element.
-  int64_t offset = 0;
-  /// The value's dims' strides in the input, in elements.
-  SmallVector<int64_t> strides;
-};
-} // namespace
-
-/// `value` as `anchor` reads it through its layout prologues: a transpose
-/// permutes the strides of what it reads, a split's part starts at its
-/// offset in the split's input. None when `value` is no layout prologue's
-/// result or the chain does not start at a kernel input.
-static std::optional<StridedRead> readThroughPrologue(Value value,
-                                                      Operation *anchor) {
-  Operation *def = value.getDefiningOp();
-  if (!def || !graph::isLayoutPrologueOf(def, anchor))
-    return std::nullopt;
-  Value source = def->getOperand(0);
-  std::optional<StridedRead> read;
-  if (std::optional<unsigned> argument = exec::getKernelArgument(source))
-    read = StridedRead{*argument, 0,
-                       contiguousStrides(
-                           cast<RankedTensorType>(source.getType()).getShape())};
-  else
-    read = readThroughPrologue(source, anchor);
-  if (!read)
-    return std::nullopt;
-  if (auto transpose = dyn_cast<graph::TransposeOp>(def)) {
-    // Logical dim i of the transposed value is dim perm[i] of its input.
-    SmallVector<int64_t> strides;
-    for (int64_t axis : graph::transposePermutation(transpose))
-      strides.push_back(read->strides[axis]);
-    read->strides = std::move(strides);
-    return read;
-  }
-  auto split = cast<graph::SplitOp>(def);
-  int64_t rank = read->strides.size();
-  int64_t axis = split.getAxis() < 0 ? split.getAxis() + rank : split.getAxis();
-  for (unsigned i = 0; i < cast<OpResult>(value).getResultNumber(); ++i)
-    read->offset += cast<RankedTensorType>(split.getResult(i).getType())
-                        .getDimSize(axis) *
-                    read->strides[axis];
-  return read;
-}
-
 KernelEmitter::KernelEmitter(exec::KernelOp kernel, Operation *op,
                              int64_t blockSize)
     : KernelEmitter(op, kernel.getSymName(), blockSize) {
@@ -264,6 +216,9 @@ KernelEmitter::KernelEmitter(exec::KernelOp kernel, Operation *op,
 }
 
 LogicalResult KernelEmitter::bindInputSlots() {
+  // Operands computed by layout prologue ops are read from the kernel input
+  // behind them (graph::layoutPrologue).
+  graph::LayoutPrologue layout = graph::layoutPrologue(op);
   for (auto [slot, value] : llvm::enumerate(slots)) {
     // The prologue computes input 0 (emitPrologueLoader).
     if (slot == 0 && prologueReduction)
@@ -275,15 +230,15 @@ LogicalResult KernelEmitter::bindInputSlots() {
     std::optional<unsigned> argument = exec::getKernelArgument(value);
     std::string base = argument ? arg(*argument) : std::string();
     if (!argument) {
-      // Read through layout prologues from the kernel input behind them.
-      std::optional<StridedRead> read = readThroughPrologue(value, op);
-      if (!read)
+      auto read = layout.reads.find(value);
+      if (read != layout.reads.end())
+        argument = exec::getKernelArgument(read->second.source);
+      if (!argument)
         return fail("input " + Twine(slot) + " is computed inside the kernel");
-      argument = read->argument;
-      base = arg(read->argument);
-      if (read->offset != 0)
-        base += " + " + std::to_string(read->offset) + "LL";
-      stridedSlots[slot] = std::move(read->strides);
+      base = arg(*argument);
+      if (read->second.offset != 0)
+        base += " + " + std::to_string(read->second.offset) + "LL";
+      stridedSlots[slot] = read->second.strides;
     }
     prologue += "  const " + cudaType(cast<ShapedType>(value.getType())
                                           .getElementType()) +
