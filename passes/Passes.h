@@ -42,7 +42,7 @@ mlir::LogicalResult recognizeAttention(mlir::ModuleOp module);
 /// Merges the Q, K and V projections of each graph.attention in `module`
 /// into one MatMul whose parts the attention reads in place (see
 /// graphc-merge-projections).
-mlir::LogicalResult mergeProjections(mlir::ModuleOp module);
+void mergeProjections(mlir::ModuleOp module);
 
 /// Folds per-channel affine followers (BatchNormalization, constant Mul and
 /// Add) into the weights and bias of the linear ops they follow.
