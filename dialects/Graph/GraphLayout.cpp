@@ -277,7 +277,7 @@ LayoutPrologue layoutPrologue(Operation *anchor) {
     return matmulPrologue(anchor);
   if (isa_and_nonnull<AttentionOp>(anchor))
     return attentionPrologue(anchor);
-  return {};
+  return LayoutPrologue();
 }
 
 bool isLayoutPrologueOf(Operation *op, Operation *anchor) {
