@@ -15,7 +15,9 @@
 // along the last axis, a head-split Reshape per part) is brought to the
 // same form by reshaping before the split instead of after it, and the
 // unbind of a packed one (nn.MultiheadAttention's Gathers at indices 0, 1,
-// 2) becomes a Split that the attention reads in place.
+// 2) becomes a Split that the attention reads in place. A transpose of the
+// leading dims of a projection's input moves past the projection, into the
+// attention's layout prologue, so that the GEMM reads its input as it lies.
 //
 // The pass runs after attention recognition, before precision conversion
 // and fusion; not under --no-fusion, where nothing would read the parts in
@@ -23,6 +25,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialects/Graph/GraphLayout.h"
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/HostEval.h"
 #include "passes/Passes.h"
@@ -432,9 +435,75 @@ void unbindToSplit(func::FuncOp func) {
   }
 }
 
+/// Moves a transpose of the leading dims of a projection's input past the
+/// projection when the attention reads the projection's result through its
+/// layout prologue: MatMul(Transpose(x), W) (+ b) becomes
+/// Transpose(MatMul(x, W) (+ b)), the GEMM reads x as it lies (a library
+/// GEMM takes no such permutation) and the transpose joins the prologue,
+/// where it costs nothing (nn.MultiheadAttention's batch_first inputs are
+/// made sequence-first so).
+void sinkInputTransposes(AttentionOp attention) {
+  graph::LayoutPrologue prologue = graph::layoutPrologue(attention);
+  SmallVector<Value> roots;
+  for (Operation *op : prologue.ops)
+    if (!prologue.ops.contains(op->getOperand(0).getDefiningOp()) &&
+        !llvm::is_contained(roots, op->getOperand(0)))
+      roots.push_back(op->getOperand(0));
+  for (Value root : roots) {
+    if (!root.hasOneUse())
+      continue;
+    AddOp add = root.getDefiningOp<AddOp>();
+    ConstantOp bias;
+    Value product = root;
+    if (add) {
+      // The bias [N] is a constant on either side.
+      bool rhsBias = constantOf(add.getRhs()) != nullptr;
+      bias = constantOf(rhsBias ? add.getRhs() : add.getLhs());
+      product = rhsBias ? add.getLhs() : add.getRhs();
+      if (!bias || shapeOf(bias).size() != 1 || !product.hasOneUse() ||
+          shapeOf(product) != shapeOf(root))
+        continue;
+    }
+    auto matmul = product.getDefiningOp<MatMulOp>();
+    auto transpose =
+        matmul ? matmul.getA().getDefiningOp<TransposeOp>() : TransposeOp();
+    if (!transpose || !transpose->hasOneUse() ||
+        !constantOf(matmul.getB()) || shapeOf(matmul.getB()).size() != 2)
+      continue;
+    SmallVector<int64_t> perm = transposePermutation(transpose);
+    int64_t rank = perm.size();
+    if (rank < 2 || perm.back() != rank - 1 ||
+        shapeOf(matmul.getResult()).size() != static_cast<size_t>(rank))
+      continue;
+    // The product of x as it lies: x's dims with the last one of the
+    // result.
+    Value x = transpose.getData();
+    SmallVector<int64_t> shape(shapeOf(x));
+    shape.back() = shapeOf(matmul.getResult()).back();
+    auto type = RankedTensorType::get(shape, elementTypeOf(root));
+    OpBuilder b(matmul);
+    Value result =
+        b.create<MatMulOp>(matmul.getLoc(), type, x, matmul.getB());
+    if (add) {
+      b.setInsertionPoint(add);
+      result = b.create<AddOp>(add.getLoc(), type, result, bias);
+    }
+    auto moved = b.create<TransposeOp>(transpose.getLoc(), root.getType(),
+                                       result);
+    moved.setPermAttr(b.getDenseI64ArrayAttr(perm));
+    root.replaceAllUsesWith(moved.getResult());
+    if (add)
+      add->erase();
+    matmul->erase();
+    transpose->erase();
+  }
+}
+
 void Merger::run(func::FuncOp func) {
   unbindToSplit(func);
   SmallVector<AttentionOp> attentions(func.getOps<AttentionOp>());
+  for (AttentionOp attention : attentions)
+    sinkInputTransposes(attention);
   for (AttentionOp attention : attentions) {
     SmallVector<HeadSplit> splits;
     for (unsigned slot = 0; slot < 3; ++slot)

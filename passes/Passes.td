@@ -67,7 +67,10 @@ def MergeProjections : Pass<"graphc-merge-projections", "mlir::ModuleOp"> {
     biases side by side), a view Reshape to [.., H1+H2+.., D] and a Split
     along the heads that the transposes read. A Split along the last axis
     whose parts are all head splits of one attention (GPT-2's c_attn) is
-    rewritten to reshape first and split along the heads. The split and the
+    rewritten to reshape first and split along the heads; Gathers of every
+    index of one tensor along one axis (nn.MultiheadAttention's unbind)
+    become one Split; a transpose of the leading dims of a projection's input
+    moves past the projection into the attention's layout prologue. The split and the
     transposes are layout prologues of the attention, whose kernel reads
     Q, K and V in place. The pipeline runs it after attention recognition
     and before precision conversion, and not under --no-fusion.

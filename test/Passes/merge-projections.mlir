@@ -261,3 +261,39 @@ func.func @not_unbind(%p: tensor<3x4xf32>, %r: tensor<2x4xf32>) -> (tensor<4xf32
   %e = graph.gather %r, %i1 : (tensor<2x4xf32>, tensor<i64>) -> tensor<4xf32>
   return %a, %b, %c, %d, %e, %r : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<2x4xf32>
 }
+
+// -----
+
+// nn.MultiheadAttention(batch_first) projects the sequence-first input: the
+// transpose of the leading dims moves past the projection (MatMul and bias
+// Add), whose result the attention reads through its layout prologue.
+// CHECK-LABEL: func @sink_input_transpose
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<2x3x4xf32>
+func.func @sink_input_transpose(%x: tensor<2x3x4xf32>) -> tensor<2x2x3x2xf32> {
+  // CHECK: %[[MM:.*]] = graph.mat_mul %[[X]], %{{.*}} : (tensor<2x3x4xf32>, tensor<4x12xf32>) -> tensor<2x3x12xf32>
+  // CHECK-NEXT: %[[ADD:.*]] = graph.add %[[MM]], %{{.*}} : (tensor<2x3x12xf32>, tensor<12xf32>) -> tensor<2x3x12xf32>
+  // CHECK-NEXT: %[[T:.*]] = graph.transpose %[[ADD]] {perm = array<i64: 1, 0, 2>} : (tensor<2x3x12xf32>) -> tensor<3x2x12xf32>
+  // CHECK-NEXT: graph.reshape %[[T]]
+  %unflat = graph.constant {value = dense<[3, 2, 3, 4]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %per_head = graph.constant {value = dense<[3, 4, 2]> : tensor<3xi64>} : () -> tensor<3xi64>
+  %four = graph.constant {value = dense<[2, 2, 3, 2]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %w = graph.constant {value = dense<1.0> : tensor<4x12xf32>} : () -> tensor<4x12xf32>
+  %b = graph.constant {value = dense<2.0> : tensor<12xf32>} : () -> tensor<12xf32>
+  %xs = graph.transpose %x {perm = array<i64: 1, 0, 2>} : (tensor<2x3x4xf32>) -> tensor<3x2x4xf32>
+  %mm = graph.mat_mul %xs, %w : (tensor<3x2x4xf32>, tensor<4x12xf32>) -> tensor<3x2x12xf32>
+  %p = graph.add %b, %mm : (tensor<12xf32>, tensor<3x2x12xf32>) -> tensor<3x2x12xf32>
+  %u = graph.reshape %p, %unflat : (tensor<3x2x12xf32>, tensor<4xi64>) -> tensor<3x2x3x4xf32>
+  %t = graph.transpose %u {perm = array<i64: 2, 0, 1, 3>} : (tensor<3x2x3x4xf32>) -> tensor<3x3x2x4xf32>
+  %s:3 = graph.split %t {axis = 0 : i64, num_outputs = 3 : i64} : (tensor<3x3x2x4xf32>) -> (tensor<1x3x2x4xf32>, tensor<1x3x2x4xf32>, tensor<1x3x2x4xf32>)
+  %q0 = graph.reshape %s#0, %per_head : (tensor<1x3x2x4xf32>, tensor<3xi64>) -> tensor<3x4x2xf32>
+  %q1 = graph.transpose %q0 {perm = array<i64: 1, 0, 2>} : (tensor<3x4x2xf32>) -> tensor<4x3x2xf32>
+  %q = graph.reshape %q1, %four : (tensor<4x3x2xf32>, tensor<4xi64>) -> tensor<2x2x3x2xf32>
+  %k0 = graph.reshape %s#1, %per_head : (tensor<1x3x2x4xf32>, tensor<3xi64>) -> tensor<3x4x2xf32>
+  %k1 = graph.transpose %k0 {perm = array<i64: 1, 0, 2>} : (tensor<3x4x2xf32>) -> tensor<4x3x2xf32>
+  %k = graph.reshape %k1, %four : (tensor<4x3x2xf32>, tensor<4xi64>) -> tensor<2x2x3x2xf32>
+  %v0 = graph.reshape %s#2, %per_head : (tensor<1x3x2x4xf32>, tensor<3xi64>) -> tensor<3x4x2xf32>
+  %v1 = graph.transpose %v0 {perm = array<i64: 1, 0, 2>} : (tensor<3x4x2xf32>) -> tensor<4x3x2xf32>
+  %v = graph.reshape %v1, %four : (tensor<4x3x2xf32>, tensor<4xi64>) -> tensor<2x2x3x2xf32>
+  %o = graph.attention %q, %k, %v : (tensor<2x2x3x2xf32>, tensor<2x2x3x2xf32>, tensor<2x2x3x2xf32>) -> tensor<2x2x3x2xf32>
+  return %o : tensor<2x2x3x2xf32>
+}
