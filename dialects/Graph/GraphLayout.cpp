@@ -27,9 +27,11 @@ ArrayRef<int64_t> shapeOf(Value value) {
   return cast<RankedTensorType>(value.getType()).getShape();
 }
 
+/// Static and not empty: an empty tensor has no layout to follow (and the
+/// factor arithmetic below divides by dims).
 bool isStatic(Value value) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
-  return type && type.hasStaticShape();
+  return type && type.hasStaticShape() && type.getNumElements() > 0;
 }
 
 /// Whether an attention's layout prologue may hold `op`: a transpose, a

@@ -137,4 +137,19 @@ func.func @main(%x: tensor<2x3x2xf32>, %kh: tensor<1x6x1x2xf32>, %vv: tensor<1x1
   EXPECT_EQ(readOf(prologue, 2), (std::vector<int64_t>{-1}));
 }
 
+// An empty tensor has no layout to follow: its view stays out of the
+// prologue (and nothing divides by its zero dim).
+TEST_F(GraphLayoutTest, EmptyTensorsStayOut) {
+  LayoutPrologue prologue = prologueOf(R"mlir(
+func.func @main(%q: tensor<1x1x3x2xf32>, %kk: tensor<1x0x2xf32>, %v: tensor<1x1x0x2xf32>) -> tensor<1x1x3x2xf32> {
+  %shape = graph.constant {value = dense<[1, 1, 0, 2]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %k = graph.reshape %kk, %shape {allowzero = 1 : i64} : (tensor<1x0x2xf32>, tensor<4xi64>) -> tensor<1x1x0x2xf32>
+  %o = graph.attention %q, %k, %v : (tensor<1x1x3x2xf32>, tensor<1x1x0x2xf32>, tensor<1x1x0x2xf32>) -> tensor<1x1x3x2xf32>
+  return %o : tensor<1x1x3x2xf32>
+}
+)mlir");
+  EXPECT_TRUE(prologue.ops.empty());
+  EXPECT_TRUE(prologue.reads.empty());
+}
+
 } // namespace
