@@ -268,9 +268,22 @@ partitionIntoGroups(ArrayRef<Operation *> ops) {
       members.push_back(producer);
       inGroup.insert(producer);
     }
-    // Ops the anchor reads through strides (graph::isLayoutPrologueOf): the
+    // Ops the anchor reads through strides (graph::layoutPrologue): the
     // walk goes on below them only to more of them.
     llvm::SmallPtrSet<Operation *, 4> prologue;
+    // The anchor's layout prologue, computed once per anchor: the walk asks
+    // about every producer.
+    Operation *layoutOf = nullptr;
+    graph::LayoutPrologue layout;
+    auto inLayoutPrologue = [&](Operation *producer) {
+      if (!graph::isLayoutAnchor(anchor))
+        return false;
+      if (layoutOf != anchor) {
+        layout = graph::layoutPrologue(anchor);
+        layoutOf = anchor;
+      }
+      return layout.ops.contains(producer);
+    };
     // A softmax, log_softmax or layer_normalization root takes in the
     // pointwise chain computing its data input as its prologue.
     Operation *reduction =
@@ -285,7 +298,7 @@ partitionIntoGroups(ArrayRef<Operation *> ops) {
     // Whether `producer` may join: it is pointwise (with the anchor's shape
     // once there is one) or the group's first anchor.
     auto mayJoin = [&](Operation *producer) {
-      if (graph::isLayoutPrologueOf(producer, anchor)) {
+      if (inLayoutPrologue(producer)) {
         prologue.insert(producer);
         return true;
       }
@@ -343,7 +356,7 @@ partitionIntoGroups(ArrayRef<Operation *> ops) {
               return inGroup.contains(user);
             }))
           continue;
-        if (fromPrologue && !graph::isLayoutPrologueOf(producer, anchor))
+        if (fromPrologue && !inLayoutPrologue(producer))
           continue;
         Operation *anchorBefore = anchor;
         if (!mayJoin(producer))
