@@ -21,6 +21,7 @@
 #include "graphc/BuildConfig.h"
 #include "lib/Codegen/CPU/CpuEmitter.h"
 #include "lib/Codegen/HostCompiler.h"
+#include "lib/Codegen/ScalarExpr.h"
 #include "lib/Codegen/SignalCleanup.h"
 #include "lib/HostKernels/HostKernels.h"
 #include "lib/Support/CompileCache.h"
@@ -237,7 +238,10 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
   if (!options.cudaTarget) {
     // stdio and stdlib: fused kernels allocate their intermediates.
     os << "#include <stdio.h>\n#include <stdlib.h>\n"
-       << "#include \"HostKernels.h\"\n\n";
+       << "#include \"HostKernels.h\"\n"
+       // The C++ the generated loops of fusions call (EmitCpuLoops.h).
+       << "#include \"graphc_cuda_scalar.h\"\n\n"
+       << scalarHelperSource() << "\n";
     std::set<std::string> declared;
     for (exec::KernelOp kernel : parts.kernels) {
       // The runtime computes library kernels itself.
@@ -253,7 +257,8 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
     }
     os << "\n";
     for (exec::KernelOp kernel : parts.kernels)
-      if (!kernel.getLibrary() && failed(emitCpuKernel(kernel, os)))
+      if (!kernel.getLibrary() &&
+          failed(emitCpuKernel(kernel, os, options.cpuLoops)))
         return failure();
   }
 
@@ -592,6 +597,10 @@ Error writeSharedObject(ModuleOp module, const SharedObjectOptions &options) {
                           ArrayRef<char>(kHostKernelsHeader,
                                          sizeof(kHostKernelsHeader) - 1)))
     return e;
+  if (Error e = writeFile(inWork("graphc_cuda_scalar.h"),
+                          ArrayRef<char>(cudaScalarHeader().data(),
+                                         cudaScalarHeader().size())))
+    return e;
   if (Error e = writeFile(inWork("model.cpp"),
                           ArrayRef<char>(source->data(), source->size())))
     return e;
@@ -607,7 +616,9 @@ Error writeSharedObject(ModuleOp module, const SharedObjectOptions &options) {
   // The object of model.cpp: from the cache when this exact source was
   // compiled before by this compiler.
   std::vector<std::string> compileArgs = {
-      "-std=c++17", "-O2", "-fPIC", "-fvisibility=hidden",
+      // No floating-point contraction: generated loops round like the host
+      // kernels and the CUDA emulator on every host.
+      "-std=c++17", "-O2", "-ffp-contract=off", "-fPIC", "-fvisibility=hidden",
       "-ffunction-sections", "-fdata-sections", "-fno-exceptions",
       "-fno-rtti", "-fno-ident", "-I.", "-c", "model.cpp", "-o", "model.o"};
   CompileCache *cache = options.cache;
@@ -615,6 +626,7 @@ Error writeSharedObject(ModuleOp module, const SharedObjectOptions &options) {
   if (cache && keyHostCompilerRun(key, *compiler, compileArgs, workDir))
     key.add("descriptor.h", StringRef(kDescriptorHeader))
         .add("HostKernels.h", StringRef(kHostKernelsHeader))
+        .add("graphc_cuda_scalar.h", cudaScalarHeader())
         .add("model.cpp", *source);
   else
     cache = nullptr;

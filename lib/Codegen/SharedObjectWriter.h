@@ -30,6 +30,8 @@ struct SharedObjectOptions {
   /// --precision tf32: library GEMMs of float32 matrices round A and B to
   /// tf32 (graphc_gemm_desc.tf32).
   bool tf32Gemms = false;
+  /// cpu only: fused pointwise ops as generated loops (see emitCpuKernel).
+  bool cpuLoops = true;
   /// cuda only: the images of every unit (units 0..n-1, each with at least
   /// one), holding the kernels whose `unit`, like their launch, the
   /// exec.kernel ops carry.

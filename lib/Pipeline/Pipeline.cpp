@@ -727,6 +727,7 @@ llvm::Error compileModel(const CompileOptions &options,
   so.cudaTarget = options.target == Target::cuda;
   so.weightsSideFile = options.weightsSideFile;
   so.tf32Gemms = options.precision == Precision::tf32;
+  so.cpuLoops = options.cpuLoops;
   so.workDir = options.keepDir;
   so.cache = cache.get();
   if (so.cudaTarget) {

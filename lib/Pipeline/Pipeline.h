@@ -66,6 +66,10 @@ struct CompileOptions {
   /// One kernel per graph op (views stay views): the baseline that fusion's
   /// figures and A/B timings compare against.
   bool noFusion = false;
+  /// cpu target: fused pointwise ops run as generated loops (EmitCpuLoops.h);
+  /// false runs every op of a fusion through its host kernel, the reference,
+  /// to A/B the loops or to bisect a wrong result.
+  bool cpuLoops = true;
   Libraries libraries = Libraries::automatic;
   /// --precision: what float32 tensors become (see ConvertPrecision), and
   /// the precision tuning entries are looked up by.

@@ -183,6 +183,7 @@ compileOptionsFromFlags(const CompileFlags &flags) {
   options.sms = *sms;
   options.cudaEmulation = flags.cudaEmulation;
   options.noFusion = flags.noFusion;
+  options.cpuLoops = !flags.noCpuLoops;
   options.libraries = flags.libraries == "none"       ? Libraries::none
                       : flags.libraries == "cublaslt" ? Libraries::cublaslt
                                                       : Libraries::automatic;
@@ -255,6 +256,10 @@ void addModelFlags(CLI::App &cmd, CompileFlags &flags) {
   cmd.add_flag("--no-fusion", flags.noFusion,
                 "one kernel per graph op (reshapes stay views, attention "
                 "chains stay apart): the baseline to compare fusion against");
+  cmd.add_flag("--no-cpu-loops", flags.noCpuLoops,
+                "cpu target: compute every op of a fusion with its reference "
+                "host kernel instead of one generated loop for its pointwise "
+                "ops (to compare the two, or to find which one is wrong)");
   cmd.add_option("--libraries", flags.libraries,
                   "which GEMMs vendor libraries compute: auto (cuBLASLt on "
                   "the cuda target, none on cpu), none (generated kernels "

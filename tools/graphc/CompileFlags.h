@@ -29,6 +29,7 @@ struct CompileFlags {
   std::string arch = "sm_80,sm_90";
   bool cudaEmulation = false;
   bool noFusion = false;
+  bool noCpuLoops = false;
   std::string libraries = "auto";
   std::string precision = "fp32";
   std::string ioPrecision = "fp32";

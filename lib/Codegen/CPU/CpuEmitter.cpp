@@ -1,6 +1,7 @@
 //===- CpuEmitter.cpp - C++ source for cpu-target kernels -----------------===//
 
 #include "lib/Codegen/CPU/CpuEmitter.h"
+#include "lib/Codegen/CPU/EmitCpuLoops.h"
 #include "lib/Codegen/SourceText.h"
 
 #include "dialects/Graph/GraphOps.h"
@@ -97,7 +98,8 @@ static LogicalResult emitAttrs(Operation &op, StringRef prefix,
   return success();
 }
 
-LogicalResult emitCpuKernel(exec::KernelOp kernel, llvm::raw_ostream &os) {
+LogicalResult emitCpuKernel(exec::KernelOp kernel, llvm::raw_ostream &os,
+                            bool generatedLoops) {
   SmallVector<Operation *> ops = computeOps(kernel);
   if (ops.empty())
     return kernel.emitOpError("computes nothing");
@@ -136,13 +138,48 @@ LogicalResult emitCpuKernel(exec::KernelOp kernel, llvm::raw_ostream &os) {
               "attention with its layout transposes, and a softmax, "
               "log_softmax or layer_normalization with a pointwise prologue, "
               "fuse";
-  for (Operation *op : ops)
-    if (!gc_host_kernel_lookup(op->getName().stripDialect().str().c_str()))
-      return op->emitError()
-             << "cpu target: no host kernel for " << op->getName();
   std::string prefix = kernel.getSymName().str();
   Block &body = kernel.getBody().front();
   Operation *yield = body.getTerminator();
+
+  // The fused pointwise ops, a whole pointwise kernel or the epilogue of a
+  // conv, gemm or mat_mul, run as one generated loop where every one has a
+  // scalar expression (EmitCpuLoops.h); the rest call host kernels.
+  SmallVector<Operation *> loopOps;
+  Value anchorResult;
+  if (generatedLoops && ops.size() > 1 &&
+      kind == kernel::FusionKind::pointwise)
+    loopOps = ops;
+  else if (generatedLoops && ops.size() > 1 && (kind == kernel::FusionKind::conv ||
+                              kind == kernel::FusionKind::matmul) &&
+           fuses && !after.empty() && llvm::all_of(after, isPointwiseOp) &&
+           anchor->getNumResults() == 1 && yield->getNumOperands() == 1) {
+    loopOps.assign(after.begin(), after.end());
+    anchorResult = anchor->getResult(0);
+  }
+  SmallVector<std::pair<Value, std::string>> stores;
+  for (auto [index, value] : llvm::enumerate(yield->getOperands()))
+    stores.push_back(
+        {value, "args[" + std::to_string(body.getNumArguments() + index) +
+                    "]"});
+  ArrayRef<int64_t> loopShape;
+  if (!loopOps.empty()) {
+    loopShape = cast<RankedTensorType>(yield->getOperand(0).getType())
+                    .getShape();
+    // Whether it can: the pointers do not matter yet.
+    llvm::DenseMap<Value, std::string> trial;
+    if (anchorResult)
+      trial[anchorResult] = "anchor";
+    if (!emitCpuPointwiseLoop(loopOps, loopShape, trial, stores)) {
+      loopOps.clear();
+      anchorResult = nullptr;
+    }
+  }
+  for (Operation *op : ops)
+    if (!llvm::is_contained(loopOps, op) &&
+        !gc_host_kernel_lookup(op->getName().stripDialect().str().c_str()))
+      return op->emitError()
+             << "cpu target: no host kernel for " << op->getName();
 
   os << "// kernel " << prefix << ": ";
   llvm::interleaveComma(ops, os, [&](Operation *op) { os << op->getName(); });
@@ -159,11 +196,13 @@ LogicalResult emitCpuKernel(exec::KernelOp kernel, llvm::raw_ostream &os) {
   // Where each value lives: a kernel input, a kernel output, or (inside a
   // fusion) a temporary.
   llvm::DenseMap<Value, std::string> buffer;
-  for (auto [index, value] : llvm::enumerate(yield->getOperands()))
-    buffer.try_emplace(value, "args[" +
-                                  std::to_string(body.getNumArguments() +
-                                                 index) +
-                                  "]");
+  for (const auto &[value, pointer] : stores)
+    buffer.try_emplace(value, pointer);
+  // An epilogue loop reads the anchor's result where the anchor wrote it:
+  // in the kernel's output when it has the output's type (the loop then
+  // updates each element in place), else in a temporary.
+  if (anchorResult && anchorResult.getType() == yield->getOperand(0).getType())
+    buffer.try_emplace(anchorResult, stores.front().second);
   // A fusion's intermediates share one scratch block, one allocation per
   // call, each at a 64-byte aligned offset.
   int64_t scratchBytes = 0;
@@ -175,6 +214,8 @@ LogicalResult emitCpuKernel(exec::KernelOp kernel, llvm::raw_ostream &os) {
   };
   SmallVector<Call> calls;
   for (auto [j, op] : llvm::enumerate(ops)) {
+    if (llvm::is_contained(loopOps, op))
+      continue;
     std::string opPrefix =
         ops.size() == 1 ? prefix : prefix + "_op" + std::to_string(j);
     if (failed(emitAttrs(*op, opPrefix, os)))
@@ -238,10 +279,20 @@ LogicalResult emitCpuKernel(exec::KernelOp kernel, llvm::raw_ostream &os) {
        << call.callee << ";\n}\n\n";
     return success();
   }
-  // A fusion runs its ops one after another through their host kernels, the
-  // semantic oracle, with intermediates in temporaries: the cpu target is
-  // the reference the other targets are checked against, so it computes
-  // exactly what the unfused graph would.
+  // Otherwise a fusion runs its host-kernel ops one after another, with
+  // intermediates in temporaries, then its generated loop: the loop rounds
+  // each intermediate to its storage type, as the unfused graph would.
+  std::optional<std::string> loop;
+  if (!loopOps.empty()) {
+    loop = emitCpuPointwiseLoop(loopOps, loopShape, buffer, stores);
+    if (!loop)
+      return kernel.emitOpError("cpu target: the generated loop of ")
+             << prefix << " cannot be written";
+  }
+  if (calls.empty() && loop) {
+    os << *loop << "  return 0;\n}\n\n";
+    return success();
+  }
   os << "  int status = 0;\n";
   if (scratchBytes > 0) {
     os << "  char *scratch = (char *)malloc(" << scratchBytes << ");\n";
@@ -251,6 +302,8 @@ LogicalResult emitCpuKernel(exec::KernelOp kernel, llvm::raw_ostream &os) {
   for (const Call &call : calls)
     os << "  if (status == 0) {\n    " << call.inputs << "\n    "
        << call.outputs << "\n    status = " << call.callee << ";\n  }\n";
+  if (loop)
+    os << "  if (status == 0) " << StringRef(*loop).ltrim();
   if (scratchBytes > 0)
     os << "  free(scratch);\n";
   os << "  return status;\n}\n\n";

@@ -21,9 +21,12 @@ llvm::SmallVector<mlir::Operation *> computeOps(exec::KernelOp kernel);
 /// step's buffers (the kernel's inputs, then its outputs) to tensors of the
 /// kernel's static shapes and calls each op's host kernel in turn, with the
 /// intermediates of a fusion in temporaries. Fails (with a diagnostic at the
-/// op) for an op with no host kernel or an attribute it cannot pass.
-mlir::LogicalResult emitCpuKernel(exec::KernelOp kernel,
-                                  llvm::raw_ostream &os);
+/// op) for an op with no host kernel or an attribute it cannot pass. With
+/// `generatedLoops`, the fused pointwise ops (a pointwise kernel, or the
+/// epilogue of a conv, gemm or mat_mul) run as one generated loop instead
+/// (EmitCpuLoops.h) wherever each has a scalar expression.
+mlir::LogicalResult emitCpuKernel(exec::KernelOp kernel, llvm::raw_ostream &os,
+                                  bool generatedLoops = true);
 
 } // namespace graphc::codegen
 

@@ -84,7 +84,7 @@ static LogicalResult checkFusionTypes(exec::KernelOp kernel) {
   auto check = [](Value value, Operation *where) -> LogicalResult {
     auto type = dyn_cast<RankedTensorType>(value.getType());
     if (type && type.hasStaticShape() &&
-        !cuda::cudaType(type.getElementType()).empty())
+        !cuda::cxxType(type.getElementType()).empty())
       return success();
     return cuda::failOp(where, "a value of type " +
                                    llvm::Twine(llvm::formatv(

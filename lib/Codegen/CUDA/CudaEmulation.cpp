@@ -2,6 +2,7 @@
 
 #include "lib/Codegen/CUDA/CudaEmulation.h"
 #include "lib/Codegen/HostCompiler.h"
+#include "lib/Codegen/ScalarExpr.h"
 #include "lib/Codegen/SignalCleanup.h"
 #include "lib/Support/CompileCache.h"
 
@@ -86,6 +87,8 @@ Expected<CudaImage> compileCudaEmulationModule(StringRef source,
   if (Error e = writeText(inWork("graphc_cuda_emulation.h"),
                           cudaEmulationHeader()))
     return std::move(e);
+  if (Error e = writeText(inWork("graphc_cuda_scalar.h"), cudaScalarHeader()))
+    return std::move(e);
   for (const char *name : {"cuda_fp16.h", "cuda_bf16.h", "mma.h"})
     if (Error e = writeText(inWork(name), kStandIn))
       return std::move(e);
@@ -104,6 +107,7 @@ Expected<CudaImage> compileCudaEmulationModule(StringRef source,
   CacheKey key("cuda-emulation");
   if (cache && keyHostCompilerRun(key, *compiler, args, workDir))
     key.add("header", cudaEmulationHeader())
+        .add("scalar-header", cudaScalarHeader())
         .add("stand-in", kStandIn)
         .add("module", module);
   else

@@ -273,7 +273,7 @@ LogicalResult emitPad(KernelEmitter &e) {
     std::string value =
         e.hasInput(2)
             ? e.in(2) + "[0]"
-            : "gc_cvt<" + cudaType(e.resultType().getElementType()) + ">(0)";
+            : "gc_cvt<" + cxxType(e.resultType().getElementType()) + ">(0)";
     if (inside.empty())
       e.line("out0[i] = in0[" + src + "];");
     else
@@ -287,7 +287,7 @@ LogicalResult emitPad(KernelEmitter &e) {
 
 /// The value written where an out-of-range index was reported.
 std::string zeroOf(KernelEmitter &e) {
-  return "gc_cvt<" + cudaType(e.resultType().getElementType()) + ">(0)";
+  return "gc_cvt<" + cxxType(e.resultType().getElementType()) + ">(0)";
 }
 
 LogicalResult emitGather(KernelEmitter &e) {
@@ -516,7 +516,7 @@ LogicalResult emitTrilu(KernelEmitter &e) {
   e.line("const long long diagonal = o" + Twine(rank - 1) + " - o" +
          Twine(rank - 2) + ";");
   e.line(std::string("out0[i] = diagonal ") + (upper ? ">=" : "<=") +
-         " k ? in0[i] : gc_cvt<" + cudaType(e.resultType().getElementType()) +
+         " k ? in0[i] : gc_cvt<" + cxxType(e.resultType().getElementType()) +
          ">(0);");
   e.close();
   return success();

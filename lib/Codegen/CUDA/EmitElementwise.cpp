@@ -25,183 +25,8 @@ using llvm::Twine;
 namespace graphc::codegen::cuda {
 namespace {
 
-/// Mnemonics whose expression uses floating-point math only.
-bool isFloatOnlyUnary(StringRef m) {
-  return llvm::StringSwitch<bool>(m)
-      .Cases("exp", "log", "sqrt", "reciprocal", "sigmoid", "hard_sigmoid",
-             "hard_swish", "tanh", "erf", "gelu", true)
-      .Cases("softplus", "softsign", "elu", "selu", "celu", "thresholded_relu",
-             "mish", "floor", "ceil", "round", true)
-      .Cases("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
-             "asinh", "acosh", true)
-      .Cases("atanh", "is_nan", "is_inf", "silu", true)
-      .Default(false);
-}
-
 Type elementTypeOf(Value value) {
   return cast<ShapedType>(value.getType()).getElementType();
-}
-
-/// The expression computing unary op `m` (attributes read from `op`) on `x`
-/// of compute type `t`.
-std::optional<std::string> unaryExpr(Operation *op, StringRef m, StringRef t,
-                                     const std::string &x) {
-  auto c = [&](double v) { return literal(v, t); };
-  // Functional casts do not accept multi-word types like "signed char".
-  auto as = [&](const std::string &expr) {
-    return "static_cast<" + t.str() + ">(" + expr + ")";
-  };
-  auto attr = [&](StringRef name, double def) {
-    return literal(floatAttr(op, name, def), t);
-  };
-  std::string one = c(1), zero = c(0);
-  if (m == "abs")
-    return x + " < " + zero + " ? " + as("-" + x) + " : " + x;
-  if (m == "neg")
-    return as("-" + x);
-  if (m == "reciprocal")
-    return one + " / " + x;
-  if (m == "relu")
-    return x + " > " + zero + " ? " + x + " : " + zero;
-  if (m == "leaky_relu")
-    return x + " >= " + zero + " ? " + x + " : " + attr("alpha", 0.01) +
-           " * " + x;
-  if (m == "sigmoid")
-    return one + " / (" + one + " + gc_exp(-" + x + "))";
-  if (m == "silu")
-    return x + " / (" + one + " + gc_exp(-" + x + "))";
-  if (m == "hard_sigmoid")
-    return "gc_max(" + zero + ", gc_min(" + one + ", " + attr("alpha", 0.2) +
-           " * " + x + " + " + attr("beta", 0.5) + "))";
-  if (m == "hard_swish")
-    return x + " * gc_max(" + zero + ", gc_min(" + one + ", " + c(1.0 / 6.0) +
-           " * " + x + " + " + c(0.5) + "))";
-  if (m == "gelu") {
-    std::string approximate = strAttr(op, "approximate", "none");
-    if (approximate == "tanh")
-      return c(0.5) + " * " + x + " * (" + one + " + gc_tanh(" +
-             c(0.7978845608028654) + " * (" + x + " + " + c(0.044715) + " * " +
-             x + " * " + x + " * " + x + ")))";
-    if (approximate == "none")
-      return c(0.5) + " * " + x + " * (" + one + " + gc_erf(" + x + " * " +
-             c(0.7071067811865476) + "))";
-    return std::nullopt;
-  }
-  std::string softplus = x + " > " + zero + " ? " + x +
-                         " + gc_log1p(gc_exp(-" + x +
-                         ")) : gc_log1p(gc_exp(" + x + "))";
-  if (m == "softplus")
-    return softplus;
-  if (m == "softsign")
-    return x + " / (" + one + " + gc_fabs(" + x + "))";
-  if (m == "elu")
-    return x + " >= " + zero + " ? " + x + " : " + attr("alpha", 1.0) +
-           " * (gc_exp(" + x + ") - " + one + ")";
-  if (m == "selu")
-    return attr("gamma", 1.05070102214813232421875) + " * (" + x + " > " +
-           zero + " ? " + x + " : " +
-           attr("alpha", 1.67326319217681884765625) + " * (gc_exp(" + x +
-           ") - " + one + "))";
-  if (m == "celu") {
-    std::string alpha = attr("alpha", 1.0);
-    return "gc_max(" + zero + ", " + x + ") + gc_min(" + zero + ", " + alpha +
-           " * (gc_exp(" + x + " / " + alpha + ") - " + one + "))";
-  }
-  if (m == "thresholded_relu")
-    return x + " > " + attr("alpha", 1.0) + " ? " + x + " : " + zero;
-  if (m == "mish")
-    return x + " * gc_tanh(" + softplus + ")";
-  if (m == "shrink") {
-    std::string lambd = attr("lambd", 0.5), bias = attr("bias", 0.0);
-    return x + " < -" + lambd + " ? " + as(x + " + " + bias) + " : (" + x +
-           " > " + lambd + " ? " + as(x + " - " + bias) + " : " + zero + ")";
-  }
-  if (m == "round")
-    return "gc_rint(" + x + ")";
-  if (m == "sign")
-    return as("(" + x + " > " + zero + ") - (" + x + " < " + zero + ")");
-  if (m == "not")
-    return "!" + x;
-  if (m == "bitwise_not")
-    return "~" + x;
-  if (m == "is_nan")
-    return "gc_isnan(" + x + ")";
-  if (m == "is_inf") {
-    std::string sides;
-    if (intAttr(op, "detect_positive", 1) != 0)
-      sides = x + " > " + zero;
-    if (intAttr(op, "detect_negative", 1) != 0)
-      sides += (sides.empty() ? "" : " || ") + x + " < " + zero;
-    return sides.empty() ? "false" : "gc_isinf(" + x + ") && (" + sides + ")";
-  }
-  if (m == "identity")
-    return x;
-  // The remaining ops are the math function of the same name.
-  if (llvm::is_contained({"exp", "log", "sqrt", "tanh", "erf", "floor", "ceil",
-                          "sin", "cos", "tan", "asin", "acos", "atan", "sinh",
-                          "cosh", "asinh", "acosh", "atanh"},
-                         m))
-    return ("gc_" + m + "(" + x + ")").str();
-  return std::nullopt;
-}
-
-/// The expression computing binary op `m` on `a` and `b`; fails with a
-/// diagnostic at `op`.
-FailureOr<std::string> binaryExpr(Operation *op, StringRef m,
-                                  const std::string &a, const std::string &b) {
-  Type lhsType = elementTypeOf(op->getOperand(0));
-  Type rhsType = elementTypeOf(op->getOperand(1));
-  std::string ta = computeType(lhsType);
-  bool isFloat = isFloatType(lhsType);
-  if (m.starts_with("bit") && isFloat)
-    return failOp(op, "input 0 must have an integer element type");
-  std::optional<std::string> symbol =
-      llvm::StringSwitch<std::optional<std::string>>(m)
-          .Case("add", "+")
-          .Case("sub", "-")
-          .Case("mul", "*")
-          .Case("div", "/")
-          .Case("equal", "==")
-          .Case("less", "<")
-          .Case("less_or_equal", "<=")
-          .Case("greater", ">")
-          .Case("greater_or_equal", ">=")
-          .Case("and", "&&")
-          .Case("or", "||")
-          .Case("xor", "!=")
-          .Case("bitwise_and", "&")
-          .Case("bitwise_or", "|")
-          .Case("bitwise_xor", "^")
-          .Default(std::nullopt);
-  if (symbol)
-    return a + " " + *symbol + " " + b;
-  if (m == "pow") {
-    // Pow's exponent may have another type than its base.
-    if (isFloat)
-      return "gc_pow(" + a + ", static_cast<" + ta + ">(" + b + "))";
-    if (isFloatType(rhsType))
-      return "gc_pow(static_cast<double>(" + a + "), static_cast<double>(" +
-             b + "))";
-    return "gc_ipow(static_cast<long long>(" + a +
-           "), static_cast<long long>(" + b + "))";
-  }
-  if (m == "mod") {
-    if (intAttr(op, "fmod", 0) != 0)
-      return isFloat ? "gc_fmod(" + a + ", " + b + ")" : a + " % " + b;
-    return "gc_pymod(" + a + ", " + b + ")";
-  }
-  if (m == "prelu")
-    return a + " < " + literal(0, ta) + " ? " + a + " * " + b + " : " + a;
-  if (m == "bit_shift") {
-    std::string direction = strAttr(op, "direction", "");
-    if (direction == "LEFT")
-      return a + " << " + b;
-    if (direction == "RIGHT")
-      return a + " >> " + b;
-    return failOp(op, "direction must be \"LEFT\" or \"RIGHT\", got \"" +
-                          direction + "\"");
-  }
-  return failOp(op, "no pointwise expression for this op");
 }
 
 /// Opens the loop over the result elements of shape `outShape` and returns,
@@ -228,41 +53,6 @@ SmallVector<std::string> openBroadcastLoop(KernelEmitter &e,
   return offsets;
 }
 
-/// `const <type> <name> = <value>;`, rounding `value` through the storage
-/// type when that is narrower than the compute type (f16, bf16), so that a
-/// fused intermediate equals what a kernel of its own would have stored.
-std::string defineValue(Type storage, StringRef name, StringRef value) {
-  std::string compute = computeType(storage);
-  if (compute != cudaType(storage))
-    return ("const " + compute + " " + name + " = gc_ld(gc_cvt<" +
-            cudaType(storage) + ">(" + value + "));")
-        .str();
-  return ("const " + compute + " " + name + " = " + value + ";").str();
-}
-
-/// A splat constant as a literal of compute type `t`, if it is one.
-std::optional<std::string> splatLiteral(Operation *constant, StringRef t) {
-  auto dense = dyn_cast_or_null<DenseElementsAttr>(
-      constant->getAttr("value"));
-  if (!dense || !dense.isSplat())
-    return std::nullopt;
-  Type element = dense.getElementType();
-  if (isa<FloatType>(element))
-    return literal(dense.getSplatValue<APFloat>().convertToDouble(), t);
-  if (element.isInteger(1))
-    return std::string(dense.getSplatValue<bool>() ? "true" : "false");
-  auto integer = cast<IntegerType>(element);
-  APInt value = dense.getSplatValue<APInt>();
-  std::string digits = integer.isUnsigned()
-                           ? std::to_string(value.getZExtValue()) + "ULL"
-                           : std::to_string(value.getSExtValue()) + "LL";
-  // The most negative long long has no literal of its own.
-  if (!integer.isUnsigned() && value.isMinSignedValue() &&
-      integer.getWidth() == 64)
-    digits = "(-9223372036854775807LL - 1)";
-  return "static_cast<" + t.str() + ">(" + digits + ")";
-}
-
 } // namespace
 
 LogicalResult failOp(Operation *op, const Twine &reason) {
@@ -270,71 +60,9 @@ LogicalResult failOp(Operation *op, const Twine &reason) {
                          << op->getName().getStringRef() << ": " << reason;
 }
 
-int64_t intAttr(Operation *op, StringRef name, int64_t defaultValue) {
-  if (auto attr = op->getAttrOfType<IntegerAttr>(name))
-    return attr.getInt();
-  return defaultValue;
-}
-
-double floatAttr(Operation *op, StringRef name, double defaultValue) {
-  if (auto attr = op->getAttrOfType<FloatAttr>(name))
-    return attr.getValueAsDouble();
-  return defaultValue;
-}
-
-std::string strAttr(Operation *op, StringRef name, StringRef defaultValue) {
-  if (auto attr = op->getAttrOfType<StringAttr>(name))
-    return attr.getValue().str();
-  return defaultValue.str();
-}
-
 FailureOr<std::string> pointwiseExpr(Operation *op,
                                      ArrayRef<std::string> operands) {
-  StringRef m = op->getName().stripDialect();
-  SmallVector<Value> slots = inputSlots(op);
-  if (slots.size() != operands.size())
-    return failOp(op, "expected " + Twine(slots.size()) + " operand values");
-  if (slots.empty() || !slots[0])
-    return failOp(op, "input 0 is required");
-  Type elementType = elementTypeOf(slots[0]);
-  std::string t = computeType(elementType);
-  if (m == "where")
-    return operands[0] + " ? " + operands[1] + " : " + operands[2];
-  if (m == "cast")
-    // The conversion happens where the value is stored or defined.
-    return operands[0];
-  if (m == "clip") {
-    // min(max(x, lo), hi): with lo > hi every element becomes hi.
-    std::string x = operands[0];
-    if (slots.size() > 1 && slots[1])
-      x = "gc_clip_low(" + x + ", " + operands[1] + ")";
-    if (slots.size() > 2 && slots[2])
-      x = "gc_clip_high(" + x + ", " + operands[2] + ")";
-    return x;
-  }
-  if (llvm::is_contained({"sum", "mean", "max", "min"}, m)) {
-    std::string acc = operands[0];
-    for (const std::string &operand : ArrayRef(operands).drop_front()) {
-      if (m == "max" || m == "min")
-        acc = "gc_" + m.str() + "(" + acc + ", " + operand + ")";
-      else
-        acc += " + " + operand;
-    }
-    if (m == "mean")
-      return "(" + acc + ") / " + literal(operands.size(), t);
-    return acc;
-  }
-  if (operands.size() == 1) {
-    if (isFloatOnlyUnary(m) && !isFloatType(elementType))
-      return failOp(op, "input 0 must have a floating-point element type");
-    std::optional<std::string> expr = unaryExpr(op, m, t, operands[0]);
-    if (!expr)
-      return failOp(op, "unsupported attribute value");
-    return *expr;
-  }
-  if (operands.size() == 2)
-    return binaryExpr(op, m, operands[0], operands[1]);
-  return failOp(op, "no pointwise expression for this op");
+  return codegen::pointwiseExpr(op, operands, failOp);
 }
 
 LogicalResult emitPointwise(KernelEmitter &e) {
@@ -430,7 +158,7 @@ LogicalResult emitPointwiseFusion(KernelEmitter &e, exec::KernelOp kernel) {
   }
   for (auto [index, value] : llvm::enumerate(yield->getOperands()))
     e.line(KernelEmitter::out(index) + "[i] = gc_cvt<" +
-           cudaType(elementTypeOf(value)) + ">(" + names.lookup(value) + ");");
+           cxxType(elementTypeOf(value)) + ">(" + names.lookup(value) + ");");
   e.close();
   return success();
 }
@@ -592,7 +320,7 @@ LogicalResult emitEpilogueStore(KernelEmitter &e, exec::KernelOp kernel,
     at = offsetExpr(StringRef(operands.coords()), strides);
   }
   e.line(KernelEmitter::out(0) + "[" + at + "] = gc_cvt<" +
-         cudaType(elementTypeOf(result)) + ">(" + *resultName + ");");
+         cxxType(elementTypeOf(result)) + ">(" + *resultName + ");");
   return success();
 }
 

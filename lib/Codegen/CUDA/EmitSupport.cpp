@@ -28,41 +28,6 @@ namespace graphc::codegen::cuda {
 // Types and literals
 //===----------------------------------------------------------------------===//
 
-std::string cudaType(Type type) {
-  if (type.isF16())
-    return "__half";
-  if (type.isBF16())
-    return "__nv_bfloat16";
-  if (type.isF32())
-    return "float";
-  if (type.isF64())
-    return "double";
-  auto intType = dyn_cast<IntegerType>(type);
-  if (!intType || intType.isSigned())
-    return "";
-  bool isUnsigned = intType.isUnsigned();
-  switch (intType.getWidth()) {
-  case 1:
-    return isUnsigned ? "" : "bool";
-  case 8:
-    return isUnsigned ? "unsigned char" : "signed char";
-  case 16:
-    return isUnsigned ? "unsigned short" : "short";
-  case 32:
-    return isUnsigned ? "unsigned int" : "int";
-  case 64:
-    return isUnsigned ? "unsigned long long" : "long long";
-  default:
-    return "";
-  }
-}
-
-std::string computeType(Type type) {
-  if (type.isF16() || type.isBF16())
-    return "float";
-  return cudaType(type);
-}
-
 std::string reduceType(Type type) {
   if (auto intType = dyn_cast<IntegerType>(type);
       intType && intType.getWidth() < 32)
@@ -70,72 +35,9 @@ std::string reduceType(Type type) {
   return computeType(type);
 }
 
-bool isFloatType(Type type) { return isa<FloatType>(type); }
-
-static bool isFloatName(StringRef type) {
-  return type == "float" || type == "double";
-}
-
-std::string literal(double v, StringRef type) {
-  if (isFloatName(type)) {
-    bool isDouble = type == "double";
-    if (std::isnan(v))
-      return isDouble ? "__longlong_as_double(0x7ff8000000000000ULL)"
-                      : "__int_as_float(0x7fc00000)";
-    if (std::isinf(v)) {
-      std::string inf = isDouble ? "__longlong_as_double(0x7ff0000000000000ULL)"
-                                 : "__int_as_float(0x7f800000)";
-      return v < 0 ? "(-" + inf + ")" : inf;
-    }
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    if (isDouble)
-      os << llvm::format("%.17g", v);
-    else
-      os << llvm::format("%.9g", v);
-    if (StringRef(text).find_first_of(".en") == StringRef::npos)
-      text += ".0";
-    if (!isDouble)
-      text += "f";
-    return v < 0 ? "(" + text + ")" : text;
-  }
-  if (type == "bool")
-    return v != 0 ? "true" : "false";
-  return "static_cast<" + type.str() + ">(" +
-         std::to_string(static_cast<long long>(v)) + "LL)";
-}
-
-std::string highest(StringRef type) {
-  return isFloatName(type) ? literal(INFINITY, type)
-                           : "gc_limits<" + type.str() + ">::highest()";
-}
-
-std::string lowest(StringRef type) {
-  return isFloatName(type) ? literal(-INFINITY, type)
-                           : "gc_limits<" + type.str() + ">::lowest()";
-}
-
 //===----------------------------------------------------------------------===//
 // Shapes and offsets
 //===----------------------------------------------------------------------===//
-
-SmallVector<int64_t> contiguousStrides(ArrayRef<int64_t> dims) {
-  SmallVector<int64_t> strides(dims.size(), 1);
-  for (int64_t i = static_cast<int64_t>(dims.size()) - 2; i >= 0; --i)
-    strides[i] = strides[i + 1] * dims[i + 1];
-  return strides;
-}
-
-SmallVector<int64_t> broadcastStrides(ArrayRef<int64_t> in,
-                                      ArrayRef<int64_t> out) {
-  SmallVector<int64_t> inStrides = contiguousStrides(in);
-  SmallVector<int64_t> strides(out.size(), 0);
-  size_t lead = out.size() - in.size();
-  for (size_t i = 0; i < in.size(); ++i)
-    if (in[i] != 1 || out[lead + i] == 1)
-      strides[lead + i] = in[i] == 1 ? 0 : inStrides[i];
-  return strides;
-}
 
 std::string offsetExpr(ArrayRef<std::string> coords,
                        ArrayRef<int64_t> strides) {
@@ -240,7 +142,7 @@ LogicalResult KernelEmitter::bindInputSlots() {
         base += " + " + std::to_string(read->second.offset) + "LL";
       stridedSlots[slot] = read->second.strides;
     }
-    prologue += "  const " + cudaType(cast<ShapedType>(value.getType())
+    prologue += "  const " + cxxType(cast<ShapedType>(value.getType())
                                           .getElementType()) +
                 " *__restrict__ " + in(slot) + " = " + base + ";\n";
   }
@@ -260,18 +162,6 @@ SmallVector<int64_t> KernelEmitter::inputStrides(unsigned slot) const {
   if (it == stridedSlots.end())
     return contiguousStrides(inputShape(slot));
   return it->second;
-}
-
-SmallVector<Value> inputSlots(Operation *op) {
-  // Every target reads an op's operands by ONNX input slot
-  // (graph::operandSlotSizes).
-  SmallVector<Value> slots;
-  unsigned next = 0;
-  for (int32_t size : graph::operandSlotSizes(op)) {
-    slots.push_back(size > 0 ? op->getOperand(next) : Value());
-    next += size;
-  }
-  return slots;
 }
 
 LogicalResult KernelEmitter::fail(const Twine &reason) const {
@@ -308,7 +198,7 @@ std::string KernelEmitter::report(StringRef value, int64_t low, int64_t high,
 std::string KernelEmitter::store(unsigned index, StringRef offset,
                                  StringRef value) const {
   return (out(index) + "[" + offset + "] = gc_cvt<" +
-          cudaType(resultType(index).getElementType()) + ">(" + value + ");")
+          cxxType(resultType(index).getElementType()) + ">(" + value + ");")
       .str();
 }
 
@@ -453,7 +343,7 @@ void KernelEmitter::rowElement(const ReductionView &view, StringRef r,
 static bool isSupportedTensor(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   return tensor && tensor.hasStaticShape() &&
-         !cudaType(tensor.getElementType()).empty();
+         !cxxType(tensor.getElementType()).empty();
 }
 
 LogicalResult KernelEmitter::checkTypes() const {
@@ -522,7 +412,7 @@ FailureOr<CudaKernel> KernelEmitter::finish() {
     first = false;
   };
   auto elementType = [](Type type) {
-    return cudaType(cast<ShapedType>(type).getElementType());
+    return cxxType(cast<ShapedType>(type).getElementType());
   };
   if (kernel) {
     Block &body = kernel.getBody().front();

@@ -11,6 +11,7 @@
 #define GRAPHC_LIB_CODEGEN_CUDA_EMITSUPPORT_H
 
 #include "lib/Codegen/CUDA/CudaEmitter.h"
+#include "lib/Codegen/ScalarExpr.h"
 
 #include "dialects/Exec/ExecOps.h"
 #include "dialects/Graph/GraphOps.h"
@@ -34,28 +35,25 @@ inline constexpr int64_t kDefaultBlockSize = 256;
 /// Upper bound of grid.x for grid-stride loops.
 inline constexpr int64_t kMaxGrid = 65535;
 
-/// CUDA C++ name of a graph element type ("" when it has none).
-std::string cudaType(mlir::Type type);
-/// Type arithmetic happens in: float for f16/bf16, the type itself otherwise.
-std::string computeType(mlir::Type type);
+// The target-neutral scalar helpers (ScalarExpr.h) by their plain names.
+using codegen::broadcastStrides;
+using codegen::computeType;
+using codegen::contiguousStrides;
+using codegen::cxxType;
+using codegen::defineValue;
+using codegen::floatAttr;
+using codegen::highest;
+using codegen::inputSlots;
+using codegen::intAttr;
+using codegen::isFloatType;
+using codegen::literal;
+using codegen::lowest;
+using codegen::splatLiteral;
+using codegen::strAttr;
+
 /// Accumulator of block reductions: like computeType, but widened to a type
 /// warp shuffles support (int/unsigned for narrow integers and bool).
 std::string reduceType(mlir::Type type);
-/// Whether arithmetic on `type` is floating point (f16, bf16, f32, f64).
-bool isFloatType(mlir::Type type);
-/// A literal of value `v` in compute type `type` ("2.5f", "static_cast<long
-/// long>(2)").
-std::string literal(double v, llvm::StringRef type);
-/// The largest / smallest value of compute type `type` (infinities for floats).
-std::string highest(llvm::StringRef type);
-std::string lowest(llvm::StringRef type);
-
-/// Row-major strides of `dims`.
-llvm::SmallVector<int64_t> contiguousStrides(llvm::ArrayRef<int64_t> dims);
-/// Strides of a tensor of shape `in` read at the coordinates of the numpy
-/// broadcast shape `out`: right-aligned, 0 along broadcast dims.
-llvm::SmallVector<int64_t> broadcastStrides(llvm::ArrayRef<int64_t> in,
-                                            llvm::ArrayRef<int64_t> out);
 /// `c0 * s0 + c1 * s1 ...` over the coordinates `<prefix><k>`, skipping zero
 /// strides; "0" when nothing remains.
 std::string offsetExpr(llvm::StringRef prefix, llvm::ArrayRef<int64_t> strides);
@@ -79,20 +77,8 @@ struct ReductionView {
 ReductionView makeReductionView(llvm::ArrayRef<int64_t> shape,
                                 llvm::ArrayRef<bool> reduced);
 
-/// The operands of `op` per ONNX input slot, null for an absent optional
-/// one.
-llvm::SmallVector<mlir::Value> inputSlots(mlir::Operation *op);
-
 /// Emits "cannot emit a cuda kernel for <op>: <reason>" at `op`.
 mlir::LogicalResult failOp(mlir::Operation *op, const llvm::Twine &reason);
-
-// Attributes of `op` by ONNX name, with the ONNX default when absent.
-int64_t intAttr(mlir::Operation *op, llvm::StringRef name,
-                int64_t defaultValue);
-double floatAttr(mlir::Operation *op, llvm::StringRef name,
-                 double defaultValue);
-std::string strAttr(mlir::Operation *op, llvm::StringRef name,
-                    llvm::StringRef defaultValue);
 
 class KernelEmitter {
 public:
@@ -276,11 +262,7 @@ private:
   bool reportsErrors = false;
 };
 
-/// The scalar expression builder of a pointwise op (one with the graph
-/// Pointwise trait): one element of its result from `operands`, one C++
-/// expression per ONNX input slot in the slot's compute type ("" for an
-/// absent optional input). An operand may appear several times in the
-/// result, so callers pass names. Fails with a diagnostic at `op`.
+/// codegen::pointwiseExpr, failing with failOp's diagnostic at `op`.
 mlir::FailureOr<std::string>
 pointwiseExpr(mlir::Operation *op, llvm::ArrayRef<std::string> operands);
 
