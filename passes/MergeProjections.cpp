@@ -1,23 +1,24 @@
 //===- MergeProjections.cpp - one GEMM for the Q, K and V projections -----===//
 //
-// graph.attention reads Q, K and V as head splits of projections: a Reshape
-// [.., N] -> [.., H, D] (a view) and a Transpose. When two or three of them
-// are MatMuls of one input by constant weights, each with an optional Add of
-// a constant bias, they become one MatMul by the weights side by side (and
-// one Add of the biases side by side): one GEMM reading the input once
-// instead of one per projection. Its result is reshaped to [.., H1+H2+.., D]
-// (a view) and split along the heads, and the head transposes read the
-// parts. The split and the transposes are layout prologues of the attention
-// (graph::isLayoutPrologueOf): its kernel reads Q, K and V in place from the
-// merged result, so no copy is added for the parts.
+// graph.attention reads Q, K and V through its layout prologue
+// (graph::layoutPrologue): head splits of projections, read in place. When
+// two or three of them are MatMuls of one input by constant weights, each
+// with an optional Add of a constant bias, they become one MatMul by the
+// weights side by side (and one Add of the biases side by side): one GEMM
+// reading the input once instead of one per projection. A Split along the
+// last axis gives each head split its part, and the merge stands only when
+// the attention reads every part in place through it, so no copy is added.
+// Any head split qualifies: a Reshape [.., N] -> [.., H, D] and a Transpose,
+// or a Reshape alone where unit dims (one query, one head) made the
+// transpose a view; heads of any count and depth (grouped K/V heads).
 //
-// An exporter's own merged projection (GPT-2's c_attn: one MatMul, Split
-// along the last axis, a head-split Reshape per part) is brought to the
-// same form by reshaping before the split instead of after it, and the
-// unbind of a packed one (nn.MultiheadAttention's Gathers at indices 0, 1,
-// 2) becomes a Split that the attention reads in place. A transpose of the
-// leading dims of a projection's input moves past the projection, into the
-// attention's layout prologue, so that the GEMM reads its input as it lies.
+// The unbind of a packed projection (nn.MultiheadAttention's Gathers at
+// indices 0, 1, 2) becomes a Split that the attention reads in place. A
+// transpose of the leading dims of a projection's input moves past the
+// projection, into the attention's layout prologue, so that the GEMM reads
+// its input as it lies. An exporter's own merged projection (GPT-2's
+// c_attn, split along the last axis) needs nothing: the attention reads
+// its parts in place as it is.
 //
 // The pass runs after attention recognition, before precision conversion
 // and fusion; not under --no-fusion, where nothing would read the parts in
@@ -29,7 +30,6 @@
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/HostEval.h"
 #include "passes/Passes.h"
-#include "passes/Views.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -55,42 +55,14 @@ ArrayRef<int64_t> shapeOf(Value value) {
   return cast<RankedTensorType>(value.getType()).getShape();
 }
 
-/// One attention operand read as a head split: transpose(reshape(part)),
-/// where the reshape splits the last dim of `part` into [heads, depth].
-struct HeadSplit {
-  TransposeOp transpose;
-  ReshapeOp reshape;
-  int64_t heads = 0, depth = 0;
-  /// The tensor split into heads.
-  Value part;
-};
-
-/// A head split of attention operand `slot` used by the attention alone.
-std::optional<HeadSplit> matchHeadSplit(AttentionOp attention, unsigned slot) {
-  Value operand = attention->getOperand(slot);
-  auto transpose = operand.getDefiningOp<TransposeOp>();
-  // One use: the attention does not read this operand in two slots.
-  if (!transpose || !operand.hasOneUse())
-    return std::nullopt;
-  auto reshape = transpose.getData().getDefiningOp<ReshapeOp>();
-  if (!reshape || !reshape->hasOneUse() || !isView(reshape))
-    return std::nullopt;
-  ArrayRef<int64_t> from = shapeOf(reshape.getData());
-  ArrayRef<int64_t> to = shapeOf(reshape.getResult());
-  if (from.empty() || to.size() != from.size() + 1 ||
-      from.drop_back() != to.drop_back(2) ||
-      to[to.size() - 2] * to.back() != from.back())
-    return std::nullopt;
-  return HeadSplit{transpose, reshape, to[to.size() - 2], to.back(),
-                   reshape.getData()};
-}
-
 /// A constant, or null.
 ConstantOp constantOf(Value value) { return value.getDefiningOp<ConstantOp>(); }
 
-/// A projection x * W (+ b) computing a head split's part.
+/// A projection x * W (+ b): a MatMul by a constant 2-d weight, with an
+/// optional Add of a constant [N] bias on either side.
 struct Projection {
-  HeadSplit split;
+  /// What the attention reads (through its layout prologue).
+  Value result;
   MatMulOp matmul;
   ConstantOp weight;
   AddOp add;       // null without a bias
@@ -98,20 +70,19 @@ struct Projection {
   Value input() { return matmul.getA(); }
 };
 
-std::optional<Projection> matchProjection(const HeadSplit &split) {
-  Projection p{split, {}, {}, {}, {}};
-  Value part = split.part;
-  if (!part.hasOneUse())
+/// The projection computing `result`, which nothing else reads.
+std::optional<Projection> matchProjection(Value result) {
+  Projection p{result, {}, {}, {}, {}};
+  if (!result.hasOneUse())
     return std::nullopt;
-  Value product = part;
-  if (auto add = part.getDefiningOp<AddOp>()) {
-    // The bias is a constant [N] on either side.
+  Value product = result;
+  if (auto add = result.getDefiningOp<AddOp>()) {
     for (auto [mm, b] : {std::pair(add.getLhs(), add.getRhs()),
                          std::pair(add.getRhs(), add.getLhs())}) {
       ConstantOp bias = constantOf(b);
       if (bias && mm.getDefiningOp<MatMulOp>() && mm.hasOneUse() &&
-          shapeOf(b).size() == 1 && shapeOf(b)[0] == shapeOf(part).back() &&
-          shapeOf(mm) == shapeOf(part)) {
+          shapeOf(b).size() == 1 && shapeOf(b)[0] == shapeOf(result).back() &&
+          shapeOf(mm) == shapeOf(result)) {
         p.add = add;
         p.bias = bias;
         product = mm;
@@ -133,12 +104,39 @@ std::optional<Projection> matchProjection(const HeadSplit &split) {
   return p;
 }
 
+/// The projections whose results `attention` reads as Q, K or V in place:
+/// the tensor its layout prologue reads each from, when a projection
+/// computes it and nothing but that prologue (or the attention) reads it.
+/// Any head split qualifies: a Reshape and a Transpose, or a Reshape alone
+/// where unit dims (one query, one head) made the transpose a view.
+SmallVector<Projection> projectionsReadBy(AttentionOp attention) {
+  LayoutPrologue prologue = layoutPrologue(attention);
+  SmallVector<Projection> projections;
+  for (unsigned slot = 0; slot < 3; ++slot) {
+    auto read = prologue.reads.find(attention->getOperand(slot));
+    if (read == prologue.reads.end())
+      continue;
+    // A source read for several operands (an exporter's packed projection,
+    // already one GEMM) is no projection of one of them.
+    Value source = read->second.source;
+    if (!source.hasOneUse() ||
+        llvm::any_of(projections,
+                     [&](const Projection &p) { return p.result == source; }))
+      continue;
+    Operation *user = *source.getUsers().begin();
+    if (user != attention.getOperation() && !prologue.ops.contains(user))
+      continue;
+    if (std::optional<Projection> p = matchProjection(source))
+      projections.push_back(*p);
+  }
+  return projections;
+}
+
 Type elementTypeOf(Value value) {
   return cast<ShapedType>(value.getType()).getElementType();
 }
 
-/// Builds the merged projections and head splits of the attention ops of
-/// one function; constants built for one bucket function are reused by the
+/// Builds the merged projections of the attention ops of one function; constants built for one bucket function are reused by the
 /// others (one weight blob for all buckets).
 class Merger {
 public:
@@ -146,16 +144,13 @@ public:
   void run(func::FuncOp func);
 
 private:
-  /// Merges `projections` (two or more, one input) in front of the first;
-  /// fails, changing nothing, when a weight or bias cannot be read.
-  LogicalResult merge(MutableArrayRef<Projection> projections);
-  /// Makes a split along the last axis, each part head split for one
-  /// attention, a split along the heads of the reshaped input.
-  void splitAlongHeads(SplitOp split, ArrayRef<HeadSplit> parts);
-  /// Reshapes `value` [.., N] to [.., N / depth, depth], then splits it
-  /// along the heads into `heads`; the split's results.
-  ValueRange reshapeAndSplit(OpBuilder &b, Location loc, Value value,
-                             ArrayRef<int64_t> heads, int64_t depth);
+  /// Merges `projections` (two or more, one input, read by `attention`)
+  /// in front of the first: one MatMul by the weights side by side, one Add
+  /// of the biases, and a Split along the last axis whose parts replace the
+  /// projections' results. Fails, changing nothing, when a weight or bias
+  /// cannot be read or the attention would not read the parts in place.
+  LogicalResult merge(AttentionOp attention,
+                      MutableArrayRef<Projection> projections);
   /// An attribute of `type` holding `bytes`, as a resource blob past
   /// kDenseElementLimit elements.
   ElementsAttr makeAttr(RankedTensorType type, ArrayRef<char> bytes);
@@ -224,53 +219,27 @@ Value Merger::i64Constant(OpBuilder &b, Location loc,
                               DenseIntElementsAttr::get(type, values));
 }
 
-ValueRange Merger::reshapeAndSplit(OpBuilder &b, Location loc, Value value,
-                                   ArrayRef<int64_t> heads, int64_t depth) {
-  ArrayRef<int64_t> shape = shapeOf(value);
-  SmallVector<int64_t> headShape(shape.drop_back());
-  headShape.push_back(shape.back() / depth);
-  headShape.push_back(depth);
-  Type element = elementTypeOf(value);
-  Value reshaped = b.create<ReshapeOp>(
-      loc, RankedTensorType::get(headShape, element), value,
-      i64Constant(b, loc, headShape));
-  SmallVector<Type> parts;
-  for (int64_t count : heads) {
-    headShape[headShape.size() - 2] = count;
-    parts.push_back(RankedTensorType::get(headShape, element));
-  }
-  auto split = b.create<SplitOp>(
-      loc, TypeRange(parts),
-      ValueRange{reshaped, i64Constant(b, loc, heads)},
-      ArrayRef<NamedAttribute>{});
-  split.setAxisAttr(b.getI64IntegerAttr(headShape.size() - 2));
-  split.setNumOutputsAttr(b.getI64IntegerAttr(heads.size()));
-  return split.getResults();
-}
-
-LogicalResult Merger::merge(MutableArrayRef<Projection> projections) {
+LogicalResult Merger::merge(AttentionOp attention,
+                            MutableArrayRef<Projection> projections) {
   Operation *first = projections.front().matmul;
   for (Projection &p : projections)
     if (p.matmul->isBeforeInBlock(first))
       first = p.matmul;
-  int64_t depth = projections.front().split.depth;
   Type element = elementTypeOf(projections.front().weight);
   int64_t inner = shapeOf(projections.front().weight)[0];
 
   SmallVector<ElementsAttr> weights, biases;
-  SmallVector<int64_t> widths, heads;
-  SmallVector<Location> matmulLocs, addLocs, splitLocs;
+  SmallVector<int64_t> widths;
+  SmallVector<Location> matmulLocs, addLocs;
   bool anyBias = false;
   for (Projection &p : projections) {
     weights.push_back(p.weight.getValue());
     biases.push_back(p.bias ? p.bias.getValue() : ElementsAttr());
     anyBias |= static_cast<bool>(p.bias);
     widths.push_back(shapeOf(p.weight)[1]);
-    heads.push_back(p.split.heads);
     matmulLocs.push_back(p.matmul.getLoc());
     if (p.add)
       addLocs.push_back(p.add.getLoc());
-    splitLocs.push_back(p.split.reshape.getLoc());
   }
   int64_t total = 0;
   for (int64_t width : widths)
@@ -293,58 +262,50 @@ LogicalResult Merger::merge(MutableArrayRef<Projection> projections) {
   SmallVector<int64_t> resultShape(shapeOf(input).drop_back());
   resultShape.push_back(total);
   auto resultType = RankedTensorType::get(resultShape, element);
-  Value result = b.create<MatMulOp>(
-      matmulLoc, resultType, input,
-      b.create<ConstantOp>(matmulLoc, weightType, *weight));
+  SmallVector<Operation *> created;
+  auto weightConstant = b.create<ConstantOp>(matmulLoc, weightType, *weight);
+  auto matmul =
+      b.create<MatMulOp>(matmulLoc, resultType, input, weightConstant);
+  created = {weightConstant, matmul};
+  Value result = matmul;
   if (anyBias) {
     Location addLoc = FusedLoc::get(context, addLocs);
-    result = b.create<AddOp>(addLoc, resultType, result,
-                             b.create<ConstantOp>(addLoc, biasType, *bias));
+    auto biasConstant = b.create<ConstantOp>(addLoc, biasType, *bias);
+    result = b.create<AddOp>(addLoc, resultType, result, biasConstant);
+    created.append({biasConstant, result.getDefiningOp()});
   }
-  ValueRange parts = reshapeAndSplit(
-      b, FusedLoc::get(context, splitLocs), result, heads, depth);
+  SmallVector<Type> partTypes;
+  for (Projection &p : projections)
+    partTypes.push_back(p.result.getType());
+  Value sizes = i64Constant(b, matmulLoc, widths);
+  auto split = b.create<SplitOp>(matmulLoc, TypeRange(partTypes),
+                                 ValueRange{result, sizes},
+                                 ArrayRef<NamedAttribute>{});
+  split.setAxisAttr(b.getI64IntegerAttr(resultShape.size() - 1));
+  split.setNumOutputsAttr(b.getI64IntegerAttr(projections.size()));
+  created.append({sizes.getDefiningOp(), split});
+  for (auto [p, part] : llvm::zip_equal(projections, split.getResults()))
+    p.result.replaceAllUsesWith(part);
 
-  // Each transpose reads its part of the split; the per-projection ops and
-  // the constants only they used go.
-  for (auto [p, part] : llvm::zip_equal(projections, parts)) {
-    p.split.transpose->setOperand(0, part);
-    SmallVector<Operation *> dead = {p.split.reshape, p.add, p.matmul};
-    SmallVector<Operation *> constants = {p.split.reshape.getShape().getDefiningOp(),
-                                          p.bias, p.weight};
-    for (Operation *op : dead)
+  // The parts must stay in place: the attention reads each through its
+  // layout prologue, split included, or a copy would undo the gain.
+  if (!isLayoutPrologueOf(split, attention)) {
+    for (auto [p, part] : llvm::zip_equal(projections, split.getResults()))
+      part.replaceAllUsesWith(p.result);
+    for (Operation *op : llvm::reverse(created))
+      op->erase();
+    return failure();
+  }
+  // The per-projection ops and the constants only they used go.
+  for (Projection &p : projections) {
+    for (Operation *op : {p.add.getOperation(), p.matmul.getOperation()})
       if (op)
         op->erase();
-    for (Operation *op : constants)
+    for (Operation *op : {p.bias.getOperation(), p.weight.getOperation()})
       if (op && op->use_empty())
         op->erase();
   }
   return success();
-}
-
-void Merger::splitAlongHeads(SplitOp split, ArrayRef<HeadSplit> parts) {
-  SmallVector<int64_t> heads;
-  SmallVector<Location> locs = {split.getLoc()};
-  for (HeadSplit part : parts) {
-    heads.push_back(part.heads);
-    locs.push_back(part.reshape.getLoc());
-  }
-  OpBuilder b(split);
-  ValueRange newParts =
-      reshapeAndSplit(b, FusedLoc::get(context, locs), split.getInput(),
-                      heads, parts.front().depth);
-  for (auto [constPart, newPart] : llvm::zip_equal(parts, newParts)) {
-    HeadSplit part = constPart;
-    part.transpose->setOperand(0, newPart);
-    Operation *shape = part.reshape.getShape().getDefiningOp();
-    part.reshape->erase();
-    if (shape && shape->use_empty())
-      shape->erase();
-  }
-  Operation *sizes = split.getSplit() ? split.getSplit().getDefiningOp()
-                                      : nullptr;
-  split->erase();
-  if (sizes && sizes->use_empty())
-    sizes->erase();
 }
 
 /// Turns the unbind of a packed projection into a split: when every use of
@@ -505,44 +466,8 @@ void Merger::run(func::FuncOp func) {
   for (AttentionOp attention : attentions)
     sinkInputTransposes(attention);
   for (AttentionOp attention : attentions) {
-    SmallVector<HeadSplit> splits;
-    for (unsigned slot = 0; slot < 3; ++slot)
-      if (std::optional<HeadSplit> split = matchHeadSplit(attention, slot))
-        splits.push_back(*split);
-
-    // An exporter's split along the last axis whose every part is a head
-    // split of this attention, all of one head size (GPT-2's Q/K/V, or a
-    // packed K/V beside a Q of its own).
-    llvm::SetVector<Operation *> exporterSplits;
-    for (const HeadSplit &split : splits)
-      if (auto op = split.part.getDefiningOp<SplitOp>())
-        exporterSplits.insert(op);
-    for (Operation *op : exporterSplits) {
-      auto split = cast<SplitOp>(op);
-      int64_t rank = shapeOf(split.getInput()).size();
-      if (split.getAxis() != rank - 1 && split.getAxis() != -1)
-        continue;
-      SmallVector<HeadSplit> parts;
-      for (Value result : split.getResults())
-        for (const HeadSplit &candidate : splits)
-          if (candidate.part == result && result.hasOneUse())
-            parts.push_back(candidate);
-      if (parts.size() != split.getNumResults() ||
-          llvm::any_of(parts, [&](const HeadSplit &part) {
-            return part.depth != parts.front().depth;
-          }))
-        continue;
-      llvm::erase_if(splits, [&](const HeadSplit &candidate) {
-        return candidate.part.getDefiningOp() == op;
-      });
-      splitAlongHeads(split, parts);
-    }
-
-    // Projections of one input by weights of one type and head size.
-    SmallVector<Projection> projections;
-    for (const HeadSplit &split : splits)
-      if (std::optional<Projection> p = matchProjection(split))
-        projections.push_back(*p);
+    // Projections of one input by weights of one type.
+    SmallVector<Projection> projections = projectionsReadBy(attention);
     while (projections.size() >= 2) {
       Projection &lead = projections.front();
       SmallVector<Projection> group;
@@ -551,14 +476,14 @@ void Merger::run(func::FuncOp func) {
         bool same = p.input() == lead.input() &&
                     elementTypeOf(p.weight) == elementTypeOf(lead.weight) &&
                     (!p.bias ||
-                     elementTypeOf(p.bias) == elementTypeOf(lead.weight)) &&
-                    p.split.depth == lead.split.depth;
+                     elementTypeOf(p.bias) == elementTypeOf(lead.weight));
         (same ? group : rest).push_back(p);
       }
-      // A weight whose bytes cannot be read stays apart (merge changes
+      // A weight whose bytes cannot be read, or parts the attention could
+      // not read in place, leave the projections apart (merge changes
       // nothing then).
       if (group.size() >= 2)
-        (void)merge(group);
+        (void)merge(attention, group);
       projections = std::move(rest);
     }
   }

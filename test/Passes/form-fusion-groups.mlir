@@ -406,9 +406,9 @@ func.func @main(%q: tensor<4x2x8xf32>, %k: tensor<4x2x8xf32>, %v: tensor<4x2x8xf
 
 // -----
 
-// An attention takes in the split of a merged Q/K/V projection behind its
-// head transposes (graphc-merge-projections): the split, then the
-// transposes, then the attention, reading the merged heads as one input. A
+// An attention takes in a split along the heads of a packed Q/K/V behind
+// its head transposes: the split, then the transposes, then the attention,
+// reading the packed heads as one input. A
 // split with a part read elsewhere is a fusion of its own; the attention
 // still takes in the transposes of its parts.
 // CHECK-LABEL: func @main
@@ -435,6 +435,32 @@ func.func @main(%qkv: tensor<1x3x6x2xf32>, %other: tensor<1x3x6x2xf32>) -> (tens
   %v2 = graph.transpose %r#2 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x3x2x2xf32>) -> tensor<1x2x3x2xf32>
   %o2 = graph.attention %q2, %k2, %v2 {scale = 0.5 : f64} : (tensor<1x2x3x2xf32>, tensor<1x2x3x2xf32>, tensor<1x2x3x2xf32>) -> tensor<1x2x3x2xf32>
   return %o, %o2, %r#2 : tensor<1x2x3x2xf32>, tensor<1x2x3x2xf32>, tensor<1x3x2x2xf32>
+}
+
+// -----
+
+// A merged Q/K/V projection (graphc-merge-projections, or GPT-2's c_attn)
+// split along its last axis, each part head split by a view and a
+// transpose: the split, views and transposes are all the attention's
+// layout prologue, read in place from the projection.
+// CHECK-LABEL: func @main
+func.func @main(%qkv: tensor<2x3x12xf32>) -> tensor<2x2x3x2xf32> {
+  // CHECK: kernel.fusion "split_transpose_attention_0" attention(%arg0, %{{.*}}, %{{.*}})
+  // CHECK-NEXT: ^bb0(%[[M:.*]]: tensor<2x3x12xf32>, %{{.*}}: tensor<3xi64>, %{{.*}}: tensor<4xi64>):
+  // CHECK-NEXT: %[[P:.*]]:3 = graph.split %[[M]]
+  // CHECK: graph.attention
+  // CHECK-NOT: kernel.fusion
+  %sizes = graph.constant {value = dense<4> : tensor<3xi64>} : () -> tensor<3xi64>
+  %heads = graph.constant {value = dense<[2, 3, 2, 2]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %p:3 = graph.split %qkv, %sizes {axis = 2 : i64, num_outputs = 3 : i64} : (tensor<2x3x12xf32>, tensor<3xi64>) -> (tensor<2x3x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>)
+  %q1 = graph.reshape %p#0, %heads : (tensor<2x3x4xf32>, tensor<4xi64>) -> tensor<2x3x2x2xf32>
+  %q = graph.transpose %q1 {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x3x2x2xf32>) -> tensor<2x2x3x2xf32>
+  %k1 = graph.reshape %p#1, %heads : (tensor<2x3x4xf32>, tensor<4xi64>) -> tensor<2x3x2x2xf32>
+  %k = graph.transpose %k1 {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x3x2x2xf32>) -> tensor<2x2x3x2xf32>
+  %v1 = graph.reshape %p#2, %heads : (tensor<2x3x4xf32>, tensor<4xi64>) -> tensor<2x3x2x2xf32>
+  %v = graph.transpose %v1 {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x3x2x2xf32>) -> tensor<2x2x3x2xf32>
+  %o = graph.attention %q, %k, %v {scale = 0.5 : f64} : (tensor<2x2x3x2xf32>, tensor<2x2x3x2xf32>, tensor<2x2x3x2xf32>) -> tensor<2x2x3x2xf32>
+  return %o : tensor<2x2x3x2xf32>
 }
 
 // -----

@@ -46,8 +46,11 @@ sys.path.insert(0, os.path.join(ROOT, "runtime", "python"))
 MODELS = {
     "mlp": {"generator": "make_mlp.py", "buckets": [{"batch": 4}]},
     "resnet": {"generator": "make_resnet.py", "buckets": [{"batch": 2}]},
+    # seq 1: one token, whose head splits are views (their transposes move
+    # unit dims only), and its Q/K/V projections still one GEMM.
     "transformer": {"generator": "make_transformer.py",
-                    "buckets": [{"batch": 2, "seq": 16}, {"batch": 1, "seq": 7}]},
+                    "buckets": [{"batch": 2, "seq": 16}, {"batch": 1, "seq": 7},
+                                {"batch": 1, "seq": 1}]},
     "rewrites": {"generator": "make_rewrites.py", "buckets": [{"batch": 3}]},
     "masked_transformer": {"generator": "make_masked_transformer.py",
                            "buckets": [{"batch": 2, "seq": 8}]},
