@@ -67,6 +67,12 @@ applyTuning(ModuleOp module,
       return kernel.emitOpError("tuned elements_per_thread ")
              << schedule.elementsPerThread
              << " is not a power of two in [1, 64]";
+    if (!library &&
+        !isValidRowsPerBlock(schedule.rowsPerBlock, schedule.blockSize))
+      return kernel.emitOpError("tuned rows_per_block ")
+             << schedule.rowsPerBlock
+             << " is neither 1 nor a power of two in [2, 32] with block_size "
+                "32 times it";
     if (!library && !isValidTile(schedule.tile))
       return kernel.emitOpError("tuned tile ")
              << schedule.tile << " is not 8, 16 or 32";
@@ -81,8 +87,8 @@ applyTuning(ModuleOp module,
     } else {
       knobs.push_back(b.getNamedAttr("block_size",
                                      b.getI64IntegerAttr(schedule.blockSize)));
-      // The heuristic's one element per thread and 16x16 tiles stay
-      // implicit.
+      // The heuristic's one element per thread, 16x16 tiles and one row
+      // per block stay implicit.
       if (schedule.elementsPerThread != 1)
         knobs.push_back(b.getNamedAttr(
             "elements_per_thread",
@@ -90,6 +96,9 @@ applyTuning(ModuleOp module,
       if (schedule.tile != kHeuristicTile)
         knobs.push_back(
             b.getNamedAttr("tile", b.getI64IntegerAttr(schedule.tile)));
+      if (schedule.rowsPerBlock != 1)
+        knobs.push_back(b.getNamedAttr(
+            "rows_per_block", b.getI64IntegerAttr(schedule.rowsPerBlock)));
     }
     knobs.push_back(b.getNamedAttr("source", b.getStringAttr("tuned")));
     kernel.setScheduleAttr(b.getDictionaryAttr(knobs));

@@ -61,16 +61,16 @@ llvm::Expected<TuningEntry> parseEntry(const llvm::json::Value &value) {
     return fail("\"schedule\" is not an object");
   for (const auto &[knob, knobValue] : *schedule)
     if (knob != "block_size" && knob != "elements_per_thread" &&
-        knob != "tile" && knob != "algo_rank")
+        knob != "tile" && knob != "rows_per_block" && knob != "algo_rank")
       return fail("the schedule knob '" + knob.str() +
                   "' is unknown to this graphc");
-  // A generated kernel's block_size (and maybe elements_per_thread and
-  // tile), or a library call's algo_rank alone.
+  // A generated kernel's block_size (and maybe elements_per_thread, tile
+  // and rows_per_block), or a library call's algo_rank alone.
   bool library = schedule->get("algo_rank");
   if (library ? schedule->size() != 1 : !schedule->get("block_size"))
     return fail("\"schedule\" needs \"block_size\" (and maybe "
-                "\"elements_per_thread\" and \"tile\") or \"algo_rank\" "
-                "alone");
+                "\"elements_per_thread\", \"tile\" and \"rows_per_block\") "
+                "or \"algo_rank\" alone");
   if (!library) {
     std::optional<int64_t> blockSize = schedule->getInteger("block_size");
     if (!blockSize || !isValidBlockSize(*blockSize))
@@ -91,7 +91,15 @@ llvm::Expected<TuningEntry> parseEntry(const llvm::json::Value &value) {
         return fail("\"tile\" is not 8, 16 or 32");
       tile = *value;
     }
-    entry.schedule = Schedule::generated(*blockSize, elements, tile);
+    int64_t rows = 1;
+    if (schedule->get("rows_per_block")) {
+      std::optional<int64_t> value = schedule->getInteger("rows_per_block");
+      if (!value || !isValidRowsPerBlock(*value, *blockSize))
+        return fail("\"rows_per_block\" is neither 1 nor a power of two in "
+                    "[2, 32] with \"block_size\" 32 times it");
+      rows = *value;
+    }
+    entry.schedule = Schedule::generated(*blockSize, elements, tile, rows);
   } else {
     std::optional<int64_t> algoRank = schedule->getInteger("algo_rank");
     if (!algoRank || *algoRank < 0 || *algoRank >= kMaxAlgoRanks)
@@ -128,6 +136,13 @@ llvm::Expected<TuningEntry> parseEntry(const llvm::json::Value &value) {
 } // namespace
 
 bool isValidTile(int64_t tile) { return tile == 8 || tile == 16 || tile == 32; }
+
+bool isValidRowsPerBlock(int64_t rows, int64_t blockSize) {
+  if (rows == 1)
+    return true;
+  return rows >= 2 && rows <= 32 && (rows & (rows - 1)) == 0 &&
+         blockSize == 32 * rows;
+}
 
 bool isValidElementsPerThread(int64_t elements) {
   return elements >= 1 && elements <= 64 && (elements & (elements - 1)) == 0;
@@ -295,6 +310,7 @@ std::string TuningDb::serialize() const {
               json.attribute("elements_per_thread",
                              entry.schedule.elementsPerThread);
               json.attribute("tile", entry.schedule.tile);
+              json.attribute("rows_per_block", entry.schedule.rowsPerBlock);
             }
           });
           json.attribute("kind", entry.kind);

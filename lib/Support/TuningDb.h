@@ -8,7 +8,8 @@
 //    "entries": [{"kernel": "0f1e2d3c4b5a6978", "sm": 90, "cuda_major": 13,
 //                 "precision": "fp32", "schedule_revision": 1,
 //                 "schedule": {"block_size": 128, "elements_per_thread": 1,
-//                              "tile": 16},  (or {"algo_rank": 2})
+//                              "tile": 16, "rows_per_block": 4},
+//                                             (or {"algo_rank": 2})
 //                 "kind": "elementwise", "nodes": "Add_3,Relu_4",
 //                 "median_ns": 2310, "heuristic_median_ns": 3020,
 //                 "device": "NVIDIA H100 80GB HBM3"}]}
@@ -56,10 +57,13 @@ constexpr int64_t kMaxAlgoRanks = 8;
 
 constexpr int64_t kHeuristicTile = 16;
 
-/// The knobs of a kernel. A generated kernel has three: the number of
+/// The knobs of a kernel. A generated kernel has four: the number of
 /// threads per block of grid-stride and per-row loops; how many elements
 /// each thread of a grid-stride loop takes (its launch has that many times
-/// fewer blocks); and the output tile edge of the tiled matmul. A library
+/// fewer blocks); the output tile edge of the tiled matmul; and how many
+/// rows a row kernel (softmax, normalisation, reduction) gives each block:
+/// 1, the block's threads sharing a row, or more, one warp per row (the
+/// block then has 32 threads per row). A library
 /// (cuBLASLt) kernel has one: the rank, in the order cuBLASLt's heuristic
 /// returns them, of the algorithm to run (0: its first choice).
 struct Schedule {
@@ -68,26 +72,36 @@ struct Schedule {
   int64_t elementsPerThread = 1;
   int64_t tile = kHeuristicTile;
   int64_t algoRank = kHeuristicAlgoRank;
+  int64_t rowsPerBlock = 1;
 
   static Schedule generated(int64_t blockSize, int64_t elementsPerThread = 1,
-                            int64_t tile = kHeuristicTile) {
+                            int64_t tile = kHeuristicTile,
+                            int64_t rowsPerBlock = 1) {
     return Schedule{false, blockSize, elementsPerThread, tile,
-                    kHeuristicAlgoRank};
+                    kHeuristicAlgoRank, rowsPerBlock};
   }
   static Schedule libraryCall(int64_t algoRank) {
-    return Schedule{true, kHeuristicBlockSize, 1, kHeuristicTile, algoRank};
+    return Schedule{true, kHeuristicBlockSize, 1, kHeuristicTile, algoRank,
+                    1};
   }
   bool isHeuristic() const {
     return library ? algoRank == kHeuristicAlgoRank
                    : blockSize == kHeuristicBlockSize &&
-                         elementsPerThread == 1 && tile == kHeuristicTile;
+                         elementsPerThread == 1 && tile == kHeuristicTile &&
+                         rowsPerBlock == 1;
   }
   bool operator==(const Schedule &other) const {
     return library == other.library && blockSize == other.blockSize &&
            elementsPerThread == other.elementsPerThread &&
-           tile == other.tile && algoRank == other.algoRank;
+           tile == other.tile && algoRank == other.algoRank &&
+           rowsPerBlock == other.rowsPerBlock;
   }
 };
+
+/// Whether `rows` rows per block with `blockSize` threads is a row layout
+/// the CUDA emitter takes: 1 row (any block size), or a power of two in
+/// [2, 32] rows of one warp each (blockSize == 32 * rows).
+bool isValidRowsPerBlock(int64_t rows, int64_t blockSize);
 
 /// Whether `tile` is a tiled-matmul tile edge the CUDA emitter takes: 8, 16
 /// or 32.

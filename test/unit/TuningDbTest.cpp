@@ -152,6 +152,42 @@ TEST_F(TuningDbTest, GeneratedKernelKnobs) {
             std::string::npos);
 }
 
+// rows_per_block: 1, or a power of two in [2, 32] rows of one warp each,
+// with a block of exactly that many warps.
+TEST_F(TuningDbTest, RowsPerBlockNeedsAWarpPerRow) {
+  auto generated = [](llvm::StringRef kernel, llvm::StringRef schedule) {
+    return "{\"kernel\": \"" + kernel.str() +
+           "\", \"sm\": 90, \"cuda_major\": 13, \"precision\": \"fp32\", "
+           "\"schedule_revision\": 1, \"schedule\": " +
+           schedule.str() + "}";
+  };
+  std::string path = write(
+      "db.json",
+      database({generated("00000000000000f1",
+                          "{\"block_size\": 128, \"rows_per_block\": 4}"),
+                generated("00000000000000f2",
+                          "{\"block_size\": 256, \"rows_per_block\": 4}"),
+                generated("00000000000000f3",
+                          "{\"block_size\": 96, \"rows_per_block\": 3}"),
+                generated("00000000000000f4",
+                          "{\"block_size\": 1024, \"rows_per_block\": 64}"),
+                generated("00000000000000f5",
+                          "{\"block_size\": 256, \"rows_per_block\": 1}")}));
+  auto db = TuningDb::load(path);
+  ASSERT_TRUE(bool(db)) << llvm::toString(db.takeError());
+  TuningSelection selection = db->select(90, 13, "fp32");
+  EXPECT_EQ(selection.schedules.lookup(0xf1).rowsPerBlock, 4);
+  EXPECT_FALSE(selection.schedules.lookup(0xf1).isHeuristic());
+  EXPECT_TRUE(selection.schedules.lookup(0xf5).isHeuristic());
+  ASSERT_EQ(db->notes().size(), 3u);
+  for (auto [i, note] : llvm::enumerate(db->notes()))
+    EXPECT_EQ(note, path + ": entry " + std::to_string(i + 1) +
+                        " is ignored: \"rows_per_block\" is neither 1 nor a "
+                        "power of two in [2, 32] with \"block_size\" 32 "
+                        "times it");
+  EXPECT_NE(db->serialize().find("\"rows_per_block\": 4"), std::string::npos);
+}
+
 // A library call's knob is the rank of the cuBLASLt algorithm it runs.
 TEST_F(TuningDbTest, LibraryEntriesRankAlgorithms) {
   auto library = [](llvm::StringRef kernel, llvm::StringRef schedule) {
@@ -178,8 +214,8 @@ TEST_F(TuningDbTest, LibraryEntriesRankAlgorithms) {
   EXPECT_EQ(notes[0],
             path + ": entry 1 is ignored: \"algo_rank\" is not in [0, 8)");
   const std::string needs = " is ignored: \"schedule\" needs \"block_size\" "
-                            "(and maybe \"elements_per_thread\" and "
-                            "\"tile\") or \"algo_rank\" alone";
+                            "(and maybe \"elements_per_thread\", \"tile\" "
+                            "and \"rows_per_block\") or \"algo_rank\" alone";
   EXPECT_EQ(notes[1], path + ": entry 2" + needs);
   EXPECT_EQ(notes[2], path + ": entry 3" + needs);
   // Written back as it was read.

@@ -49,14 +49,18 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 /// The candidates measured against the heuristic schedule, one artifact
-/// each: a block size, elements per thread and matmul tile for every
-/// generated kernel (the heuristic's are 256, 1 and 16) and an algorithm
-/// rank for every library call (the heuristic's is 0, its first choice).
+/// each: a block size, elements per thread, matmul tile and rows per block
+/// for every generated kernel (the heuristic's are 256, 1, 16 and 1) and an
+/// algorithm rank for every library call (the heuristic's is 0, its first
+/// choice). A kernel a knob does not apply to launches as some earlier
+/// candidate did and is not measured twice (the last three are the first
+/// two block sizes and the heuristic's to kernels without rows).
 constexpr struct {
-  int64_t blockSize, elementsPerThread, tile, algoRank;
-} kCandidates[] = {{64, 1, 16, 1},  {128, 1, 16, 2}, {512, 1, 16, 3},
-                   {1024, 1, 16, 4}, {256, 2, 16, 0}, {256, 4, 16, 0},
-                   {256, 8, 16, 0},  {256, 1, 8, 0},  {256, 1, 32, 0}};
+  int64_t blockSize, elementsPerThread, tile, algoRank, rowsPerBlock;
+} kCandidates[] = {{64, 1, 16, 1, 1},  {128, 1, 16, 2, 1}, {512, 1, 16, 3, 1},
+                   {1024, 1, 16, 4, 1}, {256, 2, 16, 0, 1}, {256, 4, 16, 0, 1},
+                   {256, 8, 16, 0, 1},  {256, 1, 8, 0, 1},  {256, 1, 32, 0, 1},
+                   {64, 1, 16, 0, 2},   {128, 1, 16, 0, 4}, {256, 1, 16, 0, 8}};
 
 /// Copies of the inputs runs rotate through.
 constexpr int kInputCopies = 4;
@@ -361,12 +365,14 @@ struct Variant {
   int64_t elementsPerThread = 1;
   int64_t tile = kHeuristicTile;
   int64_t algoRank = kHeuristicAlgoRank;
-  /// "block_size 64, elements_per_thread 1, tile 16, algo_rank 1", for
-  /// messages.
+  int64_t rowsPerBlock = 1;
+  /// "block_size 64, elements_per_thread 1, tile 16, rows_per_block 1,
+  /// algo_rank 1", for messages.
   std::string describe() const {
     return "block_size " + std::to_string(blockSize) +
            ", elements_per_thread " + std::to_string(elementsPerThread) +
-           ", tile " + std::to_string(tile) + ", algo_rank " +
+           ", tile " + std::to_string(tile) + ", rows_per_block " +
+           std::to_string(rowsPerBlock) + ", algo_rank " +
            std::to_string(algoRank);
   }
   std::string path;
@@ -401,7 +407,8 @@ void compileVariants(std::vector<Variant> &variants, const CompileOptions &base,
             libraryKernels.count(hash)
                 ? Schedule::libraryCall(variant.algoRank)
                 : Schedule::generated(variant.blockSize,
-                                      variant.elementsPerThread, variant.tile);
+                                      variant.elementsPerThread, variant.tile,
+                                      variant.rowsPerBlock);
       auto start = Clock::now();
       if (llvm::Error e = compileModel(options, llvm::nulls()))
         variant.compileError = std::move(e);
@@ -486,6 +493,7 @@ llvm::Error tuneModel(CompileOptions options, const TuneSettings &flags,
     variants.back().elementsPerThread = candidate.elementsPerThread;
     variants.back().tile = candidate.tile;
     variants.back().algoRank = candidate.algoRank;
+    variants.back().rowsPerBlock = candidate.rowsPerBlock;
   }
   for (auto [v, variant] : llvm::enumerate(variants))
     variant.path = (scratch.path + "/variant" + std::to_string(v) + ".so").str();
@@ -623,7 +631,8 @@ llvm::Error tuneModel(CompileOptions options, const TuneSettings &flags,
         best = library ? Schedule::libraryCall(candidate.algoRank)
                        : Schedule::generated(candidate.blockSize,
                                              candidate.elementsPerThread,
-                                             candidate.tile);
+                                             candidate.tile,
+                                             candidate.rowsPerBlock);
       }
     }
     heuristicTotal += heuristicMicros;
@@ -633,6 +642,7 @@ llvm::Error tuneModel(CompileOptions options, const TuneSettings &flags,
     std::string schedule =
         library                   ? "algo " + std::to_string(best.algoRank)
         : best.tile != kHeuristicTile ? "tile " + std::to_string(best.tile)
+        : best.rowsPerBlock > 1 ? std::to_string(best.rowsPerBlock) + " rows"
                                       : "block " + std::to_string(best.blockSize) +
                                             (best.elementsPerThread > 1
                                                  ? "x" + std::to_string(

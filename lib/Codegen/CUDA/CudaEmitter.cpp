@@ -118,6 +118,17 @@ FailureOr<CudaKernel> emitCudaKernel(exec::KernelOp kernel, int lowestSm) {
     tile = attr.getInt();
   if (tile != 8 && tile != 16 && tile != 32)
     return kernel.emitOpError("tile ") << tile << " is not 8, 16 or 32";
+  int64_t rowsPerBlock = 1;
+  if (auto attr = kernel.getSchedule().getAs<IntegerAttr>("rows_per_block"))
+    rowsPerBlock = attr.getInt();
+  if (rowsPerBlock != 1 &&
+      (rowsPerBlock < 2 || rowsPerBlock > 32 ||
+       (rowsPerBlock & (rowsPerBlock - 1)) != 0 ||
+       blockSize != 32 * rowsPerBlock))
+    return kernel.emitOpError("rows_per_block ")
+           << rowsPerBlock
+           << " is neither 1 nor a power of two in [2, 32] with block_size "
+              "32 times it";
   Block &body = kernel.getBody().front();
   Operation *yield = body.getTerminator();
 
@@ -210,6 +221,7 @@ FailureOr<CudaKernel> emitCudaKernel(exec::KernelOp kernel, int lowestSm) {
   cuda::KernelEmitter emitter(kernel, op, blockSize);
   emitter.setElementsPerThread(elementsPerThread);
   emitter.setTileSize(tile);
+  emitter.setRowsPerBlock(rowsPerBlock);
   emitter.setLowestSm(lowestSm);
   if (hasEpilogue)
     emitter.setEpilogue(op);

@@ -44,6 +44,16 @@ __device__ __forceinline__ T gc_block_reduce(T v, Op op) {
   return v;
 }
 
+// Reduces one value per lane over the warp (a row of a kernel with a warp
+// per row), by a butterfly: every lane receives the result, the same one,
+// since each level combines pairs that commute.
+template <typename T, typename Op>
+__device__ __forceinline__ T gc_warp_reduce(T v, Op op) {
+  for (int offset = 16; offset > 0; offset >>= 1)
+    v = op(v, __shfl_xor_sync(0xffffffffu, v, offset));
+  return v;
+}
+
 // Block-wide arg-reduction: keeps the (value, index) pair that `better`
 // prefers; ties go to the smaller index unless `last`.
 template <typename T>

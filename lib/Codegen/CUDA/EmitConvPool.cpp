@@ -267,8 +267,7 @@ LogicalResult emitGlobalPool(KernelEmitter &e) {
   e.line("const long long base = row * " + Twine(view.length) + "LL;");
   e.line(t + " acc = " + (m == "global_max_pool" ? lowest(t) : literal(0, t)) +
          ";");
-  e.open("for (long long r = threadIdx.x; r < " + Twine(view.length) +
-         "LL; r += blockDim.x) {");
+  e.openRowElementLoop(view.length);
   e.line("const " + t + " x = " + e.load(0, "base + r") + ";");
   if (m == "global_max_pool")
     e.line("acc = gc_max(acc, x);");
@@ -277,14 +276,14 @@ LogicalResult emitGlobalPool(KernelEmitter &e) {
   else
     e.line("acc += gc_pow(gc_fabs(x), " + literal(p, t) + ");");
   e.close();
-  e.line(std::string("acc = gc_block_reduce(acc, ") +
+  e.line("acc = " + e.rowReduce() + "(acc, " +
          (m == "global_max_pool" ? "gc_op_max());" : "gc_op_add());"));
   std::string result = "acc";
   if (m == "global_average_pool")
     result = "acc / " + literal(std::max<int64_t>(view.length, 1), t);
   else if (m == "global_lp_pool")
     result = "gc_pow(acc, " + literal(1.0 / p, t) + ")";
-  e.line("if (threadIdx.x == 0) " + e.store(0, "row", result));
+  e.line("if (" + e.rowThread() + " == 0) " + e.store(0, "row", result));
   e.close();
   return success();
 }

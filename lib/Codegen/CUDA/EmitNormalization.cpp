@@ -21,8 +21,7 @@ namespace {
 /// caller writes the result.
 void emitRowMoments(KernelEmitter &e, const ReductionView &view, StringRef t) {
   auto elements = [&] {
-    e.open("for (long long r = threadIdx.x; r < " + Twine(view.length) +
-           "LL; r += blockDim.x) {");
+    e.openRowElementLoop(view.length);
     e.rowElement(view, "r", "base", "at");
     e.line("const " + t + " x = " + e.load(0, "at") + ";");
   };
@@ -31,13 +30,14 @@ void emitRowMoments(KernelEmitter &e, const ReductionView &view, StringRef t) {
   elements();
   e.line("sum += x;");
   e.close();
-  e.line("const " + t + " mean = gc_block_reduce(sum, gc_op_add()) / " +
+  e.line("const " + t + " mean = " + e.rowReduce() + "(sum, gc_op_add()) / " +
          length + ";");
   e.line(t + " squares = " + literal(0, t) + ";");
   elements();
   e.line("squares += (x - mean) * (x - mean);");
   e.close();
-  e.line("const " + t + " variance = gc_block_reduce(squares, gc_op_add()) / " +
+  e.line("const " + t + " variance = " + e.rowReduce() +
+         "(squares, gc_op_add()) / " +
          length + ";");
   elements();
 }
@@ -120,8 +120,7 @@ LogicalResult emitLayerNorm(KernelEmitter &e, StringRef t, bool rms) {
   e.openRowLoop(view.rows, view.length);
   e.rowBase(view, "row", "base");
   auto elements = [&] {
-    e.open("for (long long r = threadIdx.x; r < " + Twine(view.length) +
-           "LL; r += blockDim.x) {");
+    e.openRowElementLoop(view.length);
     e.rowElement(view, "r", "base", "at");
     e.line("const " + t + " x = " + e.load(0, "at") + ";");
   };
@@ -130,7 +129,7 @@ LogicalResult emitLayerNorm(KernelEmitter &e, StringRef t, bool rms) {
     elements();
     e.line("squares += x * x;");
     e.close();
-    e.line("const " + t + " rms = gc_sqrt(gc_block_reduce(squares, "
+    e.line("const " + t + " rms = gc_sqrt(" + e.rowReduce() + "(squares, "
            "gc_op_add()) / " +
            literal(std::max<int64_t>(view.length, 1), t) + " + " +
            literal(eps, t) + ");");
@@ -189,8 +188,7 @@ LogicalResult emitLpNorm(KernelEmitter &e, StringRef t) {
   reduced[*axis] = true;
   ReductionView view = makeReductionView(shape, reduced);
   auto elements = [&] {
-    e.open("for (long long r = threadIdx.x; r < " + Twine(view.length) +
-           "LL; r += blockDim.x) {");
+    e.openRowElementLoop(view.length);
     e.rowElement(view, "r", "base", "at");
     e.line("const " + t + " x = " + e.load(0, "at") + ";");
   };
@@ -200,7 +198,7 @@ LogicalResult emitLpNorm(KernelEmitter &e, StringRef t) {
   elements();
   e.line(p == 1 ? "norm += gc_fabs(x);" : "norm += x * x;");
   e.close();
-  e.line("norm = gc_block_reduce(norm, gc_op_add());");
+  e.line("norm = " + e.rowReduce() + "(norm, gc_op_add());");
   if (p == 2)
     e.line("norm = gc_sqrt(norm);");
   elements();

@@ -3,7 +3,8 @@
 //
 // Reductions view the input as rows (kept dims) of row elements (reduced
 // dims). One block handles a row: its threads stride over the elements and
-// combine with warp shuffles (gc_block_reduce), in a fixed order so that the
+// combine with warp shuffles (gc_block_reduce, or gc_warp_reduce with a warp
+// per row), in a fixed order so that the
 // results are deterministic.
 //
 //===----------------------------------------------------------------------===//
@@ -70,8 +71,7 @@ FailureOr<SmallVector<bool>> reducedAxes(KernelEmitter &e) {
 /// element offset is declared as `at`, its value as `x`.
 void openRowElements(KernelEmitter &e, const ReductionView &view,
                      StringRef type, StringRef base = "base") {
-  e.open("for (long long r = threadIdx.x; r < " + Twine(view.length) +
-         "LL; r += blockDim.x) {");
+  e.openRowElementLoop(view.length);
   e.rowElement(view, "r", base, "at");
   e.line("const " + type + " x = " + e.load(0, "at") + ";");
 }
@@ -96,15 +96,15 @@ LogicalResult emitReduce(KernelEmitter &e) {
     openRowElements(e, view, ft);
     e.line("peak = gc_max(peak, x);");
     e.close();
-    e.line("peak = gc_block_reduce(peak, gc_op_max());");
+    e.line("peak = " + e.rowReduce() + "(peak, gc_op_max());");
     e.line("const " + ft + " shift = gc_isinf(peak) ? " + literal(0, ft) +
            " : peak;");
     e.line(ft + " acc = " + literal(0, ft) + ";");
     openRowElements(e, view, ft);
     e.line("acc += gc_exp(x - shift);");
     e.close();
-    e.line("acc = gc_block_reduce(acc, gc_op_add());");
-    e.line("if (threadIdx.x == 0) " + e.store(0, "row", "shift + gc_log(acc)"));
+    e.line("acc = " + e.rowReduce() + "(acc, gc_op_add());");
+    e.line("if (" + e.rowThread() + " == 0) " + e.store(0, "row", "shift + gc_log(acc)"));
     e.close();
     return success();
   }
@@ -140,8 +140,8 @@ LogicalResult emitReduce(KernelEmitter &e) {
   openRowElements(e, view, t);
   e.line(update);
   e.close();
-  e.line("acc = gc_block_reduce(acc, " + op + ");");
-  e.line("if (threadIdx.x == 0) " + e.store(0, "row", result));
+  e.line("acc = " + e.rowReduce() + "(acc, " + op + ");");
+  e.line("if (" + e.rowThread() + " == 0) " + e.store(0, "row", result));
   e.close();
   return success();
 }
@@ -158,7 +158,9 @@ LogicalResult emitArgReduce(KernelEmitter &e) {
   std::string flags = std::string(largest ? "true" : "false") + ", " +
                       (last ? "true" : "false");
   ReductionView view = axisView(shape, *axis);
-  e.openRowLoop(view.rows, view.length);
+  // gc_block_arg combines through shared memory and a block barrier: one
+  // row per block, whatever rows_per_block says.
+  e.openRowLoop(view.rows, view.length, /*warpRows=*/false);
   e.rowBase(view, "row", "base");
   e.line(t + " best = " + (largest ? lowest(t) : highest(t)) + ";");
   e.line("long long bestIndex = -1;");
@@ -187,7 +189,8 @@ LogicalResult emitSoftmax(KernelEmitter &e) {
     return e.fail("input 0 must have a floating-point element type");
   std::string t = computeType(elementType);
   ReductionView view = axisView(shape, *axis);
-  e.openRowLoop(view.rows, view.length);
+  // Hardmax's gc_block_arg needs the whole block (see emitArgReduce).
+  e.openRowLoop(view.rows, view.length, /*warpRows=*/m != "hardmax");
   e.rowBase(view, "row", "base");
   if (m == "hardmax") {
     e.line(t + " best = " + lowest(t) + ";");
@@ -210,12 +213,12 @@ LogicalResult emitSoftmax(KernelEmitter &e) {
   openRowElements(e, view, t);
   e.line("peak = gc_max(peak, x);");
   e.close();
-  e.line("peak = gc_block_reduce(peak, gc_op_max());");
+  e.line("peak = " + e.rowReduce() + "(peak, gc_op_max());");
   e.line(t + " sum = " + literal(0, t) + ";");
   openRowElements(e, view, t);
   e.line("sum += gc_exp(x - peak);");
   e.close();
-  e.line("sum = gc_block_reduce(sum, gc_op_add());");
+  e.line("sum = " + e.rowReduce() + "(sum, gc_op_add());");
   if (m == "log_softmax")
     e.line("const " + t + " logSum = gc_log(sum);");
   openRowElements(e, view, t);

@@ -307,11 +307,42 @@ void KernelEmitter::openLinearLoop(int64_t n, StringRef var) {
        " += (long long)gridDim.x * blockDim.x) {");
 }
 
-void KernelEmitter::openRowLoop(int64_t rows, int64_t length) {
-  int64_t threads = std::clamp<int64_t>((length + 31) / 32 * 32, 32, blockSize);
-  setLaunch({std::clamp<int64_t>(rows, 1, kMaxGrid)}, {threads});
-  open("for (long long row = blockIdx.x; row < " + Twine(rows) +
-       "LL; row += gridDim.x) {");
+void KernelEmitter::openRowLoop(int64_t rows, int64_t length,
+                                bool warpRows) {
+  warpPerRow = warpRows && rowsPerBlock > 1;
+  if (!warpPerRow) {
+    int64_t threads =
+        std::clamp<int64_t>((length + 31) / 32 * 32, 32, blockSize);
+    setLaunch({std::clamp<int64_t>(rows, 1, kMaxGrid)}, {threads});
+    open("for (long long row = blockIdx.x; row < " + Twine(rows) +
+         "LL; row += gridDim.x) {");
+    return;
+  }
+  // Warp w of a block takes rows blockIdx.x * R + w, then every gridDim.x * R
+  // rows on; no barrier spans warps, so a warp past the last row just ends.
+  int64_t blocks = (rows + rowsPerBlock - 1) / rowsPerBlock;
+  setLaunch({std::clamp<int64_t>(blocks, 1, kMaxGrid)}, {32 * rowsPerBlock});
+  line("const int rowLane = threadIdx.x & 31;");
+  open("for (long long row = (long long)blockIdx.x * " + Twine(rowsPerBlock) +
+       " + (threadIdx.x >> 5); row < " + Twine(rows) +
+       "LL; row += (long long)gridDim.x * " + Twine(rowsPerBlock) + ") {");
+}
+
+std::string KernelEmitter::rowThread() const {
+  return warpPerRow ? "rowLane" : "threadIdx.x";
+}
+
+std::string KernelEmitter::rowThreads() const {
+  return warpPerRow ? "32" : "blockDim.x";
+}
+
+std::string KernelEmitter::rowReduce() const {
+  return warpPerRow ? "gc_warp_reduce" : "gc_block_reduce";
+}
+
+void KernelEmitter::openRowElementLoop(int64_t length, StringRef var) {
+  open("for (long long " + var + " = " + rowThread() + "; " + var + " < " +
+       Twine(length) + "LL; " + var + " += " + rowThreads() + ") {");
 }
 
 void KernelEmitter::rowBase(const ReductionView &view, StringRef row,

@@ -105,6 +105,10 @@ public:
   /// block is tile x tile threads).
   void setTileSize(int64_t tile) { tileSize = tile; }
   int64_t getTileSize() const { return tileSize; }
+  /// The schedule's `rows_per_block`: 1, one row per block (its threads
+  /// share the row), or more, one warp per row (the block size is then 32
+  /// times it; see openRowLoop).
+  void setRowsPerBlock(int64_t rows) { rowsPerBlock = rows; }
   /// The oldest SM the kernel is compiled for (kAnySm: the emulator, which
   /// has every feature): templates use tensor cores where it has them.
   void setLowestSm(int sm) { lowestSm = sm; }
@@ -208,9 +212,20 @@ public:
   // Launch shapes.
   /// A grid-stride loop of `i` over [0, n) with blockSize threads.
   void openLinearLoop(int64_t n, llvm::StringRef var = "i");
-  /// A loop of `row` over [0, rows), one block per row, with threads suited
-  /// to rows of `length` elements (a multiple of the warp size).
-  void openRowLoop(int64_t rows, int64_t length);
+  /// A loop of `row` over [0, rows): one block per row, with threads suited
+  /// to rows of `length` elements (a multiple of the warp size), or, with
+  /// rows_per_block > 1 and `warpRows` (the template combines a row with
+  /// rowReduce alone, no block-wide barrier), one warp per row. Inside it,
+  /// a row's threads are rowThread() of rowThreads().
+  void openRowLoop(int64_t rows, int64_t length, bool warpRows = true);
+  /// The current thread's index among its row's threads, and their count.
+  std::string rowThread() const;
+  std::string rowThreads() const;
+  /// The reduction of one value per row thread (every one receives the
+  /// result): "gc_block_reduce" or "gc_warp_reduce", called (value, op).
+  std::string rowReduce() const;
+  /// A loop of `var` over [0, length) by the row's threads.
+  void openRowElementLoop(int64_t length, llvm::StringRef var = "r");
   /// Threads of the current block, for strided loops inside a row.
   int64_t blockThreads() const { return block[0] * block[1] * block[2]; }
   void setLaunch(llvm::ArrayRef<int64_t> gridDims,
@@ -241,6 +256,9 @@ private:
   int64_t blockSize;
   int64_t elementsPerThread = 1;
   int64_t tileSize = 16;
+  int64_t rowsPerBlock = 1;
+  /// Whether the open row loop gives each row one warp.
+  bool warpPerRow = false;
   int lowestSm = 0;
   std::string includes;
   std::string mnemonic;

@@ -22,12 +22,15 @@ for e in entries:
     assert e["precision"] == "fp32" and e["schedule_revision"] == 1, e
     schedule = e["schedule"]
     if "block_size" in schedule:
-        assert set(schedule) == {"block_size", "elements_per_thread", "tile"}, e
-        knobs = (schedule["block_size"], schedule["elements_per_thread"], schedule["tile"])
-        assert knobs in [(64, 1, 16), (128, 1, 16), (256, 1, 16), (512, 1, 16),
-                         (1024, 1, 16), (256, 2, 16), (256, 4, 16), (256, 8, 16),
-                         (256, 1, 8), (256, 1, 32)], e
-        heuristic = knobs == (256, 1, 16)
+        assert set(schedule) == {"block_size", "elements_per_thread", "tile",
+                                 "rows_per_block"}, e
+        knobs = (schedule["block_size"], schedule["elements_per_thread"], schedule["tile"],
+                 schedule["rows_per_block"])
+        assert knobs in [(64, 1, 16, 1), (128, 1, 16, 1), (256, 1, 16, 1), (512, 1, 16, 1),
+                         (1024, 1, 16, 1), (256, 2, 16, 1), (256, 4, 16, 1),
+                         (256, 8, 16, 1), (256, 1, 8, 1), (256, 1, 32, 1),
+                         (64, 1, 16, 2), (128, 1, 16, 4), (256, 1, 16, 8)], e
+        heuristic = knobs == (256, 1, 16, 1)
     else:
         assert list(schedule) == ["algo_rank"] and schedule["algo_rank"] in range(5), e
         heuristic = schedule["algo_rank"] == 0
@@ -51,15 +54,17 @@ if len(sys.argv) > 4 and sys.argv[3] == "--inspect":
 if len(sys.argv) > 3:
     dump = open(sys.argv[3]).read()
     by_hash = {e["kernel"]: (e["schedule"]["block_size"],
-                             e["schedule"]["elements_per_thread"], e["schedule"]["tile"])
+                             e["schedule"]["elements_per_thread"], e["schedule"]["tile"],
+                             e["schedule"]["rows_per_block"])
                for e in entries if "block_size" in e["schedule"]}
     pattern = (r'exec\.kernel @\S+\s+\w+ attributes \{[^\n]*?hash = "([0-9a-f]{16})"'
                r'[^\n]*?schedule = \{block_size = (\d+) : i64, '
-               r'(?:elements_per_thread = (\d+) : i64, )?source = "(\w+)"'
+               r'(?:elements_per_thread = (\d+) : i64, )?'
+               r'(?:rows_per_block = (\d+) : i64, )?source = "(\w+)"'
                r'(?:, tile = (\d+) : i64)?\}')
     for m in re.finditer(pattern, dump):
-        h, block, source = m.group(1), int(m.group(2)), m.group(4)
-        knobs = (block, int(m.group(3) or 1), int(m.group(5) or 16))
+        h, block, source = m.group(1), int(m.group(2)), m.group(5)
+        knobs = (block, int(m.group(3) or 1), int(m.group(6) or 16), int(m.group(4) or 1))
         if h in by_hash:
             assert source == "tuned" and knobs == by_hash[h], (h, knobs, source)
             tuned += 1
