@@ -14,6 +14,7 @@
 #include "lib/Codegen/EmbeddedScalarHeader.inc"
 
 using namespace mlir;
+using namespace graphc::graph;
 using llvm::SmallVector;
 using llvm::StringRef;
 using llvm::Twine;
@@ -188,8 +189,10 @@ std::optional<std::string> unaryExpr(Operation *op, StringRef m, StringRef t,
   auto as = [&](const std::string &expr) {
     return "static_cast<" + t.str() + ">(" + expr + ")";
   };
-  auto attr = [&](StringRef name, double def) {
-    return literal(floatAttr(op, name, def), t);
+  // Attributes through the ODS accessors: each ONNX default is defined
+  // once, in the op's definition.
+  auto value = [&](const APFloat &v) {
+    return literal(v.convertToDouble(), t);
   };
   std::string one = c(1), zero = c(0);
   if (m == "abs")
@@ -201,20 +204,23 @@ std::optional<std::string> unaryExpr(Operation *op, StringRef m, StringRef t,
   if (m == "relu")
     return x + " > " + zero + " ? " + x + " : " + zero;
   if (m == "leaky_relu")
-    return x + " >= " + zero + " ? " + x + " : " + attr("alpha", 0.01) +
+    return x + " >= " + zero + " ? " + x + " : " + value(cast<LeakyReluOp>(op).getAlpha()) +
            " * " + x;
   if (m == "sigmoid")
     return one + " / (" + one + " + gc_exp(-" + x + "))";
   if (m == "silu")
     return x + " / (" + one + " + gc_exp(-" + x + "))";
-  if (m == "hard_sigmoid")
-    return "gc_max(" + zero + ", gc_min(" + one + ", " + attr("alpha", 0.2) +
-           " * " + x + " + " + attr("beta", 0.5) + "))";
+  if (m == "hard_sigmoid") {
+    auto hardSigmoid = cast<HardSigmoidOp>(op);
+    return "gc_max(" + zero + ", gc_min(" + one + ", " +
+           value(hardSigmoid.getAlpha()) + " * " + x + " + " +
+           value(hardSigmoid.getBeta()) + "))";
+  }
   if (m == "hard_swish")
     return x + " * gc_max(" + zero + ", gc_min(" + one + ", " + c(1.0 / 6.0) +
            " * " + x + " + " + c(0.5) + "))";
   if (m == "gelu") {
-    std::string approximate = strAttr(op, "approximate", "none");
+    StringRef approximate = cast<GeluOp>(op).getApproximate();
     if (approximate == "tanh")
       return c(0.5) + " * " + x + " * (" + one + " + gc_tanh(" +
              c(0.7978845608028654) + " * (" + x + " + " + c(0.044715) + " * " +
@@ -232,24 +238,29 @@ std::optional<std::string> unaryExpr(Operation *op, StringRef m, StringRef t,
   if (m == "softsign")
     return x + " / (" + one + " + gc_fabs(" + x + "))";
   if (m == "elu")
-    return x + " >= " + zero + " ? " + x + " : " + attr("alpha", 1.0) +
-           " * (gc_exp(" + x + ") - " + one + ")";
-  if (m == "selu")
-    return attr("gamma", 1.05070102214813232421875) + " * (" + x + " > " +
-           zero + " ? " + x + " : " +
-           attr("alpha", 1.67326319217681884765625) + " * (gc_exp(" + x +
-           ") - " + one + "))";
+    return x + " >= " + zero + " ? " + x + " : " +
+           value(cast<EluOp>(op).getAlpha()) + " * (gc_exp(" + x + ") - " +
+           one + ")";
+  if (m == "selu") {
+    auto selu = cast<SeluOp>(op);
+    return value(selu.getGamma()) + " * (" + x + " > " + zero + " ? " + x +
+           " : " + value(selu.getAlpha()) + " * (gc_exp(" + x + ") - " + one +
+           "))";
+  }
   if (m == "celu") {
-    std::string alpha = attr("alpha", 1.0);
+    std::string alpha = value(cast<CeluOp>(op).getAlpha());
     return "gc_max(" + zero + ", " + x + ") + gc_min(" + zero + ", " + alpha +
            " * (gc_exp(" + x + " / " + alpha + ") - " + one + "))";
   }
   if (m == "thresholded_relu")
-    return x + " > " + attr("alpha", 1.0) + " ? " + x + " : " + zero;
+    return x + " > " + value(cast<ThresholdedReluOp>(op).getAlpha()) + " ? " +
+           x + " : " + zero;
   if (m == "mish")
     return x + " * gc_tanh(" + softplus + ")";
   if (m == "shrink") {
-    std::string lambd = attr("lambd", 0.5), bias = attr("bias", 0.0);
+    auto shrink = cast<ShrinkOp>(op);
+    std::string lambd = value(shrink.getLambd()),
+                bias = value(shrink.getBias());
     return x + " < -" + lambd + " ? " + as(x + " + " + bias) + " : (" + x +
            " > " + lambd + " ? " + as(x + " - " + bias) + " : " + zero + ")";
   }
@@ -265,9 +276,10 @@ std::optional<std::string> unaryExpr(Operation *op, StringRef m, StringRef t,
     return "gc_isnan(" + x + ")";
   if (m == "is_inf") {
     std::string sides;
-    if (intAttr(op, "detect_positive", 1) != 0)
+    auto isInf = cast<IsInfOp>(op);
+    if (isInf.getDetectPositive() != 0)
       sides = x + " > " + zero;
-    if (intAttr(op, "detect_negative", 1) != 0)
+    if (isInf.getDetectNegative() != 0)
       sides += (sides.empty() ? "" : " || ") + x + " < " + zero;
     return sides.empty() ? "false" : "gc_isinf(" + x + ") && (" + sides + ")";
   }
@@ -324,14 +336,14 @@ FailureOr<std::string> binaryExpr(Operation *op, StringRef m,
            "), static_cast<long long>(" + b + "))";
   }
   if (m == "mod") {
-    if (intAttr(op, "fmod", 0) != 0)
+    if (cast<ModOp>(op).getFmod() != 0)
       return isFloat ? "gc_fmod(" + a + ", " + b + ")" : a + " % " + b;
     return "gc_pymod(" + a + ", " + b + ")";
   }
   if (m == "prelu")
     return a + " < " + literal(0, ta) + " ? " + a + " * " + b + " : " + a;
   if (m == "bit_shift") {
-    std::string direction = strAttr(op, "direction", "");
+    StringRef direction = cast<BitShiftOp>(op).getDirection();
     if (direction == "LEFT")
       return a + " << " + b;
     if (direction == "RIGHT")
