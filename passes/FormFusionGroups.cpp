@@ -1,7 +1,8 @@
 //===- FormFusionGroups.cpp - wrap graph ops into kernel.fusion -----------===//
 //
 // Pointwise ops (the graph dialect's Pointwise trait) join producer ->
-// consumer chains computed by one kernel; a conv, gemm or mat_mul takes in
+// consumer chains computed by one kernel, which reads a transposed input
+// through strides (the transpose joins it); a conv, gemm or mat_mul takes in
 // the pointwise ops consuming its result as its epilogue, and a mat_mul or
 // attention the data movement it alone reads through strides as its layout
 // prologue (graph::layoutPrologue: for a mat_mul transposes, for attention
@@ -271,6 +272,10 @@ partitionIntoGroups(ArrayRef<Operation *> ops) {
     // Ops the anchor reads through strides (graph::layoutPrologue): the
     // walk goes on below them only to more of them.
     llvm::SmallPtrSet<Operation *, 4> prologue;
+    // Transposes a pointwise group reads its inputs through: the kernel
+    // loads the transpose's input at permuted strides, so the walk stops
+    // there (their input is read from memory, never computed in the group).
+    llvm::SmallPtrSet<Operation *, 4> stridedReads;
     // The anchor's layout prologue, computed once per anchor: the walk asks
     // about every producer.
     Operation *layoutOf = nullptr;
@@ -320,6 +325,17 @@ partitionIntoGroups(ArrayRef<Operation *> ops) {
                  return source && graph::isEpilogueAnchor(source) &&
                         operand.hasOneUse();
                });
+      // A pointwise group without an anchor reads a transpose's input
+      // through strides instead of a copy kernel writing it transposed.
+      if (!anchor && isPointwise(root) && isa<graph::TransposeOp>(producer) &&
+          !isView(producer) &&
+          cast<RankedTensorType>(producer->getOperand(0).getType())
+              .hasStaticShape() &&
+          cast<RankedTensorType>(producer->getResult(0).getType())
+              .hasStaticShape()) {
+        stridedReads.insert(producer);
+        return true;
+      }
       // A member feeding the anchor would be computed inside the kernel
       // before it, where the anchor's template reads only kernel inputs.
       if (isPointwise(producer))
@@ -341,6 +357,8 @@ partitionIntoGroups(ArrayRef<Operation *> ops) {
          ++next) {
       // A layout prologue op reads a kernel input or another prologue op.
       bool fromPrologue = prologue.contains(members[next]);
+      if (stridedReads.contains(members[next]))
+        continue;
       // Only the reduction's data input is computed by the prologue.
       OperandRange operands = members[next]->getOperands();
       if (members[next] == reduction)
@@ -367,6 +385,7 @@ partitionIntoGroups(ArrayRef<Operation *> ops) {
           members.pop_back();
           inGroup.erase(producer);
           prologue.erase(producer);
+          stridedReads.erase(producer);
           anchor = anchorBefore;
         }
       }
@@ -436,10 +455,14 @@ static LogicalResult formFusionGroups(func::FuncOp main, bool fuse) {
     OpBuilder builder(root);
     // An epilogue fusion has the kind of its anchor, its first member after
     // any layout prologue; a prologue fusion that of its reduction, its root.
-    kernel::FusionKind kind =
-        classifyOp(graph::isPrologueReduction(root)
-                       ? root
-                       : graph::splitLayoutPrologue(members).second);
+    // A pointwise group's transposed inputs may come first: its kind is its
+    // root's.
+    Operation *kindOf = graph::isPrologueReduction(root)
+                            ? root
+                            : graph::splitLayoutPrologue(members).second;
+    if (isa<graph::TransposeOp>(kindOf) && isPointwise(root))
+      kindOf = root;
+    kernel::FusionKind kind = classifyOp(kindOf);
     std::string name = describeFusionOps(members) + "_" + std::to_string(counter++);
     kernel::FusionOp fusion = buildFusion(
         builder, loc, members, root->getResults(), inputs.getArrayRef(),

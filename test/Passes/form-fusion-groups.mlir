@@ -600,3 +600,26 @@ func.func @main(%x: tensor<2x8xf32>, %g: tensor<8xf32>, %h: tensor<8xf32>) -> te
   %2 = graph.softmax %1 : (tensor<2x8xf32>) -> tensor<2x8xf32>
   return %2 : tensor<2x8xf32>
 }
+
+// -----
+
+// A pointwise group reads a transposed input through strides: the transpose
+// joins the add (nn.MultiheadAttention's output transposed back to batch
+// first, then the residual add) and no copy kernel writes it. The walk
+// stops at the transpose: the relu computing its input is a fusion of its
+// own, whose result the group then reads transposed.
+// CHECK-LABEL: func @main
+func.func @main(%x: tensor<4x3x8xf32>, %r: tensor<3x4x8xf32>) -> tensor<3x4x8xf32> {
+  // CHECK: %[[RELU:.*]] = kernel.fusion "relu_0" pointwise(%arg0)
+  // CHECK: kernel.fusion "transpose_add_1" pointwise(%[[RELU]], %arg1)
+  // CHECK-NEXT: ^bb0(%[[IN:.*]]: tensor<4x3x8xf32>, %[[RES:.*]]: tensor<3x4x8xf32>):
+  // CHECK-NEXT: %[[T:.*]] = graph.transpose %[[IN]] {perm = array<i64: 1, 0, 2>}
+  // CHECK-NEXT: graph.add %[[T]], %[[RES]]
+  // UNFUSED: kernel.fusion "relu_0"
+  // UNFUSED: kernel.fusion "transpose_1" layout
+  // UNFUSED: kernel.fusion "add_2" pointwise
+  %p = graph.relu %x : (tensor<4x3x8xf32>) -> tensor<4x3x8xf32>
+  %t = graph.transpose %p {perm = array<i64: 1, 0, 2>} : (tensor<4x3x8xf32>) -> tensor<3x4x8xf32>
+  %y = graph.add %t, %r : (tensor<3x4x8xf32>, tensor<3x4x8xf32>) -> tensor<3x4x8xf32>
+  return %y : tensor<3x4x8xf32>
+}

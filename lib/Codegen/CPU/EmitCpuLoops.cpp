@@ -79,8 +79,18 @@ emitCpuPointwiseLoop(ArrayRef<Operation *> ops, ArrayRef<int64_t> shape,
   struct Load {
     Value value;
     std::string pointer;
+    /// Element strides over the loop's dims (0 along broadcast dims).
+    SmallVector<int64_t> strides;
   };
   SmallVector<Load> loads;
+  // Where `value`, not computed by `ops`, lies: its pointer.
+  auto pointerOf = [&](Value value) -> std::optional<std::string> {
+    if (auto buffer = buffers.find(value); buffer != buffers.end())
+      return buffer->second;
+    if (std::optional<unsigned> argument = exec::getKernelArgument(value))
+      return "args[" + std::to_string(*argument) + "]";
+    return std::nullopt;
+  };
   auto nameOf = [&](Value value) -> std::optional<std::string> {
     if (auto known = names.find(value); known != names.end())
       return known->second;
@@ -91,20 +101,41 @@ emitCpuPointwiseLoop(ArrayRef<Operation *> ops, ArrayRef<int64_t> shape,
       if (std::optional<std::string> text =
               splatLiteral(def, computeType(elementTypeOf(value))))
         return names[value] = *text;
-    std::string pointer;
-    if (auto buffer = buffers.find(value); buffer != buffers.end())
-      pointer = buffer->second;
-    else if (std::optional<unsigned> argument = exec::getKernelArgument(value))
-      pointer = "args[" + std::to_string(*argument) + "]";
-    else
+    std::optional<std::string> pointer = pointerOf(value);
+    if (!pointer)
       return std::nullopt;
     std::string name = "x" + std::to_string(loads.size());
-    loads.push_back({value, pointer});
+    loads.push_back({value, *pointer, broadcastStrides(shapeOf(value), shape)});
     return names[value] = name;
+  };
+  // A transpose of an input the ops do not compute is a load of that input
+  // at permuted strides (result dim j is input dim perm[j]).
+  auto nameTranspose = [&](graph::TransposeOp transpose) -> bool {
+    Value data = transpose.getData();
+    std::optional<std::string> pointer = pointerOf(data);
+    if (!pointer || llvm::is_contained(ops, data.getDefiningOp()) ||
+        !broadcastsToShape(transpose.getResult()))
+      return false;
+    SmallVector<int64_t> inStrides = contiguousStrides(shapeOf(data));
+    ArrayRef<int64_t> result = shapeOf(transpose.getResult());
+    SmallVector<int64_t> strides(shape.size(), 0);
+    size_t lead = shape.size() - result.size();
+    for (auto [j, from] :
+         llvm::enumerate(graph::transposePermutation(transpose)))
+      if (result[j] != 1)
+        strides[lead + j] = inStrides[from];
+    names[transpose.getResult()] = "x" + std::to_string(loads.size());
+    loads.push_back({transpose.getResult(), *pointer, std::move(strides)});
+    return true;
   };
 
   SmallVector<std::string> body;
   for (auto [k, op] : llvm::enumerate(ops)) {
+    if (auto transpose = dyn_cast<graph::TransposeOp>(op)) {
+      if (!nameTranspose(transpose))
+        return std::nullopt;
+      continue;
+    }
     if (!op->hasTrait<graph::OpTrait::Pointwise>() || op->getNumResults() != 1 ||
         !broadcastsToShape(op->getResult(0)) ||
         cxxType(elementTypeOf(op->getResult(0))).empty())
@@ -136,7 +167,7 @@ emitCpuPointwiseLoop(ArrayRef<Operation *> ops, ArrayRef<int64_t> shape,
   // contiguous, at the running linear index `i`.
   SmallVector<SmallVector<int64_t>> strides;
   for (const Load &load : loads)
-    strides.push_back(broadcastStrides(shapeOf(load.value), shape));
+    strides.push_back(load.strides);
   SmallVector<LoopDim> dims = loopDims(shape, strides);
   SmallVector<int64_t> outStrides(dims.size(), 1);
   for (int64_t d = int64_t(dims.size()) - 2; d >= 0; --d)

@@ -29,22 +29,37 @@ Type elementTypeOf(Value value) {
   return cast<ShapedType>(value.getType()).getElementType();
 }
 
+ArrayRef<int64_t> shapeOf(Value value) {
+  return cast<RankedTensorType>(value.getType()).getShape();
+}
+
+/// How a loop over an output reads one input: numpy broadcasting of a
+/// tensor of `shape`, or, when `strides` is set, at those element strides
+/// over the output's dims (a transposed input).
+struct LoopRead {
+  ArrayRef<int64_t> shape;
+  std::optional<SmallVector<int64_t>> strides;
+};
+
 /// Opens the loop over the result elements of shape `outShape` and returns,
-/// per input shape, the offset expression of the element it contributes
-/// (numpy broadcasting).
+/// per read, the offset expression of the element it contributes.
 SmallVector<std::string> openBroadcastLoop(KernelEmitter &e,
                                            ArrayRef<int64_t> outShape,
-                                           ArrayRef<ArrayRef<int64_t>> shapes) {
+                                           ArrayRef<LoopRead> reads) {
   e.openLinearLoop(numElements(outShape));
   SmallVector<std::string> offsets;
   bool needCoords = false;
-  for (ArrayRef<int64_t> shape : shapes) {
-    if (shape == outShape)
+  for (const LoopRead &read : reads) {
+    if (read.strides) {
+      offsets.push_back(offsetExpr("o", *read.strides));
+      needCoords = true;
+    } else if (read.shape == outShape) {
       offsets.push_back("i");
-    else if (numElements(shape) == 1)
+    } else if (numElements(read.shape) == 1) {
       offsets.push_back("0");
-    else {
-      offsets.push_back(offsetExpr("o", broadcastStrides(shape, outShape)));
+    } else {
+      offsets.push_back(
+          offsetExpr("o", broadcastStrides(read.shape, outShape)));
       needCoords = true;
     }
   }
@@ -66,15 +81,15 @@ FailureOr<std::string> pointwiseExpr(Operation *op,
 }
 
 LogicalResult emitPointwise(KernelEmitter &e) {
-  SmallVector<ArrayRef<int64_t>> shapes;
+  SmallVector<LoopRead> reads;
   SmallVector<unsigned> present;
   for (unsigned slot = 0; slot < e.numInputSlots(); ++slot)
     if (e.hasInput(slot)) {
       present.push_back(slot);
-      shapes.push_back(e.inputShape(slot));
+      reads.push_back({e.inputShape(slot), std::nullopt});
     }
   SmallVector<std::string> offsets =
-      openBroadcastLoop(e, e.resultShape(), shapes);
+      openBroadcastLoop(e, e.resultShape(), reads);
   SmallVector<std::string> names(e.numInputSlots());
   for (auto [slot, offset] : llvm::zip(present, offsets)) {
     names[slot] = "x" + std::to_string(slot);
@@ -101,16 +116,46 @@ LogicalResult emitPointwiseFusion(KernelEmitter &e, exec::KernelOp kernel) {
       return e.fail("the results of a pointwise fusion must have one shape");
 
   // Every value the loop reads from memory: the kernel inputs the body
-  // uses, and the constants too large to be literals (read through the
-  // input they were copied from).
+  // uses, the constants too large to be literals (read through the input
+  // they were copied from), and transposes of kernel inputs (read from the
+  // input at permuted strides), each at its offset in the output's
+  // coordinates.
   struct Load {
     Value value;
     unsigned argument;
+    /// Set for a transposed input (see LoopRead).
+    std::optional<SmallVector<int64_t>> strides;
   };
   SmallVector<Load> loads;
+  auto readAlone = [](Value value) {
+    return llvm::all_of(value.getUsers(), [](Operation *user) {
+      return isa<graph::TransposeOp>(user);
+    });
+  };
   for (BlockArgument arg : body.getArguments())
-    if (!arg.use_empty())
-      loads.push_back({arg, arg.getArgNumber()});
+    if (!arg.use_empty() && !readAlone(arg))
+      loads.push_back({arg, arg.getArgNumber(), std::nullopt});
+  for (Operation &op : body.without_terminator()) {
+    auto transpose = dyn_cast<graph::TransposeOp>(op);
+    if (!transpose)
+      continue;
+    std::optional<unsigned> argument =
+        exec::getKernelArgument(transpose.getData());
+    if (!argument)
+      return failOp(&op, "a pointwise fusion transposes kernel inputs only");
+    // Result dim j is input dim perm[j]; then numpy broadcasting to the
+    // output, as for any input.
+    SmallVector<int64_t> inStrides =
+        contiguousStrides(shapeOf(transpose.getData()));
+    ArrayRef<int64_t> shape = shapeOf(transpose.getResult());
+    SmallVector<int64_t> strides(outShape.size(), 0);
+    size_t lead = outShape.size() - shape.size();
+    for (auto [j, from] :
+         llvm::enumerate(graph::transposePermutation(transpose)))
+      if (shape[j] != 1)
+        strides[lead + j] = inStrides[from];
+    loads.push_back({transpose.getResult(), *argument, std::move(strides)});
+  }
   llvm::DenseMap<Value, std::string> names;
   for (Operation &op : body.without_terminator()) {
     if (!op.hasTrait<OpTrait::ConstantLike>())
@@ -125,13 +170,14 @@ LogicalResult emitPointwiseFusion(KernelEmitter &e, exec::KernelOp kernel) {
     if (!argument)
       return failOp(&op, "a constant in a pointwise fusion must be a splat "
                          "or stand for a kernel input");
-    loads.push_back({value, *argument});
+    if (!readAlone(value))
+      loads.push_back({value, *argument, std::nullopt});
   }
 
-  SmallVector<ArrayRef<int64_t>> shapes;
+  SmallVector<LoopRead> reads;
   for (const Load &load : loads)
-    shapes.push_back(cast<RankedTensorType>(load.value.getType()).getShape());
-  SmallVector<std::string> offsets = openBroadcastLoop(e, outShape, shapes);
+    reads.push_back({shapeOf(load.value), load.strides});
+  SmallVector<std::string> offsets = openBroadcastLoop(e, outShape, reads);
   for (auto [k, load] : llvm::enumerate(loads)) {
     std::string name = "x" + std::to_string(k);
     names[load.value] = name;
@@ -142,7 +188,7 @@ LogicalResult emitPointwiseFusion(KernelEmitter &e, exec::KernelOp kernel) {
 
   unsigned counter = 0;
   for (Operation &op : body.without_terminator()) {
-    if (op.hasTrait<OpTrait::ConstantLike>())
+    if (op.hasTrait<OpTrait::ConstantLike>() || isa<graph::TransposeOp>(op))
       continue;
     if (!op.hasTrait<graph::OpTrait::Pointwise>() || op.getNumResults() != 1)
       return failOp(&op, "a pointwise fusion holds pointwise ops only");
