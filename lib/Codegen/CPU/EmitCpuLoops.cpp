@@ -114,7 +114,8 @@ emitCpuPointwiseLoop(ArrayRef<Operation *> ops, ArrayRef<int64_t> shape,
     Value data = transpose.getData();
     std::optional<std::string> pointer = pointerOf(data);
     if (!pointer || llvm::is_contained(ops, data.getDefiningOp()) ||
-        !broadcastsToShape(transpose.getResult()))
+        !broadcastsToShape(transpose.getResult()) ||
+        cxxType(elementTypeOf(data)).empty())
       return false;
     SmallVector<int64_t> inStrides = contiguousStrides(shapeOf(data));
     ArrayRef<int64_t> result = shapeOf(transpose.getResult());
