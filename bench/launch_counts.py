@@ -5,7 +5,7 @@ with both torch.onnx exporters, and compiles it with graphc for the cuda
 target up to the exec stage (no NVRTC, no GPU needed). Per model and
 exporter: the ONNX nodes, the graph ops after the graph rewrites, the
 launches and copies of the run plan with fusion and without (--no-fusion:
-one kernel per op; a cuBLASLt call counts as one launch), the DRAM traffic the cost model estimates for both, the
+one kernel per op; a cuBLASLt or cuDNN call counts as one launch), the DRAM traffic the cost model estimates for both, the
 H100 roofline time of the fused plan, and the arena against the liveness
 lower bound (the most intermediate bytes live at once) and the sum of all
 intermediates.
@@ -14,10 +14,10 @@ intermediates.
         [--models resnet50,bert,gpt2] [--exporters torchscript,dynamo]
         [--batch 1] [--libraries auto|none] [--json out.json]
 
---libraries none measures fusion alone: every GEMM a generated kernel that
-takes in its whole epilogue. The default (auto) is what graphc compiles for
-cuda: GEMMs are cuBLASLt calls, and the epilogue ops cuBLASLt cannot fuse
-become kernels of their own.
+--libraries none measures fusion alone: every GEMM and convolution a
+generated kernel that takes in its whole epilogue. The default (auto) is what
+graphc compiles for cuda: GEMMs are cuBLASLt calls and convolutions cuDNN
+calls, and the epilogue ops a library cannot fuse become kernels of their own.
 
 bash scripts/setup-torch.sh installs torch, torchvision and transformers
 into .venv-torch (several GB; never part of the test command).
@@ -128,7 +128,9 @@ def main():
     parser.add_argument("--models", default=",".join(MODELS))
     parser.add_argument("--exporters", default="torchscript,dynamo")
     parser.add_argument("--batch", type=int, default=1)
-    parser.add_argument("--libraries", choices=["auto", "none"], default="auto")
+    parser.add_argument("--libraries", default="auto",
+                        help="graphc compile --libraries: auto, none, or a "
+                        "list of cublaslt and cudnn")
     parser.add_argument("--json")
     args = parser.parse_args()
     global LIBRARIES
@@ -159,7 +161,7 @@ def main():
                 print(json.dumps(row), file=sys.stderr)
 
     print("| model | exporter | input | ONNX nodes | graph ops | launches unfused "
-          "| launches | of which cuBLASLt | copies | distinct kernels | DRAM MiB unfused | DRAM MiB "
+          "| launches | of which library calls | copies | distinct kernels | DRAM MiB unfused | DRAM MiB "
           "| of which not weights, unfused | not weights | GFLOP | H100 roofline us "
           "| arena / liveness bound / all intermediates |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")

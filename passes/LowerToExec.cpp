@@ -2,6 +2,7 @@
 
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/HostEval.h"
+#include "passes/LibraryConv.h"
 #include "passes/LibraryGemm.h"
 #include "passes/Passes.h"
 #include "passes/Views.h"
@@ -51,29 +52,52 @@ static void inlineConstantInputs(kernel::FusionOp fusion,
   }
 }
 
+/// The kernel argument holding `value` (a block argument), -1 for none.
+static int64_t argumentOf(Value value) {
+  return value ? static_cast<int64_t>(cast<BlockArgument>(value).getArgNumber())
+               : int64_t(-1);
+}
+
 /// What library fusion `fusion` computes, its operands named by kernel
-/// argument; fails when the library cannot compute all of it.
-static FailureOr<exec::GemmAttr> describeLibraryCall(kernel::FusionOp fusion) {
+/// argument: a #exec.gemm (cuBLASLt) or a #exec.conv (cuDNN); fails when
+/// the library cannot compute all of it.
+static FailureOr<Attribute> describeLibraryCall(kernel::FusionOp fusion) {
   Block &body = fusion.getBody().front();
   SmallVector<Operation *> ops;
   for (Operation &op : body.without_terminator())
     ops.push_back(&op);
+  auto computesWhole = [&](ArrayRef<Operation *> covered, Operation *root) {
+    return covered.size() == ops.size() &&
+           body.getTerminator()->getNumOperands() == 1 &&
+           body.getTerminator()->getOperand(0) == root->getResult(0);
+  };
+  MLIRContext *context = fusion.getContext();
+  if (*fusion.getLibrary() == kernel::Library::cudnn) {
+    std::optional<LibraryConv> conv = matchLibraryConv(ops);
+    if (!conv || !computesWhole(conv->ops, conv->root))
+      return fusion.emitOpError("is a cudnn fusion but not a convolution "
+                                "the library computes whole");
+    auto array = [&](ArrayRef<int64_t> values) {
+      return DenseI64ArrayAttr::get(context, values);
+    };
+    return Attribute(exec::ConvAttr::get(
+        context, conv->n, conv->c, conv->k, conv->groups,
+        array(conv->inSize), array(conv->filterSize), array(conv->outSize),
+        array(conv->padsBegin), array(conv->padsEnd), array(conv->strides),
+        array(conv->dilations), conv->epilogue, argumentOf(conv->x),
+        argumentOf(conv->w), argumentOf(conv->bias), argumentOf(conv->z),
+        body.getNumArguments()));
+  }
   std::optional<LibraryGemm> gemm = matchLibraryGemm(ops);
-  if (!gemm || gemm->ops.size() != ops.size() ||
-      body.getTerminator()->getOperand(0) != gemm->root->getResult(0))
+  if (!gemm || !computesWhole(gemm->ops, gemm->root))
     return fusion.emitOpError("is a library fusion but not a GEMM the "
                               "library computes whole");
-  auto argument = [](Value value) -> int64_t {
-    return value ? static_cast<int64_t>(cast<BlockArgument>(value).getArgNumber())
-                 : int64_t(-1);
-  };
-  return exec::GemmAttr::get(
-      fusion.getContext(), gemm->transA, gemm->transB, gemm->m, gemm->n,
-      gemm->k, gemm->batch, gemm->lda, gemm->ldb, gemm->ldc, gemm->strideA,
+  return Attribute(exec::GemmAttr::get(
+      context, gemm->transA, gemm->transB, gemm->m, gemm->n, gemm->k,
+      gemm->batch, gemm->lda, gemm->ldb, gemm->ldc, gemm->strideA,
       gemm->strideB, gemm->strideC, APFloat(gemm->alpha), APFloat(gemm->beta),
-      gemm->epilogue,
-      argument(gemm->a), argument(gemm->b), argument(gemm->c),
-      argument(gemm->bias), body.getNumArguments());
+      gemm->epilogue, argumentOf(gemm->a), argumentOf(gemm->b),
+      argumentOf(gemm->c), argumentOf(gemm->bias), body.getNumArguments()));
 }
 
 namespace {
@@ -153,12 +177,12 @@ FailureOr<exec::SlotAttr> ExecTables::weightSlot(graph::ConstantOp constant,
 FailureOr<exec::KernelOp>
 ExecTables::kernelFor(kernel::FusionOp fusion, exec::PlanOp plan,
                       unsigned bucket) {
-  exec::GemmAttr gemm;
+  Attribute described;
   if (fusion.getLibrary()) {
-    FailureOr<exec::GemmAttr> described = describeLibraryCall(fusion);
-    if (failed(described))
+    FailureOr<Attribute> library = describeLibraryCall(fusion);
+    if (failed(library))
       return failure();
-    gemm = *described;
+    described = *library;
   }
   // The kernel: the fusion body with its small constant inputs inlined, so
   // that codegen sees constant axes, starts, pads or scales as constants.
@@ -172,14 +196,15 @@ ExecTables::kernelFor(kernel::FusionOp fusion, exec::PlanOp plan,
       kernelBuilder.getArrayAttr({}), /*grid=*/nullptr, /*block=*/nullptr,
       /*shared_bytes=*/nullptr, /*flops=*/nullptr, /*bytes_read=*/nullptr,
       /*bytes_written=*/nullptr, /*flop_type=*/nullptr,
-      fusion.getLibraryAttr(), gemm, /*unit=*/nullptr);
+      fusion.getLibraryAttr(), dyn_cast_or_null<exec::GemmAttr>(described),
+      /*unit=*/nullptr, dyn_cast_or_null<exec::ConvAttr>(described));
   IRMapping mapping;
   fusion.getBody().cloneInto(&kernelOp.getBody(), mapping);
   inlineConstantInputs(fusion, kernelOp);
   // A library call is another kernel than code generated for the same
   // body: its own hash keeps the two apart (sharing, tuning entries).
   std::string hash = computeFusionHash(kernelOp.getBody());
-  if (gemm)
+  if (described)
     hash = libraryKernelHash(hash);
   SmallVector<StringAttr> nodes;
   fusion.getBody().walk([&](Operation *inner) {

@@ -128,11 +128,19 @@ kernel::FusionOp buildFusion(mlir::OpBuilder &builder, mlir::Location loc,
 /// most four, so that the kernel name says what it computes.
 std::string describeFusionOps(llvm::ArrayRef<mlir::Operation *> ops);
 
-/// Hands the GEMM of every matmul fusion that a library computes to
-/// cuBLASLt, with `workspaceBytes` of arena scratch per call; see
+/// The vendor libraries graphc-select-library-calls may hand work to.
+struct LibrarySet {
+  bool cublaslt = true; ///< GEMMs
+  bool cudnn = true;    ///< convolutions
+};
+
+/// Hands the GEMM of every matmul fusion and the convolution of every conv
+/// fusion that a library in `libraries` computes to it (cuBLASLt, cuDNN),
+/// with `workspaceBytes` of arena scratch per call; see
 /// graphc-select-library-calls.
 mlir::LogicalResult selectLibraryCalls(mlir::ModuleOp module,
-                                       int64_t workspaceBytes);
+                                       int64_t workspaceBytes,
+                                       const LibrarySet &libraries);
 
 /// Assigns arena offsets to @main's intermediates.
 mlir::LogicalResult planMemory(mlir::ModuleOp module);

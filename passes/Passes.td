@@ -216,19 +216,26 @@ def FormFusionGroups : Pass<"graphc-form-fusion-groups", "mlir::ModuleOp"> {
 
 def SelectLibraryCalls : Pass<"graphc-select-library-calls",
                               "mlir::ModuleOp"> {
-  let summary = "hand the GEMMs of matmul fusions to cuBLASLt";
+  let summary = "hand GEMMs to cuBLASLt and convolutions to cuDNN";
   let description = [{
-    A matmul fusion whose mat_mul or gemm has f32 operands, transposes only
-    of its last two dims and batch dims that one stride per operand covers
-    gets `library = cublaslt`, with the longest epilogue the library fuses:
-    adds of a bias per column and of a same-shaped residual (beta * C), then
-    ReLU or the tanh GELU. The rest of the fusion's epilogue becomes a
-    fusion of its own that reads the library's result. The schedule of a
-    library fusion holds the arena `workspace_bytes` the call may use.
+    A matmul fusion whose mat_mul or gemm has f32, f16 or bf16 operands,
+    transposes only of its last two dims and batch dims that one stride per
+    operand covers gets `library = cublaslt`, with the longest epilogue the
+    library fuses: adds of a bias per column and of a same-shaped residual
+    (beta * C), then ReLU or the tanh GELU. A conv fusion whose static
+    graph.conv has f32, f16 or bf16 operands and 1 to 3 spatial dims gets
+    `library = cudnn`, with its bias, the add of a same-shaped residual and
+    a ReLU after it. The rest of the fusion's epilogue becomes a fusion of
+    its own that reads the library's result. The schedule of a library
+    fusion holds the arena `workspace_bytes` the call may use.
   }];
   let options = [
     Option<"workspaceBytes", "workspace-bytes", "int64_t", "33554432",
            "arena scratch per library call">,
+    Option<"cublaslt", "cublaslt", "bool", "true",
+           "hand GEMMs to cuBLASLt">,
+    Option<"cudnn", "cudnn", "bool", "true",
+           "hand convolutions to cuDNN">,
   ];
   let dependentDialects = ["::graphc::kernel::KernelDialect"];
 }

@@ -1,17 +1,20 @@
-//===- SelectLibraryCalls.cpp - hand GEMMs to cuBLASLt --------------------===//
+//===- SelectLibraryCalls.cpp - hand GEMMs and convolutions to libraries --===//
 //
 // A matmul fusion whose mat_mul or gemm a library GEMM computes (see
-// LibraryGemm.h) becomes a library fusion: the GEMM with the transposes and
-// epilogue the library fuses. What remains of its epilogue (ops cuBLASLt
-// cannot apply, such as the erf GELU or a head-split transpose) becomes a
-// fusion of its own, reading the library's result. Vendor GEMMs run on
-// tensor cores and tuned tiles that the generated matmul template does not
-// reach, so the round trip through memory that the split costs is the
-// smaller price.
+// LibraryGemm.h) becomes a cuBLASLt fusion: the GEMM with the transposes and
+// epilogue the library fuses. A conv fusion whose conv a library
+// convolution computes (see LibraryConv.h) becomes a cuDNN fusion: the conv
+// with its bias, residual add and ReLU. What remains of the epilogue (ops
+// the library cannot apply, such as the erf GELU, a SiLU or a head-split
+// transpose) becomes a fusion of its own, reading the library's result.
+// Vendor libraries run on tensor cores and tuned tiles that the generated
+// templates do not reach, so the round trip through memory that the split
+// costs is the smaller price.
 //
 //===----------------------------------------------------------------------===//
 
 #include "dialects/Graph/GraphOps.h"
+#include "passes/LibraryConv.h"
 #include "passes/LibraryGemm.h"
 #include "passes/Passes.h"
 
@@ -60,34 +63,58 @@ StringRef nameSuffix(StringRef name) {
   return underscore == StringRef::npos ? StringRef() : name.substr(underscore);
 }
 
-void selectLibraryCall(kernel::FusionOp fusion, int64_t workspaceBytes) {
+/// The ops of a fusion a library computes, `root` the last.
+struct Covered {
+  SmallVector<Operation *> ops;
+  Operation *root = nullptr;
+};
+
+/// What of `fusion` (its body's `ops`) the libraries in `libraries` compute,
+/// and which one; nullopt when none of them computes its anchor.
+std::optional<std::pair<Covered, kernel::Library>>
+matchLibrary(kernel::FusionOp fusion, ArrayRef<Operation *> ops,
+             const LibrarySet &libraries) {
+  if (fusion.getKind() == kernel::FusionKind::matmul && libraries.cublaslt)
+    if (std::optional<LibraryGemm> gemm = matchLibraryGemm(ops))
+      return std::pair(Covered{gemm->ops, gemm->root},
+                       kernel::Library::cublaslt);
+  if (fusion.getKind() == kernel::FusionKind::conv && libraries.cudnn)
+    if (std::optional<LibraryConv> conv = matchLibraryConv(ops))
+      return std::pair(Covered{conv->ops, conv->root},
+                       kernel::Library::cudnn);
+  return std::nullopt;
+}
+
+void selectLibraryCall(kernel::FusionOp fusion, int64_t workspaceBytes,
+                       const LibrarySet &libraries) {
   Block &body = fusion.getBody().front();
   SmallVector<Operation *> ops;
   for (Operation &op : body.without_terminator())
     ops.push_back(&op);
-  std::optional<LibraryGemm> gemm = matchLibraryGemm(ops);
-  if (!gemm)
+  auto matched = matchLibrary(fusion, ops, libraries);
+  if (!matched)
     return;
+  auto &[part, which] = *matched;
   MLIRContext *context = fusion.getContext();
   Builder b(context);
   DictionaryAttr schedule = b.getDictionaryAttr(
       {b.getNamedAttr("source", b.getStringAttr("heuristic")),
        b.getNamedAttr("workspace_bytes", b.getI64IntegerAttr(workspaceBytes))});
-  auto library = kernel::LibraryAttr::get(context, kernel::Library::cublaslt);
-  if (gemm->ops.size() == ops.size()) {
+  auto library = kernel::LibraryAttr::get(context, which);
+  if (part.ops.size() == ops.size()) {
     fusion.setScheduleAttr(schedule);
     fusion.setLibraryAttr(library);
     return;
   }
 
-  llvm::SmallPtrSet<Operation *, 16> covered(gemm->ops.begin(),
-                                             gemm->ops.end());
+  llvm::SmallPtrSet<Operation *, 16> covered(part.ops.begin(),
+                                             part.ops.end());
   SmallVector<Operation *> rest;
   for (Operation *op : ops)
     if (!covered.contains(op))
       rest.push_back(op);
   // Only D may leave the library call, and only to the rest of the fusion.
-  Value computed = gemm->root->getResult(0);
+  Value computed = part.root->getResult(0);
   auto leaksCovered = [&](Value value) {
     return value != computed && covered.contains(value.getDefiningOp());
   };
@@ -103,9 +130,8 @@ void selectLibraryCall(kernel::FusionOp fusion, int64_t workspaceBytes) {
     return fusion.getInputs()[cast<BlockArgument>(value).getArgNumber()];
   };
   kernel::FusionOp call = outline(
-      fusion, gemm->ops, gemm->root->getResults(), inputOf,
-      kernel::FusionKind::matmul,
-      describeFusionOps(gemm->ops) + suffix.str(), schedule, library);
+      fusion, part.ops, part.root->getResults(), inputOf, fusion.getKind(),
+      describeFusionOps(part.ops) + suffix.str(), schedule, library);
   // What remains is the pointwise tail of the epilogue, or a layout
   // epilogue (a transpose of the result).
   kernel::FusionKind restKind =
@@ -130,24 +156,28 @@ struct SelectLibraryCallsPass
     : impl::SelectLibraryCallsBase<SelectLibraryCallsPass> {
   using SelectLibraryCallsBase::SelectLibraryCallsBase;
   void runOnOperation() override {
-    if (failed(selectLibraryCalls(getOperation(), workspaceBytes)))
+    if (failed(selectLibraryCalls(getOperation(), workspaceBytes,
+                                  LibrarySet{cublaslt, cudnn})))
       signalPassFailure();
   }
 };
 
 } // namespace
 
-LogicalResult selectLibraryCalls(ModuleOp module, int64_t workspaceBytes) {
+LogicalResult selectLibraryCalls(ModuleOp module, int64_t workspaceBytes,
+                                 const LibrarySet &libraries) {
   if (workspaceBytes < 0)
     return module.emitError("library workspace of ")
            << workspaceBytes << " bytes";
   SmallVector<kernel::FusionOp> fusions;
   module.walk([&](kernel::FusionOp fusion) {
-    if (fusion.getKind() == kernel::FusionKind::matmul && !fusion.getLibrary())
+    if ((fusion.getKind() == kernel::FusionKind::matmul ||
+         fusion.getKind() == kernel::FusionKind::conv) &&
+        !fusion.getLibrary())
       fusions.push_back(fusion);
   });
   for (kernel::FusionOp fusion : fusions)
-    selectLibraryCall(fusion, workspaceBytes);
+    selectLibraryCall(fusion, workspaceBytes, libraries);
   return success();
 }
 

@@ -59,26 +59,87 @@ GemmAttr::verify(function_ref<InFlightDiagnostic()> emitError, bool transA,
   return success();
 }
 
+LogicalResult
+ConvAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t n,
+                 int64_t c, int64_t k, int64_t groups,
+                 DenseI64ArrayAttr inSize, DenseI64ArrayAttr filterSize,
+                 DenseI64ArrayAttr outSize, DenseI64ArrayAttr padsBegin,
+                 DenseI64ArrayAttr padsEnd, DenseI64ArrayAttr strides,
+                 DenseI64ArrayAttr dilations, GemmEpilogue epilogue,
+                 int64_t x, int64_t w, int64_t bias, int64_t z, int64_t y) {
+  if (n < 1 || c < 1 || k < 1 || groups < 1 || c % groups || k % groups)
+    return emitError() << "conv needs positive n, c and k, and groups "
+                          "dividing c and k";
+  size_t rank = inSize.size();
+  if (rank < 1 || rank > 3)
+    return emitError() << "conv needs 1 to 3 spatial dims, not " << rank;
+  for (DenseI64ArrayAttr dims :
+       {filterSize, outSize, padsBegin, padsEnd, strides, dilations})
+    if (dims.size() != rank)
+      return emitError() << "conv needs " << rank
+                         << " entries in each of its spatial arrays";
+  for (size_t i = 0; i < rank; ++i) {
+    if (inSize[i] < 1 || filterSize[i] < 1 || strides[i] < 1 ||
+        dilations[i] < 1 || padsBegin[i] < 0 || padsEnd[i] < 0)
+      return emitError() << "conv spatial dim " << i
+                         << " has a size, stride or dilation below 1, or "
+                            "a negative pad";
+    int64_t span = inSize[i] + padsBegin[i] + padsEnd[i] -
+                   dilations[i] * (filterSize[i] - 1) - 1;
+    if (span < 0 || span / strides[i] + 1 != outSize[i])
+      return emitError() << "conv spatial dim " << i << " of size "
+                         << inSize[i] << " gives " << outSize[i]
+                         << " outputs, not what its filter, pads, stride "
+                            "and dilation give";
+  }
+  if (epilogue == GemmEpilogue::gelu_tanh)
+    return emitError() << "conv epilogue must be none or relu";
+  if (x < 0 || w < 0 || y < 0 || bias < -1 || z < -1)
+    return emitError() << "conv needs X, W and Y arguments";
+  return success();
+}
+
 LogicalResult KernelOp::verify() {
-  if (getLibrary().has_value() != static_cast<bool>(getGemm()))
-    return emitOpError("sets library and gemm together or none");
-  if (getLibrary() && (getGrid() || getBlock() || getSharedBytes() ||
-                       getUnit()))
+  std::optional<kernel::Library> library = getLibrary();
+  if (library != (getGemm() ? std::optional(kernel::Library::cublaslt)
+                  : getConv() ? std::optional(kernel::Library::cudnn)
+                              : std::nullopt))
+    return emitOpError("sets library with what it computes: cublaslt with a "
+                       "gemm, cudnn with a conv, or none of them");
+  // A cuDNN convolution with an epilogue has code: the kernel finishing its
+  // epilogue when the library fuses none (see ConvAttr::hasEpilogue).
+  ConvAttr conv = getConvAttr();
+  bool launchable = !library || (conv && conv.hasEpilogue());
+  if (!launchable && (getGrid() || getBlock() || getSharedBytes() ||
+                      getUnit()))
     return emitOpError("is a library kernel and has no launch dimensions");
   if (getUnit() && *getUnit() > uint64_t(std::numeric_limits<int32_t>::max()))
     return emitOpError("unit must be in [0, 2^31)");
-  if (GemmAttr gemm = getGemmAttr()) {
-    Block &body = getBody().front();
-    int64_t numArgs = body.getNumArguments() +
-                      body.getTerminator()->getNumOperands();
-    for (int64_t index : {gemm.getA(), gemm.getB(), gemm.getC(),
-                          gemm.getBias(), gemm.getD()})
+  Block &body = getBody().front();
+  int64_t numArgs =
+      body.getNumArguments() + body.getTerminator()->getNumOperands();
+  auto checkArguments = [&](StringRef what, ArrayRef<int64_t> indices,
+                            int64_t output) -> LogicalResult {
+    for (int64_t index : indices)
       if (index >= numArgs)
-        return emitOpError("gemm names argument ")
-               << index << " of a kernel with " << numArgs;
-    if (gemm.getD() != static_cast<int64_t>(body.getNumArguments()))
-      return emitOpError("gemm must write the kernel's first output");
-  }
+        return emitOpError(what) << " names argument " << index
+                                 << " of a kernel with " << numArgs;
+    if (output != static_cast<int64_t>(body.getNumArguments()) ||
+        body.getTerminator()->getNumOperands() != 1)
+      return emitOpError(what) << " must write the kernel's one output";
+    return success();
+  };
+  if (GemmAttr gemm = getGemmAttr())
+    if (failed(checkArguments("gemm",
+                              {gemm.getA(), gemm.getB(), gemm.getC(),
+                               gemm.getBias(), gemm.getD()},
+                              gemm.getD())))
+      return failure();
+  if (conv && failed(checkArguments("conv",
+                                    {conv.getX(), conv.getW(), conv.getBias(),
+                                     conv.getZ(), conv.getY()},
+                                    conv.getY())))
+    return failure();
   if (!getGrid() && !getBlock() && !getSharedBytes())
     return success();
   if (!getGrid() || !getBlock() || !getSharedBytes())
@@ -111,6 +172,13 @@ Operation *graphc::exec::getComputeOp(KernelOp kernel) {
     compute = &op;
   }
   return compute;
+}
+
+bool graphc::exec::hasDeviceCode(KernelOp kernel) {
+  if (!kernel.getLibrary())
+    return true;
+  ConvAttr conv = kernel.getConvAttr();
+  return conv && conv.hasEpilogue();
 }
 
 std::optional<unsigned> graphc::exec::getKernelArgument(Value value) {

@@ -24,6 +24,11 @@ int64_t slotBytes(mlir::Type tensorType);
 /// terminator, or null when there is not exactly one.
 mlir::Operation *getComputeOp(KernelOp kernel);
 
+/// Whether the cuda target generates code for `kernel`: every kernel no
+/// library computes, and a cuDNN convolution with an epilogue, whose code
+/// finishes that epilogue when the library fuses none (ConvAttr::hasEpilogue).
+bool hasDeviceCode(KernelOp kernel);
+
 /// On a constant copied into a kernel body: the index of the kernel input
 /// (block argument) it stands for, which the launch still passes.
 inline constexpr llvm::StringLiteral kArgumentAttr = "exec.argument";

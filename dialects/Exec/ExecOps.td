@@ -127,6 +127,43 @@ def Exec_GemmAttr : AttrDef<Exec_Dialect, "Gemm"> {
   let genVerifyDecl = 1;
 }
 
+def Exec_ConvAttr : AttrDef<Exec_Dialect, "Conv"> {
+  let mnemonic = "conv";
+  let summary = "a grouped NC[D]HW convolution, as a library step computes it";
+  let description = [{
+    `Y = epilogue(conv(X, W) + bias + Z)`: X is [n, c, in_size...], W
+    [k, c / groups, filter_size...], Y and Z [n, k, out_size...] and the
+    bias [k], all dense. `pads_begin` and `pads_end` are the zeros before
+    and after each spatial dim of X; `strides` and `dilations` one per
+    spatial dim (1 to 3 of them). `x`, `w`, `bias`, `z` and `y` index the
+    kernel's arguments (inputs, then its output; -1: absent). The runtime's
+    graphc_conv_desc has the same meaning.
+  }];
+  let parameters = (ins "int64_t":$n, "int64_t":$c, "int64_t":$k,
+                        "int64_t":$groups,
+                        "::mlir::DenseI64ArrayAttr":$in_size,
+                        "::mlir::DenseI64ArrayAttr":$filter_size,
+                        "::mlir::DenseI64ArrayAttr":$out_size,
+                        "::mlir::DenseI64ArrayAttr":$pads_begin,
+                        "::mlir::DenseI64ArrayAttr":$pads_end,
+                        "::mlir::DenseI64ArrayAttr":$strides,
+                        "::mlir::DenseI64ArrayAttr":$dilations,
+                        EnumParameter<Exec_GemmEpilogue>:$epilogue,
+                        "int64_t":$x, "int64_t":$w, "int64_t":$bias,
+                        "int64_t":$z, "int64_t":$y);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Whether the library adds a bias or Z or applies an activation after
+    /// the convolution: what a generated epilogue kernel finishes in place
+    /// when the library fuses none of it.
+    bool hasEpilogue() const {
+      return getBias() >= 0 || getZ() >= 0 ||
+             getEpilogue() != GemmEpilogue::none;
+    }
+  }];
+}
+
 class Exec_Op<string mnemonic, list<Trait> traits = []>
     : Op<Exec_Dialect, mnemonic, traits>;
 
@@ -152,8 +189,12 @@ def Exec_KernelOp : Exec_Op<"kernel", [Symbol, IsolatedFromAbove,
     in, which picks the peak a roofline divides by).
 
     A kernel with a `library` is computed by that vendor library: `gemm`
-    says what it computes, it is reached by exec.library_call steps, and
-    codegen generates no code (nor launch) for it.
+    (cuBLASLt) or `conv` (cuDNN) says what it computes, and it is reached
+    by exec.library_call steps. Codegen generates no code for it, but for a
+    cuda `conv` with an epilogue (bias, Z or an activation): a kernel of the
+    same name and arguments that finishes Y in place, which the runtime
+    launches (with this kernel's launch dimensions) after the convolution
+    alone where the library fuses no engine for the whole of it.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        Exec_FusionKindAttr:$kind,
@@ -168,7 +209,8 @@ def Exec_KernelOp : Exec_Op<"kernel", [Symbol, IsolatedFromAbove,
                        OptionalAttr<TypeAttr>:$flop_type,
                        OptionalAttr<Exec_LibraryAttr>:$library,
                        OptionalAttr<Exec_GemmAttr>:$gemm,
-                       OptionalAttr<I64Attr>:$unit);
+                       OptionalAttr<I64Attr>:$unit,
+                       OptionalAttr<Exec_ConvAttr>:$conv);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name $kind attr-dict-with-keyword $body";
   let hasVerifier = 1;
@@ -251,7 +293,7 @@ def Exec_LibraryCallOp : Exec_Op<"library_call", [HasParent<"PlanOp">,
   let description = [{
     Like exec.launch, `args` holds one slot per input of the kernel, then
     one per output; the kernel must have a `library`, whose call reads its
-    `gemm`. `workspace` is the arena scratch the library may use during the
+    `gemm` or `conv`. `workspace` is the arena scratch the library may use during the
     call (`#exec.slot<none, 0, 0, 0>` when it gets none).
   }];
   let arguments = (ins FlatSymbolRefAttr:$kernel,

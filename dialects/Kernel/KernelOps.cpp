@@ -45,11 +45,16 @@ LogicalResult FusionOp::verify() {
     return emitOpError("yields ")
            << yield.getValues().getTypes() << " but returns "
            << getResultTypes();
-  // Only GEMMs are left to libraries so far.
-  if (getLibrary() && getKind() != FusionKind::matmul)
-    return emitOpError("computes a ")
-           << stringifyFusionKind(getKind())
-           << " fusion with a library: only matmul fusions have one";
+  // cuBLASLt computes matmul fusions, cuDNN conv fusions.
+  if (std::optional<Library> library = getLibrary()) {
+    FusionKind expected = *library == Library::cudnn ? FusionKind::conv
+                                                     : FusionKind::matmul;
+    if (getKind() != expected)
+      return emitOpError("computes a ")
+             << stringifyFusionKind(getKind()) << " fusion with "
+             << stringifyLibrary(*library) << ", which computes only "
+             << stringifyFusionKind(expected) << " fusions";
+  }
   if (getHash().size() != 16 ||
       !llvm::all_of(getHash(), [](char c) { return llvm::isHexDigit(c); }))
     return emitOpError("hash must be 16 hex digits");

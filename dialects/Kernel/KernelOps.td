@@ -44,6 +44,7 @@ def Kernel_FusionKindAttr : EnumAttr<Kernel_Dialect, Kernel_FusionKind, "kind">;
 
 def Kernel_Library : I32EnumAttr<"Library", "vendor library computing a fusion", [
     I32EnumAttrCase<"cublaslt", 1>,
+    I32EnumAttrCase<"cudnn", 2>,
   ]> {
   let cppNamespace = "::graphc::kernel";
   let genSpecializedAttr = 0;

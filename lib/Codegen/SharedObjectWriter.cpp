@@ -91,6 +91,35 @@ int64_t algoRank(exec::KernelOp kernel) {
   return 0;
 }
 
+/// "{1LL, 2LL, 0LL}": `values` padded with zeros to the spatial dims of a
+/// graphc_conv_desc.
+std::string spatialArray(ArrayRef<int64_t> values) {
+  std::string text = "{";
+  for (int i = 0; i < GRAPHC_MAX_CONV_SPATIAL_DIMS; ++i)
+    text += (i ? ", " : "") +
+            std::to_string(i < int(values.size()) ? values[i] : 0) + "LL";
+  return text + "}";
+}
+
+/// "{256u, 1u, 1u}": launch dims of a graphc_conv_desc.
+std::string launchArray(std::optional<ArrayRef<int64_t>> dims) {
+  std::string text = "{";
+  for (int i = 0; i < 3; ++i)
+    text += (i ? ", " : "") +
+            std::to_string(dims && i < int(dims->size()) ? (*dims)[i] : 0) +
+            "u";
+  return text + "}";
+}
+
+/// GRAPHC_LIBRARY_* of a kernel.
+const char *libraryEnum(exec::KernelOp kernel) {
+  if (!kernel.getLibrary())
+    return "GRAPHC_LIBRARY_NONE";
+  return *kernel.getLibrary() == kernel::Library::cudnn
+             ? "GRAPHC_LIBRARY_CUDNN"
+             : "GRAPHC_LIBRARY_CUBLASLT";
+}
+
 /// Everything the descriptor is made of, gathered from the exec module.
 struct ModelParts {
   SmallVector<exec::IOOp> inputs, outputs;
@@ -292,11 +321,42 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
          << gemm.getD() + 1 << ", " << algoRank(kernel) << ", "
          << int(options.tf32Gemms && libraryDtype(kernel) == GC_DTYPE_F32)
          << "};\n";
+  for (auto [i, kernel] : enumerate(parts.kernels)) {
+    exec::ConvAttr conv = kernel.getConvAttr();
+    if (!conv)
+      continue;
+    // On cuda, codegen gave the kernel finishing the epilogue its launch.
+    bool epilogueKernel = options.cudaTarget && exec::hasDeviceCode(kernel);
+    os << "static const graphc_conv_desc kConv" << i << " = {"
+       << conv.getInSize().size() << ", " << conv.getN() << "LL, "
+       << conv.getC() << "LL, " << conv.getK() << "LL, " << conv.getGroups()
+       << "LL, " << spatialArray(conv.getInSize().asArrayRef()) << ", "
+       << spatialArray(conv.getFilterSize().asArrayRef()) << ", "
+       << spatialArray(conv.getOutSize().asArrayRef()) << ", "
+       << spatialArray(conv.getPadsBegin().asArrayRef()) << ", "
+       << spatialArray(conv.getPadsEnd().asArrayRef()) << ", "
+       << spatialArray(conv.getStrides().asArrayRef()) << ", "
+       << spatialArray(conv.getDilations().asArrayRef()) << ", "
+       << gemmEpilogue(conv.getEpilogue()) << ", "
+       // Products and the epilogue compute in f32 whatever the type.
+       << libraryDtype(kernel) << ", " << GC_DTYPE_F32 << ", "
+       << int(options.tf32Gemms && libraryDtype(kernel) == GC_DTYPE_F32)
+       << ", " << conv.getX() << ", " << conv.getW() << ", "
+       << conv.getBias() << ", " << conv.getZ() << ", " << conv.getY()
+       << ", "
+       // The workspace follows the kernel's arguments.
+       << conv.getY() + 1 << ", " << algoRank(kernel) << ", "
+       << int(epilogueKernel) << ", "
+       << launchArray(epilogueKernel ? kernel.getGrid() : std::nullopt)
+       << ", "
+       << launchArray(epilogueKernel ? kernel.getBlock() : std::nullopt)
+       << "};\n";
+  }
   llvm::StringMap<unsigned> kernelIndex;
   os << "static const graphc_kernel_desc kKernels[] = {\n";
   for (auto [i, kernel] : enumerate(parts.kernels)) {
     kernelIndex[kernel.getSymName()] = i;
-    if (options.cudaTarget && !kernel.getGrid() && !kernel.getLibrary())
+    if (options.cudaTarget && !kernel.getGrid() && exec::hasDeviceCode(kernel))
       return kernel.emitOpError("has no launch: cuda codegen sets it");
     std::string nodes;
     for (auto [j, node] : enumerate(kernel.getOnnxNodes()))
@@ -311,20 +371,21 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
        << kernel.getBytesWritten().value_or(0) << "ull, "
        << (kernel.getFlopType() ? graph::toHostDtype(*kernel.getFlopType()) : 0)
        << ", "
-       << (kernel.getLibrary() ? "GRAPHC_LIBRARY_CUBLASLT"
-                               : "GRAPHC_LIBRARY_NONE")
-       << ", "
+       << libraryEnum(kernel) << ", "
        << (kernel.getGemm() ? "&kGemm" + std::to_string(i)
                             : std::string("nullptr"))
        << ", "
        << (options.cudaTarget && kernel.getUnit()
                ? static_cast<int64_t>(*kernel.getUnit())
                : int64_t(-1))
+       << ", "
+       << (kernel.getConv() ? "&kConv" + std::to_string(i)
+                            : std::string("nullptr"))
        << "},\n";
   }
   if (parts.kernels.empty())
     os << "  {nullptr, nullptr, nullptr, 0, nullptr, 0, 0, 0, 0, 0, "
-          "nullptr, -1},\n";
+          "nullptr, -1, nullptr},\n";
   os << "};\n";
 
   // Plans. The arguments of all of a plan's steps are one array that each

@@ -153,10 +153,11 @@ splitIntoUnits(ArrayRef<exec::KernelOp> kernels) {
 llvm::Error generateCuda(ModuleOp module, const CompileOptions &options,
                          bool singleUnit, std::string &source,
                          std::vector<std::string> &unitSources) {
-  // Library kernels have no code: the runtime calls the library.
+  // Library kernels have no code, the runtime calls the library, but for
+  // the kernels finishing a convolution's epilogue where cuDNN fuses none.
   SmallVector<exec::KernelOp> kernels;
   for (auto kernel : module.getOps<exec::KernelOp>())
-    if (!kernel.getLibrary())
+    if (exec::hasDeviceCode(kernel))
       kernels.push_back(kernel);
   int64_t total = kernels.size();
   int64_t done = 0;
@@ -212,7 +213,8 @@ llvm::Error generateCuda(ModuleOp module, const CompileOptions &options,
 
 /// What was written: what memory planning saved, what the artifact holds.
 struct CompileSummary {
-  int64_t kernels = 0, libraryKernels = 0, steps = 0, plans = 0,
+  int64_t kernels = 0, cublasLtKernels = 0, cudnnKernels = 0, steps = 0,
+          plans = 0,
           weightBytes = 0, arenaBytes = 0, intermediateBytes = 0,
           workspaceBytes = 0;
 };
@@ -222,7 +224,8 @@ CompileSummary summarize(ModuleOp module) {
   for (Operation &op : module.getBody()->getOperations()) {
     if (auto kernel = dyn_cast<exec::KernelOp>(op)) {
       ++summary.kernels;
-      summary.libraryKernels += kernel.getLibrary().has_value();
+      summary.cublasLtKernels += kernel.getGemm().has_value();
+      summary.cudnnKernels += kernel.getConv().has_value();
     }
     if (auto weight = dyn_cast<exec::WeightOp>(op)) {
       summary.weightBytes = std::max<int64_t>(
@@ -265,14 +268,24 @@ std::string targetReason(const CompileOptions &options) {
              : "the default target; --target cuda builds for NVIDIA GPUs";
 }
 
+/// " (12 cuBLASLt, 4 cuDNN)": the library kernels, or nothing.
+std::string describeLibraryKernels(const CompileSummary &summary) {
+  std::string text;
+  for (auto [count, library] :
+       {std::pair(summary.cublasLtKernels, "cuBLASLt"),
+        std::pair(summary.cudnnKernels, "cuDNN")})
+    if (count)
+      text += (text.empty() ? " (" : ", ") + std::to_string(count) + " " +
+              library;
+  return text.empty() ? text : text + ")";
+}
+
 void printSummary(const CompileSummary &summary, const CompileOptions &options,
                   llvm::raw_ostream &out) {
   out << "wrote " << options.outputPath << " (" << describeTarget(options)
       << (options.targetIsDefault ? ": " + targetReason(options) : "")
       << "): " << summary.kernels << " kernels"
-      << (summary.libraryKernels
-              ? " (" + std::to_string(summary.libraryKernels) + " cuBLASLt)"
-              : std::string())
+      << describeLibraryKernels(summary)
       << ", " << summary.steps << " steps"
       << (summary.plans > 1 ? " in " + std::to_string(summary.plans) +
                                   " bucket plans"
@@ -281,7 +294,7 @@ void printSummary(const CompileSummary &summary, const CompileOptions &options,
       << " (intermediates " << formatBytes(summary.intermediateBytes)
       << " without reuse"
       << (summary.workspaceBytes
-              ? ", cuBLASLt workspace " + formatBytes(summary.workspaceBytes)
+              ? ", library workspace " + formatBytes(summary.workspaceBytes)
               : std::string())
       << "), weights " << formatBytes(summary.weightBytes)
       << (options.weightsSideFile ? " in " + options.outputPath + ".weights"
@@ -454,7 +467,9 @@ ProgressFields summaryFields(const CompileSummary &summary,
       {"target_source", options.targetIsDefault ? "default" : "flag"},
       {"sms", std::move(sms)},
       {"kernels", summary.kernels},
-      {"library_kernels", summary.libraryKernels},
+      {"library_kernels", summary.cublasLtKernels + summary.cudnnKernels},
+      {"cublaslt_kernels", summary.cublasLtKernels},
+      {"cudnn_kernels", summary.cudnnKernels},
       {"steps", summary.steps},
       {"plans", summary.plans},
       {"arena_bytes", summary.arenaBytes},
@@ -672,10 +687,13 @@ llvm::Error compileModel(const CompileOptions &options,
     return e;
   if (failed(formFusionGroups(module, /*fuse=*/!options.noFusion)))
     return diagnostics.takeError("fusion failed");
-  if (usesLibraries(options) &&
-      failed(selectLibraryCalls(module, options.target == Target::cuda
-                                            ? kLibraryWorkspaceBytes
-                                            : 0)))
+  LibrarySet libraries{usesCublasLt(options), usesCudnn(options)};
+  if ((libraries.cublaslt || libraries.cudnn) &&
+      failed(selectLibraryCalls(module,
+                                options.target == Target::cuda
+                                    ? kLibraryWorkspaceBytes
+                                    : 0,
+                                libraries)))
     return diagnostics.takeError("selecting library calls failed");
   if (failed(verify(module)))
     return diagnostics.takeError("fused IR does not verify");
@@ -742,7 +760,7 @@ llvm::Error compileModel(const CompileOptions &options,
       stage("emulation_compile");
       std::vector<std::string> kernels;
       for (auto kernel : module.getOps<exec::KernelOp>())
-        if (!kernel.getLibrary())
+        if (exec::hasDeviceCode(kernel))
           kernels.push_back(kernel.getSymName().str());
       auto image = codegen::compileCudaEmulationModule(
           cudaUnits.front(), kernels, options.keepDir, cache.get());

@@ -33,11 +33,13 @@ enum class EmitStage {
   source, ///< the generated C++ (cpu) or CUDA (cuda) source
 };
 
-/// Which GEMMs are left to vendor libraries (--libraries).
-enum class Libraries {
-  automatic, ///< cuBLASLt on the cuda target, none on cpu
-  none,      ///< every GEMM is a generated kernel
-  cublaslt,  ///< cuBLASLt (on cpu: the runtime's reference GEMM)
+/// Which work is left to vendor libraries (--libraries).
+struct Libraries {
+  /// Every library on the cuda target and none on cpu; otherwise those
+  /// named below (on cpu, the runtime's reference kernels stand in).
+  bool automatic = true;
+  bool cublaslt = false; ///< GEMMs on cuBLASLt
+  bool cudnn = false;    ///< convolutions on cuDNN
 };
 
 /// Everything `graphc compile` takes.
@@ -70,7 +72,7 @@ struct CompileOptions {
   /// false runs every op of a fusion through its host kernel, the reference,
   /// to A/B the loops or to bisect a wrong result.
   bool cpuLoops = true;
-  Libraries libraries = Libraries::automatic;
+  Libraries libraries;
   /// --precision: what float32 tensors become (see ConvertPrecision), and
   /// the precision tuning entries are looked up by.
   Precision precision = Precision::fp32;
@@ -119,15 +121,21 @@ struct CompileOptions {
 constexpr uint64_t kDefaultMaxTensorBytesCpu = uint64_t(16) << 30;
 constexpr uint64_t kDefaultMaxTensorBytesCuda = uint64_t(80) << 30;
 
-/// Arena scratch per cuBLASLt call: what its split-K and stream-K
-/// algorithms on Hopper may ask for.
+/// Arena scratch per library call: what cuBLASLt's split-K and stream-K
+/// algorithms on Hopper may ask for, and what cuDNN's implicit-GEMM
+/// convolution engines need for all but the largest layers.
 constexpr int64_t kLibraryWorkspaceBytes = int64_t(32) << 20;
 
-/// Whether `options` hands GEMMs to a library.
-inline bool usesLibraries(const CompileOptions &options) {
-  return options.libraries == Libraries::cublaslt ||
-         (options.libraries == Libraries::automatic &&
-          options.target == Target::cuda);
+/// Whether `options` hands GEMMs to cuBLASLt.
+inline bool usesCublasLt(const CompileOptions &options) {
+  return options.libraries.automatic ? options.target == Target::cuda
+                                     : options.libraries.cublaslt;
+}
+
+/// Whether `options` hands convolutions to cuDNN.
+inline bool usesCudnn(const CompileOptions &options) {
+  return options.libraries.automatic ? options.target == Target::cuda
+                                     : options.libraries.cudnn;
 }
 
 /// The CUDA major version the cuda target's kernels are compiled with (that

@@ -167,6 +167,7 @@ private:
   void readRelocations(const Elf64_Shdr &section);
   ArtifactTensor readTensor(uint64_t vaddr, const std::string &what);
   ArtifactGemm readGemm(uint64_t vaddr, const std::string &what);
+  ArtifactConv readConv(uint64_t vaddr, const std::string &what);
   ArtifactPlan readPlan(uint64_t vaddr, const ArtifactView &view,
                         const std::string &what);
 
@@ -350,6 +351,70 @@ ArtifactGemm Reader::readGemm(uint64_t vaddr, const std::string &what) {
   return gemm;
 }
 
+ArtifactConv Reader::readConv(uint64_t vaddr, const std::string &what) {
+  std::string record = what + "'s convolution";
+  const char *w = record.c_str();
+  fileOffsetOf(vaddr, sizeof(graphc_conv_desc), w);
+  charge(sizeof(graphc_conv_desc), w);
+  ArtifactConv conv;
+#define GRAPHC_CONV_FIELD(member, field)                                       \
+  conv.member = loaded<decltype(conv.member)>(                                 \
+      vaddr + offsetof(graphc_conv_desc, field), w)
+  GRAPHC_CONV_FIELD(spatialDims, spatial_dims);
+  GRAPHC_CONV_FIELD(n, n);
+  GRAPHC_CONV_FIELD(c, c);
+  GRAPHC_CONV_FIELD(k, k);
+  GRAPHC_CONV_FIELD(groups, groups);
+  GRAPHC_CONV_FIELD(epilogue, epilogue);
+  GRAPHC_CONV_FIELD(dtype, dtype);
+  GRAPHC_CONV_FIELD(computeDtype, compute_dtype);
+  GRAPHC_CONV_FIELD(tf32, tf32);
+  GRAPHC_CONV_FIELD(xArg, x_arg);
+  GRAPHC_CONV_FIELD(wArg, w_arg);
+  GRAPHC_CONV_FIELD(biasArg, bias_arg);
+  GRAPHC_CONV_FIELD(zArg, z_arg);
+  GRAPHC_CONV_FIELD(yArg, y_arg);
+  GRAPHC_CONV_FIELD(workspaceArg, workspace_arg);
+  GRAPHC_CONV_FIELD(engineRank, engine_rank);
+#undef GRAPHC_CONV_FIELD
+  if (conv.spatialDims < 1 || conv.spatialDims > GRAPHC_MAX_CONV_SPATIAL_DIMS)
+    malformed(record + " has " + std::to_string(conv.spatialDims) +
+              " spatial dims");
+  const struct {
+    std::vector<int64_t> *values;
+    size_t offset;
+  } arrays[] = {{&conv.inSize, offsetof(graphc_conv_desc, in_size)},
+                {&conv.filterSize, offsetof(graphc_conv_desc, filter_size)},
+                {&conv.outSize, offsetof(graphc_conv_desc, out_size)},
+                {&conv.padsBegin, offsetof(graphc_conv_desc, pads_begin)},
+                {&conv.padsEnd, offsetof(graphc_conv_desc, pads_end)},
+                {&conv.strides, offsetof(graphc_conv_desc, strides)},
+                {&conv.dilations, offsetof(graphc_conv_desc, dilations)}};
+  for (const auto &array : arrays)
+    for (int32_t i = 0; i < conv.spatialDims; ++i)
+      array.values->push_back(
+          loaded<int64_t>(vaddr + array.offset + 8 * uint64_t(i), w));
+  int32_t hasEpilogueKernel = loaded<int32_t>(
+      vaddr + offsetof(graphc_conv_desc, has_epilogue_kernel), w);
+  if (hasEpilogueKernel != 0 && hasEpilogueKernel != 1)
+    malformed(record + " has has_epilogue_kernel " +
+              std::to_string(hasEpilogueKernel));
+  conv.hasEpilogueKernel = hasEpilogueKernel;
+  for (int d = 0; d < 3; ++d) {
+    conv.epilogueGrid[d] = loaded<uint32_t>(
+        vaddr + offsetof(graphc_conv_desc, epilogue_grid) + 4 * uint64_t(d), w);
+    conv.epilogueBlock[d] = loaded<uint32_t>(
+        vaddr + offsetof(graphc_conv_desc, epilogue_block) + 4 * uint64_t(d),
+        w);
+  }
+  if (conv.engineRank < 0 || conv.engineRank >= GRAPHC_MAX_ALGO_RANKS)
+    malformed(record + " asks for engine rank " +
+              std::to_string(conv.engineRank));
+  if (conv.tf32 != 0 && conv.tf32 != 1)
+    malformed(record + " has tf32 " + std::to_string(conv.tf32));
+  return conv;
+}
+
 ArtifactPlan Reader::readPlan(uint64_t vaddr, const ArtifactView &view,
                               const std::string &what) {
   const char *w = what.c_str();
@@ -480,12 +545,20 @@ void Reader::read() {
     if (!libraryName(kernel.library))
       malformed(what + " has unknown library " +
                 std::to_string(kernel.library));
+    // A library kernel has exactly the record of its library.
     uint64_t gemm = pointerAt(at + offsetof(graphc_kernel_desc, gemm), kw);
-    if ((kernel.library != GRAPHC_LIBRARY_NONE) != (gemm != 0))
-      malformed(what + (gemm ? " has a GEMM record but calls no library"
-                             : " calls a library without a GEMM record"));
+    uint64_t conv = pointerAt(at + offsetof(graphc_kernel_desc, conv), kw);
+    if ((kernel.library == GRAPHC_LIBRARY_CUBLASLT) != (gemm != 0))
+      malformed(what + (gemm ? " has a GEMM record but does not call cuBLASLt"
+                             : " calls cuBLASLt without a GEMM record"));
+    if ((kernel.library == GRAPHC_LIBRARY_CUDNN) != (conv != 0))
+      malformed(what + (conv ? " has a convolution record but does not call "
+                               "cuDNN"
+                             : " calls cuDNN without a convolution record"));
     if (gemm)
       kernel.gemm = readGemm(gemm, what);
+    if (conv)
+      kernel.conv = readConv(conv, what);
     kernel.unit = loaded<int32_t>(at + offsetof(graphc_kernel_desc, unit), kw);
     view.kernels.push_back(std::move(kernel));
   }
@@ -530,12 +603,15 @@ void Reader::read() {
   for (int32_t u = 0; u < view.numUnits; ++u)
     if (!unitHasImage[u])
       malformed("unit " + std::to_string(u) + " has no image");
-  if (view.target == GRAPHC_TARGET_CUDA && view.numUnits > 0)
-    for (const ArtifactKernel &kernel : view.kernels)
-      if (kernel.library == GRAPHC_LIBRARY_NONE &&
+  if (view.target == GRAPHC_TARGET_CUDA)
+    for (const ArtifactKernel &kernel : view.kernels) {
+      bool epilogueKernel = kernel.conv && kernel.conv->hasEpilogueKernel;
+      if (((kernel.library == GRAPHC_LIBRARY_NONE && view.numUnits > 0) ||
+           epilogueKernel) &&
           (kernel.unit < 0 || kernel.unit >= view.numUnits))
         malformed("kernel '" + kernel.name + "' is in unit " +
                   std::to_string(kernel.unit) + ", out of range");
+    }
 
   auto [dims, numDims] =
       table(offsetof(graphc_model_desc, num_bucket_dims),
@@ -735,6 +811,8 @@ const char *graphc::rt::libraryName(int32_t library) {
     return "";
   case GRAPHC_LIBRARY_CUBLASLT:
     return "cublaslt";
+  case GRAPHC_LIBRARY_CUDNN:
+    return "cudnn";
   default:
     return nullptr;
   }

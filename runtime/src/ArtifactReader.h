@@ -70,16 +70,38 @@ struct ArtifactGemm {
   int32_t tf32 = 0;
 };
 
+/// What a cuDNN kernel computes (graphc_conv_desc); the spatial arrays hold
+/// spatialDims entries.
+struct ArtifactConv {
+  int32_t spatialDims = 0;
+  int64_t n = 0, c = 0, k = 0, groups = 0;
+  std::vector<int64_t> inSize, filterSize, outSize, padsBegin, padsEnd, strides,
+      dilations;
+  int32_t epilogue = 0; // graphc_gemm_epilogue
+  int32_t dtype = 0, computeDtype = 0;
+  int32_t tf32 = 0;
+  int32_t xArg = -1, wArg = -1, biasArg = -1, zArg = -1, yArg = -1,
+          workspaceArg = -1;
+  int32_t engineRank = 0;
+  /// The generated kernel that finishes Y when cuDNN runs the convolution
+  /// alone, and its launch.
+  bool hasEpilogueKernel = false;
+  uint32_t epilogueGrid[3] = {0, 0, 0}, epilogueBlock[3] = {0, 0, 0};
+};
+
 struct ArtifactKernel {
   std::string name, kind, onnxNodes;
   uint64_t contentHash = 0;
   /// The cost model of one launch (graphc_kernel_desc).
   uint64_t flops = 0, bytesRead = 0, bytesWritten = 0;
   int32_t flopDtype = 0;
-  /// graphc_library, and for a library kernel its GEMM.
+  /// graphc_library, and for a library kernel its GEMM (cuBLASLt) or its
+  /// convolution (cuDNN).
   int32_t library = 0;
   std::optional<ArtifactGemm> gemm;
-  /// cuda, generated kernels: the module unit holding its code.
+  std::optional<ArtifactConv> conv;
+  /// cuda, generated kernels and epilogue kernels: the module unit holding
+  /// its code.
   int32_t unit = 0;
 };
 
@@ -175,8 +197,8 @@ std::string sealArtifact(std::vector<char> &bytes);
 /// graphc_image_format.
 const char *imageFormatName(int32_t format);
 
-/// "cublaslt" (as `graphc inspect` lists it), "" for GRAPHC_LIBRARY_NONE;
-/// null for a value that is not a graphc_library.
+/// "cublaslt" or "cudnn" (as `graphc inspect` lists them), "" for
+/// GRAPHC_LIBRARY_NONE; null for a value that is not a graphc_library.
 const char *libraryName(int32_t library);
 
 /// "none", "relu" or "gelu_tanh"; null for a value that is not a

@@ -3,6 +3,7 @@
 
 #include "runtime/src/Binding.h"
 #include "runtime/src/Model.h"
+#include "runtime/src/ReferenceConv.h"
 #include "runtime/src/ReferenceGemm.h"
 #include "runtime/src/Status.h"
 
@@ -50,7 +51,8 @@ graphc_status runCpuStep(const graphc_model &model,
   const graphc_kernel_desc &kernel = model.desc->kernels[step.kernel];
   std::string failure;
   if (step.kind == GRAPHC_STEP_LIBRARY_CALL) {
-    if (runReferenceGemm(*kernel.gemm, args, failure))
+    if (kernel.conv ? runReferenceConv(*kernel.conv, args, failure)
+                    : runReferenceGemm(*kernel.gemm, args, failure))
       return nullptr;
   } else {
     char message[512] = {0};

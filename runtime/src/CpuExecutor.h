@@ -15,12 +15,12 @@ struct StepProfile {
 };
 
 /// Runs `plan`'s steps in order: host calls get one resolved pointer per
-/// buffer reference, library calls run the reference GEMM on them, copies
-/// are memmove. Tensors were validated by bindRun
+/// buffer reference, library calls run the reference GEMM or convolution on
+/// them, copies are memmove. Tensors were validated by bindRun
 /// and the descriptor by checkDescriptor, so every reference is in bounds.
 /// `args` has room for the model's largest step. A failing host kernel or
-/// GEMM stops the plan with an internal status naming the kernel and its
-/// nodes. With a `profile`, each step's wall time is recorded there.
+/// library call stops the plan with an internal status naming the kernel
+/// and its nodes. With a `profile`, each step's wall time is recorded there.
 graphc_status runCpuPlan(const graphc_model &model,
                          const graphc_plan_desc &plan, char *arena,
                          const std::vector<const DLTensor *> &inputs,

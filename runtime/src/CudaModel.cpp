@@ -2,6 +2,7 @@
 #include "runtime/src/CudaModel.h"
 
 #include "runtime/src/CublasLtGemm.h"
+#include "runtime/src/CudnnConv.h"
 #include "runtime/src/Model.h"
 #include "runtime/src/Status.h"
 
@@ -213,24 +214,37 @@ graphc_status CudaModel::create(const graphc_model &model, int32_t ordinal,
   if (graphc_status status =
           checkCoverage(model, *drv, ordinal, device, images))
     return status;
-  // cuBLASLt only when a kernel calls it, and every such GEMM one it runs.
+  // cuBLASLt and cuDNN only when a kernel calls them, and every such GEMM
+  // and convolution one they run.
   const lt::Library *cublasLt = nullptr;
+  const dnn::Library *cudnn = nullptr;
   const graphc_model_desc &desc = *model.desc;
   for (int32_t k = 0; k < desc.num_kernels; ++k) {
     const graphc_kernel_desc &kernel = desc.kernels[k];
-    if (kernel.library != GRAPHC_LIBRARY_CUBLASLT)
-      continue;
     std::string why;
-    if (!cublasLt && !(cublasLt = lt::getLibrary(why)))
-      return makeStatus(GRAPHC_UNAVAILABLE, "model '" + model.path + "' " +
-                                                describeKernel(kernel) +
-                                                " calls cuBLASLt: " + why);
-    if (!cublasLtSupports(*kernel.gemm, why))
-      return makeStatus(GRAPHC_UNIMPLEMENTED,
-                        "model '" + model.path + "' " + describeKernel(kernel) +
-                            " cannot run on cuBLASLt: " + why);
+    if (kernel.library == GRAPHC_LIBRARY_CUBLASLT) {
+      if (!cublasLt && !(cublasLt = lt::getLibrary(why)))
+        return makeStatus(GRAPHC_UNAVAILABLE, "model '" + model.path + "' " +
+                                                  describeKernel(kernel) +
+                                                  " calls cuBLASLt: " + why);
+      if (!cublasLtSupports(*kernel.gemm, why))
+        return makeStatus(GRAPHC_UNIMPLEMENTED,
+                          "model '" + model.path + "' " +
+                              describeKernel(kernel) +
+                              " cannot run on cuBLASLt: " + why);
+    } else if (kernel.library == GRAPHC_LIBRARY_CUDNN) {
+      if (!cudnn && !(cudnn = dnn::getLibrary(why)))
+        return makeStatus(GRAPHC_UNAVAILABLE, "model '" + model.path + "' " +
+                                                  describeKernel(kernel) +
+                                                  " calls cuDNN: " + why);
+      if (!cudnnSupports(*kernel.conv, why))
+        return makeStatus(GRAPHC_UNIMPLEMENTED,
+                          "model '" + model.path + "' " +
+                              describeKernel(kernel) +
+                              " cannot run on cuDNN: " + why);
+    }
   }
-  out.reset(new CudaModel(*drv, cublasLt));
+  out.reset(new CudaModel(*drv, cublasLt, cudnn));
   return nullptr;
 }
 
@@ -325,8 +339,11 @@ graphc_status CudaModel::loadImages(const graphc_model &model,
   }
   cu::Result result;
   for (int32_t k = 0; k < desc.num_kernels; ++k) {
-    // Library kernels are in no image.
-    if (desc.kernels[k].library != GRAPHC_LIBRARY_NONE)
+    // Library kernels are in no image, but for the epilogue kernels of
+    // convolutions.
+    const graphc_conv_desc *conv = desc.kernels[k].conv;
+    if (desc.kernels[k].library != GRAPHC_LIBRARY_NONE &&
+        !(conv && conv->has_epilogue_kernel))
       continue;
     // The descriptor check put every unit in range.
     int32_t unit = desc.kernels[k].unit;

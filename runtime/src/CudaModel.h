@@ -5,6 +5,7 @@
 #include "graphc/runtime.h"
 #include "runtime/src/CublasLt.h"
 #include "runtime/src/CudaDriver.h"
+#include "runtime/src/Cudnn.h"
 
 #include <memory>
 #include <mutex>
@@ -40,7 +41,8 @@ struct CudaDevice {
   /// One per unit of the descriptor; none when the model has no generated
   /// kernel (only library kernels).
   std::vector<cu::Module> modules;
-  /// One per descriptor kernel; null for library kernels.
+  /// One per descriptor kernel; null for library kernels but for cuDNN
+  /// kernels with an epilogue kernel (the function of that).
   std::vector<cu::Function> functions;
   cu::DevicePtr weights = 0;
 };
@@ -50,8 +52,8 @@ struct CudaDevice {
 class CudaModel {
 public:
   /// Loads the driver and checks that device `ordinal` exists and that one
-  /// of the model's images covers its SM; loads cuBLASLt when a kernel
-  /// calls it.
+  /// of the model's images covers its SM; loads cuBLASLt and cuDNN when a
+  /// kernel calls them.
   static graphc_status create(const graphc_model &model, int32_t ordinal,
                               std::unique_ptr<CudaModel> &out);
   ~CudaModel();
@@ -64,9 +66,13 @@ public:
   const cu::Driver &driver() const { return drv; }
   /// cuBLASLt; null when no kernel calls it.
   const lt::Library *cublasLt() const { return lt; }
+  /// cuDNN; null when no kernel calls it.
+  const dnn::Library *cudnn() const { return dnn; }
 
 private:
-  CudaModel(const cu::Driver &drv, const lt::Library *lt) : drv(drv), lt(lt) {}
+  CudaModel(const cu::Driver &drv, const lt::Library *lt,
+            const dnn::Library *dnn)
+      : drv(drv), lt(lt), dnn(dnn) {}
   graphc_status setUp(const graphc_model &model, CudaDevice &state);
   /// Loads `images` (one per unit) and finds the generated kernels in them.
   graphc_status loadImages(const graphc_model &model, CudaDevice &state,
@@ -74,6 +80,7 @@ private:
 
   const cu::Driver &drv;
   const lt::Library *lt;
+  const dnn::Library *dnn;
   std::mutex mutex;
   std::vector<std::unique_ptr<CudaDevice>> devices;
 };

@@ -59,59 +59,103 @@ uint32_t CudaSession::pointerAlignment(const graphc_buffer_ref &ref,
 }
 
 graphc_status CudaSession::prepareLibraryKernels() {
-  const lt::Library *library = model.cuda->cublasLt();
-  if (!library)
+  const lt::Library *cublasLt = model.cuda->cublasLt();
+  const dnn::Library *cudnn = model.cuda->cudnn();
+  if (!cublasLt && !cudnn)
     return nullptr;
   const graphc_model_desc &desc = *model.desc;
   // Per kernel, over every step that calls it: the smallest workspace and
   // the least alignment of each operand. UINT64_MAX: no step calls it.
   std::vector<uint64_t> workspace(desc.num_kernels, UINT64_MAX);
-  std::vector<GemmAlignment> alignment(desc.num_kernels);
+  std::vector<GemmAlignment> gemmAlignment(desc.num_kernels);
+  std::vector<ConvAlignment> convAlignment(desc.num_kernels);
   for (int32_t p = 0; p < desc.num_plans; ++p) {
     for (int32_t s = 0; s < desc.plans[p].num_steps; ++s) {
       const graphc_step_desc &step = desc.plans[p].steps[s];
       if (step.kind != GRAPHC_STEP_LIBRARY_CALL)
         continue;
-      const graphc_gemm_desc &gemm = *desc.kernels[step.kernel].gemm;
-      const graphc_buffer_ref &scratch = step.args[gemm.workspace_arg];
+      const graphc_kernel_desc &kernel = desc.kernels[step.kernel];
+      const graphc_gemm_desc *gemm = kernel.gemm;
+      const graphc_conv_desc *conv = kernel.conv;
+      const graphc_buffer_ref &scratch =
+          step.args[gemm ? gemm->workspace_arg : conv->workspace_arg];
       uint64_t bytes = scratch.kind == GRAPHC_BUFFER_NONE ? 0 : scratch.size;
       workspace[step.kernel] = std::min(workspace[step.kernel], bytes);
-      uint64_t elementBytes = graphc_dtype_size(gemm.dtype);
-      GemmAlignment &least = alignment[step.kernel];
+      uint64_t elementBytes =
+          graphc_dtype_size(gemm ? gemm->dtype : conv->dtype);
       auto narrow = [&](uint32_t &to, int32_t arg) {
         if (arg >= 0)
           to = std::min(to, pointerAlignment(step.args[arg], elementBytes));
       };
-      narrow(least.a, gemm.a_arg);
-      narrow(least.b, gemm.b_arg);
-      narrow(least.c, gemm.c_arg);
-      narrow(least.bias, gemm.bias_arg);
-      narrow(least.d, gemm.d_arg);
+      if (gemm) {
+        GemmAlignment &least = gemmAlignment[step.kernel];
+        narrow(least.a, gemm->a_arg);
+        narrow(least.b, gemm->b_arg);
+        narrow(least.c, gemm->c_arg);
+        narrow(least.bias, gemm->bias_arg);
+        narrow(least.d, gemm->d_arg);
+      } else {
+        ConvAlignment &least = convAlignment[step.kernel];
+        narrow(least.x, conv->x_arg);
+        narrow(least.w, conv->w_arg);
+        narrow(least.bias, conv->bias_arg);
+        narrow(least.z, conv->z_arg);
+        narrow(least.y, conv->y_arg);
+      }
     }
   }
   std::string where = "on cuda:" + std::to_string(device.ordinal) +
                       " for model '" + model.path + "'";
   // Like an allocation, never part of a capture.
   cu::RelaxedCaptureGuard relaxed(drv);
-  lt::Status status = library->create(&ltHandle);
-  if (status != lt::kSuccess) {
-    ltHandle = nullptr;
-    return makeStatus(GRAPHC_INTERNAL, "cannot create a cuBLASLt handle " +
-                                           where + ": " +
-                                           library->describe(status));
+  if (cublasLt) {
+    lt::Status status = cublasLt->create(&ltHandle);
+    if (status != lt::kSuccess) {
+      ltHandle = nullptr;
+      return makeStatus(GRAPHC_INTERNAL, "cannot create a cuBLASLt handle " +
+                                             where + ": " +
+                                             cublasLt->describe(status));
+    }
+  }
+  if (cudnn) {
+    dnn::Status status = cudnn->create(&dnnHandle);
+    if (status != dnn::kSuccess) {
+      dnnHandle = nullptr;
+      return makeStatus(GRAPHC_INTERNAL, "cannot create a cuDNN handle " +
+                                             where + ": " +
+                                             cudnn->describe(status));
+    }
+    // Every execution goes on the session's stream, in order with its
+    // launches and copies, and into its captures.
+    status = cudnn->setStream(dnnHandle, stream);
+    if (status != dnn::kSuccess)
+      return makeStatus(GRAPHC_INTERNAL, "cannot set the cuDNN handle's "
+                                         "stream " +
+                                             where + ": " +
+                                             cudnn->describe(status));
   }
   gemms.resize(desc.num_kernels);
+  convs.resize(desc.num_kernels);
   for (int32_t k = 0; k < desc.num_kernels; ++k) {
-    if (desc.kernels[k].library != GRAPHC_LIBRARY_CUBLASLT ||
-        workspace[k] == UINT64_MAX)
+    if (workspace[k] == UINT64_MAX)
       continue;
+    const graphc_kernel_desc &kernel = desc.kernels[k];
     std::string why;
-    graphc_code code =
-        CublasLtGemm::create(*library, ltHandle, *desc.kernels[k].gemm,
-                             workspace[k], alignment[k], gemms[k], why);
-    if (code != GRAPHC_OK)
-      return makeStatus(code, "cannot run " + describeKernel(k) +
-                                  " on cuBLASLt " + where + ": " + why);
+    if (kernel.library == GRAPHC_LIBRARY_CUBLASLT) {
+      graphc_code code =
+          CublasLtGemm::create(*cublasLt, ltHandle, *kernel.gemm, workspace[k],
+                               gemmAlignment[k], gemms[k], why);
+      if (code != GRAPHC_OK)
+        return makeStatus(code, "cannot run " + describeKernel(k) +
+                                    " on cuBLASLt " + where + ": " + why);
+    } else if (kernel.library == GRAPHC_LIBRARY_CUDNN) {
+      graphc_code code =
+          CudnnConv::create(*cudnn, dnnHandle, *kernel.conv, workspace[k],
+                            convAlignment[k], convs[k], why);
+      if (code != GRAPHC_OK)
+        return makeStatus(code, "cannot run " + describeKernel(k) +
+                                    " on cuDNN " + where + ": " + why);
+    }
   }
   return nullptr;
 }
@@ -272,6 +316,9 @@ CudaSession::~CudaSession() {
   gemms.clear();
   if (ltHandle)
     model.cuda->cublasLt()->destroy(ltHandle);
+  convs.clear();
+  if (dnnHandle)
+    model.cuda->cudnn()->destroy(dnnHandle);
   if (callerReady)
     drv.eventDestroy(callerReady);
   if (runDone)
@@ -286,6 +333,20 @@ CudaSession::~CudaSession() {
     drv.memFree(block);
   if (hostRecord)
     drv.memFreeHost(hostRecord);
+}
+
+cu::Result CudaSession::launch(cu::Function function, const uint32_t grid[3],
+                               const uint32_t block[3], uint32_t sharedBytes,
+                               int32_t numArgs, const graphc_plan_desc &plan,
+                               int32_t step) {
+  argPointers[numArgs] = &errorArg;
+  argPointers[numArgs + 1] = &stepArg;
+  stepArg = static_cast<unsigned>(
+      (static_cast<uint64_t>(&plan - model.desc->plans) << kSiteStepBits) |
+      static_cast<uint64_t>(step));
+  return drv.launchKernel(function, grid[0], grid[1], grid[2], block[0],
+                          block[1], block[2], sharedBytes, stream,
+                          argPointers.data(), nullptr);
 }
 
 graphc_status CudaSession::enqueue(const graphc_plan_desc &plan,
@@ -330,24 +391,28 @@ graphc_status CudaSession::enqueue(const graphc_plan_desc &plan,
       result = drv.memcpyDtoDAsync(argValues[1], argValues[0],
                                    step.args[1].size, stream);
     } else if (step.kind == GRAPHC_STEP_LIBRARY_CALL) {
-      const graphc_gemm_desc &gemm = *model.desc->kernels[step.kernel].gemm;
+      const graphc_kernel_desc &kernel = model.desc->kernels[step.kernel];
       std::string failure;
-      graphc_code code = gemms[step.kernel]->enqueue(
-          argValues.data(), step.args[gemm.workspace_arg].size, stream,
-          failure);
+      graphc_code code =
+          kernel.conv ? convs[step.kernel]->enqueue(argValues.data(), failure)
+                      : gemms[step.kernel]->enqueue(
+                            argValues.data(),
+                            step.args[kernel.gemm->workspace_arg].size, stream,
+                            failure);
       if (code != GRAPHC_OK)
         return libraryError(code, what + " failed to launch", failure);
       result = cu::kSuccess;
+      if (kernel.conv && !convs[step.kernel]->fused()) {
+        // cuDNN convolved alone into Y; the kernel's epilogue kernel
+        // finishes it in place, from the step's arguments but the
+        // workspace, launched as generated kernels are.
+        const graphc_conv_desc &conv = *kernel.conv;
+        result = launch(device.functions[step.kernel], conv.epilogue_grid,
+                        conv.epilogue_block, 0, conv.workspace_arg, plan, s);
+      }
     } else {
-      argPointers[step.num_args] = &errorArg;
-      argPointers[step.num_args + 1] = &stepArg;
-      stepArg = static_cast<unsigned>(
-          (static_cast<uint64_t>(&plan - model.desc->plans) << kSiteStepBits) |
-          static_cast<uint64_t>(s));
-      result = drv.launchKernel(device.functions[step.kernel], step.grid[0],
-                                step.grid[1], step.grid[2], step.block[0],
-                                step.block[1], step.block[2], step.shared_bytes,
-                                stream, argPointers.data(), nullptr);
+      result = launch(device.functions[step.kernel], step.grid, step.block,
+                      step.shared_bytes, step.num_args, plan, s);
     }
     if (result != cu::kSuccess)
       return error(what + " failed to launch", result);
@@ -460,9 +525,10 @@ graphc_status CudaSession::takeDeviceError() {
   unsigned long long planIndex = site >> kSiteStepBits;
   unsigned long long step = site & ((1ull << kSiteStepBits) - 1);
   const graphc_model_desc &desc = *model.desc;
+  // Launches, and library calls that launch an epilogue kernel, report.
   if (planIndex < static_cast<unsigned long long>(desc.num_plans) &&
       step < static_cast<unsigned long long>(desc.plans[planIndex].num_steps) &&
-      desc.plans[planIndex].steps[step].kind == GRAPHC_STEP_LAUNCH) {
+      desc.plans[planIndex].steps[step].kind != GRAPHC_STEP_COPY) {
     const graphc_kernel_desc &kernel =
         desc.kernels[desc.plans[planIndex].steps[step].kernel];
     std::string nodes = kernel.onnx_nodes ? kernel.onnx_nodes : "";

@@ -11,10 +11,13 @@
 // (invalid while any other stream of the context is being captured) and
 // never on the legacy stream.
 //
-// Library steps (GRAPHC_STEP_LIBRARY_CALL) queue cublasLtMatmul on the same
-// stream; the session owns a cuBLASLt handle and, per library kernel, the
-// matmul built at creation (CublasLtGemm), so runs allocate nothing and
-// capture like launches.
+// Library steps (GRAPHC_STEP_LIBRARY_CALL) queue cublasLtMatmul or
+// cudnnBackendExecute on the same stream; the session owns a cuBLASLt and a
+// cuDNN handle (the latter set to its stream) and, per library kernel, the
+// matmul or convolution plan built at creation (CublasLtGemm, CudnnConv), so
+// runs allocate nothing and capture like launches. A convolution cuDNN runs
+// without its epilogue is followed by the kernel's epilogue kernel,
+// launched like a generated kernel.
 //
 // Kernels that check their indices report an out-of-range index in the
 // session's error record (64-bit words in device memory: flag, launch site,
@@ -33,6 +36,7 @@
 #include "runtime/src/CpuExecutor.h"
 #include "runtime/src/CublasLtGemm.h"
 #include "runtime/src/CudaModel.h"
+#include "runtime/src/CudnnConv.h"
 
 #include <memory>
 #include <vector>
@@ -83,9 +87,17 @@ private:
   graphc_status enqueue(const graphc_plan_desc &plan,
                         const std::vector<cu::DevicePtr> &inputs,
                         const std::vector<cu::DevicePtr> &outputs);
-  /// Creates the cuBLASLt handle and builds every library kernel's GEMM for
-  /// the smallest workspace and the alignment its steps give it.
+  /// Creates the cuBLASLt and cuDNN handles and builds every library
+  /// kernel's GEMM or convolution plan for the smallest workspace and the
+  /// alignment its steps give it.
   graphc_status prepareLibraryKernels();
+  /// Queues `function` on the stream with the first `numArgs` of the
+  /// current step's arguments, then the error record and the launch site of
+  /// step `step` of `plan`.
+  cu::Result launch(cu::Function function, const uint32_t grid[3],
+                    const uint32_t block[3], uint32_t sharedBytes,
+                    int32_t numArgs, const graphc_plan_desc &plan,
+                    int32_t step);
   /// The pointer alignment this session guarantees for `ref` (elements of
   /// `elementBytes`): 256 for the arena, weights and staging, element size
   /// for a caller's tensor used directly, less for an odd offset.
@@ -148,6 +160,10 @@ private:
   /// kernels); none when the model has no library kernel.
   lt::Handle ltHandle = nullptr;
   std::vector<std::unique_ptr<CublasLtGemm>> gemms;
+  /// cuDNN: the handle, and per kernel its convolution (null for others);
+  /// none when the model has no cuDNN kernel.
+  dnn::Handle dnnHandle = nullptr;
+  std::vector<std::unique_ptr<CudnnConv>> convs;
   /// Per input: host bytes of its pad value for patterns memset cannot
   /// write, made on first use.
   std::vector<std::vector<unsigned char>> padSource;

@@ -104,7 +104,14 @@ std::string checkBufferRef(const graphc_model_desc &desc,
 }
 
 const char *libraryTitle(int32_t library) {
-  return library == GRAPHC_LIBRARY_CUBLASLT ? "cuBLASLt" : "no library";
+  switch (library) {
+  case GRAPHC_LIBRARY_CUBLASLT:
+    return "cuBLASLt";
+  case GRAPHC_LIBRARY_CUDNN:
+    return "cuDNN";
+  default:
+    return "no library";
+  }
 }
 
 /// Bytes a stored matrix spans: its last batch's start plus its last row's
@@ -239,19 +246,229 @@ std::string checkGemm(const graphc_gemm_desc &gemm, const std::string &where) {
   return "";
 }
 
-std::string checkKernel(const graphc_kernel_desc &kernel, int32_t index) {
+/// One tensor of a convolution step: its argument index, its bytes and
+/// its name in messages.
+struct ConvOperand {
+  const char *name;
+  int32_t arg;
+  int64_t bytes;
+};
+
+/// The bytes of `count` elements times the product of `dims[0, rank)`;
+/// nullopt when that overflows.
+std::optional<int64_t> convTensorBytes(int64_t count, const int64_t *dims,
+                                       int32_t rank, int64_t elementBytes) {
+  std::optional<int64_t> total = count;
+  for (int32_t i = 0; i < rank && total; ++i)
+    total = graphc::checkedMul(*total, dims[i]);
+  if (total)
+    total = graphc::checkedMul(*total, elementBytes);
+  return total;
+}
+
+/// X's, W's, the bias's, Z's and Y's bytes (absent ones have arg -1), from
+/// a convolution whose sizes checkConv found positive. Fails when one
+/// overflows.
+bool convOperands(const graphc_conv_desc &conv, ConvOperand (&out)[5]) {
+  auto elementBytes = static_cast<int64_t>(graphc_dtype_size(conv.dtype));
+  int32_t rank = conv.spatial_dims;
+  std::optional<int64_t> nc = graphc::checkedMul(conv.n, conv.c);
+  std::optional<int64_t> nk = graphc::checkedMul(conv.n, conv.k);
+  std::optional<int64_t> kc = graphc::checkedMul(conv.k, conv.c / conv.groups);
+  if (!nc || !nk || !kc)
+    return false;
+  std::optional<int64_t> x =
+      convTensorBytes(*nc, conv.in_size, rank, elementBytes);
+  std::optional<int64_t> w =
+      convTensorBytes(*kc, conv.filter_size, rank, elementBytes);
+  std::optional<int64_t> bias = graphc::checkedMul(conv.k, elementBytes);
+  std::optional<int64_t> y =
+      convTensorBytes(*nk, conv.out_size, rank, elementBytes);
+  if (!x || !w || !bias || !y)
+    return false;
+  out[0] = {"X", conv.x_arg, *x};
+  out[1] = {"W", conv.w_arg, *w};
+  out[2] = {"bias", conv.bias_arg, *bias};
+  out[3] = {"Z", conv.z_arg, *y};
+  out[4] = {"Y", conv.y_arg, *y};
+  return true;
+}
+
+/// "float16", or "dtype 99" for a number that names none.
+std::string dtypeText(int32_t dtype) {
+  return graphc_dtype_size(dtype) ? std::string(graphc_dtype_name(dtype))
+                                  : "dtype " + std::to_string(dtype);
+}
+
+/// The most threads in a block, block dims and grid dims a CUDA launch may
+/// have (every GPU graphc targets).
+constexpr uint64_t kMaxBlockThreads = 1024;
+constexpr uint32_t kMaxBlockDims[3] = {1024, 1024, 64};
+constexpr uint32_t kMaxGridDims[3] = {2147483647u, 65535, 65535};
+
+/// The convolution record of a library kernel on its own: sizes, the
+/// output size formula, kinds and the epilogue kernel's launch. Argument
+/// indices are checked per step; the epilogue kernel's unit with the
+/// model's units.
+std::string checkConv(const graphc_conv_desc &conv, const std::string &where) {
+  std::string at = where + ": convolution ";
+  if (conv.spatial_dims < 1 || conv.spatial_dims > GRAPHC_MAX_CONV_SPATIAL_DIMS)
+    return at + "has " + std::to_string(conv.spatial_dims) +
+           " spatial dims (1 to " +
+           std::to_string(GRAPHC_MAX_CONV_SPATIAL_DIMS) + ")";
+  const struct {
+    const char *name;
+    int64_t value;
+  } sizes[] = {
+      {"n", conv.n}, {"c", conv.c}, {"k", conv.k}, {"groups", conv.groups}};
+  for (const auto &size : sizes)
+    if (size.value < 1)
+      return at + size.name + " is " + std::to_string(size.value) +
+             " (at least 1)";
+  if (conv.c % conv.groups || conv.k % conv.groups)
+    return at + "has " + std::to_string(conv.groups) +
+           " groups, which do not divide c " + std::to_string(conv.c) +
+           " and k " + std::to_string(conv.k);
+  const struct {
+    const char *name;
+    const int64_t *values;
+    int64_t least;
+  } spatial[] = {
+      {"in_size", conv.in_size, 1},    {"filter_size", conv.filter_size, 1},
+      {"out_size", conv.out_size, 1},  {"pads_begin", conv.pads_begin, 0},
+      {"pads_end", conv.pads_end, 0},  {"strides", conv.strides, 1},
+      {"dilations", conv.dilations, 1}};
+  for (const auto &field : spatial) {
+    for (int32_t i = 0; i < GRAPHC_MAX_CONV_SPATIAL_DIMS; ++i) {
+      int64_t value = field.values[i];
+      std::string entry = std::string(field.name) + "[" + std::to_string(i) +
+                          "] is " + std::to_string(value);
+      if (i >= conv.spatial_dims && value != 0)
+        return at + entry + ", past its " + std::to_string(conv.spatial_dims) +
+               " spatial dims (0 there)";
+      if (i < conv.spatial_dims && value < field.least)
+        return at + entry + " (at least " + std::to_string(field.least) + ")";
+    }
+  }
+  for (int32_t i = 0; i < conv.spatial_dims; ++i) {
+    // (in + pads - dilation * (filter - 1) - 1) / stride + 1, checked.
+    std::optional<int64_t> padded =
+        graphc::checkedAdd(conv.in_size[i], conv.pads_begin[i]);
+    if (padded)
+      padded = graphc::checkedAdd(*padded, conv.pads_end[i]);
+    std::optional<int64_t> reach =
+        graphc::checkedMul(conv.dilations[i], conv.filter_size[i] - 1);
+    if (!padded || !reach)
+      return at + "spatial dim " + std::to_string(i) +
+             " spans more than a size can hold";
+    int64_t room = *padded - *reach - 1;
+    if (room < 0)
+      return at + "spatial dim " + std::to_string(i) + ": the filter spans " +
+             std::to_string(*reach + 1) + " elements of a padded input of " +
+             std::to_string(*padded);
+    int64_t expected = room / conv.strides[i] + 1;
+    if (conv.out_size[i] != expected)
+      return at + "out_size[" + std::to_string(i) + "] is " +
+             std::to_string(conv.out_size[i]) +
+             ", but (in + pads - "
+             "dilation * (filter - 1) - 1) / stride + 1 is " +
+             std::to_string(expected);
+  }
+  if (conv.epilogue != GRAPHC_EPILOGUE_NONE &&
+      conv.epilogue != GRAPHC_EPILOGUE_RELU)
+    return at + "has epilogue " + std::to_string(conv.epilogue) +
+           " (none or relu)";
+  if ((conv.dtype != kFloat && conv.dtype != kFloat16 &&
+       conv.dtype != kBfloat16) ||
+      conv.compute_dtype != kFloat)
+    return at + "has " + dtypeText(conv.dtype) + " tensors computing in " +
+           dtypeText(conv.compute_dtype) +
+           " (float32, float16 or bfloat16 computing in float32)";
+  if (conv.tf32 != 0 && conv.tf32 != 1)
+    return at + "has tf32 " + std::to_string(conv.tf32) + " (0 or 1)";
+  if (conv.tf32 && conv.dtype != kFloat)
+    return at + "rounds to tf32 but its tensors are " +
+           graphc_dtype_name(conv.dtype);
+  if (conv.x_arg < 0 || conv.w_arg < 0 || conv.y_arg < 0 ||
+      conv.bias_arg < -1 || conv.z_arg < -1 || conv.workspace_arg < 0)
+    return at + "lacks X, W, Y or the workspace (x_arg " +
+           std::to_string(conv.x_arg) + ", w_arg " +
+           std::to_string(conv.w_arg) + ", bias_arg " +
+           std::to_string(conv.bias_arg) + ", z_arg " +
+           std::to_string(conv.z_arg) + ", y_arg " +
+           std::to_string(conv.y_arg) + ", workspace_arg " +
+           std::to_string(conv.workspace_arg) + ")";
+  if (conv.engine_rank < 0 || conv.engine_rank >= GRAPHC_MAX_ALGO_RANKS)
+    return at + "asks for engine rank " + std::to_string(conv.engine_rank) +
+           " (0 to " + std::to_string(GRAPHC_MAX_ALGO_RANKS - 1) + ")";
+  if (conv.has_epilogue_kernel != 0 && conv.has_epilogue_kernel != 1)
+    return at + "has has_epilogue_kernel " +
+           std::to_string(conv.has_epilogue_kernel) + " (0 or 1)";
+  if (conv.has_epilogue_kernel) {
+    if (conv.bias_arg < 0 && conv.z_arg < 0 &&
+        conv.epilogue == GRAPHC_EPILOGUE_NONE)
+      return at + "has an epilogue kernel but no bias, Z or epilogue for it "
+                  "to apply";
+    uint64_t threads = 1;
+    for (int d = 0; d < 3; ++d) {
+      uint32_t grid = conv.epilogue_grid[d], block = conv.epilogue_block[d];
+      if (grid < 1 || grid > kMaxGridDims[d] || block < 1 ||
+          block > kMaxBlockDims[d])
+        return at + "launches its epilogue kernel with grid " +
+               std::to_string(conv.epilogue_grid[0]) + "x" +
+               std::to_string(conv.epilogue_grid[1]) + "x" +
+               std::to_string(conv.epilogue_grid[2]) + " and block " +
+               std::to_string(conv.epilogue_block[0]) + "x" +
+               std::to_string(conv.epilogue_block[1]) + "x" +
+               std::to_string(conv.epilogue_block[2]) +
+               ", beyond what CUDA launches";
+      threads *= block;
+    }
+    if (threads > kMaxBlockThreads)
+      return at + "launches its epilogue kernel with " +
+             std::to_string(threads) + " threads a block (at most " +
+             std::to_string(kMaxBlockThreads) + ")";
+  }
+  ConvOperand operands[5];
+  if (!convOperands(conv, operands))
+    return at + "spans more bytes than a size can hold";
+  return "";
+}
+
+std::string checkKernel(const graphc_kernel_desc &kernel, int32_t index,
+                        int32_t target) {
   if (!kernel.name)
     return "kernel " + std::to_string(index) + " has no name";
   std::string where = "kernel '" + std::string(kernel.name) + "'";
   if (kernel.library != GRAPHC_LIBRARY_NONE &&
-      kernel.library != GRAPHC_LIBRARY_CUBLASLT)
+      kernel.library != GRAPHC_LIBRARY_CUBLASLT &&
+      kernel.library != GRAPHC_LIBRARY_CUDNN)
     return where + " has unknown library " + std::to_string(kernel.library);
-  if ((kernel.library != GRAPHC_LIBRARY_NONE) != (kernel.gemm != nullptr))
-    return where + (kernel.gemm ? " has a GEMM record but calls no library"
-                                : std::string(" calls ") +
-                                      libraryTitle(kernel.library) +
-                                      " without a GEMM record");
-  return kernel.gemm ? checkGemm(*kernel.gemm, where) : "";
+  // A library kernel has exactly the record of its library.
+  if (kernel.gemm && kernel.library != GRAPHC_LIBRARY_CUBLASLT)
+    return where + " has a GEMM record but calls " +
+           (kernel.library == GRAPHC_LIBRARY_NONE
+                ? std::string("no library")
+                : std::string(libraryTitle(kernel.library)));
+  if (kernel.conv && kernel.library != GRAPHC_LIBRARY_CUDNN)
+    return where + " has a convolution record but calls " +
+           (kernel.library == GRAPHC_LIBRARY_NONE
+                ? std::string("no library")
+                : std::string(libraryTitle(kernel.library)));
+  if (kernel.library == GRAPHC_LIBRARY_CUBLASLT && !kernel.gemm)
+    return where + " calls cuBLASLt without a GEMM record";
+  if (kernel.library == GRAPHC_LIBRARY_CUDNN && !kernel.conv)
+    return where + " calls cuDNN without a convolution record";
+  if (kernel.gemm)
+    return checkGemm(*kernel.gemm, where);
+  if (kernel.conv) {
+    std::string error = checkConv(*kernel.conv, where);
+    if (error.empty() && kernel.conv->has_epilogue_kernel &&
+        target != GRAPHC_TARGET_CUDA)
+      error = where + ": convolution has an epilogue kernel in a cpu model";
+    return error;
+  }
+  return "";
 }
 
 /// Whether two references may name common bytes: the same buffer and
@@ -269,10 +486,9 @@ bool overlaps(const graphc_buffer_ref &x, const graphc_buffer_ref &y) {
 /// argument before the workspace, large enough for what the GEMM touches,
 /// D (written) apart from what it reads. Runs after every argument was
 /// found within its buffer.
-std::string checkLibraryStep(const graphc_model_desc &desc,
-                             const graphc_step_desc &step,
-                             const std::string &where) {
-  const graphc_kernel_desc &kernel = desc.kernels[step.kernel];
+std::string checkGemmStep(const graphc_kernel_desc &kernel,
+                          const graphc_step_desc &step,
+                          const std::string &where) {
   const graphc_gemm_desc &gemm = *kernel.gemm;
   std::string at = where + " (kernel '" + kernel.name + "')";
   if (gemm.workspace_arg != step.num_args - 1)
@@ -332,6 +548,72 @@ std::string checkLibraryStep(const graphc_model_desc &desc,
   if (overlaps(d, workspace))
     return at + ": the GEMM's workspace overlaps its D";
   return "";
+}
+
+/// A library call's arguments against its kernel's convolution: every
+/// tensor an argument before the workspace whose buffer holds exactly its
+/// bytes, Y (written) in the arena or an output and apart from everything
+/// else. Runs after every argument was found within its buffer.
+std::string checkConvStep(const graphc_kernel_desc &kernel,
+                          const graphc_step_desc &step,
+                          const std::string &where) {
+  const graphc_conv_desc &conv = *kernel.conv;
+  std::string at = where + " (kernel '" + kernel.name + "')";
+  if (conv.workspace_arg != step.num_args - 1)
+    return at + " has " + std::to_string(step.num_args) +
+           " arguments but the convolution's workspace is argument " +
+           std::to_string(conv.workspace_arg) + " (the last one)";
+  const graphc_buffer_ref &workspace = step.args[conv.workspace_arg];
+  if (workspace.kind != GRAPHC_BUFFER_NONE &&
+      workspace.kind != GRAPHC_BUFFER_ARENA)
+    return at + ": the convolution's workspace is not in the arena";
+  ConvOperand operands[5];
+  convOperands(conv, operands); // cannot overflow: checkConv passed
+  for (const ConvOperand &operand : operands) {
+    if (operand.arg < 0)
+      continue;
+    std::string name = std::string(operand.name) + " (argument " +
+                       std::to_string(operand.arg) + ")";
+    if (operand.arg >= conv.workspace_arg)
+      return at + ": the convolution's " + operand.name + " is argument " +
+             std::to_string(operand.arg) + ", not one of the " +
+             std::to_string(conv.workspace_arg) +
+             " arguments before the workspace";
+    const graphc_buffer_ref &ref = step.args[operand.arg];
+    if (ref.kind == GRAPHC_BUFFER_NONE)
+      return at + ": the convolution's " + name + " is absent";
+    if (ref.size != static_cast<uint64_t>(operand.bytes))
+      return at + ": the convolution's " + name + " has " +
+             std::to_string(ref.size) + " bytes and the tensor " +
+             std::to_string(operand.bytes);
+  }
+  const graphc_buffer_ref &y = step.args[conv.y_arg];
+  if (y.kind != GRAPHC_BUFFER_ARENA && y.kind != GRAPHC_BUFFER_OUTPUT)
+    return at + ": the convolution writes Y (argument " +
+           std::to_string(conv.y_arg) + ") into " +
+           (y.kind == GRAPHC_BUFFER_WEIGHTS ? "the weights" : "an input");
+  for (const ConvOperand &operand : operands) {
+    if (operand.arg < 0)
+      continue;
+    const graphc_buffer_ref &ref = step.args[operand.arg];
+    if (overlaps(ref, workspace))
+      return at + ": the convolution's workspace overlaps its " + operand.name;
+    // Every output element reads a window of X and Z's element at it; an
+    // engine may write Y before it has read them all.
+    if (operand.arg != conv.y_arg && overlaps(ref, y))
+      return at + ": the convolution's Y (argument " +
+             std::to_string(conv.y_arg) + ") overlaps its " + operand.name +
+             " (argument " + std::to_string(operand.arg) + ")";
+  }
+  return "";
+}
+
+std::string checkLibraryStep(const graphc_model_desc &desc,
+                             const graphc_step_desc &step,
+                             const std::string &where) {
+  const graphc_kernel_desc &kernel = desc.kernels[step.kernel];
+  return kernel.conv ? checkConvStep(kernel, step, where)
+                     : checkGemmStep(kernel, step, where);
 }
 
 std::string checkStep(const graphc_model_desc &desc,
@@ -476,7 +758,7 @@ std::string graphc::rt::checkDescriptor(const graphc_model_desc &desc) {
       return error;
   }
   for (int32_t i = 0; i < desc.num_kernels; ++i) {
-    std::string error = checkKernel(desc.kernels[i], i);
+    std::string error = checkKernel(desc.kernels[i], i, desc.target);
     if (!error.empty())
       return error;
   }
@@ -504,15 +786,22 @@ std::string graphc::rt::checkDescriptor(const graphc_model_desc &desc) {
   for (int32_t u = 0; u < desc.num_units; ++u)
     if (!unitHasImage[u])
       return "unit " + std::to_string(u) + " has no image";
-  // Without units no kernel has code, and a launch is refused below.
-  if (desc.target == GRAPHC_TARGET_CUDA && desc.num_units > 0)
+  // Without units no generated kernel has code, and a launch is refused
+  // below; an epilogue kernel, launched by its library step, needs one.
+  if (desc.target == GRAPHC_TARGET_CUDA)
     for (int32_t k = 0; k < desc.num_kernels; ++k) {
       const graphc_kernel_desc &kernel = desc.kernels[k];
-      if (kernel.library == GRAPHC_LIBRARY_NONE &&
-          (kernel.unit < 0 || kernel.unit >= desc.num_units))
-        return "kernel '" + std::string(kernel.name) + "' is in unit " +
-               std::to_string(kernel.unit) + ", out of range (the model has " +
-               std::to_string(desc.num_units) + ")";
+      bool epilogueKernel = kernel.conv && kernel.conv->has_epilogue_kernel;
+      if (epilogueKernel && desc.num_units == 0)
+        return "kernel '" + std::string(kernel.name) +
+               "' has an epilogue kernel but the model has no device image";
+      if ((kernel.library == GRAPHC_LIBRARY_NONE && desc.num_units > 0) ||
+          epilogueKernel)
+        if (kernel.unit < 0 || kernel.unit >= desc.num_units)
+          return "kernel '" + std::string(kernel.name) + "' is in unit " +
+                 std::to_string(kernel.unit) +
+                 ", out of range (the model has " +
+                 std::to_string(desc.num_units) + ")";
     }
   bool sideFile = desc.weights_file && desc.weights_file[0];
   if (desc.weights_size && !desc.weights && !desc.weights_offset && !sideFile)

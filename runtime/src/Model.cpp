@@ -6,6 +6,7 @@
 #include "runtime/src/CudaModel.h"
 #include "runtime/src/DescriptorCheck.h"
 #include "runtime/src/ElfCheck.h"
+#include "runtime/src/ReferenceConv.h"
 #include "runtime/src/ReferenceGemm.h"
 #include "runtime/src/Status.h"
 
@@ -340,15 +341,18 @@ graphc_status loadModel(graphc_model &model,
                             ", computed " + hex(actual) +
                             " (the file is corrupted)");
   }
-  // The cpu target computes library kernels with the reference GEMM: one
-  // it cannot compute is refused now, not at the first run (a model loaded
-  // for inspection only is not refused for what it cannot run).
+  // The cpu target computes library kernels with the reference GEMM and
+  // convolution: one they cannot compute is refused now, not at the first
+  // run (a model loaded for inspection only is not refused for what it
+  // cannot run).
   bool willRun = !(options.flags & GRAPHC_MODEL_INSPECT_ONLY);
   for (int32_t k = 0; k < desc.num_kernels; ++k) {
     const graphc_kernel_desc &kernel = desc.kernels[k];
+    if (!willRun || desc.target != GRAPHC_TARGET_CPU)
+      break;
     std::string why;
-    if (willRun && desc.target == GRAPHC_TARGET_CPU && kernel.gemm &&
-        !referenceGemmSupports(*kernel.gemm, why))
+    if ((kernel.gemm && !referenceGemmSupports(*kernel.gemm, why)) ||
+        (kernel.conv && !referenceConvSupports(*kernel.conv, why)))
       return makeStatus(GRAPHC_UNIMPLEMENTED,
                         "model '" + model.path + "' " + describeKernel(kernel) +
                             " cannot run on the cpu target: " + why);

@@ -13,6 +13,7 @@
 
 #include "graphc/runtime.h"
 #include "lib/Support/Float16.h"
+#include "runtime/src/FloatElements.h"
 #include "runtime/src/OnnxDtype.h"
 
 #include <algorithm>
@@ -89,29 +90,10 @@ bool graphc::rt::referenceGemmSupports(const graphc_gemm_desc &gemm,
 }
 
 namespace {
-/// Element access of one storage type: float, or the bits of a 16-bit
-/// float widened on load and rounded to nearest even on store.
-template <int32_t Dtype> struct Elements;
-template <> struct Elements<kFloat> {
-  using Storage = float;
-  static float load(Storage v) { return v; }
-  static Storage store(float v) { return v; }
-};
-template <> struct Elements<kFloat16> {
-  using Storage = uint16_t;
-  static float load(Storage v) { return graphc::halfToFloat(v); }
-  static Storage store(float v) { return graphc::floatToHalf(v); }
-};
-template <> struct Elements<kBfloat16> {
-  using Storage = uint16_t;
-  static float load(Storage v) { return graphc::bf16ToFloat(v); }
-  static Storage store(float v) { return graphc::floatToBf16(v); }
-};
-
 template <int32_t Dtype>
 bool runGemm(const graphc_gemm_desc &gemm, void *const *args,
              std::string &error) {
-  using E = Elements<Dtype>;
+  using E = FloatElements<Dtype>;
   using T = typename E::Storage;
   // float32 B rows are read where they lie; other types, transposed B and
   // tf32 products widen (or round) B into a packed float panel.

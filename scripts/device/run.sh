@@ -106,6 +106,26 @@ if ldd "$graphc" | grep -q 'libnvrtc.*not found'; then
     fi
   done
 fi
+# The runtime opens cuBLASLt and cuDNN by soname when a model needs them:
+# put their folder on the loader's path when the loader does not find them
+# (pip's nvidia-* packages, which torch installs, keep them in site-packages).
+for lib in libcublasLt.so.13 libcudnn.so.9; do
+  if "$python" -c "import ctypes, sys; ctypes.CDLL(sys.argv[1])" "$lib" 2>/dev/null; then
+    continue
+  fi
+  found=
+  for dir in /usr/local/cuda/lib64 /usr/local/cuda/lib /usr/local/cuda/targets/*/lib \
+    $("$python" -c 'import site; print(" ".join(site.getsitepackages()))' 2>/dev/null | \
+      xargs -n1 -I{} sh -c 'ls -d {}/nvidia/*/lib {}/nvidia/cu*/lib 2>/dev/null'); do
+    if [[ -e $dir/$lib ]]; then
+      export LD_LIBRARY_PATH=$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+      log "using $dir/$lib"
+      found=1
+      break
+    fi
+  done
+  [[ -n $found ]] || log "no $lib here: models with library steps will not load"
+done
 if ! "$graphc" --help >/dev/null 2>&1; then
   log "graphc does not start here: $("$graphc" --help 2>&1 | head -n1)"
   log "$(grep '^graphc needs:' "$bundle/BUNDLE.txt" 2>/dev/null); this machine has $(getconf GNU_LIBC_VERSION 2>/dev/null)"

@@ -3,8 +3,11 @@ cpu (cpu_passing.txt): every emitted kernel must compile with NVRTC for
 sm_80 and sm_90.
 
 NVRTC-compiling each model separately would take far too long, so:
-  1. `graphc compile --target cuda --emit source` prints each model's CUDA
-     source (no NVRTC, fast);
+  1. `graphc compile --target cuda --libraries none --emit source` prints
+     each model's CUDA source (no NVRTC, fast); without libraries, so that
+     every GEMM and convolution emits the template cuBLASLt and cuDNN
+     replace by default (the kernels finishing a cuDNN convolution are
+     checked by test/Pipeline/cudnn-conv.test);
   2. every source is split into its kernels after the shared preamble; the
      kernels are de-duplicated by their text (with the name blanked), and each
      distinct kernel gets a unique name;
@@ -55,7 +58,8 @@ def emit_source(graphc, name):
     flags = node_tests.shape_flags(model, sets[0][1]) if sets else []
     try:
         proc = subprocess.run([graphc, "compile", node_tests.model_path(name),
-                               "--target", "cuda", "--emit", "source", *flags],
+                               "--target", "cuda", "--libraries", "none",
+                               "--emit", "source", *flags],
                               capture_output=True, text=True, timeout=EMIT_TIMEOUT_S)
     except subprocess.TimeoutExpired:
         return None, f"graphc compile --emit source timed out after {EMIT_TIMEOUT_S} s"

@@ -325,9 +325,10 @@ def main():
             parser.error("--cuda-emulation needs --target cuda")
         args.cuda_emulation = os.path.abspath(args.cuda_emulation)
         os.environ["GRAPHC_CUDA_DRIVER_LIBRARY"] = args.cuda_emulation
-        # The fake driver is the fake cuBLASLt too: library steps (GEMMs)
-        # run there, on the fake's streams.
+        # The fake driver is the fake cuBLASLt and cuDNN too: library steps
+        # (GEMMs, convolutions) run there, on the fake's streams.
         os.environ["GRAPHC_CUBLASLT_LIBRARY"] = args.cuda_emulation
+        os.environ["GRAPHC_CUDNN_LIBRARY"] = args.cuda_emulation
     flavour = "cuda-emulated" if args.cuda_emulation else "cpu"
     passing_list, failures_file = LISTS[(args.suite, flavour)]
     if not args.expected:

@@ -6,7 +6,10 @@
 
 --cuda-emulation runs the cuda target without a GPU: graphc compiles the
 generated CUDA for the host and DRIVER (libgraphc_fake_cuda.so) runs it, and
-its library steps (as the fake cuBLASLt).
+its library steps (as the fake cuBLASLt and cuDNN). --cudnn-refuse-fusion
+makes the fake cuDNN offer no engine for a convolution with an epilogue, so
+that the runtime runs the convolution alone and then the epilogue kernel
+graphc generated for it.
 
 CHECK is one of:
   accuracy-mlp, accuracy-resnet, accuracy-transformer, accuracy-rewrites,
@@ -389,11 +392,15 @@ def main():
     parser.add_argument("--arch", help="--arch for the cuda target (e.g. sm_90)")
     parser.add_argument("--cuda-emulation", metavar="DRIVER",
                         help="compile with --cuda-emulation and run on this "
-                        "CUDA driver and cuBLASLt library "
+                        "CUDA driver, cuBLASLt and cuDNN library "
                         "(libgraphc_fake_cuda.so)")
-    parser.add_argument("--libraries", choices=["auto", "none", "cublaslt"],
-                        help="graphc compile --libraries (cublaslt on cpu: "
-                        "GEMMs as library steps on the reference GEMM)")
+    parser.add_argument("--cudnn-refuse-fusion", action="store_true",
+                        help="with --cuda-emulation: the fake cuDNN fuses no "
+                        "epilogue into a convolution")
+    parser.add_argument("--libraries",
+                        help="graphc compile --libraries: auto, none, or a "
+                        "list of cublaslt and cudnn (on cpu: library steps "
+                        "on the reference GEMM and convolution)")
     parser.add_argument("--precision", choices=["fp32", "tf32", "fp16", "bf16"],
                         default="fp32",
                         help="graphc compile --precision; fp16 and bf16 are "
@@ -409,9 +416,14 @@ def main():
         if args.target != "cuda":
             parser.error("--cuda-emulation needs --target cuda")
         os.environ["GRAPHC_CUDA_DRIVER_LIBRARY"] = os.path.abspath(args.cuda_emulation)
-        # The fake driver is the fake cuBLASLt too: library steps (GEMMs)
-        # run there, on the fake's streams.
+        # The fake driver is the fake cuBLASLt and cuDNN too: library steps
+        # (GEMMs, convolutions) run there, on the fake's streams.
         os.environ["GRAPHC_CUBLASLT_LIBRARY"] = os.path.abspath(args.cuda_emulation)
+        os.environ["GRAPHC_CUDNN_LIBRARY"] = os.path.abspath(args.cuda_emulation)
+        if args.cudnn_refuse_fusion:
+            os.environ["FAKECU_CUDNN_REFUSE_FUSION"] = "1"
+    elif args.cudnn_refuse_fusion:
+        parser.error("--cudnn-refuse-fusion needs --cuda-emulation")
     if args.runtime:
         os.environ["GRAPHC_RUNTIME_LIBRARY"] = os.path.abspath(args.runtime)
     import graphc

@@ -5,8 +5,9 @@
 // while counts, kinds, indices, dims, offsets and sizes take any value,
 // null pointers included. checkDescriptor must refuse what execution
 // cannot trust without ever reading outside the tables, and a descriptor it
-// accepts must give every plan tensor a byte size and every library step
-// operands as large as its GEMM spans.
+// accepts must give every plan tensor a byte size, every GEMM step operands
+// as large as its GEMM spans, and every convolution step a shape that holds
+// together and tensors of exactly its sizes, Y apart from the others.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +17,7 @@
 
 #include <fuzzer/FuzzedDataProvider.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
@@ -46,9 +48,10 @@ public:
       k.kind = "pointwise";
       k.onnx_nodes = "";
       k.host_fn = bytes.ConsumeBool() ? hostFunction : nullptr;
-      k.library = bytes.ConsumeIntegralInRange<int32_t>(-1, 2);
+      k.library = bytes.ConsumeIntegralInRange<int32_t>(-1, 3);
       k.gemm = bytes.ConsumeBool() ? gemm() : nullptr;
       k.unit = bytes.ConsumeIntegralInRange<int32_t>(-1, 3);
+      k.conv = bytes.ConsumeBool() ? conv() : nullptr;
     });
     desc.num_images = count();
     desc.images = table(images, desc.num_images, [&](graphc_image_desc &i) {
@@ -85,15 +88,93 @@ public:
       p.steps = table(steps, p.num_steps, [&](graphc_step_desc &s) {
         s.kind = bytes.ConsumeIntegralInRange<int32_t>(-1, 3);
         s.kernel = bytes.ConsumeIntegralInRange<int32_t>(-1, 4);
-        s.num_args = count();
+        // Convolution steps are accepted only with tensors of exactly
+        // their bytes: often give them those.
+        const graphc_conv_desc *conv =
+            desc.kernels && s.kernel >= 0 && s.kernel < desc.num_kernels
+                ? desc.kernels[s.kernel].conv
+                : nullptr;
+        bool fitted = conv && conv->workspace_arg >= 0 &&
+                      conv->workspace_arg < 8 && bytes.ConsumeBool();
+        s.num_args = fitted ? conv->workspace_arg + 1 : count();
         s.args = table(args, s.num_args, [&](graphc_buffer_ref &r) {
           r.kind = bytes.ConsumeIntegralInRange<int32_t>(-1, 5);
           r.index = bytes.ConsumeIntegralInRange<int32_t>(-1, 4);
           r.offset = size();
           r.size = size();
         });
+        if (fitted && s.args)
+          fitConvolution(*conv, args.back());
       });
     });
+    return desc;
+  }
+
+  /// A valid model around one library step of a fuzzed convolution record
+  /// and fuzzed (often fitted) arguments: the convolution checks decide,
+  /// and they accept often enough for the properties to be checked.
+  const graphc_model_desc &buildConvolutionStep() {
+    static const int64_t dims[] = {4096};
+    static const char *const names[] = {""};
+    static const int64_t *const planDims[] = {dims, dims};
+    desc.abi_version = GRAPHC_ABI_VERSION;
+    desc.producer = "graphc fuzz";
+    desc.target = bytes.ConsumeBool() ? GRAPHC_TARGET_CUDA : GRAPHC_TARGET_CPU;
+    // Two inputs and an output of 4096 bytes each (uint8).
+    std::vector<graphc_tensor_desc> &io =
+        tensorTables.emplace_back(3, graphc_tensor_desc{});
+    const char *ioNames[] = {"x", "z", "y"};
+    for (int i = 0; i < 3; ++i)
+      io[i] = {ioNames[i], 2, 1, dims, names, 0};
+    desc.num_inputs = 2;
+    desc.inputs = io.data();
+    desc.num_outputs = 1;
+    desc.outputs = io.data() + 2;
+    std::vector<graphc_kernel_desc> &table = kernels.emplace_back(1);
+    graphc_kernel_desc &kernel = table[0];
+    kernel.name = "conv";
+    kernel.kind = "conv";
+    kernel.onnx_nodes = "";
+    kernel.library = bytes.ConsumeIntegralInRange<int>(0, 7)
+                         ? GRAPHC_LIBRARY_CUDNN
+                         : bytes.ConsumeIntegralInRange<int32_t>(-1, 3);
+    kernel.conv = conv();
+    kernel.unit = bytes.ConsumeIntegralInRange<int32_t>(-1, 1);
+    desc.num_kernels = 1;
+    desc.kernels = table.data();
+    if (bytes.ConsumeBool()) {
+      std::vector<graphc_image_desc> &image = images.emplace_back(1);
+      image[0] = {80, GRAPHC_IMAGE_CUBIN, buffer(16), 16, 0};
+      desc.num_images = 1;
+      desc.images = image.data();
+      desc.num_units = 1;
+    }
+    desc.weights_size = 4096;
+    desc.weights = buffer(desc.weights_size);
+    const graphc_conv_desc &c = *kernel.conv;
+    int32_t numArgs = c.workspace_arg >= 0 && c.workspace_arg < 8 &&
+                              bytes.ConsumeIntegralInRange<int>(0, 7)
+                          ? c.workspace_arg + 1
+                          : count();
+    std::vector<graphc_buffer_ref> &refs =
+        args.emplace_back(std::max(numArgs, 0), graphc_buffer_ref{});
+    for (graphc_buffer_ref &ref : refs) {
+      ref.kind = bytes.ConsumeIntegralInRange<int32_t>(0, 4);
+      // Inputs 0 and 1, output 0.
+      ref.index = ref.kind == GRAPHC_BUFFER_INPUT
+                      ? bytes.ConsumeIntegralInRange<int32_t>(0, 1)
+                      : 0;
+      ref.offset = bytes.ConsumeIntegralInRange<uint64_t>(0, 4096);
+      ref.size = bytes.ConsumeIntegralInRange<uint64_t>(0, 4096);
+    }
+    if (bytes.ConsumeIntegralInRange<int>(0, 3))
+      fitConvolution(c, refs);
+    std::vector<graphc_step_desc> &step = steps.emplace_back(1);
+    step[0] = {GRAPHC_STEP_LIBRARY_CALL, 0, {0}, {0}, 0, numArgs, refs.data()};
+    std::vector<graphc_plan_desc> &plan = plans.emplace_back(1);
+    plan[0] = {"plan", planDims, planDims + 1, 8192, 0, 1, step.data()};
+    desc.num_plans = 1;
+    desc.plans = plan.data();
     return desc;
   }
 
@@ -142,6 +223,120 @@ private:
                          &g.workspace_arg})
       *arg = bytes.ConsumeIntegralInRange<int32_t>(-2, 6);
     return &g;
+  }
+
+  /// A convolution record: half the time a small, consistent one whose
+  /// fields each take any value now and then, otherwise any values with
+  /// often an out_size from the formula.
+  const graphc_conv_desc *conv() {
+    graphc_conv_desc &c = convs.emplace_back();
+    bool consistent = bytes.ConsumeBool();
+    // In a consistent record, `valid` mostly; otherwise `any`.
+    auto pick = [&](int32_t valid, int32_t anyLow, int32_t anyHigh) {
+      if (consistent && bytes.ConsumeIntegralInRange<int>(0, 15))
+        return valid;
+      return bytes.ConsumeIntegralInRange<int32_t>(anyLow, anyHigh);
+    };
+    if (consistent) {
+      c.spatial_dims = bytes.ConsumeIntegralInRange<int32_t>(1, 3);
+      c.groups = bytes.ConsumeIntegralInRange<int64_t>(1, 2);
+      c.n = bytes.ConsumeIntegralInRange<int64_t>(1, 2);
+      c.c = c.groups * bytes.ConsumeIntegralInRange<int64_t>(1, 2);
+      c.k = c.groups * bytes.ConsumeIntegralInRange<int64_t>(1, 2);
+      for (int i = 0; i < c.spatial_dims; ++i) {
+        c.in_size[i] = bytes.ConsumeIntegralInRange<int64_t>(1, 5);
+        c.filter_size[i] = bytes.ConsumeIntegralInRange<int64_t>(1, 3);
+        c.pads_begin[i] = bytes.ConsumeIntegralInRange<int64_t>(0, 2);
+        c.pads_end[i] = bytes.ConsumeIntegralInRange<int64_t>(0, 2);
+        c.strides[i] = bytes.ConsumeIntegralInRange<int64_t>(1, 2);
+        c.dilations[i] = bytes.ConsumeIntegralInRange<int64_t>(1, 2);
+      }
+    } else {
+      c.spatial_dims = bytes.ConsumeIntegralInRange<int32_t>(-1, 4);
+      for (int64_t *field : {&c.n, &c.c, &c.k, &c.groups})
+        *field = dim();
+      for (int64_t *array : {c.in_size, c.filter_size, c.out_size, c.pads_begin,
+                             c.pads_end, c.strides, c.dilations})
+        for (int i = 0; i < GRAPHC_MAX_CONV_SPATIAL_DIMS; ++i)
+          array[i] = bytes.ConsumeBool() ? 0 : dim();
+    }
+    if (consistent || bytes.ConsumeBool()) {
+      for (int i = 0; i < GRAPHC_MAX_CONV_SPATIAL_DIMS; ++i) {
+        __int128 room =
+            __int128(c.in_size[i]) + c.pads_begin[i] + c.pads_end[i] -
+            __int128(c.dilations[i]) * (__int128(c.filter_size[i]) - 1) - 1;
+        if (c.strides[i] > 0 && room >= 0 && room / c.strides[i] < INT64_MAX)
+          c.out_size[i] = int64_t(room / c.strides[i] + 1);
+      }
+    }
+    const int32_t dtypes[] = {1, 10, 16};
+    c.epilogue = pick(bytes.ConsumeIntegralInRange<int32_t>(0, 1), -1, 3);
+    c.dtype = pick(dtypes[bytes.ConsumeIntegralInRange<int>(0, 2)], -1, 17);
+    c.compute_dtype = pick(1, -1, 17);
+    c.tf32 = pick(
+        c.dtype == 1 ? bytes.ConsumeIntegralInRange<int32_t>(0, 1) : 0, -1, 2);
+    // X, W, bias, Z, Y, the workspace.
+    c.x_arg = pick(0, -2, 6);
+    c.w_arg = pick(1, -2, 6);
+    c.bias_arg = pick(bytes.ConsumeBool() ? 2 : -1, -2, 6);
+    c.z_arg = pick(bytes.ConsumeBool() ? 3 : -1, -2, 6);
+    c.y_arg = pick(4, -2, 6);
+    c.workspace_arg = pick(5, -2, 6);
+    c.engine_rank = pick(bytes.ConsumeIntegralInRange<int32_t>(0, 7), -1,
+                         GRAPHC_MAX_ALGO_RANKS);
+    c.has_epilogue_kernel =
+        pick(bytes.ConsumeIntegralInRange<int32_t>(0, 1), -1, 2);
+    for (uint32_t *launch : {c.epilogue_grid, c.epilogue_block})
+      for (int d = 0; d < 3; ++d)
+        launch[d] = consistent && bytes.ConsumeIntegralInRange<int>(0, 15)
+                        ? bytes.ConsumeIntegralInRange<uint32_t>(1, 8)
+                    : bytes.ConsumeBool()
+                        ? bytes.ConsumeIntegralInRange<uint32_t>(0, 2048)
+                        : bytes.ConsumeIntegral<uint32_t>();
+    return &c;
+  }
+
+  /// Gives the tensors of `c` among `refs` its byte sizes (where they fit
+  /// in 64 bits) at small offsets.
+  void fitConvolution(const graphc_conv_desc &c,
+                      std::vector<graphc_buffer_ref> &refs) {
+    if (c.spatial_dims < 1 || c.spatial_dims > GRAPHC_MAX_CONV_SPATIAL_DIMS ||
+        c.groups == 0)
+      return;
+    // Products of sizes up to 2^20 fit in 128 bits; larger ones are refused
+    // anyway.
+    constexpr int64_t kLimit = int64_t(1) << 20;
+    for (int64_t size : {c.n, c.c, c.k})
+      if (size < 0 || size > kLimit)
+        return;
+    for (int i = 0; i < c.spatial_dims; ++i)
+      for (int64_t size : {c.in_size[i], c.filter_size[i], c.out_size[i]})
+        if (size < 0 || size > kLimit)
+          return;
+    __int128 spatialIn = 1, spatialFilter = 1, spatialOut = 1;
+    for (int i = 0; i < c.spatial_dims; ++i) {
+      spatialIn *= c.in_size[i];
+      spatialFilter *= c.filter_size[i];
+      spatialOut *= c.out_size[i];
+    }
+    __int128 element = graphc_dtype_size(c.dtype);
+    const struct {
+      int32_t arg;
+      __int128 bytes;
+    } tensors[] = {
+        {c.x_arg, __int128(c.n) * c.c * spatialIn * element},
+        {c.w_arg, __int128(c.k) * (c.c / c.groups) * spatialFilter * element},
+        {c.bias_arg, __int128(c.k) * element},
+        {c.z_arg, __int128(c.n) * c.k * spatialOut * element},
+        {c.y_arg, __int128(c.n) * c.k * spatialOut * element},
+    };
+    for (const auto &tensor : tensors) {
+      if (tensor.arg < 0 || size_t(tensor.arg) >= refs.size() ||
+          tensor.bytes < 0 || tensor.bytes > __int128(UINT64_MAX))
+        continue;
+      refs[tensor.arg].size = uint64_t(tensor.bytes);
+      refs[tensor.arg].offset = bytes.ConsumeIntegralInRange<uint64_t>(0, 512);
+    }
   }
 
   const char *string() {
@@ -205,6 +400,7 @@ private:
   std::deque<std::vector<graphc_tensor_desc>> tensorTables;
   std::deque<std::vector<graphc_kernel_desc>> kernels;
   std::deque<graphc_gemm_desc> gemms;
+  std::deque<graphc_conv_desc> convs;
   std::deque<std::vector<graphc_image_desc>> images;
   std::deque<std::vector<graphc_plan_desc>> plans;
   std::deque<std::vector<graphc_step_desc>> steps;
@@ -228,6 +424,79 @@ __int128 matrixElements(const graphc_gemm_desc &g, int64_t stride, int64_t rows,
   return __int128(g.batch - 1) * stride + __int128(rows - 1) * ld + cols;
 }
 
+[[noreturn]] void acceptedBadConv(const char *what) {
+  std::fprintf(stderr, "checkDescriptor accepted a convolution step %s\n",
+               what);
+  std::abort();
+}
+
+/// An accepted convolution step: its shape holds together, every tensor is
+/// an argument before the workspace of exactly its bytes, and Y overlaps
+/// none of the others (all computed in 128 bits, so nothing wraps).
+void checkConvStep(const graphc_conv_desc &c, const graphc_step_desc &step) {
+  if (c.spatial_dims < 1 || c.spatial_dims > GRAPHC_MAX_CONV_SPATIAL_DIMS)
+    acceptedBadConv("with a spatial dim count out of range");
+  if (c.n < 1 || c.c < 1 || c.k < 1 || c.groups < 1 || c.c % c.groups ||
+      c.k % c.groups)
+    acceptedBadConv("with sizes or groups that do not hold together");
+  if (c.workspace_arg != step.num_args - 1)
+    acceptedBadConv("whose workspace is not its last argument");
+  __int128 spatialIn = 1, spatialFilter = 1, spatialOut = 1;
+  for (int i = 0; i < GRAPHC_MAX_CONV_SPATIAL_DIMS; ++i) {
+    if (i >= c.spatial_dims) {
+      if (c.in_size[i] || c.filter_size[i] || c.out_size[i] ||
+          c.pads_begin[i] || c.pads_end[i] || c.strides[i] || c.dilations[i])
+        acceptedBadConv("with entries past its spatial dims");
+      continue;
+    }
+    if (c.strides[i] < 1 || c.dilations[i] < 1 || c.pads_begin[i] < 0 ||
+        c.pads_end[i] < 0 || c.in_size[i] < 1 || c.filter_size[i] < 1)
+      acceptedBadConv("with a spatial size, stride, dilation or pad out of "
+                      "range");
+    __int128 room =
+        __int128(c.in_size[i]) + c.pads_begin[i] + c.pads_end[i] -
+        __int128(c.dilations[i]) * (__int128(c.filter_size[i]) - 1) - 1;
+    if (room < 0 || c.out_size[i] != room / c.strides[i] + 1)
+      acceptedBadConv("whose out_size is not the formula's");
+    spatialIn *= c.in_size[i];
+    spatialFilter *= c.filter_size[i];
+    spatialOut *= c.out_size[i];
+  }
+  __int128 element = graphc_dtype_size(c.dtype);
+  const struct {
+    int32_t arg;
+    __int128 bytes;
+  } tensors[] = {
+      {c.x_arg, __int128(c.n) * c.c * spatialIn * element},
+      {c.w_arg, __int128(c.k) * (c.c / c.groups) * spatialFilter * element},
+      {c.bias_arg, __int128(c.k) * element},
+      {c.z_arg, __int128(c.n) * c.k * spatialOut * element},
+      {c.y_arg, __int128(c.n) * c.k * spatialOut * element},
+  };
+  for (const auto &tensor : tensors) {
+    if (tensor.arg < 0)
+      continue;
+    if (tensor.arg >= step.num_args - 1 ||
+        step.args[tensor.arg].kind == GRAPHC_BUFFER_NONE ||
+        __int128(step.args[tensor.arg].size) != tensor.bytes)
+      acceptedBadConv("with a tensor missing or of other bytes");
+  }
+  const graphc_buffer_ref &y = step.args[c.y_arg];
+  for (const auto &tensor : tensors) {
+    if (tensor.arg < 0 || tensor.arg == c.y_arg)
+      continue;
+    const graphc_buffer_ref &other = step.args[tensor.arg];
+    bool indexed =
+        y.kind == GRAPHC_BUFFER_INPUT || y.kind == GRAPHC_BUFFER_OUTPUT;
+    bool sameBuffer =
+        other.kind == y.kind && (!indexed || other.index == y.index);
+    if (sameBuffer && other.size && y.size &&
+        __int128(other.offset) < __int128(y.offset) + y.size &&
+        __int128(y.offset) < __int128(other.offset) + other.size)
+      acceptedBadConv("whose Y overlaps what it reads");
+  }
+}
+
 /// Every operand of an accepted library step is an argument before the
 /// workspace and holds what its GEMM spans.
 void checkLibrarySteps(const graphc_model_desc &desc,
@@ -236,7 +505,15 @@ void checkLibrarySteps(const graphc_model_desc &desc,
     const graphc_step_desc &step = plan.steps[s];
     if (step.kind != GRAPHC_STEP_LIBRARY_CALL)
       continue;
-    const graphc_gemm_desc &g = *desc.kernels[step.kernel].gemm;
+    const graphc_kernel_desc &kernel = desc.kernels[step.kernel];
+    if ((kernel.library == GRAPHC_LIBRARY_CUDNN) != (kernel.conv != nullptr) ||
+        (kernel.library == GRAPHC_LIBRARY_CUBLASLT) != (kernel.gemm != nullptr))
+      acceptedBadConv("of a kernel without exactly its library's record");
+    if (kernel.conv) {
+      checkConvStep(*kernel.conv, step);
+      continue;
+    }
+    const graphc_gemm_desc &g = *kernel.gemm;
     __int128 element = graphc_dtype_size(g.dtype);
     const struct {
       int32_t arg;
@@ -270,7 +547,9 @@ void checkLibrarySteps(const graphc_model_desc &desc,
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   FuzzedDataProvider bytes(data, size);
   DescriptorBuilder builder(bytes);
-  const graphc_model_desc &desc = builder.build();
+  const graphc_model_desc &desc = bytes.ConsumeIntegralInRange<int>(0, 3)
+                                      ? builder.build()
+                                      : builder.buildConvolutionStep();
   if (!graphc::rt::checkDescriptor(desc).empty())
     return 0;
   for (int32_t p = 0; p < desc.num_plans; ++p) {

@@ -23,17 +23,6 @@
 #include <string>
 #include <vector>
 
-extern "C" {
-int cuDevicePrimaryCtxRetain(void **context, int device);
-int cuDevicePrimaryCtxRelease_v2(int device);
-int cuCtxPushCurrent_v2(void *context);
-int cuCtxPopCurrent_v2(void **context);
-int cuStreamCreate(void **stream, unsigned flags);
-int cuStreamDestroy_v2(void *stream);
-int cuMemAlloc_v2(unsigned long long *pointer, size_t bytes);
-int cuMemFree_v2(unsigned long long pointer);
-}
-
 namespace {
 
 using namespace fakecutest;
@@ -78,51 +67,11 @@ protected:
 
 //===- CublasLtGemm on its own --------------------------------------------===//
 
-/// Device 0's context made current, a stream, and device allocations freed
-/// at the end. The fake's device memory is host memory: tests fill and read
-/// it directly.
-struct Device {
-  Device() {
-    cuDevicePrimaryCtxRetain(&context, 0);
-    cuCtxPushCurrent_v2(context);
-    cuStreamCreate(&stream, 1);
-  }
-  ~Device() {
-    for (unsigned long long pointer : allocations)
-      cuMemFree_v2(pointer);
-    cuStreamDestroy_v2(stream);
-    void *popped = nullptr;
-    cuCtxPopCurrent_v2(&popped);
-    cuDevicePrimaryCtxRelease_v2(0);
-  }
-  /// `values` in a new allocation, `offset` bytes into it.
-  unsigned long long upload(const std::vector<float> &values,
-                            size_t offset = 0) {
-    unsigned long long base = 0;
-    EXPECT_EQ(cuMemAlloc_v2(&base, offset + values.size() * 4 + 4), 0);
-    allocations.push_back(base);
-    std::memcpy(reinterpret_cast<char *>(base) + offset, values.data(),
-                values.size() * 4);
-    return base + offset;
-  }
-  graphc::rt::cu::Stream cuStream() const {
-    return static_cast<graphc::rt::cu::Stream>(stream);
-  }
-  void *context = nullptr, *stream = nullptr;
-  std::vector<unsigned long long> allocations;
-};
-
 std::vector<float> random(size_t count, std::mt19937 &rng) {
   std::uniform_real_distribution<float> values(-1, 1);
   std::vector<float> out(count);
   for (float &value : out)
     value = values(rng);
-  return out;
-}
-
-std::vector<float> download(unsigned long long pointer, size_t count) {
-  std::vector<float> out(count);
-  std::memcpy(out.data(), reinterpret_cast<const void *>(pointer), count * 4);
   return out;
 }
 

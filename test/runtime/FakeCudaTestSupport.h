@@ -1,8 +1,9 @@
 //===- FakeCudaTestSupport.h - helpers of the fake driver tests -*- C++ -*-===//
 //
 // Shared by the tests that run the runtime's CUDA path on the fake driver
-// (CudaFakeDriverTest.cpp, CudaFakeCublasLtTest.cpp): where the fake and the
-// test models are, statuses, model loading and the fake's trace.
+// (CudaFakeDriverTest.cpp, CudaFakeCublasLtTest.cpp, CudaFakeCudnnTest.cpp):
+// where the fake and the test models are, statuses, model loading, the
+// fake's trace and its device memory.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHC_TEST_RUNTIME_FAKECUDATESTSUPPORT_H
@@ -11,13 +12,28 @@
 #include "fake_cuda/FakeCuda.h"
 
 #include "graphc/runtime.h"
+#include "runtime/src/CudaDriver.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
+
+// The fake's driver entry points the tests call themselves.
+extern "C" {
+int cuDevicePrimaryCtxRetain(void **context, int device);
+int cuDevicePrimaryCtxRelease_v2(int device);
+int cuCtxPushCurrent_v2(void *context);
+int cuCtxPopCurrent_v2(void **context);
+int cuStreamCreate(void **stream, unsigned flags);
+int cuStreamDestroy_v2(void *stream);
+int cuMemAlloc_v2(unsigned long long *pointer, size_t bytes);
+int cuMemFree_v2(unsigned long long pointer);
+}
 
 namespace fakecutest {
 
@@ -89,6 +105,58 @@ inline std::vector<std::string> traceSince(size_t count) {
 
 inline bool contains(const std::string &text, const std::string &part) {
   return text.find(part) != std::string::npos;
+}
+
+/// Device 0's context made current, a stream, and device allocations freed
+/// at the end. The fake's device memory is host memory: tests fill and read
+/// it directly.
+struct Device {
+  Device() {
+    cuDevicePrimaryCtxRetain(&context, 0);
+    cuCtxPushCurrent_v2(context);
+    cuStreamCreate(&stream, 1);
+  }
+  ~Device() {
+    for (unsigned long long pointer : allocations)
+      cuMemFree_v2(pointer);
+    cuStreamDestroy_v2(stream);
+    void *popped = nullptr;
+    cuCtxPopCurrent_v2(&popped);
+    cuDevicePrimaryCtxRelease_v2(0);
+  }
+  Device(const Device &) = delete;
+  /// `bytes` bytes of `data` in a new allocation, `offset` bytes into it.
+  unsigned long long uploadBytes(const void *data, size_t bytes,
+                                 size_t offset = 0) {
+    unsigned long long base = 0;
+    EXPECT_EQ(cuMemAlloc_v2(&base, offset + bytes + 4), 0);
+    allocations.push_back(base);
+    if (bytes)
+      std::memcpy(reinterpret_cast<char *>(base) + offset, data, bytes);
+    return base + offset;
+  }
+  unsigned long long upload(const std::vector<float> &values,
+                            size_t offset = 0) {
+    return uploadBytes(values.data(), values.size() * 4, offset);
+  }
+  unsigned long long upload16(const std::vector<uint16_t> &values,
+                              size_t offset = 0) {
+    return uploadBytes(values.data(), values.size() * 2, offset);
+  }
+  graphc::rt::cu::Stream cuStream() const {
+    return static_cast<graphc::rt::cu::Stream>(stream);
+  }
+  void *context = nullptr, *stream = nullptr;
+  std::vector<unsigned long long> allocations;
+};
+
+/// `count` elements of T at device pointer `pointer`.
+template <typename T = float>
+std::vector<T> download(unsigned long long pointer, size_t count) {
+  std::vector<T> out(count);
+  std::memcpy(out.data(), reinterpret_cast<const void *>(pointer),
+              count * sizeof(T));
+  return out;
 }
 
 } // namespace fakecutest

@@ -121,6 +121,31 @@ llvm::Expected<std::vector<int>> parseArchList(llvm::StringRef list) {
   return sms;
 }
 
+llvm::Expected<Libraries> parseLibraries(llvm::StringRef list) {
+  Libraries libraries;
+  if (list.trim() == "auto")
+    return libraries;
+  libraries.automatic = false;
+  if (list.trim() == "none")
+    return libraries;
+  llvm::SmallVector<llvm::StringRef> items;
+  list.split(items, ',', -1, /*KeepEmpty=*/true);
+  for (llvm::StringRef item : items) {
+    item = item.trim();
+    if (item == "cublaslt")
+      libraries.cublaslt = true;
+    else if (item == "cudnn")
+      libraries.cudnn = true;
+    else
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "--libraries: '%s' is not auto, none or a comma-separated list of "
+          "cublaslt and cudnn",
+          item.str().c_str());
+  }
+  return libraries;
+}
+
 llvm::Expected<CompileOptions>
 compileOptionsFromFlags(const CompileFlags &flags) {
   CompileOptions options;
@@ -184,9 +209,10 @@ compileOptionsFromFlags(const CompileFlags &flags) {
   options.cudaEmulation = flags.cudaEmulation;
   options.noFusion = flags.noFusion;
   options.cpuLoops = !flags.noCpuLoops;
-  options.libraries = flags.libraries == "none"       ? Libraries::none
-                      : flags.libraries == "cublaslt" ? Libraries::cublaslt
-                                                      : Libraries::automatic;
+  auto libraries = parseLibraries(flags.libraries);
+  if (!libraries)
+    return libraries.takeError();
+  options.libraries = *libraries;
   options.precision = *parsePrecision(flags.precision);
   options.ioPrecision = *parsePrecision(flags.ioPrecision);
   options.keepFp32 = flags.keepFp32;
@@ -261,11 +287,11 @@ void addModelFlags(CLI::App &cmd, CompileFlags &flags) {
                 "host kernel instead of one generated loop for its pointwise "
                 "ops (to compare the two, or to find which one is wrong)");
   cmd.add_option("--libraries", flags.libraries,
-                  "which GEMMs vendor libraries compute: auto (cuBLASLt on "
-                  "the cuda target, none on cpu), none (generated kernels "
-                  "only), cublaslt (also on cpu, where the runtime's "
-                  "reference GEMM stands in)")
-      ->check(CLI::IsMember({"auto", "none", "cublaslt"}));
+                  "what vendor libraries compute: auto (GEMMs on cuBLASLt "
+                  "and convolutions on cuDNN on the cuda target, none on "
+                  "cpu), none (generated kernels only), or a comma-separated "
+                  "list of cublaslt and cudnn (also on cpu, where the "
+                  "runtime's reference GEMM and convolution stand in)");
   cmd.add_option("--precision", flags.precision,
                   "what float32 tensors become: fp32 (default); fp16 or bf16 "
                   "(weights and activations stored narrow, arithmetic, "

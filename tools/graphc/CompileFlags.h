@@ -63,6 +63,9 @@ void addModelFlags(CLI::App &cmd, CompileFlags &flags);
 /// The options `flags` ask for; errors name the flag.
 llvm::Expected<CompileOptions> compileOptionsFromFlags(const CompileFlags &flags);
 
+/// "auto", "none", or a list such as "cublaslt,cudnn" (--libraries).
+llvm::Expected<Libraries> parseLibraries(llvm::StringRef list);
+
 /// "sm_80,sm_90" -> {80, 90}.
 llvm::Expected<std::vector<int>> parseArchList(llvm::StringRef list);
 

@@ -152,6 +152,41 @@ nlohmann::ordered_json gemmJson(const rt::ArtifactGemm &gemm) {
           {"tf32", gemm.tf32 != 0}};
 }
 
+/// A library kernel's convolution (graphc_conv_desc), with names for its
+/// kinds; the spatial arrays hold its spatial dims only.
+nlohmann::ordered_json convJson(const rt::ArtifactConv &conv) {
+  const char *epilogue = rt::epilogueName(conv.epilogue);
+  auto spatial = [&](const std::vector<int64_t> &values) {
+    std::vector<int64_t> dims(values.begin(),
+                              values.begin() + std::min<size_t>(
+                                                   values.size(),
+                                                   std::max(conv.spatialDims, 0)));
+    return nlohmann::ordered_json(dims);
+  };
+  nlohmann::ordered_json json = {
+      {"n", conv.n},
+      {"c", conv.c},
+      {"k", conv.k},
+      {"groups", conv.groups},
+      {"in_size", spatial(conv.inSize)},
+      {"filter_size", spatial(conv.filterSize)},
+      {"out_size", spatial(conv.outSize)},
+      {"pads_begin", spatial(conv.padsBegin)},
+      {"pads_end", spatial(conv.padsEnd)},
+      {"strides", spatial(conv.strides)},
+      {"dilations", spatial(conv.dilations)},
+      {"bias", conv.biasArg >= 0},
+      {"residual", conv.zArg >= 0},
+      {"epilogue", epilogue ? nlohmann::ordered_json(epilogue)
+                            : nlohmann::ordered_json(conv.epilogue)},
+      {"dtype", graphc_dtype_name(conv.dtype)},
+      {"compute_dtype", graphc_dtype_name(conv.computeDtype)},
+      {"engine_rank", conv.engineRank},
+      {"tf32", conv.tf32 != 0},
+      {"epilogue_kernel", conv.hasEpilogueKernel}};
+  return json;
+}
+
 /// The vendor libraries a deployment must provide: those of a cuda model's
 /// library kernels (the cpu target computes them itself).
 nlohmann::ordered_json librariesJson(const ArtifactView &view) {
@@ -286,8 +321,13 @@ nlohmann::ordered_json describe(const std::string &path,
                                          : nlohmann::ordered_json(nullptr)},
          {"gemm", kernel.gemm ? gemmJson(*kernel.gemm)
                               : nlohmann::ordered_json(nullptr)},
+         {"conv", kernel.conv ? convJson(*kernel.conv)
+                              : nlohmann::ordered_json(nullptr)},
+         // Generated code, and a cuDNN convolution's epilogue kernel, lie
+         // in a unit.
          {"unit", view.target == GRAPHC_TARGET_CUDA &&
-                          kernel.library == GRAPHC_LIBRARY_NONE
+                          (kernel.library == GRAPHC_LIBRARY_NONE ||
+                           (kernel.conv && kernel.conv->hasEpilogueKernel))
                       ? nlohmann::ordered_json(kernel.unit)
                       : nlohmann::ordered_json(nullptr)}});
   }
@@ -404,6 +444,29 @@ void printText(const nlohmann::ordered_json &report, llvm::raw_ostream &os) {
          << " trans_b=" << int(gemm["trans_b"].get<bool>()) << " epilogue="
          << (gemm["epilogue"].is_string() ? gemm["epilogue"].get<std::string>()
                                           : gemm["epilogue"].dump())
+         << ")";
+    }
+    if (!kernel["conv"].is_null()) {
+      const auto &conv = kernel["conv"];
+      auto dims = [](const nlohmann::ordered_json &values) {
+        std::string text;
+        for (size_t i = 0; i < values.size(); ++i)
+          text += (i ? "x" : "") + std::to_string(values[i].get<int64_t>());
+        return text;
+      };
+      os << " (" << kernel["library"].get<std::string>()
+         << " conv n=" << conv["n"].get<int64_t>()
+         << " c=" << conv["c"].get<int64_t>()
+         << " k=" << conv["k"].get<int64_t>()
+         << " groups=" << conv["groups"].get<int64_t>()
+         << " in=" << dims(conv["in_size"])
+         << " filter=" << dims(conv["filter_size"])
+         << " out=" << dims(conv["out_size"])
+         << " stride=" << dims(conv["strides"])
+         << " bias=" << int(conv["bias"].get<bool>())
+         << " residual=" << int(conv["residual"].get<bool>()) << " epilogue="
+         << (conv["epilogue"].is_string() ? conv["epilogue"].get<std::string>()
+                                          : conv["epilogue"].dump())
          << ")";
     }
     os << "\n";

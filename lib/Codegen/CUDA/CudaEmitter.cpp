@@ -223,6 +223,11 @@ FailureOr<CudaKernel> emitCudaKernel(exec::KernelOp kernel, int lowestSm) {
   emitter.setTileSize(tile);
   emitter.setRowsPerBlock(rowsPerBlock);
   emitter.setLowestSm(lowestSm);
+  if (kernel.getConv()) {
+    if (!isa<graph::ConvOp>(op))
+      return kernel.emitOpError("is a cudnn kernel without a graph.conv");
+    emitter.setFinishesLibraryConv();
+  }
   if (hasEpilogue)
     emitter.setEpilogue(op);
   if (hasPrologue) {

@@ -53,7 +53,9 @@ mlir::FailureOr<CudaKernel> emitCudaKernel(mlir::Operation *op,
 /// its fusion kind: the pointwise fusion template for pointwise kernels,
 /// the op's own emitter for a kernel of one op of another kind, and for a
 /// conv or matmul kernel of several ops, the anchor's emitter applying the
-/// pointwise epilogue before its store. Parameters:
+/// pointwise epilogue before its store; for a cudnn kernel (see exec.kernel's
+/// `conv`), the kernel finishing in place what the library convolved alone
+/// into its output. Parameters:
 /// one pointer per kernel input (its block arguments), then one per output,
 /// then the error record and launch site when the kernel checks values read
 /// at run time (as for emitCudaKernel of an op). Fails with an error naming

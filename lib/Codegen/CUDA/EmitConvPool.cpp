@@ -113,6 +113,18 @@ LogicalResult emitConv(KernelEmitter &e) {
 
   e.openLinearLoop(numElements(yShape));
   e.coords("o", "i", yShape);
+  if (e.finishesLibraryConv()) {
+    // The library wrote the bare convolution into the result.
+    e.line("// " + KernelEmitter::out(0) +
+           " holds the convolution cuDNN computed alone: finish it in place");
+    std::string conv = "gc_ld(" + KernelEmitter::out(0) + "[i])";
+    e.line(t + " acc = " +
+           (e.hasInput(2) ? e.load(2, "o1") + " + " + conv : conv) + ";");
+    if (failed(e.storeResult("i", "acc")))
+      return failure();
+    e.close();
+    return success();
+  }
   e.line("const long long g = o1 / " + Twine(mg) + ";");
   e.line(t + " acc = " + (e.hasInput(2) ? e.load(2, "o1") : literal(0, t)) +
          ";");

@@ -166,6 +166,11 @@ public:
   /// Makes storeResult apply the epilogue of the kernel: its ops other than
   /// `anchor`, the op this emitter computes (see graph::isEpilogueAnchor).
   void setEpilogue(mlir::Operation *anchor) { epilogueAnchor = anchor; }
+  /// Makes the conv template finish, in place, a convolution a library
+  /// computed alone into the result: the kernel adds the conv's bias and
+  /// applies the epilogue to what it finds there (see exec.kernel's `conv`).
+  void setFinishesLibraryConv() { finishingLibraryConv = true; }
+  bool finishesLibraryConv() const { return finishingLibraryConv; }
   /// Makes load(0, ...) compute input 0 of `reduction` (see
   /// graph::isPrologueReduction) from the kernel's other ops, and
   /// bindInputSlots leave slot 0 unbound.
@@ -275,6 +280,7 @@ private:
   llvm::DenseMap<unsigned, llvm::SmallVector<int64_t>> stridedSlots;
   /// The reduction whose input 0 the kernel's prologue computes, or null.
   mlir::Operation *prologueReduction = nullptr;
+  bool finishingLibraryConv = false;
   /// Whether the kernel checks run-time values and so takes the error
   /// record and launch site parameters.
   bool reportsErrors = false;

@@ -1,4 +1,4 @@
-/*===- descriptor.h - the model artifact's descriptor (ABI v8) -------------===*
+/*===- descriptor.h - the model artifact's descriptor (ABI v9) -------------===*
  *
  * A graphc model .so exports one symbol, `graphc_model_descriptor_v1`, a
  * function returning a pointer to a read-only graphc_model_desc. Everything
@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-#define GRAPHC_ABI_VERSION 8u
+#define GRAPHC_ABI_VERSION 9u
 #define GRAPHC_DESCRIPTOR_SYMBOL "graphc_model_descriptor_v1"
 /* The graphc_model_desc itself lives alone in this ELF section, so that
  * tools can find and read it from the file without loading the .so. */
@@ -86,10 +86,11 @@ typedef enum graphc_step_kind {
   GRAPHC_STEP_HOST_CALL = 1,
   /* copy args[0] (source) to args[1] (destination), args[1].size bytes. */
   GRAPHC_STEP_COPY = 2,
-  /* run kernels[kernel].gemm through kernels[kernel].library (cuda), or
-   * the runtime's reference GEMM (cpu), on the step's buffers: the
-   * kernel's inputs, its output, then the workspace (NONE when the
-   * library needs none). grid, block and shared_bytes are 0. */
+  /* run kernels[kernel].gemm or kernels[kernel].conv through
+   * kernels[kernel].library (cuda), or the runtime's reference GEMM or
+   * convolution (cpu), on the step's buffers: the kernel's inputs, its
+   * output, then the workspace (NONE when the library needs none). grid,
+   * block and shared_bytes are 0. */
   GRAPHC_STEP_LIBRARY_CALL = 3,
 } graphc_step_kind;
 
@@ -107,9 +108,11 @@ typedef struct graphc_step_desc {
 typedef enum graphc_library {
   GRAPHC_LIBRARY_NONE = 0,     /* a generated kernel (launch or host call) */
   GRAPHC_LIBRARY_CUBLASLT = 1, /* cuBLASLt (cuda); reference GEMM (cpu) */
+  /* cuDNN's graph API (cuda); reference convolution (cpu) */
+  GRAPHC_LIBRARY_CUDNN = 2,
 } graphc_library;
 
-/* The activation a GEMM applies last. GELU_TANH is
+/* The activation a GEMM or convolution applies last. GELU_TANH is
  * x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))), the form cuBLASLt
  * fuses; the erf form of ONNX Gelu stays a generated epilogue kernel. */
 typedef enum graphc_gemm_epilogue {
@@ -156,6 +159,56 @@ typedef struct graphc_gemm_desc {
   int32_t tf32;
 } graphc_gemm_desc;
 
+/* The most spatial dims a library convolution has. */
+#define GRAPHC_MAX_CONV_SPATIAL_DIMS 3
+
+/* A grouped convolution (cross-correlation, as ONNX Conv) over 1 to
+ * GRAPHC_MAX_CONV_SPATIAL_DIMS spatial dims, on dense row-major NC[D]HW
+ * tensors, library-neutral:
+ *   Y = epilogue(conv(X, W) + bias + Z)
+ * X is [n, c, in_size...], W [k, c / groups, filter_size...], Y and Z
+ * [n, k, out_size...], bias [k] (one per output channel), with
+ *   out_size[i] = (in_size[i] + pads_begin[i] + pads_end[i]
+ *                  - dilations[i] * (filter_size[i] - 1) - 1) / strides[i] + 1
+ * pads_begin and pads_end are the zeros before and after each spatial dim
+ * of X. Entries past spatial_dims are 0. epilogue is NONE or RELU. The
+ * *_arg fields index the step's arguments (-1: absent). Elements are dtype
+ * throughout; products and the epilogue compute in compute_dtype. */
+typedef struct graphc_conv_desc {
+  int32_t spatial_dims;
+  int64_t n, c, k, groups;
+  int64_t in_size[GRAPHC_MAX_CONV_SPATIAL_DIMS];
+  int64_t filter_size[GRAPHC_MAX_CONV_SPATIAL_DIMS];
+  int64_t out_size[GRAPHC_MAX_CONV_SPATIAL_DIMS];
+  int64_t pads_begin[GRAPHC_MAX_CONV_SPATIAL_DIMS];
+  int64_t pads_end[GRAPHC_MAX_CONV_SPATIAL_DIMS];
+  int64_t strides[GRAPHC_MAX_CONV_SPATIAL_DIMS];
+  int64_t dilations[GRAPHC_MAX_CONV_SPATIAL_DIMS];
+  int32_t epilogue; /* graphc_gemm_epilogue */
+  int32_t dtype;
+  int32_t compute_dtype;
+  /* 1: float32 tensors whose X and W elements the products may round to
+   * tf32 (--precision tf32); 0: exact float32 products. */
+  int32_t tf32;
+  int32_t x_arg, w_arg, bias_arg, z_arg, y_arg;
+  int32_t workspace_arg; /* the step's last argument */
+  /* Which engine configuration runs, by rank in the order the library's
+   * heuristic returns them for this convolution (0: its first choice),
+   * below GRAPHC_MAX_ALGO_RANKS. A library that offers fewer falls back to
+   * its first choice. */
+  int32_t engine_rank;
+  /* cuda, 1 when bias, Z or the epilogue are present: the kernel also has
+   * code, a generated kernel of the kernel's name in its unit that takes
+   * the step's arguments but the workspace and finishes Y in place (adds
+   * bias and Z, applies the epilogue to the convolution it finds in Y). The
+   * runtime runs the convolution alone and then launches it, with these
+   * launch dims, when the library fuses no engine for the whole of it.
+   * 0 otherwise (and on cpu). */
+  int32_t has_epilogue_kernel;
+  uint32_t epilogue_grid[3];
+  uint32_t epilogue_block[3];
+} graphc_conv_desc;
+
 /* cpu kernels take the resolved buffer pointers of their step; they return 0
  * on success, else non-zero with a lower-case message written into err. */
 typedef int (*graphc_host_fn)(void *const *args, char *err, uint64_t err_len);
@@ -173,14 +226,17 @@ typedef struct graphc_kernel_desc {
   uint64_t bytes_read;
   uint64_t bytes_written;
   int32_t flop_dtype;
-  /* graphc_library; for a library kernel, what it computes (its steps
-   * are GRAPHC_STEP_LIBRARY_CALL, and it is in no image). */
+  /* graphc_library; for a library kernel, what it computes: gemm
+   * (cuBLASLt) or conv (cuDNN), the other NULL. Its steps are
+   * GRAPHC_STEP_LIBRARY_CALL; it is in no image unless its conv has an
+   * epilogue kernel. */
   int32_t library;
   const graphc_gemm_desc *gemm;
-  /* cuda, generated kernels of a model with units: the module unit whose
-   * images hold its code, in [0, num_units); ignored otherwise (the
-   * compiler writes -1). */
+  /* cuda, generated kernels (and cuDNN kernels with an epilogue kernel) of
+   * a model with units: the module unit whose images hold its code, in
+   * [0, num_units); ignored otherwise (the compiler writes -1). */
   int32_t unit;
+  const graphc_conv_desc *conv;
 } graphc_kernel_desc;
 
 /* How an image's bytes are to be loaded. */

@@ -48,8 +48,20 @@ func.func @yield_type(%a: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 func.func @library_pointwise(%a: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{computes a pointwise fusion with a library: only matmul fusions have one}}
+  // expected-error @+1 {{computes a pointwise fusion with cublaslt, which computes only matmul fusions}}
   %0 = kernel.fusion "relu_0" pointwise(%a) {hash = "0123456789abcdef", library = #kernel.library<cublaslt>, schedule = {}} : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%x: tensor<4xf32>):
+    %r = graph.relu %x : (tensor<4xf32>) -> tensor<4xf32>
+    kernel.yield %r : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @cudnn_matmul(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{computes a matmul fusion with cudnn, which computes only conv fusions}}
+  %0 = kernel.fusion "relu_0" matmul(%a) {hash = "0123456789abcdef", library = #kernel.library<cudnn>, schedule = {}} : (tensor<4xf32>) -> tensor<4xf32> {
   ^bb0(%x: tensor<4xf32>):
     %r = graph.relu %x : (tensor<4xf32>) -> tensor<4xf32>
     kernel.yield %r : tensor<4xf32>

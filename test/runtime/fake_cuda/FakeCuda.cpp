@@ -404,6 +404,7 @@ FAKE_API void fakecu_register_kernel(const char *name, fakecu_kernel_fn fn,
 
 FAKE_API void fakecu_reset(void) {
   fakecu::resetCublasLt();
+  fakecu::resetCudnn();
   State &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
   for (Context &context : s.contexts)
@@ -793,7 +794,7 @@ FAKE_API Result cuEventCreate(void **event, unsigned flags) {
   Call call("cuEventCreate");
   if (call.sticky)
     return call.sticky;
-  auto *created = new Event{call.s.nextEvent++};
+  auto *created = new Event{call.s.nextEvent++, false, false, {}};
   created->timing = !(flags & 2 /* CU_EVENT_DISABLE_TIMING */);
   *event = created;
   return kSuccess;

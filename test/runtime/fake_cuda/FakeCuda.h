@@ -31,7 +31,11 @@
  * at it with GRAPHC_CUBLASLT_LIBRARY): column-major matmuls computed on the
  * host from the cuBLASLt semantics alone, queued on the fake streams like a
  * launch, strict about attributes, layouts, algorithms, workspaces,
- * alignment and the device memory every operand spans.
+ * alignment and the device memory every operand spans. And a cuDNN
+ * (FakeCudnn.cpp; GRAPHC_CUDNN_LIBRARY): the backend (graph) API's
+ * convolution, pointwise ADD and RELU_FWD graphs, computed from the
+ * descriptors alone, strict about attributes, finalization, unique ids,
+ * variant packs, workspaces, alignment and device memory.
  *===----------------------------------------------------------------------===*/
 #ifndef GRAPHC_TEST_FAKE_CUDA_H
 #define GRAPHC_TEST_FAKE_CUDA_H
@@ -92,6 +96,27 @@ const char *fakecu_cublaslt_last_error(void);
  * compute the same. The rank, in the heuristic's answer, of the one the
  * last cublasLtMatmul ran (-1 before any). */
 int fakecu_cublaslt_last_algorithm_rank(void);
+
+/* cuDNN. The heuristic offers four engine configurations, in this order:
+ *   0  tensor cores: numerical note TENSOR_CORE, float32 X and W read as
+ *      tf32; no workspace
+ *   1  exact, 4096 bytes of workspace
+ *   2  numerical note DOWN_CONVERT_INPUTS: X and W read as float16; none
+ *   3  exact, no workspace
+ * While `refuse` is set it offers none for a graph with a pointwise
+ * operation (a convolution alone still gets all four). It is set from the
+ * start (and after fakecu_reset) when FAKECU_CUDNN_REFUSE_FUSION is set and
+ * not "0" in the environment: for processes that run models through graphc
+ * or Python. */
+void fakecu_cudnn_refuse_fusion(int refuse);
+/* Every engine needs at least `bytes` of workspace (default 0). */
+void fakecu_cudnn_require_workspace(unsigned long long bytes);
+/* The rank, in the heuristic's answer, of the engine configuration whose
+ * plan the last cudnnBackendExecute ran (-1 before any). */
+int fakecu_cudnn_last_engine_rank(void);
+/* Why the last cuDNN call that was refused was refused ("" when none was
+ * since fakecu_reset). Refusals are also printed to stderr. */
+const char *fakecu_cudnn_last_error(void);
 
 #ifdef __cplusplus
 }

@@ -1,9 +1,10 @@
 //===- FakeCudaInternal.h - the fake driver's services ----------*- C++ -*-===//
 //
 // FakeCuda.cpp owns the driver state (contexts, streams, captures, device
-// allocations); FakeCublasLt.cpp, the cuBLASLt of the same library, queues
-// its matmuls through these, so they run in stream order and are captured
-// and replayed like kernel launches. Not exported.
+// allocations); FakeCublasLt.cpp and FakeCudnn.cpp, the cuBLASLt and cuDNN
+// of the same library, queue their work through these, so it runs in
+// stream order and is captured and replayed like kernel launches. Not
+// exported.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHC_TEST_FAKE_CUDA_INTERNAL_H
@@ -32,6 +33,9 @@ bool inDeviceMemory(const void *pointer, uint64_t bytes);
 
 /// Clears the cuBLASLt part's injections (fakecu_reset).
 void resetCublasLt();
+
+/// Clears the cuDNN part's injections (fakecu_reset).
+void resetCudnn();
 
 } // namespace fakecu
 

@@ -1,0 +1,35 @@
+//===- ReferenceConv.h - library convolutions computed on the host -*- C++
+//-*-===//
+//
+// The cpu target runs a cuDNN kernel (GRAPHC_LIBRARY_CUDNN) with this
+// convolution instead of the library: a graphc_conv_desc computed exactly
+// as descriptor.h defines it, on dense NC[D]HW host tensors. float32,
+// float16 or bfloat16 elements; products, sums and the epilogue in float
+// (with tf32, X and W rounded to tf32 first), each element of Y rounded
+// once to its type when stored.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GRAPHC_RUNTIME_SRC_REFERENCECONV_H
+#define GRAPHC_RUNTIME_SRC_REFERENCECONV_H
+
+#include "graphc/descriptor.h"
+
+#include <string>
+
+namespace graphc::rt {
+
+/// Whether runReferenceConv computes `conv` (its dtype, compute dtype,
+/// epilogue and spatial dims); sets `error` to why not.
+bool referenceConvSupports(const graphc_conv_desc &conv, std::string &error);
+
+/// Computes `conv` on the step's resolved arguments `args` (args[x_arg],
+/// ...; the workspace is not used). The descriptor was checked
+/// (checkDescriptor): every tensor lies within its buffer and Y overlaps
+/// none of them. Returns false with `error` set when the convolution is not
+/// supported or scratch memory cannot be allocated.
+bool runReferenceConv(const graphc_conv_desc &conv, void *const *args,
+                      std::string &error);
+
+} // namespace graphc::rt
+
+#endif

@@ -1,0 +1,273 @@
+//===- ReferenceConvTest.cpp - the cpu target's convolution against loops -===//
+//
+// runReferenceConv (row-blocked, float) against naiveConv (one element at a
+// time, double) over 1, 2 and 3 spatial dims, groups, strides, dilations,
+// asymmetric and oversized pads, bias, Z and ReLU; float16 and bfloat16
+// against the float convolution of the same values, rounded once; tf32
+// against the float convolution of rounded X and W.
+//
+//===----------------------------------------------------------------------===//
+#include "ConvTestSupport.h"
+#include "GemmTestSupport.h"
+
+#include "lib/Support/Float16.h"
+#include "runtime/src/ReferenceConv.h"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+using convtest::ConvShape;
+
+std::vector<float> random(size_t count, std::mt19937 &rng) {
+  std::uniform_real_distribution<float> values(-1, 1);
+  std::vector<float> out(count);
+  for (float &value : out)
+    value = values(rng);
+  return out;
+}
+
+/// A convolution with its tensors; argument order X, W, bias, Z, Y,
+/// workspace.
+struct Problem {
+  graphc_conv_desc conv{};
+  std::vector<float> x, w, bias, z, y;
+
+  /// Runs the reference convolution; Y is filled with a sentinel first.
+  bool run(std::string &error) {
+    y.assign(convtest::yElements(conv), -12345.0f);
+    std::array<void *, 6> args = {x.data(),
+                                  w.data(),
+                                  bias.empty() ? nullptr : bias.data(),
+                                  z.empty() ? nullptr : z.data(),
+                                  y.data(),
+                                  nullptr};
+    return graphc::rt::runReferenceConv(conv, args.data(), error);
+  }
+
+  std::vector<float> expected() const {
+    std::vector<float> out(convtest::yElements(conv));
+    convtest::naiveConv(conv, x.data(), w.data(),
+                        bias.empty() ? nullptr : bias.data(),
+                        z.empty() ? nullptr : z.data(), out.data());
+    return out;
+  }
+};
+
+Problem makeProblem(const ConvShape &shape, bool bias, bool z, int32_t epilogue,
+                    std::mt19937 &rng) {
+  Problem p;
+  p.conv = convtest::makeConv(shape, bias, z, epilogue);
+  p.x = random(convtest::xElements(p.conv), rng);
+  p.w = random(convtest::wElements(p.conv), rng);
+  if (bias)
+    p.bias = random(p.conv.k, rng);
+  if (z)
+    p.z = random(convtest::yElements(p.conv), rng);
+  return p;
+}
+
+struct NamedShape {
+  const char *name;
+  ConvShape shape;
+};
+
+const NamedShape kShapes[] = {
+    {"1-d plain", {2, 3, 4, 1, {9}, {3}, {0}, {0}, {1}, {1}}},
+    {"1-d strided, dilated, asymmetric pads",
+     {1, 4, 6, 2, {13}, {3}, {2}, {1}, {2}, {3}}},
+    {"1-d depthwise, pads past the filter",
+     {2, 3, 3, 3, {5}, {2}, {4}, {3}, {1}, {1}}},
+    {"2-d 3x3 same",
+     {2, 4, 5, 1, {6, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}}},
+    {"2-d grouped, strided, dilated, asymmetric",
+     {2, 6, 4, 2, {9, 8}, {3, 2}, {1, 0}, {2, 1}, {2, 3}, {2, 1}}},
+    {"2-d depthwise 5x1",
+     {1, 4, 8, 4, {7, 5}, {5, 1}, {2, 0}, {2, 0}, {1, 2}, {1, 1}}},
+    {"2-d 1x1 strided",
+     {3, 5, 7, 1, {6, 5}, {1, 1}, {0, 0}, {0, 0}, {2, 2}, {1, 1}}},
+    {"3-d",
+     {1,
+      2,
+      3,
+      1,
+      {4, 5, 6},
+      {2, 3, 2},
+      {1, 0, 1},
+      {0, 1, 1},
+      {1, 2, 2},
+      {1, 1, 2}}},
+    {"3-d grouped",
+     {2,
+      4,
+      6,
+      2,
+      {3, 4, 5},
+      {3, 1, 2},
+      {1, 0, 0},
+      {1, 0, 1},
+      {2, 1, 1},
+      {1, 1, 3}}},
+};
+
+TEST(ReferenceConv, MatchesPlainLoops) {
+  struct Variant {
+    const char *name;
+    bool bias, z;
+    int32_t epilogue;
+  };
+  const Variant variants[] = {
+      {"plain", false, false, GRAPHC_EPILOGUE_NONE},
+      {"bias", true, false, GRAPHC_EPILOGUE_NONE},
+      {"Z relu", false, true, GRAPHC_EPILOGUE_RELU},
+      {"bias Z relu", true, true, GRAPHC_EPILOGUE_RELU}};
+  std::mt19937 rng(7);
+  for (const NamedShape &shape : kShapes)
+    for (const Variant &variant : variants) {
+      SCOPED_TRACE(std::string(shape.name) + ", " + variant.name);
+      Problem p = makeProblem(shape.shape, variant.bias, variant.z,
+                              variant.epilogue, rng);
+      std::string error;
+      ASSERT_TRUE(p.run(error)) << error;
+      EXPECT_TRUE(gemmtest::near(p.y, p.expected(), 1e-5));
+    }
+}
+
+// Output positions whose window lies wholly in the padding see no input:
+// they hold the bias (and Z) alone.
+TEST(ReferenceConv, WindowsInThePaddingHoldTheBias) {
+  std::mt19937 rng(9);
+  Problem p = makeProblem({1, 2, 2, 1, {3}, {1}, {2}, {2}, {1}, {1}}, true,
+                          false, GRAPHC_EPILOGUE_NONE, rng);
+  std::string error;
+  ASSERT_TRUE(p.run(error)) << error;
+  ASSERT_EQ(p.y.size(), 14u);
+  for (int k = 0; k < 2; ++k) {
+    for (int o : {0, 1, 5, 6})
+      EXPECT_EQ(p.y[k * 7 + o], p.bias[k]) << "channel " << k << " at " << o;
+  }
+  EXPECT_TRUE(gemmtest::near(p.y, p.expected(), 1e-5));
+}
+
+TEST(ReferenceConv, ReluKeepsNaNAndZeroesNegatives) {
+  Problem p;
+  p.conv = convtest::makeConv({1, 1, 1, 1, {3}, {1}, {0}, {0}, {1}, {1}}, false,
+                              false, GRAPHC_EPILOGUE_RELU);
+  p.x = {std::numeric_limits<float>::quiet_NaN(), -2, 3};
+  p.w = {1};
+  std::string error;
+  ASSERT_TRUE(p.run(error)) << error;
+  EXPECT_TRUE(std::isnan(p.y[0]));
+  EXPECT_EQ(p.y[1], 0.0f);
+  EXPECT_EQ(p.y[2], 3.0f);
+}
+
+std::vector<uint16_t> narrow(const std::vector<float> &values, bool half) {
+  std::vector<uint16_t> bits(values.size());
+  for (size_t i = 0; i < values.size(); ++i)
+    bits[i] =
+        half ? graphc::floatToHalf(values[i]) : graphc::floatToBf16(values[i]);
+  return bits;
+}
+std::vector<float> widen(const std::vector<uint16_t> &bits, bool half) {
+  std::vector<float> values(bits.size());
+  for (size_t i = 0; i < bits.size(); ++i)
+    values[i] =
+        half ? graphc::halfToFloat(bits[i]) : graphc::bf16ToFloat(bits[i]);
+  return values;
+}
+
+// float16 and bfloat16 convolutions compute in float and round each element
+// of Y once: exactly the float32 convolution of the same (representable)
+// values, rounded.
+TEST(ReferenceConv, ComputesSixteenBitFloatsInFloat) {
+  std::mt19937 rng(11);
+  for (bool half : {true, false})
+    for (const NamedShape &shape : kShapes) {
+      SCOPED_TRACE(std::string(shape.name) + (half ? ", fp16" : ", bf16"));
+      Problem p =
+          makeProblem(shape.shape, true, true, GRAPHC_EPILOGUE_RELU, rng);
+      std::vector<uint16_t> x = narrow(p.x, half), w = narrow(p.w, half),
+                            bias = narrow(p.bias, half), z = narrow(p.z, half);
+      p.x = widen(x, half);
+      p.w = widen(w, half);
+      p.bias = widen(bias, half);
+      p.z = widen(z, half);
+      std::string error;
+      ASSERT_TRUE(p.run(error)) << error;
+
+      graphc_conv_desc conv = p.conv;
+      conv.dtype = half ? 10 : 16;
+      std::vector<uint16_t> y(p.y.size(), 0xffff);
+      void *args[6] = {x.data(), w.data(), bias.data(),
+                       z.data(), y.data(), nullptr};
+      ASSERT_TRUE(graphc::rt::runReferenceConv(conv, args, error)) << error;
+      std::vector<uint16_t> want = narrow(p.y, half);
+      for (size_t i = 0; i < y.size(); ++i)
+        ASSERT_EQ(y[i], want[i]) << "element " << i;
+    }
+}
+
+// tf32 products: the float convolution of X and W rounded to tf32 (the bias
+// and Z are added exactly).
+TEST(ReferenceConv, RoundsOperandsToTf32) {
+  std::mt19937 rng(13);
+  for (const NamedShape &shape : kShapes) {
+    SCOPED_TRACE(shape.name);
+    Problem p = makeProblem(shape.shape, true, true, GRAPHC_EPILOGUE_NONE, rng);
+    Problem rounded = p;
+    for (std::vector<float> *values : {&rounded.x, &rounded.w})
+      for (float &value : *values)
+        value = graphc::roundToTf32(value);
+    std::string error;
+    ASSERT_TRUE(rounded.run(error)) << error;
+    p.conv.tf32 = 1;
+    ASSERT_TRUE(p.run(error)) << error;
+    EXPECT_EQ(p.y, rounded.y);
+    // And tf32 changes the result: the test would notice it ignored.
+    p.conv.tf32 = 0;
+    ASSERT_TRUE(p.run(error)) << error;
+    EXPECT_NE(p.y, rounded.y);
+  }
+}
+
+TEST(ReferenceConv, RefusesWhatItCannotCompute) {
+  std::mt19937 rng(3);
+  Problem p =
+      makeProblem(kShapes[0].shape, false, false, GRAPHC_EPILOGUE_NONE, rng);
+  std::string error;
+  p.conv.dtype = 11;
+  EXPECT_FALSE(p.run(error));
+  EXPECT_EQ(error, "the reference convolution computes float32, float16 or "
+                   "bfloat16 tensors, not float64");
+  p.conv.dtype = 1;
+  p.conv.compute_dtype = 10;
+  EXPECT_FALSE(graphc::rt::referenceConvSupports(p.conv, error));
+  EXPECT_EQ(error, "the reference convolution computes in float32, not "
+                   "float16");
+  p.conv.compute_dtype = 1;
+  p.conv.epilogue = GRAPHC_EPILOGUE_GELU_TANH;
+  EXPECT_FALSE(graphc::rt::referenceConvSupports(p.conv, error));
+  EXPECT_EQ(error, "the reference convolution has no epilogue 2");
+  p.conv.epilogue = GRAPHC_EPILOGUE_NONE;
+  p.conv.spatial_dims = 4;
+  EXPECT_FALSE(graphc::rt::referenceConvSupports(p.conv, error));
+  EXPECT_EQ(error, "the reference convolution has 1 to 3 spatial dims, not 4");
+  p.conv.spatial_dims = 1;
+  p.conv.dtype = 10;
+  p.conv.tf32 = 1;
+  EXPECT_FALSE(graphc::rt::referenceConvSupports(p.conv, error));
+  EXPECT_EQ(error, "the reference convolution rounds float32 tensors to tf32, "
+                   "not float16");
+  p.conv.dtype = 1;
+  EXPECT_TRUE(graphc::rt::referenceConvSupports(p.conv, error));
+}
+
+} // namespace
