@@ -2,7 +2,7 @@
 an exec dump compiled with it: every tuned generated exec.kernel has the
 block size its entry records. With --inspect, checks instead that every
 library kernel of an artifact (graphc inspect --json) runs the algorithm
-rank its entry records. Prints a summary line for FileCheck.
+rank (a GEMM's) or engine rank (a convolution's) its entry records. Prints a summary line for FileCheck.
 
 usage: check_tuning_db.py DB SM [EXEC_DUMP | --inspect INSPECT_JSON]
 """
@@ -32,7 +32,8 @@ for e in entries:
                          (64, 1, 16, 2), (128, 1, 16, 4), (256, 1, 16, 8)], e
         heuristic = knobs == (256, 1, 16, 1)
     else:
-        assert list(schedule) == ["algo_rank"] and schedule["algo_rank"] in range(5), e
+        # Below GRAPHC_MAX_ALGO_RANKS.
+        assert list(schedule) == ["algo_rank"] and schedule["algo_rank"] in range(8), e
         heuristic = schedule["algo_rank"] == 0
     assert e["median_ns"] > 0 and e["heuristic_median_ns"] > 0, e
     # A schedule other than the heuristic's is recorded only when faster.
@@ -47,7 +48,9 @@ if len(sys.argv) > 4 and sys.argv[3] == "--inspect":
         if kernel["library"] is None:
             continue
         assert by_hash.get(kernel["hash"]) is not None, kernel["name"]
-        assert kernel["gemm"]["algo_rank"] == by_hash[kernel["hash"]], kernel
+        rank = (kernel["gemm"]["algo_rank"] if kernel["gemm"]
+                else kernel["conv"]["engine_rank"])
+        assert rank == by_hash[kernel["hash"]], kernel
         tuned += 1
     print(f"sm_{sm}: {len(entries)} entries, {tuned} library kernels match")
     sys.exit(0)
