@@ -1,12 +1,9 @@
 //===- CublasLt.cpp - loading cuBLASLt ------------------------------------===//
 #include "runtime/src/CublasLt.h"
 
-#include <dlfcn.h>
+#include "runtime/src/VendorLibrary.h"
 
 #include <cstdlib>
-#include <map>
-#include <memory>
-#include <mutex>
 
 using namespace graphc::rt;
 
@@ -45,17 +42,12 @@ std::string lt::Library::describe(Status status) const {
 
 bool lt::loadLibrary(const std::string &path, Library &library,
                      std::string &error) {
-  // Never closed: handles and algorithms of live sessions point into it.
-  void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!handle) {
-    const char *reason = dlerror();
-    error = "cannot open " + path +
-            (reason ? std::string(" (") + reason + ")" : "");
+  void *handle = openVendorLibrary(path, error);
+  if (!handle)
     return false;
-  }
 #define GRAPHC_LT_SYMBOL(member, symbol, result, params)                       \
-  library.member =                                                             \
-      reinterpret_cast<decltype(library.member)>(dlsym(handle, symbol));       \
+  library.member = reinterpret_cast<decltype(library.member)>(                 \
+      vendorSymbol(handle, symbol));                                           \
   if (!library.member) {                                                       \
     error = path + " lacks " symbol " (not cuBLASLt, or too old)";             \
     return false;                                                              \
@@ -66,46 +58,18 @@ bool lt::loadLibrary(const std::string &path, Library &library,
   return true;
 }
 
-namespace {
-struct Loaded {
-  lt::Library library;
-  std::string error;
-};
-
-/// One load per path for the life of the process: a session keeps using
-/// the table its model was given, and a path that failed is not retried.
-const Loaded &loadOnce(const std::string &path) {
-  static std::mutex mutex;
-  static std::map<std::string, std::unique_ptr<Loaded>> loaded;
-  std::lock_guard<std::mutex> lock(mutex);
-  std::unique_ptr<Loaded> &entry = loaded[path];
-  if (!entry) {
-    entry = std::make_unique<Loaded>();
-    if (!lt::loadLibrary(path, entry->library, entry->error) &&
-        entry->error.empty())
-      entry->error = "cannot load " + path;
-  }
-  return *entry;
-}
-} // namespace
-
 const lt::Library *lt::getLibrary(std::string &error) {
   const char *override = std::getenv("GRAPHC_CUBLASLT_LIBRARY");
-  if (override && *override) {
-    const Loaded &loaded = loadOnce(override);
-    if (!loaded.error.empty()) {
-      error = loaded.error;
-      return nullptr;
-    }
-    return &loaded.library;
-  }
+  if (override && *override)
+    return loadVendorLibraryOnce<Library>(override, loadLibrary, error);
   // CUDA 13's cuBLASLt, else CUDA 12's: the runtime uses only API both have.
-  const Loaded &current = loadOnce("libcublasLt.so.13");
-  if (current.error.empty())
-    return &current.library;
-  const Loaded &previous = loadOnce("libcublasLt.so.12");
-  if (previous.error.empty())
-    return &previous.library;
-  error = current.error + "; " + previous.error;
+  std::string current, previous;
+  if (const Library *library = loadVendorLibraryOnce<Library>(
+          "libcublasLt.so.13", loadLibrary, current))
+    return library;
+  if (const Library *library = loadVendorLibraryOnce<Library>(
+          "libcublasLt.so.12", loadLibrary, previous))
+    return library;
+  error = current + "; " + previous;
   return nullptr;
 }

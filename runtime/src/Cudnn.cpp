@@ -1,12 +1,9 @@
 //===- Cudnn.cpp - loading cuDNN ------------------------------------------===//
 #include "runtime/src/Cudnn.h"
 
-#include <dlfcn.h>
+#include "runtime/src/VendorLibrary.h"
 
 #include <cstdlib>
-#include <map>
-#include <memory>
-#include <mutex>
 
 using namespace graphc::rt;
 
@@ -87,17 +84,12 @@ std::string dnn::Library::title() const {
 
 bool dnn::loadLibrary(const std::string &path, Library &library,
                       std::string &error) {
-  // Never closed: handles and plans of live sessions point into it.
-  void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!handle) {
-    const char *reason = dlerror();
-    error = "cannot open " + path +
-            (reason ? std::string(" (") + reason + ")" : "");
+  void *handle = openVendorLibrary(path, error);
+  if (!handle)
     return false;
-  }
 #define GRAPHC_DNN_SYMBOL(member, symbol, result, params)                      \
-  library.member =                                                             \
-      reinterpret_cast<decltype(library.member)>(dlsym(handle, symbol));       \
+  library.member = reinterpret_cast<decltype(library.member)>(                 \
+      vendorSymbol(handle, symbol));                                           \
   if (!library.member) {                                                       \
     error = path + " lacks " symbol " (not cuDNN 9, or too old)";              \
     return false;                                                              \
@@ -108,37 +100,9 @@ bool dnn::loadLibrary(const std::string &path, Library &library,
   return true;
 }
 
-namespace {
-struct Loaded {
-  dnn::Library library;
-  std::string error;
-};
-
-/// One load per path for the life of the process: a session keeps using
-/// the table its model was given, and a path that failed is not retried.
-const Loaded &loadOnce(const std::string &path) {
-  static std::mutex mutex;
-  static std::map<std::string, std::unique_ptr<Loaded>> loaded;
-  std::lock_guard<std::mutex> lock(mutex);
-  std::unique_ptr<Loaded> &entry = loaded[path];
-  if (!entry) {
-    entry = std::make_unique<Loaded>();
-    if (!dnn::loadLibrary(path, entry->library, entry->error) &&
-        entry->error.empty())
-      entry->error = "cannot load " + path;
-  }
-  return *entry;
-}
-} // namespace
-
 const dnn::Library *dnn::getLibrary(std::string &error) {
   const char *override = std::getenv("GRAPHC_CUDNN_LIBRARY");
   // cuDNN 9: the backend API with the attributes Cudnn.h names.
-  const Loaded &loaded =
-      loadOnce(override && *override ? override : "libcudnn.so.9");
-  if (!loaded.error.empty()) {
-    error = loaded.error;
-    return nullptr;
-  }
-  return &loaded.library;
+  return loadVendorLibraryOnce<Library>(
+      override && *override ? override : "libcudnn.so.9", loadLibrary, error);
 }
