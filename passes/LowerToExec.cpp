@@ -115,12 +115,20 @@ public:
                                        OpBuilder &builder);
 
   /// The kernel computing `fusion`, outlined before `plan` unless an
-  /// identical one exists; `bucket` tells apart kernels that share a name.
+  /// identical one exists.
   FailureOr<exec::KernelOp> kernelFor(kernel::FusionOp fusion,
-                                      exec::PlanOp plan, unsigned bucket);
+                                      exec::PlanOp plan);
 
   /// Sets every kernel's list of ONNX nodes, once all plans are lowered.
   void setNodeLists();
+
+  /// The symbol of the kernel with content hash `hash` that fusion `name`
+  /// ("conv_add_relu_17") computes: what it fuses and the start of its hash
+  /// ("conv_add_relu_3fa2c1"). Fusion numbers count the fusions before it,
+  /// so inserting a layer would rename every kernel after it and change
+  /// every module unit's source; a name from the kernel's own contents
+  /// keeps the other units' sources, and their compile cache entries.
+  std::string uniqueKernelName(StringRef name, StringRef hash);
 
 private:
   MLIRContext *context;
@@ -175,8 +183,7 @@ FailureOr<exec::SlotAttr> ExecTables::weightSlot(graph::ConstantOp constant,
 }
 
 FailureOr<exec::KernelOp>
-ExecTables::kernelFor(kernel::FusionOp fusion, exec::PlanOp plan,
-                      unsigned bucket) {
+ExecTables::kernelFor(kernel::FusionOp fusion, exec::PlanOp plan) {
   Attribute described;
   if (fusion.getLibrary()) {
     FailureOr<Attribute> library = describeLibraryCall(fusion);
@@ -217,19 +224,32 @@ ExecTables::kernelFor(kernel::FusionOp fusion, exec::PlanOp plan,
   } else {
     kernelOp.setHash(hash);
     kernelByHash[hash] = kernelOp;
-    // Fusion names are unique within a bucket; another bucket's kernel of
-    // the same name but other shapes takes the bucket's number.
-    std::string name = kernelOp.getSymName().str();
-    for (unsigned n = 0; !kernelNames.insert(name).second; ++n)
-      name = kernelOp.getSymName().str() + "_b" + std::to_string(bucket) +
-             (n ? "_" + std::to_string(n) : "");
-    kernelOp.setSymName(name);
+    kernelOp.setSymName(uniqueKernelName(kernelOp.getSymName(), hash));
   }
   // The node list of a shared kernel grows with every fusion it covers;
   // it is set once at the end, since rebuilding the attribute per fusion
   // costs time and (uniqued, never freed) memory quadratic in its users.
   nodesOfKernel[kernelOp].insert(nodes.begin(), nodes.end());
   return kernelOp;
+}
+
+std::string ExecTables::uniqueKernelName(StringRef name, StringRef hash) {
+  StringRef ops = name.rtrim("0123456789");
+  if (ops.size() < name.size() && ops.ends_with("_"))
+    ops = ops.drop_back();
+  // Longer hash prefixes tell apart kernels of the same ops whose hashes
+  // share a start; the whole hash names a kernel once, but a name may
+  // still repeat where fusion names were given by hand.
+  for (size_t digits = 6; digits <= hash.size(); digits += 2) {
+    std::string candidate = (ops + "_" + hash.take_front(digits)).str();
+    if (kernelNames.insert(candidate).second)
+      return candidate;
+  }
+  for (unsigned n = 0;; ++n) {
+    std::string candidate = (ops + "_" + hash + "_" + Twine(n)).str();
+    if (kernelNames.insert(candidate).second)
+      return candidate;
+  }
 }
 
 void ExecTables::setNodeLists() {
@@ -347,7 +367,7 @@ LogicalResult emitBucketDims(MutableArrayRef<func::FuncOp> funcs,
 
 /// Lowers one planned function (one bucket) into an exec.plan.
 LogicalResult lowerPlan(func::FuncOp main, StringRef planName,
-                        unsigned bucket, ExecTables &tables) {
+                        ExecTables &tables) {
   auto arenaBytes = main->getAttrOfType<IntegerAttr>("exec.arena_bytes");
   auto intermediateBytes =
       main->getAttrOfType<IntegerAttr>("exec.intermediate_bytes");
@@ -415,7 +435,7 @@ LogicalResult lowerPlan(func::FuncOp main, StringRef planName,
       return fusion.emitOpError("has no planned slots");
     for (auto [result, slot] : llvm::zip(fusion.getResults(), slots))
       slotOf[result] = cast<exec::SlotAttr>(slot);
-    FailureOr<exec::KernelOp> kernelOp = tables.kernelFor(fusion, plan, bucket);
+    FailureOr<exec::KernelOp> kernelOp = tables.kernelFor(fusion, plan);
     if (failed(kernelOp))
       return failure();
 
@@ -479,8 +499,8 @@ LogicalResult lowerToExec(ModuleOp module, StringRef planName) {
     return failure();
   ExecTables tables(module.getContext(),
                     /*dedupWeightsByContent=*/funcs.size() > 1);
-  for (auto [bucket, func] : llvm::enumerate(funcs))
-    if (failed(lowerPlan(func, planName, bucket, tables)))
+  for (func::FuncOp func : funcs)
+    if (failed(lowerPlan(func, planName, tables)))
       return failure();
   tables.setNodeLists();
   for (func::FuncOp func : funcs)

@@ -5,12 +5,12 @@
 // CHECK-DAG: exec.io {dims = ["", ""], index = 1 : i64, is_output = true, name = "x_again", type = tensor<2x4xf32>}
 // CHECK-DAG: exec.weight @w0 offset 0
 // Both adds share one kernel.
-// CHECK: exec.kernel @add_0 pointwise
-// CHECK-NOT: exec.kernel @add_2
+// CHECK: exec.kernel @[[K_ADD_0:add_[0-9a-f]+]] pointwise
+// CHECK-NOT: exec.kernel @add_{{[0-9a-f]+}}
 // CHECK: exec.plan @static
-// CHECK: exec.launch @add_0 [#exec.slot<input, 0, 0, 32>, #exec.slot<weights, 0, 0, 32>, #exec.slot<arena, 0, 0, 32>]
-// CHECK: exec.launch @hardmax_1
-// CHECK: exec.launch @add_0 [#exec.slot<arena, 0, 256, 32>, #exec.slot<weights, 0, 0, 32>, #exec.slot<output, 0, 0, 32>]
+// CHECK: exec.launch @[[K_ADD_0]] [#exec.slot<input, 0, 0, 32>, #exec.slot<weights, 0, 0, 32>, #exec.slot<arena, 0, 0, 32>]
+// CHECK: exec.launch @[[K_HARDMAX_1:hardmax_[0-9a-f]+]]
+// CHECK: exec.launch @[[K_ADD_0]] [#exec.slot<arena, 0, 256, 32>, #exec.slot<weights, 0, 0, 32>, #exec.slot<output, 0, 0, 32>]
 // An input returned as an output is copied.
 // CHECK: exec.copy <input, 0, 0, 32> to <output, 1, 0, 32>
 func.func @main(%a: tensor<2x4xf32> {graph.name = "x"}) -> (tensor<2x4xf32> {graph.name = "y"}, tensor<2x4xf32> {graph.name = "x_again"}) {
@@ -25,12 +25,12 @@ func.func @main(%a: tensor<2x4xf32> {graph.name = "x"}) -> (tensor<2x4xf32> {gra
 
 // A fusion of several ops takes every one of its inputs, once, then its
 // result; the kernel names the nodes of all its ops.
-// CHECK: exec.kernel @add_mul_0 pointwise attributes {{{.*}}onnx_nodes = ["sum", "product"]
+// CHECK: exec.kernel @[[K_ADD_MUL_0:add_mul_[0-9a-f]+]] pointwise attributes {{{.*}}onnx_nodes = ["sum", "product"]
 // CHECK-NEXT: ^bb0(%[[A:.*]]: tensor<4xf32>, %[[B:.*]]: tensor<4xf32>, %[[C:.*]]: tensor<4xf32>):
 // CHECK-NEXT: %[[S:.*]] = graph.add %[[A]], %[[B]]
 // CHECK-NEXT: %[[P:.*]] = graph.mul %[[S]], %[[C]]
 // CHECK-NEXT: kernel.yield %[[P]]
-// CHECK: exec.launch @add_mul_0 [#exec.slot<input, 0, 0, 16>, #exec.slot<input, 1, 0, 16>, #exec.slot<input, 2, 0, 16>, #exec.slot<output, 0, 0, 16>]
+// CHECK: exec.launch @[[K_ADD_MUL_0]] [#exec.slot<input, 0, 0, 16>, #exec.slot<input, 1, 0, 16>, #exec.slot<input, 2, 0, 16>, #exec.slot<output, 0, 0, 16>]
 func.func @main(%a: tensor<4xf32>, %b: tensor<4xf32>, %c: tensor<4xf32>) -> tensor<4xf32> {
   %0 = graph.add %a, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> loc("sum")
   %1 = graph.mul %0, %c : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> loc("product")
@@ -40,9 +40,9 @@ func.func @main(%a: tensor<4xf32>, %b: tensor<4xf32>, %c: tensor<4xf32>) -> tens
 // -----
 
 // A value read by two fused ops, and by one op twice, is passed once.
-// CHECK: exec.kernel @mul_add_0 pointwise
+// CHECK: exec.kernel @[[K_MUL_ADD_0:mul_add_[0-9a-f]+]] pointwise
 // CHECK-NEXT: ^bb0(%{{.*}}: tensor<4xf32>, %{{.*}}: tensor<4xf32>):
-// CHECK: exec.launch @mul_add_0 [#exec.slot<input, 0, 0, 16>, #exec.slot<input, 1, 0, 16>, #exec.slot<output, 0, 0, 16>]
+// CHECK: exec.launch @[[K_MUL_ADD_0]] [#exec.slot<input, 0, 0, 16>, #exec.slot<input, 1, 0, 16>, #exec.slot<output, 0, 0, 16>]
 func.func @main(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
   %0 = graph.mul %a, %a : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   %1 = graph.add %0, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>

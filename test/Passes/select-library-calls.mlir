@@ -8,10 +8,10 @@
 // CHECK-SAME: library = #kernel.library<cublaslt>
 // CHECK-SAME: schedule = {source = "heuristic", workspace_bytes = 1024 : i64}
 // CHECK-NOT: kernel.fusion
-// EXEC-LABEL: exec.kernel @gemm_relu_0
+// EXEC-LABEL: exec.kernel @gemm_relu_{{[0-9a-f]+}}
 // EXEC-SAME: gemm = #exec.gemm<trans_a = false, trans_b = true, m = 4, n = 8, k = 32, batch = 1, lda = 32, ldb = 32, ldc = 8, stride_a = 0, stride_b = 0, stride_c = 0, alpha = 1.000000e+00, beta = 0.000000e+00, epilogue = relu, a = 0, b = 1, c = -1, bias = 2, d = 3>
 // EXEC-SAME: library = #kernel.library<cublaslt>
-// EXEC: exec.library_call @gemm_relu_0 [{{.*}}] workspace <arena, 0, 0, 33554432>
+// EXEC: exec.library_call @[[K_GEMM_RELU_0:gemm_relu_[0-9a-f]+]] [{{.*}}] workspace <arena, 0, 0, 33554432>
 func.func @linear_relu(%x: tensor<4x32xf32>, %w: tensor<8x32xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
   %0 = graph.gemm %x, %w, %b {transB = 1 : i64} : (tensor<4x32xf32>, tensor<8x32xf32>, tensor<8xf32>) -> tensor<4x8xf32>
   %1 = graph.relu %0 : (tensor<4x8xf32>) -> tensor<4x8xf32>
@@ -34,10 +34,10 @@ func.func @linear_relu(%x: tensor<4x32xf32>, %w: tensor<8x32xf32>, %b: tensor<8x
 // CHECK: kernel.fusion "gelu_0" pointwise(%[[CALL]])
 // CHECK-NOT: library
 // CHECK: graph.gelu
-// EXEC-LABEL: exec.kernel @mat_mul_add_0
+// EXEC-LABEL: exec.kernel @mat_mul_add_{{[0-9a-f]+}}
 // EXEC-SAME: gemm = #exec.gemm<trans_a = false, trans_b = false, m = 6, n = 8, k = 4, batch = 1, lda = 4, ldb = 8, ldc = 8, stride_a = 0, stride_b = 0, stride_c = 0, alpha = 1.000000e+00, beta = 1.000000e+00, epilogue = none, a = 0, b = 1, c = 3, bias = 2, d = 4>
-// EXEC: exec.library_call @mat_mul_add_0
-// EXEC-NEXT: exec.launch @gelu_0
+// EXEC: exec.library_call @[[K_MAT_MUL_ADD_0:mat_mul_add_[0-9a-f]+]]
+// EXEC-NEXT: exec.launch @[[K_GELU_0:gelu_[0-9a-f]+]]
 func.func @bias_residual_gelu(%x: tensor<2x3x4xf32>, %w: tensor<4x8xf32>, %b: tensor<8xf32>, %r: tensor<2x3x8xf32>) -> tensor<2x3x8xf32> {
   %0 = graph.mat_mul %x, %w : (tensor<2x3x4xf32>, tensor<4x8xf32>) -> tensor<2x3x8xf32>
   %1 = graph.add %0, %b : (tensor<2x3x8xf32>, tensor<8xf32>) -> tensor<2x3x8xf32>
@@ -54,7 +54,7 @@ func.func @bias_residual_gelu(%x: tensor<2x3x4xf32>, %w: tensor<4x8xf32>, %b: te
 // CHECK: kernel.fusion "transpose_mat_mul_gelu_0" matmul
 // CHECK-SAME: library = #kernel.library<cublaslt>
 // CHECK-NOT: kernel.fusion
-// EXEC-LABEL: exec.kernel @transpose_mat_mul_gelu_0
+// EXEC-LABEL: exec.kernel @transpose_mat_mul_gelu_{{[0-9a-f]+}}
 // EXEC-SAME: trans_a = false, trans_b = true, m = 5, n = 6, k = 4, batch = 2, lda = 4, ldb = 4, ldc = 6, stride_a = 20, stride_b = 24
 // EXEC-SAME: epilogue = gelu_tanh, a = 1, b = 0, c = -1, bias = -1, d = 2>
 func.func @transposed_gelu_tanh(%a: tensor<2x5x4xf32>, %b: tensor<2x6x4xf32>) -> tensor<2x5x6xf32> {

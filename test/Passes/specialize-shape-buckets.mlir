@@ -21,18 +21,21 @@
 // CHECK-NOT: func @main
 
 // The exec module: the signature stays dynamic, one bucket_dim per dim, one
-// plan per bucket; the weight is shared, and kernels of another shape get
-// the bucket's number.
+// plan per bucket; the weight is shared, and a kernel of another shape is
+// another kernel, named after its own contents.
 // EXEC: exec.io {dims = ["n", "x.1"], {{.*}}name = "x", {{.*}}type = tensor<?x?xf32>}
 // EXEC: exec.io {dims = ["n"], {{.*}}name = "mask", {{.*}}type = tensor<?xf32>}
 // EXEC: exec.bucket_dim "n" {{{.*}}pad_safe = false, reason = "pad safety was not analysed", sizes = array<i64: 1, 4>
 // EXEC: exec.bucket_dim "x.1" {{{.*}}sizes = array<i64: 1, 2, 3>
 // EXEC: exec.weight @w0
 // EXEC-NOT: exec.weight
-// EXEC: exec.kernel @relu_mul_0 
+// EXEC: exec.kernel @[[FIRST:relu_mul_[0-9a-f]{6}]] pointwise
 // EXEC: exec.plan @"n=1,x.1=1"
-// EXEC: exec.kernel @relu_mul_0_b1
+// EXEC-NEXT: exec.launch @[[FIRST]]
+// EXEC: exec.kernel @[[SECOND:relu_mul_[0-9a-f]{6}]] pointwise
+// EXEC-NOT: exec.kernel @[[FIRST]]
 // EXEC: exec.plan @"n=1,x.1=2"
+// EXEC-NEXT: exec.launch @[[SECOND]]
 // EXEC: exec.plan @"n=4,x.1=3"
 func.func @main(%a: tensor<?x?xf32> {graph.name = "x", graph.dims = ["n", ""]},
                 %m: tensor<?xf32> {graph.name = "mask", graph.dims = ["n"]}) -> tensor<?x?xf32> {

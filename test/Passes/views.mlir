@@ -12,8 +12,8 @@
 // PLAN: graph.unsqueeze {{.*}}exec.slots = [#exec.slot<arena, 0, 0, 1024>]
 // PLAN: "softmax_1"{{.*}}exec.slots = [#exec.slot<output, 0, 0, 1024>]
 // EXEC: exec.plan @static
-// EXEC-NEXT: exec.launch @softmax_0 [#exec.slot<input, 0, 0, 1024>, #exec.slot<arena, 0, 0, 1024>]
-// EXEC-NEXT: exec.launch @softmax_1 [#exec.slot<arena, 0, 0, 1024>, #exec.slot<output, 0, 0, 1024>]
+// EXEC-NEXT: exec.launch @[[K_SOFTMAX_0:softmax_[0-9a-f]+]] [#exec.slot<input, 0, 0, 1024>, #exec.slot<arena, 0, 0, 1024>]
+// EXEC-NEXT: exec.launch @[[K_SOFTMAX_1:softmax_[0-9a-f]+]] [#exec.slot<arena, 0, 0, 1024>, #exec.slot<output, 0, 0, 1024>]
 // EXEC-NEXT: }
 func.func @main(%a: tensor<256xf32>) -> tensor<1x16x16xf32> {
   %shape = graph.constant {value = dense<[16, 16]> : tensor<2xi64>} : () -> tensor<2xi64>
@@ -35,7 +35,7 @@ func.func @main(%a: tensor<256xf32>) -> tensor<1x16x16xf32> {
 // PLAN: "softmax_1"{{.*}}exec.slots = [#exec.slot<arena, 0, 1024, 1024>]
 // PLAN: "softmax_2"{{.*}}exec.slots = [#exec.slot<arena, 0, 2048, 1024>]
 // PLAN: "add_3"{{.*}}exec.slots = [#exec.slot<output, 0, 0, 1024>]
-// EXEC: exec.launch @add_3 [#exec.slot<arena, 0, 0, 1024>, #exec.slot<arena, 0, 2048, 1024>, #exec.slot<output, 0, 0, 1024>]
+// EXEC: exec.launch @[[K_ADD_3:add_[0-9a-f]+]] [#exec.slot<arena, 0, 0, 1024>, #exec.slot<arena, 0, 2048, 1024>, #exec.slot<output, 0, 0, 1024>]
 func.func @main(%a: tensor<16x16xf32>) -> tensor<16x16xf32> {
   %0 = graph.softmax %a : (tensor<16x16xf32>) -> tensor<16x16xf32>
   %v = graph.flatten %0 {axis = 1 : i64} : (tensor<16x16xf32>) -> tensor<16x16xf32>
@@ -54,7 +54,7 @@ func.func @main(%a: tensor<16x16xf32>) -> tensor<16x16xf32> {
 // PLAN-SAME: -> tensor<4x64xf32>
 // EXEC-NOT: exec.kernel @reshape
 // EXEC: exec.plan @static
-// EXEC-NEXT: exec.launch @softmax_0 [#exec.slot<input, 0, 0, 1024>, #exec.slot<output, 0, 0, 1024>]
+// EXEC-NEXT: exec.launch @[[K_SOFTMAX_0:softmax_[0-9a-f]+]] [#exec.slot<input, 0, 0, 1024>, #exec.slot<output, 0, 0, 1024>]
 // EXEC-NEXT: }
 func.func @main(%a: tensor<256xf32>) -> tensor<4x64xf32> {
   %shape = graph.constant {value = dense<[4, 64]> : tensor<2xi64>} : () -> tensor<2xi64>
@@ -71,7 +71,7 @@ func.func @main(%a: tensor<256xf32>) -> tensor<4x64xf32> {
 // PLAN: "softmax_0"{{.*}}exec.slots = [#exec.slot<output, 0, 0, 1024>]
 // PLAN: graph.reshape {{.*}}exec.slots = [#exec.slot<output, 0, 0, 1024>]
 // EXEC: exec.plan @static
-// EXEC-NEXT: exec.launch @softmax_0 [#exec.slot<input, 0, 0, 1024>, #exec.slot<output, 0, 0, 1024>]
+// EXEC-NEXT: exec.launch @[[K_SOFTMAX_0:softmax_[0-9a-f]+]] [#exec.slot<input, 0, 0, 1024>, #exec.slot<output, 0, 0, 1024>]
 // EXEC-NEXT: }
 func.func @main(%a: tensor<256xf32>) -> tensor<4x64xf32> {
   %shape = graph.constant {value = dense<[4, 64]> : tensor<2xi64>} : () -> tensor<2xi64>
@@ -100,7 +100,7 @@ func.func @main(%a: tensor<256xf32>) -> tensor<4x64xf32> {
 // PLAN-LABEL: func @main
 // PLAN: "softmax_0"{{.*}}exec.slots = [#exec.slot<output, 0, 0, 1024>]
 // EXEC: exec.plan @static
-// EXEC-NEXT: exec.launch @softmax_0 [#exec.slot<input, 0, 0, 1024>, #exec.slot<output, 0, 0, 1024>]
+// EXEC-NEXT: exec.launch @[[K_SOFTMAX_0:softmax_[0-9a-f]+]] [#exec.slot<input, 0, 0, 1024>, #exec.slot<output, 0, 0, 1024>]
 // EXEC-NEXT: exec.copy <output, 0, 0, 1024> to <output, 1, 0, 1024>
 // EXEC-NEXT: exec.copy <output, 0, 0, 1024> to <output, 2, 0, 1024>
 // EXEC-NEXT: }
@@ -115,9 +115,9 @@ func.func @main(%a: tensor<256xf32>) -> (tensor<256xf32>, tensor<4x64xf32>, tens
 // -----
 
 // A small constant read through a view is inlined in the view's shape.
-// EXEC: exec.kernel @add_0
+// EXEC: exec.kernel @[[K_ADD_0:add_[0-9a-f]+]]
 // EXEC: graph.constant {exec.argument = 1 : i64, value = dense<{{\[\[}}1.000000e+00, 2.000000e+00], [3.000000e+00, 4.000000e+00]]> : tensor<2x2xf32>}
-// EXEC: exec.launch @add_0 [#exec.slot<input, 0, 0, 16>, #exec.slot<weights, 0, {{[0-9]+}}, 16>, #exec.slot<output, 0, 0, 16>]
+// EXEC: exec.launch @[[K_ADD_0]] [#exec.slot<input, 0, 0, 16>, #exec.slot<weights, 0, {{[0-9]+}}, 16>, #exec.slot<output, 0, 0, 16>]
 func.func @main(%a: tensor<2x2xf32>) -> tensor<2x2xf32> {
   %c = graph.constant {value = dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>} : () -> tensor<4xf32>
   %shape = graph.constant {value = dense<[2, 2]> : tensor<2xi64>} : () -> tensor<2xi64>
