@@ -5,9 +5,10 @@
 //
 // Every kernel of the model takes one candidate schedule at once: one
 // artifact per candidate, kernels being independent launches (or library
-// calls). The artifacts are built in parallel, then run one after the other
-// through the runtime with GRAPHC_SESSION_PROFILE_STEPS, so that each step
-// is timed between two CUDA events. A candidate artifact's outputs must
+// calls). The artifacts are built in parallel, then run one after the other,
+// each in a measuring process of its own (Measure.h), through the runtime
+// with GRAPHC_SESSION_PROFILE_STEPS, so that each step is timed between two
+// CUDA events and a candidate that faults the GPU costs only itself. A candidate artifact's outputs must
 // agree with the heuristic artifact's on the same inputs before any of its
 // timings count. Each run reads the next of several copies of the inputs,
 // so that no run finds its inputs in L2 from the run before.
@@ -22,6 +23,7 @@
 #include "lib/Support/TuningDb.h"
 #include "tools/graphc/Commands.h"
 #include "tools/graphc/CompileFlags.h"
+#include "tools/graphc/Measure.h"
 #include "tools/graphc/RuntimeSupport.h"
 #include "tools/graphc/Tuning.h"
 
@@ -62,9 +64,6 @@ constexpr struct {
                    {256, 8, 16, 0, 1},  {256, 1, 8, 0, 1},  {256, 1, 32, 0, 1},
                    {64, 1, 16, 0, 2},   {128, 1, 16, 0, 4}, {256, 1, 16, 0, 8}};
 
-/// Copies of the inputs runs rotate through.
-constexpr int kInputCopies = 4;
-
 /// A candidate must beat the heuristic by this much to be recorded as
 /// faster: closer medians are within the noise of one tuning run.
 constexpr double kSignificantSpeedup = 1.02;
@@ -89,84 +88,6 @@ struct ScratchDirectory {
       llvm::sys::fs::remove_directories(path);
   }
 };
-
-/// One launch of a kernel as a plan makes it.
-struct Launch {
-  uint32_t grid[3], block[3], sharedBytes;
-  bool operator==(const Launch &o) const {
-    return !std::memcmp(grid, o.grid, sizeof(grid)) &&
-           !std::memcmp(block, o.block, sizeof(block)) &&
-           sharedBytes == o.sharedBytes;
-  }
-};
-
-/// What running one artifact gave.
-struct Measurement {
-  /// Per plan, per output: the bytes of the first run.
-  std::vector<std::vector<std::vector<char>>> outputs;
-  /// Per plan, per output: dtype, name.
-  std::vector<std::vector<std::pair<int32_t, std::string>>> outputInfo;
-  std::vector<std::string> planNames;
-  /// By kernel content hash: the sum over its steps in every plan of the
-  /// step's median time, and its launches in step order.
-  std::map<uint64_t, double> kernelMicros;
-  std::map<uint64_t, std::vector<Launch>> kernelLaunches;
-  /// The kernels of library call steps (no launch).
-  std::set<uint64_t> libraryKernels;
-  /// Kernel hash -> kind and ONNX nodes.
-  std::map<uint64_t, std::pair<std::string, std::string>> kernelInfo;
-};
-
-/// Deterministic inputs: floats uniform in [-1, 1], integers and booleans 1
-/// (a valid index, length and mask value for every model graphc knows).
-std::vector<char> makeInput(int32_t dtype, int64_t elements, uint32_t seed) {
-  size_t size = graphc_dtype_size(dtype);
-  std::vector<char> bytes(static_cast<size_t>(elements) * size);
-  std::mt19937 random(seed);
-  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  for (int64_t i = 0; i < elements; ++i) {
-    char *at = bytes.data() + i * size;
-    switch (dtype) {
-    case 1: {
-      float value = uniform(random);
-      std::memcpy(at, &value, 4);
-      break;
-    }
-    case 11: {
-      double value = uniform(random);
-      std::memcpy(at, &value, 8);
-      break;
-    }
-    case 10:
-    case 16: {
-      // Halves of floats with few mantissa bits are exact in both.
-      float value = std::round(uniform(random) * 64.0f) / 64.0f;
-      uint32_t bits;
-      std::memcpy(&bits, &value, 4);
-      uint16_t half;
-      if (dtype == 16) {
-        half = static_cast<uint16_t>(bits >> 16);
-      } else {
-        uint32_t sign = (bits >> 16) & 0x8000u;
-        int exponent = static_cast<int>((bits >> 23) & 0xff) - 127 + 15;
-        uint32_t mantissa = (bits >> 13) & 0x3ffu;
-        half = value == 0.0f || exponent <= 0
-                   ? static_cast<uint16_t>(sign)
-                   : static_cast<uint16_t>(sign | (exponent << 10) | mantissa);
-      }
-      std::memcpy(at, &half, 2);
-      break;
-    }
-    default: {
-      // Little-endian 1 in the element's width.
-      std::memset(at, 0, size);
-      at[0] = 1;
-      break;
-    }
-    }
-  }
-  return bytes;
-}
 
 
 bool isFloating(int32_t dtype) {
@@ -205,157 +126,6 @@ std::optional<double> disagreement(int32_t dtype, const std::vector<char> &a,
   return bad ? std::optional<double>(worst) : std::nullopt;
 }
 
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  size_t n = values.size();
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
-
-
-/// Runs every plan of the artifact at `path`: once for its outputs, then
-/// `warmup` + `repeats` times timing its steps.
-llvm::Expected<Measurement> measure(const std::string &path,
-                                    const TuneSettings &flags) {
-  auto open = openModel(path, flags.device, GRAPHC_SESSION_PROFILE_STEPS);
-  if (!open)
-    return open.takeError();
-  graphc_model *model = open->model.get();
-  graphc_session *session = open->session.get();
-  SessionBuffers buffers(session);
-  DLDevice device{kDLCUDA, flags.device};
-
-  Measurement result;
-  std::vector<uint64_t> kernelHashes(graphc_model_kernel_count(model));
-  for (int32_t k = 0; k < graphc_model_kernel_count(model); ++k) {
-    graphc_kernel_info info;
-    if (graphc_status status = graphc_model_kernel_info(model, k, &info))
-      return toError(status);
-    kernelHashes[k] = info.content_hash;
-    result.kernelInfo[info.content_hash] = {info.kind, info.onnx_nodes};
-  }
-  int32_t numInputs = graphc_model_input_count(model);
-  int32_t numOutputs = graphc_model_output_count(model);
-  for (int32_t p = 0; p < graphc_model_plan_count(model); ++p) {
-    graphc_plan_info plan;
-    if (graphc_status status = graphc_model_plan_info(model, p, &plan))
-      return toError(status);
-    result.planNames.push_back(plan.name);
-    // Inputs: kInputCopies device copies of one set of values.
-    std::vector<std::vector<int64_t>> inputDims(numInputs);
-    std::vector<std::vector<DLTensor>> inputs(kInputCopies,
-                                              std::vector<DLTensor>(numInputs));
-    for (int32_t i = 0; i < numInputs; ++i) {
-      graphc_tensor_info info;
-      if (graphc_status status = graphc_model_input_info(model, i, &info))
-        return toError(status);
-      inputDims[i].assign(plan.input_dims[i], plan.input_dims[i] + info.rank);
-      int64_t elements = 1;
-      for (int64_t d : inputDims[i])
-        elements *= d;
-      std::vector<char> host =
-          makeInput(info.dtype, elements, 1000u + static_cast<uint32_t>(i));
-      for (int c = 0; c < kInputCopies; ++c) {
-        llvm::Expected<void *> data = buffers.upload(host);
-        if (!data)
-          return data.takeError();
-        DLTensor &tensor = inputs[c][i];
-        tensor = DLTensor{};
-        tensor.device = device;
-        tensor.ndim = info.rank;
-        tensor.dtype = dlpackDtype(info.dtype);
-        tensor.shape = inputDims[i].data();
-        tensor.data = *data;
-      }
-    }
-    std::vector<std::vector<int64_t>> outputDims(numOutputs);
-    std::vector<DLTensor> outputs(numOutputs);
-    std::vector<uint64_t> outputBytes(numOutputs);
-    std::vector<std::pair<int32_t, std::string>> outputInfo;
-    for (int32_t o = 0; o < numOutputs; ++o) {
-      graphc_tensor_info info;
-      if (graphc_status status = graphc_model_output_info(model, o, &info))
-        return toError(status);
-      outputInfo.push_back({info.dtype, info.name});
-      outputDims[o].assign(plan.output_dims[o],
-                           plan.output_dims[o] + info.rank);
-      uint64_t elements = 1;
-      for (int64_t d : outputDims[o])
-        elements *= static_cast<uint64_t>(d);
-      outputBytes[o] = elements * graphc_dtype_size(info.dtype);
-      std::vector<char> zeros(outputBytes[o]);
-      llvm::Expected<void *> data = buffers.upload(zeros);
-      if (!data)
-        return data.takeError();
-      DLTensor &tensor = outputs[o];
-      tensor.device = device;
-      tensor.ndim = info.rank;
-      tensor.dtype = dlpackDtype(info.dtype);
-      tensor.shape = outputDims[o].data();
-      tensor.data = *data;
-    }
-    auto runOnce = [&](int copy) -> llvm::Error {
-      if (graphc_status status =
-              graphc_session_run(session, inputs[copy].data(), numInputs,
-                                 nullptr, outputs.data(), numOutputs))
-        return toError(status);
-      return llvm::Error::success();
-    };
-    // The outputs of the first run are what the schedules are compared by.
-    if (llvm::Error e = runOnce(0))
-      return std::move(e);
-    std::vector<std::vector<char>> hostOutputs(numOutputs);
-    for (int32_t o = 0; o < numOutputs; ++o) {
-      hostOutputs[o].resize(outputBytes[o]);
-      if (outputBytes[o] == 0)
-        continue;
-      if (graphc_status status =
-                   graphc_session_download(session, hostOutputs[o].data(),
-                                           outputs[o].data, outputBytes[o]))
-        return toError(status);
-    }
-    result.outputs.push_back(std::move(hostOutputs));
-    result.outputInfo.push_back(std::move(outputInfo));
-
-    std::vector<std::vector<double>> stepSamples(plan.num_steps);
-    for (int r = 0; r < flags.warmup + flags.repeats; ++r) {
-      if (llvm::Error e = runOnce(r % kInputCopies))
-        return std::move(e);
-      if (r < flags.warmup)
-        continue;
-      std::vector<double> micros(plan.num_steps);
-      int32_t profiledPlan = -1, steps = 0;
-      if (graphc_status status = graphc_session_step_times(
-              session, &profiledPlan, micros.data(), plan.num_steps, &steps))
-        return toError(status);
-      if (profiledPlan != p || steps != plan.num_steps)
-        return llvm::createStringError(
-            "tune: a run of plan '" + std::string(plan.name) +
-            "' profiled another plan");
-      for (int32_t s = 0; s < plan.num_steps; ++s)
-        stepSamples[s].push_back(micros[s]);
-    }
-    for (int32_t s = 0; s < plan.num_steps; ++s) {
-      graphc_step_info step;
-      if (graphc_status status = graphc_model_step_info(model, p, s, &step))
-        return toError(status);
-      if (step.kind != GRAPHC_STEP_LAUNCH &&
-          step.kind != GRAPHC_STEP_LIBRARY_CALL)
-        continue;
-      uint64_t hash = kernelHashes[step.kernel];
-      result.kernelMicros[hash] += median(stepSamples[s]);
-      if (step.kind == GRAPHC_STEP_LIBRARY_CALL) {
-        result.libraryKernels.insert(hash);
-        continue;
-      }
-      Launch launch;
-      std::memcpy(launch.grid, step.grid, sizeof(launch.grid));
-      std::memcpy(launch.block, step.block, sizeof(launch.block));
-      launch.sharedBytes = step.shared_bytes;
-      result.kernelLaunches[hash].push_back(launch);
-    }
-  }
-  return result;
-}
 
 
 /// One artifact to build and measure: the heuristic schedule or one
@@ -497,6 +267,7 @@ llvm::Error tuneModel(CompileOptions options, const TuneSettings &flags,
   }
   for (auto [v, variant] : llvm::enumerate(variants))
     variant.path = (scratch.path + "/variant" + std::to_string(v) + ".so").str();
+  const std::string scratchDir = scratch.path.str().str();
 
   // The heuristic artifact first: it names the kernels to tune.
   {
@@ -506,7 +277,7 @@ llvm::Error tuneModel(CompileOptions options, const TuneSettings &flags,
     if (llvm::Error e = compileModel(heuristic, llvm::nulls()))
       return e;
   }
-  auto baseline = measure(variants[0].path, flags);
+  auto baseline = measureInProcess(variants[0].path, flags, scratchDir);
   if (!baseline)
     return baseline.takeError();
   variants[0].measurement = std::move(*baseline);
@@ -555,7 +326,7 @@ llvm::Error tuneModel(CompileOptions options, const TuneSettings &flags,
                    << "\n";
       continue;
     }
-    auto result = measure(candidate.path, flags);
+    auto result = measureInProcess(candidate.path, flags, scratchDir);
     if (!result) {
       candidate.rejection = llvm::toString(result.takeError());
       llvm::errs() << "graphc: warning: tune: "
@@ -578,7 +349,7 @@ llvm::Error tuneModel(CompileOptions options, const TuneSettings &flags,
   // timing is what they are compared with.
   std::map<uint64_t, double> heuristicTimes = heuristic.kernelMicros;
   if (Clock::now() <= deadline) {
-    auto again = measure(variants[0].path, flags);
+    auto again = measureInProcess(variants[0].path, flags, scratchDir);
     if (!again)
       return again.takeError();
     heuristicTimes = std::move(again->kernelMicros);
@@ -748,6 +519,7 @@ void addTuneCommand(CLI::App &app, int &exitCode) {
   cmd->add_option("--device", flags->settings.device,
                   "CUDA device ordinal (0)");
 
+  addMeasureArtifactCommand(*cmd, exitCode);
   CLI::App *mergeCmd = cmd->add_subcommand(
       "merge", "join tuning databases: the faster entry of a key wins");
   mergeCmd->add_option("databases", flags->mergeInputs, "tuning databases")
@@ -763,7 +535,7 @@ void addTuneCommand(CLI::App &app, int &exitCode) {
       exitCode = 0;
   });
   cmd->callback([cmd, mergeCmd, flags, &exitCode] {
-    if (mergeCmd->parsed())
+    if (mergeCmd->parsed() || cmd->get_subcommand("measure-artifact")->parsed())
       return;
     if (flags->compile.input.empty() || flags->db.empty()) {
       exitCode = reportError(llvm::createStringError(

@@ -38,6 +38,7 @@ constexpr Result kInvalidContext = 201;
 constexpr Result kInvalidHandle = 400;
 constexpr Result kNotFound = 500;
 constexpr Result kLaunchFailed = 719;
+constexpr Result kIllegalAddress = 700;
 constexpr Result kCaptureUnsupported = 900;
 constexpr Result kCaptureInvalidated = 901;
 constexpr Result kCaptureUnmatched = 902;
@@ -168,6 +169,12 @@ struct Event {
   std::chrono::steady_clock::time_point at;
 };
 
+/// FAKECU_FAULT_BLOCK_THREADS as a number, 0 when unset or not one.
+unsigned blockThreadsFromEnvironment() {
+  const char *value = std::getenv("FAKECU_FAULT_BLOCK_THREADS");
+  return value ? static_cast<unsigned>(std::strtoul(value, nullptr, 10)) : 0;
+}
+
 struct State {
   std::mutex mutex;
   Context contexts[kDevices] = {{0}, {1}, {2}};
@@ -181,6 +188,11 @@ struct State {
   int initFailures = 0;
   Result initResult = kSuccess;
   std::map<std::string, Result> faults;
+  /// Launches of blocks of this many threads fault (0: none), from
+  /// FAKECU_FAULT_BLOCK_THREADS: how a test makes one of graphc tune's
+  /// candidates fail on the GPU, in a process that cannot call
+  /// fakecu_fault_kernel.
+  unsigned faultBlockThreads = blockThreadsFromEnvironment();
   int driverVersion = 13000;
   // Observations.
   std::map<std::string, int> calls;
@@ -411,6 +423,7 @@ FAKE_API void fakecu_reset(void) {
     context.sticky = kSuccess;
   s.initFailures = 0;
   s.faults.clear();
+  s.faultBlockThreads = blockThreadsFromEnvironment();
   s.driverVersion = 13000;
   s.calls.clear();
   s.violations = 0;
@@ -966,6 +979,11 @@ FAKE_API Result cuLaunchKernel(void *function, unsigned gridX, unsigned gridY,
           if (fault != s->faults.end()) {
             context->sticky = fault->second;
             s->faults.erase(fault);
+            return;
+          }
+          if (s->faultBlockThreads &&
+              block[0] * block[1] * block[2] == s->faultBlockThreads) {
+            context->sticky = kIllegalAddress;
             return;
           }
           std::vector<void *> pointers;

@@ -66,6 +66,11 @@ void fakecu_fail_init(int times, int result);
 /* When kernel `name` next runs (at launch, or at replay when captured), it
  * does not run and its device's context becomes sticky with `result`. */
 void fakecu_fault_kernel(const char *name, int result);
+/* FAKECU_FAULT_BLOCK_THREADS=N in the environment (read at start and by
+ * fakecu_reset): every launch of blocks of N threads faults the same way
+ * with CUDA_ERROR_ILLEGAL_ADDRESS, as a kernel reading out of bounds on a
+ * GPU; for processes that cannot call fakecu_fault_kernel (graphc tune's
+ * measuring processes). */
 /* cuDriverGetVersion's answer (default 13000). */
 void fakecu_set_driver_version(int version);
 /* Number of calls of a driver function ("cuCtxSynchronize", ...). */
