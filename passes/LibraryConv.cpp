@@ -20,29 +20,31 @@ RankedTensorType staticOf(Value value, Type element) {
 }
 
 /// Fills the window of `conv` (X [n, c, in...], W [k, c / groups, f...],
-/// Y [n, k, out...]): the pads auto_pad implies where it is set, checked
-/// against the static result shape.
+/// Y [n, k, out...], or with channels_last X [n, in..., c], W
+/// [k, f..., c / groups], Y [n, out..., k]): the pads auto_pad implies where
+/// it is set, checked against the static result shape.
 LogicalResult describeWindow(graph::ConvOp conv, LibraryConv &lib) {
-  ArrayRef<int64_t> x =
-      cast<RankedTensorType>(conv.getX().getType()).getShape();
-  ArrayRef<int64_t> w =
-      cast<RankedTensorType>(conv.getW().getType()).getShape();
+  ArrayRef<int64_t> x = cast<RankedTensorType>(conv.getX().getType()).getShape();
+  ArrayRef<int64_t> w = cast<RankedTensorType>(conv.getW().getType()).getShape();
   ArrayRef<int64_t> y =
       cast<RankedTensorType>(conv.getY().getType()).getShape();
-  size_t rank = x.size() - 2;
   if (x.size() < 3 || x.size() > 5 || w.size() != x.size() ||
       y.size() != x.size())
     return failure();
+  size_t rank = x.size() - 2;
+  lib.channelsLast = conv.getChannelsLast() != 0;
+  size_t channel = lib.channelsLast ? x.size() - 1 : 1;
+  size_t spatial = lib.channelsLast ? 1 : 2;
   lib.n = x[0];
-  lib.c = x[1];
+  lib.c = x[channel];
   lib.k = w[0];
   lib.groups = conv.getGroup();
   if (lib.groups < 1 || lib.c % lib.groups || lib.k % lib.groups ||
-      w[1] != lib.c / lib.groups || y[0] != lib.n || y[1] != lib.k)
+      w[channel] != lib.c / lib.groups || y[0] != lib.n || y[channel] != lib.k)
     return failure();
-  lib.inSize.assign(x.begin() + 2, x.end());
-  lib.filterSize.assign(w.begin() + 2, w.end());
-  lib.outSize.assign(y.begin() + 2, y.end());
+  lib.inSize.assign(x.begin() + spatial, x.begin() + spatial + rank);
+  lib.filterSize.assign(w.begin() + spatial, w.begin() + spatial + rank);
+  lib.outSize.assign(y.begin() + spatial, y.begin() + spatial + rank);
   auto ints = [&](std::optional<ArrayRef<int64_t>> attr, size_t size,
                   int64_t fallback) {
     return attr ? SmallVector<int64_t>(*attr)

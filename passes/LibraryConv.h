@@ -33,6 +33,8 @@ struct LibraryConv {
   llvm::SmallVector<int64_t> inSize, filterSize, outSize, padsBegin, padsEnd,
       strides, dilations;
   exec::GemmEpilogue epilogue = exec::GemmEpilogue::none;
+  /// X, W, Y and Z have their channels last (graph.conv's channels_last).
+  bool channelsLast = false;
 };
 
 /// The library convolution computing the graph.conv of a conv fusion's

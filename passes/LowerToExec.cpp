@@ -86,7 +86,7 @@ static FailureOr<Attribute> describeLibraryCall(kernel::FusionOp fusion) {
         array(conv->padsBegin), array(conv->padsEnd), array(conv->strides),
         array(conv->dilations), conv->epilogue, argumentOf(conv->x),
         argumentOf(conv->w), argumentOf(conv->bias), argumentOf(conv->z),
-        body.getNumArguments()));
+        body.getNumArguments(), conv->channelsLast));
   }
   std::optional<LibraryGemm> gemm = matchLibraryGemm(ops);
   if (!gemm || !computesWhole(gemm->ops, gemm->root))

@@ -214,6 +214,23 @@ def FormFusionGroups : Pass<"graphc-form-fusion-groups", "mlir::ModuleOp"> {
   let dependentDialects = ["::graphc::kernel::KernelDialect"];
 }
 
+def ConvertConvLayout : Pass<"graphc-convert-conv-layout", "mlir::ModuleOp"> {
+  let summary = "make chains of cuDNN convolutions channels last (NHWC)";
+  let description = [{
+    Runs where convolutions are cuDNN calls. The convolutions a library
+    computes that are joined by pointwise ops (ReLU, residual adds, casts)
+    form a chain; a chain whose ends cost at most one transpose per
+    `convs-per-transpose` convolutions becomes channels last: each conv
+    gets `channels_last = 1` and its weight moved to [M, k..., C/group] at
+    compile time, and the transposes between its convolutions move through
+    the pointwise ops and cancel, so only the chain's ends transpose.
+  }];
+  let options = [
+    Option<"convsPerTranspose", "convs-per-transpose", "double", "2.0",
+           "convolutions a chain must have per transpose its ends cost">,
+  ];
+}
+
 def SelectLibraryCalls : Pass<"graphc-select-library-calls",
                               "mlir::ModuleOp"> {
   let summary = "hand GEMMs to cuBLASLt and convolutions to cuDNN";

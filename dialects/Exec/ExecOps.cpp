@@ -66,7 +66,8 @@ ConvAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t n,
                  DenseI64ArrayAttr outSize, DenseI64ArrayAttr padsBegin,
                  DenseI64ArrayAttr padsEnd, DenseI64ArrayAttr strides,
                  DenseI64ArrayAttr dilations, GemmEpilogue epilogue,
-                 int64_t x, int64_t w, int64_t bias, int64_t z, int64_t y) {
+                 int64_t x, int64_t w, int64_t bias, int64_t z, int64_t y,
+                 bool channelsLast) {
   if (n < 1 || c < 1 || k < 1 || groups < 1 || c % groups || k % groups)
     return emitError() << "conv needs positive n, c and k, and groups "
                           "dividing c and k";

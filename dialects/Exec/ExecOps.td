@@ -133,7 +133,8 @@ def Exec_ConvAttr : AttrDef<Exec_Dialect, "Conv"> {
   let description = [{
     `Y = epilogue(conv(X, W) + bias + Z)`: X is [n, c, in_size...], W
     [k, c / groups, filter_size...], Y and Z [n, k, out_size...] and the
-    bias [k], all dense. `pads_begin` and `pads_end` are the zeros before
+    bias [k], all dense; with `channels_last` X is [n, in_size..., c], W
+    [k, filter_size..., c / groups] and Y and Z [n, out_size..., k]. `pads_begin` and `pads_end` are the zeros before
     and after each spatial dim of X; `strides` and `dilations` one per
     spatial dim (1 to 3 of them). `x`, `w`, `bias`, `z` and `y` index the
     kernel's arguments (inputs, then its output; -1: absent). The runtime's
@@ -150,7 +151,8 @@ def Exec_ConvAttr : AttrDef<Exec_Dialect, "Conv"> {
                         "::mlir::DenseI64ArrayAttr":$dilations,
                         EnumParameter<Exec_GemmEpilogue>:$epilogue,
                         "int64_t":$x, "int64_t":$w, "int64_t":$bias,
-                        "int64_t":$z, "int64_t":$y);
+                        "int64_t":$z, "int64_t":$y,
+                        Exec_BoolParameter:$channels_last);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

@@ -71,12 +71,16 @@ class Graph_ConvLikeOp<string mnemonic, list<Trait> traits = []>
 }
 
 def Graph_ConvOp : Graph_ConvLikeOp<"conv", [Graph_ConvKind]> {
-  let summary = "N-d grouped convolution, NC[D]HW layout";
+  let summary = "N-d grouped convolution, NC[D]HW or channels-last layout";
   let description = [{
     `W` is [M, C/group, k...]; the optional bias `B` is [M].
     ```mlir
     %y = graph.conv %x, %w, %b {pads = array<i64: 1, 1, 1, 1>} : (tensor<?x3x32x32xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>) -> tensor<?x8x32x32xf32>
     ```
+    With `channels_last = 1` (never imported: graphc-convert-conv-layout
+    sets it for convolutions cuDNN computes) X is [N, spatial..., C], W
+    [M, k..., C/group] and Y [N, out..., M]; the window attributes still
+    list the spatial dims in order.
   }];
   let arguments = (ins Graph_FloatTensor:$x, Graph_FloatTensor:$w,
                        Optional<Graph_FloatTensor>:$b,
@@ -85,7 +89,8 @@ def Graph_ConvOp : Graph_ConvLikeOp<"conv", [Graph_ConvKind]> {
                        DefaultValuedAttr<I64Attr, "1">:$group,
                        OptionalAttr<DenseI64ArrayAttr>:$kernel_shape,
                        OptionalAttr<DenseI64ArrayAttr>:$pads,
-                       OptionalAttr<DenseI64ArrayAttr>:$strides);
+                       OptionalAttr<DenseI64ArrayAttr>:$strides,
+                       DefaultValuedAttr<I64Attr, "0">:$channels_last);
   let results = (outs Graph_FloatTensor:$y);
 }
 

@@ -161,20 +161,27 @@ LogicalResult ConvOp::inferResultTypes(const TypeInference &infer,
   if (w.getRank() != x.getRank())
     return infer.emitError("weight rank " + Twine(w.getRank()) +
                            " does not match input rank " + Twine(x.getRank()));
+  // Channels first: [N, C, spatial...]; channels last: [N, spatial..., C].
+  bool channelsLast = adaptor.getChannelsLast() != 0;
+  int64_t firstSpatial = channelsLast ? 1 : 2;
   FailureOr<WindowParams> window = resolveWindow(
-      infer, *rank, adaptor.getKernelShape(), w.getShape().drop_front(2),
-      adaptor.getStrides(), adaptor.getDilations(), adaptor.getPads(),
-      adaptor.getAutoPad());
+      infer, *rank, adaptor.getKernelShape(),
+      w.getShape().slice(firstSpatial, *rank), adaptor.getStrides(),
+      adaptor.getDilations(), adaptor.getPads(), adaptor.getAutoPad());
   if (failed(window))
     return failure();
-  SmallVector<int64_t> dims = {x.getDimSize(0), w.getDimSize(0)};
+  SmallVector<int64_t> dims = {x.getDimSize(0)};
+  if (!channelsLast)
+    dims.push_back(w.getDimSize(0));
   for (int64_t i = 0; i < *rank; ++i) {
-    FailureOr<int64_t> out =
-        windowOutputSize(infer, *window, i, x.getDimSize(i + 2), false);
+    FailureOr<int64_t> out = windowOutputSize(
+        infer, *window, i, x.getDimSize(i + firstSpatial), false);
     if (failed(out))
       return failure();
     dims.push_back(*out);
   }
+  if (channelsLast)
+    dims.push_back(w.getDimSize(0));
   results.push_back(x.clone(dims));
   return success();
 }

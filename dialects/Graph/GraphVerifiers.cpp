@@ -121,8 +121,16 @@ LogicalResult ConvOp::verify() {
   int64_t group = getGroup();
   if (group < 1)
     return emitOpError("group must be positive");
+  if (failed(verifyFlag(*this, "channels_last", getChannelsLast())))
+    return failure();
   RankedTensorType x = getX().getType(), w = getW().getType();
-  int64_t channels = x.getDimSize(1), perGroup = w.getDimSize(1);
+  // Type inference reports ranks that differ, or too small.
+  if (x.getRank() != w.getRank() || x.getRank() < 3)
+    return success();
+  // Channels first: [N, C, spatial...]; channels last: [N, spatial..., C].
+  int64_t channelDim = getChannelsLast() ? x.getRank() - 1 : 1;
+  int64_t channels = x.getDimSize(channelDim),
+          perGroup = w.getDimSize(channelDim);
   if (!ShapedType::isDynamic(channels) && !ShapedType::isDynamic(perGroup) &&
       channels != perGroup * group)
     return emitOpError("input has ")

@@ -350,7 +350,7 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
        << launchArray(epilogueKernel ? kernel.getGrid() : std::nullopt)
        << ", "
        << launchArray(epilogueKernel ? kernel.getBlock() : std::nullopt)
-       << "};\n";
+       << ", " << int(conv.getChannelsLast()) << "};\n";
   }
   llvm::StringMap<unsigned> kernelIndex;
   os << "static const graphc_kernel_desc kKernels[] = {\n";

@@ -8,6 +8,9 @@
 #include "lib/HostKernels/Gemm.h"
 #include "lib/HostKernels/Window.h"
 
+#include <cstring>
+#include <vector>
+
 using namespace graphc::hk;
 
 namespace {
@@ -87,9 +90,84 @@ int checkBias(KernelContext &ctx, int32_t dtype, int64_t channels) {
   return 0;
 }
 
+/// Moves dim `from` of a dense tensor of `rank` dims to position `to`,
+/// keeping the others in order: the channels of a channels-last tensor to
+/// dim 1 (from rank - 1 to 1), or back (from 1 to rank - 1).
+std::vector<char> moveDim(const gc_tensor &t, int from, int to, Dims &dims) {
+  size_t element = gc_dtype_size(t.dtype);
+  int rank = t.rank;
+  // order[d]: the source dim that becomes dim d.
+  std::vector<int> order;
+  for (int d = 0; d < rank; ++d)
+    if (d != from)
+      order.push_back(d);
+  order.insert(order.begin() + to, from);
+  dims = Dims();
+  for (int d = 0; d < rank; ++d)
+    dims.push(t.dims[order[d]]);
+  Dims sourceStrides = Dims(t.dims, rank).strides();
+  std::vector<char> moved(static_cast<size_t>(dims.product()) * element);
+  char *to_ = moved.data();
+  forEachIndex(dims.v, rank, [&](const int64_t *index) {
+    int64_t offset = 0;
+    for (int d = 0; d < rank; ++d)
+      offset += index[d] * sourceStrides[order[d]];
+    std::memcpy(to_, static_cast<const char *>(t.data) + offset * element,
+                element);
+    to_ += element;
+  });
+  return moved;
+}
+
+int convChannelsFirst(KernelContext &ctx);
+
+/// A channels-last conv (X [N, spatial..., C], W [M, k..., C/group], Y
+/// [N, out..., M]) computed as the channels-first one on moved copies: the
+/// reference is for correctness, not speed.
+int convChannelsLast(KernelContext &ctx) {
+  GC_TRY(ctx.expect(2, 1));
+  const gc_tensor &x = ctx.in(0), &wt = ctx.in(1);
+  if (x.rank < 3 || wt.rank != x.rank)
+    return ctx.fail("input and weight must have the same rank >= 3");
+  int last = x.rank - 1;
+  Dims xDims, wDims;
+  std::vector<char> xFirst = moveDim(x, last, 1, xDims);
+  std::vector<char> wFirst = moveDim(wt, last, 1, wDims);
+  gc_tensor inputs[3] = {{x.dtype, x.rank, xDims.v, xFirst.data()},
+                         {wt.dtype, wt.rank, wDims.v, wFirst.data()},
+                         ctx.has(2) ? ctx.in(2) : gc_tensor{0, -1, nullptr,
+                                                            nullptr}};
+  // The output, channels first: Y's dims with its last one moved to 1.
+  const gc_tensor &y = ctx.out(0);
+  if (y.rank != x.rank)
+    return ctx.fail("output rank %d is not the input's %d", y.rank, x.rank);
+  Dims yDims;
+  yDims.push(y.dims[0]);
+  yDims.push(y.dims[last]);
+  for (int d = 1; d < last; ++d)
+    yDims.push(y.dims[d]);
+  std::vector<char> yFirst(static_cast<size_t>(yDims.product()) *
+                           gc_dtype_size(y.dtype));
+  gc_tensor output = {y.dtype, y.rank, yDims.v, yFirst.data()};
+  KernelContext first{inputs,   ctx.has(2) ? 3 : 2, &output, 1, ctx.attrs,
+                      ctx.err,  ctx.errLen,          ctx.op};
+  GC_TRY(convChannelsFirst(first));
+  Dims movedDims;
+  std::vector<char> moved = moveDim(output, 1, last, movedDims);
+  std::memcpy(y.data, moved.data(), moved.size());
+  return 0;
+}
+
 } // namespace
 
 GC_KERNEL(conv) {
+  if (ctx.getInt("channels_last", 0))
+    return convChannelsLast(ctx);
+  return convChannelsFirst(ctx);
+}
+
+namespace {
+int convChannelsFirst(KernelContext &ctx) {
   GC_TRY(ctx.expect(2, 1));
   const gc_tensor &x = ctx.in(0), &wt = ctx.in(1);
   GC_TRY(ctx.checkSameDtype(1, x.dtype, "weight"));
@@ -145,6 +223,8 @@ GC_KERNEL(conv) {
     return 0;
   });
 }
+
+} // namespace
 
 GC_KERNEL(conv_transpose) {
   GC_TRY(ctx.expect(2, 1));

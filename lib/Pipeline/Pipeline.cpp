@@ -670,6 +670,11 @@ llvm::Error compileModel(const CompileOptions &options,
       module, {options.precision, options.ioPrecision, options.keepFp32});
   if (failed(precision))
     return diagnostics.takeError("converting the precision failed");
+  // cuDNN's tensor-core engines read channels-last tensors: chains of the
+  // convolutions it computes become channels last, in their final types.
+  if (usesCudnn(options) && options.channelsLastConvs &&
+      failed(convertConvLayout(module)))
+    return diagnostics.takeError("choosing the convolutions' layout failed");
   if (failed(verify(module)))
     return diagnostics.takeError("the graph in " +
                                  std::string(precisionName(options.precision)) +

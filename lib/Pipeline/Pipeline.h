@@ -73,6 +73,10 @@ struct CompileOptions {
   /// to A/B the loops or to bisect a wrong result.
   bool cpuLoops = true;
   Libraries libraries;
+  /// Where convolutions are cuDNN calls, make chains of them channels last
+  /// (graphc-convert-conv-layout); false keeps ONNX's channels first
+  /// (--conv-layout nchw).
+  bool channelsLastConvs = true;
   /// --precision: what float32 tensors become (see ConvertPrecision), and
   /// the precision tuning entries are looked up by.
   Precision precision = Precision::fp32;

@@ -412,6 +412,11 @@ ArtifactConv Reader::readConv(uint64_t vaddr, const std::string &what) {
               std::to_string(conv.engineRank));
   if (conv.tf32 != 0 && conv.tf32 != 1)
     malformed(record + " has tf32 " + std::to_string(conv.tf32));
+  int32_t channelsLast =
+      loaded<int32_t>(vaddr + offsetof(graphc_conv_desc, channels_last), w);
+  if (channelsLast != 0 && channelsLast != 1)
+    malformed(record + " has channels_last " + std::to_string(channelsLast));
+  conv.channelsLast = channelsLast;
   return conv;
 }
 

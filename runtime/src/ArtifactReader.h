@@ -87,6 +87,8 @@ struct ArtifactConv {
   /// alone, and its launch.
   bool hasEpilogueKernel = false;
   uint32_t epilogueGrid[3] = {0, 0, 0}, epilogueBlock[3] = {0, 0, 0};
+  /// Every tensor but the bias has its channels last (NHWC, W KRSC).
+  bool channelsLast = false;
 };
 
 struct ArtifactKernel {

@@ -71,12 +71,31 @@ CudnnShape shapeOf(const graphc_conv_desc &conv) {
   return shape;
 }
 
-/// Row-major strides of dense `dims`.
-std::vector<int64_t> denseStrides(const std::vector<int64_t> &dims) {
+/// The strides of a dense tensor of cuDNN's `dims` ([n, c, spatial...]):
+/// row-major, or with the channels last ([n, spatial..., c] row-major).
+/// cuDNN keeps that dim order in every layout; only the strides differ.
+std::vector<int64_t> stridesOf(const std::vector<int64_t> &dims,
+                               bool channelsLast) {
   std::vector<int64_t> strides(dims.size(), 1);
-  for (size_t i = dims.size() - 1; i > 0; --i)
-    strides[i - 1] = strides[i] * dims[i];
+  if (!channelsLast) {
+    for (size_t i = dims.size() - 1; i > 0; --i)
+      strides[i - 1] = strides[i] * dims[i];
+    return strides;
+  }
+  int64_t inner = dims[1];
+  for (size_t i = dims.size() - 1; i > 1; --i) {
+    strides[i] = inner;
+    inner *= dims[i];
+  }
+  strides[0] = inner;
   return strides;
+}
+
+/// "NHWC" and the like: the layout of `conv`'s X and Y.
+std::string layoutOf(const graphc_conv_desc &conv) {
+  static const char *const first[] = {"NCW", "NCHW", "NCDHW"};
+  static const char *const last[] = {"NWC", "NHWC", "NDHWC"};
+  return (conv.channels_last ? last : first)[conv.spatial_dims - 1];
 }
 
 /// "7x6" for the first `count` of `values`.
@@ -88,7 +107,7 @@ std::string joined(const int64_t *values, int32_t count) {
 }
 
 /// "n 2, c 4, in 7x6, k 6, filter 3x2, groups 2, stride 2x2, dilation 1x2,
-/// float32".
+/// float32, NCHW".
 std::string problemOf(const graphc_conv_desc &conv) {
   return "n " + std::to_string(conv.n) + ", c " + std::to_string(conv.c) +
          ", in " + joined(conv.in_size, conv.spatial_dims) + ", k " +
@@ -97,7 +116,8 @@ std::string problemOf(const graphc_conv_desc &conv) {
          std::to_string(conv.groups) + ", stride " +
          joined(conv.strides, conv.spatial_dims) + ", dilation " +
          joined(conv.dilations, conv.spatial_dims) + ", " +
-         graphc_dtype_name(conv.dtype) + (conv.tf32 ? " (tf32)" : "");
+         graphc_dtype_name(conv.dtype) + (conv.tf32 ? " (tf32)" : "") + ", " +
+         layoutOf(conv);
 }
 
 /// ", with bias, Z and relu" for what follows the convolution.
@@ -202,12 +222,12 @@ private:
   }
 };
 
-/// A finalized tensor descriptor.
+/// A finalized tensor descriptor of `dims` in the convolution's layout.
 dnn::Descriptor tensor(Attempt &attempt, int64_t uid,
-                       const std::vector<int64_t> &dims, int32_t dataType,
-                       uint32_t alignment, bool isVirtual) {
+                       const std::vector<int64_t> &dims, bool channelsLast,
+                       int32_t dataType, uint32_t alignment, bool isVirtual) {
   dnn::Descriptor descriptor = attempt.create(dnn::kTensorDescriptor, "tensor");
-  std::vector<int64_t> strides = denseStrides(dims);
+  std::vector<int64_t> strides = stridesOf(dims, channelsLast);
   auto count = static_cast<int64_t>(dims.size());
   int64_t bytes = alignment;
   bool virtualFlag = isVirtual;
@@ -283,6 +303,9 @@ void planGraph(dnn::Handle handle, const graphc_conv_desc &conv, bool whole,
                uint64_t workspaceBytes, const ConvAlignment &alignment,
                Attempt &attempt) {
   const CudnnShape shape = shapeOf(conv);
+  // Every tensor in the layout, the intermediates and the broadcast bias
+  // too: an engine then reads and writes them all alike.
+  const bool last = conv.channels_last != 0;
   const int32_t dataType = dataTypeOf(conv);
   const int32_t floatType = dnn::kDataFloat;
   // The operations after the convolution, in order.
@@ -292,18 +315,18 @@ void planGraph(dnn::Handle handle, const graphc_conv_desc &conv, bool whole,
   const int followers = int(bias) + int(z) + int(relu);
 
   dnn::Descriptor x =
-      tensor(attempt, kUidX, shape.x, dataType, alignment.x, false);
+      tensor(attempt, kUidX, shape.x, last, dataType, alignment.x, false);
   dnn::Descriptor w =
-      tensor(attempt, kUidW, shape.w, dataType, alignment.w, false);
+      tensor(attempt, kUidW, shape.w, last, dataType, alignment.w, false);
   dnn::Descriptor y =
-      tensor(attempt, kUidY, shape.y, dataType, alignment.y, false);
+      tensor(attempt, kUidY, shape.y, last, dataType, alignment.y, false);
   // The output of each operation: a float32 intermediate, or Y for the last.
   int64_t nextVirtual = kUidVirtual;
   int remaining = followers;
   auto output = [&]() {
     return remaining-- == 0 ? y
-                            : tensor(attempt, nextVirtual++, shape.y, floatType,
-                                     kVirtualAlignment, true);
+                            : tensor(attempt, nextVirtual++, shape.y, last,
+                                     floatType, kVirtualAlignment, true);
   };
 
   dnn::Descriptor convDesc =
@@ -348,15 +371,15 @@ void planGraph(dnn::Handle handle, const graphc_conv_desc &conv, bool whole,
   attempt.finalize(forward, "convolution forward operation");
   ops.push_back(forward);
   if (bias) {
-    dnn::Descriptor b =
-        tensor(attempt, kUidBias, shape.bias, dataType, alignment.bias, false);
+    dnn::Descriptor b = tensor(attempt, kUidBias, shape.bias, last, dataType,
+                               alignment.bias, false);
     dnn::Descriptor next = output();
     ops.push_back(pointwise(attempt, dnn::kPointwiseAdd, current, b, next));
     current = next;
   }
   if (z) {
     dnn::Descriptor residual =
-        tensor(attempt, kUidZ, shape.y, dataType, alignment.z, false);
+        tensor(attempt, kUidZ, shape.y, last, dataType, alignment.z, false);
     dnn::Descriptor next = output();
     ops.push_back(
         pointwise(attempt, dnn::kPointwiseAdd, current, residual, next));
@@ -506,6 +529,11 @@ bool graphc::rt::cudnnSupports(const graphc_conv_desc &conv,
   if (conv.tf32 && conv.dtype != kFloat) {
     error = std::string("tf32 products of ") + graphc_dtype_name(conv.dtype) +
             " tensors";
+    return false;
+  }
+  if (conv.channels_last != 0 && conv.channels_last != 1) {
+    error = "no cuDNN layout for channels_last " +
+            std::to_string(conv.channels_last);
     return false;
   }
   return true;

@@ -6,7 +6,10 @@
 // computes in float32, cross-correlation as ONNX Conv; the groups are W's
 // [k, c / groups, ...] shape). cuDNN convolves 4-d and 5-d tensors: a 1-d
 // convolution runs as a 2-d one with a unit first spatial dim. Tensors are
-// dense NC[D]HW; the bias is broadcast as [1, k, 1, 1(, 1)].
+// dense; cuDNN's dims are [n, c, spatial...] in either layout, and the
+// strides say where the channels are: NC[D]HW, or N[D]HWC (W K[T]RSC) with
+// channels_last. The intermediates and the bias, broadcast as
+// [1, k, 1, 1(, 1)], have the strides of the same layout.
 //
 // Everything is built when the session is created: the graph, the engine
 // (by rank among the heuristic's configurations, mode A) and its execution

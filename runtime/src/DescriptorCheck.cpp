@@ -267,7 +267,8 @@ std::optional<int64_t> convTensorBytes(int64_t count, const int64_t *dims,
 }
 
 /// X's, W's, the bias's, Z's and Y's bytes (absent ones have arg -1), from
-/// a convolution whose sizes checkConv found positive. Fails when one
+/// a convolution whose sizes checkConv found positive; the same in either
+/// layout (channels_last permutes dense tensors). Fails when one
 /// overflows.
 bool convOperands(const graphc_conv_desc &conv, ConvOperand (&out)[5]) {
   auto elementBytes = static_cast<int64_t>(graphc_dtype_size(conv.dtype));
@@ -389,6 +390,9 @@ std::string checkConv(const graphc_conv_desc &conv, const std::string &where) {
   if (conv.tf32 && conv.dtype != kFloat)
     return at + "rounds to tf32 but its tensors are " +
            graphc_dtype_name(conv.dtype);
+  if (conv.channels_last != 0 && conv.channels_last != 1)
+    return at + "has channels_last " + std::to_string(conv.channels_last) +
+           " (0 or 1)";
   if (conv.x_arg < 0 || conv.w_arg < 0 || conv.y_arg < 0 ||
       conv.bias_arg < -1 || conv.z_arg < -1 || conv.workspace_arg < 0)
     return at + "lacks X, W, Y or the workspace (x_arg " +

@@ -10,6 +10,11 @@
 // float, then adds the bias and Z, applies the epilogue and is rounded once
 // to its type when stored.
 //
+// Channels-last tensors take the same path: W is widened into channels-
+// first order once, and each image's group of channels is gathered into
+// planes, so that both layouts sum the same products in the same order and
+// give the same bits.
+//
 //===----------------------------------------------------------------------===//
 #include "runtime/src/ReferenceConv.h"
 
@@ -56,6 +61,11 @@ bool graphc::rt::referenceConvSupports(const graphc_conv_desc &conv,
     error = std::string("the reference convolution rounds float32 tensors "
                         "to tf32, not ") +
             graphc_dtype_name(conv.dtype);
+    return false;
+  }
+  if (conv.channels_last != 0 && conv.channels_last != 1) {
+    error = "the reference convolution has no layout channels_last " +
+            std::to_string(conv.channels_last);
     return false;
   }
   return true;
@@ -114,6 +124,7 @@ bool runConv(const graphc_conv_desc &conv, void *const *args,
     return tf32 ? graphc::roundToTf32(E::load(v)) : E::load(v);
   };
   const Geometry g = geometryOf(conv);
+  const bool last = conv.channels_last != 0;
   const int64_t groups = conv.groups;
   const int64_t channelsPerGroup = conv.c / groups;
   const int64_t outputsPerGroup = conv.k / groups;
@@ -127,9 +138,10 @@ bool runConv(const graphc_conv_desc &conv, void *const *args,
       conv.z_arg >= 0 ? static_cast<const T *>(args[conv.z_arg]) : nullptr;
   auto *y = static_cast<T *>(args[conv.y_arg]);
 
-  // float32 X is read where it lies; other types and tf32 products widen
-  // (or round) one image's group of channels at a time. W is widened once.
-  const bool wide = Dtype == kFloat && !tf32;
+  // Channels-first float32 X is read where it lies; other types, tf32
+  // products and channels-last X widen (or round, or gather) one image's
+  // group of channels into planes at a time. W is widened once.
+  const bool wide = Dtype == kFloat && !tf32 && !last;
   std::vector<float> filters, image, accumulator;
   try {
     filters.resize(static_cast<size_t>(conv.k * filterPerOutput));
@@ -140,20 +152,36 @@ bool runConv(const graphc_conv_desc &conv, void *const *args,
     error = "out of memory for the reference convolution's scratch";
     return false;
   }
-  for (size_t i = 0; i < filters.size(); ++i)
-    filters[i] = operand(w[i]);
+  // filters is [k, c / groups, filter...] whatever W's layout.
+  if (last) {
+    for (int64_t o = 0; o < conv.k; ++o)
+      for (int64_t t = 0; t < g.filterVolume; ++t)
+        for (int64_t c = 0; c < channelsPerGroup; ++c)
+          filters[(o * channelsPerGroup + c) * g.filterVolume + t] =
+              operand(w[(o * g.filterVolume + t) * channelsPerGroup + c]);
+  } else {
+    for (size_t i = 0; i < filters.size(); ++i)
+      filters[i] = operand(w[i]);
+  }
 
   for (int64_t n = 0; n < conv.n; ++n) {
     for (int64_t group = 0; group < groups; ++group) {
       const int64_t firstChannel = group * channelsPerGroup;
-      const T *groupX = x + (n * conv.c + firstChannel) * g.inVolume;
-      const float *channels = nullptr;
-      if constexpr (Dtype == kFloat)
-        channels = groupX;
-      if (!wide) {
-        for (size_t i = 0; i < image.size(); ++i)
-          image[i] = operand(groupX[i]);
-        channels = image.data();
+      const float *channels = image.data();
+      if (last) {
+        // Pixel p of channel c is at (n * in volume + p) * C + c.
+        const T *pixels = x + n * g.inVolume * conv.c + firstChannel;
+        for (int64_t p = 0; p < g.inVolume; ++p)
+          for (int64_t c = 0; c < channelsPerGroup; ++c)
+            image[c * g.inVolume + p] = operand(pixels[p * conv.c + c]);
+      } else {
+        const T *groupX = x + (n * conv.c + firstChannel) * g.inVolume;
+        if constexpr (Dtype == kFloat)
+          if (wide)
+            channels = groupX;
+        if (!wide)
+          for (size_t i = 0; i < image.size(); ++i)
+            image[i] = operand(groupX[i]);
       }
       for (int64_t o = 0; o < outputsPerGroup; ++o) {
         const int64_t out = group * outputsPerGroup + o;
@@ -196,17 +224,20 @@ bool runConv(const graphc_conv_desc &conv, void *const *args,
             }
           }
         }
-        // bias + Z, then the activation, in float; Y rounded once.
+        // bias + Z, then the activation, in float; Y rounded once. Output
+        // position i of this channel is at base + i * pitch in Y and Z.
         const float b = bias ? E::load(bias[out]) : 0.0f;
-        const int64_t base = (n * conv.k + out) * g.outVolume;
+        const int64_t base = last ? n * g.outVolume * conv.k + out
+                                  : (n * conv.k + out) * g.outVolume;
+        const int64_t pitch = last ? conv.k : 1;
         for (int64_t i = 0; i < g.outVolume; ++i) {
           float value = accumulator[i] + b;
           if (z)
-            value += E::load(z[base + i]);
+            value += E::load(z[base + i * pitch]);
           // max(x, 0) with NaN kept: a NaN compares false and stays.
           if (conv.epilogue == GRAPHC_EPILOGUE_RELU && value < 0.0f)
             value = 0.0f;
-          y[base + i] = E::store(value);
+          y[base + i * pitch] = E::store(value);
         }
       }
     }

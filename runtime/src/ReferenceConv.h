@@ -3,10 +3,11 @@
 //
 // The cpu target runs a cuDNN kernel (GRAPHC_LIBRARY_CUDNN) with this
 // convolution instead of the library: a graphc_conv_desc computed exactly
-// as descriptor.h defines it, on dense NC[D]HW host tensors. float32,
-// float16 or bfloat16 elements; products, sums and the epilogue in float
-// (with tf32, X and W rounded to tf32 first), each element of Y rounded
-// once to its type when stored.
+// as descriptor.h defines it, on dense host tensors with their channels
+// first (NC[D]HW) or last (N[D]HWC, W [k, filter..., c / groups]).
+// float32, float16 or bfloat16 elements; products, sums and the epilogue
+// in float (with tf32, X and W rounded to tf32 first), each element of Y
+// rounded once to its type when stored. Both layouts give the same bits.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHC_RUNTIME_SRC_REFERENCECONV_H
@@ -19,7 +20,7 @@
 namespace graphc::rt {
 
 /// Whether runReferenceConv computes `conv` (its dtype, compute dtype,
-/// epilogue and spatial dims); sets `error` to why not.
+/// epilogue, spatial dims and layout); sets `error` to why not.
 bool referenceConvSupports(const graphc_conv_desc &conv, std::string &error);
 
 /// Computes `conv` on the step's resolved arguments `args` (args[x_arg],

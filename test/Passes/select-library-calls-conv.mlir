@@ -10,7 +10,7 @@
 // CHECK-SAME: schedule = {source = "heuristic", workspace_bytes = 1024 : i64}
 // CHECK-NOT: kernel.fusion
 // EXEC-LABEL: exec.kernel @conv_add_relu_{{[0-9a-f]+}} conv
-// EXEC-SAME: conv = #exec.conv<n = 2, c = 4, k = 8, groups = 1, in_size = [6, 6], filter_size = [3, 3], out_size = [6, 6], pads_begin = [1, 1], pads_end = [1, 1], strides = [1, 1], dilations = [1, 1], epilogue = relu, x = 0, w = 1, bias = 2, z = 3, y = 4>
+// EXEC-SAME: conv = #exec.conv<n = 2, c = 4, k = 8, groups = 1, in_size = [6, 6], filter_size = [3, 3], out_size = [6, 6], pads_begin = [1, 1], pads_end = [1, 1], strides = [1, 1], dilations = [1, 1], epilogue = relu, x = 0, w = 1, bias = 2, z = 3, y = 4, channels_last = false>
 // EXEC-SAME: library = #kernel.library<cudnn>
 // EXEC: exec.library_call @[[K_CONV_ADD_RELU_0:conv_add_relu_[0-9a-f]+]] [{{.*}}] workspace <arena, {{[0-9]+}}, {{[0-9]+}}, 33554432>
 // NOCUDNN-LABEL: func.func @conv_bias_add_relu
@@ -35,7 +35,7 @@ func.func @conv_bias_add_relu(%x: tensor<2x4x6x6xf32>, %w: tensor<8x4x3x3xf32>, 
 // CHECK: kernel.fusion "sigmoid_mul_0" pointwise(%[[CALL]])
 // CHECK-SAME: {hash = "{{[0-9a-f]+}}", schedule
 // EXEC-LABEL: exec.kernel @conv_{{[0-9a-f]+}} conv
-// EXEC-SAME: epilogue = none, x = 0, w = 1, bias = 2, z = -1, y = 3>
+// EXEC-SAME: epilogue = none, x = 0, w = 1, bias = 2, z = -1, y = 3, channels_last = false>
 // EXEC: exec.library_call @[[K_CONV_0:conv_[0-9a-f]+]]
 // EXEC-NEXT: exec.launch @[[K_SIGMOID_MUL_0:sigmoid_mul_[0-9a-f]+]]
 func.func @conv_silu(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x1x1xf32>, %b: tensor<4xf32>) -> tensor<1x4x8x8xf32> {
@@ -50,7 +50,7 @@ func.func @conv_silu(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x1x1xf32>, %b: tenso
 // SAME_UPPER with stride 2 over an even size pads one zero after only; a
 // depthwise, dilated f16 convolution keeps its groups and dilations.
 // EXEC-LABEL: exec.kernel @conv_{{[0-9a-f]+}} conv
-// EXEC-SAME: conv = #exec.conv<n = 1, c = 8, k = 8, groups = 8, in_size = [8, 8], filter_size = [3, 3], out_size = [4, 4], pads_begin = [1, 1], pads_end = [2, 2], strides = [2, 2], dilations = [2, 2], epilogue = none, x = 0, w = 1, bias = -1, z = -1, y = 2>
+// EXEC-SAME: conv = #exec.conv<n = 1, c = 8, k = 8, groups = 8, in_size = [8, 8], filter_size = [3, 3], out_size = [4, 4], pads_begin = [1, 1], pads_end = [2, 2], strides = [2, 2], dilations = [2, 2], epilogue = none, x = 0, w = 1, bias = -1, z = -1, y = 2, channels_last = false>
 func.func @depthwise_same_upper(%x: tensor<1x8x8x8xf16>, %w: tensor<8x1x3x3xf16>) -> tensor<1x8x4x4xf16> {
   %0 = graph.conv %x, %w {auto_pad = "SAME_UPPER", group = 8 : i64, strides = array<i64: 2, 2>, dilations = array<i64: 2, 2>} : (tensor<1x8x8x8xf16>, tensor<8x1x3x3xf16>) -> tensor<1x8x4x4xf16>
   return %0 : tensor<1x8x4x4xf16>

@@ -293,6 +293,7 @@ private:
                     : bytes.ConsumeBool()
                         ? bytes.ConsumeIntegralInRange<uint32_t>(0, 2048)
                         : bytes.ConsumeIntegral<uint32_t>();
+    c.channels_last = pick(bytes.ConsumeIntegralInRange<int32_t>(0, 1), -1, 2);
     return &c;
   }
 
@@ -430,12 +431,15 @@ __int128 matrixElements(const graphc_gemm_desc &g, int64_t stride, int64_t rows,
   std::abort();
 }
 
-/// An accepted convolution step: its shape holds together, every tensor is
-/// an argument before the workspace of exactly its bytes, and Y overlaps
-/// none of the others (all computed in 128 bits, so nothing wraps).
+/// An accepted convolution step: its shape holds together, its layout is
+/// one of the two, every tensor is an argument before the workspace of
+/// exactly its bytes (the same in either layout), and Y overlaps none of
+/// the others (all computed in 128 bits, so nothing wraps).
 void checkConvStep(const graphc_conv_desc &c, const graphc_step_desc &step) {
   if (c.spatial_dims < 1 || c.spatial_dims > GRAPHC_MAX_CONV_SPATIAL_DIMS)
     acceptedBadConv("with a spatial dim count out of range");
+  if (c.channels_last != 0 && c.channels_last != 1)
+    acceptedBadConv("with a layout that is neither channels first nor last");
   if (c.n < 1 || c.c < 1 || c.k < 1 || c.groups < 1 || c.c % c.groups ||
       c.k % c.groups)
     acceptedBadConv("with sizes or groups that do not hold together");

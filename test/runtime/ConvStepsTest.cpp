@@ -2,9 +2,10 @@
 //
 // checkDescriptor on hand-built descriptors with one convolution step, one
 // fault each (every rule refuses with a message naming the kernel);
-// conv_model.so run on the cpu target (its convolutions by the reference
-// convolution) against plain loops; and the artifact reader's view of
-// convolution kernels, which `graphc inspect` prints.
+// conv_model.so and its channels-last variant run on the cpu target (their
+// convolutions by the reference convolution) against plain loops; and the
+// artifact reader's view of convolution kernels, which `graphc inspect`
+// prints.
 //
 //===----------------------------------------------------------------------===//
 #include "ConvTestSupport.h"
@@ -16,6 +17,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <cstdlib>
@@ -140,6 +142,13 @@ TEST(ConvDescriptorCheck, AcceptsValidConvolutionSteps) {
   oneD.args[1].size = 3 * 4 * 4;
   oneD.args[4].size = 2 * 3 * 9 * 4;
   EXPECT_EQ(oneD.check(), "");
+  // Channels last: the same bytes in another order.
+  ConvModel nhwc;
+  nhwc.conv.channels_last = 1;
+  const int64_t xDims[] = {2, 7, 6, 4}, yDims[] = {2, 4, 3, 6};
+  std::copy(std::begin(xDims), std::end(xDims), nhwc.xDims);
+  std::copy(std::begin(yDims), std::end(yDims), nhwc.yDims);
+  EXPECT_EQ(nhwc.check(), "");
 }
 
 struct Fault {
@@ -230,6 +239,10 @@ const Fault kFaults[] = {
      },
      "kernel 'conv': convolution rounds to tf32 but its tensors are "
      "float16"},
+    {"channels_last flag", [](ConvModel &m) { m.conv.channels_last = 2; },
+     "kernel 'conv': convolution has channels_last 2 (0 or 1)"},
+    {"negative channels_last", [](ConvModel &m) { m.conv.channels_last = -1; },
+     "kernel 'conv': convolution has channels_last -1 (0 or 1)"},
     {"no X", [](ConvModel &m) { m.conv.x_arg = -1; },
      "kernel 'conv': convolution lacks X, W, Y or the workspace (x_arg -1, "
      "w_arg 1, bias_arg 2, z_arg 3, y_arg 4, workspace_arg 5)"},
@@ -424,10 +437,11 @@ std::vector<float> random(size_t count, std::mt19937 &rng) {
   return out;
 }
 
-TEST(ConvStepsCpu, RunsConvolutionsWithTheReferenceConvolution) {
+/// Runs conv_model (or its channels-last variant) on the cpu target twice
+/// and checks y and y1 against conv_model's definition.
+void runConvModel(const char *name, bool channelsLast) {
   graphc_model *model = nullptr;
-  Status loaded(
-      graphc_model_load(modelPath("conv_model").c_str(), nullptr, &model));
+  Status loaded(graphc_model_load(modelPath(name).c_str(), nullptr, &model));
   ASSERT_TRUE(loaded.ok()) << loaded.message();
   graphc_session *session = nullptr;
   Status created(graphc_session_create(model, nullptr, &session));
@@ -435,6 +449,12 @@ TEST(ConvStepsCpu, RunsConvolutionsWithTheReferenceConvolution) {
   std::mt19937 rng(17);
   std::vector<int64_t> xShape = {2, 4, 7, 6}, yShape = {2, 6, 4, 3},
                        sShape = {2, 3, 12}, y1Shape = {2, 3, 9};
+  if (channelsLast) {
+    xShape = {2, 7, 6, 4};
+    yShape = {2, 4, 3, 6};
+    sShape = {2, 12, 3};
+    y1Shape = {2, 9, 3};
+  }
   for (int run = 0; run < 2; ++run) {
     std::vector<float> x = random(336, rng), z = random(144, rng),
                        s = random(72, rng), y(144, -1), y1(54, -1);
@@ -443,12 +463,21 @@ TEST(ConvStepsCpu, RunsConvolutionsWithTheReferenceConvolution) {
     DLTensor outputs[2] = {hostTensor(y, yShape), hostTensor(y1, y1Shape)};
     Status ran(graphc_session_run(session, inputs, 3, nullptr, outputs, 2));
     ASSERT_TRUE(ran.ok()) << ran.message();
-    convtest::ConvModelOutputs expected = convtest::convModelExpected(x, z, s);
+    convtest::ConvModelOutputs expected =
+        convtest::convModelExpected(x, z, s, channelsLast);
     EXPECT_TRUE(gemmtest::near(y, expected.y));
     EXPECT_TRUE(gemmtest::near(y1, expected.y1));
   }
   graphc_session_release(session);
   graphc_model_release(model);
+}
+
+TEST(ConvStepsCpu, RunsConvolutionsWithTheReferenceConvolution) {
+  runConvModel("conv_model", false);
+}
+
+TEST(ConvStepsCpu, RunsChannelsLastConvolutions) {
+  runConvModel("conv_model_nhwc", true);
 }
 
 //===- The artifact reader ------------------------------------------------===//
@@ -486,6 +515,7 @@ TEST(ConvStepsArtifact, ReaderSeesConvolutionKernels) {
   EXPECT_EQ(conv.workspaceArg, 5);
   EXPECT_TRUE(conv.hasEpilogueKernel);
   EXPECT_EQ(conv.epilogueBlock[0], 144u);
+  EXPECT_FALSE(conv.channelsLast);
   EXPECT_EQ(view.kernels[0].unit, 0);
   ASSERT_TRUE(view.kernels[1].conv);
   EXPECT_EQ(view.kernels[1].conv->spatialDims, 1);
@@ -502,6 +532,24 @@ TEST(ConvStepsArtifact, ReaderSeesConvolutionKernels) {
   EXPECT_TRUE(read.view.images.empty());
   ASSERT_TRUE(read.view.kernels[0].conv);
   EXPECT_FALSE(read.view.kernels[0].conv->hasEpilogueKernel);
+  // The channels-last variant says so of both kernels, and nothing else
+  // differs.
+  read = readModel("conv_model_cuda_epilogue_nhwc");
+  ASSERT_EQ(read.error, graphc::rt::ArtifactError::none) << read.message;
+  ASSERT_EQ(read.view.kernels.size(), 2u);
+  for (const graphc::rt::ArtifactKernel &kernel : read.view.kernels) {
+    ASSERT_TRUE(kernel.conv);
+    EXPECT_TRUE(kernel.conv->channelsLast) << kernel.name;
+    EXPECT_TRUE(kernel.conv->hasEpilogueKernel) << kernel.name;
+  }
+  EXPECT_EQ(read.view.kernels[0].conv->inSize, (std::vector<int64_t>{7, 6}));
+  EXPECT_EQ(read.view.kernels[1].conv->dilations, (std::vector<int64_t>{2}));
+}
+
+TEST(ConvStepsArtifact, ReaderRefusesAnUnknownLayout) {
+  graphc::rt::ArtifactRead read = readModel("conv_model_bad_layout");
+  EXPECT_EQ(read.error, graphc::rt::ArtifactError::malformed);
+  EXPECT_EQ(read.message, "kernel 1's convolution has channels_last 2");
 }
 
 TEST(ConvStepsArtifact, LibraryNames) {

@@ -76,11 +76,36 @@ inline int64_t yElements(const graphc_conv_desc &c) {
   return c.n * c.k * product(c.out_size, c.spatial_dims);
 }
 
+/// Where element (outer, channel, position) of a dense tensor of `outer`
+/// rows, `channels` channels and `volume` row-major spatial positions lies:
+/// [outer, channels, spatial...], or [outer, spatial..., channels] with the
+/// channels last. X's rows are images, W's output channels, Y's images.
+inline int64_t elementAt(bool channelsLast, int64_t outer, int64_t channel,
+                         int64_t channels, int64_t position, int64_t volume) {
+  return channelsLast ? (outer * volume + position) * channels + channel
+                      : (outer * channels + channel) * volume + position;
+}
+
+/// `values` of [outer, channels, volume] moved to the other layout
+/// (`toChannelsLast`: to [outer, volume, channels]).
+inline std::vector<float> relayout(const std::vector<float> &values,
+                                   int64_t outer, int64_t channels,
+                                   int64_t volume, bool toChannelsLast) {
+  std::vector<float> out(values.size());
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t c = 0; c < channels; ++c)
+      for (int64_t p = 0; p < volume; ++p)
+        out[elementAt(toChannelsLast, o, c, channels, p, volume)] =
+            values[elementAt(!toChannelsLast, o, c, channels, p, volume)];
+  return out;
+}
+
 /// Y = epilogue(conv(X, W) + bias + Z), one element at a time in double:
 /// output position o of channel k in group g = k / (K / groups) sums, over
 /// the group's input channels and every filter position f, X at
-/// o * stride - pads_begin + f * dilation (zero outside X) times W.
-/// `bias` and `z` may be null.
+/// o * stride - pads_begin + f * dilation (zero outside X) times W. X, W,
+/// Z and Y are indexed in the layout channels_last says. `bias` and `z`
+/// may be null.
 inline void naiveConv(const graphc_conv_desc &c, const float *x, const float *w,
                       const float *bias, const float *z, float *y) {
   const int32_t dims = c.spatial_dims;
@@ -89,6 +114,7 @@ inline void naiveConv(const graphc_conv_desc &c, const float *x, const float *w,
   const int64_t outCount = product(c.out_size, dims);
   const int64_t filterCount = product(c.filter_size, dims);
   const int64_t inCount = product(c.in_size, dims);
+  const bool last = c.channels_last != 0;
   std::vector<int64_t> out(dims), tap(dims);
   for (int64_t b = 0; b < c.n; ++b)
     for (int64_t k = 0; k < c.k; ++k)
@@ -117,10 +143,11 @@ inline void naiveConv(const graphc_conv_desc &c, const float *x, const float *w,
             if (!inside)
               continue;
             int64_t channel = group * channelsPerGroup + ci;
-            sum += double(x[(b * c.c + channel) * inCount + at]) *
-                   double(w[(k * channelsPerGroup + ci) * filterCount + f]);
+            sum += double(x[elementAt(last, b, channel, c.c, at, inCount)]) *
+                   double(w[elementAt(last, k, ci, channelsPerGroup, f,
+                                      filterCount)]);
           }
-        int64_t at = (b * c.k + k) * outCount + o;
+        int64_t at = elementAt(last, b, k, c.k, o, outCount);
         if (bias)
           sum += bias[k];
         if (z)
@@ -151,31 +178,35 @@ inline std::vector<float> modelW1() {
   return w;
 }
 
-/// conv_model.c's two convolutions.
-inline graphc_conv_desc modelConv0() {
+/// conv_model.c's two convolutions (CONV_CHANNELS_LAST: `channelsLast`).
+inline graphc_conv_desc modelConv0(bool channelsLast = false) {
   graphc_conv_desc conv =
       makeConv({2, 4, 6, 2, {7, 6}, {3, 2}, {1, 0}, {1, 1}, {2, 2}, {1, 2}},
                true, true, GRAPHC_EPILOGUE_RELU);
+  conv.channels_last = channelsLast;
   return conv;
 }
-inline graphc_conv_desc modelConv1() {
+inline graphc_conv_desc modelConv1(bool channelsLast = false) {
   graphc_conv_desc conv = makeConv({2, 3, 3, 3, {12}, {4}, {2}, {1}, {1}, {2}},
                                    false, false, GRAPHC_EPILOGUE_RELU);
+  conv.channels_last = channelsLast;
   return conv;
 }
 
-/// conv_model.c's outputs for x, z and s.
+/// conv_model.c's outputs for x, z and s, in the model's layout.
 struct ConvModelOutputs {
   std::vector<float> y, y1;
 };
 inline ConvModelOutputs convModelExpected(const std::vector<float> &x,
                                           const std::vector<float> &z,
-                                          const std::vector<float> &s) {
+                                          const std::vector<float> &s,
+                                          bool channelsLast = false) {
   ConvModelOutputs out{std::vector<float>(144), std::vector<float>(54)};
   std::vector<float> w0 = modelW0(), b0 = modelB0(), w1 = modelW1();
-  naiveConv(modelConv0(), x.data(), w0.data(), b0.data(), z.data(),
+  naiveConv(modelConv0(channelsLast), x.data(), w0.data(), b0.data(), z.data(),
             out.y.data());
-  naiveConv(modelConv1(), s.data(), w1.data(), nullptr, nullptr, out.y1.data());
+  naiveConv(modelConv1(channelsLast), s.data(), w1.data(), nullptr, nullptr,
+            out.y1.data());
   return out;
 }
 

@@ -3,12 +3,13 @@
 // The runtime's cuDNN path against the fake one (test/runtime/fake_cuda,
 // computing from the backend descriptors alone): CudnnConv's operation
 // graphs over 1, 2 and 3 spatial dims, groups, strides, dilations, pads,
-// bias, Z, ReLU and the three dtypes, checked against the reference
-// convolution; the engine rank, numerical-note and workspace rules; the
-// convolution alone when cuDNN fuses nothing; the fake's own rules;
-// conv_model on the cuda target through sessions (capture and replay,
-// every way of running, the epilogue kernels of the fallback) and the
-// statuses for a missing cuDNN or a convolution it has no engine for.
+// bias, Z, ReLU, the three dtypes and both layouts, checked against the
+// reference convolution; the strides each layout gives every tensor; the
+// engine rank, numerical-note and workspace rules; the convolution alone
+// when cuDNN fuses nothing; the fake's own rules; conv_model on the cuda
+// target through sessions (capture and replay, every way of running, the
+// epilogue kernels of the fallback, channels last) and the statuses for a
+// missing cuDNN or a convolution it has no engine for.
 //
 //===----------------------------------------------------------------------===//
 #include "ConvTestSupport.h"
@@ -51,7 +52,19 @@ void convBiasZReluKernel(const fakecu_launch *launch) {
   }
 }
 
-/// conv1d_relu(s, w, t): t = relu(t) in place.
+/// The same for conv_model_cuda_epilogue_nhwc, whose y is [2,4,3,6]: the
+/// output channel is the last index.
+void convBiasZReluNhwcKernel(const fakecu_launch *launch) {
+  const float *bias = *static_cast<float **>(launch->params[2]);
+  const float *z = *static_cast<float **>(launch->params[3]);
+  float *y = *static_cast<float **>(launch->params[4]);
+  for (int i = 0; i < 144; ++i) {
+    float value = y[i] + bias[i % 6] + z[i];
+    y[i] = value < 0 ? 0 : value;
+  }
+}
+
+/// conv1d_relu(s, w, t): t = relu(t) in place (in either layout).
 void conv1dReluKernel(const fakecu_launch *launch) {
   float *t = *static_cast<float **>(launch->params[2]);
   for (int i = 0; i < 54; ++i)
@@ -238,37 +251,40 @@ TEST_F(FakeCudnn, GraphsComputeWhatTheReferenceDoes) {
       {"relu", false, false, GRAPHC_EPILOGUE_RELU},
       {"bias Z relu", true, true, GRAPHC_EPILOGUE_RELU}};
   std::mt19937 rng(5);
-  for (int32_t dtype : {kF32, kF16, kBf16})
-    for (const NamedShape &shape : kShapes)
-      for (const Variant &variant : variants) {
-        SCOPED_TRACE(std::string(shape.name) + ", " + variant.name +
-                     ", dtype " + std::to_string(dtype));
-        graphc_conv_desc conv = convtest::makeConv(shape.shape, variant.bias,
-                                                   variant.z, variant.epilogue);
-        conv.dtype = dtype;
-        Tensors t = randomTensors(conv, rng);
-        // X 16 bytes and the bias one element into their allocations: the
-        // plan must declare it, or the fake refuses the pointers.
-        DeviceArgs run(device, conv, t, 4096, 16);
-        rt::ConvAlignment alignment;
-        alignment.x = 16;
-        alignment.bias = dtype == kF32 ? 4 : 2;
-        std::unique_ptr<rt::CudnnConv> planned;
-        ASSERT_EQ(rt::CudnnConv::create(library, handle, conv, 4096, alignment,
-                                        planned, error),
-                  GRAPHC_OK)
-            << error << "; fake: " << fakecu_cudnn_last_error();
-        EXPECT_TRUE(planned->fused());
-        // float32 without tf32 skips the tensor-core engine and gets the
-        // next, which needs 4 KiB; 16-bit types take the first choice.
-        EXPECT_EQ(planned->engineRank(), dtype == kF32 ? 1 : 0);
-        EXPECT_EQ(planned->workspaceSize(), dtype == kF32 ? 4096u : 0u);
-        ASSERT_EQ(planned->enqueue(run.args, error), GRAPHC_OK)
-            << error << "; fake: " << fakecu_cudnn_last_error();
-        EXPECT_EQ(fakecu_cudnn_last_engine_rank(), planned->engineRank());
-        EXPECT_TRUE(
-            gemmtest::near(run.y(), referenceY(conv, t), toleranceOf(dtype)));
-      }
+  for (int32_t last : {0, 1})
+    for (int32_t dtype : {kF32, kF16, kBf16})
+      for (const NamedShape &shape : kShapes)
+        for (const Variant &variant : variants) {
+          SCOPED_TRACE(std::string(shape.name) + ", " + variant.name +
+                       ", dtype " + std::to_string(dtype) +
+                       (last ? ", channels last" : ""));
+          graphc_conv_desc conv = convtest::makeConv(
+              shape.shape, variant.bias, variant.z, variant.epilogue);
+          conv.dtype = dtype;
+          conv.channels_last = last;
+          Tensors t = randomTensors(conv, rng);
+          // X 16 bytes and the bias one element into their allocations: the
+          // plan must declare it, or the fake refuses the pointers.
+          DeviceArgs run(device, conv, t, 4096, 16);
+          rt::ConvAlignment alignment;
+          alignment.x = 16;
+          alignment.bias = dtype == kF32 ? 4 : 2;
+          std::unique_ptr<rt::CudnnConv> planned;
+          ASSERT_EQ(rt::CudnnConv::create(library, handle, conv, 4096,
+                                          alignment, planned, error),
+                    GRAPHC_OK)
+              << error << "; fake: " << fakecu_cudnn_last_error();
+          EXPECT_TRUE(planned->fused());
+          // float32 without tf32 skips the tensor-core engine and gets the
+          // next, which needs 4 KiB; 16-bit types take the first choice.
+          EXPECT_EQ(planned->engineRank(), dtype == kF32 ? 1 : 0);
+          EXPECT_EQ(planned->workspaceSize(), dtype == kF32 ? 4096u : 0u);
+          ASSERT_EQ(planned->enqueue(run.args, error), GRAPHC_OK)
+              << error << "; fake: " << fakecu_cudnn_last_error();
+          EXPECT_EQ(fakecu_cudnn_last_engine_rank(), planned->engineRank());
+          EXPECT_TRUE(
+              gemmtest::near(run.y(), referenceY(conv, t), toleranceOf(dtype)));
+        }
 }
 
 // engine_rank picks among the heuristic's configurations, skipping those
@@ -361,10 +377,11 @@ TEST_F(FakeCudnn, NoEngineWithinTheWorkspaceIsAPrecondition) {
   std::string expected =
       library.title() +
       " has no engine for the convolution n 2, c 4, in 7x6, k 6, filter 3x2, "
-      "groups 2, stride 2x2, dilation 1x2, float32, with bias, Z and relu "
-      "within 4096 bytes of workspace (fused, with bias, Z and relu: none of "
-      "its 4 engine configurations runs (rank 0: it rounds float32 to tf32 on "
-      "tensor cores, and the kernel asks for exact float32 products; ";
+      "groups 2, stride 2x2, dilation 1x2, float32, NCHW, with bias, Z and "
+      "relu within 4096 bytes of workspace (fused, with bias, Z and relu: "
+      "none of its 4 engine configurations runs (rank 0: it rounds float32 "
+      "to tf32 on tensor cores, and the kernel asks for exact float32 "
+      "products; ";
   EXPECT_EQ(error.substr(0, expected.size()), expected) << error;
   EXPECT_TRUE(contains(error, "rank 1: it needs 8192 bytes of workspace; "
                               "rank 2: it converts the inputs down; rank 3: "
@@ -398,26 +415,28 @@ TEST_F(FakeCudnn, WithoutFusionTheConvolutionRunsAlone) {
   ASSERT_NO_FATAL_FAILURE(openLibrary(device));
   fakecu_cudnn_refuse_fusion(1);
   std::mt19937 rng(8);
-  for (const NamedShape &shape : kShapes) {
-    SCOPED_TRACE(shape.name);
-    graphc_conv_desc conv =
-        convtest::makeConv(shape.shape, true, true, GRAPHC_EPILOGUE_RELU);
-    conv.has_epilogue_kernel = 1;
-    Tensors t = randomTensors(conv, rng);
-    DeviceArgs run(device, conv, t, 0);
-    std::unique_ptr<rt::CudnnConv> planned;
-    ASSERT_EQ(
-        rt::CudnnConv::create(library, handle, conv, 0, {}, planned, error),
-        GRAPHC_OK)
-        << error;
-    EXPECT_FALSE(planned->fused());
-    ASSERT_EQ(planned->enqueue(run.args, error), GRAPHC_OK)
-        << error << "; fake: " << fakecu_cudnn_last_error();
-    graphc_conv_desc alone = conv;
-    alone.bias_arg = alone.z_arg = -1;
-    alone.epilogue = GRAPHC_EPILOGUE_NONE;
-    EXPECT_TRUE(gemmtest::near(run.y(), referenceY(alone, t), 1e-5));
-  }
+  for (int32_t last : {0, 1})
+    for (const NamedShape &shape : kShapes) {
+      SCOPED_TRACE(std::string(shape.name) + (last ? ", channels last" : ""));
+      graphc_conv_desc conv =
+          convtest::makeConv(shape.shape, true, true, GRAPHC_EPILOGUE_RELU);
+      conv.has_epilogue_kernel = 1;
+      conv.channels_last = last;
+      Tensors t = randomTensors(conv, rng);
+      DeviceArgs run(device, conv, t, 0);
+      std::unique_ptr<rt::CudnnConv> planned;
+      ASSERT_EQ(
+          rt::CudnnConv::create(library, handle, conv, 0, {}, planned, error),
+          GRAPHC_OK)
+          << error;
+      EXPECT_FALSE(planned->fused());
+      ASSERT_EQ(planned->enqueue(run.args, error), GRAPHC_OK)
+          << error << "; fake: " << fakecu_cudnn_last_error();
+      graphc_conv_desc alone = conv;
+      alone.bias_arg = alone.z_arg = -1;
+      alone.epilogue = GRAPHC_EPILOGUE_NONE;
+      EXPECT_TRUE(gemmtest::near(run.y(), referenceY(alone, t), 1e-5));
+    }
   // A convolution with nothing after it is its own whole graph.
   graphc_conv_desc bare =
       convtest::makeConv(kShapes[0].shape, false, false, GRAPHC_EPILOGUE_NONE);
@@ -436,6 +455,103 @@ TEST_F(FakeCudnn, WithoutFusionTheConvolutionRunsAlone) {
                               "engine; and the kernel has no epilogue kernel "
                               "to run after the convolution alone)"))
       << error;
+}
+
+// cuDNN keeps the dims [n, c, spatial...] in every layout: channels last is
+// in the strides alone, of every tensor of the graph (the broadcast bias
+// and the float32 intermediates too); a 1-d convolution's unit first
+// spatial dim is as wide as the row it holds.
+TEST_F(FakeCudnn, ChannelsLastIsInEveryTensorsStrides) {
+  Device device;
+  ASSERT_NO_FATAL_FAILURE(openLibrary(device));
+  struct Case {
+    graphc_conv_desc conv;
+    const char *graph;
+  };
+  const Case cases[] = {
+      {convtest::modelConv0(true),
+       "tensor 1 dims [2,4,7,6] strides [168,1,24,4]\n"
+       "tensor 2 dims [6,2,3,2] strides [12,1,4,2]\n"
+       "tensor 3 dims [1,6,1,1] strides [6,1,6,6]\n"
+       "tensor 4 dims [2,6,4,3] strides [72,1,18,6]\n"
+       "tensor 5 dims [2,6,4,3] strides [72,1,18,6]\n"
+       "tensor 10 dims [2,6,4,3] strides [72,1,18,6] virtual\n"
+       "tensor 11 dims [2,6,4,3] strides [72,1,18,6] virtual\n"
+       "tensor 12 dims [2,6,4,3] strides [72,1,18,6] virtual\n"},
+      {convtest::modelConv0(false),
+       "tensor 1 dims [2,4,7,6] strides [168,42,6,1]\n"
+       "tensor 2 dims [6,2,3,2] strides [12,6,2,1]\n"
+       "tensor 3 dims [1,6,1,1] strides [6,1,1,1]\n"
+       "tensor 4 dims [2,6,4,3] strides [72,12,3,1]\n"
+       "tensor 5 dims [2,6,4,3] strides [72,12,3,1]\n"
+       "tensor 10 dims [2,6,4,3] strides [72,12,3,1] virtual\n"
+       "tensor 11 dims [2,6,4,3] strides [72,12,3,1] virtual\n"
+       "tensor 12 dims [2,6,4,3] strides [72,12,3,1] virtual\n"},
+      {convtest::modelConv1(true),
+       "tensor 1 dims [2,3,1,12] strides [36,1,36,3]\n"
+       "tensor 2 dims [3,1,1,4] strides [4,1,4,1]\n"
+       "tensor 5 dims [2,3,1,9] strides [27,1,27,3]\n"
+       "tensor 10 dims [2,3,1,9] strides [27,1,27,3] virtual\n"},
+  };
+  rt::ConvAlignment alignment;
+  alignment.bias = 4; // DeviceArgs puts it one element in
+  std::mt19937 rng(10);
+  for (const Case &c : cases) {
+    SCOPED_TRACE(std::string("channels_last ") +
+                 std::to_string(c.conv.channels_last) + ", " +
+                 std::to_string(c.conv.spatial_dims) + "-d");
+    std::unique_ptr<rt::CudnnConv> planned;
+    ASSERT_EQ(rt::CudnnConv::create(library, handle, c.conv, 4096, alignment,
+                                    planned, error),
+              GRAPHC_OK)
+        << error << "; fake: " << fakecu_cudnn_last_error();
+    EXPECT_EQ(std::string(fakecu_cudnn_last_graph()), c.graph);
+    // And the fake reads them so: the plain loops' numbers.
+    Tensors t = randomTensors(c.conv, rng);
+    DeviceArgs run(device, c.conv, t, 4096);
+    ASSERT_EQ(planned->enqueue(run.args, error), GRAPHC_OK)
+        << error << "; fake: " << fakecu_cudnn_last_error();
+    std::vector<float> expected(convtest::yElements(c.conv));
+    convtest::naiveConv(c.conv, t.x.data(), t.w.data(),
+                        t.bias.empty() ? nullptr : t.bias.data(),
+                        t.z.empty() ? nullptr : t.z.data(), expected.data());
+    EXPECT_TRUE(gemmtest::near(run.y(), expected, 1e-5));
+  }
+}
+
+// The layout is part of the problem a refusal names.
+TEST_F(FakeCudnn, RefusalsNameTheLayout) {
+  refusalExpected = true;
+  Device device;
+  ASSERT_NO_FATAL_FAILURE(openLibrary(device));
+  fakecu_cudnn_refuse_fusion(1);
+  std::unique_ptr<rt::CudnnConv> planned;
+  EXPECT_EQ(rt::CudnnConv::create(library, handle, convtest::modelConv0(true),
+                                  4096, {}, planned, error),
+            GRAPHC_FAILED_PRECONDITION);
+  EXPECT_TRUE(contains(error, "has no engine for the convolution n 2, c 4, "
+                              "in 7x6, k 6, filter 3x2, groups 2, stride 2x2, "
+                              "dilation 1x2, float32, NHWC, with bias, Z and "
+                              "relu within 4096 bytes"))
+      << error;
+  EXPECT_EQ(rt::CudnnConv::create(library, handle, convtest::modelConv1(true),
+                                  0, {}, planned, error),
+            GRAPHC_FAILED_PRECONDITION);
+  EXPECT_TRUE(contains(error, "dilation 2, float32, NWC, with relu")) << error;
+  graphc_conv_desc threeD =
+      convtest::makeConv(kShapes[4].shape, false, true, GRAPHC_EPILOGUE_NONE);
+  threeD.channels_last = 1;
+  threeD.tf32 = 1;
+  EXPECT_EQ(
+      rt::CudnnConv::create(library, handle, threeD, 0, {}, planned, error),
+      GRAPHC_FAILED_PRECONDITION);
+  EXPECT_TRUE(contains(error, "float32 (tf32), NDHWC, with Z")) << error;
+  // A layout cuDNN has no strides for is refused before cuDNN is asked.
+  threeD.channels_last = 2;
+  EXPECT_EQ(
+      rt::CudnnConv::create(library, handle, threeD, 0, {}, planned, error),
+      GRAPHC_UNIMPLEMENTED);
+  EXPECT_EQ(error, "no cuDNN layout for channels_last 2");
 }
 
 // Processes that run compiled models (graphc run, the Python runtime) make
@@ -510,13 +626,22 @@ struct Backend {
                             dnn::Descriptor value) {
     return set(d, attribute, dnn::kTypeBackendDescriptor, 1, &value);
   }
-  /// A tensor, finalized unless `finalize` is false.
+  /// A dense row-major tensor, finalized unless `finalize` is false.
   dnn::Descriptor tensor(int64_t uid, std::vector<int64_t> dims,
                          bool isVirtual = false, bool finalize = true) {
-    dnn::Descriptor d = make(dnn::kTensorDescriptor);
     std::vector<int64_t> strides(dims.size(), 1);
     for (size_t i = dims.size() - 1; i > 0; --i)
       strides[i - 1] = strides[i] * dims[i];
+    dnn::Descriptor d = describe(uid, dims, strides, isVirtual);
+    if (finalize)
+      EXPECT_EQ(L.backendFinalize(d), dnn::kSuccess);
+    return d;
+  }
+  /// A tensor of `dims` and `strides`, not finalized.
+  dnn::Descriptor describe(int64_t uid, const std::vector<int64_t> &dims,
+                           const std::vector<int64_t> &strides,
+                           bool isVirtual = false) {
+    dnn::Descriptor d = make(dnn::kTensorDescriptor);
     int32_t type = dnn::kDataFloat;
     int64_t alignment = 16;
     EXPECT_EQ(setInt64s(d, dnn::kAttrTensorUniqueId, {uid}), dnn::kSuccess);
@@ -530,8 +655,6 @@ struct Backend {
     EXPECT_EQ(
         set(d, dnn::kAttrTensorIsVirtual, dnn::kTypeBoolean, 1, &isVirtual),
         dnn::kSuccess);
-    if (finalize)
-      EXPECT_EQ(L.backendFinalize(d), dnn::kSuccess);
     return d;
   }
   /// A finalized convolution descriptor of `mode` with unit strides and
@@ -783,12 +906,107 @@ TEST_F(FakeCudnn, TheFakeKeepsCudnnsRules) {
   EXPECT_EQ(fakecu_cudnn_last_engine_rank(), 1);
 }
 
+// Every tensor is read and written where its strides say: the same bytes
+// described channels last and channels first give other numbers, and
+// strides that put two elements at one address are refused.
+TEST_F(FakeCudnn, TheFakeIndexesTensorsByTheirStrides) {
+  refusalExpected = true;
+  Device device;
+  ASSERT_NO_FATAL_FAILURE(openLibrary(device));
+  constexpr dnn::Status kBadParam = 2000;
+  Backend b(library);
+  dnn::Descriptor conv = b.convolution(2, dnn::kCrossCorrelation);
+  // x: two pixels of two channels, {1, 10} and {2, 20} as NHWC; w: one
+  // output of two channels, {1, 100}; y = conv(x, w) + bias, through a
+  // virtual tensor.
+  unsigned long long px = device.upload({1, 10, 2, 20});
+  unsigned long long pw = device.upload({1, 100});
+  unsigned long long pbias = device.upload({0.5f});
+  unsigned long long py = device.upload({0, 0});
+  struct Case {
+    std::vector<int64_t> xStrides;
+    std::vector<float> expected;
+  };
+  const Case cases[] = {
+      // x NHWC ([n,c,h,w] = [1,2,1,2], strides [4,1,4,2]): c0 + 100 c1.
+      {{4, 1, 4, 2}, {1001.5f, 2002.5f}},
+      // The same bytes NCHW: channel 0 is {1, 10}, channel 1 {2, 20}.
+      {{4, 2, 2, 1}, {201.5f, 2010.5f}},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE("x strides " + std::to_string(c.xStrides[1]) + ", " +
+                 std::to_string(c.xStrides[3]));
+    dnn::Descriptor x = b.describe(1, {1, 2, 1, 2}, c.xStrides);
+    ASSERT_EQ(library.backendFinalize(x), dnn::kSuccess)
+        << fakecu_cudnn_last_error();
+    dnn::Descriptor w = b.tensor(2, {1, 2, 1, 1});
+    dnn::Descriptor between = b.tensor(10, {1, 1, 1, 2}, true);
+    dnn::Descriptor y = b.tensor(3, {1, 1, 1, 2});
+    dnn::Descriptor bias = b.tensor(4, {1, 1, 1, 1});
+    dnn::Descriptor forward = b.forward(conv, x, w, between);
+    ASSERT_EQ(library.backendFinalize(forward), dnn::kSuccess);
+    dnn::Descriptor add = b.make(dnn::kPointwiseDescriptor);
+    int32_t mode = dnn::kPointwiseAdd, precision = dnn::kDataFloat;
+    ASSERT_EQ(
+        b.set(add, dnn::kAttrPointwiseMode, dnn::kTypePointwiseMode, 1, &mode),
+        dnn::kSuccess);
+    ASSERT_EQ(b.set(add, dnn::kAttrPointwiseMathPrecision, dnn::kTypeDataType,
+                    1, &precision),
+              dnn::kSuccess);
+    ASSERT_EQ(library.backendFinalize(add), dnn::kSuccess);
+    dnn::Descriptor addOp = b.make(dnn::kPointwiseOperationDescriptor);
+    ASSERT_EQ(b.setDescriptor(addOp, dnn::kAttrPointwiseOperationDesc, add),
+              dnn::kSuccess);
+    ASSERT_EQ(b.setDescriptor(addOp, dnn::kAttrPointwiseOperationX, between),
+              dnn::kSuccess);
+    ASSERT_EQ(b.setDescriptor(addOp, dnn::kAttrPointwiseOperationB, bias),
+              dnn::kSuccess);
+    ASSERT_EQ(b.setDescriptor(addOp, dnn::kAttrPointwiseOperationY, y),
+              dnn::kSuccess);
+    ASSERT_EQ(library.backendFinalize(addOp), dnn::kSuccess);
+    dnn::Descriptor graph = nullptr;
+    ASSERT_EQ(b.graph({forward, addOp}, handle, graph), dnn::kSuccess)
+        << fakecu_cudnn_last_error();
+    dnn::Descriptor plan = b.plan(graph, handle, 3);
+    ASSERT_EQ(b.execute(handle, plan, {1, 2, 3, 4}, {px, pw, py, pbias}, 0),
+              dnn::kSuccess)
+        << fakecu_cudnn_last_error();
+    EXPECT_EQ(download(py, 2), c.expected);
+  }
+
+  // Overlapping elements, of X (channels and columns at stride 1) and of a
+  // virtual tensor (rows over columns).
+  EXPECT_EQ(library.backendFinalize(b.describe(1, {1, 2, 1, 2}, {4, 1, 4, 1})),
+            kBadParam);
+  EXPECT_TRUE(contains(fakecu_cudnn_last_error(),
+                       "tensor 1 with dims [1,2,1,2] and strides [4,1,4,1], "
+                       "which put two elements at one address"))
+      << fakecu_cudnn_last_error();
+  EXPECT_EQ(
+      library.backendFinalize(b.describe(10, {1, 1, 3, 2}, {6, 6, 1, 1}, true)),
+      kBadParam);
+  EXPECT_TRUE(contains(fakecu_cudnn_last_error(), "two elements at one"));
+  // Units may have any stride; nested dims any order.
+  EXPECT_EQ(library.backendFinalize(b.describe(5, {1, 3, 1, 1}, {7, 1, 9, 9})),
+            dnn::kSuccess);
+  EXPECT_EQ(
+      library.backendFinalize(b.describe(6, {2, 3, 4, 5}, {60, 1, 15, 3})),
+      dnn::kSuccess);
+}
+
 //===- conv_model through sessions ----------------------------------------===//
 
-/// A session of conv_model_cuda (or its epilogue-kernel variant) with
-/// device buffers for x, z, s, y and y1.
+/// A session of conv_model_cuda (or its epilogue-kernel or channels-last
+/// variants) with device buffers for x, z, s, y and y1.
 struct ConvBench {
-  ConvBench(graphc_model *model, uint32_t flags) {
+  ConvBench(graphc_model *model, uint32_t flags, bool channelsLast = false)
+      : channelsLast(channelsLast) {
+    if (channelsLast) {
+      xShape = {2, 7, 6, 4};
+      yShape = {2, 4, 3, 6};
+      sShape = {2, 12, 3};
+      y1Shape = {2, 9, 3};
+    }
     graphc_session_options options;
     graphc_session_options_init(&options);
     options.flags = flags;
@@ -836,11 +1054,12 @@ struct ConvBench {
     ASSERT_GRAPHC_OK(graphc_session_download(session, ys.data(), y, 576));
     ASSERT_GRAPHC_OK(graphc_session_download(session, y1s.data(), y1, 216));
     convtest::ConvModelOutputs expected =
-        convtest::convModelExpected(xs, zs, ss);
+        convtest::convModelExpected(xs, zs, ss, channelsLast);
     EXPECT_TRUE(gemmtest::near(ys, expected.y));
     EXPECT_TRUE(gemmtest::near(y1s, expected.y1));
   }
 
+  bool channelsLast;
   graphc_session *session = nullptr;
   void *x = nullptr, *z = nullptr, *s = nullptr, *y = nullptr, *y1 = nullptr;
   std::vector<int64_t> xShape = {2, 4, 7, 6}, yShape = {2, 6, 4, 3},
@@ -947,6 +1166,40 @@ TEST_F(FakeCudnn, EpilogueKernelsFinishWhatCudnnDoesNotFuse) {
   graphc_model_release(model);
 }
 
+// The channels-last models: cuDNN fuses every convolution, or (fusion
+// refused) runs each alone and their epilogue kernels, which index y as
+// [2,4,3,6], finish it; captured or not.
+TEST_F(FakeCudnn, RunsChannelsLastModels) {
+  static const unsigned five[] = {8, 8, 8, 8, 8};
+  fakecu_register_kernel("conv_bias_z_relu", convBiasZReluNhwcKernel, 5, five);
+  std::mt19937 rng(14);
+  for (const char *name :
+       {"conv_model_cuda_nhwc", "conv_model_cuda_epilogue_nhwc"}) {
+    graphc_model *model = loadModel(name);
+    ASSERT_NE(model, nullptr);
+    bool epilogue = std::string(name).find("epilogue") != std::string::npos;
+    for (bool refuse : {false, true}) {
+      if (refuse && !epilogue)
+        continue;
+      for (uint32_t flags :
+           {0u, unsigned(GRAPHC_SESSION_DISABLE_CUDA_GRAPHS)}) {
+        SCOPED_TRACE(std::string(name) + (refuse ? ", fusion refused" : "") +
+                     ", flags " + std::to_string(flags));
+        fakecu_reset();
+        fakecu_cudnn_refuse_fusion(refuse);
+        ConvBench bench(model, flags, true);
+        ASSERT_NE(bench.session, nullptr);
+        bench.runAndCheck(rng);
+        bench.runAndCheck(rng);
+        int runs = flags == 0 ? 1 : 2;
+        EXPECT_EQ(fakecu_calls("cudnnBackendExecute"), 2 * runs);
+        EXPECT_EQ(fakecu_calls("cuLaunchKernel"), refuse ? 2 * runs : 0);
+      }
+    }
+    graphc_model_release(model);
+  }
+}
+
 /// Sets GRAPHC_CUDNN_LIBRARY for the scope.
 struct CudnnPath {
   explicit CudnnPath(const std::string &path) {
@@ -1014,8 +1267,8 @@ TEST_F(FakeCudnn, NoEngineIsAStatusNamingTheKernel) {
       refused.message(),
       "': cuDNN 9.19.0 (" + std::string(fakeCudaLibrary()) +
           ") has no engine for the convolution n 2, c 4, in 7x6, k 6, "
-          "filter 3x2, groups 2, stride 2x2, dilation 1x2, float32, with "
-          "bias, Z and relu within 4096 bytes of workspace (fused, with "
+          "filter 3x2, groups 2, stride 2x2, dilation 1x2, float32, NCHW, "
+          "with bias, Z and relu within 4096 bytes of workspace (fused, with "
           "bias, Z and relu: its heuristic offers no engine; and the kernel "
           "has no epilogue kernel to run after the convolution alone)"))
       << refused.message();

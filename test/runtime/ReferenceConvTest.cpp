@@ -2,9 +2,10 @@
 //
 // runReferenceConv (row-blocked, float) against naiveConv (one element at a
 // time, double) over 1, 2 and 3 spatial dims, groups, strides, dilations,
-// asymmetric and oversized pads, bias, Z and ReLU; float16 and bfloat16
-// against the float convolution of the same values, rounded once; tf32
-// against the float convolution of rounded X and W.
+// asymmetric and oversized pads, bias, Z and ReLU, with the channels first
+// and last; float16 and bfloat16 against the float convolution of the same
+// values, rounded once; tf32 against the float convolution of rounded X
+// and W; channels last against channels first, bit for bit.
 //
 //===----------------------------------------------------------------------===//
 #include "ConvTestSupport.h"
@@ -62,9 +63,10 @@ struct Problem {
 };
 
 Problem makeProblem(const ConvShape &shape, bool bias, bool z, int32_t epilogue,
-                    std::mt19937 &rng) {
+                    std::mt19937 &rng, bool channelsLast = false) {
   Problem p;
   p.conv = convtest::makeConv(shape, bias, z, epilogue);
+  p.conv.channels_last = channelsLast;
   p.x = random(convtest::xElements(p.conv), rng);
   p.w = random(convtest::wElements(p.conv), rng);
   if (bias)
@@ -129,14 +131,66 @@ TEST(ReferenceConv, MatchesPlainLoops) {
       {"Z relu", false, true, GRAPHC_EPILOGUE_RELU},
       {"bias Z relu", true, true, GRAPHC_EPILOGUE_RELU}};
   std::mt19937 rng(7);
+  for (bool last : {false, true})
+    for (const NamedShape &shape : kShapes)
+      for (const Variant &variant : variants) {
+        SCOPED_TRACE(std::string(shape.name) + ", " + variant.name +
+                     (last ? ", channels last" : ""));
+        Problem p = makeProblem(shape.shape, variant.bias, variant.z,
+                                variant.epilogue, rng, last);
+        std::string error;
+        ASSERT_TRUE(p.run(error)) << error;
+        EXPECT_TRUE(gemmtest::near(p.y, p.expected(), 1e-5));
+      }
+}
+
+// x: [1, 3, 2] (NWC), W: [1, 1, 2] (KSC) = {1, 100}: each output is channel
+// 0 plus 100 times channel 1 of its pixel, plus the bias and Z; the same
+// bytes read channels first give other sums.
+TEST(ReferenceConv, ReadsChannelsLastTensors) {
+  Problem p;
+  p.conv = convtest::makeConv({1, 2, 1, 1, {3}, {1}, {0}, {0}, {1}, {1}}, true,
+                              true, GRAPHC_EPILOGUE_NONE);
+  p.conv.channels_last = 1;
+  p.x = {1, 10, 2, 20, 3, 30};
+  p.w = {1, 100};
+  p.bias = {0.5f};
+  p.z = {-1, -2, -3};
+  std::string error;
+  ASSERT_TRUE(p.run(error)) << error;
+  EXPECT_EQ(p.y, (std::vector<float>{1000.5f, 2000.5f, 3000.5f}));
+  EXPECT_EQ(p.expected(), p.y);
+  p.conv.channels_last = 0;
+  ASSERT_TRUE(p.run(error)) << error;
+  EXPECT_EQ(p.y, (std::vector<float>{2000.5f, 308.5f, 2999.5f}));
+}
+
+// Both layouts sum the same products in the same order: the channels-last
+// convolution of moved tensors is the moved channels-first result, to the
+// bit (X read in place or gathered, exact or tf32).
+TEST(ReferenceConv, LayoutsGiveTheSameBits) {
+  std::mt19937 rng(15);
   for (const NamedShape &shape : kShapes)
-    for (const Variant &variant : variants) {
-      SCOPED_TRACE(std::string(shape.name) + ", " + variant.name);
-      Problem p = makeProblem(shape.shape, variant.bias, variant.z,
-                              variant.epilogue, rng);
+    for (bool tf32 : {false, true}) {
+      SCOPED_TRACE(std::string(shape.name) + (tf32 ? ", tf32" : ""));
+      Problem first =
+          makeProblem(shape.shape, true, true, GRAPHC_EPILOGUE_RELU, rng);
+      first.conv.tf32 = tf32;
+      const graphc_conv_desc &c = first.conv;
+      const int64_t inVolume = convtest::product(c.in_size, c.spatial_dims),
+                    filterVolume =
+                        convtest::product(c.filter_size, c.spatial_dims),
+                    outVolume = convtest::product(c.out_size, c.spatial_dims);
+      Problem last = first;
+      last.conv.channels_last = 1;
+      last.x = convtest::relayout(first.x, c.n, c.c, inVolume, true);
+      last.w =
+          convtest::relayout(first.w, c.k, c.c / c.groups, filterVolume, true);
+      last.z = convtest::relayout(first.z, c.n, c.k, outVolume, true);
       std::string error;
-      ASSERT_TRUE(p.run(error)) << error;
-      EXPECT_TRUE(gemmtest::near(p.y, p.expected(), 1e-5));
+      ASSERT_TRUE(first.run(error)) << error;
+      ASSERT_TRUE(last.run(error)) << error;
+      EXPECT_EQ(last.y, convtest::relayout(first.y, c.n, c.k, outVolume, true));
     }
 }
 
@@ -191,9 +245,12 @@ TEST(ReferenceConv, ComputesSixteenBitFloatsInFloat) {
   std::mt19937 rng(11);
   for (bool half : {true, false})
     for (const NamedShape &shape : kShapes) {
-      SCOPED_TRACE(std::string(shape.name) + (half ? ", fp16" : ", bf16"));
+      // Channels last every other shape.
+      bool last = (&shape - kShapes) % 2 == 1;
+      SCOPED_TRACE(std::string(shape.name) + (half ? ", fp16" : ", bf16") +
+                   (last ? ", channels last" : ""));
       Problem p =
-          makeProblem(shape.shape, true, true, GRAPHC_EPILOGUE_RELU, rng);
+          makeProblem(shape.shape, true, true, GRAPHC_EPILOGUE_RELU, rng, last);
       std::vector<uint16_t> x = narrow(p.x, half), w = narrow(p.w, half),
                             bias = narrow(p.bias, half), z = narrow(p.z, half);
       p.x = widen(x, half);
@@ -220,8 +277,10 @@ TEST(ReferenceConv, ComputesSixteenBitFloatsInFloat) {
 TEST(ReferenceConv, RoundsOperandsToTf32) {
   std::mt19937 rng(13);
   for (const NamedShape &shape : kShapes) {
-    SCOPED_TRACE(shape.name);
-    Problem p = makeProblem(shape.shape, true, true, GRAPHC_EPILOGUE_NONE, rng);
+    bool last = (&shape - kShapes) % 2 == 0;
+    SCOPED_TRACE(std::string(shape.name) + (last ? ", channels last" : ""));
+    Problem p =
+        makeProblem(shape.shape, true, true, GRAPHC_EPILOGUE_NONE, rng, last);
     Problem rounded = p;
     for (std::vector<float> *values : {&rounded.x, &rounded.w})
       for (float &value : *values)
@@ -267,6 +326,10 @@ TEST(ReferenceConv, RefusesWhatItCannotCompute) {
   EXPECT_EQ(error, "the reference convolution rounds float32 tensors to tf32, "
                    "not float16");
   p.conv.dtype = 1;
+  p.conv.channels_last = 2;
+  EXPECT_FALSE(graphc::rt::referenceConvSupports(p.conv, error));
+  EXPECT_EQ(error, "the reference convolution has no layout channels_last 2");
+  p.conv.channels_last = 1;
   EXPECT_TRUE(graphc::rt::referenceConvSupports(p.conv, error));
 }
 

@@ -213,6 +213,7 @@ compileOptionsFromFlags(const CompileFlags &flags) {
   if (!libraries)
     return libraries.takeError();
   options.libraries = *libraries;
+  options.channelsLastConvs = flags.convLayout != "nchw";
   options.precision = *parsePrecision(flags.precision);
   options.ioPrecision = *parsePrecision(flags.ioPrecision);
   options.keepFp32 = flags.keepFp32;
@@ -292,6 +293,11 @@ void addModelFlags(CLI::App &cmd, CompileFlags &flags) {
                   "cpu), none (generated kernels only), or a comma-separated "
                   "list of cublaslt and cudnn (also on cpu, where the "
                   "runtime's reference GEMM and convolution stand in)");
+  cmd.add_option("--conv-layout", flags.convLayout,
+                  "the layout of convolutions cuDNN computes: auto (chains "
+                  "of them channels last, NHWC, where their ends cost few "
+                  "transposes) or nchw (as the ONNX model has them)")
+      ->check(CLI::IsMember({"auto", "nchw"}));
   cmd.add_option("--precision", flags.precision,
                   "what float32 tensors become: fp32 (default); fp16 or bf16 "
                   "(weights and activations stored narrow, arithmetic, "

@@ -31,6 +31,7 @@ struct CompileFlags {
   bool noFusion = false;
   bool noCpuLoops = false;
   std::string libraries = "auto";
+  std::string convLayout = "auto";
   std::string precision = "fp32";
   std::string ioPrecision = "fp32";
   std::vector<std::string> keepFp32;
@@ -56,6 +57,7 @@ struct CompileFlags {
 
 /// Registers the flags both commands take: --shape, --dim, --buckets,
 /// --max-dim, --pad-value, --assume-pad-safe, --no-fusion, --libraries,
+/// --conv-layout,
 /// --precision, --io-precision, --keep-fp32, --cuda-emulation,
 /// --max-tensor-bytes and the cache's.
 void addModelFlags(CLI::App &cmd, CompileFlags &flags);

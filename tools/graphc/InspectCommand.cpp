@@ -182,6 +182,7 @@ nlohmann::ordered_json convJson(const rt::ArtifactConv &conv) {
       {"dtype", graphc_dtype_name(conv.dtype)},
       {"compute_dtype", graphc_dtype_name(conv.computeDtype)},
       {"engine_rank", conv.engineRank},
+      {"layout", conv.channelsLast ? "channels_last" : "channels_first"},
       {"tf32", conv.tf32 != 0},
       {"epilogue_kernel", conv.hasEpilogueKernel}};
   return json;
@@ -463,6 +464,7 @@ void printText(const nlohmann::ordered_json &report, llvm::raw_ostream &os) {
          << " filter=" << dims(conv["filter_size"])
          << " out=" << dims(conv["out_size"])
          << " stride=" << dims(conv["strides"])
+         << (conv["layout"] == "channels_last" ? " channels_last" : "")
          << " bias=" << int(conv["bias"].get<bool>())
          << " residual=" << int(conv["residual"].get<bool>()) << " epilogue="
          << (conv["epilogue"].is_string() ? conv["epilogue"].get<std::string>()

@@ -90,7 +90,38 @@ void emitWindowPositions(KernelEmitter &e, const Window &w,
          ";");
 }
 
+/// The kernel finishing a convolution a library computed alone into the
+/// result: the bias (per output channel, the last dim when channels last)
+/// and the epilogue, in place.
+LogicalResult emitConvFinish(KernelEmitter &e) {
+  ArrayRef<int64_t> yShape = e.resultShape();
+  if (yShape.size() < 3)
+    return e.fail("the result must have a batch, a channel and a spatial dim");
+  std::string t = computeType(e.inputType(0).getElementType());
+  size_t channel = e.intAttr("channels_last", 0) ? yShape.size() - 1 : 1;
+  e.openLinearLoop(numElements(yShape));
+  e.coords("o", "i", yShape);
+  e.line("// " + KernelEmitter::out(0) +
+         " holds the convolution cuDNN computed alone: finish it in place");
+  std::string conv = "gc_ld(" + KernelEmitter::out(0) + "[i])";
+  e.line(t + " acc = " +
+         (e.hasInput(2) ? e.load(2, "o" + std::to_string(channel)) + " + " + conv
+                        : conv) +
+         ";");
+  if (failed(e.storeResult("i", "acc")))
+    return failure();
+  e.close();
+  return success();
+}
+
 LogicalResult emitConv(KernelEmitter &e) {
+  if (e.finishesLibraryConv())
+    return emitConvFinish(e);
+  // Only cuDNN computes channels-last convolutions (graphc-convert-conv-
+  // layout makes them for it alone).
+  if (e.intAttr("channels_last", 0))
+    return e.fail("a channels-last convolution is a cuDNN call, never a "
+                  "generated kernel");
   ArrayRef<int64_t> xShape = e.inputShape(0), wShape = e.inputShape(1);
   ArrayRef<int64_t> yShape = e.resultShape();
   if (xShape.size() < 3 || wShape.size() != xShape.size())
@@ -113,18 +144,6 @@ LogicalResult emitConv(KernelEmitter &e) {
 
   e.openLinearLoop(numElements(yShape));
   e.coords("o", "i", yShape);
-  if (e.finishesLibraryConv()) {
-    // The library wrote the bare convolution into the result.
-    e.line("// " + KernelEmitter::out(0) +
-           " holds the convolution cuDNN computed alone: finish it in place");
-    std::string conv = "gc_ld(" + KernelEmitter::out(0) + "[i])";
-    e.line(t + " acc = " +
-           (e.hasInput(2) ? e.load(2, "o1") + " + " + conv : conv) + ";");
-    if (failed(e.storeResult("i", "acc")))
-      return failure();
-    e.close();
-    return success();
-  }
   e.line("const long long g = o1 / " + Twine(mg) + ";");
   e.line(t + " acc = " + (e.hasInput(2) ? e.load(2, "o1") : literal(0, t)) +
          ";");

@@ -1,4 +1,4 @@
-/*===- descriptor.h - the model artifact's descriptor (ABI v9) -------------===*
+/*===- descriptor.h - the model artifact's descriptor (ABI v10) ------------===*
  *
  * A graphc model .so exports one symbol, `graphc_model_descriptor_v1`, a
  * function returning a pointer to a read-only graphc_model_desc. Everything
@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-#define GRAPHC_ABI_VERSION 9u
+#define GRAPHC_ABI_VERSION 10u
 #define GRAPHC_DESCRIPTOR_SYMBOL "graphc_model_descriptor_v1"
 /* The graphc_model_desc itself lives alone in this ELF section, so that
  * tools can find and read it from the file without loading the .so. */
@@ -163,11 +163,14 @@ typedef struct graphc_gemm_desc {
 #define GRAPHC_MAX_CONV_SPATIAL_DIMS 3
 
 /* A grouped convolution (cross-correlation, as ONNX Conv) over 1 to
- * GRAPHC_MAX_CONV_SPATIAL_DIMS spatial dims, on dense row-major NC[D]HW
- * tensors, library-neutral:
+ * GRAPHC_MAX_CONV_SPATIAL_DIMS spatial dims, on dense row-major tensors,
+ * library-neutral:
  *   Y = epilogue(conv(X, W) + bias + Z)
- * X is [n, c, in_size...], W [k, c / groups, filter_size...], Y and Z
- * [n, k, out_size...], bias [k] (one per output channel), with
+ * Channels first (channels_last 0): X is [n, c, in_size...], W
+ * [k, c / groups, filter_size...], Y and Z [n, k, out_size...]. Channels
+ * last (channels_last 1): X is [n, in_size..., c], W
+ * [k, filter_size..., c / groups], Y and Z [n, out_size..., k]. The bias is
+ * [k] (one per output channel) either way, with
  *   out_size[i] = (in_size[i] + pads_begin[i] + pads_end[i]
  *                  - dilations[i] * (filter_size[i] - 1) - 1) / strides[i] + 1
  * pads_begin and pads_end are the zeros before and after each spatial dim
@@ -207,6 +210,9 @@ typedef struct graphc_conv_desc {
   int32_t has_epilogue_kernel;
   uint32_t epilogue_grid[3];
   uint32_t epilogue_block[3];
+  /* 1: every tensor but the bias has its channels last (NHWC, and W KRSC),
+   * the layout cuDNN's tensor-core engines read without transposing. */
+  int32_t channels_last;
 } graphc_conv_desc;
 
 /* cpu kernels take the resolved buffer pointers of their step; they return 0

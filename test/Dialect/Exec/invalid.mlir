@@ -169,7 +169,7 @@ exec.kernel @cudnn_with_gemm matmul attributes {hash = "0000000000000000", onnx_
 // -----
 
 // expected-error @+1 {{conv spatial dim 1 of size 6 gives 5 outputs, not what its filter, pads, stride and dilation give}}
-exec.kernel @conv_wrong_output conv attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}, library = #kernel.library<cudnn>, conv = #exec.conv<n = 1, c = 2, k = 4, groups = 1, in_size = [6, 6], filter_size = [3, 3], out_size = [6, 5], pads_begin = [1, 1], pads_end = [1, 1], strides = [1, 1], dilations = [1, 1], epilogue = none, x = 0, w = 1, bias = -1, z = -1, y = 2>} {
+exec.kernel @conv_wrong_output conv attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}, library = #kernel.library<cudnn>, conv = #exec.conv<n = 1, c = 2, k = 4, groups = 1, in_size = [6, 6], filter_size = [3, 3], out_size = [6, 5], pads_begin = [1, 1], pads_end = [1, 1], strides = [1, 1], dilations = [1, 1], epilogue = none, x = 0, w = 1, bias = -1, z = -1, y = 2, channels_last = false>} {
 ^bb0(%x: tensor<1x2x6x6xf32>, %w: tensor<4x2x3x3xf32>):
   %0 = graph.conv %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x6x6xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x6x6xf32>
   kernel.yield %0 : tensor<1x4x6x6xf32>
@@ -178,7 +178,7 @@ exec.kernel @conv_wrong_output conv attributes {hash = "0000000000000000", onnx_
 // -----
 
 // expected-error @+1 {{conv needs positive n, c and k, and groups dividing c and k}}
-exec.kernel @conv_bad_groups conv attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}, library = #kernel.library<cudnn>, conv = #exec.conv<n = 1, c = 2, k = 4, groups = 3, in_size = [6], filter_size = [1], out_size = [6], pads_begin = [0], pads_end = [0], strides = [1], dilations = [1], epilogue = none, x = 0, w = 1, bias = -1, z = -1, y = 2>} {
+exec.kernel @conv_bad_groups conv attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}, library = #kernel.library<cudnn>, conv = #exec.conv<n = 1, c = 2, k = 4, groups = 3, in_size = [6], filter_size = [1], out_size = [6], pads_begin = [0], pads_end = [0], strides = [1], dilations = [1], epilogue = none, x = 0, w = 1, bias = -1, z = -1, y = 2, channels_last = false>} {
 ^bb0(%x: tensor<1x2x6xf32>, %w: tensor<4x2x1xf32>):
   %0 = graph.conv %x, %w : (tensor<1x2x6xf32>, tensor<4x2x1xf32>) -> tensor<1x4x6xf32>
   kernel.yield %0 : tensor<1x4x6xf32>
@@ -187,7 +187,7 @@ exec.kernel @conv_bad_groups conv attributes {hash = "0000000000000000", onnx_no
 // -----
 
 // expected-error @+1 {{conv names argument 4 of a kernel with 3}}
-exec.kernel @conv_z_out_of_range conv attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}, library = #kernel.library<cudnn>, conv = #exec.conv<n = 1, c = 2, k = 4, groups = 1, in_size = [6], filter_size = [1], out_size = [6], pads_begin = [0], pads_end = [0], strides = [1], dilations = [1], epilogue = relu, x = 0, w = 1, bias = -1, z = 4, y = 2>} {
+exec.kernel @conv_z_out_of_range conv attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}, library = #kernel.library<cudnn>, conv = #exec.conv<n = 1, c = 2, k = 4, groups = 1, in_size = [6], filter_size = [1], out_size = [6], pads_begin = [0], pads_end = [0], strides = [1], dilations = [1], epilogue = relu, x = 0, w = 1, bias = -1, z = 4, y = 2, channels_last = false>} {
 ^bb0(%x: tensor<1x2x6xf32>, %w: tensor<4x2x1xf32>):
   %0 = graph.conv %x, %w : (tensor<1x2x6xf32>, tensor<4x2x1xf32>) -> tensor<1x4x6xf32>
   kernel.yield %0 : tensor<1x4x6xf32>
@@ -197,7 +197,7 @@ exec.kernel @conv_z_out_of_range conv attributes {hash = "0000000000000000", onn
 
 // A conv without an epilogue has no code, so no launch.
 // expected-error @+1 {{is a library kernel and has no launch dimensions}}
-exec.kernel @conv_launch conv attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}, library = #kernel.library<cudnn>, grid = array<i64: 1, 1, 1>, block = array<i64: 32, 1, 1>, shared_bytes = 0 : i64, conv = #exec.conv<n = 1, c = 2, k = 4, groups = 1, in_size = [6], filter_size = [1], out_size = [6], pads_begin = [0], pads_end = [0], strides = [1], dilations = [1], epilogue = none, x = 0, w = 1, bias = -1, z = -1, y = 2>} {
+exec.kernel @conv_launch conv attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}, library = #kernel.library<cudnn>, grid = array<i64: 1, 1, 1>, block = array<i64: 32, 1, 1>, shared_bytes = 0 : i64, conv = #exec.conv<n = 1, c = 2, k = 4, groups = 1, in_size = [6], filter_size = [1], out_size = [6], pads_begin = [0], pads_end = [0], strides = [1], dilations = [1], epilogue = none, x = 0, w = 1, bias = -1, z = -1, y = 2, channels_last = false>} {
 ^bb0(%x: tensor<1x2x6xf32>, %w: tensor<4x2x1xf32>):
   %0 = graph.conv %x, %w : (tensor<1x2x6xf32>, tensor<4x2x1xf32>) -> tensor<1x4x6xf32>
   kernel.yield %0 : tensor<1x4x6xf32>

@@ -48,9 +48,9 @@ exec.plan @linear_plan attributes {arena_bytes = 256 : i64, input_types = [tenso
 // that finishes it.
 // CHECK-LABEL: exec.kernel @conv_relu
 // CHECK-SAME: block = array<i64: 256, 1, 1>
-// CHECK-SAME: conv = #exec.conv<n = 1, c = 2, k = 4, groups = 2, in_size = [6, 6], filter_size = [3, 3], out_size = [3, 3], pads_begin = [1, 1], pads_end = [0, 0], strides = [2, 2], dilations = [1, 1], epilogue = relu, x = 0, w = 1, bias = 2, z = -1, y = 3>
+// CHECK-SAME: conv = #exec.conv<n = 1, c = 2, k = 4, groups = 2, in_size = [6, 6], filter_size = [3, 3], out_size = [3, 3], pads_begin = [1, 1], pads_end = [0, 0], strides = [2, 2], dilations = [1, 1], epilogue = relu, x = 0, w = 1, bias = 2, z = -1, y = 3, channels_last = false>
 // CHECK-SAME: library = #kernel.library<cudnn>
-exec.kernel @conv_relu conv attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {workspace_bytes = 256 : i64}, library = #kernel.library<cudnn>, grid = array<i64: 1, 1, 1>, block = array<i64: 256, 1, 1>, shared_bytes = 0 : i64, unit = 0 : i64, conv = #exec.conv<n = 1, c = 2, k = 4, groups = 2, in_size = [6, 6], filter_size = [3, 3], out_size = [3, 3], pads_begin = [1, 1], pads_end = [0, 0], strides = [2, 2], dilations = [1, 1], epilogue = relu, x = 0, w = 1, bias = 2, z = -1, y = 3>} {
+exec.kernel @conv_relu conv attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {workspace_bytes = 256 : i64}, library = #kernel.library<cudnn>, grid = array<i64: 1, 1, 1>, block = array<i64: 256, 1, 1>, shared_bytes = 0 : i64, unit = 0 : i64, conv = #exec.conv<n = 1, c = 2, k = 4, groups = 2, in_size = [6, 6], filter_size = [3, 3], out_size = [3, 3], pads_begin = [1, 1], pads_end = [0, 0], strides = [2, 2], dilations = [1, 1], epilogue = relu, x = 0, w = 1, bias = 2, z = -1, y = 3, channels_last = false>} {
 ^bb0(%x: tensor<1x2x6x6xf32>, %w: tensor<4x1x3x3xf32>, %b: tensor<4xf32>):
   %0 = graph.conv %x, %w, %b {group = 2 : i64, pads = array<i64: 1, 1, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x2x6x6xf32>, tensor<4x1x3x3xf32>, tensor<4xf32>) -> tensor<1x4x3x3xf32>
   %1 = graph.relu %0 : (tensor<1x4x3x3xf32>) -> tensor<1x4x3x3xf32>

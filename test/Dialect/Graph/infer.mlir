@@ -37,6 +37,16 @@ func.func @conv_dilated(%x: tensor<1x3x32x32xf32>, %w: tensor<8x3x3x3xf32>) -> t
 
 // -----
 
+// Channels last: X [N, H, W, C], W [M, kH, kW, C/group], Y [N, H', W', M].
+// CHECK-LABEL: func @conv_channels_last
+func.func @conv_channels_last(%x: tensor<1x32x30x6xf32>, %w: tensor<8x3x5x3xf32>) -> tensor<?x?x?x?xf32> {
+  // CHECK: return %{{.*}} : tensor<1x16x14x8xf32>
+  %r = graph.conv %x, %w {channels_last = 1 : i64, group = 2 : i64, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 0, 0>} : (tensor<1x32x30x6xf32>, tensor<8x3x5x3xf32>) -> tensor<?x?x?x?xf32>
+  return %r : tensor<?x?x?x?xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func @conv_same_lower
 func.func @conv_same_lower(%x: tensor<1x3x15x?xf32>, %w: tensor<8x3x3x3xf32>) -> tensor<?x?x?x?xf32> {
   // CHECK: return %{{.*}} : tensor<1x8x8x?xf32>

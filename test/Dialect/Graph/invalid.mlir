@@ -911,3 +911,19 @@ func.func @rms_scale(%x: tensor<2x8xf32>, %s: tensor<3xf32>) {
   %r = graph.rms_normalization %x, %s : (tensor<2x8xf32>, tensor<3xf32>) -> tensor<2x8xf32>
   return
 }
+
+// -----
+
+func.func @conv_channels_last_flag(%x: tensor<1x8x8x4xf32>, %w: tensor<2x1x1x4xf32>) -> tensor<1x8x8x2xf32> {
+  // expected-error @+1 {{channels_last}}
+  %r = graph.conv %x, %w {channels_last = 2 : i64} : (tensor<1x8x8x4xf32>, tensor<2x1x1x4xf32>) -> tensor<1x8x8x2xf32>
+  return %r : tensor<1x8x8x2xf32>
+}
+
+// -----
+
+func.func @conv_channels_last_channels(%x: tensor<1x8x8x4xf32>, %w: tensor<2x1x1x3xf32>) -> tensor<1x8x8x2xf32> {
+  // expected-error @+1 {{input has 4 channels but the weight expects 3 x group 1}}
+  %r = graph.conv %x, %w {channels_last = 1 : i64} : (tensor<1x8x8x4xf32>, tensor<2x1x1x3xf32>) -> tensor<1x8x8x2xf32>
+  return %r : tensor<1x8x8x2xf32>
+}

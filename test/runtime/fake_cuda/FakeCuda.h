@@ -122,6 +122,11 @@ int fakecu_cudnn_last_engine_rank(void);
 /* Why the last cuDNN call that was refused was refused ("" when none was
  * since fakecu_reset). Refusals are also printed to stderr. */
 const char *fakecu_cudnn_last_error(void);
+/* The tensors of the last operation graph finalized ("" when none was
+ * since fakecu_reset), one line each in unique-id order:
+ *   "tensor 1 dims [2,4,7,6] strides [168,1,24,4]\n", " virtual" before the
+ * newline of a virtual one. Valid until the next call. */
+const char *fakecu_cudnn_last_graph(void);
 
 #ifdef __cplusplus
 }

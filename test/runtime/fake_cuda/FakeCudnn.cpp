@@ -4,17 +4,21 @@
 // the fake driver's library so that an execution is queued on the fake's
 // streams and captured and replayed like a launch. The arithmetic follows
 // the backend descriptors alone: tensors by their dims, strides, data type,
-// unique id and virtual flag; the convolution descriptor's spatial dims,
+// unique id and virtual flag (every element of a real or virtual tensor is
+// read and written where its strides put it, so that a channels-last
+// tensor, [n, c, spatial...] dims with channels-last strides as in cuDNN,
+// is read as one); the convolution descriptor's spatial dims,
 // pre-paddings, strides, dilations and mode (cross-correlation, or true
 // convolution with the filter flipped); the groups from X's and W's
 // channels; pointwise ADD (with broadcast) and RELU_FWD; float intermediates.
 // It never calls the runtime's reference convolution: a runtime that builds
 // the graph wrongly gets other numbers here, or a refusal.
 //
-// Strict where cuDNN is, and stricter where a GPU would fault later:
-// attribute types and element counts, unknown attributes, descriptors
-// referred to before they are finalized (or of the wrong type), attributes
-// set after finalizing, graphs whose unique ids name two tensors, virtual
+// Strict where cuDNN is, and stricter where a GPU would fault later (or
+// race): attribute types and element counts, unknown attributes,
+// descriptors referred to before they are finalized (or of the wrong type),
+// attributes set after finalizing, tensors whose strides put two elements
+// at one address, graphs whose unique ids name two tensors, virtual
 // tensors no operation writes or none reads, convolutions of tensors that
 // are not 4-d or 5-d, variant packs without every real tensor of the plan
 // or with a virtual one, workspaces smaller than the plan's, pointers
@@ -364,6 +368,9 @@ struct DnnState {
   uint64_t requiredWorkspace = 0;
   int lastRank = -1;
   std::string lastError;
+  /// The tensors of the last operation graph finalized
+  /// (fakecu_cudnn_last_graph).
+  std::string lastGraph;
 };
 
 DnnState &dnn() {
@@ -501,6 +508,24 @@ Status Finalizer::tensor(Finalized &f) {
   if (t.alignment < 1 || (t.alignment & (t.alignment - 1)))
     return fail(what + " with byte alignment " + std::to_string(t.alignment),
                 kBadParam);
+  // Taken by ascending stride, each dim of more than one element must step
+  // past everything the dims inside it span; otherwise two elements share
+  // an address (an engine would read one value twice, or race writing it).
+  std::vector<size_t> order;
+  for (size_t i = 0; i < t.dims.size(); ++i)
+    if (t.dims[i] > 1)
+      order.push_back(i);
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return t.strides[a] < t.strides[b]; });
+  __int128 spanned = 1;
+  for (size_t i : order) {
+    if (t.strides[i] < spanned)
+      return fail(what + " with dims " + dimsText(t.dims) + " and strides " +
+                      dimsText(t.strides) +
+                      ", which put two elements at one address",
+                  kBadParam);
+    spanned = __int128(t.strides[i]) * t.dims[i];
+  }
   return kOk;
 }
 
@@ -727,8 +752,14 @@ Status Finalizer::graph(Finalized &f) {
     if (!progress)
       return fail("with a cycle", kBadParam);
   }
-  for (const auto &[uid, tensor] : tensors)
+  s.lastGraph.clear();
+  for (const auto &[uid, tensor] : tensors) {
     graph->tensors.push_back(tensor);
+    s.lastGraph += "tensor " + std::to_string(uid) + " dims " +
+                   dimsText(tensor.dims) + " strides " +
+                   dimsText(tensor.strides) +
+                   (tensor.isVirtual ? " virtual\n" : "\n");
+  }
   f.graph = graph;
   return kOk;
 }
@@ -1037,6 +1068,7 @@ void fakecu::resetCudnn() {
   s.requiredWorkspace = 0;
   s.lastRank = -1;
   s.lastError.clear();
+  s.lastGraph.clear();
 }
 
 extern "C" {
@@ -1061,6 +1093,10 @@ FAKE_API int fakecu_cudnn_last_engine_rank(void) {
 
 FAKE_API const char *fakecu_cudnn_last_error(void) {
   return dnn().lastError.c_str();
+}
+
+FAKE_API const char *fakecu_cudnn_last_graph(void) {
+  return dnn().lastGraph.c_str();
 }
 
 //===- Library and handles ------------------------------------------------===//

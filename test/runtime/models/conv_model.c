@@ -22,6 +22,12 @@
  *   CONV_EPILOGUE  with CONV_CUDA: both kernels also have an epilogue
  *                  kernel in the model's one image (the tests register
  *                  host functions of their names with the fake driver)
+ *   CONV_CHANNELS_LAST  the same convolutions with their channels last:
+ *                  x: [2,7,6,4], z and y: [2,4,3,6], s: [2,12,3],
+ *                  y1: [2,9,3]; W0 [6,3,2,2] and W1 [3,4,1] (KRSC) are
+ *                  the same bytes read in that layout
+ *   CONV_BAD_LAYOUT  conv1d_relu's channels_last is 2, which names no
+ *                  layout (the artifact reader refuses it)
  *===----------------------------------------------------------------------===*/
 #include "graphc/descriptor.h"
 
@@ -60,10 +66,24 @@ static const float weights[96] __attribute__((aligned(GRAPHC_ALIGNMENT))) = {
 #define UNIT -1
 #endif
 
+#ifdef CONV_CHANNELS_LAST
+#define CHANNELS_LAST 1
+static const int64_t x_dims[] = {2, 7, 6, 4};
+static const int64_t y_dims[] = {2, 4, 3, 6};
+static const int64_t s_dims[] = {2, 12, 3};
+static const int64_t y1_dims[] = {2, 9, 3};
+#else
+#define CHANNELS_LAST 0
 static const int64_t x_dims[] = {2, 4, 7, 6};
 static const int64_t y_dims[] = {2, 6, 4, 3};
 static const int64_t s_dims[] = {2, 3, 12};
 static const int64_t y1_dims[] = {2, 3, 9};
+#endif
+#ifdef CONV_BAD_LAYOUT
+#define CONV1D_CHANNELS_LAST 2
+#else
+#define CONV1D_CHANNELS_LAST CHANNELS_LAST
+#endif
 static const char *const names4[] = {"", "", "", ""};
 static const graphc_tensor_desc inputs[] = {{"x", 1, 4, x_dims, names4},
                                             {"z", 1, 4, y_dims, names4},
@@ -79,7 +99,8 @@ static const graphc_conv_desc conv_bias_z_relu = {
     .dilations = {1, 2}, .epilogue = GRAPHC_EPILOGUE_RELU, .dtype = 1,
     .compute_dtype = 1, .x_arg = 0, .w_arg = 1, .bias_arg = 2, .z_arg = 3,
     .y_arg = 4, .workspace_arg = 5, .has_epilogue_kernel = EPILOGUE_KERNEL,
-    .epilogue_grid = {1, 1, 1}, .epilogue_block = {144, 1, 1}};
+    .epilogue_grid = {1, 1, 1}, .epilogue_block = {144, 1, 1},
+    .channels_last = CHANNELS_LAST};
 /* Arguments X, W, Y, workspace. */
 static const graphc_conv_desc conv1d_relu = {
     .spatial_dims = 1, .n = 2, .c = 3, .k = 3, .groups = 3,
@@ -88,7 +109,8 @@ static const graphc_conv_desc conv1d_relu = {
     .epilogue = GRAPHC_EPILOGUE_RELU, .dtype = 1, .compute_dtype = 1,
     .x_arg = 0, .w_arg = 1, .bias_arg = -1, .z_arg = -1, .y_arg = 2,
     .workspace_arg = 3, .has_epilogue_kernel = EPILOGUE_KERNEL,
-    .epilogue_grid = {1, 1, 1}, .epilogue_block = {54, 1, 1}};
+    .epilogue_grid = {1, 1, 1}, .epilogue_block = {54, 1, 1},
+    .channels_last = CONV1D_CHANNELS_LAST};
 
 static const graphc_kernel_desc kernels[] = {
     {"conv_bias_z_relu", "conv", "Conv_0,Add_1,Relu_2", 0x51, 0, 13824, 2040,

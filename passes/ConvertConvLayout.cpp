@@ -1,0 +1,425 @@
+//===- ConvertConvLayout.cpp - channels-last convolution chains -----------===//
+//
+// cuDNN's tensor-core convolution engines read and write channels-last
+// (NHWC) tensors; given ONNX's NCHW they transpose inside every call, or
+// run a slower engine. Where convolutions are cuDNN calls, this pass makes
+// whole chains of them channels last: each convolution of a chain becomes
+// `transpose(conv{channels_last}(transpose(x), W'))` with W' the weight
+// moved to [M, k..., C/group] at compile time; the transposes then move
+// forward through the pointwise ops between convolutions (ReLU, residual
+// adds, casts) and cancel in pairs, so that only the chain's ends transpose.
+//
+// A chain is a set of convolutions whose inputs and outputs are joined by
+// such pointwise ops. It is converted when its ends cost few transposes for
+// its convolutions: at most one copy kernel per `convs-per-transpose`
+// convolutions. A lone convolution (ViT's patch embedding) would need two
+// and stays channels first.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/Graph/GraphOps.h"
+#include "dialects/Graph/HostEval.h"
+#include "passes/LibraryConv.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/EquivalenceClasses.h"
+#include "llvm/ADT/MapVector.h"
+
+#include <cstring>
+
+using namespace mlir;
+
+namespace graphc {
+#define GEN_PASS_DEF_CONVERTCONVLAYOUT
+#include "passes/Passes.h.inc"
+
+namespace {
+
+/// Past this many elements a new constant becomes a resource blob, as the
+/// importer does with weights, so it never appears in textual IR.
+constexpr int64_t kDenseElementLimit = 64;
+
+/// [0, 2, 3, ..., 1]: channels first to channels last, for `rank` dims.
+SmallVector<int64_t> toChannelsLast(int64_t rank) {
+  SmallVector<int64_t> perm = {0};
+  for (int64_t d = 2; d < rank; ++d)
+    perm.push_back(d);
+  perm.push_back(1);
+  return perm;
+}
+
+/// [0, rank - 1, 1, ..., rank - 2]: channels last to channels first.
+SmallVector<int64_t> toChannelsFirst(int64_t rank) {
+  SmallVector<int64_t> perm = {0, rank - 1};
+  for (int64_t d = 1; d < rank - 1; ++d)
+    perm.push_back(d);
+  return perm;
+}
+
+RankedTensorType rankedOf(Value value) {
+  return dyn_cast<RankedTensorType>(value.getType());
+}
+
+/// Whether `op` is a graph.transpose by `perm`.
+bool isTransposeBy(Operation *op, ArrayRef<int64_t> perm) {
+  auto transpose = dyn_cast_or_null<graph::TransposeOp>(op);
+  return transpose &&
+         ArrayRef<int64_t>(graph::transposePermutation(transpose)) == perm;
+}
+
+/// Whether `value` broadcasts alike in either layout: all its dims are 1.
+bool isScalarLike(Value value) {
+  RankedTensorType type = rankedOf(value);
+  return type && type.hasStaticShape() &&
+         llvm::all_of(type.getShape(), [](int64_t d) { return d == 1; });
+}
+
+/// A pointwise op a channels-first transpose moves through: every operand
+/// is of its result's rank, or all ones; it has one result.
+bool isLayoutAgnostic(Operation *op) {
+  if (!op->hasTrait<graph::OpTrait::Pointwise>() || op->getNumResults() != 1)
+    return false;
+  RankedTensorType result = rankedOf(op->getResult(0));
+  if (!result || !result.hasStaticShape())
+    return false;
+  return llvm::all_of(op->getOperands(), [&](Value operand) {
+    RankedTensorType type = rankedOf(operand);
+    return type &&
+           (type.getRank() == result.getRank() || isScalarLike(operand));
+  });
+}
+
+/// The convolutions a chain may convert: those a library computes (see
+/// LibraryConv.h), channels first, with a constant weight.
+bool isConvertible(graph::ConvOp conv) {
+  if (conv.getChannelsLast() != 0)
+    return false;
+  if (!matchLibraryConv({conv.getOperation()}))
+    return false;
+  ElementsAttr weight;
+  return matchPattern(conv.getW(), m_Constant(&weight));
+}
+
+/// Moves dim 1 of the constant `attr` ([M, C/group, k...]) last
+/// ([M, k..., C/group]). Null when its bytes cannot be read.
+ElementsAttr weightChannelsLast(ElementsAttr attr) {
+  auto type = cast<RankedTensorType>(attr.getType());
+  FailureOr<std::vector<char>> bytes = graph::constantBytes(attr);
+  unsigned bits = type.getElementTypeBitWidth();
+  if (failed(bytes) || bits % 8 != 0)
+    return nullptr;
+  size_t element = bits / 8;
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t outer = shape[0], channels = shape[1], window = 1;
+  for (int64_t d : shape.drop_front(2))
+    window *= d;
+  std::vector<char> moved(bytes->size());
+  for (int64_t m = 0; m < outer; ++m)
+    for (int64_t c = 0; c < channels; ++c)
+      for (int64_t k = 0; k < window; ++k)
+        std::memcpy(moved.data() + ((m * window + k) * channels + c) * element,
+                    bytes->data() + ((m * channels + c) * window + k) * element,
+                    element);
+  SmallVector<int64_t> dims = {outer};
+  llvm::append_range(dims, shape.drop_front(2));
+  dims.push_back(channels);
+  RankedTensorType movedType = type.clone(dims);
+  if (movedType.getNumElements() <= kDenseElementLimit)
+    return graph::constantFromBytes(movedType, moved);
+  AsmResourceBlob blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
+      ArrayRef<char>(moved), alignof(uint64_t));
+  return DenseResourceElementsAttr::get(movedType, "channels_last",
+                                        std::move(blob));
+}
+
+/// The chains of `func`: its convertible convolutions grouped by the values
+/// layout-agnostic ops join (a convolution joins its input and output).
+SmallVector<SmallVector<graph::ConvOp>> findChains(func::FuncOp func) {
+  llvm::EquivalenceClasses<void *> joined;
+  auto join = [&](Value a, Value b) {
+    joined.unionSets(a.getAsOpaquePointer(), b.getAsOpaquePointer());
+  };
+  SmallVector<graph::ConvOp> convs;
+  func.walk([&](Operation *op) {
+    if (auto conv = dyn_cast<graph::ConvOp>(op); conv && isConvertible(conv)) {
+      convs.push_back(conv);
+      join(conv.getX(), conv.getY());
+    } else if (isLayoutAgnostic(op)) {
+      for (Value operand : op->getOperands())
+        if (!isScalarLike(operand) && !matchPattern(operand, m_Constant()))
+          join(operand, op->getResult(0));
+    }
+  });
+  llvm::MapVector<void *, SmallVector<graph::ConvOp>> byLeader;
+  for (graph::ConvOp conv : convs)
+    byLeader[joined.getLeaderValue(conv.getY().getAsOpaquePointer())].push_back(
+        conv);
+  SmallVector<SmallVector<graph::ConvOp>> chains;
+  for (auto &[leader, chain] : byLeader)
+    chains.push_back(std::move(chain));
+  return chains;
+}
+
+/// Converts `convs` (of one function) to channels last, each between two
+/// transposes; `weights` caches each weight's moved copy (one for every
+/// bucket). Returns how many it converted.
+int64_t convertConvs(ArrayRef<graph::ConvOp> convs,
+                     DenseMap<Attribute, ElementsAttr> &weights) {
+  int64_t converted = 0;
+  for (graph::ConvOp conv : convs) {
+    ElementsAttr weight;
+    if (!matchPattern(conv.getW(), m_Constant(&weight)))
+      continue;
+    ElementsAttr &moved = weights[weight];
+    if (!moved)
+      moved = weightChannelsLast(weight);
+    if (!moved)
+      continue;
+    OpBuilder b(conv);
+    Location loc = conv.getLoc();
+    int64_t rank = rankedOf(conv.getX()).getRank();
+    Value w = b.create<graph::ConstantOp>(
+        conv.getW().getLoc(), cast<RankedTensorType>(moved.getType()), moved);
+    Value x = b.create<graph::TransposeOp>(
+        loc, conv.getX(), b.getDenseI64ArrayAttr(toChannelsLast(rank)));
+    SmallVector<Value> operands = {x, w};
+    if (Value bias = conv.getB())
+      operands.push_back(bias);
+    SmallVector<NamedAttribute> attributes(conv->getAttrs());
+    llvm::erase_if(attributes, [](NamedAttribute attribute) {
+      return attribute.getName() == "channels_last";
+    });
+    attributes.push_back(
+        b.getNamedAttr("channels_last", b.getI64IntegerAttr(1)));
+    auto last = b.create<graph::ConvOp>(loc, operands, attributes);
+    Value y = b.create<graph::TransposeOp>(
+        loc, last.getY(), b.getDenseI64ArrayAttr(toChannelsFirst(rank)));
+    conv.getY().replaceAllUsesWith(y);
+    conv.erase();
+    ++converted;
+  }
+  return converted;
+}
+
+/// Moves channels-first transposes forward through the layout-agnostic ops
+/// of `func`, in program order: an op all of whose operands are such
+/// transposes, all-ones tensors or constants of its rank computes on the
+/// channels-last values instead (constants transposed at compile time),
+/// and its result is transposed back. A global average pool of such a
+/// transpose averages over the channels-last spatial dims. Then composes
+/// and cancels transposes and drops the unused ones.
+void sinkTransposes(func::FuncOp func) {
+  SmallVector<Operation *> ops;
+  func.walk([&](Operation *op) {
+    if (isLayoutAgnostic(op))
+      ops.push_back(op);
+  });
+  for (Operation *op : ops) {
+    int64_t rank = rankedOf(op->getResult(0)).getRank();
+    if (rank < 3)
+      continue;
+    SmallVector<int64_t> first = toChannelsFirst(rank);
+    SmallVector<int64_t> last = toChannelsLast(rank);
+    // The channels-last form of an operand the op does not read through a
+    // transpose: one computed already, before the op (a residual read
+    // both by a convolution and by the add after it).
+    auto channelsLastOf = [&](Value operand) -> Value {
+      for (Operation *user : operand.getUsers())
+        if (isTransposeBy(user, last) && user->getBlock() == op->getBlock() &&
+            user->isBeforeInBlock(op))
+          return user->getResult(0);
+      return nullptr;
+    };
+    bool anyTransposed = false, movable = true;
+    for (Value operand : op->getOperands()) {
+      if (isTransposeBy(operand.getDefiningOp(), first))
+        anyTransposed = true;
+      else if (!isScalarLike(operand) && !matchPattern(operand, m_Constant()) &&
+               !channelsLastOf(operand))
+        movable = false;
+    }
+    if (!anyTransposed || !movable)
+      continue;
+    OpBuilder b(op);
+    SmallVector<Value> operands;
+    for (Value operand : op->getOperands()) {
+      if (isTransposeBy(operand.getDefiningOp(), first))
+        operands.push_back(operand.getDefiningOp()->getOperand(0));
+      else if (isScalarLike(operand))
+        operands.push_back(operand);
+      else if (Value known = channelsLastOf(operand))
+        operands.push_back(known);
+      else
+        operands.push_back(b.createOrFold<graph::TransposeOp>(
+            op->getLoc(), operand, b.getDenseI64ArrayAttr(last)));
+    }
+    RankedTensorType type = rankedOf(op->getResult(0));
+    SmallVector<int64_t> shape;
+    for (int64_t d : toChannelsLast(rank))
+      shape.push_back(type.getDimSize(d));
+    OperationState state(op->getLoc(), op->getName(), operands,
+                         TypeRange{type.clone(shape)}, op->getAttrs());
+    Operation *moved = b.create(state);
+    Value back = b.create<graph::TransposeOp>(op->getLoc(), moved->getResult(0),
+                                              b.getDenseI64ArrayAttr(first));
+    op->getResult(0).replaceAllUsesWith(back);
+    op->erase();
+  }
+  // A mean over dims of a channels-first transpose (a global average pool,
+  // or the ReduceMean over H and W torch.export writes for one) is the mean
+  // over the same dims of the channels-last value: [N, 1, ..., 1, C] for
+  // the spatial dims, whose transpose back moves unit dims only (a view).
+  SmallVector<Operation *> means;
+  func.walk([&](Operation *op) {
+    if (isa<graph::GlobalAveragePoolOp, graph::ReduceMeanOp>(op))
+      means.push_back(op);
+  });
+  for (Operation *op : means) {
+    RankedTensorType type = rankedOf(op->getResult(0));
+    if (!type || !type.hasStaticShape() || type.getRank() < 3)
+      continue;
+    int64_t rank = type.getRank();
+    SmallVector<int64_t> first = toChannelsFirst(rank);
+    Operation *input = op->getOperand(0).getDefiningOp();
+    if (!isTransposeBy(input, first))
+      continue;
+    // The dims averaged, in the channels-first transpose's numbering.
+    SmallVector<int64_t> dims;
+    if (isa<graph::GlobalAveragePoolOp>(op)) {
+      for (int64_t d = 2; d < rank; ++d)
+        dims.push_back(d);
+    } else {
+      auto mean = cast<graph::ReduceMeanOp>(op);
+      DenseIntElementsAttr axes;
+      if (mean.getKeepdims() != 1 || !mean.getAxes() ||
+          !matchPattern(mean.getAxes(), m_Constant(&axes)))
+        continue;
+      for (const APInt &axis : axes.getValues<APInt>()) {
+        int64_t d = axis.getSExtValue();
+        dims.push_back(d < 0 ? d + rank : d);
+      }
+      if (dims.empty() ||
+          llvm::any_of(dims, [&](int64_t d) { return d < 0 || d >= rank; }))
+        continue;
+    }
+    // Dim d of the transpose is dim first[d] of its channels-last input.
+    SmallVector<int64_t> moved;
+    for (int64_t d : dims)
+      moved.push_back(first[d]);
+    llvm::sort(moved);
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    auto axesType =
+        RankedTensorType::get({int64_t(moved.size())}, b.getIntegerType(64));
+    Value axes = b.create<graph::ConstantOp>(
+        loc, axesType, DenseIntElementsAttr::get(axesType, moved));
+    Value mean = b.create<graph::ReduceMeanOp>(
+        loc, ValueRange{input->getOperand(0), axes},
+        ArrayRef<NamedAttribute>{
+            b.getNamedAttr("keepdims", b.getI64IntegerAttr(1)),
+            b.getNamedAttr("noop_with_empty_axes", b.getI64IntegerAttr(0))});
+    Value back =
+        b.create<graph::TransposeOp>(loc, mean, b.getDenseI64ArrayAttr(first));
+    op->getResult(0).replaceAllUsesWith(back);
+    op->erase();
+  }
+  // transpose(to channels last) of transpose(to channels first) composes
+  // into the identity, which goes; unused transposes and weights go too.
+  RewritePatternSet patterns(func.getContext());
+  graph::TransposeOp::getCanonicalizationPatterns(patterns, func.getContext());
+  (void)applyPatternsAndFoldGreedily(func, std::move(patterns));
+  // One transpose per value and permutation: a residual read by two
+  // convolutions (a block's and its projection's) is moved once.
+  DenseMap<std::pair<Value, Attribute>, graph::TransposeOp> seen;
+  SmallVector<graph::TransposeOp> duplicates;
+  func.walk([&](graph::TransposeOp transpose) {
+    auto key =
+        std::make_pair(transpose.getData(), Attribute(transpose.getPermAttr()));
+    auto [found, inserted] = seen.try_emplace(key, transpose);
+    if (!inserted && found->second->getBlock() == transpose->getBlock()) {
+      transpose.getResult().replaceAllUsesWith(found->second.getResult());
+      duplicates.push_back(transpose);
+    }
+  });
+  for (graph::TransposeOp transpose : duplicates)
+    transpose.erase();
+}
+
+/// The transposes of `func` that are copies: what a layout change costs.
+int64_t countTransposes(func::FuncOp func) {
+  int64_t count = 0;
+  func.walk([&](graph::TransposeOp) { ++count; });
+  return count;
+}
+
+/// Marks a chain left channels first, so that it is not tried again.
+constexpr llvm::StringLiteral kKeepChannelsFirst = "graphc.keep_channels_first";
+
+LogicalResult convertFunction(func::FuncOp func, double convsPerTranspose,
+                              DenseMap<Attribute, ElementsAttr> &weights) {
+  while (true) {
+    SmallVector<SmallVector<graph::ConvOp>> chains = findChains(func);
+    llvm::erase_if(chains, [](ArrayRef<graph::ConvOp> chain) {
+      return chain.front()->hasAttr(kKeepChannelsFirst);
+    });
+    if (chains.empty())
+      break;
+    // The largest chain first: it decides what its neighbours join.
+    llvm::stable_sort(chains, [](const auto &a, const auto &b) {
+      return a.size() > b.size();
+    });
+    ArrayRef<graph::ConvOp> chain = chains.front();
+    // Tried on a copy of the function: kept when its ends cost few copies.
+    SmallVector<graph::ConvOp> all;
+    func.walk([&](graph::ConvOp conv) { all.push_back(conv); });
+    func::FuncOp trial = func.clone();
+    SmallVector<graph::ConvOp> trialAll;
+    trial.walk([&](graph::ConvOp conv) { trialAll.push_back(conv); });
+    SmallVector<graph::ConvOp> trialChain;
+    for (graph::ConvOp conv : chain)
+      trialChain.push_back(
+          trialAll[std::distance(all.begin(), llvm::find(all, conv))]);
+    int64_t before = countTransposes(func);
+    int64_t converted = convertConvs(trialChain, weights);
+    sinkTransposes(trial);
+    int64_t added = countTransposes(trial) - before;
+    if (converted > 0 && double(added) * convsPerTranspose <= converted) {
+      func.getBody().takeBody(trial.getBody());
+    } else {
+      for (graph::ConvOp conv : chain)
+        conv->setAttr(kKeepChannelsFirst, UnitAttr::get(func.getContext()));
+    }
+    trial.erase();
+  }
+  func.walk([](graph::ConvOp conv) { conv->removeAttr(kKeepChannelsFirst); });
+  return success();
+}
+
+struct ConvertConvLayoutPass
+    : impl::ConvertConvLayoutBase<ConvertConvLayoutPass> {
+  using ConvertConvLayoutBase::ConvertConvLayoutBase;
+  void runOnOperation() override {
+    if (failed(convertConvLayout(getOperation(), convsPerTranspose)))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+LogicalResult convertConvLayout(ModuleOp module, double convsPerTranspose) {
+  if (!(convsPerTranspose > 0))
+    return module.emitError("convs-per-transpose must be positive");
+  DenseMap<Attribute, ElementsAttr> weights;
+  for (func::FuncOp func : module.getOps<func::FuncOp>())
+    if (failed(convertFunction(func, convsPerTranspose, weights)))
+      return failure();
+  return success();
+}
+
+} // namespace graphc
