@@ -20,6 +20,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <random>
 #include <string>
 #include <thread>
@@ -959,69 +960,82 @@ TEST(RuntimeCuda, RunsLibraryStepsOnTheGpu) {
   graphc_model_release(model);
 }
 
-// conv_model's cuda variant: its two convolutions (grouped 2-d with bias,
+// conv_model's cuda variants: its two convolutions (grouped 2-d with bias,
 // residual and ReLU; depthwise dilated 1-d with ReLU) on the real cuDNN,
-// captured and replayed and without graphs. Its kernels have no epilogue
-// kernel, so cuDNN must fuse each whole graph: a GPU whose cuDNN offers no
-// such engine fails here with the precondition that says so.
+// channels first and channels last, captured and replayed and without
+// graphs. Their kernels have no epilogue kernel, so cuDNN must fuse each
+// whole graph: a GPU whose cuDNN offers no such engine fails here with the
+// precondition that says so.
 TEST(RuntimeCuda, RunsConvStepsOnTheGpu) {
-  graphc_model *model = nullptr;
-  Status loaded(graphc_model_load(modelPath("conv_model_cuda").c_str(),
-                                  nullptr, &model));
-  if (loaded.code() == GRAPHC_UNAVAILABLE)
-    GTEST_SKIP() << "no CUDA driver/device or cuDNN: " << loaded.message();
-  ASSERT_TRUE(loaded.ok()) << loaded.message();
-  std::mt19937 rng(23);
-  std::uniform_real_distribution<float> values(-1, 1);
-  for (uint32_t flags : {0u, unsigned(GRAPHC_SESSION_DISABLE_CUDA_GRAPHS)}) {
-    SCOPED_TRACE("session flags " + std::to_string(flags));
-    graphc_session_options options;
-    graphc_session_options_init(&options);
-    options.flags = flags;
-    graphc_session *session = nullptr;
-    ASSERT_GRAPHC_OK(graphc_session_create(model, &options, &session));
-    // x [2,4,7,6], z [2,6,4,3], s [2,3,12] -> y [2,6,4,3], y1 [2,3,9].
-    const size_t elements[5] = {336, 144, 72, 144, 54};
-    void *buffers[5] = {};
-    for (int i = 0; i < 5; ++i)
-      ASSERT_GRAPHC_OK(graphc_session_allocate_buffer(
-          session, elements[i] * sizeof(float), &buffers[i]));
-    for (int run = 0; run < 3; ++run) {
-      std::vector<float> inputs[3];
-      for (int i = 0; i < 3; ++i) {
-        inputs[i].resize(elements[i]);
-        for (float &v : inputs[i])
-          v = values(rng);
-        ASSERT_GRAPHC_OK(graphc_session_upload(session, buffers[i],
-                                               inputs[i].data(),
-                                               elements[i] * sizeof(float)));
+  for (bool channelsLast : {false, true}) {
+    SCOPED_TRACE(channelsLast ? "channels last" : "channels first");
+    graphc_model *model = nullptr;
+    std::string name = channelsLast ? "conv_model_cuda_nhwc" : "conv_model_cuda";
+    Status loaded(graphc_model_load(modelPath(name).c_str(), nullptr, &model));
+    if (loaded.code() == GRAPHC_UNAVAILABLE)
+      GTEST_SKIP() << "no CUDA driver/device or cuDNN: " << loaded.message();
+    ASSERT_TRUE(loaded.ok()) << loaded.message();
+    // x [2,4,7,6], z [2,6,4,3], s [2,3,12] -> y [2,6,4,3], y1 [2,3,9]
+    // channels first; each with its channels moved last otherwise, the
+    // same elements.
+    const int64_t channels[5] = {4, 6, 3, 6, 3}, volumes[5] = {42, 12, 12, 12, 9};
+    std::vector<std::vector<int64_t>> shapes = {
+        {2, 4, 7, 6}, {2, 6, 4, 3}, {2, 3, 12}, {2, 6, 4, 3}, {2, 3, 9}};
+    if (channelsLast)
+      shapes = {{2, 7, 6, 4}, {2, 4, 3, 6}, {2, 12, 3}, {2, 4, 3, 6}, {2, 9, 3}};
+    std::mt19937 rng(23);
+    std::uniform_real_distribution<float> values(-1, 1);
+    for (uint32_t flags : {0u, unsigned(GRAPHC_SESSION_DISABLE_CUDA_GRAPHS)}) {
+      SCOPED_TRACE("session flags " + std::to_string(flags));
+      graphc_session_options options;
+      graphc_session_options_init(&options);
+      options.flags = flags;
+      graphc_session *session = nullptr;
+      ASSERT_GRAPHC_OK(graphc_session_create(model, &options, &session));
+      void *buffers[5] = {};
+      for (int i = 0; i < 5; ++i)
+        ASSERT_GRAPHC_OK(graphc_session_allocate_buffer(
+            session, 2 * channels[i] * volumes[i] * sizeof(float),
+            &buffers[i]));
+      for (int run = 0; run < 3; ++run) {
+        std::vector<float> inputs[3];
+        for (int i = 0; i < 3; ++i) {
+          inputs[i].resize(2 * channels[i] * volumes[i]);
+          for (float &v : inputs[i])
+            v = values(rng);
+          ASSERT_GRAPHC_OK(graphc_session_upload(
+              session, buffers[i], inputs[i].data(),
+              inputs[i].size() * sizeof(float)));
+        }
+        std::vector<std::unique_ptr<Tensor>> tensors;
+        for (int i = 0; i < 5; ++i) {
+          tensors.push_back(
+              std::make_unique<Tensor>(shapes[i], std::vector<float>{}));
+          tensors.back()->tensor.data = buffers[i];
+          tensors.back()->tensor.device = {kDLCUDA, 0};
+        }
+        DLTensor in[3] = {tensors[0]->tensor, tensors[1]->tensor,
+                          tensors[2]->tensor};
+        DLTensor out[2] = {tensors[3]->tensor, tensors[4]->tensor};
+        ASSERT_GRAPHC_OK(graphc_session_run(session, in, 3, nullptr, out, 2));
+        std::vector<float> y(144), y1(54);
+        ASSERT_GRAPHC_OK(graphc_session_download(
+            session, y.data(), buffers[3], y.size() * sizeof(float)));
+        ASSERT_GRAPHC_OK(graphc_session_download(
+            session, y1.data(), buffers[4], y1.size() * sizeof(float)));
+        // In the model's layout (its weights are the same bytes in both).
+        convtest::ConvModelOutputs expected = convtest::convModelExpected(
+            inputs[0], inputs[1], inputs[2], channelsLast);
+        // Exact float32 engines only (no tf32): float tolerances hold.
+        EXPECT_TRUE(gemmtest::near(y, expected.y, 1e-4));
+        EXPECT_TRUE(gemmtest::near(y1, expected.y1, 1e-4));
       }
-      Tensor xt({2, 4, 7, 6}, {}), zt({2, 6, 4, 3}, {}), st({2, 3, 12}, {}),
-          yt({2, 6, 4, 3}, {}), y1t({2, 3, 9}, {});
-      Tensor *tensors[5] = {&xt, &zt, &st, &yt, &y1t};
-      for (int i = 0; i < 5; ++i) {
-        tensors[i]->tensor.data = buffers[i];
-        tensors[i]->tensor.device = {kDLCUDA, 0};
-      }
-      DLTensor in[3] = {xt.tensor, zt.tensor, st.tensor};
-      DLTensor out[2] = {yt.tensor, y1t.tensor};
-      ASSERT_GRAPHC_OK(graphc_session_run(session, in, 3, nullptr, out, 2));
-      std::vector<float> y(144), y1(54);
-      ASSERT_GRAPHC_OK(graphc_session_download(session, y.data(), buffers[3],
-                                               y.size() * sizeof(float)));
-      ASSERT_GRAPHC_OK(graphc_session_download(session, y1.data(), buffers[4],
-                                               y1.size() * sizeof(float)));
-      convtest::ConvModelOutputs expected =
-          convtest::convModelExpected(inputs[0], inputs[1], inputs[2]);
-      // Exact float32 engines only (no tf32): float tolerances hold.
-      EXPECT_TRUE(gemmtest::near(y, expected.y, 1e-4));
-      EXPECT_TRUE(gemmtest::near(y1, expected.y1, 1e-4));
+      for (void *buffer : buffers)
+        graphc_session_free_buffer(session, buffer);
+      graphc_session_release(session);
     }
-    for (void *buffer : buffers)
-      graphc_session_free_buffer(session, buffer);
-    graphc_session_release(session);
+    graphc_model_release(model);
   }
-  graphc_model_release(model);
 }
 
 } // namespace
