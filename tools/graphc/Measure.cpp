@@ -405,13 +405,18 @@ llvm::Expected<std::string> selfPath() {
   return std::string(path, static_cast<size_t>(length));
 }
 
-/// The last non-empty line of the file at `path`, or "".
-std::string lastLine(const std::string &path) {
+/// The last diagnostic graphc printed into the log at `path` (its
+/// "graphc: " lines; a crash's stack dump is no reason), or "".
+std::string lastDiagnostic(const std::string &path) {
   auto buffer = llvm::MemoryBuffer::getFile(path);
   if (!buffer)
     return "";
-  llvm::StringRef text = (*buffer)->getBuffer().rtrim();
-  return text.substr(text.rfind('\n') + 1).str();
+  llvm::SmallVector<llvm::StringRef> lines;
+  (*buffer)->getBuffer().split(lines, '\n');
+  for (llvm::StringRef line : llvm::reverse(lines))
+    if (line.starts_with("graphc: "))
+      return line.rtrim().str();
+  return "";
 }
 
 } // namespace
@@ -461,14 +466,14 @@ llvm::Expected<Measurement> measureInProcess(const std::string &path,
           std::string("cannot wait for the measuring process: ") +
           std::strerror(errno));
   if (WIFSIGNALED(status)) {
-    std::string said = lastLine(log);
+    std::string said = lastDiagnostic(log);
     return llvm::createStringError(
         "the measuring process was killed by signal " +
         std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) +
         ")" + (said.empty() ? "" : ": " + said));
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    std::string said = lastLine(log);
+    std::string said = lastDiagnostic(log);
     llvm::StringRef reason(said);
     reason.consume_front("graphc: error: ");
     return llvm::createStringError(

@@ -169,9 +169,9 @@ struct Event {
   std::chrono::steady_clock::time_point at;
 };
 
-/// FAKECU_FAULT_BLOCK_THREADS as a number, 0 when unset or not one.
-unsigned blockThreadsFromEnvironment() {
-  const char *value = std::getenv("FAKECU_FAULT_BLOCK_THREADS");
+/// The environment variable `name` as a number, 0 when unset or not one.
+unsigned numberFromEnvironment(const char *name) {
+  const char *value = std::getenv(name);
   return value ? static_cast<unsigned>(std::strtoul(value, nullptr, 10)) : 0;
 }
 
@@ -192,7 +192,10 @@ struct State {
   /// FAKECU_FAULT_BLOCK_THREADS: how a test makes one of graphc tune's
   /// candidates fail on the GPU, in a process that cannot call
   /// fakecu_fault_kernel.
-  unsigned faultBlockThreads = blockThreadsFromEnvironment();
+  unsigned faultBlockThreads = numberFromEnvironment("FAKECU_FAULT_BLOCK_THREADS");
+  /// Launches of blocks of this many threads abort the process (0: none),
+  /// from FAKECU_ABORT_BLOCK_THREADS: a driver that crashes.
+  unsigned abortBlockThreads = numberFromEnvironment("FAKECU_ABORT_BLOCK_THREADS");
   int driverVersion = 13000;
   // Observations.
   std::map<std::string, int> calls;
@@ -423,7 +426,8 @@ FAKE_API void fakecu_reset(void) {
     context.sticky = kSuccess;
   s.initFailures = 0;
   s.faults.clear();
-  s.faultBlockThreads = blockThreadsFromEnvironment();
+  s.faultBlockThreads = numberFromEnvironment("FAKECU_FAULT_BLOCK_THREADS");
+  s.abortBlockThreads = numberFromEnvironment("FAKECU_ABORT_BLOCK_THREADS");
   s.driverVersion = 13000;
   s.calls.clear();
   s.violations = 0;
@@ -981,8 +985,10 @@ FAKE_API Result cuLaunchKernel(void *function, unsigned gridX, unsigned gridY,
             s->faults.erase(fault);
             return;
           }
-          if (s->faultBlockThreads &&
-              block[0] * block[1] * block[2] == s->faultBlockThreads) {
+          unsigned threads = block[0] * block[1] * block[2];
+          if (s->abortBlockThreads && threads == s->abortBlockThreads)
+            std::abort();
+          if (s->faultBlockThreads && threads == s->faultBlockThreads) {
             context->sticky = kIllegalAddress;
             return;
           }

@@ -70,7 +70,8 @@ void fakecu_fault_kernel(const char *name, int result);
  * fakecu_reset): every launch of blocks of N threads faults the same way
  * with CUDA_ERROR_ILLEGAL_ADDRESS, as a kernel reading out of bounds on a
  * GPU; for processes that cannot call fakecu_fault_kernel (graphc tune's
- * measuring processes). */
+ * measuring processes). FAKECU_ABORT_BLOCK_THREADS=N makes such a launch
+ * abort the process instead, as a crashing driver. */
 /* cuDriverGetVersion's answer (default 13000). */
 void fakecu_set_driver_version(int version);
 /* Number of calls of a driver function ("cuCtxSynchronize", ...). */
