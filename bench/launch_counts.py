@@ -12,7 +12,8 @@ intermediates.
 
     .venv-torch/bin/python bench/launch_counts.py --graphc build/bin/graphc
         [--models resnet50,bert,gpt2] [--exporters torchscript,dynamo]
-        [--batch 1] [--libraries auto|none] [--json out.json]
+        [--batch 1] [--libraries auto|none] [--precision fp32|fp16|...]
+        [--json out.json]
 
 --libraries none measures fusion alone: every GEMM and convolution a
 generated kernel that takes in its whole epilogue. The default (auto) is what
@@ -42,8 +43,10 @@ LIBRARY_CALL = re.compile(r"^\s*exec\.library_call ", re.M)
 LIVE_BOUND = re.compile(r"live_bytes_bound = (\d+) : i64")
 WEIGHT_SLOT = re.compile(r"#exec\.slot<weights, \d+, \d+, (\d+)>")
 COPY = re.compile(r"^\s*exec\.copy <\w+, \d+, \d+, (\d+)>", re.M)
-# graphc compile --libraries for every compile (set from the command line).
+# graphc compile --libraries and --precision for every compile (set from
+# the command line).
 LIBRARIES = "auto"
+PRECISION = "fp32"
 # graphc inspect's H100 figures: DRAM bandwidth, fp32 peak.
 H100_BYTES_PER_S, H100_FP32_FLOPS_PER_S = 3.35e12, 67e12
 
@@ -77,7 +80,8 @@ def plan_cost(exec_ir):
 def compile_stage(graphc, onnx_path, shape, stage, *flags):
     proc = subprocess.run(
         [graphc, "compile", onnx_path, "--target", "cuda", f"--shape=input={shape}",
-         "--emit", stage, f"--libraries={LIBRARIES}", *flags],
+         "--emit", stage, f"--libraries={LIBRARIES}", f"--precision={PRECISION}",
+         *flags],
         capture_output=True, text=True)
     if proc.returncode != 0:
         lines = (proc.stderr + proc.stdout).strip().splitlines()
@@ -131,10 +135,14 @@ def main():
     parser.add_argument("--libraries", default="auto",
                         help="graphc compile --libraries: auto, none, or a "
                         "list of cublaslt and cudnn")
+    parser.add_argument("--precision", default="fp32",
+                        choices=["fp32", "tf32", "fp16", "bf16"],
+                        help="graphc compile --precision")
     parser.add_argument("--json")
     args = parser.parse_args()
-    global LIBRARIES
+    global LIBRARIES, PRECISION
     LIBRARIES = args.libraries
+    PRECISION = args.precision
 
     rows = []
     with tempfile.TemporaryDirectory() as work:

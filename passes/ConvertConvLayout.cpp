@@ -9,8 +9,10 @@
 // forward through the pointwise ops between convolutions (ReLU, residual
 // adds, casts) and cancel in pairs, so that only the chain's ends transpose.
 //
-// A chain is a set of convolutions whose inputs and outputs are joined by
-// such pointwise ops. It is converted when its ends cost few transposes for
+// Only convolutions tensor cores compute take part: float16 and bfloat16,
+// and float32 under --precision tf32; exact float32 stays NCHW, the layout
+// every cuDNN engine takes. A chain is a set of such convolutions whose
+// inputs and outputs are joined by pointwise ops. It is converted when its ends cost few transposes for
 // its convolutions: at most one copy kernel per `convs-per-transpose`
 // convolutions. A lone convolution (ViT's patch embedding) would need two
 // and stays channels first.
@@ -96,9 +98,15 @@ bool isLayoutAgnostic(Operation *op) {
 }
 
 /// The convolutions a chain may convert: those a library computes (see
-/// LibraryConv.h), channels first, with a constant weight.
-bool isConvertible(graph::ConvOp conv) {
+/// LibraryConv.h), channels first, with a constant weight, of an element
+/// type tensor cores take: float16, bfloat16, or float32 with `float32`
+/// (under --precision tf32). Exact float32 runs on CUDA cores, where NCHW
+/// is what every cuDNN engine takes.
+bool isConvertible(graph::ConvOp conv, bool float32) {
   if (conv.getChannelsLast() != 0)
+    return false;
+  Type element = cast<RankedTensorType>(conv.getY().getType()).getElementType();
+  if (!element.isF16() && !element.isBF16() && !(float32 && element.isF32()))
     return false;
   if (!matchLibraryConv({conv.getOperation()}))
     return false;
@@ -140,14 +148,16 @@ ElementsAttr weightChannelsLast(ElementsAttr attr) {
 
 /// The chains of `func`: its convertible convolutions grouped by the values
 /// layout-agnostic ops join (a convolution joins its input and output).
-SmallVector<SmallVector<graph::ConvOp>> findChains(func::FuncOp func) {
+SmallVector<SmallVector<graph::ConvOp>> findChains(func::FuncOp func,
+                                                   bool float32) {
   llvm::EquivalenceClasses<void *> joined;
   auto join = [&](Value a, Value b) {
     joined.unionSets(a.getAsOpaquePointer(), b.getAsOpaquePointer());
   };
   SmallVector<graph::ConvOp> convs;
   func.walk([&](Operation *op) {
-    if (auto conv = dyn_cast<graph::ConvOp>(op); conv && isConvertible(conv)) {
+    if (auto conv = dyn_cast<graph::ConvOp>(op);
+        conv && isConvertible(conv, float32)) {
       convs.push_back(conv);
       join(conv.getX(), conv.getY());
     } else if (isLayoutAgnostic(op)) {
@@ -362,9 +372,10 @@ int64_t countTransposes(func::FuncOp func) {
 constexpr llvm::StringLiteral kKeepChannelsFirst = "graphc.keep_channels_first";
 
 LogicalResult convertFunction(func::FuncOp func, double convsPerTranspose,
+                              bool float32,
                               DenseMap<Attribute, ElementsAttr> &weights) {
   while (true) {
-    SmallVector<SmallVector<graph::ConvOp>> chains = findChains(func);
+    SmallVector<SmallVector<graph::ConvOp>> chains = findChains(func, float32);
     llvm::erase_if(chains, [](ArrayRef<graph::ConvOp> chain) {
       return chain.front()->hasAttr(kKeepChannelsFirst);
     });
@@ -405,19 +416,20 @@ struct ConvertConvLayoutPass
     : impl::ConvertConvLayoutBase<ConvertConvLayoutPass> {
   using ConvertConvLayoutBase::ConvertConvLayoutBase;
   void runOnOperation() override {
-    if (failed(convertConvLayout(getOperation(), convsPerTranspose)))
+    if (failed(convertConvLayout(getOperation(), convsPerTranspose, float32)))
       signalPassFailure();
   }
 };
 
 } // namespace
 
-LogicalResult convertConvLayout(ModuleOp module, double convsPerTranspose) {
+LogicalResult convertConvLayout(ModuleOp module, double convsPerTranspose,
+                                bool float32) {
   if (!(convsPerTranspose > 0))
     return module.emitError("convs-per-transpose must be positive");
   DenseMap<Attribute, ElementsAttr> weights;
   for (func::FuncOp func : module.getOps<func::FuncOp>())
-    if (failed(convertFunction(func, convsPerTranspose, weights)))
+    if (failed(convertFunction(func, convsPerTranspose, float32, weights)))
       return failure();
   return success();
 }

@@ -128,11 +128,13 @@ kernel::FusionOp buildFusion(mlir::OpBuilder &builder, mlir::Location loc,
 /// most four, so that the kernel name says what it computes.
 std::string describeFusionOps(llvm::ArrayRef<mlir::Operation *> ops);
 
-/// Makes chains of convolutions channels last where a chain's ends cost at
-/// most one transpose per `convsPerTranspose` of its convolutions; see
+/// Makes chains of float16 and bfloat16 convolutions (and float32 ones with
+/// `float32`, for --precision tf32) channels last where a chain's ends cost
+/// at most one transpose per `convsPerTranspose` of its convolutions; see
 /// graphc-convert-conv-layout.
 mlir::LogicalResult convertConvLayout(mlir::ModuleOp module,
-                                      double convsPerTranspose = 2.0);
+                                      double convsPerTranspose = 2.0,
+                                      bool float32 = false);
 
 /// The vendor libraries graphc-select-library-calls may hand work to.
 struct LibrarySet {

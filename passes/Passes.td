@@ -217,8 +217,9 @@ def FormFusionGroups : Pass<"graphc-form-fusion-groups", "mlir::ModuleOp"> {
 def ConvertConvLayout : Pass<"graphc-convert-conv-layout", "mlir::ModuleOp"> {
   let summary = "make chains of cuDNN convolutions channels last (NHWC)";
   let description = [{
-    Runs where convolutions are cuDNN calls. The convolutions a library
-    computes that are joined by pointwise ops (ReLU, residual adds, casts)
+    Runs where convolutions are cuDNN calls. The float16 and bfloat16
+    convolutions a library computes (and float32 ones with `float32`, under
+    --precision tf32: tensor cores' types) that are joined by pointwise ops (ReLU, residual adds, casts)
     form a chain; a chain whose ends cost at most one transpose per
     `convs-per-transpose` convolutions becomes channels last: each conv
     gets `channels_last = 1` and its weight moved to [M, k..., C/group] at
@@ -228,6 +229,8 @@ def ConvertConvLayout : Pass<"graphc-convert-conv-layout", "mlir::ModuleOp"> {
   let options = [
     Option<"convsPerTranspose", "convs-per-transpose", "double", "2.0",
            "convolutions a chain must have per transpose its ends cost">,
+    Option<"float32", "float32", "bool", "false",
+           "float32 convolutions take part (their products round to tf32)">,
   ];
 }
 

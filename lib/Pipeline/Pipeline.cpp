@@ -671,9 +671,12 @@ llvm::Error compileModel(const CompileOptions &options,
   if (failed(precision))
     return diagnostics.takeError("converting the precision failed");
   // cuDNN's tensor-core engines read channels-last tensors: chains of the
-  // convolutions it computes become channels last, in their final types.
+  // convolutions it computes on tensor cores become channels last, in
+  // their final types.
   if (usesCudnn(options) && options.channelsLastConvs &&
-      failed(convertConvLayout(module)))
+      failed(convertConvLayout(module, /*convsPerTranspose=*/2.0,
+                               /*float32=*/options.precision ==
+                                   Precision::tf32)))
     return diagnostics.takeError("choosing the convolutions' layout failed");
   if (failed(verify(module)))
     return diagnostics.takeError("the graph in " +

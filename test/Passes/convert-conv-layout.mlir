@@ -1,5 +1,11 @@
-// RUN: graphc-opt %s --split-input-file --graphc-convert-conv-layout | FileCheck %s
-// RUN: graphc-opt %s --split-input-file --graphc-convert-conv-layout=convs-per-transpose=0.5 | FileCheck %s --check-prefix=EAGER
+// RUN: graphc-opt %s --split-input-file --graphc-convert-conv-layout=float32=true | FileCheck %s
+// RUN: graphc-opt %s --split-input-file --graphc-convert-conv-layout="convs-per-transpose=0.5 float32=true" | FileCheck %s --check-prefix=EAGER
+// RUN: graphc-opt %s --split-input-file --graphc-convert-conv-layout | FileCheck %s --check-prefix=EXACT
+
+// Exact float32 convolutions run on CUDA cores, where NCHW is every cuDNN
+// engine's layout: without float32 (--precision tf32) nothing moves.
+// EXACT-NOT: channels_last
+// EXACT-NOT: graph.transpose
 
 // A chain of four convolutions joined by ReLUs and a residual add: each is
 // channels last with its weight moved to [M, k..., C/group] at compile
@@ -98,4 +104,21 @@ func.func @mean_of_last_dims(%x: tensor<2x3x6x6xf32>) -> tensor<2x4x1x1xf32> {
   %0 = graph.conv %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<2x3x6x6xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x6x6xf32>
   %1 = graph.reduce_mean %0, %axes : (tensor<2x4x6x6xf32>, tensor<2xi64>) -> tensor<2x4x1x1xf32>
   return %1 : tensor<2x4x1x1xf32>
+}
+
+// -----
+
+// A float16 chain converts without float32: tensor cores take it.
+// EXACT-LABEL: func.func @half_chain
+// EXACT: graph.transpose %arg0
+// EXACT-COUNT-4: channels_last = 1
+// EXACT: graph.transpose
+func.func @half_chain(%x: tensor<1x2x5x5xf16>) -> tensor<1x2x5x5xf16> {
+  %w = graph.constant {value = dense<0.5> : tensor<2x2x1x1xf16>} : () -> tensor<2x2x1x1xf16>
+  %0 = graph.conv %x, %w : (tensor<1x2x5x5xf16>, tensor<2x2x1x1xf16>) -> tensor<1x2x5x5xf16>
+  %1 = graph.relu %0 : (tensor<1x2x5x5xf16>) -> tensor<1x2x5x5xf16>
+  %2 = graph.conv %1, %w : (tensor<1x2x5x5xf16>, tensor<2x2x1x1xf16>) -> tensor<1x2x5x5xf16>
+  %3 = graph.conv %2, %w : (tensor<1x2x5x5xf16>, tensor<2x2x1x1xf16>) -> tensor<1x2x5x5xf16>
+  %4 = graph.conv %3, %w : (tensor<1x2x5x5xf16>, tensor<2x2x1x1xf16>) -> tensor<1x2x5x5xf16>
+  return %4 : tensor<1x2x5x5xf16>
 }
