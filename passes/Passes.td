@@ -245,7 +245,7 @@ def SelectLibraryCalls : Pass<"graphc-select-library-calls",
     (beta * C), then ReLU or the tanh GELU. A conv fusion whose static
     graph.conv has f32, f16 or bf16 operands and 1 to 3 spatial dims gets
     `library = cudnn`, with its bias, the add of a same-shaped residual and
-    a ReLU after it. The rest of the fusion's epilogue becomes a fusion of
+    a ReLU or SiLU after it. The rest of the fusion's epilogue becomes a fusion of
     its own that reads the library's result. The schedule of a library
     fusion holds the arena `workspace_bytes` the call may use.
   }];

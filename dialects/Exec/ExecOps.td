@@ -68,10 +68,11 @@ def Exec_LibraryAttr : Attr<
 }
 
 def Exec_GemmEpilogue : I32EnumAttr<"GemmEpilogue",
-    "the activation a library GEMM applies last", [
+    "the activation a library GEMM or convolution applies last", [
     I32EnumAttrCase<"none", 0>,
     I32EnumAttrCase<"relu", 1>,
     I32EnumAttrCase<"gelu_tanh", 2>,
+    I32EnumAttrCase<"silu", 3>,
   ]> {
   let cppNamespace = "::graphc::exec";
   let genSpecializedAttr = 0;

@@ -73,6 +73,8 @@ const char *gemmEpilogue(exec::GemmEpilogue epilogue) {
     return "GRAPHC_EPILOGUE_RELU";
   case exec::GemmEpilogue::gelu_tanh:
     return "GRAPHC_EPILOGUE_GELU_TANH";
+  case exec::GemmEpilogue::silu:
+    return "GRAPHC_EPILOGUE_SILU";
   }
   return "GRAPHC_EPILOGUE_NONE";
 }

@@ -831,6 +831,8 @@ const char *graphc::rt::epilogueName(int32_t epilogue) {
     return "relu";
   case GRAPHC_EPILOGUE_GELU_TANH:
     return "gelu_tanh";
+  case GRAPHC_EPILOGUE_SILU:
+    return "silu";
   default:
     return nullptr;
   }

@@ -48,6 +48,10 @@ bool graphc::rt::cublasLtSupports(const graphc_gemm_desc &gemm,
             graphc_dtype_name(gemm.compute_dtype);
     return false;
   }
+  if (gemm.epilogue == GRAPHC_EPILOGUE_SILU) {
+    error = "cuBLASLt has no SiLU epilogue (a convolution's alone)";
+    return false;
+  }
   if (gemm.epilogue != GRAPHC_EPILOGUE_NONE &&
       gemm.epilogue != GRAPHC_EPILOGUE_RELU &&
       gemm.epilogue != GRAPHC_EPILOGUE_GELU_TANH) {

@@ -63,6 +63,7 @@ constexpr int kTypeDataType = 1;
 constexpr int kTypeBoolean = 2;
 constexpr int kTypeInt64 = 3;
 constexpr int kTypeFloat = 4;
+constexpr int kTypeDouble = 5;
 constexpr int kTypeVoidPointer = 6;
 constexpr int kTypeConvolutionMode = 7;
 constexpr int kTypeHeuristicMode = 8;
@@ -73,6 +74,7 @@ constexpr int kTypeBackendDescriptor = 15;
 // cudnnBackendAttributeName_t.
 constexpr int kAttrPointwiseMode = 0;
 constexpr int kAttrPointwiseMathPrecision = 1;
+constexpr int kAttrPointwiseSwishBeta = 8;
 constexpr int kAttrConvolutionComputeType = 100;
 constexpr int kAttrConvolutionMode = 101;
 constexpr int kAttrConvolutionDilations = 102;
@@ -114,6 +116,7 @@ constexpr int kAttrEngineNumericalNote = 1303;
 constexpr int32_t kCrossCorrelation = 1;
 constexpr int32_t kPointwiseAdd = 0;
 constexpr int32_t kPointwiseReluForward = 100;
+constexpr int32_t kPointwiseSwishForward = 106;
 constexpr int32_t kHeuristicsModeA = 3;
 
 // cudnnBackendNumericalNote_t.

@@ -120,7 +120,7 @@ std::string problemOf(const graphc_conv_desc &conv) {
          layoutOf(conv);
 }
 
-/// ", with bias, Z and relu" for what follows the convolution.
+/// ", with bias, Z and relu" (or silu) for what follows the convolution.
 std::string epilogueOf(const graphc_conv_desc &conv) {
   std::vector<std::string> parts;
   if (conv.bias_arg >= 0)
@@ -129,6 +129,8 @@ std::string epilogueOf(const graphc_conv_desc &conv) {
     parts.push_back("Z");
   if (conv.epilogue == GRAPHC_EPILOGUE_RELU)
     parts.push_back("relu");
+  else if (conv.epilogue == GRAPHC_EPILOGUE_SILU)
+    parts.push_back("silu");
   std::string text;
   for (size_t i = 0; i < parts.size(); ++i)
     text += (i == 0                  ? ", with "
@@ -259,6 +261,13 @@ dnn::Descriptor pointwise(Attempt &attempt, int32_t mode, dnn::Descriptor x,
               "pointwise mode");
   attempt.set(desc, dnn::kAttrPointwiseMathPrecision, dnn::kTypeDataType, 1,
               &precision, "pointwise math precision");
+  if (mode == dnn::kPointwiseSwishForward) {
+    // SWISH_FWD is x * sigmoid(beta x); SiLU is beta 1, set rather than
+    // left to cuDNN's default. A double, as cuDNN's frontend passes it.
+    const double beta = 1.0;
+    attempt.set(desc, dnn::kAttrPointwiseSwishBeta, dnn::kTypeDouble, 1, &beta,
+                "pointwise swish beta");
+  }
   attempt.finalize(desc, "pointwise descriptor");
   dnn::Descriptor op =
       attempt.create(dnn::kPointwiseOperationDescriptor, "pointwise operation");
@@ -311,8 +320,8 @@ void planGraph(dnn::Handle handle, const graphc_conv_desc &conv, bool whole,
   // The operations after the convolution, in order.
   const bool bias = whole && conv.bias_arg >= 0;
   const bool z = whole && conv.z_arg >= 0;
-  const bool relu = whole && conv.epilogue == GRAPHC_EPILOGUE_RELU;
-  const int followers = int(bias) + int(z) + int(relu);
+  const bool activation = whole && conv.epilogue != GRAPHC_EPILOGUE_NONE;
+  const int followers = int(bias) + int(z) + int(activation);
 
   dnn::Descriptor x =
       tensor(attempt, kUidX, shape.x, last, dataType, alignment.x, false);
@@ -385,9 +394,12 @@ void planGraph(dnn::Handle handle, const graphc_conv_desc &conv, bool whole,
         pointwise(attempt, dnn::kPointwiseAdd, current, residual, next));
     current = next;
   }
-  if (relu)
-    ops.push_back(pointwise(attempt, dnn::kPointwiseReluForward, current,
-                            nullptr, output()));
+  if (activation)
+    ops.push_back(pointwise(attempt,
+                            conv.epilogue == GRAPHC_EPILOGUE_SILU
+                                ? dnn::kPointwiseSwishForward
+                                : dnn::kPointwiseReluForward,
+                            current, nullptr, output()));
 
   dnn::Descriptor graph =
       attempt.create(dnn::kOperationGraphDescriptor, "operation graph");
@@ -514,7 +526,8 @@ bool graphc::rt::cudnnSupports(const graphc_conv_desc &conv,
     return false;
   }
   if (conv.epilogue != GRAPHC_EPILOGUE_NONE &&
-      conv.epilogue != GRAPHC_EPILOGUE_RELU) {
+      conv.epilogue != GRAPHC_EPILOGUE_RELU &&
+      conv.epilogue != GRAPHC_EPILOGUE_SILU) {
     error = "no cuDNN epilogue for graphc epilogue " +
             std::to_string(conv.epilogue);
     return false;

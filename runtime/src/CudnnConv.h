@@ -1,7 +1,8 @@
 //===- CudnnConv.h - a library kernel's convolution on cuDNN ----*- C++ -*-===//
 //
 // A graphc_conv_desc becomes a cuDNN operation graph:
-//   X, W -> CONVOLUTION_FORWARD -> [ADD bias] -> [ADD Z] -> [RELU_FWD] -> Y
+//   X, W -> CONVOLUTION_FORWARD -> [ADD bias] -> [ADD Z]
+//        -> [RELU_FWD, or SWISH_FWD with beta 1 for SiLU] -> Y
 // with float32 virtual tensors between the operations (the convolution
 // computes in float32, cross-correlation as ONNX Conv; the groups are W's
 // [k, c / groups, ...] shape). cuDNN convolves 4-d and 5-d tensors: a 1-d

@@ -214,6 +214,9 @@ std::string checkGemm(const graphc_gemm_desc &gemm, const std::string &where) {
     return at + (gemm.c_arg >= 0
                      ? "has a C but beta 0"
                      : "has beta " + std::to_string(gemm.beta) + " but no C");
+  if (gemm.epilogue == GRAPHC_EPILOGUE_SILU)
+    return at + "has epilogue silu, which only convolutions take (cuBLASLt "
+                "has no SiLU epilogue)";
   if (gemm.epilogue != GRAPHC_EPILOGUE_NONE &&
       gemm.epilogue != GRAPHC_EPILOGUE_RELU &&
       gemm.epilogue != GRAPHC_EPILOGUE_GELU_TANH)
@@ -376,9 +379,10 @@ std::string checkConv(const graphc_conv_desc &conv, const std::string &where) {
              std::to_string(expected);
   }
   if (conv.epilogue != GRAPHC_EPILOGUE_NONE &&
-      conv.epilogue != GRAPHC_EPILOGUE_RELU)
+      conv.epilogue != GRAPHC_EPILOGUE_RELU &&
+      conv.epilogue != GRAPHC_EPILOGUE_SILU)
     return at + "has epilogue " + std::to_string(conv.epilogue) +
-           " (none or relu)";
+           " (none, relu or silu)";
   if ((conv.dtype != kFloat && conv.dtype != kFloat16 &&
        conv.dtype != kBfloat16) ||
       conv.compute_dtype != kFloat)

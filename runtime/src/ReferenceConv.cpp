@@ -7,8 +7,8 @@
 // input column lies inside X (computed up front, so the inner loop has no
 // branch and vectorises when the stride is 1). Every element of Y sums its
 // products in the order (input channel, filter depth, row, column), in
-// float, then adds the bias and Z, applies the epilogue and is rounded once
-// to its type when stored.
+// float, then adds the bias and Z, applies the epilogue (ReLU, or SiLU as
+// x / (1 + exp(-x))) and is rounded once to its type when stored.
 //
 // Channels-last tensors take the same path: W is widened into channels-
 // first order once, and each image's group of channels is gathered into
@@ -24,6 +24,7 @@
 #include "runtime/src/OnnxDtype.h"
 
 #include <algorithm>
+#include <cmath>
 #include <new>
 #include <vector>
 
@@ -45,7 +46,8 @@ bool graphc::rt::referenceConvSupports(const graphc_conv_desc &conv,
     return false;
   }
   if (conv.epilogue != GRAPHC_EPILOGUE_NONE &&
-      conv.epilogue != GRAPHC_EPILOGUE_RELU) {
+      conv.epilogue != GRAPHC_EPILOGUE_RELU &&
+      conv.epilogue != GRAPHC_EPILOGUE_SILU) {
     error = "the reference convolution has no epilogue " +
             std::to_string(conv.epilogue);
     return false;
@@ -237,6 +239,11 @@ bool runConv(const graphc_conv_desc &conv, void *const *args,
           // max(x, 0) with NaN kept: a NaN compares false and stays.
           if (conv.epilogue == GRAPHC_EPILOGUE_RELU && value < 0.0f)
             value = 0.0f;
+          // x / (1 + exp(-x)) in float: the generated kernels' expression,
+          // so that the cpu target's generated loops give the same bits
+          // (and the cuda fallback's epilogue kernel differs by its expf).
+          if (conv.epilogue == GRAPHC_EPILOGUE_SILU)
+            value = value / (1.0f + std::exp(-value));
           y[base + i * pitch] = E::store(value);
         }
       }

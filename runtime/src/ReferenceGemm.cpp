@@ -73,6 +73,10 @@ bool graphc::rt::referenceGemmSupports(const graphc_gemm_desc &gemm,
             graphc_dtype_name(gemm.compute_dtype);
     return false;
   }
+  if (gemm.epilogue == GRAPHC_EPILOGUE_SILU) {
+    error = "the reference GEMM has no SiLU epilogue (a convolution's alone)";
+    return false;
+  }
   if (gemm.epilogue != GRAPHC_EPILOGUE_NONE &&
       gemm.epilogue != GRAPHC_EPILOGUE_RELU &&
       gemm.epilogue != GRAPHC_EPILOGUE_GELU_TANH) {

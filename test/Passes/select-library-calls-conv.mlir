@@ -91,3 +91,19 @@ func.func @two_uses(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x1x1xf32>) -> (tensor
   %1 = graph.relu %0 : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
   return %0, %1 : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
 }
+
+// -----
+
+// SiLU (one graph op once the exporter's Sigmoid and Mul are recognised) is
+// a cuDNN epilogue, SWISH_FWD: the whole fusion is one call.
+// CHECK-LABEL: func.func @conv_silu_op
+// CHECK: kernel.fusion "conv_silu_0" conv
+// CHECK-SAME: library = #kernel.library<cudnn>
+// CHECK-NOT: kernel.fusion
+// EXEC-LABEL: exec.kernel @conv_silu_{{[0-9a-f]+}} conv
+// EXEC-SAME: epilogue = silu, x = 0, w = 1, bias = 2, z = -1, y = 3, channels_last = false>
+func.func @conv_silu_op(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf32>) -> tensor<1x4x8x8xf32> {
+  %0 = graph.conv %x, %w, %b {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>
+  %1 = graph.silu %0 : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  return %1 : tensor<1x4x8x8xf32>
+}

@@ -13,6 +13,7 @@ graphc generated for it.
 
 CHECK is one of:
   accuracy-mlp, accuracy-resnet, accuracy-transformer, accuracy-rewrites,
+  accuracy-mbconv,
   accuracy-decoder, accuracy-masked-transformer
       generate the model, compile it with fixed dims, run it on seeded random
       inputs through the Python runtime and compare with onnxruntime (CPU)
@@ -65,6 +66,9 @@ MODELS = {
     # makes its batch dims unit dims, batch 3 the views of [S, B*H, D].
     "vit_attention": {"generator": "make_vit_attention.py",
                       "buckets": [{"batch": 3, "seq": 20}, {"batch": 1, "seq": 6}]},
+    # Convolutions with SiLU (cuDNN's SWISH_FWD), a depthwise one, and a
+    # squeeze-and-excitation scale between them.
+    "mbconv": {"generator": "make_mbconv.py", "buckets": [{"batch": 2}]},
 }
 # The f32 tolerances of the conformance suite (test/conformance/node_tests.py).
 RTOL, ATOL = 1e-4, 1e-5
@@ -375,6 +379,7 @@ CHECKS = {
     "accuracy-decoder": lambda args: check_accuracy(args, "decoder"),
     "accuracy-masked-transformer": lambda args: check_accuracy(args, "masked_transformer"),
     "accuracy-vit-attention": lambda args: check_accuracy(args, "vit_attention"),
+    "accuracy-mbconv": lambda args: check_accuracy(args, "mbconv"),
     "deterministic": check_deterministic,
     "no-compiler-deps": check_no_compiler_deps,
     "weights-file": check_weights_file,

@@ -7,7 +7,9 @@
 // cannot trust without ever reading outside the tables, and a descriptor it
 // accepts must give every plan tensor a byte size, every GEMM step operands
 // as large as its GEMM spans, and every convolution step a shape that holds
-// together and tensors of exactly its sizes, Y apart from the others.
+// together and tensors of exactly its sizes, Y apart from the others; and
+// every GEMM an epilogue cuBLASLt has (not SiLU), every convolution one
+// cuDNN has (not GELU).
 //
 //===----------------------------------------------------------------------===//
 
@@ -178,6 +180,73 @@ public:
     return desc;
   }
 
+  /// A valid model around one library step of a fuzzed (often consistent)
+  /// GEMM record, its arguments in the order A (weights), B (input x), C
+  /// (input z), bias (weights), D (output y), then the workspace (arena),
+  /// each 4096 bytes and now and then any reference: the GEMM checks decide.
+  const graphc_model_desc &buildGemmStep() {
+    static const int64_t dims[] = {4096};
+    static const char *const names[] = {""};
+    static const int64_t *const planDims[] = {dims, dims};
+    desc.abi_version = GRAPHC_ABI_VERSION;
+    desc.producer = "graphc fuzz";
+    desc.target = bytes.ConsumeBool() ? GRAPHC_TARGET_CUDA : GRAPHC_TARGET_CPU;
+    std::vector<graphc_tensor_desc> &io =
+        tensorTables.emplace_back(3, graphc_tensor_desc{});
+    const char *ioNames[] = {"x", "z", "y"};
+    for (int i = 0; i < 3; ++i)
+      io[i] = {ioNames[i], 2, 1, dims, names, 0};
+    desc.num_inputs = 2;
+    desc.inputs = io.data();
+    desc.num_outputs = 1;
+    desc.outputs = io.data() + 2;
+    std::vector<graphc_kernel_desc> &table = kernels.emplace_back(1);
+    graphc_kernel_desc &kernel = table[0];
+    kernel.name = "gemm";
+    kernel.kind = "matmul";
+    kernel.onnx_nodes = "";
+    kernel.library = bytes.ConsumeIntegralInRange<int>(0, 7)
+                         ? GRAPHC_LIBRARY_CUBLASLT
+                         : bytes.ConsumeIntegralInRange<int32_t>(-1, 3);
+    kernel.gemm = stepGemm();
+    kernel.unit = -1;
+    desc.num_kernels = 1;
+    desc.kernels = table.data();
+    desc.weights_size = 8192;
+    desc.weights = buffer(desc.weights_size);
+    const graphc_gemm_desc &g = *kernel.gemm;
+    int32_t numArgs = g.workspace_arg >= 0 && g.workspace_arg < 8 &&
+                              bytes.ConsumeIntegralInRange<int>(0, 7)
+                          ? g.workspace_arg + 1
+                          : count();
+    const graphc_buffer_ref layout[] = {{GRAPHC_BUFFER_WEIGHTS, 0, 0, 4096},
+                                        {GRAPHC_BUFFER_INPUT, 0, 0, 4096},
+                                        {GRAPHC_BUFFER_INPUT, 1, 0, 4096},
+                                        {GRAPHC_BUFFER_WEIGHTS, 0, 4096, 4096},
+                                        {GRAPHC_BUFFER_OUTPUT, 0, 0, 4096},
+                                        {GRAPHC_BUFFER_ARENA, 0, 0, 4096}};
+    std::vector<graphc_buffer_ref> &refs =
+        args.emplace_back(std::max(numArgs, 0), graphc_buffer_ref{});
+    for (size_t i = 0; i < refs.size(); ++i) {
+      refs[i] = layout[std::min<size_t>(i, 5)];
+      if (bytes.ConsumeIntegralInRange<int>(0, 7))
+        continue;
+      refs[i].kind = bytes.ConsumeIntegralInRange<int32_t>(0, 4);
+      refs[i].index = refs[i].kind == GRAPHC_BUFFER_INPUT
+                          ? bytes.ConsumeIntegralInRange<int32_t>(0, 1)
+                          : 0;
+      refs[i].offset = bytes.ConsumeIntegralInRange<uint64_t>(0, 4096);
+      refs[i].size = bytes.ConsumeIntegralInRange<uint64_t>(0, 4096);
+    }
+    std::vector<graphc_step_desc> &step = steps.emplace_back(1);
+    step[0] = {GRAPHC_STEP_LIBRARY_CALL, 0, {0}, {0}, 0, numArgs, refs.data()};
+    std::vector<graphc_plan_desc> &plan = plans.emplace_back(1);
+    plan[0] = {"plan", planDims, planDims + 1, 8192, 0, 1, step.data()};
+    desc.num_plans = 1;
+    desc.plans = plan.data();
+    return desc;
+  }
+
 private:
   /// A table size: usually small, sometimes negative.
   int32_t count() { return bytes.ConsumeIntegralInRange<int32_t>(-1, 4); }
@@ -216,12 +285,66 @@ private:
       *field = dim();
     g.alpha = bytes.ConsumeFloatingPoint<double>();
     g.beta = bytes.ConsumeBool() ? 0.0 : bytes.ConsumeFloatingPoint<double>();
-    g.epilogue = bytes.ConsumeIntegralInRange<int32_t>(-1, 3);
+    // Past GRAPHC_EPILOGUE_SILU, a convolution's, by one.
+    g.epilogue = bytes.ConsumeIntegralInRange<int32_t>(-1, 4);
     g.dtype = bytes.ConsumeIntegralInRange<int32_t>(-1, 17);
     g.compute_dtype = bytes.ConsumeIntegralInRange<int32_t>(-1, 17);
     for (int32_t *arg : {&g.a_arg, &g.b_arg, &g.c_arg, &g.bias_arg, &g.d_arg,
                          &g.workspace_arg})
       *arg = bytes.ConsumeIntegralInRange<int32_t>(-2, 6);
+    return &g;
+  }
+
+  /// A GEMM record for buildGemmStep: half the time a small, consistent one
+  /// (arguments A, B, C, bias, D, workspace) whose fields each take any
+  /// value now and then, its epilogue any of the four (SiLU too, which a
+  /// GEMM may not have); otherwise gemm()'s.
+  const graphc_gemm_desc *stepGemm() {
+    if (bytes.ConsumeBool())
+      return gemm();
+    graphc_gemm_desc &g = gemms.emplace_back();
+    auto pick = [&](int64_t valid, int64_t anyLow, int64_t anyHigh) {
+      if (bytes.ConsumeIntegralInRange<int>(0, 15))
+        return valid;
+      return bytes.ConsumeIntegralInRange<int64_t>(anyLow, anyHigh);
+    };
+    auto small = [&](int64_t low, int64_t high) {
+      return bytes.ConsumeIntegralInRange<int64_t>(low, high);
+    };
+    g.trans_a = int32_t(pick(small(0, 1), -1, 2));
+    g.trans_b = int32_t(pick(small(0, 1), -1, 2));
+    for (int64_t *size : {&g.m, &g.n, &g.k, &g.batch})
+      *size = pick(small(1, 4), -1, 8);
+    const int64_t rowsA = g.trans_a ? g.k : g.m, colsA = g.trans_a ? g.m : g.k;
+    const int64_t rowsB = g.trans_b ? g.n : g.k, colsB = g.trans_b ? g.k : g.n;
+    g.lda = pick(colsA + small(0, 1), -1, 8);
+    g.ldb = pick(colsB + small(0, 1), -1, 8);
+    g.ldc = pick(g.n + small(0, 1), -1, 8);
+    // 0: every batch index reads one matrix.
+    g.stride_a = pick(bytes.ConsumeBool() ? rowsA * g.lda : 0, -1, 64);
+    g.stride_b = pick(bytes.ConsumeBool() ? rowsB * g.ldb : 0, -1, 64);
+    g.stride_c = pick(g.m * g.ldc, -1, 64);
+    const bool hasC = bytes.ConsumeBool();
+    g.alpha = bytes.ConsumeIntegralInRange<int>(0, 15)
+                  ? 1.0
+                  : bytes.ConsumeFloatingPoint<double>();
+    // beta != 0 exactly when there is a C, mostly.
+    g.beta = pick(hasC, 0, 1) ? 1.0 : 0.0;
+    const int32_t epilogues[] = {GRAPHC_EPILOGUE_NONE, GRAPHC_EPILOGUE_RELU,
+                                 GRAPHC_EPILOGUE_GELU_TANH,
+                                 GRAPHC_EPILOGUE_SILU};
+    g.epilogue = int32_t(pick(epilogues[small(0, 3)], -1, 4));
+    const int32_t dtypes[] = {1, 10, 16};
+    g.dtype = int32_t(pick(dtypes[small(0, 2)], -1, 17));
+    g.compute_dtype = int32_t(pick(1, -1, 17));
+    g.a_arg = int32_t(pick(0, -2, 6));
+    g.b_arg = int32_t(pick(1, -2, 6));
+    g.c_arg = int32_t(pick(hasC ? 2 : -1, -2, 6));
+    g.bias_arg = int32_t(pick(bytes.ConsumeBool() ? 3 : -1, -2, 6));
+    g.d_arg = int32_t(pick(4, -2, 6));
+    g.workspace_arg = int32_t(pick(5, -2, 6));
+    g.algo_rank = int32_t(pick(small(0, 7), -1, GRAPHC_MAX_ALGO_RANKS));
+    g.tf32 = int32_t(pick(g.dtype == 1 ? small(0, 1) : 0, -1, 2));
     return &g;
   }
 
@@ -270,7 +393,10 @@ private:
       }
     }
     const int32_t dtypes[] = {1, 10, 16};
-    c.epilogue = pick(bytes.ConsumeIntegralInRange<int32_t>(0, 1), -1, 3);
+    const int32_t epilogues[] = {GRAPHC_EPILOGUE_NONE, GRAPHC_EPILOGUE_RELU,
+                                 GRAPHC_EPILOGUE_SILU};
+    c.epilogue =
+        pick(epilogues[bytes.ConsumeIntegralInRange<int>(0, 2)], -1, 4);
     c.dtype = pick(dtypes[bytes.ConsumeIntegralInRange<int>(0, 2)], -1, 17);
     c.compute_dtype = pick(1, -1, 17);
     c.tf32 = pick(
@@ -501,6 +627,28 @@ void checkConvStep(const graphc_conv_desc &c, const graphc_step_desc &step) {
   }
 }
 
+/// Every GEMM and convolution record of an accepted descriptor has an
+/// epilogue its library fuses: SiLU is a convolution's alone, GELU a GEMM's.
+void checkEpilogues(const graphc_model_desc &desc) {
+  for (int32_t k = 0; k < desc.num_kernels; ++k) {
+    const graphc_kernel_desc &kernel = desc.kernels[k];
+    int32_t gemm = kernel.gemm ? kernel.gemm->epilogue : GRAPHC_EPILOGUE_NONE;
+    int32_t conv = kernel.conv ? kernel.conv->epilogue : GRAPHC_EPILOGUE_NONE;
+    bool gemmFused = gemm == GRAPHC_EPILOGUE_NONE ||
+                     gemm == GRAPHC_EPILOGUE_RELU ||
+                     gemm == GRAPHC_EPILOGUE_GELU_TANH;
+    bool convFused = conv == GRAPHC_EPILOGUE_NONE ||
+                     conv == GRAPHC_EPILOGUE_RELU ||
+                     conv == GRAPHC_EPILOGUE_SILU;
+    if (!gemmFused || !convFused) {
+      std::fprintf(
+          stderr, "checkDescriptor accepted kernel %d's %s of epilogue %d\n", k,
+          gemmFused ? "convolution" : "GEMM", gemmFused ? conv : gemm);
+      std::abort();
+    }
+  }
+}
+
 /// Every operand of an accepted library step is an argument before the
 /// workspace and holds what its GEMM spans.
 void checkLibrarySteps(const graphc_model_desc &desc,
@@ -551,11 +699,13 @@ void checkLibrarySteps(const graphc_model_desc &desc,
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   FuzzedDataProvider bytes(data, size);
   DescriptorBuilder builder(bytes);
-  const graphc_model_desc &desc = bytes.ConsumeIntegralInRange<int>(0, 3)
-                                      ? builder.build()
-                                      : builder.buildConvolutionStep();
+  const int which = bytes.ConsumeIntegralInRange<int>(0, 4);
+  const graphc_model_desc &desc = which == 0   ? builder.buildConvolutionStep()
+                                  : which == 1 ? builder.buildGemmStep()
+                                               : builder.build();
   if (!graphc::rt::checkDescriptor(desc).empty())
     return 0;
+  checkEpilogues(desc);
   for (int32_t p = 0; p < desc.num_plans; ++p) {
     const graphc_plan_desc &plan = desc.plans[p];
     checkPlanTensors(desc.inputs, desc.num_inputs, plan.input_dims);

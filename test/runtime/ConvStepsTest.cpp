@@ -149,6 +149,13 @@ TEST(ConvDescriptorCheck, AcceptsValidConvolutionSteps) {
   std::copy(std::begin(xDims), std::end(xDims), nhwc.xDims);
   std::copy(std::begin(yDims), std::end(yDims), nhwc.yDims);
   EXPECT_EQ(nhwc.check(), "");
+  // SiLU, fused or by an epilogue kernel.
+  ConvModel silu;
+  silu.conv.epilogue = GRAPHC_EPILOGUE_SILU;
+  EXPECT_EQ(silu.check(), "");
+  silu.withEpilogueKernel();
+  silu.conv.bias_arg = silu.conv.z_arg = -1;
+  EXPECT_EQ(silu.check(), "");
 }
 
 struct Fault {
@@ -220,9 +227,11 @@ const Fault kFaults[] = {
      [](ConvModel &m) { m.conv.in_size[0] = INT64_MAX; },
      "kernel 'conv': convolution spatial dim 0 spans more than a size can "
      "hold"},
-    {"unknown epilogue",
+    {"GEMM epilogue",
      [](ConvModel &m) { m.conv.epilogue = GRAPHC_EPILOGUE_GELU_TANH; },
-     "kernel 'conv': convolution has epilogue 2 (none or relu)"},
+     "kernel 'conv': convolution has epilogue 2 (none, relu or silu)"},
+    {"unknown epilogue", [](ConvModel &m) { m.conv.epilogue = 4; },
+     "kernel 'conv': convolution has epilogue 4 (none, relu or silu)"},
     {"integer tensors", [](ConvModel &m) { m.conv.dtype = 6; },
      "kernel 'conv': convolution has int32 tensors computing in float32 "
      "(float32, float16 or bfloat16 computing in float32)"},
@@ -437,9 +446,11 @@ std::vector<float> random(size_t count, std::mt19937 &rng) {
   return out;
 }
 
-/// Runs conv_model (or its channels-last variant) on the cpu target twice
-/// and checks y and y1 against conv_model's definition.
-void runConvModel(const char *name, bool channelsLast) {
+/// Runs conv_model (or its channels-last or SiLU variant) on the cpu target
+/// twice and checks y and y1 against conv_model's definition, its second
+/// convolution's epilogue `conv1Epilogue`.
+void runConvModel(const char *name, bool channelsLast,
+                  int32_t conv1Epilogue = GRAPHC_EPILOGUE_RELU) {
   graphc_model *model = nullptr;
   Status loaded(graphc_model_load(modelPath(name).c_str(), nullptr, &model));
   ASSERT_TRUE(loaded.ok()) << loaded.message();
@@ -464,7 +475,7 @@ void runConvModel(const char *name, bool channelsLast) {
     Status ran(graphc_session_run(session, inputs, 3, nullptr, outputs, 2));
     ASSERT_TRUE(ran.ok()) << ran.message();
     convtest::ConvModelOutputs expected =
-        convtest::convModelExpected(x, z, s, channelsLast);
+        convtest::convModelExpected(x, z, s, channelsLast, conv1Epilogue);
     EXPECT_TRUE(gemmtest::near(y, expected.y));
     EXPECT_TRUE(gemmtest::near(y1, expected.y1));
   }
@@ -478,6 +489,10 @@ TEST(ConvStepsCpu, RunsConvolutionsWithTheReferenceConvolution) {
 
 TEST(ConvStepsCpu, RunsChannelsLastConvolutions) {
   runConvModel("conv_model_nhwc", true);
+}
+
+TEST(ConvStepsCpu, RunsSiluConvolutions) {
+  runConvModel("conv_model_silu", false, GRAPHC_EPILOGUE_SILU);
 }
 
 //===- The artifact reader ------------------------------------------------===//
@@ -550,6 +565,27 @@ TEST(ConvStepsArtifact, ReaderRefusesAnUnknownLayout) {
   graphc::rt::ArtifactRead read = readModel("conv_model_bad_layout");
   EXPECT_EQ(read.error, graphc::rt::ArtifactError::malformed);
   EXPECT_EQ(read.message, "kernel 1's convolution has channels_last 2");
+}
+
+TEST(ConvStepsArtifact, ReaderSeesSiluEpilogues) {
+  graphc::rt::ArtifactRead read = readModel("conv_model_cuda_silu");
+  ASSERT_EQ(read.error, graphc::rt::ArtifactError::none) << read.message;
+  ASSERT_EQ(read.view.kernels.size(), 2u);
+  ASSERT_TRUE(read.view.kernels[1].conv);
+  EXPECT_EQ(read.view.kernels[1].name, "conv1d_silu");
+  EXPECT_EQ(read.view.kernels[1].conv->epilogue, GRAPHC_EPILOGUE_SILU);
+  EXPECT_STREQ(graphc::rt::epilogueName(read.view.kernels[1].conv->epilogue),
+               "silu");
+}
+
+TEST(ConvStepsArtifact, EpilogueNames) {
+  EXPECT_STREQ(graphc::rt::epilogueName(GRAPHC_EPILOGUE_NONE), "none");
+  EXPECT_STREQ(graphc::rt::epilogueName(GRAPHC_EPILOGUE_RELU), "relu");
+  EXPECT_STREQ(graphc::rt::epilogueName(GRAPHC_EPILOGUE_GELU_TANH),
+               "gelu_tanh");
+  EXPECT_STREQ(graphc::rt::epilogueName(GRAPHC_EPILOGUE_SILU), "silu");
+  EXPECT_EQ(graphc::rt::epilogueName(4), nullptr);
+  EXPECT_EQ(graphc::rt::epilogueName(-1), nullptr);
 }
 
 TEST(ConvStepsArtifact, LibraryNames) {

@@ -10,6 +10,7 @@
 
 #include "graphc/descriptor.h"
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -154,6 +155,8 @@ inline void naiveConv(const graphc_conv_desc &c, const float *x, const float *w,
           sum += z[at];
         if (c.epilogue == GRAPHC_EPILOGUE_RELU && sum < 0)
           sum = 0;
+        if (c.epilogue == GRAPHC_EPILOGUE_SILU)
+          sum = sum / (1 + std::exp(-sum)); // x sigmoid(x)
         y[at] = static_cast<float>(sum);
       }
 }
@@ -178,7 +181,8 @@ inline std::vector<float> modelW1() {
   return w;
 }
 
-/// conv_model.c's two convolutions (CONV_CHANNELS_LAST: `channelsLast`).
+/// conv_model.c's two convolutions (CONV_CHANNELS_LAST: `channelsLast`;
+/// CONV_SILU: the second's `epilogue` is GRAPHC_EPILOGUE_SILU).
 inline graphc_conv_desc modelConv0(bool channelsLast = false) {
   graphc_conv_desc conv =
       makeConv({2, 4, 6, 2, {7, 6}, {3, 2}, {1, 0}, {1, 1}, {2, 2}, {1, 2}},
@@ -186,27 +190,29 @@ inline graphc_conv_desc modelConv0(bool channelsLast = false) {
   conv.channels_last = channelsLast;
   return conv;
 }
-inline graphc_conv_desc modelConv1(bool channelsLast = false) {
+inline graphc_conv_desc modelConv1(bool channelsLast = false,
+                                   int32_t epilogue = GRAPHC_EPILOGUE_RELU) {
   graphc_conv_desc conv = makeConv({2, 3, 3, 3, {12}, {4}, {2}, {1}, {1}, {2}},
-                                   false, false, GRAPHC_EPILOGUE_RELU);
+                                   false, false, epilogue);
   conv.channels_last = channelsLast;
   return conv;
 }
 
-/// conv_model.c's outputs for x, z and s, in the model's layout.
+/// conv_model.c's outputs for x, z and s, in the model's layout, with the
+/// second convolution's epilogue `conv1Epilogue`.
 struct ConvModelOutputs {
   std::vector<float> y, y1;
 };
-inline ConvModelOutputs convModelExpected(const std::vector<float> &x,
-                                          const std::vector<float> &z,
-                                          const std::vector<float> &s,
-                                          bool channelsLast = false) {
+inline ConvModelOutputs
+convModelExpected(const std::vector<float> &x, const std::vector<float> &z,
+                  const std::vector<float> &s, bool channelsLast = false,
+                  int32_t conv1Epilogue = GRAPHC_EPILOGUE_RELU) {
   ConvModelOutputs out{std::vector<float>(144), std::vector<float>(54)};
   std::vector<float> w0 = modelW0(), b0 = modelB0(), w1 = modelW1();
   naiveConv(modelConv0(channelsLast), x.data(), w0.data(), b0.data(), z.data(),
             out.y.data());
-  naiveConv(modelConv1(channelsLast), s.data(), w1.data(), nullptr, nullptr,
-            out.y1.data());
+  naiveConv(modelConv1(channelsLast, conv1Epilogue), s.data(), w1.data(),
+            nullptr, nullptr, out.y1.data());
   return out;
 }
 

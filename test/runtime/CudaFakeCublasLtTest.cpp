@@ -634,4 +634,23 @@ TEST_F(FakeCublasLt, NoAlgorithmIsAStatusNamingTheKernel) {
   graphc_model_release(model);
 }
 
+// SiLU is a convolution epilogue: a GEMM record with it (which the load-time
+// check refuses first) is refused here too, by name, not as unknown.
+TEST(CublasLtGemm, RefusesTheConvolutionsSiluEpilogue) {
+  graphc_gemm_desc gemm{};
+  gemm.m = gemm.n = gemm.k = gemm.lda = gemm.ldb = 2;
+  gemm.batch = 1;
+  gemm.alpha = 1.0;
+  gemm.epilogue = GRAPHC_EPILOGUE_SILU;
+  gemm.dtype = gemm.compute_dtype = 1;
+  std::string error;
+  EXPECT_FALSE(rt::cublasLtSupports(gemm, error));
+  EXPECT_EQ(error, "cuBLASLt has no SiLU epilogue (a convolution's alone)");
+  gemm.epilogue = GRAPHC_EPILOGUE_GELU_TANH;
+  EXPECT_TRUE(rt::cublasLtSupports(gemm, error)) << error;
+  gemm.epilogue = 4;
+  EXPECT_FALSE(rt::cublasLtSupports(gemm, error));
+  EXPECT_EQ(error, "unknown GEMM epilogue 4");
+}
+
 } // namespace

@@ -3,8 +3,8 @@
 // The runtime's cuDNN path against the fake one (test/runtime/fake_cuda,
 // computing from the backend descriptors alone): CudnnConv's operation
 // graphs over 1, 2 and 3 spatial dims, groups, strides, dilations, pads,
-// bias, Z, ReLU, the three dtypes and both layouts, checked against the
-// reference convolution; the strides each layout gives every tensor; the
+// bias, Z, ReLU, SiLU, the three dtypes and both layouts, checked against
+// the reference convolution; the strides each layout gives every tensor; the
 // engine rank, numerical-note and workspace rules; the convolution alone
 // when cuDNN fuses nothing; the fake's own rules; conv_model on the cuda
 // target through sessions (capture and replay, every way of running, the
@@ -23,8 +23,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -249,7 +251,9 @@ TEST_F(FakeCudnn, GraphsComputeWhatTheReferenceDoes) {
       {"plain", false, false, GRAPHC_EPILOGUE_NONE},
       {"bias", true, false, GRAPHC_EPILOGUE_NONE},
       {"relu", false, false, GRAPHC_EPILOGUE_RELU},
-      {"bias Z relu", true, true, GRAPHC_EPILOGUE_RELU}};
+      {"bias Z relu", true, true, GRAPHC_EPILOGUE_RELU},
+      {"silu", false, false, GRAPHC_EPILOGUE_SILU},
+      {"bias Z silu", true, true, GRAPHC_EPILOGUE_SILU}};
   std::mt19937 rng(5);
   for (int32_t last : {0, 1})
     for (int32_t dtype : {kF32, kF16, kBf16})
@@ -417,9 +421,13 @@ TEST_F(FakeCudnn, WithoutFusionTheConvolutionRunsAlone) {
   std::mt19937 rng(8);
   for (int32_t last : {0, 1})
     for (const NamedShape &shape : kShapes) {
-      SCOPED_TRACE(std::string(shape.name) + (last ? ", channels last" : ""));
+      // SiLU every other shape.
+      int32_t epilogue =
+          (&shape - kShapes) % 2 ? GRAPHC_EPILOGUE_SILU : GRAPHC_EPILOGUE_RELU;
+      SCOPED_TRACE(std::string(shape.name) + (last ? ", channels last" : "") +
+                   ", epilogue " + std::to_string(epilogue));
       graphc_conv_desc conv =
-          convtest::makeConv(shape.shape, true, true, GRAPHC_EPILOGUE_RELU);
+          convtest::makeConv(shape.shape, true, true, epilogue);
       conv.has_epilogue_kernel = 1;
       conv.channels_last = last;
       Tensors t = randomTensors(conv, rng);
@@ -454,6 +462,14 @@ TEST_F(FakeCudnn, WithoutFusionTheConvolutionRunsAlone) {
   EXPECT_TRUE(contains(error, "(fused, with Z: its heuristic offers no "
                               "engine; and the kernel has no epilogue kernel "
                               "to run after the convolution alone)"))
+      << error;
+  // The problem names the epilogue.
+  conv = convtest::makeConv(kShapes[0].shape, true, true, GRAPHC_EPILOGUE_SILU);
+  EXPECT_EQ(rt::CudnnConv::create(library, handle, conv, 0, {}, planned, error),
+            GRAPHC_FAILED_PRECONDITION);
+  EXPECT_TRUE(contains(error, "float32, NCW, with bias, Z and silu within 0 "
+                              "bytes of workspace (fused, with bias, Z and "
+                              "silu: its heuristic offers no engine;"))
       << error;
 }
 
@@ -906,6 +922,113 @@ TEST_F(FakeCudnn, TheFakeKeepsCudnnsRules) {
   EXPECT_EQ(fakecu_cudnn_last_engine_rank(), 1);
 }
 
+// SWISH_FWD is t sigmoid(beta t), beta 1 unless set (as a double or a
+// float); it takes no B, and its beta no other type.
+TEST_F(FakeCudnn, TheFakeComputesSwishWithItsBeta) {
+  refusalExpected = true;
+  Device device;
+  ASSERT_NO_FATAL_FAILURE(openLibrary(device));
+  constexpr dnn::Status kBadParam = 2000, kAttributeType = 2010;
+  Backend b(library);
+  // y = swish(conv(x, w)) with w = {1}: swish of x itself.
+  const std::vector<float> xs = {-3, -0.5f, 0, 0.25f, 2};
+  dnn::Descriptor conv = b.convolution(2, dnn::kCrossCorrelation);
+  dnn::Descriptor x = b.tensor(1, {1, 1, 1, 5});
+  dnn::Descriptor w = b.tensor(2, {1, 1, 1, 1});
+  dnn::Descriptor between = b.tensor(10, {1, 1, 1, 5}, true);
+  dnn::Descriptor y = b.tensor(3, {1, 1, 1, 5});
+  dnn::Descriptor forward = b.forward(conv, x, w, between);
+  ASSERT_EQ(library.backendFinalize(forward), dnn::kSuccess);
+  unsigned long long px = device.upload(xs), pw = device.upload({1}),
+                     py = device.upload(std::vector<float>(5));
+  int32_t mode = dnn::kPointwiseSwishForward, precision = dnn::kDataFloat;
+  // A finalized SWISH_FWD descriptor; `setBeta` sets its beta.
+  auto swish = [&](const std::function<void(dnn::Descriptor)> &setBeta) {
+    dnn::Descriptor d = b.make(dnn::kPointwiseDescriptor);
+    EXPECT_EQ(
+        b.set(d, dnn::kAttrPointwiseMode, dnn::kTypePointwiseMode, 1, &mode),
+        dnn::kSuccess);
+    EXPECT_EQ(b.set(d, dnn::kAttrPointwiseMathPrecision, dnn::kTypeDataType, 1,
+                    &precision),
+              dnn::kSuccess);
+    setBeta(d);
+    EXPECT_EQ(library.backendFinalize(d), dnn::kSuccess)
+        << fakecu_cudnn_last_error();
+    return d;
+  };
+  const double two = 2.0;
+  const float half = 0.5f;
+  const int64_t one = 1;
+  struct BetaCase {
+    const char *name;
+    std::function<void(dnn::Descriptor)> setBeta;
+    double beta;
+  };
+  const BetaCase cases[] = {
+      {"default", [](dnn::Descriptor) {}, 1.0},
+      {"double 2",
+       [&](dnn::Descriptor d) {
+         EXPECT_EQ(
+             b.set(d, dnn::kAttrPointwiseSwishBeta, dnn::kTypeDouble, 1, &two),
+             dnn::kSuccess);
+       },
+       2.0},
+      {"float 0.5",
+       [&](dnn::Descriptor d) {
+         EXPECT_EQ(
+             b.set(d, dnn::kAttrPointwiseSwishBeta, dnn::kTypeFloat, 1, &half),
+             dnn::kSuccess);
+       },
+       0.5},
+  };
+  for (const BetaCase &c : cases) {
+    SCOPED_TRACE(c.name);
+    dnn::Descriptor op = b.make(dnn::kPointwiseOperationDescriptor);
+    ASSERT_EQ(
+        b.setDescriptor(op, dnn::kAttrPointwiseOperationDesc, swish(c.setBeta)),
+        dnn::kSuccess);
+    ASSERT_EQ(b.setDescriptor(op, dnn::kAttrPointwiseOperationX, between),
+              dnn::kSuccess);
+    ASSERT_EQ(b.setDescriptor(op, dnn::kAttrPointwiseOperationY, y),
+              dnn::kSuccess);
+    ASSERT_EQ(library.backendFinalize(op), dnn::kSuccess)
+        << fakecu_cudnn_last_error();
+    dnn::Descriptor graph = nullptr;
+    ASSERT_EQ(b.graph({forward, op}, handle, graph), dnn::kSuccess)
+        << fakecu_cudnn_last_error();
+    ASSERT_EQ(
+        b.execute(handle, b.plan(graph, handle, 3), {1, 2, 3}, {px, pw, py}, 0),
+        dnn::kSuccess)
+        << fakecu_cudnn_last_error();
+    std::vector<float> got = download(py, 5);
+    for (size_t i = 0; i < xs.size(); ++i) {
+      double t = xs[i];
+      EXPECT_NEAR(got[i], t / (1 + std::exp(-c.beta * t)), 1e-6) << "x " << t;
+    }
+  }
+
+  // No B; beta is a FLOAT or DOUBLE.
+  dnn::Descriptor withB = b.make(dnn::kPointwiseOperationDescriptor);
+  ASSERT_EQ(b.setDescriptor(withB, dnn::kAttrPointwiseOperationDesc,
+                            swish([](dnn::Descriptor) {})),
+            dnn::kSuccess);
+  ASSERT_EQ(b.setDescriptor(withB, dnn::kAttrPointwiseOperationX, between),
+            dnn::kSuccess);
+  ASSERT_EQ(b.setDescriptor(withB, dnn::kAttrPointwiseOperationB, w),
+            dnn::kSuccess);
+  ASSERT_EQ(b.setDescriptor(withB, dnn::kAttrPointwiseOperationY, y),
+            dnn::kSuccess);
+  EXPECT_EQ(library.backendFinalize(withB), kBadParam);
+  EXPECT_TRUE(contains(fakecu_cudnn_last_error(), "SWISH_FWD with a B"))
+      << fakecu_cudnn_last_error();
+  dnn::Descriptor typed = b.make(dnn::kPointwiseDescriptor);
+  EXPECT_EQ(
+      b.set(typed, dnn::kAttrPointwiseSwishBeta, dnn::kTypeInt64, 1, &one),
+      kAttributeType);
+  EXPECT_TRUE(contains(fakecu_cudnn_last_error(), "takes attribute type 5"))
+      << fakecu_cudnn_last_error();
+}
+
 // Every tensor is read and written where its strides say: the same bytes
 // described channels last and channels first give other numbers, and
 // strides that put two elements at one address are refused.
@@ -996,11 +1119,12 @@ TEST_F(FakeCudnn, TheFakeIndexesTensorsByTheirStrides) {
 
 //===- conv_model through sessions ----------------------------------------===//
 
-/// A session of conv_model_cuda (or its epilogue-kernel or channels-last
-/// variants) with device buffers for x, z, s, y and y1.
+/// A session of conv_model_cuda (or its epilogue-kernel, channels-last or
+/// SiLU variants) with device buffers for x, z, s, y and y1.
 struct ConvBench {
-  ConvBench(graphc_model *model, uint32_t flags, bool channelsLast = false)
-      : channelsLast(channelsLast) {
+  ConvBench(graphc_model *model, uint32_t flags, bool channelsLast = false,
+            int32_t conv1Epilogue = GRAPHC_EPILOGUE_RELU)
+      : channelsLast(channelsLast), conv1Epilogue(conv1Epilogue) {
     if (channelsLast) {
       xShape = {2, 7, 6, 4};
       yShape = {2, 4, 3, 6};
@@ -1054,12 +1178,13 @@ struct ConvBench {
     ASSERT_GRAPHC_OK(graphc_session_download(session, ys.data(), y, 576));
     ASSERT_GRAPHC_OK(graphc_session_download(session, y1s.data(), y1, 216));
     convtest::ConvModelOutputs expected =
-        convtest::convModelExpected(xs, zs, ss, channelsLast);
+        convtest::convModelExpected(xs, zs, ss, channelsLast, conv1Epilogue);
     EXPECT_TRUE(gemmtest::near(ys, expected.y));
     EXPECT_TRUE(gemmtest::near(y1s, expected.y1));
   }
 
   bool channelsLast;
+  int32_t conv1Epilogue;
   graphc_session *session = nullptr;
   void *x = nullptr, *z = nullptr, *s = nullptr, *y = nullptr, *y1 = nullptr;
   std::vector<int64_t> xShape = {2, 4, 7, 6}, yShape = {2, 6, 4, 3},
@@ -1113,15 +1238,19 @@ TEST_F(FakeCudnn, CapturesConvolutionStepsAndReplaysThem) {
 
 TEST_F(FakeCudnn, EveryWayOfRunningAgrees) {
   std::mt19937 rng(3);
-  for (const char *name : {"conv_model_cuda", "conv_model_cuda_epilogue"}) {
+  for (const char *name : {"conv_model_cuda", "conv_model_cuda_epilogue",
+                           "conv_model_cuda_silu"}) {
     graphc_model *model = loadModel(name);
     ASSERT_NE(model, nullptr);
+    int32_t conv1Epilogue = std::string(name).find("silu") != std::string::npos
+                                ? GRAPHC_EPILOGUE_SILU
+                                : GRAPHC_EPILOGUE_RELU;
     for (uint32_t flags : {unsigned(GRAPHC_SESSION_EAGER_CAPTURE),
                            unsigned(GRAPHC_SESSION_DISABLE_CUDA_GRAPHS),
                            unsigned(GRAPHC_SESSION_DEBUG_SYNC)}) {
       SCOPED_TRACE(std::string(name) + ", flags " + std::to_string(flags));
       fakecu_reset();
-      ConvBench bench(model, flags);
+      ConvBench bench(model, flags, false, conv1Epilogue);
       ASSERT_NE(bench.session, nullptr);
       bench.runAndCheck(rng);
       bench.runAndCheck(rng);

@@ -53,6 +53,7 @@ static_assert(dnn::kTypeDataType == CUDNN_TYPE_DATA_TYPE);
 static_assert(dnn::kTypeBoolean == CUDNN_TYPE_BOOLEAN);
 static_assert(dnn::kTypeInt64 == CUDNN_TYPE_INT64);
 static_assert(dnn::kTypeFloat == CUDNN_TYPE_FLOAT);
+static_assert(dnn::kTypeDouble == CUDNN_TYPE_DOUBLE);
 static_assert(dnn::kTypeVoidPointer == CUDNN_TYPE_VOID_PTR);
 static_assert(dnn::kTypeConvolutionMode == CUDNN_TYPE_CONVOLUTION_MODE);
 static_assert(dnn::kTypeHeuristicMode == CUDNN_TYPE_HEUR_MODE);
@@ -63,6 +64,7 @@ static_assert(dnn::kTypeBackendDescriptor == CUDNN_TYPE_BACKEND_DESCRIPTOR);
 static_assert(dnn::kAttrPointwiseMode == CUDNN_ATTR_POINTWISE_MODE);
 static_assert(dnn::kAttrPointwiseMathPrecision ==
               CUDNN_ATTR_POINTWISE_MATH_PREC);
+static_assert(dnn::kAttrPointwiseSwishBeta == CUDNN_ATTR_POINTWISE_SWISH_BETA);
 static_assert(dnn::kAttrConvolutionComputeType ==
               CUDNN_ATTR_CONVOLUTION_COMP_TYPE);
 static_assert(dnn::kAttrConvolutionMode == CUDNN_ATTR_CONVOLUTION_CONV_MODE);
@@ -128,6 +130,7 @@ static_assert(dnn::kAttrEngineNumericalNote ==
 static_assert(dnn::kCrossCorrelation == CUDNN_CROSS_CORRELATION);
 static_assert(dnn::kPointwiseAdd == CUDNN_POINTWISE_ADD);
 static_assert(dnn::kPointwiseReluForward == CUDNN_POINTWISE_RELU_FWD);
+static_assert(dnn::kPointwiseSwishForward == CUDNN_POINTWISE_SWISH_FWD);
 static_assert(dnn::kHeuristicsModeA == CUDNN_HEUR_MODE_A);
 static_assert(dnn::kNoteTensorCore == CUDNN_NUMERICAL_NOTE_TENSOR_CORE);
 static_assert(dnn::kNoteDownConvertInputs ==

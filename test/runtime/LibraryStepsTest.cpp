@@ -226,6 +226,10 @@ const Fault kFaults[] = {
      "kernel 'gemm': GEMM has a C but beta 0"},
     {"unknown epilogue", [](LibraryModel &m) { m.gemm.epilogue = 9; },
      "kernel 'gemm': GEMM has unknown epilogue 9"},
+    {"convolution epilogue",
+     [](LibraryModel &m) { m.gemm.epilogue = GRAPHC_EPILOGUE_SILU; },
+     "kernel 'gemm': GEMM has epilogue silu, which only convolutions take "
+     "(cuBLASLt has no SiLU epilogue)"},
     {"unknown dtype", [](LibraryModel &m) { m.gemm.dtype = 99; },
      "kernel 'gemm': GEMM has unsupported dtype 99"},
     {"unknown compute dtype", [](LibraryModel &m) { m.gemm.compute_dtype = 0; },

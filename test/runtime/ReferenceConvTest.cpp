@@ -2,10 +2,11 @@
 //
 // runReferenceConv (row-blocked, float) against naiveConv (one element at a
 // time, double) over 1, 2 and 3 spatial dims, groups, strides, dilations,
-// asymmetric and oversized pads, bias, Z and ReLU, with the channels first
-// and last; float16 and bfloat16 against the float convolution of the same
-// values, rounded once; tf32 against the float convolution of rounded X
-// and W; channels last against channels first, bit for bit.
+// asymmetric and oversized pads, bias, Z, ReLU and SiLU, with the channels
+// first and last; float16 and bfloat16 against the float convolution of
+// the same values, rounded once; SiLU as the generated kernels round it;
+// tf32 against the float convolution of rounded X and W; channels last
+// against channels first, bit for bit.
 //
 //===----------------------------------------------------------------------===//
 #include "ConvTestSupport.h"
@@ -129,7 +130,9 @@ TEST(ReferenceConv, MatchesPlainLoops) {
       {"plain", false, false, GRAPHC_EPILOGUE_NONE},
       {"bias", true, false, GRAPHC_EPILOGUE_NONE},
       {"Z relu", false, true, GRAPHC_EPILOGUE_RELU},
-      {"bias Z relu", true, true, GRAPHC_EPILOGUE_RELU}};
+      {"bias Z relu", true, true, GRAPHC_EPILOGUE_RELU},
+      {"silu", false, false, GRAPHC_EPILOGUE_SILU},
+      {"bias Z silu", true, true, GRAPHC_EPILOGUE_SILU}};
   std::mt19937 rng(7);
   for (bool last : {false, true})
     for (const NamedShape &shape : kShapes)
@@ -223,6 +226,49 @@ TEST(ReferenceConv, ReluKeepsNaNAndZeroesNegatives) {
   EXPECT_EQ(p.y[2], 3.0f);
 }
 
+// SiLU is x sigmoid(x): 0 at 0, x where the sigmoid is 1 in float, (a
+// signed) 0 far below 0, NaN kept, and about -0.27 at -1.
+TEST(ReferenceConv, SiluIsXTimesSigmoid) {
+  Problem p;
+  p.conv = convtest::makeConv({1, 1, 1, 1, {7}, {1}, {0}, {0}, {1}, {1}}, false,
+                              false, GRAPHC_EPILOGUE_SILU);
+  p.x = {0, 100, -100, std::numeric_limits<float>::quiet_NaN(), 1, -1, 3};
+  p.w = {1};
+  std::string error;
+  ASSERT_TRUE(p.run(error)) << error;
+  EXPECT_EQ(p.y[0], 0.0f);
+  EXPECT_EQ(p.y[1], 100.0f);
+  EXPECT_LT(std::fabs(p.y[2]), 1e-30f);
+  EXPECT_TRUE(std::isnan(p.y[3]));
+  for (int i : {4, 5, 6}) {
+    double x = p.x[i];
+    EXPECT_NEAR(p.y[i], x / (1 + std::exp(-x)), 1e-6) << "x " << x;
+  }
+  EXPECT_NEAR(p.y[5], -0.268941421, 1e-6);
+}
+
+// The reference computes SiLU with the generated kernels' expression
+// (lib/Codegen/ScalarExpr.cpp's graph.silu: x / (1 + exp(-x)) in float),
+// so that on the cpu target a library convolution's SiLU and a generated
+// one agree to the bit.
+TEST(ReferenceConv, SiluRoundsAsTheGeneratedKernels) {
+  std::mt19937 rng(19);
+  std::uniform_real_distribution<float> values(-20, 20);
+  Problem p;
+  p.conv = convtest::makeConv({1, 1, 1, 1, {4096}, {1}, {0}, {0}, {1}, {1}},
+                              false, false, GRAPHC_EPILOGUE_SILU);
+  p.x.resize(4096);
+  for (float &value : p.x)
+    value = values(rng);
+  p.w = {1};
+  std::string error;
+  ASSERT_TRUE(p.run(error)) << error;
+  for (size_t i = 0; i < p.x.size(); ++i) {
+    float x = p.x[i];
+    ASSERT_EQ(p.y[i], x / (1.0f + std::exp(-x))) << "x " << x;
+  }
+}
+
 std::vector<uint16_t> narrow(const std::vector<float> &values, bool half) {
   std::vector<uint16_t> bits(values.size());
   for (size_t i = 0; i < values.size(); ++i)
@@ -243,33 +289,35 @@ std::vector<float> widen(const std::vector<uint16_t> &bits, bool half) {
 // values, rounded.
 TEST(ReferenceConv, ComputesSixteenBitFloatsInFloat) {
   std::mt19937 rng(11);
-  for (bool half : {true, false})
-    for (const NamedShape &shape : kShapes) {
-      // Channels last every other shape.
-      bool last = (&shape - kShapes) % 2 == 1;
-      SCOPED_TRACE(std::string(shape.name) + (half ? ", fp16" : ", bf16") +
-                   (last ? ", channels last" : ""));
-      Problem p =
-          makeProblem(shape.shape, true, true, GRAPHC_EPILOGUE_RELU, rng, last);
-      std::vector<uint16_t> x = narrow(p.x, half), w = narrow(p.w, half),
-                            bias = narrow(p.bias, half), z = narrow(p.z, half);
-      p.x = widen(x, half);
-      p.w = widen(w, half);
-      p.bias = widen(bias, half);
-      p.z = widen(z, half);
-      std::string error;
-      ASSERT_TRUE(p.run(error)) << error;
+  for (int32_t epilogue : {GRAPHC_EPILOGUE_RELU, GRAPHC_EPILOGUE_SILU})
+    for (bool half : {true, false})
+      for (const NamedShape &shape : kShapes) {
+        // Channels last every other shape.
+        bool last = (&shape - kShapes) % 2 == 1;
+        SCOPED_TRACE(std::string(shape.name) + (half ? ", fp16" : ", bf16") +
+                     (epilogue == GRAPHC_EPILOGUE_SILU ? ", silu" : ", relu") +
+                     (last ? ", channels last" : ""));
+        Problem p = makeProblem(shape.shape, true, true, epilogue, rng, last);
+        std::vector<uint16_t> x = narrow(p.x, half), w = narrow(p.w, half),
+                              bias = narrow(p.bias, half),
+                              z = narrow(p.z, half);
+        p.x = widen(x, half);
+        p.w = widen(w, half);
+        p.bias = widen(bias, half);
+        p.z = widen(z, half);
+        std::string error;
+        ASSERT_TRUE(p.run(error)) << error;
 
-      graphc_conv_desc conv = p.conv;
-      conv.dtype = half ? 10 : 16;
-      std::vector<uint16_t> y(p.y.size(), 0xffff);
-      void *args[6] = {x.data(), w.data(), bias.data(),
-                       z.data(), y.data(), nullptr};
-      ASSERT_TRUE(graphc::rt::runReferenceConv(conv, args, error)) << error;
-      std::vector<uint16_t> want = narrow(p.y, half);
-      for (size_t i = 0; i < y.size(); ++i)
-        ASSERT_EQ(y[i], want[i]) << "element " << i;
-    }
+        graphc_conv_desc conv = p.conv;
+        conv.dtype = half ? 10 : 16;
+        std::vector<uint16_t> y(p.y.size(), 0xffff);
+        void *args[6] = {x.data(), w.data(), bias.data(),
+                         z.data(), y.data(), nullptr};
+        ASSERT_TRUE(graphc::rt::runReferenceConv(conv, args, error)) << error;
+        std::vector<uint16_t> want = narrow(p.y, half);
+        for (size_t i = 0; i < y.size(); ++i)
+          ASSERT_EQ(y[i], want[i]) << "element " << i;
+      }
 }
 
 // tf32 products: the float convolution of X and W rounded to tf32 (the bias
@@ -315,6 +363,8 @@ TEST(ReferenceConv, RefusesWhatItCannotCompute) {
   p.conv.epilogue = GRAPHC_EPILOGUE_GELU_TANH;
   EXPECT_FALSE(graphc::rt::referenceConvSupports(p.conv, error));
   EXPECT_EQ(error, "the reference convolution has no epilogue 2");
+  p.conv.epilogue = GRAPHC_EPILOGUE_SILU;
+  EXPECT_TRUE(graphc::rt::referenceConvSupports(p.conv, error));
   p.conv.epilogue = GRAPHC_EPILOGUE_NONE;
   p.conv.spatial_dims = 4;
   EXPECT_FALSE(graphc::rt::referenceConvSupports(p.conv, error));

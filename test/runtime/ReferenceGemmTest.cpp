@@ -319,6 +319,10 @@ TEST(ReferenceGemm, RefusesWhatItCannotCompute) {
   p.gemm.epilogue = 9;
   EXPECT_FALSE(graphc::rt::referenceGemmSupports(p.gemm, error));
   EXPECT_EQ(error, "the reference GEMM has no epilogue 9");
+  p.gemm.epilogue = GRAPHC_EPILOGUE_SILU;
+  EXPECT_FALSE(p.run(error));
+  EXPECT_EQ(error,
+            "the reference GEMM has no SiLU epilogue (a convolution's alone)");
 }
 
 } // namespace

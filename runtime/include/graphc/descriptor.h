@@ -119,6 +119,9 @@ typedef enum graphc_gemm_epilogue {
   GRAPHC_EPILOGUE_NONE = 0,
   GRAPHC_EPILOGUE_RELU = 1,
   GRAPHC_EPILOGUE_GELU_TANH = 2,
+  /* x * sigmoid(x) = x / (1 + exp(-x)): convolutions only (cuDNN's
+   * SWISH_FWD); cuBLASLt has no such epilogue. */
+  GRAPHC_EPILOGUE_SILU = 3,
 } graphc_gemm_epilogue;
 
 /* The runtime asks a library's heuristic for at most this many algorithms. */
@@ -174,7 +177,7 @@ typedef struct graphc_gemm_desc {
  *   out_size[i] = (in_size[i] + pads_begin[i] + pads_end[i]
  *                  - dilations[i] * (filter_size[i] - 1) - 1) / strides[i] + 1
  * pads_begin and pads_end are the zeros before and after each spatial dim
- * of X. Entries past spatial_dims are 0. epilogue is NONE or RELU. The
+ * of X. Entries past spatial_dims are 0. epilogue is NONE, RELU or SILU. The
  * *_arg fields index the step's arguments (-1: absent). Elements are dtype
  * throughout; products and the epilogue compute in compute_dtype. */
 typedef struct graphc_conv_desc {

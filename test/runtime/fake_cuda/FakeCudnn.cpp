@@ -10,7 +10,8 @@
 // is read as one); the convolution descriptor's spatial dims,
 // pre-paddings, strides, dilations and mode (cross-correlation, or true
 // convolution with the filter flipped); the groups from X's and W's
-// channels; pointwise ADD (with broadcast) and RELU_FWD; float intermediates.
+// channels; pointwise ADD (with broadcast), RELU_FWD and SWISH_FWD (with
+// its beta, 1 unless set); float intermediates.
 // It never calls the runtime's reference convolution: a runtime that builds
 // the graph wrongly gets other numbers here, or a refusal.
 //
@@ -36,6 +37,7 @@
 #include "lib/Support/Float16.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -82,7 +84,8 @@ constexpr int kHandleType = 0, kDataTypeType = 1, kBooleanType = 2,
 // cudnnBackendNumericalNote_t.
 constexpr int32_t kFloat32 = 0, kFloat16 = 2, kBfloat16 = 9;
 constexpr int32_t kConvolutionMode = 0, kCrossCorrelationMode = 1;
-constexpr int32_t kPointwiseAdd = 0, kPointwiseReluForward = 100;
+constexpr int32_t kPointwiseAdd = 0, kPointwiseReluForward = 100,
+                  kPointwiseSwishForward = 106;
 constexpr int32_t kNoteTensorCore = 0, kNoteDownConvertInputs = 1;
 
 /// The engines the heuristic offers, in its order.
@@ -124,6 +127,7 @@ struct Operation {
   bool convolution = false;
   ConvolutionSpec conv;
   int32_t pointwiseMode = 0;
+  double swishBeta = 1;
   double alpha = 1, beta = 0, alpha2 = 1;
   Tensor x, w, b, y;
   bool hasB = false;
@@ -150,6 +154,7 @@ struct Finalized {
   Tensor tensor;
   ConvolutionSpec conv;
   int32_t pointwiseMode = 0, mathPrecision = kFloat32;
+  double swishBeta = 1;
   Operation operation;
   std::shared_ptr<const Graph> graph;
   Engine engine;
@@ -202,6 +207,7 @@ const AttributeSpec kAttributes[] = {
     // Pointwise descriptors.
     {kPointwiseDesc, 0, kPointwiseModeType, kNo, 1, 1, true, {kNo, kNo}},
     {kPointwiseDesc, 1, kDataTypeType, kNo, 1, 1, true, {kNo, kNo}},
+    {kPointwiseDesc, 8, kDoubleType, kFloatType, 1, 1, true, {kNo, kNo}},
     // Forward convolutions.
     {kConvForwardDesc, 700, kFloatType, kDoubleType, 1, 1, true, {kNo, kNo}},
     {kConvForwardDesc, 701, kFloatType, kDoubleType, 1, 1, true, {kNo, kNo}},
@@ -580,10 +586,14 @@ Status Finalizer::pointwise(Finalized &f) {
   f.pointwiseMode = valueOf<int32_t>(*mode);
   f.mathPrecision = valueOf<int32_t>(*precision);
   if (f.pointwiseMode != kPointwiseAdd &&
-      f.pointwiseMode != kPointwiseReluForward)
+      f.pointwiseMode != kPointwiseReluForward &&
+      f.pointwiseMode != kPointwiseSwishForward)
     return fail("of mode " + std::to_string(f.pointwiseMode) +
-                    " (the fake computes ADD and RELU_FWD)",
+                    " (the fake computes ADD, RELU_FWD and SWISH_FWD)",
                 kNotSupported);
+  // CUDNN_ATTR_POINTWISE_SWISH_BETA, 1 unless set; only SWISH_FWD reads it.
+  if (const Value *beta = find(8))
+    f.swishBeta = scalarOf(*beta);
   if (f.mathPrecision != kFloat32)
     return fail("computing in data type " + std::to_string(f.mathPrecision),
                 kNotSupportedDataType);
@@ -651,6 +661,7 @@ Status Finalizer::pointwiseOperation(Finalized &f) {
     return status;
   Operation &op = f.operation;
   op.pointwiseMode = desc->descriptors[0]->pointwiseMode;
+  op.swishBeta = desc->descriptors[0]->swishBeta;
   op.x = x->descriptors[0]->tensor;
   op.y = y->descriptors[0]->tensor;
   if (const Value *alpha = find(754))
@@ -660,7 +671,11 @@ Status Finalizer::pointwiseOperation(Finalized &f) {
   const Value *b = find(752);
   bool binary = op.pointwiseMode == kPointwiseAdd;
   if (binary != (b != nullptr))
-    return fail(binary ? "ADD without B" : "RELU_FWD with a B", kBadParam);
+    return fail(binary ? "ADD without B"
+                : op.pointwiseMode == kPointwiseReluForward
+                    ? "RELU_FWD with a B"
+                    : "SWISH_FWD with a B",
+                kBadParam);
   if (op.x.dims != op.y.dims)
     return fail("of X " + dimsText(op.x.dims) + " into Y " +
                     dimsText(op.y.dims),
@@ -963,7 +978,8 @@ void convolve(const Operation &op, const std::vector<int32_t> &notes,
   scatter(op.y, memory, y);
 }
 
-/// Y = alpha1 X + alpha2 B (B broadcast), or Y = max(alpha1 X, 0).
+/// Y = alpha1 X + alpha2 B (B broadcast), Y = max(alpha1 X, 0), or Y =
+/// swish(alpha1 X) = t sigmoid(beta t) for t = alpha1 X.
 void applyPointwise(const Operation &op, Memory &memory) {
   std::vector<float> x = gather(op.x, memory), y(x.size());
   std::vector<float> b;
@@ -986,6 +1002,9 @@ void applyPointwise(const Operation &op, Memory &memory) {
       for (size_t i = 0; i < index.size(); ++i)
         at += index[i] * bStrides[i];
       value += float(op.alpha2) * b[static_cast<size_t>(at)];
+    } else if (op.pointwiseMode == kPointwiseSwishForward) {
+      float sigmoid = 1.0f / (1.0f + std::exp(-float(op.swishBeta) * value));
+      value *= sigmoid;
     } else if (value < 0) {
       value = 0; // NaN stays NaN
     }

@@ -28,6 +28,8 @@
  *                  the same bytes read in that layout
  *   CONV_BAD_LAYOUT  conv1d_relu's channels_last is 2, which names no
  *                  layout (the artifact reader refuses it)
+ *   CONV_SILU      t = silu(conv(s, W1)) = x sigmoid(x) instead of the
+ *                  ReLU, in kernel conv1d_silu
  *===----------------------------------------------------------------------===*/
 #include "graphc/descriptor.h"
 
@@ -84,6 +86,15 @@ static const int64_t y1_dims[] = {2, 3, 9};
 #else
 #define CONV1D_CHANNELS_LAST CHANNELS_LAST
 #endif
+#ifdef CONV_SILU
+#define CONV1D_EPILOGUE GRAPHC_EPILOGUE_SILU
+#define CONV1D_NAME "conv1d_silu"
+#define CONV1D_NODES "Conv_3,Sigmoid_4,Mul_5"
+#else
+#define CONV1D_EPILOGUE GRAPHC_EPILOGUE_RELU
+#define CONV1D_NAME "conv1d_relu"
+#define CONV1D_NODES "Conv_3,Relu_4"
+#endif
 static const char *const names4[] = {"", "", "", ""};
 static const graphc_tensor_desc inputs[] = {{"x", 1, 4, x_dims, names4},
                                             {"z", 1, 4, y_dims, names4},
@@ -102,11 +113,11 @@ static const graphc_conv_desc conv_bias_z_relu = {
     .epilogue_grid = {1, 1, 1}, .epilogue_block = {144, 1, 1},
     .channels_last = CHANNELS_LAST};
 /* Arguments X, W, Y, workspace. */
-static const graphc_conv_desc conv1d_relu = {
+static const graphc_conv_desc conv1d = {
     .spatial_dims = 1, .n = 2, .c = 3, .k = 3, .groups = 3,
     .in_size = {12}, .filter_size = {4}, .out_size = {9}, .pads_begin = {2},
     .pads_end = {1}, .strides = {1}, .dilations = {2},
-    .epilogue = GRAPHC_EPILOGUE_RELU, .dtype = 1, .compute_dtype = 1,
+    .epilogue = CONV1D_EPILOGUE, .dtype = 1, .compute_dtype = 1,
     .x_arg = 0, .w_arg = 1, .bias_arg = -1, .z_arg = -1, .y_arg = 2,
     .workspace_arg = 3, .has_epilogue_kernel = EPILOGUE_KERNEL,
     .epilogue_grid = {1, 1, 1}, .epilogue_block = {54, 1, 1},
@@ -115,8 +126,8 @@ static const graphc_conv_desc conv1d_relu = {
 static const graphc_kernel_desc kernels[] = {
     {"conv_bias_z_relu", "conv", "Conv_0,Add_1,Relu_2", 0x51, 0, 13824, 2040,
      576, 1, GRAPHC_LIBRARY_CUDNN, 0, UNIT, &conv_bias_z_relu},
-    {"conv1d_relu", "conv", "Conv_3,Relu_4", 0x52, 0, 432, 336, 216, 1,
-     GRAPHC_LIBRARY_CUDNN, 0, UNIT, &conv1d_relu},
+    {CONV1D_NAME, "conv", CONV1D_NODES, 0x52, 0, 432, 336, 216, 1,
+     GRAPHC_LIBRARY_CUDNN, 0, UNIT, &conv1d},
 };
 
 #ifdef CONV_EPILOGUE
