@@ -387,14 +387,9 @@ CHECKS = {
 }
 
 
-def main():
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("check", choices=[*CHECKS, "all"])
-    parser.add_argument("--graphc", required=True)
-    parser.add_argument("--runtime", help="path of libgraphc_runtime.so")
-    parser.add_argument("--target", choices=["cpu", "cuda"], default="cpu")
-    parser.add_argument("--arch", help="--arch for the cuda target (e.g. sm_90)")
+def add_compile_arguments(parser):
+    """The options of compile_model (and the emulated driver it runs on), shared
+    with bench/graph_replay.py so that both compile the same way."""
     parser.add_argument("--cuda-emulation", metavar="DRIVER",
                         help="compile with --cuda-emulation and run on this "
                         "CUDA driver, cuBLASLt and cuDNN library "
@@ -414,9 +409,10 @@ def main():
     parser.add_argument("--io-precision", choices=["fp32", "fp16"], default="fp32",
                         help="graphc compile --io-precision: fp16 feeds the model "
                         "float16 inputs (onnxruntime the same values in float32)")
-    parser.add_argument("--work-dir")
-    args = parser.parse_args()
-    args.graphc = os.path.abspath(args.graphc)
+
+
+def apply_compile_arguments(parser, args):
+    """Checks those options and points the runtime at the emulated driver."""
     if args.cuda_emulation:
         if args.target != "cuda":
             parser.error("--cuda-emulation needs --target cuda")
@@ -429,6 +425,21 @@ def main():
             os.environ["FAKECU_CUDNN_REFUSE_FUSION"] = "1"
     elif args.cudnn_refuse_fusion:
         parser.error("--cudnn-refuse-fusion needs --cuda-emulation")
+
+
+def main():
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("check", choices=[*CHECKS, "all"])
+    parser.add_argument("--graphc", required=True)
+    parser.add_argument("--runtime", help="path of libgraphc_runtime.so")
+    parser.add_argument("--target", choices=["cpu", "cuda"], default="cpu")
+    parser.add_argument("--arch", help="--arch for the cuda target (e.g. sm_90)")
+    add_compile_arguments(parser)
+    parser.add_argument("--work-dir")
+    args = parser.parse_args()
+    args.graphc = os.path.abspath(args.graphc)
+    apply_compile_arguments(parser, args)
     if args.runtime:
         os.environ["GRAPHC_RUNTIME_LIBRARY"] = os.path.abspath(args.runtime)
     import graphc
