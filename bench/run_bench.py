@@ -16,7 +16,10 @@ the host overhead per run (wall time of a synchronised run minus its GPU time).
         [--iters 50] [--deadline-s 500] [--tune-budget-s 60]
 
 graphc-tuned is graphc after `graphc tune` measured the model's kernels on
-this GPU (its wall time is the row's tune_s).
+this GPU (its wall time is the row's tune_s). graphc-unfused compiles with
+--no-fusion (one kernel per graph op: fused vs unfused), graphc-no-libraries
+with --libraries none (graphc's own matmul and convolution kernels instead of
+cuBLASLt and cuDNN).
 
 The default set is the fast one (ResNet-50 and BERT-base, batch 1 and 8);
 --full is every model at batch 1, 8 and 64 with every system. Work that does
@@ -48,7 +51,14 @@ SEQ_LEN = 128
 # In the order they run: when the time budget ends a run, graphc and its
 # closest references are measured already.
 SYSTEMS = ["eager", "graphc", "graphc-tuned", "onnxruntime-cuda", "compile-default",
-           "compile-reduce-overhead", "aotinductor", "compile-max-autotune"]
+           "compile-reduce-overhead", "aotinductor", "compile-max-autotune",
+           "graphc-unfused", "graphc-no-libraries"]
+# graphc's variants: the flags each adds to `graphc compile`. graphc-unfused
+# is one kernel per graph op (what fusion is measured against), and
+# graphc-no-libraries graphc's own matmul and convolution kernels instead of
+# cuBLASLt and cuDNN.
+GRAPHC_VARIANTS = {"graphc": [], "graphc-tuned": [], "graphc-unfused": ["--no-fusion"],
+                   "graphc-no-libraries": ["--libraries", "none"]}
 FAST = {"models": "resnet50,bert", "batches": "1,8",
         "systems": "eager,graphc,graphc-tuned,onnxruntime-cuda,compile-default,"
                    "compile-reduce-overhead",
@@ -190,10 +200,11 @@ def graphc_tune(graphc, onnx_path, db_path, example, budget_s, dtype="fp32"):
 
 
 def graphc_compile(graphc, onnx_path, so_path, example, arch, tuning_db=None,
-                   dtype="fp32"):
+                   dtype="fp32", extra_flags=()):
     shape = "x".join(str(d) for d in example.shape)
     command = [graphc, "compile", onnx_path, "-o", so_path, "--target", "cuda",
-               "--arch", arch, f"--shape=input={shape}", *precision_flags(dtype)]
+               "--arch", arch, f"--shape=input={shape}", *precision_flags(dtype),
+               *extra_flags]
     if tuning_db:
         command += ["--tuning-db", tuning_db]
     return run_graphc(command)
@@ -258,14 +269,14 @@ def measure(args, name, module, make_input, batch, dtype, ref, work_dir, deadlin
                     del runner
                 elif system == "onnxruntime-cuda":
                     measure_ort(args, name, model, x, batch, dtype, ref, work_dir, add)
-                elif system in ("graphc", "graphc-tuned"):
+                elif system in GRAPHC_VARIANTS:
                     # graphc narrows the fp32 export itself (--precision).
                     exported = module if dtype == "fp32" else \
                         copy.deepcopy(module).to(device="cuda", dtype=torch.float32).eval()
                     for exporter in args.exporters:
                         measure_graphc(args, name, exported, x, batch, ref, exporter,
-                                       work_dir, deadline, add,
-                                       tuned=system == "graphc-tuned", dtype=dtype)
+                                       work_dir, deadline, add, variant=system,
+                                       dtype=dtype)
         except Deadline:
             add(system, status="not run: time budget spent")
         except Exception as error:  # one failing system must not end the run
@@ -312,20 +323,23 @@ def measure_ort(args, name, model, x, batch, dtype, ref, work_dir, add):
 
 
 def measure_graphc(args, name, model, x, batch, ref, exporter, work_dir, deadline, add,
-                   tuned=False, dtype="fp32"):
-    """graphc with its heuristic schedules, or (tuned) after graphc tune
-    measured this model's kernels on this GPU, with its wall time as tune_s.
-    `model` is the fp32 module; fp16 compiles its export with --precision
-    fp16 and runs on `x` as it is (fp16)."""
+                   variant="graphc", dtype="fp32"):
+    """graphc with its heuristic schedules; graphc-tuned after graphc tune
+    measured this model's kernels on this GPU, with its wall time as tune_s;
+    the other variants with their GRAPHC_VARIANTS flags. `model` is the fp32
+    module; fp16 compiles its export with --precision fp16 and runs on `x` as
+    it is (fp16)."""
     import torch
     from graphc_cuda import GraphcCudaModel
-    system = f"graphc{'-tuned' if tuned else ''} ({exporter} export)"
+    tuned = variant == "graphc-tuned"
+    system = f"{variant} ({exporter} export)"
     if time.monotonic() > deadline:
         add(system, status="not run: time budget spent")
         return
     try:
         onnx_path = os.path.join(work_dir, f"{name}_{batch}_{exporter}.onnx")
-        suffix = ("_tuned" if tuned else "") + ("" if dtype == "fp32" else f"_{dtype}")
+        suffix = ("" if variant == "graphc" else "_" + variant[len("graphc-"):]) + \
+            ("" if dtype == "fp32" else f"_{dtype}")
         so_path = os.path.join(work_dir, f"{name}_{batch}_{exporter}{suffix}.so")
         example = x.float() if x.is_floating_point() else x
         export_s = export_onnx(model, example, onnx_path, exporter)
@@ -336,7 +350,7 @@ def measure_graphc(args, name, model, x, batch, ref, exporter, work_dir, deadlin
             extra["tune_s"] = graphc_tune(args.graphc, onnx_path, db_path, x,
                                           args.tune_budget_s, dtype)
         compile_s = graphc_compile(args.graphc, onnx_path, so_path, x, args.arch,
-                                   db_path, dtype)
+                                   db_path, dtype, GRAPHC_VARIANTS[variant])
         before = device_memory_used_mib()
         loaded = GraphcCudaModel(so_path)
         try:
