@@ -197,10 +197,10 @@ graphc_code CublasLtGemm::create(const lt::Library &library, lt::Handle handle,
     return status == lt::kStatusAllocFailed ? GRAPHC_RESOURCE_EXHAUSTED
                                             : GRAPHC_INTERNAL;
   }
+  const bool tunedRankOffered =
+      returned > gemm.algo_rank && results[gemm.algo_rank].state == lt::kSuccess;
   const lt::HeuristicResult &result =
-      returned > gemm.algo_rank && results[gemm.algo_rank].state == lt::kSuccess
-          ? results[gemm.algo_rank]
-          : results[0];
+      tunedRankOffered ? results[gemm.algo_rank] : results[0];
   if (returned < 1 || result.state != lt::kSuccess) {
     error = "cuBLASLt (" + library.path + ", version " +
             std::to_string(library.version) + ") has no algorithm for " +
@@ -209,6 +209,7 @@ graphc_code CublasLtGemm::create(const lt::Library &library, lt::Handle handle,
   }
   built->algo = result.algo;
   built->algoWorkspace = result.workspaceSize;
+  built->rank = tunedRankOffered ? gemm.algo_rank : 0;
   out = std::move(built);
   return GRAPHC_OK;
 }

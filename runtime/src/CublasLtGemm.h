@@ -61,6 +61,8 @@ public:
 
   /// The workspace the algorithm uses (at most the create-time bytes).
   size_t workspaceSize() const { return algoWorkspace; }
+  /// The rank, among the heuristic's algorithms, of the one planned.
+  int32_t algoRank() const { return rank; }
 
 private:
   CublasLtGemm(const lt::Library &library, lt::Handle handle,
@@ -77,6 +79,7 @@ private:
   lt::MatrixLayout ltA = nullptr, ltB = nullptr, ltC = nullptr, ltD = nullptr;
   lt::MatmulAlgo algo{};
   size_t algoWorkspace = 0;
+  int32_t rank = 0;
   /// Host scalars, read by cublasLtMatmul when it is called.
   float alpha = 1, beta = 0;
 };

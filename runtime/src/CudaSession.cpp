@@ -437,6 +437,26 @@ graphc_status CudaSession::enqueue(const graphc_plan_desc &plan,
   return nullptr;
 }
 
+void CudaSession::libraryKernelInfo(int32_t kernel,
+                                    graphc_library_kernel_info &out) const {
+  const graphc_kernel_desc &desc = model.desc->kernels[kernel];
+  out.library = desc.library;
+  out.requested_rank = desc.gemm ? desc.gemm->algo_rank : desc.conv->engine_rank;
+  out.fused = -1;
+  out.rank = -1;
+  out.workspace_bytes = 0;
+  if (desc.gemm && size_t(kernel) < gemms.size() && gemms[kernel]) {
+    // cuBLASLt fuses every epilogue the compiler gives it.
+    out.fused = 1;
+    out.rank = gemms[kernel]->algoRank();
+    out.workspace_bytes = gemms[kernel]->workspaceSize();
+  } else if (desc.conv && size_t(kernel) < convs.size() && convs[kernel]) {
+    out.fused = convs[kernel]->fused() ? 1 : 0;
+    out.rank = convs[kernel]->engineRank();
+    out.workspace_bytes = convs[kernel]->workspaceSize();
+  }
+}
+
 graphc_status CudaSession::stepTimes(StepProfile &out) const {
   if (!profile)
     return makeStatus(GRAPHC_FAILED_PRECONDITION,

@@ -76,6 +76,10 @@ public:
   /// GRAPHC_SESSION_PROFILE_STEPS: the step times of the last plan launch,
   /// from its events; see graphc_session_step_times.
   graphc_status stepTimes(StepProfile &out) const;
+  /// What computes library kernel `kernel`; see
+  /// graphc_session_library_kernel_info (the caller checked the index).
+  void libraryKernelInfo(int32_t kernel,
+                         graphc_library_kernel_info &out) const;
 
 private:
   CudaSession(const graphc_model &model, CudaDevice &device, bool useGraphs,

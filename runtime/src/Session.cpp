@@ -297,6 +297,38 @@ graphc_status graphc_session_step_times(graphc_session *session,
   return nullptr;
 }
 
+graphc_status
+graphc_session_library_kernel_info(graphc_session *session, int32_t kernel,
+                                   graphc_library_kernel_info *out_info) {
+  if (!session || !out_info)
+    return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                      "graphc_session_library_kernel_info needs a session and "
+                      "an out_info");
+  const graphc_model_desc &desc = *session->model->desc;
+  if (kernel < 0 || kernel >= desc.num_kernels)
+    return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                      "kernel " + std::to_string(kernel) +
+                          " is out of range: the model has " +
+                          std::to_string(desc.num_kernels) + " kernels");
+  const graphc_kernel_desc &k = desc.kernels[kernel];
+  if (k.library == GRAPHC_LIBRARY_NONE) {
+    *out_info = {GRAPHC_LIBRARY_NONE, -1, -1, -1, 0};
+    return nullptr;
+  }
+  if (session->cuda) {
+    session->cuda->libraryKernelInfo(kernel, *out_info);
+    return nullptr;
+  }
+  // The reference GEMM and convolution compute everything, with no
+  // heuristic and no workspace.
+  out_info->library = k.library;
+  out_info->fused = 1;
+  out_info->rank = -1;
+  out_info->requested_rank = k.gemm ? k.gemm->algo_rank : k.conv->engine_rank;
+  out_info->workspace_bytes = 0;
+  return nullptr;
+}
+
 graphc_status graphc_session_allocate_buffer(graphc_session *session,
                                              uint64_t bytes, void **out_data) {
   if (!session || !out_data)

@@ -45,10 +45,13 @@ def run_one(args, graphc, entry):
             if names != want_names:
                 return {"status": "wrong-result", "compile_s": compile_s,
                         "reason": f"outputs {names}, the reference has {want_names}"}
-            # numpy arrays, or graphc.Tensor objects (copied out by .numpy())
-            # from the package versions that return device tensors.
-            actual = [t.numpy() if hasattr(t, "numpy") else np.asarray(t)
-                      for t in model.run(feeds)]
+            with model.session() as session:
+                # numpy arrays, or graphc.Tensor objects (copied out by
+                # .numpy()) from the package versions that return device
+                # tensors.
+                actual = [t.numpy() if hasattr(t, "numpy") else np.asarray(t)
+                          for t in session.run(feeds)]
+                libraries = library_summary(session.library_kernels())
     except graphc.GraphcError as error:
         return {"status": "run-error", "compile_s": compile_s,
                 "reason": f"{error.code}: {str(error).splitlines()[0] if str(error) else ''}"}
@@ -70,7 +73,23 @@ def run_one(args, graphc, entry):
                     "max_abs_error": errors,
                     "reason": f"output '{output['name']}' differs from onnxruntime: "
                               f"max |error| {error:.3g} (rtol {rtol:g}, atol {atol:g})"}
-    return {"status": "pass", "compile_s": compile_s, "max_abs_error": errors}
+    return {"status": "pass", "compile_s": compile_s, "max_abs_error": errors,
+            "libraries": libraries}
+
+
+def library_summary(kernels):
+    """Per library: its kernels, how many it computes whole (the rest run
+    alone and then graphc's finishing kernel), and the kernels whose planned
+    rank is not the one the artifact asked for."""
+    summary = {}
+    for k in kernels:
+        entry = summary.setdefault(k["library"], {"kernels": 0, "fused": 0,
+                                                  "rank_differs": []})
+        entry["kernels"] += 1
+        entry["fused"] += bool(k["fused"])
+        if k["rank"] is not None and k["rank"] != k["requested_rank"]:
+            entry["rank_differs"].append(k["kernel"])
+    return summary
 
 
 def main():
@@ -102,6 +121,11 @@ def main():
         results.append(record)
         detail = record.get("reason") or ", ".join(
             f"'{k}' max |error| {v:.3g}" for k, v in record["max_abs_error"].items())
+        for library, entry in record.get("libraries", {}).items():
+            detail += (f"; {library}: {entry['fused']} of {entry['kernels']} kernels "
+                       "fused whole")
+            if entry["rank_differs"]:
+                detail += f" ({len(entry['rank_differs'])} not at their requested rank)"
         print(f"  {entry['tag']} ({args.target}, {args.precision}): {record['status']}: "
               f"{detail}", flush=True)
     with open(args.json, "w") as f:

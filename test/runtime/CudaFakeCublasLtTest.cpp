@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -227,6 +228,7 @@ TEST_F(FakeCublasLt, RunsTheAlgorithmOfTheTunedRank) {
     EXPECT_EQ(download(d, 6), expected) << "rank " << rank;
     // The fake offers three.
     EXPECT_EQ(fakecu_cublaslt_last_algorithm_rank(), rank < 3 ? rank : 0);
+    EXPECT_EQ(gemm->algoRank(), rank < 3 ? rank : 0);
   }
 }
 
@@ -480,6 +482,37 @@ TEST_F(FakeCublasLt, CapturesLibraryCallsWithLaunchesAndReplaysThem) {
   // The session's handle and GEMMs are released with it.
   EXPECT_EQ(fakecu_calls("cublasLtDestroy"), 1);
   EXPECT_EQ(fakecu_calls("cublasLtMatmulDescDestroy"), 2);
+  graphc_model_release(model);
+}
+
+// graphc_session_library_kernel_info: cuBLASLt computes each library
+// kernel whole, with the algorithm of the artifact's rank; the generated
+// kernel is no library's.
+TEST_F(FakeCublasLt, SessionsSayWhatCublasLtPlanned) {
+  graphc_model *model = loadModel("gemm_model_cuda");
+  ASSERT_NE(model, nullptr);
+  auto bench = std::make_unique<GemmBench>(model, 0);
+  ASSERT_NE(bench->session, nullptr);
+  graphc_library_kernel_info info;
+  ASSERT_GRAPHC_OK(graphc_session_library_kernel_info(bench->session, 0, &info));
+  EXPECT_EQ(info.library, GRAPHC_LIBRARY_NONE);
+  EXPECT_EQ(info.fused, -1);
+  for (int32_t kernel : {1, 2}) {
+    SCOPED_TRACE("kernel " + std::to_string(kernel));
+    ASSERT_GRAPHC_OK(
+        graphc_session_library_kernel_info(bench->session, kernel, &info));
+    EXPECT_EQ(info.library, GRAPHC_LIBRARY_CUBLASLT);
+    EXPECT_EQ(info.fused, 1);
+    EXPECT_EQ(info.rank, 0);
+    EXPECT_EQ(info.requested_rank, 0);
+  }
+  Status outside(graphc_session_library_kernel_info(bench->session, 3, &info));
+  EXPECT_EQ(outside.code(), GRAPHC_INVALID_ARGUMENT);
+  EXPECT_NE(outside.message().find("the model has 3 kernels"), std::string::npos)
+      << outside.message();
+  Status none(graphc_session_library_kernel_info(bench->session, 1, nullptr));
+  EXPECT_EQ(none.code(), GRAPHC_INVALID_ARGUMENT);
+  bench.reset();
   graphc_model_release(model);
 }
 

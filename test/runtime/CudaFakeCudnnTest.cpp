@@ -1295,6 +1295,34 @@ TEST_F(FakeCudnn, EpilogueKernelsFinishWhatCudnnDoesNotFuse) {
   graphc_model_release(model);
 }
 
+// graphc_session_library_kernel_info says which convolutions cuDNN fuses
+// whole and which run alone before their epilogue kernel, and the engine
+// configuration planned: the fake's float32 engines are rank 1 (4 KiB of
+// workspace, which the model gives) and rank 3.
+TEST_F(FakeCudnn, SessionsSayWhatCudnnPlanned) {
+  graphc_model *model = loadModel("conv_model_cuda_epilogue");
+  ASSERT_NE(model, nullptr);
+  for (int refuse : {0, 1}) {
+    SCOPED_TRACE("refuse fusion " + std::to_string(refuse));
+    fakecu_reset();
+    fakecu_cudnn_refuse_fusion(refuse);
+    ConvBench bench(model, 0);
+    ASSERT_NE(bench.session, nullptr);
+    for (int32_t kernel : {0, 1}) {
+      SCOPED_TRACE("kernel " + std::to_string(kernel));
+      graphc_library_kernel_info info;
+      ASSERT_GRAPHC_OK(
+          graphc_session_library_kernel_info(bench.session, kernel, &info));
+      EXPECT_EQ(info.library, GRAPHC_LIBRARY_CUDNN);
+      EXPECT_EQ(info.fused, refuse ? 0 : 1);
+      EXPECT_EQ(info.rank, 1);
+      EXPECT_EQ(info.requested_rank, 0);
+      EXPECT_EQ(info.workspace_bytes, 4096u);
+    }
+  }
+  graphc_model_release(model);
+}
+
 // The channels-last models: cuDNN fuses every convolution, or (fusion
 // refused) runs each alone and their epilogue kernels, which index y as
 // [2,4,3,6], finish it; captured or not.

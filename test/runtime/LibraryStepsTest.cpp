@@ -410,6 +410,17 @@ TEST(LibraryStepsCpu, RunsGemmsWithTheReferenceGemm) {
     EXPECT_TRUE(gemmtest::near(y, expected.y));
     EXPECT_TRUE(gemmtest::near(h2, expected.h2));
   }
+  // The reference GEMM computes each library kernel whole, with no
+  // heuristic to rank and no workspace.
+  for (int32_t kernel : {1, 2}) {
+    graphc_library_kernel_info info;
+    Status got(graphc_session_library_kernel_info(session, kernel, &info));
+    ASSERT_TRUE(got.ok()) << got.message();
+    EXPECT_EQ(info.library, GRAPHC_LIBRARY_CUBLASLT);
+    EXPECT_EQ(info.fused, 1);
+    EXPECT_EQ(info.rank, -1);
+    EXPECT_EQ(info.workspace_bytes, 0u);
+  }
   graphc_session_release(session);
   graphc_model_release(model);
 }

@@ -65,6 +65,39 @@ class IntrospectionTest(unittest.TestCase):
         self.assertIn("inspection only", str(caught.exception))
 
 
+class LibraryKernelsTest(unittest.TestCase):
+    """Session.library_kernels: what computes each library kernel. On cpu the
+    runtime's reference GEMM and convolution compute them whole."""
+
+    def test_cpu_library_kernels(self):
+        with graphc.load(model_path("conv_model")) as model:
+            with model.session() as session:
+                kernels = session.library_kernels()
+        self.assertEqual([k["kernel"] for k in kernels],
+                         ["conv_bias_z_relu", "conv1d_relu"])
+        for k in kernels:
+            self.assertEqual(k["library"], "cudnn")
+            self.assertIs(k["fused"], True)
+            self.assertIsNone(k["rank"])
+            self.assertEqual(k["requested_rank"], 0)
+            self.assertEqual(k["workspace_bytes"], 0)
+        self.assertEqual(kernels[0]["onnx_nodes"], "Conv_0,Add_1,Relu_2")
+        with graphc.load(model_path("gemm_model")) as model:
+            kernels = model.session().library_kernels()
+        # Its first kernel is generated code, not a library call.
+        self.assertEqual([(k["kernel"], k["library"]) for k in kernels],
+                         [("gemm_relu_bias", "cublaslt"), ("gemm_gelu_c", "cublaslt")])
+
+    def test_no_library_kernels_and_closed_sessions(self):
+        with graphc.load(model_path("affine_model")) as model:
+            session = model.session()
+            self.assertEqual(session.library_kernels(), [])
+            session.close()
+            with self.assertRaises(graphc.GraphcError) as caught:
+                session.library_kernels()
+            self.assertEqual(caught.exception.code, "failed_precondition")
+
+
 class RunTest(unittest.TestCase):
     def setUp(self):
         self.model = graphc.load(model_path("affine_model"))

@@ -350,6 +350,31 @@ GRAPHC_API graphc_status graphc_session_step_times(graphc_session *session,
                                                    int32_t capacity,
                                                    int32_t *out_steps);
 
+/* What computes library kernel `kernel` (graphc_model_kernel_count) in this
+ * session, planned when the session was created. cuda: the cuBLASLt
+ * algorithm or cuDNN engine configuration the library's heuristic offered,
+ * and whether it computes the kernel's whole epilogue; cpu: the runtime's
+ * reference GEMM and convolution, which compute all of it (rank -1). A
+ * generated kernel has library GRAPHC_LIBRARY_NONE and -1 elsewhere.
+ * GRAPHC_INVALID_ARGUMENT for a kernel out of range. */
+typedef struct graphc_library_kernel_info {
+  int32_t library; /* graphc_library (descriptor.h) */
+  /* 1: the library computes the kernel with its bias, residual and
+   * activation; 0: it computes the GEMM or convolution alone and the
+   * kernel's generated epilogue kernel finishes it (one launch more); -1:
+   * no step calls it, so nothing was planned. */
+  int32_t fused;
+  /* The planned choice's rank among the heuristic's, and the rank the
+   * artifact asked for (its tuning); they differ where this library offers
+   * fewer choices than the tuning GPU's did, or none the request allows. */
+  int32_t rank, requested_rank;
+  uint64_t workspace_bytes; /* of the library workspace, what the plan uses */
+} graphc_library_kernel_info;
+
+GRAPHC_API graphc_status graphc_session_library_kernel_info(
+    graphc_session *session, int32_t kernel,
+    graphc_library_kernel_info *out_info);
+
 /* Memory on the session's device (host memory for cpu models), for callers
  * that start from host data and have no CUDA of their own (tools, tests).
  * Released with graphc_session_free_buffer before the session. */

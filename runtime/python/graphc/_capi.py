@@ -76,6 +76,17 @@ class PlanInfo(ctypes.Structure):
                 ("output_dims", ctypes.POINTER(ctypes.POINTER(ctypes.c_int64)))]
 
 
+class KernelInfo(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("kind", ctypes.c_char_p),
+                ("onnx_nodes", ctypes.c_char_p), ("content_hash", ctypes.c_uint64)]
+
+
+class LibraryKernelInfo(ctypes.Structure):
+    _fields_ = [("library", ctypes.c_int32), ("fused", ctypes.c_int32),
+                ("rank", ctypes.c_int32), ("requested_rank", ctypes.c_int32),
+                ("workspace_bytes", ctypes.c_uint64)]
+
+
 LIBRARY_NAME = "libgraphc_runtime.so"
 
 
@@ -127,6 +138,9 @@ def _load_library():
         "graphc_model_input_count": (ctypes.c_int32, [model]),
         "graphc_model_output_count": (ctypes.c_int32, [model]),
         "graphc_model_plan_count": (ctypes.c_int32, [model]),
+        "graphc_model_kernel_count": (ctypes.c_int32, [model]),
+        "graphc_model_kernel_info": (status, [model, ctypes.c_int32,
+                                              ctypes.POINTER(KernelInfo)]),
         "graphc_model_bucket_dim_count": (ctypes.c_int32, [model]),
         "graphc_model_bucket_dim_info": (status, [
             model, ctypes.c_int32, ctypes.POINTER(BucketDimInfo)]),
@@ -169,6 +183,8 @@ def _load_library():
         "graphc_session_download": (status, [session, ctypes.c_void_p,
                                              ctypes.c_void_p, ctypes.c_uint64]),
         "graphc_session_synchronize": (status, [session]),
+        "graphc_session_library_kernel_info": (status, [
+            session, ctypes.c_int32, ctypes.POINTER(LibraryKernelInfo)]),
     }
     for name, (restype, argtypes) in signatures.items():
         function = getattr(lib, name)

@@ -325,6 +325,45 @@ class Session:
             raise GraphcError("failed_precondition", "the session is closed")
         return _run(handle, inputs, named_inputs, out, stream)
 
+    def library_kernels(self):
+        """What computes each library kernel (GEMM, convolution) in this
+        session, as the libraries planned it when the session was created:
+        a list of dicts with the kernel's name, kind and ONNX nodes,
+        `library` ("cublaslt" or "cudnn"), `fused` (True: the library
+        computes the epilogue too; False: the GEMM or convolution alone,
+        then graphc's finishing kernel; None: no plan calls it), `rank` and
+        `requested_rank` (the heuristic's choice planned, and the one the
+        artifact's tuning asked for; rank is None on cpu, where the
+        reference kernels have no heuristic) and `workspace_bytes`."""
+        handle = self._handle
+        if handle is None:
+            raise GraphcError("failed_precondition", "the session is closed")
+        lib = _capi.library()
+        model = handle.model
+        found = []
+        for k in range(lib.graphc_model_kernel_count(model.pointer)):
+            kernel = _capi.KernelInfo()
+            check(lib.graphc_model_kernel_info(model.pointer, k,
+                                               ctypes.byref(kernel)))
+            info = _capi.LibraryKernelInfo()
+            with handle.lock:
+                check(lib.graphc_session_library_kernel_info(
+                    handle.pointer, k, ctypes.byref(info)))
+            if info.library == 0:  # generated code
+                continue
+            found.append({
+                "kernel": kernel.name.decode(), "kind": kernel.kind.decode(),
+                "onnx_nodes": kernel.onnx_nodes.decode(),
+                "library": _LIBRARIES.get(info.library, str(info.library)),
+                "fused": None if info.fused < 0 else bool(info.fused),
+                "rank": None if info.rank < 0 else info.rank,
+                "requested_rank": info.requested_rank,
+                "workspace_bytes": info.workspace_bytes})
+        return found
+
+
+_LIBRARIES = {1: "cublaslt", 2: "cudnn"}
+
 
 def _run(handle, args, named, out, stream):
     lib = _capi.library()
