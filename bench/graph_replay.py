@@ -1,6 +1,7 @@
 """Median latency of the generated test models on the GPU with CUDA-graph
 replay (the runtime's default) and with plain launches (sessions created with
-GRAPHC_SESSION_DISABLE_CUDA_GRAPHS, graphc.load(..., cuda_graphs=False)).
+GRAPHC_SESSION_DISABLE_CUDA_GRAPHS, graphc.load(..., cuda_graphs=False)), and
+with replay into outputs allocated once (run(..., out=...)), as a server runs.
 
     python bench/graph_replay.py --graphc build/bin/graphc \
         [--runtime build/lib/libgraphc_runtime.so] [--arch sm_90] [--iters 200] \
@@ -73,13 +74,13 @@ def device_inputs(feeds):
     return feeds, "numpy arrays (upload timed)"
 
 
-def median_us(model, inputs, warmup, iters):
+def median_us(run, warmup, iters):
     for _ in range(warmup):
-        model.run(inputs)
+        run()
     times = []
     for _ in range(iters):
         start = time.perf_counter()
-        model.run(inputs)  # returns once the run is complete
+        run()  # returns once the run is complete
         times.append(time.perf_counter() - start)
     return statistics.median(times) * 1e6
 
@@ -116,7 +117,7 @@ def main():
     import graphc
 
     print(f"{'model':<12} {'dims':<18} {'graph replay':>14} {'plain launches':>16} "
-          f"{'speedup':>8}")
+          f"{'speedup':>8} {'replay, out=':>14}")
     with tempfile.TemporaryDirectory(prefix="graphc-bench-") as work_dir:
         kinds = set()
         rows = []
@@ -133,12 +134,21 @@ def main():
             kinds.add(kind)
             with graphc.load(so) as replay, \
                     graphc.load(so, cuda_graphs=False) as plain:
-                replay_us = median_us(replay, inputs, args.warmup, args.iters)
-                plain_us = median_us(plain, inputs, args.warmup, args.iters)
+                replay_us = median_us(lambda: replay.run(inputs), args.warmup,
+                                      args.iters)
+                plain_us = median_us(lambda: plain.run(inputs), args.warmup,
+                                     args.iters)
+                # What a server does: outputs allocated once and written in
+                # place (out=), so a run allocates and frees nothing.
+                outputs = replay.run(inputs)
+                out_us = median_us(lambda: replay.run(inputs, out=outputs),
+                                   args.warmup, args.iters)
             print(f"{name:<12} {models.dims_text(dims):<18} {replay_us:>11.1f} us "
-                  f"{plain_us:>13.1f} us {plain_us / replay_us:>7.2f}x", flush=True)
+                  f"{plain_us:>13.1f} us {plain_us / replay_us:>7.2f}x "
+                  f"{out_us:>11.1f} us", flush=True)
             rows.append({"model": name, "dims": dims, "graph_replay_us": replay_us,
-                         "plain_launches_us": plain_us, "inputs": kind})
+                         "plain_launches_us": plain_us,
+                         "graph_replay_out_us": out_us, "inputs": kind})
         if only is not None and only - {row["model"] for row in rows}:
             parser.error(f"--only names no model here: "
                          f"{', '.join(sorted(only - {row['model'] for row in rows}))}")
