@@ -112,17 +112,17 @@ public:
     return desc;
   }
 
-  /// A valid model around one library step of a fuzzed convolution record
-  /// and fuzzed (often fitted) arguments: the convolution checks decide,
-  /// and they accept often enough for the properties to be checked.
-  const graphc_model_desc &buildConvolutionStep() {
+  /// The model frame of the library-step builders: two inputs and an output
+  /// of 4096 bytes each (uint8), and one kernel `name` of `kind` in the
+  /// kernel table, whose library is mostly `library` and now and then any
+  /// value. The caller fills in the kernel's record and unit.
+  graphc_kernel_desc &oneLibraryKernel(const char *name, const char *kind,
+                                       int32_t library) {
     static const int64_t dims[] = {4096};
     static const char *const names[] = {""};
-    static const int64_t *const planDims[] = {dims, dims};
     desc.abi_version = GRAPHC_ABI_VERSION;
     desc.producer = "graphc fuzz";
     desc.target = bytes.ConsumeBool() ? GRAPHC_TARGET_CUDA : GRAPHC_TARGET_CPU;
-    // Two inputs and an output of 4096 bytes each (uint8).
     std::vector<graphc_tensor_desc> &io =
         tensorTables.emplace_back(3, graphc_tensor_desc{});
     const char *ioNames[] = {"x", "z", "y"};
@@ -134,16 +134,48 @@ public:
     desc.outputs = io.data() + 2;
     std::vector<graphc_kernel_desc> &table = kernels.emplace_back(1);
     graphc_kernel_desc &kernel = table[0];
-    kernel.name = "conv";
-    kernel.kind = "conv";
+    kernel.name = name;
+    kernel.kind = kind;
     kernel.onnx_nodes = "";
     kernel.library = bytes.ConsumeIntegralInRange<int>(0, 7)
-                         ? GRAPHC_LIBRARY_CUDNN
+                         ? library
                          : bytes.ConsumeIntegralInRange<int32_t>(-1, 3);
-    kernel.conv = conv();
-    kernel.unit = bytes.ConsumeIntegralInRange<int32_t>(-1, 1);
     desc.num_kernels = 1;
     desc.kernels = table.data();
+    return kernel;
+  }
+
+  /// A library step's argument count: mostly up to its record's workspace
+  /// argument, now and then any.
+  int32_t argumentCount(int32_t workspaceArg) {
+    return workspaceArg >= 0 && workspaceArg < 8 &&
+                   bytes.ConsumeIntegralInRange<int>(0, 7)
+               ? workspaceArg + 1
+               : count();
+  }
+
+  /// Completes the model with one plan of one library step of kernel 0.
+  const graphc_model_desc &withOneStepPlan(int32_t numArgs,
+                                           std::vector<graphc_buffer_ref> &refs) {
+    static const int64_t dims[] = {4096};
+    static const int64_t *const planDims[] = {dims, dims};
+    std::vector<graphc_step_desc> &step = steps.emplace_back(1);
+    step[0] = {GRAPHC_STEP_LIBRARY_CALL, 0, {0}, {0}, 0, numArgs, refs.data()};
+    std::vector<graphc_plan_desc> &plan = plans.emplace_back(1);
+    plan[0] = {"plan", planDims, planDims + 1, 8192, 0, 1, step.data()};
+    desc.num_plans = 1;
+    desc.plans = plan.data();
+    return desc;
+  }
+
+  /// A valid model around one library step of a fuzzed convolution record
+  /// and fuzzed (often fitted) arguments: the convolution checks decide,
+  /// and they accept often enough for the properties to be checked.
+  const graphc_model_desc &buildConvolutionStep() {
+    graphc_kernel_desc &kernel =
+        oneLibraryKernel("conv", "conv", GRAPHC_LIBRARY_CUDNN);
+    kernel.conv = conv();
+    kernel.unit = bytes.ConsumeIntegralInRange<int32_t>(-1, 1);
     if (bytes.ConsumeBool()) {
       std::vector<graphc_image_desc> &image = images.emplace_back(1);
       image[0] = {80, GRAPHC_IMAGE_CUBIN, buffer(16), 16, 0};
@@ -154,10 +186,7 @@ public:
     desc.weights_size = 4096;
     desc.weights = buffer(desc.weights_size);
     const graphc_conv_desc &c = *kernel.conv;
-    int32_t numArgs = c.workspace_arg >= 0 && c.workspace_arg < 8 &&
-                              bytes.ConsumeIntegralInRange<int>(0, 7)
-                          ? c.workspace_arg + 1
-                          : count();
+    int32_t numArgs = argumentCount(c.workspace_arg);
     std::vector<graphc_buffer_ref> &refs =
         args.emplace_back(std::max(numArgs, 0), graphc_buffer_ref{});
     for (graphc_buffer_ref &ref : refs) {
@@ -171,13 +200,7 @@ public:
     }
     if (bytes.ConsumeIntegralInRange<int>(0, 3))
       fitConvolution(c, refs);
-    std::vector<graphc_step_desc> &step = steps.emplace_back(1);
-    step[0] = {GRAPHC_STEP_LIBRARY_CALL, 0, {0}, {0}, 0, numArgs, refs.data()};
-    std::vector<graphc_plan_desc> &plan = plans.emplace_back(1);
-    plan[0] = {"plan", planDims, planDims + 1, 8192, 0, 1, step.data()};
-    desc.num_plans = 1;
-    desc.plans = plan.data();
-    return desc;
+    return withOneStepPlan(numArgs, refs);
   }
 
   /// A valid model around one library step of a fuzzed (often consistent)
@@ -185,40 +208,14 @@ public:
   /// (input z), bias (weights), D (output y), then the workspace (arena),
   /// each 4096 bytes and now and then any reference: the GEMM checks decide.
   const graphc_model_desc &buildGemmStep() {
-    static const int64_t dims[] = {4096};
-    static const char *const names[] = {""};
-    static const int64_t *const planDims[] = {dims, dims};
-    desc.abi_version = GRAPHC_ABI_VERSION;
-    desc.producer = "graphc fuzz";
-    desc.target = bytes.ConsumeBool() ? GRAPHC_TARGET_CUDA : GRAPHC_TARGET_CPU;
-    std::vector<graphc_tensor_desc> &io =
-        tensorTables.emplace_back(3, graphc_tensor_desc{});
-    const char *ioNames[] = {"x", "z", "y"};
-    for (int i = 0; i < 3; ++i)
-      io[i] = {ioNames[i], 2, 1, dims, names, 0};
-    desc.num_inputs = 2;
-    desc.inputs = io.data();
-    desc.num_outputs = 1;
-    desc.outputs = io.data() + 2;
-    std::vector<graphc_kernel_desc> &table = kernels.emplace_back(1);
-    graphc_kernel_desc &kernel = table[0];
-    kernel.name = "gemm";
-    kernel.kind = "matmul";
-    kernel.onnx_nodes = "";
-    kernel.library = bytes.ConsumeIntegralInRange<int>(0, 7)
-                         ? GRAPHC_LIBRARY_CUBLASLT
-                         : bytes.ConsumeIntegralInRange<int32_t>(-1, 3);
+    graphc_kernel_desc &kernel =
+        oneLibraryKernel("gemm", "matmul", GRAPHC_LIBRARY_CUBLASLT);
     kernel.gemm = stepGemm();
     kernel.unit = -1;
-    desc.num_kernels = 1;
-    desc.kernels = table.data();
     desc.weights_size = 8192;
     desc.weights = buffer(desc.weights_size);
     const graphc_gemm_desc &g = *kernel.gemm;
-    int32_t numArgs = g.workspace_arg >= 0 && g.workspace_arg < 8 &&
-                              bytes.ConsumeIntegralInRange<int>(0, 7)
-                          ? g.workspace_arg + 1
-                          : count();
+    int32_t numArgs = argumentCount(g.workspace_arg);
     const graphc_buffer_ref layout[] = {{GRAPHC_BUFFER_WEIGHTS, 0, 0, 4096},
                                         {GRAPHC_BUFFER_INPUT, 0, 0, 4096},
                                         {GRAPHC_BUFFER_INPUT, 1, 0, 4096},
@@ -238,13 +235,7 @@ public:
       refs[i].offset = bytes.ConsumeIntegralInRange<uint64_t>(0, 4096);
       refs[i].size = bytes.ConsumeIntegralInRange<uint64_t>(0, 4096);
     }
-    std::vector<graphc_step_desc> &step = steps.emplace_back(1);
-    step[0] = {GRAPHC_STEP_LIBRARY_CALL, 0, {0}, {0}, 0, numArgs, refs.data()};
-    std::vector<graphc_plan_desc> &plan = plans.emplace_back(1);
-    plan[0] = {"plan", planDims, planDims + 1, 8192, 0, 1, step.data()};
-    desc.num_plans = 1;
-    desc.plans = plan.data();
-    return desc;
+    return withOneStepPlan(numArgs, refs);
   }
 
 private:
