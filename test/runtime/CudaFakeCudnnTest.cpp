@@ -750,6 +750,26 @@ struct Backend {
     EXPECT_EQ(L.backendFinalize(plan), dnn::kSuccess);
     return plan;
   }
+  /// A finalized pointwise operation y = x + b computed in float.
+  dnn::Descriptor floatAdd(dnn::Descriptor x, dnn::Descriptor b,
+                           dnn::Descriptor y) {
+    dnn::Descriptor add = make(dnn::kPointwiseDescriptor);
+    int32_t mode = dnn::kPointwiseAdd, precision = dnn::kDataFloat;
+    EXPECT_EQ(set(add, dnn::kAttrPointwiseMode, dnn::kTypePointwiseMode, 1, &mode),
+              dnn::kSuccess);
+    EXPECT_EQ(set(add, dnn::kAttrPointwiseMathPrecision, dnn::kTypeDataType, 1,
+                  &precision),
+              dnn::kSuccess);
+    EXPECT_EQ(L.backendFinalize(add), dnn::kSuccess);
+    dnn::Descriptor op = make(dnn::kPointwiseOperationDescriptor);
+    EXPECT_EQ(setDescriptor(op, dnn::kAttrPointwiseOperationDesc, add),
+              dnn::kSuccess);
+    EXPECT_EQ(setDescriptor(op, dnn::kAttrPointwiseOperationX, x), dnn::kSuccess);
+    EXPECT_EQ(setDescriptor(op, dnn::kAttrPointwiseOperationB, b), dnn::kSuccess);
+    EXPECT_EQ(setDescriptor(op, dnn::kAttrPointwiseOperationY, y), dnn::kSuccess);
+    EXPECT_EQ(L.backendFinalize(op), dnn::kSuccess);
+    return op;
+  }
   /// Executes `plan` on a new variant pack of `uids` and `pointers`.
   dnn::Status execute(dnn::Handle handle, dnn::Descriptor plan,
                       std::vector<int64_t> uids,
@@ -858,25 +878,8 @@ TEST_F(FakeCudnn, TheFakeKeepsCudnnsRules) {
   dnn::Descriptor bias = b.tensor(4, {1, 1, 1, 1});
   dnn::Descriptor forward = b.forward(conv, x, w, between);
   ASSERT_EQ(library.backendFinalize(forward), dnn::kSuccess);
-  dnn::Descriptor add = b.make(dnn::kPointwiseDescriptor);
-  int32_t mode = dnn::kPointwiseAdd, precision = dnn::kDataFloat;
-  ASSERT_EQ(
-      b.set(add, dnn::kAttrPointwiseMode, dnn::kTypePointwiseMode, 1, &mode),
-      dnn::kSuccess);
-  ASSERT_EQ(b.set(add, dnn::kAttrPointwiseMathPrecision, dnn::kTypeDataType, 1,
-                  &precision),
-            dnn::kSuccess);
-  ASSERT_EQ(library.backendFinalize(add), dnn::kSuccess);
-  dnn::Descriptor addOp = b.make(dnn::kPointwiseOperationDescriptor);
-  ASSERT_EQ(b.setDescriptor(addOp, dnn::kAttrPointwiseOperationDesc, add),
-            dnn::kSuccess);
-  ASSERT_EQ(b.setDescriptor(addOp, dnn::kAttrPointwiseOperationX, between),
-            dnn::kSuccess);
-  ASSERT_EQ(b.setDescriptor(addOp, dnn::kAttrPointwiseOperationB, bias),
-            dnn::kSuccess);
-  ASSERT_EQ(b.setDescriptor(addOp, dnn::kAttrPointwiseOperationY, y),
-            dnn::kSuccess);
-  ASSERT_EQ(library.backendFinalize(addOp), dnn::kSuccess);
+  dnn::Descriptor addOp = b.floatAdd(between, bias, y);
+  ASSERT_FALSE(::testing::Test::HasFailure());
   // A virtual tensor nothing reads is refused.
   EXPECT_EQ(b.graph({forward}, handle, graph), kBadParam);
   EXPECT_TRUE(contains(fakecu_cudnn_last_error(),
@@ -1068,25 +1071,8 @@ TEST_F(FakeCudnn, TheFakeIndexesTensorsByTheirStrides) {
     dnn::Descriptor bias = b.tensor(4, {1, 1, 1, 1});
     dnn::Descriptor forward = b.forward(conv, x, w, between);
     ASSERT_EQ(library.backendFinalize(forward), dnn::kSuccess);
-    dnn::Descriptor add = b.make(dnn::kPointwiseDescriptor);
-    int32_t mode = dnn::kPointwiseAdd, precision = dnn::kDataFloat;
-    ASSERT_EQ(
-        b.set(add, dnn::kAttrPointwiseMode, dnn::kTypePointwiseMode, 1, &mode),
-        dnn::kSuccess);
-    ASSERT_EQ(b.set(add, dnn::kAttrPointwiseMathPrecision, dnn::kTypeDataType,
-                    1, &precision),
-              dnn::kSuccess);
-    ASSERT_EQ(library.backendFinalize(add), dnn::kSuccess);
-    dnn::Descriptor addOp = b.make(dnn::kPointwiseOperationDescriptor);
-    ASSERT_EQ(b.setDescriptor(addOp, dnn::kAttrPointwiseOperationDesc, add),
-              dnn::kSuccess);
-    ASSERT_EQ(b.setDescriptor(addOp, dnn::kAttrPointwiseOperationX, between),
-              dnn::kSuccess);
-    ASSERT_EQ(b.setDescriptor(addOp, dnn::kAttrPointwiseOperationB, bias),
-              dnn::kSuccess);
-    ASSERT_EQ(b.setDescriptor(addOp, dnn::kAttrPointwiseOperationY, y),
-              dnn::kSuccess);
-    ASSERT_EQ(library.backendFinalize(addOp), dnn::kSuccess);
+    dnn::Descriptor addOp = b.floatAdd(between, bias, y);
+    ASSERT_FALSE(::testing::Test::HasFailure());
     dnn::Descriptor graph = nullptr;
     ASSERT_EQ(b.graph({forward, addOp}, handle, graph), dnn::kSuccess)
         << fakecu_cudnn_last_error();
