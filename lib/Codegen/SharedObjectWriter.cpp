@@ -38,6 +38,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <chrono>
+#include <cstring>
 #include <optional>
 #include <set>
 
@@ -122,13 +124,63 @@ const char *libraryEnum(exec::KernelOp kernel) {
              : "GRAPHC_LIBRARY_CUBLASLT";
 }
 
+/// The weights as the artifact lays them out: each weight's bytes at its
+/// offset, zeros between. Imported weights are borrowed from their blobs,
+/// not copied: a large model's weights exist once in the compiler's memory,
+/// and are read once to hash and once to write.
+class WeightsImage {
+public:
+  uint64_t size() const { return end; }
+  bool empty() const { return end == 0; }
+
+  /// Places `bytes`, which must outlive the image, at `offset` >= size().
+  void place(uint64_t offset, ArrayRef<char> bytes) {
+    pieces.push_back({offset, bytes});
+    end = offset + bytes.size();
+  }
+  void placeOwned(uint64_t offset, std::vector<char> bytes) {
+    // A moved vector keeps its buffer: the piece stays valid.
+    owned.push_back(std::move(bytes));
+    place(offset, owned.back());
+  }
+
+  /// Calls `visit(ArrayRef<char>)` on consecutive ranges that together are
+  /// the image's bytes, in order.
+  template <typename Visit> void forEachRange(Visit visit) const {
+    static const char zeros[4096] = {};
+    uint64_t at = 0;
+    for (const Piece &piece : pieces) {
+      for (; at < piece.offset; at += std::min<uint64_t>(sizeof(zeros),
+                                                         piece.offset - at))
+        visit(ArrayRef<char>(
+            zeros, std::min<uint64_t>(sizeof(zeros), piece.offset - at)));
+      visit(piece.bytes);
+      at += piece.bytes.size();
+    }
+  }
+
+  void hash(LaneHasher &hasher) const {
+    forEachRange(
+        [&](ArrayRef<char> range) { hasher.update(range.data(), range.size()); });
+  }
+
+private:
+  struct Piece {
+    uint64_t offset;
+    ArrayRef<char> bytes;
+  };
+  std::vector<Piece> pieces;
+  std::vector<std::vector<char>> owned;
+  uint64_t end = 0;
+};
+
 /// Everything the descriptor is made of, gathered from the exec module.
 struct ModelParts {
   SmallVector<exec::IOOp> inputs, outputs;
   SmallVector<exec::BucketDimOp> bucketDims;
   SmallVector<exec::KernelOp> kernels;
   SmallVector<exec::PlanOp> plans;
-  std::vector<char> weights;
+  WeightsImage weights;
 };
 
 /// The bytes of a dense resource of whole-byte elements whose blob holds
@@ -149,14 +201,6 @@ std::optional<ArrayRef<char>> rawBlobBytes(ElementsAttr value) {
 
 FailureOr<ModelParts> gatherParts(ModuleOp module) {
   ModelParts parts;
-  // The weights of a large model are hundreds of MiB: one allocation, not
-  // one per doubling.
-  int64_t weightBytes = 0;
-  for (auto weight : module.getOps<exec::WeightOp>())
-    weightBytes = std::max<int64_t>(
-        weightBytes,
-        weight.getOffset() + exec::slotBytes(weight.getValue().getType()));
-  parts.weights.reserve(weightBytes);
   for (Operation &op : module.getBody()->getOperations()) {
     if (auto io = dyn_cast<exec::IOOp>(op))
       (io.getIsOutput() ? parts.outputs : parts.inputs).push_back(io);
@@ -167,22 +211,19 @@ FailureOr<ModelParts> gatherParts(ModuleOp module) {
     else if (auto plan = dyn_cast<exec::PlanOp>(op))
       parts.plans.push_back(plan);
     else if (auto weight = dyn_cast<exec::WeightOp>(op)) {
-      size_t offset = weight.getOffset();
-      if (parts.weights.size() < offset)
-        parts.weights.resize(offset, 0);
-      if (parts.weights.size() != offset)
+      uint64_t offset = weight.getOffset();
+      if (offset < parts.weights.size())
         return weight.emitOpError("overlaps the previous weight");
-      // An imported weight's bytes are its blob's, as they are: copied once,
-      // straight into place.
+      // An imported weight's bytes are its blob's, as they are.
       if (std::optional<ArrayRef<char>> blob = rawBlobBytes(weight.getValue())) {
-        parts.weights.insert(parts.weights.end(), blob->begin(), blob->end());
+        parts.weights.place(offset, *blob);
         continue;
       }
       FailureOr<std::vector<char>> bytes =
           graph::constantBytes(weight.getValue());
       if (failed(bytes))
         return weight.emitOpError("has a value that cannot be serialised");
-      parts.weights.insert(parts.weights.end(), bytes->begin(), bytes->end());
+      parts.weights.placeOwned(offset, std::move(*bytes));
     }
   }
   if (parts.plans.empty())
@@ -545,16 +586,18 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
   return source;
 }
 
-/// Writes `bytes`, then `tail`, to `path`.
+/// Writes `bytes`, then `tail` if any, to `path`.
 Error writeFile(StringRef path, ArrayRef<char> bytes,
-                ArrayRef<char> tail = {}) {
+                const WeightsImage *tail = nullptr) {
   std::error_code ec;
   raw_fd_ostream os(path, ec, sys::fs::OF_None);
   if (ec)
     return createStringError(ec, "cannot write %s: %s", path.str().c_str(),
                              ec.message().c_str());
   os.write(bytes.data(), bytes.size());
-  os.write(tail.data(), tail.size());
+  if (tail)
+    tail->forEachRange(
+        [&](ArrayRef<char> range) { os.write(range.data(), range.size()); });
   os.close();
   if (os.has_error())
     return createStringError(os.error(), "cannot write %s",
@@ -564,6 +607,42 @@ Error writeFile(StringRef path, ArrayRef<char> bytes,
 
 Error diagnosticError(StringRef what) {
   return createStringError(inconvertibleErrorCode(), "%s", what.str().c_str());
+}
+
+/// Whether `path` is a regular file (not a link) that holds exactly `head`
+/// then `tail`. Compared as it is read: the first difference ends it.
+bool holdsExactly(StringRef path, ArrayRef<char> head,
+                  const WeightsImage *tail) {
+  sys::fs::file_status status;
+  if (sys::fs::status(path, status, /*Follow=*/false) ||
+      status.type() != sys::fs::file_type::regular_file ||
+      status.getSize() != head.size() + (tail ? tail->size() : 0))
+    return false;
+  Expected<sys::fs::file_t> file = sys::fs::openNativeFileForRead(path);
+  if (!file) {
+    consumeError(file.takeError());
+    return false;
+  }
+  auto close = make_scope_exit([&] { sys::fs::closeFile(*file); });
+  std::vector<char> buffer(size_t(1) << 20);
+  bool same = true;
+  auto compare = [&](ArrayRef<char> expected) {
+    while (same && !expected.empty()) {
+      size_t want = std::min(expected.size(), buffer.size());
+      Expected<size_t> got = sys::fs::readNativeFile(
+          *file, MutableArrayRef<char>(buffer.data(), want));
+      if (!got)
+        consumeError(got.takeError());
+      same = got && *got > 0 &&
+             std::memcmp(buffer.data(), expected.data(), *got) == 0;
+      if (same)
+        expected = expected.drop_front(*got);
+    }
+  };
+  compare(head);
+  if (tail)
+    tail->forEachRange(compare);
+  return same;
 }
 
 /// Writes `path` through `write` into a temporary file beside it, then
@@ -585,6 +664,28 @@ Error replaceFile(StringRef path, llvm::function_ref<Error(StringRef)> write) {
                              ec.message().c_str());
   }
   return Error::success();
+}
+
+/// Puts `head` then `tail` at `path`. A regular file there that holds
+/// exactly those bytes is kept and its modification time set to now:
+/// recompiling an unchanged model rewrites nothing (hundreds of MiB for a
+/// large one), and build tools still see the output as new. Anything else
+/// is replaced by rename, never rewritten in place: a process that has the
+/// old model loaded (or its weights mapped) keeps a consistent copy.
+Error putFile(StringRef path, ArrayRef<char> head, const WeightsImage *tail) {
+  if (holdsExactly(path, head, tail)) {
+    int fd = -1;
+    if (!sys::fs::openFileForRead(path, fd)) {
+      std::error_code touched = sys::fs::setLastAccessAndModificationTime(
+          fd, std::chrono::system_clock::now());
+      sys::fs::closeFile(fd);
+      if (!touched)
+        return Error::success();
+    }
+  }
+  return replaceFile(path, [&](StringRef temp) {
+    return writeFile(temp, head, tail);
+  });
 }
 
 } // namespace
@@ -725,16 +826,10 @@ Error writeSharedObject(ModuleOp module, const SharedObjectOptions &options) {
     return e;
   }
 
-  // Only now is anything at the output path touched, and files there are
-  // replaced by rename, never rewritten: a process that has the old model
-  // loaded (or its weights mapped) keeps a consistent copy.
-  if (!sideName.empty()) {
-    auto writeWeights = [&](StringRef temp) {
-      return writeFile(temp, parts->weights);
-    };
-    if (Error e = replaceFile(options.outputPath + ".weights", writeWeights))
+  // Only now is anything at the output path touched (see putFile).
+  if (!sideName.empty())
+    if (Error e = putFile(options.outputPath + ".weights", {}, &parts->weights))
       return e;
-  }
   std::string built = inWork("model.so");
   auto linked = MemoryBuffer::getFile(built, /*IsText=*/false,
                                       /*RequiresNullTerminator=*/false);
@@ -744,22 +839,24 @@ Error writeSharedObject(ModuleOp module, const SharedObjectOptions &options) {
   std::vector<char> bytes((*linked)->getBufferStart(),
                           (*linked)->getBufferEnd());
   bool append = sideName.empty() && !parts->weights.empty();
-  std::string problem = rt::writeWeightsChecksum(
-      bytes, laneHash64(parts->weights.data(), parts->weights.size()));
+  LaneHasher weightsHasher;
+  parts->weights.hash(weightsHasher);
+  std::string problem =
+      rt::writeWeightsChecksum(bytes, weightsHasher.finish());
   if (problem.empty())
-    problem = append ? rt::sealWithAppendedWeights(bytes, parts->weights.data(),
-                                                   parts->weights.size())
+    problem = append ? rt::sealWithAppendedWeights(
+                           bytes, parts->weights.size(),
+                           [&](LaneHasher &hasher) {
+                             parts->weights.hash(hasher);
+                           })
                      : rt::sealArtifact(bytes);
   if (!problem.empty())
     return createStringError(inconvertibleErrorCode(),
                              "the linked model %s is not readable as an "
                              "artifact: %s",
                              built.c_str(), problem.c_str());
-  return replaceFile(options.outputPath, [&](StringRef temp) {
-    return writeFile(temp, bytes,
-                     append ? ArrayRef<char>(parts->weights)
-                            : ArrayRef<char>());
-  });
+  return putFile(options.outputPath, bytes,
+                 append ? &parts->weights : nullptr);
 }
 
 } // namespace graphc::codegen

@@ -757,9 +757,9 @@ std::string graphc::rt::writeWeightsChecksum(std::vector<char> &bytes,
   return "";
 }
 
-std::string graphc::rt::sealWithAppendedWeights(std::vector<char> &head,
-                                                const char *weights,
-                                                size_t weightsSize) {
+std::string graphc::rt::sealWithAppendedWeights(
+    std::vector<char> &head, uint64_t weightsSize,
+    const std::function<void(LaneHasher &)> &hashWeights) {
   ArtifactRead read =
       readArtifact(head.data(), head.size(), /*unplacedWeights=*/true);
   if (read.error != ArtifactError::none)
@@ -780,7 +780,7 @@ std::string graphc::rt::sealWithAppendedWeights(std::vector<char> &head,
   LaneHasher hasher;
   hasher.update(reinterpret_cast<const unsigned char *>(head.data()),
                 head.size());
-  hasher.update(reinterpret_cast<const unsigned char *>(weights), weightsSize);
+  hashWeights(hasher);
   uint64_t checksum = hasher.finish();
   std::memcpy(head.data() + view.checksumOffset, &checksum, sizeof(checksum));
   return "";

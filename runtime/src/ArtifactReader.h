@@ -11,8 +11,11 @@
 #ifndef GRAPHC_RUNTIME_SRC_ARTIFACTREADER_H
 #define GRAPHC_RUNTIME_SRC_ARTIFACTREADER_H
 
+#include "lib/Support/LaneHash.h"
+
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -182,13 +185,16 @@ uint64_t computeArtifactChecksum(const void *data, size_t size,
 std::string writeWeightsChecksum(std::vector<char> &bytes, uint64_t checksum);
 
 /// Seals the linked artifact `head`, whose weights are unplaced, for
-/// `weights` to follow it: pads `head` with zeros to the next
-/// GRAPHC_WEIGHTS_FILE_ALIGNMENT boundary, writes that offset into its
-/// weights_offset field and the checksum of head + weights into its
-/// checksum field. The artifact is `head` then `weights`, written as they
-/// are. Returns "" or why it cannot.
-std::string sealWithAppendedWeights(std::vector<char> &head,
-                                    const char *weights, size_t weightsSize);
+/// `weightsSize` bytes of weights to follow it: pads `head` with zeros to
+/// the next GRAPHC_WEIGHTS_FILE_ALIGNMENT boundary, writes that offset into
+/// its weights_offset field and the checksum of head + weights into its
+/// checksum field. `hashWeights` feeds the weights, in order, to the hasher
+/// (the compiler holds them in pieces, not in one buffer). The artifact is
+/// `head` then the weights, written as they are. Returns "" or why it
+/// cannot.
+std::string
+sealWithAppendedWeights(std::vector<char> &head, uint64_t weightsSize,
+                        const std::function<void(LaneHasher &)> &hashWeights);
 
 /// Computes the checksum of an artifact built with a zero checksum field
 /// and writes it into `bytes`. Returns "" or why the bytes are not an

@@ -43,8 +43,11 @@ int main(int argc, char **argv) {
     }
   }
   std::string problem =
-      append ? graphc::rt::sealWithAppendedWeights(bytes, weights.data(),
-                                                   weights.size())
+      append ? graphc::rt::sealWithAppendedWeights(
+                   bytes, weights.size(),
+                   [&](graphc::LaneHasher &hasher) {
+                     hasher.update(weights.data(), weights.size());
+                   })
              : graphc::rt::sealArtifact(bytes);
   if (!problem.empty()) {
     std::fprintf(stderr, "seal-test-model: %s: %s\n", argv[1],
