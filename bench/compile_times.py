@@ -10,8 +10,13 @@ Per model and target:
   uncached  median of --repeat compiles with --no-cache (every compiler runs)
   cold      one compile into an empty --cache-dir (every compiler runs, and
             what they make is stored)
-  warm      median of --repeat compiles of the same model from that cache
-  speedup   uncached / warm
+  warm      median of --repeat compiles of the same model from that cache,
+            each to a new -o path
+  unchanged -o  median of --repeat compiles from the warm cache to the -o of
+            an earlier one (the artifact there is identical, so it is kept)
+  speedup   uncached / warm (and uncached / unchanged -o)
+  peak MiB  the largest resident set of a warm compile (the weights are held
+            once, as imported)
   one layer changed (--one-layer-changed)  median of --repeat compiles, each
             from a copy of the warm cache, of the model with its middle Relu
             made a LeakyRelu (or its middle Sigmoid a HardSigmoid): what a
@@ -69,21 +74,29 @@ def cases(args, work_dir):
 
 
 def compile_once(args, onnx_path, dims, target, output, cache_flags):
-    """Seconds of one `graphc compile`, and its JSON summary and stage times."""
+    """Seconds of one `graphc compile`, its JSON summary, stage times and peak
+    resident set (MiB)."""
     command = [args.graphc, "compile", onnx_path, "-o", output, "--target", target,
                "--progress", "json", *cache_flags,
                *[f"--dim={k}={v}" for k, v in dims.items()]]
     if target == "cuda":
         command += ["--arch", args.arch]
-    start = time.monotonic()
-    proc = subprocess.run(command, capture_output=True, text=True)
-    elapsed = time.monotonic() - start
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        start = time.monotonic()
+        proc = subprocess.Popen(command, stdout=out, stderr=err, text=True)
+        # wait4, not wait: the child's own peak resident set.
+        _, status, usage = os.wait4(proc.pid, 0)
+        elapsed = time.monotonic() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
     if proc.returncode != 0:
-        lines = (proc.stderr + proc.stdout).strip().splitlines()
+        lines = (stderr + stdout).strip().splitlines()
         raise RuntimeError(lines[-1] if lines else f"exit status {proc.returncode}")
-    events = [json.loads(line) for line in proc.stderr.splitlines() if line.startswith("{")]
+    events = [json.loads(line) for line in stderr.splitlines() if line.startswith("{")]
     stages = {e["stage"]: e["ms"] for e in events if e["event"] == "stage_end"}
-    return elapsed, events[-1], stages
+    return elapsed, events[-1], stages, usage.ru_maxrss / 1024  # KiB on Linux
 
 
 def change_one_layer(onnx_path, changed_path):
@@ -116,18 +129,27 @@ def measure(args, onnx_path, dims, target, work_dir, tag):
     cache = os.path.join(work_dir, "cache")
     shutil.rmtree(cache, ignore_errors=True)
     flags = ["--cache-dir", cache]
-    row["cold_s"], summary, _ = compile_once(args, onnx_path, dims, target,
+    row["cold_s"], summary, _, _ = compile_once(args, onnx_path, dims, target,
                                              os.path.join(outputs, "cold.so"), flags)
     row["cached_parts"] = summary["cache"]["misses"]
     warm = []
     for i in range(args.repeat):
-        seconds, summary, stages = compile_once(args, onnx_path, dims, target,
-                                                os.path.join(outputs, f"warm{i}.so"), flags)
+        seconds, summary, stages, peak = compile_once(
+            args, onnx_path, dims, target, os.path.join(outputs, f"warm{i}.so"), flags)
         warm.append(seconds)
     row["warm_s"] = statistics.median(warm)
     row["warm_hits"] = summary["cache"]["hits"]
     row["warm_stages_ms"] = stages
+    row["warm_peak_mib"] = round(peak)
     row["speedup"] = row["uncached_s"] / row["warm_s"]
+    unchanged = []
+    for _ in range(args.repeat):
+        seconds, _, stages, _ = compile_once(args, onnx_path, dims, target,
+                                             os.path.join(outputs, "warm0.so"), flags)
+        unchanged.append(seconds)
+    row["unchanged_s"] = statistics.median(unchanged)
+    row["unchanged_stages_ms"] = stages
+    row["unchanged_speedup"] = row["uncached_s"] / row["unchanged_s"]
     row["so_bytes"] = os.path.getsize(os.path.join(outputs, "cold.so"))
     if args.one_layer_changed:
         changed = os.path.join(work_dir, "changed.onnx")
@@ -137,7 +159,7 @@ def measure(args, onnx_path, dims, target, work_dir, tag):
             for i in range(args.repeat):
                 copy = os.path.join(work_dir, f"cache-copy{i}")
                 shutil.copytree(cache, copy)
-                seconds, summary, _ = compile_once(
+                seconds, summary, _, _ = compile_once(
                     args, changed, dims, target, os.path.join(outputs, f"changed{i}.so"),
                     ["--cache-dir", copy])
                 times.append(seconds)
@@ -200,29 +222,37 @@ def main():
         f.write(f"`{meta['command']}`\n\n")
         f.write(f"Uncached: median of {args.repeat} compiles with --no-cache; cold: one "
                 f"compile into an empty cache; warm: median of {args.repeat} compiles from "
-                f"it. Every warm artifact is byte-identical to the uncached one. cuda is "
-                f"compile-only ({args.arch}, NVRTC). Warm stages: milliseconds per stage "
-                f"of the last warm compile.\n\n")
+                f"it, each to a new -o; unchanged -o: median of {args.repeat} compiles "
+                f"from it to the -o of an earlier one (identical, so kept). Every warm "
+                f"artifact is byte-identical to the uncached one. cuda is compile-only "
+                f"({args.arch}, NVRTC). Stages: milliseconds per stage of the last such "
+                f"compile. Peak: the largest resident set of a warm compile.\n\n")
         if args.one_layer_changed:
             f.write("One layer changed: median of compiles, each from a copy of the warm "
                     "cache, of the model with one activation changed (the node named); "
                     "parts reused of all.\n\n")
-        f.write("| model | target | uncached s | cold s | warm s | speedup | parts reused "
+        f.write("| model | target | uncached s | cold s | warm s | speedup "
+                "| unchanged -o s | speedup | parts reused "
                 "| one layer changed s (parts reused) "
-                "| warm stages (ms) | .so bytes | status |\n")
-        f.write("|---|---|---|---|---|---|---|---|---|---|---|\n")
+                "| warm stages (ms) | unchanged -o stages (ms) | peak MiB | .so bytes "
+                "| status |\n")
+        f.write("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
         for r in rows:
             def seconds(key):
                 return f"{r[key]:.2f}" if key in r else ""
-            stages = ", ".join(f"{k} {v}" for k, v in r.get("warm_stages_ms", {}).items())
+            def stages(key):
+                return ", ".join(f"{k} {v}" for k, v in r.get(key, {}).items())
+            def speedup(key):
+                return f"{r[key]:.1f}x" if key in r else ""
             reused = f"{r['warm_hits']} of {r['cached_parts']}" if "warm_hits" in r else ""
-            speedup = f"{r['speedup']:.1f}x" if "speedup" in r else ""
             changed = (f"{r['changed_s']:.2f} ({r['changed_hits']} of {r['changed_parts']}, "
                        f"{r['changed_node']})" if "changed_s" in r else "")
             f.write(f"| {r['model']} | {r['target']} | {seconds('uncached_s')} "
-                    f"| {seconds('cold_s')} | {seconds('warm_s')} | {speedup} | {reused} "
-                    f"| {changed} "
-                    f"| {stages} | {r.get('so_bytes', '')} | {r.get('status', 'ok')} |\n")
+                    f"| {seconds('cold_s')} | {seconds('warm_s')} | {speedup('speedup')} "
+                    f"| {seconds('unchanged_s')} | {speedup('unchanged_speedup')} | {reused} "
+                    f"| {changed} | {stages('warm_stages_ms')} "
+                    f"| {stages('unchanged_stages_ms')} | {r.get('warm_peak_mib', '')} "
+                    f"| {r.get('so_bytes', '')} | {r.get('status', 'ok')} |\n")
     print(f"compile_times: wrote {stem}.md and {stem}.json")
     return 1 if any("status" in r for r in rows) else 0
 

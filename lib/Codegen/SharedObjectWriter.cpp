@@ -3,10 +3,11 @@
 // The .so is built from one generated C++ file, the descriptor as static
 // tables and the cpu kernels, and one assembly file that pulls the device
 // images in with `.incbin` (byte-exact). The C++ is compiled to an object on
-// its own, which the compile cache keeps, so an unchanged model only links.
-// The weights never pass through the host toolchain: they are appended to
-// the linked file (or written to the side file), and the descriptor's
-// weights_offset and checksum are written in afterwards. The host compiler
+// its own; the compile cache keeps the object and the linked file, so an
+// unchanged model runs neither the compiler nor the linker. The weights
+// never pass through the host toolchain: they are appended to the linked
+// file (or written to the side file), and the descriptor's weights_offset
+// and checksum are written in afterwards. The host compiler
 // runs in a scratch directory with relative paths only, so the bytes do not
 // depend on where or when graphc ran.
 //
@@ -768,15 +769,6 @@ Error writeSharedObject(ModuleOp module, const SharedObjectOptions &options) {
   if (Error e = writeFile(inWork("model.cpp"),
                           ArrayRef<char>(source->data(), source->size())))
     return e;
-  for (auto [i, image] : enumerate(options.images))
-    if (Error e = writeFile(inWork(("image" + Twine(i) + ".bin").str()),
-                            image.data))
-      return e;
-  std::string assembly = blobAssembly(blobs(options));
-  if (Error e = writeFile(inWork("blobs.s"),
-                          ArrayRef<char>(assembly.data(), assembly.size())))
-    return e;
-
   // The object of model.cpp: from the cache when this exact source was
   // compiled before by this compiler.
   std::vector<std::string> compileArgs = {
@@ -812,32 +804,68 @@ Error writeSharedObject(ModuleOp module, const SharedObjectOptions &options) {
     keepWorkDir = true;
     return object.takeError();
   }
-  if (!compiled)
-    if (Error e = writeFile(inWork("model.o"), *object))
-      return e;
 
+  // The linked file, before its weights: from the cache when these exact
+  // inputs were linked before by this compiler. A kept build directory
+  // (--keep) gets every input and the linked file either way.
+  std::string assembly = blobAssembly(blobs(options));
   std::vector<std::string> linkArgs = {
       "-shared", "-fPIC", "-Wl,--gc-sections", "-static-libstdc++",
       "-static-libgcc", "model.o", "blobs.s", "-o", "model.so"};
   if (!options.cudaTarget)
     linkArgs.insert(linkArgs.end() - 2, hostKernels);
-  if (Error e = runHostCompiler(*compiler, linkArgs, workDir)) {
-    keepWorkDir = true;
-    return e;
+  CompileCache *linkCache = temporary ? options.cache : nullptr;
+  CacheKey linkKey("host-link");
+  if (linkCache && keyHostCompilerRun(linkKey, *compiler, linkArgs, workDir)) {
+    linkKey.addBytes("model.o", *object).add("blobs.s", assembly);
+    for (auto [i, image] : enumerate(options.images))
+      linkKey.addBytes(("image" + Twine(i) + ".bin").str(), image.data);
+    if (!options.cudaTarget) {
+      auto archive = MemoryBuffer::getFile(hostKernels, /*IsText=*/false,
+                                           /*RequiresNullTerminator=*/false);
+      if (archive)
+        linkKey.add("libHostKernels.a", (*archive)->getBuffer());
+      else
+        linkCache = nullptr;
+    }
+  } else {
+    linkCache = nullptr;
   }
+  std::string built = inWork("model.so");
+  Expected<std::vector<char>> linked =
+      cachedCompile(linkCache, linkKey, [&]() -> Expected<std::vector<char>> {
+        if (!compiled)
+          if (Error e = writeFile(inWork("model.o"), *object))
+            return std::move(e);
+        for (auto [i, image] : enumerate(options.images))
+          if (Error e = writeFile(inWork(("image" + Twine(i) + ".bin").str()),
+                                  image.data))
+            return std::move(e);
+        if (Error e = writeFile(inWork("blobs.s"),
+                                ArrayRef<char>(assembly.data(),
+                                               assembly.size())))
+          return std::move(e);
+        if (Error e = runHostCompiler(*compiler, linkArgs, workDir)) {
+          keepWorkDir = true;
+          return std::move(e);
+        }
+        auto bytes = MemoryBuffer::getFile(built, /*IsText=*/false,
+                                           /*RequiresNullTerminator=*/false);
+        if (!bytes)
+          return createStringError(bytes.getError(), "cannot read %s: %s",
+                                   built.c_str(),
+                                   bytes.getError().message().c_str());
+        return std::vector<char>((*bytes)->getBufferStart(),
+                                 (*bytes)->getBufferEnd());
+      });
+  if (!linked)
+    return linked.takeError();
+  std::vector<char> bytes = std::move(*linked);
 
   // Only now is anything at the output path touched (see putFile).
   if (!sideName.empty())
     if (Error e = putFile(options.outputPath + ".weights", {}, &parts->weights))
       return e;
-  std::string built = inWork("model.so");
-  auto linked = MemoryBuffer::getFile(built, /*IsText=*/false,
-                                      /*RequiresNullTerminator=*/false);
-  if (!linked)
-    return createStringError(linked.getError(), "cannot read %s: %s",
-                             built.c_str(), linked.getError().message().c_str());
-  std::vector<char> bytes((*linked)->getBufferStart(),
-                          (*linked)->getBufferEnd());
   bool append = sideName.empty() && !parts->weights.empty();
   LaneHasher weightsHasher;
   parts->weights.hash(weightsHasher);
