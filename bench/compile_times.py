@@ -81,22 +81,35 @@ def compile_once(args, onnx_path, dims, target, output, cache_flags):
                *[f"--dim={k}={v}" for k, v in dims.items()]]
     if target == "cuda":
         command += ["--arch", args.arch]
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        start = time.monotonic()
-        proc = subprocess.Popen(command, stdout=out, stderr=err, text=True)
-        # wait4, not wait: the child's own peak resident set.
-        _, status, usage = os.wait4(proc.pid, 0)
-        elapsed = time.monotonic() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        stdout, stderr = out.read(), err.read()
+    # Earlier compiles' artifacts (hundreds of MiB each) are written back
+    # first, so that no compile pays for another's writeback.
+    os.sync()
+    # A small Python in between forks graphc, times it and reports its peak
+    # resident set: Linux carries a process's peak across fork and exec, so
+    # graphc forked from this (torch-sized) process would report ours.
+    proc = subprocess.run([sys.executable, "-c", RUN_AND_MEASURE, *command],
+                          capture_output=True, text=True)
+    lines = proc.stderr.splitlines()
     if proc.returncode != 0:
-        lines = (stderr + stdout).strip().splitlines()
-        raise RuntimeError(lines[-1] if lines else f"exit status {proc.returncode}")
-    events = [json.loads(line) for line in stderr.splitlines() if line.startswith("{")]
+        said = [l for l in lines + proc.stdout.splitlines() if not l.startswith("seconds ")]
+        raise RuntimeError(said[-1] if said else f"exit status {proc.returncode}")
+    elapsed, peak_kib = (float(v) for v in lines[-1].split()[1::2])
+    events = [json.loads(line) for line in lines if line.startswith("{")]
     stages = {e["stage"]: e["ms"] for e in events if e["event"] == "stage_end"}
-    return elapsed, events[-1], stages, usage.ru_maxrss / 1024  # KiB on Linux
+    return elapsed, events[-1], stages, peak_kib / 1024
+
+
+RUN_AND_MEASURE = """
+import os, sys, time
+start = time.monotonic()
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.argv[1], sys.argv[1:])
+_, status, usage = os.wait4(pid, 0)
+elapsed = time.monotonic() - start
+sys.stderr.write(f"seconds {elapsed} peak_kib {usage.ru_maxrss}\\n")
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
 
 
 def change_one_layer(onnx_path, changed_path):
