@@ -133,6 +133,35 @@ def cuda_time_ms(fn, warmup, iters, deadline):
     return statistics.median(times)
 
 
+def gpu_and_wall_ms(fn, warmup, iters, deadline):
+    """Medians over iters runs of fn(), after warmup runs: GPU time (CUDA
+    events on the current stream), wall time of the synchronised run, and
+    per run the wall time minus the GPU time. The three come from the same
+    runs, so the host overhead is the median of each run's own difference,
+    never a difference of medians taken in separate loops (which can come
+    out negative)."""
+    import torch
+    for _ in range(warmup):
+        fn()
+    gpu, wall, overhead = [], [], []
+    for _ in range(iters):
+        if time.monotonic() > deadline:
+            raise Deadline()
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        torch.cuda.synchronize()
+        began = time.perf_counter()
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        wall_ms = (time.perf_counter() - began) * 1e3
+        gpu_ms = start.elapsed_time(end)
+        gpu.append(gpu_ms)
+        wall.append(wall_ms)
+        overhead.append(wall_ms - gpu_ms)
+    return statistics.median(gpu), statistics.median(wall), statistics.median(overhead)
+
+
 def wall_time_ms(fn, iters):
     """Median wall time of fn() followed by a device synchronisation."""
     import torch
@@ -360,11 +389,10 @@ def measure_graphc(args, name, model, x, batch, ref, exporter, work_dir, deadlin
 
             def run():
                 loaded.run_on_stream([x], outputs)
-            gpu_ms = cuda_time_ms(run, args.warmup, args.iters, deadline)
-            wall_ms = wall_time_ms(run, args.iters)
+            gpu_ms, wall_ms, overhead_ms = gpu_and_wall_ms(run, args.warmup, args.iters,
+                                                           deadline)
             torch.cuda.synchronize()
-            add(system, gpu_ms=gpu_ms, wall_ms=wall_ms,
-                host_overhead_ms=wall_ms - gpu_ms,
+            add(system, gpu_ms=gpu_ms, wall_ms=wall_ms, host_overhead_ms=overhead_ms,
                 rel_error=rel_error(outputs[0], ref), compile_s=compile_s,
                 export_s=export_s, device_mem_delta_mib=device_memory_used_mib() - before,
                 **extra)
@@ -432,8 +460,8 @@ def write_report(args, facts, rows, started):
                 "--tuning-db` after `graphc tune` (its wall time in `tune s`).\n"
                 "- memory: PyTorch's peak allocation for PyTorch systems; device "
                 "memory in use after minus before loading for graphc and onnxruntime.\n"
-                "- host overhead (graphc): wall time of a synchronised run minus its "
-                "GPU time.\n\n")
+                "- host overhead (graphc): median over the same runs as gpu and wall "
+                "ms of each run's wall time minus its GPU time.\n\n")
         f.write("| model | batch | dtype | system | gpu ms | wall ms | host overhead ms "
                 "| rel err | compile s | tune s | export s | memory MiB | status |\n")
         f.write("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
