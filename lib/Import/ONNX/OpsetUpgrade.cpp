@@ -14,6 +14,9 @@
 #endif
 
 #include <exception>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -128,6 +131,84 @@ static llvm::Error checkNodes(const onnx::ModelProto &model, int64_t opset) {
   return llvm::Error::success();
 }
 
+/// The schemas ONNX's shape inference runs with: the registry's, but with
+/// the inference of the ops below guarded against inputs that libonnx 1.12
+/// indexes out of bounds. Its convolution inference takes the kernel's rank
+/// from the weight and indexes the input's per-dimension vectors with it:
+/// a weight of higher rank than the input is a wild read (a crash), found
+/// by fuzzing. Such a node fails inference instead (a node-level error,
+/// which inference records and goes past); graphc's importer then refuses
+/// the model, naming the node.
+class GuardedSchemas final : public onnx::ISchemaRegistry {
+public:
+  const onnx::OpSchema *GetSchema(const std::string &key,
+                                  const int maxInclusiveVersion,
+                                  const std::string &domain) const override {
+    const onnx::OpSchema *schema = onnx::OpSchemaRegistry::Instance()->GetSchema(
+        key, maxInclusiveVersion, domain);
+    int weight = weightInput(key, domain);
+    if (!schema || weight < 0 || !schema->has_type_and_shape_inference_function())
+      return schema;
+    std::lock_guard<std::mutex> lock(mutex);
+    std::unique_ptr<onnx::OpSchema> &guarded = copies[schema];
+    if (!guarded) {
+      guarded = std::make_unique<onnx::OpSchema>(*schema);
+      onnx::InferenceFunction infer = schema->GetTypeAndShapeInferenceFunction();
+      guarded->TypeAndShapeInferenceFunction(
+          [infer, weight](onnx::InferenceContext &context) {
+            checkKernelRank(context, weight);
+            infer(context);
+          });
+    }
+    return guarded.get();
+  }
+
+private:
+  /// The input whose shape gives the kernel's, or -1 for other ops.
+  static int weightInput(const std::string &op, const std::string &domain) {
+    if (!isDefaultDomain(domain))
+      return -1;
+    if (op == "Conv" || op == "ConvInteger" || op == "ConvTranspose")
+      return 1;
+    if (op == "QLinearConv")
+      return 3;
+    return -1;
+  }
+
+  /// Fails inference when the input and the weight both have a shape, of
+  /// ranks other than equal ones of at least 3.
+  static void checkKernelRank(onnx::InferenceContext &context, int weight) {
+    auto rankOf = [&](size_t index) -> int {
+      if (index >= context.getNumInputs())
+        return -1;
+      const onnx::TypeProto *type = context.getInputType(index);
+      if (!type || !type->has_tensor_type() ||
+          !type->tensor_type().has_shape())
+        return -1;
+      return type->tensor_type().shape().dim_size();
+    };
+    int inputRank = rankOf(0), weightRank = rankOf(weight);
+    if (inputRank < 0 || weightRank < 0)
+      return;
+    if (inputRank < 3 || weightRank != inputRank)
+      fail_shape_inference("the input has rank ", inputRank,
+                           " and the weight rank ", weightRank,
+                           "; both need the same rank of at least 3");
+  }
+
+  mutable std::mutex mutex;
+  mutable std::map<const onnx::OpSchema *, std::unique_ptr<onnx::OpSchema>>
+      copies;
+};
+
+/// ONNX's shape inference over `model`, with GuardedSchemas; returns the
+/// first line of what it throws.
+static std::optional<std::string> inferShapes(onnx::ModelProto &model) {
+  static const GuardedSchemas schemas;
+  return exceptionText(
+      [&] { onnx::shape_inference::InferShapes(model, &schemas); });
+}
+
 /// Before opset 7, PRelu applied a slope of shape [C] per channel of an
 /// [N, C, ...] input; from opset 7 it broadcasts numpy-style (as onnxruntime
 /// does, rejecting [C] against [N, C, D...]), and ONNX's converter leaves the
@@ -215,8 +296,7 @@ upgradeOldOpset(onnx::ModelProto &model) {
   // Broadcasting adapters (Add and friends before opset 7) need the shapes
   // of their inputs; node-level inference errors are not fatal (error_mode
   // 0), the checker above has rejected malformed graphs.
-  if (std::optional<std::string> error =
-          exceptionText([&] { onnx::shape_inference::InferShapes(model); }))
+  if (std::optional<std::string> error = inferShapes(model))
     return makeError("ONNX's shape inference fails on the opset " +
                      llvm::Twine(*from) + " model: " + *error);
 
@@ -251,8 +331,7 @@ upgradeOldOpset(onnx::ModelProto &model) {
   model.Swap(&converted);
 
   // value_info for the values the adapters created.
-  if (std::optional<std::string> error =
-          exceptionText([&] { onnx::shape_inference::InferShapes(model); }))
+  if (std::optional<std::string> error = inferShapes(model))
     return makeError("ONNX's shape inference fails on the model converted "
                      "from opset " +
                      llvm::Twine(*from) + " to " + llvm::Twine(to) + ": " +

@@ -188,6 +188,24 @@ def case_opset6_broadcast_unknown_shape():
                  opset=6)
 
 
+def case_opset10_conv_rank_mismatch(op="Conv"):
+    # libonnx 1.12's convolution shape inference takes the kernel rank from
+    # the weight and reads past the input's per-dimension vectors: a crash
+    # unless graphc guards it (found by fuzzing, with QLinearConv).
+    U8 = TensorProto.UINT8
+    if op == "QLinearConv":
+        inputs = [tensor("x", U8, [1, 1]), tensor("x_scale", F, []),
+                  tensor("x_zero_point", U8, []), tensor("w", U8, [1, 1, 1, 1]),
+                  tensor("w_scale", F, [1]), tensor("w_zero_point", U8, [1]),
+                  tensor("y_scale", F, []), tensor("y_zero_point", U8, [])]
+        y = tensor("y", U8, None)
+    else:
+        inputs = [tensor("x", F, [1, 1]), tensor("w", F, [1, 1, 3, 3])]
+        y = tensor("y", F, None)
+    return model([helper.make_node(op, [i.name for i in inputs], ["y"], name="conv")],
+                 inputs, [y], opset=10)
+
+
 def case_opset1_undefined_output():
     # ONNX's converter dereferences a graph output that nothing defines.
     return model([helper.make_node("Not", ["x"], ["t"], name="not")],
