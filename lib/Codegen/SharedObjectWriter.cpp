@@ -606,14 +606,28 @@ Error writeFile(StringRef path, ArrayRef<char> bytes,
   return Error::success();
 }
 
+/// The bytes of the file at `path` (what a host compiler run wrote).
+Expected<std::vector<char>> readWholeFile(StringRef path) {
+  auto bytes = MemoryBuffer::getFile(path, /*IsText=*/false,
+                                     /*RequiresNullTerminator=*/false);
+  if (!bytes)
+    return createStringError(bytes.getError(), "cannot read %s: %s",
+                             path.str().c_str(),
+                             bytes.getError().message().c_str());
+  return std::vector<char>((*bytes)->getBufferStart(),
+                           (*bytes)->getBufferEnd());
+}
+
 Error diagnosticError(StringRef what) {
   return createStringError(inconvertibleErrorCode(), "%s", what.str().c_str());
 }
 
 /// Whether `path` is a regular file (not a link) that holds exactly `head`
-/// then `tail`. Compared as it is read: the first difference ends it.
-bool holdsExactly(StringRef path, ArrayRef<char> head,
-                  const WeightsImage *tail) {
+/// then `tail`, compared as it is read (the first difference ends it); if
+/// so, its modification time is set to now, and false is returned when
+/// that fails.
+bool keepIfIdentical(StringRef path, ArrayRef<char> head,
+                     const WeightsImage *tail) {
   sys::fs::file_status status;
   if (sys::fs::status(path, status, /*Follow=*/false) ||
       status.type() != sys::fs::file_type::regular_file ||
@@ -643,7 +657,8 @@ bool holdsExactly(StringRef path, ArrayRef<char> head,
   compare(head);
   if (tail)
     tail->forEachRange(compare);
-  return same;
+  return same && !sys::fs::setLastAccessAndModificationTime(
+                     *file, std::chrono::system_clock::now());
 }
 
 /// Writes `path` through `write` into a temporary file beside it, then
@@ -674,16 +689,8 @@ Error replaceFile(StringRef path, llvm::function_ref<Error(StringRef)> write) {
 /// is replaced by rename, never rewritten in place: a process that has the
 /// old model loaded (or its weights mapped) keeps a consistent copy.
 Error putFile(StringRef path, ArrayRef<char> head, const WeightsImage *tail) {
-  if (holdsExactly(path, head, tail)) {
-    int fd = -1;
-    if (!sys::fs::openFileForRead(path, fd)) {
-      std::error_code touched = sys::fs::setLastAccessAndModificationTime(
-          fd, std::chrono::system_clock::now());
-      sys::fs::closeFile(fd);
-      if (!touched)
-        return Error::success();
-    }
-  }
+  if (keepIfIdentical(path, head, tail))
+    return Error::success();
   return replaceFile(path, [&](StringRef temp) {
     return writeFile(temp, head, tail);
   });
@@ -792,13 +799,7 @@ Error writeSharedObject(ModuleOp module, const SharedObjectOptions &options) {
         compiled = true;
         if (Error e = runHostCompiler(*compiler, compileArgs, workDir))
           return std::move(e);
-        auto bytes = MemoryBuffer::getFile(inWork("model.o"), /*IsText=*/false,
-                                           /*RequiresNullTerminator=*/false);
-        if (!bytes)
-          return createStringError(bytes.getError(), "cannot read %s",
-                                   inWork("model.o").c_str());
-        return std::vector<char>((*bytes)->getBufferStart(),
-                                 (*bytes)->getBufferEnd());
+        return readWholeFile(inWork("model.o"));
       });
   if (!object) {
     keepWorkDir = true;
@@ -831,7 +832,6 @@ Error writeSharedObject(ModuleOp module, const SharedObjectOptions &options) {
   } else {
     linkCache = nullptr;
   }
-  std::string built = inWork("model.so");
   Expected<std::vector<char>> linked =
       cachedCompile(linkCache, linkKey, [&]() -> Expected<std::vector<char>> {
         if (!compiled)
@@ -849,14 +849,7 @@ Error writeSharedObject(ModuleOp module, const SharedObjectOptions &options) {
           keepWorkDir = true;
           return std::move(e);
         }
-        auto bytes = MemoryBuffer::getFile(built, /*IsText=*/false,
-                                           /*RequiresNullTerminator=*/false);
-        if (!bytes)
-          return createStringError(bytes.getError(), "cannot read %s: %s",
-                                   built.c_str(),
-                                   bytes.getError().message().c_str());
-        return std::vector<char>((*bytes)->getBufferStart(),
-                                 (*bytes)->getBufferEnd());
+        return readWholeFile(inWork("model.so"));
       });
   if (!linked)
     return linked.takeError();
@@ -880,9 +873,9 @@ Error writeSharedObject(ModuleOp module, const SharedObjectOptions &options) {
                      : rt::sealArtifact(bytes);
   if (!problem.empty())
     return createStringError(inconvertibleErrorCode(),
-                             "the linked model %s is not readable as an "
+                             "the linked model is not readable as an "
                              "artifact: %s",
-                             built.c_str(), problem.c_str());
+                             problem.c_str());
   return putFile(options.outputPath, bytes,
                  append ? &parts->weights : nullptr);
 }
