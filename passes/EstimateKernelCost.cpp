@@ -1,8 +1,9 @@
 //===- EstimateKernelCost.cpp - flops and DRAM bytes per kernel ----------===//
 //
 // The cost model of a launch: what its kernel must move through DRAM (each
-// input read once, each output written once: a lower bound that fusion
-// lowers) and the arithmetic it does. `graphc inspect` divides them by a
+// input read once, but for a gathered table only the entries gathered; each
+// output written once: a lower bound that fusion lowers) and the arithmetic
+// it does. `graphc inspect` divides them by a
 // GPU's bandwidth and peak for a roofline estimate; autotuning will rank
 // candidates from it before measuring.
 //
@@ -147,14 +148,37 @@ int64_t opFlops(Operation *op) {
       .Default([](Operation *) { return int64_t(0); });
 }
 
+/// The bytes a kernel reads of an input: all of it, unless its only uses
+/// are as the data of gathers, which read one element of it per element
+/// they produce (an embedding lookup reads the rows its indices name, not
+/// the table), bounded by its size. An input whose value was copied into
+/// the body is passed, not read.
+int64_t inputBytesRead(BlockArgument argument) {
+  int64_t whole = exec::slotBytes(argument.getType());
+  auto type = cast<RankedTensorType>(argument.getType());
+  int64_t elementBytes =
+      std::max<int64_t>(1, (type.getElementTypeBitWidth() + 7) / 8);
+  int64_t gathered = 0;
+  for (OpOperand &use : argument.getUses()) {
+    Operation *user = use.getOwner();
+    bool isData = use.getOperandNumber() == 0 &&
+                  isa<graph::GatherOp, graph::GatherElementsOp,
+                      graph::GatherNdOp>(user);
+    // A gather of a dynamic shape could read any of it.
+    int64_t produced = isData ? elementCount(user->getResult(0)) : 0;
+    if (!isData || produced == 0)
+      return whole;
+    gathered += produced * elementBytes;
+  }
+  return std::min(gathered, whole);
+}
+
 void estimate(exec::KernelOp kernel) {
   Block &body = kernel.getBody().front();
   int64_t read = 0, written = 0, flops = 0;
   Type flopType;
-  // An input whose value was copied into the body is passed, not read.
   for (BlockArgument argument : body.getArguments())
-    if (!argument.use_empty())
-      read += exec::slotBytes(argument.getType());
+    read += inputBytesRead(argument);
   for (Value result : body.getTerminator()->getOperands())
     written += exec::slotBytes(result.getType());
   int64_t heaviest = -1;

@@ -85,3 +85,35 @@ exec.kernel @causal_attention attention attributes {hash = "0000000000000000", o
   %0 = graph.attention %q, %k, %v {is_causal = 1 : i64} : (tensor<1x2x4x8xf32>, tensor<1x1x6x8xf32>, tensor<1x1x6x8xf32>) -> tensor<1x2x4x8xf32>
   kernel.yield %0 : tensor<1x2x4x8xf32>
 }
+
+// An embedding lookup reads the rows its indices name, not the table:
+// 2*3 indices of 8 f16 values (96 bytes) of the 1000x8 table, plus the
+// 48 bytes of i64 indices.
+// CHECK-LABEL: exec.kernel @gather_rows
+// CHECK-SAME: bytes_read = 144 : i64, bytes_written = 96 : i64
+exec.kernel @gather_rows layout attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}} {
+^bb0(%table: tensor<1000x8xf16>, %ids: tensor<2x3xi64>):
+  %0 = graph.gather %table, %ids {axis = 0 : i64} : (tensor<1000x8xf16>, tensor<2x3xi64>) -> tensor<2x3x8xf16>
+  kernel.yield %0 : tensor<2x3x8xf16>
+}
+
+// Two gathers of one table read at most the table.
+// CHECK-LABEL: exec.kernel @gather_bounded
+// CHECK-SAME: bytes_read = 56 : i64, bytes_written = 48 : i64
+exec.kernel @gather_bounded layout attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}} {
+^bb0(%table: tensor<2x4xf32>, %ids: tensor<3xi64>):
+  %0 = graph.gather %table, %ids {axis = 0 : i64} : (tensor<2x4xf32>, tensor<3xi64>) -> tensor<3x4xf32>
+  %1 = graph.gather %table, %ids {axis = 0 : i64} : (tensor<2x4xf32>, tensor<3xi64>) -> tensor<3x4xf32>
+  %2 = graph.add %0, %1 : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  kernel.yield %2 : tensor<3x4xf32>
+}
+
+// A table that is also read whole (here added to) is charged whole.
+// CHECK-LABEL: exec.kernel @gather_and_read
+// CHECK-SAME: bytes_read = 40 : i64
+exec.kernel @gather_and_read layout attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}} {
+^bb0(%table: tensor<2x4xf32>, %ids: tensor<1xi64>):
+  %0 = graph.gather %table, %ids {axis = 0 : i64} : (tensor<2x4xf32>, tensor<1xi64>) -> tensor<1x4xf32>
+  %1 = graph.add %0, %table : (tensor<1x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  kernel.yield %1 : tensor<2x4xf32>
+}

@@ -17,6 +17,9 @@
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -24,6 +27,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 
 namespace graphc::tools {
 
@@ -117,12 +121,17 @@ nlohmann::ordered_json stepJson(const rt::ArtifactStep &step,
   }
   double peak =
       tensorCores ? gpu.fp16FlopsPerSecond : gpu.fp32FlopsPerSecond;
-  double seconds = std::max(double(read + written) / gpu.bytesPerSecond,
-                            double(flops) / peak);
+  double memorySeconds = double(read + written) / gpu.bytesPerSecond;
+  double computeSeconds = double(flops) / peak;
   json["bytes_read"] = read;
   json["bytes_written"] = written;
   json["flops"] = flops;
-  json["estimated_us"] = seconds * 1e6;
+  json["estimated_us"] = std::max(memorySeconds, computeSeconds) * 1e6;
+  // Which side of the roofline bounds the step; a step the cost model
+  // charges nothing (an unknown kind) has no bound.
+  json["bound"] = memorySeconds == 0 && computeSeconds == 0 ? "none"
+                  : memorySeconds >= computeSeconds         ? "memory"
+                                                            : "compute";
   return json;
 }
 
@@ -335,6 +344,80 @@ nlohmann::ordered_json describe(const std::string &path,
   return report;
 }
 
+/// Adds a `graphc run --profile-json` file's step times to the plan it
+/// profiled: per step `measured_us` and `roofline_fraction` (the roofline
+/// bound over the measured time: 1 is the bound reached), and the same for
+/// the plan's total. The file must describe this model's plan: the same
+/// steps, of the same kinds and kernels.
+llvm::Error applyProfile(nlohmann::ordered_json &report,
+                         const std::string &path) {
+  auto fail = [&](const llvm::Twine &why) {
+    return llvm::createStringError("--profile " + path + ": " + why);
+  };
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!buffer)
+    return fail("cannot read it: " + buffer.getError().message());
+  llvm::Expected<llvm::json::Value> parsed =
+      llvm::json::parse((*buffer)->getBuffer());
+  if (!parsed)
+    return fail("not JSON: " + llvm::toString(parsed.takeError()));
+  const llvm::json::Object *top = parsed->getAsObject();
+  if (!top || !top->getInteger("graphc_profile"))
+    return fail("not a profile written by graphc run --profile-json");
+  std::optional<llvm::StringRef> planName = top->getString("plan");
+  const llvm::json::Array *steps = top->getArray("steps");
+  if (!planName || !steps)
+    return fail("it has no \"plan\" name or \"steps\" array");
+  nlohmann::ordered_json *plan = nullptr;
+  for (auto &candidate : report["plans"])
+    if (candidate["name"].get<std::string>() == *planName)
+      plan = &candidate;
+  if (!plan)
+    return fail("it profiled plan '" + *planName +
+                "', which this model does not have");
+  nlohmann::ordered_json &planSteps = (*plan)["steps"];
+  if (steps->size() != planSteps.size())
+    return fail("it has " + llvm::Twine(steps->size()) + " steps of plan '" +
+                *planName + "', the model " + llvm::Twine(planSteps.size()));
+  double measuredTotal = 0;
+  for (size_t s = 0; s < steps->size(); ++s) {
+    const llvm::json::Object *step = (*steps)[s].getAsObject();
+    std::optional<double> micros =
+        step ? step->getNumber("median_us") : std::nullopt;
+    if (!micros || !std::isfinite(*micros) || *micros < 0)
+      return fail("step " + llvm::Twine(s) +
+                  " has no non-negative \"median_us\"");
+    // A copy names no kernel, in both.
+    std::optional<llvm::StringRef> kernel = step->getString("kernel");
+    nlohmann::ordered_json &ours = planSteps[s];
+    std::string expected =
+        ours["kernel"].is_string() ? ours["kernel"].get<std::string>() : "";
+    if (kernel.value_or("") != expected)
+      return fail("step " + llvm::Twine(s) + " ran kernel '" +
+                  kernel.value_or("") + "', this model's is '" + expected +
+                  "': the profile is of another model");
+    ours["measured_us"] = *micros;
+    double estimated = ours["estimated_us"].get<double>();
+    ours["roofline_fraction"] =
+        *micros > 0 ? nlohmann::ordered_json(estimated / *micros)
+                    : nlohmann::ordered_json(nullptr);
+    measuredTotal += *micros;
+  }
+  nlohmann::ordered_json &totals = (*plan)["totals"];
+  totals["measured_us"] = measuredTotal;
+  double estimated = totals["estimated_us"].get<double>();
+  totals["roofline_fraction"] =
+      measuredTotal > 0 ? nlohmann::ordered_json(estimated / measuredTotal)
+                        : nlohmann::ordered_json(nullptr);
+  std::optional<int64_t> runs = top->getInteger("runs");
+  std::optional<llvm::StringRef> target = top->getString("target");
+  report["profile"] = {{"file", path},
+                       {"plan", planName->str()},
+                       {"runs", runs.value_or(0)},
+                       {"target", target ? target->str() : ""}};
+  return llvm::Error::success();
+}
+
 std::string shapeText(const nlohmann::ordered_json &shape) {
   std::string text = "[";
   for (size_t d = 0; d < shape.size(); ++d) {
@@ -347,7 +430,10 @@ std::string shapeText(const nlohmann::ordered_json &shape) {
   return text + "]";
 }
 
-void printText(const nlohmann::ordered_json &report, llvm::raw_ostream &os) {
+/// The report as text; `steps` lists every plan's steps, which a profiled
+/// plan always does.
+void printText(const nlohmann::ordered_json &report, bool steps,
+               llvm::raw_ostream &os) {
   auto row = [&](llvm::StringRef key) -> llvm::raw_ostream & {
     return os << llvm::left_justify(key, 10);
   };
@@ -428,6 +514,52 @@ void printText(const nlohmann::ordered_json &report, llvm::raw_ostream &os) {
        << " GFLOP; roofline on " << report["roofline"]["gpu"].get<std::string>()
        << " " << llvm::format("%.1f", totals["estimated_us"].get<double>())
        << " us\n";
+    int memoryBound = 0, computeBound = 0;
+    for (const auto &step : plan["steps"]) {
+      memoryBound += step["bound"] == "memory";
+      computeBound += step["bound"] == "compute";
+    }
+    os << "    " << memoryBound << " memory-bound, " << computeBound
+       << " compute-bound steps\n";
+    bool profiled = totals.contains("measured_us");
+    if (profiled)
+      os << "    measured "
+         << llvm::format("%.1f", totals["measured_us"].get<double>())
+         << " us on " << report["profile"]["target"].get<std::string>()
+         << " (steps timed alone); "
+         << (totals["roofline_fraction"].is_null()
+                 ? std::string("no fraction of the roofline")
+                 : llvm::formatv("{0:F1}% of the roofline",
+                                 100 * totals["roofline_fraction"]
+                                           .get<double>())
+                       .str())
+         << "\n";
+    if (!steps && !profiled)
+      continue;
+    os << "    step  kind      bound     roofline"
+       << (profiled ? "   measured achieved" : "")
+       << "  kernel\n";
+    for (size_t s = 0; s < plan["steps"].size(); ++s) {
+      const auto &step = plan["steps"][s];
+      os << llvm::format("    %4zu  %-9s %-7s %7.2f us", s,
+                         step["kind"] == "library_call"
+                             ? "library"
+                             : step["kind"].get<std::string>().c_str(),
+                         step["bound"].get<std::string>().c_str(),
+                         step["estimated_us"].get<double>());
+      if (profiled) {
+        os << llvm::format(" %7.2f us", step["measured_us"].get<double>());
+        if (step["roofline_fraction"].is_null())
+          os << "        -";
+        else
+          os << llvm::format(" %7.1f%%",
+                             100 * step["roofline_fraction"].get<double>());
+      }
+      os << "  "
+         << (step["kernel"].is_string() ? step["kernel"].get<std::string>()
+                                        : std::string("(copy)"))
+         << "\n";
+    }
   }
   os << "kernels (" << report["kernels"].size() << ")\n";
   for (const auto &kernel : report["kernels"]) {
@@ -484,13 +616,16 @@ int runInspectCommand(const InspectOptions &options) {
     return reportError(artifact.takeError());
   nlohmann::ordered_json report = describe(
       path, artifact->view, artifact->checksumOk, gpuNamed(options.gpu));
+  if (!options.profile.empty())
+    if (llvm::Error error = applyProfile(report, options.profile))
+      return reportError(std::move(error));
   // Names are bytes from the model: invalid UTF-8 becomes U+FFFD.
   if (options.json)
     llvm::outs() << report.dump(2, ' ', /*ensure_ascii=*/false,
                                 nlohmann::json::error_handler_t::replace)
                  << "\n";
   else
-    printText(report, llvm::outs());
+    printText(report, options.steps, llvm::outs());
   return 0;
 }
 
@@ -508,6 +643,13 @@ void addInspectCommand(CLI::App &app, int &exitCode) {
                    "The GPU whose bandwidth and peak the roofline estimate "
                    "uses")
       ->check(CLI::IsMember(gpus));
+  command->add_flag("--steps", options->steps,
+                    "List each plan's steps: cost, roofline time and whether "
+                    "memory or compute bounds it");
+  command->add_option("--profile", options->profile,
+                      "A graphc run --profile-json FILE of this model: its "
+                      "plan's steps get their measured time and achieved "
+                      "fraction of the roofline");
   command->callback(
       [options, &exitCode] { exitCode = runInspectCommand(*options); });
 }

@@ -20,6 +20,8 @@
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -178,9 +180,12 @@ llvm::Expected<DLTensor> bindTensor(HostTensor &host, DLDevice device,
 }
 
 /// --profile: each step's median time over the runs, and its share of
-/// their sum.
+/// their sum; with --profile-json the same medians go to a file that
+/// `graphc inspect --profile` reads (its plan, and per step its kind and
+/// kernel, so that inspect can check they describe the same model).
 llvm::Error printProfile(graphc_model *model, int32_t planIndex,
-                         std::vector<std::vector<double>> &stepMicros) {
+                         std::vector<std::vector<double>> &stepMicros,
+                         const RunOptions &options) {
   graphc_plan_info plan;
   if (graphc_status status = graphc_model_plan_info(model, planIndex, &plan))
     return toError(status);
@@ -192,20 +197,23 @@ llvm::Error printProfile(graphc_model *model, int32_t planIndex,
     medians.push_back(samples[samples.size() / 2]);
     total += medians.back();
   }
-  llvm::outs() << "steps of plan '" << plan.name << "' (median over "
-               << (stepMicros.empty() ? 0 : stepMicros[0].size())
+  size_t runs = stepMicros.empty() ? 0 : stepMicros[0].size();
+  llvm::outs() << "steps of plan '" << plan.name << "' (median over " << runs
                << " runs, each step timed alone):\n";
+  llvm::json::Array steps;
   for (size_t s = 0; s < medians.size(); ++s) {
     graphc_step_info step;
     if (graphc_status status =
             graphc_model_step_info(model, planIndex, s, &step))
       return toError(status);
     std::string what = "copy";
+    llvm::json::Value kernelName = nullptr;
     if (step.kernel >= 0) {
       graphc_kernel_info kernel;
       if (graphc_status status =
               graphc_model_kernel_info(model, step.kernel, &kernel))
         return toError(status);
+      kernelName = kernel.name;
       what = std::string(kernel.name) + " [" + kernel.kind + "] " +
              kernel.onnx_nodes;
       if (what.size() > 90)
@@ -218,8 +226,36 @@ llvm::Error printProfile(graphc_model *model, int32_t planIndex,
                                  medians[s],
                                  total > 0 ? 100 * medians[s] / total : 0.0)
                  << what << "\n";
+    steps.push_back(llvm::json::Object{{"index", static_cast<int64_t>(s)},
+                                       {"kind", kind},
+                                       {"kernel", std::move(kernelName)},
+                                       {"median_us", medians[s]}});
   }
   llvm::outs() << llvm::format("  steps add up to %.2f us\n", total);
+  if (options.profileJson.empty())
+    return llvm::Error::success();
+  llvm::json::Object profile{
+      {"graphc_profile", 1},
+      {"model", options.model},
+      {"target", graphc_model_target(model) == GRAPHC_TARGET_CUDA ? "cuda"
+                                                                    : "cpu"},
+      {"plan", plan.name},
+      {"runs", static_cast<int64_t>(runs)},
+      {"total_us", total},
+      {"steps", std::move(steps)}};
+  std::error_code ec;
+  llvm::raw_fd_ostream out(options.profileJson, ec, llvm::sys::fs::OF_Text);
+  if (ec)
+    return llvm::createStringError(ec, "--profile-json: cannot write '" +
+                                           options.profileJson +
+                                           "': " + ec.message());
+  out << llvm::formatv("{0:2}", llvm::json::Value(std::move(profile))) << "\n";
+  out.close();
+  if (out.has_error())
+    return llvm::createStringError(out.error(),
+                                   "--profile-json: cannot write '" +
+                                       options.profileJson +
+                                       "': " + out.error().message());
   return llvm::Error::success();
 }
 
@@ -435,7 +471,7 @@ llvm::Error run(const RunOptions &options) {
                << llvm::format("%.3f", milliseconds[milliseconds.size() / 2])
                << " ms\n";
   if (options.profile)
-    return printProfile(model, profiledPlan, stepMicros);
+    return printProfile(model, profiledPlan, stepMicros, options);
   return llvm::Error::success();
 }
 
@@ -472,7 +508,12 @@ void addRunCommand(CLI::App &app, int &exitCode) {
                     "time every step (cuda: between CUDA events, launched one "
                     "by one without CUDA graphs) and print each step's median "
                     "time and share");
+  command->add_option(
+      "--profile-json", options->profileJson,
+      "with --profile, also write each step's median time to FILE (JSON), "
+      "for graphc inspect --profile");
   command->callback([options, positional, &exitCode] {
+    options->profile |= !options->profileJson.empty();
     options->inputs.insert(options->inputs.end(), positional->begin(),
                            positional->end());
     exitCode = runRunCommand(*options);

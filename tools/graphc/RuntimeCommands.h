@@ -28,6 +28,9 @@ struct RunOptions {
   int device = 0;
   /// Time every step of every run and print each step's median.
   bool profile = false;
+  /// Where --profile also writes the medians as JSON (graphc inspect
+  /// --profile reads it); empty: nowhere. Implies `profile`.
+  std::string profileJson;
 };
 
 /// `graphc run OUT.so --input NAME=FILE ... [--output-dir DIR] [--repeat N]
@@ -41,9 +44,15 @@ struct InspectOptions {
   bool json = false;
   /// The GPU of the roofline estimate (h100, h200, a100).
   std::string gpu = "h100";
+  /// List every step of every plan in the text report.
+  bool steps = false;
+  /// A `graphc run --profile-json` file: its plan's steps get their
+  /// measured time and achieved fraction of the roofline bound.
+  std::string profile;
 };
 
-/// `graphc inspect OUT.so [--json] [--gpu h100]`: target, SMs, inputs,
+/// `graphc inspect OUT.so [--json] [--gpu h100] [--steps] [--profile FILE]`:
+/// target, SMs, inputs,
 /// outputs, plans with each step's cost and a roofline estimate, kernels
 /// with their ONNX nodes, arena and weight sizes.
 int runInspectCommand(const InspectOptions &options);
