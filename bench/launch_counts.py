@@ -41,7 +41,9 @@ KERNEL = re.compile(r"^\s*exec\.kernel @(\S+) .*?attributes \{(.*)$", re.M)
 LAUNCH = re.compile(r"^\s*exec\.(?:launch|library_call) @(\S+) \[([^\]]*)\]", re.M)
 LIBRARY_CALL = re.compile(r"^\s*exec\.library_call ", re.M)
 LIVE_BOUND = re.compile(r"live_bytes_bound = (\d+) : i64")
-WEIGHT_SLOT = re.compile(r"#exec\.slot<weights, \d+, \d+, (\d+)>")
+# The slots a launch reads or writes that are not weights (constants and
+# absent arguments are neither).
+ACTIVATION_SLOT = re.compile(r"#exec\.slot<(?:input|output|arena), \d+, \d+, (\d+)>")
 COPY = re.compile(r"^\s*exec\.copy <\w+, \d+, \d+, (\d+)>", re.M)
 # graphc compile --libraries and --precision for every compile (set from
 # the command line).
@@ -63,18 +65,22 @@ def plan_cost(exec_ir):
     kernels = {name: (attribute(attrs, "bytes_read") + attribute(attrs, "bytes_written"),
                       attribute(attrs, "flops"))
                for name, attrs in KERNEL.findall(exec_ir)}
-    moved = flops = weights = 0
+    moved = flops = activations = 0
     seconds = 0.0
     for name, slots in LAUNCH.findall(exec_ir):
         kernel_bytes, kernel_flops = kernels[name]
         moved += kernel_bytes
-        weights += sum(int(size) for size in WEIGHT_SLOT.findall(slots))
+        # Each activation argument read or written once: the cost model's
+        # bytes less the weights' (which, for a gathered table, are only its
+        # rows read).
+        activations += sum(int(size) for size in ACTIVATION_SLOT.findall(slots))
         flops += kernel_flops
         seconds += max(kernel_bytes / H100_BYTES_PER_S, kernel_flops / H100_FP32_FLOPS_PER_S)
     for size in COPY.findall(exec_ir):
         moved += 2 * int(size)
+        activations += 2 * int(size)
         seconds += 2 * int(size) / H100_BYTES_PER_S
-    return moved, moved - weights, flops, seconds * 1e6
+    return moved, activations, flops, seconds * 1e6
 
 
 def compile_stage(graphc, onnx_path, shape, stage, *flags):

@@ -161,9 +161,9 @@ int64_t inputBytesRead(BlockArgument argument) {
   int64_t gathered = 0;
   for (OpOperand &use : argument.getUses()) {
     Operation *user = use.getOwner();
-    bool isData = use.getOperandNumber() == 0 &&
-                  isa<graph::GatherOp, graph::GatherElementsOp,
-                      graph::GatherNdOp>(user);
+    bool isData =
+        use.getOperandNumber() == 0 &&
+        isa<graph::GatherOp, graph::GatherElementsOp, graph::GatherNdOp>(user);
     // A gather of a dynamic shape could read any of it.
     int64_t produced = isData ? elementCount(user->getResult(0)) : 0;
     if (!isData || produced == 0)

@@ -530,15 +530,14 @@ void printText(const nlohmann::ordered_json &report, bool steps,
          << (totals["roofline_fraction"].is_null()
                  ? std::string("no fraction of the roofline")
                  : llvm::formatv("{0:F1}% of the roofline",
-                                 100 * totals["roofline_fraction"]
-                                           .get<double>())
+                                 100 *
+                                     totals["roofline_fraction"].get<double>())
                        .str())
          << "\n";
     if (!steps && !profiled)
       continue;
     os << "    step  kind      bound     roofline"
-       << (profiled ? "   measured achieved" : "")
-       << "  kernel\n";
+       << (profiled ? "   measured achieved" : "") << "  kernel\n";
     for (size_t s = 0; s < plan["steps"].size(); ++s) {
       const auto &step = plan["steps"][s];
       os << llvm::format("    %4zu  %-9s %-7s %7.2f us", s,

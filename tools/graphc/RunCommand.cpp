@@ -237,8 +237,8 @@ llvm::Error printProfile(graphc_model *model, int32_t planIndex,
   llvm::json::Object profile{
       {"graphc_profile", 1},
       {"model", options.model},
-      {"target", graphc_model_target(model) == GRAPHC_TARGET_CUDA ? "cuda"
-                                                                    : "cpu"},
+      {"target",
+       graphc_model_target(model) == GRAPHC_TARGET_CUDA ? "cuda" : "cpu"},
       {"plan", plan.name},
       {"runs", static_cast<int64_t>(runs)},
       {"total_us", total},
@@ -252,10 +252,9 @@ llvm::Error printProfile(graphc_model *model, int32_t planIndex,
   out << llvm::formatv("{0:2}", llvm::json::Value(std::move(profile))) << "\n";
   out.close();
   if (out.has_error())
-    return llvm::createStringError(out.error(),
-                                   "--profile-json: cannot write '" +
-                                       options.profileJson +
-                                       "': " + out.error().message());
+    return llvm::createStringError(
+        out.error(), "--profile-json: cannot write '" + options.profileJson +
+                         "': " + out.error().message());
   return llvm::Error::success();
 }
 
