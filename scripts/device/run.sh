@@ -8,17 +8,22 @@
 #   3. the model tests vs onnxruntime references      model-tests-cuda.json
 #      again with --precision fp16, bf16 and tf32     model-tests-cuda-fp16.json, ...
 #   4. CUDA-graph replay vs plain launches            graph-replay.json
-#   5. the benchmark (bench/run_bench.py, fast default set)   bench/
+#   5. kernel micro-benchmarks (bench/kernels.py): each generated template
+#      and the library GEMMs against torch, as a fraction of the GPU's peak
+#                                                     bench/results/*-kernels.{md,json}
+#   6. the benchmark (bench/run_bench.py, fast default set)   bench/
 # plus env.json (date, GPU, driver, CUDA) and summary.md. A failing stage is
 # reported and the next one still runs; the exit status is 1 if any failed.
 #
-#   run.sh                   stages 1-5 (5 gets the time left of the budget)
+#   run.sh                   stages 1-6 (6 gets the time left of the budget)
 #   run.sh --no-bench        stages 1-4
-#   run.sh --bench-only [ARGS...]   stage 5 only; ARGS go to bench/run_bench.py
+#   run.sh --bench-only [ARGS...]   stages 5 and 6; ARGS go to bench/run_bench.py
+#   run.sh --no-kernels      without stage 5 (before the other options)
 #   run.sh --cpu             no GPU needed: stages 2 and 3 on the cpu target
 #                            (automatic when nvidia-smi lists no GPU)
 #   run.sh --filter REGEX    only the node tests matching REGEX in stage 2
-# GRAPHC_RUN_BUDGET_S (default 540) bounds the whole run; JOBS the compiles.
+# GRAPHC_RUN_BUDGET_S (default 540) bounds the whole run, GRAPHC_KERNELS_BUDGET_S
+# (default 150) stage 5; JOBS the compiles.
 set -uo pipefail
 
 bundle=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -31,6 +36,7 @@ jobs=${JOBS:-$(nproc)}
 python=${PYTHON:-python3}
 
 mode=all
+kernels=1
 filter=
 bench_args=()
 target=
@@ -38,6 +44,7 @@ while (($#)); do
   case $1 in
     --cpu) target=cpu ;;
     --no-bench) mode=no-bench ;;
+    --no-kernels) kernels=0 ;;
     --filter) shift; filter=${1:?--filter needs a regex} ;;
     --bench-only) mode=bench-only; shift; bench_args=("$@"); break ;;
     -h | --help) sed -n '2,/^set /{/^#/p}' "${BASH_SOURCE[0]}"; exit 0 ;;
@@ -226,14 +233,22 @@ graph_replay() {
     --json "$out/graph-replay.json"
 }
 
+kernels_bench() {
+  "$python" "$bundle/bench/kernels.py" --graphc "$graphc" \
+    --runtime "$bundle/lib/libgraphc_runtime.so" --out "$out/bench/results" \
+    --work-dir "$work/kernels" --deadline-s "$((kernels_budget - 15))"
+}
+
 bench() {
   "$python" "$bundle/bench/run_bench.py" --graphc "$graphc" --out "$out/bench/results" \
     --deadline-s "$(($(left) - 20))" "$@"
 }
 
 # The stages run under timeout(1), in a child bash: it needs these.
-export -f left gtests node_tests model_tests reduced_precision_model_tests graph_replay bench
-export bundle out start budget jobs python target arch filter graphc work
+kernels_budget=${GRAPHC_KERNELS_BUDGET_S:-150}
+export -f left gtests node_tests model_tests reduced_precision_model_tests graph_replay \
+  kernels_bench bench
+export bundle out start budget jobs python target arch filter graphc work kernels_budget
 
 if [[ $mode != bench-only ]]; then
   stage gtests 90 gtests
@@ -247,8 +262,14 @@ if [[ $mode != bench-only ]]; then
   fi
 fi
 if [[ $mode == bench-only || ($mode == all && $have_gpu == 1 && $target == cuda) ]]; then
+  if [[ $kernels == 1 ]]; then
+    stage kernels "$kernels_budget" kernels_bench
+  else
+    stage_status[kernels]="skipped: --no-kernels"
+  fi
   stage bench 600 bench "${bench_args[@]}"
 elif [[ $mode == all ]]; then
+  stage_status[kernels]="skipped: no GPU"
   stage_status[bench]="skipped: no GPU"
 fi
 
@@ -262,7 +283,7 @@ fi
   echo "| stage | result |"
   echo "|---|---|"
   for name in gtests node-tests-$target model-tests-$target \
-      model-tests-$target-reduced-precision graph-replay bench; do
+      model-tests-$target-reduced-precision graph-replay kernels bench; do
     [[ -n ${stage_status[$name]:-} ]] && echo "| $name | ${stage_status[$name]} |"
   done
   echo
