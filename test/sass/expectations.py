@@ -129,13 +129,18 @@ TEMPLATES = {
     },
 }
 
-# Over all of a model's generated kernels of one compile (arch, precision):
-# the issue's goal for BERT-base fp16 on sm_90.
+# Over all of a model's generated kernels of one compile (model, precision,
+# arch): the issue's goal for BERT-base fp16 on sm_90, on the encoder layer
+# with and without the attention mask (BERT's exports have it) and on the
+# embedding lookup. The report lists the share of every other compile too.
+_BERT_GOAL = {
+    "vector_load_share": prop(0.8, False,
+                              ">= 80% of BERT-base's generated fp16 sm_90 global loads "
+                              "16-byte or cp.async (issue 31, done when); pending the "
+                              "vectorised templates and the flash attention"),
+}
 MODELS = {
-    ("bert", "fp16", "sm_90"): {
-        "vector_load_share": prop(0.8, False,
-                                  ">= 80% of BERT-base's generated fp16 sm_90 global loads "
-                                  "16-byte or cp.async (issue 31, done when); pending the "
-                                  "vectorised templates and the flash attention"),
-    },
+    ("bert", "fp16", "sm_90"): _BERT_GOAL,
+    ("bert-masked", "fp16", "sm_90"): _BERT_GOAL,
+    ("bert-embedding", "fp16", "sm_90"): _BERT_GOAL,
 }
