@@ -22,6 +22,9 @@ cuDNN, efficient) for attention; torch.matmul (cuBLAS) for GEMMs, and
 graphc's GEMM twice: cuBLASLt's heuristic rank 0 (graphc's default) and
 after `graphc tune` timed the top algorithms on this GPU.
 
+graphc's output is checked against the first reference's (max relative
+error 2e-2, fp16): a wrong result is reported as such and fails the run.
+
 Achieved bandwidth counts what the op must move (each input read once, the
 output written once; a gather reads only its rows); TFLOP/s counts 2 per
 multiply-add (attention: QK^T and PV). At batch 1 most cases fit in L2 (50 MB
@@ -63,6 +66,10 @@ PEAKS = [
     ("A100 80GB PCIe", {"bytes_per_s": 1.935e12, "fp16_flops_per_s": 312e12}),
     ("A100", {"bytes_per_s": 2.039e12, "fp16_flops_per_s": 312e12}),  # SXM4 80GB
 ]
+
+# graphc's result against the reference's (max |difference| / max |reference|):
+# fp16 storage with float accumulation on both sides.
+MAX_REL_ERROR = 2e-2
 
 SEQ = 128
 HIDDEN = 768
@@ -230,6 +237,9 @@ def write_case(name, batch, work):
                               spec["outputs"], spec["inits"])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)],
                               producer_name="graphc-bench-kernels")
+    # The IR version of opset 17, whatever onnx writes by default (graphc
+    # reads up to 10; a GPU machine's onnx may be newer).
+    model.ir_version = 8
     path = os.path.join(work, f"{name}-b{batch}.onnx")
     save(model, path)
     return path, spec
@@ -315,7 +325,7 @@ def references(name, spec, feeds):
     inits = {t.name: numpy_helper.to_array(t) for t in spec["inits"]}
 
     def half(key):
-        return torch.from_numpy(np.ascontiguousarray(inits[key])).to("cuda", torch.float16)
+        return torch.from_numpy(np.array(inits[key])).to("cuda", torch.float16)
 
     x = feeds.get("x")
     ref = spec["ref"]
@@ -436,6 +446,11 @@ def measure_case(args, name, batch, work, arch, peaks, deadline):
     from graphc_cuda import GraphcCudaModel
     feeds = torch_inputs(spec)
     order = [i.name for i in spec["inputs"]]
+    refs = references(name, spec, feeds)
+    # What graphc computes must be what the references compute: the first
+    # reference's result, within fp16 rounding.
+    expected = next(iter(refs.values()))().float()
+    torch.cuda.synchronize()
     for label, path in builds.items():
         if time.monotonic() > deadline:
             row["systems"][label] = {"status": "not run: time budget spent"}
@@ -444,11 +459,20 @@ def measure_case(args, name, batch, work, arch, peaks, deadline):
         try:
             outputs = model.allocate_outputs()
             inputs = [feeds[n] for n in order]
+            model.run_on_stream(inputs, outputs)
+            torch.cuda.synchronize()
+            got = outputs[0].float().reshape(expected.shape)
+            error = ((got - expected).abs().max() /
+                     expected.abs().max().clamp_min(1e-6)).item()
             us = time_us(lambda: model.run_on_stream(inputs, outputs), args.iters, args.repeats)
-            row["systems"][label] = {"us": us, **(fraction(spec, us, peaks) or {})}
+            row["systems"][label] = {"us": us, **(fraction(spec, us, peaks) or {}),
+                                     "max_rel_error": error}
+            if not error <= MAX_REL_ERROR:
+                row["systems"][label]["status"] = (
+                    f"WRONG: max relative error {error:.3g} > {MAX_REL_ERROR}")
         finally:
             model.close()
-    for label, call in references(name, spec, feeds).items():
+    for label, call in refs.items():
         if time.monotonic() > deadline:
             row["systems"][label] = {"status": "not run: time budget spent"}
             continue
@@ -495,7 +519,8 @@ def write_report(args, facts, rows, started):
             rate = (f"{result['tflops']:.1f} TFLOP/s" if "tflops" in result else
                     f"{result['gb_per_s']:.0f} GB/s" if "gb_per_s" in result else "")
             of_peak = f"{result['of_peak']:.0%}" if "of_peak" in result else ""
-            lines.append(f"| {row['case']} | {row['template']} | {row['batch']} | {label} | "
+            wrong = f" ({result['status']})" if "status" in result else ""
+            lines.append(f"| {row['case']} | {row['template']} | {row['batch']} | {label}{wrong} | "
                          f"{result['us']:.2f} | {rate} | {of_peak} | "
                          f"{f'{ratio:.2f}x' if ratio and label.startswith('graphc') else ''} |")
     lines += ["", f"Total {time.monotonic() - started:.0f} s."]
@@ -572,6 +597,9 @@ def main():
                     failed = True
                     row = {"case": name, "template": CASES[name][0], "batch": batch,
                            "error": f"{type(error).__name__}: {str(error).strip()[:300]}"}
+                if any(str(v.get("status", "")).startswith("WRONG")
+                       for v in row.get("systems", {}).values()):
+                    failed = True
                 rows.append(row)
                 print(f"kernels.py: {name} b{batch}: "
                       + (row.get("error") or ", ".join(
