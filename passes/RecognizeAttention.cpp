@@ -8,7 +8,9 @@
 // Expand, Reshape), which become grouped heads. Each such chain becomes one
 // graph.attention, which the kernel templates compute without writing the
 // scores to memory. A chain is replaced only when every intermediate value
-// is used inside it alone, so nothing is computed twice.
+// is used inside it alone, so nothing is computed twice. A mask that
+// pointwise ops compute from an Expand (HF BERT's padding mask) is then
+// computed before the broadcast, which the attention does itself.
 //
 // The pass runs after pad-safety analysis (which reasons about the softmax
 // and masks of the unfused chain) and before fusion; `--no-fusion` skips it.

@@ -59,12 +59,14 @@ def make_transformer(d_model=64, heads=4, ffn=256, seed=0, mask=False, layers=1)
         per_head = {}
         for proj in ("q", "k", "v"):
             y = linear(h, p + proj, d_model, d_model)
-            y = node("Reshape", [y, heads_shape], [f"{p}{proj}.heads"], f"{p}{proj}.split_heads")
+            y = node("Reshape", [y, heads_shape], [f"{p}{proj}.heads"],
+                     f"{p}{proj}.split_heads")
             perm = [0, 2, 3, 1] if proj == "k" else [0, 2, 1, 3]
-            per_head[proj] = node("Transpose", [y], [f"{p}{proj}.t"], f"{p}{proj}.transpose", perm=perm)
+            per_head[proj] = node("Transpose", [y], [f"{p}{proj}.t"], f"{p}{proj}.transpose",
+                                  perm=perm)
         scores = node("MatMul", [per_head["q"], per_head["k"]], [p + "scores"], p + "qk")
-        scaled = node("Div", [scores, w.const(p + "sqrt_dk", np.array(math.sqrt(head_dim), np.float32))],
-                      [p + "scaled"], p + "scale")
+        sqrt_dk = w.const(p + "sqrt_dk", np.array(math.sqrt(head_dim), np.float32))
+        scaled = node("Div", [scores, sqrt_dk], [p + "scaled"], p + "scale")
         if bias is not None:
             scaled = node("Add", [scaled, bias], [p + "masked"], p + "mask.add")
         elif mask:
@@ -86,12 +88,14 @@ def make_transformer(d_model=64, heads=4, ffn=256, seed=0, mask=False, layers=1)
         h = layer_norm(x1, p + "ln2")
         h = linear(h, p + "ffn1", d_model, ffn)
         # GELU(h) = 0.5 * h * (1 + erf(h / sqrt(2)))
-        e = node("Div", [h, w.const(p + "sqrt2", np.array(math.sqrt(2.0), np.float32))], [p + "g.div"],
-                 p + "gelu.div")
+        sqrt2 = w.const(p + "sqrt2", np.array(math.sqrt(2.0), np.float32))
+        e = node("Div", [h, sqrt2], [p + "g.div"], p + "gelu.div")
         e = node("Erf", [e], [p + "g.erf"], p + "gelu.erf")
-        e = node("Add", [e, w.const(p + "one", np.array(1.0, np.float32))], [p + "g.add"], p + "gelu.add")
+        one = w.const(p + "one", np.array(1.0, np.float32))
+        e = node("Add", [e, one], [p + "g.add"], p + "gelu.add")
         e = node("Mul", [h, e], [p + "g.mul"], p + "gelu.mul")
-        g = node("Mul", [e, w.const(p + "half", np.array(0.5, np.float32))], [p + "g.out"], p + "gelu.half")
+        half = w.const(p + "half", np.array(0.5, np.float32))
+        g = node("Mul", [e, half], [p + "g.out"], p + "gelu.half")
         y = linear(g, p + "ffn2", ffn, d_model)
         return node("Add", [x1, y], [out], p + "residual2")
 
