@@ -380,10 +380,20 @@ public:
     Value small = rebuild(mask);
     for (AttentionOp attention : readers)
       attention.getMaskMutable().assign(small);
-    // Users first: each op has lost its last use before its turn.
-    for (Operation *op : llvm::reverse(chain))
-      if (op->use_empty())
-        op->erase();
+    // Users first: each op has lost its last use before its turn. The
+    // Expand's target shape goes too, when nothing else reads it.
+    llvm::SetVector<Operation *> constants;
+    for (Operation *op : llvm::reverse(chain)) {
+      if (!op->use_empty())
+        continue;
+      for (Value operand : op->getOperands())
+        if (auto constant = operand.getDefiningOp<ConstantOp>())
+          constants.insert(constant);
+      op->erase();
+    }
+    for (Operation *constant : constants)
+      if (constant->use_empty())
+        constant->erase();
   }
 
 private:

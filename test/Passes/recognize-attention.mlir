@@ -168,9 +168,11 @@ func.func @causal_mask(%q: tensor<1x2x3x4xf32>, %kt: tensor<1x2x4x3xf32>, %v: te
 // Sub, Cast to bool, Where with the lowest float), once for every layer.
 // Each attention broadcasts its mask, so the bias is computed on the
 // unexpanded [B, 1, 1, S] mask and both layers read that: no Expand is left
-// and the pointwise ops run over S elements, not S x S.
+// and the pointwise ops run over S elements, not S x S (the Expand's target
+// shape goes too).
 // CHECK-LABEL: func @hf_padding_mask
 // CHECK-SAME: (%[[Q:[^:]*]]: tensor<1x2x8x16xf32> {{.*}}, %[[K:[^:]*]]: tensor<1x2x8x16xf32> {{.*}}, %[[V:[^:]*]]: tensor<1x2x8x16xf32> {{.*}}, %[[IDS:[^:]*]]: tensor<1x8xi64>
+// CHECK-NOT: dense<[1, 1, 8, 8]>
 // CHECK-NOT: graph.expand
 // CHECK: %[[M4:.*]] = graph.unsqueeze %{{.*}} : (tensor<1x1x8xi64>, tensor<1xi64>) -> tensor<1x1x1x8xi64>
 // CHECK-NEXT: %[[F:.*]] = graph.cast %[[M4]] {to = f32} : (tensor<1x1x1x8xi64>) -> tensor<1x1x1x8xf32> loc("to_float")
