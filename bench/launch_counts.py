@@ -82,12 +82,7 @@ def plan_cost(exec_ir):
     return moved, moved - weights, flops, seconds * 1e6
 
 
-def compile_stage(graphc, onnx_path, shape, stage, *flags):
-    # A masked model's attention_mask has the ids' shape.
-    import onnx
-    inputs = [i.name for i in onnx.load(onnx_path, load_external_data=False).graph.input]
-    shapes = [f"--shape={name}={shape}" for name in inputs
-              if name in ("input", "attention_mask")]
+def compile_stage(graphc, onnx_path, shapes, stage, *flags):
     proc = subprocess.run(
         [graphc, "compile", onnx_path, "--target", "cuda", *shapes,
          "--emit", stage, f"--libraries={LIBRARIES}", f"--precision={PRECISION}",
@@ -102,9 +97,12 @@ def compile_stage(graphc, onnx_path, shape, stage, *flags):
 def count(graphc, onnx_path, shape):
     import onnx
     model = onnx.load(onnx_path, load_external_data=False)
-    graph_ir = compile_stage(graphc, onnx_path, shape, "graph")
-    exec_ir = compile_stage(graphc, onnx_path, shape, "exec")
-    unfused_ir = compile_stage(graphc, onnx_path, shape, "exec", "--no-fusion")
+    # A masked model's attention_mask has the ids' shape.
+    shapes = [f"--shape={value.name}={shape}" for value in model.graph.input
+              if value.name in ("input", "attention_mask")]
+    graph_ir = compile_stage(graphc, onnx_path, shapes, "graph")
+    exec_ir = compile_stage(graphc, onnx_path, shapes, "exec")
+    unfused_ir = compile_stage(graphc, onnx_path, shapes, "exec", "--no-fusion")
     graph_ops = [m for m in re.findall(r"= graph\.([a-z_0-9]+)", graph_ir)
                  if m != "constant"]
     arena = ARENA.search(exec_ir)
