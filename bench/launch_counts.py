@@ -11,7 +11,7 @@ lower bound (the most intermediate bytes live at once) and the sum of all
 intermediates.
 
     .venv-torch/bin/python bench/launch_counts.py --graphc build/bin/graphc
-        [--models resnet50,bert,gpt2] [--exporters torchscript,dynamo]
+        [--models resnet50,bert,bert_masked,gpt2] [--exporters torchscript,dynamo]
         [--batch 1] [--libraries auto|none] [--precision fp32|fp16|...]
         [--json out.json]
 
@@ -19,6 +19,11 @@ intermediates.
 generated kernel that takes in its whole epilogue. The default (auto) is what
 graphc compiles for cuda: GEMMs are cuBLASLt calls and convolutions cuDNN
 calls, and the epilogue ops a library cannot fuse become kernels of their own.
+
+bert_masked is BERT-base called with an attention_mask input (ones), as
+Hugging Face exports it for serving: the padding mask becomes an additive
+bias (Unsqueeze, Expand, Cast, Sub, Cast, Where with the type's lowest value)
+that every layer's attention reads.
 
 bash scripts/setup-torch.sh installs torch, torchvision and transformers
 into .venv-torch (several GB; never part of the test command).
@@ -83,9 +88,9 @@ def plan_cost(exec_ir):
     return moved, activations, flops, seconds * 1e6
 
 
-def compile_stage(graphc, onnx_path, shape, stage, *flags):
+def compile_stage(graphc, onnx_path, shapes, stage, *flags):
     proc = subprocess.run(
-        [graphc, "compile", onnx_path, "--target", "cuda", f"--shape=input={shape}",
+        [graphc, "compile", onnx_path, "--target", "cuda", *shapes,
          "--emit", stage, f"--libraries={LIBRARIES}", f"--precision={PRECISION}",
          *flags],
         capture_output=True, text=True)
@@ -98,9 +103,12 @@ def compile_stage(graphc, onnx_path, shape, stage, *flags):
 def count(graphc, onnx_path, shape):
     import onnx
     model = onnx.load(onnx_path, load_external_data=False)
-    graph_ir = compile_stage(graphc, onnx_path, shape, "graph")
-    exec_ir = compile_stage(graphc, onnx_path, shape, "exec")
-    unfused_ir = compile_stage(graphc, onnx_path, shape, "exec", "--no-fusion")
+    # A masked model's attention_mask has the ids' shape.
+    shapes = [f"--shape={value.name}={shape}" for value in model.graph.input
+              if value.name in ("input", "attention_mask")]
+    graph_ir = compile_stage(graphc, onnx_path, shapes, "graph")
+    exec_ir = compile_stage(graphc, onnx_path, shapes, "exec")
+    unfused_ir = compile_stage(graphc, onnx_path, shapes, "exec", "--no-fusion")
     graph_ops = [m for m in re.findall(r"= graph\.([a-z_0-9]+)", graph_ir)
                  if m != "constant"]
     arena = ARENA.search(exec_ir)
@@ -132,6 +140,41 @@ def count(graphc, onnx_path, shape):
     }
 
 
+MASKED = {"bert_masked": "bert"}
+
+
+def build_masked_model(name):
+    """(module taking input ids and an attention mask, input maker): the
+    Hugging Face backbone of `name` called with a mask of ones."""
+    import torch
+    module, make_input = build_model(MASKED[name])
+    backbone = module.backbone
+
+    class MaskedLastHiddenState(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.backbone = backbone
+
+        def forward(self, input_ids, attention_mask):
+            return self.backbone(input_ids=input_ids, attention_mask=attention_mask,
+                                 return_dict=True).last_hidden_state
+
+    return MaskedLastHiddenState(), make_input
+
+
+def export_masked(module, ids, path, exporter):
+    import torch
+    inputs = (ids, torch.ones_like(ids))
+    names = ["input", "attention_mask"]
+    if exporter == "torchscript":
+        torch.onnx.export(module, inputs, path, dynamo=False, opset_version=17,
+                          input_names=names, output_names=["output"])
+    else:
+        program = torch.onnx.export(module, inputs, dynamo=True, input_names=names,
+                                    output_names=["output"])
+        program.save(path)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--graphc", required=True)
@@ -153,7 +196,8 @@ def main():
     rows = []
     with tempfile.TemporaryDirectory() as work:
         for name in args.models.split(","):
-            module, make_input = build_model(name)
+            module, make_input = (build_masked_model(name) if name in MASKED
+                                  else build_model(name))
             module.eval()
             example = make_input(args.batch)
             shape = "x".join(str(d) for d in example.shape)
@@ -163,7 +207,10 @@ def main():
                 # Failures are reported in the table, not fatal; the row says
                 # whether torch's exporter or graphc failed.
                 try:
-                    export_onnx(module, example, path, exporter)
+                    if name in MASKED:
+                        export_masked(module, example, path, exporter)
+                    else:
+                        export_onnx(module, example, path, exporter)
                 except Exception as error:
                     row["error"] = "torch export: " + str(error).splitlines()[0][:200]
                 else:

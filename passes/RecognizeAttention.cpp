@@ -8,7 +8,9 @@
 // Expand, Reshape), which become grouped heads. Each such chain becomes one
 // graph.attention, which the kernel templates compute without writing the
 // scores to memory. A chain is replaced only when every intermediate value
-// is used inside it alone, so nothing is computed twice.
+// is used inside it alone, so nothing is computed twice. A mask that
+// pointwise ops compute from an Expand (HF BERT's padding mask) is then
+// computed before the broadcast, which the attention does itself.
 //
 // The pass runs after pad-safety analysis (which reasons about the softmax
 // and masks of the unfused chain) and before fusion; `--no-fusion` skips it.
@@ -19,8 +21,11 @@
 #include "dialects/Graph/GraphTypeInference.h"
 #include "passes/Passes.h"
 
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 using namespace graphc::graph;
@@ -350,6 +355,156 @@ struct RecognizeAttentionChain : OpRewritePattern<MatMulOp> {
   }
 };
 
+/// Masks that an Expand broadcast, read before the broadcast. HF's BERT
+/// export expands its [B, 1, 1, S] padding mask to [B, 1, S, S] before
+/// turning it into an additive bias (Cast, Sub, Cast, Where), once for all
+/// layers: a copy kernel and a pointwise kernel over S x S elements. The
+/// attention broadcasts its mask against the scores, so the pointwise ops
+/// can run on the Expand's input instead and every attention read their
+/// smaller result: one kernel over S elements.
+class MaskUnexpander {
+public:
+  /// Rewrites the mask `mask` that the attentions in `readers` read (and
+  /// nothing else) when its chain shrinks; leaves everything as it is
+  /// otherwise.
+  void rewrite(Value mask, ArrayRef<AttentionOp> readers) {
+    if (!shrunkShape(mask))
+      return;
+    // Every op of the chain must feed the chain or the masks alone: an op
+    // with another user would stay, and be computed twice.
+    for (Operation *op : chain)
+      for (Operation *user : op->getUsers())
+        if ((user->getNumResults() != 1 || !shapes.count(user->getResult(0))) &&
+            !llvm::is_contained(readers, user))
+          return;
+    Value small = rebuild(mask);
+    for (AttentionOp attention : readers)
+      attention.getMaskMutable().assign(small);
+    // Users first: each op has lost its last use before its turn. The
+    // Expand's target shape goes too, when nothing else reads it.
+    llvm::SetVector<Operation *> constants;
+    for (Operation *op : llvm::reverse(chain)) {
+      if (!op->use_empty())
+        continue;
+      for (Value operand : op->getOperands())
+        if (auto constant = operand.getDefiningOp<ConstantOp>())
+          constants.insert(constant);
+      op->erase();
+    }
+    for (Operation *constant : constants)
+      if (constant->use_empty())
+        constant->erase();
+  }
+
+private:
+  /// The shape `value` has before its broadcast, when an Expand under
+  /// pointwise ops made it larger; records the ops that broadcast it.
+  std::optional<SmallVector<int64_t>> shrunkShape(Value value) {
+    if (auto found = shapes.find(value); found != shapes.end())
+      return found->second;
+    std::optional<SmallVector<int64_t>> shape = computeShrunkShape(value);
+    if (shape) {
+      shapes[value] = *shape;
+      chain.insert(value.getDefiningOp());
+    }
+    return shape;
+  }
+
+  std::optional<SmallVector<int64_t>> computeShrunkShape(Value value) {
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    Operation *op = value.getDefiningOp();
+    if (!type || !type.hasStaticShape() || !op || op->getNumResults() != 1)
+      return std::nullopt;
+    auto smaller = [&](ArrayRef<int64_t> shape) {
+      return shape.size() == static_cast<size_t>(type.getRank()) &&
+             ShapedType::getNumElements(shape) < type.getNumElements();
+    };
+    if (auto expand = dyn_cast<ExpandOp>(op)) {
+      auto input = dyn_cast<RankedTensorType>(expand.getInput().getType());
+      if (!input || !input.hasStaticShape() || !smaller(input.getShape()))
+        return std::nullopt;
+      return SmallVector<int64_t>(input.getShape());
+    }
+    if (!op->hasTrait<graph::OpTrait::Pointwise>())
+      return std::nullopt;
+    // Each result element is a function of the operand elements at its
+    // broadcast position: computed on the unbroadcast operands, the result
+    // broadcasts to the same values.
+    SmallVector<SmallVector<int64_t>> operands;
+    bool shrinks = false;
+    for (Value operand : op->getOperands()) {
+      auto operandType = dyn_cast<RankedTensorType>(operand.getType());
+      if (!operandType || !operandType.hasStaticShape())
+        return std::nullopt;
+      if (std::optional<SmallVector<int64_t>> shape = shrunkShape(operand)) {
+        operands.push_back(*shape);
+        shrinks = true;
+      } else {
+        operands.push_back(SmallVector<int64_t>(operandType.getShape()));
+      }
+    }
+    if (!shrinks)
+      return std::nullopt;
+    SmallVector<int64_t> shape;
+    for (ArrayRef<int64_t> operand : operands) {
+      FailureOr<SmallVector<int64_t>> joined = broadcastShapes(shape, operand);
+      if (failed(joined))
+        return std::nullopt;
+      shape = *joined;
+    }
+    if (!smaller(shape))
+      return std::nullopt;
+    return shape;
+  }
+
+  /// `value` computed on the unbroadcast operands (after shrunkShape
+  /// accepted it): the Expand's input, or a clone of the pointwise op
+  /// before the original.
+  Value rebuild(Value value) {
+    if (Value done = rebuilt.lookup(value))
+      return done;
+    Operation *op = value.getDefiningOp();
+    Value result;
+    if (auto expand = dyn_cast<ExpandOp>(op)) {
+      result = expand.getInput();
+    } else {
+      IRMapping mapping;
+      for (Value operand : op->getOperands())
+        if (shapes.count(operand))
+          mapping.map(operand, rebuild(operand));
+      OpBuilder builder(op);
+      Operation *clone = builder.clone(*op, mapping);
+      result = clone->getResult(0);
+      result.setType(
+          cast<RankedTensorType>(value.getType()).clone(shapes[value]));
+    }
+    rebuilt[value] = result;
+    return result;
+  }
+
+  llvm::DenseMap<Value, SmallVector<int64_t>> shapes;
+  llvm::DenseMap<Value, Value> rebuilt;
+  /// The ops the shrinking replaces, producers before users.
+  llvm::SetVector<Operation *> chain;
+};
+
+/// Each distinct mask of an attention, read unbroadcast where it can be.
+void readMasksUnexpanded(ModuleOp module) {
+  llvm::MapVector<Value, SmallVector<AttentionOp>> readers;
+  module.walk([&](AttentionOp attention) {
+    if (Value mask = attention.getMask())
+      readers[mask].push_back(attention);
+  });
+  for (auto &[mask, attentions] : readers) {
+    // Only masks that attentions alone read.
+    if (!llvm::all_of(mask.getUsers(), [&](Operation *user) {
+          return llvm::is_contained(attentions, user);
+        }))
+      continue;
+    MaskUnexpander().rewrite(mask, attentions);
+  }
+}
+
 } // namespace
 
 LogicalResult recognizeAttention(ModuleOp module) {
@@ -358,6 +513,7 @@ LogicalResult recognizeAttention(ModuleOp module) {
   patterns.add<RecognizeAttentionChain>(context);
   if (failed(applyPatternsAndFoldGreedily(module, std::move(patterns))))
     return module.emitError("recognising attention did not converge");
+  readMasksUnexpanded(module);
   return success();
 }
 

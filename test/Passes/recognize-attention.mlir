@@ -160,3 +160,97 @@ func.func @causal_mask(%q: tensor<1x2x3x4xf32>, %kt: tensor<1x2x4x3xf32>, %v: te
   %o2 = graph.mat_mul %p2, %v : (tensor<1x2x3x3xf32>, tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32>
   return %o0, %o1, %o2 : tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>
 }
+
+// -----
+
+// Hugging Face's BERT export: the [B, S] padding mask is unsqueezed to
+// [B, 1, 1, S], expanded to [B, 1, S, S], then made an additive bias (Cast,
+// Sub, Cast to bool, Where with the lowest float), once for every layer.
+// Each attention broadcasts its mask, so the bias is computed on the
+// unexpanded [B, 1, 1, S] mask and both layers read that: no Expand is left
+// and the pointwise ops run over S elements, not S x S (the Expand's target
+// shape goes too).
+// CHECK-LABEL: func @hf_padding_mask
+// CHECK-SAME: (%[[Q:[^:]*]]: tensor<1x2x8x16xf32> {{.*}}, %[[K:[^:]*]]: tensor<1x2x8x16xf32> {{.*}}, %[[V:[^:]*]]: tensor<1x2x8x16xf32> {{.*}}, %[[IDS:[^:]*]]: tensor<1x8xi64>
+// CHECK-NOT: dense<[1, 1, 8, 8]>
+// CHECK-NOT: graph.expand
+// CHECK: %[[M4:.*]] = graph.unsqueeze %{{.*}} : (tensor<1x1x8xi64>, tensor<1xi64>) -> tensor<1x1x1x8xi64>
+// CHECK-NEXT: %[[F:.*]] = graph.cast %[[M4]] {to = f32} : (tensor<1x1x1x8xi64>) -> tensor<1x1x1x8xf32> loc("to_float")
+// CHECK-NEXT: %[[D:.*]] = graph.sub %{{.*}}, %[[F]] : (tensor<f32>, tensor<1x1x1x8xf32>) -> tensor<1x1x1x8xf32> loc("dropped")
+// CHECK-NEXT: %[[B:.*]] = graph.cast %[[D]] {to = i1} : (tensor<1x1x1x8xf32>) -> tensor<1x1x1x8xi1> loc("to_bool")
+// CHECK-NEXT: %[[BIAS:.*]] = graph.where %[[B]], %{{.*}}, %[[D]] : (tensor<1x1x1x8xi1>, tensor<f32>, tensor<1x1x1x8xf32>) -> tensor<1x1x1x8xf32> loc("bias")
+// CHECK-NOT: graph.expand
+// CHECK: graph.attention %[[Q]], %[[K]], %[[V]], %[[BIAS]] {{.*}} -> tensor<1x2x8x16xf32>
+// CHECK: graph.attention %{{.*}}, %[[K]], %[[V]], %[[BIAS]] {{.*}} -> tensor<1x2x8x16xf32>
+func.func @hf_padding_mask(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>, %ids: tensor<1x8xi64>) -> tensor<1x2x8x16xf32> {
+  %axis1 = graph.constant {value = dense<1> : tensor<1xi64>} : () -> tensor<1xi64>
+  %shape = graph.constant {value = dense<[1, 1, 8, 8]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %one = graph.constant {value = dense<1.0> : tensor<f32>} : () -> tensor<f32>
+  %lowest = graph.constant {value = dense<-3.40282347E+38> : tensor<f32>} : () -> tensor<f32>
+  %scale = graph.constant {value = dense<0.25> : tensor<f32>} : () -> tensor<f32>
+  %m3 = graph.unsqueeze %ids, %axis1 : (tensor<1x8xi64>, tensor<1xi64>) -> tensor<1x1x8xi64> loc("unsqueeze1")
+  %m4 = graph.unsqueeze %m3, %axis1 : (tensor<1x1x8xi64>, tensor<1xi64>) -> tensor<1x1x1x8xi64> loc("unsqueeze2")
+  %e = graph.expand %m4, %shape : (tensor<1x1x1x8xi64>, tensor<4xi64>) -> tensor<1x1x8x8xi64> loc("expand")
+  %f = graph.cast %e {to = f32} : (tensor<1x1x8x8xi64>) -> tensor<1x1x8x8xf32> loc("to_float")
+  %d = graph.sub %one, %f : (tensor<f32>, tensor<1x1x8x8xf32>) -> tensor<1x1x8x8xf32> loc("dropped")
+  %b = graph.cast %d {to = i1} : (tensor<1x1x8x8xf32>) -> tensor<1x1x8x8xi1> loc("to_bool")
+  %bias = graph.where %b, %lowest, %d : (tensor<1x1x8x8xi1>, tensor<f32>, tensor<1x1x8x8xf32>) -> tensor<1x1x8x8xf32> loc("bias")
+  %kt = graph.transpose %k {perm = array<i64: 0, 1, 3, 2>} : (tensor<1x2x8x16xf32>) -> tensor<1x2x16x8xf32>
+  %s = graph.mat_mul %q, %kt : (tensor<1x2x8x16xf32>, tensor<1x2x16x8xf32>) -> tensor<1x2x8x8xf32>
+  %sc = graph.mul %s, %scale : (tensor<1x2x8x8xf32>, tensor<f32>) -> tensor<1x2x8x8xf32>
+  %a = graph.add %sc, %bias : (tensor<1x2x8x8xf32>, tensor<1x1x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %p = graph.softmax %a {axis = -1 : i64} : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %o = graph.mat_mul %p, %v : (tensor<1x2x8x8xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
+  %kt2 = graph.transpose %k {perm = array<i64: 0, 1, 3, 2>} : (tensor<1x2x8x16xf32>) -> tensor<1x2x16x8xf32>
+  %s2 = graph.mat_mul %o, %kt2 : (tensor<1x2x8x16xf32>, tensor<1x2x16x8xf32>) -> tensor<1x2x8x8xf32>
+  %sc2 = graph.mul %s2, %scale : (tensor<1x2x8x8xf32>, tensor<f32>) -> tensor<1x2x8x8xf32>
+  %a2 = graph.add %sc2, %bias : (tensor<1x2x8x8xf32>, tensor<1x1x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %p2 = graph.softmax %a2 {axis = -1 : i64} : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %o2 = graph.mat_mul %p2, %v : (tensor<1x2x8x8xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
+  return %o2 : tensor<1x2x8x16xf32>
+}
+
+// -----
+
+// The expanded bias has another user (it is returned): computing it
+// unexpanded too would compute the mask twice, so the attention reads the
+// expanded one.
+// CHECK-LABEL: func @expanded_mask_also_returned
+// CHECK: %[[E:.*]] = graph.expand
+// CHECK-NEXT: %[[BIAS:.*]] = graph.sub %{{.*}}, %[[E]] : (tensor<f32>, tensor<1x1x8x8xf32>) -> tensor<1x1x8x8xf32>
+// CHECK: graph.attention %{{.*}}, %{{.*}}, %{{.*}}, %[[BIAS]] {{.*}} -> tensor<1x2x8x16xf32>
+// CHECK: return %{{.*}}, %[[BIAS]]
+func.func @expanded_mask_also_returned(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>, %m: tensor<1x1x1x8xf32>) -> (tensor<1x2x8x16xf32>, tensor<1x1x8x8xf32>) {
+  %shape = graph.constant {value = dense<[1, 1, 8, 8]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %one = graph.constant {value = dense<1.0> : tensor<f32>} : () -> tensor<f32>
+  %e = graph.expand %m, %shape : (tensor<1x1x1x8xf32>, tensor<4xi64>) -> tensor<1x1x8x8xf32>
+  %bias = graph.sub %one, %e : (tensor<f32>, tensor<1x1x8x8xf32>) -> tensor<1x1x8x8xf32>
+  %kt = graph.transpose %k {perm = array<i64: 0, 1, 3, 2>} : (tensor<1x2x8x16xf32>) -> tensor<1x2x16x8xf32>
+  %s = graph.mat_mul %q, %kt : (tensor<1x2x8x16xf32>, tensor<1x2x16x8xf32>) -> tensor<1x2x8x8xf32>
+  %a = graph.add %s, %bias : (tensor<1x2x8x8xf32>, tensor<1x1x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %p = graph.softmax %a {axis = -1 : i64} : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %o = graph.mat_mul %p, %v : (tensor<1x2x8x8xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
+  return %o, %bias : tensor<1x2x8x16xf32>, tensor<1x1x8x8xf32>
+}
+
+// -----
+
+// A mask expanded along the key axis ([B, 1, S, 1] to [B, 1, S, S], a
+// per-query bias) is read unexpanded as well: the attention broadcasts any
+// unit dim of its mask.
+// CHECK-LABEL: func @query_mask
+// CHECK-SAME: %[[M:[^:]*]]: tensor<1x1x8x1xf32>
+// CHECK-NOT: graph.expand
+// CHECK: %[[BIAS:.*]] = graph.neg %[[M]] : (tensor<1x1x8x1xf32>) -> tensor<1x1x8x1xf32>
+// CHECK-NEXT: graph.attention %{{.*}}, %{{.*}}, %{{.*}}, %[[BIAS]]
+func.func @query_mask(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>, %m: tensor<1x1x8x1xf32>) -> tensor<1x2x8x16xf32> {
+  %shape = graph.constant {value = dense<[1, 1, 8, 8]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %e = graph.expand %m, %shape : (tensor<1x1x8x1xf32>, tensor<4xi64>) -> tensor<1x1x8x8xf32>
+  %bias = graph.neg %e : (tensor<1x1x8x8xf32>) -> tensor<1x1x8x8xf32>
+  %kt = graph.transpose %k {perm = array<i64: 0, 1, 3, 2>} : (tensor<1x2x8x16xf32>) -> tensor<1x2x16x8xf32>
+  %s = graph.mat_mul %q, %kt : (tensor<1x2x8x16xf32>, tensor<1x2x16x8xf32>) -> tensor<1x2x8x8xf32>
+  %a = graph.add %s, %bias : (tensor<1x2x8x8xf32>, tensor<1x1x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %p = graph.softmax %a {axis = -1 : i64} : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %o = graph.mat_mul %p, %v : (tensor<1x2x8x8xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
+  return %o : tensor<1x2x8x16xf32>
+}

@@ -14,7 +14,7 @@ graphc generated for it.
 CHECK is one of:
   accuracy-mlp, accuracy-resnet, accuracy-transformer, accuracy-rewrites,
   accuracy-mbconv,
-  accuracy-decoder, accuracy-masked-transformer
+  accuracy-decoder, accuracy-masked-transformer, accuracy-hf-masked-transformer
       generate the model, compile it with fixed dims, run it on seeded random
       inputs through the Python runtime and compare with onnxruntime (CPU)
   deterministic   compiling the same model twice gives byte-identical .so files
@@ -58,6 +58,10 @@ MODELS = {
     "rewrites": {"generator": "make_rewrites.py", "buckets": [{"batch": 3}]},
     "masked_transformer": {"generator": "make_masked_transformer.py",
                            "buckets": [{"batch": 2, "seq": 8}]},
+    # Two layers reading Hugging Face BERT's int64 padding mask, expanded
+    # and made a bias once (read unexpanded by both attentions).
+    "hf_masked_transformer": {"generator": "make_hf_masked_transformer.py",
+                              "buckets": [{"batch": 2, "seq": 8}]},
     # seq 40: more keys than one tile of the attention kernel, rows that do
     # not fill its blocks.
     "decoder": {"generator": "make_decoder.py",
@@ -202,7 +206,7 @@ def check_accuracy(args, name):
         # The masked encoder gets a mask that drops keys (an additive mask
         # inside attention); the others random inputs.
         feeds = masked_feeds(model, dims["batch"], dims["seq"], seed=1) \
-            if name == "masked_transformer" else None
+            if name in ("masked_transformer", "hf_masked_transformer") else None
         print(f"  {name} ({dims_text(dims)}, {args.target}, {args.precision}): "
               f"{compare_with_onnxruntime(model, so, dims, feeds=feeds, precision=args.precision, io_precision=args.io_precision)}")
 
@@ -286,12 +290,20 @@ def expect_bucket_dim(so_path, name, pad_safe, splittable, node=None):
     print(f"  {os.path.basename(so_path)}: {dim!r}")
 
 
+def mask_type(model_path):
+    import onnx
+    model = onnx.load(model_path, load_external_data=False)
+    mask = next(i for i in model.graph.input if i.name == "attention_mask")
+    return np.dtype(onnx.helper.tensor_dtype_to_np_dtype(mask.type.tensor_type.elem_type)).name
+
+
 def masked_feeds(model_path, batch, seq, seed):
-    """Random x, and a mask of ones whose last row drops its last two keys."""
+    """Random x, and a mask of ones (of the model's float32 or int64 type)
+    whose last row drops its last two keys."""
     feeds = random_feeds(model_path, {"batch": batch, "seq": seq}, seed)
-    mask = np.ones((batch, seq), np.float32)
+    mask = np.ones((batch, seq), np.dtype(mask_type(model_path)))
     if seq > 2:
-        mask[-1, -2:] = 0.0
+        mask[-1, -2:] = 0
     feeds["attention_mask"] = mask
     return feeds
 
@@ -378,6 +390,8 @@ CHECKS = {
     "accuracy-rewrites": lambda args: check_accuracy(args, "rewrites"),
     "accuracy-decoder": lambda args: check_accuracy(args, "decoder"),
     "accuracy-masked-transformer": lambda args: check_accuracy(args, "masked_transformer"),
+    "accuracy-hf-masked-transformer":
+        lambda args: check_accuracy(args, "hf_masked_transformer"),
     "accuracy-vit-attention": lambda args: check_accuracy(args, "vit_attention"),
     "accuracy-mbconv": lambda args: check_accuracy(args, "mbconv"),
     "deterministic": check_deterministic,

@@ -4,7 +4,11 @@ Erf-GELU feed-forward network, both with residual adds. Input
 are split by a dynamic-shape sub-graph Shape -> Gather -> Concat -> Reshape.
 make_transformer(mask=True) adds a float input attention_mask [batch, seq]
 (1 keeps a key, 0 drops it) added to the scores as (1 - mask) * -10000, as
-BERT's exports do.
+BERT's exports do. make_transformer(mask="hf", layers=2) takes an int64
+attention_mask as Hugging Face's BERT export does: unsqueezed to
+[batch, 1, 1, seq], expanded to [batch, 1, seq, seq], cast to float, 1 - mask,
+and the dropped keys set to float32's lowest value (Cast to bool, Where),
+computed once and added to the scores of every layer.
 
     python make_transformer.py OUT.onnx [--external-data]
 """
@@ -16,7 +20,7 @@ from onnx import TensorProto, helper
 from model_common import Weights, main, make_model
 
 
-def make_transformer(d_model=64, heads=4, ffn=256, seed=0, mask=False):
+def make_transformer(d_model=64, heads=4, ffn=256, seed=0, mask=False, layers=1):
     head_dim = d_model // heads
     w = Weights(seed)
     nodes = []
@@ -49,48 +53,80 @@ def make_transformer(d_model=64, heads=4, ffn=256, seed=0, mask=False):
                                                        np.array([d_model], np.int64))],
                         ["merged_shape"], "concat_merged_shape", axis=0)
 
-    h = layer_norm("x", "ln1")
-    per_head = {}
-    for proj in ("q", "k", "v"):
-        y = linear(h, proj, d_model, d_model)
-        y = node("Reshape", [y, heads_shape], [f"{proj}.heads"], f"{proj}.split_heads")
-        perm = [0, 2, 3, 1] if proj == "k" else [0, 2, 1, 3]
-        per_head[proj] = node("Transpose", [y], [f"{proj}.t"], f"{proj}.transpose", perm=perm)
-    scores = node("MatMul", [per_head["q"], per_head["k"]], ["scores"], "qk")
-    scaled = node("Div", [scores, w.const("sqrt_dk", np.array(math.sqrt(head_dim), np.float32))],
-                  ["scaled"], "scale")
-    if mask:
-        keys = node("Unsqueeze", ["attention_mask", w.const("mask_axes",
-                                                            np.array([1, 2], np.int64))],
-                    ["mask4"], "mask.unsqueeze")
-        dropped = node("Sub", [w.const("mask_one", np.array(1.0, np.float32)), keys],
-                       ["mask.dropped"], "mask.sub")
-        bias = node("Mul", [dropped, w.const("mask_neg", np.array(-10000.0, np.float32))],
-                    ["mask.bias"], "mask.mul")
-        scaled = node("Add", [scaled, bias], ["masked"], "mask.add")
-    probs = node("Softmax", [scaled], ["probs"], "softmax", axis=-1)
-    ctx = node("MatMul", [probs, per_head["v"]], ["ctx"], "attn_v")
-    ctx = node("Transpose", [ctx], ["ctx.t"], "merge_transpose", perm=[0, 2, 1, 3])
-    ctx = node("Reshape", [ctx, merged_shape], ["ctx.merged"], "merge_heads")
-    attn = linear(ctx, "out_proj", d_model, d_model)
-    x1 = node("Add", ["x", attn], ["x1"], "residual1")
+    def block(x_in, p, bias, out):
+        """One encoder layer reading x_in; names prefixed by p."""
+        h = layer_norm(x_in, p + "ln1")
+        per_head = {}
+        for proj in ("q", "k", "v"):
+            y = linear(h, p + proj, d_model, d_model)
+            y = node("Reshape", [y, heads_shape], [f"{p}{proj}.heads"],
+                     f"{p}{proj}.split_heads")
+            perm = [0, 2, 3, 1] if proj == "k" else [0, 2, 1, 3]
+            per_head[proj] = node("Transpose", [y], [f"{p}{proj}.t"], f"{p}{proj}.transpose",
+                                  perm=perm)
+        scores = node("MatMul", [per_head["q"], per_head["k"]], [p + "scores"], p + "qk")
+        sqrt_dk = w.const(p + "sqrt_dk", np.array(math.sqrt(head_dim), np.float32))
+        scaled = node("Div", [scores, sqrt_dk], [p + "scaled"], p + "scale")
+        if bias is not None:
+            scaled = node("Add", [scaled, bias], [p + "masked"], p + "mask.add")
+        elif mask:
+            keys = node("Unsqueeze", ["attention_mask", w.const(p + "mask_axes",
+                                                                np.array([1, 2], np.int64))],
+                        [p + "mask4"], p + "mask.unsqueeze")
+            dropped = node("Sub", [w.const(p + "mask_one", np.array(1.0, np.float32)), keys],
+                           [p + "mask.dropped"], p + "mask.sub")
+            bias = node("Mul", [dropped, w.const(p + "mask_neg", np.array(-10000.0, np.float32))],
+                        [p + "mask.bias"], p + "mask.mul")
+            scaled = node("Add", [scaled, bias], [p + "masked"], p + "mask.add")
+        probs = node("Softmax", [scaled], [p + "probs"], p + "softmax", axis=-1)
+        ctx = node("MatMul", [probs, per_head["v"]], [p + "ctx"], p + "attn_v")
+        ctx = node("Transpose", [ctx], [p + "ctx.t"], p + "merge_transpose", perm=[0, 2, 1, 3])
+        ctx = node("Reshape", [ctx, merged_shape], [p + "ctx.merged"], p + "merge_heads")
+        attn = linear(ctx, p + "out_proj", d_model, d_model)
+        x1 = node("Add", [x_in, attn], [p + "x1"], p + "residual1")
 
-    h = layer_norm(x1, "ln2")
-    h = linear(h, "ffn1", d_model, ffn)
-    # GELU(h) = 0.5 * h * (1 + erf(h / sqrt(2)))
-    e = node("Div", [h, w.const("sqrt2", np.array(math.sqrt(2.0), np.float32))], ["g.div"],
-             "gelu.div")
-    e = node("Erf", [e], ["g.erf"], "gelu.erf")
-    e = node("Add", [e, w.const("one", np.array(1.0, np.float32))], ["g.add"], "gelu.add")
-    e = node("Mul", [h, e], ["g.mul"], "gelu.mul")
-    g = node("Mul", [e, w.const("half", np.array(0.5, np.float32))], ["g.out"], "gelu.half")
-    y = linear(g, "ffn2", ffn, d_model)
-    node("Add", [x1, y], ["y"], "residual2")
+        h = layer_norm(x1, p + "ln2")
+        h = linear(h, p + "ffn1", d_model, ffn)
+        # GELU(h) = 0.5 * h * (1 + erf(h / sqrt(2)))
+        sqrt2 = w.const(p + "sqrt2", np.array(math.sqrt(2.0), np.float32))
+        e = node("Div", [h, sqrt2], [p + "g.div"], p + "gelu.div")
+        e = node("Erf", [e], [p + "g.erf"], p + "gelu.erf")
+        one = w.const(p + "one", np.array(1.0, np.float32))
+        e = node("Add", [e, one], [p + "g.add"], p + "gelu.add")
+        e = node("Mul", [h, e], [p + "g.mul"], p + "gelu.mul")
+        half = w.const(p + "half", np.array(0.5, np.float32))
+        g = node("Mul", [e, half], [p + "g.out"], p + "gelu.half")
+        y = linear(g, p + "ffn2", ffn, d_model)
+        return node("Add", [x1, y], [out], p + "residual2")
+
+    bias = None
+    if mask == "hf":
+        m = node("Unsqueeze", ["attention_mask", w.const("mask_axis1", np.array([1], np.int64))],
+                 ["mask3"], "mask.unsqueeze1")
+        m = node("Unsqueeze", [m, w.const("mask_axis2", np.array([2], np.int64))],
+                 ["mask4"], "mask.unsqueeze2")
+        square = node("Concat", [batch, w.const("mask_one_dim", np.array([1], np.int64)), seq,
+                                 seq], ["mask_shape"], "mask.shape", axis=0)
+        m = node("Expand", [m, square], ["mask.expanded"], "mask.expand")
+        m = node("Cast", [m], ["mask.float"], "mask.cast", to=TensorProto.FLOAT)
+        dropped = node("Sub", [w.const("mask_one", np.array(1.0, np.float32)), m],
+                       ["mask.dropped"], "mask.sub")
+        flags = node("Cast", [dropped], ["mask.bool"], "mask.to_bool", to=TensorProto.BOOL)
+        bias = node("Where", [flags, w.const("mask_lowest",
+                                             np.array(np.finfo(np.float32).min, np.float32)),
+                              dropped], ["mask.bias"], "mask.where")
+
+    x = "x"
+    for layer in range(layers):
+        # One layer keeps the names the tests know; more are prefixed.
+        prefix = f"l{layer}." if layers > 1 else ""
+        x = block(x, prefix, bias, "y" if layer == layers - 1 else prefix + "y")
 
     inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq", d_model])]
     if mask:
-        inputs.append(helper.make_tensor_value_info("attention_mask", TensorProto.FLOAT,
-                                                    ["batch", "seq"]))
+        inputs.append(helper.make_tensor_value_info(
+            "attention_mask", TensorProto.INT64 if mask == "hf" else TensorProto.FLOAT,
+            ["batch", "seq"]))
     outputs = [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", "seq", d_model])]
     return make_model(nodes, "transformer_block", inputs, outputs, w.initializers, opset=17)
 
