@@ -202,9 +202,10 @@ ExecTables::kernelFor(kernel::FusionOp fusion, exec::PlanOp plan) {
       fusion.getHashAttr(), fusion.getSchedule(),
       kernelBuilder.getArrayAttr({}), /*grid=*/nullptr, /*block=*/nullptr,
       /*shared_bytes=*/nullptr, /*flops=*/nullptr, /*bytes_read=*/nullptr,
-      /*bytes_written=*/nullptr, /*flop_type=*/nullptr,
-      fusion.getLibraryAttr(), dyn_cast_or_null<exec::GemmAttr>(described),
-      /*unit=*/nullptr, dyn_cast_or_null<exec::ConvAttr>(described));
+      /*bytes_written=*/nullptr, /*flop_type=*/nullptr, fusion.getLibraryAttr(),
+      dyn_cast_or_null<exec::GemmAttr>(described),
+      /*unit=*/nullptr, dyn_cast_or_null<exec::ConvAttr>(described),
+      /*reports_errors=*/nullptr);
   IRMapping mapping;
   fusion.getBody().cloneInto(&kernelOp.getBody(), mapping);
   inlineConstantInputs(fusion, kernelOp);

@@ -183,7 +183,10 @@ def Exec_KernelOp : Exec_Op<"kernel", [Symbol, IsolatedFromAbove,
     Identical fusions across buckets share one kernel. On the cuda target,
     codegen sets the launch of the kernel's static shapes: `grid` and
     `block` (x, y, z) and `shared_bytes` of dynamic shared memory; and
-    `unit`, the CUDA module (one NVRTC program) whose images hold its code.
+    `unit`, the CUDA module (one NVRTC program) whose images hold its code;
+    and `reports_errors` when the code checks values read at run time
+    (indices, lengths, an axis) and so takes the session's error record,
+    which the runtime then reads back after every run of a plan launching it.
 
     The cost model (graphc-estimate-kernel-cost) sets what one launch costs:
     `flops` (arithmetic, a multiply-add counting two), `bytes_read` and
@@ -213,7 +216,8 @@ def Exec_KernelOp : Exec_Op<"kernel", [Symbol, IsolatedFromAbove,
                        OptionalAttr<Exec_LibraryAttr>:$library,
                        OptionalAttr<Exec_GemmAttr>:$gemm,
                        OptionalAttr<I64Attr>:$unit,
-                       OptionalAttr<Exec_ConvAttr>:$conv);
+                       OptionalAttr<Exec_ConvAttr>:$conv,
+                       UnitAttr:$reports_errors);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name $kind attr-dict-with-keyword $body";
   let hasVerifier = 1;

@@ -425,11 +425,11 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
        << ", "
        << (kernel.getConv() ? "&kConv" + std::to_string(i)
                             : std::string("nullptr"))
-       << "},\n";
+       << ", " << int(kernel.getReportsErrors()) << "},\n";
   }
   if (parts.kernels.empty())
     os << "  {nullptr, nullptr, nullptr, 0, nullptr, 0, 0, 0, 0, 0, "
-          "nullptr, -1, nullptr},\n";
+          "nullptr, -1, nullptr, 0},\n";
   os << "};\n";
 
   // Plans. The arguments of all of a plan's steps are one array that each

@@ -182,6 +182,7 @@ llvm::Error generateCuda(ModuleOp module, const CompileOptions &options,
     kernel.setBlockAttr(b.getDenseI64ArrayAttr(
         {emitted->block[0], emitted->block[1], emitted->block[2]}));
     kernel.setSharedBytesAttr(b.getI64IntegerAttr(emitted->sharedBytes));
+    kernel.setReportsErrors(emitted->reportsErrors);
   }
   if (options.progress)
     options.progress->kernels(total, total);

@@ -43,6 +43,8 @@ bool cu::loadDriver(const std::string &path, Driver &driver,
       driver.eventElapsedTime =
           reinterpret_cast<decltype(driver.eventElapsedTime)>(
               dlsym(library, symbol));
+  driver.launchKernelEx = reinterpret_cast<decltype(driver.launchKernelEx)>(
+      dlsym(library, "cuLaunchKernelEx"));
 
   Result first = driver.init(0);
   if (first == kSuccess)

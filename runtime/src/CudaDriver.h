@@ -44,6 +44,32 @@ constexpr int kStreamCaptureModeRelaxed = 2;
 constexpr int kStreamCaptureStatusNone = 0;
 /// Dynamic shared memory a kernel may use without opting in.
 constexpr unsigned kDefaultSharedBytesLimit = 48 * 1024;
+/// CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION: the launched
+/// kernel may start before the previous kernel on the stream finishes (it
+/// waits for it in griddepcontrol.wait); SM 9.0 and newer.
+constexpr int kLaunchAttributeProgrammaticStreamSerialization = 6;
+
+/// CUlaunchAttribute: an id, padding to 8 bytes, a 64-byte value union of
+/// which the runtime only sets the int
+/// `programmaticStreamSerializationAllowed`.
+struct LaunchAttribute {
+  int id;
+  char pad[4];
+  union {
+    char bytes[64];
+    int programmaticStreamSerializationAllowed;
+  } value;
+};
+
+/// CUlaunchConfig of cuLaunchKernelEx.
+struct LaunchConfig {
+  unsigned gridDimX, gridDimY, gridDimZ;
+  unsigned blockDimX, blockDimY, blockDimZ;
+  unsigned sharedMemBytes;
+  Stream stream;
+  LaunchAttribute *attrs;
+  unsigned numAttrs;
+};
 
 /// The driver entry points, one member per CudaSymbols.def entry.
 struct Driver {
@@ -55,6 +81,10 @@ struct Driver {
   /// neither. Only step profiling needs it.
   Result (*eventElapsedTime)(float *milliseconds, Event start,
                              Event end) = nullptr;
+  /// cuLaunchKernelEx (CUDA 12.0 and newer), nullptr when the driver lacks
+  /// it: only programmatic dependent launch needs it.
+  Result (*launchKernelEx)(const LaunchConfig *config, Function function,
+                           void **params, void **extra) = nullptr;
 
   /// "CUDA_ERROR_OUT_OF_MEMORY (out of memory)".
   std::string describe(Result result) const;

@@ -6,6 +6,7 @@
 #include "runtime/src/Model.h"
 #include "runtime/src/Status.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <cstring>
@@ -64,11 +65,11 @@ graphc_status queryDevice(const cu::Driver &drv, int32_t ordinal,
 }
 
 /// Sets `images` to the image of each unit to load on device `ordinal`
-/// (none for a model without generated kernels).
+/// (none for a model without generated kernels), and `sm` to the device's
+/// compute capability.
 graphc_status checkCoverage(const graphc_model &model, const cu::Driver &drv,
                             int32_t ordinal, cu::Device &device,
-                            std::vector<int32_t> &images) {
-  int32_t sm = 0;
+                            std::vector<int32_t> &images, int32_t &sm) {
   std::string name;
   if (graphc_status status = queryDevice(drv, ordinal, device, sm, name))
     return status;
@@ -211,8 +212,9 @@ graphc_status CudaModel::create(const graphc_model &model, int32_t ordinal,
                       "cannot run cuda model '" + model.path + "': " + error);
   cu::Device device;
   std::vector<int32_t> images;
+  int32_t sm = 0;
   if (graphc_status status =
-          checkCoverage(model, *drv, ordinal, device, images))
+          checkCoverage(model, *drv, ordinal, device, images, sm))
     return status;
   // cuBLASLt and cuDNN only when a kernel calls them, and every such GEMM
   // and convolution one they run.
@@ -385,9 +387,18 @@ graphc_status CudaModel::loadImages(const graphc_model &model,
 graphc_status CudaModel::setUp(const graphc_model &model, CudaDevice &state) {
   const graphc_model_desc &desc = *model.desc;
   std::vector<int32_t> images;
-  if (graphc_status status =
-          checkCoverage(model, drv, state.ordinal, state.device, images))
+  if (graphc_status status = checkCoverage(model, drv, state.ordinal,
+                                           state.device, images, state.sm))
     return status;
+  // The oldest code loaded: what the kernels were compiled for, which
+  // decides the instructions they contain (the emulation image has none).
+  state.codeSm = images.empty() ? 0 : INT32_MAX;
+  for (int32_t image : images) {
+    const graphc_image_desc &chosen = desc.images[image];
+    state.codeSm =
+        std::min(state.codeSm,
+                 chosen.format == GRAPHC_IMAGE_HOST_EMULATION ? 0 : chosen.sm);
+  }
   auto fail = [&](const std::string &what, cu::Result result) {
     return deviceFailure(drv, state.ordinal, what, result);
   };

@@ -45,6 +45,10 @@ struct CudaDevice {
   /// kernels with an epilogue kernel (the function of that).
   std::vector<cu::Function> functions;
   cu::DevicePtr weights = 0;
+  /// The device's compute capability (90 for 9.0), and the oldest SM the
+  /// loaded images were compiled for (0 for the emulation image).
+  int32_t sm = 0;
+  int32_t codeSm = 0;
 };
 
 /// The cuda half of a graphc_model. Devices are set up lazily, once, under

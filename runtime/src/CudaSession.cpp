@@ -22,10 +22,34 @@ cu::DevicePtr devicePointer(const DLTensor &tensor) {
   return reinterpret_cast<cu::DevicePtr>(tensorBase(tensor));
 }
 
-bool debugSyncFromEnvironment() {
-  const char *value = std::getenv("GRAPHC_DEBUG_SYNC");
+bool environmentFlag(const char *name) {
+  const char *value = std::getenv(name);
   return value && *value && std::strcmp(value, "0") != 0;
 }
+
+bool debugSyncFromEnvironment() { return environmentFlag("GRAPHC_DEBUG_SYNC"); }
+
+/// Whether a run of `plan` can leave something in the error record.
+bool planReportsErrors(const graphc_model_desc &desc,
+                       const graphc_plan_desc &plan) {
+  for (int32_t s = 0; s < plan.num_steps; ++s) {
+    const graphc_step_desc &step = plan.steps[s];
+    if (step.kind != GRAPHC_STEP_COPY &&
+        desc.kernels[step.kernel].reports_errors)
+      return true;
+  }
+  return false;
+}
+
+/// The input addresses followed by the output addresses.
+std::vector<cu::DevicePtr>
+joinBuffers(const std::vector<cu::DevicePtr> &inputs,
+            const std::vector<cu::DevicePtr> &outputs) {
+  std::vector<cu::DevicePtr> buffers(inputs);
+  buffers.insert(buffers.end(), outputs.begin(), outputs.end());
+  return buffers;
+}
+
 } // namespace
 
 CudaSession::CudaSession(const graphc_model &model, CudaDevice &device,
@@ -33,8 +57,13 @@ CudaSession::CudaSession(const graphc_model &model, CudaDevice &device,
     : model(model), drv(model.cuda->driver()), device(device),
       useGraphs(useGraphs), debugSync(debugSync), profile(profile),
       graphs(model.desc->num_plans, nullptr),
-      padSource(model.desc->num_inputs), argValues(model.maxStepArgs),
-      argPointers(model.maxStepArgs + 2) {}
+      boundGraphs(model.desc->num_plans),
+      lastStagedBuffers(model.desc->num_plans),
+      planReports(model.desc->num_plans, 0), padSource(model.desc->num_inputs),
+      argValues(model.maxStepArgs), argPointers(model.maxStepArgs + 2) {
+  for (int32_t p = 0; p < model.desc->num_plans; ++p)
+    planReports[p] = planReportsErrors(*model.desc, model.desc->plans[p]);
+}
 
 std::string CudaSession::describeKernel(int32_t kernel) const {
   return graphc::rt::describeKernel(model.desc->kernels[kernel]);
@@ -47,11 +76,10 @@ graphc_status CudaSession::libraryError(graphc_code code,
                               " for model '" + model.path + "': " + failure);
 }
 
-uint32_t CudaSession::pointerAlignment(const graphc_buffer_ref &ref,
-                                       uint64_t elementBytes) const {
-  bool caller =
-      ref.kind == GRAPHC_BUFFER_INPUT || ref.kind == GRAPHC_BUFFER_OUTPUT;
-  uint64_t alignment = caller && !useGraphs ? elementBytes : GRAPHC_ALIGNMENT;
+uint32_t CudaSession::pointerAlignment(const graphc_buffer_ref &ref) const {
+  // Callers' buffers are used in place only when aligned like staging
+  // (callerBuffersUsable); otherwise the run stages them.
+  uint64_t alignment = GRAPHC_ALIGNMENT;
   uint64_t offsetBit = ref.offset & (~ref.offset + 1);
   if (offsetBit && offsetBit < alignment)
     alignment = offsetBit;
@@ -81,11 +109,9 @@ graphc_status CudaSession::prepareLibraryKernels() {
           step.args[gemm ? gemm->workspace_arg : conv->workspace_arg];
       uint64_t bytes = scratch.kind == GRAPHC_BUFFER_NONE ? 0 : scratch.size;
       workspace[step.kernel] = std::min(workspace[step.kernel], bytes);
-      uint64_t elementBytes =
-          graphc_dtype_size(gemm ? gemm->dtype : conv->dtype);
       auto narrow = [&](uint32_t &to, int32_t arg) {
         if (arg >= 0)
-          to = std::min(to, pointerAlignment(step.args[arg], elementBytes));
+          to = std::min(to, pointerAlignment(step.args[arg]));
       };
       if (gemm) {
         GemmAlignment &least = gemmAlignment[step.kernel];
@@ -229,26 +255,27 @@ graphc_status CudaSession::create(const graphc_model &model, CudaDevice &device,
       }
   }
 
-  // Staging is read by captured graphs, and by runs padded up to a bucket;
-  // exact plain launches use the caller's buffers directly.
+  // Staging is read by graphs captured for changing buffers, by runs
+  // padded up to a bucket and by runs on buffers that cannot be used in
+  // place (callerBuffersUsable).
   const graphc_model_desc &desc = *model.desc;
   std::vector<uint64_t> inputBytes(desc.num_inputs, 0);
   std::vector<uint64_t> outputBytes(desc.num_outputs, 0);
-  bool mayPad = false;
-  for (int32_t k = 0; k < desc.num_bucket_dims; ++k)
-    mayPad |= desc.bucket_dims[k].pad_safe != 0;
-  if (session->useGraphs || mayPad) {
-    for (int32_t p = 0; p < desc.num_plans; ++p) {
-      for (int32_t i = 0; i < desc.num_inputs; ++i)
-        inputBytes[i] = std::max(
-            inputBytes[i],
-            planTensorBytes(desc.inputs[i], desc.plans[p].input_dims[i]));
-      for (int32_t o = 0; o < desc.num_outputs; ++o)
-        outputBytes[o] = std::max(
-            outputBytes[o],
-            planTensorBytes(desc.outputs[o], desc.plans[p].output_dims[o]));
-    }
+  for (int32_t p = 0; p < desc.num_plans; ++p) {
+    for (int32_t i = 0; i < desc.num_inputs; ++i)
+      inputBytes[i] =
+          std::max(inputBytes[i], planTensorBytes(desc.inputs[i],
+                                                  desc.plans[p].input_dims[i]));
+    for (int32_t o = 0; o < desc.num_outputs; ++o)
+      outputBytes[o] = std::max(
+          outputBytes[o],
+          planTensorBytes(desc.outputs[o], desc.plans[p].output_dims[o]));
   }
+  // The kernels wait for their predecessor only where they were compiled
+  // for SM 9.0 or newer.
+  session->programmaticLaunch = device.sm >= 90 && device.codeSm >= 90 &&
+                                drv.launchKernelEx &&
+                                !environmentFlag("GRAPHC_DISABLE_PDL");
   uint64_t total = alignUp(model.maxArenaBytes);
   for (uint64_t bytes : inputBytes)
     total += alignUp(bytes);
@@ -296,7 +323,9 @@ graphc_status CudaSession::create(const graphc_model &model, CudaDevice &device,
 
   if (session->useGraphs && (flags & GRAPHC_SESSION_EAGER_CAPTURE)) {
     for (int32_t p = 0; p < desc.num_plans; ++p) {
-      if (graphc_status status = session->capture(p))
+      if (graphc_status status =
+              session->capture(p, session->inputStaging, session->outputStaging,
+                               session->graphs[p]))
         return status;
     }
   }
@@ -310,6 +339,9 @@ CudaSession::~CudaSession() {
     if (graph)
       drv.graphExecDestroy(graph);
   }
+  for (const std::vector<BoundGraph> &bound : boundGraphs)
+    for (const BoundGraph &graph : bound)
+      drv.graphExecDestroy(graph.exec);
   // Work queued by an asynchronous run may still read the block.
   if (stream)
     drv.streamSynchronize(stream);
@@ -344,9 +376,16 @@ cu::Result CudaSession::launch(cu::Function function, const uint32_t grid[3],
   stepArg = static_cast<unsigned>(
       (static_cast<uint64_t>(&plan - model.desc->plans) << kSiteStepBits) |
       static_cast<uint64_t>(step));
-  return drv.launchKernel(function, grid[0], grid[1], grid[2], block[0],
-                          block[1], block[2], sharedBytes, stream,
-                          argPointers.data(), nullptr);
+  if (!programmaticLaunch)
+    return drv.launchKernel(function, grid[0], grid[1], grid[2], block[0],
+                            block[1], block[2], sharedBytes, stream,
+                            argPointers.data(), nullptr);
+  cu::LaunchAttribute attribute{};
+  attribute.id = cu::kLaunchAttributeProgrammaticStreamSerialization;
+  attribute.value.programmaticStreamSerializationAllowed = 1;
+  cu::LaunchConfig config{grid[0],  grid[1],     grid[2], block[0],   block[1],
+                          block[2], sharedBytes, stream,  &attribute, 1};
+  return drv.launchKernelEx(&config, function, argPointers.data(), nullptr);
 }
 
 graphc_status CudaSession::enqueue(const graphc_plan_desc &plan,
@@ -428,6 +467,8 @@ graphc_status CudaSession::enqueue(const graphc_plan_desc &plan,
       return error("cannot record a timing event", result);
     profiledPlan = static_cast<int32_t>(&plan - model.desc->plans);
   }
+  if (!planReports[&plan - model.desc->plans])
+    return nullptr;
   cu::Result result =
       drv.memcpyDtoHAsync(hostRecord, errorRecord, kErrorRecordBytes, stream);
   if (result != cu::kSuccess)
@@ -487,7 +528,10 @@ graphc_status CudaSession::stepTimes(StepProfile &out) const {
   return nullptr;
 }
 
-graphc_status CudaSession::capture(int32_t planIndex) {
+graphc_status CudaSession::capture(int32_t planIndex,
+                                   const std::vector<cu::DevicePtr> &inputs,
+                                   const std::vector<cu::DevicePtr> &outputs,
+                                   cu::GraphExec &out) {
   const graphc_plan_desc &plan = model.desc->plans[planIndex];
   // Thread-local: unsafe calls made by other threads (another session's
   // allocation, a model loading) neither fail nor invalidate this capture.
@@ -496,7 +540,7 @@ graphc_status CudaSession::capture(int32_t planIndex) {
   if (result != cu::kSuccess)
     return error("cannot begin capturing plan '" + std::string(plan.name) + "'",
                  result);
-  graphc_status status = enqueue(plan, inputStaging, outputStaging);
+  graphc_status status = enqueue(plan, inputs, outputs);
   cu::Graph graph = nullptr;
   // Always end the capture, so the stream is usable after a failure.
   result = drv.streamEndCapture(stream, &graph);
@@ -504,9 +548,9 @@ graphc_status CudaSession::capture(int32_t planIndex) {
     status =
         error("cannot capture plan '" + std::string(plan.name) + "'", result);
   if (!status) {
-    result = drv.graphInstantiate(&graphs[planIndex], graph, 0);
+    result = drv.graphInstantiate(&out, graph, 0);
     if (result != cu::kSuccess) {
-      graphs[planIndex] = nullptr;
+      out = nullptr;
       status = error("cannot instantiate the CUDA graph of plan '" +
                          std::string(plan.name) + "'",
                      result);
@@ -625,35 +669,27 @@ graphc_status CudaSession::run(const RunShape &shape,
       if (graphc_status status =
               runStagedPart(shape, part, inputs, inputPtrs, outputPtrs))
         return status;
-  } else if (!useGraphs) {
-    if (graphc_status status = enqueue(plan, inputPtrs, outputPtrs))
-      return status;
   } else {
     int32_t planIndex = shape.parts.front().plan;
-    for (int32_t i = 0; i < desc.num_inputs; ++i) {
-      uint64_t bytes = planTensorBytes(desc.inputs[i], plan.input_dims[i]);
-      if (!bytes)
-        continue;
-      cu::Result result =
-          drv.memcpyDtoDAsync(inputStaging[i], inputPtrs[i], bytes, stream);
-      if (result != cu::kSuccess)
-        return error("cannot stage input '" + std::string(desc.inputs[i].name) +
-                         "' of plan '" + plan.name + "'",
+    bool inPlace = callerBuffersUsable(plan, inputPtrs, outputPtrs);
+    cu::GraphExec bound = nullptr;
+    if (inPlace && useGraphs)
+      if (graphc_status status =
+              boundGraph(planIndex, inputPtrs, outputPtrs, bound))
+        return status;
+    if (inPlace && !useGraphs) {
+      if (graphc_status status = enqueue(plan, inputPtrs, outputPtrs))
+        return status;
+    } else if (bound) {
+      if (cu::Result result = drv.graphLaunch(bound, stream))
+        return error("cannot launch the CUDA graph of plan '" +
+                         std::string(plan.name) + "'",
                      result);
-    }
-    if (graphc_status status = launchOnStaging(planIndex))
-      return status;
-    for (int32_t o = 0; o < desc.num_outputs; ++o) {
-      uint64_t bytes = planTensorBytes(desc.outputs[o], plan.output_dims[o]);
-      if (!bytes)
-        continue;
-      cu::Result result =
-          drv.memcpyDtoDAsync(outputPtrs[o], outputStaging[o], bytes, stream);
-      if (result != cu::kSuccess)
-        return error("cannot copy out output '" +
-                         std::string(desc.outputs[o].name) + "' of plan '" +
-                         plan.name + "'",
-                     result);
+    } else {
+      if (inPlace)
+        lastStagedBuffers[planIndex] = joinBuffers(inputPtrs, outputPtrs);
+      if (graphc_status status = runStaged(planIndex, inputPtrs, outputPtrs))
+        return status;
     }
   }
 
@@ -674,12 +710,101 @@ graphc_status CudaSession::run(const RunShape &shape,
   return takeDeviceError();
 }
 
+graphc_status
+CudaSession::runStaged(int32_t planIndex,
+                       const std::vector<cu::DevicePtr> &inputPtrs,
+                       const std::vector<cu::DevicePtr> &outputPtrs) {
+  const graphc_model_desc &desc = *model.desc;
+  const graphc_plan_desc &plan = desc.plans[planIndex];
+  for (int32_t i = 0; i < desc.num_inputs; ++i) {
+    uint64_t bytes = planTensorBytes(desc.inputs[i], plan.input_dims[i]);
+    if (!bytes)
+      continue;
+    cu::Result result =
+        drv.memcpyDtoDAsync(inputStaging[i], inputPtrs[i], bytes, stream);
+    if (result != cu::kSuccess)
+      return error("cannot stage input '" + std::string(desc.inputs[i].name) +
+                       "' of plan '" + plan.name + "'",
+                   result);
+  }
+  if (graphc_status status = launchOnStaging(planIndex))
+    return status;
+  for (int32_t o = 0; o < desc.num_outputs; ++o) {
+    uint64_t bytes = planTensorBytes(desc.outputs[o], plan.output_dims[o]);
+    if (!bytes)
+      continue;
+    cu::Result result =
+        drv.memcpyDtoDAsync(outputPtrs[o], outputStaging[o], bytes, stream);
+    if (result != cu::kSuccess)
+      return error("cannot copy out output '" +
+                       std::string(desc.outputs[o].name) + "' of plan '" +
+                       plan.name + "'",
+                   result);
+  }
+  return nullptr;
+}
+
+bool CudaSession::callerBuffersUsable(
+    const graphc_plan_desc &plan, const std::vector<cu::DevicePtr> &inputs,
+    const std::vector<cu::DevicePtr> &outputs) const {
+  // Binding already refused outputs that overlap another tensor.
+  const graphc_model_desc &desc = *model.desc;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i] % GRAPHC_ALIGNMENT &&
+        planTensorBytes(desc.inputs[i], plan.input_dims[i]))
+      return false;
+  for (size_t o = 0; o < outputs.size(); ++o)
+    if (outputs[o] % GRAPHC_ALIGNMENT &&
+        planTensorBytes(desc.outputs[o], plan.output_dims[o]))
+      return false;
+  return true;
+}
+
+graphc_status CudaSession::boundGraph(int32_t planIndex,
+                                      const std::vector<cu::DevicePtr> &inputs,
+                                      const std::vector<cu::DevicePtr> &outputs,
+                                      cu::GraphExec &out) {
+  out = nullptr;
+  std::vector<cu::DevicePtr> buffers = joinBuffers(inputs, outputs);
+  std::vector<BoundGraph> &cache = boundGraphs[planIndex];
+  ++runCount;
+  for (BoundGraph &graph : cache)
+    if (graph.buffers == buffers) {
+      graph.lastUse = runCount;
+      out = graph.exec;
+      return nullptr;
+    }
+  if (lastStagedBuffers[planIndex] != buffers)
+    return nullptr;
+  BoundGraph graph;
+  graph.buffers = std::move(buffers);
+  graph.lastUse = runCount;
+  if (graphc_status status = capture(planIndex, inputs, outputs, graph.exec))
+    return status;
+  if (cache.size() < kBoundGraphsPerPlan) {
+    cache.push_back(std::move(graph));
+    out = cache.back().exec;
+    return nullptr;
+  }
+  auto oldest = std::min_element(cache.begin(), cache.end(),
+                                 [](const BoundGraph &a, const BoundGraph &b) {
+                                   return a.lastUse < b.lastUse;
+                                 });
+  // Work queued earlier on the stream may still run the old graph; a graph
+  // exec may be destroyed while it runs (the driver defers the release).
+  drv.graphExecDestroy(oldest->exec);
+  *oldest = std::move(graph);
+  out = oldest->exec;
+  return nullptr;
+}
+
 graphc_status CudaSession::launchOnStaging(int32_t planIndex) {
   const graphc_plan_desc &plan = model.desc->plans[planIndex];
   if (!useGraphs)
     return enqueue(plan, inputStaging, outputStaging);
   if (!graphs[planIndex]) {
-    if (graphc_status status = capture(planIndex))
+    if (graphc_status status =
+            capture(planIndex, inputStaging, outputStaging, graphs[planIndex]))
       return status;
   }
   cu::Result result = drv.graphLaunch(graphs[planIndex], stream);

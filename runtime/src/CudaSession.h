@@ -1,10 +1,14 @@
 //===- CudaSession.h - a session's stream, arena, graphs --------*- C++ -*-===//
 //
-// Inputs and outputs are bound through session-owned staging buffers: a
-// plan's CUDA graph is captured once against the staging addresses, and each
-// run copies the caller's inputs in before the graph launch and the outputs
-// out after it. Caller buffers can change between runs without re-capture
-// at the cost of one device-to-device copy per tensor.
+// Inputs and outputs are bound in one of two ways. A caller that passes the
+// same buffers run after run, aligned to GRAPHC_ALIGNMENT, gets a plan graph
+// captured against those buffers, kept in a small per-plan cache: its runs
+// launch the graph and copy nothing. Otherwise a run goes through session-owned
+// staging buffers: the plan's graph captured once against the staging
+// addresses, the caller's inputs copied in before its launch and the outputs
+// out after it, so that buffers can change between runs without a capture, at
+// the cost of one device-to-device copy per tensor. Padded and split runs
+// always stage.
 //
 // Everything a run does is queued on the session's own non-blocking stream,
 // and the runtime only ever waits for that stream: never for the context
@@ -21,11 +25,19 @@
 //
 // Kernels that check their indices report an out-of-range index in the
 // session's error record (64-bit words in device memory: flag, launch site,
-// value, its valid range, what it is; first fault wins), which each run copies
-// to pinned host memory at its end (a memcpy node of the captured graph). Every
-// launch passes the record and its launch site after the descriptor's
-// arguments; kernels that do not check indices declare fewer parameters and the
-// driver reads only the ones declared.
+// value, its valid range, what it is; first fault wins), which a run of a plan
+// launching such a kernel (graphc_kernel_desc.reports_errors) copies to pinned
+// host memory at its end (a memcpy node of the captured graph); other plans
+// never touch it. Every launch passes the record and its launch site after the
+// descriptor's arguments; kernels that do not check indices declare fewer
+// parameters and the driver reads only the ones declared.
+//
+// On SM 9.0 and newer, generated kernels compiled for SM 9.0 or newer are
+// launched with programmatic stream serialization (cuLaunchKernelEx): each
+// may start while the kernel before it finishes, and waits for it in its
+// first instruction (gc_grid_dependency_wait in the generated preamble), so
+// launch latency overlaps the previous kernel's tail. GRAPHC_DISABLE_PDL=1
+// turns it off (for measuring it).
 //
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHC_RUNTIME_SRC_CUDASESSION_H
@@ -102,13 +114,34 @@ private:
                     const uint32_t block[3], uint32_t sharedBytes,
                     int32_t numArgs, const graphc_plan_desc &plan,
                     int32_t step);
-  /// The pointer alignment this session guarantees for `ref` (elements of
-  /// `elementBytes`): 256 for the arena, weights and staging, element size
-  /// for a caller's tensor used directly, less for an odd offset.
-  uint32_t pointerAlignment(const graphc_buffer_ref &ref,
-                            uint64_t elementBytes) const;
-  /// Captures `plan` against the staging buffers into graphs[plan].
-  graphc_status capture(int32_t plan);
+  /// The pointer alignment this session guarantees for `ref`: 256 for
+  /// every buffer (arena, weights, staging, and callers' buffers used in
+  /// place), less at an odd offset.
+  uint32_t pointerAlignment(const graphc_buffer_ref &ref) const;
+  /// Captures `plan` against the given tensor addresses into `out`.
+  graphc_status capture(int32_t plan, const std::vector<cu::DevicePtr> &inputs,
+                        const std::vector<cu::DevicePtr> &outputs,
+                        cu::GraphExec &out);
+  /// Whether a run may read and write the caller's buffers in place: every
+  /// non-empty one aligned to GRAPHC_ALIGNMENT, what the kernels' vector
+  /// accesses and the library plans were built for. (Outputs overlapping
+  /// another tensor never get here.)
+  bool callerBuffersUsable(const graphc_plan_desc &plan,
+                           const std::vector<cu::DevicePtr> &inputs,
+                           const std::vector<cu::DevicePtr> &outputs) const;
+  /// The graph of `plan` captured against the caller's buffers: from the
+  /// cache, or captured now when the previous run of the plan staged these
+  /// same buffers (a caller that rotates buffers never pays a capture per
+  /// run); null when this run should stage.
+  graphc_status boundGraph(int32_t plan,
+                           const std::vector<cu::DevicePtr> &inputs,
+                           const std::vector<cu::DevicePtr> &outputs,
+                           cu::GraphExec &out);
+  /// Copies the caller's inputs into staging, runs `plan` there
+  /// (launchOnStaging) and copies the outputs out.
+  graphc_status runStaged(int32_t plan,
+                          const std::vector<cu::DevicePtr> &inputs,
+                          const std::vector<cu::DevicePtr> &outputs);
   /// Runs `plan` on the staging buffers: its graph (captured on first use),
   /// or its steps when graphs are off.
   graphc_status launchOnStaging(int32_t plan);
@@ -160,6 +193,23 @@ private:
   unsigned long long *hostRecord = nullptr; ///< Pinned, 8 words.
   std::vector<cu::DevicePtr> inputStaging, outputStaging;
   std::vector<cu::GraphExec> graphs; ///< Per plan, null until captured.
+  /// Per plan, graphs captured against callers' buffers (at most
+  /// kBoundGraphsPerPlan, the least recently used replaced first), and the
+  /// caller's buffers of the plan's last staged run.
+  struct BoundGraph {
+    std::vector<cu::DevicePtr> buffers;
+    cu::GraphExec exec = nullptr;
+    uint64_t lastUse = 0;
+  };
+  std::vector<std::vector<BoundGraph>> boundGraphs;
+  std::vector<std::vector<cu::DevicePtr>> lastStagedBuffers;
+  uint64_t runCount = 0;
+  /// Per plan: whether a step launches a kernel that reports to the error
+  /// record, so that runs read the record back.
+  std::vector<char> planReports;
+  /// Whether generated kernels are launched with programmatic stream
+  /// serialization (see the file comment).
+  bool programmaticLaunch = false;
   /// cuBLASLt: the handle, and per kernel its GEMM (null for generated
   /// kernels); none when the model has no library kernel.
   lt::Handle ltHandle = nullptr;
@@ -182,6 +232,8 @@ private:
 /// Size of the error record in bytes: eight 64-bit words (flag, launch
 /// site, value, low, high, what; two spare).
 constexpr uint64_t kErrorRecordBytes = 64;
+/// Graphs captured against callers' buffers kept per plan.
+constexpr size_t kBoundGraphsPerPlan = 4;
 /// The launch site passed to kernels is (plan << kSiteStepBits) | step, so a
 /// recorded fault names its node even after runs of other plans.
 constexpr unsigned kSiteStepBits = 20;

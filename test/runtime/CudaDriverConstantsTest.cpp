@@ -9,6 +9,8 @@
 
 #include <cuda.h>
 
+#include <cstddef>
+
 #include <gtest/gtest.h>
 
 namespace cu = graphc::rt::cu;
@@ -34,6 +36,24 @@ static_assert(cu::kStreamCaptureModeRelaxed == CU_STREAM_CAPTURE_MODE_RELAXED);
 static_assert(cu::kStreamCaptureStatusNone == CU_STREAM_CAPTURE_STATUS_NONE);
 static_assert(sizeof(cu::DevicePtr) == sizeof(CUdeviceptr));
 static_assert(sizeof(cu::Device) == sizeof(CUdevice));
+static_assert(cu::kLaunchAttributeProgrammaticStreamSerialization ==
+              CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION);
+static_assert(sizeof(cu::LaunchAttribute) == sizeof(CUlaunchAttribute));
+static_assert(offsetof(cu::LaunchAttribute, value) ==
+              offsetof(CUlaunchAttribute, value));
+static_assert(offsetof(cu::LaunchAttribute,
+                       value.programmaticStreamSerializationAllowed) ==
+              offsetof(CUlaunchAttribute,
+                       value.programmaticStreamSerializationAllowed));
+static_assert(sizeof(cu::LaunchConfig) == sizeof(CUlaunchConfig));
+static_assert(offsetof(cu::LaunchConfig, sharedMemBytes) ==
+              offsetof(CUlaunchConfig, sharedMemBytes));
+static_assert(offsetof(cu::LaunchConfig, stream) ==
+              offsetof(CUlaunchConfig, hStream));
+static_assert(offsetof(cu::LaunchConfig, attrs) ==
+              offsetof(CUlaunchConfig, attrs));
+static_assert(offsetof(cu::LaunchConfig, numAttrs) ==
+              offsetof(CUlaunchConfig, numAttrs));
 
 TEST(CudaDriverConstants, StickyErrorsAreTheContextCorruptingOnes) {
   for (CUresult sticky :

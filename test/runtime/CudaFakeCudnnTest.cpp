@@ -1206,13 +1206,13 @@ TEST_F(FakeCudnn, CapturesConvolutionStepsAndReplaysThem) {
       EXPECT_EQ(replayedSince(before),
                 (std::vector<std::string>{"replay: cudnnBackendExecute",
                                           "replay: cudnnBackendExecute",
-                                          "replay: memcpyDtoD",
-                                          "replay: memcpyDtoH"}))
+                                          "replay: memcpyDtoD"}))
           << fakecu_trace();
     }
-    EXPECT_EQ(fakecu_calls("cuStreamBeginCapture"), 1);
-    // Queued once, into the capture; replays call nothing.
-    EXPECT_EQ(fakecu_calls("cudnnBackendExecute"), 2);
+    // The staging graph at the first run, the graph bound to the repeated
+    // buffers at the second; replays call nothing.
+    EXPECT_EQ(fakecu_calls("cuStreamBeginCapture"), 2);
+    EXPECT_EQ(fakecu_calls("cudnnBackendExecute"), 4);
     EXPECT_EQ(fakecu_calls("cuLaunchKernel"), 0);
   }
   EXPECT_EQ(fakecu_calls("cudnnDestroy"), 1);
@@ -1240,10 +1240,11 @@ TEST_F(FakeCudnn, EveryWayOfRunningAgrees) {
       ASSERT_NE(bench.session, nullptr);
       bench.runAndCheck(rng);
       bench.runAndCheck(rng);
-      // Without graphs every run queues its executions itself; cuDNN fuses
-      // everything, so no epilogue kernel runs.
-      EXPECT_EQ(fakecu_calls("cudnnBackendExecute"),
-                flags == GRAPHC_SESSION_EAGER_CAPTURE ? 2 : 4);
+      // Without graphs every run queues its executions itself; with them,
+      // the staging graph captured at creation and the graph bound to the
+      // repeated buffers at the second run queue them once each. cuDNN
+      // fuses everything, so no epilogue kernel runs.
+      EXPECT_EQ(fakecu_calls("cudnnBackendExecute"), 4);
       EXPECT_EQ(fakecu_calls("cuLaunchKernel"), 0);
     }
     graphc_model_release(model);
@@ -1272,11 +1273,12 @@ TEST_F(FakeCudnn, EpilogueKernelsFinishWhatCudnnDoesNotFuse) {
                                             "replay: launch conv_bias_z_relu",
                                             "replay: cudnnBackendExecute",
                                             "replay: launch conv1d_relu",
-                                            "replay: memcpyDtoD",
-                                            "replay: memcpyDtoH"}))
+                                            "replay: memcpyDtoD"}))
             << fakecu_trace();
     }
-    EXPECT_EQ(fakecu_calls("cuLaunchKernel"), flags == 0 ? 2 : 4);
+    // Captured twice (staging, then bound to the repeated buffers) or run
+    // twice.
+    EXPECT_EQ(fakecu_calls("cuLaunchKernel"), 4);
   }
   graphc_model_release(model);
 }
@@ -1334,7 +1336,9 @@ TEST_F(FakeCudnn, RunsChannelsLastModels) {
         ASSERT_NE(bench.session, nullptr);
         bench.runAndCheck(rng);
         bench.runAndCheck(rng);
-        int runs = flags == 0 ? 1 : 2;
+        // Two runs, or two captures: staging, then bound to the repeated
+        // buffers.
+        int runs = 2;
         EXPECT_EQ(fakecu_calls("cudnnBackendExecute"), 2 * runs);
         EXPECT_EQ(fakecu_calls("cuLaunchKernel"), refuse ? 2 * runs : 0);
       }

@@ -126,9 +126,10 @@ struct Bench {
   }
 
   /// Uploads x = {1..5, last} and `indices`, then runs (synchronously, or
-  /// on `stream` when `onStream`).
+  /// on `stream` when `onStream`) into `out` (default y).
   graphc_status run(std::vector<int64_t> indices, float last = 6,
-                    bool onStream = false, void *stream = nullptr) {
+                    bool onStream = false, void *stream = nullptr,
+                    void *out = nullptr) {
     std::vector<float> host = {1, 2, 3, 4, 5, last};
     graphc_status status = graphc_session_upload(session, x, host.data(), 24);
     if (status)
@@ -137,16 +138,17 @@ struct Bench {
       return status;
     DLTensor inputs[2] = {tensor(x, 2, xShape, {kDLFloat, 32, 1}),
                           tensor(idx, 1, idxShape, {kDLInt, 64, 1})};
-    DLTensor output = tensor(y, 1, yShape, {kDLFloat, 32, 1});
+    DLTensor output = tensor(out ? out : y, 1, yShape, {kDLFloat, 32, 1});
     return onStream
                ? graphc_session_run_on_stream(session, inputs, 2, nullptr,
                                               &output, 1, stream)
                : graphc_session_run(session, inputs, 2, nullptr, &output, 1);
   }
 
-  std::vector<float> result() {
+  std::vector<float> result(const void *out = nullptr) {
     std::vector<float> host(2);
-    EXPECT_GRAPHC_OK(graphc_session_download(session, host.data(), y, 8));
+    EXPECT_GRAPHC_OK(
+        graphc_session_download(session, host.data(), out ? out : y, 8));
     return host;
   }
 
@@ -171,43 +173,171 @@ protected:
 //===- Capture and replay
 //---------------------------------------------------===//
 
-TEST_F(FakeCuda, CapturesOnceAndReplaysInStepOrder) {
+/// The trace lines of the run started at `before`, from the first graph
+/// launch or staging copy on, without the stream names.
+std::vector<std::string> runKinds(size_t before) {
+  std::vector<std::string> kinds;
+  for (const std::string &line : traceSince(before)) {
+    std::string kind = line.substr(0, line.rfind(' '));
+    if (kinds.empty() && kind != "memcpyDtoD" &&
+        kind.rfind("graphLaunch", 0) != 0)
+      continue;
+    kinds.push_back(kind.rfind("graphLaunch", 0) == 0 ? "graphLaunch" : kind);
+  }
+  return kinds;
+}
+
+TEST_F(FakeCuda, StagesNewBuffersThenReplaysAGraphBoundToRepeatedOnes) {
   graphc_model *model = loadModel();
   ASSERT_NE(model, nullptr);
   {
     Bench run(model, 0);
     ASSERT_NE(run.session, nullptr);
-    std::string stream;
-    for (int i = 0; i < 3; ++i) {
+    for (int i = 0; i < 4; ++i) {
+      SCOPED_TRACE("run " + std::to_string(i));
       size_t before = traceLines().size();
       ASSERT_GRAPHC_OK(run.run({2, -1}, float(i)));
+      std::vector<std::string> kinds = runKinds(before);
       // x * w = {2, 6, 12, 8, 15, 4 i}: row 0 index 2, row 1 index -1.
       EXPECT_EQ(run.result(), (std::vector<float>{12, 4.0f * i}));
-      std::vector<std::string> lines = traceSince(before);
-      // Stage both inputs, replay the graph (both kernels in step order,
-      // then the error record), copy the output out, wait.
-      ASSERT_GE(lines.size(), 8u);
-      size_t at = 0;
-      while (at < lines.size() && !contains(lines[at], "memcpyDtoD"))
-        ++at;
-      ASSERT_LT(at + 7, lines.size()) << fakecu_trace();
-      stream = lines[at].substr(lines[at].rfind(' ') + 1);
-      EXPECT_EQ(lines[at], "memcpyDtoD " + stream);
-      EXPECT_EQ(lines[at + 1], "memcpyDtoD " + stream);
-      EXPECT_TRUE(contains(lines[at + 2], "graphLaunch g"));
-      EXPECT_EQ(lines[at + 3], "replay: launch fake_scale " + stream);
-      EXPECT_EQ(lines[at + 4], "replay: launch fake_gather " + stream);
-      EXPECT_EQ(lines[at + 5], "replay: memcpyDtoH " + stream);
-      EXPECT_EQ(lines[at + 6], "memcpyDtoD " + stream);
-      EXPECT_EQ(lines[at + 7], "streamSynchronize " + stream);
+      // Both kernels in step order, then the error record (the gather
+      // reports index errors).
+      std::vector<std::string> replay = {
+          "graphLaunch", "replay: launch fake_scale",
+          "replay: launch fake_gather", "replay: memcpyDtoH"};
+      std::vector<std::string> expected;
+      if (i == 0) {
+        // New buffers: staged in, the staging graph, staged out.
+        expected = {"memcpyDtoD", "memcpyDtoD"};
+        expected.insert(expected.end(), replay.begin(), replay.end());
+        expected.push_back("memcpyDtoD");
+      } else {
+        // The same buffers again: a graph bound to them, no copies.
+        expected = replay;
+      }
+      expected.push_back("streamSynchronize");
+      EXPECT_EQ(kinds, expected) << fakecu_trace();
     }
-    EXPECT_EQ(fakecu_calls("cuStreamBeginCapture"), 1);
-    EXPECT_EQ(fakecu_calls("cuGraphLaunch"), 3);
-    // Nothing ran outside the graph.
+    // The staging graph, then the bound one, each captured once.
+    EXPECT_EQ(fakecu_calls("cuStreamBeginCapture"), 2);
+    EXPECT_EQ(fakecu_calls("cuGraphLaunch"), 4);
+    // Nothing ran outside the graphs.
     for (const std::string &line : traceLines())
       EXPECT_FALSE(line.rfind("launch ", 0) == 0) << line;
   }
   graphc_model_release(model);
+}
+
+TEST_F(FakeCuda, BuffersThatChangeEveryRunAreStagedWithoutCaptures) {
+  graphc_model *model = loadModel();
+  ASSERT_NE(model, nullptr);
+  {
+    Bench run(model, 0);
+    ASSERT_NE(run.session, nullptr);
+    void *other = nullptr;
+    ASSERT_GRAPHC_OK(graphc_session_allocate_buffer(run.session, 8, &other));
+    for (int i = 0; i < 4; ++i) {
+      void *out = i % 2 ? other : run.y;
+      size_t before = traceLines().size();
+      ASSERT_GRAPHC_OK(run.run({0, 1}, 6, false, nullptr, out));
+      EXPECT_EQ(run.result(out), (std::vector<float>{2, 15}));
+      EXPECT_EQ(runKinds(before).front(), "memcpyDtoD") << fakecu_trace();
+    }
+    EXPECT_EQ(fakecu_calls("cuStreamBeginCapture"), 1);
+    graphc_session_free_buffer(run.session, other);
+  }
+  graphc_model_release(model);
+}
+
+TEST_F(FakeCuda, MisalignedBuffersAreAlwaysStaged) {
+  graphc_model *model = loadModel();
+  ASSERT_NE(model, nullptr);
+  for (uint32_t flags : {0u, unsigned(GRAPHC_SESSION_DISABLE_CUDA_GRAPHS)}) {
+    SCOPED_TRACE("flags " + std::to_string(flags));
+    fakecu_reset();
+    registerKernels();
+    Bench run(model, flags);
+    ASSERT_NE(run.session, nullptr);
+    void *wide = nullptr;
+    ASSERT_GRAPHC_OK(graphc_session_allocate_buffer(run.session, 64, &wide));
+    // 4 bytes past an allocation's start: float aligned, not 256-byte.
+    void *misaligned = static_cast<char *>(wide) + 4;
+    for (int i = 0; i < 3; ++i) {
+      size_t before = traceLines().size();
+      ASSERT_GRAPHC_OK(run.run({0, 1}, 6, false, nullptr, misaligned));
+      EXPECT_EQ(run.result(misaligned), (std::vector<float>{2, 15}));
+      EXPECT_TRUE(contains(fakecu_trace(), "memcpyDtoD")) << fakecu_trace();
+      EXPECT_EQ(runKinds(before).front(), "memcpyDtoD") << fakecu_trace();
+    }
+    EXPECT_EQ(fakecu_calls("cuStreamBeginCapture"), flags ? 0 : 1);
+    graphc_session_free_buffer(run.session, wide);
+  }
+  graphc_model_release(model);
+}
+
+TEST_F(FakeCuda, PlansWithoutReportingKernelsNeverReadTheErrorRecord) {
+  graphc_model *model = loadModel("fake_cuda_model_no_reports");
+  ASSERT_NE(model, nullptr);
+  for (uint32_t flags : {0u, unsigned(GRAPHC_SESSION_DISABLE_CUDA_GRAPHS)}) {
+    SCOPED_TRACE("flags " + std::to_string(flags));
+    fakecu_reset();
+    registerKernels();
+    Bench run(model, flags);
+    ASSERT_NE(run.session, nullptr);
+    for (int i = 0; i < 3; ++i) {
+      ASSERT_GRAPHC_OK(run.run({0, 1}));
+      EXPECT_EQ(run.result(), (std::vector<float>{2, 15}));
+    }
+    // Only the result downloads copy to the host.
+    EXPECT_FALSE(contains(fakecu_trace(), "replay: memcpyDtoH"))
+        << fakecu_trace();
+    EXPECT_EQ(fakecu_calls("cuMemcpyDtoHAsync"), 3) << fakecu_trace();
+  }
+  graphc_model_release(model);
+}
+
+TEST_F(FakeCuda, Sm90CodeOnSm90DevicesLaunchesProgrammatically) {
+  struct Case {
+    const char *model;
+    int sm;
+    bool disabled;
+    bool programmatic;
+  };
+  for (Case c : {Case{"fake_cuda_model_sm90", 90, false, true},
+                 Case{"fake_cuda_model_sm90", 90, true, false},
+                 // sm_80 PTX JIT-compiled for sm_90 has no
+                 // griddepcontrol.wait: never overlapped.
+                 Case{"fake_cuda_model_ptx", 90, false, false},
+                 Case{"fake_cuda_model", 80, false, false}}) {
+    SCOPED_TRACE(std::string(c.model) + " on sm_" + std::to_string(c.sm) +
+                 (c.disabled ? " with GRAPHC_DISABLE_PDL=1" : ""));
+    fakecu_reset();
+    registerKernels();
+    fakecu_set_compute_capability(c.sm);
+    if (c.disabled)
+      setenv("GRAPHC_DISABLE_PDL", "1", 1);
+    graphc_model *model = loadModel(c.model);
+    ASSERT_NE(model, nullptr);
+    for (uint32_t flags : {0u, unsigned(GRAPHC_SESSION_DISABLE_CUDA_GRAPHS)}) {
+      Bench run(model, flags);
+      ASSERT_NE(run.session, nullptr);
+      ASSERT_GRAPHC_OK(run.run({2, -1}));
+      EXPECT_EQ(run.result(), (std::vector<float>{12, 24}));
+      std::string trace = fakecu_trace();
+      EXPECT_EQ(contains(trace, "launch fake_scale programmatic"),
+                c.programmatic)
+          << trace;
+      EXPECT_EQ(contains(trace, "launch fake_gather programmatic"),
+                c.programmatic)
+          << trace;
+      // Index errors are still found and named.
+      Status status(run.run({1, 7}));
+      EXPECT_EQ(status.code(), GRAPHC_INVALID_ARGUMENT);
+    }
+    EXPECT_EQ(fakecu_calls("cuLaunchKernelEx") > 0, c.programmatic);
+    unsetenv("GRAPHC_DISABLE_PDL");
+    graphc_model_release(model);
+  }
 }
 
 TEST_F(FakeCuda, EagerCaptureAndPlainLaunchesAgree) {
@@ -571,7 +701,9 @@ TEST_F(FakeCuda, NothingContextWideWhileAnotherThreadCaptures) {
     EXPECT_EQ(b.result(), (std::vector<float>{6, 15}));
   }
   graphc_model_release(model);
-  EXPECT_EQ(fakecu_calls("cuStreamBeginCapture"), 3);
+  // The application's, and per session a staging graph and a graph bound to
+  // its repeated buffers.
+  EXPECT_EQ(fakecu_calls("cuStreamBeginCapture"), 5);
 }
 
 //===- Driver loading

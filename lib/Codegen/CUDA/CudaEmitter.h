@@ -29,6 +29,9 @@ struct CudaKernel {
   /// Dynamic shared memory; the generated kernels use static shared memory
   /// only, so this is 0 today.
   uint32_t sharedBytes;
+  /// Whether the kernel checks values read at run time and so takes the
+  /// error record and launch site parameters.
+  bool reportsErrors = false;
 };
 
 /// Whether a CUDA emitter family handles the graph op `name` (every graph op

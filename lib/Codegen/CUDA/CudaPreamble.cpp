@@ -94,6 +94,26 @@ __device__ __forceinline__ long long gc_block_arg(T v, long long idx, bool large
   return idx;
 }
 
+// Programmatic dependent launch (SM 9.0 and newer). The runtime may launch
+// a kernel before the one ahead of it on the stream has finished; every
+// generated kernel therefore starts by waiting for its predecessor's grid
+// to complete and flush (griddepcontrol.wait, a no-op for a kernel launched
+// without the attribute), unconditionally in every thread, so completion
+// stays transitive along the plan. Right after, it lets the next kernel
+// launch: its blocks are placed once all of this grid's blocks have started,
+// so they only take what this grid leaves free, and then wait in turn.
+// Older SMs and the emulator compile both to nothing.
+__device__ __forceinline__ void gc_grid_dependency_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void gc_launch_dependents() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 // Wraps a possibly negative index into [0, n).
 __device__ __forceinline__ long long gc_wrap(long long i, long long n) {
   return i < 0 ? i + n : i;

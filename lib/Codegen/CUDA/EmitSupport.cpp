@@ -479,7 +479,9 @@ FailureOr<CudaKernel> KernelEmitter::finish() {
     separator();
     src << "unsigned gc_site";
   }
-  src << ") {\n" << prologue << body << "}\n";
+  // Before anything reads memory: see gc_grid_dependency_wait.
+  src << ") {\n  gc_grid_dependency_wait();\n  gc_launch_dependents();\n"
+      << prologue << body << "}\n";
 
   CudaKernel kernel;
   kernel.name = name;
@@ -489,6 +491,7 @@ FailureOr<CudaKernel> KernelEmitter::finish() {
     kernel.block[i] = static_cast<uint32_t>(block[i]);
   }
   kernel.sharedBytes = 0;
+  kernel.reportsErrors = reportsErrors;
   return kernel;
 }
 

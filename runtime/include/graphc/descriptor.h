@@ -1,4 +1,4 @@
-/*===- descriptor.h - the model artifact's descriptor (ABI v10) ------------===*
+/*===- descriptor.h - the model artifact's descriptor (ABI v11) ------------===*
  *
  * A graphc model .so exports one symbol, `graphc_model_descriptor_v1`, a
  * function returning a pointer to a read-only graphc_model_desc. Everything
@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-#define GRAPHC_ABI_VERSION 10u
+#define GRAPHC_ABI_VERSION 11u
 #define GRAPHC_DESCRIPTOR_SYMBOL "graphc_model_descriptor_v1"
 /* The graphc_model_desc itself lives alone in this ELF section, so that
  * tools can find and read it from the file without loading the .so. */
@@ -246,6 +246,11 @@ typedef struct graphc_kernel_desc {
    * [0, num_units); ignored otherwise (the compiler writes -1). */
   int32_t unit;
   const graphc_conv_desc *conv;
+  /* cuda: 1 when the kernel's code (a generated kernel, or a conv's
+   * epilogue kernel) checks values read at run time (indices, lengths, an
+   * axis) and reports them in the session's error record; the runtime
+   * reads the record back only after plans that launch such a kernel. */
+  int32_t reports_errors;
 } graphc_kernel_desc;
 
 /* How an image's bytes are to be loaded. */

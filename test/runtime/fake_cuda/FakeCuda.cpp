@@ -197,6 +197,8 @@ struct State {
   /// from FAKECU_ABORT_BLOCK_THREADS: a driver that crashes.
   unsigned abortBlockThreads = numberFromEnvironment("FAKECU_ABORT_BLOCK_THREADS");
   int driverVersion = 13000;
+  /// Compute capability of every device, major * 10 + minor.
+  int computeCapability = 80;
   // Observations.
   std::map<std::string, int> calls;
   int violations = 0;
@@ -429,6 +431,7 @@ FAKE_API void fakecu_reset(void) {
   s.faultBlockThreads = numberFromEnvironment("FAKECU_FAULT_BLOCK_THREADS");
   s.abortBlockThreads = numberFromEnvironment("FAKECU_ABORT_BLOCK_THREADS");
   s.driverVersion = 13000;
+  s.computeCapability = 80;
   s.calls.clear();
   s.violations = 0;
   s.lastViolation.clear();
@@ -449,6 +452,11 @@ FAKE_API void fakecu_fault_kernel(const char *name, int result) {
 FAKE_API void fakecu_set_driver_version(int version) {
   std::lock_guard<std::mutex> lock(state().mutex);
   state().driverVersion = version;
+}
+
+FAKE_API void fakecu_set_compute_capability(int sm) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  state().computeCapability = sm;
 }
 
 FAKE_API int fakecu_calls(const char *function) {
@@ -533,10 +541,10 @@ FAKE_API Result cuDeviceGetAttribute(int *value, int attribute, int device) {
     return kInvalidDevice;
   switch (attribute) {
   case 75: // compute capability major
-    *value = 8;
+    *value = call.s.computeCapability / 10;
     return kSuccess;
   case 76: // minor
-    *value = 0;
+    *value = call.s.computeCapability % 10;
     return kSuccess;
   case 97: // max shared memory per block (opt-in)
     *value = 163 * 1024;
@@ -954,12 +962,13 @@ FAKE_API Result cuGraphLaunch(void *exec, void *stream) {
   return kSuccess;
 }
 
-FAKE_API Result cuLaunchKernel(void *function, unsigned gridX, unsigned gridY,
-                               unsigned gridZ, unsigned blockX, unsigned blockY,
-                               unsigned blockZ, unsigned sharedBytes,
-                               void *stream,
-                               void **params, void **extra) {
-  Call call("cuLaunchKernel");
+/// Queues (or captures) a launch of `function`; `programmatic` marks a
+/// launch allowed to overlap the previous kernel (cuLaunchKernelEx with
+/// programmatic stream serialization), which runs in order here.
+static Result launchKernel(Call &call, void *function, const unsigned grid3[3],
+                           const unsigned block3[3], unsigned sharedBytes,
+                           void *stream, void **params, void **extra,
+                           bool programmatic) {
   if (call.sticky)
     return call.sticky;
   if (!function || !params || extra)
@@ -975,8 +984,9 @@ FAKE_API Result cuLaunchKernel(void *function, unsigned gridX, unsigned gridY,
   State *s = &call.s;
   Kernel kernel = f->kernel;
   Context *context = f->context;
-  unsigned grid[3] = {gridX, gridY, gridZ}, block[3] = {blockX, blockY, blockZ};
-  Op op{"launch " + kernel.name, [=] {
+  unsigned grid[3] = {grid3[0], grid3[1], grid3[2]};
+  unsigned block[3] = {block3[0], block3[1], block3[2]};
+  Op op{"launch " + kernel.name + (programmatic ? " programmatic" : ""), [=] {
           if (context->sticky)
             return;
           auto fault = s->faults.find(kernel.name);
@@ -1014,6 +1024,63 @@ FAKE_API Result cuLaunchKernel(void *function, unsigned gridX, unsigned gridY,
           kernel.fn(&launch);
         }};
   return enqueue(call.s, stream, std::move(op));
+}
+
+FAKE_API Result cuLaunchKernel(void *function, unsigned gridX, unsigned gridY,
+                               unsigned gridZ, unsigned blockX, unsigned blockY,
+                               unsigned blockZ, unsigned sharedBytes,
+                               void *stream, void **params, void **extra) {
+  Call call("cuLaunchKernel");
+  unsigned grid[3] = {gridX, gridY, gridZ}, block[3] = {blockX, blockY, blockZ};
+  return launchKernel(call, function, grid, block, sharedBytes, stream, params,
+                      extra, false);
+}
+
+/// CUlaunchConfig and CUlaunchAttribute as cuda.h lays them out.
+struct LaunchAttribute {
+  int id;
+  char pad[4];
+  union {
+    char bytes[64];
+    int programmaticStreamSerializationAllowed;
+  } value;
+};
+struct LaunchConfig {
+  unsigned gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ;
+  unsigned sharedMemBytes;
+  void *stream;
+  LaunchAttribute *attrs;
+  unsigned numAttrs;
+};
+
+/// Strict about what graphc uses: programmatic stream serialization only
+/// (attribute 6), refused on devices older than SM 9.0.
+FAKE_API Result cuLaunchKernelEx(const LaunchConfig *config, void *function,
+                                 void **params, void **extra) {
+  Call call("cuLaunchKernelEx");
+  if (!config || (config->numAttrs && !config->attrs))
+    return kInvalidValue;
+  bool programmatic = false;
+  for (unsigned a = 0; a < config->numAttrs; ++a) {
+    const LaunchAttribute &attribute = config->attrs[a];
+    if (attribute.id != 6)
+      return violate(call.s,
+                     "cuLaunchKernelEx: launch attribute " +
+                         std::to_string(attribute.id) +
+                         " (the fake knows programmatic stream serialization, "
+                         "6, only)",
+                     kInvalidValue);
+    programmatic = attribute.value.programmaticStreamSerializationAllowed != 0;
+  }
+  if (programmatic && call.s.computeCapability < 90)
+    return violate(call.s,
+                   "cuLaunchKernelEx: programmatic stream serialization on a "
+                   "device older than SM 9.0",
+                   kInvalidValue);
+  unsigned grid[3] = {config->gridDimX, config->gridDimY, config->gridDimZ};
+  unsigned block[3] = {config->blockDimX, config->blockDimY, config->blockDimZ};
+  return launchKernel(call, function, grid, block, config->sharedMemBytes,
+                      config->stream, params, extra, programmatic);
 }
 
 } // extern "C"

@@ -74,6 +74,8 @@ void fakecu_fault_kernel(const char *name, int result);
  * abort the process instead, as a crashing driver. */
 /* cuDriverGetVersion's answer (default 13000). */
 void fakecu_set_driver_version(int version);
+/* Every device's compute capability, major * 10 + minor (default 80). */
+void fakecu_set_compute_capability(int sm);
 /* Number of calls of a driver function ("cuCtxSynchronize", ...). */
 int fakecu_calls(const char *function);
 /* Invalid calls made during a capture, and the last one's description. */

@@ -5,7 +5,8 @@
  * to the arena, kernel fake_gather picks one element per row. Their host
  * implementations are registered with the fake driver by the tests; the
  * image only carries the marker the fake loads. With FAKE_PTX the image is
- * sm_80 PTX of ISA 9.0 (CUDA 13.0) instead of an sm_80 cubin.
+ * sm_80 PTX of ISA 9.0 (CUDA 13.0) instead of an sm_80 cubin; FAKE_SM90 and
+ * FAKE_NO_REPORTS are described where they apply.
  *===----------------------------------------------------------------------===*/
 #include "graphc/descriptor.h"
 
@@ -29,11 +30,26 @@ static const char *const names1[] = {""};
 static const graphc_tensor_desc inputs[] = {{"x", 1, 2, x_dims, names2},
                                             {"idx", 7, 1, idx_dims, names1}};
 static const graphc_tensor_desc outputs[] = {{"y", 1, 1, y_dims, names1}};
+/* FAKE_NO_REPORTS: the gather does not say that it reports index errors,
+ * so runs never read the error record back. */
+#ifdef FAKE_NO_REPORTS
+#define GATHER_REPORTS 0
+#else
+#define GATHER_REPORTS 1
+#endif
 static const graphc_kernel_desc kernels[] = {
     {"fake_scale", "pointwise", "Mul_0", 0x31, 0},
-    {"fake_gather", "gather", "Gather_3", 0x32, 0}};
+    {"fake_gather", "gather", "Gather_3", 0x32, 0,
+     .reports_errors = GATHER_REPORTS}};
+/* FAKE_SM90: an sm_90 cubin, whose kernels may be launched programmatically
+ * on an SM 9.0 device. */
+#ifdef FAKE_SM90
+#define IMAGE_SM 90
+#else
+#define IMAGE_SM 80
+#endif
 static const graphc_image_desc images[] = {
-    {80, IMAGE_IS_PTX, image, sizeof(image)}};
+    {IMAGE_SM, IMAGE_IS_PTX, image, sizeof(image)}};
 
 static const int64_t *const plan_inputs[] = {x_dims, idx_dims};
 static const int64_t *const plan_outputs[] = {y_dims};
