@@ -554,7 +554,7 @@ exec.kernel @small_attention_4 attention attributes {hash = "0000000000000000", 
         "gc_min(", "key <= row",
         // Grouped heads, 45 keys: the partial tile's keys are masked out.
         "const long long kvHead = h / 3;", "key < 45LL",
-        "rowSum[r] > 0.0f ? o[n][2 * r + c] / rowSum[r] : 0.0f"})
+        "rowSum[r] > 0.0f ? o[n][2 * r + c] * inverse : 0.0f;"})
     EXPECT_NE(kernels.find(part), std::string::npos) << part << "\n"
                                                      << kernels;
   EXPECT_EQ(kernels.find("wmma"), std::string::npos);

@@ -275,34 +275,52 @@ __device__ __forceinline__ void gc_stage_tile(TS *dst, const G *src, long long v
   constexpr int V = 16 / (int)sizeof(G);
   constexpr bool contiguous = CS == 1 && WIDTH % V == 0 && RS % V == 0;
   if (contiguous && ((unsigned long long)src & 15ull) == 0) {
-    constexpr int perRow = WIDTH / V, total = ROWS * perRow;
+    constexpr int perRow = WIDTH / V;
     constexpr bool direct = sizeof(TS) == sizeof(G) && (LD * sizeof(TS)) % 16 == 0;
+    // Each thread keeps one 16-byte column and steps down the rows, so its
+    // addresses are one base plus compile-time offsets (few registers);
+    // THREADS % perRow threads idle where the row does not divide them.
+    // Rows wider than the block take several columns per thread.
+    constexpr int rowsPerPass = THREADS >= perRow ? THREADS / perRow : 1;
+    constexpr int columnsPerThread = THREADS >= perRow ? 1 : (perRow + THREADS - 1) / THREADS;
+    const int firstRow = THREADS >= perRow ? (int)threadIdx.x / perRow : 0;
+    if (firstRow >= rowsPerPass)
+      return;
 #pragma unroll
-    for (int k = 0; k < (total + THREADS - 1) / THREADS; ++k) {
-      const int i = (int)threadIdx.x + k * THREADS;
-      if (total % THREADS == 0 || i < total) {
-        const int r = i / perRow, c = (i % perRow) * V;
-        TS *d = dst + r * LD + c;
-        const G *s = src + r * RS + c;
-        if (direct) {
-          if (r < valid)
-            gc_cp_async16(d, s);
-          else
-            gc_zero16(d);
-        } else {
-          __align__(16) G v[V];
-          if (r < valid)
-            gc_load16(v, s);
+    for (int j = 0; j < columnsPerThread; ++j) {
+      const int c = (THREADS >= perRow ? (int)threadIdx.x % perRow : (int)threadIdx.x + j * THREADS) * V;
+      if (THREADS >= perRow || perRow % THREADS == 0 || c < WIDTH) {
+        TS *d0 = dst + firstRow * LD + c;
+        const G *s0 = src + firstRow * RS + c;
 #pragma unroll
-          for (int e = 0; e < V; ++e)
-            d[e] = r < valid ? gc_conv<TS>::from(gc_ld(v[e])) : gc_conv<TS>::from(0.0f);
+        for (int k = 0; k < (ROWS + rowsPerPass - 1) / rowsPerPass; ++k) {
+          const int r = firstRow + k * rowsPerPass;
+          if (ROWS % rowsPerPass == 0 || r < ROWS) {
+            TS *d = d0 + k * rowsPerPass * LD;
+            const G *s = s0 + k * rowsPerPass * RS;
+            if (direct) {
+              if (r < valid)
+                gc_cp_async16(d, s);
+              else
+                gc_zero16(d);
+            } else {
+              __align__(16) G v[V];
+              if (r < valid)
+                gc_load16(v, s);
+#pragma unroll
+              for (int e = 0; e < V; ++e)
+                d[e] = r < valid ? gc_conv<TS>::from(gc_ld(v[e])) : gc_conv<TS>::from(0.0f);
+            }
+          }
         }
       }
     }
     return;
   }
+  // The fallback (strided columns, or a less aligned caller's tensor) is
+  // kept rolled: short code beside the vector path it rarely replaces.
   constexpr int total = ROWS * WIDTH;
-#pragma unroll 4
+#pragma unroll 1
   for (int k = 0; k < (total + THREADS - 1) / THREADS; ++k) {
     const int i = (int)threadIdx.x + k * THREADS;
     if (total % THREADS == 0 || i < total) {

@@ -92,10 +92,12 @@ void openBlockLoop(KernelEmitter &e, const Attention &a, int64_t rowTiles) {
 
 /// Shared bytes of the tensor-core template: the block's query rows and two
 /// buffers each of K and V tiles of `keys` keys, rows padded by 16 bytes so
-/// that ldmatrix's eight row addresses fall in distinct banks.
+/// that ldmatrix's eight row addresses fall in distinct banks; after the
+/// key loop, the same bytes hold the block's output rows in float.
 int64_t mmaSharedBytes(const Attention &a, int64_t warps, int64_t keys) {
-  return 2 * (16 * warps * (a.depth + 8) + 2 * keys * (a.depth + 8) +
-              2 * keys * (a.valueDepth + 8));
+  int64_t tiles = 2 * (16 * warps * (a.depth + 8) + 2 * keys * (a.depth + 8) +
+                       2 * keys * (a.valueDepth + 8));
+  return std::max(tiles, 4 * 16 * warps * a.valueDepth);
 }
 
 /// Blocks that fill an H100 (132 SMs); smaller GPUs are filled as well.
@@ -146,11 +148,21 @@ LogicalResult emitTensorCoreAttention(KernelEmitter &e, const Attention &a,
               VLD = std::to_string(a.valueDepth + 8);
   std::string mma = halfType == "__half" ? "gc_mma_f16" : "gc_mma_bf16";
   const std::string minusInf = lowest("float");
-  e.line("__shared__ __align__(16) " + H + " qTile[" + R + "][" + QLD + "];");
-  e.line("__shared__ __align__(16) " + H + " kTile[2][" + KT + "][" + QLD +
-         "];");
-  e.line("__shared__ __align__(16) " + H + " vTile[2][" + KT + "][" + VLD +
-         "];");
+  // One shared array: Q, K and V tiles during the key loop, the output
+  // rows after it.
+  const int64_t qBytes = 2 * rowsPerBlock * (a.depth + 8),
+                kBytes = 2 * 2 * keysPerTile * (a.depth + 8);
+  e.line("__shared__ __align__(16) unsigned char tiles[" +
+         Twine(mmaSharedBytes(a, warps, keysPerTile)) + "];");
+  e.line(H + " (*const qTile)[" + QLD + "] = reinterpret_cast<" + H + " (*)[" +
+         QLD + "]>(tiles);");
+  e.line(H + " (*const kTile)[" + KT + "][" + QLD + "] = reinterpret_cast<" +
+         H + " (*)[" + KT + "][" + QLD + "]>(tiles + " + Twine(qBytes) + ");");
+  e.line(H + " (*const vTile)[" + KT + "][" + VLD + "] = reinterpret_cast<" +
+         H + " (*)[" + KT + "][" + VLD + "]>(tiles + " +
+         Twine(qBytes + kBytes) + ");");
+  e.line("float (*const oTile)[" + DV + "] = reinterpret_cast<float (*)[" + DV +
+         "]>(tiles);");
   e.line("const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;");
   // Fragment coordinates: lane = 4 g + t holds rows g and g + 8.
   e.line("const int g = lane >> 2, t = lane & 3;");
@@ -186,6 +198,8 @@ LogicalResult emitTensorCoreAttention(KernelEmitter &e, const Attention &a,
   e.line("float rowMax[2] = {" + minusInf + ", " + minusInf +
          "}, rowSum[2] = {0.0f, 0.0f};");
   e.line("unsigned qFrag[" + D + " / 16][4];");
+  // Rolled: unrolled key tiles add code and registers, not speed.
+  e.line("#pragma unroll 1");
   e.open("for (long long j = 0; j < keyTiles; ++j) {");
   e.line("const int buf = (int)(j & 1);");
   // Tile j + 1 loads into the other buffer while tile j computes.
@@ -305,27 +319,37 @@ LogicalResult emitTensorCoreAttention(KernelEmitter &e, const Attention &a,
   e.line("rowSum[r] += __shfl_xor_sync(0xffffffffu, rowSum[r], 1);");
   e.line("rowSum[r] += __shfl_xor_sync(0xffffffffu, rowSum[r], 2);");
   e.close();
-  // As in the scalar template: a row with every key masked out is 0 / 0.
+  // The output rows go through shared memory, so that the store (and the
+  // layout epilogue's index arithmetic) is one rolled loop, coalesced along
+  // the head dims. As in the scalar template: a row with every key masked
+  // out is 0 / 0.
+  e.line("__syncthreads();");
   e.line("#pragma unroll");
   e.open("for (int r = 0; r < 2; ++r) {");
-  e.line("const long long row = warpRow + g + 8 * r;");
-  e.open("if (row < " + Twine(a.queries) + "LL) {");
+  e.line("const float inverse = 1.0f / rowSum[r];");
   e.line("#pragma unroll");
   e.open("for (int n = 0; n < " + DV + " / 8; ++n) {");
   e.line("#pragma unroll");
   e.open("for (int c = 0; c < 2; ++c) {");
-  e.line("const int d = n * 8 + 2 * t + c;");
-  std::string value = "o[n][2 * r + c] / rowSum[r]";
+  std::string value = "o[n][2 * r + c] * inverse";
   if (a.nanToZero)
     value = "rowSum[r] > 0.0f ? " + value + " : 0.0f";
-  e.line("const float result = " + value + ";");
+  e.line("oTile[warp * 16 + g + 8 * r][n * 8 + 2 * t + c] = " + value + ";");
+  e.close();
+  e.close();
+  e.close();
+  e.line("__syncthreads();");
+  e.open("for (int i = threadIdx.x; i < " + Twine(rowsPerBlock * a.valueDepth) +
+         "; i += " + Twine(threads) + ") {");
+  e.line("const long long row = row0 + i / " + DV + ";");
+  e.line("const int d = i % " + DV + ";");
+  e.open("if (row < " + Twine(a.queries) + "LL) {");
+  e.line("const float result = oTile[i / " + DV + "][d];");
   if (failed(e.storeResult(("((b * " + Twine(a.heads) + "LL + h) * " +
                             Twine(a.queries) + "LL + row) * " + DV + "LL + d")
                                .str(),
                            "result")))
     return failure();
-  e.close();
-  e.close();
   e.close();
   e.close();
   e.close();
