@@ -115,10 +115,12 @@ std::optional<std::pair<int64_t, int64_t>> mmaBlock(const Attention &a,
   };
   while (warps > 1 && blocks(warps) < kTargetBlocks)
     warps /= 2;
+  // No more keys per tile than the sequence has (in products of 16).
+  const int64_t keyCap = std::max<int64_t>(16, (a.keys + 15) / 16 * 16);
   for (; warps >= 1; warps /= 2)
     for (int64_t keys : {64, 32, 16})
-      if (mmaSharedBytes(a, warps, keys) <= kSharedBytes)
-        return std::make_pair(warps, keys);
+      if (mmaSharedBytes(a, warps, std::min(keys, keyCap)) <= kSharedBytes)
+        return std::make_pair(warps, std::min(keys, keyCap));
   return std::nullopt;
 }
 
