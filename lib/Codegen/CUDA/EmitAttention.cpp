@@ -133,8 +133,9 @@ std::optional<std::pair<int64_t, int64_t>> mmaBlock(const Attention &a,
 /// converts the probabilities in registers into the A fragments of
 /// O += P V, and keeps O in registers for the whole key loop. K and V tiles
 /// are staged by 16-byte cp.async into two buffers, the next tile loading
-/// while this one computes. One store per output element at the end,
-/// through the kernel's epilogue.
+/// while this one computes. At the end the normalised rows pass through
+/// shared memory, so that the store through the kernel's epilogue is one
+/// rolled loop, coalesced along the head dims.
 LogicalResult emitTensorCoreAttention(KernelEmitter &e, const Attention &a,
                                       StringRef halfType, int64_t warps,
                                       int64_t keysPerTile) {
