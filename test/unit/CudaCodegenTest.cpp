@@ -537,12 +537,14 @@ exec.kernel @small_attention_4 attention attributes {hash = "0000000000000000", 
 ^bb0(%q: tensor<3x2x9x16xf16>, %k: tensor<3x2x20x16xf16>, %v: tensor<3x2x20x48xf16>):
   %0 = graph.attention %q, %k, %v : (tensor<3x2x9x16xf16>, tensor<3x2x20x16xf16>, tensor<3x2x20x48xf16>) -> tensor<3x2x9x48xf16>
   kernel.yield %0 : tensor<3x2x9x48xf16>
-})mlir", diagnostics, /*lowestSm=*/80);
+})mlir",
+                                   diagnostics, /*lowestSm=*/80);
   ASSERT_FALSE(source.empty()) << diagnostics;
   std::string kernels = source.substr(cudaModulePreamble().size());
   for (const char *part :
        {// Q read in place through the head split: rows 768 apart, heads 64.
-        "gc_stage_tile<__half, __half, 16, 64, 72, 768LL, 1LL, 32>(&qTile[0][0], "
+        "gc_stage_tile<__half, __half, 16, 64, 72, 768LL, 1LL, "
+        "32>(&qTile[0][0], "
         "in0 + qBase + (row0) * 768LL, 128LL - (row0));",
         // K and V double-buffered: tile j + 1 into the other buffer.
         "&kTile[buf ^ 1][0][0]", "gc_cp_async_wait<1>();",
@@ -555,8 +557,7 @@ exec.kernel @small_attention_4 attention attributes {hash = "0000000000000000", 
         // Grouped heads, 45 keys: the partial tile's keys are masked out.
         "const long long kvHead = h / 3;", "key < 45LL",
         "rowSum[r] > 0.0f ? o[n][2 * r + c] * inverse : 0.0f;"})
-    EXPECT_NE(kernels.find(part), std::string::npos) << part << "\n"
-                                                     << kernels;
+    EXPECT_NE(kernels.find(part), std::string::npos) << part << "\n" << kernels;
   EXPECT_EQ(kernels.find("wmma"), std::string::npos);
   compileAndCheck(source);
 }

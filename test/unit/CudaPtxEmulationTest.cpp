@@ -164,8 +164,7 @@ protected:
   void SetUp() override {
     std::string source = cudaModulePreamble().str() + kKernels;
     llvm::Expected<CudaImage> image = compileCudaEmulationModule(
-        source, {"mma_direct", "mma_ldmatrix", "ldmatrix_raw", "cp_async"},
-        "");
+        source, {"mma_direct", "mma_ldmatrix", "ldmatrix_raw", "cp_async"}, "");
     ASSERT_TRUE(static_cast<bool>(image)) << llvm::toString(image.takeError());
     llvm::SmallString<128> path;
     int fd;
@@ -198,9 +197,8 @@ protected:
       params.push_back(&arg);
     const unsigned grid[3] = {1, 1, 1}, block[3] = {32, 1, 1};
     char error[256] = "";
-    ASSERT_EQ(kernel->launch(grid, block, 0, params.data(), error,
-                             sizeof error),
-              0)
+    ASSERT_EQ(
+        kernel->launch(grid, block, 0, params.data(), error, sizeof error), 0)
         << error;
   }
 
@@ -238,8 +236,7 @@ TEST_F(CudaPtxEmulationTest, MmaFragmentsFollowTheIsaLayout) {
       for (int k = 0; k < 16; ++k)
         expected += aValue(r, k) * bValue(k, n);
       EXPECT_EQ(d[r * 8 + n], expected) << "f16 D(" << r << ", " << n << ")";
-      EXPECT_EQ(dbf[r * 8 + n], expected)
-          << "bf16 D(" << r << ", " << n << ")";
+      EXPECT_EQ(dbf[r * 8 + n], expected) << "bf16 D(" << r << ", " << n << ")";
     }
 }
 
@@ -258,10 +255,10 @@ TEST_F(CudaPtxEmulationTest, LdmatrixFeedsMmaLikeTheAttentionTemplate) {
       float expected = 0.0f;
       for (int k = 0; k < 16; ++k)
         expected += aValue(r, k) * bValue(k, n);
-      EXPECT_EQ(d1[r * 8 + n], expected) << "B^T rows: D(" << r << ", " << n
-                                         << ")";
-      EXPECT_EQ(d2[r * 8 + n], expected) << ".trans: D(" << r << ", " << n
-                                         << ")";
+      EXPECT_EQ(d1[r * 8 + n], expected)
+          << "B^T rows: D(" << r << ", " << n << ")";
+      EXPECT_EQ(d2[r * 8 + n], expected)
+          << ".trans: D(" << r << ", " << n << ")";
     }
 }
 

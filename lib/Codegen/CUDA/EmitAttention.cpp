@@ -65,8 +65,8 @@ std::string stageTile(KernelEmitter &e, StringRef array, StringRef type,
           ", " + Twine(width) + ", " + Twine(ld) + ", " + Twine(rowStride) +
           "LL, " + Twine(colStride) + "LL, " + Twine(threads) + ">(" + array +
           ", " + KernelEmitter::in(slot) + " + " + base + " + (" + first +
-          ") * " + Twine(rowStride) + "LL, " + Twine(limit) + "LL - (" +
-          first + "));")
+          ") * " + Twine(rowStride) + "LL, " + Twine(limit) + "LL - (" + first +
+          "));")
       .str();
 }
 
@@ -170,7 +170,8 @@ LogicalResult emitTensorCoreAttention(KernelEmitter &e, const Attention &a,
   // Fragment coordinates: lane = 4 g + t holds rows g and g + 8.
   e.line("const int g = lane >> 2, t = lane & 3;");
   openBlockLoop(e, a, rowTiles);
-  e.line("const long long row0 = rowTile * " + R + ", warpRow = row0 + warp * "
+  e.line("const long long row0 = rowTile * " + R +
+         ", warpRow = row0 + warp * "
          "16;");
   // Causal rows see no key past their own index: the block stops after
   // its last row's tile.
@@ -181,9 +182,9 @@ LogicalResult emitTensorCoreAttention(KernelEmitter &e, const Attention &a,
   e.line("const long long keyTiles = " + tiles + ";");
   auto stageKeys = [&](const std::string &tile, const std::string &buffer) {
     std::string first = tile + " * " + KT + "LL";
-    e.line(stageTile(e, "&kTile[" + buffer + "][0][0]", H, keysPerTile,
-                     a.depth, a.depth + 8, first, a.keys, 1, "kBase", a.ks[2],
-                     a.ks[3], threads));
+    e.line(stageTile(e, "&kTile[" + buffer + "][0][0]", H, keysPerTile, a.depth,
+                     a.depth + 8, first, a.keys, 1, "kBase", a.ks[2], a.ks[3],
+                     threads));
     e.line(stageTile(e, "&vTile[" + buffer + "][0][0]", H, keysPerTile,
                      a.valueDepth, a.valueDepth + 8, first, a.keys, 2, "vBase",
                      a.vs[2], a.vs[3], threads));
@@ -262,8 +263,8 @@ LogicalResult emitTensorCoreAttention(KernelEmitter &e, const Attention &a,
   if (e.hasInput(3))
     score += " + static_cast<float>(" + e.load(3, maskOffset(a)) + ")";
   if (!checks.empty())
-    score = "(" + llvm::join(checks, " && ") + ") ? " + score + " : " +
-            minusInf;
+    score =
+        "(" + llvm::join(checks, " && ") + ") ? " + score + " : " + minusInf;
   e.line("s[n][i] = " + score + ";");
   e.line("tileMax[i >> 1] = gc_max(tileMax[i >> 1], s[n][i]);");
   e.close();
@@ -395,8 +396,7 @@ LogicalResult emitScalarAttention(KernelEmitter &e, const Attention &a) {
   std::string minusInf = lowest(t), zero = literal(0, t);
   e.line("__shared__ __align__(16) " + t + " qRows[" + R + "][" + D + "];");
   // K's rows padded by one element: lane j reads row j, column d.
-  e.line("__shared__ __align__(16) " + t + " kTile[" + T + "][" + D +
-         " + 1];");
+  e.line("__shared__ __align__(16) " + t + " kTile[" + T + "][" + D + " + 1];");
   e.line("__shared__ __align__(16) " + t + " vTile[" + T + "][" + DV + "];");
   e.line("const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;");
   openBlockLoop(e, a, rowTiles);
@@ -450,8 +450,8 @@ LogicalResult emitScalarAttention(KernelEmitter &e, const Attention &a) {
   e.line("const " + t + " newMax = gc_max(runningMax, tileMax);");
   e.line("const " + t + " p = score == " + minusInf + " ? " + zero +
          " : gc_exp(score - newMax);");
-  e.line("const " + t + " rescale = runningMax == " + minusInf + " ? " +
-         zero + " : gc_exp(runningMax - newMax);");
+  e.line("const " + t + " rescale = runningMax == " + minusInf + " ? " + zero +
+         " : gc_exp(runningMax - newMax);");
   e.line(t + " tileSum = p;");
   e.line("for (int offset = 16; offset > 0; offset >>= 1) tileSum += "
          "__shfl_xor_sync(0xffffffffu, tileSum, offset);");
@@ -502,13 +502,23 @@ LogicalResult emitAttention(KernelEmitter &e) {
   const int64_t kvHeads = k[1], keys = k[2], valueDepth = v[3];
   if (kvHeads == 0 || heads % kvHeads != 0)
     return e.fail("Q's heads are not a multiple of K and V's");
-  if (depth > graph::kMaxAttentionHeadSize || valueDepth > graph::kMaxAttentionHeadSize)
+  if (depth > graph::kMaxAttentionHeadSize ||
+      valueDepth > graph::kMaxAttentionHeadSize)
     return e.fail("head sizes above " + Twine(graph::kMaxAttentionHeadSize) +
                   " are not supported by the attention template");
   const int64_t group = heads / kvHeads;
-  Attention a{batch, heads, queries, depth, keys, valueDepth, group,
-              e.inputStrides(0), e.inputStrides(1), e.inputStrides(2),
-              SmallVector<int64_t>(4, 0), e.floatAttr("scale", 1.0),
+  Attention a{batch,
+              heads,
+              queries,
+              depth,
+              keys,
+              valueDepth,
+              group,
+              e.inputStrides(0),
+              e.inputStrides(1),
+              e.inputStrides(2),
+              SmallVector<int64_t>(4, 0),
+              e.floatAttr("scale", 1.0),
               e.intAttr("is_causal", 0) != 0,
               e.intAttr("nan_to_zero", 0) != 0};
   if (e.hasInput(3)) {
@@ -531,10 +541,9 @@ LogicalResult emitAttention(KernelEmitter &e) {
   if (narrow && sameTypes && e.getLowestSm() >= needSm && depth % 16 == 0 &&
       valueDepth % 16 == 0 && depth <= 128 && valueDepth <= 128)
     if (auto block = mmaBlock(a, e.getBlockSize()))
-      return emitTensorCoreAttention(e, a,
-                                     element.isF16() ? "__half"
-                                                     : "__nv_bfloat16",
-                                     block->first, block->second);
+      return emitTensorCoreAttention(
+          e, a, element.isF16() ? "__half" : "__nv_bfloat16", block->first,
+          block->second);
   return emitScalarAttention(e, a);
 }
 

@@ -630,8 +630,9 @@ inline void mma16816(float *d, const uint32_t *a, const uint32_t *b,
   };
   // The lane and word holding A's (row, k) and B's (k, col).
   auto A = [&](unsigned row, unsigned k) {
-    return value(ptxSlots[base + (row % 8) * 4 + (k % 8) / 2][row / 8 + 2 * (k / 8)],
-                 k % 2);
+    return value(
+        ptxSlots[base + (row % 8) * 4 + (k % 8) / 2][row / 8 + 2 * (k / 8)],
+        k % 2);
   };
   auto B = [&](unsigned k, unsigned col) {
     return value(ptxSlots[base + col * 4 + (k % 8) / 2][4 + k / 8], k % 2);
