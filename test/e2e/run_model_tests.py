@@ -14,7 +14,8 @@ graphc generated for it.
 CHECK is one of:
   accuracy-mlp, accuracy-resnet, accuracy-transformer, accuracy-rewrites,
   accuracy-mbconv,
-  accuracy-decoder, accuracy-masked-transformer, accuracy-hf-masked-transformer
+  accuracy-decoder, accuracy-masked-transformer, accuracy-hf-masked-transformer,
+  accuracy-attention-heads
       generate the model, compile it with fixed dims, run it on seeded random
       inputs through the Python runtime and compare with onnxruntime (CPU)
   deterministic   compiling the same model twice gives byte-identical .so files
@@ -70,6 +71,12 @@ MODELS = {
     # makes its batch dims unit dims, batch 3 the views of [S, B*H, D].
     "vit_attention": {"generator": "make_vit_attention.py",
                       "buckets": [{"batch": 3, "seq": 20}, {"batch": 1, "seq": 6}]},
+    # The attention templates' head sizes (32, 64, 80, 128), causal and
+    # grouped: seq 70 and 130 are not multiples of a key tile and take two
+    # and three tiles (the second buffer reused), seq 1 is one query.
+    "attention_heads": {"generator": "make_attention_heads.py",
+                        "buckets": [{"batch": 2, "seq": 70}, {"batch": 1, "seq": 130},
+                                    {"batch": 1, "seq": 1}]},
     # Convolutions with SiLU (cuDNN's SWISH_FWD), a depthwise one, and a
     # squeeze-and-excitation scale between them.
     "mbconv": {"generator": "make_mbconv.py", "buckets": [{"batch": 2}]},
@@ -394,6 +401,7 @@ CHECKS = {
         lambda args: check_accuracy(args, "hf_masked_transformer"),
     "accuracy-vit-attention": lambda args: check_accuracy(args, "vit_attention"),
     "accuracy-mbconv": lambda args: check_accuracy(args, "mbconv"),
+    "accuracy-attention-heads": lambda args: check_accuracy(args, "attention_heads"),
     "deterministic": check_deterministic,
     "no-compiler-deps": check_no_compiler_deps,
     "weights-file": check_weights_file,

@@ -306,7 +306,7 @@ TEST_F(CudaCodegenTest, KernelTextIsSpecialised) {
 /// Emits every exec.kernel of the module `text`; records failures in
 /// `diagnostics`.
 static std::string emitKernels(MLIRContext &context, llvm::StringRef text,
-                               std::string &diagnostics) {
+                               std::string &diagnostics, int lowestSm = 0) {
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
     diagnostics += d.str() + "\n";
     return success();
@@ -316,7 +316,7 @@ static std::string emitKernels(MLIRContext &context, llvm::StringRef text,
     return "";
   std::string source = cudaModulePreamble().str();
   for (auto kernel : module->getOps<graphc::exec::KernelOp>()) {
-    FailureOr<CudaKernel> emitted = emitCudaKernel(kernel);
+    FailureOr<CudaKernel> emitted = emitCudaKernel(kernel, lowestSm);
     if (failed(emitted))
       return "";
     source += "\n" + emitted->source;
@@ -482,11 +482,14 @@ exec.kernel @transpose_attention_0 attention attributes {hash = "000000000000000
   for (const char *part :
        {// Q through the transpose's permuted strides (its unit batch dim
         // has stride 0).
-        "const long long qBase = b * 0LL + h * 8LL;", "qBase + j * 16LL",
+        "const long long qBase = b * 0LL + h * 8LL;",
+        // Staged with compile-time strides: rows 16 apart, columns 1.
+        "gc_stage_tile<float, __half, 2, 8, 8, 16LL, 1LL, 64>(&qRows[0][0], "
+        "in0 + qBase + (rowTile * 2) * 16LL",
         // One K/V head for both query heads.
         "const long long kvHead = h / 2;",
         // Two warps, two query rows per block.
-        "__shared__ float qRows[2][8];",
+        "__shared__ __align__(16) float qRows[2][8];",
         // The mask broadcast over batch and heads.
         "b * 0LL + h * 0LL + row * 40LL + key * 1LL",
         "runningSum > 0.0f ? acc[r] / runningSum : 0.0f",
@@ -494,6 +497,68 @@ exec.kernel @transpose_attention_0 attention attributes {hash = "000000000000000
         "ec1 * 8 + ec2 * 16"})
     EXPECT_NE(kernels.find(part), std::string::npos) << part << "\n"
                                                      << kernels;
+  compileAndCheck(source);
+}
+
+TEST_F(CudaCodegenTest, TensorCoreAttentionVariantsCompile) {
+  // For sm_80 and sm_90, f16 and bf16 attention runs on mma.sync: BERT's
+  // head split (head 64, Q/K/V read in place from the projection), head 32
+  // causal in bf16, head 80 with grouped K/V heads, a mask and NaN guard
+  // and sequences that are not a multiple of the tile, head 128 with one
+  // query (a decode step), head 16, and a value head narrower than the
+  // query's.
+  std::string diagnostics;
+  std::string source = emitKernels(context, R"mlir(
+exec.kernel @bert_attention_0 attention attributes {hash = "0000000000000000", onnx_nodes = ["n_qt", "n_kt", "n_vt", "n_att", "n_merge"], schedule = {block_size = 128 : i64}} {
+^bb0(%q: tensor<1x128x12x64xf16>, %k: tensor<1x128x12x64xf16>, %v: tensor<1x128x12x64xf16>):
+  %0 = graph.transpose %q {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x128x12x64xf16>) -> tensor<1x12x128x64xf16>
+  %1 = graph.transpose %k {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x128x12x64xf16>) -> tensor<1x12x128x64xf16>
+  %2 = graph.transpose %v {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x128x12x64xf16>) -> tensor<1x12x128x64xf16>
+  %3 = graph.attention %0, %1, %2 {scale = 0.125 : f64} : (tensor<1x12x128x64xf16>, tensor<1x12x128x64xf16>, tensor<1x12x128x64xf16>) -> tensor<1x12x128x64xf16>
+  %4 = graph.transpose %3 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x12x128x64xf16>) -> tensor<1x128x12x64xf16>
+  kernel.yield %4 : tensor<1x128x12x64xf16>
+}
+exec.kernel @causal_attention_1 attention attributes {hash = "0000000000000000", onnx_nodes = ["n_att"], schedule = {}} {
+^bb0(%q: tensor<2x4x70x32xbf16>, %k: tensor<2x4x70x32xbf16>, %v: tensor<2x4x70x32xbf16>):
+  %0 = graph.attention %q, %k, %v {scale = 0.17677669529663687 : f64, is_causal = 1 : i64} : (tensor<2x4x70x32xbf16>, tensor<2x4x70x32xbf16>, tensor<2x4x70x32xbf16>) -> tensor<2x4x70x32xbf16>
+  kernel.yield %0 : tensor<2x4x70x32xbf16>
+}
+exec.kernel @grouped_attention_2 attention attributes {hash = "0000000000000000", onnx_nodes = ["n_att"], schedule = {}} {
+^bb0(%q: tensor<1x6x37x80xf16>, %k: tensor<1x2x45x80xf16>, %v: tensor<1x2x45x80xf16>, %m: tensor<1x1x37x45xf16>):
+  %0 = graph.attention %q, %k, %v, %m {scale = 0.11180339887498948 : f64, nan_to_zero = 1 : i64} : (tensor<1x6x37x80xf16>, tensor<1x2x45x80xf16>, tensor<1x2x45x80xf16>, tensor<1x1x37x45xf16>) -> tensor<1x6x37x80xf16>
+  kernel.yield %0 : tensor<1x6x37x80xf16>
+}
+exec.kernel @decode_attention_3 attention attributes {hash = "0000000000000000", onnx_nodes = ["n_att"], schedule = {}} {
+^bb0(%q: tensor<1x8x1x128xbf16>, %k: tensor<1x8x100x128xbf16>, %v: tensor<1x8x100x128xbf16>):
+  %0 = graph.attention %q, %k, %v {scale = 0.08838834764831845 : f64} : (tensor<1x8x1x128xbf16>, tensor<1x8x100x128xbf16>, tensor<1x8x100x128xbf16>) -> tensor<1x8x1x128xbf16>
+  kernel.yield %0 : tensor<1x8x1x128xbf16>
+}
+exec.kernel @small_attention_4 attention attributes {hash = "0000000000000000", onnx_nodes = ["n_att"], schedule = {}} {
+^bb0(%q: tensor<3x2x9x16xf16>, %k: tensor<3x2x20x16xf16>, %v: tensor<3x2x20x48xf16>):
+  %0 = graph.attention %q, %k, %v : (tensor<3x2x9x16xf16>, tensor<3x2x20x16xf16>, tensor<3x2x20x48xf16>) -> tensor<3x2x9x48xf16>
+  kernel.yield %0 : tensor<3x2x9x48xf16>
+})mlir",
+                                   diagnostics, /*lowestSm=*/80);
+  ASSERT_FALSE(source.empty()) << diagnostics;
+  std::string kernels = source.substr(cudaModulePreamble().size());
+  for (const char *part :
+       {// Q read in place through the head split: rows 768 apart, heads 64.
+        "gc_stage_tile<__half, __half, 16, 64, 72, 768LL, 1LL, "
+        "32>(&qTile[0][0], "
+        "in0 + qBase + (row0) * 768LL, 128LL - (row0));",
+        // K and V double-buffered: tile j + 1 into the other buffer.
+        "&kTile[buf ^ 1][0][0]", "gc_cp_async_wait<1>();",
+        "gc_ldmatrix_x4_trans(vf, ", "gc_mma_f16(o[2 * n], pf, vf[0], vf[1]);",
+        "gc_mma_bf16(s[2 * n], qFrag[kk], kf[0], kf[1]);",
+        // BERT at batch 1: 12 heads x 8 tiles of 16 rows.
+        "block < 96LL",
+        // Causal blocks stop after their last row's key tile.
+        "gc_min(", "key <= row",
+        // Grouped heads, 45 keys: the partial tile's keys are masked out.
+        "const long long kvHead = h / 3;", "key < 45LL",
+        "rowSum[r] > 0.0f ? o[n][2 * r + c] * inverse : 0.0f;"})
+    EXPECT_NE(kernels.find(part), std::string::npos) << part << "\n" << kernels;
+  EXPECT_EQ(kernels.find("wmma"), std::string::npos);
   compileAndCheck(source);
 }
 

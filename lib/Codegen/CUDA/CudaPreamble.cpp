@@ -114,6 +114,244 @@ __device__ __forceinline__ void gc_launch_dependents() {
 #endif
 }
 
+//===--- Attention: tile staging and warp-level tensor-core PTX ---------===//
+// Each PTX instruction has a gc_ wrapper: inline asm on the GPU, the
+// emulation header's C++ under GRAPHC_CUDA_EMULATION, so a kernel is the
+// same text on both. ldmatrix needs sm_75; mma.sync m16n8k16 with bf16 and
+// cp.async need sm_80 (f16 products run as two m16n8k8 on sm_75, cp.async
+// as a plain 16-byte copy).
+
+#ifndef GRAPHC_CUDA_EMULATION
+__device__ __forceinline__ unsigned gc_smem_address(const void *p) {
+  return (unsigned)__cvta_generic_to_shared(p);
+}
+__device__ __forceinline__ unsigned short gc_bits16(__half v) { return __half_as_ushort(v); }
+__device__ __forceinline__ unsigned short gc_bits16(__nv_bfloat16 v) { return __bfloat16_as_ushort(v); }
+#else
+inline unsigned short gc_bits16(__half v) { return v.__x; }
+inline unsigned short gc_bits16(__nv_bfloat16 v) { return v.__x; }
+#endif
+
+// Two floats as a pair of H (f16 or bf16), the first in the low half: an
+// mma A fragment word.
+template <typename H>
+__device__ __forceinline__ unsigned gc_pack2(float lo, float hi) {
+  return (unsigned)gc_bits16(gc_conv<H>::from(lo)) |
+         (unsigned)gc_bits16(gc_conv<H>::from(hi)) << 16;
+}
+
+// ldmatrix.sync.aligned.m8n8.x4[.trans].shared.b16: `row` is this lane's row
+// address (lanes 8i..8i+7 address matrix i's rows).
+__device__ __forceinline__ void gc_ldmatrix_x4(unsigned (&r)[4], const void *row) {
+#ifndef GRAPHC_CUDA_EMULATION
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(gc_smem_address(row)) : "memory");
+#else
+  gc_emu::ldmatrix(r, 4, false, row);
+#endif
+}
+__device__ __forceinline__ void gc_ldmatrix_x4_trans(unsigned (&r)[4], const void *row) {
+#ifndef GRAPHC_CUDA_EMULATION
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(gc_smem_address(row)) : "memory");
+#else
+  gc_emu::ldmatrix(r, 4, true, row);
+#endif
+}
+__device__ __forceinline__ void gc_ldmatrix_x2(unsigned (&r)[2], const void *row) {
+#ifndef GRAPHC_CUDA_EMULATION
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\n"
+               : "=r"(r[0]), "=r"(r[1]) : "r"(gc_smem_address(row)) : "memory");
+#else
+  gc_emu::ldmatrix(r, 2, false, row);
+#endif
+}
+__device__ __forceinline__ void gc_ldmatrix_x2_trans(unsigned (&r)[2], const void *row) {
+#ifndef GRAPHC_CUDA_EMULATION
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];\n"
+               : "=r"(r[0]), "=r"(r[1]) : "r"(gc_smem_address(row)) : "memory");
+#else
+  gc_emu::ldmatrix(r, 2, true, row);
+#endif
+}
+__device__ __forceinline__ void gc_ldmatrix_x1(unsigned (&r)[1], const void *row) {
+#ifndef GRAPHC_CUDA_EMULATION
+  asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];\n"
+               : "=r"(r[0]) : "r"(gc_smem_address(row)) : "memory");
+#else
+  gc_emu::ldmatrix(r, 1, false, row);
+#endif
+}
+__device__ __forceinline__ void gc_ldmatrix_x1_trans(unsigned (&r)[1], const void *row) {
+#ifndef GRAPHC_CUDA_EMULATION
+  asm volatile("ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%0}, [%1];\n"
+               : "=r"(r[0]) : "r"(gc_smem_address(row)) : "memory");
+#else
+  gc_emu::ldmatrix(r, 1, true, row);
+#endif
+}
+
+// d += a b: mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}, float
+// accumulators (fragment layouts: the emulation header's mma16816).
+__device__ __forceinline__ void gc_mma_f16(float (&d)[4], const unsigned (&a)[4],
+                                           unsigned b0, unsigned b1) {
+#ifndef GRAPHC_CUDA_EMULATION
+#if __CUDA_ARCH__ >= 800
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+               "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+#else
+  // k 0..7 then 8..15: m16n8k8's A is {a[0], a[1]} then {a[2], a[3]}.
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 "
+               "{%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+               : "r"(a[0]), "r"(a[1]), "r"(b0));
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 "
+               "{%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+               : "r"(a[2]), "r"(a[3]), "r"(b1));
+#endif
+#else
+  const unsigned b[2] = {b0, b1};
+  gc_emu::mma16816<false>(d, a, b, d);
+#endif
+}
+__device__ __forceinline__ void gc_mma_bf16(float (&d)[4], const unsigned (&a)[4],
+                                            unsigned b0, unsigned b1) {
+#ifndef GRAPHC_CUDA_EMULATION
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+               "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+#else
+  const unsigned b[2] = {b0, b1};
+  gc_emu::mma16816<true>(d, a, b, d);
+#endif
+}
+__device__ __forceinline__ void gc_mma(float (&d)[4], const unsigned (&a)[4],
+                                       unsigned b0, unsigned b1, __half) {
+  gc_mma_f16(d, a, b0, b1);
+}
+__device__ __forceinline__ void gc_mma(float (&d)[4], const unsigned (&a)[4],
+                                       unsigned b0, unsigned b1, __nv_bfloat16) {
+  gc_mma_bf16(d, a, b0, b1);
+}
+
+// 16 bytes from global to shared memory: cp.async.cg on sm_80+, waited for
+// by gc_cp_async_wait (synchronous in the emulator and below sm_80).
+__device__ __forceinline__ void gc_cp_async16(void *dst, const void *src) {
+#ifndef GRAPHC_CUDA_EMULATION
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n"
+               :: "r"(gc_smem_address(dst)), "l"(src) : "memory");
+#else
+  *static_cast<uint4 *>(dst) = *static_cast<const uint4 *>(src);
+#endif
+#else
+  memcpy(dst, src, 16);
+#endif
+}
+__device__ __forceinline__ void gc_cp_async_commit() {
+#if !defined(GRAPHC_CUDA_EMULATION) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+// Waits until at most N of this thread's committed groups are pending.
+template <int N> __device__ __forceinline__ void gc_cp_async_wait() {
+#if !defined(GRAPHC_CUDA_EMULATION) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;\n" :: "n"(N) : "memory");
+#endif
+}
+// 16 bytes by one vector load and store (both 16-byte aligned), and 16 zero
+// bytes.
+__device__ __forceinline__ void gc_load16(void *dst, const void *src) {
+#ifndef GRAPHC_CUDA_EMULATION
+  *static_cast<uint4 *>(dst) = *static_cast<const uint4 *>(src);
+#else
+  memcpy(dst, src, 16);
+#endif
+}
+__device__ __forceinline__ void gc_zero16(void *dst) {
+#ifndef GRAPHC_CUDA_EMULATION
+  *static_cast<uint4 *>(dst) = make_uint4(0u, 0u, 0u, 0u);
+#else
+  memset(dst, 0, 16);
+#endif
+}
+
+// Stages a tile of ROWS x WIDTH elements of G into shared TS `dst` (leading
+// dimension LD), element (r, c) from src[r * RS + c * CS]; rows from `valid`
+// on become zeros. THREADS threads (the block) share it. With contiguous
+// columns, 16-byte aligned rows and `src` (checked at run time: a caller's
+// tensor may be less aligned), it moves 16 bytes at a time, straight to
+// shared memory by cp.async where TS is G and LD keeps 16-byte rows; else
+// one element at a time. Call gc_cp_async_commit/wait before reading.
+template <typename TS, typename G, int ROWS, int WIDTH, int LD, long long RS,
+          long long CS, int THREADS>
+__device__ __forceinline__ void gc_stage_tile(TS *dst, const G *src, long long valid) {
+  constexpr int V = 16 / (int)sizeof(G);
+  constexpr bool contiguous = CS == 1 && WIDTH % V == 0 && RS % V == 0;
+  if (contiguous && ((unsigned long long)src & 15ull) == 0) {
+    constexpr int perRow = WIDTH / V;
+    constexpr bool direct = sizeof(TS) == sizeof(G) && (LD * sizeof(TS)) % 16 == 0;
+    // Each thread keeps one 16-byte column and steps down the rows, so its
+    // addresses are one base plus compile-time offsets (few registers);
+    // THREADS % perRow threads idle where the row does not divide them.
+    // Rows wider than the block take several columns per thread.
+    constexpr int rowsPerPass = THREADS >= perRow ? THREADS / perRow : 1;
+    constexpr int columnsPerThread = THREADS >= perRow ? 1 : (perRow + THREADS - 1) / THREADS;
+    const int firstRow = THREADS >= perRow ? (int)threadIdx.x / perRow : 0;
+    if (firstRow >= rowsPerPass)
+      return;
+#pragma unroll
+    for (int j = 0; j < columnsPerThread; ++j) {
+      const int c = (THREADS >= perRow ? (int)threadIdx.x % perRow : (int)threadIdx.x + j * THREADS) * V;
+      if (THREADS >= perRow || perRow % THREADS == 0 || c < WIDTH) {
+        TS *d0 = dst + firstRow * LD + c;
+        const G *s0 = src + firstRow * RS + c;
+#pragma unroll
+        for (int k = 0; k < (ROWS + rowsPerPass - 1) / rowsPerPass; ++k) {
+          const int r = firstRow + k * rowsPerPass;
+          if (ROWS % rowsPerPass == 0 || r < ROWS) {
+            TS *d = d0 + k * rowsPerPass * LD;
+            const G *s = s0 + k * rowsPerPass * RS;
+            if (direct) {
+              if (r < valid)
+                gc_cp_async16(d, s);
+              else
+                gc_zero16(d);
+            } else {
+              __align__(16) G v[V];
+              if (r < valid)
+                gc_load16(v, s);
+#pragma unroll
+              for (int e = 0; e < V; ++e)
+                d[e] = r < valid ? gc_conv<TS>::from(gc_ld(v[e])) : gc_conv<TS>::from(0.0f);
+            }
+          }
+        }
+      }
+    }
+    return;
+  }
+  // The fallback (strided columns, or a less aligned caller's tensor) is
+  // kept rolled: short code beside the vector path it rarely replaces.
+  constexpr int total = ROWS * WIDTH;
+#pragma unroll 1
+  for (int k = 0; k < (total + THREADS - 1) / THREADS; ++k) {
+    const int i = (int)threadIdx.x + k * THREADS;
+    if (total % THREADS == 0 || i < total) {
+      const int r = i / WIDTH, c = i % WIDTH;
+      dst[r * LD + c] = r < valid ? gc_conv<TS>::from(gc_ld(src[r * RS + c * CS]))
+                                  : gc_conv<TS>::from(0.0f);
+    }
+  }
+}
+//===--- end of the attention section ------------------------------------===//
+
 // Wraps a possibly negative index into [0, n).
 __device__ __forceinline__ long long gc_wrap(long long i, long long n) {
   return i < 0 ? i + n : i;

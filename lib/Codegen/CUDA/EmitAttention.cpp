@@ -1,20 +1,23 @@
 //===- EmitAttention.cpp - flash-style scaled dot-product attention -------===//
 //
-// One warp computes one query row; a block holds blockSize / 32 rows of one
-// (batch, head) and walks the keys in tiles staged through shared memory:
-// each lane scores one key of the tile, the warp keeps the row's running
-// max and sum (the online softmax), and each lane accumulates its share of
-// the output row's head dims. The scores never reach memory. Q, K, V and
-// the mask are read through their strides (layout prologues read the head
-// split in place) and the result is stored through the kernel's epilogue
-// (a layout epilogue stores the head merge in place). Scalar arithmetic in
-// the compute type; f16 and bf16 with head sizes in multiples of 16 take
-// the tensor-core template below where every target SM has tensor cores
-// for them.
+// Two templates, both flash style: the scores never reach memory, an online
+// softmax (running max and sum per row) rescales what was summed so far.
+// f16 and bf16 with head sizes in multiples of 16 (up to 128) run on tensor
+// cores through mma.sync, with the output in registers, where every target
+// SM has the instructions; everything else (float32 included) takes the
+// scalar template. Q, K, V and the mask are read through their compile-time
+// strides (layout prologues read the head split in place), 16 bytes at a
+// time where the layout allows, and the result is stored through the
+// kernel's epilogue (a layout epilogue stores the head merge in place).
 //
 //===----------------------------------------------------------------------===//
 
 #include "lib/Codegen/CUDA/EmitSupport.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+#include <optional>
+#include <utility>
 
 using namespace mlir;
 using llvm::SmallVector;
@@ -47,25 +50,24 @@ std::string maskOffset(const Attention &a) {
       .str();
 }
 
-/// Stages `rows` rows of `width` elements of input `slot` into shared
-/// `array` as `type`, row j from `first` on at base + j * rowStride + d *
-/// colStride, zeros past `limit` rows; the block's threads share the work.
-void stage(KernelEmitter &e, StringRef array, StringRef type, int64_t rows,
-           int64_t width, const std::string &first, int64_t limit,
-           unsigned slot, StringRef base, int64_t rowStride,
-           int64_t colStride) {
-  std::string w = std::to_string(width);
-  e.open("for (int idx = threadIdx.x; idx < " + Twine(rows * width) +
-         "; idx += blockDim.x) {");
-  e.line("const long long j = " + first + " + idx / " + w + ";");
-  e.line("const int d = idx % " + w + ";");
-  e.line(array + "[idx / " + w + "][d] = gc_conv<" + type + ">::from(j < " +
-         Twine(limit) + " ? " +
-         e.load(slot, (base + " + j * " + Twine(rowStride) + "LL + d * " +
-                       Twine(colStride) + "LL")
-                          .str()) +
-         " : 0);");
-  e.close();
+/// A statement staging `rows` rows of `width` elements of input `slot` into
+/// shared `array` (leading dim `ld`, elements of `type`), row j from
+/// `first` on at base + j * rowStride + d * colStride, zeros past `limit`
+/// rows: 16 bytes at a time where the layout allows (gc_stage_tile, in the
+/// preamble), with compile-time strides.
+std::string stageTile(KernelEmitter &e, StringRef array, StringRef type,
+                      int64_t rows, int64_t width, int64_t ld,
+                      const std::string &first, int64_t limit, unsigned slot,
+                      StringRef base, int64_t rowStride, int64_t colStride,
+                      int64_t threads) {
+  return ("gc_stage_tile<" + type + ", " +
+          cxxType(e.inputType(slot).getElementType()) + ", " + Twine(rows) +
+          ", " + Twine(width) + ", " + Twine(ld) + ", " + Twine(rowStride) +
+          "LL, " + Twine(colStride) + "LL, " + Twine(threads) + ">(" + array +
+          ", " + KernelEmitter::in(slot) + " + " + base + " + (" + first +
+          ") * " + Twine(rowStride) + "LL, " + Twine(limit) + "LL - (" + first +
+          "));")
+      .str();
 }
 
 /// Opens the block-uniform loop over (batch, head, row tile) and declares
@@ -88,178 +90,265 @@ void openBlockLoop(KernelEmitter &e, const Attention &a, int64_t rowTiles) {
          Twine(a.vs[1]) + "LL;");
 }
 
-/// Keys per tile of the tensor-core template: two 16-key products.
-constexpr int64_t kMmaKeys = 32;
-
-/// Shared bytes of the tensor-core template with `warps` warps.
-int64_t mmaSharedBytes(const Attention &a, int64_t warps) {
-  int64_t rows = 16 * warps;
-  return 2 * (rows * (a.depth + 8) + kMmaKeys * (a.depth + 8) +
-              kMmaKeys * (a.valueDepth + 8)) +
-         warps * 16 * (4 * kMmaKeys + 2 * (kMmaKeys + 8) + 4 * a.valueDepth);
+/// Shared bytes of the tensor-core template: the block's query rows and two
+/// buffers each of K and V tiles of `keys` keys, rows padded by 16 bytes so
+/// that ldmatrix's eight row addresses fall in distinct banks; after the
+/// key loop, the same bytes hold the block's output rows in float.
+int64_t mmaSharedBytes(const Attention &a, int64_t warps, int64_t keys) {
+  int64_t tiles = 2 * (16 * warps * (a.depth + 8) + 2 * keys * (a.depth + 8) +
+                       2 * keys * (a.valueDepth + 8));
+  return std::max(tiles, 4 * 16 * warps * a.valueDepth);
 }
 
-/// One warp's product of shared-memory tiles on tensor cores: for each of
-/// `tiles` 16-column tiles j of C, the statement `init` sets the
-/// accumulator `acc` up, the products of A's and B's 16 x 16 blocks kk <
-/// `depth` / 16 add to it, and it is stored to `c` (tile j, leading dim
-/// `ldc`). `a` and `b` address the blocks (in terms of j and kk) loaded
-/// into `aFrag` and `bFrag` with leading dims `lda` and `ldb`.
-struct TileProduct {
-  int64_t tiles, depth;
-  std::string acc, init, aFrag, a, lda, bFrag, b, ldb, c, ldc;
-};
-void emitTileProduct(KernelEmitter &e, const TileProduct &p) {
-  e.open("for (int j = 0; j < " + Twine(p.tiles) + "; ++j) {");
-  e.line(p.init);
-  e.open("for (int kk = 0; kk < " + Twine(p.depth / 16) + "; ++kk) {");
-  e.line("wmma::load_matrix_sync(" + p.aFrag + ", " + p.a + ", " + p.lda +
-         ");");
-  e.line("wmma::load_matrix_sync(" + p.bFrag + ", " + p.b + ", " + p.ldb +
-         ");");
-  e.line("wmma::mma_sync(" + p.acc + ", " + p.aFrag + ", " + p.bFrag + ", " +
-         p.acc + ");");
-  e.close();
-  e.line("wmma::store_matrix_sync(" + p.c + ", " + p.acc + ", " + p.ldc +
-         ", wmma::mem_row_major);");
-  e.close();
-}
+/// Blocks that fill an H100 (132 SMs); smaller GPUs are filled as well.
+constexpr int64_t kTargetBlocks = 132;
 
-/// Flash attention on tensor cores (nvcuda::wmma, 16x16x16 products of
-/// f16 or bf16 accumulating in float): each warp owns 16 query rows; per
-/// tile of 32 keys it computes the 16 x 32 scores S = Q K^T, takes the
-/// online softmax of them in float (two lanes per row), and adds P V to its
-/// output rows, kept in float in shared memory (fragment element order is
-/// unspecified, so the per-row rescale happens there). Scores and
-/// probabilities never reach global memory.
-LogicalResult emitTensorCoreAttention(KernelEmitter &e, const Attention &a,
-                                      StringRef halfType) {
-  int64_t warps = std::clamp<int64_t>(e.getBlockSize() / 32, 1, 4);
-  while (warps > 1 && mmaSharedBytes(a, warps) > kSharedBytes)
+/// The tensor-core template's block: warps (16 query rows each) and keys
+/// per tile. Fewer warps per block where the grid would not fill the GPU
+/// (short sequences, batch 1), fewer keys where shared memory runs out;
+/// nullopt where even one warp and 16 keys do not fit.
+std::optional<std::pair<int64_t, int64_t>> mmaBlock(const Attention &a,
+                                                    int64_t blockSize) {
+  int64_t warps = std::clamp<int64_t>(blockSize / 32, 1, 4);
+  auto blocks = [&](int64_t w) {
+    return a.batch * a.heads * ((a.queries + 16 * w - 1) / (16 * w));
+  };
+  while (warps > 1 && blocks(warps) < kTargetBlocks)
     warps /= 2;
-  if (mmaSharedBytes(a, warps) > kSharedBytes)
-    return e.fail("the head sizes need more shared memory than a block has");
-  const int64_t rowsPerBlock = 16 * warps;
+  // No more keys per tile than the sequence has (in products of 16).
+  const int64_t keyCap = std::max<int64_t>(16, (a.keys + 15) / 16 * 16);
+  for (; warps >= 1; warps /= 2)
+    for (int64_t keys : {64, 32, 16})
+      if (mmaSharedBytes(a, warps, std::min(keys, keyCap)) <= kSharedBytes)
+        return std::make_pair(warps, std::min(keys, keyCap));
+  return std::nullopt;
+}
+
+/// Flash attention on tensor cores (FlashAttention-2's register reuse):
+/// each warp owns 16 query rows, whose Q fragments it keeps in registers.
+/// Per tile of keys it computes S = Q K^T with mma.sync m16n8k16 (f16 or
+/// bf16 products, float accumulators) from ldmatrix fragments, takes the
+/// online softmax of S where the accumulators lie (each lane holds two rows'
+/// scores; a row's max and sum combine over the lane quad by shuffles),
+/// converts the probabilities in registers into the A fragments of
+/// O += P V, and keeps O in registers for the whole key loop. K and V tiles
+/// are staged by 16-byte cp.async into two buffers, the next tile loading
+/// while this one computes. At the end the normalised rows pass through
+/// shared memory, so that the store through the kernel's epilogue is one
+/// rolled loop, coalesced along the head dims.
+LogicalResult emitTensorCoreAttention(KernelEmitter &e, const Attention &a,
+                                      StringRef halfType, int64_t warps,
+                                      int64_t keysPerTile) {
+  const int64_t rowsPerBlock = 16 * warps, threads = 32 * warps;
   const int64_t rowTiles = (a.queries + rowsPerBlock - 1) / rowsPerBlock;
-  e.include("mma.h");
+  const int64_t keyTiles = (a.keys + keysPerTile - 1) / keysPerTile;
   e.setLaunch({std::clamp<int64_t>(a.batch * a.heads * rowTiles, 1, kMaxGrid)},
-              {warps * 32});
-  std::string W = std::to_string(warps), R = std::to_string(rowsPerBlock),
-              D = std::to_string(a.depth), DV = std::to_string(a.valueDepth),
-              KT = std::to_string(kMmaKeys), H = halfType.str();
+              {threads});
+  std::string R = std::to_string(rowsPerBlock), D = std::to_string(a.depth),
+              DV = std::to_string(a.valueDepth),
+              KT = std::to_string(keysPerTile), H = halfType.str();
   std::string QLD = std::to_string(a.depth + 8),
-              VLD = std::to_string(a.valueDepth + 8),
-              PLD = std::to_string(kMmaKeys + 8);
+              VLD = std::to_string(a.valueDepth + 8);
+  std::string mma = halfType == "__half" ? "gc_mma_f16" : "gc_mma_bf16";
   const std::string minusInf = lowest("float");
-  e.line("using namespace nvcuda;");
-  e.line("__shared__ __align__(32) " + H + " qTile[" + R + "][" + QLD + "];");
-  e.line("__shared__ __align__(32) " + H + " kTile[" + KT + "][" + QLD + "];");
-  e.line("__shared__ __align__(32) " + H + " vTile[" + KT + "][" + VLD + "];");
-  e.line("__shared__ __align__(32) float sTile[" + W + "][16][" + KT + "];");
-  e.line("__shared__ __align__(32) " + H + " pTile[" + W + "][16][" + PLD +
-         "];");
-  e.line("__shared__ __align__(32) float oTile[" + W + "][16][" + DV + "];");
+  // One shared array: Q, K and V tiles during the key loop, the output
+  // rows after it.
+  const int64_t qBytes = 2 * rowsPerBlock * (a.depth + 8),
+                kBytes = 2 * 2 * keysPerTile * (a.depth + 8);
+  e.line("__shared__ __align__(16) unsigned char tiles[" +
+         Twine(mmaSharedBytes(a, warps, keysPerTile)) + "];");
+  e.line(H + " (*const qTile)[" + QLD + "] = reinterpret_cast<" + H + " (*)[" +
+         QLD + "]>(tiles);");
+  e.line(H + " (*const kTile)[" + KT + "][" + QLD + "] = reinterpret_cast<" +
+         H + " (*)[" + KT + "][" + QLD + "]>(tiles + " + Twine(qBytes) + ");");
+  e.line(H + " (*const vTile)[" + KT + "][" + VLD + "] = reinterpret_cast<" +
+         H + " (*)[" + KT + "][" + VLD + "]>(tiles + " +
+         Twine(qBytes + kBytes) + ");");
+  e.line("float (*const oTile)[" + DV + "] = reinterpret_cast<float (*)[" + DV +
+         "]>(tiles);");
   e.line("const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;");
-  // Lanes 2r and 2r + 1 share row r of the warp's 16: each takes half of
-  // the row's scores and output elements.
-  e.line("const int prow = lane >> 1, part = lane & 1;");
+  // Fragment coordinates: lane = 4 g + t holds rows g and g + 8.
+  e.line("const int g = lane >> 2, t = lane & 3;");
   openBlockLoop(e, a, rowTiles);
-  e.line("const long long row = rowTile * " + R + " + warp * 16 + prow;");
-  e.line("__syncthreads();");
-  stage(e, "qTile", H, rowsPerBlock, a.depth, "rowTile * " + R, a.queries, 0,
-        "qBase", a.qs[2], a.qs[3]);
-  e.line("for (int idx = lane; idx < 16 * " + DV + "; idx += 32) oTile[warp]"
-         "[idx / " + DV + "][idx % " + DV + "] = 0.0f;");
-  e.line("float runningMax = " + minusInf + ", runningSum = 0.0f;");
-  std::string keyEnd = Twine(a.keys).str() + "LL";
+  e.line("const long long row0 = rowTile * " + R +
+         ", warpRow = row0 + warp * "
+         "16;");
+  // Causal rows see no key past their own index: the block stops after
+  // its last row's tile.
+  std::string tiles = Twine(keyTiles).str() + "LL";
   if (a.causal)
-    keyEnd = "gc_min(" + keyEnd + ", rowTile * " + R + " + " + R + ")";
-  e.open("for (long long key0 = 0; key0 < " + keyEnd + "; key0 += " + KT +
-         ") {");
+    tiles = "gc_min(" + tiles + ", (row0 + " + R + " + " + KT + " - 1) / " +
+            KT + ")";
+  e.line("const long long keyTiles = " + tiles + ";");
+  auto stageKeys = [&](const std::string &tile, const std::string &buffer) {
+    std::string first = tile + " * " + KT + "LL";
+    e.line(stageTile(e, "&kTile[" + buffer + "][0][0]", H, keysPerTile, a.depth,
+                     a.depth + 8, first, a.keys, 1, "kBase", a.ks[2], a.ks[3],
+                     threads));
+    e.line(stageTile(e, "&vTile[" + buffer + "][0][0]", H, keysPerTile,
+                     a.valueDepth, a.valueDepth + 8, first, a.keys, 2, "vBase",
+                     a.vs[2], a.vs[3], threads));
+  };
+  // The previous (batch, head, row tile) is done with shared memory.
   e.line("__syncthreads();");
-  stage(e, "kTile", H, kMmaKeys, a.depth, "key0", a.keys, 1, "kBase", a.ks[2],
-        a.ks[3]);
-  stage(e, "vTile", H, kMmaKeys, a.valueDepth, "key0", a.keys, 2, "vBase",
-        a.vs[2], a.vs[3]);
+  e.line(stageTile(e, "&qTile[0][0]", H, rowsPerBlock, a.depth, a.depth + 8,
+                   "row0", a.queries, 0, "qBase", a.qs[2], a.qs[3], threads));
+  stageKeys("0", "0");
+  e.line("gc_cp_async_commit();");
+  e.line("float o[" + DV + " / 8][4];");
+  e.line("#pragma unroll");
+  e.line("for (int n = 0; n < " + DV +
+         " / 8; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.0f;");
+  e.line("float rowMax[2] = {" + minusInf + ", " + minusInf +
+         "}, rowSum[2] = {0.0f, 0.0f};");
+  e.line("unsigned qFrag[" + D + " / 16][4];");
+  // Rolled: unrolled key tiles add code and registers, not speed.
+  e.line("#pragma unroll 1");
+  e.open("for (long long j = 0; j < keyTiles; ++j) {");
+  e.line("const int buf = (int)(j & 1);");
+  // Tile j + 1 loads into the other buffer while tile j computes.
+  e.open("if (j + 1 < keyTiles) {");
+  stageKeys("(j + 1)", "buf ^ 1");
+  e.close();
+  // Always a group, so that waiting for all but the newest one means tile j.
+  e.line("gc_cp_async_commit();");
+  e.line("gc_cp_async_wait<1>();");
   e.line("__syncthreads();");
+  e.open("if (j == 0) {");
+  e.line("#pragma unroll");
+  e.line("for (int kk = 0; kk < " + D +
+         " / 16; ++kk) gc_ldmatrix_x4(qFrag[kk], &qTile[warp * 16 + (lane & "
+         "15)][kk * 16 + (lane >> 4) * 8]);");
+  e.close();
+  e.line("const long long key0 = j * " + KT + "LL;");
   // Warp-uniform: a causal warp whose rows all precede the tile skips it.
   if (a.causal)
-    e.open("if (key0 <= rowTile * " + R + " + warp * 16 + 15) {");
+    e.open("if (key0 <= warpRow + 15) {");
   else
     e.open("{");
-  e.line("wmma::fragment<wmma::accumulator, 16, 16, 16, float> sAcc;");
-  e.line("wmma::fragment<wmma::matrix_a, 16, 16, 16, " + H +
-         ", wmma::row_major> qFrag;");
-  e.line("wmma::fragment<wmma::matrix_b, 16, 16, 16, " + H +
-         ", wmma::col_major> kFrag;");
-  // S = Q K^T. K^T's column j is K's row j: K stored row-major is K^T
-  // col-major.
-  emitTileProduct(e, {kMmaKeys / 16, a.depth, "sAcc",
-                      "wmma::fill_fragment(sAcc, 0.0f);", "qFrag",
-                      "&qTile[warp * 16][kk * 16]", QLD, "kFrag",
-                      "&kTile[j * 16][kk * 16]", QLD,
-                      "&sTile[warp][0][j * 16]", KT});
-  e.line("__syncwarp();");
-  // The online softmax of the lane's 16 scores of its row.
-  e.line("float scores[16];");
-  e.line("float tileMax = " + minusInf + ";");
-  e.open("for (int c = 0; c < 16; ++c) {");
-  e.line("const int col = part * 16 + c;");
-  e.line("const long long key = key0 + col;");
-  e.line("float score = " + minusInf + ";");
-  std::string valid = "row < " + Twine(a.queries).str() + "LL && key < " +
-                      Twine(a.keys).str() + "LL";
+  // S = Q K^T: K's rows are K^T's columns, B's "col" layout, so ldmatrix
+  // reads them untransposed; x4 covers 16 keys x 16 dims.
+  e.line("float s[" + KT + " / 8][4];");
+  e.line("#pragma unroll");
+  e.line("for (int n = 0; n < " + KT +
+         " / 8; ++n) s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.0f;");
+  e.line("#pragma unroll");
+  e.open("for (int kk = 0; kk < " + D + " / 16; ++kk) {");
+  e.line("#pragma unroll");
+  e.open("for (int n = 0; n < " + KT + " / 16; ++n) {");
+  e.line("unsigned kf[4];");
+  e.line("gc_ldmatrix_x4(kf, &kTile[buf][n * 16 + (lane >> 4) * 8 + (lane & "
+         "7)][kk * 16 + ((lane >> 3) & 1) * 8]);");
+  e.line(mma + "(s[2 * n], qFrag[kk], kf[0], kf[1]);");
+  e.line(mma + "(s[2 * n + 1], qFrag[kk], kf[2], kf[3]);");
+  e.close();
+  e.close();
+  // The online softmax, in the accumulators: s[n][i] is row g + 8 (i / 2),
+  // key 8 n + 2 t + i % 2 of the tile.
+  e.line("float tileMax[2] = {" + minusInf + ", " + minusInf + "};");
+  e.line("#pragma unroll");
+  e.open("for (int n = 0; n < " + KT + " / 8; ++n) {");
+  e.line("#pragma unroll");
+  e.open("for (int i = 0; i < 4; ++i) {");
+  SmallVector<std::string> checks;
+  if (a.queries % rowsPerBlock != 0)
+    checks.push_back("row < " + Twine(a.queries).str() + "LL");
+  if (a.keys % keysPerTile != 0)
+    checks.push_back("key < " + Twine(a.keys).str() + "LL");
   if (a.causal)
-    valid += " && key <= row";
-  e.open("if (" + valid + ") {");
-  e.line("score = sTile[warp][prow][col] * " + literal(a.scale, "float") +
-         ";");
+    checks.push_back("key <= row");
+  e.line("const long long row = warpRow + g + 8 * (i >> 1);");
+  e.line("const long long key = key0 + n * 8 + 2 * t + (i & 1);");
+  std::string score = "s[n][i] * " + literal(a.scale, "float");
   if (e.hasInput(3))
-    e.line("score += static_cast<float>(" + e.load(3, maskOffset(a)) + ");");
-  e.close();
-  e.line("scores[c] = score;");
-  e.line("tileMax = gc_max(tileMax, score);");
-  e.close();
-  e.line("tileMax = gc_max(tileMax, __shfl_xor_sync(0xffffffffu, tileMax, "
-         "1));");
-  e.line("const float newMax = gc_max(runningMax, tileMax);");
-  e.line("float tileSum = 0.0f;");
-  e.open("for (int c = 0; c < 16; ++c) {");
-  e.line("const float p = scores[c] == " + minusInf +
-         " ? 0.0f : gc_exp(scores[c] - newMax);");
-  e.line("tileSum += p;");
-  e.line("pTile[warp][prow][part * 16 + c] = gc_conv<" + H + ">::from(p);");
-  e.close();
-  e.line("tileSum += __shfl_xor_sync(0xffffffffu, tileSum, 1);");
-  e.line("const float rescale = runningMax == " + minusInf +
-         " ? 0.0f : gc_exp(runningMax - newMax);");
-  e.line("runningSum = runningSum * rescale + tileSum;");
-  e.line("runningMax = newMax;");
-  e.line("for (int d = part; d < " + DV +
-         "; d += 2) oTile[warp][prow][d] *= rescale;");
-  e.line("__syncwarp();");
-  // O += P V, 16 output columns at a time.
-  e.line("wmma::fragment<wmma::accumulator, 16, 16, 16, float> oAcc;");
-  e.line("wmma::fragment<wmma::matrix_a, 16, 16, 16, " + H +
-         ", wmma::row_major> pFrag;");
-  e.line("wmma::fragment<wmma::matrix_b, 16, 16, 16, " + H +
-         ", wmma::row_major> vFrag;");
-  emitTileProduct(e, {a.valueDepth / 16, kMmaKeys, "oAcc",
-                      "wmma::load_matrix_sync(oAcc, &oTile[warp][0][j * 16], " +
-                          DV + ", wmma::mem_row_major);",
-                      "pFrag", "&pTile[warp][0][kk * 16]", PLD, "vFrag",
-                      "&vTile[kk * 16][j * 16]", VLD, "&oTile[warp][0][j * 16]",
-                      DV});
-  e.line("__syncwarp();");
+    score += " + static_cast<float>(" + e.load(3, maskOffset(a)) + ")";
+  if (!checks.empty())
+    score =
+        "(" + llvm::join(checks, " && ") + ") ? " + score + " : " + minusInf;
+  e.line("s[n][i] = " + score + ";");
+  e.line("tileMax[i >> 1] = gc_max(tileMax[i >> 1], s[n][i]);");
   e.close();
   e.close();
-  // As in the scalar template: a row with every key masked out is 0 / 0.
-  e.open("if (row < " + Twine(a.queries) + "LL) {");
-  e.open("for (int d = part; d < " + DV + "; d += 2) {");
-  std::string value = "oTile[warp][prow][d] / runningSum";
+  e.line("float rescale[2];");
+  e.line("#pragma unroll");
+  e.open("for (int r = 0; r < 2; ++r) {");
+  e.line("tileMax[r] = gc_max(tileMax[r], __shfl_xor_sync(0xffffffffu, "
+         "tileMax[r], 1));");
+  e.line("tileMax[r] = gc_max(tileMax[r], __shfl_xor_sync(0xffffffffu, "
+         "tileMax[r], 2));");
+  e.line("const float newMax = gc_max(rowMax[r], tileMax[r]);");
+  e.line("rescale[r] = rowMax[r] == " + minusInf +
+         " ? 0.0f : gc_exp(rowMax[r] - newMax);");
+  e.line("rowMax[r] = newMax;");
+  // Each lane sums its own share; the quad's shares combine at the end.
+  e.line("rowSum[r] *= rescale[r];");
+  e.close();
+  e.line("#pragma unroll");
+  e.line("for (int n = 0; n < " + DV +
+         " / 8; ++n) for (int i = 0; i < 4; ++i) o[n][i] *= rescale[i >> 1];");
+  e.line("#pragma unroll");
+  e.open("for (int n = 0; n < " + KT + " / 8; ++n) {");
+  e.line("#pragma unroll");
+  e.open("for (int i = 0; i < 4; ++i) {");
+  e.line("const float p = s[n][i] == " + minusInf +
+         " ? 0.0f : gc_exp(s[n][i] - rowMax[i >> 1]);");
+  e.line("rowSum[i >> 1] += p;");
+  e.line("s[n][i] = p;");
+  e.close();
+  e.close();
+  // O += P V: two score tiles of 8 keys are one A fragment of 16 keys;
+  // V's rows are keys, so ldmatrix transposes them into B fragments.
+  e.line("#pragma unroll");
+  e.open("for (int kk = 0; kk < " + KT + " / 16; ++kk) {");
+  e.line("const unsigned pf[4] = {gc_pack2<" + H +
+         ">(s[2 * kk][0], s[2 * kk][1]), gc_pack2<" + H +
+         ">(s[2 * kk][2], s[2 * kk][3]), gc_pack2<" + H +
+         ">(s[2 * kk + 1][0], s[2 * kk + 1][1]), gc_pack2<" + H +
+         ">(s[2 * kk + 1][2], s[2 * kk + 1][3])};");
+  e.line("#pragma unroll");
+  e.open("for (int n = 0; n < " + DV + " / 16; ++n) {");
+  e.line("unsigned vf[4];");
+  e.line("gc_ldmatrix_x4_trans(vf, &vTile[buf][kk * 16 + ((lane >> 3) & 1) * "
+         "8 + (lane & 7)][n * 16 + (lane >> 4) * 8]);");
+  e.line(mma + "(o[2 * n], pf, vf[0], vf[1]);");
+  e.line(mma + "(o[2 * n + 1], pf, vf[2], vf[3]);");
+  e.close();
+  e.close();
+  e.close();
+  // Tile j + 2 goes into this tile's buffer.
+  e.line("__syncthreads();");
+  e.close();
+  e.line("#pragma unroll");
+  e.open("for (int r = 0; r < 2; ++r) {");
+  e.line("rowSum[r] += __shfl_xor_sync(0xffffffffu, rowSum[r], 1);");
+  e.line("rowSum[r] += __shfl_xor_sync(0xffffffffu, rowSum[r], 2);");
+  e.close();
+  // The output rows go through shared memory, so that the store (and the
+  // layout epilogue's index arithmetic) is one rolled loop, coalesced along
+  // the head dims. As in the scalar template: a row with every key masked
+  // out is 0 / 0.
+  e.line("__syncthreads();");
+  e.line("#pragma unroll");
+  e.open("for (int r = 0; r < 2; ++r) {");
+  e.line("const float inverse = 1.0f / rowSum[r];");
+  e.line("#pragma unroll");
+  e.open("for (int n = 0; n < " + DV + " / 8; ++n) {");
+  e.line("#pragma unroll");
+  e.open("for (int c = 0; c < 2; ++c) {");
+  std::string value = "o[n][2 * r + c] * inverse";
   if (a.nanToZero)
-    value = "runningSum > 0.0f ? " + value + " : 0.0f";
-  e.line("const float result = " + value + ";");
+    value = "rowSum[r] > 0.0f ? " + value + " : 0.0f";
+  e.line("oTile[warp * 16 + g + 8 * r][n * 8 + 2 * t + c] = " + value + ";");
+  e.close();
+  e.close();
+  e.close();
+  e.line("__syncthreads();");
+  e.open("for (int i = threadIdx.x; i < " + Twine(rowsPerBlock * a.valueDepth) +
+         "; i += " + Twine(threads) + ") {");
+  e.line("const long long row = row0 + i / " + DV + ";");
+  e.line("const int d = i % " + DV + ";");
+  e.open("if (row < " + Twine(a.queries) + "LL) {");
+  e.line("const float result = oTile[i / " + DV + "][d];");
   if (failed(e.storeResult(("((b * " + Twine(a.heads) + "LL + h) * " +
                             Twine(a.queries) + "LL + row) * " + DV + "LL + d")
                                .str(),
@@ -271,49 +360,13 @@ LogicalResult emitTensorCoreAttention(KernelEmitter &e, const Attention &a,
   return success();
 }
 
-} // namespace
-
-LogicalResult emitAttention(KernelEmitter &e) {
-  ArrayRef<int64_t> q = e.inputShape(0), k = e.inputShape(1),
-                    v = e.inputShape(2);
-  if (q.size() != 4 || k.size() != 4 || v.size() != 4)
-    return e.fail("Q, K and V must be 4-d");
-  const int64_t batch = q[0], heads = q[1], queries = q[2], depth = q[3];
-  const int64_t kvHeads = k[1], keys = k[2], valueDepth = v[3];
-  if (kvHeads == 0 || heads % kvHeads != 0)
-    return e.fail("Q's heads are not a multiple of K and V's");
-  if (depth > graph::kMaxAttentionHeadSize || valueDepth > graph::kMaxAttentionHeadSize)
-    return e.fail("head sizes above " + Twine(graph::kMaxAttentionHeadSize) +
-                  " are not supported by the attention template");
-  const int64_t group = heads / kvHeads;
-  {
-    Attention a{batch, heads, queries, depth, keys, valueDepth, group,
-                e.inputStrides(0), e.inputStrides(1), e.inputStrides(2),
-                SmallVector<int64_t>(4, 0), e.floatAttr("scale", 1.0),
-                e.intAttr("is_causal", 0) != 0,
-                e.intAttr("nan_to_zero", 0) != 0};
-    if (e.hasInput(3)) {
-      ArrayRef<int64_t> mask = e.inputShape(3);
-      SmallVector<int64_t> strides = e.inputStrides(3);
-      int64_t offset = 4 - static_cast<int64_t>(mask.size());
-      if (offset < 0)
-        return e.fail("the mask has more than 4 dims");
-      for (auto [j, dim] : llvm::enumerate(mask))
-        a.ms[offset + j] = dim == 1 ? 0 : strides[j];
-    }
-    // Tensor cores take f16 from sm_70 and bf16 from sm_80 on, in products
-    // of 16: head sizes that are multiples of 16.
-    Type element = e.inputType(0).getElementType();
-    bool narrow = element.isF16() || element.isBF16();
-    bool sameTypes = e.inputType(1).getElementType() == element &&
-                     e.inputType(2).getElementType() == element;
-    int needSm = element.isBF16() ? 80 : 70;
-    if (narrow && sameTypes && e.getLowestSm() >= needSm && depth % 16 == 0 &&
-        valueDepth % 16 == 0 && mmaSharedBytes(a, 1) <= kSharedBytes)
-      return emitTensorCoreAttention(e, a,
-                                     element.isF16() ? "__half"
-                                                     : "__nv_bfloat16");
-  }
+/// The scalar template (float32, and f16/bf16 where tensor cores are not
+/// used): one warp computes one query row; a block holds blockSize / 32 rows
+/// and walks the keys in tiles staged through shared memory: each lane
+/// scores one key of the tile, the warp keeps the row's running max and sum
+/// (the online softmax), and each lane accumulates its share of the output
+/// row's head dims. Arithmetic in the compute type.
+LogicalResult emitScalarAttention(KernelEmitter &e, const Attention &a) {
   std::string t = computeType(e.inputType(0).getElementType());
   const int64_t elementBytes = t == "double" ? 8 : 4;
   // One query row per warp of the schedule's block.
@@ -321,8 +374,8 @@ LogicalResult emitAttention(KernelEmitter &e) {
   // Keys per tile: one per lane, fewer when K and V tiles would not fit.
   int64_t tile = 32;
   auto sharedBytes = [&](int64_t keysPerTile) {
-    return (keysPerTile * (depth + 1) + keysPerTile * valueDepth +
-            rowsPerBlock * depth) *
+    return (keysPerTile * (a.depth + 1) + keysPerTile * a.valueDepth +
+            rowsPerBlock * a.depth) *
            elementBytes;
   };
   while (tile > 8 && sharedBytes(tile) > kSharedBytes)
@@ -332,108 +385,62 @@ LogicalResult emitAttention(KernelEmitter &e) {
   if (sharedBytes(tile) > kSharedBytes)
     return e.fail("the head sizes need more shared memory than a block has");
 
-  SmallVector<int64_t> qs = e.inputStrides(0), ks = e.inputStrides(1),
-                       vs = e.inputStrides(2);
-  // The mask's strides over the scores [B, Hq, Sq, Skv]: right-aligned,
-  // 0 where it broadcasts.
-  SmallVector<int64_t> ms(4, 0);
-  if (e.hasInput(3)) {
-    ArrayRef<int64_t> mask = e.inputShape(3);
-    SmallVector<int64_t> strides = e.inputStrides(3);
-    int64_t offset = 4 - static_cast<int64_t>(mask.size());
-    if (offset < 0)
-      return e.fail("the mask has more than 4 dims");
-    for (auto [j, dim] : llvm::enumerate(mask))
-      ms[offset + j] = dim == 1 ? 0 : strides[j];
-  }
-  const double scale = e.floatAttr("scale", 1.0);
-  const bool causal = e.intAttr("is_causal", 0) != 0;
-  const bool nanToZero = e.intAttr("nan_to_zero", 0) != 0;
-
-  const int64_t rowTiles = (queries + rowsPerBlock - 1) / rowsPerBlock;
-  const int64_t blocks = batch * heads * rowTiles;
-  const int64_t accumulators = std::max<int64_t>(1, (valueDepth + 31) / 32);
-  e.setLaunch({std::clamp<int64_t>(blocks, 1, kMaxGrid)}, {rowsPerBlock * 32});
-  std::string T = std::to_string(tile), D = std::to_string(depth),
-              DV = std::to_string(valueDepth), R = std::to_string(rowsPerBlock);
+  const int64_t rowTiles = (a.queries + rowsPerBlock - 1) / rowsPerBlock;
+  const int64_t threads = rowsPerBlock * 32;
+  const int64_t accumulators = std::max<int64_t>(1, (a.valueDepth + 31) / 32);
+  e.setLaunch({std::clamp<int64_t>(a.batch * a.heads * rowTiles, 1, kMaxGrid)},
+              {threads});
+  std::string T = std::to_string(tile), D = std::to_string(a.depth),
+              DV = std::to_string(a.valueDepth),
+              R = std::to_string(rowsPerBlock);
   std::string minusInf = lowest(t), zero = literal(0, t);
-  // Stages `rows` rows of `width` elements of input `slot` into shared
-  // `array`, row j from `first` on at base + j * rowStride + d * colStride,
-  // zeros past `limit` rows.
-  auto stage = [&](StringRef array, int64_t rows, int64_t width,
-                   const std::string &first, int64_t limit, unsigned slot,
-                   StringRef base, int64_t rowStride, int64_t colStride) {
-    std::string w = std::to_string(width);
-    e.open("for (int idx = threadIdx.x; idx < " + Twine(rows * width) +
-           "; idx += blockDim.x) {");
-    e.line("const long long j = " + first + " + idx / " + w + ";");
-    e.line("const int d = idx % " + w + ";");
-    e.line(array + "[idx / " + w + "][d] = j < " + Twine(limit) +
-           " ? static_cast<" + t + ">(" +
-           e.load(slot, (base + " + j * " + Twine(rowStride) + "LL + d * " +
-                         Twine(colStride) + "LL")
-                            .str()) +
-           ") : " + zero + ";");
-    e.close();
-  };
-  e.line("__shared__ " + t + " qRows[" + R + "][" + D + "];");
-  e.line("__shared__ " + t + " kTile[" + T + "][" + D + " + 1];");
-  e.line("__shared__ " + t + " vTile[" + T + "][" + DV + "];");
+  e.line("__shared__ __align__(16) " + t + " qRows[" + R + "][" + D + "];");
+  // K's rows padded by one element: lane j reads row j, column d.
+  e.line("__shared__ __align__(16) " + t + " kTile[" + T + "][" + D + " + 1];");
+  e.line("__shared__ __align__(16) " + t + " vTile[" + T + "][" + DV + "];");
   e.line("const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;");
-  // Block-uniform loop over (batch, head, row tile): __syncthreads stays
-  // legal and the grid may be clamped.
-  e.open("for (long long block = blockIdx.x; block < " + Twine(blocks) +
-         "LL; block += gridDim.x) {");
-  e.line("const long long rowTile = block % " + Twine(rowTiles) + ";");
-  e.line("const long long h = (block / " + Twine(rowTiles) + ") % " +
-         Twine(heads) + ";");
-  e.line("const long long b = block / " + Twine(rowTiles * heads) + ";");
-  e.line("const long long kvHead = h / " + Twine(group) + ";");
+  openBlockLoop(e, a, rowTiles);
   e.line("const long long row = rowTile * " + R + " + warp;");
-  e.line("const bool rowValid = row < " + Twine(queries) + ";");
-  e.line("const long long qBase = b * " + Twine(qs[0]) + "LL + h * " +
-         Twine(qs[1]) + "LL;");
-  e.line("const long long kBase = b * " + Twine(ks[0]) + "LL + kvHead * " +
-         Twine(ks[1]) + "LL;");
-  e.line("const long long vBase = b * " + Twine(vs[0]) + "LL + kvHead * " +
-         Twine(vs[1]) + "LL;");
-  // The block's query rows, scaled once.
+  e.line("const bool rowValid = row < " + Twine(a.queries) + ";");
+  // The block's query rows.
   e.line("__syncthreads();");
-  stage("qRows", rowsPerBlock, depth, "rowTile * " + R, queries, 0, "qBase",
-        qs[2], qs[3]);
+  e.line(stageTile(e, "&qRows[0][0]", t, rowsPerBlock, a.depth, a.depth,
+                   "rowTile * " + R, a.queries, 0, "qBase", a.qs[2], a.qs[3],
+                   threads));
   e.line(t + " runningMax = " + minusInf + ", runningSum = " + zero + ";");
   e.line(t + " acc[" + Twine(accumulators) + "];");
   e.line("for (int r = 0; r < " + Twine(accumulators) + "; ++r) acc[r] = " +
          zero + ";");
   // Causal rows see no key past their own index: the block stops after
   // its last row's.
-  std::string keyEnd = Twine(keys).str() + "LL";
-  if (causal)
+  std::string keyEnd = Twine(a.keys).str() + "LL";
+  if (a.causal)
     keyEnd = "gc_min(" + keyEnd + ", rowTile * " + R + " + " + R + ")";
   e.open("for (long long key0 = 0; key0 < " + keyEnd + "; key0 += " + T +
          ") {");
   e.line("__syncthreads();");
-  stage("kTile", tile, depth, "key0", keys, 1, "kBase", ks[2], ks[3]);
-  stage("vTile", tile, valueDepth, "key0", keys, 2, "vBase", vs[2], vs[3]);
+  e.line(stageTile(e, "&kTile[0][0]", t, tile, a.depth, a.depth + 1, "key0",
+                   a.keys, 1, "kBase", a.ks[2], a.ks[3], threads));
+  e.line(stageTile(e, "&vTile[0][0]", t, tile, a.valueDepth, a.valueDepth,
+                   "key0", a.keys, 2, "vBase", a.vs[2], a.vs[3], threads));
+  e.line("gc_cp_async_commit();");
+  e.line("gc_cp_async_wait<0>();");
   e.line("__syncthreads();");
   // Warp-uniform: every lane of a warp has the same row.
   e.open("if (rowValid) {");
   e.line("const long long key = key0 + lane;");
   e.line(t + " score = " + minusInf + ";");
-  std::string keyLimit = "key < " + std::to_string(keys) + "LL && lane < " + T;
-  if (causal)
+  std::string keyLimit =
+      "key < " + std::to_string(a.keys) + "LL && lane < " + T;
+  if (a.causal)
     keyLimit += " && key <= row";
   e.open("if (" + keyLimit + ") {");
   e.line(t + " dot = " + zero + ";");
   e.line("for (int d = 0; d < " + D +
          "; ++d) dot += qRows[warp][d] * kTile[lane][d];");
-  e.line("score = dot * " + literal(scale, t) + ";");
+  e.line("score = dot * " + literal(a.scale, t) + ";");
   if (e.hasInput(3))
-    e.line("score += static_cast<" + t + ">(" +
-           e.load(3, ("b * " + Twine(ms[0]) + "LL + h * " + Twine(ms[1]) +
-                      "LL + row * " + Twine(ms[2]) + "LL + key * " +
-                      Twine(ms[3]) + "LL")
-                         .str()) +
+    e.line("score += static_cast<" + t + ">(" + e.load(3, maskOffset(a)) +
            ");");
   e.close();
   // The online softmax: rescale what was summed under the old max.
@@ -469,11 +476,11 @@ LogicalResult emitAttention(KernelEmitter &e) {
   e.line("const int d = lane + 32 * r;");
   e.open("if (d < " + DV + ") {");
   std::string value = "acc[r] / runningSum";
-  if (nanToZero)
+  if (a.nanToZero)
     value = "runningSum > " + zero + " ? " + value + " : " + zero;
   e.line("const " + t + " result = " + value + ";");
-  if (failed(e.storeResult(("((b * " + Twine(heads) + "LL + h) * " +
-                            Twine(queries) + "LL + row) * " + DV + "LL + d")
+  if (failed(e.storeResult(("((b * " + Twine(a.heads) + "LL + h) * " +
+                            Twine(a.queries) + "LL + row) * " + DV + "LL + d")
                                .str(),
                            "result")))
     return failure();
@@ -482,6 +489,62 @@ LogicalResult emitAttention(KernelEmitter &e) {
   e.close();
   e.close();
   return success();
+}
+
+} // namespace
+
+LogicalResult emitAttention(KernelEmitter &e) {
+  ArrayRef<int64_t> q = e.inputShape(0), k = e.inputShape(1),
+                    v = e.inputShape(2);
+  if (q.size() != 4 || k.size() != 4 || v.size() != 4)
+    return e.fail("Q, K and V must be 4-d");
+  const int64_t batch = q[0], heads = q[1], queries = q[2], depth = q[3];
+  const int64_t kvHeads = k[1], keys = k[2], valueDepth = v[3];
+  if (kvHeads == 0 || heads % kvHeads != 0)
+    return e.fail("Q's heads are not a multiple of K and V's");
+  if (depth > graph::kMaxAttentionHeadSize ||
+      valueDepth > graph::kMaxAttentionHeadSize)
+    return e.fail("head sizes above " + Twine(graph::kMaxAttentionHeadSize) +
+                  " are not supported by the attention template");
+  const int64_t group = heads / kvHeads;
+  Attention a{batch,
+              heads,
+              queries,
+              depth,
+              keys,
+              valueDepth,
+              group,
+              e.inputStrides(0),
+              e.inputStrides(1),
+              e.inputStrides(2),
+              SmallVector<int64_t>(4, 0),
+              e.floatAttr("scale", 1.0),
+              e.intAttr("is_causal", 0) != 0,
+              e.intAttr("nan_to_zero", 0) != 0};
+  if (e.hasInput(3)) {
+    ArrayRef<int64_t> mask = e.inputShape(3);
+    SmallVector<int64_t> strides = e.inputStrides(3);
+    int64_t offset = 4 - static_cast<int64_t>(mask.size());
+    if (offset < 0)
+      return e.fail("the mask has more than 4 dims");
+    for (auto [j, dim] : llvm::enumerate(mask))
+      a.ms[offset + j] = dim == 1 ? 0 : strides[j];
+  }
+  // mma.sync m16n8k16 takes f16 from sm_75 (as two m16n8k8 there) and bf16
+  // from sm_80 on (ldmatrix from sm_75), in products of 16: head sizes that
+  // are multiples of 16. Up to 128, O's and Q's fragments stay in registers.
+  Type element = e.inputType(0).getElementType();
+  bool narrow = element.isF16() || element.isBF16();
+  bool sameTypes = e.inputType(1).getElementType() == element &&
+                   e.inputType(2).getElementType() == element;
+  int needSm = element.isBF16() ? 80 : 75;
+  if (narrow && sameTypes && e.getLowestSm() >= needSm && depth % 16 == 0 &&
+      valueDepth % 16 == 0 && depth <= 128 && valueDepth <= 128)
+    if (auto block = mmaBlock(a, e.getBlockSize()))
+      return emitTensorCoreAttention(
+          e, a, element.isF16() ? "__half" : "__nv_bfloat16", block->first,
+          block->second);
+  return emitScalarAttention(e, a);
 }
 
 } // namespace graphc::codegen::cuda

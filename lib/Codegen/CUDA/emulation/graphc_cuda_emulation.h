@@ -566,4 +566,90 @@ inline void mma_sync(fragment<accumulator, M, N, K, float> &d,
 } // namespace wmma
 } // namespace nvcuda
 
+//===----------------------------------------------------------------------===//
+// Warp-level PTX: ldmatrix, mma.sync m16n8k16, cp.async
+//===----------------------------------------------------------------------===//
+//
+// The preamble's gc_ldmatrix*, gc_mma_* and gc_cp_async* wrap PTX in inline
+// asm, and call these when GRAPHC_CUDA_EMULATION is defined, so a kernel is
+// the same text on both. The warp-collective ones exchange each lane's
+// operands (a row address, or an mma's fragments) between two warp barriers,
+// like the shuffles, and give each lane exactly the elements the PTX ISA
+// assigns it (groupID = lane / 4, threadID_in_group = lane % 4).
+
+#define GRAPHC_CUDA_EMULATION 1
+
+namespace gc_emu {
+
+// Per-lane words of the exchanges: an ldmatrix row address, or an mma's A
+// (4 words), B (2 words) and C (4 floats).
+inline thread_local uint32_t ptxSlots[kMaxThreads][10];
+
+/// ldmatrix.sync.aligned.m8n8.x<count>[.trans].shared.b16: lanes 8i..8i+7
+/// give the addresses of rows 0..7 of matrix i; of matrix i, lane l receives
+/// in out[i] the elements (l / 4, 2 (l % 4)) and (l / 4, 2 (l % 4) + 1), the
+/// first in the low half; with .trans, (2 (l % 4), l / 4) and
+/// (2 (l % 4) + 1, l / 4).
+inline void ldmatrix(uint32_t *out, int count, bool trans, const void *row) {
+  unsigned lane = current->linear % 32, base = current->linear - lane;
+  uintptr_t address = reinterpret_cast<uintptr_t>(row);
+  memcpy(ptxSlots[current->linear], &address, sizeof address);
+  syncwarp();
+  for (int i = 0; i < count; ++i) {
+    uint16_t element[2];
+    for (unsigned k = 0; k < 2; ++k) {
+      unsigned r = trans ? 2 * (lane % 4) + k : lane / 4;
+      unsigned c = trans ? lane / 4 : 2 * (lane % 4) + k;
+      uintptr_t rowAddress;
+      memcpy(&rowAddress, ptxSlots[base + 8 * i + r], sizeof rowAddress);
+      memcpy(&element[k], reinterpret_cast<const char *>(rowAddress) + 2 * c,
+             2);
+    }
+    out[i] = uint32_t(element[0]) | uint32_t(element[1]) << 16;
+  }
+  syncwarp();
+}
+
+/// mma.sync.aligned.m16n8k16.row.col.f32.<f16|bf16>.<f16|bf16>.f32 d, a, b,
+/// c. A (16 x 16): a[0] holds (g, 2t..2t+1), a[1] (g + 8, 2t..), a[2]
+/// (g, 2t + 8..), a[3] (g + 8, 2t + 8..). B (16 x 8): b[0] holds
+/// (2t..2t+1, g), b[1] (2t + 8.., g). C and D (16 x 8 floats): [0], [1] are
+/// (g, 2t), (g, 2t + 1); [2], [3] are (g + 8, 2t), (g + 8, 2t + 1). Products
+/// and sums in float, k in order.
+template <bool bf16>
+inline void mma16816(float *d, const uint32_t *a, const uint32_t *b,
+                     const float *c) {
+  unsigned lane = current->linear % 32, base = current->linear - lane;
+  uint32_t *slot = ptxSlots[current->linear];
+  memcpy(slot, a, 16);
+  memcpy(slot + 4, b, 8);
+  syncwarp();
+  auto value = [](uint32_t word, unsigned half) {
+    uint16_t bits = uint16_t(half ? word >> 16 : word);
+    return bf16 ? bfloat16ToFloat(bits) : halfToFloat(bits);
+  };
+  // The lane and word holding A's (row, k) and B's (k, col).
+  auto A = [&](unsigned row, unsigned k) {
+    return value(
+        ptxSlots[base + (row % 8) * 4 + (k % 8) / 2][row / 8 + 2 * (k / 8)],
+        k % 2);
+  };
+  auto B = [&](unsigned k, unsigned col) {
+    return value(ptxSlots[base + col * 4 + (k % 8) / 2][4 + k / 8], k % 2);
+  };
+  unsigned g = lane / 4, t = lane % 4;
+  float out[4];
+  for (unsigned i = 0; i < 4; ++i) {
+    unsigned row = g + 8 * (i / 2), col = 2 * t + i % 2;
+    float sum = c[i];
+    for (unsigned k = 0; k < 16; ++k)
+      sum += A(row, k) * B(k, col);
+    out[i] = sum;
+  }
+  syncwarp();
+  memcpy(d, out, sizeof out);
+}
+
+} // namespace gc_emu
+
 #endif // GRAPHC_CUDA_EMULATION_H
