@@ -68,7 +68,7 @@ int runInOwnGroup(StringRef program, ArrayRef<StringRef> argv,
   posix_spawnattr_setpgroup(&attributes, 0);
   sigset_t defaults;
   sigemptyset(&defaults);
-  for (int signal : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGXFSZ})
+  for (int signal : {SIGINT, SIGTERM, SIGHUP, SIGPIPE})
     sigaddset(&defaults, signal);
   posix_spawnattr_setsigdefault(&attributes, &defaults);
   posix_spawnattr_setflags(&attributes,

@@ -379,7 +379,7 @@ TEST_F(BucketedModelTest, BoundsTheSplitParts) {
   EXPECT_EQ(over.code(), GRAPHC_INVALID_ARGUMENT);
   EXPECT_EQ(over.message(), expected);
   for (int64_t batch : {int64_t(1) << 40, INT64_MAX}) {
-    Status huge(outputDims({batch, 4}, y));
+    Status huge(outputDims({batch, 3}, y));
     EXPECT_EQ(huge.code(), GRAPHC_INVALID_ARGUMENT);
     EXPECT_NE(huge.message().find("input 'x' dim 0 ('batch') is " +
                                   std::to_string(batch)),
@@ -394,12 +394,12 @@ TEST_F(BucketedModelTest, BoundsTheSplitParts) {
       graphc_model_select_plan(model, 2, nullptr, ranks, dims, &plan));
   EXPECT_EQ(selected.message(), expected);
   // The run is refused before any data is read.
-  float cell = 0;
+  float cells[3] = {};
   Tensor x({limit + 1, 3}, {}), b({3}, {1, 2, 3});
   Tensor yt({limit + 1, 3}, {}), st({limit + 1, 3}, {});
-  x.tensor.data = &cell;
-  yt.tensor.data = &cell + 1;
-  st.tensor.data = &cell + 2;
+  x.tensor.data = &cells[0];
+  yt.tensor.data = &cells[1];
+  st.tensor.data = &cells[2];
   DLTensor inputs[] = {x.tensor, b.tensor};
   DLTensor outputs[] = {yt.tensor, st.tensor};
   Status ran(graphc_session_run(session, inputs, 2, nullptr, outputs, 2));
