@@ -64,7 +64,7 @@ graphc_status runCpuStep(const graphc_model &model,
     // The caller's data holds a value out of range (as on cuda).
     if (result == GRAPHC_HOST_FN_BAD_VALUE)
       return makeStatus(GRAPHC_INVALID_ARGUMENT,
-                        failure + " in " + describeKernel(kernel));
+                        failure + " in " + describeValueSite(kernel));
   }
   return makeStatus(GRAPHC_INTERNAL,
                     describeKernel(kernel) + " failed in plan '" + plan.name +

@@ -33,6 +33,15 @@ std::string graphc::rt::describeKernel(const graphc_kernel_desc &kernel) {
   return text;
 }
 
+std::string graphc::rt::describeValueSite(const graphc_kernel_desc &kernel) {
+  std::string nodes = kernel.onnx_nodes ? kernel.onnx_nodes : "";
+  if (nodes.empty())
+    return "kernel '" + std::string(kernel.name) + "'";
+  return (nodes.find(',') == std::string::npos ? "node '"
+                                                : "one of the nodes '") +
+         nodes + "' (kernel '" + kernel.name + "')";
+}
+
 graphc_model::~graphc_model() {
   // Device state references the descriptor's images: release it first.
   cuda.reset();

@@ -573,7 +573,7 @@ TEST_F(AffineModelTest, ReportsValuesOutOfRangeAsInvalidArguments) {
   Status status(graphc_session_run(session, inputs, 2, nullptr, outputs, 2));
   EXPECT_EQ(status.code(), GRAPHC_INVALID_ARGUMENT);
   EXPECT_EQ(status.message(),
-            "bias is infinite in kernel 'add_rows1' (ONNX nodes Add_1)");
+            "bias is infinite in node 'Add_1' (kernel 'add_rows1')");
   bias.values[0] = 1;
   ASSERT_GRAPHC_OK(graphc_session_run(session, inputs, 2, nullptr, outputs, 2));
   EXPECT_EQ(y.values, affine(x.values, bias.values));
