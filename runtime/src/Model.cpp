@@ -38,7 +38,7 @@ std::string graphc::rt::describeValueSite(const graphc_kernel_desc &kernel) {
   if (nodes.empty())
     return "kernel '" + std::string(kernel.name) + "'";
   return (nodes.find(',') == std::string::npos ? "node '"
-                                                : "one of the nodes '") +
+                                               : "one of the nodes '") +
          nodes + "' (kernel '" + kernel.name + "')";
 }
 
