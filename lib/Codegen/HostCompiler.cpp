@@ -64,15 +64,19 @@ int runInOwnGroup(StringRef program, ArrayRef<StringRef> argv,
                                    O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
   // Its own group (its pid), so that graphc kills it and everything it
-  // starts on SIGINT/SIGTERM/SIGHUP; and the default signal actions.
+  // starts on SIGINT/SIGTERM/SIGHUP; the default signal actions, and no
+  // signal blocked (whatever the spawning thread blocks).
   posix_spawnattr_setpgroup(&attributes, 0);
-  sigset_t defaults;
+  sigset_t defaults, none;
   sigemptyset(&defaults);
+  sigemptyset(&none);
   for (int signal : {SIGINT, SIGTERM, SIGHUP, SIGPIPE})
     sigaddset(&defaults, signal);
   posix_spawnattr_setsigdefault(&attributes, &defaults);
-  posix_spawnattr_setflags(&attributes,
-                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF);
+  posix_spawnattr_setsigmask(&attributes, &none);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP |
+                                            POSIX_SPAWN_SETSIGDEF |
+                                            POSIX_SPAWN_SETSIGMASK);
   pid_t pid = 0;
   int error = posix_spawn(&pid, programPath.c_str(), &actions, &attributes,
                           argPointers.data(), envPointers.data());
