@@ -26,9 +26,11 @@
 #include "lib/Codegen/SignalCleanup.h"
 #include "lib/HostKernels/HostKernels.h"
 #include "lib/Support/CompileCache.h"
+#include "lib/Support/FileTree.h"
 #include "lib/Support/LaneHash.h"
-#include "runtime/src/ArtifactReader.h"
+#include "lib/Support/WriteFile.h"
 #include "runtime/include/graphc/descriptor.h"
+#include "runtime/src/ArtifactReader.h"
 
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -587,23 +589,24 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
   return source;
 }
 
-/// Writes `bytes`, then `tail` if any, to `path`.
+/// Writes `bytes`, then `tail` if any, to `path`; the error names `name`
+/// (`path` when empty).
 Error writeFile(StringRef path, ArrayRef<char> bytes,
-                const WeightsImage *tail = nullptr) {
+                const WeightsImage *tail = nullptr, StringRef name = "") {
+  if (name.empty())
+    name = path;
   std::error_code ec;
   raw_fd_ostream os(path, ec, sys::fs::OF_None);
   if (ec)
-    return createStringError(ec, "cannot write %s: %s", path.str().c_str(),
+    return createStringError(ec, "cannot write '%s': %s", name.str().c_str(),
                              ec.message().c_str());
   os.write(bytes.data(), bytes.size());
   if (tail)
-    tail->forEachRange(
-        [&](ArrayRef<char> range) { os.write(range.data(), range.size()); });
-  os.close();
-  if (os.has_error())
-    return createStringError(os.error(), "cannot write %s",
-                             path.str().c_str());
-  return Error::success();
+    tail->forEachRange([&](ArrayRef<char> range) {
+      if (!os.has_error())
+        os.write(range.data(), range.size());
+    });
+  return closeStream(os, name);
 }
 
 /// The bytes of the file at `path` (what a host compiler run wrote).
@@ -667,8 +670,8 @@ Error replaceFile(StringRef path, llvm::function_ref<Error(StringRef)> write) {
   SmallString<256> temp;
   if (std::error_code ec =
           sys::fs::createUniqueFile(path + ".tmp-%%%%%%%%", temp))
-    return createStringError(ec, "cannot write beside %s: %s",
-                             path.str().c_str(), ec.message().c_str());
+    return createStringError(ec, "cannot write '%s': %s", path.str().c_str(),
+                             ec.message().c_str());
   SignalCleanup removeOnSignal(temp);
   if (Error e = write(temp)) {
     sys::fs::remove(temp);
@@ -676,7 +679,7 @@ Error replaceFile(StringRef path, llvm::function_ref<Error(StringRef)> write) {
   }
   if (std::error_code ec = sys::fs::rename(temp, path)) {
     sys::fs::remove(temp);
-    return createStringError(ec, "cannot write %s: %s", path.str().c_str(),
+    return createStringError(ec, "cannot write '%s': %s", path.str().c_str(),
                              ec.message().c_str());
   }
   return Error::success();
@@ -691,9 +694,8 @@ Error replaceFile(StringRef path, llvm::function_ref<Error(StringRef)> write) {
 Error putFile(StringRef path, ArrayRef<char> head, const WeightsImage *tail) {
   if (keepIfIdentical(path, head, tail))
     return Error::success();
-  return replaceFile(path, [&](StringRef temp) {
-    return writeFile(temp, head, tail);
-  });
+  return replaceFile(
+      path, [&](StringRef temp) { return writeFile(temp, head, tail, path); });
 }
 
 } // namespace
@@ -754,7 +756,7 @@ Error writeSharedObject(ModuleOp module, const SharedObjectOptions &options) {
     removeOnSignal.emplace(workDir);
   auto cleanup = llvm::make_scope_exit([&] {
     if (!keepWorkDir)
-      sys::fs::remove_directories(workDir);
+      (void)removeTree(workDir);
   });
   auto inWork = [&](StringRef name) {
     SmallString<256> path(workDir);

@@ -132,6 +132,9 @@ struct KernelContext {
   int validate();
   /// Writes "<op>: <message>" and returns 1.
   int fail(const char *format, ...) __attribute__((format(printf, 2, 3)));
+  /// Writes "<op>: <message>" and returns GC_STATUS_BAD_VALUE: a value of
+  /// the run's data (an index) is out of range.
+  int failValue(const char *format, ...) __attribute__((format(printf, 2, 3)));
   int unsupportedDtype(const char *what, int32_t dtype);
 
   /// Fails unless at least `minInputs` inputs are present (the first

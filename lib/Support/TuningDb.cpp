@@ -2,6 +2,7 @@
 
 #include "lib/Support/TuningDb.h"
 
+#include "lib/Support/ReadFile.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -165,10 +166,11 @@ bool parseKernelHash(llvm::StringRef text, uint64_t &hash) {
 }
 
 llvm::Expected<TuningDb> TuningDb::load(llvm::StringRef path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      readUserFile(path);
   if (!buffer)
-    return fail("cannot read the tuning database " + path + ": " +
-                buffer.getError().message());
+    return fail("cannot read the tuning database: " +
+                llvm::toString(buffer.takeError()));
   llvm::Expected<llvm::json::Value> parsed =
       llvm::json::parse((*buffer)->getBuffer());
   if (!parsed)

@@ -593,15 +593,8 @@ graphc_status CudaSession::takeDeviceError() {
   if (planIndex < static_cast<unsigned long long>(desc.num_plans) &&
       step < static_cast<unsigned long long>(desc.plans[planIndex].num_steps) &&
       desc.plans[planIndex].steps[step].kind != GRAPHC_STEP_COPY) {
-    const graphc_kernel_desc &kernel =
-        desc.kernels[desc.plans[planIndex].steps[step].kernel];
-    std::string nodes = kernel.onnx_nodes ? kernel.onnx_nodes : "";
-    if (nodes.empty())
-      message += "kernel '" + std::string(kernel.name) + "'";
-    else
-      message += (nodes.find(',') == std::string::npos ? "node '"
-                                                       : "one of the nodes '") +
-                 nodes + "' (kernel '" + kernel.name + "')";
+    message += describeValueSite(
+        desc.kernels[desc.plans[planIndex].steps[step].kernel]);
   } else {
     message += "an unknown kernel (launch site " + std::to_string(site) + ")";
   }

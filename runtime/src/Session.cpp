@@ -192,6 +192,9 @@ graphc_status runSession(graphc_session *session, const DLTensor *inputs,
           bindRun(model, device, inputs, numInputs, inputNames, outputs,
                   numOutputs, ordered, shape))
     return status;
+  // Every output is empty: validated, and nothing to compute or write.
+  if (shape.empty)
+    return nullptr;
   if (session->cuda)
     return session->cuda->run(shape, ordered, outputs, stream);
   if (shape.staged)
@@ -418,14 +421,16 @@ graphc_status graphc_model_output_dims(const graphc_model *model,
     if (graphc_status status = resolveNamedRun(*model, num_inputs, input_names,
                                                input_ranks, input_dims, shape))
       return status;
-    for (int32_t o = 0; o < model->desc->num_outputs; ++o) {
-      if (!out_output_dims[o])
+    // Checked before anything is written; a rank-0 output has no dims
+    // to write, so its pointer may be NULL.
+    for (int32_t o = 0; o < model->desc->num_outputs; ++o)
+      if (!out_output_dims[o] && !shape.outputDims[o].empty())
         return makeStatus(GRAPHC_INVALID_ARGUMENT,
                           "out_output_dims[" + std::to_string(o) +
                               "] is NULL");
+    for (int32_t o = 0; o < model->desc->num_outputs; ++o)
       std::copy(shape.outputDims[o].begin(), shape.outputDims[o].end(),
                 out_output_dims[o]);
-    }
     return nullptr;
   });
 }

@@ -3,6 +3,7 @@
 #include "tools/graphc/Measure.h"
 
 #include "graphc/runtime.h"
+#include "lib/Support/WriteFile.h"
 #include "tools/graphc/Commands.h"
 #include "tools/graphc/RuntimeSupport.h"
 
@@ -511,14 +512,12 @@ void addMeasureArtifactCommand(CLI::App &tune, int &exitCode) {
       exitCode = reportError(measured.takeError());
       return;
     }
-    std::error_code ec;
-    llvm::raw_fd_ostream out(flags->result, ec);
-    if (!ec)
-      out << serialize(*measured);
-    if (ec || (out.close(), out.has_error())) {
-      exitCode = reportError(
-          llvm::createStringError("tune: cannot write " + flags->result +
-                                  (ec ? ": " + ec.message() : std::string())));
+    if (llvm::Error error =
+            writeFileAtomically(flags->result, [&](llvm::raw_ostream &out) {
+              out << serialize(*measured);
+              return llvm::Error::success();
+            })) {
+      exitCode = reportError(std::move(error));
       return;
     }
     exitCode = 0;

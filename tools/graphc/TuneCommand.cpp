@@ -20,6 +20,7 @@
 #include "graphc/runtime.h"
 #include "lib/Pipeline/Pipeline.h"
 #include "lib/Support/ElementValue.h"
+#include "lib/Support/FileTree.h"
 #include "lib/Support/TuningDb.h"
 #include "tools/graphc/Commands.h"
 #include "tools/graphc/CompileFlags.h"
@@ -85,7 +86,7 @@ struct ScratchDirectory {
   llvm::SmallString<128> path;
   ~ScratchDirectory() {
     if (!path.empty())
-      llvm::sys::fs::remove_directories(path);
+      (void)removeTree(path);
   }
 };
 

@@ -219,7 +219,12 @@ typedef struct graphc_conv_desc {
 } graphc_conv_desc;
 
 /* cpu kernels take the resolved buffer pointers of their step; they return 0
- * on success, else non-zero with a lower-case message written into err. */
+ * on success, else non-zero with a lower-case message written into err:
+ * GRAPHC_HOST_FN_BAD_VALUE when a value of the run's data is out of range
+ * (an index, a sequence length, an axis read from a tensor; the runtime
+ * reports GRAPHC_INVALID_ARGUMENT), anything else for other failures
+ * (GRAPHC_INTERNAL). */
+#define GRAPHC_HOST_FN_BAD_VALUE 2
 typedef int (*graphc_host_fn)(void *const *args, char *err, uint64_t err_len);
 
 typedef struct graphc_kernel_desc {

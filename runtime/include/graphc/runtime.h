@@ -201,11 +201,19 @@ GRAPHC_API graphc_status
 graphc_model_bucket_dim_info(const graphc_model *model, int32_t index,
                              graphc_bucket_dim_info *out_info);
 
+/* The most parts one run is split into along a splittable dim past its
+ * largest bucket (ceil(size / largest bucket) parts): a larger request is
+ * GRAPHC_INVALID_ARGUMENT naming the input and the dim, from
+ * graphc_session_run, graphc_model_select_plan and graphc_model_output_dims
+ * alike. Make smaller requests instead. */
+#define GRAPHC_MAX_SPLIT_PARTS 65536
+
 /* Chooses the plan (bucket) graphc_session_run would use for inputs of
  * these dims: the plan of these exact dims, else the smallest bucket that
  * covers them by padding (for a run split into several, the first part's).
  * `input_names` may be NULL (positional); otherwise input i is named
- * input_names[i]. The status on failure is the one graphc_session_run would
+ * input_names[i]. Every dim must be non-negative and match the model's
+ * static dims. The status on failure is the one graphc_session_run would
  * return. */
 GRAPHC_API graphc_status graphc_model_select_plan(
     const graphc_model *model, int32_t num_inputs,
@@ -214,7 +222,8 @@ GRAPHC_API graphc_status graphc_model_select_plan(
 
 /* The dims of the outputs graphc_session_run produces for inputs of these
  * dims (arguments as graphc_model_select_plan): out_output_dims[o] points to
- * room for output o's rank dims, written on success. */
+ * room for output o's rank dims, written on success; it may be NULL for an
+ * output of rank 0. */
 GRAPHC_API graphc_status graphc_model_output_dims(
     const graphc_model *model, int32_t num_inputs,
     const char *const *input_names, const int32_t *input_ranks,
@@ -279,7 +288,10 @@ GRAPHC_API void graphc_session_release(graphc_session *session);
  * compact) and live on the session's device: kDLCPU for cpu models, kDLCUDA
  * with the session's ordinal for cuda models. An output may not share memory
  * with an input or another output. Everything is validated before any
- * output is written; on failure outputs are untouched.
+ * output is written; on failure outputs are untouched. When every output
+ * has zero elements (a zero-sized dim they carry), nothing runs: the call
+ * validates its arguments and returns, however large the other dims. A run
+ * split into more than GRAPHC_MAX_SPLIT_PARTS parts is refused.
  *
  * cuda: inputs must be ready when the call is made (synchronise the stream
  * that produced them, or use graphc_session_run_on_stream). Inputs are
@@ -287,15 +299,16 @@ GRAPHC_API void graphc_session_release(graphc_session *session);
  * reads, and outputs are copied out of staging after the graph, so caller
  * buffers may change between runs without a new capture.
  *
- * Errors on cuda: an index out of range in a Gather, GatherElements,
- * GatherND, ScatterElements or ScatterND input (likewise a ReverseSequence
- * length above the time dim, a run-time CumSum axis out of range) is
- * GRAPHC_INVALID_ARGUMENT naming the value and the node; the kernel
- * addresses no memory with it, and the session stays usable. A device fault
- * that corrupts the CUDA context (illegal address, ...) is GRAPHC_INTERNAL
- * naming the CUDA error; the device is then unusable for the rest of the
- * process, and every later call on it fails at once with the original
- * cause. GRAPHC_SESSION_DEBUG_SYNC makes the status name the kernel. */
+ * Errors: an index out of range in a Gather, GatherElements, GatherND,
+ * ScatterElements or ScatterND input (likewise a ReverseSequence length
+ * above the time dim, a run-time CumSum axis out of range) is
+ * GRAPHC_INVALID_ARGUMENT naming the value and the node, on cpu and cuda;
+ * the kernel addresses no memory with it, and the session stays usable. On
+ * cuda, a device fault that corrupts the CUDA context (illegal address, ...)
+ * is GRAPHC_INTERNAL naming the CUDA error; the device is then unusable for
+ * the rest of the process, and every later call on it fails at once with
+ * the original cause. GRAPHC_SESSION_DEBUG_SYNC makes the status name the
+ * kernel. */
 GRAPHC_API graphc_status graphc_session_run(graphc_session *session,
                                             const DLTensor *inputs,
                                             int32_t num_inputs,
