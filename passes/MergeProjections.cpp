@@ -344,7 +344,8 @@ void unbindToSplit(func::FuncOp func) {
         unbinds = false;
         break;
       }
-      auto indexType = dyn_cast<RankedTensorType>(gather.getIndices().getType());
+      auto indexType =
+          dyn_cast<RankedTensorType>(gather.getIndices().getType());
       auto resultType = dyn_cast<RankedTensorType>(gather.getType());
       std::optional<SmallVector<int64_t>> index =
           getConstantInts(gather.getIndices());

@@ -155,8 +155,7 @@ bool keepsPositions(Operation *op,
     std::optional<SmallVector<int64_t>> steps;
     if (slice.getSteps())
       steps = graph::getConstantInts(slice.getSteps());
-    return starts &&
-           llvm::all_of(*starts, [](int64_t i) { return i >= 0; }) &&
+    return starts && llvm::all_of(*starts, [](int64_t i) { return i >= 0; }) &&
            (!slice.getSteps() ||
             (steps && llvm::all_of(*steps, [](int64_t i) { return i > 0; })));
   }
@@ -428,8 +427,7 @@ void SizeUseWalk::run() {
       } else if (auto found = positional.find(value);
                  found != positional.end()) {
         dims = found->second;
-        shape = isShapeOperand(&op, operand.getOperandNumber(),
-                               Entries(1, 0));
+        shape = isShapeOperand(&op, operand.getOperandNumber(), Entries(1, 0));
         if (!shape)
           positionDims |= dims;
       }
@@ -524,8 +522,8 @@ findBucketDependentConstant(ArrayRef<func::FuncOp> funcs, StringRef dim) {
       for (auto [a, b] : llvm::zip(*valuesA, *valuesB))
         entries.push_back(a != b);
     else
-      entries.assign(std::max<int64_t>(constantA.getValue().getNumElements(), 1),
-                     1);
+      entries.assign(
+          std::max<int64_t>(constantA.getValue().getNumElements(), 1), 1);
     for (OpOperand &use : constantA.getResult().getUses())
       if (!isShapeOperand(use.getOwner(), use.getOperandNumber(), entries))
         return SizeUse{nodeName(use.getOwner()),
