@@ -21,9 +21,11 @@ namespace graphc {
 #include "passes/Passes.h.inc"
 
 /// Folds constants and shape computations in `module` and refines result
-/// types until a fixed point (or `maxIterations` rounds).
+/// types until a fixed point, or for at most `maxIterations` rounds when it
+/// is not 0 (0: an error when the graph has not settled after a bound its
+/// size gives).
 mlir::LogicalResult foldShapeComputations(mlir::ModuleOp module,
-                                          unsigned maxIterations = 16);
+                                          unsigned maxIterations = 0);
 
 /// Re-infers the result types of graph ops in `func`-like bodies of
 /// `module`, keeping the more static of old and new. Returns whether any

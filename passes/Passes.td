@@ -20,8 +20,8 @@ def FoldShapeComputations : Pass<"graphc-fold-shape-computations",
     fold away; function result types follow their refined values.
   }];
   let options = [
-    Option<"maxIterations", "max-iterations", "unsigned", "16",
-           "upper bound on fold/refine rounds">,
+    Option<"maxIterations", "max-iterations", "unsigned", "0",
+           "upper bound on fold/refine rounds (0: until nothing changes)">,
   ];
 }
 
