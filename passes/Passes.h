@@ -142,10 +142,12 @@ mlir::LogicalResult convertConvLayout(mlir::ModuleOp module,
 struct LibrarySet {
   bool cublaslt = true; ///< GEMMs
   bool cudnn = true;    ///< convolutions
+  bool cudnnSdpa = true; ///< attention (cuDNN's SDPA; cuda only)
 };
 
-/// Hands the GEMM of every matmul fusion and the convolution of every conv
-/// fusion that a library in `libraries` computes to it (cuBLASLt, cuDNN),
+/// Hands the GEMM of every matmul fusion, the convolution of every conv
+/// fusion and every attention fusion that a library in `libraries`
+/// computes to it (cuBLASLt, cuDNN, cuDNN's SDPA),
 /// with `workspaceBytes` of arena scratch per call; see
 /// graphc-select-library-calls.
 mlir::LogicalResult selectLibraryCalls(mlir::ModuleOp module,

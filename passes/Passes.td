@@ -245,8 +245,10 @@ def SelectLibraryCalls : Pass<"graphc-select-library-calls",
     (beta * C), then ReLU or the tanh GELU. A conv fusion whose static
     graph.conv has f32, f16 or bf16 operands and 1 to 3 spatial dims gets
     `library = cudnn`, with its bias, the add of a same-shaped residual and
-    a ReLU or SiLU after it. The rest of the fusion's epilogue becomes a fusion of
-    its own that reads the library's result. The schedule of a library
+    a ReLU or SiLU after it. An attention fusion in f16 or bf16 that cuDNN's
+    SDPA computes (see LibrarySdpa.h) gets `library = cudnn` whole: its
+    generated kernel stays its fallback. The rest of the fusion's epilogue
+    becomes a fusion of its own that reads the library's result. The schedule of a library
     fusion holds the arena `workspace_bytes` the call may use.
   }];
   let options = [
@@ -256,6 +258,9 @@ def SelectLibraryCalls : Pass<"graphc-select-library-calls",
            "hand GEMMs to cuBLASLt">,
     Option<"cudnn", "cudnn", "bool", "true",
            "hand convolutions to cuDNN">,
+    Option<"cudnnSdpa", "cudnn-sdpa", "bool", "true",
+           "hand attention to cuDNN's SDPA (cuda only: the attention kernel "
+           "stays as its fallback)">,
   ];
   let dependentDialects = ["::graphc::kernel::KernelDialect"];
 }

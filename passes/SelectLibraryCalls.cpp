@@ -4,7 +4,10 @@
 // LibraryGemm.h) becomes a cuBLASLt fusion: the GEMM with the transposes and
 // epilogue the library fuses. A conv fusion whose conv a library
 // convolution computes (see LibraryConv.h) becomes a cuDNN fusion: the conv
-// with its bias, residual add and ReLU. What remains of the epilogue (ops
+// with its bias, residual add and ReLU. An attention fusion cuDNN's SDPA
+// computes (see LibrarySdpa.h) becomes a cuDNN fusion whole, its generated
+// kernel kept as the fallback for a GPU whose cuDNN has no engine for it.
+// What remains of the epilogue (ops
 // the library cannot apply, such as the erf GELU, a SiLU or a head-split
 // transpose) becomes a fusion of its own, reading the library's result.
 // Vendor libraries run on tensor cores and tuned tiles that the generated
@@ -16,6 +19,7 @@
 #include "dialects/Graph/GraphOps.h"
 #include "passes/LibraryConv.h"
 #include "passes/LibraryGemm.h"
+#include "passes/LibrarySdpa.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -91,15 +95,33 @@ void selectLibraryCall(kernel::FusionOp fusion, int64_t workspaceBytes,
   SmallVector<Operation *> ops;
   for (Operation &op : body.without_terminator())
     ops.push_back(&op);
-  auto matched = matchLibrary(fusion, ops, libraries);
-  if (!matched)
-    return;
-  auto &[part, which] = *matched;
   MLIRContext *context = fusion.getContext();
   Builder b(context);
   DictionaryAttr schedule = b.getDictionaryAttr(
       {b.getNamedAttr("source", b.getStringAttr("heuristic")),
        b.getNamedAttr("workspace_bytes", b.getI64IntegerAttr(workspaceBytes))});
+  if (fusion.getKind() == kernel::FusionKind::attention) {
+    // cuDNN takes the whole attention or none of it; the fusion keeps its
+    // schedule (its generated kernel is the fallback) and gains the
+    // workspace the library may use.
+    if (!libraries.cudnnSdpa ||
+        !matchLibrarySdpa(ops, body.getTerminator()->getOperands()))
+      return;
+    SmallVector<NamedAttribute> entries(fusion.getSchedule().getValue());
+    llvm::erase_if(entries, [](NamedAttribute entry) {
+      return entry.getName() == "workspace_bytes";
+    });
+    entries.push_back(
+        b.getNamedAttr("workspace_bytes", b.getI64IntegerAttr(workspaceBytes)));
+    fusion.setScheduleAttr(b.getDictionaryAttr(entries));
+    fusion.setLibraryAttr(
+        kernel::LibraryAttr::get(context, kernel::Library::cudnn));
+    return;
+  }
+  auto matched = matchLibrary(fusion, ops, libraries);
+  if (!matched)
+    return;
+  auto &[part, which] = *matched;
   auto library = kernel::LibraryAttr::get(context, which);
   if (part.ops.size() == ops.size()) {
     fusion.setScheduleAttr(schedule);
@@ -157,7 +179,7 @@ struct SelectLibraryCallsPass
   using SelectLibraryCallsBase::SelectLibraryCallsBase;
   void runOnOperation() override {
     if (failed(selectLibraryCalls(getOperation(), workspaceBytes,
-                                  LibrarySet{cublaslt, cudnn})))
+                                  LibrarySet{cublaslt, cudnn, cudnnSdpa})))
       signalPassFailure();
   }
 };
@@ -172,7 +194,8 @@ LogicalResult selectLibraryCalls(ModuleOp module, int64_t workspaceBytes,
   SmallVector<kernel::FusionOp> fusions;
   module.walk([&](kernel::FusionOp fusion) {
     if ((fusion.getKind() == kernel::FusionKind::matmul ||
-         fusion.getKind() == kernel::FusionKind::conv) &&
+         fusion.getKind() == kernel::FusionKind::conv ||
+         fusion.getKind() == kernel::FusionKind::attention) &&
         !fusion.getLibrary())
       fusions.push_back(fusion);
   });

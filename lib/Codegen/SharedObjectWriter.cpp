@@ -398,6 +398,44 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
        << launchArray(epilogueKernel ? kernel.getBlock() : std::nullopt)
        << ", " << int(conv.getChannelsLast()) << "};\n";
   }
+  for (auto [i, kernel] : enumerate(parts.kernels)) {
+    exec::SdpaAttr sdpa = kernel.getSdpaAttr();
+    if (!sdpa)
+      continue;
+    if (!options.cudaTarget)
+      return kernel.emitOpError("is a cuDNN attention in a cpu model");
+    auto dims4 = [](ArrayRef<int64_t> values) {
+      std::string text = "{";
+      for (auto [j, value] : enumerate(values))
+        text += (j ? ", " : "") + std::to_string(value) + "LL";
+      return text + "}";
+    };
+    // The generated attention kernel is the fallback: codegen gave it its
+    // launch.
+    os << "static const graphc_sdpa_desc kSdpa" << i << " = {"
+       << sdpa.getBatch() << "LL, " << sdpa.getHeads() << "LL, "
+       << sdpa.getKvHeads() << "LL, " << sdpa.getQueries() << "LL, "
+       << sdpa.getKeys() << "LL, " << sdpa.getHeadDim() << "LL, "
+       << sdpa.getValueDim() << "LL, "
+       << cppDoubleLiteral(sdpa.getScale().convertToDouble()) << ", "
+       << int(sdpa.getIsCausal())
+       << ", "
+       // Scores and the softmax compute in f32 whatever the type.
+       << libraryDtype(kernel) << ", " << GC_DTYPE_F32 << ", " << sdpa.getQ()
+       << ", " << sdpa.getK() << ", " << sdpa.getV() << ", " << sdpa.getBias()
+       << ", " << sdpa.getO()
+       << ", "
+       // The workspace follows the kernel's arguments.
+       << sdpa.getO() + 1 << ", " << algoRank(kernel) << ", "
+       << sdpa.getQOffset() << "LL, " << sdpa.getKOffset() << "LL, "
+       << sdpa.getVOffset() << "LL, " << sdpa.getOOffset() << "LL, "
+       << sdpa.getBiasOffset() << "LL, " << dims4(sdpa.getQStrides()) << ", "
+       << dims4(sdpa.getKStrides()) << ", " << dims4(sdpa.getVStrides()) << ", "
+       << dims4(sdpa.getOStrides()) << ", " << dims4(sdpa.getBiasDims()) << ", "
+       << dims4(sdpa.getBiasStrides()) << ", " << launchArray(kernel.getGrid())
+       << ", " << launchArray(kernel.getBlock()) << ", "
+       << kernel.getSharedBytes().value_or(0) << "u};\n";
+  }
   llvm::StringMap<unsigned> kernelIndex;
   os << "static const graphc_kernel_desc kKernels[] = {\n";
   for (auto [i, kernel] : enumerate(parts.kernels)) {
@@ -408,16 +446,16 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
     for (auto [j, node] : enumerate(kernel.getOnnxNodes()))
       nodes += (j ? "," : "") + cast<StringAttr>(node).str();
     os << "  {" << cppStringLiteral(kernel.getSymName()) << ", "
-       << cppStringLiteral(kernel::stringifyFusionKind(kernel.getKind())) << ", "
-       << cppStringLiteral(nodes) << ", 0x" << kernel.getHash() << "ull, "
+       << cppStringLiteral(kernel::stringifyFusionKind(kernel.getKind()))
+       << ", " << cppStringLiteral(nodes) << ", 0x" << kernel.getHash()
+       << "ull, "
        << (options.cudaTarget || kernel.getLibrary() ? "nullptr"
                                                      : cpuKernelSymbol(kernel))
        << ", " << kernel.getFlops().value_or(0) << "ull, "
        << kernel.getBytesRead().value_or(0) << "ull, "
        << kernel.getBytesWritten().value_or(0) << "ull, "
        << (kernel.getFlopType() ? graph::toHostDtype(*kernel.getFlopType()) : 0)
-       << ", "
-       << libraryEnum(kernel) << ", "
+       << ", " << libraryEnum(kernel) << ", "
        << (kernel.getGemm() ? "&kGemm" + std::to_string(i)
                             : std::string("nullptr"))
        << ", "
@@ -427,11 +465,14 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
        << ", "
        << (kernel.getConv() ? "&kConv" + std::to_string(i)
                             : std::string("nullptr"))
-       << ", " << int(kernel.getReportsErrors()) << "},\n";
+       << ", " << int(kernel.getReportsErrors()) << ", "
+       << (kernel.getSdpa() ? "&kSdpa" + std::to_string(i)
+                            : std::string("nullptr"))
+       << "},\n";
   }
   if (parts.kernels.empty())
     os << "  {nullptr, nullptr, nullptr, 0, nullptr, 0, 0, 0, 0, 0, "
-          "nullptr, -1, nullptr, 0},\n";
+          "nullptr, -1, nullptr, 0, nullptr},\n";
   os << "};\n";
 
   // Plans. The arguments of all of a plan's steps are one array that each

@@ -226,7 +226,8 @@ CompileSummary summarize(ModuleOp module) {
     if (auto kernel = dyn_cast<exec::KernelOp>(op)) {
       ++summary.kernels;
       summary.cublasLtKernels += kernel.getGemm().has_value();
-      summary.cudnnKernels += kernel.getConv().has_value();
+      summary.cudnnKernels +=
+          kernel.getConv().has_value() || kernel.getSdpa().has_value();
     }
     if (auto weight = dyn_cast<exec::WeightOp>(op)) {
       summary.weightBytes = std::max<int64_t>(
@@ -696,13 +697,12 @@ llvm::Error compileModel(const CompileOptions &options,
     return e;
   if (failed(formFusionGroups(module, /*fuse=*/!options.noFusion)))
     return diagnostics.takeError("fusion failed");
-  LibrarySet libraries{usesCublasLt(options), usesCudnn(options)};
-  if ((libraries.cublaslt || libraries.cudnn) &&
-      failed(selectLibraryCalls(module,
-                                options.target == Target::cuda
-                                    ? kLibraryWorkspaceBytes
-                                    : 0,
-                                libraries)))
+  LibrarySet libraries{usesCublasLt(options), usesCudnn(options),
+                       usesCudnnSdpa(options)};
+  if ((libraries.cublaslt || libraries.cudnn || libraries.cudnnSdpa) &&
+      failed(selectLibraryCalls(
+          module, options.target == Target::cuda ? kLibraryWorkspaceBytes : 0,
+          libraries)))
     return diagnostics.takeError("selecting library calls failed");
   if (failed(verify(module)))
     return diagnostics.takeError("fused IR does not verify");

@@ -94,6 +94,22 @@ struct ArtifactConv {
   bool channelsLast = false;
 };
 
+/// What a cuDNN attention kernel computes (graphc_sdpa_desc).
+struct ArtifactSdpa {
+  int64_t batch = 0, heads = 0, kvHeads = 0, queries = 0, keys = 0, headDim = 0,
+          valueDim = 0;
+  double scale = 1.0;
+  bool causal = false;
+  int32_t dtype = 0, computeDtype = 0;
+  int32_t qArg = -1, kArg = -1, vArg = -1, biasArg = -1, oArg = -1,
+          workspaceArg = -1;
+  int32_t engineRank = 0;
+  /// The generated attention kernel's launch, run where cuDNN has no
+  /// engine.
+  uint32_t fallbackGrid[3] = {0, 0, 0}, fallbackBlock[3] = {0, 0, 0};
+  uint32_t fallbackSharedBytes = 0;
+};
+
 struct ArtifactKernel {
   std::string name, kind, onnxNodes;
   uint64_t contentHash = 0;
@@ -105,8 +121,9 @@ struct ArtifactKernel {
   int32_t library = 0;
   std::optional<ArtifactGemm> gemm;
   std::optional<ArtifactConv> conv;
-  /// cuda, generated kernels and epilogue kernels: the module unit holding
-  /// its code.
+  std::optional<ArtifactSdpa> sdpa;
+  /// cuda, generated kernels, epilogue kernels and attention fallbacks: the
+  /// module unit holding its code.
   int32_t unit = 0;
 };
 

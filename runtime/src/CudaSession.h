@@ -20,8 +20,9 @@
 // cuDNN handle (the latter set to its stream) and, per library kernel, the
 // matmul or convolution plan built at creation (CublasLtGemm, CudnnConv), so
 // runs allocate nothing and capture like launches. A convolution cuDNN runs
-// without its epilogue is followed by the kernel's epilogue kernel,
-// launched like a generated kernel.
+// without its epilogue is followed by the kernel's epilogue kernel, and an
+// attention cuDNN has no engine for runs the kernel's fallback kernel
+// instead (CudnnSdpa), each launched like a generated kernel.
 //
 // Kernels that check their indices report an out-of-range index in the
 // session's error record (64-bit words in device memory: flag, launch site,
@@ -49,6 +50,7 @@
 #include "runtime/src/CublasLtGemm.h"
 #include "runtime/src/CudaModel.h"
 #include "runtime/src/CudnnConv.h"
+#include "runtime/src/CudnnSdpa.h"
 
 #include <memory>
 #include <vector>
@@ -218,6 +220,7 @@ private:
   /// none when the model has no cuDNN kernel.
   dnn::Handle dnnHandle = nullptr;
   std::vector<std::unique_ptr<CudnnConv>> convs;
+  std::vector<std::unique_ptr<CudnnSdpa>> sdpas;
   /// Per input: host bytes of its pad value for patterns memset cannot
   /// write, made on first use.
   std::vector<std::vector<unsigned char>> padSource;

@@ -170,7 +170,7 @@ const Fault kFaults[] = {
     // The kernel record.
     {"cuDNN without a convolution",
      [](ConvModel &m) { m.kernels[0].conv = nullptr; },
-     "kernel 'conv' calls cuDNN without a convolution record"},
+     "kernel 'conv' calls cuDNN without a convolution or attention record"},
     {"convolution without a library",
      [](ConvModel &m) { m.kernels[0].library = GRAPHC_LIBRARY_NONE; },
      "kernel 'conv' has a convolution record but calls no library"},
@@ -330,8 +330,8 @@ const Fault kFaults[] = {
        m.desc.num_images = 0;
        m.desc.num_units = 0;
      },
-     "kernel 'conv' has an epilogue kernel but the model has no device "
-     "image"},
+     "kernel 'conv' has an epilogue or fallback kernel but the model has "
+     "no device image"},
     // Steps and kernels.
     {"launch of a cuDNN kernel",
      [](ConvModel &m) {

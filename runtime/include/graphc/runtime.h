@@ -374,8 +374,10 @@ typedef struct graphc_library_kernel_info {
   int32_t library; /* graphc_library (descriptor.h) */
   /* 1: the library computes the kernel with its bias, residual and
    * activation; 0: it computes the GEMM or convolution alone and the
-   * kernel's generated epilogue kernel finishes it (one launch more); -1:
-   * no step calls it, so nothing was planned. */
+   * kernel's generated epilogue kernel finishes it (one launch more), or,
+   * for an attention (cuDNN's SDPA), the library has no engine for it and
+   * the kernel's generated attention kernel computes it instead (rank -1);
+   * -1: no step calls it, so nothing was planned. */
   int32_t fused;
   /* The planned choice's rank among the heuristic's, and the rank the
    * artifact asked for (its tuning); they differ where this library offers

@@ -117,6 +117,12 @@ int fakecu_cublaslt_last_algorithm_rank(void);
  * not "0" in the environment: for processes that run models through graphc
  * or Python. */
 void fakecu_cudnn_refuse_fusion(int refuse);
+/* The heuristic offers the same four for the attention graph of
+ * runtime/src/CudnnSdpa.h (the only graph with matmuls it offers any for),
+ * and none while `refuse` is set: then the runtime runs the kernel's
+ * generated attention kernel. Set from the start (and after fakecu_reset)
+ * when FAKECU_CUDNN_REFUSE_SDPA is set and not "0" in the environment. */
+void fakecu_cudnn_refuse_sdpa(int refuse);
 /* Every engine needs at least `bytes` of workspace (default 0). */
 void fakecu_cudnn_require_workspace(unsigned long long bytes);
 /* The rank, in the heuristic's answer, of the engine configuration whose
