@@ -418,7 +418,26 @@ static std::string describeKernel(exec::KernelOp kernel) {
   return text;
 }
 
+/// The kernel parameter space every CUDA architecture and driver accepts.
+static constexpr size_t kMaxKernelParameterBytes = 4096;
+
 FailureOr<CudaKernel> KernelEmitter::finish() {
+  // Kernel parameters live in a 4 KiB constant bank (32 KiB only from CUDA
+  // 12.1 on Volta and later): a kernel with more would not launch.
+  size_t pointers = 0;
+  if (kernel)
+    pointers = kernel.getBody().front().getNumArguments() +
+               kernel.getBody().front().getTerminator()->getNumOperands();
+  else
+    pointers = slots.size() + op->getNumResults();
+  size_t parameterBytes = pointers * 8 + (reportsErrors ? 12 : 0);
+  if (parameterBytes > kMaxKernelParameterBytes) {
+    (void)fail("its kernel takes " + Twine(pointers) + " buffers (" +
+               Twine(parameterBytes) + " bytes of parameters), more than " +
+               "the " + Twine(kMaxKernelParameterBytes) +
+               " bytes CUDA passes to a kernel");
+    return failure();
+  }
   std::string source;
   llvm::raw_string_ostream src(source);
   src << includes;
