@@ -51,8 +51,7 @@ std::optional<DenseElementsAttr> oneElementOf(ElementsAttr value,
   if (dense) {
     raw = dense.getRawData();
     if (dense.isSplat())
-      return DenseElementsAttr::getFromRawBuffer(oneType,
-                                                 raw.take_front(size));
+      return DenseElementsAttr::getFromRawBuffer(oneType, raw.take_front(size));
   } else if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
     AsmResourceBlob *blob = resource.getRawHandle().getBlob();
     if (!blob)
@@ -98,8 +97,8 @@ void materialize(graph::ConstantOp constant) {
   if (!type || !type.hasStaticShape() ||
       type.getNumElements() <= kMaxInlinedConstantElements)
     return;
-  auto oneType = RankedTensorType::get(
-      SmallVector<int64_t>(type.getRank(), 1), type.getElementType());
+  auto oneType = RankedTensorType::get(SmallVector<int64_t>(type.getRank(), 1),
+                                       type.getElementType());
   std::optional<DenseElementsAttr> element =
       oneElementOf(constant.getValue(), oneType);
   if (!element)
@@ -116,8 +115,8 @@ void materialize(graph::ConstantOp constant) {
       continue;
     }
     if (!filled) {
-      auto shapeType = RankedTensorType::get({type.getRank()},
-                                             builder.getI64Type());
+      auto shapeType =
+          RankedTensorType::get({type.getRank()}, builder.getI64Type());
       Value shape = builder.create<graph::ConstantOp>(
           loc, shapeType,
           DenseIntElementsAttr::get(shapeType, type.getShape()));

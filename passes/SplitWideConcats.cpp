@@ -27,8 +27,8 @@ namespace {
 void splitConcat(graph::ConcatOp concat, int64_t maxInputs) {
   auto resultType = cast<RankedTensorType>(concat.getType());
   int64_t rank = resultType.getRank();
-  int64_t axis = concat.getAxis() < 0 ? concat.getAxis() + rank
-                                      : concat.getAxis();
+  int64_t axis =
+      concat.getAxis() < 0 ? concat.getAxis() + rank : concat.getAxis();
   if (axis < 0 || axis >= rank)
     return;
   SmallVector<Value> inputs(concat.getInputs());
@@ -75,8 +75,7 @@ void splitWideConcats(ModuleOp module, int64_t maxInputs) {
 }
 
 namespace {
-struct SplitWideConcatsPass
-    : impl::SplitWideConcatsBase<SplitWideConcatsPass> {
+struct SplitWideConcatsPass : impl::SplitWideConcatsBase<SplitWideConcatsPass> {
   using SplitWideConcatsBase::SplitWideConcatsBase;
   void runOnOperation() override {
     splitWideConcats(getOperation(), maxInputs);

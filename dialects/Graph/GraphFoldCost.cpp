@@ -172,8 +172,8 @@ FoldCost estimateFoldCost(Operation *op) {
     double perOutput = elementsOf(w) / channels;
     double positions = results / std::max(dimOf(x, 0) * channels, 1.0);
     cost.work += results * perOutput + perOutput * positions;
-    cost.scratchBytes = perOutput * positions * arithBytes(x) +
-                        wideningBytes(op);
+    cost.scratchBytes =
+        perOutput * positions * arithBytes(x) + wideningBytes(op);
     if (intAttr(op, "channels_last", 0))
       cost.scratchBytes += 2 * (in + out) * arithBytes(x);
     return cost;
@@ -186,8 +186,8 @@ FoldCost estimateFoldCost(Operation *op) {
     double perInput = elementsOf(w) / channels;
     double positions = elementsOf(x) / std::max(dimOf(x, 0) * dimOf(x, 1), 1.0);
     cost.work += 2 * elementsOf(x) * perInput;
-    cost.scratchBytes = perInput * positions * arithBytes(x) +
-                        wideningBytes(op);
+    cost.scratchBytes =
+        perInput * positions * arithBytes(x) + wideningBytes(op);
     return cost;
   }
   if (mnemonic == "max_pool" || mnemonic == "average_pool" ||

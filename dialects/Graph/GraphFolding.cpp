@@ -136,8 +136,7 @@ ElementsAttr constantFromBytes(ShapedType type, ArrayRef<char> bytes) {
       bytes.size() % elementSize == 0) {
     ArrayRef<char> first = bytes.take_front(elementSize);
     bool splat = true;
-    for (size_t at = elementSize; splat && at < bytes.size();
-         at += elementSize)
+    for (size_t at = elementSize; splat && at < bytes.size(); at += elementSize)
       splat = bytes.slice(at, elementSize) == first;
     if (splat)
       return DenseElementsAttr::getFromRawBuffer(type, first);

@@ -314,7 +314,8 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
        << "#include \"HostKernels.h\"\n"
        // The C++ the generated loops of fusions call (EmitCpuLoops.h).
        << "#include \"graphc_cuda_scalar.h\"\n\n"
-       << scalarHelperSource() << "\n"
+       << scalarHelperSource()
+       << "\n"
        // A host kernel call's tensors: static shapes, and where each lies:
        // argument `at` (>= 0), none (-1) or the kernel's scratch block at
        // offset -2 - at.

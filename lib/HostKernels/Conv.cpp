@@ -103,9 +103,8 @@ void col2im(const A *col, int64_t channels, const Window &w, int64_t first,
 /// Positions per tile of a convolution whose columns have `rows` elements
 /// each, so that a tile's columns fit kMaxTileScratchBytes (at least one).
 int64_t tilePositions(int64_t rows, int64_t positions, size_t elementBytes) {
-  int64_t perTile = kMaxTileScratchBytes /
-                    (std::max<int64_t>(rows, 1) *
-                     static_cast<int64_t>(elementBytes));
+  int64_t perTile = kMaxTileScratchBytes / (std::max<int64_t>(rows, 1) *
+                                            static_cast<int64_t>(elementBytes));
   return std::max<int64_t>(1, std::min(perTile, positions));
 }
 
@@ -232,8 +231,8 @@ int convChannelsFirst(KernelContext &ctx) {
     // Columns for a tile of output positions at a time: their size is
     // bounded however large the padding or the kernel.
     int64_t rows = Cg * KS;
-    int64_t tile = pointwise ? std::max<int64_t>(P, 1)
-                             : tilePositions(rows, P, sizeof(A));
+    int64_t tile =
+        pointwise ? std::max<int64_t>(P, 1) : tilePositions(rows, P, sizeof(A));
     Scratch<A> col;
     if (!pointwise)
       GC_TRY(col.allocate(ctx, rows * tile, "the im2col columns"));
@@ -357,10 +356,9 @@ GC_KERNEL(conv_transpose) {
         for (int64_t p0 = 0; p0 < inSize; p0 += tile) {
           int64_t count = std::min(tile, inSize - p0);
           // col[Mg*KS, count] = W_g^T [Mg*KS, Cg] * X_g [Cg, p0 : p0+count]
-          gemm<A>(true, false, rows, count, Cg, A(1),
-                  vw.data() + g * Cg * rows, rows,
-                  vx.data() + (n * C + g * Cg) * inSize + p0, inSize, A(0),
-                  col.data(), count);
+          gemm<A>(true, false, rows, count, Cg, A(1), vw.data() + g * Cg * rows,
+                  rows, vx.data() + (n * C + g * Cg) * inSize + p0, inSize,
+                  A(0), col.data(), count);
           col2im(col.data(), Mg, w, p0, count,
                  out.data() + (n * M + g * Mg) * outSize);
         }

@@ -178,9 +178,8 @@ public:
   /// Allocates `count` elements; fails naming `what`.
   int allocate(KernelContext &ctx, int64_t count, const char *what) {
     size_t bytes = 0;
-    if (count >= 0 &&
-        !__builtin_mul_overflow(static_cast<size_t>(count), sizeof(T),
-                                &bytes)) {
+    if (count >= 0 && !__builtin_mul_overflow(static_cast<size_t>(count),
+                                              sizeof(T), &bytes)) {
       std::free(ptr);
       ptr = static_cast<T *>(std::malloc(bytes ? bytes : 1));
       if (ptr)

@@ -242,8 +242,7 @@ LogicalResult emitCpuKernel(exec::KernelOp kernel, llvm::raw_ostream &os,
     };
     auto tensor = [&](Value value) {
       auto ranked = cast<RankedTensorType>(value.getType());
-      return "{" +
-             std::to_string(graph::toHostDtype(ranked.getElementType())) +
+      return "{" + std::to_string(graph::toHostDtype(ranked.getElementType())) +
              ", " + std::to_string(ranked.getRank()) + ", " + dimsOf(ranked) +
              ", nullptr}";
     };
@@ -293,19 +292,18 @@ LogicalResult emitCpuKernel(exec::KernelOp kernel, llvm::raw_ostream &os,
       os << "static const long long " << name << "_at[] = {";
       llvm::interleaveComma(places, os);
       os << "};\n";
-      return "gc_tensor " + name.str() + "[" +
-             std::to_string(tensors.size()) + "]; graphc_bind(" + name.str() +
-             ", " + name.str() + "_shapes, " + name.str() + "_at, " +
-             std::to_string(tensors.size()) + ", args, " +
-             (scratchBytes > 0 ? "scratch" : "nullptr") + ");";
+      return "gc_tensor " + name.str() + "[" + std::to_string(tensors.size()) +
+             "]; graphc_bind(" + name.str() + ", " + name.str() + "_shapes, " +
+             name.str() + "_at, " + std::to_string(tensors.size()) +
+             ", args, " + (scratchBytes > 0 ? "scratch" : "nullptr") + ");";
     };
     Call call;
     std::string inputsName = opPrefix + "_inputs",
                 outputsName = opPrefix + "_outputs";
     call.callee = "gc_hk_" + op->getName().stripDialect().str() + "(" +
                   inputsName + ", " + std::to_string(numInputs) + ", " +
-                  outputsName + ", " + std::to_string(outputs.size()) +
-                  ", &" + opPrefix + "_attr_list, err, err_len)";
+                  outputsName + ", " + std::to_string(outputs.size()) + ", &" +
+                  opPrefix + "_attr_list, err, err_len)";
     call.inputs = table(inputsName, inputs, inputPlaces);
     call.outputs = table(outputsName, outputs, outputPlaces);
     calls.push_back(std::move(call));
