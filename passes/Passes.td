@@ -211,8 +211,9 @@ def SplitWideConcats : Pass<"graphc-split-wide-concats", "mlir::ModuleOp"> {
   let description = [{
     A concat of more than `max-inputs` inputs (static along its axis)
     becomes a tree of concats of at most `max-inputs` consecutive inputs
-    each, computing the same tensor: CUDA kernels take one pointer per
-    input within 4 KiB of parameters. The cuda target runs it.
+    each, computing the same tensor: a CUDA kernel takes one pointer per
+    input, and the concat template tests each input's range per element.
+    The cuda target runs it.
   }];
   let options = [
     Option<"maxInputs", "max-inputs", "int64_t", "64",

@@ -1,7 +1,7 @@
 //===- SplitWideConcats.cpp - concats of many inputs as a tree ------------===//
 //
-// A CUDA kernel takes one pointer per input, and its parameters must fit in
-// 4 KiB; the concat template also tests each input's range per element. A
+// A CUDA kernel takes one pointer per input, within CUDA's limit on kernel
+// parameters, and the concat template tests each input's range per element. A
 // concat of thousands of inputs (cheap to write in a model) becomes a tree
 // of concats of at most `maxInputs` inputs each: the same values, every
 // element copied once per level.

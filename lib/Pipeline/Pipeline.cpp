@@ -699,8 +699,8 @@ llvm::Error compileModel(const CompileOptions &options,
     return e;
   // Large splats become literals or run-time fills, never weights.
   materializeSplats(module);
-  // Inputs per concat on cuda: a kernel's pointers within CUDA's 4 KiB of
-  // parameters, and few range tests per element.
+  // Inputs per concat on cuda: few pointers per kernel and few range tests
+  // per element.
   constexpr int64_t kMaxCudaConcatInputs = 64;
   if (options.target == Target::cuda)
     splitWideConcats(module, kMaxCudaConcatInputs);

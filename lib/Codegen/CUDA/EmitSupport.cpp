@@ -418,12 +418,13 @@ static std::string describeKernel(exec::KernelOp kernel) {
   return text;
 }
 
-/// The kernel parameter space every CUDA architecture and driver accepts.
-static constexpr size_t kMaxKernelParameterBytes = 4096;
+/// Kernel parameter bytes CUDA accepts from 12.1 on for Volta and later
+/// (every architecture NVRTC 13 targets); a kernel with more cannot launch.
+static constexpr size_t kMaxKernelParameterBytes = 32764;
 
 FailureOr<CudaKernel> KernelEmitter::finish() {
-  // Kernel parameters live in a 4 KiB constant bank (32 KiB only from CUDA
-  // 12.1 on Volta and later): a kernel with more would not launch.
+  // One pointer per buffer: an op of thousands of distinct operands
+  // exceeds what CUDA passes to a kernel.
   size_t pointers = 0;
   if (kernel)
     pointers = kernel.getBody().front().getNumArguments() +
