@@ -4,7 +4,8 @@ inputs and expected outputs of those small enough to run.
 usage: make_compile_bombs.py KIND OUT.onnx [DIR]
 
 KIND: conv, maxpool, einsum (folded constants whose op is beyond the folding
-budget; the -small variants run), convtranspose (a run-time one whose
+budget; the -small variants run), max (4100 distinct operands, past
+CUDA's kernel parameters), convtranspose (a run-time one whose
 columns take several tiles), many-einsums (each op within the budget,
 together past the total per compile), splats (64 Expand(scalar, [2^20])),
 concat (one Concat of 4000 operands). DIR receives x.npy (and y.npy) and
@@ -219,6 +220,14 @@ elif kind == "concat":
                                                  [operands, 3]))
     expected["z"] = np.maximum(
         np.concatenate([feeds[n] for n in names], axis=0), 0).astype(np.float64)
+elif kind == "max":
+    # A Max of 4100 distinct inputs: more pointers than a CUDA kernel takes.
+    names = ["x%d" % i for i in range(4100)]
+    for name in names:
+        inputs.append(helper.make_tensor_value_info(name, TensorProto.FLOAT,
+                                                    [2]))
+    nodes.append(helper.make_node("Max", names, ["y"], name="wide_max"))
+    outputs.append(helper.make_tensor_value_info("y", TensorProto.FLOAT, [2]))
 else:
     sys.exit("unknown kind " + kind)
 
