@@ -24,10 +24,6 @@ namespace graphc {
 #define GEN_PASS_DEF_LOWERTOEXEC
 #include "passes/Passes.h.inc"
 
-/// Constants past this many elements are weights, read through their slot;
-/// smaller ones (axes, starts, pads, scales, K) are worth specialising on.
-static constexpr int64_t kMaxInlinedConstantElements = 1024;
-
 /// Replaces, inside `kernelOp`, the uses of block arguments whose fusion
 /// input is a small dense constant by a copy of that constant. The copy
 /// names the block argument it replaces: the launch still passes that

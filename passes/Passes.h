@@ -102,6 +102,20 @@ specializeShapeBuckets(mlir::ModuleOp module,
 /// anchors a fusion (from the op's kind trait; layout for data movement).
 kernel::FusionKind classifyOp(mlir::Operation *op);
 
+/// Constants past this many elements are weights, read through their slot;
+/// smaller ones (axes, starts, pads, scales, K) are copied into the kernels
+/// reading them, which specialise on them. A larger splat is no weight: see
+/// graphc-materialize-splats.
+inline constexpr int64_t kMaxInlinedConstantElements = 1024;
+
+/// Replaces large splat constants by one-element literals (pointwise
+/// users) or run-time fills; see graphc-materialize-splats.
+void materializeSplats(mlir::ModuleOp module);
+
+/// Makes every concat of more than `maxInputs` inputs a tree of concats of
+/// at most `maxInputs` inputs; see graphc-split-wide-concats.
+void splitWideConcats(mlir::ModuleOp module, int64_t maxInputs);
+
 /// Wraps graph ops of @main into kernel.fusion groups.
 /// With `fuse` false every op is a fusion of its own.
 mlir::LogicalResult formFusionGroups(mlir::ModuleOp module, bool fuse = true);

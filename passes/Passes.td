@@ -195,6 +195,32 @@ def AnalyzePadSafety : Pass<"graphc-analyze-pad-safety", "mlir::ModuleOp"> {
 // Fusion
 //===----------------------------------------------------------------------===//
 
+def MaterializeSplats : Pass<"graphc-materialize-splats", "mlir::ModuleOp"> {
+  let summary = "read large splat constants as literals or run-time fills";
+  let description = [{
+    A constant of more than 1024 elements that are all equal is not stored
+    as weights. A pointwise user that broadcasts a one-element constant to
+    the same result reads that instead (a literal in its kernel); any other
+    user reads a `graph.expand` of the one element to the constant's
+    shape, computed at run time. Runs after the last folding.
+  }];
+}
+
+def SplitWideConcats : Pass<"graphc-split-wide-concats", "mlir::ModuleOp"> {
+  let summary = "make concats of many inputs a tree of narrower ones";
+  let description = [{
+    A concat of more than `max-inputs` inputs (static along its axis)
+    becomes a tree of concats of at most `max-inputs` consecutive inputs
+    each, computing the same tensor: a CUDA kernel takes one pointer per
+    input, and the concat template tests each input's range per element.
+    The cuda target runs it.
+  }];
+  let options = [
+    Option<"maxInputs", "max-inputs", "int64_t", "64",
+           "inputs per concat">,
+  ];
+}
+
 def FormFusionGroups : Pass<"graphc-form-fusion-groups", "mlir::ModuleOp"> {
   let summary = "wrap graph ops of @main into kernel.fusion groups";
   let description = [{

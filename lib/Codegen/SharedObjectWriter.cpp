@@ -316,7 +316,19 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
        << "#include \"HostKernels.h\"\n"
        // The C++ the generated loops of fusions call (EmitCpuLoops.h).
        << "#include \"graphc_cuda_scalar.h\"\n\n"
-       << scalarHelperSource() << "\n";
+       << scalarHelperSource()
+       << "\n"
+       // A host kernel call's tensors: static shapes, and where each lies:
+       // argument `at` (>= 0), none (-1) or the kernel's scratch block at
+       // offset -2 - at.
+       << "static inline void graphc_bind(gc_tensor *tensors, const "
+          "gc_tensor *shapes, const long long *at, int count, void *const "
+          "*args, char *scratch) {\n"
+          "  for (int i = 0; i < count; ++i) {\n"
+          "    tensors[i] = shapes[i];\n"
+          "    tensors[i].data = at[i] >= 0 ? args[at[i]] : at[i] == -1 ? "
+          "nullptr : (void *)(scratch + (-2 - at[i]));\n"
+          "  }\n}\n\n";
     std::set<std::string> declared;
     for (exec::KernelOp kernel : parts.kernels) {
       // The runtime computes library kernels itself.

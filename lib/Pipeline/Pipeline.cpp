@@ -1,6 +1,8 @@
 //===- Pipeline.cpp - the compile pipeline --------------------------------===//
 
 #include "lib/Pipeline/Pipeline.h"
+
+#include "dialects/Graph/FoldBudget.h"
 #include "graphc/BuildConfig.h"
 #include "lib/Pipeline/CheckAssumedPadSafety.h"
 #include "lib/Pipeline/OutputPaths.h"
@@ -616,6 +618,8 @@ llvm::Error compileModel(const CompileOptions &options,
       llvm::consumeError(opened.takeError());
   }
 
+  // Constant folding of large ops draws on one total for the compile.
+  graph::FoldWorkScope foldWork;
   Progress *progress = options.progress;
   auto stage = [&](llvm::StringRef name) {
     if (progress)
@@ -695,6 +699,13 @@ llvm::Error compileModel(const CompileOptions &options,
                          : kDefaultMaxTensorBytesCpu;
   if (llvm::Error e = checkTensorSizes(module, maxTensorBytes))
     return e;
+  // Large splats become literals or run-time fills, never weights.
+  materializeSplats(module);
+  // Inputs per concat on cuda: few pointers per kernel and few range tests
+  // per element.
+  constexpr int64_t kMaxCudaConcatInputs = 64;
+  if (options.target == Target::cuda)
+    splitWideConcats(module, kMaxCudaConcatInputs);
   if (failed(formFusionGroups(module, /*fuse=*/!options.noFusion)))
     return diagnostics.takeError("fusion failed");
   LibrarySet libraries{usesCublasLt(options), usesCudnn(options),

@@ -418,7 +418,27 @@ static std::string describeKernel(exec::KernelOp kernel) {
   return text;
 }
 
+/// Kernel parameter bytes CUDA accepts from 12.1 on for Volta and later
+/// (every architecture NVRTC 13 targets); a kernel with more cannot launch.
+static constexpr size_t kMaxKernelParameterBytes = 32764;
+
 FailureOr<CudaKernel> KernelEmitter::finish() {
+  // One pointer per buffer: an op of thousands of distinct operands
+  // exceeds what CUDA passes to a kernel.
+  size_t pointers = 0;
+  if (kernel)
+    pointers = kernel.getBody().front().getNumArguments() +
+               kernel.getBody().front().getTerminator()->getNumOperands();
+  else
+    pointers = slots.size() + op->getNumResults();
+  size_t parameterBytes = pointers * 8 + (reportsErrors ? 12 : 0);
+  if (parameterBytes > kMaxKernelParameterBytes) {
+    (void)fail("its kernel takes " + Twine(pointers) + " buffers (" +
+               Twine(parameterBytes) + " bytes of parameters), more than " +
+               "the " + Twine(kMaxKernelParameterBytes) +
+               " bytes CUDA passes to a kernel");
+    return failure();
+  }
   std::string source;
   llvm::raw_string_ostream src(source);
   src << includes;
