@@ -365,8 +365,19 @@ bool refuseFusionByDefault() {
   return value && *value && std::strcmp(value, "0") != 0;
 }
 
+/// FAKECU_CUDNN_FASTEST_ENGINE: the engine configuration (rank) that runs
+/// at the host's speed; the others take kSlowerMicros longer on the fake's
+/// clock. -1 (unset): every one runs at the host's speed.
+int fastestEngineByDefault() {
+  const char *value = std::getenv("FAKECU_CUDNN_FASTEST_ENGINE");
+  return value && *value ? static_cast<int>(std::strtol(value, nullptr, 10))
+                         : -1;
+}
+constexpr double kSlowerMicros = 1000.0;
+
 struct DnnState {
   std::mutex mutex;
+  int fastestEngine = fastestEngineByDefault();
   std::set<Descriptor *> descriptors;
   std::set<Handle *> handles;
   uint64_t nextSerial = 1;
@@ -1084,6 +1095,7 @@ void fakecu::resetCudnn() {
   DnnState &s = dnn();
   std::lock_guard<std::mutex> lock(s.mutex);
   s.refuseFusion = refuseFusionByDefault();
+  s.fastestEngine = fastestEngineByDefault();
   s.requiredWorkspace = 0;
   s.lastRank = -1;
   s.lastError.clear();
@@ -1094,6 +1106,11 @@ extern "C" {
 #define FAKE_API __attribute__((visibility("default")))
 
 //===- Control interface --------------------------------------------------===//
+
+FAKE_API void fakecu_cudnn_set_fastest_engine(int rank) {
+  std::lock_guard<std::mutex> lock(dnn().mutex);
+  dnn().fastestEngine = rank;
+}
 
 FAKE_API void fakecu_cudnn_refuse_fusion(int refuse) {
   std::lock_guard<std::mutex> lock(dnn().mutex);
@@ -1513,9 +1530,16 @@ FAKE_API Status cudnnBackendExecute(Handle *handle, void *plan, void *pack) {
   }
   s.lastRank = engine.rank;
   void *stream = handle->stream;
+  const double slower =
+      s.fastestEngine >= 0 && engine.rank != s.fastestEngine ? kSlowerMicros
+                                                              : 0.0;
   lock.unlock();
   int result = fakecu::enqueueWork(stream, "cudnnBackendExecute",
-                                   [run] { execute(run); });
+                                   [run, slower] {
+                                     execute(run);
+                                     if (slower)
+                                       fakecu::advanceClock(slower);
+                                   });
   if (result != 0) {
     lock.lock();
     return refuse(s, function,
