@@ -350,8 +350,7 @@ ArtifactGemm Reader::readGemm(uint64_t vaddr, const std::string &what) {
               std::to_string(gemm.algoRank));
   if (gemm.tf32 != 0 && gemm.tf32 != 1)
     malformed(what + " has tf32 " + std::to_string(gemm.tf32));
-  if (gemm.splitK != 0 &&
-      (gemm.splitK < 2 || gemm.splitK > GRAPHC_MAX_SPLIT_K))
+  if (gemm.splitK != 0 && (gemm.splitK < 2 || gemm.splitK > GRAPHC_MAX_SPLIT_K))
     malformed(what + " splits K into " + std::to_string(gemm.splitK) +
               " parts");
   if (gemm.tuned != 0 && gemm.tuned != 1)

@@ -11,9 +11,9 @@
 // layouts and the algorithm (the heuristic's answer of rank algo_rank, with
 // K split into split_k parts where the artifact asks: SPLITK_NUM and the
 // first reduction scheme cublasLtMatmulAlgoCheck accepts within the
-// workspace, else the algorithm unsplit). A run only sets the bias pointer and queues
-// cublasLtMatmul with host alpha/beta and an explicit workspace, so a run
-// can be captured into a CUDA graph (nothing is allocated).
+// workspace, else the algorithm unsplit). A run only sets the bias pointer and
+// queues cublasLtMatmul with host alpha/beta and an explicit workspace, so a
+// run can be captured into a CUDA graph (nothing is allocated).
 //
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHC_RUNTIME_SRC_CUBLASLTGEMM_H

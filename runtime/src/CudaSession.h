@@ -83,9 +83,8 @@ public:
   /// Times the candidates of library kernel `kernel` (the caller checked
   /// that it is one); see graphc_session_time_library_kernel.
   /// LibraryTiming.cpp.
-  graphc_status timeLibraryKernel(int32_t kernel, int32_t maxRanks,
-                                  bool splitK, int32_t warmup,
-                                  int32_t repeats,
+  graphc_status timeLibraryKernel(int32_t kernel, int32_t maxRanks, bool splitK,
+                                  int32_t warmup, int32_t repeats,
                                   std::vector<graphc_library_candidate> &out);
 
 private:

@@ -127,13 +127,16 @@ CudaSession::timeLibraryKernel(int32_t k, int32_t maxRanks, bool splitK,
   cu::ContextGuard guard(drv, device.context);
   if (guard.result() != cu::kSuccess)
     return error("cannot make the context current", guard.result());
+  // Like session creation, never part of a capture another stream of the
+  // caller's thread may be making.
+  cu::RelaxedCaptureGuard relaxed(drv);
   maxRanks = std::clamp(maxRanks, 1, int32_t(GRAPHC_MAX_ALGO_RANKS));
   warmup = std::max(warmup, 0);
   repeats = std::max(repeats, 1);
   const uint64_t workspace = libraryWorkspace[k];
-  const std::string where = " of " + describeKernel(k) + " on cuda:" +
-                            std::to_string(device.ordinal) + " for model '" +
-                            model.path + "'";
+  const std::string where = " of " + describeKernel(k) +
+                            " on cuda:" + std::to_string(device.ordinal) +
+                            " for model '" + model.path + "'";
 
   // The operands: one 256-byte-aligned slot per argument, in the arena
   // when they fit, else in a block of their own.
@@ -299,14 +302,14 @@ graphc_status CudaSession::timeLibraryAlgorithms() {
   for (int32_t k = 0; k < desc.num_kernels; ++k) {
     const graphc_kernel_desc &kernel = desc.kernels[k];
     // A tuned choice was measured on the GPU it was tuned for; keep it.
-    bool planned = kernel.gemm ? size_t(k) < gemms.size() && gemms[k]
+    bool planned = kernel.gemm   ? size_t(k) < gemms.size() && gemms[k]
                    : kernel.conv ? size_t(k) < convs.size() && convs[k]
                                  : false;
     if (!planned || (kernel.gemm ? kernel.gemm->tuned : kernel.conv->tuned))
       continue;
     if (graphc_status status = timeLibraryKernel(
-            k, GRAPHC_LIBRARY_TIMING_RANKS, /*splitK=*/false,
-            kCreationWarmup, GRAPHC_LIBRARY_TIMING_REPEATS, candidates))
+            k, GRAPHC_LIBRARY_TIMING_RANKS, /*splitK=*/false, kCreationWarmup,
+            GRAPHC_LIBRARY_TIMING_REPEATS, candidates))
       return status;
     if (candidates.empty())
       continue;
@@ -331,8 +334,8 @@ graphc_status CudaSession::timeLibraryAlgorithms() {
       graphc_conv_desc chosen = *kernel.conv;
       chosen.engine_rank = best->rank;
       code = CudnnConv::create(*model.cuda->cudnn(), dnnHandle, chosen,
-                               libraryWorkspace[k], convAlignments[k],
-                               convs[k], why);
+                               libraryWorkspace[k], convAlignments[k], convs[k],
+                               why);
     }
     if (code != GRAPHC_OK)
       return makeStatus(code, "cannot run " + describeKernel(k) +

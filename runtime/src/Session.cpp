@@ -330,9 +330,9 @@ graphc_session_library_kernel_info(graphc_session *session, int32_t kernel,
 }
 
 graphc_status graphc_session_time_library_kernel(
-    graphc_session *session, int32_t kernel, int32_t max_ranks,
-    int32_t split_k, int32_t warmup, int32_t repeats,
-    graphc_library_candidate *out, int32_t capacity, int32_t *out_count) {
+    graphc_session *session, int32_t kernel, int32_t max_ranks, int32_t split_k,
+    int32_t warmup, int32_t repeats, graphc_library_candidate *out,
+    int32_t capacity, int32_t *out_count) {
   if (!session || !out_count || capacity < 0 || (capacity > 0 && !out))
     return makeStatus(GRAPHC_INVALID_ARGUMENT,
                       "graphc_session_time_library_kernel needs a session, "

@@ -249,8 +249,9 @@ TEST_F(FakeCublasLt, SplitKComputesWhatTheUnsplitGemmComputes) {
   for (size_t i = 0; i < bias.size(); ++i)
     bias[i] = float(i);
   // D = relu(A B + bias); arguments A, B, bias, D, workspace.
-  graphc_gemm_desc g = {0, 0, m, n, k, 1, k, n, 0, 0, 0, 0, 1.0, 0.0,
-                        GRAPHC_EPILOGUE_RELU, 1, 1, 0, 1, -1, 2, 3, 4, 1};
+  graphc_gemm_desc g = {
+      0, 0, m, n, k,  1, k, n, 0, 0, 0, 0, 1.0, 0.0, GRAPHC_EPILOGUE_RELU,
+      1, 1, 0, 1, -1, 2, 3, 4, 1};
   std::vector<float> expected(m * n);
   gemmtest::naiveGemm(g, a.data(), b.data(), nullptr, bias.data(),
                       expected.data());
@@ -258,7 +259,9 @@ TEST_F(FakeCublasLt, SplitKComputesWhatTheUnsplitGemmComputes) {
     int32_t parts;
     uint64_t workspace;
     int32_t planned;
-  } cases[] = {{0, 4096, 0}, {2, 4096, 2}, {4, 4096, 4},
+  } cases[] = {{0, 4096, 0},
+               {2, 4096, 2},
+               {4, 4096, 4},
                // No room for partial sums: reduced in place.
                {8, 0, 8},
                {16, 4096, 16},
@@ -274,8 +277,8 @@ TEST_F(FakeCublasLt, SplitKComputesWhatTheUnsplitGemmComputes) {
         device.upload(a), device.upload(b), device.upload(bias), d,
         c.workspace ? device.upload(std::vector<float>(c.workspace / 4)) : 0};
     std::unique_ptr<rt::CublasLtGemm> gemm;
-    ASSERT_EQ(rt::CublasLtGemm::create(library, handle, split, c.workspace,
-                                       {}, gemm, error),
+    ASSERT_EQ(rt::CublasLtGemm::create(library, handle, split, c.workspace, {},
+                                       gemm, error),
               GRAPHC_OK)
         << error;
     EXPECT_EQ(gemm->splitK(), c.planned);
@@ -680,11 +683,11 @@ TEST_F(FakeCublasLt, ToolsTimeEveryAlgorithmOfAKernel) {
   Status generated(graphc_session_time_library_kernel(
       bench->session, 0, 4, 0, 0, 1, nullptr, 0, &count));
   EXPECT_EQ(generated.code(), GRAPHC_INVALID_ARGUMENT);
-  Status outside(graphc_session_time_library_kernel(
-      bench->session, 3, 4, 0, 0, 1, nullptr, 0, &count));
+  Status outside(graphc_session_time_library_kernel(bench->session, 3, 4, 0, 0,
+                                                    1, nullptr, 0, &count));
   EXPECT_EQ(outside.code(), GRAPHC_INVALID_ARGUMENT);
-  Status noCount(graphc_session_time_library_kernel(
-      bench->session, 1, 4, 0, 0, 1, nullptr, 0, nullptr));
+  Status noCount(graphc_session_time_library_kernel(bench->session, 1, 4, 0, 0,
+                                                    1, nullptr, 0, nullptr));
   EXPECT_EQ(noCount.code(), GRAPHC_INVALID_ARGUMENT);
   bench.reset();
   graphc_model_release(model);

@@ -200,20 +200,18 @@ TEST_F(TuningDbTest, LibraryEntriesRankAlgorithms) {
   };
   std::string path = write(
       "db.json",
-      database({library("00000000000000d1", "{\"algo_rank\": 3}"),
-                library("00000000000000d2", "{\"algo_rank\": 32}"),
-                library("00000000000000d3",
-                        "{\"algo_rank\": 1, \"block_size\": 64}"),
-                library("00000000000000d4", "{}"),
-                library("00000000000000d5",
-                        "{\"algo_rank\": 17, \"split_k\": 4}"),
-                library("00000000000000d6",
-                        "{\"algo_rank\": 0, \"split_k\": 1}"),
-                library("00000000000000d7",
-                        "{\"algo_rank\": 0, \"split_k\": 65}"),
-                library("00000000000000d8", "{\"split_k\": 2}"),
-                library("00000000000000d9",
-                        "{\"block_size\": 64, \"split_k\": 2}")}));
+      database(
+          {library("00000000000000d1", "{\"algo_rank\": 3}"),
+           library("00000000000000d2", "{\"algo_rank\": 32}"),
+           library("00000000000000d3",
+                   "{\"algo_rank\": 1, \"block_size\": 64}"),
+           library("00000000000000d4", "{}"),
+           library("00000000000000d5", "{\"algo_rank\": 17, \"split_k\": 4}"),
+           library("00000000000000d6", "{\"algo_rank\": 0, \"split_k\": 1}"),
+           library("00000000000000d7", "{\"algo_rank\": 0, \"split_k\": 65}"),
+           library("00000000000000d8", "{\"split_k\": 2}"),
+           library("00000000000000d9",
+                   "{\"block_size\": 64, \"split_k\": 2}")}));
   auto db = TuningDb::load(path);
   ASSERT_TRUE(bool(db)) << llvm::toString(db.takeError());
   ASSERT_EQ(db->entries().size(), 2u);

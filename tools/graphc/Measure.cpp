@@ -244,8 +244,8 @@ llvm::Expected<Measurement> measure(const std::string &path,
       if (info.library == GRAPHC_LIBRARY_NONE || info.fused < 0 ||
           result.libraryCandidates.count(kernelHashes[k]))
         continue;
-      std::vector<graphc_library_candidate> candidates(
-          GRAPHC_MAX_ALGO_RANKS * 5);
+      std::vector<graphc_library_candidate> candidates(GRAPHC_MAX_ALGO_RANKS *
+                                                       5);
       int32_t count = 0;
       if (graphc_status status = graphc_session_time_library_kernel(
               session, k, GRAPHC_MAX_ALGO_RANKS, /*split_k=*/1, flags.warmup,

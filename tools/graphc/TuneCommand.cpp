@@ -12,13 +12,14 @@
 // session's memory (graphc_session_time_library_kernel), so that 32 ranks
 // cost 32 timings, not 32 artifacts. The library winners are then checked
 // together in one more artifact, whose outputs must agree with the
-// heuristic's before they are recorded. The artifacts are built in parallel, then run one after the other,
-// each in a measuring process of its own (Measure.h), through the runtime
-// with GRAPHC_SESSION_PROFILE_STEPS, so that each step is timed between two
-// CUDA events and a candidate that faults the GPU costs only itself. A candidate artifact's outputs must
-// agree with the heuristic artifact's on the same inputs before any of its
-// timings count. Each run reads the next of several copies of the inputs,
-// so that no run finds its inputs in L2 from the run before.
+// heuristic's before they are recorded. The artifacts are built in parallel,
+// then run one after the other, each in a measuring process of its own
+// (Measure.h), through the runtime with GRAPHC_SESSION_PROFILE_STEPS, so that
+// each step is timed between two CUDA events and a candidate that faults the
+// GPU costs only itself. A candidate artifact's outputs must agree with the
+// heuristic artifact's on the same inputs before any of its timings count. Each
+// run reads the next of several copies of the inputs, so that no run finds its
+// inputs in L2 from the run before.
 //
 // `graphc tune merge` joins databases.
 //
@@ -66,7 +67,7 @@ using Clock = std::chrono::steady_clock;
 /// to kernels without rows).
 constexpr struct {
   int64_t blockSize, elementsPerThread, tile, rowsPerBlock;
-} kCandidates[] = {{64, 1, 16, 1},  {128, 1, 16, 1}, {512, 1, 16, 1},
+} kCandidates[] = {{64, 1, 16, 1},   {128, 1, 16, 1}, {512, 1, 16, 1},
                    {1024, 1, 16, 1}, {256, 2, 16, 1}, {256, 4, 16, 1},
                    {256, 8, 16, 1},  {256, 1, 8, 1},  {256, 1, 32, 1},
                    {64, 1, 16, 2},   {128, 1, 16, 4}, {256, 1, 16, 8}};
@@ -179,9 +180,9 @@ void compileVariants(std::vector<Variant> &variants, const CompileOptions &base,
       options.progress = nullptr;
       for (uint64_t hash : kernels)
         if (!libraryKernels.count(hash))
-          options.scheduleOverrides[hash] = Schedule::generated(
-              variant.blockSize, variant.elementsPerThread, variant.tile,
-              variant.rowsPerBlock);
+          options.scheduleOverrides[hash] =
+              Schedule::generated(variant.blockSize, variant.elementsPerThread,
+                                  variant.tile, variant.rowsPerBlock);
       auto start = Clock::now();
       if (llvm::Error e = compileModel(options, llvm::nulls()))
         variant.compileError = std::move(e);
@@ -390,9 +391,8 @@ llvm::Error tuneModel(CompileOptions options, const TuneSettings &flags,
       libraryWinners[hash] = best;
   }
   if (!libraryTimes.empty())
-    out << "tune: timed " << libraryCandidates
-        << " library algorithms of " << libraryTimes.size()
-        << " library kernels\n";
+    out << "tune: timed " << libraryCandidates << " library algorithms of "
+        << libraryTimes.size() << " library kernels\n";
   // They were timed on the session's memory, not the model's values: one
   // artifact with every library winner must compute what the heuristic's
   // does before any is recorded.
@@ -411,9 +411,9 @@ llvm::Error tuneModel(CompileOptions options, const TuneSettings &flags,
         rejection = "not compiled: " + llvm::toString(std::move(e));
       } else {
         auto result = measureInProcess(tuned.outputPath, flags, scratchDir);
-        rejection = result ? compareOutputs(heuristic, *result)
-                           : "failed to run: " +
-                                 llvm::toString(result.takeError());
+        rejection =
+            result ? compareOutputs(heuristic, *result)
+                   : "failed to run: " + llvm::toString(result.takeError());
       }
     }
     if (!rejection.empty()) {
@@ -490,12 +490,12 @@ llvm::Error tuneModel(CompileOptions options, const TuneSettings &flags,
         library ? "algo " + std::to_string(best.algoRank) +
                       (best.splitK ? " k/" + std::to_string(best.splitK) : "")
         : best.tile != kHeuristicTile ? "tile " + std::to_string(best.tile)
-        : best.rowsPerBlock > 1 ? std::to_string(best.rowsPerBlock) + " rows"
-                                      : "block " + std::to_string(best.blockSize) +
-                                            (best.elementsPerThread > 1
-                                                 ? "x" + std::to_string(
-                                                             best.elementsPerThread)
-                                                 : "");
+        : best.rowsPerBlock > 1
+            ? std::to_string(best.rowsPerBlock) + " rows"
+            : "block " + std::to_string(best.blockSize) +
+                  (best.elementsPerThread > 1
+                       ? "x" + std::to_string(best.elementsPerThread)
+                       : "");
     out << llvm::format("%-16s  %-12s  %11s  %11s  %-10s %6.2fx  %s\n",
                         formatKernelHash(hash).c_str(), kind.c_str(),
                         formatMicros(heuristicMicros).c_str(),

@@ -425,9 +425,9 @@ typedef struct graphc_library_candidate {
  * library kernel, GRAPHC_FAILED_PRECONDITION for one no step calls or
  * while an asynchronous run is in flight (synchronize first). */
 GRAPHC_API graphc_status graphc_session_time_library_kernel(
-    graphc_session *session, int32_t kernel, int32_t max_ranks,
-    int32_t split_k, int32_t warmup, int32_t repeats,
-    graphc_library_candidate *out, int32_t capacity, int32_t *out_count);
+    graphc_session *session, int32_t kernel, int32_t max_ranks, int32_t split_k,
+    int32_t warmup, int32_t repeats, graphc_library_candidate *out,
+    int32_t capacity, int32_t *out_count);
 
 /* Memory on the session's device (host memory for cpu models), for callers
  * that start from host data and have no CUDA of their own (tools, tests).

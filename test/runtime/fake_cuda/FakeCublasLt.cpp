@@ -845,8 +845,7 @@ FAKE_API Status cublasLtMatmulAlgoConfigSetAttribute(MatmulAlgo *algo,
       return status;
     if (scheme != kReductionNone && scheme != kReductionInPlace &&
         scheme != kReductionComputeType && scheme != kReductionOutputType)
-      return refuse(s, function,
-                    "REDUCTION_SCHEME " + std::to_string(scheme),
+      return refuse(s, function, "REDUCTION_SCHEME " + std::to_string(scheme),
                     kInvalidValue);
     algo->data[kAlgoSchemeWord] = scheme;
     return kOk;
@@ -977,11 +976,10 @@ FAKE_API Status cublasLtMatmul(Handle *handle, MatmulDesc *desc,
   const int64_t parts = splitOf(*algo);
   s.lastSplitK = parts > 1 ? int(parts) : 0;
   const uint64_t needed = chosen.workspace + splitBytes;
-  const double slower =
-      s.fastestRank >= 0 && (chosen.rank != s.fastestRank ||
-                             s.lastSplitK != s.fastestSplitK)
-          ? kSlowerMicros
-          : 0.0;
+  const double slower = s.fastestRank >= 0 && (chosen.rank != s.fastestRank ||
+                                               s.lastSplitK != s.fastestSplitK)
+                            ? kSlowerMicros
+                            : 0.0;
 
   // Host pointer mode: the scalars are read now, as cuBLASLt reads them.
   float alphaValue, betaValue;
@@ -1069,17 +1067,8 @@ FAKE_API Status cublasLtMatmul(Handle *handle, MatmulDesc *desc,
                     std::string("the workspace overlaps ") + span.name,
                     kInvalidValue);
 
-  Run run{problem,
-          a,
-          b,
-          c,
-          problem.desc.bias,
-          d,
-          alphaValue,
-          betaValue,
-          workspace,
-          needed,
-          parts};
+  Run run{problem,   a,         b,      c,    problem.desc.bias, d, alphaValue,
+          betaValue, workspace, needed, parts};
   lock.unlock();
   int result = fakecu::enqueueWork(stream, "cublasLtMatmul", [run, slower] {
     compute(run);

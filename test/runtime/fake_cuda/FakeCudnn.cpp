@@ -1530,16 +1530,16 @@ FAKE_API Status cudnnBackendExecute(Handle *handle, void *plan, void *pack) {
   }
   s.lastRank = engine.rank;
   void *stream = handle->stream;
-  const double slower =
-      s.fastestEngine >= 0 && engine.rank != s.fastestEngine ? kSlowerMicros
-                                                              : 0.0;
+  const double slower = s.fastestEngine >= 0 && engine.rank != s.fastestEngine
+                            ? kSlowerMicros
+                            : 0.0;
   lock.unlock();
-  int result = fakecu::enqueueWork(stream, "cudnnBackendExecute",
-                                   [run, slower] {
-                                     execute(run);
-                                     if (slower)
-                                       fakecu::advanceClock(slower);
-                                   });
+  int result =
+      fakecu::enqueueWork(stream, "cudnnBackendExecute", [run, slower] {
+        execute(run);
+        if (slower)
+          fakecu::advanceClock(slower);
+      });
   if (result != 0) {
     lock.lock();
     return refuse(s, function,
