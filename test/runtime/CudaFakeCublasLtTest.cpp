@@ -648,6 +648,35 @@ TEST_F(FakeCublasLt, TimingAtCreationPicksTheFastestAlgorithm) {
   graphc_model_release(model);
 }
 
+// A tuned GEMM (a tuning database's algorithm and split, marked tuned in
+// the artifact) keeps its choice when the session times the others; both
+// compute what gemm_model defines.
+TEST_F(FakeCublasLt, TimingAtCreationKeepsTunedChoices) {
+  graphc_model *model = loadModel("gemm_model_cuda_tuned");
+  ASSERT_NE(model, nullptr);
+  fakecu_cublaslt_set_fastest(2, 0);
+  auto bench = std::make_unique<GemmBench>(
+      model, GRAPHC_SESSION_TIME_LIBRARY_ALGORITHMS);
+  ASSERT_NE(bench->session, nullptr);
+  graphc_library_kernel_info info;
+  ASSERT_GRAPHC_OK(graphc_session_library_kernel_info(bench->session, 1, &info));
+  EXPECT_EQ(info.rank, 2);
+  EXPECT_EQ(info.requested_rank, 0);
+  ASSERT_GRAPHC_OK(graphc_session_library_kernel_info(bench->session, 2, &info));
+  EXPECT_EQ(info.rank, 6);
+  EXPECT_EQ(info.requested_rank, 6);
+  // Only the untuned kernel's four candidates were timed.
+  EXPECT_EQ(fakecu_calls("cublasLtMatmulAlgoGetHeuristic"),
+            2 + GRAPHC_LIBRARY_TIMING_RANKS + 1);
+  std::mt19937 rng(6);
+  bench->runAndCheck(rng);
+  // gelu_c runs last, as tuned: rank 6, K (3) split in 2.
+  EXPECT_EQ(fakecu_cublaslt_last_algorithm_rank(), 6);
+  EXPECT_EQ(fakecu_cublaslt_last_split_k(), 2);
+  bench.reset();
+  graphc_model_release(model);
+}
+
 // graphc_session_time_library_kernel: every algorithm the heuristic offers
 // (eight in the fake), in rank order, each timed; the planted fastest is
 // the fastest. gemm_model's K is too shallow to split. Its arguments are
