@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <optional>
 
 using namespace graphc::rt;
 
@@ -189,17 +190,21 @@ CudaSession::timeLibraryKernel(int32_t k, int32_t maxRanks, bool splitK,
   if (result != cu::kSuccess)
     return error("cannot prepare to time the algorithms" + where, result);
 
-  // Runs `enqueue` warmup + repeats times; the median of the timed runs.
+  // Runs `enqueue` warmup + repeats times; the median of the timed runs,
+  // or none when the library refuses to queue the candidate (it is then
+  // skipped: the heuristic offered it, but this build of the library will
+  // not run it). A driver failure ends the timing.
   auto time = [&](const std::function<graphc_code(std::string &)> &enqueue,
-                  double &micros) -> graphc_status {
+                  std::optional<double> &micros) -> graphc_status {
+    micros.reset();
     std::vector<double> samples;
     for (int32_t r = 0; r < warmup + repeats; ++r) {
       std::string failure;
       cu::Result status = drv.eventRecord(start, stream);
       if (status != cu::kSuccess)
         return error("cannot record a timing event", status);
-      if (graphc_code code = enqueue(failure))
-        return libraryError(code, "timing the algorithms" + where, failure);
+      if (enqueue(failure) != GRAPHC_OK)
+        return nullptr;
       if ((status = drv.eventRecord(end, stream)) != cu::kSuccess ||
           (status = drv.streamSynchronize(stream)) != cu::kSuccess)
         return error("timing the algorithms" + where, status);
@@ -228,7 +233,7 @@ CudaSession::timeLibraryKernel(int32_t k, int32_t maxRanks, bool splitK,
         return libraryError(code, "cannot build a candidate" + where, why);
       return nullptr;
     };
-    auto timeBuilt = [&](CublasLtGemm &built, double &micros) {
+    auto timeBuilt = [&](CublasLtGemm &built, std::optional<double> &micros) {
       return time(
           [&](std::string &failure) {
             return built.enqueue(args.data(), workspace, stream, failure);
@@ -242,10 +247,11 @@ CudaSession::timeLibraryKernel(int32_t k, int32_t maxRanks, bool splitK,
       // A library that offers fewer algorithms runs its first instead.
       if (built->algoRank() != rank)
         break;
-      double micros = 0;
+      std::optional<double> micros;
       if (graphc_status status = timeBuilt(*built, micros))
         return status;
-      out.push_back({rank, 0, micros});
+      if (micros)
+        out.push_back({rank, 0, *micros});
       const float waves = built->waves();
       if (!splitK || rank >= kSplitKRanks || built->offeredSplitK() ||
           !(waves > 0 && waves < 1))
@@ -262,7 +268,8 @@ CudaSession::timeLibraryKernel(int32_t k, int32_t maxRanks, bool splitK,
           continue;
         if (graphc_status status = timeBuilt(*split, micros))
           return status;
-        out.push_back({rank, parts, micros});
+        if (micros)
+          out.push_back({rank, parts, *micros});
       }
     }
   } else {
@@ -283,14 +290,15 @@ CudaSession::timeLibraryKernel(int32_t k, int32_t maxRanks, bool splitK,
         break;
       if (built->engineRank() != rank)
         continue;
-      double micros = 0;
+      std::optional<double> micros;
       if (graphc_status status = time(
               [&](std::string &failure) {
                 return built->enqueue(args.data(), failure);
               },
               micros))
         return status;
-      out.push_back({rank, 0, micros});
+      if (micros)
+        out.push_back({rank, 0, *micros});
     }
   }
   return nullptr;

@@ -414,7 +414,7 @@ typedef struct graphc_library_candidate {
  * and outputs are unaffected). The candidates are every algorithm or
  * engine configuration of the first `max_ranks` (at most
  * GRAPHC_MAX_ALGO_RANKS) the heuristic offers that the runtime can build
- * for the kernel, in rank order, and with `split_k` set, for a cuBLASLt
+ * for the kernel and the library agrees to queue, in rank order, and with `split_k` set, for a cuBLASLt
  * GEMM whose candidate's tiles leave SMs idle (the heuristic's wave count
  * below 1) and that does not split K itself, that algorithm with K split
  * into 2, 4, 8 or 16 parts where cuBLASLt accepts it (each part at least
