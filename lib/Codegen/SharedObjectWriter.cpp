@@ -98,6 +98,21 @@ int64_t algoRank(exec::KernelOp kernel) {
   return 0;
 }
 
+/// The parts a GEMM's K is split into (tuning sets it; 0, the algorithm as
+/// the heuristic offers it, otherwise).
+int64_t splitK(exec::KernelOp kernel) {
+  if (auto parts = kernel.getSchedule().getAs<IntegerAttr>("split_k"))
+    return parts.getInt();
+  return 0;
+}
+
+/// 1 when the kernel's schedule comes from a tuning database: the runtime
+/// then keeps its algorithm instead of timing the heuristic's.
+int tuned(exec::KernelOp kernel) {
+  auto source = kernel.getSchedule().getAs<StringAttr>("source");
+  return source && source.getValue() == "tuned";
+}
+
 /// "{1LL, 2LL, 0LL}": `values` padded with zeros to the spatial dims of a
 /// graphc_conv_desc.
 std::string spatialArray(ArrayRef<int64_t> values) {
@@ -378,7 +393,7 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
          // The workspace follows the kernel's arguments.
          << gemm.getD() + 1 << ", " << algoRank(kernel) << ", "
          << int(options.tf32Gemms && libraryDtype(kernel) == GC_DTYPE_F32)
-         << "};\n";
+         << ", " << splitK(kernel) << ", " << tuned(kernel) << "};\n";
   for (auto [i, kernel] : enumerate(parts.kernels)) {
     exec::ConvAttr conv = kernel.getConvAttr();
     if (!conv)
@@ -408,7 +423,8 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
        << launchArray(epilogueKernel ? kernel.getGrid() : std::nullopt)
        << ", "
        << launchArray(epilogueKernel ? kernel.getBlock() : std::nullopt)
-       << ", " << int(conv.getChannelsLast()) << "};\n";
+       << ", " << int(conv.getChannelsLast()) << ", " << tuned(kernel)
+       << "};\n";
   }
   for (auto [i, kernel] : enumerate(parts.kernels)) {
     exec::SdpaAttr sdpa = kernel.getSdpaAttr();

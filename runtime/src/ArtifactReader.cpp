@@ -343,12 +343,19 @@ ArtifactGemm Reader::readGemm(uint64_t vaddr, const std::string &what) {
   GRAPHC_GEMM_FIELD(workspaceArg, workspace_arg);
   GRAPHC_GEMM_FIELD(algoRank, algo_rank);
   GRAPHC_GEMM_FIELD(tf32, tf32);
+  GRAPHC_GEMM_FIELD(splitK, split_k);
+  GRAPHC_GEMM_FIELD(tuned, tuned);
 #undef GRAPHC_GEMM_FIELD
   if (gemm.algoRank < 0 || gemm.algoRank >= GRAPHC_MAX_ALGO_RANKS)
     malformed(what + " asks for algorithm rank " +
               std::to_string(gemm.algoRank));
   if (gemm.tf32 != 0 && gemm.tf32 != 1)
     malformed(what + " has tf32 " + std::to_string(gemm.tf32));
+  if (gemm.splitK != 0 && (gemm.splitK < 2 || gemm.splitK > GRAPHC_MAX_SPLIT_K))
+    malformed(what + " splits K into " + std::to_string(gemm.splitK) +
+              " parts");
+  if (gemm.tuned != 0 && gemm.tuned != 1)
+    malformed(what + " has tuned " + std::to_string(gemm.tuned));
   return gemm;
 }
 
@@ -377,7 +384,10 @@ ArtifactConv Reader::readConv(uint64_t vaddr, const std::string &what) {
   GRAPHC_CONV_FIELD(yArg, y_arg);
   GRAPHC_CONV_FIELD(workspaceArg, workspace_arg);
   GRAPHC_CONV_FIELD(engineRank, engine_rank);
+  GRAPHC_CONV_FIELD(tuned, tuned);
 #undef GRAPHC_CONV_FIELD
+  if (conv.tuned != 0 && conv.tuned != 1)
+    malformed(record + " has tuned " + std::to_string(conv.tuned));
   if (conv.spatialDims < 1 || conv.spatialDims > GRAPHC_MAX_CONV_SPATIAL_DIMS)
     malformed(record + " has " + std::to_string(conv.spatialDims) +
               " spatial dims");

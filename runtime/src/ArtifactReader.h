@@ -71,6 +71,8 @@ struct ArtifactGemm {
           workspaceArg = -1;
   int32_t algoRank = 0;
   int32_t tf32 = 0;
+  int32_t splitK = 0; ///< 0: unsplit
+  int32_t tuned = 0;  ///< from a tuning database
 };
 
 /// What a cuDNN kernel computes (graphc_conv_desc); the spatial arrays hold
@@ -86,6 +88,7 @@ struct ArtifactConv {
   int32_t xArg = -1, wArg = -1, biasArg = -1, zArg = -1, yArg = -1,
           workspaceArg = -1;
   int32_t engineRank = 0;
+  int32_t tuned = 0; ///< from a tuning database
   /// The generated kernel that finishes Y when cuDNN runs the convolution
   /// alone, and its launch.
   bool hasEpilogueKernel = false;

@@ -3,6 +3,7 @@
 
 #include "runtime/src/Binding.h"
 #include "runtime/src/DescriptorCheck.h"
+#include "runtime/src/LibraryTiming.h"
 #include "runtime/src/Model.h"
 #include "runtime/src/Staging.h"
 #include "runtime/src/Status.h"
@@ -202,6 +203,9 @@ graphc_status CudaSession::prepareLibraryKernels() {
                                     " on cuDNN " + where + ": " + why);
     }
   }
+  libraryWorkspace = std::move(workspace);
+  gemmAlignments = std::move(gemmAlignment);
+  convAlignments = std::move(convAlignment);
   return nullptr;
 }
 
@@ -339,6 +343,10 @@ graphc_status CudaSession::create(const graphc_model &model, CudaDevice &device,
 
   if (graphc_status status = session->prepareLibraryKernels())
     return status;
+  if ((flags & GRAPHC_SESSION_TIME_LIBRARY_ALGORITHMS) ||
+      timeLibraryAlgorithmsFromEnvironment())
+    if (graphc_status status = session->timeLibraryAlgorithms())
+      return status;
 
   if (session->useGraphs && (flags & GRAPHC_SESSION_EAGER_CAPTURE)) {
     for (int32_t p = 0; p < desc.num_plans; ++p) {

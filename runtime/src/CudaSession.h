@@ -94,6 +94,12 @@ public:
   /// graphc_session_library_kernel_info (the caller checked the index).
   void libraryKernelInfo(int32_t kernel,
                          graphc_library_kernel_info &out) const;
+  /// Times the candidates of library kernel `kernel` (the caller checked
+  /// that it is one); see graphc_session_time_library_kernel.
+  /// LibraryTiming.cpp.
+  graphc_status timeLibraryKernel(int32_t kernel, int32_t maxRanks, bool splitK,
+                                  int32_t warmup, int32_t repeats,
+                                  std::vector<graphc_library_candidate> &out);
 
 private:
   CudaSession(const graphc_model &model, CudaDevice &device, bool useGraphs,
@@ -109,6 +115,10 @@ private:
   /// kernel's GEMM or convolution plan for the smallest workspace and the
   /// alignment its steps give it.
   graphc_status prepareLibraryKernels();
+  /// GRAPHC_SESSION_TIME_LIBRARY_ALGORITHMS: times the first few
+  /// candidates of every untuned library kernel and keeps the fastest.
+  /// LibraryTiming.cpp.
+  graphc_status timeLibraryAlgorithms();
   /// Queues `function` on the stream with the first `numArgs` of the
   /// current step's arguments, then the error record and the launch site of
   /// step `step` of `plan`.
@@ -221,6 +231,12 @@ private:
   dnn::Handle dnnHandle = nullptr;
   std::vector<std::unique_ptr<CudnnConv>> convs;
   std::vector<std::unique_ptr<CudnnSdpa>> sdpas;
+  /// Per kernel, what its GEMM or convolution was built for: the smallest
+  /// workspace of its steps (UINT64_MAX: no step calls it) and the least
+  /// alignment of each operand. Library timing builds candidates alike.
+  std::vector<uint64_t> libraryWorkspace;
+  std::vector<GemmAlignment> gemmAlignments;
+  std::vector<ConvAlignment> convAlignments;
   /// Per input: host bytes of its pad value for patterns memset cannot
   /// write, made on first use.
   std::vector<std::vector<unsigned char>> padSource;

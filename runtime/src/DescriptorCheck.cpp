@@ -241,6 +241,12 @@ std::string checkGemm(const graphc_gemm_desc &gemm, const std::string &where) {
            " (0 to " + std::to_string(GRAPHC_MAX_ALGO_RANKS - 1) + ")";
   if (gemm.tf32 != 0 && gemm.tf32 != 1)
     return at + "has tf32 " + std::to_string(gemm.tf32) + " (0 or 1)";
+  if (gemm.split_k != 0 &&
+      (gemm.split_k < 2 || gemm.split_k > GRAPHC_MAX_SPLIT_K))
+    return at + "splits K into " + std::to_string(gemm.split_k) +
+           " parts (0, or 2 to " + std::to_string(GRAPHC_MAX_SPLIT_K) + ")";
+  if (gemm.tuned != 0 && gemm.tuned != 1)
+    return at + "has tuned " + std::to_string(gemm.tuned) + " (0 or 1)";
   if (gemm.tf32 && gemm.dtype != kFloat)
     return at + "rounds to tf32 but its matrices are " +
            graphc_dtype_name(gemm.dtype);
@@ -410,6 +416,8 @@ std::string checkConv(const graphc_conv_desc &conv, const std::string &where) {
   if (conv.engine_rank < 0 || conv.engine_rank >= GRAPHC_MAX_ALGO_RANKS)
     return at + "asks for engine rank " + std::to_string(conv.engine_rank) +
            " (0 to " + std::to_string(GRAPHC_MAX_ALGO_RANKS - 1) + ")";
+  if (conv.tuned != 0 && conv.tuned != 1)
+    return at + "has tuned " + std::to_string(conv.tuned) + " (0 or 1)";
   if (conv.has_epilogue_kernel != 0 && conv.has_epilogue_kernel != 1)
     return at + "has has_epilogue_kernel " +
            std::to_string(conv.has_epilogue_kernel) + " (0 or 1)";

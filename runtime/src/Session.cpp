@@ -332,6 +332,38 @@ graphc_session_library_kernel_info(graphc_session *session, int32_t kernel,
   return nullptr;
 }
 
+graphc_status graphc_session_time_library_kernel(
+    graphc_session *session, int32_t kernel, int32_t max_ranks, int32_t split_k,
+    int32_t warmup, int32_t repeats, graphc_library_candidate *out,
+    int32_t capacity, int32_t *out_count) {
+  if (!session || !out_count || capacity < 0 || (capacity > 0 && !out))
+    return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                      "graphc_session_time_library_kernel needs a session, "
+                      "an out_count and room for `capacity` candidates");
+  const graphc_model_desc &desc = *session->model->desc;
+  if (kernel < 0 || kernel >= desc.num_kernels)
+    return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                      "kernel " + std::to_string(kernel) +
+                          " is out of range: the model has " +
+                          std::to_string(desc.num_kernels) + " kernels");
+  if (desc.kernels[kernel].library == GRAPHC_LIBRARY_NONE)
+    return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                      "kernel " + std::to_string(kernel) +
+                          " is generated, not a library kernel");
+  if (!session->cuda)
+    return makeStatus(GRAPHC_UNIMPLEMENTED,
+                      "a cpu model's library kernels run the runtime's "
+                      "reference code, which has no algorithms to time");
+  std::vector<graphc_library_candidate> candidates;
+  if (graphc_status status = session->cuda->timeLibraryKernel(
+          kernel, max_ranks, split_k != 0, warmup, repeats, candidates))
+    return status;
+  for (size_t c = 0; c < candidates.size() && c < size_t(capacity); ++c)
+    out[c] = candidates[c];
+  *out_count = static_cast<int32_t>(candidates.size());
+  return nullptr;
+}
+
 graphc_status graphc_session_allocate_buffer(graphc_session *session,
                                              uint64_t bytes, void **out_data) {
   if (!session || !out_data)

@@ -382,6 +382,9 @@ private:
     g.workspace_arg = int32_t(pick(5, -2, 6));
     g.algo_rank = int32_t(pick(small(0, 7), -1, GRAPHC_MAX_ALGO_RANKS));
     g.tf32 = int32_t(pick(g.dtype == 1 ? small(0, 1) : 0, -1, 2));
+    g.split_k = int32_t(pick(bytes.ConsumeBool() ? 0 : small(2, 16), -1,
+                             GRAPHC_MAX_SPLIT_K + 1));
+    g.tuned = int32_t(pick(small(0, 1), -1, 2));
     return &g;
   }
 
@@ -457,6 +460,7 @@ private:
                         ? bytes.ConsumeIntegralInRange<uint32_t>(0, 2048)
                         : bytes.ConsumeIntegral<uint32_t>();
     c.channels_last = pick(bytes.ConsumeIntegralInRange<int32_t>(0, 1), -1, 2);
+    c.tuned = pick(bytes.ConsumeIntegralInRange<int32_t>(0, 1), -1, 2);
     return &c;
   }
 

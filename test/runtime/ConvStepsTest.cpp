@@ -252,6 +252,8 @@ const Fault kFaults[] = {
      "kernel 'conv': convolution has channels_last 2 (0 or 1)"},
     {"negative channels_last", [](ConvModel &m) { m.conv.channels_last = -1; },
      "kernel 'conv': convolution has channels_last -1 (0 or 1)"},
+    {"tuned flag", [](ConvModel &m) { m.conv.tuned = 3; },
+     "kernel 'conv': convolution has tuned 3 (0 or 1)"},
     {"no X", [](ConvModel &m) { m.conv.x_arg = -1; },
      "kernel 'conv': convolution lacks X, W, Y or the workspace (x_arg -1, "
      "w_arg 1, bias_arg 2, z_arg 3, y_arg 4, workspace_arg 5)"},
@@ -259,9 +261,9 @@ const Fault kFaults[] = {
      "kernel 'conv': convolution lacks X, W, Y or the workspace"},
     {"engine rank past the heuristic's",
      [](ConvModel &m) { m.conv.engine_rank = GRAPHC_MAX_ALGO_RANKS; },
-     "kernel 'conv': convolution asks for engine rank 8 (0 to 7)"},
+     "kernel 'conv': convolution asks for engine rank 32 (0 to 31)"},
     {"negative engine rank", [](ConvModel &m) { m.conv.engine_rank = -1; },
-     "kernel 'conv': convolution asks for engine rank -1 (0 to 7)"},
+     "kernel 'conv': convolution asks for engine rank -1 (0 to 31)"},
     {"extent overflows",
      [](ConvModel &m) {
        m.conv.n = kHuge;

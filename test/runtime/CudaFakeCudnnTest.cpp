@@ -1311,6 +1311,52 @@ TEST_F(FakeCudnn, SessionsSayWhatCudnnPlanned) {
   graphc_model_release(model);
 }
 
+// GRAPHC_SESSION_TIME_LIBRARY_ALGORITHMS times the engine configurations
+// the runtime can build (the fake's ranks 1 and 3 for exact float32) and
+// keeps the fastest: the fake makes all but one slower on its clock. Fused
+// or not, the session then runs that engine and computes the same;
+// graphc_session_time_library_kernel lists the same two.
+TEST_F(FakeCudnn, TimingAtCreationPicksTheFastestEngine) {
+  graphc_model *model = loadModel("conv_model_cuda_epilogue");
+  ASSERT_NE(model, nullptr);
+  std::mt19937 rng(12);
+  for (int refuse : {0, 1})
+    for (int32_t fastest : {3, 1}) {
+      SCOPED_TRACE("refuse fusion " + std::to_string(refuse) +
+                   ", fastest rank " + std::to_string(fastest));
+      fakecu_reset();
+      fakecu_cudnn_refuse_fusion(refuse);
+      fakecu_cudnn_set_fastest_engine(fastest);
+      auto bench = std::make_unique<ConvBench>(
+          model, GRAPHC_SESSION_TIME_LIBRARY_ALGORITHMS);
+      ASSERT_NE(bench->session, nullptr);
+      for (int32_t kernel : {0, 1}) {
+        graphc_library_kernel_info info;
+        ASSERT_GRAPHC_OK(
+            graphc_session_library_kernel_info(bench->session, kernel, &info));
+        EXPECT_EQ(info.rank, fastest) << "kernel " << kernel;
+        EXPECT_EQ(info.requested_rank, 0);
+        EXPECT_EQ(info.fused, refuse ? 0 : 1);
+      }
+      bench->runAndCheck(rng);
+      EXPECT_EQ(fakecu_cudnn_last_engine_rank(), fastest);
+      graphc_library_candidate candidates[8];
+      int32_t count = 0;
+      ASSERT_GRAPHC_OK(graphc_session_time_library_kernel(
+          bench->session, 0, GRAPHC_MAX_ALGO_RANKS, 1, 0, 2, candidates, 8,
+          &count));
+      ASSERT_EQ(count, 2);
+      EXPECT_EQ(candidates[0].rank, 1);
+      EXPECT_EQ(candidates[1].rank, 3);
+      EXPECT_EQ(candidates[0].split_k, 0);
+      EXPECT_EQ(candidates[fastest == 1 ? 0 : 1].micros <
+                    candidates[fastest == 1 ? 1 : 0].micros,
+                true);
+      bench.reset();
+    }
+  graphc_model_release(model);
+}
+
 // The channels-last models: cuDNN fuses every convolution, or (fusion
 // refused) runs each alone and their epilogue kernels, which index y as
 // [2,4,3,6], finish it; captured or not.

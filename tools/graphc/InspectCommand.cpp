@@ -158,6 +158,8 @@ nlohmann::ordered_json gemmJson(const rt::ArtifactGemm &gemm) {
           {"dtype", graphc_dtype_name(gemm.dtype)},
           {"compute_dtype", graphc_dtype_name(gemm.computeDtype)},
           {"algo_rank", gemm.algoRank},
+          {"split_k", gemm.splitK},
+          {"tuned", gemm.tuned != 0},
           {"tf32", gemm.tf32 != 0}};
 }
 
@@ -191,6 +193,7 @@ nlohmann::ordered_json convJson(const rt::ArtifactConv &conv) {
       {"dtype", graphc_dtype_name(conv.dtype)},
       {"compute_dtype", graphc_dtype_name(conv.computeDtype)},
       {"engine_rank", conv.engineRank},
+      {"tuned", conv.tuned != 0},
       {"layout", conv.channelsLast ? "channels_last" : "channels_first"},
       {"tf32", conv.tf32 != 0},
       {"epilogue_kernel", conv.hasEpilogueKernel}};

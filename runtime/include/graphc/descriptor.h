@@ -1,4 +1,4 @@
-/*===- descriptor.h - the model artifact's descriptor (ABI v12) ------------===*
+/*===- descriptor.h - the model artifact's descriptor (ABI v13) ------------===*
  *
  * A graphc model .so exports one symbol, `graphc_model_descriptor_v1`, a
  * function returning a pointer to a read-only graphc_model_desc. Everything
@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-#define GRAPHC_ABI_VERSION 12u
+#define GRAPHC_ABI_VERSION 13u
 #define GRAPHC_DESCRIPTOR_SYMBOL "graphc_model_descriptor_v1"
 /* The graphc_model_desc itself lives alone in this ELF section, so that
  * tools can find and read it from the file without loading the .so. */
@@ -127,7 +127,9 @@ typedef enum graphc_gemm_epilogue {
 } graphc_gemm_epilogue;
 
 /* The runtime asks a library's heuristic for at most this many algorithms. */
-#define GRAPHC_MAX_ALGO_RANKS 8
+#define GRAPHC_MAX_ALGO_RANKS 32
+/* The most parts a GEMM's K may be split into (graphc_gemm_desc.split_k). */
+#define GRAPHC_MAX_SPLIT_K 64
 
 /* A batched GEMM on row-major matrices, library-neutral. For each batch
  * index i < batch:
@@ -162,6 +164,16 @@ typedef struct graphc_gemm_desc {
    * (10 mantissa bits, on tensor cores: --precision tf32); 0: exact
    * float32 products. */
   int32_t tf32;
+  /* 0: the algorithm as the heuristic offers it; 2 to GRAPHC_MAX_SPLIT_K:
+   * that algorithm with K split into this many parts, reduced by the first
+   * scheme cuBLASLt accepts within the workspace (what graphc tune measured
+   * fastest where the heuristic's tiles leave SMs idle). A library that
+   * refuses it runs the algorithm unsplit. ABI v13 */
+  int32_t split_k;
+  /* 1: algo_rank and split_k come from a tuning database (graphc tune
+   * measured them); 0: the heuristic's choice, which a session created
+   * with GRAPHC_SESSION_TIME_LIBRARY_ALGORITHMS may time and replace. */
+  int32_t tuned;
 } graphc_gemm_desc;
 
 /* The most spatial dims a library convolution has. */
@@ -218,6 +230,9 @@ typedef struct graphc_conv_desc {
   /* 1: every tensor but the bias has its channels last (NHWC, and W KRSC),
    * the layout cuDNN's tensor-core engines read without transposing. */
   int32_t channels_last;
+  /* 1: engine_rank comes from a tuning database; 0: the heuristic's
+   * choice (see graphc_gemm_desc.tuned). */
+  int32_t tuned;
 } graphc_conv_desc;
 
 /* Scaled dot-product attention (cuDNN's SDPA; cuda only) on strided views

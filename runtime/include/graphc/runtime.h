@@ -262,7 +262,29 @@ typedef enum graphc_session_flags {
    * by one (no CUDA graphs), each between two CUDA events; cpu: the host
    * clock around each step. */
   GRAPHC_SESSION_PROFILE_STEPS = 1u << 3,
+  /* cuda, for artifacts compiled without a tuning database: at creation,
+   * time the first GRAPHC_LIBRARY_TIMING_RANKS algorithms (cuBLASLt) or
+   * engine configurations (cuDNN) the library's heuristic offers for each
+   * library kernel whose choice was not tuned, and keep the fastest
+   * (graphc_session_library_kernel_info's `rank` reports it). Each
+   * candidate runs a few untimed and GRAPHC_LIBRARY_TIMING_REPEATS timed
+   * times on the session's own memory (its arena, or a scratch block freed
+   * before creation returns when the arena is smaller than the operands):
+   * nothing the caller owns is touched, and the values computed are
+   * thrown away. The cost is creation time: about (3 +
+   * GRAPHC_LIBRARY_TIMING_REPEATS) runs of each library kernel per
+   * candidate plus one heuristic query per candidate (milliseconds for a
+   * model like BERT-base; the runs stop early for a kernel whose library
+   * offers fewer). The environment variable
+   * GRAPHC_TIME_LIBRARY_ALGORITHMS=1 sets it for every session of the
+   * process (for tools). */
+  GRAPHC_SESSION_TIME_LIBRARY_ALGORITHMS = 1u << 4,
 } graphc_session_flags;
+
+/* GRAPHC_SESSION_TIME_LIBRARY_ALGORITHMS: the candidates of each kernel
+ * and the timed runs of each. */
+#define GRAPHC_LIBRARY_TIMING_RANKS 4
+#define GRAPHC_LIBRARY_TIMING_REPEATS 10
 
 typedef struct graphc_session_options {
   uint32_t flags;         /* graphc_session_flags */
@@ -389,6 +411,38 @@ typedef struct graphc_library_kernel_info {
 GRAPHC_API graphc_status graphc_session_library_kernel_info(
     graphc_session *session, int32_t kernel,
     graphc_library_kernel_info *out_info);
+
+/* One way to compute a library kernel, and how long it took. */
+typedef struct graphc_library_candidate {
+  int32_t rank; /* among the heuristic's algorithms or engine configurations */
+  /* cuBLASLt: 0, the algorithm as offered, or the parts K was split into
+   * (CUBLASLT_ALGO_CONFIG_SPLITK_NUM); cuDNN: 0. */
+  int32_t split_k;
+  double micros; /* the median of the timed runs */
+} graphc_library_candidate;
+
+/* For measuring tools (graphc tune): times the ways the library can
+ * compute library kernel `kernel`, each built as the session builds its
+ * own (same workspace, same alignment) and run `warmup` untimed and
+ * `repeats` timed times between two CUDA events on the session's own
+ * memory (see GRAPHC_SESSION_TIME_LIBRARY_ALGORITHMS; the session's plans
+ * and outputs are unaffected). The candidates are every algorithm or
+ * engine configuration of the first `max_ranks` (at most
+ * GRAPHC_MAX_ALGO_RANKS) the heuristic offers that the runtime can build
+ * for the kernel and the library agrees to queue, in rank order, and with `split_k` set, for a cuBLASLt
+ * GEMM whose candidate's tiles leave SMs idle (the heuristic's wave count
+ * below 1) and that does not split K itself, that algorithm with K split
+ * into 2, 4, 8 or 16 parts where cuBLASLt accepts it (each part at least
+ * 64 deep, at most two waves). The first min(capacity, count) go to
+ * `out` (NULL with capacity 0 asks for the count), the count to
+ * *out_count. cuda only (GRAPHC_UNIMPLEMENTED on cpu);
+ * GRAPHC_INVALID_ARGUMENT for a kernel out of range or one that is not a
+ * library kernel, GRAPHC_FAILED_PRECONDITION for one no step calls or
+ * while an asynchronous run is in flight (synchronize first). */
+GRAPHC_API graphc_status graphc_session_time_library_kernel(
+    graphc_session *session, int32_t kernel, int32_t max_ranks, int32_t split_k,
+    int32_t warmup, int32_t repeats, graphc_library_candidate *out,
+    int32_t capacity, int32_t *out_count);
 
 /* Memory on the session's device (host memory for cpu models), for callers
  * that start from host data and have no CUDA of their own (tools, tests).

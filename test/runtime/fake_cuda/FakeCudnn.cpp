@@ -481,9 +481,19 @@ bool refuseSdpaByDefault() {
   const char *value = std::getenv("FAKECU_CUDNN_REFUSE_SDPA");
   return value && *value && std::strcmp(value, "0") != 0;
 }
+/// FAKECU_CUDNN_FASTEST_ENGINE: the engine configuration (rank) that runs
+/// at the host's speed; the others take kSlowerMicros longer on the fake's
+/// clock. -1 (unset): every one runs at the host's speed.
+int fastestEngineByDefault() {
+  const char *value = std::getenv("FAKECU_CUDNN_FASTEST_ENGINE");
+  return value && *value ? static_cast<int>(std::strtol(value, nullptr, 10))
+                         : -1;
+}
+constexpr double kSlowerMicros = 1000.0;
 
 struct DnnState {
   std::mutex mutex;
+  int fastestEngine = fastestEngineByDefault();
   std::set<Descriptor *> descriptors;
   std::set<Handle *> handles;
   uint64_t nextSerial = 1;
@@ -1665,6 +1675,7 @@ void fakecu::resetCudnn() {
   std::lock_guard<std::mutex> lock(s.mutex);
   s.refuseFusion = refuseFusionByDefault();
   s.refuseSdpa = refuseSdpaByDefault();
+  s.fastestEngine = fastestEngineByDefault();
   s.requiredWorkspace = 0;
   s.lastRank = -1;
   s.lastError.clear();
@@ -1675,6 +1686,11 @@ extern "C" {
 #define FAKE_API __attribute__((visibility("default")))
 
 //===- Control interface --------------------------------------------------===//
+
+FAKE_API void fakecu_cudnn_set_fastest_engine(int rank) {
+  std::lock_guard<std::mutex> lock(dnn().mutex);
+  dnn().fastestEngine = rank;
+}
 
 FAKE_API void fakecu_cudnn_refuse_fusion(int refuse) {
   std::lock_guard<std::mutex> lock(dnn().mutex);
@@ -2140,9 +2156,16 @@ FAKE_API Status cudnnBackendExecute(Handle *handle, void *plan, void *pack) {
   }
   s.lastRank = engine.rank;
   void *stream = handle->stream;
+  const double slower = s.fastestEngine >= 0 && engine.rank != s.fastestEngine
+                            ? kSlowerMicros
+                            : 0.0;
   lock.unlock();
-  int result = fakecu::enqueueWork(stream, "cudnnBackendExecute",
-                                   [run] { execute(run); });
+  int result =
+      fakecu::enqueueWork(stream, "cudnnBackendExecute", [run, slower] {
+        execute(run);
+        if (slower)
+          fakecu::advanceClock(slower);
+      });
   if (result != 0) {
     lock.lock();
     return refuse(s, function,
