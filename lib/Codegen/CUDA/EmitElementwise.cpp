@@ -80,6 +80,58 @@ FailureOr<std::string> pointwiseExpr(Operation *op,
   return codegen::pointwiseExpr(op, operands, failOp);
 }
 
+SmallVector<std::string> emitVectorReads(KernelEmitter &e,
+                                         ArrayRef<int64_t> shape,
+                                         StringRef index, StringRef coords,
+                                         int64_t vec,
+                                         ArrayRef<VectorRead> reads) {
+  SmallVector<int64_t> contiguous = contiguousStrides(shape);
+  // Dims of extent 1 contribute nothing whatever their stride.
+  auto matches = [&](const VectorRead &read, auto expected) {
+    for (auto [d, extent] : llvm::enumerate(shape))
+      if (extent != 1 && read.strides[d] != expected(d))
+        return false;
+    return true;
+  };
+  bool haveCoords = false;
+  SmallVector<std::string> perElement;
+  for (const VectorRead &read : reads) {
+    std::string at;
+    if (matches(read, [&](size_t d) { return contiguous[d]; })) {
+      at = index.str();
+    } else if (matches(read, [](size_t) { return int64_t(0); })) {
+      at = "0";
+    } else {
+      if (!haveCoords)
+        e.coords(coords, index, shape);
+      haveCoords = true;
+      at = offsetExpr(coords, read.strides);
+    }
+    std::string storage = cxxType(read.type);
+    std::string compute = computeType(read.type);
+    std::string vecType =
+        "gc_vec<" + storage + ", " + std::to_string(vec) + ">";
+    switch (vectorAccess(read.strides, read.offset, vec)) {
+    case VectorAccess::Vector:
+      e.line("const " + vecType + " " + read.name + "v = gc_ldv<" + storage +
+             ", " + Twine(vec) + ">(" + read.pointer + " + " + at + ");");
+      perElement.push_back("const " + compute + " " + read.name + " = gc_ld(" +
+                           read.name + "v.e[j]);");
+      break;
+    case VectorAccess::Broadcast:
+      e.line("const " + compute + " " + read.name + " = gc_ld(" +
+             read.pointer + "[" + at + "]);");
+      break;
+    case VectorAccess::Scalar:
+      perElement.push_back("const " + compute + " " + read.name + " = gc_ld(" +
+                           read.pointer + "[" + at + " + j * " +
+                           std::to_string(read.strides.back()) + "LL]);");
+      break;
+    }
+  }
+  return perElement;
+}
+
 LogicalResult emitPointwise(KernelEmitter &e) {
   SmallVector<LoopRead> reads;
   SmallVector<unsigned> present;
@@ -174,16 +226,56 @@ LogicalResult emitPointwiseFusion(KernelEmitter &e, exec::KernelOp kernel) {
       loads.push_back({value, *argument, std::nullopt});
   }
 
-  SmallVector<LoopRead> reads;
+  // Each thread computes `vec` consecutive output elements, so that the
+  // outputs and the inputs contiguous along the innermost dim move as
+  // 16-byte vectors (vectorAccess decides per input); a vector never
+  // crosses the innermost dim.
+  int64_t widest = 1;
+  for (Type type : yield->getOperandTypes())
+    widest = std::max(widest,
+                      elementBytes(cast<ShapedType>(type).getElementType()));
   for (const Load &load : loads)
-    reads.push_back({shapeOf(load.value), load.strides});
-  SmallVector<std::string> offsets = openBroadcastLoop(e, outShape, reads);
-  for (auto [k, load] : llvm::enumerate(loads)) {
-    std::string name = "x" + std::to_string(k);
-    names[load.value] = name;
-    e.line("const " + computeType(elementTypeOf(load.value)) + " " + name +
-           " = gc_ld(" + KernelEmitter::arg(load.argument) + "[" +
-           offsets[k] + "]);");
+    widest = std::max(widest, elementBytes(elementTypeOf(load.value)));
+  int64_t vec = widest <= 16 && 16 % widest == 0 ? 16 / widest : 1;
+  while (vec > 1 && (outShape.empty() || outShape.back() % vec != 0))
+    vec /= 2;
+
+  SmallVector<std::string> perElement;
+  if (vec > 1) {
+    e.openLinearLoop(numElements(outShape) / vec, "iv");
+    e.line("const long long i = iv * " + Twine(vec) + "LL;");
+    SmallVector<VectorRead> reads;
+    for (auto [k, load] : llvm::enumerate(loads)) {
+      VectorRead read;
+      read.name = "x" + std::to_string(k);
+      read.pointer = KernelEmitter::arg(load.argument);
+      read.type = elementTypeOf(load.value);
+      read.strides = load.strides
+                         ? *load.strides
+                         : broadcastStrides(shapeOf(load.value), outShape);
+      names[load.value] = read.name;
+      reads.push_back(std::move(read));
+    }
+    perElement = emitVectorReads(e, outShape, "i", "o", vec, reads);
+    for (auto [index, value] : llvm::enumerate(yield->getOperands()))
+      e.line("gc_vec<" + cxxType(elementTypeOf(value)) + ", " + Twine(vec) +
+             "> y" + Twine(index) + ";");
+    e.line("#pragma unroll");
+    e.open("for (int j = 0; j < " + Twine(vec) + "; ++j) {");
+    for (const std::string &declaration : perElement)
+      e.line(declaration);
+  } else {
+    SmallVector<LoopRead> reads;
+    for (const Load &load : loads)
+      reads.push_back({shapeOf(load.value), load.strides});
+    SmallVector<std::string> offsets = openBroadcastLoop(e, outShape, reads);
+    for (auto [k, load] : llvm::enumerate(loads)) {
+      std::string name = "x" + std::to_string(k);
+      names[load.value] = name;
+      e.line("const " + computeType(elementTypeOf(load.value)) + " " + name +
+             " = gc_ld(" + KernelEmitter::arg(load.argument) + "[" +
+             offsets[k] + "]);");
+    }
   }
 
   unsigned counter = 0;
@@ -201,6 +293,19 @@ LogicalResult emitPointwiseFusion(KernelEmitter &e, exec::KernelOp kernel) {
     std::string name = "v" + std::to_string(counter++);
     e.line(defineValue(elementTypeOf(op.getResult(0)), name, *expr));
     names[op.getResult(0)] = name;
+  }
+  if (vec > 1) {
+    for (auto [index, value] : llvm::enumerate(yield->getOperands()))
+      e.line("y" + Twine(index) + ".e[j] = gc_cvt<" +
+             cxxType(elementTypeOf(value)) + ">(" + names.lookup(value) +
+             ");");
+    e.close();
+    for (auto [index, value] : llvm::enumerate(yield->getOperands()))
+      e.line("gc_stv<" + cxxType(elementTypeOf(value)) + ", " + Twine(vec) +
+             ">(" + KernelEmitter::out(index) + " + i, y" + Twine(index) +
+             ");");
+    e.close();
+    return success();
   }
   for (auto [index, value] : llvm::enumerate(yield->getOperands()))
     e.line(KernelEmitter::out(index) + "[i] = gc_cvt<" +
@@ -375,7 +480,7 @@ LogicalResult emitEpilogueStore(KernelEmitter &e, exec::KernelOp kernel,
 namespace graphc::codegen::cuda {
 
 LogicalResult emitPrologueLoader(KernelEmitter &e, exec::KernelOp kernel,
-                                 Operation *reduction) {
+                                 Operation *reduction, int64_t vec) {
   Value data = reduction->getOperand(0);
   ArrayRef<int64_t> shape = cast<RankedTensorType>(data.getType()).getShape();
   std::string t = computeType(elementTypeOf(data));
@@ -422,6 +527,69 @@ LogicalResult emitPrologueLoader(KernelEmitter &e, exec::KernelOp kernel,
     return e.fail("the input 0 of a prologue reduction kernel must be "
                   "computed by its prologue");
   e.line("return static_cast<" + t + ">(" + *found + ");");
+  e.close("};");
+  if (vec <= 1)
+    return success();
+
+  // The same per element of a vector (the checks above hold): the kernel
+  // inputs the prologue reads are loaded once for the vector, before the
+  // loop over its elements.
+  e.open("auto gc_prologue_vec = [&](long long pe) -> gc_vec<" + t + ", " +
+         Twine(vec) + "> {");
+  llvm::DenseMap<Value, std::string> names;
+  SmallVector<VectorRead> reads;
+  SmallVector<Operation *> computed;
+  for (Operation &op : kernel.getBody().front().without_terminator()) {
+    if (&op == reduction || op.hasTrait<OpTrait::ConstantLike>())
+      continue;
+    computed.push_back(&op);
+    for (Value slot : inputSlots(&op)) {
+      if (!slot || names.count(slot))
+        continue;
+      Operation *def = slot.getDefiningOp();
+      if (def && !def->hasTrait<OpTrait::ConstantLike>())
+        continue;
+      if (def)
+        if (std::optional<std::string> text =
+                splatLiteral(def, computeType(elementTypeOf(slot)))) {
+          names[slot] = *text;
+          continue;
+        }
+      std::optional<unsigned> argument = exec::getKernelArgument(slot);
+      if (!argument)
+        return failOp(&op, "a prologue operand must be a kernel input, a "
+                           "splat constant or a prologue value");
+      VectorRead read;
+      read.name = "px" + std::to_string(reads.size());
+      read.pointer = KernelEmitter::arg(*argument);
+      read.type = elementTypeOf(slot);
+      read.strides = broadcastStrides(shapeOf(slot), shape);
+      names[slot] = read.name;
+      reads.push_back(std::move(read));
+    }
+  }
+  SmallVector<std::string> perElement =
+      emitVectorReads(e, shape, "pe", "pc", vec, reads);
+  e.line("gc_vec<" + t + ", " + Twine(vec) + "> pr;");
+  e.line("#pragma unroll");
+  e.open("for (int j = 0; j < " + Twine(vec) + "; ++j) {");
+  for (const std::string &declaration : perElement)
+    e.line(declaration);
+  defs = 0;
+  for (Operation *op : computed) {
+    SmallVector<std::string> operands;
+    for (Value slot : inputSlots(op))
+      operands.push_back(slot ? names.lookup(slot) : std::string());
+    FailureOr<std::string> expr = pointwiseExpr(op, operands);
+    if (failed(expr))
+      return failure();
+    std::string name = "pv" + std::to_string(defs++);
+    e.line(defineValue(elementTypeOf(op->getResult(0)), name, *expr));
+    names[op->getResult(0)] = name;
+  }
+  e.line("pr.e[j] = static_cast<" + t + ">(" + names.lookup(data) + ");");
+  e.close();
+  e.line("return pr;");
   e.close("};");
   return success();
 }
