@@ -229,25 +229,22 @@ graphc_status CudaSession::create(const graphc_model &model, CudaDevice &device,
       }
   }
 
-  // Staging is read by captured graphs, and by runs padded up to a bucket;
-  // exact plain launches use the caller's buffers directly.
+  // Staging is read by captured graphs, by runs padded up to a bucket and
+  // by plain runs given a buffer that is not 16-byte aligned (generated
+  // kernels move 16-byte vectors); exact plain launches of aligned buffers
+  // use the caller's buffers directly.
   const graphc_model_desc &desc = *model.desc;
   std::vector<uint64_t> inputBytes(desc.num_inputs, 0);
   std::vector<uint64_t> outputBytes(desc.num_outputs, 0);
-  bool mayPad = false;
-  for (int32_t k = 0; k < desc.num_bucket_dims; ++k)
-    mayPad |= desc.bucket_dims[k].pad_safe != 0;
-  if (session->useGraphs || mayPad) {
-    for (int32_t p = 0; p < desc.num_plans; ++p) {
-      for (int32_t i = 0; i < desc.num_inputs; ++i)
-        inputBytes[i] = std::max(
-            inputBytes[i],
-            planTensorBytes(desc.inputs[i], desc.plans[p].input_dims[i]));
-      for (int32_t o = 0; o < desc.num_outputs; ++o)
-        outputBytes[o] = std::max(
-            outputBytes[o],
-            planTensorBytes(desc.outputs[o], desc.plans[p].output_dims[o]));
-    }
+  for (int32_t p = 0; p < desc.num_plans; ++p) {
+    for (int32_t i = 0; i < desc.num_inputs; ++i)
+      inputBytes[i] = std::max(
+          inputBytes[i],
+          planTensorBytes(desc.inputs[i], desc.plans[p].input_dims[i]));
+    for (int32_t o = 0; o < desc.num_outputs; ++o)
+      outputBytes[o] = std::max(
+          outputBytes[o],
+          planTensorBytes(desc.outputs[o], desc.plans[p].output_dims[o]));
   }
   uint64_t total = alignUp(model.maxArenaBytes);
   for (uint64_t bytes : inputBytes)
@@ -620,12 +617,17 @@ graphc_status CudaSession::run(const RunShape &shape,
   // Back-to-back runs are safe without waiting: the staging buffers, the
   // arena and the error record are only touched by work on the session
   // stream, which runs in order.
+  bool aligned = true;
+  for (cu::DevicePtr pointer : inputPtrs)
+    aligned &= pointer % 16 == 0;
+  for (cu::DevicePtr pointer : outputPtrs)
+    aligned &= pointer % 16 == 0;
   if (shape.staged) {
     for (const RunPart &part : shape.parts)
       if (graphc_status status =
               runStagedPart(shape, part, inputs, inputPtrs, outputPtrs))
         return status;
-  } else if (!useGraphs) {
+  } else if (!useGraphs && aligned) {
     if (graphc_status status = enqueue(plan, inputPtrs, outputPtrs))
       return status;
   } else {

@@ -479,29 +479,20 @@ LogicalResult emitEpilogueStore(KernelEmitter &e, exec::KernelOp kernel,
 
 namespace graphc::codegen::cuda {
 
-LogicalResult emitPrologueLoader(KernelEmitter &e, exec::KernelOp kernel,
-                                 Operation *reduction, int64_t vec) {
+/// The ops of `kernel` computing input 0 of `reduction`, in order, once
+/// checked to be what a prologue may hold.
+static FailureOr<SmallVector<Operation *>>
+prologueOps(KernelEmitter &e, exec::KernelOp kernel, Operation *reduction) {
   Value data = reduction->getOperand(0);
-  ArrayRef<int64_t> shape = cast<RankedTensorType>(data.getType()).getShape();
-  std::string t = computeType(elementTypeOf(data));
-  // Softmax reads each element of its row three times (peak, sum, store)
-  // and layer_normalization three times (mean, variance, store): the
-  // prologue is recomputed per read rather than kept in shared memory,
-  // which rows of any length could not hold. Any pointwise op is accepted,
-  // costly ones (exp, erf, tanh) included: a recomputation costs far less
-  // than the launch and the round trip through memory that it replaces.
-  e.open("auto gc_prologue = [&](long long pe) -> " + t + " {");
-  ElementOperands operands(e, shape, "pe", "p", "a prologue",
-                           "the shape of the reduction's input");
-  unsigned defs = 0;
-
+  ArrayRef<int64_t> shape = shapeOf(data);
+  SmallVector<Operation *> ops;
   for (Operation &op : kernel.getBody().front().without_terminator()) {
     if (&op == reduction || op.hasTrait<OpTrait::ConstantLike>())
       continue;
     if (!op.hasTrait<graph::OpTrait::Pointwise>() || op.getNumResults() != 1)
       return failOp(&op, "the prologue of a reduction kernel holds pointwise "
                          "ops only");
-    if (cast<RankedTensorType>(op.getResult(0).getType()).getShape() != shape)
+    if (shapeOf(op.getResult(0)) != shape)
       return failOp(&op, "a prologue op must have the shape of the input of " +
                              reduction->getName().getStringRef());
     if (llvm::any_of(op.getUsers(), [&](Operation *user) {
@@ -511,39 +502,60 @@ LogicalResult emitPrologueLoader(KernelEmitter &e, exec::KernelOp kernel,
         }))
       return failOp(&op, "a prologue op may feed only input 0 of " +
                              reduction->getName().getStringRef());
-    FailureOr<SmallVector<std::string>> names = operands.of(&op);
-    if (failed(names))
-      return failure();
-    FailureOr<std::string> expr = pointwiseExpr(&op, *names);
-    if (failed(expr))
-      return failure();
-    std::string name = "pv" + std::to_string(defs++);
-    e.line(defineValue(elementTypeOf(op.getResult(0)), name, *expr));
-    operands.set(op.getResult(0), name);
+    ops.push_back(&op);
   }
-  std::optional<std::string> found = operands.lookup(data);
-  if (!found || isa<BlockArgument>(data) ||
+  if (isa<BlockArgument>(data) ||
       data.getDefiningOp()->hasTrait<OpTrait::ConstantLike>())
     return e.fail("the input 0 of a prologue reduction kernel must be "
                   "computed by its prologue");
-  e.line("return static_cast<" + t + ">(" + *found + ");");
-  e.close("};");
-  if (vec <= 1)
-    return success();
+  return ops;
+}
 
-  // The same per element of a vector (the checks above hold): the kernel
-  // inputs the prologue reads are loaded once for the vector, before the
-  // loop over its elements.
+LogicalResult emitPrologueLoader(KernelEmitter &e, exec::KernelOp kernel,
+                                 Operation *reduction, int64_t vec) {
+  Value data = reduction->getOperand(0);
+  ArrayRef<int64_t> shape = shapeOf(data);
+  std::string t = computeType(elementTypeOf(data));
+  FailureOr<SmallVector<Operation *>> ops = prologueOps(e, kernel, reduction);
+  if (failed(ops))
+    return failure();
+  // The looped templates read each element of a row two or three times
+  // (softmax: peak, sum, store; layer_normalization: mean, variance,
+  // store) and recompute the prologue per read, as no memory holds rows of
+  // any length; the register forms compute it once per element. Any
+  // pointwise op is accepted, costly ones (exp, erf, tanh) included: a
+  // recomputation costs far less than the launch and the round trip
+  // through memory that it replaces.
+  if (vec <= 1) {
+    e.open("auto gc_prologue = [&](long long pe) -> " + t + " {");
+    ElementOperands operands(e, shape, "pe", "p", "a prologue",
+                             "the shape of the reduction's input");
+    unsigned defs = 0;
+    for (Operation *op : *ops) {
+      FailureOr<SmallVector<std::string>> names = operands.of(op);
+      if (failed(names))
+        return failure();
+      FailureOr<std::string> expr = pointwiseExpr(op, *names);
+      if (failed(expr))
+        return failure();
+      std::string name = "pv" + std::to_string(defs++);
+      e.line(defineValue(elementTypeOf(op->getResult(0)), name, *expr));
+      operands.set(op->getResult(0), name);
+    }
+    e.line("return static_cast<" + t + ">(" + *operands.lookup(data) + ");");
+    e.close("};");
+    return success();
+  }
+
+  // A vector of elements: the kernel inputs the prologue reads are loaded
+  // once for the vector (as vectors where vectorAccess allows), before the
+  // loop computing each element as gc_prologue would.
   e.open("auto gc_prologue_vec = [&](long long pe) -> gc_vec<" + t + ", " +
          Twine(vec) + "> {");
   llvm::DenseMap<Value, std::string> names;
   SmallVector<VectorRead> reads;
-  SmallVector<Operation *> computed;
-  for (Operation &op : kernel.getBody().front().without_terminator()) {
-    if (&op == reduction || op.hasTrait<OpTrait::ConstantLike>())
-      continue;
-    computed.push_back(&op);
-    for (Value slot : inputSlots(&op)) {
+  for (Operation *op : *ops) {
+    for (Value slot : inputSlots(op)) {
       if (!slot || names.count(slot))
         continue;
       Operation *def = slot.getDefiningOp();
@@ -557,8 +569,13 @@ LogicalResult emitPrologueLoader(KernelEmitter &e, exec::KernelOp kernel,
         }
       std::optional<unsigned> argument = exec::getKernelArgument(slot);
       if (!argument)
-        return failOp(&op, "a prologue operand must be a kernel input, a "
-                           "splat constant or a prologue value");
+        return failOp(op, "a prologue operand must be a kernel input, a "
+                          "splat constant or a prologue value");
+      FailureOr<SmallVector<int64_t>> broadcast =
+          graph::broadcastShapes(shapeOf(slot), shape);
+      if (failed(broadcast) || ArrayRef<int64_t>(*broadcast) != shape)
+        return failOp(op, "a prologue operand must broadcast to the shape of "
+                          "the reduction's input");
       VectorRead read;
       read.name = "px" + std::to_string(reads.size());
       read.pointer = KernelEmitter::arg(*argument);
@@ -575,8 +592,8 @@ LogicalResult emitPrologueLoader(KernelEmitter &e, exec::KernelOp kernel,
   e.open("for (int j = 0; j < " + Twine(vec) + "; ++j) {");
   for (const std::string &declaration : perElement)
     e.line(declaration);
-  defs = 0;
-  for (Operation *op : computed) {
+  unsigned defs = 0;
+  for (Operation *op : *ops) {
     SmallVector<std::string> operands;
     for (Value slot : inputSlots(op))
       operands.push_back(slot ? names.lookup(slot) : std::string());

@@ -447,7 +447,7 @@ void KernelEmitter::loadRowRegisters(const RowRegisters &plan, StringRef t,
   if (plan.masked())
     open("if (v < " + Twine(plan.vectors) + "LL) {");
   std::string at = (base + " + v * " + Twine(vec)).str();
-  if (prologueReduction) {
+  if (prologueReduction && vec > 1) {
     line("const gc_vec<" + t + ", " + Twine(vec) + "> pv = gc_prologue_vec(" +
          at + ");");
   } else if (vectorReadable(0, vec)) {
@@ -459,7 +459,9 @@ void KernelEmitter::loadRowRegisters(const RowRegisters &plan, StringRef t,
   std::string slot = (name + "[p * " + Twine(vec) + " + j]").str();
   line("#pragma unroll");
   open("for (int j = 0; j < " + Twine(vec) + "; ++j) {");
-  if (prologueReduction)
+  if (prologueReduction && vec == 1)
+    line(slot + " = gc_prologue(" + at + " + j);");
+  else if (prologueReduction)
     line(slot + " = pv.e[j];");
   else if (vectorReadable(0, vec))
     line(slot + " = gc_ld(pv.e[j]);");

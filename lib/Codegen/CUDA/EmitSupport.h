@@ -232,10 +232,10 @@ public:
     prologueReduction = reduction;
   }
   bool hasPrologue() const { return prologueReduction != nullptr; }
-  /// Emits the prologue's loaders (emitPrologueLoader) where the template
-  /// starts, `gc_prologue_vec` for vectors of `vec` too when it is above 1;
-  /// nothing without a prologue. Templates of prologue reductions call it
-  /// first.
+  /// Emits the prologue's loader (emitPrologueLoader: gc_prologue, or
+  /// gc_prologue_vec for vectors of `vec` above 1) where the template
+  /// starts; nothing without a prologue. Templates of prologue reductions
+  /// call it first.
   mlir::LogicalResult definePrologue(int64_t vec = 1);
   /// Emits the store of `value`, element `offset` of the op's result 0: the
   /// value itself, or with an epilogue, the kernel's result computed from
@@ -396,10 +396,10 @@ mlir::LogicalResult emitEpilogueStore(KernelEmitter &e, exec::KernelOp kernel,
 /// graph::isPrologueReduction), `gc_prologue(offset)`: element `offset` of the
 /// reduction's input 0 computed by every other op of `kernel`, pointwise ops
 /// of that input's shape reading kernel inputs at their broadcast offsets.
-/// With `vec` above 1, also `gc_prologue_vec(offset)`: the gc_vec of `vec`
-/// elements from `offset` (a multiple of `vec` whose innermost coordinate is
-/// one too), each computed as gc_prologue does, reading the prologue's
-/// inputs as vectors where vectorAccess allows.
+/// With `vec` above 1, `gc_prologue_vec(offset)` instead: the gc_vec of the
+/// `vec` elements from `offset` (a multiple of `vec`, as is its innermost
+/// coordinate), each computed as gc_prologue would, the prologue's inputs
+/// read as vectors where vectorAccess allows.
 mlir::LogicalResult emitPrologueLoader(KernelEmitter &e, exec::KernelOp kernel,
                                        mlir::Operation *reduction,
                                        int64_t vec = 1);
