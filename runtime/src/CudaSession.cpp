@@ -238,9 +238,9 @@ graphc_status CudaSession::create(const graphc_model &model, CudaDevice &device,
   std::vector<uint64_t> outputBytes(desc.num_outputs, 0);
   for (int32_t p = 0; p < desc.num_plans; ++p) {
     for (int32_t i = 0; i < desc.num_inputs; ++i)
-      inputBytes[i] = std::max(
-          inputBytes[i],
-          planTensorBytes(desc.inputs[i], desc.plans[p].input_dims[i]));
+      inputBytes[i] =
+          std::max(inputBytes[i], planTensorBytes(desc.inputs[i],
+                                                  desc.plans[p].input_dims[i]));
     for (int32_t o = 0; o < desc.num_outputs; ++o)
       outputBytes[o] = std::max(
           outputBytes[o],

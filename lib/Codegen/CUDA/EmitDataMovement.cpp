@@ -329,8 +329,8 @@ LogicalResult emitGather(KernelEmitter &e) {
     int64_t indices = numElements(indShape);
     int64_t rows = numElements(dataShape.take_front(*axis)) * indices;
     int64_t warps = e.getBlockSize() / 32;
-    int64_t blocks = std::clamp<int64_t>((rows + warps - 1) / warps, 1,
-                                         kMaxGrid);
+    int64_t blocks =
+        std::clamp<int64_t>((rows + warps - 1) / warps, 1, kMaxGrid);
     std::string type = cxxType(e.resultType().getElementType());
     std::string access = "<" + type + ", " + std::to_string(vec) + ">";
     e.setLaunch({blocks}, {32 * warps});
@@ -343,8 +343,7 @@ LogicalResult emitGather(KernelEmitter &e) {
                           dataShape[*axis]) +
            ";");
     e.line("const long long src = (row / " + Twine(indices) + "LL) * " +
-           Twine(dataShape[*axis] * run) + "LL + idx * " + Twine(run) +
-           "LL;");
+           Twine(dataShape[*axis] * run) + "LL + idx * " + Twine(run) + "LL;");
     e.open("for (long long v = lane; v < " + Twine(run / vec) +
            "LL; v += 32) {");
     e.line("gc_vec" + access + " value;");
@@ -353,8 +352,8 @@ LogicalResult emitGather(KernelEmitter &e) {
            "LL);");
     e.close();
     e.open("else {");
-    e.line("for (int j = 0; j < " + Twine(vec) + "; ++j) value.e[j] = " +
-           zeroOf(e) + ";");
+    e.line("for (int j = 0; j < " + Twine(vec) +
+           "; ++j) value.e[j] = " + zeroOf(e) + ";");
     e.close();
     e.line("gc_stv" + access + "(out0 + row * " + Twine(run) + "LL + v * " +
            Twine(vec) + "LL, value);");

@@ -80,11 +80,9 @@ FailureOr<std::string> pointwiseExpr(Operation *op,
   return codegen::pointwiseExpr(op, operands, failOp);
 }
 
-SmallVector<std::string> emitVectorReads(KernelEmitter &e,
-                                         ArrayRef<int64_t> shape,
-                                         StringRef index, StringRef coords,
-                                         int64_t vec,
-                                         ArrayRef<VectorRead> reads) {
+SmallVector<std::string>
+emitVectorReads(KernelEmitter &e, ArrayRef<int64_t> shape, StringRef index,
+                StringRef coords, int64_t vec, ArrayRef<VectorRead> reads) {
   SmallVector<int64_t> contiguous = contiguousStrides(shape);
   // Dims of extent 1 contribute nothing whatever their stride.
   auto matches = [&](const VectorRead &read, auto expected) {
@@ -119,8 +117,8 @@ SmallVector<std::string> emitVectorReads(KernelEmitter &e,
                            read.name + "v.e[j]);");
       break;
     case VectorAccess::Broadcast:
-      e.line("const " + compute + " " + read.name + " = gc_ld(" +
-             read.pointer + "[" + at + "]);");
+      e.line("const " + compute + " " + read.name + " = gc_ld(" + read.pointer +
+             "[" + at + "]);");
       break;
     case VectorAccess::Scalar:
       perElement.push_back("const " + compute + " " + read.name + " = gc_ld(" +
@@ -232,8 +230,8 @@ LogicalResult emitPointwiseFusion(KernelEmitter &e, exec::KernelOp kernel) {
   // crosses the innermost dim.
   int64_t widest = 1;
   for (Type type : yield->getOperandTypes())
-    widest = std::max(widest,
-                      elementBytes(cast<ShapedType>(type).getElementType()));
+    widest =
+        std::max(widest, elementBytes(cast<ShapedType>(type).getElementType()));
   for (const Load &load : loads)
     widest = std::max(widest, elementBytes(elementTypeOf(load.value)));
   int64_t vec = widest <= 16 && 16 % widest == 0 ? 16 / widest : 1;
@@ -297,8 +295,7 @@ LogicalResult emitPointwiseFusion(KernelEmitter &e, exec::KernelOp kernel) {
   if (vec > 1) {
     for (auto [index, value] : llvm::enumerate(yield->getOperands()))
       e.line("y" + Twine(index) + ".e[j] = gc_cvt<" +
-             cxxType(elementTypeOf(value)) + ">(" + names.lookup(value) +
-             ");");
+             cxxType(elementTypeOf(value)) + ">(" + names.lookup(value) + ");");
     e.close();
     for (auto [index, value] : llvm::enumerate(yield->getOperands()))
       e.line("gc_stv<" + cxxType(elementTypeOf(value)) + ", " + Twine(vec) +

@@ -163,7 +163,8 @@ LogicalResult emitLayerNormRegisters(KernelEmitter &e, StringRef t, bool rms,
   e.open("for (int j = 0; j < " + Twine(vec) + "; ++j) {");
   for (const std::string &declaration : perElement)
     e.line(declaration);
-  std::string y = rms ? x + " / rms * scale" : "(" + x + " - mean) / denom * scale";
+  std::string y =
+      rms ? x + " / rms * scale" : "(" + x + " - mean) / denom * scale";
   if (params.size() > 1)
     y += " + bias";
   e.line("y.e[j] = gc_cvt<" + outType + ">(" + y + ");");
@@ -211,8 +212,8 @@ LogicalResult emitLayerNorm(KernelEmitter &e, StringRef t, bool rms) {
            e.inputStrides(slot) == contiguousStrides(e.inputShape(slot));
   };
   if (view.contiguous && plainParam(1) && plainParam(2))
-    if (std::optional<RowRegisters> plan = e.planRowRegisters(
-            view.rows, view.length, rowVector(e, shape)))
+    if (std::optional<RowRegisters> plan =
+            e.planRowRegisters(view.rows, view.length, rowVector(e, shape)))
       return emitLayerNormRegisters(e, t, rms, view, normShape, *plan);
   if (failed(e.definePrologue()))
     return failure();

@@ -216,8 +216,7 @@ LogicalResult emitSoftmaxRegisters(KernelEmitter &e, StringRef t,
   e.line("gc_vec<" + outType + ", " + Twine(vec) + "> y;");
   e.line("#pragma unroll");
   e.line("for (int j = 0; j < " + Twine(vec) + "; ++j) y.e[j] = gc_cvt<" +
-         outType + ">(" + (log ? x + " - peak - logSum" : x + " / sum") +
-         ");");
+         outType + ">(" + (log ? x + " - peak - logSum" : x + " / sum") + ");");
   e.line("gc_stv<" + outType + ", " + Twine(vec) + ">(out0 + base + v * " +
          Twine(vec) + "LL, y);");
   e.closeRowVectors(plan);

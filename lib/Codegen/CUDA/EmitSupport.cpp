@@ -363,21 +363,20 @@ static void openRows(KernelEmitter &e, int64_t rows, bool warpRows,
   int64_t blocks = (rows + rowsPerBlock - 1) / rowsPerBlock;
   e.setLaunch({std::clamp<int64_t>(blocks, 1, kMaxGrid)}, {32 * rowsPerBlock});
   e.line("const int rowLane = threadIdx.x & 31;");
-  e.open("for (long long row = (long long)blockIdx.x * " +
-         Twine(rowsPerBlock) + " + (threadIdx.x >> 5); row < " + Twine(rows) +
+  e.open("for (long long row = (long long)blockIdx.x * " + Twine(rowsPerBlock) +
+         " + (threadIdx.x >> 5); row < " + Twine(rows) +
          "LL; row += (long long)gridDim.x * " + Twine(rowsPerBlock) + ") {");
 }
 
-void KernelEmitter::openRowLoop(int64_t rows, int64_t length,
-                                bool warpRows) {
+void KernelEmitter::openRowLoop(int64_t rows, int64_t length, bool warpRows) {
   warpPerRow = warpRows && rowsPerBlock > 1;
   openRows(*this, rows, warpPerRow, rowsPerBlock,
            std::clamp<int64_t>((length + 31) / 32 * 32, 32, blockSize));
 }
 
-std::optional<RowRegisters>
-KernelEmitter::planRowRegisters(int64_t rows, int64_t length,
-                                int64_t vec) const {
+std::optional<RowRegisters> KernelEmitter::planRowRegisters(int64_t rows,
+                                                            int64_t length,
+                                                            int64_t vec) const {
   if (length <= 0 || vec <= 0 || length % vec != 0)
     return std::nullopt;
   RowRegisters plan;
@@ -403,8 +402,8 @@ KernelEmitter::planRowRegisters(int64_t rows, int64_t length,
     }
   } else {
     // A block per row, its threads sharing the row's vectors.
-    plan.threads = std::clamp<int64_t>((plan.vectors + 31) / 32 * 32, 32,
-                                       blockSize);
+    plan.threads =
+        std::clamp<int64_t>((plan.vectors + 31) / 32 * 32, 32, blockSize);
     if (slots(plan.threads) * vec > kMaxRowRegisters)
       return std::nullopt;
     plan.warpPerRow = plan.threads == 32;
@@ -423,8 +422,8 @@ void KernelEmitter::openRegisterRowLoop(int64_t rows,
 void KernelEmitter::openRowVectors(const RowRegisters &plan) {
   line("#pragma unroll");
   open("for (int p = 0; p < " + Twine(plan.perThread) + "; ++p) {");
-  line("const long long v = " + rowThread() + " + p * " +
-       Twine(plan.threads) + "LL;");
+  line("const long long v = " + rowThread() + " + p * " + Twine(plan.threads) +
+       "LL;");
   if (plan.masked())
     open("if (v < " + Twine(plan.vectors) + "LL) {");
 }
@@ -472,8 +471,8 @@ void KernelEmitter::loadRowRegisters(const RowRegisters &plan, StringRef t,
     close();
     open("else {");
     line("#pragma unroll");
-    line("for (int j = 0; j < " + Twine(vec) + "; ++j) " + slot + " = " +
-         fill + ";");
+    line("for (int j = 0; j < " + Twine(vec) + "; ++j) " + slot + " = " + fill +
+         ";");
     close();
   }
   close();
