@@ -175,6 +175,23 @@ __device__ __forceinline__ void gc_stv(T *p, const gc_vec<T, N> &v) {
   }
 #endif
 }
+// Copies the N elements at p to d, as gc_stv(d, gc_ldv(p)) would, but word
+// for word: the elements never pass through a gc_vec, which the compiler
+// would store in 4-byte pieces.
+template <typename T, int N>
+__device__ __forceinline__ void gc_cpv(T *d, const T *p) {
+#if defined(GRAPHC_CUDA_EMULATION_H)
+  gc_stv<T, N>(d, gc_ldv<T, N>(p));
+#else
+  if constexpr (N * sizeof(T) >= 16) {
+#pragma unroll
+    for (int c = 0; c < (int)(N * sizeof(T) / 16); ++c)
+      reinterpret_cast<gc_u128 *>(d)[c] = reinterpret_cast<const gc_u128 *>(p)[c];
+  } else {
+    *reinterpret_cast<gc_vec<T, N> *>(d) = *reinterpret_cast<const gc_vec<T, N> *>(p);
+  }
+#endif
+}
 //===--- end of 16-byte vector access ---===//
 
 )cuda";

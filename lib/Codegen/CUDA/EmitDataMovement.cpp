@@ -56,8 +56,8 @@ LogicalResult emitCopy(KernelEmitter &e) {
     std::string type = cxxType(e.resultType().getElementType());
     std::string access = "<" + type + ", " + std::to_string(vec) + ">";
     e.openLinearLoop(n / vec, "iv");
-    e.line("gc_stv" + access + "(out0 + iv * " + Twine(vec) + "LL, gc_ldv" +
-           access + "(in0 + iv * " + Twine(vec) + "LL));");
+    e.line("gc_cpv" + access + "(out0 + iv * " + Twine(vec) +
+           "LL, in0 + iv * " + Twine(vec) + "LL);");
     e.close();
     return success();
   }
@@ -346,17 +346,16 @@ LogicalResult emitGather(KernelEmitter &e) {
            Twine(dataShape[*axis] * run) + "LL + idx * " + Twine(run) + "LL;");
     e.open("for (long long v = lane; v < " + Twine(run / vec) +
            "LL; v += 32) {");
-    e.line("gc_vec" + access + " value;");
+    // A value-initialised gc_vec is zeros.
+    std::string at = "out0 + row * " + std::to_string(run) + "LL + v * " +
+                     std::to_string(vec) + "LL";
     e.open("if (idx >= 0) {");
-    e.line("value = gc_ldv" + access + "(in0 + src + v * " + Twine(vec) +
+    e.line("gc_cpv" + access + "(" + at + ", in0 + src + v * " + Twine(vec) +
            "LL);");
     e.close();
     e.open("else {");
-    e.line("for (int j = 0; j < " + Twine(vec) +
-           "; ++j) value.e[j] = " + zeroOf(e) + ";");
+    e.line("gc_stv" + access + "(" + at + ", gc_vec" + access + "{});");
     e.close();
-    e.line("gc_stv" + access + "(out0 + row * " + Twine(run) + "LL + v * " +
-           Twine(vec) + "LL, value);");
     e.close();
     e.close();
     return success();
