@@ -228,6 +228,19 @@ elif kind == "max":
                                                     [2]))
     nodes.append(helper.make_node("Max", names, ["y"], name="wide_max"))
     outputs.append(helper.make_tensor_value_info("y", TensorProto.FLOAT, [2]))
+elif kind == "sum":
+    # A Sum and a Mean of 100 inputs: more than the 64 the cpu kernel once
+    # held, within a CUDA kernel's parameters.
+    names = ["x%d" % i for i in range(100)]
+    for i, name in enumerate(names):
+        add_input(name, np.array([i, -i, 0.5], np.float32))
+    nodes.append(helper.make_node("Sum", names, ["s"], name="wide_sum"))
+    nodes.append(helper.make_node("Mean", names, ["m"], name="wide_mean"))
+    for name in ("s", "m"):
+        outputs.append(helper.make_tensor_value_info(name, TensorProto.FLOAT, [3]))
+    total = sum(feeds[n].astype(np.float64) for n in names)
+    expected["s"] = total
+    expected["m"] = total / len(names)
 else:
     sys.exit("unknown kind " + kind)
 
@@ -241,3 +254,7 @@ if directory:
         np.save(os.path.join(directory, name + ".npy"), array)
     for name, array in expected.items():
         np.save(os.path.join(directory, "expected", name + ".npy"), array)
+    # The input files in model order, one per line, for xargs.
+    with open(os.path.join(directory, "inputs.txt"), "w") as f:
+        for value in inputs:
+            f.write(os.path.join(directory, value.name + ".npy") + "\n")
