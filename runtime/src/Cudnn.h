@@ -116,6 +116,7 @@ constexpr int kAttrEngineNumericalNote = 1303;
 constexpr int32_t kCrossCorrelation = 1;
 constexpr int32_t kPointwiseAdd = 0;
 constexpr int32_t kPointwiseReluForward = 100;
+constexpr int32_t kPointwiseGeluForward = 104; // the erf form
 constexpr int32_t kPointwiseSwishForward = 106;
 constexpr int32_t kHeuristicsModeA = 3;
 

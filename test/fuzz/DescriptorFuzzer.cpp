@@ -8,8 +8,8 @@
 // accepts must give every plan tensor a byte size, every GEMM step operands
 // as large as its GEMM spans, and every convolution step a shape that holds
 // together and tensors of exactly its sizes, Y apart from the others; and
-// every GEMM an epilogue cuBLASLt has (not SiLU), every convolution one
-// cuDNN has (not GELU).
+// every GEMM an epilogue cuBLASLt has (not SiLU or the erf GELU), every
+// convolution one cuDNN has (not the tanh GELU).
 //
 //===----------------------------------------------------------------------===//
 
@@ -276,8 +276,8 @@ private:
       *field = dim();
     g.alpha = bytes.ConsumeFloatingPoint<double>();
     g.beta = bytes.ConsumeBool() ? 0.0 : bytes.ConsumeFloatingPoint<double>();
-    // Past GRAPHC_EPILOGUE_SILU, a convolution's, by one.
-    g.epilogue = bytes.ConsumeIntegralInRange<int32_t>(-1, 4);
+    // Past GRAPHC_EPILOGUE_GELU_ERF, a convolution's, by one.
+    g.epilogue = bytes.ConsumeIntegralInRange<int32_t>(-1, 5);
     g.dtype = bytes.ConsumeIntegralInRange<int32_t>(-1, 17);
     g.compute_dtype = bytes.ConsumeIntegralInRange<int32_t>(-1, 17);
     for (int32_t *arg : {&g.a_arg, &g.b_arg, &g.c_arg, &g.bias_arg, &g.d_arg,
@@ -323,8 +323,9 @@ private:
     g.beta = pick(hasC, 0, 1) ? 1.0 : 0.0;
     const int32_t epilogues[] = {GRAPHC_EPILOGUE_NONE, GRAPHC_EPILOGUE_RELU,
                                  GRAPHC_EPILOGUE_GELU_TANH,
-                                 GRAPHC_EPILOGUE_SILU};
-    g.epilogue = int32_t(pick(epilogues[small(0, 3)], -1, 4));
+                                 GRAPHC_EPILOGUE_SILU,
+                                 GRAPHC_EPILOGUE_GELU_ERF};
+    g.epilogue = int32_t(pick(epilogues[small(0, 4)], -1, 5));
     const int32_t dtypes[] = {1, 10, 16};
     g.dtype = int32_t(pick(dtypes[small(0, 2)], -1, 17));
     g.compute_dtype = int32_t(pick(1, -1, 17));
@@ -385,9 +386,10 @@ private:
     }
     const int32_t dtypes[] = {1, 10, 16};
     const int32_t epilogues[] = {GRAPHC_EPILOGUE_NONE, GRAPHC_EPILOGUE_RELU,
-                                 GRAPHC_EPILOGUE_SILU};
+                                 GRAPHC_EPILOGUE_SILU,
+                                 GRAPHC_EPILOGUE_GELU_ERF};
     c.epilogue =
-        pick(epilogues[bytes.ConsumeIntegralInRange<int>(0, 2)], -1, 4);
+        pick(epilogues[bytes.ConsumeIntegralInRange<int>(0, 3)], -1, 5);
     c.dtype = pick(dtypes[bytes.ConsumeIntegralInRange<int>(0, 2)], -1, 17);
     c.compute_dtype = pick(1, -1, 17);
     c.tf32 = pick(
@@ -619,7 +621,8 @@ void checkConvStep(const graphc_conv_desc &c, const graphc_step_desc &step) {
 }
 
 /// Every GEMM and convolution record of an accepted descriptor has an
-/// epilogue its library fuses: SiLU is a convolution's alone, GELU a GEMM's.
+/// epilogue its library fuses: SiLU and the erf GELU are a convolution's
+/// alone, the tanh GELU a GEMM's.
 void checkEpilogues(const graphc_model_desc &desc) {
   for (int32_t k = 0; k < desc.num_kernels; ++k) {
     const graphc_kernel_desc &kernel = desc.kernels[k];
@@ -630,7 +633,8 @@ void checkEpilogues(const graphc_model_desc &desc) {
                      gemm == GRAPHC_EPILOGUE_GELU_TANH;
     bool convFused = conv == GRAPHC_EPILOGUE_NONE ||
                      conv == GRAPHC_EPILOGUE_RELU ||
-                     conv == GRAPHC_EPILOGUE_SILU;
+                     conv == GRAPHC_EPILOGUE_SILU ||
+                     conv == GRAPHC_EPILOGUE_GELU_ERF;
     if (!gemmFused || !convFused) {
       std::fprintf(
           stderr, "checkDescriptor accepted kernel %d's %s of epilogue %d\n", k,

@@ -10,8 +10,8 @@
 // is read as one); the convolution descriptor's spatial dims,
 // pre-paddings, strides, dilations and mode (cross-correlation, or true
 // convolution with the filter flipped); the groups from X's and W's
-// channels; pointwise ADD (with broadcast), RELU_FWD and SWISH_FWD (with
-// its beta, 1 unless set); float intermediates.
+// channels; pointwise ADD (with broadcast), RELU_FWD, SWISH_FWD (with its
+// beta, 1 unless set) and GELU_FWD (the erf form); float intermediates.
 // It never calls the runtime's reference convolution: a runtime that builds
 // the graph wrongly gets other numbers here, or a refusal.
 //
@@ -85,7 +85,7 @@ constexpr int kHandleType = 0, kDataTypeType = 1, kBooleanType = 2,
 constexpr int32_t kFloat32 = 0, kFloat16 = 2, kBfloat16 = 9;
 constexpr int32_t kConvolutionMode = 0, kCrossCorrelationMode = 1;
 constexpr int32_t kPointwiseAdd = 0, kPointwiseReluForward = 100,
-                  kPointwiseSwishForward = 106;
+                  kPointwiseGeluForward = 104, kPointwiseSwishForward = 106;
 constexpr int32_t kNoteTensorCore = 0, kNoteDownConvertInputs = 1;
 
 /// The engines the heuristic offers, in its order.
@@ -587,9 +587,10 @@ Status Finalizer::pointwise(Finalized &f) {
   f.mathPrecision = valueOf<int32_t>(*precision);
   if (f.pointwiseMode != kPointwiseAdd &&
       f.pointwiseMode != kPointwiseReluForward &&
+      f.pointwiseMode != kPointwiseGeluForward &&
       f.pointwiseMode != kPointwiseSwishForward)
     return fail("of mode " + std::to_string(f.pointwiseMode) +
-                    " (the fake computes ADD, RELU_FWD and SWISH_FWD)",
+                    " (the fake computes ADD, RELU_FWD, GELU_FWD and SWISH_FWD)",
                 kNotSupported);
   // CUDNN_ATTR_POINTWISE_SWISH_BETA, 1 unless set; only SWISH_FWD reads it.
   if (const Value *beta = find(8))
@@ -672,9 +673,9 @@ Status Finalizer::pointwiseOperation(Finalized &f) {
   bool binary = op.pointwiseMode == kPointwiseAdd;
   if (binary != (b != nullptr))
     return fail(binary ? "ADD without B"
-                : op.pointwiseMode == kPointwiseReluForward
-                    ? "RELU_FWD with a B"
-                    : "SWISH_FWD with a B",
+                : op.pointwiseMode == kPointwiseReluForward ? "RELU_FWD with a B"
+                : op.pointwiseMode == kPointwiseGeluForward ? "GELU_FWD with a B"
+                                                            : "SWISH_FWD with a B",
                 kBadParam);
   if (op.x.dims != op.y.dims)
     return fail("of X " + dimsText(op.x.dims) + " into Y " +
@@ -978,8 +979,9 @@ void convolve(const Operation &op, const std::vector<int32_t> &notes,
   scatter(op.y, memory, y);
 }
 
-/// Y = alpha1 X + alpha2 B (B broadcast), Y = max(alpha1 X, 0), or Y =
-/// swish(alpha1 X) = t sigmoid(beta t) for t = alpha1 X.
+/// Y = alpha1 X + alpha2 B (B broadcast), Y = max(alpha1 X, 0), Y =
+/// swish(alpha1 X) = t sigmoid(beta t), or Y = gelu(alpha1 X) =
+/// t/2 (1 + erf(t / sqrt(2))) (in double) for t = alpha1 X.
 void applyPointwise(const Operation &op, Memory &memory) {
   std::vector<float> x = gather(op.x, memory), y(x.size());
   std::vector<float> b;
@@ -1005,6 +1007,9 @@ void applyPointwise(const Operation &op, Memory &memory) {
     } else if (op.pointwiseMode == kPointwiseSwishForward) {
       float sigmoid = 1.0f / (1.0f + std::exp(-float(op.swishBeta) * value));
       value *= sigmoid;
+    } else if (op.pointwiseMode == kPointwiseGeluForward) {
+      double t = value;
+      value = float(0.5 * t * (1.0 + std::erf(t / std::sqrt(2.0))));
     } else if (value < 0) {
       value = 0; // NaN stays NaN
     }
