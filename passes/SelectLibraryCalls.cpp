@@ -222,7 +222,8 @@ ElementsAttr convWeight(GeluGemm &match, RankedTensorType type,
   } else {
     AsmResourceBlob blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
         ArrayRef<char>(out), alignof(uint64_t));
-    moved = DenseResourceElementsAttr::get(type, "conv_weight", std::move(blob));
+    moved =
+        DenseResourceElementsAttr::get(type, "conv_weight", std::move(blob));
   }
   return moved;
 }
@@ -246,8 +247,7 @@ bool convertGeluGemm(kernel::FusionOp fusion, ArrayRef<Operation *> ops,
                      GeluGemm &match, DictionaryAttr schedule,
                      ConvWeights &weights) {
   const LibraryGemm &gemm = match.gemm;
-  llvm::SmallPtrSet<Operation *, 16> covered(gemm.ops.begin(),
-                                             gemm.ops.end());
+  llvm::SmallPtrSet<Operation *, 16> covered(gemm.ops.begin(), gemm.ops.end());
   covered.insert(match.gelu);
   SmallVector<Operation *> rest;
   for (Operation *op : ops)
@@ -284,8 +284,7 @@ bool convertGeluGemm(kernel::FusionOp fusion, ArrayRef<Operation *> ops,
   Operation *residualAdd = nullptr;
   for (Operation *op : gemm.ops) {
     auto add = dyn_cast<graph::AddOp>(op);
-    if (add && gemm.c &&
-        llvm::is_contained(add->getOperands(), gemm.c))
+    if (add && gemm.c && llvm::is_contained(add->getOperands(), gemm.c))
       residualAdd = op;
     else
       convLocs.push_back(op->getLoc());
@@ -305,14 +304,14 @@ bool convertGeluGemm(kernel::FusionOp fusion, ArrayRef<Operation *> ops,
   auto yType = RankedTensorType::get(dims(gemm.m, gemm.n), element);
   // The members, built before the fusion and cloned into it.
   SmallVector<Operation *> members;
-  Value current = b.create<graph::ConvOp>(convLoc, TypeRange{yType}, operands,
-                                          ArrayRef<NamedAttribute>{channelsLast});
+  Value current =
+      b.create<graph::ConvOp>(convLoc, TypeRange{yType}, operands,
+                              ArrayRef<NamedAttribute>{channelsLast});
   members.push_back(current.getDefiningOp());
   if (gemm.c) {
     Value z = reshapeTo(b, viewLoc, inputOf(gemm.c), dims(gemm.m, gemm.n));
-    current = b.create<graph::AddOp>(residualAdd ? residualAdd->getLoc()
-                                                 : convLoc,
-                                     yType, current, z);
+    current = b.create<graph::AddOp>(
+        residualAdd ? residualAdd->getLoc() : convLoc, yType, current, z);
     members.push_back(current.getDefiningOp());
   }
   current = b.create<graph::GeluOp>(match.gelu.getLoc(), yType, current,
@@ -321,13 +320,13 @@ bool convertGeluGemm(kernel::FusionOp fusion, ArrayRef<Operation *> ops,
   kernel::FusionOp call = outline(
       fusion, members, current, [](Value value) { return value; },
       kernel::FusionKind::conv,
-      describeFusionOps(members) + nameSuffix(fusion.getName()).str(),
-      schedule, kernel::LibraryAttr::get(context, kernel::Library::cudnn));
+      describeFusionOps(members) + nameSuffix(fusion.getName()).str(), schedule,
+      kernel::LibraryAttr::get(context, kernel::Library::cudnn));
   for (Operation *member : llvm::reverse(members))
     member->erase();
   b.setInsertionPoint(fusion);
-  Value result =
-      reshapeTo(b, match.gelu.getLoc(), call.getResult(0), resultType.getShape());
+  Value result = reshapeTo(b, match.gelu.getLoc(), call.getResult(0),
+                           resultType.getShape());
   splitOff(fusion, rest, computed, result);
   // The weight as the GEMM read it is no longer a weight of the model.
   if (match.weight->use_empty())

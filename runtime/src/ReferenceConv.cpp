@@ -249,8 +249,8 @@ bool runConv(const graphc_conv_desc &conv, void *const *args,
           // 0.5 x (1 + erf(x * (1 / sqrt(2)))) in float, evaluated left to
           // right: graph.gelu's expression in lib/Codegen/ScalarExpr.cpp.
           if (conv.epilogue == GRAPHC_EPILOGUE_GELU_ERF)
-            value = 0.5f * value *
-                    (1.0f + std::erf(value * 0.7071067811865476f));
+            value =
+                0.5f * value * (1.0f + std::erf(value * 0.7071067811865476f));
           y[base + i * pitch] = E::store(value);
         }
       }

@@ -321,10 +321,9 @@ private:
                   : bytes.ConsumeFloatingPoint<double>();
     // beta != 0 exactly when there is a C, mostly.
     g.beta = pick(hasC, 0, 1) ? 1.0 : 0.0;
-    const int32_t epilogues[] = {GRAPHC_EPILOGUE_NONE, GRAPHC_EPILOGUE_RELU,
-                                 GRAPHC_EPILOGUE_GELU_TANH,
-                                 GRAPHC_EPILOGUE_SILU,
-                                 GRAPHC_EPILOGUE_GELU_ERF};
+    const int32_t epilogues[] = {
+        GRAPHC_EPILOGUE_NONE, GRAPHC_EPILOGUE_RELU, GRAPHC_EPILOGUE_GELU_TANH,
+        GRAPHC_EPILOGUE_SILU, GRAPHC_EPILOGUE_GELU_ERF};
     g.epilogue = int32_t(pick(epilogues[small(0, 4)], -1, 5));
     const int32_t dtypes[] = {1, 10, 16};
     g.dtype = int32_t(pick(dtypes[small(0, 2)], -1, 17));
@@ -631,10 +630,9 @@ void checkEpilogues(const graphc_model_desc &desc) {
     bool gemmFused = gemm == GRAPHC_EPILOGUE_NONE ||
                      gemm == GRAPHC_EPILOGUE_RELU ||
                      gemm == GRAPHC_EPILOGUE_GELU_TANH;
-    bool convFused = conv == GRAPHC_EPILOGUE_NONE ||
-                     conv == GRAPHC_EPILOGUE_RELU ||
-                     conv == GRAPHC_EPILOGUE_SILU ||
-                     conv == GRAPHC_EPILOGUE_GELU_ERF;
+    bool convFused =
+        conv == GRAPHC_EPILOGUE_NONE || conv == GRAPHC_EPILOGUE_RELU ||
+        conv == GRAPHC_EPILOGUE_SILU || conv == GRAPHC_EPILOGUE_GELU_ERF;
     if (!gemmFused || !convFused) {
       std::fprintf(
           stderr, "checkDescriptor accepted kernel %d's %s of epilogue %d\n", k,

@@ -232,7 +232,8 @@ const NamedShape kShapes[] = {
       {1, 1, 3}}},
     // A GEMM [6, 8] x [8, 16] as graphc-select-library-calls hands one to
     // cuDNN (the erf GELU's 1x1 convolution).
-    {"2-d 1x1, a GEMM", {6, 8, 16, 1, {1, 1}, {1, 1}, {0, 0}, {0, 0}, {1, 1}, {1, 1}}},
+    {"2-d 1x1, a GEMM",
+     {6, 8, 16, 1, {1, 1}, {1, 1}, {0, 0}, {0, 0}, {1, 1}, {1, 1}}},
 };
 
 double toleranceOf(int32_t dtype) {

@@ -323,8 +323,8 @@ std::vector<float> widen(const std::vector<uint16_t> &bits, bool half) {
 // values, rounded.
 TEST(ReferenceConv, ComputesSixteenBitFloatsInFloat) {
   std::mt19937 rng(11);
-  for (int32_t epilogue : {GRAPHC_EPILOGUE_RELU, GRAPHC_EPILOGUE_SILU,
-                           GRAPHC_EPILOGUE_GELU_ERF})
+  for (int32_t epilogue :
+       {GRAPHC_EPILOGUE_RELU, GRAPHC_EPILOGUE_SILU, GRAPHC_EPILOGUE_GELU_ERF})
     for (bool half : {true, false})
       for (const NamedShape &shape : kShapes) {
         // Channels last every other shape.

@@ -589,9 +589,10 @@ Status Finalizer::pointwise(Finalized &f) {
       f.pointwiseMode != kPointwiseReluForward &&
       f.pointwiseMode != kPointwiseGeluForward &&
       f.pointwiseMode != kPointwiseSwishForward)
-    return fail("of mode " + std::to_string(f.pointwiseMode) +
-                    " (the fake computes ADD, RELU_FWD, GELU_FWD and SWISH_FWD)",
-                kNotSupported);
+    return fail(
+        "of mode " + std::to_string(f.pointwiseMode) +
+            " (the fake computes ADD, RELU_FWD, GELU_FWD and SWISH_FWD)",
+        kNotSupported);
   // CUDNN_ATTR_POINTWISE_SWISH_BETA, 1 unless set; only SWISH_FWD reads it.
   if (const Value *beta = find(8))
     f.swishBeta = scalarOf(*beta);
@@ -672,11 +673,12 @@ Status Finalizer::pointwiseOperation(Finalized &f) {
   const Value *b = find(752);
   bool binary = op.pointwiseMode == kPointwiseAdd;
   if (binary != (b != nullptr))
-    return fail(binary ? "ADD without B"
-                : op.pointwiseMode == kPointwiseReluForward ? "RELU_FWD with a B"
-                : op.pointwiseMode == kPointwiseGeluForward ? "GELU_FWD with a B"
-                                                            : "SWISH_FWD with a B",
-                kBadParam);
+    return fail(
+        binary                                      ? "ADD without B"
+        : op.pointwiseMode == kPointwiseReluForward ? "RELU_FWD with a B"
+        : op.pointwiseMode == kPointwiseGeluForward ? "GELU_FWD with a B"
+                                                    : "SWISH_FWD with a B",
+        kBadParam);
   if (op.x.dims != op.y.dims)
     return fail("of X " + dimsText(op.x.dims) + " into Y " +
                     dimsText(op.y.dims),
