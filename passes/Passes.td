@@ -271,11 +271,17 @@ def SelectLibraryCalls : Pass<"graphc-select-library-calls",
     (beta * C), then ReLU or the tanh GELU. A conv fusion whose static
     graph.conv has f32, f16 or bf16 operands and 1 to 3 spatial dims gets
     `library = cudnn`, with its bias, the add of a same-shaped residual and
-    a ReLU or SiLU after it. An attention fusion in f16 or bf16 that cuDNN's
-    SDPA computes (see LibrarySdpa.h) gets `library = cudnn` whole: its
-    generated kernel stays its fallback. The rest of the fusion's epilogue
-    becomes a fusion of its own that reads the library's result. The schedule of a library
-    fusion holds the arena `workspace_bytes` the call may use.
+    a ReLU, SiLU or erf GELU after it. With both libraries, a matmul fusion
+    whose GEMM (A dense, B a 2-d constant) has an erf GELU after its bias
+    and residual, which cuBLASLt cannot fuse, becomes a cuDNN 1x1
+    convolution with the GELU fused instead: X [M, K, 1, 1] and Y
+    [M, N, 1, 1] are views of A and the result, W [N, K, 1, 1] B transposed
+    at compile time (f16 and bf16 channels last: the same bytes). An
+    attention fusion in f16 or bf16 that cuDNN's SDPA computes (see
+    LibrarySdpa.h) gets `library = cudnn` whole: its generated kernel stays
+    its fallback. The rest of the fusion's epilogue becomes a fusion of its
+    own that reads the library's result. The schedule of a library fusion
+    holds the arena `workspace_bytes` the call may use.
   }];
   let options = [
     Option<"workspaceBytes", "workspace-bytes", "int64_t", "33554432",

@@ -56,7 +56,7 @@ GemmAttr::verify(function_ref<InFlightDiagnostic()> emitError, bool transA,
     return emitError() << "gemm needs A, B and D arguments";
   if ((c >= 0) != !beta.isZero())
     return emitError() << "gemm reads C exactly when beta is not 0";
-  if (epilogue == GemmEpilogue::silu)
+  if (epilogue == GemmEpilogue::silu || epilogue == GemmEpilogue::gelu_erf)
     return emitError() << "gemm epilogue must be none, relu or gelu_tanh";
   return success();
 }
@@ -96,7 +96,7 @@ ConvAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t n,
                             "and dilation give";
   }
   if (epilogue == GemmEpilogue::gelu_tanh)
-    return emitError() << "conv epilogue must be none, relu or silu";
+    return emitError() << "conv epilogue must be none, relu, silu or gelu_erf";
   if (x < 0 || w < 0 || y < 0 || bias < -1 || z < -1)
     return emitError() << "conv needs X, W and Y arguments";
   return success();

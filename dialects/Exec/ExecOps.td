@@ -73,6 +73,7 @@ def Exec_GemmEpilogue : I32EnumAttr<"GemmEpilogue",
     I32EnumAttrCase<"relu", 1>,
     I32EnumAttrCase<"gelu_tanh", 2>,
     I32EnumAttrCase<"silu", 3>,
+    I32EnumAttrCase<"gelu_erf", 4>,
   ]> {
   let cppNamespace = "::graphc::exec";
   let genSpecializedAttr = 0;

@@ -80,6 +80,8 @@ const char *gemmEpilogue(exec::GemmEpilogue epilogue) {
     return "GRAPHC_EPILOGUE_GELU_TANH";
   case exec::GemmEpilogue::silu:
     return "GRAPHC_EPILOGUE_SILU";
+  case exec::GemmEpilogue::gelu_erf:
+    return "GRAPHC_EPILOGUE_GELU_ERF";
   }
   return "GRAPHC_EPILOGUE_NONE";
 }

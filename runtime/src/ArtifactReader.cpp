@@ -899,6 +899,8 @@ const char *graphc::rt::epilogueName(int32_t epilogue) {
     return "gelu_tanh";
   case GRAPHC_EPILOGUE_SILU:
     return "silu";
+  case GRAPHC_EPILOGUE_GELU_ERF:
+    return "gelu_erf";
   default:
     return nullptr;
   }

@@ -229,8 +229,8 @@ const char *imageFormatName(int32_t format);
 /// GRAPHC_LIBRARY_NONE; null for a value that is not a graphc_library.
 const char *libraryName(int32_t library);
 
-/// "none", "relu", "gelu_tanh" or "silu"; null for a value that is not a
-/// graphc_gemm_epilogue.
+/// "none", "relu", "gelu_tanh", "silu" or "gelu_erf"; null for a value that is
+/// not a graphc_gemm_epilogue.
 const char *epilogueName(int32_t epilogue);
 
 } // namespace graphc::rt

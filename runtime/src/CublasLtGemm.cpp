@@ -52,6 +52,11 @@ bool graphc::rt::cublasLtSupports(const graphc_gemm_desc &gemm,
     error = "cuBLASLt has no SiLU epilogue (a convolution's alone)";
     return false;
   }
+  if (gemm.epilogue == GRAPHC_EPILOGUE_GELU_ERF) {
+    error = "cuBLASLt has no erf GELU epilogue (its GELU is the tanh form; "
+            "the erf form is a convolution's alone)";
+    return false;
+  }
   if (gemm.epilogue != GRAPHC_EPILOGUE_NONE &&
       gemm.epilogue != GRAPHC_EPILOGUE_RELU &&
       gemm.epilogue != GRAPHC_EPILOGUE_GELU_TANH) {

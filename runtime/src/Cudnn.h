@@ -144,6 +144,7 @@ constexpr int32_t kPointwiseCmpGe = 303;
 constexpr int32_t kPointwiseGenIndex = 501;
 constexpr int32_t kPointwiseBinarySelect = 601;
 constexpr int32_t kPointwiseReluForward = 100;
+constexpr int32_t kPointwiseGeluForward = 104; // the erf form
 constexpr int32_t kPointwiseSwishForward = 106;
 constexpr int32_t kHeuristicsModeA = 3;
 // cudnnReduceTensorOp_t.

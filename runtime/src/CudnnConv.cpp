@@ -106,7 +106,8 @@ std::string problemOf(const graphc_conv_desc &conv) {
          layoutOf(conv);
 }
 
-/// ", with bias, Z and relu" (or silu) for what follows the convolution.
+/// ", with bias, Z and relu" (or silu, gelu_erf) for what follows the
+/// convolution.
 std::string epilogueOf(const graphc_conv_desc &conv) {
   std::vector<std::string> parts;
   if (conv.bias_arg >= 0)
@@ -117,6 +118,8 @@ std::string epilogueOf(const graphc_conv_desc &conv) {
     parts.push_back("relu");
   else if (conv.epilogue == GRAPHC_EPILOGUE_SILU)
     parts.push_back("silu");
+  else if (conv.epilogue == GRAPHC_EPILOGUE_GELU_ERF)
+    parts.push_back("gelu_erf");
   std::string text;
   for (size_t i = 0; i < parts.size(); ++i)
     text += (i == 0                  ? ", with "
@@ -265,6 +268,8 @@ void planGraph(dnn::Handle handle, const graphc_conv_desc &conv, bool whole,
     ops.push_back(pointwise(attempt,
                             conv.epilogue == GRAPHC_EPILOGUE_SILU
                                 ? dnn::kPointwiseSwishForward
+                            : conv.epilogue == GRAPHC_EPILOGUE_GELU_ERF
+                                ? dnn::kPointwiseGeluForward
                                 : dnn::kPointwiseReluForward,
                             current, nullptr, output()));
 
@@ -291,7 +296,8 @@ bool graphc::rt::cudnnSupports(const graphc_conv_desc &conv,
   }
   if (conv.epilogue != GRAPHC_EPILOGUE_NONE &&
       conv.epilogue != GRAPHC_EPILOGUE_RELU &&
-      conv.epilogue != GRAPHC_EPILOGUE_SILU) {
+      conv.epilogue != GRAPHC_EPILOGUE_SILU &&
+      conv.epilogue != GRAPHC_EPILOGUE_GELU_ERF) {
     error = "no cuDNN epilogue for graphc epilogue " +
             std::to_string(conv.epilogue);
     return false;

@@ -218,6 +218,9 @@ std::string checkGemm(const graphc_gemm_desc &gemm, const std::string &where) {
   if (gemm.epilogue == GRAPHC_EPILOGUE_SILU)
     return at + "has epilogue silu, which only convolutions take (cuBLASLt "
                 "has no SiLU epilogue)";
+  if (gemm.epilogue == GRAPHC_EPILOGUE_GELU_ERF)
+    return at + "has epilogue gelu_erf, which only convolutions take "
+                "(cuBLASLt fuses only the tanh GELU)";
   if (gemm.epilogue != GRAPHC_EPILOGUE_NONE &&
       gemm.epilogue != GRAPHC_EPILOGUE_RELU &&
       gemm.epilogue != GRAPHC_EPILOGUE_GELU_TANH)
@@ -387,9 +390,10 @@ std::string checkConv(const graphc_conv_desc &conv, const std::string &where) {
   }
   if (conv.epilogue != GRAPHC_EPILOGUE_NONE &&
       conv.epilogue != GRAPHC_EPILOGUE_RELU &&
-      conv.epilogue != GRAPHC_EPILOGUE_SILU)
+      conv.epilogue != GRAPHC_EPILOGUE_SILU &&
+      conv.epilogue != GRAPHC_EPILOGUE_GELU_ERF)
     return at + "has epilogue " + std::to_string(conv.epilogue) +
-           " (none, relu or silu)";
+           " (none, relu, silu or gelu_erf)";
   if ((conv.dtype != kFloat && conv.dtype != kFloat16 &&
        conv.dtype != kBfloat16) ||
       conv.compute_dtype != kFloat)

@@ -10,8 +10,8 @@
 // together and tensors of exactly its sizes, Y apart from the others, every
 // attention step (cuda only) tensors whose every element lies inside its
 // argument, O apart from what it reads and no two of its elements at one
-// address; and every GEMM an epilogue cuBLASLt has (not SiLU), every
-// convolution one cuDNN has (not GELU).
+// address; and every GEMM an epilogue cuBLASLt has (not SiLU or the erf
+// GELU), every convolution one cuDNN has (not the tanh GELU).
 //
 //===----------------------------------------------------------------------===//
 
@@ -322,8 +322,8 @@ private:
       *field = dim();
     g.alpha = bytes.ConsumeFloatingPoint<double>();
     g.beta = bytes.ConsumeBool() ? 0.0 : bytes.ConsumeFloatingPoint<double>();
-    // Past GRAPHC_EPILOGUE_SILU, a convolution's, by one.
-    g.epilogue = bytes.ConsumeIntegralInRange<int32_t>(-1, 4);
+    // Past GRAPHC_EPILOGUE_GELU_ERF, a convolution's, by one.
+    g.epilogue = bytes.ConsumeIntegralInRange<int32_t>(-1, 5);
     g.dtype = bytes.ConsumeIntegralInRange<int32_t>(-1, 17);
     g.compute_dtype = bytes.ConsumeIntegralInRange<int32_t>(-1, 17);
     for (int32_t *arg : {&g.a_arg, &g.b_arg, &g.c_arg, &g.bias_arg, &g.d_arg,
@@ -367,10 +367,10 @@ private:
                   : bytes.ConsumeFloatingPoint<double>();
     // beta != 0 exactly when there is a C, mostly.
     g.beta = pick(hasC, 0, 1) ? 1.0 : 0.0;
-    const int32_t epilogues[] = {GRAPHC_EPILOGUE_NONE, GRAPHC_EPILOGUE_RELU,
-                                 GRAPHC_EPILOGUE_GELU_TANH,
-                                 GRAPHC_EPILOGUE_SILU};
-    g.epilogue = int32_t(pick(epilogues[small(0, 3)], -1, 4));
+    const int32_t epilogues[] = {
+        GRAPHC_EPILOGUE_NONE, GRAPHC_EPILOGUE_RELU, GRAPHC_EPILOGUE_GELU_TANH,
+        GRAPHC_EPILOGUE_SILU, GRAPHC_EPILOGUE_GELU_ERF};
+    g.epilogue = int32_t(pick(epilogues[small(0, 4)], -1, 5));
     const int32_t dtypes[] = {1, 10, 16};
     g.dtype = int32_t(pick(dtypes[small(0, 2)], -1, 17));
     g.compute_dtype = int32_t(pick(1, -1, 17));
@@ -434,9 +434,10 @@ private:
     }
     const int32_t dtypes[] = {1, 10, 16};
     const int32_t epilogues[] = {GRAPHC_EPILOGUE_NONE, GRAPHC_EPILOGUE_RELU,
-                                 GRAPHC_EPILOGUE_SILU};
+                                 GRAPHC_EPILOGUE_SILU,
+                                 GRAPHC_EPILOGUE_GELU_ERF};
     c.epilogue =
-        pick(epilogues[bytes.ConsumeIntegralInRange<int>(0, 2)], -1, 4);
+        pick(epilogues[bytes.ConsumeIntegralInRange<int>(0, 3)], -1, 5);
     c.dtype = pick(dtypes[bytes.ConsumeIntegralInRange<int>(0, 2)], -1, 17);
     c.compute_dtype = pick(1, -1, 17);
     c.tf32 = pick(
@@ -830,7 +831,8 @@ void checkSdpaStep(const graphc_model_desc &desc, const graphc_sdpa_desc &a,
 }
 
 /// Every GEMM and convolution record of an accepted descriptor has an
-/// epilogue its library fuses: SiLU is a convolution's alone, GELU a GEMM's.
+/// epilogue its library fuses: SiLU and the erf GELU are a convolution's
+/// alone, the tanh GELU a GEMM's.
 void checkEpilogues(const graphc_model_desc &desc) {
   for (int32_t k = 0; k < desc.num_kernels; ++k) {
     const graphc_kernel_desc &kernel = desc.kernels[k];
@@ -839,9 +841,9 @@ void checkEpilogues(const graphc_model_desc &desc) {
     bool gemmFused = gemm == GRAPHC_EPILOGUE_NONE ||
                      gemm == GRAPHC_EPILOGUE_RELU ||
                      gemm == GRAPHC_EPILOGUE_GELU_TANH;
-    bool convFused = conv == GRAPHC_EPILOGUE_NONE ||
-                     conv == GRAPHC_EPILOGUE_RELU ||
-                     conv == GRAPHC_EPILOGUE_SILU;
+    bool convFused =
+        conv == GRAPHC_EPILOGUE_NONE || conv == GRAPHC_EPILOGUE_RELU ||
+        conv == GRAPHC_EPILOGUE_SILU || conv == GRAPHC_EPILOGUE_GELU_ERF;
     if (!gemmFused || !convFused) {
       std::fprintf(
           stderr, "checkDescriptor accepted kernel %d's %s of epilogue %d\n", k,

@@ -229,9 +229,11 @@ const Fault kFaults[] = {
      "hold"},
     {"GEMM epilogue",
      [](ConvModel &m) { m.conv.epilogue = GRAPHC_EPILOGUE_GELU_TANH; },
-     "kernel 'conv': convolution has epilogue 2 (none, relu or silu)"},
-    {"unknown epilogue", [](ConvModel &m) { m.conv.epilogue = 4; },
-     "kernel 'conv': convolution has epilogue 4 (none, relu or silu)"},
+     "kernel 'conv': convolution has epilogue 2 (none, relu, silu or "
+     "gelu_erf)"},
+    {"unknown epilogue", [](ConvModel &m) { m.conv.epilogue = 5; },
+     "kernel 'conv': convolution has epilogue 5 (none, relu, silu or "
+     "gelu_erf)"},
     {"integer tensors", [](ConvModel &m) { m.conv.dtype = 6; },
      "kernel 'conv': convolution has int32 tensors computing in float32 "
      "(float32, float16 or bfloat16 computing in float32)"},
@@ -586,7 +588,8 @@ TEST(ConvStepsArtifact, EpilogueNames) {
   EXPECT_STREQ(graphc::rt::epilogueName(GRAPHC_EPILOGUE_GELU_TANH),
                "gelu_tanh");
   EXPECT_STREQ(graphc::rt::epilogueName(GRAPHC_EPILOGUE_SILU), "silu");
-  EXPECT_EQ(graphc::rt::epilogueName(4), nullptr);
+  EXPECT_STREQ(graphc::rt::epilogueName(GRAPHC_EPILOGUE_GELU_ERF), "gelu_erf");
+  EXPECT_EQ(graphc::rt::epilogueName(5), nullptr);
   EXPECT_EQ(graphc::rt::epilogueName(-1), nullptr);
 }
 

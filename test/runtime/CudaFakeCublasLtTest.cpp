@@ -890,9 +890,14 @@ TEST(CublasLtGemm, RefusesTheConvolutionsSiluEpilogue) {
   EXPECT_EQ(error, "cuBLASLt has no SiLU epilogue (a convolution's alone)");
   gemm.epilogue = GRAPHC_EPILOGUE_GELU_TANH;
   EXPECT_TRUE(rt::cublasLtSupports(gemm, error)) << error;
-  gemm.epilogue = 4;
+  // The erf GELU, cuDNN's GELU_FWD, likewise.
+  gemm.epilogue = GRAPHC_EPILOGUE_GELU_ERF;
   EXPECT_FALSE(rt::cublasLtSupports(gemm, error));
-  EXPECT_EQ(error, "unknown GEMM epilogue 4");
+  EXPECT_EQ(error, "cuBLASLt has no erf GELU epilogue (its GELU is the tanh "
+                   "form; the erf form is a convolution's alone)");
+  gemm.epilogue = 5;
+  EXPECT_FALSE(rt::cublasLtSupports(gemm, error));
+  EXPECT_EQ(error, "unknown GEMM epilogue 5");
 }
 
 } // namespace

@@ -230,6 +230,10 @@ const NamedShape kShapes[] = {
       {1, 0, 1},
       {2, 1, 1},
       {1, 1, 3}}},
+    // A GEMM [6, 8] x [8, 16] as graphc-select-library-calls hands one to
+    // cuDNN (the erf GELU's 1x1 convolution).
+    {"2-d 1x1, a GEMM",
+     {6, 8, 16, 1, {1, 1}, {1, 1}, {0, 0}, {0, 0}, {1, 1}, {1, 1}}},
 };
 
 double toleranceOf(int32_t dtype) {
@@ -253,7 +257,9 @@ TEST_F(FakeCudnn, GraphsComputeWhatTheReferenceDoes) {
       {"relu", false, false, GRAPHC_EPILOGUE_RELU},
       {"bias Z relu", true, true, GRAPHC_EPILOGUE_RELU},
       {"silu", false, false, GRAPHC_EPILOGUE_SILU},
-      {"bias Z silu", true, true, GRAPHC_EPILOGUE_SILU}};
+      {"bias Z silu", true, true, GRAPHC_EPILOGUE_SILU},
+      {"gelu", false, false, GRAPHC_EPILOGUE_GELU_ERF},
+      {"bias Z gelu", true, true, GRAPHC_EPILOGUE_GELU_ERF}};
   std::mt19937 rng(5);
   for (int32_t last : {0, 1})
     for (int32_t dtype : {kF32, kF16, kBf16})
@@ -421,9 +427,10 @@ TEST_F(FakeCudnn, WithoutFusionTheConvolutionRunsAlone) {
   std::mt19937 rng(8);
   for (int32_t last : {0, 1})
     for (const NamedShape &shape : kShapes) {
-      // SiLU every other shape.
-      int32_t epilogue =
-          (&shape - kShapes) % 2 ? GRAPHC_EPILOGUE_SILU : GRAPHC_EPILOGUE_RELU;
+      // ReLU, SiLU and the erf GELU by turns.
+      const int32_t epilogues[] = {GRAPHC_EPILOGUE_RELU, GRAPHC_EPILOGUE_SILU,
+                                   GRAPHC_EPILOGUE_GELU_ERF};
+      int32_t epilogue = epilogues[(&shape - kShapes) % 3];
       SCOPED_TRACE(std::string(shape.name) + (last ? ", channels last" : "") +
                    ", epilogue " + std::to_string(epilogue));
       graphc_conv_desc conv =
@@ -470,6 +477,13 @@ TEST_F(FakeCudnn, WithoutFusionTheConvolutionRunsAlone) {
   EXPECT_TRUE(contains(error, "float32, NCW, with bias, Z and silu within 0 "
                               "bytes of workspace (fused, with bias, Z and "
                               "silu: its heuristic offers no engine;"))
+      << error;
+  conv = convtest::makeConv(kShapes[0].shape, true, false,
+                            GRAPHC_EPILOGUE_GELU_ERF);
+  EXPECT_EQ(rt::CudnnConv::create(library, handle, conv, 0, {}, planned, error),
+            GRAPHC_FAILED_PRECONDITION);
+  EXPECT_TRUE(contains(error, "float32, NCW, with bias and gelu_erf within 0 "
+                              "bytes of workspace"))
       << error;
 }
 

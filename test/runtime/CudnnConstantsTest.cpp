@@ -131,6 +131,8 @@ static_assert(dnn::kCrossCorrelation == CUDNN_CROSS_CORRELATION);
 static_assert(dnn::kPointwiseAdd == CUDNN_POINTWISE_ADD);
 static_assert(dnn::kPointwiseReluForward == CUDNN_POINTWISE_RELU_FWD);
 static_assert(dnn::kPointwiseSwishForward == CUDNN_POINTWISE_SWISH_FWD);
+// The erf GELU; GELU_APPROX_TANH_FWD (107) is the tanh form.
+static_assert(dnn::kPointwiseGeluForward == CUDNN_POINTWISE_GELU_FWD);
 static_assert(dnn::kHeuristicsModeA == CUDNN_HEUR_MODE_A);
 static_assert(dnn::kNoteTensorCore == CUDNN_NUMERICAL_NOTE_TENSOR_CORE);
 static_assert(dnn::kNoteDownConvertInputs ==

@@ -230,6 +230,10 @@ const Fault kFaults[] = {
      [](LibraryModel &m) { m.gemm.epilogue = GRAPHC_EPILOGUE_SILU; },
      "kernel 'gemm': GEMM has epilogue silu, which only convolutions take "
      "(cuBLASLt has no SiLU epilogue)"},
+    {"erf GELU epilogue",
+     [](LibraryModel &m) { m.gemm.epilogue = GRAPHC_EPILOGUE_GELU_ERF; },
+     "kernel 'gemm': GEMM has epilogue gelu_erf, which only convolutions "
+     "take (cuBLASLt fuses only the tanh GELU)"},
     {"unknown dtype", [](LibraryModel &m) { m.gemm.dtype = 99; },
      "kernel 'gemm': GEMM has unsupported dtype 99"},
     {"unknown compute dtype", [](LibraryModel &m) { m.gemm.compute_dtype = 0; },

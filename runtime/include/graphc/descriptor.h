@@ -116,7 +116,7 @@ typedef enum graphc_library {
 
 /* The activation a GEMM or convolution applies last. GELU_TANH is
  * x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))), the form cuBLASLt
- * fuses; the erf form of ONNX Gelu stays a generated epilogue kernel. */
+ * fuses; the erf form of ONNX Gelu is GELU_ERF, a convolution's alone. */
 typedef enum graphc_gemm_epilogue {
   GRAPHC_EPILOGUE_NONE = 0,
   GRAPHC_EPILOGUE_RELU = 1,
@@ -124,6 +124,9 @@ typedef enum graphc_gemm_epilogue {
   /* x * sigmoid(x) = x / (1 + exp(-x)): convolutions only (cuDNN's
    * SWISH_FWD); cuBLASLt has no such epilogue. */
   GRAPHC_EPILOGUE_SILU = 3,
+  /* x/2 * (1 + erf(x / sqrt(2))): convolutions only (cuDNN's GELU_FWD);
+   * cuBLASLt fuses only the tanh form. */
+  GRAPHC_EPILOGUE_GELU_ERF = 4,
 } graphc_gemm_epilogue;
 
 /* The runtime asks a library's heuristic for at most this many algorithms. */
@@ -191,8 +194,9 @@ typedef struct graphc_gemm_desc {
  *   out_size[i] = (in_size[i] + pads_begin[i] + pads_end[i]
  *                  - dilations[i] * (filter_size[i] - 1) - 1) / strides[i] + 1
  * pads_begin and pads_end are the zeros before and after each spatial dim
- * of X. Entries past spatial_dims are 0. epilogue is NONE, RELU or SILU. The
- * *_arg fields index the step's arguments (-1: absent). Elements are dtype
+ * of X. Entries past spatial_dims are 0. epilogue is NONE, RELU, SILU or
+ * GELU_ERF. The *_arg fields index the step's arguments (-1: absent).
+ * Elements are dtype
  * throughout; products and the epilogue compute in compute_dtype. */
 typedef struct graphc_conv_desc {
   int32_t spatial_dims;

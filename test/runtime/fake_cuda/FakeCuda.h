@@ -33,9 +33,10 @@
  * launch, strict about attributes, layouts, algorithms, workspaces,
  * alignment and the device memory every operand spans. And a cuDNN
  * (FakeCudnn.cpp; GRAPHC_CUDNN_LIBRARY): the backend (graph) API's
- * convolution, pointwise ADD, RELU_FWD and SWISH_FWD graphs, computed from
- * the descriptors alone, strict about attributes, finalization, unique ids,
- * variant packs, workspaces, alignment and device memory.
+ * convolution, pointwise ADD, RELU_FWD, SWISH_FWD and GELU_FWD graphs,
+ * computed from the descriptors alone, strict about attributes,
+ * finalization, unique ids, variant packs, workspaces, alignment and device
+ * memory.
  *===----------------------------------------------------------------------===*/
 #ifndef GRAPHC_TEST_FAKE_CUDA_H
 #define GRAPHC_TEST_FAKE_CUDA_H

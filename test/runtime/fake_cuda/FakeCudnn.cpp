@@ -10,8 +10,8 @@
 // is read as one); the convolution descriptor's spatial dims,
 // pre-paddings, strides, dilations and mode (cross-correlation, or true
 // convolution with the filter flipped); the groups from X's and W's
-// channels; pointwise ADD (with broadcast), RELU_FWD and SWISH_FWD (with
-// its beta, 1 unless set); float intermediates (rounded to a virtual
+// channels; pointwise ADD (with broadcast), RELU_FWD, SWISH_FWD (with its
+// beta, 1 unless set) and GELU_FWD (the erf form); float intermediates (rounded to a virtual
 // tensor's 16-bit type where it has one).
 //
 // Attention: the graph cuDNN's frontend builds for its sdpa node (see
@@ -102,7 +102,8 @@ constexpr int32_t kFloat32 = 0, kFloat16 = 2, kInt32 = 4, kBfloat16 = 9,
 constexpr int32_t kConvolutionMode = 0, kCrossCorrelationMode = 1;
 constexpr int32_t kPointwiseAdd = 0, kPointwiseMul = 1, kPointwiseDiv = 6,
                   kPointwiseSub = 9, kPointwiseExp = 13, kPointwiseLog = 15,
-                  kPointwiseReluForward = 100, kPointwiseSwishForward = 106,
+                  kPointwiseReluForward = 100, kPointwiseGeluForward = 104,
+                  kPointwiseSwishForward = 106,
                   kPointwiseCmpGe = 303, kPointwiseGenIndex = 501,
                   kPointwiseBinarySelect = 601;
 // cudnnReduceTensorOp_t.
@@ -578,6 +579,8 @@ std::string modeName(int32_t mode) {
     return "RELU_FWD";
   case kPointwiseSwishForward:
     return "SWISH_FWD";
+  case kPointwiseGeluForward:
+    return "GELU_FWD";
   case kPointwiseCmpGe:
     return "CMP_GE";
   case kPointwiseGenIndex:
@@ -930,12 +933,12 @@ Status Finalizer::pointwise(Finalized &f) {
       kPointwiseAdd,         kPointwiseMul,          kPointwiseDiv,
       kPointwiseSub,         kPointwiseExp,          kPointwiseLog,
       kPointwiseReluForward, kPointwiseSwishForward, kPointwiseCmpGe,
-      kPointwiseGenIndex,    kPointwiseBinarySelect};
+      kPointwiseGenIndex,    kPointwiseBinarySelect, kPointwiseGeluForward};
   if (std::find(std::begin(modes), std::end(modes), f.pointwiseMode) ==
       std::end(modes))
     return fail("of mode " + std::to_string(f.pointwiseMode) +
                     " (the fake computes ADD, MUL, DIV, SUB, EXP, LOG, "
-                    "RELU_FWD, SWISH_FWD, CMP_GE, GEN_INDEX and "
+                    "RELU_FWD, SWISH_FWD, GELU_FWD, CMP_GE, GEN_INDEX and "
                     "BINARY_SELECT)",
                 kNotSupported);
   // CUDNN_ATTR_POINTWISE_SWISH_BETA, 1 unless set; only SWISH_FWD reads it.
@@ -1494,8 +1497,9 @@ int64_t broadcastOffset(const Tensor &t, const std::vector<int64_t> &index) {
 }
 
 /// One pointwise operation, element by element of Y, B and T broadcast:
-/// arithmetic on alpha1 X and alpha2 B, RELU_FWD and SWISH_FWD (t sigmoid(
-/// beta t) for t = alpha1 X), GEN_INDEX (the index along its axis),
+/// arithmetic on alpha1 X and alpha2 B, RELU_FWD, SWISH_FWD (t sigmoid(
+/// beta t) for t = alpha1 X), GELU_FWD (t/2 (1 + erf(t / sqrt(2))) in
+/// double), GEN_INDEX (the index along its axis),
 /// CMP_GE (1 or 0) and BINARY_SELECT (X where T holds, else B).
 void applyPointwise(const Operation &op, Memory &memory) {
   forEachElement(op.y, [&](const std::vector<int64_t> &index, int64_t offset) {
@@ -1529,6 +1533,9 @@ void applyPointwise(const Operation &op, Memory &memory) {
       break;
     case kPointwiseReluForward:
       value = x < 0 ? 0.0f : x; // NaN stays NaN
+      break;
+    case kPointwiseGeluForward:
+      value = float(0.5 * double(x) * (1.0 + std::erf(double(x) / std::sqrt(2.0))));
       break;
     case kPointwiseGenIndex:
       value = float(index[static_cast<size_t>(op.axis)]);
