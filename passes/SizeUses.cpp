@@ -315,8 +315,11 @@ std::optional<Entries> propagate(Operation *op,
   if (isa<graph::CastOp, graph::SqueezeOp, graph::UnsqueezeOp, graph::ReshapeOp,
           graph::IdentityOp>(op))
     return entriesOf(op->getOperand(0));
-  // Linear arithmetic, element by element (a scalar broadcast).
-  if (isa<graph::AddOp, graph::SubOp, graph::MulOp, graph::NegOp>(op)) {
+  // Linear arithmetic, element by element (a scalar broadcast), and the
+  // TorchScript exporter's expand target Where(s == -1, 1, s), which is s:
+  // a size is never negative.
+  if (isa<graph::AddOp, graph::SubOp, graph::MulOp, graph::NegOp,
+          graph::EqualOp, graph::WhereOp>(op)) {
     auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
     if (!type || !type.hasStaticShape())
       return std::nullopt;
@@ -333,9 +336,26 @@ std::optional<Entries> propagate(Operation *op,
     auto at = [&](const Entries &entries, int64_t i) -> const Term & {
       return entries.size() == 1 ? entries.front() : entries[i];
     };
+    // Whether a equals b: 1, 0, or an opaque value.
+    auto equal = [](const Term &a, const Term &b) {
+      Term difference = addTerms(a, b, -1);
+      if (difference.isConstant())
+        return Term::of(difference.constant == 0);
+      if ((a.isNonNegative() && b.linear && b.isConstant() && b.constant < 0) ||
+          (b.isNonNegative() && a.linear && a.isConstant() && a.constant < 0))
+        return Term::of(0);
+      return Term::opaque(a.dims() | b.dims());
+    };
     Entries result;
     for (int64_t i = 0; i < count; ++i) {
-      if (isa<graph::NegOp>(op))
+      if (isa<graph::WhereOp>(op)) {
+        const Term &condition = at(operands[0], i);
+        if (!condition.isConstant())
+          return std::nullopt;
+        result.push_back(at(operands[condition.constant ? 1 : 2], i));
+      } else if (isa<graph::EqualOp>(op))
+        result.push_back(equal(at(operands[0], i), at(operands[1], i)));
+      else if (isa<graph::NegOp>(op))
         result.push_back(scaleTerm(at(operands[0], i), -1));
       else if (isa<graph::AddOp>(op))
         result.push_back(addTerms(at(operands[0], i), at(operands[1], i)));
@@ -679,10 +699,14 @@ std::optional<Entries> SizeUseWalk::extentsOf(Value value) const {
 SmallVector<bool> SizeUseWalk::uniformOf(Value value) const {
   if (auto found = positional.find(value); found != positional.end())
     return found->second.uniform;
+  // A splat (BERT's token type table of zeros) is the same everywhere.
+  auto constant = value.getDefiningOp<graph::ConstantOp>();
+  auto dense = constant ? dyn_cast<DenseElementsAttr>(constant.getValue())
+                        : DenseElementsAttr();
   SmallVector<bool> uniform;
   if (std::optional<Entries> extents = extentsOf(value))
     for (const Term &extent : *extents)
-      uniform.push_back(extent.is(1));
+      uniform.push_back(extent.is(1) || (dense && dense.isSplat()));
   return uniform;
 }
 

@@ -270,7 +270,7 @@ func.func @main(%x: tensor<3x?xf32> {graph.name = "x", graph.dims = ["", "n"]}) 
   %offset = graph.sub %k, %q : (tensor<1xi64>, tensor<1xi64>) -> tensor<1xi64> loc("offset")
   %zero1 = graph.constant {value = dense<0> : tensor<1xi64>} : () -> tensor<1xi64>
   %one1 = graph.constant {value = dense<1> : tensor<1xi64>} : () -> tensor<1xi64>
-  %bias = graph.constant {value = dense<1.0> : tensor<8x8xf32>} : () -> tensor<8x8xf32>
+  %bias = graph.constant {value = dense<[[1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0], [1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0], [1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0], [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0], [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0], [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]]> : tensor<8x8xf32>} : () -> tensor<8x8xf32>
   %rows = graph.slice %bias, %offset, %k, %zero1 {operandSegmentSizes = array<i32: 1, 1, 1, 1, 0>} : (tensor<8x8xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<?x8xf32> loc("bias_rows")
   %kq = graph.slice %rows, %zero1, %k, %one1 {operandSegmentSizes = array<i32: 1, 1, 1, 1, 0>} : (tensor<?x8xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<?x?xf32> loc("bias_kq")
   %mixed = graph.mat_mul %x, %kq : (tensor<3x?xf32>, tensor<?x?xf32>) -> tensor<3x?xf32> loc("mixed")
@@ -297,5 +297,31 @@ func.func @main(%x: tensor<?x?xf32> {graph.name = "x", graph.dims = ["b", "n"]})
   %col = graph.unsqueeze %rows, %last : (tensor<?xi64>, tensor<1xi64>) -> tensor<?x1xi64> loc("rows_col")
   %f = graph.cast %col {to = f32} : (tensor<?x1xi64>) -> tensor<?x1xf32> loc("cast")
   %y = graph.add %x, %f : (tensor<?x?xf32>, tensor<?x1xf32>) -> tensor<?x?xf32> loc("add")
+  return %y : tensor<?x?xf32>
+}
+
+// -----
+
+// BERT's token type ids as the TorchScript exporter writes them: a table
+// sliced [:, :n] expanded to Where(shape == -1, 1, shape), which is the
+// shape (a size is never negative): both dims pad.
+// CHECK-LABEL: func @bucket_0
+// CHECK-SAME: graph.pad_safety = {b = {inputs = [0], node = "", outputs = [0], reason = "", safe = true, splittable = true}, n = {inputs = [1], node = "", outputs = [1], reason = "", safe = true, splittable = true}}
+// CHECK-NOT: graph.size_use
+func.func @main(%x: tensor<?x?xf32> {graph.name = "x", graph.dims = ["b", "n"]}) -> tensor<?x?xf32> {
+  %shape = graph.shape %x : (tensor<?x?xf32>) -> tensor<2xi64> loc("shape")
+  %n1 = graph.shape %x {start = 1 : i64} : (tensor<?x?xf32>) -> tensor<1xi64> loc("n1")
+  %table = graph.constant {value = dense<0> : tensor<1x8xi64>} : () -> tensor<1x8xi64>
+  %zero1 = graph.constant {value = dense<0> : tensor<1xi64>} : () -> tensor<1xi64>
+  %one1 = graph.constant {value = dense<1> : tensor<1xi64>} : () -> tensor<1xi64>
+  %types = graph.slice %table, %zero1, %n1, %one1 {operandSegmentSizes = array<i32: 1, 1, 1, 1, 0>} : (tensor<1x8xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<1x?xi64> loc("types")
+  %minus = graph.constant {value = dense<-1> : tensor<2xi64>} : () -> tensor<2xi64>
+  %ones = graph.constant {value = dense<1> : tensor<2xi64>} : () -> tensor<2xi64>
+  %unknown = graph.equal %shape, %minus : (tensor<2xi64>, tensor<2xi64>) -> tensor<2xi1> loc("unknown")
+  %target = graph.where %unknown, %ones, %shape : (tensor<2xi1>, tensor<2xi64>, tensor<2xi64>) -> tensor<2xi64> loc("target")
+  %expanded = graph.expand %types, %target : (tensor<1x?xi64>, tensor<2xi64>) -> tensor<?x?xi64> loc("expanded")
+  %weights = graph.constant {value = dense<[0.5, -1.5]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %looked = graph.gather %weights, %expanded : (tensor<2xf32>, tensor<?x?xi64>) -> tensor<?x?xf32> loc("looked_up")
+  %y = graph.add %x, %looked : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32> loc("add")
   return %y : tensor<?x?xf32>
 }
