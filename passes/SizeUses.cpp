@@ -774,8 +774,12 @@ void SizeUseWalk::visitSizeRead(Operation *op, DimMask dims) {
     return report(dims, op,
                   "a gather at indices computed from the size of a dynamic "
                   "dim, which padding changes");
+  // Followed entry by entry where no operand is positional (propagate
+  // would take one for a static value).
   std::optional<Entries> entries;
-  if (op->getNumResults() == 1)
+  if (op->getNumResults() == 1 &&
+      llvm::none_of(op->getOperands(),
+                    [&](Value value) { return positional.contains(value); }))
     entries = propagate(op, sizes);
   // Followed entry by entry, the result may hold constants only (seq - seq).
   if (entries && !maskOf(*entries)) {
@@ -1288,6 +1292,15 @@ void SizeUseWalk::run() {
         sizes[op.getResult(0)] = std::move(*entries);
       continue;
     }
+    // An output shaped by a size but not computed from the inputs' data
+    // carries no padded axis that the runtime could cut back.
+    if (isa<func::ReturnOp>(op))
+      for (Value operand : op.getOperands())
+        if (auto found = positional.find(operand); found != positional.end())
+          report(maskOf(found->second.extents), &op,
+                 "an output is shaped by the size of a dynamic dim without "
+                 "being computed from the inputs, so a padded run cannot cut "
+                 "it back");
     // The dims reaching the op as values, as positions, as shapes.
     DimMask valueDims = 0, positionDims = 0, shapeDims = 0;
     bool readsData = false, readsSize = false, readsPositional = false;

@@ -325,3 +325,20 @@ func.func @main(%x: tensor<?x?xf32> {graph.name = "x", graph.dims = ["b", "n"]})
   %y = graph.add %x, %looked : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32> loc("add")
   return %y : tensor<?x?xf32>
 }
+
+// -----
+
+// An output Range(0, n) holds the bucket's n positions; the runtime cuts
+// back only outputs computed from the inputs: n is exact-size only.
+// CHECK-LABEL: func @bucket_0
+// CHECK-SAME: graph.pad_safety = {n = {inputs = [1], node = "func.return", outputs = [-1, -1], reason = "an output is shaped by the size of a dynamic dim without being computed from the inputs, so a padded run cannot cut it back", safe = false, splittable = false}}
+func.func @main(%x: tensor<3x?xf32> {graph.name = "x", graph.dims = ["", "n"]}) -> (tensor<3x?xf32>, tensor<?xi64>) {
+  %shape = graph.shape %x {start = 1 : i64} : (tensor<3x?xf32>) -> tensor<1xi64> loc("shape")
+  %axes = graph.constant {value = dense<0> : tensor<1xi64>} : () -> tensor<1xi64>
+  %n = graph.squeeze %shape, %axes : (tensor<1xi64>, tensor<1xi64>) -> tensor<i64> loc("n")
+  %zero = graph.constant {value = dense<0> : tensor<i64>} : () -> tensor<i64>
+  %one = graph.constant {value = dense<1> : tensor<i64>} : () -> tensor<i64>
+  %r = graph.range %zero, %n, %one : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<?xi64> loc("positions")
+  %y = graph.relu %x : (tensor<3x?xf32>) -> tensor<3x?xf32> loc("relu")
+  return %y, %r : tensor<3x?xf32>, tensor<?xi64>
+}
