@@ -22,6 +22,10 @@
 // a concatenation after a part of varying length, a negative index): it is
 // a use of the dims that shape that axis only, so a concatenation along seq
 // keeps batch pad-safe.
+// A run split into parts of the largest bucket reads each positional tensor
+// at the bucket's leading positions in every part: where one that differs
+// along an axis a dim shapes meets the data (x + Range(0, batch)), only
+// splitting along that dim is refused.
 //
 //===----------------------------------------------------------------------===//
 
@@ -50,9 +54,9 @@ constexpr unsigned kSharedBit = 63;
 
 /// A size: `constant` plus coeffs[i] times the size of dim i, or, where
 /// arithmetic leaves that form (a product of sizes, a division), an opaque
-/// value that depends on `opaqueDims`. A linear
-/// term without dims is a known constant; an opaque one without dims is a
-/// static value not known here.
+/// value that depends on `opaqueDims`. A linear term without dims is a
+/// known constant; an opaque one without dims is a static value not known
+/// here.
 struct Term {
   bool linear = true;
   int64_t constant = 0;
