@@ -1695,17 +1695,26 @@ PadSafety analyzePadSafety(func::FuncOp func, StringRef dim) {
   PadSafety safety = PadSafetyAnalysis(func, dim).run();
   // The model computes with a size that the bucket folded into a constant.
   auto uses = func->getAttrOfType<DictionaryAttr>(graph::kSizeUseAttr);
-  if (auto use = uses ? uses.getAs<DictionaryAttr>(dim) : DictionaryAttr();
-      use && safety.padSafe) {
-    safety.padSafe = safety.splittable = false;
-    auto text = [&](StringRef key) {
-      auto value = use.getAs<StringAttr>(key);
-      return value ? value.str() : std::string();
-    };
-    safety.node = text("node");
-    safety.reason = text("reason");
-    safety.outputAxes.assign(func.getNumResults(), -1);
+  auto use = uses ? uses.getAs<DictionaryAttr>(dim) : DictionaryAttr();
+  if (!use || !safety.padSafe)
+    return safety;
+  auto text = [&](StringRef key) {
+    auto value = use.getAs<StringAttr>(key);
+    return value ? value.str() : std::string();
+  };
+  // Padding keeps it exact; a run split into parts does not.
+  if (use.get("split_only")) {
+    if (safety.splittable) {
+      safety.splittable = false;
+      safety.node = text("node");
+      safety.reason = text("reason");
+    }
+    return safety;
   }
+  safety.padSafe = safety.splittable = false;
+  safety.node = text("node");
+  safety.reason = text("reason");
+  safety.outputAxes.assign(func.getNumResults(), -1);
   return safety;
 }
 

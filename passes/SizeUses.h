@@ -1,4 +1,5 @@
-//===- SizeUses.h - where a dynamic dim's size is used as a number -*- C++ -*-===//
+//===- SizeUses.h - where a dynamic dim's size is used as a number -*- C++
+//-*-===//
 //
 // A bucket function folds every Shape and Size of its inputs into constants,
 // so a model that computes with a dim's size (x.sum(1) / x.shape[1],
@@ -22,9 +23,13 @@ namespace graphc {
 struct SizeUse {
   std::string node;   ///< its ONNX node name
   std::string reason; ///< lower case, for the pad safety verdict
+  /// Padding keeps it exact, but a run split into parts of the largest
+  /// bucket does not (a position tensor that differs along the dim).
+  bool splitOnly = false;
 };
 
-/// The first use of each dim's size, by dim name.
+/// The first use of each dim's size, by dim name (a use that padding
+/// changes before one that splitting does).
 using SizeUses = std::map<std::string, SizeUse>;
 
 /// Per dynamic input dim of `main` (dynamic shapes, before bucketing; dims

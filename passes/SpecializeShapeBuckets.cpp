@@ -239,11 +239,14 @@ specializeShapeBuckets(ModuleOp module, ArrayRef<std::string> buckets,
   // Once folded per bucket, a size computed with looks like a weight: say
   // so now, while it is still a Shape or Size op.
   SmallVector<NamedAttribute> sizeUses;
-  for (auto &[dim, use] : findSizeUsesAsValues(main))
-    sizeUses.push_back(b.getNamedAttr(
-        dim, b.getDictionaryAttr(
-                 {b.getNamedAttr("node", b.getStringAttr(use.node)),
-                  b.getNamedAttr("reason", b.getStringAttr(use.reason))})));
+  for (auto &[dim, use] : findSizeUsesAsValues(main)) {
+    SmallVector<NamedAttribute> fields = {
+        b.getNamedAttr("node", b.getStringAttr(use.node)),
+        b.getNamedAttr("reason", b.getStringAttr(use.reason))};
+    if (use.splitOnly)
+      fields.push_back(b.getNamedAttr("split_only", b.getUnitAttr()));
+    sizeUses.push_back(b.getNamedAttr(dim, b.getDictionaryAttr(fields)));
+  }
   if (!sizeUses.empty())
     main->setAttr(graph::kSizeUseAttr, b.getDictionaryAttr(sizeUses));
   auto signature = TypeAttr::get(main.getFunctionType());
