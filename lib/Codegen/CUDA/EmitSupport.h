@@ -191,6 +191,12 @@ public:
   /// A statement reporting `value`, outside [low, high), to the runtime.
   std::string report(llvm::StringRef value, int64_t low, int64_t high,
                      Reported what);
+  /// Adds kernel parameter `declaration` ("float *__restrict__ name")
+  /// after the outputs: arena scratch the step passes (exec.launch's
+  /// `scratch`, in this order).
+  void addScratchParameter(const llvm::Twine &declaration) {
+    scratchParameters.push_back(declaration.str());
+  }
   /// The constant integer contents of input `slot`, if it has some.
   std::optional<llvm::SmallVector<int64_t>> constantInts(unsigned slot) const;
   std::optional<llvm::SmallVector<double>> constantFloats(unsigned slot) const;
@@ -284,6 +290,8 @@ private:
   /// Whether the kernel checks run-time values and so takes the error
   /// record and launch site parameters.
   bool reportsErrors = false;
+  /// Parameters after the outputs (addScratchParameter).
+  llvm::SmallVector<std::string> scratchParameters;
 };
 
 /// codegen::pointwiseExpr, failing with failOp's diagnostic at `op`.
