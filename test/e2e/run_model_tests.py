@@ -79,13 +79,14 @@ MODELS = {
     # 130 are not multiples of a key tile and take two and three tiles (the
     # second buffer reused), seq 1 is one query. At batch 1 the key range
     # splits across blocks (flash-decoding): seq 1 against 600 keys (a
-    # decode step; some splits get no tile), seq 250 (causal splits, in
-    # float32 too) against 1030 keys (odd counts, not multiples of a split).
+    # decode step; some splits get no tile), seq 256 (causal splits, in
+    # float32 too; whole key tiles, so the band mask is staged a row per
+    # query) against 1030 keys (not multiples of a tile or split).
     "attention_heads": {"generator": "make_attention_heads.py",
                         "buckets": [{"batch": 2, "seq": 70, "mem_seq": 70},
                                     {"batch": 1, "seq": 130, "mem_seq": 9},
                                     {"batch": 1, "seq": 1, "mem_seq": 600},
-                                    {"batch": 1, "seq": 250, "mem_seq": 1030}]},
+                                    {"batch": 1, "seq": 256, "mem_seq": 1030}]},
     # Convolutions with SiLU (cuDNN's SWISH_FWD), a depthwise one, and a
     # squeeze-and-excitation scale between them.
     "mbconv": {"generator": "make_mbconv.py", "buckets": [{"batch": 2}]},
