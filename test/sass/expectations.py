@@ -101,8 +101,9 @@ TEMPLATES = {
     "conv_epilogue": _ELEMENTWISE,
     "attention": {
         "vector_load_share": prop(0.8, False,
-                                  "16-byte cp.async staging of Q, K and V (issue 31 item 1); "
-                                  "pending the mma.sync flash attention"),
+                                  "16-byte cp.async staging of Q, K, V and the mask (issue 31 "
+                                  "item 1); the mma.sync template meets it, pending the "
+                                  "scalar (float32) template"),
         "max_registers": prop(255, True,
                               "the mma.sync fragments and output accumulator live in "
                               "registers: the hardware's limit, with no spills"),
@@ -110,9 +111,9 @@ TEMPLATES = {
                                  "Q, K and V tiles, double-buffered: two blocks per SM "
                                  "on sm_90 (227 KiB) and one on sm_80 (163 KiB)"),
         "no_spills": prop(True, True, "a spill is a local-memory round trip per use"),
-        "fills_gpu": prop(ATTENTION_UNIT, False,
+        "fills_gpu": prop(ATTENTION_UNIT, True,
                           "16-row query tiles times 64-key splits (flash-decoding at "
-                          "batch 1); pending the flash attention: BERT bs1 has 24 blocks"),
+                          "batch 1: BERT bs1 192 blocks, a decode step heads x splits)"),
     },
     # Generated GEMMs and convolutions (--libraries none); the default
     # compile leaves them to cuBLASLt and cuDNN, so the models here rarely
