@@ -209,11 +209,34 @@ def _gemm(k, n):
     return build
 
 
+def case_ffn1_gelu(b):
+    """BERT's FFN1: MatMul by a constant, bias, erf GELU. graphc makes it one
+    cuDNN 1x1 convolution with GELU_FWD fused; --libraries cublaslt gives what
+    it replaces, the cuBLASLt GEMM (bias fused) and a GELU kernel."""
+    m = b * SEQ
+    weight = (rng().standard_normal((HIDDEN, FFN)) / math.sqrt(HIDDEN)).astype(np.float32)
+    bias = rng().standard_normal(FFN).astype(np.float32)
+    gelu = case_gelu(b)
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["h"], name="ffn1.matmul"),
+             helper.make_node("Add", ["h", "b"], ["hb"], name="ffn1.add")]
+    for node in gelu["nodes"]:
+        names = ["hb" if name == "x" else name for name in node.input]
+        del node.input[:]
+        node.input.extend(names)
+    return dict(nodes=nodes + gelu["nodes"],
+                inits=[const("w", weight), const("b", bias)] + gelu["inits"],
+                inputs=[tensor("x", [m, HIDDEN])], outputs=[tensor("y", [m, FFN])],
+                feeds={"x": ("randn", [m, HIDDEN])},
+                bytes=(m * HIDDEN + HIDDEN * FFN + FFN + m * FFN) * H,
+                flops=2 * m * HIDDEN * FFN, ref="linear_gelu")
+
+
 # What graphc must make of each template's case: the kind of its one kernel
 # (generated), or its library.
 EXPECTED_KERNEL = {"layer_normalization": "reduction", "softmax": "reduction",
                    "pointwise": "pointwise", "gather": "layout", "reduce": "reduction",
-                   "attention": "attention", "cublaslt": "library:cublaslt"}
+                   "attention": "attention", "cublaslt": "library:cublaslt",
+                   "cudnn": "library:cudnn"}
 
 CASES = {
     # name: (template, builder)
@@ -228,6 +251,7 @@ CASES = {
     "gemm_qkv": ("cublaslt", _gemm(HIDDEN, 3 * HIDDEN)),
     "gemm_ffn1": ("cublaslt", _gemm(HIDDEN, FFN)),
     "gemm_ffn2": ("cublaslt", _gemm(FFN, HIDDEN)),
+    "ffn1_gelu": ("cudnn", case_ffn1_gelu),
 }
 
 
@@ -254,9 +278,10 @@ def run_graphc(cmd):
     return time.monotonic() - started, proc.stdout
 
 
-def compile_case(graphc, onnx_path, so_path, arch, tuning_db=None):
+def compile_case(graphc, onnx_path, so_path, arch, tuning_db=None, extra=()):
     cmd = [graphc, "compile", onnx_path, "-o", so_path, "--target", "cuda", "--arch", arch,
-           "--precision", "fp16", "--io-precision", "fp16", "--quiet", "--weights-file"]
+           "--precision", "fp16", "--io-precision", "fp16", "--quiet", "--weights-file",
+           *extra]
     if tuning_db:
         cmd += ["--tuning-db", tuning_db]
     return run_graphc(cmd)[0]
@@ -347,6 +372,9 @@ def references(name, spec, feeds):
     if ref == "matmul":
         w = half("w")
         return {"torch.matmul(cuBLAS)": lambda: torch.matmul(x, w)}
+    if ref == "linear_gelu":
+        w, b = half("w"), half("b")
+        return {"torch.gelu(erf)(addmm)": lambda: fn.gelu(torch.addmm(b, x, w))}
     if ref.startswith("sdpa"):
         q, k, v = feeds["q"], feeds["k"], feeds["v"]
         causal = ref == "sdpa_causal"
@@ -439,6 +467,11 @@ def measure_case(args, name, batch, work, arch, peaks, deadline):
         row["tune_s"] = round(time.monotonic() - started, 1)
         compile_case(args.graphc, onnx_path, tuned, arch, tuning_db=db)
         builds = {"graphc(rank 0)": so_path, "graphc(tuned)": tuned}
+    if template == "cudnn":
+        # What the convolution replaces: the cuBLASLt GEMM and a GELU kernel.
+        split = onnx_path[:-5] + "-cublaslt.so"
+        compile_case(args.graphc, onnx_path, split, arch, extra=["--libraries", "cublaslt"])
+        builds = {"graphc(cuDNN conv+GELU)": so_path, "graphc(cuBLASLt+GELU kernel)": split}
     if args.dry_run:
         row["systems"] = {label: {"status": "compiled (dry run)"} for label in builds}
         return row

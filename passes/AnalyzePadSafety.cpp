@@ -13,7 +13,10 @@
 //    model never saw, so their finiteness is tracked instead.
 //  * A tensor that does not carry the dim but spans a padded axis at full
 //    size (folded position ids, a sliced position table) holds what the
-//    unpadded run would use in its leading positions.
+//    unpadded run would use in its leading positions. passes/SizeUses.cpp
+//    checks this of every tensor shaped by an input's size (Range(0, seq)
+//    holds; Range(seq - 1, -1, -1) and table[-seq:] do not, and refuse
+//    padding along seq there).
 //  * A masked slab (a constant <= -1e4, plus finite values far smaller than
 //    that) vanishes next to real scores in a softmax or max, and every row
 //    has at least one real entry (the actual size is at least 1). Two masks
@@ -1691,7 +1694,8 @@ LogicalResult PadSafetyAnalysis::visitShape(graph::ShapeOp op) {
 PadSafety analyzePadSafety(func::FuncOp func, StringRef dim) {
   PadSafety safety = PadSafetyAnalysis(func, dim).run();
   // The model computes with a size that the bucket folded into a constant.
-  if (auto use = func->getAttrOfType<DictionaryAttr>(graph::kSizeUseAttr);
+  auto uses = func->getAttrOfType<DictionaryAttr>(graph::kSizeUseAttr);
+  if (auto use = uses ? uses.getAs<DictionaryAttr>(dim) : DictionaryAttr();
       use && safety.padSafe) {
     safety.padSafe = safety.splittable = false;
     auto text = [&](StringRef key) {

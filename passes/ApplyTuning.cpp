@@ -79,11 +79,19 @@ applyTuning(ModuleOp module,
     if (library && (schedule.algoRank < 0 || schedule.algoRank >= kMaxAlgoRanks))
       return kernel.emitOpError("tuned algo_rank ")
              << schedule.algoRank << " is not in [0, " << kMaxAlgoRanks << ")";
+    if (library && !isValidSplitK(schedule.splitK))
+      return kernel.emitOpError("tuned split_k ")
+             << schedule.splitK << " is neither 0 nor in [2, " << kMaxSplitK
+             << "]";
     Builder b(kernel.getContext());
     SmallVector<NamedAttribute> knobs;
     if (library) {
       knobs.push_back(b.getNamedAttr("algo_rank",
                                      b.getI64IntegerAttr(schedule.algoRank)));
+      // A GEMM's algorithm as the heuristic offers it stays implicit.
+      if (schedule.splitK)
+        knobs.push_back(
+            b.getNamedAttr("split_k", b.getI64IntegerAttr(schedule.splitK)));
     } else {
       knobs.push_back(b.getNamedAttr("block_size",
                                      b.getI64IntegerAttr(schedule.blockSize)));

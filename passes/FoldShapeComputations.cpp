@@ -7,6 +7,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include <limits>
+
 using namespace mlir;
 
 namespace graphc {
@@ -71,6 +73,20 @@ LogicalResult foldShapeComputations(ModuleOp module, unsigned maxIterations) {
     if (name.getDialectNamespace() == "graph")
       name.getCanonicalizationPatterns(patterns, context);
   FrozenRewritePatternSet frozen(std::move(patterns));
+  // A round folds the shapes that the types known so far determine, and
+  // its re-inference refines the types they shape; how far one round gets
+  // depends on the sizes. A residual Add of a stream of batch 1 and a value
+  // not yet inferred is [?, ...] (1 broadcasts), where batch 2 gives
+  // [2, ...]: at batch 1 a layer's types follow from the last layer's
+  // folded shapes, one layer a round or two. So rounds go on until nothing
+  // changes; each changes the graph, so the ops and dims bound them.
+  bool untilSettled = maxIterations == 0;
+  if (untilSettled) {
+    uint64_t bound = 16;
+    module.walk([&](Operation *op) { bound += 1 + op->getNumResults(); });
+    maxIterations = static_cast<unsigned>(
+        std::min<uint64_t>(bound, std::numeric_limits<unsigned>::max()));
+  }
   for (unsigned i = 0; i < maxIterations; ++i) {
     bool foldChanged = false;
     GreedyRewriteConfig config;
@@ -83,6 +99,9 @@ LogicalResult foldShapeComputations(ModuleOp module, unsigned maxIterations) {
     if (!foldChanged && !*refined)
       return success();
   }
+  if (untilSettled)
+    return module.emitError("shape folding did not settle after ")
+           << maxIterations << " rounds";
   return success();
 }
 

@@ -119,8 +119,8 @@ std::optional<LibraryConv> matchLibraryConv(ArrayRef<Operation *> ops) {
   lib.ops.push_back(conv);
   lib.root = conv;
 
-  // The epilogue: the add of a same-shaped Z, then at most one ReLU or
-  // SiLU, each the only user of the value before it.
+  // The epilogue: the add of a same-shaped Z, then at most one ReLU, SiLU
+  // or erf GELU, each the only user of the value before it.
   while (lib.epilogue == exec::GemmEpilogue::none) {
     Value current = lib.root->getResult(0);
     if (!current.hasOneUse())
@@ -139,6 +139,9 @@ std::optional<LibraryConv> matchLibraryConv(ArrayRef<Operation *> ops) {
       lib.epilogue = exec::GemmEpilogue::relu;
     } else if (isa<graph::SiluOp>(user)) {
       lib.epilogue = exec::GemmEpilogue::silu;
+    } else if (auto gelu = dyn_cast<graph::GeluOp>(user);
+               gelu && gelu.getApproximate() == "none") {
+      lib.epilogue = exec::GemmEpilogue::gelu_erf;
     } else {
       break;
     }

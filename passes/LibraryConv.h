@@ -3,8 +3,8 @@
 // Which part of a conv fusion a library convolution (graphc_conv_desc,
 // computed by cuDNN's graph API on the GPU and by the runtime's reference
 // convolution on the host) can take over: the graph.conv with its bias, then
-// the epilogue cuDNN fuses: the add of a same-shaped residual Z, then ReLU
-// or SiLU.
+// the epilogue cuDNN fuses: the add of a same-shaped residual Z, then ReLU,
+// SiLU or the erf GELU (cuDNN's GELU_FWD).
 // graphc-select-library-calls splits fusions by it, and graphc-lower-to-exec
 // describes library kernels by it.
 //

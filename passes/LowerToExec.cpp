@@ -2,11 +2,12 @@
 
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/HostEval.h"
+#include "lib/Support/Fnv1a.h"
 #include "passes/LibraryConv.h"
 #include "passes/LibraryGemm.h"
+#include "passes/LibrarySdpa.h"
 #include "passes/Passes.h"
 #include "passes/Views.h"
-#include "lib/Support/Fnv1a.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -22,10 +23,6 @@ using namespace mlir;
 namespace graphc {
 #define GEN_PASS_DEF_LOWERTOEXEC
 #include "passes/Passes.h.inc"
-
-/// Constants past this many elements are weights, read through their slot;
-/// smaller ones (axes, starts, pads, scales, K) are worth specialising on.
-static constexpr int64_t kMaxInlinedConstantElements = 1024;
 
 /// Replaces, inside `kernelOp`, the uses of block arguments whose fusion
 /// input is a small dense constant by a copy of that constant. The copy
@@ -59,8 +56,8 @@ static int64_t argumentOf(Value value) {
 }
 
 /// What library fusion `fusion` computes, its operands named by kernel
-/// argument: a #exec.gemm (cuBLASLt) or a #exec.conv (cuDNN); fails when
-/// the library cannot compute all of it.
+/// argument: a #exec.gemm (cuBLASLt), or a #exec.conv or #exec.sdpa
+/// (cuDNN); fails when the library cannot compute all of it.
 static FailureOr<Attribute> describeLibraryCall(kernel::FusionOp fusion) {
   Block &body = fusion.getBody().front();
   SmallVector<Operation *> ops;
@@ -72,14 +69,33 @@ static FailureOr<Attribute> describeLibraryCall(kernel::FusionOp fusion) {
            body.getTerminator()->getOperand(0) == root->getResult(0);
   };
   MLIRContext *context = fusion.getContext();
+  auto array = [&](ArrayRef<int64_t> values) {
+    return DenseI64ArrayAttr::get(context, values);
+  };
+  if (fusion.getKind() == kernel::FusionKind::attention) {
+    std::optional<LibrarySdpa> sdpa =
+        matchLibrarySdpa(ops, body.getTerminator()->getOperands());
+    if (*fusion.getLibrary() != kernel::Library::cudnn || !sdpa)
+      return fusion.emitOpError("is a library attention fusion but not one "
+                                "cuDNN's SDPA computes whole");
+    return Attribute(exec::SdpaAttr::get(
+        context, sdpa->batch, sdpa->heads, sdpa->kvHeads, sdpa->queries,
+        sdpa->keys, sdpa->headDim, sdpa->valueDim, APFloat(sdpa->scale),
+        sdpa->causal, argumentOf(sdpa->q.source), argumentOf(sdpa->k.source),
+        argumentOf(sdpa->v.source), argumentOf(sdpa->bias.source),
+        body.getNumArguments(), sdpa->q.offset, sdpa->k.offset, sdpa->v.offset,
+        /*o_offset=*/0, sdpa->bias.offset, array(sdpa->q.strides),
+        array(sdpa->k.strides), array(sdpa->v.strides), array(sdpa->o.strides),
+        array(sdpa->bias.source ? ArrayRef<int64_t>(sdpa->biasDims)
+                                : ArrayRef<int64_t>({1, 1, 1, 1})),
+        array(sdpa->bias.source ? ArrayRef<int64_t>(sdpa->bias.strides)
+                                : ArrayRef<int64_t>({0, 0, 0, 0}))));
+  }
   if (*fusion.getLibrary() == kernel::Library::cudnn) {
     std::optional<LibraryConv> conv = matchLibraryConv(ops);
     if (!conv || !computesWhole(conv->ops, conv->root))
       return fusion.emitOpError("is a cudnn fusion but not a convolution "
                                 "the library computes whole");
-    auto array = [&](ArrayRef<int64_t> values) {
-      return DenseI64ArrayAttr::get(context, values);
-    };
     return Attribute(exec::ConvAttr::get(
         context, conv->n, conv->c, conv->k, conv->groups,
         array(conv->inSize), array(conv->filterSize), array(conv->outSize),
@@ -205,7 +221,8 @@ ExecTables::kernelFor(kernel::FusionOp fusion, exec::PlanOp plan) {
       /*bytes_written=*/nullptr, /*flop_type=*/nullptr, fusion.getLibraryAttr(),
       dyn_cast_or_null<exec::GemmAttr>(described),
       /*unit=*/nullptr, dyn_cast_or_null<exec::ConvAttr>(described),
-      /*reports_errors=*/nullptr);
+      /*reports_errors=*/nullptr,
+      dyn_cast_or_null<exec::SdpaAttr>(described));
   IRMapping mapping;
   fusion.getBody().cloneInto(&kernelOp.getBody(), mapping);
   inlineConstantInputs(fusion, kernelOp);

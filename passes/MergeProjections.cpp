@@ -320,32 +320,56 @@ void unbindToSplit(func::FuncOp func) {
     if (!llvm::is_contained(sources, gather.getData()))
       sources.push_back(gather.getData());
   });
-  for (Value source : sources) {
+  // A source may itself be a Gather of an earlier source (an unbind of an
+  // unbind: torch's adaptive pooling selects rows, then columns of them),
+  // which that source's rewrite replaces: the list follows the
+  // replacement, so that no entry names an erased op.
+  for (size_t s = 0; s < sources.size(); ++s) {
+    Value source = sources[s];
     auto type = dyn_cast<RankedTensorType>(source.getType());
     if (!type || !type.hasStaticShape() || type.getRank() == 0)
       continue;
     int64_t rank = type.getRank();
     std::optional<int64_t> axis;
     SmallVector<GatherOp> byIndex;
+    auto users = source.getUsers();
+    int64_t userCount = std::distance(users.begin(), users.end());
     bool unbinds = true;
-    for (Operation *user : source.getUsers()) {
+    for (Operation *user : users) {
+      // Each part is one slice along the axis at a constant scalar index,
+      // viewed without the axis, in the function's block.
       auto gather = dyn_cast<GatherOp>(user);
+      if (!gather || gather.getData() != source ||
+          gather->getBlock() != &func.getBody().front()) {
+        unbinds = false;
+        break;
+      }
+      auto indexType =
+          dyn_cast<RankedTensorType>(gather.getIndices().getType());
+      auto resultType = dyn_cast<RankedTensorType>(gather.getType());
       std::optional<SmallVector<int64_t>> index =
-          gather ? getConstantInts(gather.getIndices())
-                 : std::optional<SmallVector<int64_t>>();
-      int64_t userAxis = gather ? gather.getAxis() : 0;
+          getConstantInts(gather.getIndices());
+      int64_t userAxis = gather.getAxis();
       if (userAxis < 0)
         userAxis += rank;
-      if (!gather || gather.getData() != source || !index ||
-          index->size() != 1 ||
-          cast<ShapedType>(gather.getIndices().getType()).getRank() != 0 ||
-          userAxis < 0 || userAxis >= rank || (axis && *axis != userAxis)) {
+      if (!index || index->size() != 1 || !indexType ||
+          indexType.getRank() != 0 || userAxis < 0 || userAxis >= rank ||
+          (axis && *axis != userAxis) || !resultType ||
+          !resultType.hasStaticShape() ||
+          resultType.getElementType() != type.getElementType() ||
+          resultType.getNumElements() * type.getDimSize(userAxis) !=
+              type.getNumElements()) {
         unbinds = false;
         break;
       }
       axis = userAxis;
+      // One Gather per index, each once.
       int64_t n = type.getDimSize(userAxis);
       int64_t i = (*index)[0] < 0 ? (*index)[0] + n : (*index)[0];
+      if (n != userCount) {
+        unbinds = false;
+        break;
+      }
       if (byIndex.empty())
         byIndex.resize(n);
       if (i < 0 || i >= n || byIndex[i]) {
@@ -385,6 +409,8 @@ void unbindToSplit(func::FuncOp func) {
       Value part = b.create<ReshapeOp>(gather.getLoc(), resultType,
                                        split.getResult(i), shape);
       gather.getResult().replaceAllUsesWith(part);
+      std::replace(sources.begin() + s + 1, sources.end(),
+                   Value(gather.getResult()), part);
     }
     // Erased last: the insertion point above sits before the first one.
     for (GatherOp gather : byIndex) {

@@ -21,9 +21,11 @@ namespace graphc {
 #include "passes/Passes.h.inc"
 
 /// Folds constants and shape computations in `module` and refines result
-/// types until a fixed point (or `maxIterations` rounds).
+/// types until a fixed point, or for at most `maxIterations` rounds when it
+/// is not 0 (0: an error when the graph has not settled after a bound its
+/// size gives).
 mlir::LogicalResult foldShapeComputations(mlir::ModuleOp module,
-                                          unsigned maxIterations = 16);
+                                          unsigned maxIterations = 0);
 
 /// Re-infers the result types of graph ops in `func`-like bodies of
 /// `module`, keeping the more static of old and new. Returns whether any
@@ -100,6 +102,20 @@ specializeShapeBuckets(mlir::ModuleOp module,
 /// anchors a fusion (from the op's kind trait; layout for data movement).
 kernel::FusionKind classifyOp(mlir::Operation *op);
 
+/// Constants past this many elements are weights, read through their slot;
+/// smaller ones (axes, starts, pads, scales, K) are copied into the kernels
+/// reading them, which specialise on them. A larger splat is no weight: see
+/// graphc-materialize-splats.
+inline constexpr int64_t kMaxInlinedConstantElements = 1024;
+
+/// Replaces large splat constants by one-element literals (pointwise
+/// users) or run-time fills; see graphc-materialize-splats.
+void materializeSplats(mlir::ModuleOp module);
+
+/// Makes every concat of more than `maxInputs` inputs a tree of concats of
+/// at most `maxInputs` inputs; see graphc-split-wide-concats.
+void splitWideConcats(mlir::ModuleOp module, int64_t maxInputs);
+
 /// Wraps graph ops of @main into kernel.fusion groups.
 /// With `fuse` false every op is a fusion of its own.
 mlir::LogicalResult formFusionGroups(mlir::ModuleOp module, bool fuse = true);
@@ -140,10 +156,12 @@ mlir::LogicalResult convertConvLayout(mlir::ModuleOp module,
 struct LibrarySet {
   bool cublaslt = true; ///< GEMMs
   bool cudnn = true;    ///< convolutions
+  bool cudnnSdpa = true; ///< attention (cuDNN's SDPA; cuda only)
 };
 
-/// Hands the GEMM of every matmul fusion and the convolution of every conv
-/// fusion that a library in `libraries` computes to it (cuBLASLt, cuDNN),
+/// Hands the GEMM of every matmul fusion, the convolution of every conv
+/// fusion and every attention fusion that a library in `libraries`
+/// computes to it (cuBLASLt, cuDNN, cuDNN's SDPA),
 /// with `workspaceBytes` of arena scratch per call; see
 /// graphc-select-library-calls.
 mlir::LogicalResult selectLibraryCalls(mlir::ModuleOp module,

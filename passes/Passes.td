@@ -20,8 +20,8 @@ def FoldShapeComputations : Pass<"graphc-fold-shape-computations",
     fold away; function result types follow their refined values.
   }];
   let options = [
-    Option<"maxIterations", "max-iterations", "unsigned", "16",
-           "upper bound on fold/refine rounds">,
+    Option<"maxIterations", "max-iterations", "unsigned", "0",
+           "upper bound on fold/refine rounds (0: until nothing changes)">,
   ];
 }
 
@@ -195,6 +195,32 @@ def AnalyzePadSafety : Pass<"graphc-analyze-pad-safety", "mlir::ModuleOp"> {
 // Fusion
 //===----------------------------------------------------------------------===//
 
+def MaterializeSplats : Pass<"graphc-materialize-splats", "mlir::ModuleOp"> {
+  let summary = "read large splat constants as literals or run-time fills";
+  let description = [{
+    A constant of more than 1024 elements that are all equal is not stored
+    as weights. A pointwise user that broadcasts a one-element constant to
+    the same result reads that instead (a literal in its kernel); any other
+    user reads a `graph.expand` of the one element to the constant's
+    shape, computed at run time. Runs after the last folding.
+  }];
+}
+
+def SplitWideConcats : Pass<"graphc-split-wide-concats", "mlir::ModuleOp"> {
+  let summary = "make concats of many inputs a tree of narrower ones";
+  let description = [{
+    A concat of more than `max-inputs` inputs (static along its axis)
+    becomes a tree of concats of at most `max-inputs` consecutive inputs
+    each, computing the same tensor: a CUDA kernel takes one pointer per
+    input, and the concat template tests each input's range per element.
+    The cuda target runs it.
+  }];
+  let options = [
+    Option<"maxInputs", "max-inputs", "int64_t", "64",
+           "inputs per concat">,
+  ];
+}
+
 def FormFusionGroups : Pass<"graphc-form-fusion-groups", "mlir::ModuleOp"> {
   let summary = "wrap graph ops of @main into kernel.fusion groups";
   let description = [{
@@ -245,9 +271,17 @@ def SelectLibraryCalls : Pass<"graphc-select-library-calls",
     (beta * C), then ReLU or the tanh GELU. A conv fusion whose static
     graph.conv has f32, f16 or bf16 operands and 1 to 3 spatial dims gets
     `library = cudnn`, with its bias, the add of a same-shaped residual and
-    a ReLU or SiLU after it. The rest of the fusion's epilogue becomes a fusion of
-    its own that reads the library's result. The schedule of a library
-    fusion holds the arena `workspace_bytes` the call may use.
+    a ReLU, SiLU or erf GELU after it. With both libraries, a matmul fusion
+    whose GEMM (A dense, B a 2-d constant) has an erf GELU after its bias
+    and residual, which cuBLASLt cannot fuse, becomes a cuDNN 1x1
+    convolution with the GELU fused instead: X [M, K, 1, 1] and Y
+    [M, N, 1, 1] are views of A and the result, W [N, K, 1, 1] B transposed
+    at compile time (f16 and bf16 channels last: the same bytes). An
+    attention fusion in f16 or bf16 that cuDNN's SDPA computes (see
+    LibrarySdpa.h) gets `library = cudnn` whole: its generated kernel stays
+    its fallback. The rest of the fusion's epilogue becomes a fusion of its
+    own that reads the library's result. The schedule of a library fusion
+    holds the arena `workspace_bytes` the call may use.
   }];
   let options = [
     Option<"workspaceBytes", "workspace-bytes", "int64_t", "33554432",
@@ -256,6 +290,9 @@ def SelectLibraryCalls : Pass<"graphc-select-library-calls",
            "hand GEMMs to cuBLASLt">,
     Option<"cudnn", "cudnn", "bool", "true",
            "hand convolutions to cuDNN">,
+    Option<"cudnnSdpa", "cudnn-sdpa", "bool", "true",
+           "hand attention to cuDNN's SDPA (cuda only: the attention kernel "
+           "stays as its fallback)">,
   ];
   let dependentDialects = ["::graphc::kernel::KernelDialect"];
 }

@@ -4,24 +4,43 @@
 // LibraryGemm.h) becomes a cuBLASLt fusion: the GEMM with the transposes and
 // epilogue the library fuses. A conv fusion whose conv a library
 // convolution computes (see LibraryConv.h) becomes a cuDNN fusion: the conv
-// with its bias, residual add and ReLU. What remains of the epilogue (ops
+// with its bias, residual add and ReLU. An attention fusion cuDNN's SDPA
+// computes (see LibrarySdpa.h) becomes a cuDNN fusion whole, its generated
+// kernel kept as the fallback for a GPU whose cuDNN has no engine for it.
+// What remains of the epilogue (ops
 // the library cannot apply, such as the erf GELU, a SiLU or a head-split
 // transpose) becomes a fusion of its own, reading the library's result.
 // Vendor libraries run on tensor cores and tuned tiles that the generated
 // templates do not reach, so the round trip through memory that the split
 // costs is the smaller price.
 //
+// One epilogue avoids the split another way: cuBLASLt fuses only the tanh
+// GELU, but cuDNN fuses the erf GELU (GELU_FWD) into a convolution, and a
+// GEMM of an activation [M, K] by a constant weight [K, N] is a 1x1
+// convolution of X [M, K, 1, 1] (the activation as it lies) by W
+// [N, K, 1, 1] (the weight transposed once at compile time) into Y
+// [M, N, 1, 1] (row-major [M, N]). With both libraries, such a matmul
+// fusion (BERT's FFN1: GEMM, bias, erf GELU) becomes a cuDNN convolution
+// between two reshapes, which are views: one call instead of a GEMM and a
+// GELU kernel.
+//
 //===----------------------------------------------------------------------===//
 
 #include "dialects/Graph/GraphOps.h"
+#include "dialects/Graph/HostEval.h"
 #include "passes/LibraryConv.h"
 #include "passes/LibraryGemm.h"
+#include "passes/LibrarySdpa.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
+
+#include <cstring>
 
 using namespace mlir;
 
@@ -85,21 +104,280 @@ matchLibrary(kernel::FusionOp fusion, ArrayRef<Operation *> ops,
   return std::nullopt;
 }
 
+/// Whether the ops of `body` other than `covered` read nothing of them but
+/// `computed`, and the fusion yields none of them: the library call can
+/// take `covered` over and the rest read its result.
+bool onlyResultLeaves(Block &body, ArrayRef<Operation *> rest,
+                      const llvm::SmallPtrSetImpl<Operation *> &covered,
+                      Value computed) {
+  auto leaksCovered = [&](Value value) {
+    return value != computed && covered.contains(value.getDefiningOp());
+  };
+  for (Operation *op : rest)
+    if (llvm::any_of(op->getOperands(), leaksCovered))
+      return false;
+  return llvm::none_of(body.getTerminator()->getOperands(), [&](Value value) {
+    return covered.contains(value.getDefiningOp());
+  });
+}
+
+/// Replaces `fusion` by the library fusion `call`, computing its ops
+/// `covered` (`computed` the value the rest reads), and a fusion of the
+/// rest, `rest`, which reads `result` (`call`'s result, or a view of it)
+/// for `computed`.
+void splitOff(kernel::FusionOp fusion, ArrayRef<Operation *> rest,
+              Value computed, Value result) {
+  Block &body = fusion.getBody().front();
+  auto inputOf = [&](Value value) {
+    return fusion.getInputs()[cast<BlockArgument>(value).getArgNumber()];
+  };
+  if (rest.empty()) {
+    fusion.replaceAllUsesWith(ValueRange{result});
+    fusion.erase();
+    return;
+  }
+  // What remains is the pointwise tail of the epilogue, or a layout
+  // epilogue (a transpose of the result).
+  kernel::FusionKind restKind =
+      llvm::all_of(rest,
+                   [](Operation *op) {
+                     return classifyOp(op) == kernel::FusionKind::pointwise;
+                   })
+          ? kernel::FusionKind::pointwise
+          : classifyOp(rest.front());
+  kernel::FusionOp tail = outline(
+      fusion, rest, body.getTerminator()->getOperands(),
+      [&](Value value) { return value == computed ? result : inputOf(value); },
+      restKind, describeFusionOps(rest) + nameSuffix(fusion.getName()).str(),
+      fusion.getSchedule(), /*library=*/nullptr);
+  fusion.replaceAllUsesWith(tail.getResults());
+  fusion.erase();
+}
+
+/// Weights transposed for convolutions, by the constant they came from and
+/// their new type: one blob per model, shared by every bucket function.
+using ConvWeights = DenseMap<std::pair<Attribute, Type>, ElementsAttr>;
+
+/// Past this many elements a new weight is a resource blob, as the
+/// importer makes weights.
+constexpr int64_t kDenseElementLimit = 64;
+
+/// A library GEMM whose result only an erf GELU reads, by a constant 2-d
+/// weight: cuDNN computes both as a 1x1 convolution.
+struct GeluGemm {
+  LibraryGemm gemm;
+  graph::GeluOp gelu;
+  graph::ConstantOp weight;
+};
+
+/// The GEMM of matmul fusion `fusion` (body `ops`) with the erf GELU after
+/// its bias and residual, when a 1x1 convolution computes them: A dense and
+/// untransposed (its leading dims the rows), B a 2-d constant, alpha and
+/// beta 1, the bias [N].
+std::optional<GeluGemm> matchGeluGemm(kernel::FusionOp fusion,
+                                      ArrayRef<Operation *> ops) {
+  std::optional<LibraryGemm> gemm = matchLibraryGemm(ops);
+  if (!gemm || gemm->epilogue != exec::GemmEpilogue::none || gemm->transA ||
+      gemm->batch != 1 || gemm->alpha != 1.0 ||
+      (gemm->c && gemm->beta != 1.0) || gemm->lda != gemm->k)
+    return std::nullopt;
+  Value d = gemm->root->getResult(0);
+  if (!d.hasOneUse())
+    return std::nullopt;
+  auto gelu = dyn_cast<graph::GeluOp>(*d.getUsers().begin());
+  if (!gelu || gelu.getApproximate() != "none" ||
+      !llvm::is_contained(ops, gelu.getOperation()))
+    return std::nullopt;
+  auto a = dyn_cast<BlockArgument>(gemm->a);
+  auto b = dyn_cast<BlockArgument>(gemm->b);
+  if (!a || !b || cast<RankedTensorType>(b.getType()).getRank() != 2)
+    return std::nullopt;
+  auto weight =
+      fusion.getInputs()[b.getArgNumber()].getDefiningOp<graph::ConstantOp>();
+  if (!weight || (gemm->bias &&
+                  cast<RankedTensorType>(gemm->bias.getType()).getRank() != 1))
+    return std::nullopt;
+  return GeluGemm{*gemm, gelu, weight};
+}
+
+/// The weight of `match` as the convolution's W of `type` ([N, K, 1, 1],
+/// or [N, 1, 1, K] channels last: the same bytes), B transposed unless the
+/// GEMM already reads it transposed; null when its bytes cannot be read.
+ElementsAttr convWeight(GeluGemm &match, RankedTensorType type,
+                        ConvWeights &weights) {
+  ElementsAttr attr = match.weight.getValue();
+  ElementsAttr &moved = weights[{attr, type}];
+  if (moved)
+    return moved;
+  FailureOr<std::vector<char>> bytes = graph::constantBytes(attr);
+  unsigned bits = type.getElementTypeBitWidth();
+  if (failed(bytes) || bits % 8 != 0)
+    return nullptr;
+  size_t element = bits / 8;
+  int64_t n = match.gemm.n, k = match.gemm.k;
+  std::vector<char> out(*bytes);
+  if (!match.gemm.transB)
+    for (int64_t row = 0; row < k; ++row)
+      for (int64_t column = 0; column < n; ++column)
+        std::memcpy(out.data() + (column * k + row) * element,
+                    bytes->data() + (row * n + column) * element, element);
+  if (type.getNumElements() <= kDenseElementLimit) {
+    moved = graph::constantFromBytes(type, out);
+  } else {
+    AsmResourceBlob blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
+        ArrayRef<char>(out), alignof(uint64_t));
+    moved =
+        DenseResourceElementsAttr::get(type, "conv_weight", std::move(blob));
+  }
+  return moved;
+}
+
+/// `value` viewed as `shape`: a graph.reshape by a constant shape.
+Value reshapeTo(OpBuilder &b, Location loc, Value value,
+                ArrayRef<int64_t> shape) {
+  auto type = cast<RankedTensorType>(value.getType());
+  auto shapeType = RankedTensorType::get({static_cast<int64_t>(shape.size())},
+                                         b.getI64Type());
+  Value shapeValue = b.create<graph::ConstantOp>(
+      loc, shapeType, DenseIntElementsAttr::get(shapeType, shape));
+  return b.create<graph::ReshapeOp>(loc, type.clone(shape), value, shapeValue);
+}
+
+/// Replaces the GEMM, bias, residual and erf GELU of `fusion` that `match`
+/// found by a cuDNN 1x1 convolution between two views; the rest of the
+/// fusion, if any, reads its result. False, changing nothing, when the rest
+/// would read other values of the part the call computes.
+bool convertGeluGemm(kernel::FusionOp fusion, ArrayRef<Operation *> ops,
+                     GeluGemm &match, DictionaryAttr schedule,
+                     ConvWeights &weights) {
+  const LibraryGemm &gemm = match.gemm;
+  llvm::SmallPtrSet<Operation *, 16> covered(gemm.ops.begin(), gemm.ops.end());
+  covered.insert(match.gelu);
+  SmallVector<Operation *> rest;
+  for (Operation *op : ops)
+    if (!covered.contains(op))
+      rest.push_back(op);
+  Block &body = fusion.getBody().front();
+  Value computed = match.gelu.getResult();
+  // The whole fusion yields the GELU, or the rest reads it.
+  if (rest.empty() ? body.getTerminator()->getOperands() != ValueRange{computed}
+                   : !onlyResultLeaves(body, rest, covered, computed))
+    return false;
+
+  // cuDNN's tensor-core engines take NHWC; with a 1x1 window NCHW and NHWC
+  // are the same bytes, so f16 and bf16 convolutions say channels last, as
+  // graphc-convert-conv-layout makes theirs, and f32 ones NCHW.
+  auto resultType = cast<RankedTensorType>(computed.getType());
+  Type element = resultType.getElementType();
+  bool last = !element.isF32();
+  auto dims = [&](int64_t rows, int64_t channels) {
+    return last ? SmallVector<int64_t>{rows, 1, 1, channels}
+                : SmallVector<int64_t>{rows, channels, 1, 1};
+  };
+  auto wType = RankedTensorType::get(dims(gemm.n, gemm.k), element);
+  ElementsAttr w = convWeight(match, wType, weights);
+  if (!w)
+    return false;
+
+  auto inputOf = [&](Value value) {
+    return fusion.getInputs()[cast<BlockArgument>(value).getArgNumber()];
+  };
+  // The conv takes the locations of the GEMM and its bias add, so that the
+  // kernel names their ONNX nodes; a residual add and the GELU keep theirs.
+  SmallVector<Location> convLocs;
+  Operation *residualAdd = nullptr;
+  for (Operation *op : gemm.ops) {
+    auto add = dyn_cast<graph::AddOp>(op);
+    if (add && gemm.c && llvm::is_contained(add->getOperands(), gemm.c))
+      residualAdd = op;
+    else
+      convLocs.push_back(op->getLoc());
+  }
+  MLIRContext *context = fusion.getContext();
+  Location convLoc = FusedLoc::get(context, convLocs);
+  Location viewLoc = gemm.root->getLoc();
+
+  OpBuilder b(fusion);
+  Value x = reshapeTo(b, viewLoc, inputOf(gemm.a), dims(gemm.m, gemm.k));
+  Value wValue = b.create<graph::ConstantOp>(match.weight.getLoc(), wType, w);
+  SmallVector<Value> operands = {x, wValue};
+  if (gemm.bias)
+    operands.push_back(inputOf(gemm.bias));
+  NamedAttribute channelsLast =
+      b.getNamedAttr("channels_last", b.getI64IntegerAttr(last ? 1 : 0));
+  auto yType = RankedTensorType::get(dims(gemm.m, gemm.n), element);
+  // The members, built before the fusion and cloned into it.
+  SmallVector<Operation *> members;
+  Value current =
+      b.create<graph::ConvOp>(convLoc, TypeRange{yType}, operands,
+                              ArrayRef<NamedAttribute>{channelsLast});
+  members.push_back(current.getDefiningOp());
+  if (gemm.c) {
+    Value z = reshapeTo(b, viewLoc, inputOf(gemm.c), dims(gemm.m, gemm.n));
+    current = b.create<graph::AddOp>(
+        residualAdd ? residualAdd->getLoc() : convLoc, yType, current, z);
+    members.push_back(current.getDefiningOp());
+  }
+  current = b.create<graph::GeluOp>(match.gelu.getLoc(), yType, current,
+                                    match.gelu.getApproximateAttr());
+  members.push_back(current.getDefiningOp());
+  kernel::FusionOp call = outline(
+      fusion, members, current, [](Value value) { return value; },
+      kernel::FusionKind::conv,
+      describeFusionOps(members) + nameSuffix(fusion.getName()).str(), schedule,
+      kernel::LibraryAttr::get(context, kernel::Library::cudnn));
+  for (Operation *member : llvm::reverse(members))
+    member->erase();
+  b.setInsertionPoint(fusion);
+  Value result = reshapeTo(b, match.gelu.getLoc(), call.getResult(0),
+                           resultType.getShape());
+  splitOff(fusion, rest, computed, result);
+  // The weight as the GEMM read it is no longer a weight of the model.
+  if (match.weight->use_empty())
+    match.weight->erase();
+  return true;
+}
+
 void selectLibraryCall(kernel::FusionOp fusion, int64_t workspaceBytes,
-                       const LibrarySet &libraries) {
+                       const LibrarySet &libraries, ConvWeights &weights) {
   Block &body = fusion.getBody().front();
   SmallVector<Operation *> ops;
   for (Operation &op : body.without_terminator())
     ops.push_back(&op);
-  auto matched = matchLibrary(fusion, ops, libraries);
-  if (!matched)
-    return;
-  auto &[part, which] = *matched;
   MLIRContext *context = fusion.getContext();
   Builder b(context);
   DictionaryAttr schedule = b.getDictionaryAttr(
       {b.getNamedAttr("source", b.getStringAttr("heuristic")),
        b.getNamedAttr("workspace_bytes", b.getI64IntegerAttr(workspaceBytes))});
+  if (fusion.getKind() == kernel::FusionKind::attention) {
+    // cuDNN takes the whole attention or none of it; the fusion keeps its
+    // schedule (its generated kernel is the fallback) and gains the
+    // workspace the library may use.
+    if (!libraries.cudnnSdpa ||
+        !matchLibrarySdpa(ops, body.getTerminator()->getOperands()))
+      return;
+    SmallVector<NamedAttribute> entries(fusion.getSchedule().getValue());
+    llvm::erase_if(entries, [](NamedAttribute entry) {
+      return entry.getName() == "workspace_bytes";
+    });
+    entries.push_back(
+        b.getNamedAttr("workspace_bytes", b.getI64IntegerAttr(workspaceBytes)));
+    fusion.setScheduleAttr(b.getDictionaryAttr(entries));
+    fusion.setLibraryAttr(
+        kernel::LibraryAttr::get(context, kernel::Library::cudnn));
+    return;
+  }
+  // cuBLASLt would leave the erf GELU to a kernel of its own: cuDNN fuses
+  // it into the same GEMM seen as a 1x1 convolution.
+  if (fusion.getKind() == kernel::FusionKind::matmul && libraries.cublaslt &&
+      libraries.cudnn)
+    if (std::optional<GeluGemm> match = matchGeluGemm(fusion, ops))
+      if (convertGeluGemm(fusion, ops, *match, schedule, weights))
+        return;
+  auto matched = matchLibrary(fusion, ops, libraries);
+  if (!matched)
+    return;
+  auto &[part, which] = *matched;
   auto library = kernel::LibraryAttr::get(context, which);
   if (part.ops.size() == ops.size()) {
     fusion.setScheduleAttr(schedule);
@@ -115,41 +393,16 @@ void selectLibraryCall(kernel::FusionOp fusion, int64_t workspaceBytes,
       rest.push_back(op);
   // Only D may leave the library call, and only to the rest of the fusion.
   Value computed = part.root->getResult(0);
-  auto leaksCovered = [&](Value value) {
-    return value != computed && covered.contains(value.getDefiningOp());
-  };
-  for (Operation *op : rest)
-    if (llvm::any_of(op->getOperands(), leaksCovered))
-      return;
-  if (llvm::any_of(body.getTerminator()->getOperands(), [&](Value value) {
-        return covered.contains(value.getDefiningOp());
-      }))
+  if (!onlyResultLeaves(body, rest, covered, computed))
     return;
-  StringRef suffix = nameSuffix(fusion.getName());
   auto inputOf = [&](Value value) {
     return fusion.getInputs()[cast<BlockArgument>(value).getArgNumber()];
   };
   kernel::FusionOp call = outline(
       fusion, part.ops, part.root->getResults(), inputOf, fusion.getKind(),
-      describeFusionOps(part.ops) + suffix.str(), schedule, library);
-  // What remains is the pointwise tail of the epilogue, or a layout
-  // epilogue (a transpose of the result).
-  kernel::FusionKind restKind =
-      llvm::all_of(rest,
-                   [](Operation *op) {
-                     return classifyOp(op) == kernel::FusionKind::pointwise;
-                   })
-          ? kernel::FusionKind::pointwise
-          : classifyOp(rest.front());
-  kernel::FusionOp tail = outline(
-      fusion, rest, body.getTerminator()->getOperands(),
-      [&](Value value) {
-        return value == computed ? call.getResult(0) : inputOf(value);
-      },
-      restKind, describeFusionOps(rest) + suffix.str(),
-      fusion.getSchedule(), /*library=*/nullptr);
-  fusion.replaceAllUsesWith(tail.getResults());
-  fusion.erase();
+      describeFusionOps(part.ops) + nameSuffix(fusion.getName()).str(),
+      schedule, library);
+  splitOff(fusion, rest, computed, call.getResult(0));
 }
 
 struct SelectLibraryCallsPass
@@ -157,7 +410,7 @@ struct SelectLibraryCallsPass
   using SelectLibraryCallsBase::SelectLibraryCallsBase;
   void runOnOperation() override {
     if (failed(selectLibraryCalls(getOperation(), workspaceBytes,
-                                  LibrarySet{cublaslt, cudnn})))
+                                  LibrarySet{cublaslt, cudnn, cudnnSdpa})))
       signalPassFailure();
   }
 };
@@ -172,12 +425,14 @@ LogicalResult selectLibraryCalls(ModuleOp module, int64_t workspaceBytes,
   SmallVector<kernel::FusionOp> fusions;
   module.walk([&](kernel::FusionOp fusion) {
     if ((fusion.getKind() == kernel::FusionKind::matmul ||
-         fusion.getKind() == kernel::FusionKind::conv) &&
+         fusion.getKind() == kernel::FusionKind::conv ||
+         fusion.getKind() == kernel::FusionKind::attention) &&
         !fusion.getLibrary())
       fusions.push_back(fusion);
   });
+  ConvWeights weights;
   for (kernel::FusionOp fusion : fusions)
-    selectLibraryCall(fusion, workspaceBytes, libraries);
+    selectLibraryCall(fusion, workspaceBytes, libraries, weights);
   return success();
 }
 

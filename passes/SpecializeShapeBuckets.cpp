@@ -1,6 +1,7 @@
 //===- SpecializeShapeBuckets.cpp - one static @main per shape bucket -----===//
 
 #include "dialects/Graph/GraphOps.h"
+#include "lib/Support/CheckedArith.h"
 #include "passes/Passes.h"
 #include "passes/ShapeFlags.h"
 #include "passes/SizeUses.h"
@@ -201,8 +202,11 @@ specializeShapeBuckets(ModuleOp module, ArrayRef<std::string> buckets,
       int64_t max = maxOf.lookup(dim.name);
       if (max == 0)
         max = kDefaultMaxDim;
-      for (int64_t size = 1; size < max; size *= 2)
-        dim.sizes.push_back(size);
+      // Doubling stops before it overflows: --max-dim batch=2^62+1 gives
+      // 63 sizes, whose tensors the size limit then refuses.
+      for (std::optional<int64_t> size = 1; size && *size < max;
+           size = checkedMul(*size, 2))
+        dim.sizes.push_back(*size);
       dim.sizes.push_back(max);
     }
     llvm::sort(dim.sizes);
@@ -234,11 +238,14 @@ specializeShapeBuckets(ModuleOp module, ArrayRef<std::string> buckets,
   Builder b(context);
   // Once folded per bucket, a size computed with looks like a weight: say
   // so now, while it is still a Shape or Size op.
-  if (std::optional<SizeUse> use = findSizeUseAsValue(main))
-    main->setAttr(graph::kSizeUseAttr,
-                  b.getDictionaryAttr(
-                      {b.getNamedAttr("node", b.getStringAttr(use->node)),
-                       b.getNamedAttr("reason", b.getStringAttr(use->reason))}));
+  SmallVector<NamedAttribute> sizeUses;
+  for (auto &[dim, use] : findSizeUsesAsValues(main))
+    sizeUses.push_back(b.getNamedAttr(
+        dim, b.getDictionaryAttr(
+                 {b.getNamedAttr("node", b.getStringAttr(use.node)),
+                  b.getNamedAttr("reason", b.getStringAttr(use.reason))})));
+  if (!sizeUses.empty())
+    main->setAttr(graph::kSizeUseAttr, b.getDictionaryAttr(sizeUses));
   auto signature = TypeAttr::get(main.getFunctionType());
   SmallVector<size_t> choice(dims.size(), 0);
   OpBuilder builder(main);

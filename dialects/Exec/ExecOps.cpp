@@ -56,7 +56,7 @@ GemmAttr::verify(function_ref<InFlightDiagnostic()> emitError, bool transA,
     return emitError() << "gemm needs A, B and D arguments";
   if ((c >= 0) != !beta.isZero())
     return emitError() << "gemm reads C exactly when beta is not 0";
-  if (epilogue == GemmEpilogue::silu)
+  if (epilogue == GemmEpilogue::silu || epilogue == GemmEpilogue::gelu_erf)
     return emitError() << "gemm epilogue must be none, relu or gelu_tanh";
   return success();
 }
@@ -96,23 +96,59 @@ ConvAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t n,
                             "and dilation give";
   }
   if (epilogue == GemmEpilogue::gelu_tanh)
-    return emitError() << "conv epilogue must be none, relu or silu";
+    return emitError() << "conv epilogue must be none, relu, silu or gelu_erf";
   if (x < 0 || w < 0 || y < 0 || bias < -1 || z < -1)
     return emitError() << "conv needs X, W and Y arguments";
   return success();
 }
 
+LogicalResult
+SdpaAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t batch,
+                 int64_t heads, int64_t kvHeads, int64_t queries, int64_t keys,
+                 int64_t headDim, int64_t valueDim, APFloat scale,
+                 bool isCausal, int64_t q, int64_t k, int64_t v, int64_t bias,
+                 int64_t o, int64_t qOffset, int64_t kOffset, int64_t vOffset,
+                 int64_t oOffset, int64_t biasOffset,
+                 DenseI64ArrayAttr qStrides, DenseI64ArrayAttr kStrides,
+                 DenseI64ArrayAttr vStrides, DenseI64ArrayAttr oStrides,
+                 DenseI64ArrayAttr biasDims, DenseI64ArrayAttr biasStrides) {
+  if (batch < 1 || heads < 1 || kvHeads < 1 || queries < 1 || keys < 1 ||
+      headDim < 1 || valueDim < 1 || heads % kvHeads)
+    return emitError() << "sdpa needs positive sizes and kv_heads dividing "
+                          "heads";
+  for (DenseI64ArrayAttr strides :
+       {qStrides, kStrides, vStrides, oStrides, biasDims, biasStrides})
+    if (strides.size() != 4 ||
+        llvm::any_of(strides.asArrayRef(), [](int64_t s) { return s < 0; }))
+      return emitError() << "sdpa needs 4 non-negative strides per tensor "
+                            "and 4 bias dims";
+  for (DenseI64ArrayAttr strides : {qStrides, kStrides, vStrides, oStrides})
+    if (strides[3] != 1)
+      return emitError() << "sdpa tensors need a unit innermost stride";
+  if (qOffset < 0 || kOffset < 0 || vOffset < 0 || oOffset < 0 ||
+      biasOffset < 0)
+    return emitError() << "sdpa offsets must not be negative";
+  if (q < 0 || k < 0 || v < 0 || o < 0 || bias < -1)
+    return emitError() << "sdpa needs Q, K, V and O arguments";
+  return success();
+}
+
 LogicalResult KernelOp::verify() {
   std::optional<kernel::Library> library = getLibrary();
+  if (int(bool(getGemm())) + int(bool(getConv())) + int(bool(getSdpa())) > 1)
+    return emitOpError("computes at most one of a gemm, a conv and an sdpa");
   if (library != (getGemm() ? std::optional(kernel::Library::cublaslt)
-                  : getConv() ? std::optional(kernel::Library::cudnn)
-                              : std::nullopt))
+                  : getConv() || getSdpa()
+                      ? std::optional(kernel::Library::cudnn)
+                      : std::nullopt))
     return emitOpError("sets library with what it computes: cublaslt with a "
-                       "gemm, cudnn with a conv, or none of them");
+                       "gemm, cudnn with a conv or an sdpa, or none of them");
   // A cuDNN convolution with an epilogue has code: the kernel finishing its
-  // epilogue when the library fuses none (see ConvAttr::hasEpilogue).
+  // epilogue when the library fuses none (see ConvAttr::hasEpilogue); an
+  // attention its fallback kernel.
   ConvAttr conv = getConvAttr();
-  bool launchable = !library || (conv && conv.hasEpilogue());
+  SdpaAttr sdpa = getSdpaAttr();
+  bool launchable = !library || (conv && conv.hasEpilogue()) || sdpa;
   if (!launchable && (getGrid() || getBlock() || getSharedBytes() ||
                       getUnit()))
     return emitOpError("is a library kernel and has no launch dimensions");
@@ -142,6 +178,11 @@ LogicalResult KernelOp::verify() {
                                     {conv.getX(), conv.getW(), conv.getBias(),
                                      conv.getZ(), conv.getY()},
                                     conv.getY())))
+    return failure();
+  if (sdpa && failed(checkArguments("sdpa",
+                                    {sdpa.getQ(), sdpa.getK(), sdpa.getV(),
+                                     sdpa.getBias(), sdpa.getO()},
+                                    sdpa.getO())))
     return failure();
   if (!getGrid() && !getBlock() && !getSharedBytes())
     return success();
@@ -181,7 +222,7 @@ bool graphc::exec::hasDeviceCode(KernelOp kernel) {
   if (!kernel.getLibrary())
     return true;
   ConvAttr conv = kernel.getConvAttr();
-  return conv && conv.hasEpilogue();
+  return (conv && conv.hasEpilogue()) || kernel.getSdpa();
 }
 
 std::optional<unsigned> graphc::exec::getKernelArgument(Value value) {

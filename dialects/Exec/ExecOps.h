@@ -25,8 +25,9 @@ int64_t slotBytes(mlir::Type tensorType);
 mlir::Operation *getComputeOp(KernelOp kernel);
 
 /// Whether the cuda target generates code for `kernel`: every kernel no
-/// library computes, and a cuDNN convolution with an epilogue, whose code
-/// finishes that epilogue when the library fuses none (ConvAttr::hasEpilogue).
+/// library computes, a cuDNN convolution with an epilogue, whose code
+/// finishes that epilogue when the library fuses none (ConvAttr::hasEpilogue),
+/// and a cuDNN attention, whose code computes it when cuDNN has no engine.
 bool hasDeviceCode(KernelOp kernel);
 
 /// On a constant copied into a kernel body: the index of the kernel input

@@ -73,6 +73,7 @@ def Exec_GemmEpilogue : I32EnumAttr<"GemmEpilogue",
     I32EnumAttrCase<"relu", 1>,
     I32EnumAttrCase<"gelu_tanh", 2>,
     I32EnumAttrCase<"silu", 3>,
+    I32EnumAttrCase<"gelu_erf", 4>,
   ]> {
   let cppNamespace = "::graphc::exec";
   let genSpecializedAttr = 0;
@@ -167,6 +168,41 @@ def Exec_ConvAttr : AttrDef<Exec_Dialect, "Conv"> {
   }];
 }
 
+def Exec_SdpaAttr : AttrDef<Exec_Dialect, "Sdpa"> {
+  let mnemonic = "sdpa";
+  let summary = "scaled dot-product attention, as a library step computes it";
+  let description = [{
+    `O = softmax(scale * Q K^T + bias, causal) V` per batch and query head,
+    query head h reading K/V head h / (heads / kv_heads). Q is
+    [batch, heads, queries, head_dim], K [batch, kv_heads, keys, head_dim],
+    V [batch, kv_heads, keys, value_dim], O [batch, heads, queries,
+    value_dim], the optional bias `bias_dims` (each the full extent or 1);
+    each lies at element `*_offset` of its kernel argument with `*_strides`
+    (the last 1): the layout prologue and epilogue the attention kernel
+    reads and writes in place. `q`, `k`, `v`, `bias` and `o` index the
+    kernel's arguments (inputs, then its output; -1: absent). The runtime's
+    graphc_sdpa_desc has the same meaning.
+  }];
+  let parameters = (ins "int64_t":$batch, "int64_t":$heads,
+                        "int64_t":$kv_heads, "int64_t":$queries,
+                        "int64_t":$keys, "int64_t":$head_dim,
+                        "int64_t":$value_dim, Exec_F64Parameter:$scale,
+                        Exec_BoolParameter:$is_causal,
+                        "int64_t":$q, "int64_t":$k, "int64_t":$v,
+                        "int64_t":$bias, "int64_t":$o,
+                        "int64_t":$q_offset, "int64_t":$k_offset,
+                        "int64_t":$v_offset, "int64_t":$o_offset,
+                        "int64_t":$bias_offset,
+                        "::mlir::DenseI64ArrayAttr":$q_strides,
+                        "::mlir::DenseI64ArrayAttr":$k_strides,
+                        "::mlir::DenseI64ArrayAttr":$v_strides,
+                        "::mlir::DenseI64ArrayAttr":$o_strides,
+                        "::mlir::DenseI64ArrayAttr":$bias_dims,
+                        "::mlir::DenseI64ArrayAttr":$bias_strides);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 class Exec_Op<string mnemonic, list<Trait> traits = []>
     : Op<Exec_Dialect, mnemonic, traits>;
 
@@ -195,12 +231,14 @@ def Exec_KernelOp : Exec_Op<"kernel", [Symbol, IsolatedFromAbove,
     in, which picks the peak a roofline divides by).
 
     A kernel with a `library` is computed by that vendor library: `gemm`
-    (cuBLASLt) or `conv` (cuDNN) says what it computes, and it is reached
-    by exec.library_call steps. Codegen generates no code for it, but for a
-    cuda `conv` with an epilogue (bias, Z or an activation): a kernel of the
-    same name and arguments that finishes Y in place, which the runtime
-    launches (with this kernel's launch dimensions) after the convolution
-    alone where the library fuses no engine for the whole of it.
+    (cuBLASLt), or `conv` or `sdpa` (cuDNN) says what it computes, and it
+    is reached by exec.library_call steps. Codegen generates no code for
+    it, but for a cuda `conv` with an epilogue (bias, Z or an activation):
+    a kernel of the same name and arguments that finishes Y in place, which
+    the runtime launches (with this kernel's launch dimensions) after the
+    convolution alone where the library fuses no engine for the whole of
+    it; and for an `sdpa`: the attention kernel of its body, which the
+    runtime launches instead where cuDNN has no engine for it.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        Exec_FusionKindAttr:$kind,
@@ -217,7 +255,8 @@ def Exec_KernelOp : Exec_Op<"kernel", [Symbol, IsolatedFromAbove,
                        OptionalAttr<Exec_GemmAttr>:$gemm,
                        OptionalAttr<I64Attr>:$unit,
                        OptionalAttr<Exec_ConvAttr>:$conv,
-                       UnitAttr:$reports_errors);
+                       UnitAttr:$reports_errors,
+                       OptionalAttr<Exec_SdpaAttr>:$sdpa);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name $kind attr-dict-with-keyword $body";
   let hasVerifier = 1;

@@ -1,5 +1,6 @@
 //===- GraphFolding.cpp - folding graph ops with the host kernels ---------===//
 
+#include "dialects/Graph/FoldBudget.h"
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/GraphTypeInference.h"
 #include "dialects/Graph/HostEval.h"
@@ -124,7 +125,21 @@ ElementsAttr constantFromBytes(ShapedType type, ArrayRef<char> bytes) {
     SmallVector<bool> bits(bytes.size());
     for (size_t i = 0; i < bytes.size(); ++i)
       bits[i] = bytes[i] != 0;
+    if (!bits.empty() && llvm::all_equal(bits))
+      return DenseElementsAttr::get(type, bits.front());
     return DenseElementsAttr::get(type, ArrayRef<bool>(bits));
+  }
+  // Every element equal: a splat, one element however large the tensor
+  // (lowering emits it as a literal, never as weights).
+  size_t elementSize = gc_dtype_size(toHostDtype(type.getElementType()));
+  if (elementSize > 0 && bytes.size() > elementSize &&
+      bytes.size() % elementSize == 0) {
+    ArrayRef<char> first = bytes.take_front(elementSize);
+    bool splat = true;
+    for (size_t at = elementSize; splat && at < bytes.size(); at += elementSize)
+      splat = bytes.slice(at, elementSize) == first;
+    if (splat)
+      return DenseElementsAttr::getFromRawBuffer(type, first);
   }
   return DenseElementsAttr::getFromRawBuffer(type, bytes);
 }
@@ -283,10 +298,6 @@ evaluateOnHost(Operation *op, ArrayRef<std::vector<char>> operandData,
   return outputData;
 }
 
-/// Folding evaluates at compile time; past this many result elements the
-/// constant would bloat the IR and the artifact more than it saves.
-static constexpr int64_t kMaxFoldedElements = 1 << 20;
-
 LogicalResult foldByEvaluation(Operation *op, ArrayRef<Attribute> operands,
                                SmallVectorImpl<OpFoldResult> &results) {
   if (op->getNumOperands() == 0)
@@ -294,13 +305,9 @@ LogicalResult foldByEvaluation(Operation *op, ArrayRef<Attribute> operands,
   for (Attribute operand : operands)
     if (!isa_and_nonnull<ElementsAttr>(operand))
       return failure();
-  for (Type type : op->getResultTypes()) {
-    auto shaped = dyn_cast<RankedTensorType>(type);
-    if (!shaped || !shaped.hasStaticShape() ||
-        !isRepresentableShape(shaped.getShape(), /*elementBytes=*/8) ||
-        shaped.getNumElements() > kMaxFoldedElements)
-      return failure();
-  }
+  // Beyond the budget the op stays: the model computes it at run time.
+  if (!chargeFoldBudget(op))
+    return failure();
   std::vector<std::vector<char>> inputData;
   for (Attribute operand : operands) {
     FailureOr<std::vector<char>> bytes =

@@ -56,7 +56,8 @@ inline constexpr llvm::StringLiteral kSignatureAttr = "graph.signature";
 /// On a bucket function: the name of its run plan, e.g. "batch=8,seq=128".
 inline constexpr llvm::StringLiteral kPlanNameAttr = "graph.plan_name";
 /// On a bucket function whose model computes with a dynamic dim's size
-/// (see passes/SizeUses.h): {node, reason}; no bucketed dim is pad-safe.
+/// (see passes/SizeUses.h): {DIM = {node, reason}} per such dim, which is
+/// not pad-safe.
 inline constexpr llvm::StringLiteral kSizeUseAttr = "graph.size_use";
 /// On a bucket function: AnalyzePadSafety's verdict per bucketed dim.
 inline constexpr llvm::StringLiteral kPadSafetyAttr = "graph.pad_safety";

@@ -45,15 +45,17 @@ LogicalResult FusionOp::verify() {
     return emitOpError("yields ")
            << yield.getValues().getTypes() << " but returns "
            << getResultTypes();
-  // cuBLASLt computes matmul fusions, cuDNN conv fusions.
+  // cuBLASLt computes matmul fusions, cuDNN conv and attention fusions.
   if (std::optional<Library> library = getLibrary()) {
-    FusionKind expected = *library == Library::cudnn ? FusionKind::conv
-                                                     : FusionKind::matmul;
-    if (getKind() != expected)
+    bool cudnn = *library == Library::cudnn;
+    bool computes = cudnn ? getKind() == FusionKind::conv ||
+                                getKind() == FusionKind::attention
+                          : getKind() == FusionKind::matmul;
+    if (!computes)
       return emitOpError("computes a ")
              << stringifyFusionKind(getKind()) << " fusion with "
              << stringifyLibrary(*library) << ", which computes only "
-             << stringifyFusionKind(expected) << " fusions";
+             << (cudnn ? "conv and attention" : "matmul") << " fusions";
   }
   if (getHash().size() != 16 ||
       !llvm::all_of(getHash(), [](char c) { return llvm::isHexDigit(c); }))

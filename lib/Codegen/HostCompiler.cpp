@@ -3,7 +3,9 @@
 #include "lib/Codegen/HostCompiler.h"
 
 #include "graphc/BuildConfig.h"
+#include "lib/Codegen/SignalCleanup.h"
 #include "lib/Support/CompileCache.h"
+#include "lib/Support/FileTree.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -12,13 +14,93 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 
+#include <cerrno>
+#include <csignal>
 #include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
 #include <map>
 #include <mutex>
+#include <spawn.h>
+#include <sys/wait.h>
+
+extern char **environ;
 
 using namespace llvm;
 
 namespace graphc::codegen {
+
+namespace {
+/// Runs `program` with `argv`, its output and errors into `logPath`, stdin
+/// from /dev/null and, when `tmpDir` is not empty, TMPDIR=`tmpDir`, in a
+/// process group of its own that SignalKill kills with graphc. Returns its
+/// exit status, or -1 (not started) or -2 (killed) with `message` set.
+int runInOwnGroup(StringRef program, ArrayRef<StringRef> argv,
+                  StringRef logPath, StringRef tmpDir, std::string &message) {
+  std::vector<std::string> args(argv.begin(), argv.end());
+  std::vector<char *> argPointers;
+  for (std::string &arg : args)
+    argPointers.push_back(arg.data());
+  argPointers.push_back(nullptr);
+  std::vector<std::string> env;
+  for (char **entry = environ; entry && *entry; ++entry)
+    if (tmpDir.empty() || !StringRef(*entry).starts_with("TMPDIR="))
+      env.push_back(*entry);
+  if (!tmpDir.empty())
+    env.push_back("TMPDIR=" + tmpDir.str());
+  std::vector<char *> envPointers;
+  for (std::string &entry : env)
+    envPointers.push_back(entry.data());
+  envPointers.push_back(nullptr);
+
+  std::string programPath = program.str(), log = logPath.str();
+  posix_spawn_file_actions_t actions;
+  posix_spawnattr_t attributes;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawnattr_init(&attributes);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null",
+                                   O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+  // Its own group (its pid), so that graphc kills it and everything it
+  // starts on SIGINT/SIGTERM/SIGHUP; the default signal actions, and no
+  // signal blocked (whatever the spawning thread blocks).
+  posix_spawnattr_setpgroup(&attributes, 0);
+  sigset_t defaults, none;
+  sigemptyset(&defaults);
+  sigemptyset(&none);
+  for (int signal : {SIGINT, SIGTERM, SIGHUP, SIGPIPE})
+    sigaddset(&defaults, signal);
+  posix_spawnattr_setsigdefault(&attributes, &defaults);
+  posix_spawnattr_setsigmask(&attributes, &none);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP |
+                                            POSIX_SPAWN_SETSIGDEF |
+                                            POSIX_SPAWN_SETSIGMASK);
+  pid_t pid = 0;
+  int error = posix_spawn(&pid, programPath.c_str(), &actions, &attributes,
+                          argPointers.data(), envPointers.data());
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
+  if (error) {
+    message = "cannot run " + programPath + ": " + std::strerror(error);
+    return -1;
+  }
+  SignalKill killOnSignal(pid);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) {
+      message = std::string("cannot wait for it: ") + std::strerror(errno);
+      return -1;
+    }
+  }
+  if (WIFEXITED(status))
+    return WEXITSTATUS(status);
+  message = WIFSIGNALED(status) ? std::string(strsignal(WTERMSIG(status)))
+                                : std::string("stopped");
+  return -2;
+}
+} // namespace
 
 Expected<std::string> findHostCompiler() {
   if (const char *env = std::getenv("GRAPHC_CXX"); env && *env) {
@@ -60,10 +142,9 @@ Expected<std::string> hostCompilerIdentity(StringRef compiler,
       std::to_string(sys::toTimeT(status.getLastModificationTime()));
   SmallString<256> versionPath(scratchDir);
   sys::path::append(versionPath, "compiler-version.txt");
-  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(versionPath),
-                                          StringRef(versionPath)};
-  int rc = sys::ExecuteAndWait(compiler, {compiler, "--version"}, std::nullopt,
-                               redirects);
+  std::string message;
+  int rc = runInOwnGroup(compiler, {compiler, "--version"}, versionPath,
+                         /*tmpDir=*/"", message);
   auto version = MemoryBuffer::getFile(versionPath);
   sys::fs::remove(versionPath);
   if (rc != 0 || !version)
@@ -123,12 +204,24 @@ Error runHostCompiler(StringRef compiler, ArrayRef<std::string> args,
                               workDir, compiler};
   for (const std::string &arg : args)
     argv.push_back(arg);
-  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(logPath),
-                                          StringRef(logPath)};
+  // Its temporary files go into a folder of its own in workDir, removed
+  // after it (and with workDir if graphc is interrupted): nothing is left in
+  // $TMPDIR whatever happens to it.
+  SmallString<256> tmpDir(workDir);
+  if (std::error_code ec = sys::fs::make_absolute(tmpDir))
+    return createStringError(ec, "cannot resolve %s", tmpDir.c_str());
+  sys::path::append(tmpDir, "compiler-tmp");
+  SmallString<256> uniqueTmp;
+  if (std::error_code ec = sys::fs::createUniqueDirectory(tmpDir, uniqueTmp))
+    return createStringError(ec, "cannot create a folder in %s: %s",
+                             workDir.str().c_str(), ec.message().c_str());
   std::string message;
-  int rc = sys::ExecuteAndWait(*shell, argv, std::nullopt, redirects,
-                               /*SecondsToWait=*/0, /*MemoryLimit=*/0,
-                               &message);
+  int rc;
+  {
+    SignalCleanup removeOnSignal(uniqueTmp);
+    rc = runInOwnGroup(*shell, argv, logPath, uniqueTmp, message);
+  }
+  (void)removeTree(uniqueTmp);
   if (rc == 0)
     return Error::success();
   std::string command = "cd " + workDir.str() + " && " + compiler.str();

@@ -26,9 +26,11 @@
 #include "lib/Codegen/SignalCleanup.h"
 #include "lib/HostKernels/HostKernels.h"
 #include "lib/Support/CompileCache.h"
+#include "lib/Support/FileTree.h"
 #include "lib/Support/LaneHash.h"
-#include "runtime/src/ArtifactReader.h"
+#include "lib/Support/WriteFile.h"
 #include "runtime/include/graphc/descriptor.h"
+#include "runtime/src/ArtifactReader.h"
 
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -78,6 +80,8 @@ const char *gemmEpilogue(exec::GemmEpilogue epilogue) {
     return "GRAPHC_EPILOGUE_GELU_TANH";
   case exec::GemmEpilogue::silu:
     return "GRAPHC_EPILOGUE_SILU";
+  case exec::GemmEpilogue::gelu_erf:
+    return "GRAPHC_EPILOGUE_GELU_ERF";
   }
   return "GRAPHC_EPILOGUE_NONE";
 }
@@ -94,6 +98,21 @@ int64_t algoRank(exec::KernelOp kernel) {
   if (auto rank = kernel.getSchedule().getAs<IntegerAttr>("algo_rank"))
     return rank.getInt();
   return 0;
+}
+
+/// The parts a GEMM's K is split into (tuning sets it; 0, the algorithm as
+/// the heuristic offers it, otherwise).
+int64_t splitK(exec::KernelOp kernel) {
+  if (auto parts = kernel.getSchedule().getAs<IntegerAttr>("split_k"))
+    return parts.getInt();
+  return 0;
+}
+
+/// 1 when the kernel's schedule comes from a tuning database: the runtime
+/// then keeps its algorithm instead of timing the heuristic's.
+int tuned(exec::KernelOp kernel) {
+  auto source = kernel.getSchedule().getAs<StringAttr>("source");
+  return source && source.getValue() == "tuned";
 }
 
 /// "{1LL, 2LL, 0LL}": `values` padded with zeros to the spatial dims of a
@@ -314,7 +333,19 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
        << "#include \"HostKernels.h\"\n"
        // The C++ the generated loops of fusions call (EmitCpuLoops.h).
        << "#include \"graphc_cuda_scalar.h\"\n\n"
-       << scalarHelperSource() << "\n";
+       << scalarHelperSource()
+       << "\n"
+       // A host kernel call's tensors: static shapes, and where each lies:
+       // argument `at` (>= 0), none (-1) or the kernel's scratch block at
+       // offset -2 - at.
+       << "static inline void graphc_bind(gc_tensor *tensors, const "
+          "gc_tensor *shapes, const long long *at, int count, void *const "
+          "*args, char *scratch) {\n"
+          "  for (int i = 0; i < count; ++i) {\n"
+          "    tensors[i] = shapes[i];\n"
+          "    tensors[i].data = at[i] >= 0 ? args[at[i]] : at[i] == -1 ? "
+          "nullptr : (void *)(scratch + (-2 - at[i]));\n"
+          "  }\n}\n\n";
     std::set<std::string> declared;
     for (exec::KernelOp kernel : parts.kernels) {
       // The runtime computes library kernels itself.
@@ -364,7 +395,7 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
          // The workspace follows the kernel's arguments.
          << gemm.getD() + 1 << ", " << algoRank(kernel) << ", "
          << int(options.tf32Gemms && libraryDtype(kernel) == GC_DTYPE_F32)
-         << "};\n";
+         << ", " << splitK(kernel) << ", " << tuned(kernel) << "};\n";
   for (auto [i, kernel] : enumerate(parts.kernels)) {
     exec::ConvAttr conv = kernel.getConvAttr();
     if (!conv)
@@ -394,7 +425,46 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
        << launchArray(epilogueKernel ? kernel.getGrid() : std::nullopt)
        << ", "
        << launchArray(epilogueKernel ? kernel.getBlock() : std::nullopt)
-       << ", " << int(conv.getChannelsLast()) << "};\n";
+       << ", " << int(conv.getChannelsLast()) << ", " << tuned(kernel)
+       << "};\n";
+  }
+  for (auto [i, kernel] : enumerate(parts.kernels)) {
+    exec::SdpaAttr sdpa = kernel.getSdpaAttr();
+    if (!sdpa)
+      continue;
+    if (!options.cudaTarget)
+      return kernel.emitOpError("is a cuDNN attention in a cpu model");
+    auto dims4 = [](ArrayRef<int64_t> values) {
+      std::string text = "{";
+      for (auto [j, value] : enumerate(values))
+        text += (j ? ", " : "") + std::to_string(value) + "LL";
+      return text + "}";
+    };
+    // The generated attention kernel is the fallback: codegen gave it its
+    // launch.
+    os << "static const graphc_sdpa_desc kSdpa" << i << " = {"
+       << sdpa.getBatch() << "LL, " << sdpa.getHeads() << "LL, "
+       << sdpa.getKvHeads() << "LL, " << sdpa.getQueries() << "LL, "
+       << sdpa.getKeys() << "LL, " << sdpa.getHeadDim() << "LL, "
+       << sdpa.getValueDim() << "LL, "
+       << cppDoubleLiteral(sdpa.getScale().convertToDouble()) << ", "
+       << int(sdpa.getIsCausal())
+       << ", "
+       // Scores and the softmax compute in f32 whatever the type.
+       << libraryDtype(kernel) << ", " << GC_DTYPE_F32 << ", " << sdpa.getQ()
+       << ", " << sdpa.getK() << ", " << sdpa.getV() << ", " << sdpa.getBias()
+       << ", " << sdpa.getO()
+       << ", "
+       // The workspace follows the kernel's arguments.
+       << sdpa.getO() + 1 << ", " << algoRank(kernel) << ", "
+       << sdpa.getQOffset() << "LL, " << sdpa.getKOffset() << "LL, "
+       << sdpa.getVOffset() << "LL, " << sdpa.getOOffset() << "LL, "
+       << sdpa.getBiasOffset() << "LL, " << dims4(sdpa.getQStrides()) << ", "
+       << dims4(sdpa.getKStrides()) << ", " << dims4(sdpa.getVStrides()) << ", "
+       << dims4(sdpa.getOStrides()) << ", " << dims4(sdpa.getBiasDims()) << ", "
+       << dims4(sdpa.getBiasStrides()) << ", " << launchArray(kernel.getGrid())
+       << ", " << launchArray(kernel.getBlock()) << ", "
+       << kernel.getSharedBytes().value_or(0) << "u};\n";
   }
   llvm::StringMap<unsigned> kernelIndex;
   os << "static const graphc_kernel_desc kKernels[] = {\n";
@@ -406,16 +476,16 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
     for (auto [j, node] : enumerate(kernel.getOnnxNodes()))
       nodes += (j ? "," : "") + cast<StringAttr>(node).str();
     os << "  {" << cppStringLiteral(kernel.getSymName()) << ", "
-       << cppStringLiteral(kernel::stringifyFusionKind(kernel.getKind())) << ", "
-       << cppStringLiteral(nodes) << ", 0x" << kernel.getHash() << "ull, "
+       << cppStringLiteral(kernel::stringifyFusionKind(kernel.getKind()))
+       << ", " << cppStringLiteral(nodes) << ", 0x" << kernel.getHash()
+       << "ull, "
        << (options.cudaTarget || kernel.getLibrary() ? "nullptr"
                                                      : cpuKernelSymbol(kernel))
        << ", " << kernel.getFlops().value_or(0) << "ull, "
        << kernel.getBytesRead().value_or(0) << "ull, "
        << kernel.getBytesWritten().value_or(0) << "ull, "
        << (kernel.getFlopType() ? graph::toHostDtype(*kernel.getFlopType()) : 0)
-       << ", "
-       << libraryEnum(kernel) << ", "
+       << ", " << libraryEnum(kernel) << ", "
        << (kernel.getGemm() ? "&kGemm" + std::to_string(i)
                             : std::string("nullptr"))
        << ", "
@@ -425,11 +495,14 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
        << ", "
        << (kernel.getConv() ? "&kConv" + std::to_string(i)
                             : std::string("nullptr"))
-       << ", " << int(kernel.getReportsErrors()) << "},\n";
+       << ", " << int(kernel.getReportsErrors()) << ", "
+       << (kernel.getSdpa() ? "&kSdpa" + std::to_string(i)
+                            : std::string("nullptr"))
+       << "},\n";
   }
   if (parts.kernels.empty())
     os << "  {nullptr, nullptr, nullptr, 0, nullptr, 0, 0, 0, 0, 0, "
-          "nullptr, -1, nullptr, 0},\n";
+          "nullptr, -1, nullptr, 0, nullptr},\n";
   os << "};\n";
 
   // Plans. The arguments of all of a plan's steps are one array that each
@@ -594,23 +667,24 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
   return source;
 }
 
-/// Writes `bytes`, then `tail` if any, to `path`.
+/// Writes `bytes`, then `tail` if any, to `path`; the error names `name`
+/// (`path` when empty).
 Error writeFile(StringRef path, ArrayRef<char> bytes,
-                const WeightsImage *tail = nullptr) {
+                const WeightsImage *tail = nullptr, StringRef name = "") {
+  if (name.empty())
+    name = path;
   std::error_code ec;
   raw_fd_ostream os(path, ec, sys::fs::OF_None);
   if (ec)
-    return createStringError(ec, "cannot write %s: %s", path.str().c_str(),
+    return createStringError(ec, "cannot write '%s': %s", name.str().c_str(),
                              ec.message().c_str());
   os.write(bytes.data(), bytes.size());
   if (tail)
-    tail->forEachRange(
-        [&](ArrayRef<char> range) { os.write(range.data(), range.size()); });
-  os.close();
-  if (os.has_error())
-    return createStringError(os.error(), "cannot write %s",
-                             path.str().c_str());
-  return Error::success();
+    tail->forEachRange([&](ArrayRef<char> range) {
+      if (!os.has_error())
+        os.write(range.data(), range.size());
+    });
+  return closeStream(os, name);
 }
 
 /// The bytes of the file at `path` (what a host compiler run wrote).
@@ -674,8 +748,8 @@ Error replaceFile(StringRef path, llvm::function_ref<Error(StringRef)> write) {
   SmallString<256> temp;
   if (std::error_code ec =
           sys::fs::createUniqueFile(path + ".tmp-%%%%%%%%", temp))
-    return createStringError(ec, "cannot write beside %s: %s",
-                             path.str().c_str(), ec.message().c_str());
+    return createStringError(ec, "cannot write '%s': %s", path.str().c_str(),
+                             ec.message().c_str());
   SignalCleanup removeOnSignal(temp);
   if (Error e = write(temp)) {
     sys::fs::remove(temp);
@@ -683,7 +757,7 @@ Error replaceFile(StringRef path, llvm::function_ref<Error(StringRef)> write) {
   }
   if (std::error_code ec = sys::fs::rename(temp, path)) {
     sys::fs::remove(temp);
-    return createStringError(ec, "cannot write %s: %s", path.str().c_str(),
+    return createStringError(ec, "cannot write '%s': %s", path.str().c_str(),
                              ec.message().c_str());
   }
   return Error::success();
@@ -698,9 +772,8 @@ Error replaceFile(StringRef path, llvm::function_ref<Error(StringRef)> write) {
 Error putFile(StringRef path, ArrayRef<char> head, const WeightsImage *tail) {
   if (keepIfIdentical(path, head, tail))
     return Error::success();
-  return replaceFile(path, [&](StringRef temp) {
-    return writeFile(temp, head, tail);
-  });
+  return replaceFile(
+      path, [&](StringRef temp) { return writeFile(temp, head, tail, path); });
 }
 
 } // namespace
@@ -761,7 +834,7 @@ Error writeSharedObject(ModuleOp module, const SharedObjectOptions &options) {
     removeOnSignal.emplace(workDir);
   auto cleanup = llvm::make_scope_exit([&] {
     if (!keepWorkDir)
-      sys::fs::remove_directories(workDir);
+      (void)removeTree(workDir);
   });
   auto inWork = [&](StringRef name) {
     SmallString<256> path(workDir);

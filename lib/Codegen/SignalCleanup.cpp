@@ -1,8 +1,9 @@
-//===- SignalCleanup.cpp - temporary paths removed on SIGINT/SIGTERM ------===//
+//===- SignalCleanup.cpp - temporaries removed on signals -----------------===//
 //
-// The registry is a fixed array of absolute paths, so the handler neither
-// allocates nor locks. A slot is published with a release store after its
-// path is written and withdrawn before it can be reused.
+// The registries are fixed arrays (absolute paths, process groups), so the
+// handler neither allocates nor locks. A slot is published with a release
+// store after its contents are written and withdrawn before it can be
+// reused.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +19,8 @@
 #include <limits.h>
 #include <mutex>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 namespace graphc::codegen {
@@ -27,7 +30,10 @@ constexpr int kSlots = 16;
 char paths[kSlots][PATH_MAX];
 std::atomic<bool> active[kSlots];
 std::mutex slotMutex;
-struct sigaction previousInt, previousTerm;
+std::atomic<pid_t> groups[kSlots];
+std::mutex groupMutex;
+constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
+struct sigaction previous[3];
 
 /// The kernel's getdents64 record.
 struct DirEntry64 {
@@ -74,11 +80,37 @@ void removeTree(int dirFd, const char *name, int depth) {
   unlinkat(dirFd, name, AT_REMOVEDIR);
 }
 
+/// Kills every registered process group and waits, at most about two
+/// seconds, until none of its processes is left.
+void killGroups() {
+  for (int i = 0; i < kSlots; ++i)
+    if (pid_t group = groups[i].load(std::memory_order_acquire))
+      kill(-group, SIGKILL);
+  for (int tick = 0; tick < 200; ++tick) {
+    bool left = false;
+    for (int i = 0; i < kSlots; ++i) {
+      pid_t group = groups[i].load(std::memory_order_acquire);
+      if (!group)
+        continue;
+      // Reap the leader (graphc's child) unless its own waiter did.
+      waitpid(group, nullptr, WNOHANG);
+      left |= kill(-group, 0) == 0;
+    }
+    if (!left)
+      return;
+    struct timespec pause = {0, 10 * 1000 * 1000};
+    nanosleep(&pause, nullptr);
+  }
+}
+
 void onSignal(int signal) {
+  killGroups();
   for (int i = 0; i < kSlots; ++i)
     if (active[i].load(std::memory_order_acquire))
       removeTree(AT_FDCWD, paths[i], 0);
-  sigaction(signal, signal == SIGINT ? &previousInt : &previousTerm, nullptr);
+  for (int k = 0; k < 3; ++k)
+    if (kSignals[k] == signal)
+      sigaction(signal, &previous[k], nullptr);
   raise(signal);
 }
 
@@ -88,16 +120,15 @@ void installHandlers() {
     struct sigaction action = {};
     action.sa_handler = onSignal;
     sigemptyset(&action.sa_mask);
-    sigaddset(&action.sa_mask, SIGINT);
-    sigaddset(&action.sa_mask, SIGTERM);
+    for (int signal : kSignals)
+      sigaddset(&action.sa_mask, signal);
     // A signal ignored by whoever started graphc (nohup, a background job)
     // stays ignored.
-    sigaction(SIGINT, &action, &previousInt);
-    if (previousInt.sa_handler == SIG_IGN)
-      sigaction(SIGINT, &previousInt, nullptr);
-    sigaction(SIGTERM, &action, &previousTerm);
-    if (previousTerm.sa_handler == SIG_IGN)
-      sigaction(SIGTERM, &previousTerm, nullptr);
+    for (int k = 0; k < 3; ++k) {
+      sigaction(kSignals[k], &action, &previous[k]);
+      if (previous[k].sa_handler == SIG_IGN)
+        sigaction(kSignals[k], &previous[k], nullptr);
+    }
   });
 }
 
@@ -125,6 +156,25 @@ SignalCleanup::~SignalCleanup() {
     return;
   std::lock_guard<std::mutex> lock(slotMutex);
   active[slot].store(false, std::memory_order_release);
+}
+
+SignalKill::SignalKill(pid_t leader) : slot(-1) {
+  installHandlers();
+  std::lock_guard<std::mutex> lock(groupMutex);
+  for (int i = 0; i < kSlots; ++i) {
+    if (groups[i].load(std::memory_order_relaxed))
+      continue;
+    groups[i].store(leader, std::memory_order_release);
+    slot = i;
+    return;
+  }
+}
+
+SignalKill::~SignalKill() {
+  if (slot < 0)
+    return;
+  std::lock_guard<std::mutex> lock(groupMutex);
+  groups[slot].store(0, std::memory_order_release);
 }
 
 } // namespace graphc::codegen

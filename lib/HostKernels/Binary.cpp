@@ -8,6 +8,8 @@
 
 #include "lib/HostKernels/KernelSupport.h"
 
+#include <vector>
+
 using namespace graphc::hk;
 
 namespace {
@@ -90,15 +92,14 @@ int variadicFold(KernelContext &ctx, F f, bool divideByCount) {
     return ctx.fail("expected at least 1 input");
   GC_TRY(ctx.expect(ctx.numInputs, 1));
   const gc_tensor &first = ctx.in(0);
-  const gc_tensor *all[64];
-  if (ctx.numInputs > 64)
-    return ctx.fail("at most 64 inputs are supported");
+  // As many inputs as the model gives (ONNX sets no limit).
+  std::vector<const gc_tensor *> all(ctx.numInputs);
   for (int k = 0; k < ctx.numInputs; ++k) {
     GC_TRY(ctx.checkSameDtype(k, first.dtype, "every input"));
     all[k] = &ctx.in(k);
   }
   Dims shape;
-  GC_TRY(broadcastShapes(ctx, all, ctx.numInputs, shape));
+  GC_TRY(broadcastShapes(ctx, all.data(), ctx.numInputs, shape));
   GC_TRY(ctx.checkOutput(0, first.dtype, shape));
   gc_tensor &out = ctx.out(0);
   return dispatch<Set>(ctx, first.dtype, "input", [&](auto tag) {

@@ -15,54 +15,71 @@ using namespace graphc::hk;
 
 namespace {
 
-/// Columns [channels * kernelSize, outSize] of one image.
+/// Columns [channels * kernelSize, count] of one image: the inputs under
+/// each kernel tap for output positions [first, first + count) (flat,
+/// row-major over w.out).
 template <typename A>
-void im2col(const A *image, int64_t channels, const Window &w, A *col) {
-  int64_t outSize = w.outSize(), inSize = w.inSize();
+void im2col(const A *image, int64_t channels, const Window &w, int64_t first,
+            int64_t count, A *col) {
+  int64_t inSize = w.inSize();
   int last = w.nd - 1;
+  int64_t rowLength = w.out[last];
   Dims inStrides = Dims(w.in, w.nd).strides();
   A *row = col;
   for (int64_t c = 0; c < channels; ++c) {
     const A *plane = image + c * inSize;
     forEachIndex(w.kernel, w.nd, [&](const int64_t *k) {
       A *dst = row;
-      // Outer output dims by odometer, the last one as a contiguous run.
-      forEachIndex(w.out, last, [&](const int64_t *o) {
+      // Runs along the last output dim; the outer dims from each run's
+      // row number.
+      for (int64_t p = first, end = first + count; p < end;) {
+        int64_t outer = p / rowLength, j0 = p % rowLength;
+        int64_t n = std::min(rowLength - j0, end - p);
         int64_t base = 0;
         bool inside = true;
-        for (int d = 0; d < last; ++d) {
-          int64_t i = o[d] * w.stride[d] - w.padBegin[d] + k[d] * w.dilation[d];
+        for (int d = last - 1; d >= 0; --d) {
+          int64_t o = outer % w.out[d];
+          outer /= w.out[d];
+          int64_t i = o * w.stride[d] - w.padBegin[d] + k[d] * w.dilation[d];
           inside &= i >= 0 && i < w.in[d];
           base += i * inStrides[d];
         }
-        int64_t n = w.out[last];
         if (!inside) {
           std::fill(dst, dst + n, A(0));
         } else {
           int64_t start = k[last] * w.dilation[last] - w.padBegin[last];
           for (int64_t j = 0; j < n; ++j) {
-            int64_t i = start + j * w.stride[last];
+            int64_t i = start + (j0 + j) * w.stride[last];
             dst[j] = i >= 0 && i < w.in[last] ? plane[base + i] : A(0);
           }
         }
         dst += n;
-      });
-      row += outSize;
+        p += n;
+      }
+      row += count;
     });
   }
 }
 
-/// Adds columns [channels * kernelSize, inSize] into an image of `w.out`
-/// (the transposed-conv output), skipping positions outside it.
+/// Adds columns [channels * kernelSize, count], for input positions
+/// [first, first + count) (flat over w.in), into an image of `w.out` (the
+/// transposed-conv output), skipping positions outside it.
 template <typename A>
-void col2im(const A *col, int64_t channels, const Window &w, A *image) {
+void col2im(const A *col, int64_t channels, const Window &w, int64_t first,
+            int64_t count, A *image) {
   int64_t outSize = w.outSize();
   Dims outStrides = Dims(w.out, w.nd).strides();
   const A *src = col;
   for (int64_t c = 0; c < channels; ++c) {
     A *plane = image + c * outSize;
     forEachIndex(w.kernel, w.nd, [&](const int64_t *k) {
-      forEachIndex(w.in, w.nd, [&](const int64_t *i) {
+      int64_t i[kMaxRank];
+      int64_t rest = first;
+      for (int d = w.nd - 1; d >= 0; --d) {
+        i[d] = rest % w.in[d];
+        rest /= w.in[d];
+      }
+      for (int64_t t = 0; t < count; ++t) {
         int64_t offset = 0;
         bool inside = true;
         for (int d = 0; d < w.nd; ++d) {
@@ -73,9 +90,22 @@ void col2im(const A *col, int64_t channels, const Window &w, A *image) {
         if (inside)
           plane[offset] += *src;
         ++src;
-      });
+        for (int d = w.nd - 1; d >= 0; --d) {
+          if (++i[d] < w.in[d])
+            break;
+          i[d] = 0;
+        }
+      }
     });
   }
+}
+
+/// Positions per tile of a convolution whose columns have `rows` elements
+/// each, so that a tile's columns fit kMaxTileScratchBytes (at least one).
+int64_t tilePositions(int64_t rows, int64_t positions, size_t elementBytes) {
+  int64_t perTile = kMaxTileScratchBytes / (std::max<int64_t>(rows, 1) *
+                                            static_cast<int64_t>(elementBytes));
+  return std::max<int64_t>(1, std::min(perTile, positions));
 }
 
 /// Checks the optional bias (input 2) against `channels` output channels.
@@ -198,16 +228,28 @@ int convChannelsFirst(KernelContext &ctx) {
     using A = Arith<T>;
     ComputeView<T> vx(x.data, numElements(x)), vw(wt.data, numElements(wt));
     ComputeOutput<T> out(ctx.out(0).data, outDims.product());
-    std::vector<A> col(pointwise ? 0 : static_cast<size_t>(Cg * KS * P));
+    // Columns for a tile of output positions at a time: their size is
+    // bounded however large the padding or the kernel.
+    int64_t rows = Cg * KS;
+    int64_t tile =
+        pointwise ? std::max<int64_t>(P, 1) : tilePositions(rows, P, sizeof(A));
+    Scratch<A> col;
+    if (!pointwise)
+      GC_TRY(col.allocate(ctx, rows * tile, "the im2col columns"));
     for (int64_t n = 0; n < N; ++n)
       for (int64_t g = 0; g < group; ++g) {
         const A *image = vx.data() + (n * C + g * Cg) * inSize;
-        // A 1x1 unit-stride unpadded conv reads the image as its columns.
-        if (!pointwise)
-          im2col(image, Cg, w, col.data());
-        gemm<A>(false, false, Mg, P, Cg * KS, A(1), vw.data() + g * Mg * Cg * KS,
-                Cg * KS, pointwise ? image : col.data(), P, A(0),
-                out.data() + (n * M + g * Mg) * P, P);
+        A *result = out.data() + (n * M + g * Mg) * P;
+        for (int64_t p0 = 0; p0 < P; p0 += tile) {
+          int64_t count = std::min(tile, P - p0);
+          // A 1x1 unit-stride unpadded conv reads the image as its columns.
+          if (!pointwise)
+            im2col(image, Cg, w, p0, count, col.data());
+          gemm<A>(false, false, Mg, count, rows, A(1),
+                  vw.data() + g * Mg * rows, rows,
+                  pointwise ? image + p0 : col.data(), pointwise ? P : count,
+                  A(0), result + p0, P);
+        }
       }
     if (ctx.has(2)) {
       ComputeView<T> vb(ctx.in(2).data, M);
@@ -304,16 +346,22 @@ GC_KERNEL(conv_transpose) {
     ComputeView<T> vx(x.data, numElements(x)), vw(wt.data, numElements(wt));
     ComputeOutput<T> out(ctx.out(0).data, outDims.product());
     std::fill(out.data(), out.data() + outDims.product(), A(0));
-    std::vector<A> col(static_cast<size_t>(Mg * KS * inSize));
+    // Columns for a tile of input positions at a time, bounded in size.
+    int64_t rows = Mg * KS;
+    int64_t tile = tilePositions(rows, inSize, sizeof(A));
+    Scratch<A> col;
+    GC_TRY(col.allocate(ctx, rows * tile, "the col2im columns"));
     for (int64_t n = 0; n < N; ++n)
-      for (int64_t g = 0; g < group; ++g) {
-        // col[Mg*KS, inSize] = W_g^T [Mg*KS, Cg] * X_g [Cg, inSize]
-        gemm<A>(true, false, Mg * KS, inSize, Cg, A(1),
-                vw.data() + g * Cg * Mg * KS, Mg * KS,
-                vx.data() + (n * C + g * Cg) * inSize, inSize, A(0), col.data(),
-                inSize);
-        col2im(col.data(), Mg, w, out.data() + (n * M + g * Mg) * outSize);
-      }
+      for (int64_t g = 0; g < group; ++g)
+        for (int64_t p0 = 0; p0 < inSize; p0 += tile) {
+          int64_t count = std::min(tile, inSize - p0);
+          // col[Mg*KS, count] = W_g^T [Mg*KS, Cg] * X_g [Cg, p0 : p0+count]
+          gemm<A>(true, false, rows, count, Cg, A(1), vw.data() + g * Cg * rows,
+                  rows, vx.data() + (n * C + g * Cg) * inSize + p0, inSize,
+                  A(0), col.data(), count);
+          col2im(col.data(), Mg, w, p0, count,
+                 out.data() + (n * M + g * Mg) * outSize);
+        }
     if (ctx.has(2)) {
       ComputeView<T> vb(ctx.in(2).data, M);
       for (int64_t n = 0; n < N; ++n)

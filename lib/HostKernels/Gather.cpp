@@ -16,9 +16,10 @@ int resolveIndex(KernelContext &ctx, const gc_tensor &indices, int64_t i,
                  int64_t dim, int64_t &result) {
   int64_t index = intAt(indices, i);
   if (index < -dim || index >= dim)
-    return ctx.fail("index %lld is out of range [-%lld, %lld)",
-                    static_cast<long long>(index), static_cast<long long>(dim),
-                    static_cast<long long>(dim));
+    return ctx.failValue("index %lld is out of range [-%lld, %lld)",
+                         static_cast<long long>(index),
+                         static_cast<long long>(dim),
+                         static_cast<long long>(dim));
   result = index < 0 ? index + dim : index;
   return 0;
 }
@@ -149,9 +150,10 @@ GC_KERNEL(gather_nd) {
       int d = static_cast<int>(batchDims + k);
       int64_t i = idx[t * depth + k], dim = data.dims[d];
       if (i < -dim || i >= dim)
-        return ctx.fail("index %lld is out of range [-%lld, %lld)",
-                    static_cast<long long>(i), static_cast<long long>(dim),
-                    static_cast<long long>(dim));
+        return ctx.failValue("index %lld is out of range [-%lld, %lld)",
+                             static_cast<long long>(i),
+                             static_cast<long long>(dim),
+                             static_cast<long long>(dim));
       offset += (i < 0 ? i + dim : i) * dataStrides[d];
     }
     std::memcpy(dst + t * slice, src + offset * static_cast<int64_t>(size),

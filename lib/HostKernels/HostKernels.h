@@ -77,7 +77,14 @@ typedef struct gc_attrs {
   const gc_attr *items;
 } gc_attrs;
 
-/* Returns 0 on success; otherwise writes a lower-case message into err. */
+/* What a kernel returns when a value of its run-time data is out of range
+ * (an index, a sequence length, an axis read from a tensor): the caller's
+ * data is wrong, not the model. Other failures return 1. The runtime reports
+ * it as GRAPHC_INVALID_ARGUMENT (GRAPHC_HOST_FN_BAD_VALUE in descriptor.h). */
+#define GC_STATUS_BAD_VALUE 2
+
+/* Returns 0 on success; otherwise writes a lower-case message into err and
+ * returns non-zero (GC_STATUS_BAD_VALUE or 1). */
 typedef int (*gc_host_kernel_fn)(const gc_tensor *inputs, int32_t num_inputs,
                                  gc_tensor *outputs, int32_t num_outputs,
                                  const gc_attrs *attrs, char *err,

@@ -68,17 +68,34 @@ int KernelContext::validate() {
   return 0;
 }
 
+namespace {
+/// Writes "<op>: <message>" into `err` and returns `status`.
+int failWith(const KernelContext &ctx, int status, const char *format,
+             va_list args) {
+  if (!ctx.err || !ctx.errLen)
+    return status;
+  int prefix = std::snprintf(ctx.err, ctx.errLen, "%s: ", ctx.op);
+  if (prefix < 0 || static_cast<size_t>(prefix) >= ctx.errLen)
+    return status;
+  std::vsnprintf(ctx.err + prefix, ctx.errLen - prefix, format, args);
+  return status;
+}
+} // namespace
+
 int KernelContext::fail(const char *format, ...) {
-  if (!err || !errLen)
-    return 1;
-  int prefix = std::snprintf(err, errLen, "%s: ", op);
-  if (prefix < 0 || static_cast<size_t>(prefix) >= errLen)
-    return 1;
   va_list args;
   va_start(args, format);
-  std::vsnprintf(err + prefix, errLen - prefix, format, args);
+  int status = failWith(*this, 1, format, args);
   va_end(args);
-  return 1;
+  return status;
+}
+
+int KernelContext::failValue(const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  int status = failWith(*this, GC_STATUS_BAD_VALUE, format, args);
+  va_end(args);
+  return status;
 }
 
 static const char *dtypeName(int32_t dtype) {

@@ -3,7 +3,8 @@
 // Everything the kernels share: the call context (inputs, attributes, error
 // reporting), fixed-capacity shapes, 16-bit float conversion, dtype dispatch
 // and strided/broadcast iteration. Header-only where inlining matters for the
-// inner loops; no allocation, exceptions or iostream.
+// inner loops; no exceptions or iostream, and scratch memory only through
+// Scratch, whose failure is an error.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHC_HOSTKERNELS_KERNELSUPPORT_H
@@ -15,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <type_traits>
@@ -132,6 +134,9 @@ struct KernelContext {
   int validate();
   /// Writes "<op>: <message>" and returns 1.
   int fail(const char *format, ...) __attribute__((format(printf, 2, 3)));
+  /// Writes "<op>: <message>" and returns GC_STATUS_BAD_VALUE: a value of
+  /// the run's data (an index) is out of range.
+  int failValue(const char *format, ...) __attribute__((format(printf, 2, 3)));
   int unsupportedDtype(const char *what, int32_t dtype);
 
   /// Fails unless at least `minInputs` inputs are present (the first
@@ -162,6 +167,39 @@ struct KernelContext {
   /// Reads an integer input (i32 or i64) as int64 values.
   int readInts(int i, Dims &values, const char *what);
 };
+
+/// Scratch memory of a kernel body, from malloc: a size the machine cannot
+/// hold is an error the caller reports, never an abort (the kernels run
+/// inside the compiler and inside models). For trivially copyable T.
+template <typename T> class Scratch {
+public:
+  Scratch() = default;
+  Scratch(const Scratch &) = delete;
+  Scratch &operator=(const Scratch &) = delete;
+  ~Scratch() { std::free(ptr); }
+
+  /// Allocates `count` elements; fails naming `what`.
+  int allocate(KernelContext &ctx, int64_t count, const char *what) {
+    size_t bytes = 0;
+    if (count >= 0 && !__builtin_mul_overflow(static_cast<size_t>(count),
+                                              sizeof(T), &bytes)) {
+      std::free(ptr);
+      ptr = static_cast<T *>(std::malloc(bytes ? bytes : 1));
+      if (ptr)
+        return 0;
+    }
+    return ctx.fail("cannot allocate %lld elements of scratch memory for %s",
+                    static_cast<long long>(count), what);
+  }
+  T *data() const { return ptr; }
+
+private:
+  T *ptr = nullptr;
+};
+
+/// The most scratch a kernel allocates for a tile of work that it can
+/// split (a convolution's columns): larger shapes take more tiles.
+constexpr int64_t kMaxTileScratchBytes = int64_t(16) << 20;
 
 //===----------------------------------------------------------------------===//
 // 16-bit floats: storage types and round-to-nearest-even conversion.

@@ -507,9 +507,9 @@ GC_KERNEL(reverse_sequence) {
     for (int64_t b = 0; b < batch; ++b) {
       int64_t len = intAt(lens, b);
       if (len < 0 || len > time)
-        return ctx.fail("sequence length %lld is out of range [0, %lld)",
-                        static_cast<long long>(len),
-                        static_cast<long long>(time + 1));
+        return ctx.failValue("sequence length %lld is out of range [0, %lld)",
+                             static_cast<long long>(len),
+                             static_cast<long long>(time + 1));
       for (int64_t t = 0; t < time; ++t) {
         int64_t from = t < len ? len - 1 - t : t;
         const U *src = in + b * strides[batchAxis] + from * strides[timeAxis];

@@ -318,8 +318,12 @@ GC_KERNEL(cum_sum) {
   if (numElements(axisTensor) != 1 ||
       (axisTensor.dtype != GC_DTYPE_I32 && axisTensor.dtype != GC_DTYPE_I64))
     return ctx.fail("axis must be a scalar i32 or i64 tensor");
-  int axis;
-  GC_TRY(ctx.normalizeAxis(intAt(axisTensor, 0), x.rank, axis));
+  // The axis is run-time data: out of range is the caller's value.
+  int64_t axisValue = intAt(axisTensor, 0);
+  if (axisValue < -x.rank || axisValue >= x.rank)
+    return ctx.failValue("axis %lld is out of range [-%d, %d)",
+                         static_cast<long long>(axisValue), x.rank, x.rank);
+  int axis = static_cast<int>(axisValue < 0 ? axisValue + x.rank : axisValue);
   bool exclusive = ctx.getInt("exclusive", 0) != 0;
   bool reverse = ctx.getInt("reverse", 0) != 0;
   GC_TRY(ctx.checkOutput(0, x.dtype, Dims::of(x)));

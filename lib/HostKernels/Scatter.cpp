@@ -100,9 +100,10 @@ GC_KERNEL(scatter_elements) {
     for (int64_t i = 0, n = numElements(indices); i < n; ++i) {
       int64_t target = intAt(indices, i), dim = data.dims[axis];
       if (target < -dim || target >= dim)
-        return ctx.fail("index %lld is out of range [-%lld, %lld)",
-                    static_cast<long long>(target), static_cast<long long>(dim),
-                    static_cast<long long>(dim));
+        return ctx.failValue("index %lld is out of range [-%lld, %lld)",
+                             static_cast<long long>(target),
+                             static_cast<long long>(dim),
+                             static_cast<long long>(dim));
       target = target < 0 ? target + dim : target;
       int64_t offset = 0;
       for (int d = 0; d < data.rank; ++d)
@@ -156,9 +157,10 @@ GC_KERNEL(scatter_nd) {
       for (int64_t k = 0; k < depth; ++k) {
         int64_t i = idx[t * depth + k], dim = data.dims[k];
         if (i < -dim || i >= dim)
-          return ctx.fail("index %lld is out of range [-%lld, %lld)",
-                    static_cast<long long>(i), static_cast<long long>(dim),
-                    static_cast<long long>(dim));
+          return ctx.failValue("index %lld is out of range [-%lld, %lld)",
+                               static_cast<long long>(i),
+                               static_cast<long long>(dim),
+                               static_cast<long long>(dim));
         offset += (i < 0 ? i + dim : i) * strides[static_cast<int>(k)];
       }
       for (int64_t j = 0; j < slice; ++j)

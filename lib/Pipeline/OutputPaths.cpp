@@ -2,6 +2,7 @@
 
 #include "lib/Pipeline/OutputPaths.h"
 
+#include "lib/Support/ReadFile.h"
 #include "runtime/src/ArtifactReader.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -30,10 +31,11 @@ bool sameFile(const struct stat &info, const std::string &other) {
 
 /// The artifact at `path`, read as data; nullopt when it is not one.
 std::optional<rt::ArtifactView> readExistingArtifact(const std::string &path) {
-  auto file = MemoryBuffer::getFile(path, /*IsText=*/false,
-                                    /*RequiresNullTerminator=*/false);
-  if (!file)
+  Expected<std::unique_ptr<MemoryBuffer>> file = readUserFile(path);
+  if (!file) {
+    consumeError(file.takeError());
     return std::nullopt;
+  }
   StringRef bytes = (*file)->getBuffer();
   rt::ArtifactRead read = rt::readArtifact(bytes.data(), bytes.size());
   // A damaged or older graphc artifact is still one: it may be replaced.

@@ -1,6 +1,8 @@
 //===- Pipeline.cpp - the compile pipeline --------------------------------===//
 
 #include "lib/Pipeline/Pipeline.h"
+
+#include "dialects/Graph/FoldBudget.h"
 #include "graphc/BuildConfig.h"
 #include "lib/Pipeline/CheckAssumedPadSafety.h"
 #include "lib/Pipeline/OutputPaths.h"
@@ -226,7 +228,8 @@ CompileSummary summarize(ModuleOp module) {
     if (auto kernel = dyn_cast<exec::KernelOp>(op)) {
       ++summary.kernels;
       summary.cublasLtKernels += kernel.getGemm().has_value();
-      summary.cudnnKernels += kernel.getConv().has_value();
+      summary.cudnnKernels +=
+          kernel.getConv().has_value() || kernel.getSdpa().has_value();
     }
     if (auto weight = dyn_cast<exec::WeightOp>(op)) {
       summary.weightBytes = std::max<int64_t>(
@@ -615,6 +618,8 @@ llvm::Error compileModel(const CompileOptions &options,
       llvm::consumeError(opened.takeError());
   }
 
+  // Constant folding of large ops draws on one total for the compile.
+  graph::FoldWorkScope foldWork;
   Progress *progress = options.progress;
   auto stage = [&](llvm::StringRef name) {
     if (progress)
@@ -694,15 +699,21 @@ llvm::Error compileModel(const CompileOptions &options,
                          : kDefaultMaxTensorBytesCpu;
   if (llvm::Error e = checkTensorSizes(module, maxTensorBytes))
     return e;
+  // Large splats become literals or run-time fills, never weights.
+  materializeSplats(module);
+  // Inputs per concat on cuda: few pointers per kernel and few range tests
+  // per element.
+  constexpr int64_t kMaxCudaConcatInputs = 64;
+  if (options.target == Target::cuda)
+    splitWideConcats(module, kMaxCudaConcatInputs);
   if (failed(formFusionGroups(module, /*fuse=*/!options.noFusion)))
     return diagnostics.takeError("fusion failed");
-  LibrarySet libraries{usesCublasLt(options), usesCudnn(options)};
-  if ((libraries.cublaslt || libraries.cudnn) &&
-      failed(selectLibraryCalls(module,
-                                options.target == Target::cuda
-                                    ? kLibraryWorkspaceBytes
-                                    : 0,
-                                libraries)))
+  LibrarySet libraries{usesCublasLt(options), usesCudnn(options),
+                       usesCudnnSdpa(options)};
+  if ((libraries.cublaslt || libraries.cudnn || libraries.cudnnSdpa) &&
+      failed(selectLibraryCalls(
+          module, options.target == Target::cuda ? kLibraryWorkspaceBytes : 0,
+          libraries)))
     return diagnostics.takeError("selecting library calls failed");
   if (failed(verify(module)))
     return diagnostics.takeError("fused IR does not verify");

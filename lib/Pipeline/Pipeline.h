@@ -40,6 +40,7 @@ struct Libraries {
   bool automatic = true;
   bool cublaslt = false; ///< GEMMs on cuBLASLt
   bool cudnn = false;    ///< convolutions on cuDNN
+  bool cudnnSdpa = false; ///< attention on cuDNN's SDPA (cuda target only)
 };
 
 /// Everything `graphc compile` takes.
@@ -140,6 +141,14 @@ inline bool usesCublasLt(const CompileOptions &options) {
 inline bool usesCudnn(const CompileOptions &options) {
   return options.libraries.automatic ? options.target == Target::cuda
                                      : options.libraries.cudnn;
+}
+
+/// Attention on cuDNN's SDPA: the cuda target only, whose generated
+/// attention kernel is its fallback (compileOptionsFromFlags refuses the
+/// name on cpu).
+inline bool usesCudnnSdpa(const CompileOptions &options) {
+  return options.target == Target::cuda &&
+         (options.libraries.automatic || options.libraries.cudnnSdpa);
 }
 
 /// The CUDA major version the cuda target's kernels are compiled with (that

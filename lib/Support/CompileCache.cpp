@@ -1,6 +1,8 @@
 //===- CompileCache.cpp - content-addressed cache of compiled code --------===//
 
 #include "lib/Support/CompileCache.h"
+#include "lib/Support/FileTree.h"
+#include "lib/Support/RegularFile.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
@@ -109,8 +111,10 @@ std::optional<std::vector<char>> CompileCache::lookup(const CacheKey &key) {
     std::lock_guard<std::mutex> lock(mutex);
     ++(counts.*field);
   };
-  int fd = -1;
-  if (sys::fs::openFileForRead(path, fd)) {
+  // An entry that is not a regular file (a planted FIFO) is a miss.
+  OpenFailure failure;
+  int fd = openRegularFile(path.c_str(), failure);
+  if (fd < 0) {
     count(&CacheStats::misses);
     return std::nullopt;
   }
@@ -206,22 +210,20 @@ void CompileCache::trim() {
   std::vector<Entry> entries;
   uint64_t total = 0;
   auto now = std::chrono::system_clock::now();
-  std::error_code ec;
-  for (sys::fs::recursive_directory_iterator it(root, ec), end;
-       it != end && !ec; it.increment(ec)) {
-    sys::fs::file_status status;
-    if (sys::fs::status(it->path(), status, /*Follow=*/false) ||
-        status.type() != sys::fs::file_type::regular_file)
-      continue;
-    if (sys::path::filename(it->path()).starts_with(kTempPrefix)) {
+  // Regular files only, found without following links: a link planted in
+  // the cache never leads a deletion outside it.
+  (void)walkTree(root, [&](StringRef path, const sys::fs::file_status &status) {
+    if (status.type() != sys::fs::file_type::regular_file)
+      return;
+    if (sys::path::filename(path).starts_with(kTempPrefix)) {
       if (now - status.getLastModificationTime() > std::chrono::hours(1))
-        sys::fs::remove(it->path());
-      continue;
+        sys::fs::remove(path);
+      return;
     }
     entries.push_back(
-        {it->path(), status.getSize(), status.getLastModificationTime()});
+        {path.str(), status.getSize(), status.getLastModificationTime()});
     total += status.getSize();
-  }
+  });
   if (total <= bound)
     return;
   llvm::sort(entries, [](const Entry &a, const Entry &b) {
@@ -243,9 +245,12 @@ void CompileCache::trim() {
 std::vector<CacheKindUsage> CompileCache::usage() const {
   std::vector<CacheKindUsage> kinds;
   std::error_code ec;
-  for (sys::fs::directory_iterator folder(root, ec), end; folder != end && !ec;
-       folder.increment(ec)) {
-    if (!sys::fs::is_directory(folder->path()))
+  for (sys::fs::directory_iterator folder(root, ec, /*follow_symlinks=*/false),
+       end;
+       folder != end && !ec; folder.increment(ec)) {
+    sys::fs::file_status folderStatus;
+    if (sys::fs::status(folder->path(), folderStatus, /*Follow=*/false) ||
+        folderStatus.type() != sys::fs::file_type::directory_file)
       continue;
     CacheKindUsage usage;
     usage.kind = sys::path::filename(folder->path()).str();
@@ -270,17 +275,17 @@ std::vector<CacheKindUsage> CompileCache::usage() const {
 
 int64_t CompileCache::clear() {
   int64_t removed = 0;
-  std::vector<std::string> files;
-  std::error_code ec;
-  for (sys::fs::recursive_directory_iterator it(root, ec), end;
-       it != end && !ec; it.increment(ec)) {
-    sys::fs::file_status status;
-    if (!sys::fs::status(it->path(), status, /*Follow=*/false) &&
-        status.type() == sys::fs::file_type::regular_file)
-      files.push_back(it->path());
-  }
-  for (const std::string &file : files)
-    if (!sys::fs::remove(file, /*IgnoreNonExisting=*/false) &&
+  // Files and links (the link itself: never what it points to), found
+  // without following links; the folders stay.
+  std::vector<std::pair<std::string, bool>> files;
+  (void)walkTree(root, [&](StringRef path, const sys::fs::file_status &status) {
+    if (status.type() == sys::fs::file_type::regular_file)
+      files.push_back({path.str(), true});
+    else if (status.type() == sys::fs::file_type::symlink_file)
+      files.push_back({path.str(), false});
+  });
+  for (const auto &[file, regular] : files)
+    if (!sys::fs::remove(file, /*IgnoreNonExisting=*/false) && regular &&
         !sys::path::filename(file).starts_with(kTempPrefix))
       ++removed;
   return removed;

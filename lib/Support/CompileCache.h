@@ -105,13 +105,15 @@ public:
 
   /// Removes the least recently used entries until the directory holds at
   /// most the bound, and temporary files that writers which died left
-  /// behind an hour ago or more.
+  /// behind an hour ago or more. Never follows a symbolic link: one inside
+  /// the directory is neither counted nor followed.
   void trim();
 
   /// Entries and bytes per kind, in kind order (temporary files left out).
   std::vector<CacheKindUsage> usage() const;
 
-  /// Removes every entry (and temporary file) of this layout; returns how
+  /// Removes every entry (and temporary file) of this layout, and any
+  /// symbolic link in it (the link itself, never its target); returns how
   /// many entries it removed.
   int64_t clear();
 

@@ -1,6 +1,8 @@
 //===- Npy.cpp - reading and writing NumPy .npy files ---------------------===//
 #include "lib/Support/Npy.h"
 #include "lib/Support/CheckedArith.h"
+#include "lib/Support/ReadFile.h"
+#include "lib/Support/WriteFile.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -266,13 +268,10 @@ llvm::Expected<HostTensor> graphc::parseNpy(StringRef contents,
 }
 
 llvm::Expected<HostTensor> graphc::readNpyFile(StringRef path) {
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-      llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                  /*RequiresNullTerminator=*/false);
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      readUserFile(path);
   if (!buffer)
-    return llvm::createStringError(buffer.getError(),
-                                   "cannot read '" + path +
-                                       "': " + buffer.getError().message());
+    return buffer.takeError();
   llvm::Expected<HostTensor> tensor = parseNpy((*buffer)->getBuffer(), path);
   if (tensor)
     tensor->name = llvm::sys::path::stem(path).str();
@@ -320,16 +319,6 @@ llvm::Error graphc::writeNpy(llvm::raw_ostream &os, const HostTensor &tensor) {
 }
 
 llvm::Error graphc::writeNpyFile(StringRef path, const HostTensor &tensor) {
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
-  if (ec)
-    return llvm::createStringError(ec, "cannot write '" + path +
-                                           "': " + ec.message());
-  if (llvm::Error error = writeNpy(os, tensor))
-    return error;
-  os.close();
-  if (os.has_error())
-    return llvm::createStringError(
-        os.error(), "cannot write '" + path + "': " + os.error().message());
-  return llvm::Error::success();
+  return writeFileAtomically(
+      path, [&](llvm::raw_ostream &os) { return writeNpy(os, tensor); });
 }

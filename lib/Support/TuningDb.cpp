@@ -2,6 +2,7 @@
 
 #include "lib/Support/TuningDb.h"
 
+#include "lib/Support/ReadFile.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -61,16 +62,18 @@ llvm::Expected<TuningEntry> parseEntry(const llvm::json::Value &value) {
     return fail("\"schedule\" is not an object");
   for (const auto &[knob, knobValue] : *schedule)
     if (knob != "block_size" && knob != "elements_per_thread" &&
-        knob != "tile" && knob != "rows_per_block" && knob != "algo_rank")
+        knob != "tile" && knob != "rows_per_block" && knob != "algo_rank" &&
+        knob != "split_k")
       return fail("the schedule knob '" + knob.str() +
                   "' is unknown to this graphc");
   // A generated kernel's block_size (and maybe elements_per_thread, tile
-  // and rows_per_block), or a library call's algo_rank alone.
+  // and rows_per_block), or a library call's algo_rank (and maybe split_k).
   bool library = schedule->get("algo_rank");
-  if (library ? schedule->size() != 1 : !schedule->get("block_size"))
+  if (library ? schedule->size() != 1u + !!schedule->get("split_k")
+              : !schedule->get("block_size") || schedule->get("split_k"))
     return fail("\"schedule\" needs \"block_size\" (and maybe "
                 "\"elements_per_thread\", \"tile\" and \"rows_per_block\") "
-                "or \"algo_rank\" alone");
+                "or \"algo_rank\" (and maybe \"split_k\")");
   if (!library) {
     std::optional<int64_t> blockSize = schedule->getInteger("block_size");
     if (!blockSize || !isValidBlockSize(*blockSize))
@@ -105,7 +108,15 @@ llvm::Expected<TuningEntry> parseEntry(const llvm::json::Value &value) {
     if (!algoRank || *algoRank < 0 || *algoRank >= kMaxAlgoRanks)
       return fail("\"algo_rank\" is not in [0, " +
                   std::to_string(kMaxAlgoRanks) + ")");
-    entry.schedule = Schedule::libraryCall(*algoRank);
+    int64_t splitK = 0;
+    if (schedule->get("split_k")) {
+      std::optional<int64_t> value = schedule->getInteger("split_k");
+      if (!value || !isValidSplitK(*value))
+        return fail("\"split_k\" is neither 0 nor in [2, " +
+                    std::to_string(kMaxSplitK) + "]");
+      splitK = *value;
+    }
+    entry.schedule = Schedule::libraryCall(*algoRank, splitK);
   }
   // Informational fields: absent is fine, the wrong type is not.
   for (auto [name, field] :
@@ -137,6 +148,10 @@ llvm::Expected<TuningEntry> parseEntry(const llvm::json::Value &value) {
 
 bool isValidTile(int64_t tile) { return tile == 8 || tile == 16 || tile == 32; }
 
+bool isValidSplitK(int64_t splitK) {
+  return splitK == 0 || (splitK >= 2 && splitK <= kMaxSplitK);
+}
+
 bool isValidRowsPerBlock(int64_t rows, int64_t blockSize) {
   if (rows == 1)
     return true;
@@ -165,10 +180,11 @@ bool parseKernelHash(llvm::StringRef text, uint64_t &hash) {
 }
 
 llvm::Expected<TuningDb> TuningDb::load(llvm::StringRef path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      readUserFile(path);
   if (!buffer)
-    return fail("cannot read the tuning database " + path + ": " +
-                buffer.getError().message());
+    return fail("cannot read the tuning database: " +
+                llvm::toString(buffer.takeError()));
   llvm::Expected<llvm::json::Value> parsed =
       llvm::json::parse((*buffer)->getBuffer());
   if (!parsed)
@@ -305,6 +321,9 @@ std::string TuningDb::serialize() const {
           json.attributeObject("schedule", [&] {
             if (entry.schedule.library) {
               json.attribute("algo_rank", entry.schedule.algoRank);
+              // Absent when unsplit: such entries read as before.
+              if (entry.schedule.splitK)
+                json.attribute("split_k", entry.schedule.splitK);
             } else {
               json.attribute("block_size", entry.schedule.blockSize);
               json.attribute("elements_per_thread",

@@ -9,7 +9,8 @@
 //                 "precision": "fp32", "schedule_revision": 1,
 //                 "schedule": {"block_size": 128, "elements_per_thread": 1,
 //                              "tile": 16, "rows_per_block": 4},
-//                                             (or {"algo_rank": 2})
+//                              (or {"algo_rank": 2}, {"algo_rank": 0,
+//                                                     "split_k": 4})
 //                 "kind": "elementwise", "nodes": "Add_3,Relu_4",
 //                 "median_ns": 2310, "heuristic_median_ns": 3020,
 //                 "device": "NVIDIA H100 80GB HBM3"}]}
@@ -51,9 +52,13 @@ constexpr int kScheduleRevision = 1;
 constexpr int64_t kHeuristicBlockSize = 256;
 constexpr int64_t kHeuristicAlgoRank = 0;
 
-/// How many of cuBLASLt's algorithms for a GEMM may be ranked: the runtime
-/// asks its heuristic for at most this many (GRAPHC_MAX_ALGO_RANKS).
-constexpr int64_t kMaxAlgoRanks = 8;
+/// How many of cuBLASLt's algorithms for a GEMM (or cuDNN's engine
+/// configurations for a convolution) may be ranked: the runtime asks its
+/// heuristic for at most this many (GRAPHC_MAX_ALGO_RANKS).
+constexpr int64_t kMaxAlgoRanks = 32;
+
+/// The most parts a GEMM's K may be split into (GRAPHC_MAX_SPLIT_K).
+constexpr int64_t kMaxSplitK = 64;
 
 constexpr int64_t kHeuristicTile = 16;
 
@@ -63,9 +68,12 @@ constexpr int64_t kHeuristicTile = 16;
 /// fewer blocks); the output tile edge of the tiled matmul; and how many
 /// rows a row kernel (softmax, normalisation, reduction) gives each block:
 /// 1, the block's threads sharing a row, or more, one warp per row (the
-/// block then has 32 threads per row). A library
-/// (cuBLASLt) kernel has one: the rank, in the order cuBLASLt's heuristic
-/// returns them, of the algorithm to run (0: its first choice).
+/// block then has 32 threads per row). A library kernel (cuBLASLt or
+/// cuDNN) has the rank, in the order the library's heuristic returns them,
+/// of the algorithm or engine configuration to run (0: its first choice),
+/// and a cuBLASLt GEMM the number of parts its K is split into (0: the
+/// algorithm as the heuristic offers it; 2 to kMaxSplitK: that algorithm
+/// with CUBLASLT_ALGO_CONFIG_SPLITK_NUM set).
 struct Schedule {
   bool library = false;
   int64_t blockSize = kHeuristicBlockSize;
@@ -73,19 +81,20 @@ struct Schedule {
   int64_t tile = kHeuristicTile;
   int64_t algoRank = kHeuristicAlgoRank;
   int64_t rowsPerBlock = 1;
+  int64_t splitK = 0;
 
   static Schedule generated(int64_t blockSize, int64_t elementsPerThread = 1,
                             int64_t tile = kHeuristicTile,
                             int64_t rowsPerBlock = 1) {
     return Schedule{false, blockSize, elementsPerThread, tile,
-                    kHeuristicAlgoRank, rowsPerBlock};
+                    kHeuristicAlgoRank, rowsPerBlock, 0};
   }
-  static Schedule libraryCall(int64_t algoRank) {
+  static Schedule libraryCall(int64_t algoRank, int64_t splitK = 0) {
     return Schedule{true, kHeuristicBlockSize, 1, kHeuristicTile, algoRank,
-                    1};
+                    1, splitK};
   }
   bool isHeuristic() const {
-    return library ? algoRank == kHeuristicAlgoRank
+    return library ? algoRank == kHeuristicAlgoRank && splitK == 0
                    : blockSize == kHeuristicBlockSize &&
                          elementsPerThread == 1 && tile == kHeuristicTile &&
                          rowsPerBlock == 1;
@@ -94,9 +103,13 @@ struct Schedule {
     return library == other.library && blockSize == other.blockSize &&
            elementsPerThread == other.elementsPerThread &&
            tile == other.tile && algoRank == other.algoRank &&
-           rowsPerBlock == other.rowsPerBlock;
+           rowsPerBlock == other.rowsPerBlock && splitK == other.splitK;
   }
 };
+
+/// Whether `splitK` is a split_k the runtime takes: 0 (unsplit) or
+/// [2, kMaxSplitK].
+bool isValidSplitK(int64_t splitK);
 
 /// Whether `rows` rows per block with `blockSize` threads is a row layout
 /// the CUDA emitter takes: 1 row (any block size), or a power of two in

@@ -168,6 +168,7 @@ private:
   ArtifactTensor readTensor(uint64_t vaddr, const std::string &what);
   ArtifactGemm readGemm(uint64_t vaddr, const std::string &what);
   ArtifactConv readConv(uint64_t vaddr, const std::string &what);
+  ArtifactSdpa readSdpa(uint64_t vaddr, const std::string &what);
   ArtifactPlan readPlan(uint64_t vaddr, const ArtifactView &view,
                         const std::string &what);
 
@@ -342,12 +343,19 @@ ArtifactGemm Reader::readGemm(uint64_t vaddr, const std::string &what) {
   GRAPHC_GEMM_FIELD(workspaceArg, workspace_arg);
   GRAPHC_GEMM_FIELD(algoRank, algo_rank);
   GRAPHC_GEMM_FIELD(tf32, tf32);
+  GRAPHC_GEMM_FIELD(splitK, split_k);
+  GRAPHC_GEMM_FIELD(tuned, tuned);
 #undef GRAPHC_GEMM_FIELD
   if (gemm.algoRank < 0 || gemm.algoRank >= GRAPHC_MAX_ALGO_RANKS)
     malformed(what + " asks for algorithm rank " +
               std::to_string(gemm.algoRank));
   if (gemm.tf32 != 0 && gemm.tf32 != 1)
     malformed(what + " has tf32 " + std::to_string(gemm.tf32));
+  if (gemm.splitK != 0 && (gemm.splitK < 2 || gemm.splitK > GRAPHC_MAX_SPLIT_K))
+    malformed(what + " splits K into " + std::to_string(gemm.splitK) +
+              " parts");
+  if (gemm.tuned != 0 && gemm.tuned != 1)
+    malformed(what + " has tuned " + std::to_string(gemm.tuned));
   return gemm;
 }
 
@@ -376,7 +384,10 @@ ArtifactConv Reader::readConv(uint64_t vaddr, const std::string &what) {
   GRAPHC_CONV_FIELD(yArg, y_arg);
   GRAPHC_CONV_FIELD(workspaceArg, workspace_arg);
   GRAPHC_CONV_FIELD(engineRank, engine_rank);
+  GRAPHC_CONV_FIELD(tuned, tuned);
 #undef GRAPHC_CONV_FIELD
+  if (conv.tuned != 0 && conv.tuned != 1)
+    malformed(record + " has tuned " + std::to_string(conv.tuned));
   if (conv.spatialDims < 1 || conv.spatialDims > GRAPHC_MAX_CONV_SPATIAL_DIMS)
     malformed(record + " has " + std::to_string(conv.spatialDims) +
               " spatial dims");
@@ -418,6 +429,52 @@ ArtifactConv Reader::readConv(uint64_t vaddr, const std::string &what) {
     malformed(record + " has channels_last " + std::to_string(channelsLast));
   conv.channelsLast = channelsLast;
   return conv;
+}
+
+ArtifactSdpa Reader::readSdpa(uint64_t vaddr, const std::string &what) {
+  std::string record = what + "'s attention";
+  const char *w = record.c_str();
+  fileOffsetOf(vaddr, sizeof(graphc_sdpa_desc), w);
+  charge(sizeof(graphc_sdpa_desc), w);
+  ArtifactSdpa sdpa;
+#define GRAPHC_SDPA_FIELD(member, field)                                       \
+  sdpa.member = loaded<decltype(sdpa.member)>(                                 \
+      vaddr + offsetof(graphc_sdpa_desc, field), w)
+  GRAPHC_SDPA_FIELD(batch, batch);
+  GRAPHC_SDPA_FIELD(heads, heads);
+  GRAPHC_SDPA_FIELD(kvHeads, kv_heads);
+  GRAPHC_SDPA_FIELD(queries, queries);
+  GRAPHC_SDPA_FIELD(keys, keys);
+  GRAPHC_SDPA_FIELD(headDim, head_dim);
+  GRAPHC_SDPA_FIELD(valueDim, value_dim);
+  GRAPHC_SDPA_FIELD(scale, scale);
+  GRAPHC_SDPA_FIELD(dtype, dtype);
+  GRAPHC_SDPA_FIELD(computeDtype, compute_dtype);
+  GRAPHC_SDPA_FIELD(qArg, q_arg);
+  GRAPHC_SDPA_FIELD(kArg, k_arg);
+  GRAPHC_SDPA_FIELD(vArg, v_arg);
+  GRAPHC_SDPA_FIELD(biasArg, bias_arg);
+  GRAPHC_SDPA_FIELD(oArg, o_arg);
+  GRAPHC_SDPA_FIELD(workspaceArg, workspace_arg);
+  GRAPHC_SDPA_FIELD(engineRank, engine_rank);
+  GRAPHC_SDPA_FIELD(fallbackSharedBytes, fallback_shared_bytes);
+#undef GRAPHC_SDPA_FIELD
+  int32_t causal =
+      loaded<int32_t>(vaddr + offsetof(graphc_sdpa_desc, is_causal), w);
+  if (causal != 0 && causal != 1)
+    malformed(record + " has is_causal " + std::to_string(causal));
+  sdpa.causal = causal;
+  for (int d = 0; d < 3; ++d) {
+    sdpa.fallbackGrid[d] = loaded<uint32_t>(
+        vaddr + offsetof(graphc_sdpa_desc, fallback_grid) + 4 * uint64_t(d), w);
+    sdpa.fallbackBlock[d] = loaded<uint32_t>(
+        vaddr + offsetof(graphc_sdpa_desc, fallback_block) + 4 * uint64_t(d),
+        w);
+  }
+  if (sdpa.engineRank < 0 || sdpa.engineRank >= GRAPHC_MAX_ALGO_RANKS)
+    malformed(record + " asks for engine rank " +
+              std::to_string(sdpa.engineRank));
+  return sdpa;
 }
 
 ArtifactPlan Reader::readPlan(uint64_t vaddr, const ArtifactView &view,
@@ -553,17 +610,25 @@ void Reader::read() {
     // A library kernel has exactly the record of its library.
     uint64_t gemm = pointerAt(at + offsetof(graphc_kernel_desc, gemm), kw);
     uint64_t conv = pointerAt(at + offsetof(graphc_kernel_desc, conv), kw);
+    uint64_t sdpa = pointerAt(at + offsetof(graphc_kernel_desc, sdpa), kw);
     if ((kernel.library == GRAPHC_LIBRARY_CUBLASLT) != (gemm != 0))
       malformed(what + (gemm ? " has a GEMM record but does not call cuBLASLt"
                              : " calls cuBLASLt without a GEMM record"));
-    if ((kernel.library == GRAPHC_LIBRARY_CUDNN) != (conv != 0))
-      malformed(what + (conv ? " has a convolution record but does not call "
-                               "cuDNN"
-                             : " calls cuDNN without a convolution record"));
+    if (conv && sdpa)
+      malformed(what + " has a convolution and an attention record");
+    if ((kernel.library == GRAPHC_LIBRARY_CUDNN) != (conv != 0 || sdpa != 0))
+      malformed(what + (conv   ? " has a convolution record but does not call "
+                                 "cuDNN"
+                        : sdpa ? " has an attention record but does not call "
+                                 "cuDNN"
+                               : " calls cuDNN without a convolution or "
+                                 "attention record"));
     if (gemm)
       kernel.gemm = readGemm(gemm, what);
     if (conv)
       kernel.conv = readConv(conv, what);
+    if (sdpa)
+      kernel.sdpa = readSdpa(sdpa, what);
     kernel.unit = loaded<int32_t>(at + offsetof(graphc_kernel_desc, unit), kw);
     view.kernels.push_back(std::move(kernel));
   }
@@ -610,7 +675,8 @@ void Reader::read() {
       malformed("unit " + std::to_string(u) + " has no image");
   if (view.target == GRAPHC_TARGET_CUDA)
     for (const ArtifactKernel &kernel : view.kernels) {
-      bool epilogueKernel = kernel.conv && kernel.conv->hasEpilogueKernel;
+      bool epilogueKernel =
+          (kernel.conv && kernel.conv->hasEpilogueKernel) || kernel.sdpa;
       if (((kernel.library == GRAPHC_LIBRARY_NONE && view.numUnits > 0) ||
            epilogueKernel) &&
           (kernel.unit < 0 || kernel.unit >= view.numUnits))
@@ -833,6 +899,8 @@ const char *graphc::rt::epilogueName(int32_t epilogue) {
     return "gelu_tanh";
   case GRAPHC_EPILOGUE_SILU:
     return "silu";
+  case GRAPHC_EPILOGUE_GELU_ERF:
+    return "gelu_erf";
   default:
     return nullptr;
   }

@@ -71,6 +71,8 @@ struct ArtifactGemm {
           workspaceArg = -1;
   int32_t algoRank = 0;
   int32_t tf32 = 0;
+  int32_t splitK = 0; ///< 0: unsplit
+  int32_t tuned = 0;  ///< from a tuning database
 };
 
 /// What a cuDNN kernel computes (graphc_conv_desc); the spatial arrays hold
@@ -86,12 +88,29 @@ struct ArtifactConv {
   int32_t xArg = -1, wArg = -1, biasArg = -1, zArg = -1, yArg = -1,
           workspaceArg = -1;
   int32_t engineRank = 0;
+  int32_t tuned = 0; ///< from a tuning database
   /// The generated kernel that finishes Y when cuDNN runs the convolution
   /// alone, and its launch.
   bool hasEpilogueKernel = false;
   uint32_t epilogueGrid[3] = {0, 0, 0}, epilogueBlock[3] = {0, 0, 0};
   /// Every tensor but the bias has its channels last (NHWC, W KRSC).
   bool channelsLast = false;
+};
+
+/// What a cuDNN attention kernel computes (graphc_sdpa_desc).
+struct ArtifactSdpa {
+  int64_t batch = 0, heads = 0, kvHeads = 0, queries = 0, keys = 0, headDim = 0,
+          valueDim = 0;
+  double scale = 1.0;
+  bool causal = false;
+  int32_t dtype = 0, computeDtype = 0;
+  int32_t qArg = -1, kArg = -1, vArg = -1, biasArg = -1, oArg = -1,
+          workspaceArg = -1;
+  int32_t engineRank = 0;
+  /// The generated attention kernel's launch, run where cuDNN has no
+  /// engine.
+  uint32_t fallbackGrid[3] = {0, 0, 0}, fallbackBlock[3] = {0, 0, 0};
+  uint32_t fallbackSharedBytes = 0;
 };
 
 struct ArtifactKernel {
@@ -105,8 +124,9 @@ struct ArtifactKernel {
   int32_t library = 0;
   std::optional<ArtifactGemm> gemm;
   std::optional<ArtifactConv> conv;
-  /// cuda, generated kernels and epilogue kernels: the module unit holding
-  /// its code.
+  std::optional<ArtifactSdpa> sdpa;
+  /// cuda, generated kernels, epilogue kernels and attention fallbacks: the
+  /// module unit holding its code.
   int32_t unit = 0;
 };
 
@@ -209,8 +229,8 @@ const char *imageFormatName(int32_t format);
 /// GRAPHC_LIBRARY_NONE; null for a value that is not a graphc_library.
 const char *libraryName(int32_t library);
 
-/// "none", "relu", "gelu_tanh" or "silu"; null for a value that is not a
-/// graphc_gemm_epilogue.
+/// "none", "relu", "gelu_tanh", "silu" or "gelu_erf"; null for a value that is
+/// not a graphc_gemm_epilogue.
 const char *epilogueName(int32_t epilogue);
 
 } // namespace graphc::rt

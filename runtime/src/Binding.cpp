@@ -5,6 +5,7 @@
 #include "runtime/src/Model.h"
 #include "runtime/src/Status.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -76,12 +77,7 @@ graphc_status checkTensor(const DLTensor &tensor, const std::string &what,
                           const int64_t *expectedDims,
                           DeviceRequirement device) {
   int32_t dtype = dtypeFromDLPack(tensor.dtype);
-  bool shapeOk =
-      tensor.ndim == expected.rank && (tensor.ndim == 0 || tensor.shape);
-  for (int32_t d = 0; shapeOk && d < expected.rank; ++d)
-    shapeOk = expectedDims[d] < 0 ? tensor.shape[d] >= 0
-                                  : tensor.shape[d] == expectedDims[d];
-  if (dtype != expected.dtype || !shapeOk) {
+  if (dtype != expected.dtype) {
     std::string got = tensor.ndim < 0 || (tensor.ndim > 0 && !tensor.shape)
                           ? "a tensor without a shape"
                           : describeTensor(tensor);
@@ -91,6 +87,9 @@ graphc_status checkTensor(const DLTensor &tensor, const std::string &what,
                                            expectedDims, expected.dim_names) +
                           ", got " + got);
   }
+  if (graphc_status status =
+          checkDims(expected, expectedDims, tensor.ndim, tensor.shape, what))
+    return status;
   DLDevice dev = tensor.device;
   if (device.target == GRAPHC_TARGET_CPU) {
     if (dev.device_type != kDLCPU && dev.device_type != kDLCUDAHost)
@@ -115,6 +114,30 @@ graphc_status checkTensor(const DLTensor &tensor, const std::string &what,
   return nullptr;
 }
 } // namespace
+
+graphc_status graphc::rt::checkDims(const graphc_tensor_desc &expected,
+                                    const int64_t *expectedDims, int32_t rank,
+                                    const int64_t *dims,
+                                    const std::string &what) {
+  bool ok = rank == expected.rank && (rank == 0 || dims);
+  for (int32_t d = 0; ok && d < rank; ++d)
+    ok = dims[d] >= 0 && (expectedDims[d] < 0 || dims[d] == expectedDims[d]);
+  if (ok)
+    return nullptr;
+  // The dims as given, negative ones included.
+  std::string got = "a tensor without a shape";
+  if (rank >= 0 && (rank == 0 || dims)) {
+    got = std::string(graphc_dtype_name(expected.dtype)) + "[";
+    for (int32_t d = 0; d < rank; ++d)
+      got += (d ? "," : "") + std::to_string(dims[d]);
+    got += "]";
+  }
+  return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                    what + ": expected " +
+                        formatTensorType(expected.dtype, expected.rank,
+                                         expectedDims, expected.dim_names) +
+                        ", got " + got);
+}
 
 graphc_status graphc::rt::orderInputs(const graphc_model &model,
                                       int32_t numInputs,
@@ -228,8 +251,16 @@ graphc_status graphc::rt::resolveRun(const graphc_model &model,
                                      RunShape &shape) {
   const graphc_model_desc &desc = *model.desc;
   shape = RunShape();
+  for (int32_t i = 0; i < desc.num_inputs; ++i)
+    if (graphc_status status =
+            checkDims(desc.inputs[i], desc.inputs[i].dims, ranks[i], dims[i],
+                      "input " + quoted(desc.inputs[i].name)))
+      return status;
+  // The outputs' dims follow from the first part. When every output has
+  // zero elements there is nothing to compute: the run is empty.
   auto finish = [&] {
     const graphc_plan_desc &plan = desc.plans[shape.parts.front().plan];
+    shape.empty = desc.num_outputs > 0;
     for (int32_t o = 0; o < desc.num_outputs; ++o) {
       std::vector<int64_t> outDims(plan.output_dims[o],
                                    plan.output_dims[o] + desc.outputs[o].rank);
@@ -238,6 +269,8 @@ graphc_status graphc::rt::resolveRun(const graphc_model &model,
         if (axis >= 0 && desc.bucket_dims[k].pad_safe)
           outDims[axis] = shape.dimSizes[k];
       }
+      shape.empty &=
+          std::find(outDims.begin(), outDims.end(), 0) != outDims.end();
       shape.outputDims.push_back(std::move(outDims));
     }
     return nullptr;
@@ -254,14 +287,6 @@ graphc_status graphc::rt::resolveRun(const graphc_model &model,
       shape.parts.push_back({p, 0, 0});
       return finish();
     }
-  }
-  for (int32_t i = 0; i < desc.num_inputs; ++i) {
-    if (ranks[i] != desc.inputs[i].rank)
-      return makeStatus(GRAPHC_INVALID_ARGUMENT,
-                        "input " + quoted(desc.inputs[i].name) +
-                            ": expected rank " +
-                            std::to_string(desc.inputs[i].rank) + ", got " +
-                            std::to_string(ranks[i]));
   }
   if (desc.num_plans == 1 && desc.num_bucket_dims == 0) {
     // One accepted shape: name the first input that differs from it.
@@ -379,19 +404,39 @@ graphc_status graphc::rt::resolveRun(const graphc_model &model,
     return finish();
   }
   // A part per largest bucket; the last one takes the smallest bucket that
-  // covers what remains.
+  // covers what remains. The first part gives the outputs' dims; an empty
+  // run needs no more, and a larger one at most GRAPHC_MAX_SPLIT_PARTS.
   const graphc_bucket_dim_desc &split = desc.bucket_dims[shape.splitDim];
   int64_t largest = split.sizes[split.num_sizes - 1];
-  for (int64_t start = 0; start < actual[shape.splitDim]; start += largest) {
-    int64_t size = std::min(largest, actual[shape.splitDim] - start);
+  int64_t total = actual[shape.splitDim];
+  auto addPart = [&](int64_t start) {
+    int64_t size = std::min(largest, total - start);
     for (int32_t s = split.num_sizes; s-- > 0;)
       if (split.sizes[s] >= size)
         bucket[shape.splitDim] = split.sizes[s];
     shape.parts.push_back({-1, start, size});
-    if (graphc_status status = planFor(bucket))
+    return planFor(bucket);
+  };
+  if (graphc_status status = addPart(0))
+    return status;
+  finish();
+  if (shape.empty)
+    return nullptr;
+  // total > largest >= 1, so neither this nor `start` below overflows.
+  int64_t count = (total - 1) / largest + 1;
+  if (count > GRAPHC_MAX_SPLIT_PARTS)
+    return makeStatus(
+        GRAPHC_INVALID_ARGUMENT,
+        seenAt[shape.splitDim] + " (" + quoted(split.name) + ") is " +
+            std::to_string(total) + ": " + std::to_string(count) +
+            " runs of the largest bucket (" + std::to_string(largest) +
+            "), more than the " + std::to_string(GRAPHC_MAX_SPLIT_PARTS) +
+            " one call may split into; make smaller requests");
+  shape.parts.reserve(static_cast<size_t>(count));
+  for (int64_t part = 1; part < count; ++part)
+    if (graphc_status status = addPart(part * largest))
       return status;
-  }
-  return finish();
+  return nullptr;
 }
 
 namespace {

@@ -6,7 +6,7 @@
 #include "runtime/src/Staging.h"
 
 #include <optional>
-
+#include <string>
 #include <vector>
 
 namespace graphc::rt {
@@ -34,7 +34,11 @@ struct RunPart {
 };
 
 struct RunShape {
+  /// The parts in order; one when `empty`.
   std::vector<RunPart> parts;
+  /// Every output has zero elements: nothing runs (parts.front() is the
+  /// plan such a run would use).
+  bool empty = false;
   /// Whether the caller's tensors go through staging (padding or split).
   bool staged = false;
   /// The actual size of each bucketed dim (desc.bucket_dims order).
@@ -45,10 +49,19 @@ struct RunShape {
   std::vector<std::vector<int64_t>> outputDims;
 };
 
+/// Checks dims a caller gives for a tensor of the model: `rank` dims, each
+/// non-negative and equal to `expectedDims`' where that is not dynamic (-1).
+/// Every entry point that takes dims checks them here, so that they fail
+/// alike; the status names `what` ("input 'x'").
+graphc_status checkDims(const graphc_tensor_desc &expected,
+                        const int64_t *expectedDims, int32_t rank,
+                        const int64_t *dims, const std::string &what);
+
 /// Maps inputs of `dims` (model order) onto the plans: an exact plan, else
 /// the smallest bucket that covers every dim where padding is exact (split
-/// into parts past the largest where that is exact too). The status says
-/// which sizes the model accepts when no plan can run them.
+/// into parts past the largest where that is exact too, at most
+/// GRAPHC_MAX_SPLIT_PARTS of them). Checks the dims first (checkDims). The
+/// status says which sizes the model accepts when no plan can run them.
 graphc_status resolveRun(const graphc_model &model, const int32_t *ranks,
                          const int64_t *const *dims, RunShape &shape);
 

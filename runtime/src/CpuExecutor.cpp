@@ -56,10 +56,15 @@ graphc_status runCpuStep(const graphc_model &model,
       return nullptr;
   } else {
     char message[512] = {0};
-    if (kernel.host_fn(args, message, sizeof(message)) == 0)
+    int result = kernel.host_fn(args, message, sizeof(message));
+    if (result == 0)
       return nullptr;
     message[sizeof(message) - 1] = 0;
     failure = message[0] ? message : "no message";
+    // The caller's data holds a value out of range (as on cuda).
+    if (result == GRAPHC_HOST_FN_BAD_VALUE)
+      return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                        failure + " in " + describeValueSite(kernel));
   }
   return makeStatus(GRAPHC_INTERNAL,
                     describeKernel(kernel) + " failed in plan '" + plan.name +

@@ -71,6 +71,13 @@ constexpr int kPrefMinAlignmentA = 5;
 constexpr int kPrefMinAlignmentB = 6;
 constexpr int kPrefMinAlignmentC = 7;
 constexpr int kPrefMinAlignmentD = 8;
+// cublasLtMatmulAlgoConfigAttributes_t: SPLITK_NUM is an int32_t,
+// REDUCTION_SCHEME a uint32_t (cublasLtReductionScheme_t).
+constexpr int kAlgoConfigSplitKNum = 2;
+constexpr int kAlgoConfigReductionScheme = 3;
+constexpr uint32_t kReductionInPlace = 1;
+constexpr uint32_t kReductionComputeType = 2;
+constexpr uint32_t kReductionOutputType = 4;
 /// The pointer alignment cuBLASLt's heuristic assumes unless told less.
 constexpr uint32_t kDefaultAlignment = 256;
 

@@ -52,6 +52,11 @@ bool graphc::rt::cublasLtSupports(const graphc_gemm_desc &gemm,
     error = "cuBLASLt has no SiLU epilogue (a convolution's alone)";
     return false;
   }
+  if (gemm.epilogue == GRAPHC_EPILOGUE_GELU_ERF) {
+    error = "cuBLASLt has no erf GELU epilogue (its GELU is the tanh form; "
+            "the erf form is a convolution's alone)";
+    return false;
+  }
   if (gemm.epilogue != GRAPHC_EPILOGUE_NONE &&
       gemm.epilogue != GRAPHC_EPILOGUE_RELU &&
       gemm.epilogue != GRAPHC_EPILOGUE_GELU_TANH) {
@@ -210,8 +215,43 @@ graphc_code CublasLtGemm::create(const lt::Library &library, lt::Handle handle,
   built->algo = result.algo;
   built->algoWorkspace = result.workspaceSize;
   built->rank = tunedRankOffered ? gemm.algo_rank : 0;
+  built->wavesCount = result.wavesCount;
+  int32_t offeredParts = 1;
+  size_t written = 0;
+  if (library.algoConfigGetAttribute(&result.algo, lt::kAlgoConfigSplitKNum,
+                                     &offeredParts, sizeof(offeredParts),
+                                     &written) == lt::kSuccess &&
+      written == sizeof(offeredParts))
+    built->heuristicSplitK = offeredParts;
+  if (gemm.split_k > 1)
+    built->splitAlgorithm(gemm.split_k, workspaceBytes);
   out = std::move(built);
   return GRAPHC_OK;
+}
+
+void CublasLtGemm::splitAlgorithm(int32_t parts, uint64_t workspaceBytes) {
+  // Reducing in float32 in the workspace first: the same sums as the
+  // unsplit algorithm's, in another order.
+  for (uint32_t scheme : {lt::kReductionComputeType, lt::kReductionOutputType,
+                          lt::kReductionInPlace}) {
+    lt::MatmulAlgo candidate = algo;
+    if (library.algoConfigSetAttribute(&candidate, lt::kAlgoConfigSplitKNum,
+                                       &parts, sizeof(parts)) != lt::kSuccess ||
+        library.algoConfigSetAttribute(&candidate,
+                                       lt::kAlgoConfigReductionScheme, &scheme,
+                                       sizeof(scheme)) != lt::kSuccess)
+      continue;
+    lt::HeuristicResult check{};
+    if (library.algoCheck(handle, desc, ltA, ltB, ltC ? ltC : ltD, ltD,
+                          &candidate, &check) != lt::kSuccess ||
+        check.workspaceSize > workspaceBytes)
+      continue;
+    algo = candidate;
+    algoWorkspace = check.workspaceSize;
+    wavesCount = check.wavesCount;
+    split = parts;
+    return;
+  }
 }
 
 CublasLtGemm::~CublasLtGemm() {

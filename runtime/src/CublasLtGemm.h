@@ -8,9 +8,12 @@
 // one per row of D^T, which is what cuBLASLt's BIAS epilogues add.
 //
 // Everything is built when the session is created: the matmul desc, the
-// layouts and the algorithm. A run only sets the bias pointer and queues
-// cublasLtMatmul with host alpha/beta and an explicit workspace, so a run
-// can be captured into a CUDA graph (nothing is allocated).
+// layouts and the algorithm (the heuristic's answer of rank algo_rank, with
+// K split into split_k parts where the artifact asks: SPLITK_NUM and the
+// first reduction scheme cublasLtMatmulAlgoCheck accepts within the
+// workspace, else the algorithm unsplit). A run only sets the bias pointer and
+// queues cublasLtMatmul with host alpha/beta and an explicit workspace, so a
+// run can be captured into a CUDA graph (nothing is allocated).
 //
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHC_RUNTIME_SRC_CUBLASLTGEMM_H
@@ -63,11 +66,21 @@ public:
   size_t workspaceSize() const { return algoWorkspace; }
   /// The rank, among the heuristic's algorithms, of the one planned.
   int32_t algoRank() const { return rank; }
+  /// The parts K is split into as planned (0: the algorithm as offered).
+  int32_t splitK() const { return split; }
+  /// The heuristic's wave count for the planned algorithm (below 1: its
+  /// tiles leave SMs idle), and whether that algorithm splits K itself.
+  float waves() const { return wavesCount; }
+  bool offeredSplitK() const { return heuristicSplitK > 1; }
 
 private:
   CublasLtGemm(const lt::Library &library, lt::Handle handle,
                const graphc_gemm_desc &gemm, const GemmAlignment &alignment)
       : library(library), handle(handle), gemm(gemm), alignment(alignment) {}
+
+  /// Splits the planned algorithm's K into `parts` where cuBLASLt accepts
+  /// it within `workspaceBytes`; leaves it unsplit otherwise.
+  void splitAlgorithm(int32_t parts, uint64_t workspaceBytes);
 
   const lt::Library &library;
   lt::Handle handle;
@@ -80,6 +93,9 @@ private:
   lt::MatmulAlgo algo{};
   size_t algoWorkspace = 0;
   int32_t rank = 0;
+  int32_t split = 0;
+  float wavesCount = 0;
+  int32_t heuristicSplitK = 1;
   /// Host scalars, read by cublasLtMatmul when it is called.
   float alpha = 1, beta = 0;
 };

@@ -3,6 +3,7 @@
 
 #include "runtime/src/CublasLtGemm.h"
 #include "runtime/src/CudnnConv.h"
+#include "runtime/src/CudnnSdpa.h"
 #include "runtime/src/Model.h"
 #include "runtime/src/Status.h"
 
@@ -239,7 +240,8 @@ graphc_status CudaModel::create(const graphc_model &model, int32_t ordinal,
         return makeStatus(GRAPHC_UNAVAILABLE, "model '" + model.path + "' " +
                                                   describeKernel(kernel) +
                                                   " calls cuDNN: " + why);
-      if (!cudnnSupports(*kernel.conv, why))
+      if (kernel.conv ? !cudnnSupports(*kernel.conv, why)
+                      : !cudnnSupports(*kernel.sdpa, why))
         return makeStatus(GRAPHC_UNIMPLEMENTED,
                           "model '" + model.path + "' " +
                               describeKernel(kernel) +
@@ -342,10 +344,10 @@ graphc_status CudaModel::loadImages(const graphc_model &model,
   cu::Result result;
   for (int32_t k = 0; k < desc.num_kernels; ++k) {
     // Library kernels are in no image, but for the epilogue kernels of
-    // convolutions.
+    // convolutions and the fallbacks of attention.
     const graphc_conv_desc *conv = desc.kernels[k].conv;
     if (desc.kernels[k].library != GRAPHC_LIBRARY_NONE &&
-        !(conv && conv->has_epilogue_kernel))
+        !(conv && conv->has_epilogue_kernel) && !desc.kernels[k].sdpa)
       continue;
     // The descriptor check put every unit in range.
     int32_t unit = desc.kernels[k].unit;
@@ -369,6 +371,10 @@ graphc_status CudaModel::loadImages(const graphc_model &model,
         sharedBytes[step.kernel] = step.shared_bytes;
     }
   }
+  // An attention's fallback kernel, launched by its library steps.
+  for (int32_t k = 0; k < desc.num_kernels; ++k)
+    if (const graphc_sdpa_desc *sdpa = desc.kernels[k].sdpa)
+      sharedBytes[k] = std::max(sharedBytes[k], sdpa->fallback_shared_bytes);
   for (int32_t k = 0; k < desc.num_kernels; ++k) {
     if (sharedBytes[k] <= cu::kDefaultSharedBytesLimit)
       continue;

@@ -3,6 +3,7 @@
 
 #include "runtime/src/Binding.h"
 #include "runtime/src/DescriptorCheck.h"
+#include "runtime/src/LibraryTiming.h"
 #include "runtime/src/Model.h"
 #include "runtime/src/Staging.h"
 #include "runtime/src/Status.h"
@@ -97,6 +98,7 @@ graphc_status CudaSession::prepareLibraryKernels() {
   std::vector<uint64_t> workspace(desc.num_kernels, UINT64_MAX);
   std::vector<GemmAlignment> gemmAlignment(desc.num_kernels);
   std::vector<ConvAlignment> convAlignment(desc.num_kernels);
+  std::vector<SdpaAlignment> sdpaAlignment(desc.num_kernels);
   for (int32_t p = 0; p < desc.num_plans; ++p) {
     for (int32_t s = 0; s < desc.plans[p].num_steps; ++s) {
       const graphc_step_desc &step = desc.plans[p].steps[s];
@@ -105,8 +107,11 @@ graphc_status CudaSession::prepareLibraryKernels() {
       const graphc_kernel_desc &kernel = desc.kernels[step.kernel];
       const graphc_gemm_desc *gemm = kernel.gemm;
       const graphc_conv_desc *conv = kernel.conv;
+      const graphc_sdpa_desc *sdpa = kernel.sdpa;
       const graphc_buffer_ref &scratch =
-          step.args[gemm ? gemm->workspace_arg : conv->workspace_arg];
+          step.args[gemm   ? gemm->workspace_arg
+                    : sdpa ? sdpa->workspace_arg
+                           : conv->workspace_arg];
       uint64_t bytes = scratch.kind == GRAPHC_BUFFER_NONE ? 0 : scratch.size;
       workspace[step.kernel] = std::min(workspace[step.kernel], bytes);
       auto narrow = [&](uint32_t &to, int32_t arg) {
@@ -120,6 +125,13 @@ graphc_status CudaSession::prepareLibraryKernels() {
         narrow(least.c, gemm->c_arg);
         narrow(least.bias, gemm->bias_arg);
         narrow(least.d, gemm->d_arg);
+      } else if (sdpa) {
+        SdpaAlignment &least = sdpaAlignment[step.kernel];
+        narrow(least.q, sdpa->q_arg);
+        narrow(least.k, sdpa->k_arg);
+        narrow(least.v, sdpa->v_arg);
+        narrow(least.bias, sdpa->bias_arg);
+        narrow(least.o, sdpa->o_arg);
       } else {
         ConvAlignment &least = convAlignment[step.kernel];
         narrow(least.x, conv->x_arg);
@@ -162,6 +174,7 @@ graphc_status CudaSession::prepareLibraryKernels() {
   }
   gemms.resize(desc.num_kernels);
   convs.resize(desc.num_kernels);
+  sdpas.resize(desc.num_kernels);
   for (int32_t k = 0; k < desc.num_kernels; ++k) {
     if (workspace[k] == UINT64_MAX)
       continue;
@@ -174,6 +187,13 @@ graphc_status CudaSession::prepareLibraryKernels() {
       if (code != GRAPHC_OK)
         return makeStatus(code, "cannot run " + describeKernel(k) +
                                     " on cuBLASLt " + where + ": " + why);
+    } else if (kernel.sdpa) {
+      graphc_code code =
+          CudnnSdpa::create(*cudnn, dnnHandle, *kernel.sdpa, workspace[k],
+                            sdpaAlignment[k], sdpas[k], why);
+      if (code != GRAPHC_OK)
+        return makeStatus(code, "cannot run " + describeKernel(k) +
+                                    " on cuDNN " + where + ": " + why);
     } else if (kernel.library == GRAPHC_LIBRARY_CUDNN) {
       graphc_code code =
           CudnnConv::create(*cudnn, dnnHandle, *kernel.conv, workspace[k],
@@ -183,6 +203,9 @@ graphc_status CudaSession::prepareLibraryKernels() {
                                     " on cuDNN " + where + ": " + why);
     }
   }
+  libraryWorkspace = std::move(workspace);
+  gemmAlignments = std::move(gemmAlignment);
+  convAlignments = std::move(convAlignment);
   return nullptr;
 }
 
@@ -327,6 +350,10 @@ graphc_status CudaSession::create(const graphc_model &model, CudaDevice &device,
 
   if (graphc_status status = session->prepareLibraryKernels())
     return status;
+  if ((flags & GRAPHC_SESSION_TIME_LIBRARY_ALGORITHMS) ||
+      timeLibraryAlgorithmsFromEnvironment())
+    if (graphc_status status = session->timeLibraryAlgorithms())
+      return status;
 
   if (session->useGraphs && (flags & GRAPHC_SESSION_EAGER_CAPTURE)) {
     for (int32_t p = 0; p < desc.num_plans; ++p) {
@@ -356,6 +383,7 @@ CudaSession::~CudaSession() {
   if (ltHandle)
     model.cuda->cublasLt()->destroy(ltHandle);
   convs.clear();
+  sdpas.clear();
   if (dnnHandle)
     model.cuda->cudnn()->destroy(dnnHandle);
   if (callerReady)
@@ -440,14 +468,26 @@ graphc_status CudaSession::enqueue(const graphc_plan_desc &plan,
       const graphc_kernel_desc &kernel = model.desc->kernels[step.kernel];
       std::string failure;
       graphc_code code =
-          kernel.conv ? convs[step.kernel]->enqueue(argValues.data(), failure)
-                      : gemms[step.kernel]->enqueue(
-                            argValues.data(),
-                            step.args[kernel.gemm->workspace_arg].size, stream,
-                            failure);
+          kernel.sdpa
+              ? (sdpas[step.kernel]->fused()
+                     ? sdpas[step.kernel]->enqueue(argValues.data(), failure)
+                     : GRAPHC_OK)
+          : kernel.conv ? convs[step.kernel]->enqueue(argValues.data(), failure)
+                        : gemms[step.kernel]->enqueue(
+                              argValues.data(),
+                              step.args[kernel.gemm->workspace_arg].size,
+                              stream, failure);
       if (code != GRAPHC_OK)
         return libraryError(code, what + " failed to launch", failure);
       result = cu::kSuccess;
+      if (kernel.sdpa && !sdpas[step.kernel]->fused()) {
+        // cuDNN has no engine for it: the generated attention kernel
+        // computes it, from the step's arguments but the workspace.
+        const graphc_sdpa_desc &sdpa = *kernel.sdpa;
+        result = launch(device.functions[step.kernel], sdpa.fallback_grid,
+                        sdpa.fallback_block, sdpa.fallback_shared_bytes,
+                        sdpa.workspace_arg, plan, s);
+      }
       if (kernel.conv && !convs[step.kernel]->fused()) {
         // cuDNN convolved alone into Y; the kernel's epilogue kernel
         // finishes it in place, from the step's arguments but the
@@ -489,7 +529,9 @@ void CudaSession::libraryKernelInfo(int32_t kernel,
                                     graphc_library_kernel_info &out) const {
   const graphc_kernel_desc &desc = model.desc->kernels[kernel];
   out.library = desc.library;
-  out.requested_rank = desc.gemm ? desc.gemm->algo_rank : desc.conv->engine_rank;
+  out.requested_rank = desc.gemm   ? desc.gemm->algo_rank
+                       : desc.sdpa ? desc.sdpa->engine_rank
+                                   : desc.conv->engine_rank;
   out.fused = -1;
   out.rank = -1;
   out.workspace_bytes = 0;
@@ -498,6 +540,11 @@ void CudaSession::libraryKernelInfo(int32_t kernel,
     out.fused = 1;
     out.rank = gemms[kernel]->algoRank();
     out.workspace_bytes = gemms[kernel]->workspaceSize();
+  } else if (desc.sdpa && size_t(kernel) < sdpas.size() && sdpas[kernel]) {
+    // Not fused: the generated attention kernel computes all of it.
+    out.fused = sdpas[kernel]->fused() ? 1 : 0;
+    out.rank = sdpas[kernel]->engineRank();
+    out.workspace_bytes = sdpas[kernel]->workspaceSize();
   } else if (desc.conv && size_t(kernel) < convs.size() && convs[kernel]) {
     out.fused = convs[kernel]->fused() ? 1 : 0;
     out.rank = convs[kernel]->engineRank();
@@ -600,15 +647,8 @@ graphc_status CudaSession::takeDeviceError() {
   if (planIndex < static_cast<unsigned long long>(desc.num_plans) &&
       step < static_cast<unsigned long long>(desc.plans[planIndex].num_steps) &&
       desc.plans[planIndex].steps[step].kind != GRAPHC_STEP_COPY) {
-    const graphc_kernel_desc &kernel =
-        desc.kernels[desc.plans[planIndex].steps[step].kernel];
-    std::string nodes = kernel.onnx_nodes ? kernel.onnx_nodes : "";
-    if (nodes.empty())
-      message += "kernel '" + std::string(kernel.name) + "'";
-    else
-      message += (nodes.find(',') == std::string::npos ? "node '"
-                                                       : "one of the nodes '") +
-                 nodes + "' (kernel '" + kernel.name + "')";
+    message += describeValueSite(
+        desc.kernels[desc.plans[planIndex].steps[step].kernel]);
   } else {
     message += "an unknown kernel (launch site " + std::to_string(site) + ")";
   }

@@ -20,8 +20,9 @@
 // cuDNN handle (the latter set to its stream) and, per library kernel, the
 // matmul or convolution plan built at creation (CublasLtGemm, CudnnConv), so
 // runs allocate nothing and capture like launches. A convolution cuDNN runs
-// without its epilogue is followed by the kernel's epilogue kernel,
-// launched like a generated kernel.
+// without its epilogue is followed by the kernel's epilogue kernel, and an
+// attention cuDNN has no engine for runs the kernel's fallback kernel
+// instead (CudnnSdpa), each launched like a generated kernel.
 //
 // Kernels that check their indices report an out-of-range index in the
 // session's error record (64-bit words in device memory: flag, launch site,
@@ -49,6 +50,7 @@
 #include "runtime/src/CublasLtGemm.h"
 #include "runtime/src/CudaModel.h"
 #include "runtime/src/CudnnConv.h"
+#include "runtime/src/CudnnSdpa.h"
 
 #include <memory>
 #include <vector>
@@ -92,6 +94,12 @@ public:
   /// graphc_session_library_kernel_info (the caller checked the index).
   void libraryKernelInfo(int32_t kernel,
                          graphc_library_kernel_info &out) const;
+  /// Times the candidates of library kernel `kernel` (the caller checked
+  /// that it is one); see graphc_session_time_library_kernel.
+  /// LibraryTiming.cpp.
+  graphc_status timeLibraryKernel(int32_t kernel, int32_t maxRanks, bool splitK,
+                                  int32_t warmup, int32_t repeats,
+                                  std::vector<graphc_library_candidate> &out);
 
 private:
   CudaSession(const graphc_model &model, CudaDevice &device, bool useGraphs,
@@ -107,6 +115,10 @@ private:
   /// kernel's GEMM or convolution plan for the smallest workspace and the
   /// alignment its steps give it.
   graphc_status prepareLibraryKernels();
+  /// GRAPHC_SESSION_TIME_LIBRARY_ALGORITHMS: times the first few
+  /// candidates of every untuned library kernel and keeps the fastest.
+  /// LibraryTiming.cpp.
+  graphc_status timeLibraryAlgorithms();
   /// Queues `function` on the stream with the first `numArgs` of the
   /// current step's arguments, then the error record and the launch site of
   /// step `step` of `plan`.
@@ -218,6 +230,13 @@ private:
   /// none when the model has no cuDNN kernel.
   dnn::Handle dnnHandle = nullptr;
   std::vector<std::unique_ptr<CudnnConv>> convs;
+  std::vector<std::unique_ptr<CudnnSdpa>> sdpas;
+  /// Per kernel, what its GEMM or convolution was built for: the smallest
+  /// workspace of its steps (UINT64_MAX: no step calls it) and the least
+  /// alignment of each operand. Library timing builds candidates alike.
+  std::vector<uint64_t> libraryWorkspace;
+  std::vector<GemmAlignment> gemmAlignments;
+  std::vector<ConvAlignment> convAlignments;
   /// Per input: host bytes of its pad value for patterns memset cannot
   /// write, made on first use.
   std::vector<std::vector<unsigned char>> padSource;

@@ -1,8 +1,8 @@
 //===- Cudnn.h - cuDNN, loaded at run time ----------------------*- C++ -*-===//
 //
-// Library kernels of GRAPHC_LIBRARY_CUDNN (convolutions) run on cuDNN's
-// graph (backend) API. Like the driver and cuBLASLt, it is never linked:
-// the first model with such a kernel opens $GRAPHC_CUDNN_LIBRARY, else
+// Library kernels of GRAPHC_LIBRARY_CUDNN (convolutions, attention) run on
+// cuDNN's graph (backend) API. Like the driver and cuBLASLt, it is never
+// linked: the first model with such a kernel opens $GRAPHC_CUDNN_LIBRARY, else
 // libcudnn.so.9, and reads its entry points into a table. The few cuDNN
 // types and constants used are declared here;
 // test/runtime/CudnnConstantsTest.cpp checks them against cudnn_graph.h
@@ -42,7 +42,9 @@ inline bool isNotSupported(Status status) {
 // cudnnDataType_t.
 constexpr int32_t kDataFloat = 0;
 constexpr int32_t kDataHalf = 2;
+constexpr int32_t kDataInt32 = 4;
 constexpr int32_t kDataBfloat16 = 9;
+constexpr int32_t kDataBoolean = 11;
 
 // cudnnBackendDescriptorType_t.
 constexpr int kPointwiseDescriptor = 0;
@@ -56,6 +58,10 @@ constexpr int kPointwiseOperationDescriptor = 13;
 constexpr int kOperationGraphDescriptor = 15;
 constexpr int kVariantPackDescriptor = 16;
 constexpr int kTensorDescriptor = 17;
+constexpr int kMatmulDescriptor = 18;
+constexpr int kMatmulOperationDescriptor = 19;
+constexpr int kReductionDescriptor = 21;
+constexpr int kReductionOperationDescriptor = 22;
 
 // cudnnBackendAttributeType_t.
 constexpr int kTypeHandle = 0;
@@ -70,11 +76,13 @@ constexpr int kTypeHeuristicMode = 8;
 constexpr int kTypeNumericalNote = 11;
 constexpr int kTypePointwiseMode = 14;
 constexpr int kTypeBackendDescriptor = 15;
+constexpr int kTypeReductionOperator = 18;
 
 // cudnnBackendAttributeName_t.
 constexpr int kAttrPointwiseMode = 0;
 constexpr int kAttrPointwiseMathPrecision = 1;
 constexpr int kAttrPointwiseSwishBeta = 8;
+constexpr int kAttrPointwiseAxis = 9;
 constexpr int kAttrConvolutionComputeType = 100;
 constexpr int kAttrConvolutionMode = 101;
 constexpr int kAttrConvolutionDilations = 102;
@@ -99,6 +107,7 @@ constexpr int kAttrPointwiseOperationDesc = 750;
 constexpr int kAttrPointwiseOperationX = 751;
 constexpr int kAttrPointwiseOperationB = 752;
 constexpr int kAttrPointwiseOperationY = 753;
+constexpr int kAttrPointwiseOperationT = 758;
 constexpr int kAttrOperationGraphHandle = 800;
 constexpr int kAttrOperationGraphOps = 801;
 constexpr int kAttrTensorByteAlignment = 900;
@@ -107,17 +116,40 @@ constexpr int kAttrTensorDimensions = 902;
 constexpr int kAttrTensorStrides = 903;
 constexpr int kAttrTensorUniqueId = 906;
 constexpr int kAttrTensorIsVirtual = 907;
+constexpr int kAttrTensorIsByValue = 908;
 constexpr int kAttrVariantPackUniqueIds = 1000;
 constexpr int kAttrVariantPackDataPointers = 1001;
 constexpr int kAttrVariantPackWorkspace = 1003;
 constexpr int kAttrEngineNumericalNote = 1303;
+constexpr int kAttrMatmulCompType = 1500;
+constexpr int kAttrMatmulOperationA = 1520;
+constexpr int kAttrMatmulOperationB = 1521;
+constexpr int kAttrMatmulOperationC = 1522;
+constexpr int kAttrMatmulOperationDesc = 1523;
+constexpr int kAttrReductionOperator = 1600;
+constexpr int kAttrReductionCompType = 1601;
+constexpr int kAttrReductionOperationX = 1610;
+constexpr int kAttrReductionOperationY = 1611;
+constexpr int kAttrReductionOperationDesc = 1612;
 
 // cudnnConvolutionMode_t, cudnnPointwiseMode_t, cudnnBackendHeurMode_t.
 constexpr int32_t kCrossCorrelation = 1;
 constexpr int32_t kPointwiseAdd = 0;
+constexpr int32_t kPointwiseMul = 1;
+constexpr int32_t kPointwiseDiv = 6;
+constexpr int32_t kPointwiseSub = 9;
+constexpr int32_t kPointwiseExp = 13;
+constexpr int32_t kPointwiseLog = 15;
+constexpr int32_t kPointwiseCmpGe = 303;
+constexpr int32_t kPointwiseGenIndex = 501;
+constexpr int32_t kPointwiseBinarySelect = 601;
 constexpr int32_t kPointwiseReluForward = 100;
+constexpr int32_t kPointwiseGeluForward = 104; // the erf form
 constexpr int32_t kPointwiseSwishForward = 106;
 constexpr int32_t kHeuristicsModeA = 3;
+// cudnnReduceTensorOp_t.
+constexpr int32_t kReduceAdd = 0;
+constexpr int32_t kReduceMax = 3;
 
 // cudnnBackendNumericalNote_t.
 constexpr int32_t kNoteTensorCore = 0;

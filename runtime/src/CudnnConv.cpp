@@ -1,11 +1,10 @@
 //===- CudnnConv.cpp - a library kernel's convolution on cuDNN ------------===//
 #include "runtime/src/CudnnConv.h"
 
+#include "runtime/src/CudnnGraph.h"
 #include "runtime/src/OnnxDtype.h"
 
 #include <algorithm>
-#include <cinttypes>
-#include <cstdio>
 #include <utility>
 
 using namespace graphc::rt;
@@ -15,20 +14,7 @@ namespace {
 /// kUidVirtual.
 constexpr int64_t kUidX = 1, kUidW = 2, kUidBias = 3, kUidZ = 4, kUidY = 5,
                   kUidVirtual = 10;
-/// The byte alignment declared for virtual tensors (as cuDNN's frontend
-/// does).
-constexpr uint32_t kVirtualAlignment = 16;
-/// The most engine configurations of the heuristic's answer looked at.
-constexpr int64_t kMaxEngineConfigs = 64;
-/// The most reasons for skipped configurations a message lists.
-constexpr size_t kMaxReasons = 8;
-
-std::string hexPointer(cu::DevicePtr pointer) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "0x%" PRIx64,
-                static_cast<uint64_t>(pointer));
-  return text;
-}
+constexpr uint32_t kVirtualAlignment = dnn::kVirtualAlignment;
 
 /// The cuDNN data type of a checked convolution's tensors.
 int32_t dataTypeOf(const graphc_conv_desc &conv) {
@@ -120,7 +106,8 @@ std::string problemOf(const graphc_conv_desc &conv) {
          layoutOf(conv);
 }
 
-/// ", with bias, Z and relu" (or silu) for what follows the convolution.
+/// ", with bias, Z and relu" (or silu, gelu_erf) for what follows the
+/// convolution.
 std::string epilogueOf(const graphc_conv_desc &conv) {
   std::vector<std::string> parts;
   if (conv.bias_arg >= 0)
@@ -131,6 +118,8 @@ std::string epilogueOf(const graphc_conv_desc &conv) {
     parts.push_back("relu");
   else if (conv.epilogue == GRAPHC_EPILOGUE_SILU)
     parts.push_back("silu");
+  else if (conv.epilogue == GRAPHC_EPILOGUE_GELU_ERF)
+    parts.push_back("gelu_erf");
   std::string text;
   for (size_t i = 0; i < parts.size(); ++i)
     text += (i == 0                  ? ", with "
@@ -140,148 +129,29 @@ std::string epilogueOf(const graphc_conv_desc &conv) {
   return text;
 }
 
-/// One planning attempt: the descriptors it created (destroyed with it
-/// unless adopted), the sequence's first failing call, and the plan.
-class Attempt {
-public:
-  explicit Attempt(const dnn::Library &library) : library(library) {}
-  ~Attempt() {
-    for (auto at = owned.rbegin(); at != owned.rend(); ++at)
-      library.backendDestroyDescriptor(*at);
-  }
-  Attempt(const Attempt &) = delete;
-  Attempt &operator=(const Attempt &) = delete;
-
-  /// A new descriptor of `type`, or null once a call failed.
-  dnn::Descriptor create(int type, const char *what) {
-    if (status != dnn::kSuccess)
-      return nullptr;
-    dnn::Descriptor descriptor = nullptr;
-    record(library.backendCreateDescriptor(type, &descriptor),
-           "cudnnBackendCreateDescriptor", what);
-    if (status != dnn::kSuccess)
-      return nullptr;
-    owned.push_back(descriptor);
-    return descriptor;
-  }
-  void set(dnn::Descriptor descriptor, int attribute, int type, int64_t count,
-           const void *values, const char *what) {
-    if (status == dnn::kSuccess)
-      record(library.backendSetAttribute(descriptor, attribute, type, count,
-                                         values),
-             "cudnnBackendSetAttribute", what);
-  }
-  void finalize(dnn::Descriptor descriptor, const char *what) {
-    if (status == dnn::kSuccess)
-      record(library.backendFinalize(descriptor), "cudnnBackendFinalize", what);
-  }
-  void get(dnn::Descriptor descriptor, int attribute, int type,
-           int64_t requested, int64_t *count, void *values, const char *what) {
-    if (status == dnn::kSuccess)
-      record(library.backendGetAttribute(descriptor, attribute, type, requested,
-                                         count, values),
-             "cudnnBackendGetAttribute", what);
-  }
-  /// Destroys the descriptors created since `mark` (a skipped engine's).
-  void release(size_t mark) {
-    while (owned.size() > mark) {
-      library.backendDestroyDescriptor(owned.back());
-      owned.pop_back();
-    }
-  }
-  /// Whether no call failed. A graph cuDNN does not support is no error of
-  /// the runtime's: that failure becomes the reason there is no plan.
-  bool goesOn() {
-    if (status == dnn::kSuccess)
-      return true;
-    if (dnn::isNotSupported(status)) {
-      whyNot = failure();
-      status = dnn::kSuccess;
-    }
-    return false;
-  }
-  /// "cudnnBackendFinalize (operation graph) returned ...".
-  std::string failure() const {
-    return failedCall + " returned " + library.describe(status);
-  }
-
-  const dnn::Library &library;
-  std::vector<dnn::Descriptor> owned;
-  dnn::Status status = dnn::kSuccess;
-  std::string failedCall;
-  dnn::Descriptor plan = nullptr;
-  uint64_t workspace = 0;
-  int32_t rank = -1;
-  /// Why the graph has no plan, when it has none and nothing failed hard.
-  std::string whyNot;
-
-private:
-  void record(dnn::Status result, const char *function, const char *what) {
-    if (result == dnn::kSuccess)
-      return;
-    status = result;
-    failedCall = std::string(function) + " (" + what + ")";
-  }
-};
+using dnn::Attempt;
 
 /// A finalized tensor descriptor of `dims` in the convolution's layout.
 dnn::Descriptor tensor(Attempt &attempt, int64_t uid,
                        const std::vector<int64_t> &dims, bool channelsLast,
                        int32_t dataType, uint32_t alignment, bool isVirtual) {
-  dnn::Descriptor descriptor = attempt.create(dnn::kTensorDescriptor, "tensor");
-  std::vector<int64_t> strides = stridesOf(dims, channelsLast);
-  auto count = static_cast<int64_t>(dims.size());
-  int64_t bytes = alignment;
-  bool virtualFlag = isVirtual;
-  attempt.set(descriptor, dnn::kAttrTensorUniqueId, dnn::kTypeInt64, 1, &uid,
-              "tensor unique id");
-  attempt.set(descriptor, dnn::kAttrTensorDataType, dnn::kTypeDataType, 1,
-              &dataType, "tensor data type");
-  attempt.set(descriptor, dnn::kAttrTensorDimensions, dnn::kTypeInt64, count,
-              dims.data(), "tensor dimensions");
-  attempt.set(descriptor, dnn::kAttrTensorStrides, dnn::kTypeInt64, count,
-              strides.data(), "tensor strides");
-  attempt.set(descriptor, dnn::kAttrTensorIsVirtual, dnn::kTypeBoolean, 1,
-              &virtualFlag, "tensor virtual flag");
-  // cuDNN requires an alignment of every tensor; an intermediate never
-  // reaches memory, so any power of two does for it.
-  attempt.set(descriptor, dnn::kAttrTensorByteAlignment, dnn::kTypeInt64, 1,
-              &bytes, "tensor byte alignment");
-  attempt.finalize(descriptor, "tensor");
-  return descriptor;
+  dnn::TensorSpec spec;
+  spec.uid = uid;
+  spec.dims = dims;
+  spec.strides = stridesOf(dims, channelsLast);
+  spec.dataType = dataType;
+  spec.alignment = alignment;
+  spec.isVirtual = isVirtual;
+  return dnn::tensor(attempt, spec);
 }
 
-/// A finalized pointwise operation: y = mode(x[, b]).
+/// A finalized pointwise operation: y = mode(x[, b]) in float32.
 dnn::Descriptor pointwise(Attempt &attempt, int32_t mode, dnn::Descriptor x,
                           dnn::Descriptor b, dnn::Descriptor y) {
-  dnn::Descriptor desc =
-      attempt.create(dnn::kPointwiseDescriptor, "pointwise descriptor");
-  int32_t precision = dnn::kDataFloat;
-  attempt.set(desc, dnn::kAttrPointwiseMode, dnn::kTypePointwiseMode, 1, &mode,
-              "pointwise mode");
-  attempt.set(desc, dnn::kAttrPointwiseMathPrecision, dnn::kTypeDataType, 1,
-              &precision, "pointwise math precision");
-  if (mode == dnn::kPointwiseSwishForward) {
-    // SWISH_FWD is x * sigmoid(beta x); SiLU is beta 1, set rather than
-    // left to cuDNN's default. A double, as cuDNN's frontend passes it.
-    const double beta = 1.0;
-    attempt.set(desc, dnn::kAttrPointwiseSwishBeta, dnn::kTypeDouble, 1, &beta,
-                "pointwise swish beta");
-  }
-  attempt.finalize(desc, "pointwise descriptor");
-  dnn::Descriptor op =
-      attempt.create(dnn::kPointwiseOperationDescriptor, "pointwise operation");
-  attempt.set(op, dnn::kAttrPointwiseOperationDesc, dnn::kTypeBackendDescriptor,
-              1, &desc, "pointwise operation's descriptor");
-  attempt.set(op, dnn::kAttrPointwiseOperationX, dnn::kTypeBackendDescriptor, 1,
-              &x, "pointwise operation's X");
-  if (b)
-    attempt.set(op, dnn::kAttrPointwiseOperationB, dnn::kTypeBackendDescriptor,
-                1, &b, "pointwise operation's B");
-  attempt.set(op, dnn::kAttrPointwiseOperationY, dnn::kTypeBackendDescriptor, 1,
-              &y, "pointwise operation's Y");
-  attempt.finalize(op, "pointwise operation");
-  return op;
+  dnn::PointwiseSpec spec;
+  spec.mode = mode;
+  spec.swish = mode == dnn::kPointwiseSwishForward;
+  return dnn::pointwise(attempt, spec, x, b, y);
 }
 
 /// Why the configuration with these numerical notes may not run `conv`,
@@ -398,120 +268,19 @@ void planGraph(dnn::Handle handle, const graphc_conv_desc &conv, bool whole,
     ops.push_back(pointwise(attempt,
                             conv.epilogue == GRAPHC_EPILOGUE_SILU
                                 ? dnn::kPointwiseSwishForward
+                            : conv.epilogue == GRAPHC_EPILOGUE_GELU_ERF
+                                ? dnn::kPointwiseGeluForward
                                 : dnn::kPointwiseReluForward,
                             current, nullptr, output()));
 
-  dnn::Descriptor graph =
-      attempt.create(dnn::kOperationGraphDescriptor, "operation graph");
-  attempt.set(graph, dnn::kAttrOperationGraphOps, dnn::kTypeBackendDescriptor,
-              static_cast<int64_t>(ops.size()), ops.data(),
-              "operation graph's operations");
-  attempt.set(graph, dnn::kAttrOperationGraphHandle, dnn::kTypeHandle, 1,
-              &handle, "operation graph's handle");
-  attempt.finalize(graph, "operation graph");
-
-  dnn::Descriptor heuristics =
-      attempt.create(dnn::kEngineHeuristicsDescriptor, "engine heuristics");
-  const int32_t heuristicsMode = dnn::kHeuristicsModeA;
-  attempt.set(heuristics, dnn::kAttrHeuristicsOperationGraph,
-              dnn::kTypeBackendDescriptor, 1, &graph,
-              "engine heuristics' operation graph");
-  attempt.set(heuristics, dnn::kAttrHeuristicsMode, dnn::kTypeHeuristicMode, 1,
-              &heuristicsMode, "engine heuristics' mode");
-  attempt.finalize(heuristics, "engine heuristics");
-  int64_t offered = 0;
-  attempt.get(heuristics, dnn::kAttrHeuristicsResults,
-              dnn::kTypeBackendDescriptor, 0, &offered, nullptr,
-              "engine heuristics' result count");
-  if (!attempt.goesOn())
-    return;
-  offered = std::min(offered, kMaxEngineConfigs);
-  std::vector<dnn::Descriptor> configs;
-  for (int64_t i = 0; i < offered; ++i)
-    configs.push_back(
-        attempt.create(dnn::kEngineConfigDescriptor, "engine configuration"));
-  int64_t returned = 0;
-  if (offered > 0)
-    attempt.get(heuristics, dnn::kAttrHeuristicsResults,
-                dnn::kTypeBackendDescriptor, offered, &returned, configs.data(),
-                "engine heuristics' results");
-  if (!attempt.goesOn())
-    return;
-  returned = std::min(returned, offered);
-  if (returned == 0) {
-    attempt.whyNot = "its heuristic offers no engine";
-    return;
-  }
-
-  // The tuned rank first; one the library does not offer (another GPU or
-  // version than tuning saw) starts from its first choice.
-  const int64_t start = conv.engine_rank < returned ? conv.engine_rank : 0;
-  std::vector<std::string> reasons;
-  for (int64_t i = 0; i < returned; ++i) {
-    const int64_t rank = (start + i) % returned;
-    const size_t mark = attempt.owned.size();
-    std::string why;
-    // What the engine does to the numbers, from its notes.
-    dnn::Descriptor engine = attempt.create(dnn::kEngineDescriptor, "engine");
-    int64_t engines = 0;
-    attempt.get(configs[rank], dnn::kAttrEngineConfigEngine,
-                dnn::kTypeBackendDescriptor, 1, &engines, &engine,
-                "engine configuration's engine");
-    int32_t notes[dnn::kNoteTypeCount] = {};
-    int64_t noteCount = 0;
-    attempt.get(engine, dnn::kAttrEngineNumericalNote, dnn::kTypeNumericalNote,
-                dnn::kNoteTypeCount, &noteCount, notes,
-                "engine's numerical notes");
-    if (attempt.status == dnn::kSuccess)
-      why = excludedBy(notes, std::min<int64_t>(noteCount, dnn::kNoteTypeCount),
-                       conv);
-    dnn::Descriptor plan = nullptr;
-    int64_t workspace = 0;
-    if (attempt.status == dnn::kSuccess && why.empty()) {
-      plan = attempt.create(dnn::kExecutionPlanDescriptor, "execution plan");
-      attempt.set(plan, dnn::kAttrPlanHandle, dnn::kTypeHandle, 1, &handle,
-                  "execution plan's handle");
-      attempt.set(plan, dnn::kAttrPlanEngineConfig, dnn::kTypeBackendDescriptor,
-                  1, &configs[rank], "execution plan's engine configuration");
-      attempt.finalize(plan, "execution plan");
-      int64_t count = 0;
-      attempt.get(plan, dnn::kAttrPlanWorkspaceSize, dnn::kTypeInt64, 1, &count,
-                  &workspace, "execution plan's workspace size");
-      if (attempt.status == dnn::kSuccess &&
-          (workspace < 0 || static_cast<uint64_t>(workspace) > workspaceBytes))
-        why = "it needs " + std::to_string(workspace) + " bytes of workspace";
-    }
-    if (attempt.status != dnn::kSuccess) {
-      // An engine that cannot take this graph is skipped, whatever it says.
-      why = attempt.failure();
-      attempt.status = dnn::kSuccess;
-    }
-    if (why.empty()) {
-      attempt.plan = plan;
-      attempt.workspace = static_cast<uint64_t>(workspace);
-      attempt.rank = static_cast<int32_t>(rank);
-      return;
-    }
-    attempt.release(mark);
-    if (reasons.size() < kMaxReasons)
-      reasons.push_back("rank " + std::to_string(rank) + ": " + why);
-  }
-  attempt.whyNot = "none of its " + std::to_string(returned) +
-                   " engine configurations runs (";
-  for (size_t i = 0; i < reasons.size(); ++i)
-    attempt.whyNot += (i ? "; " : "") + reasons[i];
-  attempt.whyNot +=
-      size_t(returned) > reasons.size() ? "; ...)" : std::string(")");
+  dnn::planGraph(
+      handle, ops, conv.engine_rank, workspaceBytes,
+      [&](const int32_t *notes, int64_t count) {
+        return excludedBy(notes, count, conv);
+      },
+      attempt);
 }
 
-/// The status of a failed cuDNN call: host or device memory exhausted, or
-/// an internal error.
-graphc_code codeOf(dnn::Status status) {
-  return status == dnn::kStatusHostAllocationFailed ||
-                 status == dnn::kStatusDeviceAllocationFailed
-             ? GRAPHC_RESOURCE_EXHAUSTED
-             : GRAPHC_INTERNAL;
-}
 } // namespace
 
 bool graphc::rt::cudnnSupports(const graphc_conv_desc &conv,
@@ -527,7 +296,8 @@ bool graphc::rt::cudnnSupports(const graphc_conv_desc &conv,
   }
   if (conv.epilogue != GRAPHC_EPILOGUE_NONE &&
       conv.epilogue != GRAPHC_EPILOGUE_RELU &&
-      conv.epilogue != GRAPHC_EPILOGUE_SILU) {
+      conv.epilogue != GRAPHC_EPILOGUE_SILU &&
+      conv.epilogue != GRAPHC_EPILOGUE_GELU_ERF) {
     error = "no cuDNN epilogue for graphc epilogue " +
             std::to_string(conv.epilogue);
     return false;
@@ -565,7 +335,7 @@ graphc_code CudnnConv::create(const dnn::Library &library, dnn::Handle handle,
   auto failed = [&](const Attempt &attempt) {
     error = attempt.failure() + " planning the convolution " + problem +
             epilogue + " on " + library.title();
-    return codeOf(attempt.status);
+    return dnn::codeOf(attempt.status);
   };
 
   std::unique_ptr<CudnnConv> built(
@@ -640,7 +410,7 @@ graphc_code CudnnConv::enqueue(const cu::DevicePtr *args, std::string &error) {
     if (tensor.arg < 0 || args[tensor.arg] % tensor.alignment == 0)
       continue;
     error = std::string("the convolution's ") + tensor.name + " at " +
-            hexPointer(args[tensor.arg]) + " is not " +
+            dnn::hexPointer(args[tensor.arg]) + " is not " +
             std::to_string(tensor.alignment) +
             "-byte aligned, as its cuDNN plan needs";
     return GRAPHC_INVALID_ARGUMENT;
@@ -650,28 +420,5 @@ graphc_code CudnnConv::enqueue(const cu::DevicePtr *args, std::string &error) {
     pointers.push_back(reinterpret_cast<void *>(args[arg]));
   void *workspace = reinterpret_cast<void *>(args[conv.workspace_arg]);
 
-  // Host memory only: the pack is built per run (the pointers differ
-  // between runs without CUDA graphs) and read when the work is queued.
-  Attempt pack(library);
-  dnn::Descriptor variants =
-      pack.create(dnn::kVariantPackDescriptor, "variant pack");
-  pack.set(variants, dnn::kAttrVariantPackUniqueIds, dnn::kTypeInt64,
-           static_cast<int64_t>(uids.size()), uids.data(),
-           "variant pack's unique ids");
-  pack.set(variants, dnn::kAttrVariantPackDataPointers, dnn::kTypeVoidPointer,
-           static_cast<int64_t>(pointers.size()), pointers.data(),
-           "variant pack's data pointers");
-  pack.set(variants, dnn::kAttrVariantPackWorkspace, dnn::kTypeVoidPointer, 1,
-           &workspace, "variant pack's workspace");
-  pack.finalize(variants, "variant pack");
-  if (pack.status != dnn::kSuccess) {
-    error = pack.failure();
-    return codeOf(pack.status);
-  }
-  dnn::Status status = library.backendExecute(handle, plan, variants);
-  if (status != dnn::kSuccess) {
-    error = "cudnnBackendExecute returned " + library.describe(status);
-    return codeOf(status);
-  }
-  return GRAPHC_OK;
+  return dnn::execute(library, handle, plan, uids, pointers, workspace, error);
 }

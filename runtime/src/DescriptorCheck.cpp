@@ -6,6 +6,7 @@
 #include "runtime/src/Dtype.h"
 #include "runtime/src/OnnxDtype.h"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <vector>
@@ -217,6 +218,9 @@ std::string checkGemm(const graphc_gemm_desc &gemm, const std::string &where) {
   if (gemm.epilogue == GRAPHC_EPILOGUE_SILU)
     return at + "has epilogue silu, which only convolutions take (cuBLASLt "
                 "has no SiLU epilogue)";
+  if (gemm.epilogue == GRAPHC_EPILOGUE_GELU_ERF)
+    return at + "has epilogue gelu_erf, which only convolutions take "
+                "(cuBLASLt fuses only the tanh GELU)";
   if (gemm.epilogue != GRAPHC_EPILOGUE_NONE &&
       gemm.epilogue != GRAPHC_EPILOGUE_RELU &&
       gemm.epilogue != GRAPHC_EPILOGUE_GELU_TANH)
@@ -240,6 +244,12 @@ std::string checkGemm(const graphc_gemm_desc &gemm, const std::string &where) {
            " (0 to " + std::to_string(GRAPHC_MAX_ALGO_RANKS - 1) + ")";
   if (gemm.tf32 != 0 && gemm.tf32 != 1)
     return at + "has tf32 " + std::to_string(gemm.tf32) + " (0 or 1)";
+  if (gemm.split_k != 0 &&
+      (gemm.split_k < 2 || gemm.split_k > GRAPHC_MAX_SPLIT_K))
+    return at + "splits K into " + std::to_string(gemm.split_k) +
+           " parts (0, or 2 to " + std::to_string(GRAPHC_MAX_SPLIT_K) + ")";
+  if (gemm.tuned != 0 && gemm.tuned != 1)
+    return at + "has tuned " + std::to_string(gemm.tuned) + " (0 or 1)";
   if (gemm.tf32 && gemm.dtype != kFloat)
     return at + "rounds to tf32 but its matrices are " +
            graphc_dtype_name(gemm.dtype);
@@ -380,9 +390,10 @@ std::string checkConv(const graphc_conv_desc &conv, const std::string &where) {
   }
   if (conv.epilogue != GRAPHC_EPILOGUE_NONE &&
       conv.epilogue != GRAPHC_EPILOGUE_RELU &&
-      conv.epilogue != GRAPHC_EPILOGUE_SILU)
+      conv.epilogue != GRAPHC_EPILOGUE_SILU &&
+      conv.epilogue != GRAPHC_EPILOGUE_GELU_ERF)
     return at + "has epilogue " + std::to_string(conv.epilogue) +
-           " (none, relu or silu)";
+           " (none, relu, silu or gelu_erf)";
   if ((conv.dtype != kFloat && conv.dtype != kFloat16 &&
        conv.dtype != kBfloat16) ||
       conv.compute_dtype != kFloat)
@@ -409,6 +420,8 @@ std::string checkConv(const graphc_conv_desc &conv, const std::string &where) {
   if (conv.engine_rank < 0 || conv.engine_rank >= GRAPHC_MAX_ALGO_RANKS)
     return at + "asks for engine rank " + std::to_string(conv.engine_rank) +
            " (0 to " + std::to_string(GRAPHC_MAX_ALGO_RANKS - 1) + ")";
+  if (conv.tuned != 0 && conv.tuned != 1)
+    return at + "has tuned " + std::to_string(conv.tuned) + " (0 or 1)";
   if (conv.has_epilogue_kernel != 0 && conv.has_epilogue_kernel != 1)
     return at + "has has_epilogue_kernel " +
            std::to_string(conv.has_epilogue_kernel) + " (0 or 1)";
@@ -443,6 +456,188 @@ std::string checkConv(const graphc_conv_desc &conv, const std::string &where) {
   return "";
 }
 
+/// One tensor of an attention step: its name, argument index, dims over
+/// [B, H, S, D], element offset and strides.
+struct SdpaOperand {
+  const char *name;
+  int32_t arg;
+  int64_t dims[4];
+  int64_t offset;
+  const int64_t *strides;
+};
+
+/// The tensors of an attention record: Q, K, V, the bias (arg -1 when
+/// absent) and O, O last.
+void sdpaOperands(const graphc_sdpa_desc &sdpa, SdpaOperand (&out)[5]) {
+  out[0] = {"Q",
+            sdpa.q_arg,
+            {sdpa.batch, sdpa.heads, sdpa.queries, sdpa.head_dim},
+            sdpa.q_offset,
+            sdpa.q_strides};
+  out[1] = {"K",
+            sdpa.k_arg,
+            {sdpa.batch, sdpa.kv_heads, sdpa.keys, sdpa.head_dim},
+            sdpa.k_offset,
+            sdpa.k_strides};
+  out[2] = {"V",
+            sdpa.v_arg,
+            {sdpa.batch, sdpa.kv_heads, sdpa.keys, sdpa.value_dim},
+            sdpa.v_offset,
+            sdpa.v_strides};
+  out[3] = {"bias",
+            sdpa.bias_arg,
+            {sdpa.bias_dims[0], sdpa.bias_dims[1], sdpa.bias_dims[2],
+             sdpa.bias_dims[3]},
+            sdpa.bias_offset,
+            sdpa.bias_strides};
+  out[4] = {"O",
+            sdpa.o_arg,
+            {sdpa.batch, sdpa.heads, sdpa.queries, sdpa.value_dim},
+            sdpa.o_offset,
+            sdpa.o_strides};
+}
+
+/// The bytes from the start of a tensor's argument to the end of its last
+/// element: (offset + sum (dim - 1) stride + 1) elements, for positive dims
+/// and non-negative strides and offset; nullopt when that overflows.
+std::optional<int64_t> sdpaSpanBytes(const SdpaOperand &operand,
+                                     int64_t elementBytes) {
+  std::optional<int64_t> last = operand.offset;
+  for (int d = 0; d < 4 && last; ++d) {
+    std::optional<int64_t> step =
+        graphc::checkedMul(operand.dims[d] - 1, operand.strides[d]);
+    last = step ? graphc::checkedAdd(*last, *step) : std::nullopt;
+  }
+  if (last)
+    last = graphc::checkedAdd(*last, 1);
+  return last ? graphc::checkedMul(*last, elementBytes) : std::nullopt;
+}
+
+/// Whether no two elements of `operand` share an address: ordered by
+/// stride, each dim (of more than one element) steps past everything the
+/// dims inside it span. Only then may a library write it in any order.
+bool sdpaDistinct(const SdpaOperand &operand) {
+  int order[4] = {0, 1, 2, 3};
+  std::sort(order, order + 4, [&](int a, int b) {
+    return operand.strides[a] < operand.strides[b];
+  });
+  int64_t inner = 1; // elements the inner dims span, up to their last + 1
+  for (int d : order) {
+    if (operand.dims[d] == 1)
+      continue;
+    if (operand.strides[d] < inner)
+      return false;
+    std::optional<int64_t> span =
+        graphc::checkedMul(operand.dims[d] - 1, operand.strides[d]);
+    if (!span || !(span = graphc::checkedAdd(*span, inner)))
+      return false;
+    inner = *span;
+  }
+  return true;
+}
+
+/// The attention record of a library kernel on its own: sizes, dtypes,
+/// argument indices, strides and offsets (spans overflow-checked), the
+/// fallback kernel's launch.
+std::string checkSdpa(const graphc_sdpa_desc &sdpa, const std::string &where,
+                      int32_t target) {
+  std::string at = where + ": attention ";
+  if (target != GRAPHC_TARGET_CUDA)
+    return at + "in a cpu model (cuDNN's SDPA runs on cuda only)";
+  const struct {
+    const char *name;
+    int64_t value;
+  } sizes[] = {{"batch", sdpa.batch},        {"heads", sdpa.heads},
+               {"kv_heads", sdpa.kv_heads},  {"queries", sdpa.queries},
+               {"keys", sdpa.keys},          {"head_dim", sdpa.head_dim},
+               {"value_dim", sdpa.value_dim}};
+  for (const auto &size : sizes)
+    if (size.value < 1)
+      return at + "has " + size.name + " " + std::to_string(size.value);
+  if (sdpa.heads % sdpa.kv_heads)
+    return at + "has " + std::to_string(sdpa.heads) +
+           " query heads, not a "
+           "multiple of its " +
+           std::to_string(sdpa.kv_heads) + " K/V heads";
+  if ((sdpa.dtype != kFloat16 && sdpa.dtype != kBfloat16) ||
+      sdpa.compute_dtype != kFloat)
+    return at + "has " + dtypeText(sdpa.dtype) + " tensors computing in " +
+           dtypeText(sdpa.compute_dtype) +
+           " (float16 or bfloat16 computing in float32)";
+  if (sdpa.is_causal != 0 && sdpa.is_causal != 1)
+    return at + "has is_causal " + std::to_string(sdpa.is_causal) + " (0 or 1)";
+  if (!std::isfinite(sdpa.scale))
+    return at + "has a scale that is not finite";
+  if (sdpa.q_arg < 0 || sdpa.k_arg < 0 || sdpa.v_arg < 0 || sdpa.o_arg < 0 ||
+      sdpa.bias_arg < -1 || sdpa.workspace_arg < 0)
+    return at + "has invalid argument indices (q_arg " +
+           std::to_string(sdpa.q_arg) + ", k_arg " +
+           std::to_string(sdpa.k_arg) + ", v_arg " +
+           std::to_string(sdpa.v_arg) + ", bias_arg " +
+           std::to_string(sdpa.bias_arg) + ", o_arg " +
+           std::to_string(sdpa.o_arg) + ", workspace_arg " +
+           std::to_string(sdpa.workspace_arg) + ")";
+  if (sdpa.engine_rank < 0 || sdpa.engine_rank >= GRAPHC_MAX_ALGO_RANKS)
+    return at + "asks for engine rank " + std::to_string(sdpa.engine_rank) +
+           " (0 to " + std::to_string(GRAPHC_MAX_ALGO_RANKS - 1) + ")";
+  const int64_t full[4] = {sdpa.batch, sdpa.heads, sdpa.queries, sdpa.keys};
+  if (sdpa.bias_arg >= 0) {
+    for (int d = 0; d < 4; ++d)
+      if (sdpa.bias_dims[d] != 1 && sdpa.bias_dims[d] != full[d])
+        return at + "has bias dim " + std::to_string(d) + " of " +
+               std::to_string(sdpa.bias_dims[d]) + " (1 or " +
+               std::to_string(full[d]) + ")";
+    if (sdpa.bias_dims[3] != sdpa.keys)
+      return at + "has a bias of " + std::to_string(sdpa.bias_dims[3]) +
+             " keys, not " + std::to_string(sdpa.keys);
+  }
+  SdpaOperand operands[5];
+  sdpaOperands(sdpa, operands);
+  auto elementBytes = static_cast<int64_t>(graphc_dtype_size(sdpa.dtype));
+  for (const SdpaOperand &operand : operands) {
+    if (operand.arg < 0)
+      continue;
+    std::string name = std::string(operand.name) + " ";
+    if (operand.offset < 0)
+      return at + "has " + name + "at offset " + std::to_string(operand.offset);
+    for (int d = 0; d < 4; ++d)
+      if (operand.strides[d] < 0)
+        return at + "has " + name + "stride " + std::to_string(d) + " of " +
+               std::to_string(operand.strides[d]);
+    if (operand.dims[3] > 1 && operand.strides[3] != 1)
+      return at + "has " + name + "innermost stride " +
+             std::to_string(operand.strides[3]) + " (cuDNN reads 1)";
+    if (!sdpaSpanBytes(operand, elementBytes))
+      return at + "has " + name + "spanning more bytes than a size can hold";
+  }
+  if (!sdpaDistinct(operands[4]))
+    return at + "writes elements of O to shared addresses (strides " +
+           std::to_string(sdpa.o_strides[0]) + ", " +
+           std::to_string(sdpa.o_strides[1]) + ", " +
+           std::to_string(sdpa.o_strides[2]) + ", " +
+           std::to_string(sdpa.o_strides[3]) + ")";
+  uint64_t threads = 1;
+  for (int d = 0; d < 3; ++d) {
+    uint32_t grid = sdpa.fallback_grid[d], block = sdpa.fallback_block[d];
+    if (grid < 1 || grid > kMaxGridDims[d] || block < 1 ||
+        block > kMaxBlockDims[d])
+      return at + "launches its fallback kernel with grid " +
+             std::to_string(sdpa.fallback_grid[0]) + "x" +
+             std::to_string(sdpa.fallback_grid[1]) + "x" +
+             std::to_string(sdpa.fallback_grid[2]) + " and block " +
+             std::to_string(sdpa.fallback_block[0]) + "x" +
+             std::to_string(sdpa.fallback_block[1]) + "x" +
+             std::to_string(sdpa.fallback_block[2]) +
+             ", beyond what CUDA launches";
+    threads *= block;
+  }
+  if (threads > kMaxBlockThreads)
+    return at + "launches its fallback kernel with " + std::to_string(threads) +
+           " threads a block (at most " + std::to_string(kMaxBlockThreads) +
+           ")";
+  return "";
+}
+
 std::string checkKernel(const graphc_kernel_desc &kernel, int32_t index,
                         int32_t target) {
   if (!kernel.name)
@@ -463,12 +658,21 @@ std::string checkKernel(const graphc_kernel_desc &kernel, int32_t index,
            (kernel.library == GRAPHC_LIBRARY_NONE
                 ? std::string("no library")
                 : std::string(libraryTitle(kernel.library)));
+  if (kernel.sdpa && kernel.library != GRAPHC_LIBRARY_CUDNN)
+    return where + " has an attention record but calls " +
+           (kernel.library == GRAPHC_LIBRARY_NONE
+                ? std::string("no library")
+                : std::string(libraryTitle(kernel.library)));
   if (kernel.library == GRAPHC_LIBRARY_CUBLASLT && !kernel.gemm)
     return where + " calls cuBLASLt without a GEMM record";
-  if (kernel.library == GRAPHC_LIBRARY_CUDNN && !kernel.conv)
-    return where + " calls cuDNN without a convolution record";
+  if (kernel.conv && kernel.sdpa)
+    return where + " has a convolution and an attention record";
+  if (kernel.library == GRAPHC_LIBRARY_CUDNN && !kernel.conv && !kernel.sdpa)
+    return where + " calls cuDNN without a convolution or attention record";
   if (kernel.gemm)
     return checkGemm(*kernel.gemm, where);
+  if (kernel.sdpa)
+    return checkSdpa(*kernel.sdpa, where, target);
   if (kernel.conv) {
     std::string error = checkConv(*kernel.conv, where);
     if (error.empty() && kernel.conv->has_epilogue_kernel &&
@@ -616,10 +820,77 @@ std::string checkConvStep(const graphc_kernel_desc &kernel,
   return "";
 }
 
+/// A library call's arguments against its kernel's attention: every tensor
+/// an argument before the workspace whose buffer holds every element it
+/// reads or writes, O (written) in the arena or an output and apart from
+/// everything else (Q, K and V may share a buffer: parts of one
+/// projection). Runs after every argument was found within its buffer.
+std::string checkSdpaStep(const graphc_kernel_desc &kernel,
+                          const graphc_step_desc &step,
+                          const std::string &where) {
+  const graphc_sdpa_desc &sdpa = *kernel.sdpa;
+  std::string at = where + " (kernel '" + kernel.name + "')";
+  if (sdpa.workspace_arg != step.num_args - 1)
+    return at + " has " + std::to_string(step.num_args) +
+           " arguments but the attention's workspace is argument " +
+           std::to_string(sdpa.workspace_arg) + " (the last one)";
+  const graphc_buffer_ref &workspace = step.args[sdpa.workspace_arg];
+  if (workspace.kind != GRAPHC_BUFFER_NONE &&
+      workspace.kind != GRAPHC_BUFFER_ARENA)
+    return at + ": the attention's workspace is not in the arena";
+  SdpaOperand operands[5];
+  sdpaOperands(sdpa, operands);
+  auto elementBytes = static_cast<int64_t>(graphc_dtype_size(sdpa.dtype));
+  for (const SdpaOperand &operand : operands) {
+    if (operand.arg < 0)
+      continue;
+    std::string name = std::string(operand.name) + " (argument " +
+                       std::to_string(operand.arg) + ")";
+    if (operand.arg >= sdpa.workspace_arg)
+      return at + ": the attention's " + operand.name + " is argument " +
+             std::to_string(operand.arg) + ", not one of the " +
+             std::to_string(sdpa.workspace_arg) +
+             " arguments before the workspace";
+    const graphc_buffer_ref &ref = step.args[operand.arg];
+    if (ref.kind == GRAPHC_BUFFER_NONE)
+      return at + ": the attention's " + name + " is absent";
+    // Cannot overflow: checkSdpa passed.
+    int64_t bytes = *sdpaSpanBytes(operand, elementBytes);
+    if (ref.size < static_cast<uint64_t>(bytes))
+      return at + ": the attention's " + name + " has " +
+             std::to_string(ref.size) +
+             " bytes and the attention reads up "
+             "to byte " +
+             std::to_string(bytes);
+    if (overlaps(ref, workspace))
+      return at + ": the attention's workspace overlaps its " + operand.name;
+  }
+  const graphc_buffer_ref &o = step.args[sdpa.o_arg];
+  if (o.kind != GRAPHC_BUFFER_ARENA && o.kind != GRAPHC_BUFFER_OUTPUT)
+    return at + ": the attention writes O (argument " +
+           std::to_string(sdpa.o_arg) + ") into " +
+           (o.kind == GRAPHC_BUFFER_WEIGHTS ? "the weights" : "an input");
+  for (const SdpaOperand &operand : operands) {
+    if (operand.arg < 0 || operand.arg == sdpa.o_arg)
+      continue;
+    if (overlaps(step.args[operand.arg], o))
+      return at + ": the attention's O (argument " +
+             std::to_string(sdpa.o_arg) + ") overlaps its " + operand.name +
+             " (argument " + std::to_string(operand.arg) + ")";
+  }
+  for (int32_t arg : {sdpa.q_arg, sdpa.k_arg, sdpa.v_arg, sdpa.bias_arg})
+    if (arg == sdpa.o_arg)
+      return at + ": the attention's O is argument " + std::to_string(arg) +
+             ", which it also reads";
+  return "";
+}
+
 std::string checkLibraryStep(const graphc_model_desc &desc,
                              const graphc_step_desc &step,
                              const std::string &where) {
   const graphc_kernel_desc &kernel = desc.kernels[step.kernel];
+  if (kernel.sdpa)
+    return checkSdpaStep(kernel, step, where);
   return kernel.conv ? checkConvStep(kernel, step, where)
                      : checkGemmStep(kernel, step, where);
 }
@@ -799,10 +1070,12 @@ std::string graphc::rt::checkDescriptor(const graphc_model_desc &desc) {
   if (desc.target == GRAPHC_TARGET_CUDA)
     for (int32_t k = 0; k < desc.num_kernels; ++k) {
       const graphc_kernel_desc &kernel = desc.kernels[k];
-      bool epilogueKernel = kernel.conv && kernel.conv->has_epilogue_kernel;
+      bool epilogueKernel =
+          (kernel.conv && kernel.conv->has_epilogue_kernel) || kernel.sdpa;
       if (epilogueKernel && desc.num_units == 0)
         return "kernel '" + std::string(kernel.name) +
-               "' has an epilogue kernel but the model has no device image";
+               "' has an epilogue or fallback kernel but the model has no "
+               "device image";
       if ((kernel.library == GRAPHC_LIBRARY_NONE && desc.num_units > 0) ||
           epilogueKernel)
         if (kernel.unit < 0 || kernel.unit >= desc.num_units)

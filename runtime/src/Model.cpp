@@ -2,6 +2,7 @@
 #include "runtime/src/Model.h"
 
 #include "lib/Support/LaneHash.h"
+#include "lib/Support/RegularFile.h"
 #include "runtime/src/ArtifactReader.h"
 #include "runtime/src/CudaModel.h"
 #include "runtime/src/DescriptorCheck.h"
@@ -22,12 +23,23 @@
 #include <cstring>
 
 using namespace graphc::rt;
+using graphc::OpenFailure;
+using graphc::openRegularFile;
 
 std::string graphc::rt::describeKernel(const graphc_kernel_desc &kernel) {
   std::string text = "kernel '" + std::string(kernel.name) + "'";
   if (kernel.onnx_nodes && *kernel.onnx_nodes)
     text += std::string(" (ONNX nodes ") + kernel.onnx_nodes + ")";
   return text;
+}
+
+std::string graphc::rt::describeValueSite(const graphc_kernel_desc &kernel) {
+  std::string nodes = kernel.onnx_nodes ? kernel.onnx_nodes : "";
+  if (nodes.empty())
+    return "kernel '" + std::string(kernel.name) + "'";
+  return (nodes.find(',') == std::string::npos ? "node '"
+                                               : "one of the nodes '") +
+         nodes + "' (kernel '" + kernel.name + "')";
 }
 
 graphc_model::~graphc_model() {
@@ -151,18 +163,17 @@ graphc_status loadLibraryAs(graphc_model &model, const std::string &name,
 
 graphc_status openLibrary(graphc_model &model) {
   const std::string &path = model.path;
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    int error = errno;
-    return makeStatus(
-        error == ENOENT ? GRAPHC_NOT_FOUND : GRAPHC_INVALID_ARGUMENT,
-        "cannot open model '" + path + "': " + std::strerror(error));
-  }
-  FileCloser closer{fd};
+  OpenFailure failure;
   struct stat info;
-  if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode))
+  int fd = openRegularFile(path.c_str(), failure, &info);
+  if (fd < 0 && !failure.error)
     return makeStatus(GRAPHC_INVALID_ARGUMENT,
                       "model '" + path + "' is not a regular file");
+  if (fd < 0)
+    return makeStatus(
+        failure.error == ENOENT ? GRAPHC_NOT_FOUND : GRAPHC_INVALID_ARGUMENT,
+        "cannot open model '" + path + "': " + std::strerror(failure.error));
+  FileCloser closer{fd};
   std::string problem = checkLoadableElf(fd);
   if (!problem.empty())
     return makeStatus(GRAPHC_INVALID_ARGUMENT,
@@ -233,14 +244,15 @@ graphc_status mapAppendedWeights(graphc_model &model) {
   int fd = model.libraryFd;
   FileCloser closer{-1};
   if (fd < 0) {
-    fd = closer.fd = open(model.path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    OpenFailure failure;
+    fd = closer.fd = openRegularFile(model.path.c_str(), failure);
+    if (fd < 0 && failure.error)
       return makeStatus(GRAPHC_NOT_FOUND, "cannot open '" + model.path +
                                               "' to map its weights: " +
-                                              std::strerror(errno));
+                                              std::strerror(failure.error));
   }
   struct stat info;
-  if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode))
+  if (fd < 0 || fstat(fd, &info) != 0 || !S_ISREG(info.st_mode))
     return makeStatus(GRAPHC_INVALID_ARGUMENT,
                       "'" + model.path + "' is not a regular file");
   uint64_t fileSize = static_cast<uint64_t>(info.st_size);
@@ -286,19 +298,18 @@ graphc_status mapWeights(graphc_model &model, const char *overridePath) {
                           ? std::string(overridePath)
                           : directoryOf(model.path) + "/" + desc.weights_file;
   const std::string &path = model.weightsPath;
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    int error = errno;
-    return makeStatus(error == ENOENT ? GRAPHC_NOT_FOUND
-                                      : GRAPHC_INVALID_ARGUMENT,
-                      "cannot open the weights of '" + model.path + "' ('" +
-                          path + "'): " + std::strerror(error));
-  }
-  FileCloser closer{fd};
+  OpenFailure failure;
   struct stat info;
-  if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode))
+  int fd = openRegularFile(path.c_str(), failure, &info);
+  if (fd < 0 && !failure.error)
     return makeStatus(GRAPHC_INVALID_ARGUMENT,
                       "weights file '" + path + "' is not a regular file");
+  if (fd < 0)
+    return makeStatus(failure.error == ENOENT ? GRAPHC_NOT_FOUND
+                                              : GRAPHC_INVALID_ARGUMENT,
+                      "cannot open the weights of '" + model.path + "' ('" +
+                          path + "'): " + std::strerror(failure.error));
+  FileCloser closer{fd};
   if (static_cast<uint64_t>(info.st_size) != desc.weights_size)
     return makeStatus(GRAPHC_DATA_LOSS, "weights file '" + path + "' has " +
                                             std::to_string(info.st_size) +

@@ -12,6 +12,10 @@ class CudaModel;
 
 /// "kernel 'k' (ONNX nodes A, B)", or "kernel 'k'" when it names no nodes.
 std::string describeKernel(const graphc_kernel_desc &kernel);
+
+/// Where a value out of range was found: "node 'n' (kernel 'k')", "one of
+/// the nodes 'a,b' (kernel 'k')", or "kernel 'k'" without ONNX nodes.
+std::string describeValueSite(const graphc_kernel_desc &kernel);
 } // namespace graphc::rt
 
 /// A loaded artifact. Immutable after graphc_model_load except for the

@@ -7,8 +7,9 @@
 // input column lies inside X (computed up front, so the inner loop has no
 // branch and vectorises when the stride is 1). Every element of Y sums its
 // products in the order (input channel, filter depth, row, column), in
-// float, then adds the bias and Z, applies the epilogue (ReLU, or SiLU as
-// x / (1 + exp(-x))) and is rounded once to its type when stored.
+// float, then adds the bias and Z, applies the epilogue (ReLU, SiLU as
+// x / (1 + exp(-x)), or the erf GELU as x/2 (1 + erf(x / sqrt(2)))) and is
+// rounded once to its type when stored.
 //
 // Channels-last tensors take the same path: W is widened into channels-
 // first order once, and each image's group of channels is gathered into
@@ -47,7 +48,8 @@ bool graphc::rt::referenceConvSupports(const graphc_conv_desc &conv,
   }
   if (conv.epilogue != GRAPHC_EPILOGUE_NONE &&
       conv.epilogue != GRAPHC_EPILOGUE_RELU &&
-      conv.epilogue != GRAPHC_EPILOGUE_SILU) {
+      conv.epilogue != GRAPHC_EPILOGUE_SILU &&
+      conv.epilogue != GRAPHC_EPILOGUE_GELU_ERF) {
     error = "the reference convolution has no epilogue " +
             std::to_string(conv.epilogue);
     return false;
@@ -244,6 +246,11 @@ bool runConv(const graphc_conv_desc &conv, void *const *args,
           // (and the cuda fallback's epilogue kernel differs by its expf).
           if (conv.epilogue == GRAPHC_EPILOGUE_SILU)
             value = value / (1.0f + std::exp(-value));
+          // 0.5 x (1 + erf(x * (1 / sqrt(2)))) in float, evaluated left to
+          // right: graph.gelu's expression in lib/Codegen/ScalarExpr.cpp.
+          if (conv.epilogue == GRAPHC_EPILOGUE_GELU_ERF)
+            value =
+                0.5f * value * (1.0f + std::erf(value * 0.7071067811865476f));
           y[base + i * pitch] = E::store(value);
         }
       }

@@ -77,6 +77,11 @@ bool graphc::rt::referenceGemmSupports(const graphc_gemm_desc &gemm,
     error = "the reference GEMM has no SiLU epilogue (a convolution's alone)";
     return false;
   }
+  if (gemm.epilogue == GRAPHC_EPILOGUE_GELU_ERF) {
+    error = "the reference GEMM has no erf GELU epilogue (a convolution's "
+            "alone)";
+    return false;
+  }
   if (gemm.epilogue != GRAPHC_EPILOGUE_NONE &&
       gemm.epilogue != GRAPHC_EPILOGUE_RELU &&
       gemm.epilogue != GRAPHC_EPILOGUE_GELU_TANH) {

@@ -192,6 +192,9 @@ graphc_status runSession(graphc_session *session, const DLTensor *inputs,
           bindRun(model, device, inputs, numInputs, inputNames, outputs,
                   numOutputs, ordered, shape))
     return status;
+  // Every output is empty: validated, and nothing to compute or write.
+  if (shape.empty)
+    return nullptr;
   if (session->cuda)
     return session->cuda->run(shape, ordered, outputs, stream);
   if (shape.staged)
@@ -329,6 +332,38 @@ graphc_session_library_kernel_info(graphc_session *session, int32_t kernel,
   return nullptr;
 }
 
+graphc_status graphc_session_time_library_kernel(
+    graphc_session *session, int32_t kernel, int32_t max_ranks, int32_t split_k,
+    int32_t warmup, int32_t repeats, graphc_library_candidate *out,
+    int32_t capacity, int32_t *out_count) {
+  if (!session || !out_count || capacity < 0 || (capacity > 0 && !out))
+    return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                      "graphc_session_time_library_kernel needs a session, "
+                      "an out_count and room for `capacity` candidates");
+  const graphc_model_desc &desc = *session->model->desc;
+  if (kernel < 0 || kernel >= desc.num_kernels)
+    return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                      "kernel " + std::to_string(kernel) +
+                          " is out of range: the model has " +
+                          std::to_string(desc.num_kernels) + " kernels");
+  if (desc.kernels[kernel].library == GRAPHC_LIBRARY_NONE)
+    return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                      "kernel " + std::to_string(kernel) +
+                          " is generated, not a library kernel");
+  if (!session->cuda)
+    return makeStatus(GRAPHC_UNIMPLEMENTED,
+                      "a cpu model's library kernels run the runtime's "
+                      "reference code, which has no algorithms to time");
+  std::vector<graphc_library_candidate> candidates;
+  if (graphc_status status = session->cuda->timeLibraryKernel(
+          kernel, max_ranks, split_k != 0, warmup, repeats, candidates))
+    return status;
+  for (size_t c = 0; c < candidates.size() && c < size_t(capacity); ++c)
+    out[c] = candidates[c];
+  *out_count = static_cast<int32_t>(candidates.size());
+  return nullptr;
+}
+
 graphc_status graphc_session_allocate_buffer(graphc_session *session,
                                              uint64_t bytes, void **out_data) {
   if (!session || !out_data)
@@ -418,14 +453,16 @@ graphc_status graphc_model_output_dims(const graphc_model *model,
     if (graphc_status status = resolveNamedRun(*model, num_inputs, input_names,
                                                input_ranks, input_dims, shape))
       return status;
-    for (int32_t o = 0; o < model->desc->num_outputs; ++o) {
-      if (!out_output_dims[o])
+    // Checked before anything is written; a rank-0 output has no dims
+    // to write, so its pointer may be NULL.
+    for (int32_t o = 0; o < model->desc->num_outputs; ++o)
+      if (!out_output_dims[o] && !shape.outputDims[o].empty())
         return makeStatus(GRAPHC_INVALID_ARGUMENT,
                           "out_output_dims[" + std::to_string(o) +
                               "] is NULL");
+    for (int32_t o = 0; o < model->desc->num_outputs; ++o)
       std::copy(shape.outputDims[o].begin(), shape.outputDims[o].end(),
                 out_output_dims[o]);
-    }
     return nullptr;
   });
 }

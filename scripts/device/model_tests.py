@@ -79,12 +79,14 @@ def run_one(args, graphc, entry):
 
 def library_summary(kernels):
     """Per library: its kernels, how many it computes whole (the rest run
-    alone and then graphc's finishing kernel), and the kernels whose planned
-    rank is not the one the artifact asked for."""
+    alone and then graphc's finishing kernel, or for attention, cuDNN's SDPA
+    counted apart as "cudnn-sdpa", graphc's fallback kernel instead), and
+    the kernels whose planned rank is not the one the artifact asked for."""
     summary = {}
     for k in kernels:
-        entry = summary.setdefault(k["library"], {"kernels": 0, "fused": 0,
-                                                  "rank_differs": []})
+        name = "cudnn-sdpa" if k["kind"] == "attention" else k["library"]
+        entry = summary.setdefault(name, {"kernels": 0, "fused": 0,
+                                          "rank_differs": []})
         entry["kernels"] += 1
         entry["fused"] += bool(k["fused"])
         if k["rank"] is not None and k["rank"] != k["requested_rank"]:

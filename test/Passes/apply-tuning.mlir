@@ -25,4 +25,4 @@ exec.kernel @relu pointwise attributes {hash = "00000000000000a2", onnx_nodes = 
   kernel.yield %0 : tensor<4x32xf32>
 }
 
-// MISSING: error: cannot read the tuning database {{.*}}no-such-db.json
+// MISSING: error: cannot read the tuning database: cannot open '{{.*}}no-such-db.json': No such file or directory

@@ -275,6 +275,31 @@ func.func @not_unbind(%p: tensor<3x4xf32>, %r: tensor<2x4xf32>) -> (tensor<4xf32
 
 // -----
 
+// An unbind of an unbind (torch.export's adaptive pooling of VGG selects
+// rows, then columns of each row): the inner Gathers read the outer ones'
+// results, which the outer rewrite replaces; both become splits.
+// CHECK-LABEL: func @nested_unbind
+// CHECK-SAME: (%[[P:[^:]*]]: tensor<2x2x3xf32>
+func.func @nested_unbind(%p: tensor<2x2x3xf32>) -> (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) {
+  // CHECK: %[[ROWS:.*]]:2 = graph.split %[[P]] {{.*}} -> (tensor<1x2x3xf32>, tensor<1x2x3xf32>)
+  // CHECK-DAG: %[[R0:.*]] = graph.reshape %[[ROWS]]#0, {{.*}} -> tensor<2x3xf32> loc("r0")
+  // CHECK-DAG: %[[R1:.*]] = graph.reshape %[[ROWS]]#1, {{.*}} -> tensor<2x3xf32> loc("r1")
+  // CHECK-DAG: graph.split %[[R0]] {{.*}} -> (tensor<1x3xf32>, tensor<1x3xf32>)
+  // CHECK-DAG: graph.split %[[R1]] {{.*}} -> (tensor<1x3xf32>, tensor<1x3xf32>)
+  // CHECK-NOT: graph.gather
+  %i0 = graph.constant {value = dense<0> : tensor<i64>} : () -> tensor<i64>
+  %i1 = graph.constant {value = dense<1> : tensor<i64>} : () -> tensor<i64>
+  %r0 = graph.gather %p, %i0 : (tensor<2x2x3xf32>, tensor<i64>) -> tensor<2x3xf32> loc("r0")
+  %a = graph.gather %r0, %i0 : (tensor<2x3xf32>, tensor<i64>) -> tensor<3xf32> loc("a")
+  %b = graph.gather %r0, %i1 : (tensor<2x3xf32>, tensor<i64>) -> tensor<3xf32> loc("b")
+  %r1 = graph.gather %p, %i1 : (tensor<2x2x3xf32>, tensor<i64>) -> tensor<2x3xf32> loc("r1")
+  %c = graph.gather %r1, %i0 : (tensor<2x3xf32>, tensor<i64>) -> tensor<3xf32> loc("c")
+  %d = graph.gather %r1, %i1 : (tensor<2x3xf32>, tensor<i64>) -> tensor<3xf32> loc("d")
+  return %a, %b, %c, %d : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>
+}
+
+// -----
+
 // nn.MultiheadAttention(batch_first) projects the sequence-first input: the
 // transpose of the leading dims moves past the projection (MatMul and bias
 // Add), whose result the attention reads through its layout prologue.

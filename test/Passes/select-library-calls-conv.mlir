@@ -107,3 +107,22 @@ func.func @conv_silu_op(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: te
   %1 = graph.silu %0 : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
   return %1 : tensor<1x4x8x8xf32>
 }
+
+// -----
+
+// The erf GELU is a cuDNN epilogue too (GELU_FWD); the tanh GELU is not,
+// so it stays a generated pointwise kernel after the call.
+// CHECK-LABEL: func.func @conv_gelu
+// CHECK: %[[CALL:.*]] = kernel.fusion "conv_gelu_0" conv
+// CHECK-SAME: library = #kernel.library<cudnn>
+// CHECK: kernel.fusion "conv_1" conv{{.*}}library = #kernel.library<cudnn>
+// CHECK: kernel.fusion "gelu_1" pointwise
+// EXEC-LABEL: exec.kernel @conv_gelu_{{[0-9a-f]+}} conv
+// EXEC-SAME: epilogue = gelu_erf, x = 0, w = 1, bias = 2, z = -1, y = 3, channels_last = false>
+func.func @conv_gelu(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf32>) -> (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) {
+  %0 = graph.conv %x, %w, %b {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>
+  %1 = graph.gelu %0 : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %2 = graph.conv %x, %w, %b {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>
+  %3 = graph.gelu %2 {approximate = "tanh"} : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  return %1, %3 : tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>
+}

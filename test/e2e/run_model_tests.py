@@ -9,7 +9,10 @@ generated CUDA for the host and DRIVER (libgraphc_fake_cuda.so) runs it, and
 its library steps (as the fake cuBLASLt and cuDNN). --cudnn-refuse-fusion
 makes the fake cuDNN offer no engine for a convolution with an epilogue, so
 that the runtime runs the convolution alone and then the epilogue kernel
-graphc generated for it.
+graphc generated for it; --cudnn-refuse-sdpa none for attention, so that
+the runtime runs graphc's attention kernel instead. --expect-sdpa fused (or
+fallback) checks that every bucket has attention on cuDNN's SDPA and that
+the session runs it there (or on the fallback kernel).
 
 CHECK is one of:
   accuracy-mlp, accuracy-resnet, accuracy-transformer, accuracy-rewrites,
@@ -225,6 +228,22 @@ def expect_narrow_kernels(args, so_path):
                           f"{want}" if heavy else "no matmul, conv or attention kernel")
 
 
+def expect_sdpa(args, so_path):
+    """The artifact's attention kernels are cuDNN SDPA calls, and a session
+    runs them on cuDNN (fused) or on their generated fallback kernel."""
+    import graphc
+    with graphc.load(so_path) as model:
+        with model.session() as session:
+            kernels = [k for k in session.library_kernels() if k["kind"] == "attention"]
+    if not kernels:
+        raise CheckFailed("--expect-sdpa: no attention kernel is a cuDNN SDPA call")
+    want = args.expect_sdpa == "fused"
+    wrong = [k["kernel"] for k in kernels if k["fused"] is not want]
+    if wrong:
+        raise CheckFailed(f"--expect-sdpa {args.expect_sdpa}: kernels {wrong} are not")
+    print(f"  {len(kernels)} attention kernel(s) on cuDNN SDPA, {args.expect_sdpa}")
+
+
 def dims_text(dims):
     return " ".join(f"{k}={v}" for k, v in dims.items())
 
@@ -236,6 +255,8 @@ def check_accuracy(args, name):
             args.work_dir, f"{name}_{'_'.join(map(str, dims.values()))}.so"), dims)
         if args.precision in NARROW_TOLERANCES:
             expect_narrow_kernels(args, so)
+        if args.expect_sdpa:
+            expect_sdpa(args, so)
         # The masked encoder gets a mask that drops keys (an additive mask
         # inside attention); the others random inputs.
         # A second run on other inputs replays the plan in the same session.
@@ -448,10 +469,16 @@ def add_compile_arguments(parser):
     parser.add_argument("--cudnn-refuse-fusion", action="store_true",
                         help="with --cuda-emulation: the fake cuDNN fuses no "
                         "epilogue into a convolution")
+    parser.add_argument("--cudnn-refuse-sdpa", action="store_true",
+                        help="with --cuda-emulation: the fake cuDNN offers no "
+                        "engine for attention (the fallback kernel runs)")
+    parser.add_argument("--expect-sdpa", choices=["fused", "fallback"],
+                        help="check that attention runs on cuDNN's SDPA, or "
+                        "on its fallback kernel")
     parser.add_argument("--libraries",
                         help="graphc compile --libraries: auto, none, or a "
-                        "list of cublaslt and cudnn (on cpu: library steps "
-                        "on the reference GEMM and convolution)")
+                        "list of cublaslt, cudnn and cudnn-sdpa (on cpu: "
+                        "library steps on the reference GEMM and convolution)")
     parser.add_argument("--precision", choices=["fp32", "tf32", "fp16", "bf16"],
                         default="fp32",
                         help="graphc compile --precision; fp16 and bf16 are "
@@ -474,8 +501,11 @@ def apply_compile_arguments(parser, args):
         os.environ["GRAPHC_CUDNN_LIBRARY"] = os.path.abspath(args.cuda_emulation)
         if args.cudnn_refuse_fusion:
             os.environ["FAKECU_CUDNN_REFUSE_FUSION"] = "1"
-    elif args.cudnn_refuse_fusion:
-        parser.error("--cudnn-refuse-fusion needs --cuda-emulation")
+        if args.cudnn_refuse_sdpa:
+            os.environ["FAKECU_CUDNN_REFUSE_SDPA"] = "1"
+    elif args.cudnn_refuse_fusion or args.cudnn_refuse_sdpa:
+        parser.error("--cudnn-refuse-fusion and --cudnn-refuse-sdpa need "
+                     "--cuda-emulation")
 
 
 def main():

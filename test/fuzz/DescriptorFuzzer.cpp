@@ -7,9 +7,11 @@
 // cannot trust without ever reading outside the tables, and a descriptor it
 // accepts must give every plan tensor a byte size, every GEMM step operands
 // as large as its GEMM spans, and every convolution step a shape that holds
-// together and tensors of exactly its sizes, Y apart from the others; and
-// every GEMM an epilogue cuBLASLt has (not SiLU), every convolution one
-// cuDNN has (not GELU).
+// together and tensors of exactly its sizes, Y apart from the others, every
+// attention step (cuda only) tensors whose every element lies inside its
+// argument, O apart from what it reads and no two of its elements at one
+// address; and every GEMM an epilogue cuBLASLt has (not SiLU or the erf
+// GELU), every convolution one cuDNN has (not the tanh GELU).
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,6 +56,7 @@ public:
       k.gemm = bytes.ConsumeBool() ? gemm() : nullptr;
       k.unit = bytes.ConsumeIntegralInRange<int32_t>(-1, 3);
       k.conv = bytes.ConsumeBool() ? conv() : nullptr;
+      k.sdpa = bytes.ConsumeBool() ? sdpa() : nullptr;
     });
     desc.num_images = count();
     desc.images = table(images, desc.num_images, [&](graphc_image_desc &i) {
@@ -204,6 +207,49 @@ public:
   }
 
   /// A valid model around one library step of a fuzzed (often consistent)
+  /// attention record, its arguments the packed projection (input x), the
+  /// bias (weights), O (output y), the workspace (arena), now and then any
+  /// reference: the attention checks decide.
+  const graphc_model_desc &buildSdpaStep() {
+    graphc_kernel_desc &kernel =
+        oneLibraryKernel("attention", "attention", GRAPHC_LIBRARY_CUDNN);
+    kernel.sdpa = sdpa();
+    kernel.unit = bytes.ConsumeIntegralInRange<int>(0, 7)
+                      ? 0
+                      : bytes.ConsumeIntegralInRange<int32_t>(-1, 1);
+    if (bytes.ConsumeIntegralInRange<int>(0, 3)) {
+      desc.target = GRAPHC_TARGET_CUDA;
+      std::vector<graphc_image_desc> &image = images.emplace_back(1);
+      image[0] = {80, GRAPHC_IMAGE_CUBIN, buffer(16), 16, 0};
+      desc.num_images = 1;
+      desc.images = image.data();
+      desc.num_units = 1;
+    }
+    desc.weights_size = 4096;
+    desc.weights = buffer(desc.weights_size);
+    const graphc_sdpa_desc &a = *kernel.sdpa;
+    int32_t numArgs = argumentCount(a.workspace_arg);
+    const graphc_buffer_ref layout[] = {{GRAPHC_BUFFER_INPUT, 0, 0, 4096},
+                                        {GRAPHC_BUFFER_WEIGHTS, 0, 0, 4096},
+                                        {GRAPHC_BUFFER_OUTPUT, 0, 0, 4096},
+                                        {GRAPHC_BUFFER_ARENA, 0, 0, 4096}};
+    std::vector<graphc_buffer_ref> &refs =
+        args.emplace_back(std::max(numArgs, 0), graphc_buffer_ref{});
+    for (size_t i = 0; i < refs.size(); ++i) {
+      refs[i] = layout[std::min<size_t>(i, 3)];
+      if (bytes.ConsumeIntegralInRange<int>(0, 7))
+        continue;
+      refs[i].kind = bytes.ConsumeIntegralInRange<int32_t>(0, 4);
+      refs[i].index = refs[i].kind == GRAPHC_BUFFER_INPUT
+                          ? bytes.ConsumeIntegralInRange<int32_t>(0, 1)
+                          : 0;
+      refs[i].offset = bytes.ConsumeIntegralInRange<uint64_t>(0, 4096);
+      refs[i].size = bytes.ConsumeIntegralInRange<uint64_t>(0, 4096);
+    }
+    return withOneStepPlan(numArgs, refs);
+  }
+
+  /// A valid model around one library step of a fuzzed (often consistent)
   /// GEMM record, its arguments in the order A (weights), B (input x), C
   /// (input z), bias (weights), D (output y), then the workspace (arena),
   /// each 4096 bytes and now and then any reference: the GEMM checks decide.
@@ -276,8 +322,8 @@ private:
       *field = dim();
     g.alpha = bytes.ConsumeFloatingPoint<double>();
     g.beta = bytes.ConsumeBool() ? 0.0 : bytes.ConsumeFloatingPoint<double>();
-    // Past GRAPHC_EPILOGUE_SILU, a convolution's, by one.
-    g.epilogue = bytes.ConsumeIntegralInRange<int32_t>(-1, 4);
+    // Past GRAPHC_EPILOGUE_GELU_ERF, a convolution's, by one.
+    g.epilogue = bytes.ConsumeIntegralInRange<int32_t>(-1, 5);
     g.dtype = bytes.ConsumeIntegralInRange<int32_t>(-1, 17);
     g.compute_dtype = bytes.ConsumeIntegralInRange<int32_t>(-1, 17);
     for (int32_t *arg : {&g.a_arg, &g.b_arg, &g.c_arg, &g.bias_arg, &g.d_arg,
@@ -321,10 +367,10 @@ private:
                   : bytes.ConsumeFloatingPoint<double>();
     // beta != 0 exactly when there is a C, mostly.
     g.beta = pick(hasC, 0, 1) ? 1.0 : 0.0;
-    const int32_t epilogues[] = {GRAPHC_EPILOGUE_NONE, GRAPHC_EPILOGUE_RELU,
-                                 GRAPHC_EPILOGUE_GELU_TANH,
-                                 GRAPHC_EPILOGUE_SILU};
-    g.epilogue = int32_t(pick(epilogues[small(0, 3)], -1, 4));
+    const int32_t epilogues[] = {
+        GRAPHC_EPILOGUE_NONE, GRAPHC_EPILOGUE_RELU, GRAPHC_EPILOGUE_GELU_TANH,
+        GRAPHC_EPILOGUE_SILU, GRAPHC_EPILOGUE_GELU_ERF};
+    g.epilogue = int32_t(pick(epilogues[small(0, 4)], -1, 5));
     const int32_t dtypes[] = {1, 10, 16};
     g.dtype = int32_t(pick(dtypes[small(0, 2)], -1, 17));
     g.compute_dtype = int32_t(pick(1, -1, 17));
@@ -336,6 +382,9 @@ private:
     g.workspace_arg = int32_t(pick(5, -2, 6));
     g.algo_rank = int32_t(pick(small(0, 7), -1, GRAPHC_MAX_ALGO_RANKS));
     g.tf32 = int32_t(pick(g.dtype == 1 ? small(0, 1) : 0, -1, 2));
+    g.split_k = int32_t(pick(bytes.ConsumeBool() ? 0 : small(2, 16), -1,
+                             GRAPHC_MAX_SPLIT_K + 1));
+    g.tuned = int32_t(pick(small(0, 1), -1, 2));
     return &g;
   }
 
@@ -385,9 +434,10 @@ private:
     }
     const int32_t dtypes[] = {1, 10, 16};
     const int32_t epilogues[] = {GRAPHC_EPILOGUE_NONE, GRAPHC_EPILOGUE_RELU,
-                                 GRAPHC_EPILOGUE_SILU};
+                                 GRAPHC_EPILOGUE_SILU,
+                                 GRAPHC_EPILOGUE_GELU_ERF};
     c.epilogue =
-        pick(epilogues[bytes.ConsumeIntegralInRange<int>(0, 2)], -1, 4);
+        pick(epilogues[bytes.ConsumeIntegralInRange<int>(0, 3)], -1, 5);
     c.dtype = pick(dtypes[bytes.ConsumeIntegralInRange<int>(0, 2)], -1, 17);
     c.compute_dtype = pick(1, -1, 17);
     c.tf32 = pick(
@@ -411,7 +461,76 @@ private:
                         ? bytes.ConsumeIntegralInRange<uint32_t>(0, 2048)
                         : bytes.ConsumeIntegral<uint32_t>();
     c.channels_last = pick(bytes.ConsumeIntegralInRange<int32_t>(0, 1), -1, 2);
+    c.tuned = pick(bytes.ConsumeIntegralInRange<int32_t>(0, 1), -1, 2);
     return &c;
+  }
+
+  /// An attention record: half the time a small, consistent one (Q, K and
+  /// V parts of argument 0, [B, S, 3, H, D], the bias argument 1, O
+  /// argument 2 as [B, S, H, D], the workspace 3) whose fields each take
+  /// any value now and then (rarely: it has some fifty, and the checks
+  /// should accept it often); otherwise any values.
+  const graphc_sdpa_desc *sdpa() {
+    graphc_sdpa_desc &a = sdpas.emplace_back();
+    bool consistent = bytes.ConsumeBool();
+    auto pick = [&](int64_t valid) {
+      if (consistent && bytes.ConsumeIntegralInRange<int>(0, 63))
+        return valid;
+      return bytes.ConsumeBool() ? bytes.ConsumeIntegralInRange<int64_t>(-2, 9)
+                                 : dim();
+    };
+    auto small = [&](int64_t low, int64_t high) {
+      return bytes.ConsumeIntegralInRange<int64_t>(low, high);
+    };
+    const int64_t b = small(1, 2), kv = small(1, 2), h = kv * small(1, 2),
+                  s = small(1, 4), d = 8 * small(1, 2);
+    a.batch = pick(b);
+    a.heads = pick(h);
+    a.kv_heads = pick(kv);
+    a.queries = pick(s);
+    a.keys = pick(s);
+    a.head_dim = pick(d);
+    a.value_dim = pick(d);
+    a.scale = bytes.ConsumeIntegralInRange<int>(0, 15)
+                  ? 0.125
+                  : bytes.ConsumeFloatingPoint<double>();
+    a.is_causal = int32_t(pick(small(0, 1)));
+    const int32_t dtypes[] = {10, 16};
+    a.dtype = int32_t(pick(dtypes[small(0, 1)]));
+    a.compute_dtype = int32_t(pick(1));
+    const int64_t row = (h + 2 * kv) * d;
+    a.q_arg = int32_t(pick(0));
+    a.k_arg = int32_t(pick(0));
+    a.v_arg = int32_t(pick(0));
+    a.bias_arg = int32_t(pick(bytes.ConsumeBool() ? 1 : -1));
+    a.o_arg = int32_t(pick(2));
+    a.workspace_arg = int32_t(pick(3));
+    a.engine_rank = int32_t(pick(small(0, 7)));
+    a.q_offset = pick(0);
+    a.k_offset = pick(h * d);
+    a.v_offset = pick((h + kv) * d);
+    a.o_offset = pick(0);
+    a.bias_offset = pick(0);
+    const int64_t packed[4] = {s * row, d, row, 1};
+    const int64_t merged[4] = {s * h * d, d, h * d, 1};
+    for (int i = 0; i < 4; ++i) {
+      a.q_strides[i] = pick(packed[i]);
+      a.k_strides[i] = pick(packed[i]);
+      a.v_strides[i] = pick(packed[i]);
+      a.o_strides[i] = pick(merged[i]);
+    }
+    const int64_t padding[4] = {b, 1, 1, s}, paddingStrides[4] = {s, 0, 0, 1};
+    for (int i = 0; i < 4; ++i) {
+      a.bias_dims[i] = pick(padding[i]);
+      a.bias_strides[i] = pick(paddingStrides[i]);
+    }
+    for (uint32_t *launch : {a.fallback_grid, a.fallback_block})
+      for (int i = 0; i < 3; ++i)
+        launch[i] = consistent && bytes.ConsumeIntegralInRange<int>(0, 63)
+                        ? bytes.ConsumeIntegralInRange<uint32_t>(1, 8)
+                        : bytes.ConsumeIntegral<uint32_t>();
+    a.fallback_shared_bytes = bytes.ConsumeIntegralInRange<uint32_t>(0, 65536);
+    return &a;
   }
 
   /// Gives the tensors of `c` among `refs` its byte sizes (where they fit
@@ -519,6 +638,7 @@ private:
   std::deque<std::vector<graphc_kernel_desc>> kernels;
   std::deque<graphc_gemm_desc> gemms;
   std::deque<graphc_conv_desc> convs;
+  std::deque<graphc_sdpa_desc> sdpas;
   std::deque<std::vector<graphc_image_desc>> images;
   std::deque<std::vector<graphc_plan_desc>> plans;
   std::deque<std::vector<graphc_step_desc>> steps;
@@ -618,8 +738,101 @@ void checkConvStep(const graphc_conv_desc &c, const graphc_step_desc &step) {
   }
 }
 
+[[noreturn]] void acceptedBadSdpa(const char *what) {
+  std::fprintf(stderr, "checkDescriptor accepted an attention step %s\n", what);
+  std::abort();
+}
+
+/// An accepted attention step: a cuda model's; every tensor an argument
+/// before the workspace whose buffer holds its last element, O in the arena
+/// or an output, apart from what it reads, its elements at distinct
+/// addresses (all in 128 bits, so nothing wraps).
+void checkSdpaStep(const graphc_model_desc &desc, const graphc_sdpa_desc &a,
+                   const graphc_step_desc &step) {
+  if (desc.target != GRAPHC_TARGET_CUDA)
+    acceptedBadSdpa("in a cpu model");
+  if (a.batch < 1 || a.heads < 1 || a.kv_heads < 1 || a.queries < 1 ||
+      a.keys < 1 || a.head_dim < 1 || a.value_dim < 1 || a.heads % a.kv_heads)
+    acceptedBadSdpa("with sizes that do not hold together");
+  if (a.workspace_arg != step.num_args - 1)
+    acceptedBadSdpa("whose workspace is not its last argument");
+  const struct {
+    int32_t arg;
+    int64_t dims[4];
+    int64_t offset;
+    const int64_t *strides;
+  } tensors[] = {
+      {a.q_arg,
+       {a.batch, a.heads, a.queries, a.head_dim},
+       a.q_offset,
+       a.q_strides},
+      {a.k_arg,
+       {a.batch, a.kv_heads, a.keys, a.head_dim},
+       a.k_offset,
+       a.k_strides},
+      {a.v_arg,
+       {a.batch, a.kv_heads, a.keys, a.value_dim},
+       a.v_offset,
+       a.v_strides},
+      {a.bias_arg,
+       {a.bias_dims[0], a.bias_dims[1], a.bias_dims[2], a.bias_dims[3]},
+       a.bias_offset,
+       a.bias_strides},
+      {a.o_arg,
+       {a.batch, a.heads, a.queries, a.value_dim},
+       a.o_offset,
+       a.o_strides},
+  };
+  __int128 element = graphc_dtype_size(a.dtype);
+  for (const auto &tensor : tensors) {
+    if (tensor.arg < 0)
+      continue;
+    __int128 last = tensor.offset;
+    for (int i = 0; i < 4; ++i) {
+      if (tensor.dims[i] < 1 || tensor.strides[i] < 0)
+        acceptedBadSdpa("with a dim or stride out of range");
+      last += __int128(tensor.dims[i] - 1) * tensor.strides[i];
+    }
+    if (tensor.offset < 0 || tensor.arg >= step.num_args - 1 ||
+        step.args[tensor.arg].kind == GRAPHC_BUFFER_NONE ||
+        __int128(step.args[tensor.arg].size) < (last + 1) * element)
+      acceptedBadSdpa("with a tensor missing or past its argument");
+  }
+  const graphc_buffer_ref &o = step.args[a.o_arg];
+  if (o.kind != GRAPHC_BUFFER_ARENA && o.kind != GRAPHC_BUFFER_OUTPUT)
+    acceptedBadSdpa("writing O into the weights or an input");
+  for (const auto &tensor : tensors) {
+    if (tensor.arg < 0 || tensor.arg == a.o_arg)
+      continue;
+    const graphc_buffer_ref &other = step.args[tensor.arg];
+    bool indexed =
+        o.kind == GRAPHC_BUFFER_INPUT || o.kind == GRAPHC_BUFFER_OUTPUT;
+    bool sameBuffer =
+        other.kind == o.kind && (!indexed || other.index == o.index);
+    if (sameBuffer && other.size && o.size &&
+        __int128(other.offset) < __int128(o.offset) + o.size &&
+        __int128(o.offset) < __int128(other.offset) + other.size)
+      acceptedBadSdpa("whose O overlaps what it reads");
+  }
+  // O's elements at distinct addresses: by ascending stride, each dim of
+  // more than one element steps past what the inner ones span.
+  const auto &out = tensors[4];
+  int order[4] = {0, 1, 2, 3};
+  std::sort(order, order + 4,
+            [&](int x, int y) { return out.strides[x] < out.strides[y]; });
+  __int128 inner = 1;
+  for (int i : order) {
+    if (out.dims[i] == 1)
+      continue;
+    if (out.strides[i] < inner)
+      acceptedBadSdpa("writing two elements of O at one address");
+    inner += __int128(out.dims[i] - 1) * out.strides[i];
+  }
+}
+
 /// Every GEMM and convolution record of an accepted descriptor has an
-/// epilogue its library fuses: SiLU is a convolution's alone, GELU a GEMM's.
+/// epilogue its library fuses: SiLU and the erf GELU are a convolution's
+/// alone, the tanh GELU a GEMM's.
 void checkEpilogues(const graphc_model_desc &desc) {
   for (int32_t k = 0; k < desc.num_kernels; ++k) {
     const graphc_kernel_desc &kernel = desc.kernels[k];
@@ -628,9 +841,9 @@ void checkEpilogues(const graphc_model_desc &desc) {
     bool gemmFused = gemm == GRAPHC_EPILOGUE_NONE ||
                      gemm == GRAPHC_EPILOGUE_RELU ||
                      gemm == GRAPHC_EPILOGUE_GELU_TANH;
-    bool convFused = conv == GRAPHC_EPILOGUE_NONE ||
-                     conv == GRAPHC_EPILOGUE_RELU ||
-                     conv == GRAPHC_EPILOGUE_SILU;
+    bool convFused =
+        conv == GRAPHC_EPILOGUE_NONE || conv == GRAPHC_EPILOGUE_RELU ||
+        conv == GRAPHC_EPILOGUE_SILU || conv == GRAPHC_EPILOGUE_GELU_ERF;
     if (!gemmFused || !convFused) {
       std::fprintf(
           stderr, "checkDescriptor accepted kernel %d's %s of epilogue %d\n", k,
@@ -649,9 +862,15 @@ void checkLibrarySteps(const graphc_model_desc &desc,
     if (step.kind != GRAPHC_STEP_LIBRARY_CALL)
       continue;
     const graphc_kernel_desc &kernel = desc.kernels[step.kernel];
-    if ((kernel.library == GRAPHC_LIBRARY_CUDNN) != (kernel.conv != nullptr) ||
+    if ((kernel.library == GRAPHC_LIBRARY_CUDNN) !=
+            (kernel.conv != nullptr || kernel.sdpa != nullptr) ||
+        (kernel.conv && kernel.sdpa) ||
         (kernel.library == GRAPHC_LIBRARY_CUBLASLT) != (kernel.gemm != nullptr))
       acceptedBadConv("of a kernel without exactly its library's record");
+    if (kernel.sdpa) {
+      checkSdpaStep(desc, *kernel.sdpa, step);
+      continue;
+    }
     if (kernel.conv) {
       checkConvStep(*kernel.conv, step);
       continue;
@@ -690,9 +909,10 @@ void checkLibrarySteps(const graphc_model_desc &desc,
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   FuzzedDataProvider bytes(data, size);
   DescriptorBuilder builder(bytes);
-  const int which = bytes.ConsumeIntegralInRange<int>(0, 4);
+  const int which = bytes.ConsumeIntegralInRange<int>(0, 5);
   const graphc_model_desc &desc = which == 0   ? builder.buildConvolutionStep()
                                   : which == 1 ? builder.buildGemmStep()
+                                  : which == 2 ? builder.buildSdpaStep()
                                                : builder.build();
   if (!graphc::rt::checkDescriptor(desc).empty())
     return 0;

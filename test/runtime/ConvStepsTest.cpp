@@ -170,7 +170,7 @@ const Fault kFaults[] = {
     // The kernel record.
     {"cuDNN without a convolution",
      [](ConvModel &m) { m.kernels[0].conv = nullptr; },
-     "kernel 'conv' calls cuDNN without a convolution record"},
+     "kernel 'conv' calls cuDNN without a convolution or attention record"},
     {"convolution without a library",
      [](ConvModel &m) { m.kernels[0].library = GRAPHC_LIBRARY_NONE; },
      "kernel 'conv' has a convolution record but calls no library"},
@@ -229,9 +229,11 @@ const Fault kFaults[] = {
      "hold"},
     {"GEMM epilogue",
      [](ConvModel &m) { m.conv.epilogue = GRAPHC_EPILOGUE_GELU_TANH; },
-     "kernel 'conv': convolution has epilogue 2 (none, relu or silu)"},
-    {"unknown epilogue", [](ConvModel &m) { m.conv.epilogue = 4; },
-     "kernel 'conv': convolution has epilogue 4 (none, relu or silu)"},
+     "kernel 'conv': convolution has epilogue 2 (none, relu, silu or "
+     "gelu_erf)"},
+    {"unknown epilogue", [](ConvModel &m) { m.conv.epilogue = 5; },
+     "kernel 'conv': convolution has epilogue 5 (none, relu, silu or "
+     "gelu_erf)"},
     {"integer tensors", [](ConvModel &m) { m.conv.dtype = 6; },
      "kernel 'conv': convolution has int32 tensors computing in float32 "
      "(float32, float16 or bfloat16 computing in float32)"},
@@ -252,6 +254,8 @@ const Fault kFaults[] = {
      "kernel 'conv': convolution has channels_last 2 (0 or 1)"},
     {"negative channels_last", [](ConvModel &m) { m.conv.channels_last = -1; },
      "kernel 'conv': convolution has channels_last -1 (0 or 1)"},
+    {"tuned flag", [](ConvModel &m) { m.conv.tuned = 3; },
+     "kernel 'conv': convolution has tuned 3 (0 or 1)"},
     {"no X", [](ConvModel &m) { m.conv.x_arg = -1; },
      "kernel 'conv': convolution lacks X, W, Y or the workspace (x_arg -1, "
      "w_arg 1, bias_arg 2, z_arg 3, y_arg 4, workspace_arg 5)"},
@@ -259,9 +263,9 @@ const Fault kFaults[] = {
      "kernel 'conv': convolution lacks X, W, Y or the workspace"},
     {"engine rank past the heuristic's",
      [](ConvModel &m) { m.conv.engine_rank = GRAPHC_MAX_ALGO_RANKS; },
-     "kernel 'conv': convolution asks for engine rank 8 (0 to 7)"},
+     "kernel 'conv': convolution asks for engine rank 32 (0 to 31)"},
     {"negative engine rank", [](ConvModel &m) { m.conv.engine_rank = -1; },
-     "kernel 'conv': convolution asks for engine rank -1 (0 to 7)"},
+     "kernel 'conv': convolution asks for engine rank -1 (0 to 31)"},
     {"extent overflows",
      [](ConvModel &m) {
        m.conv.n = kHuge;
@@ -330,8 +334,8 @@ const Fault kFaults[] = {
        m.desc.num_images = 0;
        m.desc.num_units = 0;
      },
-     "kernel 'conv' has an epilogue kernel but the model has no device "
-     "image"},
+     "kernel 'conv' has an epilogue or fallback kernel but the model has "
+     "no device image"},
     // Steps and kernels.
     {"launch of a cuDNN kernel",
      [](ConvModel &m) {
@@ -584,7 +588,8 @@ TEST(ConvStepsArtifact, EpilogueNames) {
   EXPECT_STREQ(graphc::rt::epilogueName(GRAPHC_EPILOGUE_GELU_TANH),
                "gelu_tanh");
   EXPECT_STREQ(graphc::rt::epilogueName(GRAPHC_EPILOGUE_SILU), "silu");
-  EXPECT_EQ(graphc::rt::epilogueName(4), nullptr);
+  EXPECT_STREQ(graphc::rt::epilogueName(GRAPHC_EPILOGUE_GELU_ERF), "gelu_erf");
+  EXPECT_EQ(graphc::rt::epilogueName(5), nullptr);
   EXPECT_EQ(graphc::rt::epilogueName(-1), nullptr);
 }
 

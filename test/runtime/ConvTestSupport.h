@@ -157,6 +157,8 @@ inline void naiveConv(const graphc_conv_desc &c, const float *x, const float *w,
           sum = 0;
         if (c.epilogue == GRAPHC_EPILOGUE_SILU)
           sum = sum / (1 + std::exp(-sum)); // x sigmoid(x)
+        if (c.epilogue == GRAPHC_EPILOGUE_GELU_ERF)
+          sum = 0.5 * sum * (1 + std::erf(sum / std::sqrt(2.0)));
         y[at] = static_cast<float>(sum);
       }
 }

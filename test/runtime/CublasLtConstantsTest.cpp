@@ -51,6 +51,14 @@ static_assert(lt::kPrefMinAlignmentC ==
               CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES);
 static_assert(lt::kPrefMinAlignmentD ==
               CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES);
+static_assert(lt::kAlgoConfigSplitKNum == CUBLASLT_ALGO_CONFIG_SPLITK_NUM);
+static_assert(lt::kAlgoConfigReductionScheme ==
+              CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME);
+static_assert(lt::kReductionInPlace == CUBLASLT_REDUCTION_SCHEME_INPLACE);
+static_assert(lt::kReductionComputeType ==
+              CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE);
+static_assert(lt::kReductionOutputType ==
+              CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE);
 
 // Passed by pointer: sizes and field offsets must agree.
 static_assert(sizeof(lt::MatmulAlgo) == sizeof(cublasLtMatmulAlgo_t));

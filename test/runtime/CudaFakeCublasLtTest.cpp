@@ -211,7 +211,7 @@ TEST_F(FakeCublasLt, RunsTheAlgorithmOfTheTunedRank) {
   ASSERT_NO_FATAL_FAILURE(openLibrary());
   Device device;
   std::vector<float> a = {1, 2, 3, 4}, b = {1, 0, 2, 0, 1, 3}, expected(6);
-  for (int32_t rank : {0, 1, 2, 5}) {
+  for (int32_t rank : {0, 1, 2, 7, 9}) {
     graphc_gemm_desc g = {0, 0, 2, 3, 2, 1, 2, 3, 3, 0, 0, 0, 1.0, 0.0,
                           GRAPHC_EPILOGUE_NONE, 1, 1, 0, 1, -1, -1, 2, 3,
                           rank};
@@ -226,10 +226,75 @@ TEST_F(FakeCublasLt, RunsTheAlgorithmOfTheTunedRank) {
     ASSERT_EQ(gemm->enqueue(args, 0, device.cuStream(), error), GRAPHC_OK)
         << error << "; fake: " << fakecu_cublaslt_last_error();
     EXPECT_EQ(download(d, 6), expected) << "rank " << rank;
-    // The fake offers three.
-    EXPECT_EQ(fakecu_cublaslt_last_algorithm_rank(), rank < 3 ? rank : 0);
-    EXPECT_EQ(gemm->algoRank(), rank < 3 ? rank : 0);
+    // The fake offers eight.
+    EXPECT_EQ(fakecu_cublaslt_last_algorithm_rank(), rank < 8 ? rank : 0);
+    EXPECT_EQ(gemm->algoRank(), rank < 8 ? rank : 0);
   }
+}
+
+// split_k splits the planned algorithm's K (SPLITK_NUM and the first
+// reduction scheme cublasLtMatmulAlgoCheck accepts within the workspace):
+// the same GEMM, summed in parts. Values that are small integers make
+// every order of summation exact, so the results must be equal. A split
+// cuBLASLt refuses (more parts than K) runs unsplit.
+TEST_F(FakeCublasLt, SplitKComputesWhatTheUnsplitGemmComputes) {
+  ASSERT_NO_FATAL_FAILURE(openLibrary());
+  Device device;
+  const int64_t m = 3, n = 5, k = 16;
+  std::vector<float> a(m * k), b(k * n), bias(n);
+  for (size_t i = 0; i < a.size(); ++i)
+    a[i] = float(int(i % 7) - 3);
+  for (size_t i = 0; i < b.size(); ++i)
+    b[i] = float(int(i % 5) - 2);
+  for (size_t i = 0; i < bias.size(); ++i)
+    bias[i] = float(i);
+  // D = relu(A B + bias); arguments A, B, bias, D, workspace.
+  graphc_gemm_desc g = {
+      0, 0, m, n, k,  1, k, n, 0, 0, 0, 0, 1.0, 0.0, GRAPHC_EPILOGUE_RELU,
+      1, 1, 0, 1, -1, 2, 3, 4, 1};
+  std::vector<float> expected(m * n);
+  gemmtest::naiveGemm(g, a.data(), b.data(), nullptr, bias.data(),
+                      expected.data());
+  const struct {
+    int32_t parts;
+    uint64_t workspace;
+    int32_t planned;
+  } cases[] = {{0, 4096, 0},
+               {2, 4096, 2},
+               {4, 4096, 4},
+               // No room for partial sums: reduced in place.
+               {8, 0, 8},
+               {16, 4096, 16},
+               // More parts than K has elements.
+               {32, 4096, 0}};
+  for (const auto &c : cases) {
+    SCOPED_TRACE("split_k " + std::to_string(c.parts) + ", workspace " +
+                 std::to_string(c.workspace));
+    graphc_gemm_desc split = g;
+    split.split_k = c.parts;
+    unsigned long long d = device.upload(std::vector<float>(m * n, -7));
+    unsigned long long args[5] = {
+        device.upload(a), device.upload(b), device.upload(bias), d,
+        c.workspace ? device.upload(std::vector<float>(c.workspace / 4)) : 0};
+    std::unique_ptr<rt::CublasLtGemm> gemm;
+    ASSERT_EQ(rt::CublasLtGemm::create(library, handle, split, c.workspace, {},
+                                       gemm, error),
+              GRAPHC_OK)
+        << error;
+    EXPECT_EQ(gemm->splitK(), c.planned);
+    EXPECT_EQ(gemm->algoRank(), 1);
+    // 1 x 1 tiles of 64 x 64 on 108 SMs, times the parts.
+    EXPECT_FLOAT_EQ(gemm->waves(), std::max(c.planned, 1) / 108.0f);
+    EXPECT_FALSE(gemm->offeredSplitK());
+    ASSERT_EQ(gemm->enqueue(args, c.workspace, device.cuStream(), error),
+              GRAPHC_OK)
+        << error << "; fake: " << fakecu_cublaslt_last_error();
+    EXPECT_EQ(fakecu_cublaslt_last_split_k(), c.planned);
+    EXPECT_EQ(download(d, m * n), expected);
+  }
+  // The refused split was refused by cublasLtMatmulAlgoCheck, once per
+  // reduction scheme.
+  refusalExpected = true;
 }
 
 TEST_F(FakeCublasLt, PointersLessAlignedThanAssumedAreRefused) {
@@ -518,6 +583,147 @@ TEST_F(FakeCublasLt, SessionsSayWhatCublasLtPlanned) {
   graphc_model_release(model);
 }
 
+// GRAPHC_SESSION_TIME_LIBRARY_ALGORITHMS times the first
+// GRAPHC_LIBRARY_TIMING_RANKS algorithms of each untuned GEMM and keeps the
+// fastest: the fake makes all but one rank 1 ms slower on its clock. The
+// session then runs that rank, computes the same, and says so; without
+// the option the heuristic's first choice runs.
+TEST_F(FakeCublasLt, TimingAtCreationPicksTheFastestAlgorithm) {
+  graphc_model *model = loadModel("gemm_model_cuda");
+  ASSERT_NE(model, nullptr);
+  std::mt19937 rng(8);
+  for (int32_t fastest : {2, 0, 3}) {
+    SCOPED_TRACE("fastest rank " + std::to_string(fastest));
+    fakecu_reset();
+    fakecu_cublaslt_set_fastest(fastest, 0);
+    auto bench = std::make_unique<GemmBench>(
+        model, GRAPHC_SESSION_TIME_LIBRARY_ALGORITHMS);
+    ASSERT_NE(bench->session, nullptr);
+    for (int32_t kernel : {1, 2}) {
+      graphc_library_kernel_info info;
+      ASSERT_GRAPHC_OK(
+          graphc_session_library_kernel_info(bench->session, kernel, &info));
+      EXPECT_EQ(info.rank, fastest) << "kernel " << kernel;
+      EXPECT_EQ(info.requested_rank, 0);
+    }
+    // Four candidates per kernel, then the winner built again where it is
+    // not the first choice already built.
+    EXPECT_EQ(fakecu_calls("cublasLtMatmulAlgoGetHeuristic"),
+              2 * (1 + GRAPHC_LIBRARY_TIMING_RANKS + (fastest != 0)));
+    size_t before = traceLines().size();
+    bench->runAndCheck(rng);
+    EXPECT_EQ(fakecu_cublaslt_last_algorithm_rank(), fastest);
+    // The timing ran on the session's own memory, before the run: the
+    // run's graph holds the three matmuls alone.
+    int matmuls = 0;
+    for (const std::string &line : traceSince(before))
+      matmuls += line.rfind("replay: cublasLtMatmul", 0) == 0;
+    EXPECT_EQ(matmuls, 3);
+    bench.reset();
+  }
+  // Without the option (and without GRAPHC_TIME_LIBRARY_ALGORITHMS), the
+  // heuristic's first choice, untimed.
+  fakecu_reset();
+  fakecu_cublaslt_set_fastest(2, 0);
+  {
+    GemmBench bench(model, 0);
+    ASSERT_NE(bench.session, nullptr);
+    graphc_library_kernel_info info;
+    ASSERT_GRAPHC_OK(
+        graphc_session_library_kernel_info(bench.session, 1, &info));
+    EXPECT_EQ(info.rank, 0);
+    EXPECT_EQ(fakecu_calls("cublasLtMatmul"), 0);
+  }
+  // The environment variable sets the option for every session.
+  fakecu_reset();
+  fakecu_cublaslt_set_fastest(1, 0);
+  setenv("GRAPHC_TIME_LIBRARY_ALGORITHMS", "1", 1);
+  {
+    GemmBench bench(model, 0);
+    ASSERT_NE(bench.session, nullptr);
+    graphc_library_kernel_info info;
+    ASSERT_GRAPHC_OK(
+        graphc_session_library_kernel_info(bench.session, 2, &info));
+    EXPECT_EQ(info.rank, 1);
+  }
+  unsetenv("GRAPHC_TIME_LIBRARY_ALGORITHMS");
+  graphc_model_release(model);
+}
+
+// A tuned GEMM (a tuning database's algorithm and split, marked tuned in
+// the artifact) keeps its choice when the session times the others; both
+// compute what gemm_model defines.
+TEST_F(FakeCublasLt, TimingAtCreationKeepsTunedChoices) {
+  graphc_model *model = loadModel("gemm_model_cuda_tuned");
+  ASSERT_NE(model, nullptr);
+  fakecu_cublaslt_set_fastest(2, 0);
+  auto bench = std::make_unique<GemmBench>(
+      model, GRAPHC_SESSION_TIME_LIBRARY_ALGORITHMS);
+  ASSERT_NE(bench->session, nullptr);
+  graphc_library_kernel_info info;
+  ASSERT_GRAPHC_OK(graphc_session_library_kernel_info(bench->session, 1, &info));
+  EXPECT_EQ(info.rank, 2);
+  EXPECT_EQ(info.requested_rank, 0);
+  ASSERT_GRAPHC_OK(graphc_session_library_kernel_info(bench->session, 2, &info));
+  EXPECT_EQ(info.rank, 6);
+  EXPECT_EQ(info.requested_rank, 6);
+  // Only the untuned kernel's four candidates were timed.
+  EXPECT_EQ(fakecu_calls("cublasLtMatmulAlgoGetHeuristic"),
+            2 + GRAPHC_LIBRARY_TIMING_RANKS + 1);
+  std::mt19937 rng(6);
+  bench->runAndCheck(rng);
+  // gelu_c runs last, as tuned: rank 6, K (3) split in 2.
+  EXPECT_EQ(fakecu_cublaslt_last_algorithm_rank(), 6);
+  EXPECT_EQ(fakecu_cublaslt_last_split_k(), 2);
+  bench.reset();
+  graphc_model_release(model);
+}
+
+// graphc_session_time_library_kernel: every algorithm the heuristic offers
+// (eight in the fake), in rank order, each timed; the planted fastest is
+// the fastest. gemm_model's K is too shallow to split. Its arguments are
+// checked.
+TEST_F(FakeCublasLt, ToolsTimeEveryAlgorithmOfAKernel) {
+  graphc_model *model = loadModel("gemm_model_cuda");
+  ASSERT_NE(model, nullptr);
+  fakecu_cublaslt_set_fastest(6, 0);
+  auto bench = std::make_unique<GemmBench>(model, 0);
+  ASSERT_NE(bench->session, nullptr);
+  graphc_library_candidate candidates[GRAPHC_MAX_ALGO_RANKS * 5];
+  int32_t count = 0;
+  ASSERT_GRAPHC_OK(graphc_session_time_library_kernel(
+      bench->session, 1, GRAPHC_MAX_ALGO_RANKS, 1, 1, 3, candidates,
+      GRAPHC_MAX_ALGO_RANKS * 5, &count));
+  ASSERT_EQ(count, 8);
+  int32_t fastest = 0;
+  for (int32_t c = 0; c < count; ++c) {
+    EXPECT_EQ(candidates[c].rank, c);
+    EXPECT_EQ(candidates[c].split_k, 0);
+    if (candidates[c].micros < candidates[fastest].micros)
+      fastest = c;
+  }
+  EXPECT_EQ(fastest, 6);
+  // Capped by max_ranks; the count alone with no room.
+  ASSERT_GRAPHC_OK(graphc_session_time_library_kernel(
+      bench->session, 2, 3, 0, 0, 1, nullptr, 0, &count));
+  EXPECT_EQ(count, 3);
+  // The session still runs its own plan, the heuristic's first choice.
+  std::mt19937 rng(4);
+  bench->runAndCheck(rng);
+  EXPECT_EQ(fakecu_cublaslt_last_algorithm_rank(), 0);
+  Status generated(graphc_session_time_library_kernel(
+      bench->session, 0, 4, 0, 0, 1, nullptr, 0, &count));
+  EXPECT_EQ(generated.code(), GRAPHC_INVALID_ARGUMENT);
+  Status outside(graphc_session_time_library_kernel(bench->session, 3, 4, 0, 0,
+                                                    1, nullptr, 0, &count));
+  EXPECT_EQ(outside.code(), GRAPHC_INVALID_ARGUMENT);
+  Status noCount(graphc_session_time_library_kernel(bench->session, 1, 4, 0, 0,
+                                                    1, nullptr, 0, nullptr));
+  EXPECT_EQ(noCount.code(), GRAPHC_INVALID_ARGUMENT);
+  bench.reset();
+  graphc_model_release(model);
+}
+
 TEST_F(FakeCublasLt, EveryWayOfRunningAgrees) {
   graphc_model *model = loadModel("gemm_model_cuda");
   ASSERT_NE(model, nullptr);
@@ -684,9 +890,14 @@ TEST(CublasLtGemm, RefusesTheConvolutionsSiluEpilogue) {
   EXPECT_EQ(error, "cuBLASLt has no SiLU epilogue (a convolution's alone)");
   gemm.epilogue = GRAPHC_EPILOGUE_GELU_TANH;
   EXPECT_TRUE(rt::cublasLtSupports(gemm, error)) << error;
-  gemm.epilogue = 4;
+  // The erf GELU, cuDNN's GELU_FWD, likewise.
+  gemm.epilogue = GRAPHC_EPILOGUE_GELU_ERF;
   EXPECT_FALSE(rt::cublasLtSupports(gemm, error));
-  EXPECT_EQ(error, "unknown GEMM epilogue 4");
+  EXPECT_EQ(error, "cuBLASLt has no erf GELU epilogue (its GELU is the tanh "
+                   "form; the erf form is a convolution's alone)");
+  gemm.epilogue = 5;
+  EXPECT_FALSE(rt::cublasLtSupports(gemm, error));
+  EXPECT_EQ(error, "unknown GEMM epilogue 5");
 }
 
 } // namespace

@@ -230,6 +230,10 @@ const NamedShape kShapes[] = {
       {1, 0, 1},
       {2, 1, 1},
       {1, 1, 3}}},
+    // A GEMM [6, 8] x [8, 16] as graphc-select-library-calls hands one to
+    // cuDNN (the erf GELU's 1x1 convolution).
+    {"2-d 1x1, a GEMM",
+     {6, 8, 16, 1, {1, 1}, {1, 1}, {0, 0}, {0, 0}, {1, 1}, {1, 1}}},
 };
 
 double toleranceOf(int32_t dtype) {
@@ -253,7 +257,9 @@ TEST_F(FakeCudnn, GraphsComputeWhatTheReferenceDoes) {
       {"relu", false, false, GRAPHC_EPILOGUE_RELU},
       {"bias Z relu", true, true, GRAPHC_EPILOGUE_RELU},
       {"silu", false, false, GRAPHC_EPILOGUE_SILU},
-      {"bias Z silu", true, true, GRAPHC_EPILOGUE_SILU}};
+      {"bias Z silu", true, true, GRAPHC_EPILOGUE_SILU},
+      {"gelu", false, false, GRAPHC_EPILOGUE_GELU_ERF},
+      {"bias Z gelu", true, true, GRAPHC_EPILOGUE_GELU_ERF}};
   std::mt19937 rng(5);
   for (int32_t last : {0, 1})
     for (int32_t dtype : {kF32, kF16, kBf16})
@@ -421,9 +427,10 @@ TEST_F(FakeCudnn, WithoutFusionTheConvolutionRunsAlone) {
   std::mt19937 rng(8);
   for (int32_t last : {0, 1})
     for (const NamedShape &shape : kShapes) {
-      // SiLU every other shape.
-      int32_t epilogue =
-          (&shape - kShapes) % 2 ? GRAPHC_EPILOGUE_SILU : GRAPHC_EPILOGUE_RELU;
+      // ReLU, SiLU and the erf GELU by turns.
+      const int32_t epilogues[] = {GRAPHC_EPILOGUE_RELU, GRAPHC_EPILOGUE_SILU,
+                                   GRAPHC_EPILOGUE_GELU_ERF};
+      int32_t epilogue = epilogues[(&shape - kShapes) % 3];
       SCOPED_TRACE(std::string(shape.name) + (last ? ", channels last" : "") +
                    ", epilogue " + std::to_string(epilogue));
       graphc_conv_desc conv =
@@ -470,6 +477,13 @@ TEST_F(FakeCudnn, WithoutFusionTheConvolutionRunsAlone) {
   EXPECT_TRUE(contains(error, "float32, NCW, with bias, Z and silu within 0 "
                               "bytes of workspace (fused, with bias, Z and "
                               "silu: its heuristic offers no engine;"))
+      << error;
+  conv = convtest::makeConv(kShapes[0].shape, true, false,
+                            GRAPHC_EPILOGUE_GELU_ERF);
+  EXPECT_EQ(rt::CudnnConv::create(library, handle, conv, 0, {}, planned, error),
+            GRAPHC_FAILED_PRECONDITION);
+  EXPECT_TRUE(contains(error, "float32, NCW, with bias and gelu_erf within 0 "
+                              "bytes of workspace"))
       << error;
 }
 
@@ -1308,6 +1322,52 @@ TEST_F(FakeCudnn, SessionsSayWhatCudnnPlanned) {
       EXPECT_EQ(info.workspace_bytes, 4096u);
     }
   }
+  graphc_model_release(model);
+}
+
+// GRAPHC_SESSION_TIME_LIBRARY_ALGORITHMS times the engine configurations
+// the runtime can build (the fake's ranks 1 and 3 for exact float32) and
+// keeps the fastest: the fake makes all but one slower on its clock. Fused
+// or not, the session then runs that engine and computes the same;
+// graphc_session_time_library_kernel lists the same two.
+TEST_F(FakeCudnn, TimingAtCreationPicksTheFastestEngine) {
+  graphc_model *model = loadModel("conv_model_cuda_epilogue");
+  ASSERT_NE(model, nullptr);
+  std::mt19937 rng(12);
+  for (int refuse : {0, 1})
+    for (int32_t fastest : {3, 1}) {
+      SCOPED_TRACE("refuse fusion " + std::to_string(refuse) +
+                   ", fastest rank " + std::to_string(fastest));
+      fakecu_reset();
+      fakecu_cudnn_refuse_fusion(refuse);
+      fakecu_cudnn_set_fastest_engine(fastest);
+      auto bench = std::make_unique<ConvBench>(
+          model, GRAPHC_SESSION_TIME_LIBRARY_ALGORITHMS);
+      ASSERT_NE(bench->session, nullptr);
+      for (int32_t kernel : {0, 1}) {
+        graphc_library_kernel_info info;
+        ASSERT_GRAPHC_OK(
+            graphc_session_library_kernel_info(bench->session, kernel, &info));
+        EXPECT_EQ(info.rank, fastest) << "kernel " << kernel;
+        EXPECT_EQ(info.requested_rank, 0);
+        EXPECT_EQ(info.fused, refuse ? 0 : 1);
+      }
+      bench->runAndCheck(rng);
+      EXPECT_EQ(fakecu_cudnn_last_engine_rank(), fastest);
+      graphc_library_candidate candidates[8];
+      int32_t count = 0;
+      ASSERT_GRAPHC_OK(graphc_session_time_library_kernel(
+          bench->session, 0, GRAPHC_MAX_ALGO_RANKS, 1, 0, 2, candidates, 8,
+          &count));
+      ASSERT_EQ(count, 2);
+      EXPECT_EQ(candidates[0].rank, 1);
+      EXPECT_EQ(candidates[1].rank, 3);
+      EXPECT_EQ(candidates[0].split_k, 0);
+      EXPECT_EQ(candidates[fastest == 1 ? 0 : 1].micros <
+                    candidates[fastest == 1 ? 1 : 0].micros,
+                true);
+      bench.reset();
+    }
   graphc_model_release(model);
 }
 

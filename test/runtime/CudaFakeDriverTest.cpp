@@ -357,6 +357,51 @@ TEST_F(FakeCuda, EagerCaptureAndPlainLaunchesAgree) {
   graphc_model_release(model);
 }
 
+TEST_F(FakeCuda, PlainRunsStageBuffersAtAnOffset) {
+  // Generated kernels move 16-byte vectors and library plans assume 256-byte
+  // alignment, so a plain run hands them the caller's buffers only where
+  // those are 256-byte aligned; x at a DLTensor byte_offset of 4 goes
+  // through the staging buffers (both inputs and the output copied: three
+  // more copies), with the same result.
+  graphc_model *model = loadModel();
+  ASSERT_NE(model, nullptr);
+  {
+    Bench run(model, GRAPHC_SESSION_DISABLE_CUDA_GRAPHS);
+    ASSERT_NE(run.session, nullptr);
+    auto copiesSince = [](size_t before) {
+      std::vector<std::string> lines = traceLines();
+      int copies = 0;
+      for (size_t at = before; at < lines.size(); ++at)
+        copies += lines[at].rfind("memcpyDtoD ", 0) == 0;
+      return copies;
+    };
+    size_t before = traceLines().size();
+    ASSERT_GRAPHC_OK(run.run({0, 1}));
+    int alignedCopies = copiesSince(before);
+    EXPECT_EQ(run.result(), (std::vector<float>{2, 15}));
+
+    void *shifted = nullptr;
+    ASSERT_GRAPHC_OK(graphc_session_allocate_buffer(run.session, 28, &shifted));
+    std::vector<float> host = {0, 1, 2, 3, 4, 5, 6};
+    ASSERT_GRAPHC_OK(
+        graphc_session_upload(run.session, shifted, host.data(), 28));
+    DLTensor x = run.tensor(shifted, 2, run.xShape, {kDLFloat, 32, 1});
+    x.byte_offset = 4;
+    DLTensor inputs[2] = {
+        x, run.tensor(run.idx, 1, run.idxShape, {kDLInt, 64, 1})};
+    DLTensor output = run.tensor(run.y, 1, run.yShape, {kDLFloat, 32, 1});
+    ASSERT_GRAPHC_OK(graphc_session_upload(run.session, run.y,
+                                           std::vector<float>{0, 0}.data(), 8));
+    before = traceLines().size();
+    ASSERT_GRAPHC_OK(
+        graphc_session_run(run.session, inputs, 2, nullptr, &output, 1));
+    EXPECT_EQ(copiesSince(before), alignedCopies + 3) << fakecu_trace();
+    EXPECT_EQ(run.result(), (std::vector<float>{2, 15}));
+    graphc_session_free_buffer(run.session, shifted);
+  }
+  graphc_model_release(model);
+}
+
 //===- Device-side index errors
 //---------------------------------------------===//
 

@@ -131,6 +131,8 @@ static_assert(dnn::kCrossCorrelation == CUDNN_CROSS_CORRELATION);
 static_assert(dnn::kPointwiseAdd == CUDNN_POINTWISE_ADD);
 static_assert(dnn::kPointwiseReluForward == CUDNN_POINTWISE_RELU_FWD);
 static_assert(dnn::kPointwiseSwishForward == CUDNN_POINTWISE_SWISH_FWD);
+// The erf GELU; GELU_APPROX_TANH_FWD (107) is the tanh form.
+static_assert(dnn::kPointwiseGeluForward == CUDNN_POINTWISE_GELU_FWD);
 static_assert(dnn::kHeuristicsModeA == CUDNN_HEUR_MODE_A);
 static_assert(dnn::kNoteTensorCore == CUDNN_NUMERICAL_NOTE_TENSOR_CORE);
 static_assert(dnn::kNoteDownConvertInputs ==
@@ -138,6 +140,48 @@ static_assert(dnn::kNoteDownConvertInputs ==
 static_assert(dnn::kNoteReducedPrecisionReduction ==
               CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION);
 static_assert(dnn::kNoteTypeCount == CUDNN_NUMERICAL_NOTE_TYPE_COUNT);
+
+// Attention (CudnnSdpa): matmuls, reductions and the pointwise modes of
+// the scale, mask and softmax.
+static_assert(dnn::kDataInt32 == CUDNN_DATA_INT32);
+static_assert(dnn::kDataBoolean == CUDNN_DATA_BOOLEAN);
+static_assert(dnn::kMatmulDescriptor == CUDNN_BACKEND_MATMUL_DESCRIPTOR);
+static_assert(dnn::kMatmulOperationDescriptor ==
+              CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR);
+static_assert(dnn::kReductionDescriptor == CUDNN_BACKEND_REDUCTION_DESCRIPTOR);
+static_assert(dnn::kReductionOperationDescriptor ==
+              CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR);
+static_assert(dnn::kTypeReductionOperator ==
+              CUDNN_TYPE_REDUCTION_OPERATOR_TYPE);
+static_assert(dnn::kAttrPointwiseAxis == CUDNN_ATTR_POINTWISE_AXIS);
+static_assert(dnn::kAttrPointwiseOperationT ==
+              CUDNN_ATTR_OPERATION_POINTWISE_TDESC);
+static_assert(dnn::kAttrTensorIsByValue == CUDNN_ATTR_TENSOR_IS_BY_VALUE);
+static_assert(dnn::kAttrMatmulCompType == CUDNN_ATTR_MATMUL_COMP_TYPE);
+static_assert(dnn::kAttrMatmulOperationA == CUDNN_ATTR_OPERATION_MATMUL_ADESC);
+static_assert(dnn::kAttrMatmulOperationB == CUDNN_ATTR_OPERATION_MATMUL_BDESC);
+static_assert(dnn::kAttrMatmulOperationC == CUDNN_ATTR_OPERATION_MATMUL_CDESC);
+static_assert(dnn::kAttrMatmulOperationDesc ==
+              CUDNN_ATTR_OPERATION_MATMUL_DESC);
+static_assert(dnn::kAttrReductionOperator == CUDNN_ATTR_REDUCTION_OPERATOR);
+static_assert(dnn::kAttrReductionCompType == CUDNN_ATTR_REDUCTION_COMP_TYPE);
+static_assert(dnn::kAttrReductionOperationX ==
+              CUDNN_ATTR_OPERATION_REDUCTION_XDESC);
+static_assert(dnn::kAttrReductionOperationY ==
+              CUDNN_ATTR_OPERATION_REDUCTION_YDESC);
+static_assert(dnn::kAttrReductionOperationDesc ==
+              CUDNN_ATTR_OPERATION_REDUCTION_DESC);
+static_assert(dnn::kPointwiseMul == CUDNN_POINTWISE_MUL);
+static_assert(dnn::kPointwiseDiv == CUDNN_POINTWISE_DIV);
+static_assert(dnn::kPointwiseSub == CUDNN_POINTWISE_SUB);
+static_assert(dnn::kPointwiseExp == CUDNN_POINTWISE_EXP);
+static_assert(dnn::kPointwiseLog == CUDNN_POINTWISE_LOG);
+static_assert(dnn::kPointwiseCmpGe == CUDNN_POINTWISE_CMP_GE);
+static_assert(dnn::kPointwiseGenIndex == CUDNN_POINTWISE_GEN_INDEX);
+static_assert(dnn::kPointwiseBinarySelect == CUDNN_POINTWISE_BINARY_SELECT);
+static_assert(dnn::kReduceAdd == CUDNN_REDUCE_TENSOR_ADD);
+static_assert(dnn::kReduceMax == CUDNN_REDUCE_TENSOR_MAX);
+static_assert(sizeof(int32_t) == sizeof(cudnnReduceTensorOp_t));
 
 // Attribute elements the runtime passes as int32_t are the enums; handles
 // and descriptors are pointers; CUDNN_TYPE_BOOLEAN elements are bool.

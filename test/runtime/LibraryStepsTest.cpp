@@ -230,10 +230,20 @@ const Fault kFaults[] = {
      [](LibraryModel &m) { m.gemm.epilogue = GRAPHC_EPILOGUE_SILU; },
      "kernel 'gemm': GEMM has epilogue silu, which only convolutions take "
      "(cuBLASLt has no SiLU epilogue)"},
+    {"erf GELU epilogue",
+     [](LibraryModel &m) { m.gemm.epilogue = GRAPHC_EPILOGUE_GELU_ERF; },
+     "kernel 'gemm': GEMM has epilogue gelu_erf, which only convolutions "
+     "take (cuBLASLt fuses only the tanh GELU)"},
     {"unknown dtype", [](LibraryModel &m) { m.gemm.dtype = 99; },
      "kernel 'gemm': GEMM has unsupported dtype 99"},
     {"unknown compute dtype", [](LibraryModel &m) { m.gemm.compute_dtype = 0; },
      "kernel 'gemm': GEMM has unsupported compute dtype 0"},
+    {"split into one part", [](LibraryModel &m) { m.gemm.split_k = 1; },
+     "kernel 'gemm': GEMM splits K into 1 parts (0, or 2 to 64)"},
+    {"split into too many parts", [](LibraryModel &m) { m.gemm.split_k = 65; },
+     "kernel 'gemm': GEMM splits K into 65 parts (0, or 2 to 64)"},
+    {"tuned flag", [](LibraryModel &m) { m.gemm.tuned = 2; },
+     "kernel 'gemm': GEMM has tuned 2 (0 or 1)"},
     {"no A", [](LibraryModel &m) { m.gemm.a_arg = -1; },
      "kernel 'gemm': GEMM lacks A, B, D or the workspace (a_arg -1, b_arg 1, "
      "c_arg -1, bias_arg 2, d_arg 3, workspace_arg 4)"},

@@ -2,9 +2,10 @@
 //
 // runReferenceConv (row-blocked, float) against naiveConv (one element at a
 // time, double) over 1, 2 and 3 spatial dims, groups, strides, dilations,
-// asymmetric and oversized pads, bias, Z, ReLU and SiLU, with the channels
-// first and last; float16 and bfloat16 against the float convolution of
-// the same values, rounded once; SiLU as the generated kernels round it;
+// asymmetric and oversized pads, bias, Z, ReLU, SiLU and the erf GELU, with
+// the channels first and last; float16 and bfloat16 against the float
+// convolution of the same values, rounded once; SiLU and GELU as the
+// generated kernels round them;
 // tf32 against the float convolution of rounded X and W; channels last
 // against channels first, bit for bit.
 //
@@ -132,7 +133,9 @@ TEST(ReferenceConv, MatchesPlainLoops) {
       {"Z relu", false, true, GRAPHC_EPILOGUE_RELU},
       {"bias Z relu", true, true, GRAPHC_EPILOGUE_RELU},
       {"silu", false, false, GRAPHC_EPILOGUE_SILU},
-      {"bias Z silu", true, true, GRAPHC_EPILOGUE_SILU}};
+      {"bias Z silu", true, true, GRAPHC_EPILOGUE_SILU},
+      {"gelu", false, false, GRAPHC_EPILOGUE_GELU_ERF},
+      {"bias Z gelu", true, true, GRAPHC_EPILOGUE_GELU_ERF}};
   std::mt19937 rng(7);
   for (bool last : {false, true})
     for (const NamedShape &shape : kShapes)
@@ -269,6 +272,37 @@ TEST(ReferenceConv, SiluRoundsAsTheGeneratedKernels) {
   }
 }
 
+// The erf GELU is x/2 (1 + erf(x / sqrt(2))), not the tanh form (which
+// differs by up to about 4.7e-4); computed with graph.gelu's expression in
+// lib/Codegen/ScalarExpr.cpp (0.5 * x * (1 + erf(x * (1 / sqrt(2)))) in
+// float, left to right), so that on the cpu target a library convolution's
+// GELU and a generated one agree to the bit. NaN is kept.
+TEST(ReferenceConv, GeluErfRoundsAsTheGeneratedKernels) {
+  std::mt19937 rng(23);
+  std::uniform_real_distribution<float> values(-8, 8);
+  Problem p;
+  p.conv = convtest::makeConv({1, 1, 1, 1, {4096}, {1}, {0}, {0}, {1}, {1}},
+                              false, false, GRAPHC_EPILOGUE_GELU_ERF);
+  p.x.resize(4096);
+  for (float &value : p.x)
+    value = values(rng);
+  p.x[0] = std::numeric_limits<float>::quiet_NaN();
+  p.x[1] = -1;
+  p.w = {1};
+  std::string error;
+  ASSERT_TRUE(p.run(error)) << error;
+  EXPECT_TRUE(std::isnan(p.y[0]));
+  // GELU(-1) = -Phi(-1) = -0.158655254; the tanh form gives -0.158808.
+  EXPECT_NEAR(p.y[1], -0.158655254, 1e-7);
+  for (size_t i = 1; i < p.x.size(); ++i) {
+    float x = p.x[i];
+    ASSERT_EQ(p.y[i], 0.5f * x * (1.0f + std::erf(x * 0.7071067811865476f)))
+        << "x " << x;
+    ASSERT_NEAR(p.y[i], 0.5 * x * (1 + std::erf(x / std::sqrt(2.0))), 2e-6)
+        << "x " << x;
+  }
+}
+
 std::vector<uint16_t> narrow(const std::vector<float> &values, bool half) {
   std::vector<uint16_t> bits(values.size());
   for (size_t i = 0; i < values.size(); ++i)
@@ -289,13 +323,14 @@ std::vector<float> widen(const std::vector<uint16_t> &bits, bool half) {
 // values, rounded.
 TEST(ReferenceConv, ComputesSixteenBitFloatsInFloat) {
   std::mt19937 rng(11);
-  for (int32_t epilogue : {GRAPHC_EPILOGUE_RELU, GRAPHC_EPILOGUE_SILU})
+  for (int32_t epilogue :
+       {GRAPHC_EPILOGUE_RELU, GRAPHC_EPILOGUE_SILU, GRAPHC_EPILOGUE_GELU_ERF})
     for (bool half : {true, false})
       for (const NamedShape &shape : kShapes) {
         // Channels last every other shape.
         bool last = (&shape - kShapes) % 2 == 1;
         SCOPED_TRACE(std::string(shape.name) + (half ? ", fp16" : ", bf16") +
-                     (epilogue == GRAPHC_EPILOGUE_SILU ? ", silu" : ", relu") +
+                     ", epilogue " + std::to_string(epilogue) +
                      (last ? ", channels last" : ""));
         Problem p = makeProblem(shape.shape, true, true, epilogue, rng, last);
         std::vector<uint16_t> x = narrow(p.x, half), w = narrow(p.w, half),
@@ -365,6 +400,11 @@ TEST(ReferenceConv, RefusesWhatItCannotCompute) {
   EXPECT_EQ(error, "the reference convolution has no epilogue 2");
   p.conv.epilogue = GRAPHC_EPILOGUE_SILU;
   EXPECT_TRUE(graphc::rt::referenceConvSupports(p.conv, error));
+  p.conv.epilogue = GRAPHC_EPILOGUE_GELU_ERF;
+  EXPECT_TRUE(graphc::rt::referenceConvSupports(p.conv, error));
+  p.conv.epilogue = 5;
+  EXPECT_FALSE(graphc::rt::referenceConvSupports(p.conv, error));
+  EXPECT_EQ(error, "the reference convolution has no epilogue 5");
   p.conv.epilogue = GRAPHC_EPILOGUE_NONE;
   p.conv.spatial_dims = 4;
   EXPECT_FALSE(graphc::rt::referenceConvSupports(p.conv, error));

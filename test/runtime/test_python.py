@@ -302,6 +302,28 @@ class RunTest(unittest.TestCase):
             self.model.run({"x\0junk": x, "bias": bias})
         self.assertIn("contains a NUL character", str(caught.exception))
 
+    def test_a_fifo_is_refused_without_blocking(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as folder:
+            fifo = os.path.join(folder, "model.so")
+            os.mkfifo(fifo)
+            # A load that blocked on the FIFO is released (and fails this
+            # test) by a writer after a while.
+            released = []
+
+            def release():
+                released.append(True)
+                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+            watchdog = threading.Timer(10, release)
+            watchdog.start()
+            try:
+                with self.assertRaises(graphc.InvalidArgumentError) as caught:
+                    graphc.load(fifo)
+            finally:
+                watchdog.cancel()
+            self.assertEqual(released, [])
+            self.assertIn("is not a regular file", str(caught.exception))
+
     def test_non_contiguous_numpy_input_is_copied(self):
         x = np.arange(12, dtype=np.float32).reshape(2, 6)[:, ::2]
         bias = np.zeros(3, dtype=np.float32)

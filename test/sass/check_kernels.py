@@ -242,15 +242,24 @@ _RESOURCE_FN = re.compile(r"^\s*Function (\S+):")
 _RESOURCE = re.compile(r"(REG|STACK|SHARED|LOCAL):(\d+)")
 
 
+# Instructions that touch global (or generic) memory: none may come before a
+# kernel's griddepcontrol.wait (ACQBULK) where the runtime launches it
+# programmatically.
+_MEMORY = {"LDG", "STG", "LDGSTS", "UTMALDG", "UBLKCP", "ATOMG", "ATOM", "RED",
+           "REDG", "LD", "ST"}
+
+
 def read_sass(cuobjdump, cubin):
-    """kernel -> {loads, vector_loads, load_kinds, spills} from the SASS."""
+    """kernel -> {loads, vector_loads, load_kinds, spills, waits,
+    memory_before_wait} from the SASS."""
     kernels = {}
     current = None
     for line in run([cuobjdump, "-sass", cubin]).splitlines():
         match = _FUNCTION.match(line)
         if match:
             current = kernels.setdefault(match.group(1), {
-                "loads": 0, "vector_loads": 0, "load_kinds": {}, "spill_instructions": 0})
+                "loads": 0, "vector_loads": 0, "load_kinds": {}, "spill_instructions": 0,
+                "waits": 0, "memory_before_wait": 0})
             continue
         if current is None:
             continue
@@ -259,6 +268,10 @@ def read_sass(cuobjdump, cubin):
             continue
         opcode = ins.group(1)
         base = opcode.split(".")[0]
+        if base == "ACQBULK":
+            current["waits"] += 1
+        elif base in _MEMORY and not current["waits"]:
+            current["memory_before_wait"] += 1
         if base in ("LDG", "LDGSTS", "UTMALDG", "UBLKCP"):
             current["loads"] += 1
             current["load_kinds"][opcode] = current["load_kinds"].get(opcode, 0) + 1
@@ -345,6 +358,13 @@ def check_kernel(row, table):
             value = {"local_bytes": row["local_bytes"], "stack_bytes": row["stack_bytes"],
                      "spill_instructions": row["spill_instructions"]}
             ok = row["local_bytes"] == 0 and row["spill_instructions"] == 0
+        elif name == "waits_for_predecessor":
+            # griddepcontrol.wait exists from sm_90 on; older code has none.
+            if int(row["arch"].split("_")[1]) < 90:
+                continue
+            value = {"waits": row["waits"],
+                     "memory_before_wait": row["memory_before_wait"]}
+            ok = row["waits"] > 0 and row["memory_before_wait"] == 0
         elif name == "fills_gpu":
             units = row["work_units"]
             if units is None or row["grid_blocks"] is None:

@@ -23,6 +23,11 @@ Bounds are properties of the code, never timings:
                       shared memory: bounds blocks per SM.
   no_spills           no local memory (LOCAL 0, no STL/LDL in the SASS):
                       a spill is a round trip to L1/L2 per use.
+  waits_for_predecessor
+                      sm_90 and newer: the kernel executes griddepcontrol.wait
+                      (ACQBULK) before any instruction that touches global
+                      memory, so the runtime may launch it programmatically
+                      (before its predecessor finishes) without a race.
   fills_gpu           the launch has at least min(132, work units) blocks
                       (132: an H100 SXM's SMs), where a work unit is the
                       least a block should do (`unit` below): a kernel with
@@ -129,6 +134,13 @@ TEMPLATES = {
         "no_spills": prop(True, True, "a spill is a local-memory round trip per use"),
     },
 }
+
+# Every generated kernel may be launched programmatically on sm_90 and newer
+# (docs/runtime.md): each must wait for its predecessor before touching
+# memory.
+for _table in TEMPLATES.values():
+    _table["waits_for_predecessor"] = prop(
+        True, True, "programmatic dependent launch: griddepcontrol.wait first")
 
 # Over all of a model's generated kernels of one compile (model, precision,
 # arch): the goal for BERT-base fp16 on sm_90, on the encoder layer

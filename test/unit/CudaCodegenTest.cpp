@@ -356,10 +356,44 @@ exec.kernel @add_mul_relu_3 pointwise attributes {hash = "0000000000000000", onn
   compileAndCheck(source);
 }
 
+TEST_F(CudaCodegenTest, PointwiseFusionMovesVectors) {
+  // A thread computes 8 consecutive halves: the same-shaped input and the
+  // bias (contiguous along the innermost dim) are read as 16-byte vectors,
+  // the per-row scale (stride 0 there) as one scalar, the transposed input
+  // (stride 4 there) per element; the result is stored as one vector.
+  std::string diagnostics;
+  std::string source = emitKernels(context, R"mlir(
+exec.kernel @add_mul_sub_5 pointwise attributes {hash = "0000000000000000", onnx_nodes = ["n_add", "n_mul", "n_sub"], schedule = {block_size = 128 : i64}} {
+^bb0(%a: tensor<4x16xf16>, %b: tensor<16xf16>, %c: tensor<4x1xf16>, %d: tensor<16x4xf16>):
+  %t = graph.transpose %d {perm = array<i64: 1, 0>} : (tensor<16x4xf16>) -> tensor<4x16xf16>
+  %0 = graph.add %a, %b : (tensor<4x16xf16>, tensor<16xf16>) -> tensor<4x16xf16>
+  %1 = graph.mul %0, %c : (tensor<4x16xf16>, tensor<4x1xf16>) -> tensor<4x16xf16>
+  %2 = graph.sub %1, %t : (tensor<4x16xf16>, tensor<4x16xf16>) -> tensor<4x16xf16>
+  kernel.yield %2 : tensor<4x16xf16>
+})mlir", diagnostics);
+  ASSERT_FALSE(source.empty()) << diagnostics;
+  std::string kernel = source.substr(cudaModulePreamble().size());
+  for (const char *part :
+       {"iv < 8LL", "const long long i = iv * 8LL;",
+        "const gc_vec<__half, 8> x0v = gc_ldv<__half, 8>(arg0 + i);",
+        "const gc_vec<__half, 8> x1v = gc_ldv<__half, 8>(arg1 + o1);",
+        "const float x2 = gc_ld(arg2[o0]);",
+        "const float x3 = gc_ld(arg3[o0 + o1 * 4 + j * 4LL]);",
+        "const float x0 = gc_ld(x0v.e[j]);",
+        "gc_ld(gc_cvt<__half>(x0 + x1))", "y0.e[j] = gc_cvt<__half>(v2);",
+        "gc_stv<__half, 8>(out0 + i, y0);"})
+    EXPECT_NE(kernel.find(part), std::string::npos) << part << "\n" << kernel;
+  compileAndCheck(source);
+}
+
 TEST_F(CudaCodegenTest, ReductionProloguesCompile) {
-  // Softmax and layer_normalization read input 0 through gc_prologue, which
-  // computes the fused pointwise chain at the element, reading the mask and
-  // the residual at their broadcast offsets; the scale stays a plain input.
+  // Softmax and layer_normalization read input 0 through their prologue,
+  // which computes the fused pointwise chain at the element, reading the
+  // mask and the residual at their broadcast offsets; the scale stays a
+  // plain input. Rows that fit the registers read a vector of 4 floats at a
+  // time (gc_prologue_vec: the mask's rows are contiguous, so it is a
+  // vector too); a row too long for them keeps the looped form, which
+  // calls gc_prologue per element.
   std::string diagnostics;
   std::string source = emitKernels(context, R"mlir(
 exec.kernel @div_add_softmax_0 reduction attributes {hash = "0000000000000000", onnx_nodes = ["n_div", "n_mask", "n_softmax"], schedule = {}} {
@@ -375,15 +409,27 @@ exec.kernel @add_layer_normalization_1 reduction attributes {hash = "00000000000
   %0 = graph.add %x, %r : (tensor<2x5x16xf32>, tensor<2x5x16xf32>) -> tensor<2x5x16xf32>
   %1 = graph.layer_normalization %0, %g, %b : (tensor<2x5x16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<2x5x16xf32>
   kernel.yield %1 : tensor<2x5x16xf32>
+}
+exec.kernel @div_softmax_2 reduction attributes {hash = "0000000000000000", onnx_nodes = ["n_div", "n_softmax"], schedule = {}} {
+^bb0(%s: tensor<2x16384xf32>):
+  %c = graph.constant {value = dense<2.0> : tensor<f32>} : () -> tensor<f32>
+  %0 = graph.div %s, %c : (tensor<2x16384xf32>, tensor<f32>) -> tensor<2x16384xf32>
+  %1 = graph.softmax %0 : (tensor<2x16384xf32>) -> tensor<2x16384xf32>
+  kernel.yield %1 : tensor<2x16384xf32>
 })mlir", diagnostics);
   ASSERT_FALSE(source.empty()) << diagnostics;
   std::string kernels = source.substr(cudaModulePreamble().size());
   for (const char *part :
-       {"auto gc_prologue = [&](long long pe) -> float {",
-        "const float px0 = gc_ld(arg0[pe]);", "px0 / 2.0f",
-        "gc_ld(arg1[", "const float x = gc_prologue(at);",
+       {"auto gc_prologue_vec = [&](long long pe) -> gc_vec<float, 4> {",
+        "const gc_vec<float, 4> px0v = gc_ldv<float, 4>(arg0 + pe);",
+        "const float px0 = gc_ld(px0v.e[j]);", "px0 / 2.0f",
+        "const gc_vec<float, 4> px1v = gc_ldv<float, 4>(arg1 + pc1 * 8 + pc2);",
+        "gc_prologue_vec(base + v * 4)",
         "add_layer_normalization_1(", "in1 = arg2;", "in2 = arg3;",
-        "gc_ld(arg1[pe])"})
+        "gc_ldv<float, 4>(arg1 + pe)", "gc_ldv<float, 4>(in1 + r0)",
+        "div_softmax_2(", "auto gc_prologue = [&](long long pe) -> float {",
+        "const float px0 = gc_ld(arg0[pe]);",
+        "const float x = gc_prologue(at);"})
     EXPECT_NE(kernels.find(part), std::string::npos)
         << part << "\n"
         << kernels;
@@ -773,9 +819,9 @@ TEST_F(CudaCodegenTest, NoTargetIsAnError) {
 
 TEST_F(CudaCodegenTest, ScheduleBlockSizeSetsLaunchAndIsChecked) {
   std::string text = R"(
-func.func @main(%x: tensor<1000xf32>, %y: tensor<8x100xf32>) {
+func.func @main(%x: tensor<1000xf32>, %y: tensor<8x2000xf32>) {
   %0 = graph.relu %x : (tensor<1000xf32>) -> tensor<1000xf32>
-  %1 = graph.softmax %y : (tensor<8x100xf32>) -> tensor<8x100xf32>
+  %1 = graph.softmax %y : (tensor<8x2000xf32>) -> tensor<8x2000xf32>
   return
 })";
   std::string diagnostics;
@@ -795,10 +841,12 @@ func.func @main(%x: tensor<1000xf32>, %y: tensor<8x100xf32>) {
   ASSERT_TRUE(succeeded(relu)) << diagnostics;
   EXPECT_EQ(relu->block[0], 128u);
   EXPECT_EQ(relu->grid[0], 8u); // ceil(1000 / 128)
-  // A row of 100 needs 128 threads; a block size of 64 caps it.
+  // A row of 2000 (500 vectors of 4) would take 512 threads; a block size
+  // of 64 caps it, each thread holding 8 vectors.
   FailureOr<CudaKernel> softmax = emitCudaKernel(ops[1], "softmax_k", 64);
   ASSERT_TRUE(succeeded(softmax)) << diagnostics;
   EXPECT_EQ(softmax->block[0], 64u);
+  EXPECT_EQ(softmax->grid[0], 8u);
   EXPECT_TRUE(failed(emitCudaKernel(ops[0], "bad", 100)));
   EXPECT_NE(diagnostics.find("block_size 100 is not a multiple of 32 in "
                              "[32, 1024]"),

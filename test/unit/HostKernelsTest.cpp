@@ -386,12 +386,20 @@ TEST(HostKernelErrors, MissingInputAndBadIndex) {
   Buffer x = f32({3}, {1, 2, 3});
   Buffer y = output(GC_DTYPE_F32, {3});
   std::string error;
-  EXPECT_NE(run("add", {&x, nullptr}, {&y}, Attrs(), &error), 0);
+  EXPECT_EQ(run("add", {&x, nullptr}, {&y}, Attrs(), &error), 1);
   EXPECT_EQ(error, "add: required input 1 is missing");
+  // An index of the run's data is the caller's value out of range, which
+  // the runtime reports as an invalid argument, not a failure of graphc.
   Buffer idx = i64({1}, {3});
   Buffer g = output(GC_DTYPE_F32, {1});
-  EXPECT_NE(run("gather", {&x, &idx}, {&g}, Attrs(), &error), 0);
+  EXPECT_EQ(run("gather", {&x, &idx}, {&g}, Attrs(), &error),
+            GC_STATUS_BAD_VALUE);
   EXPECT_EQ(error, "gather: index 3 is out of range [-3, 3)");
+  Buffer axis = i64({}, {1});
+  Buffer summed = output(GC_DTYPE_F32, {3});
+  EXPECT_EQ(run("cum_sum", {&x, &axis}, {&summed}, Attrs(), &error),
+            GC_STATUS_BAD_VALUE);
+  EXPECT_EQ(error, "cum_sum: axis 1 is out of range [-1, 1)");
   Buffer bad = f32({}, {1});
   EXPECT_NE(run("reshape", {&x, &x}, {&bad}, Attrs(), &error), 0);
   EXPECT_EQ(error, "reshape: unsupported shape dtype f32 (1)");

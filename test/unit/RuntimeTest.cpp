@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "graphc/runtime.h"
+#include "lib/HostKernels/HostKernels.h"
 #include "runtime/src/ArtifactReader.h"
 #include "runtime/src/CudaModel.h"
 #include "test/runtime/ConvTestSupport.h"
@@ -12,13 +13,20 @@
 
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <iterator>
 #include <memory>
@@ -26,6 +34,10 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+// Host kernels in cpu models say "a value out of range" with the code the
+// runtime reads.
+static_assert(GC_STATUS_BAD_VALUE == GRAPHC_HOST_FN_BAD_VALUE);
 
 namespace {
 
@@ -237,6 +249,163 @@ TEST_F(AffineModelTest, SelectsPlans) {
             "float32[2,3], bias: float32[3] (plan 'batch2')");
 }
 
+// graphc_model_select_plan, graphc_model_output_dims and graphc_session_run
+// check dims alike: negative dims, a missing dims array, the wrong rank.
+TEST_F(AffineModelTest, EveryEntryPointChecksDimsAlike) {
+  int64_t negative[] = {-1, 3}, bias[] = {3};
+  int32_t ranks[] = {2, 1};
+  const int64_t *dims[] = {negative, bias};
+  const std::string expected =
+      "input 'x': expected float32[batch,3], got float32[-1,3]";
+  int32_t plan = -7;
+  Status selected(
+      graphc_model_select_plan(model, 2, nullptr, ranks, dims, &plan));
+  EXPECT_EQ(selected.code(), GRAPHC_INVALID_ARGUMENT);
+  EXPECT_EQ(selected.message(), expected);
+  EXPECT_EQ(plan, -7);
+  int64_t y[2] = {-7, -7}, scaled[2] = {-7, -7};
+  int64_t *outDims[] = {y, scaled};
+  Status sized(
+      graphc_model_output_dims(model, 2, nullptr, ranks, dims, outDims));
+  EXPECT_EQ(sized.code(), GRAPHC_INVALID_ARGUMENT);
+  EXPECT_EQ(sized.message(), expected);
+  EXPECT_EQ(y[0], -7);
+
+  Tensor x({-1, 3}, {1, 2, 3});
+  Tensor b({3}, {0, 0, 0});
+  Tensor yt({1, 3}, {0, 0, 0}), st({1, 3}, {0, 0, 0});
+  DLTensor inputs[] = {x.tensor, b.tensor};
+  DLTensor outputs[] = {yt.tensor, st.tensor};
+  Status ran(graphc_session_run(session, inputs, 2, nullptr, outputs, 2));
+  EXPECT_EQ(ran.code(), GRAPHC_INVALID_ARGUMENT);
+  EXPECT_EQ(ran.message(), expected);
+
+  // A rank without dims, and another rank.
+  dims[0] = nullptr;
+  Status missing(
+      graphc_model_select_plan(model, 2, nullptr, ranks, dims, &plan));
+  EXPECT_EQ(missing.message(),
+            "input 'x': expected float32[batch,3], got a tensor without a "
+            "shape");
+  dims[0] = bias;
+  ranks[0] = 1;
+  Status rank(
+      graphc_model_output_dims(model, 2, nullptr, ranks, dims, outDims));
+  EXPECT_EQ(rank.message(),
+            "input 'x': expected float32[batch,3], got float32[3]");
+}
+
+/// The affine model with bucketed dims batch (1, 2; splittable) and width
+/// (3), both pad-safe (affine_model.c, GRAPHC_TEST_BUCKETS).
+class BucketedModelTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    model = loadOrDie(modelPath("affine_buckets"));
+    ASSERT_NE(model, nullptr);
+    ASSERT_GRAPHC_OK(graphc_session_create(model, nullptr, &session));
+  }
+  void TearDown() override {
+    graphc_session_release(session);
+    graphc_model_release(model);
+  }
+  /// graphc_model_output_dims for x of `xDims`; y's dims in `y`.
+  graphc_status outputDims(std::vector<int64_t> xDims, int64_t (&y)[2]) {
+    int64_t bias[] = {3}, scaled[2];
+    int32_t ranks[] = {2, 1};
+    const int64_t *dims[] = {xDims.data(), bias};
+    int64_t *out[] = {y, scaled};
+    return graphc_model_output_dims(model, 2, nullptr, ranks, dims, out);
+  }
+
+  graphc_model *model = nullptr;
+  graphc_session *session = nullptr;
+};
+
+TEST_F(BucketedModelTest, SplitsARunPastTheLargestBucket) {
+  std::vector<float> xValues;
+  for (int i = 0; i < 5 * 3; ++i)
+    xValues.push_back(static_cast<float>(i));
+  Tensor x({5, 3}, xValues);
+  Tensor bias({3}, {1, 2, 3});
+  Tensor y({5, 3}, std::vector<float>(15, 0));
+  Tensor scaled({5, 3}, std::vector<float>(15, 0));
+  DLTensor inputs[] = {x.tensor, bias.tensor};
+  DLTensor outputs[] = {y.tensor, scaled.tensor};
+  ASSERT_GRAPHC_OK(graphc_session_run(session, inputs, 2, nullptr, outputs, 2));
+  EXPECT_EQ(y.values, affine(xValues, bias.values));
+}
+
+// A request of zero elements runs nothing, however large its other dims:
+// no part per largest bucket.
+TEST_F(BucketedModelTest, EmptyRequestsRunNothing) {
+  int64_t huge = int64_t(1) << 31;
+  int64_t y[2] = {-7, -7};
+  ASSERT_GRAPHC_OK(outputDims({huge, 0}, y));
+  EXPECT_EQ(y[0], huge);
+  EXPECT_EQ(y[1], 0);
+  int64_t bias[] = {3}, xDims[] = {huge, 0};
+  int32_t ranks[] = {2, 1};
+  const int64_t *dims[] = {xDims, bias};
+  int32_t plan = -1;
+  ASSERT_GRAPHC_OK(
+      graphc_model_select_plan(model, 2, nullptr, ranks, dims, &plan));
+  EXPECT_EQ(plan, 1);
+
+  for (int64_t batch : {int64_t(0), huge, INT64_MAX}) {
+    int64_t width = batch ? 0 : 3;
+    Tensor x({batch, width}, {});
+    Tensor b({3}, {1, 2, 3});
+    Tensor yt({batch, width}, {}), st({batch, width}, {});
+    x.tensor.data = yt.tensor.data = st.tensor.data = nullptr;
+    DLTensor inputs[] = {x.tensor, b.tensor};
+    DLTensor outputs[] = {yt.tensor, st.tensor};
+    ASSERT_GRAPHC_OK(
+        graphc_session_run(session, inputs, 2, nullptr, outputs, 2));
+  }
+}
+
+// A run splits into at most GRAPHC_MAX_SPLIT_PARTS parts; larger requests
+// are refused by every entry point, naming the input and the dim.
+TEST_F(BucketedModelTest, BoundsTheSplitParts) {
+  int64_t y[2];
+  int64_t limit = int64_t(2) * GRAPHC_MAX_SPLIT_PARTS;
+  ASSERT_GRAPHC_OK(outputDims({limit, 3}, y));
+  EXPECT_EQ(y[0], limit);
+  const std::string expected =
+      "input 'x' dim 0 ('batch') is 131073: 65537 runs of the largest "
+      "bucket (2), more than the 65536 one call may split into; make "
+      "smaller requests";
+  Status over(outputDims({limit + 1, 3}, y));
+  EXPECT_EQ(over.code(), GRAPHC_INVALID_ARGUMENT);
+  EXPECT_EQ(over.message(), expected);
+  for (int64_t batch : {int64_t(1) << 40, INT64_MAX}) {
+    Status huge(outputDims({batch, 3}, y));
+    EXPECT_EQ(huge.code(), GRAPHC_INVALID_ARGUMENT);
+    EXPECT_NE(huge.message().find("input 'x' dim 0 ('batch') is " +
+                                  std::to_string(batch)),
+              std::string::npos)
+        << huge.message();
+  }
+  int64_t bias[] = {3}, xDims[] = {limit + 1, 3};
+  int32_t ranks[] = {2, 1};
+  const int64_t *dims[] = {xDims, bias};
+  int32_t plan = -1;
+  Status selected(
+      graphc_model_select_plan(model, 2, nullptr, ranks, dims, &plan));
+  EXPECT_EQ(selected.message(), expected);
+  // The run is refused before any data is read.
+  float cells[3] = {};
+  Tensor x({limit + 1, 3}, {}), b({3}, {1, 2, 3});
+  Tensor yt({limit + 1, 3}, {}), st({limit + 1, 3}, {});
+  x.tensor.data = &cells[0];
+  yt.tensor.data = &cells[1];
+  st.tensor.data = &cells[2];
+  DLTensor inputs[] = {x.tensor, b.tensor};
+  DLTensor outputs[] = {yt.tensor, st.tensor};
+  Status ran(graphc_session_run(session, inputs, 2, nullptr, outputs, 2));
+  EXPECT_EQ(ran.message(), expected);
+}
+
 /// One invalid call of graphc_session_run and what it must report.
 struct BadRun {
   const char *name;
@@ -390,6 +559,24 @@ TEST_F(AffineModelTest, ReportsKernelFailures) {
   EXPECT_EQ(status.code(), GRAPHC_INTERNAL);
   EXPECT_EQ(status.message(), "kernel 'add_rows1' (ONNX nodes Add_1) failed "
                               "in plan 'batch1' step 1: bias is nan");
+}
+
+// A value of the caller's data out of range (an index) is the caller's
+// error, as on cuda; the session stays usable.
+TEST_F(AffineModelTest, ReportsValuesOutOfRangeAsInvalidArguments) {
+  Tensor x({1, 3}, {1, 2, 3});
+  Tensor bias({3}, {INFINITY, 0, 0});
+  Tensor y({1, 3}, {0, 0, 0});
+  Tensor scaled({1, 3}, {0, 0, 0});
+  DLTensor inputs[] = {x.tensor, bias.tensor};
+  DLTensor outputs[] = {y.tensor, scaled.tensor};
+  Status status(graphc_session_run(session, inputs, 2, nullptr, outputs, 2));
+  EXPECT_EQ(status.code(), GRAPHC_INVALID_ARGUMENT);
+  EXPECT_EQ(status.message(),
+            "bias is infinite in node 'Add_1' (kernel 'add_rows1')");
+  bias.values[0] = 1;
+  ASSERT_GRAPHC_OK(graphc_session_run(session, inputs, 2, nullptr, outputs, 2));
+  EXPECT_EQ(y.values, affine(x.values, bias.values));
 }
 
 TEST(Runtime, ThreadsShareOneModel) {
@@ -682,6 +869,56 @@ TEST(RuntimeLoad, SideWeightsFile) {
   ASSERT_NE(model, nullptr);
   EXPECT_EQ(graphc_model_weights_path(model), otherPath);
   graphc_model_release(model);
+}
+
+/// Runs `load` and says whether it had to be released from a FIFO at
+/// `fifo` it blocked on (by opening the FIFO for writing after a while).
+bool blocksOnFifo(const std::string &fifo, const std::function<void()> &load) {
+  std::atomic<bool> done{false}, released{false};
+  std::thread watchdog([&] {
+    for (int tick = 0; tick < 1000 && !done; ++tick)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (done)
+      return;
+    released = true;
+    int fd = open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+    if (fd >= 0)
+      close(fd);
+  });
+  load();
+  done = true;
+  watchdog.join();
+  return released;
+}
+
+// A FIFO as the model or its weights file is refused at once: never opened
+// in a way that waits for a writer.
+TEST(RuntimeLoad, RefusesFifosWithoutBlocking) {
+  TempDir dir;
+  std::string fifo = dir.path + "/model.so";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_FALSE(blocksOnFifo(fifo, [&] {
+    expectLoadFails(fifo, GRAPHC_INVALID_ARGUMENT,
+                    "model '" + fifo + "' is not a regular file");
+  }));
+
+  std::vector<char> bytes = readFile(modelPath("affine_side"));
+  std::string path = dir.path + "/affine_side.so";
+  writeFile(path, bytes.data(), bytes.size());
+  std::string weights = dir.path + "/affine_side.weights";
+  ASSERT_EQ(mkfifo(weights.c_str(), 0600), 0);
+  EXPECT_FALSE(blocksOnFifo(weights, [&] {
+    expectLoadFails(path, GRAPHC_INVALID_ARGUMENT,
+                    "weights file '" + weights + "' is not a regular file");
+  }));
+  graphc_model_options options;
+  graphc_model_options_init(&options);
+  options.weights_path = weights.c_str();
+  EXPECT_FALSE(blocksOnFifo(weights, [&] {
+    expectLoadFails(path, GRAPHC_INVALID_ARGUMENT,
+                    "weights file '" + weights + "' is not a regular file",
+                    &options);
+  }));
 }
 
 // Weights appended to the file after its ELF image (what graphc compile

@@ -188,7 +188,9 @@ TEST_F(TuningDbTest, RowsPerBlockNeedsAWarpPerRow) {
   EXPECT_NE(db->serialize().find("\"rows_per_block\": 4"), std::string::npos);
 }
 
-// A library call's knob is the rank of the cuBLASLt algorithm it runs.
+// A library call's knobs are the rank of the algorithm (cuBLASLt) or
+// engine configuration (cuDNN) it runs, below GRAPHC_MAX_ALGO_RANKS, and
+// for a GEMM the parts its K is split into.
 TEST_F(TuningDbTest, LibraryEntriesRankAlgorithms) {
   auto library = [](llvm::StringRef kernel, llvm::StringRef schedule) {
     return "{\"kernel\": \"" + kernel.str() +
@@ -197,30 +199,85 @@ TEST_F(TuningDbTest, LibraryEntriesRankAlgorithms) {
            schedule.str() + "}";
   };
   std::string path = write(
-      "db.json", database({library("00000000000000d1", "{\"algo_rank\": 3}"),
-                           library("00000000000000d2", "{\"algo_rank\": 8}"),
-                           library("00000000000000d3",
-                                   "{\"algo_rank\": 1, \"block_size\": 64}"),
-                           library("00000000000000d4", "{}")}));
+      "db.json",
+      database(
+          {library("00000000000000d1", "{\"algo_rank\": 3}"),
+           library("00000000000000d2", "{\"algo_rank\": 32}"),
+           library("00000000000000d3",
+                   "{\"algo_rank\": 1, \"block_size\": 64}"),
+           library("00000000000000d4", "{}"),
+           library("00000000000000d5", "{\"algo_rank\": 17, \"split_k\": 4}"),
+           library("00000000000000d6", "{\"algo_rank\": 0, \"split_k\": 1}"),
+           library("00000000000000d7", "{\"algo_rank\": 0, \"split_k\": 65}"),
+           library("00000000000000d8", "{\"split_k\": 2}"),
+           library("00000000000000d9",
+                   "{\"block_size\": 64, \"split_k\": 2}")}));
   auto db = TuningDb::load(path);
   ASSERT_TRUE(bool(db)) << llvm::toString(db.takeError());
-  ASSERT_EQ(db->entries().size(), 1u);
-  Schedule schedule = db->select(90, 13, "fp32").schedules.lookup(0xd1);
+  ASSERT_EQ(db->entries().size(), 2u);
+  TuningSelection selection = db->select(90, 13, "fp32");
+  Schedule schedule = selection.schedules.lookup(0xd1);
   EXPECT_TRUE(schedule.library);
   EXPECT_EQ(schedule.algoRank, 3);
+  EXPECT_EQ(schedule.splitK, 0);
   EXPECT_FALSE(schedule.isHeuristic());
+  Schedule split = selection.schedules.lookup(0xd5);
+  EXPECT_TRUE(split.library);
+  EXPECT_EQ(split.algoRank, 17);
+  EXPECT_EQ(split.splitK, 4);
+  // Rank 0 split is not the heuristic's algorithm as offered.
+  EXPECT_FALSE(Schedule::libraryCall(0, 2).isHeuristic());
+  EXPECT_TRUE(Schedule::libraryCall(0, 0).isHeuristic());
+  EXPECT_FALSE(Schedule::libraryCall(0, 2) == Schedule::libraryCall(0, 4));
   std::vector<std::string> notes(db->notes().begin(), db->notes().end());
-  ASSERT_EQ(notes.size(), 3u);
+  ASSERT_EQ(notes.size(), 7u);
   EXPECT_EQ(notes[0],
-            path + ": entry 1 is ignored: \"algo_rank\" is not in [0, 8)");
+            path + ": entry 1 is ignored: \"algo_rank\" is not in [0, 32)");
   const std::string needs = " is ignored: \"schedule\" needs \"block_size\" "
                             "(and maybe \"elements_per_thread\", \"tile\" "
-                            "and \"rows_per_block\") or \"algo_rank\" alone";
+                            "and \"rows_per_block\") or \"algo_rank\" (and "
+                            "maybe \"split_k\")";
   EXPECT_EQ(notes[1], path + ": entry 2" + needs);
   EXPECT_EQ(notes[2], path + ": entry 3" + needs);
-  // Written back as it was read.
-  EXPECT_NE(db->serialize().find("\"algo_rank\": 3"), std::string::npos);
-  EXPECT_EQ(db->serialize().find("block_size"), std::string::npos);
+  const std::string badSplit =
+      " is ignored: \"split_k\" is neither 0 nor in [2, 64]";
+  EXPECT_EQ(notes[3], path + ": entry 5" + badSplit);
+  EXPECT_EQ(notes[4], path + ": entry 6" + badSplit);
+  EXPECT_EQ(notes[5], path + ": entry 7" + needs);
+  EXPECT_EQ(notes[6], path + ": entry 8" + needs);
+  // Written back as it was read: split_k only where K is split, so an
+  // entry of an unsplit algorithm reads as it did before split_k existed.
+  std::string text = db->serialize();
+  EXPECT_NE(text.find("\"algo_rank\": 3\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"algo_rank\": 17,"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"split_k\": 4"), std::string::npos) << text;
+  EXPECT_EQ(text.find("\"split_k\": 0"), std::string::npos) << text;
+  EXPECT_EQ(text.find("block_size"), std::string::npos);
+  std::string again = write("again.json", text);
+  auto reread = TuningDb::load(again);
+  ASSERT_TRUE(bool(reread)) << llvm::toString(reread.takeError());
+  EXPECT_TRUE(reread->notes().empty());
+  EXPECT_EQ(reread->serialize(), text);
+}
+
+// A database written before split_k existed (library entries of
+// algo_rank alone, ranks of the old limit of 8) loads unchanged.
+TEST_F(TuningDbTest, DatabasesFromBeforeSplitKStillLoad) {
+  std::string old =
+      "{\"graphc_tuning_db\": 1, \"entries\": [{\"kernel\": "
+      "\"00000000000000e1\", \"sm\": 90, \"cuda_major\": 13, "
+      "\"precision\": \"fp16\", \"schedule_revision\": 1, \"schedule\": "
+      "{\"algo_rank\": 4}, \"kind\": \"matmul\", \"nodes\": \"fc\", "
+      "\"median_ns\": 900, \"heuristic_median_ns\": 1000, \"device\": "
+      "\"NVIDIA H100 80GB HBM3\"}]}";
+  auto db = TuningDb::load(write("old.json", old));
+  ASSERT_TRUE(bool(db)) << llvm::toString(db.takeError());
+  EXPECT_TRUE(db->notes().empty());
+  Schedule schedule = db->select(90, 13, "fp16").schedules.lookup(0xe1);
+  EXPECT_TRUE(schedule.library);
+  EXPECT_EQ(schedule.algoRank, 4);
+  EXPECT_EQ(schedule.splitK, 0);
+  EXPECT_EQ(db->serialize().find("split_k"), std::string::npos);
 }
 
 TEST_F(TuningDbTest, StaleAndRepeatedEntries) {

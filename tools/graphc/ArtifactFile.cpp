@@ -2,6 +2,8 @@
 
 #include "tools/graphc/ArtifactFile.h"
 
+#include "lib/Support/ReadFile.h"
+
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -11,15 +13,10 @@ llvm::Expected<ArtifactFile> readArtifactFile(const std::string &path) {
   auto fail = [](const llvm::Twine &message) {
     return llvm::createStringError(message);
   };
-  llvm::sys::fs::file_status status;
-  if (std::error_code ec = llvm::sys::fs::status(path, status))
-    return fail("cannot open '" + path + "': " + ec.message());
-  if (status.type() != llvm::sys::fs::file_type::regular_file)
-    return fail("'" + path + "' is not a regular file");
-  auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                          /*RequiresNullTerminator=*/false);
+  // Never blocks on a FIFO: opened without waiting, then checked regular.
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> file = readUserFile(path);
   if (!file)
-    return fail("cannot read '" + path + "': " + file.getError().message());
+    return file.takeError();
   llvm::StringRef bytes = (*file)->getBuffer();
   rt::ArtifactRead read = rt::readArtifact(bytes.data(), bytes.size());
   switch (read.error) {

@@ -136,11 +136,13 @@ llvm::Expected<Libraries> parseLibraries(llvm::StringRef list) {
       libraries.cublaslt = true;
     else if (item == "cudnn")
       libraries.cudnn = true;
+    else if (item == "cudnn-sdpa")
+      libraries.cudnnSdpa = true;
     else
       return llvm::createStringError(
           llvm::inconvertibleErrorCode(),
           "--libraries: '%s' is not auto, none or a comma-separated list of "
-          "cublaslt and cudnn",
+          "cublaslt, cudnn and cudnn-sdpa",
           item.str().c_str());
   }
   return libraries;
@@ -213,6 +215,12 @@ compileOptionsFromFlags(const CompileFlags &flags) {
   if (!libraries)
     return libraries.takeError();
   options.libraries = *libraries;
+  if (options.libraries.cudnnSdpa && options.target != Target::cuda)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "--libraries: cudnn-sdpa needs --target cuda (its fallback is the "
+        "generated CUDA attention kernel, and the cpu runtime has no "
+        "reference attention)");
   options.channelsLastConvs = flags.convLayout != "nchw";
   options.precision = *parsePrecision(flags.precision);
   options.ioPrecision = *parsePrecision(flags.ioPrecision);
@@ -288,11 +296,13 @@ void addModelFlags(CLI::App &cmd, CompileFlags &flags) {
                 "host kernel instead of one generated loop for its pointwise "
                 "ops (to compare the two, or to find which one is wrong)");
   cmd.add_option("--libraries", flags.libraries,
-                  "what vendor libraries compute: auto (GEMMs on cuBLASLt "
-                  "and convolutions on cuDNN on the cuda target, none on "
-                  "cpu), none (generated kernels only), or a comma-separated "
-                  "list of cublaslt and cudnn (also on cpu, where the "
-                  "runtime's reference GEMM and convolution stand in)");
+                 "what vendor libraries compute: auto (GEMMs on cuBLASLt, "
+                 "convolutions on cuDNN and attention on cuDNN's SDPA on "
+                 "the cuda target, none on cpu), none (generated kernels "
+                 "only), or a comma-separated list of cublaslt, cudnn and "
+                 "cudnn-sdpa (the first two also on cpu, where the "
+                 "runtime's reference GEMM and convolution stand in; "
+                 "cudnn-sdpa on cuda only)");
   cmd.add_option("--conv-layout", flags.convLayout,
                   "the layout of convolutions cuDNN computes: auto (chains "
                   "of them channels last, NHWC, where their ends cost few "

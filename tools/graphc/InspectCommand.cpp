@@ -158,6 +158,8 @@ nlohmann::ordered_json gemmJson(const rt::ArtifactGemm &gemm) {
           {"dtype", graphc_dtype_name(gemm.dtype)},
           {"compute_dtype", graphc_dtype_name(gemm.computeDtype)},
           {"algo_rank", gemm.algoRank},
+          {"split_k", gemm.splitK},
+          {"tuned", gemm.tuned != 0},
           {"tf32", gemm.tf32 != 0}};
 }
 
@@ -191,10 +193,29 @@ nlohmann::ordered_json convJson(const rt::ArtifactConv &conv) {
       {"dtype", graphc_dtype_name(conv.dtype)},
       {"compute_dtype", graphc_dtype_name(conv.computeDtype)},
       {"engine_rank", conv.engineRank},
+      {"tuned", conv.tuned != 0},
       {"layout", conv.channelsLast ? "channels_last" : "channels_first"},
       {"tf32", conv.tf32 != 0},
       {"epilogue_kernel", conv.hasEpilogueKernel}};
   return json;
+}
+
+/// A library kernel's attention (graphc_sdpa_desc).
+nlohmann::ordered_json sdpaJson(const rt::ArtifactSdpa &sdpa) {
+  return {{"batch", sdpa.batch},
+          {"heads", sdpa.heads},
+          {"kv_heads", sdpa.kvHeads},
+          {"queries", sdpa.queries},
+          {"keys", sdpa.keys},
+          {"head_dim", sdpa.headDim},
+          {"value_dim", sdpa.valueDim},
+          {"scale", sdpa.scale},
+          {"causal", sdpa.causal},
+          {"bias", sdpa.biasArg >= 0},
+          {"dtype", graphc_dtype_name(sdpa.dtype)},
+          {"compute_dtype", graphc_dtype_name(sdpa.computeDtype)},
+          {"engine_rank", sdpa.engineRank},
+          {"fallback_kernel", true}};
 }
 
 /// The vendor libraries a deployment must provide: those of a cuda model's
@@ -333,11 +354,14 @@ nlohmann::ordered_json describe(const std::string &path,
                               : nlohmann::ordered_json(nullptr)},
          {"conv", kernel.conv ? convJson(*kernel.conv)
                               : nlohmann::ordered_json(nullptr)},
-         // Generated code, and a cuDNN convolution's epilogue kernel, lie
-         // in a unit.
+         {"sdpa", kernel.sdpa ? sdpaJson(*kernel.sdpa)
+                              : nlohmann::ordered_json(nullptr)},
+         // Generated code, a cuDNN convolution's epilogue kernel and a
+         // cuDNN attention's fallback lie in a unit.
          {"unit", view.target == GRAPHC_TARGET_CUDA &&
                           (kernel.library == GRAPHC_LIBRARY_NONE ||
-                           (kernel.conv && kernel.conv->hasEpilogueKernel))
+                           (kernel.conv && kernel.conv->hasEpilogueKernel) ||
+                           kernel.sdpa)
                       ? nlohmann::ordered_json(kernel.unit)
                       : nlohmann::ordered_json(nullptr)}});
   }
@@ -601,6 +625,18 @@ void printText(const nlohmann::ordered_json &report, bool steps,
          << (conv["epilogue"].is_string() ? conv["epilogue"].get<std::string>()
                                           : conv["epilogue"].dump())
          << ")";
+    }
+    if (!kernel["sdpa"].is_null()) {
+      const auto &sdpa = kernel["sdpa"];
+      os << " (" << kernel["library"].get<std::string>()
+         << " sdpa batch=" << sdpa["batch"].get<int64_t>()
+         << " heads=" << sdpa["heads"].get<int64_t>()
+         << " kv_heads=" << sdpa["kv_heads"].get<int64_t>()
+         << " queries=" << sdpa["queries"].get<int64_t>()
+         << " keys=" << sdpa["keys"].get<int64_t>()
+         << " head_dim=" << sdpa["head_dim"].get<int64_t>()
+         << " causal=" << int(sdpa["causal"].get<bool>())
+         << " bias=" << int(sdpa["bias"].get<bool>()) << ")";
     }
     os << "\n";
   }

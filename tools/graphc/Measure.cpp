@@ -3,6 +3,7 @@
 #include "tools/graphc/Measure.h"
 
 #include "graphc/runtime.h"
+#include "lib/Support/WriteFile.h"
 #include "tools/graphc/Commands.h"
 #include "tools/graphc/RuntimeSupport.h"
 
@@ -232,6 +233,32 @@ llvm::Expected<Measurement> measure(const std::string &path,
       result.kernelLaunches[hash].push_back(launch);
     }
   }
+  if (flags.libraryCandidates) {
+    // Every algorithm of every library kernel a step calls, built as the
+    // session builds its own and timed on the session's memory: one
+    // measuring process instead of one artifact per algorithm.
+    for (int32_t k = 0; k < graphc_model_kernel_count(model); ++k) {
+      graphc_library_kernel_info info;
+      if (graphc_status status =
+              graphc_session_library_kernel_info(session, k, &info))
+        return toError(status);
+      if (info.library == GRAPHC_LIBRARY_NONE || info.fused < 0 ||
+          result.libraryCandidates.count(kernelHashes[k]))
+        continue;
+      std::vector<graphc_library_candidate> candidates(GRAPHC_MAX_ALGO_RANKS *
+                                                       5);
+      int32_t count = 0;
+      if (graphc_status status = graphc_session_time_library_kernel(
+              session, k, GRAPHC_MAX_ALGO_RANKS, /*split_k=*/1, flags.warmup,
+              flags.repeats, candidates.data(),
+              static_cast<int32_t>(candidates.size()), &count))
+        return toError(status);
+      auto &timings = result.libraryCandidates[kernelHashes[k]];
+      for (int32_t c = 0; c < count && c < int32_t(candidates.size()); ++c)
+        timings.push_back(
+            {candidates[c].rank, candidates[c].split_k, candidates[c].micros});
+    }
+  }
   return result;
 }
 namespace {
@@ -239,7 +266,7 @@ namespace {
 /// The measuring process's result file: a magic line, then the
 /// Measurement's fields in order, sizes and numbers in host byte order
 /// (the file never leaves the machine, nor outlives the tuning run).
-constexpr llvm::StringLiteral kMagic = "graphc measurement 1\n";
+constexpr llvm::StringLiteral kMagic = "graphc measurement 2\n";
 
 class Writer {
 public:
@@ -321,6 +348,16 @@ std::string serialize(const Measurement &m) {
     w.bytes(info.first);
     w.bytes(info.second);
   }
+  w.number<uint64_t>(m.libraryCandidates.size());
+  for (const auto &[hash, timings] : m.libraryCandidates) {
+    w.number(hash);
+    w.number<uint64_t>(timings.size());
+    for (const Measurement::LibraryTiming &timing : timings) {
+      w.number(timing.rank);
+      w.number(timing.splitK);
+      w.number(timing.micros);
+    }
+  }
   return out;
 }
 
@@ -391,6 +428,21 @@ bool deserialize(llvm::StringRef in, Measurement &m) {
       return false;
     m.kernelInfo[hash] = {std::move(kind), std::move(nodes)};
   }
+  if (!r.count(entries, 16))
+    return false;
+  for (uint64_t i = 0; i < entries; ++i) {
+    uint64_t hash, timings;
+    if (!r.number(hash) || !r.count(timings, 16))
+      return false;
+    auto &list = m.libraryCandidates[hash];
+    for (uint64_t t = 0; t < timings; ++t) {
+      Measurement::LibraryTiming timing;
+      if (!r.number(timing.rank) || !r.number(timing.splitK) ||
+          !r.number(timing.micros))
+        return false;
+      list.push_back(timing);
+    }
+  }
   return r.done();
 }
 
@@ -442,6 +494,8 @@ llvm::Expected<Measurement> measureInProcess(const std::string &path,
                                    std::to_string(settings.repeats),
                                    "--warmup",
                                    std::to_string(settings.warmup)};
+  if (settings.libraryCandidates)
+    args.push_back("--library-candidates");
   std::vector<char *> argv;
   for (std::string &arg : args)
     argv.push_back(arg.data());
@@ -505,20 +559,19 @@ void addMeasureArtifactCommand(CLI::App &tune, int &exitCode) {
   cmd->add_option("--device", flags->settings.device);
   cmd->add_option("--repeats", flags->settings.repeats);
   cmd->add_option("--warmup", flags->settings.warmup);
+  cmd->add_flag("--library-candidates", flags->settings.libraryCandidates);
   cmd->callback([flags, &exitCode] {
     auto measured = measure(flags->artifact, flags->settings);
     if (!measured) {
       exitCode = reportError(measured.takeError());
       return;
     }
-    std::error_code ec;
-    llvm::raw_fd_ostream out(flags->result, ec);
-    if (!ec)
-      out << serialize(*measured);
-    if (ec || (out.close(), out.has_error())) {
-      exitCode = reportError(
-          llvm::createStringError("tune: cannot write " + flags->result +
-                                  (ec ? ": " + ec.message() : std::string())));
+    if (llvm::Error error =
+            writeFileAtomically(flags->result, [&](llvm::raw_ostream &out) {
+              out << serialize(*measured);
+              return llvm::Error::success();
+            })) {
+      exitCode = reportError(std::move(error));
       return;
     }
     exitCode = 0;

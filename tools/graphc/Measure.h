@@ -53,6 +53,15 @@ struct Measurement {
   std::set<uint64_t> libraryKernels;
   /// Kernel hash -> kind and ONNX nodes.
   std::map<uint64_t, std::pair<std::string, std::string>> kernelInfo;
+  /// With TuneSettings::libraryCandidates, per library kernel: every
+  /// algorithm or engine configuration the library offers (and split-K
+  /// variants), timed in the measuring process on the session's memory
+  /// (graphc_session_time_library_kernel), in rank order.
+  struct LibraryTiming {
+    int32_t rank = 0, splitK = 0;
+    double micros = 0;
+  };
+  std::map<uint64_t, std::vector<LibraryTiming>> libraryCandidates;
 };
 
 /// Runs every plan of the artifact at `path` in this process: once for its

@@ -18,6 +18,8 @@
 #include "tools/graphc/Commands.h"
 #include "tools/graphc/RuntimeSupport.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -141,15 +143,31 @@ std::string describeValues(const HostTensor &tensor) {
   return text;
 }
 
-/// A file name for an output: ONNX names may hold '/' or ':'.
-std::string fileNameFor(llvm::StringRef name) {
-  std::string text;
-  for (char c : name)
-    text += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' ||
-             c == '-' || c == '_')
-                ? c
-                : '_';
-  return text.empty() ? "output" : text;
+/// The .npy file names of the outputs `names`, one each and all different:
+/// ONNX names may hold '/' or ':', which become '_', so two outputs may
+/// map to one name ("y:0", "y_0"); each later one gets "-<its index>" (and
+/// "-<index>-<n>" should that be taken too), so no output overwrites
+/// another.
+std::vector<std::string> outputFileNames(llvm::ArrayRef<std::string> names) {
+  std::vector<std::string> files;
+  llvm::StringSet<> taken;
+  for (auto [o, name] : llvm::enumerate(names)) {
+    std::string stem;
+    for (char c : name)
+      stem += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' ||
+               c == '-' || c == '_')
+                  ? c
+                  : '_';
+    if (stem.empty())
+      stem = "output";
+    std::string file = stem + ".npy";
+    for (int n = 0; taken.contains(file); ++n)
+      file = stem + "-" + std::to_string(o) +
+             (n ? "-" + std::to_string(n) : std::string()) + ".npy";
+    taken.insert(file);
+    files.push_back(std::move(file));
+  }
+  return files;
 }
 
 /// A dense DLTensor over `host` on `device`. For a cuda model the data lives
@@ -435,11 +453,16 @@ llvm::Error run(const RunOptions &options) {
       stepMicros[s].push_back(micros[s]);
   }
 
+  std::vector<std::string> fileNames;
   if (!options.outputDir.empty()) {
     if (std::error_code ec =
             llvm::sys::fs::create_directories(options.outputDir))
       return llvm::createStringError(ec, "cannot create '" + options.outputDir +
                                              "': " + ec.message());
+    std::vector<std::string> names;
+    for (const HostTensor &host : hostOutputs)
+      names.push_back(host.name);
+    fileNames = outputFileNames(names);
   }
   for (int32_t o = 0; o < numOutputs; ++o) {
     HostTensor &host = hostOutputs[o];
@@ -455,7 +478,7 @@ llvm::Error run(const RunOptions &options) {
     llvm::outs() << "]" << describeValues(host);
     if (!options.outputDir.empty()) {
       llvm::SmallString<256> path(options.outputDir);
-      llvm::sys::path::append(path, fileNameFor(host.name) + ".npy");
+      llvm::sys::path::append(path, fileNames[o]);
       if (llvm::Error error = writeNpyFile(path, host))
         return error;
       llvm::outs() << " -> " << path;
@@ -499,7 +522,10 @@ void addRunCommand(CLI::App &app, int &exitCode) {
                    "first)")
       ->allow_extra_args(false);
   command->add_option("--output-dir,-o", options->outputDir,
-                      "Write each output to DIR/<output>.npy");
+                      "Write each output to DIR/<output>.npy (characters "
+                      "other than letters, digits, '.', '-' and '_' become "
+                      "'_'; an output whose file name another one took "
+                      "gets '-<its index>')");
   command->add_option("--repeat", options->repeat,
                       "Run N times and report the median latency");
   command->add_option("--device", options->device, "CUDA device ordinal");

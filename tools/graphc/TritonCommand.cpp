@@ -16,6 +16,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lib/Support/FileTree.h"
+#include "lib/Support/WriteFile.h"
 #include "runtime/src/OnnxDtype.h"
 #include "tools/graphc/ArtifactFile.h"
 #include "tools/graphc/Commands.h"
@@ -205,16 +207,10 @@ Error copyFile(llvm::StringRef from, llvm::StringRef to) {
 }
 
 Error writeFile(llvm::StringRef file, llvm::StringRef text) {
-  std::error_code ec;
-  llvm::raw_fd_ostream os(file, ec);
-  if (!ec) {
+  return writeFileAtomically(file, [&](llvm::raw_ostream &os) {
     os << text;
-    os.close();
-    ec = os.error();
-  }
-  if (ec)
-    return createStringError("cannot write '" + file + "': " + ec.message());
-  return Error::success();
+    return Error::success();
+  });
 }
 
 /// graphc's own files, relative to its executable: the runtime library and
@@ -378,7 +374,10 @@ int runTritonCommand(const TritonOptions &options) {
                                          "': " + ec.message()));
   llvm::SmallString<256> entry(options.repository);
   path::append(entry, plan.name);
-  bool replacing = fs::exists(entry);
+  // What is at the entry's name, the name itself (a link is not followed):
+  // --force replaces a link, never what it points to.
+  fs::file_status entryStatus;
+  bool replacing = !fs::status(entry, entryStatus, /*Follow=*/false);
   if (replacing && !options.force)
     return reportError(createStringError(
         "'" + entry + "' exists; pass --force to replace it"));
@@ -387,16 +386,16 @@ int runTritonCommand(const TritonOptions &options) {
   llvm::SmallString<256> staging(options.repository);
   path::append(staging, "." + plan.name + ".graphc-" +
                             std::to_string(llvm::sys::Process::getProcessId()));
-  (void)fs::remove_directories(staging);
+  (void)removeTree(staging);
   if (Error error = writeEntry(plan, staging)) {
-    (void)fs::remove_directories(staging);
+    (void)removeTree(staging);
     return reportError(std::move(error));
   }
   llvm::SmallString<256> previous(staging);
   previous += ".old";
   if (replacing) {
     if (std::error_code ec = fs::rename(entry, previous)) {
-      (void)fs::remove_directories(staging);
+      (void)removeTree(staging);
       return reportError(createStringError("cannot move '" + entry +
                                            "' aside: " + ec.message()));
     }
@@ -404,12 +403,12 @@ int runTritonCommand(const TritonOptions &options) {
   if (std::error_code ec = fs::rename(staging, entry)) {
     if (replacing)
       (void)fs::rename(previous, entry);
-    (void)fs::remove_directories(staging);
+    (void)removeTree(staging);
     return reportError(createStringError("cannot move the new entry to '" +
                                          entry + "': " + ec.message()));
   }
   if (replacing)
-    (void)fs::remove_directories(previous);
+    (void)removeTree(previous);
 
   const rt::ArtifactView &view = artifact->view;
   bool cuda = view.target == GRAPHC_TARGET_CUDA;

@@ -3,15 +3,23 @@
 // Measures schedules of a model's kernels on the GPU and records the
 // fastest of each in the tuning database.
 //
-// Every kernel of the model takes one candidate schedule at once: one
-// artifact per candidate, kernels being independent launches (or library
-// calls). The artifacts are built in parallel, then run one after the other,
-// each in a measuring process of its own (Measure.h), through the runtime
-// with GRAPHC_SESSION_PROFILE_STEPS, so that each step is timed between two
-// CUDA events and a candidate that faults the GPU costs only itself. A candidate artifact's outputs must
-// agree with the heuristic artifact's on the same inputs before any of its
-// timings count. Each run reads the next of several copies of the inputs,
-// so that no run finds its inputs in L2 from the run before.
+// Every generated kernel of the model takes one candidate schedule at once:
+// one artifact per candidate, kernels being independent launches. Library
+// kernels (cuBLASLt GEMMs, cuDNN convolutions) are timed differently: the
+// heuristic artifact's measuring process builds every algorithm or engine
+// configuration the library's heuristic offers for each (and, for a GEMM
+// whose tiles leave SMs idle, split-K variants) and times each on the
+// session's memory (graphc_session_time_library_kernel), so that 32 ranks
+// cost 32 timings, not 32 artifacts. The library winners are then checked
+// together in one more artifact, whose outputs must agree with the
+// heuristic's before they are recorded. The artifacts are built in parallel,
+// then run one after the other, each in a measuring process of its own
+// (Measure.h), through the runtime with GRAPHC_SESSION_PROFILE_STEPS, so that
+// each step is timed between two CUDA events and a candidate that faults the
+// GPU costs only itself. A candidate artifact's outputs must agree with the
+// heuristic artifact's on the same inputs before any of its timings count. Each
+// run reads the next of several copies of the inputs, so that no run finds its
+// inputs in L2 from the run before.
 //
 // `graphc tune merge` joins databases.
 //
@@ -20,6 +28,7 @@
 #include "graphc/runtime.h"
 #include "lib/Pipeline/Pipeline.h"
 #include "lib/Support/ElementValue.h"
+#include "lib/Support/FileTree.h"
 #include "lib/Support/TuningDb.h"
 #include "tools/graphc/Commands.h"
 #include "tools/graphc/CompileFlags.h"
@@ -52,17 +61,17 @@ using Clock = std::chrono::steady_clock;
 
 /// The candidates measured against the heuristic schedule, one artifact
 /// each: a block size, elements per thread, matmul tile and rows per block
-/// for every generated kernel (the heuristic's are 256, 1, 16 and 1) and an
-/// algorithm rank for every library call (the heuristic's is 0, its first
-/// choice). A kernel a knob does not apply to launches as some earlier
-/// candidate did and is not measured twice (the last three are the first
-/// two block sizes and the heuristic's to kernels without rows).
+/// for every generated kernel (the heuristic's are 256, 1, 16 and 1; library
+/// calls keep the heuristic's algorithm in them). A kernel a knob does not
+/// apply to launches as some earlier candidate did and is not measured
+/// twice (the last three are the first two block sizes and the heuristic's
+/// to kernels without rows).
 constexpr struct {
-  int64_t blockSize, elementsPerThread, tile, algoRank, rowsPerBlock;
-} kCandidates[] = {{64, 1, 16, 1, 1},  {128, 1, 16, 2, 1}, {512, 1, 16, 3, 1},
-                   {1024, 1, 16, 4, 1}, {256, 2, 16, 0, 1}, {256, 4, 16, 0, 1},
-                   {256, 8, 16, 0, 1},  {256, 1, 8, 0, 1},  {256, 1, 32, 0, 1},
-                   {64, 1, 16, 0, 2},   {128, 1, 16, 0, 4}, {256, 1, 16, 0, 8}};
+  int64_t blockSize, elementsPerThread, tile, rowsPerBlock;
+} kCandidates[] = {{64, 1, 16, 1},   {128, 1, 16, 1}, {512, 1, 16, 1},
+                   {1024, 1, 16, 1}, {256, 2, 16, 1}, {256, 4, 16, 1},
+                   {256, 8, 16, 1},  {256, 1, 8, 1},  {256, 1, 32, 1},
+                   {64, 1, 16, 2},   {128, 1, 16, 4}, {256, 1, 16, 8}};
 
 /// A candidate must beat the heuristic by this much to be recorded as
 /// faster: closer medians are within the noise of one tuning run.
@@ -85,7 +94,7 @@ struct ScratchDirectory {
   llvm::SmallString<128> path;
   ~ScratchDirectory() {
     if (!path.empty())
-      llvm::sys::fs::remove_directories(path);
+      (void)removeTree(path);
   }
 };
 
@@ -134,16 +143,14 @@ struct Variant {
   int64_t blockSize = kHeuristicBlockSize;
   int64_t elementsPerThread = 1;
   int64_t tile = kHeuristicTile;
-  int64_t algoRank = kHeuristicAlgoRank;
   int64_t rowsPerBlock = 1;
-  /// "block_size 64, elements_per_thread 1, tile 16, rows_per_block 1,
-  /// algo_rank 1", for messages.
+  /// "block_size 64, elements_per_thread 1, tile 16, rows_per_block 1",
+  /// for messages.
   std::string describe() const {
     return "block_size " + std::to_string(blockSize) +
            ", elements_per_thread " + std::to_string(elementsPerThread) +
            ", tile " + std::to_string(tile) + ", rows_per_block " +
-           std::to_string(rowsPerBlock) + ", algo_rank " +
-           std::to_string(algoRank);
+           std::to_string(rowsPerBlock);
   }
   std::string path;
   std::optional<llvm::Error> compileError;
@@ -173,12 +180,10 @@ void compileVariants(std::vector<Variant> &variants, const CompileOptions &base,
       options.warnings = nullptr;
       options.progress = nullptr;
       for (uint64_t hash : kernels)
-        options.scheduleOverrides[hash] =
-            libraryKernels.count(hash)
-                ? Schedule::libraryCall(variant.algoRank)
-                : Schedule::generated(variant.blockSize,
-                                      variant.elementsPerThread, variant.tile,
-                                      variant.rowsPerBlock);
+        if (!libraryKernels.count(hash))
+          options.scheduleOverrides[hash] =
+              Schedule::generated(variant.blockSize, variant.elementsPerThread,
+                                  variant.tile, variant.rowsPerBlock);
       auto start = Clock::now();
       if (llvm::Error e = compileModel(options, llvm::nulls()))
         variant.compileError = std::move(e);
@@ -262,7 +267,6 @@ llvm::Error tuneModel(CompileOptions options, const TuneSettings &flags,
     variants.emplace_back().blockSize = candidate.blockSize;
     variants.back().elementsPerThread = candidate.elementsPerThread;
     variants.back().tile = candidate.tile;
-    variants.back().algoRank = candidate.algoRank;
     variants.back().rowsPerBlock = candidate.rowsPerBlock;
   }
   for (auto [v, variant] : llvm::enumerate(variants))
@@ -277,7 +281,11 @@ llvm::Error tuneModel(CompileOptions options, const TuneSettings &flags,
     if (llvm::Error e = compileModel(heuristic, llvm::nulls()))
       return e;
   }
-  auto baseline = measureInProcess(variants[0].path, flags, scratchDir);
+  // The heuristic artifact's measurement also times every library
+  // kernel's algorithms.
+  TuneSettings withLibraries = flags;
+  withLibraries.libraryCandidates = true;
+  auto baseline = measureInProcess(variants[0].path, withLibraries, scratchDir);
   if (!baseline)
     return baseline.takeError();
   variants[0].measurement = std::move(*baseline);
@@ -359,18 +367,80 @@ llvm::Error tuneModel(CompileOptions options, const TuneSettings &flags,
       << flags.warmup << " warm-up and " << flags.repeats
       << " timed runs of every plan each)\n";
 
+  // Library kernels: the fastest of the algorithms the measuring process
+  // timed, against the heuristic's choice timed alike: the first candidate,
+  // the first the runtime can build, which is what rank 0 runs (cuDNN's
+  // first engine configuration may be one it never takes, such as tf32
+  // for exact float32).
+  std::map<uint64_t, std::pair<double, double>> libraryTimes;
+  std::map<uint64_t, Schedule> libraryWinners;
+  size_t libraryCandidates = 0;
+  for (const auto &[hash, timings] : heuristic.libraryCandidates) {
+    if (timings.empty() || timings[0].splitK != 0)
+      continue;
+    libraryCandidates += timings.size();
+    double heuristicMicros = timings[0].micros, bestMicros = heuristicMicros;
+    Schedule best = Schedule::libraryCall(kHeuristicAlgoRank);
+    for (const Measurement::LibraryTiming &timing :
+         llvm::ArrayRef(timings).drop_front())
+      if (timing.micros * kSignificantSpeedup < bestMicros) {
+        bestMicros = timing.micros;
+        best = Schedule::libraryCall(timing.rank, timing.splitK);
+      }
+    libraryTimes[hash] = {heuristicMicros, bestMicros};
+    if (!best.isHeuristic())
+      libraryWinners[hash] = best;
+  }
+  if (!libraryTimes.empty())
+    out << "tune: timed " << libraryCandidates << " library algorithms of "
+        << libraryTimes.size() << " library kernels\n";
+  // They were timed on the session's memory, not the model's values: one
+  // artifact with every library winner must compute what the heuristic's
+  // does before any is recorded.
+  if (!libraryWinners.empty()) {
+    std::string rejection;
+    if (Clock::now() > deadline) {
+      rejection = "not checked: the --budget-seconds ran out";
+    } else {
+      CompileOptions tuned = options;
+      tuned.outputPath = scratch.path.str().str() + "/library-winners.so";
+      tuned.progress = nullptr;
+      tuned.warnings = nullptr;
+      tuned.scheduleOverrides.insert(libraryWinners.begin(),
+                                     libraryWinners.end());
+      if (llvm::Error e = compileModel(tuned, llvm::nulls())) {
+        rejection = "not compiled: " + llvm::toString(std::move(e));
+      } else {
+        auto result = measureInProcess(tuned.outputPath, flags, scratchDir);
+        rejection =
+            result ? compareOutputs(heuristic, *result)
+                   : "failed to run: " + llvm::toString(result.takeError());
+      }
+    }
+    if (!rejection.empty()) {
+      llvm::errs() << "graphc: warning: tune: the fastest library algorithms "
+                      "are not used: "
+                   << rejection << "\n";
+      for (auto &[hash, times] : libraryTimes)
+        times.second = times.first;
+      libraryWinners.clear();
+    }
+  }
+
   // Per kernel, the fastest schedule; for a generated kernel, among those
   // whose launches differ from the heuristic's (a candidate that launches
   // the same way is the same schedule: its block size is clamped to the
-  // work). A library that offers fewer algorithms than a rank runs its
-  // first: such a candidate measures the heuristic's algorithm again, and
-  // is only kept if noise makes it look faster, which runs the same.
+  // work); for a library kernel, the checked winner of its timed
+  // algorithms.
   out << "kernel            kind            heuristic        tuned  schedule   "
          "speedup  onnx nodes\n";
   double heuristicTotal = 0, tunedTotal = 0;
   int64_t faster = 0;
   for (uint64_t hash : kernels) {
     double heuristicMicros = heuristicTimes.at(hash);
+    auto libraryTime = libraryTimes.find(hash);
+    if (libraryTime != libraryTimes.end())
+      heuristicMicros = libraryTime->second.first;
     // Library calls have no launch.
     static const std::vector<Launch> kNoLaunches;
     auto found = heuristic.kernelLaunches.find(hash);
@@ -381,7 +451,16 @@ llvm::Error tuneModel(CompileOptions options, const TuneSettings &flags,
     Schedule best = library ? Schedule::libraryCall(kHeuristicAlgoRank)
                             : Schedule::generated(kHeuristicBlockSize);
     std::vector<const std::vector<Launch> *> seen{&heuristicLaunches};
+    if (libraryTime != libraryTimes.end()) {
+      bestMicros = libraryTime->second.second;
+      auto winner = libraryWinners.find(hash);
+      if (winner != libraryWinners.end())
+        best = winner->second;
+    }
     for (const Variant &candidate : candidates) {
+      // Candidate artifacts give library kernels the heuristic's algorithm.
+      if (library)
+        break;
       if (!candidate.measurement)
         continue;
       const Measurement &m = *candidate.measurement;
@@ -399,11 +478,9 @@ llvm::Error tuneModel(CompileOptions options, const TuneSettings &flags,
       }
       if (micros->second * kSignificantSpeedup < bestMicros) {
         bestMicros = micros->second;
-        best = library ? Schedule::libraryCall(candidate.algoRank)
-                       : Schedule::generated(candidate.blockSize,
-                                             candidate.elementsPerThread,
-                                             candidate.tile,
-                                             candidate.rowsPerBlock);
+        best = Schedule::generated(candidate.blockSize,
+                                   candidate.elementsPerThread, candidate.tile,
+                                   candidate.rowsPerBlock);
       }
     }
     heuristicTotal += heuristicMicros;
@@ -411,14 +488,15 @@ llvm::Error tuneModel(CompileOptions options, const TuneSettings &flags,
     faster += !best.isHeuristic();
     auto [kind, nodes] = heuristic.kernelInfo.at(hash);
     std::string schedule =
-        library                   ? "algo " + std::to_string(best.algoRank)
+        library ? "algo " + std::to_string(best.algoRank) +
+                      (best.splitK ? " k/" + std::to_string(best.splitK) : "")
         : best.tile != kHeuristicTile ? "tile " + std::to_string(best.tile)
-        : best.rowsPerBlock > 1 ? std::to_string(best.rowsPerBlock) + " rows"
-                                      : "block " + std::to_string(best.blockSize) +
-                                            (best.elementsPerThread > 1
-                                                 ? "x" + std::to_string(
-                                                             best.elementsPerThread)
-                                                 : "");
+        : best.rowsPerBlock > 1
+            ? std::to_string(best.rowsPerBlock) + " rows"
+            : "block " + std::to_string(best.blockSize) +
+                  (best.elementsPerThread > 1
+                       ? "x" + std::to_string(best.elementsPerThread)
+                       : "");
     out << llvm::format("%-16s  %-12s  %11s  %11s  %-10s %6.2fx  %s\n",
                         formatKernelHash(hash).c_str(), kind.c_str(),
                         formatMicros(heuristicMicros).c_str(),

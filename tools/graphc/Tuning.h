@@ -24,6 +24,10 @@ struct TuneSettings {
   int jobs = 0;
   /// The CUDA device measured on.
   int device = 0;
+  /// Also time every algorithm (and split-K) the libraries offer for each
+  /// library kernel, in the measuring process (the heuristic artifact's
+  /// measurement only).
+  bool libraryCandidates = false;
 };
 
 /// Compiles the model `options` describes with the heuristic schedule and

@@ -12,6 +12,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <cmath>
+#include <map>
 
 using namespace mlir;
 
@@ -196,19 +197,28 @@ LogicalResult emitCpuKernel(exec::KernelOp kernel, llvm::raw_ostream &os,
   // Where each value lives: a kernel input, a kernel output, or (inside a
   // fusion) a temporary.
   llvm::DenseMap<Value, std::string> buffer;
-  for (const auto &[value, pointer] : stores)
-    buffer.try_emplace(value, pointer);
+  // The same places as binding codes (see graphc_bind): an argument's index,
+  // or -2 - offset for an intermediate in the scratch block.
+  llvm::DenseMap<Value, int64_t> place;
+  for (auto [index, store] : llvm::enumerate(stores)) {
+    buffer.try_emplace(store.first, store.second);
+    place.try_emplace(store.first, body.getNumArguments() + index);
+  }
   // An epilogue loop reads the anchor's result where the anchor wrote it:
   // in the kernel's output when it has the output's type (the loop then
   // updates each element in place), else in a temporary.
-  if (anchorResult && anchorResult.getType() == yield->getOperand(0).getType())
+  if (anchorResult &&
+      anchorResult.getType() == yield->getOperand(0).getType()) {
     buffer.try_emplace(anchorResult, stores.front().second);
+    place.try_emplace(anchorResult, body.getNumArguments());
+  }
   // A fusion's intermediates share one scratch block, one allocation per
   // call, each at a 64-byte aligned offset.
   int64_t scratchBytes = 0;
 
-  // Per op: its attributes, the shapes of its input slots and results, and
-  // the tensors its host kernel call binds.
+  // Per op: its attributes, and the tensors its host kernel call binds as
+  // data (graphc_bind): static shapes and where each tensor lies, so that
+  // an op of thousands of operands (a Concat) compiles as fast as a table.
   struct Call {
     std::string inputs, outputs, callee;
   };
@@ -220,54 +230,82 @@ LogicalResult emitCpuKernel(exec::KernelOp kernel, llvm::raw_ostream &os,
         ops.size() == 1 ? prefix : prefix + "_op" + std::to_string(j);
     if (failed(emitAttrs(*op, opPrefix, os)))
       return failure();
-    auto tensor = [&](Value value, const std::string &dimsName) {
+    // One dims array per distinct shape of the op.
+    std::map<SmallVector<int64_t>, std::string> dimsNames;
+    auto dimsOf = [&](RankedTensorType type) {
+      SmallVector<int64_t> dims(type.getShape());
+      auto [it, inserted] = dimsNames.try_emplace(
+          dims, opPrefix + "_d" + std::to_string(dimsNames.size()));
+      if (inserted)
+        emitInt64Array(os, it->second, dims);
+      return it->second;
+    };
+    auto tensor = [&](Value value) {
       auto ranked = cast<RankedTensorType>(value.getType());
-      emitInt64Array(os, dimsName, ranked.getShape());
-      return "{" +
-             std::to_string(graph::toHostDtype(ranked.getElementType())) +
-             ", " + std::to_string(ranked.getRank()) + ", " + dimsName + ", " +
-             buffer.lookup(value) + "}";
+      return "{" + std::to_string(graph::toHostDtype(ranked.getElementType())) +
+             ", " + std::to_string(ranked.getRank()) + ", " + dimsOf(ranked) +
+             ", nullptr}";
     };
     SmallVector<std::string> inputs, outputs;
+    SmallVector<int64_t> inputPlaces, outputPlaces;
     unsigned next = 0;
     for (int32_t size : graph::operandSlotSizes(op)) {
-      if (size == 0)
+      if (size == 0) {
         inputs.push_back("{0, -1, nullptr, nullptr}");
+        inputPlaces.push_back(-1);
+      }
       for (int32_t i = 0; i < size; ++i, ++next) {
         Value value = op->getOperand(next);
-        if (!buffer.count(value)) {
+        if (!place.count(value)) {
           std::optional<unsigned> argument = exec::getKernelArgument(value);
           if (!argument)
             return op->emitError("cpu target: an operand of ")
                    << op->getName() << " is neither computed nor passed";
           buffer[value] = "args[" + std::to_string(*argument) + "]";
+          place[value] = *argument;
         }
-        inputs.push_back(tensor(value, opPrefix + "_in" +
-                                           std::to_string(inputs.size())));
+        inputs.push_back(tensor(value));
+        inputPlaces.push_back(place.lookup(value));
       }
     }
-    for (auto [i, result] : llvm::enumerate(op->getResults())) {
-      if (!buffer.count(result)) {
+    for (OpResult result : op->getResults()) {
+      if (!place.count(result)) {
         buffer[result] = "(void *)(scratch + " +
                          std::to_string(scratchBytes) + ")";
+        place[result] = -2 - scratchBytes;
         scratchBytes += llvm::alignTo(
             std::max<int64_t>(1, exec::slotBytes(result.getType())), 64);
       }
-      outputs.push_back(
-          tensor(result, opPrefix + "_out" + std::to_string(i)));
+      outputs.push_back(tensor(result));
+      outputPlaces.push_back(place.lookup(result));
     }
+    // An op without inputs still binds an array (C++ has no empty ones).
+    size_t numInputs = inputs.size();
+    if (inputs.empty()) {
+      inputs.push_back("{0, -1, nullptr, nullptr}");
+      inputPlaces.push_back(-1);
+    }
+    auto table = [&](StringRef name, ArrayRef<std::string> tensors,
+                     ArrayRef<int64_t> places) {
+      os << "static const gc_tensor " << name << "_shapes[] = {"
+         << llvm::join(tensors, ", ") << "};\n";
+      os << "static const long long " << name << "_at[] = {";
+      llvm::interleaveComma(places, os);
+      os << "};\n";
+      return "gc_tensor " + name.str() + "[" + std::to_string(tensors.size()) +
+             "]; graphc_bind(" + name.str() + ", " + name.str() + "_shapes, " +
+             name.str() + "_at, " + std::to_string(tensors.size()) +
+             ", args, " + (scratchBytes > 0 ? "scratch" : "nullptr") + ");";
+    };
     Call call;
-    call.inputs = "gc_tensor " + opPrefix + "_inputs[] = {" +
-                  (inputs.empty() ? "{0, -1, nullptr, nullptr}"
-                                  : llvm::join(inputs, ", ")) +
-                  "};";
-    call.outputs = "gc_tensor " + opPrefix + "_outputs[] = {" +
-                   llvm::join(outputs, ", ") + "};";
+    std::string inputsName = opPrefix + "_inputs",
+                outputsName = opPrefix + "_outputs";
     call.callee = "gc_hk_" + op->getName().stripDialect().str() + "(" +
-                  opPrefix + "_inputs, " + std::to_string(inputs.size()) +
-                  ", " + opPrefix + "_outputs, " +
-                  std::to_string(outputs.size()) + ", &" + opPrefix +
-                  "_attr_list, err, err_len)";
+                  inputsName + ", " + std::to_string(numInputs) + ", " +
+                  outputsName + ", " + std::to_string(outputs.size()) + ", &" +
+                  opPrefix + "_attr_list, err, err_len)";
+    call.inputs = table(inputsName, inputs, inputPlaces);
+    call.outputs = table(outputsName, outputs, outputPlaces);
     calls.push_back(std::move(call));
   }
 

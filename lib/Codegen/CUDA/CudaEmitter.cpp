@@ -118,10 +118,11 @@ FailureOr<CudaKernel> emitCudaKernel(exec::KernelOp kernel, int lowestSm) {
     tile = attr.getInt();
   if (tile != 8 && tile != 16 && tile != 32)
     return kernel.emitOpError("tile ") << tile << " is not 8, 16 or 32";
-  int64_t rowsPerBlock = 1;
+  // 0: the schedule leaves the row layout to the template.
+  int64_t rowsPerBlock = 0;
   if (auto attr = kernel.getSchedule().getAs<IntegerAttr>("rows_per_block"))
     rowsPerBlock = attr.getInt();
-  if (rowsPerBlock != 1 &&
+  if (rowsPerBlock != 0 && rowsPerBlock != 1 &&
       (rowsPerBlock < 2 || rowsPerBlock > 32 ||
        (rowsPerBlock & (rowsPerBlock - 1)) != 0 ||
        blockSize != 32 * rowsPerBlock))
@@ -230,11 +231,10 @@ FailureOr<CudaKernel> emitCudaKernel(exec::KernelOp kernel, int lowestSm) {
   }
   if (hasEpilogue)
     emitter.setEpilogue(op);
-  if (hasPrologue) {
+  // The template emits the prologue's loaders (definePrologue) in the form
+  // it reads them.
+  if (hasPrologue)
     emitter.setPrologue(op);
-    if (failed(cuda::emitPrologueLoader(emitter, kernel, op)))
-      return failure();
-  }
   if (failed(emitter.bindInputSlots()) || failed(emitOp(emitter)))
     return failure();
   return emitter.finish();

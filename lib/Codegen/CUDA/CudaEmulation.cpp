@@ -5,6 +5,8 @@
 #include "lib/Codegen/ScalarExpr.h"
 #include "lib/Codegen/SignalCleanup.h"
 #include "lib/Support/CompileCache.h"
+#include "lib/Support/FileTree.h"
+#include "lib/Support/WriteFile.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
@@ -27,11 +29,7 @@ Error writeText(StringRef path, StringRef text) {
   if (ec)
     return createStringError(ec, "cannot write %s", path.str().c_str());
   os << text;
-  os.close();
-  if (os.has_error())
-    return createStringError(os.error(), "cannot write %s",
-                             path.str().c_str());
-  return Error::success();
+  return closeStream(os, path);
 }
 } // namespace
 
@@ -63,7 +61,7 @@ Expected<CudaImage> compileCudaEmulationModule(StringRef source,
     removeOnSignal.emplace(workDir);
   auto cleanup = make_scope_exit([&] {
     if (!keepWorkDir)
-      sys::fs::remove_directories(workDir);
+      (void)removeTree(workDir);
   });
   auto inWork = [&](StringRef name) {
     SmallString<256> path(workDir);

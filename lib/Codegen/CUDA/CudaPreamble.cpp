@@ -400,6 +400,69 @@ __device__ __forceinline__ long long gc_index(long long i, long long n,
   return i < 0 ? i + n : i;
 }
 
+//===--- 16-byte vector access (row, pointwise and gather templates) ---===//
+// gc_vec<T, N>: N consecutive elements, N * sizeof(T) a power of two, moved
+// by gc_ldv/gc_stv with 16-byte accesses (one access of the whole vector
+// when it is smaller). The emitter uses them only at addresses that are a
+// multiple of the vector's size: kernel arguments are 256-byte aligned and
+// it checks each input's static offset and strides. The emulator checks
+// the alignment too, and stops the process where a GPU would fault.
+template <typename T, int N>
+struct alignas(N * sizeof(T) < 16 ? N * sizeof(T) : 16) gc_vec { T e[N]; };
+struct alignas(16) gc_u128 { unsigned int w[4]; };
+template <typename T, int N>
+__device__ __forceinline__ gc_vec<T, N> gc_ldv(const T *p) {
+  gc_vec<T, N> v;
+#if defined(GRAPHC_CUDA_EMULATION_H)
+  if (reinterpret_cast<unsigned long long>(p) % alignof(gc_vec<T, N>))
+    __builtin_trap();
+  memcpy(&v, p, sizeof v);
+#else
+  if constexpr (sizeof(v) >= 16) {
+#pragma unroll
+    for (int c = 0; c < (int)(sizeof(v) / 16); ++c)
+      reinterpret_cast<gc_u128 *>(&v)[c] = reinterpret_cast<const gc_u128 *>(p)[c];
+  } else {
+    v = *reinterpret_cast<const gc_vec<T, N> *>(p);
+  }
+#endif
+  return v;
+}
+template <typename T, int N>
+__device__ __forceinline__ void gc_stv(T *p, const gc_vec<T, N> &v) {
+#if defined(GRAPHC_CUDA_EMULATION_H)
+  if (reinterpret_cast<unsigned long long>(p) % alignof(gc_vec<T, N>))
+    __builtin_trap();
+  memcpy(p, &v, sizeof v);
+#else
+  if constexpr (sizeof(v) >= 16) {
+#pragma unroll
+    for (int c = 0; c < (int)(sizeof(v) / 16); ++c)
+      reinterpret_cast<gc_u128 *>(p)[c] = reinterpret_cast<const gc_u128 *>(&v)[c];
+  } else {
+    *reinterpret_cast<gc_vec<T, N> *>(p) = v;
+  }
+#endif
+}
+// Copies the N elements at p to d, as gc_stv(d, gc_ldv(p)) would, but word
+// for word: the elements never pass through a gc_vec, which the compiler
+// would store in 4-byte pieces.
+template <typename T, int N>
+__device__ __forceinline__ void gc_cpv(T *d, const T *p) {
+#if defined(GRAPHC_CUDA_EMULATION_H)
+  gc_stv<T, N>(d, gc_ldv<T, N>(p));
+#else
+  if constexpr (N * sizeof(T) >= 16) {
+#pragma unroll
+    for (int c = 0; c < (int)(N * sizeof(T) / 16); ++c)
+      reinterpret_cast<gc_u128 *>(d)[c] = reinterpret_cast<const gc_u128 *>(p)[c];
+  } else {
+    *reinterpret_cast<gc_vec<T, N> *>(d) = *reinterpret_cast<const gc_vec<T, N> *>(p);
+  }
+#endif
+}
+//===--- end of 16-byte vector access ---===//
+
 )cuda";
   return preamble;
 }

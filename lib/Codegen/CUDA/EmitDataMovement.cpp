@@ -37,8 +37,31 @@ void openOutputLoop(KernelEmitter &e, unsigned index = 0) {
   e.coords("o", "i", e.resultShape(index));
 }
 
+/// Elements per 16-byte vector of the copy of runs of `run` elements of
+/// input 0 to the result: halved until it divides the run and input 0's
+/// static offset; 1 when input 0 is read through strides.
+int64_t copyVector(KernelEmitter &e, int64_t run) {
+  if (e.inputStrides(0) != contiguousStrides(e.inputShape(0)))
+    return 1;
+  int64_t vec = vectorElements(e.inputType(0).getElementType());
+  while (vec > 1 && (run % vec != 0 || e.inputOffset(0) % vec != 0))
+    vec /= 2;
+  return vec;
+}
+
 LogicalResult emitCopy(KernelEmitter &e) {
-  e.openLinearLoop(numElements(e.resultShape()));
+  int64_t n = numElements(e.resultShape());
+  int64_t vec = copyVector(e, n);
+  if (vec > 1) {
+    std::string type = cxxType(e.resultType().getElementType());
+    std::string access = "<" + type + ", " + std::to_string(vec) + ">";
+    e.openLinearLoop(n / vec, "iv");
+    e.line("gc_cpv" + access + "(out0 + iv * " + Twine(vec) +
+           "LL, in0 + iv * " + Twine(vec) + "LL);");
+    e.close();
+    return success();
+  }
+  e.openLinearLoop(n);
   e.line("out0[i] = in0[i];");
   e.close();
   return success();
@@ -297,6 +320,46 @@ LogicalResult emitGather(KernelEmitter &e) {
   std::optional<int64_t> axis = normalizeAxis(e.intAttr("axis", 0), rank);
   if (!axis)
     return e.fail("axis is out of range");
+  // Each output row (a prefix index and an index) is a run of the dims
+  // after the axis, copied whole: a warp per row, with one index load per
+  // row and 16-byte vectors where the run allows (embedding lookups).
+  int64_t run = numElements(dataShape.drop_front(*axis + 1));
+  int64_t vec = copyVector(e, run);
+  if (vec > 1 && run / vec >= 8) {
+    int64_t indices = numElements(indShape);
+    int64_t rows = numElements(dataShape.take_front(*axis)) * indices;
+    int64_t warps = e.getBlockSize() / 32;
+    int64_t blocks =
+        std::clamp<int64_t>((rows + warps - 1) / warps, 1, kMaxGrid);
+    std::string type = cxxType(e.resultType().getElementType());
+    std::string access = "<" + type + ", " + std::to_string(vec) + ">";
+    e.setLaunch({blocks}, {32 * warps});
+    e.line("const int lane = threadIdx.x & 31;");
+    e.open("for (long long row = (long long)blockIdx.x * " + Twine(warps) +
+           " + (threadIdx.x >> 5); row < " + Twine(rows) +
+           "LL; row += (long long)gridDim.x * " + Twine(warps) + ") {");
+    e.line("const long long idx = " +
+           e.checkedIndex("in1[row % " + Twine(indices) + "LL]",
+                          dataShape[*axis]) +
+           ";");
+    e.line("const long long src = (row / " + Twine(indices) + "LL) * " +
+           Twine(dataShape[*axis] * run) + "LL + idx * " + Twine(run) + "LL;");
+    e.open("for (long long v = lane; v < " + Twine(run / vec) +
+           "LL; v += 32) {");
+    // A value-initialised gc_vec is zeros.
+    std::string at = "out0 + row * " + std::to_string(run) + "LL + v * " +
+                     std::to_string(vec) + "LL";
+    e.open("if (idx >= 0) {");
+    e.line("gc_cpv" + access + "(" + at + ", in0 + src + v * " + Twine(vec) +
+           "LL);");
+    e.close();
+    e.open("else {");
+    e.line("gc_stv" + access + "(" + at + ", gc_vec" + access + "{});");
+    e.close();
+    e.close();
+    e.close();
+    return success();
+  }
   openOutputLoop(e);
   e.line("const long long idx = " +
          e.checkedIndex("in1[" +

@@ -80,6 +80,56 @@ FailureOr<std::string> pointwiseExpr(Operation *op,
   return codegen::pointwiseExpr(op, operands, failOp);
 }
 
+SmallVector<std::string>
+emitVectorReads(KernelEmitter &e, ArrayRef<int64_t> shape, StringRef index,
+                StringRef coords, int64_t vec, ArrayRef<VectorRead> reads) {
+  SmallVector<int64_t> contiguous = contiguousStrides(shape);
+  // Dims of extent 1 contribute nothing whatever their stride.
+  auto matches = [&](const VectorRead &read, auto expected) {
+    for (auto [d, extent] : llvm::enumerate(shape))
+      if (extent != 1 && read.strides[d] != expected(d))
+        return false;
+    return true;
+  };
+  bool haveCoords = false;
+  SmallVector<std::string> perElement;
+  for (const VectorRead &read : reads) {
+    std::string at;
+    if (matches(read, [&](size_t d) { return contiguous[d]; })) {
+      at = index.str();
+    } else if (matches(read, [](size_t) { return int64_t(0); })) {
+      at = "0";
+    } else {
+      if (!haveCoords)
+        e.coords(coords, index, shape);
+      haveCoords = true;
+      at = offsetExpr(coords, read.strides);
+    }
+    std::string storage = cxxType(read.type);
+    std::string compute = computeType(read.type);
+    std::string vecType =
+        "gc_vec<" + storage + ", " + std::to_string(vec) + ">";
+    switch (vectorAccess(read.strides, read.offset, vec)) {
+    case VectorAccess::Vector:
+      e.line("const " + vecType + " " + read.name + "v = gc_ldv<" + storage +
+             ", " + Twine(vec) + ">(" + read.pointer + " + " + at + ");");
+      perElement.push_back("const " + compute + " " + read.name + " = gc_ld(" +
+                           read.name + "v.e[j]);");
+      break;
+    case VectorAccess::Broadcast:
+      e.line("const " + compute + " " + read.name + " = gc_ld(" + read.pointer +
+             "[" + at + "]);");
+      break;
+    case VectorAccess::Scalar:
+      perElement.push_back("const " + compute + " " + read.name + " = gc_ld(" +
+                           read.pointer + "[" + at + " + j * " +
+                           std::to_string(read.strides.back()) + "LL]);");
+      break;
+    }
+  }
+  return perElement;
+}
+
 LogicalResult emitPointwise(KernelEmitter &e) {
   SmallVector<LoopRead> reads;
   SmallVector<unsigned> present;
@@ -174,16 +224,56 @@ LogicalResult emitPointwiseFusion(KernelEmitter &e, exec::KernelOp kernel) {
       loads.push_back({value, *argument, std::nullopt});
   }
 
-  SmallVector<LoopRead> reads;
+  // Each thread computes `vec` consecutive output elements, so that the
+  // outputs and the inputs contiguous along the innermost dim move as
+  // 16-byte vectors (vectorAccess decides per input); a vector never
+  // crosses the innermost dim.
+  int64_t widest = 1;
+  for (Type type : yield->getOperandTypes())
+    widest =
+        std::max(widest, elementBytes(cast<ShapedType>(type).getElementType()));
   for (const Load &load : loads)
-    reads.push_back({shapeOf(load.value), load.strides});
-  SmallVector<std::string> offsets = openBroadcastLoop(e, outShape, reads);
-  for (auto [k, load] : llvm::enumerate(loads)) {
-    std::string name = "x" + std::to_string(k);
-    names[load.value] = name;
-    e.line("const " + computeType(elementTypeOf(load.value)) + " " + name +
-           " = gc_ld(" + KernelEmitter::arg(load.argument) + "[" +
-           offsets[k] + "]);");
+    widest = std::max(widest, elementBytes(elementTypeOf(load.value)));
+  int64_t vec = widest <= 16 && 16 % widest == 0 ? 16 / widest : 1;
+  while (vec > 1 && (outShape.empty() || outShape.back() % vec != 0))
+    vec /= 2;
+
+  SmallVector<std::string> perElement;
+  if (vec > 1) {
+    e.openLinearLoop(numElements(outShape) / vec, "iv");
+    e.line("const long long i = iv * " + Twine(vec) + "LL;");
+    SmallVector<VectorRead> reads;
+    for (auto [k, load] : llvm::enumerate(loads)) {
+      VectorRead read;
+      read.name = "x" + std::to_string(k);
+      read.pointer = KernelEmitter::arg(load.argument);
+      read.type = elementTypeOf(load.value);
+      read.strides = load.strides
+                         ? *load.strides
+                         : broadcastStrides(shapeOf(load.value), outShape);
+      names[load.value] = read.name;
+      reads.push_back(std::move(read));
+    }
+    perElement = emitVectorReads(e, outShape, "i", "o", vec, reads);
+    for (auto [index, value] : llvm::enumerate(yield->getOperands()))
+      e.line("gc_vec<" + cxxType(elementTypeOf(value)) + ", " + Twine(vec) +
+             "> y" + Twine(index) + ";");
+    e.line("#pragma unroll");
+    e.open("for (int j = 0; j < " + Twine(vec) + "; ++j) {");
+    for (const std::string &declaration : perElement)
+      e.line(declaration);
+  } else {
+    SmallVector<LoopRead> reads;
+    for (const Load &load : loads)
+      reads.push_back({shapeOf(load.value), load.strides});
+    SmallVector<std::string> offsets = openBroadcastLoop(e, outShape, reads);
+    for (auto [k, load] : llvm::enumerate(loads)) {
+      std::string name = "x" + std::to_string(k);
+      names[load.value] = name;
+      e.line("const " + computeType(elementTypeOf(load.value)) + " " + name +
+             " = gc_ld(" + KernelEmitter::arg(load.argument) + "[" +
+             offsets[k] + "]);");
+    }
   }
 
   unsigned counter = 0;
@@ -201,6 +291,18 @@ LogicalResult emitPointwiseFusion(KernelEmitter &e, exec::KernelOp kernel) {
     std::string name = "v" + std::to_string(counter++);
     e.line(defineValue(elementTypeOf(op.getResult(0)), name, *expr));
     names[op.getResult(0)] = name;
+  }
+  if (vec > 1) {
+    for (auto [index, value] : llvm::enumerate(yield->getOperands()))
+      e.line("y" + Twine(index) + ".e[j] = gc_cvt<" +
+             cxxType(elementTypeOf(value)) + ">(" + names.lookup(value) + ");");
+    e.close();
+    for (auto [index, value] : llvm::enumerate(yield->getOperands()))
+      e.line("gc_stv<" + cxxType(elementTypeOf(value)) + ", " + Twine(vec) +
+             ">(" + KernelEmitter::out(index) + " + i, y" + Twine(index) +
+             ");");
+    e.close();
+    return success();
   }
   for (auto [index, value] : llvm::enumerate(yield->getOperands()))
     e.line(KernelEmitter::out(index) + "[i] = gc_cvt<" +
@@ -374,29 +476,20 @@ LogicalResult emitEpilogueStore(KernelEmitter &e, exec::KernelOp kernel,
 
 namespace graphc::codegen::cuda {
 
-LogicalResult emitPrologueLoader(KernelEmitter &e, exec::KernelOp kernel,
-                                 Operation *reduction) {
+/// The ops of `kernel` computing input 0 of `reduction`, in order, once
+/// checked to be what a prologue may hold.
+static FailureOr<SmallVector<Operation *>>
+prologueOps(KernelEmitter &e, exec::KernelOp kernel, Operation *reduction) {
   Value data = reduction->getOperand(0);
-  ArrayRef<int64_t> shape = cast<RankedTensorType>(data.getType()).getShape();
-  std::string t = computeType(elementTypeOf(data));
-  // Softmax reads each element of its row three times (peak, sum, store)
-  // and layer_normalization three times (mean, variance, store): the
-  // prologue is recomputed per read rather than kept in shared memory,
-  // which rows of any length could not hold. Any pointwise op is accepted,
-  // costly ones (exp, erf, tanh) included: a recomputation costs far less
-  // than the launch and the round trip through memory that it replaces.
-  e.open("auto gc_prologue = [&](long long pe) -> " + t + " {");
-  ElementOperands operands(e, shape, "pe", "p", "a prologue",
-                           "the shape of the reduction's input");
-  unsigned defs = 0;
-
+  ArrayRef<int64_t> shape = shapeOf(data);
+  SmallVector<Operation *> ops;
   for (Operation &op : kernel.getBody().front().without_terminator()) {
     if (&op == reduction || op.hasTrait<OpTrait::ConstantLike>())
       continue;
     if (!op.hasTrait<graph::OpTrait::Pointwise>() || op.getNumResults() != 1)
       return failOp(&op, "the prologue of a reduction kernel holds pointwise "
                          "ops only");
-    if (cast<RankedTensorType>(op.getResult(0).getType()).getShape() != shape)
+    if (shapeOf(op.getResult(0)) != shape)
       return failOp(&op, "a prologue op must have the shape of the input of " +
                              reduction->getName().getStringRef());
     if (llvm::any_of(op.getUsers(), [&](Operation *user) {
@@ -406,22 +499,111 @@ LogicalResult emitPrologueLoader(KernelEmitter &e, exec::KernelOp kernel,
         }))
       return failOp(&op, "a prologue op may feed only input 0 of " +
                              reduction->getName().getStringRef());
-    FailureOr<SmallVector<std::string>> names = operands.of(&op);
-    if (failed(names))
-      return failure();
-    FailureOr<std::string> expr = pointwiseExpr(&op, *names);
-    if (failed(expr))
-      return failure();
-    std::string name = "pv" + std::to_string(defs++);
-    e.line(defineValue(elementTypeOf(op.getResult(0)), name, *expr));
-    operands.set(op.getResult(0), name);
+    ops.push_back(&op);
   }
-  std::optional<std::string> found = operands.lookup(data);
-  if (!found || isa<BlockArgument>(data) ||
+  if (isa<BlockArgument>(data) ||
       data.getDefiningOp()->hasTrait<OpTrait::ConstantLike>())
     return e.fail("the input 0 of a prologue reduction kernel must be "
                   "computed by its prologue");
-  e.line("return static_cast<" + t + ">(" + *found + ");");
+  return ops;
+}
+
+LogicalResult emitPrologueLoader(KernelEmitter &e, exec::KernelOp kernel,
+                                 Operation *reduction, int64_t vec) {
+  Value data = reduction->getOperand(0);
+  ArrayRef<int64_t> shape = shapeOf(data);
+  std::string t = computeType(elementTypeOf(data));
+  FailureOr<SmallVector<Operation *>> ops = prologueOps(e, kernel, reduction);
+  if (failed(ops))
+    return failure();
+  // The looped templates read each element of a row two or three times
+  // (softmax: peak, sum, store; layer_normalization: mean, variance,
+  // store) and recompute the prologue per read, as no memory holds rows of
+  // any length; the register forms compute it once per element. Any
+  // pointwise op is accepted, costly ones (exp, erf, tanh) included: a
+  // recomputation costs far less than the launch and the round trip
+  // through memory that it replaces.
+  if (vec <= 1) {
+    e.open("auto gc_prologue = [&](long long pe) -> " + t + " {");
+    ElementOperands operands(e, shape, "pe", "p", "a prologue",
+                             "the shape of the reduction's input");
+    unsigned defs = 0;
+    for (Operation *op : *ops) {
+      FailureOr<SmallVector<std::string>> names = operands.of(op);
+      if (failed(names))
+        return failure();
+      FailureOr<std::string> expr = pointwiseExpr(op, *names);
+      if (failed(expr))
+        return failure();
+      std::string name = "pv" + std::to_string(defs++);
+      e.line(defineValue(elementTypeOf(op->getResult(0)), name, *expr));
+      operands.set(op->getResult(0), name);
+    }
+    e.line("return static_cast<" + t + ">(" + *operands.lookup(data) + ");");
+    e.close("};");
+    return success();
+  }
+
+  // A vector of elements: the kernel inputs the prologue reads are loaded
+  // once for the vector (as vectors where vectorAccess allows), before the
+  // loop computing each element as gc_prologue would.
+  e.open("auto gc_prologue_vec = [&](long long pe) -> gc_vec<" + t + ", " +
+         Twine(vec) + "> {");
+  llvm::DenseMap<Value, std::string> names;
+  SmallVector<VectorRead> reads;
+  for (Operation *op : *ops) {
+    for (Value slot : inputSlots(op)) {
+      if (!slot || names.count(slot))
+        continue;
+      Operation *def = slot.getDefiningOp();
+      if (def && !def->hasTrait<OpTrait::ConstantLike>())
+        continue;
+      if (def)
+        if (std::optional<std::string> text =
+                splatLiteral(def, computeType(elementTypeOf(slot)))) {
+          names[slot] = *text;
+          continue;
+        }
+      std::optional<unsigned> argument = exec::getKernelArgument(slot);
+      if (!argument)
+        return failOp(op, "a prologue operand must be a kernel input, a "
+                          "splat constant or a prologue value");
+      FailureOr<SmallVector<int64_t>> broadcast =
+          graph::broadcastShapes(shapeOf(slot), shape);
+      if (failed(broadcast) || ArrayRef<int64_t>(*broadcast) != shape)
+        return failOp(op, "a prologue operand must broadcast to the shape of "
+                          "the reduction's input");
+      VectorRead read;
+      read.name = "px" + std::to_string(reads.size());
+      read.pointer = KernelEmitter::arg(*argument);
+      read.type = elementTypeOf(slot);
+      read.strides = broadcastStrides(shapeOf(slot), shape);
+      names[slot] = read.name;
+      reads.push_back(std::move(read));
+    }
+  }
+  SmallVector<std::string> perElement =
+      emitVectorReads(e, shape, "pe", "pc", vec, reads);
+  e.line("gc_vec<" + t + ", " + Twine(vec) + "> pr;");
+  e.line("#pragma unroll");
+  e.open("for (int j = 0; j < " + Twine(vec) + "; ++j) {");
+  for (const std::string &declaration : perElement)
+    e.line(declaration);
+  unsigned defs = 0;
+  for (Operation *op : *ops) {
+    SmallVector<std::string> operands;
+    for (Value slot : inputSlots(op))
+      operands.push_back(slot ? names.lookup(slot) : std::string());
+    FailureOr<std::string> expr = pointwiseExpr(op, operands);
+    if (failed(expr))
+      return failure();
+    std::string name = "pv" + std::to_string(defs++);
+    e.line(defineValue(elementTypeOf(op->getResult(0)), name, *expr));
+    names[op->getResult(0)] = name;
+  }
+  e.line("pr.e[j] = static_cast<" + t + ">(" + names.lookup(data) + ");");
+  e.close();
+  e.line("return pr;");
   e.close("};");
   return success();
 }

@@ -96,6 +96,94 @@ LogicalResult emitChannelGroupNorm(KernelEmitter &e, StringRef t,
   return success();
 }
 
+/// Layer and RMS normalisation in register form (see RowRegisters): the
+/// thread's elements of the row are read once into `xr`, the mean and the
+/// variance computed from them in two passes, and the result written as
+/// vectors. Scale and bias are read per vector as vectorAccess allows.
+LogicalResult emitLayerNormRegisters(KernelEmitter &e, StringRef t, bool rms,
+                                     const ReductionView &view,
+                                     ArrayRef<int64_t> normShape,
+                                     const RowRegisters &plan) {
+  double eps = e.floatAttr("epsilon", 1e-5);
+  int64_t vec = plan.vec;
+  std::string length = literal(std::max<int64_t>(view.length, 1), t);
+  std::string k = std::to_string(plan.elements());
+  std::string x = "xr[p * " + std::to_string(vec) + " + j]";
+  if (failed(e.definePrologue(vec)))
+    return failure();
+  e.openRegisterRowLoop(view.rows, plan);
+  e.line("const long long base = row * " + Twine(view.length) + "LL;");
+  e.loadRowRegisters(plan, t, "base", "xr", literal(0, t));
+  std::string denom;
+  if (rms) {
+    e.line(t + " squares = " + literal(0, t) + ";");
+    e.line("#pragma unroll");
+    e.line("for (int k = 0; k < " + k + "; ++k) squares += xr[k] * xr[k];");
+    e.line("const " + t + " rms = gc_sqrt(" + e.rowReduce() +
+           "(squares, gc_op_add()) / " + length + " + " + literal(eps, t) +
+           ");");
+  } else {
+    // Slots past the row hold 0: they add nothing to the sum, but must
+    // stay out of the squares.
+    e.line(t + " sum = " + literal(0, t) + ";");
+    e.line("#pragma unroll");
+    e.line("for (int k = 0; k < " + k + "; ++k) sum += xr[k];");
+    e.line("const " + t + " mean = " + e.rowReduce() + "(sum, gc_op_add()) / " +
+           length + ";");
+    e.line(t + " squares = " + literal(0, t) + ";");
+    e.openRowVectors(plan);
+    e.line("#pragma unroll");
+    e.line("for (int j = 0; j < " + Twine(vec) + "; ++j) squares += (" + x +
+           " - mean) * (" + x + " - mean);");
+    e.closeRowVectors(plan);
+    e.line("const " + t + " variance = " + e.rowReduce() +
+           "(squares, gc_op_add()) / " + length + ";");
+    e.line("const " + t + " denom = gc_sqrt(variance + " + literal(eps, t) +
+           ");");
+  }
+  SmallVector<VectorRead> params;
+  for (unsigned slot : {1u, 2u}) {
+    if (!e.hasInput(slot) || (rms && slot == 2))
+      continue;
+    VectorRead read;
+    read.name = slot == 1 ? "scale" : "bias";
+    read.pointer = e.in(slot);
+    read.type = e.inputType(slot).getElementType();
+    read.strides = broadcastStrides(e.inputShape(slot), normShape);
+    read.offset = e.inputOffset(slot);
+    params.push_back(std::move(read));
+  }
+  e.openRowVectors(plan);
+  e.line("const long long r0 = v * " + Twine(vec) + "LL;");
+  SmallVector<std::string> perElement =
+      emitVectorReads(e, normShape, "r0", "n", vec, params);
+  std::string outType = cxxType(e.resultType().getElementType());
+  e.line("gc_vec<" + outType + ", " + Twine(vec) + "> y;");
+  e.line("#pragma unroll");
+  e.open("for (int j = 0; j < " + Twine(vec) + "; ++j) {");
+  for (const std::string &declaration : perElement)
+    e.line(declaration);
+  std::string y =
+      rms ? x + " / rms * scale" : "(" + x + " - mean) / denom * scale";
+  if (params.size() > 1)
+    y += " + bias";
+  e.line("y.e[j] = gc_cvt<" + outType + ">(" + y + ");");
+  e.close();
+  e.line("gc_stv<" + outType + ", " + Twine(vec) + ">(out0 + base + r0, y);");
+  e.closeRowVectors(plan);
+  e.close();
+  return success();
+}
+
+/// Elements of input 0 per vector of a row template over `shape`: a 16-byte
+/// access, halved until it divides the innermost dim (1 when odd).
+int64_t rowVector(KernelEmitter &e, ArrayRef<int64_t> shape) {
+  int64_t vec = vectorElements(e.inputType(0).getElementType());
+  while (vec > 1 && (shape.empty() || shape.back() % vec != 0))
+    vec /= 2;
+  return vec;
+}
+
 /// Layer and RMS normalisation over the dims from `axis` on: RMS divides
 /// by sqrt(mean(x^2) + eps) and neither centres nor takes a bias.
 LogicalResult emitLayerNorm(KernelEmitter &e, StringRef t, bool rms) {
@@ -117,6 +205,18 @@ LogicalResult emitLayerNorm(KernelEmitter &e, StringRef t, bool rms) {
       return "r";
     return offsetExpr("n", broadcastStrides(paramShape, normShape));
   };
+  // Rows that fit the registers are read once; a scale or bias read
+  // through strides (never today) keeps the looped form.
+  auto plainParam = [&](unsigned slot) {
+    return !e.hasInput(slot) ||
+           e.inputStrides(slot) == contiguousStrides(e.inputShape(slot));
+  };
+  if (view.contiguous && plainParam(1) && plainParam(2))
+    if (std::optional<RowRegisters> plan =
+            e.planRowRegisters(view.rows, view.length, rowVector(e, shape)))
+      return emitLayerNormRegisters(e, t, rms, view, normShape, *plan);
+  if (failed(e.definePrologue()))
+    return failure();
   e.openRowLoop(view.rows, view.length);
   e.rowBase(view, "row", "base");
   auto elements = [&] {

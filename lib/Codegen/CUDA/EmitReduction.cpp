@@ -177,6 +177,53 @@ LogicalResult emitArgReduce(KernelEmitter &e) {
   return success();
 }
 
+/// Softmax and log_softmax in register form (see RowRegisters): the row is
+/// read once into `xr`; softmax keeps exp(x - peak) there for the store.
+LogicalResult emitSoftmaxRegisters(KernelEmitter &e, StringRef t,
+                                   const ReductionView &view,
+                                   const RowRegisters &plan) {
+  bool log = e.getMnemonic() == "log_softmax";
+  int64_t vec = plan.vec;
+  std::string x = "xr[p * " + std::to_string(vec) + " + j]";
+  if (failed(e.definePrologue(vec)))
+    return failure();
+  e.openRegisterRowLoop(view.rows, plan);
+  e.line("const long long base = row * " + Twine(view.length) + "LL;");
+  // Slots past the row hold the lowest value, which leaves the peak alone.
+  e.loadRowRegisters(plan, t, "base", "xr", lowest(t));
+  e.line(t + " peak = " + lowest(t) + ";");
+  e.line("#pragma unroll");
+  e.line("for (int k = 0; k < " + Twine(plan.elements()) +
+         "; ++k) peak = gc_max(peak, xr[k]);");
+  e.line("peak = " + e.rowReduce() + "(peak, gc_op_max());");
+  e.line(t + " sum = " + literal(0, t) + ";");
+  e.openRowVectors(plan);
+  e.line("#pragma unroll");
+  e.open("for (int j = 0; j < " + Twine(vec) + "; ++j) {");
+  if (log) {
+    e.line("sum += gc_exp(" + x + " - peak);");
+  } else {
+    e.line(x + " = gc_exp(" + x + " - peak);");
+    e.line("sum += " + x + ";");
+  }
+  e.close();
+  e.closeRowVectors(plan);
+  e.line("sum = " + e.rowReduce() + "(sum, gc_op_add());");
+  if (log)
+    e.line("const " + t + " logSum = gc_log(sum);");
+  std::string outType = cxxType(e.resultType().getElementType());
+  e.openRowVectors(plan);
+  e.line("gc_vec<" + outType + ", " + Twine(vec) + "> y;");
+  e.line("#pragma unroll");
+  e.line("for (int j = 0; j < " + Twine(vec) + "; ++j) y.e[j] = gc_cvt<" +
+         outType + ">(" + (log ? x + " - peak - logSum" : x + " / sum") + ");");
+  e.line("gc_stv<" + outType + ", " + Twine(vec) + ">(out0 + base + v * " +
+         Twine(vec) + "LL, y);");
+  e.closeRowVectors(plan);
+  e.close();
+  return success();
+}
+
 LogicalResult emitSoftmax(KernelEmitter &e) {
   StringRef m = e.getMnemonic();
   ArrayRef<int64_t> shape = e.inputShape(0);
@@ -189,6 +236,17 @@ LogicalResult emitSoftmax(KernelEmitter &e) {
     return e.fail("input 0 must have a floating-point element type");
   std::string t = computeType(elementType);
   ReductionView view = axisView(shape, *axis);
+  if (m != "hardmax" && view.contiguous) {
+    // Softmax and log_softmax over the innermost axis: the register form.
+    int64_t vec = vectorElements(elementType);
+    while (vec > 1 && shape.back() % vec != 0)
+      vec /= 2;
+    if (std::optional<RowRegisters> plan =
+            e.planRowRegisters(view.rows, view.length, vec))
+      return emitSoftmaxRegisters(e, t, view, *plan);
+  }
+  if (failed(e.definePrologue()))
+    return failure();
   // Hardmax's gc_block_arg needs the whole block (see emitArgReduce).
   e.openRowLoop(view.rows, view.length, /*warpRows=*/m != "hardmax");
   e.rowBase(view, "row", "base");

@@ -72,6 +72,29 @@ std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
   return axis < 0 ? axis + rank : axis;
 }
 
+int64_t elementBytes(Type type) {
+  return std::max<int64_t>(1, (type.getIntOrFloatBitWidth() + 7) / 8);
+}
+
+int64_t vectorElements(Type type) {
+  if (!type.isIntOrFloat())
+    return 1;
+  int64_t bytes = elementBytes(type);
+  return bytes <= 16 && 16 % bytes == 0 ? 16 / bytes : 1;
+}
+
+VectorAccess vectorAccess(ArrayRef<int64_t> strides, int64_t offset,
+                          int64_t vec) {
+  if (strides.empty() || strides.back() == 0)
+    return VectorAccess::Broadcast;
+  if (vec <= 1 || strides.back() != 1 || offset % vec != 0)
+    return VectorAccess::Scalar;
+  for (int64_t stride : strides.drop_back())
+    if (stride % vec != 0)
+      return VectorAccess::Scalar;
+  return VectorAccess::Vector;
+}
+
 ReductionView makeReductionView(ArrayRef<int64_t> shape,
                                 ArrayRef<bool> reduced) {
   ReductionView view;
@@ -138,8 +161,10 @@ LogicalResult KernelEmitter::bindInputSlots() {
       if (!argument)
         return fail("input " + Twine(slot) + " is computed inside the kernel");
       base = arg(*argument);
-      if (read->second.offset != 0)
+      if (read->second.offset != 0) {
         base += " + " + std::to_string(read->second.offset) + "LL";
+        slotOffsets[slot] = read->second.offset;
+      }
       stridedSlots[slot] = read->second.strides;
     }
     prologue += "  const " + cxxType(cast<ShapedType>(value.getType())
@@ -162,6 +187,22 @@ SmallVector<int64_t> KernelEmitter::inputStrides(unsigned slot) const {
   if (it == stridedSlots.end())
     return contiguousStrides(inputShape(slot));
   return it->second;
+}
+
+bool KernelEmitter::vectorReadable(unsigned slot, int64_t vec) const {
+  if (!hasInput(slot) || (slot == 0 && prologueReduction) || vec <= 1)
+    return false;
+  ArrayRef<int64_t> shape = inputShape(slot);
+  return inputStrides(slot) == contiguousStrides(shape) &&
+         inputOffset(slot) % vec == 0 && !shape.empty() &&
+         shape.back() % vec == 0;
+}
+
+LogicalResult KernelEmitter::definePrologue(int64_t vec) {
+  if (!prologueReduction)
+    return success();
+  prologueDefined = true;
+  return emitPrologueLoader(*this, kernel, prologueReduction, vec);
 }
 
 LogicalResult KernelEmitter::fail(const Twine &reason) const {
@@ -307,25 +348,134 @@ void KernelEmitter::openLinearLoop(int64_t n, StringRef var) {
        " += (long long)gridDim.x * blockDim.x) {");
 }
 
-void KernelEmitter::openRowLoop(int64_t rows, int64_t length,
-                                bool warpRows) {
-  warpPerRow = warpRows && rowsPerBlock > 1;
-  if (!warpPerRow) {
-    int64_t threads =
-        std::clamp<int64_t>((length + 31) / 32 * 32, 32, blockSize);
-    setLaunch({std::clamp<int64_t>(rows, 1, kMaxGrid)}, {threads});
-    open("for (long long row = blockIdx.x; row < " + Twine(rows) +
-         "LL; row += gridDim.x) {");
+/// Opens a loop of `row` over [0, rows): a block of `threads` per row, or
+/// with `warpRows`, `rowsPerBlock` warps per block, one per row.
+static void openRows(KernelEmitter &e, int64_t rows, bool warpRows,
+                     int64_t rowsPerBlock, int64_t threads) {
+  if (!warpRows) {
+    e.setLaunch({std::clamp<int64_t>(rows, 1, kMaxGrid)}, {threads});
+    e.open("for (long long row = blockIdx.x; row < " + Twine(rows) +
+           "LL; row += gridDim.x) {");
     return;
   }
   // Warp w of a block takes rows blockIdx.x * R + w, then every gridDim.x * R
   // rows on; no barrier spans warps, so a warp past the last row just ends.
   int64_t blocks = (rows + rowsPerBlock - 1) / rowsPerBlock;
-  setLaunch({std::clamp<int64_t>(blocks, 1, kMaxGrid)}, {32 * rowsPerBlock});
-  line("const int rowLane = threadIdx.x & 31;");
-  open("for (long long row = (long long)blockIdx.x * " + Twine(rowsPerBlock) +
-       " + (threadIdx.x >> 5); row < " + Twine(rows) +
-       "LL; row += (long long)gridDim.x * " + Twine(rowsPerBlock) + ") {");
+  e.setLaunch({std::clamp<int64_t>(blocks, 1, kMaxGrid)}, {32 * rowsPerBlock});
+  e.line("const int rowLane = threadIdx.x & 31;");
+  e.open("for (long long row = (long long)blockIdx.x * " + Twine(rowsPerBlock) +
+         " + (threadIdx.x >> 5); row < " + Twine(rows) +
+         "LL; row += (long long)gridDim.x * " + Twine(rowsPerBlock) + ") {");
+}
+
+void KernelEmitter::openRowLoop(int64_t rows, int64_t length, bool warpRows) {
+  warpPerRow = warpRows && rowsPerBlock > 1;
+  openRows(*this, rows, warpPerRow, rowsPerBlock,
+           std::clamp<int64_t>((length + 31) / 32 * 32, 32, blockSize));
+}
+
+std::optional<RowRegisters> KernelEmitter::planRowRegisters(int64_t rows,
+                                                            int64_t length,
+                                                            int64_t vec) const {
+  if (length <= 0 || vec <= 0 || length % vec != 0)
+    return std::nullopt;
+  RowRegisters plan;
+  plan.vec = vec;
+  plan.vectors = length / vec;
+  auto slots = [&](int64_t threads) {
+    return (plan.vectors + threads - 1) / threads;
+  };
+  bool warpFits = slots(32) * vec <= kMaxRowRegisters;
+  if (rowsPerBlock > 1 || (rowsPerBlock == 0 && warpFits)) {
+    if (!warpFits)
+      return std::nullopt;
+    plan.threads = 32;
+    plan.warpPerRow = true;
+    plan.rowsPerBlock = rowsPerBlock;
+    if (rowsPerBlock == 0) {
+      // Without a schedule: up to 4 warps per block while that leaves
+      // about two blocks per SM of a large GPU (132 SMs); short grids keep
+      // a warp per block, so that every SM gets rows.
+      plan.rowsPerBlock = 1;
+      while (plan.rowsPerBlock < 4 && rows / (plan.rowsPerBlock * 2) >= 264)
+        plan.rowsPerBlock *= 2;
+    }
+  } else {
+    // A block per row, its threads sharing the row's vectors.
+    plan.threads =
+        std::clamp<int64_t>((plan.vectors + 31) / 32 * 32, 32, blockSize);
+    if (slots(plan.threads) * vec > kMaxRowRegisters)
+      return std::nullopt;
+    plan.warpPerRow = plan.threads == 32;
+    plan.rowsPerBlock = 1;
+  }
+  plan.perThread = slots(plan.threads);
+  return plan;
+}
+
+void KernelEmitter::openRegisterRowLoop(int64_t rows,
+                                        const RowRegisters &plan) {
+  warpPerRow = plan.warpPerRow;
+  openRows(*this, rows, plan.warpPerRow, plan.rowsPerBlock, plan.threads);
+}
+
+void KernelEmitter::openRowVectors(const RowRegisters &plan) {
+  line("#pragma unroll");
+  open("for (int p = 0; p < " + Twine(plan.perThread) + "; ++p) {");
+  line("const long long v = " + rowThread() + " + p * " + Twine(plan.threads) +
+       "LL;");
+  if (plan.masked())
+    open("if (v < " + Twine(plan.vectors) + "LL) {");
+}
+
+void KernelEmitter::closeRowVectors(const RowRegisters &plan) {
+  if (plan.masked())
+    close();
+  close();
+}
+
+void KernelEmitter::loadRowRegisters(const RowRegisters &plan, StringRef t,
+                                     StringRef base, StringRef name,
+                                     StringRef fill) {
+  int64_t vec = plan.vec;
+  line(t + " " + name + "[" + Twine(plan.elements()) + "];");
+  line("#pragma unroll");
+  open("for (int p = 0; p < " + Twine(plan.perThread) + "; ++p) {");
+  line("const long long v = " + rowThread() + " + p * " + Twine(plan.threads) +
+       "LL;");
+  if (plan.masked())
+    open("if (v < " + Twine(plan.vectors) + "LL) {");
+  std::string at = (base + " + v * " + Twine(vec)).str();
+  if (prologueReduction && vec > 1) {
+    line("const gc_vec<" + t + ", " + Twine(vec) + "> pv = gc_prologue_vec(" +
+         at + ");");
+  } else if (vectorReadable(0, vec)) {
+    line("const gc_vec<" + cxxType(inputType(0).getElementType()) + ", " +
+         Twine(vec) + "> pv = gc_ldv<" +
+         cxxType(inputType(0).getElementType()) + ", " + Twine(vec) + ">(" +
+         in(0) + " + " + at + ");");
+  }
+  std::string slot = (name + "[p * " + Twine(vec) + " + j]").str();
+  line("#pragma unroll");
+  open("for (int j = 0; j < " + Twine(vec) + "; ++j) {");
+  if (prologueReduction && vec == 1)
+    line(slot + " = gc_prologue(" + at + " + j);");
+  else if (prologueReduction)
+    line(slot + " = pv.e[j];");
+  else if (vectorReadable(0, vec))
+    line(slot + " = gc_ld(pv.e[j]);");
+  else
+    line(slot + " = gc_ld(" + in(0) + "[" + at + " + j]);");
+  close();
+  if (plan.masked()) {
+    close();
+    open("else {");
+    line("#pragma unroll");
+    line("for (int j = 0; j < " + Twine(vec) + "; ++j) " + slot + " = " + fill +
+         ";");
+    close();
+  }
+  close();
 }
 
 std::string KernelEmitter::rowThread() const {
@@ -418,7 +568,29 @@ static std::string describeKernel(exec::KernelOp kernel) {
   return text;
 }
 
+/// Kernel parameter bytes CUDA accepts from 12.1 on for Volta and later
+/// (every architecture NVRTC 13 targets); a kernel with more cannot launch.
+static constexpr size_t kMaxKernelParameterBytes = 32764;
+
 FailureOr<CudaKernel> KernelEmitter::finish() {
+  if (prologueReduction && !prologueDefined)
+    return fail("the template does not define the kernel's prologue");
+  // One pointer per buffer: an op of thousands of distinct operands
+  // exceeds what CUDA passes to a kernel.
+  size_t pointers = 0;
+  if (kernel)
+    pointers = kernel.getBody().front().getNumArguments() +
+               kernel.getBody().front().getTerminator()->getNumOperands();
+  else
+    pointers = slots.size() + op->getNumResults();
+  size_t parameterBytes = pointers * 8 + (reportsErrors ? 12 : 0);
+  if (parameterBytes > kMaxKernelParameterBytes) {
+    (void)fail("its kernel takes " + Twine(pointers) + " buffers (" +
+               Twine(parameterBytes) + " bytes of parameters), more than " +
+               "the " + Twine(kMaxKernelParameterBytes) +
+               " bytes CUDA passes to a kernel");
+    return failure();
+  }
   std::string source;
   llvm::raw_string_ostream src(source);
   src << includes;

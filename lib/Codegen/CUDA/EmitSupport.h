@@ -65,6 +65,48 @@ int64_t numElements(llvm::ArrayRef<int64_t> dims);
 /// Normalises a possibly negative axis; nullopt when out of range.
 std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank);
 
+/// Bytes of one element of `type` in memory (1 for i1).
+int64_t elementBytes(mlir::Type type);
+/// Elements of `type` in one 16-byte access: 16 / elementBytes(type), or 1
+/// for an element that is wider or does not divide 16.
+int64_t vectorElements(mlir::Type type);
+
+/// How a vector of `vec` consecutive elements along the innermost dim of a
+/// loop reads an operand whose element strides over the loop's dims are
+/// `strides`, from a pointer `offset` elements past an aligned one. The
+/// vector starts at an innermost coordinate that is a multiple of `vec`.
+enum class VectorAccess {
+  /// gc_ldv of the whole vector: innermost stride 1, every other stride and
+  /// the offset multiples of `vec`, so the address is a multiple of it.
+  Vector,
+  /// One scalar for the whole vector: innermost stride 0 (or no dims).
+  Broadcast,
+  /// A scalar per element.
+  Scalar,
+};
+VectorAccess vectorAccess(llvm::ArrayRef<int64_t> strides, int64_t offset,
+                          int64_t vec);
+
+/// The register form of a row template: each of a row's `threads` threads
+/// holds `perThread` vectors of `vec` consecutive elements (the row's
+/// vector v in slot v / threads of thread v % threads), so the row is read
+/// from memory once. A warp per row (`rowsPerBlock` rows of a block) needs
+/// no block barrier.
+struct RowRegisters {
+  int64_t vec = 1;
+  /// Vectors per row.
+  int64_t vectors = 1;
+  int64_t threads = 32;
+  int64_t perThread = 1;
+  int64_t rowsPerBlock = 1;
+  bool warpPerRow = true;
+  /// Whether some thread's last slot lies past the row.
+  bool masked() const { return vectors % threads != 0; }
+  int64_t elements() const { return perThread * vec; }
+};
+/// Most elements a thread of the register form holds.
+inline constexpr int64_t kMaxRowRegisters = 32;
+
 /// Splits a tensor into rows (kept dims) and row elements (reduced dims).
 struct ReductionView {
   llvm::SmallVector<int64_t> keptDims, keptStrides;
@@ -107,7 +149,9 @@ public:
   int64_t getTileSize() const { return tileSize; }
   /// The schedule's `rows_per_block`: 1, one row per block (its threads
   /// share the row), or more, one warp per row (the block size is then 32
-  /// times it; see openRowLoop).
+  /// times it; see openRowLoop). Without it (0), a row template in register
+  /// form picks its own layout (planRowRegisters) and the looped form takes
+  /// a block per row.
   void setRowsPerBlock(int64_t rows) { rowsPerBlock = rows; }
   /// The oldest SM the kernel is compiled for (kAnySm: the emulator, which
   /// has every feature): templates use tensor cores where it has them.
@@ -153,6 +197,16 @@ public:
   /// strides and `in<slot>` points at the part). Templates that honour them
   /// (mat_mul, attention) index with them.
   llvm::SmallVector<int64_t> inputStrides(unsigned slot) const;
+  /// The static element offset of `in<slot>` from the kernel input behind
+  /// it (a split's part), 0 for a slot bound to a whole kernel input.
+  int64_t inputOffset(unsigned slot) const {
+    auto it = slotOffsets.find(slot);
+    return it == slotOffsets.end() ? 0 : it->second;
+  }
+  /// Whether input `slot` is read as a row-major buffer of its own shape
+  /// starting `vec`-aligned, so gc_ldv of `vec` elements at any offset that
+  /// is a multiple of `vec` is legal.
+  bool vectorReadable(unsigned slot, int64_t vec) const;
   /// Loads element `offset` of input `slot` widened to its compute type.
   std::string load(unsigned slot, llvm::StringRef offset) const {
     // With a prologue, input 0 is computed per element (emitPrologueLoader).
@@ -177,6 +231,12 @@ public:
   void setPrologue(mlir::Operation *reduction) {
     prologueReduction = reduction;
   }
+  bool hasPrologue() const { return prologueReduction != nullptr; }
+  /// Emits the prologue's loader (emitPrologueLoader: gc_prologue, or
+  /// gc_prologue_vec for vectors of `vec` above 1) where the template
+  /// starts; nothing without a prologue. Templates of prologue reductions
+  /// call it first.
+  mlir::LogicalResult definePrologue(int64_t vec = 1);
   /// Emits the store of `value`, element `offset` of the op's result 0: the
   /// value itself, or with an epilogue, the kernel's result computed from
   /// it. Fails when an epilogue op has no expression.
@@ -235,6 +295,27 @@ public:
   /// The reduction of one value per row thread (every one receives the
   /// result): "gc_block_reduce" or "gc_warp_reduce", called (value, op).
   std::string rowReduce() const;
+  /// The register layout of `rows` rows of `length` elements read `vec` at
+  /// a time (vec divides length), honouring rows_per_block: a warp per row
+  /// where it is above 1, or without it where a warp holds the row; else a
+  /// block per row of up to blockSize threads. Nullopt when a thread would
+  /// hold more than kMaxRowRegisters elements: the looped form then.
+  std::optional<RowRegisters> planRowRegisters(int64_t rows, int64_t length,
+                                               int64_t vec) const;
+  /// The row loop of `plan`; rowThread() and friends then apply.
+  void openRegisterRowLoop(int64_t rows, const RowRegisters &plan);
+  /// Inside a register row loop: a loop over the thread's vector slots `p`,
+  /// declaring `v`, the vector's index in the row, skipping slots past the
+  /// row when the plan is masked. Close it with closeRowVectors.
+  void openRowVectors(const RowRegisters &plan);
+  void closeRowVectors(const RowRegisters &plan);
+  /// Declares `<name>[plan.elements()]` of compute type `t` holding the
+  /// thread's elements of input 0 of the row starting at `base` (through
+  /// the prologue when there is one: definePrologue(plan.vec) first), and
+  /// `fill` in slots past the row.
+  void loadRowRegisters(const RowRegisters &plan, llvm::StringRef t,
+                        llvm::StringRef base, llvm::StringRef name,
+                        llvm::StringRef fill);
   /// A loop of `var` over [0, length) by the row's threads.
   void openRowElementLoop(int64_t length, llvm::StringRef var = "r");
   /// Threads of the current block, for strided loops inside a row.
@@ -267,7 +348,7 @@ private:
   int64_t blockSize;
   int64_t elementsPerThread = 1;
   int64_t tileSize = 16;
-  int64_t rowsPerBlock = 1;
+  int64_t rowsPerBlock = 0;
   /// Whether the open row loop gives each row one warp.
   bool warpPerRow = false;
   int lowestSm = 0;
@@ -284,6 +365,10 @@ private:
   mlir::Operation *epilogueAnchor = nullptr;
   /// Slots read through a layout prologue: their strides.
   llvm::DenseMap<unsigned, llvm::SmallVector<int64_t>> stridedSlots;
+  /// Slots bound at a static element offset into their kernel input.
+  llvm::DenseMap<unsigned, int64_t> slotOffsets;
+  /// Whether definePrologue ran (finish() checks it did where needed).
+  bool prologueDefined = false;
   /// The reduction whose input 0 the kernel's prologue computes, or null.
   mlir::Operation *prologueReduction = nullptr;
   bool finishingLibraryConv = false;
@@ -319,8 +404,33 @@ mlir::LogicalResult emitEpilogueStore(KernelEmitter &e, exec::KernelOp kernel,
 /// graph::isPrologueReduction), `gc_prologue(offset)`: element `offset` of the
 /// reduction's input 0 computed by every other op of `kernel`, pointwise ops
 /// of that input's shape reading kernel inputs at their broadcast offsets.
+/// With `vec` above 1, `gc_prologue_vec(offset)` instead: the gc_vec of the
+/// `vec` elements from `offset` (a multiple of `vec`, as is its innermost
+/// coordinate), each computed as gc_prologue would, the prologue's inputs
+/// read as vectors where vectorAccess allows.
 mlir::LogicalResult emitPrologueLoader(KernelEmitter &e, exec::KernelOp kernel,
-                                       mlir::Operation *reduction);
+                                       mlir::Operation *reduction,
+                                       int64_t vec = 1);
+
+/// One operand a vector of output elements reads from memory: `pointer`
+/// (an expression of element type `type`) at element `strides` over the
+/// loop's dims, `offset` elements past an aligned address.
+struct VectorRead {
+  std::string name;
+  std::string pointer;
+  mlir::Type type;
+  llvm::SmallVector<int64_t> strides;
+  int64_t offset = 0;
+};
+/// Emits the reads of `reads` by the vector of `vec` elements of a loop over
+/// `shape` starting at linear index `index` (coordinates `<coords><d>`,
+/// declared here when needed): gc_ldv or broadcast scalars now, and returns
+/// the declarations of each read's element `j` (compute type, named
+/// `read.name`) to emit at the top of the loop over the vector's elements.
+llvm::SmallVector<std::string>
+emitVectorReads(KernelEmitter &e, llvm::ArrayRef<int64_t> shape,
+                llvm::StringRef index, llvm::StringRef coords, int64_t vec,
+                llvm::ArrayRef<VectorRead> reads);
 
 /// One emitter per op category, each with the predicate saying which
 /// mnemonics it handles. An emitter fails with a diagnostic when the op

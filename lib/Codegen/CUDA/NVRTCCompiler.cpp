@@ -3,6 +3,7 @@
 #include "lib/Codegen/CUDA/NVRTCCompiler.h"
 #include "graphc/BuildConfig.h"
 #include "lib/Support/CompileCache.h"
+#include "lib/Support/WriteFile.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
@@ -62,6 +63,10 @@ std::string keepSource(StringRef source, StringRef keepDir) {
     return ("<not kept: cannot write '" + path + "': " + ec.message() + ">")
         .str();
   os << source;
+  if (Error error = closeStream(os, path)) {
+    (void)sys::fs::remove(path);
+    return ("<not kept: " + toString(std::move(error)) + ">");
+  }
   return std::string(path);
 }
 

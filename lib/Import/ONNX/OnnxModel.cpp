@@ -2,6 +2,7 @@
 
 #include "lib/Import/ONNX/OnnxModel.h"
 #include "lib/Support/CheckedArith.h"
+#include "lib/Support/ReadFile.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
@@ -25,9 +26,10 @@ llvm::Expected<std::unique_ptr<onnx::ModelProto>>
 loadModelProto(llvm::StringRef path) {
   if (llvm::sys::fs::is_directory(path))
     return makeError("'" + path + "' is a directory, not an ONNX model");
-  int fd = -1;
-  if (std::error_code ec = llvm::sys::fs::openFileForRead(path, fd))
-    return makeError("cannot open '" + path + "': " + ec.message());
+  llvm::Expected<int> opened = openUserFile(path);
+  if (!opened)
+    return opened.takeError();
+  int fd = *opened;
 
   auto model = std::make_unique<onnx::ModelProto>();
   bool parsed = false;

@@ -3,6 +3,7 @@
 #include "lib/Import/ONNX/TensorData.h"
 #include "lib/Import/ONNX/OnnxModel.h"
 #include "lib/Support/CheckedArith.h"
+#include "lib/Support/ReadFile.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -176,11 +177,12 @@ readExternalData(const onnx::TensorProto &tensor, llvm::StringRef baseDir,
                      llvm::Twine(fileSize) + ")");
   if (size == 0)
     return TensorData::fromString(std::make_unique<std::string>());
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-      llvm::MemoryBuffer::getFileSlice(path, size, offset);
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      readUserFileSlice(path, static_cast<uint64_t>(size),
+                        static_cast<uint64_t>(offset));
   if (!buffer)
-    return makeError("cannot read external data file '" + path + "' of " +
-                     what + ": " + buffer.getError().message());
+    return makeError("external data of " + what + ": " +
+                     llvm::toString(buffer.takeError()));
   return TensorData::fromBuffer(std::move(*buffer));
 }
 

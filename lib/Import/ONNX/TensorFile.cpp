@@ -4,6 +4,7 @@
 #include "lib/Import/ONNX/OnnxModel.h"
 #include "lib/Import/ONNX/TensorData.h"
 #include "lib/Support/CheckedArith.h"
+#include "lib/Support/ReadFile.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -17,12 +18,9 @@ using onnx_import::getDataTypeInfo;
 using onnx_import::makeError;
 
 llvm::Expected<HostTensor> readTensorProtoFile(llvm::StringRef path) {
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
-      llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                  /*RequiresNullTerminator=*/false);
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> file = readUserFile(path);
   if (!file)
-    return makeError("cannot open '" + path +
-                     "': " + file.getError().message());
+    return file.takeError();
   llvm::StringRef contents = (*file)->getBuffer();
   onnx::TensorProto tensor;
   if (contents.size() > INT_MAX ||

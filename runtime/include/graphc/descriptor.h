@@ -1,4 +1,4 @@
-/*===- descriptor.h - the model artifact's descriptor (ABI v11) ------------===*
+/*===- descriptor.h - the model artifact's descriptor (ABI v13) ------------===*
  *
  * A graphc model .so exports one symbol, `graphc_model_descriptor_v1`, a
  * function returning a pointer to a read-only graphc_model_desc. Everything
@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-#define GRAPHC_ABI_VERSION 11u
+#define GRAPHC_ABI_VERSION 13u
 #define GRAPHC_DESCRIPTOR_SYMBOL "graphc_model_descriptor_v1"
 /* The graphc_model_desc itself lives alone in this ELF section, so that
  * tools can find and read it from the file without loading the .so. */
@@ -86,9 +86,10 @@ typedef enum graphc_step_kind {
   GRAPHC_STEP_HOST_CALL = 1,
   /* copy args[0] (source) to args[1] (destination), args[1].size bytes. */
   GRAPHC_STEP_COPY = 2,
-  /* run kernels[kernel].gemm or kernels[kernel].conv through
+  /* run kernels[kernel].gemm, .conv or .sdpa through
    * kernels[kernel].library (cuda), or the runtime's reference GEMM or
-   * convolution (cpu), on the step's buffers: the kernel's inputs, its
+   * convolution (cpu; attention is a library call on cuda only), on the
+   * step's buffers: the kernel's inputs, its
    * output, then the workspace (NONE when the library needs none). grid,
    * block and shared_bytes are 0. */
   GRAPHC_STEP_LIBRARY_CALL = 3,
@@ -108,13 +109,14 @@ typedef struct graphc_step_desc {
 typedef enum graphc_library {
   GRAPHC_LIBRARY_NONE = 0,     /* a generated kernel (launch or host call) */
   GRAPHC_LIBRARY_CUBLASLT = 1, /* cuBLASLt (cuda); reference GEMM (cpu) */
-  /* cuDNN's graph API (cuda); reference convolution (cpu) */
+  /* cuDNN's graph API (cuda): convolutions and attention (SDPA);
+   * reference convolution (cpu) */
   GRAPHC_LIBRARY_CUDNN = 2,
 } graphc_library;
 
 /* The activation a GEMM or convolution applies last. GELU_TANH is
  * x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))), the form cuBLASLt
- * fuses; the erf form of ONNX Gelu stays a generated epilogue kernel. */
+ * fuses; the erf form of ONNX Gelu is GELU_ERF, a convolution's alone. */
 typedef enum graphc_gemm_epilogue {
   GRAPHC_EPILOGUE_NONE = 0,
   GRAPHC_EPILOGUE_RELU = 1,
@@ -122,10 +124,15 @@ typedef enum graphc_gemm_epilogue {
   /* x * sigmoid(x) = x / (1 + exp(-x)): convolutions only (cuDNN's
    * SWISH_FWD); cuBLASLt has no such epilogue. */
   GRAPHC_EPILOGUE_SILU = 3,
+  /* x/2 * (1 + erf(x / sqrt(2))): convolutions only (cuDNN's GELU_FWD);
+   * cuBLASLt fuses only the tanh form. */
+  GRAPHC_EPILOGUE_GELU_ERF = 4,
 } graphc_gemm_epilogue;
 
 /* The runtime asks a library's heuristic for at most this many algorithms. */
-#define GRAPHC_MAX_ALGO_RANKS 8
+#define GRAPHC_MAX_ALGO_RANKS 32
+/* The most parts a GEMM's K may be split into (graphc_gemm_desc.split_k). */
+#define GRAPHC_MAX_SPLIT_K 64
 
 /* A batched GEMM on row-major matrices, library-neutral. For each batch
  * index i < batch:
@@ -160,6 +167,16 @@ typedef struct graphc_gemm_desc {
    * (10 mantissa bits, on tensor cores: --precision tf32); 0: exact
    * float32 products. */
   int32_t tf32;
+  /* 0: the algorithm as the heuristic offers it; 2 to GRAPHC_MAX_SPLIT_K:
+   * that algorithm with K split into this many parts, reduced by the first
+   * scheme cuBLASLt accepts within the workspace (what graphc tune measured
+   * fastest where the heuristic's tiles leave SMs idle). A library that
+   * refuses it runs the algorithm unsplit. ABI v13 */
+  int32_t split_k;
+  /* 1: algo_rank and split_k come from a tuning database (graphc tune
+   * measured them); 0: the heuristic's choice, which a session created
+   * with GRAPHC_SESSION_TIME_LIBRARY_ALGORITHMS may time and replace. */
+  int32_t tuned;
 } graphc_gemm_desc;
 
 /* The most spatial dims a library convolution has. */
@@ -177,8 +194,9 @@ typedef struct graphc_gemm_desc {
  *   out_size[i] = (in_size[i] + pads_begin[i] + pads_end[i]
  *                  - dilations[i] * (filter_size[i] - 1) - 1) / strides[i] + 1
  * pads_begin and pads_end are the zeros before and after each spatial dim
- * of X. Entries past spatial_dims are 0. epilogue is NONE, RELU or SILU. The
- * *_arg fields index the step's arguments (-1: absent). Elements are dtype
+ * of X. Entries past spatial_dims are 0. epilogue is NONE, RELU, SILU or
+ * GELU_ERF. The *_arg fields index the step's arguments (-1: absent).
+ * Elements are dtype
  * throughout; products and the epilogue compute in compute_dtype. */
 typedef struct graphc_conv_desc {
   int32_t spatial_dims;
@@ -216,10 +234,59 @@ typedef struct graphc_conv_desc {
   /* 1: every tensor but the bias has its channels last (NHWC, and W KRSC),
    * the layout cuDNN's tensor-core engines read without transposing. */
   int32_t channels_last;
+  /* 1: engine_rank comes from a tuning database; 0: the heuristic's
+   * choice (see graphc_gemm_desc.tuned). */
+  int32_t tuned;
 } graphc_conv_desc;
 
+/* Scaled dot-product attention (cuDNN's SDPA; cuda only) on strided views
+ * of its arguments, library-neutral. For b < batch, h < heads, i < queries,
+ * with g = heads / kv_heads (grouped K/V heads):
+ *   s[j] = scale * sum_d Q[b, h, i, d] K[b, h / g, j, d] + bias[b, h, i, j]
+ *   O[b, h, i, :] = sum_j softmax(s)[j] V[b, h / g, j, :]
+ * where is_causal drops every key j > i (top-left aligned). Q is
+ * [batch, heads, queries, head_dim], K [batch, kv_heads, keys, head_dim],
+ * V [batch, kv_heads, keys, value_dim], O [batch, heads, queries,
+ * value_dim]; the optional additive bias is bias_dims, each entry the full
+ * extent of its dim of [batch, heads, queries, keys] or 1 (broadcast), the
+ * last always keys. Tensor T's element (i0, i1, i2, i3) lies at element
+ * T_offset + sum_n i_n T_strides[n] of its argument (the last stride 1; a
+ * stride of a dim of 1 is ignored): Q, K and V may be parts of one
+ * projection's output, O the head merge of its consumer. Elements are dtype
+ * (float16 or bfloat16) throughout; products, scores and the softmax
+ * compute in compute_dtype (float32). The *_arg fields index the step's
+ * arguments (-1: absent). On cuda the kernel always has code as well: the
+ * generated attention kernel of its name in its unit, which takes the
+ * step's arguments but the workspace and computes the same; the runtime
+ * launches it (fallback_grid, fallback_block, fallback_shared_bytes of
+ * dynamic shared memory) where cuDNN has no engine for the graph. */
+typedef struct graphc_sdpa_desc {
+  int64_t batch, heads, kv_heads, queries, keys, head_dim, value_dim;
+  double scale;
+  int32_t is_causal;
+  int32_t dtype;
+  int32_t compute_dtype;
+  int32_t q_arg, k_arg, v_arg, bias_arg, o_arg;
+  int32_t workspace_arg; /* the step's last argument */
+  /* Which engine configuration runs, by rank in the order the library's
+   * heuristic returns them (0: its first choice), below
+   * GRAPHC_MAX_ALGO_RANKS. */
+  int32_t engine_rank;
+  int64_t q_offset, k_offset, v_offset, o_offset, bias_offset;
+  int64_t q_strides[4], k_strides[4], v_strides[4], o_strides[4];
+  int64_t bias_dims[4], bias_strides[4];
+  uint32_t fallback_grid[3];
+  uint32_t fallback_block[3];
+  uint32_t fallback_shared_bytes;
+} graphc_sdpa_desc;
+
 /* cpu kernels take the resolved buffer pointers of their step; they return 0
- * on success, else non-zero with a lower-case message written into err. */
+ * on success, else non-zero with a lower-case message written into err:
+ * GRAPHC_HOST_FN_BAD_VALUE when a value of the run's data is out of range
+ * (an index, a sequence length, an axis read from a tensor; the runtime
+ * reports GRAPHC_INVALID_ARGUMENT), anything else for other failures
+ * (GRAPHC_INTERNAL). */
+#define GRAPHC_HOST_FN_BAD_VALUE 2
 typedef int (*graphc_host_fn)(void *const *args, char *err, uint64_t err_len);
 
 typedef struct graphc_kernel_desc {
@@ -236,9 +303,9 @@ typedef struct graphc_kernel_desc {
   uint64_t bytes_written;
   int32_t flop_dtype;
   /* graphc_library; for a library kernel, what it computes: gemm
-   * (cuBLASLt) or conv (cuDNN), the other NULL. Its steps are
+   * (cuBLASLt), or conv or sdpa (cuDNN), the others NULL. Its steps are
    * GRAPHC_STEP_LIBRARY_CALL; it is in no image unless its conv has an
-   * epilogue kernel. */
+   * epilogue kernel or it is an sdpa (whose fallback kernel has code). */
   int32_t library;
   const graphc_gemm_desc *gemm;
   /* cuda, generated kernels (and cuDNN kernels with an epilogue kernel) of
@@ -246,11 +313,13 @@ typedef struct graphc_kernel_desc {
    * [0, num_units); ignored otherwise (the compiler writes -1). */
   int32_t unit;
   const graphc_conv_desc *conv;
-  /* cuda: 1 when the kernel's code (a generated kernel, or a conv's
-   * epilogue kernel) checks values read at run time (indices, lengths, an
-   * axis) and reports them in the session's error record; the runtime
-   * reads the record back only after plans that launch such a kernel. */
+  /* cuda: 1 when the kernel's code (a generated kernel, a conv's epilogue
+   * kernel or an attention's fallback kernel) checks values read at run
+   * time (indices, lengths, an axis) and reports them in the session's
+   * error record; the runtime reads the record back only after plans that
+   * launch such a kernel. ABI v11 */
   int32_t reports_errors;
+  const graphc_sdpa_desc *sdpa; /* ABI v12 */
 } graphc_kernel_desc;
 
 /* How an image's bytes are to be loaded. */

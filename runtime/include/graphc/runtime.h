@@ -201,11 +201,19 @@ GRAPHC_API graphc_status
 graphc_model_bucket_dim_info(const graphc_model *model, int32_t index,
                              graphc_bucket_dim_info *out_info);
 
+/* The most parts one run is split into along a splittable dim past its
+ * largest bucket (ceil(size / largest bucket) parts): a larger request is
+ * GRAPHC_INVALID_ARGUMENT naming the input and the dim, from
+ * graphc_session_run, graphc_model_select_plan and graphc_model_output_dims
+ * alike. Make smaller requests instead. */
+#define GRAPHC_MAX_SPLIT_PARTS 65536
+
 /* Chooses the plan (bucket) graphc_session_run would use for inputs of
  * these dims: the plan of these exact dims, else the smallest bucket that
  * covers them by padding (for a run split into several, the first part's).
  * `input_names` may be NULL (positional); otherwise input i is named
- * input_names[i]. The status on failure is the one graphc_session_run would
+ * input_names[i]. Every dim must be non-negative and match the model's
+ * static dims. The status on failure is the one graphc_session_run would
  * return. */
 GRAPHC_API graphc_status graphc_model_select_plan(
     const graphc_model *model, int32_t num_inputs,
@@ -214,7 +222,8 @@ GRAPHC_API graphc_status graphc_model_select_plan(
 
 /* The dims of the outputs graphc_session_run produces for inputs of these
  * dims (arguments as graphc_model_select_plan): out_output_dims[o] points to
- * room for output o's rank dims, written on success. */
+ * room for output o's rank dims, written on success; it may be NULL for an
+ * output of rank 0. */
 GRAPHC_API graphc_status graphc_model_output_dims(
     const graphc_model *model, int32_t num_inputs,
     const char *const *input_names, const int32_t *input_ranks,
@@ -253,7 +262,29 @@ typedef enum graphc_session_flags {
    * by one (no CUDA graphs), each between two CUDA events; cpu: the host
    * clock around each step. */
   GRAPHC_SESSION_PROFILE_STEPS = 1u << 3,
+  /* cuda, for artifacts compiled without a tuning database: at creation,
+   * time the first GRAPHC_LIBRARY_TIMING_RANKS algorithms (cuBLASLt) or
+   * engine configurations (cuDNN) the library's heuristic offers for each
+   * library kernel whose choice was not tuned, and keep the fastest
+   * (graphc_session_library_kernel_info's `rank` reports it). Each
+   * candidate runs a few untimed and GRAPHC_LIBRARY_TIMING_REPEATS timed
+   * times on the session's own memory (its arena, or a scratch block freed
+   * before creation returns when the arena is smaller than the operands):
+   * nothing the caller owns is touched, and the values computed are
+   * thrown away. The cost is creation time: about (3 +
+   * GRAPHC_LIBRARY_TIMING_REPEATS) runs of each library kernel per
+   * candidate plus one heuristic query per candidate (milliseconds for a
+   * model like BERT-base; the runs stop early for a kernel whose library
+   * offers fewer). The environment variable
+   * GRAPHC_TIME_LIBRARY_ALGORITHMS=1 sets it for every session of the
+   * process (for tools). */
+  GRAPHC_SESSION_TIME_LIBRARY_ALGORITHMS = 1u << 4,
 } graphc_session_flags;
+
+/* GRAPHC_SESSION_TIME_LIBRARY_ALGORITHMS: the candidates of each kernel
+ * and the timed runs of each. */
+#define GRAPHC_LIBRARY_TIMING_RANKS 4
+#define GRAPHC_LIBRARY_TIMING_REPEATS 10
 
 typedef struct graphc_session_options {
   uint32_t flags;         /* graphc_session_flags */
@@ -279,7 +310,10 @@ GRAPHC_API void graphc_session_release(graphc_session *session);
  * compact) and live on the session's device: kDLCPU for cpu models, kDLCUDA
  * with the session's ordinal for cuda models. An output may not share memory
  * with an input or another output. Everything is validated before any
- * output is written; on failure outputs are untouched.
+ * output is written; on failure outputs are untouched. When every output
+ * has zero elements (a zero-sized dim they carry), nothing runs: the call
+ * validates its arguments and returns, however large the other dims. A run
+ * split into more than GRAPHC_MAX_SPLIT_PARTS parts is refused.
  *
  * cuda: inputs must be ready when the call is made (synchronise the stream
  * that produced them, or use graphc_session_run_on_stream). Inputs are
@@ -287,15 +321,16 @@ GRAPHC_API void graphc_session_release(graphc_session *session);
  * reads, and outputs are copied out of staging after the graph, so caller
  * buffers may change between runs without a new capture.
  *
- * Errors on cuda: an index out of range in a Gather, GatherElements,
- * GatherND, ScatterElements or ScatterND input (likewise a ReverseSequence
- * length above the time dim, a run-time CumSum axis out of range) is
- * GRAPHC_INVALID_ARGUMENT naming the value and the node; the kernel
- * addresses no memory with it, and the session stays usable. A device fault
- * that corrupts the CUDA context (illegal address, ...) is GRAPHC_INTERNAL
- * naming the CUDA error; the device is then unusable for the rest of the
- * process, and every later call on it fails at once with the original
- * cause. GRAPHC_SESSION_DEBUG_SYNC makes the status name the kernel. */
+ * Errors: an index out of range in a Gather, GatherElements, GatherND,
+ * ScatterElements or ScatterND input (likewise a ReverseSequence length
+ * above the time dim, a run-time CumSum axis out of range) is
+ * GRAPHC_INVALID_ARGUMENT naming the value and the node, on cpu and cuda;
+ * the kernel addresses no memory with it, and the session stays usable. On
+ * cuda, a device fault that corrupts the CUDA context (illegal address, ...)
+ * is GRAPHC_INTERNAL naming the CUDA error; the device is then unusable for
+ * the rest of the process, and every later call on it fails at once with
+ * the original cause. GRAPHC_SESSION_DEBUG_SYNC makes the status name the
+ * kernel. */
 GRAPHC_API graphc_status graphc_session_run(graphc_session *session,
                                             const DLTensor *inputs,
                                             int32_t num_inputs,
@@ -361,8 +396,10 @@ typedef struct graphc_library_kernel_info {
   int32_t library; /* graphc_library (descriptor.h) */
   /* 1: the library computes the kernel with its bias, residual and
    * activation; 0: it computes the GEMM or convolution alone and the
-   * kernel's generated epilogue kernel finishes it (one launch more); -1:
-   * no step calls it, so nothing was planned. */
+   * kernel's generated epilogue kernel finishes it (one launch more), or,
+   * for an attention (cuDNN's SDPA), the library has no engine for it and
+   * the kernel's generated attention kernel computes it instead (rank -1);
+   * -1: no step calls it, so nothing was planned. */
   int32_t fused;
   /* The planned choice's rank among the heuristic's, and the rank the
    * artifact asked for (its tuning); they differ where this library offers
@@ -374,6 +411,38 @@ typedef struct graphc_library_kernel_info {
 GRAPHC_API graphc_status graphc_session_library_kernel_info(
     graphc_session *session, int32_t kernel,
     graphc_library_kernel_info *out_info);
+
+/* One way to compute a library kernel, and how long it took. */
+typedef struct graphc_library_candidate {
+  int32_t rank; /* among the heuristic's algorithms or engine configurations */
+  /* cuBLASLt: 0, the algorithm as offered, or the parts K was split into
+   * (CUBLASLT_ALGO_CONFIG_SPLITK_NUM); cuDNN: 0. */
+  int32_t split_k;
+  double micros; /* the median of the timed runs */
+} graphc_library_candidate;
+
+/* For measuring tools (graphc tune): times the ways the library can
+ * compute library kernel `kernel`, each built as the session builds its
+ * own (same workspace, same alignment) and run `warmup` untimed and
+ * `repeats` timed times between two CUDA events on the session's own
+ * memory (see GRAPHC_SESSION_TIME_LIBRARY_ALGORITHMS; the session's plans
+ * and outputs are unaffected). The candidates are every algorithm or
+ * engine configuration of the first `max_ranks` (at most
+ * GRAPHC_MAX_ALGO_RANKS) the heuristic offers that the runtime can build
+ * for the kernel and the library agrees to queue, in rank order, and with `split_k` set, for a cuBLASLt
+ * GEMM whose candidate's tiles leave SMs idle (the heuristic's wave count
+ * below 1) and that does not split K itself, that algorithm with K split
+ * into 2, 4, 8 or 16 parts where cuBLASLt accepts it (each part at least
+ * 64 deep, at most two waves). The first min(capacity, count) go to
+ * `out` (NULL with capacity 0 asks for the count), the count to
+ * *out_count. cuda only (GRAPHC_UNIMPLEMENTED on cpu);
+ * GRAPHC_INVALID_ARGUMENT for a kernel out of range or one that is not a
+ * library kernel, GRAPHC_FAILED_PRECONDITION for one no step calls or
+ * while an asynchronous run is in flight (synchronize first). */
+GRAPHC_API graphc_status graphc_session_time_library_kernel(
+    graphc_session *session, int32_t kernel, int32_t max_ranks, int32_t split_k,
+    int32_t warmup, int32_t repeats, graphc_library_candidate *out,
+    int32_t capacity, int32_t *out_count);
 
 /* Memory on the session's device (host memory for cpu models), for callers
  * that start from host data and have no CUDA of their own (tools, tests).

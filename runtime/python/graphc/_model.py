@@ -326,12 +326,14 @@ class Session:
         return _run(handle, inputs, named_inputs, out, stream)
 
     def library_kernels(self):
-        """What computes each library kernel (GEMM, convolution) in this
-        session, as the libraries planned it when the session was created:
-        a list of dicts with the kernel's name, kind and ONNX nodes,
-        `library` ("cublaslt" or "cudnn"), `fused` (True: the library
+        """What computes each library kernel (GEMM, convolution, attention)
+        in this session, as the libraries planned it when the session was
+        created: a list of dicts with the kernel's name, kind and ONNX
+        nodes, `library` ("cublaslt" or "cudnn"), `fused` (True: the library
         computes the epilogue too; False: the GEMM or convolution alone,
-        then graphc's finishing kernel; None: no plan calls it), `rank` and
+        then graphc's finishing kernel, or for an attention no cuDNN engine,
+        so graphc's generated attention kernel; None: no plan calls it),
+        `rank` and
         `requested_rank` (the heuristic's choice planned, and the one the
         artifact's tuning asked for; rank is None on cpu, where the
         reference kernels have no heuristic) and `workspace_bytes`."""

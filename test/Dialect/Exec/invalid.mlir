@@ -130,7 +130,7 @@ exec.kernel @beta_without_c matmul attributes {hash = "0000000000000000", onnx_n
 
 // -----
 
-// expected-error @+1 {{sets library with what it computes: cublaslt with a gemm, cudnn with a conv, or none of them}}
+// expected-error @+1 {{sets library with what it computes: cublaslt with a gemm, cudnn with a conv or an sdpa, or none of them}}
 exec.kernel @library_without_gemm matmul attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}, library = #kernel.library<cublaslt>} {
 ^bb0(%a: tensor<2x4xf32>, %b: tensor<4x3xf32>):
   %0 = graph.mat_mul %a, %b : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>
@@ -184,7 +184,7 @@ exec.plan @static attributes {arena_bytes = 0 : i64, input_types = [], intermedi
 
 // -----
 
-// expected-error @+1 {{sets library with what it computes: cublaslt with a gemm, cudnn with a conv, or none of them}}
+// expected-error @+1 {{sets library with what it computes: cublaslt with a gemm, cudnn with a conv or an sdpa, or none of them}}
 exec.kernel @cudnn_with_gemm matmul attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}, library = #kernel.library<cudnn>, gemm = #exec.gemm<trans_a = false, trans_b = false, m = 2, n = 3, k = 4, batch = 1, lda = 4, ldb = 3, ldc = 3, stride_a = 0, stride_b = 0, stride_c = 0, alpha = 1.0, beta = 0.0, epilogue = none, a = 0, b = 1, c = -1, bias = -1, d = 2>} {
 ^bb0(%a: tensor<2x4xf32>, %b: tensor<4x3xf32>):
   %0 = graph.mat_mul %a, %b : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>
@@ -226,4 +226,31 @@ exec.kernel @conv_launch conv attributes {hash = "0000000000000000", onnx_nodes 
 ^bb0(%x: tensor<1x2x6xf32>, %w: tensor<4x2x1xf32>):
   %0 = graph.conv %x, %w : (tensor<1x2x6xf32>, tensor<4x2x1xf32>) -> tensor<1x4x6xf32>
   kernel.yield %0 : tensor<1x4x6xf32>
+}
+
+// -----
+
+// expected-error @+1 {{sdpa needs positive sizes and kv_heads dividing heads}}
+exec.kernel @sdpa_ungrouped attention attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}, library = #kernel.library<cudnn>, sdpa = #exec.sdpa<batch = 1, heads = 2, kv_heads = 3, queries = 4, keys = 4, head_dim = 8, value_dim = 8, scale = 0.5, is_causal = false, q = 0, k = 0, v = 0, bias = -1, o = 1, q_offset = 0, k_offset = 0, v_offset = 0, o_offset = 0, bias_offset = 0, q_strides = [64, 32, 8, 1], k_strides = [64, 32, 8, 1], v_strides = [64, 32, 8, 1], o_strides = [64, 32, 8, 1], bias_dims = [1, 1, 1, 1], bias_strides = [0, 0, 0, 0]>} {
+^bb0(%q: tensor<1x2x4x8xf16>):
+  %0 = graph.attention %q, %q, %q : (tensor<1x2x4x8xf16>, tensor<1x2x4x8xf16>, tensor<1x2x4x8xf16>) -> tensor<1x2x4x8xf16>
+  kernel.yield %0 : tensor<1x2x4x8xf16>
+}
+
+// -----
+
+// expected-error @+1 {{sdpa tensors need a unit innermost stride}}
+exec.kernel @sdpa_strided attention attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}, library = #kernel.library<cudnn>, sdpa = #exec.sdpa<batch = 1, heads = 2, kv_heads = 2, queries = 4, keys = 4, head_dim = 8, value_dim = 8, scale = 0.5, is_causal = false, q = 0, k = 0, v = 0, bias = -1, o = 1, q_offset = 0, k_offset = 0, v_offset = 0, o_offset = 0, bias_offset = 0, q_strides = [64, 32, 8, 2], k_strides = [64, 32, 8, 1], v_strides = [64, 32, 8, 1], o_strides = [64, 32, 8, 1], bias_dims = [1, 1, 1, 1], bias_strides = [0, 0, 0, 0]>} {
+^bb0(%q: tensor<1x2x4x8xf16>):
+  %0 = graph.attention %q, %q, %q : (tensor<1x2x4x8xf16>, tensor<1x2x4x8xf16>, tensor<1x2x4x8xf16>) -> tensor<1x2x4x8xf16>
+  kernel.yield %0 : tensor<1x2x4x8xf16>
+}
+
+// -----
+
+// expected-error @+1 {{computes at most one of a gemm, a conv and an sdpa}}
+exec.kernel @sdpa_and_conv attention attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}, library = #kernel.library<cudnn>, conv = #exec.conv<n = 1, c = 2, k = 4, groups = 1, in_size = [6], filter_size = [1], out_size = [6], pads_begin = [0], pads_end = [0], strides = [1], dilations = [1], epilogue = none, x = 0, w = 0, bias = -1, z = -1, y = 1, channels_last = false>, sdpa = #exec.sdpa<batch = 1, heads = 2, kv_heads = 2, queries = 4, keys = 4, head_dim = 8, value_dim = 8, scale = 0.5, is_causal = false, q = 0, k = 0, v = 0, bias = -1, o = 1, q_offset = 0, k_offset = 0, v_offset = 0, o_offset = 0, bias_offset = 0, q_strides = [64, 32, 8, 1], k_strides = [64, 32, 8, 1], v_strides = [64, 32, 8, 1], o_strides = [64, 32, 8, 1], bias_dims = [1, 1, 1, 1], bias_strides = [0, 0, 0, 0]>} {
+^bb0(%q: tensor<1x2x4x8xf16>):
+  %0 = graph.attention %q, %q, %q : (tensor<1x2x4x8xf16>, tensor<1x2x4x8xf16>, tensor<1x2x4x8xf16>) -> tensor<1x2x4x8xf16>
+  kernel.yield %0 : tensor<1x2x4x8xf16>
 }

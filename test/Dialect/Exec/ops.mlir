@@ -43,6 +43,16 @@ exec.plan @linear_plan attributes {arena_bytes = 256 : i64, input_types = [tenso
   exec.library_call @linear [#exec.slot<input, 0, 0, 32>, #exec.slot<weights, 0, 0, 48>, #exec.slot<weights, 0, 256, 12>, #exec.slot<output, 0, 0, 24>] workspace <arena, 0, 0, 256>
 }
 
+// A cuDNN attention: the sdpa record survives a round trip, and the kernel
+// carries the launch of its fallback (the attention kernel of its body).
+// CHECK-LABEL: exec.kernel @sdpa
+// CHECK-SAME: sdpa = #exec.sdpa<batch = 1, heads = 2, kv_heads = 1, queries = 4, keys = 4, head_dim = 8, value_dim = 8, scale = 5.000000e-01, is_causal = true, q = 0, k = 1, v = 2, bias = -1, o = 3, q_offset = 0, k_offset = 0, v_offset = 0, o_offset = 0, bias_offset = 0, q_strides = [64, 32, 8, 1], k_strides = [32, 32, 8, 1], v_strides = [32, 32, 8, 1], o_strides = [64, 32, 8, 1], bias_dims = [1, 1, 1, 1], bias_strides = [0, 0, 0, 0]>
+exec.kernel @sdpa attention attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {workspace_bytes = 256 : i64}, library = #kernel.library<cudnn>, grid = array<i64: 1, 1, 1>, block = array<i64: 128, 1, 1>, shared_bytes = 0 : i64, unit = 0 : i64, sdpa = #exec.sdpa<batch = 1, heads = 2, kv_heads = 1, queries = 4, keys = 4, head_dim = 8, value_dim = 8, scale = 0.5, is_causal = true, q = 0, k = 1, v = 2, bias = -1, o = 3, q_offset = 0, k_offset = 0, v_offset = 0, o_offset = 0, bias_offset = 0, q_strides = [64, 32, 8, 1], k_strides = [32, 32, 8, 1], v_strides = [32, 32, 8, 1], o_strides = [64, 32, 8, 1], bias_dims = [1, 1, 1, 1], bias_strides = [0, 0, 0, 0]>} {
+^bb0(%q: tensor<1x2x4x8xf16>, %k: tensor<1x1x4x8xf16>, %v: tensor<1x1x4x8xf16>):
+  %0 = graph.attention %q, %k, %v {scale = 0.5 : f64, is_causal = 1 : i64} : (tensor<1x2x4x8xf16>, tensor<1x1x4x8xf16>, tensor<1x1x4x8xf16>) -> tensor<1x2x4x8xf16>
+  kernel.yield %0 : tensor<1x2x4x8xf16>
+}
+
 // A cuDNN kernel: the conv record survives a round trip, and with an
 // epilogue (here bias and ReLU) the kernel may carry the launch of the code
 // that finishes it.

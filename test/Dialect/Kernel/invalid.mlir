@@ -60,7 +60,7 @@ func.func @library_pointwise(%a: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 func.func @cudnn_matmul(%a: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{computes a matmul fusion with cudnn, which computes only conv fusions}}
+  // expected-error @+1 {{computes a matmul fusion with cudnn, which computes only conv and attention fusions}}
   %0 = kernel.fusion "relu_0" matmul(%a) {hash = "0123456789abcdef", library = #kernel.library<cudnn>, schedule = {}} : (tensor<4xf32>) -> tensor<4xf32> {
   ^bb0(%x: tensor<4xf32>):
     %r = graph.relu %x : (tensor<4xf32>) -> tensor<4xf32>

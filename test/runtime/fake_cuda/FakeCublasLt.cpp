@@ -15,6 +15,15 @@
 // heuristic was told, every operand inside one device allocation, and D
 // apart from what it reads (C may be D itself, with the same layout).
 //
+// An algorithm may be reconfigured to split K (CUBLASLT_ALGO_CONFIG_SPLITK_NUM
+// and _REDUCTION_SCHEME, kept in the algorithm's own words, as cuBLASLt
+// keeps them): cublasLtMatmulAlgoCheck then asks for the reduction's
+// workspace, and the matmul sums each part of K on its own before adding
+// the parts. Its heuristic reports a wave count from 64 x 64 tiles on 108
+// SMs. FAKECU_CUBLASLT_FASTEST (fakecu_cublaslt_set_fastest) makes every
+// algorithm but one slower on the fake's clock, for tests of what timing
+// picks.
+//
 //===----------------------------------------------------------------------===//
 #include "FakeCuda.h"
 #include "FakeCudaInternal.h"
@@ -24,6 +33,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -47,6 +57,17 @@ constexpr int32_t kOrderCol = 0, kOrderRow = 1;
 constexpr uint32_t kEpilogueDefault = 1, kEpilogueRelu = 2, kEpilogueBias = 4,
                    kEpilogueGelu = 32;
 constexpr uint64_t kAlgoMagic = 0x666b6c74616c676full;
+// cublasLtMatmulAlgoConfigAttributes_t and cublasLtReductionScheme_t.
+constexpr int kConfigSplitKNum = 2, kConfigReductionScheme = 3;
+constexpr uint32_t kReductionNone = 0, kReductionInPlace = 1,
+                   kReductionComputeType = 2, kReductionOutputType = 4;
+/// Words of an algorithm: the magic, its id, then its configuration.
+constexpr int kAlgoSplitWord = 2, kAlgoSchemeWord = 3;
+/// The fake GPU's SMs and tile edge, for the heuristic's wave count.
+constexpr int64_t kFakeSms = 108, kFakeTile = 64;
+/// How much longer, on the fake's clock, an algorithm other than the one
+/// FAKECU_CUBLASLT_FASTEST names takes.
+constexpr double kSlowerMicros = 1000.0;
 /// What the fake's algorithm uses of the workspace it is allowed.
 constexpr uint64_t kPreferredWorkspace = 1024;
 
@@ -104,7 +125,7 @@ struct Algo {
 
 /// How many algorithms the heuristic offers for a problem (as many as asked
 /// for, up to this): all compute the same, each is its own.
-constexpr int kFakeAlgorithms = 3;
+constexpr int kFakeAlgorithms = 8;
 
 /// One validated matmul: the operation and its four layouts.
 struct Problem {
@@ -123,10 +144,30 @@ struct LtState {
   int lastRank = -1;
   uint64_t requiredWorkspace = 0;
   std::string lastError;
+  /// The split-K of the algorithm the last cublasLtMatmul ran (0: none).
+  int lastSplitK = -1;
+  /// The algorithm that runs at the host's speed (rank -1: every one);
+  /// the others take kSlowerMicros longer.
+  int fastestRank = -1, fastestSplitK = 0;
 };
+
+/// FAKECU_CUBLASLT_FASTEST="RANK" or "RANK:SPLIT_K" into `s`.
+void fastestFromEnvironment(LtState &s) {
+  s.fastestRank = -1;
+  s.fastestSplitK = 0;
+  const char *value = std::getenv("FAKECU_CUBLASLT_FASTEST");
+  if (!value || !*value)
+    return;
+  char *end = nullptr;
+  s.fastestRank = static_cast<int>(std::strtol(value, &end, 10));
+  if (end && *end == ':')
+    s.fastestSplitK = static_cast<int>(std::strtol(end + 1, nullptr, 10));
+}
 
 LtState &lt() {
   static LtState state;
+  static const bool configured = (fastestFromEnvironment(state), true);
+  (void)configured;
   return state;
 }
 
@@ -328,6 +369,8 @@ struct Run {
   float alpha, beta;
   void *workspace;
   uint64_t workspaceBytes;
+  /// K is summed in this many parts, each on its own (1: in one).
+  int64_t splitK;
 };
 
 void compute(const Run &run) {
@@ -340,17 +383,24 @@ void compute(const Run &run) {
   for (int64_t batch = 0; batch < p.batch; ++batch) {
     for (int64_t col = 0; col < p.n; ++col) {
       for (int64_t row = 0; row < p.m; ++row) {
+        // Part `part` of a split K covers [k * part / parts,
+        // k * (part + 1) / parts); the parts' sums are added in order.
         float sum = 0;
-        for (int64_t i = 0; i < p.k; ++i) {
-          float x = p.desc.transA ? element(p.a, run.a, batch, i, row)
-                                  : element(p.a, run.a, batch, row, i);
-          float y = p.desc.transB ? element(p.b, run.b, batch, col, i)
-                                  : element(p.b, run.b, batch, i, col);
-          if (p.desc.compute == kCompute32FFastTf32) {
-            x = graphc::roundToTf32(x);
-            y = graphc::roundToTf32(y);
+        for (int64_t part = 0; part < run.splitK; ++part) {
+          float partial = 0;
+          for (int64_t i = p.k * part / run.splitK;
+               i < p.k * (part + 1) / run.splitK; ++i) {
+            float x = p.desc.transA ? element(p.a, run.a, batch, i, row)
+                                    : element(p.a, run.a, batch, row, i);
+            float y = p.desc.transB ? element(p.b, run.b, batch, col, i)
+                                    : element(p.b, run.b, batch, i, col);
+            if (p.desc.compute == kCompute32FFastTf32) {
+              x = graphc::roundToTf32(x);
+              y = graphc::roundToTf32(y);
+            }
+            partial += x * y;
           }
-          sum += x * y;
+          sum += partial;
         }
         float value = run.alpha * sum;
         // beta == 0 never reads C.
@@ -383,6 +433,42 @@ Status setValue(LtState &s, const char *function, int attribute,
   return kOk;
 }
 
+/// The heuristic's wave count for `p`: its 64 x 64 tiles over 108 SMs.
+float wavesOf(const Problem &p) {
+  int64_t tiles = (p.m + kFakeTile - 1) / kFakeTile *
+                  ((p.n + kFakeTile - 1) / kFakeTile) * p.batch;
+  return float(tiles) / float(kFakeSms);
+}
+
+/// The split-K configuration in `algo`'s words: its parts (1: unsplit) and
+/// reduction scheme.
+int64_t splitOf(const MatmulAlgo &algo) {
+  return algo.data[kAlgoSplitWord] ? int64_t(algo.data[kAlgoSplitWord]) : 1;
+}
+
+/// The workspace `algo`'s split needs beyond the algorithm's own for `p`,
+/// or why the split cannot run.
+std::string splitWorkspace(const Problem &p, const MatmulAlgo &algo,
+                           uint64_t &bytes) {
+  int64_t parts = splitOf(algo);
+  uint32_t scheme = uint32_t(algo.data[kAlgoSchemeWord]);
+  bytes = 0;
+  if (parts == 1)
+    return "";
+  if (parts > p.k)
+    return "K of " + std::to_string(p.k) + " split into " +
+           std::to_string(parts) + " parts";
+  uint64_t partials = uint64_t(parts) * uint64_t(p.m * p.n * p.batch);
+  if (scheme == kReductionComputeType)
+    bytes = partials * sizeof(float);
+  else if (scheme == kReductionOutputType)
+    bytes = partials * elementBytes(p.d.type);
+  else if (scheme != kReductionInPlace)
+    return "K split into " + std::to_string(parts) +
+           " parts with reduction scheme " + std::to_string(scheme);
+  return "";
+}
+
 const char *statusText(Status status) {
   switch (status) {
   case kOk:
@@ -408,6 +494,8 @@ void fakecu::resetCublasLt() {
   s.requiredWorkspace = 0;
   s.lastError.clear();
   s.lastRank = -1;
+  s.lastSplitK = -1;
+  fastestFromEnvironment(s);
 }
 
 extern "C" {
@@ -432,6 +520,17 @@ FAKE_API const char *fakecu_cublaslt_last_error(void) {
 FAKE_API int fakecu_cublaslt_last_algorithm_rank(void) {
   std::lock_guard<std::mutex> lock(lt().mutex);
   return lt().lastRank;
+}
+
+FAKE_API int fakecu_cublaslt_last_split_k(void) {
+  std::lock_guard<std::mutex> lock(lt().mutex);
+  return lt().lastSplitK;
+}
+
+FAKE_API void fakecu_cublaslt_set_fastest(int rank, int split_k) {
+  std::lock_guard<std::mutex> lock(lt().mutex);
+  lt().fastestRank = rank;
+  lt().fastestSplitK = split_k;
 }
 
 //===- Library ------------------------------------------------------------===//
@@ -710,9 +809,122 @@ FAKE_API Status cublasLtMatmulAlgoGetHeuristic(
     results[rank].algo.data[1] = id;
     results[rank].workspaceSize = algo.workspace;
     results[rank].state = kOk;
-    results[rank].wavesCount = 1.0f;
+    results[rank].wavesCount = wavesOf(problem);
   }
   *returned = offered;
+  return kOk;
+}
+
+//===- Algorithm configuration --------------------------------------------===//
+
+FAKE_API Status cublasLtMatmulAlgoConfigSetAttribute(MatmulAlgo *algo,
+                                                     int attribute,
+                                                     const void *buffer,
+                                                     size_t bytes) {
+  fakecu::countCall("cublasLtMatmulAlgoConfigSetAttribute");
+  const char *function = "cublasLtMatmulAlgoConfigSetAttribute";
+  LtState &s = lt();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (!algo || algo->data[0] != kAlgoMagic || !s.algos.count(algo->data[1]))
+    return refuse(s, function, "an algorithm the heuristic did not return",
+                  kInvalidValue);
+  if (attribute == kConfigSplitKNum) {
+    int32_t parts;
+    if (Status status = setValue(s, function, attribute, buffer, bytes, parts))
+      return status;
+    if (parts < 1)
+      return refuse(s, function,
+                    "SPLITK_NUM " + std::to_string(parts) + " is below 1",
+                    kInvalidValue);
+    algo->data[kAlgoSplitWord] = parts == 1 ? 0 : uint64_t(parts);
+    return kOk;
+  }
+  if (attribute == kConfigReductionScheme) {
+    uint32_t scheme;
+    if (Status status = setValue(s, function, attribute, buffer, bytes, scheme))
+      return status;
+    if (scheme != kReductionNone && scheme != kReductionInPlace &&
+        scheme != kReductionComputeType && scheme != kReductionOutputType)
+      return refuse(s, function, "REDUCTION_SCHEME " + std::to_string(scheme),
+                    kInvalidValue);
+    algo->data[kAlgoSchemeWord] = scheme;
+    return kOk;
+  }
+  return refuse(s, function,
+                "algorithm attribute " + std::to_string(attribute) +
+                    " (the fake configures SPLITK_NUM and REDUCTION_SCHEME)",
+                kNotSupported);
+}
+
+FAKE_API Status cublasLtMatmulAlgoConfigGetAttribute(const MatmulAlgo *algo,
+                                                     int attribute,
+                                                     void *buffer, size_t bytes,
+                                                     size_t *written) {
+  fakecu::countCall("cublasLtMatmulAlgoConfigGetAttribute");
+  const char *function = "cublasLtMatmulAlgoConfigGetAttribute";
+  LtState &s = lt();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (!algo || algo->data[0] != kAlgoMagic || !s.algos.count(algo->data[1]))
+    return refuse(s, function, "an algorithm the heuristic did not return",
+                  kInvalidValue);
+  if (attribute != kConfigSplitKNum && attribute != kConfigReductionScheme)
+    return refuse(s, function,
+                  "algorithm attribute " + std::to_string(attribute) +
+                      " (the fake reports SPLITK_NUM and REDUCTION_SCHEME)",
+                  kNotSupported);
+  if (bytes != 4 || !buffer)
+    return refuse(s, function,
+                  "attribute " + std::to_string(attribute) +
+                      " takes 4 bytes, got " + std::to_string(bytes),
+                  kInvalidValue);
+  if (attribute == kConfigSplitKNum) {
+    int32_t parts = int32_t(splitOf(*algo));
+    std::memcpy(buffer, &parts, 4);
+  } else {
+    uint32_t scheme = uint32_t(algo->data[kAlgoSchemeWord]);
+    std::memcpy(buffer, &scheme, 4);
+  }
+  if (written)
+    *written = 4;
+  return kOk;
+}
+
+FAKE_API Status cublasLtMatmulAlgoCheck(Handle *handle, MatmulDesc *desc,
+                                        Layout *a, Layout *b, Layout *c,
+                                        Layout *d, const MatmulAlgo *algo,
+                                        HeuristicResult *result) {
+  fakecu::countCall("cublasLtMatmulAlgoCheck");
+  const char *function = "cublasLtMatmulAlgoCheck";
+  LtState &s = lt();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (!s.handles.count(handle))
+    return refuse(s, function, "not a handle", kNotInitialized);
+  if (!s.descs.count(desc) || !s.layouts.count(a) || !s.layouts.count(b) ||
+      !s.layouts.count(c) || !s.layouts.count(d) || !result)
+    return refuse(s, function, "a desc or layout that is none, or no result",
+                  kInvalidValue);
+  Problem problem;
+  Status status;
+  std::string why = checkProblem(*desc, *a, *b, *c, *d, problem, status);
+  if (!why.empty())
+    return refuse(s, function, why, status);
+  auto found = algo && algo->data[0] == kAlgoMagic ? s.algos.find(algo->data[1])
+                                                   : s.algos.end();
+  if (found == s.algos.end())
+    return refuse(s, function, "an algorithm the heuristic did not return",
+                  kInvalidValue);
+  if (found->second.problem != fingerprint(problem))
+    return refuse(s, function, "the algorithm was found for another problem",
+                  kInvalidValue);
+  uint64_t splitBytes = 0;
+  why = splitWorkspace(problem, *algo, splitBytes);
+  if (!why.empty())
+    return refuse(s, function, why, kNotSupported);
+  *result = HeuristicResult{};
+  result->algo = *algo;
+  result->workspaceSize = found->second.workspace + splitBytes;
+  result->state = kOk;
+  result->wavesCount = wavesOf(problem) * float(splitOf(*algo));
   return kOk;
 }
 
@@ -757,6 +969,17 @@ FAKE_API Status cublasLtMatmul(Handle *handle, MatmulDesc *desc,
                   "the algorithm was found for another problem (" +
                       chosen.problem + ", now " + fingerprint(problem) + ")",
                   kInvalidValue);
+  uint64_t splitBytes = 0;
+  why = splitWorkspace(problem, *algo, splitBytes);
+  if (!why.empty())
+    return refuse(s, function, why, kNotSupported);
+  const int64_t parts = splitOf(*algo);
+  s.lastSplitK = parts > 1 ? int(parts) : 0;
+  const uint64_t needed = chosen.workspace + splitBytes;
+  const double slower = s.fastestRank >= 0 && (chosen.rank != s.fastestRank ||
+                                               s.lastSplitK != s.fastestSplitK)
+                            ? kSlowerMicros
+                            : 0.0;
 
   // Host pointer mode: the scalars are read now, as cuBLASLt reads them.
   float alphaValue, betaValue;
@@ -764,11 +987,11 @@ FAKE_API Status cublasLtMatmul(Handle *handle, MatmulDesc *desc,
   std::memcpy(&betaValue, beta, sizeof(float));
   if (!a || !b || !d || (!c && betaValue != 0))
     return refuse(s, function, "a null matrix pointer", kInvalidValue);
-  if (workspaceBytes < chosen.workspace || (chosen.workspace && !workspace))
+  if (workspaceBytes < needed || (needed && !workspace))
     return refuse(s, function,
                   std::to_string(workspaceBytes) + " bytes of workspace at " +
                       hex(workspace) + ", the algorithm needs " +
-                      std::to_string(chosen.workspace),
+                      std::to_string(needed),
                   kInvalidValue);
   bool hasBias = problem.desc.epilogue & kEpilogueBias;
   if (hasBias && !problem.desc.bias)
@@ -844,19 +1067,14 @@ FAKE_API Status cublasLtMatmul(Handle *handle, MatmulDesc *desc,
                     std::string("the workspace overlaps ") + span.name,
                     kInvalidValue);
 
-  Run run{problem,
-          a,
-          b,
-          c,
-          problem.desc.bias,
-          d,
-          alphaValue,
-          betaValue,
-          workspace,
-          chosen.workspace};
+  Run run{problem,   a,         b,      c,    problem.desc.bias, d, alphaValue,
+          betaValue, workspace, needed, parts};
   lock.unlock();
-  int result =
-      fakecu::enqueueWork(stream, "cublasLtMatmul", [run] { compute(run); });
+  int result = fakecu::enqueueWork(stream, "cublasLtMatmul", [run, slower] {
+    compute(run);
+    if (slower)
+      fakecu::advanceClock(slower);
+  });
   if (result != 0) {
     lock.lock();
     return refuse(s, function,

@@ -10,6 +10,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -374,6 +375,20 @@ const char *errorText(Result result) {
   }
 }
 } // namespace
+
+namespace {
+/// How far the fake's clock is ahead of the host's, in nanoseconds.
+std::atomic<int64_t> clockLead{0};
+
+std::chrono::steady_clock::time_point fakeNow() {
+  return std::chrono::steady_clock::now() +
+         std::chrono::nanoseconds(clockLead.load());
+}
+} // namespace
+
+void fakecu::advanceClock(double microseconds) {
+  clockLead += static_cast<int64_t>(microseconds * 1000.0);
+}
 
 int fakecu::enqueueWork(void *stream, const std::string &text,
                         std::function<void()> work) {
@@ -844,7 +859,7 @@ FAKE_API Result cuEventRecord(void *event, void *stream) {
   auto *recorded = static_cast<Event *>(event);
   // Work before it on the stream has run already: the event completes now.
   recorded->recorded = true;
-  recorded->at = std::chrono::steady_clock::now();
+  recorded->at = fakeNow();
   call.s.trace.push_back("eventRecord e" + std::to_string(recorded->id) + " " +
                          streamName(stream));
   return kSuccess;

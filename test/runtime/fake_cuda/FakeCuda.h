@@ -33,9 +33,10 @@
  * launch, strict about attributes, layouts, algorithms, workspaces,
  * alignment and the device memory every operand spans. And a cuDNN
  * (FakeCudnn.cpp; GRAPHC_CUDNN_LIBRARY): the backend (graph) API's
- * convolution, pointwise ADD, RELU_FWD and SWISH_FWD graphs, computed from
- * the descriptors alone, strict about attributes, finalization, unique ids,
- * variant packs, workspaces, alignment and device memory.
+ * convolution, pointwise ADD, RELU_FWD, SWISH_FWD and GELU_FWD graphs,
+ * computed from the descriptors alone, strict about attributes,
+ * finalization, unique ids, variant packs, workspaces, alignment and device
+ * memory.
  *===----------------------------------------------------------------------===*/
 #ifndef GRAPHC_TEST_FAKE_CUDA_H
 #define GRAPHC_TEST_FAKE_CUDA_H
@@ -100,10 +101,26 @@ void fakecu_cublaslt_require_workspace(unsigned long long bytes);
 /* Why the last cuBLASLt call that was refused was refused ("" when none
  * was since fakecu_reset). Refusals are also printed to stderr. */
 const char *fakecu_cublaslt_last_error(void);
-/* The heuristic offers up to three algorithms (as many as asked for); all
- * compute the same. The rank, in the heuristic's answer, of the one the
- * last cublasLtMatmul ran (-1 before any). */
+/* The heuristic offers up to eight algorithms (as many as asked for); all
+ * compute the same. Its wave count is the problem's 64 x 64 tiles over 108
+ * SMs. The rank, in the heuristic's answer, of the one the last
+ * cublasLtMatmul ran (-1 before any). */
 int fakecu_cublaslt_last_algorithm_rank(void);
+/* An algorithm reconfigured with CUBLASLT_ALGO_CONFIG_SPLITK_NUM (and
+ * _REDUCTION_SCHEME: COMPUTE_TYPE needs parts x m x n x batch floats of
+ * workspace, OUTPUT_TYPE as many elements of D's type, INPLACE none) sums
+ * each part of K on its own and then the parts, in order;
+ * cublasLtMatmulAlgoCheck reports what it needs. The parts the last
+ * cublasLtMatmul split K into (0: unsplit; -1 before any). */
+int fakecu_cublaslt_last_split_k(void);
+/* Every cublasLtMatmul but those with the algorithm of rank `rank` split
+ * into `split_k` parts (0: unsplit) takes 1 ms longer between two timing
+ * events than it took the host (the fake's clock runs ahead); rank -1:
+ * none does. FAKECU_CUBLASLT_FASTEST="RANK" or "RANK:SPLIT_K" in the
+ * environment sets it at start and at fakecu_reset: for processes that
+ * cannot call this (graphc tune's measuring processes). Lets tests check
+ * what timing picks without depending on the host's timing. */
+void fakecu_cublaslt_set_fastest(int rank, int split_k);
 
 /* cuDNN. The heuristic offers four engine configurations, in this order:
  *   0  tensor cores: numerical note TENSOR_CORE, float32 X and W read as
@@ -117,8 +134,19 @@ int fakecu_cublaslt_last_algorithm_rank(void);
  * not "0" in the environment: for processes that run models through graphc
  * or Python. */
 void fakecu_cudnn_refuse_fusion(int refuse);
+/* The heuristic offers the same four for the attention graph of
+ * runtime/src/CudnnSdpa.h (the only graph with matmuls it offers any for),
+ * and none while `refuse` is set: then the runtime runs the kernel's
+ * generated attention kernel. Set from the start (and after fakecu_reset)
+ * when FAKECU_CUDNN_REFUSE_SDPA is set and not "0" in the environment. */
+void fakecu_cudnn_refuse_sdpa(int refuse);
 /* Every engine needs at least `bytes` of workspace (default 0). */
 void fakecu_cudnn_require_workspace(unsigned long long bytes);
+/* Every cudnnBackendExecute of a plan whose engine configuration is not of
+ * rank `rank` takes 1 ms longer between two timing events (as
+ * fakecu_cublaslt_set_fastest); -1: none does. FAKECU_CUDNN_FASTEST_ENGINE
+ * in the environment sets it at start and at fakecu_reset. */
+void fakecu_cudnn_set_fastest_engine(int rank);
 /* The rank, in the heuristic's answer, of the engine configuration whose
  * plan the last cudnnBackendExecute ran (-1 before any). */
 int fakecu_cudnn_last_engine_rank(void);

@@ -24,6 +24,14 @@ namespace fakecu {
 int enqueueWork(void *stream, const std::string &text,
                 std::function<void()> work);
 
+/// Moves the fake's clock, which timing events read, `microseconds` ahead
+/// of the host's: work that calls it (at run time, so a replayed graph
+/// does too) takes that much longer between two events than it took the
+/// host. How tests make one library algorithm slower than another with
+/// results that do not depend on the host's timing. Lock-free: work runs
+/// under the driver's lock.
+void advanceClock(double microseconds);
+
 /// Counts a call of `function` (fakecu_calls).
 void countCall(const char *function);
 

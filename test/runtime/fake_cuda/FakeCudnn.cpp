@@ -10,8 +10,22 @@
 // is read as one); the convolution descriptor's spatial dims,
 // pre-paddings, strides, dilations and mode (cross-correlation, or true
 // convolution with the filter flipped); the groups from X's and W's
-// channels; pointwise ADD (with broadcast), RELU_FWD and SWISH_FWD (with
-// its beta, 1 unless set); float intermediates.
+// channels; pointwise ADD (with broadcast), RELU_FWD, SWISH_FWD (with its
+// beta, 1 unless set) and GELU_FWD (the erf form); float intermediates (rounded to a virtual
+// tensor's 16-bit type where it has one).
+//
+// Attention: the graph cuDNN's frontend builds for its sdpa node (see
+// runtime/src/CudnnSdpa.h) is computed operation by operation from the
+// descriptors: MATMUL (batch dims of A equal to C's or 1, B's dividing C's:
+// grouped K/V heads), REDUCTION MAX and ADD (over the dims Y has as 1),
+// pointwise MUL, SUB, DIV, EXP, LOG, GEN_INDEX (its axis), CMP_GE and
+// BINARY_SELECT (its T), with broadcast, scalars passed by value (read when
+// the execution is queued), INT32 and BOOLEAN virtual tensors. The
+// heuristic offers engines for a graph with matmuls only when it is that
+// attention graph exactly (Q, K^T, V, O and the bias real and 16-bit, the
+// head dims at most 128 and multiples of 8, unit innermost strides), as
+// cuDNN's fused flash-attention engine; FAKECU_CUDNN_REFUSE_SDPA refuses
+// it, so that the runtime runs its fallback kernel.
 // It never calls the runtime's reference convolution: a runtime that builds
 // the graph wrongly gets other numbers here, or a refusal.
 //
@@ -72,20 +86,30 @@ constexpr Status kExecutionFailed = 5000;
 constexpr int kPointwiseDesc = 0, kConvolutionDesc = 1, kEngineDesc = 2,
               kEngineConfigDesc = 3, kHeuristicsDesc = 4, kPlanDesc = 5,
               kConvForwardDesc = 10, kPointwiseOpDesc = 13, kGraphDesc = 15,
-              kVariantPackDesc = 16, kTensorDesc = 17;
+              kVariantPackDesc = 16, kTensorDesc = 17, kMatmulDesc = 18,
+              kMatmulOpDesc = 19, kReductionDesc = 21, kReductionOpDesc = 22;
 // cudnnBackendAttributeType_t.
 constexpr int kHandleType = 0, kDataTypeType = 1, kBooleanType = 2,
               kInt64Type = 3, kFloatType = 4, kDoubleType = 5,
               kVoidPointerType = 6, kConvolutionModeType = 7,
               kHeuristicsModeType = 8, kNumericalNoteType = 11,
               kPointwiseModeType = 14, kBackendDescriptorType = 15,
-              kBehaviorNoteType = 19;
+              kReductionOperatorType = 18, kBehaviorNoteType = 19;
 // cudnnDataType_t, cudnnConvolutionMode_t, cudnnPointwiseMode_t,
 // cudnnBackendNumericalNote_t.
-constexpr int32_t kFloat32 = 0, kFloat16 = 2, kBfloat16 = 9;
+constexpr int32_t kFloat32 = 0, kFloat16 = 2, kInt32 = 4, kBfloat16 = 9,
+                  kBoolean = 11;
 constexpr int32_t kConvolutionMode = 0, kCrossCorrelationMode = 1;
-constexpr int32_t kPointwiseAdd = 0, kPointwiseReluForward = 100,
-                  kPointwiseSwishForward = 106;
+constexpr int32_t kPointwiseAdd = 0, kPointwiseMul = 1, kPointwiseDiv = 6,
+                  kPointwiseSub = 9, kPointwiseExp = 13, kPointwiseLog = 15,
+                  kPointwiseReluForward = 100, kPointwiseGeluForward = 104,
+                  kPointwiseSwishForward = 106,
+                  kPointwiseCmpGe = 303, kPointwiseGenIndex = 501,
+                  kPointwiseBinarySelect = 601;
+// cudnnReduceTensorOp_t.
+constexpr int32_t kReduceAdd = 0, kReduceMax = 3;
+/// The largest head dim the fake's attention engines take.
+constexpr int64_t kMaxAttentionHeadDim = 128;
 constexpr int32_t kNoteTensorCore = 0, kNoteDownConvertInputs = 1;
 
 /// The engines the heuristic offers, in its order.
@@ -112,6 +136,8 @@ struct Tensor {
   std::vector<int64_t> dims, strides;
   int64_t alignment = 0;
   bool isVirtual = false;
+  /// A scalar the variant pack points at in host memory.
+  bool byValue = false;
   /// The descriptor it was finalized as: one tensor may appear in several
   /// operations, two descriptors may not share a unique id.
   uint64_t serial = 0;
@@ -123,14 +149,21 @@ struct ConvolutionSpec {
   std::vector<int64_t> dilations, strides, prePaddings, postPaddings;
 };
 
+enum class OpKind { convolution, pointwise, matmul, reduction };
+
 struct Operation {
+  OpKind kind = OpKind::pointwise;
   bool convolution = false;
   ConvolutionSpec conv;
   int32_t pointwiseMode = 0;
   double swishBeta = 1;
   double alpha = 1, beta = 0, alpha2 = 1;
-  Tensor x, w, b, y;
-  bool hasB = false;
+  /// GEN_INDEX's axis; the reduction's operator.
+  int64_t axis = -1;
+  int32_t reduction = 0;
+  /// Matmuls: A is x, B is b, C is y; BINARY_SELECT's mask is t.
+  Tensor x, w, b, t, y;
+  bool hasB = false, hasT = false;
 };
 
 struct Graph {
@@ -138,6 +171,10 @@ struct Graph {
   std::vector<Operation> ops;
   std::vector<Tensor> tensors;
   bool hasPointwise = false;
+  /// Matmuls, and whether the graph is the attention graph exactly (what
+  /// the fused flash-attention engine takes), else why not.
+  bool hasMatmul = false, attention = false;
+  std::string notAttention;
 };
 
 struct Engine {
@@ -155,6 +192,8 @@ struct Finalized {
   ConvolutionSpec conv;
   int32_t pointwiseMode = 0, mathPrecision = kFloat32;
   double swishBeta = 1;
+  int64_t axis = -1;
+  int32_t reduction = 0;
   Operation operation;
   std::shared_ptr<const Graph> graph;
   Engine engine;
@@ -188,6 +227,8 @@ struct AttributeSpec {
   int refers[2];
 };
 constexpr int kNo = -1;
+/// In refers: any operation (convolution, pointwise, matmul, reduction).
+constexpr int kAnyOperation = -2;
 const AttributeSpec kAttributes[] = {
     // Tensors.
     {kTensorDesc, 900, kInt64Type, kNo, 1, 1, true, {kNo, kNo}},
@@ -196,6 +237,7 @@ const AttributeSpec kAttributes[] = {
     {kTensorDesc, 903, kInt64Type, kNo, 1, 8, true, {kNo, kNo}},
     {kTensorDesc, 906, kInt64Type, kNo, 1, 1, true, {kNo, kNo}},
     {kTensorDesc, 907, kBooleanType, kNo, 1, 1, true, {kNo, kNo}},
+    {kTensorDesc, 908, kBooleanType, kNo, 1, 1, true, {kNo, kNo}},
     // Convolution descriptors.
     {kConvolutionDesc, 100, kDataTypeType, kNo, 1, 1, true, {kNo, kNo}},
     {kConvolutionDesc, 101, kConvolutionModeType, kNo, 1, 1, true, {kNo, kNo}},
@@ -208,6 +250,7 @@ const AttributeSpec kAttributes[] = {
     {kPointwiseDesc, 0, kPointwiseModeType, kNo, 1, 1, true, {kNo, kNo}},
     {kPointwiseDesc, 1, kDataTypeType, kNo, 1, 1, true, {kNo, kNo}},
     {kPointwiseDesc, 8, kDoubleType, kFloatType, 1, 1, true, {kNo, kNo}},
+    {kPointwiseDesc, 9, kInt64Type, kNo, 1, 1, true, {kNo, kNo}},
     // Forward convolutions.
     {kConvForwardDesc, 700, kFloatType, kDoubleType, 1, 1, true, {kNo, kNo}},
     {kConvForwardDesc, 701, kFloatType, kDoubleType, 1, 1, true, {kNo, kNo}},
@@ -278,6 +321,74 @@ const AttributeSpec kAttributes[] = {
      {kTensorDesc, kNo}},
     {kPointwiseOpDesc, 754, kFloatType, kDoubleType, 1, 1, true, {kNo, kNo}},
     {kPointwiseOpDesc, 755, kFloatType, kDoubleType, 1, 1, true, {kNo, kNo}},
+    {kPointwiseOpDesc,
+     758,
+     kBackendDescriptorType,
+     kNo,
+     1,
+     1,
+     true,
+     {kTensorDesc, kNo}},
+    // Matmuls and reductions.
+    {kMatmulDesc, 1500, kDataTypeType, kNo, 1, 1, true, {kNo, kNo}},
+    {kMatmulOpDesc,
+     1520,
+     kBackendDescriptorType,
+     kNo,
+     1,
+     1,
+     true,
+     {kTensorDesc, kNo}},
+    {kMatmulOpDesc,
+     1521,
+     kBackendDescriptorType,
+     kNo,
+     1,
+     1,
+     true,
+     {kTensorDesc, kNo}},
+    {kMatmulOpDesc,
+     1522,
+     kBackendDescriptorType,
+     kNo,
+     1,
+     1,
+     true,
+     {kTensorDesc, kNo}},
+    {kMatmulOpDesc,
+     1523,
+     kBackendDescriptorType,
+     kNo,
+     1,
+     1,
+     true,
+     {kMatmulDesc, kNo}},
+    {kReductionDesc, 1600, kReductionOperatorType, kNo, 1, 1, true, {kNo, kNo}},
+    {kReductionDesc, 1601, kDataTypeType, kNo, 1, 1, true, {kNo, kNo}},
+    {kReductionOpDesc,
+     1610,
+     kBackendDescriptorType,
+     kNo,
+     1,
+     1,
+     true,
+     {kTensorDesc, kNo}},
+    {kReductionOpDesc,
+     1611,
+     kBackendDescriptorType,
+     kNo,
+     1,
+     1,
+     true,
+     {kTensorDesc, kNo}},
+    {kReductionOpDesc,
+     1612,
+     kBackendDescriptorType,
+     kNo,
+     1,
+     1,
+     true,
+     {kReductionDesc, kNo}},
     // Operation graphs.
     {kGraphDesc, 800, kHandleType, kNo, 1, 1, true, {kNo, kNo}},
     {kGraphDesc,
@@ -287,7 +398,7 @@ const AttributeSpec kAttributes[] = {
      1,
      64,
      true,
-     {kConvForwardDesc, kPointwiseOpDesc}},
+     {kAnyOperation, kNo}},
     // Heuristics, engine configurations, engines.
     {kHeuristicsDesc, 200, kHeuristicsModeType, kNo, 1, 1, true, {kNo, kNo}},
     {kHeuristicsDesc,
@@ -365,12 +476,30 @@ bool refuseFusionByDefault() {
   return value && *value && std::strcmp(value, "0") != 0;
 }
 
+/// FAKECU_CUDNN_REFUSE_SDPA=1: the heuristic offers no engine for the
+/// attention graph, so that the runtime runs its fallback kernel.
+bool refuseSdpaByDefault() {
+  const char *value = std::getenv("FAKECU_CUDNN_REFUSE_SDPA");
+  return value && *value && std::strcmp(value, "0") != 0;
+}
+/// FAKECU_CUDNN_FASTEST_ENGINE: the engine configuration (rank) that runs
+/// at the host's speed; the others take kSlowerMicros longer on the fake's
+/// clock. -1 (unset): every one runs at the host's speed.
+int fastestEngineByDefault() {
+  const char *value = std::getenv("FAKECU_CUDNN_FASTEST_ENGINE");
+  return value && *value ? static_cast<int>(std::strtol(value, nullptr, 10))
+                         : -1;
+}
+constexpr double kSlowerMicros = 1000.0;
+
 struct DnnState {
   std::mutex mutex;
+  int fastestEngine = fastestEngineByDefault();
   std::set<Descriptor *> descriptors;
   std::set<Handle *> handles;
   uint64_t nextSerial = 1;
   bool refuseFusion = refuseFusionByDefault();
+  bool refuseSdpa = refuseSdpaByDefault();
   uint64_t requiredWorkspace = 0;
   int lastRank = -1;
   std::string lastError;
@@ -431,6 +560,209 @@ double scalarOf(const Value &value) {
                                   : valueOf<double>(value);
 }
 
+/// "SWISH_FWD" for a pointwise mode the fake computes.
+std::string modeName(int32_t mode) {
+  switch (mode) {
+  case kPointwiseAdd:
+    return "ADD";
+  case kPointwiseMul:
+    return "MUL";
+  case kPointwiseDiv:
+    return "DIV";
+  case kPointwiseSub:
+    return "SUB";
+  case kPointwiseExp:
+    return "EXP";
+  case kPointwiseLog:
+    return "LOG";
+  case kPointwiseReluForward:
+    return "RELU_FWD";
+  case kPointwiseSwishForward:
+    return "SWISH_FWD";
+  case kPointwiseGeluForward:
+    return "GELU_FWD";
+  case kPointwiseCmpGe:
+    return "CMP_GE";
+  case kPointwiseGenIndex:
+    return "GEN_INDEX";
+  case kPointwiseBinarySelect:
+    return "BINARY_SELECT";
+  default:
+    return "mode " + std::to_string(mode);
+  }
+}
+
+//===- The attention graph ------------------------------------------------===//
+
+/// Whether `ops` (with their `tensors` by unique id) are the graph cuDNN's
+/// frontend builds for scaled dot-product attention in inference, which
+/// its fused flash-attention engine takes:
+///   S = MATMUL(Q, K^T); S = MUL(S, scale by value); [S = ADD(S, bias)];
+///   [row = GEN_INDEX(S, 2); col = GEN_INDEX(S, 3); keep = CMP_GE(row, col);
+///    S = BINARY_SELECT(S, fill by value, keep)];
+///   M = MAX(S); E = EXP(SUB(S, M)); Z = ADD-reduce(E);
+///   stats = ADD(M, LOG(Z)) (unread); P = DIV(E, Z); O = MATMUL(P, V)
+/// with Q, K^T, V, O (and the bias) real, of one 16-bit type, P virtual of
+/// that type, head dims at most kMaxAttentionHeadDim and multiples of 8,
+/// unit strides along them. Sets `stats` to the statistics' unique id, or
+/// `why` to what does not match.
+bool matchAttention(const std::vector<Operation> &ops,
+                    const std::map<int64_t, Tensor> &tensors, int64_t &stats,
+                    std::string &why) {
+  // The operations reading each tensor.
+  std::map<int64_t, std::vector<const Operation *>> readers;
+  for (const Operation &op : ops) {
+    readers[op.x.uid].push_back(&op);
+    if (op.hasB)
+      readers[op.b.uid].push_back(&op);
+    if (op.hasT)
+      readers[op.t.uid].push_back(&op);
+  }
+  auto only = [&](int64_t uid) -> const Operation * {
+    auto found = readers.find(uid);
+    return found != readers.end() && found->second.size() == 1
+               ? found->second.front()
+               : nullptr;
+  };
+  auto isPointwise = [](const Operation *op, int32_t mode) {
+    return op && op->kind == OpKind::pointwise && op->pointwiseMode == mode;
+  };
+  auto fail = [&](const std::string &text) {
+    why = text;
+    return false;
+  };
+  const Operation *first = nullptr;
+  for (const Operation &op : ops)
+    if (op.kind == OpKind::matmul && !op.x.isVirtual && !op.b.isVirtual)
+      first = &op;
+  if (!first)
+    return fail("no matmul of two real tensors (Q and K^T)");
+  const Tensor &q = first->x, &kt = first->b;
+  const int32_t io = q.dataType;
+  if ((io != kFloat16 && io != kBfloat16) || kt.dataType != io)
+    return fail("Q and K^T are not of one 16-bit type");
+  if (q.dims.size() != 4 || !first->y.isVirtual ||
+      first->y.dataType != kFloat32)
+    return fail("the first matmul is not 4-d into float scores");
+  std::set<const Operation *> used = {first};
+  int64_t current = first->y.uid;
+  auto next = [&](int32_t mode) -> const Operation * {
+    const Operation *op = only(current);
+    if (!isPointwise(op, mode) || !op->y.isVirtual)
+      return nullptr;
+    used.insert(op);
+    current = op->y.uid;
+    return op;
+  };
+  const Operation *scale = next(kPointwiseMul);
+  if (!scale || !scale->b.byValue)
+    return fail("the scores are not scaled by a value");
+  // The bias, if any: real, of the I/O type, its last dim the keys'.
+  if (const Operation *op = only(current);
+      isPointwise(op, kPointwiseAdd) && !op->b.isVirtual) {
+    if (op->b.dataType != io || op->b.byValue ||
+        op->b.dims.back() != first->y.dims[3] || op->b.strides.back() != 1)
+      return fail("a bias that is not 16-bit [.., keys] with unit stride");
+    next(kPointwiseAdd);
+  }
+  // The causal mask: two index generators and a comparison feeding a
+  // select of the scores, with the fill passed by value.
+  if (auto found = readers.find(current);
+      found != readers.end() && found->second.size() == 3) {
+    const Operation *rows = nullptr, *cols = nullptr, *select = nullptr;
+    for (const Operation *op : found->second) {
+      if (isPointwise(op, kPointwiseGenIndex) && op->axis == 2)
+        rows = op;
+      else if (isPointwise(op, kPointwiseGenIndex) && op->axis == 3)
+        cols = op;
+      else if (isPointwise(op, kPointwiseBinarySelect) && op->x.uid == current)
+        select = op;
+    }
+    const Operation *compare = rows ? only(rows->y.uid) : nullptr;
+    if (!rows || !cols || !select || !compare ||
+        !isPointwise(compare, kPointwiseCmpGe) ||
+        compare->x.uid != rows->y.uid || compare->b.uid != cols->y.uid ||
+        only(cols->y.uid) != compare || only(compare->y.uid) != select ||
+        select->t.uid != compare->y.uid || !select->b.byValue ||
+        !select->y.isVirtual)
+      return fail("a causal mask other than BINARY_SELECT(S, fill, "
+                  "CMP_GE(GEN_INDEX(S, 2), GEN_INDEX(S, 3)))");
+    used.insert({rows, cols, compare, select});
+    current = select->y.uid;
+  }
+  // The softmax.
+  auto found = readers.find(current);
+  if (found == readers.end() || found->second.size() != 2)
+    return fail("the masked scores do not feed a max and a subtraction");
+  const Operation *max = nullptr, *subtract = nullptr;
+  for (const Operation *op : found->second) {
+    if (op->kind == OpKind::reduction && op->reduction == kReduceMax)
+      max = op;
+    else if (isPointwise(op, kPointwiseSub) && op->x.uid == current)
+      subtract = op;
+  }
+  if (!max || !subtract || subtract->b.uid != max->y.uid ||
+      max->y.dims.back() != 1 || !max->y.isVirtual)
+    return fail("no row max subtracted from the scores");
+  used.insert({max, subtract});
+  current = subtract->y.uid;
+  const Operation *exp = next(kPointwiseExp);
+  auto exps = exp ? readers.find(exp->y.uid) : readers.end();
+  if (!exp || exps == readers.end() || exps->second.size() != 2)
+    return fail("no exponent feeding a sum and a division");
+  const Operation *sum = nullptr, *divide = nullptr;
+  for (const Operation *op : exps->second) {
+    if (op->kind == OpKind::reduction && op->reduction == kReduceAdd)
+      sum = op;
+    else if (isPointwise(op, kPointwiseDiv) && op->x.uid == exp->y.uid)
+      divide = op;
+  }
+  if (!sum || !divide || divide->b.uid != sum->y.uid || sum->y.dims.back() != 1)
+    return fail("no row sum dividing the exponents");
+  auto sums = readers.find(sum->y.uid);
+  const Operation *log = nullptr;
+  for (const Operation *op : sums->second)
+    if (isPointwise(op, kPointwiseLog))
+      log = op;
+  const Operation *statistics = log ? only(log->y.uid) : nullptr;
+  if (!log || sums->second.size() != 2 ||
+      !isPointwise(statistics, kPointwiseAdd) ||
+      statistics->x.uid != max->y.uid || statistics->b.uid != log->y.uid ||
+      readers.count(statistics->y.uid) || !statistics->y.isVirtual)
+    return fail("no softmax statistics max + log(sum)");
+  // The max feeds the subtraction and the statistics only.
+  if (readers[max->y.uid].size() != 2)
+    return fail("the row max feeds more than the softmax");
+  used.insert({exp, sum, divide, log, statistics});
+  stats = statistics->y.uid;
+  const Operation *second = only(divide->y.uid);
+  if (!second || second->kind != OpKind::matmul ||
+      second->x.uid != divide->y.uid || !divide->y.isVirtual ||
+      divide->y.dataType != io)
+    return fail("the probabilities are not a virtual 16-bit A of a matmul");
+  used.insert(second);
+  const Tensor &v = second->b, &o = second->y;
+  if (v.isVirtual || o.isVirtual || v.dataType != io || o.dataType != io)
+    return fail("V and O are not real tensors of the I/O type");
+  if (used.size() != ops.size())
+    return fail(std::to_string(ops.size() - used.size()) +
+                " operations besides attention's");
+  // What the flash engine takes: head dims, unit strides along them
+  // (K^T's head dim is its dim 2), grouped heads.
+  int64_t d = q.dims[3], dv = v.dims[3];
+  for (int64_t dim : {d, dv})
+    if (dim > kMaxAttentionHeadDim || dim % 8)
+      return fail("head dim " + std::to_string(dim) + " (at most " +
+                  std::to_string(kMaxAttentionHeadDim) + ", a multiple of 8)");
+  if (q.strides[3] != 1 || kt.strides[2] != 1 || v.strides[3] != 1 ||
+      o.strides[3] != 1)
+    return fail("Q, K, V or O with a head dim stride other than 1");
+  if (kt.dims[1] != v.dims[1] || q.dims[1] % kt.dims[1])
+    return fail("K/V heads that do not group the query heads");
+  (void)tensors;
+  return true;
+}
+
 /// Finalizes one descriptor of its kind; the kinds below.
 class Finalizer {
 public:
@@ -462,6 +794,10 @@ public:
   Status pointwise(Finalized &f);
   Status convForward(Finalized &f);
   Status pointwiseOperation(Finalized &f);
+  Status matmul(Finalized &f);
+  Status matmulOperation(Finalized &f);
+  Status reduction(Finalized &f);
+  Status reductionOperation(Finalized &f);
   Status graph(Finalized &f);
   Status heuristics(Finalized &f);
   Status plan(Finalized &f);
@@ -496,12 +832,20 @@ Status Finalizer::tensor(Finalized &f) {
   t.alignment = valueOf<int64_t>(*alignment);
   if (const Value *isVirtual = find(907))
     t.isVirtual = isVirtual->bytes[0] != 0;
+  if (const Value *byValue = find(908))
+    t.byValue = byValue->bytes[0] != 0;
   std::string what = "tensor " + std::to_string(t.uid);
+  bool indexType = t.dataType == kInt32 || t.dataType == kBoolean;
   if (t.dataType != kFloat32 && t.dataType != kFloat16 &&
-      t.dataType != kBfloat16)
+      t.dataType != kBfloat16 && !(indexType && t.isVirtual))
     return fail(what + " of data type " + std::to_string(t.dataType) +
-                    " (the fake computes FLOAT, HALF and BFLOAT16)",
+                    " (the fake computes FLOAT, HALF and BFLOAT16, and "
+                    "INT32 and BOOLEAN virtual tensors)",
                 kNotSupportedDataType);
+  if (t.byValue && (t.isVirtual || t.dataType != kFloat32 ||
+                    std::any_of(t.dims.begin(), t.dims.end(),
+                                [](int64_t dim) { return dim != 1; })))
+    return fail(what + " passed by value, not a real FLOAT scalar", kBadParam);
   if (t.dims.size() != t.strides.size())
     return fail(what + " with " + std::to_string(t.dims.size()) + " dims and " +
                     std::to_string(t.strides.size()) + " strides",
@@ -585,16 +929,33 @@ Status Finalizer::pointwise(Finalized &f) {
     return status;
   f.pointwiseMode = valueOf<int32_t>(*mode);
   f.mathPrecision = valueOf<int32_t>(*precision);
-  if (f.pointwiseMode != kPointwiseAdd &&
-      f.pointwiseMode != kPointwiseReluForward &&
-      f.pointwiseMode != kPointwiseSwishForward)
+  const int32_t modes[] = {
+      kPointwiseAdd,         kPointwiseMul,          kPointwiseDiv,
+      kPointwiseSub,         kPointwiseExp,          kPointwiseLog,
+      kPointwiseReluForward, kPointwiseSwishForward, kPointwiseCmpGe,
+      kPointwiseGenIndex,    kPointwiseBinarySelect, kPointwiseGeluForward};
+  if (std::find(std::begin(modes), std::end(modes), f.pointwiseMode) ==
+      std::end(modes))
     return fail("of mode " + std::to_string(f.pointwiseMode) +
-                    " (the fake computes ADD, RELU_FWD and SWISH_FWD)",
+                    " (the fake computes ADD, MUL, DIV, SUB, EXP, LOG, "
+                    "RELU_FWD, SWISH_FWD, GELU_FWD, CMP_GE, GEN_INDEX and "
+                    "BINARY_SELECT)",
                 kNotSupported);
   // CUDNN_ATTR_POINTWISE_SWISH_BETA, 1 unless set; only SWISH_FWD reads it.
   if (const Value *beta = find(8))
     f.swishBeta = scalarOf(*beta);
-  if (f.mathPrecision != kFloat32)
+  // CUDNN_ATTR_POINTWISE_AXIS: GEN_INDEX's, which needs it.
+  if (const Value *axis = find(9))
+    f.axis = valueOf<int64_t>(*axis);
+  if (f.pointwiseMode == kPointwiseGenIndex && f.axis < 0)
+    return fail("GEN_INDEX without an axis", kBadParam);
+  // Index generation and comparisons compute in INT32 or BOOLEAN as
+  // cuDNN's frontend asks; everything else in FLOAT.
+  bool indexMode = f.pointwiseMode == kPointwiseGenIndex ||
+                   f.pointwiseMode == kPointwiseCmpGe;
+  if (f.mathPrecision != kFloat32 &&
+      !(indexMode &&
+        (f.mathPrecision == kInt32 || f.mathPrecision == kBoolean)))
     return fail("computing in data type " + std::to_string(f.mathPrecision),
                 kNotSupportedDataType);
   return kOk;
@@ -609,6 +970,7 @@ Status Finalizer::convForward(Finalized &f) {
   if (!y)
     return status;
   Operation &op = f.operation;
+  op.kind = OpKind::convolution;
   op.convolution = true;
   op.conv = desc->descriptors[0]->conv;
   op.x = x->descriptors[0]->tensor;
@@ -660,8 +1022,10 @@ Status Finalizer::pointwiseOperation(Finalized &f) {
   if (!y)
     return status;
   Operation &op = f.operation;
+  op.kind = OpKind::pointwise;
   op.pointwiseMode = desc->descriptors[0]->pointwiseMode;
   op.swishBeta = desc->descriptors[0]->swishBeta;
+  op.axis = desc->descriptors[0]->axis;
   op.x = x->descriptors[0]->tensor;
   op.y = y->descriptors[0]->tensor;
   if (const Value *alpha = find(754))
@@ -669,28 +1033,143 @@ Status Finalizer::pointwiseOperation(Finalized &f) {
   if (const Value *alpha2 = find(755))
     op.alpha2 = scalarOf(*alpha2);
   const Value *b = find(752);
-  bool binary = op.pointwiseMode == kPointwiseAdd;
+  const Value *t = find(758);
+  const int32_t mode = op.pointwiseMode;
+  bool binary = mode == kPointwiseAdd || mode == kPointwiseMul ||
+                mode == kPointwiseDiv || mode == kPointwiseSub ||
+                mode == kPointwiseCmpGe || mode == kPointwiseBinarySelect;
+  bool ternary = mode == kPointwiseBinarySelect;
+  std::string name = modeName(mode);
   if (binary != (b != nullptr))
-    return fail(binary ? "ADD without B"
-                : op.pointwiseMode == kPointwiseReluForward
-                    ? "RELU_FWD with a B"
-                    : "SWISH_FWD with a B",
-                kBadParam);
+    return fail(name + (binary ? " without B" : " with a B"), kBadParam);
+  if (ternary != (t != nullptr))
+    return fail(name + (ternary ? " without T" : " with a T"), kBadParam);
   if (op.x.dims != op.y.dims)
     return fail("of X " + dimsText(op.x.dims) + " into Y " +
                     dimsText(op.y.dims),
                 kBadParam);
+  if (mode == kPointwiseGenIndex &&
+      op.axis >= static_cast<int64_t>(op.y.dims.size()))
+    return fail("GEN_INDEX along axis " + std::to_string(op.axis) + " of " +
+                    dimsText(op.y.dims),
+                kBadParam);
+  if ((mode == kPointwiseGenIndex && op.y.dataType != kInt32 &&
+       op.y.dataType != kFloat32) ||
+      (mode == kPointwiseCmpGe && op.y.dataType != kBoolean))
+    return fail(name + " into Y of data type " + std::to_string(op.y.dataType),
+                kNotSupportedDataType);
+  auto broadcasts = [&](const Tensor &other) {
+    bool fits = other.dims.size() == op.y.dims.size();
+    for (size_t i = 0; fits && i < other.dims.size(); ++i)
+      fits = other.dims[i] == op.y.dims[i] || other.dims[i] == 1;
+    return fits;
+  };
   if (b) {
     op.hasB = true;
     op.b = b->descriptors[0]->tensor;
-    bool broadcasts = op.b.dims.size() == op.y.dims.size();
-    for (size_t i = 0; broadcasts && i < op.b.dims.size(); ++i)
-      broadcasts = op.b.dims[i] == op.y.dims[i] || op.b.dims[i] == 1;
-    if (!broadcasts)
+    if (!broadcasts(op.b))
       return fail("of B " + dimsText(op.b.dims) + " into Y " +
                       dimsText(op.y.dims) + " (B's dims are Y's or 1)",
                   kBadParam);
   }
+  if (t) {
+    op.hasT = true;
+    op.t = t->descriptors[0]->tensor;
+    if (!broadcasts(op.t) || op.t.dataType != kBoolean)
+      return fail("of T " + dimsText(op.t.dims) + " of data type " +
+                      std::to_string(op.t.dataType) + " into Y " +
+                      dimsText(op.y.dims) + " (a BOOLEAN mask of Y's dims)",
+                  kBadParam);
+  }
+  return kOk;
+}
+
+Status Finalizer::matmul(Finalized &) {
+  kind = "matmul descriptor";
+  const Value *compute = need(1500, "CUDNN_ATTR_MATMUL_COMP_TYPE");
+  if (!compute)
+    return status;
+  if (valueOf<int32_t>(*compute) != kFloat32)
+    return fail("computing in data type " +
+                    std::to_string(valueOf<int32_t>(*compute)) +
+                    " (the fake computes in FLOAT)",
+                kNotSupportedDataType);
+  return kOk;
+}
+
+Status Finalizer::matmulOperation(Finalized &f) {
+  kind = "matmul operation";
+  const Value *desc = need(1523, "its matmul descriptor");
+  const Value *a = desc ? need(1520, "A") : nullptr;
+  const Value *b = a ? need(1521, "B") : nullptr;
+  const Value *c = b ? need(1522, "C") : nullptr;
+  if (!c)
+    return status;
+  Operation &op = f.operation;
+  op.kind = OpKind::matmul;
+  op.x = a->descriptors[0]->tensor;
+  op.b = b->descriptors[0]->tensor;
+  op.hasB = true;
+  op.y = c->descriptors[0]->tensor;
+  const std::vector<int64_t> &ad = op.x.dims, &bd = op.b.dims, &cd = op.y.dims;
+  size_t rank = cd.size();
+  std::string shapes = "of A " + dimsText(ad) + " and B " + dimsText(bd) +
+                       " into C " + dimsText(cd);
+  if (rank < 3 || ad.size() != rank || bd.size() != rank)
+    return fail(shapes + " (batched matrices of one rank)", kBadParam);
+  if (ad[rank - 2] != cd[rank - 2] || bd[rank - 1] != cd[rank - 1] ||
+      ad[rank - 1] != bd[rank - 2])
+    return fail(shapes + " (A [M, K], B [K, N], C [M, N])", kBadParam);
+  // Batch dims: A's are C's or 1; B's are C's or divide them (grouped K/V
+  // heads read by several query heads).
+  for (size_t i = 0; i + 2 < rank; ++i)
+    if ((ad[i] != cd[i] && ad[i] != 1) || cd[i] % bd[i])
+      return fail(shapes + " (batch dims that do not broadcast)", kBadParam);
+  for (const Tensor *tensor : {&op.x, &op.b, &op.y})
+    if (tensor->dataType == kInt32 || tensor->dataType == kBoolean)
+      return fail(shapes + " of data type " + std::to_string(tensor->dataType),
+                  kNotSupportedDataType);
+  return kOk;
+}
+
+Status Finalizer::reduction(Finalized &f) {
+  kind = "reduction descriptor";
+  const Value *mode = need(1600, "CUDNN_ATTR_REDUCTION_OPERATOR");
+  const Value *compute =
+      mode ? need(1601, "CUDNN_ATTR_REDUCTION_COMP_TYPE") : nullptr;
+  if (!compute)
+    return status;
+  f.reduction = valueOf<int32_t>(*mode);
+  if (f.reduction != kReduceAdd && f.reduction != kReduceMax)
+    return fail("of operator " + std::to_string(f.reduction) +
+                    " (the fake computes ADD and MAX)",
+                kNotSupported);
+  if (valueOf<int32_t>(*compute) != kFloat32)
+    return fail("computing in data type " +
+                    std::to_string(valueOf<int32_t>(*compute)),
+                kNotSupportedDataType);
+  return kOk;
+}
+
+Status Finalizer::reductionOperation(Finalized &f) {
+  kind = "reduction operation";
+  const Value *desc = need(1612, "its reduction descriptor");
+  const Value *x = desc ? need(1610, "X") : nullptr;
+  const Value *y = x ? need(1611, "Y") : nullptr;
+  if (!y)
+    return status;
+  Operation &op = f.operation;
+  op.kind = OpKind::reduction;
+  op.reduction = desc->descriptors[0]->reduction;
+  op.x = x->descriptors[0]->tensor;
+  op.y = y->descriptors[0]->tensor;
+  bool fits = op.x.dims.size() == op.y.dims.size();
+  for (size_t i = 0; fits && i < op.x.dims.size(); ++i)
+    fits = op.y.dims[i] == op.x.dims[i] || op.y.dims[i] == 1;
+  if (!fits)
+    return fail("of X " + dimsText(op.x.dims) + " into Y " +
+                    dimsText(op.y.dims) + " (Y's dims are X's or 1)",
+                kBadParam);
   return kOk;
 }
 
@@ -708,12 +1187,15 @@ Status Finalizer::graph(Finalized &f) {
     pending.push_back(snapshot->operation);
   for (size_t i = 0; i < pending.size(); ++i) {
     Operation &op = pending[i];
-    graph->hasPointwise |= !op.convolution;
+    graph->hasPointwise |= op.kind == OpKind::pointwise;
+    graph->hasMatmul |= op.kind == OpKind::matmul;
     std::vector<const Tensor *> inputs = {&op.x};
     if (op.convolution)
       inputs.push_back(&op.w);
     if (op.hasB)
       inputs.push_back(&op.b);
+    if (op.hasT)
+      inputs.push_back(&op.t);
     std::vector<const Tensor *> all = inputs;
     all.push_back(&op.y);
     for (const Tensor *tensor : all) {
@@ -730,6 +1212,14 @@ Status Finalizer::graph(Finalized &f) {
                       std::to_string(op.y.uid),
                   kBadParam);
   }
+  // The attention graph's softmax statistics (max + log of the sum) are
+  // a virtual output no operation reads, as cuDNN's frontend builds it
+  // for inference.
+  int64_t stats = -1;
+  if (graph->hasMatmul) {
+    graph->attention =
+        matchAttention(pending, tensors, stats, graph->notAttention);
+  }
   for (const auto &[uid, tensor] : tensors) {
     if (!tensor.isVirtual)
       continue;
@@ -737,11 +1227,20 @@ Status Finalizer::graph(Finalized &f) {
       return fail("that reads virtual tensor " + std::to_string(uid) +
                       ", which no operation writes",
                   kBadParam);
-    if (!read.count(uid))
+    if (!read.count(uid) && uid != stats)
       return fail("that writes virtual tensor " + std::to_string(uid) +
                       ", which no operation reads",
                   kBadParam);
+    if (tensor.byValue)
+      return fail("with virtual tensor " + std::to_string(uid) +
+                      " passed by value",
+                  kBadParam);
   }
+  for (const auto &[uid, tensor] : tensors)
+    if (tensor.byValue && writer.count(uid))
+      return fail("that writes tensor " + std::to_string(uid) +
+                      ", which is passed by value",
+                  kBadParam);
   // Each operation after those writing what it reads.
   std::vector<bool> done(pending.size(), false);
   while (graph->ops.size() < pending.size()) {
@@ -751,9 +1250,9 @@ Status Finalizer::graph(Finalized &f) {
         continue;
       const Operation &op = pending[i];
       bool ready = true;
-      for (const Tensor *tensor : {&op.x, &op.w, &op.b}) {
+      for (const Tensor *tensor : {&op.x, &op.w, &op.b, &op.t}) {
         if ((tensor == &op.w && !op.convolution) ||
-            (tensor == &op.b && !op.hasB))
+            (tensor == &op.b && !op.hasB) || (tensor == &op.t && !op.hasT))
           continue;
         auto producer = writer.find(tensor->uid);
         ready &= producer == writer.end() || done[producer->second];
@@ -830,9 +1329,13 @@ Status Finalizer::variantPack(Finalized &f) {
 struct Memory {
   std::map<int64_t, void *> real;
   std::map<int64_t, std::vector<float>> intermediates;
+  /// The values of the scalars passed by value.
+  std::map<int64_t, float> scalars;
 };
 
 float loadAt(const Tensor &t, Memory &memory, int64_t at) {
+  if (t.byValue)
+    return memory.scalars[t.uid];
   if (t.isVirtual)
     return memory.intermediates[t.uid][static_cast<size_t>(at)];
   const void *base = memory.real[t.uid];
@@ -847,6 +1350,11 @@ void storeAt(const Tensor &t, Memory &memory, int64_t at, float value) {
   if (t.isVirtual) {
     std::vector<float> &storage = memory.intermediates[t.uid];
     storage.resize(static_cast<size_t>(spanOf(t)));
+    // A 16-bit intermediate holds what its type holds.
+    if (t.dataType == kFloat16)
+      value = graphc::halfToFloat(graphc::floatToHalf(value));
+    else if (t.dataType == kBfloat16)
+      value = graphc::bf16ToFloat(graphc::floatToBf16(value));
     storage[static_cast<size_t>(at)] = value;
     return;
   }
@@ -978,39 +1486,115 @@ void convolve(const Operation &op, const std::vector<int32_t> &notes,
   scatter(op.y, memory, y);
 }
 
-/// Y = alpha1 X + alpha2 B (B broadcast), Y = max(alpha1 X, 0), or Y =
-/// swish(alpha1 X) = t sigmoid(beta t) for t = alpha1 X.
+/// The offset in `t` of the element at `index` of a tensor `t` broadcasts
+/// to (its dims of 1 stay at 0).
+int64_t broadcastOffset(const Tensor &t, const std::vector<int64_t> &index) {
+  int64_t at = 0;
+  for (size_t i = 0; i < index.size(); ++i)
+    if (t.dims[i] > 1)
+      at += index[i] * t.strides[i];
+  return at;
+}
+
+/// One pointwise operation, element by element of Y, B and T broadcast:
+/// arithmetic on alpha1 X and alpha2 B, RELU_FWD, SWISH_FWD (t sigmoid(
+/// beta t) for t = alpha1 X), GELU_FWD (t/2 (1 + erf(t / sqrt(2))) in
+/// double), GEN_INDEX (the index along its axis),
+/// CMP_GE (1 or 0) and BINARY_SELECT (X where T holds, else B).
 void applyPointwise(const Operation &op, Memory &memory) {
-  std::vector<float> x = gather(op.x, memory), y(x.size());
-  std::vector<float> b;
-  std::vector<int64_t> bStrides;
-  if (op.hasB) {
-    b = gather(op.b, memory);
-    // Dense strides of B, 0 along its broadcast dims.
-    bStrides.assign(op.b.dims.size(), 0);
-    int64_t stride = 1;
-    for (size_t i = op.b.dims.size(); i-- > 0;) {
-      bStrides[i] = op.b.dims[i] == 1 ? 0 : stride;
-      stride *= op.b.dims[i];
+  forEachElement(op.y, [&](const std::vector<int64_t> &index, int64_t offset) {
+    float x =
+        float(op.alpha) * loadAt(op.x, memory, broadcastOffset(op.x, index));
+    float b = op.hasB ? float(op.alpha2) *
+                            loadAt(op.b, memory, broadcastOffset(op.b, index))
+                      : 0.0f;
+    float value = x;
+    switch (op.pointwiseMode) {
+    case kPointwiseAdd:
+      value = x + b;
+      break;
+    case kPointwiseMul:
+      value = x * b;
+      break;
+    case kPointwiseSub:
+      value = x - b;
+      break;
+    case kPointwiseDiv:
+      value = x / b;
+      break;
+    case kPointwiseExp:
+      value = std::exp(x);
+      break;
+    case kPointwiseLog:
+      value = std::log(x);
+      break;
+    case kPointwiseSwishForward:
+      value = x / (1.0f + std::exp(-float(op.swishBeta) * x));
+      break;
+    case kPointwiseReluForward:
+      value = x < 0 ? 0.0f : x; // NaN stays NaN
+      break;
+    case kPointwiseGeluForward:
+      value = float(0.5 * double(x) * (1.0 + std::erf(double(x) / std::sqrt(2.0))));
+      break;
+    case kPointwiseGenIndex:
+      value = float(index[static_cast<size_t>(op.axis)]);
+      break;
+    case kPointwiseCmpGe:
+      value = x >= b ? 1.0f : 0.0f;
+      break;
+    case kPointwiseBinarySelect:
+      value = loadAt(op.t, memory, broadcastOffset(op.t, index)) != 0 ? x : b;
+      break;
     }
-  }
-  size_t next = 0;
-  forEachElement(op.y, [&](const std::vector<int64_t> &index, int64_t) {
-    float value = float(op.alpha) * x[next];
-    if (op.pointwiseMode == kPointwiseAdd) {
-      int64_t at = 0;
-      for (size_t i = 0; i < index.size(); ++i)
-        at += index[i] * bStrides[i];
-      value += float(op.alpha2) * b[static_cast<size_t>(at)];
-    } else if (op.pointwiseMode == kPointwiseSwishForward) {
-      float sigmoid = 1.0f / (1.0f + std::exp(-float(op.swishBeta) * value));
-      value *= sigmoid;
-    } else if (value < 0) {
-      value = 0; // NaN stays NaN
-    }
-    y[next++] = value;
+    storeAt(op.y, memory, offset, value);
   });
-  scatter(op.y, memory, y);
+}
+
+/// C = A B per batch index, products summed in float in ascending k; A's
+/// batch dims of 1 broadcast, and C's batch index c reads B's c / (C's
+/// extent / B's) (grouped heads).
+void multiply(const Operation &op, Memory &memory) {
+  const std::vector<int64_t> &cd = op.y.dims;
+  const size_t rank = cd.size();
+  const int64_t k = op.x.dims[rank - 1];
+  forEachElement(op.y, [&](const std::vector<int64_t> &index, int64_t offset) {
+    std::vector<int64_t> a(index), b(index);
+    for (size_t i = 0; i + 2 < rank; ++i) {
+      a[i] = op.x.dims[i] == 1 ? 0 : index[i];
+      b[i] = index[i] / (cd[i] / op.b.dims[i]);
+    }
+    float sum = 0;
+    for (int64_t j = 0; j < k; ++j) {
+      a[rank - 1] = j;
+      b[rank - 2] = j;
+      int64_t at = 0, bt = 0;
+      for (size_t i = 0; i < rank; ++i) {
+        at += a[i] * op.x.strides[i];
+        bt += b[i] * op.b.strides[i];
+      }
+      sum += loadAt(op.x, memory, at) * loadAt(op.b, memory, bt);
+    }
+    storeAt(op.y, memory, offset, sum);
+  });
+}
+
+/// Y = the MAX or sum of X over the dims Y has as 1 (and X not), in float.
+void reduce(const Operation &op, Memory &memory) {
+  std::map<int64_t, float> totals;
+  forEachElement(op.x, [&](const std::vector<int64_t> &index, int64_t offset) {
+    int64_t at = broadcastOffset(op.y, index);
+    float value = loadAt(op.x, memory, offset);
+    auto [slot, added] = totals.emplace(at, value);
+    if (added)
+      return;
+    slot->second =
+        op.reduction == kReduceMax
+            ? (value > slot->second || std::isnan(value) ? value : slot->second)
+            : slot->second + value;
+  });
+  for (const auto &[at, value] : totals)
+    storeAt(op.y, memory, at, value);
 }
 
 /// A queued execution: the plan's graph and engine, the pointers of the
@@ -1019,6 +1603,8 @@ struct Run {
   Engine engine;
   std::map<int64_t, void *> pointers;
   void *workspace;
+  /// The scalars passed by value, read when the execution was queued.
+  std::map<int64_t, float> scalars;
 };
 
 void execute(const Run &run) {
@@ -1028,11 +1614,22 @@ void execute(const Run &run) {
     std::memset(run.workspace, 0x5a, run.engine.workspace);
   Memory memory;
   memory.real = run.pointers;
+  memory.scalars = run.scalars;
   for (const Operation &op : run.engine.graph->ops) {
-    if (op.convolution)
+    switch (op.kind) {
+    case OpKind::convolution:
       convolve(op, run.engine.notes, memory);
-    else
+      break;
+    case OpKind::pointwise:
       applyPointwise(op, memory);
+      break;
+    case OpKind::matmul:
+      multiply(op, memory);
+      break;
+    case OpKind::reduction:
+      reduce(op, memory);
+      break;
+    }
   }
 }
 
@@ -1084,6 +1681,8 @@ void fakecu::resetCudnn() {
   DnnState &s = dnn();
   std::lock_guard<std::mutex> lock(s.mutex);
   s.refuseFusion = refuseFusionByDefault();
+  s.refuseSdpa = refuseSdpaByDefault();
+  s.fastestEngine = fastestEngineByDefault();
   s.requiredWorkspace = 0;
   s.lastRank = -1;
   s.lastError.clear();
@@ -1095,9 +1694,19 @@ extern "C" {
 
 //===- Control interface --------------------------------------------------===//
 
+FAKE_API void fakecu_cudnn_set_fastest_engine(int rank) {
+  std::lock_guard<std::mutex> lock(dnn().mutex);
+  dnn().fastestEngine = rank;
+}
+
 FAKE_API void fakecu_cudnn_refuse_fusion(int refuse) {
   std::lock_guard<std::mutex> lock(dnn().mutex);
   dnn().refuseFusion = refuse != 0;
+}
+
+FAKE_API void fakecu_cudnn_refuse_sdpa(int refuse) {
+  std::lock_guard<std::mutex> lock(dnn().mutex);
+  dnn().refuseSdpa = refuse != 0;
 }
 
 FAKE_API void fakecu_cudnn_require_workspace(unsigned long long bytes) {
@@ -1247,8 +1856,13 @@ FAKE_API Status cudnnBackendSetAttribute(void *descriptor, int attribute,
                       what + ": descriptor of type " +
                           std::to_string(referred->type) + " is not finalized",
                       kNotFinalized);
+      bool operation = referred->type == kConvForwardDesc ||
+                       referred->type == kPointwiseOpDesc ||
+                       referred->type == kMatmulOpDesc ||
+                       referred->type == kReductionOpDesc;
       if (referred->type != spec->refers[0] &&
-          referred->type != spec->refers[1])
+          referred->type != spec->refers[1] &&
+          !(spec->refers[0] == kAnyOperation && operation))
         return refuse(s, function,
                       what + " takes no descriptor of type " +
                           std::to_string(referred->type),
@@ -1295,6 +1909,18 @@ FAKE_API Status cudnnBackendFinalize(void *descriptor) {
     break;
   case kPointwiseOpDesc:
     status = finalizer.pointwiseOperation(*finalized);
+    break;
+  case kMatmulDesc:
+    status = finalizer.matmul(*finalized);
+    break;
+  case kMatmulOpDesc:
+    status = finalizer.matmulOperation(*finalized);
+    break;
+  case kReductionDesc:
+    status = finalizer.reduction(*finalized);
+    break;
+  case kReductionOpDesc:
+    status = finalizer.reductionOperation(*finalized);
     break;
   case kGraphDesc:
     status = finalizer.graph(*finalized);
@@ -1380,7 +2006,18 @@ FAKE_API Status cudnnBackendGetAttribute(void *descriptor, int attribute,
   switch (d->type * 10000 + attribute) {
   case kHeuristicsDesc * 10000 + 202: {
     std::vector<Engine> engines;
-    if (!(s.refuseFusion && f.graph->hasPointwise))
+    // Matmuls only as the fused attention graph; convolutions with an
+    // epilogue unless refused.
+    bool offer = f.graph->hasMatmul
+                     ? f.graph->attention && !s.refuseSdpa
+                     : !(s.refuseFusion && f.graph->hasPointwise);
+    if (f.graph->hasMatmul && !f.graph->attention)
+      refuse(s, function,
+             "no engine for a graph with matmuls that is not the attention "
+             "graph: " +
+                 f.graph->notAttention,
+             kNotSupported);
+    if (offer)
       for (int rank = 0; rank < int(std::size(kEngines)); ++rank)
         engines.push_back(
             {f.graph, rank,
@@ -1430,7 +2067,7 @@ FAKE_API Status cudnnBackendExecute(Handle *handle, void *plan, void *pack) {
   std::map<int64_t, const Tensor *> tensors;
   for (const Tensor &tensor : engine.graph->tensors)
     tensors[tensor.uid] = &tensor;
-  Run run{engine, {}, variants.workspace};
+  Run run{engine, {}, variants.workspace, {}};
   for (size_t i = 0; i < variants.uids.size(); ++i) {
     int64_t uid = variants.uids[i];
     auto found = tensors.find(uid);
@@ -1444,6 +2081,14 @@ FAKE_API Status cudnnBackendExecute(Handle *handle, void *plan, void *pack) {
                     "the variant pack names tensor " + std::to_string(uid) +
                         ", which is virtual",
                     kBadParam);
+    if (found->second->byValue) {
+      if (!variants.pointers[i])
+        return refuse(s, function,
+                      "scalar tensor " + std::to_string(uid) +
+                          " passed by value at a null pointer",
+                      kNullPointer);
+      run.scalars[uid] = *static_cast<const float *>(variants.pointers[i]);
+    }
     run.pointers[uid] = variants.pointers[i];
   }
   struct Span {
@@ -1456,6 +2101,11 @@ FAKE_API Status cudnnBackendExecute(Handle *handle, void *plan, void *pack) {
     if (tensor.isVirtual)
       continue;
     std::string what = "tensor " + std::to_string(tensor.uid);
+    if (tensor.byValue) {
+      if (!run.pointers.count(tensor.uid))
+        return refuse(s, function, "the variant pack lacks " + what, kBadParam);
+      continue;
+    }
     auto pointer = run.pointers.find(tensor.uid);
     if (pointer == run.pointers.end())
       return refuse(s, function, "the variant pack lacks " + what, kBadParam);
@@ -1513,9 +2163,16 @@ FAKE_API Status cudnnBackendExecute(Handle *handle, void *plan, void *pack) {
   }
   s.lastRank = engine.rank;
   void *stream = handle->stream;
+  const double slower = s.fastestEngine >= 0 && engine.rank != s.fastestEngine
+                            ? kSlowerMicros
+                            : 0.0;
   lock.unlock();
-  int result = fakecu::enqueueWork(stream, "cudnnBackendExecute",
-                                   [run] { execute(run); });
+  int result =
+      fakecu::enqueueWork(stream, "cudnnBackendExecute", [run, slower] {
+        execute(run);
+        if (slower)
+          fakecu::advanceClock(slower);
+      });
   if (result != 0) {
     lock.lock();
     return refuse(s, function,

@@ -3,8 +3,9 @@
  * y = x * w + bias and scaled = x * w, for x: float32[batch,3], bias:
  * float32[3] and weights w = {2, 3, 4}; plans for batch 1 and batch 2.
  * Steps: host call mul (x, w -> arena t), host call add (t, bias -> y), copy
- * (t -> scaled). The add kernel fails on a NaN bias[0] so the tests can
- * exercise kernel errors.
+ * (t -> scaled). The add kernel fails on a NaN bias[0] and reports an
+ * infinite bias[0] as a value out of range (GRAPHC_HOST_FN_BAD_VALUE), so
+ * the tests can exercise kernel errors.
  *
  * Variants (compile definitions):
  *   GRAPHC_TEST_ABI_VERSION  the descriptor's ABI version
@@ -12,6 +13,9 @@
  *   GRAPHC_TEST_APPENDED_WEIGHTS weights appended to the file after linking
  *                           (seal-test-model --append-f32 2,3,4)
  *   GRAPHC_TEST_BAD_REF      an arena reference past the arena's end
+ *   GRAPHC_TEST_BUCKETS      x is float32[batch,width] with two bucketed dims,
+ *                           both pad-safe and carried by both outputs: batch
+ *                           (sizes 1 and 2, splittable) and width (size 3)
  *===----------------------------------------------------------------------===*/
 #include "graphc/descriptor.h"
 
@@ -48,6 +52,10 @@ static const float weights[3] __attribute__((aligned(GRAPHC_ALIGNMENT))) = {
       snprintf(err, err_len, "bias is nan");                                   \
       return 1;                                                                \
     }                                                                          \
+    if (isinf(bias[0])) {                                                      \
+      snprintf(err, err_len, "bias is infinite");                              \
+      return GRAPHC_HOST_FN_BAD_VALUE;                                         \
+    }                                                                          \
     for (int i = 0; i < ROWS * 3; ++i)                                         \
       y[i] = t[i] + bias[i % 3];                                               \
     return 0;                                                                  \
@@ -55,8 +63,13 @@ static const float weights[3] __attribute__((aligned(GRAPHC_ALIGNMENT))) = {
 DEFINE_KERNELS(1)
 DEFINE_KERNELS(2)
 
+#ifdef GRAPHC_TEST_BUCKETS
+static const int64_t x_dims[] = {-1, -1};
+static const char *const x_dim_names[] = {"batch", "width"};
+#else
 static const int64_t x_dims[] = {-1, 3};
 static const char *const x_dim_names[] = {"batch", ""};
+#endif
 static const int64_t bias_dims[] = {3};
 static const char *const bias_dim_names[] = {""};
 
@@ -115,23 +128,53 @@ static const graphc_plan_desc plans[] = {
     {"batch2", in_dims2, out_dims2, 512, 24, 3, steps2},
 };
 
+#ifdef GRAPHC_TEST_BUCKETS
+static const int64_t batch_sizes[] = {1, 2};
+static const int32_t batch_output_axes[] = {0, 0};
+static const int64_t width_sizes[] = {3};
+static const int32_t width_output_axes[] = {1, 1};
+static const graphc_bucket_dim_desc bucket_dims[] = {
+    {"batch", 2, batch_sizes, 1, 1, "", "", batch_output_axes},
+    {"width", 1, width_sizes, 1, 0, "", "", width_output_axes},
+};
+#define NUM_BUCKET_DIMS 2
+#define BUCKET_DIMS bucket_dims
+#else
+#define NUM_BUCKET_DIMS 0
+#define BUCKET_DIMS NULL
+#endif
+
 static const graphc_model_desc descriptor GRAPHC_DESCRIPTOR_PLACEMENT = {
     GRAPHC_TEST_ABI_VERSION,
     "graphc test",
     GRAPHC_TARGET_CPU,
-    2, inputs,
-    2, outputs,
-    2, plans,
-    4, kernels,
-    0, NULL,
+    2,
+    inputs,
+    2,
+    outputs,
+    2,
+    plans,
+    4,
+    kernels,
+    0,
+    NULL,
 #if defined(GRAPHC_TEST_SIDE_WEIGHTS)
-    NULL, 12, "affine_side.weights",
+    NULL,
+    12,
+    "affine_side.weights",
 #elif defined(GRAPHC_TEST_APPENDED_WEIGHTS)
-    NULL, 12, NULL,
+    NULL,
+    12,
+    NULL,
 #else
-    weights, 12, NULL,
+    weights,
+    12,
+    NULL,
 #endif
-    0, AFFINE_WEIGHTS_CHECKSUM,
+    0,
+    AFFINE_WEIGHTS_CHECKSUM,
+    NUM_BUCKET_DIMS,
+    BUCKET_DIMS,
 };
 
 __attribute__((visibility("default"))) const graphc_model_desc *

@@ -20,11 +20,18 @@
  *                      runnable on a real GPU
  *   GEMM_DTYPE=N       the GEMMs' dtype (the cpu target refuses int32)
  *   GEMM_BAD_LIBRARY   kernel 1 names library 9, which does not exist
+ *   GEMM_TUNED_RANK=N  kernel 2's GEMM was tuned: algorithm rank N, K split
+ *                      in 2 (a tuning database's choice)
  *===----------------------------------------------------------------------===*/
 #include "graphc/descriptor.h"
 
 #ifndef GEMM_DTYPE
 #define GEMM_DTYPE 1
+#endif
+#ifdef GEMM_TUNED_RANK
+#define GELU_TUNING GEMM_TUNED_RANK, 0, 2, 1
+#else
+#define GELU_TUNING 0, 0, 0, 0
 #endif
 #ifdef GEMM_BAD_LIBRARY
 #define RELU_LIBRARY 9
@@ -84,7 +91,7 @@ static const graphc_gemm_desc relu_bias = {
 /* y = gelu_tanh(0.5 h^T P + c): m 5, n 2, k 3; args A, B, C, D, workspace. */
 static const graphc_gemm_desc gelu_c = {
     1, 0, 5, 2, 3, 2, 5, 2, 2, 15, 0, 10, 0.5, 1.0,
-    GRAPHC_EPILOGUE_GELU_TANH, GEMM_DTYPE, 1, 0, 1, 2, -1, 3, 4};
+    GRAPHC_EPILOGUE_GELU_TANH, GEMM_DTYPE, 1, 0, 1, 2, -1, 3, 4, GELU_TUNING};
 
 static const graphc_kernel_desc kernels[] = {
 #ifdef GEMM_CUDA

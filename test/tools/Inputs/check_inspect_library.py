@@ -25,7 +25,7 @@ assert relu["gemm"] == {
     "lda": 4, "ldb": 4, "ldc": 0, "stride_a": 12, "stride_b": 0,
     "stride_c": 0, "alpha": 1.0, "beta": 0.0, "bias": True,
     "epilogue": "relu", "dtype": "float32", "compute_dtype": "float32",
-    "algo_rank": 0, "tf32": False}, relu
+    "algo_rank": 0, "split_k": 0, "tuned": False, "tf32": False}, relu
 gelu = kernels["gemm_gelu_c"]["gemm"]
 assert (gelu["alpha"], gelu["beta"], gelu["bias"], gelu["epilogue"]) == \
     (0.5, 1.0, False, "gelu_tanh"), gelu

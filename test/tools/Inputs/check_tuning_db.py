@@ -2,7 +2,8 @@
 an exec dump compiled with it: every tuned generated exec.kernel has the
 block size its entry records. With --inspect, checks instead that every
 library kernel of an artifact (graphc inspect --json) runs the algorithm
-rank (a GEMM's) or engine rank (a convolution's) its entry records. Prints a summary line for FileCheck.
+rank and split-K (a GEMM's) or engine rank (a convolution's) its entry
+records, marked tuned. Prints a summary line for FileCheck.
 
 usage: check_tuning_db.py DB SM [EXEC_DUMP | --inspect INSPECT_JSON]
 """
@@ -32,9 +33,12 @@ for e in entries:
                          (64, 1, 16, 2), (128, 1, 16, 4), (256, 1, 16, 8)], e
         heuristic = knobs == (256, 1, 16, 1)
     else:
-        # Below GRAPHC_MAX_ALGO_RANKS.
-        assert list(schedule) == ["algo_rank"] and schedule["algo_rank"] in range(8), e
-        heuristic = schedule["algo_rank"] == 0
+        # Below GRAPHC_MAX_ALGO_RANKS; split_k (absent: unsplit) as graphc
+        # tune tries it.
+        assert list(schedule) in (["algo_rank"], ["algo_rank", "split_k"]), e
+        assert schedule["algo_rank"] in range(32), e
+        assert schedule.get("split_k", 0) in (0, 2, 4, 8, 16), e
+        heuristic = schedule["algo_rank"] == 0 and "split_k" not in schedule
     assert e["median_ns"] > 0 and e["heuristic_median_ns"] > 0, e
     # A schedule other than the heuristic's is recorded only when faster.
     if not heuristic:
@@ -43,14 +47,16 @@ for e in entries:
 tuned = 0
 if len(sys.argv) > 4 and sys.argv[3] == "--inspect":
     report = json.load(open(sys.argv[4]))
-    by_hash = {e["kernel"]: e["schedule"].get("algo_rank") for e in entries}
+    by_hash = {e["kernel"]: (e["schedule"].get("algo_rank"), e["schedule"].get("split_k", 0))
+               for e in entries}
     for kernel in report["kernels"]:
         if kernel["library"] is None:
             continue
         assert by_hash.get(kernel["hash"]) is not None, kernel["name"]
-        rank = (kernel["gemm"]["algo_rank"] if kernel["gemm"]
-                else kernel["conv"]["engine_rank"])
-        assert rank == by_hash[kernel["hash"]], kernel
+        chosen = ((kernel["gemm"]["algo_rank"], kernel["gemm"]["split_k"]) if kernel["gemm"]
+                  else (kernel["conv"]["engine_rank"], 0))
+        assert chosen == by_hash[kernel["hash"]], kernel
+        assert (kernel["gemm"] or kernel["conv"])["tuned"], kernel
         tuned += 1
     print(f"sm_{sm}: {len(entries)} entries, {tuned} library kernels match")
     sys.exit(0)
