@@ -152,8 +152,16 @@ _BERT_GOAL = {
                               "16-byte or cp.async (issue 31, done when); pending the "
                               "vectorised templates and the flash attention"),
 }
+# The encoder layer meets it (82% with and without the mask: the flash
+# attention's cp.async staging, its mask's included, and the vectorised row
+# kernels); the embedding lookup does not yet.
+_BERT_LAYER_GOAL = {
+    "vector_load_share": prop(0.8, True,
+                              ">= 80% of BERT-base's generated fp16 sm_90 global loads "
+                              "16-byte or cp.async (issue 31, done when)"),
+}
 MODELS = {
-    ("bert", "fp16", "sm_90"): _BERT_GOAL,
-    ("bert-masked", "fp16", "sm_90"): _BERT_GOAL,
+    ("bert", "fp16", "sm_90"): _BERT_LAYER_GOAL,
+    ("bert-masked", "fp16", "sm_90"): _BERT_LAYER_GOAL,
     ("bert-embedding", "fp16", "sm_90"): _BERT_GOAL,
 }
