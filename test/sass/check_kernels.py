@@ -200,7 +200,8 @@ def template_of(kernel):
     if kind == "pointwise":
         return "pointwise"
     if kind == "attention":
-        return "attention"
+        # cuDNN SDPA's generated fallback (launched where cuDNN has no engine).
+        return "attention_fallback" if kernel["library"] else "attention"
     if kind == "conv" and kernel["library"]:
         return "conv_epilogue"
     if kind in ("conv", "matmul"):

@@ -135,6 +135,13 @@ TEMPLATES = {
     },
 }
 
+# cuDNN SDPA's fallback: the runtime launches it with the call's inputs and
+# outputs only, so it has no scratch for flash-decoding's partials and keeps
+# one block per query tile.
+TEMPLATES["attention_fallback"] = dict(TEMPLATES["attention"], fills_gpu=prop(
+    ATTENTION_UNIT, False, "16-row query tiles; no key splits without the scratch a "
+                           "launched attention gets (cuDNN's engine runs where it has one)"))
+
 # Every generated kernel may be launched programmatically on sm_90 and newer
 # (docs/runtime.md): each must wait for its predecessor before touching
 # memory.

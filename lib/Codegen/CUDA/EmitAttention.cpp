@@ -779,8 +779,11 @@ LogicalResult emitAttention(KernelEmitter &e) {
         std::max<int64_t>(1, e.inputType(3).getElementTypeBitWidth() / 8);
   }
   // The scratch graphc-plan-memory gives an attention that may split its
-  // keys: partials, then arrival counters (exec.launch's scratch).
-  a.maxSplits = attentionMaxKeySplits(batch, heads, queries, keys);
+  // keys: partials, then arrival counters (exec.launch's scratch). A
+  // library call's fallback has none: it keeps one block per query tile.
+  a.maxSplits = e.isLibraryFallback()
+                    ? 1
+                    : attentionMaxKeySplits(batch, heads, queries, keys);
   if (a.maxSplits > 1) {
     e.addScratchParameter("float *__restrict__ gc_partials");
     e.addScratchParameter("unsigned *__restrict__ gc_counters");

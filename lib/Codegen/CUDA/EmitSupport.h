@@ -137,6 +137,11 @@ public:
                 int64_t blockSize = kDefaultBlockSize);
 
   mlir::Operation *getOp() const { return op; }
+  /// Whether the kernel is a library call's fallback (cuDNN SDPA's): the
+  /// runtime launches it with the call's inputs and outputs only.
+  bool isLibraryFallback() const {
+    return kernel && exec::KernelOp(kernel).getLibrary();
+  }
   /// Threads per block the schedule asks for.
   int64_t getBlockSize() const { return blockSize; }
   /// The schedule's `elements_per_thread`: grid-stride loops launch this
