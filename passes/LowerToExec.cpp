@@ -478,8 +478,10 @@ LogicalResult lowerPlan(func::FuncOp main, StringRef planName,
                                               workspace);
       continue;
     }
-    stepBuilder.create<exec::LaunchOp>(fusion.getLoc(), kernelRef,
-                                       stepBuilder.getArrayAttr(args));
+    // An attention's flash-decoding partials and counters (PlanMemory).
+    stepBuilder.create<exec::LaunchOp>(
+        fusion.getLoc(), kernelRef, stepBuilder.getArrayAttr(args),
+        fusion->getAttrOfType<ArrayAttr>("exec.scratch"));
   }
 
   // Outputs not written by a kernel (inputs, weights, repeated results,

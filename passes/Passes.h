@@ -168,8 +168,11 @@ mlir::LogicalResult selectLibraryCalls(mlir::ModuleOp module,
                                        int64_t workspaceBytes,
                                        const LibrarySet &libraries);
 
-/// Assigns arena offsets to @main's intermediates.
-mlir::LogicalResult planMemory(mlir::ModuleOp module);
+/// Assigns arena offsets to @main's intermediates; with `attentionScratch`
+/// (the cuda target), also to the scratch of attentions that split their
+/// keys (see graphc-plan-memory).
+mlir::LogicalResult planMemory(mlir::ModuleOp module,
+                               bool attentionScratch = false);
 
 /// Lowers planned @main into exec ops.
 mlir::LogicalResult lowerToExec(mlir::ModuleOp module,

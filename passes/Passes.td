@@ -311,7 +311,16 @@ def PlanMemory : Pass<"graphc-plan-memory", "mlir::ModuleOp"> {
     aligned). Results land in `exec.slots` attributes on the fusions and
     `exec.arena_bytes`, `exec.intermediate_bytes` and
     `exec.live_bytes_bound` (the most bytes live at one step) on @main.
+    With `attention-scratch` (the cuda target), an attention fusion that may
+    split its keys across blocks (flash-decoding) gets `exec.scratch`: its
+    partials (live for its step) and its arrival counters, which lie in a
+    prefix of the arena that every plan leaves to them (the runtime zeroes
+    the arena once; the kernels leave their counters zero).
   }];
+  let options = [
+    Option<"attentionScratch", "attention-scratch", "bool", "false",
+           "plan the scratch of generated cuda attentions that split keys">,
+  ];
   let dependentDialects = ["::graphc::exec::ExecDialect"];
 }
 

@@ -8,9 +8,18 @@
 // (the most bytes live at once), which measures what the placement loses
 // to fragmentation.
 //
+// With attention scratch (the cuda target), a generated attention that may
+// split its keys across blocks (flash-decoding, lib/Support/AttentionSplits.h)
+// gets two more slots: its partials, placed like a library workspace, and
+// its arrival counters, in a prefix of the arena that no plan places
+// anything else in. The runtime zeroes the arena once; the last block of a
+// query tile resets its counter, so the counters are zero again after every
+// run (and every CUDA graph replay).
+//
 //===----------------------------------------------------------------------===//
 
 #include "dialects/Graph/GraphOps.h"
+#include "lib/Support/AttentionSplits.h"
 #include "passes/Passes.h"
 #include "passes/Views.h"
 
@@ -18,6 +27,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 
 using namespace mlir;
 
@@ -37,11 +47,14 @@ int64_t alignUp(int64_t value) {
 /// its last read, inclusive (so that it never shares memory with what that
 /// step reads, nor with what its last reader writes).
 struct ArenaValue {
-  /// The intermediate, or null for the workspace of library call
-  /// `workspaceOf`, which lives for its own step only.
+  /// The intermediate, or null for the scratch of fusion `workspaceOf` (a
+  /// library call's workspace, an attention's partials), which lives for
+  /// its own step only.
   Value value;
   Operation *workspaceOf = nullptr;
   int64_t start, end, bytes;
+  /// The scratch's own size (`bytes` is aligned).
+  int64_t scratchBytes = 0;
   int64_t offset = -1;
   /// The values live at the same time.
   SmallVector<unsigned> overlaps;
@@ -96,10 +109,46 @@ int64_t workspaceBytes(kernel::FusionOp fusion) {
   return bytes ? std::max<int64_t>(bytes.getInt(), 0) : 0;
 }
 
+/// What a generated attention that may split its keys needs beside its
+/// results: the partials' bytes and the counters' bytes; nullopt where it
+/// never splits.
+std::optional<std::pair<int64_t, int64_t>>
+attentionScratch(kernel::FusionOp fusion) {
+  if (fusion.getLibrary() || fusion.getKind() != kernel::FusionKind::attention)
+    return std::nullopt;
+  graph::AttentionOp attention;
+  fusion.getBody().walk([&](graph::AttentionOp op) { attention = op; });
+  if (!attention)
+    return std::nullopt;
+  auto shape = [&](unsigned i) {
+    return cast<ShapedType>(attention->getOperand(i).getType()).getShape();
+  };
+  ArrayRef<int64_t> q = shape(0), k = shape(1), v = shape(2);
+  if (q.size() != 4 || k.size() != 4 || v.size() != 4)
+    return std::nullopt;
+  int64_t splits = attentionMaxKeySplits(q[0], q[1], q[2], k[2]);
+  if (splits <= 1)
+    return std::nullopt;
+  return std::make_pair(attentionPartialBytes(splits, q[0], q[1], q[2], v[3]),
+                        attentionCounterBytes(q[0], q[1], q[2]));
+}
+
+/// The bytes of the counter prefix that `main`'s attentions need.
+int64_t counterPrefixBytes(func::FuncOp main) {
+  int64_t bytes = 0;
+  main.walk([&](kernel::FusionOp fusion) {
+    if (auto scratch = attentionScratch(fusion))
+      bytes += alignUp(scratch->second);
+  });
+  return bytes;
+}
+
 } // namespace
 
-/// Plans the arena of one function (one shape bucket).
-static void planMemory(func::FuncOp main) {
+/// Plans the arena of one function (one shape bucket); with
+/// `attentionScratch`, the counters take the arena's first `prefixBytes`.
+static void planMemory(func::FuncOp main, bool withAttentionScratch,
+                       int64_t prefixBytes) {
   Block &block = main.getBody().front();
   auto ret = cast<func::ReturnOp>(block.getTerminator());
   MLIRContext *context = main.getContext();
@@ -154,8 +203,23 @@ static void planMemory(func::FuncOp main) {
         fusion && fusion.getLibrary())
       if (int64_t bytes = workspaceBytes(fusion)) {
         int64_t here = position[&op];
-        values.push_back({Value(), fusion, here, here, alignUp(bytes)});
+        values.push_back({Value(), fusion, here, here, alignUp(bytes), bytes});
       }
+  // Attentions' partials likewise; their counters go into the prefix.
+  llvm::DenseMap<Operation *, exec::SlotAttr> counterOf;
+  int64_t counterEnd = 0;
+  if (withAttentionScratch)
+    for (Operation &op : block)
+      if (auto fusion = dyn_cast<kernel::FusionOp>(op))
+        if (auto scratch = attentionScratch(fusion)) {
+          int64_t here = position[&op];
+          values.push_back({Value(), fusion, here, here,
+                            alignUp(scratch->first), scratch->first});
+          counterOf[fusion] = exec::SlotAttr::get(
+              context, exec::BufferKind::arena, 0, counterEnd, scratch->second);
+          counterEnd += alignUp(scratch->second);
+        }
+  assert(counterEnd <= prefixBytes && "the counter prefix is too small");
   // placeBySize finds overlaps by sweeping over starts.
   llvm::stable_sort(values, [](const ArenaValue &a, const ArenaValue &b) {
     return a.start < b.start;
@@ -173,16 +237,24 @@ static void planMemory(func::FuncOp main) {
       liveBytesBound = std::max(liveBytesBound, live += change);
   }
   int64_t arenaBytes = placeBySize(values);
+  // Everything else lies past the counters, in every plan alike.
+  for (ArenaValue &value : values)
+    value.offset += prefixBytes;
+  arenaBytes += prefixBytes;
+  liveBytesBound += prefixBytes;
 
   llvm::DenseMap<Value, exec::SlotAttr> slotOf;
   for (const ArenaValue &value : values) {
     if (value.workspaceOf) {
-      value.workspaceOf->setAttr(
-          "exec.workspace",
-          exec::SlotAttr::get(context, exec::BufferKind::arena, 0,
-                              value.offset,
-                              workspaceBytes(
-                                  cast<kernel::FusionOp>(value.workspaceOf))));
+      auto slot = exec::SlotAttr::get(context, exec::BufferKind::arena, 0,
+                                      value.offset, value.scratchBytes);
+      if (cast<kernel::FusionOp>(value.workspaceOf).getLibrary())
+        value.workspaceOf->setAttr("exec.workspace", slot);
+      else
+        value.workspaceOf->setAttr(
+            "exec.scratch",
+            ArrayAttr::get(context,
+                           {slot, counterOf.lookup(value.workspaceOf)}));
       continue;
     }
     slotOf[value.value] =
@@ -228,19 +300,26 @@ static void planMemory(func::FuncOp main) {
   main->setAttr("exec.live_bytes_bound", b.getI64IntegerAttr(liveBytesBound));
 }
 
-LogicalResult planMemory(ModuleOp module) {
+LogicalResult planMemory(ModuleOp module, bool attentionScratch) {
   auto funcs = module.getOps<func::FuncOp>();
   if (funcs.empty())
     return module.emitError("module has no function to plan");
+  // One prefix for all plans: a plan's counters are never another plan's
+  // intermediates, so they stay zero between runs of different plans.
+  int64_t prefixBytes = 0;
+  if (attentionScratch)
+    for (func::FuncOp func : funcs)
+      prefixBytes = std::max(prefixBytes, counterPrefixBytes(func));
   for (func::FuncOp func : funcs)
-    planMemory(func);
+    planMemory(func, attentionScratch, prefixBytes);
   return success();
 }
 
 namespace {
 struct PlanMemoryPass : impl::PlanMemoryBase<PlanMemoryPass> {
+  using PlanMemoryBase::PlanMemoryBase;
   void runOnOperation() override {
-    if (failed(planMemory(getOperation())))
+    if (failed(planMemory(getOperation(), attentionScratch)))
       signalPassFailure();
   }
 };

@@ -281,6 +281,16 @@ LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   if (kernel.getLibrary())
     return emitOpError("launches library kernel @")
            << getKernel() << ": it is reached by exec.library_call";
+  if (auto scratch = getScratch()) {
+    if (kernel.getKind() != kernel::FusionKind::attention ||
+        scratch->size() != 2)
+      return emitOpError("passes scratch to @")
+             << getKernel()
+             << ": only attention kernels take scratch (partials, counters)";
+    for (Attribute slot : *scratch)
+      if (cast<SlotAttr>(slot).getKind() != BufferKind::arena)
+        return emitOpError("passes scratch outside the arena");
+  }
   return verifyKernelArgs(*this, kernel, getArgs());
 }
 

@@ -327,9 +327,15 @@ def Exec_LaunchOp : Exec_Op<"launch", [HasParent<"PlanOp">,
     value it yields, each as large as that tensor; the verifier checks them
     against the kernel. Launch dimensions are a property of the
     (static-shape) kernel and are chosen by codegen, not stored per step.
+    `scratch`, where present, follows them: arena slots the kernel uses
+    during its step (a generated attention that splits its keys across
+    blocks: its partials, then its arrival counters, which graphc-plan-memory
+    places where the arena stays zero between steps).
   }];
   let arguments = (ins FlatSymbolRefAttr:$kernel,
-                       TypedArrayAttrBase<Exec_SlotAttr, "slot array">:$args);
+                       TypedArrayAttrBase<Exec_SlotAttr, "slot array">:$args,
+                       OptionalAttr<TypedArrayAttrBase<Exec_SlotAttr,
+                                                       "slot array">>:$scratch);
   let assemblyFormat = "$kernel $args attr-dict";
 }
 

@@ -511,8 +511,14 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
   for (auto [p, plan] : enumerate(parts.plans)) {
     std::string base = "kPlan" + std::to_string(p);
     auto slotsOf = [&](Operation &step) -> ArrayAttr {
-      if (auto launch = dyn_cast<exec::LaunchOp>(step))
-        return launch.getArgs();
+      if (auto launch = dyn_cast<exec::LaunchOp>(step)) {
+        if (!launch.getScratch())
+          return launch.getArgs();
+        SmallVector<Attribute> slots(launch.getArgs().begin(),
+                                     launch.getArgs().end());
+        llvm::append_range(slots, *launch.getScratch());
+        return ArrayAttr::get(module.getContext(), slots);
+      }
       if (auto call = dyn_cast<exec::LibraryCallOp>(step)) {
         SmallVector<Attribute> slots(call.getArgs().begin(),
                                      call.getArgs().end());
@@ -559,12 +565,13 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
           block.assign(kernel.getBlock()->begin(), kernel.getBlock()->end());
           sharedBytes = *kernel.getSharedBytes();
         }
-        os << "  {" << (options.cudaTarget ? "GRAPHC_STEP_LAUNCH"
-                                           : "GRAPHC_STEP_HOST_CALL")
+        os << "  {"
+           << (options.cudaTarget ? "GRAPHC_STEP_LAUNCH"
+                                  : "GRAPHC_STEP_HOST_CALL")
            << ", " << index << ", {" << grid[0] << ", " << grid[1] << ", "
            << grid[2] << "}, {" << block[0] << ", " << block[1] << ", "
-           << block[2] << "}, " << sharedBytes << ", "
-           << launch.getArgs().size() << ", " << args << "},\n";
+           << block[2] << "}, " << sharedBytes << ", " << slotsOf(step).size()
+           << ", " << args << "},\n";
       } else if (auto call = dyn_cast<exec::LibraryCallOp>(step)) {
         os << "  {GRAPHC_STEP_LIBRARY_CALL, "
            << kernelIndex.lookup(call.getKernel())

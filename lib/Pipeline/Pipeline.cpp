@@ -721,7 +721,8 @@ llvm::Error compileModel(const CompileOptions &options,
     printModule(module, out);
     return llvm::Error::success();
   }
-  if (failed(planMemory(module)))
+  if (failed(planMemory(module,
+                        /*attentionScratch=*/options.target == Target::cuda)))
     return diagnostics.takeError("memory planning failed");
   if (failed(lowerToExec(module, "static")))
     return diagnostics.takeError("lowering to exec failed");

@@ -336,10 +336,17 @@ graphc_status CudaSession::create(const graphc_model &model, CudaDevice &device,
   session->errorArg = next;
   result = drv.memsetD8Async(session->errorRecord, 0, kErrorRecordBytes,
                              session->stream);
+  // Attention kernels that split their keys count arrivals in the arena's
+  // first bytes (graphc-plan-memory), which must start zero; they leave
+  // them zero after every run.
+  if (result == cu::kSuccess && model.maxArenaBytes)
+    result = drv.memsetD8Async(session->arena, 0, alignUp(model.maxArenaBytes),
+                               session->stream);
   if (result == cu::kSuccess)
     result = drv.streamSynchronize(session->stream);
   if (result != cu::kSuccess)
-    return session->error("cannot clear the error record", result);
+    return session->error("cannot clear the error record and the arena",
+                          result);
 
   if (graphc_status status = session->prepareLibraryKernels())
     return status;

@@ -60,12 +60,15 @@ MODELS = {
                     "buckets": [{"batch": 2, "seq": 16}, {"batch": 1, "seq": 7},
                                 {"batch": 1, "seq": 1}]},
     "rewrites": {"generator": "make_rewrites.py", "buckets": [{"batch": 3}]},
+    # seq 128: whole key tiles, so the cuda attention stages the mask
+    # [batch, 1, 1, seq] by cp.async, and splits the keys at batch 1.
     "masked_transformer": {"generator": "make_masked_transformer.py",
-                           "buckets": [{"batch": 2, "seq": 8}]},
+                           "buckets": [{"batch": 2, "seq": 8}, {"batch": 1, "seq": 128}]},
     # Two layers reading Hugging Face BERT's int64 padding mask, expanded
-    # and made a bias once (read unexpanded by both attentions).
+    # and made a bias once (read unexpanded by both attentions): at seq 128
+    # staged as a [batch, 1, seq, seq] mask, one row per query.
     "hf_masked_transformer": {"generator": "make_hf_masked_transformer.py",
-                              "buckets": [{"batch": 2, "seq": 8}]},
+                              "buckets": [{"batch": 2, "seq": 8}, {"batch": 1, "seq": 128}]},
     # seq 40: more keys than one tile of the attention kernel, rows that do
     # not fill its blocks.
     "decoder": {"generator": "make_decoder.py",
@@ -75,11 +78,18 @@ MODELS = {
     "vit_attention": {"generator": "make_vit_attention.py",
                       "buckets": [{"batch": 3, "seq": 20}, {"batch": 1, "seq": 6}]},
     # The attention templates' head sizes (32, 64, 80, 128), causal and
-    # grouped: seq 70 and 130 are not multiples of a key tile and take two
-    # and three tiles (the second buffer reused), seq 1 is one query.
+    # grouped, and cross attention to a memory of mem_seq keys: seq 70 and
+    # 130 are not multiples of a key tile and take two and three tiles (the
+    # second buffer reused), seq 1 is one query. At batch 1 the key range
+    # splits across blocks (flash-decoding): seq 1 against 600 keys (a
+    # decode step; some splits get no tile), seq 256 (causal splits, in
+    # float32 too; whole key tiles, so the band mask is staged a row per
+    # query) against 1030 keys (not multiples of a tile or split).
     "attention_heads": {"generator": "make_attention_heads.py",
-                        "buckets": [{"batch": 2, "seq": 70}, {"batch": 1, "seq": 130},
-                                    {"batch": 1, "seq": 1}]},
+                        "buckets": [{"batch": 2, "seq": 70, "mem_seq": 70},
+                                    {"batch": 1, "seq": 130, "mem_seq": 9},
+                                    {"batch": 1, "seq": 1, "mem_seq": 600},
+                                    {"batch": 1, "seq": 256, "mem_seq": 1030}]},
     # Convolutions with SiLU (cuDNN's SWISH_FWD), a depthwise one, and a
     # squeeze-and-excitation scale between them.
     "mbconv": {"generator": "make_mbconv.py", "buckets": [{"batch": 2}]},
@@ -138,11 +148,28 @@ def random_feeds(model_path, dims, seed=1):
 
 
 def compare_with_onnxruntime(model_path, so_path, dims, feeds=None, precision="fp32",
-                             io_precision="fp32"):
-    import graphc
-    import onnxruntime as ort
+                             io_precision="fp32", more_feeds=()):
+    """Runs the artifact on `feeds`, then on each of `more_feeds` in the same
+    session (on cuda a replay of its CUDA graph, which must find the state
+    the first run left, e.g. attention's split counters, reset), and
+    compares every run with onnxruntime."""
     if feeds is None:
         feeds = random_feeds(model_path, dims)
+    runs = [feeds, *more_feeds]
+    results = _run_and_compare(model_path, so_path, runs, precision, io_precision)
+    return results[0] if len(results) == 1 else \
+        "; ".join(f"run {i + 1}: {r}" for i, r in enumerate(results))
+
+
+def _run_and_compare(model_path, so_path, runs, precision, io_precision):
+    import graphc
+    with graphc.load(so_path) as model:
+        return [_compare_run(model_path, model, feeds, precision, io_precision)
+                for feeds in runs]
+
+
+def _compare_run(model_path, model, feeds, precision, io_precision):
+    import onnxruntime as ort
     reference = ort.InferenceSession(model_path, providers=["CPUExecutionProvider"])
     names = [o.name for o in reference.get_outputs()]
     # --io-precision: the artifact takes float32 inputs in that type, and
@@ -154,11 +181,10 @@ def compare_with_onnxruntime(model_path, so_path, dims, feeds=None, precision="f
     reference_feeds = {name: value.astype(np.float32) if value.dtype == np.float16 else value
                        for name, value in feeds.items()}
     expected = reference.run(None, reference_feeds)
-    with graphc.load(so_path) as model:
-        got_names = [o.name for o in model.outputs]
-        if got_names != names:
-            raise CheckFailed(f"outputs {got_names}, onnxruntime has {names}")
-        actual = [tensor.numpy() for tensor in model.run(feeds)]
+    got_names = [o.name for o in model.outputs]
+    if got_names != names:
+        raise CheckFailed(f"outputs {got_names}, onnxruntime has {names}")
+    actual = [tensor.numpy() for tensor in model.run(feeds)]
     lines = []
     for name, got, want in zip(names, actual, expected):
         if io_type is not None and want.dtype == np.float32:
@@ -233,10 +259,13 @@ def check_accuracy(args, name):
             expect_sdpa(args, so)
         # The masked encoder gets a mask that drops keys (an additive mask
         # inside attention); the others random inputs.
-        feeds = masked_feeds(model, dims["batch"], dims["seq"], seed=1) \
-            if name in ("masked_transformer", "hf_masked_transformer") else None
+        # A second run on other inputs replays the plan in the same session.
+        masked = name in ("masked_transformer", "hf_masked_transformer")
+        feeds, again = [masked_feeds(model, dims["batch"], dims["seq"], seed=seed)
+                        if masked else random_feeds(model, dims, seed=seed)
+                        for seed in (1, 2)]
         print(f"  {name} ({dims_text(dims)}, {args.target}, {args.precision}): "
-              f"{compare_with_onnxruntime(model, so, dims, feeds=feeds, precision=args.precision, io_precision=args.io_precision)}")
+              f"{compare_with_onnxruntime(model, so, dims, feeds=feeds, precision=args.precision, io_precision=args.io_precision, more_feeds=[again])}")
 
 
 def check_deterministic(args):

@@ -1,14 +1,20 @@
 """Attention at the head sizes and forms the cuda attention templates handle,
-side by side on one input x [batch, seq, 96] (dynamic dims "batch" and
-"seq"), one output per form, each the heads merged back to [batch, seq,
-heads * head_dim]:
+side by side on inputs x [batch, seq, 96] and mem [batch, mem_seq, 96]
+(dynamic dims "batch", "seq" and "mem_seq"), one output per form, each the
+heads merged back to [batch, seq, heads * head_dim]:
   y32:  3 heads of 32, no mask;
   y64:  2 heads of 64, causal (a -inf mask above the diagonal built from
         Range) with the NaN guard Where(IsNaN(p), 0, p);
   y80:  3 query heads of 80 sharing one K/V head (K and V broadcast);
-  y128: 1 head of 128, causal.
-Q, K and V are projections of x (one GEMM per form after
-graphc-merge-projections); K^T is a Transpose of the head split.
+  y128: 1 head of 128, causal;
+  b48:  2 heads of 48 with a band mask (-inf beyond 40 positions either
+        way): an additive [seq, seq] mask read per query row;
+  c64:  2 heads of 64 attending to mem (cross attention: seq queries
+        against mem_seq keys, e.g. one decode step against a long context);
+  c32:  4 query heads of 32 sharing one K/V head, attending to mem.
+Q, K and V are projections of x (K and V of mem for the cross forms; one
+GEMM per input after graphc-merge-projections); K^T is a Transpose of the
+head split.
 
     python make_attention_heads.py OUT.onnx [--external-data]
 """
@@ -45,14 +51,24 @@ def make_attention_heads(seed=0):
     causal_mask = node("Where", [future, w.const("minus_inf", np.array(-np.inf, np.float32)),
                                  w.const("zero_f", np.array(0.0, np.float32))],
                        ["causal_mask"], "causal_mask")
+    distance = node("Abs", [node("Sub", [cols, rows], ["offsets"], "offsets")],
+                    ["distance"], "distance")
+    band_mask = node("Where", [node("Greater", [distance, w.const("band", np.array(40, np.int64))],
+                                    ["far"], "far"),
+                               "minus_inf", "zero_f"], ["band_mask"], "band_mask")
 
     outputs = []
-    for name, heads, kv_heads, head_dim, causal in (("y32", 3, 3, 32, False),
-                                                      ("y64", 2, 2, 64, True),
-                                                      ("y80", 3, 1, 80, False),
-                                                      ("y128", 1, 1, 128, True)):
+    for name, heads, kv_heads, head_dim, causal, source in (
+            ("y32", 3, 3, 32, False, "x"),
+            ("y64", 2, 2, 64, True, "x"),
+            ("y80", 3, 1, 80, False, "x"),
+            ("y128", 1, 1, 128, True, "x"),
+            ("b48", 2, 2, 48, "band", "x"),
+            ("c64", 2, 2, 64, False, "mem"),
+            ("c32", 4, 1, 32, False, "mem")):
         def project(part, count):
-            y = node("MatMul", ["x", w.add(f"{name}.{part}.weight", [D_MODEL, count * head_dim])],
+            x = "x" if part == "q" else source
+            y = node("MatMul", [x, w.add(f"{name}.{part}.weight", [D_MODEL, count * head_dim])],
                      [f"{name}.{part}.mm"], f"{name}.{part}.matmul")
             y = node("Add", [y, w.add(f"{name}.{part}.bias", [count * head_dim])],
                      [f"{name}.{part}.proj"], f"{name}.{part}.add")
@@ -70,9 +86,10 @@ def make_attention_heads(seed=0):
                                               np.array(1 / math.sqrt(head_dim), np.float32))],
                       [f"{name}.scaled"], f"{name}.scale")
         if causal:
-            scores = node("Add", [scores, causal_mask], [f"{name}.masked"], f"{name}.mask")
+            mask = band_mask if causal == "band" else causal_mask
+            scores = node("Add", [scores, mask], [f"{name}.masked"], f"{name}.mask")
         probs = node("Softmax", [scores], [f"{name}.probs"], f"{name}.softmax", axis=-1)
-        if causal:
+        if causal is True:
             nan = node("IsNaN", [probs], [f"{name}.nan"], f"{name}.isnan")
             probs = node("Where", [nan, w.const(f"{name}.zero_p", np.array(0.0, np.float32)),
                                    probs], [f"{name}.guarded"], f"{name}.guard")
@@ -84,7 +101,9 @@ def make_attention_heads(seed=0):
         outputs.append(helper.make_tensor_value_info(name, TensorProto.FLOAT,
                                                      ["batch", "seq", heads * head_dim]))
 
-    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq", D_MODEL])]
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq", D_MODEL]),
+              helper.make_tensor_value_info("mem", TensorProto.FLOAT,
+                                            ["batch", "mem_seq", D_MODEL])]
     return make_model(nodes, "attention_heads", inputs, outputs, w.initializers, opset=17)
 
 

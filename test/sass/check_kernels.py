@@ -1,8 +1,8 @@
 """Judges graphc's generated CUDA kernels without a GPU, from their SASS.
 
 Compiles representative models (test/models at BERT-base, ViT-B and GPT-2
-sizes, the small CNN and ResNet, and a BERT word-embedding lookup) for
---target cuda in fp16 and fp32, keeps the build files (--keep), reads every
+sizes, a decode step, the small CNN and ResNet, and a BERT word-embedding
+lookup) for --target cuda in fp16 and fp32, keeps the build files (--keep), reads every
 cubin's SASS (cuobjdump -sass) and resources (cuobjdump -res-usage), maps
 each kernel to its template through the exec IR (--emit exec: kind, ops,
 grid, block, dynamic shared memory) and checks the properties of
@@ -58,6 +58,7 @@ def _bert_embedding():
 
 
 def _model_builders():
+    from make_attention_heads import make_attention_heads
     from make_cnn import make_cnn
     from make_decoder import make_decoder
     from make_resnet import make_resnet
@@ -78,12 +79,15 @@ def _model_builders():
         "gpt2": (lambda: make_decoder(d_model=768, heads=12, kv_heads=12, head_dim=64,
                                       ffn=3072),
                  {"batch": 1, "seq": 128}),
+        # A decode step: one query against 512 keys of context (the cross
+        # attention forms; the self forms see one key).
+        "decode": (make_attention_heads, {"batch": 1, "seq": 1, "mem_seq": 512}),
         "cnn": (make_cnn, {"batch": 1, "size": 32}),
         "resnet": (make_resnet, {"batch": 1}),
     }
 
 
-MODELS = ["bert", "bert-masked", "bert-embedding", "vit", "gpt2", "cnn", "resnet"]
+MODELS = ["bert", "bert-masked", "bert-embedding", "vit", "gpt2", "decode", "cnn", "resnet"]
 
 
 def write_model(name, path):
@@ -196,7 +200,8 @@ def template_of(kernel):
     if kind == "pointwise":
         return "pointwise"
     if kind == "attention":
-        return "attention"
+        # cuDNN SDPA's generated fallback (launched where cuDNN has no engine).
+        return "attention_fallback" if kernel["library"] else "attention"
     if kind == "conv" and kernel["library"]:
         return "conv_epilogue"
     if kind in ("conv", "matmul"):

@@ -596,8 +596,9 @@ exec.kernel @small_attention_4 attention attributes {hash = "0000000000000000", 
         "&kTile[buf ^ 1][0][0]", "gc_cp_async_wait<1>();",
         "gc_ldmatrix_x4_trans(vf, ", "gc_mma_f16(o[2 * n], pf, vf[0], vf[1]);",
         "gc_mma_bf16(s[2 * n], qFrag[kk], kf[0], kf[1]);",
-        // BERT at batch 1: 12 heads x 8 tiles of 16 rows.
-        "block < 96LL",
+        // BERT at batch 1: 12 heads x 8 tiles of 16 rows x 2 key splits
+        // of 64 (flash-decoding fills 132 SMs).
+        "block < 192LL", "const long long split = block % 2;",
         // Causal blocks stop after their last row's key tile.
         "gc_min(", "key <= row",
         // Grouped heads, 45 keys: the partial tile's keys are masked out.
@@ -605,6 +606,69 @@ exec.kernel @small_attention_4 attention attributes {hash = "0000000000000000", 
         "rowSum[r] > 0.0f ? o[n][2 * r + c] * inverse : 0.0f;"})
     EXPECT_NE(kernels.find(part), std::string::npos) << part << "\n" << kernels;
   EXPECT_EQ(kernels.find("wmma"), std::string::npos);
+  compileAndCheck(source);
+}
+
+TEST_F(CudaCodegenTest, SplitKeyAttentionVariantsCompile) {
+  // Flash-decoding: where batch x heads x query tiles leave SMs idle, the
+  // keys split across blocks, each leaving a partial in the scratch
+  // (gc_partials) and the last block of a tile (gc_counters) merging them.
+  // A decode step against 512 keys (f16, a [B, 1, 1, S] mask staged by
+  // cp.async), causal bf16 at batch 1 over 1000 keys (not a multiple of a
+  // tile or split), grouped heads in f16 with a full [B, H, Sq, Skv] mask,
+  // and the scalar template in float32 (decode and causal).
+  std::string diagnostics;
+  std::string source = emitKernels(context, R"mlir(
+exec.kernel @decode_attention_0 attention attributes {hash = "0000000000000000", onnx_nodes = ["n_att"], schedule = {}} {
+^bb0(%q: tensor<1x12x1x64xf16>, %k: tensor<1x12x512x64xf16>, %v: tensor<1x12x512x64xf16>, %m: tensor<1x1x1x512xf16>):
+  %0 = graph.attention %q, %k, %v, %m {scale = 0.125 : f64} : (tensor<1x12x1x64xf16>, tensor<1x12x512x64xf16>, tensor<1x12x512x64xf16>, tensor<1x1x1x512xf16>) -> tensor<1x12x1x64xf16>
+  kernel.yield %0 : tensor<1x12x1x64xf16>
+}
+exec.kernel @causal_attention_1 attention attributes {hash = "0000000000000000", onnx_nodes = ["n_att"], schedule = {}} {
+^bb0(%q: tensor<1x2x1000x128xbf16>, %k: tensor<1x2x1000x128xbf16>, %v: tensor<1x2x1000x128xbf16>):
+  %0 = graph.attention %q, %k, %v {scale = 0.08838834764831845 : f64, is_causal = 1 : i64} : (tensor<1x2x1000x128xbf16>, tensor<1x2x1000x128xbf16>, tensor<1x2x1000x128xbf16>) -> tensor<1x2x1000x128xbf16>
+  kernel.yield %0 : tensor<1x2x1000x128xbf16>
+}
+exec.kernel @grouped_attention_2 attention attributes {hash = "0000000000000000", onnx_nodes = ["n_att"], schedule = {}} {
+^bb0(%q: tensor<1x4x16x32xf16>, %k: tensor<1x2x256x32xf16>, %v: tensor<1x2x256x32xf16>, %m: tensor<1x4x16x256xf16>):
+  %0 = graph.attention %q, %k, %v, %m {scale = 0.17677669529663687 : f64, nan_to_zero = 1 : i64} : (tensor<1x4x16x32xf16>, tensor<1x2x256x32xf16>, tensor<1x2x256x32xf16>, tensor<1x4x16x256xf16>) -> tensor<1x4x16x32xf16>
+  kernel.yield %0 : tensor<1x4x16x32xf16>
+}
+exec.kernel @scalar_decode_3 attention attributes {hash = "0000000000000000", onnx_nodes = ["n_att"], schedule = {}} {
+^bb0(%q: tensor<1x4x1x80xf32>, %k: tensor<1x4x700x80xf32>, %v: tensor<1x4x700x80xf32>):
+  %0 = graph.attention %q, %k, %v {scale = 0.11180339887498948 : f64} : (tensor<1x4x1x80xf32>, tensor<1x4x700x80xf32>, tensor<1x4x700x80xf32>) -> tensor<1x4x1x80xf32>
+  kernel.yield %0 : tensor<1x4x1x80xf32>
+}
+exec.kernel @scalar_causal_4 attention attributes {hash = "0000000000000000", onnx_nodes = ["n_att"], schedule = {}} {
+^bb0(%q: tensor<1x1x256x64xf32>, %k: tensor<1x1x256x64xf32>, %v: tensor<1x1x256x64xf32>):
+  %0 = graph.attention %q, %k, %v {scale = 0.125 : f64, is_causal = 1 : i64} : (tensor<1x1x256x64xf32>, tensor<1x1x256x64xf32>, tensor<1x1x256x64xf32>) -> tensor<1x1x256x64xf32>
+  kernel.yield %0 : tensor<1x1x256x64xf32>
+})mlir",
+                                   diagnostics, /*lowestSm=*/80);
+  ASSERT_FALSE(source.empty()) << diagnostics;
+  std::string kernels = source.substr(cudaModulePreamble().size());
+  for (const char *part :
+       {// The scratch follows the outputs.
+        "float *__restrict__ gc_partials,\n    unsigned *__restrict__ "
+        "gc_counters",
+        // Decode: 12 heads x 8 splits of 64 keys.
+        "block < 96LL", "const long long split = block % 8;",
+        // The broadcast mask: one row per key tile, by cp.async.
+        "gc_stage_tile<__half, __half, 1, 64, 72, 0LL, 1LL, 32>"
+        "(&maskTile[buf ^ 1][0][0], in3 + maskBase + (j + 1) * 64LL",
+        "maskTile[buf][0][n * 8 + 2 * t + (i & 1)]",
+        // The full mask: the block's 16 rows, 256 apart.
+        "gc_stage_tile<__half, __half, 16, 64, 72, 256LL, 1LL, 32>"
+        "(&maskTile[0][0][0]",
+        "maskTile[buf][warp * 16 + g + 8 * (i >> 1)]",
+        // Arrival, reset and merge.
+        "__threadfence();", "atomicAdd(&gc_counters[tile], 1u) == 7u",
+        "atomicExch(&gc_counters[tile], 0u);", "if (!lastSplit) continue;",
+        "gc_ld_cg(&gc_partials[",
+        "mergedSum > 0.0f ? merged / mergedSum : 0.0f",
+        // The scalar template splits whole tiles of 32 keys.
+        "const long long keyBegin = split * "})
+    EXPECT_NE(kernels.find(part), std::string::npos) << part << "\n" << kernels;
   compileAndCheck(source);
 }
 

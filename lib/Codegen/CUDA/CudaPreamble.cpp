@@ -350,6 +350,17 @@ __device__ __forceinline__ void gc_stage_tile(TS *dst, const G *src, long long v
     }
   }
 }
+// A float another block of this grid wrote (flash-decoding's partials), read
+// past L1, which is not coherent between SMs: ld.global.cg.
+__device__ __forceinline__ float gc_ld_cg(const float *p) {
+#ifndef GRAPHC_CUDA_EMULATION
+  float v;
+  asm volatile("ld.global.cg.f32 %0, [%1];\n" : "=f"(v) : "l"(p) : "memory");
+  return v;
+#else
+  return *p;
+#endif
+}
 //===--- end of the attention section ------------------------------------===//
 
 // Wraps a possibly negative index into [0, n).

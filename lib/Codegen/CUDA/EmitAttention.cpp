@@ -9,10 +9,15 @@
 // strides (layout prologues read the head split in place), 16 bytes at a
 // time where the layout allows, and the result is stored through the
 // kernel's epilogue (a layout epilogue stores the head merge in place).
+// Where batch x heads x query tiles cannot fill the GPU, both split the
+// key range across blocks (flash-decoding): each split leaves a partial
+// (its rows' max, sum and unnormalised output) in arena scratch, and the
+// last block to finish a query tile merges them and stores the result.
 //
 //===----------------------------------------------------------------------===//
 
 #include "lib/Codegen/CUDA/EmitSupport.h"
+#include "lib/Support/AttentionSplits.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -40,6 +45,10 @@ struct Attention {
   SmallVector<int64_t> ms;
   double scale;
   bool causal, nanToZero;
+  /// Bytes per mask element, 0 without a mask.
+  int64_t maskBytes = 0;
+  /// The most key splits the scratch has room for (1: no scratch).
+  int64_t maxSplits = 1;
 };
 
 /// The offset of the mask element of (b, h, row, key).
@@ -70,17 +79,25 @@ std::string stageTile(KernelEmitter &e, StringRef array, StringRef type,
       .str();
 }
 
-/// Opens the block-uniform loop over (batch, head, row tile) and declares
-/// the bases of the block's Q, K and V.
-void openBlockLoop(KernelEmitter &e, const Attention &a, int64_t rowTiles) {
+/// Opens the block-uniform loop over (batch, head, row tile, key split)
+/// and declares the bases of the block's Q, K and V; `tile` numbers the
+/// (batch, head, row tile), `split` the key split.
+void openBlockLoop(KernelEmitter &e, const Attention &a, int64_t rowTiles,
+                   int64_t splits) {
   // Block-uniform: __syncthreads stays legal and the grid may be clamped.
   e.open("for (long long block = blockIdx.x; block < " +
-         Twine(a.batch * a.heads * rowTiles) +
+         Twine(a.batch * a.heads * rowTiles * splits) +
          "LL; block += gridDim.x) {");
-  e.line("const long long rowTile = block % " + Twine(rowTiles) + ";");
-  e.line("const long long h = (block / " + Twine(rowTiles) + ") % " +
+  if (splits > 1) {
+    e.line("const long long split = block % " + Twine(splits) + ";");
+    e.line("const long long tile = block / " + Twine(splits) + ";");
+  } else {
+    e.line("const long long tile = block;");
+  }
+  e.line("const long long rowTile = tile % " + Twine(rowTiles) + ";");
+  e.line("const long long h = (tile / " + Twine(rowTiles) + ") % " +
          Twine(a.heads) + ";");
-  e.line("const long long b = block / " + Twine(rowTiles * a.heads) + ";");
+  e.line("const long long b = tile / " + Twine(rowTiles * a.heads) + ";");
   e.line("const long long kvHead = h / " + Twine(a.group) + ";");
   e.line("const long long qBase = b * " + Twine(a.qs[0]) + "LL + h * " +
          Twine(a.qs[1]) + "LL;");
@@ -90,18 +107,113 @@ void openBlockLoop(KernelEmitter &e, const Attention &a, int64_t rowTiles) {
          Twine(a.vs[1]) + "LL;");
 }
 
-/// Shared bytes of the tensor-core template: the block's query rows and two
+/// Rows of the tensor-core template's staged mask tile (0 where the mask
+/// is read per score): a mask contiguous along the keys, with whole key
+/// tiles, is staged by cp.async like K and V, one row for the block where
+/// it broadcasts over the query rows ([B, 1, 1, Skv]: read once per key
+/// tile for every row and head of the block), else the block's rows.
+int64_t maskTileRows(const Attention &a, int64_t warps, int64_t keys) {
+  if (!a.maskBytes || a.ms[3] != 1 || a.keys % keys != 0)
+    return 0;
+  return a.ms[2] == 0 ? 1 : 16 * warps;
+}
+
+/// The staged mask tile's leading dimension: rows padded by 16 bytes.
+int64_t maskTileLd(const Attention &a, int64_t keys) {
+  return a.maskBytes ? keys + 16 / a.maskBytes : keys;
+}
+
+/// Shared bytes of the tensor-core template: the block's query rows, two
 /// buffers each of K and V tiles of `keys` keys, rows padded by 16 bytes so
-/// that ldmatrix's eight row addresses fall in distinct banks; after the
-/// key loop, the same bytes hold the block's output rows in float.
+/// that ldmatrix's eight row addresses fall in distinct banks, and two of
+/// the mask tile; after the key loop, the same bytes hold the block's
+/// output rows in float.
 int64_t mmaSharedBytes(const Attention &a, int64_t warps, int64_t keys) {
-  int64_t tiles = 2 * (16 * warps * (a.depth + 8) + 2 * keys * (a.depth + 8) +
-                       2 * keys * (a.valueDepth + 8));
+  int64_t tiles =
+      2 * (16 * warps * (a.depth + 8) + 2 * keys * (a.depth + 8) +
+           2 * keys * (a.valueDepth + 8)) +
+      2 * maskTileRows(a, warps, keys) * maskTileLd(a, keys) * a.maskBytes;
   return std::max(tiles, 4 * 16 * warps * a.valueDepth);
 }
 
-/// Blocks that fill an H100 (132 SMs); smaller GPUs are filled as well.
-constexpr int64_t kTargetBlocks = 132;
+/// The key splits of a grid of `blocks` blocks, within the scratch.
+int64_t keySplits(const Attention &a, int64_t blocks) {
+  return std::min(a.maxSplits, attentionKeySplits(blocks, a.keys));
+}
+
+/// Statements after a split's key loop, once its partial is in scratch:
+/// the block counts itself in the tile's counter, and every block but the
+/// last to arrive moves on to its next (tile, split). The last resets the
+/// counter (zero again for the next run or CUDA graph replay) and merges.
+///
+/// Ordering: each thread's partial stores are made visible device-wide by
+/// __threadfence() before the barrier after which one thread counts the
+/// block in (an atomic at device scope): a block that sees the count reach
+/// `splits` therefore finds every other split's partial in L2, and reads it
+/// past L1 (gc_ld_cg). Its own fence after the atomic keeps those reads
+/// after it. The emulator runs blocks one after another, so it cannot show
+/// a missing fence: this is reasoned, not tested.
+void emitArrival(KernelEmitter &e, int64_t splits) {
+  e.line("__threadfence();");
+  e.line("__syncthreads();");
+  e.open("if (threadIdx.x == 0) {");
+  e.line("lastSplit = atomicAdd(&gc_counters[tile], 1u) == " +
+         Twine(splits - 1) + "u;");
+  e.line("if (lastSplit) atomicExch(&gc_counters[tile], 0u);");
+  e.line("__threadfence();");
+  e.close();
+  e.line("__syncthreads();");
+  e.line("if (!lastSplit) continue;");
+}
+
+/// Offsets into the scratch: the output row of query `row` in split `s`
+/// (valueDepth floats), and its max and sum (2 floats).
+std::string partialRow(const Attention &a, StringRef s, StringRef row) {
+  return ("((" + s + ") * " + Twine(a.batch * a.heads * a.queries) +
+          "LL + (b * " + Twine(a.heads) + "LL + h) * " + Twine(a.queries) +
+          "LL + (" + row + "))")
+      .str();
+}
+std::string partialOut(const Attention &a, StringRef s, StringRef row) {
+  return "gc_partials[" + partialRow(a, s, row) + " * " +
+         std::to_string(a.valueDepth) + "LL";
+}
+std::string partialStats(const Attention &a, StringRef s, StringRef row) {
+  return "gc_partials[" +
+         std::to_string(a.maxSplits * a.batch * a.heads * a.queries *
+                        a.valueDepth) +
+         "LL + " + partialRow(a, s, row) + " * 2LL";
+}
+
+/// Declares `result` (float), element `d` of query `row`'s output merged
+/// from the partials of `splits` splits: each split's sum and output
+/// rescaled by exp(its max - the row's max), as the online softmax would
+/// have. A row with every key masked out is 0 / 0, as unsplit.
+void emitMerge(KernelEmitter &e, const Attention &a, int64_t splits,
+               StringRef row, StringRef d) {
+  const std::string minusInf = lowest("float");
+  e.line("float mergedMax = " + minusInf + ";");
+  e.line("#pragma unroll 1");
+  e.line("for (int s = 0; s < " + Twine(splits) +
+         "; ++s) mergedMax = gc_max(mergedMax, gc_ld_cg(&" +
+         partialStats(a, "s", row) + "]));");
+  e.line("float mergedSum = 0.0f, merged = 0.0f;");
+  e.line("#pragma unroll 1");
+  e.open("for (int s = 0; s < " + Twine(splits) + "; ++s) {");
+  e.line("const float splitMax = gc_ld_cg(&" + partialStats(a, "s", row) +
+         "]);");
+  e.line("const float weight = splitMax == " + minusInf +
+         " ? 0.0f : gc_exp(splitMax - mergedMax);");
+  e.line("mergedSum += weight * gc_ld_cg(&" + partialStats(a, "s", row) +
+         " + 1]);");
+  e.line("merged += weight * gc_ld_cg(&" + partialOut(a, "s", row) + " + (" +
+         d + ")]);");
+  e.close();
+  std::string value = "merged / mergedSum";
+  if (a.nanToZero)
+    value = "mergedSum > 0.0f ? " + value + " : 0.0f";
+  e.line("const float result = " + value + ";");
+}
 
 /// The tensor-core template's block: warps (16 query rows each) and keys
 /// per tile. Fewer warps per block where the grid would not fill the GPU
@@ -113,7 +225,7 @@ std::optional<std::pair<int64_t, int64_t>> mmaBlock(const Attention &a,
   auto blocks = [&](int64_t w) {
     return a.batch * a.heads * ((a.queries + 16 * w - 1) / (16 * w));
   };
-  while (warps > 1 && blocks(warps) < kTargetBlocks)
+  while (warps > 1 && blocks(warps) < kAttentionTargetBlocks)
     warps /= 2;
   // No more keys per tile than the sequence has (in products of 16).
   const int64_t keyCap = std::max<int64_t>(16, (a.keys + 15) / 16 * 16);
@@ -142,8 +254,12 @@ LogicalResult emitTensorCoreAttention(KernelEmitter &e, const Attention &a,
   const int64_t rowsPerBlock = 16 * warps, threads = 32 * warps;
   const int64_t rowTiles = (a.queries + rowsPerBlock - 1) / rowsPerBlock;
   const int64_t keyTiles = (a.keys + keysPerTile - 1) / keysPerTile;
-  e.setLaunch({std::clamp<int64_t>(a.batch * a.heads * rowTiles, 1, kMaxGrid)},
-              {threads});
+  const int64_t splits =
+      std::min(keySplits(a, a.batch * a.heads * rowTiles), keyTiles);
+  const int64_t tilesPerSplit = (keyTiles + splits - 1) / splits;
+  e.setLaunch(
+      {std::clamp<int64_t>(a.batch * a.heads * rowTiles * splits, 1, kMaxGrid)},
+      {threads});
   std::string R = std::to_string(rowsPerBlock), D = std::to_string(a.depth),
               DV = std::to_string(a.valueDepth),
               KT = std::to_string(keysPerTile), H = halfType.str();
@@ -154,7 +270,12 @@ LogicalResult emitTensorCoreAttention(KernelEmitter &e, const Attention &a,
   // One shared array: Q, K and V tiles during the key loop, the output
   // rows after it.
   const int64_t qBytes = 2 * rowsPerBlock * (a.depth + 8),
-                kBytes = 2 * 2 * keysPerTile * (a.depth + 8);
+                kBytes = 2 * 2 * keysPerTile * (a.depth + 8),
+                vBytes = 2 * 2 * keysPerTile * (a.valueDepth + 8);
+  const int64_t maskRows = maskTileRows(a, warps, keysPerTile);
+  const std::string MLD = std::to_string(maskTileLd(a, keysPerTile)),
+                    M = e.hasInput(3) ? cxxType(e.inputType(3).getElementType())
+                                      : std::string();
   e.line("__shared__ __align__(16) unsigned char tiles[" +
          Twine(mmaSharedBytes(a, warps, keysPerTile)) + "];");
   e.line(H + " (*const qTile)[" + QLD + "] = reinterpret_cast<" + H + " (*)[" +
@@ -164,12 +285,18 @@ LogicalResult emitTensorCoreAttention(KernelEmitter &e, const Attention &a,
   e.line(H + " (*const vTile)[" + KT + "][" + VLD + "] = reinterpret_cast<" +
          H + " (*)[" + KT + "][" + VLD + "]>(tiles + " +
          Twine(qBytes + kBytes) + ");");
+  if (maskRows)
+    e.line(M + " (*const maskTile)[" + Twine(maskRows) + "][" + MLD +
+           "] = reinterpret_cast<" + M + " (*)[" + Twine(maskRows) + "][" +
+           MLD + "]>(tiles + " + Twine(qBytes + kBytes + vBytes) + ");");
   e.line("float (*const oTile)[" + DV + "] = reinterpret_cast<float (*)[" + DV +
          "]>(tiles);");
+  if (splits > 1)
+    e.line("__shared__ bool lastSplit;");
   e.line("const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;");
   // Fragment coordinates: lane = 4 g + t holds rows g and g + 8.
   e.line("const int g = lane >> 2, t = lane & 3;");
-  openBlockLoop(e, a, rowTiles);
+  openBlockLoop(e, a, rowTiles, splits);
   e.line("const long long row0 = rowTile * " + R +
          ", warpRow = row0 + warp * "
          "16;");
@@ -179,7 +306,19 @@ LogicalResult emitTensorCoreAttention(KernelEmitter &e, const Attention &a,
   if (a.causal)
     tiles = "gc_min(" + tiles + ", (row0 + " + R + " + " + KT + " - 1) / " +
             KT + ")";
+  // A split computes key tiles [tileBegin, keyTiles).
+  std::string begin = "0LL";
+  if (splits > 1) {
+    begin = "tileBegin";
+    e.line("const long long tileBegin = split * " + Twine(tilesPerSplit) +
+           "LL;");
+    tiles = "gc_min(" + tiles + ", tileBegin + " +
+            std::to_string(tilesPerSplit) + "LL)";
+  }
   e.line("const long long keyTiles = " + tiles + ";");
+  if (maskRows)
+    e.line("const long long maskBase = b * " + Twine(a.ms[0]) + "LL + h * " +
+           Twine(a.ms[1]) + "LL;");
   auto stageKeys = [&](const std::string &tile, const std::string &buffer) {
     std::string first = tile + " * " + KT + "LL";
     e.line(stageTile(e, "&kTile[" + buffer + "][0][0]", H, keysPerTile, a.depth,
@@ -188,12 +327,27 @@ LogicalResult emitTensorCoreAttention(KernelEmitter &e, const Attention &a,
     e.line(stageTile(e, "&vTile[" + buffer + "][0][0]", H, keysPerTile,
                      a.valueDepth, a.valueDepth + 8, first, a.keys, 2, "vBase",
                      a.vs[2], a.vs[3], threads));
+    // The mask's rows are query rows, its columns the tile's keys.
+    if (maskRows == 1)
+      e.line(stageTile(e, "&maskTile[" + buffer + "][0][0]", M, 1, keysPerTile,
+                       maskTileLd(a, keysPerTile), "0LL", 1, 3,
+                       "maskBase + " + first, 0, 1, threads));
+    else if (maskRows)
+      e.line(stageTile(e, "&maskTile[" + buffer + "][0][0]", M, maskRows,
+                       keysPerTile, maskTileLd(a, keysPerTile), "row0",
+                       a.queries, 3, "maskBase + " + first, a.ms[2], 1,
+                       threads));
   };
   // The previous (batch, head, row tile) is done with shared memory.
   e.line("__syncthreads();");
   e.line(stageTile(e, "&qTile[0][0]", H, rowsPerBlock, a.depth, a.depth + 8,
                    "row0", a.queries, 0, "qBase", a.qs[2], a.qs[3], threads));
-  stageKeys("0", "0");
+  // A split past the last tile (or a causal row tile's last) has none.
+  if (splits > 1)
+    e.open("if (tileBegin < keyTiles) {");
+  stageKeys(begin, "0");
+  if (splits > 1)
+    e.close();
   e.line("gc_cp_async_commit();");
   e.line("float o[" + DV + " / 8][4];");
   e.line("#pragma unroll");
@@ -204,8 +358,8 @@ LogicalResult emitTensorCoreAttention(KernelEmitter &e, const Attention &a,
   e.line("unsigned qFrag[" + D + " / 16][4];");
   // Rolled: unrolled key tiles add code and registers, not speed.
   e.line("#pragma unroll 1");
-  e.open("for (long long j = 0; j < keyTiles; ++j) {");
-  e.line("const int buf = (int)(j & 1);");
+  e.open("for (long long j = " + begin + "; j < keyTiles; ++j) {");
+  e.line("const int buf = (int)((j - " + begin + ") & 1);");
   // Tile j + 1 loads into the other buffer while tile j computes.
   e.open("if (j + 1 < keyTiles) {");
   stageKeys("(j + 1)", "buf ^ 1");
@@ -214,7 +368,7 @@ LogicalResult emitTensorCoreAttention(KernelEmitter &e, const Attention &a,
   e.line("gc_cp_async_commit();");
   e.line("gc_cp_async_wait<1>();");
   e.line("__syncthreads();");
-  e.open("if (j == 0) {");
+  e.open("if (j == " + begin + ") {");
   e.line("#pragma unroll");
   e.line("for (int kk = 0; kk < " + D +
          " / 16; ++kk) gc_ldmatrix_x4(qFrag[kk], &qTile[warp * 16 + (lane & "
@@ -260,7 +414,11 @@ LogicalResult emitTensorCoreAttention(KernelEmitter &e, const Attention &a,
   e.line("const long long row = warpRow + g + 8 * (i >> 1);");
   e.line("const long long key = key0 + n * 8 + 2 * t + (i & 1);");
   std::string score = "s[n][i] * " + literal(a.scale, "float");
-  if (e.hasInput(3))
+  if (maskRows)
+    score += " + static_cast<float>(gc_ld(maskTile[buf][" +
+             std::string(maskRows == 1 ? "0" : "warp * 16 + g + 8 * (i >> 1)") +
+             "][n * 8 + 2 * t + (i & 1)]))";
+  else if (e.hasInput(3))
     score += " + static_cast<float>(" + e.load(3, maskOffset(a)) + ")";
   if (!checks.empty())
     score =
@@ -323,6 +481,43 @@ LogicalResult emitTensorCoreAttention(KernelEmitter &e, const Attention &a,
   e.line("rowSum[r] += __shfl_xor_sync(0xffffffffu, rowSum[r], 1);");
   e.line("rowSum[r] += __shfl_xor_sync(0xffffffffu, rowSum[r], 2);");
   e.close();
+  if (splits > 1) {
+    // The split's partial, straight from the accumulators: two adjacent
+    // head dims per lane and row.
+    e.line("#pragma unroll");
+    e.open("for (int r = 0; r < 2; ++r) {");
+    e.line("const long long row = warpRow + g + 8 * r;");
+    e.open("if (row < " + Twine(a.queries) + "LL) {");
+    e.line("#pragma unroll");
+    e.open("for (int n = 0; n < " + DV + " / 8; ++n) {");
+    e.line(partialOut(a, "split", "row") + " + n * 8 + 2 * t] = o[n][2 * r];");
+    e.line(partialOut(a, "split", "row") +
+           " + n * 8 + 2 * t + 1] = o[n][2 * r + 1];");
+    e.close();
+    e.open("if (t == 0) {");
+    e.line(partialStats(a, "split", "row") + "] = rowMax[r];");
+    e.line(partialStats(a, "split", "row") + " + 1] = rowSum[r];");
+    e.close();
+    e.close();
+    e.close();
+    emitArrival(e, splits);
+    e.open("for (int i = threadIdx.x; i < " +
+           Twine(rowsPerBlock * a.valueDepth) + "; i += " + Twine(threads) +
+           ") {");
+    e.line("const long long row = row0 + i / " + DV + ";");
+    e.line("const int d = i % " + DV + ";");
+    e.open("if (row < " + Twine(a.queries) + "LL) {");
+    emitMerge(e, a, splits, "row", "d");
+    if (failed(e.storeResult(("((b * " + Twine(a.heads) + "LL + h) * " +
+                              Twine(a.queries) + "LL + row) * " + DV + "LL + d")
+                                 .str(),
+                             "result")))
+      return failure();
+    e.close();
+    e.close();
+    e.close();
+    return success();
+  }
   // The output rows go through shared memory, so that the store (and the
   // layout epilogue's index arithmetic) is one rolled loop, coalesced along
   // the head dims. As in the scalar template: a row with every key masked
@@ -388,8 +583,16 @@ LogicalResult emitScalarAttention(KernelEmitter &e, const Attention &a) {
   const int64_t rowTiles = (a.queries + rowsPerBlock - 1) / rowsPerBlock;
   const int64_t threads = rowsPerBlock * 32;
   const int64_t accumulators = std::max<int64_t>(1, (a.valueDepth + 31) / 32);
-  e.setLaunch({std::clamp<int64_t>(a.batch * a.heads * rowTiles, 1, kMaxGrid)},
-              {threads});
+  // Key splits (their partials are float: double keeps one).
+  const int64_t keyTiles = (a.keys + tile - 1) / tile;
+  const int64_t splits =
+      t == "double"
+          ? 1
+          : std::min(keySplits(a, a.batch * a.heads * rowTiles), keyTiles);
+  const int64_t keysPerSplit = (keyTiles + splits - 1) / splits * tile;
+  e.setLaunch(
+      {std::clamp<int64_t>(a.batch * a.heads * rowTiles * splits, 1, kMaxGrid)},
+      {threads});
   std::string T = std::to_string(tile), D = std::to_string(a.depth),
               DV = std::to_string(a.valueDepth),
               R = std::to_string(rowsPerBlock);
@@ -399,7 +602,9 @@ LogicalResult emitScalarAttention(KernelEmitter &e, const Attention &a) {
   e.line("__shared__ __align__(16) " + t + " kTile[" + T + "][" + D + " + 1];");
   e.line("__shared__ __align__(16) " + t + " vTile[" + T + "][" + DV + "];");
   e.line("const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;");
-  openBlockLoop(e, a, rowTiles);
+  if (splits > 1)
+    e.line("__shared__ bool lastSplit;");
+  openBlockLoop(e, a, rowTiles, splits);
   e.line("const long long row = rowTile * " + R + " + warp;");
   e.line("const bool rowValid = row < " + Twine(a.queries) + ";");
   // The block's query rows.
@@ -416,7 +621,16 @@ LogicalResult emitScalarAttention(KernelEmitter &e, const Attention &a) {
   std::string keyEnd = Twine(a.keys).str() + "LL";
   if (a.causal)
     keyEnd = "gc_min(" + keyEnd + ", rowTile * " + R + " + " + R + ")";
-  e.open("for (long long key0 = 0; key0 < " + keyEnd + "; key0 += " + T +
+  // A split computes keys [keyBegin, keyEnd), whole tiles of them.
+  std::string keyBegin = "0LL";
+  if (splits > 1) {
+    keyBegin = "keyBegin";
+    e.line("const long long keyBegin = split * " + Twine(keysPerSplit) + "LL;");
+    keyEnd = "gc_min(" + keyEnd + ", keyBegin + " +
+             std::to_string(keysPerSplit) + "LL)";
+  }
+  e.line("const long long keyEnd = " + keyEnd + ";");
+  e.open("for (long long key0 = " + keyBegin + "; key0 < keyEnd; key0 += " + T +
          ") {");
   e.line("__syncthreads();");
   e.line(stageTile(e, "&kTile[0][0]", t, tile, a.depth, a.depth + 1, "key0",
@@ -468,6 +682,38 @@ LogicalResult emitScalarAttention(KernelEmitter &e, const Attention &a) {
   e.close();
   e.close();
   e.close();
+  if (splits > 1) {
+    // The split's partial: each lane its head dims, lane 0 the max and sum.
+    e.open("if (rowValid) {");
+    e.open("for (int r = 0; r < " + Twine(accumulators) + "; ++r) {");
+    e.line("const int d = lane + 32 * r;");
+    e.line("if (d < " + DV + ") " + partialOut(a, "split", "row") +
+           " + d] = static_cast<float>(acc[r]);");
+    e.close();
+    e.open("if (lane == 0) {");
+    e.line(partialStats(a, "split", "row") +
+           "] = static_cast<float>(runningMax);");
+    e.line(partialStats(a, "split", "row") +
+           " + 1] = static_cast<float>(runningSum);");
+    e.close();
+    e.close();
+    emitArrival(e, splits);
+    e.open("if (rowValid) {");
+    e.open("for (int r = 0; r < " + Twine(accumulators) + "; ++r) {");
+    e.line("const int d = lane + 32 * r;");
+    e.open("if (d < " + DV + ") {");
+    emitMerge(e, a, splits, "row", "d");
+    if (failed(e.storeResult(("((b * " + Twine(a.heads) + "LL + h) * " +
+                              Twine(a.queries) + "LL + row) * " + DV + "LL + d")
+                                 .str(),
+                             "result")))
+      return failure();
+    e.close();
+    e.close();
+    e.close();
+    e.close();
+    return success();
+  }
   // A row with every key masked out sums to 0 (0 / 0 = NaN, as the
   // softmax gives); NaN scores make the sum NaN. Under nan_to_zero both
   // rows' probabilities count as 0, so the row is 0.
@@ -529,6 +775,18 @@ LogicalResult emitAttention(KernelEmitter &e) {
       return e.fail("the mask has more than 4 dims");
     for (auto [j, dim] : llvm::enumerate(mask))
       a.ms[offset + j] = dim == 1 ? 0 : strides[j];
+    a.maskBytes =
+        std::max<int64_t>(1, e.inputType(3).getElementTypeBitWidth() / 8);
+  }
+  // The scratch graphc-plan-memory gives an attention that may split its
+  // keys: partials, then arrival counters (exec.launch's scratch). A
+  // library call's fallback has none: it keeps one block per query tile.
+  a.maxSplits = e.isLibraryFallback()
+                    ? 1
+                    : attentionMaxKeySplits(batch, heads, queries, keys);
+  if (a.maxSplits > 1) {
+    e.addScratchParameter("float *__restrict__ gc_partials");
+    e.addScratchParameter("unsigned *__restrict__ gc_counters");
   }
   // mma.sync m16n8k16 takes f16 from sm_75 (as two m16n8k8 there) and bf16
   // from sm_80 on (ldmatrix from sm_75), in products of 16: head sizes that

@@ -645,6 +645,10 @@ FailureOr<CudaKernel> KernelEmitter::finish() {
           << out(result.getResultNumber());
     }
   }
+  for (const std::string &parameter : scratchParameters) {
+    separator();
+    src << parameter;
+  }
   if (reportsErrors) {
     separator();
     src << "unsigned long long *gc_error";

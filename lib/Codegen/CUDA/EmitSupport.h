@@ -137,6 +137,11 @@ public:
                 int64_t blockSize = kDefaultBlockSize);
 
   mlir::Operation *getOp() const { return op; }
+  /// Whether the kernel is a library call's fallback (cuDNN SDPA's): the
+  /// runtime launches it with the call's inputs and outputs only.
+  bool isLibraryFallback() const {
+    return kernel && exec::KernelOp(kernel).getLibrary();
+  }
   /// Threads per block the schedule asks for.
   int64_t getBlockSize() const { return blockSize; }
   /// The schedule's `elements_per_thread`: grid-stride loops launch this
@@ -251,6 +256,12 @@ public:
   /// A statement reporting `value`, outside [low, high), to the runtime.
   std::string report(llvm::StringRef value, int64_t low, int64_t high,
                      Reported what);
+  /// Adds kernel parameter `declaration` ("float *__restrict__ name")
+  /// after the outputs: arena scratch the step passes (exec.launch's
+  /// `scratch`, in this order).
+  void addScratchParameter(const llvm::Twine &declaration) {
+    scratchParameters.push_back(declaration.str());
+  }
   /// The constant integer contents of input `slot`, if it has some.
   std::optional<llvm::SmallVector<int64_t>> constantInts(unsigned slot) const;
   std::optional<llvm::SmallVector<double>> constantFloats(unsigned slot) const;
@@ -369,6 +380,8 @@ private:
   /// Whether the kernel checks run-time values and so takes the error
   /// record and launch site parameters.
   bool reportsErrors = false;
+  /// Parameters after the outputs (addScratchParameter).
+  llvm::SmallVector<std::string> scratchParameters;
 };
 
 /// codegen::pointwiseExpr, failing with failOp's diagnostic at `op`.

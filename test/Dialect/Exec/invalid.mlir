@@ -26,6 +26,31 @@ exec.plan @static attributes {arena_bytes = 0 : i64, input_types = [], intermedi
 
 // -----
 
+// Scratch (flash-decoding's partials and counters) is for attention only.
+exec.kernel @relu_scratch pointwise attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}} {
+^bb0(%a: tensor<4xf32>):
+  %0 = graph.relu %a : (tensor<4xf32>) -> tensor<4xf32>
+  kernel.yield %0 : tensor<4xf32>
+}
+exec.plan @static attributes {arena_bytes = 512 : i64, input_types = [], intermediate_bytes = 0 : i64, output_types = []} {
+  // expected-error @+1 {{passes scratch to @relu_scratch: only attention kernels take scratch (partials, counters)}}
+  exec.launch @relu_scratch [#exec.slot<input, 0, 0, 16>, #exec.slot<output, 0, 0, 16>] {scratch = [#exec.slot<arena, 0, 256, 64>, #exec.slot<arena, 0, 0, 4>]}
+}
+
+// -----
+
+exec.kernel @attention_scratch attention attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}} {
+^bb0(%q: tensor<1x1x1x16xf32>, %k: tensor<1x1x256x16xf32>, %v: tensor<1x1x256x16xf32>):
+  %0 = graph.attention %q, %k, %v : (tensor<1x1x1x16xf32>, tensor<1x1x256x16xf32>, tensor<1x1x256x16xf32>) -> tensor<1x1x1x16xf32>
+  kernel.yield %0 : tensor<1x1x1x16xf32>
+}
+exec.plan @static attributes {arena_bytes = 512 : i64, input_types = [], intermediate_bytes = 0 : i64, output_types = []} {
+  // expected-error @+1 {{passes scratch outside the arena}}
+  exec.launch @attention_scratch [#exec.slot<input, 0, 0, 64>, #exec.slot<input, 1, 0, 16384>, #exec.slot<input, 2, 0, 16384>, #exec.slot<output, 0, 0, 64>] {scratch = [#exec.slot<output, 0, 0, 64>, #exec.slot<arena, 0, 0, 4>]}
+}
+
+// -----
+
 exec.kernel @relu pointwise attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}} {
 ^bb0(%a: tensor<4xf32>):
   %0 = graph.relu %a : (tensor<4xf32>) -> tensor<4xf32>

@@ -458,6 +458,9 @@ template <typename T> inline T atomicMin(T *address, T value) {
   *address = value < old ? value : old;
   return old;
 }
+// Blocks run one after another and see each other's writes in order, so a
+// fence has nothing to order here (the emulator cannot show a missing one).
+inline void __threadfence() {}
 
 //===----------------------------------------------------------------------===//
 // Tensor cores: nvcuda::wmma (mma.h)
