@@ -47,7 +47,7 @@ def model_cases(args, work_dir):
     for name, spec in models.MODELS.items():
         onnx_path = models.generate(name, work_dir)
         for dims in spec["buckets"]:
-            yield name, onnx_path, dims, models.random_feeds(onnx_path, dims)
+            yield name, onnx_path, dims, models.model_feeds(name, onnx_path, dims)
 
 
 def gpu_arch():

@@ -32,7 +32,7 @@ def main():
         output_names = [o.name for o in session.get_outputs()]
         for dims in spec["buckets"]:
             tag = f"{name}_{'_'.join(f'{k}{v}' for k, v in dims.items())}"
-            feeds = e2e.random_feeds(onnx_path, dims)
+            feeds = e2e.model_feeds(name, onnx_path, dims)
             outputs = session.run(None, feeds)
             entry = {"name": name, "tag": tag, "onnx": os.path.basename(onnx_path),
                      "dims": dims, "inputs": {}, "outputs": []}

@@ -147,6 +147,15 @@ def random_feeds(model_path, dims, seed=1):
     return feeds
 
 
+def model_feeds(name, model_path, dims, seed=1):
+    """The inputs a model test runs: for the masked encoders a mask that drops
+    keys (an additive mask inside attention), of the model's mask type; for
+    the others random float32 inputs."""
+    if name in ("masked_transformer", "hf_masked_transformer"):
+        return masked_feeds(model_path, dims["batch"], dims["seq"], seed=seed)
+    return random_feeds(model_path, dims, seed=seed)
+
+
 def compare_with_onnxruntime(model_path, so_path, dims, feeds=None, precision="fp32",
                              io_precision="fp32", more_feeds=()):
     """Runs the artifact on `feeds`, then on each of `more_feeds` in the same
@@ -257,13 +266,8 @@ def check_accuracy(args, name):
             expect_narrow_kernels(args, so)
         if args.expect_sdpa:
             expect_sdpa(args, so)
-        # The masked encoder gets a mask that drops keys (an additive mask
-        # inside attention); the others random inputs.
         # A second run on other inputs replays the plan in the same session.
-        masked = name in ("masked_transformer", "hf_masked_transformer")
-        feeds, again = [masked_feeds(model, dims["batch"], dims["seq"], seed=seed)
-                        if masked else random_feeds(model, dims, seed=seed)
-                        for seed in (1, 2)]
+        feeds, again = [model_feeds(name, model, dims, seed=seed) for seed in (1, 2)]
         print(f"  {name} ({dims_text(dims)}, {args.target}, {args.precision}): "
               f"{compare_with_onnxruntime(model, so, dims, feeds=feeds, precision=args.precision, io_precision=args.io_precision, more_feeds=[again])}")
 
