@@ -18,7 +18,9 @@ events, queued behind a spin kernel so that the host's launch rate does not
 bound it; the median over --repeats such groups, per run. The references run
 the same way: torch's layer_norm, softmax, gelu, add, embedding, mean;
 scaled_dot_product_attention with each backend torch has here (flash,
-cuDNN, efficient) for attention; torch.matmul (cuBLAS) for GEMMs, and
+cuDNN, efficient) for attention, against both of graphc's (its generated
+flash attention, and the cuDNN SDPA call it compiles by default);
+torch.matmul (cuBLAS) for GEMMs, and
 graphc's GEMM twice: cuBLASLt's heuristic rank 0 (graphc's default) and
 after `graphc tune` timed the top algorithms on this GPU.
 
@@ -450,7 +452,11 @@ def measure_case(args, name, batch, work, arch, peaks, deadline):
     so_path = onnx_path[:-5] + ".so"
     row = {"case": name, "template": template, "batch": batch, "bytes": spec["bytes"],
            "flops": spec["flops"], "systems": {}}
-    row["compile_s"] = round(compile_case(args.graphc, onnx_path, so_path, arch), 2)
+    # Attention is a cuDNN SDPA call by default: the generated kernel (its
+    # fallback) is what --libraries without cudnn-sdpa compiles.
+    generated = ["--libraries", "cublaslt,cudnn"] if template == "attention" else []
+    row["compile_s"] = round(
+        compile_case(args.graphc, onnx_path, so_path, arch, extra=generated), 2)
     row["kernels"] = kernels_of(args.graphc, so_path)
     # The case measures one kernel of its template, or it measures nothing.
     made = [f"library:{k['library']}" if k["library"] else k["kind"] for k in row["kernels"]]
@@ -472,6 +478,15 @@ def measure_case(args, name, batch, work, arch, peaks, deadline):
         split = onnx_path[:-5] + "-cublaslt.so"
         compile_case(args.graphc, onnx_path, split, arch, extra=["--libraries", "cublaslt"])
         builds = {"graphc(cuDNN conv+GELU)": so_path, "graphc(cuBLASLt+GELU kernel)": split}
+    if template == "attention":
+        sdpa = onnx_path[:-5] + "-sdpa.so"
+        compile_case(args.graphc, onnx_path, sdpa, arch)
+        made = [f"library:{k['library']}" if k["library"] else k["kind"]
+                for k in kernels_of(args.graphc, sdpa)]
+        if made != ["library:cudnn"]:
+            raise RuntimeError(f"graphc made {made} of the {name} case by default, "
+                               "not one cuDNN SDPA call")
+        builds = {"graphc(generated)": so_path, "graphc(cuDNN SDPA)": sdpa}
     if args.dry_run:
         row["systems"] = {label: {"status": "compiled (dry run)"} for label in builds}
         return row

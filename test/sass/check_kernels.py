@@ -229,6 +229,12 @@ def work_units(kernel, unit):
             # A reduction: one row per output element.
             rows = math.prod(max(d, 1) for d in kernel["yield"][0][0]) if kernel["yield"] else 1
         return min(rows, math.ceil(total * size / unit[1]))
+    if unit[0] == "output_rows":
+        # A gather: a row of the output (its last axis) per warp.
+        dims, size = kernel["yield"][0] if kernel["yield"] else ([1], 1)
+        total = math.prod(max(d, 1) for d in dims)
+        rows = total // max(dims[-1], 1) if dims else 1
+        return min(rows, math.ceil(total * size / unit[1]))
     if unit[0] == "attention" and kernel["attention"]:
         q, k, _ = kernel["attention"]
         return q[0] * q[1] * math.ceil(q[2] / unit[1]) * math.ceil(k[2] / unit[2])

@@ -46,11 +46,14 @@ SMS = 132
 #                       fewer than N bytes of input per block
 #   ("reductions", N)   the same for a reduction over any axes: a row per
 #                       output element
+#   ("output_rows", N)  the rows (last axis) of the output, as gathers copy
+#                       them
 #   ("attention", q, k) batch x heads x query tiles of q rows x key blocks of
 #                       k keys: the smallest mma.sync tile (16 rows) and a
 #                       flash-decoding key split of 64 keys
 BYTE_UNIT = ("bytes", 2048)
 ROW_UNIT = ("rows", 2048)
+OUTPUT_ROW_UNIT = ("output_rows", 2048)
 REDUCTION_UNIT = ("reductions", 2048)
 ATTENTION_UNIT = ("attention", 16, 64)
 
@@ -77,10 +80,13 @@ _ELEMENTWISE = {
 }
 
 _ROWS = {
-    "vector_load_share": prop(0.8, False,
+    "vector_load_share": prop(0.8, True,
                               "one-pass rows in registers with 16-byte loads (issue 31 "
-                              "item 2); pending the vectorised row templates"),
-    "max_registers": prop(64, True, "1024 resident threads per SM (65536 registers)"),
+                              "item 2)"),
+    "max_registers": prop(128, True,
+                          "the row lives in registers (up to 32 elements a lane, "
+                          "float32 for BERT's 768); 128 still keeps 16 rows' loads "
+                          "in flight per SM"),
     "max_shared_bytes": prop(48 * 1024, True,
                              "warp partial sums only; no opt-in to large shared memory"),
     "no_spills": prop(True, True, "a spill is a local-memory round trip per use"),
@@ -94,12 +100,17 @@ TEMPLATES = {
     "rms_normalization": _ROWS,
     "softmax": _ROWS,
     "log_softmax": _ROWS,
-    "reduce": dict(_ROWS, fills_gpu=prop(
+    "reduce": dict(_ROWS, vector_load_share=prop(
+        0.8, False, "reductions over any axes still load one element a thread; "
+                    "pending their vectorised template"), fills_gpu=prop(
         REDUCTION_UNIT, True, "a block per output element (rows are not split), at least "
                               "2 KiB of input each, up to 132")),
     # Pooling windows: elementwise over the output.
     "pool": _ELEMENTWISE,
-    "gather": _ELEMENTWISE,
+    # A warp copies each gathered row whole (one index load per row).
+    "gather": dict(_ELEMENTWISE, fills_gpu=prop(
+        OUTPUT_ROW_UNIT, True,
+        "a warp per gathered row (rows are not split), up to 132 blocks")),
     "layout": dict(_ELEMENTWISE, vector_load_share=prop(
         0.5, False, "transposes read whole 16-byte rows where the inner dim allows; "
                     "pending the vectorised templates")),

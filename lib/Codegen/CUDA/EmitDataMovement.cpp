@@ -328,9 +328,14 @@ LogicalResult emitGather(KernelEmitter &e) {
   if (vec > 1 && run / vec >= 8) {
     int64_t indices = numElements(indShape);
     int64_t rows = numElements(dataShape.take_front(*axis)) * indices;
+    // Fewer rows per block where that many would leave SMs idle.
     int64_t warps = e.getBlockSize() / 32;
-    int64_t blocks =
-        std::clamp<int64_t>((rows + warps - 1) / warps, 1, kMaxGrid);
+    auto blocksOf = [&](int64_t w) {
+      return std::clamp<int64_t>((rows + w - 1) / w, 1, kMaxGrid);
+    };
+    while (warps > 1 && blocksOf(warps) < kFillBlocks)
+      warps /= 2;
+    int64_t blocks = blocksOf(warps);
     std::string type = cxxType(e.resultType().getElementType());
     std::string access = "<" + type + ", " + std::to_string(vec) + ">";
     e.setLaunch({blocks}, {32 * warps});

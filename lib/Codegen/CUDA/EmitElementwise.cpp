@@ -240,7 +240,7 @@ LogicalResult emitPointwiseFusion(KernelEmitter &e, exec::KernelOp kernel) {
 
   SmallVector<std::string> perElement;
   if (vec > 1) {
-    e.openLinearLoop(numElements(outShape) / vec, "iv");
+    e.openLinearLoop(numElements(outShape) / vec, "iv", /*fillGpu=*/true);
     e.line("const long long i = iv * " + Twine(vec) + "LL;");
     SmallVector<VectorRead> reads;
     for (auto [k, load] : llvm::enumerate(loads)) {

@@ -338,11 +338,18 @@ void KernelEmitter::setLaunch(ArrayRef<int64_t> gridDims,
   }
 }
 
-void KernelEmitter::openLinearLoop(int64_t n, StringRef var) {
-  int64_t perBlock = blockSize * elementsPerThread;
-  int64_t blocks =
-      std::clamp<int64_t>((n + perBlock - 1) / perBlock, 1, kMaxGrid);
-  setLaunch({blocks}, {blockSize});
+void KernelEmitter::openLinearLoop(int64_t n, StringRef var, bool fillGpu) {
+  auto blocksOf = [&](int64_t threads) {
+    int64_t perBlock = threads * elementsPerThread;
+    return std::clamp<int64_t>((n + perBlock - 1) / perBlock, 1, kMaxGrid);
+  };
+  // The loop reads blockDim, so the block may shrink freely.
+  int64_t threads = blockSize;
+  while (fillGpu && threads % 64 == 0 && threads > 64 &&
+         blocksOf(threads) < kFillBlocks)
+    threads /= 2;
+  int64_t blocks = blocksOf(threads);
+  setLaunch({blocks}, {threads});
   open("for (long long " + var + " = (long long)blockIdx.x * blockDim.x + " +
        "threadIdx.x; " + var + " < " + Twine(n) + "LL; " + var +
        " += (long long)gridDim.x * blockDim.x) {");

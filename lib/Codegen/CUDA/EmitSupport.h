@@ -34,6 +34,9 @@ namespace graphc::codegen::cuda {
 inline constexpr int64_t kDefaultBlockSize = 256;
 /// Upper bound of grid.x for grid-stride loops.
 inline constexpr int64_t kMaxGrid = 65535;
+/// Blocks that give every SM of a large GPU (an H100 has 132) work: small
+/// kernels shrink their blocks before they launch fewer.
+inline constexpr int64_t kFillBlocks = 132;
 
 // The target-neutral scalar helpers (ScalarExpr.h) by their plain names.
 using codegen::broadcastStrides;
@@ -286,8 +289,11 @@ public:
               llvm::ArrayRef<int64_t> dims);
 
   // Launch shapes.
-  /// A grid-stride loop of `i` over [0, n) with blockSize threads.
-  void openLinearLoop(int64_t n, llvm::StringRef var = "i");
+  /// A grid-stride loop of `i` over [0, n) with blockSize threads; with
+  /// `fillGpu`, fewer threads per block (down to 64) where that many would
+  /// leave SMs of a large GPU idle (kFillBlocks).
+  void openLinearLoop(int64_t n, llvm::StringRef var = "i",
+                      bool fillGpu = false);
   /// A loop of `row` over [0, rows): one block per row, with threads suited
   /// to rows of `length` elements (a multiple of the warp size), or, with
   /// rows_per_block > 1 and `warpRows` (the template combines a row with
