@@ -130,6 +130,9 @@ FailureOr<CudaKernel> emitCudaKernel(exec::KernelOp kernel, int lowestSm) {
            << rowsPerBlock
            << " is neither 1 nor a power of two in [2, 32] with block_size "
               "32 times it";
+  // A tuned launch is kept as measured (see setHeuristicLaunch).
+  auto source = kernel.getSchedule().getAs<StringAttr>("source");
+  bool heuristicLaunch = !source || source.getValue() == "heuristic";
   Block &body = kernel.getBody().front();
   Operation *yield = body.getTerminator();
 
@@ -145,6 +148,7 @@ FailureOr<CudaKernel> emitCudaKernel(exec::KernelOp kernel, int lowestSm) {
     cuda::KernelEmitter emitter(kernel, root, blockSize);
     emitter.setElementsPerThread(elementsPerThread);
     emitter.setTileSize(tile);
+    emitter.setHeuristicLaunch(heuristicLaunch);
     if (failed(cuda::emitPointwiseFusion(emitter, kernel)))
       return failure();
     return emitter.finish();
@@ -224,6 +228,7 @@ FailureOr<CudaKernel> emitCudaKernel(exec::KernelOp kernel, int lowestSm) {
   emitter.setTileSize(tile);
   emitter.setRowsPerBlock(rowsPerBlock);
   emitter.setLowestSm(lowestSm);
+  emitter.setHeuristicLaunch(heuristicLaunch);
   if (kernel.getConv()) {
     if (!isa<graph::ConvOp>(op))
       return kernel.emitOpError("is a cudnn kernel without a graph.conv");

@@ -78,8 +78,8 @@ Expected<CudaImage> compileCudaEmulationModule(StringRef source,
     module += "  GRAPHC_EMU_KERNEL(" + kernel + "),\n";
   module += "  {nullptr, nullptr, 0, nullptr}};\n";
 
-  // The module includes cuda_fp16.h and cuda_bf16.h (and mma.h for tensor
-  // cores); the emulation header, force-included, provides what they would.
+  // The module includes cuda_fp16.h and cuda_bf16.h; the emulation header,
+  // force-included, provides what they would.
   static const char kStandIn[] =
       "// graphc CUDA emulation: graphc_cuda_emulation.h provides this.\n";
   if (Error e = writeText(inWork("graphc_cuda_emulation.h"),
@@ -87,7 +87,7 @@ Expected<CudaImage> compileCudaEmulationModule(StringRef source,
     return std::move(e);
   if (Error e = writeText(inWork("graphc_cuda_scalar.h"), cudaScalarHeader()))
     return std::move(e);
-  for (const char *name : {"cuda_fp16.h", "cuda_bf16.h", "mma.h"})
+  for (const char *name : {"cuda_fp16.h", "cuda_bf16.h"})
     if (Error e = writeText(inWork(name), kStandIn))
       return std::move(e);
   if (Error e = writeText(inWork("module.cu.cpp"), module))

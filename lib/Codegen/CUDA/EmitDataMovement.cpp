@@ -333,7 +333,7 @@ LogicalResult emitGather(KernelEmitter &e) {
     auto blocksOf = [&](int64_t w) {
       return std::clamp<int64_t>((rows + w - 1) / w, 1, kMaxGrid);
     };
-    while (warps > 1 && blocksOf(warps) < kFillBlocks)
+    while (e.isHeuristicLaunch() && warps > 1 && blocksOf(warps) < kFillBlocks)
       warps /= 2;
     int64_t blocks = blocksOf(warps);
     std::string type = cxxType(e.resultType().getElementType());

@@ -345,7 +345,7 @@ void KernelEmitter::openLinearLoop(int64_t n, StringRef var, bool fillGpu) {
   };
   // The loop reads blockDim, so the block may shrink freely.
   int64_t threads = blockSize;
-  while (fillGpu && threads % 64 == 0 && threads > 64 &&
+  while (fillGpu && heuristicLaunch && threads % 64 == 0 && threads > 64 &&
          blocksOf(threads) < kFillBlocks)
     threads /= 2;
   int64_t blocks = blocksOf(threads);
@@ -600,7 +600,6 @@ FailureOr<CudaKernel> KernelEmitter::finish() {
   }
   std::string source;
   llvm::raw_string_ostream src(source);
-  src << includes;
   if (kernel) {
     src << describeKernel(kernel);
   } else {

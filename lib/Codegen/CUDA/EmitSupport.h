@@ -164,11 +164,12 @@ public:
   /// The oldest SM the kernel is compiled for (kAnySm: the emulator, which
   /// has every feature): templates use tensor cores where it has them.
   void setLowestSm(int sm) { lowestSm = sm; }
+  /// Whether the launch is the heuristic's (the schedule's `source`): only
+  /// then may a template shrink the block to fill the GPU; a tuned block
+  /// size is kept as measured.
+  void setHeuristicLaunch(bool heuristic) { heuristicLaunch = heuristic; }
+  bool isHeuristicLaunch() const { return heuristicLaunch; }
   int getLowestSm() const { return lowestSm; }
-  /// Makes the kernel's source include `header` (e.g. "mma.h") first.
-  void include(llvm::StringRef header) {
-    includes += ("#include <" + header + ">\n").str();
-  }
   llvm::StringRef getMnemonic() const { return mnemonic; }
 
   /// Emits "cannot emit a cuda kernel for graph.<op>: <reason>" at the op.
@@ -290,8 +291,8 @@ public:
 
   // Launch shapes.
   /// A grid-stride loop of `i` over [0, n) with blockSize threads; with
-  /// `fillGpu`, fewer threads per block (down to 64) where that many would
-  /// leave SMs of a large GPU idle (kFillBlocks).
+  /// `fillGpu` and a heuristic launch, fewer threads per block (down to 64)
+  /// where that many would leave SMs of a large GPU idle (kFillBlocks).
   void openLinearLoop(int64_t n, llvm::StringRef var = "i",
                       bool fillGpu = false);
   /// A loop of `row` over [0, rows): one block per row, with threads suited
@@ -363,7 +364,7 @@ private:
   /// Whether the open row loop gives each row one warp.
   bool warpPerRow = false;
   int lowestSm = 0;
-  std::string includes;
+  bool heuristicLaunch = true;
   std::string mnemonic;
   llvm::SmallVector<mlir::Value> slots;
   std::string body;
