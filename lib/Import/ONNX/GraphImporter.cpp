@@ -88,6 +88,10 @@ private:
   llvm::Error importNode(OpBuilder &builder, onnx::NodeProto &node,
                          size_t index);
   llvm::Error importOutputs(OpBuilder &builder, func::FuncOp function);
+  /// Records on each op this node's import created and whose results are
+  /// node outputs which ONNX tensor each result holds (withTensorNames).
+  void recordTensorNames(const onnx::NodeProto &node, Location nodeLoc,
+                         llvm::ArrayRef<Value> results);
 
   /// "node 'name' (OpType): " for error messages.
   static std::string nodePrefix(const onnx::NodeProto &node,
@@ -255,6 +259,7 @@ llvm::Error GraphImporter::importNode(OpBuilder &builder, onnx::NodeProto &node,
     return makeError(nodePrefix(node, name) +
                      diagnostics.take("result types do not infer"));
 
+  recordTensorNames(node, nodeBuilder.getLoc(), *results);
   for (auto [position, output] : llvm::enumerate(node.output())) {
     if (output.empty())
       continue;
@@ -270,6 +275,31 @@ llvm::Error GraphImporter::importNode(OpBuilder &builder, onnx::NodeProto &node,
           llvm::Twine(results->size()) + " output(s) of " + node.op_type());
   }
   return llvm::Error::success();
+}
+
+void GraphImporter::recordTensorNames(const onnx::NodeProto &node,
+                                      Location nodeLoc,
+                                      llvm::ArrayRef<Value> results) {
+  auto named = cast<NameLoc>(nodeLoc);
+  llvm::SmallDenseMap<Operation *, llvm::SmallVector<StringAttr>> names;
+  for (auto [position, value] : llvm::enumerate(results)) {
+    if (position >= static_cast<size_t>(node.output_size()) ||
+        node.output(position).empty() || !value)
+      continue;
+    // An output that is an earlier value (an Identity passes its input on)
+    // keeps the name its own producer gave it.
+    Operation *op = value.getDefiningOp();
+    if (!op || op->getLoc() != nodeLoc)
+      continue;
+    auto &opNames = names[op];
+    if (opNames.empty())
+      opNames.assign(op->getNumResults(), StringAttr::get(&context, ""));
+    unsigned result = cast<OpResult>(value).getResultNumber();
+    if (opNames[result].getValue().empty())
+      opNames[result] = StringAttr::get(&context, node.output(position));
+  }
+  for (auto &[op, opNames] : names)
+    op->setLoc(graph::withTensorNames(named, opNames));
 }
 
 llvm::Error GraphImporter::importOutputs(OpBuilder &builder,
@@ -351,8 +381,8 @@ llvm::Expected<OwningOpRef<ModuleOp>> GraphImporter::run() {
 
   builder.setInsertionPointToStart(entry);
   for (onnx::TensorProto &tensor : *graph.mutable_initializer()) {
-    Location loc =
-        NameLoc::get(StringAttr::get(&context, tensor.name()), fileLoc);
+    StringAttr name = StringAttr::get(&context, tensor.name());
+    Location loc = graph::withTensorNames(NameLoc::get(name, fileLoc), name);
     llvm::Expected<ElementsAttr> value =
         importTensor(&context, tensor, baseDir,
                      "initializer '" + tensor.name() + "'", options);

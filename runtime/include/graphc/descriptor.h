@@ -1,4 +1,4 @@
-/*===- descriptor.h - the model artifact's descriptor (ABI v13) ------------===*
+/*===- descriptor.h - the model artifact's descriptor (ABI v14) ------------===*
  *
  * A graphc model .so exports one symbol, `graphc_model_descriptor_v1`, a
  * function returning a pointer to a read-only graphc_model_desc. Everything
@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-#define GRAPHC_ABI_VERSION 13u
+#define GRAPHC_ABI_VERSION 14u
 #define GRAPHC_DESCRIPTOR_SYMBOL "graphc_model_descriptor_v1"
 /* The graphc_model_desc itself lives alone in this ELF section, so that
  * tools can find and read it from the file without loading the .so. */
@@ -95,6 +95,21 @@ typedef enum graphc_step_kind {
   GRAPHC_STEP_LIBRARY_CALL = 3,
 } graphc_step_kind;
 
+/* A value a step writes, for tools that compare a run with a reference
+ * (graphc verify, through GRAPHC_SESSION_PROBE_STEPS). ABI v14 */
+typedef struct graphc_step_result_desc {
+  int32_t arg;   /* the step's argument that holds it, in [0, num_args) */
+  int32_t dtype; /* ONNX TensorProto.DataType numbering (gc_dtype) */
+  int32_t rank;
+  const int64_t *dims; /* static: the plan's */
+  /* The ONNX tensor (a node's output) whose value it holds, element for
+   * element in the same layout and order; its precision may be narrower
+   * (--precision fp16/bf16). "" when it holds no single ONNX tensor as
+   * written: a value a rewrite made (merged projections, a channels-last
+   * layout, a constant folded into a linear op), or a kernel's scratch. */
+  const char *onnx_tensor;
+} graphc_step_result_desc;
+
 typedef struct graphc_step_desc {
   int32_t kind; /* graphc_step_kind */
   int32_t kernel;
@@ -103,6 +118,11 @@ typedef struct graphc_step_desc {
   uint32_t shared_bytes;
   int32_t num_args;
   const graphc_buffer_ref *args;
+  /* What the step writes that a tool may compare: each result of a launch,
+   * host call or library call (not a workspace or scratch), the
+   * destination of a copy. ABI v14 */
+  int32_t num_results;
+  const graphc_step_result_desc *results;
 } graphc_step_desc;
 
 /* The vendor library that computes a kernel. */

@@ -279,6 +279,16 @@ typedef enum graphc_session_flags {
    * GRAPHC_TIME_LIBRARY_ALGORITHMS=1 sets it for every session of the
    * process (for tools). */
   GRAPHC_SESSION_TIME_LIBRARY_ALGORITHMS = 1u << 4,
+  /* For tools that compare a run with a reference (graphc verify): after
+   * each step of a run, copy each of the step's results
+   * (graphc_step_result_desc) into a probe buffer the session owns, read
+   * back with graphc_session_read_probe. cuda: device-to-device copies
+   * between the steps, in the plan's CUDA graph when graphs are on; the
+   * kernels, their launch dims, the library calls and the arena are those
+   * of a session without the flag, so the values are what the artifact
+   * computes. cpu: a memcpy after each step. Costs each plan's probe bytes
+   * (the sum of its steps' result sizes) of memory and the copies' time. */
+  GRAPHC_SESSION_PROBE_STEPS = 1u << 5,
 } graphc_session_flags;
 
 /* GRAPHC_SESSION_TIME_LIBRARY_ALGORITHMS: the candidates of each kernel
@@ -384,6 +394,39 @@ GRAPHC_API graphc_status graphc_session_step_times(graphc_session *session,
                                                    double *out_micros,
                                                    int32_t capacity,
                                                    int32_t *out_steps);
+
+/* One probed value of a session's last run (GRAPHC_SESSION_PROBE_STEPS). */
+typedef struct graphc_probe_info {
+  int32_t step;   /* in the plan's steps */
+  int32_t result; /* in that step's results */
+  /* The step's result as the descriptor describes it (dtype, dims, the
+   * ONNX tensor it holds); points into the model, which outlives it. */
+  const graphc_step_result_desc *desc;
+  uint64_t size; /* bytes */
+} graphc_probe_info;
+
+/* For a session created with GRAPHC_SESSION_PROBE_STEPS, after a run: the
+ * plan the last run used goes to *out_plan and the number of probed values
+ * (every result of every step, in step order) to *out_count. A run split
+ * into parts reports its last part. GRAPHC_FAILED_PRECONDITION without the
+ * flag, before any run, after a run that failed, or while an asynchronous
+ * run is in flight (synchronize first). */
+GRAPHC_API graphc_status graphc_session_probe_count(graphc_session *session,
+                                                    int32_t *out_plan,
+                                                    int32_t *out_count);
+
+/* Probe `index` (< the count above) of the last run: what it is into
+ * *out_info, and its bytes (dense, row-major, the result's dtype) copied
+ * into host memory at `data` when `data` is not NULL (`capacity` bytes;
+ * GRAPHC_INVALID_ARGUMENT when smaller than the probe). cuda: a
+ * synchronous device-to-host copy. Preconditions as
+ * graphc_session_probe_count; GRAPHC_INVALID_ARGUMENT for an index out of
+ * range. */
+GRAPHC_API graphc_status graphc_session_read_probe(graphc_session *session,
+                                                   int32_t index,
+                                                   graphc_probe_info *out_info,
+                                                   void *data,
+                                                   uint64_t capacity);
 
 /* What computes library kernel `kernel` (graphc_model_kernel_count) in this
  * session, planned when the session was created. cuda: the cuBLASLt
