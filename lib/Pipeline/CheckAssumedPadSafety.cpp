@@ -2,6 +2,7 @@
 
 #include "lib/Pipeline/CheckAssumedPadSafety.h"
 #include "lib/Pipeline/Pipeline.h"
+#include "lib/Pipeline/ReferenceRun.h"
 #include "lib/Support/ElementValue.h"
 
 #include "dialects/Graph/GraphOps.h"
@@ -33,79 +34,11 @@ llvm::Error failure(const llvm::Twine &message) {
 
 int64_t elementCount(ShapedType type) { return type.getNumElements(); }
 
-/// Reproducible pseudo-random bits (a 64-bit LCG), the same everywhere so
-/// that compiles stay deterministic.
-struct Random {
-  uint64_t state;
-  uint64_t next() {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    return state >> 11;
-  }
-  /// In [-1, 1).
-  double uniform() { return double(next()) / double(1ull << 53) * 2.0 - 1.0; }
-};
-
-/// Random contents for a tensor of `type`: floats in [-1, 1), integers and
-/// booleans 0 or 1 (valid as token ids, masks and indices alike).
-std::vector<char> randomTensor(RankedTensorType type, uint64_t seed) {
-  int32_t dtype = graph::toHostDtype(type.getElementType());
-  size_t size = gc_dtype_size(dtype);
-  std::vector<char> bytes(elementCount(type) * size);
-  Random random{seed * 0x9e3779b97f4a7c15ull + 1};
-  for (size_t at = 0; at < bytes.size(); at += size) {
-    double value = random.uniform();
-    bool isFloat = dtype == GC_DTYPE_F32 || dtype == GC_DTYPE_F64 ||
-                   dtype == GC_DTYPE_F16 || dtype == GC_DTYPE_BF16;
-    if (!isFloat)
-      value = value < 0 ? 0.0 : 1.0;
-    unsigned char pattern[8];
-    rt::padPattern(dtype, value, pattern);
-    std::memcpy(bytes.data() + at, pattern, size);
-  }
-  return bytes;
-}
-
 /// Element `index` of a host tensor as a double (integers exactly up to
 /// 2^53), for the comparison.
 double elementAt(const std::vector<char> &bytes, int32_t dtype,
                  int64_t index) {
   return elementAsDouble(dtype, bytes.data() + index * gc_dtype_size(dtype));
-}
-
-/// Runs `func` on the cpu reference: every op through its host kernel, in
-/// order. Returns one buffer per result.
-llvm::Expected<std::vector<std::vector<char>>>
-interpret(func::FuncOp func, const std::vector<std::vector<char>> &inputs) {
-  llvm::DenseMap<Value, std::vector<char>> values;
-  for (BlockArgument arg : func.getArguments())
-    values[arg] = inputs[arg.getArgNumber()];
-  for (Operation &op : func.getBody().front()) {
-    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
-      std::vector<std::vector<char>> results;
-      for (Value value : ret.getOperands())
-        results.push_back(values.lookup(value));
-      return results;
-    }
-    if (auto constant = dyn_cast<graph::ConstantOp>(op)) {
-      FailureOr<std::vector<char>> bytes =
-          graph::constantBytes(constant.getValue());
-      if (::mlir::failed(bytes))
-        return failure("cannot read a constant of the model");
-      values[constant.getResult()] = std::move(*bytes);
-      continue;
-    }
-    std::vector<std::vector<char>> operands;
-    for (Value operand : op.getOperands())
-      operands.push_back(values.lookup(operand));
-    std::string error;
-    FailureOr<std::vector<std::vector<char>>> results =
-        graph::evaluateOnHost(&op, operands, error);
-    if (::mlir::failed(results))
-      return failure("cannot run it on the cpu reference: " + error);
-    for (auto [result, bytes] : llvm::zip(op.getResults(), *results))
-      values[result] = std::move(bytes);
-  }
-  return failure("the model function has no return");
 }
 
 /// The bucket functions of `module` and the size each gives `dim`.
@@ -239,7 +172,7 @@ llvm::Error checkDim(ModuleOp module, ModuleOp dynamic, StringRef dim,
                  exact.getArgumentTypes(), padded.getArgumentTypes())) {
     auto exactType = cast<RankedTensorType>(exactArg);
     auto paddedType = cast<RankedTensorType>(paddedArg);
-    exactInputs.push_back(randomTensor(exactType, index));
+    exactInputs.push_back(randomTensorBytes(exactType, index));
     int32_t dtype = graph::toHostDtype(exactType.getElementType());
     auto padValue =
         padded.getArgAttrOfType<FloatAttr>(index, graph::kPadValueAttr);
@@ -262,11 +195,11 @@ llvm::Error checkDim(ModuleOp module, ModuleOp dynamic, StringRef dim,
                      std::to_string(exactSize) + " than in its bucket");
     paddedInputs.push_back(std::move(bytes));
   }
-  auto exactOutputs = interpret(exact, exactInputs);
+  auto exactOutputs = interpretOnHost(exact, exactInputs);
   if (!exactOutputs)
     return failure("cannot check --assume-pad-safe " + dim + ": " +
                    llvm::toString(exactOutputs.takeError()));
-  auto paddedOutputs = interpret(padded, paddedInputs);
+  auto paddedOutputs = interpretOnHost(padded, paddedInputs);
   if (!paddedOutputs)
     return failure("cannot check --assume-pad-safe " + dim + ": " +
                    llvm::toString(paddedOutputs.takeError()));

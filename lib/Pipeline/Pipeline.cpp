@@ -5,6 +5,7 @@
 #include "dialects/Graph/FoldBudget.h"
 #include "graphc/BuildConfig.h"
 #include "lib/Pipeline/CheckAssumedPadSafety.h"
+#include "lib/Pipeline/Diagnostics.h"
 #include "lib/Pipeline/OutputPaths.h"
 #include "lib/Support/CheckedArith.h"
 #include "lib/Support/CompileCache.h"
@@ -56,52 +57,6 @@ void registerGraphcDialects(DialectRegistry &registry) {
 }
 
 namespace {
-
-/// The innermost readable place of a location: an ONNX node name, or a
-/// file position.
-std::string describeLocation(Location loc) {
-  if (auto named = dyn_cast<NameLoc>(loc))
-    return "node '" + named.getName().str() + "'";
-  if (auto fused = dyn_cast<FusedLoc>(loc)) {
-    for (Location inner : fused.getLocations())
-      if (std::string text = describeLocation(inner); !text.empty())
-        return text;
-    return {};
-  }
-  if (auto file = dyn_cast<FileLineColLoc>(loc))
-    if (file.getLine() != 0)
-      return (file.getFilename().str() + ":" + std::to_string(file.getLine()));
-  return {};
-}
-
-/// Collects error diagnostics so they come back as one llvm::Error.
-class DiagnosticCollector {
-public:
-  explicit DiagnosticCollector(MLIRContext &context)
-      : handler(&context, [this](Diagnostic &diag) {
-          if (diag.getSeverity() != DiagnosticSeverity::Error)
-            return success();
-          std::string where = describeLocation(diag.getLocation());
-          messages.push_back((where.empty() ? "" : where + ": ") +
-                             diag.str());
-          return success();
-        }) {}
-
-  llvm::Error takeError(llvm::StringRef fallback) {
-    std::string text;
-    for (const std::string &message : messages)
-      text += (text.empty() ? "" : "\n") + message;
-    messages.clear();
-    if (text.empty())
-      text = fallback.str();
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s",
-                                   text.c_str());
-  }
-
-private:
-  ScopedDiagnosticHandler handler;
-  std::vector<std::string> messages;
-};
 
 void printModule(ModuleOp module, llvm::raw_ostream &out) {
   OpPrintingFlags flags;
