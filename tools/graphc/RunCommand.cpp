@@ -10,7 +10,6 @@
 #include "tools/graphc/RuntimeCommands.h"
 
 #include "graphc/runtime.h"
-#include "lib/Import/ONNX/TensorFile.h"
 #include "lib/Support/CheckedArith.h"
 #include "lib/Support/ElementValue.h"
 #include "lib/Support/HostTensor.h"
@@ -40,30 +39,6 @@
 namespace graphc::tools {
 
 namespace {
-
-
-/// Reads "NAME=FILE" or "FILE" by extension; `name` is left empty for a
-/// positional input and `path` names the file.
-llvm::Expected<HostTensor> readInput(const std::string &spec, std::string &name,
-                                     std::string &path) {
-  path = spec;
-  size_t equals = spec.find('=');
-  if (equals != std::string::npos) {
-    name = spec.substr(0, equals);
-    path = spec.substr(equals + 1);
-    if (name.empty())
-      return llvm::createStringError("input '" + spec +
-                                     "': the name before '=' is empty");
-  }
-  llvm::StringRef extension = llvm::sys::path::extension(path);
-  if (extension == ".npy")
-    return readNpyFile(path);
-  if (extension == ".pb")
-    return readTensorProtoFile(path);
-  return llvm::createStringError("input '" + spec +
-                                 "': expected a .npy or ONNX TensorProto .pb "
-                                 "file");
-}
 
 /// "float32[4,?]" for a model input, with '?' for a dim left to the plan.
 /// A file may claim any rank: past 16 dims only their count is shown.
@@ -295,7 +270,7 @@ llvm::Error run(const RunOptions &options) {
   std::vector<std::string> names, paths;
   for (const std::string &spec : options.inputs) {
     std::string name, path;
-    llvm::Expected<HostTensor> tensor = readInput(spec, name, path);
+    llvm::Expected<HostTensor> tensor = readTensorArgument(spec, name, path);
     if (!tensor)
       return tensor.takeError();
     hostInputs.push_back(std::move(*tensor));

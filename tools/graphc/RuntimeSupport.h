@@ -3,6 +3,7 @@
 #define GRAPHC_TOOLS_GRAPHC_RUNTIMESUPPORT_H
 
 #include "graphc/runtime.h"
+#include "lib/Support/HostTensor.h"
 
 #include "llvm/Support/Error.h"
 
@@ -43,6 +44,13 @@ private:
 
 /// The message of a failed runtime call as an llvm::Error; frees `status`.
 llvm::Error toError(graphc_status status);
+
+/// Reads "NAME=FILE" or "FILE", a .npy or ONNX TensorProto .pb file by its
+/// extension (graphc run's --input, graphc compile's --calibration-input);
+/// `name` is left empty for a bare FILE and `path` names the file.
+llvm::Expected<HostTensor> readTensorArgument(const std::string &spec,
+                                              std::string &name,
+                                              std::string &path);
 
 /// The DLPack dtype of an ONNX dtype (graphc's dtypes only).
 DLDataType dlpackDtype(int32_t dtype);
