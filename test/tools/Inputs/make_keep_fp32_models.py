@@ -6,7 +6,8 @@ usage: make_keep_fp32_models.py KIND OUT.onnx DIR
 KIND: overflow (h = x @ W reaches about 1e5, beyond fp16; the output
 h / max|h| is within [-1, 1]), safe (relu(x @ W + b), fine in fp16 and
 bf16), cancel ((x + offset) - offset with offset = 1000: the narrow sum
-loses x), cancel-many (twenty such pairs, summed). DIR receives the inputs
+loses x), cancel-many (twenty such pairs, summed); KIND-dynamic gives x
+and y the dim_param batch for dim 0. DIR receives the inputs
 as NAME.npy, expected/y.npy and inputs.txt (the --input flags for graphc
 run).
 """
@@ -18,10 +19,14 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 kind, path, directory = sys.argv[1:4]
+# KIND-dynamic: x's first dim is the dim_param batch.
+dynamic = kind.endswith("-dynamic")
+kind = kind[:-len("-dynamic")] if dynamic else kind
 rng = np.random.default_rng(7)
 x = rng.uniform(-1, 1, size=(4, 16)).astype(np.float32)
 feeds = {"x": x}
-inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 16])]
+inputs = [helper.make_tensor_value_info(
+    "x", TensorProto.FLOAT, ["batch" if dynamic else 4, 16])]
 inits = []
 
 if kind == "overflow":
@@ -76,7 +81,8 @@ else:
 
 graph = helper.make_graph(
     nodes, kind, inputs,
-    [helper.make_tensor_value_info("y", TensorProto.FLOAT, list(y.shape))],
+    [helper.make_tensor_value_info(
+        "y", TensorProto.FLOAT, ["batch" if dynamic else 4] + list(y.shape[1:]))],
     inits)
 model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
 onnx.checker.check_model(model)
