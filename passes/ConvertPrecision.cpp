@@ -179,8 +179,8 @@ Value Converter::convert(Value value, Type element) {
     else
       b.setInsertionPointAfter(value.getDefiningOp());
     // The cast holds the value's ONNX tensor in another precision.
-    result = b.create<CastOp>(withTensorsOf(value.getLoc(), value), value,
-                              element);
+    result =
+        b.create<CastOp>(withTensorsOf(value.getLoc(), value), value, element);
     maybeDead.push_back(result.getDefiningOp());
   }
   if (element != f32)

@@ -470,9 +470,9 @@ struct HoistScalesOutOfMatMul : OpRewritePattern<MatMulOp> {
     Location loc =
         withoutTensorNames(FusedLoc::get(matmul.getContext(), locations));
     rewriter.setInsertionPoint(matmul);
-    Value product = rewriter.create<MatMulOp>(
-        withoutTensorNames(matmul.getLoc()), TypeRange{resultType},
-        ValueRange(operands));
+    Value product =
+        rewriter.create<MatMulOp>(withoutTensorNames(matmul.getLoc()),
+                                  TypeRange{resultType}, ValueRange(operands));
     Value factor = createFloatConstant(
         rewriter, loc, RankedTensorType::get({}, resultType.getElementType()),
         {scale});
@@ -543,8 +543,7 @@ struct SinkReshapeBelowPointwise : RewritePattern {
     auto shapeConstant = [&](ArrayRef<int64_t> dims) {
       auto type = RankedTensorType::get({static_cast<int64_t>(dims.size())},
                                         rewriter.getI64Type());
-      return rewriter.create<ConstantOp>(withoutTensorNames(op->getLoc()),
-                                         type,
+      return rewriter.create<ConstantOp>(withoutTensorNames(op->getLoc()), type,
                                          DenseIntElementsAttr::get(type, dims));
     };
     SmallVector<Value> operands;

@@ -108,8 +108,8 @@ void materialize(graph::ConstantOp constant) {
   // The one element and the shape hold no ONNX tensor; the fill holds the
   // constant's.
   Location loc = constant.getLoc();
-  Value one = builder.create<graph::ConstantOp>(
-      graph::withoutTensorNames(loc), oneType, *element);
+  Value one = builder.create<graph::ConstantOp>(graph::withoutTensorNames(loc),
+                                                oneType, *element);
   Value filled;
   for (OpOperand &use : llvm::make_early_inc_range(constant->getUses())) {
     if (broadcastsWithoutOperand(use.getOwner(), use.getOperandNumber(),

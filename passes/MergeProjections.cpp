@@ -283,10 +283,9 @@ LogicalResult Merger::merge(AttentionOp attention,
   SmallVector<Value> projected;
   for (Projection &p : projections)
     projected.push_back(p.result);
-  auto split = b.create<SplitOp>(withTensorsOf(matmulLoc, projected),
-                                 TypeRange(partTypes),
-                                 ValueRange{result, sizes},
-                                 ArrayRef<NamedAttribute>{});
+  auto split = b.create<SplitOp>(
+      withTensorsOf(matmulLoc, projected), TypeRange(partTypes),
+      ValueRange{result, sizes}, ArrayRef<NamedAttribute>{});
   split.setAxisAttr(b.getI64IntegerAttr(resultShape.size() - 1));
   split.setNumOutputsAttr(b.getI64IntegerAttr(projections.size()));
   created.append({sizes.getDefiningOp(), split});
@@ -479,12 +478,12 @@ void sinkInputTransposes(AttentionOp attention) {
     // The product in x's layout is no ONNX tensor; the transpose after it
     // holds the projection's.
     OpBuilder b(matmul);
-    Value result = b.create<MatMulOp>(withoutTensorNames(matmul.getLoc()),
-                                      type, x, matmul.getB());
+    Value result = b.create<MatMulOp>(withoutTensorNames(matmul.getLoc()), type,
+                                      x, matmul.getB());
     if (add) {
       b.setInsertionPoint(add);
-      result = b.create<AddOp>(withoutTensorNames(add.getLoc()), type, result,
-                               bias);
+      result =
+          b.create<AddOp>(withoutTensorNames(add.getLoc()), type, result, bias);
     }
     auto moved = b.create<TransposeOp>(withTensorsOf(transpose.getLoc(), root),
                                        root.getType(), result);

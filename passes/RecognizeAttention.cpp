@@ -337,9 +337,9 @@ struct RecognizeAttentionChain : OpRewritePattern<MatMulOp> {
     if (mask && !causal && !zeros)
       operands.push_back(mask);
     // The attention computes the output product: it holds its tensor.
-    auto attention = rewriter.create<AttentionOp>(
-        withTensorsOf(loc, output->getResults()), TypeRange{output.getType()},
-        operands);
+    auto attention =
+        rewriter.create<AttentionOp>(withTensorsOf(loc, output->getResults()),
+                                     TypeRange{output.getType()}, operands);
     attention.setScaleAttr(rewriter.getF64FloatAttr(scale));
     if (causal)
       attention.setIsCausalAttr(rewriter.getI64IntegerAttr(1));

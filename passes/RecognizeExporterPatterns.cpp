@@ -1,10 +1,10 @@
 //===- RecognizeExporterPatterns.cpp - GELU, norms and SiLU from exporters ===//
 //
 // torch.onnx writes GELU, LayerNorm, RMSNorm and SiLU as chains of
-// elementwise ops and reductions when the opset has no such op. Each recognised chain becomes
-// one graph op, which fuses into one kernel and computes in one rounding
-// step. A chain is only replaced when none of its intermediate values is
-// used outside it, every intermediate has the input's type (no broadcast
+// elementwise ops and reductions when the opset has no such op. Each recognised
+// chain becomes one graph op, which fuses into one kernel and computes in one
+// rounding step. A chain is only replaced when none of its intermediate values
+// is used outside it, every intermediate has the input's type (no broadcast
 // grows it) and its constants match to 1e-6 relative (or the rounding
 // error of a narrower float type). The new op's location fuses the chain's
 // and names the ONNX tensor of the chain's last op, which it computes.

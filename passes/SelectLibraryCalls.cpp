@@ -238,9 +238,9 @@ Value reshapeTo(OpBuilder &b, Location loc, Value value,
   auto type = cast<RankedTensorType>(value.getType());
   auto shapeType = RankedTensorType::get({static_cast<int64_t>(shape.size())},
                                          b.getI64Type());
-  Value shapeValue = b.create<graph::ConstantOp>(
-      graph::withoutTensorNames(loc), shapeType,
-      DenseIntElementsAttr::get(shapeType, shape));
+  Value shapeValue =
+      b.create<graph::ConstantOp>(graph::withoutTensorNames(loc), shapeType,
+                                  DenseIntElementsAttr::get(shapeType, shape));
   return b.create<graph::ReshapeOp>(loc, type.clone(shape), value, shapeValue);
 }
 

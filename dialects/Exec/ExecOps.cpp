@@ -304,13 +304,13 @@ static LogicalResult verifyStepResults(Operation *op, KernelOp kernel,
   Operation *yield = body.getTerminator();
   if (results->size() != yield->getNumOperands())
     return op->emitOpError("lists ")
-           << results->size() << " results but kernel @"
-           << kernel.getSymName() << " has " << yield->getNumOperands()
-           << " outputs";
+           << results->size() << " results but kernel @" << kernel.getSymName()
+           << " has " << yield->getNumOperands() << " outputs";
   for (auto [i, attr] : llvm::enumerate(*results)) {
     auto result = cast<StepResultAttr>(attr);
     int64_t arg = body.getNumArguments() + i;
-    if (result.getArg() != arg || result.getType() != yield->getOperandTypes()[i])
+    if (result.getArg() != arg ||
+        result.getType() != yield->getOperandTypes()[i])
       return op->emitOpError("lists result ")
              << i << " as argument " << result.getArg() << " of type "
              << result.getType() << ", not argument " << arg << " of type "

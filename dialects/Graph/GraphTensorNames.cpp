@@ -29,9 +29,9 @@ Location withTensorNames(NameLoc node, ArrayRef<StringAttr> tensors) {
   MLIRContext *context = node.getContext();
   SmallVector<Attribute> names(tensors.begin(), tensors.end());
   Location child = withoutTensorNames(node.getChildLoc());
-  return NameLoc::get(node.getName(),
-                      FusedLoc::get({child}, ArrayAttr::get(context, names),
-                                    context));
+  return NameLoc::get(
+      node.getName(),
+      FusedLoc::get({child}, ArrayAttr::get(context, names), context));
 }
 
 Location withoutTensorNames(Location loc) {

@@ -564,8 +564,7 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
         llvm::append_range(resultDims,
                            cast<exec::StepResultAttr>(a).getType().getShape());
     emitDims(os, base + "_result_dims", resultDims);
-    os << "static const graphc_step_result_desc " << base
-       << "_results[] = {\n";
+    os << "static const graphc_step_result_desc " << base << "_results[] = {\n";
     size_t resultCount = 0, dimOffset = 0;
     for (Operation &step : plan.getSteps().front())
       for (Attribute a : resultsOf(step)) {

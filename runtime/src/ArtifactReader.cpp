@@ -536,9 +536,9 @@ ArtifactPlan Reader::readPlan(uint64_t vaddr, const ArtifactView &view,
                   std::to_string(numArgs));
       int32_t rank =
           loaded<int32_t>(entry + offsetof(graphc_step_result_desc, rank), w);
-      result.dims = dimsAt(
-          pointerAt(entry + offsetof(graphc_step_result_desc, dims), w), rank,
-          w);
+      result.dims =
+          dimsAt(pointerAt(entry + offsetof(graphc_step_result_desc, dims), w),
+                 rank, w);
       result.onnxTensor = stringAt(
           pointerAt(entry + offsetof(graphc_step_result_desc, onnx_tensor), w),
           w);
