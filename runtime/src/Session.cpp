@@ -230,11 +230,13 @@ graphc_status runSession(graphc_session *session, const DLTensor *inputs,
   // Every output is empty: validated, and nothing to compute or write.
   if (shape.empty)
     return nullptr;
-  graphc_status status =
-      session->cuda ? session->cuda->run(shape, ordered, outputs, stream)
-      : shape.staged
-          ? runCpuStaged(*session, shape, ordered, outputs)
-          : runCpuPlanOf(*session, shape.parts.front().plan, ordered, outputs);
+  graphc_status status;
+  if (session->cuda)
+    status = session->cuda->run(shape, ordered, outputs, stream);
+  else if (shape.staged)
+    status = runCpuStaged(*session, shape, ordered, outputs);
+  else
+    status = runCpuPlanOf(*session, shape.parts.front().plan, ordered, outputs);
   if (!status)
     session->probedPlan = shape.parts.back().plan;
   return status;
