@@ -29,8 +29,11 @@ bool sameFile(const struct stat &info, const std::string &other) {
          info.st_dev == otherInfo.st_dev && info.st_ino == otherInfo.st_ino;
 }
 
-/// The artifact at `path`, read as data; nullopt when it is not one.
-std::optional<rt::ArtifactView> readExistingArtifact(const std::string &path) {
+/// The artifact at `path`, read as data; nullopt when it is not one. A
+/// damaged graphc artifact, or one of another ABI (whose view holds its
+/// version only), is still one: it may be replaced.
+std::optional<rt::ArtifactRead>
+readExistingArtifact(const std::string &path) {
   Expected<std::unique_ptr<MemoryBuffer>> file = readUserFile(path);
   if (!file) {
     consumeError(file.takeError());
@@ -38,17 +41,17 @@ std::optional<rt::ArtifactView> readExistingArtifact(const std::string &path) {
   }
   StringRef bytes = (*file)->getBuffer();
   rt::ArtifactRead read = rt::readArtifact(bytes.data(), bytes.size());
-  // A damaged or older graphc artifact is still one: it may be replaced.
   if (read.error == rt::ArtifactError::notAnArtifact)
     return std::nullopt;
-  return read.view;
+  return read;
 }
 
 /// Checks one existing file at `path` that the compile would replace;
-/// `isOurs` says whether it holds what graphc writes there.
+/// `isOurs` says whether it holds what graphc writes there, or else may say
+/// in `why` what it cannot tell.
 Error checkReplaceable(const std::string &path, const std::string &flag,
                        const CompileOptions &options,
-                       function_ref<bool()> isOurs) {
+                       function_ref<bool(std::string &why)> isOurs) {
   struct stat info;
   if (lstat(path.c_str(), &info) != 0)
     return Error::success();
@@ -58,10 +61,11 @@ Error checkReplaceable(const std::string &path, const std::string &flag,
   if (sameFile(info, options.inputPath))
     return refuse(flag + " '" + path +
                   "' is the input model; refusing to replace it");
-  if (!options.force && !isOurs())
-    return refuse(flag + " '" + path +
-                  "' exists and is not a graphc model; refusing to replace "
-                  "it (--force replaces it)");
+  std::string why;
+  if (!options.force && !isOurs(why))
+    return refuse(flag + " '" + path + "' " +
+                  (why.empty() ? "exists and is not a graphc model" : why) +
+                  "; refusing to replace it (--force replaces it)");
   return Error::success();
 }
 
@@ -69,8 +73,8 @@ Error checkReplaceable(const std::string &path, const std::string &flag,
 
 Error checkOutputFiles(const CompileOptions &options) {
   const std::string &out = options.outputPath;
-  std::optional<rt::ArtifactView> existing;
-  if (Error e = checkReplaceable(out, "-o", options, [&] {
+  std::optional<rt::ArtifactRead> existing;
+  if (Error e = checkReplaceable(out, "-o", options, [&](std::string &) {
         existing = readExistingArtifact(out);
         return existing.has_value();
       }))
@@ -78,12 +82,25 @@ Error checkOutputFiles(const CompileOptions &options) {
   if (!options.weightsSideFile)
     return Error::success();
   std::string side = out + ".weights";
-  return checkReplaceable(side, "the weights file", options, [&] {
-    // Ours when the artifact at -o names it as its side file.
+  return checkReplaceable(side, "the weights file", options,
+                          [&](std::string &why) {
+    // Ours when the artifact at -o names it as its side file. An artifact
+    // of another graphc release (another ABI) cannot say: its fields are
+    // not this reader's.
     if (!existing)
       existing = readExistingArtifact(out);
-    return existing && !existing->weightsEmbedded &&
-           existing->weightsFile == sys::path::filename(side);
+    if (!existing)
+      return false;
+    if (existing->error == rt::ArtifactError::abiMismatch) {
+      why = "is beside an artifact of another graphc release (descriptor "
+            "ABI v" +
+            std::to_string(existing->view.abiVersion) +
+            "), which this graphc cannot read to tell whether it is that "
+            "artifact's weights";
+      return false;
+    }
+    return !existing->view.weightsEmbedded &&
+           existing->view.weightsFile == sys::path::filename(side);
   });
 }
 

@@ -324,6 +324,11 @@ def compile_one(graphc, work, model, precision, archs, cache_dir):
     base = os.path.join(work, f"{model}-{precision}")
     keep = base + ".keep"
     shutil.rmtree(keep, ignore_errors=True)
+    # What an earlier graphc wrote here (another descriptor ABI) is not this
+    # run's to replace without asking: start from nothing.
+    for stale in (base + ".so", base + ".so.weights"):
+        if os.path.exists(stale):
+            os.remove(stale)
     flags = ["--target", "cuda", "--arch", ",".join(archs), "--precision", precision,
              "--quiet", "--weights-file"]
     for dim, size in dims.items():
