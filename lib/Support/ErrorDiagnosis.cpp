@@ -48,6 +48,14 @@ std::string text(double value) {
   return out;
 }
 
+/// "750", "16": a ratio to three digits.
+std::string ratio(double value) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  os << llvm::format("%.3g", value);
+  return out;
+}
+
 } // namespace
 
 std::optional<Diagnosis> diagnoseStep(const StepEvidence &evidence,
@@ -64,19 +72,29 @@ std::optional<Diagnosis> diagnoseStep(const StepEvidence &evidence,
                                      text(e.refMaxAbs) + ", past " + type +
                                      "'s largest finite value " +
                                      text(limits->maxFinite)};
-  if (e.nanBorn > 0 && !evidence.nanInherited)
+  bool inherited = evidence.nanInherited || evidence.infInherited;
+  if ((e.nanBorn > 0 || e.infBorn > 0) && inherited)
+    return Diagnosis{"inherited",
+                     "inherited: " + std::to_string(e.nanBorn) + " NaN and " +
+                         std::to_string(e.infBorn) +
+                         " Inf element(s) where the reference is finite, "
+                         "after an earlier step this one depends on held " +
+                         (evidence.nanInherited ? "a NaN" : "an Inf")};
+  if (e.nanBorn > 0)
     return Diagnosis{"nan_born",
                      "NaN born here: " + std::to_string(e.nanBorn) +
                          " element(s) NaN where the reference is finite, and "
-                         "no earlier step this one depends on holds a NaN"};
-  if (e.infBorn > 0 && !evidence.infInherited && !evidence.nanInherited)
+                         "no earlier step this one depends on holds a NaN or "
+                         "an Inf"};
+  if (e.infBorn > 0)
     return Diagnosis{"inf_born",
                      "Inf born here: " + std::to_string(e.infBorn) +
                          " element(s) infinite where the reference is finite "
                          "and within " +
                          type +
                          "'s range: a value inside the step reached a pole "
-                         "(log or division of a value that became zero)"};
+                         "(log or division of a value that became zero) or "
+                         "left the range"};
   double bound = tolerance.atol + tolerance.rtol * e.refMaxAbs;
   if (e.zeroedElements > 0 && e.zeroedMaxRef < limits->minNormal &&
       e.zeroedMaxRef > bound)

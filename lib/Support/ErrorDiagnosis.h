@@ -9,11 +9,14 @@
 //
 //   overflow      the reference's max |value| exceeds the largest finite
 //                 value of the result's dtype (65504 for float16)
-//   nan_born      NaN where the reference is finite, and no earlier step's
-//                 result this one depends on holds a NaN
+//   inherited     NaN or Inf where the reference is finite, and an earlier
+//                 step's result this one depends on already held one (an
+//                 Inf turns into NaN through inf - inf or 0 * inf)
+//   nan_born      NaN where the reference is finite, none inherited
 //   inf_born      +-Inf where the reference is finite and within the dtype's
 //                 range, none inherited: a value inside the step reached a
-//                 pole (log or division of a value that became zero)
+//                 pole (log or division of a value that became zero) or
+//                 left the range inside the step
 //   underflow     elements are 0 where the reference is nonzero and below
 //                 the dtype's smallest normal, and those elements alone
 //                 exceed the tolerance
@@ -70,7 +73,7 @@ struct StepEvidence {
 };
 
 struct Diagnosis {
-  /// overflow, nan_born, inf_born, underflow or cancellation.
+  /// overflow, inherited, nan_born, inf_born, underflow or cancellation.
   std::string kind;
   /// One line for a person.
   std::string message;
