@@ -329,10 +329,11 @@ void printTuningLine(const TuningReport &report, const CompileOptions &options,
 }
 
 /// "  precision: fp16 (inputs and outputs fp32), weights 98 MiB -> 49 MiB;
-/// float32: 2 nodes (--keep-fp32), 1 node with no fp16 form: 'range_3'".
+/// float32: 2 nodes (--keep-fp32), 1 node with no fp16 form: 'range_3'",
+/// and with --keep-fp32 auto a line on its search and one per node it kept.
 void printPrecisionLine(const PrecisionReport &report,
                         const CompileOptions &options,
-                        llvm::raw_ostream &out) {
+                        const Fp32Selection *autoKeep, llvm::raw_ostream &out) {
   if (options.precision == Precision::fp32 &&
       options.ioPrecision == Precision::fp32)
     return;
@@ -342,16 +343,29 @@ void printPrecisionLine(const PrecisionReport &report,
   if (report.weightBytesBefore)
     out << ", weights " << formatBytes(report.weightBytesBefore) << " -> "
         << formatBytes(report.weightBytesAfter);
-  if (!report.pinnedNodes.empty() || !report.wideNodes.empty()) {
-    auto count = [](size_t n) {
-      return std::to_string(n) + (n == 1 ? " node" : " nodes");
-    };
+  // The nodes kept by name and those --keep-fp32 auto chose.
+  size_t chosen = 0;
+  if (autoKeep)
+    for (const Fp32Choice &choice : autoKeep->kept)
+      chosen += report.pinnedNodes.count(choice.node) &&
+                !llvm::is_contained(options.keepFp32, choice.node);
+  size_t named = report.pinnedNodes.size() - chosen;
+  auto count = [](size_t n) {
+    return std::to_string(n) + (n == 1 ? " node" : " nodes");
+  };
+  if (named || chosen || !report.wideNodes.empty()) {
     out << "; float32: ";
-    if (!report.pinnedNodes.empty())
-      out << count(report.pinnedNodes.size()) << " (--keep-fp32)"
-          << (report.wideNodes.empty() ? "" : ", ");
+    const char *separator = "";
+    if (chosen) {
+      out << count(chosen) << " (--keep-fp32 auto)";
+      separator = ", ";
+    }
+    if (named) {
+      out << separator << count(named) << " (--keep-fp32)";
+      separator = ", ";
+    }
     if (!report.wideNodes.empty()) {
-      out << count(report.wideNodes.size()) << " with no " << name
+      out << separator << count(report.wideNodes.size()) << " with no " << name
           << " form: ";
       int shown = 0;
       for (const std::string &node : report.wideNodes) {
@@ -364,6 +378,27 @@ void printPrecisionLine(const PrecisionReport &report,
     }
   }
   out << "\n";
+  if (!autoKeep)
+    return;
+  out << "  --keep-fp32 auto: "
+      << (autoKeep->kept.empty() ? "nothing kept"
+                                 : count(autoKeep->kept.size()) + " kept")
+      << " after " << autoKeep->runs << " narrowed "
+      << (autoKeep->runs == 1 ? "run" : "runs") << " on the cpu reference ("
+      << autoKeep->inputs << "); "
+      << (autoKeep->passed ? "outputs within " : "outputs still beyond ")
+      << name << " tolerance of float32 (" << autoKeep->outputError << ")";
+  if (!autoKeep->passed)
+    out << ": " << autoKeep->stopReason;
+  out << "\n";
+  for (const Fp32Choice &choice : autoKeep->kept) {
+    out << "    '" << choice.node << "' (run " << choice.round << ", "
+        << (choice.rule == Fp32Choice::Rule::overflow ? "overflow" : "error")
+        << "): " << choice.detail;
+    if (!report.pinnedNodes.count(choice.node))
+      out << "; the compile folded it away, nothing to keep";
+    out << "\n";
+  }
 }
 
 /// "  compile cache: 3 of 4 parts reused from DIR" when a cache was used.
@@ -381,11 +416,10 @@ void printCacheLine(const CompileCache *cache, llvm::raw_ostream &out) {
 }
 
 /// The summary as the fields of the JSON progress summary event.
-ProgressFields summaryFields(const CompileSummary &summary,
-                             const CompileOptions &options,
-                             const CompileCache *cache,
-                             const TuningReport &tuning,
-                             const PrecisionReport &precision) {
+ProgressFields
+summaryFields(const CompileSummary &summary, const CompileOptions &options,
+              const CompileCache *cache, const TuningReport &tuning,
+              const PrecisionReport &precision, const Fp32Selection *autoKeep) {
   llvm::json::Array pinned, wide;
   for (const std::string &node : precision.pinnedNodes)
     pinned.push_back(node);
@@ -398,6 +432,23 @@ ProgressFields summaryFields(const CompileSummary &summary,
       {"narrowed_weight_bytes_after", precision.weightBytesAfter},
       {"keep_fp32_nodes", std::move(pinned)},
       {"fp32_nodes_without_narrow_form", std::move(wide)}};
+  if (autoKeep) {
+    llvm::json::Array kept;
+    for (const Fp32Choice &choice : autoKeep->kept)
+      kept.push_back(llvm::json::Object{
+          {"node", choice.node},
+          {"rule",
+           choice.rule == Fp32Choice::Rule::overflow ? "overflow" : "error"},
+          {"run", choice.round},
+          {"detail", choice.detail},
+          {"kept", precision.pinnedNodes.count(choice.node) > 0}});
+    precisionField["keep_fp32_auto"] =
+        llvm::json::Object{{"kept", std::move(kept)},
+                           {"runs", autoKeep->runs},
+                           {"passed", autoKeep->passed},
+                           {"inputs", autoKeep->inputs},
+                           {"output_error", autoKeep->outputError}};
+  }
   llvm::json::Value tuningField = nullptr;
   if (tuning.used)
     tuningField = llvm::json::Object{{"database", options.tuningDbName},
@@ -589,6 +640,27 @@ llvm::Error compileModel(const CompileOptions &options,
   stage("passes");
   if (failed(specializeShapes(module, options.shapes, options.dims)))
     return diagnostics.takeError("cannot apply the given shapes");
+  // --keep-fp32 auto measures the model as imported (ONNX nodes, the
+  // calibration inputs' shapes) on a copy of its own.
+  std::optional<Fp32Selection> autoKeep;
+  if (options.keepFp32Auto) {
+    stage("keep_fp32_auto");
+    llvm::Expected<Fp32Selection> chosen = chooseFp32Nodes(
+        module, options.calibrationInputs, options.precision, options.keepFp32);
+    if (!chosen)
+      return chosen.takeError();
+    autoKeep = std::move(*chosen);
+    if (!autoKeep->passed && options.warnings)
+      *options.warnings << "graphc: warning: --keep-fp32 auto: outputs still "
+                           "beyond "
+                        << precisionName(options.precision)
+                        << " tolerance of float32 on the cpu reference after "
+                           "keeping "
+                        << autoKeep->kept.size() << " node(s) ("
+                        << autoKeep->outputError
+                        << "): " << autoKeep->stopReason << "\n";
+    stage("passes");
+  }
   std::string failedRewrite;
   if (!simplifyGraph(module, failedRewrite))
     return diagnostics.takeError(failedRewrite);
@@ -627,8 +699,23 @@ llvm::Error compileModel(const CompileOptions &options,
   // kernel reads in place.
   if (!options.noFusion)
     mergeProjections(module);
+  std::vector<std::string> keepFp32 = options.keepFp32;
+  if (autoKeep) {
+    // A chosen node the rewrites above folded into constants has nothing
+    // left to keep (the summary says so).
+    llvm::StringSet<> present;
+    module.walk([&](Operation *op) {
+      SmallVector<StringAttr> names;
+      graph::collectNodeNames(op->getLoc(), names);
+      for (StringAttr name : names)
+        present.insert(name.getValue());
+    });
+    for (const Fp32Choice &choice : autoKeep->kept)
+      if (present.contains(choice.node))
+        keepFp32.push_back(choice.node);
+  }
   FailureOr<PrecisionReport> precision = convertPrecision(
-      module, {options.precision, options.ioPrecision, options.keepFp32});
+      module, {options.precision, options.ioPrecision, keepFp32});
   if (failed(precision))
     return diagnostics.takeError("converting the precision failed");
   // cuDNN's tensor-core engines read channels-last tensors: chains of the
@@ -790,11 +877,12 @@ llvm::Error compileModel(const CompileOptions &options,
   }
   CompileSummary summary = summarize(module);
   if (progress)
-    progress->finish(
-        summaryFields(summary, options, cache.get(), tuning, *precision));
+    progress->finish(summaryFields(summary, options, cache.get(), tuning,
+                                   *precision,
+                                   autoKeep ? &*autoKeep : nullptr));
   printSummary(summary, options, out);
   printBuckets(module, *buckets, out);
-  printPrecisionLine(*precision, options, out);
+  printPrecisionLine(*precision, options, autoKeep ? &*autoKeep : nullptr, out);
   printTuningLine(tuning, options, out);
   printCacheLine(cache.get(), out);
   return llvm::Error::success();

@@ -2,6 +2,7 @@
 #ifndef GRAPHC_LIB_PIPELINE_PIPELINE_H
 #define GRAPHC_LIB_PIPELINE_PIPELINE_H
 
+#include "lib/Pipeline/ChooseFp32Nodes.h"
 #include "lib/Support/Precision.h"
 #include "lib/Support/TuningDb.h"
 
@@ -85,6 +86,11 @@ struct CompileOptions {
   Precision ioPrecision = Precision::fp32;
   /// --keep-fp32: ONNX nodes that compute in float32 under fp16 or bf16.
   std::vector<std::string> keepFp32;
+  /// --keep-fp32 auto: also keep the nodes a comparison with float32 on
+  /// the cpu reference picks (see ChooseFp32Nodes), on these
+  /// --calibration-input values (random ones for the inputs not given).
+  bool keepFp32Auto = false;
+  std::vector<CalibrationInput> calibrationInputs;
   EmitStage emit = EmitStage::none;
   /// Weights in `<output>.weights` beside the .so instead of inside it.
   bool weightsSideFile = false;

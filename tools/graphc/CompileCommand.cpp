@@ -224,13 +224,42 @@ compileOptionsFromFlags(const CompileFlags &flags) {
   options.channelsLastConvs = flags.convLayout != "nchw";
   options.precision = *parsePrecision(flags.precision);
   options.ioPrecision = *parsePrecision(flags.ioPrecision);
-  options.keepFp32 = flags.keepFp32;
-  if (!options.keepFp32.empty() && !narrowsTensors(options.precision))
+  for (const std::string &node : flags.keepFp32)
+    if (node == "auto")
+      options.keepFp32Auto = true;
+    else
+      options.keepFp32.push_back(node);
+  if ((!options.keepFp32.empty() || options.keepFp32Auto) &&
+      !narrowsTensors(options.precision))
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         "--keep-fp32 needs --precision fp16 or bf16 (under %s every node "
         "computes in float32 already)",
         precisionName(options.precision));
+  if (!flags.calibrationInputs.empty() && !options.keepFp32Auto)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "--calibration-input needs --keep-fp32 auto (it is what the "
+        "comparison with float32 runs on)");
+  for (const std::string &spec : flags.calibrationInputs) {
+    CalibrationInput input;
+    std::string name;
+    llvm::Expected<HostTensor> tensor =
+        readTensorArgument(spec, name, input.path);
+    if (!tensor)
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(), "--calibration-input: %s",
+          llvm::toString(tensor.takeError()).c_str());
+    if (name.empty())
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "--calibration-input '%s': expected NAME=FILE (the model input "
+          "it is for)",
+          spec.c_str());
+    input.tensor = std::move(*tensor);
+    input.tensor.name = name;
+    options.calibrationInputs.push_back(std::move(input));
+  }
   if (options.cudaEmulation && options.target != Target::cuda)
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
@@ -321,8 +350,17 @@ void addModelFlags(CLI::App &cmd, CompileFlags &flags) {
                   "bf16")
       ->check(CLI::IsMember({"fp32", "fp16", "bf16"}));
   cmd.add_option("--keep-fp32", flags.keepFp32,
-                  "an ONNX node that computes in float32 under --precision "
-                  "fp16 or bf16, with casts around it (repeatable)");
+                 "an ONNX node that computes in float32 under --precision "
+                 "fp16 or bf16, with casts around it (repeatable); auto: "
+                 "also the nodes a comparison with float32 on the cpu "
+                 "reference picks (overflow, or where the error first "
+                 "exceeds the precision's tolerance), on the "
+                 "--calibration-input values");
+  cmd.add_option("--calibration-input", flags.calibrationInputs,
+                 "NAME=FILE (.npy or ONNX TensorProto .pb): the value of "
+                 "model input NAME that --keep-fp32 auto compares on "
+                 "(repeatable; inputs not given get reproducible random "
+                 "values, floats in [-1, 1), integers 0 or 1)");
   cmd.add_option("--max-tensor-bytes", flags.maxTensorBytes,
                   "refuse models with a larger tensor, in bytes or with a "
                   "KiB/MiB/GiB/TiB suffix (default: 16GiB for cpu, 80GiB for "

@@ -35,6 +35,7 @@ struct CompileFlags {
   std::string precision = "fp32";
   std::string ioPrecision = "fp32";
   std::vector<std::string> keepFp32;
+  std::vector<std::string> calibrationInputs;
   std::vector<std::string> shapes;
   std::vector<std::string> dims;
   std::vector<std::string> buckets;
@@ -58,7 +59,8 @@ struct CompileFlags {
 /// Registers the flags both commands take: --shape, --dim, --buckets,
 /// --max-dim, --pad-value, --assume-pad-safe, --no-fusion, --libraries,
 /// --conv-layout,
-/// --precision, --io-precision, --keep-fp32, --cuda-emulation,
+/// --precision, --io-precision, --keep-fp32, --calibration-input,
+/// --cuda-emulation,
 /// --max-tensor-bytes and the cache's.
 void addModelFlags(CLI::App &cmd, CompileFlags &flags);
 

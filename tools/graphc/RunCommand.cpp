@@ -213,7 +213,7 @@ llvm::Error run(const RunOptions &options) {
   std::vector<std::string> names, paths;
   for (const std::string &spec : options.inputs) {
     std::string name, path;
-    llvm::Expected<HostTensor> tensor = readInput(spec, name, path);
+    llvm::Expected<HostTensor> tensor = readTensorArgument(spec, name, path);
     if (!tensor)
       return tensor.takeError();
     hostInputs.push_back(std::move(*tensor));

@@ -10,6 +10,28 @@
 
 namespace graphc::tools {
 
+llvm::Expected<HostTensor> readTensorArgument(const std::string &spec,
+                                              std::string &name,
+                                              std::string &path) {
+  path = spec;
+  size_t equals = spec.find('=');
+  if (equals != std::string::npos) {
+    name = spec.substr(0, equals);
+    path = spec.substr(equals + 1);
+    if (name.empty())
+      return llvm::createStringError("input '" + spec +
+                                     "': the name before '=' is empty");
+  }
+  llvm::StringRef extension = llvm::sys::path::extension(path);
+  if (extension == ".npy")
+    return readNpyFile(path);
+  if (extension == ".pb")
+    return readTensorProtoFile(path);
+  return llvm::createStringError("input '" + spec +
+                                 "': expected a .npy or ONNX TensorProto .pb "
+                                 "file");
+}
+
 llvm::Expected<OpenModel> openModel(const std::string &path, int device,
                                     uint32_t flags) {
   OpenModel open;
@@ -94,27 +116,6 @@ DLDataType dlpackDtype(int32_t dtype) {
   default:
     return {kDLOpaqueHandle, 0, 0};
   }
-}
-
-llvm::Expected<HostTensor> readInput(const std::string &spec, std::string &name,
-                                     std::string &path) {
-  path = spec;
-  size_t equals = spec.find('=');
-  if (equals != std::string::npos) {
-    name = spec.substr(0, equals);
-    path = spec.substr(equals + 1);
-    if (name.empty())
-      return llvm::createStringError("input '" + spec +
-                                     "': the name before '=' is empty");
-  }
-  llvm::StringRef extension = llvm::sys::path::extension(path);
-  if (extension == ".npy")
-    return readNpyFile(path);
-  if (extension == ".pb")
-    return readTensorProtoFile(path);
-  return llvm::createStringError("input '" + spec +
-                                 "': expected a .npy or ONNX TensorProto .pb "
-                                 "file");
 }
 
 // A file may claim any rank: past 16 dims only their count is shown.

@@ -47,14 +47,15 @@ private:
 /// The message of a failed runtime call as an llvm::Error; frees `status`.
 llvm::Error toError(graphc_status status);
 
+/// Reads "NAME=FILE" or "FILE", a .npy or ONNX TensorProto .pb file by its
+/// extension (graphc run's --input, graphc compile's --calibration-input);
+/// `name` is left empty for a bare FILE and `path` names the file.
+llvm::Expected<HostTensor> readTensorArgument(const std::string &spec,
+                                              std::string &name,
+                                              std::string &path);
+
 /// The DLPack dtype of an ONNX dtype (graphc's dtypes only).
 DLDataType dlpackDtype(int32_t dtype);
-
-/// Reads an input file given as "NAME=FILE" or "FILE" (.npy or ONNX
-/// TensorProto .pb, by extension); `name` is left empty for a bare FILE and
-/// `path` names the file.
-llvm::Expected<HostTensor> readInput(const std::string &spec, std::string &name,
-                                     std::string &path);
 
 /// "float32[4,?]" for a model input, with '?' for a dim left to the plan.
 std::string describeType(int32_t dtype, llvm::ArrayRef<int64_t> dims);

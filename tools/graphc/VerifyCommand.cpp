@@ -398,7 +398,7 @@ llvm::Error Verifier::readInputFiles() {
   givenInputs.assign(count, std::nullopt);
   for (const std::string &spec : options.inputs) {
     std::string name, path;
-    llvm::Expected<HostTensor> tensor = readInput(spec, name, path);
+    llvm::Expected<HostTensor> tensor = readTensorArgument(spec, name, path);
     if (!tensor)
       return tensor.takeError();
     if (name.empty())
