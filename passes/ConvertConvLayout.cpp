@@ -192,10 +192,13 @@ int64_t convertConvs(ArrayRef<graph::ConvOp> convs,
     if (!moved)
       continue;
     OpBuilder b(conv);
-    Location loc = conv.getLoc();
+    // Channels last, the weights, input and convolution hold no ONNX
+    // tensor as written; the transpose back holds the Conv's output.
+    Location loc = graph::withoutTensorNames(conv.getLoc());
     int64_t rank = rankedOf(conv.getX()).getRank();
     Value w = b.create<graph::ConstantOp>(
-        conv.getW().getLoc(), cast<RankedTensorType>(moved.getType()), moved);
+        graph::withoutTensorNames(conv.getW().getLoc()),
+        cast<RankedTensorType>(moved.getType()), moved);
     Value x = b.create<graph::TransposeOp>(
         loc, conv.getX(), b.getDenseI64ArrayAttr(toChannelsLast(rank)));
     SmallVector<Value> operands = {x, w};
@@ -209,7 +212,8 @@ int64_t convertConvs(ArrayRef<graph::ConvOp> convs,
         b.getNamedAttr("channels_last", b.getI64IntegerAttr(1)));
     auto last = b.create<graph::ConvOp>(loc, operands, attributes);
     Value y = b.create<graph::TransposeOp>(
-        loc, last.getY(), b.getDenseI64ArrayAttr(toChannelsFirst(rank)));
+        conv.getLoc(), last.getY(),
+        b.getDenseI64ArrayAttr(toChannelsFirst(rank)));
     conv.getY().replaceAllUsesWith(y);
     conv.erase();
     ++converted;
@@ -257,6 +261,9 @@ void sinkTransposes(func::FuncOp func) {
     if (!anyTransposed || !movable)
       continue;
     OpBuilder b(op);
+    // Channels last, the op holds no ONNX tensor as written; the transpose
+    // back holds its output.
+    Location lastLoc = graph::withoutTensorNames(op->getLoc());
     SmallVector<Value> operands;
     for (Value operand : op->getOperands()) {
       if (isTransposeBy(operand.getDefiningOp(), first))
@@ -267,13 +274,13 @@ void sinkTransposes(func::FuncOp func) {
         operands.push_back(known);
       else
         operands.push_back(b.createOrFold<graph::TransposeOp>(
-            op->getLoc(), operand, b.getDenseI64ArrayAttr(last)));
+            lastLoc, operand, b.getDenseI64ArrayAttr(last)));
     }
     RankedTensorType type = rankedOf(op->getResult(0));
     SmallVector<int64_t> shape;
     for (int64_t d : toChannelsLast(rank))
       shape.push_back(type.getDimSize(d));
-    OperationState state(op->getLoc(), op->getName(), operands,
+    OperationState state(lastLoc, op->getName(), operands,
                          TypeRange{type.clone(shape)}, op->getAttrs());
     Operation *moved = b.create(state);
     Value back = b.create<graph::TransposeOp>(op->getLoc(), moved->getResult(0),
@@ -324,7 +331,9 @@ void sinkTransposes(func::FuncOp func) {
       moved.push_back(first[d]);
     llvm::sort(moved);
     OpBuilder b(op);
-    Location loc = op->getLoc();
+    // The channels-last mean holds no ONNX tensor; the transpose back
+    // holds the op's output.
+    Location loc = graph::withoutTensorNames(op->getLoc());
     auto axesType =
         RankedTensorType::get({int64_t(moved.size())}, b.getIntegerType(64));
     Value axes = b.create<graph::ConstantOp>(
@@ -334,8 +343,8 @@ void sinkTransposes(func::FuncOp func) {
         ArrayRef<NamedAttribute>{
             b.getNamedAttr("keepdims", b.getI64IntegerAttr(1)),
             b.getNamedAttr("noop_with_empty_axes", b.getI64IntegerAttr(0))});
-    Value back =
-        b.create<graph::TransposeOp>(loc, mean, b.getDenseI64ArrayAttr(first));
+    Value back = b.create<graph::TransposeOp>(op->getLoc(), mean,
+                                              b.getDenseI64ArrayAttr(first));
     op->getResult(0).replaceAllUsesWith(back);
     op->erase();
   }

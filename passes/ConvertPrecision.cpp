@@ -178,7 +178,9 @@ Value Converter::convert(Value value, Type element) {
       b.setInsertionPointToStart(arg.getOwner());
     else
       b.setInsertionPointAfter(value.getDefiningOp());
-    result = b.create<CastOp>(value.getLoc(), value, element);
+    // The cast holds the value's ONNX tensor in another precision.
+    result =
+        b.create<CastOp>(withTensorsOf(value.getLoc(), value), value, element);
     maybeDead.push_back(result.getDefiningOp());
   }
   if (element != f32)

@@ -5,7 +5,8 @@
 // y * scale + shift per output channel of a linear op: the scale goes into
 // the weights and the shift into the bias, so the follower disappears. New
 // constants are computed in double and rounded once to the tensor's type;
-// the merged op's location fuses both ONNX nodes' locations. Scalar scales
+// the merged op's location fuses both ONNX nodes' locations and names the
+// follower's output, which the merged op now computes. Scalar scales
 // of a MatMul's operands move past it, and reshapes of its result past the
 // pointwise ops after it (to fold or fuse there).
 //
@@ -205,10 +206,12 @@ std::optional<ChannelAffine> matchChannelAffine(Value result, int64_t axis,
   return affine;
 }
 
-/// The location of the merged op: both ONNX nodes stay named in reports.
+/// The location of the merged op and its new constants: both ONNX nodes
+/// stay named in reports; it names no tensor (replaceBoth names the merged
+/// op's).
 Location mergedLocation(Operation *linear, Operation *follower) {
-  return FusedLoc::get(linear->getContext(),
-                       {linear->getLoc(), follower->getLoc()});
+  return withoutTensorNames(FusedLoc::get(
+      linear->getContext(), {linear->getLoc(), follower->getLoc()}));
 }
 
 /// `weights` with every element multiplied by the scale of the output
@@ -229,8 +232,12 @@ FailureOr<Value> scaleWeights(PatternRewriter &rewriter, Location loc,
 }
 
 /// Replaces `follower` by `merged` and erases the linear op it consumed.
+/// The merged op computes the follower's output (a BatchNormalization's, a
+/// Mul's or an Add's), so it holds the follower's ONNX tensor.
 void replaceBoth(PatternRewriter &rewriter, Operation *linear,
                  const ChannelAffine &affine, Operation *merged) {
+  merged->setLoc(
+      withTensorsOf(merged->getLoc(), affine.follower->getResults()));
   rewriter.replaceOp(affine.follower, merged->getResults());
   rewriter.eraseOp(linear);
 }
@@ -458,16 +465,20 @@ struct HoistScalesOutOfMatMul : OpRewritePattern<MatMulOp> {
     }
     if (!hoisted)
       return rewriter.notifyMatchFailure(matmul, "no operand scaled by a scalar");
-    // The Mul keeps the scales' ONNX nodes, the product its own.
-    Location loc = FusedLoc::get(matmul.getContext(), locations);
+    // The Mul keeps the scales' ONNX nodes, the product its own. The
+    // unscaled product is no ONNX tensor; the scaled one is the MatMul's.
+    Location loc =
+        withoutTensorNames(FusedLoc::get(matmul.getContext(), locations));
     rewriter.setInsertionPoint(matmul);
-    Value product = rewriter.create<MatMulOp>(
-        matmul.getLoc(), TypeRange{resultType}, ValueRange(operands));
+    Value product =
+        rewriter.create<MatMulOp>(withoutTensorNames(matmul.getLoc()),
+                                  TypeRange{resultType}, ValueRange(operands));
     Value factor = createFloatConstant(
         rewriter, loc, RankedTensorType::get({}, resultType.getElementType()),
         {scale});
-    Value scaled = rewriter.create<MulOp>(loc, TypeRange{resultType},
-                                          ValueRange{product, factor});
+    Value scaled = rewriter.create<MulOp>(
+        withTensorsOf(loc, matmul->getResults()), TypeRange{resultType},
+        ValueRange{product, factor});
     rewriter.replaceOp(matmul, scaled);
     return success();
   }
@@ -532,8 +543,8 @@ struct SinkReshapeBelowPointwise : RewritePattern {
     auto shapeConstant = [&](ArrayRef<int64_t> dims) {
       auto type = RankedTensorType::get({static_cast<int64_t>(dims.size())},
                                         rewriter.getI64Type());
-      return rewriter.create<ConstantOp>(
-          op->getLoc(), type, DenseIntElementsAttr::get(type, dims));
+      return rewriter.create<ConstantOp>(withoutTensorNames(op->getLoc()), type,
+                                         DenseIntElementsAttr::get(type, dims));
     };
     SmallVector<Value> operands;
     rewriter.setInsertionPoint(op);

@@ -383,6 +383,31 @@ LogicalResult emitBucketDims(MutableArrayRef<func::FuncOp> funcs,
   return success();
 }
 
+/// The ONNX tensor `value` holds (onnxTensorName): a fusion's result holds
+/// what its body yields.
+static StringRef heldTensor(Value value) {
+  auto fusion = value.getDefiningOp<kernel::FusionOp>();
+  if (!fusion)
+    return graph::onnxTensorName(value);
+  Value yielded = fusion.getBody().front().getTerminator()->getOperand(
+      cast<OpResult>(value).getResultNumber());
+  if (auto argument = dyn_cast<BlockArgument>(yielded))
+    return heldTensor(fusion.getInputs()[argument.getArgNumber()]);
+  return graph::onnxTensorName(yielded);
+}
+
+/// What a step writes that a tool may compare: `values`, held in the
+/// step's arguments from `firstArg` on.
+static ArrayAttr stepResults(MLIRContext *context, ValueRange values,
+                             int64_t firstArg) {
+  SmallVector<Attribute> results;
+  for (auto [i, value] : llvm::enumerate(values))
+    results.push_back(exec::StepResultAttr::get(
+        context, firstArg + static_cast<int64_t>(i),
+        cast<RankedTensorType>(value.getType()), heldTensor(value)));
+  return ArrayAttr::get(context, results);
+}
+
 /// Lowers one planned function (one bucket) into an exec.plan.
 LogicalResult lowerPlan(func::FuncOp main, StringRef planName,
                         ExecTables &tables) {
@@ -468,6 +493,8 @@ LogicalResult lowerPlan(func::FuncOp main, StringRef planName,
     }
     llvm::append_range(args, slots);
     auto kernelRef = FlatSymbolRefAttr::get(kernelOp->getSymNameAttr());
+    ArrayAttr results =
+        stepResults(context, fusion.getResults(), fusion.getInputs().size());
     if (fusion.getLibrary()) {
       auto workspace = fusion->getAttrOfType<exec::SlotAttr>("exec.workspace");
       if (!workspace)
@@ -475,13 +502,13 @@ LogicalResult lowerPlan(func::FuncOp main, StringRef planName,
             exec::SlotAttr::get(context, exec::BufferKind::none, 0, 0, 0);
       stepBuilder.create<exec::LibraryCallOp>(fusion.getLoc(), kernelRef,
                                               stepBuilder.getArrayAttr(args),
-                                              workspace);
+                                              workspace, results);
       continue;
     }
     // An attention's flash-decoding partials and counters (PlanMemory).
     stepBuilder.create<exec::LaunchOp>(
         fusion.getLoc(), kernelRef, stepBuilder.getArrayAttr(args),
-        fusion->getAttrOfType<ArrayAttr>("exec.scratch"));
+        fusion->getAttrOfType<ArrayAttr>("exec.scratch"), results);
   }
 
   // Outputs not written by a kernel (inputs, weights, repeated results,
@@ -495,7 +522,9 @@ LogicalResult lowerPlan(func::FuncOp main, StringRef planName,
       continue;
     auto target = exec::SlotAttr::get(context, exec::BufferKind::output, i, 0,
                                       source.getSize());
-    stepBuilder.create<exec::CopyOp>(ret.getLoc(), source, target);
+    stepBuilder.create<exec::CopyOp>(
+        ret.getLoc(), source, target,
+        stepResults(context, value, /*firstArg=*/1));
   }
   return success();
 }

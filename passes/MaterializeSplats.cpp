@@ -105,8 +105,11 @@ void materialize(graph::ConstantOp constant) {
     return;
   OpBuilder builder(constant);
   builder.setInsertionPointAfter(constant);
+  // The one element and the shape hold no ONNX tensor; the fill holds the
+  // constant's.
   Location loc = constant.getLoc();
-  Value one = builder.create<graph::ConstantOp>(loc, oneType, *element);
+  Value one = builder.create<graph::ConstantOp>(graph::withoutTensorNames(loc),
+                                                oneType, *element);
   Value filled;
   for (OpOperand &use : llvm::make_early_inc_range(constant->getUses())) {
     if (broadcastsWithoutOperand(use.getOwner(), use.getOperandNumber(),
@@ -118,7 +121,7 @@ void materialize(graph::ConstantOp constant) {
       auto shapeType =
           RankedTensorType::get({type.getRank()}, builder.getI64Type());
       Value shape = builder.create<graph::ConstantOp>(
-          loc, shapeType,
+          graph::withoutTensorNames(loc), shapeType,
           DenseIntElementsAttr::get(shapeType, type.getShape()));
       filled = builder.create<graph::ExpandOp>(loc, type, one, shape);
     }

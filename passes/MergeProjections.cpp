@@ -257,7 +257,9 @@ LogicalResult Merger::merge(AttentionOp attention,
   }
 
   OpBuilder b(first);
-  Location matmulLoc = FusedLoc::get(context, matmulLocs);
+  // The merged product holds no ONNX tensor; its split parts hold the
+  // projections'.
+  Location matmulLoc = withoutTensorNames(FusedLoc::get(context, matmulLocs));
   Value input = projections.front().input();
   SmallVector<int64_t> resultShape(shapeOf(input).drop_back());
   resultShape.push_back(total);
@@ -269,7 +271,7 @@ LogicalResult Merger::merge(AttentionOp attention,
   created = {weightConstant, matmul};
   Value result = matmul;
   if (anyBias) {
-    Location addLoc = FusedLoc::get(context, addLocs);
+    Location addLoc = withoutTensorNames(FusedLoc::get(context, addLocs));
     auto biasConstant = b.create<ConstantOp>(addLoc, biasType, *bias);
     result = b.create<AddOp>(addLoc, resultType, result, biasConstant);
     created.append({biasConstant, result.getDefiningOp()});
@@ -278,9 +280,12 @@ LogicalResult Merger::merge(AttentionOp attention,
   for (Projection &p : projections)
     partTypes.push_back(p.result.getType());
   Value sizes = i64Constant(b, matmulLoc, widths);
-  auto split = b.create<SplitOp>(matmulLoc, TypeRange(partTypes),
-                                 ValueRange{result, sizes},
-                                 ArrayRef<NamedAttribute>{});
+  SmallVector<Value> projected;
+  for (Projection &p : projections)
+    projected.push_back(p.result);
+  auto split = b.create<SplitOp>(
+      withTensorsOf(matmulLoc, projected), TypeRange(partTypes),
+      ValueRange{result, sizes}, ArrayRef<NamedAttribute>{});
   split.setAxisAttr(b.getI64IntegerAttr(resultShape.size() - 1));
   split.setNumOutputsAttr(b.getI64IntegerAttr(projections.size()));
   created.append({sizes.getDefiningOp(), split});
@@ -392,8 +397,10 @@ void unbindToSplit(func::FuncOp func) {
     SmallVector<int64_t> partShape(type.getShape());
     partShape[*axis] = 1;
     auto partType = RankedTensorType::get(partShape, type.getElementType());
+    // The parts keep the unbound axis: the reshapes below hold the
+    // Gathers' tensors.
     auto split = b.create<SplitOp>(
-        FusedLoc::get(func.getContext(), locs),
+        withoutTensorNames(FusedLoc::get(func.getContext(), locs)),
         SmallVector<Type>(byIndex.size(), partType), ValueRange{source},
         ArrayRef<NamedAttribute>{});
     split.setAxisAttr(b.getI64IntegerAttr(*axis));
@@ -404,7 +411,7 @@ void unbindToSplit(func::FuncOp func) {
       auto shapeType = RankedTensorType::get({resultType.getRank()},
                                              b.getI64Type());
       Value shape = b.create<ConstantOp>(
-          gather.getLoc(), shapeType,
+          withoutTensorNames(gather.getLoc()), shapeType,
           DenseIntElementsAttr::get(shapeType, resultType.getShape()));
       Value part = b.create<ReshapeOp>(gather.getLoc(), resultType,
                                        split.getResult(i), shape);
@@ -468,15 +475,18 @@ void sinkInputTransposes(AttentionOp attention) {
     SmallVector<int64_t> shape(shapeOf(x));
     shape.back() = shapeOf(matmul.getResult()).back();
     auto type = RankedTensorType::get(shape, elementTypeOf(root));
+    // The product in x's layout is no ONNX tensor; the transpose after it
+    // holds the projection's.
     OpBuilder b(matmul);
-    Value result =
-        b.create<MatMulOp>(matmul.getLoc(), type, x, matmul.getB());
+    Value result = b.create<MatMulOp>(withoutTensorNames(matmul.getLoc()), type,
+                                      x, matmul.getB());
     if (add) {
       b.setInsertionPoint(add);
-      result = b.create<AddOp>(add.getLoc(), type, result, bias);
+      result =
+          b.create<AddOp>(withoutTensorNames(add.getLoc()), type, result, bias);
     }
-    auto moved = b.create<TransposeOp>(transpose.getLoc(), root.getType(),
-                                       result);
+    auto moved = b.create<TransposeOp>(withTensorsOf(transpose.getLoc(), root),
+                                       root.getType(), result);
     moved.setPermAttr(b.getDenseI64ArrayAttr(perm));
     root.replaceAllUsesWith(moved.getResult());
     if (add)

@@ -310,7 +310,7 @@ struct RecognizeAttentionChain : OpRewritePattern<MatMulOp> {
       locations.push_back(op->getLoc());
     for (Operation *op : key.dead)
       locations.push_back(op->getLoc());
-    Location loc = FusedLoc::get(getContext(), locations);
+    Location loc = withoutTensorNames(FusedLoc::get(getContext(), locations));
     rewriter.setInsertionPoint(output);
     Value k = key.key;
     if (key.unmerged) {
@@ -336,8 +336,10 @@ struct RecognizeAttentionChain : OpRewritePattern<MatMulOp> {
                  });
     if (mask && !causal && !zeros)
       operands.push_back(mask);
-    auto attention = rewriter.create<AttentionOp>(
-        loc, TypeRange{output.getType()}, operands);
+    // The attention computes the output product: it holds its tensor.
+    auto attention =
+        rewriter.create<AttentionOp>(withTensorsOf(loc, output->getResults()),
+                                     TypeRange{output.getType()}, operands);
     attention.setScaleAttr(rewriter.getF64FloatAttr(scale));
     if (causal)
       attention.setIsCausalAttr(rewriter.getI64IntegerAttr(1));
@@ -474,6 +476,8 @@ private:
           mapping.map(operand, rebuild(operand));
       OpBuilder builder(op);
       Operation *clone = builder.clone(*op, mapping);
+      // Unbroadcast, it holds less than the op's ONNX tensor.
+      clone->setLoc(withoutTensorNames(clone->getLoc()));
       result = clone->getResult(0);
       result.setType(
           cast<RankedTensorType>(value.getType()).clone(shapes[value]));

@@ -1,12 +1,13 @@
 //===- RecognizeExporterPatterns.cpp - GELU, norms and SiLU from exporters ===//
 //
 // torch.onnx writes GELU, LayerNorm, RMSNorm and SiLU as chains of
-// elementwise ops and reductions when the opset has no such op. Each recognised chain becomes
-// one graph op, which fuses into one kernel and computes in one rounding
-// step. A chain is only replaced when none of its intermediate values is
-// used outside it, every intermediate has the input's type (no broadcast
+// elementwise ops and reductions when the opset has no such op. Each recognised
+// chain becomes one graph op, which fuses into one kernel and computes in one
+// rounding step. A chain is only replaced when none of its intermediate values
+// is used outside it, every intermediate has the input's type (no broadcast
 // grows it) and its constants match to 1e-6 relative (or the rounding
-// error of a narrower float type). The new op's location fuses the chain's.
+// error of a narrower float type). The new op's location fuses the chain's
+// and names the ONNX tensor of the chain's last op, which it computes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -94,7 +95,10 @@ public:
   }
 
   /// Replaces the last op by `replacement` and erases the rest, users first.
+  /// The replacement computes the last op's output: it holds its tensor.
   void replace(PatternRewriter &rewriter, Value replacement) {
+    Operation *op = replacement.getDefiningOp();
+    op->setLoc(withTensorsOf(op->getLoc(), last()->getResults()));
     rewriter.replaceOp(last(), replacement);
     SmallVector<Operation *> rest(ops.begin(), ops.end() - 1);
     // Erase in an order where every erased op has no users left.
@@ -351,7 +355,9 @@ struct RecognizeLayerNorm : OpRewritePattern<DivOp> {
     if (beta)
       operands.push_back(beta);
     auto norm = rewriter.create<LayerNormalizationOp>(
-        FusedLoc::get(getContext(), locations), TypeRange{type}, operands);
+        withTensorsOf(FusedLoc::get(getContext(), locations),
+                      last->getResults()),
+        TypeRange{type}, operands);
     norm.setEpsilonAttr(
         rewriter.getF32FloatAttr(static_cast<float>(*eps)));
     rewriter.replaceOp(last, norm.getResult());
@@ -465,8 +471,9 @@ struct RecognizeRmsNorm : OpRewritePattern<ReduceMeanOp> {
     locations.append({normed->getLoc(), scaled.getLoc()});
     rewriter.setInsertionPoint(scaled);
     auto norm = rewriter.create<RmsNormalizationOp>(
-        FusedLoc::get(getContext(), locations), TypeRange{type},
-        ValueRange{x, gamma});
+        withTensorsOf(FusedLoc::get(getContext(), locations),
+                      scaled->getResults()),
+        TypeRange{type}, ValueRange{x, gamma});
     norm.setEpsilonAttr(rewriter.getF32FloatAttr(static_cast<float>(*eps)));
     rewriter.replaceOp(scaled, norm.getResult());
     for (Operation *op : {normed, inverse, root.getOperation(),

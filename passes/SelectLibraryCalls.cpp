@@ -238,8 +238,9 @@ Value reshapeTo(OpBuilder &b, Location loc, Value value,
   auto type = cast<RankedTensorType>(value.getType());
   auto shapeType = RankedTensorType::get({static_cast<int64_t>(shape.size())},
                                          b.getI64Type());
-  Value shapeValue = b.create<graph::ConstantOp>(
-      loc, shapeType, DenseIntElementsAttr::get(shapeType, shape));
+  Value shapeValue =
+      b.create<graph::ConstantOp>(graph::withoutTensorNames(loc), shapeType,
+                                  DenseIntElementsAttr::get(shapeType, shape));
   return b.create<graph::ReshapeOp>(loc, type.clone(shape), value, shapeValue);
 }
 
@@ -293,13 +294,18 @@ bool convertGeluGemm(kernel::FusionOp fusion, ArrayRef<Operation *> ops,
     else
       convLocs.push_back(op->getLoc());
   }
+  // The views of the operands, the weights as a filter and the
+  // convolution hold no ONNX tensor as written; the residual add and the
+  // GELU hold theirs (in the convolution's dims).
   MLIRContext *context = fusion.getContext();
-  Location convLoc = FusedLoc::get(context, convLocs);
-  Location viewLoc = gemm.root->getLoc();
+  Location convLoc =
+      graph::withoutTensorNames(FusedLoc::get(context, convLocs));
+  Location viewLoc = graph::withoutTensorNames(gemm.root->getLoc());
 
   OpBuilder b(fusion);
   Value x = reshapeTo(b, viewLoc, inputOf(gemm.a), dims(gemm.m, gemm.k));
-  Value wValue = b.create<graph::ConstantOp>(match.weight.getLoc(), wType, w);
+  Value wValue = b.create<graph::ConstantOp>(
+      graph::withoutTensorNames(match.weight.getLoc()), wType, w);
   SmallVector<Value> operands = {x, wValue};
   if (gemm.bias)
     operands.push_back(inputOf(gemm.bias));

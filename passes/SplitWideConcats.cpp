@@ -52,8 +52,10 @@ void splitConcat(graph::ConcatOp concat, int64_t maxInputs) {
       for (Value input : group)
         shape[axis] += cast<RankedTensorType>(input.getType()).getDimSize(axis);
       auto type = RankedTensorType::get(shape, resultType.getElementType());
+      // A partial concat holds a part of the concat's output only.
       level.push_back(builder.create<graph::ConcatOp>(
-          concat.getLoc(), type, group, concat.getAxisAttr()));
+          graph::withoutTensorNames(concat.getLoc()), type, group,
+          concat.getAxisAttr()));
     }
     inputs = std::move(level);
   }

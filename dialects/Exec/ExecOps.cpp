@@ -36,6 +36,28 @@ LogicalResult CopyOp::verify() {
     return emitOpError("copies ")
            << getSource().getSize() << " bytes into a slot of "
            << getTarget().getSize();
+  if (std::optional<ArrayAttr> results = getResults()) {
+    auto result = results->size() == 1
+                      ? cast<StepResultAttr>(results->getValue().front())
+                      : StepResultAttr();
+    if (!result || result.getArg() != 1)
+      return emitOpError("has one result, its target (argument 1)");
+    if (slotBytes(result.getType()) != getTarget().getSize())
+      return emitOpError("says its target holds ")
+             << result.getType() << " (" << slotBytes(result.getType())
+             << " bytes), in a slot of " << getTarget().getSize();
+  }
+  return success();
+}
+
+LogicalResult
+StepResultAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                       int64_t arg, RankedTensorType type,
+                       StringRef onnxTensor) {
+  if (arg < 0)
+    return emitError() << "step result needs an argument index";
+  if (!type.hasStaticShape())
+    return emitError() << "step result needs a static type, not " << type;
   return success();
 }
 
@@ -272,6 +294,31 @@ static LogicalResult verifyKernelArgs(Operation *op, KernelOp kernel,
   return success();
 }
 
+/// Checks the results `op` lists (when it lists them): one per output of
+/// `kernel`, in order, each in its output's argument with its type.
+static LogicalResult verifyStepResults(Operation *op, KernelOp kernel,
+                                       std::optional<ArrayAttr> results) {
+  if (!results)
+    return success();
+  Block &body = kernel.getBody().front();
+  Operation *yield = body.getTerminator();
+  if (results->size() != yield->getNumOperands())
+    return op->emitOpError("lists ")
+           << results->size() << " results but kernel @" << kernel.getSymName()
+           << " has " << yield->getNumOperands() << " outputs";
+  for (auto [i, attr] : llvm::enumerate(*results)) {
+    auto result = cast<StepResultAttr>(attr);
+    int64_t arg = body.getNumArguments() + i;
+    if (result.getArg() != arg ||
+        result.getType() != yield->getOperandTypes()[i])
+      return op->emitOpError("lists result ")
+             << i << " as argument " << result.getArg() << " of type "
+             << result.getType() << ", not argument " << arg << " of type "
+             << yield->getOperandTypes()[i];
+  }
+  return success();
+}
+
 LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   auto kernel =
       symbolTable.lookupNearestSymbolFrom<KernelOp>(*this, getKernelAttr());
@@ -291,7 +338,9 @@ LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
       if (cast<SlotAttr>(slot).getKind() != BufferKind::arena)
         return emitOpError("passes scratch outside the arena");
   }
-  return verifyKernelArgs(*this, kernel, getArgs());
+  if (failed(verifyKernelArgs(*this, kernel, getArgs())))
+    return failure();
+  return verifyStepResults(*this, kernel, getResults());
 }
 
 LogicalResult
@@ -307,5 +356,7 @@ LibraryCallOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   BufferKind workspace = getWorkspace().getKind();
   if (workspace != BufferKind::arena && workspace != BufferKind::none)
     return emitOpError("needs an arena workspace, or none");
-  return verifyKernelArgs(*this, kernel, getArgs());
+  if (failed(verifyKernelArgs(*this, kernel, getArgs())))
+    return failure();
+  return verifyStepResults(*this, kernel, getResults());
 }

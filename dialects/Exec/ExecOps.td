@@ -49,6 +49,27 @@ def Exec_SlotAttr : AttrDef<Exec_Dialect, "Slot"> {
   let assemblyFormat = "`<` $kind `,` $index `,` $offset `,` $size `>`";
 }
 
+def Exec_StepResultAttr : AttrDef<Exec_Dialect, "StepResult"> {
+  let mnemonic = "result";
+  let summary = "a value a step writes, for tools that compare it";
+  let description = [{
+    `#exec.result<2, tensor<1x64xf16>, "y">`: the step's argument that
+    holds it (an index into a launch's or library call's `args`, 1 for a
+    copy's target), its static type, and the ONNX tensor whose elements it
+    holds in the same order ("" when it holds none as written: a value a
+    rewrite made, another layout). Its precision may be narrower than the
+    model's (--precision), and its dims may be a view's of the tensor's.
+    The descriptor's graphc_step_result_desc has the same meaning.
+  }];
+  let parameters = (ins "int64_t":$arg, "::mlir::RankedTensorType":$type,
+                        StringRefParameter<"the ONNX tensor">:$onnx_tensor);
+  let assemblyFormat = "`<` $arg `,` $type `,` $onnx_tensor `>`";
+  let genVerifyDecl = 1;
+}
+
+def Exec_StepResultArrayAttr
+    : TypedArrayAttrBase<Exec_StepResultAttr, "step result array">;
+
 // The kernel dialect's fusion kind, referenced without re-generating it here.
 def Exec_FusionKindAttr : Attr<
     CPred<"::llvm::isa<::graphc::kernel::FusionKindAttr>($_self)">,
@@ -330,13 +351,17 @@ def Exec_LaunchOp : Exec_Op<"launch", [HasParent<"PlanOp">,
     `scratch`, where present, follows them: arena slots the kernel uses
     during its step (a generated attention that splits its keys across
     blocks: its partials, then its arrival counters, which graphc-plan-memory
-    places where the arena stays zero between steps).
+    places where the arena stays zero between steps). `results`, where
+    present, lists what the step writes that a tool may compare: one
+    #exec.result per output of the kernel, in order (graphc-lower-to-exec
+    sets it; the descriptor lists none for a step without it).
   }];
   let arguments = (ins FlatSymbolRefAttr:$kernel,
                        TypedArrayAttrBase<Exec_SlotAttr, "slot array">:$args,
                        OptionalAttr<TypedArrayAttrBase<Exec_SlotAttr,
-                                                       "slot array">>:$scratch);
-  let assemblyFormat = "$kernel $args attr-dict";
+                                                       "slot array">>:$scratch,
+                       OptionalAttr<Exec_StepResultArrayAttr>:$results);
+  let assemblyFormat = "$kernel $args (`results` $results^)? attr-dict";
 }
 
 def Exec_LibraryCallOp : Exec_Op<"library_call", [HasParent<"PlanOp">,
@@ -346,18 +371,26 @@ def Exec_LibraryCallOp : Exec_Op<"library_call", [HasParent<"PlanOp">,
     Like exec.launch, `args` holds one slot per input of the kernel, then
     one per output; the kernel must have a `library`, whose call reads its
     `gemm` or `conv`. `workspace` is the arena scratch the library may use during the
-    call (`#exec.slot<none, 0, 0, 0>` when it gets none).
+    call (`#exec.slot<none, 0, 0, 0>` when it gets none). `results` as on
+    exec.launch.
   }];
   let arguments = (ins FlatSymbolRefAttr:$kernel,
                        TypedArrayAttrBase<Exec_SlotAttr, "slot array">:$args,
-                       Exec_SlotAttr:$workspace);
-  let assemblyFormat = "$kernel $args `workspace` $workspace attr-dict";
+                       Exec_SlotAttr:$workspace,
+                       OptionalAttr<Exec_StepResultArrayAttr>:$results);
+  let assemblyFormat =
+      "$kernel $args `workspace` $workspace (`results` $results^)? attr-dict";
 }
 
 def Exec_CopyOp : Exec_Op<"copy", [HasParent<"PlanOp">]> {
   let summary = "copy one slot into another of the same size";
-  let arguments = (ins Exec_SlotAttr:$source, Exec_SlotAttr:$target);
-  let assemblyFormat = "$source `to` $target attr-dict";
+  let description = [{
+    `results`, where present, is the one #exec.result of the copy: its
+    target (argument 1), of the type copied, as large as the slot.
+  }];
+  let arguments = (ins Exec_SlotAttr:$source, Exec_SlotAttr:$target,
+                       OptionalAttr<Exec_StepResultArrayAttr>:$results);
+  let assemblyFormat = "$source `to` $target (`results` $results^)? attr-dict";
   let hasVerifier = 1;
 }
 

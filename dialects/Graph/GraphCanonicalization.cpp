@@ -153,8 +153,9 @@ struct TransposeOfUnitDimsToReshape : OpRewritePattern<TransposeOp> {
     }
     auto shapeType =
         RankedTensorType::get({result.getRank()}, rewriter.getI64Type());
+    // The shape names no tensor; the reshape holds the transpose's.
     Value shape = rewriter.create<ConstantOp>(
-        op.getLoc(), shapeType,
+        withoutTensorNames(op.getLoc()), shapeType,
         DenseElementsAttr::get(shapeType, result.getShape()));
     // allowzero: a 0 in the shape is an empty dim, not a copied one.
     rewriter.replaceOpWithNewOp<ReshapeOp>(op, result, op.getData(), shape,

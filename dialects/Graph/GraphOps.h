@@ -113,58 +113,30 @@ inline void collectNodeNames(mlir::Location loc,
 /// output of the node). Tools that compare a run with a reference (graphc
 /// verify) find the tensors through it; diagnostics and kernel comments
 /// still read the node's name.
-inline mlir::Location
-withTensorNames(mlir::NameLoc node, llvm::ArrayRef<mlir::StringAttr> tensors) {
-  mlir::MLIRContext *context = node.getContext();
-  llvm::SmallVector<mlir::Attribute> names(tensors.begin(), tensors.end());
-  mlir::Location child = node.getChildLoc();
-  if (auto fused = mlir::dyn_cast<mlir::FusedLoc>(child))
-    if (mlir::isa_and_nonnull<mlir::ArrayAttr>(fused.getMetadata()))
-      child = fused.getLocations().front();
-  return mlir::NameLoc::get(
-      node.getName(),
-      mlir::FusedLoc::get(context, {child},
-                          mlir::ArrayAttr::get(context, names)));
-}
+mlir::Location withTensorNames(mlir::NameLoc node,
+                               llvm::ArrayRef<mlir::StringAttr> tensors);
 
-/// `loc` without the tensor names withTensorNames recorded: for a rewrite
-/// that keeps the node's location on an op whose results no longer hold
-/// the node's outputs as written (another layout, a folded constant).
-inline mlir::Location withoutTensorNames(mlir::Location loc) {
-  auto named = mlir::dyn_cast<mlir::NameLoc>(loc);
-  if (!named)
-    return loc;
-  auto fused = mlir::dyn_cast<mlir::FusedLoc>(named.getChildLoc());
-  if (!fused || !mlir::isa_and_nonnull<mlir::ArrayAttr>(fused.getMetadata()))
-    return loc;
-  return mlir::NameLoc::get(named.getName(), fused.getLocations().front());
-}
+/// `loc` without the tensor names withTensorNames or withTensorsOf
+/// recorded, at any depth: for a rewrite that keeps a node's location on an
+/// op whose results no longer hold the node's outputs as written (another
+/// layout, a part of the computation, a shape constant). The node names
+/// stay, for reports.
+mlir::Location withoutTensorNames(mlir::Location loc);
 
-/// The ONNX tensor `value` holds, element for element in the same layout
-/// (its precision may differ): a graph input's name, or an initializer or
-/// node output recorded by withTensorNames. Empty when unknown (a value a
-/// rewrite made of several nodes has a fused location and none).
-inline llvm::StringRef onnxTensorName(mlir::Value value) {
-  if (auto argument = mlir::dyn_cast<mlir::BlockArgument>(value)) {
-    if (auto named = mlir::dyn_cast<mlir::NameLoc>(argument.getLoc()))
-      return named.getName().getValue();
-    return {};
-  }
-  auto result = mlir::cast<mlir::OpResult>(value);
-  auto named = mlir::dyn_cast<mlir::NameLoc>(result.getOwner()->getLoc());
-  if (!named)
-    return {};
-  auto fused = mlir::dyn_cast<mlir::FusedLoc>(named.getChildLoc());
-  auto names = fused ? mlir::dyn_cast_or_null<mlir::ArrayAttr>(
-                           fused.getMetadata())
-                     : mlir::ArrayAttr();
-  // One name per result, or the op is not the one the names were recorded
-  // for (a constant folded from one result of a multi-result op).
-  if (!names || names.size() != result.getOwner()->getNumResults())
-    return {};
-  auto name = mlir::dyn_cast<mlir::StringAttr>(names[result.getResultNumber()]);
-  return name ? name.getValue() : llvm::StringRef();
-}
+/// `loc` (a node's, or several fused) naming, per result of an op that
+/// replaces `replaced` one for one, the ONNX tensor each replaced value
+/// holds: for a rewrite whose op computes exactly the values it replaces
+/// (a chain recognised as one op, a linear op that absorbed the affine
+/// after it). A fused location records the names in its metadata. Without
+/// names when no replaced value has one.
+mlir::Location withTensorsOf(mlir::Location loc, mlir::ValueRange replaced);
+
+/// The ONNX tensor `value` holds, element for element in the same order
+/// (its precision may differ, and a view its dims): a graph input's name,
+/// or an initializer or node output recorded by withTensorNames or
+/// withTensorsOf. Empty when unknown (a value a rewrite made of several
+/// nodes without naming it, or in another layout).
+llvm::StringRef onnxTensorName(mlir::Value value);
 
 /// Largest head size (of Q, K and V) a graph.attention is made with: the
 /// attention kernel templates keep K and V tiles of it in shared memory.

@@ -546,13 +546,52 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
     if (argCount == 0)
       os << "  {0, 0, 0, 0},\n";
     os << "};\n";
+    // What each step writes that a tool may compare, one array per plan
+    // like the arguments, and the dims of all of them in another.
+    auto resultsOf = [](Operation &step) -> ArrayRef<Attribute> {
+      std::optional<ArrayAttr> results;
+      if (auto launch = dyn_cast<exec::LaunchOp>(step))
+        results = launch.getResults();
+      else if (auto call = dyn_cast<exec::LibraryCallOp>(step))
+        results = call.getResults();
+      else if (auto copy = dyn_cast<exec::CopyOp>(step))
+        results = copy.getResults();
+      return results ? results->getValue() : ArrayRef<Attribute>();
+    };
+    SmallVector<int64_t> resultDims;
+    for (Operation &step : plan.getSteps().front())
+      for (Attribute a : resultsOf(step))
+        llvm::append_range(resultDims,
+                           cast<exec::StepResultAttr>(a).getType().getShape());
+    emitDims(os, base + "_result_dims", resultDims);
+    os << "static const graphc_step_result_desc " << base << "_results[] = {\n";
+    size_t resultCount = 0, dimOffset = 0;
+    for (Operation &step : plan.getSteps().front())
+      for (Attribute a : resultsOf(step)) {
+        auto result = cast<exec::StepResultAttr>(a);
+        RankedTensorType type = result.getType();
+        os << "  {" << result.getArg() << ", "
+           << graph::toHostDtype(type.getElementType()) << ", "
+           << type.getRank() << ", " << base << "_result_dims + " << dimOffset
+           << ", " << cppStringLiteral(result.getOnnxTensor()) << "},\n";
+        dimOffset += type.getRank();
+        ++resultCount;
+      }
+    if (resultCount == 0)
+      os << "  {0, 0, 0, nullptr, nullptr},\n";
+    os << "};\n";
     os << "static const graphc_step_desc " << base << "_steps[] = {\n";
     unsigned stepCount = 0;
-    size_t argOffset = 0;
+    size_t argOffset = 0, resultOffset = 0;
     for (Operation &step : plan.getSteps().front()) {
       ++stepCount;
       std::string args = base + "_args + " + std::to_string(argOffset);
       argOffset += slotsOf(step).size();
+      size_t numResults = resultsOf(step).size();
+      // After the arguments: the step's results.
+      args += ", " + std::to_string(numResults) + ", " + base + "_results + " +
+              std::to_string(resultOffset);
+      resultOffset += numResults;
       if (auto launch = dyn_cast<exec::LaunchOp>(step)) {
         StringRef name = launch.getKernel();
         unsigned index = kernelIndex.lookup(name);
@@ -583,7 +622,8 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
       }
     }
     if (stepCount == 0)
-      os << "  {GRAPHC_STEP_COPY, -1, {0, 0, 0}, {0, 0, 0}, 0, 0, nullptr},\n";
+      os << "  {GRAPHC_STEP_COPY, -1, {0, 0, 0}, {0, 0, 0}, 0, 0, nullptr, 0, "
+            "nullptr},\n";
     os << "};\n";
     auto emitShapes = [&](StringRef suffix, ArrayAttr types) {
       for (auto [i, t] : enumerate(types))

@@ -42,8 +42,10 @@ std::optional<TensorErrors> compareTensors(const HostTensor &got,
     return std::nullopt;
   }
   int64_t count = elementCount(ref);
-  if (elementCount(got) != count || got.dims != ref.dims) {
-    why = "the shapes differ";
+  // A step may hold a tensor viewed with other dims (a reshape is a view):
+  // the same elements in the same order compare alike.
+  if (elementCount(got) != count) {
+    why = "the element counts differ";
     return std::nullopt;
   }
   if (got.data.size() != size_t(count) * gotSize ||

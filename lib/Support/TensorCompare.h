@@ -63,9 +63,11 @@ struct TensorErrors {
   }
 };
 
-/// Compares `got` with `ref` element by element. They must have the same
-/// element count (dtypes may differ: a narrowed run against float32);
-/// otherwise the result is nullopt and `why` says what differs.
+/// Compares `got` with `ref` element by element, in row-major order. They
+/// must have the same element count (their dims may differ: a step may hold
+/// the tensor as a view of other dims; dtypes may differ: a narrowed run
+/// against float32); otherwise the result is nullopt and `why` says what
+/// differs.
 std::optional<TensorErrors> compareTensors(const HostTensor &got,
                                            const HostTensor &ref,
                                            std::string &why);

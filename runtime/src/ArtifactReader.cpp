@@ -519,6 +519,31 @@ ArtifactPlan Reader::readPlan(uint64_t vaddr, const ArtifactView &view,
           args + sizeof(graphc_buffer_ref) + offsetof(graphc_buffer_ref, size),
           w);
     }
+    int32_t numResults =
+        loaded<int32_t>(at + offsetof(graphc_step_desc, num_results), w);
+    uint64_t results = pointerAt(at + offsetof(graphc_step_desc, results), w);
+    checkTable(results, numResults, sizeof(graphc_step_result_desc), w);
+    for (int32_t r = 0; r < numResults; ++r) {
+      uint64_t entry = results + uint64_t(r) * sizeof(graphc_step_result_desc);
+      ArtifactStepResult result;
+      result.arg =
+          loaded<int32_t>(entry + offsetof(graphc_step_result_desc, arg), w);
+      result.dtype =
+          loaded<int32_t>(entry + offsetof(graphc_step_result_desc, dtype), w);
+      if (result.arg < 0 || result.arg >= numArgs)
+        malformed(what + " has a step result in argument " +
+                  std::to_string(result.arg) + " of " +
+                  std::to_string(numArgs));
+      int32_t rank =
+          loaded<int32_t>(entry + offsetof(graphc_step_result_desc, rank), w);
+      result.dims =
+          dimsAt(pointerAt(entry + offsetof(graphc_step_result_desc, dims), w),
+                 rank, w);
+      result.onnxTensor = stringAt(
+          pointerAt(entry + offsetof(graphc_step_result_desc, onnx_tensor), w),
+          w);
+      step.results.push_back(std::move(result));
+    }
     plan.steps.push_back(step);
   }
   return plan;

@@ -40,12 +40,22 @@ struct ArtifactBucketDim {
   std::vector<int32_t> outputAxes;
 };
 
-/// One step of a plan (graphc_step_desc): what inspect's cost report needs.
+/// A value a step writes (graphc_step_result_desc).
+struct ArtifactStepResult {
+  int32_t arg = 0;
+  int32_t dtype = 0;
+  std::vector<int64_t> dims;
+  /// The ONNX tensor it holds; "" when none.
+  std::string onnxTensor;
+};
+
+/// One step of a plan (graphc_step_desc): what inspect's reports need.
 struct ArtifactStep {
   int32_t kind = 0; // graphc_step_kind
   int32_t kernel = -1;
   /// The bytes a copy step moves.
   uint64_t copyBytes = 0;
+  std::vector<ArtifactStepResult> results;
 };
 
 struct ArtifactPlan {

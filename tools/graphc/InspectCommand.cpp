@@ -132,6 +132,15 @@ nlohmann::ordered_json stepJson(const rt::ArtifactStep &step,
   json["bound"] = memorySeconds == 0 && computeSeconds == 0 ? "none"
                   : memorySeconds >= computeSeconds         ? "memory"
                                                             : "compute";
+  // What the step writes that a probing run compares, and the ONNX tensor
+  // each holds ("" when none).
+  nlohmann::ordered_json results = nlohmann::json::array();
+  for (const rt::ArtifactStepResult &result : step.results)
+    results.push_back({{"arg", result.arg},
+                       {"dtype", graphc_dtype_name(result.dtype)},
+                       {"dims", result.dims},
+                       {"onnx_tensor", result.onnxTensor}});
+  json["results"] = std::move(results);
   return json;
 }
 
@@ -580,8 +589,18 @@ void printText(const nlohmann::ordered_json &report, bool steps,
       }
       os << "  "
          << (step["kernel"].is_string() ? step["kernel"].get<std::string>()
-                                        : std::string("(copy)"))
-         << "\n";
+                                        : std::string("(copy)"));
+      // The ONNX tensors the step's results hold, "-" for none.
+      if (!step["results"].empty()) {
+        os << " ->";
+        const char *separator = " ";
+        for (const auto &result : step["results"]) {
+          std::string tensor = result["onnx_tensor"].get<std::string>();
+          os << separator << (tensor.empty() ? "-" : tensor);
+          separator = ", ";
+        }
+      }
+      os << "\n";
     }
   }
   os << "kernels (" << report["kernels"].size() << ")\n";

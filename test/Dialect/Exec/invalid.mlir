@@ -254,3 +254,61 @@ exec.kernel @sdpa_and_conv attention attributes {hash = "0000000000000000", onnx
   %0 = graph.attention %q, %q, %q : (tensor<1x2x4x8xf16>, tensor<1x2x4x8xf16>, tensor<1x2x4x8xf16>) -> tensor<1x2x4x8xf16>
   kernel.yield %0 : tensor<1x2x4x8xf16>
 }
+
+// -----
+
+// Step results: one per kernel output, in its argument, of its type.
+exec.kernel @relu_results pointwise attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}} {
+^bb0(%a: tensor<4xf32>):
+  %0 = graph.relu %a : (tensor<4xf32>) -> tensor<4xf32>
+  kernel.yield %0 : tensor<4xf32>
+}
+exec.plan @static attributes {arena_bytes = 0 : i64, input_types = [], intermediate_bytes = 0 : i64, output_types = []} {
+  // expected-error @+1 {{lists result 0 as argument 0 of type 'tensor<4xf32>', not argument 1 of type 'tensor<4xf32>'}}
+  exec.launch @relu_results [#exec.slot<input, 0, 0, 16>, #exec.slot<output, 0, 0, 16>] results [#exec.result<0, tensor<4xf32>, "x">]
+}
+
+// -----
+
+exec.kernel @relu_results pointwise attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}} {
+^bb0(%a: tensor<4xf32>):
+  %0 = graph.relu %a : (tensor<4xf32>) -> tensor<4xf32>
+  kernel.yield %0 : tensor<4xf32>
+}
+exec.plan @static attributes {arena_bytes = 0 : i64, input_types = [], intermediate_bytes = 0 : i64, output_types = []} {
+  // expected-error @+1 {{lists result 0 as argument 1 of type 'tensor<2xf64>', not argument 1 of type 'tensor<4xf32>'}}
+  exec.launch @relu_results [#exec.slot<input, 0, 0, 16>, #exec.slot<output, 0, 0, 16>] results [#exec.result<1, tensor<2xf64>, "y">]
+}
+
+// -----
+
+exec.kernel @relu_results pointwise attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}} {
+^bb0(%a: tensor<4xf32>):
+  %0 = graph.relu %a : (tensor<4xf32>) -> tensor<4xf32>
+  kernel.yield %0 : tensor<4xf32>
+}
+exec.plan @static attributes {arena_bytes = 0 : i64, input_types = [], intermediate_bytes = 0 : i64, output_types = []} {
+  // expected-error @+1 {{lists 2 results but kernel @relu_results has 1 outputs}}
+  exec.launch @relu_results [#exec.slot<input, 0, 0, 16>, #exec.slot<output, 0, 0, 16>] results [#exec.result<1, tensor<4xf32>, "y">, #exec.result<2, tensor<4xf32>, "z">]
+}
+
+// -----
+
+exec.plan @static attributes {arena_bytes = 0 : i64, input_types = [], intermediate_bytes = 0 : i64, output_types = []} {
+  // expected-error @+1 {{has one result, its target (argument 1)}}
+  exec.copy <input, 0, 0, 16> to <output, 0, 0, 16> results [#exec.result<0, tensor<4xf32>, "x">]
+}
+
+// -----
+
+exec.plan @static attributes {arena_bytes = 0 : i64, input_types = [], intermediate_bytes = 0 : i64, output_types = []} {
+  // expected-error @+1 {{says its target holds 'tensor<8xf32>' (32 bytes), in a slot of 16}}
+  exec.copy <input, 0, 0, 16> to <output, 0, 0, 16> results [#exec.result<1, tensor<8xf32>, "x">]
+}
+
+// -----
+
+exec.plan @static attributes {arena_bytes = 0 : i64, input_types = [], intermediate_bytes = 0 : i64, output_types = []} {
+  // expected-error @+1 {{step result needs a static type, not 'tensor<?xf32>'}}
+  exec.copy <input, 0, 0, 16> to <output, 0, 0, 16> results [#exec.result<1, tensor<?xf32>, "x">]
+}

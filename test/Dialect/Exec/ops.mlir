@@ -26,6 +26,15 @@ exec.plan @static attributes {arena_bytes = 0 : i64, input_types = [tensor<4xf32
   exec.copy <input, 0, 0, 16> to <output, 0, 0, 16>
 }
 
+// What steps write that a tool may compare, and the ONNX tensor each holds.
+// CHECK-LABEL: exec.plan @probed
+exec.plan @probed attributes {arena_bytes = 0 : i64, input_types = [tensor<4xf32>], intermediate_bytes = 0 : i64, output_types = [tensor<4xf32>]} {
+  // CHECK: exec.launch @add_0 [#exec.slot<input, 0, 0, 16>, #exec.slot<weights, 0, 0, 16>, #exec.slot<output, 0, 0, 16>] results [#exec.result<2, tensor<4xf32>, "sum">]
+  exec.launch @add_0 [#exec.slot<input, 0, 0, 16>, #exec.slot<weights, 0, 0, 16>, #exec.slot<output, 0, 0, 16>] results [#exec.result<2, tensor<4xf32>, "sum">]
+  // CHECK: exec.copy <input, 0, 0, 16> to <output, 0, 0, 16> results [#exec.result<1, tensor<2x2xf32>, "">]
+  exec.copy <input, 0, 0, 16> to <output, 0, 0, 16> results [#exec.result<1, tensor<2x2xf32>, "">]
+}
+
 // A library kernel and its call: the gemm record and the workspace slot
 // survive a round trip.
 // CHECK-LABEL: exec.kernel @linear
