@@ -70,8 +70,7 @@ std::optional<Diagnosis> diagnoseStep(const StepEvidence &evidence,
   if (e.refMaxAbs > limits->maxFinite)
     return Diagnosis{"overflow", "overflow: the reference reaches |x| = " +
                                      text(e.refMaxAbs) + ", past " + type +
-                                     "'s largest finite value " +
-                                     text(limits->maxFinite)};
+                                     "'s maximum " + text(limits->maxFinite)};
   bool inherited = evidence.nanInherited || evidence.infInherited;
   if ((e.nanBorn > 0 || e.infBorn > 0) && inherited)
     return Diagnosis{"inherited",

@@ -671,25 +671,47 @@ void Verifier::printHeader() {
                << "' on graphc's float32 cpu reference\n"
                << "precision " << precisionName(precision)
                << (precisionFromFlag ? " (--precision)" : " (the artifact's)")
-               << ": within tolerance when max |error| <= "
-               << formatNumber(tolerance.atol) << " + "
-               << formatNumber(tolerance.rtol)
-               << " * max |reference| (--atol, --rtol)\n";
+               << ": tolerance atol " << formatNumber(tolerance.atol)
+               << " + rtol " << formatNumber(tolerance.rtol)
+               << " * max |reference|\n";
 }
 
-/// "max abs error 3.2e-05 (rel 1.1e-05)": the errors of a comparison.
+/// "max abs error 3.2e-05 (rel 1.1e-05), no nan or inf": the errors of a
+/// comparison, non-finite values born against a finite reference first.
 std::string errorsText(const Comparison &comparison) {
   if (!comparison.errors)
     return "not compared: " + comparison.why;
   const TensorErrors &e = *comparison.errors;
-  std::string text = "max abs error " + formatNumber(e.maxAbsError) + " (rel " +
-                     formatNumber(e.relError) + ")";
-  if (e.gotNan || e.gotInf || e.refNan || e.refInf)
+  std::string text;
+  auto born = [&](int64_t count, const char *what) {
+    if (count)
+      text +=
+          (text.empty() ? "" : " and ") + std::to_string(count) + " " + what;
+  };
+  born(e.nanBorn, "NaN");
+  born(e.infBorn, "Inf");
+  if (!text.empty())
+    text += " (reference finite)";
+  if (e.nonFiniteMismatch)
+    text += (text.empty() ? "" : ", ") + std::to_string(e.nonFiniteMismatch) +
+            " not the reference's NaN or Inf";
+  int64_t elsewhere = e.elements - e.nanBorn - e.infBorn - e.refNan - e.refInf;
+  if (elsewhere > 0)
+    text += (text.empty() ? "" : "; elsewhere ") +
+            std::string("max abs error ") + formatNumber(e.maxAbsError) +
+            " (rel " + formatNumber(e.relError) + ")";
+  // The counts, unless the born ones above are all there is.
+  bool onlyBorn =
+      e.gotNan == e.nanBorn && e.gotInf == e.infBorn && !e.refNan && !e.refInf;
+  if (e.gotNan || e.gotInf || e.refNan || e.refInf) {
+    if (onlyBorn)
+      return text;
     text += ", nan " + std::to_string(e.gotNan) + " inf " +
             std::to_string(e.gotInf) + " (reference: nan " +
             std::to_string(e.refNan) + " inf " + std::to_string(e.refInf) + ")";
-  else
+  } else {
     text += ", no nan or inf";
+  }
   return text;
 }
 
