@@ -118,15 +118,16 @@ llvm::json::Value jsonNumber(double value) {
 /// Which precision the artifact computes in: bf16 or fp16 when any kernel
 /// or step result holds that type, tf32 when a library GEMM or convolution
 /// rounds to it, fp32 otherwise.
-Precision artifactPrecision(const rt::ArtifactView &view,
-                            llvm::ArrayRef<int32_t> resultDtypes) {
+Precision artifactPrecision(const rt::ArtifactView &view) {
   bool bf16 = false, fp16 = false, tf32 = false;
   auto see = [&](int32_t dtype) {
     bf16 |= dtype == 16;
     fp16 |= dtype == 10;
   };
-  for (int32_t dtype : resultDtypes)
-    see(dtype);
+  for (const rt::ArtifactPlan &plan : view.plans)
+    for (const rt::ArtifactStep &step : plan.steps)
+      for (const rt::ArtifactStepResult &result : step.results)
+        see(result.dtype);
   for (const rt::ArtifactKernel &kernel : view.kernels) {
     see(kernel.flopDtype);
     if (kernel.gemm) {
@@ -212,6 +213,9 @@ struct RunReport {
   int uncompared = 0;
   /// Results compared.
   int compared = 0;
+  /// Outputs whose bytes differ between the probing run and the plain one
+  /// (a nondeterministic kernel, or probing that changed a launch).
+  std::vector<std::string> probedOutputsDiffer;
 };
 
 Comparison compare(const HostTensor &got, const HostTensor &ref,
@@ -248,6 +252,10 @@ private:
   /// reference's (the ONNX model's).
   llvm::Error makeInputs(int index, std::vector<HostTensor> &artifactInputs,
                          std::vector<HostTensor> &referenceInputs);
+  /// Runs `session` on the inputs; its outputs, and the plan it ran.
+  llvm::Expected<std::vector<HostTensor>>
+  runArtifact(graphc_session *session, std::vector<HostTensor> &inputs,
+              int32_t &planIndex);
   llvm::Expected<RunReport> verifyRun(int index,
                                       std::vector<HostTensor> &artifactInputs,
                                       const std::vector<HostTensor> &refInputs);
@@ -270,6 +278,8 @@ private:
   llvm::StringMap<int64_t> dimSizes;
   ArtifactFile artifactFile;
   OpenModel open;
+  /// A session of the same model with GRAPHC_SESSION_PROBE_STEPS.
+  SessionPtr probeSession{nullptr, graphc_session_release};
   bool cuda = false;
   mlir::MLIRContext context;
   mlir::OwningOpRef<mlir::ModuleOp> module;
@@ -305,10 +315,9 @@ llvm::Error Verifier::loadModels() {
   if (!file)
     return file.takeError();
   artifactFile = std::move(*file);
-  // Probing copies each step's results after it; the launches are those of
-  // a plain session.
-  auto opened =
-      openModel(options.artifact, options.device, GRAPHC_SESSION_PROBE_STEPS);
+  // A plain session: the probing one, with its probe buffer, is made only
+  // when a run is bisected.
+  auto opened = openModel(options.artifact, options.device, 0u);
   if (!opened)
     return opened.takeError();
   open = std::move(*opened);
@@ -533,16 +542,13 @@ llvm::Error Verifier::makeInputs(int index,
   return llvm::Error::success();
 }
 
-llvm::Expected<RunReport>
-Verifier::verifyRun(int index, std::vector<HostTensor> &artifactInputs,
-                    const std::vector<HostTensor> &refInputs) {
-  RunReport report;
-  report.index = index;
-  report.inputs = anyRandom ? "seed " + std::to_string(index) : "input files";
-  graphc_session *session = open.session.get();
-  SessionBuffers buffers(session);
+llvm::Expected<std::vector<HostTensor>>
+Verifier::runArtifact(graphc_session *session,
+                      std::vector<HostTensor> &artifactInputs,
+                      int32_t &planIndex) {
   DLDevice device =
       cuda ? DLDevice{kDLCUDA, options.device} : DLDevice{kDLCPU, 0};
+  SessionBuffers buffers(session);
 
   std::vector<DLTensor> inputs;
   std::vector<const char *> names;
@@ -559,16 +565,10 @@ Verifier::verifyRun(int index, std::vector<HostTensor> &artifactInputs,
     dims.push_back(host.dims.data());
   }
   int32_t numInputs = static_cast<int32_t>(inputs.size());
-  int32_t planIndex = -1;
   if (graphc_status status =
           graphc_model_select_plan(model(), numInputs, names.data(),
                                    ranks.data(), dims.data(), &planIndex))
     return toError(status);
-  graphc_plan_info plan;
-  if (graphc_status status = graphc_model_plan_info(model(), planIndex, &plan))
-    return toError(status);
-  report.plan = plan.name;
-  report.numSteps = plan.num_steps;
 
   int32_t numOutputs = graphc_model_output_count(model());
   std::vector<HostTensor> outputs(numOutputs);
@@ -614,39 +614,44 @@ Verifier::verifyRun(int index, std::vector<HostTensor> &artifactInputs,
               session, host.data.data(), tensor.data, host.data.size()))
         return toError(status);
 
-  // The ONNX tensors the steps hold (static per plan), and the inputs of
-  // the nodes computing them, are what the reference keeps.
-  int32_t probePlan = -1, probes = 0;
-  if (graphc_status status =
-          graphc_session_probe_count(session, &probePlan, &probes))
+  return outputs;
+}
+
+llvm::Expected<RunReport>
+Verifier::verifyRun(int index, std::vector<HostTensor> &artifactInputs,
+                    const std::vector<HostTensor> &refInputs) {
+  RunReport report;
+  report.index = index;
+  report.inputs = anyRandom ? "seed " + std::to_string(index) : "input files";
+  int32_t planIndex = -1;
+  llvm::Expected<std::vector<HostTensor>> outputs =
+      runArtifact(open.session.get(), artifactInputs, planIndex);
+  if (!outputs)
+    return outputs.takeError();
+  graphc_plan_info plan;
+  if (graphc_status status = graphc_model_plan_info(model(), planIndex, &plan))
     return toError(status);
-  std::vector<int32_t> resultDtypes;
-  for (int32_t p = 0; p < probes; ++p) {
-    graphc_probe_info info;
-    if (graphc_status status =
-            graphc_session_read_probe(session, p, &info, nullptr, 0))
-      return toError(status);
-    resultDtypes.push_back(info.desc->dtype);
-    llvm::StringRef tensor =
-        info.desc->onnx_tensor ? info.desc->onnx_tensor : "";
-    if (tensor.empty() || !probedTensors.insert(tensor).second)
-      continue;
-    auto value = valuesByName.find(tensor);
-    if (value == valuesByName.end() || !value->second.getDefiningOp())
-      continue;
-    for (mlir::Value operand : value->second.getDefiningOp()->getOperands())
-      if (llvm::StringRef name = graph::onnxTensorName(operand); !name.empty())
-        probedTensors.insert(name);
-  }
-  if (index == 0) {
-    if (!precisionFromFlag)
-      precision = artifactPrecision(artifactFile.view, resultDtypes);
-    tolerance = defaultTolerance(precision);
-    if (options.rtol)
-      tolerance.rtol = *options.rtol;
-    if (options.atol)
-      tolerance.atol = *options.atol;
-  }
+  report.plan = plan.name;
+  report.numSteps = plan.num_steps;
+
+  // The ONNX tensors the plan's steps hold, and the inputs of the nodes
+  // computing them, are what the reference keeps.
+  if (planIndex >= 0 &&
+      static_cast<size_t>(planIndex) < artifactFile.view.plans.size())
+    for (const rt::ArtifactStep &step :
+         artifactFile.view.plans[planIndex].steps)
+      for (const rt::ArtifactStepResult &result : step.results) {
+        llvm::StringRef tensor = result.onnxTensor;
+        if (tensor.empty() || !probedTensors.insert(tensor).second)
+          continue;
+        auto value = valuesByName.find(tensor);
+        if (value == valuesByName.end() || !value->second.getDefiningOp())
+          continue;
+        for (mlir::Value operand : value->second.getDefiningOp()->getOperands())
+          if (llvm::StringRef name = graph::onnxTensorName(operand);
+              !name.empty())
+            probedTensors.insert(name);
+      }
 
   auto keep = [&](llvm::StringRef name) {
     return probedTensors.contains(name);
@@ -655,13 +660,36 @@ Verifier::verifyRun(int index, std::vector<HostTensor> &artifactInputs,
       runReference(*module, refInputs, keep);
   if (!reference)
     return reference.takeError();
-  for (auto [got, ref] : llvm::zip(outputs, reference->outputs)) {
+  for (auto [got, ref] : llvm::zip(*outputs, reference->outputs)) {
     report.outputs.push_back(compare(got, ref, tolerance));
     report.passed &= report.outputs.back().within;
   }
-  if (!report.passed || options.all)
-    if (llvm::Error error = bisect(report, *reference))
-      return std::move(error);
+  if (report.passed && !options.all)
+    return report;
+
+  // The bisect: the same inputs through a probing session.
+  if (!probeSession) {
+    graphc_session_options sessionOptions;
+    graphc_session_options_init(&sessionOptions);
+    sessionOptions.device_ordinal = options.device;
+    sessionOptions.flags = GRAPHC_SESSION_PROBE_STEPS;
+    graphc_session *session = nullptr;
+    if (graphc_status status =
+            graphc_session_create(model(), &sessionOptions, &session))
+      return toError(status);
+    probeSession.reset(session);
+  }
+  int32_t probedPlan = -1;
+  llvm::Expected<std::vector<HostTensor>> probedOutputs =
+      runArtifact(probeSession.get(), artifactInputs, probedPlan);
+  if (!probedOutputs)
+    return probedOutputs.takeError();
+  // Probing changes no launch: the outputs are the plain run's.
+  for (auto [probed, plain] : llvm::zip(*probedOutputs, *outputs))
+    if (probed.data != plain.data)
+      report.probedOutputsDiffer.push_back(plain.name);
+  if (llvm::Error error = bisect(report, *reference))
+    return std::move(error);
   return report;
 }
 
@@ -755,6 +783,10 @@ void Verifier::printRun(const RunReport &report) {
   }
   if (!report.bisected)
     return;
+  if (!report.probedOutputsDiffer.empty())
+    os << "  note: the probing run's outputs differ from the plain run's ("
+       << llvm::join(report.probedOutputsDiffer, ", ")
+       << "): a nondeterministic kernel, or probing changed a launch\n";
   auto describe = [&](const StepComparison &step) {
     os << "    step " << step.step << " of " << report.numSteps << ", kernel "
        << step.kernel << " [" << step.kind << "]";
@@ -865,8 +897,13 @@ llvm::json::Object Verifier::runJson(const RunReport &report) {
       {"compared_results", report.compared},
       {"uncompared_results", report.uncompared},
   };
-  if (report.bisected)
+  if (report.bisected) {
     object["steps"] = std::move(steps);
+    llvm::json::Array differ;
+    for (const std::string &name : report.probedOutputsDiffer)
+      differ.push_back(name);
+    object["probed_outputs_differ"] = std::move(differ);
+  }
   object["first_failing_step"] =
       report.firstFailing >= 0
           ? llvm::json::Value(stepJson(report.steps[report.firstFailing]))
@@ -899,7 +936,7 @@ bool inheritsFrom(mlir::Value value, int32_t step,
 
 llvm::Error Verifier::bisect(RunReport &report,
                              const ReferenceValues &reference) {
-  graphc_session *session = open.session.get();
+  graphc_session *session = probeSession.get();
   int32_t plan = -1, count = 0;
   if (graphc_status status = graphc_session_probe_count(session, &plan, &count))
     return toError(status);
@@ -1065,6 +1102,14 @@ llvm::Expected<bool> Verifier::run() {
     return std::move(error);
   if (llvm::Error error = readInputFiles())
     return std::move(error);
+  if (!precisionFromFlag)
+    precision = artifactPrecision(artifactFile.view);
+  tolerance = defaultTolerance(precision);
+  if (options.rtol)
+    tolerance.rtol = *options.rtol;
+  if (options.atol)
+    tolerance.atol = *options.atol;
+
   std::vector<HostTensor> artifactInputs, refInputs;
   if (llvm::Error error = makeInputs(0, artifactInputs, refInputs))
     return std::move(error);

@@ -50,6 +50,11 @@ if args.first_node:
                 "dims", "max_abs_error"):
         assert key in first, key
 
+if run["bisected"]:
+    # Probing changed no launch: the probed run's outputs are the plain
+    # run's, byte for byte.
+    assert run["probed_outputs_differ"] == [], run["probed_outputs_differ"]
+
 if args.all:
     steps = run["steps"]
     indices = [s["step"] for s in steps]
