@@ -530,10 +530,6 @@ ArtifactPlan Reader::readPlan(uint64_t vaddr, const ArtifactView &view,
           loaded<int32_t>(entry + offsetof(graphc_step_result_desc, arg), w);
       result.dtype =
           loaded<int32_t>(entry + offsetof(graphc_step_result_desc, dtype), w);
-      if (result.arg < 0 || result.arg >= numArgs)
-        malformed(what + " has a step result in argument " +
-                  std::to_string(result.arg) + " of " +
-                  std::to_string(numArgs));
       int32_t rank =
           loaded<int32_t>(entry + offsetof(graphc_step_result_desc, rank), w);
       result.dims =

@@ -45,7 +45,8 @@ struct ArtifactStepResult {
   int32_t arg = 0;
   int32_t dtype = 0;
   std::vector<int64_t> dims;
-  /// The ONNX tensor it holds; "" when none.
+  /// The ONNX tensor it holds; "" when none. `arg` is as written: the
+  /// runtime's load check (DescriptorCheck) is what refuses one out of range.
   std::string onnxTensor;
 };
 

@@ -76,7 +76,8 @@ graphc_status
 graphc::rt::runCpuPlan(const graphc_model &model, const graphc_plan_desc &plan,
                        char *arena, const std::vector<const DLTensor *> &inputs,
                        const DLTensor *outputs, void **args,
-                       StepProfile *profile) {
+                       StepProfile *profile, const PlanProbes *probes,
+                       char *probeBuffer) {
   if (profile) {
     profile->plan = static_cast<int32_t>(&plan - model.desc->plans);
     profile->micros.assign(plan.num_steps, 0.0);
@@ -90,6 +91,15 @@ graphc::rt::runCpuPlan(const graphc_model &model, const graphc_plan_desc &plan,
       profile->micros[s] = std::chrono::duration<double, std::micro>(
                                std::chrono::steady_clock::now() - start)
                                .count();
+    if (!probes)
+      continue;
+    // `args` still holds the step's resolved arguments.
+    for (int32_t p = probes->firstSlot[s]; p < probes->firstSlot[s + 1]; ++p) {
+      const ProbeSlot &slot = probes->slots[p];
+      if (slot.size)
+        std::memcpy(probeBuffer + slot.offset,
+                    args[plan.steps[s].results[slot.result].arg], slot.size);
+    }
   }
   return nullptr;
 }

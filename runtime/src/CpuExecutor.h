@@ -3,6 +3,7 @@
 #define GRAPHC_RUNTIME_SRC_CPUEXECUTOR_H
 
 #include "graphc/runtime.h"
+#include "runtime/src/Probes.h"
 
 #include <vector>
 
@@ -21,11 +22,13 @@ struct StepProfile {
 /// `args` has room for the model's largest step. A failing host kernel or
 /// library call stops the plan with an internal status naming the kernel
 /// and its nodes. With a `profile`, each step's wall time is recorded there.
-graphc_status runCpuPlan(const graphc_model &model,
-                         const graphc_plan_desc &plan, char *arena,
-                         const std::vector<const DLTensor *> &inputs,
-                         const DLTensor *outputs, void **args,
-                         StepProfile *profile = nullptr);
+/// With `probes`, each step's results are copied after it into
+/// `probeBuffer` where `probes` places them.
+graphc_status
+runCpuPlan(const graphc_model &model, const graphc_plan_desc &plan, char *arena,
+           const std::vector<const DLTensor *> &inputs, const DLTensor *outputs,
+           void **args, StepProfile *profile = nullptr,
+           const PlanProbes *probes = nullptr, char *probeBuffer = nullptr);
 
 } // namespace graphc::rt
 

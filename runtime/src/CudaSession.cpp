@@ -54,10 +54,11 @@ joinBuffers(const std::vector<cu::DevicePtr> &inputs,
 } // namespace
 
 CudaSession::CudaSession(const graphc_model &model, CudaDevice &device,
-                         bool useGraphs, bool debugSync, bool profile)
+                         bool useGraphs, bool debugSync, bool profile,
+                         const ProbeLayout *probes)
     : model(model), drv(model.cuda->driver()), device(device),
       useGraphs(useGraphs), debugSync(debugSync), profile(profile),
-      graphs(model.desc->num_plans, nullptr),
+      probes(probes), graphs(model.desc->num_plans, nullptr),
       boundGraphs(model.desc->num_plans),
       lastStagedBuffers(model.desc->num_plans),
       planReports(model.desc->num_plans, 0), padSource(model.desc->num_inputs),
@@ -236,7 +237,7 @@ graphc_status CudaSession::checkDevice() const {
 }
 
 graphc_status CudaSession::create(const graphc_model &model, CudaDevice &device,
-                                  uint32_t flags,
+                                  uint32_t flags, const ProbeLayout *probes,
                                   std::unique_ptr<CudaSession> &out) {
   bool debugSync =
       (flags & GRAPHC_SESSION_DEBUG_SYNC) || debugSyncFromEnvironment();
@@ -244,7 +245,7 @@ graphc_status CudaSession::create(const graphc_model &model, CudaDevice &device,
   std::unique_ptr<CudaSession> session(new CudaSession(
       model, device,
       !(flags & GRAPHC_SESSION_DISABLE_CUDA_GRAPHS) && !debugSync && !profile,
-      debugSync, profile));
+      debugSync, profile, probes));
   if (graphc_status status = session->checkDevice())
     return status;
   const cu::Driver &drv = session->drv;
@@ -320,6 +321,16 @@ graphc_status CudaSession::create(const graphc_model &model, CudaDevice &device,
       return session->error("cannot allocate pinned host memory", result);
     session->hostRecord = static_cast<unsigned long long *>(pinned);
     std::memset(pinned, 0, kErrorRecordBytes);
+    if (probes && probes->bytes) {
+      result = drv.memAlloc(&session->probeBuffer, probes->bytes);
+      if (result != cu::kSuccess) {
+        session->probeBuffer = 0;
+        return session->error("cannot allocate " +
+                                  std::to_string(probes->bytes) +
+                                  " bytes for the probes",
+                              result);
+      }
+    }
   }
   cu::DevicePtr next = session->block;
   session->arena = next;
@@ -398,6 +409,8 @@ CudaSession::~CudaSession() {
   cu::RelaxedCaptureGuard relaxed(drv);
   if (block)
     drv.memFree(block);
+  if (probeBuffer)
+    drv.memFree(probeBuffer);
   if (hostRecord)
     drv.memFreeHost(hostRecord);
 }
@@ -460,6 +473,7 @@ graphc_status CudaSession::enqueue(const graphc_plan_desc &plan,
                             : " (" + describeKernel(step.kernel) + ")");
     cu::Result result;
     if (step.kind == GRAPHC_STEP_COPY) {
+      // An empty copy: its result, if listed, has no bytes to probe.
       if (!step.args[1].size)
         continue;
       result = drv.memcpyDtoDAsync(argValues[1], argValues[0],
@@ -502,6 +516,23 @@ graphc_status CudaSession::enqueue(const graphc_plan_desc &plan,
     }
     if (result != cu::kSuccess)
       return error(what + " failed to launch", result);
+    if (probes) {
+      // After the step's work on the stream, before the next step's.
+      const PlanProbes &planProbes = probes->plans[&plan - model.desc->plans];
+      for (int32_t p = planProbes.firstSlot[s]; p < planProbes.firstSlot[s + 1];
+           ++p) {
+        const ProbeSlot &slot = planProbes.slots[p];
+        if (!slot.size)
+          continue;
+        result = drv.memcpyDtoDAsync(probeBuffer + slot.offset,
+                                     argValues[step.results[slot.result].arg],
+                                     slot.size, stream);
+        if (result != cu::kSuccess)
+          return error(what + ": cannot copy result " +
+                           std::to_string(slot.result) + " to its probe",
+                       result);
+      }
+    }
     if (debugSync) {
       result = drv.streamSynchronize(stream);
       if (result != cu::kSuccess)
@@ -1002,6 +1033,12 @@ graphc_status CudaSession::upload(void *dst, const void *src, uint64_t bytes) {
   if (result == cu::kSuccess)
     result = drv.streamSynchronize(stream);
   return result == cu::kSuccess ? nullptr : error("cannot upload", result);
+}
+
+graphc_status CudaSession::readProbe(uint64_t offset, uint64_t bytes,
+                                     void *dst) {
+  return download(dst, reinterpret_cast<const void *>(probeBuffer + offset),
+                  bytes);
 }
 
 graphc_status CudaSession::download(void *dst, const void *src,

@@ -40,6 +40,16 @@
 // launch latency overlaps the previous kernel's tail. GRAPHC_DISABLE_PDL=1
 // turns it off (for measuring it).
 //
+// GRAPHC_SESSION_PROBE_STEPS queues, after each step, a device-to-device
+// copy of each of its results into the session's probe buffer (a separate
+// allocation, so the arena and staging are those of any session), captured
+// into the plan's graphs as memcpy nodes when graphs are on. The launches
+// keep their kernels, dims and attributes: a kernel launched with
+// programmatic stream serialization after a probe copy depends on the copy
+// as on a plan's own copy step, with full (not programmatic) ordering, so
+// its griddepcontrol.wait returns at once and the copy has read the
+// previous kernel's results before anything after it runs.
+//
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHC_RUNTIME_SRC_CUDASESSION_H
 #define GRAPHC_RUNTIME_SRC_CUDASESSION_H
@@ -51,6 +61,7 @@
 #include "runtime/src/CudaModel.h"
 #include "runtime/src/CudnnConv.h"
 #include "runtime/src/CudnnSdpa.h"
+#include "runtime/src/Probes.h"
 
 #include <memory>
 #include <vector>
@@ -63,8 +74,10 @@ public:
   /// record); captures every plan when `flags` asks for eager capture.
   /// GRAPHC_SESSION_DEBUG_SYNC (or GRAPHC_DEBUG_SYNC=1 in the environment)
   /// turns CUDA graphs off and waits after every launch.
+  /// `probes` (GRAPHC_SESSION_PROBE_STEPS; it outlives the session): the
+  /// probe copies every run makes after each step.
   static graphc_status create(const graphc_model &model, CudaDevice &device,
-                              uint32_t flags,
+                              uint32_t flags, const ProbeLayout *probes,
                               std::unique_ptr<CudaSession> &out);
   ~CudaSession();
 
@@ -87,6 +100,12 @@ public:
   /// Waits for everything queued on the session's stream; returns what an
   /// asynchronous run found (index errors, device faults).
   graphc_status synchronize();
+  /// Whether an asynchronous run may still be in flight (its results and
+  /// failure are known after synchronize()).
+  bool inFlight() const { return asyncPending; }
+  /// Copies `bytes` at `offset` of the probe buffer to host `dst`, after
+  /// everything queued on the stream.
+  graphc_status readProbe(uint64_t offset, uint64_t bytes, void *dst);
   /// GRAPHC_SESSION_PROFILE_STEPS: the step times of the last plan launch,
   /// from its events; see graphc_session_step_times.
   graphc_status stepTimes(StepProfile &out) const;
@@ -103,11 +122,12 @@ public:
 
 private:
   CudaSession(const graphc_model &model, CudaDevice &device, bool useGraphs,
-              bool debugSync, bool profile);
+              bool debugSync, bool profile, const ProbeLayout *probes);
 
-  /// Enqueues `plan`'s steps, then the copy of the error record to the host,
-  /// on the stream with the given tensor addresses. In debug-sync mode waits
-  /// after every launch, so a fault names its kernel.
+  /// Enqueues `plan`'s steps (each followed by its probe copies when the
+  /// session probes), then the copy of the error record to the host, on the
+  /// stream with the given tensor addresses. In debug-sync mode waits after
+  /// every launch, so a fault names its kernel.
   graphc_status enqueue(const graphc_plan_desc &plan,
                         const std::vector<cu::DevicePtr> &inputs,
                         const std::vector<cu::DevicePtr> &outputs);
@@ -190,6 +210,10 @@ private:
   bool profile;
   std::vector<cu::Event> stepEvents;
   int32_t profiledPlan = -1;
+  /// GRAPHC_SESSION_PROBE_STEPS: where each plan's probes go (null without
+  /// the flag), and the device buffer they go to (0 when no plan has any).
+  const ProbeLayout *probes;
+  cu::DevicePtr probeBuffer = 0;
   cu::Stream stream = nullptr;
   /// Recorded on the caller's stream (inputs ready) and on the session
   /// stream (run done) by asynchronous runs.

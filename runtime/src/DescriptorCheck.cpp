@@ -895,6 +895,51 @@ std::string checkLibraryStep(const graphc_model_desc &desc,
                      : checkGemmStep(kernel, step, where);
 }
 
+/// The results a probing run copies out (graphc_step_result_desc): each
+/// names a present argument of the step (a copy's destination) whose
+/// buffer holds all of its bytes, a known dtype and static dims.
+std::string checkStepResults(const graphc_step_desc &step,
+                             const std::string &where) {
+  if (step.num_results < 0 || (step.num_results > 0 && !step.results))
+    return where + " has no valid results";
+  for (int32_t r = 0; r < step.num_results; ++r) {
+    const graphc_step_result_desc &result = step.results[r];
+    std::string at = where + " result " + std::to_string(r);
+    if (result.arg < 0 || result.arg >= step.num_args)
+      return at + " is argument " + std::to_string(result.arg) +
+             ", out of range (the step has " + std::to_string(step.num_args) +
+             ")";
+    if (step.kind == GRAPHC_STEP_COPY && result.arg != 1)
+      return at + " is argument " + std::to_string(result.arg) +
+             " of a copy, which writes only its destination (argument 1)";
+    const graphc_buffer_ref &ref = step.args[result.arg];
+    if (ref.kind == GRAPHC_BUFFER_NONE)
+      return at + " is argument " + std::to_string(result.arg) +
+             ", which is absent";
+    if (graphc_dtype_size(result.dtype) == 0)
+      return at + " has unsupported dtype " + std::to_string(result.dtype);
+    if (result.rank < 0 || (result.rank > 0 && !result.dims))
+      return at + " has no valid dims";
+    for (int32_t d = 0; d < result.rank; ++d)
+      if (result.dims[d] < 0)
+        return at + " has dim " + std::to_string(result.dims[d]);
+    if (!result.onnx_tensor)
+      return at + " has no ONNX tensor name (\"\" when it holds none)";
+    uint64_t bytes = stepResultBytes(result);
+    if (bytes == UINT64_MAX)
+      return at + " " +
+             formatTensorType(result.dtype, result.rank, result.dims) +
+             " has a size that overflows";
+    if (bytes > ref.size)
+      return at + " " +
+             formatTensorType(result.dtype, result.rank, result.dims) + " is " +
+             std::to_string(bytes) + " bytes, more than argument " +
+             std::to_string(result.arg) + " holds (" +
+             std::to_string(ref.size) + " bytes)";
+  }
+  return "";
+}
+
 std::string checkStep(const graphc_model_desc &desc,
                       const graphc_plan_desc &plan,
                       const graphc_step_desc &step, const std::string &where) {
@@ -951,6 +996,8 @@ std::string checkStep(const graphc_model_desc &desc,
     if (!error.empty())
       return error;
   }
+  if (std::string error = checkStepResults(step, where); !error.empty())
+    return error;
   if (step.kind == GRAPHC_STEP_LIBRARY_CALL)
     return checkLibraryStep(desc, step, where);
   return "";
@@ -1008,6 +1055,16 @@ uint64_t graphc::rt::planTensorBytes(const graphc_tensor_desc &tensor,
   if (count < 0 ||
       __builtin_mul_overflow(static_cast<uint64_t>(count),
                              graphc_dtype_size(tensor.dtype), &bytes))
+    return UINT64_MAX;
+  return bytes;
+}
+
+uint64_t graphc::rt::stepResultBytes(const graphc_step_result_desc &result) {
+  int64_t count = elementCount(result.rank, result.dims);
+  uint64_t bytes;
+  if (count < 0 ||
+      __builtin_mul_overflow(static_cast<uint64_t>(count),
+                             graphc_dtype_size(result.dtype), &bytes))
     return UINT64_MAX;
   return bytes;
 }

@@ -17,6 +17,10 @@ std::string checkDescriptor(const graphc_model_desc &desc);
 uint64_t planTensorBytes(const graphc_tensor_desc &tensor,
                          const int64_t *planDims);
 
+/// Bytes of a step's result (its dims times its dtype's size), UINT64_MAX
+/// when that overflows.
+uint64_t stepResultBytes(const graphc_step_result_desc &result);
+
 } // namespace graphc::rt
 
 #endif

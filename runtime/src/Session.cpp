@@ -28,6 +28,17 @@ uint64_t roundUpToAlignment(uint64_t bytes) {
 graphc_status createSession(graphc_session &session,
                             const graphc_session_options &options) {
   const graphc_model &model = *session.model;
+  session.probeSteps = options.flags & GRAPHC_SESSION_PROBE_STEPS;
+  if (session.probeSteps) {
+    // The copies between the steps would be timed with them.
+    if (options.flags & GRAPHC_SESSION_PROFILE_STEPS)
+      return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                        "GRAPHC_SESSION_PROBE_STEPS and "
+                        "GRAPHC_SESSION_PROFILE_STEPS cannot be combined: the "
+                        "probe copies would be timed with their steps");
+    if (graphc_status status = buildProbeLayout(model, session.probes))
+      return status;
+  }
   if (model.desc->target == GRAPHC_TARGET_CPU) {
     if (model.maxArenaBytes) {
       // aligned_alloc wants a size that is a multiple of the alignment.
@@ -41,6 +52,16 @@ graphc_status createSession(graphc_session &session,
     }
     session.args.resize(model.maxStepArgs);
     session.profileSteps = options.flags & GRAPHC_SESSION_PROFILE_STEPS;
+    if (session.probeSteps && session.probes.bytes) {
+      uint64_t bytes = roundUpToAlignment(session.probes.bytes);
+      if (bytes)
+        session.probeBuffer.reset(std::aligned_alloc(GRAPHC_ALIGNMENT, bytes));
+      if (!session.probeBuffer)
+        return makeStatus(
+            GRAPHC_RESOURCE_EXHAUSTED,
+            "cannot allocate a " + std::to_string(session.probes.bytes) +
+                "-byte probe buffer for model '" + model.path + "'");
+    }
     return nullptr;
   }
   if (!model.cuda)
@@ -51,7 +72,9 @@ graphc_status createSession(graphc_session &session,
   if (graphc_status status =
           model.cuda->acquire(model, options.device_ordinal, device))
     return status;
-  return CudaSession::create(model, *device, options.flags, session.cuda);
+  return CudaSession::create(model, *device, options.flags,
+                             session.probeSteps ? &session.probes : nullptr,
+                             session.cuda);
 }
 
 /// Bytes of `tensor` at a plan's `dims`.
@@ -76,6 +99,19 @@ DLTensor hostTensor(void *data, const graphc_tensor_desc &desc,
   tensor.ndim = desc.rank;
   tensor.shape = dims.data();
   return tensor;
+}
+
+/// Runs plan `planIndex` of `session` (a cpu one) on these tensors.
+graphc_status runCpuPlanOf(graphc_session &session, int32_t planIndex,
+                           const std::vector<const DLTensor *> &inputs,
+                           const DLTensor *outputs) {
+  const graphc_model &model = *session.model;
+  return runCpuPlan(
+      model, model.desc->plans[planIndex],
+      static_cast<char *>(session.arena.get()), inputs, outputs,
+      session.args.data(), session.profileSteps ? &session.profile : nullptr,
+      session.probeSteps ? &session.probes.plans[planIndex] : nullptr,
+      static_cast<char *>(session.probeBuffer.get()));
 }
 
 /// Runs a padded or split run on the host: each part's inputs are padded
@@ -136,11 +172,8 @@ graphc_status runCpuStaged(graphc_session &session, const RunShape &shape,
       stagedOutputs[o] = hostTensor(session.outputStaging[o].data(),
                                     desc.outputs[o], dims);
     }
-    if (graphc_status status =
-            runCpuPlan(model, plan, static_cast<char *>(session.arena.get()),
-                       stagedPointers, stagedOutputs.data(),
-                       session.args.data(),
-                       session.profileSteps ? &session.profile : nullptr))
+    if (graphc_status status = runCpuPlanOf(session, part.plan, stagedPointers,
+                                            stagedOutputs.data()))
       return status;
     for (int32_t o = 0; o < desc.num_outputs; ++o) {
       std::optional<BoxCopy> box = partOutputCopy(model, shape, part, o);
@@ -184,6 +217,8 @@ graphc_status runSession(graphc_session *session, const DLTensor *inputs,
   if (!session)
     return makeStatus(GRAPHC_INVALID_ARGUMENT, "session is NULL");
   const graphc_model &model = *session->model;
+  // Probes name the last run's plan only when that run succeeds.
+  session->probedPlan = -1;
   DeviceRequirement device{static_cast<graphc_target>(model.desc->target),
                            session->ordinal};
   std::vector<const DLTensor *> ordered;
@@ -195,14 +230,27 @@ graphc_status runSession(graphc_session *session, const DLTensor *inputs,
   // Every output is empty: validated, and nothing to compute or write.
   if (shape.empty)
     return nullptr;
+  graphc_status status;
   if (session->cuda)
-    return session->cuda->run(shape, ordered, outputs, stream);
-  if (shape.staged)
-    return runCpuStaged(*session, shape, ordered, outputs);
-  return runCpuPlan(model, model.desc->plans[shape.parts.front().plan],
-                    static_cast<char *>(session->arena.get()), ordered, outputs,
-                    session->args.data(),
-                    session->profileSteps ? &session->profile : nullptr);
+    status = session->cuda->run(shape, ordered, outputs, stream);
+  else if (shape.staged)
+    status = runCpuStaged(*session, shape, ordered, outputs);
+  else
+    status = runCpuPlanOf(*session, shape.parts.front().plan, ordered, outputs);
+  if (!status)
+    session->probedPlan = shape.parts.back().plan;
+  return status;
+}
+
+/// The plan of the session's last probed run, after the checks that
+/// graphc_session_probe_count documents.
+graphc_status lastProbedPlan(graphc_session &session, int32_t &plan) {
+  if (graphc_status status = checkProbedRun(
+          session.probeSteps, session.cuda && session.cuda->inFlight(),
+          session.probedPlan))
+    return status;
+  plan = session.probedPlan;
+  return nullptr;
 }
 } // namespace
 
@@ -268,7 +316,64 @@ graphc_status graphc_session_run_on_stream(graphc_session *session,
 graphc_status graphc_session_synchronize(graphc_session *session) {
   if (!session)
     return makeStatus(GRAPHC_INVALID_ARGUMENT, "session is NULL");
-  return session->cuda ? session->cuda->synchronize() : nullptr;
+  graphc_status status = session->cuda ? session->cuda->synchronize() : nullptr;
+  // An asynchronous run that failed leaves no probes to read.
+  if (status)
+    session->probedPlan = -1;
+  return status;
+}
+
+graphc_status graphc_session_probe_count(graphc_session *session,
+                                         int32_t *out_plan,
+                                         int32_t *out_count) {
+  if (!session || !out_plan || !out_count)
+    return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                      "graphc_session_probe_count needs a session, an "
+                      "out_plan and an out_count");
+  int32_t plan = -1;
+  if (graphc_status status = lastProbedPlan(*session, plan))
+    return status;
+  *out_plan = plan;
+  *out_count = static_cast<int32_t>(session->probes.plans[plan].slots.size());
+  return nullptr;
+}
+
+graphc_status graphc_session_read_probe(graphc_session *session, int32_t index,
+                                        graphc_probe_info *out_info, void *data,
+                                        uint64_t capacity) {
+  if (!session || !out_info)
+    return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                      "graphc_session_read_probe needs a session and an "
+                      "out_info");
+  return guardAllocations("graphc_session_read_probe", [&]() -> graphc_status {
+    int32_t plan = -1;
+    if (graphc_status status = lastProbedPlan(*session, plan))
+      return status;
+    graphc_probe_info info;
+    const ProbeSlot *slot = nullptr;
+    if (graphc_status status =
+            probeAt(*session->model, session->probes, plan, index, info, slot))
+      return status;
+    if (data && capacity < slot->size)
+      return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                        "probe " + std::to_string(index) + " is " +
+                            std::to_string(slot->size) + " bytes, more than " +
+                            "the capacity of " + std::to_string(capacity));
+    if (data && slot->size) {
+      if (session->cuda) {
+        if (graphc_status status =
+                session->cuda->readProbe(slot->offset, slot->size, data))
+          return status;
+      } else {
+        std::memcpy(data,
+                    static_cast<char *>(session->probeBuffer.get()) +
+                        slot->offset,
+                    slot->size);
+      }
+    }
+    *out_info = info;
+    return nullptr;
+  });
 }
 
 graphc_status graphc_session_step_times(graphc_session *session,

@@ -4,6 +4,7 @@
 
 #include "graphc/runtime.h"
 #include "runtime/src/CpuExecutor.h"
+#include "runtime/src/Probes.h"
 
 #include <cstdlib>
 #include <memory>
@@ -34,6 +35,13 @@ struct graphc_session {
   /// cpu: GRAPHC_SESSION_PROFILE_STEPS, and what it measured.
   bool profileSteps = false;
   graphc::rt::StepProfile profile;
+  /// GRAPHC_SESSION_PROBE_STEPS: where each plan's probes go, the plan of
+  /// the last run when it succeeded (its last part's; -1 otherwise), and on
+  /// cpu the probe buffer (cuda: CudaSession's device buffer).
+  bool probeSteps = false;
+  graphc::rt::ProbeLayout probes;
+  int32_t probedPlan = -1;
+  std::unique_ptr<void, graphc::rt::FreeDeleter> probeBuffer;
   /// cuda: stream, device arena, staging and captured graphs.
   std::unique_ptr<graphc::rt::CudaSession> cuda;
 };

@@ -110,6 +110,7 @@ public:
         });
         if (fitted && s.args)
           fitConvolution(*conv, args.back());
+        s.results = stepResults(s.num_results);
       });
     });
     return desc;
@@ -164,6 +165,7 @@ public:
     static const int64_t *const planDims[] = {dims, dims};
     std::vector<graphc_step_desc> &step = steps.emplace_back(1);
     step[0] = {GRAPHC_STEP_LIBRARY_CALL, 0, {0}, {0}, 0, numArgs, refs.data()};
+    step[0].results = stepResults(step[0].num_results);
     std::vector<graphc_plan_desc> &plan = plans.emplace_back(1);
     plan[0] = {"plan", planDims, planDims + 1, 8192, 0, 1, step.data()};
     desc.num_plans = 1;
@@ -576,6 +578,19 @@ private:
     }
   }
 
+  /// A step's results (graphc_step_result_desc): fuzzed arguments, dtypes
+  /// and dims, whose bytes are often near an argument's.
+  const graphc_step_result_desc *stepResults(int32_t &n) {
+    n = count();
+    return table(results, n, [&](graphc_step_result_desc &r) {
+      r.arg = bytes.ConsumeIntegralInRange<int32_t>(-1, 6);
+      r.dtype = bytes.ConsumeIntegralInRange<int32_t>(-1, 17);
+      r.rank = bytes.ConsumeIntegralInRange<int32_t>(-1, 4);
+      r.dims = dims(r.rank);
+      r.onnx_tensor = bytes.ConsumeIntegralInRange<int>(0, 7) ? "" : nullptr;
+    });
+  }
+
   const char *string() {
     if (bytes.ConsumeBool())
       return nullptr;
@@ -643,7 +658,29 @@ private:
   std::deque<std::vector<graphc_plan_desc>> plans;
   std::deque<std::vector<graphc_step_desc>> steps;
   std::deque<std::vector<graphc_buffer_ref>> args;
+  std::deque<std::vector<graphc_step_result_desc>> results;
 };
+
+/// Every result of an accepted step is a present argument of it whose
+/// bytes hold the result's, with a name: what a probing run copies.
+void checkStepResults(const graphc_plan_desc &plan) {
+  for (int32_t s = 0; s < plan.num_steps; ++s) {
+    const graphc_step_desc &step = plan.steps[s];
+    for (int32_t r = 0; r < step.num_results; ++r) {
+      const graphc_step_result_desc &result = step.results[r];
+      if (result.arg < 0 || result.arg >= step.num_args ||
+          step.args[result.arg].kind == GRAPHC_BUFFER_NONE ||
+          !result.onnx_tensor ||
+          graphc::rt::stepResultBytes(result) > step.args[result.arg].size) {
+        std::fprintf(stderr,
+                     "checkDescriptor accepted step %d's result %d "
+                     "outside its argument\n",
+                     s, r);
+        std::abort();
+      }
+    }
+  }
+}
 
 /// A plan tensor of an accepted descriptor whose byte size overflows.
 void checkPlanTensors(const graphc_tensor_desc *tensors, int32_t n,
@@ -922,6 +959,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     checkPlanTensors(desc.inputs, desc.num_inputs, plan.input_dims);
     checkPlanTensors(desc.outputs, desc.num_outputs, plan.output_dims);
     checkLibrarySteps(desc, plan);
+    checkStepResults(plan);
   }
   return 0;
 }

@@ -8,8 +8,9 @@
 // engine rank, numerical-note and workspace rules; the convolution alone
 // when cuDNN fuses nothing; the fake's own rules; conv_model on the cuda
 // target through sessions (capture and replay, every way of running, the
-// epilogue kernels of the fallback, channels last) and the statuses for a
-// missing cuDNN or a convolution it has no engine for.
+// epilogue kernels of the fallback and the probes after them, channels
+// last) and the statuses for a missing cuDNN or a convolution it has no
+// engine for.
 //
 //===----------------------------------------------------------------------===//
 #include "ConvTestSupport.h"
@@ -1293,6 +1294,51 @@ TEST_F(FakeCudnn, EpilogueKernelsFinishWhatCudnnDoesNotFuse) {
     // Captured twice (staging, then bound to the repeated buffers) or run
     // twice.
     EXPECT_EQ(fakecu_calls("cuLaunchKernel"), 4);
+  }
+  graphc_model_release(model);
+}
+
+// A probing run copies each step's result after all of the step's work:
+// after the epilogue kernel that finishes Y in place, not after cuDNN's
+// convolution alone.
+TEST_F(FakeCudnn, ProbesFollowTheEpilogueKernels) {
+  graphc_model *model = loadModel("conv_model_cuda_epilogue_probes");
+  ASSERT_NE(model, nullptr);
+  std::mt19937 rng(5);
+  for (uint32_t flags : {0u, unsigned(GRAPHC_SESSION_DISABLE_CUDA_GRAPHS)}) {
+    SCOPED_TRACE("flags " + std::to_string(flags));
+    fakecu_reset();
+    fakecu_cudnn_refuse_fusion(1);
+    ConvBench bench(model, flags | GRAPHC_SESSION_PROBE_STEPS);
+    ASSERT_NE(bench.session, nullptr);
+    size_t before = traceLines().size();
+    bench.runAndCheck(rng);
+    if (flags == 0)
+      EXPECT_EQ(
+          replayedSince(before),
+          (std::vector<std::string>{
+              "replay: cudnnBackendExecute", "replay: launch conv_bias_z_relu",
+              "replay: memcpyDtoD", "replay: cudnnBackendExecute",
+              "replay: launch conv1d_relu", "replay: memcpyDtoD",
+              "replay: memcpyDtoD", "replay: memcpyDtoD"}))
+          << fakecu_trace();
+    std::vector<float> ys(144), y1s(54);
+    ASSERT_GRAPHC_OK(
+        graphc_session_download(bench.session, ys.data(), bench.y, 576));
+    ASSERT_GRAPHC_OK(
+        graphc_session_download(bench.session, y1s.data(), bench.y1, 216));
+    int32_t plan = -1, count = -1;
+    ASSERT_GRAPHC_OK(graphc_session_probe_count(bench.session, &plan, &count));
+    ASSERT_EQ(count, 3);
+    const std::vector<float> *expected[] = {&ys, &y1s, &y1s};
+    for (int32_t p = 0; p < 3; ++p) {
+      graphc_probe_info info{};
+      std::vector<float> values(expected[p]->size());
+      ASSERT_GRAPHC_OK(graphc_session_read_probe(
+          bench.session, p, &info, values.data(), values.size() * 4));
+      EXPECT_EQ(info.step, p);
+      EXPECT_EQ(values, *expected[p]) << "probe " << p;
+    }
   }
   graphc_model_release(model);
 }

@@ -286,8 +286,13 @@ typedef enum graphc_session_flags {
    * between the steps, in the plan's CUDA graph when graphs are on; the
    * kernels, their launch dims, the library calls and the arena are those
    * of a session without the flag, so the values are what the artifact
-   * computes. cpu: a memcpy after each step. Costs each plan's probe bytes
-   * (the sum of its steps' result sizes) of memory and the copies' time. */
+   * computes (a kernel launched programmatically after a copy waits for
+   * the copy in full, as after a plan's own copy step). cpu: a memcpy after
+   * each step. Costs one probe buffer of the largest plan's probe bytes
+   * (the sum of its steps' result sizes, each rounded up to
+   * GRAPHC_ALIGNMENT) and the copies' time. GRAPHC_INVALID_ARGUMENT with
+   * GRAPHC_SESSION_PROFILE_STEPS: the copies would be timed with the
+   * steps. */
   GRAPHC_SESSION_PROBE_STEPS = 1u << 5,
 } graphc_session_flags;
 
@@ -408,9 +413,13 @@ typedef struct graphc_probe_info {
 /* For a session created with GRAPHC_SESSION_PROBE_STEPS, after a run: the
  * plan the last run used goes to *out_plan and the number of probed values
  * (every result of every step, in step order) to *out_count. A run split
- * into parts reports its last part. GRAPHC_FAILED_PRECONDITION without the
- * flag, before any run, after a run that failed, or while an asynchronous
- * run is in flight (synchronize first). */
+ * into parts reports its last part (the probes hold that part's values; a
+ * padded run's hold its bucket's padded shapes). GRAPHC_FAILED_PRECONDITION
+ * without the flag, before any run, after a run that failed (also one
+ * refused before it ran, and an asynchronous run whose failure
+ * graphc_session_synchronize reported), after a run that computed nothing
+ * (every output empty), or while an asynchronous run may be in flight
+ * (call graphc_session_synchronize first). */
 GRAPHC_API graphc_status graphc_session_probe_count(graphc_session *session,
                                                     int32_t *out_plan,
                                                     int32_t *out_count);

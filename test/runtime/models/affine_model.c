@@ -16,6 +16,14 @@
  *   GRAPHC_TEST_BUCKETS      x is float32[batch,width] with two bucketed dims,
  *                           both pad-safe and carried by both outputs: batch
  *                           (sizes 1 and 2, splittable) and width (size 3)
+ *   GRAPHC_TEST_PROBES       every step lists its result (ABI v14), and a
+ *                           fourth step adds the bias to t in place, after
+ *                           the copy has read it: probes of t after steps 0
+ *                           and 3 hold x * w and x * w + bias
+ *   GRAPHC_TEST_BAD_RESULT_ARG  (with PROBES) the mul's result names
+ *                           argument 3 of its 3
+ *   GRAPHC_TEST_BAD_RESULT_SIZE (with PROBES) the mul's result is
+ *                           float32[rows,4], past its 12 * rows bytes
  *===----------------------------------------------------------------------===*/
 #include "graphc/descriptor.h"
 
@@ -95,6 +103,45 @@ static const graphc_kernel_desc kernels[] = {
 #define T_OFFSET 0
 #endif
 
+#ifdef GRAPHC_TEST_PROBES
+#ifdef GRAPHC_TEST_BAD_RESULT_ARG
+#define MUL_RESULT_ARG 3
+#else
+#define MUL_RESULT_ARG 2
+#endif
+#ifdef GRAPHC_TEST_BAD_RESULT_SIZE
+#define MUL_RESULT_WIDTH 4
+#else
+#define MUL_RESULT_WIDTH 3
+#endif
+#define NUM_STEPS 4
+/* The results of each step, and the in-place add (t + bias -> t). */
+#define DEFINE_PROBES(ROWS)                                                    \
+  static const int64_t mul_dims##ROWS[] = {ROWS, MUL_RESULT_WIDTH};            \
+  static const graphc_step_result_desc mul_results##ROWS[] = {                 \
+      {MUL_RESULT_ARG, 1, 2, mul_dims##ROWS, "t"}};                            \
+  static const graphc_step_result_desc add_results##ROWS[] = {                 \
+      {2, 1, 2, x##ROWS, "y"}};                                                \
+  static const graphc_step_result_desc copy_results##ROWS[] = {                \
+      {1, 1, 2, x##ROWS, "scaled"}};                                           \
+  static const graphc_step_result_desc add_in_place_results##ROWS[] = {        \
+      {2, 1, 2, x##ROWS, ""}};                                                 \
+  static const graphc_buffer_ref add_in_place_args##ROWS[] = {                 \
+      {GRAPHC_BUFFER_ARENA, 0, T_OFFSET, ROWS * 12},                           \
+      {GRAPHC_BUFFER_INPUT, 1, 0, 12},                                         \
+      {GRAPHC_BUFFER_ARENA, 0, T_OFFSET, ROWS * 12},                           \
+  };
+#define RESULTS(NAME, ROWS) , 1, NAME##_results##ROWS
+#define ADD_IN_PLACE_STEP(ROWS)                                                \
+  , {GRAPHC_STEP_HOST_CALL, 2 * (ROWS - 1) + 1, {0}, {0}, 0, 3,               \
+     add_in_place_args##ROWS RESULTS(add_in_place, ROWS)}
+#else
+#define NUM_STEPS 3
+#define DEFINE_PROBES(ROWS)
+#define RESULTS(NAME, ROWS)
+#define ADD_IN_PLACE_STEP(ROWS)
+#endif
+
 #define DEFINE_PLAN(ROWS)                                                      \
   static const int64_t x##ROWS[] = {ROWS, 3};                                  \
   static const int64_t *const in_dims##ROWS[] = {x##ROWS, bias_dims};          \
@@ -113,19 +160,21 @@ static const graphc_kernel_desc kernels[] = {
       {GRAPHC_BUFFER_ARENA, 0, T_OFFSET, ROWS * 12},                           \
       {GRAPHC_BUFFER_OUTPUT, 1, 0, ROWS * 12},                                 \
   };                                                                           \
+  DEFINE_PROBES(ROWS)                                                          \
   static const graphc_step_desc steps##ROWS[] = {                              \
       {GRAPHC_STEP_HOST_CALL, 2 * (ROWS - 1), {0}, {0}, 0, 3,                  \
-       mul_args##ROWS},                                                        \
+       mul_args##ROWS RESULTS(mul, ROWS)},                                     \
       {GRAPHC_STEP_HOST_CALL, 2 * (ROWS - 1) + 1, {0}, {0}, 0, 3,              \
-       add_args##ROWS},                                                        \
-      {GRAPHC_STEP_COPY, -1, {0}, {0}, 0, 2, copy_args##ROWS},                 \
-  };
+       add_args##ROWS RESULTS(add, ROWS)},                                     \
+      {GRAPHC_STEP_COPY, -1, {0}, {0}, 0, 2,                                   \
+       copy_args##ROWS RESULTS(copy, ROWS)}                                    \
+      ADD_IN_PLACE_STEP(ROWS)};
 DEFINE_PLAN(1)
 DEFINE_PLAN(2)
 
 static const graphc_plan_desc plans[] = {
-    {"batch1", in_dims1, out_dims1, 256, 12, 3, steps1},
-    {"batch2", in_dims2, out_dims2, 512, 24, 3, steps2},
+    {"batch1", in_dims1, out_dims1, 256, 12, NUM_STEPS, steps1},
+    {"batch2", in_dims2, out_dims2, 512, 24, NUM_STEPS, steps2},
 };
 
 #ifdef GRAPHC_TEST_BUCKETS

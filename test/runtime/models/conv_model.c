@@ -30,6 +30,7 @@
  *                  layout (the artifact reader refuses it)
  *   CONV_SILU      t = silu(conv(s, W1)) = x sigmoid(x) instead of the
  *                  ReLU, in kernel conv1d_silu
+ *   CONV_PROBES    every step lists its result (ABI v14): y, t, y1
  *===----------------------------------------------------------------------===*/
 #include "graphc/descriptor.h"
 
@@ -163,10 +164,19 @@ static const graphc_buffer_ref copy_args[] = {
     {GRAPHC_BUFFER_ARENA, 0, T_OFFSET, 216},
     {GRAPHC_BUFFER_OUTPUT, 1, 0, 216},
 };
+#ifdef CONV_PROBES
+static const graphc_step_result_desc y_results[] = {{4, 1, 4, y_dims, "y"}};
+static const graphc_step_result_desc t_results[] = {{2, 1, 3, y1_dims, "t"}};
+static const graphc_step_result_desc copy_results[] = {
+    {1, 1, 3, y1_dims, "y1"}};
+#define RESULTS(NAME) , 1, NAME##_results
+#else
+#define RESULTS(NAME)
+#endif
 static const graphc_step_desc steps[] = {
-    {GRAPHC_STEP_LIBRARY_CALL, 0, {0}, {0}, 0, 6, y_args},
-    {GRAPHC_STEP_LIBRARY_CALL, 1, {0}, {0}, 0, 4, t_args},
-    {GRAPHC_STEP_COPY, -1, {0}, {0}, 0, 2, copy_args},
+    {GRAPHC_STEP_LIBRARY_CALL, 0, {0}, {0}, 0, 6, y_args RESULTS(y)},
+    {GRAPHC_STEP_LIBRARY_CALL, 1, {0}, {0}, 0, 4, t_args RESULTS(t)},
+    {GRAPHC_STEP_COPY, -1, {0}, {0}, 0, 2, copy_args RESULTS(copy)},
 };
 static const graphc_plan_desc plans[] = {
     {"static", plan_inputs, plan_outputs, ARENA_BYTES, 216,

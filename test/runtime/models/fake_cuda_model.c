@@ -5,8 +5,8 @@
  * to the arena, kernel fake_gather picks one element per row. Their host
  * implementations are registered with the fake driver by the tests; the
  * image only carries the marker the fake loads. With FAKE_PTX the image is
- * sm_80 PTX of ISA 9.0 (CUDA 13.0) instead of an sm_80 cubin; FAKE_SM90 and
- * FAKE_NO_REPORTS are described where they apply.
+ * sm_80 PTX of ISA 9.0 (CUDA 13.0) instead of an sm_80 cubin; FAKE_SM90,
+ * FAKE_NO_REPORTS and FAKE_PROBES are described where they apply.
  *===----------------------------------------------------------------------===*/
 #include "graphc/descriptor.h"
 
@@ -63,11 +63,39 @@ static const graphc_buffer_ref gather_args[] = {
     {GRAPHC_BUFFER_INPUT, 1, 0, 16},
     {GRAPHC_BUFFER_OUTPUT, 0, 0, 8},
 };
+/* FAKE_PROBES: every step lists its result (ABI v14), and a third step
+ * scales the arena's x * w in place by w again after the gather has read
+ * it: probes of it after steps 0 and 2 hold x * w and x * w * w. */
+#ifdef FAKE_PROBES
+static const graphc_buffer_ref rescale_args[] = {
+    {GRAPHC_BUFFER_ARENA, 0, 0, 24},
+    {GRAPHC_BUFFER_WEIGHTS, 0, 0, 12},
+    {GRAPHC_BUFFER_ARENA, 0, 0, 24},
+};
+static const graphc_step_result_desc scale_results[] = {
+    {2, 1, 2, x_dims, "Mul_0_out"}};
+static const graphc_step_result_desc gather_results[] = {
+    {2, 1, 1, y_dims, "y"}};
+static const graphc_step_result_desc rescale_results[] = {
+    {2, 1, 2, x_dims, ""}};
+#define RESULTS(NAME) , 1, NAME##_results
+#define NUM_STEPS 3
+#else
+#define RESULTS(NAME)
+#define NUM_STEPS 2
+#endif
 static const graphc_step_desc steps[] = {
-    {GRAPHC_STEP_LAUNCH, 0, {1, 1, 1}, {6, 1, 1}, 0, 3, scale_args},
-    {GRAPHC_STEP_LAUNCH, 1, {1, 1, 1}, {2, 1, 1}, 0, 3, gather_args}};
+    {GRAPHC_STEP_LAUNCH, 0, {1, 1, 1}, {6, 1, 1}, 0, 3, scale_args
+     RESULTS(scale)},
+    {GRAPHC_STEP_LAUNCH, 1, {1, 1, 1}, {2, 1, 1}, 0, 3, gather_args
+     RESULTS(gather)},
+#ifdef FAKE_PROBES
+    {GRAPHC_STEP_LAUNCH, 0, {1, 1, 1}, {6, 1, 1}, 0, 3, rescale_args
+     RESULTS(rescale)},
+#endif
+};
 static const graphc_plan_desc plans[] = {
-    {"static", plan_inputs, plan_outputs, 256, 24, 2, steps}};
+    {"static", plan_inputs, plan_outputs, 256, 24, NUM_STEPS, steps}};
 
 static const graphc_model_desc descriptor GRAPHC_DESCRIPTOR_PLACEMENT = {
     GRAPHC_ABI_VERSION, "graphc test", GRAPHC_TARGET_CUDA,
