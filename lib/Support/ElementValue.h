@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstddef>
 #include <cstring>
 
 namespace graphc {
@@ -64,6 +65,22 @@ inline double elementAsDouble(int32_t dtype, const void *at) {
   }
   default:
     return NAN;
+  }
+}
+
+/// Bytes per element of the dtypes elementAsDouble reads; 0 for others.
+inline size_t elementValueSize(int32_t dtype) {
+  switch (dtype) {
+  case 2: case 3: case 9:
+    return 1;
+  case 4: case 5: case 10: case 16:
+    return 2;
+  case 1: case 6: case 12:
+    return 4;
+  case 7: case 11: case 13:
+    return 8;
+  default:
+    return 0;
   }
 }
 

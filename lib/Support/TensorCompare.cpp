@@ -10,22 +10,6 @@
 namespace graphc {
 namespace {
 
-/// Bytes per element of the dtypes elementAsDouble reads; 0 for others.
-size_t elementBytes(int32_t dtype) {
-  switch (dtype) {
-  case 2: case 3: case 9:
-    return 1;
-  case 4: case 5: case 10: case 16:
-    return 2;
-  case 1: case 6: case 12:
-    return 4;
-  case 7: case 11: case 13:
-    return 8;
-  default:
-    return 0;
-  }
-}
-
 int64_t elementCount(const HostTensor &tensor) {
   int64_t count = 1;
   for (int64_t dim : tensor.dims)
@@ -51,7 +35,8 @@ Tolerance defaultTolerance(Precision precision) {
 std::optional<TensorErrors> compareTensors(const HostTensor &got,
                                            const HostTensor &ref,
                                            std::string &why) {
-  size_t gotSize = elementBytes(got.dtype), refSize = elementBytes(ref.dtype);
+  size_t gotSize = elementValueSize(got.dtype),
+         refSize = elementValueSize(ref.dtype);
   if (!gotSize || !refSize) {
     why = "a dtype that cannot be compared";
     return std::nullopt;
@@ -109,8 +94,10 @@ std::optional<TensorErrors> compareTensors(const HostTensor &got,
       ++errors.infBorn;
       continue;
     }
-    if (g == 0 && r != 0)
+    if (g == 0 && r != 0) {
       ++errors.zeroedElements;
+      errors.zeroedMaxRef = std::max(errors.zeroedMaxRef, std::fabs(r));
+    }
     double error = std::fabs(g - r);
     if (error > errors.maxAbsError ||
         (errors.worstIndex < 0 && error > 0)) {

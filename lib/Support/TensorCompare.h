@@ -54,6 +54,8 @@ struct TensorErrors {
   /// Elements the computed tensor holds as exactly 0 where the reference
   /// is not (underflow, when the reference is below the type's range).
   int64_t zeroedElements = 0;
+  /// The largest |ref| among those zeroed elements.
+  double zeroedMaxRef = 0;
 
   bool within(const Tolerance &tolerance) const {
     return nanBorn == 0 && infBorn == 0 && nonFiniteMismatch == 0 &&

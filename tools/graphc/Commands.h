@@ -34,6 +34,12 @@ void addCacheCommand(CLI::App &app, int &exitCode);
 /// GPU; `graphc tune merge A B -o C` joins tuning databases.
 void addTuneCommand(CLI::App &app, int &exitCode);
 
+/// `graphc verify model.onnx model.so [--input NAME=FILE ...]
+/// [--random-inputs N] [--rtol R --atol A] [--json] [--all]`: the artifact
+/// against graphc's float32 cpu reference of the model, outputs first and,
+/// when one fails, step by step.
+void addVerifyCommand(CLI::App &app, int &exitCode);
+
 /// "17179869184", "16GiB", "512MiB", "64KiB" -> bytes (positive); `flag`
 /// names the option in the error.
 llvm::Expected<uint64_t> parseByteSize(llvm::StringRef flag,

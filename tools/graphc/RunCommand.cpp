@@ -40,36 +40,6 @@ namespace graphc::tools {
 
 namespace {
 
-/// "float32[4,?]" for a model input, with '?' for a dim left to the plan.
-/// A file may claim any rank: past 16 dims only their count is shown.
-std::string describeType(int32_t dtype, llvm::ArrayRef<int64_t> dims) {
-  constexpr size_t kShownDims = 16;
-  std::string text = graphc_dtype_name(dtype);
-  text += "[";
-  for (auto [i, dim] : llvm::enumerate(dims.take_front(kShownDims)))
-    text += (i ? "," : "") + (dim < 0 ? "?" : std::to_string(dim));
-  if (dims.size() > kShownDims)
-    text += ",... (" + std::to_string(dims.size()) + " dims)";
-  return text + "]";
-}
-
-/// Checks the dtype, rank and fixed dims of the tensor read from `path`
-/// against the model input it binds to, so that a mismatch names the file.
-/// Dims the model leaves open are the plan selection's to check.
-llvm::Error checkInputType(const HostTensor &tensor, const std::string &path,
-                           const graphc_tensor_info &info) {
-  llvm::ArrayRef<int64_t> expected(info.dims, info.rank);
-  bool matches = tensor.dtype == info.dtype &&
-                 tensor.dims.size() == static_cast<size_t>(info.rank);
-  for (size_t d = 0; matches && d < tensor.dims.size(); ++d)
-    matches = expected[d] < 0 || expected[d] == tensor.dims[d];
-  if (matches)
-    return llvm::Error::success();
-  return llvm::createStringError(
-      "input '" + std::string(info.name) + "': expected " +
-      describeType(info.dtype, expected) + ", got " +
-      describeType(tensor.dtype, tensor.dims) + " from '" + path + "'");
-}
 
 /// Element `i` of a dense tensor as a double (64-bit integers round).
 double elementAt(const HostTensor &tensor, size_t i) {
@@ -143,33 +113,6 @@ std::vector<std::string> outputFileNames(llvm::ArrayRef<std::string> names) {
     files.push_back(std::move(file));
   }
   return files;
-}
-
-/// A dense DLTensor over `host` on `device`. For a cuda model the data lives
-/// in a fresh session buffer, filled from `host` when `upload` is set.
-llvm::Expected<DLTensor> bindTensor(HostTensor &host, DLDevice device,
-                                    bool cuda, bool upload,
-                                    SessionBuffers &buffers,
-                                    graphc_session *session) {
-  DLTensor tensor{};
-  tensor.device = device;
-  tensor.ndim = static_cast<int32_t>(host.dims.size());
-  tensor.dtype = dlpackDtype(host.dtype);
-  tensor.shape = host.dims.data();
-  tensor.strides = nullptr;
-  tensor.byte_offset = 0;
-  tensor.data = host.data.data();
-  if (!cuda)
-    return tensor;
-  llvm::Expected<void *> data = buffers.allocate(host.data.size());
-  if (!data)
-    return data.takeError();
-  if (upload)
-    if (graphc_status status = graphc_session_upload(
-            session, *data, host.data.data(), host.data.size()))
-      return toError(status);
-  tensor.data = *data;
-  return tensor;
 }
 
 /// --profile: each step's median time over the runs, and its share of

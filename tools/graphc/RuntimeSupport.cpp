@@ -5,6 +5,7 @@
 #include "lib/Import/ONNX/TensorFile.h"
 #include "lib/Support/Npy.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Path.h"
 
 namespace graphc::tools {
@@ -115,6 +116,58 @@ DLDataType dlpackDtype(int32_t dtype) {
   default:
     return {kDLOpaqueHandle, 0, 0};
   }
+}
+
+// A file may claim any rank: past 16 dims only their count is shown.
+std::string describeType(int32_t dtype, llvm::ArrayRef<int64_t> dims) {
+  constexpr size_t kShownDims = 16;
+  std::string text = graphc_dtype_name(dtype);
+  text += "[";
+  for (auto [i, dim] : llvm::enumerate(dims.take_front(kShownDims)))
+    text += (i ? "," : "") + (dim < 0 ? "?" : std::to_string(dim));
+  if (dims.size() > kShownDims)
+    text += ",... (" + std::to_string(dims.size()) + " dims)";
+  return text + "]";
+}
+
+llvm::Error checkInputType(const HostTensor &tensor, const std::string &path,
+                           const graphc_tensor_info &info) {
+  llvm::ArrayRef<int64_t> expected(info.dims, info.rank);
+  bool matches = tensor.dtype == info.dtype &&
+                 tensor.dims.size() == static_cast<size_t>(info.rank);
+  for (size_t d = 0; matches && d < tensor.dims.size(); ++d)
+    matches = expected[d] < 0 || expected[d] == tensor.dims[d];
+  if (matches)
+    return llvm::Error::success();
+  return llvm::createStringError(
+      "input '" + std::string(info.name) + "': expected " +
+      describeType(info.dtype, expected) + ", got " +
+      describeType(tensor.dtype, tensor.dims) + " from '" + path + "'");
+}
+
+llvm::Expected<DLTensor> bindTensor(HostTensor &host, DLDevice device,
+                                    bool cuda, bool upload,
+                                    SessionBuffers &buffers,
+                                    graphc_session *session) {
+  DLTensor tensor{};
+  tensor.device = device;
+  tensor.ndim = static_cast<int32_t>(host.dims.size());
+  tensor.dtype = dlpackDtype(host.dtype);
+  tensor.shape = host.dims.data();
+  tensor.strides = nullptr;
+  tensor.byte_offset = 0;
+  tensor.data = host.data.data();
+  if (!cuda)
+    return tensor;
+  llvm::Expected<void *> data = buffers.allocate(host.data.size());
+  if (!data)
+    return data.takeError();
+  if (upload)
+    if (graphc_status status = graphc_session_upload(
+            session, *data, host.data.data(), host.data.size()))
+      return toError(status);
+  tensor.data = *data;
+  return tensor;
 }
 
 } // namespace graphc::tools

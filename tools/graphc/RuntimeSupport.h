@@ -5,6 +5,8 @@
 #include "graphc/runtime.h"
 #include "lib/Support/HostTensor.h"
 
+#include "llvm/ADT/ArrayRef.h"
+
 #include "llvm/Support/Error.h"
 
 #include <memory>
@@ -54,6 +56,22 @@ llvm::Expected<HostTensor> readTensorArgument(const std::string &spec,
 
 /// The DLPack dtype of an ONNX dtype (graphc's dtypes only).
 DLDataType dlpackDtype(int32_t dtype);
+
+/// "float32[4,?]" for a model input, with '?' for a dim left to the plan.
+std::string describeType(int32_t dtype, llvm::ArrayRef<int64_t> dims);
+
+/// Checks the dtype, rank and fixed dims of the tensor read from `path`
+/// against the model input it binds to, so that a mismatch names the file.
+/// Dims the model leaves open are the plan selection's to check.
+llvm::Error checkInputType(const HostTensor &tensor, const std::string &path,
+                           const graphc_tensor_info &info);
+
+/// A dense DLTensor over `host` on `device`. For a cuda model the data lives
+/// in a fresh session buffer, filled from `host` when `upload` is set.
+llvm::Expected<DLTensor> bindTensor(HostTensor &host, DLDevice device,
+                                    bool cuda, bool upload,
+                                    SessionBuffers &buffers,
+                                    graphc_session *session);
 
 } // namespace graphc::tools
 

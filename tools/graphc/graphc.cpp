@@ -77,6 +77,7 @@ int main(int argc, char **argv) {
   graphc::tools::addRunCommand(app, exitCode);
   graphc::tools::addInspectCommand(app, exitCode);
   graphc::tools::addTritonCommand(app, exitCode);
+  graphc::tools::addVerifyCommand(app, exitCode);
   // The chosen command runs inside parse(), so this also catches what
   // escapes a command.
   try {
