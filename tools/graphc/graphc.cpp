@@ -76,8 +76,8 @@ int main(int argc, char **argv) {
   graphc::tools::addTuneCommand(app, exitCode);
   graphc::tools::addRunCommand(app, exitCode);
   graphc::tools::addInspectCommand(app, exitCode);
-  graphc::tools::addTritonCommand(app, exitCode);
   graphc::tools::addVerifyCommand(app, exitCode);
+  graphc::tools::addTritonCommand(app, exitCode);
   // The chosen command runs inside parse(), so this also catches what
   // escapes a command.
   try {
