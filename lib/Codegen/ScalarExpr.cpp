@@ -6,7 +6,7 @@
 #include "dialects/Graph/HostEval.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
-#include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Format.h"
 
 #include <cmath>
@@ -139,50 +139,27 @@ SmallVector<Value> inputSlots(Operation *op) {
   return slots;
 }
 
-int64_t intAttr(Operation *op, StringRef name, int64_t defaultValue) {
-  if (auto attr = op->getAttrOfType<IntegerAttr>(name))
-    return attr.getInt();
-  return defaultValue;
-}
-
-double floatAttr(Operation *op, StringRef name, double defaultValue) {
-  if (auto attr = op->getAttrOfType<FloatAttr>(name))
-    return attr.getValueAsDouble();
-  return defaultValue;
-}
-
-std::string strAttr(Operation *op, StringRef name, StringRef defaultValue) {
-  if (auto attr = op->getAttrOfType<StringAttr>(name))
-    return attr.getValue().str();
-  return defaultValue.str();
-}
-
 //===----------------------------------------------------------------------===//
 // Expressions
 //===----------------------------------------------------------------------===//
 
 namespace {
 
-/// Mnemonics whose expression uses floating-point math only.
-bool isFloatOnlyUnary(StringRef m) {
-  return llvm::StringSwitch<bool>(m)
-      .Cases("exp", "log", "sqrt", "reciprocal", "sigmoid", "hard_sigmoid",
-             "hard_swish", "tanh", "erf", "gelu", true)
-      .Cases("softplus", "softsign", "elu", "selu", "celu", "thresholded_relu",
-             "mish", "floor", "ceil", "round", true)
-      .Cases("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
-             "asinh", "acosh", true)
-      .Cases("atanh", "is_nan", "is_inf", "silu", true)
-      .Default(false);
+/// Ops whose expression uses floating-point math only.
+bool isFloatOnlyUnary(Operation *op) {
+  return isa<ExpOp, LogOp, SqrtOp, ReciprocalOp, SigmoidOp, HardSigmoidOp,
+             HardSwishOp, TanhOp, ErfOp, GeluOp, SoftplusOp, SoftsignOp, EluOp,
+             SeluOp, CeluOp, ThresholdedReluOp, MishOp, FloorOp, CeilOp,
+             RoundOp, SinOp, CosOp, TanOp, AsinOp, AcosOp, AtanOp, SinhOp,
+             CoshOp, AsinhOp, AcoshOp, AtanhOp, IsNanOp, IsInfOp, SiluOp>(op);
 }
 
 Type elementTypeOf(Value value) {
   return cast<ShapedType>(value.getType()).getElementType();
 }
 
-/// The expression computing unary op `m` (attributes read from `op`) on `x`
-/// of compute type `t`.
-std::optional<std::string> unaryExpr(Operation *op, StringRef m, StringRef t,
+/// The expression computing unary op `op` on `x` of compute type `t`.
+std::optional<std::string> unaryExpr(Operation *op, StringRef t,
                                      const std::string &x) {
   auto c = [&](double v) { return literal(v, t); };
   // Functional casts do not accept multi-word types like "signed char".
@@ -195,163 +172,164 @@ std::optional<std::string> unaryExpr(Operation *op, StringRef m, StringRef t,
     return literal(v.convertToDouble(), t);
   };
   std::string one = c(1), zero = c(0);
-  if (m == "abs")
-    return x + " < " + zero + " ? " + as("-" + x) + " : " + x;
-  if (m == "neg")
-    return as("-" + x);
-  if (m == "reciprocal")
-    return one + " / " + x;
-  if (m == "relu")
-    return x + " > " + zero + " ? " + x + " : " + zero;
-  if (m == "leaky_relu")
-    return x + " >= " + zero + " ? " + x + " : " + value(cast<LeakyReluOp>(op).getAlpha()) +
-           " * " + x;
-  if (m == "sigmoid")
-    return one + " / (" + one + " + gc_exp(-" + x + "))";
-  if (m == "silu")
-    return x + " / (" + one + " + gc_exp(-" + x + "))";
-  if (m == "hard_sigmoid") {
-    auto hardSigmoid = cast<HardSigmoidOp>(op);
-    return "gc_max(" + zero + ", gc_min(" + one + ", " +
-           value(hardSigmoid.getAlpha()) + " * " + x + " + " +
-           value(hardSigmoid.getBeta()) + "))";
-  }
-  if (m == "hard_swish")
-    return x + " * gc_max(" + zero + ", gc_min(" + one + ", " + c(1.0 / 6.0) +
-           " * " + x + " + " + c(0.5) + "))";
-  if (m == "gelu") {
-    StringRef approximate = cast<GeluOp>(op).getApproximate();
-    if (approximate == "tanh")
-      return c(0.5) + " * " + x + " * (" + one + " + gc_tanh(" +
-             c(0.7978845608028654) + " * (" + x + " + " + c(0.044715) + " * " +
-             x + " * " + x + " * " + x + ")))";
-    if (approximate == "none")
-      return c(0.5) + " * " + x + " * (" + one + " + gc_erf(" + x + " * " +
-             c(0.7071067811865476) + "))";
-    return std::nullopt;
-  }
-  std::string softplus = x + " > " + zero + " ? " + x +
-                         " + gc_log1p(gc_exp(-" + x +
-                         ")) : gc_log1p(gc_exp(" + x + "))";
-  if (m == "softplus")
-    return softplus;
-  if (m == "softsign")
-    return x + " / (" + one + " + gc_fabs(" + x + "))";
-  if (m == "elu")
-    return x + " >= " + zero + " ? " + x + " : " +
-           value(cast<EluOp>(op).getAlpha()) + " * (gc_exp(" + x + ") - " +
-           one + ")";
-  if (m == "selu") {
-    auto selu = cast<SeluOp>(op);
-    return value(selu.getGamma()) + " * (" + x + " > " + zero + " ? " + x +
-           " : " + value(selu.getAlpha()) + " * (gc_exp(" + x + ") - " + one +
-           "))";
-  }
-  if (m == "celu") {
-    std::string alpha = value(cast<CeluOp>(op).getAlpha());
-    return "gc_max(" + zero + ", " + x + ") + gc_min(" + zero + ", " + alpha +
-           " * (gc_exp(" + x + " / " + alpha + ") - " + one + "))";
-  }
-  if (m == "thresholded_relu")
-    return x + " > " + value(cast<ThresholdedReluOp>(op).getAlpha()) + " ? " +
-           x + " : " + zero;
-  if (m == "mish")
-    return x + " * gc_tanh(" + softplus + ")";
-  if (m == "shrink") {
-    auto shrink = cast<ShrinkOp>(op);
-    std::string lambd = value(shrink.getLambd()),
-                bias = value(shrink.getBias());
-    return x + " < -" + lambd + " ? " + as(x + " + " + bias) + " : (" + x +
-           " > " + lambd + " ? " + as(x + " - " + bias) + " : " + zero + ")";
-  }
-  if (m == "round")
-    return "gc_rint(" + x + ")";
-  if (m == "sign")
-    return as("(" + x + " > " + zero + ") - (" + x + " < " + zero + ")");
-  if (m == "not")
-    return "!" + x;
-  if (m == "bitwise_not")
-    return "~" + x;
-  if (m == "is_nan")
-    return "gc_isnan(" + x + ")";
-  if (m == "is_inf") {
-    std::string sides;
-    auto isInf = cast<IsInfOp>(op);
-    if (isInf.getDetectPositive() != 0)
-      sides = x + " > " + zero;
-    if (isInf.getDetectNegative() != 0)
-      sides += (sides.empty() ? "" : " || ") + x + " < " + zero;
-    return sides.empty() ? "false" : "gc_isinf(" + x + ") && (" + sides + ")";
-  }
-  if (m == "identity")
-    return x;
-  // The remaining ops are the math function of the same name.
-  if (llvm::is_contained({"exp", "log", "sqrt", "tanh", "erf", "floor", "ceil",
-                          "sin", "cos", "tan", "asin", "acos", "atan", "sinh",
-                          "cosh", "asinh", "acosh", "atanh"},
-                         m))
-    return ("gc_" + m + "(" + x + ")").str();
-  return std::nullopt;
+  auto softplus = [&] {
+    return x + " > " + zero + " ? " + x + " + gc_log1p(gc_exp(-" + x +
+           ")) : gc_log1p(gc_exp(" + x + "))";
+  };
+  using Expr = std::optional<std::string>;
+  return llvm::TypeSwitch<Operation *, Expr>(op)
+      .Case([&](AbsOp) {
+        return x + " < " + zero + " ? " + as("-" + x) + " : " + x;
+      })
+      .Case([&](NegOp) { return as("-" + x); })
+      .Case([&](ReciprocalOp) { return one + " / " + x; })
+      .Case([&](ReluOp) { return x + " > " + zero + " ? " + x + " : " + zero; })
+      .Case([&](LeakyReluOp leakyRelu) {
+        return x + " >= " + zero + " ? " + x + " : " +
+               value(leakyRelu.getAlpha()) + " * " + x;
+      })
+      .Case([&](SigmoidOp) {
+        return one + " / (" + one + " + gc_exp(-" + x + "))";
+      })
+      .Case([&](SiluOp) { return x + " / (" + one + " + gc_exp(-" + x + "))"; })
+      .Case([&](HardSigmoidOp hardSigmoid) {
+        return "gc_max(" + zero + ", gc_min(" + one + ", " +
+               value(hardSigmoid.getAlpha()) + " * " + x + " + " +
+               value(hardSigmoid.getBeta()) + "))";
+      })
+      .Case([&](HardSwishOp) {
+        return x + " * gc_max(" + zero + ", gc_min(" + one + ", " +
+               c(1.0 / 6.0) + " * " + x + " + " + c(0.5) + "))";
+      })
+      .Case([&](GeluOp gelu) -> Expr {
+        StringRef approximate = gelu.getApproximate();
+        if (approximate == "tanh")
+          return c(0.5) + " * " + x + " * (" + one + " + gc_tanh(" +
+                 c(0.7978845608028654) + " * (" + x + " + " + c(0.044715) +
+                 " * " + x + " * " + x + " * " + x + ")))";
+        if (approximate == "none")
+          return c(0.5) + " * " + x + " * (" + one + " + gc_erf(" + x + " * " +
+                 c(0.7071067811865476) + "))";
+        return std::nullopt;
+      })
+      .Case([&](SoftplusOp) { return softplus(); })
+      .Case([&](SoftsignOp) {
+        return x + " / (" + one + " + gc_fabs(" + x + "))";
+      })
+      .Case([&](EluOp elu) {
+        return x + " >= " + zero + " ? " + x + " : " + value(elu.getAlpha()) +
+               " * (gc_exp(" + x + ") - " + one + ")";
+      })
+      .Case([&](SeluOp selu) {
+        return value(selu.getGamma()) + " * (" + x + " > " + zero + " ? " + x +
+               " : " + value(selu.getAlpha()) + " * (gc_exp(" + x + ") - " +
+               one + "))";
+      })
+      .Case([&](CeluOp celu) {
+        std::string alpha = value(celu.getAlpha());
+        return "gc_max(" + zero + ", " + x + ") + gc_min(" + zero + ", " +
+               alpha + " * (gc_exp(" + x + " / " + alpha + ") - " + one + "))";
+      })
+      .Case([&](ThresholdedReluOp thresholdedRelu) {
+        return x + " > " + value(thresholdedRelu.getAlpha()) + " ? " + x +
+               " : " + zero;
+      })
+      .Case([&](MishOp) { return x + " * gc_tanh(" + softplus() + ")"; })
+      .Case([&](ShrinkOp shrink) {
+        std::string lambd = value(shrink.getLambd()),
+                    bias = value(shrink.getBias());
+        return x + " < -" + lambd + " ? " + as(x + " + " + bias) + " : (" + x +
+               " > " + lambd + " ? " + as(x + " - " + bias) + " : " + zero +
+               ")";
+      })
+      .Case([&](RoundOp) { return "gc_rint(" + x + ")"; })
+      .Case([&](SignOp) {
+        return as("(" + x + " > " + zero + ") - (" + x + " < " + zero + ")");
+      })
+      .Case([&](NotOp) { return "!" + x; })
+      .Case([&](BitwiseNotOp) { return "~" + x; })
+      .Case([&](IsNanOp) { return "gc_isnan(" + x + ")"; })
+      .Case([&](IsInfOp isInf) {
+        std::string sides;
+        if (isInf.getDetectPositive() != 0)
+          sides = x + " > " + zero;
+        if (isInf.getDetectNegative() != 0)
+          sides += (sides.empty() ? "" : " || ") + x + " < " + zero;
+        return sides.empty() ? "false"
+                             : "gc_isinf(" + x + ") && (" + sides + ")";
+      })
+      .Case([&](IdentityOp) { return x; })
+      // The math function of the op's own name.
+      .Case<ExpOp, LogOp, SqrtOp, TanhOp, ErfOp, FloorOp, CeilOp, SinOp, CosOp,
+            TanOp, AsinOp, AcosOp, AtanOp, SinhOp, CoshOp, AsinhOp, AcoshOp,
+            AtanhOp>([&](Operation *math) {
+        return ("gc_" + math->getName().stripDialect() + "(" + x + ")").str();
+      })
+      .Default([](Operation *) { return std::nullopt; });
 }
 
-/// The expression computing binary op `m` on `a` and `b`; fails with a
+/// The expression computing binary op `op` on `a` and `b`; fails with a
 /// diagnostic at `op`.
-FailureOr<std::string> binaryExpr(Operation *op, StringRef m,
-                                  const std::string &a, const std::string &b,
+FailureOr<std::string> binaryExpr(Operation *op, const std::string &a,
+                                  const std::string &b,
                                   ScalarExprFailure fail) {
   Type lhsType = elementTypeOf(op->getOperand(0));
   Type rhsType = elementTypeOf(op->getOperand(1));
   std::string ta = computeType(lhsType);
   bool isFloat = isFloatType(lhsType);
-  if (m.starts_with("bit") && isFloat)
+  if (isa<BitShiftOp, BitwiseAndOp, BitwiseOrOp, BitwiseXorOp>(op) && isFloat)
     return fail(op, "input 0 must have an integer element type");
-  std::optional<std::string> symbol =
-      llvm::StringSwitch<std::optional<std::string>>(m)
-          .Case("add", "+")
-          .Case("sub", "-")
-          .Case("mul", "*")
-          .Case("div", "/")
-          .Case("equal", "==")
-          .Case("less", "<")
-          .Case("less_or_equal", "<=")
-          .Case("greater", ">")
-          .Case("greater_or_equal", ">=")
-          .Case("and", "&&")
-          .Case("or", "||")
-          .Case("xor", "!=")
-          .Case("bitwise_and", "&")
-          .Case("bitwise_or", "|")
-          .Case("bitwise_xor", "^")
-          .Default(std::nullopt);
-  if (symbol)
-    return a + " " + *symbol + " " + b;
-  if (m == "pow") {
-    // Pow's exponent may have another type than its base.
-    if (isFloat)
-      return "gc_pow(" + a + ", static_cast<" + ta + ">(" + b + "))";
-    if (isFloatType(rhsType))
-      return "gc_pow(static_cast<double>(" + a + "), static_cast<double>(" +
-             b + "))";
-    return "gc_ipow(static_cast<long long>(" + a +
-           "), static_cast<long long>(" + b + "))";
-  }
-  if (m == "mod") {
-    if (cast<ModOp>(op).getFmod() != 0)
-      return isFloat ? "gc_fmod(" + a + ", " + b + ")" : a + " % " + b;
-    return "gc_pymod(" + a + ", " + b + ")";
-  }
-  if (m == "prelu")
-    return a + " < " + literal(0, ta) + " ? " + a + " * " + b + " : " + a;
-  if (m == "bit_shift") {
-    StringRef direction = cast<BitShiftOp>(op).getDirection();
-    if (direction == "LEFT")
-      return a + " << " + b;
-    if (direction == "RIGHT")
-      return a + " >> " + b;
-    return fail(op, "direction must be \"LEFT\" or \"RIGHT\", got \"" +
-                          direction + "\"");
-  }
-  return fail(op, "no pointwise expression for this op");
+  auto infix = [&](StringRef symbol) {
+    return [&a, &b, symbol](Operation *) -> FailureOr<std::string> {
+      return a + " " + symbol.str() + " " + b;
+    };
+  };
+  return llvm::TypeSwitch<Operation *, FailureOr<std::string>>(op)
+      .Case<AddOp>(infix("+"))
+      .Case<SubOp>(infix("-"))
+      .Case<MulOp>(infix("*"))
+      .Case<DivOp>(infix("/"))
+      .Case<EqualOp>(infix("=="))
+      .Case<LessOp>(infix("<"))
+      .Case<LessOrEqualOp>(infix("<="))
+      .Case<GreaterOp>(infix(">"))
+      .Case<GreaterOrEqualOp>(infix(">="))
+      .Case<AndOp>(infix("&&"))
+      .Case<OrOp>(infix("||"))
+      .Case<XorOp>(infix("!="))
+      .Case<BitwiseAndOp>(infix("&"))
+      .Case<BitwiseOrOp>(infix("|"))
+      .Case<BitwiseXorOp>(infix("^"))
+      .Case([&](PowOp) -> FailureOr<std::string> {
+        // Pow's exponent may have another type than its base.
+        if (isFloat)
+          return "gc_pow(" + a + ", static_cast<" + ta + ">(" + b + "))";
+        if (isFloatType(rhsType))
+          return "gc_pow(static_cast<double>(" + a + "), static_cast<double>(" +
+                 b + "))";
+        return "gc_ipow(static_cast<long long>(" + a +
+               "), static_cast<long long>(" + b + "))";
+      })
+      .Case([&](ModOp mod) -> FailureOr<std::string> {
+        if (mod.getFmod() != 0)
+          return isFloat ? "gc_fmod(" + a + ", " + b + ")" : a + " % " + b;
+        return "gc_pymod(" + a + ", " + b + ")";
+      })
+      .Case([&](PReluOp) -> FailureOr<std::string> {
+        return a + " < " + literal(0, ta) + " ? " + a + " * " + b + " : " + a;
+      })
+      .Case([&](BitShiftOp bitShift) -> FailureOr<std::string> {
+        StringRef direction = bitShift.getDirection();
+        if (direction == "LEFT")
+          return a + " << " + b;
+        if (direction == "RIGHT")
+          return a + " >> " + b;
+        return fail(op, "direction must be \"LEFT\" or \"RIGHT\", got \"" +
+                            direction + "\"");
+      })
+      .Default([&](Operation *) -> FailureOr<std::string> {
+        return fail(op, "no pointwise expression for this op");
+      });
 }
 
 } // namespace
@@ -394,7 +372,6 @@ std::optional<std::string> splatLiteral(Operation *constant, StringRef t) {
 FailureOr<std::string> pointwiseExpr(Operation *op,
                                      ArrayRef<std::string> operands,
                                      ScalarExprFailure fail) {
-  StringRef m = op->getName().stripDialect();
   SmallVector<Value> slots = inputSlots(op);
   if (slots.size() != operands.size())
     return fail(op, "expected " + Twine(slots.size()) + " operand values");
@@ -402,12 +379,12 @@ FailureOr<std::string> pointwiseExpr(Operation *op,
     return fail(op, "input 0 is required");
   Type elementType = elementTypeOf(slots[0]);
   std::string t = computeType(elementType);
-  if (m == "where")
+  if (isa<WhereOp>(op))
     return operands[0] + " ? " + operands[1] + " : " + operands[2];
-  if (m == "cast")
+  if (isa<CastOp>(op))
     // The conversion happens where the value is stored or defined.
     return operands[0];
-  if (m == "clip") {
+  if (isa<ClipOp>(op)) {
     // min(max(x, lo), hi): with lo > hi every element becomes hi.
     std::string x = operands[0];
     if (slots.size() > 1 && slots[1])
@@ -416,31 +393,32 @@ FailureOr<std::string> pointwiseExpr(Operation *op,
       x = "gc_clip_high(" + x + ", " + operands[2] + ")";
     return x;
   }
-  if (llvm::is_contained({"sum", "mean", "max", "min"}, m)) {
+  if (isa<SumOp, MeanOp, MaxOp, MinOp>(op)) {
     std::string acc = operands[0];
     for (const std::string &operand : ArrayRef(operands).drop_front()) {
-      if (m == "max" || m == "min")
-        acc = "gc_" + m.str() + "(" + acc + ", " + operand + ")";
+      if (isa<MaxOp>(op))
+        acc = "gc_max(" + acc + ", " + operand + ")";
+      else if (isa<MinOp>(op))
+        acc = "gc_min(" + acc + ", " + operand + ")";
       else
         acc += " + " + operand;
     }
-    if (m == "mean")
+    if (isa<MeanOp>(op))
       return "(" + acc + ") / " + literal(operands.size(), t);
     return acc;
   }
   if (operands.size() == 1) {
-    if (isFloatOnlyUnary(m) && !isFloatType(elementType))
+    if (isFloatOnlyUnary(op) && !isFloatType(elementType))
       return fail(op, "input 0 must have a floating-point element type");
-    std::optional<std::string> expr = unaryExpr(op, m, t, operands[0]);
+    std::optional<std::string> expr = unaryExpr(op, t, operands[0]);
     if (!expr)
       return fail(op, "unsupported attribute value");
     return *expr;
   }
   if (operands.size() == 2)
-    return binaryExpr(op, m, operands[0], operands[1], fail);
+    return binaryExpr(op, operands[0], operands[1], fail);
   return fail(op, "no pointwise expression for this op");
 }
-
 
 //===----------------------------------------------------------------------===//
 // The C++ the expressions call

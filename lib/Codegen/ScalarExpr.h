@@ -50,14 +50,6 @@ llvm::SmallVector<int64_t> broadcastStrides(llvm::ArrayRef<int64_t> in,
 /// one.
 llvm::SmallVector<mlir::Value> inputSlots(mlir::Operation *op);
 
-// Attributes of `op` by ONNX name, with the ONNX default when absent.
-int64_t intAttr(mlir::Operation *op, llvm::StringRef name,
-                int64_t defaultValue);
-double floatAttr(mlir::Operation *op, llvm::StringRef name,
-                 double defaultValue);
-std::string strAttr(mlir::Operation *op, llvm::StringRef name,
-                    llvm::StringRef defaultValue);
-
 /// How a builder reports an op it has no expression for: a target emits its
 /// own diagnostic, or none when it has another way to compute the op.
 using ScalarExprFailure =

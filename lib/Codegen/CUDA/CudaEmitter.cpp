@@ -2,9 +2,8 @@
 //
 // Chooses the template of a kernel: its fusion kind picks the family, and a
 // kernel of one op goes to the emitter of that op's category. Every category
-// reads the op generically (operands by ONNX input slot, attributes by ONNX
-// name), so the emitter depends on the graph dialect's conventions, not on
-// its C++ op classes.
+// reads operands by ONNX input slot and attributes through the op classes'
+// accessors, which hold the ONNX defaults.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,11 +29,10 @@ static LogicalResult checkBlockSize(Operation *op, int64_t blockSize) {
 /// Emits the body of the kernel computing `emitter`'s op alone.
 static LogicalResult emitOp(cuda::KernelEmitter &emitter) {
   Operation *op = emitter.getOp();
-  llvm::StringRef mnemonic = emitter.getMnemonic();
-  if (!op->getName().getStringRef().starts_with("graph."))
+  if (!isa_and_nonnull<graph::GraphDialect>(op->getDialect()))
     return op->emitError() << "cannot emit a cuda kernel for '" << op->getName()
                            << "': not a graph op";
-  if (mnemonic == "constant")
+  if (isa<graph::ConstantOp>(op))
     return emitter.fail("constants are data, never kernels");
   if (failed(emitter.checkTypes()))
     return failure();
@@ -42,15 +40,16 @@ static LogicalResult emitOp(cuda::KernelEmitter &emitter) {
   if (op->hasTrait<graph::OpTrait::Pointwise>())
     return cuda::emitPointwise(emitter);
   // Keep hasCudaEmitter in step with these families.
-  if (cuda::isDataMovement(mnemonic))
+  OperationName name = op->getName();
+  if (cuda::isDataMovement(name))
     return cuda::emitDataMovement(emitter);
-  if (cuda::isReduction(mnemonic))
+  if (cuda::isReduction(name))
     return cuda::emitReduction(emitter);
-  if (cuda::isNormalization(mnemonic))
+  if (cuda::isNormalization(name))
     return cuda::emitNormalization(emitter);
-  if (cuda::isConvPool(mnemonic))
+  if (cuda::isConvPool(name))
     return cuda::emitConvPool(emitter);
-  if (cuda::isLinearAlgebra(mnemonic))
+  if (cuda::isLinearAlgebra(name))
     return cuda::emitLinearAlgebra(emitter);
   if (isa<graph::AttentionOp>(op))
     return cuda::emitAttention(emitter);
@@ -58,14 +57,13 @@ static LogicalResult emitOp(cuda::KernelEmitter &emitter) {
 }
 
 bool hasCudaEmitter(RegisteredOperationName name) {
-  llvm::StringRef mnemonic = name.stripDialect();
-  if (name.getDialectNamespace() != "graph" || mnemonic == "constant")
+  if (!isa<graph::GraphDialect>(name.getDialect()) ||
+      cuda::isOneOf<graph::ConstantOp>(name))
     return false;
   return name.hasTrait<graph::OpTrait::Pointwise>() ||
-         cuda::isDataMovement(mnemonic) || cuda::isReduction(mnemonic) ||
-         cuda::isNormalization(mnemonic) || cuda::isConvPool(mnemonic) ||
-         cuda::isLinearAlgebra(mnemonic) ||
-         name.getStringRef() == graph::AttentionOp::getOperationName();
+         cuda::isDataMovement(name) || cuda::isReduction(name) ||
+         cuda::isNormalization(name) || cuda::isConvPool(name) ||
+         cuda::isLinearAlgebra(name) || cuda::isOneOf<graph::AttentionOp>(name);
 }
 
 FailureOr<CudaKernel> emitCudaKernel(Operation *op, llvm::StringRef name,

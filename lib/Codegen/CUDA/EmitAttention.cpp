@@ -740,6 +740,7 @@ LogicalResult emitScalarAttention(KernelEmitter &e, const Attention &a) {
 } // namespace
 
 LogicalResult emitAttention(KernelEmitter &e) {
+  auto attention = e.as<graph::AttentionOp>();
   ArrayRef<int64_t> q = e.inputShape(0), k = e.inputShape(1),
                     v = e.inputShape(2);
   if (q.size() != 4 || k.size() != 4 || v.size() != 4)
@@ -764,9 +765,9 @@ LogicalResult emitAttention(KernelEmitter &e) {
               e.inputStrides(1),
               e.inputStrides(2),
               SmallVector<int64_t>(4, 0),
-              e.floatAttr("scale", 1.0),
-              e.intAttr("is_causal", 0) != 0,
-              e.intAttr("nan_to_zero", 0) != 0};
+              attention.getScale().convertToDouble(),
+              attention.getIsCausal() != 0,
+              attention.getNanToZero() != 0};
   if (e.hasInput(3)) {
     ArrayRef<int64_t> mask = e.inputShape(3);
     SmallVector<int64_t> strides = e.inputStrides(3);

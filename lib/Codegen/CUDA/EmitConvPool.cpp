@@ -9,6 +9,8 @@
 
 #include "lib/Codegen/CUDA/EmitSupport.h"
 
+#include "llvm/ADT/TypeSwitch.h"
+
 using namespace mlir;
 using llvm::SmallVector;
 using llvm::StringRef;
@@ -16,6 +18,41 @@ using llvm::Twine;
 
 namespace graphc::codegen::cuda {
 namespace {
+
+/// The window attributes of a convolution or a windowed pool; the list
+/// ones are absent when the model leaves them out (their defaults depend
+/// on the number of spatial dims).
+struct WindowAttrs {
+  StringRef autoPad;
+  std::optional<ArrayRef<int64_t>> strides, dilations, pads, outputPadding,
+      outputShape;
+};
+
+WindowAttrs windowAttrs(Operation *op) {
+  return llvm::TypeSwitch<Operation *, WindowAttrs>(op)
+      .Case([](graph::ConvTransposeOp conv) {
+        return WindowAttrs{conv.getAutoPad(),       conv.getStrides(),
+                           conv.getDilations(),     conv.getPads(),
+                           conv.getOutputPadding(), conv.getOutputShape()};
+      })
+      .Case<graph::ConvOp, graph::MaxPoolOp, graph::AveragePoolOp,
+            graph::LpPoolOp>([](auto windowed) {
+        return WindowAttrs{windowed.getAutoPad(),
+                           windowed.getStrides(),
+                           windowed.getDilations(),
+                           windowed.getPads(),
+                           std::nullopt,
+                           std::nullopt};
+      });
+}
+
+/// `list`, or `n` copies of `fill` when absent.
+SmallVector<int64_t> listOr(std::optional<ArrayRef<int64_t>> list, size_t n,
+                            int64_t fill) {
+  if (list)
+    return SmallVector<int64_t>(*list);
+  return SmallVector<int64_t>(n, fill);
+}
 
 struct Window {
   SmallVector<int64_t> kernel, strides, dilations, padBegin, padEnd;
@@ -30,18 +67,18 @@ FailureOr<Window> windowParams(KernelEmitter &e, ArrayRef<int64_t> kernel,
   size_t n = kernel.size();
   Window w;
   w.kernel.assign(kernel.begin(), kernel.end());
-  w.strides = e.intsAttr("strides").value_or(SmallVector<int64_t>(n, 1));
-  w.dilations = e.intsAttr("dilations").value_or(SmallVector<int64_t>(n, 1));
+  WindowAttrs attrs = windowAttrs(e.getOp());
+  w.strides = listOr(attrs.strides, n, 1);
+  w.dilations = listOr(attrs.dilations, n, 1);
   if (w.strides.size() != n || w.dilations.size() != n)
     return e.fail("strides and dilations need one entry per spatial dim");
-  std::string autoPad = e.strAttr("auto_pad", "NOTSET");
-  SmallVector<int64_t> pads =
-      e.intsAttr("pads").value_or(SmallVector<int64_t>(2 * n, 0));
+  std::string autoPad = attrs.autoPad.str();
+  SmallVector<int64_t> pads = listOr(attrs.pads, 2 * n, 0);
   if (pads.size() != 2 * n)
     return e.fail("pads need two entries per spatial dim");
   w.padBegin.assign(pads.begin(), pads.begin() + n);
   w.padEnd.assign(pads.begin() + n, pads.end());
-  bool explicitOutputShape = transposed && e.intsAttr("output_shape");
+  bool explicitOutputShape = transposed && attrs.outputShape;
   if (autoPad == "NOTSET" && !explicitOutputShape)
     return w;
   if (autoPad == "VALID") {
@@ -51,8 +88,7 @@ FailureOr<Window> windowParams(KernelEmitter &e, ArrayRef<int64_t> kernel,
   }
   if (autoPad != "SAME_UPPER" && autoPad != "SAME_LOWER" && autoPad != "NOTSET")
     return e.fail("unknown auto_pad \"" + autoPad + "\"");
-  SmallVector<int64_t> outputPadding =
-      e.intsAttr("output_padding").value_or(SmallVector<int64_t>(n, 0));
+  SmallVector<int64_t> outputPadding = listOr(attrs.outputPadding, n, 0);
   for (size_t k = 0; k < n; ++k) {
     int64_t extent = (w.kernel[k] - 1) * w.dilations[k] + 1;
     int64_t total;
@@ -98,7 +134,8 @@ LogicalResult emitConvFinish(KernelEmitter &e) {
   if (yShape.size() < 3)
     return e.fail("the result must have a batch, a channel and a spatial dim");
   std::string t = computeType(e.inputType(0).getElementType());
-  size_t channel = e.intAttr("channels_last", 0) ? yShape.size() - 1 : 1;
+  size_t channel =
+      e.as<graph::ConvOp>().getChannelsLast() ? yShape.size() - 1 : 1;
   e.openLinearLoop(numElements(yShape));
   e.coords("o", "i", yShape);
   e.line("// " + KernelEmitter::out(0) +
@@ -119,14 +156,14 @@ LogicalResult emitConv(KernelEmitter &e) {
     return emitConvFinish(e);
   // Only cuDNN computes channels-last convolutions (graphc-convert-conv-
   // layout makes them for it alone).
-  if (e.intAttr("channels_last", 0))
+  if (e.as<graph::ConvOp>().getChannelsLast())
     return e.fail("a channels-last convolution is a cuDNN call, never a "
                   "generated kernel");
   ArrayRef<int64_t> xShape = e.inputShape(0), wShape = e.inputShape(1);
   ArrayRef<int64_t> yShape = e.resultShape();
   if (xShape.size() < 3 || wShape.size() != xShape.size())
     return e.fail("input and weight must have the same rank, at least 3");
-  int64_t group = e.intAttr("group", 1);
+  int64_t group = e.as<graph::ConvOp>().getGroup();
   int64_t c = xShape[1], m = wShape[0];
   if (group <= 0 || c % group || m % group || wShape[1] != c / group)
     return e.fail("group " + Twine(group) + " does not fit " + Twine(c) +
@@ -173,7 +210,7 @@ LogicalResult emitConvTranspose(KernelEmitter &e) {
   ArrayRef<int64_t> yShape = e.resultShape();
   if (xShape.size() < 3 || wShape.size() != xShape.size())
     return e.fail("input and weight must have the same rank, at least 3");
-  int64_t group = e.intAttr("group", 1);
+  int64_t group = e.as<graph::ConvTransposeOp>().getGroup();
   int64_t c = xShape[1];
   if (group <= 0 || c % group || wShape[0] != c)
     return e.fail("group " + Twine(group) + " does not fit " + Twine(c) +
@@ -227,7 +264,9 @@ LogicalResult emitConvTranspose(KernelEmitter &e) {
 }
 
 LogicalResult emitPool(KernelEmitter &e) {
-  StringRef m = e.getMnemonic();
+  bool isMax = isa<graph::MaxPoolOp>(e.getOp());
+  auto average = dyn_cast<graph::AveragePoolOp>(e.getOp());
+  auto lpPool = dyn_cast<graph::LpPoolOp>(e.getOp());
   ArrayRef<int64_t> xShape = e.inputShape(0), yShape = e.resultShape();
   if (xShape.size() < 3)
     return e.fail("input must have rank at least 3");
@@ -242,14 +281,14 @@ LogicalResult emitPool(KernelEmitter &e) {
   std::string t = computeType(e.inputType(0).getElementType());
   SmallVector<int64_t> xStrides = contiguousStrides(xShape);
   SmallVector<int64_t> spatialStrides(xStrides.begin() + 2, xStrides.end());
-  bool countPad = e.intAttr("count_include_pad", 0) != 0;
-  int64_t p = e.intAttr("p", 2);
+  bool countPad = average && average.getCountIncludePad() != 0;
+  int64_t p = lpPool ? static_cast<int64_t>(lpPool.getP()) : 0;
 
   e.openLinearLoop(numElements(yShape));
   e.coords("o", "i", yShape);
   e.line("const long long xBase = (o0 * " + Twine(xShape[1]) + " + o1) * " +
          Twine(xStrides[1]) + ";");
-  if (m == "max_pool")
+  if (isMax)
     e.line(t + " acc = " + lowest(t) + ";");
   else
     e.line(t + " acc = " + literal(0, t) + ";");
@@ -260,24 +299,24 @@ LogicalResult emitPool(KernelEmitter &e) {
   // With count_include_pad every window position counts, also those that
   // ceil_mode puts beyond the padding (as the ONNX reference divides by the
   // kernel size); otherwise only positions inside the input.
-  if (m == "average_pool" && countPad)
+  if (countPad)
     e.line("count += 1;");
   else
     e.line("count += valid ? 1 : 0;");
   e.line("if (!valid) continue;");
   e.line("const " + t + " x = " +
          e.load(0, "xBase + " + offsetExpr("p", spatialStrides)) + ";");
-  if (m == "max_pool")
+  if (isMax)
     e.line("acc = gc_max(acc, x);");
-  else if (m == "average_pool")
+  else if (average)
     e.line("acc += x;");
   else
     e.line(p == 1 ? "acc += gc_fabs(x);"
                   : "acc += gc_pow(gc_fabs(x), " + literal(p, t) + ");");
   e.close();
-  if (m == "average_pool")
+  if (average)
     e.line("acc = count > 0 ? acc / static_cast<" + t + ">(count) : acc;");
-  else if (m == "lp_pool" && p != 1)
+  else if (lpPool && p != 1)
     e.line("acc = gc_pow(acc, " + literal(1.0 / p, t) + ");");
   e.line(e.store(0, "i", "acc"));
   e.close();
@@ -285,7 +324,9 @@ LogicalResult emitPool(KernelEmitter &e) {
 }
 
 LogicalResult emitGlobalPool(KernelEmitter &e) {
-  StringRef m = e.getMnemonic();
+  bool isMax = isa<graph::GlobalMaxPoolOp>(e.getOp());
+  bool isAverage = isa<graph::GlobalAveragePoolOp>(e.getOp());
+  auto lpPool = dyn_cast<graph::GlobalLpPoolOp>(e.getOp());
   ArrayRef<int64_t> xShape = e.inputShape(0);
   if (xShape.size() < 2)
     return e.fail("input must have rank at least 2");
@@ -293,26 +334,25 @@ LogicalResult emitGlobalPool(KernelEmitter &e) {
   ReductionView view;
   view.rows = xShape[0] * xShape[1];
   view.length = numElements(xShape.drop_front(2));
-  int64_t p = e.intAttr("p", 2);
+  int64_t p = lpPool ? static_cast<int64_t>(lpPool.getP()) : 0;
   e.openRowLoop(view.rows, view.length);
   e.line("const long long base = row * " + Twine(view.length) + "LL;");
-  e.line(t + " acc = " + (m == "global_max_pool" ? lowest(t) : literal(0, t)) +
-         ";");
+  e.line(t + " acc = " + (isMax ? lowest(t) : literal(0, t)) + ";");
   e.openRowElementLoop(view.length);
   e.line("const " + t + " x = " + e.load(0, "base + r") + ";");
-  if (m == "global_max_pool")
+  if (isMax)
     e.line("acc = gc_max(acc, x);");
-  else if (m == "global_average_pool")
+  else if (isAverage)
     e.line("acc += x;");
   else
     e.line("acc += gc_pow(gc_fabs(x), " + literal(p, t) + ");");
   e.close();
   e.line("acc = " + e.rowReduce() + "(acc, " +
-         (m == "global_max_pool" ? "gc_op_max());" : "gc_op_add());"));
+         (isMax ? "gc_op_max());" : "gc_op_add());"));
   std::string result = "acc";
-  if (m == "global_average_pool")
+  if (isAverage)
     result = "acc / " + literal(std::max<int64_t>(view.length, 1), t);
-  else if (m == "global_lp_pool")
+  else if (lpPool)
     result = "gc_pow(acc, " + literal(1.0 / p, t) + ")";
   e.line("if (" + e.rowThread() + " == 0) " + e.store(0, "row", result));
   e.close();
@@ -321,22 +361,21 @@ LogicalResult emitGlobalPool(KernelEmitter &e) {
 
 } // namespace
 
-bool isConvPool(StringRef m) {
-  return llvm::is_contained({"conv", "conv_transpose", "max_pool",
-                             "average_pool", "lp_pool", "global_average_pool",
-                             "global_max_pool", "global_lp_pool"},
-                            m);
+bool isConvPool(OperationName name) {
+  return isOneOf<graph::ConvOp, graph::ConvTransposeOp, graph::MaxPoolOp,
+                 graph::AveragePoolOp, graph::LpPoolOp,
+                 graph::GlobalAveragePoolOp, graph::GlobalMaxPoolOp,
+                 graph::GlobalLpPoolOp>(name);
 }
 
 LogicalResult emitConvPool(KernelEmitter &e) {
-  StringRef m = e.getMnemonic();
-  if (m == "conv")
-    return emitConv(e);
-  if (m == "conv_transpose")
-    return emitConvTranspose(e);
-  if (m.starts_with("global_"))
-    return emitGlobalPool(e);
-  return emitPool(e);
+  return llvm::TypeSwitch<Operation *, LogicalResult>(e.getOp())
+      .Case([&](graph::ConvOp) { return emitConv(e); })
+      .Case([&](graph::ConvTransposeOp) { return emitConvTranspose(e); })
+      .Case<graph::GlobalAveragePoolOp, graph::GlobalMaxPoolOp,
+            graph::GlobalLpPoolOp>(
+          [&](Operation *) { return emitGlobalPool(e); })
+      .Default([&](Operation *) { return emitPool(e); });
 }
 
 } // namespace graphc::codegen::cuda

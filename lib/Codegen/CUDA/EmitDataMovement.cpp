@@ -11,6 +11,7 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
 
@@ -71,8 +72,9 @@ LogicalResult emitTranspose(KernelEmitter &e) {
   ArrayRef<int64_t> inShape = e.inputShape(0);
   int64_t rank = inShape.size();
   SmallVector<int64_t> perm;
-  if (auto attr = e.intsAttr("perm"))
-    perm = *attr;
+  if (std::optional<ArrayRef<int64_t>> attr =
+          e.as<graph::TransposeOp>().getPerm())
+    perm.assign(attr->begin(), attr->end());
   else
     for (int64_t k = rank - 1; k >= 0; --k)
       perm.push_back(k);
@@ -179,7 +181,7 @@ LogicalResult emitTile(KernelEmitter &e) {
 LogicalResult emitConcat(KernelEmitter &e) {
   ArrayRef<int64_t> outShape = e.resultShape();
   std::optional<int64_t> axis =
-      normalizeAxis(e.intAttr("axis", 0), outShape.size());
+      normalizeAxis(e.as<graph::ConcatOp>().getAxis(), outShape.size());
   if (!axis)
     return e.fail("axis is out of range");
   openOutputLoop(e);
@@ -210,7 +212,7 @@ LogicalResult emitConcat(KernelEmitter &e) {
 LogicalResult emitSplit(KernelEmitter &e) {
   ArrayRef<int64_t> inShape = e.inputShape(0);
   std::optional<int64_t> axis =
-      normalizeAxis(e.intAttr("axis", 0), inShape.size());
+      normalizeAxis(e.as<graph::SplitOp>().getAxis(), inShape.size());
   if (!axis)
     return e.fail("axis is out of range");
   e.openLinearLoop(numElements(inShape));
@@ -258,7 +260,7 @@ LogicalResult emitPad(KernelEmitter &e) {
       return e.fail("pad axis " + Twine(axis) + " is out of range");
     before[*a] = (*pads)[k];
   }
-  std::string mode = e.strAttr("mode", "constant");
+  std::string mode = e.as<graph::PadOp>().getMode().str();
   if (!llvm::is_contained({"constant", "reflect", "edge", "wrap"}, mode))
     return e.fail("unknown mode \"" + mode + "\"");
 
@@ -317,7 +319,8 @@ LogicalResult emitGather(KernelEmitter &e) {
   ArrayRef<int64_t> dataShape = e.inputShape(0);
   ArrayRef<int64_t> indShape = e.inputShape(1);
   int64_t rank = dataShape.size(), q = indShape.size();
-  std::optional<int64_t> axis = normalizeAxis(e.intAttr("axis", 0), rank);
+  std::optional<int64_t> axis =
+      normalizeAxis(e.as<graph::GatherOp>().getAxis(), rank);
   if (!axis)
     return e.fail("axis is out of range");
   // Each output row (a prefix index and an index) is a run of the dims
@@ -386,7 +389,8 @@ LogicalResult emitGather(KernelEmitter &e) {
 LogicalResult emitGatherElements(KernelEmitter &e) {
   ArrayRef<int64_t> dataShape = e.inputShape(0);
   int64_t rank = dataShape.size();
-  std::optional<int64_t> axis = normalizeAxis(e.intAttr("axis", 0), rank);
+  std::optional<int64_t> axis =
+      normalizeAxis(e.as<graph::GatherElementsOp>().getAxis(), rank);
   if (!axis)
     return e.fail("axis is out of range");
   openOutputLoop(e);
@@ -404,7 +408,7 @@ LogicalResult emitGatherElements(KernelEmitter &e) {
 LogicalResult emitGatherND(KernelEmitter &e) {
   ArrayRef<int64_t> dataShape = e.inputShape(0);
   ArrayRef<int64_t> indShape = e.inputShape(1);
-  int64_t batch = e.intAttr("batch_dims", 0);
+  int64_t batch = e.as<graph::GatherNdOp>().getBatchDims();
   int64_t q = indShape.size();
   if (q < 1 || batch < 0 || batch >= q)
     return e.fail("indices must have rank above batch_dims");
@@ -461,14 +465,13 @@ LogicalResult emitScatterElements(KernelEmitter &e) {
   ArrayRef<int64_t> dataShape = e.inputShape(0);
   ArrayRef<int64_t> indShape = e.inputShape(1);
   int64_t rank = dataShape.size();
-  std::optional<int64_t> axis = normalizeAxis(e.intAttr("axis", 0), rank);
+  auto scatter = e.as<graph::ScatterElementsOp>();
+  std::optional<int64_t> axis = normalizeAxis(scatter.getAxis(), rank);
   if (!axis || static_cast<int64_t>(indShape.size()) != rank)
     return e.fail("axis is out of range or indices rank differs from data");
-  std::optional<std::string> update =
-      scatterUpdate(e.strAttr("reduction", "none"));
+  std::optional<std::string> update = scatterUpdate(scatter.getReduction());
   if (!update)
-    return e.fail("unknown reduction \"" + e.strAttr("reduction", "none") +
-                  "\"");
+    return e.fail("unknown reduction \"" + scatter.getReduction() + "\"");
   std::string t = computeType(e.inputType(0).getElementType());
   openOutputLoop(e);
   e.line(t + " acc = " + e.load(0, "i") + ";");
@@ -507,11 +510,10 @@ LogicalResult emitScatterND(KernelEmitter &e) {
   int64_t k = indShape.back();
   if (k > static_cast<int64_t>(dataShape.size()))
     return e.fail("index tuples are longer than the data rank");
-  std::optional<std::string> update =
-      scatterUpdate(e.strAttr("reduction", "none"));
+  StringRef reduction = e.as<graph::ScatterNdOp>().getReduction();
+  std::optional<std::string> update = scatterUpdate(reduction);
   if (!update)
-    return e.fail("unknown reduction \"" + e.strAttr("reduction", "none") +
-                  "\"");
+    return e.fail("unknown reduction \"" + reduction + "\"");
   int64_t tuples = numElements(indShape.drop_back());
   int64_t sliceSize = numElements(dataShape.drop_front(k));
   std::string t = computeType(e.inputType(0).getElementType());
@@ -541,7 +543,8 @@ LogicalResult emitScatterND(KernelEmitter &e) {
 }
 
 LogicalResult emitDepthToSpace(KernelEmitter &e, bool toSpace) {
-  int64_t b = e.intAttr("blocksize", 0);
+  int64_t b = toSpace ? e.as<graph::DepthToSpaceOp>().getBlocksize()
+                      : e.as<graph::SpaceToDepthOp>().getBlocksize();
   ArrayRef<int64_t> inShape = e.inputShape(0);
   if (b <= 0 || inShape.size() != 4)
     return e.fail("needs a positive blocksize and a 4-d input");
@@ -552,7 +555,7 @@ LogicalResult emitDepthToSpace(KernelEmitter &e, bool toSpace) {
   if (toSpace) {
     // depth_to_space: out (n, c, h * b + bh, w * b + bw).
     int64_t c = e.resultShape()[1];
-    bool crd = e.strAttr("mode", "DCR") == "CRD";
+    bool crd = e.as<graph::DepthToSpaceOp>().getMode() == "CRD";
     e.line("const long long bh = o2 % " + bs + ", bw = o3 % " + bs + ";");
     std::string channel =
         crd ? "o1 * " + std::to_string(b * b) + " + bh * " + bs + " + bw"
@@ -575,7 +578,7 @@ LogicalResult emitTrilu(KernelEmitter &e) {
   ArrayRef<int64_t> shape = e.resultShape();
   if (shape.size() < 2)
     return e.fail("input must have rank at least 2");
-  bool upper = e.intAttr("upper", 1) != 0;
+  bool upper = e.as<graph::TriluOp>().getUpper() != 0;
   int64_t rank = shape.size();
   openOutputLoop(e);
   e.line("const long long k = " +
@@ -593,7 +596,8 @@ LogicalResult emitTrilu(KernelEmitter &e) {
 LogicalResult emitOneHot(KernelEmitter &e) {
   ArrayRef<int64_t> outShape = e.resultShape();
   int64_t rank = outShape.size();
-  std::optional<int64_t> axis = normalizeAxis(e.intAttr("axis", -1), rank);
+  std::optional<int64_t> axis =
+      normalizeAxis(e.as<graph::OneHotOp>().getAxis(), rank);
   if (!axis)
     return e.fail("axis is out of range");
   int64_t depth = outShape[*axis];
@@ -613,9 +617,9 @@ LogicalResult emitOneHot(KernelEmitter &e) {
 LogicalResult emitEyeLike(KernelEmitter &e) {
   if (e.resultShape().size() != 2)
     return e.fail("input must be 2-d");
+  int64_t k = e.as<graph::EyeLikeOp>().getK();
   openOutputLoop(e);
-  e.line(e.store(
-      0, "i", ("o1 - o0 == " + Twine(e.intAttr("k", 0)) + " ? 1 : 0").str()));
+  e.line(e.store(0, "i", ("o1 - o0 == " + Twine(k) + " ? 1 : 0").str()));
   e.close();
   return success();
 }
@@ -632,10 +636,10 @@ LogicalResult emitRange(KernelEmitter &e) {
 
 LogicalResult emitReverseSequence(KernelEmitter &e) {
   int64_t rank = e.resultShape().size();
+  auto reverse = e.as<graph::ReverseSequenceOp>();
   std::optional<int64_t> batchAxis =
-      normalizeAxis(e.intAttr("batch_axis", 1), rank);
-  std::optional<int64_t> timeAxis =
-      normalizeAxis(e.intAttr("time_axis", 0), rank);
+      normalizeAxis(reverse.getBatchAxis(), rank);
+  std::optional<int64_t> timeAxis = normalizeAxis(reverse.getTimeAxis(), rank);
   if (!batchAxis || !timeAxis || *batchAxis == *timeAxis)
     return e.fail("batch_axis and time_axis must be distinct valid axes");
   openOutputLoop(e);
@@ -681,8 +685,9 @@ LogicalResult emitShape(KernelEmitter &e) {
   auto clampIndex = [&](int64_t v) {
     return std::clamp<int64_t>(v < 0 ? v + rank : v, 0, rank);
   };
-  int64_t start = clampIndex(e.intAttr("start", 0));
-  int64_t end = clampIndex(e.intAttr("end", rank));
+  auto shapeOp = e.as<graph::ShapeOp>();
+  int64_t start = clampIndex(shapeOp.getStart());
+  int64_t end = clampIndex(shapeOp.getEnd().value_or(rank));
   SmallVector<int64_t> dims;
   for (int64_t k = start; k < end; ++k)
     dims.push_back(shape[k]);
@@ -692,7 +697,7 @@ LogicalResult emitShape(KernelEmitter &e) {
 LogicalResult emitConstantOfShape(KernelEmitter &e) {
   std::string t = computeType(e.resultType().getElementType());
   double value = 0;
-  if (auto attr = e.getOp()->getAttrOfType<ElementsAttr>("value")) {
+  if (ElementsAttr attr = e.as<graph::ConstantOfShapeOp>().getValueAttr()) {
     if (attr.getNumElements() != 1)
       return e.fail("value must hold exactly one element");
     if (isa<FloatType>(attr.getElementType()))
@@ -710,86 +715,51 @@ LogicalResult emitConstantOfShape(KernelEmitter &e) {
 
 } // namespace
 
-bool isDataMovement(StringRef m) {
-  return llvm::is_contained({"reshape",
-                             "flatten",
-                             "squeeze",
-                             "unsqueeze",
-                             "transpose",
-                             "slice",
-                             "expand",
-                             "tile",
-                             "concat",
-                             "split",
-                             "pad",
-                             "gather",
-                             "gather_elements",
-                             "gather_nd",
-                             "scatter_elements",
-                             "scatter_nd",
-                             "depth_to_space",
-                             "space_to_depth",
-                             "trilu",
-                             "one_hot",
-                             "eye_like",
-                             "range",
-                             "reverse_sequence",
-                             "shape",
-                             "size",
-                             "constant_of_shape",
-                             "resize"},
-                            m);
+bool isDataMovement(OperationName name) {
+  return isOneOf<
+      graph::ReshapeOp, graph::FlattenOp, graph::SqueezeOp, graph::UnsqueezeOp,
+      graph::TransposeOp, graph::SliceOp, graph::ExpandOp, graph::TileOp,
+      graph::ConcatOp, graph::SplitOp, graph::PadOp, graph::GatherOp,
+      graph::GatherElementsOp, graph::GatherNdOp, graph::ScatterElementsOp,
+      graph::ScatterNdOp, graph::DepthToSpaceOp, graph::SpaceToDepthOp,
+      graph::TriluOp, graph::OneHotOp, graph::EyeLikeOp, graph::RangeOp,
+      graph::ReverseSequenceOp, graph::ShapeOp, graph::SizeOp,
+      graph::ConstantOfShapeOp, graph::ResizeOp>(name);
 }
 
 LogicalResult emitDataMovement(KernelEmitter &e) {
-  StringRef m = e.getMnemonic();
-  if (llvm::is_contained({"reshape", "flatten", "squeeze", "unsqueeze"}, m))
-    return emitCopy(e);
-  if (m == "transpose")
-    return emitTranspose(e);
-  if (m == "slice")
-    return emitSlice(e);
-  if (m == "expand")
-    return emitExpand(e);
-  if (m == "tile")
-    return emitTile(e);
-  if (m == "concat")
-    return emitConcat(e);
-  if (m == "split")
-    return emitSplit(e);
-  if (m == "pad")
-    return emitPad(e);
-  if (m == "gather")
-    return emitGather(e);
-  if (m == "gather_elements")
-    return emitGatherElements(e);
-  if (m == "gather_nd")
-    return emitGatherND(e);
-  if (m == "scatter_elements")
-    return emitScatterElements(e);
-  if (m == "scatter_nd")
-    return emitScatterND(e);
-  if (m == "depth_to_space")
-    return emitDepthToSpace(e, /*toSpace=*/true);
-  if (m == "space_to_depth")
-    return emitDepthToSpace(e, /*toSpace=*/false);
-  if (m == "trilu")
-    return emitTrilu(e);
-  if (m == "one_hot")
-    return emitOneHot(e);
-  if (m == "eye_like")
-    return emitEyeLike(e);
-  if (m == "range")
-    return emitRange(e);
-  if (m == "reverse_sequence")
-    return emitReverseSequence(e);
-  if (m == "shape")
-    return emitShape(e);
-  if (m == "size")
-    return emitConstantValues(e, {numElements(e.inputShape(0))});
-  if (m == "constant_of_shape")
-    return emitConstantOfShape(e);
-  return emitResize(e);
+  using namespace graph;
+  return llvm::TypeSwitch<Operation *, LogicalResult>(e.getOp())
+      .Case<ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp>(
+          [&](Operation *) { return emitCopy(e); })
+      .Case([&](TransposeOp) { return emitTranspose(e); })
+      .Case([&](SliceOp) { return emitSlice(e); })
+      .Case([&](ExpandOp) { return emitExpand(e); })
+      .Case([&](TileOp) { return emitTile(e); })
+      .Case([&](ConcatOp) { return emitConcat(e); })
+      .Case([&](SplitOp) { return emitSplit(e); })
+      .Case([&](PadOp) { return emitPad(e); })
+      .Case([&](GatherOp) { return emitGather(e); })
+      .Case([&](GatherElementsOp) { return emitGatherElements(e); })
+      .Case([&](GatherNdOp) { return emitGatherND(e); })
+      .Case([&](ScatterElementsOp) { return emitScatterElements(e); })
+      .Case([&](ScatterNdOp) { return emitScatterND(e); })
+      .Case(
+          [&](DepthToSpaceOp) { return emitDepthToSpace(e, /*toSpace=*/true); })
+      .Case([&](SpaceToDepthOp) {
+        return emitDepthToSpace(e, /*toSpace=*/false);
+      })
+      .Case([&](TriluOp) { return emitTrilu(e); })
+      .Case([&](OneHotOp) { return emitOneHot(e); })
+      .Case([&](EyeLikeOp) { return emitEyeLike(e); })
+      .Case([&](RangeOp) { return emitRange(e); })
+      .Case([&](ReverseSequenceOp) { return emitReverseSequence(e); })
+      .Case([&](ShapeOp) { return emitShape(e); })
+      .Case([&](SizeOp) {
+        return emitConstantValues(e, {numElements(e.inputShape(0))});
+      })
+      .Case([&](ConstantOfShapeOp) { return emitConstantOfShape(e); })
+      .Default([&](Operation *) { return emitResize(e); });
 }
 
 } // namespace graphc::codegen::cuda

@@ -15,7 +15,6 @@
 #include "dialects/Graph/GraphOps.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
-#include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
 using llvm::SmallVector;

@@ -12,6 +12,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using llvm::SmallVector;
@@ -150,8 +151,9 @@ LogicalResult emitGemm(KernelEmitter &e) {
   ArrayRef<int64_t> a = e.inputShape(0), b = e.inputShape(1);
   if (a.size() != 2 || b.size() != 2)
     return e.fail("A and B must be 2-d");
-  bool transA = e.intAttr("transA", 0) != 0;
-  bool transB = e.intAttr("transB", 0) != 0;
+  auto gemm = e.as<graph::GemmOp>();
+  bool transA = gemm.getTransA() != 0;
+  bool transB = gemm.getTransB() != 0;
   MatmulPlan plan;
   plan.gemm = true;
   plan.m = transA ? a[1] : a[0];
@@ -163,8 +165,8 @@ LogicalResult emitGemm(KernelEmitter &e) {
   plan.aKStride = transA ? a[1] : 1;
   plan.bKStride = transB ? 1 : b[1];
   plan.bColStride = transB ? b[1] : 1;
-  plan.alpha = e.floatAttr("alpha", 1.0);
-  plan.beta = e.floatAttr("beta", 1.0);
+  plan.alpha = gemm.getAlpha().convertToDouble();
+  plan.beta = gemm.getBeta().convertToDouble();
   if (e.hasInput(2)) {
     SmallVector<int64_t> c =
         broadcastStrides(e.inputShape(2), {plan.m, plan.n});
@@ -216,7 +218,7 @@ std::string labelName(int label) {
 
 LogicalResult emitEinsum(KernelEmitter &e) {
   std::string equation;
-  for (char c : e.strAttr("equation", ""))
+  for (char c : e.as<graph::EinsumOp>().getEquation())
     if (c != ' ')
       equation += c;
   StringRef eq = equation;
@@ -318,17 +320,15 @@ LogicalResult emitEinsum(KernelEmitter &e) {
 
 } // namespace
 
-bool isLinearAlgebra(StringRef m) {
-  return m == "mat_mul" || m == "gemm" || m == "einsum";
+bool isLinearAlgebra(OperationName name) {
+  return isOneOf<graph::MatMulOp, graph::GemmOp, graph::EinsumOp>(name);
 }
 
 LogicalResult emitLinearAlgebra(KernelEmitter &e) {
-  StringRef m = e.getMnemonic();
-  if (m == "mat_mul")
-    return emitMatMul(e);
-  if (m == "gemm")
-    return emitGemm(e);
-  return emitEinsum(e);
+  return llvm::TypeSwitch<Operation *, LogicalResult>(e.getOp())
+      .Case([&](graph::MatMulOp) { return emitMatMul(e); })
+      .Case([&](graph::GemmOp) { return emitGemm(e); })
+      .Default([&](Operation *) { return emitEinsum(e); });
 }
 
 } // namespace graphc::codegen::cuda

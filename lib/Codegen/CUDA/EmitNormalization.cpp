@@ -8,6 +8,8 @@
 
 #include "lib/Codegen/CUDA/EmitSupport.h"
 
+#include "llvm/ADT/TypeSwitch.h"
+
 using namespace mlir;
 using llvm::SmallVector;
 using llvm::StringRef;
@@ -15,6 +17,18 @@ using llvm::Twine;
 
 namespace graphc::codegen::cuda {
 namespace {
+
+/// epsilon of a normalisation that has one.
+double epsilonOf(Operation *op) {
+  return llvm::TypeSwitch<Operation *, double>(op)
+      .Case<graph::BatchNormalizationOp, graph::InstanceNormalizationOp,
+            graph::GroupNormalizationOp, graph::LayerNormalizationOp,
+            graph::RmsNormalizationOp>(
+          [](auto norm) { return norm.getEpsilon().convertToDouble(); })
+      .Default([](Operation *) -> double {
+        llvm_unreachable("a normalisation without epsilon");
+      });
+}
 
 /// Emits, inside an open row loop with `base`, `mean` and `variance` of the
 /// row, then a loop over its elements declaring `at` and `x` where the
@@ -55,7 +69,7 @@ LogicalResult emitBatchNorm(KernelEmitter &e, StringRef t) {
   if (shape.size() < 2)
     return e.fail("input must have rank at least 2");
   int64_t spatial = numElements(shape.drop_front(2));
-  double eps = e.floatAttr("epsilon", 1e-5);
+  double eps = epsilonOf(e.getOp());
   e.openLinearLoop(numElements(shape));
   e.line("const long long c = (i / " + Twine(spatial) + ") % " +
          Twine(shape[1]) + ";");
@@ -82,7 +96,7 @@ LogicalResult emitChannelGroupNorm(KernelEmitter &e, StringRef t,
   ReductionView view;
   view.rows = shape[0] * groups;
   view.length = channels / groups * spatial;
-  double eps = e.floatAttr("epsilon", 1e-5);
+  double eps = epsilonOf(e.getOp());
   e.openRowLoop(view.rows, view.length);
   e.rowBase(view, "row", "base");
   emitRowMoments(e, view, t);
@@ -104,7 +118,7 @@ LogicalResult emitLayerNormRegisters(KernelEmitter &e, StringRef t, bool rms,
                                      const ReductionView &view,
                                      ArrayRef<int64_t> normShape,
                                      const RowRegisters &plan) {
-  double eps = e.floatAttr("epsilon", 1e-5);
+  double eps = epsilonOf(e.getOp());
   int64_t vec = plan.vec;
   std::string length = literal(std::max<int64_t>(view.length, 1), t);
   std::string k = std::to_string(plan.elements());
@@ -189,7 +203,9 @@ int64_t rowVector(KernelEmitter &e, ArrayRef<int64_t> shape) {
 LogicalResult emitLayerNorm(KernelEmitter &e, StringRef t, bool rms) {
   ArrayRef<int64_t> shape = e.inputShape(0);
   std::optional<int64_t> axis =
-      normalizeAxis(e.intAttr("axis", -1), shape.size());
+      normalizeAxis(rms ? e.as<graph::RmsNormalizationOp>().getAxis()
+                        : e.as<graph::LayerNormalizationOp>().getAxis(),
+                    shape.size());
   if (!axis)
     return e.fail("axis is out of range");
   SmallVector<bool> reduced(shape.size(), false);
@@ -197,7 +213,7 @@ LogicalResult emitLayerNorm(KernelEmitter &e, StringRef t, bool rms) {
     reduced[k] = true;
   ReductionView view = makeReductionView(shape, reduced);
   ArrayRef<int64_t> normShape = shape.drop_front(*axis);
-  double eps = e.floatAttr("epsilon", 1e-5);
+  double eps = epsilonOf(e.getOp());
   // Scale and bias broadcast against the normalised dims.
   auto paramOffset = [&](unsigned slot) -> std::string {
     ArrayRef<int64_t> paramShape = e.inputShape(slot);
@@ -254,8 +270,7 @@ LogicalResult emitLayerNorm(KernelEmitter &e, StringRef t, bool rms) {
 
 LogicalResult emitMeanVarianceNorm(KernelEmitter &e, StringRef t) {
   ArrayRef<int64_t> shape = e.inputShape(0);
-  SmallVector<int64_t> axes =
-      e.intsAttr("axes").value_or(SmallVector<int64_t>{0, 2, 3});
+  ArrayRef<int64_t> axes = e.as<graph::MeanVarianceNormalizationOp>().getAxes();
   SmallVector<bool> reduced(shape.size(), false);
   for (int64_t axis : axes) {
     std::optional<int64_t> a = normalizeAxis(axis, shape.size());
@@ -277,11 +292,11 @@ LogicalResult emitMeanVarianceNorm(KernelEmitter &e, StringRef t) {
 
 LogicalResult emitLpNorm(KernelEmitter &e, StringRef t) {
   ArrayRef<int64_t> shape = e.inputShape(0);
-  std::optional<int64_t> axis =
-      normalizeAxis(e.intAttr("axis", -1), shape.size());
+  auto lpNorm = e.as<graph::LpNormalizationOp>();
+  std::optional<int64_t> axis = normalizeAxis(lpNorm.getAxis(), shape.size());
   if (!axis)
     return e.fail("axis is out of range");
-  int64_t p = e.intAttr("p", 2);
+  int64_t p = lpNorm.getP();
   if (p != 1 && p != 2)
     return e.fail("p must be 1 or 2, got " + Twine(p));
   SmallVector<bool> reduced(shape.size(), false);
@@ -310,13 +325,15 @@ LogicalResult emitLpNorm(KernelEmitter &e, StringRef t) {
 
 LogicalResult emitLrn(KernelEmitter &e, StringRef t) {
   ArrayRef<int64_t> shape = e.inputShape(0);
-  int64_t size = e.intAttr("size", 0);
+  auto lrn = e.as<graph::LrnOp>();
+  int64_t size = lrn.getSize();
   if (size <= 0 || shape.size() < 2)
     return e.fail("needs a positive size and an input of rank at least 2");
   int64_t channels = shape[1];
   int64_t spatial = numElements(shape.drop_front(2));
-  double alpha = e.floatAttr("alpha", 1e-4), beta = e.floatAttr("beta", 0.75);
-  double bias = e.floatAttr("bias", 1.0);
+  double alpha = lrn.getAlpha().convertToDouble();
+  double beta = lrn.getBeta().convertToDouble();
+  double bias = lrn.getBias().convertToDouble();
   e.openLinearLoop(numElements(shape));
   e.line("const long long c = (i / " + Twine(spatial) + ") % " +
          Twine(channels) + ";");
@@ -340,34 +357,37 @@ LogicalResult emitLrn(KernelEmitter &e, StringRef t) {
 
 } // namespace
 
-bool isNormalization(StringRef m) {
-  return llvm::is_contained({"batch_normalization", "instance_normalization",
-                             "layer_normalization", "rms_normalization",
-                             "group_normalization",
-                             "lp_normalization", "mean_variance_normalization",
-                             "lrn"},
-                            m);
+bool isNormalization(OperationName name) {
+  return isOneOf<graph::BatchNormalizationOp, graph::InstanceNormalizationOp,
+                 graph::LayerNormalizationOp, graph::RmsNormalizationOp,
+                 graph::GroupNormalizationOp, graph::LpNormalizationOp,
+                 graph::MeanVarianceNormalizationOp, graph::LrnOp>(name);
 }
 
 LogicalResult emitNormalization(KernelEmitter &e) {
   FailureOr<std::string> t = floatComputeType(e);
   if (failed(t))
     return failure();
-  StringRef m = e.getMnemonic();
-  if (m == "batch_normalization")
-    return emitBatchNorm(e, *t);
-  if (m == "instance_normalization")
-    return emitChannelGroupNorm(
-        e, *t, e.inputShape(0).size() >= 2 ? e.inputShape(0)[1] : 1);
-  if (m == "group_normalization")
-    return emitChannelGroupNorm(e, *t, e.intAttr("num_groups", 0));
-  if (m == "layer_normalization" || m == "rms_normalization")
-    return emitLayerNorm(e, *t, m == "rms_normalization");
-  if (m == "mean_variance_normalization")
-    return emitMeanVarianceNorm(e, *t);
-  if (m == "lp_normalization")
-    return emitLpNorm(e, *t);
-  return emitLrn(e, *t);
+  return llvm::TypeSwitch<Operation *, LogicalResult>(e.getOp())
+      .Case([&](graph::BatchNormalizationOp) { return emitBatchNorm(e, *t); })
+      .Case([&](graph::InstanceNormalizationOp) {
+        return emitChannelGroupNorm(
+            e, *t, e.inputShape(0).size() >= 2 ? e.inputShape(0)[1] : 1);
+      })
+      .Case([&](graph::GroupNormalizationOp group) {
+        return emitChannelGroupNorm(e, *t, group.getNumGroups());
+      })
+      .Case([&](graph::LayerNormalizationOp) {
+        return emitLayerNorm(e, *t, /*rms=*/false);
+      })
+      .Case([&](graph::RmsNormalizationOp) {
+        return emitLayerNorm(e, *t, /*rms=*/true);
+      })
+      .Case([&](graph::MeanVarianceNormalizationOp) {
+        return emitMeanVarianceNorm(e, *t);
+      })
+      .Case([&](graph::LpNormalizationOp) { return emitLpNorm(e, *t); })
+      .Default([&](Operation *) { return emitLrn(e, *t); });
 }
 
 } // namespace graphc::codegen::cuda

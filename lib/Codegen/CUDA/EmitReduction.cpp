@@ -12,6 +12,7 @@
 #include "lib/Codegen/CUDA/EmitSupport.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using llvm::SmallVector;
@@ -28,19 +29,37 @@ ReductionView axisView(ArrayRef<int64_t> shape, int64_t axis) {
   return makeReductionView(shape, reduced);
 }
 
+/// keepdims and noop_with_empty_axes of a reduce_* op.
+struct ReduceFlags {
+  bool keepdims, noopWithEmptyAxes;
+};
+ReduceFlags reduceFlags(Operation *op) {
+  return llvm::TypeSwitch<Operation *, ReduceFlags>(op)
+      .Case<graph::ReduceSumOp, graph::ReduceMeanOp, graph::ReduceMaxOp,
+            graph::ReduceMinOp, graph::ReduceProdOp, graph::ReduceL1Op,
+            graph::ReduceL2Op, graph::ReduceLogSumOp, graph::ReduceLogSumExpOp,
+            graph::ReduceSumSquareOp>([](auto reduce) {
+        return ReduceFlags{reduce.getKeepdims() != 0,
+                           reduce.getNoopWithEmptyAxes() != 0};
+      })
+      .Default([](Operation *) -> ReduceFlags {
+        llvm_unreachable("not a reduce_* op");
+      });
+}
+
 /// The axes reduced by a reduce_* op: the constant `axes` operand (or
 /// attribute), all axes when empty unless noop_with_empty_axes, and as a last
 /// resort the axes whose extent the keepdims result type changes.
 FailureOr<SmallVector<bool>> reducedAxes(KernelEmitter &e) {
   ArrayRef<int64_t> inShape = e.inputShape(0);
   int64_t rank = inShape.size();
+  ReduceFlags flags = reduceFlags(e.getOp());
   std::optional<SmallVector<int64_t>> axes;
   if (e.hasInput(1)) {
     axes = e.constantInts(1);
     if (!axes) {
       ArrayRef<int64_t> outShape = e.resultShape();
-      if (e.intAttr("keepdims", 1) == 0 ||
-          static_cast<int64_t>(outShape.size()) != rank)
+      if (!flags.keepdims || static_cast<int64_t>(outShape.size()) != rank)
         return e.fail("axes (input 1) must be a constant");
       // Reducing a dim of extent 1 or not changes nothing, so the dims whose
       // extent changes identify the reduction.
@@ -54,7 +73,7 @@ FailureOr<SmallVector<bool>> reducedAxes(KernelEmitter &e) {
   }
   SmallVector<bool> reduced(rank, false);
   if (!axes || axes->empty()) {
-    if (e.intAttr("noop_with_empty_axes", 0) == 0)
+    if (!flags.noopWithEmptyAxes)
       reduced.assign(rank, true);
     return reduced;
   }
@@ -77,7 +96,6 @@ void openRowElements(KernelEmitter &e, const ReductionView &view,
 }
 
 LogicalResult emitReduce(KernelEmitter &e) {
-  StringRef m = e.getMnemonic();
   FailureOr<SmallVector<bool>> reduced = reducedAxes(e);
   if (failed(reduced))
     return failure();
@@ -89,7 +107,7 @@ LogicalResult emitReduce(KernelEmitter &e) {
 
   e.openRowLoop(view.rows, view.length);
   e.rowBase(view, "row", "base");
-  if (m == "reduce_log_sum_exp") {
+  if (isa<graph::ReduceLogSumExpOp>(e.getOp())) {
     // Subtract the row maximum before exponentiating to avoid overflow.
     std::string ft = isFloat ? t : "double";
     e.line(ft + " peak = " + lowest(ft) + ";");
@@ -111,31 +129,35 @@ LogicalResult emitReduce(KernelEmitter &e) {
 
   std::string init = literal(0, t), op = "gc_op_add()", update = "acc += x;";
   std::string result = "acc";
-  if (m == "reduce_max") {
-    init = lowest(t);
-    op = "gc_op_max()";
-    update = "acc = gc_max(acc, x);";
-  } else if (m == "reduce_min") {
-    init = highest(t);
-    op = "gc_op_min()";
-    update = "acc = gc_min(acc, x);";
-  } else if (m == "reduce_prod") {
-    init = literal(1, t);
-    op = "gc_op_mul()";
-    update = "acc *= x;";
-  } else if (m == "reduce_l1") {
-    update =
-        "acc += x < " + literal(0, t) + " ? static_cast<" + t + ">(-x) : x;";
-  } else if (m == "reduce_l2") {
-    update = "acc += x * x;";
-    result = "gc_sqrt(" + asFloat + ")";
-  } else if (m == "reduce_sum_square") {
-    update = "acc += x * x;";
-  } else if (m == "reduce_log_sum") {
-    result = "gc_log(" + asFloat + ")";
-  } else if (m == "reduce_mean") {
-    result = "acc / " + literal(std::max<int64_t>(view.length, 1), t);
-  }
+  llvm::TypeSwitch<Operation *>(e.getOp())
+      .Case([&](graph::ReduceMaxOp) {
+        init = lowest(t);
+        op = "gc_op_max()";
+        update = "acc = gc_max(acc, x);";
+      })
+      .Case([&](graph::ReduceMinOp) {
+        init = highest(t);
+        op = "gc_op_min()";
+        update = "acc = gc_min(acc, x);";
+      })
+      .Case([&](graph::ReduceProdOp) {
+        init = literal(1, t);
+        op = "gc_op_mul()";
+        update = "acc *= x;";
+      })
+      .Case([&](graph::ReduceL1Op) {
+        update = "acc += x < " + literal(0, t) + " ? static_cast<" + t +
+                 ">(-x) : x;";
+      })
+      .Case([&](graph::ReduceL2Op) {
+        update = "acc += x * x;";
+        result = "gc_sqrt(" + asFloat + ")";
+      })
+      .Case([&](graph::ReduceSumSquareOp) { update = "acc += x * x;"; })
+      .Case([&](graph::ReduceLogSumOp) { result = "gc_log(" + asFloat + ")"; })
+      .Case([&](graph::ReduceMeanOp) {
+        result = "acc / " + literal(std::max<int64_t>(view.length, 1), t);
+      });
   e.line(t + " acc = " + init + ";");
   openRowElements(e, view, t);
   e.line(update);
@@ -148,12 +170,17 @@ LogicalResult emitReduce(KernelEmitter &e) {
 
 LogicalResult emitArgReduce(KernelEmitter &e) {
   ArrayRef<int64_t> shape = e.inputShape(0);
-  std::optional<int64_t> axis =
-      normalizeAxis(e.intAttr("axis", 0), shape.size());
+  bool largest = isa<graph::ArgMaxOp>(e.getOp());
+  std::pair<int64_t, bool> axisAndLast =
+      llvm::TypeSwitch<Operation *, std::pair<int64_t, bool>>(e.getOp())
+          .Case<graph::ArgMaxOp, graph::ArgMinOp>([](auto arg) {
+            return std::pair<int64_t, bool>(arg.getAxis(),
+                                            arg.getSelectLastIndex() != 0);
+          });
+  auto [axisAttr, last] = axisAndLast;
+  std::optional<int64_t> axis = normalizeAxis(axisAttr, shape.size());
   if (!axis)
     return e.fail("axis is out of range");
-  bool largest = e.getMnemonic() == "arg_max";
-  bool last = e.intAttr("select_last_index", 0) != 0;
   std::string t = reduceType(e.inputType(0).getElementType());
   std::string flags = std::string(largest ? "true" : "false") + ", " +
                       (last ? "true" : "false");
@@ -182,7 +209,7 @@ LogicalResult emitArgReduce(KernelEmitter &e) {
 LogicalResult emitSoftmaxRegisters(KernelEmitter &e, StringRef t,
                                    const ReductionView &view,
                                    const RowRegisters &plan) {
-  bool log = e.getMnemonic() == "log_softmax";
+  bool log = isa<graph::LogSoftmaxOp>(e.getOp());
   int64_t vec = plan.vec;
   std::string x = "xr[p * " + std::to_string(vec) + " + j]";
   if (failed(e.definePrologue(vec)))
@@ -225,10 +252,14 @@ LogicalResult emitSoftmaxRegisters(KernelEmitter &e, StringRef t,
 }
 
 LogicalResult emitSoftmax(KernelEmitter &e) {
-  StringRef m = e.getMnemonic();
+  bool hardmax = isa<graph::HardmaxOp>(e.getOp());
+  bool log = isa<graph::LogSoftmaxOp>(e.getOp());
   ArrayRef<int64_t> shape = e.inputShape(0);
-  std::optional<int64_t> axis =
-      normalizeAxis(e.intAttr("axis", -1), shape.size());
+  std::optional<int64_t> axis = normalizeAxis(
+      llvm::TypeSwitch<Operation *, int64_t>(e.getOp())
+          .Case<graph::SoftmaxOp, graph::LogSoftmaxOp, graph::HardmaxOp>(
+              [](auto softmax) { return softmax.getAxis(); }),
+      shape.size());
   if (!axis)
     return e.fail("axis is out of range");
   Type elementType = e.inputType(0).getElementType();
@@ -236,7 +267,7 @@ LogicalResult emitSoftmax(KernelEmitter &e) {
     return e.fail("input 0 must have a floating-point element type");
   std::string t = computeType(elementType);
   ReductionView view = axisView(shape, *axis);
-  if (m != "hardmax" && view.contiguous) {
+  if (!hardmax && view.contiguous) {
     // Softmax and log_softmax over the innermost axis: the register form.
     int64_t vec = vectorElements(elementType);
     while (vec > 1 && shape.back() % vec != 0)
@@ -248,9 +279,9 @@ LogicalResult emitSoftmax(KernelEmitter &e) {
   if (failed(e.definePrologue()))
     return failure();
   // Hardmax's gc_block_arg needs the whole block (see emitArgReduce).
-  e.openRowLoop(view.rows, view.length, /*warpRows=*/m != "hardmax");
+  e.openRowLoop(view.rows, view.length, /*warpRows=*/!hardmax);
   e.rowBase(view, "row", "base");
-  if (m == "hardmax") {
+  if (hardmax) {
     e.line(t + " best = " + lowest(t) + ";");
     e.line("long long bestIndex = -1;");
     openRowElements(e, view, t);
@@ -277,12 +308,11 @@ LogicalResult emitSoftmax(KernelEmitter &e) {
   e.line("sum += gc_exp(x - peak);");
   e.close();
   e.line("sum = " + e.rowReduce() + "(sum, gc_op_add());");
-  if (m == "log_softmax")
+  if (log)
     e.line("const " + t + " logSum = gc_log(sum);");
   openRowElements(e, view, t);
-  e.line(e.store(0, "at",
-                 m == "log_softmax" ? "x - peak - logSum"
-                                    : "gc_exp(x - peak) / sum"));
+  e.line(
+      e.store(0, "at", log ? "x - peak - logSum" : "gc_exp(x - peak) / sum"));
   e.close();
   e.close();
   return success();
@@ -291,8 +321,9 @@ LogicalResult emitSoftmax(KernelEmitter &e) {
 /// The scan of CumSum along `axis`: one thread scans one line.
 void emitCumSumAlong(KernelEmitter &e, int64_t axis) {
   ArrayRef<int64_t> shape = e.inputShape(0);
-  bool exclusive = e.intAttr("exclusive", 0) != 0;
-  bool reverse = e.intAttr("reverse", 0) != 0;
+  auto cumSum = e.as<graph::CumSumOp>();
+  bool exclusive = cumSum.getExclusive() != 0;
+  bool reverse = cumSum.getReverse() != 0;
   std::string t = computeType(e.inputType(0).getElementType());
   ReductionView view = axisView(shape, axis);
   e.openLinearLoop(view.rows, "row");
@@ -355,11 +386,11 @@ LogicalResult emitCumSum(KernelEmitter &e) {
 /// itself at that rank. The output is therefore always sorted.
 LogicalResult emitTopK(KernelEmitter &e) {
   ArrayRef<int64_t> shape = e.inputShape(0);
-  std::optional<int64_t> axis =
-      normalizeAxis(e.intAttr("axis", -1), shape.size());
+  auto topK = e.as<graph::TopKOp>();
+  std::optional<int64_t> axis = normalizeAxis(topK.getAxis(), shape.size());
   if (!axis)
     return e.fail("axis is out of range");
-  bool largest = e.intAttr("largest", 1) != 0;
+  bool largest = topK.getLargest() != 0;
   std::string t = computeType(e.inputType(0).getElementType());
   ReductionView view = axisView(shape, *axis);
   ReductionView outView = axisView(e.resultShape(0), *axis);
@@ -387,24 +418,28 @@ LogicalResult emitTopK(KernelEmitter &e) {
 
 } // namespace
 
-bool isReduction(StringRef m) {
-  return m.starts_with("reduce_") ||
-         llvm::is_contained({"arg_max", "arg_min", "softmax", "log_softmax",
-                             "hardmax", "cum_sum", "top_k"},
-                            m);
+bool isReduction(OperationName name) {
+  return isOneOf<graph::ReduceSumOp, graph::ReduceMeanOp, graph::ReduceMaxOp,
+                 graph::ReduceMinOp, graph::ReduceProdOp, graph::ReduceL1Op,
+                 graph::ReduceL2Op, graph::ReduceLogSumOp,
+                 graph::ReduceLogSumExpOp, graph::ReduceSumSquareOp,
+                 graph::ArgMaxOp, graph::ArgMinOp, graph::SoftmaxOp,
+                 graph::LogSoftmaxOp, graph::HardmaxOp, graph::CumSumOp,
+                 graph::TopKOp>(name);
 }
 
 LogicalResult emitReduction(KernelEmitter &e) {
-  StringRef m = e.getMnemonic();
-  if (m.starts_with("reduce_"))
-    return emitReduce(e);
-  if (m == "arg_max" || m == "arg_min")
-    return emitArgReduce(e);
-  if (m == "cum_sum")
-    return emitCumSum(e);
-  if (m == "top_k")
-    return emitTopK(e);
-  return emitSoftmax(e);
+  return llvm::TypeSwitch<Operation *, LogicalResult>(e.getOp())
+      .Case<graph::ReduceSumOp, graph::ReduceMeanOp, graph::ReduceMaxOp,
+            graph::ReduceMinOp, graph::ReduceProdOp, graph::ReduceL1Op,
+            graph::ReduceL2Op, graph::ReduceLogSumOp, graph::ReduceLogSumExpOp,
+            graph::ReduceSumSquareOp>(
+          [&](Operation *) { return emitReduce(e); })
+      .Case<graph::ArgMaxOp, graph::ArgMinOp>(
+          [&](Operation *) { return emitArgReduce(e); })
+      .Case([&](graph::CumSumOp) { return emitCumSum(e); })
+      .Case([&](graph::TopKOp) { return emitTopK(e); })
+      .Default([&](Operation *) { return emitSoftmax(e); });
 }
 
 } // namespace graphc::codegen::cuda

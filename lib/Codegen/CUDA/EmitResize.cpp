@@ -20,20 +20,20 @@ LogicalResult emitResize(KernelEmitter &e) {
   ArrayRef<int64_t> inShape = e.inputShape(0);
   ArrayRef<int64_t> outShape = e.resultShape();
   int64_t rank = inShape.size();
-  if (e.intAttr("antialias", 0) != 0)
+  auto resize = e.as<graph::ResizeOp>();
+  if (resize.getAntialias() != 0)
     return e.fail("antialias is not supported");
-  std::string mode = e.strAttr("mode", "nearest");
+  std::string mode = resize.getMode().str();
   if (!llvm::is_contained({"nearest", "linear", "cubic"}, mode))
     return e.fail("unknown mode \"" + mode + "\"");
-  std::string transform =
-      e.strAttr("coordinate_transformation_mode", "half_pixel");
+  std::string transform = resize.getCoordinateTransformationMode().str();
   if (!llvm::is_contained({"half_pixel", "half_pixel_symmetric",
                            "pytorch_half_pixel", "align_corners", "asymmetric",
                            "tf_crop_and_resize"},
                           transform))
     return e.fail("unknown coordinate_transformation_mode \"" + transform +
                   "\"");
-  std::string nearestMode = e.strAttr("nearest_mode", "round_prefer_floor");
+  std::string nearestMode = resize.getNearestMode().str();
   if (!llvm::is_contained(
           {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"},
           nearestMode))
@@ -62,7 +62,7 @@ LogicalResult emitResize(KernelEmitter &e) {
     for (auto [axis, s] : llvm::zip(axes, *scales))
       scale[axis] = s;
   } else if (e.hasInput(3)) {
-    std::string policy = e.strAttr("keep_aspect_ratio_policy", "stretch");
+    std::string policy = resize.getKeepAspectRatioPolicy().str();
     if (policy == "stretch") {
       for (int64_t axis : axes)
         scale[axis] = static_cast<double>(outShape[axis]) / inShape[axis];
@@ -101,8 +101,8 @@ LogicalResult emitResize(KernelEmitter &e) {
   }
 
   int64_t taps = mode == "nearest" ? 1 : mode == "linear" ? 2 : 4;
-  bool excludeOutside = e.intAttr("exclude_outside", 0) != 0;
-  double a = e.floatAttr("cubic_coeff_a", -0.75);
+  bool excludeOutside = resize.getExcludeOutside() != 0;
+  double a = resize.getCubicCoeffA().convertToDouble();
   auto f = [](double v) { return literal(v, "float"); };
   SmallVector<int64_t> inStrides = contiguousStrides(inShape);
 
@@ -151,7 +151,8 @@ LogicalResult emitResize(KernelEmitter &e) {
     if (transform == "tf_crop_and_resize") {
       e.open("if (" + xk + " < 0.0f || " + xk + " > " + f(inShape[k] - 1) +
              ") {");
-      e.line(e.store(0, "i", f(e.floatAttr("extrapolation_value", 0.0))));
+      e.line(
+          e.store(0, "i", f(resize.getExtrapolationValue().convertToDouble())));
       e.line("continue;");
       e.close();
     }

@@ -270,19 +270,6 @@ KernelEmitter::constantFloats(unsigned slot) const {
   return graph::getConstantNumbers(attr);
 }
 
-int64_t KernelEmitter::intAttr(StringRef attrName, int64_t defaultValue) const {
-  return cuda::intAttr(op, attrName, defaultValue);
-}
-
-double KernelEmitter::floatAttr(StringRef attrName, double defaultValue) const {
-  return cuda::floatAttr(op, attrName, defaultValue);
-}
-
-std::string KernelEmitter::strAttr(StringRef attrName,
-                                   StringRef defaultValue) const {
-  return cuda::strAttr(op, attrName, defaultValue);
-}
-
 std::optional<SmallVector<int64_t>>
 KernelEmitter::intsAttr(StringRef attrName) const {
   if (auto attr = op->getAttrOfType<DenseI64ArrayAttr>(attrName))

@@ -44,15 +44,12 @@ using codegen::computeType;
 using codegen::contiguousStrides;
 using codegen::cxxType;
 using codegen::defineValue;
-using codegen::floatAttr;
 using codegen::highest;
 using codegen::inputSlots;
-using codegen::intAttr;
 using codegen::isFloatType;
 using codegen::literal;
 using codegen::lowest;
 using codegen::splatLiteral;
-using codegen::strAttr;
 
 /// Accumulator of block reductions: like computeType, but widened to a type
 /// warp shuffles support (int/unsigned for narrow integers and bool).
@@ -270,10 +267,11 @@ public:
   std::optional<llvm::SmallVector<int64_t>> constantInts(unsigned slot) const;
   std::optional<llvm::SmallVector<double>> constantFloats(unsigned slot) const;
 
-  // Attributes by ONNX name, with the ONNX default when absent.
-  int64_t intAttr(llvm::StringRef name, int64_t defaultValue) const;
-  double floatAttr(llvm::StringRef name, double defaultValue) const;
-  std::string strAttr(llvm::StringRef name, llvm::StringRef defaultValue) const;
+  /// The op as its ODS class, whose accessors give its attributes with
+  /// their ONNX defaults (declared once, in the op's definition).
+  template <typename OpT> OpT as() const { return llvm::cast<OpT>(op); }
+
+  // Optional list attributes by ONNX name.
   std::optional<llvm::SmallVector<int64_t>>
   intsAttr(llvm::StringRef name) const;
   std::optional<llvm::SmallVector<double>>
@@ -444,24 +442,29 @@ emitVectorReads(KernelEmitter &e, llvm::ArrayRef<int64_t> shape,
                 llvm::StringRef index, llvm::StringRef coords, int64_t vec,
                 llvm::ArrayRef<VectorRead> reads);
 
+/// Whether `name` is the name of one of `Ops`.
+template <typename... Ops> bool isOneOf(mlir::OperationName name) {
+  return (... || (name.getTypeID() == mlir::TypeID::get<Ops>()));
+}
+
 /// One emitter per op category, each with the predicate saying which
-/// mnemonics it handles. An emitter fails with a diagnostic when the op
+/// ops it handles. An emitter fails with a diagnostic when the op
 /// cannot be emitted.
 mlir::LogicalResult emitDataMovement(KernelEmitter &e);
-bool isDataMovement(llvm::StringRef mnemonic);
+bool isDataMovement(mlir::OperationName name);
 mlir::LogicalResult emitResize(KernelEmitter &e);
 
 mlir::LogicalResult emitReduction(KernelEmitter &e);
-bool isReduction(llvm::StringRef mnemonic);
+bool isReduction(mlir::OperationName name);
 
 mlir::LogicalResult emitNormalization(KernelEmitter &e);
-bool isNormalization(llvm::StringRef mnemonic);
+bool isNormalization(mlir::OperationName name);
 
 mlir::LogicalResult emitConvPool(KernelEmitter &e);
-bool isConvPool(llvm::StringRef mnemonic);
+bool isConvPool(mlir::OperationName name);
 
 mlir::LogicalResult emitLinearAlgebra(KernelEmitter &e);
-bool isLinearAlgebra(llvm::StringRef mnemonic);
+bool isLinearAlgebra(mlir::OperationName name);
 
 /// graph.attention: the flash-style template (EmitAttention.cpp).
 mlir::LogicalResult emitAttention(KernelEmitter &e);
