@@ -7,6 +7,8 @@
 #                                                     cuda_passing.txt, node-tests-cuda.json
 #   3. the model tests vs onnxruntime references      model-tests-cuda.json
 #      again with --precision fp16, bf16 and tf32     model-tests-cuda-fp16.json, ...
+#      each artifact of 3 under graphc verify --all: outputs and every step
+#      (probed) against graphc's float32 reference   verify-cuda.json
 #   4. CUDA-graph replay vs plain launches            graph-replay.json
 #   5. kernel micro-benchmarks (bench/kernels.py): each generated template
 #      and the library GEMMs against torch, as a fraction of the GPU's peak
@@ -228,6 +230,12 @@ reduced_precision_model_tests() {
   return $status
 }
 
+verify_models() {
+  "$python" "$bundle/scripts/verify_models.py" --graphc "$graphc" --models "$bundle/models" \
+    --target "$target" --work-dirs "fp32=$work/models" "fp16=$work/models-fp16" \
+    "bf16=$work/models-bf16" "tf32=$work/models-tf32" --json "$out/verify-$target.json"
+}
+
 graph_replay() {
   "$python" "$bundle/bench/graph_replay.py" --graphc "$graphc" --models "$bundle/models" \
     --json "$out/graph-replay.json"
@@ -246,7 +254,8 @@ bench() {
 
 # The stages run under timeout(1), in a child bash: it needs these.
 kernels_budget=${GRAPHC_KERNELS_BUDGET_S:-150}
-export -f left gtests node_tests model_tests reduced_precision_model_tests graph_replay \
+export -f left gtests node_tests model_tests reduced_precision_model_tests verify_models \
+  graph_replay \
   kernels_bench bench
 export bundle out start budget jobs python target arch filter graphc work kernels_budget
 
@@ -255,6 +264,7 @@ if [[ $mode != bench-only ]]; then
   stage node-tests-$target 300 node_tests
   stage model-tests-$target 90 model_tests
   stage model-tests-$target-reduced-precision 120 reduced_precision_model_tests
+  stage verify-$target 90 verify_models
   if [[ $have_gpu == 1 && $target == cuda ]]; then
     stage graph-replay 90 graph_replay
   else
@@ -283,7 +293,7 @@ fi
   echo "| stage | result |"
   echo "|---|---|"
   for name in gtests node-tests-$target model-tests-$target \
-      model-tests-$target-reduced-precision graph-replay kernels bench; do
+      model-tests-$target-reduced-precision verify-$target graph-replay kernels bench; do
     [[ -n ${stage_status[$name]:-} ]] && echo "| $name | ${stage_status[$name]} |"
   done
   echo
