@@ -320,6 +320,28 @@ constexpr uint64_t kMaxBlockThreads = 1024;
 constexpr uint32_t kMaxBlockDims[3] = {1024, 1024, 64};
 constexpr uint32_t kMaxGridDims[3] = {2147483647u, 65535, 65535};
 
+/// "" when a launch of `what` with these dims is one CUDA can make, else
+/// why not ("launches its fallback kernel with grid ...").
+std::string checkLaunchDims(const uint32_t grid[3], const uint32_t block[3],
+                            const char *what) {
+  uint64_t threads = 1;
+  for (int d = 0; d < 3; ++d) {
+    if (grid[d] < 1 || grid[d] > kMaxGridDims[d] || block[d] < 1 ||
+        block[d] > kMaxBlockDims[d])
+      return std::string("launches ") + what + " with grid " +
+             std::to_string(grid[0]) + "x" + std::to_string(grid[1]) + "x" +
+             std::to_string(grid[2]) + " and block " +
+             std::to_string(block[0]) + "x" + std::to_string(block[1]) + "x" +
+             std::to_string(block[2]) + ", beyond what CUDA launches";
+    threads *= block[d];
+  }
+  if (threads > kMaxBlockThreads)
+    return std::string("launches ") + what + " with " +
+           std::to_string(threads) + " threads a block (at most " +
+           std::to_string(kMaxBlockThreads) + ")";
+  return "";
+}
+
 /// The convolution record of a library kernel on its own: sizes, the
 /// output size formula, kinds and the epilogue kernel's launch. Argument
 /// indices are checked per step; the epilogue kernel's unit with the
@@ -430,25 +452,10 @@ std::string checkConv(const graphc_conv_desc &conv, const std::string &where) {
         conv.epilogue == GRAPHC_EPILOGUE_NONE)
       return at + "has an epilogue kernel but no bias, Z or epilogue for it "
                   "to apply";
-    uint64_t threads = 1;
-    for (int d = 0; d < 3; ++d) {
-      uint32_t grid = conv.epilogue_grid[d], block = conv.epilogue_block[d];
-      if (grid < 1 || grid > kMaxGridDims[d] || block < 1 ||
-          block > kMaxBlockDims[d])
-        return at + "launches its epilogue kernel with grid " +
-               std::to_string(conv.epilogue_grid[0]) + "x" +
-               std::to_string(conv.epilogue_grid[1]) + "x" +
-               std::to_string(conv.epilogue_grid[2]) + " and block " +
-               std::to_string(conv.epilogue_block[0]) + "x" +
-               std::to_string(conv.epilogue_block[1]) + "x" +
-               std::to_string(conv.epilogue_block[2]) +
-               ", beyond what CUDA launches";
-      threads *= block;
-    }
-    if (threads > kMaxBlockThreads)
-      return at + "launches its epilogue kernel with " +
-             std::to_string(threads) + " threads a block (at most " +
-             std::to_string(kMaxBlockThreads) + ")";
+    std::string launch = checkLaunchDims(conv.epilogue_grid, conv.epilogue_block,
+                                         "its epilogue kernel");
+    if (!launch.empty())
+      return at + launch;
   }
   ConvOperand operands[5];
   if (!convOperands(conv, operands))
@@ -616,25 +623,10 @@ std::string checkSdpa(const graphc_sdpa_desc &sdpa, const std::string &where,
            std::to_string(sdpa.o_strides[1]) + ", " +
            std::to_string(sdpa.o_strides[2]) + ", " +
            std::to_string(sdpa.o_strides[3]) + ")";
-  uint64_t threads = 1;
-  for (int d = 0; d < 3; ++d) {
-    uint32_t grid = sdpa.fallback_grid[d], block = sdpa.fallback_block[d];
-    if (grid < 1 || grid > kMaxGridDims[d] || block < 1 ||
-        block > kMaxBlockDims[d])
-      return at + "launches its fallback kernel with grid " +
-             std::to_string(sdpa.fallback_grid[0]) + "x" +
-             std::to_string(sdpa.fallback_grid[1]) + "x" +
-             std::to_string(sdpa.fallback_grid[2]) + " and block " +
-             std::to_string(sdpa.fallback_block[0]) + "x" +
-             std::to_string(sdpa.fallback_block[1]) + "x" +
-             std::to_string(sdpa.fallback_block[2]) +
-             ", beyond what CUDA launches";
-    threads *= block;
-  }
-  if (threads > kMaxBlockThreads)
-    return at + "launches its fallback kernel with " + std::to_string(threads) +
-           " threads a block (at most " + std::to_string(kMaxBlockThreads) +
-           ")";
+  std::string launch = checkLaunchDims(sdpa.fallback_grid, sdpa.fallback_block,
+                                       "its fallback kernel");
+  if (!launch.empty())
+    return at + launch;
   return "";
 }
 
