@@ -6,8 +6,10 @@
 #include "runtime/src/Status.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <string>
+#include <tuple>
 
 using namespace graphc::rt;
 
@@ -63,6 +65,14 @@ bool isRowMajor(const DLTensor &tensor) {
   return true;
 }
 
+/// The bytes a validated tensor's data covers, [first, end).
+std::pair<uintptr_t, uintptr_t> byteRange(const DLTensor &t) {
+  auto begin = reinterpret_cast<uintptr_t>(t.data) + t.byte_offset;
+  uint64_t bytes = static_cast<uint64_t>(elementCount(t.ndim, t.shape)) *
+                   ((t.dtype.bits * t.dtype.lanes + 7) / 8);
+  return std::make_pair(begin, begin + bytes);
+}
+
 std::string formatStrides(const DLTensor &tensor) {
   std::string text = "[";
   for (int32_t d = 0; d < tensor.ndim; ++d)
@@ -97,6 +107,14 @@ graphc_status checkTensor(const DLTensor &tensor, const std::string &what,
                         what +
                             ": expected a tensor in host memory (kDLCPU) "
                             "for this cpu model, got " +
+                            describeDevice(dev));
+  } else if (device.hostToo) {
+    if ((dev.device_type != kDLCUDA || dev.device_id != device.ordinal) &&
+        dev.device_type != kDLCPU && dev.device_type != kDLCUDAHost)
+      return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                        what + ": expected a tensor on cuda:" +
+                            std::to_string(device.ordinal) +
+                            " (the session's device) or in host memory, got " +
                             describeDevice(dev));
   } else if (dev.device_type != kDLCUDA || dev.device_id != device.ordinal) {
     return makeStatus(
@@ -491,7 +509,8 @@ std::optional<BoxCopy> graphc::rt::partOutputCopy(const graphc_model &model,
   box.dstDims = shape.outputDims[output];
   box.dstStart.assign(tensor.rank, 0);
   box.elementBytes = graphc_dtype_size(tensor.dtype);
-  for (int32_t k = 0; k < desc.num_bucket_dims; ++k) {
+  // A run at a plan's dims (a batched one staged whole) copies it all.
+  for (int32_t k = 0; shape.staged && k < desc.num_bucket_dims; ++k) {
     int32_t axis = desc.bucket_dims[k].output_axes[output];
     if (axis < 0 || !desc.bucket_dims[k].pad_safe)
       continue;
@@ -549,12 +568,6 @@ graphc_status graphc::rt::bindRun(
   // Kernels read inputs while they write outputs (their parameters are
   // restrict-qualified): an output may share no byte with an input or with
   // another output.
-  auto byteRange = [](const DLTensor &t) {
-    auto begin = reinterpret_cast<uintptr_t>(t.data) + t.byte_offset;
-    uint64_t bytes = static_cast<uint64_t>(elementCount(t.ndim, t.shape)) *
-                     ((t.dtype.bits * t.dtype.lanes + 7) / 8);
-    return std::make_pair(begin, begin + bytes);
-  };
   auto overlaps = [&](const DLTensor &a, const DLTensor &b) {
     auto [aBegin, aEnd] = byteRange(a);
     auto [bBegin, bEnd] = byteRange(b);
@@ -575,6 +588,247 @@ graphc_status graphc::rt::bindRun(
                           "output " + name + " overlaps output " +
                               quoted(desc.outputs[other].name) +
                               "; outputs need memory of their own");
+  }
+  return nullptr;
+}
+
+SegmentedTensor graphc::rt::wholeTensor(const DLTensor &tensor) {
+  auto [begin, end] = byteRange(tensor);
+  SegmentedTensor whole;
+  whole.dims.assign(tensor.shape, tensor.shape + tensor.ndim);
+  whole.segments.push_back(
+      {tensorBase(tensor), end - begin, tensor.device.device_type != kDLCUDA});
+  return whole;
+}
+
+namespace {
+/// Whether `tensor` (an input's or output's description) names bucketed
+/// dim `name` on axis d only when d is 0 (an input: on axis 0).
+bool namesOnlyOnAxisZero(const graphc_tensor_desc &tensor, const char *name) {
+  for (int32_t d = 1; tensor.dim_names && d < tensor.rank; ++d)
+    if (tensor.dim_names[d] && std::strcmp(tensor.dim_names[d], name) == 0)
+      return false;
+  return true;
+}
+
+/// Why bucketed dim `k` cannot be a batch dim by where it is: the first
+/// input or output that does not have it as axis 0 alone; "" when every
+/// one does.
+std::string batchAxisGap(const graphc_model_desc &desc, int32_t k) {
+  const graphc_bucket_dim_desc &dim = desc.bucket_dims[k];
+  std::string name = quoted(dim.name);
+  for (int32_t i = 0; i < desc.num_inputs; ++i) {
+    const graphc_tensor_desc &input = desc.inputs[i];
+    if (input.rank < 1 || bucketDimOf(desc, input, 0) != k)
+      return "dim " + name + " is not axis 0 of input " + quoted(input.name);
+    if (axesCarrying(desc, i, k) != 1)
+      return "input " + quoted(input.name) + " has dim " + name +
+             " on another axis too";
+  }
+  for (int32_t o = 0; o < desc.num_outputs; ++o) {
+    const graphc_tensor_desc &output = desc.outputs[o];
+    if (dim.output_axes[o] != 0)
+      return "dim " + name + " is not axis 0 of output " +
+             quoted(output.name);
+    if (!namesOnlyOnAxisZero(output, dim.name))
+      return "output " + quoted(output.name) + " has dim " + name +
+             " on another axis too";
+  }
+  return "";
+}
+} // namespace
+
+graphc_status graphc::rt::findBatchDim(const graphc_model &model,
+                                       int32_t numRequests, int32_t &dim) {
+  const graphc_model_desc &desc = *model.desc;
+  std::string why;
+  for (int32_t k = 0; k < desc.num_bucket_dims; ++k) {
+    const graphc_bucket_dim_desc &bucket = desc.bucket_dims[k];
+    std::string gap = batchAxisGap(desc, k);
+    if (!gap.empty()) {
+      // Name the dim that comes closest: axis 0 of the first input.
+      bool first = desc.num_inputs > 0 && desc.inputs[0].rank > 0 &&
+                   bucketDimOf(desc, desc.inputs[0], 0) == k;
+      if (why.empty() || first)
+        why = gap;
+      continue;
+    }
+    if (bucket.pad_safe && bucket.splittable) {
+      dim = k;
+      return nullptr;
+    }
+    // On the right axes, but the model mixes the rows.
+    why = "dim " + quoted(bucket.name) +
+          " is axis 0 of every input and output, but " +
+          (bucket.pad_safe
+               ? "the model mixes positions along it" + describeBreak(bucket) +
+                     ", so requests cannot share a run"
+               : "it takes exact sizes only" + describeBreak(bucket));
+    break;
+  }
+  if (desc.num_bucket_dims == 0)
+    why = "it has no bucketed dims";
+  return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                    std::to_string(numRequests) +
+                        " requests run together need a batch dim, and the "
+                        "model has none: " +
+                        why);
+}
+
+graphc_status graphc::rt::bindBatch(
+    const graphc_model &model, DeviceRequirement device, int32_t numRequests,
+    const DLTensor *const *requestInputs, int32_t numInputs,
+    const char *const *names, const DLTensor *const *requestOutputs,
+    int32_t numOutputs, BatchRun &batch) {
+  const graphc_model_desc &desc = *model.desc;
+  if (numRequests < 1)
+    return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                      "num_requests is " + std::to_string(numRequests) +
+                          "; a batch needs at least one request");
+  if (!requestInputs || !requestOutputs)
+    return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                      "request_inputs and request_outputs must not be NULL");
+  int32_t batchDim = -1;
+  if (numRequests > 1)
+    if (graphc_status status = findBatchDim(model, numRequests, batchDim))
+      return status;
+
+  // Each request as a run of its own.
+  std::vector<std::vector<const DLTensor *>> ordered(numRequests);
+  std::vector<RunShape> shapes(numRequests);
+  for (int32_t r = 0; r < numRequests; ++r)
+    if (graphc_status status =
+            bindRun(model, device, requestInputs[r], numInputs, names,
+                    requestOutputs[r], numOutputs, ordered[r], shapes[r]))
+      return prefixStatus("request " + std::to_string(r) + ": ", status);
+
+  batch = BatchRun();
+  batch.inputs.resize(desc.num_inputs);
+  batch.outputs.resize(desc.num_outputs);
+  for (int32_t r = 0; r < numRequests; ++r) {
+    for (int32_t m = 0; m < desc.num_inputs; ++m) {
+      SegmentedTensor part = wholeTensor(*ordered[r][m]);
+      batch.inputs[m].segments.push_back(part.segments.front());
+    }
+    for (int32_t o = 0; o < desc.num_outputs; ++o) {
+      SegmentedTensor part = wholeTensor(requestOutputs[r][o]);
+      batch.outputs[o].segments.push_back(part.segments.front());
+    }
+  }
+  if (numRequests == 1) {
+    for (int32_t m = 0; m < desc.num_inputs; ++m)
+      batch.inputs[m].dims = wholeTensor(*ordered[0][m]).dims;
+    for (int32_t o = 0; o < desc.num_outputs; ++o)
+      batch.outputs[o].dims = wholeTensor(requestOutputs[0][o]).dims;
+    batch.shape = std::move(shapes[0]);
+    return nullptr;
+  }
+
+  // The requests differ along the batch dim (axis 0) only; the whole is
+  // their concatenation along it.
+  const char *dimName = desc.bucket_dims[batchDim].name;
+  std::vector<int32_t> ranks(desc.num_inputs);
+  std::vector<const int64_t *> dims(desc.num_inputs);
+  for (int32_t m = 0; m < desc.num_inputs; ++m) {
+    const graphc_tensor_desc &input = desc.inputs[m];
+    const DLTensor &first = *ordered[0][m];
+    std::vector<int64_t> &whole = batch.inputs[m].dims;
+    whole.assign(first.shape, first.shape + first.ndim);
+    for (int32_t r = 1; r < numRequests; ++r) {
+      const DLTensor &tensor = *ordered[r][m];
+      if (!std::equal(tensor.shape + 1, tensor.shape + tensor.ndim,
+                      first.shape + 1))
+        return makeStatus(
+            GRAPHC_INVALID_ARGUMENT,
+            "request " + std::to_string(r) + ": input " + quoted(input.name) +
+                " is " +
+                formatTensorType(input.dtype, tensor.ndim, tensor.shape) +
+                " but request 0's is " +
+                formatTensorType(input.dtype, first.ndim, first.shape) +
+                "; the requests of a batch may differ in dim 0 (" +
+                quoted(dimName) + ") only");
+      if (__builtin_add_overflow(whole[0], tensor.shape[0], &whole[0]))
+        return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                          "the requests' sizes of dim " + quoted(dimName) +
+                              " add up to more than " +
+                              std::to_string(INT64_MAX));
+    }
+    ranks[m] = input.rank;
+    dims[m] = whole.data();
+  }
+  if (graphc_status status =
+          resolveRun(model, ranks.data(), dims.data(), batch.shape))
+    return prefixStatus("the batch of " + std::to_string(numRequests) +
+                            " requests: ",
+                        status);
+  // Request r's rows of each output follow the earlier requests' rows.
+  for (int32_t o = 0; o < desc.num_outputs; ++o) {
+    const graphc_tensor_desc &output = desc.outputs[o];
+    std::vector<int64_t> &whole = batch.outputs[o].dims;
+    whole = batch.shape.outputDims[o];
+    int64_t rows = 0;
+    bool agree = true;
+    for (int32_t r = 0; r < numRequests; ++r) {
+      const std::vector<int64_t> &part = shapes[r].outputDims[o];
+      agree &= std::equal(part.begin() + 1, part.end(), whole.begin() + 1);
+      rows += part[0];
+    }
+    if (!agree || rows != whole[0])
+      return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                        "output " + quoted(output.name) + " of the batch is " +
+                            formatTensorType(output.dtype, output.rank,
+                                             whole.data()) +
+                            ", not its requests' outputs one after another");
+  }
+
+  // No output byte may be any other tensor's of the batch: the byte ranges
+  // of every request's tensors sorted, and each compared with the furthest
+  // reaching input and output before it.
+  struct Range {
+    uintptr_t begin, end;
+    bool host, output;
+    int32_t request, index;
+  };
+  std::vector<Range> ranges;
+  for (int32_t r = 0; r < numRequests; ++r) {
+    auto add = [&](const DLTensor &tensor, bool output, int32_t index) {
+      auto [begin, end] = byteRange(tensor);
+      if (begin < end)
+        ranges.push_back({begin, end, tensor.device.device_type != kDLCUDA,
+                          output, r, index});
+    };
+    for (int32_t m = 0; m < desc.num_inputs; ++m)
+      add(*ordered[r][m], false, m);
+    for (int32_t o = 0; o < desc.num_outputs; ++o)
+      add(requestOutputs[r][o], true, o);
+  }
+  std::sort(ranges.begin(), ranges.end(), [](const Range &a, const Range &b) {
+    return std::make_tuple(a.host, a.begin, a.request, a.output, a.index) <
+           std::make_tuple(b.host, b.begin, b.request, b.output, b.index);
+  });
+  auto describe = [&](const Range &range) {
+    return (range.output ? "output " + quoted(desc.outputs[range.index].name)
+                         : "input " + quoted(desc.inputs[range.index].name));
+  };
+  const Range *furthest[2] = {nullptr, nullptr}; // input, output
+  for (size_t at = 0; at < ranges.size(); ++at) {
+    const Range &range = ranges[at];
+    for (const Range *before : furthest) {
+      if (!before || before->host != range.host ||
+          range.begin >= before->end || (!range.output && !before->output))
+        continue;
+      const Range &output = range.output ? range : *before;
+      const Range &other = range.output ? *before : range;
+      return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                        "request " + std::to_string(output.request) + ": " +
+                            describe(output) + " overlaps request " +
+                            std::to_string(other.request) + "'s " +
+                            describe(other) +
+                            "; outputs need memory of their own");
+    }
+    const Range *&slot = furthest[range.output];
+    if (!slot || slot->host != range.host || slot->end < range.end)
+      slot = &range;
   }
   return nullptr;
 }

@@ -15,6 +15,9 @@ namespace graphc::rt {
 struct DeviceRequirement {
   graphc_target target;
   int32_t ordinal; ///< cuda only.
+  /// cuda: host memory (kDLCPU, kDLCUDAHost) is taken too, copied to and
+  /// from the device by the run (graphc_session_run_batch).
+  bool hostToo = false;
 };
 
 /// Maps caller input position -> model input index: identity when `names`
@@ -92,6 +95,36 @@ graphc_status bindRun(const graphc_model &model, DeviceRequirement device,
 inline char *tensorBase(const DLTensor &tensor) {
   return static_cast<char *>(tensor.data) + tensor.byte_offset;
 }
+
+/// A validated tensor as one segment.
+SegmentedTensor wholeTensor(const DLTensor &tensor);
+
+/// The bucketed dim that is axis 0, and no other axis, of every input and
+/// output, and along which the model mixes no positions (pad-safe and
+/// splittable): requests may be concatenated along it. Otherwise a status
+/// saying why the model has none (which input or output lacks it, or what
+/// mixes its positions), for a batch of `numRequests`.
+graphc_status findBatchDim(const graphc_model &model, int32_t numRequests,
+                           int32_t &dim);
+
+/// A validated batched run: the requests' tensors concatenated along the
+/// batch dim (model order), and how the whole runs.
+struct BatchRun {
+  std::vector<SegmentedTensor> inputs, outputs;
+  RunShape shape;
+};
+
+/// Validates graphc_session_run_batch's arguments: each request by bindRun
+/// (its status prefixed "request R: "), then, for more than one request,
+/// the batch dim, that the requests differ in it only, the run of their
+/// concatenation (resolveRun), and that no output shares memory with any
+/// input or other output of any request.
+graphc_status bindBatch(const graphc_model &model, DeviceRequirement device,
+                        int32_t numRequests,
+                        const DLTensor *const *requestInputs,
+                        int32_t numInputs, const char *const *names,
+                        const DLTensor *const *requestOutputs,
+                        int32_t numOutputs, BatchRun &batch);
 
 } // namespace graphc::rt
 

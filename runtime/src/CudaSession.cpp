@@ -19,8 +19,15 @@ uint64_t alignUp(uint64_t value) {
   return (value + GRAPHC_ALIGNMENT - 1) / GRAPHC_ALIGNMENT * GRAPHC_ALIGNMENT;
 }
 
-cu::DevicePtr devicePointer(const DLTensor &tensor) {
-  return reinterpret_cast<cu::DevicePtr>(tensorBase(tensor));
+/// Whether a run's tensor is one buffer of the device (not batched, not in
+/// host memory), which the plan may read or write in place.
+bool onDevice(const SegmentedTensor &tensor) {
+  return tensor.segments.size() == 1 && !tensor.segments[0].host;
+}
+
+/// The first byte of a tensor's first segment.
+cu::DevicePtr devicePointer(const SegmentedTensor &tensor) {
+  return reinterpret_cast<cu::DevicePtr>(tensor.segments[0].data);
 }
 
 bool environmentFlag(const char *name) {
@@ -687,8 +694,8 @@ graphc_status CudaSession::takeDeviceError() {
 }
 
 graphc_status CudaSession::run(const RunShape &shape,
-                               const std::vector<const DLTensor *> &inputs,
-                               const DLTensor *outputs,
+                               const std::vector<SegmentedTensor> &inputs,
+                               const std::vector<SegmentedTensor> &outputs,
                                const cu::Stream *callerStream) {
   const graphc_model_desc &desc = *model.desc;
   const graphc_plan_desc &plan = desc.plans[shape.parts.front().plan];
@@ -732,11 +739,13 @@ graphc_status CudaSession::run(const RunShape &shape,
       return error("cannot order the run after the caller's stream", result);
   }
 
+  bool allOnDevice = std::all_of(inputs.begin(), inputs.end(), onDevice) &&
+                     std::all_of(outputs.begin(), outputs.end(), onDevice);
   std::vector<cu::DevicePtr> inputPtrs(desc.num_inputs);
   std::vector<cu::DevicePtr> outputPtrs(desc.num_outputs);
-  for (int32_t i = 0; i < desc.num_inputs; ++i)
-    inputPtrs[i] = devicePointer(*inputs[i]);
-  for (int32_t o = 0; o < desc.num_outputs; ++o)
+  for (int32_t i = 0; allOnDevice && i < desc.num_inputs; ++i)
+    inputPtrs[i] = devicePointer(inputs[i]);
+  for (int32_t o = 0; allOnDevice && o < desc.num_outputs; ++o)
     outputPtrs[o] = devicePointer(outputs[o]);
 
   // Back-to-back runs are safe without waiting: the staging buffers, the
@@ -744,12 +753,12 @@ graphc_status CudaSession::run(const RunShape &shape,
   // stream, which runs in order.
   if (shape.staged) {
     for (const RunPart &part : shape.parts)
-      if (graphc_status status =
-              runStagedPart(shape, part, inputs, inputPtrs, outputPtrs))
+      if (graphc_status status = runStagedPart(shape, part, inputs, outputs))
         return status;
   } else {
     int32_t planIndex = shape.parts.front().plan;
-    bool inPlace = callerBuffersUsable(plan, inputPtrs, outputPtrs);
+    bool inPlace =
+        allOnDevice && callerBuffersUsable(plan, inputPtrs, outputPtrs);
     cu::GraphExec bound = nullptr;
     if (inPlace && useGraphs)
       if (graphc_status status =
@@ -766,7 +775,7 @@ graphc_status CudaSession::run(const RunShape &shape,
     } else {
       if (inPlace)
         lastStagedBuffers[planIndex] = joinBuffers(inputPtrs, outputPtrs);
-      if (graphc_status status = runStaged(planIndex, inputPtrs, outputPtrs))
+      if (graphc_status status = runStaged(shape, inputs, outputs))
         return status;
     }
   }
@@ -789,30 +798,35 @@ graphc_status CudaSession::run(const RunShape &shape,
 }
 
 graphc_status
-CudaSession::runStaged(int32_t planIndex,
-                       const std::vector<cu::DevicePtr> &inputPtrs,
-                       const std::vector<cu::DevicePtr> &outputPtrs) {
+CudaSession::runStaged(const RunShape &shape,
+                       const std::vector<SegmentedTensor> &inputs,
+                       const std::vector<SegmentedTensor> &outputs) {
   const graphc_model_desc &desc = *model.desc;
-  const graphc_plan_desc &plan = desc.plans[planIndex];
+  const RunPart &part = shape.parts.front();
+  const graphc_plan_desc &plan = desc.plans[part.plan];
+  cu::Result result = cu::kSuccess;
   for (int32_t i = 0; i < desc.num_inputs; ++i) {
-    uint64_t bytes = planTensorBytes(desc.inputs[i], plan.input_dims[i]);
-    if (!bytes)
-      continue;
-    cu::Result result =
-        drv.memcpyDtoDAsync(inputStaging[i], inputPtrs[i], bytes, stream);
+    if (!queueStagedCopy(
+            partInputCopy(model, shape, part, i, inputs[i].dims.data()),
+            inputs[i], inputStaging[i], true, result))
+      return makeStatus(GRAPHC_INTERNAL,
+                        "input '" + std::string(desc.inputs[i].name) +
+                            "' does not fit the staging of plan '" +
+                            plan.name + "'");
     if (result != cu::kSuccess)
       return error("cannot stage input '" + std::string(desc.inputs[i].name) +
                        "' of plan '" + plan.name + "'",
                    result);
   }
-  if (graphc_status status = launchOnStaging(planIndex))
+  if (graphc_status status = launchOnStaging(part.plan))
     return status;
   for (int32_t o = 0; o < desc.num_outputs; ++o) {
-    uint64_t bytes = planTensorBytes(desc.outputs[o], plan.output_dims[o]);
-    if (!bytes)
-      continue;
-    cu::Result result =
-        drv.memcpyDtoDAsync(outputPtrs[o], outputStaging[o], bytes, stream);
+    if (!queueStagedCopy(*partOutputCopy(model, shape, part, o), outputs[o],
+                         outputStaging[o], false, result))
+      return makeStatus(GRAPHC_INTERNAL,
+                        "output '" + std::string(desc.outputs[o].name) +
+                            "' does not fit the staging of plan '" +
+                            plan.name + "'");
     if (result != cu::kSuccess)
       return error("cannot copy out output '" +
                        std::string(desc.outputs[o].name) + "' of plan '" +
@@ -820,6 +834,31 @@ CudaSession::runStaged(int32_t planIndex,
                    result);
   }
   return nullptr;
+}
+
+bool CudaSession::queueStagedCopy(const BoxCopy &box,
+                                  const SegmentedTensor &caller,
+                                  cu::DevicePtr staging, bool toStaging,
+                                  cu::Result &result) {
+  return forEachStagedCopy(
+      box, caller, toStaging,
+      [&](const Segment &segment, uint64_t at, uint64_t staged,
+          uint64_t count) {
+        if (result != cu::kSuccess)
+          return;
+        char *data = segment.data + at;
+        auto device = reinterpret_cast<cu::DevicePtr>(data);
+        if (toStaging)
+          result = segment.host ? drv.memcpyHtoDAsync(staging + staged, data,
+                                                      count, stream)
+                                : drv.memcpyDtoDAsync(staging + staged,
+                                                      device, count, stream);
+        else
+          result = segment.host ? drv.memcpyDtoHAsync(data, staging + staged,
+                                                      count, stream)
+                                : drv.memcpyDtoDAsync(device, staging + staged,
+                                                      count, stream);
+      });
 }
 
 bool CudaSession::callerBuffersUsable(
@@ -922,9 +961,8 @@ graphc_status CudaSession::fillPadding(int32_t input, uint64_t bytes) {
 
 graphc_status CudaSession::runStagedPart(
     const RunShape &shape, const RunPart &part,
-    const std::vector<const DLTensor *> &inputs,
-    const std::vector<cu::DevicePtr> &inputPtrs,
-    const std::vector<cu::DevicePtr> &outputPtrs) {
+    const std::vector<SegmentedTensor> &inputs,
+    const std::vector<SegmentedTensor> &outputs) {
   const graphc_model_desc &desc = *model.desc;
   const graphc_plan_desc &plan = desc.plans[part.plan];
   cu::Result result = cu::kSuccess;
@@ -935,14 +973,9 @@ graphc_status CudaSession::runStagedPart(
       continue;
     if (graphc_status status = fillPadding(i, bytes))
       return status;
-    bool inside = forEachContiguousRun(
-        partInputCopy(model, shape, part, i, inputs[i]->shape),
-        [&](uint64_t from, uint64_t to, uint64_t count) {
-          if (result == cu::kSuccess)
-            result = drv.memcpyDtoDAsync(inputStaging[i] + to,
-                                         inputPtrs[i] + from, count, stream);
-        });
-    if (!inside)
+    if (!queueStagedCopy(
+            partInputCopy(model, shape, part, i, inputs[i].dims.data()),
+            inputs[i], inputStaging[i], true, result))
       return makeStatus(GRAPHC_INTERNAL,
                         "input '" + std::string(input.name) +
                             "' does not fit the staging of plan '" +
@@ -959,15 +992,7 @@ graphc_status CudaSession::runStagedPart(
     if (!box)
       continue;
     const graphc_tensor_desc &output = desc.outputs[o];
-    bool inside = forEachContiguousRun(
-        *box,
-        [&](uint64_t from, uint64_t to, uint64_t count) {
-          if (result == cu::kSuccess)
-            result = drv.memcpyDtoDAsync(outputPtrs[o] + to,
-                                         outputStaging[o] + from, count,
-                                         stream);
-        });
-    if (!inside)
+    if (!queueStagedCopy(*box, outputs[o], outputStaging[o], false, result))
       return makeStatus(GRAPHC_INTERNAL,
                         "output '" + std::string(output.name) +
                             "' does not fit the staging of plan '" +

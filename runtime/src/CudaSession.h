@@ -88,9 +88,12 @@ public:
   /// before its later work, and the host does not wait.
   /// A staged shape (padded or split) runs each part on the staging
   /// buffers: inputs padded in, outputs sliced out, all on the stream.
+  /// Tensors of several segments (batched) or in host memory always go
+  /// through staging; host segments are copied host to device and back.
   graphc_status run(const RunShape &shape,
-                    const std::vector<const DLTensor *> &inputs,
-                    const DLTensor *outputs, const cu::Stream *callerStream);
+                    const std::vector<SegmentedTensor> &inputs,
+                    const std::vector<SegmentedTensor> &outputs,
+                    const cu::Stream *callerStream);
 
   /// Device memory for callers without CUDA; see graphc_session_upload.
   graphc_status allocate(uint64_t bytes, void *&out);
@@ -169,11 +172,19 @@ private:
                            const std::vector<cu::DevicePtr> &inputs,
                            const std::vector<cu::DevicePtr> &outputs,
                            cu::GraphExec &out);
-  /// Copies the caller's inputs into staging, runs `plan` there
-  /// (launchOnStaging) and copies the outputs out.
-  graphc_status runStaged(int32_t plan,
-                          const std::vector<cu::DevicePtr> &inputs,
-                          const std::vector<cu::DevicePtr> &outputs);
+  /// Copies the caller's inputs into staging, runs the plan of `shape`
+  /// (one part at its dims) there (launchOnStaging) and copies the outputs
+  /// out.
+  graphc_status runStaged(const RunShape &shape,
+                          const std::vector<SegmentedTensor> &inputs,
+                          const std::vector<SegmentedTensor> &outputs);
+  /// Queues the copies of `box` between the caller's tensor and staging
+  /// buffer `staging` on the stream (into staging when `toStaging`):
+  /// device to device, or host to device and back for host segments. The
+  /// first failure goes to `result`; false when the box does not fit.
+  bool queueStagedCopy(const BoxCopy &box, const SegmentedTensor &caller,
+                       cu::DevicePtr staging, bool toStaging,
+                       cu::Result &result);
   /// Runs `plan` on the staging buffers: its graph (captured on first use),
   /// or its steps when graphs are off.
   graphc_status launchOnStaging(int32_t plan);
@@ -182,9 +193,8 @@ private:
   /// Pads one part's inputs into staging, runs its plan and copies the
   /// valid part of every output out.
   graphc_status runStagedPart(const RunShape &shape, const RunPart &part,
-                              const std::vector<const DLTensor *> &inputs,
-                              const std::vector<cu::DevicePtr> &inputPtrs,
-                              const std::vector<cu::DevicePtr> &outputPtrs);
+                              const std::vector<SegmentedTensor> &inputs,
+                              const std::vector<SegmentedTensor> &outputs);
   /// Turns the host copy of the error record into a status naming the node,
   /// and clears the record. Only when nothing of this session is in flight.
   graphc_status takeDeviceError();

@@ -114,12 +114,13 @@ graphc_status runCpuPlanOf(graphc_session &session, int32_t planIndex,
       static_cast<char *>(session.probeBuffer.get()));
 }
 
-/// Runs a padded or split run on the host: each part's inputs are padded
-/// into staging of its bucket's shapes, its plan runs, and the valid part
-/// of each output is copied out.
+/// Runs a padded or split run, or a batched one, on the host: each part's
+/// inputs are padded into staging of its bucket's shapes (a batch's
+/// requests gathered there), its plan runs, and the valid part of each
+/// output is copied out (to each request's own output).
 graphc_status runCpuStaged(graphc_session &session, const RunShape &shape,
-                           const std::vector<const DLTensor *> &inputs,
-                           const DLTensor *outputs) {
+                           const std::vector<SegmentedTensor> &inputs,
+                           const std::vector<SegmentedTensor> &outputs) {
   const graphc_model &model = *session.model;
   const graphc_model_desc &desc = *model.desc;
   if (session.inputStaging.empty()) {
@@ -152,13 +153,15 @@ graphc_status runCpuStaged(graphc_session &session, const RunShape &shape,
       unsigned char pattern[8];
       size_t elementBytes = padPattern(input.dtype, input.pad_value, pattern);
       uint64_t bytes = planBytes(input, plan.input_dims[i]);
-      for (uint64_t at = 0; at < bytes; at += elementBytes)
+      // A run at the plan's dims (batched) covers all of it.
+      for (uint64_t at = 0; shape.staged && at < bytes; at += elementBytes)
         std::memcpy(staging + at, pattern, elementBytes);
-      const char *source = tensorBase(*inputs[i]);
-      if (!forEachContiguousRun(
-              partInputCopy(model, shape, part, i, inputs[i]->shape),
-              [&](uint64_t from, uint64_t to, uint64_t count) {
-                std::memcpy(staging + to, source + from, count);
+      if (!forEachStagedCopy(
+              partInputCopy(model, shape, part, i, inputs[i].dims.data()),
+              inputs[i], true,
+              [&](const Segment &source, uint64_t from, uint64_t to,
+                  uint64_t count) {
+                std::memcpy(staging + to, source.data + from, count);
               }))
         return stagingError("input", input.name, plan);
       stagedInputs[i] = hostTensor(staging, input, dims);
@@ -179,12 +182,13 @@ graphc_status runCpuStaged(graphc_session &session, const RunShape &shape,
       std::optional<BoxCopy> box = partOutputCopy(model, shape, part, o);
       if (!box)
         continue;
-      char *target = tensorBase(outputs[o]);
       const unsigned char *staged = session.outputStaging[o].data();
-      if (!forEachContiguousRun(
-              *box, [&](uint64_t from, uint64_t to, uint64_t count) {
-                std::memcpy(target + to, staged + from, count);
-              }))
+      if (!forEachStagedCopy(*box, outputs[o], false,
+                             [&](const Segment &target, uint64_t to,
+                                 uint64_t from, uint64_t count) {
+                               std::memcpy(target.data + to, staged + from,
+                                           count);
+                             }))
         return stagingError("output", desc.outputs[o].name, plan);
     }
   }
@@ -208,6 +212,52 @@ graphc_status resolveNamedRun(const graphc_model &model, int32_t numInputs,
   return resolveRun(model, orderedRanks.data(), orderedDims.data(), shape);
 }
 
+/// Runs a validated run of `shape` on its tensors (model order): on cuda
+/// (`stream` as CudaSession::run takes it), staged on the host (padded,
+/// split or batched), or by the plan on the caller's tensors themselves.
+graphc_status runBound(graphc_session &session, const RunShape &shape,
+                       const std::vector<SegmentedTensor> &inputs,
+                       const std::vector<SegmentedTensor> &outputs,
+                       const cu::Stream *stream) {
+  // Every output is empty: validated, and nothing to compute or write.
+  if (shape.empty)
+    return nullptr;
+  auto segmented = [](const std::vector<SegmentedTensor> &tensors) {
+    return std::any_of(tensors.begin(), tensors.end(),
+                       [](const SegmentedTensor &t) {
+                         return t.segments.size() != 1;
+                       });
+  };
+  graphc_status status;
+  if (session.cuda) {
+    status = session.cuda->run(shape, inputs, outputs, stream);
+  } else if (shape.staged || segmented(inputs) || segmented(outputs)) {
+    status = runCpuStaged(session, shape, inputs, outputs);
+  } else {
+    const graphc_model_desc &desc = *session.model->desc;
+    std::vector<DLTensor> plain(desc.num_inputs + desc.num_outputs);
+    std::vector<const DLTensor *> plainInputs(desc.num_inputs);
+    std::vector<std::vector<int64_t>> dims(plain.size());
+    for (int32_t i = 0; i < desc.num_inputs; ++i) {
+      dims[i] = inputs[i].dims;
+      plain[i] =
+          hostTensor(inputs[i].segments[0].data, desc.inputs[i], dims[i]);
+      plainInputs[i] = &plain[i];
+    }
+    for (int32_t o = 0; o < desc.num_outputs; ++o) {
+      size_t at = desc.num_inputs + o;
+      dims[at] = outputs[o].dims;
+      plain[at] =
+          hostTensor(outputs[o].segments[0].data, desc.outputs[o], dims[at]);
+    }
+    status = runCpuPlanOf(session, shape.parts.front().plan, plainInputs,
+                          plain.data() + desc.num_inputs);
+  }
+  if (!status)
+    session.probedPlan = shape.parts.back().plan;
+  return status;
+}
+
 /// graphc_session_run (`stream` null: synchronous) and
 /// graphc_session_run_on_stream (`*stream`: the caller's CUstream).
 graphc_status runSession(graphc_session *session, const DLTensor *inputs,
@@ -227,19 +277,32 @@ graphc_status runSession(graphc_session *session, const DLTensor *inputs,
           bindRun(model, device, inputs, numInputs, inputNames, outputs,
                   numOutputs, ordered, shape))
     return status;
-  // Every output is empty: validated, and nothing to compute or write.
-  if (shape.empty)
-    return nullptr;
-  graphc_status status;
-  if (session->cuda)
-    status = session->cuda->run(shape, ordered, outputs, stream);
-  else if (shape.staged)
-    status = runCpuStaged(*session, shape, ordered, outputs);
-  else
-    status = runCpuPlanOf(*session, shape.parts.front().plan, ordered, outputs);
-  if (!status)
-    session->probedPlan = shape.parts.back().plan;
-  return status;
+  std::vector<SegmentedTensor> inputParts, outputParts;
+  for (const DLTensor *input : ordered)
+    inputParts.push_back(wholeTensor(*input));
+  for (int32_t o = 0; o < numOutputs; ++o)
+    outputParts.push_back(wholeTensor(outputs[o]));
+  return runBound(*session, shape, inputParts, outputParts, stream);
+}
+
+/// graphc_session_run_batch, `*stream` the caller's CUstream on cuda.
+graphc_status runBatch(graphc_session *session, int32_t numRequests,
+                       const DLTensor *const *requestInputs, int32_t numInputs,
+                       const char *const *inputNames,
+                       const DLTensor *const *requestOutputs,
+                       int32_t numOutputs, const cu::Stream *stream) {
+  if (!session)
+    return makeStatus(GRAPHC_INVALID_ARGUMENT, "session is NULL");
+  const graphc_model &model = *session->model;
+  session->probedPlan = -1;
+  DeviceRequirement device{static_cast<graphc_target>(model.desc->target),
+                           session->ordinal, true};
+  BatchRun batch;
+  if (graphc_status status =
+          bindBatch(model, device, numRequests, requestInputs, numInputs,
+                    inputNames, requestOutputs, numOutputs, batch))
+    return status;
+  return runBound(*session, batch.shape, batch.inputs, batch.outputs, stream);
 }
 
 /// The plan of the session's last probed run, after the checks that
@@ -310,6 +373,22 @@ graphc_status graphc_session_run_on_stream(graphc_session *session,
   return guardAllocations("graphc_session_run_on_stream", [&] {
     return runSession(session, inputs, num_inputs, input_names, outputs,
                       num_outputs, &cudaStream);
+  });
+}
+
+graphc_status graphc_session_run_batch(
+    graphc_session *session, int32_t num_requests,
+    const DLTensor *const *request_inputs, int32_t num_inputs,
+    const char *const *input_names, const DLTensor *const *request_outputs,
+    int32_t num_outputs, void *stream) {
+  if (session && !session->cuda && stream)
+    return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                      "graphc_session_run_batch: a cpu model runs on no "
+                      "stream; pass NULL");
+  cu::Stream cudaStream = static_cast<cu::Stream>(stream);
+  return guardAllocations("graphc_session_run_batch", [&] {
+    return runBatch(session, num_requests, request_inputs, num_inputs,
+                    input_names, request_outputs, num_outputs, &cudaStream);
   });
 }
 

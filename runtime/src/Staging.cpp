@@ -3,6 +3,7 @@
 
 #include "runtime/src/OnnxDtype.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -151,4 +152,39 @@ bool graphc::rt::forEachContiguousRun(
   return forEachContiguousRun(box.extent, box.srcDims, box.srcStart,
                               box.dstDims, box.dstStart, box.elementBytes,
                               copy);
+}
+
+bool graphc::rt::forEachStagedCopy(
+    const BoxCopy &box, const SegmentedTensor &caller, bool callerIsSource,
+    const std::function<void(const Segment &, uint64_t, uint64_t, uint64_t)>
+        &copy) {
+  // Where each segment starts in the whole; the last entry is the end.
+  std::vector<uint64_t> starts(caller.segments.size() + 1, 0);
+  for (size_t s = 0; s < caller.segments.size(); ++s)
+    starts[s + 1] = starts[s] + caller.segments[s].bytes;
+  // Checked before anything is copied: every run within the segments.
+  bool within = true;
+  if (!forEachContiguousRun(box,
+                            [&](uint64_t from, uint64_t to, uint64_t count) {
+                              uint64_t at = callerIsSource ? from : to;
+                              within &= at + count <= starts.back();
+                            }) ||
+      !within)
+    return false;
+  forEachContiguousRun(box, [&](uint64_t from, uint64_t to, uint64_t count) {
+    uint64_t at = callerIsSource ? from : to;
+    uint64_t staged = callerIsSource ? to : from;
+    // The segment holding byte `at`: the last one starting at or before it
+    // (empty segments start where the next does, and are skipped).
+    size_t s = std::upper_bound(starts.begin(), starts.end(), at) -
+               starts.begin() - 1;
+    for (uint64_t done = 0; done < count; ++s) {
+      uint64_t offset = at + done - starts[s];
+      uint64_t bytes = std::min(count - done, starts[s + 1] - starts[s] - offset);
+      if (bytes)
+        copy(caller.segments[s], offset, staged + done, bytes);
+      done += bytes;
+    }
+  });
+  return true;
 }

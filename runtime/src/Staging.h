@@ -4,7 +4,10 @@
 // bucket's shapes: inputs are filled with their pad value and their data
 // copied in, outputs are copied back out. Both are box copies between two
 // row-major tensors, done as contiguous runs by whichever memory (host or
-// device) holds them.
+// device) holds them. The caller's side of a copy is a segmented tensor:
+// a batched run's tensor is the concatenation along axis 0 of its requests'
+// tensors, which for dense row-major tensors is the concatenation of their
+// bytes, so each contiguous run is split where one request's bytes end.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHC_RUNTIME_SRC_STAGING_H
@@ -41,6 +44,33 @@ bool forEachContiguousRun(
 bool forEachContiguousRun(
     const BoxCopy &box,
     const std::function<void(uint64_t, uint64_t, uint64_t)> &copy);
+
+/// Bytes of a caller's tensor in one piece of memory.
+struct Segment {
+  char *data = nullptr;
+  uint64_t bytes = 0;
+  /// cuda: host memory (copied host to device and back), not the device's.
+  bool host = false;
+};
+
+/// A run's tensor as the caller holds it: `dims` of the whole, whose bytes
+/// are `segments` one after another (one segment for a plain run, one per
+/// request for a batched one).
+struct SegmentedTensor {
+  std::vector<int64_t> dims;
+  std::vector<Segment> segments;
+};
+
+/// Calls `copy(segment, callerOffset, stagingOffset, bytes)` for every
+/// contiguous run of `box` between `caller` and a staging buffer, split at
+/// the segments' boundaries (callerOffset is into `segment`). The caller's
+/// tensor is the box's source when `callerIsSource` (inputs), else its
+/// destination (outputs). Returns false (copying nothing) when the box
+/// lies outside either tensor or past the segments' bytes.
+bool forEachStagedCopy(
+    const BoxCopy &box, const SegmentedTensor &caller, bool callerIsSource,
+    const std::function<void(const Segment &, uint64_t, uint64_t, uint64_t)>
+        &copy);
 
 } // namespace graphc::rt
 

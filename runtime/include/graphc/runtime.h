@@ -379,6 +379,54 @@ GRAPHC_API graphc_status graphc_session_run_on_stream(
     const char *const *input_names, const DLTensor *outputs,
     int32_t num_outputs, void *stream);
 
+/* Runs several requests as one batch, for servers that gather requests
+ * (a Triton backend): each request's tensors are read and written where
+ * the request has them, with no concatenated copy made by the caller.
+ *
+ * request_inputs[r] holds request r's num_inputs tensors (named by
+ * `input_names` as in graphc_session_run, NULL: model order, the same for
+ * every request) and request_outputs[r] its num_outputs outputs, in model
+ * order. Input i of the run is the concatenation along axis 0 of
+ * request_inputs[r][i] for r = 0 .. num_requests - 1, in order; request
+ * r's rows of output o, after the earlier requests' rows, go to
+ * request_outputs[r][o], whose dims are those request r alone would have
+ * (graphc_model_output_dims of its inputs).
+ *
+ *  - num_requests 1 runs as graphc_session_run_on_stream; below 1 is
+ *    GRAPHC_INVALID_ARGUMENT.
+ *  - More requests need a batch dim: a bucketed dim
+ *    (graphc_bucket_dim_info) that is axis 0, and no other axis, of every
+ *    input and output and along which the model mixes no rows (pad_safe
+ *    and splittable). Without one the call is GRAPHC_INVALID_ARGUMENT
+ *    saying which input or output lacks it, or which node mixes the rows.
+ *    The requests may differ in that dim only; their total runs as any
+ *    run of that size does (padded to the next bucket, split past the
+ *    largest).
+ *  - Each request is validated as a run of its own (names, dtypes, dims,
+ *    contiguity, data, devices; its outputs' dims), and a status about
+ *    one request starts with "request R: ". No output may share memory
+ *    with any input or other output of any request. Everything is
+ *    validated before anything is written.
+ *  - Devices: cpu models take host tensors as graphc_session_run. cuda
+ *    models take, per tensor, memory of the session's device (kDLCUDA, its
+ *    ordinal) or host memory (kDLCPU, kDLCUDAHost): host inputs are copied
+ *    to the device and host outputs back by the run, on its stream, into
+ *    and out of the session's staging buffers.
+ *  - `stream` as graphc_session_run_on_stream (cuda: a CUstream, NULL the
+ *    legacy default stream; the call returns once the work is queued, and
+ *    every tensor, host ones included, must stay allocated and the inputs
+ *    unchanged until the run has finished: graphc_session_synchronize, or
+ *    a wait on `stream`; cpu: NULL, and the run is complete on return).
+ *
+ * A batch of several requests always goes through the staging buffers
+ * (cpu: the session's own, gathered there), one copy per request and
+ * tensor each way. */
+GRAPHC_API graphc_status graphc_session_run_batch(
+    graphc_session *session, int32_t num_requests,
+    const DLTensor *const *request_inputs, int32_t num_inputs,
+    const char *const *input_names, const DLTensor *const *request_outputs,
+    int32_t num_outputs, void *stream);
+
 /* Waits until every run queued on the session (by
  * graphc_session_run_on_stream) has finished, and returns what such a run
  * found that its own call could not report: an index out of range
