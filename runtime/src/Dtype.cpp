@@ -6,42 +6,6 @@
 
 using namespace graphc::rt;
 
-namespace {
-/// DLPack 0.8 added kDLBool; the header here may predate it.
-constexpr uint8_t kDLBoolCode = 6;
-
-} // namespace
-
-int32_t graphc::rt::dtypeFromDLPack(DLDataType type) {
-  if (type.lanes != 1)
-    return 0;
-  switch (type.code) {
-  case kDLFloat:
-    return type.bits == 16   ? kFloat16
-           : type.bits == 32 ? kFloat
-           : type.bits == 64 ? kDouble
-                             : 0;
-  case kDLBfloat:
-    return type.bits == 16 ? kBfloat16 : 0;
-  case kDLInt:
-    return type.bits == 8    ? kInt8
-           : type.bits == 16 ? kInt16
-           : type.bits == 32 ? kInt32
-           : type.bits == 64 ? kInt64
-                             : 0;
-  case kDLUInt:
-    return type.bits == 8    ? kUint8
-           : type.bits == 16 ? kUint16
-           : type.bits == 32 ? kUint32
-           : type.bits == 64 ? kUint64
-                             : 0;
-  case kDLBoolCode:
-    return type.bits == 8 ? kBool : 0;
-  default:
-    return 0;
-  }
-}
-
 std::string graphc::rt::formatTensorType(int32_t dtype, int32_t rank,
                                          const int64_t *dims,
                                          const char *const *dimNames) {

@@ -2,6 +2,8 @@
 #ifndef GRAPHC_RUNTIME_SRC_DTYPE_H
 #define GRAPHC_RUNTIME_SRC_DTYPE_H
 
+#include "runtime/src/OnnxDtype.h"
+
 #include <dlpack/dlpack.h>
 
 #include <cstdint>
@@ -9,8 +11,42 @@
 
 namespace graphc::rt {
 
+/// DLPack 0.8 added kDLBool; the header here may predate it.
+inline constexpr uint8_t kDLBoolCode = 6;
+
+/// The DLPack dtype of each dtype the runtime runs: one table for both
+/// directions (the C API's checks, and callers such as the Triton backend
+/// that describe their buffers to it). Header-only, for those callers.
+struct DlpackDtype {
+  int32_t dtype; ///< ONNX numbering
+  DLDataType dlpack;
+};
+inline constexpr DlpackDtype kDlpackDtypes[] = {
+    {kFloat, {kDLFloat, 32, 1}},  {kFloat16, {kDLFloat, 16, 1}},
+    {kDouble, {kDLFloat, 64, 1}}, {kBfloat16, {kDLBfloat, 16, 1}},
+    {kInt8, {kDLInt, 8, 1}},      {kInt16, {kDLInt, 16, 1}},
+    {kInt32, {kDLInt, 32, 1}},    {kInt64, {kDLInt, 64, 1}},
+    {kUint8, {kDLUInt, 8, 1}},    {kUint16, {kDLUInt, 16, 1}},
+    {kUint32, {kDLUInt, 32, 1}},  {kUint64, {kDLUInt, 64, 1}},
+    {kBool, {kDLBoolCode, 8, 1}},
+};
+
 /// The ONNX dtype a DLPack dtype denotes, or 0 when it has none of ours.
-int32_t dtypeFromDLPack(DLDataType type);
+inline int32_t dtypeFromDLPack(DLDataType type) {
+  for (const DlpackDtype &entry : kDlpackDtypes)
+    if (entry.dlpack.code == type.code && entry.dlpack.bits == type.bits &&
+        entry.dlpack.lanes == type.lanes)
+      return entry.dtype;
+  return 0;
+}
+
+/// The DLPack dtype of an ONNX dtype; lanes 0 when it has none.
+inline DLDataType dlpackFromDtype(int32_t dtype) {
+  for (const DlpackDtype &entry : kDlpackDtypes)
+    if (entry.dtype == dtype)
+      return entry.dlpack;
+  return {0, 0, 0};
+}
 
 /// "float32[1,3,224,224]"; a dim < 0 prints its name from `dimNames` (when
 /// given and non-empty) or "?".

@@ -56,6 +56,7 @@ def check_layout(prefix, build_dir, major, version):
                      "lib/pkgconfig/graphc.pc",
                      "share/graphc/python/graphc/__init__.py",
                      "share/graphc/python/graphc/triton.py",
+                     "lib/libtriton_graphc.so",
                      f"lib/libgraphc_runtime.so.{version}"]:
         check(os.path.isfile(os.path.join(prefix, relative)),
               f"{relative} is not installed")
@@ -177,7 +178,8 @@ def main():
         # graphc triton's entry carries the installed package and runtime:
         # its graphc runs the model with nothing else on the path.
         repository = os.path.join(work, "repository")
-        run([graphc, "triton", artifact, "--repository", repository])
+        run([graphc, "triton", artifact, "--repository", repository,
+             "--backend", "python"])
         entry = os.path.join(repository, "mlp", "1")
         with open(os.path.join(entry, "graphc", "libgraphc_runtime.so"), "rb") as f, \
                 open(os.path.join(prefix, "lib", f"libgraphc_runtime.so.{args.version}"),
@@ -197,6 +199,26 @@ def main():
         check(np.allclose(np.load(served), expected, rtol=1e-4, atol=1e-5),
               "the triton entry's package computes another output")
         print("graphc triton entry: its own package and runtime run the model")
+
+        # The native entry (the default) carries the installed backend and
+        # runtime, which the backend finds beside itself by its run path.
+        native = os.path.join(work, "native-repository")
+        run([graphc, "triton", artifact, "--repository", native])
+        entry = os.path.join(native, "mlp", "1")
+        for name, installed in (
+                ("libtriton_graphc.so", "libtriton_graphc.so"),
+                (f"libgraphc_runtime.so.{major}",
+                 f"libgraphc_runtime.so.{args.version}")):
+            with open(os.path.join(entry, name), "rb") as f, \
+                    open(os.path.join(prefix, "lib", installed), "rb") as g:
+                check(f.read() == g.read(),
+                      f"the native entry's {name} is not the installed one")
+        section = dynamic_section(os.path.join(entry, "libtriton_graphc.so"))
+        check("Library runpath: [$ORIGIN]" in section,
+              f"the backend's run path is not $ORIGIN alone:\n{section}")
+        check(f"Shared library: [libgraphc_runtime.so.{major}]" in section,
+              "the backend does not link the runtime by its SONAME")
+        print("graphc triton native entry: the installed backend and runtime")
 
         # An incomplete install says what is missing instead of failing in
         # the linker.

@@ -1,18 +1,27 @@
 """graphc models served by Triton Inference Server, end to end, on loopback.
 
 Compiles two cpu models (an MLP with batch buckets; a CNN with batch
-buckets and exact image sizes), writes a repository with `graphc triton`,
-starts tritonserver (scripts/tritonserver.sh) on 127.0.0.1 and checks over
-HTTP and gRPC:
+buckets and exact image sizes), writes a repository with `graphc triton
+--backend BACKEND` (native: libtriton_graphc.so; python: Triton's Python
+backend), starts tritonserver (scripts/tritonserver.sh) on 127.0.0.1,
+polling the repository, and checks over HTTP and gRPC:
   - single requests match `graphc run` on the same inputs;
   - 8 concurrent clients x 50 requests each match too, and the server's
     statistics show dynamic batching formed batches larger than one;
   - a wrong dtype, name or fixed dim gets Triton's error, a size the model
     was not compiled for gets graphc's message, and the server stays ready;
+  - native: the server reloads a model whose entry `graphc triton --force`
+    replaced (a new batch size is served), unloads one whose entry is
+    removed and loads it again when it comes back;
   - SIGTERM shuts the server down cleanly (exit status 0) and leaves no
     process of its session running.
 
+With --preload (the ASan runtime, for a sanitized backend and runtime) the
+server runs with it preloaded; ASan then checks the backend's memory
+accesses and, at the server's exit, its leaks.
+
 usage: test_triton.py --graphc GRAPHC --model-python PYTHON --workdir DIR
+                      [--backend native|python] [--preload LIB]
 Runs in the Triton venv (tritonclient); PYTHON has onnx for the generators.
 """
 import argparse
@@ -54,9 +63,10 @@ def run(command, **kwargs):
 class Models:
     """The compiled models and their `graphc run` references."""
 
-    def __init__(self, graphc, python, workdir):
+    def __init__(self, graphc, python, workdir, backend):
         self.graphc = graphc
         self.workdir = workdir
+        self.backend = backend
         models = os.path.join(ROOT, "test", "models")
         for name in ("mlp", "cnn"):
             run([python, os.path.join(models, f"make_{name}.py"),
@@ -67,11 +77,15 @@ class Models:
              "--buckets", "batch=1,2,4,8", "--buckets", "size=16,32",
              "-o", self.path("cnn.so"), "--quiet"])
         self.repository = self.path("repository")
-        # A long queue delay so that concurrent requests reliably meet.
-        run([graphc, "triton", self.path("mlp.so"), "--repository",
-             self.repository, "--max-queue-delay-us", "5000"])
+        self.write_entry("mlp.so")
         run([graphc, "triton", self.path("cnn.so"), "--repository",
-             self.repository, "--instances", "2"])
+             self.repository, "--instances", "2", "--backend", backend])
+
+    def write_entry(self, artifact, *options):
+        # A long queue delay so that concurrent requests reliably meet.
+        run([self.graphc, "triton", self.path(artifact), "--repository",
+             self.repository, "--name", "mlp", "--max-queue-delay-us", "5000",
+             "--backend", self.backend, *options])
 
     def path(self, name):
         return os.path.join(self.workdir, name)
@@ -194,18 +208,66 @@ def errors(server):
           "the server and the models stay ready after the errors")
 
 
+def wait_for(condition, seconds=60):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            if condition():
+                return True
+        except Exception:
+            pass
+        time.sleep(0.25)
+    return False
+
+
+def reload(server, models, rng):
+    """The repository is polled: a replaced entry reloads, a removed one
+    unloads, and one put back loads again."""
+    client = server.http()
+    x = rng.standard_normal((16, MLP_FEATURES)).astype(np.float32)
+    expect_error("before the reload: a batch of 16 is past max_batch_size 8",
+                 lambda: infer("http", client, "mlp", "x", x, "probs"), "<= 8")
+    run([models.graphc, "compile", models.path("mlp.onnx"), "--target", "cpu",
+         "--buckets", "batch=1,2,4,8,16", "-o", models.path("mlp16.so"),
+         "--quiet"])
+    expected = models.reference("mlp16", "x", x, "probs")
+    models.write_entry("mlp16.so", "--force")
+
+    def serves_16():
+        return np.allclose(infer("http", client, "mlp", "x", x, "probs"),
+                           expected, **TOLERANCE)
+    check(wait_for(serves_16),
+          "reload: the replaced entry (batch buckets up to 16) is served")
+    subprocess.run(["rm", "-rf", os.path.join(models.repository, "mlp")],
+                   check=True)
+    check(wait_for(lambda: not client.is_model_ready("mlp")),
+          "unload: the removed entry's model is no longer ready")
+    models.write_entry("mlp16.so")
+    check(wait_for(serves_16), "load: the entry put back is served again")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--graphc", required=True)
     parser.add_argument("--model-python", required=True)
     parser.add_argument("--workdir", required=True)
+    parser.add_argument("--backend", choices=("native", "python"),
+                        default="native")
+    parser.add_argument("--preload", default="",
+                        help="a library the server preloads (the ASan runtime)")
     args = parser.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
     for name in os.listdir(args.workdir):
         subprocess.run(["rm", "-rf", os.path.join(args.workdir, name)], check=True)
 
-    models = Models(args.graphc, args.model_python, args.workdir)
-    server = Server(models.repository, models.path("tritonserver.log"))
+    models = Models(args.graphc, args.model_python, args.workdir, args.backend)
+    environment = {}
+    if args.preload:
+        environment["LD_PRELOAD"] = args.preload
+    server = Server(models.repository, models.path("tritonserver.log"),
+                    environment=environment,
+                    options=["--model-control-mode", "poll",
+                             "--repository-poll-secs", "1"])
     try:
         server.wait_ready()
         rng = np.random.default_rng(0)
@@ -214,6 +276,8 @@ def main():
         concurrent_clients(server, models, rng, "grpc")
         batching_statistics(server)
         errors(server)
+        if args.backend == "native":
+            reload(server, models, rng)
         status = server.stop()
         check(status == 0, f"SIGTERM: tritonserver exits with status {status}")
         check(not server.group_alive(), "no process of the server's session is left")

@@ -28,7 +28,7 @@ def free_ports(count):
 
 
 class Server:
-    def __init__(self, repository, log_path):
+    def __init__(self, repository, log_path, environment=None, options=()):
         self.http_port, self.grpc_port, self.metrics_port = free_ports(3)
         self.log = open(log_path, "w")
         self.log_path = log_path
@@ -37,8 +37,10 @@ class Server:
             ["bash", os.path.join(ROOT, "scripts", "tritonserver.sh"),
              repository, "--http-port", str(self.http_port),
              "--grpc-port", str(self.grpc_port),
-             "--metrics-port", str(self.metrics_port), "--exit-timeout-secs", "20"],
-            stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
+             "--metrics-port", str(self.metrics_port), "--exit-timeout-secs", "20",
+             *options],
+            stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
+            env={**os.environ, **(environment or {})})
         self.group = self.process.pid
         # Closed before the shutdown: Triton waits for open HTTP connections.
         self.clients = []

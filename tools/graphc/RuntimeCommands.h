@@ -66,11 +66,15 @@ struct TritonOptions {
   int instances = 1;
   int64_t maxQueueDelayUs = 100;
   bool force = false;
+  /// "native" (libtriton_graphc.so), "python" (Triton's Python backend), or
+  /// empty: native when graphc was built with it, else python.
+  std::string backend;
 };
 
-/// `graphc triton OUT.so --repository DIR [--name NAME] [--instances N]
-/// [--max-queue-delay-us U] [--force]`: a Triton model repository entry
-/// (config.pbtxt, the artifact, the Python backend entry point).
+/// `graphc triton OUT.so --repository DIR [--backend native|python]
+/// [--name NAME] [--instances N] [--max-queue-delay-us U] [--force]`: a
+/// Triton model repository entry (config.pbtxt, the artifact, and the native
+/// backend library or the Python backend's entry point).
 int runTritonCommand(const TritonOptions &options);
 void addTritonCommand(CLI::App &app, int &exitCode);
 

@@ -3,22 +3,27 @@
 // Writes a Triton Inference Server model repository entry for a compiled
 // model:
 //
-//   DIR/NAME/config.pbtxt          derived from the artifact's descriptor
-//   DIR/NAME/1/graphc_model.so     the artifact (and its weights side file)
-//   DIR/NAME/1/model.py            the Python backend's entry point
-//   DIR/NAME/1/graphc/             graphc's Python package with the runtime
-//                                  library this graphc was built with
+//   DIR/NAME/config.pbtxt           derived from the artifact's descriptor
+//   DIR/NAME/1/graphc_model.so      the artifact (and its weights side file)
+// and, for the native backend (backend "graphc", the default):
+//   DIR/NAME/1/libtriton_graphc.so  the backend, which Triton looks for in
+//   DIR/NAME/1/libgraphc_runtime.so.0  the version directory first, and the
+//                                   runtime it links
+// or, for Triton's Python backend (--backend python):
+//   DIR/NAME/1/model.py             the Python backend's entry point
+//   DIR/NAME/1/graphc/              graphc's Python package with the runtime
+//                                   library this graphc was built with
 //
 // The entry is self-contained: the runtime that loads the artifact comes from
-// the same build as the compiler that wrote it, and the server's Python needs
-// only numpy. It is written beside DIR/NAME and renamed into place, so a
-// server polling the repository never sees half an entry.
+// the same build as the compiler that wrote it (the Python backend's needs
+// only numpy beside it). It is written beside DIR/NAME and renamed into
+// place, so a server polling the repository never sees half an entry.
 //
 //===----------------------------------------------------------------------===//
 
 #include "lib/Support/FileTree.h"
 #include "lib/Support/WriteFile.h"
-#include "runtime/src/OnnxDtype.h"
+#include "runtime/triton/TritonDtype.h"
 #include "tools/graphc/ArtifactFile.h"
 #include "tools/graphc/Commands.h"
 #include "tools/graphc/RuntimeCommands.h"
@@ -56,24 +61,12 @@ constexpr const char *kEntryPoint = "model.py";
 constexpr const char *kPackage = "graphc";
 constexpr const char *kRuntimeLibrary = "libgraphc_runtime.so";
 
+constexpr const char *kBackendLibrary = "libtriton_graphc.so";
+
 /// Triton's name for an ONNX dtype; null for one Triton has no type for.
 const char *tritonDtype(int32_t dtype) {
-  switch (dtype) {
-  case rt::kFloat: return "TYPE_FP32";
-  case rt::kUint8: return "TYPE_UINT8";
-  case rt::kInt8: return "TYPE_INT8";
-  case rt::kUint16: return "TYPE_UINT16";
-  case rt::kInt16: return "TYPE_INT16";
-  case rt::kInt32: return "TYPE_INT32";
-  case rt::kInt64: return "TYPE_INT64";
-  case rt::kBool: return "TYPE_BOOL";
-  case rt::kFloat16: return "TYPE_FP16";
-  case rt::kDouble: return "TYPE_FP64";
-  case rt::kUint32: return "TYPE_UINT32";
-  case rt::kUint64: return "TYPE_UINT64";
-  case rt::kBfloat16: return "TYPE_BF16";
-  default: return nullptr;
-  }
+  const triton::TritonDtype *entry = triton::tritonDtypeOf(dtype);
+  return entry ? entry->config : nullptr;
 }
 
 /// How requests map onto runs: Triton's batch dim, or why there is none.
@@ -85,8 +78,7 @@ struct Batching {
 
 bool carriesOnAxisZeroOnly(const rt::ArtifactTensor &tensor,
                            const std::string &dim) {
-  if (tensor.dims.empty() || tensor.dims[0] >= 0 ||
-      tensor.dimNames[0] != dim)
+  if (tensor.dims.empty() || tensor.dims[0] >= 0 || tensor.dimNames[0] != dim)
     return false;
   return std::count(tensor.dimNames.begin(), tensor.dimNames.end(), dim) == 1;
 }
@@ -110,10 +102,12 @@ Batching findBatching(const rt::ArtifactView &view) {
       batching.dim = &dim;
       return batching;
     }
-    std::string where =
-        dim.node.empty() ? dim.reason : "node '" + dim.node + "': " + dim.reason;
+    std::string where = dim.node.empty()
+                            ? dim.reason
+                            : "node '" + dim.node + "': " + dim.reason;
     if (candidate.empty())
-      candidate = "dim '" + dim.name + "' is axis 0 of every input and "
+      candidate = "dim '" + dim.name +
+                  "' is axis 0 of every input and "
                   "output, but " +
                   (dim.padSafe ? "the model mixes positions along it (" +
                                      where + "), so requests cannot share a run"
@@ -137,7 +131,8 @@ void writeTensorConfig(llvm::raw_ostream &os, const rt::ArtifactTensor &tensor,
     return;
   }
   for (size_t d = first; d < tensor.dims.size(); ++d)
-    os << (d > first ? ", " : "") << (tensor.dims[d] >= 0 ? tensor.dims[d] : -1);
+    os << (d > first ? ", " : "")
+       << (tensor.dims[d] >= 0 ? tensor.dims[d] : -1);
   os << " ]\n  }";
 }
 
@@ -148,6 +143,7 @@ struct EntryPlan {
   int instances;
   int64_t maxQueueDelayUs;
   std::string modelPath;
+  bool native;
 };
 
 std::string configText(const EntryPlan &plan) {
@@ -168,7 +164,7 @@ std::string configText(const EntryPlan &plan) {
   if (!plan.batching.dim)
     os << "# no dynamic batching: " << plan.batching.why << "\n";
   os << "name: \"" << plan.name << "\"\n"
-     << "backend: \"python\"\n";
+     << "backend: \"" << (plan.native ? "graphc" : "python") << "\"\n";
   int64_t maxBatch = 0;
   if (plan.batching.dim)
     maxBatch = plan.batching.dim->sizes.back();
@@ -213,35 +209,55 @@ Error writeFile(llvm::StringRef file, llvm::StringRef text) {
   });
 }
 
-/// graphc's own files, relative to its executable: the runtime library and
-/// the Python package, as installed (and mirrored by the build tree).
-Expected<std::pair<std::string, std::string>> findRuntimeFiles() {
+/// graphc's own files that entries carry, beside its executable as
+/// installed (and mirrored by the build tree); each empty when missing.
+struct RuntimeFiles {
+  std::string runtimeLibrary, package, backendLibrary;
+};
+
+Expected<RuntimeFiles> findRuntimeFiles() {
   static int anchor;
   std::string executable = fs::getMainExecutable(nullptr, &anchor);
   if (executable.empty())
     return createStringError("cannot locate the graphc executable to find "
-                             "its runtime library and Python package");
-  llvm::SmallString<256> library;
+                             "its runtime library and Triton backend");
+  auto inLibdir = [&](const char *name) {
+    llvm::SmallString<256> file(path::parent_path(executable));
+    path::append(file, GRAPHC_BIN_TO_LIBDIR, name);
+    path::remove_dots(file, /*remove_dot_dot=*/true);
+    return fs::exists(file) ? std::string(file) : std::string();
+  };
+  RuntimeFiles files;
   // The unversioned link comes with the development files; a runtime-only
   // install has the SONAME.
-  for (const char *name : {GRAPHC_RUNTIME_SONAME, kRuntimeLibrary}) {
-    library = path::parent_path(executable);
-    path::append(library, GRAPHC_BIN_TO_LIBDIR, name);
-    path::remove_dots(library, /*remove_dot_dot=*/true);
-    if (fs::exists(library))
-      break;
-  }
+  for (const char *name : {GRAPHC_RUNTIME_SONAME, kRuntimeLibrary})
+    if (files.runtimeLibrary.empty())
+      files.runtimeLibrary = inLibdir(name);
+  files.backendLibrary = inLibdir(kBackendLibrary);
   llvm::SmallString<256> package(path::parent_path(executable));
   path::append(package, GRAPHC_BIN_TO_DATADIR, "python", kPackage);
   path::remove_dots(package, /*remove_dot_dot=*/true);
-  for (llvm::StringRef needed : {library.str(), package.str()})
-    if (!fs::exists(needed))
-      return createStringError(
-          "'" + needed + "' is missing: the entry carries graphc's runtime "
-          "library and Python package from beside graphc (install graphc "
-          "with `cmake --install`, or build the graphc_runtime and "
-          "graphc_python targets)");
-  return std::pair{std::string(library), std::string(package)};
+  if (fs::exists(package))
+    files.package = std::string(package);
+  return files;
+}
+
+/// What a backend's entry needs that graphc lacks, as an error; success when
+/// nothing is missing.
+Error checkRuntimeFiles(const RuntimeFiles &files, bool native) {
+  llvm::StringRef missing = files.runtimeLibrary.empty()
+                                ? "the runtime library " GRAPHC_RUNTIME_SONAME
+                            : native && files.backendLibrary.empty()
+                                ? "the Triton backend libtriton_graphc.so"
+                            : !native && files.package.empty()
+                                ? "the Python package"
+                                : "";
+  if (missing.empty())
+    return Error::success();
+  return createStringError(
+      missing + " is missing beside graphc: the entry carries it from there "
+                "(install graphc with `cmake --install`, or build the "
+                "graphc_runtime, triton_graphc and graphc_python targets)");
 }
 
 Error copyPackage(llvm::StringRef from, llvm::StringRef to) {
@@ -262,11 +278,9 @@ Error copyPackage(llvm::StringRef from, llvm::StringRef to) {
   return Error::success();
 }
 
-Error writeEntry(const EntryPlan &plan, llvm::StringRef entry) {
+Error writeEntry(const EntryPlan &plan, const RuntimeFiles &runtime,
+                 llvm::StringRef entry) {
   const rt::ArtifactView &view = *plan.view;
-  Expected<std::pair<std::string, std::string>> runtime = findRuntimeFiles();
-  if (!runtime)
-    return runtime.takeError();
   llvm::SmallString<256> version(entry);
   path::append(version, kVersion);
   if (std::error_code ec = fs::create_directories(version))
@@ -285,20 +299,30 @@ Error writeEntry(const EntryPlan &plan, llvm::StringRef entry) {
     if (Error error = copyFile(weights, inVersion(view.weightsFile)))
       return error;
   }
-  std::string package = inVersion(kPackage);
-  if (Error error = copyPackage(runtime->second, package))
-    return error;
-  llvm::SmallString<256> library(package);
-  path::append(library, kRuntimeLibrary);
-  if (Error error = copyFile(runtime->first, library))
-    return error;
-  if (Error error = writeFile(
-          inVersion(kEntryPoint),
-          "# Written by `graphc triton`: Triton's Python backend runs the "
-          "graphc model\n# in this directory through the graphc package "
-          "beside this file.\nfrom graphc.triton import TritonPythonModel  "
-          "# noqa: F401\n"))
-    return error;
+  if (plan.native) {
+    // The backend finds the runtime by its SONAME beside itself ($ORIGIN).
+    if (Error error =
+            copyFile(runtime.backendLibrary, inVersion(kBackendLibrary)))
+      return error;
+    if (Error error =
+            copyFile(runtime.runtimeLibrary, inVersion(GRAPHC_RUNTIME_SONAME)))
+      return error;
+  } else {
+    std::string package = inVersion(kPackage);
+    if (Error error = copyPackage(runtime.package, package))
+      return error;
+    llvm::SmallString<256> library(package);
+    path::append(library, kRuntimeLibrary);
+    if (Error error = copyFile(runtime.runtimeLibrary, library))
+      return error;
+    if (Error error = writeFile(
+            inVersion(kEntryPoint),
+            "# Written by `graphc triton`: Triton's Python backend runs the "
+            "graphc model\n# in this directory through the graphc package "
+            "beside this file.\nfrom graphc.triton import TritonPythonModel  "
+            "# noqa: F401\n"))
+      return error;
+  }
   llvm::SmallString<256> config(entry);
   path::append(config, "config.pbtxt");
   return writeFile(config, configText(plan));
@@ -310,23 +334,23 @@ Error checkName(llvm::StringRef name) {
         return llvm::isAlnum(c) || c == '_' || c == '-' || c == '.';
       }))
     return createStringError(
-        "--name '" + name + "': a Triton model name here is 1 to 128 "
+        "--name '" + name +
+        "': a Triton model name here is 1 to 128 "
         "letters, digits, '_', '-' or '.', not starting with '.'");
   return Error::success();
 }
 
 Error checkPlan(const EntryPlan &plan) {
   const rt::ArtifactView &view = *plan.view;
-  for (auto [kind, tensors] : {std::pair{"input", &view.inputs},
-                               std::pair{"output", &view.outputs}})
+  for (auto [kind, tensors] :
+       {std::pair{"input", &view.inputs}, std::pair{"output", &view.outputs}})
     for (const rt::ArtifactTensor &tensor : *tensors) {
       if (!tritonDtype(tensor.dtype))
         return createStringError(std::string(kind) + " '" + tensor.name +
                                  "' has a dtype Triton has no type for");
       // Names are quoted in config.pbtxt; Triton's own names never need
       // escapes, and a name that would is refused rather than mangled.
-      if (tensor.name.empty() ||
-          llvm::any_of(tensor.name, [](char c) {
+      if (tensor.name.empty() || llvm::any_of(tensor.name, [](char c) {
             return c == '"' || c == '\\' || !llvm::isPrint(c);
           }))
         return createStringError(std::string(kind) + " '" + tensor.name +
@@ -336,7 +360,8 @@ Error checkPlan(const EntryPlan &plan) {
   llvm::StringRef weights = view.weightsFile;
   if (!view.weightsEmbedded && !weights.empty() &&
       (path::filename(weights) != weights || weights == kArtifactName ||
-       weights == kEntryPoint || weights == kPackage))
+       weights == kEntryPoint || weights == kPackage ||
+       weights == kBackendLibrary || weights == GRAPHC_RUNTIME_SONAME))
     return createStringError("the weights side file '" + view.weightsFile +
                              "' cannot sit in the version directory under "
                              "its own name");
@@ -351,18 +376,25 @@ int runTritonCommand(const TritonOptions &options) {
     return reportError(artifact.takeError());
   if (!artifact->checksumOk)
     return reportError(createStringError(
-        "'" + options.model + "' fails its checksum (the file changed after "
+        "'" + options.model +
+        "' fails its checksum (the file changed after "
         "graphc wrote it); recompile it rather than serve it"));
 
   EntryPlan plan;
-  plan.name = options.name.empty()
-                  ? std::string(path::stem(options.model))
-                  : options.name;
+  plan.name = options.name.empty() ? std::string(path::stem(options.model))
+                                   : options.name;
   plan.view = &artifact->view;
   plan.batching = findBatching(artifact->view);
   plan.instances = options.instances;
   plan.maxQueueDelayUs = options.maxQueueDelayUs;
   plan.modelPath = options.model;
+  Expected<RuntimeFiles> runtime = findRuntimeFiles();
+  if (!runtime)
+    return reportError(runtime.takeError());
+  plan.native = options.backend.empty() ? !runtime->backendLibrary.empty()
+                                        : options.backend == "native";
+  if (Error error = checkRuntimeFiles(*runtime, plan.native))
+    return reportError(std::move(error));
   if (Error error = checkName(plan.name))
     return reportError(std::move(error));
   if (Error error = checkPlan(plan))
@@ -387,7 +419,7 @@ int runTritonCommand(const TritonOptions &options) {
   path::append(staging, "." + plan.name + ".graphc-" +
                             std::to_string(llvm::sys::Process::getProcessId()));
   (void)removeTree(staging);
-  if (Error error = writeEntry(plan, staging)) {
+  if (Error error = writeEntry(plan, *runtime, staging)) {
     (void)removeTree(staging);
     return reportError(std::move(error));
   }
@@ -413,8 +445,8 @@ int runTritonCommand(const TritonOptions &options) {
   const rt::ArtifactView &view = artifact->view;
   bool cuda = view.target == GRAPHC_TARGET_CUDA;
   llvm::outs() << "graphc triton: " << (replacing ? "replaced " : "wrote ")
-               << entry << " (" << (cuda ? "cuda" : "cpu")
-               << " target, Python backend)\n";
+               << entry << " (" << (cuda ? "cuda" : "cpu") << " target, "
+               << (plan.native ? "native" : "Python") << " backend)\n";
   if (plan.batching.dim) {
     llvm::outs() << "  dynamic batching on dim '" << plan.batching.dim->name
                  << "': max_batch_size " << plan.batching.dim->sizes.back()
@@ -439,20 +471,31 @@ void addTritonCommand(CLI::App &app, int &exitCode) {
       "triton", "Write a Triton Inference Server model repository entry for a "
                 "compiled model .so");
   command->add_option("model", options->model, "The model .so")->required();
-  command->add_option("--repository", options->repository,
-                      "The model repository (created when missing)")
+  command
+      ->add_option("--repository", options->repository,
+                   "The model repository (created when missing)")
       ->required();
   command->add_option("--name", options->name,
                       "The model's name in the repository (default: the .so's "
                       "file name without extension)");
-  command->add_option("--instances", options->instances,
-                      "Model instances (sessions), on each GPU for cuda "
-                      "models")
+  command
+      ->add_option("--instances", options->instances,
+                   "Model instances (sessions), on each GPU for cuda "
+                   "models")
       ->check(CLI::Range(1, 64));
-  command->add_option("--max-queue-delay-us", options->maxQueueDelayUs,
-                      "How long Triton may hold a request to form a larger "
-                      "batch, in microseconds")
+  command
+      ->add_option("--max-queue-delay-us", options->maxQueueDelayUs,
+                   "How long Triton may hold a request to form a larger "
+                   "batch, in microseconds")
       ->check(CLI::Range(int64_t(0), int64_t(10'000'000)));
+  command
+      ->add_option("--backend", options->backend,
+                   "native: Triton runs the model through graphc's backend "
+                   "library (libtriton_graphc.so, in the entry); python: "
+                   "through Triton's Python backend and graphc's Python "
+                   "package (default: native when graphc was built with "
+                   "it)")
+      ->check(CLI::IsMember({"native", "python"}));
   command->add_flag("--force", options->force,
                     "Replace an existing entry of the same name");
   command->callback(

@@ -1,0 +1,51 @@
+//===- TritonDtype.h - Triton's names for graphc's dtypes --------*- C++
+//-*-===//
+//
+// One table for both sides of a repository entry: `graphc triton` writes the
+// config names (TYPE_FP32) into config.pbtxt, and the backend maps the same
+// dtypes to the server's TRITONSERVER_DataType at run time.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GRAPHC_RUNTIME_TRITON_TRITONDTYPE_H
+#define GRAPHC_RUNTIME_TRITON_TRITONDTYPE_H
+
+#include "runtime/src/OnnxDtype.h"
+#include "runtime/triton/TritonApi.h"
+
+#include <cstdint>
+
+namespace graphc::triton {
+
+struct TritonDtype {
+  int32_t onnx; ///< graphc's dtype (ONNX numbering)
+  TRITONSERVER_DataType server;
+  const char *config; ///< the data_type name in config.pbtxt
+};
+
+inline constexpr TritonDtype kTritonDtypes[] = {
+    {rt::kBool, TRITONSERVER_TYPE_BOOL, "TYPE_BOOL"},
+    {rt::kUint8, TRITONSERVER_TYPE_UINT8, "TYPE_UINT8"},
+    {rt::kUint16, TRITONSERVER_TYPE_UINT16, "TYPE_UINT16"},
+    {rt::kUint32, TRITONSERVER_TYPE_UINT32, "TYPE_UINT32"},
+    {rt::kUint64, TRITONSERVER_TYPE_UINT64, "TYPE_UINT64"},
+    {rt::kInt8, TRITONSERVER_TYPE_INT8, "TYPE_INT8"},
+    {rt::kInt16, TRITONSERVER_TYPE_INT16, "TYPE_INT16"},
+    {rt::kInt32, TRITONSERVER_TYPE_INT32, "TYPE_INT32"},
+    {rt::kInt64, TRITONSERVER_TYPE_INT64, "TYPE_INT64"},
+    {rt::kFloat16, TRITONSERVER_TYPE_FP16, "TYPE_FP16"},
+    {rt::kFloat, TRITONSERVER_TYPE_FP32, "TYPE_FP32"},
+    {rt::kDouble, TRITONSERVER_TYPE_FP64, "TYPE_FP64"},
+    {rt::kBfloat16, TRITONSERVER_TYPE_BF16, "TYPE_BF16"},
+};
+
+/// Triton's type for a graphc dtype; null for one Triton has no type for.
+inline const TritonDtype *tritonDtypeOf(int32_t onnx) {
+  for (const TritonDtype &dtype : kTritonDtypes)
+    if (dtype.onnx == onnx)
+      return &dtype;
+  return nullptr;
+}
+
+} // namespace graphc::triton
+
+#endif
