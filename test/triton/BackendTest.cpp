@@ -127,14 +127,20 @@ json headsConfig(const std::string &name, int maxBatchSize,
 //===- Direct runs --------------------------------------------------------===//
 
 /// A model and a session of it, run directly: the reference. For a cuda
-/// model it is also the test's access to the emulated GPU's memory.
+/// model it is also the test's access to the emulated GPU's memory (of GPU
+/// `device`).
 struct Direct {
-  explicit Direct(const std::string &artifact) {
+  explicit Direct(const std::string &artifact, int32_t device = 0)
+      : device(device) {
     graphc_model_options options;
     graphc_model_options_init(&options);
+    options.device_ordinal = device;
     ok(graphc_model_load(artifact.c_str(), &options, &model));
+    graphc_session_options sessionOptions;
+    graphc_session_options_init(&sessionOptions);
+    sessionOptions.device_ordinal = device;
     if (model)
-      ok(graphc_session_create(model, nullptr, &session));
+      ok(graphc_session_create(model, &sessionOptions, &session));
     cuda = model && graphc_model_target(model) == GRAPHC_TARGET_CUDA;
   }
   ~Direct() {
@@ -186,11 +192,10 @@ struct Direct {
                                       int64_t rows) {
     std::vector<std::vector<float>> out(2, std::vector<float>(rows * kClasses));
     int64_t xShape[2] = {rows, kFeatures}, yShape[2] = {rows, kClasses};
-    DLDevice device = cuda ? DLDevice{kDLCUDA, 0} : DLDevice{kDLCPU, 0};
     auto tensor = [&](void *data, int64_t *shape) {
       DLTensor t{};
       t.data = data;
-      t.device = device;
+      t.device = cuda ? DLDevice{kDLCUDA, device} : DLDevice{kDLCPU, 0};
       t.ndim = 2;
       t.shape = shape;
       t.dtype = {kDLFloat, 32, 1};
@@ -212,6 +217,7 @@ struct Direct {
     return out;
   }
 
+  int32_t device;
   graphc_model *model = nullptr;
   graphc_session *session = nullptr;
   bool cuda = false;
@@ -261,6 +267,7 @@ protected:
     server().allocateGpu = nullptr;
     server().freeGpu = nullptr;
     direct.reset();
+    direct1.reset();
   }
 
   /// ModelInitialize of `config` in model directory `dir`; "" or the error.
@@ -290,6 +297,10 @@ protected:
 
   /// Instance, then model, as Triton unloads.
   void finalize() {
+    if (secondLoaded) {
+      EXPECT_EQ(takeError(TRITONBACKEND_ModelInstanceFinalize(&second)), "");
+    }
+    secondLoaded = false;
     if (instanceLoaded) {
       EXPECT_EQ(takeError(TRITONBACKEND_ModelInstanceFinalize(&instance)), "");
     }
@@ -302,7 +313,9 @@ protected:
   /// ModelInstanceExecute on the requests; checks what every execution
   /// must do: each request answered by one response sent FINAL and
   /// released once with RELEASE_ALL, one statistics record each.
-  void execute(const std::vector<TRITONBACKEND_Request *> &requests) {
+  void execute(const std::vector<TRITONBACKEND_Request *> &requests,
+               TRITONBACKEND_ModelInstance *on = nullptr) {
+    TRITONBACKEND_ModelInstance &instance = on ? *on : this->instance;
     std::vector<TRITONBACKEND_Request *> batch = requests;
     size_t statsBefore = instance.requestStatistics.size();
     ASSERT_EQ(takeError(TRITONBACKEND_ModelInstanceExecute(
@@ -333,9 +346,10 @@ protected:
 
   /// The request's statistics' success flag.
   bool succeeded(TRITONBACKEND_Request *req) {
-    for (const auto &stats : instance.requestStatistics)
-      if (stats.request == req)
-        return stats.success;
+    for (auto *on : {&instance, &second})
+      for (const auto &stats : on->requestStatistics)
+        if (stats.request == req)
+          return stats.success;
     ADD_FAILURE() << "no statistics for " << req->id;
     return false;
   }
@@ -365,7 +379,7 @@ protected:
       if (!output->buffer)
         return {};
       if (output->memoryType == TRITONSERVER_MEMORY_GPU)
-        return direct->download(output->buffer, count);
+        return gpu(output->memoryTypeId).download(output->buffer, count);
       std::vector<float> host(count);
       std::memcpy(host.data(), output->buffer, count * sizeof(float));
       return host;
@@ -401,10 +415,12 @@ protected:
   void loadCudaModel() {
     direct = std::make_unique<Direct>(artifacts().headsCuda + "/1/heads.so");
     ASSERT_TRUE(direct->cuda);
-    server().allocateGpu = [this](uint64_t bytes) {
-      return direct->allocate(bytes);
+    server().allocateGpu = [this](uint64_t bytes, int64_t device) {
+      return gpu(device).allocate(bytes);
     };
-    server().freeGpu = [this](void *buffer) { direct->release(buffer); };
+    server().freeGpu = [this](void *buffer, int64_t device) {
+      gpu(device).release(buffer);
+    };
     ASSERT_EQ(loadModel(artifacts().headsCuda, headsConfig("heads_cuda", 8)),
               "");
     ASSERT_EQ(addInstance(TRITONSERVER_INSTANCEGROUPKIND_GPU, 0), "");
@@ -416,11 +432,18 @@ protected:
     ASSERT_EQ(addInstance(TRITONSERVER_INSTANCEGROUPKIND_CPU, 0), "");
   }
 
+  /// The session of GPU `device` (0 or 1) of a cuda model's test.
+  Direct &gpu(int64_t device) {
+    std::unique_ptr<Direct> &on = device == 1 ? direct1 : direct;
+    EXPECT_TRUE(on && (device == 0 || device == 1)) << "GPU " << device;
+    return *on;
+  }
+
   TRITONBACKEND_Backend backend;
   TRITONBACKEND_Model model;
-  TRITONBACKEND_ModelInstance instance;
-  bool modelLoaded = false, instanceLoaded = false;
-  std::unique_ptr<Direct> direct;
+  TRITONBACKEND_ModelInstance instance, second;
+  bool modelLoaded = false, instanceLoaded = false, secondLoaded = false;
+  std::unique_ptr<Direct> direct, direct1;
 };
 
 //===- The backend's API version ------------------------------------------===//
@@ -493,6 +516,23 @@ TEST_F(BackendTest, RequestedOutputsOnly) {
   expectMatchesDirect(r3.get(), x3, 3);
   EXPECT_EQ(response(r3.get())->outputs.size(), 2u);
   EXPECT_EQ(batchRows(), 6u);
+}
+
+/// A request of no rows answers with empty outputs; a batch of more rows
+/// than the largest bucket runs in parts. Neither touches its neighbours.
+TEST_F(BackendTest, CpuBatchWithAnEmptyRequestAndMoreRowsThanTheLargestBucket) {
+  loadCpuModel();
+  std::vector<float> x1 = rowsOf(5, 23), x2 = rowsOf(6, 24), none;
+  auto r1 = request("5 rows", x1, 5), empty = request("no rows", none, 0),
+       r2 = request("6 rows", x2, 6);
+  execute({r1.get(), empty.get(), r2.get()});
+  expectMatchesDirect(r1.get(), x1, 5);
+  expectMatchesDirect(r2.get(), x2, 6);
+  EXPECT_EQ(errorOf(empty.get()), "");
+  EXPECT_TRUE(succeeded(empty.get()));
+  EXPECT_EQ(outputOf(empty.get(), "logits", 0), std::vector<float>());
+  EXPECT_EQ(outputOf(empty.get(), "probs", 0), std::vector<float>());
+  EXPECT_EQ(batchRows(), 11u);
 }
 
 //===- Requests wrong on their own ----------------------------------------===//
@@ -726,6 +766,54 @@ TEST_F(BackendTest, CudaInstanceWithGpuMemory) {
     for (const auto &output : response(req)->outputs) {
       EXPECT_EQ(output->memoryType, TRITONSERVER_MEMORY_GPU);
       EXPECT_EQ(output->memoryTypeId, 0);
+    }
+  EXPECT_EQ(fakecu_violations(), 0) << fakecu_last_violation();
+}
+
+/// Pinned host memory is host memory to the backend.
+TEST_F(BackendTest, CudaInstanceWithPinnedHostInputs) {
+  loadCudaModel();
+  server().outputMemory = OutputMemory::Host;
+  std::vector<float> x1 = rowsOf(2, 25), x2 = rowsOf(3, 26);
+  auto r1 = request("pinned", x1, 2), r2 = request("pageable", x2, 3);
+  r1->inputs[0]->buffers[0].memoryType = TRITONSERVER_MEMORY_CPU_PINNED;
+  execute({r1.get(), r2.get()});
+  expectMatchesDirect(r1.get(), x1, 2);
+  expectMatchesDirect(r2.get(), x2, 3);
+  EXPECT_EQ(batchRows(), 5u);
+}
+
+/// Two KIND_GPU instances of one model, on GPUs 0 and 1: each runs on its
+/// own GPU, with its inputs and outputs in that GPU's memory.
+TEST_F(BackendTest, CudaInstancesOnTwoGpus) {
+  loadCudaModel();
+  direct1 = std::make_unique<Direct>(artifacts().headsCuda + "/1/heads.so", 1);
+  second.name = "heads_cuda_1";
+  second.kind = TRITONSERVER_INSTANCEGROUPKIND_GPU;
+  second.deviceId = 1;
+  second.model = &model;
+  ASSERT_EQ(takeError(TRITONBACKEND_ModelInstanceInitialize(&second)), "");
+  secondLoaded = true;
+  std::vector<float> x1 = rowsOf(3, 27), x2 = rowsOf(2, 28), x3 = rowsOf(1, 29);
+  auto r1 = request("GPU 1 input", x1, 3), r2 = request("host input", x2, 2),
+       r3 = request("GPU 0", x3, 1);
+  FakeBuffer &buffer = r1->inputs[0]->buffers[0];
+  buffer.data = direct1->upload(x1);
+  buffer.memoryType = TRITONSERVER_MEMORY_GPU;
+  buffer.memoryTypeId = 1;
+  execute({r1.get(), r2.get()}, &second);
+  FakeBuffer &buffer0 = r3->inputs[0]->buffers[0];
+  buffer0.data = direct->upload(x3);
+  buffer0.memoryType = TRITONSERVER_MEMORY_GPU;
+  execute({r3.get()});
+  expectMatchesDirect(r1.get(), x1, 3);
+  expectMatchesDirect(r2.get(), x2, 2);
+  expectMatchesDirect(r3.get(), x3, 1);
+  for (auto [req, device] :
+       {std::pair{r1.get(), 1}, std::pair{r2.get(), 1}, std::pair{r3.get(), 0}})
+    for (const auto &output : response(req)->outputs) {
+      EXPECT_EQ(output->memoryType, TRITONSERVER_MEMORY_GPU);
+      EXPECT_EQ(output->memoryTypeId, device) << req->id;
     }
   EXPECT_EQ(fakecu_violations(), 0) << fakecu_last_violation();
 }

@@ -30,8 +30,8 @@ Server::sentFor(TRITONBACKEND_Request *request) {
 void Server::violation(const std::string &what) { violations.push_back(what); }
 
 void Server::reset() {
-  for (void *pointer : gpuAllocations)
-    freeGpu(pointer);
+  for (auto [pointer, device] : gpuAllocations)
+    freeGpu(pointer, device);
   gpuAllocations.clear();
   responses.clear();
   log.clear();
@@ -467,8 +467,9 @@ TRITONSERVER_Error *TRITONBACKEND_OutputBuffer(
                                ? fake.gpuOutputDevice
                                : *memory_type_id;
     // At least one byte: a zero-byte output still gets an address.
-    output->buffer = fake.allocateGpu(std::max<uint64_t>(buffer_byte_size, 1));
-    fake.gpuAllocations.push_back(output->buffer);
+    output->buffer = fake.allocateGpu(std::max<uint64_t>(buffer_byte_size, 1),
+                                      output->memoryTypeId);
+    fake.gpuAllocations.push_back({output->buffer, output->memoryTypeId});
   } else {
     output->memoryType = TRITONSERVER_MEMORY_CPU;
     output->memoryTypeId = 0;

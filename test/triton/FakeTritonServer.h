@@ -24,6 +24,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 struct TRITONSERVER_Error {
@@ -139,11 +140,11 @@ struct Server {
 
   OutputMemory outputMemory = OutputMemory::Preferred;
   int64_t gpuOutputDevice = 0;
-  /// Allocates and frees device memory for outputs in GPU memory (set by
+  /// Allocates and frees memory of a GPU for outputs in GPU memory (set by
   /// the tests that use it).
-  std::function<void *(uint64_t bytes)> allocateGpu;
-  std::function<void(void *)> freeGpu;
-  std::vector<void *> gpuAllocations;
+  std::function<void *(uint64_t bytes, int64_t device)> allocateGpu;
+  std::function<void(void *pointer, int64_t device)> freeGpu;
+  std::vector<std::pair<void *, int64_t>> gpuAllocations;
 
   int64_t liveErrors = 0, liveMessages = 0;
 
