@@ -475,6 +475,13 @@ TEST_F(BackendTest, CpuBatchMatchesDirectRunsOfEachRequest) {
   expectMatchesDirect(r1.get(), x1, 1);
   expectMatchesDirect(r2.get(), x2, 2);
   expectMatchesDirect(r3.get(), x3, 3);
+  // The server's log says what was loaded.
+  bool logged = false;
+  for (const LogLine &line : server().log)
+    logged |= line.level == TRITONSERVER_LOG_INFO &&
+              line.message ==
+                  "graphc: instance 'heads_cpu_0' runs a session on the cpu";
+  EXPECT_TRUE(logged);
   // One batch of 6 rows.
   ASSERT_EQ(instance.batchStatistics.size(), 1u);
   EXPECT_EQ(instance.batchStatistics[0].batchSize, 6u);
@@ -558,10 +565,14 @@ TEST_F(BackendTest, ErrorsAreAnsweredPerRequestAndTheRestRuns) {
   twoBuffers->inputs[0]->buffers = {
       {split.data(), 2 * kFeatures * sizeof(float)},
       {split.data() + 2 * kFeatures, kFeatures * sizeof(float)}};
+  // GPU memory on a cpu instance.
+  auto onGpu = request("GPU memory", good1, 2);
+  onGpu->inputs[0]->buffers[0].memoryType = TRITONSERVER_MEMORY_GPU;
   auto last = request("good 2", good2, 1);
 
   execute({first.get(), noInputs.get(), misnamed.get(), wrongDtype.get(),
-           wrongDim.get(), wrongBytes.get(), twoBuffers.get(), last.get()});
+           wrongDim.get(), wrongBytes.get(), twoBuffers.get(), onGpu.get(),
+           last.get()});
 
   expectMatchesDirect(first.get(), good1, 2);
   expectMatchesDirect(twoBuffers.get(), split, 3);
@@ -579,6 +590,7 @@ TEST_F(BackendTest, ErrorsAreAnsweredPerRequestAndTheRestRuns) {
            // graphc's own message: the input, and the dims it takes.
            Expected{wrongDim.get(), {"input 'x'", "[batch,8]", "[2,7]"}},
            Expected{wrongBytes.get(), {"input 'x'", "60 bytes", "64"}},
+           Expected{onGpu.get(), {"input 'x'", "GPU 0", "the cpu"}},
        }) {
     SCOPED_TRACE(e.req->id);
     std::string error = errorOf(e.req);
@@ -686,6 +698,21 @@ TEST_F(BackendTest, ConfigInputTypeOtherThanTheArtifacts) {
   EXPECT_TRUE(contains(error, "input 'x'")) << error;
   EXPECT_TRUE(contains(error, "TYPE_FP16")) << error;
   EXPECT_TRUE(contains(error, "TYPE_FP32")) << error;
+}
+
+TEST_F(BackendTest, ConfigOutputsOtherThanTheArtifacts) {
+  json config = headsConfig("heads_cpu", 8);
+  json extra = config["output"][1];
+  config["output"].erase(1);
+  std::string error = loadModel(artifacts().headsCpu, config);
+  EXPECT_TRUE(startsWith(error, "graphc: ")) << error;
+  EXPECT_TRUE(contains(error, "no output 'probs'")) << error;
+  extra["name"] = "extra";
+  config = headsConfig("heads_cpu", 8);
+  config["output"].push_back(extra);
+  error = loadModel(artifacts().headsCpu, config);
+  EXPECT_TRUE(startsWith(error, "graphc: ")) << error;
+  EXPECT_TRUE(contains(error, "lists 3 outputs")) << error;
 }
 
 TEST_F(BackendTest, CpuModelOnAGpuInstance) {
