@@ -338,7 +338,7 @@ TRITONSERVER_Error *initializeInstance(TRITONBACKEND_ModelInstance *instance,
 extern "C" {
 
 TRITONSERVER_Error *TRITONBACKEND_Initialize(TRITONBACKEND_Backend *backend) {
-  (void)backend;
+  (void)backend; // No state of its own: models and instances hold it.
   uint32_t major = 0, minor = 0;
   if (TRITONSERVER_Error *error = TRITONBACKEND_ApiVersion(&major, &minor))
     return error;
@@ -351,6 +351,9 @@ TRITONSERVER_Error *TRITONBACKEND_Initialize(TRITONBACKEND_Backend *backend) {
             std::to_string(GRAPHC_TRITONBACKEND_API_VERSION_MAJOR) + "." +
             std::to_string(GRAPHC_TRITONBACKEND_API_VERSION_MINOR) +
             " or a later minor version");
+  logMessage(TRITONSERVER_LOG_INFO,
+             "graphc: backend loaded (the server's backend API " +
+                 std::to_string(major) + "." + std::to_string(minor) + ")");
   return nullptr;
 }
 
