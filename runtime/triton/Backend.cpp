@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/triton/BackendState.h"
-#include "runtime/triton/TritonDtype.h"
+#include "runtime/triton/TritonConfig.h"
 
 #include <nlohmann/json.hpp>
 
@@ -235,14 +235,15 @@ TRITONSERVER_Error *initializeModel(TRITONBACKEND_Model *model,
   if (TRITONSERVER_Error *error = readConfig(model, config))
     return error;
   std::string artifact =
-      stringAt(config, {"parameters", "graphc_artifact", "string_value"});
+      stringAt(config, {"parameters", kArtifactParameter, "string_value"});
   if (artifact.empty() || artifact.find('/') != std::string::npos ||
       artifact == "." || artifact == "..")
     return tritonError(TRITONSERVER_ERROR_INVALID_ARG,
                        "model '" + state.name +
-                           "': config.pbtxt needs the parameter "
-                           "graphc_artifact naming the artifact file in the "
-                           "version directory (as `graphc triton` writes it)");
+                           "': config.pbtxt needs the parameter " +
+                           kArtifactParameter +
+                           " naming the artifact file in the version "
+                           "directory (as `graphc triton` writes it)");
   state.artifactPath =
       std::string(location) + "/" + std::to_string(version) + "/" + artifact;
   // An int32 field: protobuf's JSON writes it as a number.

@@ -1,4 +1,4 @@
-//===- TritonDtype.h - Triton's names for graphc's dtypes --------*- C++
+//===- TritonConfig.h - what a graphc entry's config.pbtxt says -*- C++ -*-===//
 //-*-===//
 //
 // One table for both sides of a repository entry: `graphc triton` writes the
@@ -15,6 +15,10 @@
 #include <cstdint>
 
 namespace graphc::triton {
+
+/// The config.pbtxt parameter naming the artifact in the version directory
+/// (graphc/triton.py, the Python backend's entry, reads the same key).
+inline constexpr const char *kArtifactParameter = "graphc_artifact";
 
 struct TritonDtype {
   int32_t onnx; ///< graphc's dtype (ONNX numbering)
