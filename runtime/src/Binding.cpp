@@ -617,6 +617,8 @@ bool namesOnlyOnAxisZero(const graphc_tensor_desc &tensor, const char *name) {
 std::string batchAxisGap(const graphc_model_desc &desc, int32_t k) {
   const graphc_bucket_dim_desc &dim = desc.bucket_dims[k];
   std::string name = quoted(dim.name);
+  if (desc.num_inputs == 0)
+    return "the model has no inputs";
   for (int32_t i = 0; i < desc.num_inputs; ++i) {
     const graphc_tensor_desc &input = desc.inputs[i];
     if (input.rank < 1 || bucketDimOf(desc, input, 0) != k)
