@@ -1,5 +1,4 @@
 //===- TritonConfig.h - what a graphc entry's config.pbtxt says -*- C++ -*-===//
-//-*-===//
 //
 // One table for both sides of a repository entry: `graphc triton` writes the
 // config names (TYPE_FP32) into config.pbtxt, and the backend maps the same
