@@ -1,12 +1,12 @@
 //===- TritonConfig.h - what a graphc entry's config.pbtxt says -*- C++ -*-===//
 //
-// One table for both sides of a repository entry: `graphc triton` writes the
-// config names (TYPE_FP32) into config.pbtxt, and the backend maps the same
-// dtypes to the server's TRITONSERVER_DataType at run time.
+// Both sides of a repository entry use these: `graphc triton` writes
+// config.pbtxt with them, and the native backend reads it back at load time
+// and maps the same dtypes to the server's TRITONSERVER_DataType.
 //
 //===----------------------------------------------------------------------===//
-#ifndef GRAPHC_RUNTIME_TRITON_TRITONDTYPE_H
-#define GRAPHC_RUNTIME_TRITON_TRITONDTYPE_H
+#ifndef GRAPHC_RUNTIME_TRITON_TRITONCONFIG_H
+#define GRAPHC_RUNTIME_TRITON_TRITONCONFIG_H
 
 #include "runtime/src/OnnxDtype.h"
 #include "runtime/triton/TritonApi.h"
