@@ -1,8 +1,12 @@
 """Serving figures: throughput and p50/p99 latency of batch-1 requests from
 1, 8 and 32 concurrent clients, for the cpu MLP and CNN (the small ResNet of
 test/models), through Triton Inference Server (HTTP and gRPC, dynamic
-batching onto graphc's batch buckets) against calling graphc's Python
-package directly (one session per client thread), in one run on one machine.
+batching onto graphc's batch buckets) with graphc's native backend
+(libtriton_graphc.so) and with Triton's Python backend, against calling
+graphc's Python package directly (one session per client thread), in one run
+on one machine. Also the median of a direct graphc_session_run (`graphc run
+--repeat`), which the native backend's time per execution at one client is
+compared with.
 
     .venv-triton/bin/python bench/triton_serving.py --graphc build/bin/graphc
         [--seconds 5] [--clients 1,8,32] [--instances 2] [--out PREFIX]
@@ -18,6 +22,7 @@ import importlib.metadata
 import json
 import os
 import platform
+import re
 import subprocess
 import sys
 import tempfile
@@ -42,6 +47,7 @@ MODELS = {
     "cnn": ("make_resnet.py", "input", (1, 3, 32, 32), "logits"),
 }
 WARMUP_SECONDS = 1.0
+BACKENDS = ("native", "python")
 
 
 def run(command):
@@ -110,15 +116,31 @@ def triton_call(server, protocol, name, input_name, request, output):
 
 
 def server_counters(server, name):
-    """(inferences, executions, ns queued, ns in the model's execute) so far:
-    execute covers the Python backend's round trip to its stub and the
-    graphc run."""
+    """(inferences, executions, ns queued, ns in the backend's execute) so
+    far. Execute is what the backend reports (Triton's compute input, infer
+    and output): for the native backend, reading the requests, the graphc
+    run and sending the responses; for the Python backend also the round
+    trip to its stub process."""
     stats = server.http().get_inference_statistics(name)["model_stats"][0]
     # inference_stats add up per request (each request of a batch counts the
     # batch's execute time); batch_stats count each execution once.
-    executed_ns = sum(int(b["compute_infer"]["ns"]) for b in stats.get("batch_stats", []))
+    executed_ns = sum(int(b[part]["ns"]) for b in stats.get("batch_stats", [])
+                      for part in ("compute_input", "compute_infer", "compute_output"))
     return (int(stats["inference_count"]), int(stats["execution_count"]),
             int(stats["inference_stats"]["queue"]["ns"]), executed_ns)
+
+
+def direct_c_median_ms(graphc_path, artifact, input_name, request, work):
+    """The median latency of graphc_session_run on one request, as `graphc
+    run --repeat` measures it (C, no Python)."""
+    source = os.path.join(work, f"{os.path.basename(artifact)}.npy")
+    np.save(source, request)
+    output = run([graphc_path, "run", artifact, f"{input_name}={source}",
+                  "--repeat", "2000"])
+    found = re.search(r"median latency over \d+ runs: ([0-9.]+) ms", output)
+    if found:
+        return float(found.group(1))
+    sys.exit(f"triton_serving: no median in graphc run's output:\n{output}")
 
 
 def markdown(report):
@@ -126,17 +148,21 @@ def markdown(report):
              f"{report['machine']})", "",
              f"Command: `{report['command']}`", "",
              f"Triton {report['triton_version']} (PyTriton {report['pytriton']}'s "
-             f"tritonserver, Python backend), {report['instances']} instances per model, "
+             f"tritonserver; graphc's native backend and Triton's Python backend), "
+             f"{report['instances']} instances per model, "
              f"dynamic batching on `{BUCKETS}` (max queue delay "
              f"{report['max_queue_delay_us']} us). Every request is one sample; "
              f"{report['seconds']} s measured per row after {WARMUP_SECONDS:g} s of warm-up. "
              "Clients are Python threads on the same cores as the server. "
              "`direct`: each client thread runs its own graphc session through the "
              "Python package. Latencies are the clients' (request sent to response "
-             "decoded). From Triton's statistics over the same window: `mean batch` "
-             "(requests per model execution), `execute ms` (mean time in the Python "
-             "backend per execution: the round trip to the stub process plus the "
-             "graphc run) and `queue ms` (mean wait per request).", "",
+             "decoded). `direct C`: the median of `graphc run --repeat 2000` "
+             "(graphc_session_run alone, one request). From Triton's statistics "
+             "over the same window: `mean batch` (requests per model execution), "
+             "`execute ms` (mean time in the backend per execution: reading the "
+             "requests, the graphc run and the responses; for the Python backend "
+             "also the round trip to its stub process) and `queue ms` (mean wait "
+             "per request).", "",
              "| model | path | clients | requests/s | p50 ms | p99 ms | mean batch "
              "| execute ms | queue ms |",
              "|---|---|---|---|---|---|---|---|---|"]
@@ -148,6 +174,10 @@ def markdown(report):
                      f"{row['requests_per_s']:.0f} | {row['p50_ms']:.3f} | "
                      f"{row['p99_ms']:.3f} | {number(row['mean_batch'], 2)} | "
                      f"{number(row['execute_ms'], 3)} | {number(row['queue_ms'], 3)} |")
+    lines += ["", "Native backend at one client, execute per request against a direct "
+              "graphc_session_run (C):", ""]
+    for name, line in report["overhead"].items():
+        lines.append(f"- {name}: {line}")
     return "\n".join(lines) + "\n"
 
 
@@ -177,12 +207,15 @@ def main():
         artifacts[name] = os.path.join(work, f"{name}.so")
         run([args.graphc, "compile", onnx_path, "--target", "cpu", "--buckets", BUCKETS,
              "-o", artifacts[name], "--quiet"])
-        run([args.graphc, "triton", artifacts[name], "--repository", repository,
-             "--instances", str(args.instances),
-             "--max-queue-delay-us", str(args.max_queue_delay_us)])
+        for backend in BACKENDS:
+            run([args.graphc, "triton", artifacts[name], "--repository", repository,
+                 "--name", f"{name}-{backend}", "--backend", backend,
+                 "--instances", str(args.instances),
+                 "--max-queue-delay-us", str(args.max_queue_delay_us)])
 
     rng = np.random.default_rng(0)
     rows = []
+    overhead = {}
     server = Server(repository, os.path.join(work, "tritonserver.log"))
     try:
         server.wait_ready()
@@ -190,16 +223,26 @@ def main():
         for name, (_, input_name, shape, output) in MODELS.items():
             request = rng.standard_normal(shape).astype(np.float32)
             model = graphc.load(artifacts[name])
-            paths = {"direct": lambda: direct_call(model, {input_name: request})}
-            for protocol in ("http", "grpc"):
-                paths[f"triton {protocol}"] = (
-                    lambda p=protocol: triton_call(server, p, name, input_name,
-                                                   request, output))
-            for path, make in paths.items():
+            direct_c = direct_c_median_ms(args.graphc, artifacts[name], input_name,
+                                          request, work)
+            rows.append(dict(model=name, path="direct C", clients=1,
+                             requests_per_s=1e3 / direct_c, p50_ms=direct_c,
+                             p99_ms=float("nan"), mean_batch=None,
+                             execute_ms=None, queue_ms=None))
+            print(f"{name:4} direct C       1 client : median {direct_c:.3f} ms",
+                  flush=True)
+            paths = {"direct": (None, lambda: direct_call(model, {input_name: request}))}
+            for backend in BACKENDS:
+                for protocol in ("http", "grpc"):
+                    entry = f"{name}-{backend}"
+                    paths[f"{backend} {protocol}"] = (entry, (
+                        lambda p=protocol, e=entry: triton_call(
+                            server, p, e, input_name, request, output)))
+            for path, (entry, make) in paths.items():
                 for count in clients:
-                    before = server_counters(server, name)
+                    before = server_counters(server, entry) if entry else (0,) * 4
                     rate, p50, p99 = measure(count, args.seconds, make())
-                    after = server_counters(server, name)
+                    after = server_counters(server, entry) if entry else (0,) * 4
                     inferences, executions, queued, computed = (
                         a - b for a, b in zip(after, before))
                     served = path != "direct" and executions > 0
@@ -209,6 +252,11 @@ def main():
                                execute_ms=computed / executions / 1e6 if served else None,
                                queue_ms=queued / inferences / 1e6 if served else None)
                     rows.append(row)
+                    if path.startswith("native") and count == 1 and served:
+                        overhead[f"{name} over {path.split()[1]}"] = (
+                            f"{row['execute_ms'] * 1e3:.0f} us per execution against "
+                            f"{direct_c * 1e3:.0f} us, "
+                            f"{(row['execute_ms'] - direct_c) * 1e3:+.0f} us")
                     print(f"{name:4} {path:12} {count:3} clients: {rate:8.0f} req/s  "
                           f"p50 {p50:8.3f} ms  p99 {p99:8.3f} ms"
                           + ("" if row["mean_batch"] is None else
@@ -228,7 +276,7 @@ def main():
         triton_version=triton_version,
         pytriton=importlib.metadata.version("nvidia-pytriton"),
         instances=args.instances, max_queue_delay_us=args.max_queue_delay_us,
-        seconds=args.seconds, rows=rows)
+        seconds=args.seconds, rows=rows, overhead=overhead)
     if args.out:
         with open(args.out + ".json", "w") as f:
             json.dump(report, f, indent=1)

@@ -12,6 +12,12 @@
 # graphc package comes with each repository entry. The process execs into
 # tritonserver, so signals reach the server itself (SIGTERM or SIGINT: a
 # clean shutdown).
+#
+# Repository entries of graphc's native backend (backend "graphc") carry
+# the backend library and need nothing else; entries of the Python backend
+# use the stub this script sets up. GRAPHC_TRITONSERVER_PRELOAD, when set,
+# is the LD_PRELOAD of the server process alone (not of this script's
+# Python): the sanitizer test preloads the ASan runtime with it.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="${GRAPHC_TRITON_VENV:-$root/.venv-triton}"
@@ -66,7 +72,11 @@ fi
 export LD_LIBRARY_PATH="$libs${python_libdir:+:$python_libdir}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 # The stub runs the first python3 on PATH as its interpreter home: the venv.
 export PATH="$venv/bin:$PATH"
-exec "$server/bin/tritonserver" \
+preload=()
+if [[ -n ${GRAPHC_TRITONSERVER_PRELOAD:-} ]]; then
+  preload=(env "LD_PRELOAD=$GRAPHC_TRITONSERVER_PRELOAD")
+fi
+exec "${preload[@]}" "$server/bin/tritonserver" \
   --model-repository "$repository" \
   --backend-directory "$backends" \
   --cache-directory "$server/caches" \

@@ -617,6 +617,8 @@ bool namesOnlyOnAxisZero(const graphc_tensor_desc &tensor, const char *name) {
 std::string batchAxisGap(const graphc_model_desc &desc, int32_t k) {
   const graphc_bucket_dim_desc &dim = desc.bucket_dims[k];
   std::string name = quoted(dim.name);
+  if (desc.num_inputs == 0)
+    return "the model has no inputs";
   for (int32_t i = 0; i < desc.num_inputs; ++i) {
     const graphc_tensor_desc &input = desc.inputs[i];
     if (input.rank < 1 || bucketDimOf(desc, input, 0) != k)
@@ -628,8 +630,7 @@ std::string batchAxisGap(const graphc_model_desc &desc, int32_t k) {
   for (int32_t o = 0; o < desc.num_outputs; ++o) {
     const graphc_tensor_desc &output = desc.outputs[o];
     if (dim.output_axes[o] != 0)
-      return "dim " + name + " is not axis 0 of output " +
-             quoted(output.name);
+      return "dim " + name + " is not axis 0 of output " + quoted(output.name);
     if (!namesOnlyOnAxisZero(output, dim.name))
       return "output " + quoted(output.name) + " has dim " + name +
              " on another axis too";
@@ -675,11 +676,13 @@ graphc_status graphc::rt::findBatchDim(const graphc_model &model,
                         why);
 }
 
-graphc_status graphc::rt::bindBatch(
-    const graphc_model &model, DeviceRequirement device, int32_t numRequests,
-    const DLTensor *const *requestInputs, int32_t numInputs,
-    const char *const *names, const DLTensor *const *requestOutputs,
-    int32_t numOutputs, BatchRun &batch) {
+graphc_status graphc::rt::bindBatch(const graphc_model &model,
+                                    DeviceRequirement device,
+                                    int32_t numRequests,
+                                    const DLTensor *const *requestInputs,
+                                    int32_t numInputs, const char *const *names,
+                                    const DLTensor *const *requestOutputs,
+                                    int32_t numOutputs, BatchRun &batch) {
   const graphc_model_desc &desc = *model.desc;
   if (numRequests < 1)
     return makeStatus(GRAPHC_INVALID_ARGUMENT,
@@ -758,9 +761,8 @@ graphc_status graphc::rt::bindBatch(
   }
   if (graphc_status status =
           resolveRun(model, ranks.data(), dims.data(), batch.shape))
-    return prefixStatus("the batch of " + std::to_string(numRequests) +
-                            " requests: ",
-                        status);
+    return prefixStatus(
+        "the batch of " + std::to_string(numRequests) + " requests: ", status);
   // Request r's rows of each output follow the earlier requests' rows.
   for (int32_t o = 0; o < desc.num_outputs; ++o) {
     const graphc_tensor_desc &output = desc.outputs[o];
@@ -774,11 +776,11 @@ graphc_status graphc::rt::bindBatch(
       rows += part[0];
     }
     if (!agree || rows != whole[0])
-      return makeStatus(GRAPHC_INVALID_ARGUMENT,
-                        "output " + quoted(output.name) + " of the batch is " +
-                            formatTensorType(output.dtype, output.rank,
-                                             whole.data()) +
-                            ", not its requests' outputs one after another");
+      return makeStatus(
+          GRAPHC_INVALID_ARGUMENT,
+          "output " + quoted(output.name) + " of the batch is " +
+              formatTensorType(output.dtype, output.rank, whole.data()) +
+              ", not its requests' outputs one after another");
   }
 
   // No output byte may be any other tensor's of the batch: the byte ranges
@@ -814,8 +816,8 @@ graphc_status graphc::rt::bindBatch(
   for (size_t at = 0; at < ranges.size(); ++at) {
     const Range &range = ranges[at];
     for (const Range *before : furthest) {
-      if (!before || before->host != range.host ||
-          range.begin >= before->end || (!range.output && !before->output))
+      if (!before || before->host != range.host || range.begin >= before->end ||
+          (!range.output && !before->output))
         continue;
       const Range &output = range.output ? range : *before;
       const Range &other = range.output ? *before : range;

@@ -121,8 +121,8 @@ struct BatchRun {
 /// input or other output of any request.
 graphc_status bindBatch(const graphc_model &model, DeviceRequirement device,
                         int32_t numRequests,
-                        const DLTensor *const *requestInputs,
-                        int32_t numInputs, const char *const *names,
+                        const DLTensor *const *requestInputs, int32_t numInputs,
+                        const char *const *names,
                         const DLTensor *const *requestOutputs,
                         int32_t numOutputs, BatchRun &batch);
 

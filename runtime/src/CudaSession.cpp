@@ -811,8 +811,8 @@ CudaSession::runStaged(const RunShape &shape,
             inputs[i], inputStaging[i], true, result))
       return makeStatus(GRAPHC_INTERNAL,
                         "input '" + std::string(desc.inputs[i].name) +
-                            "' does not fit the staging of plan '" +
-                            plan.name + "'");
+                            "' does not fit the staging of plan '" + plan.name +
+                            "'");
     if (result != cu::kSuccess)
       return error("cannot stage input '" + std::string(desc.inputs[i].name) +
                        "' of plan '" + plan.name + "'",
@@ -825,8 +825,8 @@ CudaSession::runStaged(const RunShape &shape,
                          outputStaging[o], false, result))
       return makeStatus(GRAPHC_INTERNAL,
                         "output '" + std::string(desc.outputs[o].name) +
-                            "' does not fit the staging of plan '" +
-                            plan.name + "'");
+                            "' does not fit the staging of plan '" + plan.name +
+                            "'");
     if (result != cu::kSuccess)
       return error("cannot copy out output '" +
                        std::string(desc.outputs[o].name) + "' of plan '" +
@@ -851,8 +851,8 @@ bool CudaSession::queueStagedCopy(const BoxCopy &box,
         if (toStaging)
           result = segment.host ? drv.memcpyHtoDAsync(staging + staged, data,
                                                       count, stream)
-                                : drv.memcpyDtoDAsync(staging + staged,
-                                                      device, count, stream);
+                                : drv.memcpyDtoDAsync(staging + staged, device,
+                                                      count, stream);
         else
           result = segment.host ? drv.memcpyDtoHAsync(data, staging + staged,
                                                       count, stream)
@@ -959,10 +959,10 @@ graphc_status CudaSession::fillPadding(int32_t input, uint64_t bytes) {
   return nullptr;
 }
 
-graphc_status CudaSession::runStagedPart(
-    const RunShape &shape, const RunPart &part,
-    const std::vector<SegmentedTensor> &inputs,
-    const std::vector<SegmentedTensor> &outputs) {
+graphc_status
+CudaSession::runStagedPart(const RunShape &shape, const RunPart &part,
+                           const std::vector<SegmentedTensor> &inputs,
+                           const std::vector<SegmentedTensor> &outputs) {
   const graphc_model_desc &desc = *model.desc;
   const graphc_plan_desc &plan = desc.plans[part.plan];
   cu::Result result = cu::kSuccess;

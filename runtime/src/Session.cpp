@@ -223,10 +223,9 @@ graphc_status runBound(graphc_session &session, const RunShape &shape,
   if (shape.empty)
     return nullptr;
   auto segmented = [](const std::vector<SegmentedTensor> &tensors) {
-    return std::any_of(tensors.begin(), tensors.end(),
-                       [](const SegmentedTensor &t) {
-                         return t.segments.size() != 1;
-                       });
+    return std::any_of(
+        tensors.begin(), tensors.end(),
+        [](const SegmentedTensor &t) { return t.segments.size() != 1; });
   };
   graphc_status status;
   if (session.cuda) {
@@ -376,11 +375,13 @@ graphc_status graphc_session_run_on_stream(graphc_session *session,
   });
 }
 
-graphc_status graphc_session_run_batch(
-    graphc_session *session, int32_t num_requests,
-    const DLTensor *const *request_inputs, int32_t num_inputs,
-    const char *const *input_names, const DLTensor *const *request_outputs,
-    int32_t num_outputs, void *stream) {
+graphc_status graphc_session_run_batch(graphc_session *session,
+                                       int32_t num_requests,
+                                       const DLTensor *const *request_inputs,
+                                       int32_t num_inputs,
+                                       const char *const *input_names,
+                                       const DLTensor *const *request_outputs,
+                                       int32_t num_outputs, void *stream) {
   if (session && !session->cuda && stream)
     return makeStatus(GRAPHC_INVALID_ARGUMENT,
                       "graphc_session_run_batch: a cpu model runs on no "

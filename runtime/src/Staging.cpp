@@ -176,11 +176,12 @@ bool graphc::rt::forEachStagedCopy(
     uint64_t staged = callerIsSource ? to : from;
     // The segment holding byte `at`: the last one starting at or before it
     // (empty segments start where the next does, and are skipped).
-    size_t s = std::upper_bound(starts.begin(), starts.end(), at) -
-               starts.begin() - 1;
+    size_t s =
+        std::upper_bound(starts.begin(), starts.end(), at) - starts.begin() - 1;
     for (uint64_t done = 0; done < count; ++s) {
       uint64_t offset = at + done - starts[s];
-      uint64_t bytes = std::min(count - done, starts[s + 1] - starts[s] - offset);
+      uint64_t bytes =
+          std::min(count - done, starts[s + 1] - starts[s] - offset);
       if (bytes)
         copy(caller.segments[s], offset, staged + done, bytes);
       done += bytes;

@@ -1,4 +1,5 @@
-//===- Staging.h - padding inputs and slicing outputs of a bucket -*- C++ -*-===//
+//===- Staging.h - padding inputs and slicing outputs of a bucket -*- C++
+//-*-===//
 //
 // A run whose dims lie between buckets goes through staging buffers of the
 // bucket's shapes: inputs are filled with their pad value and their data
@@ -67,10 +68,10 @@ struct SegmentedTensor {
 /// tensor is the box's source when `callerIsSource` (inputs), else its
 /// destination (outputs). Returns false (copying nothing) when the box
 /// lies outside either tensor or past the segments' bytes.
-bool forEachStagedCopy(
-    const BoxCopy &box, const SegmentedTensor &caller, bool callerIsSource,
-    const std::function<void(const Segment &, uint64_t, uint64_t, uint64_t)>
-        &copy);
+bool forEachStagedCopy(const BoxCopy &box, const SegmentedTensor &caller,
+                       bool callerIsSource,
+                       const std::function<void(const Segment &, uint64_t,
+                                                uint64_t, uint64_t)> &copy);
 
 } // namespace graphc::rt
 

@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/triton/BackendState.h"
-#include "runtime/triton/TritonDtype.h"
+#include "runtime/triton/TritonConfig.h"
 
 #include <nlohmann/json.hpp>
 
@@ -235,14 +235,15 @@ TRITONSERVER_Error *initializeModel(TRITONBACKEND_Model *model,
   if (TRITONSERVER_Error *error = readConfig(model, config))
     return error;
   std::string artifact =
-      stringAt(config, {"parameters", "graphc_artifact", "string_value"});
+      stringAt(config, {"parameters", kArtifactParameter, "string_value"});
   if (artifact.empty() || artifact.find('/') != std::string::npos ||
       artifact == "." || artifact == "..")
     return tritonError(TRITONSERVER_ERROR_INVALID_ARG,
                        "model '" + state.name +
-                           "': config.pbtxt needs the parameter "
-                           "graphc_artifact naming the artifact file in the "
-                           "version directory (as `graphc triton` writes it)");
+                           "': config.pbtxt needs the parameter " +
+                           kArtifactParameter +
+                           " naming the artifact file in the version "
+                           "directory (as `graphc triton` writes it)");
   state.artifactPath =
       std::string(location) + "/" + std::to_string(version) + "/" + artifact;
   // An int32 field: protobuf's JSON writes it as a number.
@@ -338,7 +339,7 @@ TRITONSERVER_Error *initializeInstance(TRITONBACKEND_ModelInstance *instance,
 extern "C" {
 
 TRITONSERVER_Error *TRITONBACKEND_Initialize(TRITONBACKEND_Backend *backend) {
-  (void)backend;
+  (void)backend; // No state of its own: models and instances hold it.
   uint32_t major = 0, minor = 0;
   if (TRITONSERVER_Error *error = TRITONBACKEND_ApiVersion(&major, &minor))
     return error;
@@ -351,6 +352,9 @@ TRITONSERVER_Error *TRITONBACKEND_Initialize(TRITONBACKEND_Backend *backend) {
             std::to_string(GRAPHC_TRITONBACKEND_API_VERSION_MAJOR) + "." +
             std::to_string(GRAPHC_TRITONBACKEND_API_VERSION_MINOR) +
             " or a later minor version");
+  logMessage(TRITONSERVER_LOG_INFO,
+             "graphc: backend loaded (the server's backend API " +
+                 std::to_string(major) + "." + std::to_string(minor) + ")");
   return nullptr;
 }
 

@@ -366,10 +366,13 @@ TRITONBACKEND_ModelInstanceExecute(TRITONBACKEND_ModelInstance *instance,
         continue;
       }
     }
-    // ResponseSend takes the response and the error.
+    // ResponseSend takes the response but not the error, which it copies
+    // (one error may answer several responses).
     logIfError(TRITONBACKEND_ResponseSend(
                    p.response, TRITONSERVER_RESPONSE_COMPLETE_FINAL, p.error),
                "cannot send a response");
+    TRITONSERVER_ErrorDelete(p.error);
+    p.error = nullptr;
   }
   uint64_t execEnd = nowNs();
 

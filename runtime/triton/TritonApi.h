@@ -222,7 +222,7 @@ TRITONBACKEND_ResponseOutput(TRITONBACKEND_Response *response,
 TRITONSERVER_Error *TRITONBACKEND_OutputBuffer(
     TRITONBACKEND_Output *output, void **buffer, uint64_t buffer_byte_size,
     TRITONSERVER_MemoryType *memory_type, int64_t *memory_type_id);
-// Takes the response, and the error when there is one.
+// Takes the response; the error stays the caller's (Triton copies it).
 TRITONSERVER_Error *TRITONBACKEND_ResponseSend(TRITONBACKEND_Response *response,
                                                uint32_t send_flags,
                                                TRITONSERVER_Error *error);

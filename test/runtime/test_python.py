@@ -5,6 +5,7 @@ GRAPHC_RUNTIME_LIBRARY name libgraphc_runtime.so; ctest sets both).
 
 affine_model (cpu): y = x * [2,3,4] + bias, scaled = x * [2,3,4] for
 x: float32[batch,3] (buckets batch=1 and batch=2), bias: float32[3].
+batch_model (cpu): a batch dim, for Session.run_batch (RunBatchTest).
 scale_model (cuda): y = x * [2,3,4] for x: float32[2,3]; its tests need a
 CUDA device and skip, saying so, without one.
 """
@@ -379,6 +380,146 @@ class RunTest(unittest.TestCase):
         for thread in threads:
             thread.join()
         self.assertEqual(failures, [])
+
+
+class RunBatchTest(unittest.TestCase):
+    """Session.run_batch on batch_model (cpu): y = x * [2,3,4] + s and r =
+    the sums of x's rows, for x: float32[batch,3], s: float32[batch,1],
+    batch buckets 1, 2, 4, 8."""
+
+    def setUp(self):
+        self.model = graphc.load(model_path("batch_model"))
+        self.session = self.model.session()
+
+    def tearDown(self):
+        self.session.close()
+        self.model.close()
+
+    @staticmethod
+    def request(rows, first):
+        x = (first + np.arange(3 * rows, dtype=np.float32)).reshape(rows, 3)
+        return {"x": x, "s": -x[:, :1] - 1}
+
+    def test_matches_one_run_over_the_concatenation(self):
+        for sizes in ([1, 2, 3], [2, 2], [4, 5, 3]):
+            requests = [self.request(n, 10 * r) for r, n in enumerate(sizes)]
+            outputs = self.session.run_batch(requests)
+            whole = self.session.run(
+                {name: np.concatenate([r[name] for r in requests])
+                 for name in ("x", "s")})
+            start = 0
+            for request, (y, r) in zip(requests, outputs):
+                rows = request["x"].shape[0]
+                self.assertEqual(y.shape, (rows, 3))
+                np.testing.assert_array_equal(
+                    np.from_dlpack(y),
+                    np.from_dlpack(whole[0])[start:start + rows])
+                np.testing.assert_array_equal(
+                    np.from_dlpack(r),
+                    np.from_dlpack(whole[1])[start:start + rows])
+                np.testing.assert_array_equal(
+                    np.from_dlpack(y), request["x"] * WEIGHTS + request["s"])
+                start += rows
+        # Positional requests, in model order.
+        x, s = self.request(2, 1)["x"], self.request(2, 1)["s"]
+        (y, _), = self.session.run_batch([[x, s]])
+        np.testing.assert_array_equal(np.from_dlpack(y), x * WEIGHTS + s)
+
+    def test_errors_name_the_request(self):
+        requests = [self.request(1, 0), self.request(2, 5)]
+        requests[1]["x"] = np.zeros((2, 4), np.float32)
+        with self.assertRaises(graphc.GraphcError) as caught:
+            self.session.run_batch(requests)
+        self.assertEqual(str(caught.exception),
+                         "request 1: input 'x': expected float32[batch,3], "
+                         "got float32[2,4]")
+        with self.assertRaises(graphc.GraphcError) as caught:
+            self.session.run_batch([])
+        self.assertIn("num_requests is 0", str(caught.exception))
+        with self.assertRaises(graphc.GraphcError) as caught:
+            self.session.run_batch([self.request(1, 0)], stream=0)
+        self.assertIn("runs on no stream", str(caught.exception))
+        with graphc.load(model_path("affine_buckets")) as model:
+            x = np.zeros((1, 3), np.float32)
+            bias = np.zeros(3, np.float32)
+            with self.assertRaises(graphc.GraphcError) as caught:
+                model.session().run_batch([[x, bias], [x, bias]])
+            self.assertIn("dim 'batch' is not axis 0 of input 'bias'",
+                          str(caught.exception))
+
+
+class TritonBatchTest(unittest.TestCase):
+    """graphc.triton's TritonPythonModel batching requests through
+    Session.run_batch, with a stand-in for Triton's
+    triton_python_backend_utils module."""
+
+    class FakeUtils:
+        class Tensor:
+            def __init__(self, name, value):
+                self.name, self.value = name, value
+
+            @classmethod
+            def from_dlpack(cls, name, tensor):
+                return cls(name, np.from_dlpack(tensor).copy())
+
+            def as_numpy(self):
+                return self.value
+
+        class InferenceResponse:
+            def __init__(self, output_tensors=None, error=None):
+                self.output_tensors, self.error = output_tensors, error
+
+        class TritonError:
+            def __init__(self, message):
+                self.message = message
+
+        @staticmethod
+        def get_input_tensor_by_name(request, name):
+            value = request.get(name)
+            if value is None:
+                return None
+            return TritonBatchTest.FakeUtils.Tensor(name, value)
+
+    def test_requests_run_as_one_batch(self):
+        import json
+        import shutil
+        import tempfile
+
+        from graphc import triton
+        sys.modules["triton_python_backend_utils"] = self.FakeUtils
+        repository = tempfile.mkdtemp()
+        try:
+            os.mkdir(os.path.join(repository, "1"))
+            shutil.copy(model_path("batch_model"),
+                        os.path.join(repository, "1", "model.so"))
+            config = {"name": "batch", "max_batch_size": 8, "parameters": {
+                "graphc_artifact": {"string_value": "model.so"}}}
+            backend = triton.TritonPythonModel()
+            backend.initialize({
+                "model_config": json.dumps(config),
+                "model_repository": repository, "model_version": "1",
+                "model_instance_kind": "CPU"})
+            requests = [RunBatchTest.request(n, 10 * n) for n in (1, 3, 2)]
+            responses = backend.execute(requests)
+            for request, response in zip(requests, responses):
+                self.assertIsNone(response.error)
+                y, r = response.output_tensors
+                self.assertEqual((y.name, r.name), ("y", "r"))
+                np.testing.assert_array_equal(
+                    y.value, request["x"] * WEIGHTS + request["s"])
+                np.testing.assert_array_equal(
+                    r.value, request["x"].sum(axis=1, keepdims=True))
+            # One bad request fails the batch, named in every response.
+            requests[2] = {"x": requests[2]["x"]}
+            responses = backend.execute(requests)
+            self.assertEqual(len(responses), 3)
+            for response in responses:
+                self.assertEqual(response.error.message,
+                                 "graphc: input 's' is missing")
+            backend.finalize()
+        finally:
+            del sys.modules["triton_python_backend_utils"]
+            shutil.rmtree(repository)
 
 
 def cuda_unavailable_reason():

@@ -17,8 +17,11 @@ polling the repository, and checks over HTTP and gRPC:
     process of its session running.
 
 With --preload (the ASan runtime, for a sanitized backend and runtime) the
-server runs with it preloaded; ASan then checks the backend's memory
-accesses and, at the server's exit, its leaks.
+server runs with it preloaded, and with the entries' backend libraries too,
+so that Triton's unloading them at exit leaves their code mapped: ASan then
+checks the backend's and the runtime's memory accesses and, at the server's
+exit, their leaks, with symbolized stacks (the entry written during the
+reload check is not preloaded).
 
 usage: test_triton.py --graphc GRAPHC --model-python PYTHON --workdir DIR
                       [--backend native|python] [--preload LIB]
@@ -263,7 +266,10 @@ def main():
     models = Models(args.graphc, args.model_python, args.workdir, args.backend)
     environment = {}
     if args.preload:
-        environment["LD_PRELOAD"] = args.preload
+        backends = [os.path.join(models.repository, name, "1",
+                                 "libtriton_graphc.so") for name in ("mlp", "cnn")]
+        environment["GRAPHC_TRITONSERVER_PRELOAD"] = ":".join(
+            [args.preload] + [b for b in backends if os.path.exists(b)])
     server = Server(models.repository, models.path("tritonserver.log"),
                     environment=environment,
                     options=["--model-control-mode", "poll",

@@ -23,7 +23,7 @@
 
 #include "lib/Support/FileTree.h"
 #include "lib/Support/WriteFile.h"
-#include "runtime/triton/TritonDtype.h"
+#include "runtime/triton/TritonConfig.h"
 #include "tools/graphc/ArtifactFile.h"
 #include "tools/graphc/Commands.h"
 #include "tools/graphc/RuntimeCommands.h"
@@ -190,7 +190,8 @@ std::string configText(const EntryPlan &plan) {
   }
   os << "instance_group [\n  {\n    count: " << plan.instances
      << "\n    kind: " << (cuda ? "KIND_GPU" : "KIND_CPU") << "\n  }\n]\n";
-  os << "parameters: {\n  key: \"graphc_artifact\"\n  value: { string_value: \""
+  os << "parameters: {\n  key: \"" << triton::kArtifactParameter
+     << "\"\n  value: { string_value: \""
      << kArtifactName << "\" }\n}\n";
   return text;
 }

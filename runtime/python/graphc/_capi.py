@@ -175,6 +175,12 @@ def _load_library():
             session, ctypes.POINTER(DLTensor), ctypes.c_int32,
             ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(DLTensor),
             ctypes.c_int32, ctypes.c_void_p]),
+        "graphc_session_run_batch": (status, [
+            session, ctypes.c_int32,
+            ctypes.POINTER(ctypes.POINTER(DLTensor)), ctypes.c_int32,
+            ctypes.POINTER(ctypes.c_char_p),
+            ctypes.POINTER(ctypes.POINTER(DLTensor)), ctypes.c_int32,
+            ctypes.c_void_p]),
         "graphc_session_allocate_buffer": (status, [
             session, ctypes.c_uint64, ctypes.POINTER(ctypes.c_void_p)]),
         "graphc_session_free_buffer": (None, [session, ctypes.c_void_p]),

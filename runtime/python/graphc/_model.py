@@ -12,7 +12,8 @@ import threading
 import numpy as np
 
 from . import _capi, _dlpack
-from ._errors import GraphcError, InvalidArgumentError, check
+from ._errors import (GraphcError, InvalidArgumentError, check,
+                      error_from_status)
 from ._tensor import (NUMPY_DTYPES, Buffer, Device, Tensor, dlpack_dtype,
                       numpy_dlpack_dtype)
 
@@ -225,9 +226,12 @@ def _split_inputs(args, named):
 class _Run:
     """The DLTensors of one run and everything they point into."""
 
-    def __init__(self, handle, stream):
+    def __init__(self, handle, stream, host_in_place=False):
         self.handle = handle
         self.cuda = handle.device.type == "cuda"
+        # cuda, batched runs: host arrays are passed as host memory, which
+        # the runtime copies itself, instead of through a device buffer.
+        self.host_in_place = host_in_place
         # The stream the producers must make the data ready on (DLPack
         # consumer stream): the caller's, or the legacy default stream.
         self.consumer_stream = (None if not self.cuda else
@@ -258,6 +262,9 @@ class _Run:
         shape = (ctypes.c_int64 * max(array.ndim, 1))(*array.shape)
         self.keep += [array, shape]
         data = array.ctypes.data
+        if self.cuda and self.host_in_place:
+            return _capi.DLTensor(data, _capi.DLDevice(_capi.KDL_CPU, 0),
+                                  array.ndim, dtype, shape, None, 0)
         if self.cuda:
             buffer = Buffer(self.handle, array.nbytes)
             self.keep.append(buffer)
@@ -324,6 +331,22 @@ class Session:
         if handle is None:
             raise GraphcError("failed_precondition", "the session is closed")
         return _run(handle, inputs, named_inputs, out, stream)
+
+    def run_batch(self, requests, stream=None):
+        """Runs several requests as one batch along the model's batch dim
+        (graphc_session_run_batch): `requests` is a list of each request's
+        inputs (a dict by name, the same names for every request, or a list
+        in model order); returns each request's outputs, a list of Tensors
+        in model order, of the dims that request alone would have. Nothing
+        is concatenated here: the runtime gathers the requests into its
+        staging buffers (on cuda numpy inputs are read from host memory).
+        More than one request needs a batch dim (a bucketed dim that is
+        axis 0 of every input and output, along which the model mixes no
+        rows); a status about one request starts with "request R: "."""
+        handle = self._handle
+        if handle is None:
+            raise GraphcError("failed_precondition", "the session is closed")
+        return _run_batch(handle, requests, stream)
 
     def library_kernels(self):
         """What computes each library kernel (GEMM, convolution, attention)
@@ -442,6 +465,91 @@ def _run(handle, args, named, out, stream):
             check(lib.graphc_session_download(handle.pointer,
                                               array.ctypes.data,
                                               buffer.pointer, array.nbytes))
+    return results
+
+
+def _run_batch(handle, requests, stream):
+    lib = _capi.library()
+    model = handle.model
+    if handle.device.type == "cpu" and stream is not None:
+        raise InvalidArgumentError(f"{os.path.basename(model.path)} is a cpu "
+                                   f"model, which runs on no stream; got "
+                                   f"stream={stream!r}")
+    stream_handle = None if stream is None else _stream_handle(stream)
+    run = _Run(handle, stream_handle, host_in_place=True)
+    requests = list(requests)
+    names = None
+    if requests and isinstance(requests[0], collections.abc.Mapping):
+        names = list(requests[0].keys())
+    c_names = None
+    if names is not None:
+        c_names = (ctypes.c_char_p * max(len(names), 1))(
+            *[_c_name(n, "input") for n in names])
+    c_inputs, c_outputs, results = [], [], []
+    for r, request in enumerate(requests):
+        if names is not None:
+            if (not isinstance(request, collections.abc.Mapping) or
+                    list(request.keys()) != names):
+                raise InvalidArgumentError(
+                    f"request {r}: its inputs are not named as request 0's "
+                    f"({', '.join(names)})")
+            values = list(request.values())
+        else:
+            values = list(request)
+        tensors = []
+        for i, value in enumerate(values):
+            label = (names[i] if names is not None else
+                     model.inputs[i].name if i < len(model.inputs) else
+                     f"#{i}")
+            tensors.append(run.tensor(label, value))
+        count = len(tensors)
+        ranks = (ctypes.c_int32 * max(count, 1))(*[t.ndim for t in tensors])
+        dims = (ctypes.POINTER(ctypes.c_int64) * max(count, 1))(
+            *[t.shape for t in tensors])
+        output_dims = [(ctypes.c_int64 * max(len(info.dims), 1))()
+                       for info in model.outputs]
+        c_output_dims = (ctypes.POINTER(ctypes.c_int64) *
+                         max(len(output_dims), 1))(
+            *[ctypes.cast(d, ctypes.POINTER(ctypes.c_int64))
+              for d in output_dims])
+        status = lib.graphc_model_output_dims(model.pointer, count, c_names,
+                                              ranks, dims, c_output_dims)
+        if status:
+            error = error_from_status(lib, status)
+            error.args = (f"request {r}: {error}",)
+            raise error
+        outputs = []
+        for o, info in enumerate(model.outputs):
+            ready = (None if not run.cuda or stream_handle is None else
+                     run.consumer_stream)
+            shape = tuple(output_dims[o][d] for d in range(len(info.dims)))
+            outputs.append(Tensor(handle, info.onnx_dtype, shape, ready))
+        out_tensors = []
+        for tensor in outputs:
+            dl, shape = tensor.dltensor()
+            run.keep.append(shape)
+            out_tensors.append(dl)
+        c_inputs.append((_capi.DLTensor * max(count, 1))(*tensors))
+        c_outputs.append(
+            (_capi.DLTensor * max(len(out_tensors), 1))(*out_tensors))
+        results.append(outputs)
+    run.keep += [c_inputs, c_outputs]
+    pointer = ctypes.POINTER(_capi.DLTensor)
+    inputs = (pointer * max(len(requests), 1))(
+        *[ctypes.cast(t, pointer) for t in c_inputs])
+    outputs = (pointer * max(len(requests), 1))(
+        *[ctypes.cast(t, pointer) for t in c_outputs])
+    num_inputs = len(names) if names is not None else (
+        len(requests[0]) if requests else 0)
+    with handle.lock:
+        check(lib.graphc_session_run_batch(
+            handle.pointer, len(requests), inputs, num_inputs, c_names,
+            outputs, len(model.outputs),
+            (stream_handle or None) if run.cuda else None))
+        # Host inputs are read by the queued run: wait for it unless the
+        # caller ordered it on a stream of its own.
+        if run.cuda and stream_handle is None:
+            handle.synchronize()
     return results
 
 

@@ -8,18 +8,17 @@ Each model instance is one Triton stub process holding one graphc session.
 Tensors pass through DLPack both ways: Triton's input tensors go to the
 session without a copy on the cpu (a cuda session copies host inputs to the
 device once, as for any host array), and the session's output tensors go to
-Triton without a copy; a batched run's outputs are split into per-request
-slices of the same memory.
+Triton without a copy.
 
 With dynamic batching (max_batch_size > 0, which graphc triton writes only
 when every input and output carries a padded, splittable batch dim on axis
-0), the requests Triton hands over at once are concatenated along axis 0 and
-run as one batch; the runtime pads it up to the next batch bucket.
+0), the requests Triton hands over at once run as one batch
+(Session.run_batch): the runtime gathers their inputs along axis 0 into its
+staging buffers, pads the batch up to the next batch bucket and writes each
+request's rows into outputs of its own.
 """
 import json
 import os
-
-import numpy as np
 
 from ._errors import GraphcError, InvalidArgumentError
 from ._model import load
@@ -107,20 +106,9 @@ class TritonPythonModel:
         # the Python backend host tensors unless FORCE_CPU_ONLY_INPUT_TENSORS
         # is "no" (graphc triton leaves it at "yes").
         try:
-            columns = {name: [self._input(r, name).as_numpy()
-                              for r in requests]
-                       for name in self._input_names}
-            counts = [int(array.shape[0])
-                      for array in columns[self._input_names[0]]]
-            batch = {name: np.concatenate(arrays)
-                     for name, arrays in columns.items()}
-            outputs = self._session.run(batch)
+            outputs = self._session.run_batch(
+                [{name: self._input(r, name).as_numpy()
+                  for name in self._input_names} for r in requests])
         except GraphcError as error:
             return [self._error(error) for _ in requests]
-        responses = []
-        start = 0
-        for count in counts:
-            responses.append(self._respond(
-                [tensor[start:start + count] for tensor in outputs]))
-            start += count
-        return responses
+        return [self._respond(request_outputs) for request_outputs in outputs]

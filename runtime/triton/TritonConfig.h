@@ -1,13 +1,12 @@
-//===- TritonDtype.h - Triton's names for graphc's dtypes --------*- C++
-//-*-===//
+//===- TritonConfig.h - what a graphc entry's config.pbtxt says -*- C++ -*-===//
 //
-// One table for both sides of a repository entry: `graphc triton` writes the
-// config names (TYPE_FP32) into config.pbtxt, and the backend maps the same
-// dtypes to the server's TRITONSERVER_DataType at run time.
+// Both sides of a repository entry use these: `graphc triton` writes
+// config.pbtxt with them, and the native backend reads it back at load time
+// and maps the same dtypes to the server's TRITONSERVER_DataType.
 //
 //===----------------------------------------------------------------------===//
-#ifndef GRAPHC_RUNTIME_TRITON_TRITONDTYPE_H
-#define GRAPHC_RUNTIME_TRITON_TRITONDTYPE_H
+#ifndef GRAPHC_RUNTIME_TRITON_TRITONCONFIG_H
+#define GRAPHC_RUNTIME_TRITON_TRITONCONFIG_H
 
 #include "runtime/src/OnnxDtype.h"
 #include "runtime/triton/TritonApi.h"
@@ -15,6 +14,10 @@
 #include <cstdint>
 
 namespace graphc::triton {
+
+/// The config.pbtxt parameter naming the artifact in the version directory
+/// (graphc/triton.py, the Python backend's entry, reads the same key).
+inline constexpr const char *kArtifactParameter = "graphc_artifact";
 
 struct TritonDtype {
   int32_t onnx; ///< graphc's dtype (ONNX numbering)
