@@ -254,6 +254,8 @@ protected:
   void SetUp() override {
     ASSERT_EQ(artifacts().error, "");
     server().reset();
+    // Counted per test, so that a leak shows in the test that made it.
+    server().liveErrors = server().liveMessages = 0;
     // Initialize is per backend and cheap; each test starts from it.
     ASSERT_EQ(takeError(TRITONBACKEND_Initialize(&backend)), "");
   }

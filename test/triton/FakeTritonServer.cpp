@@ -486,20 +486,16 @@ TRITONSERVER_Error *TRITONBACKEND_ResponseSend(TRITONBACKEND_Response *response,
                                                uint32_t send_flags,
                                                TRITONSERVER_Error *error) {
   if (TRITONSERVER_Error *refused =
-          checkUnsent(response, "TRITONBACKEND_ResponseSend")) {
-    TRITONSERVER_ErrorDelete(error);
+          checkUnsent(response, "TRITONBACKEND_ResponseSend"))
     return refused;
-  }
   if (send_flags != TRITONSERVER_RESPONSE_COMPLETE_FINAL)
     server().violation("a response sent with flags " +
                        std::to_string(send_flags));
   response->sent = true;
   response->sendFlags = send_flags;
-  if (error) {
-    // The server owns it now (counted as freed).
+  // Triton copies the error; the backend still owns (and deletes) it.
+  if (error)
     response->error = std::make_unique<TRITONSERVER_Error>(*error);
-    TRITONSERVER_ErrorDelete(error);
-  }
   return nullptr;
 }
 

@@ -112,7 +112,7 @@ struct TRITONBACKEND_Response {
   std::vector<std::unique_ptr<TRITONBACKEND_Output>> outputs;
   bool sent = false, deleted = false;
   uint32_t sendFlags = 0;
-  /// The error it was sent with (owned), or none.
+  /// A copy of the error it was sent with, or none.
   std::unique_ptr<TRITONSERVER_Error> error;
 };
 
