@@ -17,6 +17,7 @@
 
 #include "runtime/src/Dtype.h"
 #include "runtime/triton/BackendState.h"
+#include "runtime/triton/TritonConfig.h"
 
 #include <chrono>
 #include <cstring>
@@ -119,12 +120,17 @@ TRITONSERVER_Error *readInput(InstanceState &state, Pending &pending,
   if (TRITONSERVER_Error *error = TRITONBACKEND_InputProperties(
           input, nullptr, &datatype, &shape, &rank, &bytes, &buffers))
     return error;
-  if (datatype != spec.serverDtype)
-    return tritonError(TRITONSERVER_ERROR_INVALID_ARG,
-                       what + " is " + std::to_string(int(datatype)) +
-                           " in Triton's numbering; model '" +
-                           state.model->name + "' takes " +
-                           graphc_dtype_name(spec.dtype));
+  if (datatype != spec.serverDtype) {
+    const TritonDtype *given = tritonDtypeOfServer(datatype);
+    return tritonError(
+        TRITONSERVER_ERROR_INVALID_ARG,
+        what + " is " +
+            (given ? std::string(given->config)
+                   : "of Triton data type " + std::to_string(int(datatype))) +
+            "; model '" + state.model->name + "' takes " +
+            tritonDtypeOf(spec.dtype)->config + " (" +
+            graphc_dtype_name(spec.dtype) + ")");
+  }
   std::vector<int64_t> &dims = pending.inputDims[i];
   dims.assign(shape, shape + rank);
   for (int64_t d : dims)

@@ -41,6 +41,15 @@ inline constexpr TritonDtype kTritonDtypes[] = {
     {rt::kBfloat16, TRITONSERVER_TYPE_BF16, "TYPE_BF16"},
 };
 
+/// The entry of a server data type; null for one graphc has no dtype for
+/// (TYPE_STRING).
+inline const TritonDtype *tritonDtypeOfServer(TRITONSERVER_DataType server) {
+  for (const TritonDtype &dtype : kTritonDtypes)
+    if (dtype.server == server)
+      return &dtype;
+  return nullptr;
+}
+
 /// Triton's type for a graphc dtype; null for one Triton has no type for.
 inline const TritonDtype *tritonDtypeOf(int32_t onnx) {
   for (const TritonDtype &dtype : kTritonDtypes)

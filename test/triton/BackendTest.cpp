@@ -588,7 +588,8 @@ TEST_F(BackendTest, ErrorsAreAnsweredPerRequestAndTheRestRuns) {
   for (const Expected &e : {
            Expected{noInputs.get(), {"has 0 inputs", "takes 1"}},
            Expected{misnamed.get(), {"no input 'x'", "heads_cpu"}},
-           Expected{wrongDtype.get(), {"input 'x'", "float32"}},
+           Expected{wrongDtype.get(),
+                    {"input 'x' is TYPE_INT32", "TYPE_FP32 (float32)"}},
            // graphc's own message: the input, and the dims it takes.
            Expected{wrongDim.get(), {"input 'x'", "[batch,8]", "[2,7]"}},
            Expected{wrongBytes.get(), {"input 'x'", "60 bytes", "64"}},
