@@ -116,18 +116,19 @@ def triton_call(server, protocol, name, input_name, request, output):
 
 
 def server_counters(server, name):
-    """(inferences, executions, ns queued, ns in the backend's execute) so
-    far. Execute is what the backend reports (Triton's compute input, infer
-    and output): for the native backend, reading the requests, the graphc
-    run and sending the responses; for the Python backend also the round
-    trip to its stub process."""
+    """(inferences, executions, ns queued, ns reading requests, ns running,
+    ns writing responses) so far, as the backend reports them to Triton
+    (compute input, infer and output). For the native backend, input is
+    reading the requests and allocating the responses, infer the graphc run,
+    output sending the responses; for the Python backend, the stub's round
+    trip is in them too."""
     stats = server.http().get_inference_statistics(name)["model_stats"][0]
     # inference_stats add up per request (each request of a batch counts the
     # batch's execute time); batch_stats count each execution once.
-    executed_ns = sum(int(b[part]["ns"]) for b in stats.get("batch_stats", [])
-                      for part in ("compute_input", "compute_infer", "compute_output"))
+    parts = [sum(int(b[part]["ns"]) for b in stats.get("batch_stats", []))
+             for part in ("compute_input", "compute_infer", "compute_output")]
     return (int(stats["inference_count"]), int(stats["execution_count"]),
-            int(stats["inference_stats"]["queue"]["ns"]), executed_ns)
+            int(stats["inference_stats"]["queue"]["ns"]), *parts)
 
 
 def direct_c_median_ms(graphc_path, artifact, input_name, request, work):
@@ -161,11 +162,12 @@ def markdown(report):
              "over the same window: `mean batch` (requests per model execution), "
              "`execute ms` (mean time in the backend per execution: reading the "
              "requests, the graphc run and the responses; for the Python backend "
-             "also the round trip to its stub process) and `queue ms` (mean wait "
-             "per request).", "",
+             "also the round trip to its stub process), `of which run ms` (the part "
+             "the backend reports as the run: the native backend's "
+             "graphc_session_run_batch) and `queue ms` (mean wait per request).", "",
              "| model | path | clients | requests/s | p50 ms | p99 ms | mean batch "
-             "| execute ms | queue ms |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "| execute ms | of which run ms | queue ms |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
 
     def number(value, digits):
         return "" if value is None else f"{value:.{digits}f}"
@@ -173,9 +175,12 @@ def markdown(report):
         lines.append(f"| {row['model']} | {row['path']} | {row['clients']} | "
                      f"{row['requests_per_s']:.0f} | {row['p50_ms']:.3f} | "
                      f"{row['p99_ms']:.3f} | {number(row['mean_batch'], 2)} | "
-                     f"{number(row['execute_ms'], 3)} | {number(row['queue_ms'], 3)} |")
+                     f"{number(row['execute_ms'], 3)} | {number(row.get('run_ms'), 3)} | "
+                     f"{number(row['queue_ms'], 3)} |")
     lines += ["", "Native backend at one client, execute per request against a direct "
-              "graphc_session_run (C):", ""]
+              "graphc_session_run (C). Sending a response "
+              "(TRITONBACKEND_ResponseSend) runs Triton's frontend completion on the "
+              "backend's thread: for gRPC that includes serializing the response.", ""]
     for name, line in report["overhead"].items():
         lines.append(f"- {name}: {line}")
     return "\n".join(lines) + "\n"
@@ -240,23 +245,31 @@ def main():
                             server, p, e, input_name, request, output)))
             for path, (entry, make) in paths.items():
                 for count in clients:
-                    before = server_counters(server, entry) if entry else (0,) * 4
+                    before = server_counters(server, entry) if entry else (0,) * 6
                     rate, p50, p99 = measure(count, args.seconds, make())
-                    after = server_counters(server, entry) if entry else (0,) * 4
-                    inferences, executions, queued, computed = (
+                    after = server_counters(server, entry) if entry else (0,) * 6
+                    inferences, executions, queued, read, ran, wrote = (
                         a - b for a, b in zip(after, before))
+                    computed = read + ran + wrote
                     served = path != "direct" and executions > 0
                     row = dict(model=name, path=path, clients=count,
                                requests_per_s=rate, p50_ms=p50, p99_ms=p99,
                                mean_batch=inferences / executions if served else None,
                                execute_ms=computed / executions / 1e6 if served else None,
+                               run_ms=ran / executions / 1e6 if served else None,
+                               read_us=read / executions / 1e3 if served else None,
+                               answer_us=wrote / executions / 1e3 if served else None,
                                queue_ms=queued / inferences / 1e6 if served else None)
                     rows.append(row)
                     if path.startswith("native") and count == 1 and served:
                         overhead[f"{name} over {path.split()[1]}"] = (
-                            f"{row['execute_ms'] * 1e3:.0f} us per execution against "
-                            f"{direct_c * 1e3:.0f} us, "
-                            f"{(row['execute_ms'] - direct_c) * 1e3:+.0f} us")
+                            f"execute {row['execute_ms'] * 1e3:.0f} us per execution "
+                            f"against {direct_c * 1e3:.0f} us for graphc run "
+                            f"({(row['execute_ms'] - direct_c) * 1e3:+.0f} us): the "
+                            f"run inside Triton {row['run_ms'] * 1e3:.0f} us, "
+                            f"reading the request and allocating the response "
+                            f"{row['read_us']:.0f} us, sending the response "
+                            f"{row['answer_us']:.0f} us")
                     print(f"{name:4} {path:12} {count:3} clients: {rate:8.0f} req/s  "
                           f"p50 {p50:8.3f} ms  p99 {p99:8.3f} ms"
                           + ("" if row["mean_batch"] is None else
