@@ -284,7 +284,8 @@ graphc_status runSession(graphc_session *session, const DLTensor *inputs,
   return runBound(*session, shape, inputParts, outputParts, stream);
 }
 
-/// graphc_session_run_batch, `*stream` the caller's CUstream on cuda.
+/// graphc_session_run_batch: `stream` null runs synchronously on the
+/// session's stream, else `*stream` is the caller's CUstream on cuda.
 graphc_status runBatch(graphc_session *session, int32_t numRequests,
                        const DLTensor *const *requestInputs, int32_t numInputs,
                        const char *const *inputNames,
@@ -386,10 +387,12 @@ graphc_status graphc_session_run_batch(graphc_session *session,
     return makeStatus(GRAPHC_INVALID_ARGUMENT,
                       "graphc_session_run_batch: a cpu model runs on no "
                       "stream; pass NULL");
+  // NULL: synchronous on the session's own stream, as graphc_session_run.
   cu::Stream cudaStream = static_cast<cu::Stream>(stream);
   return guardAllocations("graphc_session_run_batch", [&] {
     return runBatch(session, num_requests, request_inputs, num_inputs,
-                    input_names, request_outputs, num_outputs, &cudaStream);
+                    input_names, request_outputs, num_outputs,
+                    stream ? &cudaStream : nullptr);
   });
 }
 

@@ -288,7 +288,8 @@ TRITONSERVER_Error *prepare(InstanceState &state, Pending &pending) {
 }
 
 /// Runs `batch` as one run (its requests' rows concatenated), or one request
-/// alone when the batch has one; waits for a cuda run to finish.
+/// alone when the batch has one: synchronously, on the session's own stream
+/// (the responses go out once the run is complete).
 graphc_status runBatch(InstanceState &state,
                        const std::vector<Pending *> &batch) {
   std::vector<const DLTensor *> inputs, outputs;
@@ -297,13 +298,10 @@ graphc_status runBatch(InstanceState &state,
     outputs.push_back(pending->outputs.data());
   }
   const ModelState &model = *state.model;
-  graphc_status status = graphc_session_run_batch(
+  return graphc_session_run_batch(
       state.session, static_cast<int32_t>(batch.size()), inputs.data(),
       static_cast<int32_t>(model.inputs.size()), model.inputNames.data(),
       outputs.data(), static_cast<int32_t>(model.outputs.size()), nullptr);
-  if (!status && state.cuda)
-    status = graphc_session_synchronize(state.session);
-  return status;
 }
 
 /// Runs each request of `batch` alone, each with its own outcome.

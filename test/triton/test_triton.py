@@ -25,6 +25,7 @@ reload check is not preloaded).
 
 usage: test_triton.py --graphc GRAPHC --model-python PYTHON --workdir DIR
                       [--backend native|python] [--preload LIB]
+                      [--server-env NAME=VALUE ...]
 Runs in the Triton venv (tritonclient); PYTHON has onnx for the generators.
 """
 import argparse
@@ -258,6 +259,10 @@ def main():
                         default="native")
     parser.add_argument("--preload", default="",
                         help="a library the server preloads (the ASan runtime)")
+    parser.add_argument("--server-env", action="append", default=[],
+                        metavar="NAME=VALUE",
+                        help="set in the server's environment only (ASan's "
+                             "leak check for the server, not for graphc)")
     args = parser.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
     for name in os.listdir(args.workdir):
@@ -270,6 +275,9 @@ def main():
                                  "libtriton_graphc.so") for name in ("mlp", "cnn")]
         environment["GRAPHC_TRITONSERVER_PRELOAD"] = ":".join(
             [args.preload] + [b for b in backends if os.path.exists(b)])
+    for setting in args.server_env:
+        name, _, value = setting.partition("=")
+        environment[name] = value
     server = Server(models.repository, models.path("tritonserver.log"),
                     environment=environment,
                     options=["--model-control-mode", "poll",

@@ -412,11 +412,15 @@ GRAPHC_API graphc_status graphc_session_run_on_stream(
  *    ordinal) or host memory (kDLCPU, kDLCUDAHost): host inputs are copied
  *    to the device and host outputs back by the run, on its stream, into
  *    and out of the session's staging buffers.
- *  - `stream` as graphc_session_run_on_stream (cuda: a CUstream, NULL the
- *    legacy default stream; the call returns once the work is queued, and
- *    every tensor, host ones included, must stay allocated and the inputs
- *    unchanged until the run has finished: graphc_session_synchronize, or
- *    a wait on `stream`; cpu: NULL, and the run is complete on return).
+ *  - `stream` NULL: the run is synchronous, on the session's own stream,
+ *    as graphc_session_run (outputs complete on return; a server's
+ *    instance runs this way, with no event between streams). Otherwise
+ *    (cuda only) as graphc_session_run_on_stream: a CUstream of the
+ *    session's device (CU_STREAM_LEGACY for the legacy default stream);
+ *    the call returns once the work is queued, and every tensor, host ones
+ *    included, must stay allocated and the inputs unchanged until the run
+ *    has finished (graphc_session_synchronize, or a wait on `stream`).
+ *    cpu: NULL, and the run is complete on return.
  *
  * A batch of several requests always goes through the staging buffers
  * (cpu: the session's own, gathered there), one copy per request and
