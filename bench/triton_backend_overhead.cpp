@@ -64,8 +64,13 @@ namespace {
 
 constexpr int64_t kBatch = 8;
 
+/// The model directories' root, removed on exit.
+fs::path workDir;
+
 [[noreturn]] void fail(const std::string &message) {
   std::fprintf(stderr, "triton-backend-overhead: error: %s\n", message.c_str());
+  if (!workDir.empty())
+    fs::remove_all(workDir);
   std::exit(1);
 }
 
@@ -598,17 +603,18 @@ int main(int argc, char **argv) {
 
   TRITONBACKEND_Backend backend;
   check(TRITONBACKEND_Initialize(&backend), "TRITONBACKEND_Initialize");
+  for (const std::string &path : paths)
+    if (!fs::is_regular_file(path))
+      fail("no artifact at " + path);
   char pattern[] = "/tmp/graphc-triton-overhead-XXXXXX";
   if (!mkdtemp(pattern))
     fail("cannot make a directory under /tmp");
-  fs::path work = pattern;
+  workDir = pattern;
   json models = json::array();
-  for (const std::string &path : paths) {
-    if (!fs::is_regular_file(path))
-      fail("no artifact at " + path);
-    models.push_back(measure(path, work, iterations, warmup));
-  }
-  fs::remove_all(work);
+  for (const std::string &path : paths)
+    models.push_back(measure(path, workDir, iterations, warmup));
+  fs::remove_all(workDir);
+  workDir.clear();
   if (!jsonPath.empty()) {
     json report = {{"command",
                     [&] {
