@@ -7,11 +7,16 @@
 // calls on the same cpu artifact, in one loop on one thread:
 //
 //   direct1   graphc_session_run of one row, on a session of its own;
+//   control1  the same on a second session of its own (the artifact loaded
+//             again, as the backend loads it): control1 - direct1 is what
+//             two sessions differ by with no backend between, the noise
+//             floor of execute1 - direct1;
 //   execute1  TRITONBACKEND_ModelInstanceExecute of one request of one row
 //             (inputs and outputs in host memory);
 //   direct8   graphc_session_run of 8 rows;
 //   execute8  TRITONBACKEND_ModelInstanceExecute of 8 requests of 1 row
 //             (one graphc_session_run_batch of 8 rows);
+//   control8  direct8 on the second session;
 //   fake1     the fake server's calls that execute1 makes, made without the
 //             backend: the fake's own share of execute1.
 //
@@ -23,8 +28,10 @@
 // Outside it: making the request objects (made once, reset after each
 // call), checking that every request was answered once without error and
 // released, and destroying the responses. Each iteration runs every case
-// once, direct and execute alternating in order, so that cache and clock
-// effects hit both alike; the first --warmup iterations are not recorded.
+// once, direct, execute and control in rotating order (the one-row cases,
+// then the 8-row ones), so that cache and clock effects hit each alike; the
+// first --warmup iterations are not recorded. "paired" figures are the
+// median of the per-iteration differences.
 // Before timing, the backend's outputs are checked to equal the direct runs'.
 //
 //   ninja -C build triton-backend-overhead
@@ -54,6 +61,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using namespace faketriton;
@@ -453,7 +461,7 @@ json toJson(const Summary &s) {
 json measure(const std::string &path, const fs::path &work, int iterations,
              int warmup) {
   std::string name = fs::path(path).stem().string();
-  Artifact artifact(path);
+  Artifact artifact(path), control(path);
   Served served(artifact, name, work);
   Tensors direct1 = artifact.tensors(1), direct8 = artifact.tensors(kBatch);
   // The requests read the direct runs' inputs (never written).
@@ -492,10 +500,10 @@ json measure(const std::string &path, const fs::path &work, int iterations,
   fakeInstance.batchStatistics.reserve(1);
   Tensors fakeShapes = artifact.tensors(1);
 
-  std::vector<double> a, b, d8, c, f, ba, cd8;
-  auto timeDirect = [&](Tensors &t) {
+  std::vector<double> a, b, a2, d8, c, d82, f, ba, a2a, cd8, d82d8;
+  auto timeDirect = [&](Artifact &on, Tensors &t) {
     uint64_t start = nowNs();
-    artifact.run(t);
+    on.run(t);
     return double(nowNs() - start) / 1e3;
   };
   auto timeExecute = [&](std::vector<TRITONBACKEND_Request *> &requests) {
@@ -503,18 +511,20 @@ json measure(const std::string &path, const fs::path &work, int iterations,
   };
   std::string loadBefore = loadAverage();
   for (int i = -warmup; i < iterations; ++i) {
-    double ta, tb, td8, tc;
-    if (i % 2 == 0) {
-      ta = timeDirect(direct1);
-      tb = timeExecute(execute1);
-      td8 = timeDirect(direct8);
-      tc = timeExecute(execute8);
-    } else {
-      tb = timeExecute(execute1);
-      ta = timeDirect(direct1);
-      tc = timeExecute(execute8);
-      td8 = timeDirect(direct8);
-    }
+    // Direct, execute and control, in the order of rotation i % 3.
+    int rotation = ((i % 3) + 3) % 3;
+    double one[3], eight[3];
+    for (auto [times, direct, requests] :
+         {std::tuple{one, &direct1, &execute1},
+          std::tuple{eight, &direct8, &execute8}})
+      for (int k = 0; k < 3; ++k) {
+        int which = (k + rotation) % 3;
+        times[which] = which == 0   ? timeDirect(artifact, *direct)
+                       : which == 1 ? timeExecute(*requests)
+                                    : timeDirect(control, *direct);
+      }
+    double ta = one[0], tb = one[1], ta2 = one[2];
+    double td8 = eight[0], tc = eight[1], td82 = eight[2];
     double tf =
         double(fakeCalls(artifact, fakeInstance, fakeRequest, fakeShapes)) /
         1e3;
@@ -522,22 +532,31 @@ json measure(const std::string &path, const fs::path &work, int iterations,
       continue;
     a.push_back(ta);
     b.push_back(tb);
+    a2.push_back(ta2);
+    a2a.push_back(ta2 - ta);
     d8.push_back(td8);
     c.push_back(tc);
     f.push_back(tf);
     ba.push_back(tb - ta);
     cd8.push_back(tc - td8);
+    d82.push_back(td82);
+    d82d8.push_back(td82 - td8);
   }
-  Summary sa = summarize(a), sb = summarize(b), sd8 = summarize(d8),
-          sc = summarize(c), sf = summarize(f), sba = summarize(ba),
-          scd8 = summarize(cd8);
+  Summary sa = summarize(a), sb = summarize(b), sa2 = summarize(a2),
+          sd8 = summarize(d8), sc = summarize(c), sf = summarize(f),
+          sba = summarize(ba), sa2a = summarize(a2a), scd8 = summarize(cd8),
+          sd82 = summarize(d82), sd82d8 = summarize(d82d8);
   std::printf("%s: direct1 %.1f (p99 %.1f)  execute1 %.1f (p99 %.1f)  "
-              "b-a %+.1f (paired %+.1f)  |  direct8 %.1f (p99 %.1f)  "
-              "execute8x1 %.1f (p99 %.1f)  c-direct8 %+.1f (paired %+.1f)  |  "
-              "fake1 %.2f (p99 %.2f)  [us, median (p99)]\n",
+              "b-a %+.1f (paired %+.1f)  control1-a %+.1f (paired %+.1f)  |  "
+              "direct8 %.1f (p99 %.1f)  execute8x1 %.1f (p99 %.1f)  "
+              "c-direct8 %+.1f (paired %+.1f)  control8-direct8 %+.1f (paired "
+              "%+.1f)  |  fake1 %.2f (p99 %.2f)  "
+              "[us, median (p99)]\n",
               name.c_str(), sa.median, sa.p99, sb.median, sb.p99,
-              sb.median - sa.median, sba.median, sd8.median, sd8.p99, sc.median,
-              sc.p99, sc.median - sd8.median, scd8.median, sf.median, sf.p99);
+              sb.median - sa.median, sba.median, sa2.median - sa.median,
+              sa2a.median, sd8.median, sd8.p99, sc.median, sc.p99,
+              sc.median - sd8.median, scd8.median, sd82.median - sd8.median,
+              sd82d8.median, sf.median, sf.p99);
   std::fflush(stdout);
   return {{"model", name},
           {"artifact", path},
@@ -547,13 +566,19 @@ json measure(const std::string &path, const fs::path &work, int iterations,
           {"load_average_after", loadAverage()},
           {"direct1", toJson(sa)},
           {"execute1", toJson(sb)},
+          {"control1", toJson(sa2)},
           {"direct8", toJson(sd8)},
           {"execute8x1", toJson(sc)},
+          {"control8", toJson(sd82)},
           {"fake1", toJson(sf)},
           {"execute1_minus_direct1_us", sb.median - sa.median},
           {"execute1_minus_direct1_paired", toJson(sba)},
+          {"control1_minus_direct1_us", sa2.median - sa.median},
+          {"control1_minus_direct1_paired", toJson(sa2a)},
           {"execute8x1_minus_direct8_us", sc.median - sd8.median},
-          {"execute8x1_minus_direct8_paired", toJson(scd8)}};
+          {"execute8x1_minus_direct8_paired", toJson(scd8)},
+          {"control8_minus_direct8_us", sd82.median - sd8.median},
+          {"control8_minus_direct8_paired", toJson(sd82d8)}};
 }
 
 int parsePositive(const char *flag, const char *value) {
@@ -616,19 +641,20 @@ int main(int argc, char **argv) {
   fs::remove_all(workDir);
   workDir.clear();
   if (!jsonPath.empty()) {
-    json report = {{"command",
-                    [&] {
-                      std::string command;
-                      for (int i = 0; i < argc; ++i)
-                        command += (i ? " " : "") + std::string(argv[i]);
-                      return command;
-                    }()},
-                   {"timed",
-                    "execute: the TRITONBACKEND_ModelInstanceExecute call "
-                    "(fake server; host memory); direct: the "
-                    "graphc_session_run call; fake1: the fake server's calls "
-                    "of one request without the backend"},
-                   {"models", models}};
+    json report = {
+        {"command",
+         [&] {
+           std::string command;
+           for (int i = 0; i < argc; ++i)
+             command += (i ? " " : "") + std::string(argv[i]);
+           return command;
+         }()},
+        {"timed", "execute: the TRITONBACKEND_ModelInstanceExecute call "
+                  "(fake server; host memory); direct1, control1, direct8, "
+                  "control8: "
+                  "the graphc_session_run call; fake1: the fake server's calls "
+                  "of one request without the backend"},
+        {"models", models}};
     std::ofstream out(jsonPath);
     out << report.dump(2) << "\n";
     if (!out)
