@@ -25,12 +25,12 @@
 // outputs (the fake's ResponseNew, ResponseOutput and OutputBuffer, which
 // allocate the response, its output objects and their host buffers, as
 // Triton does), the run, ResponseSend, the statistics and the releases.
-// Outside it: making the request objects (made once, reset after each
-// call), checking that every request was answered once without error and
-// released, and destroying the responses. Each iteration runs every case
-// once, direct, execute and control in rotating order (the one-row cases,
-// then the 8-row ones), so that cache and clock effects hit each alike; the
-// first --warmup iterations are not recorded. "paired" figures are the
+// Outside it: making the request objects (made once, their release counts
+// reset before each call), checking that every request was answered once
+// without error and released, and destroying the responses. Each iteration runs
+// every case once, direct, execute and control in rotating order (the one-row
+// cases, then the 8-row ones), so that cache and clock effects hit each alike;
+// the first --warmup iterations are not recorded. "paired" figures are the
 // median of the per-iteration differences.
 // Before timing, the backend's outputs are checked to equal the direct runs'.
 //
