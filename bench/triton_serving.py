@@ -174,7 +174,7 @@ def markdown(report):
     for row in report["rows"]:
         lines.append(f"| {row['model']} | {row['path']} | {row['clients']} | "
                      f"{row['requests_per_s']:.0f} | {row['p50_ms']:.3f} | "
-                     f"{row['p99_ms']:.3f} | {number(row['mean_batch'], 2)} | "
+                     f"{number(row['p99_ms'], 3)} | {number(row['mean_batch'], 2)} | "
                      f"{number(row['execute_ms'], 3)} | {number(row.get('run_ms'), 3)} | "
                      f"{number(row['queue_ms'], 3)} |")
     lines += ["", "Native backend at one client, execute per request against a direct "
@@ -232,7 +232,7 @@ def main():
                                           request, work)
             rows.append(dict(model=name, path="direct C", clients=1,
                              requests_per_s=1e3 / direct_c, p50_ms=direct_c,
-                             p99_ms=float("nan"), mean_batch=None,
+                             p99_ms=None, mean_batch=None,
                              execute_ms=None, queue_ms=None))
             print(f"{name:4} direct C       1 client : median {direct_c:.3f} ms",
                   flush=True)
