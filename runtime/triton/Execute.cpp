@@ -59,11 +59,16 @@ struct Pending {
   uint64_t rows = 1;
 };
 
-uint64_t elementCount(const std::vector<int64_t> &dims) {
-  uint64_t count = 1;
+/// Bytes of a dense tensor of `dims` and `dtype`; false when a dim is
+/// negative or the product overflows (a request's dims are the client's).
+bool denseBytes(const std::vector<int64_t> &dims, int32_t dtype,
+                uint64_t &bytes) {
+  bytes = graphc_dtype_size(dtype);
   for (int64_t d : dims)
-    count *= static_cast<uint64_t>(d);
-  return count;
+    if (d < 0 ||
+        __builtin_mul_overflow(bytes, static_cast<uint64_t>(d), &bytes))
+      return false;
+  return true;
 }
 
 /// Where a buffer Triton handed over lives, as DLPack says it for the
@@ -133,11 +138,11 @@ TRITONSERVER_Error *readInput(InstanceState &state, Pending &pending,
   }
   std::vector<int64_t> &dims = pending.inputDims[i];
   dims.assign(shape, shape + rank);
-  for (int64_t d : dims)
-    if (d < 0)
-      return tritonError(TRITONSERVER_ERROR_INVALID_ARG,
-                         what + " has a negative dim");
-  uint64_t expected = elementCount(dims) * graphc_dtype_size(spec.dtype);
+  uint64_t expected = 0;
+  if (!denseBytes(dims, spec.dtype, expected))
+    return tritonError(TRITONSERVER_ERROR_INVALID_ARG,
+                       what + " has a negative dim, or more bytes than fit "
+                              "in 64 bits");
   if (bytes != expected)
     return tritonError(TRITONSERVER_ERROR_INVALID_ARG,
                        what + " carries " + std::to_string(bytes) +
@@ -260,7 +265,9 @@ TRITONSERVER_Error *prepare(InstanceState &state, Pending &pending) {
   for (size_t o = 0; o < numOutputs; ++o) {
     const TensorSpec &spec = model.outputs[o];
     std::vector<int64_t> &shape = pending.outputDims[o];
-    uint64_t bytes = elementCount(shape) * graphc_dtype_size(spec.dtype);
+    // The runtime computed these dims for a run it accepts: they fit.
+    uint64_t bytes = 0;
+    denseBytes(shape, spec.dtype, bytes);
     void *data = nullptr;
     DLDevice device{kDLCPU, 0};
     if (requested[o]) {
