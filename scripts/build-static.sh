@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the self-contained graphc (-DGRAPHC_STATIC=ON) in build-static/ with
-# the runtime and its gtests, then checks what the GPU machines need: graphc at
-# most 48 MiB, only system libraries (and NVRTC) in its ldd, and no glibc
-# symbol newer than this machine's.
+# the runtime, its gtests and the Triton backend's, then checks what the GPU
+# machines need: graphc at most 48 MiB, only system libraries (and NVRTC) in
+# its ldd, and no glibc symbol newer than this machine's.
 #   scripts/build-static.sh [ninja args...]      (e.g. -j2)
 # GRAPHC_STATIC_BUILD_DIR overrides the build tree.
 set -euo pipefail
@@ -15,7 +15,7 @@ if [ ! -f "$build/build.ninja" ]; then
     -DGRAPHC_STATIC=ON >/dev/null
 fi
 ninja -C "$build" "$@" graphc graphc_runtime runtime-test cuda-fake-driver-test \
-  library-steps-test
+  library-steps-test triton-backend-test
 
 graphc="$build/bin/graphc"
 limit=$((48 * 1024 * 1024))

@@ -7,7 +7,8 @@
 #                              (lib/graphc) and the C headers
 #   runtime/python/            the Python package, as in the repository
 #   gtest/                     the runtime's gtests, their test models and
-#                              the fake CUDA driver
+#                              the fake CUDA driver; triton/: the Triton
+#                              backend's test (its BackendGpu cases)
 #   test/conformance/          the conformance scripts and lists, node/ the
 #                              ONNX node tests of cuda_emitting.txt (from the
 #                              venv's onnx) with their expected outputs
@@ -38,7 +39,7 @@ fi
 GRAPHC_STATIC_BUILD_DIR="$build" bash "$root/scripts/build-static.sh" -j2
 
 rm -rf "$out"
-mkdir -p "$out"/{bin,lib,include,runtime,gtest/bin,gtest/lib,test/conformance/node,test/e2e,test/models,test/runtime,bench,scripts}
+mkdir -p "$out"/{bin,lib,include,runtime,gtest/bin,gtest/lib,gtest/triton,test/conformance/node,test/e2e,test/models,test/runtime,test/triton,bench,scripts}
 
 install -m 755 "$build/bin/graphc" "$out/bin/"
 install -m 755 "$build/lib/libgraphc_runtime.so" "$out/lib/"
@@ -61,6 +62,10 @@ done
 cp -r "$models_dir" "$out/gtest/models"
 install -m 755 "$fake_cuda" "$out/gtest/lib/"
 cp "$root/test/runtime/test_python.py" "$out/test/runtime/"
+# The Triton backend's test: run.sh runs its BackendGpu cases (--real-cuda),
+# which compile make_backend_models.py's model with the bundle's graphc.
+install -m 755 "$build/bin/triton-backend-test" "$out/gtest/triton/"
+cp "$root/test/triton/make_backend_models.py" "$out/test/triton/"
 
 conformance="$root/test/conformance"
 cp "$conformance"/{node_tests.py,run_node_tests.py,cuda_emitting.txt,cpu_passing.txt} \

@@ -2,6 +2,8 @@
 # Runs every GPU check of graphc from a device bundle (scripts/device-bundle.sh)
 # in one command, and writes what to commit under $OUT (else ./results):
 #   1. the runtime's gtests and Python test          gtest-*.json, stage logs
+#      the Triton backend's BackendGpu cases on the GPU
+#      (a skip there is a failure)                    gtest-triton-backend-gpu.json
 #   2. the ONNX node tests of test/conformance/cuda_emitting.txt compiled with
 #      graphc --target cuda for this GPU, run against the expected outputs
 #                                                     cuda_passing.txt, node-tests-cuda.json
@@ -206,6 +208,28 @@ gtests() {
   return $status
 }
 
+# The native Triton backend's GPU instances on this GPU (BackendGpu in
+# test/triton/BackendTest.cpp): --real-cuda keeps the fake driver out, and
+# the test compiles its model for this SM with the bundle's graphc.
+triton_backend_gpu() {
+  # It links the runtime by its soname; the bundle has the library by name.
+  mkdir -p "$work/triton-lib"
+  ln -sf "$bundle/lib/libgraphc_runtime.so" "$work/triton-lib/libgraphc_runtime.so.0"
+  export LD_LIBRARY_PATH="$work/triton-lib:$bundle/gtest/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  unset GRAPHC_CUDA_DRIVER_LIBRARY GRAPHC_CUBLASLT_LIBRARY
+  GRAPHC_TEST_GRAPHC="$graphc" GRAPHC_TEST_PYTHON="$(command -v "$python")" \
+    GRAPHC_TEST_TRITON_MODEL_SCRIPT="$bundle/test/triton/make_backend_models.py" \
+    GRAPHC_TEST_TRITON_WORKDIR="$work/triton-backend" \
+    "$bundle/gtest/triton/triton-backend-test" --real-cuda \
+    --gtest_output="json:$out/gtest-triton-backend-gpu.json" | tee "$work/triton-backend.log"
+  local status=${PIPESTATUS[0]}
+  if [[ $have_gpu == 1 ]] && grep -q '^\[  SKIPPED \]' "$work/triton-backend.log"; then
+    echo "triton-backend-gpu: skipped on a machine with a GPU" >&2
+    return 1
+  fi
+  return "$status"
+}
+
 node_tests() {
   "$python" "$bundle/scripts/node_tests_target.py" --conformance "$bundle/test/conformance" \
     --graphc "$graphc" --target "$target" ${arch:+--arch "$arch"} --jobs "$jobs" \
@@ -254,13 +278,15 @@ bench() {
 
 # The stages run under timeout(1), in a child bash: it needs these.
 kernels_budget=${GRAPHC_KERNELS_BUDGET_S:-150}
-export -f left gtests node_tests model_tests reduced_precision_model_tests verify_models \
-  graph_replay \
+export -f left gtests triton_backend_gpu node_tests model_tests \
+  reduced_precision_model_tests verify_models graph_replay \
   kernels_bench bench
-export bundle out start budget jobs python target arch filter graphc work kernels_budget
+export bundle out start budget jobs python target arch filter graphc work kernels_budget \
+  have_gpu
 
 if [[ $mode != bench-only ]]; then
   stage gtests 90 gtests
+  stage triton-backend-gpu 90 triton_backend_gpu
   stage node-tests-$target 300 node_tests
   stage model-tests-$target 90 model_tests
   stage model-tests-$target-reduced-precision 120 reduced_precision_model_tests
@@ -292,7 +318,7 @@ fi
   echo
   echo "| stage | result |"
   echo "|---|---|"
-  for name in gtests node-tests-$target model-tests-$target \
+  for name in gtests triton-backend-gpu node-tests-$target model-tests-$target \
       model-tests-$target-reduced-precision verify-$target graph-replay kernels bench; do
     [[ -n ${stage_status[$name]:-} ]] && echo "| $name | ${stage_status[$name]} |"
   done

@@ -26,6 +26,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <dlfcn.h>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -54,25 +55,55 @@ struct Artifacts {
   std::string headsCpu, headsCuda, fixedCpu, lookupCpu;
 };
 
+/// A path of the build tree, or the environment's `variable` when set: the
+/// device bundle (scripts/device-bundle.sh) runs this binary away from it.
+std::string configured(const char *variable, const char *builtIn) {
+  const char *value = std::getenv(variable);
+  return value && *value ? value : builtIn;
+}
+std::string workDir() {
+  return configured("GRAPHC_TEST_TRITON_WORKDIR", GRAPHC_TRITON_TEST_WORKDIR);
+}
+
 bool runCommand(const std::string &command, std::string &error) {
-  std::string logged =
-      command + " > " GRAPHC_TRITON_TEST_WORKDIR "/command.log 2>&1";
+  std::string log = workDir() + "/command.log";
+  std::string logged = command + " > '" + log + "' 2>&1";
   if (std::system(logged.c_str()) == 0)
     return true;
-  error = "failed: " + command +
-          " (see " GRAPHC_TRITON_TEST_WORKDIR "/command.log)";
+  error = "failed: " + command + " (see " + log + ")";
   return false;
+}
+
+/// The ONNX models, in `work`/onnx.
+bool makeOnnx(const std::string &work, std::string &error) {
+  std::filesystem::create_directories(work + "/onnx");
+  return runCommand("'" + configured("GRAPHC_TEST_PYTHON", GRAPHC_PYTHON) +
+                        "' '" +
+                        configured("GRAPHC_TEST_TRITON_MODEL_SCRIPT",
+                                   GRAPHC_TRITON_MODEL_SCRIPT) +
+                        "' '" + work + "/onnx'",
+                    error);
+}
+
+/// Compiles `work`/onnx/`onnx`.onnx with `options` into the model directory
+/// `work`/`name` (version 1), which it returns in `dir`.
+bool compileModel(const std::string &work, const std::string &name,
+                  const std::string &onnx, const std::string &options,
+                  std::string &dir, std::string &error) {
+  dir = work + "/" + name;
+  std::filesystem::create_directories(dir + "/1");
+  return runCommand("'" + configured("GRAPHC_TEST_GRAPHC", GRAPHC_BINARY) +
+                        "' compile '" + work + "/onnx/" + onnx + ".onnx' " +
+                        options + " -o '" + dir + "/1/" + onnx +
+                        ".so' --force --quiet",
+                    error);
 }
 
 const Artifacts &artifacts() {
   static const Artifacts made = [] {
-    namespace fs = std::filesystem;
     Artifacts a;
-    std::string work = GRAPHC_TRITON_TEST_WORKDIR;
-    fs::create_directories(work + "/onnx");
-    if (!runCommand(std::string("'") + GRAPHC_PYTHON + "' '" +
-                        GRAPHC_TRITON_MODEL_SCRIPT + "' '" + work + "/onnx'",
-                    a.error))
+    std::string work = workDir();
+    if (!makeOnnx(work, a.error))
       return a;
     struct Compile {
       std::string *dir;
@@ -87,12 +118,7 @@ const Artifacts &artifacts() {
              Compile{&a.lookupCpu, "lookup_cpu", "lookup",
                      "--target cpu --buckets batch=1,2,4,8"},
          }) {
-      *c.dir = work + "/" + c.name;
-      fs::create_directories(*c.dir + "/1");
-      if (!runCommand(std::string("'") + GRAPHC_BINARY + "' compile '" + work +
-                          "/onnx/" + c.onnx + ".onnx' " + c.options + " -o '" +
-                          *c.dir + "/1/" + c.onnx + ".so' --force --quiet",
-                      a.error))
+      if (!compileModel(work, c.name, c.onnx, c.options, *c.dir, a.error))
         return a;
     }
     return a;
@@ -253,6 +279,10 @@ class BackendTest : public ::testing::Test {
 protected:
   void SetUp() override {
     ASSERT_EQ(artifacts().error, "");
+    startBackend();
+  }
+
+  void startBackend() {
     server().reset();
     // Counted per test, so that a leak shows in the test that made it.
     server().liveErrors = server().liveMessages = 0;
@@ -412,10 +442,13 @@ protected:
     return rows;
   }
 
-  /// A cuda model on a KIND_GPU instance of device 0, with `direct` its
-  /// reference and the fake's GPU memory.
-  void loadCudaModel() {
-    direct = std::make_unique<Direct>(artifacts().headsCuda + "/1/heads.so");
+  /// A cuda model (of model directory `dir`: the emulated one unless
+  /// given) on a KIND_GPU instance of device 0, with `direct` its reference
+  /// and the source of the GPU memory the server hands out.
+  void loadCudaModel(std::string dir = "") {
+    if (dir.empty())
+      dir = artifacts().headsCuda;
+    direct = std::make_unique<Direct>(dir + "/1/heads.so");
     ASSERT_TRUE(direct->cuda);
     server().allocateGpu = [this](uint64_t bytes, int64_t device) {
       return gpu(device).allocate(bytes);
@@ -423,8 +456,7 @@ protected:
     server().freeGpu = [this](void *buffer, int64_t device) {
       gpu(device).release(buffer);
     };
-    ASSERT_EQ(loadModel(artifacts().headsCuda, headsConfig("heads_cuda", 8)),
-              "");
+    ASSERT_EQ(loadModel(dir, headsConfig("heads_cuda", 8)), "");
     ASSERT_EQ(addInstance(TRITONSERVER_INSTANCEGROUPKIND_GPU, 0), "");
   }
 
@@ -866,13 +898,216 @@ TEST_F(BackendTest, CudaInstanceRefusesAnotherGpusMemory) {
   expectMatchesDirect(r2.get(), x2, 1);
 }
 
+//===- GPU instances on a real GPU ----------------------------------------===//
+//
+// BackendGpu repeats the GPU instance cases on the machine's CUDA device 0,
+// with the heads model compiled for its SM (no emulation), checked against
+// direct runs of that artifact. The process runs them only when started
+// with --real-cuda (ctest triton-backend-gpu-test; stage triton-backend-gpu
+// of the device bundle's run.sh), which keeps main() from pointing the
+// runtime at the fake driver; without a CUDA device they skip saying so.
+
+/// --real-cuda (main).
+bool realCuda = false;
+
+/// The heads model for CUDA device 0: its model directory, or why there is
+/// none (`skip`: no device to run it; `error`: it did not compile).
+struct GpuArtifact {
+  std::string skip, error, dir;
+};
+
+const GpuArtifact &gpuArtifact() {
+  static const GpuArtifact made = [] {
+    GpuArtifact a;
+    if (!realCuda) {
+      a.skip = "the fake CUDA driver is loaded: BackendGpu runs with "
+               "--real-cuda";
+      return a;
+    }
+    graphc_device_info info;
+    if (graphc_status status = graphc_cuda_device_info(0, &info)) {
+      a.skip = std::string("no CUDA device: ") + graphc_status_message(status);
+      graphc_status_free(status);
+      return a;
+    }
+    std::string work = workDir() + "/gpu", sm = "sm_" + std::to_string(info.sm);
+    if (makeOnnx(work, a.error))
+      compileModel(work, "heads_" + sm, "heads",
+                   "--target cuda --arch " + sm + " --buckets batch=1,2,4,8",
+                   a.dir, a.error);
+    return a;
+  }();
+  return made;
+}
+
+/// Page-locked host memory from the CUDA driver (cuMemHostAlloc, portable:
+/// pinned for every context), as in Triton's pinned memory pool.
+class PinnedHost {
+public:
+  explicit PinnedHost(size_t bytes) {
+    driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!driver) {
+      ADD_FAILURE() << "no libcuda.so.1: " << dlerror();
+      return;
+    }
+    auto init = symbol<int (*)(unsigned)>("cuInit");
+    auto get = symbol<int (*)(int *, int)>("cuDeviceGet");
+    auto retain = symbol<int (*)(void **, int)>("cuDevicePrimaryCtxRetain");
+    auto push = symbol<int (*)(void *)>("cuCtxPushCurrent_v2");
+    auto pop = symbol<int (*)(void **)>("cuCtxPopCurrent_v2");
+    auto alloc = symbol<int (*)(void **, size_t, unsigned)>("cuMemHostAlloc");
+    free = symbol<int (*)(void *)>("cuMemFreeHost");
+    if (!init || !get || !retain || !push || !pop || !alloc || !free)
+      return;
+    void *context = nullptr, *popped = nullptr;
+    const unsigned portable = 0x01; // CU_MEMHOSTALLOC_PORTABLE
+    int result = init(0);
+    if (!result)
+      result = get(&device, 0);
+    if (!result)
+      result = retain(&context, device);
+    if (!result && !(result = push(context))) {
+      result = alloc(&data, bytes, portable);
+      pop(&popped);
+    }
+    EXPECT_EQ(result, 0) << "cuMemHostAlloc of " << bytes << " bytes";
+  }
+  ~PinnedHost() {
+    // Portable pinned memory frees in any context; the primary context
+    // stays retained until the process ends (the runtime uses it too).
+    if (data) {
+      EXPECT_EQ(free(data), 0) << "cuMemFreeHost";
+    }
+    if (driver)
+      dlclose(driver);
+  }
+  PinnedHost(const PinnedHost &) = delete;
+
+  void *data = nullptr;
+
+private:
+  template <typename Fn> Fn symbol(const char *name) {
+    auto fn = reinterpret_cast<Fn>(dlsym(driver, name));
+    EXPECT_NE(fn, nullptr) << "libcuda.so.1 has no " << name;
+    return fn;
+  }
+  void *driver = nullptr;
+  int device = 0;
+  int (*free)(void *) = nullptr;
+};
+
+class BackendGpu : public BackendTest {
+protected:
+  void SetUp() override {
+    const GpuArtifact &a = gpuArtifact();
+    if (!a.skip.empty())
+      GTEST_SKIP() << a.skip;
+    ASSERT_EQ(a.error, "");
+    startBackend();
+    loadCudaModel(a.dir);
+  }
+  void TearDown() override {
+    if (IsSkipped())
+      return;
+    BackendTest::TearDown();
+    // The real driver ran it all: the fake one linked into this binary
+    // was never called.
+    EXPECT_EQ(fakecu_calls("cuInit"), 0);
+  }
+};
+
+TEST_F(BackendGpu, HostMemory) {
+  server().outputMemory = OutputMemory::Host;
+  std::vector<float> x1 = rowsOf(1, 13), x2 = rowsOf(2, 14), x3 = rowsOf(3, 15);
+  auto r1 = request("r1", x1, 1), r2 = request("r2", x2, 2),
+       r3 = request("r3", x3, 3);
+  execute({r1.get(), r2.get(), r3.get()});
+  expectMatchesDirect(r1.get(), x1, 1);
+  expectMatchesDirect(r2.get(), x2, 2);
+  expectMatchesDirect(r3.get(), x3, 3);
+  EXPECT_EQ(batchRows(), 6u);
+  for (const auto &output : response(r1.get())->outputs) {
+    EXPECT_EQ(output->preferredType, TRITONSERVER_MEMORY_GPU);
+    EXPECT_EQ(output->preferredTypeId, 0);
+    EXPECT_EQ(output->memoryType, TRITONSERVER_MEMORY_CPU);
+  }
+  // One request alone; then more rows than the largest bucket (8), in parts.
+  std::vector<float> x4 = rowsOf(2, 16), x5 = rowsOf(5, 23), x6 = rowsOf(6, 24);
+  auto r4 = request("r4", x4, 2);
+  execute({r4.get()});
+  expectMatchesDirect(r4.get(), x4, 2);
+  auto r5 = request("5 rows", x5, 5), r6 = request("6 rows", x6, 6);
+  execute({r5.get(), r6.get()});
+  expectMatchesDirect(r5.get(), x5, 5);
+  expectMatchesDirect(r6.get(), x6, 6);
+  EXPECT_EQ(batchRows(), 19u);
+}
+
+TEST_F(BackendGpu, GpuMemory) {
+  std::vector<float> x1 = rowsOf(1, 17), x2 = rowsOf(2, 18), x3 = rowsOf(3, 19),
+                     x4 = rowsOf(2, 20);
+  auto r1 = request("r1", x1, 1), r2 = request("r2", x2, 2),
+       r3 = request("host input", x3, 3),
+       r4 = request("two GPU buffers", x4, 2);
+  for (auto [req, x] : {std::pair{r1.get(), &x1}, std::pair{r2.get(), &x2}}) {
+    FakeBuffer &buffer = req->inputs[0]->buffers[0];
+    buffer.data = direct->upload(*x);
+    buffer.memoryType = TRITONSERVER_MEMORY_GPU;
+    buffer.memoryTypeId = 0;
+  }
+  std::vector<float> row0(x4.begin(), x4.begin() + kFeatures),
+      row1(x4.begin() + kFeatures, x4.end());
+  r4->inputs[0]->buffers = {{direct->upload(row0), kFeatures * sizeof(float),
+                             TRITONSERVER_MEMORY_GPU, 0},
+                            {direct->upload(row1), kFeatures * sizeof(float),
+                             TRITONSERVER_MEMORY_GPU, 0}};
+  execute({r1.get(), r2.get(), r3.get(), r4.get()});
+  expectMatchesDirect(r1.get(), x1, 1);
+  expectMatchesDirect(r2.get(), x2, 2);
+  expectMatchesDirect(r3.get(), x3, 3);
+  expectMatchesDirect(r4.get(), x4, 2);
+  EXPECT_EQ(batchRows(), 8u);
+  for (auto *req : {r1.get(), r3.get()})
+    for (const auto &output : response(req)->outputs) {
+      EXPECT_EQ(output->memoryType, TRITONSERVER_MEMORY_GPU);
+      EXPECT_EQ(output->memoryTypeId, 0);
+    }
+}
+
+TEST_F(BackendGpu, PinnedHostInputs) {
+  server().outputMemory = OutputMemory::Host;
+  std::vector<float> x1 = rowsOf(2, 25), x2 = rowsOf(3, 26);
+  PinnedHost pinned(x1.size() * sizeof(float));
+  ASSERT_NE(pinned.data, nullptr);
+  std::memcpy(pinned.data, x1.data(), x1.size() * sizeof(float));
+  auto r1 = request("pinned", x1, 2), r2 = request("pageable", x2, 3);
+  r1->inputs[0]->buffers[0].data = pinned.data;
+  r1->inputs[0]->buffers[0].memoryType = TRITONSERVER_MEMORY_CPU_PINNED;
+  execute({r1.get(), r2.get()});
+  expectMatchesDirect(r1.get(), x1, 2);
+  expectMatchesDirect(r2.get(), x2, 3);
+  EXPECT_EQ(batchRows(), 5u);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
-  // Before the runtime loads a driver: the fake CUDA driver, which is also
-  // the fake cuBLASLt (the cuda model's GEMMs).
-  setenv("GRAPHC_CUDA_DRIVER_LIBRARY", GRAPHC_FAKE_CUDA_LIBRARY, 0);
-  setenv("GRAPHC_CUBLASLT_LIBRARY", GRAPHC_FAKE_CUDA_LIBRARY, 0);
   ::testing::InitGoogleTest(&argc, argv);
+  for (int i = 1; i < argc; ++i)
+    realCuda |= std::strcmp(argv[i], "--real-cuda") == 0;
+  if (realCuda) {
+    // The real driver and cuBLASLt: unless filtered otherwise, only the
+    // cases for them (the others want the fake driver), and only those
+    // cases without it.
+    if (::testing::GTEST_FLAG(filter) == "*")
+      ::testing::GTEST_FLAG(filter) = "BackendGpu.*";
+  } else {
+    if (::testing::GTEST_FLAG(filter) == "*")
+      ::testing::GTEST_FLAG(filter) = "-BackendGpu.*";
+    // Before the runtime loads a driver: the fake CUDA driver, which is also
+    // the fake cuBLASLt (the cuda model's GEMMs).
+    setenv("GRAPHC_CUDA_DRIVER_LIBRARY", GRAPHC_FAKE_CUDA_LIBRARY, 0);
+    setenv("GRAPHC_CUBLASLT_LIBRARY", GRAPHC_FAKE_CUDA_LIBRARY, 0);
+  }
   return RUN_ALL_TESTS();
 }
