@@ -670,9 +670,11 @@ graphc_status graphc::rt::findBatchDim(const graphc_model &model,
   if (desc.num_bucket_dims == 0)
     why = "it has no bucketed dims";
   return makeStatus(GRAPHC_INVALID_ARGUMENT,
-                    std::to_string(numRequests) +
-                        " requests run together need a batch dim, and the "
-                        "model has none: " +
+                    (numRequests > 0
+                         ? std::to_string(numRequests) +
+                               " requests run together need a batch dim, and "
+                               "the model has none: "
+                         : std::string("the model has no batch dim: ")) +
                         why);
 }
 

@@ -103,7 +103,8 @@ SegmentedTensor wholeTensor(const DLTensor &tensor);
 /// output, and along which the model mixes no positions (pad-safe and
 /// splittable): requests may be concatenated along it. Otherwise a status
 /// saying why the model has none (which input or output lacks it, or what
-/// mixes its positions), for a batch of `numRequests`.
+/// mixes its positions), for a batch of `numRequests` (0: asked for itself,
+/// graphc_model_batch_dim).
 graphc_status findBatchDim(const graphc_model &model, int32_t numRequests,
                            int32_t &dim);
 

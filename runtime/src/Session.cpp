@@ -625,6 +625,20 @@ graphc_status graphc_model_select_plan(const graphc_model *model,
   });
 }
 
+graphc_status graphc_model_batch_dim(const graphc_model *model,
+                                     int32_t *out_index) {
+  if (!model || !out_index)
+    return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                      "graphc_model_batch_dim needs a model and an out_index");
+  return guardAllocations("graphc_model_batch_dim", [&]() -> graphc_status {
+    int32_t dim = -1;
+    if (graphc_status status = findBatchDim(*model, 0, dim))
+      return status;
+    *out_index = dim;
+    return nullptr;
+  });
+}
+
 graphc_status graphc_model_output_dims(const graphc_model *model,
                                        int32_t num_inputs,
                                        const char *const *input_names,

@@ -14,7 +14,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cstring>
 #include <memory>
 
 using namespace graphc::triton;
@@ -141,29 +140,14 @@ TRITONSERVER_Error *describeArtifact(ModelState &state) {
   for (const TensorSpec &input : state.inputs)
     state.inputNames.push_back(input.name.c_str());
 
-  // The batch dim: a padded, splittable bucketed dim on axis 0 of every
-  // input and output (what `graphc triton` sets max_batch_size from).
-  for (int32_t d = 0; d < graphc_model_bucket_dim_count(model); ++d) {
-    graphc_bucket_dim_info dim;
-    if (graphc_status status = graphc_model_bucket_dim_info(model, d, &dim))
-      return tritonError(status);
-    if (!dim.pad_safe || !dim.splittable)
-      continue;
-    bool everywhere = !state.inputs.empty();
-    for (int32_t i = 0; everywhere && i < int32_t(state.inputs.size()); ++i) {
-      graphc_tensor_info info;
-      if (graphc_status status = graphc_model_input_info(model, i, &info))
-        return tritonError(status);
-      everywhere = info.rank > 0 && info.dims[0] < 0 &&
-                   std::strcmp(info.dim_names[0], dim.name) == 0;
-    }
-    for (int32_t o = 0; everywhere && o < int32_t(state.outputs.size()); ++o)
-      everywhere = dim.output_axes[o] == 0;
-    if (everywhere) {
-      state.batchable = true;
-      break;
-    }
-  }
+  // The batch dim Triton batches along (what `graphc triton` sets
+  // max_batch_size from), as the runtime defines it for batched runs.
+  int32_t batchDim = -1;
+  graphc_status noBatchDim = graphc_model_batch_dim(model, &batchDim);
+  state.batchable = !noBatchDim;
+  if (noBatchDim)
+    state.noBatchDimReason = graphc_status_message(noBatchDim);
+  graphc_status_free(noBatchDim);
   return nullptr;
 }
 
@@ -175,9 +159,8 @@ TRITONSERVER_Error *checkConfig(const ModelState &state, const json &config) {
         TRITONSERVER_ERROR_INVALID_ARG,
         "model '" + state.name + "': config.pbtxt sets max_batch_size " +
             std::to_string(state.maxBatchSize) + ", but " + state.artifactPath +
-            " has no batch dim (a padded, splittable bucketed dim on axis 0 "
-            "of every input and output); set max_batch_size: 0 or recompile "
-            "with batch buckets");
+            " cannot batch requests (" + state.noBatchDimReason +
+            "); set max_batch_size: 0 or recompile with batch buckets");
   for (auto [kind, specs] : {std::pair{"input", &state.inputs},
                              std::pair{"output", &state.outputs}}) {
     const json empty = json::array();

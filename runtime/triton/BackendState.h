@@ -44,9 +44,10 @@ struct ModelState {
   graphc_target target = GRAPHC_TARGET_CPU;
   std::vector<TensorSpec> inputs, outputs;
   std::vector<const char *> inputNames; ///< for the runtime's calls
-  /// Whether several requests can share one run: the artifact has a padded,
-  /// splittable bucketed dim on axis 0 of every input and output.
+  /// Whether several requests can share one run (graphc_model_batch_dim),
+  /// and why not.
   bool batchable = false;
+  std::string noBatchDimReason;
 };
 
 /// Per Triton model instance.

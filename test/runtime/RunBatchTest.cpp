@@ -347,6 +347,17 @@ TEST_P(RunBatch, ValidatesEveryRequestBeforeWritingAnything) {
             "none: dim 'batch' is axis 0 of every input and output, but the "
             "model mixes positions along it (node 'CumSum_2': a cumulative "
             "sum along it), so requests cannot share a run");
+  int32_t batchDim = -1;
+  Status noBatchDim(graphc_model_batch_dim(mixes, &batchDim));
+  EXPECT_EQ(noBatchDim.code(), GRAPHC_INVALID_ARGUMENT);
+  EXPECT_EQ(noBatchDim.message(),
+            "the model has no batch dim: dim 'batch' is axis 0 of every "
+            "input and output, but the model mixes positions along it (node "
+            "'CumSum_2': a cumulative sum along it), so requests cannot "
+            "share a run");
+  EXPECT_EQ(batchDim, -1);
+  ASSERT_GRAPHC_OK(graphc_model_batch_dim(model, &batchDim));
+  EXPECT_EQ(batchDim, 0);
   graphc_session_release(other);
   graphc_model_release(mixes);
   expectUntouched();
@@ -399,6 +410,11 @@ TEST(RunBatchCpu, NamesTheInputWithoutTheBatchDim) {
   EXPECT_EQ(status.message(),
             "2 requests run together need a batch dim, and the model has "
             "none: dim 'batch' is not axis 0 of input 'bias'");
+  int32_t batchDim = -1;
+  Status none(graphc_model_batch_dim(model, &batchDim));
+  EXPECT_EQ(none.message(),
+            "the model has no batch dim: dim 'batch' is not axis 0 of input "
+            "'bias'");
   graphc_session_release(session);
   graphc_model_release(model);
 }

@@ -220,6 +220,15 @@ GRAPHC_API graphc_status graphc_model_select_plan(
     const char *const *input_names, const int32_t *input_ranks,
     const int64_t *const *input_dims, int32_t *out_plan_index);
 
+/* The model's batch dim, along which graphc_session_run_batch concatenates
+ * requests: a bucketed dim that is axis 0, and no other axis, of every input
+ * and output, and along which the model mixes no rows (pad_safe and
+ * splittable). Its index (graphc_model_bucket_dim_info) goes to *out_index;
+ * without one, GRAPHC_INVALID_ARGUMENT saying why (which input or output
+ * lacks it, or which node mixes the rows). */
+GRAPHC_API graphc_status graphc_model_batch_dim(const graphc_model *model,
+                                                int32_t *out_index);
+
 /* The dims of the outputs graphc_session_run produces for inputs of these
  * dims (arguments as graphc_model_select_plan): out_output_dims[o] points to
  * room for output o's rank dims, written on success; it may be NULL for an
