@@ -227,13 +227,29 @@ graphc_status runBound(graphc_session &session, const RunShape &shape,
         tensors.begin(), tensors.end(),
         [](const SegmentedTensor &t) { return t.segments.size() != 1; });
   };
+  // cpu kernels load and store whole elements: a caller's buffer not
+  // aligned to its element size (a tensor inside a network message, as a
+  // server hands it over) goes through the staging buffers, which are.
+  const graphc_model_desc &model = *session.model->desc;
+  auto misaligned = [](const std::vector<SegmentedTensor> &tensors,
+                       const graphc_tensor_desc *descs) {
+    for (size_t t = 0; t < tensors.size(); ++t) {
+      uintptr_t size = graphc_dtype_size(descs[t].dtype);
+      for (const Segment &segment : tensors[t].segments)
+        if (size > 1 && reinterpret_cast<uintptr_t>(segment.data) % size)
+          return true;
+    }
+    return false;
+  };
   graphc_status status;
   if (session.cuda) {
     status = session.cuda->run(shape, inputs, outputs, stream);
-  } else if (shape.staged || segmented(inputs) || segmented(outputs)) {
+  } else if (shape.staged || segmented(inputs) || segmented(outputs) ||
+             misaligned(inputs, model.inputs) ||
+             misaligned(outputs, model.outputs)) {
     status = runCpuStaged(session, shape, inputs, outputs);
   } else {
-    const graphc_model_desc &desc = *session.model->desc;
+    const graphc_model_desc &desc = model;
     std::vector<DLTensor> plain(desc.num_inputs + desc.num_outputs);
     std::vector<const DLTensor *> plainInputs(desc.num_inputs);
     std::vector<std::vector<int64_t>> dims(plain.size());

@@ -380,6 +380,58 @@ TEST_P(RunBatch, ValidatesEveryRequestBeforeWritingAnything) {
   expectUntouched();
 }
 
+// A server hands over tensors where they sit in a network message, at any
+// byte offset: a cpu run whose buffers are not aligned to their element
+// size goes through staging, and batch_model's kernels (which refuse
+// misaligned arguments) compute the same as from aligned buffers.
+TEST(RunBatchCpu, RunsMisalignedBuffersThroughStaging) {
+  graphc_model *model = loadModel("batch_model");
+  ASSERT_NE(model, nullptr);
+  graphc_session *session = nullptr;
+  ASSERT_GRAPHC_OK(graphc_session_create(model, nullptr, &session));
+  const float x[6] = {1, -2, 3.5f, 4, 0.25f, -6}, s[2] = {0.5f, -1};
+  int64_t xShape[] = {2, 3}, sShape[] = {2, 1};
+  auto tensor = [](void *data, int64_t *shape) {
+    DLTensor t{};
+    t.data = data;
+    t.device = {kDLCPU, 0};
+    t.ndim = 2;
+    t.dtype = {kDLFloat, 32, 1};
+    t.shape = shape;
+    return t;
+  };
+  // Aligned: the reference.
+  float y[6], r[2];
+  DLTensor in[] = {tensor(const_cast<float *>(x), xShape),
+                   tensor(const_cast<float *>(s), sShape)};
+  DLTensor out[] = {tensor(y, xShape), tensor(r, sShape)};
+  ASSERT_GRAPHC_OK(graphc_session_run(session, in, 2, nullptr, out, 2));
+  // The same values 1 and 2 bytes past alignment.
+  for (size_t offset : {1, 2}) {
+    SCOPED_TRACE("offset " + std::to_string(offset));
+    alignas(16) unsigned char bytes[4][64] = {};
+    std::memcpy(bytes[0] + offset, x, sizeof x);
+    std::memcpy(bytes[1] + offset, s, sizeof s);
+    DLTensor odd[] = {tensor(bytes[0] + offset, xShape),
+                      tensor(bytes[1] + offset, sShape)};
+    DLTensor oddOut[] = {tensor(bytes[2] + offset, xShape),
+                         tensor(bytes[3] + offset, sShape)};
+    ASSERT_GRAPHC_OK(graphc_session_run(session, odd, 2, nullptr, oddOut, 2));
+    EXPECT_EQ(std::memcmp(bytes[2] + offset, y, sizeof y), 0);
+    EXPECT_EQ(std::memcmp(bytes[3] + offset, r, sizeof r), 0);
+    std::memset(bytes[2], 0, sizeof bytes[2]);
+    std::memset(bytes[3], 0, sizeof bytes[3]);
+    const DLTensor *request[] = {odd};
+    const DLTensor *requestOut[] = {oddOut};
+    ASSERT_GRAPHC_OK(graphc_session_run_batch(session, 1, request, 2, nullptr,
+                                              requestOut, 2, nullptr));
+    EXPECT_EQ(std::memcmp(bytes[2] + offset, y, sizeof y), 0);
+    EXPECT_EQ(std::memcmp(bytes[3] + offset, r, sizeof r), 0);
+  }
+  graphc_session_release(session);
+  graphc_model_release(model);
+}
+
 // A model whose batch is not axis 0 of every input has no batch dim
 // (affine_buckets: its bias has no batch axis).
 TEST(RunBatchCpu, NamesTheInputWithoutTheBatchDim) {

@@ -332,7 +332,9 @@ GRAPHC_API void graphc_session_release(graphc_session *session);
  * caller-allocated tensor per model output, in model order, with the dims of
  * the selected plan. Tensors must be dense row-major (strides NULL or
  * compact) and live on the session's device: kDLCPU for cpu models, kDLCUDA
- * with the session's ordinal for cuda models. An output may not share memory
+ * with the session's ordinal for cuda models. Their data may start at any
+ * byte (a tensor inside a network message): a cpu run copies tensors not
+ * aligned to their element size through the session's staging buffers. An output may not share memory
  * with an input or another output. Everything is validated before any
  * output is written; on failure outputs are untouched. When every output
  * has zero elements (a zero-sized dim they carry), nothing runs: the call
