@@ -174,7 +174,7 @@ protected:
   static bool sameBits(const std::vector<float> &a,
                        const std::vector<float> &b) {
     return a.size() == b.size() &&
-           std::memcmp(a.data(), b.data(), a.size() * 4) == 0;
+           (a.empty() || std::memcmp(a.data(), b.data(), a.size() * 4) == 0);
   }
 
   /// The batched run of `requests` against one run over their
