@@ -743,9 +743,12 @@ FAKE_API Result cuMemcpyHtoDAsync_v2(DevicePtr dst, const void *src,
   Call call("cuMemcpyHtoDAsync");
   if (call.sticky)
     return call.sticky;
+  // A copy of no bytes is a no-op, its pointers possibly null, as the
+  // driver's.
   return enqueue(call.s, stream, {"memcpyHtoD", [=] {
-                                    std::memcpy(reinterpret_cast<void *>(dst),
-                                                src, bytes);
+                                    if (bytes)
+                                      std::memcpy(reinterpret_cast<void *>(dst),
+                                                  src, bytes);
                                   }});
 }
 
@@ -756,7 +759,8 @@ FAKE_API Result cuMemcpyDtoHAsync_v2(void *dst, DevicePtr src, size_t bytes,
     return call.sticky;
   return enqueue(call.s, stream,
                  {"memcpyDtoH", [=] {
-                    std::memcpy(dst, reinterpret_cast<void *>(src), bytes);
+                    if (bytes)
+                      std::memcpy(dst, reinterpret_cast<void *>(src), bytes);
                   }});
 }
 
