@@ -473,6 +473,65 @@ protected:
     return *on;
   }
 
+  /// A KIND_GPU instance (emulated or real) with host inputs and outputs:
+  /// three requests as one batch, each matching a direct run, with the
+  /// backend asking for its GPU's memory and taking host memory. Returns
+  /// the graph launches of the batch's execution on the fake driver.
+  int checkGpuInstanceWithHostMemory() {
+    server().outputMemory = OutputMemory::Host;
+    std::vector<float> x1 = rowsOf(1, 13), x2 = rowsOf(2, 14),
+                       x3 = rowsOf(3, 15);
+    auto r1 = request("r1", x1, 1), r2 = request("r2", x2, 2),
+         r3 = request("r3", x3, 3);
+    int launches = fakecu_calls("cuGraphLaunch");
+    execute({r1.get(), r2.get(), r3.get()});
+    launches = fakecu_calls("cuGraphLaunch") - launches;
+    expectMatchesDirect(r1.get(), x1, 1);
+    expectMatchesDirect(r2.get(), x2, 2);
+    expectMatchesDirect(r3.get(), x3, 3);
+    EXPECT_EQ(batchRows(), 6u);
+    for (const auto &output : response(r1.get())->outputs) {
+      EXPECT_EQ(output->preferredType, TRITONSERVER_MEMORY_GPU);
+      EXPECT_EQ(output->preferredTypeId, 0);
+      EXPECT_EQ(output->memoryType, TRITONSERVER_MEMORY_CPU);
+    }
+    return launches;
+  }
+
+  /// A KIND_GPU instance with inputs in GPU memory (one request's in two
+  /// device buffers, gathered), one in host memory, and outputs in GPU
+  /// memory.
+  void checkGpuInstanceWithGpuMemory() {
+    std::vector<float> x1 = rowsOf(1, 17), x2 = rowsOf(2, 18),
+                       x3 = rowsOf(3, 19), x4 = rowsOf(2, 20);
+    auto r1 = request("r1", x1, 1), r2 = request("r2", x2, 2),
+         r3 = request("host input", x3, 3),
+         r4 = request("two GPU buffers", x4, 2);
+    for (auto [req, x] : {std::pair{r1.get(), &x1}, std::pair{r2.get(), &x2}}) {
+      FakeBuffer &buffer = req->inputs[0]->buffers[0];
+      buffer.data = direct->upload(*x);
+      buffer.memoryType = TRITONSERVER_MEMORY_GPU;
+      buffer.memoryTypeId = 0;
+    }
+    std::vector<float> row0(x4.begin(), x4.begin() + kFeatures),
+        row1(x4.begin() + kFeatures, x4.end());
+    r4->inputs[0]->buffers = {{direct->upload(row0), kFeatures * sizeof(float),
+                               TRITONSERVER_MEMORY_GPU, 0},
+                              {direct->upload(row1), kFeatures * sizeof(float),
+                               TRITONSERVER_MEMORY_GPU, 0}};
+    execute({r1.get(), r2.get(), r3.get(), r4.get()});
+    expectMatchesDirect(r1.get(), x1, 1);
+    expectMatchesDirect(r2.get(), x2, 2);
+    expectMatchesDirect(r3.get(), x3, 3);
+    expectMatchesDirect(r4.get(), x4, 2);
+    EXPECT_EQ(batchRows(), 8u);
+    for (auto *req : {r1.get(), r3.get()})
+      for (const auto &output : response(req)->outputs) {
+        EXPECT_EQ(output->memoryType, TRITONSERVER_MEMORY_GPU);
+        EXPECT_EQ(output->memoryTypeId, 0);
+      }
+  }
+
   TRITONBACKEND_Backend backend;
   TRITONBACKEND_Model model;
   TRITONBACKEND_ModelInstance instance, second;
@@ -773,25 +832,9 @@ TEST_F(BackendTest, CudaModelOnACpuInstance) {
 
 TEST_F(BackendTest, CudaInstanceWithHostMemory) {
   loadCudaModel();
-  server().outputMemory = OutputMemory::Host;
-  std::vector<float> x1 = rowsOf(1, 13), x2 = rowsOf(2, 14), x3 = rowsOf(3, 15);
-  auto r1 = request("r1", x1, 1), r2 = request("r2", x2, 2),
-       r3 = request("r3", x3, 3);
-  int launches = fakecu_calls("cuGraphLaunch");
-  execute({r1.get(), r2.get(), r3.get()});
   // The batch ran on the emulated GPU as one run: one replay of the
   // session's graph for the 6 rows (run alone, each request would be one).
-  EXPECT_EQ(fakecu_calls("cuGraphLaunch") - launches, 1);
-  expectMatchesDirect(r1.get(), x1, 1);
-  expectMatchesDirect(r2.get(), x2, 2);
-  expectMatchesDirect(r3.get(), x3, 3);
-  EXPECT_EQ(batchRows(), 6u);
-  for (const auto &output : response(r1.get())->outputs) {
-    // The backend asked for its GPU's memory and took host memory.
-    EXPECT_EQ(output->preferredType, TRITONSERVER_MEMORY_GPU);
-    EXPECT_EQ(output->preferredTypeId, 0);
-    EXPECT_EQ(output->memoryType, TRITONSERVER_MEMORY_CPU);
-  }
+  EXPECT_EQ(checkGpuInstanceWithHostMemory(), 1);
 
   // One request alone takes host memory too.
   std::vector<float> x4 = rowsOf(2, 16);
@@ -803,35 +846,7 @@ TEST_F(BackendTest, CudaInstanceWithHostMemory) {
 
 TEST_F(BackendTest, CudaInstanceWithGpuMemory) {
   loadCudaModel();
-  std::vector<float> x1 = rowsOf(1, 17), x2 = rowsOf(2, 18), x3 = rowsOf(3, 19),
-                     x4 = rowsOf(2, 20);
-  auto r1 = request("r1", x1, 1), r2 = request("r2", x2, 2),
-       r3 = request("host input", x3, 3),
-       r4 = request("two GPU buffers", x4, 2);
-  for (auto [req, x] : {std::pair{r1.get(), &x1}, std::pair{r2.get(), &x2}}) {
-    FakeBuffer &buffer = req->inputs[0]->buffers[0];
-    buffer.data = direct->upload(*x);
-    buffer.memoryType = TRITONSERVER_MEMORY_GPU;
-    buffer.memoryTypeId = 0;
-  }
-  // Row 0 and row 1 in two device buffers: gathered.
-  std::vector<float> row0(x4.begin(), x4.begin() + kFeatures),
-      row1(x4.begin() + kFeatures, x4.end());
-  r4->inputs[0]->buffers = {{direct->upload(row0), kFeatures * sizeof(float),
-                             TRITONSERVER_MEMORY_GPU, 0},
-                            {direct->upload(row1), kFeatures * sizeof(float),
-                             TRITONSERVER_MEMORY_GPU, 0}};
-  execute({r1.get(), r2.get(), r3.get(), r4.get()});
-  expectMatchesDirect(r1.get(), x1, 1);
-  expectMatchesDirect(r2.get(), x2, 2);
-  expectMatchesDirect(r3.get(), x3, 3);
-  expectMatchesDirect(r4.get(), x4, 2);
-  EXPECT_EQ(batchRows(), 8u);
-  for (auto *req : {r1.get(), r3.get()})
-    for (const auto &output : response(req)->outputs) {
-      EXPECT_EQ(output->memoryType, TRITONSERVER_MEMORY_GPU);
-      EXPECT_EQ(output->memoryTypeId, 0);
-    }
+  checkGpuInstanceWithGpuMemory();
   EXPECT_EQ(fakecu_violations(), 0) << fakecu_last_violation();
 }
 
@@ -1020,20 +1035,7 @@ protected:
 };
 
 TEST_F(BackendGpu, HostMemory) {
-  server().outputMemory = OutputMemory::Host;
-  std::vector<float> x1 = rowsOf(1, 13), x2 = rowsOf(2, 14), x3 = rowsOf(3, 15);
-  auto r1 = request("r1", x1, 1), r2 = request("r2", x2, 2),
-       r3 = request("r3", x3, 3);
-  execute({r1.get(), r2.get(), r3.get()});
-  expectMatchesDirect(r1.get(), x1, 1);
-  expectMatchesDirect(r2.get(), x2, 2);
-  expectMatchesDirect(r3.get(), x3, 3);
-  EXPECT_EQ(batchRows(), 6u);
-  for (const auto &output : response(r1.get())->outputs) {
-    EXPECT_EQ(output->preferredType, TRITONSERVER_MEMORY_GPU);
-    EXPECT_EQ(output->preferredTypeId, 0);
-    EXPECT_EQ(output->memoryType, TRITONSERVER_MEMORY_CPU);
-  }
+  checkGpuInstanceWithHostMemory();
   // One request alone; then more rows than the largest bucket (8), in parts.
   std::vector<float> x4 = rowsOf(2, 16), x5 = rowsOf(5, 23), x6 = rowsOf(6, 24);
   auto r4 = request("r4", x4, 2);
@@ -1046,36 +1048,7 @@ TEST_F(BackendGpu, HostMemory) {
   EXPECT_EQ(batchRows(), 19u);
 }
 
-TEST_F(BackendGpu, GpuMemory) {
-  std::vector<float> x1 = rowsOf(1, 17), x2 = rowsOf(2, 18), x3 = rowsOf(3, 19),
-                     x4 = rowsOf(2, 20);
-  auto r1 = request("r1", x1, 1), r2 = request("r2", x2, 2),
-       r3 = request("host input", x3, 3),
-       r4 = request("two GPU buffers", x4, 2);
-  for (auto [req, x] : {std::pair{r1.get(), &x1}, std::pair{r2.get(), &x2}}) {
-    FakeBuffer &buffer = req->inputs[0]->buffers[0];
-    buffer.data = direct->upload(*x);
-    buffer.memoryType = TRITONSERVER_MEMORY_GPU;
-    buffer.memoryTypeId = 0;
-  }
-  std::vector<float> row0(x4.begin(), x4.begin() + kFeatures),
-      row1(x4.begin() + kFeatures, x4.end());
-  r4->inputs[0]->buffers = {{direct->upload(row0), kFeatures * sizeof(float),
-                             TRITONSERVER_MEMORY_GPU, 0},
-                            {direct->upload(row1), kFeatures * sizeof(float),
-                             TRITONSERVER_MEMORY_GPU, 0}};
-  execute({r1.get(), r2.get(), r3.get(), r4.get()});
-  expectMatchesDirect(r1.get(), x1, 1);
-  expectMatchesDirect(r2.get(), x2, 2);
-  expectMatchesDirect(r3.get(), x3, 3);
-  expectMatchesDirect(r4.get(), x4, 2);
-  EXPECT_EQ(batchRows(), 8u);
-  for (auto *req : {r1.get(), r3.get()})
-    for (const auto &output : response(req)->outputs) {
-      EXPECT_EQ(output->memoryType, TRITONSERVER_MEMORY_GPU);
-      EXPECT_EQ(output->memoryTypeId, 0);
-    }
-}
+TEST_F(BackendGpu, GpuMemory) { checkGpuInstanceWithGpuMemory(); }
 
 TEST_F(BackendGpu, PinnedHostInputs) {
   server().outputMemory = OutputMemory::Host;
