@@ -390,6 +390,42 @@ class Session:
 _LIBRARIES = {1: "cublaslt", 2: "cudnn"}
 
 
+def _c_names(names):
+    """Input names as the C API takes them; None for model order."""
+    if names is None:
+        return None
+    return (ctypes.c_char_p * max(len(names), 1))(
+        *[_c_name(n, "input") for n in names])
+
+
+def _bind_inputs(lib, run, model, names, c_names, values):
+    """One run's input tensors on the run's device, and the dims of its
+    outputs as the runtime computes them for those inputs (a padded
+    bucket's are sliced back): (tensors, output shapes, None), or (tensors,
+    None, status) when the runtime refuses the inputs' dims."""
+    tensors = []
+    for i, value in enumerate(values):
+        label = (names[i] if names is not None else
+                 model.inputs[i].name if i < len(model.inputs) else f"#{i}")
+        tensors.append(run.tensor(label, value))
+    count = len(tensors)
+    ranks = (ctypes.c_int32 * max(count, 1))(*[t.ndim for t in tensors])
+    dims = (ctypes.POINTER(ctypes.c_int64) * max(count, 1))(
+        *[t.shape for t in tensors])
+    output_dims = [(ctypes.c_int64 * max(len(info.dims), 1))()
+                   for info in model.outputs]
+    c_output_dims = (ctypes.POINTER(ctypes.c_int64) *
+                     max(len(output_dims), 1))(
+        *[ctypes.cast(d, ctypes.POINTER(ctypes.c_int64)) for d in output_dims])
+    status = lib.graphc_model_output_dims(model.pointer, count, c_names, ranks,
+                                          dims, c_output_dims)
+    if status:
+        return tensors, None, status
+    shapes = [tuple(output_dims[o][d] for d in range(len(info.dims)))
+              for o, info in enumerate(model.outputs)]
+    return tensors, shapes, None
+
+
 def _run(handle, args, named, out, stream):
     lib = _capi.library()
     model = handle.model
@@ -401,28 +437,11 @@ def _run(handle, args, named, out, stream):
     stream_handle = None if stream is None else _stream_handle(stream)
     run = _Run(handle, stream_handle)
 
-    c_names = None
-    if names is not None:
-        c_names = (ctypes.c_char_p * max(len(names), 1))(
-            *[_c_name(n, "input") for n in names])
-    tensors = []
-    for i, value in enumerate(values):
-        label = (names[i] if names is not None else
-                 model.inputs[i].name if i < len(model.inputs) else f"#{i}")
-        tensors.append(run.tensor(label, value))
-
+    c_names = _c_names(names)
+    tensors, output_shapes, status = _bind_inputs(lib, run, model, names,
+                                                  c_names, values)
+    check(status)
     count = len(tensors)
-    ranks = (ctypes.c_int32 * max(count, 1))(*[t.ndim for t in tensors])
-    dims = (ctypes.POINTER(ctypes.c_int64) * max(count, 1))(
-        *[t.shape for t in tensors])
-    # Outputs have the run's dims (a padded bucket's are sliced back).
-    output_dims = [(ctypes.c_int64 * max(len(info.dims), 1))()
-                   for info in model.outputs]
-    c_output_dims = (ctypes.POINTER(ctypes.c_int64) *
-                     max(len(output_dims), 1))(
-        *[ctypes.cast(d, ctypes.POINTER(ctypes.c_int64)) for d in output_dims])
-    check(lib.graphc_model_output_dims(model.pointer, count, c_names, ranks,
-                                       dims, c_output_dims))
 
     if out is None:
         results = []
@@ -435,8 +454,8 @@ def _run(handle, args, named, out, stream):
                                   "hold") from None
             ready = (None if not run.cuda or stream_handle is None else
                      run.consumer_stream)
-            shape = tuple(output_dims[o][d] for d in range(len(info.dims)))
-            results.append(Tensor(handle, info.onnx_dtype, shape, ready))
+            results.append(Tensor(handle, info.onnx_dtype, output_shapes[o],
+                                  ready))
         out_tensors = []
         for tensor in results:
             dl, shape = tensor.dltensor()
@@ -481,10 +500,7 @@ def _run_batch(handle, requests, stream):
     names = None
     if requests and isinstance(requests[0], collections.abc.Mapping):
         names = list(requests[0].keys())
-    c_names = None
-    if names is not None:
-        c_names = (ctypes.c_char_p * max(len(names), 1))(
-            *[_c_name(n, "input") for n in names])
+    c_names = _c_names(names)
     c_inputs, c_outputs, results = [], [], []
     for r, request in enumerate(requests):
         if names is not None:
@@ -496,24 +512,9 @@ def _run_batch(handle, requests, stream):
             values = list(request.values())
         else:
             values = list(request)
-        tensors = []
-        for i, value in enumerate(values):
-            label = (names[i] if names is not None else
-                     model.inputs[i].name if i < len(model.inputs) else
-                     f"#{i}")
-            tensors.append(run.tensor(label, value))
+        tensors, output_shapes, status = _bind_inputs(lib, run, model, names,
+                                                      c_names, values)
         count = len(tensors)
-        ranks = (ctypes.c_int32 * max(count, 1))(*[t.ndim for t in tensors])
-        dims = (ctypes.POINTER(ctypes.c_int64) * max(count, 1))(
-            *[t.shape for t in tensors])
-        output_dims = [(ctypes.c_int64 * max(len(info.dims), 1))()
-                       for info in model.outputs]
-        c_output_dims = (ctypes.POINTER(ctypes.c_int64) *
-                         max(len(output_dims), 1))(
-            *[ctypes.cast(d, ctypes.POINTER(ctypes.c_int64))
-              for d in output_dims])
-        status = lib.graphc_model_output_dims(model.pointer, count, c_names,
-                                              ranks, dims, c_output_dims)
         if status:
             error = error_from_status(lib, status)
             error.args = (f"request {r}: {error}",)
@@ -522,8 +523,8 @@ def _run_batch(handle, requests, stream):
         for o, info in enumerate(model.outputs):
             ready = (None if not run.cuda or stream_handle is None else
                      run.consumer_stream)
-            shape = tuple(output_dims[o][d] for d in range(len(info.dims)))
-            outputs.append(Tensor(handle, info.onnx_dtype, shape, ready))
+            outputs.append(Tensor(handle, info.onnx_dtype, output_shapes[o],
+                                  ready))
         out_tensors = []
         for tensor in outputs:
             dl, shape = tensor.dltensor()
