@@ -75,13 +75,14 @@ bool denseBytes(const std::vector<int64_t> &dims, int32_t dtype,
 /// session: the session's device, or host memory.
 TRITONSERVER_Error *deviceOf(const InstanceState &state,
                              TRITONSERVER_MemoryType type, int64_t id,
-                             const std::string &what, DLDevice &device) {
+                             const char *kind, const TensorSpec &spec,
+                             DLDevice &device) {
   if (type == TRITONSERVER_MEMORY_GPU) {
     if (!state.cuda || id != state.device)
       return tritonError(TRITONSERVER_ERROR_INVALID_ARG,
-                         what + " is in the memory of GPU " +
-                             std::to_string(id) + ", but instance '" +
-                             state.name + "' runs on " +
+                         std::string(kind) + " '" + spec.name +
+                             "' is in the memory of GPU " + std::to_string(id) +
+                             ", but instance '" + state.name + "' runs on " +
                              (state.cuda ? "GPU " + std::to_string(state.device)
                                          : std::string("the cpu")));
     device = {kDLCUDA, static_cast<int32_t>(id)};
@@ -109,13 +110,14 @@ DLTensor tensorOver(void *data, DLDevice device, const TensorSpec &spec,
 TRITONSERVER_Error *readInput(InstanceState &state, Pending &pending,
                               size_t i) {
   const TensorSpec &spec = state.model->inputs[i];
-  std::string what = "input '" + spec.name + "'";
+  // Named in errors only: no string is built for a request that is right.
+  auto what = [&] { return "input '" + spec.name + "'"; };
   TRITONBACKEND_Input *input = nullptr;
   if (TRITONSERVER_Error *error = TRITONBACKEND_RequestInput(
           pending.request, spec.name.c_str(), &input)) {
     TRITONSERVER_ErrorDelete(error);
     return tritonError(TRITONSERVER_ERROR_INVALID_ARG,
-                       "the request has no " + what + ", which model '" +
+                       "the request has no " + what() + ", which model '" +
                            state.model->name + "' takes");
   }
   TRITONSERVER_DataType datatype;
@@ -129,7 +131,7 @@ TRITONSERVER_Error *readInput(InstanceState &state, Pending &pending,
     const TritonDtype *given = tritonDtypeOfServer(datatype);
     return tritonError(
         TRITONSERVER_ERROR_INVALID_ARG,
-        what + " is " +
+        what() + " is " +
             (given ? std::string(given->config)
                    : "of Triton data type " + std::to_string(int(datatype))) +
             "; model '" + state.model->name + "' takes " +
@@ -141,11 +143,11 @@ TRITONSERVER_Error *readInput(InstanceState &state, Pending &pending,
   uint64_t expected = 0;
   if (!denseBytes(dims, spec.dtype, expected))
     return tritonError(TRITONSERVER_ERROR_INVALID_ARG,
-                       what + " has a negative dim, or more bytes than fit "
-                              "in 64 bits");
+                       what() + " has a negative dim, or more bytes than fit "
+                                "in 64 bits");
   if (bytes != expected)
     return tritonError(TRITONSERVER_ERROR_INVALID_ARG,
-                       what + " carries " + std::to_string(bytes) +
+                       what() + " carries " + std::to_string(bytes) +
                            " bytes, but its shape and dtype make " +
                            std::to_string(expected));
   DLDevice device{kDLCPU, 0};
@@ -158,7 +160,8 @@ TRITONSERVER_Error *readInput(InstanceState &state, Pending &pending,
     if (TRITONSERVER_Error *error =
             TRITONBACKEND_InputBuffer(input, 0, &buffer, &size, &type, &id))
       return error;
-    if (TRITONSERVER_Error *error = deviceOf(state, type, id, what, device))
+    if (TRITONSERVER_Error *error =
+            deviceOf(state, type, id, "input", spec, device))
       return error;
     data = const_cast<void *>(buffer);
   } else {
@@ -177,10 +180,11 @@ TRITONSERVER_Error *readInput(InstanceState &state, Pending &pending,
         return error;
       if (size > bytes - at)
         return tritonError(TRITONSERVER_ERROR_INVALID_ARG,
-                           what + "'s buffers hold more than its " +
+                           what() + "'s buffers hold more than its " +
                                std::to_string(bytes) + " bytes");
       DLDevice piece;
-      if (TRITONSERVER_Error *error = deviceOf(state, type, id, what, piece))
+      if (TRITONSERVER_Error *error =
+              deviceOf(state, type, id, "input", spec, piece))
         return error;
       if (piece.device_type == kDLCUDA) {
         if (graphc_status status = graphc_session_download(
@@ -282,7 +286,7 @@ TRITONSERVER_Error *prepare(InstanceState &state, Pending &pending) {
               TRITONBACKEND_OutputBuffer(output, &data, bytes, &type, &id))
         return error;
       if (TRITONSERVER_Error *error =
-              deviceOf(state, type, id, "output '" + spec.name + "'", device))
+              deviceOf(state, type, id, "output", spec, device))
         return error;
     } else {
       pending.unrequested[o].resize(bytes);
