@@ -206,12 +206,12 @@ FailureOr<HostAttrs> HostAttrs::fromOp(Operation *op) {
 
 /// ONNX input slot count of the ops whose only optional input is the last
 /// one: ODS models those with a trailing Optional operand and no segments.
-static unsigned trailingOptionalSlotCount(StringRef mnemonic) {
-  if (mnemonic.starts_with("reduce_") ||
-      llvm::is_contained({"squeeze", "split", "trilu"}, mnemonic))
+static unsigned trailingOptionalSlotCount(Operation *op) {
+  if (isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp,
+          ReduceL1Op, ReduceL2Op, ReduceLogSumOp, ReduceLogSumExpOp,
+          ReduceSumSquareOp, SqueezeOp, SplitOp, TriluOp>(op))
     return 2;
-  if (llvm::is_contained(
-          {"gemm", "conv", "conv_transpose", "layer_normalization"}, mnemonic))
+  if (isa<GemmOp, ConvOp, ConvTransposeOp, LayerNormalizationOp>(op))
     return 3;
   return 0;
 }
@@ -223,7 +223,7 @@ SmallVector<int32_t> operandSlotSizes(Operation *op) {
   SmallVector<int32_t> sizes(op->getNumOperands(), 1);
   // An absent trailing optional input is still a slot: kernels take one
   // parameter per ONNX input.
-  unsigned slots = trailingOptionalSlotCount(op->getName().stripDialect());
+  unsigned slots = trailingOptionalSlotCount(op);
   if (sizes.size() < slots)
     sizes.resize(slots, 0);
   return sizes;
@@ -265,10 +265,10 @@ evaluateOnHost(Operation *op, ArrayRef<std::vector<char>> operandData,
     for (int32_t i = 0; i < size; ++i, ++next) {
       auto type = cast<ShapedType>(op->getOperand(next).getType());
       inputDims.emplace_back(type.getShape().begin(), type.getShape().end());
-      inputs.push_back(gc_tensor{
-          toHostDtype(type.getElementType()),
-          static_cast<int32_t>(type.getRank()), inputDims.back().data(),
-          const_cast<char *>(operandData[next].data())});
+      inputs.push_back(gc_tensor{toHostDtype(type.getElementType()),
+                                 static_cast<int32_t>(type.getRank()),
+                                 inputDims.back().data(),
+                                 const_cast<char *>(operandData[next].data())});
     }
   }
 
@@ -288,9 +288,9 @@ evaluateOnHost(Operation *op, ArrayRef<std::vector<char>> operandData,
   }
 
   char message[256] = {0};
-  if (kernel(inputs.data(), static_cast<int32_t>(inputs.size()),
-             outputs.data(), static_cast<int32_t>(outputs.size()),
-             attrs->get(), message, sizeof(message)) != 0) {
+  if (kernel(inputs.data(), static_cast<int32_t>(inputs.size()), outputs.data(),
+             static_cast<int32_t>(outputs.size()), attrs->get(), message,
+             sizeof(message)) != 0) {
     message[sizeof(message) - 1] = 0;
     error = mnemonic + ": " + message;
     return failure();
