@@ -7,6 +7,8 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 
 using namespace mlir;
 
@@ -243,8 +245,8 @@ LogicalResult runPhase(ModuleOp module, Phase phase, PipelineState &state,
   // by the pass's address, which a later pass manager's pass may reuse.
   TimingScope phaseTiming;
   if (instruments.timing) {
-    phaseTiming = instruments.timing->nest(
-        std::string("pass manager: ") + phaseName(phase));
+    phaseTiming = instruments.timing->nest(std::string("pass manager: ") +
+                                           phaseName(phase));
     pm.enableTiming(phaseTiming);
   }
   if (succeeded(pm.run(module)))
@@ -256,7 +258,16 @@ LogicalResult runPhase(ModuleOp module, Phase phase, PipelineState &state,
   return LogicalResult::failure();
 }
 
-llvm::Error checkPrintIrAfter(llvm::ArrayRef<std::string> names) {
+llvm::Error checkInstruments(const CompileOptions &options) {
+  if (!options.crashReproducer.empty()) {
+    llvm::StringRef directory =
+        llvm::sys::path::parent_path(options.crashReproducer);
+    if (!directory.empty() && !llvm::sys::fs::is_directory(directory))
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "--crash-reproducer: '%s' is no directory to write %s in",
+          directory.str().c_str(), options.crashReproducer.c_str());
+  }
   CompileOptions defaults;
   PipelineState state(defaults);
   std::vector<std::string> arguments;
@@ -265,7 +276,7 @@ llvm::Error checkPrintIrAfter(llvm::ArrayRef<std::string> names) {
     if (!llvm::is_contained(arguments, argument))
       arguments.push_back(argument);
   }
-  for (const std::string &name : names)
+  for (const std::string &name : options.printIrAfter)
     if (name != "all" && !llvm::is_contained(arguments, name))
       return llvm::createStringError(
           llvm::inconvertibleErrorCode(),

@@ -73,8 +73,10 @@ mlir::LogicalResult runPhase(mlir::ModuleOp module, Phase phase,
 mlir::OpPrintingFlags stagePrintingFlags();
 
 /// Refuses a --print-ir-after name that is neither `all` nor the argument
-/// of a pass of the pipeline, listing those.
-llvm::Error checkPrintIrAfter(llvm::ArrayRef<std::string> names);
+/// of a pass of the pipeline, listing those, and a --crash-reproducer file
+/// in no directory (the pass manager would fail to write it, and say so
+/// only in a note).
+llvm::Error checkInstruments(const CompileOptions &options);
 
 } // namespace graphc
 

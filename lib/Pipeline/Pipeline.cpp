@@ -569,7 +569,7 @@ bool simplifyGraph(ModuleOp module, std::string &failedStage) {
 
 llvm::Error compileModel(const CompileOptions &options,
                          llvm::raw_ostream &out) {
-  if (llvm::Error e = checkPrintIrAfter(options.printIrAfter))
+  if (llvm::Error e = checkInstruments(options))
     return e;
   DialectRegistry registry;
   registerGraphcDialects(registry);
@@ -643,6 +643,10 @@ llvm::Error compileModel(const CompileOptions &options,
   importTiming.stop();
   ModuleOp module = imported->get();
 
+  // The passes run in one pass manager per phase, built from the stage
+  // table (PassPipeline.cpp). Between phases run the steps that are no pass:
+  // they run the cpu reference, report progress, print, or feed a later
+  // pass's options from the IR.
   stage("passes");
   if (failed(run(module, Phase::shapes)))
     return diagnostics.takeError(failure);
@@ -679,8 +683,9 @@ llvm::Error compileModel(const CompileOptions &options,
   if (!state.buckets.empty()) {
     if (failed(run(module, Phase::bucketed)))
       return diagnostics.takeError(failure);
-    // The check runs the reference on copies: no pass.
-    TimingScope checkTiming = timing.nest("assume-pad-safe");
+    // --assume-pad-safe: a step, not a pass, for it runs the cpu reference
+    // on the copy from before bucketing and prints what it checked.
+    TimingScope checkTiming = timing.nest("assume-pad-safe check");
     if (llvm::Error e = checkAssumedPadSafety(module, *dynamic,
                                               options.assumePadSafe,
                                               options.padValues, out))
@@ -693,6 +698,7 @@ llvm::Error compileModel(const CompileOptions &options,
   }
   if (failed(run(module, Phase::attention)))
     return diagnostics.takeError(failure);
+  // graphc-convert-precision keeps these nodes in float32.
   state.keepFp32 = options.keepFp32;
   if (autoKeep) {
     // A chosen node the rewrites above folded into constants has nothing

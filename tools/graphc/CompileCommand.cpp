@@ -421,7 +421,8 @@ void addCompileCommand(CLI::App &app, int &exitCode) {
   cmd->add_option("--print-ir-after", flags->printIrAfter,
                   "print the IR after this pass to stderr (a pass argument "
                   "as graphc-opt takes it, e.g. graphc-form-fusion-groups; "
-                  "all: after every pass) (repeatable)");
+                  "all: after every pass) (repeatable)")
+      ->allow_extra_args(false);
   cmd->add_flag("--print-ir-after-failure", flags->printIrAfterFailure,
                 "print the IR after a pass that failed to stderr (with it, "
                 "--print-ir-after prints only after failed passes, as in "
