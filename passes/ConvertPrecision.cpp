@@ -305,6 +305,9 @@ void Converter::run(func::FuncOp func) {
 struct ConvertPrecisionPass
     : impl::ConvertPrecisionBase<ConvertPrecisionPass> {
   using ConvertPrecisionBase::ConvertPrecisionBase;
+  ConvertPrecisionPass(const ConvertPrecisionOptions &options,
+                       PrecisionReport *report)
+      : ConvertPrecisionBase(options), report(report) {}
 
   void runOnOperation() override {
     PrecisionConversion options;
@@ -318,12 +321,24 @@ struct ConvertPrecisionPass
     options.compute = *computeName;
     options.io = *ioName;
     options.keepFp32.assign(keepFp32.begin(), keepFp32.end());
-    if (failed(convertPrecision(getOperation(), options)))
-      signalPassFailure();
+    FailureOr<PrecisionReport> done = convertPrecision(getOperation(), options);
+    if (failed(done))
+      return signalPassFailure();
+    if (report)
+      *report = std::move(*done);
   }
+
+  /// Where the pipeline wants what the pass did (null: nowhere).
+  PrecisionReport *report = nullptr;
 };
 
 } // namespace
+
+std::unique_ptr<Pass>
+createConvertPrecision(const ConvertPrecisionOptions &options,
+                       PrecisionReport *report) {
+  return std::make_unique<ConvertPrecisionPass>(options, report);
+}
 
 FailureOr<PrecisionReport>
 convertPrecision(ModuleOp module, const PrecisionConversion &options) {

@@ -77,6 +77,13 @@ struct PrecisionReport {
 mlir::FailureOr<PrecisionReport>
 convertPrecision(mlir::ModuleOp module, const PrecisionConversion &options);
 
+/// graphc-convert-precision that also writes what it did to `*report`, for
+/// the compile pipeline's summary (the IREE way: a pass hands a result back
+/// through a pointer given at construction).
+std::unique_ptr<mlir::Pass>
+createConvertPrecision(const ConvertPrecisionOptions &options,
+                       PrecisionReport *report);
+
 /// Fixes dynamic input dims of @main (see SpecializeShapes).
 mlir::LogicalResult specializeShapes(mlir::ModuleOp module,
                                      llvm::ArrayRef<std::string> shapes,
@@ -97,6 +104,13 @@ specializeShapeBuckets(mlir::ModuleOp module,
                        llvm::ArrayRef<std::string> buckets,
                        llvm::ArrayRef<std::string> maxDims,
                        llvm::ArrayRef<std::string> padValues);
+
+/// graphc-specialize-shape-buckets that writes the bucketed dims to
+/// `*report`. Its `buckets` entries are whole (no re-joining of entries
+/// that a textual pipeline split at commas).
+std::unique_ptr<mlir::Pass>
+createSpecializeShapeBuckets(const SpecializeShapeBucketsOptions &options,
+                             std::vector<BucketedDim> *report);
 
 /// The kernel template family of graph op `op`: its fusion kind when it
 /// anchors a fusion (from the op's kind trait; layout for data movement).

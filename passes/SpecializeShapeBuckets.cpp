@@ -295,23 +295,43 @@ namespace {
 struct SpecializeShapeBucketsPass
     : impl::SpecializeShapeBucketsBase<SpecializeShapeBucketsPass> {
   using SpecializeShapeBucketsBase::SpecializeShapeBucketsBase;
+  SpecializeShapeBucketsPass(const SpecializeShapeBucketsOptions &options,
+                             std::vector<BucketedDim> *report)
+      : SpecializeShapeBucketsBase(options), report(report),
+        wholeEntries(true) {}
+
   void runOnOperation() override {
     // The pass option parser splits "n=1,2,4" at its commas: sizes without
-    // a name continue the entry before them.
+    // a name continue the entry before them. Entries given as a list
+    // (graphc compile's flags) are whole: one without a name is an error.
     SmallVector<std::string> bucketList;
     for (const std::string &entry : buckets) {
-      if (!bucketList.empty() && !StringRef(entry).contains('='))
+      if (!wholeEntries && !bucketList.empty() &&
+          !StringRef(entry).contains('='))
         bucketList.back() += "," + entry;
       else
         bucketList.push_back(entry);
     }
     SmallVector<std::string> maxList(maxDims.begin(), maxDims.end());
     SmallVector<std::string> padList(padValues.begin(), padValues.end());
-    if (failed(specializeShapeBuckets(getOperation(), bucketList, maxList,
-                                      padList)))
-      signalPassFailure();
+    FailureOr<std::vector<BucketedDim>> dims =
+        specializeShapeBuckets(getOperation(), bucketList, maxList, padList);
+    if (failed(dims))
+      return signalPassFailure();
+    if (report)
+      *report = std::move(*dims);
   }
+
+  /// Where the pipeline wants the bucketed dims (null: nowhere).
+  std::vector<BucketedDim> *report = nullptr;
+  bool wholeEntries = false;
 };
 } // namespace
+
+std::unique_ptr<Pass>
+createSpecializeShapeBuckets(const SpecializeShapeBucketsOptions &options,
+                             std::vector<BucketedDim> *report) {
+  return std::make_unique<SpecializeShapeBucketsPass>(options, report);
+}
 
 } // namespace graphc

@@ -7,6 +7,7 @@
 #include "lib/Pipeline/CheckAssumedPadSafety.h"
 #include "lib/Pipeline/Diagnostics.h"
 #include "lib/Pipeline/OutputPaths.h"
+#include "lib/Pipeline/PassPipeline.h"
 #include "lib/Support/CheckedArith.h"
 #include "lib/Support/CompileCache.h"
 #include "lib/Support/Format.h"
@@ -59,14 +60,7 @@ void registerGraphcDialects(DialectRegistry &registry) {
 namespace {
 
 void printModule(ModuleOp module, llvm::raw_ostream &out) {
-  OpPrintingFlags flags;
-  flags.elideLargeElementsAttrs(16);
-  // Printing as a nested op leaves out the resource section: weights stay
-  // `dense_resource<name>` without being hex-encoded in memory first.
-  flags.useLocalScope();
-  // Locations carry the ONNX node names: worth reading in every stage.
-  flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
-  module->print(out, flags);
+  module->print(out, stagePrintingFlags());
   out << "\n";
 }
 
@@ -567,19 +561,16 @@ void printBuckets(ModuleOp module, llvm::ArrayRef<BucketedDim> chosen,
 } // namespace
 
 bool simplifyGraph(ModuleOp module, std::string &failedStage) {
-  if (failed(foldShapeComputations(module)))
-    failedStage = "shape folding failed";
-  else if (failed(recognizeExporterPatterns(module)))
-    failedStage = "recognising exporter patterns failed";
-  else if (failed(foldIntoLinearOps(module)))
-    failedStage = "folding into linear ops failed";
-  else
-    return true;
-  return false;
+  CompileOptions defaults;
+  PipelineState state(defaults);
+  return succeeded(
+      runPhase(module, Phase::simplify, state, PassInstruments{}, failedStage));
 }
 
 llvm::Error compileModel(const CompileOptions &options,
                          llvm::raw_ostream &out) {
+  if (llvm::Error e = checkInstruments(options))
+    return e;
   DialectRegistry registry;
   registerGraphcDialects(registry);
   MLIRContext context(registry);
@@ -631,20 +622,40 @@ llvm::Error compileModel(const CompileOptions &options,
     if (progress)
       progress->beginStage(name);
   };
+  // --timing: the passes' timers and those of the steps between them, in
+  // one report on stderr when the compile ends.
+  DefaultTimingManager timingManager;
+  timingManager.setEnabled(options.timing);
+  timingManager.setDisplayMode(DefaultTimingManager::DisplayMode::Tree);
+  TimingScope timing = timingManager.getRootScope();
+  PassInstruments instruments{&options, options.timing ? &timing : nullptr};
+  PipelineState state(options);
+  std::string failure;
+  auto run = [&](ModuleOp module, Phase phase) {
+    return runPhase(module, phase, state, instruments, failure);
+  };
+
   stage("import");
+  TimingScope importTiming = timing.nest("import");
   auto imported = importONNXModel(options.inputPath, context);
   if (!imported)
     return imported.takeError();
+  importTiming.stop();
   ModuleOp module = imported->get();
 
+  // The passes run in one pass manager per phase, built from the stage
+  // table (PassPipeline.cpp). Between phases run the steps that are no pass:
+  // they run the cpu reference, report progress, print, or feed a later
+  // pass's options from the IR.
   stage("passes");
-  if (failed(specializeShapes(module, options.shapes, options.dims)))
-    return diagnostics.takeError("cannot apply the given shapes");
+  if (failed(run(module, Phase::shapes)))
+    return diagnostics.takeError(failure);
   // --keep-fp32 auto measures the model as imported (ONNX nodes, the
   // calibration inputs' shapes) on a copy of its own.
   std::optional<Fp32Selection> autoKeep;
   if (options.keepFp32Auto) {
     stage("keep_fp32_auto");
+    TimingScope searchTiming = timing.nest("keep-fp32-auto");
     llvm::Expected<Fp32Selection> chosen = chooseFp32Nodes(
         module, options.calibrationInputs, options.precision, options.keepFp32);
     if (!chosen)
@@ -661,26 +672,20 @@ llvm::Error compileModel(const CompileOptions &options,
                         << "): " << autoKeep->stopReason << "\n";
     stage("passes");
   }
-  std::string failedRewrite;
-  if (!simplifyGraph(module, failedRewrite))
-    return diagnostics.takeError(failedRewrite);
+  if (failed(run(module, Phase::simplify)))
+    return diagnostics.takeError(failure);
   // --assume-pad-safe runs the model before bucketing at an exact size.
   OwningOpRef<ModuleOp> dynamic;
   if (!options.assumePadSafe.empty())
     dynamic = OwningOpRef<ModuleOp>(module.clone());
-  FailureOr<std::vector<BucketedDim>> buckets = specializeShapeBuckets(
-      module, options.buckets, options.maxDims, options.padValues);
-  if (failed(buckets))
-    return diagnostics.takeError("cannot apply the given buckets");
-  if (!buckets->empty()) {
-    // Every bucket is static: shape sub-graphs fold, and patterns that
-    // needed static shapes appear.
-    if (!simplifyGraph(module, failedRewrite))
-      return diagnostics.takeError(failedRewrite);
-    // Whether a run may pad along each bucketed dim, per bucket: the exec
-    // lowering joins the verdicts.
-    if (failed(analyzePadSafety(module)))
-      return diagnostics.takeError("pad safety analysis failed");
+  if (failed(run(module, Phase::buckets)))
+    return diagnostics.takeError(failure);
+  if (!state.buckets.empty()) {
+    if (failed(run(module, Phase::bucketed)))
+      return diagnostics.takeError(failure);
+    // --assume-pad-safe: a step, not a pass, for it runs the cpu reference
+    // on the copy from before bucketing and prints what it checked.
+    TimingScope checkTiming = timing.nest("assume-pad-safe check");
     if (llvm::Error e = checkAssumedPadSafety(module, *dynamic,
                                               options.assumePadSafe,
                                               options.padValues, out))
@@ -691,15 +696,10 @@ llvm::Error compileModel(const CompileOptions &options,
         "--assume-pad-safe names '%s', but the model has no bucketed dims",
         options.assumePadSafe.front().c_str());
   }
-  // Attention chains become one op each once the analysis above has
-  // reasoned about their softmax and masks; --no-fusion keeps them apart.
-  if (!options.noFusion && failed(recognizeAttention(module)))
-    return diagnostics.takeError("recognising attention failed");
-  // Their Q, K and V projections become one GEMM whose parts the attention
-  // kernel reads in place.
-  if (!options.noFusion)
-    mergeProjections(module);
-  std::vector<std::string> keepFp32 = options.keepFp32;
+  if (failed(run(module, Phase::attention)))
+    return diagnostics.takeError(failure);
+  // graphc-convert-precision keeps these nodes in float32.
+  state.keepFp32 = options.keepFp32;
   if (autoKeep) {
     // A chosen node the rewrites above folded into constants has nothing
     // left to keep (the summary says so).
@@ -712,20 +712,10 @@ llvm::Error compileModel(const CompileOptions &options,
     });
     for (const Fp32Choice &choice : autoKeep->kept)
       if (present.contains(choice.node))
-        keepFp32.push_back(choice.node);
+        state.keepFp32.push_back(choice.node);
   }
-  FailureOr<PrecisionReport> precision = convertPrecision(
-      module, {options.precision, options.ioPrecision, keepFp32});
-  if (failed(precision))
-    return diagnostics.takeError("converting the precision failed");
-  // cuDNN's tensor-core engines read channels-last tensors: chains of the
-  // convolutions it computes on tensor cores become channels last, in
-  // their final types.
-  if (usesCudnn(options) && options.channelsLastConvs &&
-      failed(convertConvLayout(module, /*convsPerTranspose=*/2.0,
-                               /*float32=*/options.precision ==
-                                   Precision::tf32)))
-    return diagnostics.takeError("choosing the convolutions' layout failed");
+  if (failed(run(module, Phase::precision)))
+    return diagnostics.takeError(failure);
   if (failed(verify(module)))
     return diagnostics.takeError("the graph in " +
                                  std::string(precisionName(options.precision)) +
@@ -741,39 +731,26 @@ llvm::Error compileModel(const CompileOptions &options,
                          : kDefaultMaxTensorBytesCpu;
   if (llvm::Error e = checkTensorSizes(module, maxTensorBytes))
     return e;
-  // Large splats become literals or run-time fills, never weights.
-  materializeSplats(module);
-  // Inputs per concat on cuda: few pointers per kernel and few range tests
-  // per element.
-  constexpr int64_t kMaxCudaConcatInputs = 64;
-  if (options.target == Target::cuda)
-    splitWideConcats(module, kMaxCudaConcatInputs);
-  if (failed(formFusionGroups(module, /*fuse=*/!options.noFusion)))
-    return diagnostics.takeError("fusion failed");
-  LibrarySet libraries{usesCublasLt(options), usesCudnn(options),
-                       usesCudnnSdpa(options)};
-  if ((libraries.cublaslt || libraries.cudnn || libraries.cudnnSdpa) &&
-      failed(selectLibraryCalls(
-          module, options.target == Target::cuda ? kLibraryWorkspaceBytes : 0,
-          libraries)))
-    return diagnostics.takeError("selecting library calls failed");
+  if (failed(run(module, Phase::kernel)))
+    return diagnostics.takeError(failure);
   if (failed(verify(module)))
     return diagnostics.takeError("fused IR does not verify");
   if (options.emit == EmitStage::kernel) {
     printModule(module, out);
     return llvm::Error::success();
   }
-  if (failed(planMemory(module,
-                        /*attentionScratch=*/options.target == Target::cuda)))
-    return diagnostics.takeError("memory planning failed");
-  if (failed(lowerToExec(module, "static")))
-    return diagnostics.takeError("lowering to exec failed");
+  if (failed(run(module, Phase::exec)))
+    return diagnostics.takeError(failure);
   if (failed(verify(module)))
     return diagnostics.takeError("exec IR does not verify");
-  if (failed(estimateKernelCost(module)))
-    return diagnostics.takeError("kernel cost estimation failed");
+  if (failed(run(module, Phase::cost)))
+    return diagnostics.takeError(failure);
+  // Tuning is a step of its own, no pass: it reads the in-memory database
+  // and --autotune's overrides, and warns and reports as it goes
+  // (graphc-apply-tuning, graphc-opt's form, reads a database file).
   TuningReport tuning;
-  if (options.target == Target::cuda)
+  if (options.target == Target::cuda) {
+    TimingScope tuningTiming = timing.nest("tuning");
     if (llvm::Error e = tuneKernels(module, options, tuning)) {
       std::string detail = llvm::toString(diagnostics.takeError(""));
       if (detail.empty())
@@ -782,6 +759,7 @@ llvm::Error compileModel(const CompileOptions &options,
       return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s",
                                      detail.c_str());
     }
+  }
   // CUDA kernels are generated before the exec stage is shown: codegen
   // sets their launch on the exec.kernel ops.
 #if GRAPHC_HAVE_CUDA_CODEGEN
@@ -789,6 +767,7 @@ llvm::Error compileModel(const CompileOptions &options,
   std::vector<std::string> cudaUnits;
   if (options.target == Target::cuda) {
     stage("codegen");
+    TimingScope codegenTiming = timing.nest("codegen");
     // The emulator's units would each be a host compiler run: one will do
     // for tests.
     if (llvm::Error e = generateCuda(module, options, options.cudaEmulation,
@@ -821,6 +800,7 @@ llvm::Error compileModel(const CompileOptions &options,
     std::vector<codegen::CudaImage> images;
     if (options.cudaEmulation && !cudaUnits.empty()) {
       stage("emulation_compile");
+      TimingScope emulationTiming = timing.nest("emulation compile");
       std::vector<std::string> kernels;
       for (auto kernel : module.getOps<exec::KernelOp>())
         if (exec::hasDeviceCode(kernel))
@@ -832,6 +812,7 @@ llvm::Error compileModel(const CompileOptions &options,
       images.push_back(std::move(*image));
     } else if (!cudaUnits.empty()) {
       stage("nvrtc");
+      TimingScope nvrtcTiming = timing.nest("nvrtc");
       auto compiled = codegen::compileCudaUnits(cudaUnits, options.sms,
                                                 options.keepDir, cache.get());
       if (!compiled)
@@ -856,6 +837,7 @@ llvm::Error compileModel(const CompileOptions &options,
     return e;
   // The writer generates the cpu target's C++ too, and writes the .so.
   stage("host_compile");
+  TimingScope hostTiming = timing.nest("host compile");
   if (llvm::Error e = codegen::writeSharedObject(module, so)) {
     // Diagnostics emitted on the IR say more than the writer's summary.
     llvm::Error detailed = diagnostics.takeError("");
@@ -866,6 +848,7 @@ llvm::Error compileModel(const CompileOptions &options,
     return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s",
                                    text.c_str());
   }
+  hostTiming.stop();
   if (cache) {
     if (cache->stats().misses)
       cache->trim();
@@ -878,11 +861,12 @@ llvm::Error compileModel(const CompileOptions &options,
   CompileSummary summary = summarize(module);
   if (progress)
     progress->finish(summaryFields(summary, options, cache.get(), tuning,
-                                   *precision,
+                                   state.precision,
                                    autoKeep ? &*autoKeep : nullptr));
   printSummary(summary, options, out);
-  printBuckets(module, *buckets, out);
-  printPrecisionLine(*precision, options, autoKeep ? &*autoKeep : nullptr, out);
+  printBuckets(module, state.buckets, out);
+  printPrecisionLine(state.precision, options, autoKeep ? &*autoKeep : nullptr,
+                     out);
   printTuningLine(tuning, options, out);
   printCacheLine(cache.get(), out);
   return llvm::Error::success();

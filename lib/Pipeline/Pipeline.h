@@ -121,6 +121,16 @@ struct CompileOptions {
   /// Where warnings go, one line each (nullptr: nowhere): a cache that
   /// cannot be used is one, never an error.
   llvm::raw_ostream *warnings = nullptr;
+  /// --print-ir-after: the pass arguments (as in passes/Passes.td, or
+  /// `all`) after which the IR goes to stderr.
+  std::vector<std::string> printIrAfter;
+  /// --print-ir-after-failure: the IR after a pass that failed, to stderr.
+  bool printIrAfterFailure = false;
+  /// --timing: MLIR's pass timing report on stderr.
+  bool timing = false;
+  /// --crash-reproducer: where a pass that fails or crashes leaves its
+  /// input IR and itself as a pipeline graphc-opt runs (empty: nowhere).
+  std::string crashReproducer;
   /// Where the stages are reported (nullptr: nowhere). compileModel
   /// finishes it before printing the summary, so that a terminal progress
   /// line is gone when the summary appears.
@@ -165,9 +175,10 @@ int cudaCompileMajor();
 void registerGraphcDialects(mlir::DialectRegistry &registry);
 
 /// The graph rewrites before fusion, in order: shape folding, exporter
-/// patterns, folds into linear ops. They run on the model before bucketing
-/// and again on every bucket. On failure `failedStage` says which failed
-/// (its diagnostics went to the context).
+/// patterns, folds into linear ops (the pipeline's simplify phase, see
+/// PassPipeline.h). They run on the model before bucketing and again on
+/// every bucket. On failure `failedStage` says which failed (its
+/// diagnostics went to the context).
 bool simplifyGraph(mlir::ModuleOp module, std::string &failedStage);
 
 /// Runs the whole pipeline. With an emit stage the IR or source of that stage

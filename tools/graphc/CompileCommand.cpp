@@ -164,6 +164,10 @@ compileOptionsFromFlags(const CompileFlags &flags) {
   options.weightsSideFile = flags.weightsFile;
   options.keepDir = flags.keep;
   options.force = flags.force;
+  options.printIrAfter = flags.printIrAfter;
+  options.printIrAfterFailure = flags.printIrAfterFailure;
+  options.timing = flags.timing;
+  options.crashReproducer = flags.crashReproducer;
   if (!flags.maxTensorBytes.empty()) {
     auto bytes = parseByteSize("--max-tensor-bytes", flags.maxTensorBytes);
     if (!bytes)
@@ -413,6 +417,22 @@ void addCompileCommand(CLI::App &app, int &exitCode) {
                 "is one (as graphc tune; with --tuning-db, recorded there), "
                 "and compile with the winners; without a GPU, a warning");
   tuningDb->check(CLI::ExistingFile | CLI::NonexistentPath);
+  // The pass manager's instruments, as every MLIR tool has them.
+  cmd->add_option("--print-ir-after", flags->printIrAfter,
+                  "print the IR after this pass to stderr (a pass argument "
+                  "as graphc-opt takes it, e.g. graphc-form-fusion-groups; "
+                  "all: after every pass) (repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_flag("--print-ir-after-failure", flags->printIrAfterFailure,
+                "print the IR after a pass that failed to stderr (with it, "
+                "--print-ir-after prints only after failed passes, as in "
+                "mlir-opt)");
+  cmd->add_flag("--timing", flags->timing,
+                "print MLIR's timing report of the passes and the steps "
+                "between them to stderr");
+  cmd->add_option("--crash-reproducer", flags->crashReproducer,
+                  "when a pass fails or crashes, write its input IR and the "
+                  "pass to this file, for graphc-opt to run");
   cmd->add_option("--progress", flags->progress,
                   "auto: a progress line on stderr when it is a terminal "
                   "and the compile takes over a second; json: one JSON event "

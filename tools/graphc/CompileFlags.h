@@ -52,6 +52,10 @@ struct CompileFlags {
   std::string cacheMaxBytes;
   std::string tuningDb;
   bool autotune = false;
+  std::vector<std::string> printIrAfter;
+  bool printIrAfterFailure = false;
+  bool timing = false;
+  std::string crashReproducer;
   std::string progress = "auto";
   bool quiet = false;
 };
