@@ -5,8 +5,8 @@
 
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/HostEval.h"
+#include "lib/Artifact/Staging.h"
 #include "passes/Passes.h"
-#include "runtime/src/Staging.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringSet.h"

@@ -2,7 +2,7 @@
 #include "runtime/src/Dtype.h"
 
 #include "graphc/runtime.h"
-#include "runtime/src/OnnxDtype.h"
+#include "lib/Artifact/OnnxDtype.h"
 
 using namespace graphc::rt;
 

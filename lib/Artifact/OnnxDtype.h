@@ -4,8 +4,8 @@
 // runtime sources that switch on it.
 //
 //===----------------------------------------------------------------------===//
-#ifndef GRAPHC_RUNTIME_SRC_ONNXDTYPE_H
-#define GRAPHC_RUNTIME_SRC_ONNXDTYPE_H
+#ifndef GRAPHC_LIB_ARTIFACT_ONNXDTYPE_H
+#define GRAPHC_LIB_ARTIFACT_ONNXDTYPE_H
 
 #include <cstdint>
 
