@@ -8,6 +8,7 @@
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/HostEval.h"
 #include "lib/Artifact/Staging.h"
+#include "lib/HostKernels/HostKernels.h"
 #include "passes/Passes.h"
 #include "passes/ShapeFlags.h"
 

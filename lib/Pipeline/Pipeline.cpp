@@ -22,6 +22,7 @@
 #include "lib/Codegen/CUDA/NVRTCCompiler.h"
 #endif
 #include "lib/Codegen/SharedObjectWriter.h"
+#include "lib/HostKernels/HostEvaluator.h"
 #include "lib/Import/ONNX/ONNXImporter.h"
 #include "passes/Passes.h"
 
@@ -54,6 +55,7 @@ int cudaCompileMajor() {
 void registerGraphcDialects(DialectRegistry &registry) {
   registry.insert<graph::GraphDialect, kernel::KernelDialect,
                   exec::ExecDialect, func::FuncDialect>();
+  graph::registerHostEvaluator(registry);
 }
 
 namespace {

@@ -6,6 +6,7 @@
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/HostEval.h"
 #include "lib/Artifact/Staging.h"
+#include "lib/HostKernels/HostKernels.h"
 #include "passes/Passes.h"
 
 #include "llvm/ADT/DenseMap.h"
