@@ -17,6 +17,7 @@
 #include "dialects/Exec/ExecOps.h"
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/HostEval.h"
+#include "lib/Artifact/OnnxDtype.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -44,7 +45,7 @@ std::optional<DenseElementsAttr> oneElementOf(ElementsAttr value,
       return DenseElementsAttr::get(oneType, dense.getSplatValue<bool>());
     return std::nullopt;
   }
-  size_t size = gc_dtype_size(graph::toHostDtype(type.getElementType()));
+  size_t size = rt::dtypeSize(graph::toHostDtype(type.getElementType()));
   if (size == 0)
     return std::nullopt;
   ArrayRef<char> raw;

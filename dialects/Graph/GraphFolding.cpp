@@ -1,9 +1,10 @@
-//===- GraphFolding.cpp - folding graph ops with the host kernels ---------===//
+//===- GraphFolding.cpp - folding graph ops by evaluating them ------------===//
 
 #include "dialects/Graph/FoldBudget.h"
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/GraphTypeInference.h"
 #include "dialects/Graph/HostEval.h"
+#include "lib/Artifact/OnnxDtype.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -15,30 +16,30 @@ namespace graphc::graph {
 
 int32_t toHostDtype(Type type) {
   if (type.isF32())
-    return GC_DTYPE_F32;
+    return rt::kFloat;
   if (type.isF16())
-    return GC_DTYPE_F16;
+    return rt::kFloat16;
   if (type.isBF16())
-    return GC_DTYPE_BF16;
+    return rt::kBfloat16;
   if (type.isF64())
-    return GC_DTYPE_F64;
+    return rt::kDouble;
   auto intType = dyn_cast<IntegerType>(type);
   if (!intType)
-    return GC_DTYPE_UNDEFINED;
+    return rt::kUndefined;
   bool isUnsigned = intType.isUnsigned();
   switch (intType.getWidth()) {
   case 1:
-    return GC_DTYPE_BOOL;
+    return rt::kBool;
   case 8:
-    return isUnsigned ? GC_DTYPE_U8 : GC_DTYPE_I8;
+    return isUnsigned ? rt::kUint8 : rt::kInt8;
   case 16:
-    return isUnsigned ? GC_DTYPE_U16 : GC_DTYPE_I16;
+    return isUnsigned ? rt::kUint16 : rt::kInt16;
   case 32:
-    return isUnsigned ? GC_DTYPE_U32 : GC_DTYPE_I32;
+    return isUnsigned ? rt::kUint32 : rt::kInt32;
   case 64:
-    return isUnsigned ? GC_DTYPE_U64 : GC_DTYPE_I64;
+    return isUnsigned ? rt::kUint64 : rt::kInt64;
   default:
-    return GC_DTYPE_UNDEFINED;
+    return rt::kUndefined;
   }
 }
 
@@ -48,31 +49,31 @@ Type fromHostDtype(MLIRContext *context, int32_t dtype) {
     return IntegerType::get(context, width, IntegerType::Unsigned);
   };
   switch (dtype) {
-  case GC_DTYPE_F32:
+  case rt::kFloat:
     return b.getF32Type();
-  case GC_DTYPE_F16:
+  case rt::kFloat16:
     return b.getF16Type();
-  case GC_DTYPE_BF16:
+  case rt::kBfloat16:
     return b.getBF16Type();
-  case GC_DTYPE_F64:
+  case rt::kDouble:
     return b.getF64Type();
-  case GC_DTYPE_BOOL:
+  case rt::kBool:
     return b.getI1Type();
-  case GC_DTYPE_I8:
+  case rt::kInt8:
     return b.getI8Type();
-  case GC_DTYPE_I16:
+  case rt::kInt16:
     return b.getI16Type();
-  case GC_DTYPE_I32:
+  case rt::kInt32:
     return b.getI32Type();
-  case GC_DTYPE_I64:
+  case rt::kInt64:
     return b.getI64Type();
-  case GC_DTYPE_U8:
+  case rt::kUint8:
     return unsignedInt(8);
-  case GC_DTYPE_U16:
+  case rt::kUint16:
     return unsignedInt(16);
-  case GC_DTYPE_U32:
+  case rt::kUint32:
     return unsignedInt(32);
-  case GC_DTYPE_U64:
+  case rt::kUint64:
     return unsignedInt(64);
   default:
     return {};
@@ -93,7 +94,7 @@ FailureOr<std::vector<char>> constantBytes(ElementsAttr value) {
       bytes.push_back(bit ? 1 : 0);
     return bytes;
   }
-  size_t elementSize = gc_dtype_size(toHostDtype(elementType));
+  size_t elementSize = rt::dtypeSize(toHostDtype(elementType));
   if (elementSize == 0)
     return failure();
   std::vector<char> bytes(count * elementSize);
@@ -131,7 +132,7 @@ ElementsAttr constantFromBytes(ShapedType type, ArrayRef<char> bytes) {
   }
   // Every element equal: a splat, one element however large the tensor
   // (lowering emits it as a literal, never as weights).
-  size_t elementSize = gc_dtype_size(toHostDtype(type.getElementType()));
+  size_t elementSize = rt::dtypeSize(toHostDtype(type.getElementType()));
   if (elementSize > 0 && bytes.size() > elementSize &&
       bytes.size() % elementSize == 0) {
     ArrayRef<char> first = bytes.take_front(elementSize);
@@ -142,66 +143,6 @@ ElementsAttr constantFromBytes(ShapedType type, ArrayRef<char> bytes) {
       return DenseElementsAttr::getFromRawBuffer(type, first);
   }
   return DenseElementsAttr::getFromRawBuffer(type, bytes);
-}
-
-FailureOr<HostAttrs> HostAttrs::fromOp(Operation *op) {
-  HostAttrs result;
-  for (NamedAttribute named : op->getAttrs()) {
-    StringRef name = named.getName().getValue();
-    if (name == "operandSegmentSizes" || name == "resultSegmentSizes")
-      continue;
-    gc_attr item{};
-    item.name = result.strings.emplace_back(name.str()).c_str();
-    Attribute attr = named.getValue();
-    if (auto intAttr = dyn_cast<IntegerAttr>(attr)) {
-      item.kind = GC_ATTR_INT;
-      item.i = intAttr.getValue().getSExtValue();
-    } else if (auto floatAttr = dyn_cast<FloatAttr>(attr)) {
-      item.kind = GC_ATTR_FLOAT;
-      item.f = floatAttr.getValueAsDouble();
-    } else if (auto stringAttr = dyn_cast<StringAttr>(attr)) {
-      item.kind = GC_ATTR_STRING;
-      item.s = result.strings.emplace_back(stringAttr.str()).c_str();
-    } else if (auto intsAttr = dyn_cast<DenseI64ArrayAttr>(attr)) {
-      item.kind = GC_ATTR_INTS;
-      auto &storage = result.ints.emplace_back(intsAttr.asArrayRef().begin(),
-                                               intsAttr.asArrayRef().end());
-      item.count = storage.size();
-      item.ints = storage.data();
-    } else if (auto floatsAttr = dyn_cast<DenseF32ArrayAttr>(attr)) {
-      item.kind = GC_ATTR_FLOATS;
-      auto &storage = result.floats.emplace_back(
-          floatsAttr.asArrayRef().begin(), floatsAttr.asArrayRef().end());
-      item.count = storage.size();
-      item.floats = storage.data();
-    } else if (auto typeAttr = dyn_cast<TypeAttr>(attr)) {
-      item.kind = GC_ATTR_TYPE;
-      item.i = toHostDtype(typeAttr.getValue());
-      if (item.i == GC_DTYPE_UNDEFINED)
-        return failure();
-    } else if (auto elements = dyn_cast<ElementsAttr>(attr)) {
-      FailureOr<std::vector<char>> bytes = constantBytes(elements);
-      if (failed(bytes))
-        return failure();
-      auto type = cast<ShapedType>(elements.getType());
-      auto &dims = result.ints.emplace_back(type.getShape().begin(),
-                                            type.getShape().end());
-      auto &data = result.tensorData.emplace_back(std::move(*bytes));
-      gc_tensor &tensor = result.tensors.emplace_back();
-      tensor.dtype = toHostDtype(type.getElementType());
-      tensor.rank = static_cast<int32_t>(dims.size());
-      tensor.dims = dims.data();
-      tensor.data = data.data();
-      item.kind = GC_ATTR_TENSOR;
-      item.t = &tensor;
-    } else {
-      return failure();
-    }
-    result.itemStorage.push_back(item);
-  }
-  result.attrs.count = static_cast<int32_t>(result.itemStorage.size());
-  result.attrs.items = result.itemStorage.data();
-  return result;
 }
 
 /// ONNX input slot count of the ops whose only optional input is the last
@@ -232,70 +173,15 @@ SmallVector<int32_t> operandSlotSizes(Operation *op) {
 FailureOr<std::vector<std::vector<char>>>
 evaluateOnHost(Operation *op, ArrayRef<std::vector<char>> operandData,
                std::string &error) {
-  std::string mnemonic = op->getName().stripDialect().str();
-  gc_host_kernel_fn kernel = gc_host_kernel_lookup(mnemonic.c_str());
-  if (!kernel) {
-    error = "no host kernel for " + mnemonic;
+  auto *dialect = op->getContext()->getLoadedDialect<GraphDialect>();
+  const auto *evaluator =
+      dialect ? dialect->getRegisteredInterface<HostEvaluatorInterface>()
+              : nullptr;
+  if (!evaluator) {
+    error = "no host evaluator registered for the graph dialect";
     return failure();
   }
-  FailureOr<HostAttrs> attrs = HostAttrs::fromOp(op);
-  if (failed(attrs)) {
-    error = "attributes of " + mnemonic + " the host kernels do not take";
-    return failure();
-  }
-  for (Type type : op->getResultTypes()) {
-    auto shaped = dyn_cast<RankedTensorType>(type);
-    if (!shaped || !shaped.hasStaticShape() ||
-        !isRepresentableShape(shaped.getShape(), /*elementBytes=*/8)) {
-      error = "a result of " + mnemonic + " without a static shape";
-      return failure();
-    }
-  }
-
-  // Inputs in ONNX slot order; absent optional slots become rank -1.
-  std::vector<std::vector<int64_t>> inputDims;
-  std::vector<gc_tensor> inputs;
-  inputDims.reserve(op->getNumOperands());
-  size_t next = 0;
-  for (int32_t size : operandSlotSizes(op)) {
-    if (size == 0) {
-      inputs.push_back(gc_tensor{GC_DTYPE_UNDEFINED, -1, nullptr, nullptr});
-      continue;
-    }
-    for (int32_t i = 0; i < size; ++i, ++next) {
-      auto type = cast<ShapedType>(op->getOperand(next).getType());
-      inputDims.emplace_back(type.getShape().begin(), type.getShape().end());
-      inputs.push_back(gc_tensor{toHostDtype(type.getElementType()),
-                                 static_cast<int32_t>(type.getRank()),
-                                 inputDims.back().data(),
-                                 const_cast<char *>(operandData[next].data())});
-    }
-  }
-
-  std::vector<std::vector<char>> outputData;
-  std::vector<std::vector<int64_t>> outputDims;
-  std::vector<gc_tensor> outputs;
-  outputData.reserve(op->getNumResults());
-  outputDims.reserve(op->getNumResults());
-  for (Type type : op->getResultTypes()) {
-    auto shaped = cast<RankedTensorType>(type);
-    int32_t dtype = toHostDtype(shaped.getElementType());
-    outputData.emplace_back(shaped.getNumElements() * gc_dtype_size(dtype));
-    outputDims.emplace_back(shaped.getShape().begin(), shaped.getShape().end());
-    outputs.push_back(gc_tensor{dtype, static_cast<int32_t>(shaped.getRank()),
-                                outputDims.back().data(),
-                                outputData.back().data()});
-  }
-
-  char message[256] = {0};
-  if (kernel(inputs.data(), static_cast<int32_t>(inputs.size()), outputs.data(),
-             static_cast<int32_t>(outputs.size()), attrs->get(), message,
-             sizeof(message)) != 0) {
-    message[sizeof(message) - 1] = 0;
-    error = mnemonic + ": " + message;
-    return failure();
-  }
-  return outputData;
+  return evaluator->evaluate(op, operandData, error);
 }
 
 LogicalResult foldByEvaluation(Operation *op, ArrayRef<Attribute> operands,

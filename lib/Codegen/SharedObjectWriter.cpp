@@ -20,6 +20,7 @@
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/HostEval.h"
 #include "graphc/BuildConfig.h"
+#include "lib/Artifact/ArtifactReader.h"
 #include "lib/Codegen/CPU/CpuEmitter.h"
 #include "lib/Codegen/HostCompiler.h"
 #include "lib/Codegen/ScalarExpr.h"
@@ -30,7 +31,6 @@
 #include "lib/Support/LaneHash.h"
 #include "lib/Support/WriteFile.h"
 #include "runtime/include/graphc/descriptor.h"
-#include "runtime/src/ArtifactReader.h"
 
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/ScopeExit.h"

@@ -2,6 +2,8 @@
 
 #include "lib/HostKernels/KernelSupport.h"
 
+#include "lib/Artifact/OnnxDtype.h"
+
 #include <cstdarg>
 
 namespace graphc::hk {
@@ -264,26 +266,20 @@ Dims broadcastStrides(const gc_tensor &t, const Dims &shape) {
 
 } // namespace graphc::hk
 
+// gc_dtype is the artifact format's dtype table spelled for C (HostKernels.h
+// travels alone into generated sources): the same numbers.
+static_assert(
+    GC_DTYPE_UNDEFINED == graphc::rt::kUndefined &&
+    GC_DTYPE_F32 == graphc::rt::kFloat && GC_DTYPE_U8 == graphc::rt::kUint8 &&
+    GC_DTYPE_I8 == graphc::rt::kInt8 && GC_DTYPE_U16 == graphc::rt::kUint16 &&
+    GC_DTYPE_I16 == graphc::rt::kInt16 && GC_DTYPE_I32 == graphc::rt::kInt32 &&
+    GC_DTYPE_I64 == graphc::rt::kInt64 && GC_DTYPE_BOOL == graphc::rt::kBool &&
+    GC_DTYPE_F16 == graphc::rt::kFloat16 &&
+    GC_DTYPE_F64 == graphc::rt::kDouble &&
+    GC_DTYPE_U32 == graphc::rt::kUint32 &&
+    GC_DTYPE_U64 == graphc::rt::kUint64 &&
+    GC_DTYPE_BF16 == graphc::rt::kBfloat16);
+
 extern "C" size_t gc_dtype_size(int32_t dtype) {
-  switch (dtype) {
-  case GC_DTYPE_BOOL:
-  case GC_DTYPE_U8:
-  case GC_DTYPE_I8:
-    return 1;
-  case GC_DTYPE_U16:
-  case GC_DTYPE_I16:
-  case GC_DTYPE_F16:
-  case GC_DTYPE_BF16:
-    return 2;
-  case GC_DTYPE_F32:
-  case GC_DTYPE_I32:
-  case GC_DTYPE_U32:
-    return 4;
-  case GC_DTYPE_F64:
-  case GC_DTYPE_I64:
-  case GC_DTYPE_U64:
-    return 8;
-  default:
-    return 0;
-  }
+  return graphc::rt::dtypeSize(dtype);
 }

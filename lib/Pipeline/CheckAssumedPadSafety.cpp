@@ -7,9 +7,10 @@
 
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/HostEval.h"
+#include "lib/Artifact/Staging.h"
+#include "lib/HostKernels/HostKernels.h"
 #include "passes/Passes.h"
 #include "passes/ShapeFlags.h"
-#include "runtime/src/Staging.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"

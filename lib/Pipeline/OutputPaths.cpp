@@ -2,8 +2,8 @@
 
 #include "lib/Pipeline/OutputPaths.h"
 
+#include "lib/Artifact/ArtifactReader.h"
 #include "lib/Support/ReadFile.h"
-#include "runtime/src/ArtifactReader.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"

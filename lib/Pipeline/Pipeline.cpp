@@ -23,6 +23,7 @@
 #include "lib/Codegen/CUDA/NVRTCCompiler.h"
 #endif
 #include "lib/Codegen/SharedObjectWriter.h"
+#include "lib/HostKernels/HostEvaluator.h"
 #include "lib/Import/ONNX/ONNXImporter.h"
 #include "passes/Passes.h"
 
@@ -55,6 +56,7 @@ int cudaCompileMajor() {
 void registerGraphcDialects(DialectRegistry &registry) {
   registry.insert<graph::GraphDialect, kernel::KernelDialect,
                   exec::ExecDialect, func::FuncDialect>();
+  graph::registerHostEvaluator(registry);
 }
 
 namespace {

@@ -5,8 +5,9 @@
 
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/HostEval.h"
+#include "lib/Artifact/Staging.h"
+#include "lib/HostKernels/HostKernels.h"
 #include "passes/Passes.h"
-#include "runtime/src/Staging.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringSet.h"

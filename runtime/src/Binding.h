@@ -3,7 +3,7 @@
 #define GRAPHC_RUNTIME_SRC_BINDING_H
 
 #include "graphc/runtime.h"
-#include "runtime/src/Staging.h"
+#include "lib/Artifact/Staging.h"
 
 #include <optional>
 #include <string>

@@ -1,7 +1,7 @@
 //===- CublasLtGemm.cpp - a library kernel's GEMM on cuBLASLt -------------===//
 #include "runtime/src/CublasLtGemm.h"
 
-#include "runtime/src/OnnxDtype.h"
+#include "lib/Artifact/OnnxDtype.h"
 
 #include <cinttypes>
 #include <cstdio>

@@ -1,11 +1,11 @@
 //===- CudaSession.cpp - a session's stream, arena and CUDA graphs --------===//
 #include "runtime/src/CudaSession.h"
 
+#include "lib/Artifact/Staging.h"
 #include "runtime/src/Binding.h"
 #include "runtime/src/DescriptorCheck.h"
 #include "runtime/src/LibraryTiming.h"
 #include "runtime/src/Model.h"
-#include "runtime/src/Staging.h"
 #include "runtime/src/Status.h"
 
 #include <algorithm>

@@ -1,8 +1,8 @@
 //===- CudnnConv.cpp - a library kernel's convolution on cuDNN ------------===//
 #include "runtime/src/CudnnConv.h"
 
+#include "lib/Artifact/OnnxDtype.h"
 #include "runtime/src/CudnnGraph.h"
-#include "runtime/src/OnnxDtype.h"
 
 #include <algorithm>
 #include <utility>

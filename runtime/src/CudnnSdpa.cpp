@@ -1,8 +1,8 @@
 //===- CudnnSdpa.cpp - a library kernel's attention on cuDNN --------------===//
 #include "runtime/src/CudnnSdpa.h"
 
+#include "lib/Artifact/OnnxDtype.h"
 #include "runtime/src/CudnnGraph.h"
-#include "runtime/src/OnnxDtype.h"
 
 #include <algorithm>
 #include <cfloat>

@@ -2,9 +2,9 @@
 #include "runtime/src/DescriptorCheck.h"
 
 #include "graphc/runtime.h"
+#include "lib/Artifact/OnnxDtype.h"
 #include "lib/Support/CheckedArith.h"
 #include "runtime/src/Dtype.h"
-#include "runtime/src/OnnxDtype.h"
 
 #include <algorithm>
 #include <cmath>

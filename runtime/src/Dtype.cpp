@@ -2,7 +2,7 @@
 #include "runtime/src/Dtype.h"
 
 #include "graphc/runtime.h"
-#include "runtime/src/OnnxDtype.h"
+#include "lib/Artifact/OnnxDtype.h"
 
 using namespace graphc::rt;
 
@@ -69,28 +69,6 @@ const char *graphc_dtype_name(int32_t dtype) {
   }
 }
 
-size_t graphc_dtype_size(int32_t dtype) {
-  switch (dtype) {
-  case kUint8:
-  case kInt8:
-  case kBool:
-    return 1;
-  case kUint16:
-  case kInt16:
-  case kFloat16:
-  case kBfloat16:
-    return 2;
-  case kFloat:
-  case kInt32:
-  case kUint32:
-    return 4;
-  case kInt64:
-  case kDouble:
-  case kUint64:
-    return 8;
-  default:
-    return 0;
-  }
-}
+size_t graphc_dtype_size(int32_t dtype) { return dtypeSize(dtype); }
 
 } // extern "C"

@@ -2,7 +2,7 @@
 #ifndef GRAPHC_RUNTIME_SRC_DTYPE_H
 #define GRAPHC_RUNTIME_SRC_DTYPE_H
 
-#include "runtime/src/OnnxDtype.h"
+#include "lib/Artifact/OnnxDtype.h"
 
 #include <dlpack/dlpack.h>
 

@@ -8,8 +8,8 @@
 #ifndef GRAPHC_RUNTIME_SRC_FLOATELEMENTS_H
 #define GRAPHC_RUNTIME_SRC_FLOATELEMENTS_H
 
+#include "lib/Artifact/OnnxDtype.h"
 #include "lib/Support/Float16.h"
-#include "runtime/src/OnnxDtype.h"
 
 #include <cstdint>
 

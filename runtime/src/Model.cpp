@@ -1,9 +1,9 @@
 //===- Model.cpp - loading a model .so and introspecting it ---------------===//
 #include "runtime/src/Model.h"
 
+#include "lib/Artifact/ArtifactReader.h"
 #include "lib/Support/LaneHash.h"
 #include "lib/Support/RegularFile.h"
-#include "runtime/src/ArtifactReader.h"
 #include "runtime/src/CudaModel.h"
 #include "runtime/src/DescriptorCheck.h"
 #include "runtime/src/ElfCheck.h"

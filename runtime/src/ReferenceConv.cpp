@@ -20,9 +20,9 @@
 #include "runtime/src/ReferenceConv.h"
 
 #include "graphc/runtime.h"
+#include "lib/Artifact/OnnxDtype.h"
 #include "lib/Support/Float16.h"
 #include "runtime/src/FloatElements.h"
-#include "runtime/src/OnnxDtype.h"
 
 #include <algorithm>
 #include <cmath>

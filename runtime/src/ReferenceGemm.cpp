@@ -12,9 +12,9 @@
 #include "runtime/src/ReferenceGemm.h"
 
 #include "graphc/runtime.h"
+#include "lib/Artifact/OnnxDtype.h"
 #include "lib/Support/Float16.h"
 #include "runtime/src/FloatElements.h"
-#include "runtime/src/OnnxDtype.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,12 +1,12 @@
 //===- Session.cpp - sessions and running a model -------------------------===//
 #include "runtime/src/Session.h"
 
+#include "lib/Artifact/Staging.h"
 #include "runtime/src/Binding.h"
 #include "runtime/src/CpuExecutor.h"
 #include "runtime/src/CudaSession.h"
 #include "runtime/src/Dtype.h"
 #include "runtime/src/Model.h"
-#include "runtime/src/Staging.h"
 #include "runtime/src/Status.h"
 
 #include <algorithm>

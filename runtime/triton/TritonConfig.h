@@ -8,7 +8,7 @@
 #ifndef GRAPHC_RUNTIME_TRITON_TRITONCONFIG_H
 #define GRAPHC_RUNTIME_TRITON_TRITONCONFIG_H
 
-#include "runtime/src/OnnxDtype.h"
+#include "lib/Artifact/OnnxDtype.h"
 #include "runtime/triton/TritonApi.h"
 
 #include <cstdint>

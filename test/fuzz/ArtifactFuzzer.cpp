@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/src/ArtifactReader.h"
+#include "lib/Artifact/ArtifactReader.h"
 #include "runtime/src/ElfCheck.h"
 
 #include <sys/mman.h>

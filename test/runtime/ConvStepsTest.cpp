@@ -12,7 +12,7 @@
 #include "GemmTestSupport.h"
 
 #include "graphc/runtime.h"
-#include "runtime/src/ArtifactReader.h"
+#include "lib/Artifact/ArtifactReader.h"
 #include "runtime/src/DescriptorCheck.h"
 
 #include <gtest/gtest.h>

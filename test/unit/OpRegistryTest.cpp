@@ -2,21 +2,29 @@
 //
 // Adding an op touches the importer table, the graph dialect, the host
 // kernels and the CUDA emitters (docs/adding-an-op.md). These tests fail
-// when one of them is missing an op the others have.
+// when one of them is missing an op the others have, or when folding does
+// not reach the kernels through the dialect's HostEvaluatorInterface.
 //
 //===----------------------------------------------------------------------===//
 
 #include "dialects/Graph/GraphDialect.h"
 #include "dialects/Graph/GraphOps.h"
+#include "dialects/Graph/HostEval.h"
+#include "lib/HostKernels/HostEvaluator.h"
 #include "lib/HostKernels/HostKernels.h"
 #if GRAPHC_TEST_CUDA_CODEGEN
 #include "lib/Codegen/CUDA/CudaEmitter.h"
 #endif
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <set>
 #include <string>
 #include <vector>
@@ -114,5 +122,68 @@ TEST_F(OpRegistryTest, EveryGraphOpHasACudaEmitter) {
       *mlir::RegisteredOperationName::lookup("graph.constant", &context)));
 }
 #endif
+
+/// The graph dialect folds by evaluation through its HostEvaluatorInterface,
+/// which the host kernels implement (registerHostEvaluator): without it
+/// nothing evaluates, with it (as in every graphc context) a constant op
+/// folds to the kernel's result.
+TEST(HostEvaluator, FoldsOnlyWithTheHostKernelsRegistered) {
+  const char *text = R"mlir(
+    func.func @f() -> tensor<2xf32> {
+      %a = graph.constant {value = dense<[1.5, -2.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+      %b = graph.constant {value = dense<2.0> : tensor<f32>} : () -> tensor<f32>
+      %c = graph.mul %a, %b : (tensor<2xf32>, tensor<f32>) -> tensor<2xf32>
+      return %c : tensor<2xf32>
+    })mlir";
+  for (bool registered : {false, true}) {
+    SCOPED_TRACE(registered ? "registered" : "not registered");
+    mlir::DialectRegistry registry;
+    registry.insert<graphc::graph::GraphDialect, mlir::func::FuncDialect>();
+    if (registered)
+      graphc::graph::registerHostEvaluator(registry);
+    mlir::MLIRContext context(registry);
+    mlir::OwningOpRef<mlir::ModuleOp> module =
+        mlir::parseSourceString<mlir::ModuleOp>(text, &context);
+    ASSERT_TRUE(module);
+    mlir::Operation *mul = nullptr;
+    module->walk([&](graphc::graph::MulOp op) { mul = op; });
+    ASSERT_NE(mul, nullptr);
+
+    std::vector<std::vector<char>> operands;
+    for (mlir::Value operand : mul->getOperands()) {
+      auto constant =
+          operand.getDefiningOp()->getAttrOfType<mlir::ElementsAttr>("value");
+      mlir::FailureOr<std::vector<char>> bytes =
+          graphc::graph::constantBytes(constant);
+      ASSERT_TRUE(mlir::succeeded(bytes));
+      operands.push_back(std::move(*bytes));
+    }
+    std::string error;
+    mlir::FailureOr<std::vector<std::vector<char>>> results =
+        graphc::graph::evaluateOnHost(mul, operands, error);
+    mlir::OpBuilder builder(mul);
+    llvm::SmallVector<mlir::Value> folded;
+    bool didFold =
+        mlir::succeeded(builder.tryFold(mul, folded)) && !folded.empty();
+    if (!registered) {
+      EXPECT_TRUE(mlir::failed(results));
+      EXPECT_EQ(error, "no host evaluator registered for the graph dialect");
+      EXPECT_FALSE(didFold);
+      continue;
+    }
+    ASSERT_TRUE(mlir::succeeded(results)) << error;
+    ASSERT_EQ(results->size(), 1u);
+    ASSERT_EQ((*results)[0].size(), 2 * sizeof(float));
+    float values[2];
+    std::memcpy(values, (*results)[0].data(), sizeof(values));
+    EXPECT_EQ(values[0], 3.0f);
+    EXPECT_EQ(values[1], -4.0f);
+    ASSERT_TRUE(didFold);
+    auto value =
+        folded[0].getDefiningOp()->getAttrOfType<mlir::ElementsAttr>("value");
+    ASSERT_TRUE(value);
+    EXPECT_EQ(graphc::graph::constantBytes(value).value(), (*results)[0]);
+  }
+}
 
 } // namespace

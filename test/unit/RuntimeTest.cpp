@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "graphc/runtime.h"
+#include "lib/Artifact/ArtifactReader.h"
 #include "lib/HostKernels/HostKernels.h"
-#include "runtime/src/ArtifactReader.h"
 #include "runtime/src/CudaModel.h"
 #include "test/runtime/ConvTestSupport.h"
 #include "test/runtime/GemmTestSupport.h"

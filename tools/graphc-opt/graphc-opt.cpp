@@ -3,6 +3,7 @@
 #include "dialects/Exec/ExecOps.h"
 #include "dialects/Graph/GraphDialect.h"
 #include "dialects/Kernel/KernelOps.h"
+#include "lib/HostKernels/HostEvaluator.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -14,6 +15,7 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   registry.insert<graphc::graph::GraphDialect, graphc::kernel::KernelDialect,
                   graphc::exec::ExecDialect, mlir::func::FuncDialect>();
+  graphc::graph::registerHostEvaluator(registry);
   graphc::registerGraphcPasses();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();

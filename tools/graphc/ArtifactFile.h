@@ -1,7 +1,7 @@
 //===- ArtifactFile.h - a model .so read from disk as data -------*- C++ -*-===//
 //
 // `graphc inspect` and `graphc triton` read a model's descriptor from its
-// file without loading it (runtime/src/ArtifactReader): nothing in the file
+// file without loading it (lib/Artifact/ArtifactReader): nothing in the file
 // runs, and cuda models need no GPU. Both report unreadable, foreign and
 // malformed files the same way.
 //
@@ -9,7 +9,7 @@
 #ifndef GRAPHC_TOOLS_GRAPHC_ARTIFACTFILE_H
 #define GRAPHC_TOOLS_GRAPHC_ARTIFACTFILE_H
 
-#include "runtime/src/ArtifactReader.h"
+#include "lib/Artifact/ArtifactReader.h"
 
 #include "llvm/Support/Error.h"
 

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lib/Artifact/OnnxDtype.h"
 #include "lib/Support/Format.h"
-#include "runtime/src/OnnxDtype.h"
 #include "tools/graphc/ArtifactFile.h"
 #include "tools/graphc/RuntimeCommands.h"
 

@@ -18,11 +18,11 @@
 
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/HostEval.h"
+#include "lib/Artifact/Staging.h"
 #include "lib/Import/ONNX/ONNXImporter.h"
 #include "lib/Pipeline/Pipeline.h"
 #include "lib/Support/CheckedArith.h"
 #include "lib/Support/ElementValue.h"
-#include "runtime/src/Staging.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"

@@ -6,6 +6,7 @@
 
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/HostEval.h"
+#include "lib/HostKernels/HostEvaluator.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"

@@ -18,6 +18,7 @@
 #include "dialects/Graph/GraphDialect.h"
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/GraphTypeInference.h"
+#include "lib/HostKernels/HostEvaluator.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -408,6 +409,8 @@ llvm::Expected<OwningOpRef<ModuleOp>>
 importONNXModel(llvm::StringRef path, MLIRContext &context,
                 const ImportOptions &options) {
   context.loadDialect<graph::GraphDialect, func::FuncDialect>();
+  // Import folds constant nodes, which evaluates them with the host kernels.
+  graph::ensureHostEvaluator(context);
   llvm::Expected<std::unique_ptr<onnx::ModelProto>> model =
       loadModelProto(path);
   if (!model)

@@ -11,8 +11,8 @@
 // bytes, so each contiguous run is split where one request's bytes end.
 //
 //===----------------------------------------------------------------------===//
-#ifndef GRAPHC_RUNTIME_SRC_STAGING_H
-#define GRAPHC_RUNTIME_SRC_STAGING_H
+#ifndef GRAPHC_LIB_ARTIFACT_STAGING_H
+#define GRAPHC_LIB_ARTIFACT_STAGING_H
 
 #include <cstddef>
 #include <cstdint>

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/src/ArtifactReader.h"
+#include "lib/Artifact/ArtifactReader.h"
 
 #include "graphc/descriptor.h"
 #include "lib/Support/LaneHash.h"

@@ -1,7 +1,7 @@
 //===- Staging.cpp - padding inputs and slicing outputs of a bucket -------===//
-#include "runtime/src/Staging.h"
+#include "lib/Artifact/Staging.h"
 
-#include "runtime/src/OnnxDtype.h"
+#include "lib/Artifact/OnnxDtype.h"
 
 #include <algorithm>
 #include <cmath>

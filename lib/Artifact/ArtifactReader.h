@@ -8,8 +8,8 @@
 // view or an error, never a read out of bounds.
 //
 //===----------------------------------------------------------------------===//
-#ifndef GRAPHC_RUNTIME_SRC_ARTIFACTREADER_H
-#define GRAPHC_RUNTIME_SRC_ARTIFACTREADER_H
+#ifndef GRAPHC_LIB_ARTIFACT_ARTIFACTREADER_H
+#define GRAPHC_LIB_ARTIFACT_ARTIFACTREADER_H
 
 #include "lib/Support/LaneHash.h"
 
