@@ -18,9 +18,6 @@
 #include <cmath>
 
 using namespace mlir;
-using llvm::SmallVector;
-using llvm::StringRef;
-using llvm::Twine;
 
 namespace graphc::codegen::cuda {
 
