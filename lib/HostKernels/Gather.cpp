@@ -49,14 +49,8 @@ GC_KERNEL(gather) {
   for (int d = axis + 1; d < data.rank; ++d)
     outDims.push(data.dims[d]);
   GC_TRY(ctx.checkOutput(0, data.dtype, outDims));
-  size_t size = gc_dtype_size(data.dtype);
-  if (!size)
-    return ctx.unsupportedDtype("data", data.dtype);
-  int64_t outer = 1, inner = static_cast<int64_t>(size), dim = data.dims[axis];
-  for (int d = 0; d < axis; ++d)
-    outer *= data.dims[d];
-  for (int d = axis + 1; d < data.rank; ++d)
-    inner *= data.dims[d];
+  int64_t outer, inner, dim = data.dims[axis];
+  GC_TRY(splitAxisBytes(ctx, data, axis, "data", outer, inner));
   int64_t count = numElements(indices);
   const char *src = static_cast<const char *>(data.data);
   char *dst = static_cast<char *>(ctx.out(0).data);

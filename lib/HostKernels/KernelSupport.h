@@ -118,6 +118,18 @@ inline int64_t numElements(const gc_tensor &t) {
   return n;
 }
 
+/// Splits `t` around `axis` into outer * len * inner elements (len is 1 for
+/// a scalar).
+inline void splitAxis(const gc_tensor &t, int axis, int64_t &outer,
+                      int64_t &len, int64_t &inner) {
+  outer = inner = 1;
+  for (int d = 0; d < axis; ++d)
+    outer *= t.dims[d];
+  len = t.rank ? t.dims[axis] : 1;
+  for (int d = axis + 1; d < t.rank; ++d)
+    inner *= t.dims[d];
+}
+
 /// Everything a kernel body needs: its operands, its attributes and a way to
 /// report errors prefixed with the op mnemonic.
 struct KernelContext {
@@ -167,6 +179,21 @@ struct KernelContext {
   /// Reads an integer input (i32 or i64) as int64 values.
   int readInts(int i, Dims &values, const char *what);
 };
+
+/// Splits `t` around `axis` like splitAxis, for kernels that move bytes
+/// whatever the dtype: `outer` rows, each of dims[axis] blocks of
+/// `innerBytes` bytes. Fails naming `what` for a dtype with no byte size.
+inline int splitAxisBytes(KernelContext &ctx, const gc_tensor &t, int axis,
+                          const char *what, int64_t &outer,
+                          int64_t &innerBytes) {
+  size_t size = gc_dtype_size(t.dtype);
+  if (!size)
+    return ctx.unsupportedDtype(what, t.dtype);
+  int64_t len;
+  splitAxis(t, axis, outer, len, innerBytes);
+  innerBytes *= static_cast<int64_t>(size);
+  return 0;
+}
 
 /// Scratch memory of a kernel body, from malloc: a size the machine cannot
 /// hold is an error the caller reports, never an abort (the kernels run

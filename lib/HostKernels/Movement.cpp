@@ -94,14 +94,8 @@ GC_KERNEL(concat) {
     outDims[axis] += t.dims[axis];
   }
   GC_TRY(ctx.checkOutput(0, first.dtype, outDims));
-  size_t size = gc_dtype_size(first.dtype);
-  if (!size)
-    return ctx.unsupportedDtype("input", first.dtype);
-  int64_t outer = 1, inner = static_cast<int64_t>(size);
-  for (int d = 0; d < axis; ++d)
-    outer *= first.dims[d];
-  for (int d = axis + 1; d < first.rank; ++d)
-    inner *= first.dims[d];
+  int64_t outer, inner;
+  GC_TRY(splitAxisBytes(ctx, first, axis, "input", outer, inner));
   char *out = static_cast<char *>(ctx.out(0).data);
   int64_t outRow = outDims[axis] * inner, offset = 0;
   for (int k = 0; k < ctx.numInputs; ++k) {
@@ -133,14 +127,8 @@ GC_KERNEL(split) {
   }
   // Without sizes the parts are ceil(len / n), the last one smaller.
   int64_t chunk = (len + ctx.numOutputs - 1) / ctx.numOutputs;
-  size_t size = gc_dtype_size(x.dtype);
-  if (!size)
-    return ctx.unsupportedDtype("input", x.dtype);
-  int64_t outer = 1, inner = static_cast<int64_t>(size);
-  for (int d = 0; d < axis; ++d)
-    outer *= x.dims[d];
-  for (int d = axis + 1; d < x.rank; ++d)
-    inner *= x.dims[d];
+  int64_t outer, inner;
+  GC_TRY(splitAxisBytes(ctx, x, axis, "input", outer, inner));
   int64_t offset = 0;
   for (int k = 0; k < ctx.numOutputs; ++k) {
     int64_t part = hasSizes ? explicitSizes[k]

@@ -260,11 +260,8 @@ GC_KERNEL(lp_normalization) {
   if (p != 1 && p != 2)
     return ctx.fail("p must be 1 or 2, got %lld", static_cast<long long>(p));
   GC_TRY(ctx.checkOutput(0, x.dtype, Dims::of(x)));
-  int64_t outer = 1, len = x.dims[axis], inner = 1;
-  for (int d = 0; d < axis; ++d)
-    outer *= x.dims[d];
-  for (int d = axis + 1; d < x.rank; ++d)
-    inner *= x.dims[d];
+  int64_t outer, len, inner;
+  splitAxis(x, axis, outer, len, inner);
   return dispatch<kFloats>(ctx, x.dtype, "input", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T *in = static_cast<const T *>(x.data);

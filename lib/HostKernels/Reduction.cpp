@@ -237,17 +237,6 @@ template <unsigned Set> int reduce(KernelContext &ctx, ReduceKind kind) {
   });
 }
 
-/// Splits `t` around `axis` into outer * len * inner.
-void splitAxis(const gc_tensor &t, int axis, int64_t &outer, int64_t &len,
-               int64_t &inner) {
-  outer = inner = 1;
-  for (int d = 0; d < axis; ++d)
-    outer *= t.dims[d];
-  len = t.rank ? t.dims[axis] : 1;
-  for (int d = axis + 1; d < t.rank; ++d)
-    inner *= t.dims[d];
-}
-
 int argReduce(KernelContext &ctx, bool wantMax) {
   GC_TRY(ctx.expect(1, 1));
   const gc_tensor &x = ctx.in(0);

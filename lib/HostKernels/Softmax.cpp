@@ -20,11 +20,8 @@ int softmaxLike(KernelContext &ctx, SoftmaxKind kind) {
   int axis = 0;
   if (x.rank > 0)
     GC_TRY(ctx.normalizeAxis(ctx.getInt("axis", -1), x.rank, axis));
-  int64_t outer = 1, len = x.rank ? x.dims[axis] : 1, inner = 1;
-  for (int d = 0; d < axis; ++d)
-    outer *= x.dims[d];
-  for (int d = axis + 1; d < x.rank; ++d)
-    inner *= x.dims[d];
+  int64_t outer, len, inner;
+  splitAxis(x, axis, outer, len, inner);
   return dispatch<kFloats>(ctx, x.dtype, "input", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = Arith<T>;
