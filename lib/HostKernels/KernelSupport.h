@@ -510,6 +510,25 @@ int broadcastShapes(KernelContext &ctx, const gc_tensor *const *tensors,
 /// (0 along broadcast dims), right-aligned.
 Dims broadcastStrides(const gc_tensor &t, const Dims &shape);
 
+/// Fills `loop` over a contiguous output of `shape` (operand 0) and the N-1
+/// inputs broadcast to it.
+template <int N>
+void fillBroadcastLoop(const gc_tensor *const (&ins)[N - 1], const Dims &shape,
+                       StridedLoop<N> &loop) {
+  loop.rank = shape.rank;
+  Dims outStrides = shape.strides();
+  for (int d = 0; d < shape.rank; ++d) {
+    loop.dims[d] = shape[d];
+    loop.strides[0][d] = outStrides[d];
+  }
+  for (int k = 0; k + 1 < N; ++k) {
+    Dims s = broadcastStrides(*ins[k], shape);
+    for (int d = 0; d < shape.rank; ++d)
+      loop.strides[k + 1][d] = s[d];
+  }
+  loop.coalesce();
+}
+
 /// A loop over output `out` (operand 0, contiguous) and the N-1 inputs
 /// broadcast to it; fails if the broadcast shape differs from the output's.
 template <int N>
@@ -527,18 +546,7 @@ int makeBroadcastLoop(KernelContext &ctx, const gc_tensor *const (&ins)[N - 1],
                     formatDims(out.dims, out.rank, got, sizeof(got)),
                     formatDims(shape.v, shape.rank, want, sizeof(want)));
   }
-  loop.rank = shape.rank;
-  Dims outStrides = shape.strides();
-  for (int d = 0; d < shape.rank; ++d) {
-    loop.dims[d] = shape[d];
-    loop.strides[0][d] = outStrides[d];
-  }
-  for (int k = 0; k + 1 < N; ++k) {
-    Dims s = broadcastStrides(*ins[k], shape);
-    for (int d = 0; d < shape.rank; ++d)
-      loop.strides[k + 1][d] = s[d];
-  }
-  loop.coalesce();
+  fillBroadcastLoop<N>(ins, shape, loop);
   return 0;
 }
 
