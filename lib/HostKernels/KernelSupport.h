@@ -195,6 +195,26 @@ inline int splitAxisBytes(KernelContext &ctx, const gc_tensor &t, int axis,
   return 0;
 }
 
+/// One value of a string attribute that names one of a few choices.
+template <typename E> struct Choice {
+  const char *name;
+  E value;
+};
+
+/// Reads string attribute `name` (`fallback` when absent) into the value of
+/// the choice it names; fails with "unknown NAME 'STRING'" for any other.
+template <typename E, size_t N>
+int readChoice(KernelContext &ctx, const char *name, const char *fallback,
+               const Choice<E> (&choices)[N], E &result) {
+  const char *value = ctx.getString(name, fallback);
+  for (const Choice<E> &choice : choices)
+    if (!std::strcmp(choice.name, value)) {
+      result = choice.value;
+      return 0;
+    }
+  return ctx.fail("unknown %s '%s'", name, value);
+}
+
 /// Scratch memory of a kernel body, from malloc: a size the machine cannot
 /// hold is an error the caller reports, never an abort (the kernels run
 /// inside the compiler and inside models). For trivially copyable T.

@@ -269,18 +269,13 @@ GC_KERNEL(tile) {
 GC_KERNEL(pad) {
   GC_TRY(ctx.expect(2, 1));
   const gc_tensor &x = ctx.in(0);
-  const char *modeName = ctx.getString("mode", "constant");
-  enum { Constant, Reflect, Edge, Wrap } mode;
-  if (!std::strcmp(modeName, "constant"))
-    mode = Constant;
-  else if (!std::strcmp(modeName, "reflect"))
-    mode = Reflect;
-  else if (!std::strcmp(modeName, "edge"))
-    mode = Edge;
-  else if (!std::strcmp(modeName, "wrap"))
-    mode = Wrap;
-  else
-    return ctx.fail("unknown mode '%s'", modeName);
+  enum PadMode { Constant, Reflect, Edge, Wrap } mode;
+  // In PadMode's order: modes[mode].name names the mode in messages.
+  static const Choice<PadMode> modes[] = {{"constant", Constant},
+                                          {"reflect", Reflect},
+                                          {"edge", Edge},
+                                          {"wrap", Wrap}};
+  GC_TRY(readChoice(ctx, "mode", "constant", modes, mode));
   const gc_tensor &padsTensor = ctx.in(1);
   if (padsTensor.dtype != GC_DTYPE_I64 || padsTensor.rank != 1)
     return ctx.fail("pads must be a 1-D i64 tensor");
@@ -314,7 +309,7 @@ GC_KERNEL(pad) {
     pre[d] = before[d] > 0 ? before[d] : 0;
     outDims.push(len[d] + pre[d] + (after[d] > 0 ? after[d] : 0));
     if (mode != Constant && len[d] == 0 && outDims[d] > 0)
-      return ctx.fail("%s padding of an empty dimension", modeName);
+      return ctx.fail("%s padding of an empty dimension", modes[mode].name);
   }
   GC_TRY(ctx.checkOutput(0, x.dtype, outDims));
   if (ctx.has(2)) {

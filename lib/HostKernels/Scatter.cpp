@@ -14,20 +14,12 @@ namespace {
 enum class Reduction { None, Add, Mul, Max, Min };
 
 int readReduction(KernelContext &ctx, Reduction &reduction) {
-  const char *name = ctx.getString("reduction", "none");
-  if (!std::strcmp(name, "none"))
-    reduction = Reduction::None;
-  else if (!std::strcmp(name, "add"))
-    reduction = Reduction::Add;
-  else if (!std::strcmp(name, "mul"))
-    reduction = Reduction::Mul;
-  else if (!std::strcmp(name, "max"))
-    reduction = Reduction::Max;
-  else if (!std::strcmp(name, "min"))
-    reduction = Reduction::Min;
-  else
-    return ctx.fail("unknown reduction '%s'", name);
-  return 0;
+  static const Choice<Reduction> choices[] = {{"none", Reduction::None},
+                                              {"add", Reduction::Add},
+                                              {"mul", Reduction::Mul},
+                                              {"max", Reduction::Max},
+                                              {"min", Reduction::Min}};
+  return readChoice(ctx, "reduction", "none", choices, reduction);
 }
 
 template <typename T> T combine(Reduction reduction, T current, T update) {
