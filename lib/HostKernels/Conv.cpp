@@ -90,11 +90,7 @@ void col2im(const A *col, int64_t channels, const Window &w, int64_t first,
         if (inside)
           plane[offset] += *src;
         ++src;
-        for (int d = w.nd - 1; d >= 0; --d) {
-          if (++i[d] < w.in[d])
-            break;
-          i[d] = 0;
-        }
+        nextIndex(i, w.in, w.nd);
       }
     });
   }

@@ -90,11 +90,7 @@ GC_KERNEL(gather_elements) {
       for (int d = 0; d < data.rank; ++d)
         offset += (d == axis ? target : index[d]) * dataStrides[d];
       dst[i] = src[offset];
-      for (int d = data.rank - 1; d >= 0; --d) {
-        if (++index[d] < indices.dims[d])
-          break;
-        index[d] = 0;
-      }
+      nextIndex(index, indices.dims, data.rank);
     }
     return 0;
   });

@@ -358,11 +358,7 @@ GC_KERNEL(pad) {
         offset += i * inStrides[d];
       }
       out[o] = inside ? in[offset] : fill;
-      for (int d = x.rank - 1; d >= 0; --d) {
-        if (++index[d] < outDims[d])
-          break;
-        index[d] = 0;
-      }
+      nextIndex(index, outDims.v, x.rank);
     }
     return 0;
   });

@@ -312,11 +312,7 @@ GC_KERNEL(resize) {
       if constexpr (std::is_integral_v<Arith<T>>)
         value = std::nearbyint(value);
       out[o] = fromArith<T>(value);
-      for (int d = rank - 1; d >= 0; --d) {
-        if (++index[d] < outDims[d])
-          break;
-        index[d] = 0;
-      }
+      nextIndex(index, outDims.v, rank);
     }
     return 0;
   });

@@ -101,11 +101,7 @@ GC_KERNEL(scatter_elements) {
       for (int d = 0; d < data.rank; ++d)
         offset += (d == axis ? target : index[d]) * strides[d];
       out[offset] = combine(reduction, out[offset], upd[i]);
-      for (int d = data.rank - 1; d >= 0; --d) {
-        if (++index[d] < indices.dims[d])
-          break;
-        index[d] = 0;
-      }
+      nextIndex(index, indices.dims, data.rank);
     }
     return 0;
   });

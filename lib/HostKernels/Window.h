@@ -127,13 +127,7 @@ template <typename Fn> void forEachIndex(const int64_t *dims, int n, Fn &&fn) {
       return;
   while (true) {
     fn(static_cast<const int64_t *>(index));
-    int d = n - 1;
-    for (; d >= 0; --d) {
-      if (++index[d] < dims[d])
-        break;
-      index[d] = 0;
-    }
-    if (d < 0)
+    if (!nextIndex(index, dims, n))
       return;
   }
 }
