@@ -191,6 +191,17 @@ struct KernelContext {
   int readInts(int i, Dims &values, const char *what);
 };
 
+/// Normalises axis `value` for `rank` dims like normalizeAxis and marks it
+/// in `seen`; fails when it was marked already.
+inline int markAxis(KernelContext &ctx, int64_t value, int rank, bool *seen,
+                    int &axis) {
+  GC_TRY(ctx.normalizeAxis(value, rank, axis));
+  if (seen[axis])
+    return ctx.fail("axis %d is repeated", axis);
+  seen[axis] = true;
+  return 0;
+}
+
 /// Splits `t` around `axis` like splitAxis, for kernels that move bytes
 /// whatever the dtype: `outer` rows, each of dims[axis] blocks of
 /// `innerBytes` bytes. Fails naming `what` for a dtype with no byte size.

@@ -183,10 +183,7 @@ GC_KERNEL(slice) {
   }
   for (int k = 0; k < starts.rank; ++k) {
     int axis;
-    GC_TRY(ctx.normalizeAxis(axes[k], x.rank, axis));
-    if (seen[axis])
-      return ctx.fail("axis %d is repeated", axis);
-    seen[axis] = true;
+    GC_TRY(markAxis(ctx, axes[k], x.rank, seen, axis));
     int64_t dim = x.dims[axis], s = starts[k], e = ends[k], st = steps[k];
     if (st == 0)
       return ctx.fail("steps must be non-zero");

@@ -113,10 +113,7 @@ GC_KERNEL(resize) {
   if (IntList list = ctx.getInts("axes"); list.present) {
     for (int64_t k = 0; k < list.count; ++k) {
       int axis;
-      GC_TRY(ctx.normalizeAxis(list[k], rank, axis));
-      if (used[axis])
-        return ctx.fail("axis %d is repeated", axis);
-      used[axis] = true;
+      GC_TRY(markAxis(ctx, list[k], rank, used, axis));
       axes[numAxes++] = axis;
     }
   } else {

@@ -192,10 +192,7 @@ GC_KERNEL(unsqueeze) {
   bool inserted[kMaxRank] = {};
   for (int k = 0; k < axes.rank; ++k) {
     int axis;
-    GC_TRY(ctx.normalizeAxis(axes[k], outRank, axis));
-    if (inserted[axis])
-      return ctx.fail("axis %d is repeated", axis);
-    inserted[axis] = true;
+    GC_TRY(markAxis(ctx, axes[k], outRank, inserted, axis));
   }
   Dims outDims;
   for (int d = 0, next = 0; d < outRank; ++d)
