@@ -435,6 +435,26 @@ int dispatch(KernelContext &ctx, int32_t dtype, const char *what, Fn &&fn) {
 }
 #undef GC_DISPATCH_CASE
 
+/// Calls `line(tag, src, dst, len, inner)` for every line along `axis` of
+/// `x` and the same line of output 0 (of x's shape and dtype): `len`
+/// elements `inner` apart. tag::type is x's element type, one of Set.
+template <unsigned Set, typename Fn>
+int forEachAxisLine(KernelContext &ctx, const gc_tensor &x, int axis,
+                    Fn &&line) {
+  int64_t outer, len, inner;
+  splitAxis(x, axis, outer, len, inner);
+  return dispatch<Set>(ctx, x.dtype, "input", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T *in = static_cast<const T *>(x.data);
+    T *out = static_cast<T *>(ctx.out(0).data);
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = 0; i < inner; ++i)
+        line(tag, in + o * len * inner + i, out + o * len * inner + i, len,
+             inner);
+    return 0;
+  });
+}
+
 /// Calls `fn(Tag<U>{})` with the unsigned integer type as wide as `dtype`,
 /// for kernels that only move elements around.
 template <typename Fn>

@@ -247,27 +247,20 @@ GC_KERNEL(lp_normalization) {
   if (p != 1 && p != 2)
     return ctx.fail("p must be 1 or 2, got %lld", static_cast<long long>(p));
   GC_TRY(ctx.checkOutput(0, x.dtype, Dims::of(x)));
-  int64_t outer, len, inner;
-  splitAxis(x, axis, outer, len, inner);
-  return dispatch<kFloats>(ctx, x.dtype, "input", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T *in = static_cast<const T *>(x.data);
-    T *out = static_cast<T *>(ctx.out(0).data);
-    for (int64_t o = 0; o < outer; ++o)
-      for (int64_t i = 0; i < inner; ++i) {
+  return forEachAxisLine<kFloats>(
+      ctx, x, axis,
+      [&](auto tag, const auto *src, auto *dst, int64_t len, int64_t inner) {
+        using T = typename decltype(tag)::type;
         double norm = 0;
         for (int64_t k = 0; k < len; ++k) {
-          double v = toArith(in[(o * len + k) * inner + i]);
+          double v = toArith(src[k * inner]);
           norm += p == 1 ? std::fabs(v) : v * v;
         }
         norm = p == 1 ? norm : std::sqrt(norm);
-        for (int64_t k = 0; k < len; ++k) {
-          int64_t at = (o * len + k) * inner + i;
-          out[at] = fromArith<T>(static_cast<double>(toArith(in[at])) / norm);
-        }
-      }
-    return 0;
-  });
+        for (int64_t k = 0; k < len; ++k)
+          dst[k * inner] =
+              fromArith<T>(static_cast<double>(toArith(src[k * inner])) / norm);
+      });
 }
 
 GC_KERNEL(mean_variance_normalization) {

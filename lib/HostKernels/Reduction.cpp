@@ -316,27 +316,20 @@ GC_KERNEL(cum_sum) {
   bool exclusive = ctx.getInt("exclusive", 0) != 0;
   bool reverse = ctx.getInt("reverse", 0) != 0;
   GC_TRY(ctx.checkOutput(0, x.dtype, Dims::of(x)));
-  int64_t outer, len, inner;
-  splitAxis(x, axis, outer, len, inner);
-  return dispatch<kFloats | kInts>(ctx, x.dtype, "input", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    using A = Arith<T>;
-    const T *in = static_cast<const T *>(x.data);
-    T *out = static_cast<T *>(ctx.out(0).data);
-    for (int64_t o = 0; o < outer; ++o)
-      for (int64_t i = 0; i < inner; ++i) {
+  return forEachAxisLine<kFloats | kInts>(
+      ctx, x, axis,
+      [&](auto tag, const auto *src, auto *dst, int64_t len, int64_t inner) {
+        using T = typename decltype(tag)::type;
+        using A = Arith<T>;
         A acc = 0;
         for (int64_t step = 0; step < len; ++step) {
-          int64_t k = reverse ? len - 1 - step : step;
-          int64_t at = (o * len + k) * inner + i;
-          A v = toArith(in[at]);
+          int64_t at = (reverse ? len - 1 - step : step) * inner;
+          A v = toArith(src[at]);
           if (!exclusive)
             acc = static_cast<A>(acc + v);
-          out[at] = fromArith<T>(acc);
+          dst[at] = fromArith<T>(acc);
           if (exclusive)
             acc = static_cast<A>(acc + v);
         }
-      }
-    return 0;
-  });
+      });
 }
