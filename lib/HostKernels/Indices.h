@@ -28,7 +28,7 @@ inline int resolveIndex(KernelContext &ctx, int64_t index, int64_t dim,
 /// Fails unless input `i` holds i64 or i32 indices.
 inline int checkIndices(KernelContext &ctx, int i) {
   int32_t dtype = ctx.in(i).dtype;
-  if (dtype != GC_DTYPE_I64 && dtype != GC_DTYPE_I32)
+  if (!isIndexDtype(dtype))
     return ctx.unsupportedDtype("indices", dtype);
   return 0;
 }

@@ -118,6 +118,12 @@ inline int64_t numElements(const gc_tensor &t) {
   return n;
 }
 
+/// Whether `dtype` is one of the integer types index, axis and count
+/// tensors may have (i64 or i32).
+inline bool isIndexDtype(int32_t dtype) {
+  return dtype == GC_DTYPE_I64 || dtype == GC_DTYPE_I32;
+}
+
 /// Splits `t` around `axis` into outer * len * inner elements (len is 1 for
 /// a scalar).
 inline void splitAxis(const gc_tensor &t, int axis, int64_t &outer,

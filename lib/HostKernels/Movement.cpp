@@ -469,8 +469,7 @@ GC_KERNEL(reverse_sequence) {
       (timeAxis != 0 && timeAxis != 1) || batchAxis == timeAxis)
     return ctx.fail("batch_axis and time_axis must be 0 and 1 in some order");
   int64_t batch = x.dims[batchAxis], time = x.dims[timeAxis];
-  if (lens.rank != 1 || lens.dims[0] != batch ||
-      (lens.dtype != GC_DTYPE_I64 && lens.dtype != GC_DTYPE_I32))
+  if (lens.rank != 1 || lens.dims[0] != batch || !isIndexDtype(lens.dtype))
     return ctx.fail("sequence_lens must be an integer tensor of shape [%lld]",
                     static_cast<long long>(batch));
   GC_TRY(ctx.checkOutput(0, x.dtype, Dims::of(x)));

@@ -304,8 +304,7 @@ GC_KERNEL(arg_min) { return argReduce(ctx, false); }
 GC_KERNEL(cum_sum) {
   GC_TRY(ctx.expect(2, 1));
   const gc_tensor &x = ctx.in(0), &axisTensor = ctx.in(1);
-  if (numElements(axisTensor) != 1 ||
-      (axisTensor.dtype != GC_DTYPE_I32 && axisTensor.dtype != GC_DTYPE_I64))
+  if (numElements(axisTensor) != 1 || !isIndexDtype(axisTensor.dtype))
     return ctx.fail("axis must be a scalar i32 or i64 tensor");
   // The axis is run-time data: out of range is the caller's value.
   int64_t axisValue = intAt(axisTensor, 0);

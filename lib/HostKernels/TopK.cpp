@@ -15,8 +15,7 @@ using namespace graphc::hk;
 GC_KERNEL(top_k) {
   GC_TRY(ctx.expect(2, 2));
   const gc_tensor &x = ctx.in(0), &kTensor = ctx.in(1);
-  if (numElements(kTensor) != 1 ||
-      (kTensor.dtype != GC_DTYPE_I64 && kTensor.dtype != GC_DTYPE_I32))
+  if (numElements(kTensor) != 1 || !isIndexDtype(kTensor.dtype))
     return ctx.fail("k must be a single i64 value");
   if (x.rank < 1)
     return ctx.fail("input must have rank >= 1");
