@@ -147,11 +147,8 @@ GC_KERNEL(one_hot) {
   for (int d = 0, next = 0; d < outRank; ++d)
     outDims.push(d == axis ? depth : indices.dims[next++]);
   GC_TRY(ctx.checkOutput(0, values.dtype, outDims));
-  int64_t outer = 1, inner = 1;
-  for (int d = 0; d < axis; ++d)
-    outer *= outDims[d];
-  for (int d = axis + 1; d < outRank; ++d)
-    inner *= outDims[d];
+  int64_t outer = productOf(outDims.v, axis);
+  int64_t inner = productOf(outDims.v + axis + 1, outRank - axis - 1);
   return dispatchBySize(ctx, values.dtype, "values", [&](auto tag) {
     using U = typename decltype(tag)::type;
     const U off = static_cast<const U *>(values.data)[0];

@@ -61,6 +61,14 @@ double getFloat(const gc_attrs *attrs, const char *name, double fallback);
 /// Ranks beyond this are rejected up front so shapes live on the stack.
 constexpr int kMaxRank = 16;
 
+/// The product of the `n` extents at `dims` (1 for none).
+inline int64_t productOf(const int64_t *dims, int n) {
+  int64_t product = 1;
+  for (int i = 0; i < n; ++i)
+    product *= dims[i];
+  return product;
+}
+
 /// A fixed-capacity shape or index list.
 struct Dims {
   int64_t v[kMaxRank] = {};
@@ -75,12 +83,7 @@ struct Dims {
   int64_t &operator[](int i) { return v[i]; }
   int64_t operator[](int i) const { return v[i]; }
   void push(int64_t value) { v[rank++] = value; }
-  int64_t product() const {
-    int64_t n = 1;
-    for (int i = 0; i < rank; ++i)
-      n *= v[i];
-    return n;
-  }
+  int64_t product() const { return productOf(v, rank); }
   /// Row-major element strides of this shape.
   Dims strides() const {
     Dims s;
@@ -112,10 +115,7 @@ struct FloatList {
 };
 
 inline int64_t numElements(const gc_tensor &t) {
-  int64_t n = 1;
-  for (int32_t i = 0; i < t.rank; ++i)
-    n *= t.dims[i];
-  return n;
+  return productOf(t.dims, t.rank);
 }
 
 /// Whether `dtype` is one of the integer types index, axis and count

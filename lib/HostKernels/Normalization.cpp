@@ -149,11 +149,8 @@ int normalizeRows(KernelContext &ctx, bool rms) {
   StridedLoop<4> affine;
   const gc_tensor &bias = hasBias ? ctx.in(2) : scale;
   GC_TRY(makeBroadcastLoop<4>(ctx, {&x, &scale, &bias}, ctx.out(0), affine));
-  int64_t outer = 1, inner = 1;
-  for (int d = 0; d < axis; ++d)
-    outer *= x.dims[d];
-  for (int d = axis; d < x.rank; ++d)
-    inner *= x.dims[d];
+  int64_t outer = productOf(x.dims, axis);
+  int64_t inner = productOf(x.dims + axis, x.rank - axis);
   double epsilon = ctx.getFloat("epsilon", 1e-5);
   return dispatch<kFloats>(ctx, x.dtype, "input", [&](auto tag) {
     using T = typename decltype(tag)::type;

@@ -19,24 +19,9 @@ struct Window {
       dilation[kMaxRank], padBegin[kMaxRank], padEnd[kMaxRank], out[kMaxRank];
 
   int64_t extent(int d) const { return (kernel[d] - 1) * dilation[d] + 1; }
-  int64_t kernelSize() const {
-    int64_t n = 1;
-    for (int d = 0; d < nd; ++d)
-      n *= kernel[d];
-    return n;
-  }
-  int64_t outSize() const {
-    int64_t n = 1;
-    for (int d = 0; d < nd; ++d)
-      n *= out[d];
-    return n;
-  }
-  int64_t inSize() const {
-    int64_t n = 1;
-    for (int d = 0; d < nd; ++d)
-      n *= in[d];
-    return n;
-  }
+  int64_t kernelSize() const { return productOf(kernel, nd); }
+  int64_t outSize() const { return productOf(out, nd); }
+  int64_t inSize() const { return productOf(in, nd); }
 };
 
 /// The auto_pad attribute of a convolution or a windowed pool.
