@@ -150,24 +150,44 @@ static FailureOr<int64_t> spatialRank(const TypeInference &infer,
   return input.getRank() - 2;
 }
 
-LogicalResult ConvOp::inferResultTypes(const TypeInference &infer,
-                                       Adaptor adaptor,
-                                       SmallVectorImpl<Type> &results) {
-  RankedTensorType x = rankedType(adaptor.getX());
-  RankedTensorType w = rankedType(adaptor.getW());
+/// The spatial rank of a convolution's input `x`, whose weight `w` must
+/// have its rank.
+static FailureOr<int64_t> convSpatialRank(const TypeInference &infer,
+                                          RankedTensorType x,
+                                          RankedTensorType w) {
   FailureOr<int64_t> rank = spatialRank(infer, x);
   if (failed(rank))
     return failure();
   if (w.getRank() != x.getRank())
     return infer.emitError("weight rank " + Twine(w.getRank()) +
                            " does not match input rank " + Twine(x.getRank()));
+  return rank;
+}
+
+/// resolveWindow over a windowed op's own attributes; `weightKernel` as
+/// there.
+template <typename AdaptorT>
+static FailureOr<WindowParams> windowOf(const TypeInference &infer,
+                                        AdaptorT adaptor, int64_t rank,
+                                        ArrayRef<int64_t> weightKernel) {
+  return resolveWindow(infer, rank, adaptor.getKernelShape(), weightKernel,
+                       adaptor.getStrides(), adaptor.getDilations(),
+                       adaptor.getPads(), adaptor.getAutoPad());
+}
+
+LogicalResult ConvOp::inferResultTypes(const TypeInference &infer,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &results) {
+  RankedTensorType x = rankedType(adaptor.getX());
+  RankedTensorType w = rankedType(adaptor.getW());
+  FailureOr<int64_t> rank = convSpatialRank(infer, x, w);
+  if (failed(rank))
+    return failure();
   // Channels first: [N, C, spatial...]; channels last: [N, spatial..., C].
   bool channelsLast = adaptor.getChannelsLast() != 0;
   int64_t firstSpatial = channelsLast ? 1 : 2;
-  FailureOr<WindowParams> window = resolveWindow(
-      infer, *rank, adaptor.getKernelShape(),
-      w.getShape().slice(firstSpatial, *rank), adaptor.getStrides(),
-      adaptor.getDilations(), adaptor.getPads(), adaptor.getAutoPad());
+  FailureOr<WindowParams> window =
+      windowOf(infer, adaptor, *rank, w.getShape().slice(firstSpatial, *rank));
   if (failed(window))
     return failure();
   SmallVector<int64_t> dims = {x.getDimSize(0)};
@@ -191,19 +211,14 @@ ConvTransposeOp::inferResultTypes(const TypeInference &infer, Adaptor adaptor,
                                   SmallVectorImpl<Type> &results) {
   RankedTensorType x = rankedType(adaptor.getX());
   RankedTensorType w = rankedType(adaptor.getW());
-  FailureOr<int64_t> rank = spatialRank(infer, x);
+  FailureOr<int64_t> rank = convSpatialRank(infer, x, w);
   if (failed(rank))
     return failure();
-  if (w.getRank() != x.getRank())
-    return infer.emitError("weight rank " + Twine(w.getRank()) +
-                           " does not match input rank " + Twine(x.getRank()));
   int64_t group = adaptor.getGroup();
   if (group < 1)
     return infer.emitError("group must be positive");
-  FailureOr<WindowParams> window = resolveWindow(
-      infer, *rank, adaptor.getKernelShape(), w.getShape().drop_front(2),
-      adaptor.getStrides(), adaptor.getDilations(), adaptor.getPads(),
-      adaptor.getAutoPad());
+  FailureOr<WindowParams> window =
+      windowOf(infer, adaptor, *rank, w.getShape().drop_front(2));
   if (failed(window))
     return failure();
   SmallVector<int64_t> outputPadding(*rank, 0);
@@ -280,9 +295,7 @@ static LogicalResult inferPool(const TypeInference &infer, AdaptorT adaptor,
   FailureOr<int64_t> rank = spatialRank(infer, x);
   if (failed(rank))
     return failure();
-  FailureOr<WindowParams> window = resolveWindow(
-      infer, *rank, adaptor.getKernelShape(), {}, adaptor.getStrides(),
-      adaptor.getDilations(), adaptor.getPads(), adaptor.getAutoPad());
+  FailureOr<WindowParams> window = windowOf(infer, adaptor, *rank, {});
   if (failed(window))
     return failure();
   SmallVector<int64_t> dims = {x.getDimSize(0), x.getDimSize(1)};

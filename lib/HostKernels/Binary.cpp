@@ -8,47 +8,52 @@
 
 #include "lib/HostKernels/KernelSupport.h"
 
+#include <utility>
 #include <vector>
 
 using namespace graphc::hk;
 
 namespace {
 
-/// out = f(a, b) with one dtype for both inputs and the output.
-template <unsigned Set, typename F> int binaryArith(KernelContext &ctx, F f) {
-  GC_TRY(ctx.expect(2, 1));
+/// out = f(a, b) over inputs 0 and 1 broadcast to the output, for the input
+/// dtypes in Set; `f(T, T)` returns an element of the output's type.
+template <unsigned Set, typename F>
+int broadcastBinary(KernelContext &ctx, F f) {
   const gc_tensor &a = ctx.in(0), &b = ctx.in(1);
-  GC_TRY(ctx.checkSameDtype(1, a.dtype, "input 1"));
-  if (ctx.out(0).dtype != a.dtype)
-    return ctx.fail("output dtype %d differs from the input dtype %d",
-                    ctx.out(0).dtype, a.dtype);
   StridedLoop<3> loop;
   GC_TRY(makeBroadcastLoop<3>(ctx, {&a, &b}, ctx.out(0), loop));
   return dispatch<Set>(ctx, a.dtype, "input", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    binaryLoop(loop, static_cast<T *>(ctx.out(0).data),
+    using R = decltype(f(std::declval<T>(), std::declval<T>()));
+    binaryLoop(loop, static_cast<R *>(ctx.out(0).data),
                static_cast<const T *>(a.data), static_cast<const T *>(b.data),
-               [&](T x, T y) { return fromArith<T>(f(toArith(x), toArith(y))); });
+               [&](T x, T y) { return f(x, y); });
     return 0;
+  });
+}
+
+/// out = f(a, b) with one dtype for both inputs and the output.
+template <unsigned Set, typename F> int binaryArith(KernelContext &ctx, F f) {
+  GC_TRY(ctx.expect(2, 1));
+  const gc_tensor &a = ctx.in(0);
+  GC_TRY(ctx.checkSameDtype(1, a.dtype, "input 1"));
+  if (ctx.out(0).dtype != a.dtype)
+    return ctx.fail("output dtype %d differs from the input dtype %d",
+                    ctx.out(0).dtype, a.dtype);
+  return broadcastBinary<Set>(ctx, [&](auto x, auto y) {
+    return fromArith<decltype(x)>(f(toArith(x), toArith(y)));
   });
 }
 
 /// out = f(a, b) into a bool tensor.
 template <unsigned Set, typename F> int compare(KernelContext &ctx, F f) {
   GC_TRY(ctx.expect(2, 1));
-  const gc_tensor &a = ctx.in(0), &b = ctx.in(1);
+  const gc_tensor &a = ctx.in(0);
   GC_TRY(ctx.checkSameDtype(1, a.dtype, "input 1"));
   if (ctx.out(0).dtype != GC_DTYPE_BOOL)
     return ctx.fail("output must be a bool tensor");
-  StridedLoop<3> loop;
-  GC_TRY(makeBroadcastLoop<3>(ctx, {&a, &b}, ctx.out(0), loop));
-  return dispatch<Set>(ctx, a.dtype, "input", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    binaryLoop(loop, static_cast<bool *>(ctx.out(0).data),
-               static_cast<const T *>(a.data), static_cast<const T *>(b.data),
-               [&](T x, T y) { return f(toArith(x), toArith(y)); });
-    return 0;
-  });
+  return broadcastBinary<Set>(
+      ctx, [&](auto x, auto y) -> bool { return f(toArith(x), toArith(y)); });
 }
 
 template <typename A> A maxOf(A a, A b) {
@@ -106,14 +111,7 @@ int variadicFold(KernelContext &ctx, F f, bool divideByCount) {
     using T = typename decltype(tag)::type;
     T *o = static_cast<T *>(out.data);
     StridedLoop<2> copy;
-    copy.rank = shape.rank;
-    Dims outStrides = shape.strides(), inStrides = broadcastStrides(first, shape);
-    for (int d = 0; d < shape.rank; ++d) {
-      copy.dims[d] = shape[d];
-      copy.strides[0][d] = outStrides[d];
-      copy.strides[1][d] = inStrides[d];
-    }
-    copy.coalesce();
+    fillBroadcastLoop<2>({&first}, shape, copy);
     const T *src = static_cast<const T *>(first.data);
     copy.forEach([&](const int64_t *offsets) { o[offsets[0]] = src[offsets[1]]; });
     for (int k = 1; k < ctx.numInputs; ++k) {
@@ -226,22 +224,15 @@ GC_KERNEL(pow) {
 
 GC_KERNEL(prelu) {
   GC_TRY(ctx.expect(2, 1));
-  const gc_tensor &x = ctx.in(0), &slope = ctx.in(1);
+  const gc_tensor &x = ctx.in(0);
   GC_TRY(ctx.checkSameDtype(1, x.dtype, "slope"));
   GC_TRY(ctx.checkOutput(0, x.dtype, Dims::of(x)));
-  StridedLoop<3> loop;
-  GC_TRY(makeBroadcastLoop<3>(ctx, {&x, &slope}, ctx.out(0), loop));
-  return dispatch<kFloats | kI32 | kI64 | kU32 | kU64>(
-      ctx, x.dtype, "input", [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        binaryLoop(loop, static_cast<T *>(ctx.out(0).data),
-                   static_cast<const T *>(x.data),
-                   static_cast<const T *>(slope.data), [](T v, T s) {
-                     auto a = toArith(v);
-                     using A = decltype(a);
-                     return a < A(0) ? fromArith<T>(a * toArith(s)) : v;
-                   });
-        return 0;
+  return broadcastBinary<kFloats | kI32 | kI64 | kU32 | kU64>(
+      ctx, [](auto v, auto s) {
+        using T = decltype(v);
+        auto a = toArith(v);
+        using A = decltype(a);
+        return a < A(0) ? fromArith<T>(a * toArith(s)) : v;
       });
 }
 

@@ -90,11 +90,7 @@ void col2im(const A *col, int64_t channels, const Window &w, int64_t first,
         if (inside)
           plane[offset] += *src;
         ++src;
-        for (int d = w.nd - 1; d >= 0; --d) {
-          if (++i[d] < w.in[d])
-            break;
-          i[d] = 0;
-        }
+        nextIndex(i, w.in, w.nd);
       }
     });
   }
@@ -296,12 +292,10 @@ GC_KERNEL(conv_transpose) {
       (outputShape.present && outputShape.count != nd &&
        outputShape.count != nd + 2))
     return ctx.fail("attribute lengths must match the %d spatial dims", nd);
-  const char *autoPad = ctx.getString("auto_pad", "NOTSET");
-  bool same = std::strcmp(autoPad, "SAME_UPPER") == 0 ||
-              std::strcmp(autoPad, "SAME_LOWER") == 0;
-  bool valid = std::strcmp(autoPad, "VALID") == 0;
-  if (!same && !valid && std::strcmp(autoPad, "NOTSET") != 0)
-    return ctx.fail("unknown auto_pad '%s'", autoPad);
+  AutoPad autoPad;
+  GC_TRY(readAutoPad(ctx, autoPad));
+  bool same = autoPad == AutoPad::SameUpper || autoPad == AutoPad::SameLower;
+  bool valid = autoPad == AutoPad::Valid;
   int64_t shapeOffset = outputShape.count == nd + 2 ? 2 : 0;
 
   // Window roles swap: `in` is the conv input, `out` the produced image.
@@ -322,7 +316,7 @@ GC_KERNEL(conv_transpose) {
       w.out[d] = outputShape.present ? outputShape[shapeOffset + d]
                                      : w.in[d] * w.stride[d];
       int64_t total = full - w.out[d];
-      bool upper = std::strcmp(autoPad, "SAME_UPPER") == 0;
+      bool upper = autoPad == AutoPad::SameUpper;
       w.padBegin[d] = upper ? total / 2 : total - total / 2;
     } else {
       w.padBegin[d] = pads.present && !valid ? pads[d] : 0;

@@ -5,33 +5,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lib/HostKernels/KernelSupport.h"
+#include "lib/HostKernels/Indices.h"
 
 using namespace graphc::hk;
-
-namespace {
-
-/// Resolves index `i` of `indices` against a dimension of size `dim`.
-int resolveIndex(KernelContext &ctx, const gc_tensor &indices, int64_t i,
-                 int64_t dim, int64_t &result) {
-  int64_t index = intAt(indices, i);
-  if (index < -dim || index >= dim)
-    return ctx.failValue("index %lld is out of range [-%lld, %lld)",
-                         static_cast<long long>(index),
-                         static_cast<long long>(dim),
-                         static_cast<long long>(dim));
-  result = index < 0 ? index + dim : index;
-  return 0;
-}
-
-int checkIndices(KernelContext &ctx, int i) {
-  int32_t dtype = ctx.in(i).dtype;
-  if (dtype != GC_DTYPE_I64 && dtype != GC_DTYPE_I32)
-    return ctx.unsupportedDtype("indices", dtype);
-  return 0;
-}
-
-} // namespace
 
 GC_KERNEL(gather) {
   GC_TRY(ctx.expect(2, 1));
@@ -49,20 +25,14 @@ GC_KERNEL(gather) {
   for (int d = axis + 1; d < data.rank; ++d)
     outDims.push(data.dims[d]);
   GC_TRY(ctx.checkOutput(0, data.dtype, outDims));
-  size_t size = gc_dtype_size(data.dtype);
-  if (!size)
-    return ctx.unsupportedDtype("data", data.dtype);
-  int64_t outer = 1, inner = static_cast<int64_t>(size), dim = data.dims[axis];
-  for (int d = 0; d < axis; ++d)
-    outer *= data.dims[d];
-  for (int d = axis + 1; d < data.rank; ++d)
-    inner *= data.dims[d];
+  int64_t outer, inner, dim = data.dims[axis];
+  GC_TRY(splitAxisBytes(ctx, data, axis, "data", outer, inner));
   int64_t count = numElements(indices);
   const char *src = static_cast<const char *>(data.data);
   char *dst = static_cast<char *>(ctx.out(0).data);
   for (int64_t i = 0; i < count; ++i) {
     int64_t index;
-    GC_TRY(resolveIndex(ctx, indices, i, dim, index));
+    GC_TRY(resolveIndex(ctx, intAt(indices, i), dim, index));
     for (int64_t o = 0; o < outer; ++o)
       std::memcpy(dst + (o * count + i) * inner, src + (o * dim + index) * inner,
                   static_cast<size_t>(inner));
@@ -77,10 +47,7 @@ GC_KERNEL(gather_elements) {
   if (indices.rank != data.rank)
     return ctx.fail("indices must have the rank of data");
   int axis;
-  GC_TRY(ctx.normalizeAxis(ctx.getInt("axis", 0), data.rank, axis));
-  for (int d = 0; d < data.rank; ++d)
-    if (d != axis && indices.dims[d] > data.dims[d])
-      return ctx.fail("indices dimension %d exceeds the data", d);
+  GC_TRY(elementsAxis(ctx, data, indices, axis));
   GC_TRY(ctx.checkOutput(0, data.dtype, Dims::of(indices)));
   Dims dataStrides = Dims::of(data).strides();
   return dispatchBySize(ctx, data.dtype, "data", [&](auto tag) {
@@ -91,16 +58,12 @@ GC_KERNEL(gather_elements) {
     int64_t index[kMaxRank] = {};
     for (int64_t i = 0; i < total; ++i) {
       int64_t target;
-      GC_TRY(resolveIndex(ctx, indices, i, data.dims[axis], target));
+      GC_TRY(resolveIndex(ctx, intAt(indices, i), data.dims[axis], target));
       int64_t offset = 0;
       for (int d = 0; d < data.rank; ++d)
         offset += (d == axis ? target : index[d]) * dataStrides[d];
       dst[i] = src[offset];
-      for (int d = data.rank - 1; d >= 0; --d) {
-        if (++index[d] < indices.dims[d])
-          break;
-        index[d] = 0;
-      }
+      nextIndex(index, indices.dims, data.rank);
     }
     return 0;
   });
@@ -148,13 +111,9 @@ GC_KERNEL(gather_nd) {
     int64_t offset = perBatch ? (t / perBatch) * batchStride : 0;
     for (int64_t k = 0; k < depth; ++k) {
       int d = static_cast<int>(batchDims + k);
-      int64_t i = idx[t * depth + k], dim = data.dims[d];
-      if (i < -dim || i >= dim)
-        return ctx.failValue("index %lld is out of range [-%lld, %lld)",
-                             static_cast<long long>(i),
-                             static_cast<long long>(dim),
-                             static_cast<long long>(dim));
-      offset += (i < 0 ? i + dim : i) * dataStrides[d];
+      int64_t i;
+      GC_TRY(resolveIndex(ctx, idx[t * depth + k], data.dims[d], i));
+      offset += i * dataStrides[d];
     }
     std::memcpy(dst + t * slice, src + offset * static_cast<int64_t>(size),
                 static_cast<size_t>(slice));
@@ -188,11 +147,8 @@ GC_KERNEL(one_hot) {
   for (int d = 0, next = 0; d < outRank; ++d)
     outDims.push(d == axis ? depth : indices.dims[next++]);
   GC_TRY(ctx.checkOutput(0, values.dtype, outDims));
-  int64_t outer = 1, inner = 1;
-  for (int d = 0; d < axis; ++d)
-    outer *= outDims[d];
-  for (int d = axis + 1; d < outRank; ++d)
-    inner *= outDims[d];
+  int64_t outer = productOf(outDims.v, axis);
+  int64_t inner = productOf(outDims.v + axis + 1, outRank - axis - 1);
   return dispatchBySize(ctx, values.dtype, "values", [&](auto tag) {
     using U = typename decltype(tag)::type;
     const U off = static_cast<const U *>(values.data)[0];

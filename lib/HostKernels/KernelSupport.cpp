@@ -210,7 +210,7 @@ int KernelContext::normalizeAxis(int64_t axis, int rank, int &result) {
 
 int KernelContext::readInts(int i, Dims &values, const char *what) {
   const gc_tensor &t = inputs[i];
-  if (t.dtype != GC_DTYPE_I64 && t.dtype != GC_DTYPE_I32)
+  if (!isIndexDtype(t.dtype))
     return unsupportedDtype(what, t.dtype);
   if (t.rank > 1)
     return fail("%s must be a 1-D tensor", what);

@@ -61,6 +61,14 @@ double getFloat(const gc_attrs *attrs, const char *name, double fallback);
 /// Ranks beyond this are rejected up front so shapes live on the stack.
 constexpr int kMaxRank = 16;
 
+/// The product of the `n` extents at `dims` (1 for none).
+inline int64_t productOf(const int64_t *dims, int n) {
+  int64_t product = 1;
+  for (int i = 0; i < n; ++i)
+    product *= dims[i];
+  return product;
+}
+
 /// A fixed-capacity shape or index list.
 struct Dims {
   int64_t v[kMaxRank] = {};
@@ -75,12 +83,7 @@ struct Dims {
   int64_t &operator[](int i) { return v[i]; }
   int64_t operator[](int i) const { return v[i]; }
   void push(int64_t value) { v[rank++] = value; }
-  int64_t product() const {
-    int64_t n = 1;
-    for (int i = 0; i < rank; ++i)
-      n *= v[i];
-    return n;
-  }
+  int64_t product() const { return productOf(v, rank); }
   /// Row-major element strides of this shape.
   Dims strides() const {
     Dims s;
@@ -112,10 +115,36 @@ struct FloatList {
 };
 
 inline int64_t numElements(const gc_tensor &t) {
-  int64_t n = 1;
-  for (int32_t i = 0; i < t.rank; ++i)
-    n *= t.dims[i];
-  return n;
+  return productOf(t.dims, t.rank);
+}
+
+/// Whether `dtype` is one of the integer types index, axis and count
+/// tensors may have (i64 or i32).
+inline bool isIndexDtype(int32_t dtype) {
+  return dtype == GC_DTYPE_I64 || dtype == GC_DTYPE_I32;
+}
+
+/// Splits `t` around `axis` into outer * len * inner elements (len is 1 for
+/// a scalar).
+inline void splitAxis(const gc_tensor &t, int axis, int64_t &outer,
+                      int64_t &len, int64_t &inner) {
+  outer = inner = 1;
+  for (int d = 0; d < axis; ++d)
+    outer *= t.dims[d];
+  len = t.rank ? t.dims[axis] : 1;
+  for (int d = axis + 1; d < t.rank; ++d)
+    inner *= t.dims[d];
+}
+
+/// Steps the row-major index `index` over `dims` (rank n) to the next one;
+/// false, with `index` back at all zeros, after the last.
+inline bool nextIndex(int64_t *index, const int64_t *dims, int n) {
+  for (int d = n - 1; d >= 0; --d) {
+    if (++index[d] < dims[d])
+      return true;
+    index[d] = 0;
+  }
+  return false;
 }
 
 /// Everything a kernel body needs: its operands, its attributes and a way to
@@ -167,6 +196,52 @@ struct KernelContext {
   /// Reads an integer input (i32 or i64) as int64 values.
   int readInts(int i, Dims &values, const char *what);
 };
+
+/// Normalises axis `value` for `rank` dims like normalizeAxis and marks it
+/// in `seen`; fails when it was marked already.
+inline int markAxis(KernelContext &ctx, int64_t value, int rank, bool *seen,
+                    int &axis) {
+  GC_TRY(ctx.normalizeAxis(value, rank, axis));
+  if (seen[axis])
+    return ctx.fail("axis %d is repeated", axis);
+  seen[axis] = true;
+  return 0;
+}
+
+/// Splits `t` around `axis` like splitAxis, for kernels that move bytes
+/// whatever the dtype: `outer` rows, each of dims[axis] blocks of
+/// `innerBytes` bytes. Fails naming `what` for a dtype with no byte size.
+inline int splitAxisBytes(KernelContext &ctx, const gc_tensor &t, int axis,
+                          const char *what, int64_t &outer,
+                          int64_t &innerBytes) {
+  size_t size = gc_dtype_size(t.dtype);
+  if (!size)
+    return ctx.unsupportedDtype(what, t.dtype);
+  int64_t len;
+  splitAxis(t, axis, outer, len, innerBytes);
+  innerBytes *= static_cast<int64_t>(size);
+  return 0;
+}
+
+/// One value of a string attribute that names one of a few choices.
+template <typename E> struct Choice {
+  const char *name;
+  E value;
+};
+
+/// Reads string attribute `name` (`fallback` when absent) into the value of
+/// the choice it names; fails with "unknown NAME 'STRING'" for any other.
+template <typename E, size_t N>
+int readChoice(KernelContext &ctx, const char *name, const char *fallback,
+               const Choice<E> (&choices)[N], E &result) {
+  const char *value = ctx.getString(name, fallback);
+  for (const Choice<E> &choice : choices)
+    if (!std::strcmp(choice.name, value)) {
+      result = choice.value;
+      return 0;
+    }
+  return ctx.fail("unknown %s '%s'", name, value);
+}
 
 /// Scratch memory of a kernel body, from malloc: a size the machine cannot
 /// hold is an error the caller reports, never an abort (the kernels run
@@ -366,6 +441,26 @@ int dispatch(KernelContext &ctx, int32_t dtype, const char *what, Fn &&fn) {
 }
 #undef GC_DISPATCH_CASE
 
+/// Calls `line(tag, src, dst, len, inner)` for every line along `axis` of
+/// `x` and the same line of output 0 (of x's shape and dtype): `len`
+/// elements `inner` apart. tag::type is x's element type, one of Set.
+template <unsigned Set, typename Fn>
+int forEachAxisLine(KernelContext &ctx, const gc_tensor &x, int axis,
+                    Fn &&line) {
+  int64_t outer, len, inner;
+  splitAxis(x, axis, outer, len, inner);
+  return dispatch<Set>(ctx, x.dtype, "input", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T *in = static_cast<const T *>(x.data);
+    T *out = static_cast<T *>(ctx.out(0).data);
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = 0; i < inner; ++i)
+        line(tag, in + o * len * inner + i, out + o * len * inner + i, len,
+             inner);
+    return 0;
+  });
+}
+
 /// Calls `fn(Tag<U>{})` with the unsigned integer type as wide as `dtype`,
 /// for kernels that only move elements around.
 template <typename Fn>
@@ -483,6 +578,25 @@ int broadcastShapes(KernelContext &ctx, const gc_tensor *const *tensors,
 /// (0 along broadcast dims), right-aligned.
 Dims broadcastStrides(const gc_tensor &t, const Dims &shape);
 
+/// Fills `loop` over a contiguous output of `shape` (operand 0) and the N-1
+/// inputs broadcast to it.
+template <int N>
+void fillBroadcastLoop(const gc_tensor *const (&ins)[N - 1], const Dims &shape,
+                       StridedLoop<N> &loop) {
+  loop.rank = shape.rank;
+  Dims outStrides = shape.strides();
+  for (int d = 0; d < shape.rank; ++d) {
+    loop.dims[d] = shape[d];
+    loop.strides[0][d] = outStrides[d];
+  }
+  for (int k = 0; k + 1 < N; ++k) {
+    Dims s = broadcastStrides(*ins[k], shape);
+    for (int d = 0; d < shape.rank; ++d)
+      loop.strides[k + 1][d] = s[d];
+  }
+  loop.coalesce();
+}
+
 /// A loop over output `out` (operand 0, contiguous) and the N-1 inputs
 /// broadcast to it; fails if the broadcast shape differs from the output's.
 template <int N>
@@ -500,18 +614,7 @@ int makeBroadcastLoop(KernelContext &ctx, const gc_tensor *const (&ins)[N - 1],
                     formatDims(out.dims, out.rank, got, sizeof(got)),
                     formatDims(shape.v, shape.rank, want, sizeof(want)));
   }
-  loop.rank = shape.rank;
-  Dims outStrides = shape.strides();
-  for (int d = 0; d < shape.rank; ++d) {
-    loop.dims[d] = shape[d];
-    loop.strides[0][d] = outStrides[d];
-  }
-  for (int k = 0; k + 1 < N; ++k) {
-    Dims s = broadcastStrides(*ins[k], shape);
-    for (int d = 0; d < shape.rank; ++d)
-      loop.strides[k + 1][d] = s[d];
-  }
-  loop.coalesce();
+  fillBroadcastLoop<N>(ins, shape, loop);
   return 0;
 }
 

@@ -94,14 +94,8 @@ GC_KERNEL(concat) {
     outDims[axis] += t.dims[axis];
   }
   GC_TRY(ctx.checkOutput(0, first.dtype, outDims));
-  size_t size = gc_dtype_size(first.dtype);
-  if (!size)
-    return ctx.unsupportedDtype("input", first.dtype);
-  int64_t outer = 1, inner = static_cast<int64_t>(size);
-  for (int d = 0; d < axis; ++d)
-    outer *= first.dims[d];
-  for (int d = axis + 1; d < first.rank; ++d)
-    inner *= first.dims[d];
+  int64_t outer, inner;
+  GC_TRY(splitAxisBytes(ctx, first, axis, "input", outer, inner));
   char *out = static_cast<char *>(ctx.out(0).data);
   int64_t outRow = outDims[axis] * inner, offset = 0;
   for (int k = 0; k < ctx.numInputs; ++k) {
@@ -133,14 +127,8 @@ GC_KERNEL(split) {
   }
   // Without sizes the parts are ceil(len / n), the last one smaller.
   int64_t chunk = (len + ctx.numOutputs - 1) / ctx.numOutputs;
-  size_t size = gc_dtype_size(x.dtype);
-  if (!size)
-    return ctx.unsupportedDtype("input", x.dtype);
-  int64_t outer = 1, inner = static_cast<int64_t>(size);
-  for (int d = 0; d < axis; ++d)
-    outer *= x.dims[d];
-  for (int d = axis + 1; d < x.rank; ++d)
-    inner *= x.dims[d];
+  int64_t outer, inner;
+  GC_TRY(splitAxisBytes(ctx, x, axis, "input", outer, inner));
   int64_t offset = 0;
   for (int k = 0; k < ctx.numOutputs; ++k) {
     int64_t part = hasSizes ? explicitSizes[k]
@@ -195,10 +183,7 @@ GC_KERNEL(slice) {
   }
   for (int k = 0; k < starts.rank; ++k) {
     int axis;
-    GC_TRY(ctx.normalizeAxis(axes[k], x.rank, axis));
-    if (seen[axis])
-      return ctx.fail("axis %d is repeated", axis);
-    seen[axis] = true;
+    GC_TRY(markAxis(ctx, axes[k], x.rank, seen, axis));
     int64_t dim = x.dims[axis], s = starts[k], e = ends[k], st = steps[k];
     if (st == 0)
       return ctx.fail("steps must be non-zero");
@@ -281,18 +266,13 @@ GC_KERNEL(tile) {
 GC_KERNEL(pad) {
   GC_TRY(ctx.expect(2, 1));
   const gc_tensor &x = ctx.in(0);
-  const char *modeName = ctx.getString("mode", "constant");
-  enum { Constant, Reflect, Edge, Wrap } mode;
-  if (!std::strcmp(modeName, "constant"))
-    mode = Constant;
-  else if (!std::strcmp(modeName, "reflect"))
-    mode = Reflect;
-  else if (!std::strcmp(modeName, "edge"))
-    mode = Edge;
-  else if (!std::strcmp(modeName, "wrap"))
-    mode = Wrap;
-  else
-    return ctx.fail("unknown mode '%s'", modeName);
+  enum PadMode { Constant, Reflect, Edge, Wrap } mode;
+  // In PadMode's order: modes[mode].name names the mode in messages.
+  static const Choice<PadMode> modes[] = {{"constant", Constant},
+                                          {"reflect", Reflect},
+                                          {"edge", Edge},
+                                          {"wrap", Wrap}};
+  GC_TRY(readChoice(ctx, "mode", "constant", modes, mode));
   const gc_tensor &padsTensor = ctx.in(1);
   if (padsTensor.dtype != GC_DTYPE_I64 || padsTensor.rank != 1)
     return ctx.fail("pads must be a 1-D i64 tensor");
@@ -326,7 +306,7 @@ GC_KERNEL(pad) {
     pre[d] = before[d] > 0 ? before[d] : 0;
     outDims.push(len[d] + pre[d] + (after[d] > 0 ? after[d] : 0));
     if (mode != Constant && len[d] == 0 && outDims[d] > 0)
-      return ctx.fail("%s padding of an empty dimension", modeName);
+      return ctx.fail("%s padding of an empty dimension", modes[mode].name);
   }
   GC_TRY(ctx.checkOutput(0, x.dtype, outDims));
   if (ctx.has(2)) {
@@ -375,11 +355,7 @@ GC_KERNEL(pad) {
         offset += i * inStrides[d];
       }
       out[o] = inside ? in[offset] : fill;
-      for (int d = x.rank - 1; d >= 0; --d) {
-        if (++index[d] < outDims[d])
-          break;
-        index[d] = 0;
-      }
+      nextIndex(index, outDims.v, x.rank);
     }
     return 0;
   });
@@ -493,8 +469,7 @@ GC_KERNEL(reverse_sequence) {
       (timeAxis != 0 && timeAxis != 1) || batchAxis == timeAxis)
     return ctx.fail("batch_axis and time_axis must be 0 and 1 in some order");
   int64_t batch = x.dims[batchAxis], time = x.dims[timeAxis];
-  if (lens.rank != 1 || lens.dims[0] != batch ||
-      (lens.dtype != GC_DTYPE_I64 && lens.dtype != GC_DTYPE_I32))
+  if (lens.rank != 1 || lens.dims[0] != batch || !isIndexDtype(lens.dtype))
     return ctx.fail("sequence_lens must be an integer tensor of shape [%lld]",
                     static_cast<long long>(batch));
   GC_TRY(ctx.checkOutput(0, x.dtype, Dims::of(x)));

@@ -28,6 +28,19 @@ void moments(const A *data, int64_t n, double &mean, double &variance) {
   variance = n ? squares / static_cast<double>(n) : 0.0;
 }
 
+/// Splits input 0, of rank `minRank` or more, as [N, C, inner...]; fails
+/// for a lower rank.
+int splitChannels(KernelContext &ctx, int minRank, int64_t &N, int64_t &C,
+                  int64_t &inner) {
+  const gc_tensor &x = ctx.in(0);
+  if (x.rank < minRank)
+    return ctx.fail("input must have rank >= %d", minRank);
+  N = x.dims[0];
+  C = x.dims[1];
+  inner = numElements(x) / (N * C != 0 ? N * C : 1);
+  return 0;
+}
+
 /// Checks that input `i` is a 1-D tensor of `n` elements of `dtype`.
 int checkVector(KernelContext &ctx, int i, int32_t dtype, int64_t n,
                 const char *what) {
@@ -44,9 +57,8 @@ int checkVector(KernelContext &ctx, int i, int32_t dtype, int64_t n,
 GC_KERNEL(batch_normalization) {
   GC_TRY(ctx.expect(5, 1));
   const gc_tensor &x = ctx.in(0);
-  if (x.rank < 2)
-    return ctx.fail("input must have rank >= 2");
-  int64_t N = x.dims[0], C = x.dims[1], inner = numElements(x) / (N * C != 0 ? N * C : 1);
+  int64_t N, C, inner;
+  GC_TRY(splitChannels(ctx, 2, N, C, inner));
   static const char *names[] = {"", "scale", "bias", "input_mean", "input_var"};
   for (int i = 1; i < 5; ++i)
     GC_TRY(checkVector(ctx, i, x.dtype, C, names[i]));
@@ -92,9 +104,8 @@ GC_KERNEL(batch_normalization) {
 GC_KERNEL(instance_normalization) {
   GC_TRY(ctx.expect(3, 1));
   const gc_tensor &x = ctx.in(0);
-  if (x.rank < 3)
-    return ctx.fail("input must have rank >= 3");
-  int64_t N = x.dims[0], C = x.dims[1], inner = numElements(x) / (N * C != 0 ? N * C : 1);
+  int64_t N, C, inner;
+  GC_TRY(splitChannels(ctx, 3, N, C, inner));
   GC_TRY(checkVector(ctx, 1, x.dtype, C, "scale"));
   GC_TRY(checkVector(ctx, 2, x.dtype, C, "bias"));
   GC_TRY(ctx.checkOutput(0, x.dtype, Dims::of(x)));
@@ -119,24 +130,27 @@ GC_KERNEL(instance_normalization) {
   });
 }
 
-GC_KERNEL(layer_normalization) {
+namespace {
+
+/// LayerNormalization and RMSNormalization: each row of the dims from
+/// `axis` on is normalised by its mean and variance, or by its root mean
+/// square, then scaled (and for LayerNormalization shifted) by inputs that
+/// broadcast into X (they normally have the normalised shape).
+int normalizeRows(KernelContext &ctx, bool rms) {
   GC_TRY(ctx.expect(2, 1));
   const gc_tensor &x = ctx.in(0), &scale = ctx.in(1);
   int axis;
   GC_TRY(ctx.normalizeAxis(ctx.getInt("axis", -1), x.rank, axis));
   GC_TRY(ctx.checkSameDtype(1, x.dtype, "scale"));
-  if (ctx.has(2))
+  bool hasBias = !rms && ctx.has(2);
+  if (hasBias)
     GC_TRY(ctx.checkSameDtype(2, x.dtype, "bias"));
   GC_TRY(ctx.checkOutput(0, x.dtype, Dims::of(x)));
-  // Scale and bias broadcast into X (they normally have the normalised shape).
   StridedLoop<4> affine;
-  const gc_tensor &bias = ctx.has(2) ? ctx.in(2) : scale;
+  const gc_tensor &bias = hasBias ? ctx.in(2) : scale;
   GC_TRY(makeBroadcastLoop<4>(ctx, {&x, &scale, &bias}, ctx.out(0), affine));
-  int64_t outer = 1, inner = 1;
-  for (int d = 0; d < axis; ++d)
-    outer *= x.dims[d];
-  for (int d = axis; d < x.rank; ++d)
-    inner *= x.dims[d];
+  int64_t outer = productOf(x.dims, axis);
+  int64_t inner = productOf(x.dims + axis, x.rank - axis);
   double epsilon = ctx.getFloat("epsilon", 1e-5);
   return dispatch<kFloats>(ctx, x.dtype, "input", [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -146,14 +160,23 @@ GC_KERNEL(layer_normalization) {
     ComputeOutput<T> out(ctx.out(0).data, numElements(x));
     for (int64_t o = 0; o < outer; ++o) {
       const A *src = vx.data() + o * inner;
+      A *dst = out.data() + o * inner;
+      if (rms) {
+        double squares = 0;
+        for (int64_t i = 0; i < inner; ++i)
+          squares += static_cast<double>(src[i]) * src[i];
+        double inv =
+            1.0 / std::sqrt(squares / static_cast<double>(inner) + epsilon);
+        for (int64_t i = 0; i < inner; ++i)
+          dst[i] = static_cast<A>(src[i] * inv);
+        continue;
+      }
       double mean, variance;
       moments(src, inner, mean, variance);
       double inv = 1.0 / std::sqrt(variance + epsilon);
-      A *dst = out.data() + o * inner;
       for (int64_t i = 0; i < inner; ++i)
         dst[i] = static_cast<A>((src[i] - mean) * inv);
     }
-    bool hasBias = ctx.has(2);
     A *o = out.data();
     affine.forEach([&](const int64_t *offsets) {
       A v = o[offsets[0]] * vs.data()[offsets[2]];
@@ -164,55 +187,17 @@ GC_KERNEL(layer_normalization) {
   });
 }
 
-GC_KERNEL(rms_normalization) {
-  GC_TRY(ctx.expect(2, 1));
-  const gc_tensor &x = ctx.in(0), &scale = ctx.in(1);
-  int axis;
-  GC_TRY(ctx.normalizeAxis(ctx.getInt("axis", -1), x.rank, axis));
-  GC_TRY(ctx.checkSameDtype(1, x.dtype, "scale"));
-  GC_TRY(ctx.checkOutput(0, x.dtype, Dims::of(x)));
-  // Scale broadcasts into X (it normally has the normalised shape).
-  StridedLoop<3> affine;
-  GC_TRY(makeBroadcastLoop<3>(ctx, {&x, &scale}, ctx.out(0), affine));
-  int64_t outer = 1, inner = 1;
-  for (int d = 0; d < axis; ++d)
-    outer *= x.dims[d];
-  for (int d = axis; d < x.rank; ++d)
-    inner *= x.dims[d];
-  double epsilon = ctx.getFloat("epsilon", 1e-5);
-  return dispatch<kFloats>(ctx, x.dtype, "input", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    using A = Arith<T>;
-    ComputeView<T> vx(x.data, numElements(x));
-    ComputeView<T> vs(scale.data, numElements(scale));
-    ComputeOutput<T> out(ctx.out(0).data, numElements(x));
-    for (int64_t o = 0; o < outer; ++o) {
-      const A *src = vx.data() + o * inner;
-      double squares = 0;
-      for (int64_t i = 0; i < inner; ++i)
-        squares += static_cast<double>(src[i]) * src[i];
-      double inv =
-          1.0 / std::sqrt(squares / static_cast<double>(inner) + epsilon);
-      A *dst = out.data() + o * inner;
-      for (int64_t i = 0; i < inner; ++i)
-        dst[i] = static_cast<A>(src[i] * inv);
-    }
-    A *o = out.data();
-    affine.forEach([&](const int64_t *offsets) {
-      o[offsets[0]] = o[offsets[0]] * vs.data()[offsets[2]];
-    });
-    out.flush();
-    return 0;
-  });
-}
+} // namespace
+
+GC_KERNEL(layer_normalization) { return normalizeRows(ctx, false); }
+GC_KERNEL(rms_normalization) { return normalizeRows(ctx, true); }
 
 GC_KERNEL(group_normalization) {
   GC_TRY(ctx.expect(3, 1));
   const gc_tensor &x = ctx.in(0);
-  if (x.rank < 2)
-    return ctx.fail("input must have rank >= 2");
+  int64_t N, C, spatial;
+  GC_TRY(splitChannels(ctx, 2, N, C, spatial));
   int64_t groups = ctx.getInt("num_groups", 0);
-  int64_t N = x.dims[0], C = x.dims[1];
   if (groups < 1 || C % groups)
     return ctx.fail("num_groups (%lld) must divide the %lld channels",
                     static_cast<long long>(groups), static_cast<long long>(C));
@@ -224,7 +209,6 @@ GC_KERNEL(group_normalization) {
   GC_TRY(checkVector(ctx, 2, x.dtype, params, "bias"));
   GC_TRY(ctx.checkOutput(0, x.dtype, Dims::of(x)));
   double epsilon = ctx.getFloat("epsilon", 1e-5);
-  int64_t spatial = N * C != 0 ? numElements(x) / (N * C) : 0;
   int64_t perGroup = C / groups;
   return dispatch<kFloats>(ctx, x.dtype, "input", [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -260,30 +244,20 @@ GC_KERNEL(lp_normalization) {
   if (p != 1 && p != 2)
     return ctx.fail("p must be 1 or 2, got %lld", static_cast<long long>(p));
   GC_TRY(ctx.checkOutput(0, x.dtype, Dims::of(x)));
-  int64_t outer = 1, len = x.dims[axis], inner = 1;
-  for (int d = 0; d < axis; ++d)
-    outer *= x.dims[d];
-  for (int d = axis + 1; d < x.rank; ++d)
-    inner *= x.dims[d];
-  return dispatch<kFloats>(ctx, x.dtype, "input", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T *in = static_cast<const T *>(x.data);
-    T *out = static_cast<T *>(ctx.out(0).data);
-    for (int64_t o = 0; o < outer; ++o)
-      for (int64_t i = 0; i < inner; ++i) {
+  return forEachAxisLine<kFloats>(
+      ctx, x, axis,
+      [&](auto tag, const auto *src, auto *dst, int64_t len, int64_t inner) {
+        using T = typename decltype(tag)::type;
         double norm = 0;
         for (int64_t k = 0; k < len; ++k) {
-          double v = toArith(in[(o * len + k) * inner + i]);
+          double v = toArith(src[k * inner]);
           norm += p == 1 ? std::fabs(v) : v * v;
         }
         norm = p == 1 ? norm : std::sqrt(norm);
-        for (int64_t k = 0; k < len; ++k) {
-          int64_t at = (o * len + k) * inner + i;
-          out[at] = fromArith<T>(static_cast<double>(toArith(in[at])) / norm);
-        }
-      }
-    return 0;
-  });
+        for (int64_t k = 0; k < len; ++k)
+          dst[k * inner] =
+              fromArith<T>(static_cast<double>(toArith(src[k * inner])) / norm);
+      });
 }
 
 GC_KERNEL(mean_variance_normalization) {
@@ -340,15 +314,14 @@ GC_KERNEL(mean_variance_normalization) {
 GC_KERNEL(lrn) {
   GC_TRY(ctx.expect(1, 1));
   const gc_tensor &x = ctx.in(0);
-  if (x.rank < 2)
-    return ctx.fail("input must have rank >= 2");
+  int64_t N, C, inner;
+  GC_TRY(splitChannels(ctx, 2, N, C, inner));
   int64_t size = ctx.getInt("size", 0);
   if (size < 1)
     return ctx.fail("size must be a positive integer");
   double alpha = ctx.getFloat("alpha", 1e-4), beta = ctx.getFloat("beta", 0.75),
          bias = ctx.getFloat("bias", 1.0);
   GC_TRY(ctx.checkOutput(0, x.dtype, Dims::of(x)));
-  int64_t N = x.dims[0], C = x.dims[1], inner = numElements(x) / (N * C != 0 ? N * C : 1);
   int64_t before = (size - 1) / 2, after = size - 1 - before;
   return dispatch<kFloats>(ctx, x.dtype, "input", [&](auto tag) {
     using T = typename decltype(tag)::type;

@@ -237,17 +237,6 @@ template <unsigned Set> int reduce(KernelContext &ctx, ReduceKind kind) {
   });
 }
 
-/// Splits `t` around `axis` into outer * len * inner.
-void splitAxis(const gc_tensor &t, int axis, int64_t &outer, int64_t &len,
-               int64_t &inner) {
-  outer = inner = 1;
-  for (int d = 0; d < axis; ++d)
-    outer *= t.dims[d];
-  len = t.rank ? t.dims[axis] : 1;
-  for (int d = axis + 1; d < t.rank; ++d)
-    inner *= t.dims[d];
-}
-
 int argReduce(KernelContext &ctx, bool wantMax) {
   GC_TRY(ctx.expect(1, 1));
   const gc_tensor &x = ctx.in(0);
@@ -315,8 +304,7 @@ GC_KERNEL(arg_min) { return argReduce(ctx, false); }
 GC_KERNEL(cum_sum) {
   GC_TRY(ctx.expect(2, 1));
   const gc_tensor &x = ctx.in(0), &axisTensor = ctx.in(1);
-  if (numElements(axisTensor) != 1 ||
-      (axisTensor.dtype != GC_DTYPE_I32 && axisTensor.dtype != GC_DTYPE_I64))
+  if (numElements(axisTensor) != 1 || !isIndexDtype(axisTensor.dtype))
     return ctx.fail("axis must be a scalar i32 or i64 tensor");
   // The axis is run-time data: out of range is the caller's value.
   int64_t axisValue = intAt(axisTensor, 0);
@@ -327,27 +315,20 @@ GC_KERNEL(cum_sum) {
   bool exclusive = ctx.getInt("exclusive", 0) != 0;
   bool reverse = ctx.getInt("reverse", 0) != 0;
   GC_TRY(ctx.checkOutput(0, x.dtype, Dims::of(x)));
-  int64_t outer, len, inner;
-  splitAxis(x, axis, outer, len, inner);
-  return dispatch<kFloats | kInts>(ctx, x.dtype, "input", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    using A = Arith<T>;
-    const T *in = static_cast<const T *>(x.data);
-    T *out = static_cast<T *>(ctx.out(0).data);
-    for (int64_t o = 0; o < outer; ++o)
-      for (int64_t i = 0; i < inner; ++i) {
+  return forEachAxisLine<kFloats | kInts>(
+      ctx, x, axis,
+      [&](auto tag, const auto *src, auto *dst, int64_t len, int64_t inner) {
+        using T = typename decltype(tag)::type;
+        using A = Arith<T>;
         A acc = 0;
         for (int64_t step = 0; step < len; ++step) {
-          int64_t k = reverse ? len - 1 - step : step;
-          int64_t at = (o * len + k) * inner + i;
-          A v = toArith(in[at]);
+          int64_t at = (reverse ? len - 1 - step : step) * inner;
+          A v = toArith(src[at]);
           if (!exclusive)
             acc = static_cast<A>(acc + v);
-          out[at] = fromArith<T>(acc);
+          dst[at] = fromArith<T>(acc);
           if (exclusive)
             acc = static_cast<A>(acc + v);
         }
-      }
-    return 0;
-  });
+      });
 }

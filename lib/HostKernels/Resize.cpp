@@ -26,6 +26,7 @@ enum class Transform {
   TfCropAndResize
 };
 enum class Rounding { PreferFloor, PreferCeil, Floor, Ceil };
+enum class Policy { Stretch, NotLarger, NotSmaller };
 
 /// Source taps of every output coordinate along one axis.
 struct AxisTable {
@@ -70,54 +71,38 @@ GC_KERNEL(resize) {
   GC_TRY(ctx.expect(1, 1));
   const gc_tensor &x = ctx.in(0);
   int rank = x.rank;
-  const char *modeName = ctx.getString("mode", "nearest");
+  static const Choice<Mode> modes[] = {{"nearest", Mode::Nearest},
+                                       {"linear", Mode::Linear},
+                                       {"cubic", Mode::Cubic}};
   Mode mode;
-  if (!std::strcmp(modeName, "nearest"))
-    mode = Mode::Nearest;
-  else if (!std::strcmp(modeName, "linear"))
-    mode = Mode::Linear;
-  else if (!std::strcmp(modeName, "cubic"))
-    mode = Mode::Cubic;
-  else
-    return ctx.fail("unknown mode '%s'", modeName);
-  const char *transformName =
-      ctx.getString("coordinate_transformation_mode", "half_pixel");
-  static const struct {
-    const char *name;
-    Transform value;
-  } transforms[] = {{"half_pixel", Transform::HalfPixel},
-                    {"half_pixel_symmetric", Transform::HalfPixelSymmetric},
-                    {"pytorch_half_pixel", Transform::PytorchHalfPixel},
-                    {"align_corners", Transform::AlignCorners},
-                    {"asymmetric", Transform::Asymmetric},
-                    {"tf_crop_and_resize", Transform::TfCropAndResize}};
-  bool known = false;
-  Transform transform = Transform::HalfPixel;
-  for (const auto &entry : transforms)
-    if (!std::strcmp(entry.name, transformName)) {
-      transform = entry.value;
-      known = true;
-    }
-  if (!known)
-    return ctx.fail("unknown coordinate_transformation_mode '%s'",
-                    transformName);
-  const char *roundingName = ctx.getString("nearest_mode", "round_prefer_floor");
+  GC_TRY(readChoice(ctx, "mode", "nearest", modes, mode));
+  static const Choice<Transform> transforms[] = {
+      {"half_pixel", Transform::HalfPixel},
+      {"half_pixel_symmetric", Transform::HalfPixelSymmetric},
+      {"pytorch_half_pixel", Transform::PytorchHalfPixel},
+      {"align_corners", Transform::AlignCorners},
+      {"asymmetric", Transform::Asymmetric},
+      {"tf_crop_and_resize", Transform::TfCropAndResize}};
+  Transform transform;
+  GC_TRY(readChoice(ctx, "coordinate_transformation_mode", "half_pixel",
+                    transforms, transform));
+  static const Choice<Rounding> roundings[] = {
+      {"round_prefer_floor", Rounding::PreferFloor},
+      {"round_prefer_ceil", Rounding::PreferCeil},
+      {"floor", Rounding::Floor},
+      {"ceil", Rounding::Ceil}};
   Rounding rounding;
-  if (!std::strcmp(roundingName, "round_prefer_floor"))
-    rounding = Rounding::PreferFloor;
-  else if (!std::strcmp(roundingName, "round_prefer_ceil"))
-    rounding = Rounding::PreferCeil;
-  else if (!std::strcmp(roundingName, "floor"))
-    rounding = Rounding::Floor;
-  else if (!std::strcmp(roundingName, "ceil"))
-    rounding = Rounding::Ceil;
-  else
-    return ctx.fail("unknown nearest_mode '%s'", roundingName);
-  const char *policy = ctx.getString("keep_aspect_ratio_policy", "stretch");
-  bool stretch = !std::strcmp(policy, "stretch");
-  bool notLarger = !std::strcmp(policy, "not_larger");
-  if (!stretch && !notLarger && std::strcmp(policy, "not_smaller"))
-    return ctx.fail("unknown keep_aspect_ratio_policy '%s'", policy);
+  GC_TRY(readChoice(ctx, "nearest_mode", "round_prefer_floor", roundings,
+                    rounding));
+  static const Choice<Policy> policies[] = {
+      {"stretch", Policy::Stretch},
+      {"not_larger", Policy::NotLarger},
+      {"not_smaller", Policy::NotSmaller}};
+  Policy policy;
+  GC_TRY(
+      readChoice(ctx, "keep_aspect_ratio_policy", "stretch", policies, policy));
+  bool stretch = policy == Policy::Stretch;
+  bool notLarger = policy == Policy::NotLarger;
   double cubicA = ctx.getFloat("cubic_coeff_a", -0.75);
   bool excludeOutside = ctx.getInt("exclude_outside", 0) != 0;
   double extrapolation = ctx.getFloat("extrapolation_value", 0.0);
@@ -128,10 +113,7 @@ GC_KERNEL(resize) {
   if (IntList list = ctx.getInts("axes"); list.present) {
     for (int64_t k = 0; k < list.count; ++k) {
       int axis;
-      GC_TRY(ctx.normalizeAxis(list[k], rank, axis));
-      if (used[axis])
-        return ctx.fail("axis %d is repeated", axis);
-      used[axis] = true;
+      GC_TRY(markAxis(ctx, list[k], rank, used, axis));
       axes[numAxes++] = axis;
     }
   } else {
@@ -327,11 +309,7 @@ GC_KERNEL(resize) {
       if constexpr (std::is_integral_v<Arith<T>>)
         value = std::nearbyint(value);
       out[o] = fromArith<T>(value);
-      for (int d = rank - 1; d >= 0; --d) {
-        if (++index[d] < outDims[d])
-          break;
-        index[d] = 0;
-      }
+      nextIndex(index, outDims.v, rank);
     }
     return 0;
   });

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lib/HostKernels/KernelSupport.h"
+#include "lib/HostKernels/Indices.h"
 
 using namespace graphc::hk;
 
@@ -14,20 +14,12 @@ namespace {
 enum class Reduction { None, Add, Mul, Max, Min };
 
 int readReduction(KernelContext &ctx, Reduction &reduction) {
-  const char *name = ctx.getString("reduction", "none");
-  if (!std::strcmp(name, "none"))
-    reduction = Reduction::None;
-  else if (!std::strcmp(name, "add"))
-    reduction = Reduction::Add;
-  else if (!std::strcmp(name, "mul"))
-    reduction = Reduction::Mul;
-  else if (!std::strcmp(name, "max"))
-    reduction = Reduction::Max;
-  else if (!std::strcmp(name, "min"))
-    reduction = Reduction::Min;
-  else
-    return ctx.fail("unknown reduction '%s'", name);
-  return 0;
+  static const Choice<Reduction> choices[] = {{"none", Reduction::None},
+                                              {"add", Reduction::Add},
+                                              {"mul", Reduction::Mul},
+                                              {"max", Reduction::Max},
+                                              {"min", Reduction::Min}};
+  return readChoice(ctx, "reduction", "none", choices, reduction);
 }
 
 template <typename T> T combine(Reduction reduction, T current, T update) {
@@ -75,8 +67,7 @@ int copyData(KernelContext &ctx) {
 GC_KERNEL(scatter_elements) {
   GC_TRY(ctx.expect(3, 1));
   const gc_tensor &data = ctx.in(0), &indices = ctx.in(1), &updates = ctx.in(2);
-  if (indices.dtype != GC_DTYPE_I64 && indices.dtype != GC_DTYPE_I32)
-    return ctx.unsupportedDtype("indices", indices.dtype);
+  GC_TRY(checkIndices(ctx, 1));
   GC_TRY(ctx.checkSameDtype(2, data.dtype, "updates"));
   if (indices.rank != data.rank || updates.rank != data.rank)
     return ctx.fail("data, indices and updates must have the same rank");
@@ -84,10 +75,7 @@ GC_KERNEL(scatter_elements) {
     if (indices.dims[d] != updates.dims[d])
       return ctx.fail("indices and updates must have the same shape");
   int axis;
-  GC_TRY(ctx.normalizeAxis(ctx.getInt("axis", 0), data.rank, axis));
-  for (int d = 0; d < data.rank; ++d)
-    if (d != axis && indices.dims[d] > data.dims[d])
-      return ctx.fail("indices dimension %d exceeds the data", d);
+  GC_TRY(elementsAxis(ctx, data, indices, axis));
   Reduction reduction;
   GC_TRY(readReduction(ctx, reduction));
   GC_TRY(copyData(ctx));
@@ -98,22 +86,13 @@ GC_KERNEL(scatter_elements) {
     T *out = static_cast<T *>(ctx.out(0).data);
     int64_t index[kMaxRank] = {};
     for (int64_t i = 0, n = numElements(indices); i < n; ++i) {
-      int64_t target = intAt(indices, i), dim = data.dims[axis];
-      if (target < -dim || target >= dim)
-        return ctx.failValue("index %lld is out of range [-%lld, %lld)",
-                             static_cast<long long>(target),
-                             static_cast<long long>(dim),
-                             static_cast<long long>(dim));
-      target = target < 0 ? target + dim : target;
+      int64_t target;
+      GC_TRY(resolveIndex(ctx, intAt(indices, i), data.dims[axis], target));
       int64_t offset = 0;
       for (int d = 0; d < data.rank; ++d)
         offset += (d == axis ? target : index[d]) * strides[d];
       out[offset] = combine(reduction, out[offset], upd[i]);
-      for (int d = data.rank - 1; d >= 0; --d) {
-        if (++index[d] < indices.dims[d])
-          break;
-        index[d] = 0;
-      }
+      nextIndex(index, indices.dims, data.rank);
     }
     return 0;
   });
@@ -155,13 +134,9 @@ GC_KERNEL(scatter_nd) {
     for (int64_t t = 0; t < tuples; ++t) {
       int64_t offset = 0;
       for (int64_t k = 0; k < depth; ++k) {
-        int64_t i = idx[t * depth + k], dim = data.dims[k];
-        if (i < -dim || i >= dim)
-          return ctx.failValue("index %lld is out of range [-%lld, %lld)",
-                               static_cast<long long>(i),
-                               static_cast<long long>(dim),
-                               static_cast<long long>(dim));
-        offset += (i < 0 ? i + dim : i) * strides[static_cast<int>(k)];
+        int64_t i;
+        GC_TRY(resolveIndex(ctx, idx[t * depth + k], data.dims[k], i));
+        offset += i * strides[static_cast<int>(k)];
       }
       for (int64_t j = 0; j < slice; ++j)
         out[offset + j] = combine(reduction, out[offset + j], upd[t * slice + j]);

@@ -192,10 +192,7 @@ GC_KERNEL(unsqueeze) {
   bool inserted[kMaxRank] = {};
   for (int k = 0; k < axes.rank; ++k) {
     int axis;
-    GC_TRY(ctx.normalizeAxis(axes[k], outRank, axis));
-    if (inserted[axis])
-      return ctx.fail("axis %d is repeated", axis);
-    inserted[axis] = true;
+    GC_TRY(markAxis(ctx, axes[k], outRank, inserted, axis));
   }
   Dims outDims;
   for (int d = 0, next = 0; d < outRank; ++d)
@@ -214,14 +211,7 @@ GC_KERNEL(expand) {
   GC_TRY(broadcastShapes(ctx, both, 2, outDims));
   GC_TRY(ctx.checkOutput(0, x.dtype, outDims));
   StridedLoop<2> loop;
-  loop.rank = outDims.rank;
-  Dims outStrides = outDims.strides(), inStrides = broadcastStrides(x, outDims);
-  for (int d = 0; d < outDims.rank; ++d) {
-    loop.dims[d] = outDims[d];
-    loop.strides[0][d] = outStrides[d];
-    loop.strides[1][d] = inStrides[d];
-  }
-  loop.coalesce();
+  fillBroadcastLoop<2>({&x}, outDims, loop);
   return dispatch<kAll>(ctx, x.dtype, "input", [&](auto tag) {
     using T = typename decltype(tag)::type;
     T *out = static_cast<T *>(ctx.out(0).data);

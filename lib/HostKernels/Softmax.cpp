@@ -20,20 +20,11 @@ int softmaxLike(KernelContext &ctx, SoftmaxKind kind) {
   int axis = 0;
   if (x.rank > 0)
     GC_TRY(ctx.normalizeAxis(ctx.getInt("axis", -1), x.rank, axis));
-  int64_t outer = 1, len = x.rank ? x.dims[axis] : 1, inner = 1;
-  for (int d = 0; d < axis; ++d)
-    outer *= x.dims[d];
-  for (int d = axis + 1; d < x.rank; ++d)
-    inner *= x.dims[d];
-  return dispatch<kFloats>(ctx, x.dtype, "input", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    using A = Arith<T>;
-    const T *in = static_cast<const T *>(x.data);
-    T *out = static_cast<T *>(ctx.out(0).data);
-    for (int64_t o = 0; o < outer; ++o)
-      for (int64_t i = 0; i < inner; ++i) {
-        const T *src = in + o * len * inner + i;
-        T *dst = out + o * len * inner + i;
+  return forEachAxisLine<kFloats>(
+      ctx, x, axis,
+      [&](auto tag, const auto *src, auto *dst, int64_t len, int64_t inner) {
+        using T = typename decltype(tag)::type;
+        using A = Arith<T>;
         A maxValue = -std::numeric_limits<A>::infinity();
         int64_t argMax = 0;
         for (int64_t k = 0; k < len; ++k) {
@@ -46,27 +37,28 @@ int softmaxLike(KernelContext &ctx, SoftmaxKind kind) {
         if (kind == SoftmaxKind::Hardmax) {
           for (int64_t k = 0; k < len; ++k)
             dst[k * inner] = fromArith<T>(A(k == argMax ? 1 : 0));
-          continue;
+          return;
         }
         if (std::isinf(maxValue))
           maxValue = 0;
         double sum = 0;
         for (int64_t k = 0; k < len; ++k)
-          sum += std::exp(static_cast<double>(toArith(src[k * inner]) - maxValue));
+          sum +=
+              std::exp(static_cast<double>(toArith(src[k * inner]) - maxValue));
         if (kind == SoftmaxKind::Softmax) {
           for (int64_t k = 0; k < len; ++k)
-            dst[k * inner] = fromArith<T>(
-                std::exp(static_cast<double>(toArith(src[k * inner]) - maxValue)) /
-                sum);
+            dst[k * inner] =
+                fromArith<T>(std::exp(static_cast<double>(
+                                 toArith(src[k * inner]) - maxValue)) /
+                             sum);
         } else {
           double logSum = std::log(sum);
           for (int64_t k = 0; k < len; ++k)
             dst[k * inner] = fromArith<T>(
-                static_cast<double>(toArith(src[k * inner]) - maxValue) - logSum);
+                static_cast<double>(toArith(src[k * inner]) - maxValue) -
+                logSum);
         }
-      }
-    return 0;
-  });
+      });
 }
 
 } // namespace

@@ -15,8 +15,7 @@ using namespace graphc::hk;
 GC_KERNEL(top_k) {
   GC_TRY(ctx.expect(2, 2));
   const gc_tensor &x = ctx.in(0), &kTensor = ctx.in(1);
-  if (numElements(kTensor) != 1 ||
-      (kTensor.dtype != GC_DTYPE_I64 && kTensor.dtype != GC_DTYPE_I32))
+  if (numElements(kTensor) != 1 || !isIndexDtype(kTensor.dtype))
     return ctx.fail("k must be a single i64 value");
   if (x.rank < 1)
     return ctx.fail("input must have rank >= 1");
@@ -24,7 +23,8 @@ GC_KERNEL(top_k) {
   GC_TRY(ctx.normalizeAxis(ctx.getInt("axis", -1), x.rank, axis));
   bool largest = ctx.getInt("largest", 1) != 0;
   int64_t k = intAt(kTensor, 0);
-  int64_t len = x.dims[axis];
+  int64_t outer, len, inner;
+  splitAxis(x, axis, outer, len, inner);
   if (k < 0 || k > len)
     return ctx.fail("k = %lld is outside [0, %lld]", static_cast<long long>(k),
                     static_cast<long long>(len));
@@ -32,11 +32,6 @@ GC_KERNEL(top_k) {
   outDims[axis] = k;
   GC_TRY(ctx.checkOutput(0, x.dtype, outDims));
   GC_TRY(ctx.checkOutput(1, GC_DTYPE_I64, outDims));
-  int64_t outer = 1, inner = 1;
-  for (int d = 0; d < axis; ++d)
-    outer *= x.dims[d];
-  for (int d = axis + 1; d < x.rank; ++d)
-    inner *= x.dims[d];
   return dispatch<kNumeric>(ctx, x.dtype, "input", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = Arith<T>;

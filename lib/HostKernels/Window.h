@@ -19,25 +19,21 @@ struct Window {
       dilation[kMaxRank], padBegin[kMaxRank], padEnd[kMaxRank], out[kMaxRank];
 
   int64_t extent(int d) const { return (kernel[d] - 1) * dilation[d] + 1; }
-  int64_t kernelSize() const {
-    int64_t n = 1;
-    for (int d = 0; d < nd; ++d)
-      n *= kernel[d];
-    return n;
-  }
-  int64_t outSize() const {
-    int64_t n = 1;
-    for (int d = 0; d < nd; ++d)
-      n *= out[d];
-    return n;
-  }
-  int64_t inSize() const {
-    int64_t n = 1;
-    for (int d = 0; d < nd; ++d)
-      n *= in[d];
-    return n;
-  }
+  int64_t kernelSize() const { return productOf(kernel, nd); }
+  int64_t outSize() const { return productOf(out, nd); }
+  int64_t inSize() const { return productOf(in, nd); }
 };
+
+/// The auto_pad attribute of a convolution or a windowed pool.
+enum class AutoPad { NotSet, SameUpper, SameLower, Valid };
+
+inline int readAutoPad(KernelContext &ctx, AutoPad &autoPad) {
+  static const Choice<AutoPad> choices[] = {{"NOTSET", AutoPad::NotSet},
+                                            {"SAME_UPPER", AutoPad::SameUpper},
+                                            {"SAME_LOWER", AutoPad::SameLower},
+                                            {"VALID", AutoPad::Valid}};
+  return readChoice(ctx, "auto_pad", "NOTSET", choices, autoPad);
+}
 
 /// Fills `w` for input `x` ([N, C, spatial...]). `kernel` gives the kernel
 /// extents when kernel_shape is absent (conv weights); null makes
@@ -61,12 +57,10 @@ inline int computeWindow(KernelContext &ctx, const gc_tensor &x,
     return ctx.fail("kernel_shape, strides, dilations and pads must match "
                     "the %d spatial dims",
                     w.nd);
-  const char *autoPad = ctx.getString("auto_pad", "NOTSET");
-  bool same = std::strcmp(autoPad, "SAME_UPPER") == 0 ||
-              std::strcmp(autoPad, "SAME_LOWER") == 0;
-  bool valid = std::strcmp(autoPad, "VALID") == 0;
-  if (!same && !valid && std::strcmp(autoPad, "NOTSET") != 0)
-    return ctx.fail("unknown auto_pad '%s'", autoPad);
+  AutoPad autoPad;
+  GC_TRY(readAutoPad(ctx, autoPad));
+  bool same = autoPad == AutoPad::SameUpper || autoPad == AutoPad::SameLower;
+  bool valid = autoPad == AutoPad::Valid;
   bool ceilMode = allowCeil && ctx.getInt("ceil_mode", 0) != 0;
   for (int d = 0; d < w.nd; ++d) {
     w.in[d] = x.dims[d + 2];
@@ -82,7 +76,7 @@ inline int computeWindow(KernelContext &ctx, const gc_tensor &x,
       w.out[d] = (w.in[d] + w.stride[d] - 1) / w.stride[d];
       int64_t total = (w.out[d] - 1) * w.stride[d] + extent - w.in[d];
       total = total > 0 ? total : 0;
-      bool upper = std::strcmp(autoPad, "SAME_UPPER") == 0;
+      bool upper = autoPad == AutoPad::SameUpper;
       w.padBegin[d] = upper ? total / 2 : total - total / 2;
       w.padEnd[d] = total - w.padBegin[d];
       continue;
@@ -118,13 +112,7 @@ template <typename Fn> void forEachIndex(const int64_t *dims, int n, Fn &&fn) {
       return;
   while (true) {
     fn(static_cast<const int64_t *>(index));
-    int d = n - 1;
-    for (; d >= 0; --d) {
-      if (++index[d] < dims[d])
-        break;
-      index[d] = 0;
-    }
-    if (d < 0)
+    if (!nextIndex(index, dims, n))
       return;
   }
 }

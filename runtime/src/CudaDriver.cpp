@@ -1,7 +1,6 @@
 //===- CudaDriver.cpp - loading the CUDA driver API -----------------------===//
 #include "runtime/src/CudaDriver.h"
-
-#include <dlfcn.h>
+#include "runtime/src/VendorLibrary.h"
 
 #include <chrono>
 #include <cstdlib>
@@ -23,16 +22,14 @@ std::string cu::Driver::describe(Result result) const {
 bool cu::loadDriver(const std::string &path, Driver &driver,
                     std::string &error) {
   // Never closed: the driver must outlive every model and session.
-  void *library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  void *library = openVendorLibrary(path, error);
   if (!library) {
-    const char *reason = dlerror();
-    error = "no CUDA driver: cannot open " + path +
-            (reason ? std::string(" (") + reason + ")" : "");
+    error = "no CUDA driver: " + error;
     return false;
   }
 #define GRAPHC_CU_SYMBOL(member, symbol, params)                               \
-  driver.member =                                                              \
-      reinterpret_cast<decltype(driver.member)>(dlsym(library, symbol));       \
+  driver.member = reinterpret_cast<decltype(driver.member)>(                   \
+      vendorSymbol(library, symbol));                                          \
   if (!driver.member) {                                                        \
     error = "the CUDA driver " + path + " lacks " symbol " (driver too old?)"; \
     return false;                                                              \
@@ -42,9 +39,9 @@ bool cu::loadDriver(const std::string &path, Driver &driver,
     if (!driver.eventElapsedTime)
       driver.eventElapsedTime =
           reinterpret_cast<decltype(driver.eventElapsedTime)>(
-              dlsym(library, symbol));
+              vendorSymbol(library, symbol));
   driver.launchKernelEx = reinterpret_cast<decltype(driver.launchKernelEx)>(
-      dlsym(library, "cuLaunchKernelEx"));
+      vendorSymbol(library, "cuLaunchKernelEx"));
 
   Result first = driver.init(0);
   if (first == kSuccess)

@@ -686,47 +686,93 @@ bool overlaps(const graphc_buffer_ref &x, const graphc_buffer_ref &y) {
   return x.offset < y.offset + y.size && y.offset < x.offset + x.size;
 }
 
-/// A library call's arguments against its kernel's GEMM: every operand an
-/// argument before the workspace, large enough for what the GEMM touches,
-/// D (written) apart from what it reads. Runs after every argument was
-/// found within its buffer.
-std::string checkGemmStep(const graphc_kernel_desc &kernel,
-                          const graphc_step_desc &step,
-                          const std::string &where) {
-  const graphc_gemm_desc &gemm = *kernel.gemm;
-  std::string at = where + " (kernel '" + kernel.name + "')";
-  if (gemm.workspace_arg != step.num_args - 1)
+/// What every library call's arguments share: the workspace is the last
+/// argument and in the arena (or absent), and each operand the record has
+/// (arg >= 0) an argument before it that names a buffer; then
+/// `checkOperand(operand, ref, name)` for what the library needs of that
+/// buffer. `title` names the operation in messages ("GEMM"). Returns "" or
+/// the first failure.
+template <typename Operand, typename CheckOperand>
+std::string
+checkLibraryArguments(const graphc_step_desc &step, const std::string &at,
+                      const char *title, int32_t workspaceArg,
+                      const Operand (&operands)[5], CheckOperand checkOperand) {
+  std::string its = std::string(": the ") + title + "'s ";
+  if (workspaceArg != step.num_args - 1)
     return at + " has " + std::to_string(step.num_args) +
-           " arguments but the GEMM's workspace is argument " +
-           std::to_string(gemm.workspace_arg) + " (the last one)";
-  const graphc_buffer_ref &workspace = step.args[gemm.workspace_arg];
+           " arguments but the " + title + "'s workspace is argument " +
+           std::to_string(workspaceArg) + " (the last one)";
+  const graphc_buffer_ref &workspace = step.args[workspaceArg];
   if (workspace.kind != GRAPHC_BUFFER_NONE &&
       workspace.kind != GRAPHC_BUFFER_ARENA)
-    return at + ": the GEMM's workspace is not in the arena";
-  GemmOperand operands[5];
-  gemmOperands(gemm, operands); // cannot overflow: checkGemm passed
-  for (const GemmOperand &operand : operands) {
+    return at + its + "workspace is not in the arena";
+  for (const Operand &operand : operands) {
     if (operand.arg < 0)
       continue;
     std::string name = std::string(operand.name) + " (argument " +
                        std::to_string(operand.arg) + ")";
-    if (operand.arg >= gemm.workspace_arg)
-      return at + ": the GEMM's " + operand.name + " is argument " +
+    if (operand.arg >= workspaceArg)
+      return at + its + operand.name + " is argument " +
              std::to_string(operand.arg) + ", not one of the " +
-             std::to_string(gemm.workspace_arg) +
-             " arguments before the workspace";
+             std::to_string(workspaceArg) + " arguments before the workspace";
     const graphc_buffer_ref &ref = step.args[operand.arg];
     if (ref.kind == GRAPHC_BUFFER_NONE)
-      return at + ": the GEMM's " + name + " is absent";
-    if (ref.size < static_cast<uint64_t>(operand.bytes))
-      return at + ": the GEMM's " + name + " has " + std::to_string(ref.size) +
-             " bytes and the GEMM spans " + std::to_string(operand.bytes);
+      return at + its + name + " is absent";
+    std::string error = checkOperand(operand, ref, name);
+    if (!error.empty())
+      return error;
   }
+  return "";
+}
+
+/// Fails unless the operand a library call writes, `letter` at argument
+/// `arg`, is in the arena or an output.
+std::string checkWrittenArgument(const graphc_step_desc &step,
+                                 const std::string &at, const char *title,
+                                 const char *letter, int32_t arg) {
+  const graphc_buffer_ref &ref = step.args[arg];
+  if (ref.kind == GRAPHC_BUFFER_ARENA || ref.kind == GRAPHC_BUFFER_OUTPUT)
+    return "";
+  return at + ": the " + title + " writes " + letter + " (argument " +
+         std::to_string(arg) + ") into " +
+         (ref.kind == GRAPHC_BUFFER_WEIGHTS ? "the weights" : "an input");
+}
+
+/// "KERNEL's W (argument 4) overlaps its X (argument 0)": the written
+/// operand `letter` of a library call shares bytes with `operand`.
+template <typename Operand>
+std::string writtenOverlapText(const std::string &at, const char *title,
+                               const char *letter, int32_t arg,
+                               const Operand &operand) {
+  return at + ": the " + title + "'s " + letter + " (argument " +
+         std::to_string(arg) + ") overlaps its " + operand.name +
+         " (argument " + std::to_string(operand.arg) + ")";
+}
+
+/// A library call's arguments against its kernel's GEMM: every operand an
+/// argument before the workspace, large enough for what the GEMM touches,
+/// D (written) apart from what it reads. Runs after every argument was
+/// found within its buffer.
+std::string checkGemmStep(const graphc_gemm_desc &gemm,
+                          const graphc_step_desc &step, const std::string &at) {
+  GemmOperand operands[5];
+  gemmOperands(gemm, operands); // cannot overflow: checkGemm passed
+  std::string error = checkLibraryArguments(
+      step, at, "GEMM", gemm.workspace_arg, operands,
+      [&](const GemmOperand &operand, const graphc_buffer_ref &ref,
+          const std::string &name) -> std::string {
+        if (ref.size < static_cast<uint64_t>(operand.bytes))
+          return at + ": the GEMM's " + name + " has " +
+                 std::to_string(ref.size) + " bytes and the GEMM spans " +
+                 std::to_string(operand.bytes);
+        return "";
+      });
+  if (error.empty())
+    error = checkWrittenArgument(step, at, "GEMM", "D", gemm.d_arg);
+  if (!error.empty())
+    return error;
+  const graphc_buffer_ref &workspace = step.args[gemm.workspace_arg];
   const graphc_buffer_ref &d = step.args[gemm.d_arg];
-  if (d.kind != GRAPHC_BUFFER_ARENA && d.kind != GRAPHC_BUFFER_OUTPUT)
-    return at + ": the GEMM writes D (argument " + std::to_string(gemm.d_arg) +
-           ") into " +
-           (d.kind == GRAPHC_BUFFER_WEIGHTS ? "the weights" : "an input");
   for (const GemmOperand &operand : operands) {
     if (operand.arg < 0 || operand.arg == gemm.d_arg)
       continue;
@@ -741,9 +787,7 @@ std::string checkGemmStep(const graphc_kernel_desc &kernel,
                     (gemm.batch == 1 || gemm.stride_c == gemm.m * gemm.n);
     if (operand.arg == gemm.c_arg && sameRows)
       continue;
-    return at + ": the GEMM's D (argument " + std::to_string(gemm.d_arg) +
-           ") overlaps its " + operand.name + " (argument " +
-           std::to_string(operand.arg) + ")" +
+    return writtenOverlapText(at, "GEMM", "D", gemm.d_arg, operand) +
            (operand.arg == gemm.c_arg
                 ? "; C may only be D itself, with ldc = n and batch stride "
                   "m * n"
@@ -758,44 +802,26 @@ std::string checkGemmStep(const graphc_kernel_desc &kernel,
 /// tensor an argument before the workspace whose buffer holds exactly its
 /// bytes, Y (written) in the arena or an output and apart from everything
 /// else. Runs after every argument was found within its buffer.
-std::string checkConvStep(const graphc_kernel_desc &kernel,
-                          const graphc_step_desc &step,
-                          const std::string &where) {
-  const graphc_conv_desc &conv = *kernel.conv;
-  std::string at = where + " (kernel '" + kernel.name + "')";
-  if (conv.workspace_arg != step.num_args - 1)
-    return at + " has " + std::to_string(step.num_args) +
-           " arguments but the convolution's workspace is argument " +
-           std::to_string(conv.workspace_arg) + " (the last one)";
-  const graphc_buffer_ref &workspace = step.args[conv.workspace_arg];
-  if (workspace.kind != GRAPHC_BUFFER_NONE &&
-      workspace.kind != GRAPHC_BUFFER_ARENA)
-    return at + ": the convolution's workspace is not in the arena";
+std::string checkConvStep(const graphc_conv_desc &conv,
+                          const graphc_step_desc &step, const std::string &at) {
   ConvOperand operands[5];
   convOperands(conv, operands); // cannot overflow: checkConv passed
-  for (const ConvOperand &operand : operands) {
-    if (operand.arg < 0)
-      continue;
-    std::string name = std::string(operand.name) + " (argument " +
-                       std::to_string(operand.arg) + ")";
-    if (operand.arg >= conv.workspace_arg)
-      return at + ": the convolution's " + operand.name + " is argument " +
-             std::to_string(operand.arg) + ", not one of the " +
-             std::to_string(conv.workspace_arg) +
-             " arguments before the workspace";
-    const graphc_buffer_ref &ref = step.args[operand.arg];
-    if (ref.kind == GRAPHC_BUFFER_NONE)
-      return at + ": the convolution's " + name + " is absent";
-    if (ref.size != static_cast<uint64_t>(operand.bytes))
-      return at + ": the convolution's " + name + " has " +
-             std::to_string(ref.size) + " bytes and the tensor " +
-             std::to_string(operand.bytes);
-  }
+  std::string error = checkLibraryArguments(
+      step, at, "convolution", conv.workspace_arg, operands,
+      [&](const ConvOperand &operand, const graphc_buffer_ref &ref,
+          const std::string &name) -> std::string {
+        if (ref.size != static_cast<uint64_t>(operand.bytes))
+          return at + ": the convolution's " + name + " has " +
+                 std::to_string(ref.size) + " bytes and the tensor " +
+                 std::to_string(operand.bytes);
+        return "";
+      });
+  if (error.empty())
+    error = checkWrittenArgument(step, at, "convolution", "Y", conv.y_arg);
+  if (!error.empty())
+    return error;
+  const graphc_buffer_ref &workspace = step.args[conv.workspace_arg];
   const graphc_buffer_ref &y = step.args[conv.y_arg];
-  if (y.kind != GRAPHC_BUFFER_ARENA && y.kind != GRAPHC_BUFFER_OUTPUT)
-    return at + ": the convolution writes Y (argument " +
-           std::to_string(conv.y_arg) + ") into " +
-           (y.kind == GRAPHC_BUFFER_WEIGHTS ? "the weights" : "an input");
   for (const ConvOperand &operand : operands) {
     if (operand.arg < 0)
       continue;
@@ -805,9 +831,7 @@ std::string checkConvStep(const graphc_kernel_desc &kernel,
     // Every output element reads a window of X and Z's element at it; an
     // engine may write Y before it has read them all.
     if (operand.arg != conv.y_arg && overlaps(ref, y))
-      return at + ": the convolution's Y (argument " +
-             std::to_string(conv.y_arg) + ") overlaps its " + operand.name +
-             " (argument " + std::to_string(operand.arg) + ")";
+      return writtenOverlapText(at, "convolution", "Y", conv.y_arg, operand);
   }
   return "";
 }
@@ -817,58 +841,37 @@ std::string checkConvStep(const graphc_kernel_desc &kernel,
 /// reads or writes, O (written) in the arena or an output and apart from
 /// everything else (Q, K and V may share a buffer: parts of one
 /// projection). Runs after every argument was found within its buffer.
-std::string checkSdpaStep(const graphc_kernel_desc &kernel,
-                          const graphc_step_desc &step,
-                          const std::string &where) {
-  const graphc_sdpa_desc &sdpa = *kernel.sdpa;
-  std::string at = where + " (kernel '" + kernel.name + "')";
-  if (sdpa.workspace_arg != step.num_args - 1)
-    return at + " has " + std::to_string(step.num_args) +
-           " arguments but the attention's workspace is argument " +
-           std::to_string(sdpa.workspace_arg) + " (the last one)";
-  const graphc_buffer_ref &workspace = step.args[sdpa.workspace_arg];
-  if (workspace.kind != GRAPHC_BUFFER_NONE &&
-      workspace.kind != GRAPHC_BUFFER_ARENA)
-    return at + ": the attention's workspace is not in the arena";
+std::string checkSdpaStep(const graphc_sdpa_desc &sdpa,
+                          const graphc_step_desc &step, const std::string &at) {
   SdpaOperand operands[5];
   sdpaOperands(sdpa, operands);
   auto elementBytes = static_cast<int64_t>(graphc_dtype_size(sdpa.dtype));
-  for (const SdpaOperand &operand : operands) {
-    if (operand.arg < 0)
-      continue;
-    std::string name = std::string(operand.name) + " (argument " +
-                       std::to_string(operand.arg) + ")";
-    if (operand.arg >= sdpa.workspace_arg)
-      return at + ": the attention's " + operand.name + " is argument " +
-             std::to_string(operand.arg) + ", not one of the " +
-             std::to_string(sdpa.workspace_arg) +
-             " arguments before the workspace";
-    const graphc_buffer_ref &ref = step.args[operand.arg];
-    if (ref.kind == GRAPHC_BUFFER_NONE)
-      return at + ": the attention's " + name + " is absent";
-    // Cannot overflow: checkSdpa passed.
-    int64_t bytes = *sdpaSpanBytes(operand, elementBytes);
-    if (ref.size < static_cast<uint64_t>(bytes))
-      return at + ": the attention's " + name + " has " +
-             std::to_string(ref.size) +
-             " bytes and the attention reads up "
-             "to byte " +
-             std::to_string(bytes);
-    if (overlaps(ref, workspace))
-      return at + ": the attention's workspace overlaps its " + operand.name;
-  }
+  std::string error = checkLibraryArguments(
+      step, at, "attention", sdpa.workspace_arg, operands,
+      [&](const SdpaOperand &operand, const graphc_buffer_ref &ref,
+          const std::string &name) -> std::string {
+        // Cannot overflow: checkSdpa passed.
+        int64_t bytes = *sdpaSpanBytes(operand, elementBytes);
+        if (ref.size < static_cast<uint64_t>(bytes))
+          return at + ": the attention's " + name + " has " +
+                 std::to_string(ref.size) +
+                 " bytes and the attention reads up to byte " +
+                 std::to_string(bytes);
+        if (overlaps(ref, step.args[sdpa.workspace_arg]))
+          return at + ": the attention's workspace overlaps its " +
+                 operand.name;
+        return "";
+      });
+  if (error.empty())
+    error = checkWrittenArgument(step, at, "attention", "O", sdpa.o_arg);
+  if (!error.empty())
+    return error;
   const graphc_buffer_ref &o = step.args[sdpa.o_arg];
-  if (o.kind != GRAPHC_BUFFER_ARENA && o.kind != GRAPHC_BUFFER_OUTPUT)
-    return at + ": the attention writes O (argument " +
-           std::to_string(sdpa.o_arg) + ") into " +
-           (o.kind == GRAPHC_BUFFER_WEIGHTS ? "the weights" : "an input");
   for (const SdpaOperand &operand : operands) {
     if (operand.arg < 0 || operand.arg == sdpa.o_arg)
       continue;
     if (overlaps(step.args[operand.arg], o))
-      return at + ": the attention's O (argument " +
-             std::to_string(sdpa.o_arg) + ") overlaps its " + operand.name +
-             " (argument " + std::to_string(operand.arg) + ")";
+      return writtenOverlapText(at, "attention", "O", sdpa.o_arg, operand);
   }
   for (int32_t arg : {sdpa.q_arg, sdpa.k_arg, sdpa.v_arg, sdpa.bias_arg})
     if (arg == sdpa.o_arg)
@@ -881,10 +884,11 @@ std::string checkLibraryStep(const graphc_model_desc &desc,
                              const graphc_step_desc &step,
                              const std::string &where) {
   const graphc_kernel_desc &kernel = desc.kernels[step.kernel];
+  std::string at = where + " (kernel '" + kernel.name + "')";
   if (kernel.sdpa)
-    return checkSdpaStep(kernel, step, where);
-  return kernel.conv ? checkConvStep(kernel, step, where)
-                     : checkGemmStep(kernel, step, where);
+    return checkSdpaStep(*kernel.sdpa, step, at);
+  return kernel.conv ? checkConvStep(*kernel.conv, step, at)
+                     : checkGemmStep(*kernel.gemm, step, at);
 }
 
 /// The results a probing run copies out (graphc_step_result_desc): each

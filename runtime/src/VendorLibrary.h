@@ -1,10 +1,11 @@
 //===- VendorLibrary.h - vendor libraries opened at run time ----*- C++ -*-===//
 //
-// cuBLASLt and cuDNN are never linked: the first model that needs one opens
-// it with dlopen and reads its entry points into a table (CublasLt.h,
-// Cudnn.h). What both share: opening a library for the life of the process
-// (handles and plans of live sessions point into it, so it is never
-// closed), and loading each path once, keeping the table or the failure.
+// The CUDA driver, cuBLASLt and cuDNN are never linked: the first model that
+// needs one opens it with dlopen and reads its entry points into a table
+// (CudaDriver.h, CublasLt.h, Cudnn.h). What they share: opening a library
+// for the life of the process (handles and plans of live sessions point into
+// it, so it is never closed), and loading each path once, keeping the table
+// or the failure.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHC_RUNTIME_SRC_VENDORLIBRARY_H

@@ -16,9 +16,6 @@
 #include <cmath>
 
 using namespace mlir;
-using llvm::SmallVector;
-using llvm::StringRef;
-using llvm::Twine;
 
 namespace graphc::codegen::cuda {
 namespace {
@@ -30,6 +27,32 @@ SmallVector<std::string> coordNames(StringRef prefix, int64_t begin,
   for (int64_t k = begin; k < end; ++k)
     names.push_back((prefix + Twine(k)).str());
   return names;
+}
+
+/// The copies of concat and split, inside the loop over the whole's
+/// coordinates `o<k>` (`rank` dims): `parts` lie one after the other along
+/// `axis`, and the copy of the part the coordinate falls in is
+/// `copy(part, offset)`, `offset` its element offset in that part.
+void emitPartCopies(KernelEmitter &e, int64_t axis, int64_t rank,
+                    ArrayRef<ArrayRef<int64_t>> parts,
+                    llvm::function_ref<std::string(unsigned, StringRef)> copy) {
+  std::string oa = "o" + std::to_string(axis);
+  int64_t begin = 0;
+  for (auto [k, shape] : llvm::enumerate(parts)) {
+    int64_t end = begin + shape[axis];
+    SmallVector<std::string> coords = coordNames("o", 0, rank);
+    coords[axis] = "(" + oa + " - " + std::to_string(begin) + ")";
+    std::string line = copy(k, offsetExpr(coords, contiguousStrides(shape)));
+    if (k + 1 == parts.size()) {
+      e.line(line);
+    } else if (shape[axis] != 0) {
+      e.open("if (" + oa + " < " + std::to_string(end) + ") {");
+      e.line(line);
+      e.line("continue;");
+      e.close();
+    }
+    begin = end;
+  }
 }
 
 /// Opens the loop over result `index` and declares its coordinates `o<k>`.
@@ -185,25 +208,13 @@ LogicalResult emitConcat(KernelEmitter &e) {
   if (!axis)
     return e.fail("axis is out of range");
   openOutputLoop(e);
-  int64_t begin = 0;
-  std::string oa = "o" + std::to_string(*axis);
-  for (unsigned s = 0; s < e.numInputSlots(); ++s) {
-    ArrayRef<int64_t> shape = e.inputShape(s);
-    int64_t end = begin + shape[*axis];
-    SmallVector<std::string> src = coordNames("o", 0, outShape.size());
-    src[*axis] = "(" + oa + " - " + std::to_string(begin) + ")";
-    std::string copy = "out0[i] = " + e.in(s) + "[" +
-                       offsetExpr(src, contiguousStrides(shape)) + "];";
-    if (s + 1 == e.numInputSlots()) {
-      e.line(copy);
-    } else if (shape[*axis] != 0) {
-      e.open("if (" + oa + " < " + std::to_string(end) + ") {");
-      e.line(copy);
-      e.line("continue;");
-      e.close();
-    }
-    begin = end;
-  }
+  SmallVector<ArrayRef<int64_t>> parts;
+  for (unsigned s = 0; s < e.numInputSlots(); ++s)
+    parts.push_back(e.inputShape(s));
+  emitPartCopies(e, *axis, outShape.size(), parts,
+                 [&](unsigned s, StringRef offset) {
+                   return "out0[i] = " + e.in(s) + "[" + offset.str() + "];";
+                 });
   e.close();
   return success();
 }
@@ -217,27 +228,13 @@ LogicalResult emitSplit(KernelEmitter &e) {
     return e.fail("axis is out of range");
   e.openLinearLoop(numElements(inShape));
   e.coords("o", "i", inShape);
-  std::string oa = "o" + std::to_string(*axis);
-  int64_t begin = 0;
-  unsigned numResults = e.getOp()->getNumResults();
-  for (unsigned r = 0; r < numResults; ++r) {
-    ArrayRef<int64_t> shape = e.resultShape(r);
-    int64_t end = begin + shape[*axis];
-    SmallVector<std::string> dst = coordNames("o", 0, inShape.size());
-    dst[*axis] = "(" + oa + " - " + std::to_string(begin) + ")";
-    std::string copy = e.out(r) + "[" +
-                       offsetExpr(dst, contiguousStrides(shape)) +
-                       "] = in0[i];";
-    if (r + 1 == numResults) {
-      e.line(copy);
-    } else if (shape[*axis] != 0) {
-      e.open("if (" + oa + " < " + std::to_string(end) + ") {");
-      e.line(copy);
-      e.line("continue;");
-      e.close();
-    }
-    begin = end;
-  }
+  SmallVector<ArrayRef<int64_t>> parts;
+  for (unsigned r = 0; r < e.getOp()->getNumResults(); ++r)
+    parts.push_back(e.resultShape(r));
+  emitPartCopies(e, *axis, inShape.size(), parts,
+                 [&](unsigned r, StringRef offset) {
+                   return e.out(r) + "[" + offset.str() + "] = in0[i];";
+                 });
   e.close();
   return success();
 }
@@ -315,6 +312,15 @@ std::string zeroOf(KernelEmitter &e) {
   return "gc_cvt<" + cxxType(e.resultType().getElementType()) + ">(0)";
 }
 
+/// out0[i] = in0 at `src` (coordinates of the data, `idx` among them), or
+/// 0 where checkedIndex found idx out of range (-1).
+void emitGatheredRead(KernelEmitter &e, ArrayRef<std::string> src,
+                      ArrayRef<int64_t> dataShape) {
+  e.line("out0[i] = idx >= 0 ? in0[" +
+         offsetExpr(src, contiguousStrides(dataShape)) + "] : " + zeroOf(e) +
+         ";");
+}
+
 LogicalResult emitGather(KernelEmitter &e) {
   ArrayRef<int64_t> dataShape = e.inputShape(0);
   ArrayRef<int64_t> indShape = e.inputShape(1);
@@ -379,9 +385,7 @@ LogicalResult emitGather(KernelEmitter &e) {
   SmallVector<std::string> src = coordNames("o", 0, *axis);
   src.push_back("idx");
   src.append(coordNames("o", *axis + q, q + rank - 1));
-  e.line("out0[i] = idx >= 0 ? in0[" +
-         offsetExpr(src, contiguousStrides(dataShape)) + "] : " + zeroOf(e) +
-         ";");
+  emitGatheredRead(e, src, dataShape);
   e.close();
   return success();
 }
@@ -398,9 +402,7 @@ LogicalResult emitGatherElements(KernelEmitter &e) {
          ";");
   SmallVector<std::string> src = coordNames("o", 0, rank);
   src[*axis] = "idx";
-  e.line("out0[i] = idx >= 0 ? in0[" +
-         offsetExpr(src, contiguousStrides(dataShape)) + "] : " + zeroOf(e) +
-         ";");
+  emitGatheredRead(e, src, dataShape);
   e.close();
   return success();
 }

@@ -17,9 +17,6 @@
 #include "mlir/IR/BuiltinAttributes.h"
 
 using namespace mlir;
-using llvm::SmallVector;
-using llvm::StringRef;
-using llvm::Twine;
 
 namespace graphc::codegen::cuda {
 namespace {

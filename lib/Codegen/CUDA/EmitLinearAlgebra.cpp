@@ -15,9 +15,6 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
-using llvm::SmallVector;
-using llvm::StringRef;
-using llvm::Twine;
 
 namespace graphc::codegen::cuda {
 namespace {
@@ -66,18 +63,20 @@ LogicalResult emitTiledMatmul(KernelEmitter &e, const MatmulPlan &plan) {
   e.open("for (long long k0 = 0; k0 < " + Twine(plan.k) + "LL; k0 += " + tile +
          ") {");
   e.line("const long long ka = k0 + threadIdx.x, kb = k0 + threadIdx.y;");
-  e.line("aTile[threadIdx.y][threadIdx.x] = (row < " + Twine(plan.m) +
-         " && ka < " + Twine(plan.k) + ") ? static_cast<" + t + ">(" +
-         e.load(0, ("aBase + row * " + Twine(plan.aRowStride) + " + ka * " +
-                    Twine(plan.aKStride))
-                       .str()) +
-         ") : " + literal(0, t) + ";");
-  e.line("bTile[threadIdx.y][threadIdx.x] = (kb < " + Twine(plan.k) +
-         " && col < " + Twine(plan.n) + ") ? static_cast<" + t + ">(" +
-         e.load(1, ("bBase + kb * " + Twine(plan.bKStride) + " + col * " +
-                    Twine(plan.bColStride))
-                       .str()) +
-         ") : " + literal(0, t) + ";");
+  // Stages operand `input`'s element at `offset` into `tileName` where
+  // `inside` holds, 0 elsewhere.
+  auto stageTile = [&](StringRef tileName, const Twine &inside, int input,
+                       const Twine &offset) {
+    e.line(tileName + "[threadIdx.y][threadIdx.x] = (" + inside +
+           ") ? static_cast<" + t + ">(" + e.load(input, offset.str()) +
+           ") : " + literal(0, t) + ";");
+  };
+  stageTile("aTile", "row < " + Twine(plan.m) + " && ka < " + Twine(plan.k), 0,
+            "aBase + row * " + Twine(plan.aRowStride) + " + ka * " +
+                Twine(plan.aKStride));
+  stageTile("bTile", "kb < " + Twine(plan.k) + " && col < " + Twine(plan.n), 1,
+            "bBase + kb * " + Twine(plan.bKStride) + " + col * " +
+                Twine(plan.bColStride));
   e.line("__syncthreads();");
   e.open("for (int kk = 0; kk < " + tile + "; ++kk) {");
   e.line("acc += aTile[threadIdx.y][kk] * bTile[kk][threadIdx.x];");

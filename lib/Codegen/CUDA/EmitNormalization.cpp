@@ -11,9 +11,6 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
-using llvm::SmallVector;
-using llvm::StringRef;
-using llvm::Twine;
 
 namespace graphc::codegen::cuda {
 namespace {

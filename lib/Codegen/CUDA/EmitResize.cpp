@@ -10,9 +10,6 @@
 #include "lib/Codegen/CUDA/EmitSupport.h"
 
 using namespace mlir;
-using llvm::SmallVector;
-using llvm::StringRef;
-using llvm::Twine;
 
 namespace graphc::codegen::cuda {
 

@@ -18,9 +18,6 @@
 #include <cmath>
 
 using namespace mlir;
-using llvm::SmallVector;
-using llvm::StringRef;
-using llvm::Twine;
 
 namespace graphc::codegen::cuda {
 
@@ -433,12 +430,7 @@ void KernelEmitter::loadRowRegisters(const RowRegisters &plan, StringRef t,
                                      StringRef fill) {
   int64_t vec = plan.vec;
   line(t + " " + name + "[" + Twine(plan.elements()) + "];");
-  line("#pragma unroll");
-  open("for (int p = 0; p < " + Twine(plan.perThread) + "; ++p) {");
-  line("const long long v = " + rowThread() + " + p * " + Twine(plan.threads) +
-       "LL;");
-  if (plan.masked())
-    open("if (v < " + Twine(plan.vectors) + "LL) {");
+  openRowVectors(plan);
   std::string at = (base + " + v * " + Twine(vec)).str();
   if (prologueReduction && vec > 1) {
     line("const gc_vec<" + t + ", " + Twine(vec) + "> pv = gc_prologue_vec(" +
