@@ -105,7 +105,7 @@ llvm::Expected<TuningEntry> parseEntry(const llvm::json::Value &value) {
     entry.schedule = Schedule::generated(*blockSize, elements, tile, rows);
   } else {
     std::optional<int64_t> algoRank = schedule->getInteger("algo_rank");
-    if (!algoRank || *algoRank < 0 || *algoRank >= kMaxAlgoRanks)
+    if (!algoRank || !isValidAlgoRank(*algoRank))
       return fail("\"algo_rank\" is not in [0, " +
                   std::to_string(kMaxAlgoRanks) + ")");
     int64_t splitK = 0;
@@ -145,27 +145,6 @@ llvm::Expected<TuningEntry> parseEntry(const llvm::json::Value &value) {
 }
 
 } // namespace
-
-bool isValidTile(int64_t tile) { return tile == 8 || tile == 16 || tile == 32; }
-
-bool isValidSplitK(int64_t splitK) {
-  return splitK == 0 || (splitK >= 2 && splitK <= kMaxSplitK);
-}
-
-bool isValidRowsPerBlock(int64_t rows, int64_t blockSize) {
-  if (rows == 1)
-    return true;
-  return rows >= 2 && rows <= 32 && (rows & (rows - 1)) == 0 &&
-         blockSize == 32 * rows;
-}
-
-bool isValidElementsPerThread(int64_t elements) {
-  return elements >= 1 && elements <= 64 && (elements & (elements - 1)) == 0;
-}
-
-bool isValidBlockSize(int64_t blockSize) {
-  return blockSize >= 32 && blockSize <= 1024 && blockSize % 32 == 0;
-}
 
 std::string formatKernelHash(uint64_t hash) {
   std::string text;
