@@ -168,7 +168,8 @@ func.func @schedule_7(%a: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 func.func @schedule_8(%a: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{expected}}
+  // expected-error @+2 {{invalid where a kernel's schedule comes from specification: fast}}
+  // expected-error @+1 {{failed to parse Kernel_ScheduleAttr parameter 'source'}}
   %0 = kernel.fusion "relu_0" pointwise(%a) {hash = "0123456789abcdef", schedule = #kernel.schedule<source = fast>} : (tensor<4xf32>) -> tensor<4xf32> {
   ^bb0(%x: tensor<4xf32>):
     %r = graph.relu %x : (tensor<4xf32>) -> tensor<4xf32>
