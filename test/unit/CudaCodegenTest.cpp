@@ -338,8 +338,7 @@ exec.kernel @add_mul_relu_3 pointwise attributes {hash = "0000000000000000", onn
   %2 = graph.sub %1, %w : (tensor<2x3xf16>, tensor<3xf16>) -> tensor<2x3xf16>
   %3 = graph.relu %2 : (tensor<2x3xf16>) -> tensor<2x3xf16>
   kernel.yield %3 : tensor<2x3xf16>
-})mlir",
-                                   diagnostics);
+})mlir", diagnostics);
   ASSERT_FALSE(source.empty()) << diagnostics;
   std::string kernel = source.substr(cudaModulePreamble().size());
   for (const char *part :
@@ -371,8 +370,7 @@ exec.kernel @add_mul_sub_5 pointwise attributes {hash = "0000000000000000", onnx
   %1 = graph.mul %0, %c : (tensor<4x16xf16>, tensor<4x1xf16>) -> tensor<4x16xf16>
   %2 = graph.sub %1, %t : (tensor<4x16xf16>, tensor<4x16xf16>) -> tensor<4x16xf16>
   kernel.yield %2 : tensor<4x16xf16>
-})mlir",
-                                   diagnostics);
+})mlir", diagnostics);
   ASSERT_FALSE(source.empty()) << diagnostics;
   std::string kernel = source.substr(cudaModulePreamble().size());
   for (const char *part :
@@ -418,8 +416,7 @@ exec.kernel @div_softmax_2 reduction attributes {hash = "0000000000000000", onnx
   %0 = graph.div %s, %c : (tensor<2x16384xf32>, tensor<f32>) -> tensor<2x16384xf32>
   %1 = graph.softmax %0 : (tensor<2x16384xf32>) -> tensor<2x16384xf32>
   kernel.yield %1 : tensor<2x16384xf32>
-})mlir",
-                                   diagnostics);
+})mlir", diagnostics);
   ASSERT_FALSE(source.empty()) << diagnostics;
   std::string kernels = source.substr(cudaModulePreamble().size());
   for (const char *part :
@@ -466,8 +463,7 @@ exec.kernel @mat_mul_add_gelu_cast_1 matmul attributes {hash = "0000000000000000
   %2 = graph.gelu %1 : (tensor<2x5x4xf16>) -> tensor<2x5x4xf16>
   %3 = graph.cast %2 {to = f32} : (tensor<2x5x4xf16>) -> tensor<2x5x4xf32>
   kernel.yield %3 : tensor<2x5x4xf32>
-})mlir",
-                                   diagnostics);
+})mlir", diagnostics);
   ASSERT_FALSE(source.empty()) << diagnostics;
   std::string kernels = source.substr(cudaModulePreamble().size());
   for (const char *part :
@@ -503,8 +499,7 @@ exec.kernel @transpose_mat_mul_0 matmul attributes {hash = "0000000000000000", o
   %2 = graph.mat_mul %0, %1 : (tensor<2x4x8xf32>, tensor<2x8x4xf32>) -> tensor<2x4x4xf32>
   %3 = graph.transpose %2 {perm = array<i64: 1, 0, 2>} : (tensor<2x4x4xf32>) -> tensor<4x2x4xf32>
   kernel.yield %3 : tensor<4x2x4xf32>
-})mlir",
-                                   diagnostics);
+})mlir", diagnostics);
   ASSERT_FALSE(source.empty()) << diagnostics;
   std::string kernels = source.substr(cudaModulePreamble().size());
   for (const char *part : {"row * 16 + ka * 1", "kb * 1 + col * 16"})
@@ -527,8 +522,7 @@ exec.kernel @transpose_attention_0 attention attributes {hash = "000000000000000
   %1 = graph.attention %0, %k, %v, %m {scale = 0.5 : f64, nan_to_zero = 1 : i64} : (tensor<1x2x4x8xf16>, tensor<1x1x40x8xf16>, tensor<1x1x40x8xf16>, tensor<4x40xf16>) -> tensor<1x2x4x8xf16>
   %2 = graph.transpose %1 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x2x4x8xf16>) -> tensor<1x4x2x8xf16>
   kernel.yield %2 : tensor<1x4x2x8xf16>
-})mlir",
-                                   diagnostics);
+})mlir", diagnostics);
   ASSERT_FALSE(source.empty()) << diagnostics;
   std::string kernels = source.substr(cudaModulePreamble().size());
   for (const char *part :
