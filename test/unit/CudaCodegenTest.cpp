@@ -679,18 +679,17 @@ TEST_F(CudaCodegenTest, OnlyPointwiseKernelsAndEpiloguesFuse) {
     EXPECT_TRUE(source.empty()) << source;
     return diagnostics;
   };
-  EXPECT_NE(
-      refusal(R"mlir(
+  EXPECT_NE(refusal(R"mlir(
 exec.kernel @softmax_exp_0 reduction attributes {hash = "0000000000000000", onnx_nodes = [], schedule = #kernel.schedule<>} {
 ^bb0(%a: tensor<2x3xf32>):
   %0 = graph.softmax %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
   %1 = graph.exp %0 : (tensor<2x3xf32>) -> tensor<2x3xf32>
   kernel.yield %1 : tensor<2x3xf32>
 })mlir")
-          .find("a reduction kernel of several ops must yield the results "
-                "of graph.softmax, graph.log_softmax or "
-                "graph.layer_normalization"),
-      std::string::npos);
+                .find("a reduction kernel of several ops must yield the results "
+                      "of graph.softmax, graph.log_softmax or "
+                      "graph.layer_normalization"),
+            std::string::npos);
   // An attention kernel has no pointwise epilogue.
   EXPECT_NE(refusal(R"mlir(
 exec.kernel @attention_relu_0 attention attributes {hash = "0000000000000000", onnx_nodes = [], schedule = #kernel.schedule<>} {
