@@ -58,58 +58,34 @@ applyTuning(ModuleOp module,
     if (found == schedules.end() || found->second.library != library)
       continue;
     const Schedule &schedule = found->second;
-    // The database was validated when read; this guards the callers that
-    // build schedules themselves (graphc tune's candidates).
-    if (!library && !isValidBlockSize(schedule.blockSize))
-      return kernel.emitOpError("tuned block_size ")
-             << schedule.blockSize << " is not a multiple of 32 in [32, 1024]";
-    if (!library && !isValidElementsPerThread(schedule.elementsPerThread))
-      return kernel.emitOpError("tuned elements_per_thread ")
-             << schedule.elementsPerThread
-             << " is not a power of two in [1, 64]";
-    if (!library &&
-        !isValidRowsPerBlock(schedule.rowsPerBlock, schedule.blockSize))
-      return kernel.emitOpError("tuned rows_per_block ")
-             << schedule.rowsPerBlock
-             << " is neither 1 nor a power of two in [2, 32] with block_size "
-                "32 times it";
-    if (!library && !isValidTile(schedule.tile))
-      return kernel.emitOpError("tuned tile ")
-             << schedule.tile << " is not 8, 16 or 32";
-    if (library && (schedule.algoRank < 0 || schedule.algoRank >= kMaxAlgoRanks))
-      return kernel.emitOpError("tuned algo_rank ")
-             << schedule.algoRank << " is not in [0, " << kMaxAlgoRanks << ")";
-    if (library && !isValidSplitK(schedule.splitK))
-      return kernel.emitOpError("tuned split_k ")
-             << schedule.splitK << " is neither 0 nor in [2, " << kMaxSplitK
-             << "]";
-    Builder b(kernel.getContext());
-    SmallVector<NamedAttribute> knobs;
-    if (library) {
-      knobs.push_back(b.getNamedAttr("algo_rank",
-                                     b.getI64IntegerAttr(schedule.algoRank)));
-      // A GEMM's algorithm as the heuristic offers it stays implicit.
-      if (schedule.splitK)
-        knobs.push_back(
-            b.getNamedAttr("split_k", b.getI64IntegerAttr(schedule.splitK)));
-    } else {
-      knobs.push_back(b.getNamedAttr("block_size",
-                                     b.getI64IntegerAttr(schedule.blockSize)));
-      // The heuristic's one element per thread, 16x16 tiles and one row
-      // per block stay implicit.
-      if (schedule.elementsPerThread != 1)
-        knobs.push_back(b.getNamedAttr(
-            "elements_per_thread",
-            b.getI64IntegerAttr(schedule.elementsPerThread)));
-      if (schedule.tile != kHeuristicTile)
-        knobs.push_back(
-            b.getNamedAttr("tile", b.getI64IntegerAttr(schedule.tile)));
-      if (schedule.rowsPerBlock != 1)
-        knobs.push_back(b.getNamedAttr(
-            "rows_per_block", b.getI64IntegerAttr(schedule.rowsPerBlock)));
-    }
-    knobs.push_back(b.getNamedAttr("source", b.getStringAttr("tuned")));
-    kernel.setScheduleAttr(b.getDictionaryAttr(knobs));
+    // The database was validated when read; the schedule's verifier guards
+    // the callers that build schedules themselves (graphc tune's
+    // candidates). The heuristic's one element per thread, 16x16 tiles and
+    // one row per block stay implicit, and so does a GEMM's algorithm as
+    // the heuristic offers it (split_k 0).
+    auto implicitUnless = [](bool set, int64_t value) {
+      return set ? std::optional<int64_t>(value) : std::nullopt;
+    };
+    auto emitError = [&] { return kernel.emitOpError("tuned "); };
+    auto tuned = kernel::ScheduleAttr::getChecked(
+        function_ref<InFlightDiagnostic()>(emitError), kernel.getContext(),
+        kernel::ScheduleSource::tuned,
+        /*block_size=*/implicitUnless(!library, schedule.blockSize),
+        /*elements_per_thread=*/
+        implicitUnless(!library && schedule.elementsPerThread != 1,
+                       schedule.elementsPerThread),
+        /*tile=*/
+        implicitUnless(!library && schedule.tile != kHeuristicTile,
+                       schedule.tile),
+        /*rows_per_block=*/
+        implicitUnless(!library && schedule.rowsPerBlock != 1,
+                       schedule.rowsPerBlock),
+        /*algo_rank=*/implicitUnless(library, schedule.algoRank),
+        /*split_k=*/implicitUnless(library && schedule.splitK, schedule.splitK),
+        /*workspace_bytes=*/std::optional<int64_t>());
+    if (!tuned)
+      return failure();
+    kernel.setScheduleAttr(tuned);
     ++applied.tuned;
   }
   return applied;

@@ -98,7 +98,7 @@ kernel::FusionOp buildFusion(OpBuilder &builder, Location loc,
                              ArrayRef<Operation *> members, ValueRange results,
                              ArrayRef<Value> read, ValueRange operands,
                              kernel::FusionKind kind, StringRef name,
-                             DictionaryAttr schedule,
+                             kernel::ScheduleAttr schedule,
                              kernel::LibraryAttr library) {
   MLIRContext *context = builder.getContext();
   auto fusion = builder.create<kernel::FusionOp>(
@@ -122,14 +122,15 @@ kernel::FusionOp buildFusion(OpBuilder &builder, Location loc,
 }
 
 /// The schedule every fusion starts with until tuning picks one.
-static DictionaryAttr defaultSchedule(MLIRContext *context) {
-  Builder b(context);
-  SmallVector<NamedAttribute> entries;
-  entries.push_back(b.getNamedAttr("source", b.getStringAttr("heuristic")));
+static kernel::ScheduleAttr defaultSchedule(MLIRContext *context) {
   // block_size: threads per block of grid-stride and per-row kernels; the
   // tiled matmul keeps its 16x16 tiles whatever it says.
-  entries.push_back(b.getNamedAttr("block_size", b.getI64IntegerAttr(256)));
-  return b.getDictionaryAttr(entries);
+  return kernel::ScheduleAttr::get(
+      context, kernel::ScheduleSource::heuristic,
+      /*block_size=*/kHeuristicBlockSize, /*elements_per_thread=*/std::nullopt,
+      /*tile=*/std::nullopt, /*rows_per_block=*/std::nullopt,
+      /*algo_rank=*/std::nullopt, /*split_k=*/std::nullopt,
+      /*workspace_bytes=*/std::nullopt);
 }
 
 /// The ONNX node name recorded in a location, if any.

@@ -411,12 +411,13 @@ static ArrayAttr stepResults(MLIRContext *context, ValueRange values,
 /// Lowers one planned function (one bucket) into an exec.plan.
 LogicalResult lowerPlan(func::FuncOp main, StringRef planName,
                         ExecTables &tables) {
-  auto arenaBytes = main->getAttrOfType<IntegerAttr>("exec.arena_bytes");
-  auto intermediateBytes =
-      main->getAttrOfType<IntegerAttr>("exec.intermediate_bytes");
+  MLIRContext *context = main.getContext();
+  auto *execDialect = context->getLoadedDialect<exec::ExecDialect>();
+  IntegerAttr arenaBytes = execDialect->getArenaBytesAttrHelper().getAttr(main);
+  IntegerAttr intermediateBytes =
+      execDialect->getIntermediateBytesAttrHelper().getAttr(main);
   if (!arenaBytes || !intermediateBytes)
     return main.emitError("memory is not planned: run graphc-plan-memory");
-  MLIRContext *context = main.getContext();
   Block &block = main.getBody().front();
   auto ret = cast<func::ReturnOp>(block.getTerminator());
   OpBuilder builder(main);
@@ -449,7 +450,7 @@ LogicalResult lowerPlan(func::FuncOp main, StringRef planName,
   auto plan = builder.create<exec::PlanOp>(
       loc, builder.getStringAttr(planName), arenaBytes, intermediateBytes,
       builder.getArrayAttr(inputTypes), builder.getArrayAttr(outputTypes),
-      main->getAttrOfType<IntegerAttr>("exec.live_bytes_bound"));
+      execDialect->getLiveBytesBoundAttrHelper().getAttr(main));
   Block *steps = new Block();
   plan.getSteps().push_back(steps);
   OpBuilder stepBuilder = OpBuilder::atBlockEnd(steps);
@@ -464,7 +465,7 @@ LogicalResult lowerPlan(func::FuncOp main, StringRef planName,
       auto slot = exec::SlotAttr::get(context, source.getKind(),
                                       source.getIndex(), source.getOffset(),
                                       exec::slotBytes(result.getType()));
-      auto planned = op.getAttrOfType<ArrayAttr>("exec.slots");
+      ArrayAttr planned = execDialect->getSlotsAttrHelper().getAttr(&op);
       if (planned && (planned.size() != 1 || planned[0] != slot))
         return op.emitOpError("was planned a slot other than its source's");
       slotOf[result] = slot;
@@ -473,7 +474,7 @@ LogicalResult lowerPlan(func::FuncOp main, StringRef planName,
     auto fusion = dyn_cast<kernel::FusionOp>(op);
     if (!fusion)
       continue;
-    auto slots = fusion->getAttrOfType<ArrayAttr>("exec.slots");
+    ArrayAttr slots = execDialect->getSlotsAttrHelper().getAttr(fusion);
     if (!slots)
       return fusion.emitOpError("has no planned slots");
     for (auto [result, slot] : llvm::zip(fusion.getResults(), slots))
@@ -496,7 +497,8 @@ LogicalResult lowerPlan(func::FuncOp main, StringRef planName,
     ArrayAttr results =
         stepResults(context, fusion.getResults(), fusion.getInputs().size());
     if (fusion.getLibrary()) {
-      auto workspace = fusion->getAttrOfType<exec::SlotAttr>("exec.workspace");
+      exec::SlotAttr workspace =
+          execDialect->getWorkspaceAttrHelper().getAttr(fusion);
       if (!workspace)
         workspace =
             exec::SlotAttr::get(context, exec::BufferKind::none, 0, 0, 0);
@@ -508,7 +510,7 @@ LogicalResult lowerPlan(func::FuncOp main, StringRef planName,
     // An attention's flash-decoding partials and counters (PlanMemory).
     stepBuilder.create<exec::LaunchOp>(
         fusion.getLoc(), kernelRef, stepBuilder.getArrayAttr(args),
-        fusion->getAttrOfType<ArrayAttr>("exec.scratch"), results);
+        execDialect->getScratchAttrHelper().getAttr(fusion), results);
   }
 
   // Outputs not written by a kernel (inputs, weights, repeated results,

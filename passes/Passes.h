@@ -145,14 +145,12 @@ std::string libraryKernelHash(llvm::StringRef fusionHash);
 /// `members` (in order) and yielding `results`: its body has one argument
 /// per value of `read` (the values the members read from outside them),
 /// and the fusion takes `operands[i]` for `read[i]`. The hash is set.
-kernel::FusionOp buildFusion(mlir::OpBuilder &builder, mlir::Location loc,
-                             llvm::ArrayRef<mlir::Operation *> members,
-                             mlir::ValueRange results,
-                             llvm::ArrayRef<mlir::Value> read,
-                             mlir::ValueRange operands, kernel::FusionKind kind,
-                             llvm::StringRef name,
-                             mlir::DictionaryAttr schedule,
-                             kernel::LibraryAttr library);
+kernel::FusionOp
+buildFusion(mlir::OpBuilder &builder, mlir::Location loc,
+            llvm::ArrayRef<mlir::Operation *> members, mlir::ValueRange results,
+            llvm::ArrayRef<mlir::Value> read, mlir::ValueRange operands,
+            kernel::FusionKind kind, llvm::StringRef name,
+            kernel::ScheduleAttr schedule, kernel::LibraryAttr library);
 
 /// "add_mul_relu": the distinct mnemonics of a fusion's ops in order, at
 /// most four, so that the kernel name says what it computes.

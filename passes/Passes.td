@@ -358,7 +358,7 @@ def ApplyTuning : Pass<"graphc-apply-tuning", "mlir::ModuleOp"> {
     Replaces the heuristic schedule of every exec.kernel whose content hash
     has an entry in the tuning database (`graphc tune`'s file) for this
     compile's SM, CUDA major and precision by the recorded one, marked
-    `source = "tuned"`: `block_size` for a generated kernel, `algo_rank`
+    `source = tuned`: `block_size` for a generated kernel, `algo_rank`
     (which of cuBLASLt's heuristic choices runs) for a library call.
     Entries for other GPUs, toolkits or precisions are counted and left;
     malformed or stale entries were dropped when the file was read, with a

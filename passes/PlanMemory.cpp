@@ -105,8 +105,8 @@ int64_t placeBySize(MutableArrayRef<ArenaValue> values) {
 
 /// The arena scratch library fusion `fusion` asks for in its schedule.
 int64_t workspaceBytes(kernel::FusionOp fusion) {
-  auto bytes = fusion.getSchedule().getAs<IntegerAttr>("workspace_bytes");
-  return bytes ? std::max<int64_t>(bytes.getInt(), 0) : 0;
+  // The schedule's verifier keeps it non-negative.
+  return fusion.getSchedule().getWorkspaceBytes().value_or(0);
 }
 
 /// What a generated attention that may split its keys needs beside its
@@ -243,16 +243,17 @@ static void planMemory(func::FuncOp main, bool withAttentionScratch,
   arenaBytes += prefixBytes;
   liveBytesBound += prefixBytes;
 
+  auto *execDialect = context->getLoadedDialect<exec::ExecDialect>();
   llvm::DenseMap<Value, exec::SlotAttr> slotOf;
   for (const ArenaValue &value : values) {
     if (value.workspaceOf) {
       auto slot = exec::SlotAttr::get(context, exec::BufferKind::arena, 0,
                                       value.offset, value.scratchBytes);
       if (cast<kernel::FusionOp>(value.workspaceOf).getLibrary())
-        value.workspaceOf->setAttr("exec.workspace", slot);
+        execDialect->getWorkspaceAttrHelper().setAttr(value.workspaceOf, slot);
       else
-        value.workspaceOf->setAttr(
-            "exec.scratch",
+        execDialect->getScratchAttrHelper().setAttr(
+            value.workspaceOf,
             ArrayAttr::get(context,
                            {slot, counterOf.lookup(value.workspaceOf)}));
       continue;
@@ -272,7 +273,8 @@ static void planMemory(func::FuncOp main, bool withAttentionScratch,
                                       source.getIndex(), source.getOffset(),
                                       exec::slotBytes(result.getType()));
       slotOf[result] = slot;
-      op.setAttr("exec.slots", ArrayAttr::get(context, {slot}));
+      execDialect->getSlotsAttrHelper().setAttr(
+          &op, ArrayAttr::get(context, {slot}));
       continue;
     }
     auto fusion = dyn_cast<kernel::FusionOp>(op);
@@ -291,13 +293,16 @@ static void planMemory(func::FuncOp main, bool withAttentionScratch,
       }
       slots.push_back(slotOf.lookup(result));
     }
-    fusion->setAttr("exec.slots", ArrayAttr::get(context, slots));
+    execDialect->getSlotsAttrHelper().setAttr(fusion,
+                                              ArrayAttr::get(context, slots));
   }
   Builder b(context);
-  main->setAttr("exec.arena_bytes", b.getI64IntegerAttr(arenaBytes));
-  main->setAttr("exec.intermediate_bytes",
-                b.getI64IntegerAttr(intermediateBytes));
-  main->setAttr("exec.live_bytes_bound", b.getI64IntegerAttr(liveBytesBound));
+  execDialect->getArenaBytesAttrHelper().setAttr(
+      main, b.getI64IntegerAttr(arenaBytes));
+  execDialect->getIntermediateBytesAttrHelper().setAttr(
+      main, b.getI64IntegerAttr(intermediateBytes));
+  execDialect->getLiveBytesBoundAttrHelper().setAttr(
+      main, b.getI64IntegerAttr(liveBytesBound));
 }
 
 LogicalResult planMemory(ModuleOp module, bool attentionScratch) {

@@ -56,7 +56,8 @@ namespace {
 kernel::FusionOp outline(kernel::FusionOp source, ArrayRef<Operation *> members,
                          ValueRange results, function_ref<Value(Value)> outer,
                          kernel::FusionKind kind, StringRef name,
-                         DictionaryAttr schedule, kernel::LibraryAttr library) {
+                         kernel::ScheduleAttr schedule,
+                         kernel::LibraryAttr library) {
   llvm::SmallPtrSet<Operation *, 16> inGroup(members.begin(), members.end());
   llvm::SetVector<Value> read;
   for (Operation *member : members)
@@ -249,7 +250,7 @@ Value reshapeTo(OpBuilder &b, Location loc, Value value,
 /// fusion, if any, reads its result. False, changing nothing, when the rest
 /// would read other values of the part the call computes.
 bool convertGeluGemm(kernel::FusionOp fusion, ArrayRef<Operation *> ops,
-                     GeluGemm &match, DictionaryAttr schedule,
+                     GeluGemm &match, kernel::ScheduleAttr schedule,
                      ConvWeights &weights) {
   const LibraryGemm &gemm = match.gemm;
   llvm::SmallPtrSet<Operation *, 16> covered(gemm.ops.begin(), gemm.ops.end());
@@ -351,10 +352,11 @@ void selectLibraryCall(kernel::FusionOp fusion, int64_t workspaceBytes,
   for (Operation &op : body.without_terminator())
     ops.push_back(&op);
   MLIRContext *context = fusion.getContext();
-  Builder b(context);
-  DictionaryAttr schedule = b.getDictionaryAttr(
-      {b.getNamedAttr("source", b.getStringAttr("heuristic")),
-       b.getNamedAttr("workspace_bytes", b.getI64IntegerAttr(workspaceBytes))});
+  auto schedule = kernel::ScheduleAttr::get(
+      context, kernel::ScheduleSource::heuristic, /*block_size=*/std::nullopt,
+      /*elements_per_thread=*/std::nullopt, /*tile=*/std::nullopt,
+      /*rows_per_block=*/std::nullopt, /*algo_rank=*/std::nullopt,
+      /*split_k=*/std::nullopt, workspaceBytes);
   if (fusion.getKind() == kernel::FusionKind::attention) {
     // cuDNN takes the whole attention or none of it; the fusion keeps its
     // schedule (its generated kernel is the fallback) and gains the
@@ -362,13 +364,8 @@ void selectLibraryCall(kernel::FusionOp fusion, int64_t workspaceBytes,
     if (!libraries.cudnnSdpa ||
         !matchLibrarySdpa(ops, body.getTerminator()->getOperands()))
       return;
-    SmallVector<NamedAttribute> entries(fusion.getSchedule().getValue());
-    llvm::erase_if(entries, [](NamedAttribute entry) {
-      return entry.getName() == "workspace_bytes";
-    });
-    entries.push_back(
-        b.getNamedAttr("workspace_bytes", b.getI64IntegerAttr(workspaceBytes)));
-    fusion.setScheduleAttr(b.getDictionaryAttr(entries));
+    fusion.setScheduleAttr(
+        fusion.getSchedule().withWorkspaceBytes(workspaceBytes));
     fusion.setLibraryAttr(
         kernel::LibraryAttr::get(context, kernel::Library::cudnn));
     return;

@@ -31,6 +31,42 @@ void ExecDialect::initialize() {
       >();
 }
 
+/// Whether `attr` is an array of `count` slots (any count when nullopt).
+static bool isSlotArray(Attribute attr, std::optional<size_t> count) {
+  auto array = dyn_cast<ArrayAttr>(attr);
+  return array && (!count || array.size() == *count) &&
+         llvm::all_of(array,
+                      [](Attribute slot) { return isa<SlotAttr>(slot); });
+}
+
+LogicalResult ExecDialect::verifyOperationAttribute(Operation *op,
+                                                    NamedAttribute attr) {
+  StringAttr name = attr.getName();
+  Attribute value = attr.getValue();
+  if (name == getSlotsAttrHelper().getName()) {
+    if (!isSlotArray(value, op->getNumResults()))
+      return op->emitOpError("needs one #exec.slot per result in '")
+             << name.getValue() << "'";
+  } else if (name == getWorkspaceAttrHelper().getName()) {
+    if (!isa<SlotAttr>(value))
+      return op->emitOpError("needs a #exec.slot in '")
+             << name.getValue() << "'";
+  } else if (name == getScratchAttrHelper().getName()) {
+    if (!isSlotArray(value, 2))
+      return op->emitOpError("needs two #exec.slot (partials and counters) "
+                             "in '")
+             << name.getValue() << "'";
+  } else if (name == getArenaBytesAttrHelper().getName() ||
+             name == getIntermediateBytesAttrHelper().getName() ||
+             name == getLiveBytesBoundAttrHelper().getName()) {
+    auto bytes = dyn_cast<IntegerAttr>(value);
+    if (!bytes || !bytes.getType().isInteger(64) || bytes.getInt() < 0)
+      return op->emitOpError("needs a non-negative i64 in '")
+             << name.getValue() << "'";
+  }
+  return success();
+}
+
 LogicalResult CopyOp::verify() {
   if (getSource().getSize() != getTarget().getSize())
     return emitOpError("copies ")

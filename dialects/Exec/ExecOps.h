@@ -5,11 +5,14 @@
 #include "dialects/Kernel/KernelOps.h"
 #include "mlir/IR/SymbolTable.h"
 
-#include "dialects/Exec/ExecDialect.h.inc"
 #include "dialects/Exec/ExecEnums.h.inc"
 
+// The attributes first: the dialect's discardable-attribute helpers name
+// SlotAttr.
 #define GET_ATTRDEF_CLASSES
 #include "dialects/Exec/ExecAttrs.h.inc"
+
+#include "dialects/Exec/ExecDialect.h.inc"
 
 #define GET_OP_CLASSES
 #include "dialects/Exec/ExecOps.h.inc"

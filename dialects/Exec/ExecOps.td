@@ -23,6 +23,22 @@ def Exec_Dialect : Dialect {
   let dependentDialects = ["::graphc::kernel::KernelDialect"];
   let usePropertiesForAttributes = 0;
   let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
+  // What graphc-plan-memory tells graphc-lower-to-exec, on the kernel IR:
+  // `exec.slots`, the slot of each result of a fusion or view (SlotAttrs);
+  // `exec.workspace`, a library fusion's arena scratch; `exec.scratch`, a
+  // splitting attention's partials and arrival counters (two SlotAttrs);
+  // and on the planned function its `exec.arena_bytes`,
+  // `exec.intermediate_bytes` and `exec.live_bytes_bound`. Read and written
+  // through the dialect's helpers (getSlotsAttrHelper() & co.); the
+  // dialect's verifier checks their element types.
+  let discardableAttrs = (ins
+    "::mlir::ArrayAttr":$slots,
+    "::graphc::exec::SlotAttr":$workspace,
+    "::mlir::ArrayAttr":$scratch,
+    "::mlir::IntegerAttr":$arena_bytes,
+    "::mlir::IntegerAttr":$intermediate_bytes,
+    "::mlir::IntegerAttr":$live_bytes_bound);
 }
 
 def Exec_BufferKind : I32EnumAttr<"BufferKind", "where a buffer lives", [
@@ -69,6 +85,15 @@ def Exec_StepResultAttr : AttrDef<Exec_Dialect, "StepResult"> {
 
 def Exec_StepResultArrayAttr
     : TypedArrayAttrBase<Exec_StepResultAttr, "step result array">;
+
+// The kernel dialect's schedule, referenced without re-generating it here.
+def Exec_ScheduleAttr : Attr<
+    CPred<"::llvm::isa<::graphc::kernel::ScheduleAttr>($_self)">,
+    "kernel schedule"> {
+  let storageType = "::graphc::kernel::ScheduleAttr";
+  let returnType = "::graphc::kernel::ScheduleAttr";
+  let convertFromStorage = "$_self";
+}
 
 // The kernel dialect's fusion kind, referenced without re-generating it here.
 def Exec_FusionKindAttr : Attr<
@@ -263,7 +288,7 @@ def Exec_KernelOp : Exec_Op<"kernel", [Symbol, IsolatedFromAbove,
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        Exec_FusionKindAttr:$kind,
-                       StrAttr:$hash, DictionaryAttr:$schedule,
+                       StrAttr:$hash, Exec_ScheduleAttr:$schedule,
                        StrArrayAttr:$onnx_nodes,
                        OptionalAttr<DenseI64ArrayAttr>:$grid,
                        OptionalAttr<DenseI64ArrayAttr>:$block,

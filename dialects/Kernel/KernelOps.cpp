@@ -2,6 +2,8 @@
 
 #include "dialects/Kernel/KernelOps.h"
 
+#include "lib/Support/Schedule.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/StringExtras.h"
@@ -28,6 +30,45 @@ void KernelDialect::initialize() {
 #define GET_OP_LIST
 #include "dialects/Kernel/KernelOps.cpp.inc"
       >();
+}
+
+// The messages name the knob as the tuning database spells it: callers
+// prefix them ("tuned ") through their emitError.
+LogicalResult ScheduleAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, ScheduleSource source,
+    std::optional<int64_t> blockSize, std::optional<int64_t> elementsPerThread,
+    std::optional<int64_t> tile, std::optional<int64_t> rowsPerBlock,
+    std::optional<int64_t> algoRank, std::optional<int64_t> splitK,
+    std::optional<int64_t> workspaceBytes) {
+  if (blockSize && !isValidBlockSize(*blockSize))
+    return emitError() << "block_size " << *blockSize
+                       << " is not a multiple of 32 in [32, 1024]";
+  if (elementsPerThread && !isValidElementsPerThread(*elementsPerThread))
+    return emitError() << "elements_per_thread " << *elementsPerThread
+                       << " is not a power of two in [1, 64]";
+  if (rowsPerBlock &&
+      !isValidRowsPerBlock(*rowsPerBlock,
+                           blockSize.value_or(kHeuristicBlockSize)))
+    return emitError() << "rows_per_block " << *rowsPerBlock
+                       << " is neither 1 nor a power of two in [2, 32] with "
+                          "block_size 32 times it";
+  if (tile && !isValidTile(*tile))
+    return emitError() << "tile " << *tile << " is not 8, 16 or 32";
+  if (algoRank && !isValidAlgoRank(*algoRank))
+    return emitError() << "algo_rank " << *algoRank << " is not in [0, "
+                       << kMaxAlgoRanks << ")";
+  if (splitK && !isValidSplitK(*splitK))
+    return emitError() << "split_k " << *splitK << " is neither 0 nor in [2, "
+                       << kMaxSplitK << "]";
+  if (workspaceBytes && *workspaceBytes < 0)
+    return emitError() << "workspace_bytes " << *workspaceBytes
+                       << " is negative";
+  return success();
+}
+
+ScheduleAttr ScheduleAttr::withWorkspaceBytes(int64_t bytes) const {
+  return get(getContext(), getSource(), getBlockSize(), getElementsPerThread(),
+             getTile(), getRowsPerBlock(), getAlgoRank(), getSplitK(), bytes);
 }
 
 LogicalResult FusionOp::verify() {

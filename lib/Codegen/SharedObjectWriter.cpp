@@ -29,6 +29,7 @@
 #include "lib/Support/CompileCache.h"
 #include "lib/Support/FileTree.h"
 #include "lib/Support/LaneHash.h"
+#include "lib/Support/Schedule.h"
 #include "lib/Support/WriteFile.h"
 #include "runtime/include/graphc/descriptor.h"
 
@@ -95,25 +96,18 @@ int libraryDtype(exec::KernelOp kernel) {
 /// The rank of the library algorithm a library kernel's schedule names
 /// (tuning sets it; 0, the library's first choice, otherwise).
 int64_t algoRank(exec::KernelOp kernel) {
-  if (auto rank = kernel.getSchedule().getAs<IntegerAttr>("algo_rank"))
-    return rank.getInt();
-  return 0;
+  return kernel.getSchedule().getAlgoRank().value_or(kHeuristicAlgoRank);
 }
 
 /// The parts a GEMM's K is split into (tuning sets it; 0, the algorithm as
 /// the heuristic offers it, otherwise).
 int64_t splitK(exec::KernelOp kernel) {
-  if (auto parts = kernel.getSchedule().getAs<IntegerAttr>("split_k"))
-    return parts.getInt();
-  return 0;
+  return kernel.getSchedule().getSplitK().value_or(0);
 }
 
 /// 1 when the kernel's schedule comes from a tuning database: the runtime
 /// then keeps its algorithm instead of timing the heuristic's.
-int tuned(exec::KernelOp kernel) {
-  auto source = kernel.getSchedule().getAs<StringAttr>("source");
-  return source && source.getValue() == "tuned";
-}
+int tuned(exec::KernelOp kernel) { return kernel.getSchedule().isTuned(); }
 
 /// "{1LL, 2LL, 0LL}": `values` padded with zeros to the spatial dims of a
 /// graphc_conv_desc.

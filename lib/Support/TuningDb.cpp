@@ -22,6 +22,19 @@ llvm::Error fail(const llvm::Twine &message) {
                                  message.str());
 }
 
+/// The schedule's knobs as the file names them (the format's names, which
+/// #kernel.schedule's parameters share).
+namespace knob {
+constexpr llvm::StringLiteral blockSize = "block_size";
+constexpr llvm::StringLiteral elementsPerThread = "elements_per_thread";
+constexpr llvm::StringLiteral tile = "tile";
+constexpr llvm::StringLiteral rowsPerBlock = "rows_per_block";
+constexpr llvm::StringLiteral algoRank = "algo_rank";
+constexpr llvm::StringLiteral splitK = "split_k";
+constexpr llvm::StringLiteral all[] = {blockSize,    elementsPerThread, tile,
+                                       rowsPerBlock, algoRank,          splitK};
+} // namespace knob
+
 bool isKnownPrecision(llvm::StringRef precision) {
   return llvm::is_contained({"fp32", "tf32", "fp16", "bf16"}, precision);
 }
@@ -60,59 +73,60 @@ llvm::Expected<TuningEntry> parseEntry(const llvm::json::Value &value) {
   const llvm::json::Object *schedule = object->getObject("schedule");
   if (!schedule)
     return fail("\"schedule\" is not an object");
-  for (const auto &[knob, knobValue] : *schedule)
-    if (knob != "block_size" && knob != "elements_per_thread" &&
-        knob != "tile" && knob != "rows_per_block" && knob != "algo_rank" &&
-        knob != "split_k")
-      return fail("the schedule knob '" + knob.str() +
+  for (const auto &[name, value] : *schedule)
+    if (!llvm::is_contained(knob::all, llvm::StringRef(name)))
+      return fail("the schedule knob '" + name.str() +
                   "' is unknown to this graphc");
   // A generated kernel's block_size (and maybe elements_per_thread, tile
   // and rows_per_block), or a library call's algo_rank (and maybe split_k).
-  bool library = schedule->get("algo_rank");
-  if (library ? schedule->size() != 1u + !!schedule->get("split_k")
-              : !schedule->get("block_size") || schedule->get("split_k"))
-    return fail("\"schedule\" needs \"block_size\" (and maybe "
-                "\"elements_per_thread\", \"tile\" and \"rows_per_block\") "
-                "or \"algo_rank\" (and maybe \"split_k\")");
+  bool library = schedule->get(knob::algoRank);
+  if (library ? schedule->size() != 1u + !!schedule->get(knob::splitK)
+              : !schedule->get(knob::blockSize) || schedule->get(knob::splitK))
+    return fail("\"schedule\" needs \"" + knob::blockSize + "\" (and maybe \"" +
+                knob::elementsPerThread + "\", \"" + knob::tile + "\" and \"" +
+                knob::rowsPerBlock + "\") or \"" + knob::algoRank +
+                "\" (and maybe \"" + knob::splitK + "\")");
   if (!library) {
-    std::optional<int64_t> blockSize = schedule->getInteger("block_size");
+    std::optional<int64_t> blockSize = schedule->getInteger(knob::blockSize);
     if (!blockSize || !isValidBlockSize(*blockSize))
-      return fail("\"block_size\" is not a multiple of 32 in [32, 1024]");
+      return fail("\"" + knob::blockSize +
+                  "\" is not a multiple of 32 in [32, 1024]");
     int64_t elements = 1;
-    if (schedule->get("elements_per_thread")) {
+    if (schedule->get(knob::elementsPerThread)) {
       std::optional<int64_t> value =
-          schedule->getInteger("elements_per_thread");
+          schedule->getInteger(knob::elementsPerThread);
       if (!value || !isValidElementsPerThread(*value))
-        return fail("\"elements_per_thread\" is not a power of two in "
-                    "[1, 64]");
+        return fail("\"" + knob::elementsPerThread +
+                    "\" is not a power of two in [1, 64]");
       elements = *value;
     }
     int64_t tile = kHeuristicTile;
-    if (schedule->get("tile")) {
-      std::optional<int64_t> value = schedule->getInteger("tile");
+    if (schedule->get(knob::tile)) {
+      std::optional<int64_t> value = schedule->getInteger(knob::tile);
       if (!value || !isValidTile(*value))
-        return fail("\"tile\" is not 8, 16 or 32");
+        return fail("\"" + knob::tile + "\" is not 8, 16 or 32");
       tile = *value;
     }
     int64_t rows = 1;
-    if (schedule->get("rows_per_block")) {
-      std::optional<int64_t> value = schedule->getInteger("rows_per_block");
+    if (schedule->get(knob::rowsPerBlock)) {
+      std::optional<int64_t> value = schedule->getInteger(knob::rowsPerBlock);
       if (!value || !isValidRowsPerBlock(*value, *blockSize))
-        return fail("\"rows_per_block\" is neither 1 nor a power of two in "
-                    "[2, 32] with \"block_size\" 32 times it");
+        return fail("\"" + knob::rowsPerBlock +
+                    "\" is neither 1 nor a power of two in [2, 32] with \"" +
+                    knob::blockSize + "\" 32 times it");
       rows = *value;
     }
     entry.schedule = Schedule::generated(*blockSize, elements, tile, rows);
   } else {
-    std::optional<int64_t> algoRank = schedule->getInteger("algo_rank");
-    if (!algoRank || *algoRank < 0 || *algoRank >= kMaxAlgoRanks)
-      return fail("\"algo_rank\" is not in [0, " +
+    std::optional<int64_t> algoRank = schedule->getInteger(knob::algoRank);
+    if (!algoRank || !isValidAlgoRank(*algoRank))
+      return fail("\"" + knob::algoRank + "\" is not in [0, " +
                   std::to_string(kMaxAlgoRanks) + ")");
     int64_t splitK = 0;
-    if (schedule->get("split_k")) {
-      std::optional<int64_t> value = schedule->getInteger("split_k");
+    if (schedule->get(knob::splitK)) {
+      std::optional<int64_t> value = schedule->getInteger(knob::splitK);
       if (!value || !isValidSplitK(*value))
-        return fail("\"split_k\" is neither 0 nor in [2, " +
+        return fail("\"" + knob::splitK + "\" is neither 0 nor in [2, " +
                     std::to_string(kMaxSplitK) + "]");
       splitK = *value;
     }
@@ -145,27 +159,6 @@ llvm::Expected<TuningEntry> parseEntry(const llvm::json::Value &value) {
 }
 
 } // namespace
-
-bool isValidTile(int64_t tile) { return tile == 8 || tile == 16 || tile == 32; }
-
-bool isValidSplitK(int64_t splitK) {
-  return splitK == 0 || (splitK >= 2 && splitK <= kMaxSplitK);
-}
-
-bool isValidRowsPerBlock(int64_t rows, int64_t blockSize) {
-  if (rows == 1)
-    return true;
-  return rows >= 2 && rows <= 32 && (rows & (rows - 1)) == 0 &&
-         blockSize == 32 * rows;
-}
-
-bool isValidElementsPerThread(int64_t elements) {
-  return elements >= 1 && elements <= 64 && (elements & (elements - 1)) == 0;
-}
-
-bool isValidBlockSize(int64_t blockSize) {
-  return blockSize >= 32 && blockSize <= 1024 && blockSize % 32 == 0;
-}
 
 std::string formatKernelHash(uint64_t hash) {
   std::string text;
@@ -320,16 +313,16 @@ std::string TuningDb::serialize() const {
           json.attribute("schedule_revision", entry.scheduleRevision);
           json.attributeObject("schedule", [&] {
             if (entry.schedule.library) {
-              json.attribute("algo_rank", entry.schedule.algoRank);
+              json.attribute(knob::algoRank, entry.schedule.algoRank);
               // Absent when unsplit: such entries read as before.
               if (entry.schedule.splitK)
-                json.attribute("split_k", entry.schedule.splitK);
+                json.attribute(knob::splitK, entry.schedule.splitK);
             } else {
-              json.attribute("block_size", entry.schedule.blockSize);
-              json.attribute("elements_per_thread",
+              json.attribute(knob::blockSize, entry.schedule.blockSize);
+              json.attribute(knob::elementsPerThread,
                              entry.schedule.elementsPerThread);
-              json.attribute("tile", entry.schedule.tile);
-              json.attribute("rows_per_block", entry.schedule.rowsPerBlock);
+              json.attribute(knob::tile, entry.schedule.tile);
+              json.attribute(knob::rowsPerBlock, entry.schedule.rowsPerBlock);
             }
           });
           json.attribute("kind", entry.kind);

@@ -28,6 +28,8 @@
 #ifndef GRAPHC_LIB_SUPPORT_TUNINGDB_H
 #define GRAPHC_LIB_SUPPORT_TUNINGDB_H
 
+#include "lib/Support/Schedule.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringRef.h"
@@ -47,86 +49,6 @@ constexpr int kTuningDbVersion = 1;
 /// it when the code one schedule produces changes enough that measurements
 /// taken before no longer say which schedule is faster.
 constexpr int kScheduleRevision = 1;
-
-/// The heuristic schedule: what a kernel gets with no tuning entry.
-constexpr int64_t kHeuristicBlockSize = 256;
-constexpr int64_t kHeuristicAlgoRank = 0;
-
-/// How many of cuBLASLt's algorithms for a GEMM (or cuDNN's engine
-/// configurations for a convolution) may be ranked: the runtime asks its
-/// heuristic for at most this many (GRAPHC_MAX_ALGO_RANKS).
-constexpr int64_t kMaxAlgoRanks = 32;
-
-/// The most parts a GEMM's K may be split into (GRAPHC_MAX_SPLIT_K).
-constexpr int64_t kMaxSplitK = 64;
-
-constexpr int64_t kHeuristicTile = 16;
-
-/// The knobs of a kernel. A generated kernel has four: the number of
-/// threads per block of grid-stride and per-row loops; how many elements
-/// each thread of a grid-stride loop takes (its launch has that many times
-/// fewer blocks); the output tile edge of the tiled matmul; and how many
-/// rows a row kernel (softmax, normalisation, reduction) gives each block:
-/// 1, the block's threads sharing a row, or more, one warp per row (the
-/// block then has 32 threads per row). A library kernel (cuBLASLt or
-/// cuDNN) has the rank, in the order the library's heuristic returns them,
-/// of the algorithm or engine configuration to run (0: its first choice),
-/// and a cuBLASLt GEMM the number of parts its K is split into (0: the
-/// algorithm as the heuristic offers it; 2 to kMaxSplitK: that algorithm
-/// with CUBLASLT_ALGO_CONFIG_SPLITK_NUM set).
-struct Schedule {
-  bool library = false;
-  int64_t blockSize = kHeuristicBlockSize;
-  int64_t elementsPerThread = 1;
-  int64_t tile = kHeuristicTile;
-  int64_t algoRank = kHeuristicAlgoRank;
-  int64_t rowsPerBlock = 1;
-  int64_t splitK = 0;
-
-  static Schedule generated(int64_t blockSize, int64_t elementsPerThread = 1,
-                            int64_t tile = kHeuristicTile,
-                            int64_t rowsPerBlock = 1) {
-    return Schedule{false, blockSize, elementsPerThread, tile,
-                    kHeuristicAlgoRank, rowsPerBlock, 0};
-  }
-  static Schedule libraryCall(int64_t algoRank, int64_t splitK = 0) {
-    return Schedule{true, kHeuristicBlockSize, 1, kHeuristicTile, algoRank,
-                    1, splitK};
-  }
-  bool isHeuristic() const {
-    return library ? algoRank == kHeuristicAlgoRank && splitK == 0
-                   : blockSize == kHeuristicBlockSize &&
-                         elementsPerThread == 1 && tile == kHeuristicTile &&
-                         rowsPerBlock == 1;
-  }
-  bool operator==(const Schedule &other) const {
-    return library == other.library && blockSize == other.blockSize &&
-           elementsPerThread == other.elementsPerThread &&
-           tile == other.tile && algoRank == other.algoRank &&
-           rowsPerBlock == other.rowsPerBlock && splitK == other.splitK;
-  }
-};
-
-/// Whether `splitK` is a split_k the runtime takes: 0 (unsplit) or
-/// [2, kMaxSplitK].
-bool isValidSplitK(int64_t splitK);
-
-/// Whether `rows` rows per block with `blockSize` threads is a row layout
-/// the CUDA emitter takes: 1 row (any block size), or a power of two in
-/// [2, 32] rows of one warp each (blockSize == 32 * rows).
-bool isValidRowsPerBlock(int64_t rows, int64_t blockSize);
-
-/// Whether `tile` is a tiled-matmul tile edge the CUDA emitter takes: 8, 16
-/// or 32.
-bool isValidTile(int64_t tile);
-
-/// Whether `elements` is an elements_per_thread the CUDA emitter takes: a
-/// power of two in [1, 64].
-bool isValidElementsPerThread(int64_t elements);
-
-/// Whether `blockSize` is one the CUDA emitter takes: a multiple of 32 in
-/// [32, 1024].
-bool isValidBlockSize(int64_t blockSize);
 
 /// What a tuning entry is measured for.
 struct TuningKey {

@@ -6,10 +6,10 @@
 // schedule of a kernel without an entry stays heuristic, and a library
 // kernel has none to tune.
 // CHECK-LABEL: exec.kernel @add_relu
-// CHECK-SAME: schedule = {block_size = 128 : i64, source = "tuned"}
+// CHECK-SAME: schedule = #kernel.schedule<source = tuned, block_size = 128>
 // SM80-LABEL: exec.kernel @add_relu
-// SM80-SAME: schedule = {block_size = 512 : i64, source = "tuned"}
-exec.kernel @add_relu pointwise attributes {hash = "00000000000000a1", onnx_nodes = ["Add_1", "Relu_2"], schedule = {block_size = 256 : i64, source = "heuristic"}} {
+// SM80-SAME: schedule = #kernel.schedule<source = tuned, block_size = 512>
+exec.kernel @add_relu pointwise attributes {hash = "00000000000000a1", onnx_nodes = ["Add_1", "Relu_2"], schedule = #kernel.schedule<block_size = 256>} {
 ^bb0(%x: tensor<4x32xf32>, %y: tensor<4x32xf32>):
   %0 = graph.add %x, %y : (tensor<4x32xf32>, tensor<4x32xf32>) -> tensor<4x32xf32>
   %1 = graph.relu %0 : (tensor<4x32xf32>) -> tensor<4x32xf32>
@@ -18,8 +18,8 @@ exec.kernel @add_relu pointwise attributes {hash = "00000000000000a1", onnx_node
 
 // Measured with CUDA 12: not for this compile.
 // CHECK-LABEL: exec.kernel @relu
-// CHECK-SAME: schedule = {block_size = 256 : i64, source = "heuristic"}
-exec.kernel @relu pointwise attributes {hash = "00000000000000a2", onnx_nodes = ["Relu_3"], schedule = {block_size = 256 : i64, source = "heuristic"}} {
+// CHECK-SAME: schedule = #kernel.schedule<block_size = 256>
+exec.kernel @relu pointwise attributes {hash = "00000000000000a2", onnx_nodes = ["Relu_3"], schedule = #kernel.schedule<block_size = 256>} {
 ^bb0(%x: tensor<4x32xf32>):
   %0 = graph.relu %x : (tensor<4x32xf32>) -> tensor<4x32xf32>
   kernel.yield %0 : tensor<4x32xf32>

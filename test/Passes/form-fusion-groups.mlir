@@ -5,7 +5,7 @@
 // broadcasting ops join it.
 // CHECK-LABEL: func @main
 func.func @main(%a: tensor<4xf32>, %b: tensor<4xf32>, %c: tensor<3x4xf32>) -> tensor<3x4xf32> {
-  // CHECK: %[[F:.*]] = kernel.fusion "add_mul_relu_0" pointwise(%{{.*}}, %{{.*}}, %{{.*}}) {hash = "{{[0-9a-f]+}}", schedule = {block_size = 256 : i64, source = "heuristic"}} : (tensor<4xf32>, tensor<4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  // CHECK: %[[F:.*]] = kernel.fusion "add_mul_relu_0" pointwise(%{{.*}}, %{{.*}}, %{{.*}}) {hash = "{{[0-9a-f]+}}", schedule = #kernel.schedule<block_size = 256>} : (tensor<4xf32>, tensor<4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
   // CHECK-NEXT: ^bb0(%[[X:.*]]: tensor<4xf32>, %[[Y:.*]]: tensor<4xf32>, %[[Z:.*]]: tensor<3x4xf32>):
   // CHECK-NEXT: %[[S:.*]] = graph.add %[[X]], %[[Y]]
   // CHECK-NEXT: %[[P:.*]] = graph.mul %[[S]], %[[Z]]

@@ -7,7 +7,7 @@
 // CHECK-LABEL: func.func @conv_bias_add_relu
 // CHECK: kernel.fusion "conv_add_relu_0" conv
 // CHECK-SAME: library = #kernel.library<cudnn>
-// CHECK-SAME: schedule = {source = "heuristic", workspace_bytes = 1024 : i64}
+// CHECK-SAME: schedule = #kernel.schedule<workspace_bytes = 1024>
 // CHECK-NOT: kernel.fusion
 // EXEC-LABEL: exec.kernel @conv_add_relu_{{[0-9a-f]+}} conv
 // EXEC-SAME: conv = #exec.conv<n = 2, c = 4, k = 8, groups = 1, in_size = [6, 6], filter_size = [3, 3], out_size = [6, 6], pads_begin = [1, 1], pads_end = [1, 1], strides = [1, 1], dilations = [1, 1], epilogue = relu, x = 0, w = 1, bias = 2, z = 3, y = 4, channels_last = false>

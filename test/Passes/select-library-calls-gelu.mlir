@@ -12,7 +12,7 @@
 // CHECK-NOT: : tensor<4x8xf32>}
 // CHECK: %[[X:.*]] = graph.reshape %arg0, %{{.*}} : (tensor<2x3x4xf32>, tensor<4xi64>) -> tensor<6x4x1x1xf32>
 // CHECK: %[[W:.*]] = graph.constant {value = dense<{{\[\[\[\[}}0.000000e+00]], {{\[\[}}8.000000e+00]], {{\[\[}}1.600000e+01]], {{\[\[}}2.400000e+01]]], {{\[\[\[}}1.000000e+00]], {{.*}} : tensor<8x4x1x1xf32>
-// CHECK: %[[CALL:.*]] = kernel.fusion "conv_gelu_0" conv(%[[X]], %[[W]], %{{.*}}) {{.*}}library = #kernel.library<cudnn>, schedule = {source = "heuristic", workspace_bytes = 1024 : i64}
+// CHECK: %[[CALL:.*]] = kernel.fusion "conv_gelu_0" conv(%[[X]], %[[W]], %{{.*}}) {{.*}}library = #kernel.library<cudnn>, schedule = #kernel.schedule<workspace_bytes = 1024>
 // CHECK: graph.conv %{{[^{]*}} : (tensor<6x4x1x1xf32>, tensor<8x4x1x1xf32>, tensor<8xf32>) -> tensor<6x8x1x1xf32> loc(fused["ffn1.matmul", "ffn1.add"])
 // CHECK-NEXT: graph.gelu {{.*}} -> tensor<6x8x1x1xf32> loc("ffn1.gelu")
 // CHECK: %[[Y:.*]] = graph.reshape %[[CALL]], %{{.*}} : (tensor<6x8x1x1xf32>, tensor<3xi64>) -> tensor<2x3x8xf32>

@@ -7,7 +7,7 @@
 // CHECK-LABEL: func.func @causal
 // CHECK: kernel.fusion "attention_0" attention
 // CHECK-SAME: library = #kernel.library<cudnn>
-// CHECK-SAME: workspace_bytes = 1024 : i64
+// CHECK-SAME: workspace_bytes = 1024>
 // EXEC-LABEL: exec.kernel @attention_{{[0-9a-f]+}} attention
 // EXEC-SAME: library = #kernel.library<cudnn>
 // EXEC-SAME: sdpa = #exec.sdpa<batch = 1, heads = 2, kv_heads = 1, queries = 4, keys = 4, head_dim = 16, value_dim = 16, scale = 2.500000e-01, is_causal = true, q = 0, k = 1, v = 2, bias = -1, o = 3, q_offset = 0, k_offset = 0, v_offset = 0, o_offset = 0, bias_offset = 0, q_strides = [128, 64, 16, 1], k_strides = [64, 64, 16, 1], v_strides = [64, 64, 16, 1], o_strides = [128, 64, 16, 1], bias_dims = [1, 1, 1, 1], bias_strides = [0, 0, 0, 0]>

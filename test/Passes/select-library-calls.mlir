@@ -6,7 +6,7 @@
 // CHECK-LABEL: func.func @linear_relu
 // CHECK: kernel.fusion "gemm_relu_0" matmul
 // CHECK-SAME: library = #kernel.library<cublaslt>
-// CHECK-SAME: schedule = {source = "heuristic", workspace_bytes = 1024 : i64}
+// CHECK-SAME: schedule = #kernel.schedule<workspace_bytes = 1024>
 // CHECK-NOT: kernel.fusion
 // EXEC-LABEL: exec.kernel @gemm_relu_{{[0-9a-f]+}}
 // EXEC-SAME: gemm = #exec.gemm<trans_a = false, trans_b = true, m = 4, n = 8, k = 32, batch = 1, lda = 32, ldb = 32, ldc = 8, stride_a = 0, stride_b = 0, stride_c = 0, alpha = 1.000000e+00, beta = 0.000000e+00, epilogue = relu, a = 0, b = 1, c = -1, bias = 2, d = 3>

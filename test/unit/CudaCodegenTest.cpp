@@ -329,7 +329,7 @@ TEST_F(CudaCodegenTest, PointwiseFusionIsOneLoop) {
   // constant is a literal, a larger one is read through its kernel input.
   std::string diagnostics;
   std::string source = emitKernels(context, R"mlir(
-exec.kernel @add_mul_relu_3 pointwise attributes {hash = "0000000000000000", onnx_nodes = ["n_add", "n_mul", "n_relu"], schedule = {block_size = 128 : i64}} {
+exec.kernel @add_mul_relu_3 pointwise attributes {hash = "0000000000000000", onnx_nodes = ["n_add", "n_mul", "n_relu"], schedule = #kernel.schedule<block_size = 128>} {
 ^bb0(%a: tensor<2x3xf16>, %b: tensor<3xf16>, %c: tensor<3xf16>):
   %half = graph.constant {value = dense<0.5> : tensor<f16>} : () -> tensor<f16>
   %w = graph.constant {exec.argument = 2 : i64, value = dense<[1.0, 2.0, 3.0]> : tensor<3xf16>} : () -> tensor<3xf16>
@@ -363,7 +363,7 @@ TEST_F(CudaCodegenTest, PointwiseFusionMovesVectors) {
   // (stride 4 there) per element; the result is stored as one vector.
   std::string diagnostics;
   std::string source = emitKernels(context, R"mlir(
-exec.kernel @add_mul_sub_5 pointwise attributes {hash = "0000000000000000", onnx_nodes = ["n_add", "n_mul", "n_sub"], schedule = {block_size = 128 : i64}} {
+exec.kernel @add_mul_sub_5 pointwise attributes {hash = "0000000000000000", onnx_nodes = ["n_add", "n_mul", "n_sub"], schedule = #kernel.schedule<block_size = 128>} {
 ^bb0(%a: tensor<4x16xf16>, %b: tensor<16xf16>, %c: tensor<4x1xf16>, %d: tensor<16x4xf16>):
   %t = graph.transpose %d {perm = array<i64: 1, 0>} : (tensor<16x4xf16>) -> tensor<4x16xf16>
   %0 = graph.add %a, %b : (tensor<4x16xf16>, tensor<16xf16>) -> tensor<4x16xf16>
@@ -396,7 +396,7 @@ TEST_F(CudaCodegenTest, ReductionProloguesCompile) {
   // calls gc_prologue per element.
   std::string diagnostics;
   std::string source = emitKernels(context, R"mlir(
-exec.kernel @div_add_softmax_0 reduction attributes {hash = "0000000000000000", onnx_nodes = ["n_div", "n_mask", "n_softmax"], schedule = {}} {
+exec.kernel @div_add_softmax_0 reduction attributes {hash = "0000000000000000", onnx_nodes = ["n_div", "n_mask", "n_softmax"], schedule = #kernel.schedule<>} {
 ^bb0(%s: tensor<2x4x8xf32>, %m: tensor<4x8xf32>):
   %c = graph.constant {value = dense<2.0> : tensor<f32>} : () -> tensor<f32>
   %0 = graph.div %s, %c : (tensor<2x4x8xf32>, tensor<f32>) -> tensor<2x4x8xf32>
@@ -404,13 +404,13 @@ exec.kernel @div_add_softmax_0 reduction attributes {hash = "0000000000000000", 
   %2 = graph.softmax %1 : (tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
   kernel.yield %2 : tensor<2x4x8xf32>
 }
-exec.kernel @add_layer_normalization_1 reduction attributes {hash = "0000000000000000", onnx_nodes = ["n_res", "n_ln"], schedule = {}} {
+exec.kernel @add_layer_normalization_1 reduction attributes {hash = "0000000000000000", onnx_nodes = ["n_res", "n_ln"], schedule = #kernel.schedule<>} {
 ^bb0(%x: tensor<2x5x16xf32>, %r: tensor<2x5x16xf32>, %g: tensor<16xf32>, %b: tensor<16xf32>):
   %0 = graph.add %x, %r : (tensor<2x5x16xf32>, tensor<2x5x16xf32>) -> tensor<2x5x16xf32>
   %1 = graph.layer_normalization %0, %g, %b : (tensor<2x5x16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<2x5x16xf32>
   kernel.yield %1 : tensor<2x5x16xf32>
 }
-exec.kernel @div_softmax_2 reduction attributes {hash = "0000000000000000", onnx_nodes = ["n_div", "n_softmax"], schedule = {}} {
+exec.kernel @div_softmax_2 reduction attributes {hash = "0000000000000000", onnx_nodes = ["n_div", "n_softmax"], schedule = #kernel.schedule<>} {
 ^bb0(%s: tensor<2x16384xf32>):
   %c = graph.constant {value = dense<2.0> : tensor<f32>} : () -> tensor<f32>
   %0 = graph.div %s, %c : (tensor<2x16384xf32>, tensor<f32>) -> tensor<2x16384xf32>
@@ -443,20 +443,20 @@ TEST_F(CudaCodegenTest, ConvAndMatmulEpiloguesCompile) {
   // stored ones, a cast where the result is stored.
   std::string diagnostics;
   std::string source = emitKernels(context, R"mlir(
-exec.kernel @conv_add_relu_4 conv attributes {hash = "0000000000000000", onnx_nodes = ["n_conv", "n_bias", "n_relu"], schedule = {}} {
+exec.kernel @conv_add_relu_4 conv attributes {hash = "0000000000000000", onnx_nodes = ["n_conv", "n_bias", "n_relu"], schedule = #kernel.schedule<>} {
 ^bb0(%x: tensor<1x3x5x5xf32>, %w: tensor<2x3x3x3xf32>, %b: tensor<2x1x1xf32>):
   %0 = graph.conv %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x3x5x5xf32>, tensor<2x3x3x3xf32>) -> tensor<1x2x5x5xf32>
   %1 = graph.add %0, %b : (tensor<1x2x5x5xf32>, tensor<2x1x1xf32>) -> tensor<1x2x5x5xf32>
   %2 = graph.relu %1 : (tensor<1x2x5x5xf32>) -> tensor<1x2x5x5xf32>
   kernel.yield %2 : tensor<1x2x5x5xf32>
 }
-exec.kernel @gemm_sigmoid_0 matmul attributes {hash = "0000000000000000", onnx_nodes = ["n_gemm", "n_sig"], schedule = {}} {
+exec.kernel @gemm_sigmoid_0 matmul attributes {hash = "0000000000000000", onnx_nodes = ["n_gemm", "n_sig"], schedule = #kernel.schedule<>} {
 ^bb0(%a: tensor<5x7xf32>, %bw: tensor<4x7xf32>, %c: tensor<4xf32>):
   %0 = graph.gemm %a, %bw, %c {transB = 1 : i64} : (tensor<5x7xf32>, tensor<4x7xf32>, tensor<4xf32>) -> tensor<5x4xf32>
   %1 = graph.sigmoid %0 : (tensor<5x4xf32>) -> tensor<5x4xf32>
   kernel.yield %1 : tensor<5x4xf32>
 }
-exec.kernel @mat_mul_add_gelu_cast_1 matmul attributes {hash = "0000000000000000", onnx_nodes = ["n_mm"], schedule = {}} {
+exec.kernel @mat_mul_add_gelu_cast_1 matmul attributes {hash = "0000000000000000", onnx_nodes = ["n_mm"], schedule = #kernel.schedule<>} {
 ^bb0(%a: tensor<2x5x7xf16>, %bm: tensor<7x4xf16>, %r: tensor<2x5x4xf16>):
   %0 = graph.mat_mul %a, %bm : (tensor<2x5x7xf16>, tensor<7x4xf16>) -> tensor<2x5x4xf16>
   %1 = graph.add %0, %r : (tensor<2x5x4xf16>, tensor<2x5x4xf16>) -> tensor<2x5x4xf16>
@@ -492,7 +492,7 @@ TEST_F(CudaCodegenTest, MatmulReadsTransposesInPlaceAndStoresTransposed) {
   // as its transpose [4,2,4]. No transposed copy is made.
   std::string diagnostics;
   std::string source = emitKernels(context, R"mlir(
-exec.kernel @transpose_mat_mul_0 matmul attributes {hash = "0000000000000000", onnx_nodes = ["n_qt", "n_kt", "n_qk", "n_merge"], schedule = {}} {
+exec.kernel @transpose_mat_mul_0 matmul attributes {hash = "0000000000000000", onnx_nodes = ["n_qt", "n_kt", "n_qk", "n_merge"], schedule = #kernel.schedule<>} {
 ^bb0(%q: tensor<4x2x8xf32>, %k: tensor<4x2x8xf32>):
   %0 = graph.transpose %q {perm = array<i64: 1, 0, 2>} : (tensor<4x2x8xf32>) -> tensor<2x4x8xf32>
   %1 = graph.transpose %k {perm = array<i64: 1, 2, 0>} : (tensor<4x2x8xf32>) -> tensor<2x8x4xf32>
@@ -516,7 +516,7 @@ TEST_F(CudaCodegenTest, AttentionReadsTheHeadSplitInPlaceAndStoresTheMerge) {
   // f16 operands compute in float; 40 keys take two tiles.
   std::string diagnostics;
   std::string source = emitKernels(context, R"mlir(
-exec.kernel @transpose_attention_0 attention attributes {hash = "0000000000000000", onnx_nodes = ["n_qt", "n_att", "n_merge"], schedule = {block_size = 64 : i64}} {
+exec.kernel @transpose_attention_0 attention attributes {hash = "0000000000000000", onnx_nodes = ["n_qt", "n_att", "n_merge"], schedule = #kernel.schedule<block_size = 64>} {
 ^bb0(%q: tensor<1x4x2x8xf16>, %k: tensor<1x1x40x8xf16>, %v: tensor<1x1x40x8xf16>, %m: tensor<4x40xf16>):
   %0 = graph.transpose %q {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x4x2x8xf16>) -> tensor<1x2x4x8xf16>
   %1 = graph.attention %0, %k, %v, %m {scale = 0.5 : f64, nan_to_zero = 1 : i64} : (tensor<1x2x4x8xf16>, tensor<1x1x40x8xf16>, tensor<1x1x40x8xf16>, tensor<4x40xf16>) -> tensor<1x2x4x8xf16>
@@ -555,7 +555,7 @@ TEST_F(CudaCodegenTest, TensorCoreAttentionVariantsCompile) {
   // query's.
   std::string diagnostics;
   std::string source = emitKernels(context, R"mlir(
-exec.kernel @bert_attention_0 attention attributes {hash = "0000000000000000", onnx_nodes = ["n_qt", "n_kt", "n_vt", "n_att", "n_merge"], schedule = {block_size = 128 : i64}} {
+exec.kernel @bert_attention_0 attention attributes {hash = "0000000000000000", onnx_nodes = ["n_qt", "n_kt", "n_vt", "n_att", "n_merge"], schedule = #kernel.schedule<block_size = 128>} {
 ^bb0(%q: tensor<1x128x12x64xf16>, %k: tensor<1x128x12x64xf16>, %v: tensor<1x128x12x64xf16>):
   %0 = graph.transpose %q {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x128x12x64xf16>) -> tensor<1x12x128x64xf16>
   %1 = graph.transpose %k {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x128x12x64xf16>) -> tensor<1x12x128x64xf16>
@@ -564,22 +564,22 @@ exec.kernel @bert_attention_0 attention attributes {hash = "0000000000000000", o
   %4 = graph.transpose %3 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x12x128x64xf16>) -> tensor<1x128x12x64xf16>
   kernel.yield %4 : tensor<1x128x12x64xf16>
 }
-exec.kernel @causal_attention_1 attention attributes {hash = "0000000000000000", onnx_nodes = ["n_att"], schedule = {}} {
+exec.kernel @causal_attention_1 attention attributes {hash = "0000000000000000", onnx_nodes = ["n_att"], schedule = #kernel.schedule<>} {
 ^bb0(%q: tensor<2x4x70x32xbf16>, %k: tensor<2x4x70x32xbf16>, %v: tensor<2x4x70x32xbf16>):
   %0 = graph.attention %q, %k, %v {scale = 0.17677669529663687 : f64, is_causal = 1 : i64} : (tensor<2x4x70x32xbf16>, tensor<2x4x70x32xbf16>, tensor<2x4x70x32xbf16>) -> tensor<2x4x70x32xbf16>
   kernel.yield %0 : tensor<2x4x70x32xbf16>
 }
-exec.kernel @grouped_attention_2 attention attributes {hash = "0000000000000000", onnx_nodes = ["n_att"], schedule = {}} {
+exec.kernel @grouped_attention_2 attention attributes {hash = "0000000000000000", onnx_nodes = ["n_att"], schedule = #kernel.schedule<>} {
 ^bb0(%q: tensor<1x6x37x80xf16>, %k: tensor<1x2x45x80xf16>, %v: tensor<1x2x45x80xf16>, %m: tensor<1x1x37x45xf16>):
   %0 = graph.attention %q, %k, %v, %m {scale = 0.11180339887498948 : f64, nan_to_zero = 1 : i64} : (tensor<1x6x37x80xf16>, tensor<1x2x45x80xf16>, tensor<1x2x45x80xf16>, tensor<1x1x37x45xf16>) -> tensor<1x6x37x80xf16>
   kernel.yield %0 : tensor<1x6x37x80xf16>
 }
-exec.kernel @decode_attention_3 attention attributes {hash = "0000000000000000", onnx_nodes = ["n_att"], schedule = {}} {
+exec.kernel @decode_attention_3 attention attributes {hash = "0000000000000000", onnx_nodes = ["n_att"], schedule = #kernel.schedule<>} {
 ^bb0(%q: tensor<1x8x1x128xbf16>, %k: tensor<1x8x100x128xbf16>, %v: tensor<1x8x100x128xbf16>):
   %0 = graph.attention %q, %k, %v {scale = 0.08838834764831845 : f64} : (tensor<1x8x1x128xbf16>, tensor<1x8x100x128xbf16>, tensor<1x8x100x128xbf16>) -> tensor<1x8x1x128xbf16>
   kernel.yield %0 : tensor<1x8x1x128xbf16>
 }
-exec.kernel @small_attention_4 attention attributes {hash = "0000000000000000", onnx_nodes = ["n_att"], schedule = {}} {
+exec.kernel @small_attention_4 attention attributes {hash = "0000000000000000", onnx_nodes = ["n_att"], schedule = #kernel.schedule<>} {
 ^bb0(%q: tensor<3x2x9x16xf16>, %k: tensor<3x2x20x16xf16>, %v: tensor<3x2x20x48xf16>):
   %0 = graph.attention %q, %k, %v : (tensor<3x2x9x16xf16>, tensor<3x2x20x16xf16>, tensor<3x2x20x48xf16>) -> tensor<3x2x9x48xf16>
   kernel.yield %0 : tensor<3x2x9x48xf16>
@@ -619,27 +619,27 @@ TEST_F(CudaCodegenTest, SplitKeyAttentionVariantsCompile) {
   // and the scalar template in float32 (decode and causal).
   std::string diagnostics;
   std::string source = emitKernels(context, R"mlir(
-exec.kernel @decode_attention_0 attention attributes {hash = "0000000000000000", onnx_nodes = ["n_att"], schedule = {}} {
+exec.kernel @decode_attention_0 attention attributes {hash = "0000000000000000", onnx_nodes = ["n_att"], schedule = #kernel.schedule<>} {
 ^bb0(%q: tensor<1x12x1x64xf16>, %k: tensor<1x12x512x64xf16>, %v: tensor<1x12x512x64xf16>, %m: tensor<1x1x1x512xf16>):
   %0 = graph.attention %q, %k, %v, %m {scale = 0.125 : f64} : (tensor<1x12x1x64xf16>, tensor<1x12x512x64xf16>, tensor<1x12x512x64xf16>, tensor<1x1x1x512xf16>) -> tensor<1x12x1x64xf16>
   kernel.yield %0 : tensor<1x12x1x64xf16>
 }
-exec.kernel @causal_attention_1 attention attributes {hash = "0000000000000000", onnx_nodes = ["n_att"], schedule = {}} {
+exec.kernel @causal_attention_1 attention attributes {hash = "0000000000000000", onnx_nodes = ["n_att"], schedule = #kernel.schedule<>} {
 ^bb0(%q: tensor<1x2x1000x128xbf16>, %k: tensor<1x2x1000x128xbf16>, %v: tensor<1x2x1000x128xbf16>):
   %0 = graph.attention %q, %k, %v {scale = 0.08838834764831845 : f64, is_causal = 1 : i64} : (tensor<1x2x1000x128xbf16>, tensor<1x2x1000x128xbf16>, tensor<1x2x1000x128xbf16>) -> tensor<1x2x1000x128xbf16>
   kernel.yield %0 : tensor<1x2x1000x128xbf16>
 }
-exec.kernel @grouped_attention_2 attention attributes {hash = "0000000000000000", onnx_nodes = ["n_att"], schedule = {}} {
+exec.kernel @grouped_attention_2 attention attributes {hash = "0000000000000000", onnx_nodes = ["n_att"], schedule = #kernel.schedule<>} {
 ^bb0(%q: tensor<1x4x16x32xf16>, %k: tensor<1x2x256x32xf16>, %v: tensor<1x2x256x32xf16>, %m: tensor<1x4x16x256xf16>):
   %0 = graph.attention %q, %k, %v, %m {scale = 0.17677669529663687 : f64, nan_to_zero = 1 : i64} : (tensor<1x4x16x32xf16>, tensor<1x2x256x32xf16>, tensor<1x2x256x32xf16>, tensor<1x4x16x256xf16>) -> tensor<1x4x16x32xf16>
   kernel.yield %0 : tensor<1x4x16x32xf16>
 }
-exec.kernel @scalar_decode_3 attention attributes {hash = "0000000000000000", onnx_nodes = ["n_att"], schedule = {}} {
+exec.kernel @scalar_decode_3 attention attributes {hash = "0000000000000000", onnx_nodes = ["n_att"], schedule = #kernel.schedule<>} {
 ^bb0(%q: tensor<1x4x1x80xf32>, %k: tensor<1x4x700x80xf32>, %v: tensor<1x4x700x80xf32>):
   %0 = graph.attention %q, %k, %v {scale = 0.11180339887498948 : f64} : (tensor<1x4x1x80xf32>, tensor<1x4x700x80xf32>, tensor<1x4x700x80xf32>) -> tensor<1x4x1x80xf32>
   kernel.yield %0 : tensor<1x4x1x80xf32>
 }
-exec.kernel @scalar_causal_4 attention attributes {hash = "0000000000000000", onnx_nodes = ["n_att"], schedule = {}} {
+exec.kernel @scalar_causal_4 attention attributes {hash = "0000000000000000", onnx_nodes = ["n_att"], schedule = #kernel.schedule<>} {
 ^bb0(%q: tensor<1x1x256x64xf32>, %k: tensor<1x1x256x64xf32>, %v: tensor<1x1x256x64xf32>):
   %0 = graph.attention %q, %k, %v {scale = 0.125 : f64, is_causal = 1 : i64} : (tensor<1x1x256x64xf32>, tensor<1x1x256x64xf32>, tensor<1x1x256x64xf32>) -> tensor<1x1x256x64xf32>
   kernel.yield %0 : tensor<1x1x256x64xf32>
@@ -680,7 +680,7 @@ TEST_F(CudaCodegenTest, OnlyPointwiseKernelsAndEpiloguesFuse) {
     return diagnostics;
   };
   EXPECT_NE(refusal(R"mlir(
-exec.kernel @softmax_exp_0 reduction attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}} {
+exec.kernel @softmax_exp_0 reduction attributes {hash = "0000000000000000", onnx_nodes = [], schedule = #kernel.schedule<>} {
 ^bb0(%a: tensor<2x3xf32>):
   %0 = graph.softmax %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
   %1 = graph.exp %0 : (tensor<2x3xf32>) -> tensor<2x3xf32>
@@ -692,7 +692,7 @@ exec.kernel @softmax_exp_0 reduction attributes {hash = "0000000000000000", onnx
             std::string::npos);
   // An attention kernel has no pointwise epilogue.
   EXPECT_NE(refusal(R"mlir(
-exec.kernel @attention_relu_0 attention attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}} {
+exec.kernel @attention_relu_0 attention attributes {hash = "0000000000000000", onnx_nodes = [], schedule = #kernel.schedule<>} {
 ^bb0(%q: tensor<1x2x4x8xf32>, %k: tensor<1x2x4x8xf32>, %v: tensor<1x2x4x8xf32>):
   %0 = graph.attention %q, %k, %v : (tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32>
   %1 = graph.relu %0 : (tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32>
@@ -703,7 +703,7 @@ exec.kernel @attention_relu_0 attention attributes {hash = "0000000000000000", o
             std::string::npos);
   // The anchor must be one whose template applies an epilogue.
   EXPECT_NE(refusal(R"mlir(
-exec.kernel @einsum_relu_0 matmul attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}} {
+exec.kernel @einsum_relu_0 matmul attributes {hash = "0000000000000000", onnx_nodes = [], schedule = #kernel.schedule<>} {
 ^bb0(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>):
   %0 = graph.einsum %a, %b {equation = "ij,jk->ik"} : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
   %1 = graph.relu %0 : (tensor<2x4xf32>) -> tensor<2x4xf32>
@@ -715,7 +715,7 @@ exec.kernel @einsum_relu_0 matmul attributes {hash = "0000000000000000", onnx_no
             std::string::npos);
   // An epilogue holds pointwise ops of the anchor's shape only.
   EXPECT_NE(refusal(R"mlir(
-exec.kernel @mat_mul_softmax_0 matmul attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}} {
+exec.kernel @mat_mul_softmax_0 matmul attributes {hash = "0000000000000000", onnx_nodes = [], schedule = #kernel.schedule<>} {
 ^bb0(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>):
   %0 = graph.mat_mul %a, %b : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
   %1 = graph.softmax %0 : (tensor<2x4xf32>) -> tensor<2x4xf32>
@@ -726,7 +726,7 @@ exec.kernel @mat_mul_softmax_0 matmul attributes {hash = "0000000000000000", onn
                       "ops only"),
             std::string::npos);
   EXPECT_NE(refusal(R"mlir(
-exec.kernel @mat_mul_add_0 matmul attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}} {
+exec.kernel @mat_mul_add_0 matmul attributes {hash = "0000000000000000", onnx_nodes = [], schedule = #kernel.schedule<>} {
 ^bb0(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>, %z: tensor<5x2x4xf32>):
   %0 = graph.mat_mul %a, %b : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
   %1 = graph.add %0, %z : (tensor<2x4xf32>, tensor<5x2x4xf32>) -> tensor<5x2x4xf32>

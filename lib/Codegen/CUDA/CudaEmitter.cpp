@@ -101,36 +101,15 @@ static LogicalResult checkFusionTypes(exec::KernelOp kernel) {
 }
 
 FailureOr<CudaKernel> emitCudaKernel(exec::KernelOp kernel, int lowestSm) {
-  int64_t blockSize = cuda::kDefaultBlockSize;
-  if (auto attr = kernel.getSchedule().getAs<IntegerAttr>("block_size"))
-    blockSize = attr.getInt();
-  int64_t elementsPerThread = 1;
-  if (auto attr =
-          kernel.getSchedule().getAs<IntegerAttr>("elements_per_thread"))
-    elementsPerThread = attr.getInt();
-  if (elementsPerThread < 1 || elementsPerThread > 64)
-    return kernel.emitOpError("elements_per_thread ")
-           << elementsPerThread << " is not in [1, 64]";
-  int64_t tile = 16;
-  if (auto attr = kernel.getSchedule().getAs<IntegerAttr>("tile"))
-    tile = attr.getInt();
-  if (tile != 8 && tile != 16 && tile != 32)
-    return kernel.emitOpError("tile ") << tile << " is not 8, 16 or 32";
+  // The schedule's verifier has checked every knob it holds.
+  kernel::ScheduleAttr schedule = kernel.getSchedule();
+  int64_t blockSize = schedule.getBlockSize().value_or(cuda::kDefaultBlockSize);
+  int64_t elementsPerThread = schedule.getElementsPerThread().value_or(1);
+  int64_t tile = schedule.getTile().value_or(kHeuristicTile);
   // 0: the schedule leaves the row layout to the template.
-  int64_t rowsPerBlock = 0;
-  if (auto attr = kernel.getSchedule().getAs<IntegerAttr>("rows_per_block"))
-    rowsPerBlock = attr.getInt();
-  if (rowsPerBlock != 0 && rowsPerBlock != 1 &&
-      (rowsPerBlock < 2 || rowsPerBlock > 32 ||
-       (rowsPerBlock & (rowsPerBlock - 1)) != 0 ||
-       blockSize != 32 * rowsPerBlock))
-    return kernel.emitOpError("rows_per_block ")
-           << rowsPerBlock
-           << " is neither 1 nor a power of two in [2, 32] with block_size "
-              "32 times it";
+  int64_t rowsPerBlock = schedule.getRowsPerBlock().value_or(0);
   // A tuned launch is kept as measured (see setHeuristicLaunch).
-  auto source = kernel.getSchedule().getAs<StringAttr>("source");
-  bool heuristicLaunch = !source || source.getValue() == "heuristic";
+  bool heuristicLaunch = !schedule.isTuned();
   Block &body = kernel.getBody().front();
   Operation *yield = body.getTerminator();
 

@@ -15,6 +15,7 @@
 
 #include "dialects/Exec/ExecOps.h"
 #include "dialects/Graph/GraphOps.h"
+#include "lib/Support/Schedule.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Operation.h"
@@ -31,7 +32,7 @@ namespace graphc::codegen::cuda {
 
 /// Threads per block of the elementwise and row kernels.
 /// Threads per block when the schedule does not say.
-inline constexpr int64_t kDefaultBlockSize = 256;
+inline constexpr int64_t kDefaultBlockSize = kHeuristicBlockSize;
 /// Upper bound of grid.x for grid-stride loops.
 inline constexpr int64_t kMaxGrid = 65535;
 /// Blocks that give every SM of a large GPU (an H100 has 132) work: small

@@ -12,7 +12,7 @@ exec.launch @k []
 
 // -----
 
-exec.kernel @add_mul pointwise attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}} {
+exec.kernel @add_mul pointwise attributes {hash = "0000000000000000", onnx_nodes = [], schedule = #kernel.schedule<>} {
 ^bb0(%a: tensor<4xf32>, %b: tensor<4xf32>, %c: tensor<4xf32>):
   %0 = graph.add %a, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   %1 = graph.mul %0, %c : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
@@ -27,7 +27,7 @@ exec.plan @static attributes {arena_bytes = 0 : i64, input_types = [], intermedi
 // -----
 
 // Scratch (flash-decoding's partials and counters) is for attention only.
-exec.kernel @relu_scratch pointwise attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}} {
+exec.kernel @relu_scratch pointwise attributes {hash = "0000000000000000", onnx_nodes = [], schedule = #kernel.schedule<>} {
 ^bb0(%a: tensor<4xf32>):
   %0 = graph.relu %a : (tensor<4xf32>) -> tensor<4xf32>
   kernel.yield %0 : tensor<4xf32>
@@ -39,7 +39,7 @@ exec.plan @static attributes {arena_bytes = 512 : i64, input_types = [], interme
 
 // -----
 
-exec.kernel @attention_scratch attention attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}} {
+exec.kernel @attention_scratch attention attributes {hash = "0000000000000000", onnx_nodes = [], schedule = #kernel.schedule<>} {
 ^bb0(%q: tensor<1x1x1x16xf32>, %k: tensor<1x1x256x16xf32>, %v: tensor<1x1x256x16xf32>):
   %0 = graph.attention %q, %k, %v : (tensor<1x1x1x16xf32>, tensor<1x1x256x16xf32>, tensor<1x1x256x16xf32>) -> tensor<1x1x1x16xf32>
   kernel.yield %0 : tensor<1x1x1x16xf32>
@@ -51,7 +51,7 @@ exec.plan @static attributes {arena_bytes = 512 : i64, input_types = [], interme
 
 // -----
 
-exec.kernel @relu pointwise attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}} {
+exec.kernel @relu pointwise attributes {hash = "0000000000000000", onnx_nodes = [], schedule = #kernel.schedule<>} {
 ^bb0(%a: tensor<4xf32>):
   %0 = graph.relu %a : (tensor<4xf32>) -> tensor<4xf32>
   kernel.yield %0 : tensor<4xf32>
@@ -63,7 +63,7 @@ exec.plan @static attributes {arena_bytes = 0 : i64, input_types = [], intermedi
 
 // -----
 
-exec.kernel @relu pointwise attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}} {
+exec.kernel @relu pointwise attributes {hash = "0000000000000000", onnx_nodes = [], schedule = #kernel.schedule<>} {
 ^bb0(%a: tensor<4xf32>):
   %0 = graph.relu %a : (tensor<4xf32>) -> tensor<4xf32>
   kernel.yield %0 : tensor<4xf32>
@@ -75,7 +75,7 @@ exec.plan @static attributes {arena_bytes = 0 : i64, input_types = [], intermedi
 
 // -----
 
-exec.kernel @relu pointwise attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}} {
+exec.kernel @relu pointwise attributes {hash = "0000000000000000", onnx_nodes = [], schedule = #kernel.schedule<>} {
 ^bb0(%a: tensor<4xf32>):
   %0 = graph.relu %a : (tensor<4xf32>) -> tensor<4xf32>
   kernel.yield %0 : tensor<4xf32>
@@ -95,7 +95,7 @@ exec.plan @static attributes {arena_bytes = 0 : i64, input_types = [], intermedi
 // -----
 
 // expected-error @+1 {{sets grid, block and shared_bytes together or none}}
-exec.kernel @relu pointwise attributes {grid = array<i64: 1, 1, 1>, hash = "0000000000000000", onnx_nodes = [], schedule = {}} {
+exec.kernel @relu pointwise attributes {grid = array<i64: 1, 1, 1>, hash = "0000000000000000", onnx_nodes = [], schedule = #kernel.schedule<>} {
 ^bb0(%a: tensor<4xf32>):
   %0 = graph.relu %a : (tensor<4xf32>) -> tensor<4xf32>
   kernel.yield %0 : tensor<4xf32>
@@ -104,7 +104,7 @@ exec.kernel @relu pointwise attributes {grid = array<i64: 1, 1, 1>, hash = "0000
 // -----
 
 // expected-error @+1 {{grid and block need 3 sizes in [1, 2^31)}}
-exec.kernel @relu pointwise attributes {block = array<i64: 256, 1>, grid = array<i64: 1, 1, 1>, hash = "0000000000000000", onnx_nodes = [], schedule = {}, shared_bytes = 0 : i64} {
+exec.kernel @relu pointwise attributes {block = array<i64: 256, 1>, grid = array<i64: 1, 1, 1>, hash = "0000000000000000", onnx_nodes = [], schedule = #kernel.schedule<>, shared_bytes = 0 : i64} {
 ^bb0(%a: tensor<4xf32>):
   %0 = graph.relu %a : (tensor<4xf32>) -> tensor<4xf32>
   kernel.yield %0 : tensor<4xf32>
@@ -113,7 +113,7 @@ exec.kernel @relu pointwise attributes {block = array<i64: 256, 1>, grid = array
 // -----
 
 // expected-error @+1 {{gemm leading dims are shorter than their rows}}
-exec.kernel @short_lda matmul attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}, library = #kernel.library<cublaslt>, gemm = #exec.gemm<trans_a = false, trans_b = false, m = 2, n = 3, k = 4, batch = 1, lda = 3, ldb = 3, ldc = 3, stride_a = 0, stride_b = 0, stride_c = 0, alpha = 1.0, beta = 0.0, epilogue = none, a = 0, b = 1, c = -1, bias = -1, d = 2>} {
+exec.kernel @short_lda matmul attributes {hash = "0000000000000000", onnx_nodes = [], schedule = #kernel.schedule<>, library = #kernel.library<cublaslt>, gemm = #exec.gemm<trans_a = false, trans_b = false, m = 2, n = 3, k = 4, batch = 1, lda = 3, ldb = 3, ldc = 3, stride_a = 0, stride_b = 0, stride_c = 0, alpha = 1.0, beta = 0.0, epilogue = none, a = 0, b = 1, c = -1, bias = -1, d = 2>} {
 ^bb0(%a: tensor<2x4xf32>, %b: tensor<4x3xf32>):
   %0 = graph.mat_mul %a, %b : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>
   kernel.yield %0 : tensor<2x3xf32>
@@ -122,7 +122,7 @@ exec.kernel @short_lda matmul attributes {hash = "0000000000000000", onnx_nodes 
 // -----
 
 // expected-error @+1 {{gemm reads C exactly when beta is not 0}}
-exec.kernel @beta_without_c matmul attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}, library = #kernel.library<cublaslt>, gemm = #exec.gemm<trans_a = false, trans_b = false, m = 2, n = 3, k = 4, batch = 1, lda = 4, ldb = 3, ldc = 3, stride_a = 0, stride_b = 0, stride_c = 0, alpha = 1.0, beta = 1.0, epilogue = none, a = 0, b = 1, c = -1, bias = -1, d = 2>} {
+exec.kernel @beta_without_c matmul attributes {hash = "0000000000000000", onnx_nodes = [], schedule = #kernel.schedule<>, library = #kernel.library<cublaslt>, gemm = #exec.gemm<trans_a = false, trans_b = false, m = 2, n = 3, k = 4, batch = 1, lda = 4, ldb = 3, ldc = 3, stride_a = 0, stride_b = 0, stride_c = 0, alpha = 1.0, beta = 1.0, epilogue = none, a = 0, b = 1, c = -1, bias = -1, d = 2>} {
 ^bb0(%a: tensor<2x4xf32>, %b: tensor<4x3xf32>):
   %0 = graph.mat_mul %a, %b : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>
   kernel.yield %0 : tensor<2x3xf32>
@@ -131,7 +131,7 @@ exec.kernel @beta_without_c matmul attributes {hash = "0000000000000000", onnx_n
 // -----
 
 // expected-error @+1 {{sets library with what it computes: cublaslt with a gemm, cudnn with a conv or an sdpa, or none of them}}
-exec.kernel @library_without_gemm matmul attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}, library = #kernel.library<cublaslt>} {
+exec.kernel @library_without_gemm matmul attributes {hash = "0000000000000000", onnx_nodes = [], schedule = #kernel.schedule<>, library = #kernel.library<cublaslt>} {
 ^bb0(%a: tensor<2x4xf32>, %b: tensor<4x3xf32>):
   %0 = graph.mat_mul %a, %b : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>
   kernel.yield %0 : tensor<2x3xf32>
@@ -140,7 +140,7 @@ exec.kernel @library_without_gemm matmul attributes {hash = "0000000000000000", 
 // -----
 
 // expected-error @+1 {{gemm names argument 5 of a kernel with 3}}
-exec.kernel @bias_out_of_range matmul attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}, library = #kernel.library<cublaslt>, gemm = #exec.gemm<trans_a = false, trans_b = false, m = 2, n = 3, k = 4, batch = 1, lda = 4, ldb = 3, ldc = 3, stride_a = 0, stride_b = 0, stride_c = 0, alpha = 1.0, beta = 0.0, epilogue = none, a = 0, b = 1, c = -1, bias = 5, d = 2>} {
+exec.kernel @bias_out_of_range matmul attributes {hash = "0000000000000000", onnx_nodes = [], schedule = #kernel.schedule<>, library = #kernel.library<cublaslt>, gemm = #exec.gemm<trans_a = false, trans_b = false, m = 2, n = 3, k = 4, batch = 1, lda = 4, ldb = 3, ldc = 3, stride_a = 0, stride_b = 0, stride_c = 0, alpha = 1.0, beta = 0.0, epilogue = none, a = 0, b = 1, c = -1, bias = 5, d = 2>} {
 ^bb0(%a: tensor<2x4xf32>, %b: tensor<4x3xf32>):
   %0 = graph.mat_mul %a, %b : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>
   kernel.yield %0 : tensor<2x3xf32>
@@ -148,7 +148,7 @@ exec.kernel @bias_out_of_range matmul attributes {hash = "0000000000000000", onn
 
 // -----
 
-exec.kernel @relu_kernel pointwise attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}} {
+exec.kernel @relu_kernel pointwise attributes {hash = "0000000000000000", onnx_nodes = [], schedule = #kernel.schedule<>} {
 ^bb0(%a: tensor<4xf32>):
   %0 = graph.relu %a : (tensor<4xf32>) -> tensor<4xf32>
   kernel.yield %0 : tensor<4xf32>
@@ -160,7 +160,7 @@ exec.plan @static attributes {arena_bytes = 0 : i64, input_types = [], intermedi
 
 // -----
 
-exec.kernel @gemm_kernel matmul attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}, library = #kernel.library<cublaslt>, gemm = #exec.gemm<trans_a = false, trans_b = false, m = 2, n = 3, k = 4, batch = 1, lda = 4, ldb = 3, ldc = 3, stride_a = 0, stride_b = 0, stride_c = 0, alpha = 1.0, beta = 0.0, epilogue = none, a = 0, b = 1, c = -1, bias = -1, d = 2>} {
+exec.kernel @gemm_kernel matmul attributes {hash = "0000000000000000", onnx_nodes = [], schedule = #kernel.schedule<>, library = #kernel.library<cublaslt>, gemm = #exec.gemm<trans_a = false, trans_b = false, m = 2, n = 3, k = 4, batch = 1, lda = 4, ldb = 3, ldc = 3, stride_a = 0, stride_b = 0, stride_c = 0, alpha = 1.0, beta = 0.0, epilogue = none, a = 0, b = 1, c = -1, bias = -1, d = 2>} {
 ^bb0(%a: tensor<2x4xf32>, %b: tensor<4x3xf32>):
   %0 = graph.mat_mul %a, %b : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>
   kernel.yield %0 : tensor<2x3xf32>
@@ -172,7 +172,7 @@ exec.plan @static attributes {arena_bytes = 0 : i64, input_types = [], intermedi
 
 // -----
 
-exec.kernel @gemm_kernel matmul attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}, library = #kernel.library<cublaslt>, gemm = #exec.gemm<trans_a = false, trans_b = false, m = 2, n = 3, k = 4, batch = 1, lda = 4, ldb = 3, ldc = 3, stride_a = 0, stride_b = 0, stride_c = 0, alpha = 1.0, beta = 0.0, epilogue = none, a = 0, b = 1, c = -1, bias = -1, d = 2>} {
+exec.kernel @gemm_kernel matmul attributes {hash = "0000000000000000", onnx_nodes = [], schedule = #kernel.schedule<>, library = #kernel.library<cublaslt>, gemm = #exec.gemm<trans_a = false, trans_b = false, m = 2, n = 3, k = 4, batch = 1, lda = 4, ldb = 3, ldc = 3, stride_a = 0, stride_b = 0, stride_c = 0, alpha = 1.0, beta = 0.0, epilogue = none, a = 0, b = 1, c = -1, bias = -1, d = 2>} {
 ^bb0(%a: tensor<2x4xf32>, %b: tensor<4x3xf32>):
   %0 = graph.mat_mul %a, %b : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>
   kernel.yield %0 : tensor<2x3xf32>
@@ -185,7 +185,7 @@ exec.plan @static attributes {arena_bytes = 0 : i64, input_types = [], intermedi
 // -----
 
 // expected-error @+1 {{sets library with what it computes: cublaslt with a gemm, cudnn with a conv or an sdpa, or none of them}}
-exec.kernel @cudnn_with_gemm matmul attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}, library = #kernel.library<cudnn>, gemm = #exec.gemm<trans_a = false, trans_b = false, m = 2, n = 3, k = 4, batch = 1, lda = 4, ldb = 3, ldc = 3, stride_a = 0, stride_b = 0, stride_c = 0, alpha = 1.0, beta = 0.0, epilogue = none, a = 0, b = 1, c = -1, bias = -1, d = 2>} {
+exec.kernel @cudnn_with_gemm matmul attributes {hash = "0000000000000000", onnx_nodes = [], schedule = #kernel.schedule<>, library = #kernel.library<cudnn>, gemm = #exec.gemm<trans_a = false, trans_b = false, m = 2, n = 3, k = 4, batch = 1, lda = 4, ldb = 3, ldc = 3, stride_a = 0, stride_b = 0, stride_c = 0, alpha = 1.0, beta = 0.0, epilogue = none, a = 0, b = 1, c = -1, bias = -1, d = 2>} {
 ^bb0(%a: tensor<2x4xf32>, %b: tensor<4x3xf32>):
   %0 = graph.mat_mul %a, %b : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>
   kernel.yield %0 : tensor<2x3xf32>
@@ -194,7 +194,7 @@ exec.kernel @cudnn_with_gemm matmul attributes {hash = "0000000000000000", onnx_
 // -----
 
 // expected-error @+1 {{conv spatial dim 1 of size 6 gives 5 outputs, not what its filter, pads, stride and dilation give}}
-exec.kernel @conv_wrong_output conv attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}, library = #kernel.library<cudnn>, conv = #exec.conv<n = 1, c = 2, k = 4, groups = 1, in_size = [6, 6], filter_size = [3, 3], out_size = [6, 5], pads_begin = [1, 1], pads_end = [1, 1], strides = [1, 1], dilations = [1, 1], epilogue = none, x = 0, w = 1, bias = -1, z = -1, y = 2, channels_last = false>} {
+exec.kernel @conv_wrong_output conv attributes {hash = "0000000000000000", onnx_nodes = [], schedule = #kernel.schedule<>, library = #kernel.library<cudnn>, conv = #exec.conv<n = 1, c = 2, k = 4, groups = 1, in_size = [6, 6], filter_size = [3, 3], out_size = [6, 5], pads_begin = [1, 1], pads_end = [1, 1], strides = [1, 1], dilations = [1, 1], epilogue = none, x = 0, w = 1, bias = -1, z = -1, y = 2, channels_last = false>} {
 ^bb0(%x: tensor<1x2x6x6xf32>, %w: tensor<4x2x3x3xf32>):
   %0 = graph.conv %x, %w {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x6x6xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x6x6xf32>
   kernel.yield %0 : tensor<1x4x6x6xf32>
@@ -203,7 +203,7 @@ exec.kernel @conv_wrong_output conv attributes {hash = "0000000000000000", onnx_
 // -----
 
 // expected-error @+1 {{conv needs positive n, c and k, and groups dividing c and k}}
-exec.kernel @conv_bad_groups conv attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}, library = #kernel.library<cudnn>, conv = #exec.conv<n = 1, c = 2, k = 4, groups = 3, in_size = [6], filter_size = [1], out_size = [6], pads_begin = [0], pads_end = [0], strides = [1], dilations = [1], epilogue = none, x = 0, w = 1, bias = -1, z = -1, y = 2, channels_last = false>} {
+exec.kernel @conv_bad_groups conv attributes {hash = "0000000000000000", onnx_nodes = [], schedule = #kernel.schedule<>, library = #kernel.library<cudnn>, conv = #exec.conv<n = 1, c = 2, k = 4, groups = 3, in_size = [6], filter_size = [1], out_size = [6], pads_begin = [0], pads_end = [0], strides = [1], dilations = [1], epilogue = none, x = 0, w = 1, bias = -1, z = -1, y = 2, channels_last = false>} {
 ^bb0(%x: tensor<1x2x6xf32>, %w: tensor<4x2x1xf32>):
   %0 = graph.conv %x, %w : (tensor<1x2x6xf32>, tensor<4x2x1xf32>) -> tensor<1x4x6xf32>
   kernel.yield %0 : tensor<1x4x6xf32>
@@ -212,7 +212,7 @@ exec.kernel @conv_bad_groups conv attributes {hash = "0000000000000000", onnx_no
 // -----
 
 // expected-error @+1 {{conv names argument 4 of a kernel with 3}}
-exec.kernel @conv_z_out_of_range conv attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}, library = #kernel.library<cudnn>, conv = #exec.conv<n = 1, c = 2, k = 4, groups = 1, in_size = [6], filter_size = [1], out_size = [6], pads_begin = [0], pads_end = [0], strides = [1], dilations = [1], epilogue = relu, x = 0, w = 1, bias = -1, z = 4, y = 2, channels_last = false>} {
+exec.kernel @conv_z_out_of_range conv attributes {hash = "0000000000000000", onnx_nodes = [], schedule = #kernel.schedule<>, library = #kernel.library<cudnn>, conv = #exec.conv<n = 1, c = 2, k = 4, groups = 1, in_size = [6], filter_size = [1], out_size = [6], pads_begin = [0], pads_end = [0], strides = [1], dilations = [1], epilogue = relu, x = 0, w = 1, bias = -1, z = 4, y = 2, channels_last = false>} {
 ^bb0(%x: tensor<1x2x6xf32>, %w: tensor<4x2x1xf32>):
   %0 = graph.conv %x, %w : (tensor<1x2x6xf32>, tensor<4x2x1xf32>) -> tensor<1x4x6xf32>
   kernel.yield %0 : tensor<1x4x6xf32>
@@ -222,7 +222,7 @@ exec.kernel @conv_z_out_of_range conv attributes {hash = "0000000000000000", onn
 
 // A conv without an epilogue has no code, so no launch.
 // expected-error @+1 {{is a library kernel and has no launch dimensions}}
-exec.kernel @conv_launch conv attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}, library = #kernel.library<cudnn>, grid = array<i64: 1, 1, 1>, block = array<i64: 32, 1, 1>, shared_bytes = 0 : i64, conv = #exec.conv<n = 1, c = 2, k = 4, groups = 1, in_size = [6], filter_size = [1], out_size = [6], pads_begin = [0], pads_end = [0], strides = [1], dilations = [1], epilogue = none, x = 0, w = 1, bias = -1, z = -1, y = 2, channels_last = false>} {
+exec.kernel @conv_launch conv attributes {hash = "0000000000000000", onnx_nodes = [], schedule = #kernel.schedule<>, library = #kernel.library<cudnn>, grid = array<i64: 1, 1, 1>, block = array<i64: 32, 1, 1>, shared_bytes = 0 : i64, conv = #exec.conv<n = 1, c = 2, k = 4, groups = 1, in_size = [6], filter_size = [1], out_size = [6], pads_begin = [0], pads_end = [0], strides = [1], dilations = [1], epilogue = none, x = 0, w = 1, bias = -1, z = -1, y = 2, channels_last = false>} {
 ^bb0(%x: tensor<1x2x6xf32>, %w: tensor<4x2x1xf32>):
   %0 = graph.conv %x, %w : (tensor<1x2x6xf32>, tensor<4x2x1xf32>) -> tensor<1x4x6xf32>
   kernel.yield %0 : tensor<1x4x6xf32>
@@ -231,7 +231,7 @@ exec.kernel @conv_launch conv attributes {hash = "0000000000000000", onnx_nodes 
 // -----
 
 // expected-error @+1 {{sdpa needs positive sizes and kv_heads dividing heads}}
-exec.kernel @sdpa_ungrouped attention attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}, library = #kernel.library<cudnn>, sdpa = #exec.sdpa<batch = 1, heads = 2, kv_heads = 3, queries = 4, keys = 4, head_dim = 8, value_dim = 8, scale = 0.5, is_causal = false, q = 0, k = 0, v = 0, bias = -1, o = 1, q_offset = 0, k_offset = 0, v_offset = 0, o_offset = 0, bias_offset = 0, q_strides = [64, 32, 8, 1], k_strides = [64, 32, 8, 1], v_strides = [64, 32, 8, 1], o_strides = [64, 32, 8, 1], bias_dims = [1, 1, 1, 1], bias_strides = [0, 0, 0, 0]>} {
+exec.kernel @sdpa_ungrouped attention attributes {hash = "0000000000000000", onnx_nodes = [], schedule = #kernel.schedule<>, library = #kernel.library<cudnn>, sdpa = #exec.sdpa<batch = 1, heads = 2, kv_heads = 3, queries = 4, keys = 4, head_dim = 8, value_dim = 8, scale = 0.5, is_causal = false, q = 0, k = 0, v = 0, bias = -1, o = 1, q_offset = 0, k_offset = 0, v_offset = 0, o_offset = 0, bias_offset = 0, q_strides = [64, 32, 8, 1], k_strides = [64, 32, 8, 1], v_strides = [64, 32, 8, 1], o_strides = [64, 32, 8, 1], bias_dims = [1, 1, 1, 1], bias_strides = [0, 0, 0, 0]>} {
 ^bb0(%q: tensor<1x2x4x8xf16>):
   %0 = graph.attention %q, %q, %q : (tensor<1x2x4x8xf16>, tensor<1x2x4x8xf16>, tensor<1x2x4x8xf16>) -> tensor<1x2x4x8xf16>
   kernel.yield %0 : tensor<1x2x4x8xf16>
@@ -240,7 +240,7 @@ exec.kernel @sdpa_ungrouped attention attributes {hash = "0000000000000000", onn
 // -----
 
 // expected-error @+1 {{sdpa tensors need a unit innermost stride}}
-exec.kernel @sdpa_strided attention attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}, library = #kernel.library<cudnn>, sdpa = #exec.sdpa<batch = 1, heads = 2, kv_heads = 2, queries = 4, keys = 4, head_dim = 8, value_dim = 8, scale = 0.5, is_causal = false, q = 0, k = 0, v = 0, bias = -1, o = 1, q_offset = 0, k_offset = 0, v_offset = 0, o_offset = 0, bias_offset = 0, q_strides = [64, 32, 8, 2], k_strides = [64, 32, 8, 1], v_strides = [64, 32, 8, 1], o_strides = [64, 32, 8, 1], bias_dims = [1, 1, 1, 1], bias_strides = [0, 0, 0, 0]>} {
+exec.kernel @sdpa_strided attention attributes {hash = "0000000000000000", onnx_nodes = [], schedule = #kernel.schedule<>, library = #kernel.library<cudnn>, sdpa = #exec.sdpa<batch = 1, heads = 2, kv_heads = 2, queries = 4, keys = 4, head_dim = 8, value_dim = 8, scale = 0.5, is_causal = false, q = 0, k = 0, v = 0, bias = -1, o = 1, q_offset = 0, k_offset = 0, v_offset = 0, o_offset = 0, bias_offset = 0, q_strides = [64, 32, 8, 2], k_strides = [64, 32, 8, 1], v_strides = [64, 32, 8, 1], o_strides = [64, 32, 8, 1], bias_dims = [1, 1, 1, 1], bias_strides = [0, 0, 0, 0]>} {
 ^bb0(%q: tensor<1x2x4x8xf16>):
   %0 = graph.attention %q, %q, %q : (tensor<1x2x4x8xf16>, tensor<1x2x4x8xf16>, tensor<1x2x4x8xf16>) -> tensor<1x2x4x8xf16>
   kernel.yield %0 : tensor<1x2x4x8xf16>
@@ -249,7 +249,7 @@ exec.kernel @sdpa_strided attention attributes {hash = "0000000000000000", onnx_
 // -----
 
 // expected-error @+1 {{computes at most one of a gemm, a conv and an sdpa}}
-exec.kernel @sdpa_and_conv attention attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}, library = #kernel.library<cudnn>, conv = #exec.conv<n = 1, c = 2, k = 4, groups = 1, in_size = [6], filter_size = [1], out_size = [6], pads_begin = [0], pads_end = [0], strides = [1], dilations = [1], epilogue = none, x = 0, w = 0, bias = -1, z = -1, y = 1, channels_last = false>, sdpa = #exec.sdpa<batch = 1, heads = 2, kv_heads = 2, queries = 4, keys = 4, head_dim = 8, value_dim = 8, scale = 0.5, is_causal = false, q = 0, k = 0, v = 0, bias = -1, o = 1, q_offset = 0, k_offset = 0, v_offset = 0, o_offset = 0, bias_offset = 0, q_strides = [64, 32, 8, 1], k_strides = [64, 32, 8, 1], v_strides = [64, 32, 8, 1], o_strides = [64, 32, 8, 1], bias_dims = [1, 1, 1, 1], bias_strides = [0, 0, 0, 0]>} {
+exec.kernel @sdpa_and_conv attention attributes {hash = "0000000000000000", onnx_nodes = [], schedule = #kernel.schedule<>, library = #kernel.library<cudnn>, conv = #exec.conv<n = 1, c = 2, k = 4, groups = 1, in_size = [6], filter_size = [1], out_size = [6], pads_begin = [0], pads_end = [0], strides = [1], dilations = [1], epilogue = none, x = 0, w = 0, bias = -1, z = -1, y = 1, channels_last = false>, sdpa = #exec.sdpa<batch = 1, heads = 2, kv_heads = 2, queries = 4, keys = 4, head_dim = 8, value_dim = 8, scale = 0.5, is_causal = false, q = 0, k = 0, v = 0, bias = -1, o = 1, q_offset = 0, k_offset = 0, v_offset = 0, o_offset = 0, bias_offset = 0, q_strides = [64, 32, 8, 1], k_strides = [64, 32, 8, 1], v_strides = [64, 32, 8, 1], o_strides = [64, 32, 8, 1], bias_dims = [1, 1, 1, 1], bias_strides = [0, 0, 0, 0]>} {
 ^bb0(%q: tensor<1x2x4x8xf16>):
   %0 = graph.attention %q, %q, %q : (tensor<1x2x4x8xf16>, tensor<1x2x4x8xf16>, tensor<1x2x4x8xf16>) -> tensor<1x2x4x8xf16>
   kernel.yield %0 : tensor<1x2x4x8xf16>
@@ -258,7 +258,7 @@ exec.kernel @sdpa_and_conv attention attributes {hash = "0000000000000000", onnx
 // -----
 
 // Step results: one per kernel output, in its argument, of its type.
-exec.kernel @relu_results pointwise attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}} {
+exec.kernel @relu_results pointwise attributes {hash = "0000000000000000", onnx_nodes = [], schedule = #kernel.schedule<>} {
 ^bb0(%a: tensor<4xf32>):
   %0 = graph.relu %a : (tensor<4xf32>) -> tensor<4xf32>
   kernel.yield %0 : tensor<4xf32>
@@ -270,7 +270,7 @@ exec.plan @static attributes {arena_bytes = 0 : i64, input_types = [], intermedi
 
 // -----
 
-exec.kernel @relu_results pointwise attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}} {
+exec.kernel @relu_results pointwise attributes {hash = "0000000000000000", onnx_nodes = [], schedule = #kernel.schedule<>} {
 ^bb0(%a: tensor<4xf32>):
   %0 = graph.relu %a : (tensor<4xf32>) -> tensor<4xf32>
   kernel.yield %0 : tensor<4xf32>
@@ -282,7 +282,7 @@ exec.plan @static attributes {arena_bytes = 0 : i64, input_types = [], intermedi
 
 // -----
 
-exec.kernel @relu_results pointwise attributes {hash = "0000000000000000", onnx_nodes = [], schedule = {}} {
+exec.kernel @relu_results pointwise attributes {hash = "0000000000000000", onnx_nodes = [], schedule = #kernel.schedule<>} {
 ^bb0(%a: tensor<4xf32>):
   %0 = graph.relu %a : (tensor<4xf32>) -> tensor<4xf32>
   kernel.yield %0 : tensor<4xf32>
@@ -311,4 +311,36 @@ exec.plan @static attributes {arena_bytes = 0 : i64, input_types = [], intermedi
 exec.plan @static attributes {arena_bytes = 0 : i64, input_types = [], intermediate_bytes = 0 : i64, output_types = []} {
   // expected-error @+1 {{step result needs a static type, not 'tensor<?xf32>'}}
   exec.copy <input, 0, 0, 16> to <output, 0, 0, 16> results [#exec.result<1, tensor<?xf32>, "x">]
+}
+
+// -----
+
+// graphc-plan-memory's annotations are typed: a slot per result.
+func.func @slots_not_slots(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{needs one #exec.slot per result in 'exec.slots'}}
+  %0 = kernel.fusion "relu_0" pointwise(%a) {exec.slots = [1 : i64], hash = "0123456789abcdef", schedule = #kernel.schedule<>} : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%x: tensor<4xf32>):
+    %r = graph.relu %x : (tensor<4xf32>) -> tensor<4xf32>
+    kernel.yield %r : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @slots_count(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{needs one #exec.slot per result in 'exec.slots'}}
+  %0 = kernel.fusion "relu_0" pointwise(%a) {exec.slots = [#exec.slot<arena, 0, 0, 16>, #exec.slot<arena, 0, 256, 16>], hash = "0123456789abcdef", schedule = #kernel.schedule<>} : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%x: tensor<4xf32>):
+    %r = graph.relu %x : (tensor<4xf32>) -> tensor<4xf32>
+    kernel.yield %r : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{needs a non-negative i64 in 'exec.arena_bytes'}}
+func.func @negative_arena(%a: tensor<4xf32>) -> tensor<4xf32> attributes {exec.arena_bytes = -256 : i64} {
+  return %a : tensor<4xf32>
 }

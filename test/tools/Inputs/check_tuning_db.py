@@ -66,14 +66,16 @@ if len(sys.argv) > 3:
                              e["schedule"]["elements_per_thread"], e["schedule"]["tile"],
                              e["schedule"]["rows_per_block"])
                for e in entries if "block_size" in e["schedule"]}
+    # #kernel.schedule<[source = tuned, ]block_size = B[, elements_per_thread
+    # = E][, tile = T][, rows_per_block = R]>: the source is heuristic when
+    # absent.
     pattern = (r'exec\.kernel @\S+\s+\w+ attributes \{[^\n]*?hash = "([0-9a-f]{16})"'
-               r'[^\n]*?schedule = \{block_size = (\d+) : i64, '
-               r'(?:elements_per_thread = (\d+) : i64, )?'
-               r'(?:rows_per_block = (\d+) : i64, )?source = "(\w+)"'
-               r'(?:, tile = (\d+) : i64)?\}')
+               r'[^\n]*?schedule = #kernel\.schedule<(?:source = (\w+), )?block_size = (\d+)'
+               r'(?:, elements_per_thread = (\d+))?(?:, tile = (\d+))?'
+               r'(?:, rows_per_block = (\d+))?>')
     for m in re.finditer(pattern, dump):
-        h, block, source = m.group(1), int(m.group(2)), m.group(5)
-        knobs = (block, int(m.group(3) or 1), int(m.group(6) or 16), int(m.group(4) or 1))
+        h, source, block = m.group(1), m.group(2) or "heuristic", int(m.group(3))
+        knobs = (block, int(m.group(4) or 1), int(m.group(5) or 16), int(m.group(6) or 1))
         if h in by_hash:
             assert source == "tuned" and knobs == by_hash[h], (h, knobs, source)
             tuned += 1
