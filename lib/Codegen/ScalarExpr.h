@@ -1,4 +1,5 @@
-//===- ScalarExpr.h - per-op scalar expressions shared by the targets -*- C++ -*-===//
+//===- ScalarExpr.h - per-op scalar expressions shared by the targets -*- C++
+//-*-===//
 //
 // One element of a pointwise op's result as a C++ expression over its
 // operands' values: the builders every target's fused code is made of. The
@@ -11,6 +12,8 @@
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHC_LIB_CODEGEN_SCALAREXPR_H
 #define GRAPHC_LIB_CODEGEN_SCALAREXPR_H
+
+#include "lib/Support/ScalarTree.h"
 
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Types.h"
@@ -52,9 +55,8 @@ llvm::SmallVector<mlir::Value> inputSlots(mlir::Operation *op);
 
 /// How a builder reports an op it has no expression for: a target emits its
 /// own diagnostic, or none when it has another way to compute the op.
-using ScalarExprFailure =
-    llvm::function_ref<mlir::LogicalResult(mlir::Operation *,
-                                           const llvm::Twine &)>;
+using ScalarExprFailure = llvm::function_ref<mlir::LogicalResult(
+    mlir::Operation *, const llvm::Twine &)>;
 
 /// The scalar expression builder of a pointwise op (one with the graph
 /// Pointwise trait): one element of its result from `operands`, one C++
@@ -64,6 +66,16 @@ using ScalarExprFailure =
 mlir::FailureOr<std::string> pointwiseExpr(mlir::Operation *op,
                                            llvm::ArrayRef<std::string> operands,
                                            ScalarExprFailure fail);
+
+/// The C++ text of `root`, a node of `builder` (ScalarOps.h's bodies), with
+/// literals of compute type `computeType` and operand i named operands[i].
+/// Infix operators render without parentheses, paren() with them; a tree
+/// whose text would parse as another tree (a missing paren()) renders
+/// nothing and says why in `error`.
+std::optional<std::string>
+renderScalarTree(const scalar::TreeBuilder &builder, scalar::ScalarValue root,
+                 llvm::StringRef computeType,
+                 llvm::ArrayRef<std::string> operands, std::string &error);
 
 /// `const <type> <name> = <value>;`, rounding `value` through the storage
 /// type when that is narrower than the compute type (f16, bf16), so that a
