@@ -7,7 +7,6 @@
 #include "dialects/Graph/HostEval.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
-#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Format.h"
 
 #include <cmath>

@@ -1,10 +1,11 @@
-//===- ScalarExpr.h - per-op scalar expressions shared by the targets -*- C++
-//-*-===//
+//===- ScalarExpr.h - per-op scalar expressions shared by the targets -*- C++ -*-===//
 //
 // One element of a pointwise op's result as a C++ expression over its
-// operands' values: the builders every target's fused code is made of. The
-// CUDA templates put them in grid-stride loops, tiles and epilogues; the cpu
-// target puts them in the loops it generates for fused groups. The text
+// operands' values, rendered from the op's definition (lib/Support/
+// ScalarOps.h, through ScalarComputeOpInterface): what every target's fused
+// code is made of. The CUDA templates put them in grid-stride loops, tiles
+// and epilogues; the cpu target puts them in the loops it generates for
+// fused groups. The text
 // calls the helpers of scalarHelperSource() (gc_ld, gc_cvt, gc_exp, ...),
 // which compile with NVRTC and, through cudaScalarHeader(), with a host
 // compiler; both round f16/bf16 like the reference host kernels.
@@ -58,11 +59,12 @@ llvm::SmallVector<mlir::Value> inputSlots(mlir::Operation *op);
 using ScalarExprFailure = llvm::function_ref<mlir::LogicalResult(
     mlir::Operation *, const llvm::Twine &)>;
 
-/// The scalar expression builder of a pointwise op (one with the graph
-/// Pointwise trait): one element of its result from `operands`, one C++
-/// expression per ONNX input slot in the slot's compute type ("" for an
-/// absent optional input). An operand may appear several times in the
-/// result, so callers pass names. Reports through `fail` when it has none.
+/// The scalar expression of a pointwise op (one with the graph Pointwise
+/// trait), its ScalarComputeOpInterface tree rendered: one element of its
+/// result from `operands`, one C++ expression per ONNX input slot in the
+/// slot's compute type ("" for an absent optional input). An operand may
+/// appear several times in the result, so callers pass names. Reports
+/// through `fail` when it has none.
 mlir::FailureOr<std::string> pointwiseExpr(mlir::Operation *op,
                                            llvm::ArrayRef<std::string> operands,
                                            ScalarExprFailure fail);

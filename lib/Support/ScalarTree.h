@@ -1,5 +1,4 @@
-//===- ScalarTree.h - a pointwise op's scalar expression as data -*- C++
-//-*-===//
+//===- ScalarTree.h - a pointwise op's expression as data ------*- C++ -*-===//
 //
 // The builder that records what a ScalarOps.h body computes as a tree, for
 // the compiler: lib/Codegen renders it as the C++ text the targets generate
@@ -37,24 +36,10 @@ enum class NodeKind : uint8_t {
 /// C++'s unary and binary operators the bodies use.
 enum class UnaryOp : uint8_t { Neg, Not, BitNot };
 enum class BinaryOp : uint8_t {
-  Mul,
-  Div,
-  Rem,
-  Add,
-  Sub,
-  Shl,
-  Shr,
-  Lt,
-  Le,
-  Gt,
-  Ge,
-  Eq,
-  Ne,
-  BitAnd,
-  BitXor,
-  BitOr,
-  And,
-  Or
+  // clang-format off
+  Mul, Div, Rem, Add, Sub, Shl, Shr, Lt, Le, Gt, Ge, Eq, Ne, BitAnd, BitXor,
+  BitOr, And, Or
+  // clang-format on
 };
 /// The targets of static_cast: the compute type, double, long long.
 enum class CastTo : uint8_t { Compute, Double, Int64 };
