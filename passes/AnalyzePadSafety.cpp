@@ -33,6 +33,7 @@
 #include "passes/AnalyzePadSafety.h"
 
 #include "dialects/Graph/GraphOps.h"
+#include "dialects/Graph/GraphScalar.h"
 #include "dialects/Graph/GraphTypeInference.h"
 #include "passes/Passes.h"
 #include "passes/SizeUses.h"
@@ -211,10 +212,35 @@ bool castKeepsFinite(Type from, Type to) {
   return toExponent >= static_cast<int>(from.getIntOrFloatBitWidth());
 }
 
+/// Pointwise `op`'s definition (ScalarComputeOpInterface) evaluated in double
+/// at one element of each operand.
+std::optional<double> evaluateDefinition(Operation *op, ArrayRef<double> x) {
+  auto scalarOp = dyn_cast<graph::ScalarComputeOpInterface>(op);
+  if (!scalarOp)
+    return std::nullopt;
+  Type type = cast<ShapedType>(op->getOperand(0).getType()).getElementType();
+  scalar::TreeBuilder builder(isa<FloatType>(type));
+  SmallVector<scalar::ScalarValue> operands;
+  for (size_t i = 0; i < x.size(); ++i)
+    operands.push_back(builder.operand(i));
+  scalar::ScalarValue root = scalarOp.buildScalar(builder, operands);
+  if (!root.valid())
+    return std::nullopt;
+  return scalar::evaluateScalarTree(builder, root, x.data());
+}
+
 /// Pointwise `op` applied to one element of each operand, for the ops whose
 /// slabs are worth computing (masks, zeros, casts of padding values).
 std::optional<double> evaluateScalar(Operation *op, ArrayRef<double> x) {
   using namespace graph;
+  // Ops whose definition computes in double as the cases below would; the
+  // others differ in double (integer division, NaN and signed zeros).
+  if (isa<AddOp, SubOp, MulOp, NegOp, LeakyReluOp, ExpOp, LogOp, SqrtOp,
+          ReciprocalOp, SigmoidOp, SiluOp, TanhOp, ErfOp, GeluOp, FloorOp,
+          CeilOp, RoundOp, IdentityOp, CastOp, SumOp, MeanOp, WhereOp,
+          EqualOp, LessOp, LessOrEqualOp, GreaterOp, GreaterOrEqualOp, NotOp,
+          AndOp, OrOp, XorOp>(op))
+    return evaluateDefinition(op, x);
   auto all = [&](auto combine) {
     double result = x.front();
     for (double v : x.drop_front())
@@ -222,9 +248,6 @@ std::optional<double> evaluateScalar(Operation *op, ArrayRef<double> x) {
     return result;
   };
   return llvm::TypeSwitch<Operation *, std::optional<double>>(op)
-      .Case<AddOp>([&](auto) { return x[0] + x[1]; })
-      .Case<SubOp>([&](auto) { return x[0] - x[1]; })
-      .Case<MulOp>([&](auto) { return x[0] * x[1]; })
       .Case<DivOp>([&](DivOp div) -> std::optional<double> {
         // Integer division by zero has no value.
         if (!isa<FloatType>(div.getType().getElementType()) && x[1] == 0)
@@ -232,39 +255,12 @@ std::optional<double> evaluateScalar(Operation *op, ArrayRef<double> x) {
         return x[0] / x[1];
       })
       .Case<PowOp>([&](auto) { return std::pow(x[0], x[1]); })
-      .Case<NegOp>([&](auto) { return -x[0]; })
       .Case<AbsOp>([&](auto) { return std::fabs(x[0]); })
       .Case<ReluOp>([&](auto) { return x[0] < 0 ? 0.0 : x[0]; })
-      .Case<LeakyReluOp>([&](LeakyReluOp relu) {
-        return x[0] < 0 ? relu.getAlpha().convertToDouble() * x[0] : x[0];
-      })
-      .Case<ExpOp>([&](auto) { return std::exp(x[0]); })
-      .Case<LogOp>([&](auto) { return std::log(x[0]); })
-      .Case<SqrtOp>([&](auto) { return std::sqrt(x[0]); })
-      .Case<ReciprocalOp>([&](auto) { return 1 / x[0]; })
-      .Case<SigmoidOp>([&](auto) { return 1 / (1 + std::exp(-x[0])); })
-      .Case<SiluOp>([&](auto) { return x[0] / (1 + std::exp(-x[0])); })
-      .Case<TanhOp>([&](auto) { return std::tanh(x[0]); })
-      .Case<ErfOp>([&](auto) { return std::erf(x[0]); })
-      .Case<GeluOp>([&](GeluOp gelu) {
-        double v = x[0];
-        if (gelu.getApproximate() == "tanh")
-          return 0.5 * v *
-                 (1 +
-                  std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v)));
-        return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
-      })
-      .Case<FloorOp>([&](auto) { return std::floor(x[0]); })
-      .Case<CeilOp>([&](auto) { return std::ceil(x[0]); })
-      .Case<RoundOp>([&](auto) { return std::nearbyint(x[0]); })
       .Case<SignOp>([&](auto) {
         return x[0] > 0 ? 1.0 : x[0] < 0 ? -1.0 : x[0];
       })
-      .Case<IdentityOp, CastOp, ExpandOp>([&](auto) { return x[0]; })
-      .Case<SumOp>([&](auto) { return all(std::plus<double>()); })
-      .Case<MeanOp>([&](auto) {
-        return all(std::plus<double>()) / static_cast<double>(x.size());
-      })
+      .Case<ExpandOp>([&](auto) { return x[0]; })
       .Case<MaxOp>([&](auto) {
         return all([](double a, double b) {
           return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b);
@@ -275,7 +271,6 @@ std::optional<double> evaluateScalar(Operation *op, ArrayRef<double> x) {
           return std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b);
         });
       })
-      .Case<WhereOp>([&](auto) { return x[0] != 0 ? x[1] : x[2]; })
       .Case<ClipOp>([&](ClipOp clip) {
         double v = x[0];
         size_t bound = 1;
@@ -285,15 +280,6 @@ std::optional<double> evaluateScalar(Operation *op, ArrayRef<double> x) {
           v = std::min(v, x[bound]);
         return v;
       })
-      .Case<EqualOp>([&](auto) { return double(x[0] == x[1]); })
-      .Case<LessOp>([&](auto) { return double(x[0] < x[1]); })
-      .Case<LessOrEqualOp>([&](auto) { return double(x[0] <= x[1]); })
-      .Case<GreaterOp>([&](auto) { return double(x[0] > x[1]); })
-      .Case<GreaterOrEqualOp>([&](auto) { return double(x[0] >= x[1]); })
-      .Case<NotOp>([&](auto) { return double(x[0] == 0); })
-      .Case<AndOp>([&](auto) { return double(x[0] != 0 && x[1] != 0); })
-      .Case<OrOp>([&](auto) { return double(x[0] != 0 || x[1] != 0); })
-      .Case<XorOp>([&](auto) { return double((x[0] != 0) != (x[1] != 0)); })
       .Default([](Operation *) { return std::nullopt; });
 }
 

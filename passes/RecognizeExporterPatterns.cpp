@@ -13,6 +13,7 @@
 
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/GraphTypeInference.h"
+#include "lib/Support/ScalarOps.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/PatternMatch.h"
@@ -198,32 +199,33 @@ bool matchCube(Value value, Value x, Chain &chain) {
          chain.add(squareOp) && chain.add(mul);
 }
 
-/// 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3))).
+/// The tanh approximation of GELU (scalar::gelu), its constants
+/// scalar::kGeluTanhScale and kGeluTanhCubic.
 struct RecognizeTanhGelu : OpRewritePattern<TanhOp> {
   using OpRewritePattern::OpRewritePattern;
 
   LogicalResult matchAndRewrite(TanhOp tanh,
                                 PatternRewriter &rewriter) const override {
-    constexpr double kSqrt2OverPi = 0.79788456080286535588;
     auto scale = tanh.getInput().getDefiningOp<MulOp>();
     if (!scale)
       return rewriter.notifyMatchFailure(tanh, "input is not a product");
-    Value inner = isScalarNear(scale.getLhs(), kSqrt2OverPi) ? scale.getRhs()
-                  : isScalarNear(scale.getRhs(), kSqrt2OverPi)
-                      ? scale.getLhs()
-                      : Value();
+    Value inner =
+        isScalarNear(scale.getLhs(), scalar::kGeluTanhScale)   ? scale.getRhs()
+        : isScalarNear(scale.getRhs(), scalar::kGeluTanhScale) ? scale.getLhs()
+                                                               : Value();
     auto sum = inner ? inner.getDefiningOp<AddOp>() : AddOp();
     if (!sum)
       return rewriter.notifyMatchFailure(tanh, "not sqrt(2/pi) * (x + ...)");
-    // Either addend may be x; the other is 0.044715 * x^3.
+    // Either addend may be x; the other is kGeluTanhCubic * x^3.
     for (auto [x, term] : {std::pair(sum.getLhs(), sum.getRhs()),
                            std::pair(sum.getRhs(), sum.getLhs())}) {
       auto cubic = term.getDefiningOp<MulOp>();
       if (!cubic)
         continue;
-      Value cube = isScalarNear(cubic.getLhs(), 0.044715)   ? cubic.getRhs()
-                   : isScalarNear(cubic.getRhs(), 0.044715) ? cubic.getLhs()
-                                                            : Value();
+      Value cube =
+          isScalarNear(cubic.getLhs(), scalar::kGeluTanhCubic)   ? cubic.getRhs()
+          : isScalarNear(cubic.getRhs(), scalar::kGeluTanhCubic) ? cubic.getLhs()
+                                                                 : Value();
       Chain chain(x);
       if (!cube || !matchCube(cube, x, chain) || !chain.add(cubic) ||
           !chain.add(sum) || !chain.add(scale) || !chain.add(tanh))

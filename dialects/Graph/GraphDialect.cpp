@@ -2,6 +2,7 @@
 
 #include "dialects/Graph/GraphDialect.h"
 #include "dialects/Graph/GraphOps.h"
+#include "dialects/Graph/GraphScalar.h"
 
 using namespace mlir;
 using namespace graphc::graph;
@@ -13,6 +14,7 @@ void GraphDialect::initialize() {
 #define GET_OP_LIST
 #include "dialects/Graph/GraphOps.cpp.inc"
       >();
+  attachScalarModels(*getContext());
 }
 
 Operation *GraphDialect::materializeConstant(OpBuilder &builder,

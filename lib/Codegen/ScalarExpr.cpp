@@ -3,10 +3,10 @@
 #include "lib/Codegen/ScalarExpr.h"
 
 #include "dialects/Graph/GraphOps.h"
+#include "dialects/Graph/GraphScalar.h"
 #include "dialects/Graph/HostEval.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
-#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Format.h"
 
 #include <cmath>
@@ -145,194 +145,232 @@ SmallVector<Value> inputSlots(Operation *op) {
 
 namespace {
 
-/// Ops whose expression uses floating-point math only.
-bool isFloatOnlyUnary(Operation *op) {
-  return isa<ExpOp, LogOp, SqrtOp, ReciprocalOp, SigmoidOp, HardSigmoidOp,
-             HardSwishOp, TanhOp, ErfOp, GeluOp, SoftplusOp, SoftsignOp, EluOp,
-             SeluOp, CeluOp, ThresholdedReluOp, MishOp, FloorOp, CeilOp,
-             RoundOp, SinOp, CosOp, TanOp, AsinOp, AcosOp, AtanOp, SinhOp,
-             CoshOp, AsinhOp, AcoshOp, AtanhOp, IsNanOp, IsInfOp, SiluOp>(op);
-}
-
 Type elementTypeOf(Value value) {
   return cast<ShapedType>(value.getType()).getElementType();
 }
 
-/// The expression computing unary op `op` on `x` of compute type `t`.
-std::optional<std::string> unaryExpr(Operation *op, StringRef t,
-                                     const std::string &x) {
-  auto c = [&](double v) { return literal(v, t); };
-  // Functional casts do not accept multi-word types like "signed char".
-  auto as = [&](const std::string &expr) {
-    return "static_cast<" + t.str() + ">(" + expr + ")";
-  };
-  // Attributes through the ODS accessors: each ONNX default is defined
-  // once, in the op's definition.
-  auto value = [&](const APFloat &v) {
-    return literal(v.convertToDouble(), t);
-  };
-  std::string one = c(1), zero = c(0);
-  auto softplus = [&] {
-    return x + " > " + zero + " ? " + x + " + gc_log1p(gc_exp(-" + x +
-           ")) : gc_log1p(gc_exp(" + x + "))";
-  };
-  using Expr = std::optional<std::string>;
-  return llvm::TypeSwitch<Operation *, Expr>(op)
-      .Case([&](AbsOp) {
-        return x + " < " + zero + " ? " + as("-" + x) + " : " + x;
-      })
-      .Case([&](NegOp) { return as("-" + x); })
-      .Case([&](ReciprocalOp) { return one + " / " + x; })
-      .Case([&](ReluOp) { return x + " > " + zero + " ? " + x + " : " + zero; })
-      .Case([&](LeakyReluOp leakyRelu) {
-        return x + " >= " + zero + " ? " + x + " : " +
-               value(leakyRelu.getAlpha()) + " * " + x;
-      })
-      .Case([&](SigmoidOp) {
-        return one + " / (" + one + " + gc_exp(-" + x + "))";
-      })
-      .Case([&](SiluOp) { return x + " / (" + one + " + gc_exp(-" + x + "))"; })
-      .Case([&](HardSigmoidOp hardSigmoid) {
-        return "gc_max(" + zero + ", gc_min(" + one + ", " +
-               value(hardSigmoid.getAlpha()) + " * " + x + " + " +
-               value(hardSigmoid.getBeta()) + "))";
-      })
-      .Case([&](HardSwishOp) {
-        return x + " * gc_max(" + zero + ", gc_min(" + one + ", " +
-               c(1.0 / 6.0) + " * " + x + " + " + c(0.5) + "))";
-      })
-      .Case([&](GeluOp gelu) -> Expr {
-        StringRef approximate = gelu.getApproximate();
-        if (approximate == "tanh")
-          return c(0.5) + " * " + x + " * (" + one + " + gc_tanh(" +
-                 c(0.7978845608028654) + " * (" + x + " + " + c(0.044715) +
-                 " * " + x + " * " + x + " * " + x + ")))";
-        if (approximate == "none")
-          return c(0.5) + " * " + x + " * (" + one + " + gc_erf(" + x + " * " +
-                 c(0.7071067811865476) + "))";
-        return std::nullopt;
-      })
-      .Case([&](SoftplusOp) { return softplus(); })
-      .Case([&](SoftsignOp) {
-        return x + " / (" + one + " + gc_fabs(" + x + "))";
-      })
-      .Case([&](EluOp elu) {
-        return x + " >= " + zero + " ? " + x + " : " + value(elu.getAlpha()) +
-               " * (gc_exp(" + x + ") - " + one + ")";
-      })
-      .Case([&](SeluOp selu) {
-        return value(selu.getGamma()) + " * (" + x + " > " + zero + " ? " + x +
-               " : " + value(selu.getAlpha()) + " * (gc_exp(" + x + ") - " +
-               one + "))";
-      })
-      .Case([&](CeluOp celu) {
-        std::string alpha = value(celu.getAlpha());
-        return "gc_max(" + zero + ", " + x + ") + gc_min(" + zero + ", " +
-               alpha + " * (gc_exp(" + x + " / " + alpha + ") - " + one + "))";
-      })
-      .Case([&](ThresholdedReluOp thresholdedRelu) {
-        return x + " > " + value(thresholdedRelu.getAlpha()) + " ? " + x +
-               " : " + zero;
-      })
-      .Case([&](MishOp) { return x + " * gc_tanh(" + softplus() + ")"; })
-      .Case([&](ShrinkOp shrink) {
-        std::string lambd = value(shrink.getLambd()),
-                    bias = value(shrink.getBias());
-        return x + " < -" + lambd + " ? " + as(x + " + " + bias) + " : (" + x +
-               " > " + lambd + " ? " + as(x + " - " + bias) + " : " + zero +
-               ")";
-      })
-      .Case([&](RoundOp) { return "gc_rint(" + x + ")"; })
-      .Case([&](SignOp) {
-        return as("(" + x + " > " + zero + ") - (" + x + " < " + zero + ")");
-      })
-      .Case([&](NotOp) { return "!" + x; })
-      .Case([&](BitwiseNotOp) { return "~" + x; })
-      .Case([&](IsNanOp) { return "gc_isnan(" + x + ")"; })
-      .Case([&](IsInfOp isInf) {
-        std::string sides;
-        if (isInf.getDetectPositive() != 0)
-          sides = x + " > " + zero;
-        if (isInf.getDetectNegative() != 0)
-          sides += (sides.empty() ? "" : " || ") + x + " < " + zero;
-        return sides.empty() ? "false"
-                             : "gc_isinf(" + x + ") && (" + sides + ")";
-      })
-      .Case([&](IdentityOp) { return x; })
-      // The math function of the op's own name.
-      .Case<ExpOp, LogOp, SqrtOp, TanhOp, ErfOp, FloorOp, CeilOp, SinOp, CosOp,
-            TanOp, AsinOp, AcosOp, AtanOp, SinhOp, CoshOp, AsinhOp, AcoshOp,
-            AtanhOp>([&](Operation *math) {
-        return ("gc_" + math->getName().stripDialect() + "(" + x + ")").str();
-      })
-      .Default([](Operation *) { return std::nullopt; });
+using scalar::BinaryOp;
+using scalar::NodeKind;
+
+/// C++ precedence levels, tighter binding first (as in the standard's
+/// table): what an operand must not exceed to need no parentheses.
+enum Precedence : int {
+  kPrimary = 2, // literals, names, calls, casts, (...)
+  kUnary = 3,
+  kMultiplicative = 5,
+  kAdditive = 6,
+  kShift = 7,
+  kRelational = 9,
+  kEquality = 10,
+  kBitAnd = 11,
+  kBitXor = 12,
+  kBitOr = 13,
+  kLogicalAnd = 14,
+  kLogicalOr = 15,
+  kConditional = 16,
+};
+
+std::pair<const char *, int> binarySyntax(BinaryOp op) {
+  switch (op) {
+  case BinaryOp::Mul:
+    return {"*", kMultiplicative};
+  case BinaryOp::Div:
+    return {"/", kMultiplicative};
+  case BinaryOp::Rem:
+    return {"%", kMultiplicative};
+  case BinaryOp::Add:
+    return {"+", kAdditive};
+  case BinaryOp::Sub:
+    return {"-", kAdditive};
+  case BinaryOp::Shl:
+    return {"<<", kShift};
+  case BinaryOp::Shr:
+    return {">>", kShift};
+  case BinaryOp::Lt:
+    return {"<", kRelational};
+  case BinaryOp::Le:
+    return {"<=", kRelational};
+  case BinaryOp::Gt:
+    return {">", kRelational};
+  case BinaryOp::Ge:
+    return {">=", kRelational};
+  case BinaryOp::Eq:
+    return {"==", kEquality};
+  case BinaryOp::Ne:
+    return {"!=", kEquality};
+  case BinaryOp::BitAnd:
+    return {"&", kBitAnd};
+  case BinaryOp::BitXor:
+    return {"^", kBitXor};
+  case BinaryOp::BitOr:
+    return {"|", kBitOr};
+  case BinaryOp::And:
+    return {"&&", kLogicalAnd};
+  case BinaryOp::Or:
+    return {"||", kLogicalOr};
+  }
+  llvm_unreachable("binary operator");
 }
 
-/// The expression computing binary op `op` on `a` and `b`; fails with a
-/// diagnostic at `op`.
-FailureOr<std::string> binaryExpr(Operation *op, const std::string &a,
-                                  const std::string &b,
-                                  ScalarExprFailure fail) {
-  Type lhsType = elementTypeOf(op->getOperand(0));
-  Type rhsType = elementTypeOf(op->getOperand(1));
-  std::string ta = computeType(lhsType);
-  bool isFloat = isFloatType(lhsType);
-  if (isa<BitShiftOp, BitwiseAndOp, BitwiseOrOp, BitwiseXorOp>(op) && isFloat)
-    return fail(op, "input 0 must have an integer element type");
-  auto infix = [&](StringRef symbol) {
-    return [&a, &b, symbol](Operation *) -> FailureOr<std::string> {
-      return a + " " + symbol.str() + " " + b;
-    };
-  };
-  return llvm::TypeSwitch<Operation *, FailureOr<std::string>>(op)
-      .Case<AddOp>(infix("+"))
-      .Case<SubOp>(infix("-"))
-      .Case<MulOp>(infix("*"))
-      .Case<DivOp>(infix("/"))
-      .Case<EqualOp>(infix("=="))
-      .Case<LessOp>(infix("<"))
-      .Case<LessOrEqualOp>(infix("<="))
-      .Case<GreaterOp>(infix(">"))
-      .Case<GreaterOrEqualOp>(infix(">="))
-      .Case<AndOp>(infix("&&"))
-      .Case<OrOp>(infix("||"))
-      .Case<XorOp>(infix("!="))
-      .Case<BitwiseAndOp>(infix("&"))
-      .Case<BitwiseOrOp>(infix("|"))
-      .Case<BitwiseXorOp>(infix("^"))
-      .Case([&](PowOp) -> FailureOr<std::string> {
-        // Pow's exponent may have another type than its base.
-        if (isFloat)
-          return "gc_pow(" + a + ", static_cast<" + ta + ">(" + b + "))";
-        if (isFloatType(rhsType))
-          return "gc_pow(static_cast<double>(" + a + "), static_cast<double>(" +
-                 b + "))";
-        return "gc_ipow(static_cast<long long>(" + a +
-               "), static_cast<long long>(" + b + "))";
-      })
-      .Case([&](ModOp mod) -> FailureOr<std::string> {
-        if (mod.getFmod() != 0)
-          return isFloat ? "gc_fmod(" + a + ", " + b + ")" : a + " % " + b;
-        return "gc_pymod(" + a + ", " + b + ")";
-      })
-      .Case([&](PReluOp) -> FailureOr<std::string> {
-        return a + " < " + literal(0, ta) + " ? " + a + " * " + b + " : " + a;
-      })
-      .Case([&](BitShiftOp bitShift) -> FailureOr<std::string> {
-        StringRef direction = bitShift.getDirection();
-        if (direction == "LEFT")
-          return a + " << " + b;
-        if (direction == "RIGHT")
-          return a + " >> " + b;
-        return fail(op, "direction must be \"LEFT\" or \"RIGHT\", got \"" +
-                            direction + "\"");
-      })
-      .Default([&](Operation *) -> FailureOr<std::string> {
-        return fail(op, "no pointwise expression for this op");
-      });
-}
+/// Renders a TreeBuilder's nodes, each once, with its precedence.
+class TreeRenderer {
+public:
+  TreeRenderer(const scalar::TreeBuilder &builder, StringRef t,
+               ArrayRef<std::string> operands)
+      : nodes(builder.nodes()), t(t), operands(operands),
+        rendered(nodes.size()) {}
+
+  /// The text of node `id`, or nullopt with `error` set when its text would
+  /// parse as another tree.
+  std::optional<std::string> render(int id) {
+    if (!renderNode(id))
+      return std::nullopt;
+    return rendered[id]->first;
+  }
+  std::string error;
+
+private:
+  using Text = std::pair<std::string, int>;
+
+  /// Node `id`'s text as the operand of an operator of precedence `limit`:
+  /// fails unless its own precedence is at most `limit`.
+  const std::string *operand(int id, int limit, const char *context) {
+    const Text *text = renderNode(id);
+    if (!text)
+      return nullptr;
+    if (text->second > limit) {
+      error =
+          "'" + text->first + "' needs parentheses as an operand of " + context;
+      return nullptr;
+    }
+    return &text->first;
+  }
+
+  const Text *renderNode(int id) {
+    if (id < 0 || id >= static_cast<int>(nodes.size())) {
+      error = "malformed scalar expression";
+      return nullptr;
+    }
+    if (rendered[id])
+      return &*rendered[id];
+    const scalar::Node &n = nodes[id];
+    std::optional<Text> text;
+    switch (n.kind) {
+    case NodeKind::Operand: {
+      // Callers pass names (or other primary expressions).
+      unsigned index = static_cast<unsigned>(n.value);
+      if (index >= operands.size() || operands[index].empty()) {
+        error = "operand " + std::to_string(index) + " is absent";
+        return nullptr;
+      }
+      text = Text(operands[index], kPrimary);
+      break;
+    }
+    case NodeKind::Constant:
+      // Negative literals come parenthesized.
+      text = Text(literal(n.value, t), kPrimary);
+      break;
+    case NodeKind::Boolean:
+      text = Text(n.value != 0 ? "true" : "false", kPrimary);
+      break;
+    case NodeKind::Paren: {
+      const std::string *a = operand(n.args[0], kConditional, "()");
+      if (!a)
+        return nullptr;
+      text = Text("(" + *a + ")", kPrimary);
+      break;
+    }
+    case NodeKind::Cast: {
+      const std::string *a = operand(n.args[0], kConditional, "a cast");
+      if (!a)
+        return nullptr;
+      StringRef to;
+      switch (scalar::CastTo(n.op)) {
+      case scalar::CastTo::Compute:
+        to = t;
+        break;
+      case scalar::CastTo::Double:
+        to = "double";
+        break;
+      case scalar::CastTo::Int64:
+        to = "long long";
+        break;
+      }
+      text = Text(("static_cast<" + to + ">(" + *a + ")").str(), kPrimary);
+      break;
+    }
+    case NodeKind::Unary: {
+      static const char *const symbols[] = {"-", "!", "~"};
+      const char *symbol = symbols[n.op];
+      const std::string *a = operand(n.args[0], kUnary, symbol);
+      if (!a)
+        return nullptr;
+      // "-" before "-x" would read as a decrement.
+      if (StringRef(*a).starts_with(symbol) && StringRef(symbol) == "-") {
+        error = "'-" + *a + "' reads as a decrement";
+        return nullptr;
+      }
+      text = Text(symbol + *a, kUnary);
+      break;
+    }
+    case NodeKind::Binary: {
+      auto [symbol, level] = binarySyntax(BinaryOp(n.op));
+      // Left-associative: the right operand binds tighter.
+      const std::string *a = operand(n.args[0], level, symbol);
+      const std::string *b =
+          a ? operand(n.args[1], level - 1, symbol) : nullptr;
+      if (!b)
+        return nullptr;
+      text = Text(*a + " " + symbol + " " + *b, level);
+      break;
+    }
+    case NodeKind::Select: {
+      const std::string *c = operand(n.args[0], kLogicalOr, "?:");
+      const std::string *a =
+          c ? operand(n.args[1], kConditional, "?:") : nullptr;
+      const std::string *b =
+          a ? operand(n.args[2], kConditional, "?:") : nullptr;
+      if (!b)
+        return nullptr;
+      text = Text(*c + " ? " + *a + " : " + *b, kConditional);
+      break;
+    }
+    case NodeKind::Call: {
+      std::string call =
+          std::string("gc_") + scalar::fnName(scalar::Fn(n.op)) + "(";
+      for (int k = 0; k < 2 && n.args[k] >= 0; ++k) {
+        const std::string *a = operand(n.args[k], kConditional, "a call");
+        if (!a)
+          return nullptr;
+        call += (k ? ", " : "") + *a;
+      }
+      text = Text(call + ")", kPrimary);
+      break;
+    }
+    }
+    rendered[id] = std::move(text);
+    return &*rendered[id];
+  }
+
+  const std::vector<scalar::Node> &nodes;
+  StringRef t;
+  ArrayRef<std::string> operands;
+  std::vector<std::optional<Text>> rendered;
+};
 
 } // namespace
+
+std::optional<std::string> renderScalarTree(const scalar::TreeBuilder &builder,
+                                            scalar::ScalarValue root,
+                                            StringRef computeType,
+                                            ArrayRef<std::string> operands,
+                                            std::string &error) {
+  TreeRenderer renderer(builder, computeType, operands);
+  std::optional<std::string> text = renderer.render(root.id);
+  if (!text)
+    error = renderer.error;
+  return text;
+}
 
 /// `const <type> <name> = <value>;`, rounding `value` through the storage
 /// type when that is narrower than the compute type (f16, bf16), so that a
@@ -348,8 +386,7 @@ std::string defineValue(Type storage, StringRef name, StringRef value) {
 
 /// A splat constant as a literal of compute type `t`, if it is one.
 std::optional<std::string> splatLiteral(Operation *constant, StringRef t) {
-  auto dense = dyn_cast_or_null<DenseElementsAttr>(
-      constant->getAttr("value"));
+  auto dense = dyn_cast_or_null<DenseElementsAttr>(constant->getAttr("value"));
   if (!dense || !dense.isSplat())
     return std::nullopt;
   Type element = dense.getElementType();
@@ -377,47 +414,27 @@ FailureOr<std::string> pointwiseExpr(Operation *op,
     return fail(op, "expected " + Twine(slots.size()) + " operand values");
   if (slots.empty() || !slots[0])
     return fail(op, "input 0 is required");
+  auto scalarOp = dyn_cast<ScalarComputeOpInterface>(op);
+  if (!scalarOp)
+    return fail(op, operands.size() == 1
+                        ? "unsupported attribute value"
+                        : "no pointwise expression for this op");
   Type elementType = elementTypeOf(slots[0]);
-  std::string t = computeType(elementType);
-  if (isa<WhereOp>(op))
-    return operands[0] + " ? " + operands[1] + " : " + operands[2];
-  if (isa<CastOp>(op))
-    // The conversion happens where the value is stored or defined.
-    return operands[0];
-  if (isa<ClipOp>(op)) {
-    // min(max(x, lo), hi): with lo > hi every element becomes hi.
-    std::string x = operands[0];
-    if (slots.size() > 1 && slots[1])
-      x = "gc_clip_low(" + x + ", " + operands[1] + ")";
-    if (slots.size() > 2 && slots[2])
-      x = "gc_clip_high(" + x + ", " + operands[2] + ")";
-    return x;
-  }
-  if (isa<SumOp, MeanOp, MaxOp, MinOp>(op)) {
-    std::string acc = operands[0];
-    for (const std::string &operand : ArrayRef(operands).drop_front()) {
-      if (isa<MaxOp>(op))
-        acc = "gc_max(" + acc + ", " + operand + ")";
-      else if (isa<MinOp>(op))
-        acc = "gc_min(" + acc + ", " + operand + ")";
-      else
-        acc += " + " + operand;
-    }
-    if (isa<MeanOp>(op))
-      return "(" + acc + ") / " + literal(operands.size(), t);
-    return acc;
-  }
-  if (operands.size() == 1) {
-    if (isFloatOnlyUnary(op) && !isFloatType(elementType))
-      return fail(op, "input 0 must have a floating-point element type");
-    std::optional<std::string> expr = unaryExpr(op, t, operands[0]);
-    if (!expr)
-      return fail(op, "unsupported attribute value");
-    return *expr;
-  }
-  if (operands.size() == 2)
-    return binaryExpr(op, operands[0], operands[1], fail);
-  return fail(op, "no pointwise expression for this op");
+  scalar::TreeBuilder builder(isFloatType(elementType));
+  SmallVector<scalar::ScalarValue> values;
+  for (auto [index, slot] : llvm::enumerate(slots))
+    values.push_back(slot ? builder.operand(index) : scalar::ScalarValue());
+  scalar::ScalarValue root = scalarOp.buildScalar(builder, values);
+  if (!root.valid())
+    return fail(op, builder.failure().empty()
+                        ? "no pointwise expression for this op"
+                        : builder.failure());
+  std::string error;
+  std::optional<std::string> text = renderScalarTree(
+      builder, root, computeType(elementType), operands, error);
+  if (!text)
+    return fail(op, "scalar expression does not render: " + error);
+  return *text;
 }
 
 //===----------------------------------------------------------------------===//

@@ -1,9 +1,11 @@
 //===- ScalarExpr.h - per-op scalar expressions shared by the targets -*- C++ -*-===//
 //
 // One element of a pointwise op's result as a C++ expression over its
-// operands' values: the builders every target's fused code is made of. The
-// CUDA templates put them in grid-stride loops, tiles and epilogues; the cpu
-// target puts them in the loops it generates for fused groups. The text
+// operands' values, rendered from the op's definition (lib/Support/
+// ScalarOps.h, through ScalarComputeOpInterface): what every target's fused
+// code is made of. The CUDA templates put them in grid-stride loops, tiles
+// and epilogues; the cpu target puts them in the loops it generates for
+// fused groups. The text
 // calls the helpers of scalarHelperSource() (gc_ld, gc_cvt, gc_exp, ...),
 // which compile with NVRTC and, through cudaScalarHeader(), with a host
 // compiler; both round f16/bf16 like the reference host kernels.
@@ -11,6 +13,8 @@
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHC_LIB_CODEGEN_SCALAREXPR_H
 #define GRAPHC_LIB_CODEGEN_SCALAREXPR_H
+
+#include "lib/Support/ScalarTree.h"
 
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Types.h"
@@ -52,18 +56,28 @@ llvm::SmallVector<mlir::Value> inputSlots(mlir::Operation *op);
 
 /// How a builder reports an op it has no expression for: a target emits its
 /// own diagnostic, or none when it has another way to compute the op.
-using ScalarExprFailure =
-    llvm::function_ref<mlir::LogicalResult(mlir::Operation *,
-                                           const llvm::Twine &)>;
+using ScalarExprFailure = llvm::function_ref<mlir::LogicalResult(
+    mlir::Operation *, const llvm::Twine &)>;
 
-/// The scalar expression builder of a pointwise op (one with the graph
-/// Pointwise trait): one element of its result from `operands`, one C++
-/// expression per ONNX input slot in the slot's compute type ("" for an
-/// absent optional input). An operand may appear several times in the
-/// result, so callers pass names. Reports through `fail` when it has none.
+/// The scalar expression of a pointwise op (one with the graph Pointwise
+/// trait), its ScalarComputeOpInterface tree rendered: one element of its
+/// result from `operands`, one C++ expression per ONNX input slot in the
+/// slot's compute type ("" for an absent optional input). An operand may
+/// appear several times in the result, so callers pass names. Reports
+/// through `fail` when it has none.
 mlir::FailureOr<std::string> pointwiseExpr(mlir::Operation *op,
                                            llvm::ArrayRef<std::string> operands,
                                            ScalarExprFailure fail);
+
+/// The C++ text of `root`, a node of `builder` (ScalarOps.h's bodies), with
+/// literals of compute type `computeType` and operand i named operands[i].
+/// Infix operators render without parentheses, paren() with them; a tree
+/// whose text would parse as another tree (a missing paren()) renders
+/// nothing and says why in `error`.
+std::optional<std::string>
+renderScalarTree(const scalar::TreeBuilder &builder, scalar::ScalarValue root,
+                 llvm::StringRef computeType,
+                 llvm::ArrayRef<std::string> operands, std::string &error);
 
 /// `const <type> <name> = <value>;`, rounding `value` through the storage
 /// type when that is narrower than the compute type (f16, bf16), so that a

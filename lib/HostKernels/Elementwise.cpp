@@ -2,14 +2,19 @@
 //
 // One input, one output of the same shape. 16-bit floats compute in float and
 // round once when stored; f32 computes in float like the ONNX reference.
+// A kernel is its op's definition in lib/Support/ScalarOps.h evaluated in
+// the compute type (`scalarMap`), which the generated code computes too;
+// the few marked "own formula" still differ from it.
 //
 //===----------------------------------------------------------------------===//
 
 #include "lib/HostKernels/KernelSupport.h"
+#include "lib/Support/ScalarOps.h"
 
 #include <algorithm>
 
 using namespace graphc::hk;
+namespace scalar = graphc::scalar;
 
 namespace {
 
@@ -29,6 +34,17 @@ template <unsigned Set, typename F> int unaryMap(KernelContext &ctx, F f) {
   });
 }
 
+/// unaryMap of `body(b, x)`, an op's ScalarOps.h definition evaluated in
+/// the arithmetic type.
+template <unsigned Set, typename Body>
+int scalarMap(KernelContext &ctx, Body body) {
+  return unaryMap<Set>(ctx, [&](auto x) {
+    using A = decltype(x);
+    scalar::Eval<A> b;
+    return static_cast<A>(body(b, x));
+  });
+}
+
 /// Like unaryMap for predicates: float input, bool output.
 template <typename F> int floatPredicate(KernelContext &ctx, F f) {
   GC_TRY(ctx.expect(1, 1));
@@ -44,57 +60,35 @@ template <typename F> int floatPredicate(KernelContext &ctx, F f) {
   });
 }
 
-template <typename A> A softplusOf(A x) {
-  // log(1 + e^x) without overflow for large x.
-  return x > A(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
-}
-
 } // namespace
 
 GC_KERNEL(abs) {
-  return unaryMap<kNumeric>(ctx, [](auto x) {
-    using A = decltype(x);
-    if constexpr (std::is_unsigned_v<A>)
-      return x;
-    else
-      return x < A(0) ? A(-x) : x;
-  });
+  return scalarMap<kNumeric>(ctx,
+                             [](auto &b, auto x) { return scalar::abs(b, x); });
 }
 
 GC_KERNEL(neg) {
-  return unaryMap<kFloats | kSigned>(ctx, [](auto x) { return -x; });
-}
-
-GC_KERNEL(exp) {
-  return unaryMap<kFloats>(ctx, [](auto x) { return std::exp(x); });
-}
-
-GC_KERNEL(log) {
-  return unaryMap<kFloats>(ctx, [](auto x) { return std::log(x); });
-}
-
-GC_KERNEL(sqrt) {
-  return unaryMap<kFloats>(ctx, [](auto x) { return std::sqrt(x); });
+  return scalarMap<kFloats | kSigned>(
+      ctx, [](auto &b, auto x) { return scalar::neg(b, x); });
 }
 
 GC_KERNEL(reciprocal) {
-  return unaryMap<kFloats>(ctx, [](auto x) { return decltype(x)(1) / x; });
+  return scalarMap<kFloats>(
+      ctx, [](auto &b, auto x) { return scalar::reciprocal(b, x); });
 }
 
 GC_KERNEL(relu) {
-  return unaryMap<kFloats | kSigned>(ctx, [](auto x) {
-    return x > decltype(x)(0) ? x : decltype(x)(0);
-  });
+  return scalarMap<kFloats | kSigned>(
+      ctx, [](auto &b, auto x) { return scalar::relu(b, x); });
 }
 
 GC_KERNEL(leaky_relu) {
   double alpha = ctx.getFloat("alpha", 0.01);
-  return unaryMap<kFloats>(ctx, [alpha](auto x) {
-    using A = decltype(x);
-    return x >= A(0) ? x : x * A(alpha);
-  });
+  return scalarMap<kFloats>(
+      ctx, [=](auto &b, auto x) { return scalar::leakyRelu(b, x, alpha); });
 }
 
+// Own formula: two-sided where the definition is 1 / (1 + exp(-x)).
 GC_KERNEL(sigmoid) {
   return unaryMap<kFloats>(ctx, [](auto x) {
     using A = decltype(x);
@@ -106,6 +100,7 @@ GC_KERNEL(sigmoid) {
   });
 }
 
+// Own formula: two-sided where the definition is x / (1 + exp(-x)).
 GC_KERNEL(silu) {
   return unaryMap<kFloats>(ctx, [](auto x) {
     using A = decltype(x);
@@ -117,6 +112,7 @@ GC_KERNEL(silu) {
   });
 }
 
+// Own formula: std::max/min, where the definition's max/min propagate NaN.
 GC_KERNEL(hard_sigmoid) {
   double alpha = ctx.getFloat("alpha", 0.2), beta = ctx.getFloat("beta", 0.5);
   return unaryMap<kFloats>(ctx, [=](auto x) {
@@ -125,6 +121,7 @@ GC_KERNEL(hard_sigmoid) {
   });
 }
 
+// Own formula: x / 6 where the definition has (1 / 6) * x; std::max/min.
 GC_KERNEL(hard_swish) {
   return unaryMap<kFloats>(ctx, [](auto x) {
     using A = decltype(x);
@@ -132,46 +129,33 @@ GC_KERNEL(hard_swish) {
   });
 }
 
-GC_KERNEL(tanh) {
-  return unaryMap<kFloats>(ctx, [](auto x) { return std::tanh(x); });
-}
-
-GC_KERNEL(erf) {
-  return unaryMap<kFloats>(ctx, [](auto x) { return std::erf(x); });
-}
-
 GC_KERNEL(gelu) {
   const char *approximate = ctx.getString("approximate", "none");
   bool useTanh = std::strcmp(approximate, "tanh") == 0;
   if (!useTanh && std::strcmp(approximate, "none") != 0)
     return ctx.fail("unknown approximate mode '%s'", approximate);
-  return unaryMap<kFloats>(ctx, [useTanh](auto x) {
-    using A = decltype(x);
-    if (useTanh) {
-      const A k = A(0.79788456080286535588); // sqrt(2 / pi)
-      return A(0.5) * x * (A(1) + std::tanh(k * (x + A(0.044715) * x * x * x)));
-    }
-    return A(0.5) * x * (A(1) + std::erf(x * A(0.70710678118654752440)));
-  });
+  return scalarMap<kFloats>(
+      ctx, [=](auto &b, auto x) { return scalar::gelu(b, x, useTanh); });
 }
 
 GC_KERNEL(softplus) {
-  return unaryMap<kFloats>(ctx, [](auto x) { return softplusOf(x); });
+  return scalarMap<kFloats>(
+      ctx, [](auto &b, auto x) { return scalar::softplus(b, x); });
 }
 
 GC_KERNEL(softsign) {
-  return unaryMap<kFloats>(
-      ctx, [](auto x) { return x / (decltype(x)(1) + std::fabs(x)); });
+  return scalarMap<kFloats>(
+      ctx, [](auto &b, auto x) { return scalar::softsign(b, x); });
 }
 
 GC_KERNEL(elu) {
   double alpha = ctx.getFloat("alpha", 1.0);
-  return unaryMap<kFloats>(ctx, [alpha](auto x) {
-    using A = decltype(x);
-    return x < A(0) ? A(alpha) * (std::exp(x) - A(1)) : x;
-  });
+  return scalarMap<kFloats>(
+      ctx, [=](auto &b, auto x) { return scalar::elu(b, x, alpha); });
 }
 
+// Own formula: gamma * (alpha * exp(x) - alpha) where the definition has
+// gamma * (alpha * (exp(x) - 1)).
 GC_KERNEL(selu) {
   double alpha = ctx.getFloat("alpha", 1.67326319217681884765625);
   double gamma = ctx.getFloat("gamma", 1.05070102214813232421875);
@@ -182,6 +166,7 @@ GC_KERNEL(selu) {
   });
 }
 
+// Own formula: std::max/min, where the definition's max/min propagate NaN.
 GC_KERNEL(celu) {
   double alpha = ctx.getFloat("alpha", 1.0);
   if (alpha == 0)
@@ -195,21 +180,26 @@ GC_KERNEL(celu) {
 
 GC_KERNEL(thresholded_relu) {
   double alpha = ctx.getFloat("alpha", 1.0);
-  return unaryMap<kFloats>(ctx, [alpha](auto x) {
-    using A = decltype(x);
-    return x > A(alpha) ? x : A(0);
+  return scalarMap<kFloats>(ctx, [=](auto &b, auto x) {
+    return scalar::thresholdedRelu(b, x, alpha);
   });
 }
 
 GC_KERNEL(mish) {
-  return unaryMap<kFloats>(
-      ctx, [](auto x) { return x * std::tanh(softplusOf(x)); });
+  return scalarMap<kFloats>(ctx,
+                            [](auto &b, auto x) { return scalar::mish(b, x); });
 }
 
+// Own formula for integers: compares and offsets in double, where the
+// definition does in the integer type.
 GC_KERNEL(shrink) {
   double bias = ctx.getFloat("bias", 0.0), lambd = ctx.getFloat("lambd", 0.5);
   return unaryMap<kNumeric>(ctx, [=](auto x) {
     using A = decltype(x);
+    if constexpr (std::is_floating_point_v<A>) {
+      scalar::Eval<A> b;
+      return scalar::shrink(b, x, lambd, bias);
+    }
     using C = std::conditional_t<std::is_same_v<A, float>, float, double>;
     C v = static_cast<C>(x);
     C r = v < C(-lambd) ? v + C(bias) : v > C(lambd) ? v - C(bias) : C(0);
@@ -217,60 +207,64 @@ GC_KERNEL(shrink) {
   });
 }
 
-GC_KERNEL(floor) {
-  return unaryMap<kFloats>(ctx, [](auto x) { return std::floor(x); });
-}
-
-GC_KERNEL(ceil) {
-  return unaryMap<kFloats>(ctx, [](auto x) { return std::ceil(x); });
-}
-
 GC_KERNEL(round) {
-  // nearbyint rounds halves to even in the default rounding mode.
-  return unaryMap<kFloats>(ctx, [](auto x) { return std::nearbyint(x); });
+  return scalarMap<kFloats>(
+      ctx, [](auto &b, auto x) { return scalar::round(b, x); });
 }
 
 GC_KERNEL(sign) {
-  return unaryMap<kNumeric>(ctx, [](auto x) {
-    using A = decltype(x);
-    return x > A(0) ? A(1) : x < A(0) ? A(-1) : A(0);
-  });
+  return scalarMap<kNumeric>(
+      ctx, [](auto &b, auto x) { return scalar::sign(b, x); });
 }
 
-#define GC_FLOAT_FUNCTION_KERNEL(name, fn)                                     \
+// The math function of the op's own name.
+#define GC_FLOAT_FUNCTION_KERNEL(name)                                         \
   GC_KERNEL(name) {                                                            \
-    return unaryMap<kFloats>(ctx, [](auto x) { return fn(x); });               \
+    return scalarMap<kFloats>(ctx, [](auto &b, auto x) { return b.name(x); }); \
   }
-GC_FLOAT_FUNCTION_KERNEL(sin, std::sin)
-GC_FLOAT_FUNCTION_KERNEL(cos, std::cos)
-GC_FLOAT_FUNCTION_KERNEL(tan, std::tan)
-GC_FLOAT_FUNCTION_KERNEL(asin, std::asin)
-GC_FLOAT_FUNCTION_KERNEL(acos, std::acos)
-GC_FLOAT_FUNCTION_KERNEL(atan, std::atan)
-GC_FLOAT_FUNCTION_KERNEL(sinh, std::sinh)
-GC_FLOAT_FUNCTION_KERNEL(cosh, std::cosh)
-GC_FLOAT_FUNCTION_KERNEL(asinh, std::asinh)
-GC_FLOAT_FUNCTION_KERNEL(acosh, std::acosh)
-GC_FLOAT_FUNCTION_KERNEL(atanh, std::atanh)
+GC_FLOAT_FUNCTION_KERNEL(exp)
+GC_FLOAT_FUNCTION_KERNEL(log)
+GC_FLOAT_FUNCTION_KERNEL(sqrt)
+GC_FLOAT_FUNCTION_KERNEL(tanh)
+GC_FLOAT_FUNCTION_KERNEL(erf)
+GC_FLOAT_FUNCTION_KERNEL(floor)
+GC_FLOAT_FUNCTION_KERNEL(ceil)
+GC_FLOAT_FUNCTION_KERNEL(sin)
+GC_FLOAT_FUNCTION_KERNEL(cos)
+GC_FLOAT_FUNCTION_KERNEL(tan)
+GC_FLOAT_FUNCTION_KERNEL(asin)
+GC_FLOAT_FUNCTION_KERNEL(acos)
+GC_FLOAT_FUNCTION_KERNEL(atan)
+GC_FLOAT_FUNCTION_KERNEL(sinh)
+GC_FLOAT_FUNCTION_KERNEL(cosh)
+GC_FLOAT_FUNCTION_KERNEL(asinh)
+GC_FLOAT_FUNCTION_KERNEL(acosh)
+GC_FLOAT_FUNCTION_KERNEL(atanh)
 #undef GC_FLOAT_FUNCTION_KERNEL
 
-GC_KERNEL(not) {
-  return unaryMap<kBoolBit>(ctx, [](bool x) { return !x; });
+GC_KERNEL(not ) {
+  return scalarMap<kBoolBit>(
+      ctx, [](auto &b, auto x) { return scalar::logicalNot(b, x); });
 }
 
 GC_KERNEL(bitwise_not) {
-  return unaryMap<kInts>(ctx, [](auto x) { return decltype(x)(~x); });
+  return scalarMap<kInts>(
+      ctx, [](auto &b, auto x) { return scalar::bitwiseNot(b, x); });
 }
 
 GC_KERNEL(is_nan) {
-  return floatPredicate(ctx, [](auto x) { return std::isnan(x); });
+  return floatPredicate(ctx, [](auto x) {
+    scalar::Eval<decltype(x)> b;
+    return scalar::isNan(b, x);
+  });
 }
 
 GC_KERNEL(is_inf) {
   bool negative = ctx.getInt("detect_negative", 1) != 0;
   bool positive = ctx.getInt("detect_positive", 1) != 0;
   return floatPredicate(ctx, [=](auto x) {
-    return std::isinf(x) && (x > 0 ? positive : negative);
+    scalar::Eval<decltype(x)> b;
+    return scalar::isInf(b, x, positive, negative);
   });
 }
 

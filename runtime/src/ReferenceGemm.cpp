@@ -14,6 +14,7 @@
 #include "graphc/runtime.h"
 #include "lib/Artifact/OnnxDtype.h"
 #include "lib/Support/Float16.h"
+#include "lib/Support/ScalarOps.h"
 #include "runtime/src/FloatElements.h"
 
 #include <algorithm>
@@ -54,9 +55,8 @@ void activate(int32_t epilogue, float *row, int64_t n) {
 } // namespace
 
 float graphc::rt::geluTanh(float x) {
-  constexpr float kSqrt2OverPi = 0.7978845608028654f;
-  return 0.5f * x *
-         (1.0f + std::tanh(kSqrt2OverPi * (x + 0.044715f * x * x * x)));
+  scalar::Eval<float> b;
+  return scalar::gelu(b, x, /*useTanh=*/true);
 }
 
 bool graphc::rt::referenceGemmSupports(const graphc_gemm_desc &gemm,

@@ -28,7 +28,8 @@ bool referenceGemmSupports(const graphc_gemm_desc &gemm, std::string &error);
 bool runReferenceGemm(const graphc_gemm_desc &gemm, void *const *args,
                       std::string &error);
 
-/// The GELU_TANH epilogue: x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))).
+/// The GELU_TANH epilogue: graph GELU's tanh approximation in float
+/// (scalar::gelu in lib/Support/ScalarOps.h).
 float geluTanh(float x);
 
 } // namespace graphc::rt

@@ -11,6 +11,7 @@
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/HostEval.h"
 #include "lib/HostKernels/HostEvaluator.h"
+#include "dialects/Graph/GraphScalar.h"
 #include "lib/HostKernels/HostKernels.h"
 #if GRAPHC_TEST_CUDA_CODEGEN
 #include "lib/Codegen/CUDA/CudaEmitter.h"
@@ -90,6 +91,15 @@ TEST_F(OpRegistryTest, EveryHostKernelIsAGraphOp) {
     EXPECT_TRUE(
         mlir::RegisteredOperationName::lookup("graph." + kernel, &context))
         << "host kernel " << kernel << " computes no graph op";
+}
+
+TEST_F(OpRegistryTest, EveryPointwiseOpHasAScalarDefinition) {
+  // The targets' fused code and pad-safety reasoning compute a pointwise op
+  // from its ScalarComputeOpInterface (GraphScalar.cpp).
+  for (mlir::RegisteredOperationName name : computeOps())
+    EXPECT_EQ(name.hasTrait<graphc::graph::OpTrait::Pointwise>(),
+              name.hasInterface<graphc::graph::ScalarComputeOpInterface>())
+        << name.getStringRef().str();
 }
 
 TEST_F(OpRegistryTest, EachOpHasAtMostOneKernelFamily) {

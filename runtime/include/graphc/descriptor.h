@@ -134,9 +134,10 @@ typedef enum graphc_library {
   GRAPHC_LIBRARY_CUDNN = 2,
 } graphc_library;
 
-/* The activation a GEMM or convolution applies last. GELU_TANH is
- * x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))), the form cuBLASLt
- * fuses; the erf form of ONNX Gelu is GELU_ERF, a convolution's alone. */
+/* The activation a GEMM or convolution applies last. GELU_TANH is the
+ * tanh approximation of GELU (graph gelu with approximate = "tanh"), the
+ * form cuBLASLt fuses; the erf form of ONNX Gelu is GELU_ERF, a
+ * convolution's alone. */
 typedef enum graphc_gemm_epilogue {
   GRAPHC_EPILOGUE_NONE = 0,
   GRAPHC_EPILOGUE_RELU = 1,
