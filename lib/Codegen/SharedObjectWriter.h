@@ -1,4 +1,5 @@
-//===- SharedObjectWriter.h - the model .so -----------------------*- C++ -*-===//
+//===- SharedObjectWriter.h - the model .so -----------------------*- C++
+//-*-===//
 #ifndef GRAPHC_LIB_CODEGEN_SHAREDOBJECTWRITER_H
 #define GRAPHC_LIB_CODEGEN_SHAREDOBJECTWRITER_H
 
@@ -43,16 +44,15 @@ struct SharedObjectOptions {
   CompileCache *cache = nullptr;
 };
 
-/// Writes the exec-dialect `module` as a model .so: descriptor, kernels
-/// (host code for cpu, images for cuda), weights. Deterministic: the same
-/// module and options give the same bytes.
-llvm::Error writeSharedObject(mlir::ModuleOp module,
-                              const SharedObjectOptions &options);
+struct ModelSource;
 
-/// The C++ source of the descriptor and host kernels alone (what
-/// `--emit=source` prints for the cpu target).
-llvm::Expected<std::string> emitModelSource(mlir::ModuleOp module,
-                                            const SharedObjectOptions &options);
+/// Writes the model .so of `model` (ModelSource.h: the C++ and weights
+/// generated from the exec module) and `options.images`: compiles and
+/// links it (or takes both from the cache), seals it with its weights
+/// (appended, or in the side file) and puts it at `options.outputPath`.
+/// Deterministic: the same inputs give the same bytes.
+llvm::Error writeSharedObject(const ModelSource &model,
+                              const SharedObjectOptions &options);
 
 } // namespace graphc::codegen
 

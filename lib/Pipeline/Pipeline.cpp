@@ -23,6 +23,7 @@
 #include "lib/Codegen/CUDA/CudaEmulation.h"
 #include "lib/Codegen/CUDA/NVRTCCompiler.h"
 #endif
+#include "lib/Codegen/ModelSource.h"
 #include "lib/Codegen/SharedObjectWriter.h"
 #include "lib/HostKernels/HostEvaluator.h"
 #include "lib/Import/ONNX/ONNXImporter.h"
@@ -518,30 +519,36 @@ llvm::Error compileModel(const CompileOptions &options,
                            std::move(image.data), image.unit});
 #endif
   } else if (options.emit == EmitStage::source) {
-    auto source = codegen::emitModelSource(module, so);
+    auto source = codegen::generateModelSource(module, so);
     if (!source) {
       llvm::consumeError(source.takeError());
       return diagnostics.takeError("cpu code generation failed");
     }
-    out << *source;
+    out << source->cpp;
     return llvm::Error::success();
   }
   // The output paths may have changed while compiling.
   if (llvm::Error e = checkOutputFiles(options))
     return e;
-  // The writer generates the cpu target's C++ too, and writes the .so.
-  stage("host_compile");
-  TimingScope hostTiming = timing.nest("host compile");
-  if (llvm::Error e = codegen::writeSharedObject(module, so)) {
-    // Diagnostics emitted on the IR say more than the writer's summary.
-    llvm::Error detailed = diagnostics.takeError("");
-    std::string text = llvm::toString(std::move(detailed));
+  // Diagnostics emitted on the IR say more than a failed stage's summary.
+  auto detailedError = [&](llvm::Error e) -> llvm::Error {
+    std::string text = llvm::toString(diagnostics.takeError(""));
     if (text.empty())
       return e;
     llvm::consumeError(std::move(e));
     return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s",
                                    text.c_str());
-  }
+  };
+  // The model's C++ (the descriptor's tables; the cpu target's kernels) and
+  // weights, then the .so the writer packages them in.
+  stage("host_compile");
+  TimingScope hostTiming = timing.nest("host compile");
+  llvm::Expected<codegen::ModelSource> model =
+      codegen::generateModelSource(module, so);
+  if (!model)
+    return detailedError(model.takeError());
+  if (llvm::Error e = codegen::writeSharedObject(*model, so))
+    return detailedError(std::move(e));
   hostTiming.stop();
   if (cache) {
     if (cache->stats().misses)
