@@ -3,6 +3,7 @@
 #include "tools/graphc/Measure.h"
 
 #include "graphc/runtime.h"
+#include "lib/Support/Median.h"
 #include "lib/Support/WriteFile.h"
 #include "tools/graphc/Commands.h"
 #include "tools/graphc/RuntimeSupport.h"
@@ -82,12 +83,6 @@ std::vector<char> makeInput(int32_t dtype, int64_t elements, uint32_t seed) {
     }
   }
   return bytes;
-}
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  size_t n = values.size();
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
 } // namespace
