@@ -38,6 +38,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/Sequence.h"
 
 #include <algorithm>
 #include <numeric>
@@ -1036,28 +1037,26 @@ std::optional<Positional> SizeUseWalk::positionalResult(Operation *op,
       std::optional<Entries> ends = termsOf(slice.getEnds());
       if (!starts || !ends || ends->size() != starts->size())
         return std::nullopt;
-      SmallVector<int64_t> axes, steps(starts->size(), 1);
-      if (slice.getAxes()) {
-        std::optional<SmallVector<int64_t>> given =
-            constantInts(slice.getAxes());
-        if (!given || given->size() != starts->size())
+      // Optional axes and steps: constant, one per start, when given.
+      int64_t count = starts->size();
+      auto perStart = [&](Value given, SmallVector<int64_t> absent)
+          -> std::optional<SmallVector<int64_t>> {
+        if (!given)
+          return absent;
+        std::optional<SmallVector<int64_t>> values = constantInts(given);
+        if (!values || static_cast<int64_t>(values->size()) != count)
           return std::nullopt;
-        axes = std::move(*given);
-      } else {
-        for (int64_t axis = 0; axis < static_cast<int64_t>(starts->size());
-             ++axis)
-          axes.push_back(axis);
-      }
-      if (slice.getSteps()) {
-        std::optional<SmallVector<int64_t>> given =
-            constantInts(slice.getSteps());
-        if (!given || given->size() != starts->size())
-          return std::nullopt;
-        steps = std::move(*given);
-      }
+        return values;
+      };
+      std::optional<SmallVector<int64_t>> axes = perStart(
+          slice.getAxes(), llvm::to_vector(llvm::seq<int64_t>(0, count)));
+      std::optional<SmallVector<int64_t>> steps =
+          perStart(slice.getSteps(), SmallVector<int64_t>(count, 1));
+      if (!axes || !steps)
+        return std::nullopt;
       Positional out{*in, inUniform, inNonNegative};
       for (auto [start, end, axis, step] :
-           llvm::zip(*starts, *ends, axes, steps)) {
+           llvm::zip(*starts, *ends, *axes, *steps)) {
         std::optional<int64_t> at = normalizeAxis(axis, inRank);
         if (!at)
           return std::nullopt;

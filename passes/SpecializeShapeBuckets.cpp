@@ -156,45 +156,51 @@ specializeShapeBuckets(ModuleOp module, ArrayRef<std::string> buckets,
     return failure();
   llvm::MapVector<StringRef, DynamicDim> dims = collectDynamicDims(main);
 
-  for (const std::string &entry : buckets) {
-    auto parts = splitAssignment(module, entry, "buckets");
+  // The dim that `entry` ("NAME=VALUE") of `flag` names, and its VALUE.
+  auto dimOf =
+      [&](const std::string &entry, StringRef what,
+          StringRef flag) -> FailureOr<std::pair<DynamicDim *, StringRef>> {
+    auto parts = splitAssignment(module, entry, what);
     if (failed(parts))
       return failure();
     FailureOr<DynamicDim *> dim =
-        findDim(module, main, dims, parts->first, "--buckets");
+        findDim(module, main, dims, parts->first, flag);
     if (failed(dim))
       return failure();
-    if (!(*dim)->isDefault)
-      return module.emitError() << "--buckets gives the sizes of '"
-                                << (*dim)->name << "' twice";
+    return std::make_pair(*dim, parts->second);
+  };
+  for (const std::string &entry : buckets) {
+    auto found = dimOf(entry, "buckets", "--buckets");
+    if (failed(found))
+      return failure();
+    auto [dim, value] = *found;
+    if (!dim->isDefault)
+      return module.emitError()
+             << "--buckets gives the sizes of '" << dim->name << "' twice";
     SmallVector<StringRef> pieces;
-    parts->second.split(pieces, ',');
+    value.split(pieces, ',');
     for (StringRef piece : pieces) {
       FailureOr<int64_t> size = parseSize(module, piece, entry, "buckets");
       if (failed(size))
         return failure();
-      (*dim)->sizes.push_back(*size);
+      dim->sizes.push_back(*size);
     }
-    (*dim)->isDefault = false;
+    dim->isDefault = false;
   }
   llvm::StringMap<int64_t> maxOf;
   for (const std::string &entry : maxDims) {
-    auto parts = splitAssignment(module, entry, "max dim");
-    if (failed(parts))
+    auto found = dimOf(entry, "max dim", "--max-dim");
+    if (failed(found))
       return failure();
-    FailureOr<DynamicDim *> dim =
-        findDim(module, main, dims, parts->first, "--max-dim");
-    if (failed(dim))
-      return failure();
-    FailureOr<int64_t> size =
-        parseSize(module, parts->second, entry, "max dim");
+    auto [dim, value] = *found;
+    FailureOr<int64_t> size = parseSize(module, value, entry, "max dim");
     if (failed(size))
       return failure();
-    if (!(*dim)->isDefault)
+    if (!dim->isDefault)
       return module.emitError()
              << "--max-dim " << entry << " and --buckets both give the sizes "
-             << "of '" << (*dim)->name << "': keep one";
-    maxOf[(*dim)->name] = *size;
+             << "of '" << dim->name << "': keep one";
+    maxOf[dim->name] = *size;
   }
   size_t combinations = 1;
   for (auto &[name, dim] : dims) {

@@ -107,22 +107,28 @@ LogicalResult specializeShapes(ModuleOp module, ArrayRef<std::string> shapes,
     arg.setType(newType);
     argTypes.push_back(newType);
   }
-  for (auto &entry : shapeByName)
-    if (!usedShapes.contains(entry.getKey()))
-      return module.emitError()
-             << "--shape names '" << entry.getKey()
-             << "', which is not an input of the model"
-             << suggestName(entry.getKey(), inputNames, "inputs",
-                            "; the model has no named inputs");
-  for (auto &entry : dimBySymbol)
-    if (!usedSymbols.contains(entry.getKey()))
-      return module.emitError()
-             << "--dim names '" << entry.getKey()
-             << "', which is no input dim's name"
-             << suggestName(entry.getKey(), dimNames, "named dims",
-                            "; the model names no dims: drop the flag, or "
-                            "fix an unnamed dim with --shape (graphc check "
-                            "lists them)");
+  // An entry of a flag that names nothing in the model is an error, with a
+  // hint.
+  auto checkAllUsed = [&](const auto &given, const llvm::StringSet<> &used,
+                          StringRef flag, StringRef notFound,
+                          ArrayRef<std::string> names, StringRef kind,
+                          StringRef none) -> LogicalResult {
+    for (auto &entry : given)
+      if (!used.contains(entry.getKey()))
+        return module.emitError()
+               << flag << " names '" << entry.getKey() << "', which "
+               << notFound << suggestName(entry.getKey(), names, kind, none);
+    return success();
+  };
+  if (failed(checkAllUsed(shapeByName, usedShapes, "--shape",
+                          "is not an input of the model", inputNames, "inputs",
+                          "; the model has no named inputs")) ||
+      failed(checkAllUsed(dimBySymbol, usedSymbols, "--dim",
+                          "is no input dim's name", dimNames, "named dims",
+                          "; the model names no dims: drop the flag, or "
+                          "fix an unnamed dim with --shape (graphc check "
+                          "lists them)")))
+    return failure();
   main.setType(FunctionType::get(module.getContext(), argTypes,
                                  main.getResultTypes()));
   return success();

@@ -106,11 +106,18 @@ std::optional<SmallVector<int64_t>> getConstantInts(ElementsAttr attr) {
   return ints;
 }
 
-std::optional<SmallVector<int64_t>> getConstantInts(Value value) {
+/// `read` of the constant that defines `value`, if a constant does.
+template <typename T>
+static std::optional<SmallVector<T>>
+ofConstant(Value value, std::optional<SmallVector<T>> (*read)(ElementsAttr)) {
   ElementsAttr attr;
   if (!matchPattern(value, m_Constant(&attr)))
     return std::nullopt;
-  return getConstantInts(attr);
+  return read(attr);
+}
+
+std::optional<SmallVector<int64_t>> getConstantInts(Value value) {
+  return ofConstant<int64_t>(value, getConstantInts);
 }
 
 std::optional<SmallVector<double>> getConstantNumbers(ElementsAttr attr) {
@@ -135,10 +142,7 @@ std::optional<SmallVector<double>> getConstantNumbers(ElementsAttr attr) {
 }
 
 std::optional<SmallVector<double>> getConstantNumbers(Value value) {
-  ElementsAttr attr;
-  if (!matchPattern(value, m_Constant(&attr)))
-    return std::nullopt;
-  return getConstantNumbers(attr);
+  return ofConstant<double>(value, getConstantNumbers);
 }
 
 std::optional<double> getScalarConstant(Value value) {

@@ -322,12 +322,15 @@ LogicalResult DepthToSpaceOp::verify() {
   return verifyOneOf(*this, "mode", getMode(), {"DCR", "CRD"});
 }
 
-static constexpr StringRef kScatterReductions[] = {"none", "add", "mul", "max",
-                                                   "min"};
+/// The reductions ScatterElements and ScatterND know.
+static LogicalResult verifyScatterReduction(Operation *op,
+                                            StringRef reduction) {
+  return verifyOneOf(op, "reduction", reduction,
+                     {"none", "add", "mul", "max", "min"});
+}
 
 LogicalResult ScatterElementsOp::verify() {
-  if (failed(
-          verifyOneOf(*this, "reduction", getReduction(), kScatterReductions)))
+  if (failed(verifyScatterReduction(*this, getReduction())))
     return failure();
   RankedTensorType data = getData().getType();
   RankedTensorType indices = getIndices().getType();
@@ -344,8 +347,7 @@ LogicalResult ScatterElementsOp::verify() {
 }
 
 LogicalResult ScatterNdOp::verify() {
-  if (failed(
-          verifyOneOf(*this, "reduction", getReduction(), kScatterReductions)))
+  if (failed(verifyScatterReduction(*this, getReduction())))
     return failure();
   RankedTensorType data = getData().getType();
   RankedTensorType indices = getIndices().getType();

@@ -30,6 +30,42 @@ using namespace llvm;
 
 namespace graphc::codegen {
 
+Expected<BuildDirectory> BuildDirectory::create(StringRef given,
+                                                StringRef prefix) {
+  SmallString<256> dir(given);
+  bool temporary = dir.empty();
+  if (temporary) {
+    if (std::error_code ec = sys::fs::createUniqueDirectory(prefix, dir))
+      return createStringError(ec, "cannot create a build directory");
+  } else if (std::error_code ec = sys::fs::create_directories(dir)) {
+    return createStringError(ec, "cannot create %s", dir.c_str());
+  }
+  return BuildDirectory(std::string(dir), temporary);
+}
+
+BuildDirectory::BuildDirectory(std::string dir, bool temporary)
+    : dir(std::move(dir)), keepDir(!temporary) {
+  if (temporary)
+    removeOnSignal = std::make_unique<SignalCleanup>(this->dir);
+}
+
+BuildDirectory::BuildDirectory(BuildDirectory &&other)
+    : dir(std::move(other.dir)), keepDir(other.keepDir),
+      removeOnSignal(std::move(other.removeOnSignal)) {
+  other.keepDir = true;
+}
+
+BuildDirectory::~BuildDirectory() {
+  if (!keepDir)
+    (void)removeTree(dir);
+}
+
+std::string BuildDirectory::file(StringRef name) const {
+  SmallString<256> path(dir);
+  sys::path::append(path, name);
+  return std::string(path);
+}
+
 namespace {
 /// Runs `program` with `argv`, its output and errors into `logPath`, stdin
 /// from /dev/null and, when `tmpDir` is not empty, TMPDIR=`tmpDir`, in a

@@ -6,6 +6,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <memory>
 #include <string>
 
 namespace graphc {
@@ -13,6 +14,34 @@ class CacheKey;
 } // namespace graphc
 
 namespace graphc::codegen {
+
+class SignalCleanup;
+
+/// Where a host compile runs: the given directory (created when missing),
+/// or a fresh temporary one that goes away on destruction and on signals
+/// unless kept (after a compiler failure, whose message points into it).
+class BuildDirectory {
+public:
+  /// `given`, or when it is empty a new temporary directory named after
+  /// `prefix`.
+  static llvm::Expected<BuildDirectory> create(llvm::StringRef given,
+                                               llvm::StringRef prefix);
+  BuildDirectory(BuildDirectory &&other);
+  BuildDirectory &operator=(BuildDirectory &&) = delete;
+  ~BuildDirectory();
+
+  llvm::StringRef path() const { return dir; }
+  /// The path of `name` inside the directory.
+  std::string file(llvm::StringRef name) const;
+  /// Leaves a temporary directory in place.
+  void keep() { keepDir = true; }
+
+private:
+  BuildDirectory(std::string dir, bool temporary);
+  std::string dir;
+  bool keepDir;
+  std::unique_ptr<SignalCleanup> removeOnSignal;
+};
 
 /// The host C++ compiler: $GRAPHC_CXX, else `c++` on PATH.
 llvm::Expected<std::string> findHostCompiler();

@@ -24,7 +24,6 @@
 #include "lib/Codegen/ScalarExpr.h"
 #include "lib/Codegen/SignalCleanup.h"
 #include "lib/Support/CompileCache.h"
-#include "lib/Support/FileTree.h"
 #include "lib/Support/LaneHash.h"
 #include "lib/Support/WriteFile.h"
 
@@ -186,43 +185,25 @@ Error writeSharedObject(const ModelSource &model,
     hostKernels = std::move(*archive);
   }
 
-  SmallString<256> workDir(options.workDir);
-  bool temporary = workDir.empty();
-  if (temporary) {
-    if (std::error_code ec =
-            sys::fs::createUniqueDirectory("graphc-build", workDir))
-      return createStringError(ec, "cannot create a build directory");
-  } else if (std::error_code ec = sys::fs::create_directories(workDir)) {
-    return createStringError(ec, "cannot create %s", workDir.c_str());
-  }
   // A temporary build directory goes away on every path but a compiler
   // failure, whose message points into it.
-  bool keepWorkDir = !temporary;
-  std::optional<SignalCleanup> removeOnSignal;
-  if (temporary)
-    removeOnSignal.emplace(workDir);
-  auto cleanup = llvm::make_scope_exit([&] {
-    if (!keepWorkDir)
-      (void)removeTree(workDir);
-  });
-  auto inWork = [&](StringRef name) {
-    SmallString<256> path(workDir);
-    sys::path::append(path, name);
-    return std::string(path);
-  };
+  Expected<BuildDirectory> workDir =
+      BuildDirectory::create(options.workDir, "graphc-build");
+  if (!workDir)
+    return workDir.takeError();
   if (Error e = writeFile(
-          inWork("descriptor.h"),
+          workDir->file("descriptor.h"),
           ArrayRef<char>(kDescriptorHeader, sizeof(kDescriptorHeader) - 1)))
     return e;
   if (Error e = writeFile(
-          inWork("HostKernels.h"),
+          workDir->file("HostKernels.h"),
           ArrayRef<char>(kHostKernelsHeader, sizeof(kHostKernelsHeader) - 1)))
     return e;
   if (Error e = writeFile(
-          inWork("graphc_cuda_scalar.h"),
+          workDir->file("graphc_cuda_scalar.h"),
           ArrayRef<char>(cudaScalarHeader().data(), cudaScalarHeader().size())))
     return e;
-  if (Error e = writeFile(inWork("model.cpp"),
+  if (Error e = writeFile(workDir->file("model.cpp"),
                           ArrayRef<char>(source->data(), source->size())))
     return e;
   // The object of model.cpp: from the cache when this exact source was
@@ -230,24 +211,12 @@ Error writeSharedObject(const ModelSource &model,
   std::vector<std::string> compileArgs = {
       // No floating-point contraction: generated loops round like the host
       // kernels and the CUDA emulator on every host.
-      "-std=c++17",
-      "-O2",
-      "-ffp-contract=off",
-      "-fPIC",
-      "-fvisibility=hidden",
-      "-ffunction-sections",
-      "-fdata-sections",
-      "-fno-exceptions",
-      "-fno-rtti",
-      "-fno-ident",
-      "-I.",
-      "-c",
-      "model.cpp",
-      "-o",
-      "model.o"};
+      "-std=c++17", "-O2", "-ffp-contract=off", "-fPIC", "-fvisibility=hidden",
+      "-ffunction-sections", "-fdata-sections", "-fno-exceptions",
+      "-fno-rtti", "-fno-ident", "-I.", "-c", "model.cpp", "-o", "model.o"};
   CompileCache *cache = options.cache;
   CacheKey key("host-object");
-  if (cache && keyHostCompilerRun(key, *compiler, compileArgs, workDir))
+  if (cache && keyHostCompilerRun(key, *compiler, compileArgs, workDir->path()))
     key.add("descriptor.h", StringRef(kDescriptorHeader))
         .add("HostKernels.h", StringRef(kHostKernelsHeader))
         .add("graphc_cuda_scalar.h", cudaScalarHeader())
@@ -258,12 +227,12 @@ Error writeSharedObject(const ModelSource &model,
   Expected<std::vector<char>> object =
       cachedCompile(cache, key, [&]() -> Expected<std::vector<char>> {
         compiled = true;
-        if (Error e = runHostCompiler(*compiler, compileArgs, workDir))
+        if (Error e = runHostCompiler(*compiler, compileArgs, workDir->path()))
           return std::move(e);
-        return readWholeFile(inWork("model.o"));
+        return readWholeFile(workDir->file("model.o"));
       });
   if (!object) {
-    keepWorkDir = true;
+    workDir->keep();
     return object.takeError();
   }
 
@@ -272,14 +241,14 @@ Error writeSharedObject(const ModelSource &model,
   // (--keep) gets every input and the linked file either way.
   std::string assembly = blobAssembly(options.images.size());
   std::vector<std::string> linkArgs = {
-      "-shared",        "-fPIC",   "-Wl,--gc-sections", "-static-libstdc++",
-      "-static-libgcc", "model.o", "blobs.s",           "-o",
-      "model.so"};
+      "-shared", "-fPIC", "-Wl,--gc-sections", "-static-libstdc++",
+      "-static-libgcc", "model.o", "blobs.s", "-o", "model.so"};
   if (!options.cudaTarget)
     linkArgs.insert(linkArgs.end() - 2, hostKernels);
-  CompileCache *linkCache = temporary ? options.cache : nullptr;
+  CompileCache *linkCache = options.workDir.empty() ? options.cache : nullptr;
   CacheKey linkKey("host-link");
-  if (linkCache && keyHostCompilerRun(linkKey, *compiler, linkArgs, workDir)) {
+  if (linkCache &&
+      keyHostCompilerRun(linkKey, *compiler, linkArgs, workDir->path())) {
     linkKey.addBytes("model.o", *object).add("blobs.s", assembly);
     for (auto [i, image] : enumerate(options.images))
       linkKey.addBytes(deviceImageFile(i), image.data);
@@ -297,20 +266,22 @@ Error writeSharedObject(const ModelSource &model,
   Expected<std::vector<char>> linked =
       cachedCompile(linkCache, linkKey, [&]() -> Expected<std::vector<char>> {
         if (!compiled)
-          if (Error e = writeFile(inWork("model.o"), *object))
+          if (Error e = writeFile(workDir->file("model.o"), *object))
             return std::move(e);
         for (auto [i, image] : enumerate(options.images))
-          if (Error e = writeFile(inWork(deviceImageFile(i)), image.data))
+          if (Error e =
+                  writeFile(workDir->file(deviceImageFile(i)),
+                            image.data))
             return std::move(e);
         if (Error e =
-                writeFile(inWork("blobs.s"),
+                writeFile(workDir->file("blobs.s"),
                           ArrayRef<char>(assembly.data(), assembly.size())))
           return std::move(e);
-        if (Error e = runHostCompiler(*compiler, linkArgs, workDir)) {
-          keepWorkDir = true;
+        if (Error e = runHostCompiler(*compiler, linkArgs, workDir->path())) {
+          workDir->keep();
           return std::move(e);
         }
-        return readWholeFile(inWork("model.so"));
+        return readWholeFile(workDir->file("model.so"));
       });
   if (!linked)
     return linked.takeError();

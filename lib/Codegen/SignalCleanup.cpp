@@ -132,6 +132,20 @@ void installHandlers() {
   });
 }
 
+/// Claims the first slot whose `used` entry is unset, filling it with
+/// `fill`; -1 when every slot is in use.
+template <typename Used, typename Fill>
+int claimSlot(std::mutex &mutex, const Used (&used)[kSlots], Fill fill) {
+  std::lock_guard<std::mutex> lock(mutex);
+  for (int i = 0; i < kSlots; ++i) {
+    if (used[i].load(std::memory_order_relaxed))
+      continue;
+    fill(i);
+    return i;
+  }
+  return -1;
+}
+
 } // namespace
 
 SignalCleanup::SignalCleanup(llvm::StringRef path) : slot(-1) {
@@ -140,15 +154,10 @@ SignalCleanup::SignalCleanup(llvm::StringRef path) : slot(-1) {
       absolute.size() >= PATH_MAX)
     return;
   installHandlers();
-  std::lock_guard<std::mutex> lock(slotMutex);
-  for (int i = 0; i < kSlots; ++i) {
-    if (active[i].load(std::memory_order_relaxed))
-      continue;
+  slot = claimSlot(slotMutex, active, [&](int i) {
     std::memcpy(paths[i], absolute.c_str(), absolute.size() + 1);
     active[i].store(true, std::memory_order_release);
-    slot = i;
-    return;
-  }
+  });
 }
 
 SignalCleanup::~SignalCleanup() {
@@ -160,14 +169,9 @@ SignalCleanup::~SignalCleanup() {
 
 SignalKill::SignalKill(pid_t leader) : slot(-1) {
   installHandlers();
-  std::lock_guard<std::mutex> lock(groupMutex);
-  for (int i = 0; i < kSlots; ++i) {
-    if (groups[i].load(std::memory_order_relaxed))
-      continue;
+  slot = claimSlot(groupMutex, groups, [&](int i) {
     groups[i].store(leader, std::memory_order_release);
-    slot = i;
-    return;
-  }
+  });
 }
 
 SignalKill::~SignalKill() {

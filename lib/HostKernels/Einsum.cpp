@@ -208,6 +208,21 @@ GC_KERNEL(einsum) {
     int64_t sumTotal = 1;
     for (int s = 0; s < sumRank; ++s)
       sumTotal *= size[sumLabels[s]];
+    // Steps `index` over the sizes of `labels` (the last the fastest),
+    // moving each operand's `offsets` with it.
+    auto advance = [&](const int *labels, int rank, int64_t *index,
+                       int64_t *offsets) {
+      for (int d = rank - 1; d >= 0; --d) {
+        int label = labels[d];
+        for (int k = 0; k < count; ++k)
+          offsets[k] += strides[k][label];
+        if (++index[d] < size[label])
+          return;
+        for (int k = 0; k < count; ++k)
+          offsets[k] -= strides[k][label] * size[label];
+        index[d] = 0;
+      }
+    };
     int64_t outIndex[kMaxLabels] = {}, base[kMaxOperands] = {};
     for (int64_t o = 0; o < total; ++o) {
       Acc acc = 0;
@@ -219,28 +234,10 @@ GC_KERNEL(einsum) {
         for (int k = 0; k < count; ++k)
           product *= static_cast<Acc>(toArith(data[k][offset[k]]));
         acc += product;
-        for (int d = sumRank - 1; d >= 0; --d) {
-          int label = sumLabels[d];
-          for (int k = 0; k < count; ++k)
-            offset[k] += strides[k][label];
-          if (++sumIndex[d] < size[label])
-            break;
-          for (int k = 0; k < count; ++k)
-            offset[k] -= strides[k][label] * size[label];
-          sumIndex[d] = 0;
-        }
+        advance(sumLabels, sumRank, sumIndex, offset);
       }
       out[o] = fromArith<T>(acc);
-      for (int d = outRank - 1; d >= 0; --d) {
-        int label = outLabels[d];
-        for (int k = 0; k < count; ++k)
-          base[k] += strides[k][label];
-        if (++outIndex[d] < size[label])
-          break;
-        for (int k = 0; k < count; ++k)
-          base[k] -= strides[k][label] * size[label];
-        outIndex[d] = 0;
-      }
+      advance(outLabels, outRank, outIndex, base);
     }
     return 0;
   });

@@ -40,11 +40,6 @@ using namespace mlir;
 namespace graphc {
 namespace {
 
-llvm::Error failure(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s",
-                                 message.str().c_str());
-}
-
 /// "%.3g" of a value (more digits on request).
 std::string number(double value, int digits = 3) {
   std::string text;
@@ -150,14 +145,14 @@ bindInputs(func::FuncOp main, ArrayRef<CalibrationInput> calibration,
     const std::string &name = input.tensor.name;
     auto found = llvm::find(names, name);
     if (found == names.end())
-      return failure(
+      return makeError(
           "--calibration-input " + name + ": the model has no input named '" +
           name + "'" +
           suggestName(name, names, "inputs", "; the model has no inputs"));
     size_t index = found - names.begin();
     if (given[index])
-      return failure("--calibration-input " + name + " is given twice ('" +
-                     given[index]->path + "' and '" + input.path + "')");
+      return makeError("--calibration-input " + name + " is given twice ('" +
+                       given[index]->path + "' and '" + input.path + "')");
     given[index] = &input;
     auto type = cast<RankedTensorType>(main.getArgument(index).getType());
     bool matches =
@@ -167,9 +162,9 @@ bindInputs(func::FuncOp main, ArrayRef<CalibrationInput> calibration,
       matches =
           type.isDynamicDim(d) || type.getDimSize(d) == input.tensor.dims[d];
     if (!matches)
-      return failure("--calibration-input " + name + ": '" + input.path +
-                     "' holds " + fileTypeText(context, input.tensor) +
-                     ", the model takes " + typeText(type));
+      return makeError("--calibration-input " + name + ": '" + input.path +
+                       "' holds " + fileTypeText(context, input.tensor) +
+                       ", the model takes " + typeText(type));
   }
   std::vector<HostTensor> inputs;
   for (auto [index, name] : llvm::enumerate(names)) {
@@ -181,10 +176,10 @@ bindInputs(func::FuncOp main, ArrayRef<CalibrationInput> calibration,
     }
     auto type = cast<RankedTensorType>(main.getArgument(index).getType());
     if (!type.hasStaticShape())
-      return failure("--keep-fp32 auto: input '" + name + "' has dynamic " +
-                     "dims (" + typeText(type) +
-                     "): give it a value with --calibration-input " + name +
-                     "=FILE, or fix them with --shape or --dim");
+      return makeError("--keep-fp32 auto: input '" + name + "' has dynamic " +
+                       "dims (" + typeText(type) +
+                       "): give it a value with --calibration-input " + name +
+                       "=FILE, or fix them with --shape or --dim");
     inputs.push_back(HostTensor{name, graph::toHostDtype(type.getElementType()),
                                 type.getShape().vec(),
                                 randomTensorBytes(type, index)});
@@ -202,7 +197,7 @@ chooseFp32Nodes(ModuleOp model, ArrayRef<CalibrationInput> calibration,
   DiagnosticCollector diagnostics(context);
   auto main = model.lookupSymbol<func::FuncOp>("main");
   if (!main)
-    return failure("--keep-fp32 auto: the model has no main function");
+    return makeError("--keep-fp32 auto: the model has no main function");
   Fp32Selection selection;
   llvm::Expected<std::vector<HostTensor>> inputs =
       bindInputs(main, calibration, selection.inputs);
@@ -211,14 +206,14 @@ chooseFp32Nodes(ModuleOp model, ArrayRef<CalibrationInput> calibration,
 
   OwningOpRef<ModuleOp> reference(model.clone());
   if (llvm::Error e = specializeForReference(*reference, *inputs))
-    return failure("--keep-fp32 auto: " + llvm::toString(std::move(e)));
+    return makeError("--keep-fp32 auto: " + llvm::toString(std::move(e)));
   NodeGraph nodes =
       readNodeGraph(reference->lookupSymbol<func::FuncOp>("main"));
   auto recorded = [&](StringRef name) { return nodes.computed.contains(name); };
   llvm::Expected<ReferenceValues> wide =
       runReference(*reference, *inputs, recorded);
   if (!wide)
-    return failure("--keep-fp32 auto: " + llvm::toString(wide.takeError()));
+    return makeError("--keep-fp32 auto: " + llvm::toString(wide.takeError()));
 
   Tolerance tolerance = defaultTolerance(compute);
   double largest = largestFinite(compute);
@@ -237,7 +232,7 @@ chooseFp32Nodes(ModuleOp model, ArrayRef<CalibrationInput> calibration,
     llvm::Expected<ReferenceValues> run =
         runReference(*narrowed, *inputs, recorded);
     if (!run)
-      return failure("--keep-fp32 auto: " + llvm::toString(run.takeError()));
+      return makeError("--keep-fp32 auto: " + llvm::toString(run.takeError()));
     selection.runs = round;
 
     // The outputs decide whether to go on.

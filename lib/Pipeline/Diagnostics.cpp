@@ -32,6 +32,11 @@ DiagnosticCollector::DiagnosticCollector(MLIRContext &context)
         return success();
       }) {}
 
+llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s",
+                                 message.str().c_str());
+}
+
 llvm::Error DiagnosticCollector::takeError(llvm::StringRef fallback) {
   std::string text;
   for (const std::string &message : messages)
@@ -39,8 +44,7 @@ llvm::Error DiagnosticCollector::takeError(llvm::StringRef fallback) {
   messages.clear();
   if (text.empty())
     text = fallback.str();
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s",
-                                 text.c_str());
+  return makeError(text);
 }
 
 } // namespace graphc

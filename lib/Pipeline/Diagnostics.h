@@ -15,6 +15,9 @@ namespace graphc {
 /// file position.
 std::string describeLocation(mlir::Location loc);
 
+/// An llvm::Error that carries `message` as it is.
+llvm::Error makeError(const llvm::Twine &message);
+
 /// Collects the error diagnostics of a context while it lives, so that they
 /// come back as one llvm::Error, each prefixed with its node.
 class DiagnosticCollector {

@@ -19,11 +19,6 @@ using namespace mlir;
 namespace graphc {
 namespace {
 
-llvm::Error failure(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s",
-                                 message.str().c_str());
-}
-
 /// Reproducible pseudo-random bits (a 64-bit LCG), the same everywhere so
 /// that compiles stay deterministic.
 struct Random {
@@ -63,6 +58,18 @@ std::string argumentName(func::FuncOp func, unsigned index) {
   return name ? name.str() : "input " + std::to_string(index);
 }
 
+/// The value given for input `name` (the last when it is given twice).
+llvm::Expected<const HostTensor *> givenInput(ArrayRef<HostTensor> inputs,
+                                              StringRef name) {
+  const HostTensor *input = nullptr;
+  for (const HostTensor &candidate : inputs)
+    if (candidate.name == name)
+      input = &candidate;
+  if (!input)
+    return makeError("no value given for input '" + name + "'");
+  return input;
+}
+
 } // namespace
 
 llvm::Expected<std::vector<std::vector<char>>> interpretOnHost(
@@ -90,8 +97,8 @@ llvm::Expected<std::vector<std::vector<char>>> interpretOnHost(
       FailureOr<std::vector<char>> bytes =
           graph::constantBytes(constant.getValue());
       if (::mlir::failed(bytes))
-        return failure(describeLocation(op.getLoc()) +
-                       ": cannot read a constant of the model");
+        return makeError(describeLocation(op.getLoc()) +
+                         ": cannot read a constant of the model");
       results.push_back(std::move(*bytes));
     } else {
       std::vector<std::vector<char>> operands;
@@ -101,9 +108,9 @@ llvm::Expected<std::vector<std::vector<char>>> interpretOnHost(
       FailureOr<std::vector<std::vector<char>>> computed =
           graph::evaluateOnHost(&op, operands, error);
       if (::mlir::failed(computed))
-        return failure(describeLocation(op.getLoc()) + " (" +
-                       op.getName().getStringRef() +
-                       "): cannot run it on the cpu reference: " + error);
+        return makeError(describeLocation(op.getLoc()) + " (" +
+                         op.getName().getStringRef() +
+                         "): cannot run it on the cpu reference: " + error);
       results = std::move(*computed);
     }
     for (Value operand : op.getOperands())
@@ -116,7 +123,7 @@ llvm::Expected<std::vector<std::vector<char>>> interpretOnHost(
         values[result] = std::move(bytes);
     }
   }
-  return failure("the model function has no return");
+  return makeError("the model function has no return");
 }
 
 std::vector<char> randomTensorBytes(RankedTensorType type, uint64_t seed) {
@@ -141,7 +148,7 @@ llvm::Error specializeForReference(ModuleOp module,
                                    ArrayRef<HostTensor> inputs) {
   func::FuncOp main = mainOf(module);
   if (!main)
-    return failure("the model has no main function");
+    return makeError("the model has no main function");
   MLIRContext &context = *module.getContext();
   DiagnosticCollector diagnostics(context);
   std::vector<std::string> shapes;
@@ -150,12 +157,10 @@ llvm::Error specializeForReference(ModuleOp module,
     if (!type || type.hasStaticShape() || type.getRank() == 0)
       continue;
     std::string name = argumentName(main, index);
-    const HostTensor *input = nullptr;
-    for (const HostTensor &candidate : inputs)
-      if (candidate.name == name)
-        input = &candidate;
-    if (!input)
-      return failure("no value given for input '" + name + "'");
+    llvm::Expected<const HostTensor *> given = givenInput(inputs, name);
+    if (!given)
+      return given.takeError();
+    const HostTensor *input = *given;
     shapes.push_back(name + "=" + dimsText(input->dims));
   }
   if (::mlir::failed(specializeShapes(module, shapes, {})))
@@ -170,7 +175,7 @@ runReference(ModuleOp module, ArrayRef<HostTensor> inputs,
              llvm::function_ref<bool(llvm::StringRef)> keep) {
   func::FuncOp main = mainOf(module);
   if (!main)
-    return failure("the model has no main function");
+    return makeError("the model has no main function");
   ReferenceValues run;
   auto record = [&](StringRef name, StringRef producer, int32_t dtype,
                     ArrayRef<int64_t> dims, const std::vector<char> &bytes) {
@@ -192,35 +197,33 @@ runReference(ModuleOp module, ArrayRef<HostTensor> inputs,
     known.insert(name);
     auto type = dyn_cast<RankedTensorType>(main.getArgument(index).getType());
     if (!type || !type.hasStaticShape())
-      return failure("input '" + name +
-                     "' has no static shape: specialise the model first");
-    const HostTensor *input = nullptr;
-    for (const HostTensor &candidate : inputs)
-      if (candidate.name == name)
-        input = &candidate;
-    if (!input)
-      return failure("no value given for input '" + name + "'");
+      return makeError("input '" + name +
+                       "' has no static shape: specialise the model first");
+    llvm::Expected<const HostTensor *> given = givenInput(inputs, name);
+    if (!given)
+      return given.takeError();
+    const HostTensor *input = *given;
     int32_t dtype = graph::toHostDtype(type.getElementType());
     if (input->dtype != dtype)
-      return failure("input '" + name + "' has dtype " +
-                     dtypeText(module.getContext(), input->dtype) +
-                     ", the model takes " +
-                     dtypeText(module.getContext(), dtype));
+      return makeError("input '" + name + "' has dtype " +
+                       dtypeText(module.getContext(), input->dtype) +
+                       ", the model takes " +
+                       dtypeText(module.getContext(), dtype));
     if (ArrayRef<int64_t>(input->dims) != type.getShape())
-      return failure("input '" + name + "' has shape " +
-                     dimsText(input->dims) + ", the model takes " +
-                     dimsText(type.getShape()));
+      return makeError("input '" + name + "' has shape " +
+                       dimsText(input->dims) + ", the model takes " +
+                       dimsText(type.getShape()));
     if (input->data.size() !=
         static_cast<size_t>(type.getNumElements()) * gc_dtype_size(dtype))
-      return failure("input '" + name + "' holds " +
-                     std::to_string(input->data.size()) +
-                     " bytes, not its shape's");
+      return makeError("input '" + name + "' holds " +
+                       std::to_string(input->data.size()) +
+                       " bytes, not its shape's");
     arguments.push_back(input->data);
     record(name, "", dtype, type.getShape(), input->data);
   }
   for (const HostTensor &input : inputs)
     if (!known.contains(input.name))
-      return failure("the model has no input named '" + input.name + "'");
+      return makeError("the model has no input named '" + input.name + "'");
 
   auto observe = [&](Value value, const std::vector<char> &bytes) {
     StringRef name = graph::onnxTensorName(value);

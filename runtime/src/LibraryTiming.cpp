@@ -1,6 +1,7 @@
 //===- LibraryTiming.cpp - timing a library kernel's algorithms -----------===//
 #include "runtime/src/LibraryTiming.h"
 
+#include "lib/Support/Median.h"
 #include "runtime/src/CudaSession.h"
 #include "runtime/src/Model.h"
 #include "runtime/src/Status.h"
@@ -87,12 +88,6 @@ std::vector<uint64_t> operandBytes(const graphc_kernel_desc &kernel,
     need(c->workspace_arg, workspace);
   }
   return bytes;
-}
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  size_t n = values.size();
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
 } // namespace

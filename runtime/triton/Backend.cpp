@@ -317,6 +317,31 @@ TRITONSERVER_Error *initializeInstance(TRITONBACKEND_ModelInstance *instance,
   return nullptr;
 }
 
+/// Gives `state` to the server to keep for `object` (a model or an
+/// instance) with `setState`; it is freed here if the server refuses it.
+template <typename State, typename Object>
+TRITONSERVER_Error *handOverState(Object *object, std::unique_ptr<State> state,
+                                  TRITONSERVER_Error *(*setState)(Object *,
+                                                                  void *)) {
+  if (TRITONSERVER_Error *error = setState(object, state.get()))
+    return error;
+  state.release();
+  return nullptr;
+}
+
+/// Deletes the `State` that the server keeps for `object` (a model or an
+/// instance), read with `getState`.
+template <typename State, typename Object>
+TRITONSERVER_Error *deleteState(Object *object,
+                                TRITONSERVER_Error *(*getState)(Object *,
+                                                                void **)) {
+  void *state = nullptr;
+  if (TRITONSERVER_Error *error = getState(object, &state))
+    return error;
+  delete static_cast<State *>(state);
+  return nullptr;
+}
+
 } // namespace
 
 extern "C" {
@@ -345,19 +370,11 @@ TRITONSERVER_Error *TRITONBACKEND_ModelInitialize(TRITONBACKEND_Model *model) {
   auto state = std::make_unique<ModelState>();
   if (TRITONSERVER_Error *error = initializeModel(model, *state))
     return error;
-  if (TRITONSERVER_Error *error =
-          TRITONBACKEND_ModelSetState(model, state.get()))
-    return error;
-  state.release();
-  return nullptr;
+  return handOverState(model, std::move(state), TRITONBACKEND_ModelSetState);
 }
 
 TRITONSERVER_Error *TRITONBACKEND_ModelFinalize(TRITONBACKEND_Model *model) {
-  void *state = nullptr;
-  if (TRITONSERVER_Error *error = TRITONBACKEND_ModelState(model, &state))
-    return error;
-  delete static_cast<ModelState *>(state);
-  return nullptr;
+  return deleteState<ModelState>(model, TRITONBACKEND_ModelState);
 }
 
 TRITONSERVER_Error *
@@ -374,21 +391,13 @@ TRITONBACKEND_ModelInstanceInitialize(TRITONBACKEND_ModelInstance *instance) {
   state->model = static_cast<ModelState *>(modelState);
   if (TRITONSERVER_Error *error = initializeInstance(instance, *state))
     return error;
-  if (TRITONSERVER_Error *error =
-          TRITONBACKEND_ModelInstanceSetState(instance, state.get()))
-    return error;
-  state.release();
-  return nullptr;
+  return handOverState(instance, std::move(state),
+                       TRITONBACKEND_ModelInstanceSetState);
 }
 
 TRITONSERVER_Error *
 TRITONBACKEND_ModelInstanceFinalize(TRITONBACKEND_ModelInstance *instance) {
-  void *state = nullptr;
-  if (TRITONSERVER_Error *error =
-          TRITONBACKEND_ModelInstanceState(instance, &state))
-    return error;
-  delete static_cast<InstanceState *>(state);
-  return nullptr;
+  return deleteState<InstanceState>(instance, TRITONBACKEND_ModelInstanceState);
 }
 
 } // extern "C"

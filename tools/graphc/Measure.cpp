@@ -3,6 +3,7 @@
 #include "tools/graphc/Measure.h"
 
 #include "graphc/runtime.h"
+#include "lib/Support/Median.h"
 #include "lib/Support/WriteFile.h"
 #include "tools/graphc/Commands.h"
 #include "tools/graphc/RuntimeSupport.h"
@@ -82,12 +83,6 @@ std::vector<char> makeInput(int32_t dtype, int64_t elements, uint32_t seed) {
     }
   }
   return bytes;
-}
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  size_t n = values.size();
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
 } // namespace
@@ -305,6 +300,17 @@ public:
   bool count(uint64_t &value, size_t least) {
     return number(value) && value <= in.size() / std::max<size_t>(least, 1);
   }
+  /// A count of entries that take at least `least` bytes each, then each
+  /// entry through `entry`, which returns false when it is malformed.
+  template <typename Entry> bool entries(size_t least, Entry entry) {
+    uint64_t entries;
+    if (!count(entries, least))
+      return false;
+    for (uint64_t i = 0; i < entries; ++i)
+      if (!entry())
+        return false;
+    return true;
+  }
   bool done() const { return in.empty(); }
 
 private:
@@ -372,77 +378,72 @@ bool deserialize(llvm::StringRef in, Measurement &m) {
   m.outputs.resize(plans);
   m.outputInfo.resize(plans);
   for (uint64_t p = 0; p < plans; ++p) {
-    uint64_t outputs;
-    if (!r.bytes(m.planNames[p]) || !r.count(outputs, 20))
+    if (!r.bytes(m.planNames[p]) || !r.entries(20, [&] {
+          int32_t dtype;
+          std::string name, data;
+          if (!r.number(dtype) || !r.bytes(name) || !r.bytes(data))
+            return false;
+          m.outputInfo[p].push_back({dtype, std::move(name)});
+          m.outputs[p].emplace_back(data.begin(), data.end());
+          return true;
+        }))
       return false;
-    for (uint64_t o = 0; o < outputs; ++o) {
-      int32_t dtype;
-      std::string name, data;
-      if (!r.number(dtype) || !r.bytes(name) || !r.bytes(data))
-        return false;
-      m.outputInfo[p].push_back({dtype, std::move(name)});
-      m.outputs[p].emplace_back(data.begin(), data.end());
-    }
   }
-  uint64_t entries;
-  if (!r.count(entries, 16))
-    return false;
-  for (uint64_t i = 0; i < entries; ++i) {
-    uint64_t hash;
-    double micros;
-    if (!r.number(hash) || !r.number(micros))
-      return false;
-    m.kernelMicros[hash] = micros;
-  }
-  if (!r.count(entries, 16))
-    return false;
-  for (uint64_t i = 0; i < entries; ++i) {
-    uint64_t hash, launches;
-    if (!r.number(hash) || !r.count(launches, 28))
-      return false;
-    std::vector<Launch> &list = m.kernelLaunches[hash];
-    for (uint64_t l = 0; l < launches; ++l) {
-      Launch launch;
-      for (uint32_t *value :
-           {&launch.grid[0], &launch.grid[1], &launch.grid[2], &launch.block[0],
-            &launch.block[1], &launch.block[2], &launch.sharedBytes})
-        if (!r.number(*value))
+  uint64_t hash;
+  if (!r.entries(16, [&] {
+        double micros;
+        if (!r.number(hash) || !r.number(micros))
           return false;
-      list.push_back(launch);
-    }
-  }
-  if (!r.count(entries, 8))
+        m.kernelMicros[hash] = micros;
+        return true;
+      }))
     return false;
-  for (uint64_t i = 0; i < entries; ++i) {
-    uint64_t hash;
-    if (!r.number(hash))
-      return false;
-    m.libraryKernels.insert(hash);
-  }
-  if (!r.count(entries, 24))
+  if (!r.entries(16, [&] {
+        if (!r.number(hash))
+          return false;
+        std::vector<Launch> &list = m.kernelLaunches[hash];
+        return r.entries(28, [&] {
+          Launch launch;
+          for (uint32_t *value :
+               {&launch.grid[0], &launch.grid[1], &launch.grid[2],
+                &launch.block[0], &launch.block[1], &launch.block[2],
+                &launch.sharedBytes})
+            if (!r.number(*value))
+              return false;
+          list.push_back(launch);
+          return true;
+        });
+      }))
     return false;
-  for (uint64_t i = 0; i < entries; ++i) {
-    uint64_t hash;
-    std::string kind, nodes;
-    if (!r.number(hash) || !r.bytes(kind) || !r.bytes(nodes))
-      return false;
-    m.kernelInfo[hash] = {std::move(kind), std::move(nodes)};
-  }
-  if (!r.count(entries, 16))
+  if (!r.entries(8, [&] {
+        if (!r.number(hash))
+          return false;
+        m.libraryKernels.insert(hash);
+        return true;
+      }))
     return false;
-  for (uint64_t i = 0; i < entries; ++i) {
-    uint64_t hash, timings;
-    if (!r.number(hash) || !r.count(timings, 16))
-      return false;
-    auto &list = m.libraryCandidates[hash];
-    for (uint64_t t = 0; t < timings; ++t) {
-      Measurement::LibraryTiming timing;
-      if (!r.number(timing.rank) || !r.number(timing.splitK) ||
-          !r.number(timing.micros))
-        return false;
-      list.push_back(timing);
-    }
-  }
+  if (!r.entries(24, [&] {
+        std::string kind, nodes;
+        if (!r.number(hash) || !r.bytes(kind) || !r.bytes(nodes))
+          return false;
+        m.kernelInfo[hash] = {std::move(kind), std::move(nodes)};
+        return true;
+      }))
+    return false;
+  if (!r.entries(16, [&] {
+        if (!r.number(hash))
+          return false;
+        auto &list = m.libraryCandidates[hash];
+        return r.entries(16, [&] {
+          Measurement::LibraryTiming timing;
+          if (!r.number(timing.rank) || !r.number(timing.splitK) ||
+              !r.number(timing.micros))
+            return false;
+          list.push_back(timing);
+          return true;
+        });
+      }))
+    return false;
   return r.done();
 }
 

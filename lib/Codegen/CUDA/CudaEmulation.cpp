@@ -3,19 +3,14 @@
 #include "lib/Codegen/CUDA/CudaEmulation.h"
 #include "lib/Codegen/HostCompiler.h"
 #include "lib/Codegen/ScalarExpr.h"
-#include "lib/Codegen/SignalCleanup.h"
 #include "lib/Support/CompileCache.h"
-#include "lib/Support/FileTree.h"
 #include "lib/Support/WriteFile.h"
 
-#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
-
-#include <optional>
 
 using namespace llvm;
 
@@ -44,30 +39,13 @@ Expected<CudaImage> compileCudaEmulationModule(StringRef source,
   Expected<std::string> compiler = findHostCompiler();
   if (!compiler)
     return compiler.takeError();
-  SmallString<256> workDir(keepDir);
-  bool temporary = workDir.empty();
-  if (temporary) {
-    if (std::error_code ec =
-            sys::fs::createUniqueDirectory("graphc-emulation", workDir))
-      return createStringError(ec, "cannot create a build directory");
-  } else {
-    sys::path::append(workDir, "emulation");
-    if (std::error_code ec = sys::fs::create_directories(workDir))
-      return createStringError(ec, "cannot create %s", workDir.c_str());
-  }
-  bool keepWorkDir = !temporary;
-  std::optional<SignalCleanup> removeOnSignal;
-  if (temporary)
-    removeOnSignal.emplace(workDir);
-  auto cleanup = make_scope_exit([&] {
-    if (!keepWorkDir)
-      (void)removeTree(workDir);
-  });
-  auto inWork = [&](StringRef name) {
-    SmallString<256> path(workDir);
-    sys::path::append(path, name);
-    return std::string(path);
-  };
+  SmallString<256> given(keepDir);
+  if (!given.empty())
+    sys::path::append(given, "emulation");
+  Expected<BuildDirectory> workDir =
+      BuildDirectory::create(given, "graphc-emulation");
+  if (!workDir)
+    return workDir.takeError();
 
   // The module text is NVRTC's, unchanged; the kernel table the emulating
   // driver reads follows it.
@@ -82,15 +60,16 @@ Expected<CudaImage> compileCudaEmulationModule(StringRef source,
   // force-included, provides what they would.
   static const char kStandIn[] =
       "// graphc CUDA emulation: graphc_cuda_emulation.h provides this.\n";
-  if (Error e = writeText(inWork("graphc_cuda_emulation.h"),
+  if (Error e = writeText(workDir->file("graphc_cuda_emulation.h"),
                           cudaEmulationHeader()))
     return std::move(e);
-  if (Error e = writeText(inWork("graphc_cuda_scalar.h"), cudaScalarHeader()))
+  if (Error e =
+          writeText(workDir->file("graphc_cuda_scalar.h"), cudaScalarHeader()))
     return std::move(e);
   for (const char *name : {"cuda_fp16.h", "cuda_bf16.h"})
-    if (Error e = writeText(inWork(name), kStandIn))
+    if (Error e = writeText(workDir->file(name), kStandIn))
       return std::move(e);
-  if (Error e = writeText(inWork("module.cu.cpp"), module))
+  if (Error e = writeText(workDir->file("module.cu.cpp"), module))
     return std::move(e);
 
   // -O1: the tests compile hundreds of modules, each run on small tensors.
@@ -103,7 +82,7 @@ Expected<CudaImage> compileCudaEmulationModule(StringRef source,
       "-include", "graphc_cuda_emulation.h", "module.cu.cpp",
       "-o", "module.so"};
   CacheKey key("cuda-emulation");
-  if (cache && keyHostCompilerRun(key, *compiler, args, workDir))
+  if (cache && keyHostCompilerRun(key, *compiler, args, workDir->path()))
     key.add("header", cudaEmulationHeader())
         .add("scalar-header", cudaScalarHeader())
         .add("stand-in", kStandIn)
@@ -112,11 +91,11 @@ Expected<CudaImage> compileCudaEmulationModule(StringRef source,
     cache = nullptr;
   Expected<std::vector<char>> data =
       cachedCompile(cache, key, [&]() -> Expected<std::vector<char>> {
-        if (Error e = runHostCompiler(*compiler, args, workDir)) {
-          keepWorkDir = true;
+        if (Error e = runHostCompiler(*compiler, args, workDir->path())) {
+          workDir->keep();
           return std::move(e);
         }
-        std::string built = inWork("module.so");
+        std::string built = workDir->file("module.so");
         auto bytes = MemoryBuffer::getFile(built, /*IsText=*/false,
                                            /*RequiresNullTerminator=*/false);
         if (!bytes)

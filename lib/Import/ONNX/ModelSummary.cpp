@@ -19,23 +19,17 @@ static ValueSummary summarizeValue(const onnx::ValueInfoProto &info) {
   ValueSummary summary;
   summary.name = info.name();
   const onnx::TypeProto &type = info.type();
-  switch (type.value_case()) {
-  case onnx::TypeProto::kTensorType:
-    break;
-  case onnx::TypeProto::kSequenceType:
-    summary.dtype = "sequence";
-    return summary;
-  case onnx::TypeProto::kMapType:
-    summary.dtype = "map";
-    return summary;
-  case onnx::TypeProto::kOptionalType:
-    summary.dtype = "optional";
-    return summary;
-  case onnx::TypeProto::kSparseTensorType:
-    summary.dtype = "sparse tensor";
-    return summary;
-  default:
+  // What the value holds when it is no tensor.
+  static const std::pair<onnx::TypeProto::ValueCase, const char *>
+      kNotTensors[] = {{onnx::TypeProto::kSequenceType, "sequence"},
+                       {onnx::TypeProto::kMapType, "map"},
+                       {onnx::TypeProto::kOptionalType, "optional"},
+                       {onnx::TypeProto::kSparseTensorType, "sparse tensor"}};
+  if (type.value_case() != onnx::TypeProto::kTensorType) {
     summary.dtype = "unknown";
+    for (auto [kind, name] : kNotTensors)
+      if (type.value_case() == kind)
+        summary.dtype = name;
     return summary;
   }
   const onnx::TypeProto::Tensor &tensor = type.tensor_type();

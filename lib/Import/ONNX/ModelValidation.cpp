@@ -61,25 +61,31 @@ static llvm::Error checkName(const std::string &name, const llvm::Twine &what) {
   return makeError(what + " '" + printableName(name) + "' contains a NUL byte");
 }
 
+/// Checks the names of `values`, and that no two are the same.
+template <typename Protos>
+static llvm::Error checkDistinctNames(const Protos &values,
+                                      const std::string &what,
+                                      const char *verb) {
+  llvm::StringSet<> seen;
+  for (const auto &value : values) {
+    if (llvm::Error error = checkName(value.name(), what))
+      return error;
+    if (!seen.insert(value.name()).second)
+      return makeError(what + " '" + value.name() + "' is " + verb +
+                       " more than once");
+  }
+  return llvm::Error::success();
+}
+
 static llvm::Error checkValueNames(const onnx::GraphProto &graph) {
   if (llvm::Error error = checkName(graph.name(), "graph name"))
     return error;
-  llvm::StringSet<> inputs;
-  for (const onnx::ValueInfoProto &input : graph.input()) {
-    if (llvm::Error error = checkName(input.name(), "graph input"))
-      return error;
-    if (!inputs.insert(input.name()).second)
-      return makeError("graph input '" + input.name() +
-                       "' is declared more than once");
-  }
-  llvm::StringSet<> initializers;
-  for (const onnx::TensorProto &tensor : graph.initializer()) {
-    if (llvm::Error error = checkName(tensor.name(), "initializer"))
-      return error;
-    if (!initializers.insert(tensor.name()).second)
-      return makeError("initializer '" + tensor.name() +
-                       "' is defined more than once");
-  }
+  if (llvm::Error error =
+          checkDistinctNames(graph.input(), "graph input", "declared"))
+    return error;
+  if (llvm::Error error =
+          checkDistinctNames(graph.initializer(), "initializer", "defined"))
+    return error;
   for (const onnx::ValueInfoProto &output : graph.output())
     if (llvm::Error error = checkName(output.name(), "graph output"))
       return error;

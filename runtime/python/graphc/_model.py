@@ -426,6 +426,23 @@ def _bind_inputs(lib, run, model, names, c_names, values):
     return tensors, shapes, None
 
 
+def _ready_stream(run, stream_handle):
+    """The stream a run's outputs are ready on: None when the run completes
+    before it returns (the cpu, or no stream given)."""
+    return (None if not run.cuda or stream_handle is None else
+            run.consumer_stream)
+
+
+def _dltensors(run, tensors):
+    """The DLTensors of `tensors`; `run` keeps their shape arrays alive."""
+    dltensors = []
+    for tensor in tensors:
+        dl, shape = tensor.dltensor()
+        run.keep.append(shape)
+        dltensors.append(dl)
+    return dltensors
+
+
 def _run(handle, args, named, out, stream):
     lib = _capi.library()
     model = handle.model
@@ -445,6 +462,7 @@ def _run(handle, args, named, out, stream):
 
     if out is None:
         results = []
+        ready = _ready_stream(run, stream_handle)
         for o, info in enumerate(model.outputs):
             try:
                 dlpack_dtype(info.onnx_dtype)
@@ -452,15 +470,9 @@ def _run(handle, args, named, out, stream):
                 raise GraphcError("unimplemented", f"output '{info.name}' is "
                                   f"{info.dtype_name}, which DLPack cannot "
                                   "hold") from None
-            ready = (None if not run.cuda or stream_handle is None else
-                     run.consumer_stream)
             results.append(Tensor(handle, info.onnx_dtype, output_shapes[o],
                                   ready))
-        out_tensors = []
-        for tensor in results:
-            dl, shape = tensor.dltensor()
-            run.keep.append(shape)
-            out_tensors.append(dl)
+        out_tensors = _dltensors(run, results)
     else:
         results = _order_outputs(model, out)
         out_tensors = [run.tensor(info.name, value, for_output=True)
@@ -519,17 +531,10 @@ def _run_batch(handle, requests, stream):
             error = error_from_status(lib, status)
             error.args = (f"request {r}: {error}",)
             raise error
-        outputs = []
-        for o, info in enumerate(model.outputs):
-            ready = (None if not run.cuda or stream_handle is None else
-                     run.consumer_stream)
-            outputs.append(Tensor(handle, info.onnx_dtype, output_shapes[o],
-                                  ready))
-        out_tensors = []
-        for tensor in outputs:
-            dl, shape = tensor.dltensor()
-            run.keep.append(shape)
-            out_tensors.append(dl)
+        ready = _ready_stream(run, stream_handle)
+        outputs = [Tensor(handle, info.onnx_dtype, output_shapes[o], ready)
+                   for o, info in enumerate(model.outputs)]
+        out_tensors = _dltensors(run, outputs)
         c_inputs.append((_capi.DLTensor * max(count, 1))(*tensors))
         c_outputs.append(
             (_capi.DLTensor * max(len(out_tensors), 1))(*out_tensors))
