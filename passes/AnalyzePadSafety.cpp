@@ -35,6 +35,7 @@
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/GraphScalar.h"
 #include "dialects/Graph/GraphTypeInference.h"
+#include "passes/PassSupport.h"
 #include "passes/Passes.h"
 #include "passes/SizeUses.h"
 
@@ -507,29 +508,9 @@ SmallVector<int64_t> axisRange(int64_t first, int64_t last) {
   return axes;
 }
 
-/// `axis` counted from the front, or nullopt when out of range.
-std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
-  if (axis < 0)
-    axis += rank;
-  if (axis < 0 || axis >= rank)
-    return std::nullopt;
-  return axis;
-}
-
-/// The ONNX node name recorded in a location, if any.
-std::string nodeName(Location loc) {
-  if (auto named = dyn_cast<NameLoc>(loc))
-    return named.getName().str();
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    for (Location inner : fused.getLocations())
-      if (std::string name = nodeName(inner); !name.empty())
-        return name;
-  return {};
-}
-
 /// The ONNX node name of `op`, or its op name when it has none.
 std::string nodeName(Operation *op) {
-  std::string name = nodeName(op->getLoc());
+  std::string name = graphc::nodeName(op->getLoc());
   return name.empty() ? op->getName().getStringRef().str() : name;
 }
 

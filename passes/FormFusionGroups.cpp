@@ -17,6 +17,7 @@
 
 #include "dialects/Graph/GraphOps.h"
 #include "lib/Support/Fnv1a.h"
+#include "passes/PassSupport.h"
 #include "passes/Passes.h"
 #include "passes/Views.h"
 
@@ -131,17 +132,6 @@ static kernel::ScheduleAttr defaultSchedule(MLIRContext *context) {
       /*tile=*/std::nullopt, /*rows_per_block=*/std::nullopt,
       /*algo_rank=*/std::nullopt, /*split_k=*/std::nullopt,
       /*workspace_bytes=*/std::nullopt);
-}
-
-/// The ONNX node name recorded in a location, if any.
-static std::string nodeName(Location loc) {
-  if (auto named = dyn_cast<NameLoc>(loc))
-    return named.getName().str();
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    for (Location inner : fused.getLocations())
-      if (std::string name = nodeName(inner); !name.empty())
-        return name;
-  return {};
 }
 
 /// Reports the first dynamic dim in @main, naming what fixes it.

@@ -35,6 +35,7 @@
 
 #include "dialects/Graph/GraphTypeInference.h"
 #include "lib/Support/CheckedArith.h"
+#include "passes/PassSupport.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -559,15 +560,6 @@ bool isAtLeast(const Term &a, const Term &b) {
     least = *sum;
   }
   return least >= 0;
-}
-
-/// `axis` counted from the front of `rank` axes, or nullopt.
-std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
-  if (axis < 0)
-    axis += rank;
-  if (axis < 0 || axis >= rank)
-    return std::nullopt;
-  return axis;
 }
 
 class SizeUseWalk {
