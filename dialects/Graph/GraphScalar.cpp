@@ -33,45 +33,39 @@ bool isFloatElement(Value value) {
 // Unary
 //===----------------------------------------------------------------------===//
 
-ScalarValue body(AbsOp, TreeBuilder &b, Operands x) {
-  return scalar::abs(b, x[0]);
-}
-ScalarValue body(NegOp, TreeBuilder &b, Operands x) {
-  return scalar::neg(b, x[0]);
-}
-ScalarValue body(ReciprocalOp, TreeBuilder &b, Operands x) {
-  return scalar::reciprocal(b, x[0]);
-}
-ScalarValue body(ReluOp, TreeBuilder &b, Operands x) {
-  return scalar::relu(b, x[0]);
-}
+// The attribute-free body in lib/Support/ScalarOps.h.
+#define GRAPHC_SCALAR_BODY(Op, fn)                                             \
+  ScalarValue body(Op, TreeBuilder &b, Operands x) {                           \
+    return scalar::fn(b, x[0]);                                                \
+  }
+GRAPHC_SCALAR_BODY(AbsOp, abs)
+GRAPHC_SCALAR_BODY(NegOp, neg)
+GRAPHC_SCALAR_BODY(ReciprocalOp, reciprocal)
+GRAPHC_SCALAR_BODY(ReluOp, relu)
+GRAPHC_SCALAR_BODY(SigmoidOp, sigmoid)
+GRAPHC_SCALAR_BODY(SiluOp, silu)
+GRAPHC_SCALAR_BODY(HardSwishOp, hardSwish)
+GRAPHC_SCALAR_BODY(SoftplusOp, softplus)
+GRAPHC_SCALAR_BODY(SoftsignOp, softsign)
+GRAPHC_SCALAR_BODY(MishOp, mish)
+GRAPHC_SCALAR_BODY(RoundOp, round)
+GRAPHC_SCALAR_BODY(SignOp, sign)
+GRAPHC_SCALAR_BODY(NotOp, logicalNot)
+GRAPHC_SCALAR_BODY(BitwiseNotOp, bitwiseNot)
+GRAPHC_SCALAR_BODY(IsNanOp, isNan)
+#undef GRAPHC_SCALAR_BODY
 ScalarValue body(LeakyReluOp op, TreeBuilder &b, Operands x) {
   return scalar::leakyRelu(b, x[0], value(op.getAlpha()));
-}
-ScalarValue body(SigmoidOp, TreeBuilder &b, Operands x) {
-  return scalar::sigmoid(b, x[0]);
-}
-ScalarValue body(SiluOp, TreeBuilder &b, Operands x) {
-  return scalar::silu(b, x[0]);
 }
 ScalarValue body(HardSigmoidOp op, TreeBuilder &b, Operands x) {
   return scalar::hardSigmoid(b, x[0], value(op.getAlpha()),
                              value(op.getBeta()));
-}
-ScalarValue body(HardSwishOp, TreeBuilder &b, Operands x) {
-  return scalar::hardSwish(b, x[0]);
 }
 ScalarValue body(GeluOp op, TreeBuilder &b, Operands x) {
   StringRef approximate = op.getApproximate();
   if (approximate != "tanh" && approximate != "none")
     return b.fail("unsupported attribute value");
   return scalar::gelu(b, x[0], approximate == "tanh");
-}
-ScalarValue body(SoftplusOp, TreeBuilder &b, Operands x) {
-  return scalar::softplus(b, x[0]);
-}
-ScalarValue body(SoftsignOp, TreeBuilder &b, Operands x) {
-  return scalar::softsign(b, x[0]);
 }
 ScalarValue body(EluOp op, TreeBuilder &b, Operands x) {
   return scalar::elu(b, x[0], value(op.getAlpha()));
@@ -85,26 +79,8 @@ ScalarValue body(CeluOp op, TreeBuilder &b, Operands x) {
 ScalarValue body(ThresholdedReluOp op, TreeBuilder &b, Operands x) {
   return scalar::thresholdedRelu(b, x[0], value(op.getAlpha()));
 }
-ScalarValue body(MishOp, TreeBuilder &b, Operands x) {
-  return scalar::mish(b, x[0]);
-}
 ScalarValue body(ShrinkOp op, TreeBuilder &b, Operands x) {
   return scalar::shrink(b, x[0], value(op.getLambd()), value(op.getBias()));
-}
-ScalarValue body(RoundOp, TreeBuilder &b, Operands x) {
-  return scalar::round(b, x[0]);
-}
-ScalarValue body(SignOp, TreeBuilder &b, Operands x) {
-  return scalar::sign(b, x[0]);
-}
-ScalarValue body(NotOp, TreeBuilder &b, Operands x) {
-  return scalar::logicalNot(b, x[0]);
-}
-ScalarValue body(BitwiseNotOp, TreeBuilder &b, Operands x) {
-  return scalar::bitwiseNot(b, x[0]);
-}
-ScalarValue body(IsNanOp, TreeBuilder &b, Operands x) {
-  return scalar::isNan(b, x[0]);
 }
 ScalarValue body(IsInfOp op, TreeBuilder &b, Operands x) {
   return scalar::isInf(b, x[0], op.getDetectPositive() != 0,
