@@ -558,6 +558,30 @@ LogicalResult emitTensorCoreAttention(KernelEmitter &e, const Attention &a,
 /// scores one key of the tile, the warp keeps the row's running max and sum
 /// (the online softmax), and each lane accumulates its share of the output
 /// row's head dims. Arithmetic in the compute type.
+/// Opens the loop over a valid query row's output elements: lane `lane`
+/// holds elements d = lane + 32 * r of its `accumulators` registers.
+void openRowOutput(KernelEmitter &e, const Attention &a, int64_t accumulators) {
+  e.open("if (rowValid) {");
+  e.open("for (int r = 0; r < " + Twine(accumulators) + "; ++r) {");
+  e.line("const int d = lane + 32 * r;");
+  e.open("if (d < " + Twine(a.valueDepth) + ") {");
+}
+
+/// Stores `result` as output element d of query `row` and closes what
+/// openRowOutput opened.
+LogicalResult storeRowOutput(KernelEmitter &e, const Attention &a) {
+  if (failed(e.storeResult(("((b * " + Twine(a.heads) + "LL + h) * " +
+                            Twine(a.queries) + "LL + row) * " +
+                            Twine(a.valueDepth) + "LL + d")
+                               .str(),
+                           "result")))
+    return failure();
+  e.close();
+  e.close();
+  e.close();
+  return success();
+}
+
 LogicalResult emitScalarAttention(KernelEmitter &e, const Attention &a) {
   std::string t = computeType(e.inputType(0).getElementType());
   const int64_t elementBytes = t == "double" ? 8 : 4;
@@ -695,41 +719,23 @@ LogicalResult emitScalarAttention(KernelEmitter &e, const Attention &a) {
     e.close();
     e.close();
     emitArrival(e, splits);
-    e.open("if (rowValid) {");
-    e.open("for (int r = 0; r < " + Twine(accumulators) + "; ++r) {");
-    e.line("const int d = lane + 32 * r;");
-    e.open("if (d < " + DV + ") {");
+    openRowOutput(e, a, accumulators);
     emitMerge(e, a, splits, "row", "d");
-    if (failed(e.storeResult(("((b * " + Twine(a.heads) + "LL + h) * " +
-                              Twine(a.queries) + "LL + row) * " + DV + "LL + d")
-                                 .str(),
-                             "result")))
+    if (failed(storeRowOutput(e, a)))
       return failure();
-    e.close();
-    e.close();
-    e.close();
     e.close();
     return success();
   }
   // A row with every key masked out sums to 0 (0 / 0 = NaN, as the
   // softmax gives); NaN scores make the sum NaN. Under nan_to_zero both
   // rows' probabilities count as 0, so the row is 0.
-  e.open("if (rowValid) {");
-  e.open("for (int r = 0; r < " + Twine(accumulators) + "; ++r) {");
-  e.line("const int d = lane + 32 * r;");
-  e.open("if (d < " + DV + ") {");
+  openRowOutput(e, a, accumulators);
   std::string value = "acc[r] / runningSum";
   if (a.nanToZero)
     value = "runningSum > " + zero + " ? " + value + " : " + zero;
   e.line("const " + t + " result = " + value + ";");
-  if (failed(e.storeResult(("((b * " + Twine(a.heads) + "LL + h) * " +
-                            Twine(a.queries) + "LL + row) * " + DV + "LL + d")
-                               .str(),
-                           "result")))
+  if (failed(storeRowOutput(e, a)))
     return failure();
-  e.close();
-  e.close();
-  e.close();
   e.close();
   return success();
 }
