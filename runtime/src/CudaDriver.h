@@ -88,6 +88,17 @@ struct Driver {
 
   /// "CUDA_ERROR_OUT_OF_MEMORY (out of memory)".
   std::string describe(Result result) const;
+
+  /// Frees or destroys what a cleanup holds, skipping what was never
+  /// allocated (null): cleanups run however far creation got.
+  void freeIfAllocated(DevicePtr pointer) const {
+    if (pointer)
+      memFree(pointer);
+  }
+  void destroyIfCreated(Event event) const {
+    if (event)
+      eventDestroy(event);
+  }
 };
 
 /// Opens the driver library `path`, reads every entry point and calls

@@ -259,8 +259,7 @@ CudaModel::~CudaModel() {
     {
       cu::ContextGuard guard(drv, state->context);
       cu::RelaxedCaptureGuard relaxed(drv);
-      if (state->weights)
-        drv.memFree(state->weights);
+      drv.freeIfAllocated(state->weights);
       for (cu::Module module : state->modules)
         if (module)
           drv.moduleUnload(module);

@@ -243,6 +243,16 @@ graphc_status CudaSession::checkDevice() const {
                         " is unusable after an earlier failure: " + cause);
 }
 
+graphc_status
+CudaSession::enterDevice(std::optional<cu::ContextGuard> &guard) const {
+  if (graphc_status status = checkDevice())
+    return status;
+  guard.emplace(drv, device.context);
+  if (guard->result() != cu::kSuccess)
+    return error("cannot make the context current", guard->result());
+  return nullptr;
+}
+
 graphc_status CudaSession::create(const graphc_model &model, CudaDevice &device,
                                   uint32_t flags, const ProbeLayout *probes,
                                   std::unique_ptr<CudaSession> &out) {
@@ -253,12 +263,10 @@ graphc_status CudaSession::create(const graphc_model &model, CudaDevice &device,
       model, device,
       !(flags & GRAPHC_SESSION_DISABLE_CUDA_GRAPHS) && !debugSync && !profile,
       debugSync, profile, probes));
-  if (graphc_status status = session->checkDevice())
+  std::optional<cu::ContextGuard> guard;
+  if (graphc_status status = session->enterDevice(guard))
     return status;
   const cu::Driver &drv = session->drv;
-  cu::ContextGuard guard(drv, device.context);
-  if (guard.result() != cu::kSuccess)
-    return session->error("cannot make the context current", guard.result());
   cu::Result result =
       drv.streamCreate(&session->stream, cu::kStreamNonBlocking);
   if (result != cu::kSuccess) {
@@ -404,20 +412,15 @@ CudaSession::~CudaSession() {
   sdpas.clear();
   if (dnnHandle)
     model.cuda->cudnn()->destroy(dnnHandle);
-  if (callerReady)
-    drv.eventDestroy(callerReady);
-  if (runDone)
-    drv.eventDestroy(runDone);
+  drv.destroyIfCreated(callerReady);
+  drv.destroyIfCreated(runDone);
   for (cu::Event event : stepEvents)
-    if (event)
-      drv.eventDestroy(event);
+    drv.destroyIfCreated(event);
   if (stream)
     drv.streamDestroy(stream);
   cu::RelaxedCaptureGuard relaxed(drv);
-  if (block)
-    drv.memFree(block);
-  if (probeBuffer)
-    drv.memFree(probeBuffer);
+  drv.freeIfAllocated(block);
+  drv.freeIfAllocated(probeBuffer);
   if (hostRecord)
     drv.memFreeHost(hostRecord);
 }
@@ -598,11 +601,9 @@ graphc_status CudaSession::stepTimes(StepProfile &out) const {
   if (profiledPlan < 0)
     return makeStatus(GRAPHC_FAILED_PRECONDITION,
                       "no run has been profiled yet");
-  if (graphc_status status = checkDevice())
+  std::optional<cu::ContextGuard> guard;
+  if (graphc_status status = enterDevice(guard))
     return status;
-  cu::ContextGuard guard(drv, device.context);
-  if (guard.result() != cu::kSuccess)
-    return error("cannot make the context current", guard.result());
   out.plan = profiledPlan;
   out.micros.assign(model.desc->plans[profiledPlan].num_steps, 0.0);
   for (size_t s = 0; s < out.micros.size(); ++s) {
@@ -699,11 +700,9 @@ graphc_status CudaSession::run(const RunShape &shape,
                                const cu::Stream *callerStream) {
   const graphc_model_desc &desc = *model.desc;
   const graphc_plan_desc &plan = desc.plans[shape.parts.front().plan];
-  if (graphc_status status = checkDevice())
+  std::optional<cu::ContextGuard> guard;
+  if (graphc_status status = enterDevice(guard))
     return status;
-  cu::ContextGuard guard(drv, device.context);
-  if (guard.result() != cu::kSuccess)
-    return error("cannot make the context current", guard.result());
 
   // An earlier asynchronous run's index error is reported by the first
   // call that finds it finished: its own call returned before it ran. A
@@ -1006,11 +1005,9 @@ CudaSession::runStagedPart(const RunShape &shape, const RunPart &part,
 }
 
 graphc_status CudaSession::synchronize() {
-  if (graphc_status status = checkDevice())
+  std::optional<cu::ContextGuard> guard;
+  if (graphc_status status = enterDevice(guard))
     return status;
-  cu::ContextGuard guard(drv, device.context);
-  if (guard.result() != cu::kSuccess)
-    return error("cannot make the context current", guard.result());
   cu::Result result = drv.streamSynchronize(stream);
   if (result != cu::kSuccess)
     return error("an asynchronous run failed", result);
@@ -1023,11 +1020,9 @@ graphc_status CudaSession::synchronize() {
 }
 
 graphc_status CudaSession::allocate(uint64_t bytes, void *&out) {
-  if (graphc_status status = checkDevice())
+  std::optional<cu::ContextGuard> guard;
+  if (graphc_status status = enterDevice(guard))
     return status;
-  cu::ContextGuard guard(drv, device.context);
-  if (guard.result() != cu::kSuccess)
-    return error("cannot make the context current", guard.result());
   cu::RelaxedCaptureGuard relaxed(drv);
   cu::DevicePtr pointer = 0;
   cu::Result result = drv.memAlloc(&pointer, bytes ? bytes : 1);
@@ -1046,11 +1041,9 @@ void CudaSession::free(void *data) {
 }
 
 graphc_status CudaSession::upload(void *dst, const void *src, uint64_t bytes) {
-  if (graphc_status status = checkDevice())
+  std::optional<cu::ContextGuard> guard;
+  if (graphc_status status = enterDevice(guard))
     return status;
-  cu::ContextGuard guard(drv, device.context);
-  if (guard.result() != cu::kSuccess)
-    return error("cannot make the context current", guard.result());
   // On the session stream, so later runs are ordered after it; the wait
   // covers a pageable source whose DMA outlives the call.
   cu::Result result = drv.memcpyHtoDAsync(reinterpret_cast<cu::DevicePtr>(dst),
@@ -1068,11 +1061,9 @@ graphc_status CudaSession::readProbe(uint64_t offset, uint64_t bytes,
 
 graphc_status CudaSession::download(void *dst, const void *src,
                                     uint64_t bytes) {
-  if (graphc_status status = checkDevice())
+  std::optional<cu::ContextGuard> guard;
+  if (graphc_status status = enterDevice(guard))
     return status;
-  cu::ContextGuard guard(drv, device.context);
-  if (guard.result() != cu::kSuccess)
-    return error("cannot make the context current", guard.result());
   // After every run of this session queued so far.
   cu::Result result = drv.memcpyDtoHAsync(
       dst, reinterpret_cast<cu::DevicePtr>(src), bytes, stream);

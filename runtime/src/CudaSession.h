@@ -64,6 +64,7 @@
 #include "runtime/src/Probes.h"
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace graphc::rt {
@@ -200,6 +201,9 @@ private:
   graphc_status takeDeviceError();
   /// Fails when the device was poisoned by an earlier sticky error.
   graphc_status checkDevice() const;
+  /// checkDevice, then makes the device's context current for as long as
+  /// `guard` lives.
+  graphc_status enterDevice(std::optional<cu::ContextGuard> &guard) const;
   /// A status for a failed driver call. A sticky error (illegal address,
   /// ...) poisons the device: this and every later call fail with `what`.
   graphc_status error(const std::string &what, cu::Result result) const;

@@ -3,6 +3,7 @@
 
 #include "lib/Artifact/OnnxDtype.h"
 #include "runtime/src/CudnnGraph.h"
+#include "runtime/src/ReferenceConv.h"
 
 #include <algorithm>
 #include <utility>
@@ -285,36 +286,30 @@ void planGraph(dnn::Handle handle, const graphc_conv_desc &conv, bool whole,
 
 bool graphc::rt::cudnnSupports(const graphc_conv_desc &conv,
                                std::string &error) {
-  if ((conv.dtype != kFloat && conv.dtype != kFloat16 &&
-       conv.dtype != kBfloat16) ||
-      conv.compute_dtype != kFloat) {
+  switch (unsupportedConvField(conv)) {
+  case ConvField::kNone:
+    break;
+  case ConvField::kDtype:
+  case ConvField::kComputeDtype:
     error = std::string("this runtime runs cuDNN convolutions of float32, "
                         "float16 or bfloat16 computing in float32, not ") +
             graphc_dtype_name(conv.dtype) + " computing in " +
             graphc_dtype_name(conv.compute_dtype);
     return false;
-  }
-  if (conv.epilogue != GRAPHC_EPILOGUE_NONE &&
-      conv.epilogue != GRAPHC_EPILOGUE_RELU &&
-      conv.epilogue != GRAPHC_EPILOGUE_SILU &&
-      conv.epilogue != GRAPHC_EPILOGUE_GELU_ERF) {
+  case ConvField::kEpilogue:
     error = "no cuDNN epilogue for graphc epilogue " +
             std::to_string(conv.epilogue);
     return false;
-  }
-  if (conv.spatial_dims < 1 ||
-      conv.spatial_dims > GRAPHC_MAX_CONV_SPATIAL_DIMS) {
+  case ConvField::kSpatialDims:
     error = "cuDNN convolves 1 to " +
             std::to_string(GRAPHC_MAX_CONV_SPATIAL_DIMS) +
             " spatial dims here, not " + std::to_string(conv.spatial_dims);
     return false;
-  }
-  if (conv.tf32 && conv.dtype != kFloat) {
+  case ConvField::kTf32:
     error = std::string("tf32 products of ") + graphc_dtype_name(conv.dtype) +
             " tensors";
     return false;
-  }
-  if (conv.channels_last != 0 && conv.channels_last != 1) {
+  case ConvField::kLayout:
     error = "no cuDNN layout for channels_last " +
             std::to_string(conv.channels_last);
     return false;

@@ -84,16 +84,15 @@ void Attempt::record(Status result, const char *function, const char *what) {
 
 Descriptor dnn::tensor(Attempt &attempt, const TensorSpec &spec) {
   Descriptor descriptor = attempt.create(kTensorDescriptor, "tensor");
-  auto count = static_cast<int64_t>(spec.dims.size());
   bool virtualFlag = spec.isVirtual;
   attempt.set(descriptor, kAttrTensorUniqueId, kTypeInt64, 1, &spec.uid,
               "tensor unique id");
   attempt.set(descriptor, kAttrTensorDataType, kTypeDataType, 1, &spec.dataType,
               "tensor data type");
-  attempt.set(descriptor, kAttrTensorDimensions, kTypeInt64, count,
-              spec.dims.data(), "tensor dimensions");
-  attempt.set(descriptor, kAttrTensorStrides, kTypeInt64, count,
-              spec.strides.data(), "tensor strides");
+  attempt.set(descriptor, kAttrTensorDimensions, kTypeInt64, spec.dims,
+              "tensor dimensions");
+  attempt.set(descriptor, kAttrTensorStrides, kTypeInt64, spec.strides,
+              "tensor strides");
   attempt.set(descriptor, kAttrTensorIsVirtual, kTypeBoolean, 1, &virtualFlag,
               "tensor virtual flag");
   if (spec.byValue) {
@@ -152,8 +151,7 @@ void dnn::planGraph(Handle handle, const std::vector<Descriptor> &ops,
                     const NoteFilter &filter, Attempt &attempt) {
   Descriptor graph =
       attempt.create(kOperationGraphDescriptor, "operation graph");
-  attempt.set(graph, kAttrOperationGraphOps, kTypeBackendDescriptor,
-              static_cast<int64_t>(ops.size()), ops.data(),
+  attempt.set(graph, kAttrOperationGraphOps, kTypeBackendDescriptor, ops,
               "operation graph's operations");
   attempt.set(graph, kAttrOperationGraphHandle, kTypeHandle, 1, &handle,
               "operation graph's handle");
@@ -270,11 +268,9 @@ graphc_code dnn::execute(const Library &library, Handle handle, Descriptor plan,
   // between runs without CUDA graphs) and read when the work is queued.
   Attempt pack(library);
   Descriptor variants = pack.create(kVariantPackDescriptor, "variant pack");
-  pack.set(variants, kAttrVariantPackUniqueIds, kTypeInt64,
-           static_cast<int64_t>(uids.size()), uids.data(),
+  pack.set(variants, kAttrVariantPackUniqueIds, kTypeInt64, uids,
            "variant pack's unique ids");
-  pack.set(variants, kAttrVariantPackDataPointers, kTypeVoidPointer,
-           static_cast<int64_t>(pointers.size()), pointers.data(),
+  pack.set(variants, kAttrVariantPackDataPointers, kTypeVoidPointer, pointers,
            "variant pack's data pointers");
   pack.set(variants, kAttrVariantPackWorkspace, kTypeVoidPointer, 1, &workspace,
            "variant pack's workspace");

@@ -34,6 +34,13 @@ public:
   Descriptor create(int type, const char *what);
   void set(Descriptor descriptor, int attribute, int type, int64_t count,
            const void *values, const char *what);
+  /// Sets `values` whole as the attribute's array.
+  template <typename T>
+  void set(Descriptor descriptor, int attribute, int type,
+           const std::vector<T> &values, const char *what) {
+    set(descriptor, attribute, type, static_cast<int64_t>(values.size()),
+        values.data(), what);
+  }
   void finalize(Descriptor descriptor, const char *what);
   void get(Descriptor descriptor, int attribute, int type, int64_t requested,
            int64_t *count, void *values, const char *what);

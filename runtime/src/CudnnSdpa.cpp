@@ -141,7 +141,9 @@ void planAttention(dnn::Handle handle, const graphc_sdpa_desc &sdpa,
     attempt.finalize(op, "matmul operation");
     ops.push_back(op);
   };
-  auto reduction = [&](int32_t mode, dnn::Descriptor x, dnn::Descriptor y) {
+  // A reduction over the last dim into a new float32 virtual tensor.
+  auto reduce = [&](int32_t mode, dnn::Descriptor x) {
+    dnn::Descriptor y = virtualTensor(rows, dnn::kDataFloat);
     dnn::Descriptor desc =
         attempt.create(dnn::kReductionDescriptor, "reduction descriptor");
     const int32_t compute = dnn::kDataFloat;
@@ -161,6 +163,7 @@ void planAttention(dnn::Handle handle, const graphc_sdpa_desc &sdpa,
                 "reduction operation's descriptor");
     attempt.finalize(op, "reduction operation");
     ops.push_back(op);
+    return y;
   };
   auto pointwise = [&](int32_t mode, dnn::Descriptor x, dnn::Descriptor bp,
                        dnn::Descriptor y, dnn::Descriptor t = nullptr,
@@ -171,20 +174,23 @@ void planAttention(dnn::Handle handle, const graphc_sdpa_desc &sdpa,
     spec.axis = axis;
     ops.push_back(dnn::pointwise(attempt, spec, x, bp, y, t));
   };
+  // A pointwise op into a new float32 virtual tensor of `dims`.
+  auto apply = [&](int32_t mode, dnn::Descriptor x, dnn::Descriptor bp,
+                   const std::vector<int64_t> &dims) {
+    dnn::Descriptor y = virtualTensor(dims, dnn::kDataFloat);
+    pointwise(mode, x, bp, y);
+    return y;
+  };
 
   dnn::Descriptor s = virtualTensor(scores, dnn::kDataFloat);
   matmul(q, kt, s);
-  dnn::Descriptor scaled = virtualTensor(scores, dnn::kDataFloat);
-  pointwise(dnn::kPointwiseMul, s, scalar(kUidScale), scaled);
-  s = scaled;
+  s = apply(dnn::kPointwiseMul, s, scalar(kUidScale), scores);
   if (sdpa.bias_arg >= 0) {
     dnn::Descriptor bias = real(kUidBias,
                                 {sdpa.bias_dims[0], sdpa.bias_dims[1],
                                  sdpa.bias_dims[2], sdpa.bias_dims[3]},
                                 sdpa.bias_strides, declared[kBias]);
-    dnn::Descriptor biased = virtualTensor(scores, dnn::kDataFloat);
-    pointwise(dnn::kPointwiseAdd, s, bias, biased);
-    s = biased;
+    s = apply(dnn::kPointwiseAdd, s, bias, scores);
   }
   if (sdpa.is_causal) {
     dnn::Descriptor row = virtualTensor(scores, dnn::kDataInt32);
@@ -199,18 +205,13 @@ void planAttention(dnn::Handle handle, const graphc_sdpa_desc &sdpa,
     pointwise(dnn::kPointwiseBinarySelect, s, scalar(kUidLowest), masked, keep);
     s = masked;
   }
-  dnn::Descriptor max = virtualTensor(rows, dnn::kDataFloat);
-  reduction(dnn::kReduceMax, s, max);
-  dnn::Descriptor shifted = virtualTensor(scores, dnn::kDataFloat);
-  pointwise(dnn::kPointwiseSub, s, max, shifted);
-  dnn::Descriptor exps = virtualTensor(scores, dnn::kDataFloat);
-  pointwise(dnn::kPointwiseExp, shifted, nullptr, exps);
-  dnn::Descriptor sum = virtualTensor(rows, dnn::kDataFloat);
-  reduction(dnn::kReduceAdd, exps, sum);
-  dnn::Descriptor logSum = virtualTensor(rows, dnn::kDataFloat);
-  pointwise(dnn::kPointwiseLog, sum, nullptr, logSum);
-  dnn::Descriptor stats = virtualTensor(rows, dnn::kDataFloat);
-  pointwise(dnn::kPointwiseAdd, max, logSum, stats);
+  dnn::Descriptor max = reduce(dnn::kReduceMax, s);
+  dnn::Descriptor shifted = apply(dnn::kPointwiseSub, s, max, scores);
+  dnn::Descriptor exps = apply(dnn::kPointwiseExp, shifted, nullptr, scores);
+  dnn::Descriptor sum = reduce(dnn::kReduceAdd, exps);
+  dnn::Descriptor logSum = apply(dnn::kPointwiseLog, sum, nullptr, rows);
+  // The statistics max + LOG(sum), a virtual output as the frontend has it.
+  apply(dnn::kPointwiseAdd, max, logSum, rows);
   // The probabilities in the tensors' type: the second matmul reads them
   // as its A (cuDNN requires the I/O type there).
   dnn::Descriptor probs = virtualTensor(scores, io);

@@ -123,11 +123,9 @@ CudaSession::timeLibraryKernel(int32_t k, int32_t maxRanks, bool splitK,
     return makeStatus(GRAPHC_FAILED_PRECONDITION,
                       "cannot time library algorithms: the CUDA driver has "
                       "no cuEventElapsedTime");
-  if (graphc_status status = checkDevice())
+  std::optional<cu::ContextGuard> guard;
+  if (graphc_status status = enterDevice(guard))
     return status;
-  cu::ContextGuard guard(drv, device.context);
-  if (guard.result() != cu::kSuccess)
-    return error("cannot make the context current", guard.result());
   // Like session creation, never part of a capture another stream of the
   // caller's thread may be making.
   cu::RelaxedCaptureGuard relaxed(drv);
@@ -154,12 +152,9 @@ CudaSession::timeLibraryKernel(int32_t k, int32_t maxRanks, bool splitK,
     cu::DevicePtr &scratch;
     cu::Event &start, &end;
     ~Cleanup() {
-      if (scratch)
-        drv.memFree(scratch);
-      if (start)
-        drv.eventDestroy(start);
-      if (end)
-        drv.eventDestroy(end);
+      drv.freeIfAllocated(scratch);
+      drv.destroyIfCreated(start);
+      drv.destroyIfCreated(end);
     }
   } cleanup{drv, scratch, start, end};
   if (total > model.maxArenaBytes) {

@@ -31,48 +31,58 @@
 
 using namespace graphc::rt;
 
-bool graphc::rt::referenceConvSupports(const graphc_conv_desc &conv,
-                                       std::string &error) {
-  if (conv.dtype != kFloat && conv.dtype != kFloat16 &&
-      conv.dtype != kBfloat16) {
-    error = std::string("the reference convolution computes float32, "
-                        "float16 or bfloat16 tensors, not ") +
-            graphc_dtype_name(conv.dtype);
-    return false;
-  }
-  if (conv.compute_dtype != kFloat) {
-    error = std::string("the reference convolution computes in float32, "
-                        "not ") +
-            graphc_dtype_name(conv.compute_dtype);
-    return false;
-  }
+ConvField graphc::rt::unsupportedConvField(const graphc_conv_desc &conv) {
+  if (conv.dtype != kFloat && conv.dtype != kFloat16 && conv.dtype != kBfloat16)
+    return ConvField::kDtype;
+  if (conv.compute_dtype != kFloat)
+    return ConvField::kComputeDtype;
   if (conv.epilogue != GRAPHC_EPILOGUE_NONE &&
       conv.epilogue != GRAPHC_EPILOGUE_RELU &&
       conv.epilogue != GRAPHC_EPILOGUE_SILU &&
-      conv.epilogue != GRAPHC_EPILOGUE_GELU_ERF) {
-    error = "the reference convolution has no epilogue " +
-            std::to_string(conv.epilogue);
-    return false;
+      conv.epilogue != GRAPHC_EPILOGUE_GELU_ERF)
+    return ConvField::kEpilogue;
+  if (conv.spatial_dims < 1 || conv.spatial_dims > GRAPHC_MAX_CONV_SPATIAL_DIMS)
+    return ConvField::kSpatialDims;
+  if (conv.tf32 && conv.dtype != kFloat)
+    return ConvField::kTf32;
+  if (conv.channels_last != 0 && conv.channels_last != 1)
+    return ConvField::kLayout;
+  return ConvField::kNone;
+}
+
+bool graphc::rt::referenceConvSupports(const graphc_conv_desc &conv,
+                                       std::string &error) {
+  ConvField field = unsupportedConvField(conv);
+  if (field == ConvField::kNone)
+    return true;
+  const std::string dtype = graphc_dtype_name(conv.dtype);
+  error = "the reference convolution ";
+  switch (field) {
+  case ConvField::kNone:
+    break;
+  case ConvField::kDtype:
+    error += "computes float32, float16 or bfloat16 tensors, not " + dtype;
+    break;
+  case ConvField::kComputeDtype:
+    error += std::string("computes in float32, not ") +
+             graphc_dtype_name(conv.compute_dtype);
+    break;
+  case ConvField::kEpilogue:
+    error += "has no epilogue " + std::to_string(conv.epilogue);
+    break;
+  case ConvField::kSpatialDims:
+    error += "has 1 to " + std::to_string(GRAPHC_MAX_CONV_SPATIAL_DIMS) +
+             " spatial dims, not " + std::to_string(conv.spatial_dims);
+    break;
+  case ConvField::kTf32:
+    error += "rounds float32 tensors to tf32, not " + dtype;
+    break;
+  case ConvField::kLayout:
+    error +=
+        "has no layout channels_last " + std::to_string(conv.channels_last);
+    break;
   }
-  if (conv.spatial_dims < 1 ||
-      conv.spatial_dims > GRAPHC_MAX_CONV_SPATIAL_DIMS) {
-    error = "the reference convolution has 1 to " +
-            std::to_string(GRAPHC_MAX_CONV_SPATIAL_DIMS) +
-            " spatial dims, not " + std::to_string(conv.spatial_dims);
-    return false;
-  }
-  if (conv.tf32 && conv.dtype != kFloat) {
-    error = std::string("the reference convolution rounds float32 tensors "
-                        "to tf32, not ") +
-            graphc_dtype_name(conv.dtype);
-    return false;
-  }
-  if (conv.channels_last != 0 && conv.channels_last != 1) {
-    error = "the reference convolution has no layout channels_last " +
-            std::to_string(conv.channels_last);
-    return false;
-  }
-  return true;
+  return false;
 }
 
 namespace {

@@ -19,6 +19,21 @@
 
 namespace graphc::rt {
 
+/// A field of a convolution descriptor whose value no convolution of this
+/// runtime (the reference's or cuDNN's) computes.
+enum class ConvField {
+  kNone,
+  kDtype,        // not float32, float16 or bfloat16
+  kComputeDtype, // not float32
+  kEpilogue,     // not none, relu, silu or gelu (erf)
+  kSpatialDims,  // not 1 to GRAPHC_MAX_CONV_SPATIAL_DIMS
+  kTf32,         // tf32 products of tensors other than float32
+  kLayout,       // channels_last neither 0 nor 1
+};
+/// The first such field of `conv`, kNone when there is none; each caller
+/// says why in its own words.
+ConvField unsupportedConvField(const graphc_conv_desc &conv);
+
 /// Whether runReferenceConv computes `conv` (its dtype, compute dtype,
 /// epilogue, spatial dims and layout); sets `error` to why not.
 bool referenceConvSupports(const graphc_conv_desc &conv, std::string &error);
