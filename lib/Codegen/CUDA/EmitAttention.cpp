@@ -212,6 +212,30 @@ void emitMerge(KernelEmitter &e, const Attention &a, int64_t splits,
   e.line("const float result = " + value + ";");
 }
 
+/// Opens the loop over a valid query row's output elements: lane `lane`
+/// holds elements d = lane + 32 * r of its `accumulators` registers.
+void openRowOutput(KernelEmitter &e, const Attention &a, int64_t accumulators) {
+  e.open("if (rowValid) {");
+  e.open("for (int r = 0; r < " + Twine(accumulators) + "; ++r) {");
+  e.line("const int d = lane + 32 * r;");
+  e.open("if (d < " + Twine(a.valueDepth) + ") {");
+}
+
+/// Stores `result` as output element d of query `row` and closes what
+/// openRowOutput opened.
+LogicalResult storeRowOutput(KernelEmitter &e, const Attention &a) {
+  if (failed(e.storeResult(("((b * " + Twine(a.heads) + "LL + h) * " +
+                            Twine(a.queries) + "LL + row) * " +
+                            Twine(a.valueDepth) + "LL + d")
+                               .str(),
+                           "result")))
+    return failure();
+  e.close();
+  e.close();
+  e.close();
+  return success();
+}
+
 /// The tensor-core template's block: warps (16 query rows each) and keys
 /// per tile. Fewer warps per block where the grid would not fill the GPU
 /// (short sequences, batch 1), fewer keys where shared memory runs out;
@@ -505,15 +529,7 @@ LogicalResult emitTensorCoreAttention(KernelEmitter &e, const Attention &a,
     e.line("const int d = i % " + DV + ";");
     e.open("if (row < " + Twine(a.queries) + "LL) {");
     emitMerge(e, a, splits, "row", "d");
-    if (failed(e.storeResult(("((b * " + Twine(a.heads) + "LL + h) * " +
-                              Twine(a.queries) + "LL + row) * " + DV + "LL + d")
-                                 .str(),
-                             "result")))
-      return failure();
-    e.close();
-    e.close();
-    e.close();
-    return success();
+    return storeRowOutput(e, a);
   }
   // The output rows go through shared memory, so that the store (and the
   // layout epilogue's index arithmetic) is one rolled loop, coalesced along
@@ -558,30 +574,6 @@ LogicalResult emitTensorCoreAttention(KernelEmitter &e, const Attention &a,
 /// scores one key of the tile, the warp keeps the row's running max and sum
 /// (the online softmax), and each lane accumulates its share of the output
 /// row's head dims. Arithmetic in the compute type.
-/// Opens the loop over a valid query row's output elements: lane `lane`
-/// holds elements d = lane + 32 * r of its `accumulators` registers.
-void openRowOutput(KernelEmitter &e, const Attention &a, int64_t accumulators) {
-  e.open("if (rowValid) {");
-  e.open("for (int r = 0; r < " + Twine(accumulators) + "; ++r) {");
-  e.line("const int d = lane + 32 * r;");
-  e.open("if (d < " + Twine(a.valueDepth) + ") {");
-}
-
-/// Stores `result` as output element d of query `row` and closes what
-/// openRowOutput opened.
-LogicalResult storeRowOutput(KernelEmitter &e, const Attention &a) {
-  if (failed(e.storeResult(("((b * " + Twine(a.heads) + "LL + h) * " +
-                            Twine(a.queries) + "LL + row) * " +
-                            Twine(a.valueDepth) + "LL + d")
-                               .str(),
-                           "result")))
-    return failure();
-  e.close();
-  e.close();
-  e.close();
-  return success();
-}
-
 LogicalResult emitScalarAttention(KernelEmitter &e, const Attention &a) {
   std::string t = computeType(e.inputType(0).getElementType());
   const int64_t elementBytes = t == "double" ? 8 : 4;
