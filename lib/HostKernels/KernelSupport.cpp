@@ -27,18 +27,6 @@ const gc_attr *findAttr(const gc_attrs *attrs, const char *name) {
   return nullptr;
 }
 
-int64_t getInt(const gc_attrs *attrs, const char *name, int64_t fallback) {
-  const gc_attr *attr = findAttr(attrs, name);
-  return attr && (attr->kind == GC_ATTR_INT || attr->kind == GC_ATTR_TYPE)
-             ? attr->i
-             : fallback;
-}
-
-double getFloat(const gc_attrs *attrs, const char *name, double fallback) {
-  const gc_attr *attr = findAttr(attrs, name);
-  return attr && attr->kind == GC_ATTR_FLOAT ? attr->f : fallback;
-}
-
 const char *formatDims(const int64_t *dims, int rank, char *buf, size_t len) {
   size_t used = 0;
   auto append = [&](const char *format, long long value, bool withValue) {
@@ -175,29 +163,127 @@ int KernelContext::checkSameDtype(int i, int32_t dtype, const char *what) {
   return 0;
 }
 
-const char *KernelContext::getString(const char *name,
-                                     const char *fallback) const {
-  const gc_attr *attr = findAttr(attrs, name);
-  return attr && attr->kind == GC_ATTR_STRING && attr->s ? attr->s : fallback;
+namespace {
+
+/// The attribute `name` of `ctx` if it has kind `kind` (or `alsoKind`);
+/// null with `status` 0 when it is absent and optional, else with `status`
+/// set by a failure naming what was expected.
+const gc_attr *lookupAttr(KernelContext &ctx, const char *name,
+                          AttrPresence presence, const char *expected,
+                          int &status, int32_t kind, int32_t alsoKind = -1) {
+  status = 0;
+  const gc_attr *attr = findAttr(ctx.attrs, name);
+  if (!attr) {
+    if (presence == AttrPresence::required)
+      status = ctx.fail("attribute '%s' is required", name);
+    return nullptr;
+  }
+  if (attr->kind != kind && attr->kind != alsoKind) {
+    status = ctx.fail("attribute '%s' must be %s", name, expected);
+    return nullptr;
+  }
+  return attr;
 }
 
-IntList KernelContext::getInts(const char *name) const {
-  const gc_attr *attr = findAttr(attrs, name);
-  if (!attr || attr->kind != GC_ATTR_INTS)
-    return {};
-  return IntList{attr->ints, attr->count, true};
+} // namespace
+
+int KernelContext::readAttr(const char *name, int64_t &value,
+                            AttrPresence presence) {
+  int status;
+  if (const gc_attr *attr = lookupAttr(*this, name, presence, "an integer",
+                                       status, GC_ATTR_INT))
+    value = attr->i;
+  return status;
 }
 
-FloatList KernelContext::getFloats(const char *name) const {
-  const gc_attr *attr = findAttr(attrs, name);
-  if (!attr || attr->kind != GC_ATTR_FLOATS)
-    return {};
-  return FloatList{attr->floats, attr->count, true};
+int KernelContext::readAttr(const char *name, std::optional<int64_t> &value,
+                            AttrPresence presence) {
+  int64_t read = 0;
+  const bool present = findAttr(attrs, name) != nullptr;
+  GC_TRY(readAttr(name, read, presence));
+  if (present)
+    value = read;
+  return 0;
 }
 
-const gc_tensor *KernelContext::getTensor(const char *name) const {
-  const gc_attr *attr = findAttr(attrs, name);
-  return attr && attr->kind == GC_ATTR_TENSOR ? attr->t : nullptr;
+int KernelContext::readAttr(const char *name, double &value,
+                            AttrPresence presence) {
+  int status;
+  if (const gc_attr *attr = lookupAttr(*this, name, presence, "a float",
+                                       status, GC_ATTR_FLOAT))
+    value = attr->f;
+  return status;
+}
+
+int KernelContext::readAttr(const char *name, std::optional<double> &value,
+                            AttrPresence presence) {
+  double read = 0;
+  const bool present = findAttr(attrs, name) != nullptr;
+  GC_TRY(readAttr(name, read, presence));
+  if (present)
+    value = read;
+  return 0;
+}
+
+int KernelContext::readAttr(const char *name, const char *&value,
+                            AttrPresence presence) {
+  int status;
+  if (const gc_attr *attr = lookupAttr(*this, name, presence, "a string",
+                                       status, GC_ATTR_STRING)) {
+    if (!attr->s)
+      return fail("attribute '%s' must be a string", name);
+    value = attr->s;
+  }
+  return status;
+}
+
+int KernelContext::readAttr(const char *name, IntList &value,
+                            AttrPresence presence) {
+  int status;
+  if (const gc_attr *attr = lookupAttr(
+          *this, name, presence, "a list of integers", status, GC_ATTR_INTS))
+    value = IntList{attr->ints, attr->count, true};
+  return status;
+}
+
+int KernelContext::readAttr(const char *name, FloatList &value,
+                            AttrPresence presence) {
+  int status;
+  if (const gc_attr *attr = lookupAttr(
+          *this, name, presence, "a list of floats", status, GC_ATTR_FLOATS))
+    value = FloatList{attr->floats, attr->count, true};
+  return status;
+}
+
+int KernelContext::readAttr(const char *name, int32_t &value,
+                            AttrPresence presence) {
+  int status;
+  if (const gc_attr *attr = lookupAttr(*this, name, presence, "a type",
+                                       status, GC_ATTR_TYPE))
+    value = static_cast<int32_t>(attr->i);
+  return status;
+}
+
+int KernelContext::readAttr(const char *name, std::optional<int32_t> &value,
+                            AttrPresence presence) {
+  int32_t read = 0;
+  const bool present = findAttr(attrs, name) != nullptr;
+  GC_TRY(readAttr(name, read, presence));
+  if (present)
+    value = read;
+  return 0;
+}
+
+int KernelContext::readAttr(const char *name, const gc_tensor *&value,
+                            AttrPresence presence) {
+  int status;
+  if (const gc_attr *attr = lookupAttr(*this, name, presence, "a tensor",
+                                       status, GC_ATTR_TENSOR)) {
+    if (!attr->t)
+      return fail("attribute '%s' must be a tensor", name);
+    value = attr->t;
+  }
+  return status;
 }
 
 int KernelContext::normalizeAxis(int64_t axis, int rank, int &result) {

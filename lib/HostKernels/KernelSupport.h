@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <type_traits>
 
 namespace graphc::hk {
@@ -53,10 +54,11 @@ namespace graphc::hk {
 int fail(char *err, size_t len, const char *format, ...)
     __attribute__((format(printf, 3, 4)));
 
-/// Attribute lookup; missing attributes take the caller's (ONNX) default.
+/// The attribute of a call named `name`, or null.
 const gc_attr *findAttr(const gc_attrs *attrs, const char *name);
-int64_t getInt(const gc_attrs *attrs, const char *name, int64_t fallback);
-double getFloat(const gc_attrs *attrs, const char *name, double fallback);
+
+/// Whether a call may leave an attribute out (it then keeps its default).
+enum class AttrPresence { optional, required };
 
 /// Ranks beyond this are rejected up front so shapes live on the stack.
 constexpr int kMaxRank = 16;
@@ -180,16 +182,25 @@ struct KernelContext {
   /// Fails unless input `i` has dtype `dtype`.
   int checkSameDtype(int i, int32_t dtype, const char *what);
 
-  int64_t getInt(const char *name, int64_t fallback) const {
-    return hk::getInt(attrs, name, fallback);
-  }
-  double getFloat(const char *name, double fallback) const {
-    return hk::getFloat(attrs, name, fallback);
-  }
-  const char *getString(const char *name, const char *fallback) const;
-  IntList getInts(const char *name) const;
-  FloatList getFloats(const char *name) const;
-  const gc_tensor *getTensor(const char *name) const;
+  /// Reads attribute `name` into `value`; a missing attribute leaves
+  /// `value` as it is (or fails when required), one of another kind fails.
+  /// Kernels read their attributes through the structs generated from the
+  /// op definitions (lib/HostKernels/KernelAttrs.h), which call these.
+  int readAttr(const char *name, int64_t &value, AttrPresence presence);
+  int readAttr(const char *name, std::optional<int64_t> &value,
+               AttrPresence presence);
+  int readAttr(const char *name, double &value, AttrPresence presence);
+  int readAttr(const char *name, std::optional<double> &value,
+               AttrPresence presence);
+  int readAttr(const char *name, const char *&value, AttrPresence presence);
+  int readAttr(const char *name, IntList &value, AttrPresence presence);
+  int readAttr(const char *name, FloatList &value, AttrPresence presence);
+  /// A type attribute: `value` is a gc_dtype.
+  int readAttr(const char *name, int32_t &value, AttrPresence presence);
+  int readAttr(const char *name, std::optional<int32_t> &value,
+               AttrPresence presence);
+  int readAttr(const char *name, const gc_tensor *&value,
+               AttrPresence presence);
 
   /// Normalises a possibly negative axis into [0, rank); fails if outside.
   int normalizeAxis(int64_t axis, int rank, int &result);
@@ -229,12 +240,11 @@ template <typename E> struct Choice {
   E value;
 };
 
-/// Reads string attribute `name` (`fallback` when absent) into the value of
-/// the choice it names; fails with "unknown NAME 'STRING'" for any other.
+/// Maps `value`, string attribute `name`, to the value of the choice it
+/// names; fails with "unknown NAME 'STRING'" for any other.
 template <typename E, size_t N>
-int readChoice(KernelContext &ctx, const char *name, const char *fallback,
+int readChoice(KernelContext &ctx, const char *name, const char *value,
                const Choice<E> (&choices)[N], E &result) {
-  const char *value = ctx.getString(name, fallback);
   for (const Choice<E> &choice : choices)
     if (!std::strcmp(choice.name, value)) {
       result = choice.value;
