@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lib/HostKernels/KernelAttrs.h"
 #include "lib/HostKernels/KernelSupport.h"
 
 #include <vector>
@@ -55,9 +56,11 @@ GC_KERNEL(attention) {
                       "heads, query, key]");
     maskStrides = broadcastStrides(mask, scores);
   }
-  const double scale = ctx.getFloat("scale", 1.0);
-  const bool causal = ctx.getInt("is_causal", 0) != 0;
-  const bool nanToZero = ctx.getInt("nan_to_zero", 0) != 0;
+  attrs::Attention opAttrs;
+  GC_TRY(opAttrs.read(ctx));
+  const double scale = opAttrs.scale;
+  const bool causal = opAttrs.isCausal != 0;
+  const bool nanToZero = opAttrs.nanToZero != 0;
   return dispatch<kFloats>(ctx, q.dtype, "Q", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = Arith<T>;

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lib/HostKernels/KernelAttrs.h"
 #include "lib/HostKernels/KernelSupport.h"
 
 #include <utility>
@@ -161,7 +162,9 @@ GC_KERNEL(div) {
 }
 
 GC_KERNEL(mod) {
-  bool useFmod = ctx.getInt("fmod", 0) != 0;
+  attrs::Mod a;
+  GC_TRY(a.read(ctx));
+  bool useFmod = a.fmod != 0;
   return binaryArith<kNumeric>(ctx, [useFmod](auto x, auto y) {
     using A = decltype(x);
     if constexpr (std::is_floating_point_v<A>) {
@@ -269,7 +272,9 @@ GC_KERNEL(xor) {
 }
 
 GC_KERNEL(bit_shift) {
-  const char *direction = ctx.getString("direction", "");
+  attrs::BitShift a;
+  GC_TRY(a.read(ctx));
+  const char *direction = a.direction;
   bool left = std::strcmp(direction, "LEFT") == 0;
   if (!left && std::strcmp(direction, "RIGHT") != 0)
     return ctx.fail("direction must be LEFT or RIGHT, got '%s'", direction);

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lib/HostKernels/KernelAttrs.h"
 #include "lib/HostKernels/KernelSupport.h"
 
 using namespace graphc::hk;
@@ -14,7 +15,9 @@ GC_KERNEL(cast) {
   GC_TRY(ctx.expect(1, 1));
   const gc_tensor &x = ctx.in(0);
   gc_tensor &y = ctx.out(0);
-  int64_t to = ctx.getInt("to", y.dtype);
+  attrs::Cast a;
+  GC_TRY(a.read(ctx));
+  int64_t to = a.to;
   if (to != y.dtype)
     return ctx.fail("attribute 'to' (%lld) does not match the output dtype %d",
                     static_cast<long long>(to), y.dtype);

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lib/HostKernels/KernelAttrs.h"
 #include "lib/HostKernels/KernelSupport.h"
 
 using namespace graphc::hk;
@@ -83,9 +84,9 @@ GC_KERNEL(einsum) {
   if (ctx.numInputs < 1 || ctx.numInputs > kMaxOperands)
     return ctx.fail("expected 1 to %d inputs", kMaxOperands);
   GC_TRY(ctx.expect(ctx.numInputs, 1));
-  const char *equation = ctx.getString("equation", nullptr);
-  if (!equation)
-    return ctx.fail("the equation attribute is required");
+  attrs::Einsum opAttrs;
+  GC_TRY(opAttrs.read(ctx));
+  const char *equation = opAttrs.equation;
   char compact[512];
   size_t length = 0;
   for (const char *p = equation; *p; ++p)

@@ -3,11 +3,12 @@
 // One input, one output of the same shape. 16-bit floats compute in float and
 // round once when stored; f32 computes in float like the ONNX reference.
 // A kernel is its op's definition in lib/Support/ScalarOps.h evaluated in
-// the compute type (`scalarMap`), which the generated code computes too;
-// the few marked "own formula" still differ from it.
+// the compute type (`scalarMap`), which the generated code computes too, with
+// the op's attributes from its generated struct (KernelAttrs.h).
 //
 //===----------------------------------------------------------------------===//
 
+#include "lib/HostKernels/KernelAttrs.h"
 #include "lib/HostKernels/KernelSupport.h"
 #include "lib/Support/ScalarOps.h"
 
@@ -83,57 +84,41 @@ GC_KERNEL(relu) {
 }
 
 GC_KERNEL(leaky_relu) {
-  double alpha = ctx.getFloat("alpha", 0.01);
+  attrs::LeakyRelu a;
+  GC_TRY(a.read(ctx));
   return scalarMap<kFloats>(
-      ctx, [=](auto &b, auto x) { return scalar::leakyRelu(b, x, alpha); });
+      ctx, [=](auto &b, auto x) { return scalar::leakyRelu(b, x, a.alpha); });
 }
 
-// Own formula: two-sided where the definition is 1 / (1 + exp(-x)).
 GC_KERNEL(sigmoid) {
-  return unaryMap<kFloats>(ctx, [](auto x) {
-    using A = decltype(x);
-    // Evaluate on the side where exp cannot overflow.
-    if (x >= A(0))
-      return A(1) / (A(1) + std::exp(-x));
-    A e = std::exp(x);
-    return e / (A(1) + e);
-  });
+  return scalarMap<kFloats>(
+      ctx, [](auto &b, auto x) { return scalar::sigmoid(b, x); });
 }
 
-// Own formula: two-sided where the definition is x / (1 + exp(-x)).
 GC_KERNEL(silu) {
-  return unaryMap<kFloats>(ctx, [](auto x) {
-    using A = decltype(x);
-    // x * sigmoid(x), the sigmoid on the side where exp cannot overflow.
-    if (x >= A(0))
-      return x / (A(1) + std::exp(-x));
-    A e = std::exp(x);
-    return x * e / (A(1) + e);
-  });
+  return scalarMap<kFloats>(ctx,
+                            [](auto &b, auto x) { return scalar::silu(b, x); });
 }
 
-// Own formula: std::max/min, where the definition's max/min propagate NaN.
 GC_KERNEL(hard_sigmoid) {
-  double alpha = ctx.getFloat("alpha", 0.2), beta = ctx.getFloat("beta", 0.5);
-  return unaryMap<kFloats>(ctx, [=](auto x) {
-    using A = decltype(x);
-    return std::max(A(0), std::min(A(1), A(alpha) * x + A(beta)));
+  attrs::HardSigmoid a;
+  GC_TRY(a.read(ctx));
+  return scalarMap<kFloats>(ctx, [=](auto &b, auto x) {
+    return scalar::hardSigmoid(b, x, a.alpha, a.beta);
   });
 }
 
-// Own formula: x / 6 where the definition has (1 / 6) * x; std::max/min.
 GC_KERNEL(hard_swish) {
-  return unaryMap<kFloats>(ctx, [](auto x) {
-    using A = decltype(x);
-    return x * std::max(A(0), std::min(A(1), x / A(6) + A(0.5)));
-  });
+  return scalarMap<kFloats>(
+      ctx, [](auto &b, auto x) { return scalar::hardSwish(b, x); });
 }
 
 GC_KERNEL(gelu) {
-  const char *approximate = ctx.getString("approximate", "none");
-  bool useTanh = std::strcmp(approximate, "tanh") == 0;
-  if (!useTanh && std::strcmp(approximate, "none") != 0)
-    return ctx.fail("unknown approximate mode '%s'", approximate);
+  attrs::Gelu a;
+  GC_TRY(a.read(ctx));
+  bool useTanh = std::strcmp(a.approximate, "tanh") == 0;
+  if (!useTanh && std::strcmp(a.approximate, "none") != 0)
+    return ctx.fail("unknown approximate mode '%s'", a.approximate);
   return scalarMap<kFloats>(
       ctx, [=](auto &b, auto x) { return scalar::gelu(b, x, useTanh); });
 }
@@ -149,39 +134,34 @@ GC_KERNEL(softsign) {
 }
 
 GC_KERNEL(elu) {
-  double alpha = ctx.getFloat("alpha", 1.0);
+  attrs::Elu a;
+  GC_TRY(a.read(ctx));
   return scalarMap<kFloats>(
-      ctx, [=](auto &b, auto x) { return scalar::elu(b, x, alpha); });
+      ctx, [=](auto &b, auto x) { return scalar::elu(b, x, a.alpha); });
 }
 
-// Own formula: gamma * (alpha * exp(x) - alpha) where the definition has
-// gamma * (alpha * (exp(x) - 1)).
 GC_KERNEL(selu) {
-  double alpha = ctx.getFloat("alpha", 1.67326319217681884765625);
-  double gamma = ctx.getFloat("gamma", 1.05070102214813232421875);
-  return unaryMap<kFloats>(ctx, [=](auto x) {
-    using A = decltype(x);
-    return x > A(0) ? A(gamma) * x
-                    : A(gamma) * (A(alpha) * std::exp(x) - A(alpha));
+  attrs::Selu a;
+  GC_TRY(a.read(ctx));
+  return scalarMap<kFloats>(ctx, [=](auto &b, auto x) {
+    return scalar::selu(b, x, a.alpha, a.gamma);
   });
 }
 
-// Own formula: std::max/min, where the definition's max/min propagate NaN.
 GC_KERNEL(celu) {
-  double alpha = ctx.getFloat("alpha", 1.0);
-  if (alpha == 0)
+  attrs::Celu a;
+  GC_TRY(a.read(ctx));
+  if (a.alpha == 0)
     return ctx.fail("alpha must be non-zero");
-  return unaryMap<kFloats>(ctx, [alpha](auto x) {
-    using A = decltype(x);
-    return std::max(A(0), x) +
-           std::min(A(0), A(alpha) * (std::exp(x / A(alpha)) - A(1)));
-  });
+  return scalarMap<kFloats>(
+      ctx, [=](auto &b, auto x) { return scalar::celu(b, x, a.alpha); });
 }
 
 GC_KERNEL(thresholded_relu) {
-  double alpha = ctx.getFloat("alpha", 1.0);
+  attrs::ThresholdedRelu a;
+  GC_TRY(a.read(ctx));
   return scalarMap<kFloats>(ctx, [=](auto &b, auto x) {
-    return scalar::thresholdedRelu(b, x, alpha);
+    return scalar::thresholdedRelu(b, x, a.alpha);
   });
 }
 
@@ -193,7 +173,9 @@ GC_KERNEL(mish) {
 // Own formula for integers: compares and offsets in double, where the
 // definition does in the integer type.
 GC_KERNEL(shrink) {
-  double bias = ctx.getFloat("bias", 0.0), lambd = ctx.getFloat("lambd", 0.5);
+  attrs::Shrink a;
+  GC_TRY(a.read(ctx));
+  double bias = a.bias, lambd = a.lambd;
   return unaryMap<kNumeric>(ctx, [=](auto x) {
     using A = decltype(x);
     if constexpr (std::is_floating_point_v<A>) {
@@ -260,8 +242,10 @@ GC_KERNEL(is_nan) {
 }
 
 GC_KERNEL(is_inf) {
-  bool negative = ctx.getInt("detect_negative", 1) != 0;
-  bool positive = ctx.getInt("detect_positive", 1) != 0;
+  attrs::IsInf a;
+  GC_TRY(a.read(ctx));
+  bool negative = a.detectNegative != 0;
+  bool positive = a.detectPositive != 0;
   return floatPredicate(ctx, [=](auto x) {
     scalar::Eval<decltype(x)> b;
     return scalar::isInf(b, x, positive, negative);

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lib/HostKernels/KernelAttrs.h"
 #include "lib/HostKernels/Indices.h"
 
 using namespace graphc::hk;
@@ -14,7 +15,9 @@ GC_KERNEL(gather) {
   const gc_tensor &data = ctx.in(0), &indices = ctx.in(1);
   GC_TRY(checkIndices(ctx, 1));
   int axis;
-  GC_TRY(ctx.normalizeAxis(ctx.getInt("axis", 0), data.rank, axis));
+  attrs::Gather a;
+  GC_TRY(a.read(ctx));
+  GC_TRY(ctx.normalizeAxis(a.axis, data.rank, axis));
   Dims outDims;
   for (int d = 0; d < axis; ++d)
     outDims.push(data.dims[d]);
@@ -46,8 +49,10 @@ GC_KERNEL(gather_elements) {
   GC_TRY(checkIndices(ctx, 1));
   if (indices.rank != data.rank)
     return ctx.fail("indices must have the rank of data");
+  attrs::GatherElements a;
+  GC_TRY(a.read(ctx));
   int axis;
-  GC_TRY(elementsAxis(ctx, data, indices, axis));
+  GC_TRY(elementsAxis(ctx, data, indices, a.axis, axis));
   GC_TRY(ctx.checkOutput(0, data.dtype, Dims::of(indices)));
   Dims dataStrides = Dims::of(data).strides();
   return dispatchBySize(ctx, data.dtype, "data", [&](auto tag) {
@@ -74,7 +79,9 @@ GC_KERNEL(gather_nd) {
   const gc_tensor &data = ctx.in(0), &indices = ctx.in(1);
   if (indices.dtype != GC_DTYPE_I64)
     return ctx.unsupportedDtype("indices", indices.dtype);
-  int64_t batchDims = ctx.getInt("batch_dims", 0);
+  attrs::GatherNd a;
+  GC_TRY(a.read(ctx));
+  int64_t batchDims = a.batchDims;
   if (indices.rank < 1 || batchDims < 0 || batchDims >= indices.rank ||
       batchDims >= data.rank)
     return ctx.fail("batch_dims must be smaller than both ranks");
@@ -142,7 +149,9 @@ GC_KERNEL(one_hot) {
   if (outRank > kMaxRank)
     return ctx.fail("output rank is too large");
   int axis;
-  GC_TRY(ctx.normalizeAxis(ctx.getInt("axis", -1), outRank, axis));
+  attrs::OneHot a;
+  GC_TRY(a.read(ctx));
+  GC_TRY(ctx.normalizeAxis(a.axis, outRank, axis));
   Dims outDims;
   for (int d = 0, next = 0; d < outRank; ++d)
     outDims.push(d == axis ? depth : indices.dims[next++]);

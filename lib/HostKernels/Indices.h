@@ -36,8 +36,9 @@ inline int checkIndices(KernelContext &ctx, int i) {
 /// Reads the axis of GatherElements or ScatterElements: off it, `indices`
 /// (of the rank of `data`) may not exceed `data`.
 inline int elementsAxis(KernelContext &ctx, const gc_tensor &data,
-                        const gc_tensor &indices, int &axis) {
-  GC_TRY(ctx.normalizeAxis(ctx.getInt("axis", 0), data.rank, axis));
+                        const gc_tensor &indices, int64_t attrAxis,
+                        int &axis) {
+  GC_TRY(ctx.normalizeAxis(attrAxis, data.rank, axis));
   for (int d = 0; d < data.rank; ++d)
     if (d != axis && indices.dims[d] > data.dims[d])
       return ctx.fail("indices dimension %d exceeds the data", d);

@@ -1,5 +1,6 @@
 //===- LinearAlgebra.cpp - MatMul and Gemm host kernels -------------------===//
 
+#include "lib/HostKernels/KernelAttrs.h"
 #include "lib/HostKernels/Gemm.h"
 
 using namespace graphc::hk;
@@ -79,9 +80,11 @@ GC_KERNEL(gemm) {
   GC_TRY(ctx.checkSameDtype(1, a.dtype, "input B"));
   if (a.rank != 2 || b.rank != 2)
     return ctx.fail("A and B must be 2-D");
-  bool transA = ctx.getInt("transA", 0) != 0;
-  bool transB = ctx.getInt("transB", 0) != 0;
-  double alpha = ctx.getFloat("alpha", 1.0), beta = ctx.getFloat("beta", 1.0);
+  attrs::Gemm opAttrs;
+  GC_TRY(opAttrs.read(ctx));
+  bool transA = opAttrs.transA != 0;
+  bool transB = opAttrs.transB != 0;
+  double alpha = opAttrs.alpha, beta = opAttrs.beta;
   int64_t M = transA ? a.dims[1] : a.dims[0], K = transA ? a.dims[0] : a.dims[1];
   int64_t KB = transB ? b.dims[1] : b.dims[0], N = transB ? b.dims[0] : b.dims[1];
   if (K != KB)

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lib/HostKernels/KernelAttrs.h"
 #include "lib/HostKernels/Indices.h"
 
 using namespace graphc::hk;
@@ -13,13 +14,14 @@ namespace {
 
 enum class Reduction { None, Add, Mul, Max, Min };
 
-int readReduction(KernelContext &ctx, Reduction &reduction) {
+int readReduction(KernelContext &ctx, const char *name,
+                  Reduction &reduction) {
   static const Choice<Reduction> choices[] = {{"none", Reduction::None},
                                               {"add", Reduction::Add},
                                               {"mul", Reduction::Mul},
                                               {"max", Reduction::Max},
                                               {"min", Reduction::Min}};
-  return readChoice(ctx, "reduction", "none", choices, reduction);
+  return readChoice(ctx, "reduction", name, choices, reduction);
 }
 
 template <typename T> T combine(Reduction reduction, T current, T update) {
@@ -74,10 +76,12 @@ GC_KERNEL(scatter_elements) {
   for (int d = 0; d < indices.rank; ++d)
     if (indices.dims[d] != updates.dims[d])
       return ctx.fail("indices and updates must have the same shape");
+  attrs::ScatterElements a;
+  GC_TRY(a.read(ctx));
   int axis;
-  GC_TRY(elementsAxis(ctx, data, indices, axis));
+  GC_TRY(elementsAxis(ctx, data, indices, a.axis, axis));
   Reduction reduction;
-  GC_TRY(readReduction(ctx, reduction));
+  GC_TRY(readReduction(ctx, a.reduction, reduction));
   GC_TRY(copyData(ctx));
   Dims strides = Dims::of(data).strides();
   return dispatch<kAll>(ctx, data.dtype, "data", [&](auto tag) {
@@ -118,8 +122,10 @@ GC_KERNEL(scatter_nd) {
     shapeOk = updates.dims[indices.rank - 1 + d - depth] == data.dims[d];
   if (!shapeOk)
     return ctx.fail("updates shape does not match indices and data");
+  attrs::ScatterNd a;
+  GC_TRY(a.read(ctx));
   Reduction reduction;
-  GC_TRY(readReduction(ctx, reduction));
+  GC_TRY(readReduction(ctx, a.reduction, reduction));
   GC_TRY(copyData(ctx));
   Dims strides = Dims::of(data).strides();
   int64_t slice = 1;

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lib/HostKernels/KernelAttrs.h"
 #include "lib/HostKernels/KernelSupport.h"
 
 using namespace graphc::hk;
@@ -13,13 +14,17 @@ namespace {
 
 enum class SoftmaxKind { Softmax, LogSoftmax, Hardmax };
 
-int softmaxLike(KernelContext &ctx, SoftmaxKind kind) {
+/// Softmax, LogSoftmax or Hardmax along the axis of `Attrs`, its op's
+/// attributes.
+template <typename Attrs> int softmaxLike(KernelContext &ctx, SoftmaxKind kind) {
+  Attrs opAttrs;
+  GC_TRY(opAttrs.read(ctx));
   GC_TRY(ctx.expect(1, 1));
   const gc_tensor &x = ctx.in(0);
   GC_TRY(ctx.checkOutput(0, x.dtype, Dims::of(x)));
   int axis = 0;
   if (x.rank > 0)
-    GC_TRY(ctx.normalizeAxis(ctx.getInt("axis", -1), x.rank, axis));
+    GC_TRY(ctx.normalizeAxis(opAttrs.axis, x.rank, axis));
   return forEachAxisLine<kFloats>(
       ctx, x, axis,
       [&](auto tag, const auto *src, auto *dst, int64_t len, int64_t inner) {
@@ -63,6 +68,12 @@ int softmaxLike(KernelContext &ctx, SoftmaxKind kind) {
 
 } // namespace
 
-GC_KERNEL(softmax) { return softmaxLike(ctx, SoftmaxKind::Softmax); }
-GC_KERNEL(log_softmax) { return softmaxLike(ctx, SoftmaxKind::LogSoftmax); }
-GC_KERNEL(hardmax) { return softmaxLike(ctx, SoftmaxKind::Hardmax); }
+GC_KERNEL(softmax) {
+  return softmaxLike<attrs::Softmax>(ctx, SoftmaxKind::Softmax);
+}
+GC_KERNEL(log_softmax) {
+  return softmaxLike<attrs::LogSoftmax>(ctx, SoftmaxKind::LogSoftmax);
+}
+GC_KERNEL(hardmax) {
+  return softmaxLike<attrs::Hardmax>(ctx, SoftmaxKind::Hardmax);
+}

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lib/HostKernels/KernelAttrs.h"
 #include "lib/HostKernels/KernelSupport.h"
 
 #include <algorithm>
@@ -20,8 +21,10 @@ GC_KERNEL(top_k) {
   if (x.rank < 1)
     return ctx.fail("input must have rank >= 1");
   int axis;
-  GC_TRY(ctx.normalizeAxis(ctx.getInt("axis", -1), x.rank, axis));
-  bool largest = ctx.getInt("largest", 1) != 0;
+  attrs::TopK a;
+  GC_TRY(a.read(ctx));
+  GC_TRY(ctx.normalizeAxis(a.axis, x.rank, axis));
+  bool largest = a.largest != 0;
   int64_t k = intAt(kTensor, 0);
   int64_t outer, len, inner;
   splitAxis(x, axis, outer, len, inner);
