@@ -42,19 +42,34 @@ def Graph_Bool : I<1>;
 def Graph_Numeric : AnyTypeOf<[Graph_Float, Graph_Int]>;
 def Graph_Element : AnyTypeOf<[Graph_Float, Graph_Int, Graph_Bool]>;
 // Every value has a rank: bucketing and codegen need one, and the importer
-// rejects graphs whose ranks ONNX shape inference cannot determine.
-def Graph_Tensor : RankedTensorOf<[Graph_Element]>;
-def Graph_NumericTensor : RankedTensorOf<[Graph_Numeric]>;
-def Graph_FloatTensor : RankedTensorOf<[Graph_Float]>;
-def Graph_IntTensor : RankedTensorOf<[Graph_Int]>;
-def Graph_BoolTensor : RankedTensorOf<[Graph_Bool]>;
-def Graph_IndexTensor : RankedTensorOf<[I32, I64]>;
-def Graph_I64Tensor : RankedTensorOf<[I64]>;
+// rejects graphs whose ranks ONNX shape inference cannot determine. The
+// element types stay readable to graphc-tblgen, which derives the host
+// kernels' dtypes from them.
+class Graph_TensorOf<list<Type> allowed> : RankedTensorOf<allowed> {
+  list<Type> elementTypes = allowed;
+}
+def Graph_Tensor : Graph_TensorOf<[Graph_Element]>;
+def Graph_NumericTensor : Graph_TensorOf<[Graph_Numeric]>;
+def Graph_FloatTensor : Graph_TensorOf<[Graph_Float]>;
+def Graph_IntTensor : Graph_TensorOf<[Graph_Int]>;
+def Graph_SignedOrFloatTensor : Graph_TensorOf<[Graph_Float, I8, I16, I32, I64]>;
+def Graph_BoolTensor : Graph_TensorOf<[Graph_Bool]>;
+def Graph_IndexTensor : Graph_TensorOf<[I32, I64]>;
+def Graph_I64Tensor : Graph_TensorOf<[I64]>;
 
 class Graph_Op<string mnemonic, list<Trait> traits = []>
     : Op<Graph_Dialect, mnemonic, traits> {
   // All graph ops print uniformly, with their full functional type.
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  // A pointwise op's scalar semantics: the template of this name in
+  // lib/Support/ScalarOps.h, called with the builder, the operands and then
+  // the op's attributes in their ODS order. graphc-tblgen derives the op's
+  // ScalarComputeOpInterface model from it and, unless scalarHostKernel is
+  // 0, its host kernel, for the dtypes the operand constraint allows. Empty
+  // for the pointwise ops whose model is written by hand (GraphScalar.cpp).
+  string scalarDefinition = "";
+  // 0 where the host kernel is written by hand; a comment says why.
+  bit scalarHostKernel = 1;
 }
 
 // Ops whose result types are computed from operands and attributes. The

@@ -14,6 +14,7 @@ include "dialects/Graph/GraphBase.td"
 //===----------------------------------------------------------------------===//
 
 def Graph_AbsOp : Graph_UnaryOp<"abs", Graph_NumericTensor> {
+  let scalarDefinition = "abs";
   let summary = "absolute value, |x|";
   let description = [{
     ```mlir
@@ -22,7 +23,8 @@ def Graph_AbsOp : Graph_UnaryOp<"abs", Graph_NumericTensor> {
   }];
 }
 
-def Graph_NegOp : Graph_UnaryOp<"neg", Graph_NumericTensor> {
+def Graph_NegOp : Graph_UnaryOp<"neg", Graph_SignedOrFloatTensor> {
+  let scalarDefinition = "neg";
   let summary = "negation, -x";
   let description = [{
     ```mlir
@@ -32,6 +34,7 @@ def Graph_NegOp : Graph_UnaryOp<"neg", Graph_NumericTensor> {
 }
 
 def Graph_ExpOp : Graph_UnaryOp<"exp", Graph_FloatTensor> {
+  let scalarDefinition = "exp";
   let summary = "natural exponential, e^x";
   let description = [{
     ```mlir
@@ -41,6 +44,7 @@ def Graph_ExpOp : Graph_UnaryOp<"exp", Graph_FloatTensor> {
 }
 
 def Graph_LogOp : Graph_UnaryOp<"log", Graph_FloatTensor> {
+  let scalarDefinition = "log";
   let summary = "natural logarithm";
   let description = [{
     ```mlir
@@ -50,6 +54,7 @@ def Graph_LogOp : Graph_UnaryOp<"log", Graph_FloatTensor> {
 }
 
 def Graph_SqrtOp : Graph_UnaryOp<"sqrt", Graph_FloatTensor> {
+  let scalarDefinition = "sqrt";
   let summary = "square root";
   let description = [{
     ```mlir
@@ -59,6 +64,7 @@ def Graph_SqrtOp : Graph_UnaryOp<"sqrt", Graph_FloatTensor> {
 }
 
 def Graph_ReciprocalOp : Graph_UnaryOp<"reciprocal", Graph_FloatTensor> {
+  let scalarDefinition = "reciprocal";
   let summary = "reciprocal, 1/x";
   let description = [{
     ```mlir
@@ -67,7 +73,8 @@ def Graph_ReciprocalOp : Graph_UnaryOp<"reciprocal", Graph_FloatTensor> {
   }];
 }
 
-def Graph_ReluOp : Graph_UnaryOp<"relu", Graph_NumericTensor> {
+def Graph_ReluOp : Graph_UnaryOp<"relu", Graph_SignedOrFloatTensor> {
+  let scalarDefinition = "relu";
   let summary = "rectified linear unit, max(x, 0)";
   let description = [{
     ```mlir
@@ -77,6 +84,7 @@ def Graph_ReluOp : Graph_UnaryOp<"relu", Graph_NumericTensor> {
 }
 
 def Graph_SigmoidOp : Graph_UnaryOp<"sigmoid", Graph_FloatTensor> {
+  let scalarDefinition = "sigmoid";
   let summary = "logistic sigmoid, 1/(1+e^-x)";
   let description = [{
     ```mlir
@@ -86,6 +94,7 @@ def Graph_SigmoidOp : Graph_UnaryOp<"sigmoid", Graph_FloatTensor> {
 }
 
 def Graph_SiluOp : Graph_UnaryOp<"silu", Graph_FloatTensor> {
+  let scalarDefinition = "silu";
   let summary = "x * sigmoid(x) (SiLU, Swish with beta 1)";
   let description = [{
     Not an ONNX op before opset 24's Swish: graphc-recognize-exporter-patterns
@@ -97,6 +106,7 @@ def Graph_SiluOp : Graph_UnaryOp<"silu", Graph_FloatTensor> {
 }
 
 def Graph_HardSwishOp : Graph_UnaryOp<"hard_swish", Graph_FloatTensor> {
+  let scalarDefinition = "hardSwish";
   let summary = "x * max(0, min(1, x/6 + 1/2))";
   let description = [{
     ```mlir
@@ -106,6 +116,7 @@ def Graph_HardSwishOp : Graph_UnaryOp<"hard_swish", Graph_FloatTensor> {
 }
 
 def Graph_TanhOp : Graph_UnaryOp<"tanh", Graph_FloatTensor> {
+  let scalarDefinition = "tanh";
   let summary = "hyperbolic tangent";
   let description = [{
     ```mlir
@@ -115,6 +126,7 @@ def Graph_TanhOp : Graph_UnaryOp<"tanh", Graph_FloatTensor> {
 }
 
 def Graph_ErfOp : Graph_UnaryOp<"erf", Graph_FloatTensor> {
+  let scalarDefinition = "erf";
   let summary = "Gauss error function";
   let description = [{
     ```mlir
@@ -124,6 +136,7 @@ def Graph_ErfOp : Graph_UnaryOp<"erf", Graph_FloatTensor> {
 }
 
 def Graph_SoftplusOp : Graph_UnaryOp<"softplus", Graph_FloatTensor> {
+  let scalarDefinition = "softplus";
   let summary = "ln(1 + e^x)";
   let description = [{
     ```mlir
@@ -133,6 +146,7 @@ def Graph_SoftplusOp : Graph_UnaryOp<"softplus", Graph_FloatTensor> {
 }
 
 def Graph_SoftsignOp : Graph_UnaryOp<"softsign", Graph_FloatTensor> {
+  let scalarDefinition = "softsign";
   let summary = "x / (1 + |x|)";
   let description = [{
     ```mlir
@@ -142,6 +156,7 @@ def Graph_SoftsignOp : Graph_UnaryOp<"softsign", Graph_FloatTensor> {
 }
 
 def Graph_MishOp : Graph_UnaryOp<"mish", Graph_FloatTensor> {
+  let scalarDefinition = "mish";
   let summary = "x * tanh(softplus(x))";
   let description = [{
     ```mlir
@@ -151,6 +166,7 @@ def Graph_MishOp : Graph_UnaryOp<"mish", Graph_FloatTensor> {
 }
 
 def Graph_FloorOp : Graph_UnaryOp<"floor", Graph_FloatTensor> {
+  let scalarDefinition = "floor";
   let summary = "round towards negative infinity";
   let description = [{
     ```mlir
@@ -160,6 +176,7 @@ def Graph_FloorOp : Graph_UnaryOp<"floor", Graph_FloatTensor> {
 }
 
 def Graph_CeilOp : Graph_UnaryOp<"ceil", Graph_FloatTensor> {
+  let scalarDefinition = "ceil";
   let summary = "round towards positive infinity";
   let description = [{
     ```mlir
@@ -169,6 +186,7 @@ def Graph_CeilOp : Graph_UnaryOp<"ceil", Graph_FloatTensor> {
 }
 
 def Graph_RoundOp : Graph_UnaryOp<"round", Graph_FloatTensor> {
+  let scalarDefinition = "round";
   let summary = "round half to even";
   let description = [{
     ```mlir
@@ -178,6 +196,7 @@ def Graph_RoundOp : Graph_UnaryOp<"round", Graph_FloatTensor> {
 }
 
 def Graph_SignOp : Graph_UnaryOp<"sign", Graph_NumericTensor> {
+  let scalarDefinition = "sign";
   let summary = "-1, 0 or 1 by the sign of x";
   let description = [{
     ```mlir
@@ -187,6 +206,7 @@ def Graph_SignOp : Graph_UnaryOp<"sign", Graph_NumericTensor> {
 }
 
 def Graph_SinOp : Graph_UnaryOp<"sin", Graph_FloatTensor> {
+  let scalarDefinition = "sin";
   let summary = "sine";
   let description = [{
     ```mlir
@@ -196,6 +216,7 @@ def Graph_SinOp : Graph_UnaryOp<"sin", Graph_FloatTensor> {
 }
 
 def Graph_CosOp : Graph_UnaryOp<"cos", Graph_FloatTensor> {
+  let scalarDefinition = "cos";
   let summary = "cosine";
   let description = [{
     ```mlir
@@ -205,6 +226,7 @@ def Graph_CosOp : Graph_UnaryOp<"cos", Graph_FloatTensor> {
 }
 
 def Graph_TanOp : Graph_UnaryOp<"tan", Graph_FloatTensor> {
+  let scalarDefinition = "tan";
   let summary = "tangent";
   let description = [{
     ```mlir
@@ -214,6 +236,7 @@ def Graph_TanOp : Graph_UnaryOp<"tan", Graph_FloatTensor> {
 }
 
 def Graph_AsinOp : Graph_UnaryOp<"asin", Graph_FloatTensor> {
+  let scalarDefinition = "asin";
   let summary = "arcsine";
   let description = [{
     ```mlir
@@ -223,6 +246,7 @@ def Graph_AsinOp : Graph_UnaryOp<"asin", Graph_FloatTensor> {
 }
 
 def Graph_AcosOp : Graph_UnaryOp<"acos", Graph_FloatTensor> {
+  let scalarDefinition = "acos";
   let summary = "arccosine";
   let description = [{
     ```mlir
@@ -232,6 +256,7 @@ def Graph_AcosOp : Graph_UnaryOp<"acos", Graph_FloatTensor> {
 }
 
 def Graph_AtanOp : Graph_UnaryOp<"atan", Graph_FloatTensor> {
+  let scalarDefinition = "atan";
   let summary = "arctangent";
   let description = [{
     ```mlir
@@ -241,6 +266,7 @@ def Graph_AtanOp : Graph_UnaryOp<"atan", Graph_FloatTensor> {
 }
 
 def Graph_SinhOp : Graph_UnaryOp<"sinh", Graph_FloatTensor> {
+  let scalarDefinition = "sinh";
   let summary = "hyperbolic sine";
   let description = [{
     ```mlir
@@ -250,6 +276,7 @@ def Graph_SinhOp : Graph_UnaryOp<"sinh", Graph_FloatTensor> {
 }
 
 def Graph_CoshOp : Graph_UnaryOp<"cosh", Graph_FloatTensor> {
+  let scalarDefinition = "cosh";
   let summary = "hyperbolic cosine";
   let description = [{
     ```mlir
@@ -259,6 +286,7 @@ def Graph_CoshOp : Graph_UnaryOp<"cosh", Graph_FloatTensor> {
 }
 
 def Graph_AsinhOp : Graph_UnaryOp<"asinh", Graph_FloatTensor> {
+  let scalarDefinition = "asinh";
   let summary = "inverse hyperbolic sine";
   let description = [{
     ```mlir
@@ -268,6 +296,7 @@ def Graph_AsinhOp : Graph_UnaryOp<"asinh", Graph_FloatTensor> {
 }
 
 def Graph_AcoshOp : Graph_UnaryOp<"acosh", Graph_FloatTensor> {
+  let scalarDefinition = "acosh";
   let summary = "inverse hyperbolic cosine";
   let description = [{
     ```mlir
@@ -277,6 +306,7 @@ def Graph_AcoshOp : Graph_UnaryOp<"acosh", Graph_FloatTensor> {
 }
 
 def Graph_AtanhOp : Graph_UnaryOp<"atanh", Graph_FloatTensor> {
+  let scalarDefinition = "atanh";
   let summary = "inverse hyperbolic tangent";
   let description = [{
     ```mlir
@@ -286,6 +316,7 @@ def Graph_AtanhOp : Graph_UnaryOp<"atanh", Graph_FloatTensor> {
 }
 
 def Graph_NotOp : Graph_UnaryOp<"not", Graph_BoolTensor> {
+  let scalarDefinition = "logicalNot";
   let summary = "logical negation";
   let description = [{
     ```mlir
@@ -295,6 +326,7 @@ def Graph_NotOp : Graph_UnaryOp<"not", Graph_BoolTensor> {
 }
 
 def Graph_BitwiseNotOp : Graph_UnaryOp<"bitwise_not", Graph_IntTensor> {
+  let scalarDefinition = "bitwiseNot";
   let summary = "bitwise complement";
   let description = [{
     ```mlir
@@ -304,6 +336,9 @@ def Graph_BitwiseNotOp : Graph_UnaryOp<"bitwise_not", Graph_IntTensor> {
 }
 
 def Graph_IdentityOp : Graph_UnaryOp<"identity"> {
+  let scalarDefinition = "identity";
+  // The host kernel is written by hand: copies the bytes of any dtype.
+  let scalarHostKernel = 0;
   let summary = "the input, unchanged (also ONNX Dropout at inference)";
   let description = [{
     ```mlir
@@ -318,6 +353,7 @@ def Graph_IdentityOp : Graph_UnaryOp<"identity"> {
 //===----------------------------------------------------------------------===//
 
 def Graph_LeakyReluOp : Graph_UnaryOp<"leaky_relu", Graph_FloatTensor> {
+  let scalarDefinition = "leakyRelu";
   let summary = "x for x >= 0, alpha * x otherwise";
   let description = [{
     ```mlir
@@ -329,6 +365,7 @@ def Graph_LeakyReluOp : Graph_UnaryOp<"leaky_relu", Graph_FloatTensor> {
 }
 
 def Graph_HardSigmoidOp : Graph_UnaryOp<"hard_sigmoid", Graph_FloatTensor> {
+  let scalarDefinition = "hardSigmoid";
   let summary = "max(0, min(1, alpha * x + beta))";
   let description = [{
     ```mlir
@@ -354,6 +391,7 @@ def Graph_GeluOp : Graph_UnaryOp<"gelu", Graph_FloatTensor> {
 }
 
 def Graph_EluOp : Graph_UnaryOp<"elu", Graph_FloatTensor> {
+  let scalarDefinition = "elu";
   let summary = "x for x > 0, alpha * (e^x - 1) otherwise";
   let description = [{
     ```mlir
@@ -365,6 +403,7 @@ def Graph_EluOp : Graph_UnaryOp<"elu", Graph_FloatTensor> {
 }
 
 def Graph_SeluOp : Graph_UnaryOp<"selu", Graph_FloatTensor> {
+  let scalarDefinition = "selu";
   let summary = "gamma * (x for x > 0, alpha * (e^x - 1) otherwise)";
   let description = [{
     ```mlir
@@ -377,6 +416,10 @@ def Graph_SeluOp : Graph_UnaryOp<"selu", Graph_FloatTensor> {
 }
 
 def Graph_CeluOp : Graph_UnaryOp<"celu", Graph_FloatTensor> {
+  let scalarDefinition = "celu";
+  // The host kernel is written by hand: refuses alpha = 0, by which the
+  // definition divides.
+  let scalarHostKernel = 0;
   let summary = "max(0, x) + min(0, alpha * (e^(x/alpha) - 1))";
   let description = [{
     ```mlir
@@ -389,6 +432,7 @@ def Graph_CeluOp : Graph_UnaryOp<"celu", Graph_FloatTensor> {
 
 def Graph_ThresholdedReluOp : Graph_UnaryOp<"thresholded_relu",
                                             Graph_FloatTensor> {
+  let scalarDefinition = "thresholdedRelu";
   let summary = "x for x > alpha, 0 otherwise";
   let description = [{
     ```mlir
@@ -400,6 +444,10 @@ def Graph_ThresholdedReluOp : Graph_UnaryOp<"thresholded_relu",
 }
 
 def Graph_ShrinkOp : Graph_UnaryOp<"shrink", Graph_NumericTensor> {
+  let scalarDefinition = "shrink";
+  // The host kernel is written by hand: ONNX compares an integer input with the
+  // float lambd in float, the definition in the integer type.
+  let scalarHostKernel = 0;
   let summary = "x + bias for x < -lambd, x - bias for x > lambd, else 0";
   let description = [{
     ```mlir
@@ -412,6 +460,7 @@ def Graph_ShrinkOp : Graph_UnaryOp<"shrink", Graph_NumericTensor> {
 }
 
 def Graph_IsNanOp : Graph_InferOp<"is_nan", [Pure, Graph_Pointwise]> {
+  let scalarDefinition = "isNan";
   let summary = "whether each element is NaN";
   let description = [{
     ```mlir
@@ -428,6 +477,7 @@ def Graph_IsNanOp : Graph_InferOp<"is_nan", [Pure, Graph_Pointwise]> {
 }
 
 def Graph_IsInfOp : Graph_InferOp<"is_inf", [Pure, Graph_Pointwise]> {
+  let scalarDefinition = "isInf";
   let summary = "whether each element is an infinity of the selected signs";
   let description = [{
     ```mlir
@@ -483,6 +533,7 @@ def Graph_ClipOp : Graph_InferOp<"clip", [Pure, AttrSizedOperandSegments,
 //===----------------------------------------------------------------------===//
 
 def Graph_AddOp : Graph_BinaryOp<"add", Graph_NumericTensor, [Commutative]> {
+  let scalarDefinition = "add";
   let summary = "elementwise addition with numpy broadcasting";
   let description = [{
     ```mlir
@@ -492,6 +543,7 @@ def Graph_AddOp : Graph_BinaryOp<"add", Graph_NumericTensor, [Commutative]> {
 }
 
 def Graph_SubOp : Graph_BinaryOp<"sub", Graph_NumericTensor> {
+  let scalarDefinition = "sub";
   let summary = "elementwise subtraction with numpy broadcasting";
   let description = [{
     ```mlir
@@ -501,6 +553,7 @@ def Graph_SubOp : Graph_BinaryOp<"sub", Graph_NumericTensor> {
 }
 
 def Graph_MulOp : Graph_BinaryOp<"mul", Graph_NumericTensor, [Commutative]> {
+  let scalarDefinition = "mul";
   let summary = "elementwise multiplication with numpy broadcasting";
   let description = [{
     ```mlir
@@ -510,6 +563,10 @@ def Graph_MulOp : Graph_BinaryOp<"mul", Graph_NumericTensor, [Commutative]> {
 }
 
 def Graph_DivOp : Graph_BinaryOp<"div", Graph_NumericTensor> {
+  let scalarDefinition = "div";
+  // The host kernel is written by hand: integer division by zero gives 0 and
+  // INT_MIN / -1 wraps, where the definition would trap inside the compiler.
+  let scalarHostKernel = 0;
   let summary = "elementwise division with numpy broadcasting";
   let description = [{
     Integer division truncates towards zero.
@@ -539,6 +596,10 @@ def Graph_PowOp : Graph_InferOp<"pow", [Pure, Graph_Pointwise]> {
 }
 
 def Graph_ModOp : Graph_BinaryOp<"mod", Graph_NumericTensor> {
+  let scalarDefinition = "mod";
+  // The host kernel is written by hand: integer modulo by zero gives 0, where the
+  // definition would trap inside the compiler.
+  let scalarHostKernel = 0;
   let summary = "remainder with numpy broadcasting";
   let description = [{
     `fmod = 0` takes the divisor's sign (integers only), `fmod = 1` the
@@ -552,18 +613,23 @@ def Graph_ModOp : Graph_BinaryOp<"mod", Graph_NumericTensor> {
   let hasVerifier = 1;
 }
 
+// ONNX PRelu's types.
+def Graph_PReluTensor : Graph_TensorOf<[Graph_Float, I32, I64, UI32, UI64]>;
+
 def Graph_PReluOp : Graph_InferOp<"prelu", [Pure, Graph_Pointwise]> {
+  let scalarDefinition = "prelu";
   let summary = "x for x >= 0, slope * x otherwise; slope broadcasts to x";
   let description = [{
     ```mlir
     %y = graph.prelu %x, %slope : (tensor<1x3x8x8xf32>, tensor<3x1x1xf32>) -> tensor<1x3x8x8xf32>
     ```
   }];
-  let arguments = (ins Graph_NumericTensor:$input, Graph_NumericTensor:$slope);
-  let results = (outs Graph_NumericTensor:$output);
+  let arguments = (ins Graph_PReluTensor:$input, Graph_PReluTensor:$slope);
+  let results = (outs Graph_PReluTensor:$output);
 }
 
 def Graph_EqualOp : Graph_CompareOp<"equal", Graph_Tensor, [Commutative]> {
+  let scalarDefinition = "equal";
   let summary = "elementwise a == b";
   let description = [{
     ```mlir
@@ -573,6 +639,7 @@ def Graph_EqualOp : Graph_CompareOp<"equal", Graph_Tensor, [Commutative]> {
 }
 
 def Graph_LessOp : Graph_CompareOp<"less", Graph_NumericTensor> {
+  let scalarDefinition = "less";
   let summary = "elementwise a < b";
   let description = [{
     ```mlir
@@ -583,6 +650,7 @@ def Graph_LessOp : Graph_CompareOp<"less", Graph_NumericTensor> {
 
 def Graph_LessOrEqualOp : Graph_CompareOp<"less_or_equal",
                                           Graph_NumericTensor> {
+  let scalarDefinition = "lessOrEqual";
   let summary = "elementwise a <= b";
   let description = [{
     ```mlir
@@ -592,6 +660,7 @@ def Graph_LessOrEqualOp : Graph_CompareOp<"less_or_equal",
 }
 
 def Graph_GreaterOp : Graph_CompareOp<"greater", Graph_NumericTensor> {
+  let scalarDefinition = "greater";
   let summary = "elementwise a > b";
   let description = [{
     ```mlir
@@ -602,6 +671,7 @@ def Graph_GreaterOp : Graph_CompareOp<"greater", Graph_NumericTensor> {
 
 def Graph_GreaterOrEqualOp : Graph_CompareOp<"greater_or_equal",
                                              Graph_NumericTensor> {
+  let scalarDefinition = "greaterOrEqual";
   let summary = "elementwise a >= b";
   let description = [{
     ```mlir
@@ -611,6 +681,7 @@ def Graph_GreaterOrEqualOp : Graph_CompareOp<"greater_or_equal",
 }
 
 def Graph_AndOp : Graph_BinaryOp<"and", Graph_BoolTensor, [Commutative]> {
+  let scalarDefinition = "logicalAnd";
   let summary = "logical and with numpy broadcasting";
   let description = [{
     ```mlir
@@ -620,6 +691,7 @@ def Graph_AndOp : Graph_BinaryOp<"and", Graph_BoolTensor, [Commutative]> {
 }
 
 def Graph_OrOp : Graph_BinaryOp<"or", Graph_BoolTensor, [Commutative]> {
+  let scalarDefinition = "logicalOr";
   let summary = "logical or with numpy broadcasting";
   let description = [{
     ```mlir
@@ -629,6 +701,7 @@ def Graph_OrOp : Graph_BinaryOp<"or", Graph_BoolTensor, [Commutative]> {
 }
 
 def Graph_XorOp : Graph_BinaryOp<"xor", Graph_BoolTensor, [Commutative]> {
+  let scalarDefinition = "logicalXor";
   let summary = "logical exclusive or with numpy broadcasting";
   let description = [{
     ```mlir
@@ -652,6 +725,7 @@ def Graph_BitShiftOp : Graph_BinaryOp<"bit_shift", Graph_IntTensor> {
 
 def Graph_BitwiseAndOp : Graph_BinaryOp<"bitwise_and", Graph_IntTensor,
                                         [Commutative]> {
+  let scalarDefinition = "bitwiseAnd";
   let summary = "bitwise and with numpy broadcasting";
   let description = [{
     ```mlir
@@ -662,6 +736,7 @@ def Graph_BitwiseAndOp : Graph_BinaryOp<"bitwise_and", Graph_IntTensor,
 
 def Graph_BitwiseOrOp : Graph_BinaryOp<"bitwise_or", Graph_IntTensor,
                                        [Commutative]> {
+  let scalarDefinition = "bitwiseOr";
   let summary = "bitwise or with numpy broadcasting";
   let description = [{
     ```mlir
@@ -672,6 +747,7 @@ def Graph_BitwiseOrOp : Graph_BinaryOp<"bitwise_or", Graph_IntTensor,
 
 def Graph_BitwiseXorOp : Graph_BinaryOp<"bitwise_xor", Graph_IntTensor,
                                         [Commutative]> {
+  let scalarDefinition = "bitwiseXor";
   let summary = "bitwise exclusive or with numpy broadcasting";
   let description = [{
     ```mlir

@@ -8,11 +8,13 @@
 
 #include "lib/HostKernels/KernelAttrs.h"
 #include "lib/HostKernels/KernelSupport.h"
+#include "lib/Support/ScalarOps.h"
 
 #include <utility>
 #include <vector>
 
 using namespace graphc::hk;
+namespace scalar = graphc::scalar;
 
 namespace {
 
@@ -55,6 +57,25 @@ template <unsigned Set, typename F> int compare(KernelContext &ctx, F f) {
     return ctx.fail("output must be a bool tensor");
   return broadcastBinary<Set>(
       ctx, [&](auto x, auto y) -> bool { return f(toArith(x), toArith(y)); });
+}
+
+/// binaryArith of `body(b, x, y)`, an op's ScalarOps.h definition evaluated
+/// in the arithmetic type.
+template <unsigned Set, typename Body>
+int scalarBinary(KernelContext &ctx, Body body) {
+  return binaryArith<Set>(ctx, [&](auto x, auto y) {
+    scalar::Eval<decltype(x)> b;
+    return body(b, x, y);
+  });
+}
+
+/// compare of `body(b, x, y)`.
+template <unsigned Set, typename Body>
+int scalarCompare(KernelContext &ctx, Body body) {
+  return compare<Set>(ctx, [&](auto x, auto y) {
+    scalar::Eval<decltype(x)> b;
+    return static_cast<bool>(body(b, x, y));
+  });
 }
 
 template <typename A> A maxOf(A a, A b) {
@@ -135,17 +156,17 @@ int variadicFold(KernelContext &ctx, F f, bool divideByCount) {
 
 } // namespace
 
-GC_KERNEL(add) {
-  return binaryArith<kNumeric>(ctx, [](auto x, auto y) { return x + y; });
-}
+// The kernels of the binary ops with a scalar definition.
+#define GRAPHC_HOST_BINARY_KERNELS
+#include "lib/HostKernels/HostPointwiseKernels.inc"
+#undef GRAPHC_HOST_BINARY_KERNELS
 
-GC_KERNEL(sub) {
-  return binaryArith<kNumeric>(ctx, [](auto x, auto y) { return x - y; });
-}
+// The kernels written by hand: ops without a scalar definition (pow's
+// exponent type, bit_shift's direction string, where's three operands, the
+// variadic ones) and those whose ODS definition says why (scalarHostKernel =
+// 0).
 
-GC_KERNEL(mul) {
-  return binaryArith<kNumeric>(ctx, [](auto x, auto y) { return x * y; });
-}
+
 
 GC_KERNEL(div) {
   return binaryArith<kNumeric>(ctx, [](auto x, auto y) {
@@ -225,51 +246,14 @@ GC_KERNEL(pow) {
   });
 }
 
-GC_KERNEL(prelu) {
-  GC_TRY(ctx.expect(2, 1));
-  const gc_tensor &x = ctx.in(0);
-  GC_TRY(ctx.checkSameDtype(1, x.dtype, "slope"));
-  GC_TRY(ctx.checkOutput(0, x.dtype, Dims::of(x)));
-  return broadcastBinary<kFloats | kI32 | kI64 | kU32 | kU64>(
-      ctx, [](auto v, auto s) {
-        using T = decltype(v);
-        auto a = toArith(v);
-        using A = decltype(a);
-        return a < A(0) ? fromArith<T>(a * toArith(s)) : v;
-      });
-}
 
-GC_KERNEL(equal) {
-  return compare<kAll>(ctx, [](auto x, auto y) { return x == y; });
-}
 
-GC_KERNEL(less) {
-  return compare<kNumeric>(ctx, [](auto x, auto y) { return x < y; });
-}
 
-GC_KERNEL(less_or_equal) {
-  return compare<kNumeric>(ctx, [](auto x, auto y) { return x <= y; });
-}
 
-GC_KERNEL(greater) {
-  return compare<kNumeric>(ctx, [](auto x, auto y) { return x > y; });
-}
 
-GC_KERNEL(greater_or_equal) {
-  return compare<kNumeric>(ctx, [](auto x, auto y) { return x >= y; });
-}
 
-GC_KERNEL(and) {
-  return binaryArith<kBoolBit>(ctx, [](bool x, bool y) { return x && y; });
-}
 
-GC_KERNEL(or) {
-  return binaryArith<kBoolBit>(ctx, [](bool x, bool y) { return x || y; });
-}
 
-GC_KERNEL(xor) {
-  return binaryArith<kBoolBit>(ctx, [](bool x, bool y) { return x != y; });
-}
 
 GC_KERNEL(bit_shift) {
   attrs::BitShift a;
@@ -287,17 +271,8 @@ GC_KERNEL(bit_shift) {
   });
 }
 
-GC_KERNEL(bitwise_and) {
-  return binaryArith<kInts>(ctx, [](auto x, auto y) { return x & y; });
-}
 
-GC_KERNEL(bitwise_or) {
-  return binaryArith<kInts>(ctx, [](auto x, auto y) { return x | y; });
-}
 
-GC_KERNEL(bitwise_xor) {
-  return binaryArith<kInts>(ctx, [](auto x, auto y) { return x ^ y; });
-}
 
 GC_KERNEL(where) {
   GC_TRY(ctx.expect(3, 1));

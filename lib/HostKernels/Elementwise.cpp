@@ -4,7 +4,9 @@
 // round once when stored; f32 computes in float like the ONNX reference.
 // A kernel is its op's definition in lib/Support/ScalarOps.h evaluated in
 // the compute type (`scalarMap`), which the generated code computes too, with
-// the op's attributes from its generated struct (KernelAttrs.h).
+// the op's attributes from its generated struct (KernelAttrs.h); most are
+// generated from the op definitions (graphc-tblgen
+// -gen-host-pointwise-kernels).
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,72 +48,42 @@ int scalarMap(KernelContext &ctx, Body body) {
   });
 }
 
-/// Like unaryMap for predicates: float input, bool output.
-template <typename F> int floatPredicate(KernelContext &ctx, F f) {
+/// scalarMap for predicates: a bool output.
+template <unsigned Set, typename Body>
+int scalarPredicate(KernelContext &ctx, Body body) {
   GC_TRY(ctx.expect(1, 1));
   const gc_tensor &x = ctx.in(0);
   GC_TRY(ctx.checkOutput(0, GC_DTYPE_BOOL, Dims::of(x)));
-  return dispatch<kFloats>(ctx, x.dtype, "input", [&](auto tag) {
+  return dispatch<Set>(ctx, x.dtype, "input", [&](auto tag) {
     using T = typename decltype(tag)::type;
+    using A = Arith<T>;
+    scalar::Eval<A> b;
     const T *in = static_cast<const T *>(x.data);
     bool *out = static_cast<bool *>(ctx.out(0).data);
     for (int64_t i = 0, n = numElements(x); i < n; ++i)
-      out[i] = f(toArith(in[i]));
+      out[i] = static_cast<bool>(body(b, toArith(in[i])));
     return 0;
   });
 }
 
 } // namespace
 
-GC_KERNEL(abs) {
-  return scalarMap<kNumeric>(ctx,
-                             [](auto &b, auto x) { return scalar::abs(b, x); });
-}
+// The kernels of the unary ops with a scalar definition.
+#define GRAPHC_HOST_UNARY_KERNELS
+#include "lib/HostKernels/HostPointwiseKernels.inc"
+#undef GRAPHC_HOST_UNARY_KERNELS
 
-GC_KERNEL(neg) {
-  return scalarMap<kFloats | kSigned>(
-      ctx, [](auto &b, auto x) { return scalar::neg(b, x); });
-}
+// The kernels written by hand: ops without a scalar definition (gelu's
+// formula is picked by a string, clip's bounds are optional operands) and
+// those whose ODS definition says why (scalarHostKernel = 0).
 
-GC_KERNEL(reciprocal) {
-  return scalarMap<kFloats>(
-      ctx, [](auto &b, auto x) { return scalar::reciprocal(b, x); });
-}
 
-GC_KERNEL(relu) {
-  return scalarMap<kFloats | kSigned>(
-      ctx, [](auto &b, auto x) { return scalar::relu(b, x); });
-}
 
-GC_KERNEL(leaky_relu) {
-  attrs::LeakyRelu a;
-  GC_TRY(a.read(ctx));
-  return scalarMap<kFloats>(
-      ctx, [=](auto &b, auto x) { return scalar::leakyRelu(b, x, a.alpha); });
-}
 
-GC_KERNEL(sigmoid) {
-  return scalarMap<kFloats>(
-      ctx, [](auto &b, auto x) { return scalar::sigmoid(b, x); });
-}
 
-GC_KERNEL(silu) {
-  return scalarMap<kFloats>(ctx,
-                            [](auto &b, auto x) { return scalar::silu(b, x); });
-}
 
-GC_KERNEL(hard_sigmoid) {
-  attrs::HardSigmoid a;
-  GC_TRY(a.read(ctx));
-  return scalarMap<kFloats>(ctx, [=](auto &b, auto x) {
-    return scalar::hardSigmoid(b, x, a.alpha, a.beta);
-  });
-}
 
-GC_KERNEL(hard_swish) {
-  return scalarMap<kFloats>(
-      ctx, [](auto &b, auto x) { return scalar::hardSwish(b, x); });
-}
+
 
 GC_KERNEL(gelu) {
   attrs::Gelu a;
@@ -123,30 +95,9 @@ GC_KERNEL(gelu) {
       ctx, [=](auto &b, auto x) { return scalar::gelu(b, x, useTanh); });
 }
 
-GC_KERNEL(softplus) {
-  return scalarMap<kFloats>(
-      ctx, [](auto &b, auto x) { return scalar::softplus(b, x); });
-}
 
-GC_KERNEL(softsign) {
-  return scalarMap<kFloats>(
-      ctx, [](auto &b, auto x) { return scalar::softsign(b, x); });
-}
 
-GC_KERNEL(elu) {
-  attrs::Elu a;
-  GC_TRY(a.read(ctx));
-  return scalarMap<kFloats>(
-      ctx, [=](auto &b, auto x) { return scalar::elu(b, x, a.alpha); });
-}
 
-GC_KERNEL(selu) {
-  attrs::Selu a;
-  GC_TRY(a.read(ctx));
-  return scalarMap<kFloats>(ctx, [=](auto &b, auto x) {
-    return scalar::selu(b, x, a.alpha, a.gamma);
-  });
-}
 
 GC_KERNEL(celu) {
   attrs::Celu a;
@@ -157,18 +108,7 @@ GC_KERNEL(celu) {
       ctx, [=](auto &b, auto x) { return scalar::celu(b, x, a.alpha); });
 }
 
-GC_KERNEL(thresholded_relu) {
-  attrs::ThresholdedRelu a;
-  GC_TRY(a.read(ctx));
-  return scalarMap<kFloats>(ctx, [=](auto &b, auto x) {
-    return scalar::thresholdedRelu(b, x, a.alpha);
-  });
-}
 
-GC_KERNEL(mish) {
-  return scalarMap<kFloats>(ctx,
-                            [](auto &b, auto x) { return scalar::mish(b, x); });
-}
 
 // Own formula for integers: compares and offsets in double, where the
 // definition does in the integer type.
@@ -189,68 +129,10 @@ GC_KERNEL(shrink) {
   });
 }
 
-GC_KERNEL(round) {
-  return scalarMap<kFloats>(
-      ctx, [](auto &b, auto x) { return scalar::round(b, x); });
-}
 
-GC_KERNEL(sign) {
-  return scalarMap<kNumeric>(
-      ctx, [](auto &b, auto x) { return scalar::sign(b, x); });
-}
 
-// The math function of the op's own name.
-#define GC_FLOAT_FUNCTION_KERNEL(name)                                         \
-  GC_KERNEL(name) {                                                            \
-    return scalarMap<kFloats>(ctx, [](auto &b, auto x) { return b.name(x); }); \
-  }
-GC_FLOAT_FUNCTION_KERNEL(exp)
-GC_FLOAT_FUNCTION_KERNEL(log)
-GC_FLOAT_FUNCTION_KERNEL(sqrt)
-GC_FLOAT_FUNCTION_KERNEL(tanh)
-GC_FLOAT_FUNCTION_KERNEL(erf)
-GC_FLOAT_FUNCTION_KERNEL(floor)
-GC_FLOAT_FUNCTION_KERNEL(ceil)
-GC_FLOAT_FUNCTION_KERNEL(sin)
-GC_FLOAT_FUNCTION_KERNEL(cos)
-GC_FLOAT_FUNCTION_KERNEL(tan)
-GC_FLOAT_FUNCTION_KERNEL(asin)
-GC_FLOAT_FUNCTION_KERNEL(acos)
-GC_FLOAT_FUNCTION_KERNEL(atan)
-GC_FLOAT_FUNCTION_KERNEL(sinh)
-GC_FLOAT_FUNCTION_KERNEL(cosh)
-GC_FLOAT_FUNCTION_KERNEL(asinh)
-GC_FLOAT_FUNCTION_KERNEL(acosh)
-GC_FLOAT_FUNCTION_KERNEL(atanh)
-#undef GC_FLOAT_FUNCTION_KERNEL
 
-GC_KERNEL(not ) {
-  return scalarMap<kBoolBit>(
-      ctx, [](auto &b, auto x) { return scalar::logicalNot(b, x); });
-}
 
-GC_KERNEL(bitwise_not) {
-  return scalarMap<kInts>(
-      ctx, [](auto &b, auto x) { return scalar::bitwiseNot(b, x); });
-}
-
-GC_KERNEL(is_nan) {
-  return floatPredicate(ctx, [](auto x) {
-    scalar::Eval<decltype(x)> b;
-    return scalar::isNan(b, x);
-  });
-}
-
-GC_KERNEL(is_inf) {
-  attrs::IsInf a;
-  GC_TRY(a.read(ctx));
-  bool negative = a.detectNegative != 0;
-  bool positive = a.detectPositive != 0;
-  return floatPredicate(ctx, [=](auto x) {
-    scalar::Eval<decltype(x)> b;
-    return scalar::isInf(b, x, positive, negative);
-  });
-}
 
 GC_KERNEL(identity) {
   GC_TRY(ctx.expect(1, 1));

@@ -14,14 +14,14 @@ namespace {
 
 enum class Reduction { None, Add, Mul, Max, Min };
 
-int readReduction(KernelContext &ctx, const char *name,
+int readReduction(KernelContext &ctx, const char *value,
                   Reduction &reduction) {
   static const Choice<Reduction> choices[] = {{"none", Reduction::None},
                                               {"add", Reduction::Add},
                                               {"mul", Reduction::Mul},
                                               {"max", Reduction::Max},
                                               {"min", Reduction::Min}};
-  return readChoice(ctx, "reduction", name, choices, reduction);
+  return readChoice(ctx, "reduction", value, choices, reduction);
 }
 
 template <typename T> T combine(Reduction reduction, T current, T update) {

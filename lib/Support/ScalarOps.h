@@ -151,10 +151,60 @@ template <typename A> struct Eval {
 };
 
 //===----------------------------------------------------------------------===//
-// Pointwise ops. `x`, `y`: operands in the compute type; attributes are
-// parameters (the graph ops pass their ODS accessors, the host kernels their
-// attribute values).
+// Pointwise ops. `x`, `y`: operands in the compute type, then the op's
+// attributes in their ODS order: a graph op whose ODS definition names a
+// template here (`let scalarDefinition = "softsign"`) gets its
+// ScalarComputeOpInterface model and its host kernel generated from it by
+// graphc-tblgen, which passes the attributes (I64Attr as int64_t, F32Attr as
+// double) in that order.
 //===----------------------------------------------------------------------===//
+
+/// The math function of the op's own name: the gc_<fn> helper.
+#define GRAPHC_SCALAR_MATH_OP(fn)                                              \
+  template <typename B, typename X> auto fn(B &b, X x) { return b.fn(x); }
+GRAPHC_SCALAR_MATH_OP(exp)
+GRAPHC_SCALAR_MATH_OP(log)
+GRAPHC_SCALAR_MATH_OP(sqrt)
+GRAPHC_SCALAR_MATH_OP(tanh)
+GRAPHC_SCALAR_MATH_OP(erf)
+GRAPHC_SCALAR_MATH_OP(floor)
+GRAPHC_SCALAR_MATH_OP(ceil)
+GRAPHC_SCALAR_MATH_OP(sin)
+GRAPHC_SCALAR_MATH_OP(cos)
+GRAPHC_SCALAR_MATH_OP(tan)
+GRAPHC_SCALAR_MATH_OP(asin)
+GRAPHC_SCALAR_MATH_OP(acos)
+GRAPHC_SCALAR_MATH_OP(atan)
+GRAPHC_SCALAR_MATH_OP(sinh)
+GRAPHC_SCALAR_MATH_OP(cosh)
+GRAPHC_SCALAR_MATH_OP(asinh)
+GRAPHC_SCALAR_MATH_OP(acosh)
+GRAPHC_SCALAR_MATH_OP(atanh)
+#undef GRAPHC_SCALAR_MATH_OP
+
+/// The C++ infix operator of the op.
+#define GRAPHC_SCALAR_INFIX_OP(fn, op)                                         \
+  template <typename B, typename X, typename Y> auto fn(B &, X x, Y y) {       \
+    return x op y;                                                             \
+  }
+GRAPHC_SCALAR_INFIX_OP(add, +)
+GRAPHC_SCALAR_INFIX_OP(sub, -)
+GRAPHC_SCALAR_INFIX_OP(mul, *)
+GRAPHC_SCALAR_INFIX_OP(div, /)
+GRAPHC_SCALAR_INFIX_OP(equal, ==)
+GRAPHC_SCALAR_INFIX_OP(less, <)
+GRAPHC_SCALAR_INFIX_OP(lessOrEqual, <=)
+GRAPHC_SCALAR_INFIX_OP(greater, >)
+GRAPHC_SCALAR_INFIX_OP(greaterOrEqual, >=)
+GRAPHC_SCALAR_INFIX_OP(logicalAnd, &&)
+GRAPHC_SCALAR_INFIX_OP(logicalOr, ||)
+GRAPHC_SCALAR_INFIX_OP(logicalXor, !=)
+GRAPHC_SCALAR_INFIX_OP(bitwiseAnd, &)
+GRAPHC_SCALAR_INFIX_OP(bitwiseOr, |)
+GRAPHC_SCALAR_INFIX_OP(bitwiseXor, ^)
+#undef GRAPHC_SCALAR_INFIX_OP
+
+template <typename B, typename X> auto identity(B &, X x) { return x; }
 
 template <typename B, typename X> auto abs(B &b, X x) {
   return b.select(x < b.constant(0), b.cast(-x), x);
@@ -241,7 +291,7 @@ template <typename B, typename X> auto logicalNot(B &, X x) { return !x; }
 template <typename B, typename X> auto bitwiseNot(B &, X x) { return ~x; }
 template <typename B, typename X> auto isNan(B &b, X x) { return b.isnan(x); }
 template <typename B, typename X>
-auto isInf(B &b, X x, bool positive, bool negative) {
+auto isInf(B &b, X x, bool negative, bool positive) {
   if (positive && negative)
     return b.isinf(x) && b.paren(x > b.constant(0) || x < b.constant(0));
   if (positive || negative)
@@ -262,10 +312,15 @@ auto pow(B &b, X x, Y y, bool floatBase, bool floatExponent) {
   return b.ipow(b.castInt64(x), b.castInt64(y));
 }
 /// ONNX Mod: C fmod (fmod = 1; integers: %) or the sign of the divisor.
-template <typename B, typename X>
-auto mod(B &b, X x, X y, bool fmod, bool isFloat) {
-  if (fmod)
-    return isFloat ? b.fmod(x, y) : x % y;
+template <typename B, typename X> auto mod(B &b, X x, X y, bool fmod) {
+  if (fmod) {
+    if constexpr (std::is_floating_point_v<X>)
+      return b.fmod(x, y);
+    else if constexpr (std::is_integral_v<X>)
+      return static_cast<X>(x % y);
+    else
+      return b.isFloat() ? b.fmod(x, y) : x % y;
+  }
   return b.pymod(x, y);
 }
 template <typename B, typename X> auto prelu(B &b, X x, X slope) {

@@ -78,7 +78,8 @@ TEST(ScalarOpsTest, RendersTheTargetsText) {
     TreeBuilder b(true);
     EXPECT_EQ(render(b, scalar::isInf(b, b.operand(0), true, true)),
               "gc_isinf(x) && (x > 0.0f || x < 0.0f)");
-    EXPECT_EQ(render(b, scalar::isInf(b, b.operand(0), false, true)),
+    // detect_negative only.
+    EXPECT_EQ(render(b, scalar::isInf(b, b.operand(0), true, false)),
               "gc_isinf(x) && (x < 0.0f)");
     EXPECT_EQ(render(b, scalar::isInf(b, b.operand(0), false, false)), "false");
   }
@@ -90,7 +91,7 @@ TEST(ScalarOpsTest, RendersTheTargetsText) {
                      scalar::pow(b, b.operand(0), b.operand(1), false, false),
                      "int"),
               "gc_ipow(static_cast<long long>(x), static_cast<long long>(y))");
-    EXPECT_EQ(render(b, scalar::mod(b, b.operand(0), b.operand(1), true, false),
+    EXPECT_EQ(render(b, scalar::mod(b, b.operand(0), b.operand(1), true),
                      "int"),
               "x % y");
   }
@@ -259,7 +260,7 @@ template <typename A> void expectHostKernelFormulas() {
   for (A x : sweep<A>()) {
     for (bool positive : {false, true})
       for (bool negative : {false, true})
-        EXPECT_EQ(scalar::isInf(b, x, positive, negative),
+        EXPECT_EQ(scalar::isInf(b, x, negative, positive),
                   std::isinf(x) && (x > 0 ? positive : negative));
     EXPECT_EQ(scalar::isNan(b, x), std::isnan(x));
   }

@@ -13,6 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "OpFacts.h"
+
 #include "mlir/TableGen/GenInfo.h"
 #include "mlir/TableGen/Operator.h"
 
@@ -26,6 +28,7 @@ using namespace llvm;
 using mlir::tblgen::Attribute;
 using mlir::tblgen::NamedAttribute;
 using mlir::tblgen::Operator;
+using namespace graphc::tblgen;
 
 namespace {
 
@@ -55,15 +58,6 @@ std::optional<FieldKind> fieldKind(StringRef defName) {
   if (defName == "ElementsAttr")
     return FieldKind{"const gc_tensor *", "const gc_tensor *"};
   return std::nullopt;
-}
-
-/// snake_case -> camelBack, the field name of an ONNX attribute.
-std::string fieldName(StringRef name) {
-  std::string camel = convertToCamelFromSnakeCase(name, false);
-  // Names C++ reserves.
-  if (camel == "default" || camel == "int" || camel == "float")
-    camel += "Value";
-  return camel;
 }
 
 /// The ODS default as the initialiser of a field of `defName`'s kind. An
@@ -100,13 +94,6 @@ std::string initialiser(const Operator &op, const NamedAttribute &named,
                   formatv("graphc-tblgen: no host default for attribute '{0}' "
                           "({1} = {2})",
                           named.name, defName, value));
-}
-
-/// graph.leaky_relu's LeakyReluOp -> LeakyRelu.
-StringRef structName(const Operator &op) {
-  StringRef name = op.getCppClassName();
-  name.consume_back("Op");
-  return name;
 }
 
 std::string listDefault(const NamedAttribute &named, StringRef defName) {

@@ -2,8 +2,11 @@
 //
 // mlir-tblgen's driver with the backends that derive graphc's own code from
 // the op definitions, so that what ODS says about an op (its attributes and
-// their ONNX defaults) is written once. The backends register themselves:
-//   -gen-host-kernel-attrs   HostKernelAttrsGen.cpp
+// their ONNX defaults, its scalar definition, its operand types) is written
+// once. The backends register themselves:
+//   -gen-host-kernel-attrs        HostKernelAttrsGen.cpp
+//   -gen-host-pointwise-kernels   HostPointwiseKernelsGen.cpp
+//   -gen-scalar-models            ScalarModelsGen.cpp
 //
 //===----------------------------------------------------------------------===//
 
