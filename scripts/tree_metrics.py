@@ -31,6 +31,10 @@ This measures; it does not judge (no exit status but 0 on success).
         e.f("name", default);
       - such a call with the literal as its last argument directly followed
         by .value_or(: f("name").value_or(default);
+      - a typed getter getInt/getFloat/getString/getBool/getInts/getFloats
+        with a string literal first argument and a second (the host kernels'
+        former ctx.getInt("group", 1));
+      - readChoice(ctx, "name", "literal", ...): a string default;
       - getAttrOfType<...>("name") or getAttr("name") whose statement or
         the next three lines supply a fallback: a "?" ... ":" conditional,
         .value_or(, or an `else`/`return <literal>` after the if.
@@ -170,6 +174,12 @@ def attribute_defaults(path, text):
         sites.append(line_of(text, match.start()))
     for match in re.finditer(READER + r'\(\s*(?:[^,()"]+,\s*)?"\w+"\s*\)\s*\.value_or\(',
                              text):
+        sites.append(line_of(text, match.start()))
+    for match in re.finditer(
+            r'\bget(?:Int|Float|String|Bool|Ints|Floats)\(\s*"\w+"\s*,\s*[^\s)]',
+            text):
+        sites.append(line_of(text, match.start()))
+    for match in re.finditer(r'\breadChoice\([^,()]+,\s*"\w+"\s*,\s*"', text):
         sites.append(line_of(text, match.start()))
     lines = text.split("\n")
     for match in re.finditer(r'\bgetAttr(?:OfType<[^>]*>)?\(\s*"\w+"\s*\)', text):
