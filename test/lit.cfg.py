@@ -32,4 +32,6 @@ llvm_config.with_system_environment(["HOME", "TMPDIR"])
 config.environment["GRAPHC_CACHE_DIR"] = os.path.join(config.test_exec_root, "compile-cache")
 llvm_config.use_default_substitutions()
 tool_dirs = [config.graphc_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["graphc-opt", "graphc", "FileCheck", "not", "count"], tool_dirs)
+llvm_config.add_tool_substitutions(["graphc-opt", "graphc", "graphc-tblgen", "FileCheck", "not", "count"], tool_dirs)
+# MLIR's .td files, which graphc-tblgen's test inputs include.
+config.substitutions.append(("%mlir_include", config.mlir_include_dir))
