@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lib/HostKernels/Gemm.h"
+#include "lib/HostKernels/KernelAttrs.h"
 #include "lib/HostKernels/Window.h"
 
 #include <cstring>
@@ -145,12 +146,12 @@ std::vector<char> moveDim(const gc_tensor &t, int from, int to, Dims &dims) {
   return moved;
 }
 
-int convChannelsFirst(KernelContext &ctx);
+int convChannelsFirst(KernelContext &ctx, const attrs::Conv &a);
 
 /// A channels-last conv (X [N, spatial..., C], W [M, k..., C/group], Y
 /// [N, out..., M]) computed as the channels-first one on moved copies: the
 /// reference is for correctness, not speed.
-int convChannelsLast(KernelContext &ctx) {
+int convChannelsLast(KernelContext &ctx, const attrs::Conv &a) {
   GC_TRY(ctx.expect(2, 1));
   const gc_tensor &x = ctx.in(0), &wt = ctx.in(1);
   if (x.rank < 3 || wt.rank != x.rank)
@@ -177,7 +178,7 @@ int convChannelsLast(KernelContext &ctx) {
   gc_tensor output = {y.dtype, y.rank, yDims.v, yFirst.data()};
   KernelContext first{inputs,   ctx.has(2) ? 3 : 2, &output, 1, ctx.attrs,
                       ctx.err,  ctx.errLen,          ctx.op};
-  GC_TRY(convChannelsFirst(first));
+  GC_TRY(convChannelsFirst(first, a));
   Dims movedDims;
   std::vector<char> moved = moveDim(output, 1, last, movedDims);
   std::memcpy(y.data, moved.data(), moved.size());
@@ -187,21 +188,23 @@ int convChannelsLast(KernelContext &ctx) {
 } // namespace
 
 GC_KERNEL(conv) {
-  if (ctx.getInt("channels_last", 0))
-    return convChannelsLast(ctx);
-  return convChannelsFirst(ctx);
+  attrs::Conv a;
+  GC_TRY(a.read(ctx));
+  if (a.channelsLast)
+    return convChannelsLast(ctx, a);
+  return convChannelsFirst(ctx, a);
 }
 
 namespace {
-int convChannelsFirst(KernelContext &ctx) {
+int convChannelsFirst(KernelContext &ctx, const attrs::Conv &a) {
   GC_TRY(ctx.expect(2, 1));
   const gc_tensor &x = ctx.in(0), &wt = ctx.in(1);
   GC_TRY(ctx.checkSameDtype(1, x.dtype, "weight"));
   if (x.rank < 3 || wt.rank != x.rank)
     return ctx.fail("input and weight must have the same rank >= 3");
   Window w;
-  GC_TRY(computeWindow(ctx, x, wt.dims + 2, false, w));
-  int64_t group = ctx.getInt("group", 1);
+  GC_TRY(computeWindow(ctx, a, x, wt.dims + 2, false, w));
+  int64_t group = a.group;
   int64_t N = x.dims[0], C = x.dims[1], M = wt.dims[0];
   if (group < 1 || C % group || M % group || wt.dims[1] != C / group)
     return ctx.fail("weight shape does not match %lld input channels in %lld "
@@ -266,12 +269,14 @@ int convChannelsFirst(KernelContext &ctx) {
 
 GC_KERNEL(conv_transpose) {
   GC_TRY(ctx.expect(2, 1));
+  attrs::ConvTranspose a;
+  GC_TRY(a.read(ctx));
   const gc_tensor &x = ctx.in(0), &wt = ctx.in(1);
   GC_TRY(ctx.checkSameDtype(1, x.dtype, "weight"));
   if (x.rank < 3 || wt.rank != x.rank)
     return ctx.fail("input and weight must have the same rank >= 3");
   int nd = x.rank - 2;
-  int64_t group = ctx.getInt("group", 1);
+  int64_t group = a.group;
   int64_t N = x.dims[0], C = x.dims[1];
   if (group < 1 || C % group || wt.dims[0] != C)
     return ctx.fail("weight shape does not match %lld input channels in %lld "
@@ -280,10 +285,9 @@ GC_KERNEL(conv_transpose) {
   int64_t Mg = wt.dims[1], M = Mg * group, Cg = C / group;
   GC_TRY(checkBias(ctx, x.dtype, M));
 
-  IntList kernelShape = ctx.getInts("kernel_shape"), strides = ctx.getInts("strides"),
-          dilations = ctx.getInts("dilations"), pads = ctx.getInts("pads"),
-          outputPadding = ctx.getInts("output_padding"),
-          outputShape = ctx.getInts("output_shape");
+  const IntList &kernelShape = a.kernelShape, &strides = a.strides,
+                &dilations = a.dilations, &pads = a.pads,
+                &outputPadding = a.outputPadding, &outputShape = a.outputShape;
   if ((kernelShape.present && kernelShape.count != nd) ||
       (strides.present && strides.count != nd) ||
       (dilations.present && dilations.count != nd) ||
@@ -293,7 +297,7 @@ GC_KERNEL(conv_transpose) {
        outputShape.count != nd + 2))
     return ctx.fail("attribute lengths must match the %d spatial dims", nd);
   AutoPad autoPad;
-  GC_TRY(readAutoPad(ctx, autoPad));
+  GC_TRY(readAutoPad(ctx, a.autoPad, autoPad));
   bool same = autoPad == AutoPad::SameUpper || autoPad == AutoPad::SameLower;
   bool valid = autoPad == AutoPad::Valid;
   int64_t shapeOffset = outputShape.count == nd + 2 ? 2 : 0;

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lib/HostKernels/KernelAttrs.h"
 #include "lib/HostKernels/KernelSupport.h"
 
 using namespace graphc::hk;
@@ -44,8 +45,10 @@ void copyBlocks(const char *src, int64_t srcStride, char *dst, int64_t dstStride
 
 GC_KERNEL(transpose) {
   GC_TRY(ctx.expect(1, 1));
+  attrs::Transpose a;
+  GC_TRY(a.read(ctx));
   const gc_tensor &x = ctx.in(0);
-  IntList permAttr = ctx.getInts("perm");
+  const IntList &permAttr = a.perm;
   int perm[kMaxRank];
   bool seen[kMaxRank] = {};
   if (permAttr.present && permAttr.count != x.rank)
@@ -78,9 +81,11 @@ GC_KERNEL(concat) {
   if (ctx.numInputs < 1)
     return ctx.fail("expected at least 1 input");
   GC_TRY(ctx.expect(ctx.numInputs, 1));
+  attrs::Concat a;
+  GC_TRY(a.read(ctx));
   const gc_tensor &first = ctx.in(0);
   int axis;
-  GC_TRY(ctx.normalizeAxis(ctx.getInt("axis", 0), first.rank, axis));
+  GC_TRY(ctx.normalizeAxis(a.axis, first.rank, axis));
   Dims outDims = Dims::of(first);
   outDims[axis] = 0;
   for (int k = 0; k < ctx.numInputs; ++k) {
@@ -110,9 +115,11 @@ GC_KERNEL(concat) {
 
 GC_KERNEL(split) {
   GC_TRY(ctx.expect(1, ctx.numOutputs));
+  attrs::Split a;
+  GC_TRY(a.read(ctx));
   const gc_tensor &x = ctx.in(0);
   int axis;
-  GC_TRY(ctx.normalizeAxis(ctx.getInt("axis", 0), x.rank, axis));
+  GC_TRY(ctx.normalizeAxis(a.axis, x.rank, axis));
   if (ctx.numOutputs < 1)
     return ctx.fail("expected at least 1 output");
   int64_t len = x.dims[axis];
@@ -265,6 +272,8 @@ GC_KERNEL(tile) {
 
 GC_KERNEL(pad) {
   GC_TRY(ctx.expect(2, 1));
+  attrs::Pad a;
+  GC_TRY(a.read(ctx));
   const gc_tensor &x = ctx.in(0);
   enum PadMode { Constant, Reflect, Edge, Wrap } mode;
   // In PadMode's order: modes[mode].name names the mode in messages.
@@ -272,7 +281,7 @@ GC_KERNEL(pad) {
                                           {"reflect", Reflect},
                                           {"edge", Edge},
                                           {"wrap", Wrap}};
-  GC_TRY(readChoice(ctx, "mode", "constant", modes, mode));
+  GC_TRY(readChoice(ctx, "mode", a.mode, modes, mode));
   const gc_tensor &padsTensor = ctx.in(1);
   if (padsTensor.dtype != GC_DTYPE_I64 || padsTensor.rank != 1)
     return ctx.fail("pads must be a 1-D i64 tensor");
@@ -364,18 +373,18 @@ GC_KERNEL(pad) {
 namespace {
 
 /// DepthToSpace / SpaceToDepth as one index mapping between
-/// [N, C*b*b, H, W] (depth) and [N, C, H*b, W*b] (space).
-int blockRearrange(KernelContext &ctx, bool toSpace) {
+/// [N, C*b*b, H, W] (depth) and [N, C, H*b, W*b] (space). `b` is the
+/// blocksize attribute and `mode` DepthToSpace's (unused for SpaceToDepth).
+int blockRearrange(KernelContext &ctx, bool toSpace, int64_t b,
+                   const char *mode) {
   GC_TRY(ctx.expect(1, 1));
   const gc_tensor &x = ctx.in(0);
   if (x.rank != 4)
     return ctx.fail("input must be 4-D");
-  int64_t b = ctx.getInt("blocksize", 0);
   if (b < 1)
     return ctx.fail("blocksize must be positive");
   bool crd = false;
   if (toSpace) {
-    const char *mode = ctx.getString("mode", "DCR");
     crd = !std::strcmp(mode, "CRD");
     if (!crd && std::strcmp(mode, "DCR"))
       return ctx.fail("unknown mode '%s'", mode);
@@ -427,11 +436,21 @@ int blockRearrange(KernelContext &ctx, bool toSpace) {
 
 } // namespace
 
-GC_KERNEL(depth_to_space) { return blockRearrange(ctx, true); }
-GC_KERNEL(space_to_depth) { return blockRearrange(ctx, false); }
+GC_KERNEL(depth_to_space) {
+  attrs::DepthToSpace a;
+  GC_TRY(a.read(ctx));
+  return blockRearrange(ctx, true, a.blocksize, a.mode);
+}
+GC_KERNEL(space_to_depth) {
+  attrs::SpaceToDepth a;
+  GC_TRY(a.read(ctx));
+  return blockRearrange(ctx, false, a.blocksize, nullptr);
+}
 
 GC_KERNEL(trilu) {
   GC_TRY(ctx.expect(1, 1));
+  attrs::Trilu a;
+  GC_TRY(a.read(ctx));
   const gc_tensor &x = ctx.in(0);
   if (x.rank < 2)
     return ctx.fail("input must have rank >= 2");
@@ -441,7 +460,7 @@ GC_KERNEL(trilu) {
       return ctx.fail("k must be a scalar i64 tensor");
     k = intAt(ctx.in(1), 0);
   }
-  bool upper = ctx.getInt("upper", 1) != 0;
+  bool upper = a.upper != 0;
   GC_TRY(ctx.checkOutput(0, x.dtype, Dims::of(x)));
   int64_t rows = x.dims[x.rank - 2], cols = x.dims[x.rank - 1];
   int64_t matrices = rows * cols != 0 ? numElements(x) / (rows * cols) : 0;
@@ -463,8 +482,10 @@ GC_KERNEL(trilu) {
 
 GC_KERNEL(reverse_sequence) {
   GC_TRY(ctx.expect(2, 1));
+  attrs::ReverseSequence a;
+  GC_TRY(a.read(ctx));
   const gc_tensor &x = ctx.in(0), &lens = ctx.in(1);
-  int64_t batchAxis = ctx.getInt("batch_axis", 1), timeAxis = ctx.getInt("time_axis", 0);
+  int64_t batchAxis = a.batchAxis, timeAxis = a.timeAxis;
   if (x.rank < 2 || (batchAxis != 0 && batchAxis != 1) ||
       (timeAxis != 0 && timeAxis != 1) || batchAxis == timeAxis)
     return ctx.fail("batch_axis and time_axis must be 0 and 1 in some order");

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lib/HostKernels/Gemm.h"
+#include "lib/HostKernels/KernelAttrs.h"
 
 using namespace graphc::hk;
 
@@ -56,6 +57,8 @@ int checkVector(KernelContext &ctx, int i, int32_t dtype, int64_t n,
 
 GC_KERNEL(batch_normalization) {
   GC_TRY(ctx.expect(5, 1));
+  attrs::BatchNormalization a;
+  GC_TRY(a.read(ctx));
   const gc_tensor &x = ctx.in(0);
   int64_t N, C, inner;
   GC_TRY(splitChannels(ctx, 2, N, C, inner));
@@ -63,8 +66,8 @@ GC_KERNEL(batch_normalization) {
   for (int i = 1; i < 5; ++i)
     GC_TRY(checkVector(ctx, i, x.dtype, C, names[i]));
   GC_TRY(ctx.checkOutput(0, x.dtype, Dims::of(x)));
-  double epsilon = ctx.getFloat("epsilon", 1e-5);
-  bool training = ctx.getInt("training_mode", 0) != 0;
+  double epsilon = a.epsilon;
+  bool training = a.trainingMode != 0;
   return dispatch<kFloats>(ctx, x.dtype, "input", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = Arith<T>;
@@ -103,13 +106,15 @@ GC_KERNEL(batch_normalization) {
 
 GC_KERNEL(instance_normalization) {
   GC_TRY(ctx.expect(3, 1));
+  attrs::InstanceNormalization a;
+  GC_TRY(a.read(ctx));
   const gc_tensor &x = ctx.in(0);
   int64_t N, C, inner;
   GC_TRY(splitChannels(ctx, 3, N, C, inner));
   GC_TRY(checkVector(ctx, 1, x.dtype, C, "scale"));
   GC_TRY(checkVector(ctx, 2, x.dtype, C, "bias"));
   GC_TRY(ctx.checkOutput(0, x.dtype, Dims::of(x)));
-  double epsilon = ctx.getFloat("epsilon", 1e-5);
+  double epsilon = a.epsilon;
   return dispatch<kFloats>(ctx, x.dtype, "input", [&](auto tag) {
     using T = typename decltype(tag)::type;
     ComputeView<T> vx(x.data, numElements(x)), scale(ctx.in(1).data, C),
@@ -135,12 +140,14 @@ namespace {
 /// LayerNormalization and RMSNormalization: each row of the dims from
 /// `axis` on is normalised by its mean and variance, or by its root mean
 /// square, then scaled (and for LayerNormalization shifted) by inputs that
-/// broadcast into X (they normally have the normalised shape).
-int normalizeRows(KernelContext &ctx, bool rms) {
+/// broadcast into X (they normally have the normalised shape). `axisAttr`
+/// and `epsilon` are the op's attributes.
+int normalizeRows(KernelContext &ctx, int64_t axisAttr, double epsilon,
+                  bool rms) {
   GC_TRY(ctx.expect(2, 1));
   const gc_tensor &x = ctx.in(0), &scale = ctx.in(1);
   int axis;
-  GC_TRY(ctx.normalizeAxis(ctx.getInt("axis", -1), x.rank, axis));
+  GC_TRY(ctx.normalizeAxis(axisAttr, x.rank, axis));
   GC_TRY(ctx.checkSameDtype(1, x.dtype, "scale"));
   bool hasBias = !rms && ctx.has(2);
   if (hasBias)
@@ -151,7 +158,6 @@ int normalizeRows(KernelContext &ctx, bool rms) {
   GC_TRY(makeBroadcastLoop<4>(ctx, {&x, &scale, &bias}, ctx.out(0), affine));
   int64_t outer = productOf(x.dims, axis);
   int64_t inner = productOf(x.dims + axis, x.rank - axis);
-  double epsilon = ctx.getFloat("epsilon", 1e-5);
   return dispatch<kFloats>(ctx, x.dtype, "input", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = Arith<T>;
@@ -189,15 +195,25 @@ int normalizeRows(KernelContext &ctx, bool rms) {
 
 } // namespace
 
-GC_KERNEL(layer_normalization) { return normalizeRows(ctx, false); }
-GC_KERNEL(rms_normalization) { return normalizeRows(ctx, true); }
+GC_KERNEL(layer_normalization) {
+  attrs::LayerNormalization a;
+  GC_TRY(a.read(ctx));
+  return normalizeRows(ctx, a.axis, a.epsilon, false);
+}
+GC_KERNEL(rms_normalization) {
+  attrs::RmsNormalization a;
+  GC_TRY(a.read(ctx));
+  return normalizeRows(ctx, a.axis, a.epsilon, true);
+}
 
 GC_KERNEL(group_normalization) {
   GC_TRY(ctx.expect(3, 1));
+  attrs::GroupNormalization a;
+  GC_TRY(a.read(ctx));
   const gc_tensor &x = ctx.in(0);
   int64_t N, C, spatial;
   GC_TRY(splitChannels(ctx, 2, N, C, spatial));
-  int64_t groups = ctx.getInt("num_groups", 0);
+  int64_t groups = a.numGroups;
   if (groups < 1 || C % groups)
     return ctx.fail("num_groups (%lld) must divide the %lld channels",
                     static_cast<long long>(groups), static_cast<long long>(C));
@@ -208,7 +224,7 @@ GC_KERNEL(group_normalization) {
   GC_TRY(checkVector(ctx, 1, x.dtype, params, "scale"));
   GC_TRY(checkVector(ctx, 2, x.dtype, params, "bias"));
   GC_TRY(ctx.checkOutput(0, x.dtype, Dims::of(x)));
-  double epsilon = ctx.getFloat("epsilon", 1e-5);
+  double epsilon = a.epsilon;
   int64_t perGroup = C / groups;
   return dispatch<kFloats>(ctx, x.dtype, "input", [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -237,10 +253,12 @@ GC_KERNEL(group_normalization) {
 
 GC_KERNEL(lp_normalization) {
   GC_TRY(ctx.expect(1, 1));
+  attrs::LpNormalization a;
+  GC_TRY(a.read(ctx));
   const gc_tensor &x = ctx.in(0);
   int axis;
-  GC_TRY(ctx.normalizeAxis(ctx.getInt("axis", -1), x.rank, axis));
-  int64_t p = ctx.getInt("p", 2);
+  GC_TRY(ctx.normalizeAxis(a.axis, x.rank, axis));
+  int64_t p = a.p;
   if (p != 1 && p != 2)
     return ctx.fail("p must be 1 or 2, got %lld", static_cast<long long>(p));
   GC_TRY(ctx.checkOutput(0, x.dtype, Dims::of(x)));
@@ -262,20 +280,15 @@ GC_KERNEL(lp_normalization) {
 
 GC_KERNEL(mean_variance_normalization) {
   GC_TRY(ctx.expect(1, 1));
+  attrs::MeanVarianceNormalization a;
+  GC_TRY(a.read(ctx));
   const gc_tensor &x = ctx.in(0);
   GC_TRY(ctx.checkOutput(0, x.dtype, Dims::of(x)));
   bool reduce[kMaxRank] = {};
-  IntList axes = ctx.getInts("axes");
-  if (axes.present) {
-    for (int64_t k = 0; k < axes.count; ++k) {
-      int axis;
-      GC_TRY(ctx.normalizeAxis(axes[k], x.rank, axis));
-      reduce[axis] = true;
-    }
-  } else {
-    if (x.rank < 4)
-      return ctx.fail("the default axes [0, 2, 3] need rank >= 4");
-    reduce[0] = reduce[2] = reduce[3] = true;
+  for (int64_t k = 0; k < a.axes.count; ++k) {
+    int axis;
+    GC_TRY(ctx.normalizeAxis(a.axes[k], x.rank, axis));
+    reduce[axis] = true;
   }
   StridedLoop<1> kept, reduced;
   Dims strides = Dims::of(x).strides();
@@ -313,14 +326,15 @@ GC_KERNEL(mean_variance_normalization) {
 
 GC_KERNEL(lrn) {
   GC_TRY(ctx.expect(1, 1));
+  attrs::Lrn a;
+  GC_TRY(a.read(ctx));
   const gc_tensor &x = ctx.in(0);
   int64_t N, C, inner;
   GC_TRY(splitChannels(ctx, 2, N, C, inner));
-  int64_t size = ctx.getInt("size", 0);
+  int64_t size = a.size;
   if (size < 1)
     return ctx.fail("size must be a positive integer");
-  double alpha = ctx.getFloat("alpha", 1e-4), beta = ctx.getFloat("beta", 0.75),
-         bias = ctx.getFloat("bias", 1.0);
+  double alpha = a.alpha, beta = a.beta, bias = a.bias;
   GC_TRY(ctx.checkOutput(0, x.dtype, Dims::of(x)));
   int64_t before = (size - 1) / 2, after = size - 1 - before;
   return dispatch<kFloats>(ctx, x.dtype, "input", [&](auto tag) {

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lib/HostKernels/KernelAttrs.h"
 #include "lib/HostKernels/Window.h"
 
 using namespace graphc::hk;
@@ -13,25 +14,22 @@ namespace {
 
 enum class PoolKind { Max, Average, Lp };
 
+/// What a pool computes over each window, from the op's attributes.
+struct PoolOp {
+  PoolKind kind;
+  /// Averages divide by the whole window, padding included.
+  bool countPad = false;
+  /// The exponent of an Lp pool.
+  double p = 0;
+};
+
+/// Pools input 0 over the windows `w`.
 template <unsigned Set>
-int pool(KernelContext &ctx, PoolKind kind, bool global) {
-  GC_TRY(ctx.expect(1, 1));
+int pool(KernelContext &ctx, const PoolOp &op, const Window &w) {
   const gc_tensor &x = ctx.in(0);
-  Window w;
-  if (global) {
-    if (x.rank < 3)
-      return ctx.fail("input must have rank >= 3 ([N, C, spatial...])");
-    w.nd = x.rank - 2;
-    for (int d = 0; d < w.nd; ++d) {
-      w.in[d] = w.kernel[d] = x.dims[d + 2];
-      w.stride[d] = w.dilation[d] = w.out[d] = 1;
-      w.padBegin[d] = w.padEnd[d] = 0;
-    }
-  } else {
-    GC_TRY(computeWindow(ctx, x, nullptr, kind != PoolKind::Lp, w));
-  }
-  bool countPad = ctx.getInt("count_include_pad", 0) != 0;
-  double p = static_cast<double>(ctx.getInt("p", 2));
+  PoolKind kind = op.kind;
+  bool countPad = op.countPad;
+  double p = op.p;
   Dims outDims;
   outDims.push(x.dims[0]);
   outDims.push(x.dims[1]);
@@ -85,18 +83,61 @@ int pool(KernelContext &ctx, PoolKind kind, bool global) {
   });
 }
 
+/// MaxPool, AveragePool, LpPool: windows from the attrs struct `a`.
+template <unsigned Set, typename Attrs>
+int windowPool(KernelContext &ctx, const Attrs &a, const PoolOp &op,
+               bool ceilMode) {
+  GC_TRY(ctx.expect(1, 1));
+  Window w;
+  GC_TRY(computeWindow(ctx, a, ctx.in(0), nullptr, ceilMode, w));
+  return pool<Set>(ctx, op, w);
+}
+
+/// The global pools: one window covering all spatial dims.
+template <unsigned Set> int globalPool(KernelContext &ctx, const PoolOp &op) {
+  GC_TRY(ctx.expect(1, 1));
+  const gc_tensor &x = ctx.in(0);
+  if (x.rank < 3)
+    return ctx.fail("input must have rank >= 3 ([N, C, spatial...])");
+  Window w;
+  w.nd = x.rank - 2;
+  for (int d = 0; d < w.nd; ++d) {
+    w.in[d] = w.kernel[d] = x.dims[d + 2];
+    w.stride[d] = w.dilation[d] = w.out[d] = 1;
+    w.padBegin[d] = w.padEnd[d] = 0;
+  }
+  return pool<Set>(ctx, op, w);
+}
+
 } // namespace
 
 GC_KERNEL(max_pool) {
+  attrs::MaxPool a;
+  GC_TRY(a.read(ctx));
   // storage_order only affects the Indices output, which is not modelled.
-  return pool<kFloats | kI8 | kU8>(ctx, PoolKind::Max, false);
+  return windowPool<kFloats | kI8 | kU8>(ctx, a, {PoolKind::Max},
+                                         a.ceilMode != 0);
 }
 GC_KERNEL(average_pool) {
-  return pool<kFloats>(ctx, PoolKind::Average, false);
+  attrs::AveragePool a;
+  GC_TRY(a.read(ctx));
+  return windowPool<kFloats>(
+      ctx, a, {PoolKind::Average, a.countIncludePad != 0}, a.ceilMode != 0);
 }
-GC_KERNEL(lp_pool) { return pool<kFloats>(ctx, PoolKind::Lp, false); }
+GC_KERNEL(lp_pool) {
+  attrs::LpPool a;
+  GC_TRY(a.read(ctx));
+  // Lp pools do not apply ceil_mode.
+  return windowPool<kFloats>(
+      ctx, a, {PoolKind::Lp, false, static_cast<double>(a.p)}, false);
+}
 GC_KERNEL(global_average_pool) {
-  return pool<kFloats>(ctx, PoolKind::Average, true);
+  return globalPool<kFloats>(ctx, {PoolKind::Average});
 }
-GC_KERNEL(global_max_pool) { return pool<kFloats>(ctx, PoolKind::Max, true); }
-GC_KERNEL(global_lp_pool) { return pool<kFloats>(ctx, PoolKind::Lp, true); }
+GC_KERNEL(global_max_pool) { return globalPool<kFloats>(ctx, {PoolKind::Max}); }
+GC_KERNEL(global_lp_pool) {
+  attrs::GlobalLpPool a;
+  GC_TRY(a.read(ctx));
+  return globalPool<kFloats>(ctx,
+                             {PoolKind::Lp, false, static_cast<double>(a.p)});
+}

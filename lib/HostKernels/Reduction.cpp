@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lib/HostKernels/KernelAttrs.h"
 #include "lib/HostKernels/KernelSupport.h"
 
 using namespace graphc::hk;
@@ -25,6 +26,12 @@ enum class ReduceKind {
   SumSquare
 };
 
+/// The attributes every Reduce* op has.
+struct ReduceFlags {
+  bool keepDims;
+  bool noopWithEmptyAxes;
+};
+
 /// Input strides split into kept and reduced dimensions.
 struct ReducePlan {
   StridedLoop<1> kept;
@@ -32,21 +39,17 @@ struct ReducePlan {
   int64_t reducedCount = 1;
 };
 
-/// Resolves the axes (input 1 or the `axes` attribute), checks the output
-/// shape and splits the iteration space. `identity` is set when the op is a
-/// no-op (empty axes with noop_with_empty_axes).
-int planReduction(KernelContext &ctx, ReducePlan &plan, bool &identity) {
+/// Resolves the axes (input 1), checks the output shape and splits the
+/// iteration space. `identity` is set when the op is a no-op (empty axes
+/// with noop_with_empty_axes).
+int planReduction(KernelContext &ctx, const ReduceFlags &flags,
+                  ReducePlan &plan, bool &identity) {
   const gc_tensor &x = ctx.in(0);
-  bool keepDims = ctx.getInt("keepdims", 1) != 0;
-  bool noopWithEmptyAxes = ctx.getInt("noop_with_empty_axes", 0) != 0;
+  bool keepDims = flags.keepDims;
+  bool noopWithEmptyAxes = flags.noopWithEmptyAxes;
   Dims axes;
-  if (ctx.has(1)) {
+  if (ctx.has(1))
     GC_TRY(ctx.readInts(1, axes, "axes"));
-  } else if (IntList list = ctx.getInts("axes"); list.present) {
-    if (list.count > kMaxRank)
-      return ctx.fail("too many axes");
-    axes = Dims(list.data, static_cast<int>(list.count));
-  }
   bool reduce[kMaxRank] = {};
   identity = axes.rank == 0 && noopWithEmptyAxes;
   if (axes.rank == 0 && !noopWithEmptyAxes)
@@ -81,11 +84,12 @@ int planReduction(KernelContext &ctx, ReducePlan &plan, bool &identity) {
   return 0;
 }
 
-template <typename T> int reduceTyped(KernelContext &ctx, ReduceKind kind) {
+template <typename T>
+int reduceTyped(KernelContext &ctx, ReduceKind kind, const ReduceFlags &flags) {
   const gc_tensor &x = ctx.in(0);
   ReducePlan plan;
   bool identity = false;
-  GC_TRY(planReduction(ctx, plan, identity));
+  GC_TRY(planReduction(ctx, flags, plan, identity));
   const T *in = static_cast<const T *>(x.data);
   T *out = static_cast<T *>(ctx.out(0).data);
   using Acc = std::conditional_t<
@@ -230,20 +234,26 @@ template <typename T> int reduceTyped(KernelContext &ctx, ReduceKind kind) {
   return 0;
 }
 
-template <unsigned Set> int reduce(KernelContext &ctx, ReduceKind kind) {
+/// A Reduce* op; `Attrs` is its attrs struct.
+template <unsigned Set, typename Attrs>
+int reduce(KernelContext &ctx, ReduceKind kind) {
   GC_TRY(ctx.expect(1, 1));
+  Attrs a;
+  GC_TRY(a.read(ctx));
+  ReduceFlags flags{a.keepdims != 0, a.noopWithEmptyAxes != 0};
   return dispatch<Set>(ctx, ctx.in(0).dtype, "input", [&](auto tag) {
-    return reduceTyped<typename decltype(tag)::type>(ctx, kind);
+    return reduceTyped<typename decltype(tag)::type>(ctx, kind, flags);
   });
 }
 
-int argReduce(KernelContext &ctx, bool wantMax) {
+/// ArgMax or ArgMin; `axisAttr`, `keepDims` and `selectLast` are the op's
+/// attributes.
+int argReduce(KernelContext &ctx, int64_t axisAttr, bool keepDims,
+              bool selectLast, bool wantMax) {
   GC_TRY(ctx.expect(1, 1));
   const gc_tensor &x = ctx.in(0);
   int axis;
-  GC_TRY(ctx.normalizeAxis(ctx.getInt("axis", 0), x.rank, axis));
-  bool keepDims = ctx.getInt("keepdims", 1) != 0;
-  bool selectLast = ctx.getInt("select_last_index", 0) != 0;
+  GC_TRY(ctx.normalizeAxis(axisAttr, x.rank, axis));
   Dims outDims;
   for (int d = 0; d < x.rank; ++d)
     if (d != axis || keepDims)
@@ -279,30 +289,52 @@ int argReduce(KernelContext &ctx, bool wantMax) {
 
 } // namespace
 
-GC_KERNEL(reduce_sum) { return reduce<kNumeric>(ctx, ReduceKind::Sum); }
-GC_KERNEL(reduce_mean) { return reduce<kNumeric>(ctx, ReduceKind::Mean); }
+GC_KERNEL(reduce_sum) {
+  return reduce<kNumeric, attrs::ReduceSum>(ctx, ReduceKind::Sum);
+}
+GC_KERNEL(reduce_mean) {
+  return reduce<kNumeric, attrs::ReduceMean>(ctx, ReduceKind::Mean);
+}
 GC_KERNEL(reduce_max) {
-  return reduce<kNumeric | kBoolBit>(ctx, ReduceKind::Max);
+  return reduce<kNumeric | kBoolBit, attrs::ReduceMax>(ctx, ReduceKind::Max);
 }
 GC_KERNEL(reduce_min) {
-  return reduce<kNumeric | kBoolBit>(ctx, ReduceKind::Min);
+  return reduce<kNumeric | kBoolBit, attrs::ReduceMin>(ctx, ReduceKind::Min);
 }
-GC_KERNEL(reduce_prod) { return reduce<kNumeric>(ctx, ReduceKind::Prod); }
-GC_KERNEL(reduce_l1) { return reduce<kNumeric>(ctx, ReduceKind::L1); }
-GC_KERNEL(reduce_l2) { return reduce<kNumeric>(ctx, ReduceKind::L2); }
-GC_KERNEL(reduce_log_sum) { return reduce<kFloats>(ctx, ReduceKind::LogSum); }
+GC_KERNEL(reduce_prod) {
+  return reduce<kNumeric, attrs::ReduceProd>(ctx, ReduceKind::Prod);
+}
+GC_KERNEL(reduce_l1) {
+  return reduce<kNumeric, attrs::ReduceL1>(ctx, ReduceKind::L1);
+}
+GC_KERNEL(reduce_l2) {
+  return reduce<kNumeric, attrs::ReduceL2>(ctx, ReduceKind::L2);
+}
+GC_KERNEL(reduce_log_sum) {
+  return reduce<kFloats, attrs::ReduceLogSum>(ctx, ReduceKind::LogSum);
+}
 GC_KERNEL(reduce_log_sum_exp) {
-  return reduce<kFloats>(ctx, ReduceKind::LogSumExp);
+  return reduce<kFloats, attrs::ReduceLogSumExp>(ctx, ReduceKind::LogSumExp);
 }
 GC_KERNEL(reduce_sum_square) {
-  return reduce<kNumeric>(ctx, ReduceKind::SumSquare);
+  return reduce<kNumeric, attrs::ReduceSumSquare>(ctx, ReduceKind::SumSquare);
 }
 
-GC_KERNEL(arg_max) { return argReduce(ctx, true); }
-GC_KERNEL(arg_min) { return argReduce(ctx, false); }
+GC_KERNEL(arg_max) {
+  attrs::ArgMax a;
+  GC_TRY(a.read(ctx));
+  return argReduce(ctx, a.axis, a.keepdims != 0, a.selectLastIndex != 0, true);
+}
+GC_KERNEL(arg_min) {
+  attrs::ArgMin a;
+  GC_TRY(a.read(ctx));
+  return argReduce(ctx, a.axis, a.keepdims != 0, a.selectLastIndex != 0, false);
+}
 
 GC_KERNEL(cum_sum) {
   GC_TRY(ctx.expect(2, 1));
+  attrs::CumSum a;
+  GC_TRY(a.read(ctx));
   const gc_tensor &x = ctx.in(0), &axisTensor = ctx.in(1);
   if (numElements(axisTensor) != 1 || !isIndexDtype(axisTensor.dtype))
     return ctx.fail("axis must be a scalar i32 or i64 tensor");
@@ -312,8 +344,8 @@ GC_KERNEL(cum_sum) {
     return ctx.failValue("axis %lld is out of range [-%d, %d)",
                          static_cast<long long>(axisValue), x.rank, x.rank);
   int axis = static_cast<int>(axisValue < 0 ? axisValue + x.rank : axisValue);
-  bool exclusive = ctx.getInt("exclusive", 0) != 0;
-  bool reverse = ctx.getInt("reverse", 0) != 0;
+  bool exclusive = a.exclusive != 0;
+  bool reverse = a.reverse != 0;
   GC_TRY(ctx.checkOutput(0, x.dtype, Dims::of(x)));
   return forEachAxisLine<kFloats | kInts>(
       ctx, x, axis,

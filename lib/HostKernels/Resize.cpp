@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lib/HostKernels/KernelAttrs.h"
 #include "lib/HostKernels/KernelSupport.h"
 
 #include <vector>
@@ -69,13 +70,15 @@ double toOriginal(Transform transform, double x, double scale, int64_t inLen,
 
 GC_KERNEL(resize) {
   GC_TRY(ctx.expect(1, 1));
+  attrs::Resize a;
+  GC_TRY(a.read(ctx));
   const gc_tensor &x = ctx.in(0);
   int rank = x.rank;
   static const Choice<Mode> modes[] = {{"nearest", Mode::Nearest},
                                        {"linear", Mode::Linear},
                                        {"cubic", Mode::Cubic}};
   Mode mode;
-  GC_TRY(readChoice(ctx, "mode", "nearest", modes, mode));
+  GC_TRY(readChoice(ctx, "mode", a.mode, modes, mode));
   static const Choice<Transform> transforms[] = {
       {"half_pixel", Transform::HalfPixel},
       {"half_pixel_symmetric", Transform::HalfPixelSymmetric},
@@ -84,36 +87,35 @@ GC_KERNEL(resize) {
       {"asymmetric", Transform::Asymmetric},
       {"tf_crop_and_resize", Transform::TfCropAndResize}};
   Transform transform;
-  GC_TRY(readChoice(ctx, "coordinate_transformation_mode", "half_pixel",
-                    transforms, transform));
+  GC_TRY(readChoice(ctx, "coordinate_transformation_mode",
+                    a.coordinateTransformationMode, transforms, transform));
   static const Choice<Rounding> roundings[] = {
       {"round_prefer_floor", Rounding::PreferFloor},
       {"round_prefer_ceil", Rounding::PreferCeil},
       {"floor", Rounding::Floor},
       {"ceil", Rounding::Ceil}};
   Rounding rounding;
-  GC_TRY(readChoice(ctx, "nearest_mode", "round_prefer_floor", roundings,
-                    rounding));
+  GC_TRY(readChoice(ctx, "nearest_mode", a.nearestMode, roundings, rounding));
   static const Choice<Policy> policies[] = {
       {"stretch", Policy::Stretch},
       {"not_larger", Policy::NotLarger},
       {"not_smaller", Policy::NotSmaller}};
   Policy policy;
-  GC_TRY(
-      readChoice(ctx, "keep_aspect_ratio_policy", "stretch", policies, policy));
+  GC_TRY(readChoice(ctx, "keep_aspect_ratio_policy", a.keepAspectRatioPolicy,
+                    policies, policy));
   bool stretch = policy == Policy::Stretch;
   bool notLarger = policy == Policy::NotLarger;
-  double cubicA = ctx.getFloat("cubic_coeff_a", -0.75);
-  bool excludeOutside = ctx.getInt("exclude_outside", 0) != 0;
-  double extrapolation = ctx.getFloat("extrapolation_value", 0.0);
-  bool antialias = ctx.getInt("antialias", 0) != 0;
+  double cubicA = a.cubicCoeffA;
+  bool excludeOutside = a.excludeOutside != 0;
+  double extrapolation = a.extrapolationValue;
+  bool antialias = a.antialias != 0;
 
   int axes[kMaxRank], numAxes = 0;
   bool used[kMaxRank] = {};
-  if (IntList list = ctx.getInts("axes"); list.present) {
-    for (int64_t k = 0; k < list.count; ++k) {
+  if (a.axes.present) {
+    for (int64_t k = 0; k < a.axes.count; ++k) {
       int axis;
-      GC_TRY(markAxis(ctx, list[k], rank, used, axis));
+      GC_TRY(markAxis(ctx, a.axes[k], rank, used, axis));
       axes[numAxes++] = axis;
     }
   } else {

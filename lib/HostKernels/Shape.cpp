@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lib/HostKernels/KernelAttrs.h"
 #include "lib/HostKernels/KernelSupport.h"
 
 using namespace graphc::hk;
@@ -26,33 +27,24 @@ int copyAs(KernelContext &ctx, const Dims &outDims) {
   return 0;
 }
 
-/// Reads an optional axes list from input `slot`, else from the attribute.
+/// Reads an optional axes list from input `slot`.
 int readAxes(KernelContext &ctx, int slot, Dims &axes, bool &present) {
-  present = false;
-  if (ctx.has(slot)) {
-    present = true;
-    return ctx.readInts(slot, axes, "axes");
-  }
-  IntList list = ctx.getInts("axes");
-  if (!list.present)
-    return 0;
-  if (list.count > kMaxRank)
-    return ctx.fail("too many axes");
-  present = true;
-  axes = Dims(list.data, static_cast<int>(list.count));
-  return 0;
+  present = ctx.has(slot);
+  return present ? ctx.readInts(slot, axes, "axes") : 0;
 }
 
 } // namespace
 
 GC_KERNEL(constant_of_shape) {
   GC_TRY(ctx.expect(1, 1));
+  attrs::ConstantOfShape a;
+  GC_TRY(a.read(ctx));
   Dims dims;
   GC_TRY(ctx.readInts(0, dims, "shape"));
   for (int d = 0; d < dims.rank; ++d)
     if (dims[d] < 0)
       return ctx.fail("shape entries must be non-negative");
-  const gc_tensor *value = ctx.getTensor("value");
+  const gc_tensor *value = a.value;
   int32_t dtype = value ? value->dtype : GC_DTYPE_F32;
   if (value && numElements(*value) != 1)
     return ctx.fail("value must hold exactly one element");
@@ -73,14 +65,16 @@ GC_KERNEL(constant_of_shape) {
 
 GC_KERNEL(shape) {
   GC_TRY(ctx.expect(1, 1));
+  attrs::Shape a;
+  GC_TRY(a.read(ctx));
   const gc_tensor &x = ctx.in(0);
   int64_t rank = x.rank;
   auto clampIndex = [rank](int64_t v) {
     v = v < 0 ? v + rank : v;
     return v < 0 ? int64_t(0) : v > rank ? rank : v;
   };
-  int64_t start = clampIndex(ctx.getInt("start", 0));
-  int64_t end = clampIndex(ctx.getInt("end", rank));
+  int64_t start = clampIndex(a.start);
+  int64_t end = clampIndex(a.end.value_or(rank));
   Dims outDims;
   outDims.push(end > start ? end - start : 0);
   GC_TRY(ctx.checkOutput(0, GC_DTYPE_I64, outDims));
@@ -99,10 +93,12 @@ GC_KERNEL(size) {
 
 GC_KERNEL(reshape) {
   GC_TRY(ctx.expect(2, 1));
+  attrs::Reshape a;
+  GC_TRY(a.read(ctx));
   const gc_tensor &x = ctx.in(0);
   Dims shape;
   GC_TRY(ctx.readInts(1, shape, "shape"));
-  bool allowZero = ctx.getInt("allowzero", 0) != 0;
+  bool allowZero = a.allowzero != 0;
   Dims outDims;
   int inferred = -1;
   int64_t known = 1;
@@ -138,8 +134,10 @@ GC_KERNEL(reshape) {
 
 GC_KERNEL(flatten) {
   GC_TRY(ctx.expect(1, 1));
+  attrs::Flatten a;
+  GC_TRY(a.read(ctx));
   const gc_tensor &x = ctx.in(0);
-  int64_t axis = ctx.getInt("axis", 1);
+  int64_t axis = a.axis;
   if (axis < -x.rank || axis > x.rank)
     return ctx.fail("axis %lld is out of range", static_cast<long long>(axis));
   if (axis < 0)
@@ -253,12 +251,14 @@ GC_KERNEL(range) {
 
 GC_KERNEL(eye_like) {
   GC_TRY(ctx.expect(1, 1));
+  attrs::EyeLike a;
+  GC_TRY(a.read(ctx));
   const gc_tensor &x = ctx.in(0);
   if (x.rank != 2)
     return ctx.fail("input must be 2-D");
-  int32_t dtype = static_cast<int32_t>(ctx.getInt("dtype", x.dtype));
+  int32_t dtype = a.dtype.value_or(x.dtype);
   GC_TRY(ctx.checkOutput(0, dtype, Dims::of(x)));
-  int64_t k = ctx.getInt("k", 0), rows = x.dims[0], cols = x.dims[1];
+  int64_t k = a.k, rows = x.dims[0], cols = x.dims[1];
   return dispatch<kAll>(ctx, dtype, "output", [&](auto tag) {
     using T = typename decltype(tag)::type;
     T *out = static_cast<T *>(ctx.out(0).data);

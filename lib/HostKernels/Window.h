@@ -1,9 +1,10 @@
 //===- Window.h - sliding-window geometry for conv and pooling --*- C++ -*-===//
 //
-// Resolves kernel_shape, strides, dilations, pads, auto_pad and ceil_mode
-// into begin/end pads and output sizes, following the ONNX reference: in
-// ceil mode the windows that overhang the input get extra padding split
-// between both ends, and no window starts in the end padding.
+// Resolves kernel_shape, strides, dilations, pads, auto_pad and ceil_mode,
+// as read into a conv's or pool's attrs struct, into begin/end pads and
+// output sizes, following the ONNX reference: in ceil mode the windows that
+// overhang the input get extra padding split between both ends, and no
+// window starts in the end padding.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHC_HOSTKERNELS_WINDOW_H
@@ -27,27 +28,29 @@ struct Window {
 /// The auto_pad attribute of a convolution or a windowed pool.
 enum class AutoPad { NotSet, SameUpper, SameLower, Valid };
 
-inline int readAutoPad(KernelContext &ctx, AutoPad &autoPad) {
+/// Maps auto_pad's string `value` to its AutoPad.
+inline int readAutoPad(KernelContext &ctx, const char *value,
+                       AutoPad &autoPad) {
   static const Choice<AutoPad> choices[] = {{"NOTSET", AutoPad::NotSet},
                                             {"SAME_UPPER", AutoPad::SameUpper},
                                             {"SAME_LOWER", AutoPad::SameLower},
                                             {"VALID", AutoPad::Valid}};
-  return readChoice(ctx, "auto_pad", "NOTSET", choices, autoPad);
+  return readChoice(ctx, "auto_pad", value, choices, autoPad);
 }
 
-/// Fills `w` for input `x` ([N, C, spatial...]). `kernel` gives the kernel
-/// extents when kernel_shape is absent (conv weights); null makes
-/// kernel_shape required (pooling).
-inline int computeWindow(KernelContext &ctx, const gc_tensor &x,
-                         const int64_t *kernel, bool allowCeil, Window &w) {
+/// Fills `w` for input `x` ([N, C, spatial...]) from `a`, the attrs struct
+/// of a conv or pool (kernelShape, strides, dilations, pads, autoPad).
+/// `kernel` gives the kernel extents when kernel_shape is absent (conv
+/// weights); null makes kernel_shape required (pooling).
+template <typename Attrs>
+int computeWindow(KernelContext &ctx, const Attrs &a, const gc_tensor &x,
+                  const int64_t *kernel, bool ceilMode, Window &w) {
   if (x.rank < 3)
     return ctx.fail("input must have rank >= 3 ([N, C, spatial...]), got %d",
                     x.rank);
   w.nd = x.rank - 2;
-  IntList kernelShape = ctx.getInts("kernel_shape");
-  IntList strides = ctx.getInts("strides");
-  IntList dilations = ctx.getInts("dilations");
-  IntList pads = ctx.getInts("pads");
+  const IntList &kernelShape = a.kernelShape, &strides = a.strides,
+                &dilations = a.dilations, &pads = a.pads;
   if (!kernel && !kernelShape.present)
     return ctx.fail("kernel_shape is required");
   if ((kernelShape.present && kernelShape.count != w.nd) ||
@@ -58,10 +61,9 @@ inline int computeWindow(KernelContext &ctx, const gc_tensor &x,
                     "the %d spatial dims",
                     w.nd);
   AutoPad autoPad;
-  GC_TRY(readAutoPad(ctx, autoPad));
+  GC_TRY(readAutoPad(ctx, a.autoPad, autoPad));
   bool same = autoPad == AutoPad::SameUpper || autoPad == AutoPad::SameLower;
   bool valid = autoPad == AutoPad::Valid;
-  bool ceilMode = allowCeil && ctx.getInt("ceil_mode", 0) != 0;
   for (int d = 0; d < w.nd; ++d) {
     w.in[d] = x.dims[d + 2];
     w.kernel[d] = kernelShape.present ? kernelShape[d] : kernel[d];
