@@ -120,7 +120,7 @@ GC_KERNEL(shrink) {
     using A = decltype(x);
     if constexpr (std::is_floating_point_v<A>) {
       scalar::Eval<A> b;
-      return scalar::shrink(b, x, lambd, bias);
+      return scalar::shrink(b, x, bias, lambd);
     }
     using C = std::conditional_t<std::is_same_v<A, float>, float, double>;
     C v = static_cast<C>(x);

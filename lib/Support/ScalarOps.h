@@ -276,7 +276,7 @@ template <typename B, typename X> auto mish(B &b, X x) {
   return x * b.tanh(softplus(b, x));
 }
 template <typename B, typename X>
-auto shrink(B &b, X x, double lambd, double bias) {
+auto shrink(B &b, X x, double bias, double lambd) {
   return b.select(
       x < -b.constant(lambd), b.cast(x + b.constant(bias)),
       b.paren(b.select(x > b.constant(lambd), b.cast(x - b.constant(bias)),

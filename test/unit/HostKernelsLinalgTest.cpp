@@ -202,7 +202,7 @@ TEST(HostKernelLinalgErrors, ShapeMismatchesAreReported) {
                    "groups");
   Buffer pool = output(GC_DTYPE_F32, {1, 2, 2, 2});
   EXPECT_NE(run("max_pool", {&x}, {&pool}, Attrs(), &error), 0);
-  EXPECT_EQ(error, "max_pool: kernel_shape is required");
+  EXPECT_EQ(error, "max_pool: attribute 'kernel_shape' is required");
 }
 
 /// The unfused attention: per query row, softmax(scale * q.k + mask) . V

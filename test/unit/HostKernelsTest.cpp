@@ -296,7 +296,9 @@ TEST(HostKernelMovement, TransposeConcatSplit) {
   expectNear(c.values<float>(), {1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6});
   Buffer a = output(GC_DTYPE_F32, {2, 2}), b = output(GC_DTYPE_F32, {2, 1});
   Buffer sizes = i64({2}, {2, 1});
-  ASSERT_EQ(run("split", {&x, &sizes}, {&a, &b}, Attrs().i("axis", 1)), 0);
+  ASSERT_EQ(run("split", {&x, &sizes}, {&a, &b},
+                Attrs().i("axis", 1).i("num_outputs", 2)),
+            0);
   expectNear(a.values<float>(), {1, 2, 4, 5});
   expectNear(b.values<float>(), {3, 6});
 }

@@ -65,7 +65,7 @@ TEST(ScalarOpsTest, RendersTheTargetsText) {
   }
   {
     TreeBuilder b(true);
-    EXPECT_EQ(render(b, scalar::shrink(b, b.operand(0), 0.5, 0.0)),
+    EXPECT_EQ(render(b, scalar::shrink(b, b.operand(0), 0.0, 0.5)),
               "x < -0.5f ? static_cast<float>(x + 0.0f) : (x > 0.5f ? "
               "static_cast<float>(x - 0.0f) : 0.0f)");
   }
@@ -238,7 +238,7 @@ template <typename A> void expectHostKernelFormulas() {
         return x * std::tanh(softplus);
       });
   expectSameBits<A>(
-      "shrink", [](auto &b, A x) { return scalar::shrink(b, x, 0.5, 0.25); },
+      "shrink", [](auto &b, A x) { return scalar::shrink(b, x, 0.25, 0.5); },
       [](A x) {
         return x < A(-0.5) ? x + A(0.25) : x > A(0.5) ? x - A(0.25) : A(0);
       });
