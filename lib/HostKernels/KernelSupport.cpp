@@ -185,6 +185,18 @@ const gc_attr *lookupAttr(KernelContext &ctx, const char *name,
   return attr;
 }
 
+/// Reads an attribute with no default into `value`, left empty when absent.
+template <typename T>
+int readOptionalAttr(KernelContext &ctx, const char *name,
+                     std::optional<T> &value, AttrPresence presence) {
+  T read{};
+  const bool present = findAttr(ctx.attrs, name) != nullptr;
+  GC_TRY(ctx.readAttr(name, read, presence));
+  if (present)
+    value = read;
+  return 0;
+}
+
 } // namespace
 
 int KernelContext::readAttr(const char *name, int64_t &value,
@@ -198,12 +210,7 @@ int KernelContext::readAttr(const char *name, int64_t &value,
 
 int KernelContext::readAttr(const char *name, std::optional<int64_t> &value,
                             AttrPresence presence) {
-  int64_t read = 0;
-  const bool present = findAttr(attrs, name) != nullptr;
-  GC_TRY(readAttr(name, read, presence));
-  if (present)
-    value = read;
-  return 0;
+  return readOptionalAttr(*this, name, value, presence);
 }
 
 int KernelContext::readAttr(const char *name, double &value,
@@ -217,12 +224,7 @@ int KernelContext::readAttr(const char *name, double &value,
 
 int KernelContext::readAttr(const char *name, std::optional<double> &value,
                             AttrPresence presence) {
-  double read = 0;
-  const bool present = findAttr(attrs, name) != nullptr;
-  GC_TRY(readAttr(name, read, presence));
-  if (present)
-    value = read;
-  return 0;
+  return readOptionalAttr(*this, name, value, presence);
 }
 
 int KernelContext::readAttr(const char *name, const char *&value,
@@ -266,12 +268,7 @@ int KernelContext::readAttr(const char *name, int32_t &value,
 
 int KernelContext::readAttr(const char *name, std::optional<int32_t> &value,
                             AttrPresence presence) {
-  int32_t read = 0;
-  const bool present = findAttr(attrs, name) != nullptr;
-  GC_TRY(readAttr(name, read, presence));
-  if (present)
-    value = read;
-  return 0;
+  return readOptionalAttr(*this, name, value, presence);
 }
 
 int KernelContext::readAttr(const char *name, const gc_tensor *&value,
