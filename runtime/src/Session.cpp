@@ -652,13 +652,13 @@ graphc_status graphc_model_select_plan(const graphc_model *model,
                                        const int32_t *input_ranks,
                                        const int64_t *const *input_dims,
                                        int32_t *out_plan_index) {
-  return withResolvedRun(
-      "graphc_model_select_plan", "an out_plan_index", out_plan_index, model,
-      num_inputs, input_names, input_ranks, input_dims,
-      [&](const RunShape &shape) -> graphc_status {
-        *out_plan_index = shape.parts.front().plan;
-        return nullptr;
-      });
+  return withResolvedRun("graphc_model_select_plan", "an out_plan_index",
+                         out_plan_index != nullptr, model, num_inputs,
+                         input_names, input_ranks, input_dims,
+                         [&](const RunShape &shape) -> graphc_status {
+                           *out_plan_index = shape.parts.front().plan;
+                           return nullptr;
+                         });
 }
 
 graphc_status graphc_model_batch_dim(const graphc_model *model,
@@ -682,8 +682,8 @@ graphc_status graphc_model_output_dims(const graphc_model *model,
                                        const int64_t *const *input_dims,
                                        int64_t *const *out_output_dims) {
   return withResolvedRun(
-      "graphc_model_output_dims", "out_output_dims", out_output_dims, model,
-      num_inputs, input_names, input_ranks, input_dims,
+      "graphc_model_output_dims", "out_output_dims", out_output_dims != nullptr,
+      model, num_inputs, input_names, input_ranks, input_dims,
       [&](const RunShape &shape) -> graphc_status {
         // Checked before anything is written; a rank-0 output has no dims
         // to write, so its pointer may be NULL.
