@@ -35,7 +35,7 @@
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/GraphScalar.h"
 #include "dialects/Graph/GraphTypeInference.h"
-#include "passes/PassSupport.h"
+#include "lib/Support/Axis.h"
 #include "passes/Passes.h"
 #include "passes/SizeUses.h"
 
@@ -510,7 +510,7 @@ SmallVector<int64_t> axisRange(int64_t first, int64_t last) {
 
 /// The ONNX node name of `op`, or its op name when it has none.
 std::string nodeName(Operation *op) {
-  std::string name = graphc::nodeName(op->getLoc());
+  std::string name = graph::firstNodeName(op->getLoc());
   return name.empty() ? op->getName().getStringRef().str() : name;
 }
 

@@ -14,6 +14,7 @@
 
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/HostEval.h"
+#include "passes/ApplyPatterns.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -590,14 +591,10 @@ struct SinkReshapeBelowPointwise : RewritePattern {
 } // namespace
 
 LogicalResult foldIntoLinearOps(ModuleOp module) {
-  MLIRContext *context = module.getContext();
-  RewritePatternSet patterns(context);
-  patterns.add<FoldAffineIntoConv<ConvOp>, FoldAffineIntoConv<ConvTransposeOp>,
-               FoldAffineIntoGemm, FoldAffineIntoMatMul,
-               HoistScalesOutOfMatMul, SinkReshapeBelowPointwise>(context);
-  if (failed(applyPatternsAndFoldGreedily(module, std::move(patterns))))
-    return module.emitError("folding into linear ops did not converge");
-  return success();
+  return applyPatternsUntilDone<
+      FoldAffineIntoConv<ConvOp>, FoldAffineIntoConv<ConvTransposeOp>,
+      FoldAffineIntoGemm, FoldAffineIntoMatMul, HoistScalesOutOfMatMul,
+      SinkReshapeBelowPointwise>(module, "folding into linear ops");
 }
 
 namespace {

@@ -17,7 +17,6 @@
 
 #include "dialects/Graph/GraphOps.h"
 #include "lib/Support/Fnv1a.h"
-#include "passes/PassSupport.h"
 #include "passes/Passes.h"
 #include "passes/Views.h"
 
@@ -166,7 +165,7 @@ static LogicalResult checkStaticShapes(func::FuncOp main) {
       auto ranked = dyn_cast<RankedTensorType>(type);
       if (ranked && ranked.hasStaticShape())
         continue;
-      std::string node = nodeName(op->getLoc());
+      std::string node = graph::firstNodeName(op->getLoc());
       op->emitError() << "result of " << op->getName()
                       << (node.empty() ? "" : " (node '" + node + "')")
                       << " has a dynamic shape " << type

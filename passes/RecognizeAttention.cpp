@@ -19,6 +19,7 @@
 
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/GraphTypeInference.h"
+#include "passes/ApplyPatterns.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -512,11 +513,9 @@ void readMasksUnexpanded(ModuleOp module) {
 } // namespace
 
 LogicalResult recognizeAttention(ModuleOp module) {
-  MLIRContext *context = module.getContext();
-  RewritePatternSet patterns(context);
-  patterns.add<RecognizeAttentionChain>(context);
-  if (failed(applyPatternsAndFoldGreedily(module, std::move(patterns))))
-    return module.emitError("recognising attention did not converge");
+  if (failed(applyPatternsUntilDone<RecognizeAttentionChain>(
+          module, "recognising attention")))
+    return failure();
   readMasksUnexpanded(module);
   return success();
 }

@@ -14,6 +14,7 @@
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/GraphTypeInference.h"
 #include "lib/Support/ScalarOps.h"
+#include "passes/ApplyPatterns.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/PatternMatch.h"
@@ -489,13 +490,10 @@ struct RecognizeRmsNorm : OpRewritePattern<ReduceMeanOp> {
 } // namespace
 
 LogicalResult recognizeExporterPatterns(ModuleOp module) {
-  MLIRContext *context = module.getContext();
-  RewritePatternSet patterns(context);
-  patterns.add<RecognizeErfGelu, RecognizeTanhGelu, RecognizeLayerNorm,
-               RecognizeRmsNorm, RecognizeSilu>(context);
-  if (failed(applyPatternsAndFoldGreedily(module, std::move(patterns))))
-    return module.emitError("recognising exporter patterns did not converge");
-  return success();
+  return applyPatternsUntilDone<RecognizeErfGelu, RecognizeTanhGelu,
+                                RecognizeLayerNorm, RecognizeRmsNorm,
+                                RecognizeSilu>(module,
+                                               "recognising exporter patterns");
 }
 
 namespace {

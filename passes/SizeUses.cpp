@@ -34,8 +34,8 @@
 #include "dialects/Graph/GraphOps.h"
 
 #include "dialects/Graph/GraphTypeInference.h"
+#include "lib/Support/Axis.h"
 #include "lib/Support/CheckedArith.h"
-#include "passes/PassSupport.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"

@@ -10,6 +10,7 @@
 
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/GraphTypeInference.h"
+#include "lib/Support/Axis.h"
 
 #include "mlir/IR/PatternMatch.h"
 
@@ -173,10 +174,10 @@ static std::optional<SmallVector<int64_t>> normalizedAxes(Value axes,
   if (!values)
     return std::nullopt;
   for (int64_t &axis : *values) {
-    if (axis < -rank || axis >= rank)
+    std::optional<int64_t> normalized = graphc::normalizeAxis(axis, rank);
+    if (!normalized)
       return std::nullopt;
-    if (axis < 0)
-      axis += rank;
+    axis = *normalized;
   }
   llvm::sort(*values);
   return values;

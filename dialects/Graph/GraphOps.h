@@ -107,6 +107,21 @@ inline void collectNodeNames(mlir::Location loc,
       collectNodeNames(inner, names);
 }
 
+/// The ONNX node name a location records (the first of a fused location's,
+/// a call site's callee's), or "" when it records none: what diagnostics and
+/// kernel comments name an op by.
+inline std::string firstNodeName(mlir::Location loc) {
+  if (auto named = mlir::dyn_cast<mlir::NameLoc>(loc))
+    return named.getName().str();
+  if (auto fused = mlir::dyn_cast<mlir::FusedLoc>(loc))
+    for (mlir::Location inner : fused.getLocations())
+      if (std::string name = firstNodeName(inner); !name.empty())
+        return name;
+  if (auto callSite = mlir::dyn_cast<mlir::CallSiteLoc>(loc))
+    return firstNodeName(callSite.getCallee());
+  return "";
+}
+
 /// The location of an op that computes outputs of ONNX node `node` (its
 /// NameLoc): the same NameLoc, whose child location also records, per
 /// result of the op, the ONNX tensor it holds ("" for a result that is no

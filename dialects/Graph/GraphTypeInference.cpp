@@ -10,6 +10,7 @@
 #include "dialects/Graph/GraphTypeInference.h"
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/HostEval.h"
+#include "lib/Support/Axis.h"
 #include "lib/Support/CheckedArith.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -221,10 +222,11 @@ LogicalResult TypeInference::checkAttributes(
 
 FailureOr<int64_t> TypeInference::normalizeAxis(int64_t axis, int64_t rank,
                                                 StringRef what) const {
-  if (axis < -rank || axis >= rank)
+  std::optional<int64_t> normalized = graphc::normalizeAxis(axis, rank);
+  if (!normalized)
     return emitError(what + " " + Twine(axis) + " is out of range for rank " +
                      Twine(rank));
-  return axis < 0 ? axis + rank : axis;
+  return *normalized;
 }
 
 FailureOr<SmallVector<int64_t>>

@@ -9,6 +9,7 @@
 
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/GraphTypeInference.h"
+#include "lib/Support/Axis.h"
 
 using namespace mlir;
 using namespace graphc::graph;
@@ -57,12 +58,14 @@ static LogicalResult verifyFlag(Operation *op, StringRef name, int64_t value) {
   return success();
 }
 
-static LogicalResult verifyAxis(Operation *op, int64_t axis, int64_t rank,
-                                StringRef name = "axis") {
-  if (axis < -rank || axis >= rank)
+/// `axis` counted from the front, or an error naming it when out of range.
+static FailureOr<int64_t> verifyAxis(Operation *op, int64_t axis, int64_t rank,
+                                     StringRef name = "axis") {
+  std::optional<int64_t> normalized = graphc::normalizeAxis(axis, rank);
+  if (!normalized)
     return op->emitOpError()
            << name << " " << axis << " is out of range for rank " << rank;
-  return success();
+  return *normalized;
 }
 
 //===----------------------------------------------------------------------===//
@@ -226,10 +229,10 @@ verifyLastAxesParams(Operation *op, TypedValue<RankedTensorType> x,
                      int64_t axis,
                      ArrayRef<std::pair<Value, StringRef>> params) {
   int64_t rank = x.getType().getRank();
-  if (failed(verifyAxis(op, axis, rank)))
+  FailureOr<int64_t> front = verifyAxis(op, axis, rank);
+  if (failed(front))
     return failure();
-  axis = axis < 0 ? axis + rank : axis;
-  ArrayRef<int64_t> normalized = x.getType().getShape().drop_front(axis);
+  ArrayRef<int64_t> normalized = x.getType().getShape().drop_front(*front);
   for (auto [value, name] : params) {
     if (!value)
       continue;
@@ -279,12 +282,12 @@ LogicalResult MeanVarianceNormalizationOp::verify() {
   int64_t rank = getInput().getType().getRank();
   SmallVector<bool> seen(rank, false);
   for (int64_t axis : getAxes()) {
-    if (failed(verifyAxis(*this, axis, rank, "axes entry")))
+    FailureOr<int64_t> normalized = verifyAxis(*this, axis, rank, "axes entry");
+    if (failed(normalized))
       return failure();
-    int64_t normalized = axis < 0 ? axis + rank : axis;
-    if (seen[normalized])
+    if (seen[*normalized])
       return emitOpError("axes repeats axis ") << axis;
-    seen[normalized] = true;
+    seen[*normalized] = true;
   }
   return success();
 }

@@ -127,6 +127,19 @@ SmallVector<int64_t> broadcastStrides(ArrayRef<int64_t> in,
   return strides;
 }
 
+SmallVector<int64_t> transposedStrides(graph::TransposeOp transpose,
+                                       ArrayRef<int64_t> out) {
+  SmallVector<int64_t> inStrides =
+      contiguousStrides(transpose.getData().getType().getShape());
+  ArrayRef<int64_t> result = transpose.getTransposed().getType().getShape();
+  SmallVector<int64_t> strides(out.size(), 0);
+  size_t lead = out.size() - result.size();
+  for (auto [j, from] : llvm::enumerate(graph::transposePermutation(transpose)))
+    if (result[j] != 1)
+      strides[lead + j] = inStrides[from];
+  return strides;
+}
+
 SmallVector<Value> inputSlots(Operation *op) {
   // Every target reads an op's operands by ONNX input slot
   // (graph::operandSlotSizes).

@@ -27,6 +27,10 @@
 #include <optional>
 #include <string>
 
+namespace graphc::graph {
+class TransposeOp;
+} // namespace graphc::graph
+
 namespace graphc::codegen {
 
 /// C++ name of a graph element type as generated code stores it ("__half"
@@ -49,6 +53,11 @@ llvm::SmallVector<int64_t> contiguousStrides(llvm::ArrayRef<int64_t> dims);
 /// broadcast shape `out`: right-aligned, 0 along broadcast dims.
 llvm::SmallVector<int64_t> broadcastStrides(llvm::ArrayRef<int64_t> in,
                                             llvm::ArrayRef<int64_t> out);
+/// Strides of the input of `transpose` read at the coordinates of the numpy
+/// broadcast shape `out` of its result (result dim j is input dim perm[j]):
+/// a load that reads the transposed input without a copy.
+llvm::SmallVector<int64_t> transposedStrides(graph::TransposeOp transpose,
+                                             llvm::ArrayRef<int64_t> out);
 
 /// The operands of `op` per ONNX input slot, null for an absent optional
 /// one.

@@ -3,6 +3,7 @@
 #include "lib/HostKernels/KernelSupport.h"
 
 #include "lib/Artifact/OnnxDtype.h"
+#include "lib/Support/Axis.h"
 
 #include <cstdarg>
 
@@ -284,10 +285,11 @@ int KernelContext::readAttr(const char *name, const gc_tensor *&value,
 }
 
 int KernelContext::normalizeAxis(int64_t axis, int rank, int &result) {
-  if (axis < -rank || axis >= rank)
+  std::optional<int64_t> normalized = graphc::normalizeAxis(axis, rank);
+  if (!normalized)
     return fail("axis %lld is out of range for rank %d",
                 static_cast<long long>(axis), rank);
-  result = static_cast<int>(axis < 0 ? axis + rank : axis);
+  result = static_cast<int>(*normalized);
   return 0;
 }
 

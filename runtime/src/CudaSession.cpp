@@ -752,7 +752,8 @@ graphc_status CudaSession::run(const RunShape &shape,
   // stream, which runs in order.
   if (shape.staged) {
     for (const RunPart &part : shape.parts)
-      if (graphc_status status = runStagedPart(shape, part, inputs, outputs))
+      if (graphc_status status =
+              runStagedPart(shape, part, inputs, outputs, /*pad=*/true))
         return status;
   } else {
     int32_t planIndex = shape.parts.front().plan;
@@ -774,7 +775,8 @@ graphc_status CudaSession::run(const RunShape &shape,
     } else {
       if (inPlace)
         lastStagedBuffers[planIndex] = joinBuffers(inputPtrs, outputPtrs);
-      if (graphc_status status = runStaged(shape, inputs, outputs))
+      if (graphc_status status = runStagedPart(shape, shape.parts.front(),
+                                               inputs, outputs, /*pad=*/false))
         return status;
     }
   }
@@ -794,45 +796,6 @@ graphc_status CudaSession::run(const RunShape &shape,
   if (result != cu::kSuccess)
     return error("plan '" + std::string(plan.name) + "' failed", result);
   return takeDeviceError();
-}
-
-graphc_status
-CudaSession::runStaged(const RunShape &shape,
-                       const std::vector<SegmentedTensor> &inputs,
-                       const std::vector<SegmentedTensor> &outputs) {
-  const graphc_model_desc &desc = *model.desc;
-  const RunPart &part = shape.parts.front();
-  const graphc_plan_desc &plan = desc.plans[part.plan];
-  cu::Result result = cu::kSuccess;
-  for (int32_t i = 0; i < desc.num_inputs; ++i) {
-    if (!queueStagedCopy(
-            partInputCopy(model, shape, part, i, inputs[i].dims.data()),
-            inputs[i], inputStaging[i], true, result))
-      return makeStatus(GRAPHC_INTERNAL,
-                        "input '" + std::string(desc.inputs[i].name) +
-                            "' does not fit the staging of plan '" + plan.name +
-                            "'");
-    if (result != cu::kSuccess)
-      return error("cannot stage input '" + std::string(desc.inputs[i].name) +
-                       "' of plan '" + plan.name + "'",
-                   result);
-  }
-  if (graphc_status status = launchOnStaging(part.plan))
-    return status;
-  for (int32_t o = 0; o < desc.num_outputs; ++o) {
-    if (!queueStagedCopy(*partOutputCopy(model, shape, part, o), outputs[o],
-                         outputStaging[o], false, result))
-      return makeStatus(GRAPHC_INTERNAL,
-                        "output '" + std::string(desc.outputs[o].name) +
-                            "' does not fit the staging of plan '" + plan.name +
-                            "'");
-    if (result != cu::kSuccess)
-      return error("cannot copy out output '" +
-                       std::string(desc.outputs[o].name) + "' of plan '" +
-                       plan.name + "'",
-                   result);
-  }
-  return nullptr;
 }
 
 bool CudaSession::queueStagedCopy(const BoxCopy &box,
@@ -961,17 +924,20 @@ graphc_status CudaSession::fillPadding(int32_t input, uint64_t bytes) {
 graphc_status
 CudaSession::runStagedPart(const RunShape &shape, const RunPart &part,
                            const std::vector<SegmentedTensor> &inputs,
-                           const std::vector<SegmentedTensor> &outputs) {
+                           const std::vector<SegmentedTensor> &outputs,
+                           bool pad) {
   const graphc_model_desc &desc = *model.desc;
   const graphc_plan_desc &plan = desc.plans[part.plan];
   cu::Result result = cu::kSuccess;
   for (int32_t i = 0; i < desc.num_inputs; ++i) {
     const graphc_tensor_desc &input = desc.inputs[i];
-    uint64_t bytes = planTensorBytes(input, plan.input_dims[i]);
-    if (!bytes)
-      continue;
-    if (graphc_status status = fillPadding(i, bytes))
-      return status;
+    if (pad) {
+      uint64_t bytes = planTensorBytes(input, plan.input_dims[i]);
+      if (!bytes)
+        continue;
+      if (graphc_status status = fillPadding(i, bytes))
+        return status;
+    }
     if (!queueStagedCopy(
             partInputCopy(model, shape, part, i, inputs[i].dims.data()),
             inputs[i], inputStaging[i], true, result))
@@ -980,8 +946,10 @@ CudaSession::runStagedPart(const RunShape &shape, const RunPart &part,
                             "' does not fit the staging of plan '" +
                             plan.name + "'");
     if (result != cu::kSuccess)
-      return error("cannot pad input '" + std::string(input.name) +
-                       "' into plan '" + plan.name + "'",
+      return error(pad ? "cannot pad input '" + std::string(input.name) +
+                             "' into plan '" + plan.name + "'"
+                       : "cannot stage input '" + std::string(input.name) +
+                             "' of plan '" + plan.name + "'",
                    result);
   }
   if (graphc_status status = launchOnStaging(part.plan))

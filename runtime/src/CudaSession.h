@@ -173,12 +173,6 @@ private:
                            const std::vector<cu::DevicePtr> &inputs,
                            const std::vector<cu::DevicePtr> &outputs,
                            cu::GraphExec &out);
-  /// Copies the caller's inputs into staging, runs the plan of `shape`
-  /// (one part at its dims) there (launchOnStaging) and copies the outputs
-  /// out.
-  graphc_status runStaged(const RunShape &shape,
-                          const std::vector<SegmentedTensor> &inputs,
-                          const std::vector<SegmentedTensor> &outputs);
   /// Queues the copies of `box` between the caller's tensor and staging
   /// buffer `staging` on the stream (into staging when `toStaging`):
   /// device to device, or host to device and back for host segments. The
@@ -191,11 +185,14 @@ private:
   graphc_status launchOnStaging(int32_t plan);
   /// Fills the first `bytes` of input `input`'s staging with its pad value.
   graphc_status fillPadding(int32_t input, uint64_t bytes);
-  /// Pads one part's inputs into staging, runs its plan and copies the
-  /// valid part of every output out.
+  /// Copies one part's inputs into staging (when `pad`, first filled with
+  /// their pad values, inputs the plan gives no bytes skipped), runs its
+  /// plan there (launchOnStaging) and copies the valid part of every output
+  /// out. Without `pad` the part is the whole run, at the plan's dims.
   graphc_status runStagedPart(const RunShape &shape, const RunPart &part,
                               const std::vector<SegmentedTensor> &inputs,
-                              const std::vector<SegmentedTensor> &outputs);
+                              const std::vector<SegmentedTensor> &outputs,
+                              bool pad);
   /// Turns the host copy of the error record into a status naming the node,
   /// and clears the record. Only when nothing of this session is in flight.
   graphc_status takeDeviceError();

@@ -8,26 +8,36 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <optional>
+#include <tuple>
 #include <vector>
 
 using namespace graphc::rt;
 
 namespace {
+/// "" when `dtype` is one graphc knows and `rank` dims at `dims` are each at
+/// least `leastDim`, else what is wrong, after `where`.
+std::string checkDtypeAndDims(const std::string &where, int32_t dtype,
+                              int32_t rank, const int64_t *dims,
+                              int64_t leastDim) {
+  if (graphc_dtype_size(dtype) == 0)
+    return where + " has unsupported dtype " + std::to_string(dtype);
+  if (rank < 0 || (rank > 0 && !dims))
+    return where + " has no valid dims";
+  for (int32_t i = 0; i < rank; ++i)
+    if (dims[i] < leastDim)
+      return where + " has dim " + std::to_string(dims[i]);
+  return "";
+}
+
 std::string checkTensor(const graphc_tensor_desc &tensor,
                         const std::string &what) {
   if (!tensor.name)
     return what + " has no name";
-  std::string where = what + " '" + tensor.name + "'";
-  if (graphc_dtype_size(tensor.dtype) == 0)
-    return where + " has unsupported dtype " + std::to_string(tensor.dtype);
-  if (tensor.rank < 0 || (tensor.rank > 0 && !tensor.dims))
-    return where + " has no valid dims";
-  for (int32_t i = 0; i < tensor.rank; ++i) {
-    if (tensor.dims[i] < -1)
-      return where + " has dim " + std::to_string(tensor.dims[i]);
-  }
-  return "";
+  // -1: a dynamic dim.
+  return checkDtypeAndDims(what + " '" + tensor.name + "'", tensor.dtype,
+                           tensor.rank, tensor.dims, -1);
 }
 
 /// Checks a plan's static dims for the model tensors `tensors`.
@@ -133,17 +143,71 @@ std::optional<int64_t> matrixBytes(const graphc_gemm_desc &gemm, int64_t stride,
       *elements, static_cast<int64_t>(graphc_dtype_size(gemm.dtype)));
 }
 
-/// One operand of a GEMM step: its argument index, the bytes the GEMM
-/// touches in it, and its name in messages.
-struct GemmOperand {
+/// One operand of a GEMM or convolution step: its name in messages, its
+/// argument index and the bytes the library touches in it.
+struct SizedOperand {
   const char *name;
   int32_t arg;
   int64_t bytes;
 };
 
+/// A named field of a record, as messages show it.
+struct NamedValue {
+  const char *name;
+  int64_t value;
+};
+
+/// The first of `sizes` that is less than 1, if any.
+std::optional<NamedValue>
+firstNonPositive(std::initializer_list<NamedValue> sizes) {
+  for (const NamedValue &size : sizes)
+    if (size.value < 1)
+      return size;
+  return std::nullopt;
+}
+
+/// An argument index of a library record: -1 means absent, which only an
+/// optional operand may be.
+struct ArgumentIndex {
+  const char *name;
+  int32_t arg;
+  bool optional;
+};
+
+/// "" when every index in `args` is valid, else "AT" + `what` followed by
+/// all of them ("(a_arg 0, b_arg -1, ...)").
+std::string checkArgumentIndices(const std::string &at, const char *what,
+                                 std::initializer_list<ArgumentIndex> args) {
+  bool valid = true;
+  std::string list;
+  for (const ArgumentIndex &index : args) {
+    valid &= index.arg >= (index.optional ? -1 : 0);
+    list += (list.empty() ? "" : ", ") + std::string(index.name) + " " +
+            std::to_string(index.arg);
+  }
+  return valid ? "" : at + what + " (" + list + ")";
+}
+
+/// "" when `flag` is 0 or 1, else "AThas NAME FLAG (0 or 1)".
+std::string checkFlag(const std::string &at, const char *name, int32_t flag) {
+  if (flag == 0 || flag == 1)
+    return "";
+  return at + "has " + name + " " + std::to_string(flag) + " (0 or 1)";
+}
+
+/// "" when `rank` is one of the GRAPHC_MAX_ALGO_RANKS choices the runtime
+/// asks a library's heuristic for, else "ATasks for WHAT rank RANK ...".
+std::string checkAlgoRank(const std::string &at, const char *what,
+                          int32_t rank) {
+  if (rank >= 0 && rank < GRAPHC_MAX_ALGO_RANKS)
+    return "";
+  return at + "asks for " + what + " rank " + std::to_string(rank) + " (0 to " +
+         std::to_string(GRAPHC_MAX_ALGO_RANKS - 1) + ")";
+}
+
 /// A's, B's, C's, bias's and D's extents in bytes (absent ones have arg -1).
 /// Fails when one overflows.
-bool gemmOperands(const graphc_gemm_desc &gemm, GemmOperand (&out)[5]) {
+bool gemmOperands(const graphc_gemm_desc &gemm, SizedOperand (&out)[5]) {
   int64_t rowsA = gemm.trans_a ? gemm.k : gemm.m;
   int64_t colsA = gemm.trans_a ? gemm.m : gemm.k;
   int64_t rowsB = gemm.trans_b ? gemm.n : gemm.k;
@@ -182,15 +246,10 @@ std::string checkGemm(const graphc_gemm_desc &gemm, const std::string &where) {
       (gemm.trans_b != 0 && gemm.trans_b != 1))
     return at + "trans_a/trans_b are " + std::to_string(gemm.trans_a) + "/" +
            std::to_string(gemm.trans_b) + " (0 or 1 each)";
-  const struct {
-    const char *name;
-    int64_t value;
-  } sizes[] = {
-      {"m", gemm.m}, {"n", gemm.n}, {"k", gemm.k}, {"batch", gemm.batch}};
-  for (const auto &size : sizes)
-    if (size.value < 1)
-      return at + size.name + " is " + std::to_string(size.value) +
-             " (at least 1)";
+  if (std::optional<NamedValue> size = firstNonPositive(
+          {{"m", gemm.m}, {"n", gemm.n}, {"k", gemm.k}, {"batch", gemm.batch}}))
+    return at + size->name + " is " + std::to_string(size->value) +
+           " (at least 1)";
   // cuBLASLt counts batches in an int32_t.
   if (gemm.batch > INT32_MAX)
     return at + "batch " + std::to_string(gemm.batch) + " exceeds " +
@@ -230,42 +289,35 @@ std::string checkGemm(const graphc_gemm_desc &gemm, const std::string &where) {
   if (graphc_dtype_size(gemm.compute_dtype) == 0)
     return at + "has unsupported compute dtype " +
            std::to_string(gemm.compute_dtype);
-  if (gemm.a_arg < 0 || gemm.b_arg < 0 || gemm.d_arg < 0 || gemm.c_arg < -1 ||
-      gemm.bias_arg < -1 || gemm.workspace_arg < 0)
-    return at + "lacks A, B, D or the workspace (a_arg " +
-           std::to_string(gemm.a_arg) + ", b_arg " +
-           std::to_string(gemm.b_arg) + ", c_arg " +
-           std::to_string(gemm.c_arg) + ", bias_arg " +
-           std::to_string(gemm.bias_arg) + ", d_arg " +
-           std::to_string(gemm.d_arg) + ", workspace_arg " +
-           std::to_string(gemm.workspace_arg) + ")";
-  if (gemm.algo_rank < 0 || gemm.algo_rank >= GRAPHC_MAX_ALGO_RANKS)
-    return at + "asks for algorithm rank " + std::to_string(gemm.algo_rank) +
-           " (0 to " + std::to_string(GRAPHC_MAX_ALGO_RANKS - 1) + ")";
-  if (gemm.tf32 != 0 && gemm.tf32 != 1)
-    return at + "has tf32 " + std::to_string(gemm.tf32) + " (0 or 1)";
+  if (std::string error =
+          checkArgumentIndices(at, "lacks A, B, D or the workspace",
+                               {{"a_arg", gemm.a_arg, false},
+                                {"b_arg", gemm.b_arg, false},
+                                {"c_arg", gemm.c_arg, true},
+                                {"bias_arg", gemm.bias_arg, true},
+                                {"d_arg", gemm.d_arg, false},
+                                {"workspace_arg", gemm.workspace_arg, false}});
+      !error.empty())
+    return error;
+  if (std::string error = checkAlgoRank(at, "algorithm", gemm.algo_rank);
+      !error.empty())
+    return error;
+  if (std::string error = checkFlag(at, "tf32", gemm.tf32); !error.empty())
+    return error;
   if (gemm.split_k != 0 &&
       (gemm.split_k < 2 || gemm.split_k > GRAPHC_MAX_SPLIT_K))
     return at + "splits K into " + std::to_string(gemm.split_k) +
            " parts (0, or 2 to " + std::to_string(GRAPHC_MAX_SPLIT_K) + ")";
-  if (gemm.tuned != 0 && gemm.tuned != 1)
-    return at + "has tuned " + std::to_string(gemm.tuned) + " (0 or 1)";
+  if (std::string error = checkFlag(at, "tuned", gemm.tuned); !error.empty())
+    return error;
   if (gemm.tf32 && gemm.dtype != kFloat)
     return at + "rounds to tf32 but its matrices are " +
            graphc_dtype_name(gemm.dtype);
-  GemmOperand operands[5];
+  SizedOperand operands[5];
   if (!gemmOperands(gemm, operands))
     return at + "spans more bytes than a size can hold";
   return "";
 }
-
-/// One tensor of a convolution step: its argument index, its bytes and
-/// its name in messages.
-struct ConvOperand {
-  const char *name;
-  int32_t arg;
-  int64_t bytes;
-};
 
 /// The bytes of `count` elements times the product of `dims[0, rank)`;
 /// nullopt when that overflows.
@@ -283,7 +335,7 @@ std::optional<int64_t> convTensorBytes(int64_t count, const int64_t *dims,
 /// a convolution whose sizes checkConv found positive; the same in either
 /// layout (channels_last permutes dense tensors). Fails when one
 /// overflows.
-bool convOperands(const graphc_conv_desc &conv, ConvOperand (&out)[5]) {
+bool convOperands(const graphc_conv_desc &conv, SizedOperand (&out)[5]) {
   auto elementBytes = static_cast<int64_t>(graphc_dtype_size(conv.dtype));
   int32_t rank = conv.spatial_dims;
   std::optional<int64_t> nc = graphc::checkedMul(conv.n, conv.c);
@@ -352,15 +404,13 @@ std::string checkConv(const graphc_conv_desc &conv, const std::string &where) {
     return at + "has " + std::to_string(conv.spatial_dims) +
            " spatial dims (1 to " +
            std::to_string(GRAPHC_MAX_CONV_SPATIAL_DIMS) + ")";
-  const struct {
-    const char *name;
-    int64_t value;
-  } sizes[] = {
-      {"n", conv.n}, {"c", conv.c}, {"k", conv.k}, {"groups", conv.groups}};
-  for (const auto &size : sizes)
-    if (size.value < 1)
-      return at + size.name + " is " + std::to_string(size.value) +
-             " (at least 1)";
+  if (std::optional<NamedValue> size =
+          firstNonPositive({{"n", conv.n},
+                            {"c", conv.c},
+                            {"k", conv.k},
+                            {"groups", conv.groups}}))
+    return at + size->name + " is " + std::to_string(size->value) +
+           " (at least 1)";
   if (conv.c % conv.groups || conv.k % conv.groups)
     return at + "has " + std::to_string(conv.groups) +
            " groups, which do not divide c " + std::to_string(conv.c) +
@@ -422,31 +472,33 @@ std::string checkConv(const graphc_conv_desc &conv, const std::string &where) {
     return at + "has " + dtypeText(conv.dtype) + " tensors computing in " +
            dtypeText(conv.compute_dtype) +
            " (float32, float16 or bfloat16 computing in float32)";
-  if (conv.tf32 != 0 && conv.tf32 != 1)
-    return at + "has tf32 " + std::to_string(conv.tf32) + " (0 or 1)";
+  if (std::string error = checkFlag(at, "tf32", conv.tf32); !error.empty())
+    return error;
   if (conv.tf32 && conv.dtype != kFloat)
     return at + "rounds to tf32 but its tensors are " +
            graphc_dtype_name(conv.dtype);
-  if (conv.channels_last != 0 && conv.channels_last != 1)
-    return at + "has channels_last " + std::to_string(conv.channels_last) +
-           " (0 or 1)";
-  if (conv.x_arg < 0 || conv.w_arg < 0 || conv.y_arg < 0 ||
-      conv.bias_arg < -1 || conv.z_arg < -1 || conv.workspace_arg < 0)
-    return at + "lacks X, W, Y or the workspace (x_arg " +
-           std::to_string(conv.x_arg) + ", w_arg " +
-           std::to_string(conv.w_arg) + ", bias_arg " +
-           std::to_string(conv.bias_arg) + ", z_arg " +
-           std::to_string(conv.z_arg) + ", y_arg " +
-           std::to_string(conv.y_arg) + ", workspace_arg " +
-           std::to_string(conv.workspace_arg) + ")";
-  if (conv.engine_rank < 0 || conv.engine_rank >= GRAPHC_MAX_ALGO_RANKS)
-    return at + "asks for engine rank " + std::to_string(conv.engine_rank) +
-           " (0 to " + std::to_string(GRAPHC_MAX_ALGO_RANKS - 1) + ")";
-  if (conv.tuned != 0 && conv.tuned != 1)
-    return at + "has tuned " + std::to_string(conv.tuned) + " (0 or 1)";
-  if (conv.has_epilogue_kernel != 0 && conv.has_epilogue_kernel != 1)
-    return at + "has has_epilogue_kernel " +
-           std::to_string(conv.has_epilogue_kernel) + " (0 or 1)";
+  if (std::string error = checkFlag(at, "channels_last", conv.channels_last);
+      !error.empty())
+    return error;
+  if (std::string error =
+          checkArgumentIndices(at, "lacks X, W, Y or the workspace",
+                               {{"x_arg", conv.x_arg, false},
+                                {"w_arg", conv.w_arg, false},
+                                {"bias_arg", conv.bias_arg, true},
+                                {"z_arg", conv.z_arg, true},
+                                {"y_arg", conv.y_arg, false},
+                                {"workspace_arg", conv.workspace_arg, false}});
+      !error.empty())
+    return error;
+  if (std::string error = checkAlgoRank(at, "engine", conv.engine_rank);
+      !error.empty())
+    return error;
+  if (std::string error = checkFlag(at, "tuned", conv.tuned); !error.empty())
+    return error;
+  if (std::string error =
+          checkFlag(at, "has_epilogue_kernel", conv.has_epilogue_kernel);
+      !error.empty())
+    return error;
   if (conv.has_epilogue_kernel) {
     if (conv.bias_arg < 0 && conv.z_arg < 0 &&
         conv.epilogue == GRAPHC_EPILOGUE_NONE)
@@ -457,7 +509,7 @@ std::string checkConv(const graphc_conv_desc &conv, const std::string &where) {
     if (!launch.empty())
       return at + launch;
   }
-  ConvOperand operands[5];
+  SizedOperand operands[5];
   if (!convOperands(conv, operands))
     return at + "spans more bytes than a size can hold";
   return "";
@@ -551,16 +603,15 @@ std::string checkSdpa(const graphc_sdpa_desc &sdpa, const std::string &where,
   std::string at = where + ": attention ";
   if (target != GRAPHC_TARGET_CUDA)
     return at + "in a cpu model (cuDNN's SDPA runs on cuda only)";
-  const struct {
-    const char *name;
-    int64_t value;
-  } sizes[] = {{"batch", sdpa.batch},        {"heads", sdpa.heads},
-               {"kv_heads", sdpa.kv_heads},  {"queries", sdpa.queries},
-               {"keys", sdpa.keys},          {"head_dim", sdpa.head_dim},
-               {"value_dim", sdpa.value_dim}};
-  for (const auto &size : sizes)
-    if (size.value < 1)
-      return at + "has " + size.name + " " + std::to_string(size.value);
+  if (std::optional<NamedValue> size =
+          firstNonPositive({{"batch", sdpa.batch},
+                            {"heads", sdpa.heads},
+                            {"kv_heads", sdpa.kv_heads},
+                            {"queries", sdpa.queries},
+                            {"keys", sdpa.keys},
+                            {"head_dim", sdpa.head_dim},
+                            {"value_dim", sdpa.value_dim}}))
+    return at + "has " + size->name + " " + std::to_string(size->value);
   if (sdpa.heads % sdpa.kv_heads)
     return at + "has " + std::to_string(sdpa.heads) +
            " query heads, not a "
@@ -571,22 +622,24 @@ std::string checkSdpa(const graphc_sdpa_desc &sdpa, const std::string &where,
     return at + "has " + dtypeText(sdpa.dtype) + " tensors computing in " +
            dtypeText(sdpa.compute_dtype) +
            " (float16 or bfloat16 computing in float32)";
-  if (sdpa.is_causal != 0 && sdpa.is_causal != 1)
-    return at + "has is_causal " + std::to_string(sdpa.is_causal) + " (0 or 1)";
+  if (std::string error = checkFlag(at, "is_causal", sdpa.is_causal);
+      !error.empty())
+    return error;
   if (!std::isfinite(sdpa.scale))
     return at + "has a scale that is not finite";
-  if (sdpa.q_arg < 0 || sdpa.k_arg < 0 || sdpa.v_arg < 0 || sdpa.o_arg < 0 ||
-      sdpa.bias_arg < -1 || sdpa.workspace_arg < 0)
-    return at + "has invalid argument indices (q_arg " +
-           std::to_string(sdpa.q_arg) + ", k_arg " +
-           std::to_string(sdpa.k_arg) + ", v_arg " +
-           std::to_string(sdpa.v_arg) + ", bias_arg " +
-           std::to_string(sdpa.bias_arg) + ", o_arg " +
-           std::to_string(sdpa.o_arg) + ", workspace_arg " +
-           std::to_string(sdpa.workspace_arg) + ")";
-  if (sdpa.engine_rank < 0 || sdpa.engine_rank >= GRAPHC_MAX_ALGO_RANKS)
-    return at + "asks for engine rank " + std::to_string(sdpa.engine_rank) +
-           " (0 to " + std::to_string(GRAPHC_MAX_ALGO_RANKS - 1) + ")";
+  if (std::string error =
+          checkArgumentIndices(at, "has invalid argument indices",
+                               {{"q_arg", sdpa.q_arg, false},
+                                {"k_arg", sdpa.k_arg, false},
+                                {"v_arg", sdpa.v_arg, false},
+                                {"bias_arg", sdpa.bias_arg, true},
+                                {"o_arg", sdpa.o_arg, false},
+                                {"workspace_arg", sdpa.workspace_arg, false}});
+      !error.empty())
+    return error;
+  if (std::string error = checkAlgoRank(at, "engine", sdpa.engine_rank);
+      !error.empty())
+    return error;
   const int64_t full[4] = {sdpa.batch, sdpa.heads, sdpa.queries, sdpa.keys};
   if (sdpa.bias_arg >= 0) {
     for (int d = 0; d < 4; ++d)
@@ -640,21 +693,18 @@ std::string checkKernel(const graphc_kernel_desc &kernel, int32_t index,
       kernel.library != GRAPHC_LIBRARY_CUDNN)
     return where + " has unknown library " + std::to_string(kernel.library);
   // A library kernel has exactly the record of its library.
-  if (kernel.gemm && kernel.library != GRAPHC_LIBRARY_CUBLASLT)
-    return where + " has a GEMM record but calls " +
-           (kernel.library == GRAPHC_LIBRARY_NONE
-                ? std::string("no library")
-                : std::string(libraryTitle(kernel.library)));
-  if (kernel.conv && kernel.library != GRAPHC_LIBRARY_CUDNN)
-    return where + " has a convolution record but calls " +
-           (kernel.library == GRAPHC_LIBRARY_NONE
-                ? std::string("no library")
-                : std::string(libraryTitle(kernel.library)));
-  if (kernel.sdpa && kernel.library != GRAPHC_LIBRARY_CUDNN)
-    return where + " has an attention record but calls " +
-           (kernel.library == GRAPHC_LIBRARY_NONE
-                ? std::string("no library")
-                : std::string(libraryTitle(kernel.library)));
+  const struct {
+    bool present;
+    const char *record;
+    int32_t library;
+  } records[] = {
+      {kernel.gemm != nullptr, "a GEMM record", GRAPHC_LIBRARY_CUBLASLT},
+      {kernel.conv != nullptr, "a convolution record", GRAPHC_LIBRARY_CUDNN},
+      {kernel.sdpa != nullptr, "an attention record", GRAPHC_LIBRARY_CUDNN}};
+  for (const auto &record : records)
+    if (record.present && kernel.library != record.library)
+      return where + " has " + record.record + " but calls " +
+             libraryTitle(kernel.library);
   if (kernel.library == GRAPHC_LIBRARY_CUBLASLT && !kernel.gemm)
     return where + " calls cuBLASLt without a GEMM record";
   if (kernel.conv && kernel.sdpa)
@@ -755,11 +805,11 @@ std::string writtenOverlapText(const std::string &at, const char *title,
 /// found within its buffer.
 std::string checkGemmStep(const graphc_gemm_desc &gemm,
                           const graphc_step_desc &step, const std::string &at) {
-  GemmOperand operands[5];
+  SizedOperand operands[5];
   gemmOperands(gemm, operands); // cannot overflow: checkGemm passed
   std::string error = checkLibraryArguments(
       step, at, "GEMM", gemm.workspace_arg, operands,
-      [&](const GemmOperand &operand, const graphc_buffer_ref &ref,
+      [&](const SizedOperand &operand, const graphc_buffer_ref &ref,
           const std::string &name) -> std::string {
         if (ref.size < static_cast<uint64_t>(operand.bytes))
           return at + ": the GEMM's " + name + " has " +
@@ -773,7 +823,7 @@ std::string checkGemmStep(const graphc_gemm_desc &gemm,
     return error;
   const graphc_buffer_ref &workspace = step.args[gemm.workspace_arg];
   const graphc_buffer_ref &d = step.args[gemm.d_arg];
-  for (const GemmOperand &operand : operands) {
+  for (const SizedOperand &operand : operands) {
     if (operand.arg < 0 || operand.arg == gemm.d_arg)
       continue;
     const graphc_buffer_ref &ref = step.args[operand.arg];
@@ -804,11 +854,11 @@ std::string checkGemmStep(const graphc_gemm_desc &gemm,
 /// else. Runs after every argument was found within its buffer.
 std::string checkConvStep(const graphc_conv_desc &conv,
                           const graphc_step_desc &step, const std::string &at) {
-  ConvOperand operands[5];
+  SizedOperand operands[5];
   convOperands(conv, operands); // cannot overflow: checkConv passed
   std::string error = checkLibraryArguments(
       step, at, "convolution", conv.workspace_arg, operands,
-      [&](const ConvOperand &operand, const graphc_buffer_ref &ref,
+      [&](const SizedOperand &operand, const graphc_buffer_ref &ref,
           const std::string &name) -> std::string {
         if (ref.size != static_cast<uint64_t>(operand.bytes))
           return at + ": the convolution's " + name + " has " +
@@ -822,7 +872,7 @@ std::string checkConvStep(const graphc_conv_desc &conv,
     return error;
   const graphc_buffer_ref &workspace = step.args[conv.workspace_arg];
   const graphc_buffer_ref &y = step.args[conv.y_arg];
-  for (const ConvOperand &operand : operands) {
+  for (const SizedOperand &operand : operands) {
     if (operand.arg < 0)
       continue;
     const graphc_buffer_ref &ref = step.args[operand.arg];
@@ -912,13 +962,10 @@ std::string checkStepResults(const graphc_step_desc &step,
     if (ref.kind == GRAPHC_BUFFER_NONE)
       return at + " is argument " + std::to_string(result.arg) +
              ", which is absent";
-    if (graphc_dtype_size(result.dtype) == 0)
-      return at + " has unsupported dtype " + std::to_string(result.dtype);
-    if (result.rank < 0 || (result.rank > 0 && !result.dims))
-      return at + " has no valid dims";
-    for (int32_t d = 0; d < result.rank; ++d)
-      if (result.dims[d] < 0)
-        return at + " has dim " + std::to_string(result.dims[d]);
+    if (std::string error =
+            checkDtypeAndDims(at, result.dtype, result.rank, result.dims, 0);
+        !error.empty())
+      return error;
     if (!result.onnx_tensor)
       return at + " has no ONNX tensor name (\"\" when it holds none)";
     uint64_t bytes = stepResultBytes(result);
@@ -1044,25 +1091,24 @@ std::string checkBucketDim(const graphc_model_desc &desc, int32_t k) {
 }
 } // namespace
 
-uint64_t graphc::rt::planTensorBytes(const graphc_tensor_desc &tensor,
-                                     const int64_t *planDims) {
-  int64_t count = elementCount(tensor.rank, planDims);
+/// Bytes of a dense tensor of `dtype` with `rank` dims at `dims`,
+/// UINT64_MAX when that overflows.
+static uint64_t denseBytes(int32_t dtype, int32_t rank, const int64_t *dims) {
+  int64_t count = elementCount(rank, dims);
   uint64_t bytes;
-  if (count < 0 ||
-      __builtin_mul_overflow(static_cast<uint64_t>(count),
-                             graphc_dtype_size(tensor.dtype), &bytes))
+  if (count < 0 || __builtin_mul_overflow(static_cast<uint64_t>(count),
+                                          graphc_dtype_size(dtype), &bytes))
     return UINT64_MAX;
   return bytes;
 }
 
+uint64_t graphc::rt::planTensorBytes(const graphc_tensor_desc &tensor,
+                                     const int64_t *planDims) {
+  return denseBytes(tensor.dtype, tensor.rank, planDims);
+}
+
 uint64_t graphc::rt::stepResultBytes(const graphc_step_result_desc &result) {
-  int64_t count = elementCount(result.rank, result.dims);
-  uint64_t bytes;
-  if (count < 0 ||
-      __builtin_mul_overflow(static_cast<uint64_t>(count),
-                             graphc_dtype_size(result.dtype), &bytes))
-    return UINT64_MAX;
-  return bytes;
+  return denseBytes(result.dtype, result.rank, result.dims);
 }
 
 std::string graphc::rt::checkDescriptor(const graphc_model_desc &desc) {
@@ -1077,18 +1123,13 @@ std::string graphc::rt::checkDescriptor(const graphc_model_desc &desc) {
     return "missing table";
   if (desc.num_plans == 0)
     return "no plans";
-  for (int32_t i = 0; i < desc.num_inputs; ++i) {
-    std::string error =
-        checkTensor(desc.inputs[i], "input " + std::to_string(i));
-    if (!error.empty())
-      return error;
-  }
-  for (int32_t i = 0; i < desc.num_outputs; ++i) {
-    std::string error =
-        checkTensor(desc.outputs[i], "output " + std::to_string(i));
-    if (!error.empty())
-      return error;
-  }
+  for (auto [tensors, count, what] :
+       {std::tuple(desc.inputs, desc.num_inputs, "input "),
+        std::tuple(desc.outputs, desc.num_outputs, "output ")})
+    for (int32_t i = 0; i < count; ++i)
+      if (std::string error = checkTensor(tensors[i], what + std::to_string(i));
+          !error.empty())
+        return error;
   for (int32_t i = 0; i < desc.num_kernels; ++i) {
     std::string error = checkKernel(desc.kernels[i], i, desc.target);
     if (!error.empty())

@@ -331,6 +331,38 @@ graphc_status lastProbedPlan(graphc_session &session, int32_t &plan) {
   plan = session.probedPlan;
   return nullptr;
 }
+
+/// Fails unless `kernel` indexes the model's kernel table.
+graphc_status checkKernelIndex(const graphc_model_desc &desc, int32_t kernel) {
+  if (kernel >= 0 && kernel < desc.num_kernels)
+    return nullptr;
+  return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                    "kernel " + std::to_string(kernel) +
+                        " is out of range: the model has " +
+                        std::to_string(desc.num_kernels) + " kernels");
+}
+
+/// What the entry points that size a run without running it share: their
+/// arguments checked (`out` names the caller's out-parameter, given or not
+/// as `hasOut`), the run of the named inputs resolved and `use` called with
+/// its shape, under guardAllocations(`entry`).
+template <typename Use>
+graphc_status withResolvedRun(const char *entry, const char *out, bool hasOut,
+                              const graphc_model *model, int32_t numInputs,
+                              const char *const *names, const int32_t *ranks,
+                              const int64_t *const *dims, Use use) {
+  if (!model || !hasOut || (numInputs > 0 && (!ranks || !dims)))
+    return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                      std::string(entry) + " needs a model, ranks, dims and " +
+                          out);
+  return guardAllocations(entry, [&]() -> graphc_status {
+    RunShape shape;
+    if (graphc_status status =
+            resolveNamedRun(*model, numInputs, names, ranks, dims, shape))
+      return status;
+    return use(shape);
+  });
+}
 } // namespace
 
 extern "C" {
@@ -512,11 +544,8 @@ graphc_session_library_kernel_info(graphc_session *session, int32_t kernel,
                       "graphc_session_library_kernel_info needs a session and "
                       "an out_info");
   const graphc_model_desc &desc = *session->model->desc;
-  if (kernel < 0 || kernel >= desc.num_kernels)
-    return makeStatus(GRAPHC_INVALID_ARGUMENT,
-                      "kernel " + std::to_string(kernel) +
-                          " is out of range: the model has " +
-                          std::to_string(desc.num_kernels) + " kernels");
+  if (graphc_status status = checkKernelIndex(desc, kernel))
+    return status;
   const graphc_kernel_desc &k = desc.kernels[kernel];
   if (k.library == GRAPHC_LIBRARY_NONE) {
     *out_info = {GRAPHC_LIBRARY_NONE, -1, -1, -1, 0};
@@ -545,11 +574,8 @@ graphc_status graphc_session_time_library_kernel(
                       "graphc_session_time_library_kernel needs a session, "
                       "an out_count and room for `capacity` candidates");
   const graphc_model_desc &desc = *session->model->desc;
-  if (kernel < 0 || kernel >= desc.num_kernels)
-    return makeStatus(GRAPHC_INVALID_ARGUMENT,
-                      "kernel " + std::to_string(kernel) +
-                          " is out of range: the model has " +
-                          std::to_string(desc.num_kernels) + " kernels");
+  if (graphc_status status = checkKernelIndex(desc, kernel))
+    return status;
   if (desc.kernels[kernel].library == GRAPHC_LIBRARY_NONE)
     return makeStatus(GRAPHC_INVALID_ARGUMENT,
                       "kernel " + std::to_string(kernel) +
@@ -626,19 +652,13 @@ graphc_status graphc_model_select_plan(const graphc_model *model,
                                        const int32_t *input_ranks,
                                        const int64_t *const *input_dims,
                                        int32_t *out_plan_index) {
-  if (!model || !out_plan_index ||
-      (num_inputs > 0 && (!input_ranks || !input_dims)))
-    return makeStatus(GRAPHC_INVALID_ARGUMENT,
-                      "graphc_model_select_plan needs a model, ranks, dims "
-                      "and an out_plan_index");
-  return guardAllocations("graphc_model_select_plan", [&]() -> graphc_status {
-    RunShape shape;
-    if (graphc_status status = resolveNamedRun(*model, num_inputs, input_names,
-                                               input_ranks, input_dims, shape))
-      return status;
-    *out_plan_index = shape.parts.front().plan;
-    return nullptr;
-  });
+  return withResolvedRun("graphc_model_select_plan", "an out_plan_index",
+                         out_plan_index != nullptr, model, num_inputs,
+                         input_names, input_ranks, input_dims,
+                         [&](const RunShape &shape) -> graphc_status {
+                           *out_plan_index = shape.parts.front().plan;
+                           return nullptr;
+                         });
 }
 
 graphc_status graphc_model_batch_dim(const graphc_model *model,
@@ -661,28 +681,22 @@ graphc_status graphc_model_output_dims(const graphc_model *model,
                                        const int32_t *input_ranks,
                                        const int64_t *const *input_dims,
                                        int64_t *const *out_output_dims) {
-  if (!model || !out_output_dims ||
-      (num_inputs > 0 && (!input_ranks || !input_dims)))
-    return makeStatus(GRAPHC_INVALID_ARGUMENT,
-                      "graphc_model_output_dims needs a model, ranks, dims "
-                      "and out_output_dims");
-  return guardAllocations("graphc_model_output_dims", [&]() -> graphc_status {
-    RunShape shape;
-    if (graphc_status status = resolveNamedRun(*model, num_inputs, input_names,
-                                               input_ranks, input_dims, shape))
-      return status;
-    // Checked before anything is written; a rank-0 output has no dims
-    // to write, so its pointer may be NULL.
-    for (int32_t o = 0; o < model->desc->num_outputs; ++o)
-      if (!out_output_dims[o] && !shape.outputDims[o].empty())
-        return makeStatus(GRAPHC_INVALID_ARGUMENT,
-                          "out_output_dims[" + std::to_string(o) +
-                              "] is NULL");
-    for (int32_t o = 0; o < model->desc->num_outputs; ++o)
-      std::copy(shape.outputDims[o].begin(), shape.outputDims[o].end(),
-                out_output_dims[o]);
-    return nullptr;
-  });
+  return withResolvedRun(
+      "graphc_model_output_dims", "out_output_dims", out_output_dims != nullptr,
+      model, num_inputs, input_names, input_ranks, input_dims,
+      [&](const RunShape &shape) -> graphc_status {
+        // Checked before anything is written; a rank-0 output has no dims
+        // to write, so its pointer may be NULL.
+        for (int32_t o = 0; o < model->desc->num_outputs; ++o)
+          if (!out_output_dims[o] && !shape.outputDims[o].empty())
+            return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                              "out_output_dims[" + std::to_string(o) +
+                                  "] is NULL");
+        for (int32_t o = 0; o < model->desc->num_outputs; ++o)
+          std::copy(shape.outputDims[o].begin(), shape.outputDims[o].end(),
+                    out_output_dims[o]);
+        return nullptr;
+      });
 }
 
 } // extern "C"

@@ -117,16 +117,9 @@ emitCpuPointwiseLoop(ArrayRef<Operation *> ops, ArrayRef<int64_t> shape,
         !broadcastsToShape(transpose.getResult()) ||
         cxxType(elementTypeOf(data)).empty())
       return false;
-    SmallVector<int64_t> inStrides = contiguousStrides(shapeOf(data));
-    ArrayRef<int64_t> result = shapeOf(transpose.getResult());
-    SmallVector<int64_t> strides(shape.size(), 0);
-    size_t lead = shape.size() - result.size();
-    for (auto [j, from] :
-         llvm::enumerate(graph::transposePermutation(transpose)))
-      if (result[j] != 1)
-        strides[lead + j] = inStrides[from];
     names[transpose.getResult()] = "x" + std::to_string(loads.size());
-    loads.push_back({transpose.getResult(), *pointer, std::move(strides)});
+    loads.push_back(
+        {transpose.getResult(), *pointer, transposedStrides(transpose, shape)});
     return true;
   };
 

@@ -189,18 +189,8 @@ LogicalResult emitPointwiseFusion(KernelEmitter &e, exec::KernelOp kernel) {
         exec::getKernelArgument(transpose.getData());
     if (!argument)
       return failOp(&op, "a pointwise fusion transposes kernel inputs only");
-    // Result dim j is input dim perm[j]; then numpy broadcasting to the
-    // output, as for any input.
-    SmallVector<int64_t> inStrides =
-        contiguousStrides(shapeOf(transpose.getData()));
-    ArrayRef<int64_t> shape = shapeOf(transpose.getResult());
-    SmallVector<int64_t> strides(outShape.size(), 0);
-    size_t lead = outShape.size() - shape.size();
-    for (auto [j, from] :
-         llvm::enumerate(graph::transposePermutation(transpose)))
-      if (shape[j] != 1)
-        strides[lead + j] = inStrides[from];
-    loads.push_back({transpose.getResult(), *argument, std::move(strides)});
+    loads.push_back({transpose.getResult(), *argument,
+                     transposedStrides(transpose, outShape)});
   }
   llvm::DenseMap<Value, std::string> names;
   for (Operation &op : body.without_terminator()) {

@@ -31,26 +31,21 @@ double epsilonOf(Operation *op) {
 /// row, then a loop over its elements declaring `at` and `x` where the
 /// caller writes the result.
 void emitRowMoments(KernelEmitter &e, const ReductionView &view, StringRef t) {
-  auto elements = [&] {
-    e.openRowElementLoop(view.length);
-    e.rowElement(view, "r", "base", "at");
-    e.line("const " + t + " x = " + e.load(0, "at") + ";");
-  };
   std::string length = literal(std::max<int64_t>(view.length, 1), t);
   e.line(t + " sum = " + literal(0, t) + ";");
-  elements();
+  e.openRowElements(view, t);
   e.line("sum += x;");
   e.close();
   e.line("const " + t + " mean = " + e.rowReduce() + "(sum, gc_op_add()) / " +
          length + ";");
   e.line(t + " squares = " + literal(0, t) + ";");
-  elements();
+  e.openRowElements(view, t);
   e.line("squares += (x - mean) * (x - mean);");
   e.close();
   e.line("const " + t + " variance = " + e.rowReduce() +
          "(squares, gc_op_add()) / " +
          length + ";");
-  elements();
+  e.openRowElements(view, t);
 }
 
 /// The compute type of a float normalisation, failing for other types.
@@ -232,21 +227,16 @@ LogicalResult emitLayerNorm(KernelEmitter &e, StringRef t, bool rms) {
     return failure();
   e.openRowLoop(view.rows, view.length);
   e.rowBase(view, "row", "base");
-  auto elements = [&] {
-    e.openRowElementLoop(view.length);
-    e.rowElement(view, "r", "base", "at");
-    e.line("const " + t + " x = " + e.load(0, "at") + ";");
-  };
   if (rms) {
     e.line(t + " squares = " + literal(0, t) + ";");
-    elements();
+    e.openRowElements(view, t);
     e.line("squares += x * x;");
     e.close();
     e.line("const " + t + " rms = gc_sqrt(" + e.rowReduce() + "(squares, "
            "gc_op_add()) / " +
            literal(std::max<int64_t>(view.length, 1), t) + " + " +
            literal(eps, t) + ");");
-    elements();
+    e.openRowElements(view, t);
   } else {
     emitRowMoments(e, view, t);
   }
@@ -299,21 +289,16 @@ LogicalResult emitLpNorm(KernelEmitter &e, StringRef t) {
   SmallVector<bool> reduced(shape.size(), false);
   reduced[*axis] = true;
   ReductionView view = makeReductionView(shape, reduced);
-  auto elements = [&] {
-    e.openRowElementLoop(view.length);
-    e.rowElement(view, "r", "base", "at");
-    e.line("const " + t + " x = " + e.load(0, "at") + ";");
-  };
   e.openRowLoop(view.rows, view.length);
   e.rowBase(view, "row", "base");
   e.line(t + " norm = " + literal(0, t) + ";");
-  elements();
+  e.openRowElements(view, t);
   e.line(p == 1 ? "norm += gc_fabs(x);" : "norm += x * x;");
   e.close();
   e.line("norm = " + e.rowReduce() + "(norm, gc_op_add());");
   if (p == 2)
     e.line("norm = gc_sqrt(norm);");
-  elements();
+  e.openRowElements(view, t);
   e.line(e.store(0, "at", "x / norm"));
   e.close();
   e.close();

@@ -86,15 +86,6 @@ FailureOr<SmallVector<bool>> reducedAxes(KernelEmitter &e) {
   return reduced;
 }
 
-/// Loop of the block's threads over the elements of the current row; the
-/// element offset is declared as `at`, its value as `x`.
-void openRowElements(KernelEmitter &e, const ReductionView &view,
-                     StringRef type, StringRef base = "base") {
-  e.openRowElementLoop(view.length);
-  e.rowElement(view, "r", base, "at");
-  e.line("const " + type + " x = " + e.load(0, "at") + ";");
-}
-
 LogicalResult emitReduce(KernelEmitter &e) {
   FailureOr<SmallVector<bool>> reduced = reducedAxes(e);
   if (failed(reduced))
@@ -111,14 +102,14 @@ LogicalResult emitReduce(KernelEmitter &e) {
     // Subtract the row maximum before exponentiating to avoid overflow.
     std::string ft = isFloat ? t : "double";
     e.line(ft + " peak = " + lowest(ft) + ";");
-    openRowElements(e, view, ft);
+    e.openRowElements(view, ft);
     e.line("peak = gc_max(peak, x);");
     e.close();
     e.line("peak = " + e.rowReduce() + "(peak, gc_op_max());");
     e.line("const " + ft + " shift = gc_isinf(peak) ? " + literal(0, ft) +
            " : peak;");
     e.line(ft + " acc = " + literal(0, ft) + ";");
-    openRowElements(e, view, ft);
+    e.openRowElements(view, ft);
     e.line("acc += gc_exp(x - shift);");
     e.close();
     e.line("acc = " + e.rowReduce() + "(acc, gc_op_add());");
@@ -159,7 +150,7 @@ LogicalResult emitReduce(KernelEmitter &e) {
         result = "acc / " + literal(std::max<int64_t>(view.length, 1), t);
       });
   e.line(t + " acc = " + init + ";");
-  openRowElements(e, view, t);
+  e.openRowElements(view, t);
   e.line(update);
   e.close();
   e.line("acc = " + e.rowReduce() + "(acc, " + op + ");");
@@ -191,7 +182,7 @@ LogicalResult emitArgReduce(KernelEmitter &e) {
   e.rowBase(view, "row", "base");
   e.line(t + " best = " + (largest ? lowest(t) : highest(t)) + ";");
   e.line("long long bestIndex = -1;");
-  openRowElements(e, view, t);
+  e.openRowElements(view, t);
   e.open("if (bestIndex < 0 || gc_arg_better(x, r, best, bestIndex, " + flags +
          ")) {");
   e.line("best = x;");
@@ -284,7 +275,7 @@ LogicalResult emitSoftmax(KernelEmitter &e) {
   if (hardmax) {
     e.line(t + " best = " + lowest(t) + ";");
     e.line("long long bestIndex = -1;");
-    openRowElements(e, view, t);
+    e.openRowElements(view, t);
     e.open("if (bestIndex < 0 || gc_arg_better(x, r, best, bestIndex, true, "
            "false)) {");
     e.line("best = x;");
@@ -292,25 +283,25 @@ LogicalResult emitSoftmax(KernelEmitter &e) {
     e.close();
     e.close();
     e.line("bestIndex = gc_block_arg(best, bestIndex, true, false);");
-    openRowElements(e, view, t);
+    e.openRowElements(view, t);
     e.line(e.store(0, "at", "r == bestIndex ? 1.0f : 0.0f"));
     e.close();
     e.close();
     return success();
   }
   e.line(t + " peak = " + lowest(t) + ";");
-  openRowElements(e, view, t);
+  e.openRowElements(view, t);
   e.line("peak = gc_max(peak, x);");
   e.close();
   e.line("peak = " + e.rowReduce() + "(peak, gc_op_max());");
   e.line(t + " sum = " + literal(0, t) + ";");
-  openRowElements(e, view, t);
+  e.openRowElements(view, t);
   e.line("sum += gc_exp(x - peak);");
   e.close();
   e.line("sum = " + e.rowReduce() + "(sum, gc_op_add());");
   if (log)
     e.line("const " + t + " logSum = gc_log(sum);");
-  openRowElements(e, view, t);
+  e.openRowElements(view, t);
   e.line(
       e.store(0, "at", log ? "x - peak - logSum" : "gc_exp(x - peak) / sum"));
   e.close();
@@ -399,7 +390,7 @@ LogicalResult emitTopK(KernelEmitter &e) {
   e.openRowLoop(view.rows, view.length);
   e.rowBase(view, "row", "base");
   e.rowBase(outView, "row", "outBase");
-  openRowElements(e, view, t);
+  e.openRowElements(view, t);
   e.line("long long rank = 0;");
   e.open("for (long long j = 0; j < " + Twine(view.length) + "LL; ++j) {");
   e.rowElement(view, "j", "base", "other");

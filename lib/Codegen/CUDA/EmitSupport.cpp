@@ -63,12 +63,6 @@ int64_t numElements(ArrayRef<int64_t> dims) {
   return n;
 }
 
-std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
-  if (axis < -rank || axis >= rank)
-    return std::nullopt;
-  return axis < 0 ? axis + rank : axis;
-}
-
 int64_t elementBytes(Type type) {
   return std::max<int64_t>(1, (type.getIntOrFloatBitWidth() + 7) / 8);
 }
@@ -117,19 +111,6 @@ ReductionView makeReductionView(ArrayRef<int64_t> shape,
 //===----------------------------------------------------------------------===//
 // KernelEmitter
 //===----------------------------------------------------------------------===//
-
-/// The ONNX node name carried by a location, if any.
-static std::string locationName(Location loc) {
-  if (auto nameLoc = dyn_cast<NameLoc>(loc))
-    return nameLoc.getName().str();
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    for (Location inner : fused.getLocations())
-      if (std::string name = locationName(inner); !name.empty())
-        return name;
-  if (auto callSite = dyn_cast<CallSiteLoc>(loc))
-    return locationName(callSite.getCallee());
-  return "";
-}
 
 KernelEmitter::KernelEmitter(exec::KernelOp kernel, Operation *op,
                              int64_t blockSize)
@@ -506,6 +487,13 @@ void KernelEmitter::rowElement(const ReductionView &view, StringRef r,
        offsetExpr(StringRef(prefix), view.reducedStrides) + ";");
 }
 
+void KernelEmitter::openRowElements(const ReductionView &view, StringRef type,
+                                    StringRef base) {
+  openRowElementLoop(view.length);
+  rowElement(view, "r", base, "at");
+  line("const " + type + " x = " + load(0, "at") + ";");
+}
+
 /// Whether `type` is a ranked tensor with static dims and a CUDA element type.
 static bool isSupportedTensor(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
@@ -582,7 +570,7 @@ FailureOr<CudaKernel> KernelEmitter::finish() {
   if (kernel) {
     src << describeKernel(kernel);
   } else {
-    std::string nodeName = locationName(op->getLoc());
+    std::string nodeName = graph::firstNodeName(op->getLoc());
     src << "// graph." << mnemonic;
     if (!nodeName.empty())
       src << " (ONNX node '" << commentText(nodeName) << "')";

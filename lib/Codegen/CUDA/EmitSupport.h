@@ -15,6 +15,7 @@
 
 #include "dialects/Exec/ExecOps.h"
 #include "dialects/Graph/GraphOps.h"
+#include "lib/Support/Axis.h"
 #include "lib/Support/Schedule.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -63,8 +64,6 @@ std::string offsetExpr(llvm::ArrayRef<std::string> coords,
                        llvm::ArrayRef<int64_t> strides);
 /// Number of elements of a static shape.
 int64_t numElements(llvm::ArrayRef<int64_t> dims);
-/// Normalises a possibly negative axis; nullopt when out of range.
-std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank);
 
 /// Bytes of one element of `type` in memory (1 for i1).
 int64_t elementBytes(mlir::Type type);
@@ -340,6 +339,11 @@ public:
   /// Declares `name` as the offset of element `r` of the row at `base`.
   void rowElement(const ReductionView &view, llvm::StringRef r,
                   llvm::StringRef base, llvm::StringRef name);
+  /// Opens the loop over the elements of the row at `base` (closed by the
+  /// caller), declaring the offset `at` and `x`, input 0's element there in
+  /// compute type `type`.
+  void openRowElements(const ReductionView &view, llvm::StringRef type,
+                       llvm::StringRef base = "base");
 
   /// The finished kernel. Fails when an operand or result type has no CUDA
   /// counterpart.
