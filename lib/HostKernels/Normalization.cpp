@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lib/HostKernels/Gemm.h"
+#include "lib/HostKernels/ComputeView.h"
 
 using namespace graphc::hk;
 
