@@ -108,6 +108,28 @@ bool runGemm(const graphc_gemm_desc &gemm, void *const *args,
   auto operand = [tf32](T v) {
     return tf32 ? graphc::roundToTf32(E::load(v)) : E::load(v);
   };
+  // Rows [i0, i0 + is) x columns [j0, j0 + js) of op(X), X row-major with
+  // leading dimension `ld` (transposed: X holds the columns as rows): a
+  // pointer into X itself, or the block widened into `scratch`; `blockLd`
+  // is the result's leading dimension.
+  auto block = [&](const T *x, int64_t ld, bool trans, int64_t i0, int64_t is,
+                   int64_t j0, int64_t js, std::vector<float> &scratch,
+                   int64_t &blockLd) -> const float * {
+    if (trans) {
+      std::swap(i0, j0);
+      std::swap(is, js);
+    }
+    if constexpr (Dtype == kFloat)
+      if (direct) {
+        blockLd = ld;
+        return x + i0 * ld + j0;
+      }
+    for (int64_t i = 0; i < is; ++i)
+      for (int64_t j = 0; j < js; ++j)
+        scratch[i * js + j] = operand(x[(i0 + i) * ld + j0 + j]);
+    blockLd = js;
+    return scratch.data();
+  };
   const int64_t m = gemm.m, n = gemm.n, k = gemm.k;
   const bool transA = gemm.trans_a != 0, transB = gemm.trans_b != 0;
   const auto *a = static_cast<const T *>(args[gemm.a_arg]);
@@ -147,45 +169,17 @@ bool runGemm(const graphc_gemm_desc &gemm, void *const *args,
           // k == 0 still runs once: the block is then 0.
           for (int64_t p0 = 0; p0 < k || p0 == 0; p0 += kDepthBlock) {
             const int64_t depth = std::min(kDepthBlock, k - p0);
-            // op(A)[row0.., p0..] and op(B)[p0.., col0..]: A is stored
-            // k x m when transposed, B n x k.
-            const float *aRows = nullptr, *bCols = nullptr;
-            int64_t lda = gemm.lda, ldb = gemm.ldb;
-            if constexpr (Dtype == kFloat)
-              if (direct) {
-                aRows = ai + (transA ? p0 * lda + row0 : row0 * lda + p0);
-                bCols = bi + (transB ? col0 * ldb + p0 : p0 * ldb + col0);
-              }
-            if (!direct) {
-              if (transA)
-                for (int64_t p = 0; p < depth; ++p)
-                  for (int64_t r = 0; r < rows; ++r)
-                    aBlock[p * rows + r] =
-                        operand(ai[(p0 + p) * lda + row0 + r]);
-              else
-                for (int64_t r = 0; r < rows; ++r)
-                  for (int64_t p = 0; p < depth; ++p)
-                    aBlock[r * depth + p] =
-                        operand(ai[(row0 + r) * lda + p0 + p]);
-              if (transB)
-                for (int64_t j = 0; j < cols; ++j)
-                  for (int64_t p = 0; p < depth; ++p)
-                    bBlock[j * depth + p] =
-                        operand(bi[(col0 + j) * ldb + p0 + p]);
-              else
-                for (int64_t p = 0; p < depth; ++p)
-                  for (int64_t j = 0; j < cols; ++j)
-                    bBlock[p * cols + j] =
-                        operand(bi[(p0 + p) * ldb + col0 + j]);
-              aRows = aBlock.data();
-              bCols = bBlock.data();
-              lda = transA ? rows : depth;
-              ldb = transB ? depth : cols;
-            }
+            // op(A)[row0.., p0..] and op(B)[p0.., col0..] as blocks of A
+            // and B as stored (A k x m when transposed, B n x k).
+            int64_t lda, ldb;
+            const float *opA =
+                block(ai, gemm.lda, transA, row0, rows, p0, depth, aBlock, lda);
+            const float *opB =
+                block(bi, gemm.ldb, transB, p0, depth, col0, cols, bBlock, ldb);
             // Later depth blocks add on (beta 1): each element still sums
             // its products in ascending order.
-            graphc::gemm<float>(transA, transB, rows, cols, depth, 1.0f, aRows,
-                                lda, bCols, ldb, p0 == 0 ? 0.0f : 1.0f,
+            graphc::gemm<float>(transA, transB, rows, cols, depth, 1.0f, opA,
+                                lda, opB, ldb, p0 == 0 ? 0.0f : 1.0f,
                                 accumulator.data(), cols);
           }
           for (int64_t r = 0; r < rows; ++r) {
