@@ -61,7 +61,7 @@ bool isNarrowFloat(Value value) {
 }
 
 /// Float copies of 16-bit float operands and results (ComputeView and
-/// ComputeOutput in lib/HostKernels/Gemm.h).
+/// ComputeOutput in lib/HostKernels/ComputeView.h).
 double wideningBytes(Operation *op) {
   double bytes = 0;
   for (Value value : op->getOperands())

@@ -1,7 +1,8 @@
 //===- OnnxDtype.h - ONNX TensorProto.DataType numbers ----------*- C++ -*-===//
 //
 // The dtype table of the artifact format: the numbering of descriptors, of
-// the C API and of the host kernels (gc_dtype), and each dtype's size. The
+// the C API and of the host kernels (gc_dtype), and each dtype's size and
+// name. The
 // compiler's element types map onto it (graph::toHostDtype); the runtime
 // switches on it.
 //
@@ -53,6 +54,41 @@ constexpr size_t dtypeSize(int32_t dtype) {
     return 8;
   default:
     return 0;
+  }
+}
+
+/// The name of `dtype` ("float32", "bfloat16", "bool", ...): the C API's
+/// (graphc_dtype_name) and the importer's; null for one not in the table.
+constexpr const char *dtypeName(int32_t dtype) {
+  switch (dtype) {
+  case kFloat:
+    return "float32";
+  case kUint8:
+    return "uint8";
+  case kInt8:
+    return "int8";
+  case kUint16:
+    return "uint16";
+  case kInt16:
+    return "int16";
+  case kInt32:
+    return "int32";
+  case kInt64:
+    return "int64";
+  case kBool:
+    return "bool";
+  case kFloat16:
+    return "float16";
+  case kDouble:
+    return "float64";
+  case kUint32:
+    return "uint32";
+  case kUint64:
+    return "uint64";
+  case kBfloat16:
+    return "bfloat16";
+  default:
+    return nullptr;
   }
 }
 

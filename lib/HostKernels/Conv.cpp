@@ -1,11 +1,12 @@
 //===- Conv.cpp - Conv and ConvTranspose host kernels ---------------------===//
 //
-// Conv lowers each (image, group) to im2col + the shared blocked GEMM;
-// ConvTranspose is the adjoint: GEMM into columns, then col2im.
+// ONNX Conv and ConvTranspose on graphc::convolve and convolveTransposed
+// (lib/Support/Convolution.h: im2col + the blocked GEMM per image and
+// group, and its adjoint); a channels-last Conv on moved copies.
 //
 //===----------------------------------------------------------------------===//
 
-#include "lib/HostKernels/Gemm.h"
+#include "lib/HostKernels/ComputeView.h"
 #include "lib/HostKernels/KernelAttrs.h"
 #include "lib/HostKernels/Window.h"
 
@@ -15,95 +16,6 @@
 using namespace graphc::hk;
 
 namespace {
-
-/// Columns [channels * kernelSize, count] of one image: the inputs under
-/// each kernel tap for output positions [first, first + count) (flat,
-/// row-major over w.out).
-template <typename A>
-void im2col(const A *image, int64_t channels, const Window &w, int64_t first,
-            int64_t count, A *col) {
-  int64_t inSize = w.inSize();
-  int last = w.nd - 1;
-  int64_t rowLength = w.out[last];
-  Dims inStrides = Dims(w.in, w.nd).strides();
-  A *row = col;
-  for (int64_t c = 0; c < channels; ++c) {
-    const A *plane = image + c * inSize;
-    forEachIndex(w.kernel, w.nd, [&](const int64_t *k) {
-      A *dst = row;
-      // Runs along the last output dim; the outer dims from each run's
-      // row number.
-      for (int64_t p = first, end = first + count; p < end;) {
-        int64_t outer = p / rowLength, j0 = p % rowLength;
-        int64_t n = std::min(rowLength - j0, end - p);
-        int64_t base = 0;
-        bool inside = true;
-        for (int d = last - 1; d >= 0; --d) {
-          int64_t o = outer % w.out[d];
-          outer /= w.out[d];
-          int64_t i = o * w.stride[d] - w.padBegin[d] + k[d] * w.dilation[d];
-          inside &= i >= 0 && i < w.in[d];
-          base += i * inStrides[d];
-        }
-        if (!inside) {
-          std::fill(dst, dst + n, A(0));
-        } else {
-          int64_t start = k[last] * w.dilation[last] - w.padBegin[last];
-          for (int64_t j = 0; j < n; ++j) {
-            int64_t i = start + (j0 + j) * w.stride[last];
-            dst[j] = i >= 0 && i < w.in[last] ? plane[base + i] : A(0);
-          }
-        }
-        dst += n;
-        p += n;
-      }
-      row += count;
-    });
-  }
-}
-
-/// Adds columns [channels * kernelSize, count], for input positions
-/// [first, first + count) (flat over w.in), into an image of `w.out` (the
-/// transposed-conv output), skipping positions outside it.
-template <typename A>
-void col2im(const A *col, int64_t channels, const Window &w, int64_t first,
-            int64_t count, A *image) {
-  int64_t outSize = w.outSize();
-  Dims outStrides = Dims(w.out, w.nd).strides();
-  const A *src = col;
-  for (int64_t c = 0; c < channels; ++c) {
-    A *plane = image + c * outSize;
-    forEachIndex(w.kernel, w.nd, [&](const int64_t *k) {
-      int64_t i[kMaxRank];
-      int64_t rest = first;
-      for (int d = w.nd - 1; d >= 0; --d) {
-        i[d] = rest % w.in[d];
-        rest /= w.in[d];
-      }
-      for (int64_t t = 0; t < count; ++t) {
-        int64_t offset = 0;
-        bool inside = true;
-        for (int d = 0; d < w.nd; ++d) {
-          int64_t o = i[d] * w.stride[d] - w.padBegin[d] + k[d] * w.dilation[d];
-          inside &= o >= 0 && o < w.out[d];
-          offset += o * outStrides[d];
-        }
-        if (inside)
-          plane[offset] += *src;
-        ++src;
-        nextIndex(i, w.in, w.nd);
-      }
-    });
-  }
-}
-
-/// Positions per tile of a convolution whose columns have `rows` elements
-/// each, so that a tile's columns fit kMaxTileScratchBytes (at least one).
-int64_t tilePositions(int64_t rows, int64_t positions, size_t elementBytes) {
-  int64_t perTile = kMaxTileScratchBytes / (std::max<int64_t>(rows, 1) *
-                                            static_cast<int64_t>(elementBytes));
-  return std::max<int64_t>(1, std::min(perTile, positions));
-}
 
 /// Checks the optional bias (input 2) against `channels` output channels.
 int checkBias(KernelContext &ctx, int32_t dtype, int64_t channels) {
@@ -219,9 +131,6 @@ int convChannelsFirst(KernelContext &ctx, const attrs::Conv &a) {
   GC_TRY(ctx.checkOutput(0, x.dtype, outDims));
   int64_t Cg = C / group, Mg = M / group, KS = w.kernelSize();
   int64_t P = w.outSize(), inSize = w.inSize();
-  bool pointwise = KS == 1;
-  for (int d = 0; d < w.nd; ++d)
-    pointwise &= w.stride[d] == 1 && w.padBegin[d] == 0 && w.padEnd[d] == 0;
   return dispatch<kFloats>(ctx, x.dtype, "input", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = Arith<T>;
@@ -229,27 +138,16 @@ int convChannelsFirst(KernelContext &ctx, const attrs::Conv &a) {
     ComputeOutput<T> out(ctx.out(0).data, outDims.product());
     // Columns for a tile of output positions at a time: their size is
     // bounded however large the padding or the kernel.
-    int64_t rows = Cg * KS;
-    int64_t tile =
-        pointwise ? std::max<int64_t>(P, 1) : tilePositions(rows, P, sizeof(A));
+    int64_t tile = graphc::convolveTile<A>(w, Cg, kMaxTileScratchBytes);
     Scratch<A> col;
-    if (!pointwise)
-      GC_TRY(col.allocate(ctx, rows * tile, "the im2col columns"));
+    if (!w.readsImageAsColumns())
+      GC_TRY(col.allocate(ctx, Cg * KS * tile, "the im2col columns"));
     for (int64_t n = 0; n < N; ++n)
-      for (int64_t g = 0; g < group; ++g) {
-        const A *image = vx.data() + (n * C + g * Cg) * inSize;
-        A *result = out.data() + (n * M + g * Mg) * P;
-        for (int64_t p0 = 0; p0 < P; p0 += tile) {
-          int64_t count = std::min(tile, P - p0);
-          // A 1x1 unit-stride unpadded conv reads the image as its columns.
-          if (!pointwise)
-            im2col(image, Cg, w, p0, count, col.data());
-          gemm<A>(false, false, Mg, count, rows, A(1),
-                  vw.data() + g * Mg * rows, rows,
-                  pointwise ? image + p0 : col.data(), pointwise ? P : count,
-                  A(0), result + p0, P);
-        }
-      }
+      for (int64_t g = 0; g < group; ++g)
+        graphc::convolve<A>(w, vx.data() + (n * C + g * Cg) * inSize, Cg,
+                            vw.data() + g * Mg * Cg * KS, Mg,
+                            out.data() + (n * M + g * Mg) * P, col.data(),
+                            tile);
     if (ctx.has(2)) {
       ComputeView<T> vb(ctx.in(2).data, M);
       for (int64_t n = 0; n < N; ++n)
@@ -346,20 +244,16 @@ GC_KERNEL(conv_transpose) {
     std::fill(out.data(), out.data() + outDims.product(), A(0));
     // Columns for a tile of input positions at a time, bounded in size.
     int64_t rows = Mg * KS;
-    int64_t tile = tilePositions(rows, inSize, sizeof(A));
+    int64_t tile =
+        graphc::columnTile(rows, inSize, sizeof(A), kMaxTileScratchBytes);
     Scratch<A> col;
     GC_TRY(col.allocate(ctx, rows * tile, "the col2im columns"));
     for (int64_t n = 0; n < N; ++n)
       for (int64_t g = 0; g < group; ++g)
-        for (int64_t p0 = 0; p0 < inSize; p0 += tile) {
-          int64_t count = std::min(tile, inSize - p0);
-          // col[Mg*KS, count] = W_g^T [Mg*KS, Cg] * X_g [Cg, p0 : p0+count]
-          gemm<A>(true, false, rows, count, Cg, A(1), vw.data() + g * Cg * rows,
-                  rows, vx.data() + (n * C + g * Cg) * inSize + p0, inSize,
-                  A(0), col.data(), count);
-          col2im(col.data(), Mg, w, p0, count,
-                 out.data() + (n * M + g * Mg) * outSize);
-        }
+        graphc::convolveTransposed<A>(w, vx.data() + (n * C + g * Cg) * inSize,
+                                      Cg, vw.data() + g * Cg * rows, Mg,
+                                      out.data() + (n * M + g * Mg) * outSize,
+                                      col.data(), tile);
     if (ctx.has(2)) {
       ComputeView<T> vb(ctx.in(2).data, M);
       for (int64_t n = 0; n < N; ++n)

@@ -1,7 +1,8 @@
 //===- LinearAlgebra.cpp - MatMul and Gemm host kernels -------------------===//
 
+#include "lib/HostKernels/ComputeView.h"
 #include "lib/HostKernels/KernelAttrs.h"
-#include "lib/HostKernels/Gemm.h"
+#include "lib/Support/Gemm.h"
 
 using namespace graphc::hk;
 
@@ -65,8 +66,9 @@ GC_KERNEL(mat_mul) {
     }
     int64_t index = 0;
     loop.forEach([&](const int64_t *offsets) {
-      gemm<A>(false, false, M, N, K, A(1), va.data() + offsets[0], K,
-              vb.data() + offsets[1], N, A(0), out.data() + index * M * N, N);
+      graphc::gemm<A>(false, false, M, N, K, A(1), va.data() + offsets[0], K,
+                      vb.data() + offsets[1], N, A(0),
+                      out.data() + index * M * N, N);
       ++index;
     });
     out.flush();
@@ -115,8 +117,8 @@ GC_KERNEL(gemm) {
       cLoop.forEach([&](const int64_t *offsets) { o[offsets[0]] = c[offsets[2]]; });
       betaValue = static_cast<A>(beta);
     }
-    gemm<A>(transA, transB, M, N, K, static_cast<A>(alpha), va.data(),
-            a.dims[1], vb.data(), b.dims[1], betaValue, out.data(), N);
+    graphc::gemm<A>(transA, transB, M, N, K, static_cast<A>(alpha), va.data(),
+                    a.dims[1], vb.data(), b.dims[1], betaValue, out.data(), N);
     out.flush();
     return 0;
   });

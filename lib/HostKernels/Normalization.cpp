@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lib/HostKernels/Gemm.h"
+#include "lib/HostKernels/ComputeView.h"
 #include "lib/HostKernels/KernelAttrs.h"
 
 using namespace graphc::hk;

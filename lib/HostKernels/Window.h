@@ -11,19 +11,18 @@
 #define GRAPHC_HOSTKERNELS_WINDOW_H
 
 #include "lib/HostKernels/KernelSupport.h"
+#include "lib/Support/Convolution.h"
 
 namespace graphc::hk {
 
-struct Window {
-  int nd = 0; ///< spatial dimensions
-  int64_t in[kMaxRank], kernel[kMaxRank], stride[kMaxRank],
-      dilation[kMaxRank], padBegin[kMaxRank], padEnd[kMaxRank], out[kMaxRank];
-
-  int64_t extent(int d) const { return (kernel[d] - 1) * dilation[d] + 1; }
-  int64_t kernelSize() const { return productOf(kernel, nd); }
-  int64_t outSize() const { return productOf(out, nd); }
-  int64_t inSize() const { return productOf(in, nd); }
+/// A convolution's or a pool's window: the convolution geometry
+/// (lib/Support/Convolution.h) with the padding after each dim, which
+/// pooling reads.
+struct Window : ConvWindow {
+  int64_t padEnd[kMaxDims];
 };
+static_assert(ConvWindow::kMaxDims >= kMaxRank - 2,
+              "a window has the spatial dims of a rank-kMaxRank tensor");
 
 /// The auto_pad attribute of a convolution or a windowed pool.
 enum class AutoPad { NotSet, SameUpper, SameLower, Valid };

@@ -37,36 +37,8 @@ int64_t graphc::rt::elementCount(int32_t rank, const int64_t *dims) {
 extern "C" {
 
 const char *graphc_dtype_name(int32_t dtype) {
-  switch (dtype) {
-  case kFloat:
-    return "float32";
-  case kUint8:
-    return "uint8";
-  case kInt8:
-    return "int8";
-  case kUint16:
-    return "uint16";
-  case kInt16:
-    return "int16";
-  case kInt32:
-    return "int32";
-  case kInt64:
-    return "int64";
-  case kBool:
-    return "bool";
-  case kFloat16:
-    return "float16";
-  case kDouble:
-    return "float64";
-  case kUint32:
-    return "uint32";
-  case kUint64:
-    return "uint64";
-  case kBfloat16:
-    return "bfloat16";
-  default:
-    return "unknown";
-  }
+  const char *name = dtypeName(dtype);
+  return name ? name : "unknown";
 }
 
 size_t graphc_dtype_size(int32_t dtype) { return dtypeSize(dtype); }

@@ -1,12 +1,12 @@
 //===- ReferenceGemm.cpp - library GEMMs computed on the host -------------===//
 //
-// Blocked i-k-j loops: a block of D accumulates in a float buffer, each
-// product adding a * (a row segment of op(B)), a contiguous axpy the
-// compiler vectorises. op(B)'s rows are B's own, or, for trans_b and for
-// float16 and bfloat16, those of a packed float panel. Every element of D
-// sums its k products in ascending order, as the plain triple loop does,
-// in float, and is rounded once to the element type when stored (as
-// cuBLASLt's CUBLAS_COMPUTE_32F does).
+// graphc::gemm (lib/Support/Gemm.h, the host kernels' GEMM) into a float
+// accumulator, a block of D at a time, then alpha, beta * C, the bias and
+// the activation in float. float32 operands are read where they lie;
+// float16, bfloat16 and tf32 ones are widened (or rounded) into float
+// blocks first. Every element of D sums its k products in ascending order,
+// as the plain triple loop does, in float, and is rounded once to the
+// element type when stored (as cuBLASLt's CUBLAS_COMPUTE_32F does).
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/src/ReferenceGemm.h"
@@ -14,6 +14,7 @@
 #include "graphc/runtime.h"
 #include "lib/Artifact/OnnxDtype.h"
 #include "lib/Support/Float16.h"
+#include "lib/Support/Gemm.h"
 #include "lib/Support/ScalarOps.h"
 #include "runtime/src/FloatElements.h"
 
@@ -26,15 +27,11 @@ using namespace graphc::rt;
 
 namespace {
 /// A block of D is kRowBlock x kColumnBlock, accumulated kDepthBlock
-/// products at a time: the accumulator and a panel of op(B) stay in cache.
+/// products at a time: the accumulator and the widened blocks of op(A) and
+/// op(B) stay bounded.
 constexpr int64_t kRowBlock = 64;
 constexpr int64_t kColumnBlock = 512;
 constexpr int64_t kDepthBlock = 256;
-
-void axpy(float *__restrict y, float a, const float *__restrict x, int64_t n) {
-  for (int64_t j = 0; j < n; ++j)
-    y[j] += a * x[j];
-}
 
 /// Applies the activation to `row` in place.
 void activate(int32_t epilogue, float *row, int64_t n) {
@@ -104,14 +101,37 @@ bool runGemm(const graphc_gemm_desc &gemm, void *const *args,
              std::string &error) {
   using E = FloatElements<Dtype>;
   using T = typename E::Storage;
-  // float32 B rows are read where they lie; other types, transposed B and
-  // tf32 products widen (or round) B into a packed float panel.
+  // float32 operands are read where they lie; other types and tf32
+  // products widen (or round) blocks of A and B into float.
   const bool tf32 = gemm.tf32 != 0;
-  const bool kWide = Dtype == kFloat && !tf32;
+  const bool direct = Dtype == kFloat && !tf32;
   auto operand = [tf32](T v) {
     return tf32 ? graphc::roundToTf32(E::load(v)) : E::load(v);
   };
+  // Rows [i0, i0 + is) x columns [j0, j0 + js) of op(X), X row-major with
+  // leading dimension `ld` (transposed: X holds the columns as rows): a
+  // pointer into X itself, or the block widened into `scratch`; `blockLd`
+  // is the result's leading dimension.
+  auto block = [&](const T *x, int64_t ld, bool trans, int64_t i0, int64_t is,
+                   int64_t j0, int64_t js, std::vector<float> &scratch,
+                   int64_t &blockLd) -> const float * {
+    if (trans) {
+      std::swap(i0, j0);
+      std::swap(is, js);
+    }
+    if constexpr (Dtype == kFloat)
+      if (direct) {
+        blockLd = ld;
+        return x + i0 * ld + j0;
+      }
+    for (int64_t i = 0; i < is; ++i)
+      for (int64_t j = 0; j < js; ++j)
+        scratch[i * js + j] = operand(x[(i0 + i) * ld + j0 + j]);
+    blockLd = js;
+    return scratch.data();
+  };
   const int64_t m = gemm.m, n = gemm.n, k = gemm.k;
+  const bool transA = gemm.trans_a != 0, transB = gemm.trans_b != 0;
   const auto *a = static_cast<const T *>(args[gemm.a_arg]);
   const auto *b = static_cast<const T *>(args[gemm.b_arg]);
   // beta == 0 never reads C, which may then be absent.
@@ -125,83 +145,68 @@ bool runGemm(const graphc_gemm_desc &gemm, void *const *args,
   const float alpha = static_cast<float>(gemm.alpha);
   const float beta = static_cast<float>(gemm.beta);
 
+  const int64_t height = std::min(kRowBlock, m);
   const int64_t width = std::min(kColumnBlock, n);
-  std::vector<float> accumulator, panel, row;
+  const int64_t deep = std::min(kDepthBlock, k);
+  std::vector<float> accumulator, aBlock, bBlock, row;
   try {
-    accumulator.resize(static_cast<size_t>(std::min(kRowBlock, m) * width));
-    if (gemm.trans_b || !kWide)
-      panel.resize(static_cast<size_t>(std::min(kDepthBlock, k) * width));
+    accumulator.resize(static_cast<size_t>(height * width));
+    if (!direct) {
+      aBlock.resize(static_cast<size_t>(height * deep));
+      bBlock.resize(static_cast<size_t>(deep * width));
+    }
     row.resize(static_cast<size_t>(width));
-  } catch (const std::bad_alloc &) {
-    error = "out of memory for the reference GEMM's scratch";
-    return false;
-  }
 
-  for (int64_t i = 0; i < gemm.batch; ++i) {
-    const T *ai = a + i * gemm.stride_a;
-    const T *bi = b + i * gemm.stride_b;
-    const T *ci = c ? c + i * gemm.stride_c : nullptr;
-    T *di = d + i * m * n;
-    for (int64_t row0 = 0; row0 < m; row0 += kRowBlock) {
-      const int64_t rows = std::min(kRowBlock, m - row0);
+    for (int64_t i = 0; i < gemm.batch; ++i) {
+      const T *ai = a + i * gemm.stride_a;
+      const T *bi = b + i * gemm.stride_b;
+      const T *ci = c ? c + i * gemm.stride_c : nullptr;
+      T *di = d + i * m * n;
       for (int64_t col0 = 0; col0 < n; col0 += kColumnBlock) {
         const int64_t cols = std::min(kColumnBlock, n - col0);
-        std::fill(accumulator.begin(), accumulator.begin() + rows * cols,
-                  0.0f);
-        for (int64_t p0 = 0; p0 < k; p0 += kDepthBlock) {
-          const int64_t depth = std::min(kDepthBlock, k - p0);
-          // Columns col0.. of row p of op(B), for p in [p0, p0 + depth),
-          // `bStep` apart.
-          const float *bRows = nullptr;
-          int64_t bStep = cols;
-          if constexpr (Dtype == kFloat) {
-            bRows = bi + p0 * gemm.ldb + col0;
-            bStep = gemm.ldb;
-          }
-          if (gemm.trans_b || !kWide) {
-            // B is stored n x k when transposed: its columns p0.. become
-            // rows.
-            for (int64_t p = 0; p < depth; ++p)
-              for (int64_t j = 0; j < cols; ++j)
-                panel[p * cols + j] = operand(
-                    gemm.trans_b ? bi[(col0 + j) * gemm.ldb + p0 + p]
-                                 : bi[(p0 + p) * gemm.ldb + col0 + j]);
-            bRows = panel.data();
-            bStep = cols;
+        for (int64_t row0 = 0; row0 < m; row0 += kRowBlock) {
+          const int64_t rows = std::min(kRowBlock, m - row0);
+          // k == 0 still runs once: the block is then 0.
+          for (int64_t p0 = 0; p0 < k || p0 == 0; p0 += kDepthBlock) {
+            const int64_t depth = std::min(kDepthBlock, k - p0);
+            // op(A)[row0.., p0..] and op(B)[p0.., col0..] as blocks of A
+            // and B as stored (A k x m when transposed, B n x k).
+            int64_t lda, ldb;
+            const float *opA =
+                block(ai, gemm.lda, transA, row0, rows, p0, depth, aBlock, lda);
+            const float *opB =
+                block(bi, gemm.ldb, transB, p0, depth, col0, cols, bBlock, ldb);
+            // Later depth blocks add on (beta 1): each element still sums
+            // its products in ascending order.
+            graphc::gemm<float>(transA, transB, rows, cols, depth, 1.0f, opA,
+                                lda, opB, ldb, p0 == 0 ? 0.0f : 1.0f,
+                                accumulator.data(), cols);
           }
           for (int64_t r = 0; r < rows; ++r) {
             const int64_t rowIndex = row0 + r;
-            float *acc = accumulator.data() + r * cols;
-            for (int64_t p = 0; p < depth; ++p) {
-              // op(A)[row][p0 + p]; A is stored k x m when transposed.
-              float factor =
-                  operand(gemm.trans_a ? ai[(p0 + p) * gemm.lda + rowIndex]
-                                       : ai[rowIndex * gemm.lda + p0 + p]);
-              axpy(acc, factor, bRows + p * bStep, cols);
+            const float *acc = accumulator.data() + r * cols;
+            // C may be D itself (same rows): the row is computed whole
+            // before it is stored.
+            const T *cRow = ci ? ci + rowIndex * gemm.ldc + col0 : nullptr;
+            for (int64_t j = 0; j < cols; ++j) {
+              float value = alpha * acc[j];
+              if (cRow)
+                value += beta * E::load(cRow[j]);
+              if (bias)
+                value += E::load(bias[col0 + j]);
+              row[j] = value;
             }
+            activate(gemm.epilogue, row.data(), cols);
+            T *dRow = di + rowIndex * n + col0;
+            for (int64_t j = 0; j < cols; ++j)
+              dRow[j] = E::store(row[j]);
           }
-        }
-        for (int64_t r = 0; r < rows; ++r) {
-          const int64_t rowIndex = row0 + r;
-          const float *acc = accumulator.data() + r * cols;
-          // C may be D itself (same rows): the row is computed whole before
-          // it is stored.
-          const T *cRow = ci ? ci + rowIndex * gemm.ldc + col0 : nullptr;
-          for (int64_t j = 0; j < cols; ++j) {
-            float value = alpha * acc[j];
-            if (cRow)
-              value += beta * E::load(cRow[j]);
-            if (bias)
-              value += E::load(bias[col0 + j]);
-            row[j] = value;
-          }
-          activate(gemm.epilogue, row.data(), cols);
-          T *dRow = di + rowIndex * n + col0;
-          for (int64_t j = 0; j < cols; ++j)
-            dRow[j] = E::store(row[j]);
         }
       }
     }
+  } catch (const std::bad_alloc &) {
+    error = "out of memory for the reference GEMM's scratch";
+    return false;
   }
   return true;
 }

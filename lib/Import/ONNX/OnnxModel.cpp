@@ -1,6 +1,7 @@
 //===- OnnxModel.cpp - reading ONNX protobufs and what graphc supports ----===//
 
 #include "lib/Import/ONNX/OnnxModel.h"
+#include "lib/Artifact/OnnxDtype.h"
 #include "lib/Support/CheckedArith.h"
 #include "lib/Support/ReadFile.h"
 
@@ -150,39 +151,16 @@ std::string formatUnsupportedOps(llvm::ArrayRef<UnsupportedOpUse> uses) {
 }
 
 DataTypeInfo getDataTypeInfo(int32_t dataType) {
+  // The types graphc holds: the artifact format's table.
+  if (const char *name = rt::dtypeName(dataType))
+    return {name, rt::dtypeSize(dataType)};
   switch (dataType) {
-  case onnx::TensorProto::FLOAT:
-    return {"float32", 4};
-  case onnx::TensorProto::UINT8:
-    return {"uint8", 1};
-  case onnx::TensorProto::INT8:
-    return {"int8", 1};
-  case onnx::TensorProto::UINT16:
-    return {"uint16", 2};
-  case onnx::TensorProto::INT16:
-    return {"int16", 2};
-  case onnx::TensorProto::INT32:
-    return {"int32", 4};
-  case onnx::TensorProto::INT64:
-    return {"int64", 8};
   case onnx::TensorProto::STRING:
     return {"string", 0};
-  case onnx::TensorProto::BOOL:
-    return {"bool", 1};
-  case onnx::TensorProto::FLOAT16:
-    return {"float16", 2};
-  case onnx::TensorProto::DOUBLE:
-    return {"float64", 8};
-  case onnx::TensorProto::UINT32:
-    return {"uint32", 4};
-  case onnx::TensorProto::UINT64:
-    return {"uint64", 8};
   case onnx::TensorProto::COMPLEX64:
     return {"complex64", 0};
   case onnx::TensorProto::COMPLEX128:
     return {"complex128", 0};
-  case onnx::TensorProto::BFLOAT16:
-    return {"bfloat16", 2};
   // Types newer than the protobuf definitions graphc builds against.
   case 17:
     return {"float8e4m3fn", 0};

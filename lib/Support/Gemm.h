@@ -1,19 +1,22 @@
-//===- Gemm.h - cache-blocked matrix multiply for the host kernels -*- C++ -*-===//
+//===- Gemm.h - the one cache-blocked matrix multiply -----------*- C++ -*-===//
 //
-// One GEMM shared by MatMul, Gemm, Conv (after im2col) and ConvTranspose
-// (before col2im). Row-major operands with leading dimensions; 16-bit floats
-// are widened into float scratch by the callers (ComputeView).
+// Header only and dependency free (standard C++): the host kernels' MatMul,
+// Gemm, Conv and ConvTranspose (lib/HostKernels, which fold constants in
+// the compiler and run in cpu-target models) and the runtime's reference
+// library GEMM and convolution (runtime/src/Reference*) share it. Every
+// element of C sums its K products in ascending order, each scaled by alpha
+// first, onto beta * C: the compiler's constant folding depends on these
+// exact bits.
 //
 //===----------------------------------------------------------------------===//
-#ifndef GRAPHC_HOSTKERNELS_GEMM_H
-#define GRAPHC_HOSTKERNELS_GEMM_H
-
-#include "lib/HostKernels/KernelSupport.h"
+#ifndef GRAPHC_LIB_SUPPORT_GEMM_H
+#define GRAPHC_LIB_SUPPORT_GEMM_H
 
 #include <algorithm>
+#include <cstdint>
 #include <vector>
 
-namespace graphc::hk {
+namespace graphc {
 
 /// C[M,N] = alpha * op(A)[M,K] * op(B)[K,N] + beta * C. op(X) transposes
 /// when the flag is set; A(i,k) is A[i*lda+k] (or A[k*lda+i] transposed).
@@ -88,53 +91,6 @@ void gemm(bool transA, bool transB, int64_t M, int64_t N, int64_t K, T alpha,
   }
 }
 
-/// A tensor's elements in its arithmetic type: the data itself, or a widened
-/// float copy for f16/bf16.
-template <typename T> class ComputeView {
-public:
-  ComputeView(const void *data, int64_t count) {
-    if constexpr (std::is_same_v<T, Arith<T>>) {
-      ptr = static_cast<const T *>(data);
-    } else {
-      const T *src = static_cast<const T *>(data);
-      storage.resize(static_cast<size_t>(count));
-      for (int64_t i = 0; i < count; ++i)
-        storage[i] = toArith(src[i]);
-      ptr = storage.data();
-    }
-  }
-  const Arith<T> *data() const { return ptr; }
-
-private:
-  std::vector<Arith<T>> storage;
-  const Arith<T> *ptr;
-};
-
-/// Output storage in the arithmetic type, rounded into the tensor by flush().
-template <typename T> class ComputeOutput {
-public:
-  ComputeOutput(void *data, int64_t count) : out(static_cast<T *>(data)), n(count) {
-    if constexpr (std::is_same_v<T, Arith<T>>)
-      ptr = out;
-    else {
-      storage.resize(static_cast<size_t>(count));
-      ptr = storage.data();
-    }
-  }
-  Arith<T> *data() { return ptr; }
-  void flush() {
-    if constexpr (!std::is_same_v<T, Arith<T>>)
-      for (int64_t i = 0; i < n; ++i)
-        out[i] = fromArith<T>(storage[i]);
-  }
-
-private:
-  std::vector<Arith<T>> storage;
-  T *out;
-  int64_t n;
-  Arith<T> *ptr;
-};
-
-} // namespace graphc::hk
+} // namespace graphc
 
 #endif
