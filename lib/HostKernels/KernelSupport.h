@@ -12,6 +12,7 @@
 
 #include "lib/HostKernels/HostKernels.h"
 #include "lib/Support/Float16.h"
+#include "lib/Support/RowMajor.h"
 
 #include <algorithm>
 #include <cmath>
@@ -138,16 +139,7 @@ inline void splitAxis(const gc_tensor &t, int axis, int64_t &outer,
     inner *= t.dims[d];
 }
 
-/// Steps the row-major index `index` over `dims` (rank n) to the next one;
-/// false, with `index` back at all zeros, after the last.
-inline bool nextIndex(int64_t *index, const int64_t *dims, int n) {
-  for (int d = n - 1; d >= 0; --d) {
-    if (++index[d] < dims[d])
-      return true;
-    index[d] = 0;
-  }
-  return false;
-}
+using graphc::nextIndex;
 
 /// Everything a kernel body needs: its operands, its attributes and a way to
 /// report errors prefixed with the op mnemonic.

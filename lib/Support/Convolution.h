@@ -15,6 +15,7 @@
 #define GRAPHC_LIB_SUPPORT_CONVOLUTION_H
 
 #include "lib/Support/Gemm.h"
+#include "lib/Support/RowMajor.h"
 
 #include <algorithm>
 #include <cstddef>
@@ -57,17 +58,6 @@ private:
 };
 
 namespace conv_detail {
-/// Steps `index` to the next index of `dims` (rank n) in row-major order;
-/// false after the last.
-inline bool nextIndex(int64_t *index, const int64_t *dims, int n) {
-  for (int d = n - 1; d >= 0; --d) {
-    if (++index[d] < dims[d])
-      return true;
-    index[d] = 0;
-  }
-  return false;
-}
-
 /// Visits every filter tap of `w` in row-major order.
 template <typename Fn> void forEachTap(const ConvWindow &w, Fn &&fn) {
   int64_t tap[ConvWindow::kMaxDims] = {};
@@ -160,7 +150,7 @@ void col2im(const A *col, int64_t channels, const ConvWindow &w, int64_t first,
         if (inside)
           plane[offset] += *src;
         ++src;
-        conv_detail::nextIndex(i, w.in, w.nd);
+        nextIndex(i, w.in, w.nd);
       }
     });
   }
