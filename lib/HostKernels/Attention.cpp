@@ -15,7 +15,7 @@
 
 using namespace graphc::hk;
 
-GC_KERNEL(attention) {
+GC_KERNEL_ATTRS(attention, Attention, opAttrs) {
   GC_TRY(ctx.expect(3, 1));
   const gc_tensor &q = ctx.in(0), &k = ctx.in(1), &v = ctx.in(2);
   if (q.rank != 4 || k.rank != 4 || v.rank != 4)
@@ -56,8 +56,6 @@ GC_KERNEL(attention) {
                       "heads, query, key]");
     maskStrides = broadcastStrides(mask, scores);
   }
-  attrs::Attention opAttrs;
-  GC_TRY(opAttrs.read(ctx));
   const double scale = opAttrs.scale;
   const bool causal = opAttrs.isCausal != 0;
   const bool nanToZero = opAttrs.nanToZero != 0;

@@ -182,9 +182,7 @@ GC_KERNEL(div) {
   });
 }
 
-GC_KERNEL(mod) {
-  attrs::Mod a;
-  GC_TRY(a.read(ctx));
+GC_KERNEL_ATTRS(mod, Mod, a) {
   bool useFmod = a.fmod != 0;
   return binaryArith<kNumeric>(ctx, [useFmod](auto x, auto y) {
     using A = decltype(x);
@@ -255,9 +253,7 @@ GC_KERNEL(pow) {
 
 
 
-GC_KERNEL(bit_shift) {
-  attrs::BitShift a;
-  GC_TRY(a.read(ctx));
+GC_KERNEL_ATTRS(bit_shift, BitShift, a) {
   const char *direction = a.direction;
   bool left = std::strcmp(direction, "LEFT") == 0;
   if (!left && std::strcmp(direction, "RIGHT") != 0)

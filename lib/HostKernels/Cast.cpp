@@ -11,12 +11,10 @@
 
 using namespace graphc::hk;
 
-GC_KERNEL(cast) {
+GC_KERNEL_ATTRS(cast, Cast, a) {
   GC_TRY(ctx.expect(1, 1));
   const gc_tensor &x = ctx.in(0);
   gc_tensor &y = ctx.out(0);
-  attrs::Cast a;
-  GC_TRY(a.read(ctx));
   int64_t to = a.to;
   if (to != y.dtype)
     return ctx.fail("attribute 'to' (%lld) does not match the output dtype %d",

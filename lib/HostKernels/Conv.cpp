@@ -99,9 +99,7 @@ int convChannelsLast(KernelContext &ctx, const attrs::Conv &a) {
 
 } // namespace
 
-GC_KERNEL(conv) {
-  attrs::Conv a;
-  GC_TRY(a.read(ctx));
+GC_KERNEL_ATTRS(conv, Conv, a) {
   if (a.channelsLast)
     return convChannelsLast(ctx, a);
   return convChannelsFirst(ctx, a);
@@ -165,10 +163,8 @@ int convChannelsFirst(KernelContext &ctx, const attrs::Conv &a) {
 
 } // namespace
 
-GC_KERNEL(conv_transpose) {
+GC_KERNEL_ATTRS(conv_transpose, ConvTranspose, a) {
   GC_TRY(ctx.expect(2, 1));
-  attrs::ConvTranspose a;
-  GC_TRY(a.read(ctx));
   const gc_tensor &x = ctx.in(0), &wt = ctx.in(1);
   GC_TRY(ctx.checkSameDtype(1, x.dtype, "weight"));
   if (x.rank < 3 || wt.rank != x.rank)

@@ -80,12 +80,10 @@ int expandTerm(KernelContext &ctx, Term &term, int count, int total) {
 
 } // namespace
 
-GC_KERNEL(einsum) {
+GC_KERNEL_ATTRS(einsum, Einsum, opAttrs) {
   if (ctx.numInputs < 1 || ctx.numInputs > kMaxOperands)
     return ctx.fail("expected 1 to %d inputs", kMaxOperands);
   GC_TRY(ctx.expect(ctx.numInputs, 1));
-  attrs::Einsum opAttrs;
-  GC_TRY(opAttrs.read(ctx));
   const char *equation = opAttrs.equation;
   char compact[512];
   size_t length = 0;

@@ -85,9 +85,7 @@ int scalarPredicate(KernelContext &ctx, Body body) {
 
 
 
-GC_KERNEL(gelu) {
-  attrs::Gelu a;
-  GC_TRY(a.read(ctx));
+GC_KERNEL_ATTRS(gelu, Gelu, a) {
   bool useTanh = std::strcmp(a.approximate, "tanh") == 0;
   if (!useTanh && std::strcmp(a.approximate, "none") != 0)
     return ctx.fail("unknown approximate mode '%s'", a.approximate);
@@ -99,9 +97,7 @@ GC_KERNEL(gelu) {
 
 
 
-GC_KERNEL(celu) {
-  attrs::Celu a;
-  GC_TRY(a.read(ctx));
+GC_KERNEL_ATTRS(celu, Celu, a) {
   if (a.alpha == 0)
     return ctx.fail("alpha must be non-zero");
   return scalarMap<kFloats>(
@@ -112,9 +108,7 @@ GC_KERNEL(celu) {
 
 // Own formula for integers: compares and offsets in double, where the
 // definition does in the integer type.
-GC_KERNEL(shrink) {
-  attrs::Shrink a;
-  GC_TRY(a.read(ctx));
+GC_KERNEL_ATTRS(shrink, Shrink, a) {
   double bias = a.bias, lambd = a.lambd;
   return unaryMap<kNumeric>(ctx, [=](auto x) {
     using A = decltype(x);

@@ -10,13 +10,11 @@
 
 using namespace graphc::hk;
 
-GC_KERNEL(gather) {
+GC_KERNEL_ATTRS(gather, Gather, a) {
   GC_TRY(ctx.expect(2, 1));
   const gc_tensor &data = ctx.in(0), &indices = ctx.in(1);
   GC_TRY(checkIndices(ctx, 1));
   int axis;
-  attrs::Gather a;
-  GC_TRY(a.read(ctx));
   GC_TRY(ctx.normalizeAxis(a.axis, data.rank, axis));
   Dims outDims;
   for (int d = 0; d < axis; ++d)
@@ -43,14 +41,12 @@ GC_KERNEL(gather) {
   return 0;
 }
 
-GC_KERNEL(gather_elements) {
+GC_KERNEL_ATTRS(gather_elements, GatherElements, a) {
   GC_TRY(ctx.expect(2, 1));
   const gc_tensor &data = ctx.in(0), &indices = ctx.in(1);
   GC_TRY(checkIndices(ctx, 1));
   if (indices.rank != data.rank)
     return ctx.fail("indices must have the rank of data");
-  attrs::GatherElements a;
-  GC_TRY(a.read(ctx));
   int axis;
   GC_TRY(elementsAxis(ctx, data, indices, a.axis, axis));
   GC_TRY(ctx.checkOutput(0, data.dtype, Dims::of(indices)));
@@ -74,13 +70,11 @@ GC_KERNEL(gather_elements) {
   });
 }
 
-GC_KERNEL(gather_nd) {
+GC_KERNEL_ATTRS(gather_nd, GatherNd, a) {
   GC_TRY(ctx.expect(2, 1));
   const gc_tensor &data = ctx.in(0), &indices = ctx.in(1);
   if (indices.dtype != GC_DTYPE_I64)
     return ctx.unsupportedDtype("indices", indices.dtype);
-  attrs::GatherNd a;
-  GC_TRY(a.read(ctx));
   int64_t batchDims = a.batchDims;
   if (indices.rank < 1 || batchDims < 0 || batchDims >= indices.rank ||
       batchDims >= data.rank)
@@ -128,7 +122,7 @@ GC_KERNEL(gather_nd) {
   return 0;
 }
 
-GC_KERNEL(one_hot) {
+GC_KERNEL_ATTRS(one_hot, OneHot, a) {
   GC_TRY(ctx.expect(3, 1));
   const gc_tensor &indices = ctx.in(0), &depthTensor = ctx.in(1),
                   &values = ctx.in(2);
@@ -149,8 +143,6 @@ GC_KERNEL(one_hot) {
   if (outRank > kMaxRank)
     return ctx.fail("output rank is too large");
   int axis;
-  attrs::OneHot a;
-  GC_TRY(a.read(ctx));
   GC_TRY(ctx.normalizeAxis(a.axis, outRank, axis));
   Dims outDims;
   for (int d = 0, next = 0; d < outRank; ++d)

@@ -76,14 +76,12 @@ GC_KERNEL(mat_mul) {
   });
 }
 
-GC_KERNEL(gemm) {
+GC_KERNEL_ATTRS(gemm, Gemm, opAttrs) {
   GC_TRY(ctx.expect(2, 1));
   const gc_tensor &a = ctx.in(0), &b = ctx.in(1);
   GC_TRY(ctx.checkSameDtype(1, a.dtype, "input B"));
   if (a.rank != 2 || b.rank != 2)
     return ctx.fail("A and B must be 2-D");
-  attrs::Gemm opAttrs;
-  GC_TRY(opAttrs.read(ctx));
   bool transA = opAttrs.transA != 0;
   bool transB = opAttrs.transB != 0;
   double alpha = opAttrs.alpha, beta = opAttrs.beta;

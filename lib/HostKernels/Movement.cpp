@@ -43,10 +43,8 @@ void copyBlocks(const char *src, int64_t srcStride, char *dst, int64_t dstStride
 
 } // namespace
 
-GC_KERNEL(transpose) {
+GC_KERNEL_ATTRS(transpose, Transpose, a) {
   GC_TRY(ctx.expect(1, 1));
-  attrs::Transpose a;
-  GC_TRY(a.read(ctx));
   const gc_tensor &x = ctx.in(0);
   const IntList &permAttr = a.perm;
   int perm[kMaxRank];
@@ -77,12 +75,10 @@ GC_KERNEL(transpose) {
   return stridedCopy(ctx, loop, x.data, ctx.out(0).data, x.dtype);
 }
 
-GC_KERNEL(concat) {
+GC_KERNEL_ATTRS(concat, Concat, a) {
   if (ctx.numInputs < 1)
     return ctx.fail("expected at least 1 input");
   GC_TRY(ctx.expect(ctx.numInputs, 1));
-  attrs::Concat a;
-  GC_TRY(a.read(ctx));
   const gc_tensor &first = ctx.in(0);
   int axis;
   GC_TRY(ctx.normalizeAxis(a.axis, first.rank, axis));
@@ -113,10 +109,8 @@ GC_KERNEL(concat) {
   return 0;
 }
 
-GC_KERNEL(split) {
+GC_KERNEL_ATTRS(split, Split, a) {
   GC_TRY(ctx.expect(1, ctx.numOutputs));
-  attrs::Split a;
-  GC_TRY(a.read(ctx));
   const gc_tensor &x = ctx.in(0);
   int axis;
   GC_TRY(ctx.normalizeAxis(a.axis, x.rank, axis));
@@ -270,10 +264,8 @@ GC_KERNEL(tile) {
   return stridedCopy(ctx, loop, x.data, ctx.out(0).data, x.dtype);
 }
 
-GC_KERNEL(pad) {
+GC_KERNEL_ATTRS(pad, Pad, a) {
   GC_TRY(ctx.expect(2, 1));
-  attrs::Pad a;
-  GC_TRY(a.read(ctx));
   const gc_tensor &x = ctx.in(0);
   enum PadMode { Constant, Reflect, Edge, Wrap } mode;
   // In PadMode's order: modes[mode].name names the mode in messages.
@@ -436,21 +428,15 @@ int blockRearrange(KernelContext &ctx, bool toSpace, int64_t b,
 
 } // namespace
 
-GC_KERNEL(depth_to_space) {
-  attrs::DepthToSpace a;
-  GC_TRY(a.read(ctx));
+GC_KERNEL_ATTRS(depth_to_space, DepthToSpace, a) {
   return blockRearrange(ctx, true, a.blocksize, a.mode);
 }
-GC_KERNEL(space_to_depth) {
-  attrs::SpaceToDepth a;
-  GC_TRY(a.read(ctx));
+GC_KERNEL_ATTRS(space_to_depth, SpaceToDepth, a) {
   return blockRearrange(ctx, false, a.blocksize, nullptr);
 }
 
-GC_KERNEL(trilu) {
+GC_KERNEL_ATTRS(trilu, Trilu, a) {
   GC_TRY(ctx.expect(1, 1));
-  attrs::Trilu a;
-  GC_TRY(a.read(ctx));
   const gc_tensor &x = ctx.in(0);
   if (x.rank < 2)
     return ctx.fail("input must have rank >= 2");
@@ -480,10 +466,8 @@ GC_KERNEL(trilu) {
   });
 }
 
-GC_KERNEL(reverse_sequence) {
+GC_KERNEL_ATTRS(reverse_sequence, ReverseSequence, a) {
   GC_TRY(ctx.expect(2, 1));
-  attrs::ReverseSequence a;
-  GC_TRY(a.read(ctx));
   const gc_tensor &x = ctx.in(0), &lens = ctx.in(1);
   int64_t batchAxis = a.batchAxis, timeAxis = a.timeAxis;
   if (x.rank < 2 || (batchAxis != 0 && batchAxis != 1) ||

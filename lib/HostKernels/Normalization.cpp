@@ -55,10 +55,8 @@ int checkVector(KernelContext &ctx, int i, int32_t dtype, int64_t n,
 
 } // namespace
 
-GC_KERNEL(batch_normalization) {
+GC_KERNEL_ATTRS(batch_normalization, BatchNormalization, a) {
   GC_TRY(ctx.expect(5, 1));
-  attrs::BatchNormalization a;
-  GC_TRY(a.read(ctx));
   const gc_tensor &x = ctx.in(0);
   int64_t N, C, inner;
   GC_TRY(splitChannels(ctx, 2, N, C, inner));
@@ -104,10 +102,8 @@ GC_KERNEL(batch_normalization) {
   });
 }
 
-GC_KERNEL(instance_normalization) {
+GC_KERNEL_ATTRS(instance_normalization, InstanceNormalization, a) {
   GC_TRY(ctx.expect(3, 1));
-  attrs::InstanceNormalization a;
-  GC_TRY(a.read(ctx));
   const gc_tensor &x = ctx.in(0);
   int64_t N, C, inner;
   GC_TRY(splitChannels(ctx, 3, N, C, inner));
@@ -195,21 +191,15 @@ int normalizeRows(KernelContext &ctx, int64_t axisAttr, double epsilon,
 
 } // namespace
 
-GC_KERNEL(layer_normalization) {
-  attrs::LayerNormalization a;
-  GC_TRY(a.read(ctx));
+GC_KERNEL_ATTRS(layer_normalization, LayerNormalization, a) {
   return normalizeRows(ctx, a.axis, a.epsilon, false);
 }
-GC_KERNEL(rms_normalization) {
-  attrs::RmsNormalization a;
-  GC_TRY(a.read(ctx));
+GC_KERNEL_ATTRS(rms_normalization, RmsNormalization, a) {
   return normalizeRows(ctx, a.axis, a.epsilon, true);
 }
 
-GC_KERNEL(group_normalization) {
+GC_KERNEL_ATTRS(group_normalization, GroupNormalization, a) {
   GC_TRY(ctx.expect(3, 1));
-  attrs::GroupNormalization a;
-  GC_TRY(a.read(ctx));
   const gc_tensor &x = ctx.in(0);
   int64_t N, C, spatial;
   GC_TRY(splitChannels(ctx, 2, N, C, spatial));
@@ -251,10 +241,8 @@ GC_KERNEL(group_normalization) {
   });
 }
 
-GC_KERNEL(lp_normalization) {
+GC_KERNEL_ATTRS(lp_normalization, LpNormalization, a) {
   GC_TRY(ctx.expect(1, 1));
-  attrs::LpNormalization a;
-  GC_TRY(a.read(ctx));
   const gc_tensor &x = ctx.in(0);
   int axis;
   GC_TRY(ctx.normalizeAxis(a.axis, x.rank, axis));
@@ -278,10 +266,8 @@ GC_KERNEL(lp_normalization) {
       });
 }
 
-GC_KERNEL(mean_variance_normalization) {
+GC_KERNEL_ATTRS(mean_variance_normalization, MeanVarianceNormalization, a) {
   GC_TRY(ctx.expect(1, 1));
-  attrs::MeanVarianceNormalization a;
-  GC_TRY(a.read(ctx));
   const gc_tensor &x = ctx.in(0);
   GC_TRY(ctx.checkOutput(0, x.dtype, Dims::of(x)));
   bool reduce[kMaxRank] = {};
@@ -324,10 +310,8 @@ GC_KERNEL(mean_variance_normalization) {
   });
 }
 
-GC_KERNEL(lrn) {
+GC_KERNEL_ATTRS(lrn, Lrn, a) {
   GC_TRY(ctx.expect(1, 1));
-  attrs::Lrn a;
-  GC_TRY(a.read(ctx));
   const gc_tensor &x = ctx.in(0);
   int64_t N, C, inner;
   GC_TRY(splitChannels(ctx, 2, N, C, inner));

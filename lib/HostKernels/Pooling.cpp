@@ -111,22 +111,16 @@ template <unsigned Set> int globalPool(KernelContext &ctx, const PoolOp &op) {
 
 } // namespace
 
-GC_KERNEL(max_pool) {
-  attrs::MaxPool a;
-  GC_TRY(a.read(ctx));
+GC_KERNEL_ATTRS(max_pool, MaxPool, a) {
   // storage_order only affects the Indices output, which is not modelled.
   return windowPool<kFloats | kI8 | kU8>(ctx, a, {PoolKind::Max},
                                          a.ceilMode != 0);
 }
-GC_KERNEL(average_pool) {
-  attrs::AveragePool a;
-  GC_TRY(a.read(ctx));
+GC_KERNEL_ATTRS(average_pool, AveragePool, a) {
   return windowPool<kFloats>(
       ctx, a, {PoolKind::Average, a.countIncludePad != 0}, a.ceilMode != 0);
 }
-GC_KERNEL(lp_pool) {
-  attrs::LpPool a;
-  GC_TRY(a.read(ctx));
+GC_KERNEL_ATTRS(lp_pool, LpPool, a) {
   // Lp pools do not apply ceil_mode.
   return windowPool<kFloats>(
       ctx, a, {PoolKind::Lp, false, static_cast<double>(a.p)}, false);
@@ -135,9 +129,7 @@ GC_KERNEL(global_average_pool) {
   return globalPool<kFloats>(ctx, {PoolKind::Average});
 }
 GC_KERNEL(global_max_pool) { return globalPool<kFloats>(ctx, {PoolKind::Max}); }
-GC_KERNEL(global_lp_pool) {
-  attrs::GlobalLpPool a;
-  GC_TRY(a.read(ctx));
+GC_KERNEL_ATTRS(global_lp_pool, GlobalLpPool, a) {
   return globalPool<kFloats>(ctx,
                              {PoolKind::Lp, false, static_cast<double>(a.p)});
 }

@@ -320,21 +320,15 @@ GC_KERNEL(reduce_sum_square) {
   return reduce<kNumeric, attrs::ReduceSumSquare>(ctx, ReduceKind::SumSquare);
 }
 
-GC_KERNEL(arg_max) {
-  attrs::ArgMax a;
-  GC_TRY(a.read(ctx));
+GC_KERNEL_ATTRS(arg_max, ArgMax, a) {
   return argReduce(ctx, a.axis, a.keepdims != 0, a.selectLastIndex != 0, true);
 }
-GC_KERNEL(arg_min) {
-  attrs::ArgMin a;
-  GC_TRY(a.read(ctx));
+GC_KERNEL_ATTRS(arg_min, ArgMin, a) {
   return argReduce(ctx, a.axis, a.keepdims != 0, a.selectLastIndex != 0, false);
 }
 
-GC_KERNEL(cum_sum) {
+GC_KERNEL_ATTRS(cum_sum, CumSum, a) {
   GC_TRY(ctx.expect(2, 1));
-  attrs::CumSum a;
-  GC_TRY(a.read(ctx));
   const gc_tensor &x = ctx.in(0), &axisTensor = ctx.in(1);
   if (numElements(axisTensor) != 1 || !isIndexDtype(axisTensor.dtype))
     return ctx.fail("axis must be a scalar i32 or i64 tensor");

@@ -68,10 +68,8 @@ double toOriginal(Transform transform, double x, double scale, int64_t inLen,
 
 } // namespace
 
-GC_KERNEL(resize) {
+GC_KERNEL_ATTRS(resize, Resize, a) {
   GC_TRY(ctx.expect(1, 1));
-  attrs::Resize a;
-  GC_TRY(a.read(ctx));
   const gc_tensor &x = ctx.in(0);
   int rank = x.rank;
   static const Choice<Mode> modes[] = {{"nearest", Mode::Nearest},

@@ -66,7 +66,7 @@ int copyData(KernelContext &ctx) {
 
 } // namespace
 
-GC_KERNEL(scatter_elements) {
+GC_KERNEL_ATTRS(scatter_elements, ScatterElements, a) {
   GC_TRY(ctx.expect(3, 1));
   const gc_tensor &data = ctx.in(0), &indices = ctx.in(1), &updates = ctx.in(2);
   GC_TRY(checkIndices(ctx, 1));
@@ -76,8 +76,6 @@ GC_KERNEL(scatter_elements) {
   for (int d = 0; d < indices.rank; ++d)
     if (indices.dims[d] != updates.dims[d])
       return ctx.fail("indices and updates must have the same shape");
-  attrs::ScatterElements a;
-  GC_TRY(a.read(ctx));
   int axis;
   GC_TRY(elementsAxis(ctx, data, indices, a.axis, axis));
   Reduction reduction;
@@ -102,7 +100,7 @@ GC_KERNEL(scatter_elements) {
   });
 }
 
-GC_KERNEL(scatter_nd) {
+GC_KERNEL_ATTRS(scatter_nd, ScatterNd, a) {
   GC_TRY(ctx.expect(3, 1));
   const gc_tensor &data = ctx.in(0), &indices = ctx.in(1), &updates = ctx.in(2);
   if (indices.dtype != GC_DTYPE_I64)
@@ -122,8 +120,6 @@ GC_KERNEL(scatter_nd) {
     shapeOk = updates.dims[indices.rank - 1 + d - depth] == data.dims[d];
   if (!shapeOk)
     return ctx.fail("updates shape does not match indices and data");
-  attrs::ScatterNd a;
-  GC_TRY(a.read(ctx));
   Reduction reduction;
   GC_TRY(readReduction(ctx, a.reduction, reduction));
   GC_TRY(copyData(ctx));

@@ -35,10 +35,8 @@ int readAxes(KernelContext &ctx, int slot, Dims &axes, bool &present) {
 
 } // namespace
 
-GC_KERNEL(constant_of_shape) {
+GC_KERNEL_ATTRS(constant_of_shape, ConstantOfShape, a) {
   GC_TRY(ctx.expect(1, 1));
-  attrs::ConstantOfShape a;
-  GC_TRY(a.read(ctx));
   Dims dims;
   GC_TRY(ctx.readInts(0, dims, "shape"));
   for (int d = 0; d < dims.rank; ++d)
@@ -63,10 +61,8 @@ GC_KERNEL(constant_of_shape) {
   return 0;
 }
 
-GC_KERNEL(shape) {
+GC_KERNEL_ATTRS(shape, Shape, a) {
   GC_TRY(ctx.expect(1, 1));
-  attrs::Shape a;
-  GC_TRY(a.read(ctx));
   const gc_tensor &x = ctx.in(0);
   int64_t rank = x.rank;
   auto clampIndex = [rank](int64_t v) {
@@ -91,10 +87,8 @@ GC_KERNEL(size) {
   return 0;
 }
 
-GC_KERNEL(reshape) {
+GC_KERNEL_ATTRS(reshape, Reshape, a) {
   GC_TRY(ctx.expect(2, 1));
-  attrs::Reshape a;
-  GC_TRY(a.read(ctx));
   const gc_tensor &x = ctx.in(0);
   Dims shape;
   GC_TRY(ctx.readInts(1, shape, "shape"));
@@ -132,10 +126,8 @@ GC_KERNEL(reshape) {
   return copyAs(ctx, outDims);
 }
 
-GC_KERNEL(flatten) {
+GC_KERNEL_ATTRS(flatten, Flatten, a) {
   GC_TRY(ctx.expect(1, 1));
-  attrs::Flatten a;
-  GC_TRY(a.read(ctx));
   const gc_tensor &x = ctx.in(0);
   int64_t axis = a.axis;
   if (axis < -x.rank || axis > x.rank)
@@ -249,10 +241,8 @@ GC_KERNEL(range) {
       });
 }
 
-GC_KERNEL(eye_like) {
+GC_KERNEL_ATTRS(eye_like, EyeLike, a) {
   GC_TRY(ctx.expect(1, 1));
-  attrs::EyeLike a;
-  GC_TRY(a.read(ctx));
   const gc_tensor &x = ctx.in(0);
   if (x.rank != 2)
     return ctx.fail("input must be 2-D");

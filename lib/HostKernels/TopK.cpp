@@ -13,7 +13,7 @@
 
 using namespace graphc::hk;
 
-GC_KERNEL(top_k) {
+GC_KERNEL_ATTRS(top_k, TopK, a) {
   GC_TRY(ctx.expect(2, 2));
   const gc_tensor &x = ctx.in(0), &kTensor = ctx.in(1);
   if (numElements(kTensor) != 1 || !isIndexDtype(kTensor.dtype))
@@ -21,8 +21,6 @@ GC_KERNEL(top_k) {
   if (x.rank < 1)
     return ctx.fail("input must have rank >= 1");
   int axis;
-  attrs::TopK a;
-  GC_TRY(a.read(ctx));
   GC_TRY(ctx.normalizeAxis(a.axis, x.rank, axis));
   bool largest = a.largest != 0;
   int64_t k = intAt(kTensor, 0);

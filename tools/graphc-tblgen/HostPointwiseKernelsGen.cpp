@@ -58,10 +58,12 @@ void emitKernel(const Operator &op, raw_ostream &os) {
                          ? (boolResult ? "scalarPredicate" : "scalarMap")
                          : (boolResult ? "scalarCompare" : "scalarBinary");
   SmallVector<const NamedAttribute *> attrs = scalarAttributes(op);
-  os << formatv("GC_KERNEL({0}) {{\n", op.getOperationName().substr(
-                                           op.getDialectName().size() + 1));
-  if (!attrs.empty())
-    os << formatv("  attrs::{0} a;\n  GC_TRY(a.read(ctx));\n", structName(op));
+  std::string name =
+      op.getOperationName().substr(op.getDialectName().size() + 1);
+  if (attrs.empty())
+    os << formatv("GC_KERNEL({0}) {{\n", name);
+  else
+    os << formatv("GC_KERNEL_ATTRS({0}, {1}, a) {{\n", name, structName(op));
   os << formatv("  return {0}<{1}>(ctx, [&](auto &b, auto x{2}) {{\n", driver,
                 dtypeSetName(operands),
                 op.getNumOperands() == 2 ? ", auto y" : "");
