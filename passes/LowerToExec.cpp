@@ -216,12 +216,10 @@ ExecTables::kernelFor(kernel::FusionOp fusion, exec::PlanOp plan) {
       fusion.getLoc(), fusion.getNameAttr(),
       kernel::FusionKindAttr::get(context, fusion.getKind()),
       fusion.getHashAttr(), fusion.getSchedule(),
-      kernelBuilder.getArrayAttr({}), /*grid=*/nullptr, /*block=*/nullptr,
-      /*shared_bytes=*/nullptr, /*flops=*/nullptr, /*bytes_read=*/nullptr,
-      /*bytes_written=*/nullptr, /*flop_type=*/nullptr, fusion.getLibraryAttr(),
-      dyn_cast_or_null<exec::GemmAttr>(described),
-      /*unit=*/nullptr, dyn_cast_or_null<exec::ConvAttr>(described),
-      /*reports_errors=*/nullptr,
+      kernelBuilder.getArrayAttr({}), /*flops=*/nullptr,
+      /*bytes_read=*/nullptr, /*bytes_written=*/nullptr, /*flop_type=*/nullptr,
+      fusion.getLibraryAttr(), dyn_cast_or_null<exec::GemmAttr>(described),
+      dyn_cast_or_null<exec::ConvAttr>(described),
       dyn_cast_or_null<exec::SdpaAttr>(described));
   IRMapping mapping;
   fusion.getBody().cloneInto(&kernelOp.getBody(), mapping);

@@ -3,14 +3,16 @@
 
 A refactoring of the compiler (one definition per op, typed attributes, a
 pass manager, moved folders) must not change what it writes. This script
-compiles a fixed corpus with `graphc compile --emit exec` and `--emit
-source` (the plan with its memory slots and launches, and every generated
-kernel and cpu loop) and fingerprints each output; a compile that fails
-is fingerprinted by its error message, which must not change either.
+compiles a fixed corpus with `graphc compile --emit exec`, `--emit
+launches` (cuda) and `--emit source` (the plan with its memory slots, CUDA
+codegen's launches, and every generated kernel and cpu loop) and
+fingerprints each output; a compile that fails is fingerprinted by its
+error message, which must not change either.
 
 The corpus:
   models: every *.onnx in --models (the model tests' models), for cpu,
-          cuda and cuda with --libraries none, in fp32, fp16 and bf16;
+          cuda and cuda with --libraries none, in fp32, fp16 and bf16
+          (launches for cuda only);
   node:   the ONNX backend node tests and model suites of the pinned onnx
           (test/conformance/node_tests.py): the source for cpu and cuda in
           fp32 and for cuda in fp16 (their plans are one or two steps, which
@@ -51,7 +53,8 @@ MODEL_CONFIGS = [
      + (["--libraries", "none"] if target == "cuda-generated" else []))
     for target in ("cpu", "cuda", "cuda-generated")
     for precision in ("fp32", "fp16", "bf16")
-    for emit in ("exec", "source")
+    for emit in ("exec", "launches", "source")
+    if emit != "launches" or target != "cpu"
 ]
 NODE_CONFIGS = [
     (f"{target}-{precision}-{emit}",

@@ -201,17 +201,8 @@ LogicalResult KernelOp::verify() {
                       : std::nullopt))
     return emitOpError("sets library with what it computes: cublaslt with a "
                        "gemm, cudnn with a conv or an sdpa, or none of them");
-  // A cuDNN convolution with an epilogue has code: the kernel finishing its
-  // epilogue when the library fuses none (see ConvAttr::hasEpilogue); an
-  // attention its fallback kernel.
   ConvAttr conv = getConvAttr();
   SdpaAttr sdpa = getSdpaAttr();
-  bool launchable = !library || (conv && conv.hasEpilogue()) || sdpa;
-  if (!launchable && (getGrid() || getBlock() || getSharedBytes() ||
-                      getUnit()))
-    return emitOpError("is a library kernel and has no launch dimensions");
-  if (getUnit() && *getUnit() > uint64_t(std::numeric_limits<int32_t>::max()))
-    return emitOpError("unit must be in [0, 2^31)");
   Block &body = getBody().front();
   int64_t numArgs =
       body.getNumArguments() + body.getTerminator()->getNumOperands();
@@ -242,18 +233,6 @@ LogicalResult KernelOp::verify() {
                                      sdpa.getBias(), sdpa.getO()},
                                     sdpa.getO())))
     return failure();
-  if (!getGrid() && !getBlock() && !getSharedBytes())
-    return success();
-  if (!getGrid() || !getBlock() || !getSharedBytes())
-    return emitOpError("sets grid, block and shared_bytes together or none");
-  for (ArrayRef<int64_t> dims : {*getGrid(), *getBlock()})
-    if (dims.size() != 3 || llvm::any_of(dims, [](int64_t d) {
-          return d < 1 || d > std::numeric_limits<int32_t>::max();
-        }))
-      return emitOpError("grid and block need 3 sizes in [1, 2^31)");
-  if (*getSharedBytes() < 0 ||
-      *getSharedBytes() > std::numeric_limits<int32_t>::max())
-    return emitOpError("shared_bytes must be in [0, 2^31)");
   return success();
 }
 

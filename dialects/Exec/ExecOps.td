@@ -262,13 +262,12 @@ def Exec_KernelOp : Exec_Op<"kernel", [Symbol, IsolatedFromAbove,
     constant inputs are copied into the body so that codegen sees their
     values; such a copy keeps the input it stands for in its
     `exec.argument` attribute, since the launch still passes that input.
-    Identical fusions across buckets share one kernel. On the cuda target,
-    codegen sets the launch of the kernel's static shapes: `grid` and
-    `block` (x, y, z) and `shared_bytes` of dynamic shared memory; and
-    `unit`, the CUDA module (one NVRTC program) whose images hold its code;
-    and `reports_errors` when the code checks values read at run time
-    (indices, lengths, an axis) and so takes the session's error record,
-    which the runtime then reads back after every run of a plan launching it.
+    Identical fusions across buckets share one kernel. The kernel holds no
+    launch: on the cuda target, CUDA codegen computes each generated
+    kernel's grid, block, dynamic shared memory, module unit and whether it
+    reports errors as its result, a launch table (lib/Codegen/LaunchTable.h)
+    that the descriptor is written from and `graphc compile --emit
+    launches` prints.
 
     The cost model (graphc-estimate-kernel-cost) sets what one launch costs:
     `flops` (arithmetic, a multiply-add counting two), `bytes_read` and
@@ -281,7 +280,7 @@ def Exec_KernelOp : Exec_Op<"kernel", [Symbol, IsolatedFromAbove,
     is reached by exec.library_call steps. Codegen generates no code for
     it, but for a cuda `conv` with an epilogue (bias, Z or an activation):
     a kernel of the same name and arguments that finishes Y in place, which
-    the runtime launches (with this kernel's launch dimensions) after the
+    the runtime launches (with the launch codegen computes for it) after the
     convolution alone where the library fuses no engine for the whole of
     it; and for an `sdpa`: the attention kernel of its body, which the
     runtime launches instead where cuDNN has no engine for it.
@@ -290,18 +289,13 @@ def Exec_KernelOp : Exec_Op<"kernel", [Symbol, IsolatedFromAbove,
                        Exec_FusionKindAttr:$kind,
                        StrAttr:$hash, Exec_ScheduleAttr:$schedule,
                        StrArrayAttr:$onnx_nodes,
-                       OptionalAttr<DenseI64ArrayAttr>:$grid,
-                       OptionalAttr<DenseI64ArrayAttr>:$block,
-                       OptionalAttr<I64Attr>:$shared_bytes,
                        OptionalAttr<I64Attr>:$flops,
                        OptionalAttr<I64Attr>:$bytes_read,
                        OptionalAttr<I64Attr>:$bytes_written,
                        OptionalAttr<TypeAttr>:$flop_type,
                        OptionalAttr<Exec_LibraryAttr>:$library,
                        OptionalAttr<Exec_GemmAttr>:$gemm,
-                       OptionalAttr<I64Attr>:$unit,
                        OptionalAttr<Exec_ConvAttr>:$conv,
-                       UnitAttr:$reports_errors,
                        OptionalAttr<Exec_SdpaAttr>:$sdpa);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name $kind attr-dict-with-keyword $body";

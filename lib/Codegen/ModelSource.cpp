@@ -102,13 +102,14 @@ std::string spatialArray(ArrayRef<int64_t> values) {
   return text + "}";
 }
 
-/// "{256u, 1u, 1u}": launch dims of a graphc_conv_desc.
-std::string launchArray(std::optional<ArrayRef<int64_t>> dims) {
+/// "{256u, 1u, 1u}": launch dims of a graphc_conv_desc or graphc_sdpa_desc;
+/// zeros without a launch.
+std::string launchArray(const CudaLaunch *launch,
+                        std::array<uint32_t, 3> CudaLaunch::*dims) {
   std::string text = "{";
   for (int i = 0; i < 3; ++i)
-    text += (i ? ", " : "") +
-            std::to_string(dims && i < int(dims->size()) ? (*dims)[i] : 0) +
-            "u";
+    text +=
+        (i ? ", " : "") + std::to_string(launch ? (launch->*dims)[i] : 0) + "u";
   return text + "}";
 }
 
@@ -219,6 +220,7 @@ void emitTensorDescs(raw_ostream &os, StringRef table,
 
 FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
                                    const SharedObjectOptions &options,
+                                   const LaunchTable &launches,
                                    StringRef weightsSideName) {
   std::string source;
   raw_string_ostream os(source);
@@ -302,6 +304,8 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
       continue;
     // On cuda, codegen gave the kernel finishing the epilogue its launch.
     bool epilogueKernel = options.cudaTarget && exec::hasDeviceCode(kernel);
+    const CudaLaunch *epilogue =
+        epilogueKernel ? launches.lookup(kernel.getSymName()) : nullptr;
     os << "static const graphc_conv_desc kConv" << i << " = {"
        << conv.getInSize().size() << ", " << conv.getN() << "LL, "
        << conv.getC() << "LL, " << conv.getK() << "LL, " << conv.getGroups()
@@ -323,8 +327,8 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
        // The workspace follows the kernel's arguments.
        << conv.getY() + 1 << ", " << algoRank(kernel) << ", "
        << int(epilogueKernel) << ", "
-       << launchArray(epilogueKernel ? kernel.getGrid() : std::nullopt) << ", "
-       << launchArray(epilogueKernel ? kernel.getBlock() : std::nullopt) << ", "
+       << launchArray(epilogue, &CudaLaunch::grid) << ", "
+       << launchArray(epilogue, &CudaLaunch::block) << ", "
        << int(conv.getChannelsLast()) << ", " << tuned(kernel) << "};\n";
   }
   for (auto [i, kernel] : enumerate(parts.kernels)) {
@@ -341,6 +345,7 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
     };
     // The generated attention kernel is the fallback: codegen gave it its
     // launch.
+    const CudaLaunch *fallback = launches.lookup(kernel.getSymName());
     os << "static const graphc_sdpa_desc kSdpa" << i << " = {"
        << sdpa.getBatch() << "LL, " << sdpa.getHeads() << "LL, "
        << sdpa.getKvHeads() << "LL, " << sdpa.getQueries() << "LL, "
@@ -361,16 +366,18 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
        << sdpa.getBiasOffset() << "LL, " << dims4(sdpa.getQStrides()) << ", "
        << dims4(sdpa.getKStrides()) << ", " << dims4(sdpa.getVStrides()) << ", "
        << dims4(sdpa.getOStrides()) << ", " << dims4(sdpa.getBiasDims()) << ", "
-       << dims4(sdpa.getBiasStrides()) << ", " << launchArray(kernel.getGrid())
-       << ", " << launchArray(kernel.getBlock()) << ", "
-       << kernel.getSharedBytes().value_or(0) << "u};\n";
+       << dims4(sdpa.getBiasStrides()) << ", "
+       << launchArray(fallback, &CudaLaunch::grid) << ", "
+       << launchArray(fallback, &CudaLaunch::block) << ", "
+       << (fallback ? fallback->sharedBytes : 0) << "u};\n";
   }
   llvm::StringMap<unsigned> kernelIndex;
   os << "static const graphc_kernel_desc kKernels[] = {\n";
   for (auto [i, kernel] : enumerate(parts.kernels)) {
     kernelIndex[kernel.getSymName()] = i;
-    if (options.cudaTarget && !kernel.getGrid() && exec::hasDeviceCode(kernel))
-      return kernel.emitOpError("has no launch: cuda codegen sets it");
+    const CudaLaunch *launch = launches.lookup(kernel.getSymName());
+    if (options.cudaTarget && !launch && exec::hasDeviceCode(kernel))
+      return kernel.emitOpError("has no launch: cuda codegen computes it");
     std::string nodes;
     for (auto [j, node] : enumerate(kernel.getOnnxNodes()))
       nodes += (j ? "," : "") + cast<StringAttr>(node).str();
@@ -388,13 +395,11 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
        << (kernel.getGemm() ? "&kGemm" + std::to_string(i)
                             : std::string("nullptr"))
        << ", "
-       << (options.cudaTarget && kernel.getUnit()
-               ? static_cast<int64_t>(*kernel.getUnit())
-               : int64_t(-1))
+       << (options.cudaTarget && launch ? int64_t(launch->unit) : int64_t(-1))
        << ", "
        << (kernel.getConv() ? "&kConv" + std::to_string(i)
                             : std::string("nullptr"))
-       << ", " << int(kernel.getReportsErrors()) << ", "
+       << ", " << int(launch && launch->reportsErrors) << ", "
        << (kernel.getSdpa() ? "&kSdpa" + std::to_string(i)
                             : std::string("nullptr"))
        << "},\n";
@@ -491,25 +496,20 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
       args += ", " + std::to_string(numResults) + ", " + base + "_results + " +
               std::to_string(resultOffset);
       resultOffset += numResults;
-      if (auto launch = dyn_cast<exec::LaunchOp>(step)) {
-        StringRef name = launch.getKernel();
-        unsigned index = kernelIndex.lookup(name);
-        exec::KernelOp kernel = parts.kernels[index];
-        // Host calls have no launch: the cpu target leaves it unset.
-        SmallVector<int64_t> grid(3, 1), block(3, 1);
-        int64_t sharedBytes = 0;
-        if (kernel.getGrid()) {
-          grid.assign(kernel.getGrid()->begin(), kernel.getGrid()->end());
-          block.assign(kernel.getBlock()->begin(), kernel.getBlock()->end());
-          sharedBytes = *kernel.getSharedBytes();
-        }
+      if (auto launchOp = dyn_cast<exec::LaunchOp>(step)) {
+        StringRef name = launchOp.getKernel();
+        // Host calls have no launch: 1 x 1 x 1 on the cpu target.
+        const CudaLaunch *found = launches.lookup(name);
+        CudaLaunch launch = found ? *found : CudaLaunch();
+        const std::array<uint32_t, 3> &grid = launch.grid;
+        const std::array<uint32_t, 3> &block = launch.block;
         os << "  {"
            << (options.cudaTarget ? "GRAPHC_STEP_LAUNCH"
                                   : "GRAPHC_STEP_HOST_CALL")
-           << ", " << index << ", {" << grid[0] << ", " << grid[1] << ", "
-           << grid[2] << "}, {" << block[0] << ", " << block[1] << ", "
-           << block[2] << "}, " << sharedBytes << ", " << slotsOf(step).size()
-           << ", " << args << "},\n";
+           << ", " << kernelIndex.lookup(name) << ", {" << grid[0] << ", "
+           << grid[1] << ", " << grid[2] << "}, {" << block[0] << ", "
+           << block[1] << ", " << block[2] << "}, " << launch.sharedBytes
+           << ", " << slotsOf(step).size() << ", " << args << "},\n";
       } else if (auto call = dyn_cast<exec::LibraryCallOp>(step)) {
         os << "  {GRAPHC_STEP_LIBRARY_CALL, "
            << kernelIndex.lookup(call.getKernel())
@@ -617,13 +617,14 @@ std::string deviceImageFile(size_t index) {
 }
 
 Expected<ModelSource> generateModelSource(ModuleOp module,
-                                          const SharedObjectOptions &options) {
+                                          const SharedObjectOptions &options,
+                                          const LaunchTable &launches) {
   FailureOr<ModelParts> parts = gatherParts(module);
   if (failed(parts))
     return createStringError(inconvertibleErrorCode(),
                              "cannot gather the model's parts");
   FailureOr<std::string> source = buildSource(
-      module, *parts, options,
+      module, *parts, options, launches,
       options.weightsSideFile
           ? (sys::path::filename(options.outputPath) + ".weights").str()
           : "");

@@ -10,6 +10,7 @@
 #ifndef GRAPHC_LIB_CODEGEN_MODELSOURCE_H
 #define GRAPHC_LIB_CODEGEN_MODELSOURCE_H
 
+#include "lib/Codegen/LaunchTable.h"
 #include "lib/Codegen/SharedObjectWriter.h"
 #include "lib/Support/LaneHash.h"
 
@@ -89,10 +90,13 @@ std::string deviceImageSymbol(size_t index);
 std::string deviceImageFile(size_t index);
 
 /// The model's C++ and weights for `options` (target, precision of library
-/// GEMMs, cpu loops, the number of device images, a weights side file).
-/// Deterministic: the same module and options give the same bytes.
+/// GEMMs, cpu loops, the number of device images, a weights side file);
+/// on cuda, the launches and units are CUDA codegen's `launches` (empty on
+/// cpu). Deterministic: the same module, options and launches give the
+/// same bytes.
 llvm::Expected<ModelSource>
-generateModelSource(mlir::ModuleOp module, const SharedObjectOptions &options);
+generateModelSource(mlir::ModuleOp module, const SharedObjectOptions &options,
+                    const LaunchTable &launches);
 
 } // namespace graphc::codegen
 

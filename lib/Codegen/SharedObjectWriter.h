@@ -34,8 +34,8 @@ struct SharedObjectOptions {
   /// cpu only: fused pointwise ops as generated loops (see emitCpuKernel).
   bool cpuLoops = true;
   /// cuda only: the images of every unit (units 0..n-1, each with at least
-  /// one), holding the kernels whose `unit`, like their launch, the
-  /// exec.kernel ops carry.
+  /// one), holding the kernels whose unit CUDA codegen's launch table
+  /// (LaunchTable.h) gives.
   std::vector<DeviceImage> images;
   /// Where to build; empty for a fresh temporary directory (removed on
   /// success, kept on failure).

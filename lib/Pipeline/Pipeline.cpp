@@ -21,8 +21,10 @@
 #if GRAPHC_HAVE_CUDA_CODEGEN
 #include "lib/Codegen/CUDA/CudaEmitter.h"
 #include "lib/Codegen/CUDA/CudaEmulation.h"
+#include "lib/Codegen/CUDA/CudaModule.h"
 #include "lib/Codegen/CUDA/NVRTCCompiler.h"
 #endif
+#include "lib/Codegen/LaunchTable.h"
 #include "lib/Codegen/ModelSource.h"
 #include "lib/Codegen/SharedObjectWriter.h"
 #include "lib/HostKernels/HostEvaluator.h"
@@ -67,105 +69,6 @@ void printModule(ModuleOp module, llvm::raw_ostream &out) {
   module->print(out, stagePrintingFlags());
   out << "\n";
 }
-
-#if GRAPHC_HAVE_CUDA_CODEGEN
-/// A unit ends after a kernel whose mixed content hash is this minus one
-/// modulo this, or at kMaxUnitKernels kernels.
-constexpr uint64_t kUnitSpread = 8;
-constexpr size_t kMaxUnitKernels = 32;
-
-/// Splits `kernels` (in module order) into the CUDA module units NVRTC
-/// compiles one by one. The boundaries depend on the kernels' own contents,
-/// so that changing one kernel changes its unit alone (and, when it moves a
-/// boundary, a neighbour), and the compile cache keeps the other units'
-/// images.
-std::vector<std::vector<exec::KernelOp>>
-splitIntoUnits(ArrayRef<exec::KernelOp> kernels) {
-  std::vector<std::vector<exec::KernelOp>> units;
-  std::vector<exec::KernelOp> current;
-  for (exec::KernelOp kernel : kernels) {
-    current.push_back(kernel);
-    uint64_t hash = 0;
-    parseKernelHash(kernel.getHash(), hash);
-    // splitmix64's finaliser: every bit of the hash moves the boundary.
-    hash = (hash ^ (hash >> 30)) * 0xbf58476d1ce4e5b9ull;
-    hash = (hash ^ (hash >> 27)) * 0x94d049bb133111ebull;
-    hash ^= hash >> 31;
-    if (hash % kUnitSpread == kUnitSpread - 1 ||
-        current.size() == kMaxUnitKernels) {
-      units.push_back(std::move(current));
-      current.clear();
-    }
-  }
-  if (!current.empty())
-    units.push_back(std::move(current));
-  return units;
-}
-
-/// The generated CUDA: one module per unit (one unit with `singleUnit`)
-/// and, for --emit source, the whole module. Sets each exec.kernel's launch
-/// and unit.
-llvm::Error generateCuda(ModuleOp module, const CompileOptions &options,
-                         bool singleUnit, std::string &source,
-                         std::vector<std::string> &unitSources) {
-  // Library kernels have no code, the runtime calls the library, but for
-  // the kernels finishing a convolution's epilogue where cuDNN fuses none.
-  SmallVector<exec::KernelOp> kernels;
-  for (auto kernel : module.getOps<exec::KernelOp>())
-    if (exec::hasDeviceCode(kernel))
-      kernels.push_back(kernel);
-  int64_t total = kernels.size();
-  int64_t done = 0;
-  llvm::DenseMap<Operation *, std::string> code;
-  for (auto kernel : kernels) {
-    if (options.progress)
-      options.progress->kernels(done++, total);
-    // The emulator has every feature; a GPU build has what its oldest SM
-    // has.
-    FailureOr<codegen::CudaKernel> emitted = codegen::emitCudaKernel(
-        kernel, options.cudaEmulation ? codegen::kAnySm : options.sms.front());
-    if (failed(emitted))
-      return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     "cannot emit cuda kernel %s",
-                                     kernel.getSymName().str().c_str());
-    code[kernel] = emitted->source;
-    // The launch travels with the kernel: --emit exec shows it and the
-    // .so writer reads it from there.
-    Builder b(kernel.getContext());
-    kernel.setGridAttr(b.getDenseI64ArrayAttr(
-        {emitted->grid[0], emitted->grid[1], emitted->grid[2]}));
-    kernel.setBlockAttr(b.getDenseI64ArrayAttr(
-        {emitted->block[0], emitted->block[1], emitted->block[2]}));
-    kernel.setSharedBytesAttr(b.getI64IntegerAttr(emitted->sharedBytes));
-    kernel.setReportsErrors(emitted->reportsErrors);
-  }
-  if (options.progress)
-    options.progress->kernels(total, total);
-  std::string preamble = codegen::cudaModulePreamble().str() + "\n";
-  // The whole module is only printed: the units are what is compiled.
-  if (options.emit == EmitStage::source) {
-    source = preamble;
-    for (exec::KernelOp kernel : kernels)
-      source += code[kernel] + "\n";
-  }
-  std::vector<std::vector<exec::KernelOp>> units;
-  if (singleUnit && !kernels.empty())
-    units.push_back(
-        std::vector<exec::KernelOp>(kernels.begin(), kernels.end()));
-  else
-    units = splitIntoUnits(kernels);
-  unitSources.clear();
-  for (auto [u, unit] : llvm::enumerate(units)) {
-    std::string text = preamble;
-    for (exec::KernelOp kernel : unit) {
-      text += code[kernel] + "\n";
-      kernel.setUnitAttr(Builder(kernel.getContext()).getI64IntegerAttr(u));
-    }
-    unitSources.push_back(std::move(text));
-  }
-  return llvm::Error::success();
-}
-#endif
 
 /// Looks the kernels' schedules up in --tuning-db and applies them, with
 /// the overrides on top.
@@ -455,25 +358,40 @@ llvm::Error compileModel(const CompileOptions &options,
                                      detail.c_str());
     }
   }
-  // CUDA kernels are generated before the exec stage is shown: codegen
-  // sets their launch on the exec.kernel ops.
+  if (options.emit == EmitStage::exec) {
+    printModule(module, out);
+    return llvm::Error::success();
+  }
+  // CUDA codegen: the kernels' code, in units, and their launches, which
+  // the descriptor is written from (the exec IR holds no launch).
+  codegen::LaunchTable launches;
 #if GRAPHC_HAVE_CUDA_CODEGEN
   std::string cudaSource;
   std::vector<std::string> cudaUnits;
   if (options.target == Target::cuda) {
     stage("codegen");
     TimingScope codegenTiming = timing.nest("codegen");
-    // The emulator's units would each be a host compiler run: one will do
-    // for tests.
-    if (llvm::Error e = generateCuda(module, options, options.cudaEmulation,
-                                     cudaSource, cudaUnits)) {
-      llvm::consumeError(std::move(e));
-      return diagnostics.takeError("cuda code generation failed");
-    }
+    // The emulator has every feature; a GPU build has what its oldest SM
+    // has. The emulator's units would each be a host compiler run: one
+    // will do for tests.
+    llvm::Expected<codegen::CudaModule> generated = codegen::generateCudaModule(
+        module, options.cudaEmulation ? codegen::kAnySm : options.sms.front(),
+        /*singleUnit=*/options.cudaEmulation,
+        /*wholeSource=*/options.emit == EmitStage::source,
+        [&](int64_t done, int64_t total) {
+          if (options.progress)
+            options.progress->kernels(done, total);
+        });
+    if (!generated)
+      return diagnostics.takeError("cuda code generation failed: " +
+                                   llvm::toString(generated.takeError()));
+    cudaSource = std::move(generated->source);
+    cudaUnits = std::move(generated->units);
+    launches = std::move(generated->launches);
   }
 #endif
-  if (options.emit == EmitStage::exec) {
-    printModule(module, out);
+  if (options.emit == EmitStage::launches) {
+    codegen::printLaunches(module, launches, out);
     return llvm::Error::success();
   }
 
@@ -497,9 +415,8 @@ llvm::Error compileModel(const CompileOptions &options,
       stage("emulation_compile");
       TimingScope emulationTiming = timing.nest("emulation compile");
       std::vector<std::string> kernels;
-      for (auto kernel : module.getOps<exec::KernelOp>())
-        if (exec::hasDeviceCode(kernel))
-          kernels.push_back(kernel.getSymName().str());
+      for (const auto &[kernel, launch] : launches.entries())
+        kernels.push_back(kernel);
       auto image = codegen::compileCudaEmulationModule(
           cudaUnits.front(), kernels, options.keepDir, cache.get());
       if (!image)
@@ -519,7 +436,7 @@ llvm::Error compileModel(const CompileOptions &options,
                            std::move(image.data), image.unit});
 #endif
   } else if (options.emit == EmitStage::source) {
-    auto source = codegen::generateModelSource(module, so);
+    auto source = codegen::generateModelSource(module, so, launches);
     if (!source) {
       llvm::consumeError(source.takeError());
       return diagnostics.takeError("cpu code generation failed");
@@ -544,7 +461,7 @@ llvm::Error compileModel(const CompileOptions &options,
   stage("host_compile");
   TimingScope hostTiming = timing.nest("host compile");
   llvm::Expected<codegen::ModelSource> model =
-      codegen::generateModelSource(module, so);
+      codegen::generateModelSource(module, so, launches);
   if (!model)
     return detailedError(model.takeError());
   if (llvm::Error e = codegen::writeSharedObject(*model, so))

@@ -27,11 +27,12 @@ enum class Target { cpu, cuda };
 
 /// Where `graphc compile --emit` stops and what it prints.
 enum class EmitStage {
-  none,   ///< write the .so
-  graph,  ///< graph dialect after shape specialisation and folding
-  kernel, ///< kernel dialect after fusion
-  exec,   ///< exec dialect after memory planning
-  source, ///< the generated C++ (cpu) or CUDA (cuda) source
+  none,     ///< write the .so
+  graph,    ///< graph dialect after shape specialisation and folding
+  kernel,   ///< kernel dialect after fusion
+  exec,     ///< exec dialect after memory planning
+  launches, ///< cuda: each generated kernel's launch and module unit
+  source,   ///< the generated C++ (cpu) or CUDA (cuda) source
 };
 
 /// Which work is left to vendor libraries (--libraries).

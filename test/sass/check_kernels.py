@@ -4,8 +4,9 @@ Compiles representative models (test/models at BERT-base, ViT-B and GPT-2
 sizes, a decode step, the small CNN and ResNet, and a BERT word-embedding
 lookup) for --target cuda in fp16 and fp32, keeps the build files (--keep), reads every
 cubin's SASS (cuobjdump -sass) and resources (cuobjdump -res-usage), maps
-each kernel to its template through the exec IR (--emit exec: kind, ops,
-grid, block, dynamic shared memory) and checks the properties of
+each kernel to its template through the exec IR (--emit exec: kind, ops)
+and codegen's launch table (--emit launches: grid, block, dynamic shared
+memory) and checks the properties of
 expectations.py: the share of 16-byte or cp.async global loads, no
 local-memory spills, registers and shared memory within budget, and a grid
 that fills the GPU where the work allows. Properties, never timings.
@@ -126,19 +127,12 @@ def run(cmd, **kwargs):
 # --- exec IR ----------------------------------------------------------------
 
 _KERNEL = re.compile(r"^\s*exec\.kernel @(\S+)\s+(\w+) attributes \{(.*)\} \{\s*$")
-_ARRAY = r"array<i64: ([0-9, ]+)>"
 _TENSOR = re.compile(r"tensor<([^>]*)>")
 _GRAPH_OP = re.compile(r"=\s*graph\.(\w+)")
 
 
-def _attr_array(attrs, name):
-    match = re.search(r"\b" + name + r" = " + _ARRAY, attrs)
-    return [int(v) for v in match.group(1).split(",")] if match else None
-
-
-def _attr_int(attrs, name):
-    match = re.search(r"\b" + name + r" = (-?\d+) : i64", attrs)
-    return int(match.group(1)) if match else None
+_LAUNCH = re.compile(r"^@(\S+) \w+ [0-9a-f]{16} grid \[([0-9, ]+)\] "
+                     r"block \[([0-9, ]+)\] shared_bytes (\d+) ")
 
 
 def _tensor_shape(text):
@@ -150,6 +144,19 @@ def _tensor_shape(text):
     return dims, max(1, bits // 8)
 
 
+def parse_launches(text, kernels):
+    """Sets the launch of each kernel in `kernels` (parse_exec's) that
+    `--emit launches` lists; library kernels without code have none."""
+    for line in text.splitlines():
+        match = _LAUNCH.match(line)
+        if match:
+            name, grid, block, shared = match.groups()
+            kernels[name].update(grid=[int(v) for v in grid.split(",")],
+                                 block=[int(v) for v in block.split(",")],
+                                 dynamic_shared=int(shared))
+    return kernels
+
+
 def parse_exec(text):
     """exec.kernel name -> its kind, launch and the ops of its body."""
     kernels = {}
@@ -159,9 +166,7 @@ def parse_exec(text):
         if match:
             name, kind, attrs = match.groups()
             current = {"name": name, "kind": kind,
-                       "grid": _attr_array(attrs, "grid"),
-                       "block": _attr_array(attrs, "block"),
-                       "dynamic_shared": _attr_int(attrs, "shared_bytes") or 0,
+                       "grid": None, "block": None, "dynamic_shared": 0,
                        "library": re.search(r"\blibrary = ", attrs) is not None,
                        "conv": re.search(r"\bconv = ", attrs) is not None,
                        "ops": [], "yield": [], "attention": None}
@@ -337,8 +342,9 @@ def compile_one(graphc, work, model, precision, archs, cache_dir):
     if cache_dir:
         env["GRAPHC_CACHE_DIR"] = cache_dir
     exec_ir = run([graphc, "compile", onnx_path, "--emit", "exec"] + flags, env=env)
+    launches = run([graphc, "compile", onnx_path, "--emit", "launches"] + flags, env=env)
     run([graphc, "compile", onnx_path, "-o", base + ".so", "--keep", keep] + flags, env=env)
-    return parse_exec(exec_ir), sorted(glob.glob(os.path.join(keep, "**", "image*.bin"),
+    return parse_launches(launches, parse_exec(exec_ir)), sorted(glob.glob(os.path.join(keep, "**", "image*.bin"),
                                                  recursive=True))
 
 

@@ -9,6 +9,7 @@
 #include "dialects/Graph/GraphDialect.h"
 #include "dialects/Graph/GraphOps.h"
 #include "lib/Codegen/CUDA/CudaEmitter.h"
+#include "lib/Codegen/CUDA/CudaModule.h"
 #include "lib/Codegen/CUDA/NVRTCCompiler.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -322,6 +323,100 @@ static std::string emitKernels(MLIRContext &context, llvm::StringRef text,
     source += "\n" + emitted->source;
   }
   return source;
+}
+
+TEST_F(CudaCodegenTest, ModuleLaunchTable) {
+  // Codegen's result: a launch per kernel with code, as the emitter computes
+  // it, in module order with the unit holding it; a cuDNN convolution
+  // without an epilogue has no code and so no launch, one with an epilogue
+  // the launch of the kernel finishing it.
+  std::string diagnostics;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
+    diagnostics += d.str() + "\n";
+    return success();
+  });
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(R"mlir(
+exec.kernel @relu_0 pointwise attributes {hash = "0123456789abcdef", onnx_nodes = [], schedule = #kernel.schedule<block_size = 128>} {
+^bb0(%x: tensor<1000xf32>):
+  %r = graph.relu %x : (tensor<1000xf32>) -> tensor<1000xf32>
+  kernel.yield %r : tensor<1000xf32>
+}
+exec.kernel @conv_1 conv attributes {hash = "1111111111111111", onnx_nodes = [], schedule = #kernel.schedule<>, library = #kernel.library<cudnn>, conv = #exec.conv<n = 1, c = 2, k = 4, groups = 1, in_size = [6], filter_size = [1], out_size = [6], pads_begin = [0], pads_end = [0], strides = [1], dilations = [1], epilogue = none, x = 0, w = 1, bias = -1, z = -1, y = 2, channels_last = false>} {
+^bb0(%x: tensor<1x2x6xf32>, %w: tensor<4x2x1xf32>):
+  %0 = graph.conv %x, %w : (tensor<1x2x6xf32>, tensor<4x2x1xf32>) -> tensor<1x4x6xf32>
+  kernel.yield %0 : tensor<1x4x6xf32>
+}
+exec.kernel @conv_relu_2 conv attributes {hash = "2222222222222222", onnx_nodes = [], schedule = #kernel.schedule<workspace_bytes = 256>, library = #kernel.library<cudnn>, conv = #exec.conv<n = 1, c = 2, k = 4, groups = 2, in_size = [6, 6], filter_size = [3, 3], out_size = [3, 3], pads_begin = [1, 1], pads_end = [0, 0], strides = [2, 2], dilations = [1, 1], epilogue = relu, x = 0, w = 1, bias = 2, z = -1, y = 3, channels_last = false>} {
+^bb0(%x: tensor<1x2x6x6xf32>, %w: tensor<4x1x3x3xf32>, %b: tensor<4xf32>):
+  %0 = graph.conv %x, %w, %b {group = 2 : i64, pads = array<i64: 1, 1, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x2x6x6xf32>, tensor<4x1x3x3xf32>, tensor<4xf32>) -> tensor<1x4x3x3xf32>
+  %1 = graph.relu %0 : (tensor<1x4x3x3xf32>) -> tensor<1x4x3x3xf32>
+  kernel.yield %1 : tensor<1x4x3x3xf32>
+}
+exec.kernel @gather_3 layout attributes {hash = "3333333333333333", onnx_nodes = [], schedule = #kernel.schedule<>} {
+^bb0(%d: tensor<5x4xf32>, %i: tensor<3xi64>):
+  %0 = graph.gather %d, %i {axis = 0 : i64} : (tensor<5x4xf32>, tensor<3xi64>) -> tensor<3x4xf32>
+  kernel.yield %0 : tensor<3x4xf32>
+}
+)mlir",
+                                                             &context);
+  ASSERT_TRUE(module) << diagnostics;
+  int calls = 0;
+  auto progress = [&](int64_t, int64_t total) {
+    ++calls;
+    EXPECT_EQ(total, 3);
+  };
+  llvm::Expected<CudaModule> generated =
+      generateCudaModule(*module, kAnySm, /*singleUnit=*/false,
+                         /*wholeSource=*/false, progress);
+  ASSERT_TRUE(bool(generated))
+      << llvm::toString(generated.takeError()) << diagnostics;
+  EXPECT_EQ(calls, 4); // before each kernel and once done
+  EXPECT_TRUE(generated->source.empty());
+  ASSERT_FALSE(generated->units.empty());
+  llvm::ArrayRef<std::pair<std::string, CudaLaunch>> entries =
+      generated->launches.entries();
+  ASSERT_EQ(entries.size(), 3u);
+  EXPECT_EQ(entries[0].first, "relu_0");
+  EXPECT_EQ(entries[1].first, "conv_relu_2");
+  EXPECT_EQ(entries[2].first, "gather_3");
+  EXPECT_EQ(generated->launches.lookup("conv_1"), nullptr);
+  int32_t lastUnit = 0;
+  for (auto [i, kernel] :
+       llvm::enumerate(module->getOps<graphc::exec::KernelOp>())) {
+    const CudaLaunch *launch = generated->launches.lookup(kernel.getSymName());
+    if (!graphc::exec::hasDeviceCode(kernel)) {
+      EXPECT_EQ(launch, nullptr);
+      continue;
+    }
+    ASSERT_NE(launch, nullptr) << kernel.getSymName().str();
+    FailureOr<CudaKernel> emitted = emitCudaKernel(kernel, kAnySm);
+    ASSERT_TRUE(succeeded(emitted));
+    for (int d = 0; d < 3; ++d) {
+      EXPECT_EQ(launch->grid[d], emitted->grid[d]);
+      EXPECT_EQ(launch->block[d], emitted->block[d]);
+    }
+    EXPECT_EQ(launch->sharedBytes, emitted->sharedBytes);
+    EXPECT_EQ(launch->reportsErrors, emitted->reportsErrors);
+    // Units hold consecutive kernels, each its own code.
+    EXPECT_GE(launch->unit, lastUnit);
+    ASSERT_LT(size_t(launch->unit), generated->units.size());
+    EXPECT_NE(generated->units[launch->unit].find(emitted->source),
+              std::string::npos);
+    lastUnit = launch->unit;
+  }
+  // The gather checks the indices it reads, the relu nothing.
+  EXPECT_FALSE(generated->launches.lookup("relu_0")->reportsErrors);
+  EXPECT_TRUE(generated->launches.lookup("gather_3")->reportsErrors);
+
+  // One unit and the whole source, as the emulator and --emit source take.
+  llvm::Expected<CudaModule> single =
+      generateCudaModule(*module, kAnySm, /*singleUnit=*/true,
+                         /*wholeSource=*/true, [](int64_t, int64_t) {});
+  ASSERT_TRUE(bool(single)) << llvm::toString(single.takeError());
+  ASSERT_EQ(single->units.size(), 1u);
+  EXPECT_EQ(single->source, single->units[0]);
+  for (const auto &[name, launch] : single->launches.entries())
+    EXPECT_EQ(launch.unit, 0) << name;
 }
 
 TEST_F(CudaCodegenTest, PointwiseFusionIsOneLoop) {

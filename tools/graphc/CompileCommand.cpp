@@ -206,6 +206,13 @@ compileOptionsFromFlags(const CompileFlags &flags) {
     options.emit = EmitStage::kernel;
   else if (flags.emit == "exec")
     options.emit = EmitStage::exec;
+  else if (flags.emit == "launches")
+    options.emit = EmitStage::launches;
+  if (options.emit == EmitStage::launches && options.target != Target::cuda)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "--emit launches needs --target cuda (cpu kernels are host calls, "
+        "with no launch)");
   else if (flags.emit == "source" || flags.emit == "cuda")
     options.emit = EmitStage::source;
   auto sms = parseArchList(flags.arch);
@@ -397,8 +404,10 @@ void addCompileCommand(CLI::App &app, int &exitCode) {
   addModelFlags(*cmd, *flags);
   cmd->add_option("--emit", flags->emit,
                   "stop after a stage and print it: graph, kernel, exec, "
-                  "source (cuda: CUDA C++, cpu: C++)")
-      ->check(CLI::IsMember({"graph", "kernel", "exec", "source", "cuda"}));
+                  "launches (cuda: each generated kernel's grid, block, "
+                  "shared bytes and unit), source (cuda: CUDA C++, cpu: C++)")
+      ->check(CLI::IsMember(
+          {"graph", "kernel", "exec", "launches", "source", "cuda"}));
   cmd->add_flag("--weights-file", flags->weightsFile,
                 "write weights to OUT.so.weights instead of into the .so");
   cmd->add_option("--keep", flags->keep,

@@ -94,24 +94,6 @@ exec.plan @static attributes {arena_bytes = 0 : i64, input_types = [], intermedi
 
 // -----
 
-// expected-error @+1 {{sets grid, block and shared_bytes together or none}}
-exec.kernel @relu pointwise attributes {grid = array<i64: 1, 1, 1>, hash = "0000000000000000", onnx_nodes = [], schedule = #kernel.schedule<>} {
-^bb0(%a: tensor<4xf32>):
-  %0 = graph.relu %a : (tensor<4xf32>) -> tensor<4xf32>
-  kernel.yield %0 : tensor<4xf32>
-}
-
-// -----
-
-// expected-error @+1 {{grid and block need 3 sizes in [1, 2^31)}}
-exec.kernel @relu pointwise attributes {block = array<i64: 256, 1>, grid = array<i64: 1, 1, 1>, hash = "0000000000000000", onnx_nodes = [], schedule = #kernel.schedule<>, shared_bytes = 0 : i64} {
-^bb0(%a: tensor<4xf32>):
-  %0 = graph.relu %a : (tensor<4xf32>) -> tensor<4xf32>
-  kernel.yield %0 : tensor<4xf32>
-}
-
-// -----
-
 // expected-error @+1 {{gemm leading dims are shorter than their rows}}
 exec.kernel @short_lda matmul attributes {hash = "0000000000000000", onnx_nodes = [], schedule = #kernel.schedule<>, library = #kernel.library<cublaslt>, gemm = #exec.gemm<trans_a = false, trans_b = false, m = 2, n = 3, k = 4, batch = 1, lda = 3, ldb = 3, ldc = 3, stride_a = 0, stride_b = 0, stride_c = 0, alpha = 1.0, beta = 0.0, epilogue = none, a = 0, b = 1, c = -1, bias = -1, d = 2>} {
 ^bb0(%a: tensor<2x4xf32>, %b: tensor<4x3xf32>):
@@ -213,16 +195,6 @@ exec.kernel @conv_bad_groups conv attributes {hash = "0000000000000000", onnx_no
 
 // expected-error @+1 {{conv names argument 4 of a kernel with 3}}
 exec.kernel @conv_z_out_of_range conv attributes {hash = "0000000000000000", onnx_nodes = [], schedule = #kernel.schedule<>, library = #kernel.library<cudnn>, conv = #exec.conv<n = 1, c = 2, k = 4, groups = 1, in_size = [6], filter_size = [1], out_size = [6], pads_begin = [0], pads_end = [0], strides = [1], dilations = [1], epilogue = relu, x = 0, w = 1, bias = -1, z = 4, y = 2, channels_last = false>} {
-^bb0(%x: tensor<1x2x6xf32>, %w: tensor<4x2x1xf32>):
-  %0 = graph.conv %x, %w : (tensor<1x2x6xf32>, tensor<4x2x1xf32>) -> tensor<1x4x6xf32>
-  kernel.yield %0 : tensor<1x4x6xf32>
-}
-
-// -----
-
-// A conv without an epilogue has no code, so no launch.
-// expected-error @+1 {{is a library kernel and has no launch dimensions}}
-exec.kernel @conv_launch conv attributes {hash = "0000000000000000", onnx_nodes = [], schedule = #kernel.schedule<>, library = #kernel.library<cudnn>, grid = array<i64: 1, 1, 1>, block = array<i64: 32, 1, 1>, shared_bytes = 0 : i64, conv = #exec.conv<n = 1, c = 2, k = 4, groups = 1, in_size = [6], filter_size = [1], out_size = [6], pads_begin = [0], pads_end = [0], strides = [1], dilations = [1], epilogue = none, x = 0, w = 1, bias = -1, z = -1, y = 2, channels_last = false>} {
 ^bb0(%x: tensor<1x2x6xf32>, %w: tensor<4x2x1xf32>):
   %0 = graph.conv %x, %w : (tensor<1x2x6xf32>, tensor<4x2x1xf32>) -> tensor<1x4x6xf32>
   kernel.yield %0 : tensor<1x4x6xf32>
