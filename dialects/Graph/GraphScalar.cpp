@@ -27,8 +27,6 @@ namespace {
 
 using Operands = ArrayRef<ScalarValue>;
 
-double value(const APFloat &v) { return v.convertToDouble(); }
-
 bool isFloatElement(Value value) {
   return isa<FloatType>(cast<ShapedType>(value.getType()).getElementType());
 }
