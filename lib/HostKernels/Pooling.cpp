@@ -121,9 +121,9 @@ GC_KERNEL_ATTRS(average_pool, AveragePool, a) {
       ctx, a, {PoolKind::Average, a.countIncludePad != 0}, a.ceilMode != 0);
 }
 GC_KERNEL_ATTRS(lp_pool, LpPool, a) {
-  // Lp pools do not apply ceil_mode.
   return windowPool<kFloats>(
-      ctx, a, {PoolKind::Lp, false, static_cast<double>(a.p)}, false);
+      ctx, a, {PoolKind::Lp, false, static_cast<double>(a.p)},
+      a.ceilMode != 0);
 }
 GC_KERNEL(global_average_pool) {
   return globalPool<kFloats>(ctx, {PoolKind::Average});

@@ -166,6 +166,22 @@ TEST(HostKernelPooling, MaxAndAveragePoolPadding) {
   expectNear(g.values<float>(), {2.5f});
 }
 
+// ceil_mode adds the windows that start inside the input; the part beyond it
+// adds nothing to the p-norm (values from onnxruntime 1.x, LpPool-18).
+TEST(HostKernelPooling, LpPoolAppliesCeilMode) {
+  std::vector<float> values(25);
+  for (int i = 0; i < 25; ++i)
+    values[i] = static_cast<float>(i);
+  Buffer x = f32({1, 1, 5, 5}, values);
+  Buffer y = output(GC_DTYPE_F32, {1, 1, 3, 3});
+  Attrs attrs;
+  attrs.ints("kernel_shape", {2, 2}).ints("strides", {2, 2}).i("ceil_mode", 1);
+  ASSERT_EQ(run("lp_pool", {&x}, {&y}, attrs), 0);
+  expectNear(y.values<float>(), {7.874008f, 11.224972f, 9.848858f, 26.495283f,
+                                 30.430248f, 23.600847f, 29.0f, 31.827662f,
+                                 24.0f});
+}
+
 TEST(HostKernelResize, NearestAndLinearModes) {
   Buffer x = f32({1, 1, 1, 2}, {1, 2});
   Buffer scales = f32({4}, {1, 1, 1, 2});
