@@ -186,6 +186,18 @@ const gc_attr *lookupAttr(KernelContext &ctx, const char *name,
   return attr;
 }
 
+/// Reads attribute `name` of kind `kind` into `value` as `extract` gives it;
+/// `value` stays as it is when the attribute is absent and optional.
+template <typename T, typename Extract>
+int readOfKind(KernelContext &ctx, const char *name, AttrPresence presence,
+               const char *expected, int32_t kind, T &value, Extract extract) {
+  int status;
+  if (const gc_attr *attr =
+          lookupAttr(ctx, name, presence, expected, status, kind))
+    value = extract(*attr);
+  return status;
+}
+
 /// Reads an attribute with no default into `value`, left empty when absent.
 template <typename T>
 int readOptionalAttr(KernelContext &ctx, const char *name,
@@ -202,11 +214,8 @@ int readOptionalAttr(KernelContext &ctx, const char *name,
 
 int KernelContext::readAttr(const char *name, int64_t &value,
                             AttrPresence presence) {
-  int status;
-  if (const gc_attr *attr = lookupAttr(*this, name, presence, "an integer",
-                                       status, GC_ATTR_INT))
-    value = attr->i;
-  return status;
+  return readOfKind(*this, name, presence, "an integer", GC_ATTR_INT, value,
+                    [](const gc_attr &a) { return a.i; });
 }
 
 int KernelContext::readAttr(const char *name, std::optional<int64_t> &value,
@@ -216,11 +225,8 @@ int KernelContext::readAttr(const char *name, std::optional<int64_t> &value,
 
 int KernelContext::readAttr(const char *name, double &value,
                             AttrPresence presence) {
-  int status;
-  if (const gc_attr *attr = lookupAttr(*this, name, presence, "a float",
-                                       status, GC_ATTR_FLOAT))
-    value = attr->f;
-  return status;
+  return readOfKind(*this, name, presence, "a float", GC_ATTR_FLOAT, value,
+                    [](const gc_attr &a) { return a.f; });
 }
 
 int KernelContext::readAttr(const char *name, std::optional<double> &value,
@@ -242,29 +248,20 @@ int KernelContext::readAttr(const char *name, const char *&value,
 
 int KernelContext::readAttr(const char *name, IntList &value,
                             AttrPresence presence) {
-  int status;
-  if (const gc_attr *attr = lookupAttr(
-          *this, name, presence, "a list of integers", status, GC_ATTR_INTS))
-    value = IntList{attr->ints, attr->count, true};
-  return status;
+  return readOfKind(*this, name, presence, "a list of integers", GC_ATTR_INTS, value,
+                    [](const gc_attr &a) { return IntList{a.ints, a.count, true}; });
 }
 
 int KernelContext::readAttr(const char *name, FloatList &value,
                             AttrPresence presence) {
-  int status;
-  if (const gc_attr *attr = lookupAttr(
-          *this, name, presence, "a list of floats", status, GC_ATTR_FLOATS))
-    value = FloatList{attr->floats, attr->count, true};
-  return status;
+  return readOfKind(*this, name, presence, "a list of floats", GC_ATTR_FLOATS, value,
+                    [](const gc_attr &a) { return FloatList{a.floats, a.count, true}; });
 }
 
 int KernelContext::readAttr(const char *name, int32_t &value,
                             AttrPresence presence) {
-  int status;
-  if (const gc_attr *attr = lookupAttr(*this, name, presence, "a type",
-                                       status, GC_ATTR_TYPE))
-    value = static_cast<int32_t>(attr->i);
-  return status;
+  return readOfKind(*this, name, presence, "a type", GC_ATTR_TYPE, value,
+                    [](const gc_attr &a) { return static_cast<int32_t>(a.i); });
 }
 
 int KernelContext::readAttr(const char *name, std::optional<int32_t> &value,

@@ -48,42 +48,19 @@ unsigned typeBits(const Operator &op, const Record *type) {
   }
   if (type->getName() == "BF16")
     return kBF16;
-  if (type->isSubClassOf("F")) {
-    switch (type->getValueAsInt("bitwidth")) {
-    case 16:
-      return kF16;
-    case 32:
-      return kF32;
-    case 64:
-      return kF64;
-    }
-  }
-  if (type->isSubClassOf("I")) {
-    switch (type->getValueAsInt("bitwidth")) {
-    case 1:
-      return kBoolBit;
-    case 8:
-      return kI8;
-    case 16:
-      return kI16;
-    case 32:
-      return kI32;
-    case 64:
-      return kI64;
-    }
-  }
-  if (type->isSubClassOf("UI")) {
-    switch (type->getValueAsInt("bitwidth")) {
-    case 8:
-      return kU8;
-    case 16:
-      return kU16;
-    case 32:
-      return kU32;
-    case 64:
-      return kU64;
-    }
-  }
+  // The ODS type classes with a width, by class and width.
+  static const struct {
+    const char *typeClass;
+    int64_t bitwidth;
+    unsigned bit;
+  } widths[] = {{"F", 16, kF16},  {"F", 32, kF32},  {"F", 64, kF64},
+                {"I", 1, kBoolBit}, {"I", 8, kI8},  {"I", 16, kI16},
+                {"I", 32, kI32},  {"I", 64, kI64},  {"UI", 8, kU8},
+                {"UI", 16, kU16}, {"UI", 32, kU32}, {"UI", 64, kU64}};
+  for (const auto &width : widths)
+    if (type->isSubClassOf(width.typeClass) &&
+        type->getValueAsInt("bitwidth") == width.bitwidth)
+      return width.bit;
   PrintFatalError(op.getLoc(),
                   formatv("graphc-tblgen: {0}: no host dtype for the type "
                           "constraint {1}",
