@@ -593,6 +593,17 @@ void CudaSession::libraryKernelInfo(int32_t kernel,
   }
 }
 
+const std::string &CudaSession::libraryKernelNote(int32_t kernel) const {
+  static const std::string none;
+  const graphc_kernel_desc &desc = model.desc->kernels[kernel];
+  if (desc.sdpa && size_t(kernel) < sdpas.size() && sdpas[kernel])
+    return sdpas[kernel]->whyNotFused();
+  if (desc.conv && size_t(kernel) < convs.size() && convs[kernel])
+    return convs[kernel]->whyNotFused();
+  // cuBLASLt fuses every epilogue the compiler gives it.
+  return none;
+}
+
 graphc_status CudaSession::stepTimes(StepProfile &out) const {
   if (!profile)
     return makeStatus(GRAPHC_FAILED_PRECONDITION,

@@ -117,6 +117,9 @@ public:
   /// graphc_session_library_kernel_info (the caller checked the index).
   void libraryKernelInfo(int32_t kernel,
                          graphc_library_kernel_info &out) const;
+  /// Why library kernel `kernel` is not computed whole by its library, ""
+  /// when it is; see graphc_session_library_kernel_note.
+  const std::string &libraryKernelNote(int32_t kernel) const;
   /// Times the candidates of library kernel `kernel` (the caller checked
   /// that it is one); see graphc_session_time_library_kernel.
   /// LibraryTiming.cpp.

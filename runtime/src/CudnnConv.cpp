@@ -350,8 +350,9 @@ graphc_code CudnnConv::create(const dnn::Library &library, dnn::Handle handle,
                 *attempt);
       if (attempt->status != dnn::kSuccess)
         return failed(*attempt);
-      whyNot += "; alone: " + attempt->whyNot;
       built->wholeGraph = false;
+      built->whyNot = whyNot;
+      whyNot += "; alone: " + attempt->whyNot;
     } else {
       whyNot += "; and the kernel has no epilogue kernel to run after the "
                 "convolution alone";

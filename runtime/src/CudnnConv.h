@@ -70,6 +70,8 @@ public:
   /// Whether cuDNN computes the whole of it; otherwise it computes the
   /// convolution alone into Y and the kernel's epilogue kernel finishes Y.
   bool fused() const { return wholeGraph; }
+  /// Why cuDNN does not compute the whole of it ("" when fused()).
+  const std::string &whyNotFused() const { return whyNot; }
   /// The workspace the plan uses (at most the create-time bytes).
   uint64_t workspaceSize() const { return planWorkspace; }
   /// The rank, among the heuristic's configurations, of the one planned.
@@ -89,6 +91,7 @@ private:
   std::vector<dnn::Descriptor> descriptors;
   dnn::Descriptor plan = nullptr;
   bool wholeGraph = true;
+  std::string whyNot;
   uint64_t planWorkspace = 0;
   int32_t rank = 0;
   /// The graph's tensors that are not virtual, as the variant pack names

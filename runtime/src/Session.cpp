@@ -536,6 +536,22 @@ graphc_status graphc_session_step_times(graphc_session *session,
   return nullptr;
 }
 
+graphc_status graphc_session_library_kernel_note(graphc_session *session,
+                                                 int32_t kernel,
+                                                 const char **out_note) {
+  if (!session || !out_note)
+    return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                      "graphc_session_library_kernel_note needs a session and "
+                      "an out_note");
+  if (graphc_status status = checkKernelIndex(*session->model->desc, kernel))
+    return status;
+  *out_note = "";
+  if (session->cuda &&
+      session->model->desc->kernels[kernel].library != GRAPHC_LIBRARY_NONE)
+    *out_note = session->cuda->libraryKernelNote(kernel).c_str();
+  return nullptr;
+}
+
 graphc_status
 graphc_session_library_kernel_info(graphc_session *session, int32_t kernel,
                                    graphc_library_kernel_info *out_info) {

@@ -7,6 +7,9 @@ record per model bucket to --json.
 
     python model_tests.py --graphc bin/graphc --models models \
         --target cuda --arch sm_90 [--precision fp16] --work-dir DIR --json results.json
+
+--cuda-emulation DRIVER runs the cuda target on the fake driver (which is the
+fake cuBLASLt and cuDNN too), as CI does; --only TAG,... picks models.
 """
 import argparse
 import json
@@ -29,6 +32,8 @@ def run_one(args, graphc, entry):
                *[f"--dim={k}={v}" for k, v in entry["dims"].items()]]
     if args.target == "cuda" and args.arch:
         command += ["--arch", args.arch]
+    if args.cuda_emulation:
+        command += ["--cuda-emulation"]
     start = time.monotonic()
     proc = subprocess.run(command, capture_output=True, text=True)
     compile_s = time.monotonic() - start
@@ -81,14 +86,17 @@ def library_summary(kernels):
     """Per library: its kernels, how many it computes whole (the rest run
     alone and then graphc's finishing kernel, or for attention, cuDNN's SDPA
     counted apart as "cudnn-sdpa", graphc's fallback kernel instead), and
-    the kernels whose planned rank is not the one the artifact asked for."""
+    the kernels whose planned rank is not the one the artifact asked for,
+    and why each kernel not computed whole was not (the library's words)."""
     summary = {}
     for k in kernels:
         name = "cudnn-sdpa" if k["kind"] == "attention" else k["library"]
         entry = summary.setdefault(name, {"kernels": 0, "fused": 0,
-                                          "rank_differs": []})
+                                          "rank_differs": [], "not_fused": {}})
         entry["kernels"] += 1
         entry["fused"] += bool(k["fused"])
+        if k.get("why_not_fused"):
+            entry["not_fused"][k["kernel"]] = k["why_not_fused"]
         if k["rank"] is not None and k["rank"] != k["requested_rank"]:
             entry["rank_differs"].append(k["kernel"])
     return summary
@@ -105,7 +113,26 @@ def main():
                         default="fp32", help="graphc compile --precision")
     parser.add_argument("--work-dir", required=True)
     parser.add_argument("--json", required=True)
+    parser.add_argument("--only", help="comma-separated model tags")
+    parser.add_argument("--cuda-emulation", metavar="DRIVER",
+                        help="run the cuda target on this fake driver library")
+    parser.add_argument("--cudnn-refuse-fusion", action="store_true",
+                        help="with --cuda-emulation: the fake cuDNN fuses no epilogue")
+    parser.add_argument("--cudnn-refuse-sdpa", action="store_true",
+                        help="with --cuda-emulation: the fake cuDNN offers no SDPA engine")
     args = parser.parse_args()
+    if args.cuda_emulation:
+        if args.target != "cuda":
+            parser.error("--cuda-emulation needs --target cuda")
+        for variable in ("GRAPHC_CUDA_DRIVER_LIBRARY", "GRAPHC_CUBLASLT_LIBRARY",
+                         "GRAPHC_CUDNN_LIBRARY"):
+            os.environ[variable] = os.path.abspath(args.cuda_emulation)
+        if args.cudnn_refuse_fusion:
+            os.environ["FAKECU_CUDNN_REFUSE_FUSION"] = "1"
+        if args.cudnn_refuse_sdpa:
+            os.environ["FAKECU_CUDNN_REFUSE_SDPA"] = "1"
+    elif args.cudnn_refuse_fusion or args.cudnn_refuse_sdpa:
+        parser.error("--cudnn-refuse-fusion and --cudnn-refuse-sdpa need --cuda-emulation")
     args.graphc = os.path.abspath(args.graphc)
     os.makedirs(args.work_dir, exist_ok=True)
     with open(os.path.join(args.models, "manifest.json")) as f:
@@ -113,7 +140,14 @@ def main():
     args.rtol, args.atol = manifest["rtol"], manifest["atol"]
     import graphc
     results = []
-    for entry in manifest["models"]:
+    models = manifest["models"]
+    if args.only:
+        tags = args.only.split(",")
+        unknown = sorted(set(tags) - {e["tag"] for e in models})
+        if unknown:
+            parser.error(f"--only: no model tagged {', '.join(unknown)}")
+        models = [e for e in models if e["tag"] in tags]
+    for entry in models:
         try:
             record = run_one(args, graphc, entry)
         except Exception as error:  # one broken model must not hide the rest
@@ -123,13 +157,16 @@ def main():
         results.append(record)
         detail = record.get("reason") or ", ".join(
             f"'{k}' max |error| {v:.3g}" for k, v in record["max_abs_error"].items())
-        for library, entry in record.get("libraries", {}).items():
-            detail += (f"; {library}: {entry['fused']} of {entry['kernels']} kernels "
+        for library, counts in record.get("libraries", {}).items():
+            detail += (f"; {library}: {counts['fused']} of {counts['kernels']} kernels "
                        "fused whole")
-            if entry["rank_differs"]:
-                detail += f" ({len(entry['rank_differs'])} not at their requested rank)"
+            if counts["rank_differs"]:
+                detail += f" ({len(counts['rank_differs'])} not at their requested rank)"
         print(f"  {entry['tag']} ({args.target}, {args.precision}): {record['status']}: "
               f"{detail}", flush=True)
+        for counts in record.get("libraries", {}).values():
+            for kernel, why in counts["not_fused"].items():
+                print(f"    {kernel} not fused: {why}", flush=True)
     with open(args.json, "w") as f:
         json.dump(results, f, indent=1)
     failed = sum(r["status"] != "pass" for r in results)

@@ -1366,7 +1366,21 @@ TEST_F(FakeCudnn, SessionsSayWhatCudnnPlanned) {
       EXPECT_EQ(info.rank, 1);
       EXPECT_EQ(info.requested_rank, 0);
       EXPECT_EQ(info.workspace_bytes, 4096u);
+      // Why not fused: the fake cuDNN's refusal of the fused graph.
+      const char *note = nullptr;
+      ASSERT_GRAPHC_OK(
+          graphc_session_library_kernel_note(bench.session, kernel, &note));
+      ASSERT_NE(note, nullptr);
+      if (refuse)
+        EXPECT_EQ(std::string(note).rfind("fused, with ", 0), 0u) << note;
+      else
+        EXPECT_STREQ(note, "");
     }
+    const char *note = nullptr;
+    fakecutest::Status outOfRange(
+        graphc_session_library_kernel_note(
+            bench.session, graphc_model_kernel_count(model), &note));
+    EXPECT_EQ(outOfRange.code(), GRAPHC_INVALID_ARGUMENT);
   }
   graphc_model_release(model);
 }

@@ -82,6 +82,7 @@ class LibraryKernelsTest(unittest.TestCase):
             self.assertIsNone(k["rank"])
             self.assertEqual(k["requested_rank"], 0)
             self.assertEqual(k["workspace_bytes"], 0)
+            self.assertIsNone(k["why_not_fused"])
         self.assertEqual(kernels[0]["onnx_nodes"], "Conv_0,Add_1,Relu_2")
         with graphc.load(model_path("gemm_model")) as model:
             kernels = model.session().library_kernels()

@@ -527,6 +527,15 @@ GRAPHC_API graphc_status graphc_session_library_kernel_info(
     graphc_session *session, int32_t kernel,
     graphc_library_kernel_info *out_info);
 
+/* Why library kernel `kernel` is not computed whole by its library in this
+ * session (graphc_library_kernel_info's fused is 0): the library's own
+ * refusal of the fused graph, as it gave it, e.g. which engines cuDNN
+ * offered and the notes that excluded them. *out_note is "" when the kernel
+ * is fused, generated, not planned, or on cpu; it stays valid until the
+ * session is released. GRAPHC_INVALID_ARGUMENT for a kernel out of range. */
+GRAPHC_API graphc_status graphc_session_library_kernel_note(
+    graphc_session *session, int32_t kernel, const char **out_note);
+
 /* One way to compute a library kernel, and how long it took. */
 typedef struct graphc_library_candidate {
   int32_t rank; /* among the heuristic's algorithms or engine configurations */

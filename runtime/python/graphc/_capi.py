@@ -191,6 +191,8 @@ def _load_library():
         "graphc_session_synchronize": (status, [session]),
         "graphc_session_library_kernel_info": (status, [
             session, ctypes.c_int32, ctypes.POINTER(LibraryKernelInfo)]),
+        "graphc_session_library_kernel_note": (status, [
+            session, ctypes.c_int32, ctypes.POINTER(ctypes.c_char_p)]),
     }
     for name, (restype, argtypes) in signatures.items():
         function = getattr(lib, name)

@@ -359,7 +359,9 @@ class Session:
         `rank` and
         `requested_rank` (the heuristic's choice planned, and the one the
         artifact's tuning asked for; rank is None on cpu, where the
-        reference kernels have no heuristic) and `workspace_bytes`."""
+        reference kernels have no heuristic), `workspace_bytes` and
+        `why_not_fused` (where `fused` is False, the library's refusal of
+        the fused graph as it gave it; else None)."""
         handle = self._handle
         if handle is None:
             raise GraphcError("failed_precondition", "the session is closed")
@@ -374,6 +376,9 @@ class Session:
             with handle.lock:
                 check(lib.graphc_session_library_kernel_info(
                     handle.pointer, k, ctypes.byref(info)))
+                note = ctypes.c_char_p()
+                check(lib.graphc_session_library_kernel_note(
+                    handle.pointer, k, ctypes.byref(note)))
             if info.library == 0:  # generated code
                 continue
             found.append({
@@ -383,7 +388,8 @@ class Session:
                 "fused": None if info.fused < 0 else bool(info.fused),
                 "rank": None if info.rank < 0 else info.rank,
                 "requested_rank": info.requested_rank,
-                "workspace_bytes": info.workspace_bytes})
+                "workspace_bytes": info.workspace_bytes,
+                "why_not_fused": (note.value or b"").decode() or None})
         return found
 
 
