@@ -137,6 +137,35 @@ class GraphcCudaModel:
             ctypes.c_void_p(stream.cuda_stream)))
         del keep_in, keep_out
 
+    def library_kernels(self):
+        """[{kernel, library, fused, why_not_fused}] of the session's library
+        kernels (the C API's library kernel info and note), so that a timing
+        says whether cuDNN or graphc's fallback kernel computed it."""
+        from graphc import _capi
+        ptr = ctypes.c_void_p
+        _lib.graphc_model_kernel_count.argtypes = [ptr]
+        _lib.graphc_model_kernel_info.restype = ptr
+        _lib.graphc_model_kernel_info.argtypes = [ptr, ctypes.c_int32,
+                                                  ctypes.POINTER(_capi.KernelInfo)]
+        _lib.graphc_session_library_kernel_info.restype = ptr
+        _lib.graphc_session_library_kernel_info.argtypes = [
+            ptr, ctypes.c_int32, ctypes.POINTER(_capi.LibraryKernelInfo)]
+        _lib.graphc_session_library_kernel_note.restype = ptr
+        _lib.graphc_session_library_kernel_note.argtypes = [
+            ptr, ctypes.c_int32, ctypes.POINTER(ctypes.c_char_p)]
+        found = []
+        for k in range(_lib.graphc_model_kernel_count(self._model)):
+            kernel, info, note = _capi.KernelInfo(), _capi.LibraryKernelInfo(), ctypes.c_char_p()
+            _check(_lib.graphc_model_kernel_info(self._model, k, ctypes.byref(kernel)))
+            _check(_lib.graphc_session_library_kernel_info(self._session, k, ctypes.byref(info)))
+            _check(_lib.graphc_session_library_kernel_note(self._session, k, ctypes.byref(note)))
+            if info.library:
+                found.append({"kernel": kernel.name.decode(),
+                              "library": {1: "cublaslt", 2: "cudnn"}.get(info.library),
+                              "fused": None if info.fused < 0 else bool(info.fused),
+                              "why_not_fused": (note.value or b"").decode() or None})
+        return found
+
     def close(self):
         if self._session:
             _lib.graphc_session_release(self._session)

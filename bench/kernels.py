@@ -514,7 +514,8 @@ def measure_case(args, name, batch, work, arch, peaks, deadline):
                      expected.abs().max().clamp_min(1e-6)).item()
             us = time_us(lambda: model.run_on_stream(inputs, outputs), args.iters, args.repeats)
             row["systems"][label] = {"us": us, **(fraction(spec, us, peaks) or {}),
-                                     "max_rel_error": error}
+                                     "max_rel_error": error,
+                                     "library_kernels": model.library_kernels()}
             if not error <= MAX_REL_ERROR:
                 row["systems"][label]["status"] = (
                     f"WRONG: max relative error {error:.3g} > {MAX_REL_ERROR}")
@@ -568,6 +569,10 @@ def write_report(args, facts, rows, started):
                     f"{result['gb_per_s']:.0f} GB/s" if "gb_per_s" in result else "")
             of_peak = f"{result['of_peak']:.0%}" if "of_peak" in result else ""
             wrong = f" ({result['status']})" if "status" in result else ""
+            # A library kernel computed by graphc's fallback says so.
+            for k in result.get("library_kernels", []):
+                if k["fused"] is False:
+                    wrong += f" ({k['library']} not fused: {k['why_not_fused']})"
             lines.append(f"| {row['case']} | {row['template']} | {row['batch']} | {label}{wrong} | "
                          f"{result['us']:.2f} | {rate} | {of_peak} | "
                          f"{f'{ratio:.2f}x' if ratio and label.startswith('graphc') else ''} |")
