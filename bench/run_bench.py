@@ -209,8 +209,8 @@ def run_graphc(command):
     proc = subprocess.run(command, capture_output=True, text=True)
     elapsed = time.monotonic() - start
     if proc.returncode != 0:
-        lines = (proc.stderr + proc.stdout).strip().splitlines()
-        raise RuntimeError(lines[0] if lines else f"graphc exit status {proc.returncode}")
+        text = (proc.stderr + proc.stdout).strip()
+        raise RuntimeError(text[-4000:] if text else f"graphc exit status {proc.returncode}")
     return elapsed
 
 
@@ -309,8 +309,7 @@ def measure(args, name, module, make_input, batch, dtype, ref, work_dir, deadlin
         except Deadline:
             add(system, status="not run: time budget spent")
         except Exception as error:  # one failing system must not end the run
-            add(system, status=f"failed: {type(error).__name__}: "
-                f"{str(error).strip().splitlines()[0] if str(error).strip() else ''}"[:300],
+            add(system, status=f"failed: {brief(error)}",
                 trace=traceback.format_exc()[-2000:])
         torch.cuda.empty_cache()
 
@@ -401,8 +400,16 @@ def measure_graphc(args, name, model, x, batch, ref, exporter, work_dir, deadlin
     except Deadline:
         add(system, status="not run: time budget spent")
     except Exception as error:
-        add(system, status=f"failed: {type(error).__name__}: "
-            f"{str(error).strip().splitlines()[0] if str(error).strip() else ''}"[:300])
+        add(system, status=f"failed: {brief(error)}")
+
+
+def brief(error):
+    """The error's type and message on one line; a long one keeps its start
+    and its end, where graphc says why (after a kernel's list of ONNX nodes)."""
+    line = " | ".join(part.strip() for part in str(error).strip().splitlines())
+    if len(line) > 1200:
+        line = line[:300] + " [...] " + line[-800:]
+    return f"{type(error).__name__}: {line}"
 
 
 def gpu_facts():

@@ -27,7 +27,8 @@
 #                            (automatic when nvidia-smi lists no GPU)
 #   run.sh --filter REGEX    only the node tests matching REGEX in stage 2
 # GRAPHC_RUN_BUDGET_S (default 540) bounds the whole run, GRAPHC_KERNELS_BUDGET_S
-# (default 150) stage 5; JOBS the compiles.
+# (default 150) stage 5, GRAPHC_KERNELS_ARGS adds bench/kernels.py options
+# (e.g. "--only attention --batches 64"); JOBS the compiles.
 set -uo pipefail
 
 bundle=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -268,7 +269,8 @@ graph_replay() {
 kernels_bench() {
   "$python" "$bundle/bench/kernels.py" --graphc "$graphc" \
     --runtime "$bundle/lib/libgraphc_runtime.so" --out "$out/bench/results" \
-    --work-dir "$work/kernels" --deadline-s "$((kernels_budget - 15))"
+    --work-dir "$work/kernels" --deadline-s "$((kernels_budget - 15))" \
+    ${GRAPHC_KERNELS_ARGS:-}
 }
 
 bench() {
