@@ -213,8 +213,9 @@ def _gemm(k, n):
 
 def case_ffn1_gelu(b):
     """BERT's FFN1: MatMul by a constant, bias, erf GELU. graphc makes it one
-    cuDNN 1x1 convolution with GELU_FWD fused; --libraries cublaslt gives what
-    it replaces, the cuBLASLt GEMM (bias fused) and a GELU kernel."""
+    cuDNN 1x1 convolution with GELU_FWD fused with --libraries ...,cudnn-gelu;
+    its default is what that replaces, the cuBLASLt GEMM (bias fused) and a
+    GELU kernel."""
     m = b * SEQ
     weight = (rng().standard_normal((HIDDEN, FFN)) / math.sqrt(HIDDEN)).astype(np.float32)
     bias = rng().standard_normal(FFN).astype(np.float32)
@@ -453,10 +454,12 @@ def measure_case(args, name, batch, work, arch, peaks, deadline):
     row = {"case": name, "template": template, "batch": batch, "bytes": spec["bytes"],
            "flops": spec["flops"], "systems": {}}
     # Attention is a cuDNN SDPA call by default: the generated kernel (its
-    # fallback) is what --libraries without cudnn-sdpa compiles.
-    generated = ["--libraries", "cublaslt,cudnn"] if template == "attention" else []
+    # fallback) is what --libraries without cudnn-sdpa compiles. FFN1's
+    # convolution is opt-in (cudnn-gelu).
+    extra = {"attention": ["--libraries", "cublaslt,cudnn"],
+             "cudnn": ["--libraries", "cublaslt,cudnn,cudnn-sdpa,cudnn-gelu"]}.get(template, [])
     row["compile_s"] = round(
-        compile_case(args.graphc, onnx_path, so_path, arch, extra=generated), 2)
+        compile_case(args.graphc, onnx_path, so_path, arch, extra=extra), 2)
     row["kernels"] = kernels_of(args.graphc, so_path)
     # The case measures one kernel of its template, or it measures nothing.
     made = [f"library:{k['library']}" if k["library"] else k["kind"] for k in row["kernels"]]
@@ -474,10 +477,12 @@ def measure_case(args, name, batch, work, arch, peaks, deadline):
         compile_case(args.graphc, onnx_path, tuned, arch, tuning_db=db)
         builds = {"graphc(rank 0)": so_path, "graphc(tuned)": tuned}
     if template == "cudnn":
-        # What the convolution replaces: the cuBLASLt GEMM and a GELU kernel.
+        # What the convolution replaces, graphc's default: the cuBLASLt GEMM
+        # and a GELU kernel.
         split = onnx_path[:-5] + "-cublaslt.so"
-        compile_case(args.graphc, onnx_path, split, arch, extra=["--libraries", "cublaslt"])
-        builds = {"graphc(cuDNN conv+GELU)": so_path, "graphc(cuBLASLt+GELU kernel)": split}
+        compile_case(args.graphc, onnx_path, split, arch)
+        builds = {"graphc(cuDNN conv+GELU, cudnn-gelu)": so_path,
+                  "graphc(cuBLASLt+GELU kernel, default)": split}
     if template == "attention":
         sdpa = onnx_path[:-5] + "-sdpa.so"
         compile_case(args.graphc, onnx_path, sdpa, arch)

@@ -169,6 +169,8 @@ struct LibrarySet {
   bool cublaslt = true; ///< GEMMs
   bool cudnn = true;    ///< convolutions
   bool cudnnSdpa = true; ///< attention (cuDNN's SDPA; cuda only)
+  /// f16/bf16 GEMM + bias + erf GELU as a cuDNN 1x1 convolution (opt-in).
+  bool cudnnGelu = false;
 };
 
 /// Hands the GEMM of every matmul fusion, the convolution of every conv

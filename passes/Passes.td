@@ -293,6 +293,9 @@ def SelectLibraryCalls : Pass<"graphc-select-library-calls",
     Option<"cudnnSdpa", "cudnn-sdpa", "bool", "true",
            "hand attention to cuDNN's SDPA (cuda only: the attention kernel "
            "stays as its fallback)">,
+    Option<"cudnnGelu", "cudnn-gelu", "bool", "false",
+           "hand an f16/bf16 GEMM with bias and erf GELU to cuDNN as a 1x1 "
+           "convolution with GELU_FWD fused (needs cudnn)">,
   ];
   let dependentDialects = ["::graphc::kernel::KernelDialect"];
 }

@@ -125,7 +125,8 @@ const Stage kStages[] = {
        const CompileOptions &options = state.options;
        return createSelectLibraryCalls(
            {options.target == Target::cuda ? kLibraryWorkspaceBytes : 0,
-            usesCublasLt(options), usesCudnn(options), usesCudnnSdpa(options)});
+            usesCublasLt(options), usesCudnn(options), usesCudnnSdpa(options),
+            usesCudnnGelu(options)});
      },
      "selecting library calls failed"},
     {in(Phase::exec), always,

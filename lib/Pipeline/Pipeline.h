@@ -43,6 +43,10 @@ struct Libraries {
   bool cublaslt = false; ///< GEMMs on cuBLASLt
   bool cudnn = false;    ///< convolutions on cuDNN
   bool cudnnSdpa = false; ///< attention on cuDNN's SDPA (cuda target only)
+  /// A float16 or bfloat16 GEMM, bias and erf GELU (BERT's FFN1) as one
+  /// cuDNN 1x1 convolution with GELU_FWD fused: opt-in, never automatic
+  /// (slower than cuBLASLt and a GELU kernel on an H200, 2026-11-28).
+  bool cudnnGelu = false;
 };
 
 /// Everything `graphc compile` takes.
@@ -166,6 +170,12 @@ inline bool usesCudnn(const CompileOptions &options) {
 inline bool usesCudnnSdpa(const CompileOptions &options) {
   return options.target == Target::cuda &&
          (options.libraries.automatic || options.libraries.cudnnSdpa);
+}
+
+/// The erf-GELU GEMMs as cuDNN convolutions: only when named (and cuDNN
+/// computes convolutions).
+inline bool usesCudnnGelu(const CompileOptions &options) {
+  return options.libraries.cudnnGelu && usesCudnn(options);
 }
 
 /// The CUDA major version the cuda target's kernels are compiled with (that

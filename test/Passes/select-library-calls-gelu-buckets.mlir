@@ -1,27 +1,27 @@
-// RUN: graphc-opt %s --graphc-form-fusion-groups --graphc-select-library-calls | FileCheck %s
+// RUN: graphc-opt %s --graphc-form-fusion-groups --graphc-select-library-calls=cudnn-gelu=true | FileCheck %s
 
 // Buckets share the transposed weight: one constant of the same bytes.
 // CHECK-LABEL: func.func @bucket_a
-// CHECK: graph.constant {value = dense_resource<[[BLOB:conv_weight[_0-9]*]]> : tensor<16x8x1x1xf32>}
+// CHECK: graph.constant {value = dense_resource<[[BLOB:conv_weight[_0-9]*]]> : tensor<16x1x1x8xf16>}
 // CHECK-LABEL: func.func @bucket_b
-// CHECK: graph.constant {value = dense_resource<[[BLOB]]> : tensor<16x8x1x1xf32>}
-func.func @bucket_a(%x: tensor<2x8xf32>) -> tensor<2x16xf32> {
-  %w = graph.constant {value = dense_resource<ffn_weight> : tensor<8x16xf32>} : () -> tensor<8x16xf32>
-  %0 = graph.mat_mul %x, %w : (tensor<2x8xf32>, tensor<8x16xf32>) -> tensor<2x16xf32>
-  %1 = graph.gelu %0 : (tensor<2x16xf32>) -> tensor<2x16xf32>
-  return %1 : tensor<2x16xf32>
+// CHECK: graph.constant {value = dense_resource<[[BLOB]]> : tensor<16x1x1x8xf16>}
+func.func @bucket_a(%x: tensor<2x8xf16>) -> tensor<2x16xf16> {
+  %w = graph.constant {value = dense_resource<ffn_weight> : tensor<8x16xf16>} : () -> tensor<8x16xf16>
+  %0 = graph.mat_mul %x, %w : (tensor<2x8xf16>, tensor<8x16xf16>) -> tensor<2x16xf16>
+  %1 = graph.gelu %0 : (tensor<2x16xf16>) -> tensor<2x16xf16>
+  return %1 : tensor<2x16xf16>
 }
-func.func @bucket_b(%x: tensor<4x8xf32>) -> tensor<4x16xf32> {
-  %w = graph.constant {value = dense_resource<ffn_weight> : tensor<8x16xf32>} : () -> tensor<8x16xf32>
-  %0 = graph.mat_mul %x, %w : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
-  %1 = graph.gelu %0 : (tensor<4x16xf32>) -> tensor<4x16xf32>
-  return %1 : tensor<4x16xf32>
+func.func @bucket_b(%x: tensor<4x8xf16>) -> tensor<4x16xf16> {
+  %w = graph.constant {value = dense_resource<ffn_weight> : tensor<8x16xf16>} : () -> tensor<8x16xf16>
+  %0 = graph.mat_mul %x, %w : (tensor<4x8xf16>, tensor<8x16xf16>) -> tensor<4x16xf16>
+  %1 = graph.gelu %0 : (tensor<4x16xf16>) -> tensor<4x16xf16>
+  return %1 : tensor<4x16xf16>
 }
 
 {-#
   dialect_resources: {
     builtin: {
-      ffn_weight: "0x04000000000000000000803F0000004000004040000080400000A0400000C0400000E0400000004100001041000020410000304100004041000050410000604100007041000080410000884100009041000098410000A0410000A8410000B0410000B8410000C0410000C8410000D0410000D8410000E0410000E8410000F0410000F84100000042000004420000084200000C4200001042000014420000184200001C4200002042000024420000284200002C4200003042000034420000384200003C4200004042000044420000484200004C4200005042000054420000584200005C4200006042000064420000684200006C4200007042000074420000784200007C42000080420000824200008442000086420000884200008A4200008C4200008E42000090420000924200009442000096420000984200009A4200009C4200009E420000A0420000A2420000A4420000A6420000A8420000AA420000AC420000AE420000B0420000B2420000B4420000B6420000B8420000BA420000BC420000BE420000C0420000C2420000C4420000C6420000C8420000CA420000CC420000CE420000D0420000D2420000D4420000D6420000D8420000DA420000DC420000DE420000E0420000E2420000E4420000E6420000E8420000EA420000EC420000EE420000F0420000F2420000F4420000F6420000F8420000FA420000FC420000FE42"
+      ffn_weight: "0x020000000000003C0040004200440045004600470048804800498049004A804A004B804B004C404C804CC04C004D404D804DC04D004E404E804EC04E004F404F804FC04F00502050405060508050A050C050E05000512051405160518051A051C051E05100522052405260528052A052C052E05200532053405360538053A053C053E0530054105420543054405450546054705480549054A054B054C054D054E054F0540055105520553055405550556055705580559055A055B055C055D055E055F0550056105620563056405650566056705680569056A056B056C056D056E056F0560057105720573057405750576057705780579057A057B057C057D057E057F057"
     }
   }
 #-}

@@ -138,11 +138,13 @@ llvm::Expected<Libraries> parseLibraries(llvm::StringRef list) {
       libraries.cudnn = true;
     else if (item == "cudnn-sdpa")
       libraries.cudnnSdpa = true;
+    else if (item == "cudnn-gelu")
+      libraries.cudnnGelu = true;
     else
       return llvm::createStringError(
           llvm::inconvertibleErrorCode(),
           "--libraries: '%s' is not auto, none or a comma-separated list of "
-          "cublaslt, cudnn and cudnn-sdpa",
+          "cublaslt, cudnn, cudnn-sdpa and cudnn-gelu",
           item.str().c_str());
   }
   return libraries;
@@ -226,6 +228,11 @@ compileOptionsFromFlags(const CompileFlags &flags) {
   if (!libraries)
     return libraries.takeError();
   options.libraries = *libraries;
+  if (options.libraries.cudnnGelu && !options.libraries.cudnn)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "--libraries: cudnn-gelu makes GEMMs cuDNN convolutions: name cudnn "
+        "too");
   if (options.libraries.cudnnSdpa && options.target != Target::cuda)
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
@@ -339,10 +346,12 @@ void addModelFlags(CLI::App &cmd, CompileFlags &flags) {
                  "what vendor libraries compute: auto (GEMMs on cuBLASLt, "
                  "convolutions on cuDNN and attention on cuDNN's SDPA on "
                  "the cuda target, none on cpu), none (generated kernels "
-                 "only), or a comma-separated list of cublaslt, cudnn and "
-                 "cudnn-sdpa (the first two also on cpu, where the "
-                 "runtime's reference GEMM and convolution stand in; "
-                 "cudnn-sdpa on cuda only)");
+                 "only), or a comma-separated list of cublaslt, cudnn, "
+                 "cudnn-sdpa and cudnn-gelu (the first two also on cpu, "
+                 "where the runtime's reference GEMM and convolution stand "
+                 "in; cudnn-sdpa on cuda only; cudnn-gelu, never automatic, "
+                 "makes a float16 or bfloat16 GEMM with bias and erf GELU a "
+                 "cuDNN 1x1 convolution with the GELU fused)");
   cmd.add_option("--conv-layout", flags.convLayout,
                   "the layout of convolutions cuDNN computes: auto (chains "
                   "of them channels last, NHWC, where their ends cost few "

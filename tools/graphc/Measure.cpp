@@ -24,6 +24,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <string_view>
 
 extern char **environ;
 
@@ -239,6 +240,14 @@ llvm::Expected<Measurement> measure(const std::string &path,
         return toError(status);
       if (info.library == GRAPHC_LIBRARY_NONE || info.fused < 0 ||
           result.libraryCandidates.count(kernelHashes[k]))
+        continue;
+      // cuDNN's SDPA engines are not timed (the session runs the
+      // heuristic's choice, or graphc's attention kernel where cuDNN has
+      // none): tuning leaves attention as it is.
+      graphc_kernel_info kernel;
+      if (graphc_status status = graphc_model_kernel_info(model, k, &kernel))
+        return toError(status);
+      if (std::string_view(kernel.kind) == "attention")
         continue;
       std::vector<graphc_library_candidate> candidates(GRAPHC_MAX_ALGO_RANKS *
                                                        5);
