@@ -421,9 +421,9 @@ struct SelectLibraryCallsPass
     : impl::SelectLibraryCallsBase<SelectLibraryCallsPass> {
   using SelectLibraryCallsBase::SelectLibraryCallsBase;
   void runOnOperation() override {
-    if (failed(selectLibraryCalls(getOperation(), workspaceBytes,
-                                  LibrarySet{cublaslt, cudnn, cudnnSdpa,
-                                             cudnnGelu})))
+    if (failed(selectLibraryCalls(
+            getOperation(), workspaceBytes,
+            LibrarySet{cublaslt, cudnn, cudnnSdpa, cudnnGelu})))
       signalPassFailure();
   }
 };

@@ -1377,9 +1377,8 @@ TEST_F(FakeCudnn, SessionsSayWhatCudnnPlanned) {
         EXPECT_STREQ(note, "");
     }
     const char *note = nullptr;
-    fakecutest::Status outOfRange(
-        graphc_session_library_kernel_note(
-            bench.session, graphc_model_kernel_count(model), &note));
+    fakecutest::Status outOfRange(graphc_session_library_kernel_note(
+        bench.session, graphc_model_kernel_count(model), &note));
     EXPECT_EQ(outOfRange.code(), GRAPHC_INVALID_ARGUMENT);
   }
   graphc_model_release(model);
