@@ -58,6 +58,9 @@ def check(args, cell, dynamic_batch, work_dir):
         dynamic_axes = {k: v for k, v in dynamic_axes.items() if k in names + outputs}
     torch.onnx.export(net, inputs, path, input_names=names, output_names=outputs,
                       opset_version=17, dynamic_axes=dynamic_axes, dynamo=False)
+    import onnx
+    if cell.upper() not in {n.op_type for n in onnx.load(path).graph.node}:
+        return f"FAILED: the export has no {cell.upper()} node"
     so = os.path.join(work_dir, f"{cell}.so")
     command = [args.graphc, "compile", path, "-o", so, "--target", args.target]
     if dynamic_batch:

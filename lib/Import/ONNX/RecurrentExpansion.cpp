@@ -379,6 +379,10 @@ LogicalResult RecurrentExpander::readShapes() {
     if (!type || type.getRank() != 1 ||
         !isa<IntegerType>(type.getElementType()))
       return error() << "input sequence_lens must be a 1-D integer tensor";
+    if (!type.isDynamicDim(0) && !ShapedType::isDynamic(batch) &&
+        type.getDimSize(0) != batch)
+      return error() << "input sequence_lens holds " << type.getDimSize(0)
+                     << " lengths for a batch of " << batch;
   }
   return success();
 }
