@@ -14,6 +14,7 @@ random inputs and compared with onnxruntime (CPU) within 1e-5 (relative and
 absolute).
 """
 import argparse
+import json
 import os
 import re
 import subprocess
@@ -241,6 +242,14 @@ def check_case(args, name, work_dir):
     proc = graphc_compile(args, model_path, so_path, extra)
     if proc.returncode != 0:
         raise CheckFailed(f"graphc compile failed:\n{proc.stderr.strip()}")
+    # The generated ops carry the node's name, so inspect names each step.
+    inspect = subprocess.run([args.graphc, "inspect", "--json", so_path],
+                             capture_output=True, text=True, check=True)
+    direction = "reverse" if kwargs.get("direction") == "reverse" else "forward"
+    step = f"{op.lower()}_node/{direction}/t0"
+    nodes = [k["onnx_nodes"] or "" for k in json.loads(inspect.stdout)["kernels"]]
+    if not any(step in n.split(",") for n in nodes):
+        raise CheckFailed(f"no kernel names '{step}': {nodes}")
     expected, names = run_onnxruntime(op, kwargs, model, feeds)
     with graphc.load(so_path) as compiled:
         got_names = [o.name for o in compiled.outputs]

@@ -519,16 +519,22 @@ Value RecurrentExpander::maskAt(int64_t step) {
   if (!seqLens)
     return {};
   if (masks.empty()) {
+    // One comparison for all steps, [T, 1] < [1, B], then a [B, 1] mask
+    // per step.
     named("mask");
     auto lensType = cast<RankedTensorType>(seqLens.getType());
-    for (int64_t t = 0; t < steps; ++t) {
-      auto type = RankedTensorType::get({}, lensType.getElementType());
-      Value position = current->constant(cast<ElementsAttr>(
-          DenseElementsAttr::get(type, APInt(lensType.getElementTypeBitWidth(),
-                                             t, /*isSigned=*/true))));
-      masks.push_back(
-          unsqueeze(*current, op("less", {position, seqLens}), {1}));
-    }
+    unsigned bits = lensType.getElementTypeBitWidth();
+    SmallVector<APInt> positions;
+    for (int64_t t = 0; t < steps; ++t)
+      positions.push_back(APInt(bits, t, /*isSigned=*/true));
+    auto type = RankedTensorType::get({steps, 1}, lensType.getElementType());
+    Value position = current->constant(
+        cast<ElementsAttr>(DenseElementsAttr::get(type, positions)));
+    Value all = unsqueeze(
+        *current, op("less", {position, unsqueeze(*current, seqLens, {0})}),
+        {2});
+    for (int64_t t = 0; t < steps; ++t)
+      masks.push_back(gather(all, 0, t));
   }
   return masks[step];
 }
