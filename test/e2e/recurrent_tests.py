@@ -147,6 +147,11 @@ CASES = {
     "lstm_dynamic_batch": (
         "LSTM", dict(batch_dim="batch", layout=1, seq_lens=[4, 5, 1],
                      initial_h=True, initial_c=True), ["--dim=batch=3"]),
+    # 512 steps in both directions: the most graphc unrolls.
+    "lstm_bidirectional_1024_steps": (
+        "LSTM", dict(direction="bidirectional", steps=512, batch=2, inputs=8,
+                     hidden=16, seq_lens=[512, 300], initial_h=True,
+                     initial_c=True), []),
     "gru_bidirectional_seq_lens_states": (
         "GRU", dict(direction="bidirectional", seq_lens=[5, 3, 1],
                     initial_h=True), []),
