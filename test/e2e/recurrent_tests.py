@@ -201,6 +201,10 @@ REFUSALS = {
                     hidden=2),
         "node 'gru_node' (GRU): unsupported: 600 time steps x 2 direction(s) "
         "exceed the 1024 steps"),
+    "wrong_activation_count": (
+        "LSTM", dict(activations=["Sigmoid", "Tanh"]),
+        "node 'lstm_node' (LSTM): attribute 'activations' has 2 entries; LSTM "
+        "with 1 direction(s) takes 3"),
     "unknown_activation": (
         "RNN", dict(activations=["Swish"]),
         "node 'rnn_node' (RNN): unsupported activation 'swish'"),

@@ -272,6 +272,8 @@ LogicalResult RecurrentExpander::readAttributes() {
   if (layout != 0 && layout != 1)
     return error() << "layout " << layout << " is not 0 or 1";
   hidden = intAttr("hidden_size", 0);
+  if (info.attributes.get("hidden_size") && hidden <= 0)
+    return error() << "hidden_size " << hidden << " must be positive";
   inputForget = intAttr("input_forget", 0) != 0;
   linearBeforeReset = intAttr("linear_before_reset", 0) != 0;
   if (Attribute attr = info.attributes.get("clip")) {
@@ -333,6 +335,9 @@ LogicalResult RecurrentExpander::readShapes() {
   if (ShapedType::isDynamic(hidden) || hidden <= 0)
     return error() << "hidden_size must be given or R must have a static "
                       "last dim";
+  // The sizes below multiply hidden by up to 8: keep them representable.
+  if (hidden > (int64_t(1) << 40))
+    return error() << "hidden_size " << hidden << " is too large";
   auto wType = dyn_cast<RankedTensorType>(w.getType());
   if (!wType || wType.getRank() != 3)
     return error() << "input W must have rank 3";
@@ -367,11 +372,13 @@ LogicalResult RecurrentExpander::readShapes() {
       ok = operand.shape[i] == dyn || type.isDynamicDim(i) ||
            type.getDimSize(i) == operand.shape[i];
     if (!ok) {
-      InFlightDiagnostic diag = error();
-      diag << "input " << operand.what << " must be a tensor<";
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      os << "tensor<";
       for (int64_t dim : operand.shape)
-        diag << (dim == dyn ? std::string("?") : std::to_string(dim)) << "x";
-      return diag << elementType << ">, not " << operand.value.getType();
+        os << (dim == dyn ? std::string("?") : std::to_string(dim)) << "x";
+      os << elementType << ">, not " << operand.value.getType();
+      return error() << "input " << operand.what << " must be a " << text;
     }
   }
   if (seqLens) {
