@@ -4,7 +4,7 @@
 // length is static is unrolled at import into ops graphc already lowers. Per
 // direction the input projection of all time steps is one Gemm; each step is
 // then one recurrent Gemm (two for a GRU without linear_before_reset) and a
-// pointwise cell, which fusion turns into one fused kernel. sequence_lens
+// pointwise cell, which fusion turns into few kernels. sequence_lens
 // masks each batch row with Where: a step at t >= len keeps the state and
 // writes zeros to Y, as ONNX and onnxruntime define.
 //
