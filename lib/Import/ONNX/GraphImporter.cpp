@@ -216,6 +216,13 @@ GraphImporter::convertAttributes(onnx::NodeProto &node,
       value = b.getDenseI64ArrayAttr(
           llvm::ArrayRef<int64_t>(attr.ints().data(), attr.ints().size()));
       break;
+    case onnx::AttributeProto::STRINGS: {
+      llvm::SmallVector<Attribute> strings;
+      for (const std::string &text : attr.strings())
+        strings.push_back(b.getStringAttr(text));
+      value = b.getArrayAttr(strings);
+      break;
+    }
     case onnx::AttributeProto::FLOATS:
       value = b.getDenseF32ArrayAttr(
           llvm::ArrayRef<float>(attr.floats().data(), attr.floats().size()));

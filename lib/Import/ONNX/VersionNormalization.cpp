@@ -1,6 +1,7 @@
 //===- VersionNormalization.cpp - ONNX nodes in their newest form ---------===//
 
 #include "lib/Import/ONNX/VersionNormalization.h"
+#include "lib/Import/ONNX/RecurrentExpansion.h"
 
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/HostEval.h"
@@ -288,6 +289,7 @@ FailureOr<SmallVector<Value>> importNode(NodeBuilder &builder, NodeInfo &info) {
           .Case("Dropout", importDropout)
           .Case("CastLike", importCastLike)
           .Case("Constant", importConstant)
+          .Cases("LSTM", "GRU", "RNN", importRecurrent)
           .Default(importGeneric);
   return importer(builder, info);
 }
