@@ -26,52 +26,99 @@ bool isDynamic(Type type) {
   return !ranked || !ranked.hasStaticShape();
 }
 
-/// A constant of `type` holding ones (true for bool): valid as most shape
-/// operands' values, and unlike what any dynamic result was inferred from.
-Operation *createOnes(OpBuilder &builder, Location loc,
-                      RankedTensorType type) {
+/// How a trial constant is filled: shape operands reject some values
+/// (repeated axes, a zero step), so a few fillings are tried.
+/// Counting down from -1 gives distinct valid axes (and nonzero steps) for
+/// as many axes as the rank.
+enum class Fill { ones, fromZero, fromOne, fromMinusOne };
+constexpr Fill kFills[] = {Fill::ones, Fill::fromZero, Fill::fromOne,
+                           Fill::fromMinusOne};
+
+/// A detached constant of `type` filled as `fill` says (k, k + 1 or
+/// -(k + 1) at element k; bool: true), or null for other element types.
+Operation *createFilled(OpBuilder &builder, Location loc,
+                        RankedTensorType type, Fill fill) {
   Type element = type.getElementType();
-  Attribute one;
-  if (auto floatType = dyn_cast<FloatType>(element))
-    one = builder.getFloatAttr(floatType, 1.0);
-  else if (isa<IntegerType, IndexType>(element))
-    one = builder.getIntegerAttr(element, 1);
-  else
+  bool isFloat = isa<FloatType>(element);
+  if (!isFloat && !isa<IntegerType, IndexType>(element))
     return nullptr;
+  SmallVector<Attribute> values;
+  for (int64_t k = 0; k < type.getNumElements(); ++k) {
+    int64_t value = fill == Fill::ones || element.isInteger(1) ? 1
+                    : fill == Fill::fromZero                   ? k
+                    : fill == Fill::fromOne                    ? k + 1
+                                                               : -(k + 1);
+    if (value < 0 && element.isUnsignedInteger())
+      value = k + 1;
+    values.push_back(isFloat ? Attribute(builder.getFloatAttr(element, value))
+                             : builder.getIntegerAttr(element, value));
+  }
   return builder.create<graph::ConstantOp>(
-      loc, type, DenseElementsAttr::get(type, one));
+      loc, type, DenseElementsAttr::get(type, values));
 }
 
 } // namespace
 
 SmallVector<unsigned> findValueShapedOperands(Operation *op) {
-  SmallVector<unsigned> found;
   auto infer = dyn_cast<InferTypeOpInterface>(op);
   if (!infer || !llvm::any_of(op->getResultTypes(), isDynamic))
-    return found;
-  OpBuilder builder(op->getContext());
+    return {};
+  SmallVector<unsigned> candidates;
   for (OpOperand &operand : op->getOpOperands()) {
     auto type = dyn_cast<RankedTensorType>(operand.get().getType());
-    if (!type || !type.hasStaticShape() ||
-        type.getNumElements() > kMaxShapeOperandElements ||
-        matchPattern(operand.get(), m_Constant()))
-      continue;
-    // A detached constant: inference reads it, the IR never holds it.
-    Operation *ones = createOnes(builder, op->getLoc(), type);
-    if (!ones)
-      continue;
-    SmallVector<Value> operands(op->getOperands());
-    operands[operand.getOperandNumber()] = ones->getResult(0);
-    SmallVector<Type> inferred;
-    bool reads =
-        failed(infer.inferReturnTypes(
-            op->getContext(), std::nullopt, operands, op->getAttrDictionary(),
-            op->getPropertiesStorage(), op->getRegions(), inferred)) ||
-        TypeRange(inferred) != op->getResultTypes();
-    ones->erase();
-    if (reads)
-      found.push_back(operand.getOperandNumber());
+    if (type && type.hasStaticShape() &&
+        type.getNumElements() <= kMaxShapeOperandElements &&
+        !matchPattern(operand.get(), m_Constant()))
+      candidates.push_back(operand.getOperandNumber());
   }
+  OpBuilder builder(op->getContext());
+  std::optional<SmallVector<Type>> original =
+      SmallVector<Type>(op->getResultTypes());
+  llvm::SmallDenseSet<unsigned> needed;
+  for (Fill fill : kFills) {
+    // Detached constants: inference reads them, the IR never holds them.
+    SmallVector<Operation *> constants;
+    for (unsigned index : candidates)
+      constants.push_back(createFilled(
+          builder, op->getLoc(),
+          cast<RankedTensorType>(op->getOperand(index).getType()), fill));
+    // The result types with the `replaced` candidates constant; nullopt
+    // when inference fails (it read values it rejects).
+    auto trial = [&](llvm::function_ref<bool(unsigned)> replaced)
+        -> std::optional<SmallVector<Type>> {
+      SmallVector<Value> operands(op->getOperands());
+      for (auto [i, index] : llvm::enumerate(candidates))
+        if (constants[i] && replaced(i))
+          operands[index] = constants[i]->getResult(0);
+      SmallVector<Type> inferred;
+      if (failed(infer.inferReturnTypes(op->getContext(), std::nullopt,
+                                        operands, op->getAttrDictionary(),
+                                        op->getPropertiesStorage(),
+                                        op->getRegions(), inferred)))
+        return std::nullopt;
+      return inferred;
+    };
+    // An operand alone (a Resize's sizes), or one of several that only
+    // together fix the shape (a Range's start, limit and delta; a Slice's
+    // starts and ends): with all constant and inferred, it is needed when
+    // leaving it out changes the types.
+    std::optional<SmallVector<Type>> all =
+        trial([](unsigned) { return true; });
+    for (auto [i, index] : llvm::enumerate(candidates)) {
+      unsigned self = i;
+      if (trial([&](unsigned j) { return j == self; }) != original ||
+          (all && all != original &&
+           trial([&](unsigned j) { return j != self; }) != all))
+        needed.insert(index);
+    }
+    for (Operation *constant : constants)
+      if (constant)
+        constant->erase();
+  }
+  SmallVector<unsigned> found;
+  for (unsigned index : candidates)
+    if (needed.contains(index))
+      found.push_back(index);
   return found;
 }
 
