@@ -176,8 +176,7 @@ static LogicalResult checkStaticShapes(func::FuncOp main) {
       // model input can only shape it through its values.
       std::vector<std::string> inputs;
       for (unsigned index : findValueShapedOperands(op))
-        for (std::string &input :
-             findInputSources(main, op->getOperand(index)))
+        for (std::string &input : findInputSources(main, op->getOperand(index)))
           if (!llvm::is_contained(inputs, input))
             inputs.push_back(std::move(input));
       if (!inputs.empty()) {

@@ -36,8 +36,8 @@ constexpr Fill kFills[] = {Fill::ones, Fill::fromZero, Fill::fromOne,
 
 /// A detached constant of `type` filled as `fill` says (k, k + 1 or
 /// -(k + 1) at element k; bool: true), or null for other element types.
-Operation *createFilled(OpBuilder &builder, Location loc,
-                        RankedTensorType type, Fill fill) {
+Operation *createFilled(OpBuilder &builder, Location loc, RankedTensorType type,
+                        Fill fill) {
   Type element = type.getElementType();
   bool isFloat = isa<FloatType>(element);
   if (!isFloat && !isa<IntegerType, IndexType>(element))
@@ -91,10 +91,9 @@ SmallVector<unsigned> findValueShapedOperands(Operation *op) {
         if (constants[i] && replaced(i))
           operands[index] = constants[i]->getResult(0);
       SmallVector<Type> inferred;
-      if (failed(infer.inferReturnTypes(op->getContext(), std::nullopt,
-                                        operands, op->getAttrDictionary(),
-                                        op->getPropertiesStorage(),
-                                        op->getRegions(), inferred)))
+      if (failed(infer.inferReturnTypes(
+              op->getContext(), std::nullopt, operands, op->getAttrDictionary(),
+              op->getPropertiesStorage(), op->getRegions(), inferred)))
         return std::nullopt;
       return inferred;
     };
@@ -102,8 +101,7 @@ SmallVector<unsigned> findValueShapedOperands(Operation *op) {
     // together fix the shape (a Range's start, limit and delta; a Slice's
     // starts and ends): with all constant and inferred, it is needed when
     // leaving it out changes the types.
-    std::optional<SmallVector<Type>> all =
-        trial([](unsigned) { return true; });
+    std::optional<SmallVector<Type>> all = trial([](unsigned) { return true; });
     for (auto [i, index] : llvm::enumerate(candidates)) {
       unsigned self = i;
       if (trial([&](unsigned j) { return j == self; }) != original ||
@@ -154,8 +152,7 @@ std::vector<ShapeInput> findShapeInputs(func::FuncOp main) {
   std::vector<ShapeInput> found;
   for (Operation &op : main.getBody().front()) {
     for (unsigned index : findValueShapedOperands(&op))
-      for (std::string &input :
-           findInputSources(main, op.getOperand(index)))
+      for (std::string &input : findInputSources(main, op.getOperand(index)))
         found.push_back({std::move(input), graph::firstNodeName(op.getLoc()),
                          op.getName().getStringRef().str(), index});
   }

@@ -45,9 +45,8 @@ llvm::Expected<std::string> valueBytes(llvm::ArrayRef<std::string> values,
     }
     auto integerType = cast<IntegerType>(elementType);
     unsigned width = integerType.getWidth();
-    std::string range =
-        "an integer the input's " + getDataTypeInfo(dataType).name.str() +
-        " holds";
+    std::string range = "an integer the input's " +
+                        getDataTypeInfo(dataType).name.str() + " holds";
     if (width == 1) {
       if (text != "0" && text != "1")
         return bad("0 or 1 (the input is bool)");
@@ -58,8 +57,7 @@ llvm::Expected<std::string> valueBytes(llvm::ArrayRef<std::string> values,
     llvm::APInt value;
     if (isUnsigned) {
       uint64_t number;
-      if (text.getAsInteger(10, number) ||
-          (width < 64 && number >> width != 0))
+      if (text.getAsInteger(10, number) || (width < 64 && number >> width != 0))
         return bad(range);
       value = llvm::APInt(width, number);
     } else {
@@ -124,10 +122,10 @@ importConstantInput(MLIRContext *context, const ConstantInput &input,
     };
     std::vector<std::string> declaredDims, givenDims;
     for (const onnx::TensorShapeProto::Dimension &dim : dims)
-      declaredDims.push_back(dim.has_dim_value()
-                                 ? std::to_string(dim.dim_value())
-                                 : (dim.dim_param().empty() ? std::string("?")
-                                                            : dim.dim_param()));
+      declaredDims.push_back(
+          dim.has_dim_value()
+              ? std::to_string(dim.dim_value())
+              : (dim.dim_param().empty() ? std::string("?") : dim.dim_param()));
     for (int64_t dim : tensor.dims())
       givenDims.push_back(std::to_string(dim));
     bool compatible = dims.size() == tensor.dims_size();

@@ -383,10 +383,10 @@ llvm::Expected<OwningOpRef<ModuleOp>> GraphImporter::run() {
   }
   for (const ConstantInput &constant : options.constantInputs)
     if (bound.contains(constant.name))
-      return makeError("--const-input '" + constant.spec +
-                       "': the model has no input '" + constant.name +
-                       "' (its inputs: " +
-                       (inputNames.empty() ? "none" : inputNames) + ")");
+      return makeError(
+          "--const-input '" + constant.spec + "': the model has no input '" +
+          constant.name +
+          "' (its inputs: " + (inputNames.empty() ? "none" : inputNames) + ")");
 
   OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
   OpBuilder builder(&context);
