@@ -18,6 +18,7 @@
 #include "dialects/Graph/GraphOps.h"
 #include "lib/Support/Fnv1a.h"
 #include "passes/Passes.h"
+#include "passes/ShapeInputs.h"
 #include "passes/Views.h"
 
 #include "mlir/IR/Builders.h"
@@ -166,10 +167,27 @@ static LogicalResult checkStaticShapes(func::FuncOp main) {
       if (ranked && ranked.hasStaticShape())
         continue;
       std::string node = graph::firstNodeName(op->getLoc());
-      op->emitError() << "result of " << op->getName()
-                      << (node.empty() ? "" : " (node '" + node + "')")
-                      << " has a dynamic shape " << type
-                      << " that fixed input shapes do not determine";
+      auto diag = op->emitError()
+                  << "result of " << op->getName()
+                  << (node.empty() ? "" : " (node '" + node + "')")
+                  << " has a dynamic shape " << type
+                  << " that fixed input shapes do not determine";
+      // Operands are static here (this is the first dynamic result), so a
+      // model input can only shape it through its values.
+      std::vector<std::string> inputs;
+      for (unsigned index : findValueShapedOperands(op))
+        for (std::string &input : findInputSources(main, op->getOperand(index)))
+          if (!llvm::is_contained(inputs, input))
+            inputs.push_back(std::move(input));
+      if (!inputs.empty()) {
+        diag << "; its shape depends on the values of input"
+             << (inputs.size() > 1 ? "s " : " ");
+        for (auto [i, input] : llvm::enumerate(inputs))
+          diag << (i ? ", '" : "'") << input << "'";
+        diag << ": bind them at compile time with";
+        for (const std::string &input : inputs)
+          diag << " --const-input " << input << "=FILE.npy";
+      }
       return WalkResult::interrupt();
     }
     return WalkResult::advance();

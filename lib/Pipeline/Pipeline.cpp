@@ -237,7 +237,9 @@ llvm::Error compileModel(const CompileOptions &options,
 
   stage("import");
   TimingScope importTiming = timing.nest("import");
-  auto imported = importONNXModel(options.inputPath, context);
+  ImportOptions importOptions;
+  importOptions.constantInputs = options.constantInputs;
+  auto imported = importONNXModel(options.inputPath, context, importOptions);
   if (!imported)
     return imported.takeError();
   importTiming.stop();

@@ -2,6 +2,7 @@
 #ifndef GRAPHC_LIB_PIPELINE_PIPELINE_H
 #define GRAPHC_LIB_PIPELINE_PIPELINE_H
 
+#include "lib/Import/ONNX/ONNXImporter.h"
 #include "lib/Pipeline/ChooseFp32Nodes.h"
 #include "lib/Support/Precision.h"
 #include "lib/Support/TuningDb.h"
@@ -64,6 +65,9 @@ struct CompileOptions {
   /// NAME=D1xD2x... full input shapes, SYMBOL=D dim_param sizes.
   std::vector<std::string> shapes;
   std::vector<std::string> dims;
+  /// --const-input: inputs imported as constants (not inputs of the
+  /// artifact), so that their values can determine shapes.
+  std::vector<ConstantInput> constantInputs;
   /// DIM=V1,V2,... bucket sizes, DIM=N largest default bucket, INPUT=V
   /// pad values (see SpecializeShapeBuckets).
   std::vector<std::string> buckets;

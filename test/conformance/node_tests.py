@@ -122,11 +122,13 @@ def has_dynamic_dims(value):
     return any(not dim.HasField("dim_value") for dim in tensor_type.shape.dim)
 
 
-def shape_flags(model, inputs):
+def shape_flags(model, inputs, skip=()):
     """--shape flags fixing every input with a dynamic (or unknown) shape to
-    the dims of a data set's tensors."""
+    the dims of a data set's tensors (not those in `skip`, bound to values)."""
     flags = []
     for value, tensor in zip(graph_inputs(model), inputs):
+        if value.name in skip:
+            continue
         if has_dynamic_dims(value) and len(tensor.dims) > 0:
             flags += ["--shape", f"{value.name}=" + "x".join(str(d) for d in tensor.dims)]
     return flags

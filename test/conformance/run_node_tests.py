@@ -18,6 +18,11 @@ test driver libgraphc_fake_cuda.so, runs it (and, as the fake cuBLASLt, its
 library steps). That flavour has its own lists
 (cuda_emulated_*), which may only grow too.
 
+A test whose compile fails because an input's values determine a shape is
+compiled again as a user would: the inputs `graphc check --json` lists under
+shape_inputs are bound to the data set's values (--const-input, .npy files in
+the work dir) and the run takes the others.
+
 Work is done by worker processes (one per job) that compile with `graphc
 compile` and run the .so in-process; a worker that crashes or hangs costs only
 the test it was on, which is classified as a run error.
@@ -106,6 +111,40 @@ def compile_model(args, name, flags, output):
     return None
 
 
+# How graphc says that an input's values, not its shape, determine a shape.
+SHAPE_FROM_VALUES = "fixed input shapes do not determine"
+
+
+def shape_inputs(args, name):
+    """The inputs `graphc check --json` lists as determining shapes."""
+    proc = subprocess.run([args.graphc, "check", "--json",
+                           node_tests.model_path(name)],
+                          capture_output=True, text=True,
+                          timeout=COMPILE_TIMEOUT_S)
+    try:
+        report = json.loads(proc.stdout)
+    except ValueError:
+        return set()
+    return {use["input"] for use in report.get("shape_inputs", [])}
+
+
+def const_input_flags(args, inputs, input_protos, bound, stem):
+    """--const-input flags binding the `bound` inputs to a data set's values,
+    written as .npy files into the work dir."""
+    import numpy as np
+    flags = []
+    for index, (value, proto) in enumerate(zip(inputs, input_protos)):
+        if value.name not in bound:
+            continue
+        array = node_tests.to_array(proto)
+        if array is None:
+            continue  # graphc then reports the input as a shape's source
+        path = os.path.join(args.work_dir, f"{stem}.input_{index}.npy")
+        np.save(path, array)
+        flags += ["--const-input", f"{value.name}={path}"]
+    return flags
+
+
 def run_test(args, name, graphc):
     """(category, reason) for one node test."""
     import onnx
@@ -117,13 +156,27 @@ def run_test(args, name, graphc):
     output_names = [value.name for value in model.graph.output]
     runtime_dtypes = node_tests.RUNTIME_DTYPES
     compiled = {}  # compile flags -> .so path
-    for set_name, input_protos, output_protos in sets:
-        flags = node_tests.shape_flags(model, input_protos)
+    bound = set()  # inputs bound at compile time (--const-input)
+    for set_index, (set_name, input_protos, output_protos) in enumerate(sets):
+        stem = name.replace("/", "__")  # model suite tests are <suite>/<test>
+        flags = node_tests.shape_flags(model, input_protos, skip=bound)
+        flags += const_input_flags(args, inputs, input_protos, bound,
+                                   f"{stem}.{set_index}")
         key = tuple(flags)
         if key not in compiled:
-            stem = name.replace("/", "__")  # model suite tests are <suite>/<test>
             path = os.path.join(args.work_dir, f"{stem}.{len(compiled)}.so")
             failure = compile_model(args, name, flags, path)
+            if failure and not bound and SHAPE_FROM_VALUES in failure[1]:
+                # As a user would: ask graphc which inputs' values determine
+                # shapes and bind them to this data set's values.
+                bound = shape_inputs(args, name) & {v.name for v in inputs}
+                if bound:
+                    flags = node_tests.shape_flags(model, input_protos,
+                                                   skip=bound)
+                    flags += const_input_flags(args, inputs, input_protos,
+                                               bound, f"{stem}.{set_index}")
+                    key = tuple(flags)
+                    failure = compile_model(args, name, flags, path)
             if failure:
                 return failure
             compiled[key] = path
@@ -137,6 +190,8 @@ def run_test(args, name, graphc):
                             f"which the Python runtime cannot {verb} (no numpy dtype)")
         feeds = {}
         for value, proto in zip(inputs, input_protos):
+            if value.name in bound:
+                continue
             array = node_tests.to_array(proto)
             if array is None:
                 return ("unsupported-dtype", f"input '{value.name}' is "

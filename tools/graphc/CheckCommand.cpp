@@ -11,6 +11,9 @@
 #include "tools/graphc/Commands.h"
 
 #include "lib/Import/ONNX/ONNXImporter.h"
+#include "passes/ShapeInputs.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/Format.h"
@@ -29,6 +32,12 @@ struct CheckOptions {
   std::string model;
   bool json = false;
 };
+
+/// "operand 3 of graph.resize (node 'up')".
+std::string describeReader(const ShapeInput &use) {
+  return "operand " + std::to_string(use.operand) + " of " + use.op +
+         (use.node.empty() ? "" : " (node '" + use.node + "')");
+}
 
 /// "[batch, 3, 224, 224]", with "?" for unknown dims.
 std::string formatDims(const ValueSummary &value) {
@@ -86,6 +95,7 @@ std::vector<DynamicDim> dynamicDims(const ModelSummary &summary) {
 }
 
 void printText(const CheckOptions &options, const ModelSummary &summary,
+               const std::vector<ShapeInput> &shapeInputs,
                llvm::raw_ostream &os) {
   auto row = [&](llvm::StringRef key) -> llvm::raw_ostream & {
     return os << llvm::left_justify(key, 12);
@@ -130,6 +140,12 @@ void printText(const CheckOptions &options, const ModelSummary &summary,
       os << "\n";
     }
   }
+  if (!shapeInputs.empty()) {
+    os << "inputs whose values determine shapes (bind them with "
+          "--const-input NAME=FILE.npy or NAME=V1,V2,...)\n";
+    for (const ShapeInput &use : shapeInputs)
+      os << "  " << use.input << "  " << describeReader(use) << "\n";
+  }
   row("parameters") << summary.parameterCount << " ("
                     << formatBytes(summary.weightBytes);
   if (summary.externalWeightBytes > 0)
@@ -164,6 +180,7 @@ nlohmann::ordered_json valueJson(const ValueSummary &value) {
 }
 
 void printJson(const CheckOptions &options, const ModelSummary &summary,
+               const std::vector<ShapeInput> &shapeInputs,
                llvm::raw_ostream &os) {
   nlohmann::ordered_json json;
   json["model"] = options.model;
@@ -192,6 +209,12 @@ void printJson(const CheckOptions &options, const ModelSummary &summary,
     json["dynamic_dims"].push_back(
         {{"name", fix.name}, {"flag", fix.flag}, {"dims", dims}});
   }
+  json["shape_inputs"] = nlohmann::ordered_json::array();
+  for (const ShapeInput &use : shapeInputs)
+    json["shape_inputs"].push_back({{"input", use.input},
+                                    {"node", use.node},
+                                    {"op", use.op},
+                                    {"operand", use.operand}});
   json["parameters"] = summary.parameterCount;
   json["weight_bytes"] = summary.weightBytes;
   json["external_weight_bytes"] = summary.externalWeightBytes;
@@ -234,17 +257,20 @@ void addCheckCommand(CLI::App &app, int &exitCode) {
     // The summary already explains unsupported ops and types; otherwise
     // the importer has the last word (malformed graphs, bad attributes,
     // external data, type inference).
+    std::vector<ShapeInput> shapeInputs;
     if (summary->problems.empty()) {
       mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
       llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> module =
           importONNXModel(options->model, context);
       if (!module)
         summary->problems.push_back(llvm::toString(module.takeError()));
+      else if (auto main = (*module)->lookupSymbol<mlir::func::FuncOp>("main"))
+        shapeInputs = findShapeInputs(main);
     }
     if (options->json)
-      printJson(*options, *summary, llvm::outs());
+      printJson(*options, *summary, shapeInputs, llvm::outs());
     else
-      printText(*options, *summary, llvm::outs());
+      printText(*options, *summary, shapeInputs, llvm::outs());
     llvm::outs().flush();
     exitCode = summary->problems.empty() ? 0 : 1;
   });

@@ -10,6 +10,7 @@
 #include "CLI/CLI.hpp"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 
 #include <memory>
 #include <utility>
@@ -150,6 +151,44 @@ llvm::Expected<Libraries> parseLibraries(llvm::StringRef list) {
   return libraries;
 }
 
+llvm::Expected<ConstantInput> parseConstantInput(llvm::StringRef spec) {
+  auto fail = [&](const llvm::Twine &why) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "--const-input '" + spec + "': " + why);
+  };
+  ConstantInput input;
+  input.spec = spec.str();
+  auto [name, value] = spec.split('=');
+  name = name.trim();
+  value = value.trim();
+  if (name.empty() || value.empty() || !spec.contains('='))
+    return fail("expected NAME=FILE.npy, NAME=FILE.pb or NAME=V1,V2,...");
+  input.name = name.str();
+  llvm::StringRef extension = llvm::sys::path::extension(value);
+  if (extension == ".npy" || extension == ".pb") {
+    std::string ignoredName, path;
+    llvm::Expected<HostTensor> tensor =
+        readTensorArgument(value.str(), ignoredName, path);
+    if (!tensor)
+      return fail(llvm::toString(tensor.takeError()));
+    input.tensor = std::move(*tensor);
+    return input;
+  }
+  // A value list: numbers now, their type once the input's is known.
+  llvm::SmallVector<llvm::StringRef> items;
+  value.split(items, ',', -1, /*KeepEmpty=*/true);
+  for (llvm::StringRef item : items) {
+    item = item.trim();
+    double number;
+    if (item.empty() || item.getAsDouble(number, /*AllowInexact=*/true))
+      return fail("'" + value +
+                  "' is neither a .npy or .pb file nor a comma-separated "
+                  "list of numbers");
+    input.values.push_back(item.str());
+  }
+  return input;
+}
+
 llvm::Expected<CompileOptions>
 compileOptionsFromFlags(const CompileFlags &flags) {
   CompileOptions options;
@@ -159,6 +198,12 @@ compileOptionsFromFlags(const CompileFlags &flags) {
   options.targetIsDefault = !flags.targetGiven;
   options.shapes = flags.shapes;
   options.dims = flags.dims;
+  for (const std::string &spec : flags.constInputs) {
+    llvm::Expected<ConstantInput> input = parseConstantInput(spec);
+    if (!input)
+      return input.takeError();
+    options.constantInputs.push_back(std::move(*input));
+  }
   options.buckets = flags.buckets;
   options.maxDims = flags.maxDims;
   options.padValues = flags.padValues;
@@ -318,6 +363,12 @@ void addModelFlags(CLI::App &cmd, CompileFlags &flags) {
   cmd.add_option("--dim", flags.dims,
                   "fix a named dim (an ONNX dim_param, as `graphc check` "
                   "lists them) to a size, e.g. --dim batch=8 (repeatable)");
+  cmd.add_option("--const-input", flags.constInputs,
+                 "bind a model input to a value at compile time, e.g. "
+                 "--const-input axes=axes.npy (or .pb) or --const-input "
+                 "axes=0,2 (a 1-D tensor of the input's element type): it "
+                 "becomes a constant, no longer an input, so that a shape "
+                 "computed from it is fixed (repeatable)");
   cmd.add_option("--buckets", flags.buckets,
                   "compile a dynamic dim (a dim_param, or INPUT.AXIS) for "
                   "these sizes, e.g. --buckets batch=1,2,4,8 (repeatable); a "

@@ -38,6 +38,7 @@ struct CompileFlags {
   std::vector<std::string> calibrationInputs;
   std::vector<std::string> shapes;
   std::vector<std::string> dims;
+  std::vector<std::string> constInputs;
   std::vector<std::string> buckets;
   std::vector<std::string> maxDims;
   std::vector<std::string> padValues;
@@ -60,7 +61,8 @@ struct CompileFlags {
   bool quiet = false;
 };
 
-/// Registers the flags both commands take: --shape, --dim, --buckets,
+/// Registers the flags both commands take: --shape, --dim, --const-input,
+/// --buckets,
 /// --max-dim, --pad-value, --assume-pad-safe, --no-fusion, --libraries,
 /// --conv-layout,
 /// --precision, --io-precision, --keep-fp32, --calibration-input,
@@ -73,6 +75,10 @@ llvm::Expected<CompileOptions> compileOptionsFromFlags(const CompileFlags &flags
 
 /// "auto", "none", or a list such as "cublaslt,cudnn" (--libraries).
 llvm::Expected<Libraries> parseLibraries(llvm::StringRef list);
+
+/// --const-input NAME=FILE (.npy or .pb) or NAME=V1,V2,...: the file is
+/// read, the values are checked to be numbers (their type is the input's).
+llvm::Expected<ConstantInput> parseConstantInput(llvm::StringRef spec);
 
 /// "sm_80,sm_90" -> {80, 90}.
 llvm::Expected<std::vector<int>> parseArchList(llvm::StringRef list);

@@ -44,6 +44,9 @@ struct VerifyOptions {
   int randomInputs = 0;
   /// NAME=SIZE for the dynamic dims of random inputs.
   std::vector<std::string> dims;
+  /// --const-input, as the artifact was compiled with: these inputs are
+  /// constants of the reference model too.
+  std::vector<std::string> constInputs;
   std::optional<double> rtol, atol;
   /// Empty: the artifact's.
   std::string precision;

@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tools/graphc/Commands.h"
+#include "tools/graphc/CompileFlags.h"
 #include "tools/graphc/Verify.h"
 
 #include "dialects/Graph/GraphOps.h"
@@ -144,7 +145,14 @@ llvm::Error Verifier::loadModels() {
   context.appendDialectRegistry(registry);
   context.loadAllAvailableDialects();
   context.disableMultithreading();
-  auto imported = importONNXModel(options.model, context);
+  ImportOptions importOptions;
+  for (const std::string &spec : options.constInputs) {
+    llvm::Expected<ConstantInput> input = parseConstantInput(spec);
+    if (!input)
+      return input.takeError();
+    importOptions.constantInputs.push_back(std::move(*input));
+  }
+  auto imported = importONNXModel(options.model, context, importOptions);
   if (!imported)
     return imported.takeError();
   module = std::move(*imported);
@@ -203,7 +211,9 @@ llvm::Error Verifier::checkInterface() {
     if (!artifactNames.contains(input.name))
       return llvm::createStringError(
           mismatch + "input '" + input.name +
-          "' of the model is not an input of the artifact");
+          "' of the model is not an input of the artifact (if the compile "
+          "bound it with --const-input, give verify the same "
+          "--const-input)");
   auto main = module->lookupSymbol<mlir::func::FuncOp>("main");
   int32_t outputs = graphc_model_output_count(model());
   if (outputs != static_cast<int32_t>(main.getNumResults()))
@@ -622,6 +632,12 @@ void addVerifyCommand(CLI::App &app, int &exitCode) {
       ->add_option("--dim", options->dims,
                    "NAME=SIZE: a dynamic dim of the random inputs (default: "
                    "its smallest bucket)")
+      ->allow_extra_args(false);
+  command
+      ->add_option("--const-input", options->constInputs,
+                   "NAME=FILE or NAME=V1,V2,...: an input the artifact was "
+                   "compiled with bound (graphc compile --const-input), "
+                   "bound the same way in the reference (repeatable)")
       ->allow_extra_args(false);
   auto *rtolOption = command->add_option(
       "--rtol", *rtol,

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "lib/Import/ONNX/ConstantInputs.h"
 #include "lib/Import/ONNX/ModelValidation.h"
 #include "lib/Import/ONNX/NodeBuilder.h"
 #include "lib/Import/ONNX/ONNXImporter.h"
@@ -358,17 +359,41 @@ llvm::Expected<OwningOpRef<ModuleOp>> GraphImporter::run() {
   llvm::StringSet<> initializerNames;
   for (const onnx::TensorProto &tensor : graph.initializer())
     initializerNames.insert(tensor.name());
+  // --const-input: inputs imported as constants.
+  llvm::StringMap<const ConstantInput *> bound;
+  for (const ConstantInput &constant : options.constantInputs)
+    if (!bound.try_emplace(constant.name, &constant).second)
+      return makeError("--const-input '" + constant.spec + "': input '" +
+                       constant.name + "' is bound twice");
+  llvm::SmallVector<std::pair<std::string, ElementsAttr>> boundValues;
   llvm::SmallVector<const onnx::ValueInfoProto *> inputs;
   llvm::SmallVector<Type> inputTypes;
+  std::string inputNames;
   for (const onnx::ValueInfoProto &input : graph.input()) {
     if (initializerNames.contains(input.name()))
       continue; // An initializer listed as input is a constant.
+    inputNames += (inputNames.empty() ? "'" : ", '") + input.name() + "'";
+    if (const ConstantInput *constant = bound.lookup(input.name())) {
+      llvm::Expected<ElementsAttr> value =
+          importConstantInput(&context, *constant, input, options);
+      if (!value)
+        return value.takeError();
+      boundValues.emplace_back(input.name(), *value);
+      bound.erase(input.name());
+      continue;
+    }
     llvm::Expected<Type> type = convertValueType(input, "input");
     if (!type)
       return type.takeError();
     inputs.push_back(&input);
     inputTypes.push_back(*type);
   }
+  for (const ConstantInput &constant : options.constantInputs)
+    if (bound.contains(constant.name))
+      return makeError(
+          "--const-input '" + constant.spec + "': the model has no input '" +
+          constant.name +
+          "' (its inputs: " + (inputNames.empty() ? "none" : inputNames) + ")");
 
   OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
   OpBuilder builder(&context);
@@ -388,6 +413,12 @@ llvm::Expected<OwningOpRef<ModuleOp>> GraphImporter::run() {
   }
 
   builder.setInsertionPointToStart(entry);
+  for (auto &[inputName, value] : boundValues) {
+    StringAttr name = StringAttr::get(&context, inputName);
+    Location loc = graph::withTensorNames(NameLoc::get(name, fileLoc), name);
+    values[inputName] =
+        builder.create<graph::ConstantOp>(loc, value.getType(), value);
+  }
   for (onnx::TensorProto &tensor : *graph.mutable_initializer()) {
     StringAttr name = StringAttr::get(&context, tensor.name());
     Location loc = graph::withTensorNames(NameLoc::get(name, fileLoc), name);

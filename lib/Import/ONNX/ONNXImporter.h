@@ -7,6 +7,8 @@
 #ifndef GRAPHC_LIB_IMPORT_ONNX_ONNXIMPORTER_H
 #define GRAPHC_LIB_IMPORT_ONNX_ONNXIMPORTER_H
 
+#include "lib/Support/HostTensor.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -19,7 +21,22 @@
 
 namespace graphc {
 
+/// A model input bound to a value at compile time (--const-input NAME=...):
+/// it is imported as a constant, so shape inference and folding read it, and
+/// is no longer an input.
+struct ConstantInput {
+  std::string name;
+  /// The flag's value as given ("axes=axes.npy"), for errors.
+  std::string spec;
+  /// From a file: the tensor (dtype set). From a value list: dtype 0 and
+  /// `values` holds the numbers as written; they become a 1-D tensor of the
+  /// input's declared element type.
+  HostTensor tensor;
+  std::vector<std::string> values;
+};
+
 struct ImportOptions {
+  std::vector<ConstantInput> constantInputs;
   /// Tensors with at most this many elements (and all bool tensors) become
   /// plain DenseElementsAttr so that folding and shape inference read them
   /// directly; larger ones become DenseResourceElementsAttr blobs.
