@@ -1,6 +1,7 @@
 //===- ModelSummary.cpp - what `graphc check` reports about a model -------===//
 
 #include "lib/Import/ONNX/ONNXImporter.h"
+#include "lib/Import/ONNX/FunctionExpansion.h"
 #include "lib/Import/ONNX/OnnxModel.h"
 #include "lib/Import/ONNX/OpsetUpgrade.h"
 #include "lib/Import/ONNX/TensorData.h"
@@ -119,10 +120,15 @@ llvm::Expected<ModelSummary> summarizeONNXModel(llvm::StringRef path) {
     checkValueType("output", summary.outputs.back(), summary);
   }
 
-  auto isSupported = [](llvm::StringRef domain, llvm::StringRef opType) {
-    return isDefaultDomain(domain) && !lookupMnemonic(opType).empty();
-  };
   std::map<std::string, int64_t> versions = opsetVersions(model);
+  // Ops without lowering import as their ONNX function body when they have
+  // one (whose own ops `check` does not look into).
+  auto defaultOpset = versions.find("ai.onnx");
+  int64_t opset = defaultOpset == versions.end() ? 0 : defaultOpset->second;
+  auto isSupported = [&](llvm::StringRef domain, llvm::StringRef opType) {
+    return isDefaultDomain(domain) && (!lookupMnemonic(opType).empty() ||
+                                       hasOnnxFunction(opType, opset));
+  };
   std::vector<UnsupportedOpUse> unsupported =
       findUnsupportedOps(graph, versions, isSupported);
   if (!unsupported.empty())
