@@ -18,6 +18,25 @@
 
 namespace graphc::onnx_import {
 
+onnx::ModelProto copyWithoutTensorData(const onnx::ModelProto &model) {
+  onnx::ModelProto copy;
+  copy.set_ir_version(model.ir_version());
+  *copy.mutable_opset_import() = model.opset_import();
+  const onnx::GraphProto &graph = model.graph();
+  onnx::GraphProto &copyGraph = *copy.mutable_graph();
+  *copyGraph.mutable_node() = graph.node();
+  *copyGraph.mutable_input() = graph.input();
+  *copyGraph.mutable_output() = graph.output();
+  *copyGraph.mutable_value_info() = graph.value_info();
+  for (const onnx::TensorProto &tensor : graph.initializer()) {
+    onnx::TensorProto &stub = *copyGraph.add_initializer();
+    stub.set_name(tensor.name());
+    stub.set_data_type(tensor.data_type());
+    *stub.mutable_dims() = tensor.dims();
+  }
+  return copy;
+}
+
 #ifndef GRAPHC_HAVE_ONNX_CONVERTER
 
 bool haveFunctionExpansion() { return false; }
@@ -47,18 +66,30 @@ struct NewerDefinition {
   int64_t version;
 };
 constexpr NewerDefinition kNewerDefinitions[] = {
-    {"ReduceL1", 18},           {"ReduceL2", 18},
-    {"ReduceLogSum", 18},       {"ReduceLogSumExp", 18},
-    {"ReduceMax", 18},          {"ReduceMean", 18},
-    {"ReduceMin", 18},          {"ReduceProd", 18},
-    {"ReduceSumSquare", 18},    {"Split", 18},
-    {"Pad", 18},                {"Pad", 19},
-    {"Resize", 18},             {"Resize", 19},
-    {"ScatterElements", 18},    {"ScatterND", 18},
-    {"LpPool", 18},             {"OptionalHasElement", 18},
-    {"OptionalGetElement", 18}, {"AveragePool", 19},
-    {"DFT", 20},                {"GridSample", 20},
-    {"QuantizeLinear", 21},     {"DequantizeLinear", 21},
+    {"ReduceL1", 18},
+    {"ReduceL2", 18},
+    {"ReduceLogSum", 18},
+    {"ReduceLogSumExp", 18},
+    {"ReduceMax", 18},
+    {"ReduceMean", 18},
+    {"ReduceMin", 18},
+    {"ReduceProd", 18},
+    {"ReduceSumSquare", 18},
+    {"Split", 18},
+    {"Pad", 18},
+    {"Pad", 19},
+    {"Resize", 18},
+    {"Resize", 19},
+    {"ScatterElements", 18},
+    {"ScatterND", 18},
+    {"LpPool", 18},
+    {"OptionalHasElement", 18},
+    {"OptionalGetElement", 18},
+    {"AveragePool", 19},
+    {"DFT", 20},
+    {"GridSample", 20},
+    {"QuantizeLinear", 21},
+    {"DequantizeLinear", 21},
 };
 
 /// The newest default-domain opset libonnx knows.
@@ -118,8 +149,7 @@ public:
 private:
   /// Why node `index` must become its function body, or nullopt when it
   /// stays as it is.
-  std::optional<std::string> expansionReason(const onnx::NodeProto &node,
-                                             int64_t nodeOpset);
+  std::optional<std::string> expansionReason(const onnx::NodeProto &node);
   llvm::Error expandNode(const onnx::NodeProto &node, size_t index,
                          int64_t nodeOpset, int depth,
                          std::vector<onnx::NodeProto> &nodes,
@@ -150,7 +180,7 @@ bool hasOnnxFunction(llvm::StringRef opType, int64_t opset) {
 }
 
 std::optional<std::string>
-Expander::expansionReason(const onnx::NodeProto &node, int64_t nodeOpset) {
+Expander::expansionReason(const onnx::NodeProto &node) {
   if (!isDefaultDomain(node.domain()))
     return std::nullopt;
   if (!lowering.isLowered(node.op_type()))
@@ -164,7 +194,6 @@ Expander::expansionReason(const onnx::NodeProto &node, int64_t nodeOpset) {
       return "its output " + std::to_string(i) + " '" + node.output(i) +
              "' is used and graphc's lowering models " +
              std::to_string(*modelled);
-  (void)nodeOpset;
   return std::nullopt;
 }
 
@@ -179,20 +208,8 @@ std::string Expander::freshName(const std::string &base) {
 void Expander::inferTypes() {
   typesInferred = true;
   // Inference only needs the initializers' types and dims, not their data.
-  onnx::ModelProto copy;
-  copy.set_ir_version(model.ir_version());
-  *copy.mutable_opset_import() = model.opset_import();
-  onnx::GraphProto &copyGraph = *copy.mutable_graph();
-  *copyGraph.mutable_node() = graph.node();
-  *copyGraph.mutable_input() = graph.input();
-  *copyGraph.mutable_output() = graph.output();
-  *copyGraph.mutable_value_info() = graph.value_info();
-  for (const onnx::TensorProto &tensor : graph.initializer()) {
-    onnx::TensorProto &stub = *copyGraph.add_initializer();
-    stub.set_name(tensor.name());
-    stub.set_data_type(tensor.data_type());
-    *stub.mutable_dims() = tensor.dims();
-  }
+  onnx::ModelProto copy = copyWithoutTensorData(model);
+  const onnx::GraphProto &copyGraph = copy.graph();
   // Values whose type inference cannot find stay unknown: a body builder
   // that needs one then declines, and the node is reported.
   (void)inferShapes(copy);
@@ -221,20 +238,19 @@ llvm::Error Expander::expandNode(const onnx::NodeProto &node, size_t index,
                                  std::vector<int> &depths) {
   std::string callerName = nodeDisplayName(node, index);
   std::string prefix = "node '" + callerName + "' (" + node.op_type() + "): ";
-  std::optional<std::string> reason = expansionReason(node, nodeOpset);
+  std::optional<std::string> reason = expansionReason(node);
   const onnx::OpSchema *schema = lookupSchema(node.op_type(), nodeOpset);
   if (int64_t newer = unknownNewerVersion(node.op_type(), nodeOpset))
     return makeError(prefix + "unsupported: " + *reason + ", and " +
-                     node.op_type() + "-" + llvm::Twine(newer) +
-                     " (opset " + llvm::Twine(nodeOpset) +
+                     node.op_type() + "-" + llvm::Twine(newer) + " (opset " +
+                     llvm::Twine(nodeOpset) +
                      ") is newer than the ONNX 1.12 schemas whose function "
                      "bodies graphc expands (opsets up to " +
                      llvm::Twine(libraryMaxOpset()) + ")");
   if (depth >= kMaxFunctionDepth)
     return makeError(prefix + "function bodies nest deeper than " +
                      llvm::Twine(kMaxFunctionDepth) + " levels");
-  if (std::optional<std::string> error =
-          caught([&] { schema->Verify(node); }))
+  if (std::optional<std::string> error = caught([&] { schema->Verify(node); }))
     return makeError(prefix + "ONNX's schema rejects it in opset " +
                      llvm::Twine(nodeOpset) + ": " + *error);
 
@@ -247,21 +263,25 @@ llvm::Error Expander::expandNode(const onnx::NodeProto &node, size_t index,
     std::vector<onnx::TypeProto> inputTypes;
     for (const std::string &input : node.input()) {
       auto it = types.find(input);
-      inputTypes.push_back(it == types.end() ? onnx::TypeProto()
-                                             : it->second);
+      inputTypes.push_back(it == types.end() ? onnx::TypeProto() : it->second);
     }
     onnx::FunctionBodyBuildContextImpl context(node, inputTypes);
     bool built = false;
     if (std::optional<std::string> error = caught([&] {
           built = schema->BuildContextDependentFunction(context, function);
         }))
-      return makeError(prefix + "ONNX 1.12 cannot build its function body: " +
-                       *error);
+      return makeError(prefix +
+                       "ONNX 1.12 cannot build its function body: " + *error);
     if (!built)
       return makeError(prefix + "ONNX 1.12 cannot build its function body "
                                 "for these inputs (their types may be "
                                 "unknown)");
   }
+
+  if (node.input_size() > function.input_size() ||
+      node.output_size() > function.output_size())
+    return makeError(prefix + "it has more inputs or outputs than its ONNX "
+                              "function body declares");
 
   // The body's ops are read at the opset it was written for.
   int64_t bodyOpset = nodeOpset;
@@ -275,8 +295,9 @@ llvm::Error Expander::expandNode(const onnx::NodeProto &node, size_t index,
       const onnx::OpSchema *now = lookupSchema(bodyNode.op_type(), kMinOpset);
       if (isDefaultDomain(bodyNode.domain()) &&
           (!old || !now || old->SinceVersion() != now->SinceVersion()))
-        return makeError(prefix + "its ONNX function body is written for "
-                                  "opset " +
+        return makeError(prefix +
+                         "its ONNX function body is written for "
+                         "opset " +
                          llvm::Twine(bodyOpset) + ", older than graphc reads");
     }
     bodyOpset = kMinOpset;
@@ -304,9 +325,9 @@ llvm::Error Expander::expandNode(const onnx::NodeProto &node, size_t index,
     expanded.set_op_type(bodyNode.op_type());
     expanded.set_domain(bodyNode.domain());
     expanded.set_name(callerName + "/" +
-                      (bodyNode.name().empty()
-                           ? bodyNode.op_type() + "_" + std::to_string(bodyIndex)
-                           : bodyNode.name()));
+                      (bodyNode.name().empty() ? bodyNode.op_type() + "_" +
+                                                     std::to_string(bodyIndex)
+                                               : bodyNode.name()));
     for (const std::string &input : bodyNode.input()) {
       if (input.empty()) {
         expanded.add_input();
@@ -325,8 +346,8 @@ llvm::Error Expander::expandNode(const onnx::NodeProto &node, size_t index,
       }
       auto it = rename.find(output);
       if (it == rename.end())
-        it = rename.insert({output, freshName(callerName + "/" + output)})
-                 .first;
+        it =
+            rename.insert({output, freshName(callerName + "/" + output)}).first;
       expanded.add_output(it->second);
     }
     for (const onnx::AttributeProto &attribute : bodyNode.attribute()) {
@@ -343,8 +364,7 @@ llvm::Error Expander::expandNode(const onnx::NodeProto &node, size_t index,
       if (!value) {
         auto it = schema->attributes().find(attribute.ref_attr_name());
         if (it != schema->attributes().end() &&
-            it->second.default_value.type() !=
-                onnx::AttributeProto::UNDEFINED)
+            it->second.default_value.type() != onnx::AttributeProto::UNDEFINED)
           value = &it->second.default_value;
       }
       if (!value)
@@ -387,7 +407,7 @@ llvm::Error Expander::run() {
   while (true) {
     std::vector<size_t> expand;
     for (int i = 0; i < graph.node_size(); ++i)
-      if (expansionReason(graph.node(i), nodeOpsets[i]) &&
+      if (expansionReason(graph.node(i)) &&
           hasFunction(lookupSchema(graph.node(i).op_type(), nodeOpsets[i])))
         expand.push_back(i);
     if (expand.empty())
@@ -401,9 +421,8 @@ llvm::Error Expander::run() {
     for (int i = 0; i < graph.node_size(); ++i) {
       if (next < expand.size() && expand[next] == static_cast<size_t>(i)) {
         ++next;
-        if (llvm::Error error =
-                expandNode(graph.node(i), i, nodeOpsets[i], depths[i], nodes,
-                           opsets, newDepths))
+        if (llvm::Error error = expandNode(graph.node(i), i, nodeOpsets[i],
+                                           depths[i], nodes, opsets, newDepths))
           return error;
         continue;
       }

@@ -45,6 +45,10 @@ bool haveFunctionExpansion();
 /// function body or a context-dependent function.
 bool hasOnnxFunction(llvm::StringRef opType, int64_t opset);
 
+/// `model` with its nodes, values and opsets, and initializers that keep only
+/// their names, types and dims.
+onnx::ModelProto copyWithoutTensorData(const onnx::ModelProto &model);
+
 /// Replaces, in place, every node of `model`'s graph that needs it by the
 /// nodes of its function body, recursively. `nodeOpsets` receives the
 /// default-domain opset each node of the result is read at: the model's

@@ -277,7 +277,10 @@ llvm::Error GraphImporter::importNode(OpBuilder &builder, onnx::NodeProto &node,
     return attributes.takeError();
 
   int64_t nodeOpset = index < nodeOpsets.size() ? nodeOpsets[index] : opset;
-  NodeInfo info{node, nodeOpset, {}, std::move(*attributes),
+  NodeInfo info{node,
+                nodeOpset,
+                {},
+                std::move(*attributes),
                 lookupMnemonic(node.op_type())};
   for (const std::string &input : node.input())
     info.inputs.push_back(input.empty() ? Value() : values.lookup(input));
