@@ -5,6 +5,7 @@
 #include "lib/Import/ONNX/OnnxModel.h"
 #include "lib/Import/ONNX/OpsetUpgrade.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/Twine.h"
@@ -91,6 +92,33 @@ constexpr NewerDefinition kNewerDefinitions[] = {
     {"QuantizeLinear", 21},
     {"DequantizeLinear", 21},
 };
+
+/// String attributes whose values ONNX enumerates but libonnx's function
+/// builders do not check (they read any other value as one of them).
+struct EnumeratedAttribute {
+  const char *opType;
+  const char *name;
+  const char *values[3];
+};
+constexpr EnumeratedAttribute kEnumeratedAttributes[] = {
+    {"NegativeLogLikelihoodLoss", "reduction", {"none", "sum", "mean"}},
+    {"SoftmaxCrossEntropyLoss", "reduction", {"none", "sum", "mean"}},
+};
+
+/// The first enumerated attribute of `node` with a value ONNX does not
+/// define, or null.
+const onnx::AttributeProto *
+invalidEnumeratedAttribute(const onnx::NodeProto &node) {
+  for (const EnumeratedAttribute &entry : kEnumeratedAttributes) {
+    if (node.op_type() != entry.opType)
+      continue;
+    for (const onnx::AttributeProto &attribute : node.attribute())
+      if (attribute.name() == entry.name &&
+          !llvm::is_contained(entry.values, attribute.s()))
+        return &attribute;
+  }
+  return nullptr;
+}
 
 /// The newest default-domain opset libonnx knows.
 int64_t libraryMaxOpset() {
@@ -253,6 +281,10 @@ llvm::Error Expander::expandNode(const onnx::NodeProto &node, size_t index,
   if (std::optional<std::string> error = caught([&] { schema->Verify(node); }))
     return makeError(prefix + "ONNX's schema rejects it in opset " +
                      llvm::Twine(nodeOpset) + ": " + *error);
+
+  if (const onnx::AttributeProto *attribute = invalidEnumeratedAttribute(node))
+    return makeError(prefix + "unsupported " + attribute->name() + " '" +
+                     attribute->s() + "'");
 
   onnx::FunctionProto function;
   if (schema->HasFunction()) {

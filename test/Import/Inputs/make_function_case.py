@@ -50,6 +50,13 @@ def case_hann():
                  [], [tensor("w", F, [8])], [size], opset=17)
 
 
+def case_nll_bad_reduction():
+    # libonnx's builder reads any reduction but "none" and "sum" as "mean".
+    return model([helper.make_node("NegativeLogLikelihoodLoss", ["x", "t"], ["loss"],
+                                   name="nll", reduction="average")],
+                 [tensor("x", F, [3, 5]), tensor("t", I64, [3])], [tensor("loss", F, [])])
+
+
 def case_neither():
     return model([helper.make_node("NonMaxSuppression", ["b", "s"], ["n"], name="nms")],
                  [tensor("b", F, [1, 4, 4]), tensor("s", F, [1, 1, 4])],
