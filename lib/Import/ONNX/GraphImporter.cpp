@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lib/Import/ONNX/ConstantInputs.h"
+#include "lib/Import/ONNX/FunctionExpansion.h"
 #include "lib/Import/ONNX/ModelValidation.h"
 #include "lib/Import/ONNX/NodeBuilder.h"
 #include "lib/Import/ONNX/ONNXImporter.h"
@@ -81,6 +82,8 @@ public:
   llvm::Expected<OwningOpRef<ModuleOp>> run();
 
 private:
+  bool isLowered(llvm::StringRef opType);
+  llvm::Error expandOnnxFunctions();
   llvm::Error checkSupport();
   llvm::Expected<Type> convertValueType(const onnx::ValueInfoProto &info,
                                         llvm::StringRef kind);
@@ -113,18 +116,45 @@ private:
   llvm::StringMap<Value> values;
   /// ONNX values read by some node or returned by the graph.
   llvm::StringSet<> usedNames;
+  /// The default-domain opset of each node (those of function bodies may
+  /// differ from the model's); empty when all are the model's.
+  std::vector<int64_t> nodeOpsets;
 };
 
 } // namespace
+
+bool GraphImporter::isLowered(llvm::StringRef opType) {
+  llvm::StringRef mnemonic = lookupMnemonic(opType);
+  return !mnemonic.empty() && isGraphOpRegistered(&context, mnemonic);
+}
+
+llvm::Error GraphImporter::expandOnnxFunctions() {
+  // Models with a bad opset or structure are left to the checks that report
+  // them; ONNX's type inference trusts the structure.
+  llvm::Expected<int64_t> version = checkDefaultOpset(model);
+  if (!version) {
+    llvm::consumeError(version.takeError());
+    return llvm::Error::success();
+  }
+  if (llvm::Expected<std::vector<size_t>> order = validateModelStructure(model);
+      !order) {
+    llvm::consumeError(order.takeError());
+    return llvm::Error::success();
+  }
+  auto lowered = [&](llvm::StringRef opType) { return isLowered(opType); };
+  auto modelledOutputs = [&](llvm::StringRef opType) {
+    return graphOpResultCount(&context, lookupMnemonic(opType));
+  };
+  LoweringQuery lowering{lowered, modelledOutputs};
+  return expandFunctions(model, *version, lowering, nodeOpsets);
+}
 
 llvm::Error GraphImporter::checkSupport() {
   // Unsupported ops and an unsupported opset are reported together, so that
   // one run shows everything that stands in the way.
   std::vector<std::string> problems;
   auto isSupported = [&](llvm::StringRef domain, llvm::StringRef opType) {
-    llvm::StringRef mnemonic = lookupMnemonic(opType);
-    return isDefaultDomain(domain) && !mnemonic.empty() &&
-           isGraphOpRegistered(&context, mnemonic);
+    return isDefaultDomain(domain) && isLowered(opType);
   };
   std::vector<UnsupportedOpUse> unsupported =
       findUnsupportedOps(graph, opsetVersions(model), isSupported);
@@ -254,8 +284,12 @@ llvm::Error GraphImporter::importNode(OpBuilder &builder, onnx::NodeProto &node,
   if (!attributes)
     return attributes.takeError();
 
-  NodeInfo info{
-      node, opset, {}, std::move(*attributes), lookupMnemonic(node.op_type())};
+  int64_t nodeOpset = index < nodeOpsets.size() ? nodeOpsets[index] : opset;
+  NodeInfo info{node,
+                nodeOpset,
+                {},
+                std::move(*attributes),
+                lookupMnemonic(node.op_type())};
   for (const std::string &input : node.input())
     info.inputs.push_back(input.empty() ? Value() : values.lookup(input));
   info.inputs.resize(inputSlotCount(node.op_type(), info.inputs.size()));
@@ -346,9 +380,12 @@ llvm::Error GraphImporter::importOutputs(OpBuilder &builder,
 }
 
 llvm::Expected<OwningOpRef<ModuleOp>> GraphImporter::run() {
+  if (llvm::Error error = expandOnnxFunctions())
+    return std::move(error);
   if (llvm::Error error = checkSupport())
     return std::move(error);
-  llvm::Expected<std::vector<size_t>> order = validateModel(model, opset);
+  llvm::Expected<std::vector<size_t>> order =
+      validateModel(model, opset, nodeOpsets);
   if (!order)
     return order.takeError();
   for (const onnx::NodeProto &node : graph.node())

@@ -1,6 +1,8 @@
 //===- ModelSummary.cpp - what `graphc check` reports about a model -------===//
 
 #include "lib/Import/ONNX/ONNXImporter.h"
+#include "lib/Import/ONNX/FunctionExpansion.h"
+#include "lib/Import/ONNX/ModelValidation.h"
 #include "lib/Import/ONNX/OnnxModel.h"
 #include "lib/Import/ONNX/OpsetUpgrade.h"
 #include "lib/Import/ONNX/TensorData.h"
@@ -119,12 +121,41 @@ llvm::Expected<ModelSummary> summarizeONNXModel(llvm::StringRef path) {
     checkValueType("output", summary.outputs.back(), summary);
   }
 
-  auto isSupported = [](llvm::StringRef domain, llvm::StringRef opType) {
-    return isDefaultDomain(domain) && !lookupMnemonic(opType).empty();
-  };
   std::map<std::string, int64_t> versions = opsetVersions(model);
-  std::vector<UnsupportedOpUse> unsupported =
-      findUnsupportedOps(graph, versions, isSupported);
+  auto isLowered = [](llvm::StringRef opType) {
+    return !lookupMnemonic(opType).empty();
+  };
+  auto isSupported = [&](llvm::StringRef domain, llvm::StringRef opType) {
+    return isDefaultDomain(domain) && isLowered(opType);
+  };
+  // Ops without lowering import as their ONNX function bodies: unsupported
+  // are the ops of the nodes the importer sees after expanding them.
+  std::vector<UnsupportedOpUse> unsupported;
+  std::optional<int64_t> opset;
+  if (llvm::Expected<int64_t> version = checkDefaultOpset(model))
+    opset = *version;
+  else
+    llvm::consumeError(version.takeError());
+  bool structured = false;
+  if (llvm::Expected<std::vector<size_t>> order = validateModelStructure(model))
+    structured = true;
+  else
+    llvm::consumeError(order.takeError());
+  if (opset && structured) {
+    onnx::ModelProto expanded = copyWithoutTensorData(model);
+    auto allOutputs = [](llvm::StringRef) -> std::optional<size_t> {
+      return std::nullopt;
+    };
+    std::vector<int64_t> nodeOpsets;
+    if (llvm::Error error = expandFunctions(
+            expanded, *opset, {isLowered, allOutputs}, nodeOpsets))
+      summary.problems.push_back(llvm::toString(std::move(error)));
+    else
+      unsupported = findUnsupportedOps(expanded.graph(), versions, isSupported);
+  } else {
+    unsupported = findUnsupportedOps(graph, versions, isSupported);
+  }
+
   if (!unsupported.empty())
     summary.problems.push_back(formatUnsupportedOps(unsupported));
 
@@ -138,7 +169,9 @@ llvm::Expected<ModelSummary> summarizeONNXModel(llvm::StringRef path) {
       summary.ops.push_back({domain,
                              node.op_type(),
                              0,
-                             isSupported(node.domain(), node.op_type()),
+                             isSupported(node.domain(), node.op_type()) ||
+                                 (isDefaultDomain(node.domain()) && opset &&
+                                  hasOnnxFunction(node.op_type(), *opset)),
                              {}});
       it = std::prev(summary.ops.end());
     }

@@ -191,14 +191,18 @@ validateModelStructure(const onnx::ModelProto &model) {
   return topologicalNodeOrder(graph);
 }
 
-llvm::Expected<std::vector<size_t>> validateModel(const onnx::ModelProto &model,
-                                                  int64_t opset) {
+llvm::Expected<std::vector<size_t>>
+validateModel(const onnx::ModelProto &model, int64_t opset,
+              llvm::ArrayRef<int64_t> nodeOpsets) {
   llvm::Expected<std::vector<size_t>> order = validateModelStructure(model);
   if (!order)
     return order.takeError();
   const onnx::GraphProto &graph = model.graph();
   for (int index = 0; index < graph.node_size(); ++index)
-    if (llvm::Error error = checkNode(graph.node(index), index, opset))
+    if (llvm::Error error = checkNode(
+            graph.node(index), index,
+            index < static_cast<int>(nodeOpsets.size()) ? nodeOpsets[index]
+                                                        : opset))
       return std::move(error);
   return order;
 }

@@ -11,6 +11,7 @@
 #ifndef GRAPHC_LIB_IMPORT_ONNX_MODELVALIDATION_H
 #define GRAPHC_LIB_IMPORT_ONNX_MODELVALIDATION_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -51,11 +52,13 @@ llvm::Expected<std::vector<size_t>>
 validateModelStructure(const onnx::ModelProto &model);
 
 /// Checks `model`, whose default-domain opset is `opset` and whose nodes all
-/// use ops of OpTable.def: its structure, then each node against its schema.
-/// Fails with one line naming the node, value or attribute at fault; returns
-/// the nodes' topological order otherwise.
-llvm::Expected<std::vector<size_t>> validateModel(const onnx::ModelProto &model,
-                                                  int64_t opset);
+/// use ops of OpTable.def: its structure, then each node against its schema
+/// at `nodeOpsets[index]` when given (nodes from ONNX function bodies), else
+/// at `opset`. Fails with one line naming the node, value or attribute at
+/// fault; returns the nodes' topological order otherwise.
+llvm::Expected<std::vector<size_t>>
+validateModel(const onnx::ModelProto &model, int64_t opset,
+              llvm::ArrayRef<int64_t> nodeOpsets = {});
 
 } // namespace graphc::onnx_import
 

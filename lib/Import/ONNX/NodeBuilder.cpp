@@ -24,6 +24,25 @@ bool isGraphOpRegistered(MLIRContext *context, llvm::StringRef mnemonic) {
       .has_value();
 }
 
+std::optional<size_t> graphOpResultCount(MLIRContext *context,
+                                         llvm::StringRef mnemonic) {
+  std::optional<RegisteredOperationName> info =
+      RegisteredOperationName::lookup(graphOpName(mnemonic), context);
+  if (!info)
+    return std::nullopt;
+  if (info->hasTrait<OpTrait::ZeroResults>())
+    return 0;
+  if (info->hasTrait<OpTrait::OneResult>())
+    return 1;
+  if (info->hasTrait<OpTrait::NResults<2>::Impl>())
+    return 2;
+  if (info->hasTrait<OpTrait::NResults<3>::Impl>())
+    return 3;
+  if (info->hasTrait<OpTrait::NResults<4>::Impl>())
+    return 4;
+  return std::nullopt;
+}
+
 FailureOr<Operation *>
 NodeBuilder::createOp(llvm::StringRef mnemonic, llvm::ArrayRef<Value> slots,
                       llvm::ArrayRef<NamedAttribute> attributes) {

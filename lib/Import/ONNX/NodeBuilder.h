@@ -14,10 +14,17 @@
 #include "mlir/IR/Location.h"
 #include "mlir/IR/Operation.h"
 
+#include <optional>
+
 namespace graphc::onnx_import {
 
 /// True when the graph dialect registers `graph.<mnemonic>`.
 bool isGraphOpRegistered(mlir::MLIRContext *context, llvm::StringRef mnemonic);
+
+/// The number of results of the registered `graph.<mnemonic>` when it is
+/// fixed (up to 4), else nullopt.
+std::optional<size_t> graphOpResultCount(mlir::MLIRContext *context,
+                                         llvm::StringRef mnemonic);
 
 /// Creates the graph ops of one ONNX node at one location.
 class NodeBuilder {

@@ -201,9 +201,7 @@ private:
       copies;
 };
 
-/// ONNX's shape inference over `model`, with GuardedSchemas; returns the
-/// first line of what it throws.
-static std::optional<std::string> inferShapes(onnx::ModelProto &model) {
+std::optional<std::string> inferShapes(onnx::ModelProto &model) {
   static const GuardedSchemas schemas;
   return exceptionText(
       [&] { onnx::shape_inference::InferShapes(model, &schemas); });

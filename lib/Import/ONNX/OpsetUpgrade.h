@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 
 namespace graphc::onnx_import {
 
@@ -28,6 +29,12 @@ struct OpsetUpgrade {
 /// True when this graphc links ONNX's checker, shape inference and version
 /// converter.
 bool haveVersionConverter();
+
+/// ONNX's shape inference over `model` (value_info for the values it
+/// infers), with the schemas guarded against inputs libonnx 1.12 mishandles;
+/// node-level failures are skipped. Returns the first line of what it throws.
+/// Only in builds with libonnx (haveVersionConverter()).
+std::optional<std::string> inferShapes(onnx::ModelProto &model);
 
 /// When `model` imports a default-domain opset below kMinOpset, replaces it by
 /// its conversion to the lowest opset in [kMinOpset, kMaxOpset] that ONNX's
