@@ -119,28 +119,32 @@ LogicalResult emitResize(KernelEmitter &e) {
     resized.push_back(k);
     std::string o = ("static_cast<float>(o" + Twine(k) + ")").str();
     std::string s = f(scale[k]), in = std::to_string(inShape[k]);
+    // The output length as the ONNX reference measures it, unrounded (as the
+    // host kernel's toOriginal does): with scales that do not divide the
+    // input, align_corners and tf_crop_and_resize stretch over it, not over
+    // the rounded output shape.
+    double outWidth = scale[k] * static_cast<double>(inShape[k]);
     std::string x;
     if (transform == "half_pixel")
       x = "(" + o + " + 0.5f) / " + s + " - 0.5f";
     else if (transform == "half_pixel_symmetric") {
-      double outLength = scale[k] * inShape[k];
-      double adjustment = outShape[k] / outLength;
+      double adjustment = outShape[k] / outWidth;
       double offset = inShape[k] / 2.0 * (1 - adjustment);
       x = f(offset) + " + (" + o + " + 0.5f) / " + s + " - 0.5f";
     } else if (transform == "pytorch_half_pixel")
       x = outShape[k] > 1 ? "(" + o + " + 0.5f) / " + s + " - 0.5f" : "0.0f";
     else if (transform == "align_corners")
-      x = outShape[k] == 1
-              ? "0.0f"
-              : o + " * " +
-                    f(static_cast<double>(inShape[k] - 1) / (outShape[k] - 1));
+      x = outWidth == 1 ? "0.0f"
+                        : o + " * " +
+                              f(static_cast<double>(inShape[k] - 1) /
+                                (outWidth - 1));
     else if (transform == "asymmetric")
       x = o + " / " + s;
     else {
       double start = roi[k], end = roi[rank + k];
-      x = outShape[k] > 1
+      x = outWidth != 1
               ? f(start * (inShape[k] - 1)) + " + " + o + " * " +
-                    f((end - start) * (inShape[k] - 1) / (outShape[k] - 1))
+                    f((end - start) * (inShape[k] - 1) / (outWidth - 1))
               : f(0.5 * (start + end) * (inShape[k] - 1));
     }
     std::string xk = "x" + std::to_string(k);
