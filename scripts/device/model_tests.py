@@ -82,6 +82,19 @@ def run_one(args, graphc, entry):
             "libraries": libraries}
 
 
+def e2e_model_tests():
+    """test/e2e/run_model_tests.py, from the repository (this file in
+    scripts/device/) or from a device bundle (in scripts/)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    for root in (os.path.dirname(here), os.path.dirname(os.path.dirname(here))):
+        e2e = os.path.join(root, "test", "e2e")
+        if os.path.exists(os.path.join(e2e, "run_model_tests.py")):
+            sys.path.insert(0, e2e)
+            import run_model_tests
+            return run_model_tests
+    raise ImportError("no test/e2e/run_model_tests.py above " + here)
+
+
 def library_summary(kernels):
     """Per library: its kernels, how many it computes whole (the rest run
     alone and then graphc's finishing kernel, or for attention, cuDNN's SDPA
@@ -121,18 +134,8 @@ def main():
     parser.add_argument("--cudnn-refuse-sdpa", action="store_true",
                         help="with --cuda-emulation: the fake cuDNN offers no SDPA engine")
     args = parser.parse_args()
-    if args.cuda_emulation:
-        if args.target != "cuda":
-            parser.error("--cuda-emulation needs --target cuda")
-        for variable in ("GRAPHC_CUDA_DRIVER_LIBRARY", "GRAPHC_CUBLASLT_LIBRARY",
-                         "GRAPHC_CUDNN_LIBRARY"):
-            os.environ[variable] = os.path.abspath(args.cuda_emulation)
-        if args.cudnn_refuse_fusion:
-            os.environ["FAKECU_CUDNN_REFUSE_FUSION"] = "1"
-        if args.cudnn_refuse_sdpa:
-            os.environ["FAKECU_CUDNN_REFUSE_SDPA"] = "1"
-    elif args.cudnn_refuse_fusion or args.cudnn_refuse_sdpa:
-        parser.error("--cudnn-refuse-fusion and --cudnn-refuse-sdpa need --cuda-emulation")
+    # The emulated driver is set up as the e2e model tests set it up.
+    e2e_model_tests().apply_compile_arguments(parser, args)
     args.graphc = os.path.abspath(args.graphc)
     os.makedirs(args.work_dir, exist_ok=True)
     with open(os.path.join(args.models, "manifest.json")) as f:
