@@ -191,6 +191,16 @@ def Graph_AttentionKind : NativeOpTrait<"AttentionKind"> {
   let cppNamespace = "::graphc::graph::OpTrait";
 }
 
+// The op reads indices, lengths or an axis from an operand's values, and a
+// value out of range makes the run fail with a status (the host kernel
+// refuses it, the CUDA kernel reports it through the error record). Such an
+// op is never computed speculatively: an If whose condition is known only
+// at run time is imported as both branches and a select only when neither
+// branch holds one (ControlFlowImport.cpp).
+def Graph_ChecksValues : NativeOpTrait<"ChecksValues"> {
+  let cppNamespace = "::graphc::graph::OpTrait";
+}
+
 // Elementwise op with one operand and a result of the same type.
 class Graph_UnaryOp<string mnemonic, Type operandType = Graph_Tensor,
                     list<Trait> traits = []>

@@ -29,6 +29,12 @@ class ReductionKind
 template <typename ConcreteType>
 class AttentionKind
     : public mlir::OpTrait::TraitBase<ConcreteType, AttentionKind> {};
+
+/// The op reads indices, lengths or an axis from an operand's values and
+/// reports those out of range when it runs (GraphBase.td).
+template <typename ConcreteType>
+class ChecksValues
+    : public mlir::OpTrait::TraitBase<ConcreteType, ChecksValues> {};
 } // namespace OpTrait
 } // namespace graphc::graph
 

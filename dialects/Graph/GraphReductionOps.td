@@ -179,7 +179,7 @@ def Graph_HardmaxOp : Graph_SoftmaxLikeOp<"hardmax"> {
 // Scans and selection
 //===----------------------------------------------------------------------===//
 
-def Graph_CumSumOp : Graph_InferOp<"cum_sum", [Pure, Graph_ReductionKind]> {
+def Graph_CumSumOp : Graph_InferOp<"cum_sum", [Pure, Graph_ReductionKind, Graph_ChecksValues]> {
   let summary = "cumulative sum along the axis given by a scalar operand";
   let description = [{
     ```mlir

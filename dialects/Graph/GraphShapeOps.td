@@ -235,7 +235,7 @@ def Graph_SliceOp : Graph_InferOp<"slice", [Pure, AttrSizedOperandSegments]> {
   let results = (outs Graph_Tensor:$output);
 }
 
-def Graph_GatherOp : Graph_InferOp<"gather", [Pure]> {
+def Graph_GatherOp : Graph_InferOp<"gather", [Pure, Graph_ChecksValues]> {
   let summary = "take entries of `data` along `axis` at `indices`";
   let description = [{
     ```mlir
@@ -247,7 +247,7 @@ def Graph_GatherOp : Graph_InferOp<"gather", [Pure]> {
   let results = (outs Graph_Tensor:$output);
 }
 
-def Graph_GatherElementsOp : Graph_InferOp<"gather_elements", [Pure]> {
+def Graph_GatherElementsOp : Graph_InferOp<"gather_elements", [Pure, Graph_ChecksValues]> {
   let summary = "gather elements along `axis`; result has the indices' shape";
   let description = [{
     ```mlir
@@ -259,7 +259,7 @@ def Graph_GatherElementsOp : Graph_InferOp<"gather_elements", [Pure]> {
   let results = (outs Graph_Tensor:$output);
 }
 
-def Graph_GatherNdOp : Graph_InferOp<"gather_nd", [Pure]> {
+def Graph_GatherNdOp : Graph_InferOp<"gather_nd", [Pure, Graph_ChecksValues]> {
   let summary = "gather slices addressed by the last dim of `indices`";
   let description = [{
     ```mlir
@@ -271,7 +271,7 @@ def Graph_GatherNdOp : Graph_InferOp<"gather_nd", [Pure]> {
   let results = (outs Graph_Tensor:$output);
 }
 
-def Graph_ScatterElementsOp : Graph_InferOp<"scatter_elements", [Pure]> {
+def Graph_ScatterElementsOp : Graph_InferOp<"scatter_elements", [Pure, Graph_ChecksValues]> {
   let summary = "a copy of `data` with `updates` written along `axis`";
   let description = [{
     `reduction` is "none", "add", "mul", "max" or "min".
@@ -290,7 +290,7 @@ def Graph_ScatterElementsOp : Graph_InferOp<"scatter_elements", [Pure]> {
   }];
 }
 
-def Graph_ScatterNdOp : Graph_InferOp<"scatter_nd", [Pure]> {
+def Graph_ScatterNdOp : Graph_InferOp<"scatter_nd", [Pure, Graph_ChecksValues]> {
   let summary = "a copy of `data` with slices addressed by `indices` updated";
   let description = [{
     ```mlir
@@ -408,7 +408,7 @@ def Graph_EyeLikeOp : Graph_InferOp<"eye_like", [Pure]> {
   let results = (outs Graph_Tensor:$output);
 }
 
-def Graph_ReverseSequenceOp : Graph_InferOp<"reverse_sequence", [Pure]> {
+def Graph_ReverseSequenceOp : Graph_InferOp<"reverse_sequence", [Pure, Graph_ChecksValues]> {
   let summary = "reverse the first sequence_lens[b] steps of every batch b";
   let description = [{
     ```mlir

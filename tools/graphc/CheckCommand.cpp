@@ -263,7 +263,19 @@ void addCheckCommand(CLI::App &app, int &exitCode) {
       llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> module =
           importONNXModel(options->model, context);
       if (!module)
-        summary->problems.push_back(llvm::toString(module.takeError()));
+        llvm::handleAllErrors(
+            module.takeError(),
+            [&](const CompileTimeInputError &error) {
+              // Control flow the importer must resolve at compile time:
+              // the inputs it comes from are shape inputs too.
+              for (const std::string &input : error.inputs)
+                shapeInputs.push_back(
+                    {input, error.node, error.op, error.operand});
+              summary->problems.push_back(error.message);
+            },
+            [&](const llvm::ErrorInfoBase &error) {
+              summary->problems.push_back(error.message());
+            });
       else if (auto main = (*module)->lookupSymbol<mlir::func::FuncOp>("main"))
         shapeInputs = findShapeInputs(main);
     }

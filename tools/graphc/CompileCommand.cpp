@@ -366,7 +366,8 @@ void addModelFlags(CLI::App &cmd, CompileFlags &flags) {
   cmd.add_option("--const-input", flags.constInputs,
                  "bind a model input to a value at compile time, e.g. "
                  "--const-input axes=axes.npy (or .pb) or --const-input "
-                 "axes=0,2 (a 1-D tensor of the input's element type): it "
+                 "axes=0,2 (the input's element type, its declared shape "
+                 "when static and of that size, else 1-D): it "
                  "becomes a constant, no longer an input, so that a shape "
                  "computed from it is fixed (repeatable)");
   cmd.add_option("--buckets", flags.buckets,

@@ -8,6 +8,7 @@
 #include "llvm/ADT/STLExtras.h"
 
 #include <cstring>
+#include <optional>
 
 namespace graphc::onnx_import {
 
@@ -98,7 +99,24 @@ importConstantInput(MLIRContext *context, const ConstantInput &input,
         valueBytes(input.values, dataType, elementType, prefix);
     if (!bytes)
       return bytes.takeError();
-    tensor.add_dims(static_cast<int64_t>(input.values.size()));
+    // The values fill the declared shape when it is static and holds as
+    // many (a scalar trip count, a [1, 2] pair); otherwise they are 1-D.
+    std::vector<int64_t> declaredDims;
+    bool declaredStatic = type.has_shape();
+    for (int i = 0; declaredStatic && i < type.shape().dim_size(); ++i) {
+      const onnx::TensorShapeProto::Dimension &dim = type.shape().dim(i);
+      declaredStatic = dim.has_dim_value() && dim.dim_value() >= 0;
+      if (declaredStatic)
+        declaredDims.push_back(dim.dim_value());
+    }
+    std::optional<int64_t> declaredCount = elementCount(declaredDims);
+    if (declaredStatic && declaredCount &&
+        *declaredCount == static_cast<int64_t>(input.values.size())) {
+      for (int64_t dim : declaredDims)
+        tensor.add_dims(dim);
+    } else {
+      tensor.add_dims(static_cast<int64_t>(input.values.size()));
+    }
     tensor.set_raw_data(std::move(*bytes));
   } else {
     if (input.tensor.dtype != dataType)

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lib/Import/ONNX/ConstantInputs.h"
+#include "lib/Import/ONNX/ControlFlowImport.h"
 #include "lib/Import/ONNX/FunctionExpansion.h"
 #include "lib/Import/ONNX/ModelValidation.h"
 #include "lib/Import/ONNX/NodeBuilder.h"
@@ -21,15 +22,19 @@
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/GraphTypeInference.h"
 #include "lib/HostKernels/HostEvaluator.h"
+#include "passes/ShapeInputs.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <optional>
 #include <queue>
 
 namespace graphc {
@@ -70,7 +75,12 @@ private:
   ScopedDiagnosticHandler handler;
 };
 
-class GraphImporter {
+/// Nodes the importer creates from subgraphs in all (unrolled iterations and
+/// branches counted each time): a bound on what a small file can make it
+/// build.
+constexpr int64_t kMaxSubgraphNodes = 1 << 18;
+
+class GraphImporter : public SubgraphImporter {
 public:
   GraphImporter(MLIRContext &context, onnx::ModelProto &model,
                 llvm::StringRef path, const ImportOptions &options)
@@ -90,8 +100,22 @@ private:
   ArrayAttr dimNames(const onnx::ValueInfoProto &info, Type type);
   llvm::Expected<NamedAttrList> convertAttributes(onnx::NodeProto &node,
                                                   llvm::StringRef nodeName);
+  /// importTensor, once per TensorProto: importing moves the data out, and
+  /// the nodes of a subgraph import once per iteration or branch.
+  llvm::Expected<ElementsAttr> importTensorOnce(onnx::TensorProto &tensor,
+                                                const llvm::Twine &what);
+  /// Imports `node`, which `name` names in messages and locations, at the
+  /// default-domain opset `nodeOpset`; `inSubgraph` for the nodes of If
+  /// branches and Loop and Scan bodies.
   llvm::Error importNode(OpBuilder &builder, onnx::NodeProto &node,
-                         size_t index);
+                         const std::string &name, int64_t nodeOpset,
+                         bool inSubgraph);
+  llvm::Expected<llvm::SmallVector<Value>>
+  importSubgraph(onnx::GraphProto &body, llvm::ArrayRef<Value> arguments,
+                 const std::string &prefix) override;
+  std::vector<std::string> inputSources(Value value) override {
+    return findInputSources(function, value);
+  }
   llvm::Error importOutputs(OpBuilder &builder, func::FuncOp function);
   /// Records on each op this node's import created and whose results are
   /// node outputs which ONNX tensor each result holds (withTensorNames).
@@ -119,7 +143,27 @@ private:
   /// The default-domain opset of each node (those of function bodies may
   /// differ from the model's); empty when all are the model's.
   std::vector<int64_t> nodeOpsets;
+  func::FuncOp function;
+  /// The builder at the end of main's body, where every op goes.
+  std::optional<OpBuilder> builder;
+  /// The node order of each subgraph imported so far.
+  llvm::DenseMap<const onnx::GraphProto *, std::vector<size_t>> subgraphOrders;
+  llvm::DenseMap<const onnx::TensorProto *, ElementsAttr> importedTensors;
+  int64_t subgraphNodes = 0;
 };
+
+/// Adds the names the nodes of `graph` and of its subgraphs read to `names`.
+void collectUsedNames(const onnx::GraphProto &graph, llvm::StringSet<> &names) {
+  for (const onnx::NodeProto &node : graph.node()) {
+    names.insert(node.input().begin(), node.input().end());
+    for (const onnx::AttributeProto &attr : node.attribute())
+      if (attr.has_g()) {
+        collectUsedNames(attr.g(), names);
+        for (const onnx::ValueInfoProto &output : attr.g().output())
+          names.insert(output.name());
+      }
+  }
+}
 
 } // namespace
 
@@ -142,7 +186,10 @@ llvm::Error GraphImporter::expandOnnxFunctions() {
     return llvm::Error::success();
   }
   auto lowered = [&](llvm::StringRef opType) { return isLowered(opType); };
-  auto modelledOutputs = [&](llvm::StringRef opType) {
+  auto modelledOutputs = [&](llvm::StringRef opType) -> std::optional<size_t> {
+    // Control flow gives every output its subgraphs give.
+    if (isControlFlowOp(opType))
+      return std::nullopt;
     return graphOpResultCount(&context, lookupMnemonic(opType));
   };
   LoweringQuery lowering{lowered, modelledOutputs};
@@ -259,9 +306,8 @@ GraphImporter::convertAttributes(onnx::NodeProto &node,
           llvm::ArrayRef<float>(attr.floats().data(), attr.floats().size()));
       break;
     case onnx::AttributeProto::TENSOR: {
-      llvm::Expected<ElementsAttr> tensor =
-          importTensor(&context, *attr.mutable_t(), baseDir,
-                       "attribute '" + attr.name() + "'", options);
+      llvm::Expected<ElementsAttr> tensor = importTensorOnce(
+          *attr.mutable_t(), "attribute '" + attr.name() + "'");
       if (!tensor)
         return makeError(prefix + llvm::toString(tensor.takeError()));
       value = *tensor;
@@ -277,32 +323,50 @@ GraphImporter::convertAttributes(onnx::NodeProto &node,
   return attributes;
 }
 
+llvm::Expected<ElementsAttr>
+GraphImporter::importTensorOnce(onnx::TensorProto &tensor,
+                                const llvm::Twine &what) {
+  if (ElementsAttr known = importedTensors.lookup(&tensor))
+    return known;
+  llvm::Expected<ElementsAttr> value =
+      importTensor(&context, tensor, baseDir, what.str(), options);
+  if (value)
+    importedTensors[&tensor] = *value;
+  return value;
+}
+
 llvm::Error GraphImporter::importNode(OpBuilder &builder, onnx::NodeProto &node,
-                                      size_t index) {
-  std::string name = nodeDisplayName(node, index);
-  llvm::Expected<NamedAttrList> attributes = convertAttributes(node, name);
-  if (!attributes)
-    return attributes.takeError();
-
-  int64_t nodeOpset = index < nodeOpsets.size() ? nodeOpsets[index] : opset;
-  NodeInfo info{node,
-                nodeOpset,
-                {},
-                std::move(*attributes),
-                lookupMnemonic(node.op_type())};
-  for (const std::string &input : node.input())
-    info.inputs.push_back(input.empty() ? Value() : values.lookup(input));
-  info.inputs.resize(inputSlotCount(node.op_type(), info.inputs.size()));
-
+                                      const std::string &name,
+                                      int64_t nodeOpset, bool inSubgraph) {
   NodeBuilder nodeBuilder(
       builder, NameLoc::get(StringAttr::get(&context, name), fileLoc));
-  FailureOr<llvm::SmallVector<Value>> results =
-      onnx_import::importNode(nodeBuilder, info);
-  if (failed(results))
-    return makeError(nodePrefix(node, name) +
-                     diagnostics.take("result types do not infer"));
+  llvm::SmallVector<Value> inputs;
+  for (const std::string &input : node.input())
+    inputs.push_back(input.empty() ? Value() : values.lookup(input));
+  FailureOr<llvm::SmallVector<Value>> results;
+  if (isControlFlowOp(node.op_type())) {
+    llvm::Expected<llvm::SmallVector<Value>> flowed =
+        importControlFlow(*this, nodeBuilder, node, inputs);
+    if (!flowed)
+      return flowed.takeError();
+    results = std::move(*flowed);
+  } else {
+    llvm::Expected<NamedAttrList> attributes = convertAttributes(node, name);
+    if (!attributes)
+      return attributes.takeError();
+    NodeInfo info{node, nodeOpset, std::move(inputs), std::move(*attributes),
+                  lookupMnemonic(node.op_type())};
+    info.inputs.resize(inputSlotCount(node.op_type(), info.inputs.size()));
+    results = onnx_import::importNode(nodeBuilder, info);
+    if (failed(results))
+      return makeError(nodePrefix(node, name) +
+                       diagnostics.take("result types do not infer"));
+  }
 
-  recordTensorNames(node, nodeBuilder.getLoc(), *results);
+  // Inside subgraphs tensor names repeat (an unrolled body imports its
+  // nodes once per iteration) and name nothing a user can observe.
+  if (!inSubgraph)
+    recordTensorNames(node, nodeBuilder.getLoc(), *results);
   for (auto [position, output] : llvm::enumerate(node.output())) {
     if (output.empty())
       continue;
@@ -318,6 +382,94 @@ llvm::Error GraphImporter::importNode(OpBuilder &builder, onnx::NodeProto &node,
           llvm::Twine(results->size()) + " output(s) of " + node.op_type());
   }
   return llvm::Error::success();
+}
+
+llvm::Expected<llvm::SmallVector<Value>>
+GraphImporter::importSubgraph(onnx::GraphProto &body,
+                              llvm::ArrayRef<Value> arguments,
+                              const std::string &prefix) {
+  if (static_cast<size_t>(body.input_size()) != arguments.size())
+    return makeError("subgraph of '" + prefix + "' has " +
+                     llvm::Twine(body.input_size()) + " inputs, " +
+                     llvm::Twine(arguments.size()) + " expected");
+  subgraphNodes += body.node_size();
+  if (subgraphNodes > kMaxSubgraphNodes)
+    return makeError("'" + prefix + "': control flow would import more than " +
+                     llvm::Twine(kMaxSubgraphNodes) +
+                     " nodes from subgraphs (unrolled iterations counted "
+                     "each time)");
+  auto order = subgraphOrders.find(&body);
+  if (order == subgraphOrders.end()) {
+    auto isOuter = [&](llvm::StringRef name) { return values.count(name); };
+    llvm::Expected<std::vector<size_t>> checked =
+        validateSubgraph(body, opset, isOuter);
+    if (!checked)
+      return makeError("'" + prefix +
+                       "': " + llvm::toString(checked.takeError()));
+    order = subgraphOrders.try_emplace(&body, std::move(*checked)).first;
+  }
+
+  // The subgraph's names shadow the enclosing scopes' while it imports.
+  llvm::StringMap<std::optional<Value>> shadowed;
+  auto bind = [&](const std::string &name, Value value) {
+    if (name.empty())
+      return;
+    auto it = values.find(name);
+    shadowed.try_emplace(name, it == values.end()
+                                   ? std::nullopt
+                                   : std::optional<Value>(it->second));
+    values[name] = value;
+  };
+  auto restore = llvm::make_scope_exit([&] {
+    for (auto &entry : shadowed) {
+      if (entry.second)
+        values[entry.first()] = *entry.second;
+      else
+        values.erase(entry.first());
+    }
+  });
+  for (auto [input, argument] : llvm::zip(body.input(), arguments)) {
+    if (input.type().has_tensor_type() &&
+        input.type().tensor_type().elem_type() != 0) {
+      Type declared =
+          convertElementType(&context, input.type().tensor_type().elem_type());
+      if (declared != getElementTypeOrSelf(argument.getType()))
+        return makeError(
+            "'" + prefix + "': subgraph input '" + input.name() +
+            "' is declared " +
+            getDataTypeInfo(input.type().tensor_type().elem_type()).name +
+            " but bound to a value of another element type");
+    }
+    bind(input.name(), argument);
+  }
+  for (onnx::TensorProto &tensor : *body.mutable_initializer()) {
+    llvm::Expected<ElementsAttr> value = importTensorOnce(
+        tensor, "initializer '" + tensor.name() + "' of '" + prefix + "'");
+    if (!value)
+      return value.takeError();
+    Location loc = NameLoc::get(
+        StringAttr::get(&context, prefix + "/" + tensor.name()), fileLoc);
+    bind(tensor.name(),
+         builder->create<graph::ConstantOp>(loc, value->getType(), *value));
+  }
+  for (size_t index : order->second) {
+    onnx::NodeProto &node = *body.mutable_node(index);
+    for (const std::string &output : node.output())
+      bind(output, Value());
+    if (llvm::Error error = importNode(
+            *builder, node, prefix + "/" + nodeDisplayName(node, index), opset,
+            /*inSubgraph=*/true))
+      return std::move(error);
+  }
+  llvm::SmallVector<Value> results;
+  for (const onnx::ValueInfoProto &output : body.output()) {
+    Value value = values.lookup(output.name());
+    if (!value)
+      return makeError("'" + prefix + "': subgraph output '" + output.name() +
+                       "' is an optional output graphc does not model");
+    results.push_back(value);
+  }
+  return results;
 }
 
 void GraphImporter::recordTensorNames(const onnx::NodeProto &node,
@@ -388,8 +540,7 @@ llvm::Expected<OwningOpRef<ModuleOp>> GraphImporter::run() {
       validateModel(model, opset, nodeOpsets);
   if (!order)
     return order.takeError();
-  for (const onnx::NodeProto &node : graph.node())
-    usedNames.insert(node.input().begin(), node.input().end());
+  collectUsedNames(graph, usedNames);
   for (const onnx::ValueInfoProto &output : graph.output())
     usedNames.insert(output.name());
 
@@ -435,7 +586,7 @@ llvm::Expected<OwningOpRef<ModuleOp>> GraphImporter::run() {
   OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
   OpBuilder builder(&context);
   builder.setInsertionPointToEnd(module->getBody());
-  auto function = builder.create<func::FuncOp>(
+  function = builder.create<func::FuncOp>(
       fileLoc, "main", FunctionType::get(&context, inputTypes, {}));
   Block *entry = function.addEntryBlock();
   for (auto [index, input] : llvm::enumerate(inputs)) {
@@ -467,10 +618,15 @@ llvm::Expected<OwningOpRef<ModuleOp>> GraphImporter::run() {
     values[tensor.name()] =
         builder.create<graph::ConstantOp>(loc, value->getType(), *value);
   }
-  for (size_t index : *order)
+  this->builder.emplace(builder);
+  for (size_t index : *order) {
+    onnx::NodeProto &node = *graph.mutable_node(index);
     if (llvm::Error error =
-            importNode(builder, *graph.mutable_node(index), index))
+            importNode(builder, node, nodeDisplayName(node, index),
+                       index < nodeOpsets.size() ? nodeOpsets[index] : opset,
+                       /*inSubgraph=*/false))
       return std::move(error);
+  }
   if (llvm::Error error = importOutputs(builder, function))
     return std::move(error);
 

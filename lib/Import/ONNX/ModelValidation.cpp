@@ -100,9 +100,24 @@ static std::string nodePrefix(const onnx::NodeProto &node, size_t index) {
          "): ";
 }
 
-/// Checks the names a node gives and uses, and that it holds no subgraph:
-/// graphc has no control-flow ops, and ONNX's own code would walk one.
-static llvm::Error checkNodeNames(const onnx::NodeProto &node, size_t index) {
+/// Subgraphs nest at most this deep (a Loop in an If in a Scan ...): the
+/// checks and the importer recurse once per level.
+constexpr int kMaxSubgraphDepth = 16;
+
+/// The graph attributes an op takes: If's branches, Loop's and Scan's body.
+static bool takesSubgraph(llvm::StringRef opType, llvm::StringRef attribute) {
+  if (opType == "If")
+    return attribute == "then_branch" || attribute == "else_branch";
+  return (opType == "Loop" || opType == "Scan") && attribute == "body";
+}
+
+static llvm::Error checkGraphNames(const onnx::GraphProto &graph, int depth);
+
+/// Checks the names a node gives and uses, and those of its subgraphs,
+/// which only the control-flow ops may hold (other ops' graph attributes,
+/// like SequenceMap's body, graphc does not import).
+static llvm::Error checkNodeNames(const onnx::NodeProto &node, size_t index,
+                                  int depth) {
   if (llvm::Error error =
           checkName(node.name(), "node name of " + node.op_type() + " node"))
     return error;
@@ -116,10 +131,30 @@ static llvm::Error checkNodeNames(const onnx::NodeProto &node, size_t index) {
   for (const onnx::AttributeProto &attr : node.attribute()) {
     if (llvm::Error error = checkName(attr.name(), prefix + "attribute"))
       return error;
-    if (attr.has_g() || attr.graphs_size() > 0)
+    if (!attr.has_g() && attr.graphs_size() == 0)
+      continue;
+    if (attr.graphs_size() > 0 || !takesSubgraph(node.op_type(), attr.name()))
       return makeError(prefix + "attribute '" + attr.name() +
-                       "' holds a subgraph; graphc has no control-flow ops");
+                       "' holds a subgraph; graphc imports subgraphs only "
+                       "as the branches of If and the bodies of Loop and "
+                       "Scan");
+    if (depth + 1 > kMaxSubgraphDepth)
+      return makeError(prefix + "subgraphs nest more than " +
+                       llvm::Twine(kMaxSubgraphDepth) + " levels deep");
+    if (llvm::Error error = checkGraphNames(attr.g(), depth + 1))
+      return makeError(prefix + "attribute '" + attr.name() +
+                       "': " + llvm::toString(std::move(error)));
   }
+  return llvm::Error::success();
+}
+
+/// Checks the names of `graph`'s values and nodes, subgraphs included.
+static llvm::Error checkGraphNames(const onnx::GraphProto &graph, int depth) {
+  if (llvm::Error error = checkValueNames(graph))
+    return error;
+  for (int index = 0; index < graph.node_size(); ++index)
+    if (llvm::Error error = checkNodeNames(graph.node(index), index, depth))
+      return error;
   return llvm::Error::success();
 }
 
@@ -134,7 +169,8 @@ static llvm::Error checkNode(const onnx::NodeProto &node, size_t index,
 
   // Inputs: every required slot given and not "", no more than the op takes.
   llvm::StringRef formal = schema->inputs;
-  bool variadic = formal.ends_with("v");
+  // 'v': one or more trailing values, 'w': zero or more.
+  bool variadic = formal.ends_with("v") || formal.ends_with("w");
   size_t given = node.input_size();
   if (!variadic && given > formal.size())
     return makeError(prefix + "has " + llvm::Twine(given) + " inputs, " +
@@ -142,7 +178,8 @@ static llvm::Error checkNode(const onnx::NodeProto &node, size_t index,
                      llvm::Twine(formal.size()));
   // Past the formal list only elements of a trailing variadic input remain.
   for (size_t slot = 0; slot < std::max(formal.size(), given); ++slot) {
-    if (slot < formal.size() && formal[slot] == 'o')
+    if (slot < formal.size() &&
+        (formal[slot] == 'o' || (formal[slot] == 'w' && slot >= given)))
       continue;
     if (slot >= given)
       return makeError(prefix + "required input " + llvm::Twine(slot) +
@@ -183,11 +220,8 @@ validateModelStructure(const onnx::ModelProto &model) {
         "unsupported IR version " + llvm::Twine(model.ir_version()) +
         " (graphc reads IR versions up to " + llvm::Twine(kMaxIrVersion) + ")");
   const onnx::GraphProto &graph = model.graph();
-  if (llvm::Error error = checkValueNames(graph))
+  if (llvm::Error error = checkGraphNames(graph, /*depth=*/0))
     return std::move(error);
-  for (int index = 0; index < graph.node_size(); ++index)
-    if (llvm::Error error = checkNodeNames(graph.node(index), index))
-      return std::move(error);
   return topologicalNodeOrder(graph);
 }
 
@@ -205,6 +239,17 @@ validateModel(const onnx::ModelProto &model, int64_t opset,
                                                         : opset))
       return std::move(error);
   return order;
+}
+
+llvm::Expected<std::vector<size_t>>
+validateSubgraph(const onnx::GraphProto &graph, int64_t opset,
+                 llvm::function_ref<bool(llvm::StringRef)> isOuter) {
+  // Names were checked with the model's (checkGraphNames); the schemas of
+  // the nodes are checked here, once the importer reaches the subgraph.
+  for (int index = 0; index < graph.node_size(); ++index)
+    if (llvm::Error error = checkNode(graph.node(index), index, opset))
+      return std::move(error);
+  return topologicalNodeOrder(graph, isOuter);
 }
 
 } // namespace graphc::onnx_import

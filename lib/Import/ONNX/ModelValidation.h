@@ -12,6 +12,7 @@
 #define GRAPHC_LIB_IMPORT_ONNX_MODELVALIDATION_H
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -28,7 +29,7 @@ inline constexpr int64_t kMaxIrVersion = 10;
 /// The signature of a default-domain op at one opset (see OpTable.def).
 struct OpSchemaInfo {
   int64_t sinceVersion = 0;
-  /// One letter per formal input or output: 'r', 'o' or 'v'.
+  /// One letter per formal input or output: 'r', 'o', 'v' or 'w'.
   llvm::StringRef inputs;
   llvm::StringRef outputs;
   /// Accepted attribute names separated by spaces.
@@ -44,7 +45,8 @@ std::optional<OpSchemaInfo> lookupOpSchema(llvm::StringRef opType,
 std::string printableName(llvm::StringRef name);
 
 /// Checks what does not depend on op schemas: the IR version, names without
-/// NUL bytes, unique graph inputs and initializers, no subgraphs, every value
+/// NUL bytes (subgraphs included), unique graph inputs and initializers,
+/// subgraphs only where If, Loop and Scan take them, every value
 /// defined once and the nodes free of cycles. ONNX's own checker and version
 /// converter may only see models that pass this. Returns the nodes'
 /// topological order (see topologicalNodeOrder).
@@ -59,6 +61,14 @@ validateModelStructure(const onnx::ModelProto &model);
 llvm::Expected<std::vector<size_t>>
 validateModel(const onnx::ModelProto &model, int64_t opset,
               llvm::ArrayRef<int64_t> nodeOpsets = {});
+
+/// Checks a subgraph (an If branch, a Loop or Scan body) whose names the
+/// model's checks covered: each node against its schema at `opset`, then the
+/// order of its nodes, where `isOuter` says which names the enclosing scopes
+/// define. Returns the nodes' topological order.
+llvm::Expected<std::vector<size_t>>
+validateSubgraph(const onnx::GraphProto &graph, int64_t opset,
+                 llvm::function_ref<bool(llvm::StringRef)> isOuter);
 
 } // namespace graphc::onnx_import
 

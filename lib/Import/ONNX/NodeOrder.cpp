@@ -13,8 +13,52 @@
 
 namespace graphc::onnx_import {
 
+/// Adds to `free` the names `graph` reads that neither it nor `bound` (the
+/// names of the scopes between it and the node that holds it) defines.
+static void collectFreeNames(const onnx::GraphProto &graph,
+                             llvm::StringSet<> bound,
+                             std::vector<std::string> &free,
+                             llvm::StringSet<> &seen) {
+  for (const onnx::ValueInfoProto &input : graph.input())
+    bound.insert(input.name());
+  for (const onnx::TensorProto &tensor : graph.initializer())
+    bound.insert(tensor.name());
+  for (const onnx::NodeProto &node : graph.node())
+    for (const std::string &output : node.output())
+      bound.insert(output);
+  auto read = [&](const std::string &name) {
+    if (!name.empty() && !bound.contains(name) && seen.insert(name).second)
+      free.push_back(name);
+  };
+  for (const onnx::NodeProto &node : graph.node()) {
+    for (const std::string &input : node.input())
+      read(input);
+    for (const onnx::AttributeProto &attr : node.attribute()) {
+      if (attr.has_g())
+        collectFreeNames(attr.g(), bound, free, seen);
+      for (const onnx::GraphProto &sub : attr.graphs())
+        collectFreeNames(sub, bound, free, seen);
+    }
+  }
+  for (const onnx::ValueInfoProto &output : graph.output())
+    read(output.name());
+}
+
+std::vector<std::string> implicitInputs(const onnx::NodeProto &node) {
+  std::vector<std::string> free;
+  llvm::StringSet<> seen;
+  for (const onnx::AttributeProto &attr : node.attribute()) {
+    if (attr.has_g())
+      collectFreeNames(attr.g(), {}, free, seen);
+    for (const onnx::GraphProto &sub : attr.graphs())
+      collectFreeNames(sub, {}, free, seen);
+  }
+  return free;
+}
+
 llvm::Expected<std::vector<size_t>>
-topologicalNodeOrder(const onnx::GraphProto &graph) {
+topologicalNodeOrder(const onnx::GraphProto &graph,
+                     llvm::function_ref<bool(llvm::StringRef)> isOuter) {
   llvm::StringSet<> available;
   for (const onnx::TensorProto &tensor : graph.initializer())
     available.insert(tensor.name());
@@ -45,25 +89,37 @@ topologicalNodeOrder(const onnx::GraphProto &graph) {
   // graph keeps its order.
   std::vector<size_t> pending(count, 0);
   std::vector<llvm::SmallVector<size_t>> users(count);
+  auto outer = [&](llvm::StringRef name) { return isOuter && isOuter(name); };
   for (size_t i = 0; i < count; ++i) {
     const onnx::NodeProto &node = graph.node(i);
-    for (const std::string &input : node.input()) {
-      if (input.empty())
-        continue;
-      if (available.contains(input))
-        continue;
+    std::vector<std::string> implicit = implicitInputs(node);
+    auto depend = [&](const std::string &input,
+                      const char *kind) -> llvm::Error {
+      if (input.empty() || available.contains(input))
+        return llvm::Error::success();
       auto it = producer.find(input);
-      if (it == producer.end())
+      if (it == producer.end()) {
+        if (outer(input))
+          return llvm::Error::success();
         return makeError("node '" + nodeDisplayName(node, i) + "' (" +
-                         node.op_type() + "): input '" + input +
+                         node.op_type() + "): " + kind + " '" + input +
                          "' is not produced by any node, graph input or "
                          "initializer");
+      }
       ++pending[i];
       users[it->second].push_back(i);
-    }
+      return llvm::Error::success();
+    };
+    for (const std::string &input : node.input())
+      if (llvm::Error error = depend(input, "input"))
+        return std::move(error);
+    for (const std::string &input : implicit)
+      if (llvm::Error error = depend(input, "subgraph value"))
+        return std::move(error);
   }
   for (const onnx::ValueInfoProto &output : graph.output()) {
-    if (!available.contains(output.name()) && !producer.count(output.name()))
+    if (!available.contains(output.name()) && !producer.count(output.name()) &&
+        !outer(output.name()))
       return makeError("graph output '" + output.name() +
                        "' is not produced by any node, graph input or "
                        "initializer");

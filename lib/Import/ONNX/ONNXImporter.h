@@ -29,8 +29,9 @@ struct ConstantInput {
   /// The flag's value as given ("axes=axes.npy"), for errors.
   std::string spec;
   /// From a file: the tensor (dtype set). From a value list: dtype 0 and
-  /// `values` holds the numbers as written; they become a 1-D tensor of the
-  /// input's declared element type.
+  /// `values` holds the numbers as written; they become a tensor of the
+  /// input's declared element type, of its declared shape when that is
+  /// static and holds as many elements, else 1-D.
   HostTensor tensor;
   std::vector<std::string> values;
 };
@@ -41,6 +42,31 @@ struct ImportOptions {
   /// plain DenseElementsAttr so that folding and shape inference read them
   /// directly; larger ones become DenseResourceElementsAttr blobs.
   int64_t denseElementLimit = 64;
+};
+
+/// An import error over a value the importer needs at compile time (a Loop's
+/// trip count, an If's condition whose branches differ in shape) that is
+/// computed from model inputs: binding them with --const-input makes it
+/// known. `graphc check` lists the inputs as shape inputs.
+class CompileTimeInputError : public llvm::ErrorInfo<CompileTimeInputError> {
+public:
+  static char ID;
+  CompileTimeInputError(std::string message, std::vector<std::string> inputs,
+                        std::string node, std::string op, unsigned operand)
+      : message(std::move(message)), inputs(std::move(inputs)),
+        node(std::move(node)), op(std::move(op)), operand(operand) {}
+  void log(llvm::raw_ostream &os) const override;
+  std::error_code convertToErrorCode() const override {
+    return llvm::inconvertibleErrorCode();
+  }
+
+  std::string message;
+  /// The model inputs the value is computed from.
+  std::vector<std::string> inputs;
+  /// The ONNX node and op that need the value, and its input slot.
+  std::string node;
+  std::string op;
+  unsigned operand = 0;
 };
 
 /// Imports the ONNX model in `path` as a module holding `func.func @main` in

@@ -101,11 +101,18 @@ std::string nodeDisplayName(const onnx::NodeProto &node, size_t index) {
   return node.op_type() + "_" + std::to_string(index);
 }
 
-std::vector<UnsupportedOpUse> findUnsupportedOps(
+/// Adds the unsupported ops of `graph`'s nodes, and of their subgraphs, to
+/// `uses`; `prefix` qualifies the node names of a subgraph.
+static void collectUnsupportedOps(
     const onnx::GraphProto &graph, const std::map<std::string, int64_t> &opsets,
-    llvm::function_ref<bool(llvm::StringRef, llvm::StringRef)> isSupported) {
-  std::vector<UnsupportedOpUse> uses;
+    llvm::function_ref<bool(llvm::StringRef, llvm::StringRef)> isSupported,
+    const std::string &prefix, std::vector<UnsupportedOpUse> &uses) {
   for (auto [index, node] : llvm::enumerate(graph.node())) {
+    std::string name = prefix + nodeDisplayName(node, index);
+    for (const onnx::AttributeProto &attr : node.attribute())
+      if (attr.has_g())
+        collectUnsupportedOps(attr.g(), opsets, isSupported,
+                              name + "/" + attr.name() + "/", uses);
     if (isSupported(node.domain(), node.op_type()))
       continue;
     std::string domain = displayDomain(node.domain());
@@ -120,8 +127,15 @@ std::vector<UnsupportedOpUse> findUnsupportedOps(
                       {}});
       it = std::prev(uses.end());
     }
-    it->nodes.push_back(nodeDisplayName(node, index));
+    it->nodes.push_back(name);
   }
+}
+
+std::vector<UnsupportedOpUse> findUnsupportedOps(
+    const onnx::GraphProto &graph, const std::map<std::string, int64_t> &opsets,
+    llvm::function_ref<bool(llvm::StringRef, llvm::StringRef)> isSupported) {
+  std::vector<UnsupportedOpUse> uses;
+  collectUnsupportedOps(graph, opsets, isSupported, "", uses);
   return uses;
 }
 

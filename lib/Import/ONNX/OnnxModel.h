@@ -58,8 +58,9 @@ struct UnsupportedOpUse {
   std::vector<std::string> nodes;
 };
 
-/// Groups the nodes of `graph` for which `isSupported(domain, opType)` is
-/// false by (domain, op type), in order of first use.
+/// Groups the nodes of `graph` and of its subgraphs (named
+/// "<node>/<attribute>/<subgraph node>") for which `isSupported(domain,
+/// opType)` is false by (domain, op type), in order of first use.
 std::vector<UnsupportedOpUse> findUnsupportedOps(
     const onnx::GraphProto &graph, const std::map<std::string, int64_t> &opsets,
     llvm::function_ref<bool(llvm::StringRef domain, llvm::StringRef opType)>

@@ -75,6 +75,18 @@ static void moveAttributeToInput(NodeBuilder &builder, NodeInfo &info,
 static NodeResults importSqueeze(NodeBuilder &builder, NodeInfo &info) {
   if (info.opset < 13)
     moveAttributeToInput(builder, info, "axes", 1);
+  // A scalar axis, which ONNX's own function bodies (AffineGrid) and
+  // onnxruntime accept, is the 1-D list of that one axis.
+  if (info.inputs.size() > 1 && info.inputs[1]) {
+    auto type = dyn_cast<RankedTensorType>(info.inputs[1].getType());
+    if (type && type.getRank() == 0) {
+      FailureOr<Value> axes = builder.createValue(
+          "reshape", {info.inputs[1], builder.i64Constant({1})}, {});
+      if (failed(axes))
+        return failure();
+      info.inputs[1] = *axes;
+    }
+  }
   return importGeneric(builder, info);
 }
 

@@ -17,11 +17,18 @@ LETTER = {
 
 
 def signature(params):
+    letters = []
     for p in params:
-        # 'v' means one or more; a different minimum would need another letter.
-        if p.option == defs.OpSchema.FormalParameterOption.Variadic and p.min_arity != 1:
-            raise SystemExit(f"variadic parameter {p.name} has min arity {p.min_arity}")
-    return "".join(LETTER[p.option] for p in params)
+        letter = LETTER[p.option]
+        # 'v' means one or more, 'w' zero or more; other minimums would need
+        # another letter.
+        if p.option == defs.OpSchema.FormalParameterOption.Variadic:
+            if p.min_arity == 0:
+                letter = "w"
+            elif p.min_arity != 1:
+                raise SystemExit(f"variadic parameter {p.name} has min arity {p.min_arity}")
+        letters.append(letter)
+    return "".join(letters)
 
 
 def main():

@@ -520,6 +520,54 @@ def case_non_utf8_names():
     return m.SerializeToString().replace(b"QQ", b"\xff\xfe")
 
 
+
+def case_if_folded():
+    # The condition folds from the static rank: only the then branch is
+    # imported (the else branch would not infer).
+    then_g = helper.make_graph([helper.make_node("Relu", ["x"], ["t"], name="relu")],
+                               "then", [], [tensor("t", F, None)])
+    else_g = helper.make_graph([helper.make_node("Reshape", ["x", "bad"], ["e"], name="bad_reshape")],
+                               "else", [], [tensor("e", F, None)],
+                               [const("bad", np.array([7, 7], np.int64))])
+    return model([helper.make_node("Shape", ["x"], ["s"]),
+                  helper.make_node("Size", ["s"], ["rank"]),
+                  helper.make_node("Equal", ["rank", "two"], ["c"]),
+                  helper.make_node("If", ["c"], ["y"], name="branch",
+                                   then_branch=then_g, else_branch=else_g)],
+                 [tensor("x", F, [2, 3])], [tensor("y", F, [2, 3])],
+                 [const("two", np.array(2, np.int64))])
+
+
+def case_if_select():
+    then_g = helper.make_graph([helper.make_node("Relu", ["x"], ["t"], name="relu")],
+                               "then", [], [tensor("t", F, None)])
+    else_g = helper.make_graph([helper.make_node("Neg", ["x"], ["e"], name="neg")],
+                               "else", [], [tensor("e", F, None)])
+    return model([helper.make_node("If", ["c"], ["y"], name="branch",
+                                   then_branch=then_g, else_branch=else_g)],
+                 [tensor("c", TensorProto.BOOL, [1]), tensor("x", F, [2, 3])],
+                 [tensor("y", F, [2, 3])])
+
+
+def case_loop_unrolled():
+    body = helper.make_graph(
+        [helper.make_node("Add", ["s", "x"], ["s_next"], name="add"),
+         helper.make_node("Identity", ["cond_in"], ["cond_out"], name="keep_going")],
+        "body", [tensor("i", TensorProto.INT64, []), tensor("cond_in", TensorProto.BOOL, []),
+                 tensor("s", F, [2])],
+        [tensor("cond_out", TensorProto.BOOL, []), tensor("s_next", F, [2]),
+         tensor("s_next", F, [2])])
+    return model([helper.make_node("Loop", ["m", "", "x"], ["y", "trace"], name="loop", body=body)],
+                 [tensor("m", TensorProto.INT64, []), tensor("x", F, [2])],
+                 [tensor("y", F, [2]), tensor("trace", F, [3, 2])])
+
+
+def case_subgraph_attribute_elsewhere():
+    body = helper.make_graph([helper.make_node("Relu", ["x"], ["z"])], "body", [],
+                             [tensor("z", F, [2])])
+    return model([helper.make_node("Relu", ["x"], ["y"], name="relu", body=body)],
+                 [tensor("x", F, [2])], [tensor("y", F, [2])])
+
 CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
 
 
