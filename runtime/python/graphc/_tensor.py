@@ -65,8 +65,8 @@ def bits_onnx_dtype(dtype):
         # numpy finds onnx's dtypes equal to their plain base (uint8 ==
         # e4m3fn's): the field name is what tells them apart.
         if ((dtype.names == bits.names and dtype == bits) or
-                (dtype.kind == "V" and dtype.names is None and
-                 dtype.name == ml_name and dtype.itemsize == bits.itemsize)):
+                (dtype.names is None and dtype.name == ml_name and
+                 dtype.itemsize == bits.itemsize)):
             return onnx_dtype
     return None
 
@@ -76,6 +76,8 @@ def numpy_dlpack_dtype(dtype):
     onnx_dtype = bits_onnx_dtype(dtype)
     if onnx_dtype is not None:
         return dlpack_dtype(onnx_dtype)
+    if dtype.names is not None:
+        return None  # another structured dtype (onnx's int4, a record)
     code = _NUMPY_KIND_TO_DLPACK.get(dtype.kind)
     if code is None:
         return None
