@@ -241,6 +241,9 @@ TEST(Float8, SaturateAndOverflow) {
   EXPECT_EQ(toF8(kE5M2, 61439.0f, false), 0x7bu);
   EXPECT_EQ(toF8(kE5M2, 61440.0f, false), 0x7cu);
   EXPECT_EQ(toF8(kE5M2, 61440.0f, true), 0x7bu);
+  // Monotone above the largest value (where onnx's reference is not).
+  EXPECT_EQ(toF8(kE4M3FN, 480.0f, false), 0x7fu);
+  EXPECT_EQ(toF8(kE5M2, 65504.0f, false), 0x7cu);
 }
 
 TEST(HostKernelElementwise, CastToAndFromFloat8) {
