@@ -41,6 +41,10 @@ def Graph_Int : AnyTypeOf<[I8, I16, I32, I64, UI8, UI16, UI32, UI64]>;
 def Graph_Bool : I<1>;
 def Graph_Numeric : AnyTypeOf<[Graph_Float, Graph_Int]>;
 def Graph_Element : AnyTypeOf<[Graph_Float, Graph_Int, Graph_Bool]>;
+// The 8-bit floats are storage types: only Cast (and CastLike) converts to
+// and from them and constants hold them (Graph_AnyTensor); other ops refuse
+// them in their verifiers.
+def Graph_Float8 : AnyTypeOf<[F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ]>;
 // Every value has a rank: bucketing and codegen need one, and the importer
 // rejects graphs whose ranks ONNX shape inference cannot determine. The
 // element types stay readable to graphc-tblgen, which derives the host
@@ -49,6 +53,7 @@ class Graph_TensorOf<list<Type> allowed> : RankedTensorOf<allowed> {
   list<Type> elementTypes = allowed;
 }
 def Graph_Tensor : Graph_TensorOf<[Graph_Element]>;
+def Graph_AnyTensor : Graph_TensorOf<[Graph_Element, Graph_Float8]>;
 def Graph_NumericTensor : Graph_TensorOf<[Graph_Numeric]>;
 def Graph_FloatTensor : Graph_TensorOf<[Graph_Float]>;
 def Graph_IntTensor : Graph_TensorOf<[Graph_Int]>;

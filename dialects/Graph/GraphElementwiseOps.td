@@ -498,14 +498,16 @@ def Graph_IsInfOp : Graph_InferOp<"is_inf", [Pure, Graph_Pointwise]> {
 def Graph_CastOp : Graph_InferOp<"cast", [Pure, Graph_Pointwise]> {
   let summary = "element type conversion (also ONNX CastLike)";
   let description = [{
-    The result element type is `to`; the shape is the input's.
+    The result element type is `to`; the shape is the input's. `saturate`
+    applies to 8-bit float results (lib/Support/Float8.h): out-of-range
+    values become the largest finite value instead of inf or NaN.
     ```mlir
     %y = graph.cast %x {to = f16} : (tensor<?x4xf32>) -> tensor<?x4xf16>
     ```
   }];
-  let arguments = (ins Graph_Tensor:$input, TypeAttr:$to,
+  let arguments = (ins Graph_AnyTensor:$input, TypeAttr:$to,
                        DefaultValuedAttr<I64Attr, "1">:$saturate);
-  let results = (outs Graph_Tensor:$output);
+  let results = (outs Graph_AnyTensor:$output);
   let hasCanonicalizer = 1;
 }
 

@@ -23,6 +23,14 @@ int32_t toHostDtype(Type type) {
     return rt::kBfloat16;
   if (type.isF64())
     return rt::kDouble;
+  if (type.isFloat8E4M3FN())
+    return rt::kFloat8E4M3FN;
+  if (type.isFloat8E4M3FNUZ())
+    return rt::kFloat8E4M3FNUZ;
+  if (type.isFloat8E5M2())
+    return rt::kFloat8E5M2;
+  if (type.isFloat8E5M2FNUZ())
+    return rt::kFloat8E5M2FNUZ;
   auto intType = dyn_cast<IntegerType>(type);
   if (!intType)
     return rt::kUndefined;
@@ -57,6 +65,14 @@ Type fromHostDtype(MLIRContext *context, int32_t dtype) {
     return b.getBF16Type();
   case rt::kDouble:
     return b.getF64Type();
+  case rt::kFloat8E4M3FN:
+    return b.getFloat8E4M3FNType();
+  case rt::kFloat8E4M3FNUZ:
+    return b.getFloat8E4M3FNUZType();
+  case rt::kFloat8E5M2:
+    return b.getFloat8E5M2Type();
+  case rt::kFloat8E5M2FNUZ:
+    return b.getFloat8E5M2FNUZType();
   case rt::kBool:
     return b.getI1Type();
   case rt::kInt8:

@@ -14,6 +14,10 @@
 #include "dialects/Graph/GraphScalar.h"
 
 #include "dialects/Graph/GraphOps.h"
+#include "dialects/Graph/HostEval.h"
+#include "lib/Support/Float8.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace graphc::graph;
@@ -58,8 +62,32 @@ ScalarValue body(BitShiftOp op, TreeBuilder &b, Operands x) {
 ScalarValue body(WhereOp, TreeBuilder &b, Operands x) {
   return b.select(x[0], x[1], x[2]);
 }
-// The conversion happens where the value is stored or defined.
-ScalarValue body(CastOp, TreeBuilder &, Operands x) { return x[0]; }
+// The conversion happens where the value is stored or defined. That
+// conversion to an 8-bit float keeps inf and NaN; a saturating cast clamps
+// to the largest finite value first (NaN stays NaN), which is the same as
+// saturating in the conversion. An integer input is clamped only where its
+// type reaches past that value, so that the bound is one of its values.
+ScalarValue body(CastOp op, TreeBuilder &b, Operands x) {
+  auto to = dyn_cast<FloatType>(op.getTo());
+  if (!to || to.getWidth() != 8 || op.getSaturate() == 0)
+    return x[0];
+  int32_t dtype = toHostDtype(to);
+  double max = graphc::gc_f8_max(dtype);
+  Type from = cast<ShapedType>(op.getInput().getType()).getElementType();
+  ScalarValue high = b.constant(max), low = b.constant(-max);
+  if (isa<FloatType>(from))
+    return scalar::clip(b, x[0], &low, &high);
+  auto integer = cast<IntegerType>(from);
+  unsigned width = integer.getWidth();
+  if (width == 1)
+    return x[0];
+  bool isUnsigned = integer.isUnsigned();
+  double typeHigh =
+      isUnsigned ? std::ldexp(1.0, width) - 1 : std::ldexp(1.0, width - 1) - 1;
+  if (typeHigh <= max)
+    return x[0];
+  return scalar::clip(b, x[0], isUnsigned ? nullptr : &low, &high);
+}
 ScalarValue body(ClipOp, TreeBuilder &b, Operands x) {
   const ScalarValue *low = x.size() > 1 && x[1].valid() ? &x[1] : nullptr;
   const ScalarValue *high = x.size() > 2 && x[2].valid() ? &x[2] : nullptr;

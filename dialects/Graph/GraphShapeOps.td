@@ -18,7 +18,7 @@ def Graph_ConstantOp : Graph_Op<"constant", [Pure, ConstantLike]> {
     ```
   }];
   let arguments = (ins ElementsAttr:$value);
-  let results = (outs Graph_Tensor:$output);
+  let results = (outs Graph_AnyTensor:$output);
   let hasFolder = 1;
   let hasVerifier = 1;
 }

@@ -30,7 +30,16 @@ enum OnnxDtype : int32_t {
   kUint32 = 12,
   kUint64 = 13,
   kBfloat16 = 16,
+  kFloat8E4M3FN = 17,
+  kFloat8E4M3FNUZ = 18,
+  kFloat8E5M2 = 19,
+  kFloat8E5M2FNUZ = 20,
 };
+
+/// Whether `dtype` is one of the 8-bit float formats (lib/Support/Float8.h).
+constexpr bool isFloat8Dtype(int32_t dtype) {
+  return dtype >= kFloat8E4M3FN && dtype <= kFloat8E5M2FNUZ;
+}
 
 /// Bytes per element of `dtype`, 0 for one not in the table.
 constexpr size_t dtypeSize(int32_t dtype) {
@@ -38,6 +47,10 @@ constexpr size_t dtypeSize(int32_t dtype) {
   case kUint8:
   case kInt8:
   case kBool:
+  case kFloat8E4M3FN:
+  case kFloat8E4M3FNUZ:
+  case kFloat8E5M2:
+  case kFloat8E5M2FNUZ:
     return 1;
   case kUint16:
   case kInt16:
@@ -87,6 +100,14 @@ constexpr const char *dtypeName(int32_t dtype) {
     return "uint64";
   case kBfloat16:
     return "bfloat16";
+  case kFloat8E4M3FN:
+    return "float8e4m3fn";
+  case kFloat8E4M3FNUZ:
+    return "float8e4m3fnuz";
+  case kFloat8E5M2:
+    return "float8e5m2";
+  case kFloat8E5M2FNUZ:
+    return "float8e5m2fnuz";
   default:
     return nullptr;
   }

@@ -2,6 +2,7 @@
 #include "lib/Artifact/Staging.h"
 
 #include "lib/Artifact/OnnxDtype.h"
+#include "lib/Support/Float8.h"
 
 #include <algorithm>
 #include <cmath>
@@ -72,6 +73,13 @@ size_t graphc::rt::padPattern(int32_t dtype, double value,
     return store(toHalf(static_cast<float>(value)), out);
   case kBfloat16:
     return store(toBfloat16(static_cast<float>(value)), out);
+  case kFloat8E4M3FN:
+  case kFloat8E4M3FNUZ:
+  case kFloat8E5M2:
+  case kFloat8E5M2FNUZ:
+    return store(graphc::gc_f8_from_float(dtype, static_cast<float>(value),
+                                          /*saturate=*/true),
+                 out);
   case kBool:
     return store<uint8_t>(value != 0.0, out);
   case kUint8:

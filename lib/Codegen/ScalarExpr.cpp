@@ -11,6 +11,7 @@
 
 #include <cmath>
 
+#include "lib/Codegen/EmbeddedFloat8Header.inc"
 #include "lib/Codegen/EmbeddedScalarHeader.inc"
 
 using namespace mlir;
@@ -28,6 +29,14 @@ namespace graphc::codegen {
 std::string cxxType(Type type) {
   if (type.isF16())
     return "__half";
+  if (type.isFloat8E4M3FN())
+    return "gc_f8e4m3fn";
+  if (type.isFloat8E4M3FNUZ())
+    return "gc_f8e4m3fnuz";
+  if (type.isFloat8E5M2())
+    return "gc_f8e5m2";
+  if (type.isFloat8E5M2FNUZ())
+    return "gc_f8e5m2fnuz";
   if (type.isBF16())
     return "__nv_bfloat16";
   if (type.isF32())
@@ -55,7 +64,7 @@ std::string cxxType(Type type) {
 }
 
 std::string computeType(Type type) {
-  if (type.isF16() || type.isBF16())
+  if (isa<FloatType>(type) && type.getIntOrFloatBitWidth() <= 16)
     return "float";
   return cxxType(type);
 }
@@ -455,7 +464,20 @@ FailureOr<std::string> pointwiseExpr(Operation *op,
 //===----------------------------------------------------------------------===//
 
 StringRef scalarHelperSource() {
-  return R"cuda(// Loads widen f16/bf16 to float; other types stay as they are.
+  static const std::string source = std::string(R"cuda(#define GRAPHC_FLOAT8_DEVICE
+)cuda") + kFloat8Header + R"cuda(
+// The 8-bit floats are their bits; ONNX's dtype number names the format.
+#define GC_F8_TYPE(NAME, DTYPE)                                                \
+  struct NAME {                                                                \
+    unsigned char bits;                                                        \
+  };                                                                           \
+  __device__ __forceinline__ float gc_ld(NAME v) { return gc_f8_to_float(DTYPE, v.bits); }
+GC_F8_TYPE(gc_f8e4m3fn, 17)
+GC_F8_TYPE(gc_f8e4m3fnuz, 18)
+GC_F8_TYPE(gc_f8e5m2, 19)
+GC_F8_TYPE(gc_f8e5m2fnuz, 20)
+
+// Loads widen f16/bf16 (and fp8) to float; other types stay as they are.
 __device__ __forceinline__ float gc_ld(__half v) { return __half2float(v); }
 __device__ __forceinline__ float gc_ld(__nv_bfloat16 v) { return __bfloat162float(v); }
 template <typename T> __device__ __forceinline__ T gc_ld(T v) { return v; }
@@ -478,6 +500,22 @@ template <> struct gc_conv<__nv_bfloat16> {
     return __float2bfloat16_rn(static_cast<float>(v));
   }
 };
+// To fp8 through float, keeping inf and NaN: a saturating Cast clamps to
+// the largest finite value first (graph.cast's scalar body).
+#define GC_F8_CONV(NAME, DTYPE)                                                \
+  template <> struct gc_conv<NAME> {                                           \
+    template <typename F> static __device__ __forceinline__ NAME from(F v) {   \
+      NAME r;                                                                  \
+      r.bits = gc_f8_from_float(DTYPE, static_cast<float>(v), false);          \
+      return r;                                                                \
+    }                                                                          \
+  };
+GC_F8_CONV(gc_f8e4m3fn, 17)
+GC_F8_CONV(gc_f8e4m3fnuz, 18)
+GC_F8_CONV(gc_f8e5m2, 19)
+GC_F8_CONV(gc_f8e5m2fnuz, 20)
+#undef GC_F8_TYPE
+#undef GC_F8_CONV
 template <typename To, typename F> __device__ __forceinline__ To gc_cvt(F v) {
   return gc_conv<To>::from(gc_ld(v));
 }
@@ -583,6 +621,7 @@ template <typename T> __device__ __forceinline__ T gc_clip_high(T x, T high) {
 }
 
 )cuda";
+  return source;
 }
 
 StringRef cudaScalarHeader() {

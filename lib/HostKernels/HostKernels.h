@@ -38,6 +38,10 @@ typedef enum gc_dtype {
   GC_DTYPE_U32 = 12,
   GC_DTYPE_U64 = 13,
   GC_DTYPE_BF16 = 16,
+  GC_DTYPE_F8E4M3FN = 17,
+  GC_DTYPE_F8E4M3FNUZ = 18,
+  GC_DTYPE_F8E5M2 = 19,
+  GC_DTYPE_F8E5M2FNUZ = 20,
 } gc_dtype;
 
 /* Bytes per element of a dtype, 0 for unknown ones. */

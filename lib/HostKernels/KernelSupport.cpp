@@ -360,7 +360,11 @@ static_assert(
     GC_DTYPE_F64 == graphc::rt::kDouble &&
     GC_DTYPE_U32 == graphc::rt::kUint32 &&
     GC_DTYPE_U64 == graphc::rt::kUint64 &&
-    GC_DTYPE_BF16 == graphc::rt::kBfloat16);
+    GC_DTYPE_BF16 == graphc::rt::kBfloat16 &&
+    GC_DTYPE_F8E4M3FN == graphc::rt::kFloat8E4M3FN &&
+    GC_DTYPE_F8E4M3FNUZ == graphc::rt::kFloat8E4M3FNUZ &&
+    GC_DTYPE_F8E5M2 == graphc::rt::kFloat8E5M2 &&
+    GC_DTYPE_F8E5M2FNUZ == graphc::rt::kFloat8E5M2FNUZ);
 
 extern "C" size_t gc_dtype_size(int32_t dtype) {
   return graphc::rt::dtypeSize(dtype);

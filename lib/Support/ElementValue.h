@@ -13,6 +13,8 @@
 #include <cstddef>
 #include <cstring>
 
+#include "lib/Support/Float8.h"
+
 namespace graphc {
 
 /// The element at `at` of ONNX dtype `dtype` as a double; NaN for a dtype
@@ -63,6 +65,11 @@ inline double elementAsDouble(int32_t dtype, const void *at) {
     std::memcpy(&value, &wide, 4);
     return value;
   }
+  case 17: // the 8-bit floats, by their ONNX numbers
+  case 18:
+  case 19:
+  case 20:
+    return gc_f8_to_float(dtype, load(uint8_t()));
   default:
     return NAN;
   }

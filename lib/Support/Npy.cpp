@@ -1,5 +1,6 @@
 //===- Npy.cpp - reading and writing NumPy .npy files ---------------------===//
 #include "lib/Support/Npy.h"
+#include "lib/Artifact/OnnxDtype.h"
 #include "lib/Support/CheckedArith.h"
 #include "lib/Support/ReadFile.h"
 #include "lib/Support/WriteFile.h"
@@ -280,9 +281,14 @@ llvm::Expected<HostTensor> graphc::readNpyFile(StringRef path) {
 
 llvm::Error graphc::writeNpy(llvm::raw_ostream &os, const HostTensor &tensor) {
   StringRef descr = npyDescrForDtype(tensor.dtype);
-  if (descr.empty())
+  if (descr.empty()) {
+    // The 8-bit floats have no numpy type, hence no .npy descr.
+    const char *name = rt::dtypeName(tensor.dtype);
     return makeError(tensor.name, "cannot write dtype " +
-                                      llvm::Twine(tensor.dtype) + " to .npy");
+                                      (name ? llvm::Twine(name)
+                                            : llvm::Twine(tensor.dtype)) +
+                                      " to .npy (numpy has no such type)");
+  }
   bool bigEndian = false;
   std::optional<int64_t> bytes =
       checkedByteSize(tensor.dims, findDescr(descr, bigEndian)->size);

@@ -11,8 +11,13 @@
 
 namespace graphc::rt {
 
-/// DLPack 0.8 added kDLBool; the header here may predate it.
+/// DLPack 0.8 added kDLBool and 1.1 the 8-bit floats; the header here may
+/// predate them.
 inline constexpr uint8_t kDLBoolCode = 6;
+inline constexpr uint8_t kDLFloat8E4M3FNCode = 10;
+inline constexpr uint8_t kDLFloat8E4M3FNUZCode = 11;
+inline constexpr uint8_t kDLFloat8E5M2Code = 12;
+inline constexpr uint8_t kDLFloat8E5M2FNUZCode = 13;
 
 /// The DLPack dtype of each dtype the runtime runs: one table for both
 /// directions (the C API's checks, and callers such as the Triton backend
@@ -29,6 +34,10 @@ inline constexpr DlpackDtype kDlpackDtypes[] = {
     {kUint8, {kDLUInt, 8, 1}},    {kUint16, {kDLUInt, 16, 1}},
     {kUint32, {kDLUInt, 32, 1}},  {kUint64, {kDLUInt, 64, 1}},
     {kBool, {kDLBoolCode, 8, 1}},
+    {kFloat8E4M3FN, {kDLFloat8E4M3FNCode, 8, 1}},
+    {kFloat8E4M3FNUZ, {kDLFloat8E4M3FNUZCode, 8, 1}},
+    {kFloat8E5M2, {kDLFloat8E5M2Code, 8, 1}},
+    {kFloat8E5M2FNUZ, {kDLFloat8E5M2FNUZCode, 8, 1}},
 };
 
 /// The ONNX dtype a DLPack dtype denotes, or 0 when it has none of ours.

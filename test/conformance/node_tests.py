@@ -6,6 +6,7 @@ import os
 
 import numpy as np
 import onnx
+from onnx import _custom_element_types as custom_element_types
 from onnx import numpy_helper
 
 # GRAPHC_NODE_TEST_ROOT names a copy of the node tests (the GPU device bundle
@@ -134,36 +135,65 @@ def shape_flags(model, inputs, skip=()):
     return flags
 
 
-# ONNX element types the Python runtime passes as numpy arrays; bfloat16,
-# float8, int4, strings and complex have no numpy dtype it takes.
+# ONNX element types the Python runtime passes as numpy arrays (bfloat16
+# and the 8-bit floats as their bits, in the dtypes numpy_helper.to_array
+# gives them); int4, strings and complex have no numpy dtype it takes.
 RUNTIME_DTYPES = {onnx.TensorProto.FLOAT, onnx.TensorProto.DOUBLE,
                   onnx.TensorProto.FLOAT16, onnx.TensorProto.INT8,
                   onnx.TensorProto.INT16, onnx.TensorProto.INT32,
                   onnx.TensorProto.INT64, onnx.TensorProto.UINT8,
                   onnx.TensorProto.UINT16, onnx.TensorProto.UINT32,
-                  onnx.TensorProto.UINT64, onnx.TensorProto.BOOL}
+                  onnx.TensorProto.UINT64, onnx.TensorProto.BOOL,
+                  onnx.TensorProto.BFLOAT16, onnx.TensorProto.FLOAT8E4M3FN,
+                  onnx.TensorProto.FLOAT8E4M3FNUZ, onnx.TensorProto.FLOAT8E5M2,
+                  onnx.TensorProto.FLOAT8E5M2FNUZ}
+
+# bfloat16 compares as float32 values: ONNX's expected bfloat16 data
+# truncates where Cast rounds to nearest even (one bfloat16 ulp, 2^-7
+# relative at most). The 8-bit floats compare bit for bit.
+BFLOAT16_TOLERANCE = (1e-2, 1e-5)
 
 
-def to_array(tensor):
+def to_array(tensor, elem_type=None):
     """The numpy value of a TensorProto; None for dtypes the runtime cannot
-    take (see RUNTIME_DTYPES)."""
+    take (see RUNTIME_DTYPES). `elem_type`: the graph's type of the value."""
     if tensor.data_type not in RUNTIME_DTYPES:
         return None
-    return numpy_helper.to_array(tensor)
+    array = numpy_helper.to_array(tensor)
+    if elem_type == onnx.TensorProto.BFLOAT16 and tensor.data_type in (
+            onnx.TensorProto.BFLOAT16, onnx.TensorProto.UINT16):
+        # ONNX's bfloat16 test data is UINT16 tensors of the bits, and
+        # to_array gives a BFLOAT16 one in raw_data as plain uint16: the
+        # runtime takes onnx's bfloat16 dtype.
+        array = array.view(np.uint16).view(custom_element_types.bfloat16)
+    return array
 
 
 def dtype_name(tensor):
     return onnx.TensorProto.DataType.Name(tensor.data_type).lower()
 
 
+def _bfloat16_to_float32(array):
+    """The values of an array of bfloat16 bits (onnx's raw-bits dtype)."""
+    return (array.view(np.uint16).astype(np.uint32) << 16).view(np.float32)
+
+
 def compare(test, name, actual, expected):
     """None when `actual` matches `expected`, else why not (one line)."""
     actual = np.asarray(actual)
-    if actual.dtype != expected.dtype:
+    # numpy finds onnx's raw-bits dtypes equal to their base (uint8 and
+    # float8e4m3fn's): the field names tell them apart.
+    if actual.dtype != expected.dtype or actual.dtype.names != expected.dtype.names:
         return f"output '{name}': dtype {actual.dtype}, expected {expected.dtype}"
     if actual.shape != expected.shape:
         return (f"output '{name}': shape {list(actual.shape)}, "
                 f"expected {list(expected.shape)}")
+    widen = None
+    if expected.dtype.names == ("bfloat16",):
+        widen = _bfloat16_to_float32
+        actual, expected = widen(actual), widen(expected)
+    elif expected.dtype.names is not None:
+        actual, expected = actual.view(np.uint8), expected.view(np.uint8)
     if expected.dtype.kind in "biu":
         bad = actual != expected
         if not bad.any():
@@ -172,7 +202,9 @@ def compare(test, name, actual, expected):
         return (f"output '{name}': {int(bad.sum())} of {bad.size} elements differ, "
                 f"first at {list(index)}: {actual[index]!r} vs {expected[index]!r}")
     rtol, atol = TOLERANCES[expected.dtype]
-    if expected.dtype == np.float32 and test in LOOSER_F32:
+    if widen is not None:
+        rtol, atol = BFLOAT16_TOLERANCE
+    elif expected.dtype == np.float32 and test in LOOSER_F32:
         rtol, atol = LOOSER_F32[test]
     # In float64, so that the f16 bound is not itself rounded to f16.
     close = np.isclose(actual.astype(np.float64), expected.astype(np.float64),

@@ -100,6 +100,47 @@ class LibraryKernelsTest(unittest.TestCase):
             self.assertEqual(caught.exception.code, "failed_precondition")
 
 
+class BitsDtypeTest(unittest.TestCase):
+    """bfloat16 and the 8-bit floats pass as onnx's raw-bits dtypes (or
+    ml_dtypes' types); plain integers keep their own DLPack dtype."""
+
+    def bits(self, base, name):
+        return np.dtype((base, {name: (base, 0)}))
+
+    def test_onnx_raw_bits_dtypes(self):
+        from graphc import _tensor
+        cases = [(np.uint16, "bfloat16", 16, (4, 16)),
+                 (np.uint8, "e4m3fn", 17, (10, 8)),
+                 (np.uint8, "e4m3fnuz", 18, (11, 8)),
+                 (np.uint8, "e5m2", 19, (12, 8)),
+                 (np.uint8, "e5m2fnuz", 20, (13, 8))]
+        for base, name, onnx_dtype, (code, bits) in cases:
+            dtype = self.bits(base, name)
+            self.assertEqual(_tensor.bits_onnx_dtype(dtype), onnx_dtype)
+            dl = _tensor.numpy_dlpack_dtype(dtype)
+            self.assertEqual((dl.code, dl.bits, dl.lanes), (code, bits, 1))
+            self.assertEqual(_tensor.NUMPY_DTYPES[onnx_dtype], dtype)
+            self.assertEqual(_tensor.NUMPY_DTYPES[onnx_dtype].names, (name,))
+        # numpy finds uint8 equal to e4m3fn's dtype: it stays uint8.
+        self.assertIsNone(_tensor.bits_onnx_dtype(np.dtype(np.uint8)))
+        dl = _tensor.numpy_dlpack_dtype(np.dtype(np.uint8))
+        self.assertEqual((dl.code, dl.bits), (1, 8))
+        self.assertIsNone(_tensor.numpy_dlpack_dtype(self.bits(np.uint8, "other")))
+
+    def test_ml_dtypes(self):
+        try:
+            import ml_dtypes
+        except ImportError:
+            self.skipTest("ml_dtypes is not installed")
+        from graphc import _tensor
+        for dtype, onnx_dtype in [(ml_dtypes.bfloat16, 16),
+                                  (ml_dtypes.float8_e4m3fn, 17),
+                                  (ml_dtypes.float8_e4m3fnuz, 18),
+                                  (ml_dtypes.float8_e5m2, 19),
+                                  (ml_dtypes.float8_e5m2fnuz, 20)]:
+            self.assertEqual(_tensor.bits_onnx_dtype(np.dtype(dtype)), onnx_dtype)
+
+
 class RunTest(unittest.TestCase):
     def setUp(self):
         self.model = graphc.load(model_path("affine_model"))

@@ -1,6 +1,7 @@
 //===- HostKernelsTest.cpp - elementwise, reduction and movement kernels --===//
 
 #include "lib/HostKernels/KernelSupport.h"
+#include "lib/Support/Float8.h"
 #include "test/unit/HostKernelsTestUtil.h"
 
 #include <gtest/gtest.h>
@@ -132,6 +133,154 @@ TEST(HostKernelElementwise, CastTruncatesAndRounds) {
   Buffer toHalf = output(GC_DTYPE_F16, {4});
   ASSERT_EQ(run("cast", {&x}, {&toHalf}, Attrs().type("to", GC_DTYPE_F16)), 0);
   EXPECT_EQ(toHalf.values<uint16_t>()[3], 0x3c00);
+}
+
+//===----------------------------------------------------------------------===//
+// 8-bit floats (lib/Support/Float8.h)
+//===----------------------------------------------------------------------===//
+
+constexpr int kE4M3FN = GC_DTYPE_F8E4M3FN, kE4M3FNUZ = GC_DTYPE_F8E4M3FNUZ,
+              kE5M2 = GC_DTYPE_F8E5M2, kE5M2FNUZ = GC_DTYPE_F8E5M2FNUZ;
+constexpr int kFloat8Formats[] = {kE4M3FN, kE4M3FNUZ, kE5M2, kE5M2FNUZ};
+
+unsigned toF8(int format, float v, bool saturate = true) {
+  return graphc::gc_f8_from_float(format, v, saturate);
+}
+
+TEST(Float8, EveryBitPatternRoundTrips) {
+  for (int format : kFloat8Formats) {
+    int nans = 0;
+    for (unsigned bits = 0; bits < 256; ++bits) {
+      float v = graphc::gc_f8_to_float(format, bits);
+      SCOPED_TRACE("format " + std::to_string(format) + " bits " +
+                   std::to_string(bits));
+      if (std::isnan(v)) {
+        ++nans;
+        // NaN converts to the format's NaN of the same sign.
+        unsigned nan = graphc::gc_f8_is_fnuz(format) ? 0x80u : (bits | 0x7fu);
+        EXPECT_EQ(toF8(format, v), nan);
+        continue;
+      }
+      if (std::isinf(v)) {
+        ASSERT_EQ(format, kE5M2);
+        EXPECT_EQ(toF8(format, v, false), bits);
+        EXPECT_EQ(toF8(format, v, true), (bits & 0x80u) | 0x7bu);
+        continue;
+      }
+      EXPECT_EQ(toF8(format, v, true), bits);
+      EXPECT_EQ(toF8(format, v, false), bits);
+    }
+    // e4m3fn: 0x7f and 0xff; e5m2: three mantissas of each sign; FNUZ: 0x80.
+    EXPECT_EQ(nans, format == kE4M3FN ? 2 : format == kE5M2 ? 6 : 1);
+  }
+}
+
+TEST(Float8, KnownValues) {
+  EXPECT_EQ(graphc::gc_f8_max(kE4M3FN), 448.0f);
+  EXPECT_EQ(graphc::gc_f8_max(kE4M3FNUZ), 240.0f);
+  EXPECT_EQ(graphc::gc_f8_max(kE5M2), 57344.0f);
+  EXPECT_EQ(graphc::gc_f8_max(kE5M2FNUZ), 57344.0f);
+  // The smallest subnormals.
+  EXPECT_EQ(graphc::gc_f8_to_float(kE4M3FN, 0x01), 0x1p-9f);
+  EXPECT_EQ(graphc::gc_f8_to_float(kE4M3FNUZ, 0x01), 0x1p-10f);
+  EXPECT_EQ(graphc::gc_f8_to_float(kE5M2, 0x01), 0x1p-16f);
+  EXPECT_EQ(graphc::gc_f8_to_float(kE5M2FNUZ, 0x01), 0x1p-17f);
+  EXPECT_EQ(graphc::gc_f8_to_float(kE4M3FN, 0x38), 1.0f);
+  EXPECT_EQ(graphc::gc_f8_to_float(kE4M3FNUZ, 0x40), 1.0f);
+  EXPECT_EQ(graphc::gc_f8_to_float(kE5M2, 0x3c), 1.0f);
+  EXPECT_EQ(graphc::gc_f8_to_float(kE5M2FNUZ, 0x40), 1.0f);
+  EXPECT_EQ(graphc::gc_f8_to_float(kE5M2, 0xfc), -INFINITY);
+}
+
+TEST(Float8, RoundsToNearestEven) {
+  // Halfway between 1 and 1.125 rounds to 1, between 1.125 and 1.25 to 1.25.
+  EXPECT_EQ(toF8(kE4M3FN, 1.0625f), 0x38u);
+  EXPECT_EQ(toF8(kE4M3FN, 1.1875f), 0x3au);
+  EXPECT_EQ(toF8(kE4M3FN, 1.0625f + 0x1p-20f), 0x39u);
+  // Subnormals: half the smallest is 0; 1.5 and 2.5 steps go to 2.
+  EXPECT_EQ(toF8(kE4M3FN, 0x1p-10f), 0x00u);
+  EXPECT_EQ(toF8(kE4M3FN, 0x1p-10f + 0x1p-30f), 0x01u);
+  EXPECT_EQ(toF8(kE4M3FN, 3 * 0x1p-10f), 0x02u);
+  EXPECT_EQ(toF8(kE4M3FN, 5 * 0x1p-10f), 0x02u);
+  EXPECT_EQ(toF8(kE5M2, -3 * 0x1p-17f), 0x82u);
+  // The largest subnormal rounds up into the smallest normal.
+  EXPECT_EQ(toF8(kE4M3FN, 0x1p-6f - 0x1p-12f), 0x08u);
+  // Float subnormals and zeros; FNUZ has no negative zero.
+  EXPECT_EQ(toF8(kE4M3FN, -0.0f), 0x80u);
+  EXPECT_EQ(toF8(kE4M3FNUZ, -0.0f), 0x00u);
+  EXPECT_EQ(toF8(kE5M2FNUZ, -1e-30f), 0x00u);
+  EXPECT_EQ(toF8(kE5M2, 1e-40f), 0x00u);
+}
+
+TEST(Float8, SaturateAndOverflow) {
+  struct Case {
+    int format;
+    unsigned saturated, overflow; // of +1e6 with and without saturate
+  } cases[] = {{kE4M3FN, 0x7e, 0x7f},
+               {kE4M3FNUZ, 0x7f, 0x80},
+               {kE5M2, 0x7b, 0x7c},
+               {kE5M2FNUZ, 0x7f, 0x80}};
+  for (const Case &c : cases) {
+    SCOPED_TRACE("format " + std::to_string(c.format));
+    bool fnuz = graphc::gc_f8_is_fnuz(c.format);
+    for (float big : {1e6f, INFINITY}) {
+      EXPECT_EQ(toF8(c.format, big, true), c.saturated);
+      EXPECT_EQ(toF8(c.format, -big, true), c.saturated | 0x80u);
+      EXPECT_EQ(toF8(c.format, big, false), c.overflow);
+      EXPECT_EQ(toF8(c.format, -big, false), fnuz ? 0x80u : c.overflow | 0x80u);
+    }
+    EXPECT_EQ(toF8(c.format, NAN, true), fnuz ? 0x80u : 0x7fu);
+    EXPECT_EQ(toF8(c.format, -NAN, false), fnuz ? 0x80u : 0xffu);
+  }
+  // e4m3fn: 464 is halfway between 448 and 480 (NaN's code): even, 448;
+  // anything above overflows.
+  EXPECT_EQ(toF8(kE4M3FN, 464.0f, false), 0x7eu);
+  EXPECT_EQ(toF8(kE4M3FN, 465.0f, false), 0x7fu);
+  EXPECT_EQ(toF8(kE4M3FN, 465.0f, true), 0x7eu);
+  // e5m2: 61440 is halfway between 57344 and infinity: even, infinity.
+  EXPECT_EQ(toF8(kE5M2, 61439.0f, false), 0x7bu);
+  EXPECT_EQ(toF8(kE5M2, 61440.0f, false), 0x7cu);
+  EXPECT_EQ(toF8(kE5M2, 61440.0f, true), 0x7bu);
+  // Monotone above the largest value (where onnx's reference is not).
+  EXPECT_EQ(toF8(kE4M3FN, 480.0f, false), 0x7fu);
+  EXPECT_EQ(toF8(kE5M2, 65504.0f, false), 0x7cu);
+}
+
+TEST(HostKernelElementwise, CastToAndFromFloat8) {
+  Buffer x = f32({5}, {1.0f, -2.5f, 1000.0f, NAN, 0x1p-10f});
+  Buffer saturated = output(GC_DTYPE_F8E4M3FN, {5});
+  ASSERT_EQ(
+      run("cast", {&x}, {&saturated}, Attrs().type("to", GC_DTYPE_F8E4M3FN)),
+      0);
+  EXPECT_EQ(saturated.values<uint8_t>(),
+            (std::vector<uint8_t>{0x38, 0xc2, 0x7e, 0x7f, 0x00}));
+  Buffer overflow = output(GC_DTYPE_F8E5M2, {5});
+  ASSERT_EQ(run("cast", {&x}, {&overflow},
+                Attrs().type("to", GC_DTYPE_F8E5M2).i("saturate", 0)),
+            0);
+  EXPECT_EQ(overflow.values<uint8_t>()[2], 0x64); // 1024 (1000 rounded)
+  Buffer big = f32({1}, {1e5f});
+  Buffer inf = output(GC_DTYPE_F8E5M2, {1});
+  ASSERT_EQ(run("cast", {&big}, {&inf},
+                Attrs().type("to", GC_DTYPE_F8E5M2).i("saturate", 0)),
+            0);
+  EXPECT_EQ(inf.values<uint8_t>()[0], 0x7c);
+
+  Buffer f8 =
+      tensor<uint8_t>(GC_DTYPE_F8E4M3FNUZ, {4}, {0x40, 0xc8, 0x80, 0x7f});
+  Buffer half = output(GC_DTYPE_F16, {4});
+  ASSERT_EQ(run("cast", {&f8}, {&half}, Attrs().type("to", GC_DTYPE_F16)), 0);
+  EXPECT_EQ(half.values<uint16_t>(),
+            (std::vector<uint16_t>{0x3c00, 0xc000, 0x7e00, 0x5b80}));
+  Buffer ints = output(GC_DTYPE_I32, {4});
+  ASSERT_EQ(run("cast", {&f8}, {&ints}, Attrs().type("to", GC_DTYPE_I32)), 0);
+  EXPECT_EQ(ints.values<int32_t>(), (std::vector<int32_t>{1, -2, 0, 240}));
+  // 8-bit float to 8-bit float goes through float.
+  Buffer e5m2 = output(GC_DTYPE_F8E5M2, {4});
+  ASSERT_EQ(run("cast", {&f8}, {&e5m2}, Attrs().type("to", GC_DTYPE_F8E5M2)),
+            0);
+  EXPECT_EQ(e5m2.values<uint8_t>(),
+            (std::vector<uint8_t>{0x3c, 0xc0, 0x7f, 0x5c})); // 240: tie, 256
 }
 
 //===----------------------------------------------------------------------===//

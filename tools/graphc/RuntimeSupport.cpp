@@ -4,6 +4,7 @@
 
 #include "lib/Import/ONNX/TensorFile.h"
 #include "lib/Support/Npy.h"
+#include "runtime/src/Dtype.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Path.h"
@@ -86,36 +87,8 @@ llvm::Error toError(graphc_status status) {
 }
 
 DLDataType dlpackDtype(int32_t dtype) {
-  switch (dtype) {
-  case 1:
-    return {kDLFloat, 32, 1};
-  case 2:
-    return {kDLUInt, 8, 1};
-  case 3:
-    return {kDLInt, 8, 1};
-  case 4:
-    return {kDLUInt, 16, 1};
-  case 5:
-    return {kDLInt, 16, 1};
-  case 6:
-    return {kDLInt, 32, 1};
-  case 7:
-    return {kDLInt, 64, 1};
-  case 9:
-    return {/*kDLBool*/ 6, 8, 1};
-  case 10:
-    return {kDLFloat, 16, 1};
-  case 11:
-    return {kDLFloat, 64, 1};
-  case 12:
-    return {kDLUInt, 32, 1};
-  case 13:
-    return {kDLUInt, 64, 1};
-  case 16:
-    return {kDLBfloat, 16, 1};
-  default:
-    return {kDLOpaqueHandle, 0, 0};
-  }
+  // The runtime's own table (header-only); lanes 0 for a dtype it lacks.
+  return rt::dlpackFromDtype(dtype);
 }
 
 // A file may claim any rank: past 16 dims only their count is shown.

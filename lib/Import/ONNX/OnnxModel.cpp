@@ -176,14 +176,6 @@ DataTypeInfo getDataTypeInfo(int32_t dataType) {
   case onnx::TensorProto::COMPLEX128:
     return {"complex128", 0};
   // Types newer than the protobuf definitions graphc builds against.
-  case 17:
-    return {"float8e4m3fn", 0};
-  case 18:
-    return {"float8e4m3fnuz", 0};
-  case 19:
-    return {"float8e5m2", 0};
-  case 20:
-    return {"float8e5m2fnuz", 0};
   case 21:
     return {"uint4", 0};
   case 22:

@@ -2,6 +2,7 @@
 
 #include "lib/Import/ONNX/TensorData.h"
 #include "lib/Import/ONNX/OnnxModel.h"
+#include "lib/Artifact/OnnxDtype.h"
 #include "lib/Support/CheckedArith.h"
 #include "lib/Support/ReadFile.h"
 
@@ -74,6 +75,10 @@ packTypedFields(const onnx::TensorProto &tensor) {
     return packValues<int8_t>(tensor.int32_data());
   case onnx::TensorProto::UINT8:
   case onnx::TensorProto::BOOL:
+  case rt::kFloat8E4M3FN: // 8-bit floats as their bit pattern
+  case rt::kFloat8E4M3FNUZ:
+  case rt::kFloat8E5M2:
+  case rt::kFloat8E5M2FNUZ:
     return packValues<uint8_t>(tensor.int32_data());
   default:
     return std::make_unique<std::string>();

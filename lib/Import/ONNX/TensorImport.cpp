@@ -1,6 +1,7 @@
 //===- TensorImport.cpp - ONNX tensors and types as MLIR ------------------===//
 
 #include "lib/Import/ONNX/TensorImport.h"
+#include "lib/Artifact/OnnxDtype.h"
 #include "lib/Import/ONNX/OnnxModel.h"
 #include "lib/Import/ONNX/TensorData.h"
 
@@ -48,6 +49,15 @@ Type convertElementType(MLIRContext *context, int32_t dataType) {
     return integer(64, true);
   case onnx::TensorProto::BOOL:
     return integer(1);
+  // Numbered as rt::OnnxDtype: newer than the protobuf definitions.
+  case rt::kFloat8E4M3FN:
+    return Float8E4M3FNType::get(context);
+  case rt::kFloat8E4M3FNUZ:
+    return Float8E4M3FNUZType::get(context);
+  case rt::kFloat8E5M2:
+    return Float8E5M2Type::get(context);
+  case rt::kFloat8E5M2FNUZ:
+    return Float8E5M2FNUZType::get(context);
   default:
     return {};
   }

@@ -13,6 +13,14 @@ through DLPack, or the caller's tensors when `out=` is given. Non-contiguous
 numpy inputs are copied; numpy arrays not in the machine's byte order are
 refused. Every runtime failure is a GraphcError carrying the runtime's code
 and message (InvalidArgumentError, also a ValueError, for bad arguments).
+
+bfloat16 and the 8-bit floats (float8e4m3fn, float8e4m3fnuz, float8e5m2,
+float8e5m2fnuz), which numpy lacks, are their raw bits in the dtypes
+onnx.numpy_helper.to_array gives them (onnx._custom_element_types: uint16 or
+uint8 with one field named after the type), so ONNX test data passes as it
+is; Tensor.numpy() and TensorInfo.dtype use them. Inputs may also be
+ml_dtypes arrays (ml_dtypes.bfloat16, ml_dtypes.float8_e4m3fn, ...), and
+`array.view(ml_dtypes.bfloat16)` turns an output into numbers.
 """
 from ._errors import GraphcError, InvalidArgumentError
 from ._model import Bucket, BucketDim, Model, Session, TensorInfo, load

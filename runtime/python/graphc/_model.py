@@ -24,7 +24,8 @@ class TensorInfo:
     `shape` has an int for each static dim, the dim's name (an ONNX
     dim_param) for a named dynamic dim and None for an unnamed one; `dims`
     and `dim_names` are the raw values (-1 and "" for dynamic and unnamed).
-    `dtype` is the numpy dtype, None for bfloat16; `dtype_name` always names
+    `dtype` is the numpy dtype (onnx's raw-bits dtype for bfloat16 and the
+    8-bit floats: see the package docstring); `dtype_name` always names
     it; `onnx_dtype` is the ONNX TensorProto number.
     """
 

@@ -14,8 +14,31 @@ _ONNX_TO_DLPACK = {
     11: (_capi.KDL_FLOAT, 64), 12: (_capi.KDL_UINT, 32),
     13: (_capi.KDL_UINT, 64), 14: (_capi.KDL_COMPLEX, 64),
     15: (_capi.KDL_COMPLEX, 128), 16: (_capi.KDL_BFLOAT, 16),
+    17: (_capi.KDL_FLOAT8_E4M3FN, 8), 18: (_capi.KDL_FLOAT8_E4M3FNUZ, 8),
+    19: (_capi.KDL_FLOAT8_E5M2, 8), 20: (_capi.KDL_FLOAT8_E5M2FNUZ, 8),
 }
-# ONNX dtype number -> numpy dtype (bfloat16 has none).
+
+
+def _bits_dtype(base, name):
+    """A numpy dtype holding the raw bits of a type numpy lacks, as
+    onnx.numpy_helper.to_array represents it (onnx._custom_element_types):
+    `base` with one field `name`. Equal to onnx's dtype, so arrays pass
+    between the two as they are."""
+    return np.dtype((base, {name: (base, 0)}))
+
+
+# The types numpy lacks (bfloat16, the 8-bit floats), by ONNX dtype number:
+# (the raw-bits dtype graphc returns, ml_dtypes' name for the type, which
+# graphc also takes on input).
+_BITS_DTYPES = {
+    16: (_bits_dtype(np.uint16, "bfloat16"), "bfloat16"),
+    17: (_bits_dtype(np.uint8, "e4m3fn"), "float8_e4m3fn"),
+    18: (_bits_dtype(np.uint8, "e4m3fnuz"), "float8_e4m3fnuz"),
+    19: (_bits_dtype(np.uint8, "e5m2"), "float8_e5m2"),
+    20: (_bits_dtype(np.uint8, "e5m2fnuz"), "float8_e5m2fnuz"),
+}
+
+# ONNX dtype number -> numpy dtype.
 NUMPY_DTYPES = {
     1: np.dtype(np.float32), 2: np.dtype(np.uint8), 3: np.dtype(np.int8),
     4: np.dtype(np.uint16), 5: np.dtype(np.int16), 6: np.dtype(np.int32),
@@ -23,6 +46,7 @@ NUMPY_DTYPES = {
     11: np.dtype(np.float64), 12: np.dtype(np.uint32),
     13: np.dtype(np.uint64), 14: np.dtype(np.complex64),
     15: np.dtype(np.complex128),
+    **{onnx_dtype: bits for onnx_dtype, (bits, _) in _BITS_DTYPES.items()},
 }
 _NUMPY_KIND_TO_DLPACK = {"f": _capi.KDL_FLOAT, "i": _capi.KDL_INT,
                          "u": _capi.KDL_UINT, "b": _capi.KDL_BOOL,
@@ -34,8 +58,26 @@ def dlpack_dtype(onnx_dtype):
     return _capi.DLDataType(code, bits, 1)
 
 
+def bits_onnx_dtype(dtype):
+    """The ONNX dtype number of a numpy dtype that holds a type numpy lacks
+    (onnx's raw-bits dtype or ml_dtypes' type), else None."""
+    for onnx_dtype, (bits, ml_name) in _BITS_DTYPES.items():
+        # numpy finds onnx's dtypes equal to their plain base (uint8 ==
+        # e4m3fn's): the field name is what tells them apart.
+        if ((dtype.names == bits.names and dtype == bits) or
+                (dtype.names is None and dtype.name == ml_name and
+                 dtype.itemsize == bits.itemsize)):
+            return onnx_dtype
+    return None
+
+
 def numpy_dlpack_dtype(dtype):
     """The DLDataType of a numpy dtype, or None when DLPack has none."""
+    onnx_dtype = bits_onnx_dtype(dtype)
+    if onnx_dtype is not None:
+        return dlpack_dtype(onnx_dtype)
+    if dtype.names is not None:
+        return None  # another structured dtype (onnx's int4, a record)
     code = _NUMPY_KIND_TO_DLPACK.get(dtype.kind)
     if code is None:
         return None
@@ -222,13 +264,19 @@ class Tensor:
         self._ready_stream = None
 
     def numpy(self):
-        """The data as a numpy array: a view on the cpu, a copy from cuda."""
+        """The data as a numpy array: a view on the cpu, a copy from cuda.
+        bfloat16 and the 8-bit floats come as their bits (a copy) in onnx's
+        dtypes: see the package docstring."""
         if self.dtype is None:
             raise GraphcError("unimplemented",
                               f"a {self.dtype_name} tensor has no numpy dtype")
-        if self.device.type == "cpu":
+        if self.device.type == "cpu" and self.onnx_dtype not in _BITS_DTYPES:
             return np.from_dlpack(self)
         array = np.empty(self.shape, self.dtype)
+        if self.device.type == "cpu":
+            # numpy takes no DLPack bfloat16 or fp8: a copy of the bits.
+            ctypes.memmove(array.ctypes.data, self.data_ptr, array.nbytes)
+            return array
         # The download is ordered after every run of the session.
         check(_capi.library().graphc_session_download(
             self._session.pointer, array.ctypes.data, self.data_ptr,

@@ -99,6 +99,32 @@ def case_cast():
                  [tensor("i", TensorProto.INT32, [3]), tensor("h", TensorProto.FLOAT16, [3])])
 
 
+def case_float8():
+    # 8-bit floats in and out of Cast and CastLike; an initializer in
+    # int32_data (one code per value) and one in raw_data.
+    e4m3 = helper.make_tensor("w", TensorProto.FLOAT8E4M3FN, [2], [1.0, -2.5])
+    raw = helper.make_tensor("r", TensorProto.FLOAT8E5M2, [2], b"\x3c\x7c", raw=True)
+    return model([helper.make_node("Cast", ["x"], ["a"], name="to_e4m3", saturate=0,
+                                   to=TensorProto.FLOAT8E4M3FN),
+                  helper.make_node("CastLike", ["x", "like"], ["b"], name="like_e5m2fnuz"),
+                  helper.make_node("Cast", ["f"], ["c"], name="from_e4m3fnuz", to=F),
+                  helper.make_node("Cast", ["w"], ["d"], name="w_up", to=F),
+                  helper.make_node("Cast", ["r"], ["e"], name="r_up", to=F)],
+                 [tensor("x", F, [3]), tensor("like", TensorProto.FLOAT8E5M2FNUZ, [1]),
+                  tensor("f", TensorProto.FLOAT8E4M3FNUZ, [3])],
+                 [tensor("a", TensorProto.FLOAT8E4M3FN, [3]),
+                  tensor("b", TensorProto.FLOAT8E5M2FNUZ, [3]), tensor("c", F, [3]),
+                  tensor("d", F, [2]), tensor("e", F, [2])],
+                 initializers=[e4m3, raw], opset=19)
+
+
+def case_float8_relu():
+    # Only Cast and CastLike take 8-bit floats.
+    return model([helper.make_node("Relu", ["x"], ["y"], name="relu8")],
+                 [tensor("x", TensorProto.FLOAT8E4M3FN, [3])],
+                 [tensor("y", TensorProto.FLOAT8E4M3FN, [3])], opset=19)
+
+
 def case_constant():
     return model([helper.make_node("Constant", [], ["f"], name="cf", value_float=2.5),
                   helper.make_node("Constant", [], ["i"], name="ci", value_ints=[1, 2, 3]),
