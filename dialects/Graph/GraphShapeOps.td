@@ -360,9 +360,11 @@ def Graph_GridSampleOp : Graph_InferOp<"grid_sample", [Pure]> {
     coordinate of the last spatial dim first, in [-1, 1]; `y` is
     [N, C, O1, ..., Ok]. `mode` is "linear", "nearest" (half to even) or
     "cubic" (opset 16's "bilinear" and "bicubic" are imported as those),
-    `padding_mode` "zeros", "border" or "reflection". A NaN coordinate
-    samples zeros (padding "zeros") or position 0 (the others); an
-    infinite one is outside on its side.
+    `padding_mode` "zeros", "border" or "reflection". Non-finite
+    coordinates never read out of bounds: with linear and cubic a NaN one,
+    or an infinite one border padding does not clamp to its edge, gives
+    NaN (as in onnxruntime); with nearest, NaN samples zeros (padding
+    "zeros") or position 0 (see lib/HostKernels/GridSample.cpp).
     ```mlir
     %0 = graph.grid_sample %x, %g {mode = "nearest"} : (tensor<1x3x8x8xf32>, tensor<1x4x4x2xf32>) -> tensor<1x3x4x4xf32>
     ```

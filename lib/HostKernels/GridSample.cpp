@@ -1,5 +1,4 @@
-//===- GridSample.cpp - GridSample and AffineGrid host kernels
-//-------------===//
+//===- GridSample.cpp - GridSample and AffineGrid host kernels ------------===//
 //
 // GridSample as the ONNX reference computes it: each spatial coordinate of
 // the grid is denormalised (in double, kept as float like the reference),
@@ -7,8 +6,11 @@
 // outside the borders, and read through 1, 2 or 4 taps per dim, each tap
 // index again mapped by the padding mode. Non-finite coordinates, which the
 // reference leaves undefined, are defined here (and in the CUDA emitter) so
-// that no tap ever reads outside the input: NaN samples zeros (padding
-// "zeros") or position 0, an infinite coordinate is outside on its side.
+// that no tap ever reads outside the input. With nearest, NaN samples zeros
+// (padding "zeros") or position 0, and an infinity is outside (zeros), at
+// its edge (border) or at position 0 (reflection). With linear and cubic
+// the output is NaN, as in onnxruntime, except that border padding clamps
+// an infinity to its edge as the reference does.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +18,7 @@
 #include "lib/HostKernels/KernelSupport.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace graphc::hk;
 
@@ -48,6 +51,8 @@ double reflect(double x, double low, double high) {
 
 /// The taps of one spatial dim of one grid point.
 struct Taps {
+  /// The coordinate has no taps: the output is NaN.
+  bool undefined = false;
   int count = 1;
   int64_t index[4] = {};
   double weight[4] = {};
@@ -76,8 +81,16 @@ Taps sampleAxis(double g, int64_t size, bool alignCorners, Mode mode,
                                             : ((g + 1) * d - 1) / 2);
   if (mode == Mode::Nearest)
     x = std::nearbyint(x);
+  Taps taps;
+  // Linear and cubic weights of a NaN or infinite coordinate are NaN (as
+  // in onnxruntime), unless border padding clamps an infinity to its edge.
+  if (mode != Mode::Nearest && !std::isfinite(x) &&
+      (std::isnan(x) || padding != Padding::Border)) {
+    taps.undefined = true;
+    return taps;
+  }
   if (std::isnan(x)) {
-    // Outside for zeros; position 0 for the others.
+    // Nearest: outside for zeros; position 0 for the others.
     x = padding == Padding::Zeros ? -8.0f : 0.0f;
   } else if (x < low || x > high) {
     if (padding == Padding::Border)
@@ -88,7 +101,6 @@ Taps sampleAxis(double g, int64_t size, bool alignCorners, Mode mode,
       // Every tap stays outside; the clamp only keeps indices small.
       x = static_cast<float>(std::clamp<double>(x, -8, d + 8));
   }
-  Taps taps;
   int64_t first;
   if (mode == Mode::Nearest) {
     taps.count = 1;
@@ -177,11 +189,19 @@ GC_KERNEL_ATTRS(grid_sample, GridSample, a) {
           // The grid's last dim lists the coordinate of the last spatial
           // dim first.
           const G *point = g + (n * points + p) * spatial;
-          for (int k = 0; k < spatial; ++k)
+          bool undefined = false;
+          for (int k = 0; k < spatial; ++k) {
             taps[k] =
                 sampleAxis(static_cast<double>(toArith(point[spatial - 1 - k])),
                            x.dims[2 + k], alignCorners, mode, padding);
+            undefined |= taps[k].undefined;
+          }
           for (int64_t c = 0; c < channels; ++c) {
+            T *y = out + (n * channels + c) * points + p;
+            if (undefined) {
+              *y = fromArith<T>(std::numeric_limits<double>::quiet_NaN());
+              continue;
+            }
             const T *image = in + (n * channels + c) * volume;
             double value = 0;
             int tap[kMaxRank] = {};
@@ -205,7 +225,7 @@ GC_KERNEL_ATTRS(grid_sample, GridSample, a) {
               if (k < 0)
                 break;
             }
-            out[(n * channels + c) * points + p] = fromArith<T>(value);
+            *y = fromArith<T>(value);
           }
         }
       }

@@ -1,5 +1,4 @@
-//===- EmitGridSample.cpp - ONNX GridSample and AffineGrid
-//-----------------===//
+//===- EmitGridSample.cpp - ONNX GridSample and AffineGrid ----------------===//
 //
 // GridSample: one thread per output element [N, C, O1..Ok] (consecutive
 // threads take consecutive positions of the last dim). Each thread maps the
@@ -52,6 +51,7 @@ LogicalResult emitGridSample(KernelEmitter &e) {
     point = "(" + point + " * " + std::to_string(outShape[2 + k]) + "LL + o" +
             std::to_string(2 + k) + ")";
   e.line("const long long point = " + point + ";");
+  e.line("bool undefined = false;");
   e.line("const long long g = (o0 * " + Twine(points) + "LL + point) * " +
          Twine(spatial) + "LL;");
   if (padding == "reflection") {
@@ -88,8 +88,18 @@ LogicalResult emitGridSample(KernelEmitter &e) {
                 ? "(" + gk + " + 1.0) / 2.0 * " + d(length - 1)
                 : "((" + gk + " + 1.0) * " + d(length) + " - 1.0) / 2.0") +
            ");");
-    if (mode == "nearest")
+    if (mode == "nearest") {
       e.line(x + " = rintf(" + x + ");");
+    } else {
+      // NaN weights, as in the host kernel.
+      std::string nonFinite = "!isfinite(" + x + ")";
+      if (padding == "border")
+        nonFinite = "isnan(" + x + ")";
+      e.open("if (" + nonFinite + ") {");
+      e.line("undefined = true;");
+      e.line(x + " = 0.0f;");
+      e.close();
+    }
     e.open("if (isnan(" + x + ")) {");
     e.line(x + " = " + (padding == "zeros" ? "-8.0f" : "0.0f") + ";");
     e.close();
@@ -182,7 +192,9 @@ LogicalResult emitGridSample(KernelEmitter &e) {
   e.line("if (inside) sum += weight * static_cast<" + acc + ">(" +
          e.load(0, "offset") + ");");
   e.close();
-  e.line(e.store(0, "i", "sum"));
+  e.line(e.store(0, "i",
+                 "undefined ? static_cast<" + acc +
+                     ">(__int_as_float(0x7fc00000)) : sum"));
   e.close();
   return success();
 }
