@@ -241,6 +241,14 @@ FoldCost estimateFoldCost(Operation *op) {
             results * taps * static_cast<double>(shapeOf(x).size() + 1);
         cost.scratchBytes = tableEntries * 17;
       })
+      .Case([&](GridSampleOp sample) {
+        // 1, 2 or 4 taps per spatial dim.
+        double spatial = std::max<double>(shapeOf(x).size(), 2) - 2;
+        double perDim = sample.getMode() == "nearest"  ? 1
+                        : sample.getMode() == "linear" ? 2
+                                                       : 4;
+        cost.work += results * std::pow(perDim, spatial) * (spatial + 1);
+      })
       .Case<LayerNormalizationOp, RmsNormalizationOp, BatchNormalizationOp,
             InstanceNormalizationOp, GroupNormalizationOp>(
           [&](Operation *) { cost.scratchBytes = wideningBytes(op); });

@@ -353,6 +353,48 @@ def Graph_ResizeOp : Graph_InferOp<"resize", [Pure, AttrSizedOperandSegments]> {
   let hasVerifier = 1;
 }
 
+def Graph_GridSampleOp : Graph_InferOp<"grid_sample", [Pure]> {
+  let summary = "sample `x` at the normalised coordinates in `grid` (opset 22)";
+  let description = [{
+    `x` is [N, C, D1, ..., Dk], `grid` [N, O1, ..., Ok, k] with the
+    coordinate of the last spatial dim first, in [-1, 1]; `y` is
+    [N, C, O1, ..., Ok]. `mode` is "linear", "nearest" (half to even) or
+    "cubic" (opset 16's "bilinear" and "bicubic" are imported as those),
+    `padding_mode` "zeros", "border" or "reflection". Non-finite
+    coordinates never read out of bounds: with linear and cubic a NaN one,
+    or an infinite one border padding does not clamp to its edge, gives
+    NaN (as in onnxruntime); with nearest, NaN samples zeros (padding
+    "zeros") or position 0 (see lib/HostKernels/GridSample.cpp).
+    ```mlir
+    %0 = graph.grid_sample %x, %g {mode = "nearest"} : (tensor<1x3x8x8xf32>, tensor<1x4x4x2xf32>) -> tensor<1x3x4x4xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$x, Graph_FloatTensor:$grid,
+      DefaultValuedAttr<I64Attr, "0">:$align_corners,
+      DefaultValuedStrAttr<StrAttr, "linear">:$mode,
+      DefaultValuedStrAttr<StrAttr, "zeros">:$padding_mode);
+  let results = (outs Graph_FloatTensor:$y);
+  let hasVerifier = 1;
+}
+
+def Graph_AffineGridOp : Graph_InferOp<"affine_grid", [Pure]> {
+  let summary = "sampling grid of affine transforms `theta` (opset 20)";
+  let description = [{
+    `theta` is [N, 2, 3] (2-d) or [N, 3, 4] (3-d); `size` (the output's
+    [N, C, H, W] or [N, C, D, H, W]) is a shape operand: the result is
+    static only when it is a constant. The grid is [N, H, W, 2] or
+    [N, D, H, W, 3], each point `theta` times (x, y[, z], 1) of the
+    normalised coordinates of its position.
+    ```mlir
+    %0 = graph.affine_grid %t, %s : (tensor<2x2x3xf32>, tensor<4xi64>) -> tensor<2x4x5x2xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$theta, Graph_IndexTensor:$size,
+      DefaultValuedAttr<I64Attr, "0">:$align_corners);
+  let results = (outs Graph_FloatTensor:$grid);
+  let hasVerifier = 1;
+}
+
 def Graph_RangeOp : Graph_InferOp<"range", [Pure]> {
   let summary = "1-D sequence start, start + delta, ... up to (excluding) limit";
   let description = [{

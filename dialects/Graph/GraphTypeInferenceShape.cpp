@@ -753,6 +753,77 @@ LogicalResult PadOp::inferResultTypes(const TypeInference &infer,
   return success();
 }
 
+LogicalResult GridSampleOp::inferResultTypes(const TypeInference &infer,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &results) {
+  RankedTensorType x = rankedType(adaptor.getX());
+  RankedTensorType grid = rankedType(adaptor.getGrid());
+  int64_t rank = x.getRank();
+  if (rank < 3)
+    return infer.emitError("x must have a batch, a channel and at least one "
+                           "spatial dim");
+  if (grid.getRank() != rank)
+    return infer.emitError("grid must have rank " + Twine(rank) +
+                           " like x, not " + Twine(grid.getRank()));
+  int64_t coords = grid.getDimSize(rank - 1);
+  if (!ShapedType::isDynamic(coords) && coords != rank - 2)
+    return infer.emitError("grid's last dim must be " + Twine(rank - 2) +
+                           " (one coordinate per spatial dim), not " +
+                           Twine(coords));
+  int64_t batch = x.getDimSize(0), gridBatch = grid.getDimSize(0);
+  if (!ShapedType::isDynamic(batch) && !ShapedType::isDynamic(gridBatch) &&
+      batch != gridBatch)
+    return infer.emitError("grid's batch " + Twine(gridBatch) +
+                           " differs from x's " + Twine(batch));
+  SmallVector<int64_t> dims = {ShapedType::isDynamic(batch) ? gridBatch : batch,
+                               x.getDimSize(1)};
+  for (int64_t k = 1; k < rank - 1; ++k)
+    dims.push_back(grid.getDimSize(k));
+  results.push_back(x.clone(dims));
+  return success();
+}
+
+LogicalResult AffineGridOp::inferResultTypes(const TypeInference &infer,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &results) {
+  RankedTensorType theta = rankedType(adaptor.getTheta());
+  FailureOr<VectorOperand> size = readVector(infer, adaptor.getSize(), "size");
+  if (failed(size))
+    return failure();
+  if (size->length != 4 && size->length != 5)
+    return infer.emitError("size must hold 4 (2-d) or 5 (3-d) values");
+  int64_t spatial = size->length - 2;
+  if (theta.getRank() != 3)
+    return infer.emitError("theta must be [N, " + Twine(spatial) + ", " +
+                           Twine(spatial + 1) + "]");
+  int64_t expected[] = {spatial, spatial + 1};
+  for (auto [k, want] : llvm::enumerate(expected)) {
+    int64_t dim = theta.getDimSize(k + 1);
+    if (!ShapedType::isDynamic(dim) && dim != want)
+      return infer.emitError("theta must be [N, " + Twine(spatial) + ", " +
+                             Twine(spatial + 1) + "] for a size of " +
+                             Twine(size->length) + " values");
+  }
+  int64_t batch = theta.getDimSize(0);
+  SmallVector<int64_t> dims = dynamicDims(spatial + 2);
+  dims[0] = batch;
+  dims.back() = spatial;
+  if (size->values) {
+    for (int64_t dim : *size->values)
+      if (dim < 0)
+        return infer.emitError("size has a negative dim " + Twine(dim));
+    int64_t sizeBatch = (*size->values)[0];
+    if (!ShapedType::isDynamic(batch) && batch != sizeBatch)
+      return infer.emitError("size's batch " + Twine(sizeBatch) +
+                             " differs from theta's " + Twine(batch));
+    dims[0] = sizeBatch;
+    for (int64_t k = 0; k < spatial; ++k)
+      dims[k + 1] = (*size->values)[k + 2];
+  }
+  results.push_back(theta.clone(dims));
+  return success();
+}
+
 LogicalResult ResizeOp::inferResultTypes(const TypeInference &infer,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &results) {

@@ -384,6 +384,18 @@ LogicalResult PadOp::verify() {
   return success();
 }
 
+LogicalResult GridSampleOp::verify() {
+  return failure(failed(verifyOneOf(*this, "mode", getMode(),
+                                    {"linear", "nearest", "cubic"})) ||
+                 failed(verifyOneOf(*this, "padding_mode", getPaddingMode(),
+                                    {"zeros", "border", "reflection"})) ||
+                 failed(verifyFlag(*this, "align_corners", getAlignCorners())));
+}
+
+LogicalResult AffineGridOp::verify() {
+  return verifyFlag(*this, "align_corners", getAlignCorners());
+}
+
 LogicalResult ResizeOp::verify() {
   if (failed(verifyOneOf(*this, "mode", getMode(),
                          {"nearest", "linear", "cubic"})) ||

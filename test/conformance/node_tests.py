@@ -31,7 +31,11 @@ TOLERANCES = {
 
 # Tests whose reference f32 cannot reproduce within the default tolerance;
 # each entry says why it is looser.
-LOOSER_F32 = {}
+LOOSER_F32 = {
+    # The expected outputs are written with 4 decimals (-0.1406 for the
+    # reference's -0.140625).
+    "test_gridsample_bicubic": (1e-3, 1e-5),
+}
 
 
 def node_tests():

@@ -228,6 +228,23 @@ TEST_F(CudaCodegenTest, DataMovement) {
       30);
 }
 
+TEST_F(CudaCodegenTest, GridSampleAndAffineGrid) {
+  emitAndCompile("%x: tensor<2x3x5x6xf16>, %g: tensor<2x4x7x2xf32>, %v: "
+                 "tensor<1x2x3x4x5xbf16>, %g3: tensor<1x2x2x3x3xf64>, %t: "
+                 "tensor<2x2x3xf32>, %t3: tensor<1x3x4xf16>",
+                 R"(
+  %0 = graph.grid_sample %x, %g : (tensor<2x3x5x6xf16>, tensor<2x4x7x2xf32>) -> tensor<2x3x4x7xf16>
+  %1 = graph.grid_sample %x, %g {mode = "nearest", padding_mode = "reflection"} : (tensor<2x3x5x6xf16>, tensor<2x4x7x2xf32>) -> tensor<2x3x4x7xf16>
+  %2 = graph.grid_sample %x, %g {mode = "cubic", padding_mode = "border", align_corners = 1 : i64} : (tensor<2x3x5x6xf16>, tensor<2x4x7x2xf32>) -> tensor<2x3x4x7xf16>
+  %3 = graph.grid_sample %v, %g3 {mode = "linear", padding_mode = "reflection", align_corners = 1 : i64} : (tensor<1x2x3x4x5xbf16>, tensor<1x2x2x3x3xf64>) -> tensor<1x2x2x2x3xbf16>
+  %4 = graph.grid_sample %v, %g3 {mode = "cubic"} : (tensor<1x2x3x4x5xbf16>, tensor<1x2x2x3x3xf64>) -> tensor<1x2x2x2x3xbf16>
+  %s = graph.constant {value = dense<[2, 1, 4, 5]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %5 = graph.affine_grid %t, %s : (tensor<2x2x3xf32>, tensor<4xi64>) -> tensor<2x4x5x2xf32>
+  %s3 = graph.constant {value = dense<[1, 1, 2, 3, 4]> : tensor<5xi64>} : () -> tensor<5xi64>
+  %6 = graph.affine_grid %t3, %s3 {align_corners = 1 : i64} : (tensor<1x3x4xf16>, tensor<5xi64>) -> tensor<1x2x3x4x3xf16>)",
+                 7);
+}
+
 TEST_F(CudaCodegenTest, ReductionsAndSoftmax) {
   emitAndCompile(
       "%x: tensor<4x6x8xf32>, %h: tensor<3x300xf16>, %i: tensor<5x7xi8>, "

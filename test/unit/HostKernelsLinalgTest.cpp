@@ -205,6 +205,109 @@ TEST(HostKernelResize, NearestAndLinearModes) {
   expectNear(z.values<float>(), {1, 1, 2});
 }
 
+TEST(HostKernelGridSample, LinearAndNearestHalfToEven) {
+  Buffer x = f32({1, 1, 2, 2}, {1, 2, 3, 4});
+  Buffer centre = f32({1, 1, 1, 2}, {0, 0});
+  Buffer y = output(GC_DTYPE_F32, {1, 1, 1, 1});
+  for (int64_t align : {0, 1}) {
+    ASSERT_EQ(run("grid_sample", {&x, &centre}, {&y},
+                  Attrs().i("align_corners", align)),
+              0);
+    expectNear(y.values<float>(), {2.5f});
+  }
+  // Width 4: g = -0.5, 0, 0.5 fall on 0.5, 1.5, 2.5, which round to 0, 2, 2.
+  Buffer row = f32({1, 1, 1, 4}, {10, 20, 30, 40});
+  Buffer grid = f32({1, 1, 3, 2}, {-0.5f, 0, 0, 0, 0.5f, 0});
+  Buffer z = output(GC_DTYPE_F32, {1, 1, 1, 3});
+  ASSERT_EQ(
+      run("grid_sample", {&row, &grid}, {&z}, Attrs().s("mode", "nearest")), 0);
+  expectNear(z.values<float>(), {10, 30, 30});
+  // Reflection at the corners 0 and 3: -1 -> 1, 4 -> 2.
+  Buffer outside = f32({1, 1, 2, 2}, {-5.0f / 3, 0, 5.0f / 3, 0});
+  Buffer r = output(GC_DTYPE_F32, {1, 1, 1, 2});
+  ASSERT_EQ(run("grid_sample", {&row, &outside}, {&r},
+                Attrs()
+                    .s("mode", "nearest")
+                    .s("padding_mode", "reflection")
+                    .i("align_corners", 1)),
+            0);
+  expectNear(r.values<float>(), {20, 30});
+}
+
+TEST(HostKernelGridSample, CubicWeightsSumToOne) {
+  Buffer x = f32({1, 2, 4, 4}, std::vector<float>(32, 5.0f));
+  Buffer grid = f32({1, 3, 3, 2}, pattern(18, 7));
+  Buffer y = output(GC_DTYPE_F32, {1, 2, 3, 3});
+  ASSERT_EQ(run("grid_sample", {&x, &grid}, {&y},
+                Attrs().s("mode", "cubic").s("padding_mode", "border")),
+            0);
+  expectNear(y.values<float>(), std::vector<float>(18, 5.0f));
+}
+
+TEST(HostKernelGridSample, NonFiniteCoordinatesStayInside) {
+  // Nearest: NaN samples zeros or position 0; an infinity is outside, at
+  // its edge or at 0. Linear and cubic: NaN, but border clamps infinities.
+  Buffer row = f32({1, 1, 1, 4}, {10, 20, 30, 40});
+  float nan = std::nanf(""), inf = INFINITY;
+  Buffer grid = f32({1, 1, 4, 2}, {nan, 0, inf, 0, -inf, 0, 1e30f, 0});
+  Buffer y = output(GC_DTYPE_F32, {1, 1, 1, 4});
+  auto expectSame = [](const std::vector<float> &got,
+                       const std::vector<float> &want) {
+    for (size_t i = 0; i < want.size(); ++i) {
+      if (std::isnan(want[i]))
+        EXPECT_TRUE(std::isnan(got[i])) << "at " << i << ": " << got[i];
+      else
+        EXPECT_EQ(got[i], want[i]) << "at " << i;
+    }
+  };
+  for (const char *mode : {"nearest", "linear", "cubic"}) {
+    SCOPED_TRACE(mode);
+    bool nearest = std::string(mode) == "nearest";
+    ASSERT_EQ(run("grid_sample", {&row, &grid}, {&y}, Attrs().s("mode", mode)),
+              0);
+    if (nearest)
+      expectSame(y.values<float>(), {0, 0, 0, 0});
+    else
+      expectSame(y.values<float>(), {nan, nan, nan, 0});
+    ASSERT_EQ(run("grid_sample", {&row, &grid}, {&y},
+                  Attrs().s("mode", mode).s("padding_mode", "border")),
+              0);
+    expectSame(y.values<float>(), {nearest ? 10 : nan, 40, 10, 40});
+    ASSERT_EQ(run("grid_sample", {&row, &grid}, {&y},
+                  Attrs().s("mode", mode).s("padding_mode", "reflection")),
+              0);
+    std::vector<float> got = y.values<float>();
+    if (nearest)
+      expectSame({got[0], got[1], got[2]}, {10, 10, 10});
+    else
+      expectSame({got[0], got[1], got[2]}, {nan, nan, nan});
+    // Cubic taps may overshoot the input's range.
+    float slack = std::string(mode) == "cubic" ? 10 : 0;
+    EXPECT_TRUE(got[3] >= 10 - slack && got[3] <= 40 + slack) << got[3];
+  }
+}
+
+TEST(HostKernelAffineGrid, IdentityAndTranslation) {
+  Buffer theta = f32({1, 2, 3}, {1, 0, 0.5f, 0, 1, 0});
+  Buffer size = i64({4}, {1, 1, 2, 3});
+  Buffer y = output(GC_DTYPE_F32, {1, 2, 3, 2});
+  ASSERT_EQ(run("affine_grid", {&theta, &size}, {&y}), 0);
+  // Centres of 3 columns and 2 rows; x moved by 0.5.
+  float third = 2.0f / 3;
+  expectNear(y.values<float>(),
+             {0.5f - third, -0.5f, 0.5f, -0.5f, 0.5f + third, -0.5f,
+              0.5f - third, 0.5f, 0.5f, 0.5f, 0.5f + third, 0.5f});
+  ASSERT_EQ(
+      run("affine_grid", {&theta, &size}, {&y}, Attrs().i("align_corners", 1)),
+      0);
+  expectNear(y.values<float>(),
+             {-0.5f, -1, 0.5f, -1, 1.5f, -1, -0.5f, 1, 0.5f, 1, 1.5f, 1});
+  Buffer wrong = i64({4}, {2, 1, 2, 3});
+  std::string error;
+  EXPECT_NE(run("affine_grid", {&theta, &wrong}, {&y}, Attrs(), &error), 0);
+  EXPECT_EQ(error, "affine_grid: theta must be [2, 2, 3]");
+}
+
 TEST(HostKernelLinalgErrors, ShapeMismatchesAreReported) {
   Buffer a = f32({2, 3}, pattern(6, 3)), b = f32({2, 3}, pattern(6, 4));
   Buffer y = output(GC_DTYPE_F32, {2, 3});

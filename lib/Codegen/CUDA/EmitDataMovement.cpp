@@ -726,7 +726,8 @@ bool isDataMovement(OperationName name) {
       graph::ScatterNdOp, graph::DepthToSpaceOp, graph::SpaceToDepthOp,
       graph::TriluOp, graph::OneHotOp, graph::EyeLikeOp, graph::RangeOp,
       graph::ReverseSequenceOp, graph::ShapeOp, graph::SizeOp,
-      graph::ConstantOfShapeOp, graph::ResizeOp>(name);
+      graph::ConstantOfShapeOp, graph::ResizeOp, graph::GridSampleOp,
+      graph::AffineGridOp>(name);
 }
 
 LogicalResult emitDataMovement(KernelEmitter &e) {
@@ -761,6 +762,8 @@ LogicalResult emitDataMovement(KernelEmitter &e) {
         return emitConstantValues(e, {numElements(e.inputShape(0))});
       })
       .Case([&](ConstantOfShapeOp) { return emitConstantOfShape(e); })
+      .Case([&](GridSampleOp) { return emitGridSample(e); })
+      .Case([&](AffineGridOp) { return emitAffineGrid(e); })
       .Default([&](Operation *) { return emitResize(e); });
 }
 

@@ -458,6 +458,9 @@ template <typename... Ops> bool isOneOf(mlir::OperationName name) {
 mlir::LogicalResult emitDataMovement(KernelEmitter &e);
 bool isDataMovement(mlir::OperationName name);
 mlir::LogicalResult emitResize(KernelEmitter &e);
+/// GridSample and AffineGrid (EmitGridSample.cpp).
+mlir::LogicalResult emitGridSample(KernelEmitter &e);
+mlir::LogicalResult emitAffineGrid(KernelEmitter &e);
 
 mlir::LogicalResult emitReduction(KernelEmitter &e);
 bool isReduction(mlir::OperationName name);

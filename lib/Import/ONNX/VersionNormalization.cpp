@@ -225,6 +225,32 @@ static NodeResults importBatchNormalization(NodeBuilder &builder,
   return importGeneric(builder, info);
 }
 
+/// GridSample-16 names its modes "bilinear" and "bicubic" (opset 20:
+/// "linear", "cubic") and samples 4-D inputs only.
+static NodeResults importGridSample(NodeBuilder &builder, NodeInfo &info) {
+  if (info.opset >= 20)
+    return importGeneric(builder, info);
+  auto rank = cast<ShapedType>(info.inputs[0].getType()).getRank();
+  if (rank != 4)
+    return emitError(builder.getLoc())
+           << "GridSample before opset 20 takes a 4-D input, not " << rank
+           << "-D";
+  if (auto mode = dyn_cast_or_null<StringAttr>(info.attributes.get("mode"))) {
+    StringRef renamed = llvm::StringSwitch<StringRef>(mode.getValue())
+                            .Case("bilinear", "linear")
+                            .Case("bicubic", "cubic")
+                            .Case("nearest", "nearest")
+                            .Default("");
+    if (renamed.empty())
+      return emitError(builder.getLoc())
+             << "GridSample before opset 20: mode must be one of "
+                "\"bilinear\", \"nearest\", \"bicubic\", got \""
+             << mode.getValue() << "\"";
+    info.attributes.set("mode", builder.getBuilder().getStringAttr(renamed));
+  }
+  return importGeneric(builder, info);
+}
+
 //===----------------------------------------------------------------------===//
 // Ops that become other graph ops
 //===----------------------------------------------------------------------===//
@@ -287,6 +313,81 @@ static NodeResults importConstant(NodeBuilder &builder, NodeInfo &info) {
   return SmallVector<Value>{builder.constant(elements)};
 }
 
+/// CenterCropPad centres the input in `shape` along `axes`: its function
+/// definition pads (size - dim) / 2 zeros before and the rest after, or
+/// crops (dim - size) / 2 before and the rest after. That is one graph.pad
+/// whose negative pads crop, before = (size - dim) / 2 rounded toward zero
+/// (graph.div on integers). The pads are computed by graph ops, which fold
+/// when `shape` is a constant (or bound with --const-input); otherwise the
+/// result dims are dynamic and `shape` is a shape input like a Reshape's.
+static NodeResults importCenterCropPad(NodeBuilder &builder, NodeInfo &info) {
+  OpBuilder &b = builder.getBuilder();
+  auto type = cast<RankedTensorType>(info.inputs[0].getType());
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> axes;
+  if (auto attr =
+          dyn_cast_or_null<DenseI64ArrayAttr>(info.attributes.get("axes"))) {
+    for (int64_t axis : attr.asArrayRef()) {
+      if (axis < -rank || axis >= rank)
+        return emitError(builder.getLoc())
+               << "axis " << axis << " is out of range for rank " << rank;
+      axis = axis < 0 ? axis + rank : axis;
+      if (llvm::is_contained(axes, axis))
+        return emitError(builder.getLoc()) << "axis " << axis << " repeats";
+      axes.push_back(axis);
+    }
+  } else {
+    axes = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  }
+  Value shape = info.inputs[1];
+  auto shapeType = cast<RankedTensorType>(shape.getType());
+  if (shapeType.getRank() != 1 ||
+      (!shapeType.isDynamicDim(0) &&
+       shapeType.getDimSize(0) != static_cast<int64_t>(axes.size())))
+    return emitError(builder.getLoc())
+           << "shape must be a 1-D tensor of " << axes.size()
+           << " values, one per axis";
+  if (std::optional<SmallVector<int64_t>> sizes = graph::getConstantInts(shape))
+    for (int64_t size : *sizes)
+      if (size < 0)
+        return emitError(builder.getLoc())
+               << "shape has a negative dim " << size;
+  Value axesValue = builder.i64Constant(axes);
+  auto zero = b.getNamedAttr("axis", b.getI64IntegerAttr(0));
+  if (!shapeType.getElementType().isInteger(64)) {
+    FailureOr<Value> wide = builder.createValue(
+        "cast", {shape}, {b.getNamedAttr("to", TypeAttr::get(b.getI64Type()))});
+    if (failed(wide))
+      return failure();
+    shape = *wide;
+  }
+  FailureOr<Value> dims = builder.createValue("shape", {info.inputs[0]}, {});
+  if (failed(dims))
+    return failure();
+  FailureOr<Value> current =
+      builder.createValue("gather", {*dims, axesValue}, {zero});
+  if (failed(current))
+    return failure();
+  FailureOr<Value> difference =
+      builder.createValue("sub", {shape, *current}, {});
+  if (failed(difference))
+    return failure();
+  FailureOr<Value> before =
+      builder.createValue("div", {*difference, builder.i64Constant({2})}, {});
+  if (failed(before))
+    return failure();
+  FailureOr<Value> after =
+      builder.createValue("sub", {*difference, *before}, {});
+  if (failed(after))
+    return failure();
+  FailureOr<Value> pads =
+      builder.createValue("concat", {*before, *after}, {zero});
+  if (failed(pads))
+    return failure();
+  return single(builder.createValue(
+      "pad", {info.inputs[0], *pads, Value(), axesValue}, {}));
+}
+
 FailureOr<SmallVector<Value>> importNode(NodeBuilder &builder, NodeInfo &info) {
   llvm::StringRef opType = info.node.op_type();
   using Importer = NodeResults (*)(NodeBuilder &, NodeInfo &);
@@ -301,6 +402,8 @@ FailureOr<SmallVector<Value>> importNode(NodeBuilder &builder, NodeInfo &info) {
           .Case("Dropout", importDropout)
           .Case("CastLike", importCastLike)
           .Case("Constant", importConstant)
+          .Case("GridSample", importGridSample)
+          .Case("CenterCropPad", importCenterCropPad)
           .Cases("LSTM", "GRU", "RNN", importRecurrent)
           .Default(importGeneric);
   return importer(builder, info);

@@ -326,3 +326,22 @@ func.func @attention_grouped(%q: tensor<2x8x16x64xf32>, %k: tensor<?x2x32x64xf32
   %r = graph.attention %q, %k, %v : (tensor<2x8x16x64xf32>, tensor<?x2x32x64xf32>, tensor<2x2x?x48xf32>) -> tensor<?x?x?x?xf32>
   return %r : tensor<?x?x?x?xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func @grid_sample_dims
+func.func @grid_sample_dims(%x: tensor<?x3x8x8xf32>, %g: tensor<2x4x5x2xf64>) -> tensor<?x?x?x?xf32> {
+  // CHECK: return %{{.*}} : tensor<2x3x4x5xf32>
+  %r = graph.grid_sample %x, %g : (tensor<?x3x8x8xf32>, tensor<2x4x5x2xf64>) -> tensor<?x?x?x?xf32>
+  return %r : tensor<?x?x?x?xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @affine_grid_3d
+func.func @affine_grid_3d(%t: tensor<?x3x4xf32>) -> tensor<?x?x?x?x?xf32> {
+  %s = graph.constant {value = dense<[2, 1, 3, 4, 5]> : tensor<5xi64>} : () -> tensor<5xi64>
+  // CHECK: return %{{.*}} : tensor<2x3x4x5x3xf32>
+  %r = graph.affine_grid %t, %s : (tensor<?x3x4xf32>, tensor<5xi64>) -> tensor<?x?x?x?x?xf32>
+  return %r : tensor<?x?x?x?x?xf32>
+}

@@ -927,3 +927,57 @@ func.func @conv_channels_last_channels(%x: tensor<1x8x8x4xf32>, %w: tensor<2x1x1
   %r = graph.conv %x, %w {channels_last = 1 : i64} : (tensor<1x8x8x4xf32>, tensor<2x1x1x3xf32>) -> tensor<1x8x8x2xf32>
   return %r : tensor<1x8x8x2xf32>
 }
+
+// -----
+
+func.func @grid_sample_mode(%x: tensor<1x1x4x4xf32>, %g: tensor<1x2x2x2xf32>) {
+  // expected-error @+1 {{mode must be one of "linear", "nearest", "cubic", got "bilinear"}}
+  %r = graph.grid_sample %x, %g {mode = "bilinear"} : (tensor<1x1x4x4xf32>, tensor<1x2x2x2xf32>) -> tensor<1x1x2x2xf32>
+  return
+}
+
+// -----
+
+func.func @grid_sample_padding(%x: tensor<1x1x4x4xf32>, %g: tensor<1x2x2x2xf32>) {
+  // expected-error @+1 {{padding_mode must be one of "zeros", "border", "reflection", got "edge"}}
+  %r = graph.grid_sample %x, %g {padding_mode = "edge"} : (tensor<1x1x4x4xf32>, tensor<1x2x2x2xf32>) -> tensor<1x1x2x2xf32>
+  return
+}
+
+// -----
+
+func.func @grid_sample_coordinates(%x: tensor<1x1x4x4xf32>, %g: tensor<1x2x2x3xf32>) {
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{grid's last dim must be 2 (one coordinate per spatial dim), not 3}}
+  %r = graph.grid_sample %x, %g : (tensor<1x1x4x4xf32>, tensor<1x2x2x3xf32>) -> tensor<1x1x2x2xf32>
+  return
+}
+
+// -----
+
+func.func @grid_sample_batch(%x: tensor<2x1x4x4xf32>, %g: tensor<3x2x2x2xf32>) {
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{grid's batch 3 differs from x's 2}}
+  %r = graph.grid_sample %x, %g : (tensor<2x1x4x4xf32>, tensor<3x2x2x2xf32>) -> tensor<2x1x2x2xf32>
+  return
+}
+
+// -----
+
+func.func @affine_grid_theta(%t: tensor<1x2x3xf32>) {
+  %s = graph.constant {value = dense<[1, 1, 2, 2, 2]> : tensor<5xi64>} : () -> tensor<5xi64>
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{theta must be [N, 3, 4] for a size of 5 values}}
+  %r = graph.affine_grid %t, %s : (tensor<1x2x3xf32>, tensor<5xi64>) -> tensor<?x?x?x?x?xf32>
+  return
+}
+
+// -----
+
+func.func @affine_grid_size(%t: tensor<1x2x3xf32>) {
+  %s = graph.constant {value = dense<[1, 1, -2, 2]> : tensor<4xi64>} : () -> tensor<4xi64>
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{size has a negative dim -2}}
+  %r = graph.affine_grid %t, %s : (tensor<1x2x3xf32>, tensor<4xi64>) -> tensor<?x?x?x?xf32>
+  return
+}

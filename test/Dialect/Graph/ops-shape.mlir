@@ -147,3 +147,21 @@ func.func @generators(%x: tensor<4x4xf32>, %k: tensor<i64>, %i: tensor<4xi64>, %
   %7 = graph.reverse_sequence %x, %i {batch_axis = 0 : i64, time_axis = 1 : i64} : (tensor<4x4xf32>, tensor<4xi64>) -> tensor<4x4xf32>
   return %0, %1, %2, %3, %4, %5, %6, %7 : tensor<5xi64>, tensor<?xi64>, tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x3xf32>, tensor<4x?xf32>, tensor<4x4xi64>, tensor<4x4xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func @grid_sampling
+func.func @grid_sampling(%x: tensor<2x3x8x8xf16>, %g: tensor<2x4x5x2xf32>, %v: tensor<1x2x4x4x4xf32>, %h: tensor<1x2x3x3xf32>, %t: tensor<2x2x3xf32>, %s: tensor<4xi64>) -> (tensor<2x3x4x5xf16>, tensor<1x2x2x3x3xf32>, tensor<2x4x5x2xf32>, tensor<?x?x?x2xf32>) {
+  // CHECK: graph.grid_sample %{{.*}}, %{{.*}} : (tensor<2x3x8x8xf16>, tensor<2x4x5x2xf32>) -> tensor<2x3x4x5xf16>
+  %0 = graph.grid_sample %x, %g : (tensor<2x3x8x8xf16>, tensor<2x4x5x2xf32>) -> tensor<2x3x4x5xf16>
+  %g3 = graph.constant {value = dense<0.5> : tensor<1x2x3x3x3xf32>} : () -> tensor<1x2x3x3x3xf32>
+  // CHECK: graph.grid_sample %{{.*}}, %{{.*}} {align_corners = 1 : i64, mode = "cubic", padding_mode = "reflection"} : (tensor<1x2x4x4x4xf32>, tensor<1x2x3x3x3xf32>) -> tensor<1x2x2x3x3xf32>
+  %1 = graph.grid_sample %v, %g3 {align_corners = 1 : i64, mode = "cubic", padding_mode = "reflection"} : (tensor<1x2x4x4x4xf32>, tensor<1x2x3x3x3xf32>) -> tensor<1x2x2x3x3xf32>
+  %size = graph.constant {value = dense<[2, 1, 4, 5]> : tensor<4xi64>} : () -> tensor<4xi64>
+  // CHECK: graph.affine_grid %{{.*}}, %{{.*}} {align_corners = 1 : i64} : (tensor<2x2x3xf32>, tensor<4xi64>) -> tensor<2x4x5x2xf32>
+  %2 = graph.affine_grid %t, %size {align_corners = 1 : i64} : (tensor<2x2x3xf32>, tensor<4xi64>) -> tensor<2x4x5x2xf32>
+  // A size that is not a constant leaves the grid's dims but the last unknown.
+  // CHECK: graph.affine_grid %{{.*}}, %{{.*}} : (tensor<2x2x3xf32>, tensor<4xi64>) -> tensor<?x?x?x2xf32>
+  %3 = graph.affine_grid %t, %s : (tensor<2x2x3xf32>, tensor<4xi64>) -> tensor<?x?x?x2xf32>
+  return %0, %1, %2, %3 : tensor<2x3x4x5xf16>, tensor<1x2x2x3x3xf32>, tensor<2x4x5x2xf32>, tensor<?x?x?x2xf32>
+}

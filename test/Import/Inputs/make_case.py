@@ -79,6 +79,42 @@ def case_softmax11():
                   tensor("c", F, ["n", 3, 4])], opset=11)
 
 
+def case_gridsample16():
+    # Opset 16 names the modes bilinear and bicubic.
+    return model([helper.make_node("GridSample", ["x", "g"], ["y"], name="sample",
+                                   mode="bicubic", padding_mode="border")],
+                 [tensor("x", F, [1, 2, 4, 4]), tensor("g", F, [1, 3, 5, 2])],
+                 [tensor("y", F, [1, 2, 3, 5])], opset=16)
+
+
+def case_gridsample16_linear():
+    # "linear" is opset 20's name; opset 16 does not know it.
+    return model([helper.make_node("GridSample", ["x", "g"], ["y"], name="sample",
+                                   mode="linear")],
+                 [tensor("x", F, [1, 2, 4, 4]), tensor("g", F, [1, 3, 5, 2])],
+                 [tensor("y", F, [1, 2, 3, 5])], opset=16)
+
+
+def case_center_crop_pad():
+    # Axis 1 crops 7 -> 4 (1 before, 2 after), axis 2 pads 3 -> 6 (1, 2).
+    return model([helper.make_node("CenterCropPad", ["x", "s"], ["y"], name="ccp",
+                                   axes=[-2, 2])],
+                 [tensor("x", F, [2, 7, 3])], [tensor("y", F, [2, 4, 6])],
+                 [const("s", np.array([4, 6], dtype=np.int64))], opset=18)
+
+
+def case_center_crop_pad_input_shape():
+    return model([helper.make_node("CenterCropPad", ["x", "s"], ["y"], name="ccp")],
+                 [tensor("x", F, [2, 7]), tensor("s", TensorProto.INT64, [2])],
+                 [tensor("y", F, [None, None])], opset=18)
+
+
+def case_affine_grid_input_size():
+    return model([helper.make_node("AffineGrid", ["t", "s"], ["y"], name="grid")],
+                 [tensor("t", F, [2, 2, 3]), tensor("s", TensorProto.INT64, [4])],
+                 [tensor("y", F, [None, None, None, 2])], opset=20)
+
+
 def case_dropout():
     return model([helper.make_node("Dropout", ["x", "ratio"], ["y", "mask"], name="drop")],
                  [tensor("x", F, [2, 3])], [tensor("y", F, [2, 3])],
