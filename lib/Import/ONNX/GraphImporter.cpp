@@ -100,6 +100,10 @@ private:
   ArrayAttr dimNames(const onnx::ValueInfoProto &info, Type type);
   llvm::Expected<NamedAttrList> convertAttributes(onnx::NodeProto &node,
                                                   llvm::StringRef nodeName);
+  /// The error for a node whose ops did not build: `message`, and, where an
+  /// operand has dynamic dims that model inputs' values compute, which
+  /// inputs --const-input would fix (a CompileTimeInputError).
+  llvm::Error explainFailure(std::string message, llvm::ArrayRef<Value> inputs);
   /// importTensor, once per TensorProto: importing moves the data out, and
   /// the nodes of a subgraph import once per iteration or branch.
   llvm::Expected<ElementsAttr> importTensorOnce(onnx::TensorProto &tensor,
@@ -323,6 +327,36 @@ GraphImporter::convertAttributes(onnx::NodeProto &node,
   return attributes;
 }
 
+llvm::Error GraphImporter::explainFailure(std::string message,
+                                          llvm::ArrayRef<Value> inputs) {
+  auto dynamic = [](Value value) {
+    auto type = value ? dyn_cast<RankedTensorType>(value.getType()) : nullptr;
+    return type && !type.hasStaticShape();
+  };
+  if (!llvm::any_of(inputs, dynamic))
+    return makeError(message);
+  // A dim can be unknown because an input's values compute it (a shape
+  // split from an input): then binding that input is the way out.
+  std::vector<ShapeInput> uses = findShapeInputs(function);
+  if (uses.empty())
+    return makeError(message);
+  std::vector<std::string> sources;
+  for (const ShapeInput &use : uses)
+    if (!llvm::is_contained(sources, use.input))
+      sources.push_back(use.input);
+  std::string names;
+  for (const std::string &source : sources)
+    names += (names.empty() ? "'" : ", '") + source + "'";
+  message += "; an operand's dims are dynamic, and fixed input shapes do not "
+             "determine them where shapes are computed from input" +
+             std::string(sources.size() > 1 ? "s " : " ") + names +
+             ", whose values --const-input NAME=FILE.npy|VALUES binds at "
+             "compile time";
+  return llvm::make_error<CompileTimeInputError>(
+      std::move(message), std::move(sources), uses.front().node,
+      uses.front().op, uses.front().operand);
+}
+
 llvm::Expected<ElementsAttr>
 GraphImporter::importTensorOnce(onnx::TensorProto &tensor,
                                 const llvm::Twine &what) {
@@ -359,8 +393,9 @@ llvm::Error GraphImporter::importNode(OpBuilder &builder, onnx::NodeProto &node,
     info.inputs.resize(inputSlotCount(node.op_type(), info.inputs.size()));
     results = onnx_import::importNode(nodeBuilder, info);
     if (failed(results))
-      return makeError(nodePrefix(node, name) +
-                       diagnostics.take("result types do not infer"));
+      return explainFailure(nodePrefix(node, name) +
+                                diagnostics.take("result types do not infer"),
+                            info.inputs);
   }
 
   // Inside subgraphs tensor names repeat (an unrolled body imports its
