@@ -927,3 +927,36 @@ func.func @conv_channels_last_channels(%x: tensor<1x8x8x4xf32>, %w: tensor<2x1x1
   %r = graph.conv %x, %w {channels_last = 1 : i64} : (tensor<1x8x8x4xf32>, tensor<2x1x1x3xf32>) -> tensor<1x8x8x2xf32>
   return %r : tensor<1x8x8x2xf32>
 }
+
+// -----
+
+func.func @quantize_saturate_flag(%x: tensor<4xf32>, %s: tensor<f32>, %z: tensor<i8>) {
+  // expected-error @+1 {{saturate must be 0 or 1, got 2}}
+  %r = graph.quantize_linear %x, %s, %z {saturate = 2 : i64} : (tensor<4xf32>, tensor<f32>, tensor<i8>) -> tensor<4xi8>
+  return
+}
+
+// -----
+
+func.func @quantize_scale_enlarges_x(%x: tensor<1x4xf32>, %s: tensor<3x1xf32>, %z: tensor<ui8>) {
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{scale and zero point must broadcast to x}}
+  %r = graph.quantize_linear %x, %s, %z : (tensor<1x4xf32>, tensor<3x1xf32>, tensor<ui8>) -> tensor<1x4xui8>
+  return
+}
+
+// -----
+
+func.func @quantize_to_int32(%x: tensor<4xf32>, %s: tensor<f32>, %z: tensor<i32>) {
+  // expected-error @+1 {{operand #2 must be}}
+  %r = graph.quantize_linear %x, %s, %z : (tensor<4xf32>, tensor<f32>, tensor<i32>) -> tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @dequantize_zero_point_type(%x: tensor<4xi8>, %s: tensor<f32>, %z: tensor<ui8>) {
+  // expected-error @+1 {{zero_point must have the element type of x}}
+  %r = graph.dequantize_linear %x, %s, %z : (tensor<4xi8>, tensor<f32>, tensor<ui8>) -> tensor<4xf32>
+  return
+}
