@@ -431,17 +431,18 @@ static LogicalResult inferQuantization(const TypeInference &infer, Value x,
   return success();
 }
 
-LogicalResult QuantizeLinearOp::inferResultTypes(
-    const TypeInference &infer, Adaptor adaptor,
-    SmallVectorImpl<Type> &results) {
+LogicalResult
+QuantizeLinearOp::inferResultTypes(const TypeInference &infer, Adaptor adaptor,
+                                   SmallVectorImpl<Type> &results) {
   return inferQuantization(
       infer, adaptor.getX(), {adaptor.getScale(), adaptor.getZeroPoint()},
       rankedType(adaptor.getZeroPoint()).getElementType(), results);
 }
 
-LogicalResult DequantizeLinearOp::inferResultTypes(
-    const TypeInference &infer, Adaptor adaptor,
-    SmallVectorImpl<Type> &results) {
+LogicalResult
+DequantizeLinearOp::inferResultTypes(const TypeInference &infer,
+                                     Adaptor adaptor,
+                                     SmallVectorImpl<Type> &results) {
   return inferQuantization(
       infer, adaptor.getX(), {adaptor.getScale(), adaptor.getZeroPoint()},
       rankedType(adaptor.getScale()).getElementType(), results);

@@ -32,13 +32,12 @@ int forQuantization(KernelContext &ctx, StridedLoop<4> &loop, Fn fn) {
     using X = typename decltype(xTag)::type;
     return dispatch<kScaleTypes>(ctx, scale.dtype, "scale", [&](auto sTag) {
       using S = typename decltype(sTag)::type;
-      return dispatch<ZSet>(
-          ctx, zero.dtype, "zero point", [&](auto zTag) {
-            using Z = typename decltype(zTag)::type;
-            return fn(static_cast<const X *>(x.data),
-                      static_cast<const S *>(scale.data),
-                      static_cast<const Z *>(zero.data));
-          });
+      return dispatch<ZSet>(ctx, zero.dtype, "zero point", [&](auto zTag) {
+        using Z = typename decltype(zTag)::type;
+        return fn(static_cast<const X *>(x.data),
+                  static_cast<const S *>(scale.data),
+                  static_cast<const Z *>(zero.data));
+      });
     });
   });
 }
@@ -63,10 +62,10 @@ GC_KERNEL(quantize_linear) {
         constexpr double low = std::numeric_limits<Z>::lowest();
         constexpr double high = std::numeric_limits<Z>::max();
         loop.forEach([&](const int64_t *offsets) {
-          C q = scalar::quantizeLinear(
-              b, toArith(x[offsets[1]]),
-              static_cast<C>(toArith(scale[offsets[2]])), zero[offsets[3]],
-              low, high);
+          C q =
+              scalar::quantizeLinear(b, toArith(x[offsets[1]]),
+                                     static_cast<C>(toArith(scale[offsets[2]])),
+                                     zero[offsets[3]], low, high);
           out[offsets[0]] = static_cast<Z>(q);
         });
         return 0;
@@ -88,8 +87,7 @@ GC_KERNEL(dequantize_linear) {
         scalar::Eval<float> b;
         loop.forEach([&](const int64_t *offsets) {
           out[offsets[0]] = fromArith<S>(scalar::dequantizeLinear(
-              b, x[offsets[1]], toArith(scale[offsets[2]]),
-              zero[offsets[3]]));
+              b, x[offsets[1]], toArith(scale[offsets[2]]), zero[offsets[3]]));
         });
         return 0;
       });

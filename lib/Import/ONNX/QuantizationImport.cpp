@@ -31,8 +31,8 @@ bool isQuantizedInteger(Type type) {
 /// A zero of `elementType` with rank 0.
 Value zeroOf(NodeBuilder &builder, Type elementType) {
   auto type = RankedTensorType::get({}, elementType);
-  return builder.constant(cast<ElementsAttr>(DenseElementsAttr::get(
-      type, IntegerAttr::get(elementType, 0))));
+  return builder.constant(cast<ElementsAttr>(
+      DenseElementsAttr::get(type, IntegerAttr::get(elementType, 0))));
 }
 
 /// `param` (a scale or zero point) as a value that broadcasts against x the
@@ -49,8 +49,7 @@ FailureOr<Value> broadcastParam(NodeBuilder &builder, Value param,
   if (type.hasStaticShape() && type.getNumElements() == 1) {
     if (type.getRank() == 0)
       return param;
-    return builder.createValue("reshape", {param, builder.i64Constant({})},
-                               {});
+    return builder.createValue("reshape", {param, builder.i64Constant({})}, {});
   }
   if (!perAxisAllowed)
     return fail() << name << " must be a scalar before opset 13";
@@ -88,9 +87,9 @@ FailureOr<Value> broadcastParam(NodeBuilder &builder, Value param,
       return fail() << name << " must have x's shape except along axis "
                     << *axis;
   if (blocks != (dim + blockSize - 1) / blockSize)
-    return fail() << name << " has " << blocks << " blocks along axis "
-                  << *axis << " but x's " << dim << " entries in blocks of "
-                  << blockSize << " make " << (dim + blockSize - 1) / blockSize;
+    return fail() << name << " has " << blocks << " blocks along axis " << *axis
+                  << " but x's " << dim << " entries in blocks of " << blockSize
+                  << " make " << (dim + blockSize - 1) / blockSize;
   SmallVector<int64_t> unsqueezed(type.getShape());
   unsqueezed.insert(unsqueezed.begin() + *axis + 1, 1);
   SmallVector<int64_t> expanded(unsqueezed);
@@ -106,11 +105,11 @@ FailureOr<Value> broadcastParam(NodeBuilder &builder, Value param,
     value = builder.createValue("reshape",
                                 {*value, builder.i64Constant(repeated)}, {});
   if (succeeded(value) && blocks * blockSize != dim)
-    value = builder.createValue(
-        "slice",
-        {*value, builder.i64Constant({0}), builder.i64Constant({dim}),
-         builder.i64Constant({*axis}), Value()},
-        {});
+    value = builder.createValue("slice",
+                                {*value, builder.i64Constant({0}),
+                                 builder.i64Constant({dim}),
+                                 builder.i64Constant({*axis}), Value()},
+                                {});
   return value;
 }
 
@@ -155,7 +154,9 @@ struct Chain {
     OpBuilder &b = builder.getBuilder();
     return op("cast", {value}, {b.getNamedAttr("to", TypeAttr::get(to))});
   }
-  Value f64(Value value) { return cast(value, builder.getBuilder().getF64Type()); }
+  Value f64(Value value) {
+    return cast(value, builder.getBuilder().getF64Type());
+  }
   /// A 1-D per-row (per-channel) vector as [n, 1, ..., 1] with `trailing`
   /// ones, so that it broadcasts along the rows; anything else as it is.
   Value perRow(Value value, int64_t trailing) {
@@ -240,9 +241,9 @@ Value integerConv(Chain &chain, const NodeInfo &info, Value x, Value xZero,
 NodeResults importMatMulInteger(NodeBuilder &builder, NodeInfo &info) {
   Chain chain{builder};
   Type i32 = builder.getBuilder().getI32Type();
-  return single(chain, integerMatmul(chain, info.inputs[0],
-                                     optionalInput(info, 2), info.inputs[1],
-                                     optionalInput(info, 3), i32));
+  return single(chain,
+                integerMatmul(chain, info.inputs[0], optionalInput(info, 2),
+                              info.inputs[1], optionalInput(info, 3), i32));
 }
 
 NodeResults importQLinearMatMul(NodeBuilder &builder, NodeInfo &info) {
@@ -250,9 +251,8 @@ NodeResults importQLinearMatMul(NodeBuilder &builder, NodeInfo &info) {
   ArrayRef<Value> in = info.inputs;
   Type f64 = builder.getBuilder().getF64Type();
   Value product = integerMatmul(chain, in[0], in[2], in[3], in[5], f64);
-  return single(chain,
-                requantize(chain, product, in[1], in[4], in[6], in[7],
-                           rankOf(in[0]) >= 2 ? 1 : 0, 0));
+  return single(chain, requantize(chain, product, in[1], in[4], in[6], in[7],
+                                  rankOf(in[0]) >= 2 ? 1 : 0, 0));
 }
 
 NodeResults importConvInteger(NodeBuilder &builder, NodeInfo &info) {
@@ -280,9 +280,10 @@ NodeResults importQuantizeLinear(NodeBuilder &builder, NodeInfo &info) {
            << "unsupported: QuantizeLinear of " << xElement
            << " input; graphc quantizes f32, f16 and bf16";
   Value zeroPoint = info.inputs.size() > 2 ? info.inputs[2] : Value();
-  Type target = zeroPoint ? cast<ShapedType>(zeroPoint.getType()).getElementType()
-                          : IntegerType::get(builder.getContext(), 8,
-                                             IntegerType::Unsigned);
+  Type target =
+      zeroPoint
+          ? cast<ShapedType>(zeroPoint.getType()).getElementType()
+          : IntegerType::get(builder.getContext(), 8, IntegerType::Unsigned);
   if (int64_t dtype = intAttribute(info, "output_dtype", 0)) {
     Type requested = convertElementType(builder.getContext(), dtype);
     if (!requested)
@@ -305,7 +306,8 @@ NodeResults importQuantizeLinear(NodeBuilder &builder, NodeInfo &info) {
     return failure();
   SmallVector<NamedAttribute> attributes;
   if (Attribute saturate = info.attributes.get("saturate"))
-    attributes.push_back(builder.getBuilder().getNamedAttr("saturate", saturate));
+    attributes.push_back(
+        builder.getBuilder().getNamedAttr("saturate", saturate));
   FailureOr<Value> y =
       builder.createValue(info.mnemonic, {x, scale, zeroPoint}, attributes);
   if (failed(y))

@@ -1,4 +1,5 @@
-//===- QuantizationImport.h - ONNX quantization ops as graph ops -*- C++ -*-===//
+//===- QuantizationImport.h - ONNX quantization ops as graph ops -*- C++
+//-*-===//
 //
 // QuantizeLinear and DequantizeLinear become the pointwise
 // graph.quantize_linear / graph.dequantize_linear: per-axis scales and zero
