@@ -86,10 +86,16 @@ FailureOr<Value> broadcastParam(NodeBuilder &builder, Value param,
     if (i != *axis && type.getDimSize(i) != xType.getDimSize(i))
       return fail() << name << " must have x's shape except along axis "
                     << *axis;
-  if (blocks != (dim + blockSize - 1) / blockSize)
+  // ceil(dim / blockSize) without overflow for any blockSize.
+  int64_t expected = dim == 0 ? 0 : (dim - 1) / blockSize + 1;
+  if (blocks != expected)
     return fail() << name << " has " << blocks << " blocks along axis " << *axis
                   << " but x's " << dim << " entries in blocks of " << blockSize
-                  << " make " << (dim + blockSize - 1) / blockSize;
+                  << " make " << expected;
+  // One block spanning the axis broadcasts as it is; otherwise blockSize <
+  // dim, so the repeated tensor is at most twice x's size.
+  if (blocks <= 1)
+    return param;
   SmallVector<int64_t> unsqueezed(type.getShape());
   unsqueezed.insert(unsqueezed.begin() + *axis + 1, 1);
   SmallVector<int64_t> expanded(unsqueezed);
@@ -229,6 +235,12 @@ SmallVector<NamedAttribute> convAttributes(const NodeInfo &info) {
 /// point may be per output channel.
 Value integerConv(Chain &chain, const NodeInfo &info, Value x, Value xZero,
                   Value w, Value wZero, Value bias) {
+  // x's zero point is per tensor (ONNX allows nothing else for convolutions).
+  if (auto type = xZero ? dyn_cast<RankedTensorType>(xZero.getType()) : nullptr;
+      type && !(type.hasStaticShape() && type.getNumElements() == 1)) {
+    emitError(chain.builder.getLoc()) << "x_zero_point must be a scalar";
+    return chain.markFailed();
+  }
   Type f64 = chain.builder.getBuilder().getF64Type();
   Value lhs = chain.centered(x, xZero, f64, 0);
   Value rhs = chain.centered(w, wZero, f64, rankOf(w) - 1);

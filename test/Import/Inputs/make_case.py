@@ -538,6 +538,14 @@ def case_quantize_blocked():
                   const("zero", np.array([[1, 2], [3, 4]], np.int8))], opset=21)
 
 
+def case_quantize_huge_block():
+    # One block wider than the axis: broadcast as it is, nothing repeated.
+    return model([helper.make_node("DequantizeLinear", ["x", "scale"], ["y"], name="dq",
+                                   axis=1, block_size=2**62)],
+                 [tensor("x", TensorProto.INT8, [2, 3])], [tensor("y", F, [2, 3])],
+                 [const("scale", np.array([[1.0], [2.0]], np.float32))], opset=21)
+
+
 def case_quantize_bad_axis_length():
     return model([helper.make_node("QuantizeLinear", ["x", "scale"], ["q"], name="q", axis=0)],
                  [tensor("x", F, [2, 3])], [tensor("q", TensorProto.UINT8, [2, 3])],
