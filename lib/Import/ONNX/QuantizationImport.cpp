@@ -182,6 +182,23 @@ struct Chain {
   }
 };
 
+/// Fails unless the given ones of `values` (the 8-bit operands and zero
+/// points of the integer ops, in slot order) are int8 or uint8: the exactness
+/// of the f64 products and sums rests on it.
+LogicalResult check8Bit(NodeBuilder &builder, const NodeInfo &info,
+                        ArrayRef<size_t> slots) {
+  for (size_t slot : slots) {
+    if (slot >= info.inputs.size() || !info.inputs[slot])
+      continue;
+    Type element =
+        cast<ShapedType>(info.inputs[slot].getType()).getElementType();
+    if (!element.isSignlessInteger(8) && !element.isUnsignedInteger(8))
+      return emitError(builder.getLoc())
+             << "input " << slot << " must be int8 or uint8, got " << element;
+  }
+  return success();
+}
+
 int64_t rankOf(Value value) {
   return cast<RankedTensorType>(value.getType()).getRank();
 }
@@ -251,6 +268,8 @@ Value integerConv(Chain &chain, const NodeInfo &info, Value x, Value xZero,
 } // namespace
 
 NodeResults importMatMulInteger(NodeBuilder &builder, NodeInfo &info) {
+  if (failed(check8Bit(builder, info, {0, 1, 2, 3})))
+    return failure();
   Chain chain{builder};
   Type i32 = builder.getBuilder().getI32Type();
   return single(chain,
@@ -259,6 +278,8 @@ NodeResults importMatMulInteger(NodeBuilder &builder, NodeInfo &info) {
 }
 
 NodeResults importQLinearMatMul(NodeBuilder &builder, NodeInfo &info) {
+  if (failed(check8Bit(builder, info, {0, 2, 3, 5, 7})))
+    return failure();
   Chain chain{builder};
   ArrayRef<Value> in = info.inputs;
   Type f64 = builder.getBuilder().getF64Type();
@@ -268,6 +289,8 @@ NodeResults importQLinearMatMul(NodeBuilder &builder, NodeInfo &info) {
 }
 
 NodeResults importConvInteger(NodeBuilder &builder, NodeInfo &info) {
+  if (failed(check8Bit(builder, info, {0, 1, 2, 3})))
+    return failure();
   Chain chain{builder};
   Value conv = integerConv(chain, info, info.inputs[0], optionalInput(info, 2),
                            info.inputs[1], optionalInput(info, 3), Value());
@@ -275,10 +298,15 @@ NodeResults importConvInteger(NodeBuilder &builder, NodeInfo &info) {
 }
 
 NodeResults importQLinearConv(NodeBuilder &builder, NodeInfo &info) {
+  if (failed(check8Bit(builder, info, {0, 2, 3, 5, 7})))
+    return failure();
+  Value bias = optionalInput(info, 8);
+  if (bias &&
+      !cast<ShapedType>(bias.getType()).getElementType().isSignlessInteger(32))
+    return emitError(builder.getLoc()) << "input 8 (B) must be int32";
   Chain chain{builder};
   ArrayRef<Value> in = info.inputs;
-  Value conv = integerConv(chain, info, in[0], in[2], in[3], in[5],
-                           optionalInput(info, 8));
+  Value conv = integerConv(chain, info, in[0], in[2], in[3], in[5], bias);
   // w's scale is per output channel: [M] broadcasts over [N, M, spatial...].
   return single(chain, requantize(chain, conv, in[1], in[4], in[6], in[7], 0,
                                   rankOf(in[3]) - 2));

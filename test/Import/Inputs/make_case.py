@@ -546,6 +546,12 @@ def case_quantize_huge_block():
                  [const("scale", np.array([[1.0], [2.0]], np.float32))], opset=21)
 
 
+def case_matmulinteger_float():
+    return model([helper.make_node("MatMulInteger", ["a", "b"], ["y"], name="mmi")],
+                 [tensor("a", F, [2, 4]), tensor("b", TensorProto.UINT8, [4, 3])],
+                 [tensor("y", TensorProto.INT32, [2, 3])], opset=13)
+
+
 def case_quantize_bad_axis_length():
     return model([helper.make_node("QuantizeLinear", ["x", "scale"], ["q"], name="q", axis=0)],
                  [tensor("x", F, [2, 3])], [tensor("q", TensorProto.UINT8, [2, 3])],
