@@ -200,8 +200,9 @@ def case_opset10_conv_rank_mismatch(op="Conv"):
                   tensor("y_scale", F, []), tensor("y_zero_point", U8, [])]
         y = tensor("y", U8, None)
     else:
-        inputs = [tensor("x", F, [1, 1]), tensor("w", F, [1, 1, 3, 3])]
-        y = tensor("y", F, None)
+        elem = U8 if op == "ConvInteger" else F
+        inputs = [tensor("x", elem, [1, 1]), tensor("w", elem, [1, 1, 3, 3])]
+        y = tensor("y", TensorProto.INT32 if op == "ConvInteger" else F, None)
     return model([helper.make_node(op, [i.name for i in inputs], ["y"], name="conv")],
                  inputs, [y], opset=10)
 
