@@ -530,6 +530,51 @@ def Graph_ClipOp : Graph_InferOp<"clip", [Pure, AttrSizedOperandSegments,
   }];
 }
 
+def Graph_QuantizedTensor : Graph_TensorOf<[I8, UI8, I16, UI16]>;
+def Graph_QuantizeScaleTensor : Graph_TensorOf<[F16, BF16, F32]>;
+
+def Graph_QuantizeLinearOp : Graph_InferOp<"quantize_linear",
+                                           [Pure, Graph_Pointwise]> {
+  let summary = "ONNX QuantizeLinear: saturate(round(x / scale) + zero_point)";
+  let description = [{
+    Rounds half to even and saturates to the range of the zero point's
+    element type, which is the result's. `scale` and `zero_point` broadcast
+    against `x` like any pointwise operand: the importer reshapes ONNX's
+    per-axis vectors and repeats blocked scales so that they do. `saturate`
+    is ONNX's and matters only for float8 results. An f64 `x` (which ONNX
+    does not allow) computes in double: QLinearMatMul and QLinearConv
+    requantize their exact products that way.
+    ```mlir
+    %y = graph.quantize_linear %x, %scale, %zp : (tensor<2x3xf32>, tensor<3x1xf32>, tensor<ui8>) -> tensor<2x3xui8>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$x,
+                       Graph_QuantizeScaleTensor:$scale,
+                       Graph_QuantizedTensor:$zero_point,
+                       DefaultValuedAttr<I64Attr, "1">:$saturate);
+  let results = (outs Graph_QuantizedTensor:$output);
+  let hasVerifier = 1;
+}
+
+def Graph_DequantizeLinearOp : Graph_InferOp<"dequantize_linear",
+                                             [Pure, Graph_Pointwise]> {
+  let summary = "ONNX DequantizeLinear: (x - zero_point) * scale";
+  let description = [{
+    Computes in float like the ONNX reference, then rounds to the scale's
+    element type, which is the result's. `zero_point` has the element type
+    of `x`; `scale` and `zero_point` broadcast against `x` (see
+    graph.quantize_linear).
+    ```mlir
+    %y = graph.dequantize_linear %x, %scale, %zp : (tensor<2x3xi8>, tensor<f32>, tensor<i8>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins Graph_TensorOf<[I8, UI8, I16, UI16, I32]>:$x,
+                       Graph_QuantizeScaleTensor:$scale,
+                       Graph_TensorOf<[I8, UI8, I16, UI16, I32]>:$zero_point);
+  let results = (outs Graph_QuantizeScaleTensor:$output);
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Broadcasting binary
 //===----------------------------------------------------------------------===//

@@ -19,6 +19,8 @@
 
 #include <cmath>
 
+#include <cmath>
+
 using namespace mlir;
 using namespace graphc::graph;
 using graphc::scalar::ScalarValue;
@@ -92,6 +94,20 @@ ScalarValue body(ClipOp, TreeBuilder &b, Operands x) {
   const ScalarValue *low = x.size() > 1 && x[1].valid() ? &x[1] : nullptr;
   const ScalarValue *high = x.size() > 2 && x[2].valid() ? &x[2] : nullptr;
   return scalar::clip(b, x[0], low, high);
+}
+// The integer range of the result picks quantize_linear's bounds.
+ScalarValue body(QuantizeLinearOp op, TreeBuilder &b, Operands x) {
+  auto type = dyn_cast<IntegerType>(op.getOutput().getType().getElementType());
+  if (!type)
+    return b.fail("quantize_linear supports integer results only");
+  unsigned width = type.getWidth();
+  double low = type.isUnsigned() ? 0 : -std::ldexp(1.0, width - 1);
+  double high = type.isUnsigned() ? std::ldexp(1.0, width) - 1
+                                  : std::ldexp(1.0, width - 1) - 1;
+  return scalar::quantizeLinear(b, x[0], x[1], x[2], low, high);
+}
+ScalarValue body(DequantizeLinearOp, TreeBuilder &b, Operands x) {
+  return scalar::dequantizeLinear(b, x[0], x[1], x[2]);
 }
 ScalarValue sumOf(Operands x) {
   ScalarValue acc = x[0];
@@ -169,6 +185,6 @@ void graphc::graph::attachScalarModels(MLIRContext &context) {
   attachDefinedScalarModels(context);
   attach<AnyInput, PowOp, WhereOp, CastOp, ClipOp, SumOp, MaxOp, MinOp>(
       context);
-  attach<FloatInput, GeluOp, MeanOp>(context);
-  attach<IntegerInput, BitShiftOp>(context);
+  attach<FloatInput, GeluOp, MeanOp, QuantizeLinearOp>(context);
+  attach<IntegerInput, BitShiftOp, DequantizeLinearOp>(context);
 }

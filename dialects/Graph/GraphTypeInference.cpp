@@ -401,6 +401,53 @@ LogicalResult PReluOp::inferResultTypes(const TypeInference &infer,
   return success();
 }
 
+/// x's shape with `elementType`, when `params` (a quantization's scale and
+/// zero point) broadcast to x without enlarging it. A dynamic dim of x takes
+/// the static size of a param that is not 1 (ONNX requires them equal).
+static LogicalResult inferQuantization(const TypeInference &infer, Value x,
+                                       ValueRange params, Type elementType,
+                                       SmallVectorImpl<Type> &results) {
+  RankedTensorType input = rankedType(x);
+  SmallVector<int64_t> dims(input.getShape());
+  for (Value param : params) {
+    RankedTensorType type = rankedType(param);
+    int64_t offset = input.getRank() - type.getRank();
+    bool fits = offset >= 0;
+    for (int64_t i = 0; fits && i < type.getRank(); ++i) {
+      int64_t dim = type.getDimSize(i), &target = dims[offset + i];
+      if (dim == 1 || dim == target)
+        continue;
+      if (ShapedType::isDynamic(target) && !ShapedType::isDynamic(dim))
+        target = dim;
+      else
+        // A dynamic param dim against a static x dim other than 1 is 1 or
+        // that dim; against 1 it might enlarge x.
+        fits = ShapedType::isDynamic(dim) && target != 1;
+    }
+    if (!fits)
+      return infer.emitError("scale and zero point must broadcast to x");
+  }
+  results.push_back(input.clone(dims).clone(elementType));
+  return success();
+}
+
+LogicalResult
+QuantizeLinearOp::inferResultTypes(const TypeInference &infer, Adaptor adaptor,
+                                   SmallVectorImpl<Type> &results) {
+  return inferQuantization(
+      infer, adaptor.getX(), {adaptor.getScale(), adaptor.getZeroPoint()},
+      rankedType(adaptor.getZeroPoint()).getElementType(), results);
+}
+
+LogicalResult
+DequantizeLinearOp::inferResultTypes(const TypeInference &infer,
+                                     Adaptor adaptor,
+                                     SmallVectorImpl<Type> &results) {
+  return inferQuantization(
+      infer, adaptor.getX(), {adaptor.getScale(), adaptor.getZeroPoint()},
+      rankedType(adaptor.getScale()).getElementType(), results);
+}
+
 LogicalResult WhereOp::inferResultTypes(const TypeInference &infer,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &results) {

@@ -102,6 +102,17 @@ LogicalResult ClipOp::verify() {
   return success();
 }
 
+LogicalResult QuantizeLinearOp::verify() {
+  return verifyFlag(*this, "saturate", getSaturate());
+}
+
+LogicalResult DequantizeLinearOp::verify() {
+  if (getZeroPoint().getType().getElementType() !=
+      getX().getType().getElementType())
+    return emitOpError("zero_point must have the element type of x");
+  return success();
+}
+
 LogicalResult ModOp::verify() {
   if (failed(verifyFlag(*this, "fmod", getFmod())))
     return failure();

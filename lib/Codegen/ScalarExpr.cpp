@@ -317,6 +317,9 @@ private:
       case scalar::CastTo::Int64:
         to = "long long";
         break;
+      case scalar::CastTo::Float:
+        to = "float";
+        break;
       }
       text = Text(("static_cast<" + to + ">(" + *a + ")").str(), kPrimary);
       break;

@@ -75,6 +75,9 @@ template <typename A> struct Eval {
   template <typename X> long long castInt64(X x) const {
     return static_cast<long long>(x);
   }
+  template <typename X> float castFloat(X x) const {
+    return static_cast<float>(x);
+  }
   template <typename C, typename X, typename Y>
   auto select(C c, X x, Y y) const {
     return c ? x : y;
@@ -334,6 +337,23 @@ auto clip(B &b, X x, const X *low, const X *high) {
   if (high)
     x = b.clip_high(x, *high);
   return x;
+}
+
+/// ONNX QuantizeLinear to an integer type of range [low, high], in float:
+/// x / scale rounded half to even, plus the zero point, saturated. NaN
+/// saturates to `low` (comparisons with NaN are false), so the conversion to
+/// the integer type that follows is always in range.
+template <typename B, typename X, typename S, typename Z>
+auto quantizeLinear(B &b, X x, S scale, Z zeroPoint, double low, double high) {
+  auto q = b.rint(x / scale) + b.castFloat(zeroPoint);
+  return b.clip_high(b.select(q >= b.constant(low), q, b.constant(low)),
+                     b.constant(high));
+}
+/// ONNX DequantizeLinear from an integer type, in float like the reference:
+/// (float(x) - float(zero point)) * scale.
+template <typename B, typename X, typename S, typename Z>
+auto dequantizeLinear(B &b, X x, S scale, Z zeroPoint) {
+  return b.paren(b.castFloat(x) - b.castFloat(zeroPoint)) * b.castFloat(scale);
 }
 
 } // namespace graphc::scalar

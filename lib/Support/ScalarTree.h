@@ -41,8 +41,8 @@ enum class BinaryOp : uint8_t {
   BitOr, And, Or
   // clang-format on
 };
-/// The targets of static_cast: the compute type, double, long long.
-enum class CastTo : uint8_t { Compute, Double, Int64 };
+/// The targets of static_cast: the compute type, double, long long, float.
+enum class CastTo : uint8_t { Compute, Double, Int64, Float };
 
 /// The gc_<fn> helpers (GRAPHC_SCALAR_*_FUNCTIONS).
 enum class Fn : uint8_t {
@@ -101,6 +101,7 @@ public:
   ScalarValue cast(ScalarValue a) { return castTo(CastTo::Compute, a); }
   ScalarValue castDouble(ScalarValue a) { return castTo(CastTo::Double, a); }
   ScalarValue castInt64(ScalarValue a) { return castTo(CastTo::Int64, a); }
+  ScalarValue castFloat(ScalarValue a) { return castTo(CastTo::Float, a); }
   ScalarValue select(ScalarValue c, ScalarValue a, ScalarValue b) {
     return node(NodeKind::Select, 0, {c, a, b});
   }
@@ -197,7 +198,8 @@ GRAPHC_SCALAR_TREE_UNARY(~, BitNot)
 
 /// The value of `root` with operand i holding operands[i], every node
 /// computed in double with Eval<double>'s functions (comparisons give 0 or
-/// 1). A cast to long long truncates; nothing else leaves double.
+/// 1). A cast to long long truncates, one to float rounds; nothing else
+/// leaves double.
 inline double evaluateScalarTree(const TreeBuilder &builder, ScalarValue root,
                                  const double *operands) {
   const std::vector<Node> &nodes = builder.nodes();
@@ -219,7 +221,9 @@ inline double evaluateScalarTree(const TreeBuilder &builder, ScalarValue root,
       v = arg(0);
       break;
     case NodeKind::Cast:
-      v = CastTo(n.op) == CastTo::Int64 ? double(e.castInt64(arg(0))) : arg(0);
+      v = CastTo(n.op) == CastTo::Int64   ? double(e.castInt64(arg(0)))
+          : CastTo(n.op) == CastTo::Float ? double(e.castFloat(arg(0)))
+                                          : arg(0);
       break;
     case NodeKind::Unary:
       switch (UnaryOp(n.op)) {

@@ -321,6 +321,47 @@ TEST(HostKernelBinary, BitShiftAndWhere) {
   expectNear(w.values<float>(), {1, -1, 3});
 }
 
+TEST(HostKernelQuantization, QuantizeRoundsHalfToEvenAndSaturates) {
+  // x / 2: 0.5 -> 0, 1.5 -> 2, 2.5 -> 2, -0.5 -> -0, 300 and -300 saturate,
+  // NaN saturates low.
+  Buffer x = f32({7}, {1, 3, 5, -1, 600, -600, NAN});
+  Buffer scale = f32({}, {2});
+  Buffer zero = tensor<uint8_t>(GC_DTYPE_U8, {}, {10});
+  Buffer y = output(GC_DTYPE_U8, {7});
+  ASSERT_EQ(run("quantize_linear", {&x, &scale, &zero}, {&y}), 0);
+  EXPECT_EQ(y.values<uint8_t>(),
+            (std::vector<uint8_t>{10, 12, 12, 10, 255, 0, 0}));
+  Buffer signedZero = tensor<int8_t>(GC_DTYPE_I8, {}, {-1});
+  Buffer s = output(GC_DTYPE_I8, {7});
+  ASSERT_EQ(run("quantize_linear", {&x, &scale, &signedZero}, {&s}), 0);
+  EXPECT_EQ(s.values<int8_t>(),
+            (std::vector<int8_t>{-1, 1, 1, -1, 127, -128, -128}));
+}
+
+TEST(HostKernelQuantization, QuantizePerAxisBroadcast) {
+  // Scale [2, 1] and zero point [2, 1] apply per row of x [2, 2].
+  Buffer x = f32({2, 2}, {4, -4, 4, -4});
+  Buffer scale = f32({2, 1}, {1, 4});
+  Buffer zero = tensor<int16_t>(GC_DTYPE_I16, {2, 1}, {0, 100});
+  Buffer y = output(GC_DTYPE_I16, {2, 2});
+  ASSERT_EQ(run("quantize_linear", {&x, &scale, &zero}, {&y}), 0);
+  EXPECT_EQ(y.values<int16_t>(), (std::vector<int16_t>{4, -4, 101, 99}));
+}
+
+TEST(HostKernelQuantization, DequantizeComputesInFloat) {
+  Buffer x = tensor<int32_t>(GC_DTYPE_I32, {3}, {-2147483647 - 1, 5, 16777217});
+  Buffer scale = f32({}, {0.5f});
+  Buffer zero = tensor<int32_t>(GC_DTYPE_I32, {}, {1});
+  Buffer y = output(GC_DTYPE_F32, {3});
+  ASSERT_EQ(run("dequantize_linear", {&x, &scale, &zero}, {&y}), 0);
+  // float(16777217) rounds to 16777216 before the zero point is taken off,
+  // as in the ONNX reference; INT32_MIN does not overflow.
+  EXPECT_EQ(y.values<float>(),
+            (std::vector<float>{-1073741824.0f, 2, 8388607.5f}));
+  Buffer mismatched = tensor<int8_t>(GC_DTYPE_I8, {}, {1});
+  EXPECT_NE(run("dequantize_linear", {&x, &scale, &mismatched}, {&y}), 0);
+}
+
 TEST(HostKernelBinary, VariadicMaxAndMean) {
   Buffer a = f32({2}, {1, 5}), b = f32({2}, {3, 2}), c = f32({}, {4});
   Buffer y = output(GC_DTYPE_F32, {2});

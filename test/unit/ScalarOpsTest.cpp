@@ -105,6 +105,29 @@ TEST(ScalarOpsTest, RendersTheTargetsText) {
               "1.0f))");
     EXPECT_EQ(render(b, scalar::leakyRelu(b, x, -0.5)),
               "x >= 0.0f ? x : (-0.5f) * x");
+    ScalarValue z = b.operand(2);
+    ScalarValue q = scalar::quantizeLinear(b, x, y, z, -128, 127);
+    EXPECT_EQ(render(b, q),
+              "gc_clip_high(gc_rint(x / y) + static_cast<float>(z) >= "
+              "(-128.0f) ? gc_rint(x / y) + static_cast<float>(z) : "
+              "(-128.0f), 127.0f)");
+    // In double (pad-safety reasoning): half to even, saturated, the zero
+    // point added after rounding.
+    double operands[3] = {5, 2, 1};
+    EXPECT_EQ(scalar::evaluateScalarTree(b, q, operands), 3);
+    operands[0] = -1000;
+    EXPECT_EQ(scalar::evaluateScalarTree(b, q, operands), -128);
+  }
+  {
+    // Dequantize reads integers and computes in float.
+    TreeBuilder b(false);
+    ScalarValue d =
+        scalar::dequantizeLinear(b, b.operand(0), b.operand(1), b.operand(2));
+    EXPECT_EQ(render(b, d, "int"),
+              "(static_cast<float>(x) - static_cast<float>(z)) * "
+              "static_cast<float>(y)");
+    double operands[3] = {16777217, 0.5, 0};
+    EXPECT_EQ(scalar::evaluateScalarTree(b, d, operands), 8388608);
   }
 }
 

@@ -1,6 +1,7 @@
 //===- VersionNormalization.cpp - ONNX nodes in their newest form ---------===//
 
 #include "lib/Import/ONNX/VersionNormalization.h"
+#include "lib/Import/ONNX/QuantizationImport.h"
 #include "lib/Import/ONNX/RecurrentExpansion.h"
 
 #include "dialects/Graph/GraphOps.h"
@@ -27,6 +28,9 @@ size_t inputSlotCount(llvm::StringRef opType, size_t given) {
                      .Cases("ReduceL2", "ReduceLogSum", "ReduceLogSumExp", 2)
                      .Cases("ReduceSumSquare", "Squeeze", "Split", "Trilu", 2)
                      .Case("Slice", 5)
+                     .Cases("QuantizeLinear", "DequantizeLinear", 3)
+                     .Cases("MatMulInteger", "ConvInteger", 4)
+                     .Case("QLinearConv", 9)
                      .Cases("Pad", "Resize", 4)
                      .Default(0);
   return std::max(slots, given);
@@ -405,6 +409,12 @@ FailureOr<SmallVector<Value>> importNode(NodeBuilder &builder, NodeInfo &info) {
           .Case("GridSample", importGridSample)
           .Case("CenterCropPad", importCenterCropPad)
           .Cases("LSTM", "GRU", "RNN", importRecurrent)
+          .Case("QuantizeLinear", importQuantizeLinear)
+          .Case("DequantizeLinear", importDequantizeLinear)
+          .Case("MatMulInteger", importMatMulInteger)
+          .Case("QLinearMatMul", importQLinearMatMul)
+          .Case("ConvInteger", importConvInteger)
+          .Case("QLinearConv", importQLinearConv)
           .Default(importGeneric);
   return importer(builder, info);
 }

@@ -345,3 +345,17 @@ func.func @affine_grid_3d(%t: tensor<?x3x4xf32>) -> tensor<?x?x?x?x?xf32> {
   %r = graph.affine_grid %t, %s : (tensor<?x3x4xf32>, tensor<5xi64>) -> tensor<?x?x?x?x?xf32>
   return %r : tensor<?x?x?x?x?xf32>
 }
+
+// -----
+
+// The result has x's shape and the zero point's (quantize) or the scale's
+// (dequantize) element type.
+// CHECK-LABEL: func @quantize_per_axis
+func.func @quantize_per_axis(%x: tensor<?x3x2xf16>, %s: tensor<3x1xf16>, %z: tensor<3x1xui8>) -> tensor<?x?x?xf32> {
+  // CHECK: graph.quantize_linear {{.*}} -> tensor<?x3x2xui8>
+  %q = graph.quantize_linear %x, %s, %z : (tensor<?x3x2xf16>, tensor<3x1xf16>, tensor<3x1xui8>) -> tensor<?x?x?xui8>
+  // CHECK: graph.dequantize_linear {{.*}} -> tensor<?x3x2xf32>
+  %s32 = graph.constant {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
+  %d = graph.dequantize_linear %q, %s32, %z : (tensor<?x?x?xui8>, tensor<f32>, tensor<3x1xui8>) -> tensor<?x?x?xf32>
+  return %d : tensor<?x?x?xf32>
+}

@@ -938,6 +938,14 @@ func.func @grid_sample_mode(%x: tensor<1x1x4x4xf32>, %g: tensor<1x2x2x2xf32>) {
 
 // -----
 
+func.func @quantize_saturate_flag(%x: tensor<4xf32>, %s: tensor<f32>, %z: tensor<i8>) {
+  // expected-error @+1 {{saturate must be 0 or 1, got 2}}
+  %r = graph.quantize_linear %x, %s, %z {saturate = 2 : i64} : (tensor<4xf32>, tensor<f32>, tensor<i8>) -> tensor<4xi8>
+  return
+}
+
+// -----
+
 func.func @grid_sample_padding(%x: tensor<1x1x4x4xf32>, %g: tensor<1x2x2x2xf32>) {
   // expected-error @+1 {{padding_mode must be one of "zeros", "border", "reflection", got "edge"}}
   %r = graph.grid_sample %x, %g {padding_mode = "edge"} : (tensor<1x1x4x4xf32>, tensor<1x2x2x2xf32>) -> tensor<1x1x2x2xf32>
@@ -955,10 +963,27 @@ func.func @grid_sample_coordinates(%x: tensor<1x1x4x4xf32>, %g: tensor<1x2x2x3xf
 
 // -----
 
+func.func @quantize_scale_enlarges_x(%x: tensor<1x4xf32>, %s: tensor<3x1xf32>, %z: tensor<ui8>) {
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{scale and zero point must broadcast to x}}
+  %r = graph.quantize_linear %x, %s, %z : (tensor<1x4xf32>, tensor<3x1xf32>, tensor<ui8>) -> tensor<1x4xui8>
+  return
+}
+
+// -----
+
 func.func @grid_sample_batch(%x: tensor<2x1x4x4xf32>, %g: tensor<3x2x2x2xf32>) {
   // expected-error @+2 {{failed to infer returned types}}
   // expected-error @+1 {{grid's batch 3 differs from x's 2}}
   %r = graph.grid_sample %x, %g : (tensor<2x1x4x4xf32>, tensor<3x2x2x2xf32>) -> tensor<2x1x2x2xf32>
+  return
+}
+
+// -----
+
+func.func @quantize_to_int32(%x: tensor<4xf32>, %s: tensor<f32>, %z: tensor<i32>) {
+  // expected-error @+1 {{operand #2 must be}}
+  %r = graph.quantize_linear %x, %s, %z : (tensor<4xf32>, tensor<f32>, tensor<i32>) -> tensor<4xi32>
   return
 }
 
@@ -979,5 +1004,13 @@ func.func @affine_grid_size(%t: tensor<1x2x3xf32>) {
   // expected-error @+2 {{failed to infer returned types}}
   // expected-error @+1 {{size has a negative dim -2}}
   %r = graph.affine_grid %t, %s : (tensor<1x2x3xf32>, tensor<4xi64>) -> tensor<?x?x?x?xf32>
+  return
+}
+
+// -----
+
+func.func @dequantize_zero_point_type(%x: tensor<4xi8>, %s: tensor<f32>, %z: tensor<ui8>) {
+  // expected-error @+1 {{zero_point must have the element type of x}}
+  %r = graph.dequantize_linear %x, %s, %z : (tensor<4xi8>, tensor<f32>, tensor<ui8>) -> tensor<4xf32>
   return
 }

@@ -197,3 +197,14 @@ func.func @where_and_variadic(%c: tensor<4xi1>, %x: tensor<?x4xf32>, %y: tensor<
   %4 = graph.min %x, %y : (tensor<?x4xf32>, tensor<f32>) -> tensor<?x4xf32>
   return %0, %1, %2, %3, %4 : tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func @quantization
+func.func @quantization(%x: tensor<2x3xf32>, %s: tensor<3xf32>, %z: tensor<i8>) -> tensor<2x3xf32> {
+  // CHECK: graph.quantize_linear %{{.*}}, %{{.*}}, %{{.*}} {saturate = 0 : i64} : (tensor<2x3xf32>, tensor<3xf32>, tensor<i8>) -> tensor<2x3xi8>
+  %q = graph.quantize_linear %x, %s, %z {saturate = 0 : i64} : (tensor<2x3xf32>, tensor<3xf32>, tensor<i8>) -> tensor<2x3xi8>
+  // CHECK: graph.dequantize_linear %{{.*}}, %{{.*}}, %{{.*}} : (tensor<2x3xi8>, tensor<3xf32>, tensor<i8>) -> tensor<2x3xf32>
+  %d = graph.dequantize_linear %q, %s, %z : (tensor<2x3xi8>, tensor<3xf32>, tensor<i8>) -> tensor<2x3xf32>
+  return %d : tensor<2x3xf32>
+}

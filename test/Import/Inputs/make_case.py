@@ -262,8 +262,9 @@ def case_opset10_conv_rank_mismatch(op="Conv"):
                   tensor("y_scale", F, []), tensor("y_zero_point", U8, [])]
         y = tensor("y", U8, None)
     else:
-        inputs = [tensor("x", F, [1, 1]), tensor("w", F, [1, 1, 3, 3])]
-        y = tensor("y", F, None)
+        elem = U8 if op == "ConvInteger" else F
+        inputs = [tensor("x", elem, [1, 1]), tensor("w", elem, [1, 1, 3, 3])]
+        y = tensor("y", TensorProto.INT32 if op == "ConvInteger" else F, None)
     return model([helper.make_node(op, [i.name for i in inputs], ["y"], name="conv")],
                  inputs, [y], opset=10)
 
@@ -629,6 +630,55 @@ def case_subgraph_attribute_elsewhere():
                              [tensor("z", F, [2])])
     return model([helper.make_node("Relu", ["x"], ["y"], name="relu", body=body)],
                  [tensor("x", F, [2])], [tensor("y", F, [2])])
+
+
+def case_quantize_per_axis():
+    # Per-axis scale along axis 1 and an absent zero point (uint8 zero).
+    return model([helper.make_node("QuantizeLinear", ["x", "scale"], ["q"], name="q", axis=1),
+                  helper.make_node("DequantizeLinear", ["q", "scale"], ["y"], name="dq",
+                                   axis=1)],
+                 [tensor("x", F, [2, 3, 4])], [tensor("y", F, [2, 3, 4])],
+                 [const("scale", np.array([1.0, 2.0, 4.0], np.float32))], opset=13)
+
+
+def case_quantize_blocked():
+    # Blocks of 2 along axis 1 of [2, 3]: the last block is partial.
+    return model([helper.make_node("QuantizeLinear", ["x", "scale", "zero"], ["q"], name="q",
+                                   axis=1, block_size=2)],
+                 [tensor("x", F, [2, 3])], [tensor("q", TensorProto.INT8, [2, 3])],
+                 [const("scale", np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)),
+                  const("zero", np.array([[1, 2], [3, 4]], np.int8))], opset=21)
+
+
+def case_quantize_huge_block():
+    # One block wider than the axis: broadcast as it is, nothing repeated.
+    return model([helper.make_node("DequantizeLinear", ["x", "scale"], ["y"], name="dq",
+                                   axis=1, block_size=2**62)],
+                 [tensor("x", TensorProto.INT8, [2, 3])], [tensor("y", F, [2, 3])],
+                 [const("scale", np.array([[1.0], [2.0]], np.float32))], opset=21)
+
+
+def case_matmulinteger_float():
+    return model([helper.make_node("MatMulInteger", ["a", "b"], ["y"], name="mmi")],
+                 [tensor("a", F, [2, 4]), tensor("b", TensorProto.UINT8, [4, 3])],
+                 [tensor("y", TensorProto.INT32, [2, 3])], opset=13)
+
+
+def case_quantize_bad_axis_length():
+    return model([helper.make_node("QuantizeLinear", ["x", "scale"], ["q"], name="q", axis=0)],
+                 [tensor("x", F, [2, 3])], [tensor("q", TensorProto.UINT8, [2, 3])],
+                 [const("scale", np.array([1.0, 2.0, 4.0], np.float32))], opset=13)
+
+
+def case_qlinear_matmul():
+    u8 = TensorProto.UINT8
+    return model([helper.make_node("QLinearMatMul", ["a", "as", "az", "b", "bs", "bz", "ys", "yz"],
+                                   ["y"], name="qmm")],
+                 [tensor("a", u8, [2, 4]), tensor("b", u8, [4, 3])], [tensor("y", u8, [2, 3])],
+                 [const("as", np.float32(0.5)), const("az", np.uint8(10)),
+                  const("bs", np.float32(0.25)), const("bz", np.uint8(3)),
+                  const("ys", np.float32(2.0)), const("yz", np.uint8(7))], opset=13)
+
 
 CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
 

@@ -1,0 +1,40 @@
+//===- QuantizationImport.h - ONNX quantization ops as graph ops -*- C++
+//-*-===//
+//
+// QuantizeLinear and DequantizeLinear become the pointwise
+// graph.quantize_linear / graph.dequantize_linear: per-axis scales and zero
+// points are reshaped to broadcast along their axis, blocked ones repeated to
+// x's shape, and an absent zero point becomes a zero of its type, so that the
+// graph ops are ordinary broadcasting pointwise ops that fuse with their
+// neighbours.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GRAPHC_LIB_IMPORT_ONNX_QUANTIZATIONIMPORT_H
+#define GRAPHC_LIB_IMPORT_ONNX_QUANTIZATIONIMPORT_H
+
+#include "lib/Import/ONNX/VersionNormalization.h"
+
+namespace graphc::onnx_import {
+
+mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+importQuantizeLinear(NodeBuilder &builder, NodeInfo &info);
+mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+importDequantizeLinear(NodeBuilder &builder, NodeInfo &info);
+
+// MatMulInteger, ConvInteger, QLinearMatMul and QLinearConv become the
+// float ops on their centered operands where the arithmetic is exact:
+// mat_mul in int32 (wrapping like the reference), conv in f64 (products and
+// sums of 8-bit values are exact), and the requantization as
+// graph.quantize_linear of the f64 product times the scales' ratio.
+mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+importMatMulInteger(NodeBuilder &builder, NodeInfo &info);
+mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+importQLinearMatMul(NodeBuilder &builder, NodeInfo &info);
+mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+importConvInteger(NodeBuilder &builder, NodeInfo &info);
+mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+importQLinearConv(NodeBuilder &builder, NodeInfo &info);
+
+} // namespace graphc::onnx_import
+
+#endif
