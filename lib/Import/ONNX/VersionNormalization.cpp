@@ -224,9 +224,23 @@ static NodeResults importDropout(NodeBuilder &builder, NodeInfo &info) {
   if (info.inputs.size() > 2 && info.inputs[2]) {
     std::optional<SmallVector<int64_t>> mode =
         graph::getConstantInts(info.inputs[2]);
-    if (!mode)
-      return emitError(builder.getLoc())
-             << "unsupported: Dropout training_mode must be a constant";
+    if (!mode) {
+      // Model inputs can be bound at compile time; name them.
+      InFlightDiagnostic diag =
+          emitError(builder.getLoc())
+          << "unsupported: Dropout training_mode must be a constant";
+      std::string flags;
+      for (int slot : {2, 1})
+        if (info.inputs[slot] && isa<BlockArgument>(info.inputs[slot]) &&
+            !graph::getScalarConstant(info.inputs[slot]))
+          flags += " --const-input " + info.node.input(slot) + "=FILE.npy";
+      if (!flags.empty())
+        diag << "; bind " << (flags.find("=FILE.npy --") != std::string::npos
+                                  ? "training_mode and ratio"
+                                  : "it")
+             << " at compile time with" << flags;
+      return diag;
+    }
     bool training = llvm::any_of(*mode, [](int64_t v) { return v != 0; });
     // The ratio defaults to 0.5.
     std::optional<double> ratio =

@@ -109,6 +109,14 @@ def case_dropout_training_zero():
                  opset=13)
 
 
+def case_dropout_training_inputs():
+    # training_mode and ratio as model inputs: the error names the flags.
+    return model([helper.make_node("Dropout", ["x", "r", "t"], ["y"], name="drop")],
+                 [tensor("x", F, [2, 3]), tensor("r", F, []),
+                  tensor("t", TensorProto.BOOL, [])],
+                 [tensor("y", F, [2, 3])], opset=13)
+
+
 def case_maxpool_indices():
     return model([helper.make_node("MaxPool", ["x"], ["y", "i"], name="pool",
                                    kernel_shape=[2, 2], storage_order=1)],
