@@ -18,10 +18,12 @@ test driver libgraphc_fake_cuda.so, runs it (and, as the fake cuBLASLt, its
 library steps). That flavour has its own lists
 (cuda_emulated_*), which may only grow too.
 
-A test whose compile fails because an input's values determine a shape is
-compiled again as a user would: the inputs `graphc check --json` lists under
-shape_inputs are bound to the data set's values (--const-input, .npy files in
-the work dir) and the run takes the others.
+A test whose compile fails because an input's values determine a shape, or
+whose error names inputs to bind (`--const-input NAME=FILE.npy`: a Dropout's
+training_mode), is compiled again as a user would: those inputs and the ones
+`graphc check --json` lists under shape_inputs are bound to the data set's
+values (--const-input, .npy files in the work dir) and the run takes the
+others.
 
 Work is done by worker processes (one per job) that compile with `graphc
 compile` and run the .so in-process; a worker that crashes or hangs costs only
