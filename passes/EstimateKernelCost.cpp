@@ -124,8 +124,8 @@ int64_t opFlops(Operation *op) {
         int64_t scores = q[0] * q[1] * rowKeys;
         return scores * (2 * q[3] + 2 * v[3] + 5);
       })
-      .Case<graph::MaxPoolOp, graph::MaxPoolWithIndicesOp,
-            graph::AveragePoolOp, graph::LpPoolOp>([](auto op) {
+      .Case<graph::MaxPoolOp, graph::MaxPoolWithIndicesOp, graph::AveragePoolOp,
+            graph::LpPoolOp>([](auto op) {
         return elementCount(op->getResult(0)) * product(op.getKernelShape());
       })
       .Case([](graph::Col2ImOp op) {
@@ -152,8 +152,7 @@ int64_t opFlops(Operation *op) {
         return 5 * elementCount(op->getOperand(0));
       })
       .Case<graph::LayerNormalizationOp, graph::RmsNormalizationOp,
-            graph::GroupNormalizationOp,
-            graph::InstanceNormalizationOp,
+            graph::GroupNormalizationOp, graph::InstanceNormalizationOp,
             graph::MeanVarianceNormalizationOp, graph::LpNormalizationOp>(
           [](Operation *op) {
             // mean, variance, normalise, scale and shift.
@@ -164,10 +163,10 @@ int64_t opFlops(Operation *op) {
       })
       .Case<graph::ReduceSumOp, graph::ReduceMeanOp, graph::ReduceMaxOp,
             graph::ReduceMinOp, graph::ReduceProdOp, graph::ReduceLogSumOp,
-            graph::ReduceLogSumExpOp, graph::ReduceSumSquareOp,
-            graph::ArgMaxOp, graph::ArgMinOp, graph::GlobalAveragePoolOp,
-            graph::GlobalMaxPoolOp, graph::GlobalLpPoolOp, graph::CumSumOp,
-            graph::HardmaxOp, graph::LrnOp, graph::TopKOp>(
+            graph::ReduceLogSumExpOp, graph::ReduceSumSquareOp, graph::ArgMaxOp,
+            graph::ArgMinOp, graph::GlobalAveragePoolOp, graph::GlobalMaxPoolOp,
+            graph::GlobalLpPoolOp, graph::CumSumOp, graph::HardmaxOp,
+            graph::LrnOp, graph::TopKOp>(
           [](Operation *op) { return elementCount(op->getOperand(0)); })
       // Data movement and constants compute nothing.
       .Default([](Operation *) { return int64_t(0); });

@@ -207,8 +207,8 @@ bool isShapeOperand(Operation *op, unsigned index, ArrayRef<DimMask> dims) {
            llvm::all_of(dims.drop_back(),
                         [](DimMask mask) { return mask == 0; });
   if (isa<graph::ReshapeOp, graph::ExpandOp, graph::TileOp, graph::ResizeOp,
-          graph::SqueezeOp, graph::UnsqueezeOp, graph::TopKOp,
-          graph::Col2ImOp>(op))
+          graph::SqueezeOp, graph::UnsqueezeOp, graph::TopKOp, graph::Col2ImOp>(
+          op))
     return index > 0;
   return false;
 }

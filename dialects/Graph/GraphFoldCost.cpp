@@ -194,10 +194,10 @@ FoldCost estimateFoldCost(Operation *op) {
       })
       .Case<MaxPoolOp, MaxPoolWithIndicesOp, AveragePoolOp, LpPoolOp>(
           [&](auto pool) {
-        DenseI64ArrayAttr kernel = pool.getKernelShapeAttr();
-        cost.work +=
-            results * (kernel ? elementsOf(kernel.asArrayRef()) : INFINITY);
-      })
+            DenseI64ArrayAttr kernel = pool.getKernelShapeAttr();
+            cost.work +=
+                results * (kernel ? elementsOf(kernel.asArrayRef()) : INFINITY);
+          })
       .Case([&](Col2ImOp) {
         // Each image element visits every offset of the block.
         cost.work += results * dimOf(x, 1) / std::max(dimOf(y, 1), 1.0);

@@ -998,10 +998,10 @@ LogicalResult Col2ImOp::inferResultTypes(const TypeInference &infer,
       return values ? values->data() : nullptr;
     };
     ConvWindow w;
-    if (const char *error = col2imWindow(
-            nd, image->values->data(), block->values->data(),
-            data(adaptor.getDilations()), data(adaptor.getPads()),
-            data(adaptor.getStrides()), w))
+    if (const char *error =
+            col2imWindow(nd, image->values->data(), block->values->data(),
+                         data(adaptor.getDilations()), data(adaptor.getPads()),
+                         data(adaptor.getStrides()), w))
       return infer.emitError(error);
     std::optional<int64_t> blockCount = checkedElementCount(w.out, nd);
     if (!blockCount)
@@ -1031,13 +1031,14 @@ unpooledShape(const TypeInference &infer, RankedTensorType x,
   SmallVector<int64_t> dims = {x.getDimSize(0), x.getDimSize(1)};
   for (int64_t d = 0; d < nd; ++d) {
     int64_t in = x.getDimSize(d + 2);
-    std::optional<int64_t> out = unpooledDim(
-        ShapedType::isDynamic(in) ? 1 : in, kernel[d],
-        strides ? (*strides)[d] : 1, pads ? (*pads)[d] : 0,
-        pads ? (*pads)[nd + d] : 0);
+    std::optional<int64_t> out =
+        unpooledDim(ShapedType::isDynamic(in) ? 1 : in, kernel[d],
+                    strides ? (*strides)[d] : 1, pads ? (*pads)[d] : 0,
+                    pads ? (*pads)[nd + d] : 0);
     if (!out)
       return infer.emitError("kernel_shape, strides and pads make unpooled "
-                             "dim " + Twine(d + 2) + " invalid");
+                             "dim " +
+                             Twine(d + 2) + " invalid");
     dims.push_back(ShapedType::isDynamic(in) ? kDynamic : *out);
   }
   return dims;
@@ -1073,9 +1074,9 @@ LogicalResult MaxUnpoolOp::inferResultTypes(const TypeInference &infer,
   }
   for (auto [d, dim, least] : llvm::enumerate(*shape->values, *unpooled)) {
     bool batchOrChannel = d < 2;
-    if (ShapedType::isDynamic(least) ? dim < 0
-                                     : (batchOrChannel ? dim != least
-                                                       : dim < least))
+    if (ShapedType::isDynamic(least)
+            ? dim < 0
+            : (batchOrChannel ? dim != least : dim < least))
       return infer.emitError("output_shape dim " + Twine(d) + " (" +
                              Twine(dim) + ") cannot hold the unpooled dim " +
                              Twine(least));

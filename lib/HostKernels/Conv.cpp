@@ -289,10 +289,11 @@ GC_KERNEL_ATTRS(col2im, Col2Im, a) {
                     "dims",
                     nd);
   graphc::ConvWindow w;
-  if (const char *error = graphc::col2imWindow(
-          nd, image.v, block.v, a.dilations.present ? a.dilations.data : nullptr,
-          a.pads.present ? a.pads.data : nullptr,
-          a.strides.present ? a.strides.data : nullptr, w))
+  if (const char *error =
+          graphc::col2imWindow(nd, image.v, block.v,
+                               a.dilations.present ? a.dilations.data : nullptr,
+                               a.pads.present ? a.pads.data : nullptr,
+                               a.strides.present ? a.strides.data : nullptr, w))
     return ctx.fail("%s", error);
   std::optional<int64_t> blockSize = graphc::checkedElementCount(w.kernel, nd);
   std::optional<int64_t> blockCount = graphc::checkedElementCount(w.out, nd);
@@ -311,8 +312,8 @@ GC_KERNEL_ATTRS(col2im, Col2Im, a) {
   return dispatch<kNumeric>(ctx, x.dtype, "input", [&](auto tag) {
     using T = typename decltype(tag)::type;
     // Integers sum with wrap-around, as the reference's.
-    using A = std::conditional_t<std::is_integral_v<Arith<T>>, uint64_t,
-                                 Arith<T>>;
+    using A =
+        std::conditional_t<std::is_integral_v<Arith<T>>, uint64_t, Arith<T>>;
     const T *in = static_cast<const T *>(x.data);
     T *out = static_cast<T *>(ctx.out(0).data);
     for (int64_t plane = 0; plane < planes; ++plane) {

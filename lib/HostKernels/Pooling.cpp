@@ -83,8 +83,8 @@ int pool(KernelContext &ctx, const PoolOp &op, const Window &w) {
           ++count;
           if (withIndices && (index < 0 || v > indexed)) {
             indexed = v;
-            index = plane * inSize +
-                    (op.storageOrder == 0 ? offset : columnOffset);
+            index =
+                plane * inSize + (op.storageOrder == 0 ? offset : columnOffset);
           }
           if (kind == PoolKind::Max)
             best = v > best ? v : best;
@@ -211,7 +211,8 @@ GC_KERNEL_ATTRS(max_unpool, MaxUnpool, a) {
         return ctx.fail("output_shape cannot hold the unpooled shape");
   }
   GC_TRY(ctx.checkOutput(0, x.dtype, outDims));
-  std::optional<int64_t> total = graphc::checkedElementCount(unpooled.v, x.rank);
+  std::optional<int64_t> total =
+      graphc::checkedElementCount(unpooled.v, x.rank);
   if (!total)
     return ctx.fail("the unpooled shape is too large");
   Dims unpooledStrides = unpooled.strides(), outStrides = outDims.strides();

@@ -13,9 +13,10 @@
 namespace graphc {
 
 /// Col2Im: the image is the window's input, the block its kernel, the grid
-/// of sliding blocks its output. Fills `w` for `nd` spatial dims from the image and block shapes and the
-/// optional attributes (null: absent; `pads` holds 2 * nd entries, begins
-/// then ends). Returns null, or why the shapes do not make a grid of blocks.
+/// of sliding blocks its output. Fills `w` for `nd` spatial dims from the image
+/// and block shapes and the optional attributes (null: absent; `pads` holds 2 *
+/// nd entries, begins then ends). Returns null, or why the shapes do not make a
+/// grid of blocks.
 inline const char *col2imWindow(int nd, const int64_t *image,
                                 const int64_t *block, const int64_t *dilations,
                                 const int64_t *pads, const int64_t *strides,

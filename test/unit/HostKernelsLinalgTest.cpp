@@ -119,7 +119,8 @@ TEST(HostKernelLinalg, Col2ImSumsOverlapsAndDropsPadding) {
   std::string error;
   EXPECT_NE(run("col2im", {&strided, &shape3, &block}, {&y}, Attrs(), &error),
             0);
-  EXPECT_EQ(error, "col2im: input shape does not match the blocks of the image");
+  EXPECT_EQ(error,
+            "col2im: input shape does not match the blocks of the image");
 }
 
 // Det pivots on the largest magnitude; a singular matrix gives 0.

@@ -426,7 +426,8 @@ LogicalResult emitCol2Im(KernelEmitter &e) {
     e.line("column += t" + D + " / " + Twine(w.stride[d]) + "LL * " +
            Twine(blockStrides[d]) + "LL;");
   }
-  e.line("acc += " + e.load(0, "base + kw * " + std::to_string(blocks) + "LL + column") +
+  e.line("acc += " +
+         e.load(0, "base + kw * " + std::to_string(blocks) + "LL + column") +
          ";");
   e.close();
   e.line(e.store(0, "i", "acc"));
@@ -466,8 +467,8 @@ LogicalResult emitMaxUnpool(KernelEmitter &e) {
   e.line(t + " acc = " + literal(0, t) + ";");
   if (!outside.empty())
     e.open("if (!(" + outside + ")) {");
-  e.line("const long long f = " +
-         offsetExpr("o", contiguousStrides(unpooled)) + ";");
+  e.line("const long long f = " + offsetExpr("o", contiguousStrides(unpooled)) +
+         ";");
   e.open("for (long long x = 0; x < " + Twine(numElements(xShape)) +
          "LL; ++x) {");
   e.line("if (" + e.checkedIndex("in1[x]", numElements(unpooled)) +
@@ -484,9 +485,9 @@ LogicalResult emitMaxUnpool(KernelEmitter &e) {
 
 bool isConvPool(OperationName name) {
   return isOneOf<graph::ConvOp, graph::ConvTransposeOp, graph::MaxPoolOp,
-                 graph::MaxPoolWithIndicesOp, graph::AveragePoolOp, graph::LpPoolOp,
-                 graph::GlobalAveragePoolOp, graph::GlobalMaxPoolOp,
-                 graph::GlobalLpPoolOp, graph::Col2ImOp,
+                 graph::MaxPoolWithIndicesOp, graph::AveragePoolOp,
+                 graph::LpPoolOp, graph::GlobalAveragePoolOp,
+                 graph::GlobalMaxPoolOp, graph::GlobalLpPoolOp, graph::Col2ImOp,
                  graph::MaxUnpoolOp>(name);
 }
 

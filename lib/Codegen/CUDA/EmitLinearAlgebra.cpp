@@ -319,7 +319,6 @@ LogicalResult emitEinsum(KernelEmitter &e) {
   return success();
 }
 
-
 /// The largest matrix det factorises on the device: its float64 copy lives in
 /// the thread's local memory (8 KiB at 32 x 32).
 constexpr int64_t kMaxDetSize = 32;
@@ -372,8 +371,8 @@ LogicalResult emitDet(KernelEmitter &e) {
 } // namespace
 
 bool isLinearAlgebra(OperationName name) {
-  return isOneOf<graph::MatMulOp, graph::GemmOp, graph::EinsumOp,
-                 graph::DetOp>(name);
+  return isOneOf<graph::MatMulOp, graph::GemmOp, graph::EinsumOp, graph::DetOp>(
+      name);
 }
 
 LogicalResult emitLinearAlgebra(KernelEmitter &e) {

@@ -235,9 +235,10 @@ static NodeResults importDropout(NodeBuilder &builder, NodeInfo &info) {
             !graph::getScalarConstant(info.inputs[slot]))
           flags += " --const-input " + info.node.input(slot) + "=FILE.npy";
       if (!flags.empty())
-        diag << "; bind " << (flags.find("=FILE.npy --") != std::string::npos
-                                  ? "training_mode and ratio"
-                                  : "it")
+        diag << "; bind "
+             << (flags.find("=FILE.npy --") != std::string::npos
+                     ? "training_mode and ratio"
+                     : "it")
              << " at compile time with" << flags;
       return diag;
     }
@@ -260,8 +261,8 @@ static NodeResults importDropout(NodeBuilder &builder, NodeInfo &info) {
     if (failed(shape))
       return failure();
     OpBuilder &b = builder.getBuilder();
-    auto allTrue = DenseElementsAttr::get(
-        RankedTensorType::get({1}, b.getI1Type()), true);
+    auto allTrue =
+        DenseElementsAttr::get(RankedTensorType::get({1}, b.getI1Type()), true);
     FailureOr<Value> mask = builder.createValue(
         "constant_of_shape", {*shape}, {b.getNamedAttr("value", allTrue)});
     if (failed(mask))
