@@ -37,6 +37,13 @@ ArrayRef<int64_t> shapeOf(Value value) {
   return type ? type.getShape() : ArrayRef<int64_t>();
 }
 
+/// `count` operations as an int64_t, saturating (products of large sizes).
+int64_t saturated(double count) {
+  constexpr double kLargest = 9.2e18;
+  return count >= kLargest ? static_cast<int64_t>(kLargest)
+                           : static_cast<int64_t>(count);
+}
+
 int64_t product(ArrayRef<int64_t> dims) {
   int64_t result = 1;
   for (int64_t dim : dims)
@@ -117,18 +124,35 @@ int64_t opFlops(Operation *op) {
         int64_t scores = q[0] * q[1] * rowKeys;
         return scores * (2 * q[3] + 2 * v[3] + 5);
       })
-      .Case<graph::MaxPoolOp, graph::AveragePoolOp, graph::LpPoolOp>(
-          [](auto op) {
-            return elementCount(op->getResult(0)) *
-                   product(op.getKernelShape());
-          })
+      .Case<graph::MaxPoolOp, graph::MaxPoolWithIndicesOp, graph::AveragePoolOp,
+            graph::LpPoolOp>([](auto op) {
+        return elementCount(op->getResult(0)) * product(op.getKernelShape());
+      })
+      .Case([](graph::Col2ImOp op) {
+        // Each image element visits every offset of the block.
+        ArrayRef<int64_t> x = shapeOf(op.getInput()),
+                          y = shapeOf(op.getOutput());
+        if (x.size() != 3 || y.size() < 2 || y[1] == 0)
+          return int64_t(0);
+        return saturated(double(elementCount(op.getOutput())) * (x[1] / y[1]));
+      })
+      .Case([](graph::DetOp op) {
+        // LU of each matrix.
+        ArrayRef<int64_t> x = shapeOf(op.getX());
+        double m = x.empty() ? 0 : static_cast<double>(x.back());
+        return saturated(double(elementCount(op.getY())) * m * m * m);
+      })
+      .Case([](graph::MaxUnpoolOp op) {
+        // Each result element searches all the indices.
+        return saturated(double(elementCount(op.getOutput())) *
+                         double(elementCount(op.getX())));
+      })
       .Case<graph::SoftmaxOp, graph::LogSoftmaxOp>([](Operation *op) {
         // max, subtract, exp, sum, divide (or log).
         return 5 * elementCount(op->getOperand(0));
       })
       .Case<graph::LayerNormalizationOp, graph::RmsNormalizationOp,
-            graph::GroupNormalizationOp,
-            graph::InstanceNormalizationOp,
+            graph::GroupNormalizationOp, graph::InstanceNormalizationOp,
             graph::MeanVarianceNormalizationOp, graph::LpNormalizationOp>(
           [](Operation *op) {
             // mean, variance, normalise, scale and shift.
@@ -139,10 +163,10 @@ int64_t opFlops(Operation *op) {
       })
       .Case<graph::ReduceSumOp, graph::ReduceMeanOp, graph::ReduceMaxOp,
             graph::ReduceMinOp, graph::ReduceProdOp, graph::ReduceLogSumOp,
-            graph::ReduceLogSumExpOp, graph::ReduceSumSquareOp,
-            graph::ArgMaxOp, graph::ArgMinOp, graph::GlobalAveragePoolOp,
-            graph::GlobalMaxPoolOp, graph::GlobalLpPoolOp, graph::CumSumOp,
-            graph::HardmaxOp, graph::LrnOp, graph::TopKOp>(
+            graph::ReduceLogSumExpOp, graph::ReduceSumSquareOp, graph::ArgMaxOp,
+            graph::ArgMinOp, graph::GlobalAveragePoolOp, graph::GlobalMaxPoolOp,
+            graph::GlobalLpPoolOp, graph::CumSumOp, graph::HardmaxOp,
+            graph::LrnOp, graph::TopKOp>(
           [](Operation *op) { return elementCount(op->getOperand(0)); })
       // Data movement and constants compute nothing.
       .Default([](Operation *) { return int64_t(0); });

@@ -194,6 +194,8 @@ bool isShapeOperand(Operation *op, unsigned index, ArrayRef<DimMask> dims) {
     return true;
   if (isa<graph::RangeOp, graph::OneHotOp>(op))
     return index == 1;
+  if (isa<graph::MaxUnpoolOp>(op))
+    return index == 2;
   if (isa<graph::SliceOp>(op))
     return index == 2;
   if (isa<graph::PadOp>(op))
@@ -205,7 +207,8 @@ bool isShapeOperand(Operation *op, unsigned index, ArrayRef<DimMask> dims) {
            llvm::all_of(dims.drop_back(),
                         [](DimMask mask) { return mask == 0; });
   if (isa<graph::ReshapeOp, graph::ExpandOp, graph::TileOp, graph::ResizeOp,
-          graph::SqueezeOp, graph::UnsqueezeOp, graph::TopKOp>(op))
+          graph::SqueezeOp, graph::UnsqueezeOp, graph::TopKOp, graph::Col2ImOp>(
+          op))
     return index > 0;
   return false;
 }

@@ -192,10 +192,21 @@ FoldCost estimateFoldCost(Operation *op) {
         cost.scratchBytes =
             perInput * positions * arithBytes(x) + wideningBytes(op);
       })
-      .Case<MaxPoolOp, AveragePoolOp, LpPoolOp>([&](auto pool) {
-        DenseI64ArrayAttr kernel = pool.getKernelShapeAttr();
-        cost.work +=
-            results * (kernel ? elementsOf(kernel.asArrayRef()) : INFINITY);
+      .Case<MaxPoolOp, MaxPoolWithIndicesOp, AveragePoolOp, LpPoolOp>(
+          [&](auto pool) {
+            DenseI64ArrayAttr kernel = pool.getKernelShapeAttr();
+            cost.work +=
+                results * (kernel ? elementsOf(kernel.asArrayRef()) : INFINITY);
+          })
+      .Case([&](Col2ImOp) {
+        // Each image element visits every offset of the block.
+        cost.work += results * dimOf(x, 1) / std::max(dimOf(y, 1), 1.0);
+      })
+      .Case([&](DetOp) {
+        // LU of each [M, M] matrix in a float64 copy.
+        double m = dimOf(x, -1);
+        cost.work += results * m * m * m;
+        cost.scratchBytes = m * m * 8;
       })
       .Case([&](MatMulOp) {
         if (operands != 2)

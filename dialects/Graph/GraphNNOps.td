@@ -64,6 +64,19 @@ def Graph_AttentionOp
   let results = (outs Graph_FloatTensor:$y);
 }
 
+def Graph_DetOp : Graph_InferOp<"det", [Pure]> {
+  let summary = "determinants of the trailing square matrices";
+  let description = [{
+    `X` is [*, M, M]; the result is [*]. LU factorisation with partial
+    pivoting, accumulated in float64.
+    ```mlir
+    %y = graph.det %x : (tensor<2x3x3xf32>) -> tensor<2xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$x);
+  let results = (outs Graph_FloatTensor:$y);
+}
+
 // Attributes shared by convolutions and pooling windows.
 class Graph_ConvLikeOp<string mnemonic, list<Trait> traits = []>
     : Graph_InferOp<mnemonic, !listconcat(traits, [Pure])> {
@@ -315,6 +328,32 @@ def Graph_MaxPoolOp : Graph_ConvLikeOp<"max_pool", [Graph_ReductionKind]> {
                        DefaultValuedAttr<I64Attr, "0">:$storage_order,
                        OptionalAttr<DenseI64ArrayAttr>:$strides);
   let results = (outs Graph_NumericTensor:$y);
+}
+
+// MaxPool with its Indices output: not a reduction-kind op, so that fusion
+// leaves it (and its two results) a kernel of its own.
+def Graph_MaxPoolWithIndicesOp
+    : Graph_MultiResultInferOp<"max_pool_with_indices", [Pure]> {
+  let summary = "N-d max pooling and the flat index of each maximum";
+  let description = [{
+    graph.max_pool's result and, per element, the index of the first largest
+    element of its window into the whole input: (n * C + c) * prod(spatial)
+    plus the position's row-major offset, or with `storage_order` = 1 its
+    column-major one. A window with no element inside the input has index -1.
+    ```mlir
+    %y, %i = graph.max_pool_with_indices %x {kernel_shape = array<i64: 2, 2>} : (tensor<1x3x4x4xf32>) -> (tensor<1x3x3x3xf32>, tensor<1x3x3x3xi64>)
+    ```
+  }];
+  let arguments = (ins Graph_NumericTensor:$x,
+                       DefaultValuedStrAttr<StrAttr, "NOTSET">:$auto_pad,
+                       DefaultValuedAttr<I64Attr, "0">:$ceil_mode,
+                       OptionalAttr<DenseI64ArrayAttr>:$dilations,
+                       DenseI64ArrayAttr:$kernel_shape,
+                       OptionalAttr<DenseI64ArrayAttr>:$pads,
+                       DefaultValuedAttr<I64Attr, "0">:$storage_order,
+                       OptionalAttr<DenseI64ArrayAttr>:$strides);
+  let results = (outs Graph_NumericTensor:$y, Graph_I64Tensor:$indices);
+  let hasVerifier = 1;
 }
 
 def Graph_AveragePoolOp : Graph_ConvLikeOp<"average_pool", [Graph_ReductionKind]> {

@@ -467,4 +467,48 @@ def Graph_ReverseSequenceOp : Graph_InferOp<"reverse_sequence", [Pure, Graph_Che
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Image blocks and unpooling
+//===----------------------------------------------------------------------===//
+
+def Graph_Col2ImOp : Graph_InferOp<"col2im", [Pure]> {
+  let summary = "sum sliding blocks [N, C*prod(block), L] into an image";
+  let description = [{
+    The inverse of im2col: column `c * prod(block_shape) + k` of block `l`
+    (row-major over the blocks' grid) adds into channel `c` of the image at
+    the position kernel offset `k` of block `l` covers. `image_shape` and
+    `block_shape` are 1-D shapes, one entry per spatial dim; overlapping
+    contributions sum, padded positions are dropped.
+    ```mlir
+    %0 = graph.col2im %x, %image, %block : (tensor<1x5x25xf32>, tensor<2xi64>, tensor<2xi64>) -> tensor<1x1x5x5xf32>
+    ```
+  }];
+  let arguments = (ins Graph_NumericTensor:$input, Graph_I64Tensor:$image_shape,
+                       Graph_I64Tensor:$block_shape,
+                       OptionalAttr<DenseI64ArrayAttr>:$dilations,
+                       OptionalAttr<DenseI64ArrayAttr>:$pads,
+                       OptionalAttr<DenseI64ArrayAttr>:$strides);
+  let results = (outs Graph_NumericTensor:$output);
+}
+
+def Graph_MaxUnpoolOp
+    : Graph_InferOp<"max_unpool", [Pure, Graph_ChecksValues]> {
+  let summary = "place pooled values at their MaxPool indices, zeros elsewhere";
+  let description = [{
+    `I` holds, per element of `X`, a flat index into the unpooled shape
+    [N, C, (in - 1) * stride - pads + kernel...]; `X`'s values land there
+    (the last one wins), and that tensor is the leading corner of the result,
+    of shape `output_shape` when given (a 1-D shape, one entry per dim).
+    ```mlir
+    %y = graph.max_unpool %x, %i {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x2x2xf32>, tensor<1x1x2x2xi64>) -> tensor<1x1x4x4xf32>
+    ```
+  }];
+  let arguments = (ins Graph_NumericTensor:$x, Graph_I64Tensor:$i,
+                       Optional<Graph_I64Tensor>:$output_shape,
+                       DenseI64ArrayAttr:$kernel_shape,
+                       OptionalAttr<DenseI64ArrayAttr>:$pads,
+                       OptionalAttr<DenseI64ArrayAttr>:$strides);
+  let results = (outs Graph_NumericTensor:$output);
+}
+
 #endif // GRAPHC_GRAPH_SHAPE_OPS_TD

@@ -29,6 +29,21 @@ static FailureOr<int64_t> unifyDims(const TypeInference &infer, int64_t a,
 // Matrix products
 //===----------------------------------------------------------------------===//
 
+LogicalResult DetOp::inferResultTypes(const TypeInference &infer,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &results) {
+  RankedTensorType x = rankedType(adaptor.getX());
+  if (x.getRank() < 2)
+    return infer.emitError("input must have rank at least 2 ([*, M, M])");
+  FailureOr<int64_t> m =
+      unifyDims(infer, x.getDimSize(x.getRank() - 2),
+                x.getDimSize(x.getRank() - 1), "the matrix dims");
+  if (failed(m))
+    return failure();
+  results.push_back(x.clone(x.getShape().drop_back(2)));
+  return success();
+}
+
 LogicalResult MatMulOp::inferResultTypes(const TypeInference &infer,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &results) {
@@ -314,6 +329,17 @@ LogicalResult MaxPoolOp::inferResultTypes(const TypeInference &infer,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &results) {
   return inferPool(infer, adaptor, results);
+}
+
+LogicalResult
+MaxPoolWithIndicesOp::inferResultTypes(const TypeInference &infer,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &results) {
+  if (failed(inferPool(infer, adaptor, results)))
+    return failure();
+  auto y = cast<RankedTensorType>(results.front());
+  results.push_back(y.clone(IntegerType::get(infer.getContext(), 64)));
+  return success();
 }
 
 LogicalResult AveragePoolOp::inferResultTypes(const TypeInference &infer,

@@ -9,6 +9,9 @@
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/GraphTypeInference.h"
 #include "lib/Support/CheckedArith.h"
+#include "lib/Support/ImageBlocks.h"
+
+#include "mlir/IR/TypeUtilities.h"
 
 #include <cmath>
 #include <limits>
@@ -1003,6 +1006,153 @@ LogicalResult EyeLikeOp::inferResultTypes(const TypeInference &infer,
   if (std::optional<Type> dtype = adaptor.getDtype())
     elementType = *dtype;
   results.push_back(type.clone(elementType));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Image blocks
+//===----------------------------------------------------------------------===//
+
+/// Checks that the optional array attribute `name` has `length` entries.
+static LogicalResult checkLength(const TypeInference &infer,
+                                 std::optional<ArrayRef<int64_t>> values,
+                                 StringRef name, int64_t length) {
+  if (values && static_cast<int64_t>(values->size()) != length)
+    return infer.emitError(name + " must have " + Twine(length) +
+                           " entries but has " + Twine(values->size()));
+  return success();
+}
+
+LogicalResult Col2ImOp::inferResultTypes(const TypeInference &infer,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  RankedTensorType type = rankedType(adaptor.getInput());
+  if (type.getRank() != 3)
+    return infer.emitError("input must have rank 3 ([N, C * prod(block), L])");
+  FailureOr<VectorOperand> image =
+      readVector(infer, adaptor.getImageShape(), "image_shape");
+  FailureOr<VectorOperand> block =
+      readVector(infer, adaptor.getBlockShape(), "block_shape");
+  if (failed(image) || failed(block))
+    return failure();
+  int64_t nd = image->length;
+  if (ShapedType::isDynamic(nd))
+    return infer.emitError("image_shape must have a static length");
+  if (block->length != nd)
+    return infer.emitError("block_shape has " + Twine(block->length) +
+                           " entries but image_shape has " + Twine(nd));
+  if (failed(checkLength(infer, adaptor.getDilations(), "dilations", nd)) ||
+      failed(checkLength(infer, adaptor.getStrides(), "strides", nd)) ||
+      failed(checkLength(infer, adaptor.getPads(), "pads", 2 * nd)))
+    return failure();
+  SmallVector<int64_t> dims = {type.getDimSize(0), kDynamic};
+  dims.append(image->values ? *image->values : dynamicDims(nd));
+  int64_t columns = type.getDimSize(1), blocks = type.getDimSize(2);
+  // The block alone gives the channels, with the image the grid of blocks.
+  if (block->values) {
+    if (llvm::any_of(*block->values, [](int64_t dim) { return dim < 1; }))
+      return infer.emitError("block_shape must be positive");
+    std::optional<int64_t> blockSize =
+        checkedElementCount(block->values->data(), nd);
+    if (!blockSize)
+      return infer.emitError("the block is too large");
+    if (!ShapedType::isDynamic(columns)) {
+      if (columns % *blockSize != 0)
+        return infer.emitError("input dim 1 (" + Twine(columns) +
+                               ") is not a multiple of the block size " +
+                               Twine(*blockSize));
+      dims[1] = columns / *blockSize;
+    }
+  }
+  if (image->values && block->values) {
+    auto data = [](std::optional<ArrayRef<int64_t>> values) {
+      return values ? values->data() : nullptr;
+    };
+    ConvWindow w;
+    if (const char *error =
+            col2imWindow(nd, image->values->data(), block->values->data(),
+                         data(adaptor.getDilations()), data(adaptor.getPads()),
+                         data(adaptor.getStrides()), w))
+      return infer.emitError(error);
+    std::optional<int64_t> blockCount = checkedElementCount(w.out, nd);
+    if (!blockCount)
+      return infer.emitError("the grid of blocks is too large");
+    if (!ShapedType::isDynamic(blocks) && blocks != *blockCount)
+      return infer.emitError("input dim 2 (" + Twine(blocks) +
+                             ") is not the number of sliding blocks " +
+                             Twine(*blockCount));
+  }
+  results.push_back(type.clone(dims));
+  return success();
+}
+
+/// The shape MaxUnpool's indices address: [N, C, (in - 1) * stride - pads +
+/// kernel...], dynamic where the input dim is.
+static FailureOr<SmallVector<int64_t>>
+unpooledShape(const TypeInference &infer, RankedTensorType x,
+              ArrayRef<int64_t> kernel, std::optional<ArrayRef<int64_t>> pads,
+              std::optional<ArrayRef<int64_t>> strides) {
+  int64_t nd = x.getRank() - 2;
+  if (nd < 1)
+    return infer.emitError("input must have rank at least 3 ([N, C, ...])");
+  if (failed(checkLength(infer, kernel, "kernel_shape", nd)) ||
+      failed(checkLength(infer, strides, "strides", nd)) ||
+      failed(checkLength(infer, pads, "pads", 2 * nd)))
+    return failure();
+  SmallVector<int64_t> dims = {x.getDimSize(0), x.getDimSize(1)};
+  for (int64_t d = 0; d < nd; ++d) {
+    int64_t in = x.getDimSize(d + 2);
+    std::optional<int64_t> out =
+        unpooledDim(ShapedType::isDynamic(in) ? 1 : in, kernel[d],
+                    strides ? (*strides)[d] : 1, pads ? (*pads)[d] : 0,
+                    pads ? (*pads)[nd + d] : 0);
+    if (!out)
+      return infer.emitError("kernel_shape, strides and pads make unpooled "
+                             "dim " +
+                             Twine(d + 2) + " invalid");
+    dims.push_back(ShapedType::isDynamic(in) ? kDynamic : *out);
+  }
+  return dims;
+}
+
+LogicalResult MaxUnpoolOp::inferResultTypes(const TypeInference &infer,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &results) {
+  RankedTensorType x = rankedType(adaptor.getX());
+  RankedTensorType indices = rankedType(adaptor.getI());
+  if (indices.getRank() != x.getRank() ||
+      failed(verifyCompatibleShape(x.getShape(), indices.getShape())))
+    return infer.emitError("indices must have the input's shape");
+  FailureOr<SmallVector<int64_t>> unpooled =
+      unpooledShape(infer, x, adaptor.getKernelShape(), adaptor.getPads(),
+                    adaptor.getStrides());
+  if (failed(unpooled))
+    return failure();
+  if (!adaptor.getOutputShape()) {
+    results.push_back(x.clone(*unpooled));
+    return success();
+  }
+  FailureOr<VectorOperand> shape =
+      readVector(infer, adaptor.getOutputShape(), "output_shape");
+  if (failed(shape))
+    return failure();
+  if (shape->length != x.getRank())
+    return infer.emitError("output_shape must have " + Twine(x.getRank()) +
+                           " entries");
+  if (!shape->values) {
+    results.push_back(x.clone(dynamicDims(x.getRank())));
+    return success();
+  }
+  for (auto [d, dim, least] : llvm::enumerate(*shape->values, *unpooled)) {
+    bool batchOrChannel = d < 2;
+    if (ShapedType::isDynamic(least)
+            ? dim < 0
+            : (batchOrChannel ? dim != least : dim < least))
+      return infer.emitError("output_shape dim " + Twine(d) + " (" +
+                             Twine(dim) + ") cannot hold the unpooled dim " +
+                             Twine(least));
+  }
+  results.push_back(x.clone(*shape->values));
   return success();
 }
 

@@ -182,6 +182,12 @@ LogicalResult MaxPoolOp::verify() {
   return verifyFlag(*this, "storage_order", getStorageOrder());
 }
 
+LogicalResult MaxPoolWithIndicesOp::verify() {
+  if (failed(verifyFlag(*this, "ceil_mode", getCeilMode())))
+    return failure();
+  return verifyFlag(*this, "storage_order", getStorageOrder());
+}
+
 LogicalResult AveragePoolOp::verify() {
   if (failed(verifyFlag(*this, "ceil_mode", getCeilMode())))
     return failure();

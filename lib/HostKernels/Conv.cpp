@@ -2,13 +2,14 @@
 //
 // ONNX Conv and ConvTranspose on graphc::convolve and convolveTransposed
 // (lib/Support/Convolution.h: im2col + the blocked GEMM per image and
-// group, and its adjoint); a channels-last Conv on moved copies.
+// group, and its adjoint); a channels-last Conv on moved copies; Col2Im.
 //
 //===----------------------------------------------------------------------===//
 
 #include "lib/HostKernels/ComputeView.h"
 #include "lib/HostKernels/KernelAttrs.h"
 #include "lib/HostKernels/Window.h"
+#include "lib/Support/ImageBlocks.h"
 
 #include <cstring>
 #include <vector>
@@ -260,6 +261,86 @@ GC_KERNEL_ATTRS(conv_transpose, ConvTranspose, a) {
         }
     }
     out.flush();
+    return 0;
+  });
+}
+
+/// Col2Im: each image element gathers, in kernel-offset order, the columns
+/// of the blocks covering it (the sum the ONNX reference scatters).
+GC_KERNEL_ATTRS(col2im, Col2Im, a) {
+  GC_TRY(ctx.expect(3, 1));
+  const gc_tensor &x = ctx.in(0);
+  if (x.rank != 3)
+    return ctx.fail("input must have rank 3 ([N, C * prod(block), L])");
+  Dims image, block;
+  GC_TRY(ctx.readInts(1, image, "image_shape"));
+  GC_TRY(ctx.readInts(2, block, "block_shape"));
+  int nd = image.rank;
+  if (block.rank != nd)
+    return ctx.fail("block_shape has %d entries but image_shape has %d",
+                    block.rank, nd);
+  if (nd + 2 > kMaxRank)
+    return ctx.fail("image_shape has %d entries, at most %d are supported", nd,
+                    kMaxRank - 2);
+  if ((a.dilations.present && a.dilations.count != nd) ||
+      (a.strides.present && a.strides.count != nd) ||
+      (a.pads.present && a.pads.count != 2 * nd))
+    return ctx.fail("dilations, strides and pads must match the %d spatial "
+                    "dims",
+                    nd);
+  graphc::ConvWindow w;
+  if (const char *error =
+          graphc::col2imWindow(nd, image.v, block.v,
+                               a.dilations.present ? a.dilations.data : nullptr,
+                               a.pads.present ? a.pads.data : nullptr,
+                               a.strides.present ? a.strides.data : nullptr, w))
+    return ctx.fail("%s", error);
+  std::optional<int64_t> blockSize = graphc::checkedElementCount(w.kernel, nd);
+  std::optional<int64_t> blockCount = graphc::checkedElementCount(w.out, nd);
+  if (!blockSize || !blockCount || x.dims[1] % *blockSize != 0 ||
+      x.dims[2] != *blockCount)
+    return ctx.fail("input shape does not match the blocks of the image");
+  int64_t channels = x.dims[1] / *blockSize;
+  Dims outDims;
+  outDims.push(x.dims[0]);
+  outDims.push(channels);
+  for (int d = 0; d < nd; ++d)
+    outDims.push(image[d]);
+  GC_TRY(ctx.checkOutput(0, x.dtype, outDims));
+  Dims blockStrides = Dims(w.out, nd).strides();
+  int64_t planes = x.dims[0] * channels;
+  return dispatch<kNumeric>(ctx, x.dtype, "input", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    // Integers sum with wrap-around, as the reference's.
+    using A =
+        std::conditional_t<std::is_integral_v<Arith<T>>, uint64_t, Arith<T>>;
+    const T *in = static_cast<const T *>(x.data);
+    T *out = static_cast<T *>(ctx.out(0).data);
+    for (int64_t plane = 0; plane < planes; ++plane) {
+      // Plane (n, c) reads rows c * blockSize.. of image n's columns.
+      const T *columns = in + plane * *blockSize * *blockCount;
+      forEachIndex(w.in, nd, [&](const int64_t *p) {
+        A sum = A(0);
+        int64_t row = 0;
+        forEachIndex(w.kernel, nd, [&](const int64_t *k) {
+          int64_t column = 0;
+          bool covers = true;
+          for (int d = 0; d < nd && covers; ++d) {
+            int64_t t = p[d] + w.padBegin[d] - k[d] * w.dilation[d];
+            int64_t b = t / w.stride[d];
+            covers = t >= 0 && t % w.stride[d] == 0 && b < w.out[d];
+            column += b * blockStrides[d];
+          }
+          if (covers)
+            sum += static_cast<A>(toArith(columns[row * *blockCount + column]));
+          ++row;
+        });
+        if constexpr (std::is_integral_v<A>)
+          *out++ = static_cast<T>(sum);
+        else
+          *out++ = fromArith<T>(sum);
+      });
+    }
     return 0;
   });
 }

@@ -1,8 +1,11 @@
-//===- LinearAlgebra.cpp - MatMul and Gemm host kernels -------------------===//
+//===- LinearAlgebra.cpp - MatMul, Gemm and Det host kernels --------------===//
 
 #include "lib/HostKernels/ComputeView.h"
 #include "lib/HostKernels/KernelAttrs.h"
 #include "lib/Support/Gemm.h"
+
+#include <cmath>
+#include <vector>
 
 using namespace graphc::hk;
 
@@ -118,6 +121,52 @@ GC_KERNEL_ATTRS(gemm, Gemm, opAttrs) {
     graphc::gemm<A>(transA, transB, M, N, K, static_cast<A>(alpha), va.data(),
                     a.dims[1], vb.data(), b.dims[1], betaValue, out.data(), N);
     out.flush();
+    return 0;
+  });
+}
+
+/// Det: LU with partial pivoting (the first largest magnitude in the column)
+/// in float64; a zero pivot column leaves the product zero.
+GC_KERNEL(det) {
+  GC_TRY(ctx.expect(1, 1));
+  const gc_tensor &x = ctx.in(0);
+  if (x.rank < 2 || x.dims[x.rank - 1] != x.dims[x.rank - 2])
+    return ctx.fail("input must be [*, M, M]");
+  int64_t m = x.dims[x.rank - 1];
+  Dims outDims(x.dims, x.rank - 2);
+  GC_TRY(ctx.checkOutput(0, x.dtype, outDims));
+  int64_t matrices = outDims.product();
+  return dispatch<kFloats>(ctx, x.dtype, "input", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T *in = static_cast<const T *>(x.data);
+    T *out = static_cast<T *>(ctx.out(0).data);
+    std::vector<double> a(static_cast<size_t>(m * m));
+    for (int64_t b = 0; b < matrices; ++b) {
+      for (int64_t k = 0; k < m * m; ++k)
+        a[k] = static_cast<double>(toArith(in[b * m * m + k]));
+      double det = 1;
+      for (int64_t k = 0; k < m; ++k) {
+        int64_t pivot = k;
+        for (int64_t r = k + 1; r < m; ++r)
+          if (std::fabs(a[r * m + k]) > std::fabs(a[pivot * m + k]))
+            pivot = r;
+        if (pivot != k) {
+          for (int64_t c = 0; c < m; ++c)
+            std::swap(a[k * m + c], a[pivot * m + c]);
+          det = -det;
+        }
+        double p = a[k * m + k];
+        det *= p;
+        if (p == 0)
+          continue;
+        for (int64_t r = k + 1; r < m; ++r) {
+          double f = a[r * m + k] / p;
+          for (int64_t c = k + 1; c < m; ++c)
+            a[r * m + c] -= f * a[k * m + c];
+        }
+      }
+      out[b] = fromArith<T>(det);
+    }
     return 0;
   });
 }

@@ -18,10 +18,12 @@ test driver libgraphc_fake_cuda.so, runs it (and, as the fake cuBLASLt, its
 library steps). That flavour has its own lists
 (cuda_emulated_*), which may only grow too.
 
-A test whose compile fails because an input's values determine a shape is
-compiled again as a user would: the inputs `graphc check --json` lists under
-shape_inputs are bound to the data set's values (--const-input, .npy files in
-the work dir) and the run takes the others.
+A test whose compile fails because an input's values determine a shape, or
+whose error names inputs to bind (`--const-input NAME=FILE.npy`: a Dropout's
+training_mode), is compiled again as a user would: those inputs and the ones
+`graphc check --json` lists under shape_inputs are bound to the data set's
+values (--const-input, .npy files in the work dir) and the run takes the
+others.
 
 Work is done by worker processes (one per job) that compile with `graphc
 compile` and run the .so in-process; a worker that crashes or hangs costs only
@@ -113,6 +115,9 @@ def compile_model(args, name, flags, output):
 
 # How graphc says that an input's values, not its shape, determine a shape.
 SHAPE_FROM_VALUES = "fixed input shapes do not determine"
+# How graphc names inputs that must be bound at compile time (the shapes'
+# and others, such as a Dropout's training_mode).
+CONST_INPUT_HINT = re.compile(r"--const-input (\S+)=FILE\.npy")
 
 
 def shape_inputs(args, name):
@@ -168,10 +173,13 @@ def run_test(args, name, graphc):
         if key not in compiled:
             path = os.path.join(args.work_dir, f"{stem}.{len(compiled)}.so")
             failure = compile_model(args, name, flags, path)
-            if failure and not bound and SHAPE_FROM_VALUES in failure[1]:
+            hinted = set(CONST_INPUT_HINT.findall(failure[1])) if failure else set()
+            if failure and not bound and (SHAPE_FROM_VALUES in failure[1] or hinted):
                 # As a user would: ask graphc which inputs' values determine
-                # shapes and bind them to this data set's values.
-                bound = shape_inputs(args, name) & {v.name for v in inputs}
+                # shapes (and bind those its error names) to this data set's
+                # values.
+                bound = ((shape_inputs(args, name) | hinted)
+                         & {v.name for v in inputs})
                 if bound:
                     flags = node_tests.shape_flags(model, input_protos,
                                                    skip=bound)

@@ -245,6 +245,26 @@ TEST_F(CudaCodegenTest, GridSampleAndAffineGrid) {
                  7);
 }
 
+TEST_F(CudaCodegenTest, ImageBlocksUnpoolingAndDeterminants) {
+  emitAndCompile(
+      "%x: tensor<2x8x12xf32>, %h: tensor<1x4x9xf16>, %m: tensor<2x3x3x3xf32>, "
+      "%mh: tensor<4x4xf16>, %u: tensor<1x2x2x2xf32>, %ui: tensor<1x2x2x2xi64>",
+      R"(
+  %image = graph.constant {value = dense<[4, 5]> : tensor<2xi64>} : () -> tensor<2xi64>
+  %square = graph.constant {value = dense<5> : tensor<2xi64>} : () -> tensor<2xi64>
+  %block = graph.constant {value = dense<2> : tensor<2xi64>} : () -> tensor<2xi64>
+  %0 = graph.col2im %x, %image, %block : (tensor<2x8x12xf32>, tensor<2xi64>, tensor<2xi64>) -> tensor<2x2x4x5xf32>
+  %1 = graph.col2im %h, %square, %block {dilations = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x4x9xf16>, tensor<2xi64>, tensor<2xi64>) -> tensor<1x1x5x5xf16>
+  %2 = graph.det %m : (tensor<2x3x3x3xf32>) -> tensor<2x3xf32>
+  %3 = graph.det %mh : (tensor<4x4xf16>) -> tensor<f16>
+  %4 = graph.max_unpool %u, %ui {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xi64>) -> tensor<1x2x4x4xf32>
+  %oshape = graph.constant {value = dense<[1, 2, 5, 5]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %5 = graph.max_unpool %u, %ui, %oshape {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xi64>, tensor<4xi64>) -> tensor<1x2x5x5xf32>
+  %6:2 = graph.max_pool_with_indices %u {kernel_shape = array<i64: 2, 2>, pads = array<i64: 1, 0, 0, 1>} : (tensor<1x2x2x2xf32>) -> (tensor<1x2x2x2xf32>, tensor<1x2x2x2xi64>)
+  %7:2 = graph.max_pool_with_indices %h {kernel_shape = array<i64: 3>, storage_order = 1 : i64} : (tensor<1x4x9xf16>) -> (tensor<1x4x7xf16>, tensor<1x4x7xi64>))",
+      8);
+}
+
 TEST_F(CudaCodegenTest, ReductionsAndSoftmax) {
   emitAndCompile(
       "%x: tensor<4x6x8xf32>, %h: tensor<3x300xf16>, %i: tensor<5x7xi8>, "

@@ -102,6 +102,44 @@ TEST(HostKernelLinalg, ConvTransposeWithStrideAndOutputPadding) {
   expectNear(y.values<float>(), {1, 10, 2, 20, 0});
 }
 
+// Col2Im sums overlapping blocks and drops what falls in the padding.
+TEST(HostKernelLinalg, Col2ImSumsOverlapsAndDropsPadding) {
+  Buffer shape3 = i64({1}, {3}), shape5 = i64({1}, {5}), block = i64({1}, {2});
+  Buffer x = f32({1, 2, 2}, {1, 2, 10, 20});
+  Buffer y = output(GC_DTYPE_F32, {1, 1, 3});
+  ASSERT_EQ(run("col2im", {&x, &shape3, &block}, {&y}), 0);
+  expectNear(y.values<float>(), {1, 12, 20});
+  // Blocks start at -1, 1, 3: offset 0 of the first lies in the padding.
+  Buffer strided = f32({1, 2, 3}, {1, 2, 3, 10, 20, 30});
+  Buffer z = output(GC_DTYPE_F32, {1, 1, 5});
+  ASSERT_EQ(run("col2im", {&strided, &shape5, &block}, {&z},
+                Attrs().ints("strides", {2}).ints("pads", {1, 1})),
+            0);
+  expectNear(z.values<float>(), {10, 2, 20, 3, 30});
+  std::string error;
+  EXPECT_NE(run("col2im", {&strided, &shape3, &block}, {&y}, Attrs(), &error),
+            0);
+  EXPECT_EQ(error,
+            "col2im: input shape does not match the blocks of the image");
+}
+
+// Det pivots on the largest magnitude; a singular matrix gives 0.
+TEST(HostKernelLinalg, DetPivotsAndBatches) {
+  Buffer x = f32({3, 2, 2}, {0, 1, 1, 0, /**/ 2, 3, 1, 4, /**/ 1, 2, 2, 4});
+  Buffer y = output(GC_DTYPE_F32, {3});
+  ASSERT_EQ(run("det", {&x}, {&y}), 0);
+  expectNear(y.values<float>(), {-1, 5, 0});
+  Buffer m = f32({3, 3}, {2, -1, 0, -1, 2, -1, 0, -1, 2});
+  Buffer d = output(GC_DTYPE_F32, {});
+  ASSERT_EQ(run("det", {&m}, {&d}), 0);
+  expectNear(d.values<float>(), {4});
+  std::string error;
+  Buffer wide = f32({2, 3}, {1, 2, 3, 4, 5, 6});
+  Buffer two = output(GC_DTYPE_F32, {});
+  EXPECT_NE(run("det", {&wide}, {&two}, Attrs(), &error), 0);
+  EXPECT_EQ(error, "det: input must be [*, M, M]");
+}
+
 TEST(HostKernelLinalg, EinsumGeneralEquations) {
   Buffer a = f32({2, 2}, {1, 2, 3, 4});
   Buffer diag = output(GC_DTYPE_F32, {2});
@@ -164,6 +202,46 @@ TEST(HostKernelPooling, MaxAndAveragePoolPadding) {
   Buffer g = output(GC_DTYPE_F32, {1, 1, 1, 1});
   ASSERT_EQ(run("global_average_pool", {&x}, {&g}), 0);
   expectNear(g.values<float>(), {2.5f});
+}
+
+// MaxPool's Indices: the first largest element of each window, as a flat
+// index into the whole input, row- or column-major (storage_order); of
+// equal maxima the first in window order wins.
+TEST(HostKernelPooling, MaxPoolIndicesFollowStorageOrder) {
+  Buffer x = f32({1, 2, 2, 3}, {1, 9, 9, 4, 5, 6, /**/ 0, 0, 0, 0, 0, 0});
+  Buffer y = output(GC_DTYPE_F32, {1, 2, 1, 2});
+  Buffer i = output(GC_DTYPE_I64, {1, 2, 1, 2});
+  Attrs attrs;
+  attrs.ints("kernel_shape", {2, 2});
+  ASSERT_EQ(run("max_pool_with_indices", {&x}, {&y, &i}, attrs), 0);
+  expectNear(y.values<float>(), {9, 9, 0, 0});
+  EXPECT_EQ(i.values<int64_t>(), (std::vector<int64_t>{1, 1, 6, 7}));
+  attrs.i("storage_order", 1);
+  ASSERT_EQ(run("max_pool_with_indices", {&x}, {&y, &i}, attrs), 0);
+  // Column-major: (h, w) is h + w * 2 within its plane of 6.
+  EXPECT_EQ(i.values<int64_t>(), (std::vector<int64_t>{2, 2, 6, 8}));
+}
+
+// MaxUnpool places values at flat indices of the unpooled shape, which
+// output_shape may enlarge (the ONNX reference's corner placement).
+TEST(HostKernelPooling, MaxUnpoolPlacesIntoTheCorner) {
+  Buffer x = f32({1, 1, 2, 2}, {5, 6, 7, 8});
+  Buffer idx = i64({1, 1, 2, 2}, {5, 7, 13, 15});
+  Attrs attrs;
+  attrs.ints("kernel_shape", {2, 2}).ints("strides", {2, 2});
+  Buffer y = output(GC_DTYPE_F32, {1, 1, 4, 4});
+  ASSERT_EQ(run("max_unpool", {&x, &idx}, {&y}, attrs), 0);
+  expectNear(y.values<float>(),
+             {0, 0, 0, 0, 0, 5, 0, 6, 0, 0, 0, 0, 0, 7, 0, 8});
+  Buffer shape = i64({4}, {1, 1, 5, 5});
+  Buffer big = output(GC_DTYPE_F32, {1, 1, 5, 5});
+  ASSERT_EQ(run("max_unpool", {&x, &idx, &shape}, {&big}, attrs), 0);
+  expectNear(big.values<float>(), {0, 0, 0, 0, 0, 0, 5, 0, 6, 0, 0, 0, 0,
+                                   0, 0, 0, 7, 0, 8, 0, 0, 0, 0, 0, 0});
+  Buffer bad = i64({1, 1, 2, 2}, {5, 7, 13, 16});
+  std::string error;
+  EXPECT_NE(run("max_unpool", {&x, &bad}, {&y}, attrs, &error), 0);
+  EXPECT_EQ(error, "max_unpool: index 16 is out of range [-16, 16)");
 }
 
 // ceil_mode adds the windows that start inside the input; the part beyond it

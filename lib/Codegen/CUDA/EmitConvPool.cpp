@@ -4,10 +4,16 @@
 // window as a flat index over the baked kernel extent, for any number of
 // spatial dims. Padding comes from `pads` or from auto_pad and the static
 // result shape. Global pools reduce a row of spatial elements per block.
+// Col2Im gathers: one thread per image element sums, in kernel-offset order,
+// the columns of the blocks that cover it (no atomics, deterministic).
+// MaxUnpool gathers too: each result element searches the indices for the
+// last one naming it (a read of all of them per element: the sizes of the
+// unpooling layers of segmentation models, not large tensors).
 //
 //===----------------------------------------------------------------------===//
 
 #include "lib/Codegen/CUDA/EmitSupport.h"
+#include "lib/Support/ImageBlocks.h"
 
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -32,8 +38,8 @@ WindowAttrs windowAttrs(Operation *op) {
                            conv.getDilations(),     conv.getPads(),
                            conv.getOutputPadding(), conv.getOutputShape()};
       })
-      .Case<graph::ConvOp, graph::MaxPoolOp, graph::AveragePoolOp,
-            graph::LpPoolOp>([](auto windowed) {
+      .Case<graph::ConvOp, graph::MaxPoolOp, graph::MaxPoolWithIndicesOp,
+            graph::AveragePoolOp, graph::LpPoolOp>([](auto windowed) {
         return WindowAttrs{windowed.getAutoPad(),
                            windowed.getStrides(),
                            windowed.getDilations(),
@@ -261,7 +267,8 @@ LogicalResult emitConvTranspose(KernelEmitter &e) {
 }
 
 LogicalResult emitPool(KernelEmitter &e) {
-  bool isMax = isa<graph::MaxPoolOp>(e.getOp());
+  auto withIndices = dyn_cast<graph::MaxPoolWithIndicesOp>(e.getOp());
+  bool isMax = withIndices || isa<graph::MaxPoolOp>(e.getOp());
   auto average = dyn_cast<graph::AveragePoolOp>(e.getOp());
   auto lpPool = dyn_cast<graph::LpPoolOp>(e.getOp());
   ArrayRef<int64_t> xShape = e.inputShape(0), yShape = e.resultShape();
@@ -289,6 +296,16 @@ LogicalResult emitPool(KernelEmitter &e) {
     e.line(t + " acc = " + lowest(t) + ";");
   else
     e.line(t + " acc = " + literal(0, t) + ";");
+  // The ONNX reference's index: the first element, then each larger one.
+  SmallVector<int64_t> indexStrides = spatialStrides;
+  if (withIndices) {
+    if (withIndices.getStorageOrder() == 1)
+      for (int64_t d = 0, stride = 1; d < static_cast<int64_t>(in.size());
+           stride *= in[d], ++d)
+        indexStrides[d] = stride;
+    e.line("long long arg = -1;");
+    e.line(t + " argValue = acc;");
+  }
   e.line("long long count = 0;");
   e.open("for (long long kw = 0; kw < " + Twine(numElements(w->kernel)) +
          "LL; ++kw) {");
@@ -303,6 +320,9 @@ LogicalResult emitPool(KernelEmitter &e) {
   e.line("if (!valid) continue;");
   e.line("const " + t + " x = " +
          e.load(0, "xBase + " + offsetExpr("p", spatialStrides)) + ";");
+  if (withIndices)
+    e.line("if (arg < 0 || x > argValue) { argValue = x; arg = xBase + " +
+           offsetExpr("p", indexStrides) + "; }");
   if (isMax)
     e.line("acc = gc_max(acc, x);");
   else if (average)
@@ -316,6 +336,8 @@ LogicalResult emitPool(KernelEmitter &e) {
   else if (lpPool && p != 1)
     e.line("acc = gc_pow(acc, " + literal(1.0 / p, t) + ");");
   e.line(e.store(0, "i", "acc"));
+  if (withIndices)
+    e.line(e.store(1, "i", "arg"));
   e.close();
   return success();
 }
@@ -356,19 +378,125 @@ LogicalResult emitGlobalPool(KernelEmitter &e) {
   return success();
 }
 
+LogicalResult emitCol2Im(KernelEmitter &e) {
+  auto op = e.as<graph::Col2ImOp>();
+  ArrayRef<int64_t> xShape = e.inputShape(0), yShape = e.resultShape();
+  auto block = e.constantInts(2);
+  if (!block)
+    return e.fail("block_shape (input 2) must be a constant");
+  ArrayRef<int64_t> image = yShape.drop_front(2);
+  int nd = static_cast<int>(image.size());
+  if (xShape.size() != 3 || static_cast<int>(block->size()) != nd)
+    return e.fail("input must be [N, C * prod(block), L] with one block dim "
+                  "per image dim");
+  auto data = [](std::optional<ArrayRef<int64_t>> values) {
+    return values ? values->data() : nullptr;
+  };
+  ConvWindow w;
+  if (const char *error =
+          col2imWindow(nd, image.data(), block->data(), data(op.getDilations()),
+                       data(op.getPads()), data(op.getStrides()), w))
+    return e.fail(error);
+  int64_t blockSize = numElements(*block), blocks = xShape[2];
+  if (blocks != numElements(ArrayRef<int64_t>(w.out, nd)) ||
+      xShape[1] != yShape[1] * blockSize)
+    return e.fail("input shape does not match the blocks of the image");
+  std::string t = computeType(e.resultType().getElementType());
+  SmallVector<int64_t> kernelStrides =
+      contiguousStrides(ArrayRef<int64_t>(w.kernel, nd));
+  SmallVector<int64_t> blockStrides =
+      contiguousStrides(ArrayRef<int64_t>(w.out, nd));
+  e.openLinearLoop(numElements(yShape));
+  e.coords("o", "i", yShape);
+  // Plane (n, c) reads rows c * blockSize.. of image n's columns.
+  e.line("const long long base = (o0 * " + Twine(yShape[1]) + " + o1) * " +
+         Twine(blockSize * blocks) + "LL;");
+  e.line(t + " acc = " + literal(0, t) + ";");
+  e.open("for (long long kw = 0; kw < " + Twine(blockSize) + "LL; ++kw) {");
+  e.line("long long column = 0;");
+  for (int d = 0; d < nd; ++d) {
+    std::string D = std::to_string(d);
+    e.line("const long long t" + D + " = o" + std::to_string(d + 2) + " + " +
+           Twine(w.padBegin[d]) + "LL - (kw / " + Twine(kernelStrides[d]) +
+           "LL % " + Twine(w.kernel[d]) + "LL) * " + Twine(w.dilation[d]) +
+           "LL;");
+    e.line("if (t" + D + " < 0 || t" + D + " % " + Twine(w.stride[d]) +
+           "LL != 0 || t" + D + " / " + Twine(w.stride[d]) +
+           "LL >= " + Twine(w.out[d]) + "LL) continue;");
+    e.line("column += t" + D + " / " + Twine(w.stride[d]) + "LL * " +
+           Twine(blockStrides[d]) + "LL;");
+  }
+  e.line("acc += " +
+         e.load(0, "base + kw * " + std::to_string(blocks) + "LL + column") +
+         ";");
+  e.close();
+  e.line(e.store(0, "i", "acc"));
+  e.close();
+  return success();
+}
+
+LogicalResult emitMaxUnpool(KernelEmitter &e) {
+  auto op = e.as<graph::MaxUnpoolOp>();
+  ArrayRef<int64_t> xShape = e.inputShape(0), yShape = e.resultShape();
+  int64_t nd = static_cast<int64_t>(xShape.size()) - 2;
+  ArrayRef<int64_t> kernel = op.getKernelShape();
+  std::optional<ArrayRef<int64_t>> pads = op.getPads(),
+                                   strides = op.getStrides();
+  if (nd < 1 || static_cast<int64_t>(kernel.size()) != nd ||
+      (pads && static_cast<int64_t>(pads->size()) != 2 * nd) ||
+      (strides && static_cast<int64_t>(strides->size()) != nd))
+    return e.fail("kernel_shape, strides and pads must match the spatial dims");
+  SmallVector<int64_t> unpooled = {xShape[0], xShape[1]};
+  for (int64_t d = 0; d < nd; ++d) {
+    std::optional<int64_t> dim =
+        unpooledDim(xShape[d + 2], kernel[d], strides ? (*strides)[d] : 1,
+                    pads ? (*pads)[d] : 0, pads ? (*pads)[nd + d] : 0);
+    if (!dim || *dim > yShape[d + 2])
+      return e.fail("the result cannot hold the unpooled shape");
+    unpooled.push_back(*dim);
+  }
+  std::string t = computeType(e.resultType().getElementType());
+  e.openLinearLoop(numElements(yShape));
+  e.coords("o", "i", yShape);
+  // Past the unpooled corner the result is zero.
+  std::string outside;
+  for (auto [d, dim] : llvm::enumerate(unpooled))
+    if (dim < yShape[d])
+      outside += (outside.empty() ? "" : " || ") + ("o" + Twine(d)).str() +
+                 " >= " + std::to_string(dim);
+  e.line(t + " acc = " + literal(0, t) + ";");
+  if (!outside.empty())
+    e.open("if (!(" + outside + ")) {");
+  e.line("const long long f = " + offsetExpr("o", contiguousStrides(unpooled)) +
+         ";");
+  e.open("for (long long x = 0; x < " + Twine(numElements(xShape)) +
+         "LL; ++x) {");
+  e.line("if (" + e.checkedIndex("in1[x]", numElements(unpooled)) +
+         " == f) acc = " + e.load(0, "x") + ";");
+  e.close();
+  if (!outside.empty())
+    e.close();
+  e.line(e.store(0, "i", "acc"));
+  e.close();
+  return success();
+}
+
 } // namespace
 
 bool isConvPool(OperationName name) {
   return isOneOf<graph::ConvOp, graph::ConvTransposeOp, graph::MaxPoolOp,
-                 graph::AveragePoolOp, graph::LpPoolOp,
-                 graph::GlobalAveragePoolOp, graph::GlobalMaxPoolOp,
-                 graph::GlobalLpPoolOp>(name);
+                 graph::MaxPoolWithIndicesOp, graph::AveragePoolOp,
+                 graph::LpPoolOp, graph::GlobalAveragePoolOp,
+                 graph::GlobalMaxPoolOp, graph::GlobalLpPoolOp, graph::Col2ImOp,
+                 graph::MaxUnpoolOp>(name);
 }
 
 LogicalResult emitConvPool(KernelEmitter &e) {
   return llvm::TypeSwitch<Operation *, LogicalResult>(e.getOp())
       .Case([&](graph::ConvOp) { return emitConv(e); })
       .Case([&](graph::ConvTransposeOp) { return emitConvTranspose(e); })
+      .Case([&](graph::Col2ImOp) { return emitCol2Im(e); })
+      .Case([&](graph::MaxUnpoolOp) { return emitMaxUnpool(e); })
       .Case<graph::GlobalAveragePoolOp, graph::GlobalMaxPoolOp,
             graph::GlobalLpPoolOp>(
           [&](Operation *) { return emitGlobalPool(e); })

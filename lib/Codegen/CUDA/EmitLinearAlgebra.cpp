@@ -1,10 +1,12 @@
-//===- EmitLinearAlgebra.cpp - mat_mul, gemm, einsum ----------------------===//
+//===- EmitLinearAlgebra.cpp - mat_mul, gemm, einsum, det -----------------===//
 //
 // MatMul and Gemm share one shared-memory tiled kernel: T x T output tiles
 // (the schedule's `tile`, 16 unless tuned), K walked in T-wide slabs staged
 // through shared memory, accumulation in the compute type (float for
 // f16/bf16), batches on grid.z with numpy broadcasting of the batch dims.
-// Einsum is a generic index loop.
+// Einsum is a generic index loop. Det: one thread per matrix factorises a
+// float64 copy of it (LU with partial pivoting, as the host kernel does), for
+// matrices up to kMaxDetSize square.
 //
 //===----------------------------------------------------------------------===//
 
@@ -317,16 +319,67 @@ LogicalResult emitEinsum(KernelEmitter &e) {
   return success();
 }
 
+/// The largest matrix det factorises on the device: its float64 copy lives in
+/// the thread's local memory (8 KiB at 32 x 32).
+constexpr int64_t kMaxDetSize = 32;
+
+LogicalResult emitDet(KernelEmitter &e) {
+  ArrayRef<int64_t> xShape = e.inputShape(0);
+  if (xShape.size() < 2 || xShape.back() != xShape[xShape.size() - 2])
+    return e.fail("input must be [*, M, M]");
+  int64_t m = xShape.back();
+  if (m > kMaxDetSize)
+    return e.fail("matrices of " + Twine(m) + "x" + Twine(m) +
+                  " are larger than the " + Twine(kMaxDetSize) + "x" +
+                  Twine(kMaxDetSize) + " the cuda target factorises");
+  std::string M = std::to_string(m), MM = std::to_string(m * m);
+  e.openLinearLoop(numElements(e.resultShape()));
+  e.line("double a[" + std::to_string(std::max<int64_t>(1, m * m)) + "];");
+  e.open("for (int k = 0; k < " + MM + "; ++k) {");
+  e.line("a[k] = static_cast<double>(" + e.load(0, "i * " + MM + "LL + k") +
+         ");");
+  e.close();
+  e.line("double det = 1.0;");
+  e.open("for (int k = 0; k < " + M + "; ++k) {");
+  e.line("int pivot = k;");
+  e.open("for (int r = k + 1; r < " + M + "; ++r) {");
+  e.line("if (fabs(a[r * " + M + " + k]) > fabs(a[pivot * " + M +
+         " + k])) pivot = r;");
+  e.close();
+  e.open("if (pivot != k) {");
+  e.open("for (int c = 0; c < " + M + "; ++c) {");
+  e.line("const double t = a[k * " + M + " + c];");
+  e.line("a[k * " + M + " + c] = a[pivot * " + M + " + c];");
+  e.line("a[pivot * " + M + " + c] = t;");
+  e.close();
+  e.line("det = -det;");
+  e.close();
+  e.line("const double p = a[k * " + M + " + k];");
+  e.line("det *= p;");
+  e.line("if (p == 0.0) continue;");
+  e.open("for (int r = k + 1; r < " + M + "; ++r) {");
+  e.line("const double f = a[r * " + M + " + k] / p;");
+  e.open("for (int c = k + 1; c < " + M + "; ++c) {");
+  e.line("a[r * " + M + " + c] -= f * a[k * " + M + " + c];");
+  e.close();
+  e.close();
+  e.close();
+  e.line(e.store(0, "i", "det"));
+  e.close();
+  return success();
+}
 } // namespace
 
 bool isLinearAlgebra(OperationName name) {
-  return isOneOf<graph::MatMulOp, graph::GemmOp, graph::EinsumOp>(name);
+  return isOneOf<graph::MatMulOp, graph::GemmOp, graph::EinsumOp, graph::DetOp>(
+      name);
 }
 
 LogicalResult emitLinearAlgebra(KernelEmitter &e) {
   return llvm::TypeSwitch<Operation *, LogicalResult>(e.getOp())
       .Case([&](graph::MatMulOp) { return emitMatMul(e); })
       .Case([&](graph::GemmOp) { return emitGemm(e); })
+      .Case([&](graph::DetOp) { return emitDet(e); })
       .Default([&](Operation *) { return emitEinsum(e); });
 }
 

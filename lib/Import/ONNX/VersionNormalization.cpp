@@ -5,6 +5,7 @@
 #include "lib/Import/ONNX/RecurrentExpansion.h"
 
 #include "dialects/Graph/GraphOps.h"
+#include "dialects/Graph/GraphTypeInference.h"
 #include "dialects/Graph/HostEval.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -21,7 +22,7 @@ size_t inputSlotCount(llvm::StringRef opType, size_t given) {
   // Only ops with optional inputs after the last given one need an entry:
   // the count includes every optional slot of the newest form.
   size_t slots = llvm::StringSwitch<size_t>(opType)
-                     .Cases("Conv", "ConvTranspose", "Gemm", 3)
+                     .Cases("Conv", "ConvTranspose", "Gemm", "MaxUnpool", 3)
                      .Cases("Clip", "LayerNormalization", "Dropout", 3)
                      .Cases("ReduceSum", "ReduceMean", "ReduceMax", 2)
                      .Cases("ReduceMin", "ReduceProd", "ReduceL1", 2)
@@ -259,19 +260,66 @@ static NodeResults importGridSample(NodeBuilder &builder, NodeInfo &info) {
 // Ops that become other graph ops
 //===----------------------------------------------------------------------===//
 
-/// Dropout in inference is the identity; its mask output is optional.
+/// Dropout in inference, or in training with a ratio of 0, is the identity
+/// and its mask all true. Training with another ratio draws random masks.
 static NodeResults importDropout(NodeBuilder &builder, NodeInfo &info) {
   if (info.inputs.size() > 2 && info.inputs[2]) {
     std::optional<SmallVector<int64_t>> mode =
         graph::getConstantInts(info.inputs[2]);
-    if (!mode)
+    if (!mode) {
+      // Model inputs can be bound at compile time; name them.
+      InFlightDiagnostic diag =
+          emitError(builder.getLoc())
+          << "unsupported: Dropout training_mode must be a constant";
+      std::string flags;
+      for (int slot : {2, 1})
+        if (info.inputs[slot] && isa<BlockArgument>(info.inputs[slot]) &&
+            !graph::getScalarConstant(info.inputs[slot]))
+          flags += " --const-input " + info.node.input(slot) + "=FILE.npy";
+      if (!flags.empty())
+        diag << "; bind "
+             << (flags.find("=FILE.npy --") != std::string::npos
+                     ? "training_mode and ratio"
+                     : "it")
+             << " at compile time with" << flags;
+      return diag;
+    }
+    bool training = llvm::any_of(*mode, [](int64_t v) { return v != 0; });
+    // The ratio defaults to 0.5.
+    std::optional<double> ratio =
+        info.inputs[1] ? graph::getScalarConstant(info.inputs[1]) : 0.5;
+    if (training && (!ratio || *ratio != 0))
       return emitError(builder.getLoc())
-             << "unsupported: Dropout training_mode must be a constant";
-    if (llvm::any_of(*mode, [](int64_t v) { return v != 0; }))
-      return emitError(builder.getLoc())
-             << "unsupported: Dropout in training mode";
+             << "unsupported: Dropout in training mode with a ratio other "
+                "than a constant 0 (random masks)";
   }
-  return single(builder.createValue("identity", {info.inputs[0]}, {}));
+  Value data = info.inputs[0];
+  FailureOr<Value> output = builder.createValue("identity", {data}, {});
+  if (failed(output))
+    return failure();
+  SmallVector<Value> results = {*output};
+  if (info.node.output_size() > 1 && !info.node.output(1).empty()) {
+    FailureOr<Value> shape = builder.createValue("shape", {data}, {});
+    if (failed(shape))
+      return failure();
+    OpBuilder &b = builder.getBuilder();
+    auto allTrue =
+        DenseElementsAttr::get(RankedTensorType::get({1}, b.getI1Type()), true);
+    FailureOr<Value> mask = builder.createValue(
+        "constant_of_shape", {*shape}, {b.getNamedAttr("value", allTrue)});
+    if (failed(mask))
+      return failure();
+    results.push_back(*mask);
+  }
+  return results;
+}
+
+/// MaxPool whose Indices output is used is graph.max_pool_with_indices.
+static NodeResults importMaxPool(NodeBuilder &builder, NodeInfo &info) {
+  if (info.node.output_size() > 1 && !info.node.output(1).empty())
+    return builder.create("max_pool_with_indices", info.inputs,
+                          info.attributes);
+  return importGeneric(builder, info);
 }
 
 /// CastLike is a cast to the element type of its second input.
@@ -404,6 +452,7 @@ FailureOr<SmallVector<Value>> importNode(NodeBuilder &builder, NodeInfo &info) {
           .Case("GroupNormalization", importGroupNormalization)
           .Case("BatchNormalization", importBatchNormalization)
           .Case("Dropout", importDropout)
+          .Case("MaxPool", importMaxPool)
           .Case("CastLike", importCastLike)
           .Case("Constant", importConstant)
           .Case("GridSample", importGridSample)

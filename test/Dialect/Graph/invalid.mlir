@@ -963,6 +963,17 @@ func.func @grid_sample_coordinates(%x: tensor<1x1x4x4xf32>, %g: tensor<1x2x2x3xf
 
 // -----
 
+func.func @col2im_blocks(%x: tensor<1x8x10xf32>) {
+  %image = graph.constant {value = dense<[4, 5]> : tensor<2xi64>} : () -> tensor<2xi64>
+  %block = graph.constant {value = dense<2> : tensor<2xi64>} : () -> tensor<2xi64>
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{input dim 2 (10) is not the number of sliding blocks 12}}
+  %r = graph.col2im %x, %image, %block : (tensor<1x8x10xf32>, tensor<2xi64>, tensor<2xi64>) -> tensor<1x2x4x5xf32>
+  return
+}
+
+// -----
+
 func.func @quantize_scale_enlarges_x(%x: tensor<1x4xf32>, %s: tensor<3x1xf32>, %z: tensor<ui8>) {
   // expected-error @+2 {{failed to infer returned types}}
   // expected-error @+1 {{scale and zero point must broadcast to x}}
@@ -972,10 +983,31 @@ func.func @quantize_scale_enlarges_x(%x: tensor<1x4xf32>, %s: tensor<3x1xf32>, %
 
 // -----
 
+func.func @col2im_block_size(%x: tensor<1x6x12xf32>) {
+  %image = graph.constant {value = dense<[4, 5]> : tensor<2xi64>} : () -> tensor<2xi64>
+  %block = graph.constant {value = dense<2> : tensor<2xi64>} : () -> tensor<2xi64>
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{input dim 1 (6) is not a multiple of the block size 4}}
+  %r = graph.col2im %x, %image, %block : (tensor<1x6x12xf32>, tensor<2xi64>, tensor<2xi64>) -> tensor<1x2x4x5xf32>
+  return
+}
+
+// -----
+
 func.func @grid_sample_batch(%x: tensor<2x1x4x4xf32>, %g: tensor<3x2x2x2xf32>) {
   // expected-error @+2 {{failed to infer returned types}}
   // expected-error @+1 {{grid's batch 3 differs from x's 2}}
   %r = graph.grid_sample %x, %g : (tensor<2x1x4x4xf32>, tensor<3x2x2x2xf32>) -> tensor<2x1x2x2xf32>
+  return
+}
+
+// -----
+
+func.func @col2im_block_rank(%x: tensor<1x8x12xf32>, %block: tensor<3xi64>) {
+  %image = graph.constant {value = dense<[4, 5]> : tensor<2xi64>} : () -> tensor<2xi64>
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{block_shape has 3 entries but image_shape has 2}}
+  %r = graph.col2im %x, %image, %block : (tensor<1x8x12xf32>, tensor<2xi64>, tensor<3xi64>) -> tensor<1x2x4x5xf32>
   return
 }
 
@@ -999,6 +1031,17 @@ func.func @affine_grid_theta(%t: tensor<1x2x3xf32>) {
 
 // -----
 
+func.func @col2im_pads(%x: tensor<1x8x12xf32>) {
+  %image = graph.constant {value = dense<[4, 5]> : tensor<2xi64>} : () -> tensor<2xi64>
+  %block = graph.constant {value = dense<2> : tensor<2xi64>} : () -> tensor<2xi64>
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{pads must have 4 entries but has 2}}
+  %r = graph.col2im %x, %image, %block {pads = array<i64: 1, 1>} : (tensor<1x8x12xf32>, tensor<2xi64>, tensor<2xi64>) -> tensor<1x2x4x5xf32>
+  return
+}
+
+// -----
+
 func.func @affine_grid_size(%t: tensor<1x2x3xf32>) {
   %s = graph.constant {value = dense<[1, 1, -2, 2]> : tensor<4xi64>} : () -> tensor<4xi64>
   // expected-error @+2 {{failed to infer returned types}}
@@ -1009,8 +1052,44 @@ func.func @affine_grid_size(%t: tensor<1x2x3xf32>) {
 
 // -----
 
+func.func @det_not_square(%x: tensor<2x3x4xf32>) {
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{the matrix dims do not match (3 vs 4)}}
+  %r = graph.det %x : (tensor<2x3x4xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
 func.func @dequantize_zero_point_type(%x: tensor<4xi8>, %s: tensor<f32>, %z: tensor<ui8>) {
   // expected-error @+1 {{zero_point must have the element type of x}}
   %r = graph.dequantize_linear %x, %s, %z : (tensor<4xi8>, tensor<f32>, tensor<ui8>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @max_unpool_output_shape(%x: tensor<1x3x2x2xf32>, %i: tensor<1x3x2x2xi64>) {
+  %shape = graph.constant {value = dense<[1, 3, 3, 5]> : tensor<4xi64>} : () -> tensor<4xi64>
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{output_shape dim 2 (3) cannot hold the unpooled dim 4}}
+  %r = graph.max_unpool %x, %i, %shape {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x3x2x2xf32>, tensor<1x3x2x2xi64>, tensor<4xi64>) -> tensor<1x3x3x5xf32>
+  return
+}
+
+// -----
+
+func.func @max_unpool_indices(%x: tensor<1x3x2x2xf32>, %i: tensor<1x3x2x3xi64>) {
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{indices must have the input's shape}}
+  %r = graph.max_unpool %x, %i {kernel_shape = array<i64: 2, 2>} : (tensor<1x3x2x2xf32>, tensor<1x3x2x3xi64>) -> tensor<1x3x3x3xf32>
+  return
+}
+
+// -----
+
+func.func @max_pool_with_indices_storage_order(%x: tensor<1x3x8x8xf32>) {
+  // expected-error @+1 {{storage_order must be 0 or 1, got 2}}
+  %y, %i = graph.max_pool_with_indices %x {storage_order = 2 : i64, kernel_shape = array<i64: 2, 2>} : (tensor<1x3x8x8xf32>) -> (tensor<1x3x7x7xf32>, tensor<1x3x7x7xi64>)
   return
 }

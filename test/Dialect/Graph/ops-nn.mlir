@@ -108,3 +108,23 @@ func.func @rms_and_silu(%x: tensor<?x16x64xf32>, %s: tensor<64xf32>) -> (tensor<
   %1 = graph.silu %0 : (tensor<?x16x64xf32>) -> tensor<?x16x64xf32>
   return %0, %1 : tensor<?x16x64xf32>, tensor<?x16x64xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func @det
+func.func @det(%x: tensor<?x3x3xf32>, %y: tensor<4x?x4xf16>) -> (tensor<?xf32>, tensor<4xf16>) {
+  // CHECK: graph.det %{{.*}} : (tensor<?x3x3xf32>) -> tensor<?xf32>
+  %0 = graph.det %x : (tensor<?x3x3xf32>) -> tensor<?xf32>
+  // CHECK: graph.det %{{.*}} : (tensor<4x?x4xf16>) -> tensor<4xf16>
+  %1 = graph.det %y : (tensor<4x?x4xf16>) -> tensor<4xf16>
+  return %0, %1 : tensor<?xf32>, tensor<4xf16>
+}
+
+// -----
+
+// CHECK-LABEL: func @max_pool_with_indices
+func.func @max_pool_with_indices(%x: tensor<?x3x8x8xf32>) -> (tensor<?x3x4x4xf32>, tensor<?x3x4x4xi64>) {
+  // CHECK: graph.max_pool_with_indices %{{.*}} {kernel_shape = array<i64: 2, 2>, storage_order = 1 : i64, strides = array<i64: 2, 2>} : (tensor<?x3x8x8xf32>) -> (tensor<?x3x4x4xf32>, tensor<?x3x4x4xi64>)
+  %y, %i = graph.max_pool_with_indices %x {kernel_shape = array<i64: 2, 2>, storage_order = 1 : i64, strides = array<i64: 2, 2>} : (tensor<?x3x8x8xf32>) -> (tensor<?x3x4x4xf32>, tensor<?x3x4x4xi64>)
+  return %y, %i : tensor<?x3x4x4xf32>, tensor<?x3x4x4xi64>
+}

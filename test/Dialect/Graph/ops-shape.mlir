@@ -165,3 +165,36 @@ func.func @grid_sampling(%x: tensor<2x3x8x8xf16>, %g: tensor<2x4x5x2xf32>, %v: t
   %3 = graph.affine_grid %t, %s : (tensor<2x2x3xf32>, tensor<4xi64>) -> tensor<?x?x?x2xf32>
   return %0, %1, %2, %3 : tensor<2x3x4x5xf16>, tensor<1x2x2x3x3xf32>, tensor<2x4x5x2xf32>, tensor<?x?x?x2xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func @col2im
+func.func @col2im(%x: tensor<?x8x12xf32>, %y: tensor<1x4x9xf32>, %s: tensor<2xi64>) -> (tensor<?x2x4x5xf32>, tensor<1x1x5x5xf32>, tensor<?x2x?x?xf32>, tensor<?x?x4x5xf32>) {
+  %image = graph.constant {value = dense<[4, 5]> : tensor<2xi64>} : () -> tensor<2xi64>
+  %block = graph.constant {value = dense<2> : tensor<2xi64>} : () -> tensor<2xi64>
+  // CHECK: graph.col2im %{{.*}}, %{{.*}}, %{{.*}} : (tensor<?x8x12xf32>, tensor<2xi64>, tensor<2xi64>) -> tensor<?x2x4x5xf32>
+  %0 = graph.col2im %x, %image, %block : (tensor<?x8x12xf32>, tensor<2xi64>, tensor<2xi64>) -> tensor<?x2x4x5xf32>
+  %square = graph.constant {value = dense<5> : tensor<2xi64>} : () -> tensor<2xi64>
+  // CHECK: graph.col2im %{{.*}}, %{{.*}}, %{{.*}} {dilations = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x4x9xf32>, tensor<2xi64>, tensor<2xi64>) -> tensor<1x1x5x5xf32>
+  %1 = graph.col2im %y, %square, %block {dilations = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x4x9xf32>, tensor<2xi64>, tensor<2xi64>) -> tensor<1x1x5x5xf32>
+  // The block alone gives the channels; the image shape, known at run time, the image dims.
+  // CHECK: graph.col2im %{{.*}}, %{{.*}}, %{{.*}} : (tensor<?x8x12xf32>, tensor<2xi64>, tensor<2xi64>) -> tensor<?x2x?x?xf32>
+  %2 = graph.col2im %x, %s, %block : (tensor<?x8x12xf32>, tensor<2xi64>, tensor<2xi64>) -> tensor<?x2x?x?xf32>
+  // CHECK: graph.col2im %{{.*}}, %{{.*}}, %{{.*}} : (tensor<?x8x12xf32>, tensor<2xi64>, tensor<2xi64>) -> tensor<?x?x4x5xf32>
+  %3 = graph.col2im %x, %image, %s : (tensor<?x8x12xf32>, tensor<2xi64>, tensor<2xi64>) -> tensor<?x?x4x5xf32>
+  return %0, %1, %2, %3 : tensor<?x2x4x5xf32>, tensor<1x1x5x5xf32>, tensor<?x2x?x?xf32>, tensor<?x?x4x5xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @max_unpool
+func.func @max_unpool(%x: tensor<?x3x2x2xf32>, %i: tensor<?x3x2x2xi64>, %s: tensor<4xi64>) -> (tensor<?x3x4x4xf32>, tensor<2x3x5x5xf32>, tensor<?x?x?x?xf32>) {
+  // CHECK: graph.max_unpool %{{.*}}, %{{.*}} {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<?x3x2x2xf32>, tensor<?x3x2x2xi64>) -> tensor<?x3x4x4xf32>
+  %0 = graph.max_unpool %x, %i {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<?x3x2x2xf32>, tensor<?x3x2x2xi64>) -> tensor<?x3x4x4xf32>
+  %shape = graph.constant {value = dense<[2, 3, 5, 5]> : tensor<4xi64>} : () -> tensor<4xi64>
+  // CHECK: graph.max_unpool %{{.*}}, %{{.*}}, %{{.*}} {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<?x3x2x2xf32>, tensor<?x3x2x2xi64>, tensor<4xi64>) -> tensor<2x3x5x5xf32>
+  %1 = graph.max_unpool %x, %i, %shape {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<?x3x2x2xf32>, tensor<?x3x2x2xi64>, tensor<4xi64>) -> tensor<2x3x5x5xf32>
+  // CHECK: graph.max_unpool %{{.*}}, %{{.*}}, %{{.*}} {kernel_shape = array<i64: 2, 2>} : (tensor<?x3x2x2xf32>, tensor<?x3x2x2xi64>, tensor<4xi64>) -> tensor<?x?x?x?xf32>
+  %2 = graph.max_unpool %x, %i, %s {kernel_shape = array<i64: 2, 2>} : (tensor<?x3x2x2xf32>, tensor<?x3x2x2xi64>, tensor<4xi64>) -> tensor<?x?x?x?xf32>
+  return %0, %1, %2 : tensor<?x3x4x4xf32>, tensor<2x3x5x5xf32>, tensor<?x?x?x?xf32>
+}

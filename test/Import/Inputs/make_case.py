@@ -128,6 +128,38 @@ def case_dropout_training():
                  opset=13)
 
 
+def case_dropout_mask():
+    # The mask of inference is all true.
+    return model([helper.make_node("Dropout", ["x"], ["y", "mask"], name="drop")],
+                 [tensor("x", F, ["n", 3])],
+                 [tensor("y", F, ["n", 3]), tensor("mask", TensorProto.BOOL, ["n", 3])],
+                 opset=13)
+
+
+def case_dropout_training_zero():
+    # Training with ratio 0 keeps every element.
+    return model([helper.make_node("Dropout", ["x", "ratio", "train"], ["y", "mask"], name="drop")],
+                 [tensor("x", F, [2, 3])],
+                 [tensor("y", F, [2, 3]), tensor("mask", TensorProto.BOOL, [2, 3])],
+                 [const("ratio", np.array(0.0, np.float32)), const("train", np.array(True))],
+                 opset=13)
+
+
+def case_dropout_training_inputs():
+    # training_mode and ratio as model inputs: the error names the flags.
+    return model([helper.make_node("Dropout", ["x", "r", "t"], ["y"], name="drop")],
+                 [tensor("x", F, [2, 3]), tensor("r", F, []),
+                  tensor("t", TensorProto.BOOL, [])],
+                 [tensor("y", F, [2, 3])], opset=13)
+
+
+def case_maxpool_indices():
+    return model([helper.make_node("MaxPool", ["x"], ["y", "i"], name="pool",
+                                   kernel_shape=[2, 2], storage_order=1)],
+                 [tensor("x", F, [1, 3, 4, 4])],
+                 [tensor("y", F, [1, 3, 3, 3]), tensor("i", TensorProto.INT64, [1, 3, 3, 3])])
+
+
 def case_cast():
     return model([helper.make_node("Cast", ["x"], ["i"], name="to_int", to=TensorProto.INT32),
                   helper.make_node("CastLike", ["x", "like"], ["h"], name="like_half")],
