@@ -38,6 +38,21 @@ LOOSER_F32 = {
 }
 
 
+# Tests whose stored expected outputs contradict the ONNX operator document;
+# each entry says how. The runner checks them against onnxruntime instead and
+# classifies them as disputed-expected (never as passing) when graphc agrees
+# with onnxruntime, as wrong-result when it does not.
+DISPUTED_EXPECTED = {
+    test: "the expected output wraps a result outside int8 (-236 stored as "
+          "20), where QLinearMatMul's document says it saturates (-128), as "
+          "onnxruntime computes"
+    for test in ("test_qlinearmatmul_2D_int8_float16",
+                 "test_qlinearmatmul_2D_int8_float32",
+                 "test_qlinearmatmul_3D_int8_float16",
+                 "test_qlinearmatmul_3D_int8_float32")
+}
+
+
 def node_tests():
     """Sorted names of the node tests (directories holding model.onnx)."""
     return sorted(name for name in os.listdir(NODE_ROOT)
