@@ -144,6 +144,13 @@ int64_t opFlops(Operation *op) {
             graph::GlobalMaxPoolOp, graph::GlobalLpPoolOp, graph::CumSumOp,
             graph::HardmaxOp, graph::LrnOp, graph::TopKOp>(
           [](Operation *op) { return elementCount(op->getOperand(0)); })
+      .Case([](graph::DftOp op) {
+        // A complex multiply-add per result element and summed sample.
+        int64_t longest = 0;
+        for (int64_t dim : shapeOf(op.getInput()))
+          longest = std::max(longest, dim);
+        return 4 * elementCount(op.getOutput()) * longest;
+      })
       // Data movement and constants compute nothing.
       .Default([](Operation *) { return int64_t(0); });
 }

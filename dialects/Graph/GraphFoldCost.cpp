@@ -241,6 +241,19 @@ FoldCost estimateFoldCost(Operation *op) {
             results * taps * static_cast<double>(shapeOf(x).size() + 1);
         cost.scratchBytes = tableEntries * 17;
       })
+      .Case([&](DftOp dft) {
+        // Each result element sums at most the longest dim of the input;
+        // the twiddle tables hold dft_length entries.
+        double longest = 0;
+        for (int64_t dim : shapeOf(x))
+          longest = std::max(longest, static_cast<double>(dim));
+        cost.work += results * longest;
+        double length = longest;
+        if (Value given = dft.getDftLength())
+          if (auto value = getConstantInts(given); value && value->size() == 1)
+            length = std::max(length, static_cast<double>(value->front()));
+        cost.scratchBytes = length * 16;
+      })
       .Case<LayerNormalizationOp, RmsNormalizationOp, BatchNormalizationOp,
             InstanceNormalizationOp, GroupNormalizationOp>(
           [&](Operation *) { cost.scratchBytes = wideningBytes(op); });

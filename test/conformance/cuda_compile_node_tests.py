@@ -41,7 +41,8 @@ sys.path.insert(0, HERE)
 import onnx  # noqa: E402
 
 import node_tests  # noqa: E402
-from run_node_tests import PASSING_LIST, first_error_line, read_list  # noqa: E402
+from run_node_tests import (PASSING_LIST, SHAPE_FROM_VALUES, const_input_flags,  # noqa: E402
+                             first_error_line, read_list, shape_inputs)
 
 EMITTING_LIST = os.path.join(HERE, "cuda_emitting.txt")
 EMIT_TIMEOUT_S = 120
@@ -51,21 +52,35 @@ KERNEL_NAME = re.compile(r'__global__\s+void\s+(?:__launch_bounds__\([^)]*\)\s*)
 ORIGIN = re.compile(r"^// (.*)$", re.MULTILINE)
 
 
-def emit_source(graphc, name):
-    """(source, None) or (None, reason) for one node test."""
+def emit_source(args, name):
+    """(source, None) or (None, reason) for one node test. Inputs whose
+    values determine shapes are bound to the first data set's values, as
+    run_node_tests.py binds them."""
     model = onnx.load(node_tests.model_path(name), load_external_data=False)
     sets = node_tests.data_sets(name)
-    flags = node_tests.shape_flags(model, sets[0][1]) if sets else []
-    try:
-        proc = subprocess.run([graphc, "compile", node_tests.model_path(name),
-                               "--target", "cuda", "--libraries", "none",
-                               "--emit", "source", *flags],
-                              capture_output=True, text=True, timeout=EMIT_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        return None, f"graphc compile --emit source timed out after {EMIT_TIMEOUT_S} s"
-    if proc.returncode != 0:
-        return None, first_error_line(proc.stderr + proc.stdout)
-    return proc.stdout, None
+    inputs = node_tests.graph_inputs(model)
+    bound = set()
+    while True:
+        flags = []
+        if sets:
+            flags = node_tests.shape_flags(model, sets[0][1], skip=bound)
+            flags += const_input_flags(args, inputs, sets[0][1], bound,
+                                       name.replace("/", "__"))
+        try:
+            proc = subprocess.run([args.graphc, "compile", node_tests.model_path(name),
+                                   "--target", "cuda", "--libraries", "none",
+                                   "--emit", "source", *flags],
+                                  capture_output=True, text=True, timeout=EMIT_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            return None, f"graphc compile --emit source timed out after {EMIT_TIMEOUT_S} s"
+        if proc.returncode == 0:
+            return proc.stdout, None
+        reason = first_error_line(proc.stderr + proc.stdout)
+        if bound or not sets or SHAPE_FROM_VALUES not in reason:
+            return None, reason
+        bound = shape_inputs(args, name) & {v.name for v in inputs}
+        if not bound:
+            return None, reason
 
 
 class Kernel:
@@ -178,7 +193,7 @@ def main():
                               capture_output=True, text=True, check=True).stdout
     start = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        emitted = dict(zip(tests, pool.map(lambda t: emit_source(args.graphc, t), tests)))
+        emitted = dict(zip(tests, pool.map(lambda t: emit_source(args, t), tests)))
     emit_s = time.monotonic() - start
 
     kernels = {}  # blanked text -> Kernel

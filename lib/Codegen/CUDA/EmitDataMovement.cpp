@@ -726,7 +726,7 @@ bool isDataMovement(OperationName name) {
       graph::ScatterNdOp, graph::DepthToSpaceOp, graph::SpaceToDepthOp,
       graph::TriluOp, graph::OneHotOp, graph::EyeLikeOp, graph::RangeOp,
       graph::ReverseSequenceOp, graph::ShapeOp, graph::SizeOp,
-      graph::ConstantOfShapeOp, graph::ResizeOp>(name);
+      graph::ConstantOfShapeOp, graph::ResizeOp, graph::DftOp>(name);
 }
 
 LogicalResult emitDataMovement(KernelEmitter &e) {
@@ -761,6 +761,7 @@ LogicalResult emitDataMovement(KernelEmitter &e) {
         return emitConstantValues(e, {numElements(e.inputShape(0))});
       })
       .Case([&](ConstantOfShapeOp) { return emitConstantOfShape(e); })
+      .Case([&](DftOp) { return emitDft(e); })
       .Default([&](Operation *) { return emitResize(e); });
 }
 

@@ -458,6 +458,7 @@ template <typename... Ops> bool isOneOf(mlir::OperationName name) {
 mlir::LogicalResult emitDataMovement(KernelEmitter &e);
 bool isDataMovement(mlir::OperationName name);
 mlir::LogicalResult emitResize(KernelEmitter &e);
+mlir::LogicalResult emitDft(KernelEmitter &e);
 
 mlir::LogicalResult emitReduction(KernelEmitter &e);
 bool isReduction(mlir::OperationName name);

@@ -326,3 +326,35 @@ func.func @attention_grouped(%q: tensor<2x8x16x64xf32>, %k: tensor<?x2x32x64xf32
   %r = graph.attention %q, %k, %v : (tensor<2x8x16x64xf32>, tensor<?x2x32x64xf32>, tensor<2x2x?x48xf32>) -> tensor<?x?x?x?xf32>
   return %r : tensor<?x?x?x?xf32>
 }
+
+// -----
+
+// DFT: dft_length pads (or truncates) the axis, onesided keeps n / 2 + 1
+// bins, and the last dim becomes 2.
+// CHECK-LABEL: func @dft_length_onesided
+func.func @dft_length_onesided(%x: tensor<2x10x3x1xf32>) -> tensor<?x?x?x?xf32> {
+  %n = graph.constant {value = dense<7> : tensor<i64>} : () -> tensor<i64>
+  %a = graph.constant {value = dense<-2> : tensor<i32>} : () -> tensor<i32>
+  // CHECK: return %{{.*}} : tensor<2x10x4x2xf32>
+  %r = graph.dft %x, %n, %a {onesided = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<2x10x3x1xf32>, tensor<i64>, tensor<i32>) -> tensor<?x?x?x?xf32>
+  return %r : tensor<?x?x?x?xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @dft_default_axis
+func.func @dft_default_axis(%x: tensor<2x10x3x2xf64>) -> tensor<?x?x?x?xf64> {
+  // CHECK: return %{{.*}} : tensor<2x10x2x2xf64>
+  %r = graph.dft %x {onesided = 1 : i64, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<2x10x3x2xf64>) -> tensor<?x?x?x?xf64>
+  return %r : tensor<?x?x?x?xf64>
+}
+
+// -----
+
+// An axis known only at run time leaves every dim but the last unknown.
+// CHECK-LABEL: func @dft_runtime_axis
+func.func @dft_runtime_axis(%x: tensor<2x10x1xf32>, %a: tensor<i64>) -> tensor<?x?x?xf32> {
+  // CHECK: return %{{.*}} : tensor<?x?x2xf32>
+  %r = graph.dft %x, %a {operandSegmentSizes = array<i32: 1, 0, 1>} : (tensor<2x10x1xf32>, tensor<i64>) -> tensor<?x?x?xf32>
+  return %r : tensor<?x?x?xf32>
+}

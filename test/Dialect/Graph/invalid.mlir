@@ -927,3 +927,41 @@ func.func @conv_channels_last_channels(%x: tensor<1x8x8x4xf32>, %w: tensor<2x1x1
   %r = graph.conv %x, %w {channels_last = 1 : i64} : (tensor<1x8x8x4xf32>, tensor<2x1x1x3xf32>) -> tensor<1x8x8x2xf32>
   return %r : tensor<1x8x8x2xf32>
 }
+
+// -----
+
+func.func @dft_complex_dim(%x: tensor<2x10x3xf32>) {
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{input must have rank >= 2 and a static last dim of 1 (real) or 2 (complex)}}
+  %r = graph.dft %x {operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<2x10x3xf32>) -> tensor<2x10x2xf32>
+  return
+}
+
+// -----
+
+func.func @dft_last_axis(%x: tensor<2x10x1xf32>) {
+  %a = graph.constant {value = dense<2> : tensor<i64>} : () -> tensor<i64>
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{axis may not be the last (complex) dim}}
+  %r = graph.dft %x, %a {operandSegmentSizes = array<i32: 1, 0, 1>} : (tensor<2x10x1xf32>, tensor<i64>) -> tensor<2x10x2xf32>
+  return
+}
+
+// -----
+
+func.func @dft_length_zero(%x: tensor<2x10x1xf32>) {
+  %n = graph.constant {value = dense<0> : tensor<i64>} : () -> tensor<i64>
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{dft_length must be positive, got 0}}
+  %r = graph.dft %x, %n {operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<2x10x1xf32>, tensor<i64>) -> tensor<2x0x2xf32>
+  return
+}
+
+// -----
+
+func.func @dft_length_vector(%x: tensor<2x10x1xf32>, %n: tensor<2xi64>) {
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{dft_length must be a scalar}}
+  %r = graph.dft %x, %n {operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<2x10x1xf32>, tensor<2xi64>) -> tensor<2x10x2xf32>
+  return
+}
