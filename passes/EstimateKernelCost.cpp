@@ -12,6 +12,7 @@
 #include "dialects/Exec/ExecOps.h"
 #include "dialects/Graph/GraphEinsum.h"
 #include "dialects/Graph/GraphOps.h"
+#include "lib/Support/CheckedArith.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -168,6 +169,20 @@ int64_t opFlops(Operation *op) {
             graph::GlobalLpPoolOp, graph::CumSumOp, graph::HardmaxOp,
             graph::LrnOp, graph::TopKOp>(
           [](Operation *op) { return elementCount(op->getOperand(0)); })
+      .Case([](graph::DftOp op) {
+        // A complex multiply-add per result element and summed sample.
+        int64_t longest = 0;
+        for (int64_t dim : shapeOf(op.getInput()))
+          longest = std::max(longest, dim);
+        std::optional<int64_t> products =
+            checkedMul(elementCount(op.getOutput()), longest);
+        std::optional<int64_t> flops =
+            products ? checkedMul(*products, 4) : std::nullopt;
+        // Saturated well below the int64 range, which the kernel's sum of
+        // its ops' costs must stay in.
+        constexpr int64_t kMostFlops = int64_t(1) << 60;
+        return std::min(flops.value_or(kMostFlops), kMostFlops);
+      })
       // Data movement and constants compute nothing.
       .Default([](Operation *) { return int64_t(0); });
 }

@@ -260,6 +260,19 @@ FoldCost estimateFoldCost(Operation *op) {
                                                        : 4;
         cost.work += results * std::pow(perDim, spatial) * (spatial + 1);
       })
+      .Case([&](DftOp dft) {
+        // Each result element sums at most the longest dim of the input;
+        // the twiddle tables hold dft_length entries.
+        double longest = 0;
+        for (int64_t dim : shapeOf(x))
+          longest = std::max(longest, static_cast<double>(dim));
+        cost.work += results * longest;
+        double length = longest;
+        if (Value given = dft.getDftLength())
+          if (auto value = getConstantInts(given); value && value->size() == 1)
+            length = std::max(length, static_cast<double>(value->front()));
+        cost.scratchBytes = length * 16;
+      })
       .Case<LayerNormalizationOp, RmsNormalizationOp, BatchNormalizationOp,
             InstanceNormalizationOp, GroupNormalizationOp>(
           [&](Operation *) { cost.scratchBytes = wideningBytes(op); });

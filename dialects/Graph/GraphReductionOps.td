@@ -209,4 +209,27 @@ def Graph_TopKOp
   let results = (outs Graph_NumericTensor:$values, Graph_I64Tensor:$indices);
 }
 
+def Graph_DftOp : Graph_InferOp<"dft", [Pure, AttrSizedOperandSegments]> {
+  let summary = "discrete Fourier transform along `axis` (ONNX DFT-20)";
+  let description = [{
+    The last dim of `input` holds a real value (1) or a real and an
+    imaginary part (2); the result's last dim is 2. With n the scalar
+    `dft_length` (default: the dim at `axis`), the input along `axis` is
+    truncated or zero-padded to n and
+    `y[k] = sum_j x[j] * exp(-+2 pi i j k / n)` (times 1/n when `inverse`);
+    `onesided` keeps k in [0, n/2]. `axis` is a scalar (default -2) and
+    may not name the last dim. Both scalars size the result: inference
+    reads them when they are constants.
+    ```mlir
+    %y = graph.dft %x, %n, %axis {onesided = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<2x10x1xf32>, tensor<i64>, tensor<i64>) -> tensor<2x6x2xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input,
+                       Optional<Graph_IndexTensor>:$dft_length,
+                       Optional<Graph_IndexTensor>:$axis,
+                       DefaultValuedAttr<I64Attr, "0">:$inverse,
+                       DefaultValuedAttr<I64Attr, "0">:$onesided);
+  let results = (outs Graph_FloatTensor:$output);
+}
+
 #endif // GRAPHC_GRAPH_REDUCTION_OPS_TD

@@ -597,4 +597,76 @@ TEST(HostKernelErrors, MissingInputAndBadIndex) {
   EXPECT_EQ(error, "reshape: unsupported shape dtype f32 (1)");
 }
 
+//===----------------------------------------------------------------------===//
+// Signal
+//===----------------------------------------------------------------------===//
+
+TEST(HostKernelSignal, DftOfAShiftedImpulseIsATwiddleRow) {
+  // x[j] = [j == 1]: X[k] = exp(-2 pi i k / 4) = 1, -i, -1, i.
+  Buffer x = f32({1, 4, 1}, {0, 1, 0, 0});
+  Buffer y = output(GC_DTYPE_F32, {1, 4, 2});
+  ASSERT_EQ(run("dft", {&x}, {&y}), 0);
+  expectNear(y.values<float>(), {1, 0, 0, -1, -1, 0, 0, 1});
+}
+
+TEST(HostKernelSignal, DftPadsToDftLengthAndKeepsOneSide) {
+  // Four ones zero-padded to n = 6 along axis 0; bins 0..3.
+  Buffer x = f32({4, 1}, {1, 1, 1, 1});
+  Buffer n = i64({}, {6}), axis = i64({}, {0});
+  Buffer y = output(GC_DTYPE_F32, {4, 2});
+  ASSERT_EQ(run("dft", {&x, &n, &axis}, {&y}, Attrs().i("onesided", 1)), 0);
+  std::vector<float> want;
+  for (int k = 0; k < 4; ++k) {
+    double re = 0, im = 0;
+    for (int j = 0; j < 4; ++j) {
+      re += std::cos(2 * M_PI * j * k / 6);
+      im -= std::sin(2 * M_PI * j * k / 6);
+    }
+    want.push_back(static_cast<float>(re));
+    want.push_back(static_cast<float>(im));
+  }
+  expectNear(y.values<float>(), want);
+  EXPECT_NEAR(want[6], 0, 1e-12); // k = 3: 1 - 1 + 1 - 1
+}
+
+TEST(HostKernelSignal, DftTruncatesToDftLength) {
+  // n = 2 of [1, 2, 5, 7]: only the first two samples count.
+  Buffer x = f32({1, 4, 1}, {1, 2, 5, 7});
+  Buffer n = i64({}, {2});
+  Buffer y = output(GC_DTYPE_F32, {1, 2, 2});
+  ASSERT_EQ(run("dft", {&x, &n}, {&y}), 0);
+  expectNear(y.values<float>(), {3, 0, -1, 0});
+}
+
+TEST(HostKernelSignal, InverseDftUndoesTheDftAlongAnInnerAxis) {
+  // [2, 3, 2, 2] complex along axis 1 (of 3).
+  std::vector<float> values;
+  for (int i = 0; i < 24; ++i)
+    values.push_back(static_cast<float>((i * 7) % 11) - 5);
+  Buffer x = f32({2, 3, 2, 2}, values);
+  Buffer axis = i64({}, {1});
+  Buffer y = output(GC_DTYPE_F32, {2, 3, 2, 2});
+  ASSERT_EQ(run("dft", {&x, nullptr, &axis}, {&y}), 0);
+  Buffer back = output(GC_DTYPE_F32, {2, 3, 2, 2});
+  ASSERT_EQ(run("dft", {&y, nullptr, &axis}, {&back}, Attrs().i("inverse", 1)),
+            0);
+  expectNear(back.values<float>(), values);
+}
+
+TEST(HostKernelSignal, DftRefusesBadShapesAndLengths) {
+  std::string error;
+  Buffer wide = f32({2, 3}, {0, 0, 0, 0, 0, 0});
+  Buffer y = output(GC_DTYPE_F32, {2, 2});
+  EXPECT_NE(run("dft", {&wide}, {&y}, Attrs(), &error), 0);
+  EXPECT_NE(error.find("last dim of 1 (real) or 2"), std::string::npos)
+      << error;
+  Buffer x = f32({2, 1}, {1, 2});
+  Buffer last = i64({}, {-1});
+  EXPECT_NE(run("dft", {&x, nullptr, &last}, {&y}, Attrs(), &error), 0);
+  EXPECT_NE(error.find("axis may not be the last"), std::string::npos) << error;
+  Buffer zero = i64({}, {0}), first = i64({}, {0});
+  EXPECT_NE(run("dft", {&x, &zero, &first}, {&y}, Attrs(), &error), 0);
+  EXPECT_EQ(error, "dft: dft_length must be positive");
+}
+
 } // namespace

@@ -727,7 +727,7 @@ bool isDataMovement(OperationName name) {
       graph::TriluOp, graph::OneHotOp, graph::EyeLikeOp, graph::RangeOp,
       graph::ReverseSequenceOp, graph::ShapeOp, graph::SizeOp,
       graph::ConstantOfShapeOp, graph::ResizeOp, graph::GridSampleOp,
-      graph::AffineGridOp>(name);
+      graph::AffineGridOp, graph::DftOp>(name);
 }
 
 LogicalResult emitDataMovement(KernelEmitter &e) {
@@ -764,6 +764,7 @@ LogicalResult emitDataMovement(KernelEmitter &e) {
       .Case([&](ConstantOfShapeOp) { return emitConstantOfShape(e); })
       .Case([&](GridSampleOp) { return emitGridSample(e); })
       .Case([&](AffineGridOp) { return emitAffineGrid(e); })
+      .Case([&](DftOp) { return emitDft(e); })
       .Default([&](Operation *) { return emitResize(e); });
 }
 

@@ -461,6 +461,7 @@ mlir::LogicalResult emitResize(KernelEmitter &e);
 /// GridSample and AffineGrid (EmitGridSample.cpp).
 mlir::LogicalResult emitGridSample(KernelEmitter &e);
 mlir::LogicalResult emitAffineGrid(KernelEmitter &e);
+mlir::LogicalResult emitDft(KernelEmitter &e);
 
 mlir::LogicalResult emitReduction(KernelEmitter &e);
 bool isReduction(mlir::OperationName name);

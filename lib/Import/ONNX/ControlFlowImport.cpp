@@ -28,6 +28,28 @@ bool isControlFlowOp(llvm::StringRef opType) {
   return opType == "If" || opType == "Loop" || opType == "Scan";
 }
 
+llvm::Error compileTimeInputError(const std::string &name,
+                                  const onnx::NodeProto &node,
+                                  std::vector<std::string> sources,
+                                  unsigned operand, const llvm::Twine &what,
+                                  const llvm::Twine &why) {
+  std::string message = "node '" + name + "' (" + node.op_type() +
+                        "): " + what.str() +
+                        " is not known at compile time, and " + why.str();
+  if (sources.empty())
+    return makeError(message);
+  std::string names;
+  for (const std::string &source : sources)
+    names += (names.empty() ? "'" : ", '") + source + "'";
+  message += "; fixed input shapes do not determine it: it is computed from "
+             "input" +
+             std::string(sources.size() > 1 ? "s " : " ") + names +
+             ", whose values --const-input NAME=FILE.npy|VALUES binds at "
+             "compile time";
+  return llvm::make_error<CompileTimeInputError>(
+      std::move(message), std::move(sources), name, node.op_type(), operand);
+}
+
 namespace {
 
 std::string typeText(Type type) {
@@ -138,21 +160,8 @@ ControlFlowImporter::needAtCompileTime(ArrayRef<Value> needed, unsigned operand,
     for (std::string &source : importer.inputSources(value))
       if (!llvm::is_contained(sources, source))
         sources.push_back(std::move(source));
-  std::string message = "node '" + name + "' (" + node.op_type() +
-                        "): " + what.str() +
-                        " is not known at compile time, and " + why.str();
-  if (sources.empty())
-    return makeError(message);
-  std::string names;
-  for (const std::string &source : sources)
-    names += (names.empty() ? "'" : ", '") + source + "'";
-  message += "; fixed input shapes do not determine it: it is computed from "
-             "input" +
-             std::string(sources.size() > 1 ? "s " : " ") + names +
-             ", whose values --const-input NAME=FILE.npy|VALUES binds at "
-             "compile time";
-  return llvm::make_error<CompileTimeInputError>(
-      std::move(message), std::move(sources), name, node.op_type(), operand);
+  return compileTimeInputError(name, node, std::move(sources), operand, what,
+                               why);
 }
 
 llvm::Expected<onnx::GraphProto *>

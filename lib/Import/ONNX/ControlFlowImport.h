@@ -71,6 +71,16 @@ llvm::Expected<llvm::SmallVector<mlir::Value>>
 importControlFlow(SubgraphImporter &importer, NodeBuilder &builder,
                   onnx::NodeProto &node, llvm::ArrayRef<mlir::Value> inputs);
 
+/// The CompileTimeInputError of node `name` (`node`): `what`, its input
+/// `operand`, is not known at compile time and `why` says what needs it;
+/// `sources` are the model inputs it is computed from (none: a plain
+/// error).
+llvm::Error compileTimeInputError(const std::string &name,
+                                  const onnx::NodeProto &node,
+                                  std::vector<std::string> sources,
+                                  unsigned operand, const llvm::Twine &what,
+                                  const llvm::Twine &why);
+
 } // namespace graphc::onnx_import
 
 #endif

@@ -26,6 +26,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -391,6 +392,25 @@ llvm::Error GraphImporter::importNode(OpBuilder &builder, onnx::NodeProto &node,
     NodeInfo info{node, nodeOpset, std::move(inputs), std::move(*attributes),
                   lookupMnemonic(node.op_type())};
     info.inputs.resize(inputSlotCount(node.op_type(), info.inputs.size()));
+    // Inputs the node's ops are made of must be known here; those
+    // computed from model inputs are shape inputs --const-input binds.
+    SmallVector<unsigned> unknown;
+    for (unsigned slot : importTimeConstantSlots(node.op_type()))
+      if (slot < info.inputs.size() && info.inputs[slot] &&
+          !matchPattern(info.inputs[slot], m_Constant()))
+        unknown.push_back(slot);
+    if (!unknown.empty()) {
+      std::vector<std::string> sources;
+      for (unsigned slot : unknown)
+        for (std::string &source : inputSources(info.inputs[slot]))
+          if (!llvm::is_contained(sources, source))
+            sources.push_back(std::move(source));
+      return compileTimeInputError(
+          name, node, std::move(sources), unknown.front(),
+          "input " + llvm::Twine(unknown.front()) + " '" +
+              node.input(unknown.front()) + "'",
+          "graphc computes " + node.op_type() + " from it at import");
+    }
     results = onnx_import::importNode(nodeBuilder, info);
     if (failed(results))
       return explainFailure(nodePrefix(node, name) +

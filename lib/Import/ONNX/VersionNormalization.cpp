@@ -7,10 +7,13 @@
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/GraphTypeInference.h"
 #include "dialects/Graph/HostEval.h"
+#include "lib/Support/CheckedArith.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/StringSwitch.h"
+
+#include <cmath>
 
 namespace graphc::onnx_import {
 
@@ -32,14 +35,16 @@ size_t inputSlotCount(llvm::StringRef opType, size_t given) {
                      .Cases("QuantizeLinear", "DequantizeLinear", 3)
                      .Cases("MatMulInteger", "ConvInteger", 4)
                      .Case("QLinearConv", 9)
-                     .Cases("Pad", "Resize", 4)
+                     .Cases("Pad", "Resize", "STFT", 4)
+                     .Case("DFT", 3)
                      .Default(0);
   return std::max(slots, given);
 }
 
 bool isDataTypeAttribute(llvm::StringRef opType, llvm::StringRef name) {
   return (opType == "Cast" && name == "to") ||
-         (opType == "EyeLike" && name == "dtype");
+         (opType == "EyeLike" && name == "dtype") ||
+         (opType == "MelWeightMatrix" && name == "output_datatype");
 }
 
 static NodeResults importGeneric(NodeBuilder &builder, NodeInfo &info) {
@@ -440,6 +445,212 @@ static NodeResults importCenterCropPad(NodeBuilder &builder, NodeInfo &info) {
       "pad", {info.inputs[0], *pads, Value(), axesValue}, {}));
 }
 
+//===----------------------------------------------------------------------===//
+// Signal ops
+//===----------------------------------------------------------------------===//
+
+llvm::ArrayRef<unsigned> importTimeConstantSlots(llvm::StringRef opType) {
+  static const unsigned kStft[] = {1, 3};
+  static const unsigned kMelWeightMatrix[] = {0, 1, 2, 3, 4};
+  if (opType == "STFT")
+    return kStft;
+  if (opType == "MelWeightMatrix")
+    return kMelWeightMatrix;
+  return {};
+}
+
+static Value i64Scalar(NodeBuilder &builder, int64_t value) {
+  auto type = RankedTensorType::get({}, builder.getBuilder().getI64Type());
+  return builder.constant(DenseElementsAttr::get(type, value));
+}
+
+/// The constant scalar in input `slot` (importTimeConstantSlots made sure
+/// it is a constant when present).
+static FailureOr<int64_t> scalarInput(NodeBuilder &builder, NodeInfo &info,
+                                      size_t slot, llvm::StringRef name) {
+  std::optional<SmallVector<int64_t>> value =
+      graph::getConstantInts(info.inputs[slot]);
+  if (!value || value->size() != 1)
+    return emitError(builder.getLoc()) << name << " must be a scalar";
+  return value->front();
+}
+
+/// DFT took `axis` as an attribute (default 1) before opset 20, which made
+/// it an optional input (default -2).
+static NodeResults importDft(NodeBuilder &builder, NodeInfo &info) {
+  if (info.opset < 20) {
+    int64_t axis = 1;
+    if (auto attr = dyn_cast_or_null<IntegerAttr>(info.attributes.get("axis")))
+      axis = attr.getInt();
+    info.attributes.erase("axis");
+    info.inputs.resize(3);
+    info.inputs[2] = i64Scalar(builder, axis);
+  }
+  return importGeneric(builder, info);
+}
+
+/// STFT is the DFT of the signal's frames (a gather of constant positions)
+/// times the window: frame f holds samples [f * frame_step, + frame_size).
+static NodeResults importStft(NodeBuilder &builder, NodeInfo &info) {
+  Value signal = info.inputs[0];
+  auto type = dyn_cast<RankedTensorType>(signal.getType());
+  if (!type || type.getRank() != 3 || type.isDynamicDim(1))
+    return emitError(builder.getLoc())
+           << "unsupported: STFT needs a signal [batch, length, 1 or 2] of "
+              "static length";
+  int64_t length = type.getDimSize(1);
+  FailureOr<int64_t> step = scalarInput(builder, info, 1, "frame_step");
+  if (failed(step))
+    return failure();
+  if (*step < 1)
+    return emitError(builder.getLoc()) << "frame_step must be positive";
+  Value window = info.inputs[2];
+  int64_t windowLength = 0;
+  if (window) {
+    auto windowType = dyn_cast<RankedTensorType>(window.getType());
+    if (!windowType || windowType.getRank() != 1 || windowType.isDynamicDim(0))
+      return emitError(builder.getLoc())
+             << "window must be 1-D of static length";
+    windowLength = windowType.getDimSize(0);
+  }
+  // The DFT size: frame_length, else the window's length, else the signal's.
+  int64_t frameLength = window ? windowLength : length;
+  if (info.inputs[3]) {
+    FailureOr<int64_t> given = scalarInput(builder, info, 3, "frame_length");
+    if (failed(given))
+      return failure();
+    frameLength = *given;
+  }
+  if (frameLength < 1 || frameLength > length)
+    return emitError(builder.getLoc())
+           << "frame_length " << frameLength
+           << " must be in [1, the signal length " << length << "]";
+  // Each frame holds the window's length of samples, which the DFT then
+  // pads or truncates to frame_length.
+  int64_t frameSize = window ? windowLength : frameLength;
+  int64_t frames = 1 + (length - frameLength) / *step;
+  std::optional<int64_t> positions = checkedMul(frames, frameSize);
+  if (frameSize < 1 || !positions || *positions > (int64_t(1) << 24) ||
+      (frames - 1) * *step + frameSize > length)
+    return emitError(builder.getLoc())
+           << "unsupported: STFT frames of " << frameSize
+           << " samples that do not fit in the signal length " << length;
+  SmallVector<int64_t> indices;
+  indices.reserve(*positions);
+  for (int64_t f = 0; f < frames; ++f)
+    for (int64_t k = 0; k < frameSize; ++k)
+      indices.push_back(f * *step + k);
+  auto indexType = RankedTensorType::get({frames, frameSize},
+                                         builder.getBuilder().getI64Type());
+  FailureOr<Value> framed = builder.createValue(
+      "gather",
+      {signal, builder.constant(DenseElementsAttr::get(
+                   indexType, llvm::ArrayRef<int64_t>(indices)))},
+      {namedI64(builder, "axis", 1)});
+  if (failed(framed))
+    return failure();
+  if (window) {
+    FailureOr<Value> column = builder.createValue(
+        "reshape", {window, builder.i64Constant({frameSize, 1})}, {});
+    if (failed(column))
+      return failure();
+    framed = builder.createValue("mul", {*framed, *column}, {});
+    if (failed(framed))
+      return failure();
+  }
+  int64_t onesided = 1;
+  if (auto attr =
+          dyn_cast_or_null<IntegerAttr>(info.attributes.get("onesided")))
+    onesided = attr.getInt();
+  Value dftLength =
+      frameLength == frameSize ? Value() : i64Scalar(builder, frameLength);
+  return single(builder.createValue("dft",
+                                    {*framed, dftLength, i64Scalar(builder, 2)},
+                                    {namedI64(builder, "onesided", onesided)}));
+}
+
+/// MelWeightMatrix is computed at import, as onnx's reference computes it:
+/// the triangular filters of num_mel_bins bands between the mel points
+/// equally spaced from mel(lower_edge_hertz) to mel(upper_edge_hertz), over
+/// dft_length / 2 + 1 spectrogram bins.
+static NodeResults importMelWeightMatrix(NodeBuilder &builder, NodeInfo &info) {
+  FailureOr<int64_t> melBins = scalarInput(builder, info, 0, "num_mel_bins");
+  FailureOr<int64_t> dftLength = scalarInput(builder, info, 1, "dft_length");
+  FailureOr<int64_t> sampleRate = scalarInput(builder, info, 2, "sample_rate");
+  if (failed(melBins) || failed(dftLength) || failed(sampleRate))
+    return failure();
+  std::optional<SmallVector<double>> lower =
+      graph::getConstantNumbers(info.inputs[3]);
+  std::optional<SmallVector<double>> upper =
+      graph::getConstantNumbers(info.inputs[4]);
+  if (!lower || lower->size() != 1 || !upper || upper->size() != 1)
+    return emitError(builder.getLoc())
+           << "lower_edge_hertz and upper_edge_hertz must be scalars";
+  if (*melBins < 1 || *dftLength < 1 || *sampleRate < 1)
+    return emitError(builder.getLoc())
+           << "num_mel_bins, dft_length and sample_rate must be positive";
+  int64_t spectrogramBins = *dftLength / 2 + 1;
+  std::optional<int64_t> elements = checkedMul(spectrogramBins, *melBins);
+  if (!elements || *elements > (int64_t(1) << 24))
+    return emitError(builder.getLoc())
+           << "a MelWeightMatrix of " << spectrogramBins << " x " << *melBins
+           << " is too large";
+  // The mel edges in float, as the reference computes them from its float
+  // inputs; the points in double.
+  auto mel = [](double hertz) {
+    return static_cast<float>(
+        2595.0f * static_cast<float>(std::log10(1.0f + float(hertz) / 700.0f)));
+  };
+  float lowMel = mel(lower->front()), highMel = mel(upper->front());
+  float melStep = (highMel - lowMel) / static_cast<float>(*melBins + 2);
+  SmallVector<int64_t> points;
+  for (int64_t i = 0; i < *melBins + 2; ++i) {
+    double hertz =
+        700.0 * (std::pow(10.0, (double(i) * double(melStep) + double(lowMel)) /
+                                    2595.0) -
+                 1.0);
+    double point = std::floor(double(*dftLength + 1) * hertz /
+                              static_cast<double>(*sampleRate));
+    if (!(point >= 0) || point >= double(spectrogramBins))
+      return emitError(builder.getLoc())
+             << "the mel band edges fall outside the " << spectrogramBins
+             << " spectrogram bins";
+    points.push_back(static_cast<int64_t>(point));
+  }
+  SmallVector<double> weights(*elements, 0.0);
+  auto at = [&](int64_t bin, int64_t band) -> double & {
+    return weights[bin * *melBins + band];
+  };
+  for (int64_t i = 0; i < *melBins; ++i) {
+    int64_t left = points[i], center = points[i + 1], right = points[i + 2];
+    if (center == left)
+      at(center, i) = 1;
+    else
+      for (int64_t j = left; j <= center; ++j)
+        at(j, i) = double(j - left) / double(center - left);
+    for (int64_t j = center; j < right; ++j)
+      at(j, i) = double(right - j) / double(right - center);
+  }
+  Type element = builder.getBuilder().getF32Type();
+  if (auto attr =
+          dyn_cast_or_null<TypeAttr>(info.attributes.get("output_datatype")))
+    element = attr.getValue();
+  auto resultType = RankedTensorType::get({spectrogramBins, *melBins}, element);
+  SmallVector<Attribute> values;
+  values.reserve(weights.size());
+  for (double weight : weights) {
+    if (auto floatType = dyn_cast<FloatType>(element))
+      values.push_back(FloatAttr::get(floatType, weight));
+    else if (isa<IntegerType>(element))
+      values.push_back(IntegerAttr::get(element, static_cast<int64_t>(weight)));
+    else
+      return emitError(builder.getLoc())
+             << "unsupported output_datatype " << element;
+  }
+  return SmallVector<Value>{
+      builder.constant(DenseElementsAttr::get(resultType, values))};
+}
+
 FailureOr<SmallVector<Value>> importNode(NodeBuilder &builder, NodeInfo &info) {
   llvm::StringRef opType = info.node.op_type();
   using Importer = NodeResults (*)(NodeBuilder &, NodeInfo &);
@@ -464,6 +675,9 @@ FailureOr<SmallVector<Value>> importNode(NodeBuilder &builder, NodeInfo &info) {
           .Case("QLinearMatMul", importQLinearMatMul)
           .Case("ConvInteger", importConvInteger)
           .Case("QLinearConv", importQLinearConv)
+          .Case("DFT", importDft)
+          .Case("STFT", importStft)
+          .Case("MelWeightMatrix", importMelWeightMatrix)
           .Default(importGeneric);
   return importer(builder, info);
 }

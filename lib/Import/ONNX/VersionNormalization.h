@@ -37,6 +37,11 @@ size_t inputSlotCount(llvm::StringRef opType, size_t given);
 /// and becomes a TypeAttr.
 bool isDataTypeAttribute(llvm::StringRef opType, llvm::StringRef name);
 
+/// The input slots of `opType` that must be constants when the node
+/// imports (STFT's frame_step and frame_length, MelWeightMatrix's scalars):
+/// the node becomes different ops for different values.
+llvm::ArrayRef<unsigned> importTimeConstantSlots(llvm::StringRef opType);
+
 /// Imports `info` as graph ops, returning one value per modelled ONNX output
 /// (required outputs first, in order). Emits diagnostics and fails on nodes
 /// graphc cannot express.

@@ -338,12 +338,34 @@ func.func @grid_sample_dims(%x: tensor<?x3x8x8xf32>, %g: tensor<2x4x5x2xf64>) ->
 
 // -----
 
+// DFT: dft_length pads (or truncates) the axis, onesided keeps n / 2 + 1
+// bins, and the last dim becomes 2.
+// CHECK-LABEL: func @dft_length_onesided
+func.func @dft_length_onesided(%x: tensor<2x10x3x1xf32>) -> tensor<?x?x?x?xf32> {
+  %n = graph.constant {value = dense<7> : tensor<i64>} : () -> tensor<i64>
+  %a = graph.constant {value = dense<-2> : tensor<i32>} : () -> tensor<i32>
+  // CHECK: return %{{.*}} : tensor<2x10x4x2xf32>
+  %r = graph.dft %x, %n, %a {onesided = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<2x10x3x1xf32>, tensor<i64>, tensor<i32>) -> tensor<?x?x?x?xf32>
+  return %r : tensor<?x?x?x?xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func @affine_grid_3d
 func.func @affine_grid_3d(%t: tensor<?x3x4xf32>) -> tensor<?x?x?x?x?xf32> {
   %s = graph.constant {value = dense<[2, 1, 3, 4, 5]> : tensor<5xi64>} : () -> tensor<5xi64>
   // CHECK: return %{{.*}} : tensor<2x3x4x5x3xf32>
   %r = graph.affine_grid %t, %s : (tensor<?x3x4xf32>, tensor<5xi64>) -> tensor<?x?x?x?x?xf32>
   return %r : tensor<?x?x?x?x?xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @dft_default_axis
+func.func @dft_default_axis(%x: tensor<2x10x3x2xf64>) -> tensor<?x?x?x?xf64> {
+  // CHECK: return %{{.*}} : tensor<2x10x2x2xf64>
+  %r = graph.dft %x {onesided = 1 : i64, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<2x10x3x2xf64>) -> tensor<?x?x?x?xf64>
+  return %r : tensor<?x?x?x?xf64>
 }
 
 // -----
@@ -358,4 +380,14 @@ func.func @quantize_per_axis(%x: tensor<?x3x2xf16>, %s: tensor<3x1xf16>, %z: ten
   %s32 = graph.constant {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
   %d = graph.dequantize_linear %q, %s32, %z : (tensor<?x?x?xui8>, tensor<f32>, tensor<3x1xui8>) -> tensor<?x?x?xf32>
   return %d : tensor<?x?x?xf32>
+}
+
+// -----
+
+// An axis known only at run time leaves every dim but the last unknown.
+// CHECK-LABEL: func @dft_runtime_axis
+func.func @dft_runtime_axis(%x: tensor<2x10x1xf32>, %a: tensor<i64>) -> tensor<?x?x?xf32> {
+  // CHECK: return %{{.*}} : tensor<?x?x2xf32>
+  %r = graph.dft %x, %a {operandSegmentSizes = array<i32: 1, 0, 1>} : (tensor<2x10x1xf32>, tensor<i64>) -> tensor<?x?x?xf32>
+  return %r : tensor<?x?x?xf32>
 }

@@ -963,6 +963,15 @@ func.func @grid_sample_coordinates(%x: tensor<1x1x4x4xf32>, %g: tensor<1x2x2x3xf
 
 // -----
 
+func.func @dft_complex_dim(%x: tensor<2x10x3xf32>) {
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{input must have rank >= 2 and a static last dim of 1 (real) or 2 (complex)}}
+  %r = graph.dft %x {operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<2x10x3xf32>) -> tensor<2x10x2xf32>
+  return
+}
+
+// -----
+
 func.func @col2im_blocks(%x: tensor<1x8x10xf32>) {
   %image = graph.constant {value = dense<[4, 5]> : tensor<2xi64>} : () -> tensor<2xi64>
   %block = graph.constant {value = dense<2> : tensor<2xi64>} : () -> tensor<2xi64>
@@ -974,10 +983,30 @@ func.func @col2im_blocks(%x: tensor<1x8x10xf32>) {
 
 // -----
 
+func.func @dft_last_axis(%x: tensor<2x10x1xf32>) {
+  %a = graph.constant {value = dense<2> : tensor<i64>} : () -> tensor<i64>
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{axis may not be the last (complex) dim}}
+  %r = graph.dft %x, %a {operandSegmentSizes = array<i32: 1, 0, 1>} : (tensor<2x10x1xf32>, tensor<i64>) -> tensor<2x10x2xf32>
+  return
+}
+
+// -----
+
 func.func @quantize_scale_enlarges_x(%x: tensor<1x4xf32>, %s: tensor<3x1xf32>, %z: tensor<ui8>) {
   // expected-error @+2 {{failed to infer returned types}}
   // expected-error @+1 {{scale and zero point must broadcast to x}}
   %r = graph.quantize_linear %x, %s, %z : (tensor<1x4xf32>, tensor<3x1xf32>, tensor<ui8>) -> tensor<1x4xui8>
+  return
+}
+
+// -----
+
+func.func @dft_length_zero(%x: tensor<2x10x1xf32>) {
+  %n = graph.constant {value = dense<0> : tensor<i64>} : () -> tensor<i64>
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{dft_length must be positive, got 0}}
+  %r = graph.dft %x, %n {operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<2x10x1xf32>, tensor<i64>) -> tensor<2x0x2xf32>
   return
 }
 
@@ -1091,5 +1120,14 @@ func.func @max_unpool_indices(%x: tensor<1x3x2x2xf32>, %i: tensor<1x3x2x3xi64>) 
 func.func @max_pool_with_indices_storage_order(%x: tensor<1x3x8x8xf32>) {
   // expected-error @+1 {{storage_order must be 0 or 1, got 2}}
   %y, %i = graph.max_pool_with_indices %x {storage_order = 2 : i64, kernel_shape = array<i64: 2, 2>} : (tensor<1x3x8x8xf32>) -> (tensor<1x3x7x7xf32>, tensor<1x3x7x7xi64>)
+  return
+}
+
+// -----
+
+func.func @dft_length_vector(%x: tensor<2x10x1xf32>, %n: tensor<2xi64>) {
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{dft_length must be a scalar}}
+  %r = graph.dft %x, %n {operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<2x10x1xf32>, tensor<2xi64>) -> tensor<2x10x2xf32>
   return
 }

@@ -56,3 +56,18 @@ func.func @scan_and_top_k(%x: tensor<?x10xf32>, %axis: tensor<i64>, %k: tensor<1
   %2:2 = graph.top_k %x, %k {largest = 0 : i64} : (tensor<?x10xf32>, tensor<1xi64>) -> (tensor<?x?xf32>, tensor<?x?xi64>)
   return %0, %1#0, %1#1, %2#0 : tensor<?x10xf32>, tensor<?x3xf32>, tensor<?x3xi64>, tensor<?x?xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func @dft
+func.func @dft(%x: tensor<2x10x1xf32>, %c: tensor<3x8x2xf16>, %axis: tensor<i64>) -> (tensor<2x6x2xf32>, tensor<3x8x2xf16>, tensor<?x?x2xf32>) {
+  %n = graph.constant {value = dense<10> : tensor<i64>} : () -> tensor<i64>
+  %a = graph.constant {value = dense<1> : tensor<i64>} : () -> tensor<i64>
+  // CHECK: graph.dft %{{.*}}, %{{.*}}, %{{.*}} {{{.*}}onesided = 1 : i64{{.*}}} : (tensor<2x10x1xf32>, tensor<i64>, tensor<i64>) -> tensor<2x6x2xf32>
+  %0 = graph.dft %x, %n, %a {onesided = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<2x10x1xf32>, tensor<i64>, tensor<i64>) -> tensor<2x6x2xf32>
+  // CHECK: graph.dft %{{.*}} {{{.*}}inverse = 1 : i64{{.*}}} : (tensor<3x8x2xf16>) -> tensor<3x8x2xf16>
+  %1 = graph.dft %c {inverse = 1 : i64, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<3x8x2xf16>) -> tensor<3x8x2xf16>
+  // CHECK: graph.dft %{{.*}}, %{{.*}} {operandSegmentSizes = array<i32: 1, 0, 1>} : (tensor<2x10x1xf32>, tensor<i64>) -> tensor<?x?x2xf32>
+  %2 = graph.dft %x, %axis {operandSegmentSizes = array<i32: 1, 0, 1>} : (tensor<2x10x1xf32>, tensor<i64>) -> tensor<?x?x2xf32>
+  return %0, %1, %2 : tensor<2x6x2xf32>, tensor<3x8x2xf16>, tensor<?x?x2xf32>
+}

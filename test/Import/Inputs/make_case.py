@@ -210,6 +210,42 @@ def case_groupnorm18():
                   const("bias", np.array([0.5, -0.5], np.float32))], opset=18)
 
 
+def case_dft17():
+    # axis is an attribute (default 1) before opset 20.
+    return model([helper.make_node("DFT", ["x"], ["y"], name="dft", onesided=1)],
+                 [tensor("x", F, [2, 8, 1])], [tensor("y", F, [2, 5, 2])], opset=17)
+
+
+def case_dft20_axis_input():
+    return model([helper.make_node("DFT", ["x", "", "axis"], ["y"], name="dft")],
+                 [tensor("x", F, [1, 6, 4, 1]), tensor("axis", TensorProto.INT64, [])],
+                 [tensor("y", F, None)], opset=20)
+
+
+def case_stft():
+    window = np.hanning(16).astype(np.float32)
+    return model([helper.make_node("STFT", ["x", "step", "window"], ["y"], name="stft")],
+                 [tensor("x", F, [1, 128, 1])], [tensor("y", F, [1, 15, 9, 2])],
+                 [const("step", np.array(8, np.int64)), const("window", window)], opset=17)
+
+
+def case_stft_step_input():
+    return model([helper.make_node("STFT", ["x", "step", "", "length"], ["y"], name="stft")],
+                 [tensor("x", F, [1, 128, 1]), tensor("step", TensorProto.INT64, [])],
+                 [tensor("y", F, None)], [const("length", np.array(16, np.int64))],
+                 opset=17)
+
+
+def case_melweightmatrix():
+    names = ["bins", "n", "rate", "low", "high"]
+    values = [np.array(8, np.int32), np.array(16, np.int32), np.array(8192, np.int32),
+              np.array(0, np.float32), np.array(4096, np.float32)]
+    return model([helper.make_node("MelWeightMatrix", names, ["w"], name="mel",
+                                   output_datatype=TensorProto.FLOAT16)],
+                 [], [tensor("w", TensorProto.FLOAT16, [9, 8])],
+                 [const(n, v) for n, v in zip(names, values)], opset=17)
+
+
 def case_batchnorm_training():
     c = 3
     inits = [const(n, np.ones(c, np.float32)) for n in ("s", "b", "m", "v")]
