@@ -1,8 +1,10 @@
 """Imports every ONNX backend node test model with `graphc import --verify-only`.
 
 Each model is classified as imported (imported and verified), unsupported (an
-"unsupported ..." error: an op, opset, type or attribute graphc does not take)
-or failed (any other error). The run fails when a model crashes graphc or when
+"unsupported ..." error: an op, opset, type or attribute graphc does not take),
+needs-inputs (an error naming the model inputs whose values graphc needs at
+compile time, which `graphc compile --const-input` binds and this import
+without data does not) or failed (any other error). The run fails when a model crashes graphc or when
 fewer models import than the figure committed in import_node_tests.count,
 which may only grow (pass --update to raise it).
 
@@ -71,7 +73,9 @@ def classify(status, message):
         return "imported"
     if status == "crash":
         return "crashed"
-    return "unsupported" if "unsupported" in message else "failed"
+    if "unsupported" in message:
+        return "unsupported"
+    return "needs-inputs" if "--const-input NAME=" in message else "failed"
 
 
 def main():
@@ -81,7 +85,8 @@ def main():
     parser.add_argument("--count-file", default=COUNT_FILE)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--list", action="append", default=[],
-                        choices=["imported", "unsupported", "failed", "crashed"],
+                        choices=["imported", "unsupported", "needs-inputs", "failed",
+                                 "crashed"],
                         help="print the models of this class with their messages")
     parser.add_argument("--update", action="store_true",
                         help="raise the committed count to this run's figure")
@@ -104,7 +109,8 @@ def main():
         for name, message in classes[kind]:
             print(f"{kind}: {name}: {message}")
     counts = {kind: len(classes[kind])
-              for kind in ("imported", "unsupported", "failed", "crashed")}
+              for kind in ("imported", "unsupported", "needs-inputs", "failed",
+                           "crashed")}
     print(f"node tests: {len(models)} " +
           " ".join(f"{kind}={count}" for kind, count in counts.items()))
 
