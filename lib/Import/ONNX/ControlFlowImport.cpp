@@ -28,6 +28,14 @@ bool isControlFlowOp(llvm::StringRef opType) {
   return opType == "If" || opType == "Loop" || opType == "Scan";
 }
 
+std::string constInputHint(llvm::ArrayRef<std::string> sources) {
+  std::string text = sources.size() > 1 ? "inputs " : "input ";
+  for (auto [index, source] : llvm::enumerate(sources))
+    text += (index ? ", '" : "'") + source + "'";
+  return text + ", whose values --const-input NAME=FILE.npy|VALUES binds at "
+                "compile time";
+}
+
 llvm::Error compileTimeInputError(const std::string &name,
                                   const onnx::NodeProto &node,
                                   std::vector<std::string> sources,
@@ -38,14 +46,8 @@ llvm::Error compileTimeInputError(const std::string &name,
                         " is not known at compile time, and " + why.str();
   if (sources.empty())
     return makeError(message);
-  std::string names;
-  for (const std::string &source : sources)
-    names += (names.empty() ? "'" : ", '") + source + "'";
-  message += "; fixed input shapes do not determine it: it is computed from "
-             "input" +
-             std::string(sources.size() > 1 ? "s " : " ") + names +
-             ", whose values --const-input NAME=FILE.npy|VALUES binds at "
-             "compile time";
+  message += "; fixed input shapes do not determine it: it is computed from " +
+             constInputHint(sources);
   return llvm::make_error<CompileTimeInputError>(
       std::move(message), std::move(sources), name, node.op_type(), operand);
 }

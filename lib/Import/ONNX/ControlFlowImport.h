@@ -71,6 +71,10 @@ llvm::Expected<llvm::SmallVector<mlir::Value>>
 importControlFlow(SubgraphImporter &importer, NodeBuilder &builder,
                   onnx::NodeProto &node, llvm::ArrayRef<mlir::Value> inputs);
 
+/// "input 'a'" or "inputs 'a', 'b'", and that --const-input binds them: the
+/// way out that every CompileTimeInputError names.
+std::string constInputHint(llvm::ArrayRef<std::string> sources);
+
 /// The CompileTimeInputError of node `name` (`node`): `what`, its input
 /// `operand`, is not known at compile time and `why` says what needs it;
 /// `sources` are the model inputs it is computed from (none: a plain

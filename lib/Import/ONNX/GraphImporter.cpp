@@ -345,14 +345,9 @@ llvm::Error GraphImporter::explainFailure(std::string message,
   for (const ShapeInput &use : uses)
     if (!llvm::is_contained(sources, use.input))
       sources.push_back(use.input);
-  std::string names;
-  for (const std::string &source : sources)
-    names += (names.empty() ? "'" : ", '") + source + "'";
   message += "; an operand's dims are dynamic, and fixed input shapes do not "
-             "determine them where shapes are computed from input" +
-             std::string(sources.size() > 1 ? "s " : " ") + names +
-             ", whose values --const-input NAME=FILE.npy|VALUES binds at "
-             "compile time";
+             "determine them where shapes are computed from " +
+             constInputHint(sources);
   return llvm::make_error<CompileTimeInputError>(
       std::move(message), std::move(sources), uses.front().node,
       uses.front().op, uses.front().operand);
