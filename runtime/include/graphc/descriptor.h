@@ -1,4 +1,4 @@
-/*===- descriptor.h - the model artifact's descriptor (ABI v14) ------------===*
+/*===- descriptor.h - the model artifact's descriptor (ABI v15) ------------===*
  *
  * A graphc model .so exports one symbol, `graphc_model_descriptor_v1`, a
  * function returning a pointer to a read-only graphc_model_desc. Everything
@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-#define GRAPHC_ABI_VERSION 14u
+#define GRAPHC_ABI_VERSION 15u
 #define GRAPHC_DESCRIPTOR_SYMBOL "graphc_model_descriptor_v1"
 /* The graphc_model_desc itself lives alone in this ELF section, so that
  * tools can find and read it from the file without loading the .so. */
@@ -93,6 +93,35 @@ typedef enum graphc_step_kind {
    * output, then the workspace (NONE when the library needs none). grid,
    * block and shared_bytes are 0. */
   GRAPHC_STEP_LIBRARY_CALL = 3,
+  /* A loop (ONNX Loop whose trip count or condition only the run knows).
+   * The body_steps steps after this one are its body; they run again and
+   * again while the loop goes on:
+   *   i = 0
+   *   go = (args[1] ? *args[1] : 1) && (args[0] ? 0 < *args[0] : 1)
+   *   while (go) {
+   *     if (i == max_iterations) the run fails (GRAPHC_INVALID_ARGUMENT)
+   *     state.iteration = i; run the body
+   *     i = i + 1
+   *     go = (args[3] ? *args[3] : 1) && (args[0] ? i < *args[0] : 1)
+   *   }
+   * args: [0] the trip count (int64 scalar; NONE: none), [1] the first
+   * condition (bool, one byte; NONE: true), [2] the loop's state, 16 bytes
+   * in the arena: the iteration number (int64; the body reads it) and
+   * whether another iteration runs (int64, 0 or 1; cuda), [3] the
+   * condition the body computes (bool in the arena; NONE: true). Copies
+   * in the body carry values from one iteration to the next.
+   * cuda: kernel is the loop's control kernel (kind "loop_control"), a
+   * generated kernel whose parameters are the four arguments (NULL for
+   * NONE), the conditional handle (unsigned long long; 0 when no CUDA
+   * graph is captured), the phase (int: 0 before the first iteration, 1
+   * after each) and then the error record and site every generated kernel
+   * takes. It writes the state and, given a handle, sets the handle's
+   * value to `go` (cudaGraphSetConditional); when max_iterations would be
+   * passed it reports the iteration in the error record and stops. The
+   * runtime captures the body as the body graph of a WHILE conditional
+   * node, the phase-1 launch its last node. grid and block are 1.
+   * cpu: kernel is -1; the runtime runs the loop. ABI v15 */
+  GRAPHC_STEP_LOOP = 4,
 } graphc_step_kind;
 
 /* A value a step writes, for tools that compare a run with a reference
@@ -123,6 +152,11 @@ typedef struct graphc_step_desc {
    * destination of a copy. ABI v14 */
   int32_t num_results;
   const graphc_step_result_desc *results;
+  /* GRAPHC_STEP_LOOP: how many of the steps after this one are its body
+   * (a nested loop's body counted in), and the most iterations one run
+   * may take (at least 1). 0 for other steps. ABI v15 */
+  int32_t body_steps;
+  int64_t max_iterations;
 } graphc_step_desc;
 
 /* The vendor library that computes a kernel. */
