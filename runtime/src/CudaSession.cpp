@@ -303,8 +303,7 @@ graphc_status CudaSession::create(const graphc_model &model, CudaDevice &device,
       cu::Stream body = nullptr;
       if ((result = drv.streamCreate(&body, cu::kStreamNonBlocking)) !=
           cu::kSuccess)
-        return session->error("cannot create a stream for loop bodies",
-                              result);
+        return session->error("cannot create a stream for loop bodies", result);
       session->bodyStreams.push_back(body);
     }
   if ((result = drv.eventCreate(&session->callerReady,
@@ -542,8 +541,7 @@ graphc_status CudaSession::enqueue(const graphc_plan_desc &plan,
           enqueueSteps(plan, 0, plan.num_steps, inputs, outputs))
     return status;
   if (profile) {
-    if (cu::Result result =
-            drv.eventRecord(stepEvents[plan.num_steps], stream))
+    if (cu::Result result = drv.eventRecord(stepEvents[plan.num_steps], stream))
       return error("cannot record a timing event", result);
     profiledPlan = static_cast<int32_t>(&plan - model.desc->plans);
   }
@@ -594,11 +592,11 @@ CudaSession::enqueueSteps(const graphc_plan_desc &plan, int32_t begin,
               ? (sdpas[step.kernel]->fused()
                      ? sdpas[step.kernel]->enqueue(argValues.data(), failure)
                      : GRAPHC_OK)
-          : kernel.conv ? convs[step.kernel]->enqueue(argValues.data(), failure)
-                        : gemms[step.kernel]->enqueue(
-                              argValues.data(),
-                              step.args[kernel.gemm->workspace_arg].size,
-                              work, failure);
+          : kernel.conv
+              ? convs[step.kernel]->enqueue(argValues.data(), failure)
+              : gemms[step.kernel]->enqueue(
+                    argValues.data(),
+                    step.args[kernel.gemm->workspace_arg].size, work, failure);
       if (code != GRAPHC_OK)
         return libraryError(code, what + " failed to launch", failure);
       result = cu::kSuccess;
@@ -700,8 +698,8 @@ CudaSession::enqueueLoop(const graphc_plan_desc &plan, int32_t s,
   if (cu::Result result = launchLoopControl(plan, s, loopArgs, 0, 0))
     return error(what + " failed to launch", result);
   for (int64_t iteration = 0;; ++iteration) {
-    cu::Result result = drv.memcpyDtoHAsync(hostLoopState, loopArgs[2],
-                                            kLoopStateBytes, work);
+    cu::Result result =
+        drv.memcpyDtoHAsync(hostLoopState, loopArgs[2], kLoopStateBytes, work);
     if (result == cu::kSuccess)
       result = drv.streamSynchronize(work);
     if (result != cu::kSuccess)
@@ -719,10 +717,11 @@ CudaSession::enqueueLoop(const graphc_plan_desc &plan, int32_t s,
   }
 }
 
-graphc_status CudaSession::captureLoop(
-    const graphc_plan_desc &plan, int32_t s, const cu::DevicePtr loopArgs[4],
-    const std::vector<cu::DevicePtr> &inputs,
-    const std::vector<cu::DevicePtr> &outputs) {
+graphc_status
+CudaSession::captureLoop(const graphc_plan_desc &plan, int32_t s,
+                         const cu::DevicePtr loopArgs[4],
+                         const std::vector<cu::DevicePtr> &inputs,
+                         const std::vector<cu::DevicePtr> &outputs) {
   const graphc_step_desc &step = plan.steps[s];
   std::string what = describeStep(plan, s);
   if (drv.missingConditionalSymbol)
@@ -741,9 +740,9 @@ graphc_status CudaSession::captureLoop(
   cu::Result result = drv.streamGetCaptureInfo(
       work, &captureStatus, nullptr, &graph, nullptr, nullptr, nullptr);
   if (result == cu::kSuccess && captureStatus != cu::kStreamCaptureStatusActive)
-    return makeStatus(GRAPHC_INTERNAL,
-                      "cannot capture " + what + ": the stream is not "
-                      "capturing");
+    return makeStatus(GRAPHC_INTERNAL, "cannot capture " + what +
+                                           ": the stream is not "
+                                           "capturing");
   cu::GraphConditionalHandle handle = 0;
   if (result == cu::kSuccess)
     result = drv.graphConditionalHandleCreate(
@@ -768,8 +767,8 @@ graphc_status CudaSession::captureLoop(
   params.conditional.context = device.context;
   cu::GraphNode node = nullptr;
   if (result == cu::kSuccess)
-    result = drv.graphAddNode(&node, graph, dependencies, edges, count,
-                              &params);
+    result =
+        drv.graphAddNode(&node, graph, dependencies, edges, count, &params);
   if (result != cu::kSuccess)
     return error("cannot add the conditional node of " + what, result);
   cu::Stream outer = work;
@@ -783,8 +782,8 @@ graphc_status CudaSession::captureLoop(
   ++bodyLevel;
   graphc_status status = setLibraryStream(body);
   if (!status)
-    status = enqueueSteps(plan, s + 1, s + 1 + step.body_steps, inputs,
-                          outputs, /*inBody=*/true);
+    status = enqueueSteps(plan, s + 1, s + 1 + step.body_steps, inputs, outputs,
+                          /*inBody=*/true);
   if (!status)
     if ((result = launchLoopControl(plan, s, loopArgs, handle, 1)))
       status = error(what + " failed to launch", result);
@@ -868,8 +867,8 @@ graphc_status CudaSession::stepTimes(StepProfile &out) const {
     if (plan.steps[s].kind == GRAPHC_STEP_LOOP)
       next += plan.steps[s].body_steps;
     float milliseconds = 0;
-    cu::Result result = drv.eventElapsedTime(&milliseconds, stepEvents[s],
-                                             stepEvents[next]);
+    cu::Result result =
+        drv.eventElapsedTime(&milliseconds, stepEvents[s], stepEvents[next]);
     if (result == cu::kErrorNotReady)
       return makeStatus(GRAPHC_FAILED_PRECONDITION,
                         "the profiled run has not finished: call "

@@ -401,7 +401,8 @@ Graph *liveGraph(State &s, void *handle) {
 /// Appends `op` to `graph` as its next node.
 Node *appendNode(Graph &graph, Op op) {
   graph.ops.push_back(std::move(op));
-  graph.nodes.push_back(std::make_unique<Node>(Node{&graph, graph.ops.size() - 1}));
+  graph.nodes.push_back(
+      std::make_unique<Node>(Node{&graph, graph.ops.size() - 1}));
   return graph.nodes.back().get();
 }
 
@@ -581,8 +582,8 @@ void replay(State &s, const Graph &graph, const std::string &prefix) {
     Conditional &conditional = *op.conditional;
     std::string bodyPrefix =
         prefix + "h" + std::to_string(conditional.id) + ": ";
-    for (long iteration = 0;
-         conditional.value && !conditional.context->sticky; ++iteration) {
+    for (long iteration = 0; conditional.value && !conditional.context->sticky;
+         ++iteration) {
       if (iteration == kMaxConditionalIterations) {
         std::fprintf(stderr,
                      "fake CUDA driver: the WHILE node of handle %llu ran "
@@ -1210,8 +1211,8 @@ FAKE_API Result cuStreamBeginCapture_v2(void *stream, int mode) {
 /// empty): the fake's graphs are chains.
 FAKE_API Result cuStreamBeginCaptureToGraph(void *stream, void *graph,
                                             void *const *dependencies,
-                                            const EdgeData *edges,
-                                            size_t count, int mode) {
+                                            const EdgeData *edges, size_t count,
+                                            int mode) {
   Call call("cuStreamBeginCaptureToGraph");
   if (call.sticky)
     return call.sticky;
@@ -1274,8 +1275,7 @@ FAKE_API Result cuStreamEndCapture(void *stream, void **graph) {
 }
 
 FAKE_API Result cuStreamGetCaptureInfo_v3(void *stream, int *status,
-                                          unsigned long long *id,
-                                          void **graph,
+                                          unsigned long long *id, void **graph,
                                           Node *const **dependencies,
                                           const EdgeData **edges,
                                           size_t *count) {
@@ -1338,8 +1338,7 @@ FAKE_API Result cuStreamUpdateCaptureDependencies_v2(void *stream,
                    "cuStreamUpdateCaptureDependencies: a node of another "
                    "graph",
                    kInvalidValue);
-  if (edges && count &&
-      (edges[0].fromPort || edges[0].toPort || edges[0].type))
+  if (edges && count && (edges[0].fromPort || edges[0].toPort || edges[0].type))
     return violate(call.s,
                    "cuStreamUpdateCaptureDependencies: edge data other than "
                    "full completion",
@@ -1388,20 +1387,19 @@ FAKE_API Result cuGraphAddNode_v2(Node **node, void *graph,
     return violate(call.s, "cuGraphAddNode: invalid value", kInvalidValue);
   if (params->type != kNodeTypeConditional)
     return violate(call.s,
-                   "cuGraphAddNode: node type " +
-                       std::to_string(params->type) +
+                   "cuGraphAddNode: node type " + std::to_string(params->type) +
                        " (the fake adds conditional nodes, 13, only)",
                    kInvalidValue);
   // Reserved and unused bytes must be zero.
   const char *bytes = reinterpret_cast<const char *>(params);
-  bool zero = params->reserved2 == 0 &&
-              std::all_of(std::begin(params->reserved0),
-                          std::end(params->reserved0),
-                          [](int word) { return word == 0; }) &&
-              std::all_of(bytes + offsetof(NodeParams, conditional) +
-                              sizeof(ConditionalParams),
-                          bytes + offsetof(NodeParams, reserved2),
-                          [](char b) { return b == 0; });
+  bool zero =
+      params->reserved2 == 0 &&
+      std::all_of(std::begin(params->reserved0), std::end(params->reserved0),
+                  [](int word) { return word == 0; }) &&
+      std::all_of(bytes + offsetof(NodeParams, conditional) +
+                      sizeof(ConditionalParams),
+                  bytes + offsetof(NodeParams, reserved2),
+                  [](char b) { return b == 0; });
   if (!zero)
     return violate(call.s, "cuGraphAddNode: reserved bytes are not zero",
                    kInvalidValue);

@@ -482,9 +482,9 @@ inline void __threadfence() {}
 // (not during a graph launch, a handle of another graph), or null. Defined
 // here, not inline: the header is force-included into the one translation
 // unit of each image.
-extern "C" __attribute__((visibility("default"))) const char *(
-    *graphc_emu_set_conditional)(unsigned long long handle,
-                                 unsigned int value) = nullptr;
+extern "C" __attribute__((visibility("default")))
+const char *(*graphc_emu_set_conditional)(unsigned long long handle,
+                                          unsigned int value) = nullptr;
 
 // Sets the value of a conditional node's handle (the generated preamble
 // declares it, as CUDA's device runtime does); a refused call fails the
