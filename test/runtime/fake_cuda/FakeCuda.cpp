@@ -281,10 +281,12 @@ struct State {
   std::set<void *> hostAllocations;
   int nextStream = 1, nextEvent = 1, nextGraph = 1;
   unsigned long long nextCapture = 1, nextConditional = 1;
-  /// Graphs made by captures, owned by whoever ended the capture until
-  /// cuGraphDestroy; every graph and instantiation alive (bodies too).
-  std::map<Graph *, std::shared_ptr<Graph>> ownedGraphs;
+  /// Every graph and instantiation alive (bodies too), and those the
+  /// caller owns: made by captures or instantiations, until destroyed.
+  /// liveGraphs comes first: a graph leaves it when destroyed, so it must
+  /// outlive ownedGraphs when the state is destroyed.
   std::set<Graph *> liveGraphs;
+  std::map<Graph *, std::shared_ptr<Graph>> ownedGraphs;
   // Injections.
   int initFailures = 0;
   Result initResult = kSuccess;
