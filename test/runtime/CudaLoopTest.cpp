@@ -497,6 +497,35 @@ TEST_P(LoopSteps, NestedLoopsRunTheInnerLoopPerOuterIteration) {
   graphc_model_release(model);
 }
 
+TEST_P(LoopSteps, ProbesOfABodyStepHoldTheLastIteration) {
+  graphc_model *model = loadModel("loop_model");
+  ASSERT_NE(model, nullptr);
+  {
+    LoopBench bench(model, GetParam() | GRAPHC_SESSION_PROBE_STEPS);
+    ASSERT_NE(bench.session, nullptr);
+    std::vector<float> x = {1, 2, 3, 4}, y;
+    for (int repeat = 0; repeat < 3; ++repeat) {
+      ASSERT_GRAPHC_OK(bench.run(x, 3, y));
+      EXPECT_EQ(y, times(x, 7));
+      int32_t plan = -1, count = 0;
+      ASSERT_GRAPHC_OK(
+          graphc_session_probe_count(bench.session, &plan, &count));
+      ASSERT_EQ(count, 2);
+      // The accumulate's acc after its third iteration (not 2 x after the
+      // first), then y.
+      for (int32_t p = 0; p < count; ++p) {
+        graphc_probe_info info{};
+        std::vector<float> values(4, -1.0f);
+        ASSERT_GRAPHC_OK(graphc_session_read_probe(bench.session, p, &info,
+                                                   values.data(), 16));
+        EXPECT_EQ(info.step, p == 0 ? 2 : 3);
+        EXPECT_EQ(values, times(x, 7)) << "probe " << p;
+      }
+    }
+  }
+  graphc_model_release(model);
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Modes, LoopSteps,
     ::testing::Values(0u, uint32_t(GRAPHC_SESSION_DISABLE_CUDA_GRAPHS),
