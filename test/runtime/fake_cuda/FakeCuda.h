@@ -104,9 +104,9 @@ const char *fakecu_last_violation(void);
  * "memcpyDtoD sN", "eventRecord eE sN", "streamWaitEvent sN eE",
  * "streamSynchronize sN", "graphLaunch gG sN", and "replay: ..." for the
  * operations of a launched graph: "replay: while hH" for a conditional
- * node, then "replay: hH: ..." for each op of each run of its body. Streams and
- * events are numbered from 1 in creation order; s0 is the legacy stream. Valid
- * until the next call. */
+ * node, then "replay: hH: ..." for each op of each run of its body. Streams
+ * and events are numbered from 1 in creation order; s0 is the legacy
+ * stream. Valid until the next call. */
 const char *fakecu_trace(void);
 /* The number a stream or event has in the trace. */
 int fakecu_stream_id(void *stream);
