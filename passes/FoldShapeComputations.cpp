@@ -31,6 +31,22 @@ static Type joinTypes(Type current, Type inferred) {
 FailureOr<bool> refineResultTypes(ModuleOp module) {
   bool changed = false;
   WalkResult walk = module.walk([&](Operation *op) {
+    // A loop's body arguments and results have its initial values' types.
+    if (auto loop = dyn_cast<graph::LoopOp>(op)) {
+      for (auto [j, initial] : llvm::enumerate(loop.getInitial())) {
+        auto from = dyn_cast<RankedTensorType>(initial.getType());
+        auto to = dyn_cast<RankedTensorType>(loop.getResult(j).getType());
+        if (!from || !to || from.getRank() != to.getRank())
+          continue;
+        Type joined = joinTypes(to, from);
+        if (joined == to)
+          continue;
+        loop.getResult(j).setType(joined);
+        loop.getCarried(j).setType(joined);
+        changed = true;
+      }
+      return WalkResult::advance();
+    }
     auto infer = dyn_cast<InferTypeOpInterface>(op);
     if (!infer)
       return WalkResult::advance();

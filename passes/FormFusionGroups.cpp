@@ -432,17 +432,20 @@ std::string describeFusionOps(ArrayRef<Operation *> members) {
   return text;
 }
 
-/// Groups the ops of one function (one shape bucket) into fusions.
-static LogicalResult formFusionGroups(func::FuncOp main, bool fuse) {
-  if (failed(checkStaticShapes(main)))
-    return failure();
-  MLIRContext *context = main.getContext();
-  unsigned counter = 0;
+/// Groups the ops of `block` into fusions, and those of the bodies of its
+/// loops, each body on its own: a fusion never spans a loop's boundary.
+static void formFusionGroups(Block &block, bool fuse, unsigned &counter) {
+  MLIRContext *context = block.getParentOp()->getContext();
   SmallVector<Operation *> ops;
-  for (Operation &op : main.getBody().front())
+  for (Operation &op : block) {
+    if (auto loop = dyn_cast<graph::LoopOp>(op)) {
+      formFusionGroups(loop.getBodyBlock(), fuse, counter);
+      continue;
+    }
     if (op.getDialect() && op.getDialect()->getNamespace() == "graph" &&
-        !isa<graph::ConstantOp>(op) && (fuse || !isView(&op)))
+        !isa<graph::ConstantOp, graph::YieldOp>(op) && (fuse || !isView(&op)))
       ops.push_back(&op);
+  }
 
   SmallVector<SmallVector<Operation *>> groups;
   if (fuse)
@@ -481,6 +484,14 @@ static LogicalResult formFusionGroups(func::FuncOp main, bool fuse) {
     for (Operation *member : llvm::reverse(members))
       member->erase();
   }
+}
+
+/// Groups the ops of one function (one shape bucket) into fusions.
+static LogicalResult formFusionGroups(func::FuncOp main, bool fuse) {
+  if (failed(checkStaticShapes(main)))
+    return failure();
+  unsigned counter = 0;
+  formFusionGroups(main.getBody().front(), fuse, counter);
   return success();
 }
 

@@ -11,6 +11,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringSet.h"
@@ -406,6 +407,11 @@ static ArrayAttr stepResults(MLIRContext *context, ValueRange values,
   return ArrayAttr::get(context, results);
 }
 
+using SlotMap = llvm::DenseMap<Value, exec::SlotAttr>;
+static LogicalResult lowerSteps(Block &block, SlotMap &slotOf,
+                                exec::PlanOp plan, OpBuilder &stepBuilder,
+                                ExecTables &tables);
+
 /// Lowers one planned function (one bucket) into an exec.plan.
 LogicalResult lowerPlan(func::FuncOp main, StringRef planName,
                         ExecTables &tables) {
@@ -433,15 +439,21 @@ LogicalResult lowerPlan(func::FuncOp main, StringRef planName,
     slotOf[arg] = exec::SlotAttr::get(context, exec::BufferKind::input,
                                       arg.getArgNumber(), 0,
                                       exec::slotBytes(arg.getType()));
-  for (Operation &op : block) {
+  // Constants, those of loop bodies too (fusions hold their own).
+  WalkResult placed = main.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (isa<kernel::FusionOp>(op))
+      return WalkResult::skip();
     auto constant = dyn_cast<graph::ConstantOp>(op);
     if (!constant)
-      continue;
+      return WalkResult::advance();
     FailureOr<exec::SlotAttr> slot = tables.weightSlot(constant, builder);
     if (failed(slot))
-      return failure();
+      return WalkResult::interrupt();
     slotOf[constant.getResult()] = *slot;
-  }
+    return WalkResult::advance();
+  });
+  if (placed.wasInterrupted())
+    return failure();
 
   if (auto name = main->getAttrOfType<StringAttr>(graph::kPlanNameAttr))
     planName = name.getValue();
@@ -453,7 +465,122 @@ LogicalResult lowerPlan(func::FuncOp main, StringRef planName,
   plan.getSteps().push_back(steps);
   OpBuilder stepBuilder = OpBuilder::atBlockEnd(steps);
 
+  if (failed(lowerSteps(block, slotOf, plan, stepBuilder, tables)))
+    return failure();
+
+  // Outputs not written by a kernel (inputs, weights, repeated results,
+  // views of those, loop results) are copied into place.
+  for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
+    exec::SlotAttr source = slotOf.lookup(value);
+    if (!source)
+      return ret.emitOpError("returns a value with no slot");
+    if (source.getKind() == exec::BufferKind::output &&
+        source.getIndex() == static_cast<int64_t>(i))
+      continue;
+    auto target = exec::SlotAttr::get(context, exec::BufferKind::output, i, 0,
+                                      source.getSize());
+    stepBuilder.create<exec::CopyOp>(
+        ret.getLoc(), source, target,
+        stepResults(context, value, /*firstArg=*/1));
+  }
+  return success();
+}
+
+/// The steps of graph.loop `loop`: copies of its initial values into its
+/// carried slots, an exec.loop, its body's steps, and the body's end:
+/// staging copies, then copies of the next carried values into the carried
+/// slots (PlanMemory placed them all: its exec.slots).
+static LogicalResult lowerLoop(graph::LoopOp loop, SlotMap &slotOf,
+                               exec::PlanOp plan, OpBuilder &stepBuilder,
+                               ExecTables &tables) {
+  MLIRContext *context = loop.getContext();
+  auto *execDialect = context->getLoadedDialect<exec::ExecDialect>();
+  ArrayAttr slots = execDialect->getSlotsAttrHelper().getAttr(loop);
+  unsigned carried = loop.getInitial().size();
+  if (!slots || slots.size() != 2 + 2 * carried)
+    return loop.emitOpError("has no planned slots");
+  auto slotAt = [&](unsigned i) { return cast<exec::SlotAttr>(slots[i]); };
+  auto none = exec::SlotAttr::get(context, exec::BufferKind::none, 0, 0, 0);
+  Location loc = loop.getLoc();
+  for (auto [j, initial] : llvm::enumerate(loop.getInitial())) {
+    exec::SlotAttr source = slotOf.lookup(initial);
+    if (!source)
+      return loop.emitOpError("starts from a value with no slot");
+    stepBuilder.create<exec::CopyOp>(loc, source, slotAt(1 + j),
+                                     /*results=*/nullptr);
+  }
+  auto operandSlot = [&](Value value) -> FailureOr<exec::SlotAttr> {
+    if (!value)
+      return none;
+    exec::SlotAttr slot = slotOf.lookup(value);
+    if (!slot)
+      return loop.emitOpError("reads a value with no slot");
+    return slot;
+  };
+  FailureOr<exec::SlotAttr> tripCount = operandSlot(loop.getTripCount());
+  FailureOr<exec::SlotAttr> condition = operandSlot(loop.getCondition());
+  if (failed(tripCount) || failed(condition))
+    return failure();
+  auto step = stepBuilder.create<exec::LoopOp>(
+      loc, *tripCount, *condition, slotAt(0), none,
+      stepBuilder.getI64IntegerAttr(0), loop.getMaxIterationsAttr(),
+      stepBuilder.getStringAttr(graph::firstNodeName(loc)));
+  for (unsigned j = 0; j < carried; ++j) {
+    slotOf[loop.getCarried(j)] = slotAt(1 + j);
+    slotOf[loop.getResult(j)] = slotAt(1 + j);
+  }
+  slotOf[loop.getIteration()] = exec::SlotAttr::get(
+      context, exec::BufferKind::arena, 0, slotAt(0).getOffset(), 8);
+  if (failed(
+          lowerSteps(loop.getBodyBlock(), slotOf, plan, stepBuilder, tables)))
+    return failure();
+
+  // The body's end. What lies in a carried slot is staged first: the
+  // copies into the carried slots would overwrite it.
+  Operation *yield = loop.getYield();
+  SmallVector<exec::SlotAttr> yielded;
+  for (auto [k, value] : llvm::enumerate(yield->getOperands())) {
+    exec::SlotAttr source = slotOf.lookup(value);
+    if (!source)
+      return yield->emitOpError("yields a value with no slot");
+    exec::SlotAttr staging = slotAt(1 + carried + k);
+    if (staging.getKind() != exec::BufferKind::none) {
+      stepBuilder.create<exec::CopyOp>(loc, source, staging,
+                                       /*results=*/nullptr);
+      source = staging;
+    }
+    yielded.push_back(source);
+  }
+  for (unsigned j = 0; j < carried; ++j)
+    if (yielded[1 + j] != slotAt(1 + j))
+      stepBuilder.create<exec::CopyOp>(loc, yielded[1 + j], slotAt(1 + j),
+                                       /*results=*/nullptr);
+  // A condition the body yields as a constant true needs no reading.
+  DenseElementsAttr constant;
+  bool alwaysTrue = matchPattern(yield->getOperand(0), m_Constant(&constant)) &&
+                    constant.getNumElements() == 1 &&
+                    *constant.getValues<bool>().begin();
+  step.setBodyConditionAttr(alwaysTrue ? none : yielded[0]);
+  int64_t bodySteps = 0;
+  for (Operation *op = step->getNextNode(); op; op = op->getNextNode())
+    ++bodySteps;
+  step.setBodyStepsAttr(stepBuilder.getI64IntegerAttr(bodySteps));
+  return success();
+}
+
+/// The steps of `block`'s ops: a launch or library call per fusion, a
+/// loop's steps per graph.loop; views name their source's bytes.
+static LogicalResult lowerSteps(Block &block, SlotMap &slotOf,
+                                exec::PlanOp plan, OpBuilder &stepBuilder,
+                                ExecTables &tables) {
+  MLIRContext *context = block.getParentOp()->getContext();
+  auto *execDialect = context->getLoadedDialect<exec::ExecDialect>();
   for (Operation &op : block) {
+    if (auto loop = dyn_cast<graph::LoopOp>(op)) {
+      if (failed(lowerLoop(loop, slotOf, plan, stepBuilder, tables)))
+        return failure();
+      continue;
+    }
     if (isView(&op)) {
       // No step: the view names its source's bytes with its own type.
       exec::SlotAttr source = slotOf.lookup(op.getOperand(0));
@@ -509,22 +636,6 @@ LogicalResult lowerPlan(func::FuncOp main, StringRef planName,
     stepBuilder.create<exec::LaunchOp>(
         fusion.getLoc(), kernelRef, stepBuilder.getArrayAttr(args),
         execDialect->getScratchAttrHelper().getAttr(fusion), results);
-  }
-
-  // Outputs not written by a kernel (inputs, weights, repeated results,
-  // views of those) are copied into place.
-  for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
-    exec::SlotAttr source = slotOf.lookup(value);
-    if (!source)
-      return ret.emitOpError("returns a value with no slot");
-    if (source.getKind() == exec::BufferKind::output &&
-        source.getIndex() == static_cast<int64_t>(i))
-      continue;
-    auto target = exec::SlotAttr::get(context, exec::BufferKind::output, i, 0,
-                                      source.getSize());
-    stepBuilder.create<exec::CopyOp>(
-        ret.getLoc(), source, target,
-        stepResults(context, value, /*firstArg=*/1));
   }
   return success();
 }

@@ -52,6 +52,9 @@ struct ArenaValue {
   /// its own step only.
   Value value;
   Operation *workspaceOf = nullptr;
+  /// Or slot `loopSlot` of the exec.slots of loop `loopOf`.
+  Operation *loopOf = nullptr;
+  unsigned loopSlot = 0;
   int64_t start, end, bytes;
   /// The scratch's own size (`bytes` is aligned).
   int64_t scratchBytes = 0;
@@ -143,10 +146,69 @@ int64_t counterPrefixBytes(func::FuncOp main) {
   return bytes;
 }
 
+/// Positions of the ops of a function in step order, loop bodies inline:
+/// a graph.loop's position is that of its first step (the copies of its
+/// initial values), its body's ops follow, and its end is the position
+/// after its body (the copies of the next carried values).
+struct StepOrder {
+  llvm::DenseMap<Operation *, int64_t> position;
+  llvm::DenseMap<Operation *, int64_t> loopEnd;
+  int64_t next = 0;
+
+  void number(Block &block) {
+    for (Operation &op : block) {
+      position[&op] = next++;
+      if (auto loop = dyn_cast<graph::LoopOp>(op)) {
+        number(loop.getBodyBlock());
+        loopEnd[loop] = next++;
+      }
+    }
+  }
+
+  /// Where `user` reads `value`: its own position, unless it lies in the
+  /// body of a loop that `value` is defined outside of: it is then read in
+  /// every iteration, until the end of the outermost such loop. A loop
+  /// reads its operands (the trip count in every iteration) until its end,
+  /// and what its body yields at its end.
+  int64_t readAt(Value value, Operation *user) const {
+    Operation *scope = value.getDefiningOp()
+                           ? value.getDefiningOp()
+                           : value.getParentBlock()->getParentOp();
+    int64_t at = position.lookup(user);
+    if (isa<graph::LoopOp>(user) && user != scope)
+      at = loopEnd.lookup(user);
+    // The body's end copies what it yields, with the staging copies.
+    if (isa<graph::YieldOp>(user))
+      at = loopEnd.lookup(user->getParentOp());
+    for (Operation *parent = user->getParentOp();
+         parent && isa<graph::LoopOp>(parent); parent = parent->getParentOp()) {
+      if (parent->isAncestor(scope))
+        break;
+      at = loopEnd.lookup(parent);
+    }
+    return at;
+  }
+};
+
 } // namespace
+
+/// The type of what slot `index` of `loop`'s exec.slots holds (not the
+/// state, slot 0).
+static Type loopSlotType(graph::LoopOp loop, unsigned index) {
+  unsigned carried = loop.getInitial().size();
+  if (index <= carried)
+    return loop.getResult(index - 1).getType();
+  return loop.getYield()->getOperand(index - 1 - carried).getType();
+}
 
 /// Plans the arena of one function (one shape bucket); with
 /// `attentionScratch`, the counters take the arena's first `prefixBytes`.
+/// A graph.loop gets `exec.slots`: its state (16 bytes: the iteration
+/// number the body reads, and whether another iteration runs), one slot per
+/// loop-carried value (which the body reads it from, and its result), and
+/// one per value its body yields (the condition first): a staging slot
+/// where the value lies in a carried slot, which the copies at the body's
+/// end would overwrite before it is read, else #exec.slot<none>.
 static void planMemory(func::FuncOp main, bool withAttentionScratch,
                        int64_t prefixBytes) {
   Block &block = main.getBody().front();
@@ -154,22 +216,34 @@ static void planMemory(func::FuncOp main, bool withAttentionScratch,
   MLIRContext *context = main.getContext();
 
   // Position of every op, and the last position at which each value is read.
-  llvm::DenseMap<Operation *, int64_t> position;
-  for (auto [i, op] : llvm::enumerate(block))
-    position[&op] = i;
+  StepOrder order;
+  order.number(block);
+  const llvm::DenseMap<Operation *, int64_t> &position = order.position;
   // A view reads its source's buffer wherever the view is read, so the
   // source stays live until the last use of any view of it.
   std::function<int64_t(Value)> lastUse = [&](Value value) {
-    int64_t last = position.lookup(value.getDefiningOp());
+    int64_t last =
+        value.getDefiningOp() ? position.lookup(value.getDefiningOp()) : 0;
     for (OpOperand &use : value.getUses()) {
       Operation *user = use.getOwner();
+      last = std::max(last, order.readAt(value, user));
       if (isView(user) && use.getOperandNumber() == 0)
         last = std::max(last, lastUse(user->getResult(0)));
-      else
-        last = std::max(last, position.lookup(user));
     }
     return last;
   };
+
+  SmallVector<kernel::FusionOp> fusions;
+  SmallVector<graph::LoopOp> loops;
+  main.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (auto fusion = dyn_cast<kernel::FusionOp>(op)) {
+      fusions.push_back(fusion);
+      return WalkResult::skip();
+    }
+    if (auto loop = dyn_cast<graph::LoopOp>(op))
+      loops.push_back(loop);
+    return WalkResult::advance();
+  });
 
   // The first return of a fusion result, or of a view of one, has the
   // fusion write straight into that output; the views share it. Other
@@ -185,40 +259,61 @@ static void planMemory(func::FuncOp main, bool withAttentionScratch,
   // nobody reads is still written: it lives for its own step.
   SmallVector<ArenaValue> values;
   int64_t intermediateBytes = 0;
-  for (Operation &op : block)
-    if (auto fusion = dyn_cast<kernel::FusionOp>(op))
-      for (Value result : fusion.getResults())
-        if (!outputIndex.count(result)) {
-          int64_t here = position[&op];
-          int64_t bytes =
-              alignUp(std::max<int64_t>(exec::slotBytes(result.getType()), 1));
-          values.push_back({result, nullptr, here,
-                            std::max(lastUse(result), here), bytes});
-          intermediateBytes += bytes;
-        }
+  for (kernel::FusionOp fusion : fusions)
+    for (Value result : fusion.getResults())
+      if (!outputIndex.count(result)) {
+        int64_t here = position.lookup(fusion);
+        int64_t bytes =
+            alignUp(std::max<int64_t>(exec::slotBytes(result.getType()), 1));
+        values.push_back({result, nullptr, nullptr, 0, here,
+                          std::max(lastUse(result), here), bytes});
+        intermediateBytes += bytes;
+      }
+  // A loop's state and carried values live from its start to its end (the
+  // results, which are the carried slots, until their last read); a staging
+  // slot at the body's end, where the copies happen.
+  for (graph::LoopOp loop : loops) {
+    int64_t start = position.lookup(loop), end = order.loopEnd.lookup(loop);
+    auto add = [&](unsigned slot, int64_t from, int64_t to, int64_t size) {
+      int64_t bytes = alignUp(std::max<int64_t>(size, 1));
+      values.push_back({Value(), nullptr, loop, slot, from, to, bytes});
+      intermediateBytes += bytes;
+    };
+    add(0, start, end, 16);
+    unsigned carried = loop.getInitial().size();
+    for (unsigned j = 0; j < carried; ++j)
+      add(1 + j, start,
+          std::max(
+              {end, lastUse(loop.getResult(j)), lastUse(loop.getCarried(j))}),
+          exec::slotBytes(loop.getResult(j).getType()));
+    for (auto [k, yielded] : llvm::enumerate(loop.getYield()->getOperands()))
+      if (auto argument = dyn_cast<BlockArgument>(viewRoot(yielded));
+          argument && argument.getOwner() == &loop.getBodyBlock() &&
+          argument.getArgNumber() > 0)
+        add(1 + carried + k, end, end, exec::slotBytes(yielded.getType()));
+  }
   // Library calls' scratch: live during their own step, so that it never
   // overlaps what the call reads or writes.
-  for (Operation &op : block)
-    if (auto fusion = dyn_cast<kernel::FusionOp>(op);
-        fusion && fusion.getLibrary())
+  for (kernel::FusionOp fusion : fusions)
+    if (fusion.getLibrary())
       if (int64_t bytes = workspaceBytes(fusion)) {
-        int64_t here = position[&op];
-        values.push_back({Value(), fusion, here, here, alignUp(bytes), bytes});
+        int64_t here = position.lookup(fusion);
+        values.push_back(
+            {Value(), fusion, nullptr, 0, here, here, alignUp(bytes), bytes});
       }
   // Attentions' partials likewise; their counters go into the prefix.
   llvm::DenseMap<Operation *, exec::SlotAttr> counterOf;
   int64_t counterEnd = 0;
   if (withAttentionScratch)
-    for (Operation &op : block)
-      if (auto fusion = dyn_cast<kernel::FusionOp>(op))
-        if (auto scratch = attentionScratch(fusion)) {
-          int64_t here = position[&op];
-          values.push_back({Value(), fusion, here, here,
-                            alignUp(scratch->first), scratch->first});
-          counterOf[fusion] = exec::SlotAttr::get(
-              context, exec::BufferKind::arena, 0, counterEnd, scratch->second);
-          counterEnd += alignUp(scratch->second);
-        }
+    for (kernel::FusionOp fusion : fusions)
+      if (auto scratch = attentionScratch(fusion)) {
+        int64_t here = position.lookup(fusion);
+        values.push_back({Value(), fusion, nullptr, 0, here, here,
+                          alignUp(scratch->first), scratch->first});
+        counterOf[fusion] = exec::SlotAttr::get(
+            context, exec::BufferKind::arena, 0, counterEnd, scratch->second);
+        counterEnd += alignUp(scratch->second);
+      }
   assert(counterEnd <= prefixBytes && "the counter prefix is too small");
   // placeBySize finds overlaps by sweeping over starts.
   llvm::stable_sort(values, [](const ArenaValue &a, const ArenaValue &b) {
@@ -245,6 +340,7 @@ static void planMemory(func::FuncOp main, bool withAttentionScratch,
 
   auto *execDialect = context->getLoadedDialect<exec::ExecDialect>();
   llvm::DenseMap<Value, exec::SlotAttr> slotOf;
+  llvm::DenseMap<Operation *, std::map<unsigned, exec::SlotAttr>> loopSlots;
   for (const ArenaValue &value : values) {
     if (value.workspaceOf) {
       auto slot = exec::SlotAttr::get(context, exec::BufferKind::arena, 0,
@@ -258,11 +354,50 @@ static void planMemory(func::FuncOp main, bool withAttentionScratch,
                            {slot, counterOf.lookup(value.workspaceOf)}));
       continue;
     }
+    if (value.loopOf) {
+      loopSlots[value.loopOf][value.loopSlot] = exec::SlotAttr::get(
+          context, exec::BufferKind::arena, 0, value.offset,
+          value.loopSlot == 0
+              ? 16
+              : exec::slotBytes(loopSlotType(cast<graph::LoopOp>(value.loopOf),
+                                             value.loopSlot)));
+      continue;
+    }
     slotOf[value.value] =
         exec::SlotAttr::get(context, exec::BufferKind::arena, 0, value.offset,
                             exec::slotBytes(value.value.getType()));
   }
-  for (Operation &op : block) {
+  // The loops' slots; what the body reads its iteration number and carried
+  // values from, and the loop's results, are in them.
+  auto none = exec::SlotAttr::get(context, exec::BufferKind::none, 0, 0, 0);
+  for (graph::LoopOp loop : loops) {
+    unsigned carried = loop.getInitial().size();
+    SmallVector<Attribute> slots(2 + 2 * carried, none);
+    for (auto [index, slot] : loopSlots[loop])
+      slots[index] = slot;
+    exec::SlotAttr state = cast<exec::SlotAttr>(slots[0]);
+    slotOf[loop.getIteration()] = exec::SlotAttr::get(
+        context, exec::BufferKind::arena, 0, state.getOffset(), 8);
+    for (unsigned j = 0; j < carried; ++j) {
+      slotOf[loop.getCarried(j)] = cast<exec::SlotAttr>(slots[1 + j]);
+      slotOf[loop.getResult(j)] = cast<exec::SlotAttr>(slots[1 + j]);
+    }
+    execDialect->getSlotsAttrHelper().setAttr(loop,
+                                              ArrayAttr::get(context, slots));
+  }
+  // Views and fusions in step order, so that a view's source has its slot.
+  SmallVector<Operation *> ops;
+  main.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (isa<kernel::FusionOp>(op)) {
+      ops.push_back(op);
+      return WalkResult::skip();
+    }
+    if (isView(op))
+      ops.push_back(op);
+    return WalkResult::advance();
+  });
+  for (Operation *opPtr : ops) {
+    Operation &op = *opPtr;
     if (isView(&op)) {
       // Inputs and weights are placed by LowerToExec; views of them are too.
       exec::SlotAttr source = slotOf.lookup(op.getOperand(0));

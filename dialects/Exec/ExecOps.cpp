@@ -86,6 +86,33 @@ LogicalResult CopyOp::verify() {
   return success();
 }
 
+LogicalResult LoopOp::verify() {
+  if (getMaxIterations() < 1)
+    return emitOpError("needs max_iterations of at least 1");
+  if (getBodySteps() < 0)
+    return emitOpError("has a negative number of body steps");
+  if (getState().getKind() != BufferKind::arena || getState().getSize() != 16)
+    return emitOpError("needs a state of 16 bytes in the arena");
+  auto oneElement = [](SlotAttr slot, int64_t bytes) {
+    return slot.getKind() == BufferKind::none || slot.getSize() == bytes;
+  };
+  if (!oneElement(getTripCount(), 8))
+    return emitOpError("reads a trip count of ")
+           << getTripCount().getSize() << " bytes, not one int64";
+  if (!oneElement(getCondition(), 1) || !oneElement(getBodyCondition(), 1))
+    return emitOpError("reads a condition that is not one bool");
+  // The body is the steps after the loop within its plan.
+  int64_t after = 0;
+  for (Operation *op = getOperation()->getNextNode(); op;
+       op = op->getNextNode())
+    ++after;
+  if (getBodySteps() > after)
+    return emitOpError("has ")
+           << getBodySteps() << " body steps but the plan has " << after
+           << " after it";
+  return success();
+}
+
 LogicalResult
 StepResultAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        int64_t arg, RankedTensorType type,

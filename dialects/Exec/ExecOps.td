@@ -413,4 +413,29 @@ def Exec_CopyOp : Exec_Op<"copy", [HasParent<"PlanOp">]> {
   let hasVerifier = 1;
 }
 
+def Exec_LoopOp : Exec_Op<"loop", [HasParent<"PlanOp">]> {
+  let summary = "run the next steps again and again (a graph.loop)";
+  let description = [{
+    The `body_steps` steps after this one are the loop's body (a nested
+    loop's counted in); they run while the loop goes on, as the descriptor's
+    GRAPHC_STEP_LOOP says: `trip_count` is the int64 trip count and
+    `condition` the first condition (none: no trip count, true), `state`
+    16 bytes of the arena holding the iteration number the body reads and
+    whether another iteration runs, `body_condition` the bool the body
+    computes (none: true). Copies at the body's end carry the loop-carried
+    values into the slots the body reads them from. `node` names the ONNX
+    Loop, for the error a run past `max_iterations` gets.
+  }];
+  let arguments = (ins Exec_SlotAttr:$trip_count, Exec_SlotAttr:$condition,
+                       Exec_SlotAttr:$state, Exec_SlotAttr:$body_condition,
+                       I64Attr:$body_steps, I64Attr:$max_iterations,
+                       StrAttr:$node);
+  let assemblyFormat = [{
+    `trip_count` $trip_count `condition` $condition `state` $state
+    `body_condition` $body_condition `body_steps` $body_steps
+    `max_iterations` $max_iterations `node` $node attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // GRAPHC_EXEC_OPS_TD

@@ -12,5 +12,6 @@ include "dialects/Graph/GraphElementwiseOps.td"
 include "dialects/Graph/GraphNNOps.td"
 include "dialects/Graph/GraphReductionOps.td"
 include "dialects/Graph/GraphShapeOps.td"
+include "dialects/Graph/GraphControlFlowOps.td"
 
 #endif // GRAPHC_GRAPH_OPS_TD

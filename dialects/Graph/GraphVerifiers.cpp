@@ -72,6 +72,54 @@ static FailureOr<int64_t> verifyAxis(Operation *op, int64_t axis, int64_t rank,
 // Constants and elementwise
 //===----------------------------------------------------------------------===//
 
+LogicalResult LoopOp::verify() {
+  if (getMaxIterations() < 1)
+    return emitOpError("needs max_iterations of at least 1");
+  auto oneElement = [](Value value) {
+    auto type = cast<RankedTensorType>(value.getType());
+    return !type.hasStaticShape() || type.getNumElements() == 1;
+  };
+  if (getTripCount() && !oneElement(getTripCount()))
+    return emitOpError("needs a trip count of one element");
+  if (getCondition() && !oneElement(getCondition()))
+    return emitOpError("needs a condition of one element");
+  Block &body = getBodyBlock();
+  size_t carried = getInitial().size();
+  if (body.getNumArguments() != 1 + carried)
+    return emitOpError("has a body of ")
+           << body.getNumArguments()
+           << " arguments; it takes the iteration number and " << carried
+           << " loop-carried values";
+  auto iteration = dyn_cast<RankedTensorType>(body.getArgument(0).getType());
+  if (!iteration || iteration.getRank() != 0 ||
+      !iteration.getElementType().isInteger(64))
+    return emitOpError("needs a tensor<i64> iteration number, not ")
+           << body.getArgument(0).getType();
+  auto yield = dyn_cast_or_null<YieldOp>(body.empty() ? nullptr : &body.back());
+  if (!yield.getOperation() || yield.getValues().size() != 1 + carried)
+    return emitOpError("needs a body yielding the condition and ")
+           << carried << " loop-carried values";
+  auto condition = cast<RankedTensorType>(yield.getValues()[0].getType());
+  if (!condition.getElementType().isInteger(1) ||
+      !oneElement(yield.getValues()[0]))
+    return emitOpError("needs a body condition of one bool, not ") << condition;
+  if (getNumResults() != carried)
+    return emitOpError("has ") << getNumResults() << " results for " << carried
+                               << " loop-carried values";
+  for (size_t i = 0; i < carried; ++i) {
+    Type type = getInitial()[i].getType();
+    if (body.getArgument(1 + i).getType() != type ||
+        yield.getValues()[1 + i].getType() != type ||
+        getResult(i).getType() != type)
+      return emitOpError("loop-carried value ")
+             << i << " is " << type << " initially, "
+             << body.getArgument(1 + i).getType() << " in the body, "
+             << yield.getValues()[1 + i].getType() << " yielded and "
+             << getResult(i).getType() << " as a result; a loop keeps one type";
+  }
+  return success();
+}
+
 LogicalResult ConstantOp::verify() {
   if (getValue().getType() != getOutput().getType())
     return emitOpError("value type ")

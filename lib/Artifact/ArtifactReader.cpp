@@ -512,6 +512,10 @@ ArtifactPlan Reader::readPlan(uint64_t vaddr, const ArtifactView &view,
     step.kernel = loaded<int32_t>(at + offsetof(graphc_step_desc, kernel), w);
     int32_t numArgs =
         loaded<int32_t>(at + offsetof(graphc_step_desc, num_args), w);
+    step.bodySteps =
+        loaded<int32_t>(at + offsetof(graphc_step_desc, body_steps), w);
+    step.maxIterations =
+        loaded<int64_t>(at + offsetof(graphc_step_desc, max_iterations), w);
     if (step.kind == GRAPHC_STEP_COPY && numArgs == 2) {
       uint64_t args = pointerAt(at + offsetof(graphc_step_desc, args), w);
       checkTable(args, numArgs, sizeof(graphc_buffer_ref), w);

@@ -56,6 +56,9 @@ struct ArtifactStep {
   int32_t kernel = -1;
   /// The bytes a copy step moves.
   uint64_t copyBytes = 0;
+  /// A loop step's body steps and bound.
+  int32_t bodySteps = 0;
+  int64_t maxIterations = 0;
   std::vector<ArtifactStepResult> results;
 };
 

@@ -17,6 +17,7 @@
 #include "dialects/Graph/HostEval.h"
 #include "graphc/BuildConfig.h"
 #include "lib/Codegen/CPU/CpuEmitter.h"
+#include "lib/Codegen/LoopControl.h"
 #include "lib/Codegen/ScalarExpr.h"
 #include "lib/HostKernels/HostKernels.h"
 #include "lib/Support/LaneHash.h"
@@ -404,7 +405,22 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
                             : std::string("nullptr"))
        << "},\n";
   }
-  if (parts.kernels.empty())
+  // The kernels that drive the loops follow the table's kernels: on cuda
+  // generated kernels, on cpu names of the loops' ONNX nodes (the runtime
+  // runs the loop).
+  std::vector<LoopControl> controls = loopControls(module);
+  for (const LoopControl &control : controls) {
+    const CudaLaunch *launch = launches.lookup(control.name);
+    if (options.cudaTarget && !launch)
+      return module.emitOpError("has no launch of loop control kernel ")
+             << control.name;
+    os << "  {" << cppStringLiteral(control.name) << ", \"loop_control\", "
+       << cppStringLiteral(control.node)
+       << ", 0ull, nullptr, 0ull, 0ull, 0ull, 0, 0, nullptr, "
+       << (launch ? launch->unit : -1) << ", nullptr, "
+       << int(options.cudaTarget) << ", nullptr},\n";
+  }
+  if (parts.kernels.empty() && controls.empty())
     os << "  {nullptr, nullptr, nullptr, 0, nullptr, 0, 0, 0, 0, 0, "
           "nullptr, -1, nullptr, 0, nullptr},\n";
   os << "};\n";
@@ -432,6 +448,10 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
       if (auto copy = dyn_cast<exec::CopyOp>(step))
         return ArrayAttr::get(module.getContext(),
                               {copy.getSource(), copy.getTarget()});
+      if (auto loop = dyn_cast<exec::LoopOp>(step))
+        return ArrayAttr::get(module.getContext(),
+                              {loop.getTripCount(), loop.getCondition(),
+                               loop.getState(), loop.getBodyCondition()});
       return ArrayAttr::get(module.getContext(), {});
     };
     os << "static const graphc_buffer_ref " << base << "_args[] = {\n";
@@ -518,6 +538,13 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
       } else if (isa<exec::CopyOp>(step)) {
         os << "  {GRAPHC_STEP_COPY, -1, {0, 0, 0}, {0, 0, 0}, 0, 2, " << args
            << "},\n";
+      } else if (auto loop = dyn_cast<exec::LoopOp>(step)) {
+        size_t control =
+            parts.kernels.size() + loopControlIndex(controls, loop);
+        os << "  {GRAPHC_STEP_LOOP, " << control
+           << ", {1, 1, 1}, {1, 1, 1}, 0, 4, " << args << ", "
+           << loop.getBodySteps() << ", " << loop.getMaxIterations()
+           << "LL},\n";
       }
     }
     if (stepCount == 0)
@@ -593,8 +620,9 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
      << (options.cudaTarget ? "GRAPHC_TARGET_CUDA" : "GRAPHC_TARGET_CPU")
      << ",\n  " << parts.inputs.size() << ", kInputs, " << parts.outputs.size()
      << ", kOutputs,\n  " << parts.plans.size() << ", kPlans, "
-     << parts.kernels.size() << ", kKernels, " << options.images.size()
-     << ", kImages,\n  nullptr, " << parts.weights.size() << "ull, "
+     << parts.kernels.size() + controls.size() << ", kKernels, "
+     << options.images.size() << ", kImages,\n  nullptr, "
+     << parts.weights.size() << "ull, "
      << (weightsSideName.empty() ? "nullptr"
                                  : cppStringLiteral(weightsSideName))
      << ",\n  0, 0,\n  " << parts.bucketDims.size() << ", "

@@ -239,6 +239,7 @@ llvm::Error compileModel(const CompileOptions &options,
   TimingScope importTiming = timing.nest("import");
   ImportOptions importOptions;
   importOptions.constantInputs = options.constantInputs;
+  importOptions.maxLoopIterations = options.maxLoopIterations;
   auto imported = importONNXModel(options.inputPath, context, importOptions);
   if (!imported)
     return imported.takeError();

@@ -68,6 +68,8 @@ struct CompileOptions {
   /// --const-input: inputs imported as constants (not inputs of the
   /// artifact), so that their values can determine shapes.
   std::vector<ConstantInput> constantInputs;
+  /// --max-loop-iterations (ImportOptions::maxLoopIterations).
+  int64_t maxLoopIterations = int64_t(1) << 20;
   /// DIM=V1,V2,... bucket sizes, DIM=N largest default bucket, INPUT=V
   /// pad values (see SpecializeShapeBuckets).
   std::vector<std::string> buckets;

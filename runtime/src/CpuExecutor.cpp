@@ -72,6 +72,94 @@ graphc_status runCpuStep(const graphc_model &model,
 }
 } // namespace
 
+namespace {
+/// Runs steps [begin, end) of a plan, loops by iterating their bodies.
+struct CpuPlanRun {
+  const graphc_model &model;
+  const graphc_plan_desc &plan;
+  char *arena;
+  const std::vector<const DLTensor *> &inputs;
+  const DLTensor *outputs;
+  void **args;
+  StepProfile *profile;
+  const PlanProbes *probes;
+  char *probeBuffer;
+
+  graphc_status runSteps(int32_t begin, int32_t end) {
+    for (int32_t s = begin; s < end; ++s) {
+      if (plan.steps[s].kind == GRAPHC_STEP_LOOP) {
+        if (graphc_status status = runLoop(s))
+          return status;
+        s += plan.steps[s].body_steps;
+        continue;
+      }
+      auto start = std::chrono::steady_clock::now();
+      if (graphc_status status =
+              runCpuStep(model, plan, s, arena, inputs, outputs, args))
+        return status;
+      // Summed over a loop's iterations.
+      if (profile)
+        profile->micros[s] += std::chrono::duration<double, std::micro>(
+                                  std::chrono::steady_clock::now() - start)
+                                  .count();
+      if (!probes)
+        continue;
+      // `args` still holds the step's resolved arguments; in a loop the
+      // last iteration's results stay.
+      for (int32_t p = probes->firstSlot[s]; p < probes->firstSlot[s + 1];
+           ++p) {
+        const ProbeSlot &slot = probes->slots[p];
+        if (slot.size)
+          std::memcpy(probeBuffer + slot.offset,
+                      args[plan.steps[s].results[slot.result].arg], slot.size);
+      }
+    }
+    return nullptr;
+  }
+
+  /// GRAPHC_STEP_LOOP step `s` (descriptor.h): its body again and again
+  /// while the loop goes on.
+  graphc_status runLoop(int32_t s) {
+    const graphc_step_desc &step = plan.steps[s];
+    const auto *weights = static_cast<const char *>(model.weights);
+    void *at[4];
+    for (int32_t a = 0; a < 4; ++a)
+      at[a] = resolve(step.args[a], arena, weights, inputs, outputs);
+    auto flag = [](void *pointer) {
+      return !pointer || *static_cast<const unsigned char *>(pointer) != 0;
+    };
+    auto below = [&](int64_t i) {
+      int64_t tripCount;
+      if (!at[0])
+        return true;
+      std::memcpy(&tripCount, at[0], sizeof(tripCount));
+      return i < tripCount;
+    };
+    int64_t state[2] = {0, 0};
+    int64_t i = 0;
+    for (bool go = flag(at[1]) && below(0); go; go = flag(at[3]) && below(i)) {
+      if (i == step.max_iterations) {
+        const graphc_kernel_desc &kernel = model.desc->kernels[step.kernel];
+        return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                          "loop iteration " + std::to_string(i) +
+                              " is out of range [0, " + std::to_string(i) +
+                              ") in " + describeValueSite(kernel));
+      }
+      state[0] = i;
+      state[1] = 1;
+      std::memcpy(at[2], state, sizeof(state));
+      if (graphc_status status = runSteps(s + 1, s + 1 + step.body_steps))
+        return status;
+      ++i;
+    }
+    state[0] = i;
+    state[1] = 0;
+    std::memcpy(at[2], state, sizeof(state));
+    return nullptr;
+  }
+};
+} // namespace
+
 graphc_status
 graphc::rt::runCpuPlan(const graphc_model &model, const graphc_plan_desc &plan,
                        char *arena, const std::vector<const DLTensor *> &inputs,
@@ -82,24 +170,7 @@ graphc::rt::runCpuPlan(const graphc_model &model, const graphc_plan_desc &plan,
     profile->plan = static_cast<int32_t>(&plan - model.desc->plans);
     profile->micros.assign(plan.num_steps, 0.0);
   }
-  for (int32_t s = 0; s < plan.num_steps; ++s) {
-    auto start = std::chrono::steady_clock::now();
-    if (graphc_status status =
-            runCpuStep(model, plan, s, arena, inputs, outputs, args))
-      return status;
-    if (profile)
-      profile->micros[s] = std::chrono::duration<double, std::micro>(
-                               std::chrono::steady_clock::now() - start)
-                               .count();
-    if (!probes)
-      continue;
-    // `args` still holds the step's resolved arguments.
-    for (int32_t p = probes->firstSlot[s]; p < probes->firstSlot[s + 1]; ++p) {
-      const ProbeSlot &slot = probes->slots[p];
-      if (slot.size)
-        std::memcpy(probeBuffer + slot.offset,
-                    args[plan.steps[s].results[slot.result].arg], slot.size);
-    }
-  }
-  return nullptr;
+  CpuPlanRun run{model, plan,    arena,  inputs,     outputs,
+                 args,  profile, probes, probeBuffer};
+  return run.runSteps(0, plan.num_steps);
 }

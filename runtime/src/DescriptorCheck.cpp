@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <initializer_list>
 #include <optional>
 #include <tuple>
@@ -1030,9 +1031,46 @@ std::string checkStep(const graphc_model_desc &desc,
              " bytes from a " + std::to_string(step.args[0].size) +
              "-byte source";
     break;
+  case GRAPHC_STEP_LOOP: {
+    if (step.num_args != 4)
+      return where + " is a loop with " + std::to_string(step.num_args) +
+             " arguments, not its trip count, condition, state and body "
+             "condition";
+    if (step.kernel < 0 || step.kernel >= desc.num_kernels)
+      return where + " names kernel " + std::to_string(step.kernel) +
+             " out of range";
+    const graphc_kernel_desc &kernel = desc.kernels[step.kernel];
+    if (kernel.library != GRAPHC_LIBRARY_NONE || !kernel.kind ||
+        std::strcmp(kernel.kind, "loop_control") != 0)
+      return where + " is a loop whose kernel '" +
+             std::string(kernel.name ? kernel.name : "") +
+             "' is no loop control kernel";
+    if (desc.target == GRAPHC_TARGET_CUDA && desc.num_images == 0)
+      return where + " is a loop of a cuda model without device images";
+    if (step.max_iterations < 1)
+      return where + " is a loop of at most " +
+             std::to_string(step.max_iterations) + " iterations";
+    if (step.num_results != 0)
+      return where + " is a loop that lists results";
+    const graphc_buffer_ref &state = step.args[2];
+    if (state.kind != GRAPHC_BUFFER_ARENA || state.size < 16 ||
+        state.offset % 8 != 0)
+      return where + " is a loop without 16 aligned bytes of state in the "
+                     "arena";
+    auto holds = [](const graphc_buffer_ref &ref, uint64_t bytes) {
+      return ref.kind == GRAPHC_BUFFER_NONE || ref.size >= bytes;
+    };
+    if (!holds(step.args[0], 8) || !holds(step.args[1], 1) ||
+        !holds(step.args[3], 1))
+      return where + " is a loop whose trip count or conditions are smaller "
+                     "than an int64 and a bool";
+    break;
+  }
   default:
     return where + " has unknown kind " + std::to_string(step.kind);
   }
+  if (step.kind != GRAPHC_STEP_LOOP && (step.body_steps || step.max_iterations))
+    return where + " is no loop but has a loop body or bound";
   for (int32_t a = 0; a < step.num_args; ++a) {
     std::string error = checkBufferRef(
         desc, plan, step.args[a], where + " argument " + std::to_string(a));
@@ -1204,11 +1242,31 @@ std::string graphc::rt::checkDescriptor(const graphc_model_desc &desc) {
       return error;
     if (plan.num_steps < 0 || (plan.num_steps && !plan.steps))
       return where + " has no valid steps";
+    // Loop bodies lie within the plan and nest: a body that starts inside
+    // another ends inside it.
+    std::vector<int64_t> bodyEnds;
     for (int32_t s = 0; s < plan.num_steps; ++s) {
-      error = checkStep(desc, plan, plan.steps[s],
-                        where + " step " + std::to_string(s));
+      std::string at = where + " step " + std::to_string(s);
+      error = checkStep(desc, plan, plan.steps[s], at);
       if (!error.empty())
         return error;
+      while (!bodyEnds.empty() && bodyEnds.back() <= s)
+        bodyEnds.pop_back();
+      if (plan.steps[s].kind != GRAPHC_STEP_LOOP)
+        continue;
+      int64_t end = int64_t(s) + 1 + plan.steps[s].body_steps;
+      if (plan.steps[s].body_steps < 0 || end > plan.num_steps)
+        return at + " is a loop of " +
+               std::to_string(plan.steps[s].body_steps) +
+               " body steps, past the plan's " +
+               std::to_string(plan.num_steps) + " steps";
+      if (!bodyEnds.empty() && end > bodyEnds.back())
+        return at + " is a loop whose body ends past the body of the loop "
+                    "it lies in";
+      bodyEnds.push_back(end);
+      if (bodyEnds.size() > GRAPHC_MAX_LOOP_DEPTH)
+        return at + " is a loop nested more than " +
+               std::to_string(GRAPHC_MAX_LOOP_DEPTH) + " deep";
     }
   }
   // After the plans: the bucket dims are checked against their dims.

@@ -1,9 +1,12 @@
 """ONNX If, Loop and Scan against onnxruntime: small models of what exporters
 write (torch.cond's If on a rank or size test, a scripted loop with a trip
 count input, a while loop with a data-dependent exit, Scan in both
-directions over other axes, outer-scope captures, nesting) and the
-refusals (a trip count or condition that must be known at compile time, a
-branch that could fail if computed speculatively, unbounded unrolling).
+directions over other axes, outer-scope captures, nesting), loops the run
+decides (a trip count input, a data-dependent while, nesting, carried values
+that trade places, a trip count past what unrolls, a run past the bound),
+and the refusals (a trip count or condition that must be known at compile
+time, a branch that could fail if computed speculatively, a loop whose
+carried value changes shape).
 
     python control_flow_tests.py --graphc build/bin/graphc \
         [--runtime build/lib/libgraphc_runtime.so] [--target cpu|cuda] \
@@ -246,6 +249,116 @@ def loop_growing_state(rng):
     return m, {"x": rand(rng, 2, 3)}, []
 
 
+# --- Loops the run decides (graph.loop) ----------------------------------------
+
+def runtime_body_accumulate():
+    """Body: s' = s * 0.5 + x[i] (x captured), n' = n + i; no scan output."""
+    return helper.make_graph(
+        [helper.make_node("Gather", ["x", "i"], ["row"], axis=0),
+         helper.make_node("Mul", ["s", "half"], ["scaled"]),
+         helper.make_node("Add", ["scaled", "row"], ["s_next"]),
+         helper.make_node("Add", ["n", "i"], ["n_next"]),
+         helper.make_node("Identity", ["cond_in"], ["cond_out"])],
+        "body",
+        [value("i", I64, []), value("cond_in", BOOL, []), value("s", F, [5]),
+         value("n", I64, [])],
+        [value("cond_out", BOOL, []), value("s_next", F, [5]),
+         value("n_next", I64, [])],
+        initializer=[numpy_helper.from_array(np.array(0.5, np.float32), "half")])
+
+
+def loop_runtime_trip_count(rng, trip_count=3):
+    """A scripted `for i in range(m)` with m an input: one graph.loop whose
+    trip count the run reads; a body with a Gather by the iteration number,
+    an outer-scope capture and an int64 counter."""
+    nodes = [const("n0", np.array(0, np.int64)),
+             helper.make_node("Loop", ["m", "", "s0", "n0"],
+                              ["s_final", "n_final"],
+                              body=runtime_body_accumulate())]
+    m = model(nodes, [value("m", I64, []), value("x", F, [6, 5]),
+                      value("s0", F, [5])],
+              [value("s_final", F, [5]), value("n_final", I64, [])])
+    feeds = {"m": np.array(trip_count, np.int64), "x": rand(rng, 6, 5),
+             "s0": rand(rng, 5)}
+    return m, feeds, []
+
+
+def loop_runtime_while(rng):
+    """`while s.sum() < limit`: no trip count, a condition from data; the
+    Loop runs as a loop, however many iterations the data takes."""
+    m, feeds, flags = loop_while_data_dependent(rng)
+    m.graph.node[-1].input[0] = ""
+    feeds["limit"] = np.array(float(feeds["s0"].sum()) * 40.0, np.float32)
+    return m, feeds, flags
+
+
+def loop_runtime_swap(rng):
+    """Loop-carried values that trade places (a, b -> b, a + b) and a
+    condition that is itself carried: the body's end stages what lies in
+    the carried slots before overwriting them."""
+    body = helper.make_graph(
+        [helper.make_node("Add", ["a", "b"], ["sum"]),
+         helper.make_node("ReduceSum", ["sum"], ["total"], keepdims=0),
+         helper.make_node("Less", ["total", "limit"], ["go_next"])],
+        "body",
+        [value("i", I64, []), value("cond_in", BOOL, []), value("a", F, [3]),
+         value("b", F, [3]), value("go", BOOL, [])],
+        [value("go", BOOL, []), value("b", F, [3]), value("sum", F, [3]),
+         value("go_next", BOOL, [])])
+    nodes = [const("go0", np.array(True)),
+             helper.make_node("Loop", ["m", "", "a0", "b0", "go0"],
+                              ["a_final", "b_final", "go_final"], body=body)]
+    m = model(nodes, [value("m", I64, []), value("a0", F, [3]),
+                      value("b0", F, [3]), value("limit", F, [])],
+              [value("a_final", F, [3]), value("b_final", F, [3]),
+               value("go_final", BOOL, [])])
+    a0, b0 = np.abs(rand(rng, 3)) + 0.5, np.abs(rand(rng, 3)) + 0.5
+    return m, {"m": np.array(50, np.int64), "a0": a0, "b0": b0,
+               "limit": np.array(40.0, np.float32)}, []
+
+
+def loop_runtime_nested(rng):
+    """A loop the run decides inside another: `for i in range(m): for j in
+    range(k): s = s * 0.9 + i`."""
+    inner = helper.make_graph(
+        [helper.make_node("Mul", ["t", "decay"], ["scaled"]),
+         helper.make_node("Cast", ["i_outer"], ["i_f"], to=F),
+         helper.make_node("Add", ["scaled", "i_f"], ["t_next"]),
+         helper.make_node("Identity", ["c_in"], ["c_out"])],
+        "inner",
+        [value("j", I64, []), value("c_in", BOOL, []), value("t", F, [2, 2])],
+        [value("c_out", BOOL, []), value("t_next", F, [2, 2])],
+        initializer=[numpy_helper.from_array(np.array(0.9, np.float32), "decay")])
+    outer = helper.make_graph(
+        [helper.make_node("Identity", ["i"], ["i_outer"]),
+         helper.make_node("Loop", ["k", "", "s"], ["s_next"], body=inner),
+         helper.make_node("Identity", ["cond_in"], ["cond_out"])],
+        "outer",
+        [value("i", I64, []), value("cond_in", BOOL, []), value("s", F, [2, 2])],
+        [value("cond_out", BOOL, []), value("s_next", F, [2, 2])])
+    nodes = [helper.make_node("Loop", ["m", "", "s0"], ["s_final"], body=outer)]
+    m = model(nodes, [value("m", I64, []), value("k", I64, []),
+                      value("s0", F, [2, 2])], [value("s_final", F, [2, 2])])
+    return m, {"m": np.array(4, np.int64), "k": np.array(3, np.int64),
+               "s0": rand(rng, 2, 2)}, []
+
+
+def loop_runtime_long(rng):
+    """A constant trip count past what unrolls (100000): a loop, not
+    100000 copies of the body."""
+    body = helper.make_graph(
+        [helper.make_node("Add", ["s", "step"], ["s_next"]),
+         helper.make_node("Identity", ["cond_in"], ["cond_out"])],
+        "body",
+        [value("i", I64, []), value("cond_in", BOOL, []), value("s", F, [4])],
+        [value("cond_out", BOOL, []), value("s_next", F, [4])],
+        initializer=[numpy_helper.from_array(np.array(0.25, np.float32), "step")])
+    nodes = [const("m", np.array(100000, np.int64)),
+             helper.make_node("Loop", ["m", "", "s0"], ["s_final"], body=body)]
+    m = model(nodes, [value("s0", F, [4])], [value("s_final", F, [4])])
+    return m, {"s0": np.zeros(4, np.float32)}, []
+
+
 # --- Scan -------------------------------------------------------------------
 
 def scan_cumulative(rng, reverse_input=0, reverse_output=0, input_axis=0,
@@ -282,6 +395,13 @@ CASES = {
     "loop_while_data_dependent": loop_while_data_dependent,
     "loop_condition_folds": loop_condition_folds,
     "loop_growing_state": loop_growing_state,
+    "loop_runtime_trip_count": loop_runtime_trip_count,
+    "loop_runtime_trip_count_zero": lambda rng: loop_runtime_trip_count(rng, 0),
+    "loop_runtime_trip_count_six": lambda rng: loop_runtime_trip_count(rng, 6),
+    "loop_runtime_while": loop_runtime_while,
+    "loop_runtime_swap": loop_runtime_swap,
+    "loop_runtime_nested": loop_runtime_nested,
+    "loop_runtime_long": loop_runtime_long,
     "scan_forward": scan_cumulative,
     "scan_reverse_input_axis1": lambda rng: scan_cumulative(
         rng, reverse_input=1, input_axis=1),
@@ -322,20 +442,26 @@ def refuse_trip_count_input(rng):
     return m
 
 
-def refuse_while_without_bound(rng):
-    m, _, _ = loop_while_data_dependent(rng)
-    loop = m.graph.node[-1]
-    loop.input[0] = ""
+def refuse_scan_without_bound(rng):
+    """Scan outputs of a loop without a trip count: their length would be
+    the run's."""
+    m, _, _ = loop_condition_folds(rng)
+    m.graph.node[0].attribute[0].t.CopyFrom(
+        numpy_helper.from_array(np.array(True), "go"))
+    m.graph.input.append(value("go_in", BOOL, []))
+    m.graph.node[-1].input[1] = "go_in"
     return m
 
 
-def refuse_too_many_iterations(rng):
+def refuse_growing_state_in_loop(rng):
     m, _, _ = loop_growing_state(rng)
     m.graph.node[0].attribute[0].t.CopyFrom(
         numpy_helper.from_array(np.array(100000, np.int64), "m"))
     del m.graph.output[:]
     m.graph.output.append(value("y", F, [200002, 3]))
     return m
+
+
 
 
 REFUSALS = {
@@ -349,14 +475,49 @@ REFUSALS = {
     "trip_count_input": (
         refuse_trip_count_input,
         "node 'Loop_0' (Loop): the trip count M is not known at compile time"),
-    "while_without_bound": (
-        refuse_while_without_bound,
+    "scan_without_bound": (
+        refuse_scan_without_bound,
         "the loop condition is not known at compile time, and the Loop has no "
         "trip count M to bound it"),
-    "too_many_iterations": (
-        refuse_too_many_iterations,
-        "its trip count 100000 is more than the 4096 iterations graphc unrolls"),
+    "growing_state_in_loop": (
+        refuse_growing_state_in_loop,
+        "node 'Loop_1' (Loop): loop-carried value 0 is tensor<2x3xf32> but the "
+        "body gives tensor<4x3xf32>; a loop the run decides keeps each value's "
+        "type"),
 }
+
+
+# --- Runs past a loop's bound ----------------------------------------------------
+
+def check_loop_bound(args, name, work_dir):
+    """A loop whose condition stays true fails at its bound
+    (--max-loop-iterations) with a status naming the Loop node, and the
+    session runs again afterwards."""
+    import graphc
+    m, feeds, _ = loop_runtime_trip_count(np.random.default_rng(0), 5)
+    model_path = os.path.join(work_dir, "bound.onnx")
+    so_path = os.path.join(work_dir, "bound.so")
+    onnx.save(m, model_path)
+    proc = graphc_compile(args, model_path, so_path,
+                          ["--max-loop-iterations", "4"])
+    if proc.returncode != 0:
+        raise CheckFailed(f"graphc compile failed:\n{proc.stderr.strip()}")
+    with graphc.load(so_path) as compiled:
+        try:
+            compiled.run(feeds)
+        except graphc.GraphcError as error:
+            text = str(error)
+            if "loop iteration 4 is out of range [0, 4)" not in text or \
+                    "'Loop_1'" not in text:
+                raise CheckFailed(f"unexpected error: {text}")
+        else:
+            raise CheckFailed("a run of 5 iterations passed a bound of 4")
+        feeds["m"] = np.array(4, np.int64)
+        compiled.run(feeds)
+    return "refused at run time: " + text[:160]
+
+
+RUN_FAILURES = {"loop_past_bound": check_loop_bound}
 
 
 def graphc_compile(args, model_path, so_path, extra):
@@ -438,7 +599,9 @@ def main():
                          "GRAPHC_CUDNN_LIBRARY"):
             os.environ[variable] = driver
     import graphc
-    checks = [(n, check_case) for n in CASES] + [(n, check_refusal) for n in REFUSALS]
+    checks = ([(n, check_case) for n in CASES] +
+              [(n, check_refusal) for n in REFUSALS] +
+              list(RUN_FAILURES.items()))
     if args.only:
         checks = [(n, f) for n, f in checks if re.search(args.only, n)]
         if not checks:

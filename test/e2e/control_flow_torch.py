@@ -1,9 +1,11 @@
 """PyTorch control flow exported to ONNX, compiled by graphc and compared with
 PyTorch and onnxruntime: torch.cond on a data-dependent predicate (the
 dynamo exporter writes an If whose condition is known only at run time),
-and a scripted `for` loop over a tensor's rows (the TorchScript exporter
-writes a Loop whose trip count comes from the input's shape). Needs torch,
-so it is run by hand, not by ctest:
+a scripted `for` loop over a tensor's rows (the TorchScript exporter
+writes a Loop whose trip count comes from the input's shape), a scripted
+`for` loop over range(int(n)) of an input n and a scripted `while` on a
+data-dependent condition (Loops graphc runs as loops). Needs torch, so it
+is run by hand, not by ctest:
 
     .venv-torch/bin/python test/e2e/control_flow_torch.py --graphc build/bin/graphc \
         --runtime build/lib/libgraphc_runtime.so [--target cuda --cuda-emulation DRIVER]
@@ -44,14 +46,56 @@ class RowLoop(torch.nn.Module):
         return s
 
 
+class CountLoop(torch.nn.Module):
+    """`for _ in range(int(n))`: a trip count the run decides (a Loop graphc
+    runs as a loop)."""
+
+    def forward(self, x, n):
+        s = x
+        for _ in range(int(n)):
+            s = torch.tanh(s * 0.9 + x)
+        return s
+
+
+class WhileLoop(torch.nn.Module):
+    """`while s.abs().sum() < limit`: a condition the run decides."""
+
+    def forward(self, x, limit):
+        s = x
+        while bool(s.abs().sum() < limit):
+            s = s * 1.5 + 0.1
+        return s
+
+
 def export(name, path):
     x = torch.randn(4, 5)
     if name == "cond":
         torch.onnx.export(Cond(), (x,), path, dynamo=True, opset_version=18)
         return Cond()
+    if name == "count_loop":
+        torch.onnx.export(torch.jit.script(CountLoop()),
+                          (x, torch.tensor(3, dtype=torch.int64)), path,
+                          dynamo=False, opset_version=17)
+        return CountLoop()
+    if name == "while_loop":
+        torch.onnx.export(torch.jit.script(WhileLoop()),
+                          (x, torch.tensor(50.0)), path, dynamo=False,
+                          opset_version=17)
+        return WhileLoop()
     torch.onnx.export(torch.jit.script(RowLoop()), (x,), path, dynamo=False,
                       opset_version=17)
     return RowLoop()
+
+
+def feeds(name, seed):
+    """The inputs of run `seed`, in the module's argument order."""
+    x = np.random.default_rng(seed).standard_normal((4, 5)).astype(np.float32)
+    if name == "count_loop":
+        return [x, np.array(seed * 2, np.int64)]  # 0, 2, ... 10 iterations
+    if name == "while_loop":
+        return [x, np.array(20.0 * (seed + 1), np.float32)]
+    # Both signs of the predicate.
+    return [x if seed % 2 else -np.abs(x)]
 
 
 def main():
@@ -73,7 +117,7 @@ def main():
 
     failed = 0
     with tempfile.TemporaryDirectory(prefix="graphc-control-flow-torch-") as work:
-        for name in ("cond", "row_loop"):
+        for name in ("cond", "row_loop", "count_loop", "while_loop"):
             path = os.path.join(work, f"{name}.onnx")
             module = export(name, path)
             ops = [node.op_type for node in onnx.load(path).graph.node]
@@ -89,13 +133,13 @@ def main():
             session = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
             worst = 0.0
             with graphc.load(so) as compiled:
-                # Both signs of the predicate, and several loop inputs.
                 for seed in range(6):
-                    x = np.random.default_rng(seed).standard_normal((4, 5)).astype(np.float32)
-                    x = x if seed % 2 else -np.abs(x)
-                    want = module(torch.from_numpy(x)).numpy()
-                    reference = session.run(None, {session.get_inputs()[0].name: x})[0]
-                    got = compiled.run({compiled.inputs[0].name: x})[0].numpy()
+                    values = feeds(name, seed)
+                    want = module(*[torch.from_numpy(v) for v in values]).numpy()
+                    names = [i.name for i in session.get_inputs()]
+                    reference = session.run(None, dict(zip(names, values)))[0]
+                    got = compiled.run(
+                        {i.name: v for i, v in zip(compiled.inputs, values)})[0].numpy()
                     for other in (want, reference):
                         worst = max(worst, float(np.max(np.abs(got - other))))
                         if not np.allclose(got, other, rtol=RTOL, atol=ATOL):

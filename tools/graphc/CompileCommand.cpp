@@ -204,6 +204,10 @@ compileOptionsFromFlags(const CompileFlags &flags) {
       return input.takeError();
     options.constantInputs.push_back(std::move(*input));
   }
+  if (flags.maxLoopIterations < 1)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "--max-loop-iterations must be at least 1");
+  options.maxLoopIterations = flags.maxLoopIterations;
   options.buckets = flags.buckets;
   options.maxDims = flags.maxDims;
   options.padValues = flags.padValues;
@@ -370,6 +374,10 @@ void addModelFlags(CLI::App &cmd, CompileFlags &flags) {
                  "when static and of that size, else 1-D): it "
                  "becomes a constant, no longer an input, so that a shape "
                  "computed from it is fixed (repeatable)");
+  cmd.add_option("--max-loop-iterations", flags.maxLoopIterations,
+                 "the most iterations one run of a Loop that runs as a loop "
+                 "(a trip count or condition the run decides) may take; a "
+                 "run past it fails naming the Loop node (default 1048576)");
   cmd.add_option("--buckets", flags.buckets,
                   "compile a dynamic dim (a dim_param, or INPUT.AXIS) for "
                   "these sizes, e.g. --buckets batch=1,2,4,8 (repeatable); a "

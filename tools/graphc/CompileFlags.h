@@ -39,6 +39,7 @@ struct CompileFlags {
   std::vector<std::string> shapes;
   std::vector<std::string> dims;
   std::vector<std::string> constInputs;
+  int64_t maxLoopIterations = int64_t(1) << 20;
   std::vector<std::string> buckets;
   std::vector<std::string> maxDims;
   std::vector<std::string> padValues;

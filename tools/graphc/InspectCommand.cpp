@@ -105,6 +105,13 @@ nlohmann::ordered_json stepJson(const rt::ArtifactStep &step,
     json["onnx_nodes"] = "";
     read = written = step.copyBytes;
     break;
+  case GRAPHC_STEP_LOOP:
+    json["kind"] = "loop";
+    json["kernel"] = known ? view.kernels[step.kernel].name : "";
+    json["onnx_nodes"] = known ? view.kernels[step.kernel].onnxNodes : "";
+    json["body_steps"] = step.bodySteps;
+    json["max_iterations"] = step.maxIterations;
+    break;
   default:
     json["kind"] = "unknown";
     json["kernel"] = nullptr;

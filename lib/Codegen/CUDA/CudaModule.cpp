@@ -1,6 +1,7 @@
 //===- CudaModule.cpp - a module's CUDA code and launches -----------------===//
 
 #include "lib/Codegen/CUDA/CudaModule.h"
+#include "lib/Codegen/LoopControl.h"
 
 #include "lib/Codegen/CUDA/CudaEmitter.h"
 #include "lib/Support/TuningDb.h"
@@ -125,6 +126,21 @@ generateCudaModule(ModuleOp module, int lowestSm, bool singleUnit,
       result.launches.add(kernel.getSymName(), launch);
     }
     result.units.push_back(std::move(text));
+  }
+  // The kernels that drive the plans' loops go into the last unit (one of
+  // their own when there is none).
+  std::vector<LoopControl> controls = loopControls(module);
+  if (!controls.empty() && result.units.empty())
+    result.units.push_back(preamble);
+  for (const LoopControl &control : controls) {
+    std::string code = loopControlSource(control);
+    result.units.back() += code + "\n";
+    if (wholeSource)
+      result.source += code + "\n";
+    CudaLaunch launch;
+    launch.reportsErrors = true;
+    launch.unit = static_cast<int32_t>(result.units.size() - 1);
+    result.launches.add(control.name, launch);
   }
   return result;
 }

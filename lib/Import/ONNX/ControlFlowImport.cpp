@@ -9,6 +9,7 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -111,6 +112,13 @@ private:
   llvm::Expected<SmallVector<Value>> importIf();
   llvm::Expected<SmallVector<Value>> importLoop();
   llvm::Expected<SmallVector<Value>> importScan();
+  /// The Loop as a graph.loop (no scan outputs): `tripCount` and
+  /// `condition` as given (null when absent), `constantTripCount` the trip
+  /// count when it is known.
+  llvm::Expected<SmallVector<Value>>
+  importRunTimeLoop(Value tripCount, Value condition, ArrayRef<Value> carried,
+                    onnx::GraphProto &body,
+                    std::optional<int64_t> constantTripCount);
 
   llvm::Error fail(const llvm::Twine &message) const {
     return makeError("node '" + name + "' (" + node.op_type() +
@@ -356,6 +364,20 @@ llvm::Expected<SmallVector<Value>> ControlFlowImporter::importLoop() {
                               "element");
   }
 
+  // A Loop that does not unroll runs as a loop: an M the run decides or
+  // past what unrolls, or no M and a condition only the run knows. Scan
+  // outputs, whose length would depend on the run, keep it unrolling (and
+  // its errors say what to bind).
+  std::optional<int64_t> knownTripCount =
+      tripCountValue ? constantScalar(tripCountValue) : std::nullopt;
+  std::optional<int64_t> knownCondition =
+      initialCond ? constantScalar(initialCond) : std::optional<int64_t>(1);
+  if (scanCount == 0 &&
+      (tripCountValue ? !knownTripCount || *knownTripCount > kMaxLoopIterations
+                      : !knownCondition))
+    return importRunTimeLoop(tripCountValue, initialCond, carried, body,
+                             knownTripCount);
+
   std::optional<int64_t> tripCount;
   if (tripCountValue) {
     tripCount = constantScalar(tripCountValue);
@@ -474,6 +496,68 @@ llvm::Expected<SmallVector<Value>> ControlFlowImporter::importLoop() {
       return stacked.takeError();
     results.push_back(*stacked);
   }
+  results.resize(node.output_size());
+  return results;
+}
+
+llvm::Expected<SmallVector<Value>> ControlFlowImporter::importRunTimeLoop(
+    Value tripCount, Value condition, ArrayRef<Value> carried,
+    onnx::GraphProto &body, std::optional<int64_t> constantTripCount) {
+  int64_t bound = importer.maxLoopIterations();
+  // A known trip count bounds every run (a Loop of M <= 0 never iterates).
+  if (constantTripCount)
+    bound = std::min(bound, std::max<int64_t>(*constantTripCount, 1));
+  SmallVector<Type> types;
+  for (auto [j, value] : llvm::enumerate(carried)) {
+    if (!value)
+      return fail("loop-carried value " + llvm::Twine(j) + " is absent");
+    Type element = getElementTypeOrSelf(value.getType());
+    if (element.isFloat8E4M3FN() || element.isFloat8E4M3FNUZ() ||
+        element.isFloat8E5M2() || element.isFloat8E5M2FNUZ())
+      return fail("loop-carried value " + llvm::Twine(j) + " is " +
+                  typeText(value.getType()) +
+                  "; a loop the run decides carries no 8-bit floats");
+    types.push_back(value.getType());
+  }
+  Location loc = base.getLoc();
+  auto loop = b.create<graph::LoopOp>(loc, types, tripCount, condition, carried,
+                                      b.getI64IntegerAttr(bound));
+  Block *block = new Block();
+  loop.getBody().push_back(block);
+  block->addArgument(RankedTensorType::get({}, b.getI64Type()), loc);
+  for (Type type : types)
+    block->addArgument(type, loc);
+
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(block);
+  // The body runs only while its condition is true: its condition input is
+  // true in every iteration that runs.
+  NodeBuilder inBody = at("body");
+  SmallVector<Value> arguments = {block->getArgument(0),
+                                  boolScalar(inBody, true)};
+  llvm::append_range(arguments, block->getArguments().drop_front());
+  llvm::Expected<SmallVector<Value>> outputs =
+      importer.importSubgraph(body, arguments, name + "/body");
+  if (!outputs)
+    return outputs.takeError();
+  Value condOut = (*outputs)[0];
+  auto condType = dyn_cast<RankedTensorType>(condOut.getType());
+  if (!condType || !condType.getElementType().isInteger(1) ||
+      (condType.hasStaticShape() && condType.getNumElements() != 1))
+    return fail("the body's condition output must be a bool tensor of one "
+                "element");
+  SmallVector<Value> yielded = {condOut};
+  for (size_t j = 0; j < types.size(); ++j) {
+    Value next = (*outputs)[1 + j];
+    if (next.getType() != types[j])
+      return fail("loop-carried value " + llvm::Twine(j) + " is " +
+                  typeText(types[j]) + " but the body gives " +
+                  typeText(next.getType()) +
+                  "; a loop the run decides keeps each value's type");
+    yielded.push_back(next);
+  }
+  b.create<graph::YieldOp>(loc, yielded);
+  SmallVector<Value> results(loop.getResults());
   results.resize(node.output_size());
   return results;
 }

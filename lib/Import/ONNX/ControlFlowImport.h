@@ -11,13 +11,18 @@
 //    output is a `graph.where` of the two; that needs branches whose outputs
 //    have the same types and that hold no op which can fail at run time
 //    (Graph_ChecksValues), since the branch not taken is computed too.
-//  - Loop: unrolled. The trip count M must be known at compile time, or
-//    the condition must fold to false within kMaxLoopIterations. A condition
-//    known only at run time, under a known M, masks the remaining
+//  - Loop: unrolled when its trip count M is known at compile time and at
+//    most kMaxLoopIterations, or when it has no M and a condition known at
+//    compile time that folds to false within kMaxLoopIterations. A
+//    condition known only at run time, under such an M, masks the remaining
 //    iterations: each loop-carried value keeps its value once the condition
 //    is false (which needs loop-carried types that do not change and a body
-//    with no op that can fail); such a loop may not have scan outputs, whose
-//    length would then be data-dependent.
+//    with no op that can fail). Any other Loop without scan outputs (an M
+//    the run decides or past kMaxLoopIterations, no M and a condition the
+//    run decides) becomes a graph.loop: its body imported once into the
+//    op's region, run by the plan as a loop (a WHILE conditional node of the
+//    CUDA graph on cuda), bounded by ImportOptions::maxLoopIterations. Scan
+//    outputs, whose length would then be data-dependent, need M known.
 //  - Scan: unrolled over the scan inputs' (static) sequence length, in
 //    either direction, with scan outputs concatenated along their axes.
 //
@@ -59,6 +64,8 @@ public:
                  const std::string &prefix) = 0;
   /// The names of the model inputs `value` is computed from.
   virtual std::vector<std::string> inputSources(mlir::Value value) = 0;
+  /// ImportOptions::maxLoopIterations.
+  virtual int64_t maxLoopIterations() const = 0;
 };
 
 /// True for the ops importControlFlow imports.

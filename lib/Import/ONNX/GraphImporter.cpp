@@ -121,6 +121,9 @@ private:
   std::vector<std::string> inputSources(Value value) override {
     return findInputSources(function, value);
   }
+  int64_t maxLoopIterations() const override {
+    return options.maxLoopIterations;
+  }
   llvm::Error importOutputs(OpBuilder &builder, func::FuncOp function);
   /// Records on each op this node's import created and whose results are
   /// node outputs which ONNX tensor each result holds (withTensorNames).
@@ -149,8 +152,9 @@ private:
   /// differ from the model's); empty when all are the model's.
   std::vector<int64_t> nodeOpsets;
   func::FuncOp function;
-  /// The builder at the end of main's body, where every op goes.
-  std::optional<OpBuilder> builder;
+  /// The builder every op is created with: at the end of main's body, or
+  /// in the body of a graph.loop while that imports.
+  OpBuilder *builder = nullptr;
   /// The node order of each subgraph imported so far.
   llvm::DenseMap<const onnx::GraphProto *, std::vector<size_t>> subgraphOrders;
   llvm::DenseMap<const onnx::TensorProto *, ElementsAttr> importedTensors;
@@ -668,7 +672,7 @@ llvm::Expected<OwningOpRef<ModuleOp>> GraphImporter::run() {
     values[tensor.name()] =
         builder.create<graph::ConstantOp>(loc, value->getType(), *value);
   }
-  this->builder.emplace(builder);
+  this->builder = &builder;
   for (size_t index : *order) {
     onnx::NodeProto &node = *graph.mutable_node(index);
     if (llvm::Error error =

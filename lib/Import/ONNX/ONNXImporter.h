@@ -42,6 +42,11 @@ struct ImportOptions {
   /// plain DenseElementsAttr so that folding and shape inference read them
   /// directly; larger ones become DenseResourceElementsAttr blobs.
   int64_t denseElementLimit = 64;
+  /// The most iterations one run of a loop the run decides may take
+  /// (graph.loop's max_iterations; --max-loop-iterations): a bound on every
+  /// run, so that a loop whose condition stays true fails instead of
+  /// hanging. A Loop with a constant trip count below it is bounded by that.
+  int64_t maxLoopIterations = int64_t(1) << 20;
 };
 
 /// An import error over a value the importer needs at compile time (a Loop's

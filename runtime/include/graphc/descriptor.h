@@ -108,7 +108,7 @@ typedef enum graphc_step_kind {
    * condition (bool, one byte; NONE: true), [2] the loop's state, 16 bytes
    * in the arena: the iteration number (int64; the body reads it) and
    * whether another iteration runs (int64, 0 or 1; cuda), [3] the
-   * condition the body computes (bool in the arena; NONE: true). Copies
+   * condition the body computes (bool, one byte; NONE: true). Copies
    * in the body carry values from one iteration to the next.
    * cuda: kernel is the loop's control kernel (kind "loop_control"), a
    * generated kernel whose parameters are the four arguments (NULL for
@@ -120,9 +120,14 @@ typedef enum graphc_step_kind {
    * passed it reports the iteration in the error record and stops. The
    * runtime captures the body as the body graph of a WHILE conditional
    * node, the phase-1 launch its last node. grid and block are 1.
-   * cpu: kernel is -1; the runtime runs the loop. ABI v15 */
+   * cpu: kernel is a kernel of kind "loop_control" without a host
+   * function, which names the loop's ONNX node; the runtime runs the loop.
+   * Loops nest at most GRAPHC_MAX_LOOP_DEPTH deep. ABI v15 */
   GRAPHC_STEP_LOOP = 4,
 } graphc_step_kind;
+
+/* The deepest nesting of GRAPHC_STEP_LOOP steps a plan may have. */
+#define GRAPHC_MAX_LOOP_DEPTH 16
 
 /* A value a step writes, for tools that compare a run with a reference
  * (graphc verify, through GRAPHC_SESSION_PROBE_STEPS). ABI v14 */

@@ -693,6 +693,19 @@ def case_loop_unrolled():
                  [tensor("y", F, [2]), tensor("trace", F, [3, 2])])
 
 
+def case_loop_runtime():
+    # No scan output and a trip count only the run knows: a graph.loop.
+    body = helper.make_graph(
+        [helper.make_node("Add", ["s", "x"], ["s_next"], name="add"),
+         helper.make_node("Identity", ["cond_in"], ["cond_out"], name="keep_going")],
+        "body", [tensor("i", TensorProto.INT64, []), tensor("cond_in", TensorProto.BOOL, []),
+                 tensor("s", F, [2])],
+        [tensor("cond_out", TensorProto.BOOL, []), tensor("s_next", F, [2])])
+    return model([helper.make_node("Loop", ["m", "", "x"], ["y"], name="loop", body=body)],
+                 [tensor("m", TensorProto.INT64, []), tensor("x", F, [2])],
+                 [tensor("y", F, [2])])
+
+
 def case_subgraph_attribute_elsewhere():
     body = helper.make_graph([helper.make_node("Relu", ["x"], ["z"])], "body", [],
                              [tensor("z", F, [2])])
