@@ -471,7 +471,7 @@ CudaSession::~CudaSession() {
 cu::Result CudaSession::launch(cu::Function function, const uint32_t grid[3],
                                const uint32_t block[3], uint32_t sharedBytes,
                                int32_t numArgs, const graphc_plan_desc &plan,
-                               int32_t step) {
+                               int32_t step, bool plain) {
   argPointers[numArgs] = &errorArg;
   argPointers[numArgs + 1] = &stepArg;
   stepArg = static_cast<unsigned>(
@@ -480,7 +480,8 @@ cu::Result CudaSession::launch(cu::Function function, const uint32_t grid[3],
   // Launches in a captured loop body, and the first after a conditional
   // node, wait for all of their predecessor: programmatic edges are for
   // kernel nodes, and a body's first kernel has none.
-  bool programmatic = programmaticLaunch && !bodyLevel && !afterLoopNode;
+  bool programmatic =
+      programmaticLaunch && !plain && !bodyLevel && !afterLoopNode;
   afterLoopNode = false;
   if (!programmatic)
     return drv.launchKernel(function, grid[0], grid[1], grid[2], block[0],
@@ -664,8 +665,10 @@ cu::Result CudaSession::launchLoopControl(const graphc_plan_desc &plan,
     argPointers[a] = &values[a];
   argPointers[4] = &handle;
   argPointers[5] = &phase;
+  // Plain: the control kernel reads what the kernels before it wrote and
+  // does not wait for them (gc_grid_dependency_wait) itself.
   return launch(device.functions[step.kernel], step.grid, step.block,
-                step.shared_bytes, kLoopControlArgs, plan, s);
+                step.shared_bytes, kLoopControlArgs, plan, s, /*plain=*/true);
 }
 
 graphc_status CudaSession::setLibraryStream(cu::Stream to) {

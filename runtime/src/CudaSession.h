@@ -56,7 +56,8 @@
 // the session's stream for that nesting level (cuStreamBeginCaptureToGraph)
 // and ends with the phase-1 launch; the capture then continues after the
 // node. Nested loops nest nodes. Bodies hold kernels and copies only (CUDA
-// allows no event nodes there); their launches are not programmatic. Not
+// allows no event nodes there); their launches, the control kernel's and
+// the first after a loop's node are not programmatic. Not
 // captured (graphs off, debug sync, profiling), the host runs the loop:
 // phase 0 with handle 0, then body and phase 1 while the state the control
 // kernel wrote, read back after waiting for the session's stream, says go.
@@ -193,11 +194,12 @@ private:
   graphc_status timeLibraryAlgorithms();
   /// Queues `function` on `work` with the first `numArgs` of the
   /// current step's arguments, then the error record and the launch site of
-  /// step `step` of `plan`.
+  /// step `step` of `plan`; programmatically where the session may
+  /// (see the file comment), unless `plain`.
   cu::Result launch(cu::Function function, const uint32_t grid[3],
                     const uint32_t block[3], uint32_t sharedBytes,
-                    int32_t numArgs, const graphc_plan_desc &plan,
-                    int32_t step);
+                    int32_t numArgs, const graphc_plan_desc &plan, int32_t step,
+                    bool plain = false);
   /// The pointer alignment this session guarantees for `ref`: 256 for
   /// every buffer (arena, weights, staging, and callers' buffers used in
   /// place), less at an odd offset.

@@ -594,4 +594,86 @@ TEST(LoopStepsProfiled, TimeALoopWholeAndItsBodyStepsAsZero) {
   EXPECT_EQ(fakecu_violations(), 0) << fakecu_last_violation();
 }
 
+/// loop_control and accumulate (loop_kernels.cu.cpp) as host kernels of
+/// the fake driver, for loop_model_fake_sm90.
+void fakeLoopControl(const fakecu_launch *launch) {
+  auto arg = [&](int p) { return *static_cast<void **>(launch->params[p]); };
+  auto *trip = static_cast<const int64_t *>(arg(0));
+  auto *first = static_cast<const bool *>(arg(1));
+  auto *state = static_cast<int64_t *>(arg(2));
+  auto *condition = static_cast<const bool *>(arg(3));
+  unsigned long long handle =
+      *static_cast<unsigned long long *>(launch->params[4]);
+  int phase = *static_cast<int *>(launch->params[5]);
+  auto *error = static_cast<unsigned long long *>(arg(6));
+  unsigned site = *static_cast<unsigned *>(launch->params[7]);
+  int64_t i = phase == 0 ? 0 : state[0] + 1;
+  bool go = (phase == 0 ? (!first || *first) : (!condition || *condition)) &&
+            (!trip || i < *trip);
+  if (go && i == 8) {
+    if (!error[0]) {
+      error[0] = 1;
+      error[1] = site;
+      error[2] = 8;
+      error[3] = 0;
+      error[4] = 8;
+      error[5] = 3;
+    }
+    go = false;
+  }
+  state[0] = i;
+  state[1] = go;
+  if (handle)
+    fakecu_graph_set_conditional(handle, go);
+}
+
+void fakeAccumulate(const fakecu_launch *launch) {
+  auto arg = [&](int p) { return *static_cast<void **>(launch->params[p]); };
+  auto *x = static_cast<const float *>(arg(0));
+  auto *acc = static_cast<float *>(arg(1));
+  auto *state = static_cast<const int64_t *>(arg(2));
+  for (int j = 0; j < 4; ++j)
+    acc[j] += x[j] * float(state[0] + 1);
+  *static_cast<bool *>(arg(3)) = acc[0] < 50.0f;
+}
+
+TEST(LoopStepsOnSm90, LaunchTheControlKernelAndCapturedBodiesPlainly) {
+  fakecu_reset();
+  static const unsigned controlParams[] = {8, 8, 8, 8, 8, 4, 8, 4};
+  static const unsigned accumulateParams[] = {8, 8, 8, 8};
+  fakecu_register_kernel("loop_control", fakeLoopControl, 8, controlParams);
+  fakecu_register_kernel("accumulate", fakeAccumulate, 4, accumulateParams);
+  fakecu_set_compute_capability(90);
+  graphc_model *model = loadModel("loop_model_fake_sm90");
+  ASSERT_NE(model, nullptr);
+  for (uint32_t flags : {0u, unsigned(GRAPHC_SESSION_DISABLE_CUDA_GRAPHS)}) {
+    SCOPED_TRACE(flags);
+    LoopBench bench(model, flags);
+    ASSERT_NE(bench.session, nullptr);
+    std::vector<float> x = {1, 2, 3, 4}, y;
+    size_t before = traceLines().size();
+    ASSERT_GRAPHC_OK(bench.run(x, 3, y));
+    EXPECT_EQ(y, times(x, 7));
+    size_t control = 0, accumulate = 0, programmatic = 0;
+    for (const std::string &line : traceSince(before)) {
+      control += contains(line, "launch loop_control");
+      accumulate += contains(line, "launch accumulate");
+      programmatic += contains(line, "programmatic");
+      // The control kernel does not wait for its predecessor itself.
+      EXPECT_FALSE(contains(line, "launch loop_control programmatic")) << line;
+    }
+    EXPECT_EQ(control, 4u) << fakecu_trace();
+    EXPECT_EQ(accumulate, 3u) << fakecu_trace();
+    // Run from the host, the body's kernel overlaps the control kernel
+    // ahead of it; in a captured body, nothing is programmatic.
+    EXPECT_EQ(programmatic, flags ? 3u : 0u) << fakecu_trace();
+    Status failed(bench.run(x, 20, y));
+    EXPECT_TRUE(contains(failed.message(), "loop iteration 8 is out of range"))
+        << failed.message();
+  }
+  graphc_model_release(model);
+  EXPECT_EQ(fakecu_violations(), 0) << fakecu_last_violation();
+  fakecu_reset();
+}
+
 } // namespace

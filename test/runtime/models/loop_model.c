@@ -12,11 +12,21 @@
  * of trip count 2 (from the weights; its state at arena 768) around the
  * accumulate, which reads the inner iteration: y = x + 3 x n.
  * The one image is loop_kernels.cu.cpp built for the CUDA emulator, its
- * bytes in LOOP_IMAGE_HEADER (test/runtime/EmbedFile.cmake).
+ * bytes in LOOP_IMAGE_HEADER (test/runtime/EmbedFile.cmake). LOOP_FAKE_SM90:
+ * an sm_90 cubin of the fake driver instead, whose kernels the tests
+ * register (launched programmatically where the runtime may).
  *===----------------------------------------------------------------------===*/
 #include "graphc/descriptor.h"
 
+#ifdef LOOP_FAKE_SM90
+static const char loop_image[] = "graphc-fake-image";
+#define IMAGE_SM 90
+#define IMAGE_FORMAT GRAPHC_IMAGE_CUBIN
+#else
 #include LOOP_IMAGE_HEADER
+#define IMAGE_SM 0
+#define IMAGE_FORMAT GRAPHC_IMAGE_HOST_EMULATION
+#endif
 
 static const int64_t weights[1] __attribute__((aligned(GRAPHC_ALIGNMENT))) = {
     2};
@@ -32,7 +42,7 @@ static const graphc_kernel_desc kernels[] = {
      .unit = 0},
     {"accumulate", "pointwise", "Add_2", 0x42, 0, .unit = 0}};
 static const graphc_image_desc images[] = {
-    {0, GRAPHC_IMAGE_HOST_EMULATION, loop_image, sizeof loop_image, 0}};
+    {IMAGE_SM, IMAGE_FORMAT, loop_image, sizeof loop_image, 0}};
 
 static const int64_t *const plan_inputs[] = {x_dims, n_dims};
 static const int64_t *const plan_outputs[] = {x_dims};
