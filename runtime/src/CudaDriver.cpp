@@ -42,6 +42,13 @@ bool cu::loadDriver(const std::string &path, Driver &driver,
               vendorSymbol(library, symbol));
   driver.launchKernelEx = reinterpret_cast<decltype(driver.launchKernelEx)>(
       vendorSymbol(library, "cuLaunchKernelEx"));
+#define GRAPHC_CU_SYMBOL(member, symbol, params)
+#define GRAPHC_CU_CONDITIONAL_SYMBOL(member, symbol, params)                   \
+  driver.member = reinterpret_cast<decltype(driver.member)>(                   \
+      vendorSymbol(library, symbol));                                          \
+  if (!driver.member && !driver.missingConditionalSymbol)                      \
+    driver.missingConditionalSymbol = symbol;
+#include "runtime/src/CudaSymbols.def"
 
   Result first = driver.init(0);
   if (first == kSuccess)

@@ -28,6 +28,8 @@ using Stream = struct CUstream_st *;
 using Event = struct CUevent_st *;
 using Graph = struct CUgraph_st *;
 using GraphExec = struct CUgraphExec_st *;
+using GraphNode = struct CUgraphNode_st *;
+using GraphConditionalHandle = unsigned long long;
 
 constexpr Result kSuccess = 0;
 constexpr Result kErrorOutOfMemory = 2;
@@ -42,6 +44,12 @@ constexpr unsigned kEventDisableTiming = 2;
 constexpr int kStreamCaptureModeThreadLocal = 1;
 constexpr int kStreamCaptureModeRelaxed = 2;
 constexpr int kStreamCaptureStatusNone = 0;
+constexpr int kStreamCaptureStatusActive = 1;
+/// Conditional (WHILE) nodes, which loop steps are captured as.
+constexpr int kGraphNodeTypeConditional = 13;
+constexpr int kGraphConditionalTypeWhile = 1;
+constexpr unsigned kGraphConditionalAssignDefault = 1;
+constexpr unsigned kStreamSetCaptureDependencies = 1;
 /// Dynamic shared memory a kernel may use without opting in.
 constexpr unsigned kDefaultSharedBytesLimit = 48 * 1024;
 /// CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION: the launched
@@ -71,11 +79,44 @@ struct LaunchConfig {
   unsigned numAttrs;
 };
 
+/// CUgraphEdgeData: an annotation of a dependency (all zero: full
+/// completion of the upstream node).
+struct GraphEdgeData {
+  unsigned char fromPort, toPort, type;
+  unsigned char reserved[5];
+};
+
+/// CUDA_CONDITIONAL_NODE_PARAMS.
+struct ConditionalNodeParams {
+  GraphConditionalHandle handle;
+  int type;
+  unsigned size;
+  /// Driver-owned: the node's body graphs, filled in by cuGraphAddNode.
+  Graph *graphsOut;
+  Context context;
+};
+
+/// CUgraphNodeParams, of which the runtime adds conditional nodes only.
+struct GraphNodeParams {
+  int type;
+  int reserved0[3];
+  union {
+    long long reserved1[29];
+    ConditionalNodeParams conditional;
+  };
+  long long reserved2;
+};
+
 /// The driver entry points, one member per CudaSymbols.def entry.
 struct Driver {
 #define GRAPHC_CU_SYMBOL(member, symbol, params)                               \
   Result(*member) params = nullptr;
+#define GRAPHC_CU_CONDITIONAL_SYMBOL(member, symbol, params)                   \
+  Result(*member) params = nullptr;
 #include "runtime/src/CudaSymbols.def"
+  /// The first conditional-node entry point (CudaSymbols.def) the driver
+  /// lacks, nullptr when it has them all.
+  const char *missingConditionalSymbol = nullptr;
   /// cuEventElapsedTime_v2, else the original entry point of the same
   /// signature (drivers before CUDA 12.8); nullptr when the driver has
   /// neither. Only step profiling needs it.

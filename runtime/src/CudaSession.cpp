@@ -49,6 +49,26 @@ bool planReportsErrors(const graphc_model_desc &desc,
   return false;
 }
 
+/// How deep the plan's loops nest (0: it has none).
+int32_t loopDepth(const graphc_plan_desc &plan) {
+  int32_t deepest = 0;
+  std::vector<int32_t> ends; // where each open loop's body ends
+  for (int32_t s = 0; s < plan.num_steps; ++s) {
+    while (!ends.empty() && s >= ends.back())
+      ends.pop_back();
+    const graphc_step_desc &step = plan.steps[s];
+    if (step.kind != GRAPHC_STEP_LOOP)
+      continue;
+    ends.push_back(s + 1 + step.body_steps);
+    deepest = std::max(deepest, static_cast<int32_t>(ends.size()));
+  }
+  return deepest;
+}
+
+/// The arguments of a loop's control kernel besides the step's four
+/// buffers: the conditional handle and the phase.
+constexpr int32_t kLoopControlArgs = 6;
+
 /// The input addresses followed by the output addresses.
 std::vector<cu::DevicePtr>
 joinBuffers(const std::vector<cu::DevicePtr> &inputs,
@@ -69,9 +89,12 @@ CudaSession::CudaSession(const graphc_model &model, CudaDevice &device,
       boundGraphs(model.desc->num_plans),
       lastStagedBuffers(model.desc->num_plans),
       planReports(model.desc->num_plans, 0), padSource(model.desc->num_inputs),
-      argValues(model.maxStepArgs), argPointers(model.maxStepArgs + 2) {
-  for (int32_t p = 0; p < model.desc->num_plans; ++p)
+      argValues(model.maxStepArgs),
+      argPointers(std::max(model.maxStepArgs, kLoopControlArgs) + 2) {
+  for (int32_t p = 0; p < model.desc->num_plans; ++p) {
     planReports[p] = planReportsErrors(*model.desc, model.desc->plans[p]);
+    maxLoopDepth = std::max(maxLoopDepth, loopDepth(model.desc->plans[p]));
+  }
 }
 
 std::string CudaSession::describeKernel(int32_t kernel) const {
@@ -273,6 +296,16 @@ graphc_status CudaSession::create(const graphc_model &model, CudaDevice &device,
     session->stream = nullptr;
     return session->error("cannot create a stream", result);
   }
+  // One stream per loop nesting level captures the loop bodies at that
+  // level (cuStreamBeginCaptureToGraph) while the levels above capture.
+  if (session->useGraphs)
+    for (int32_t level = 0; level < session->maxLoopDepth; ++level) {
+      cu::Stream body = nullptr;
+      if ((result = drv.streamCreate(&body, cu::kStreamNonBlocking)) !=
+          cu::kSuccess)
+        return session->error("cannot create a stream for loop bodies", result);
+      session->bodyStreams.push_back(body);
+    }
   if ((result = drv.eventCreate(&session->callerReady,
                                 cu::kEventDisableTiming)) != cu::kSuccess ||
       (result = drv.eventCreate(&session->runDone, cu::kEventDisableTiming)) !=
@@ -336,6 +369,12 @@ graphc_status CudaSession::create(const graphc_model &model, CudaDevice &device,
       return session->error("cannot allocate pinned host memory", result);
     session->hostRecord = static_cast<unsigned long long *>(pinned);
     std::memset(pinned, 0, kErrorRecordBytes);
+    if (session->maxLoopDepth) {
+      result = drv.memAllocHost(&pinned, kLoopStateBytes);
+      if (result != cu::kSuccess)
+        return session->error("cannot allocate pinned host memory", result);
+      session->hostLoopState = static_cast<int64_t *>(pinned);
+    }
     if (probes && probes->bytes) {
       result = drv.memAlloc(&session->probeBuffer, probes->bytes);
       if (result != cu::kSuccess) {
@@ -418,76 +457,134 @@ CudaSession::~CudaSession() {
     drv.destroyIfCreated(event);
   if (stream)
     drv.streamDestroy(stream);
+  for (cu::Stream body : bodyStreams)
+    drv.streamDestroy(body);
   cu::RelaxedCaptureGuard relaxed(drv);
   drv.freeIfAllocated(block);
   drv.freeIfAllocated(probeBuffer);
   if (hostRecord)
     drv.memFreeHost(hostRecord);
+  if (hostLoopState)
+    drv.memFreeHost(hostLoopState);
 }
 
 cu::Result CudaSession::launch(cu::Function function, const uint32_t grid[3],
                                const uint32_t block[3], uint32_t sharedBytes,
                                int32_t numArgs, const graphc_plan_desc &plan,
-                               int32_t step) {
+                               int32_t step, bool plain) {
   argPointers[numArgs] = &errorArg;
   argPointers[numArgs + 1] = &stepArg;
   stepArg = static_cast<unsigned>(
       (static_cast<uint64_t>(&plan - model.desc->plans) << kSiteStepBits) |
       static_cast<uint64_t>(step));
-  if (!programmaticLaunch)
+  // Launches in a captured loop body, and the first after a conditional
+  // node, wait for all of their predecessor: programmatic edges are for
+  // kernel nodes, and a body's first kernel has none.
+  bool programmatic =
+      programmaticLaunch && !plain && !bodyLevel && !afterLoopNode;
+  afterLoopNode = false;
+  if (!programmatic)
     return drv.launchKernel(function, grid[0], grid[1], grid[2], block[0],
-                            block[1], block[2], sharedBytes, stream,
+                            block[1], block[2], sharedBytes, work,
                             argPointers.data(), nullptr);
   cu::LaunchAttribute attribute{};
   attribute.id = cu::kLaunchAttributeProgrammaticStreamSerialization;
   attribute.value.programmaticStreamSerializationAllowed = 1;
   cu::LaunchConfig config{grid[0],  grid[1],     grid[2], block[0],   block[1],
-                          block[2], sharedBytes, stream,  &attribute, 1};
+                          block[2], sharedBytes, work,    &attribute, 1};
   return drv.launchKernelEx(&config, function, argPointers.data(), nullptr);
+}
+
+void CudaSession::resolveArgs(const graphc_step_desc &step,
+                              const std::vector<cu::DevicePtr> &inputs,
+                              const std::vector<cu::DevicePtr> &outputs) {
+  for (int32_t a = 0; a < step.num_args; ++a) {
+    const graphc_buffer_ref &ref = step.args[a];
+    cu::DevicePtr base = 0;
+    switch (ref.kind) {
+    case GRAPHC_BUFFER_ARENA:
+      base = arena;
+      break;
+    case GRAPHC_BUFFER_WEIGHTS:
+      base = device.weights;
+      break;
+    case GRAPHC_BUFFER_INPUT:
+      base = inputs[ref.index];
+      break;
+    case GRAPHC_BUFFER_OUTPUT:
+      base = outputs[ref.index];
+      break;
+    default:
+      break;
+    }
+    argValues[a] = ref.kind == GRAPHC_BUFFER_NONE ? 0 : base + ref.offset;
+    argPointers[a] = &argValues[a];
+  }
+}
+
+std::string CudaSession::describeStep(const graphc_plan_desc &plan,
+                                      int32_t s) const {
+  const graphc_step_desc &step = plan.steps[s];
+  return "plan '" + std::string(plan.name) + "' step " + std::to_string(s) +
+         (step.kind == GRAPHC_STEP_COPY ? std::string(" (copy)")
+          : step.kind == GRAPHC_STEP_LOOP
+              ? " (loop, " + describeKernel(step.kernel) + ")"
+              : " (" + describeKernel(step.kernel) + ")");
 }
 
 graphc_status CudaSession::enqueue(const graphc_plan_desc &plan,
                                    const std::vector<cu::DevicePtr> &inputs,
                                    const std::vector<cu::DevicePtr> &outputs) {
-  for (int32_t s = 0; s < plan.num_steps; ++s) {
-    if (profile)
-      if (cu::Result result = drv.eventRecord(stepEvents[s], stream))
+  work = stream;
+  bodyLevel = 0;
+  afterLoopNode = false;
+  if (graphc_status status =
+          enqueueSteps(plan, 0, plan.num_steps, inputs, outputs))
+    return status;
+  if (profile) {
+    if (cu::Result result = drv.eventRecord(stepEvents[plan.num_steps], stream))
+      return error("cannot record a timing event", result);
+    profiledPlan = static_cast<int32_t>(&plan - model.desc->plans);
+  }
+  if (!planReports[&plan - model.desc->plans])
+    return nullptr;
+  cu::Result result =
+      drv.memcpyDtoHAsync(hostRecord, errorRecord, kErrorRecordBytes, stream);
+  if (result != cu::kSuccess)
+    return error("plan '" + std::string(plan.name) +
+                     "': cannot read the device error record",
+                 result);
+  return nullptr;
+}
+
+graphc_status
+CudaSession::enqueueSteps(const graphc_plan_desc &plan, int32_t begin,
+                          int32_t end, const std::vector<cu::DevicePtr> &inputs,
+                          const std::vector<cu::DevicePtr> &outputs,
+                          bool inBody) {
+  for (int32_t s = begin; s < end; ++s) {
+    // Timing events bracket the plan's top-level steps only: a loop's time
+    // covers all of its iterations (stepTimes).
+    if (profile && !inBody)
+      if (cu::Result result = drv.eventRecord(stepEvents[s], work))
         return error("cannot record a timing event", result);
     const graphc_step_desc &step = plan.steps[s];
-    for (int32_t a = 0; a < step.num_args; ++a) {
-      const graphc_buffer_ref &ref = step.args[a];
-      cu::DevicePtr base = 0;
-      switch (ref.kind) {
-      case GRAPHC_BUFFER_ARENA:
-        base = arena;
-        break;
-      case GRAPHC_BUFFER_WEIGHTS:
-        base = device.weights;
-        break;
-      case GRAPHC_BUFFER_INPUT:
-        base = inputs[ref.index];
-        break;
-      case GRAPHC_BUFFER_OUTPUT:
-        base = outputs[ref.index];
-        break;
-      default:
-        break;
-      }
-      argValues[a] = ref.kind == GRAPHC_BUFFER_NONE ? 0 : base + ref.offset;
-      argPointers[a] = &argValues[a];
-    }
-    std::string what = "plan '" + std::string(plan.name) + "' step " +
-                       std::to_string(s) +
-                       (step.kind == GRAPHC_STEP_COPY
-                            ? std::string(" (copy)")
-                            : " (" + describeKernel(step.kernel) + ")");
+    resolveArgs(step, inputs, outputs);
+    std::string what = describeStep(plan, s);
     cu::Result result;
-    if (step.kind == GRAPHC_STEP_COPY) {
+    if (step.kind == GRAPHC_STEP_LOOP) {
+      if (graphc_status status = enqueueLoop(plan, s, inputs, outputs))
+        return status;
+      // The body ran the steps after it; its probes read the loop's
+      // arguments.
+      resolveArgs(step, inputs, outputs);
+      result = cu::kSuccess;
+    } else if (step.kind == GRAPHC_STEP_COPY) {
       // An empty copy: its result, if listed, has no bytes to probe.
       if (!step.args[1].size)
         continue;
       result = drv.memcpyDtoDAsync(argValues[1], argValues[0],
-                                   step.args[1].size, stream);
+                                   step.args[1].size, work);
     } else if (step.kind == GRAPHC_STEP_LIBRARY_CALL) {
       const graphc_kernel_desc &kernel = model.desc->kernels[step.kernel];
       std::string failure;
@@ -496,11 +593,11 @@ graphc_status CudaSession::enqueue(const graphc_plan_desc &plan,
               ? (sdpas[step.kernel]->fused()
                      ? sdpas[step.kernel]->enqueue(argValues.data(), failure)
                      : GRAPHC_OK)
-          : kernel.conv ? convs[step.kernel]->enqueue(argValues.data(), failure)
-                        : gemms[step.kernel]->enqueue(
-                              argValues.data(),
-                              step.args[kernel.gemm->workspace_arg].size,
-                              stream, failure);
+          : kernel.conv
+              ? convs[step.kernel]->enqueue(argValues.data(), failure)
+              : gemms[step.kernel]->enqueue(
+                    argValues.data(),
+                    step.args[kernel.gemm->workspace_arg].size, work, failure);
       if (code != GRAPHC_OK)
         return libraryError(code, what + " failed to launch", failure);
       result = cu::kSuccess;
@@ -527,7 +624,8 @@ graphc_status CudaSession::enqueue(const graphc_plan_desc &plan,
     if (result != cu::kSuccess)
       return error(what + " failed to launch", result);
     if (probes) {
-      // After the step's work on the stream, before the next step's.
+      // After the step's work on the stream, before the next step's. In a
+      // loop's body, a probe holds the last iteration's value.
       const PlanProbes &planProbes = probes->plans[&plan - model.desc->plans];
       for (int32_t p = planProbes.firstSlot[s]; p < planProbes.firstSlot[s + 1];
            ++p) {
@@ -536,7 +634,7 @@ graphc_status CudaSession::enqueue(const graphc_plan_desc &plan,
           continue;
         result = drv.memcpyDtoDAsync(probeBuffer + slot.offset,
                                      argValues[step.results[slot.result].arg],
-                                     slot.size, stream);
+                                     slot.size, work);
         if (result != cu::kSuccess)
           return error(what + ": cannot copy result " +
                            std::to_string(slot.result) + " to its probe",
@@ -544,25 +642,172 @@ graphc_status CudaSession::enqueue(const graphc_plan_desc &plan,
       }
     }
     if (debugSync) {
-      result = drv.streamSynchronize(stream);
+      result = drv.streamSynchronize(work);
       if (result != cu::kSuccess)
         return error(what + " failed", result);
     }
+    if (step.kind == GRAPHC_STEP_LOOP)
+      s += step.body_steps;
   }
-  if (profile) {
-    if (cu::Result result =
-            drv.eventRecord(stepEvents[plan.num_steps], stream))
-      return error("cannot record a timing event", result);
-    profiledPlan = static_cast<int32_t>(&plan - model.desc->plans);
-  }
-  if (!planReports[&plan - model.desc->plans])
+  return nullptr;
+}
+
+cu::Result CudaSession::launchLoopControl(const graphc_plan_desc &plan,
+                                          int32_t s,
+                                          const cu::DevicePtr loopArgs[4],
+                                          cu::GraphConditionalHandle handle,
+                                          int phase) {
+  const graphc_step_desc &step = plan.steps[s];
+  // The driver copies the values at the call: locals are fine.
+  cu::DevicePtr values[4] = {loopArgs[0], loopArgs[1], loopArgs[2],
+                             loopArgs[3]};
+  for (int a = 0; a < 4; ++a)
+    argPointers[a] = &values[a];
+  argPointers[4] = &handle;
+  argPointers[5] = &phase;
+  // Plain: the control kernel reads what the kernels before it wrote and
+  // does not wait for them (gc_grid_dependency_wait) itself.
+  return launch(device.functions[step.kernel], step.grid, step.block,
+                step.shared_bytes, kLoopControlArgs, plan, s, /*plain=*/true);
+}
+
+graphc_status CudaSession::setLibraryStream(cu::Stream to) {
+  if (!dnnHandle)
     return nullptr;
-  cu::Result result =
-      drv.memcpyDtoHAsync(hostRecord, errorRecord, kErrorRecordBytes, stream);
+  const dnn::Library &cudnn = *model.cuda->cudnn();
+  dnn::Status status = cudnn.setStream(dnnHandle, to);
+  if (status != dnn::kSuccess)
+    return makeStatus(GRAPHC_INTERNAL,
+                      "cannot set the cuDNN handle's stream on cuda:" +
+                          std::to_string(device.ordinal) + " for model '" +
+                          model.path + "': " + cudnn.describe(status));
+  return nullptr;
+}
+
+graphc_status
+CudaSession::enqueueLoop(const graphc_plan_desc &plan, int32_t s,
+                         const std::vector<cu::DevicePtr> &inputs,
+                         const std::vector<cu::DevicePtr> &outputs) {
+  const graphc_step_desc &step = plan.steps[s];
+  const cu::DevicePtr loopArgs[4] = {argValues[0], argValues[1], argValues[2],
+                                     argValues[3]};
+  int32_t bodyBegin = s + 1, bodyEnd = s + 1 + step.body_steps;
+  std::string what = describeStep(plan, s);
+  if (capturing)
+    return captureLoop(plan, s, loopArgs, inputs, outputs);
+
+  // Not captured: the host runs the loop on the control kernel's state,
+  // read back after each phase (waiting for the session's stream only).
+  if (cu::Result result = launchLoopControl(plan, s, loopArgs, 0, 0))
+    return error(what + " failed to launch", result);
+  for (int64_t iteration = 0;; ++iteration) {
+    cu::Result result =
+        drv.memcpyDtoHAsync(hostLoopState, loopArgs[2], kLoopStateBytes, work);
+    if (result == cu::kSuccess)
+      result = drv.streamSynchronize(work);
+    if (result != cu::kSuccess)
+      return error(what + " failed", result);
+    // The control kernel stops the loop (go = 0) where it passes
+    // max_iterations and reports it; the bound keeps a kernel that does
+    // not from hanging the run.
+    if (!hostLoopState[1] || iteration >= step.max_iterations)
+      return nullptr;
+    if (graphc_status status = enqueueSteps(plan, bodyBegin, bodyEnd, inputs,
+                                            outputs, /*inBody=*/true))
+      return status;
+    if ((result = launchLoopControl(plan, s, loopArgs, 0, 1)))
+      return error(what + " failed to launch", result);
+  }
+}
+
+graphc_status
+CudaSession::captureLoop(const graphc_plan_desc &plan, int32_t s,
+                         const cu::DevicePtr loopArgs[4],
+                         const std::vector<cu::DevicePtr> &inputs,
+                         const std::vector<cu::DevicePtr> &outputs) {
+  const graphc_step_desc &step = plan.steps[s];
+  std::string what = describeStep(plan, s);
+  if (drv.missingConditionalSymbol)
+    return makeStatus(
+        GRAPHC_FAILED_PRECONDITION,
+        "cannot capture " + what + " into a CUDA graph on cuda:" +
+            std::to_string(device.ordinal) + " for model '" + model.path +
+            "': the CUDA driver lacks " + drv.missingConditionalSymbol +
+            " (loops in CUDA graphs need a CUDA 12.4 driver or newer; "
+            "GRAPHC_SESSION_DISABLE_CUDA_GRAPHS runs them without graphs)");
+  // The conditional handle belongs to the graph being captured (the plan's,
+  // or the enclosing loop's body); the control kernel sets it before the
+  // WHILE node and at the end of each iteration.
+  int captureStatus = cu::kStreamCaptureStatusNone;
+  cu::Graph graph = nullptr;
+  cu::Result result = drv.streamGetCaptureInfo(
+      work, &captureStatus, nullptr, &graph, nullptr, nullptr, nullptr);
+  if (result == cu::kSuccess && captureStatus != cu::kStreamCaptureStatusActive)
+    return makeStatus(GRAPHC_INTERNAL, "cannot capture " + what +
+                                           ": the stream is not "
+                                           "capturing");
+  cu::GraphConditionalHandle handle = 0;
+  if (result == cu::kSuccess)
+    result = drv.graphConditionalHandleCreate(
+        &handle, graph, device.context, 0, cu::kGraphConditionalAssignDefault);
   if (result != cu::kSuccess)
-    return error("plan '" + std::string(plan.name) +
-                     "': cannot read the device error record",
-                 result);
+    return error("cannot create the conditional handle of " + what, result);
+  if ((result = launchLoopControl(plan, s, loopArgs, handle, 0)))
+    return error(what + " failed to launch", result);
+
+  // The WHILE node after the phase-0 launch, its body captured on the
+  // level's own stream, then the plan's capture continues after the node.
+  const cu::GraphNode *dependencies = nullptr;
+  const cu::GraphEdgeData *edges = nullptr;
+  size_t count = 0;
+  result = drv.streamGetCaptureInfo(work, &captureStatus, nullptr, &graph,
+                                    &dependencies, &edges, &count);
+  cu::GraphNodeParams params{};
+  params.type = cu::kGraphNodeTypeConditional;
+  params.conditional.handle = handle;
+  params.conditional.type = cu::kGraphConditionalTypeWhile;
+  params.conditional.size = 1;
+  params.conditional.context = device.context;
+  cu::GraphNode node = nullptr;
+  if (result == cu::kSuccess)
+    result =
+        drv.graphAddNode(&node, graph, dependencies, edges, count, &params);
+  if (result != cu::kSuccess)
+    return error("cannot add the conditional node of " + what, result);
+  cu::Stream outer = work;
+  cu::Stream body = bodyStreams[bodyLevel];
+  result = drv.streamBeginCaptureToGraph(body, params.conditional.graphsOut[0],
+                                         nullptr, nullptr, 0,
+                                         cu::kStreamCaptureModeThreadLocal);
+  if (result != cu::kSuccess)
+    return error("cannot begin capturing the body of " + what, result);
+  work = body;
+  ++bodyLevel;
+  graphc_status status = setLibraryStream(body);
+  if (!status)
+    status = enqueueSteps(plan, s + 1, s + 1 + step.body_steps, inputs, outputs,
+                          /*inBody=*/true);
+  if (!status)
+    if ((result = launchLoopControl(plan, s, loopArgs, handle, 1)))
+      status = error(what + " failed to launch", result);
+  --bodyLevel;
+  work = outer;
+  if (graphc_status restored = setLibraryStream(outer))
+    if (!status)
+      status = restored;
+  // Always end the body's capture, so the stream is usable after a
+  // failure; the body graph stays the node's.
+  cu::Graph ended = nullptr;
+  result = drv.streamEndCapture(body, &ended);
+  if (status)
+    return status;
+  if (result != cu::kSuccess)
+    return error("cannot capture the body of " + what, result);
+  result = drv.streamUpdateCaptureDependencies(
+      work, &node, nullptr, 1, cu::kStreamSetCaptureDependencies);
+  if (result != cu::kSuccess)
+    return error("cannot continue the capture after " + what, result);
+  afterLoopNode = true;
   return nullptr;
 }
 
@@ -616,11 +861,17 @@ graphc_status CudaSession::stepTimes(StepProfile &out) const {
   if (graphc_status status = enterDevice(guard))
     return status;
   out.plan = profiledPlan;
-  out.micros.assign(model.desc->plans[profiledPlan].num_steps, 0.0);
-  for (size_t s = 0; s < out.micros.size(); ++s) {
+  const graphc_plan_desc &plan = model.desc->plans[profiledPlan];
+  out.micros.assign(plan.num_steps, 0.0);
+  for (int32_t s = 0; s < plan.num_steps; ++s) {
+    // A loop's time covers all of its iterations, from the event before it
+    // to the one before the step after its body; its body steps keep 0.
+    int32_t next = s + 1;
+    if (plan.steps[s].kind == GRAPHC_STEP_LOOP)
+      next += plan.steps[s].body_steps;
     float milliseconds = 0;
-    cu::Result result = drv.eventElapsedTime(&milliseconds, stepEvents[s],
-                                             stepEvents[s + 1]);
+    cu::Result result =
+        drv.eventElapsedTime(&milliseconds, stepEvents[s], stepEvents[next]);
     if (result == cu::kErrorNotReady)
       return makeStatus(GRAPHC_FAILED_PRECONDITION,
                         "the profiled run has not finished: call "
@@ -628,6 +879,7 @@ graphc_status CudaSession::stepTimes(StepProfile &out) const {
     if (result != cu::kSuccess)
       return error("cannot read a timing event", result);
     out.micros[s] = double(milliseconds) * 1000.0;
+    s = next - 1;
   }
   return nullptr;
 }
@@ -644,7 +896,9 @@ graphc_status CudaSession::capture(int32_t planIndex,
   if (result != cu::kSuccess)
     return error("cannot begin capturing plan '" + std::string(plan.name) + "'",
                  result);
+  capturing = true;
   graphc_status status = enqueue(plan, inputs, outputs);
+  capturing = false;
   cu::Graph graph = nullptr;
   // Always end the capture, so the stream is usable after a failure.
   result = drv.streamEndCapture(stream, &graph);
@@ -685,8 +939,11 @@ graphc_status CudaSession::takeDeviceError() {
   if (result != cu::kSuccess)
     return error("cannot clear the device error record", result);
 
-  static const char *const names[] = {"index", "sequence length", "axis"};
-  std::string message = std::string(what < 3 ? names[what] : "value") + " " +
+  // What gc_report's `what` numbers (3: a loop's control kernel passing
+  // its max_iterations).
+  static const char *const names[] = {"index", "sequence length", "axis",
+                                      "loop iteration"};
+  std::string message = std::string(what < 4 ? names[what] : "value") + " " +
                         std::to_string(value) + " is out of range [" +
                         std::to_string(low) + ", " + std::to_string(high) +
                         ") in ";

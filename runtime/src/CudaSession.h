@@ -50,6 +50,22 @@
 // its griddepcontrol.wait returns at once and the copy has read the
 // previous kernel's results before anything after it runs.
 //
+// A loop step (GRAPHC_STEP_LOOP) is captured as a WHILE conditional node:
+// the control kernel's phase-0 launch with a conditional handle created on
+// the graph being captured, then the node, whose body graph is captured on
+// the session's stream for that nesting level (cuStreamBeginCaptureToGraph)
+// and ends with the phase-1 launch; the capture then continues after the
+// node. Nested loops nest nodes. Bodies hold kernels and copies only (CUDA
+// allows no event nodes there); their launches, the control kernel's and
+// the first after a loop's node are not programmatic. Not
+// captured (graphs off, debug sync, profiling), the host runs the loop:
+// phase 0 with handle 0, then body and phase 1 while the state the control
+// kernel wrote, read back after waiting for the session's stream, says go.
+// Profiling times a loop whole (its body steps report 0); a probe of a body
+// step holds the last iteration's value. A driver without the conditional
+// node entry points (before CUDA 12.4) fails a capture of a loop, naming
+// the missing one.
+//
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHC_RUNTIME_SRC_CUDASESSION_H
 #define GRAPHC_RUNTIME_SRC_CUDASESSION_H
@@ -138,6 +154,36 @@ private:
   graphc_status enqueue(const graphc_plan_desc &plan,
                         const std::vector<cu::DevicePtr> &inputs,
                         const std::vector<cu::DevicePtr> &outputs);
+  /// Enqueues steps [begin, end) of `plan` on `work` (each followed by its
+  /// probe copies); a loop step enqueues its loop, body included. Steps in
+  /// a loop's body (`inBody`) get no timing events.
+  graphc_status enqueueSteps(const graphc_plan_desc &plan, int32_t begin,
+                             int32_t end,
+                             const std::vector<cu::DevicePtr> &inputs,
+                             const std::vector<cu::DevicePtr> &outputs,
+                             bool inBody = false);
+  /// Loop step `s` of `plan`, its arguments resolved: captured as a WHILE
+  /// node while capturing (captureLoop), else run from the host.
+  graphc_status enqueueLoop(const graphc_plan_desc &plan, int32_t s,
+                            const std::vector<cu::DevicePtr> &inputs,
+                            const std::vector<cu::DevicePtr> &outputs);
+  graphc_status captureLoop(const graphc_plan_desc &plan, int32_t s,
+                            const cu::DevicePtr loopArgs[4],
+                            const std::vector<cu::DevicePtr> &inputs,
+                            const std::vector<cu::DevicePtr> &outputs);
+  /// Launches loop step `s`'s control kernel on `work`: its four buffers,
+  /// the conditional handle (0: none) and the phase.
+  cu::Result launchLoopControl(const graphc_plan_desc &plan, int32_t s,
+                               const cu::DevicePtr loopArgs[4],
+                               cu::GraphConditionalHandle handle, int phase);
+  /// Points the cuDNN handle (when there is one) at `to`.
+  graphc_status setLibraryStream(cu::Stream to);
+  /// Sets argValues and argPointers to the addresses of `step`'s buffers.
+  void resolveArgs(const graphc_step_desc &step,
+                   const std::vector<cu::DevicePtr> &inputs,
+                   const std::vector<cu::DevicePtr> &outputs);
+  /// "plan 'p' step 3 (kernel 'k' (ONNX nodes A))", "(copy)", "(loop, ...)".
+  std::string describeStep(const graphc_plan_desc &plan, int32_t s) const;
   /// Creates the cuBLASLt and cuDNN handles and builds every library
   /// kernel's GEMM or convolution plan for the smallest workspace and the
   /// alignment its steps give it.
@@ -146,13 +192,14 @@ private:
   /// candidates of every untuned library kernel and keeps the fastest.
   /// LibraryTiming.cpp.
   graphc_status timeLibraryAlgorithms();
-  /// Queues `function` on the stream with the first `numArgs` of the
+  /// Queues `function` on `work` with the first `numArgs` of the
   /// current step's arguments, then the error record and the launch site of
-  /// step `step` of `plan`.
+  /// step `step` of `plan`; programmatically where the session may
+  /// (see the file comment), unless `plain`.
   cu::Result launch(cu::Function function, const uint32_t grid[3],
                     const uint32_t block[3], uint32_t sharedBytes,
-                    int32_t numArgs, const graphc_plan_desc &plan,
-                    int32_t step);
+                    int32_t numArgs, const graphc_plan_desc &plan, int32_t step,
+                    bool plain = false);
   /// The pointer alignment this session guarantees for `ref`: 256 for
   /// every buffer (arena, weights, staging, and callers' buffers used in
   /// place), less at an odd offset.
@@ -229,6 +276,21 @@ private:
   const ProbeLayout *probes;
   cu::DevicePtr probeBuffer = 0;
   cu::Stream stream = nullptr;
+  /// The stream enqueue queues on: the session's, or a loop level's while
+  /// its body is captured.
+  cu::Stream work = nullptr;
+  /// Whether capture() is capturing a plan, and how many loop bodies the
+  /// capture is inside; whether the last thing captured was a conditional
+  /// node (the next launch is not programmatic).
+  bool capturing = false;
+  int32_t bodyLevel = 0;
+  bool afterLoopNode = false;
+  /// How deep the model's loops nest, the streams that capture each
+  /// level's bodies (graphs on), and pinned host memory a loop's state is
+  /// read back into (runs without graphs).
+  int32_t maxLoopDepth = 0;
+  std::vector<cu::Stream> bodyStreams;
+  int64_t *hostLoopState = nullptr;
   /// Recorded on the caller's stream (inputs ready) and on the session
   /// stream (run done) by asynchronous runs.
   cu::Event callerReady = nullptr, runDone = nullptr;
@@ -289,6 +351,8 @@ private:
 /// Size of the error record in bytes: eight 64-bit words (flag, launch
 /// site, value, low, high, what; two spare).
 constexpr uint64_t kErrorRecordBytes = 64;
+/// A loop's state: its iteration and whether another one runs (int64 each).
+constexpr uint64_t kLoopStateBytes = 16;
 /// Graphs captured against callers' buffers kept per plan.
 constexpr size_t kBoundGraphsPerPlan = 4;
 /// The launch site passed to kernels is (plan << kSiteStepBits) | step, so a

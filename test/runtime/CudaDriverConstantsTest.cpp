@@ -10,6 +10,8 @@
 #include <cuda.h>
 
 #include <cstddef>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -54,6 +56,54 @@ static_assert(offsetof(cu::LaunchConfig, attrs) ==
               offsetof(CUlaunchConfig, attrs));
 static_assert(offsetof(cu::LaunchConfig, numAttrs) ==
               offsetof(CUlaunchConfig, numAttrs));
+
+static_assert(cu::kStreamCaptureStatusActive ==
+              CU_STREAM_CAPTURE_STATUS_ACTIVE);
+static_assert(cu::kGraphNodeTypeConditional == CU_GRAPH_NODE_TYPE_CONDITIONAL);
+static_assert(cu::kGraphConditionalTypeWhile == CU_GRAPH_COND_TYPE_WHILE);
+static_assert(cu::kGraphConditionalAssignDefault ==
+              CU_GRAPH_COND_ASSIGN_DEFAULT);
+static_assert(cu::kStreamSetCaptureDependencies ==
+              CU_STREAM_SET_CAPTURE_DEPENDENCIES);
+static_assert(sizeof(cu::GraphConditionalHandle) ==
+              sizeof(CUgraphConditionalHandle));
+static_assert(sizeof(cu::GraphEdgeData) == sizeof(CUgraphEdgeData));
+static_assert(offsetof(cu::GraphEdgeData, type) ==
+              offsetof(CUgraphEdgeData, type));
+static_assert(sizeof(cu::ConditionalNodeParams) ==
+              sizeof(CUDA_CONDITIONAL_NODE_PARAMS));
+static_assert(offsetof(cu::ConditionalNodeParams, type) ==
+              offsetof(CUDA_CONDITIONAL_NODE_PARAMS, type));
+static_assert(offsetof(cu::ConditionalNodeParams, size) ==
+              offsetof(CUDA_CONDITIONAL_NODE_PARAMS, size));
+static_assert(offsetof(cu::ConditionalNodeParams, graphsOut) ==
+              offsetof(CUDA_CONDITIONAL_NODE_PARAMS, phGraph_out));
+static_assert(offsetof(cu::ConditionalNodeParams, context) ==
+              offsetof(CUDA_CONDITIONAL_NODE_PARAMS, ctx));
+static_assert(sizeof(cu::GraphNodeParams) == sizeof(CUgraphNodeParams));
+static_assert(offsetof(cu::GraphNodeParams, conditional) ==
+              offsetof(CUgraphNodeParams, conditional));
+static_assert(offsetof(cu::GraphNodeParams, reserved2) ==
+              offsetof(CUgraphNodeParams, reserved2));
+
+#define GRAPHC_NAME_OF(symbol) GRAPHC_NAME_OF_EXPANDED(symbol)
+#define GRAPHC_NAME_OF_EXPANDED(symbol) #symbol
+
+TEST(CudaDriverConstants, ConditionalSymbolsAreTheOnesCudaHMapsTo) {
+  // cuda.h maps each entry point to the versioned symbol of its current
+  // signature, the one whose parameters CudaSymbols.def declares.
+  std::vector<std::string> names;
+#define GRAPHC_CU_SYMBOL(member, symbol, params)
+#define GRAPHC_CU_CONDITIONAL_SYMBOL(member, symbol, params)                   \
+  names.push_back(symbol);
+#include "runtime/src/CudaSymbols.def"
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       GRAPHC_NAME_OF(cuGraphConditionalHandleCreate),
+                       GRAPHC_NAME_OF(cuStreamGetCaptureInfo),
+                       GRAPHC_NAME_OF(cuGraphAddNode),
+                       GRAPHC_NAME_OF(cuStreamUpdateCaptureDependencies),
+                       GRAPHC_NAME_OF(cuStreamBeginCaptureToGraph)}));
+}
 
 TEST(CudaDriverConstants, StickyErrorsAreTheContextCorruptingOnes) {
   for (CUresult sticky :

@@ -10,6 +10,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -37,6 +38,7 @@ constexpr Result kInvalidDevice = 101;
 constexpr Result kInvalidImage = 200;
 constexpr Result kInvalidContext = 201;
 constexpr Result kInvalidHandle = 400;
+constexpr Result kIllegalState = 401;
 constexpr Result kNotFound = 500;
 constexpr Result kLaunchFailed = 719;
 constexpr Result kIllegalAddress = 700;
@@ -141,15 +143,99 @@ int loadEmulationImage(Module &module, const void *image, size_t size) {
   return kSuccess;
 }
 
+/// A conditional handle (cuGraphConditionalHandleCreate). Its value lives
+/// here, shared by the graph it was created on and that graph's one
+/// instantiation (CUDA allows no second one while it lives).
+struct Conditional {
+  unsigned long long id;
+  Context *context;
+  unsigned defaultValue;
+  unsigned flags; // CU_GRAPH_COND_ASSIGN_DEFAULT or 0
+  unsigned value;
+  bool used = false; // a conditional node uses it
+};
+constexpr unsigned kConditionalAssignDefault = 1;
+/// A WHILE node that ran this many iterations counts as hung: the fake
+/// fails it rather than spin forever, as a test would.
+constexpr long kMaxConditionalIterations = 1 << 20;
+
+struct Graph;
+
+/// A node handle (CUgraphNode): the op at `index` of `graph`. A conditional
+/// node's body is the driver-owned array cuGraphAddNode returns.
+struct Node {
+  Graph *graph;
+  size_t index;
+  Graph *bodies[1] = {nullptr};
+};
+
 struct Op {
   std::string text;
   std::function<void()> run;
+  /// A conditional WHILE node (run is empty): its body runs while the
+  /// handle's value is non-zero, in the context of the handle.
+  std::shared_ptr<Graph> body;
+  std::shared_ptr<Conditional> conditional;
+  Op(std::string text, std::function<void()> run)
+      : text(std::move(text)), run(std::move(run)) {}
+  Op(std::string text, std::shared_ptr<Graph> body,
+     std::shared_ptr<Conditional> conditional)
+      : text(std::move(text)), body(std::move(body)),
+        conditional(std::move(conditional)) {}
 };
 
-struct Graph {
+/// A graph. The fake's graphs are chains: every node depends on the one
+/// before it, which is all stream capture of one stream makes; adding a
+/// node or capturing with other dependencies is refused.
+struct Graph : std::enable_shared_from_this<Graph> {
   int id;
   std::vector<Op> ops;
+  std::vector<std::unique_ptr<Node>> nodes; // one per op
+  /// The handles created on this graph (an instantiation: those of its
+  /// whole tree).
+  std::vector<std::shared_ptr<Conditional>> conditionals;
+  /// Owned by a conditional node: never destroyed by cuGraphDestroy.
+  bool body = false;
+  /// Part of an instantiation (CUgraphExec, or a body in one).
+  bool exec = false;
+  /// Streams capturing into it now.
+  int capturers = 0;
+  /// A graph: its instantiations alive now. An instantiation (counted):
+  /// its graph's count, which it decrements when destroyed.
+  std::shared_ptr<int> liveExecs = std::make_shared<int>(0);
+  bool counted = false;
+  Graph(int id, bool body = false) : id(id), body(body) {}
+  ~Graph() {
+    if (counted)
+      --*liveExecs;
+  }
+  Node *tail() const { return nodes.empty() ? nullptr : nodes.back().get(); }
 };
+
+/// CUgraphEdgeData and CUDA_CONDITIONAL_NODE_PARAMS, CUgraphNodeParams as
+/// cuda.h lays them out.
+struct EdgeData {
+  unsigned char fromPort, toPort, type, reserved[5];
+};
+struct ConditionalParams {
+  unsigned long long handle;
+  int type;
+  unsigned size;
+  Graph **graphsOut;
+  Context *context;
+};
+struct NodeParams {
+  int type;
+  int reserved0[3];
+  union {
+    long long reserved1[29];
+    ConditionalParams conditional;
+  };
+  long long reserved2;
+};
+constexpr int kNodeTypeConditional = 13;
+constexpr int kConditionalWhile = 1;
+constexpr unsigned kSetCaptureDependencies = 1;
 
 struct Stream {
   int id;
@@ -159,7 +245,16 @@ struct Stream {
   bool invalidated = false;
   int captureMode = kModeGlobal;
   std::thread::id captureThread;
-  std::unique_ptr<Graph> graph;
+  unsigned long long captureId = 0;
+  /// The graph being captured into: made by the capture, or given to
+  /// cuStreamBeginCaptureToGraph (a conditional node's body).
+  std::shared_ptr<Graph> graph;
+  bool toGivenGraph = false;
+  /// The node the next captured op depends on (null: none).
+  Node *dependency = nullptr;
+  /// What cuStreamGetCaptureInfo_v3 last returned.
+  std::vector<Node *> dependenciesOut;
+  std::vector<EdgeData> edgesOut;
 };
 
 struct Event {
@@ -185,6 +280,13 @@ struct State {
   std::map<void *, size_t> deviceAllocations;
   std::set<void *> hostAllocations;
   int nextStream = 1, nextEvent = 1, nextGraph = 1;
+  unsigned long long nextCapture = 1, nextConditional = 1;
+  /// Every graph and instantiation alive (bodies too), and those the
+  /// caller owns: made by captures or instantiations, until destroyed.
+  /// liveGraphs comes first: a graph leaves it when destroyed, so it must
+  /// outlive ownedGraphs when the state is destroyed.
+  std::set<Graph *> liveGraphs;
+  std::map<Graph *, std::shared_ptr<Graph>> ownedGraphs;
   // Injections.
   int initFailures = 0;
   Result initResult = kSuccess;
@@ -280,6 +382,50 @@ std::string streamName(void *handle) {
   return "s" + std::to_string(stream ? stream->id : 0);
 }
 
+/// Makes a graph the driver tracks (liveGraphs) until it is destroyed.
+std::shared_ptr<Graph> makeGraph(State &s, bool body) {
+  Graph *graph = new Graph(s.nextGraph++, body);
+  s.liveGraphs.insert(graph);
+  return std::shared_ptr<Graph>(graph, [](Graph *dead) {
+    // Every graph dies in a driver call, under the lock.
+    state().liveGraphs.erase(dead);
+    delete dead;
+  });
+}
+
+/// The graph a handle names, null unless it is a live graph (not an
+/// instantiation).
+Graph *liveGraph(State &s, void *handle) {
+  auto *graph = static_cast<Graph *>(handle);
+  return s.liveGraphs.count(graph) && !graph->exec ? graph : nullptr;
+}
+
+/// Appends `op` to `graph` as its next node.
+Node *appendNode(Graph &graph, Op op) {
+  graph.ops.push_back(std::move(op));
+  graph.nodes.push_back(
+      std::make_unique<Node>(Node{&graph, graph.ops.size() - 1}));
+  return graph.nodes.back().get();
+}
+
+/// Whether a node with these dependencies keeps `graph` a chain: it depends
+/// on the graph's last node alone (on nothing when the graph is empty).
+/// `edges` (optional) must be the default (full completion) ones.
+bool extendsChain(const Graph &graph, void *const *dependencies,
+                  const EdgeData *edges, size_t count) {
+  if (edges)
+    for (size_t d = 0; d < count; ++d)
+      if (edges[d].fromPort || edges[d].toPort || edges[d].type ||
+          std::any_of(std::begin(edges[d].reserved),
+                      std::end(edges[d].reserved),
+                      [](unsigned char b) { return b != 0; }))
+        return false;
+  Node *tail = graph.tail();
+  if (!tail)
+    return count == 0;
+  return count == 1 && dependencies && dependencies[0] == tail;
+}
+
 /// Runs `op` on `handle` now, or records it when the stream captures.
 Result enqueue(State &s, void *handle, Op op) {
   Stream *stream = resolve(handle);
@@ -290,8 +436,18 @@ Result enqueue(State &s, void *handle, Op op) {
   } else if (stream->capturing) {
     if (stream->invalidated)
       return kCaptureInvalidated;
+    // Captured work depends on the stream's dependency; anything but the
+    // graph's last node would make it run beside that node.
+    if (stream->dependency != stream->graph->tail())
+      return violate(s,
+                     op.text + " captured on " + streamName(handle) +
+                         " would not depend on the last node of graph g" +
+                         std::to_string(stream->graph->id) +
+                         " (cuStreamUpdateCaptureDependencies after adding a "
+                         "node?); the fake's graphs are chains",
+                     kCaptureUnsupported);
     op.text += " " + streamName(handle);
-    stream->graph->ops.push_back(std::move(op));
+    stream->dependency = appendNode(*stream->graph, std::move(op));
     return kSuccess;
   }
   s.trace.push_back(op.text + " " + streamName(handle));
@@ -383,6 +539,108 @@ std::atomic<int64_t> clockLead{0};
 std::chrono::steady_clock::time_point fakeNow() {
   return std::chrono::steady_clock::now() +
          std::chrono::nanoseconds(clockLead.load());
+}
+} // namespace
+
+namespace {
+/// The instantiation being launched on this thread (its kernels run under
+/// the driver's lock, on the launching thread), null outside cuGraphLaunch.
+thread_local Graph *replaying = nullptr;
+/// Why a kernel's cudaGraphSetConditional was refused ("" when it was not):
+/// the launch then fails.
+thread_local std::string kernelFailure;
+
+/// cudaGraphSetConditional from a running kernel: an emulated one (through
+/// its image's graphc_emu_set_conditional) or a registered one
+/// (fakecu_graph_set_conditional). Returns why it is refused, or null.
+const char *setConditional(unsigned long long handle, unsigned value) {
+  if (!replaying) {
+    kernelFailure = "cudaGraphSetConditional(" + std::to_string(handle) +
+                    ") outside a CUDA graph's launch";
+    return kernelFailure.c_str();
+  }
+  for (const std::shared_ptr<Conditional> &conditional :
+       replaying->conditionals)
+    if (conditional->id == handle) {
+      conditional->value = value;
+      return nullptr;
+    }
+  kernelFailure = "cudaGraphSetConditional: " + std::to_string(handle) +
+                  " is no conditional handle of the launched graph";
+  return kernelFailure.c_str();
+}
+
+/// Runs the ops of an instantiation, tracing each; a WHILE node runs its
+/// body while its handle's value is non-zero (checked before each
+/// iteration), and stops when its context becomes sticky, as a faulting
+/// graph does.
+void replay(State &s, const Graph &graph, const std::string &prefix) {
+  for (const Op &op : graph.ops) {
+    s.trace.push_back(prefix + op.text);
+    if (!op.body) {
+      op.run();
+      continue;
+    }
+    Conditional &conditional = *op.conditional;
+    std::string bodyPrefix =
+        prefix + "h" + std::to_string(conditional.id) + ": ";
+    for (long iteration = 0; conditional.value && !conditional.context->sticky;
+         ++iteration) {
+      if (iteration == kMaxConditionalIterations) {
+        std::fprintf(stderr,
+                     "fake CUDA driver: the WHILE node of handle %llu ran "
+                     "%ld iterations; failing it as hung\n",
+                     conditional.id, iteration);
+        conditional.context->sticky = kLaunchFailed;
+        break;
+      }
+      replay(s, *op.body, bodyPrefix);
+    }
+  }
+}
+
+/// An instantiation of `graph`: its ops, bodies copied too, and the
+/// handles of the whole tree.
+std::shared_ptr<Graph> instantiate(State &s, const Graph &graph,
+                                   std::shared_ptr<Graph> root = nullptr) {
+  std::shared_ptr<Graph> exec = makeGraph(s, root != nullptr);
+  exec->exec = true;
+  if (!root)
+    root = exec;
+  for (const Op &op : graph.ops) {
+    Op copy = op;
+    if (op.body)
+      copy.body = instantiate(s, *op.body, root);
+    exec->ops.push_back(std::move(copy));
+  }
+  root->conditionals.insert(root->conditionals.end(),
+                            graph.conditionals.begin(),
+                            graph.conditionals.end());
+  return exec;
+}
+
+/// Why `graph` cannot be instantiated now ("" when it can): a handle no
+/// node uses (CUDA_GRAPH_INSTANTIATE_CONDITIONAL_HANDLE_UNUSED), a body a
+/// stream still captures into.
+std::string notInstantiable(const Graph &graph) {
+  for (const std::shared_ptr<Conditional> &conditional : graph.conditionals)
+    if (!conditional->used)
+      return "conditional handle " + std::to_string(conditional->id) +
+             " is used by no node";
+  if (graph.capturers)
+    return "a stream still captures into graph g" + std::to_string(graph.id);
+  for (const Op &op : graph.ops)
+    if (op.body) {
+      std::string why = notInstantiable(*op.body);
+      if (!why.empty())
+        return why;
+    }
+  return "";
+}
+
+bool hasConditionalNodes(const Graph &graph) {
+  return std::any_of(graph.ops.begin(), graph.ops.end(),
+                     [](const Op &op) { return op.body != nullptr; });
 }
 } // namespace
 
@@ -497,6 +755,12 @@ FAKE_API const char *fakecu_trace(void) {
   for (const std::string &line : s.trace)
     s.traceText += line + "\n";
   return s.traceText.c_str();
+}
+
+FAKE_API int fakecu_graph_set_conditional(unsigned long long handle,
+                                          unsigned value) {
+  // Called by a running kernel, under the lock its launch holds.
+  return setConditional(handle, value) ? 1 : 0;
 }
 
 FAKE_API int fakecu_stream_id(void *stream) {
@@ -639,6 +903,12 @@ FAKE_API Result cuModuleLoadData(void **module, const void *image) {
     auto loaded = std::make_unique<Module>(Module{current(), {}});
     if (Result result = loadEmulationImage(*loaded, image, size))
       return result;
+    // The image's cudaGraphSetConditional calls the driver through this
+    // pointer (graphc_cuda_emulation.h).
+    using SetConditional = const char *(*)(unsigned long long, unsigned);
+    if (auto *hook = static_cast<SetConditional *>(
+            dlsym(loaded->library, "graphc_emu_set_conditional")))
+      *hook = &setConditional;
     *module = loaded.release();
     return kSuccess;
   }
@@ -810,6 +1080,8 @@ FAKE_API Result cuStreamDestroy_v2(void *stream) {
   Stream *resolved = resolve(stream);
   if (!resolved || !call.s.streams.erase(resolved))
     return kInvalidHandle;
+  if (resolved->capturing)
+    --resolved->graph->capturers;
   delete resolved;
   return kSuccess;
 }
@@ -855,10 +1127,15 @@ FAKE_API Result cuEventRecord(void *event, void *stream) {
   if (call.sticky)
     return call.sticky;
   Stream *resolved = resolve(stream);
+  // CUDA refuses event record nodes in a conditional node's body; the
+  // fake refuses them in every capture.
   if (resolved && resolved->capturing)
     return violate(call.s,
-                   "cuEventRecord on a capturing stream (unsupported "
-                   "by the fake)",
+                   resolved->graph->body
+                       ? "cuEventRecord in a conditional node's body graph "
+                         "(CUDA allows no event record nodes there)"
+                       : "cuEventRecord on a capturing stream (unsupported "
+                         "by the fake)",
                    kCaptureUnsupported);
   auto *recorded = static_cast<Event *>(event);
   // Work before it on the stream has run already: the event completes now.
@@ -896,6 +1173,12 @@ FAKE_API Result cuStreamWaitEvent(void *stream, void *event, unsigned) {
   if (call.sticky)
     return call.sticky;
   int id = static_cast<Event *>(event)->id;
+  Stream *resolved = resolve(stream);
+  if (resolved && resolved->capturing && resolved->graph->body)
+    return violate(call.s,
+                   "cuStreamWaitEvent in a conditional node's body graph "
+                   "(CUDA allows no event wait nodes there)",
+                   kCaptureUnsupported);
   call.s.trace.push_back("streamWaitEvent " + streamName(stream) + " e" +
                          std::to_string(id));
   return kSuccess;
@@ -917,7 +1200,49 @@ FAKE_API Result cuStreamBeginCapture_v2(void *stream, int mode) {
   resolved->invalidated = false;
   resolved->captureMode = mode;
   resolved->captureThread = std::this_thread::get_id();
-  resolved->graph = std::make_unique<Graph>(Graph{call.s.nextGraph++, {}});
+  resolved->captureId = call.s.nextCapture++;
+  resolved->graph = makeGraph(call.s, false);
+  resolved->graph->capturers = 1;
+  resolved->toGivenGraph = false;
+  resolved->dependency = nullptr;
+  return kSuccess;
+}
+
+/// Captures into an existing graph (a conditional node's body) after the
+/// given dependencies, which must be its last node (none when it is
+/// empty): the fake's graphs are chains.
+FAKE_API Result cuStreamBeginCaptureToGraph(void *stream, void *graph,
+                                            void *const *dependencies,
+                                            const EdgeData *edges, size_t count,
+                                            int mode) {
+  Call call("cuStreamBeginCaptureToGraph");
+  if (call.sticky)
+    return call.sticky;
+  Stream *resolved = resolve(stream);
+  if (!resolved)
+    return kCaptureUnsupported;
+  if (resolved->capturing)
+    return kInvalidValue;
+  Graph *target = liveGraph(call.s, graph);
+  if (!target || (count && !dependencies))
+    return violate(call.s, "cuStreamBeginCaptureToGraph: not a graph",
+                   kInvalidValue);
+  if (!extendsChain(*target, dependencies, edges, count))
+    return violate(call.s,
+                   "cuStreamBeginCaptureToGraph: dependencies other than the "
+                   "last node of graph g" +
+                       std::to_string(target->id) +
+                       " (the fake's graphs are chains)",
+                   kInvalidValue);
+  resolved->capturing = true;
+  resolved->invalidated = false;
+  resolved->captureMode = mode;
+  resolved->captureThread = std::this_thread::get_id();
+  resolved->captureId = call.s.nextCapture++;
+  resolved->graph = target->shared_from_this();
+  ++target->capturers;
+  resolved->toGivenGraph = true;
+  resolved->dependency = target->tail();
   return kSuccess;
 }
 
@@ -930,13 +1255,194 @@ FAKE_API Result cuStreamEndCapture(void *stream, void **graph) {
       resolved->captureThread != std::this_thread::get_id())
     return kCaptureWrongThread;
   resolved->capturing = false;
-  std::unique_ptr<Graph> captured = std::move(resolved->graph);
-  *graph = nullptr;
+  std::shared_ptr<Graph> captured = std::move(resolved->graph);
+  --captured->capturers;
+  resolved->dependency = nullptr;
+  if (graph)
+    *graph = nullptr;
   if (resolved->invalidated)
     return kCaptureInvalidated;
   if (call.sticky)
     return call.sticky;
-  *graph = captured.release();
+  // A capture into a given graph returns that graph, which stays its
+  // owner's; a new graph becomes the caller's.
+  if (!resolved->toGivenGraph) {
+    if (!graph)
+      return kInvalidValue;
+    call.s.ownedGraphs[captured.get()] = captured;
+  }
+  if (graph)
+    *graph = captured.get();
+  return kSuccess;
+}
+
+FAKE_API Result cuStreamGetCaptureInfo_v3(void *stream, int *status,
+                                          unsigned long long *id, void **graph,
+                                          Node *const **dependencies,
+                                          const EdgeData **edges,
+                                          size_t *count) {
+  Call call("cuStreamGetCaptureInfo");
+  if (call.sticky)
+    return call.sticky;
+  if (!status || (edges && !dependencies))
+    return kInvalidValue;
+  Stream *resolved = resolve(stream);
+  if (!resolved) {
+    if (anyCapturing(call.s, /*blockingOnly=*/true))
+      return violate(call.s,
+                     "legacy stream queried while a blocking stream captures",
+                     kCaptureImplicit);
+    *status = 0;
+    return kSuccess;
+  }
+  *status = resolved->capturing ? (resolved->invalidated ? 2 : 1) : 0;
+  if (*status != 1)
+    return kSuccess;
+  if (id)
+    *id = resolved->captureId;
+  if (graph)
+    *graph = resolved->graph.get();
+  resolved->dependenciesOut.clear();
+  if (resolved->dependency)
+    resolved->dependenciesOut.push_back(resolved->dependency);
+  resolved->edgesOut.assign(resolved->dependenciesOut.size(), EdgeData{});
+  if (dependencies)
+    *dependencies = resolved->dependenciesOut.data();
+  if (edges)
+    *edges = resolved->edgesOut.data();
+  if (count)
+    *count = resolved->dependenciesOut.size();
+  return kSuccess;
+}
+
+FAKE_API Result cuStreamUpdateCaptureDependencies_v2(void *stream,
+                                                     Node **dependencies,
+                                                     const EdgeData *edges,
+                                                     size_t count,
+                                                     unsigned flags) {
+  Call call("cuStreamUpdateCaptureDependencies");
+  if (call.sticky)
+    return call.sticky;
+  Stream *resolved = resolve(stream);
+  if (!resolved || !resolved->capturing)
+    return kIllegalState;
+  if (count && !dependencies)
+    return kInvalidValue;
+  // Adding to the set (flags 0 or CU_STREAM_ADD_CAPTURE_DEPENDENCIES) or
+  // more than one node would make the next node a join.
+  if (flags != kSetCaptureDependencies || count > 1)
+    return violate(call.s,
+                   "cuStreamUpdateCaptureDependencies: only replacing the set "
+                   "with one node (the fake's graphs are chains)",
+                   kInvalidValue);
+  if (count && dependencies[0]->graph != resolved->graph.get())
+    return violate(call.s,
+                   "cuStreamUpdateCaptureDependencies: a node of another "
+                   "graph",
+                   kInvalidValue);
+  if (edges && count && (edges[0].fromPort || edges[0].toPort || edges[0].type))
+    return violate(call.s,
+                   "cuStreamUpdateCaptureDependencies: edge data other than "
+                   "full completion",
+                   kInvalidValue);
+  resolved->dependency = count ? dependencies[0] : nullptr;
+  return kSuccess;
+}
+
+FAKE_API Result cuGraphConditionalHandleCreate(unsigned long long *handle,
+                                               void *graph, void *context,
+                                               unsigned defaultValue,
+                                               unsigned flags) {
+  Call call("cuGraphConditionalHandleCreate");
+  if (call.sticky)
+    return call.sticky;
+  Graph *owner = liveGraph(call.s, graph);
+  if (!handle || !owner || (flags & ~kConditionalAssignDefault))
+    return violate(call.s, "cuGraphConditionalHandleCreate: invalid value",
+                   kInvalidValue);
+  // The fake requires the context to be the current one (the node's
+  // kernels run there).
+  if (!context || context != current())
+    return violate(call.s,
+                   "cuGraphConditionalHandleCreate: a context that is not "
+                   "the current one",
+                   kInvalidContext);
+  auto conditional = std::make_shared<Conditional>(
+      Conditional{call.s.nextConditional++, static_cast<Context *>(context),
+                  defaultValue, flags, defaultValue});
+  owner->conditionals.push_back(conditional);
+  *handle = conditional->id;
+  return kSuccess;
+}
+
+/// Adds a conditional WHILE node, the only node the fake adds outside
+/// capture, after the graph's last node.
+FAKE_API Result cuGraphAddNode_v2(Node **node, void *graph,
+                                  void *const *dependencies,
+                                  const EdgeData *edges, size_t count,
+                                  NodeParams *params) {
+  Call call("cuGraphAddNode");
+  if (call.sticky)
+    return call.sticky;
+  Graph *owner = liveGraph(call.s, graph);
+  if (!node || !owner || !params || (count && !dependencies))
+    return violate(call.s, "cuGraphAddNode: invalid value", kInvalidValue);
+  if (params->type != kNodeTypeConditional)
+    return violate(call.s,
+                   "cuGraphAddNode: node type " + std::to_string(params->type) +
+                       " (the fake adds conditional nodes, 13, only)",
+                   kInvalidValue);
+  // Reserved and unused bytes must be zero.
+  const char *bytes = reinterpret_cast<const char *>(params);
+  bool zero =
+      params->reserved2 == 0 &&
+      std::all_of(std::begin(params->reserved0), std::end(params->reserved0),
+                  [](int word) { return word == 0; }) &&
+      std::all_of(bytes + offsetof(NodeParams, conditional) +
+                      sizeof(ConditionalParams),
+                  bytes + offsetof(NodeParams, reserved2),
+                  [](char b) { return b == 0; });
+  if (!zero)
+    return violate(call.s, "cuGraphAddNode: reserved bytes are not zero",
+                   kInvalidValue);
+  ConditionalParams &conditional = params->conditional;
+  if (conditional.type != kConditionalWhile || conditional.size != 1)
+    return violate(call.s,
+                   "cuGraphAddNode: conditional type " +
+                       std::to_string(conditional.type) + " of size " +
+                       std::to_string(conditional.size) +
+                       " (the fake has WHILE, 1, of size 1 only)",
+                   kInvalidValue);
+  std::shared_ptr<Conditional> handle;
+  for (const std::shared_ptr<Conditional> &created : owner->conditionals)
+    if (created->id == conditional.handle)
+      handle = created;
+  if (!handle || handle->used)
+    return violate(call.s,
+                   "cuGraphAddNode: handle " +
+                       std::to_string(conditional.handle) +
+                       (handle ? " is used by another node"
+                               : " was not created on this graph"),
+                   kInvalidValue);
+  if (conditional.context != handle->context)
+    return violate(call.s,
+                   "cuGraphAddNode: the node's context is not its handle's",
+                   kInvalidValue);
+  if (!extendsChain(*owner, dependencies, edges, count))
+    return violate(call.s,
+                   "cuGraphAddNode: dependencies other than the last node of "
+                   "graph g" +
+                       std::to_string(owner->id) +
+                       " (the fake's graphs are chains)",
+                   kInvalidValue);
+  handle->used = true;
+  Op op("while h" + std::to_string(handle->id),
+        makeGraph(call.s, /*body=*/true), handle);
+  Graph *body = op.body.get();
+  Node *added = appendNode(*owner, std::move(op));
+  added->bodies[0] = body;
+  conditional.graphsOut = added->bodies;
+  *node = added;
   return kSuccess;
 }
 
@@ -945,19 +1451,52 @@ FAKE_API Result cuGraphInstantiateWithFlags(void **exec, void *graph,
   Call call("cuGraphInstantiateWithFlags");
   if (call.sticky)
     return call.sticky;
-  *exec = new Graph(*static_cast<Graph *>(graph));
+  auto owned = call.s.ownedGraphs.find(static_cast<Graph *>(graph));
+  if (!exec || owned == call.s.ownedGraphs.end())
+    return violate(call.s,
+                   "cuGraphInstantiateWithFlags: not a graph a capture made "
+                   "(the fake instantiates those only)",
+                   kInvalidValue);
+  Graph &source = *owned->second;
+  std::string why = notInstantiable(source);
+  if (!why.empty())
+    return violate(call.s, "cuGraphInstantiateWithFlags: " + why,
+                   kInvalidValue);
+  // CUDA allows one instantiation at a time of a graph with conditional
+  // nodes.
+  if (hasConditionalNodes(source) && *source.liveExecs)
+    return violate(call.s,
+                   "cuGraphInstantiateWithFlags: a second instantiation of a "
+                   "graph with conditional nodes",
+                   kInvalidValue);
+  std::shared_ptr<Graph> instance = instantiate(call.s, source);
+  instance->liveExecs = source.liveExecs;
+  instance->counted = true;
+  ++*instance->liveExecs;
+  call.s.ownedGraphs[instance.get()] = instance;
+  *exec = instance.get();
   return kSuccess;
 }
 
 FAKE_API Result cuGraphDestroy(void *graph) {
   Call call("cuGraphDestroy");
-  delete static_cast<Graph *>(graph);
+  auto owned = call.s.ownedGraphs.find(static_cast<Graph *>(graph));
+  if (owned == call.s.ownedGraphs.end() || owned->second->exec)
+    return violate(call.s,
+                   "cuGraphDestroy: not a graph the caller owns (a "
+                   "conditional node's body belongs to the node)",
+                   kInvalidValue);
+  call.s.ownedGraphs.erase(owned);
   return kSuccess;
 }
 
 FAKE_API Result cuGraphExecDestroy(void *exec) {
   Call call("cuGraphExecDestroy");
-  delete static_cast<Graph *>(exec);
+  auto owned = call.s.ownedGraphs.find(static_cast<Graph *>(exec));
+  if (owned == call.s.ownedGraphs.end() || !owned->second->exec)
+    return violate(call.s, "cuGraphExecDestroy: not an instantiated graph",
+                   kInvalidValue);
+  call.s.ownedGraphs.erase(owned);
   return kSuccess;
 }
 
@@ -965,7 +1504,11 @@ FAKE_API Result cuGraphLaunch(void *exec, void *stream) {
   Call call("cuGraphLaunch");
   if (call.sticky)
     return call.sticky;
-  Graph *graph = static_cast<Graph *>(exec);
+  auto owned = call.s.ownedGraphs.find(static_cast<Graph *>(exec));
+  if (owned == call.s.ownedGraphs.end() || !owned->second->exec)
+    return violate(call.s, "cuGraphLaunch: not an instantiated graph",
+                   kInvalidValue);
+  Graph *graph = owned->second.get();
   Stream *resolved = resolve(stream);
   if (resolved && resolved->capturing)
     return violate(call.s,
@@ -974,10 +1517,14 @@ FAKE_API Result cuGraphLaunch(void *exec, void *stream) {
                    kCaptureUnsupported);
   call.s.trace.push_back("graphLaunch g" + std::to_string(graph->id) + " " +
                          streamName(stream));
-  for (const Op &op : graph->ops) {
-    call.s.trace.push_back("replay: " + op.text);
-    op.run();
-  }
+  // CU_GRAPH_COND_ASSIGN_DEFAULT: each launch starts from the default;
+  // other handles keep what they were last set to.
+  for (const std::shared_ptr<Conditional> &conditional : graph->conditionals)
+    if (conditional->flags & kConditionalAssignDefault)
+      conditional->value = conditional->defaultValue;
+  replaying = graph;
+  replay(call.s, *graph, "replay: ");
+  replaying = nullptr;
   return kSuccess;
 }
 
@@ -1024,6 +1571,7 @@ static Result launchKernel(Call &call, void *function, const unsigned grid3[3],
           std::vector<void *> pointers;
           for (std::vector<char> &value : *values)
             pointers.push_back(value.data());
+          kernelFailure.clear();
           if (kernel.emulated) {
             // A kernel that cannot complete fails like a GPU launch: the
             // context becomes unusable.
@@ -1041,6 +1589,13 @@ static Result launchKernel(Call &call, void *function, const unsigned grid3[3],
                                {block[0], block[1], block[2]},
                                pointers.data()};
           kernel.fn(&launch);
+          // A refused cudaGraphSetConditional (fakecu_graph_set_conditional)
+          // fails the launch.
+          if (!kernelFailure.empty()) {
+            std::fprintf(stderr, "fake CUDA driver: kernel %s: %s\n",
+                         kernel.name.c_str(), kernelFailure.c_str());
+            context->sticky = kLaunchFailed;
+          }
         }};
   return enqueue(call.s, stream, std::move(op));
 }

@@ -23,7 +23,20 @@
  *    a blocking stream captures) fail with CUDA_ERROR_STREAM_CAPTURE_*
  *    and are counted as violations;
  *  - an injected kernel fault makes the device's context sticky: every later
- *    call touching it returns the fault's error.
+ *    call touching it returns the fault's error;
+ *  - conditional WHILE nodes (cuGraphConditionalHandleCreate,
+ *    cuGraphAddNode_v2, cuStreamGetCaptureInfo_v3,
+ *    cuStreamUpdateCaptureDependencies_v2, cuStreamBeginCaptureToGraph):
+ *    a node's body replays while its handle's value is non-zero (checked
+ *    before each iteration); a launch resets handles created with
+ *    CU_GRAPH_COND_ASSIGN_DEFAULT to their default, others keep their
+ *    value; kernels set it with cudaGraphSetConditional (emulated kernels,
+ *    through their image) or fakecu_graph_set_conditional (registered
+ *    ones), only while their graph runs. Graphs are chains: a node, or a
+ *    capture, that depends on anything but the graph's last node is
+ *    refused, as are event records and waits in a body, an unused handle
+ *    or a body still being captured at instantiation, and a second
+ *    instantiation of a graph with conditional nodes.
  * Three devices (compute capability 8.0) let tests poison one device without
  * affecting the others. Thread-safe (one lock).
  *
@@ -60,6 +73,11 @@ typedef void (*fakecu_kernel_fn)(const fakecu_launch *launch);
  * ignored, as on a GPU). */
 void fakecu_register_kernel(const char *name, fakecu_kernel_fn fn,
                             int num_params, const unsigned *param_sizes);
+/* cudaGraphSetConditional for a registered kernel: sets the value of
+ * conditional handle `handle` of the graph being launched. Returns 0, or 1
+ * when there is none (outside a graph launch, a handle of another graph):
+ * the launch then fails, making the context sticky. */
+int fakecu_graph_set_conditional(unsigned long long handle, unsigned value);
 /* Clears injected failures, counters, the trace and sticky errors. */
 void fakecu_reset(void);
 /* The next `times` cuInit calls return `result`. */
@@ -85,8 +103,10 @@ const char *fakecu_last_violation(void);
 /* One line per stream operation, in execution order: "launch K sN",
  * "memcpyDtoD sN", "eventRecord eE sN", "streamWaitEvent sN eE",
  * "streamSynchronize sN", "graphLaunch gG sN", and "replay: ..." for the
- * operations of a launched graph. Streams and events are numbered from 1 in
- * creation order; s0 is the legacy stream. Valid until the next call. */
+ * operations of a launched graph: "replay: while hH" for a conditional
+ * node, then "replay: hH: ..." for each op of each run of its body. Streams
+ * and events are numbered from 1 in creation order; s0 is the legacy
+ * stream. Valid until the next call. */
 const char *fakecu_trace(void);
 /* The number a stream or event has in the trace. */
 int fakecu_stream_id(void *stream);

@@ -17,6 +17,10 @@
 // The module exports `graphc_emu_kernels`, one entry per kernel (see
 // GRAPHC_EMU_KERNEL below), which the driver uses to launch them.
 //
+// cudaGraphSetConditional reaches the driver through a function pointer the
+// image exports (graphc_emu_set_conditional), which the driver sets after
+// loading it.
+//
 // Code here must stay C++17 that g++ and clang++ accept. It includes C
 // headers only: <cmath> alone would double the time each module takes to
 // compile, and the tests compile hundreds of modules.
@@ -298,6 +302,10 @@ inline T shuffle(T value, Source source, int width) {
   return result;
 }
 
+/// Why the running launch fails though its threads completed (a device
+/// call the driver refused), null when it does not. Per launching thread.
+inline thread_local const char *launchFailure = nullptr;
+
 /// Runs the whole grid of `body` (which reads its parameters from where the
 /// launch stored them). Returns 0, or 1 with a message.
 inline int launchGrid(void (*body)(), const unsigned grid[3],
@@ -355,7 +363,14 @@ struct Kernel<void (*)(Args...), kernel> {
       return 1;
     }
     params = kernelParams;
-    return launchGrid(&body, grid, block, error, errorBytes);
+    launchFailure = nullptr;
+    if (launchGrid(&body, grid, block, error, errorBytes))
+      return 1;
+    if (launchFailure) {
+      snprintf(error, errorBytes, "%s", launchFailure);
+      return 1;
+    }
+    return 0;
   }
   static constexpr unsigned sizes[sizeof...(Args) + 1] = {sizeof(Args)..., 0};
 };
@@ -461,6 +476,29 @@ template <typename T> inline T atomicMin(T *address, T value) {
 // Blocks run one after another and see each other's writes in order, so a
 // fence has nothing to order here (the emulator cannot show a missing one).
 inline void __threadfence() {}
+
+// CUDA graph conditional nodes. The driver that loads the image sets this
+// to its own cudaGraphSetConditional, which returns why it refuses a call
+// (not during a graph launch, a handle of another graph), or null. Defined
+// here, not inline: the header is force-included into the one translation
+// unit of each image.
+extern "C" __attribute__((visibility("default")))
+const char *(*graphc_emu_set_conditional)(unsigned long long handle,
+                                          unsigned int value) = nullptr;
+
+// Sets the value of a conditional node's handle (the generated preamble
+// declares it, as CUDA's device runtime does); a refused call fails the
+// launch, as an invalid one faults on a GPU.
+extern "C" inline void cudaGraphSetConditional(unsigned long long handle,
+                                               unsigned int value) {
+  const char *why =
+      graphc_emu_set_conditional
+          ? graphc_emu_set_conditional(handle, value)
+          : "cudaGraphSetConditional: the driver that loaded this image "
+            "sets no conditional handles";
+  if (why && !gc_emu::launchFailure)
+    gc_emu::launchFailure = why;
+}
 
 //===----------------------------------------------------------------------===//
 // Warp-level PTX: ldmatrix, mma.sync m16n8k16, cp.async
