@@ -84,24 +84,32 @@ struct CpuPlanRun {
   StepProfile *profile;
   const PlanProbes *probes;
   char *probeBuffer;
+  /// How many loops the steps being run lie in.
+  int loopDepth = 0;
 
   graphc_status runSteps(int32_t begin, int32_t end) {
     for (int32_t s = begin; s < end; ++s) {
+      auto start = std::chrono::steady_clock::now();
       if (plan.steps[s].kind == GRAPHC_STEP_LOOP) {
-        if (graphc_status status = runLoop(s))
+        ++loopDepth;
+        graphc_status status = runLoop(s);
+        --loopDepth;
+        if (status)
           return status;
+      } else if (graphc_status status =
+                     runCpuStep(model, plan, s, arena, inputs, outputs, args)) {
+        return status;
+      }
+      // As on cuda: a loop step's time is the whole loop's, its body's
+      // steps have none of their own.
+      if (profile && loopDepth == 0)
+        profile->micros[s] = std::chrono::duration<double, std::micro>(
+                                 std::chrono::steady_clock::now() - start)
+                                 .count();
+      if (plan.steps[s].kind == GRAPHC_STEP_LOOP) {
         s += plan.steps[s].body_steps;
         continue;
       }
-      auto start = std::chrono::steady_clock::now();
-      if (graphc_status status =
-              runCpuStep(model, plan, s, arena, inputs, outputs, args))
-        return status;
-      // Summed over a loop's iterations.
-      if (profile)
-        profile->micros[s] += std::chrono::duration<double, std::micro>(
-                                  std::chrono::steady_clock::now() - start)
-                                  .count();
       if (!probes)
         continue;
       // `args` still holds the step's resolved arguments; in a loop the

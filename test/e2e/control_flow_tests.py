@@ -550,6 +550,8 @@ def check_case(args, name, work_dir):
             raise CheckFailed(f"outputs {got_names}, onnxruntime has {names}")
         actual = [t.numpy() for t in compiled.run(
             {k: v for k, v in feeds.items() if k not in bound})]
+        if args.cuda_emulation and name.startswith("loop_runtime"):
+            check_conditional_node(args, compiled, feeds, bound)
     lines = []
     for out, got, want in zip(names, actual, expected):
         if got.shape != want.shape or got.dtype != want.dtype:
@@ -561,6 +563,26 @@ def check_case(args, name, work_dir):
                               f"max |error| {error:.3g}")
         lines.append(f"{out} {list(got.shape)} max |error| {error:.3g}")
     return "; ".join(lines)
+
+
+def check_conditional_node(args, compiled, feeds, bound):
+    """On the emulator, a run of a loop the run decides is one CUDA graph
+    launch whose loop is a WHILE conditional node: the fake driver's trace
+    of a second run (the session replays the graph it captured) shows the
+    graph launch, the node and its body's replays, and no other launch."""
+    import ctypes
+    driver = ctypes.CDLL(os.path.abspath(args.cuda_emulation))
+    driver.fakecu_trace.restype = ctypes.c_char_p
+    compiled.run({k: v for k, v in feeds.items() if k not in bound})
+    driver.fakecu_reset()
+    compiled.run({k: v for k, v in feeds.items() if k not in bound})
+    trace = driver.fakecu_trace().decode().splitlines()
+    launches = [line for line in trace if line.startswith("graphLaunch")]
+    eager = [line for line in trace if line.startswith("launch")]
+    if len(launches) != 1 or eager or \
+            not any(line.startswith("replay: while") for line in trace):
+        raise CheckFailed("the run is not one CUDA graph with a conditional "
+                          "node; the driver's trace:\n" + "\n".join(trace))
 
 
 def check_refusal(args, name, work_dir):

@@ -455,7 +455,7 @@ GRAPHC_API graphc_status graphc_session_synchronize(graphc_session *session);
  * *out_plan, its step count to *out_steps, and the first
  * min(capacity, steps) times, in microseconds, to out_micros (NULL with
  * capacity 0 asks for the count). A run split into parts reports its last
- * part. cuda: a loop step's time covers all of its iterations, and the steps
+ * part. A loop step's time covers all of its iterations, and the steps
  * of its body report 0. GRAPHC_FAILED_PRECONDITION without the flag, before
  * any run, or
  * while an asynchronous run is still in flight (synchronize first). */
