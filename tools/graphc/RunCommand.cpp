@@ -155,8 +155,10 @@ llvm::Error printProfile(graphc_model *model, int32_t planIndex,
       if (what.size() > 90)
         what = what.substr(0, 87) + "...";
     }
+    // A loop's time is the whole loop's; its body's steps show 0.
     const char *kind = step.kind == GRAPHC_STEP_LIBRARY_CALL ? "library"
                        : step.kind == GRAPHC_STEP_COPY       ? "copy"
+                       : step.kind == GRAPHC_STEP_LOOP       ? "loop"
                                                              : "kernel";
     llvm::outs() << llvm::format("  %4zu  %-7s %10.2f us %5.1f%%  ", s, kind,
                                  medians[s],
