@@ -4,9 +4,10 @@ count input, a while loop with a data-dependent exit, Scan in both
 directions over other axes, outer-scope captures, nesting), loops the run
 decides (a trip count input, a data-dependent while, nesting, carried values
 that trade places, a trip count past what unrolls, a run past the bound),
-and the refusals (a trip count or condition that must be known at compile
-time, a branch that could fail if computed speculatively, a loop whose
-carried value changes shape).
+an If whose branch could fail if computed speculatively (each branch a
+loop of at most one iteration), and the refusals (a trip count or
+condition that must be known at compile time, a loop whose carried value
+changes shape).
 
     python control_flow_tests.py --graphc build/bin/graphc \
         [--runtime build/lib/libgraphc_runtime.so] [--target cpu|cuda] \
@@ -140,6 +141,24 @@ def if_nested_in_if(rng):
                       value("x", F, [4, 6])], [value("y", F, [4, 6])])
     return m, {"c1": np.array(True), "c2": np.array([False]),
                "x": rand(rng, 4, 6)}, []
+
+
+def if_guarded_gather(rng, taken=True):
+    """`x[idx] if valid else -x`: a branch that can fail at run time (its
+    indices are out of range when the other branch is taken) is not computed
+    speculatively: each branch is a loop of at most one iteration (on cuda a
+    WHILE conditional node) that only its side of the condition enters."""
+    then_g = helper.make_graph(
+        [helper.make_node("Gather", ["x", "idx"], ["t"], axis=0)], "then", [],
+        [value("t", F, None)])
+    else_g = helper.make_graph([helper.make_node("Neg", ["x"], ["e"])],
+                               "else", [], [value("e", F, None)])
+    nodes = [helper.make_node("If", ["c"], ["y"], then_branch=then_g,
+                              else_branch=else_g)]
+    m = model(nodes, [value("c", BOOL, []), value("x", F, [4]),
+                      value("idx", I64, [4])], [value("y", F, [4])])
+    idx = np.array([3, 0, 2, 2] if taken else [7, -9, 100, 4], np.int64)
+    return m, {"c": np.array(taken), "x": rand(rng, 4), "idx": idx}, []
 
 
 # --- Loop -------------------------------------------------------------------
@@ -390,6 +409,8 @@ CASES = {
     "if_runtime_select": if_runtime_select,
     "if_runtime_select_negative": if_runtime_select_negative,
     "if_nested_in_if": if_nested_in_if,
+    "if_guarded_gather_taken": if_guarded_gather,
+    "if_guarded_gather_not_taken": lambda rng: if_guarded_gather(rng, False),
     "loop_static_trip_count": loop_static_trip_count,
     "loop_trip_count_input": loop_trip_count_input,
     "loop_while_data_dependent": loop_while_data_dependent,
@@ -425,18 +446,6 @@ def refuse_branch_types(rng):
                  [value("y", F, [2, 2])])
 
 
-def refuse_speculated_gather(rng):
-    then_g = helper.make_graph(
-        [helper.make_node("Gather", ["x", "idx"], ["t"], axis=0)], "then", [],
-        [value("t", F, None)])
-    else_g = helper.make_graph([helper.make_node("Neg", ["x"], ["e"])],
-                               "else", [], [value("e", F, None)])
-    nodes = [helper.make_node("If", ["c"], ["y"], then_branch=then_g,
-                              else_branch=else_g)]
-    return model(nodes, [value("c", BOOL, []), value("x", F, [4]),
-                         value("idx", I64, [4])], [value("y", F, [4])])
-
-
 def refuse_trip_count_input(rng):
     m, _, _ = loop_trip_count_input(rng)
     return m
@@ -469,9 +478,6 @@ REFUSALS = {
         refuse_branch_types,
         "node 'If_0' (If): the condition is not known at compile time, and its "
         "branches give output 0 different types"),
-    "speculated_gather": (
-        refuse_speculated_gather,
-        "in a branch can fail at run time"),
     "trip_count_input": (
         refuse_trip_count_input,
         "node 'Loop_0' (Loop): the trip count M is not known at compile time"),
@@ -550,7 +556,8 @@ def check_case(args, name, work_dir):
             raise CheckFailed(f"outputs {got_names}, onnxruntime has {names}")
         actual = [t.numpy() for t in compiled.run(
             {k: v for k, v in feeds.items() if k not in bound})]
-        if args.cuda_emulation and name.startswith("loop_runtime"):
+        if args.cuda_emulation and name.startswith(("loop_runtime",
+                                                     "if_guarded")):
             check_conditional_node(args, compiled, feeds, bound)
     lines = []
     for out, got, want in zip(names, actual, expected):

@@ -10,6 +10,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -84,16 +85,45 @@ public:
       : block(builder.getInsertionBlock()),
         last(block->empty() ? nullptr : &block->back()) {}
 
-  /// The first op created since the mark that can fail at run time.
+  /// The first op created since the mark that can fail at run time (in
+  /// the body of a loop created since, too).
   Operation *firstCheckingOp() const {
-    auto it = last ? std::next(last->getIterator()) : block->begin();
-    for (; it != block->end(); ++it)
-      if (it->hasTrait<graph::OpTrait::ChecksValues>())
-        return &*it;
+    Operation *found = nullptr;
+    for (Operation &op : created()) {
+      op.walk([&](Operation *inner) {
+        if (!found && inner->hasTrait<graph::OpTrait::ChecksValues>())
+          found = inner;
+      });
+      if (found)
+        return found;
+    }
     return nullptr;
   }
 
+  /// Erases the ops created since the mark; false (erasing nothing) when
+  /// one of them has a use outside them.
+  bool eraseCreated() {
+    llvm::SmallPtrSet<Operation *, 32> ops;
+    for (Operation &op : created())
+      ops.insert(&op);
+    for (Operation *op : ops)
+      for (Operation *user : op->getUsers())
+        if (!ops.contains(block->findAncestorOpInBlock(*user)))
+          return false;
+    SmallVector<Operation *> order;
+    for (Operation &op : created())
+      order.push_back(&op);
+    for (Operation *op : llvm::reverse(order))
+      op->erase();
+    return true;
+  }
+
 private:
+  llvm::iterator_range<Block::iterator> created() const {
+    return {last ? std::next(last->getIterator()) : block->begin(),
+            block->end()};
+  }
+
   Block *block;
   Operation *last;
 };
@@ -112,6 +142,20 @@ private:
   llvm::Expected<SmallVector<Value>> importIf();
   llvm::Expected<SmallVector<Value>> importLoop();
   llvm::Expected<SmallVector<Value>> importScan();
+  /// An If whose condition only the run knows and whose branches may not
+  /// both run: each branch the body of a graph.loop of at most one
+  /// iteration, entered on `cond` (then) and on its negation (else), whose
+  /// loop-carried values are the outputs (of `types`, zeros before).
+  llvm::Expected<SmallVector<Value>>
+  importBranchLoops(Value cond, onnx::GraphProto &thenBranch,
+                    onnx::GraphProto &elseBranch, ArrayRef<Type> types);
+  /// The body of `loop` (its block made): `body` imported with `arguments`
+  /// (a null one is the condition input, true while the body runs) and a
+  /// graph.yield of `condition` (null: the body's first output) and the
+  /// rest of its outputs, which must have the loop's result types.
+  llvm::Error importLoopBody(graph::LoopOp loop, onnx::GraphProto &body,
+                             ArrayRef<Value> arguments, Value condition,
+                             const std::string &prefix);
   /// The Loop as a graph.loop (no scan outputs): `tripCount` and
   /// `condition` as given (null when absent), `constantTripCount` the trip
   /// count when it is known.
@@ -301,13 +345,27 @@ llvm::Expected<SmallVector<Value>> ControlFlowImporter::importIf() {
               typeText((*elseValues)[i].getType()) +
               "); graphc selects between branches at run time only when "
               "their outputs have one type");
-  if (Operation *checking = mark.firstCheckingOp())
+  if (Operation *checking = mark.firstCheckingOp()) {
+    // A branch that may not run speculatively: each branch a loop of at
+    // most one iteration, which the run enters only for its branch.
+    SmallVector<Type> types;
+    for (Value value : *thenValues)
+      types.push_back(value.getType());
+    std::string checkingName = graph::firstNodeName(checking->getLoc());
+    std::string checkingOp = checking->getName().getStringRef().str();
+    bool staticTypes = llvm::all_of(types, [](Type type) {
+      auto ranked = dyn_cast<RankedTensorType>(type);
+      return ranked && ranked.hasStaticShape();
+    });
+    if (staticTypes && mark.eraseCreated())
+      return importBranchLoops(cond, **thenBranch, **elseBranch, types);
     return needAtCompileTime(
         cond, 0, "the condition",
-        "'" + graph::firstNodeName(checking->getLoc()) + "' (" +
-            checking->getName().getStringRef() +
+        "'" + checkingName + "' (" + checkingOp +
             ") in a branch can fail at run time; graphc selects between "
-            "branches at run time only when it may compute both");
+            "branches at run time only when it may compute both, or when "
+            "their outputs have static shapes");
+  }
   NodeBuilder select = at("select");
   llvm::Expected<Value> which = scalar(select, cond);
   if (!which)
@@ -528,38 +586,106 @@ llvm::Expected<SmallVector<Value>> ControlFlowImporter::importRunTimeLoop(
   for (Type type : types)
     block->addArgument(type, loc);
 
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(block);
   // The body runs only while its condition is true: its condition input is
   // true in every iteration that runs.
-  NodeBuilder inBody = at("body");
-  SmallVector<Value> arguments = {block->getArgument(0),
-                                  boolScalar(inBody, true)};
+  SmallVector<Value> arguments = {block->getArgument(0), Value()};
   llvm::append_range(arguments, block->getArguments().drop_front());
-  llvm::Expected<SmallVector<Value>> outputs =
-      importer.importSubgraph(body, arguments, name + "/body");
-  if (!outputs)
-    return outputs.takeError();
-  Value condOut = (*outputs)[0];
-  auto condType = dyn_cast<RankedTensorType>(condOut.getType());
-  if (!condType || !condType.getElementType().isInteger(1) ||
-      (condType.hasStaticShape() && condType.getNumElements() != 1))
-    return fail("the body's condition output must be a bool tensor of one "
-                "element");
-  SmallVector<Value> yielded = {condOut};
-  for (size_t j = 0; j < types.size(); ++j) {
-    Value next = (*outputs)[1 + j];
-    if (next.getType() != types[j])
-      return fail("loop-carried value " + llvm::Twine(j) + " is " +
-                  typeText(types[j]) + " but the body gives " +
-                  typeText(next.getType()) +
-                  "; a loop the run decides keeps each value's type");
-    yielded.push_back(next);
-  }
-  b.create<graph::YieldOp>(loc, yielded);
+  if (llvm::Error error =
+          importLoopBody(loop, body, arguments, Value(), name + "/body"))
+    return std::move(error);
   SmallVector<Value> results(loop.getResults());
   results.resize(node.output_size());
   return results;
+}
+
+llvm::Error ControlFlowImporter::importLoopBody(graph::LoopOp loop,
+                                                onnx::GraphProto &body,
+                                                ArrayRef<Value> arguments,
+                                                Value condition,
+                                                const std::string &prefix) {
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToEnd(&loop.getBodyBlock());
+  NodeBuilder inBody = at(llvm::StringRef(prefix).rsplit('/').second);
+  SmallVector<Value> bound(arguments);
+  for (Value &argument : bound)
+    if (!argument)
+      argument = boolScalar(inBody, true);
+  llvm::Expected<SmallVector<Value>> outputs =
+      importer.importSubgraph(body, bound, prefix);
+  if (!outputs)
+    return outputs.takeError();
+  ArrayRef<Value> values = *outputs;
+  bool isLoopBody = !condition;
+  if (isLoopBody) {
+    condition = values.front();
+    values = values.drop_front();
+    auto condType = dyn_cast<RankedTensorType>(condition.getType());
+    if (!condType || !condType.getElementType().isInteger(1) ||
+        (condType.hasStaticShape() && condType.getNumElements() != 1))
+      return fail("the body's condition output must be a bool tensor of one "
+                  "element");
+  }
+  SmallVector<Value> yielded = {condition};
+  for (auto [j, next] : llvm::enumerate(values)) {
+    Type type = loop.getResult(j).getType();
+    if (next.getType() != type)
+      return fail((isLoopBody ? "loop-carried value " : "output ") +
+                  llvm::Twine(j) + " is " + typeText(type) +
+                  " but the body gives " + typeText(next.getType()) +
+                  "; a loop the run decides keeps each value's type");
+    yielded.push_back(next);
+  }
+  b.create<graph::YieldOp>(loop.getLoc(), yielded);
+  return llvm::Error::success();
+}
+
+llvm::Expected<SmallVector<Value>>
+ControlFlowImporter::importBranchLoops(Value cond, onnx::GraphProto &thenBranch,
+                                       onnx::GraphProto &elseBranch,
+                                       ArrayRef<Type> types) {
+  NodeBuilder entry = at("enter");
+  llvm::Expected<Value> enterThen = scalar(entry, cond);
+  if (!enterThen)
+    return enterThen.takeError();
+  llvm::Expected<Value> enterElse = op(entry, "not", {*enterThen});
+  if (!enterElse)
+    return enterElse.takeError();
+  Value once = i64Scalar(entry, 1);
+  SmallVector<Value> outputs;
+  for (Type type : types) {
+    auto ranked = cast<RankedTensorType>(type);
+    Type element = ranked.getElementType();
+    Attribute zero = isa<FloatType>(element)
+                         ? Attribute(FloatAttr::get(element, 0.0))
+                         : Attribute(IntegerAttr::get(element, 0));
+    outputs.push_back(entry.constant(
+        cast<ElementsAttr>(DenseElementsAttr::get(ranked, zero))));
+  }
+  for (auto [branch, enter, label] :
+       {std::tuple{&thenBranch, *enterThen, "then"},
+        std::tuple{&elseBranch, *enterElse, "else"}}) {
+    Location loc = at(label).getLoc();
+    auto loop = b.create<graph::LoopOp>(loc, types, once, enter, outputs,
+                                        b.getI64IntegerAttr(1));
+    Block *block = new Block();
+    loop.getBody().push_back(block);
+    block->addArgument(RankedTensorType::get({}, b.getI64Type()), loc);
+    for (Type type : types)
+      block->addArgument(type, loc);
+    // One iteration: the trip count ends it; the body's condition is true.
+    Value stay;
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToEnd(block);
+      NodeBuilder inBody = at(label);
+      stay = boolScalar(inBody, true);
+    }
+    if (llvm::Error error =
+            importLoopBody(loop, *branch, {}, stay, name + "/" + label))
+      return std::move(error);
+    outputs.assign(loop.getResults().begin(), loop.getResults().end());
+  }
+  return outputs;
 }
 
 llvm::Expected<SmallVector<Value>> ControlFlowImporter::importScan() {
