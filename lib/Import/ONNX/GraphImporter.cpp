@@ -463,9 +463,27 @@ llvm::Error GraphImporter::importNode(OpBuilder &builder, onnx::NodeProto &node,
 }
 
 void GraphImporter::recordFourBitOutput(const onnx::NodeProto &node) {
+  llvm::StringRef opType = node.op_type();
+  // If, Loop and Scan pass on what their subgraphs return (a Loop body's
+  // first output is its condition): 4-bit by its declared type or by the
+  // node that made it.
+  for (const onnx::AttributeProto &attr : node.attribute()) {
+    if (!attr.has_g())
+      continue;
+    const onnx::GraphProto &body = attr.g();
+    int skip = opType == "Loop" ? 1 : 0;
+    for (int i = 0; i < node.output_size() && i + skip < body.output_size();
+         ++i) {
+      const onnx::ValueInfoProto &returned = body.output(i + skip);
+      int32_t dtype = returned.type().tensor_type().elem_type();
+      if (!isFourBitDtype(dtype))
+        dtype = fourBitTensors.lookup(returned.name());
+      if (isFourBitDtype(dtype) && !node.output(i).empty())
+        fourBitTensors[node.output(i)] = dtype;
+    }
+  }
   if (node.output_size() == 0 || node.output(0).empty())
     return;
-  llvm::StringRef opType = node.op_type();
   auto input = [&](int slot) -> int32_t {
     return slot < node.input_size() ? fourBitTensors.lookup(node.input(slot))
                                     : 0;

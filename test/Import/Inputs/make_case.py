@@ -781,6 +781,24 @@ def case_four_bit():
                  initializers=[w4, wu4, zero, const("s", np.float32(0.5))], opset=21)
 
 
+def case_four_bit_if():
+    # An If whose branches return INT4 Constants passes on a 4-bit value: the
+    # QuantizeLinear it is the zero point of saturates to [-8, 7].
+    def branch(name, value):
+        node = helper.make_node("Constant", [], [name], name=name,
+                                value=helper.make_tensor(name, TensorProto.INT4, [], [value]))
+        return helper.make_graph([node], name, [],
+                                 [helper.make_tensor_value_info(name, TensorProto.INT4, [])])
+    return model([helper.make_node("If", ["c"], ["z"], name="pick",
+                                   then_branch=branch("z_then", -3),
+                                   else_branch=branch("z_else", 5)),
+                  helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q4"], name="q4"),
+                  helper.make_node("Cast", ["q4"], ["q"], name="from_q4", to=F)],
+                 [tensor("x", F, [3]), tensor("c", TensorProto.BOOL, [])],
+                 [tensor("q", F, [3])], initializers=[const("s", np.float32(0.5))],
+                 opset=21)
+
+
 def case_four_bit_input():
     return model([helper.make_node("Cast", ["x"], ["y"], name="up", to=F)],
                  [tensor("x", TensorProto.INT4, [4])], [tensor("y", F, [4])], opset=21)
