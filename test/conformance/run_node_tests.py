@@ -80,7 +80,7 @@ def classify_compile_error(message):
     if "unsupported ONNX op" in message or "unsupported opset" in message:
         return "unsupported-op"
     if re.search(r"unsupported (\w+ )?(element |data |tensor )?(type|dtype)"
-                 r"|unsupported input '[^']*' of element type", message):
+                 r"|unsupported (input|output) '[^']*' of element type", message):
         return "unsupported-dtype"
     return "compile-error"
 

@@ -15,6 +15,7 @@
 #include "lib/Import/ONNX/ONNXImporter.h"
 #include "lib/Import/ONNX/OnnxModel.h"
 #include "lib/Import/ONNX/OpsetUpgrade.h"
+#include "lib/Import/ONNX/TensorData.h"
 #include "lib/Import/ONNX/TensorImport.h"
 #include "lib/Import/ONNX/VersionNormalization.h"
 
@@ -159,6 +160,11 @@ private:
   llvm::DenseMap<const onnx::GraphProto *, std::vector<size_t>> subgraphOrders;
   llvm::DenseMap<const onnx::TensorProto *, ElementsAttr> importedTensors;
   int64_t subgraphNodes = 0;
+  /// ONNX values of type UINT4 (21) or INT4 (22), held unpacked in uint8 or
+  /// int8 values: the initializers and Constants of those types, Casts and
+  /// QuantizeLinears to them, and the ops that pass them on unchanged.
+  llvm::StringMap<int32_t> fourBitTensors;
+  void recordFourBitOutput(const onnx::NodeProto &node);
 };
 
 /// Adds the names the nodes of `graph` and of its subgraphs read to `names`.
@@ -229,6 +235,12 @@ llvm::Error GraphImporter::checkSupport() {
   return makeError(llvm::join(problems, "; "));
 }
 
+/// Why a model input or output of type INT4 or UINT4 is refused: the
+/// runtime's tensors are whole bytes per element.
+static constexpr const char *kFourBitBoundary =
+    " (graphc holds 4-bit integers only inside a model: its inputs and "
+    "outputs cannot be packed 4-bit tensors)";
+
 llvm::Expected<Type>
 GraphImporter::convertValueType(const onnx::ValueInfoProto &info,
                                 llvm::StringRef kind) {
@@ -238,9 +250,10 @@ GraphImporter::convertValueType(const onnx::ValueInfoProto &info,
   const onnx::TypeProto::Tensor &tensor = info.type().tensor_type();
   Type elementType = convertElementType(&context, tensor.elem_type());
   if (!elementType)
-    return makeError("unsupported " + kind + " '" + info.name() +
-                     "' of element type " +
-                     getDataTypeInfo(tensor.elem_type()).name);
+    return makeError(
+        "unsupported " + kind + " '" + info.name() + "' of element type " +
+        getDataTypeInfo(tensor.elem_type()).name +
+        (isFourBitDtype(tensor.elem_type()) ? kFourBitBoundary : ""));
   if (!tensor.has_shape())
     return UnrankedTensorType::get(elementType);
   llvm::SmallVector<int64_t> shape;
@@ -287,6 +300,12 @@ GraphImporter::convertAttributes(onnx::NodeProto &node,
     case onnx::AttributeProto::INT:
       if (isDataTypeAttribute(node.op_type(), attr.name())) {
         Type type = convertElementType(&context, attr.i());
+        // Cast to a 4-bit integer: i4 or ui4 only says so to importCast,
+        // which holds the result in 8 bits.
+        if (!type && isFourBitDtype(attr.i()) && node.op_type() == "Cast")
+          type = IntegerType::get(&context, 4,
+                                  attr.i() == 21 ? IntegerType::Unsigned
+                                                 : IntegerType::Signless);
         if (!type)
           return makeError(prefix + "unsupported data type " +
                            getDataTypeInfo(attr.i()).name + " in attribute '" +
@@ -391,6 +410,10 @@ llvm::Error GraphImporter::importNode(OpBuilder &builder, onnx::NodeProto &node,
     NodeInfo info{node, nodeOpset, std::move(inputs), std::move(*attributes),
                   lookupMnemonic(node.op_type())};
     info.inputs.resize(inputSlotCount(node.op_type(), info.inputs.size()));
+    info.fourBitInputs.resize(info.inputs.size());
+    for (auto [slot, input] : llvm::enumerate(node.input()))
+      if (slot < info.fourBitInputs.size())
+        info.fourBitInputs[slot] = fourBitTensors.lookup(input);
     // Inputs the node's ops are made of must be known here; those
     // computed from model inputs are shape inputs --const-input binds.
     SmallVector<unsigned> unknown;
@@ -417,6 +440,7 @@ llvm::Error GraphImporter::importNode(OpBuilder &builder, onnx::NodeProto &node,
                             info.inputs);
   }
 
+  recordFourBitOutput(node);
   // Inside subgraphs tensor names repeat (an unrolled body imports its
   // nodes once per iteration) and name nothing a user can observe.
   if (!inSubgraph)
@@ -436,6 +460,52 @@ llvm::Error GraphImporter::importNode(OpBuilder &builder, onnx::NodeProto &node,
           llvm::Twine(results->size()) + " output(s) of " + node.op_type());
   }
   return llvm::Error::success();
+}
+
+void GraphImporter::recordFourBitOutput(const onnx::NodeProto &node) {
+  llvm::StringRef opType = node.op_type();
+  // If, Loop and Scan pass on what their subgraphs return (a Loop body's
+  // first output is its condition): 4-bit by its declared type or by the
+  // node that made it.
+  for (const onnx::AttributeProto &attr : node.attribute()) {
+    if (!attr.has_g())
+      continue;
+    const onnx::GraphProto &body = attr.g();
+    int skip = opType == "Loop" ? 1 : 0;
+    for (int i = 0; i < node.output_size() && i + skip < body.output_size();
+         ++i) {
+      const onnx::ValueInfoProto &returned = body.output(i + skip);
+      int32_t dtype = returned.type().tensor_type().elem_type();
+      if (!isFourBitDtype(dtype))
+        dtype = fourBitTensors.lookup(returned.name());
+      if (isFourBitDtype(dtype) && !node.output(i).empty())
+        fourBitTensors[node.output(i)] = dtype;
+    }
+  }
+  if (node.output_size() == 0 || node.output(0).empty())
+    return;
+  auto input = [&](int slot) -> int32_t {
+    return slot < node.input_size() ? fourBitTensors.lookup(node.input(slot))
+                                    : 0;
+  };
+  int32_t dtype = 0;
+  for (const onnx::AttributeProto &attr : node.attribute()) {
+    if (opType == "Constant" && attr.name() == "value" && attr.has_t())
+      dtype = attr.t().data_type();
+    else if ((opType == "Cast" && attr.name() == "to") ||
+             (opType == "QuantizeLinear" && attr.name() == "output_dtype"))
+      dtype = static_cast<int32_t>(attr.i());
+  }
+  if (opType == "QuantizeLinear" && !isFourBitDtype(dtype))
+    dtype = input(2);
+  else if (opType == "CastLike")
+    dtype = input(1);
+  else if (llvm::is_contained({"Identity", "Reshape", "Flatten", "Squeeze",
+                               "Unsqueeze", "Transpose"},
+                              opType))
+    dtype = input(0);
+  if (isFourBitDtype(dtype))
+    fourBitTensors[node.output(0)] = dtype;
 }
 
 llvm::Expected<llvm::SmallVector<Value>>
@@ -497,6 +567,8 @@ GraphImporter::importSubgraph(onnx::GraphProto &body,
     bind(input.name(), argument);
   }
   for (onnx::TensorProto &tensor : *body.mutable_initializer()) {
+    if (isFourBitDtype(tensor.data_type()))
+      fourBitTensors[tensor.name()] = tensor.data_type();
     llvm::Expected<ElementsAttr> value = importTensorOnce(
         tensor, "initializer '" + tensor.name() + "' of '" + prefix + "'");
     if (!value)
@@ -556,6 +628,10 @@ llvm::Error GraphImporter::importOutputs(OpBuilder &builder,
   llvm::SmallVector<Value> results;
   for (const onnx::ValueInfoProto &output : graph.output()) {
     Value value = values.lookup(output.name());
+    if (int32_t dtype = fourBitTensors.lookup(output.name()))
+      return makeError(llvm::Twine("unsupported output '") + output.name() +
+                       "' of element type " + getDataTypeInfo(dtype).name +
+                       kFourBitBoundary);
     // A declared type must agree with the computed one; a declaration
     // without element type declares nothing.
     if (output.type().has_tensor_type() &&
@@ -662,6 +738,8 @@ llvm::Expected<OwningOpRef<ModuleOp>> GraphImporter::run() {
         builder.create<graph::ConstantOp>(loc, value.getType(), value);
   }
   for (onnx::TensorProto &tensor : *graph.mutable_initializer()) {
+    if (isFourBitDtype(tensor.data_type()))
+      fourBitTensors[tensor.name()] = tensor.data_type();
     StringAttr name = StringAttr::get(&context, tensor.name());
     Location loc = graph::withTensorNames(NameLoc::get(name, fileLoc), name);
     llvm::Expected<ElementsAttr> value =

@@ -67,8 +67,11 @@ static void countTensor(const onnx::TensorProto &tensor,
 static void checkValueType(llvm::StringRef kind, const ValueSummary &value,
                            ModelSummary &summary) {
   static constexpr llvm::StringLiteral supported[] = {
-      "float32", "float16", "bfloat16", "float64", "int8",   "int16", "int32",
-      "int64",   "uint8",   "uint16",   "uint32",  "uint64", "bool"};
+      "float32",       "float16",      "bfloat16",       "float64",
+      "int8",          "int16",        "int32",          "int64",
+      "uint8",         "uint16",       "uint32",         "uint64",
+      "bool",          "float8e4m3fn", "float8e4m3fnuz", "float8e5m2",
+      "float8e5m2fnuz"};
   if (!llvm::is_contained(supported, value.dtype))
     summary.problems.push_back(
         ("unsupported " + kind + " '" + value.name + "' of type " + value.dtype)

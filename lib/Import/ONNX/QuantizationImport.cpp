@@ -6,6 +6,7 @@
 #include "lib/Support/Axis.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
 
 namespace graphc::onnx_import {
 
@@ -119,24 +120,40 @@ FailureOr<Value> broadcastParam(NodeBuilder &builder, Value param,
   return value;
 }
 
-/// Scale and zero point of `info` broadcast against x (see broadcastParam).
+/// Scale and zero point of `info` (or values computed from them) broadcast
+/// against x (see broadcastParam).
 LogicalResult broadcastParams(NodeBuilder &builder, NodeInfo &info,
                               Value &scale, Value &zeroPoint) {
   auto xType = cast<RankedTensorType>(info.inputs[0].getType());
   int64_t axis = intAttribute(info, "axis", 1);
   int64_t blockSize = intAttribute(info, "block_size", 0);
   bool perAxis = info.opset >= 13;
-  FailureOr<Value> s = broadcastParam(builder, info.inputs[1], xType, axis,
-                                      blockSize, perAxis, "scale");
+  FailureOr<Value> s =
+      broadcastParam(builder, scale, xType, axis, blockSize, perAxis, "scale");
   if (failed(s))
     return failure();
+  scale = *s;
+  if (!zeroPoint)
+    return success();
   FailureOr<Value> z = broadcastParam(builder, zeroPoint, xType, axis,
                                       blockSize, perAxis, "zero point");
   if (failed(z))
     return failure();
-  scale = *s;
   zeroPoint = *z;
   return success();
+}
+
+/// Whether `value` is a constant whose elements are all zero (of either
+/// sign).
+bool isConstantZero(Value value) {
+  DenseElementsAttr dense;
+  if (!matchPattern(value, m_Constant(&dense)))
+    return false;
+  if (isa<FloatType>(dense.getElementType()))
+    return llvm::all_of(dense.getValues<APFloat>(),
+                        [](const APFloat &v) { return v.isZero(); });
+  return llvm::all_of(dense.getValues<APInt>(),
+                      [](const APInt &v) { return v.isZero(); });
 }
 
 /// Builds a chain of graph ops; the first failure makes every later value
@@ -265,7 +282,128 @@ Value integerConv(Chain &chain, const NodeInfo &info, Value x, Value xZero,
                   convAttributes(info));
 }
 
+/// The zero point of an 8-bit float x or y converted to `type`, or null
+/// when there is none to apply: absent, or a constant zero, which onnx's
+/// reference ignores (adding +0 would turn -0 into +0).
+FailureOr<Value> float8ZeroPoint(Chain &chain, const NodeInfo &info,
+                                 Type float8, Type type) {
+  Value zeroPoint = optionalInput(info, 2);
+  if (!zeroPoint || isConstantZero(zeroPoint))
+    return Value();
+  Type element = cast<ShapedType>(zeroPoint.getType()).getElementType();
+  if (element != float8)
+    return emitError(chain.builder.getLoc())
+           << "the zero point must have element type " << float8 << ", got "
+           << element;
+  Value converted = chain.cast(zeroPoint, type);
+  if (!converted)
+    return failure();
+  return converted;
+}
+
+/// QuantizeLinear to an 8-bit float is the graph ops of its formula,
+/// saturate(x / scale + zero_point): the quotient in x's type, plus the zero
+/// point, and a graph.cast with the node's `saturate`, whose conversion is
+/// lib/Support/Float8.h's. The 8-bit floats are storage types, so the zero
+/// point is converted to x's type before it is broadcast.
+NodeResults quantizeToFloat8(NodeBuilder &builder, NodeInfo &info,
+                             Type target) {
+  Chain chain{builder};
+  Type xElement = cast<ShapedType>(info.inputs[0].getType()).getElementType();
+  FailureOr<Value> zeroPoint = float8ZeroPoint(chain, info, target, xElement);
+  if (failed(zeroPoint))
+    return failure();
+  Value scale = chain.cast(info.inputs[1], xElement);
+  if (chain.failed || failed(broadcastParams(builder, info, scale, *zeroPoint)))
+    return failure();
+  Value q = chain.op("div", {info.inputs[0], scale});
+  if (*zeroPoint)
+    q = chain.op("add", {q, *zeroPoint});
+  OpBuilder &b = builder.getBuilder();
+  int64_t saturate = intAttribute(info, "saturate", 1);
+  return single(
+      chain,
+      chain.op("cast", {q},
+               {b.getNamedAttr("to", TypeAttr::get(target)),
+                b.getNamedAttr("saturate", b.getI64IntegerAttr(saturate))}));
+}
+
+/// DequantizeLinear of an 8-bit float: (float(x) - float(zero_point)) *
+/// scale in f32, as onnx's reference computes it, rounded to the scale's
+/// type.
+NodeResults dequantizeFloat8(NodeBuilder &builder, NodeInfo &info) {
+  Chain chain{builder};
+  Type f32 = builder.getBuilder().getF32Type();
+  Type xElement = cast<ShapedType>(info.inputs[0].getType()).getElementType();
+  Type scaleElement =
+      cast<ShapedType>(info.inputs[1].getType()).getElementType();
+  if (!isa<Float32Type, Float16Type, BFloat16Type>(scaleElement))
+    return emitError(builder.getLoc())
+           << "unsupported: DequantizeLinear with a " << scaleElement
+           << " scale; graphc takes f32, f16 and bf16 scales";
+  FailureOr<Value> zeroPoint = float8ZeroPoint(chain, info, xElement, f32);
+  if (failed(zeroPoint))
+    return failure();
+  Value x = chain.cast(info.inputs[0], f32);
+  Value scale = chain.cast(info.inputs[1], f32);
+  if (chain.failed || failed(broadcastParams(builder, info, scale, *zeroPoint)))
+    return failure();
+  if (*zeroPoint)
+    x = chain.op("sub", {x, *zeroPoint});
+  return single(chain, chain.cast(chain.op("mul", {x, scale}), scaleElement));
+}
+
+/// The type an ONNX UINT4 (21) or INT4 (22) value is held in: uint8 or
+/// int8 (TensorData.h's isFourBitDtype).
+Type fourBitHolder(MLIRContext *context, int32_t dtype) {
+  return IntegerType::get(
+      context, 8, dtype == 21 ? IntegerType::Unsigned : IntegerType::Signless);
+}
+
+/// A rank-0 constant `value` of `element`, a float or integer type.
+Value scalarOf(NodeBuilder &builder, Type element, double value) {
+  auto type = RankedTensorType::get({}, element);
+  if (auto floatType = dyn_cast<FloatType>(element))
+    return builder.constant(cast<ElementsAttr>(
+        DenseElementsAttr::get(type, FloatAttr::get(floatType, value))));
+  return builder.constant(cast<ElementsAttr>(DenseElementsAttr::get(
+      type, IntegerAttr::get(element, static_cast<int64_t>(value)))));
+}
+
+/// `value` clamped to the range of 4-bit `dtype` and held in its 8-bit
+/// type, as onnx's reference converts to 4 bits: clipped, then rounded half
+/// to even (which for integer bounds is rounding, then clipping). 8-bit
+/// floats are converted to f32 first, bool as it is.
+Value toFourBit(Chain &chain, Value value, int32_t dtype) {
+  if (!value)
+    return chain.markFailed();
+  NodeBuilder &builder = chain.builder;
+  MLIRContext *context = builder.getBuilder().getContext();
+  Type holder = fourBitHolder(context, dtype);
+  double low = dtype == 22 ? -8 : 0, high = dtype == 22 ? 7 : 15;
+  Type element = cast<ShapedType>(value.getType()).getElementType();
+  if (element.isInteger(1))
+    return chain.cast(value, holder);
+  if (isa<FloatType>(element) && element.getIntOrFloatBitWidth() == 8) {
+    element = builder.getBuilder().getF32Type();
+    value = chain.cast(value, element);
+  }
+  if (isa<FloatType>(element))
+    value = chain.op("round", {value});
+  // An unsigned value needs no lower bound of 0 or less (nor can hold one).
+  Value lowBound =
+      element.isUnsignedInteger() ? Value() : scalarOf(builder, element, low);
+  value = chain.op("clip", {value, lowBound, scalarOf(builder, element, high)});
+  return chain.cast(value, holder);
+}
+
 } // namespace
+
+NodeResults importFourBitCast(NodeBuilder &builder, Value input,
+                              int32_t dtype) {
+  Chain chain{builder};
+  return single(chain, toFourBit(chain, input, dtype));
+}
 
 NodeResults importMatMulInteger(NodeBuilder &builder, NodeInfo &info) {
   if (failed(check8Bit(builder, info, {0, 1, 2, 3})))
@@ -324,8 +462,27 @@ NodeResults importQuantizeLinear(NodeBuilder &builder, NodeInfo &info) {
       zeroPoint
           ? cast<ShapedType>(zeroPoint.getType()).getElementType()
           : IntegerType::get(builder.getContext(), 8, IntegerType::Unsigned);
+  // To a 4-bit integer: the zero point is one (held in 8 bits) or
+  // output_dtype names one.
+  int32_t fourBit = info.fourBitInputs.size() > 2 ? info.fourBitInputs[2] : 0;
+  if (int64_t dtype = intAttribute(info, "output_dtype", 0);
+      !fourBit && (dtype == 21 || dtype == 22)) {
+    if (zeroPoint)
+      return emitError(builder.getLoc())
+             << "output_dtype " << (dtype == 21 ? "uint4" : "int4")
+             << " differs from the zero point's element type " << target;
+    fourBit = static_cast<int32_t>(dtype);
+    target = fourBitHolder(builder.getContext(), fourBit);
+    info.attributes.erase("output_dtype");
+  }
   if (int64_t dtype = intAttribute(info, "output_dtype", 0)) {
-    Type requested = convertElementType(builder.getContext(), dtype);
+    if (fourBit && dtype != fourBit)
+      return emitError(builder.getLoc())
+             << "output_dtype " << dtype
+             << " differs from the zero point's element type "
+             << (fourBit == 21 ? "uint4" : "int4");
+    Type requested =
+        fourBit ? target : convertElementType(builder.getContext(), dtype);
     if (!requested)
       return emitError(builder.getLoc())
              << "unsupported: QuantizeLinear output_dtype " << dtype;
@@ -335,13 +492,16 @@ NodeResults importQuantizeLinear(NodeBuilder &builder, NodeInfo &info) {
              << " differs from the zero point's element type " << target;
     target = requested;
   }
+  if (isa<FloatType>(target) && target.getIntOrFloatBitWidth() == 8)
+    return quantizeToFloat8(builder, info, target);
   if (!isQuantizedInteger(target))
     return emitError(builder.getLoc())
            << "unsupported: QuantizeLinear to " << target
-           << "; graphc quantizes to int8, uint8, int16 and uint16";
+           << "; graphc quantizes to int8, uint8, int16, uint16 and the 8-bit "
+              "floats";
   if (!zeroPoint)
     zeroPoint = zeroOf(builder, target);
-  Value scale;
+  Value scale = info.inputs[1];
   if (failed(broadcastParams(builder, info, scale, zeroPoint)))
     return failure();
   SmallVector<NamedAttribute> attributes;
@@ -352,20 +512,29 @@ NodeResults importQuantizeLinear(NodeBuilder &builder, NodeInfo &info) {
       builder.createValue(info.mnemonic, {x, scale, zeroPoint}, attributes);
   if (failed(y))
     return failure();
+  // Saturating to the 8-bit range and then to the 4-bit one is saturating
+  // to the 4-bit one.
+  if (fourBit) {
+    Chain chain{builder};
+    return single(chain, toFourBit(chain, *y, fourBit));
+  }
   return SmallVector<Value>{*y};
 }
 
 NodeResults importDequantizeLinear(NodeBuilder &builder, NodeInfo &info) {
   Value x = info.inputs[0];
   Type xElement = cast<ShapedType>(x.getType()).getElementType();
+  if (isa<FloatType>(xElement) && xElement.getIntOrFloatBitWidth() == 8)
+    return dequantizeFloat8(builder, info);
   if (!isQuantizedInteger(xElement) && !xElement.isSignlessInteger(32))
     return emitError(builder.getLoc())
            << "unsupported: DequantizeLinear of " << xElement
-           << "; graphc dequantizes int8, uint8, int16, uint16 and int32";
+           << "; graphc dequantizes int8, uint8, int16, uint16, int32 and the "
+              "8-bit floats";
   Value zeroPoint = info.inputs.size() > 2 ? info.inputs[2] : Value();
   if (!zeroPoint)
     zeroPoint = zeroOf(builder, xElement);
-  Value scale;
+  Value scale = info.inputs[1];
   if (failed(broadcastParams(builder, info, scale, zeroPoint)))
     return failure();
   FailureOr<Value> y =

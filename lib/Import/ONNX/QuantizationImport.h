@@ -21,6 +21,13 @@ importQuantizeLinear(NodeBuilder &builder, NodeInfo &info);
 mlir::FailureOr<llvm::SmallVector<mlir::Value>>
 importDequantizeLinear(NodeBuilder &builder, NodeInfo &info);
 
+// Cast (and CastLike) to ONNX UINT4 (21) or INT4 (22), whose values graphc
+// holds unpacked in uint8 or int8: saturated to the 4-bit range and, from
+// floats, rounded half to even, as onnx's reference converts. QuantizeLinear
+// to them quantizes to 8 bits and saturates the same way.
+mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+importFourBitCast(NodeBuilder &builder, mlir::Value input, int32_t dtype);
+
 // MatMulInteger, ConvInteger, QLinearMatMul and QLinearConv become the
 // float ops on their centered operands where the arithmetic is exact:
 // mat_mul in int32 (wrapping like the reference), conv in f64 (products and

@@ -29,11 +29,31 @@ TensorData TensorData::fromBuffer(std::unique_ptr<llvm::MemoryBuffer> storage) {
 }
 
 std::optional<int64_t> tensorByteSize(const onnx::TensorProto &tensor) {
+  if (isFourBitDtype(tensor.data_type())) {
+    std::optional<int64_t> count =
+        checkedByteSize(tensor.dims().data(), tensor.dims().size(), 1);
+    if (!count)
+      return std::nullopt;
+    return *count / 2 + *count % 2;
+  }
   size_t elementSize = getDataTypeInfo(tensor.data_type()).size;
   if (elementSize == 0)
     return std::nullopt;
   return checkedByteSize(tensor.dims().data(), tensor.dims().size(),
                          static_cast<int64_t>(elementSize));
+}
+
+std::unique_ptr<std::string> unpackFourBit(llvm::ArrayRef<char> packed,
+                                           int64_t count, bool isSigned) {
+  auto bytes = std::make_unique<std::string>(count, '\0');
+  for (int64_t i = 0; i < count; ++i) {
+    unsigned nibble =
+        (static_cast<unsigned char>(packed[i / 2]) >> (i % 2 * 4)) & 0xfu;
+    if (isSigned && nibble >= 8)
+      nibble |= 0xf0u; // -8 .. -1
+    (*bytes)[i] = static_cast<char>(nibble);
+  }
+  return bytes;
 }
 
 /// Packs typed repeated values into little-endian elements of `Element`.
@@ -75,6 +95,8 @@ packTypedFields(const onnx::TensorProto &tensor) {
     return packValues<int8_t>(tensor.int32_data());
   case onnx::TensorProto::UINT8:
   case onnx::TensorProto::BOOL:
+  case 21: // UINT4 and INT4: a packed byte per int32
+  case 22:
   case rt::kFloat8E4M3FN: // 8-bit floats as their bit pattern
   case rt::kFloat8E4M3FNUZ:
   case rt::kFloat8E5M2:
@@ -195,7 +217,7 @@ llvm::Expected<TensorData> takeTensorData(onnx::TensorProto &tensor,
                                           llvm::StringRef baseDir,
                                           llvm::StringRef what) {
   DataTypeInfo info = getDataTypeInfo(tensor.data_type());
-  if (info.size == 0)
+  if (info.size == 0 && !isFourBitDtype(tensor.data_type()))
     return makeError("unsupported element type " + info.name + " of " + what);
   if (tensor.has_segment())
     return makeError("unsupported segmented tensor data of " + what);

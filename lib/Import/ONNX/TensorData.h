@@ -39,8 +39,21 @@ llvm::Expected<TensorData> takeTensorData(onnx::TensorProto &tensor,
                                           llvm::StringRef what);
 
 /// The byte size of a tensor's data from its dims and type, without reading
-/// the data; nullopt for unsupported element types or invalid dims.
+/// the data (4-bit integers two to a byte); nullopt for unsupported element
+/// types or invalid dims.
 std::optional<int64_t> tensorByteSize(const onnx::TensorProto &tensor);
+
+/// ONNX's UINT4 (21) and INT4 (22): packed two to a byte, the first element
+/// in the low nibble. graphc holds them unpacked, one per byte
+/// (unpackFourBit), as uint8 and int8.
+constexpr bool isFourBitDtype(int32_t dtype) {
+  return dtype == 21 || dtype == 22;
+}
+
+/// The `count` elements of 4-bit `packed` data one per byte, those of INT4
+/// (`isSigned`) sign-extended.
+std::unique_ptr<std::string> unpackFourBit(llvm::ArrayRef<char> packed,
+                                           int64_t count, bool isSigned);
 
 } // namespace graphc::onnx_import
 

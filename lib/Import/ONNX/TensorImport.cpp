@@ -78,7 +78,13 @@ llvm::Expected<ElementsAttr> importTensor(MLIRContext *context,
                                           llvm::StringRef baseDir,
                                           llvm::StringRef what,
                                           const ImportOptions &options) {
-  Type elementType = convertElementType(context, tensor.data_type());
+  // 4-bit integers are held unpacked, one per byte (isFourBitDtype).
+  const bool fourBit = isFourBitDtype(tensor.data_type());
+  Type elementType = fourBit ? IntegerType::get(context, 8,
+                                                tensor.data_type() == 21
+                                                    ? IntegerType::Unsigned
+                                                    : IntegerType::Signless)
+                             : convertElementType(context, tensor.data_type());
   if (!elementType)
     return makeError("unsupported element type " +
                      getDataTypeInfo(tensor.data_type()).name + " of " + what);
@@ -91,6 +97,9 @@ llvm::Expected<ElementsAttr> importTensor(MLIRContext *context,
   llvm::Expected<TensorData> data = takeTensorData(tensor, baseDir, what);
   if (!data)
     return data.takeError();
+  if (fourBit)
+    data = TensorData::fromString(
+        unpackFourBit(data->bytes(), *count, tensor.data_type() == 22));
   llvm::ArrayRef<char> bytes = data->bytes();
 
   if (elementType.isInteger(1)) {
@@ -105,7 +114,7 @@ llvm::Expected<ElementsAttr> importTensor(MLIRContext *context,
 
   // The blob takes ownership of the storage, so the weights exist once in
   // memory: in the moved protobuf string or in the mapped external file.
-  size_t alignment = getDataTypeInfo(tensor.data_type()).size;
+  size_t alignment = fourBit ? 1 : getDataTypeInfo(tensor.data_type()).size;
   if (!llvm::isAddrAligned(llvm::Align(alignment), bytes.data()))
     data = TensorData::fromString(
         std::make_unique<std::string>(bytes.begin(), bytes.end()));

@@ -327,8 +327,20 @@ static NodeResults importMaxPool(NodeBuilder &builder, NodeInfo &info) {
   return importGeneric(builder, info);
 }
 
+/// Cast to UINT4 or INT4: GraphImporter gives `to` as ui4 or i4.
+static NodeResults importCast(NodeBuilder &builder, NodeInfo &info) {
+  auto to = dyn_cast_or_null<TypeAttr>(info.attributes.get("to"));
+  auto integer = to ? dyn_cast<IntegerType>(to.getValue()) : nullptr;
+  if (integer && integer.getWidth() == 4)
+    return importFourBitCast(builder, info.inputs[0],
+                             integer.isUnsigned() ? 21 : 22);
+  return importGeneric(builder, info);
+}
+
 /// CastLike is a cast to the element type of its second input.
 static NodeResults importCastLike(NodeBuilder &builder, NodeInfo &info) {
+  if (info.fourBitInputs.size() > 1 && info.fourBitInputs[1])
+    return importFourBitCast(builder, info.inputs[0], info.fourBitInputs[1]);
   Type target = cast<ShapedType>(info.inputs[1].getType()).getElementType();
   info.attributes.set("to", TypeAttr::get(target));
   return single(
@@ -664,6 +676,7 @@ FailureOr<SmallVector<Value>> importNode(NodeBuilder &builder, NodeInfo &info) {
           .Case("BatchNormalization", importBatchNormalization)
           .Case("Dropout", importDropout)
           .Case("MaxPool", importMaxPool)
+          .Case("Cast", importCast)
           .Case("CastLike", importCastLike)
           .Case("Constant", importConstant)
           .Case("GridSample", importGridSample)

@@ -27,6 +27,9 @@ struct NodeInfo {
   mlir::NamedAttrList attributes;
   /// The graph dialect mnemonic from OpTable.def.
   llvm::StringRef mnemonic;
+  /// Per input slot, 21 (UINT4) or 22 (INT4) where the ONNX value is a 4-bit
+  /// integer, which graphc holds unpacked as uint8 or int8; otherwise 0.
+  llvm::SmallVector<int32_t> fourBitInputs = {};
 };
 
 /// Number of input slots of the newest form of `opType` (optional slots

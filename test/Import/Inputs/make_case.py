@@ -761,6 +761,55 @@ def case_qlinear_matmul():
                   const("ys", np.float32(2.0)), const("yz", np.uint8(7))], opset=13)
 
 
+def case_four_bit():
+    # 4-bit integers held unpacked in 8 bits: an INT4 initializer in raw_data
+    # (five values, the last byte half used) and a UINT4 one in int32_data,
+    # folded through Cast; Cast and QuantizeLinear to them.
+    w4 = helper.make_tensor("w4", TensorProto.INT4, [5], bytes([0xf8, 0x70, 0x03]),
+                            raw=True)
+    wu4 = helper.make_tensor("wu4", TensorProto.UINT4, [3], [15, 0, 9])
+    zero = helper.make_tensor("z", TensorProto.INT4, [], [-2])
+    return model([helper.make_node("Cast", ["w4"], ["a"], name="w4_up", to=F),
+                  helper.make_node("Cast", ["wu4"], ["b"], name="wu4_up", to=F),
+                  helper.make_node("Cast", ["x"], ["c4"], name="to_u4", to=TensorProto.UINT4),
+                  helper.make_node("Cast", ["c4"], ["c"], name="from_u4", to=F),
+                  helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q4"], name="q4"),
+                  helper.make_node("Cast", ["q4"], ["q"], name="from_q4", to=F)],
+                 [tensor("x", F, [3])],
+                 [tensor("a", F, [5]), tensor("b", F, [3]), tensor("c", F, [3]),
+                  tensor("q", F, [3])],
+                 initializers=[w4, wu4, zero, const("s", np.float32(0.5))], opset=21)
+
+
+def case_four_bit_if():
+    # An If whose branches return INT4 Constants passes on a 4-bit value: the
+    # QuantizeLinear it is the zero point of saturates to [-8, 7].
+    def branch(name, value):
+        node = helper.make_node("Constant", [], [name], name=name,
+                                value=helper.make_tensor(name, TensorProto.INT4, [], [value]))
+        return helper.make_graph([node], name, [],
+                                 [helper.make_tensor_value_info(name, TensorProto.INT4, [])])
+    return model([helper.make_node("If", ["c"], ["z"], name="pick",
+                                   then_branch=branch("z_then", -3),
+                                   else_branch=branch("z_else", 5)),
+                  helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q4"], name="q4"),
+                  helper.make_node("Cast", ["q4"], ["q"], name="from_q4", to=F)],
+                 [tensor("x", F, [3]), tensor("c", TensorProto.BOOL, [])],
+                 [tensor("q", F, [3])], initializers=[const("s", np.float32(0.5))],
+                 opset=21)
+
+
+def case_four_bit_input():
+    return model([helper.make_node("Cast", ["x"], ["y"], name="up", to=F)],
+                 [tensor("x", TensorProto.INT4, [4])], [tensor("y", F, [4])], opset=21)
+
+
+def case_four_bit_output():
+    return model([helper.make_node("Cast", ["x"], ["y"], name="down",
+                                   to=TensorProto.UINT4)],
+                 [tensor("x", F, [4])], [tensor("y", TensorProto.UINT4, [4])], opset=21)
+
+
 CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
 
 
