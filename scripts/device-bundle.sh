@@ -80,7 +80,8 @@ while read -r name; do
   cp -r "$node_root/$name" "$out/test/conformance/node/"
 done <"$conformance/cuda_emitting.txt"
 
-cp "$root/test/e2e/run_model_tests.py" "$out/test/e2e/"
+cp "$root/test/e2e/run_model_tests.py" "$root/test/e2e/control_flow_tests.py" \
+  "$out/test/e2e/"
 cp "$root"/test/models/*.py "$out/test/models/"
 echo "device-bundle: model references (onnxruntime $("$python" -c 'import onnxruntime; print(onnxruntime.__version__)'))"
 "$python" "$root/scripts/device/make_model_refs.py" "$out/models"

@@ -238,6 +238,14 @@ node_tests() {
     --passing "$out/${target}_passing.txt"
 }
 
+# If, Loop and Scan against onnxruntime: on a GPU the loops the run decides
+# are WHILE conditional nodes of the plan's CUDA graph on the real driver.
+control_flow() {
+  "$python" "$bundle/test/e2e/control_flow_tests.py" --graphc "$graphc" \
+    --runtime "$bundle/lib/libgraphc_runtime.so" --target "$target" \
+    --work-dir "$work"
+}
+
 model_tests() {
   "$python" "$bundle/scripts/model_tests.py" --graphc "$graphc" --models "$bundle/models" \
     --target "$target" ${arch:+--arch "$arch"} --work-dir "$work/models" \
@@ -280,7 +288,7 @@ bench() {
 
 # The stages run under timeout(1), in a child bash: it needs these.
 kernels_budget=${GRAPHC_KERNELS_BUDGET_S:-150}
-export -f left gtests triton_backend_gpu node_tests model_tests \
+export -f left gtests triton_backend_gpu node_tests control_flow model_tests \
   reduced_precision_model_tests verify_models graph_replay \
   kernels_bench bench
 export bundle out start budget jobs python target arch filter graphc work kernels_budget \
@@ -290,6 +298,7 @@ if [[ $mode != bench-only ]]; then
   stage gtests 90 gtests
   stage triton-backend-gpu 90 triton_backend_gpu
   stage node-tests-$target 300 node_tests
+  stage control-flow-$target 120 control_flow
   stage model-tests-$target 90 model_tests
   stage model-tests-$target-reduced-precision 120 reduced_precision_model_tests
   stage verify-$target 90 verify_models
@@ -320,7 +329,8 @@ fi
   echo
   echo "| stage | result |"
   echo "|---|---|"
-  for name in gtests triton-backend-gpu node-tests-$target model-tests-$target \
+  for name in gtests triton-backend-gpu node-tests-$target control-flow-$target \
+      model-tests-$target \
       model-tests-$target-reduced-precision verify-$target graph-replay kernels bench; do
     [[ -n ${stage_status[$name]:-} ]] && echo "| $name | ${stage_status[$name]} |"
   done
