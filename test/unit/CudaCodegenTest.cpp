@@ -886,7 +886,7 @@ TEST_F(CudaCodegenTest, CompilationIsDeterministic) {
 TEST_F(CudaCodegenTest, UnsupportedOpsFailWithDiagnostic) {
   std::string text = R"(
 func.func @main(%x: tensor<1x1x4x4xf32>, %s: tensor<4xf32>, %d: tensor<?x4xf32>) {
-  %0 = graph.resize %x, %s {antialias = 1 : i64, mode = "linear", operandSegmentSizes = array<i32: 1, 0, 1, 0>} : (tensor<1x1x4x4xf32>, tensor<4xf32>) -> tensor<1x1x8x8xf32> loc("up")
+  %0 = graph.resize %x, %s {antialias = 1 : i64, mode = "nearest", operandSegmentSizes = array<i32: 1, 0, 1, 0>} : (tensor<1x1x4x4xf32>, tensor<4xf32>) -> tensor<1x1x8x8xf32> loc("up")
   %1 = graph.relu %d : (tensor<?x4xf32>) -> tensor<?x4xf32>
   %2 = graph.constant {value = dense<1.0> : tensor<f32>} : () -> tensor<f32>
   return
@@ -907,7 +907,7 @@ func.func @main(%x: tensor<1x1x4x4xf32>, %s: tensor<4xf32>, %d: tensor<?x4xf32>)
   for (Operation *op : ops)
     EXPECT_TRUE(failed(emitCudaKernel(op, "k")));
   EXPECT_NE(diagnostics.find("cannot emit a cuda kernel for graph.resize: "
-                             "antialias is not supported"),
+                             "antialias is not defined for mode nearest"),
             std::string::npos)
       << diagnostics;
   EXPECT_NE(diagnostics.find("cannot emit a cuda kernel for graph.relu: input "

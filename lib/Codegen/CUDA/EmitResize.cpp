@@ -128,13 +128,12 @@ LogicalResult emitResize(KernelEmitter &e) {
   for (int64_t k = 0; k < rank; ++k) {
     filterScale[k] = antialias ? std::min(scale[k], 1.0) : 1.0;
     double support = mode == "cubic" ? 2.0 : 1.0;
-    firstTap[k] = mode == "nearest"
-                      ? 0
-                      : static_cast<int64_t>(
-                            std::floor(-support / filterScale[k])) +
-                            1;
-    taps[k] = mode == "nearest" ? 1
-              : antialias       ? 2 - 2 * firstTap[k]
+    firstTap[k] =
+        mode == "nearest"
+            ? 0
+            : static_cast<int64_t>(std::floor(-support / filterScale[k])) + 1;
+    taps[k] = mode == "nearest"  ? 1
+              : antialias        ? 2 - 2 * firstTap[k]
               : mode == "linear" ? 2
                                  : 4;
   }
@@ -191,17 +190,17 @@ LogicalResult emitResize(KernelEmitter &e) {
       else if (transform == "asymmetric")
         x = o + " / " + s;
       else
-        x = outWidth == 1 ? "(" + end + " - " + start + ") * " + in1 +
-                                " / 2 + " + start + " * " + in1
-                          : o + " * (" + end + " - " + start + ") * " + in1 +
-                                " / " + dbl(outWidth - 1) + " + " + start +
-                                " * " + in1;
+        x = outWidth == 1
+                ? "(" + end + " - " + start + ") * " + in1 + " / 2 + " + start +
+                      " * " + in1
+                : o + " * (" + end + " - " + start + ") * " + in1 + " / " +
+                      dbl(outWidth - 1) + " + " + start + " * " + in1;
       std::string pk = "p" + std::to_string(k);
       e.line("const double " + pk + " = " + x + ";");
       if (transform == "tf_crop_and_resize") {
         e.open("if (" + pk + " < 0.0 || " + pk + " > " + in1 + ") {");
-        e.line(e.store(
-            0, "i", f(resize.getExtrapolationValue().convertToDouble())));
+        e.line(e.store(0, "i",
+                       f(resize.getExtrapolationValue().convertToDouble())));
         e.line("continue;");
         e.close();
       }
@@ -215,8 +214,8 @@ LogicalResult emitResize(KernelEmitter &e) {
         e.line("double " + w + "[" + Twine(taps[k]) + "];");
         e.line("double ratio" + kk + " = " + pk + " - floor(" + pk + ");");
         e.line("if (ratio" + kk + " == 0.0) ratio" + kk + " = 1.0;");
-        e.line("const long long left" + kk + " = static_cast<long long>(" +
-               pk + " - ratio" + kk + ");");
+        e.line("const long long left" + kk + " = static_cast<long long>(" + pk +
+               " - ratio" + kk + ");");
         e.line("double total" + kk + " = 0.0;");
         e.open("for (int j = 0; j < " + Twine(taps[k]) + "; ++j) {");
         e.line("const long long tap = " + std::to_string(firstTap[k]) +
@@ -252,13 +251,12 @@ LogicalResult emitResize(KernelEmitter &e) {
         double offset = inShape[k] / 2.0 * (1 - adjustment);
         x = f(offset) + " + (" + o + " + 0.5f) / " + s + " - 0.5f";
       } else if (transform == "pytorch_half_pixel")
-        x = outShape[k] > 1 ? "(" + o + " + 0.5f) / " + s + " - 0.5f"
-                            : "0.0f";
+        x = outShape[k] > 1 ? "(" + o + " + 0.5f) / " + s + " - 0.5f" : "0.0f";
       else if (transform == "align_corners")
-        x = outWidth == 1 ? "0.0f"
-                          : o + " * " +
-                                f(static_cast<double>(inShape[k] - 1) /
-                                  (outWidth - 1));
+        x = outWidth == 1
+                ? "0.0f"
+                : o + " * " +
+                      f(static_cast<double>(inShape[k] - 1) / (outWidth - 1));
       else if (transform == "asymmetric")
         x = o + " / " + s;
       else {
@@ -272,8 +270,8 @@ LogicalResult emitResize(KernelEmitter &e) {
       if (transform == "tf_crop_and_resize") {
         e.open("if (" + xk + " < 0.0f || " + xk + " > " + f(inShape[k] - 1) +
                ") {");
-        e.line(e.store(
-            0, "i", f(resize.getExtrapolationValue().convertToDouble())));
+        e.line(e.store(0, "i",
+                       f(resize.getExtrapolationValue().convertToDouble())));
         e.line("continue;");
         e.close();
       }
