@@ -87,9 +87,9 @@ LogicalResult CopyOp::verify() {
 }
 
 LogicalResult LoopOp::verify() {
-  if (getMaxIterations() < 1)
+  if (getMaxIterationsAttr().getInt() < 1)
     return emitOpError("needs max_iterations of at least 1");
-  if (getBodySteps() < 0)
+  if (getBodyStepsAttr().getInt() < 0)
     return emitOpError("has a negative number of body steps");
   if (getState().getKind() != BufferKind::arena || getState().getSize() != 16)
     return emitOpError("needs a state of 16 bytes in the arena");
@@ -106,9 +106,10 @@ LogicalResult LoopOp::verify() {
   for (Operation *op = getOperation()->getNextNode(); op;
        op = op->getNextNode())
     ++after;
-  if (getBodySteps() > after)
+  if (getBodyStepsAttr().getInt() > after)
     return emitOpError("has ")
-           << getBodySteps() << " body steps but the plan has " << after
+           << getBodyStepsAttr().getInt() << " body steps but the plan has "
+           << after
            << " after it";
   return success();
 }

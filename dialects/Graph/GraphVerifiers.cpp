@@ -73,7 +73,7 @@ static FailureOr<int64_t> verifyAxis(Operation *op, int64_t axis, int64_t rank,
 //===----------------------------------------------------------------------===//
 
 LogicalResult LoopOp::verify() {
-  if (getMaxIterations() < 1)
+  if (getMaxIterationsAttr().getInt() < 1)
     return emitOpError("needs max_iterations of at least 1");
   auto oneElement = [](Value value) {
     auto type = cast<RankedTensorType>(value.getType());

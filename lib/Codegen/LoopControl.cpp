@@ -12,7 +12,8 @@ namespace graphc::codegen {
 std::vector<LoopControl> loopControls(ModuleOp module) {
   std::vector<LoopControl> controls;
   module.walk([&](exec::LoopOp loop) {
-    LoopControl control{"", loop.getNode().str(), loop.getMaxIterations()};
+    LoopControl control{"", loop.getNode().str(),
+                        loop.getMaxIterationsAttr().getInt()};
     for (const LoopControl &seen : controls)
       if (seen.node == control.node &&
           seen.maxIterations == control.maxIterations)
@@ -27,7 +28,7 @@ size_t loopControlIndex(const std::vector<LoopControl> &controls,
                         exec::LoopOp loop) {
   for (size_t i = 0; i < controls.size(); ++i)
     if (controls[i].node == loop.getNode() &&
-        controls[i].maxIterations == loop.getMaxIterations())
+        controls[i].maxIterations == loop.getMaxIterationsAttr().getInt())
       return i;
   return controls.size();
 }

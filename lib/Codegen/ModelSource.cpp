@@ -543,7 +543,8 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
             parts.kernels.size() + loopControlIndex(controls, loop);
         os << "  {GRAPHC_STEP_LOOP, " << control
            << ", {1, 1, 1}, {1, 1, 1}, 0, 4, " << args << ", "
-           << loop.getBodySteps() << ", " << loop.getMaxIterations()
+           << loop.getBodyStepsAttr().getInt() << ", "
+           << loop.getMaxIterationsAttr().getInt()
            << "LL},\n";
       }
     }
