@@ -149,6 +149,10 @@ private:
   llvm::Expected<SmallVector<Value>>
   importBranchLoops(Value cond, onnx::GraphProto &thenBranch,
                     onnx::GraphProto &elseBranch, ArrayRef<Type> types);
+  /// A graph.loop over `initial` with an empty body block of its
+  /// arguments (the iteration number, then one per initial value).
+  graph::LoopOp createLoop(Location loc, Value tripCount, Value condition,
+                           ValueRange initial, int64_t bound);
   /// The body of `loop` (its block made): `body` imported with `arguments`
   /// (a null one is the condition input, true while the body runs) and a
   /// graph.yield of `condition` (null: the body's first output) and the
@@ -577,14 +581,9 @@ llvm::Expected<SmallVector<Value>> ControlFlowImporter::importRunTimeLoop(
                   "; a loop the run decides carries no 8-bit floats");
     types.push_back(value.getType());
   }
-  Location loc = base.getLoc();
-  auto loop = b.create<graph::LoopOp>(loc, types, tripCount, condition, carried,
-                                      b.getI64IntegerAttr(bound));
-  Block *block = new Block();
-  loop.getBody().push_back(block);
-  block->addArgument(RankedTensorType::get({}, b.getI64Type()), loc);
-  for (Type type : types)
-    block->addArgument(type, loc);
+  graph::LoopOp loop =
+      createLoop(base.getLoc(), tripCount, condition, carried, bound);
+  Block *block = &loop.getBodyBlock();
 
   // The body runs only while its condition is true: its condition input is
   // true in every iteration that runs.
@@ -596,6 +595,21 @@ llvm::Expected<SmallVector<Value>> ControlFlowImporter::importRunTimeLoop(
   SmallVector<Value> results(loop.getResults());
   results.resize(node.output_size());
   return results;
+}
+
+graph::LoopOp ControlFlowImporter::createLoop(Location loc, Value tripCount,
+                                              Value condition,
+                                              ValueRange initial,
+                                              int64_t bound) {
+  auto loop = b.create<graph::LoopOp>(loc, initial.getTypes(), tripCount,
+                                      condition, initial,
+                                      b.getI64IntegerAttr(bound));
+  Block *block = new Block();
+  loop.getBody().push_back(block);
+  block->addArgument(RankedTensorType::get({}, b.getI64Type()), loc);
+  for (Value value : initial)
+    block->addArgument(value.getType(), loc);
+  return loop;
 }
 
 llvm::Error ControlFlowImporter::importLoopBody(graph::LoopOp loop,
@@ -664,14 +678,9 @@ ControlFlowImporter::importBranchLoops(Value cond, onnx::GraphProto &thenBranch,
   for (auto [branch, enter, label] :
        {std::tuple{&thenBranch, *enterThen, "then"},
         std::tuple{&elseBranch, *enterElse, "else"}}) {
-    Location loc = at(label).getLoc();
-    auto loop = b.create<graph::LoopOp>(loc, types, once, enter, outputs,
-                                        b.getI64IntegerAttr(1));
-    Block *block = new Block();
-    loop.getBody().push_back(block);
-    block->addArgument(RankedTensorType::get({}, b.getI64Type()), loc);
-    for (Type type : types)
-      block->addArgument(type, loc);
+    graph::LoopOp loop =
+        createLoop(at(label).getLoc(), once, enter, outputs, /*bound=*/1);
+    Block *block = &loop.getBodyBlock();
     // One iteration: the trip count ends it; the body's condition is true.
     Value stay;
     {
