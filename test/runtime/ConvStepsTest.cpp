@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ConvTestSupport.h"
+#include "TestModelPath.h"
 #include "GemmTestSupport.h"
 
 #include "graphc/runtime.h"
@@ -29,12 +30,6 @@
 #include <vector>
 
 namespace {
-
-std::string modelPath(const std::string &name) {
-  const char *dir = std::getenv("GRAPHC_TEST_MODEL_DIR");
-  return std::string(dir && *dir ? dir : GRAPHC_TEST_MODEL_DIR) + "/" + name +
-         ".so";
-}
 
 struct Status {
   explicit Status(graphc_status status) : status(status) {}

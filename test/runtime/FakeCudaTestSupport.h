@@ -11,6 +11,7 @@
 #define GRAPHC_TEST_RUNTIME_FAKECUDATESTSUPPORT_H
 
 #include "fake_cuda/FakeCuda.h"
+#include "TestModelPath.h"
 
 #include "graphc/runtime.h"
 #include "runtime/src/CudaDriver.h"
@@ -43,14 +44,6 @@ namespace fakecutest {
 inline const char *fakeCudaLibrary() {
   const char *path = std::getenv("GRAPHC_TEST_FAKE_CUDA_LIBRARY");
   return path && *path ? path : GRAPHC_FAKE_CUDA_LIBRARY;
-}
-
-/// The test models' folder: GRAPHC_TEST_MODEL_DIR when set (a relocated copy,
-/// as in the device bundle), else the build tree's.
-inline std::string modelPath(const std::string &name) {
-  const char *dir = std::getenv("GRAPHC_TEST_MODEL_DIR");
-  return std::string(dir && *dir ? dir : GRAPHC_TEST_MODEL_DIR) + "/" + name +
-         ".so";
 }
 
 /// Owns a status; frees it on destruction.

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GemmTestSupport.h"
+#include "TestModelPath.h"
 
 #include "graphc/runtime.h"
 #include "lib/Artifact/ArtifactReader.h"
@@ -26,12 +27,6 @@
 #include <vector>
 
 namespace {
-
-std::string modelPath(const std::string &name) {
-  const char *dir = std::getenv("GRAPHC_TEST_MODEL_DIR");
-  return std::string(dir && *dir ? dir : GRAPHC_TEST_MODEL_DIR) + "/" + name +
-         ".so";
-}
 
 struct Status {
   explicit Status(graphc_status status) : status(status) {}

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "graphc/descriptor.h"
+#include "TestModelPath.h"
 #include "graphc/runtime.h"
 #include "runtime/src/DescriptorCheck.h"
 
@@ -209,12 +210,6 @@ TEST(LoopDescriptorCheck, BodiesNestAndNestBoundedly) {
 }
 
 //===- The cpu executor ---------------------------------------------------===//
-
-std::string modelPath(const std::string &name) {
-  const char *dir = std::getenv("GRAPHC_TEST_MODEL_DIR");
-  return std::string(dir && *dir ? dir : GRAPHC_TEST_MODEL_DIR) + "/" + name +
-         ".so";
-}
 
 /// loop_model_cpu (models/loop_model.c): y = x + x * (1 + 2 + ... + k), the
 /// loop running k iterations while k < n and acc[0] < 50, at most 8.
