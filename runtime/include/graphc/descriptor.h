@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-#define GRAPHC_ABI_VERSION 15u
+#define GRAPHC_ABI_VERSION 16u
 #define GRAPHC_DESCRIPTOR_SYMBOL "graphc_model_descriptor_v1"
 /* The graphc_model_desc itself lives alone in this ELF section, so that
  * tools can find and read it from the file without loading the .so. */
@@ -44,6 +44,14 @@ typedef struct graphc_tensor_desc {
   const char *const *dim_names;
   /* Inputs: the value padding fills in along a pad-safe bucketed dim. */
   double pad_value;
+  /* Outputs: per dim, 1 where the run decides the extent (a data-dependent
+   * dim: NonZero, NonMaxSuppression, Compress, Unique), else 0; NULL when no
+   * dim is. Such a dim is -1 in dims and named in dim_names; each plan's
+   * output_dims hold its bound and its output_extents where a run leaves
+   * the extent it found. The output is written as a dense tensor of the
+   * plan's dims whose leading corner (the extents found) holds the result;
+   * the rest of it holds zeros. */
+  const int32_t *data_dependent;
 } graphc_tensor_desc;
 
 /* A dynamic dim compiled for a list of sizes (buckets); each plan fixes it
@@ -416,6 +424,10 @@ typedef struct graphc_plan_desc {
   uint64_t intermediate_bytes; /* sum of all intermediates, before reuse */
   int32_t num_steps;
   const graphc_step_desc *steps;
+  /* Per output: NULL when it has no data-dependent dim, else rank refs: ref
+   * d (kind ARENA, 8 bytes) holds the int64 extent a run found along dim d,
+   * kind NONE for the other dims. The arena keeps it until the next run. */
+  const graphc_buffer_ref *const *output_extents;
 } graphc_plan_desc;
 
 typedef struct graphc_model_desc {

@@ -120,6 +120,9 @@ typedef struct graphc_tensor_info {
   const int64_t *dims;          /* rank entries, -1 for dynamic dims */
   const char *const *dim_names; /* rank entries, "" when unnamed */
   double pad_value; /* inputs: what padding along a bucketed dim fills in */
+  /* outputs: rank entries, 1 where the run decides the dim's extent (see
+   * graphc_session_output_dims), else 0; NULL when no dim is */
+  const int32_t *data_dependent;
 } graphc_tensor_info;
 
 /* A dynamic dim the model was compiled for a list of sizes (buckets) of.
@@ -232,7 +235,9 @@ GRAPHC_API graphc_status graphc_model_batch_dim(const graphc_model *model,
 /* The dims of the outputs graphc_session_run produces for inputs of these
  * dims (arguments as graphc_model_select_plan): out_output_dims[o] points to
  * room for output o's rank dims, written on success; it may be NULL for an
- * output of rank 0. */
+ * output of rank 0. A data-dependent dim (graphc_tensor_info's
+ * data_dependent) gets its bound: the caller allocates the output for it,
+ * and graphc_session_output_dims says afterwards what the run found. */
 GRAPHC_API graphc_status graphc_model_output_dims(
     const graphc_model *model, int32_t num_inputs,
     const char *const *input_names, const int32_t *input_ranks,
@@ -441,6 +446,18 @@ GRAPHC_API graphc_status graphc_session_run_batch(
     const DLTensor *const *request_inputs, int32_t num_inputs,
     const char *const *input_names, const DLTensor *const *request_outputs,
     int32_t num_outputs, void *stream);
+
+/* The dims of output `output` as the session's latest run produced them:
+ * the plan's dims, each data-dependent dim (graphc_tensor_info's
+ * data_dependent) replaced by the extent the run found; rank entries go to
+ * out_dims (NULL for rank 0). The result is the leading corner of these
+ * dims in the output buffer, which has the plan's dims (row-major strides
+ * of the bounds). cuda: waits for the session's queued runs first, and
+ * reports what graphc_session_synchronize would. Before the session's
+ * first run, or after a run that failed: GRAPHC_FAILED_PRECONDITION. */
+GRAPHC_API graphc_status graphc_session_output_dims(graphc_session *session,
+                                                    int32_t output,
+                                                    int64_t *out_dims);
 
 /* Waits until every run queued on the session (by
  * graphc_session_run_on_stream) has finished, and returns what such a run
