@@ -443,7 +443,8 @@ static void formFusionGroups(Block &block, bool fuse, unsigned &counter) {
       continue;
     }
     if (op.getDialect() && op.getDialect()->getNamespace() == "graph" &&
-        !isa<graph::ConstantOp, graph::YieldOp>(op) && (fuse || !isView(&op)))
+        !isa<graph::ConstantOp, graph::YieldOp, graph::OutputExtentsOp>(op) &&
+        (fuse || !isView(&op)))
       ops.push_back(&op);
   }
 

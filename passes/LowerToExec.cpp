@@ -300,12 +300,40 @@ void emitSignature(func::FuncOp func, OpBuilder &builder) {
         func.getLoc(), name ? name : builder.getStringAttr(fallback),
         builder.getBoolAttr(isOutput), builder.getI64IntegerAttr(index),
         TypeAttr::get(type), builder.getArrayAttr(dimNames),
-        builder.getF64FloatAttr(padValue ? padValue.getValueAsDouble() : 0.0));
+        builder.getF64FloatAttr(padValue ? padValue.getValueAsDouble() : 0.0),
+        /*data_dependent=*/nullptr);
   };
   for (auto [i, type] : llvm::enumerate(signature.getInputs()))
     emitIO(false, i, type, func.getArgAttrDict(i));
   for (auto [i, type] : llvm::enumerate(signature.getResults()))
     emitIO(true, i, type, func.getResultAttrDict(i));
+  // The dims the run sizes (graph.output_extents before the return).
+  Operation *ret = func.getBody().front().getTerminator();
+  auto marker = dyn_cast_or_null<graph::OutputExtentsOp>(ret->getPrevNode());
+  if (!marker)
+    return;
+  ArrayRef<int64_t> positions = marker.getPositions();
+  for (auto io : func->getParentOfType<ModuleOp>().getOps<exec::IOOp>()) {
+    if (!io.getIsOutput())
+      continue;
+    SmallVector<bool> flags(
+        cast<RankedTensorType>(io.getType()).getRank(), false);
+    bool any = false;
+    for (size_t j = 0; j < positions.size(); j += 2)
+      if (positions[j] == static_cast<int64_t>(io.getIndex())) {
+        flags[positions[j + 1]] = true;
+        any = true;
+      }
+    if (!any)
+      continue;
+    io.setDataDependentAttr(builder.getDenseBoolArrayAttr(flags));
+    // Unnamed ones are called OUTPUT.AXIS, as unnamed bucketed dims are.
+    SmallVector<Attribute> names(io.getDims().begin(), io.getDims().end());
+    for (auto [d, flag] : llvm::enumerate(flags))
+      if (flag && cast<StringAttr>(names[d]).getValue().empty())
+        names[d] = builder.getStringAttr(io.getName() + "." + Twine(d));
+    io.setDimsAttr(builder.getArrayAttr(names));
+  }
 }
 
 /// One exec.bucket_dim per bucketed dim: the sizes of all buckets, and
@@ -460,13 +488,39 @@ LogicalResult lowerPlan(func::FuncOp main, StringRef planName,
   auto plan = builder.create<exec::PlanOp>(
       loc, builder.getStringAttr(planName), arenaBytes, intermediateBytes,
       builder.getArrayAttr(inputTypes), builder.getArrayAttr(outputTypes),
-      execDialect->getLiveBytesBoundAttrHelper().getAttr(main));
+      execDialect->getLiveBytesBoundAttrHelper().getAttr(main),
+      /*output_extents=*/nullptr);
   Block *steps = new Block();
   plan.getSteps().push_back(steps);
   OpBuilder stepBuilder = OpBuilder::atBlockEnd(steps);
 
   if (failed(lowerSteps(block, slotOf, plan, stepBuilder, tables)))
     return failure();
+
+  // Where a run leaves the extents of the outputs' dims it sizes.
+  if (auto marker = dyn_cast_or_null<graph::OutputExtentsOp>(
+          ret->getPrevNode())) {
+    auto none = exec::SlotAttr::get(context, exec::BufferKind::none, 0, 0, 0);
+    SmallVector<SmallVector<Attribute>> perOutput(ret.getNumOperands());
+    ArrayRef<int64_t> positions = marker.getPositions();
+    for (auto [j, extent] : llvm::enumerate(marker.getExtents())) {
+      int64_t output = positions[2 * j], dim = positions[2 * j + 1];
+      auto &dims = perOutput[output];
+      if (dims.empty())
+        dims.assign(
+            cast<RankedTensorType>(ret.getOperand(output).getType()).getRank(),
+            none);
+      exec::SlotAttr slot = slotOf.lookup(extent);
+      if (!slot || slot.getKind() != exec::BufferKind::arena)
+        return marker.emitOpError("extent ")
+               << j << " does not lie in the arena";
+      dims[dim] = slot;
+    }
+    SmallVector<Attribute> lists;
+    for (auto &dims : perOutput)
+      lists.push_back(builder.getArrayAttr(dims));
+    plan.setOutputExtentsAttr(builder.getArrayAttr(lists));
+  }
 
   // Outputs not written by a kernel (inputs, weights, repeated results,
   // views of those, loop results) are copied into place.

@@ -162,6 +162,25 @@ def SpecializeShapeBuckets : Pass<"graphc-specialize-shape-buckets",
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def BoundDataDependentExtents
+    : Pass<"graphc-bound-data-dependent-extents", "mlir::ModuleOp"> {
+  let summary = "give the dims the run decides their bound, and follow their extents";
+  let description = [{
+    After bucketing, the dims still dynamic are those data-dependent ops
+    (NonZero, Compress, ...) size at run time and what is computed from
+    them. Each gets the bound its op declares (getExtentBound), so every
+    type is static and buffers are planned for the bound; its run-time
+    extent, the op's i64 count result, follows the value through consumers
+    that compute the leading corner right whatever the padding holds
+    (pointwise ops, transposes, views that keep the corner in place,
+    gathers, slices and concats off the dim). `graph.shape` of such a value
+    becomes run-time arithmetic on the extents. Any other consumer is
+    refused naming its node. A graph.output_extents before the return
+    lists the results' extents.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
 def AnalyzePadSafety : Pass<"graphc-analyze-pad-safety", "mlir::ModuleOp"> {
   let summary = "prove which dynamic dims a bucket may pad and slice back";
   let description = [{

@@ -316,10 +316,13 @@ def Exec_IOOp : Exec_Op<"io"> {
     dim without a dim_param is named INPUT.AXIS); the type may have dynamic
     dims that the plans resolve. `pad_value` is what an input is padded with
     along a pad-safe bucketed dim (0 unless --pad-value says otherwise).
+    `data_dependent`, on an output, marks the dims the run sizes (dynamic
+    in `type`; each plan's `output_extents` says where their extents lie).
   }];
   let arguments = (ins StrAttr:$name, BoolAttr:$is_output, I64Attr:$index,
                        TypeAttr:$type, StrArrayAttr:$dims,
-                       DefaultValuedAttr<F64Attr, "0.0">:$pad_value);
+                       DefaultValuedAttr<F64Attr, "0.0">:$pad_value,
+                       OptionalAttr<DenseBoolArrayAttr>:$data_dependent);
   let assemblyFormat = "attr-dict";
 }
 
@@ -349,12 +352,17 @@ def Exec_PlanOp : Exec_Op<"plan", [Symbol, NoTerminator]> {
     sum of its intermediates without reuse (library workspaces left out),
     and `live_bytes_bound` (set by graphc-plan-memory) the most bytes of
     intermediates and workspaces live at once: the lower bound any
-    placement in one arena has.
+    placement in one arena has. `output_extents`, where an output has dims
+    the run sizes, holds per output an array of one #exec.slot per dim: the
+    arena slot of the i64 extent a run finds, #exec.slot<none, 0, 0, 0> for
+    the other dims (an empty array for an output without such dims); the
+    output types hold the bounds.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, I64Attr:$arena_bytes,
                        I64Attr:$intermediate_bytes,
                        TypeArrayAttr:$input_types, TypeArrayAttr:$output_types,
-                       OptionalAttr<I64Attr>:$live_bytes_bound);
+                       OptionalAttr<I64Attr>:$live_bytes_bound,
+                       OptionalAttr<ArrayAttr>:$output_extents);
   let regions = (region SizedRegion<1>:$steps);
   let assemblyFormat = "$sym_name attr-dict-with-keyword $steps";
 }

@@ -38,6 +38,8 @@ class ChecksValues
 } // namespace OpTrait
 } // namespace graphc::graph
 
+#include "dialects/Graph/GraphExtentInterface.h.inc"
+
 #define GET_OP_CLASSES
 #include "dialects/Graph/GraphOps.h.inc"
 

@@ -13,5 +13,6 @@ include "dialects/Graph/GraphNNOps.td"
 include "dialects/Graph/GraphReductionOps.td"
 include "dialects/Graph/GraphShapeOps.td"
 include "dialects/Graph/GraphControlFlowOps.td"
+include "dialects/Graph/GraphDataDependentOps.td"
 
 #endif // GRAPHC_GRAPH_OPS_TD

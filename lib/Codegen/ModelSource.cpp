@@ -204,6 +204,11 @@ void emitTensorDescs(raw_ostream &os, StringRef table,
       os << cppStringLiteral(cast<StringAttr>(a).getValue());
     });
     os << "};\n";
+    if (std::optional<ArrayRef<bool>> flags = io.getDataDependent()) {
+      os << "static const int32_t " << base << "_data_dependent[] = {";
+      interleaveComma(*flags, os, [&](bool flag) { os << (flag ? 1 : 0); });
+      os << "};\n";
+    }
   }
   os << "static const graphc_tensor_desc " << table << "[] = {\n";
   for (auto [i, io] : enumerate(ios)) {
@@ -212,10 +217,12 @@ void emitTensorDescs(raw_ostream &os, StringRef table,
     os << "  {" << cppStringLiteral(io.getName()) << ", "
        << graph::toHostDtype(type.getElementType()) << ", " << type.getRank()
        << ", " << base << "_dims, " << base << "_names, "
-       << cppDoubleLiteral(io.getPadValue().convertToDouble()) << "},\n";
+       << cppDoubleLiteral(io.getPadValue().convertToDouble()) << ", "
+       << (io.getDataDependent() ? base + "_data_dependent" : "nullptr")
+       << "},\n";
   }
   if (ios.empty())
-    os << "  {nullptr, 0, 0, nullptr, nullptr, 0.0},\n";
+    os << "  {nullptr, 0, 0, nullptr, nullptr, 0.0, nullptr},\n";
   os << "};\n";
 }
 
@@ -566,6 +573,29 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
     };
     emitShapes("_in", plan.getInputTypes());
     emitShapes("_out", plan.getOutputTypes());
+    // Where a run leaves each output's extents along the dims it sizes.
+    if (ArrayAttr extents = plan.getOutputExtentsAttr()) {
+      for (auto [o, dims] : enumerate(extents.getAsRange<ArrayAttr>())) {
+        if (dims.empty())
+          continue;
+        os << "static const graphc_buffer_ref " << base << "_extents" << o
+           << "[] = {";
+        interleaveComma(dims.getAsRange<exec::SlotAttr>(), os,
+                        [&](exec::SlotAttr slot) {
+                          os << "{" << bufferKind(slot.getKind()) << ", "
+                             << slot.getIndex() << ", " << slot.getOffset()
+                             << "ull, " << slot.getSize() << "ull}";
+                        });
+        os << "};\n";
+      }
+      os << "static const graphc_buffer_ref *const " << base
+         << "_extents[] = {";
+      for (auto [o, dims] : enumerate(extents.getAsRange<ArrayAttr>()))
+        os << (o ? ", " : "")
+           << (dims.empty() ? std::string("nullptr")
+                            : base + "_extents" + std::to_string(o));
+      os << "};\n";
+    }
   }
   os << "static const graphc_plan_desc kPlans[] = {\n";
   for (auto [p, plan] : enumerate(parts.plans)) {
@@ -574,7 +604,9 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
        << "_in, " << base << "_out, " << plan.getArenaBytes() << "ull, "
        << plan.getIntermediateBytes() << "ull, "
        << plan.getSteps().front().getOperations().size() << ", " << base
-       << "_steps},\n";
+       << "_steps, "
+       << (plan.getOutputExtentsAttr() ? base + "_extents" : "nullptr")
+       << "},\n";
   }
   os << "};\n";
 

@@ -63,11 +63,21 @@ const Stage kStages[] = {
                                            &state.buckets);
      },
      "cannot apply the given buckets"},
+    // Every dim is static per bucket now but those data-dependent ops size
+    // at run time: they get their bounds, and their consumers the extents
+    // (a model without buckets: first thing after bucketing, below).
+    {in(Phase::bucketed), always,
+     [](PipelineState &) { return createBoundDataDependentExtents(); },
+     "bounding data-dependent extents failed"},
     // Whether a run may pad along each bucketed dim, per bucket: the exec
     // lowering joins the verdicts.
     {in(Phase::bucketed), always,
      [](PipelineState &) { return createAnalyzePadSafety(); },
      "pad safety analysis failed"},
+    {in(Phase::attention),
+     [](const PipelineState &state) { return state.buckets.empty(); },
+     [](PipelineState &) { return createBoundDataDependentExtents(); },
+     "bounding data-dependent extents failed"},
     // Attention chains become one op each once the analysis above has
     // reasoned about their softmax and masks; --no-fusion keeps them apart.
     {in(Phase::attention), fusing,

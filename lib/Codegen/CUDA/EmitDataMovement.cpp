@@ -727,7 +727,8 @@ bool isDataMovement(OperationName name) {
       graph::TriluOp, graph::OneHotOp, graph::EyeLikeOp, graph::RangeOp,
       graph::ReverseSequenceOp, graph::ShapeOp, graph::SizeOp,
       graph::ConstantOfShapeOp, graph::ResizeOp, graph::GridSampleOp,
-      graph::AffineGridOp, graph::DftOp>(name);
+      graph::AffineGridOp, graph::DftOp, graph::NonZeroOp,
+      graph::CompressOp>(name);
 }
 
 LogicalResult emitDataMovement(KernelEmitter &e) {
@@ -736,6 +737,8 @@ LogicalResult emitDataMovement(KernelEmitter &e) {
       .Case<ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp>(
           [&](Operation *) { return emitCopy(e); })
       .Case([&](TransposeOp) { return emitTranspose(e); })
+      .Case([&](NonZeroOp) { return emitNonZero(e); })
+      .Case([&](CompressOp) { return emitCompress(e); })
       .Case([&](SliceOp) { return emitSlice(e); })
       .Case([&](ExpandOp) { return emitExpand(e); })
       .Case([&](TileOp) { return emitTile(e); })

@@ -462,6 +462,9 @@ mlir::LogicalResult emitResize(KernelEmitter &e);
 mlir::LogicalResult emitGridSample(KernelEmitter &e);
 mlir::LogicalResult emitAffineGrid(KernelEmitter &e);
 mlir::LogicalResult emitDft(KernelEmitter &e);
+/// Ops whose extents the run decides (EmitDataDependent.cpp).
+mlir::LogicalResult emitNonZero(KernelEmitter &e);
+mlir::LogicalResult emitCompress(KernelEmitter &e);
 
 mlir::LogicalResult emitReduction(KernelEmitter &e);
 bool isReduction(mlir::OperationName name);

@@ -1131,3 +1131,29 @@ func.func @dft_length_vector(%x: tensor<2x10x1xf32>, %n: tensor<2xi64>) {
   %r = graph.dft %x, %n {operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<2x10x1xf32>, tensor<2xi64>) -> tensor<2x10x2xf32>
   return
 }
+
+// -----
+
+func.func @compress_condition_too_long(%x: tensor<4x5xf32>, %c: tensor<6xi1>) {
+  // expected-error @+2 {{condition has 6 elements, more than the 5 it selects from}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y, %n = graph.compress %x, %c {axis = 1 : i64} : (tensor<4x5xf32>, tensor<6xi1>) -> (tensor<4x?xf32>, tensor<i64>)
+  return
+}
+
+// -----
+
+func.func @output_extents_dim_past_rank(%x: tensor<4xf32>, %n: tensor<i64>) -> tensor<4xf32> {
+  // expected-error @+1 {{names dim 1 of result 0 of rank 1}}
+  graph.output_extents %n {positions = array<i64: 0, 1>} : tensor<i64>
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+func.func @output_extents_not_last(%x: tensor<4xf32>, %n: tensor<i64>) -> tensor<4xf32> {
+  // expected-error @+1 {{must come just before the function's return}}
+  graph.output_extents %n {positions = array<i64: 0, 0>} : tensor<i64>
+  %y = graph.relu %x : (tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}

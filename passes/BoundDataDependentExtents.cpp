@@ -1,0 +1,623 @@
+//===- BoundDataDependentExtents.cpp - plan dims the run decides ----------===//
+//
+// After bucketing, the only dims left dynamic are those the run decides:
+// the results of data-dependent ops (NonZero, Compress, ...) and what is
+// computed from them. This pass gives each such dim its compile-time bound
+// (buffers are planned for it) and follows its run-time extent, an i64
+// scalar the producing kernel writes, through the consumers that compute
+// the corner of the bound correctly whatever the padding holds; a consumer
+// that would read the padding as data is refused by name. The extents of
+// the function's results go to a graph.output_extents before its return,
+// which the runtime reads after a run; `graph.shape` of such a value is
+// computed at run time from them. See docs/architecture.md, "Shapes that
+// depend on data".
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/Graph/GraphOps.h"
+#include "dialects/Graph/GraphTypeInference.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+
+namespace graphc {
+#define GEN_PASS_DEF_BOUNDDATADEPENDENTEXTENTS
+#include "passes/Passes.h.inc"
+
+namespace {
+
+/// Per dim of a value: the i64 scalar holding its extent, or null where
+/// the dim is static.
+using Extents = SmallVector<Value>;
+
+class ExtentPlanner {
+public:
+  explicit ExtentPlanner(func::FuncOp func) : func(func) {}
+  LogicalResult run();
+
+private:
+  LogicalResult planProducer(graph::DataDependentExtentOpInterface op);
+  LogicalResult foldProducer(Operation *op, int64_t bound);
+  LogicalResult planConsumer(Operation *op);
+  LogicalResult planShape(graph::ShapeOp op);
+  LogicalResult planOutputs(func::ReturnOp ret);
+
+  /// Result extents of `op` by the kind of consumer it is; failure (with
+  /// the error emitted) where it would read the padding as data.
+  FailureOr<SmallVector<Extents>> consumerExtents(Operation *op);
+  FailureOr<Extents> pointwiseExtents(Operation *op);
+  FailureOr<Extents> viewExtents(Operation *op);
+
+  /// Re-infers `op`'s result types from its (now bounded) operands.
+  LogicalResult refineResults(Operation *op);
+
+  bool isBounded(Value value) const { return extents.count(value); }
+  /// "'Y' (from node 'N')": the value whose extent the run decides.
+  std::string describe(Value value) const;
+  LogicalResult refuse(Operation *op, Value operand, const Twine &why);
+  Value constantI64(OpBuilder &builder, Location loc, int64_t value);
+  Value multiply(OpBuilder &builder, Location loc, Value extent,
+                 int64_t factor);
+
+  func::FuncOp func;
+  llvm::DenseMap<Value, Extents> extents;
+  /// Values whose users' types were inferred before the bounds were known:
+  /// computed from extents (run-time shape arithmetic) or from a
+  /// data-dependent op of constants computed here.
+  llvm::DenseSet<Value> fromExtents;
+};
+
+std::string ExtentPlanner::describe(Value value) const {
+  Operation *producer = value.getDefiningOp();
+  std::string node = producer ? graph::firstNodeName(producer->getLoc()) : "";
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "a value of type " << value.getType();
+  auto found = extents.find(value);
+  if (found != extents.end())
+    for (Value extent : found->second)
+      if (extent) {
+        Operation *source = extent.getDefiningOp();
+        std::string from = source ? graph::firstNodeName(source->getLoc()) : "";
+        if (!from.empty()) {
+          os << " whose extent node '" << from << "' decides at run time";
+          return os.str();
+        }
+      }
+  if (!node.empty())
+    os << " (node '" << node << "')";
+  os << " whose extent the run decides";
+  return os.str();
+}
+
+LogicalResult ExtentPlanner::refuse(Operation *op, Value operand,
+                                    const Twine &why) {
+  // The diagnostic names the op's node already.
+  return op->emitError() << op->getName() << " reads " << describe(operand)
+                         << ": " << why;
+}
+
+Value ExtentPlanner::constantI64(OpBuilder &builder, Location loc,
+                                 int64_t value) {
+  auto type = RankedTensorType::get({}, builder.getI64Type());
+  return builder.create<graph::ConstantOp>(
+      loc, type, DenseElementsAttr::get(type, value));
+}
+
+Value ExtentPlanner::multiply(OpBuilder &builder, Location loc, Value extent,
+                              int64_t factor) {
+  if (factor == 1)
+    return extent;
+  Value product = builder.create<graph::MulOp>(
+      loc, extent, constantI64(builder, loc, factor));
+  fromExtents.insert(product);
+  return product;
+}
+
+LogicalResult ExtentPlanner::refineResults(Operation *op) {
+  auto infer = dyn_cast<InferTypeOpInterface>(op);
+  if (!infer)
+    return success();
+  SmallVector<Type> inferred;
+  if (failed(infer.inferReturnTypes(op->getContext(), op->getLoc(),
+                                    op->getOperands(), op->getAttrDictionary(),
+                                    op->getPropertiesStorage(),
+                                    op->getRegions(), inferred)))
+    return failure();
+  for (auto [result, type] : llvm::zip(op->getResults(), inferred))
+    result.setType(type);
+  return success();
+}
+
+/// The bound-shaped results of `op` with every dynamic dim at `bound`.
+static void setBoundTypes(Operation *op, int64_t bound) {
+  for (Value result : op->getResults()) {
+    auto type = cast<RankedTensorType>(result.getType());
+    SmallVector<int64_t> shape(type.getShape());
+    for (int64_t &dim : shape)
+      if (ShapedType::isDynamic(dim))
+        dim = bound;
+    result.setType(type.clone(shape));
+  }
+}
+
+/// A data-dependent op of constants is computed now: its results become
+/// constants of the extents found (the corners of the bound-shaped ones).
+LogicalResult ExtentPlanner::foldProducer(Operation *op, int64_t bound) {
+  SmallVector<RankedTensorType> exact;
+  for (Value result : op->getResults())
+    exact.push_back(cast<RankedTensorType>(result.getType()));
+  setBoundTypes(op, bound);
+  OpBuilder builder(op);
+  SmallVector<Value> folded;
+  if (failed(builder.tryFold(op, folded)) || folded.size() != exact.size())
+    return op->emitError() << op->getName()
+                           << " of constants could not be computed";
+  ElementsAttr countAttr;
+  if (!matchPattern(folded.back(), m_Constant(&countAttr)))
+    return op->emitError("computed no constant count");
+  int64_t count = *countAttr.getValues<int64_t>().begin();
+  for (auto [index, value] : llvm::enumerate(folded)) {
+    ElementsAttr full;
+    if (!matchPattern(value, m_Constant(&full)))
+      return op->emitError("computed no constant result");
+    auto boundType = cast<RankedTensorType>(full.getType());
+    SmallVector<int64_t> shape(exact[index].getShape());
+    for (int64_t &dim : shape)
+      if (ShapedType::isDynamic(dim))
+        dim = count;
+    auto type = exact[index].clone(shape);
+    // Element [c...] of the corner lies at [c...] of the bound dims.
+    SmallVector<Attribute> all(full.getValues<Attribute>());
+    SmallVector<Attribute> corner;
+    SmallVector<int64_t> at(shape.size(), 0);
+    for (int64_t n = type.getNumElements(); n > 0; --n) {
+      int64_t linear = 0;
+      for (size_t d = 0; d < shape.size(); ++d)
+        linear = linear * boundType.getDimSize(d) + at[d];
+      corner.push_back(all[linear]);
+      for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+        if (++at[d] < shape[d])
+          break;
+        at[d] = 0;
+      }
+    }
+    Value constant = builder.create<graph::ConstantOp>(
+        op->getLoc(), type, DenseElementsAttr::get(type, corner));
+    op->getResult(index).replaceAllUsesWith(constant);
+    // Its users were inferred from the dynamic type.
+    fromExtents.insert(constant);
+  }
+  op->erase();
+  return success();
+}
+
+LogicalResult
+ExtentPlanner::planProducer(graph::DataDependentExtentOpInterface op) {
+  Operation *operation = op.getOperation();
+  for (Value operand : operation->getOperands())
+    if (isBounded(operand))
+      return refuse(operation, operand,
+                    "graphc cannot yet bound a data-dependent op whose input "
+                    "is itself sized by the run");
+  FailureOr<int64_t> bound = op.getExtentBound();
+  if (failed(bound))
+    return failure();
+  if (failed(refineResults(operation)))
+    return failure();
+  if (llvm::all_of(operation->getOperands(), [](Value operand) {
+        return matchPattern(operand, m_Constant());
+      }))
+    return foldProducer(operation, *bound);
+  Value count = operation->getResults().back();
+  for (Value result : operation->getResults().drop_back()) {
+    auto type = cast<RankedTensorType>(result.getType());
+    Extents dims(type.getRank());
+    SmallVector<int64_t> shape(type.getShape());
+    bool any = false;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (type.isDynamicDim(d)) {
+        shape[d] = *bound;
+        dims[d] = count;
+        any = true;
+      }
+    if (!any)
+      continue;
+    result.setType(type.clone(shape));
+    extents[result] = std::move(dims);
+  }
+  return success();
+}
+
+FailureOr<Extents> ExtentPlanner::pointwiseExtents(Operation *op) {
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  int64_t rank = resultType.getRank();
+  Extents dims(rank);
+  SmallVector<Value> sourceOf(rank);
+  for (Value operand : op->getOperands()) {
+    auto type = cast<RankedTensorType>(operand.getType());
+    auto found = extents.find(operand);
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      int64_t at = d + rank - type.getRank();
+      Value extent = found == extents.end() ? Value() : found->second[d];
+      if (!extent) {
+        if (type.getDimSize(d) == 1)
+          continue;
+        // A static dim against one the run sizes: equal only by chance.
+        for (Value other : op->getOperands())
+          if (auto it = extents.find(other); it != extents.end()) {
+            auto otherType = cast<RankedTensorType>(other.getType());
+            int64_t od = at - (rank - otherType.getRank());
+            if (od >= 0 && it->second[od])
+              return refuse(op, other,
+                            "its dim " + Twine(od) +
+                                " is combined with a static dim of " +
+                                Twine(type.getDimSize(d)) +
+                                " elements, which it matches only when the "
+                                "run finds exactly that many");
+          }
+        continue;
+      }
+      if (dims[at] && dims[at] != extent)
+        return refuse(op, operand,
+                      "it is combined with another value whose extent a "
+                      "different node decides along dim " +
+                          Twine(at));
+      dims[at] = extent;
+    }
+  }
+  return dims;
+}
+
+/// Views and copies that keep elements in order: reshape, flatten,
+/// squeeze, unsqueeze, identity. Walks the operand's and result's dims
+/// in groups of equal products. A group holding a dim the run sizes keeps
+/// the corner in place when that dim is the group's first that is not 1:
+/// the group's result dim that is not 1 has the extent times the product
+/// of the static dims after it.
+FailureOr<Extents> ExtentPlanner::viewExtents(Operation *op) {
+  Value input = op->getOperand(0);
+  const Extents &in = extents.find(input)->second;
+  ArrayRef<int64_t> from = cast<RankedTensorType>(input.getType()).getShape();
+  ArrayRef<int64_t> to =
+      cast<RankedTensorType>(op->getResult(0).getType()).getShape();
+  Extents dims(to.size());
+  size_t i = 0, j = 0;
+  OpBuilder builder(op);
+  while (i < from.size() || j < to.size()) {
+    // One group: the shortest runs of dims from i and from j whose
+    // products match (a trailing run of 1s joins the last group).
+    size_t i0 = i, j0 = j;
+    int64_t left = 1, right = 1;
+    if (i < from.size())
+      left *= from[i++];
+    if (j < to.size())
+      right *= to[j++];
+    while (left != right) {
+      if (left < right && i < from.size())
+        left *= from[i++];
+      else if (j < to.size())
+        right *= to[j++];
+      else if (i < from.size())
+        left *= from[i++];
+      else
+        break;
+    }
+    Value extent;
+    int64_t bounded = -1;
+    for (size_t k = i0; k < i; ++k)
+      if (in[k]) {
+        if (extent)
+          return refuse(op, input,
+                        "two of its dims that the run sizes would merge");
+        extent = in[k];
+        bounded = k;
+      }
+    if (!extent)
+      continue;
+    for (size_t k = i0; k < static_cast<size_t>(bounded); ++k)
+      if (from[k] != 1)
+        return refuse(op, input,
+                      "merging dim " + Twine(bounded) +
+                          ", which the run sizes, into static dims before it "
+                          "would interleave the padding with the data");
+    int64_t after = 1;
+    for (size_t k = bounded + 1; k < i; ++k)
+      after *= from[k];
+    // The group's result dims: 1s, one dim of extent * after, then the
+    // static dims that `after` splits into.
+    size_t target = j0;
+    while (target < j && to[target] == 1 && from[bounded] != 1)
+      ++target;
+    int64_t rest = 1;
+    for (size_t k = target + 1; k < j; ++k)
+      rest *= to[k];
+    if (target == j || after % rest != 0)
+      return refuse(op, input,
+                    "splitting dim " + Twine(bounded) +
+                        ", which the run sizes, would cut the data at the "
+                        "bound instead of the extent");
+    dims[target] = multiply(builder, op->getLoc(), extent, after / rest);
+  }
+  return dims;
+}
+
+FailureOr<SmallVector<Extents>> ExtentPlanner::consumerExtents(Operation *op) {
+  auto one = [](FailureOr<Extents> dims) -> FailureOr<SmallVector<Extents>> {
+    if (failed(dims))
+      return failure();
+    return SmallVector<Extents>{std::move(*dims)};
+  };
+  // Operands other than `data` that the run sizes: the op would take them
+  // for a shape, an index list or a parameter.
+  auto onlyData = [&](ValueRange data) -> LogicalResult {
+    for (Value operand : op->getOperands())
+      if (isBounded(operand) && !llvm::is_contained(data, operand))
+        return refuse(op, operand,
+                      "graphc cannot yet take such a value as this operand");
+    return success();
+  };
+  if (op->hasTrait<graph::OpTrait::Pointwise>())
+    return one(pointwiseExtents(op));
+  return llvm::TypeSwitch<Operation *, FailureOr<SmallVector<Extents>>>(op)
+      .Case<graph::ReshapeOp, graph::FlattenOp, graph::SqueezeOp,
+            graph::UnsqueezeOp, graph::IdentityOp>(
+          [&](Operation *) -> FailureOr<SmallVector<Extents>> {
+            if (failed(onlyData(op->getOperand(0))))
+              return failure();
+            return one(viewExtents(op));
+          })
+      .Case([&](graph::TransposeOp transpose)
+                -> FailureOr<SmallVector<Extents>> {
+        const Extents &in = extents.find(transpose.getData())->second;
+        Extents dims(in.size());
+        for (size_t d = 0; d < in.size(); ++d) {
+          int64_t from = transpose.getPerm()
+                             ? (*transpose.getPerm())[d]
+                             : static_cast<int64_t>(in.size() - 1 - d);
+          dims[d] = in[from];
+        }
+        return one(dims);
+      })
+      .Case([&](graph::GatherOp gather) -> FailureOr<SmallVector<Extents>> {
+        auto dataType = cast<RankedTensorType>(gather.getData().getType());
+        auto indicesType =
+            cast<RankedTensorType>(gather.getIndices().getType());
+        int64_t axis = gather.getAxis() < 0
+                           ? gather.getAxis() + dataType.getRank()
+                           : gather.getAxis();
+        Extents data(dataType.getRank()), indices(indicesType.getRank());
+        if (auto it = extents.find(gather.getData()); it != extents.end())
+          data = it->second;
+        if (auto it = extents.find(gather.getIndices()); it != extents.end())
+          indices = it->second;
+        if (data[axis])
+          return refuse(op, gather.getData(),
+                        "graphc cannot yet check gather indices against an "
+                        "extent the run decides (dim " +
+                            Twine(axis) + ")");
+        Extents dims(data.begin(), data.begin() + axis);
+        dims.append(indices.begin(), indices.end());
+        dims.append(data.begin() + axis + 1, data.end());
+        return one(dims);
+      })
+      .Case([&](graph::ConcatOp concat) -> FailureOr<SmallVector<Extents>> {
+        auto type = cast<RankedTensorType>(concat.getType());
+        int64_t axis = concat.getAxis() < 0 ? concat.getAxis() + type.getRank()
+                                            : concat.getAxis();
+        // Every part must have the same extents off the axis.
+        auto partExtents = [&](Value input) {
+          auto it = extents.find(input);
+          return it == extents.end() ? Extents(type.getRank()) : it->second;
+        };
+        Extents dims = partExtents(concat.getInputs().front());
+        for (Value input : concat.getInputs()) {
+          Extents part = partExtents(input);
+          if (part[axis])
+            return refuse(op, input,
+                          "concatenating along its dim that the run sizes "
+                          "would leave padding between the parts");
+          if (part != dims)
+            return refuse(op, input,
+                          "its parts differ in which dims the run sizes");
+        }
+        return one(dims);
+      })
+      .Case([&](graph::SliceOp slice) -> FailureOr<SmallVector<Extents>> {
+        if (failed(onlyData(slice.getData())))
+          return failure();
+        const Extents &in = extents.find(slice.getData())->second;
+        auto inType = cast<RankedTensorType>(slice.getData().getType());
+        auto outType = cast<RankedTensorType>(slice.getType());
+        for (int64_t d = 0; d < inType.getRank(); ++d)
+          if (in[d] && inType.getDimSize(d) != outType.getDimSize(d))
+            return refuse(op, slice.getData(),
+                          "graphc cannot yet slice along dim " + Twine(d) +
+                              ", which the run sizes");
+        return one(in);
+      })
+      .Default([&](Operation *) -> FailureOr<SmallVector<Extents>> {
+        for (Value operand : op->getOperands())
+          if (isBounded(operand))
+            return refuse(op, operand,
+                          "graphc cannot yet compute this op over a dim "
+                          "whose extent the run decides");
+        return SmallVector<Extents>();
+      });
+}
+
+LogicalResult ExtentPlanner::planConsumer(Operation *op) {
+  // The result types first (what a view or gather computes on the bound),
+  // then which of their dims the run sizes.
+  if (failed(refineResults(op)))
+    return failure();
+  FailureOr<SmallVector<Extents>> results = consumerExtents(op);
+  if (failed(results))
+    return failure();
+  for (auto [result, dims] : llvm::zip(op->getResults(), *results))
+    if (llvm::any_of(dims, [](Value extent) { return extent; }))
+      extents[result] = dims;
+  return success();
+}
+
+/// `graph.shape` of a value the run sizes: the static dims as constants and
+/// the others read from their extents, concatenated at run time.
+LogicalResult ExtentPlanner::planShape(graph::ShapeOp op) {
+  const Extents &dims = extents.find(op.getData())->second;
+  auto type = cast<RankedTensorType>(op.getData().getType());
+  int64_t rank = type.getRank();
+  // ONNX Shape's start and end: negative counts from the back, both clamp.
+  auto clampIndex = [&](int64_t index) {
+    return std::clamp<int64_t>(index < 0 ? index + rank : index, 0, rank);
+  };
+  int64_t start = clampIndex(static_cast<int64_t>(op.getStart()));
+  int64_t end = rank;
+  if (std::optional<uint64_t> given = op.getEnd())
+    end = clampIndex(static_cast<int64_t>(*given));
+  OpBuilder builder(op);
+  Location loc = op.getLoc();
+  auto vectorType = RankedTensorType::get({1}, builder.getI64Type());
+  Value one = builder.create<graph::ConstantOp>(
+      loc, RankedTensorType::get({1}, builder.getI64Type()),
+      DenseElementsAttr::get(vectorType, int64_t(1)));
+  SmallVector<Value> parts;
+  for (int64_t d = start; d < end; ++d)
+    parts.push_back(
+        dims[d] ? builder.create<graph::ReshapeOp>(loc, vectorType, dims[d], one)
+                      .getResult()
+                : builder.create<graph::ConstantOp>(
+                      loc, vectorType,
+                      DenseElementsAttr::get(vectorType, type.getDimSize(d))));
+  Value shape;
+  if (parts.empty())
+    shape = builder.create<graph::ConstantOp>(
+        loc, RankedTensorType::get({0}, builder.getI64Type()),
+        DenseElementsAttr::get(RankedTensorType::get({0}, builder.getI64Type()),
+                               ArrayRef<int64_t>()));
+  else
+    shape = parts.size() == 1
+                ? parts.front()
+                : builder.create<graph::ConcatOp>(loc, parts, 0).getResult();
+  fromExtents.insert(shape);
+  op.getResult().replaceAllUsesWith(shape);
+  op.erase();
+  return success();
+}
+
+LogicalResult ExtentPlanner::planOutputs(func::ReturnOp ret) {
+  SmallVector<Value> operands;
+  SmallVector<int64_t> positions;
+  for (auto [index, value] : llvm::enumerate(ret.getOperands())) {
+    auto found = extents.find(value);
+    if (found == extents.end())
+      continue;
+    for (auto [d, extent] : llvm::enumerate(found->second))
+      if (extent) {
+        operands.push_back(extent);
+        positions.push_back(index);
+        positions.push_back(d);
+      }
+  }
+  if (operands.empty())
+    return success();
+  OpBuilder builder(ret);
+  builder.create<graph::OutputExtentsOp>(ret.getLoc(), operands,
+                                         builder.getDenseI64ArrayAttr(positions));
+  return success();
+}
+
+LogicalResult ExtentPlanner::run() {
+  Block &block = func.getBody().front();
+  bool any = false;
+  func.walk([&](graph::DataDependentExtentOpInterface) { any = true; });
+  if (!any)
+    return success();
+  // The model's signature keeps the dims the run sizes dynamic.
+  if (!func->hasAttr(graph::kSignatureAttr))
+    func->setAttr(graph::kSignatureAttr,
+                  TypeAttr::get(func.getFunctionType()));
+  for (Operation &op : llvm::make_early_inc_range(block)) {
+    if (auto ret = dyn_cast<func::ReturnOp>(&op)) {
+      if (failed(planOutputs(ret)))
+        return failure();
+      continue;
+    }
+    // A loop body that the run sizes: its steps would need the extents of
+    // every iteration.
+    if (isa<graph::LoopOp>(op)) {
+      WalkResult walk = op.walk([&](Operation *inner) {
+        if (isa<graph::DataDependentExtentOpInterface>(inner)) {
+          inner->emitError()
+              << inner->getName()
+              << ": graphc cannot yet size results by the run inside a loop";
+          return WalkResult::interrupt();
+        }
+        for (Value operand : inner->getOperands())
+          if (isBounded(operand)) {
+            (void)refuse(inner, operand,
+                         "graphc cannot yet read such a value inside a loop");
+            return WalkResult::interrupt();
+          }
+        return WalkResult::advance();
+      });
+      if (walk.wasInterrupted())
+        return failure();
+      continue;
+    }
+    if (auto producer = dyn_cast<graph::DataDependentExtentOpInterface>(op)) {
+      if (failed(planProducer(producer)))
+        return failure();
+      continue;
+    }
+    if (auto shape = dyn_cast<graph::ShapeOp>(op);
+        shape && isBounded(shape.getData())) {
+      if (failed(planShape(shape)))
+        return failure();
+      continue;
+    }
+    bool reads = llvm::any_of(op.getOperands(),
+                              [&](Value v) { return isBounded(v); });
+    bool computed = llvm::any_of(op.getOperands(), [&](Value v) {
+      return fromExtents.contains(v);
+    });
+    if (reads && failed(planConsumer(&op)))
+      return failure();
+    if (!reads && computed && failed(refineResults(&op)))
+      return failure();
+    bool dynamic = llvm::any_of(op.getResultTypes(), [](Type type) {
+      auto ranked = dyn_cast<RankedTensorType>(type);
+      return ranked && !ranked.hasStaticShape();
+    });
+    if (dynamic && (reads || computed)) {
+      return op.emitError()
+             << op.getName()
+             << ": its result's shape depends on an extent the run decides; "
+                "graphc cannot yet size such a result";
+    }
+    if (computed)
+      for (Value result : op.getResults())
+        fromExtents.insert(result);
+  }
+  auto ret = cast<func::ReturnOp>(block.getTerminator());
+  func.setType(FunctionType::get(func.getContext(), func.getArgumentTypes(),
+                                 ret.getOperandTypes()));
+  return success();
+}
+
+struct BoundDataDependentExtentsPass
+    : impl::BoundDataDependentExtentsBase<BoundDataDependentExtentsPass> {
+  void runOnOperation() override {
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (!func.isExternal() && failed(ExtentPlanner(func).run()))
+        return signalPassFailure();
+  }
+};
+
+} // namespace
+
+} // namespace graphc

@@ -1,0 +1,78 @@
+// RUN: graphc-opt %s --graphc-bound-data-dependent-extents --split-input-file --verify-diagnostics | FileCheck %s
+
+// NonZero's dims the run sizes get its bound (the element count); a
+// transpose and a pointwise op take the extent along, and the output's
+// extent is listed before the return. The signature keeps the dim dynamic.
+// CHECK-LABEL: func @main
+// CHECK-SAME: graph.signature = (tensor<3x4xf32>) -> tensor<?x2xi64>
+func.func @main(%x: tensor<3x4xf32>) -> tensor<?x2xi64> {
+  // CHECK: %[[I:.*]], %[[N:.*]] = graph.non_zero %{{.*}} : (tensor<3x4xf32>) -> (tensor<2x12xi64>, tensor<i64>)
+  // CHECK: %[[T:.*]] = graph.transpose %[[I]] {{.*}} -> tensor<12x2xi64>
+  // CHECK: %[[A:.*]] = graph.add %[[T]], %{{.*}} -> tensor<12x2xi64>
+  // CHECK: graph.output_extents %[[N]] {positions = array<i64: 0, 0>} : tensor<i64>
+  // CHECK-NEXT: return %[[A]] : tensor<12x2xi64>
+  %i, %n = graph.non_zero %x : (tensor<3x4xf32>) -> (tensor<2x?xi64>, tensor<i64>) loc("nz")
+  %t = graph.transpose %i {perm = array<i64: 1, 0>} : (tensor<2x?xi64>) -> tensor<?x2xi64>
+  %one = graph.constant {value = dense<1> : tensor<2xi64>} : () -> tensor<2xi64>
+  %a = graph.add %t, %one : (tensor<?x2xi64>, tensor<2xi64>) -> tensor<?x2xi64>
+  return %a : tensor<?x2xi64>
+}
+
+// -----
+
+// Compress along an axis; a flatten that merges the bounded dim with the
+// static ones after it multiplies the extent; the shape of a bounded value
+// is computed from the extent at run time.
+// CHECK-LABEL: func @main
+func.func @main(%x: tensor<5x3xf32>, %c: tensor<4xi1>) -> (tensor<?xf32>, tensor<2xi64>) {
+  // CHECK: %[[Y:.*]], %[[N:.*]] = graph.compress {{.*}} -> (tensor<4x3xf32>, tensor<i64>)
+  // CHECK: %[[M:.*]] = graph.mul %[[N]], %{{.*}} : (tensor<i64>, tensor<i64>) -> tensor<i64>
+  // CHECK: %[[F:.*]] = graph.flatten %[[Y]] {{.*}} -> tensor<1x12xf32>
+  // CHECK: %[[V:.*]] = graph.reshape %[[F]], %{{.*}} -> tensor<12xf32>
+  // CHECK: %[[R:.*]] = graph.reshape %[[N]]
+  // CHECK: %[[S:.*]] = graph.concat %[[R]], %{{.*}} {axis = 0 : i64}
+  // CHECK: graph.output_extents %[[M]] {positions = array<i64: 0, 0>}
+  // CHECK-NEXT: return %[[V]], %[[S]]
+  %y, %n = graph.compress %x, %c {axis = 0 : i64} : (tensor<5x3xf32>, tensor<4xi1>) -> (tensor<?x3xf32>, tensor<i64>) loc("compress")
+  %f = graph.flatten %y {axis = 0 : i64} : (tensor<?x3xf32>) -> tensor<1x?xf32>
+  %one = graph.constant {value = dense<-1> : tensor<1xi64>} : () -> tensor<1xi64>
+  %r = graph.reshape %f, %one : (tensor<1x?xf32>, tensor<1xi64>) -> tensor<?xf32>
+  %s = graph.shape %y : (tensor<?x3xf32>) -> tensor<2xi64>
+  return %r, %s : tensor<?xf32>, tensor<2xi64>
+}
+
+// -----
+
+// A data-dependent op of constants is computed: its results are the
+// constants of the extents found, and nothing is left to the run.
+// CHECK-LABEL: func @main
+func.func @main() -> tensor<2x?xi64> {
+  // CHECK: %[[C:.*]] = graph.constant {value = dense<{{\[}}[0, 1], [1, 0]]> : tensor<2x2xi64>}
+  // CHECK-NOT: graph.non_zero
+  // CHECK-NOT: graph.output_extents
+  // CHECK: return %[[C]] : tensor<2x2xi64>
+  %x = graph.constant {value = dense<[[0, 3], [4, 0]]> : tensor<2x2xi32>} : () -> tensor<2x2xi32>
+  %i, %n = graph.non_zero %x : (tensor<2x2xi32>) -> (tensor<2x?xi64>, tensor<i64>) loc("nz")
+  return %i : tensor<2x?xi64>
+}
+
+// -----
+
+// A reduction over the bounded dim would read the padding as data.
+func.func @main(%x: tensor<6xf32>) -> tensor<1x1xi64> {
+  %i, %n = graph.non_zero %x : (tensor<6xf32>) -> (tensor<1x?xi64>, tensor<i64>) loc("nz")
+  // expected-error @+1 {{graph.arg_max reads a value of type tensor<1x6xi64> whose extent node 'nz' decides at run time: graphc cannot yet compute this op over a dim whose extent the run decides}}
+  %r = graph.arg_max %i {axis = 1 : i64} : (tensor<1x?xi64>) -> tensor<1x1xi64>
+  return %r : tensor<1x1xi64>
+}
+
+// -----
+
+// Two extents from different nodes along one dim.
+func.func @main(%x: tensor<6xf32>, %y: tensor<6xf32>) -> tensor<1x?xi64> {
+  %i, %n = graph.non_zero %x : (tensor<6xf32>) -> (tensor<1x?xi64>, tensor<i64>) loc("a")
+  %j, %m = graph.non_zero %y : (tensor<6xf32>) -> (tensor<1x?xi64>, tensor<i64>) loc("b")
+  // expected-error @+1 {{it is combined with another value whose extent a different node decides along dim 1}}
+  %s = graph.add %i, %j : (tensor<1x?xi64>, tensor<1x?xi64>) -> tensor<1x?xi64>
+  return %s : tensor<1x?xi64>
+}

@@ -1,0 +1,308 @@
+"""Results whose extents the run decides (NonZero, Compress) against
+onnxruntime: small models of what exporters write (torch's `nonzero()` as
+NonZero then Transpose, `boxes[scores > t]` as NonZero, Squeeze and Gather,
+`x.shape` of such a value), empty results and full ones, and the refusals
+(a consumer that would read the padding past the extent as data).
+
+    python data_dependent_tests.py --graphc build/bin/graphc \
+        [--runtime build/lib/libgraphc_runtime.so] [--target cpu|cuda] \
+        [--cuda-emulation DRIVER] [--only REGEX] [--work-dir DIR]
+
+Each model is compiled by graphc, run through the Python runtime on its
+inputs and compared with onnxruntime (CPU): same dims (the extents the run
+found), same values. Each case runs twice on one session with inputs that
+keep different counts, so an extent left from an earlier run shows.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "runtime", "python"))
+
+F = TensorProto.FLOAT
+I64 = TensorProto.INT64
+BOOL = TensorProto.BOOL
+
+
+class CheckFailed(Exception):
+    pass
+
+
+def value(name, elem, shape):
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+def const(name, array):
+    return helper.make_node("Constant", [], [name],
+                            value=numpy_helper.from_array(np.asarray(array), name))
+
+
+def model(nodes, inputs, outputs, opset=17):
+    graph = helper.make_graph(nodes, "data_dependent", inputs, outputs)
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    m.ir_version = 8
+    onnx.checker.check_model(m)
+    return m
+
+
+def sparse(rng, shape, keep):
+    """Random floats with about `keep` of them nonzero."""
+    x = rng.uniform(-1, 1, shape).astype(np.float32)
+    x[rng.uniform(0, 1, shape) >= keep] = 0
+    return x
+
+
+# --- NonZero ------------------------------------------------------------------
+
+def nonzero_coordinates(rng):
+    """torch.nonzero(x): NonZero then Transpose, [n, rank]."""
+    nodes = [helper.make_node("NonZero", ["x"], ["nz"]),
+             helper.make_node("Transpose", ["nz"], ["y"], perm=[1, 0])]
+    m = model(nodes, [value("x", F, [3, 5, 4])], [value("y", I64, ["n", 3])])
+    return m, [{"x": sparse(rng, (3, 5, 4), 0.3)},
+               {"x": sparse(rng, (3, 5, 4), 0.8)}]
+
+
+def nonzero_empty_and_full(rng):
+    """No element kept, then every one: extents 0 and the bound."""
+    nodes = [helper.make_node("NonZero", ["x"], ["y"])]
+    m = model(nodes, [value("x", I64, [2, 6])], [value("y", I64, [2, "n"])])
+    return m, [{"x": np.zeros((2, 6), np.int64)},
+               {"x": np.arange(1, 13, dtype=np.int64).reshape(2, 6)}]
+
+
+def select_boxes(rng):
+    """boxes[scores > t] * scale + shift: NonZero of a 1-d mask, Squeeze,
+    Gather of the rows, pointwise ops on the rows."""
+    nodes = [const("t", np.array(0.25, np.float32)),
+             helper.make_node("Greater", ["scores", "t"], ["mask"]),
+             helper.make_node("NonZero", ["mask"], ["nz"]),
+             const("axis0", np.array([0], np.int64)),
+             helper.make_node("Squeeze", ["nz", "axis0"], ["keep"]),
+             helper.make_node("Gather", ["boxes", "keep"], ["picked"], axis=0),
+             helper.make_node("Mul", ["picked", "scale"], ["scaled"]),
+             helper.make_node("Add", ["scaled", "shift"], ["out"]),
+             helper.make_node("Gather", ["scores", "keep"], ["kept_scores"],
+                              axis=0)]
+    m = model(nodes, [value("scores", F, [40]), value("boxes", F, [40, 4]),
+                      value("scale", F, [4]), value("shift", F, [])],
+              [value("out", F, ["n", 4]), value("kept_scores", F, ["n"])])
+    feeds = []
+    for keep in (0.2, 0.7):
+        feeds.append({"scores": rng.uniform(0, 1, 40).astype(np.float32)
+                      * (keep + 0.3),
+                      "boxes": rng.uniform(0, 100, (40, 4)).astype(np.float32),
+                      "scale": np.array([1, 2, 1, 2], np.float32),
+                      "shift": np.array(0.5, np.float32)})
+    return m, feeds
+
+
+def nonzero_shape(rng):
+    """The shape of a NonZero result, computed at run time, and the count
+    alone (Shape then Gather): what exporters write to size later ops; the
+    coordinates flattened row by row (the extent times 2)."""
+    nodes = [helper.make_node("NonZero", ["x"], ["nz"]),
+             helper.make_node("Shape", ["nz"], ["shape"]),
+             const("one", np.array(1, np.int64)),
+             helper.make_node("Gather", ["shape", "one"], ["count"], axis=0),
+             helper.make_node("Transpose", ["nz"], ["rows"], perm=[1, 0]),
+             helper.make_node("Flatten", ["rows"], ["flat"], axis=0)]
+    m = model(nodes, [value("x", F, [4, 4])],
+              [value("shape", I64, [2]), value("count", I64, []),
+               value("flat", I64, [1, "m"])])
+    return m, [{"x": sparse(rng, (4, 4), 0.5)}, {"x": sparse(rng, (4, 4), 0.1)}]
+
+
+# --- Compress -------------------------------------------------------------------
+
+def compress_axis(rng):
+    """Columns a mask keeps, the mask shorter than the axis."""
+    nodes = [helper.make_node("Compress", ["x", "c"], ["y"], axis=1)]
+    m = model(nodes, [value("x", F, [3, 7]), value("c", BOOL, [5])],
+              [value("y", F, [3, "n"])])
+    return m, [{"x": rng.uniform(-1, 1, (3, 7)).astype(np.float32),
+                "c": np.array([1, 0, 1, 1, 0], bool)},
+               {"x": rng.uniform(-1, 1, (3, 7)).astype(np.float32),
+                "c": np.array([0, 0, 0, 0, 1], bool)}]
+
+
+def compress_flat(rng):
+    """Without axis: elements of the flattened input, then a pointwise op."""
+    nodes = [helper.make_node("Compress", ["x", "c"], ["picked"]),
+             helper.make_node("Relu", ["picked"], ["y"])]
+    m = model(nodes, [value("x", F, [2, 3, 2]), value("c", BOOL, [12])],
+              [value("y", F, ["n"])])
+    return m, [{"x": rng.uniform(-1, 1, (2, 3, 2)).astype(np.float32),
+                "c": rng.uniform(0, 1, 12) > 0.5},
+               {"x": rng.uniform(-1, 1, (2, 3, 2)).astype(np.float32),
+                "c": np.zeros(12, bool)}]
+
+
+def compress_rows_int(rng):
+    """Rows of an int64 tensor along axis 0 of three dims."""
+    nodes = [helper.make_node("Compress", ["x", "c"], ["y"], axis=0)]
+    m = model(nodes, [value("x", I64, [6, 2, 3]), value("c", BOOL, [6])],
+              [value("y", I64, ["n", 2, 3])])
+    x = np.arange(36, dtype=np.int64).reshape(6, 2, 3)
+    return m, [{"x": x, "c": np.array([0, 1, 1, 0, 0, 1], bool)},
+               {"x": -x, "c": np.ones(6, bool)}]
+
+
+CASES = {f.__name__: f for f in (
+    nonzero_coordinates, nonzero_empty_and_full, select_boxes, nonzero_shape,
+    compress_axis, compress_flat, compress_rows_int)}
+
+
+# --- Refusals ---------------------------------------------------------------------
+
+def refuse_reduce_over_extent(rng):
+    nodes = [helper.make_node("NonZero", ["x"], ["nz"]),
+             helper.make_node("ReduceMax", ["nz"], ["y"], axes=[1], keepdims=0)]
+    return model(nodes, [value("x", F, [5])], [value("y", I64, [1])])
+
+
+def refuse_concat_along_extent(rng):
+    nodes = [helper.make_node("Compress", ["x", "c"], ["p"], axis=0),
+             helper.make_node("Concat", ["p", "x"], ["y"], axis=0)]
+    return model(nodes, [value("x", F, [4, 2]), value("c", BOOL, [4])],
+                 [value("y", F, ["n", 2])])
+
+
+def refuse_interleaving_view(rng):
+    nodes = [helper.make_node("NonZero", ["x"], ["nz"]),
+             helper.make_node("Flatten", ["nz"], ["y"], axis=0)]
+    return model(nodes, [value("x", F, [3, 3])], [value("y", I64, [1, "n"])])
+
+
+def refuse_static_partner(rng):
+    nodes = [helper.make_node("Compress", ["x", "c"], ["p"], axis=0),
+             helper.make_node("Add", ["p", "x"], ["y"])]
+    return model(nodes, [value("x", F, [4, 2]), value("c", BOOL, [4])],
+                 [value("y", F, ["n", 2])])
+
+
+REFUSALS = {
+    "reduce_over_extent": (
+        refuse_reduce_over_extent,
+        "node 'ReduceMax_1': graph.reduce_max reads a value of type "
+        "tensor<1x5xi64> whose extent node 'NonZero_0' decides at run time: "
+        "graphc cannot yet compute this op over a dim whose extent the run "
+        "decides"),
+    "concat_along_extent": (
+        refuse_concat_along_extent,
+        "concatenating along its dim that the run sizes would leave padding "
+        "between the parts"),
+    "interleaving_view": (
+        refuse_interleaving_view,
+        "merging dim 1, which the run sizes, into static dims before it would "
+        "interleave the padding with the data"),
+    "static_partner": (
+        refuse_static_partner,
+        "its dim 0 is combined with a static dim of 4 elements"),
+}
+
+
+def graphc_compile(args, model_path, so_path):
+    command = [args.graphc, "compile", model_path, "-o", so_path,
+               "--target", args.target]
+    if args.cuda_emulation:
+        command.append("--cuda-emulation")
+    return subprocess.run(command, capture_output=True, text=True)
+
+
+def check_case(args, name, work_dir):
+    import graphc
+    import onnxruntime as ort
+    m, runs = CASES[name](np.random.default_rng(0))
+    model_path = os.path.join(work_dir, f"{name}.onnx")
+    so_path = os.path.join(work_dir, f"{name}.so")
+    onnx.save(m, model_path)
+    proc = graphc_compile(args, model_path, so_path)
+    if proc.returncode != 0:
+        raise CheckFailed(f"graphc compile failed:\n{proc.stderr.strip()}")
+    session = ort.InferenceSession(m.SerializeToString(),
+                                   providers=["CPUExecutionProvider"])
+    names = [o.name for o in session.get_outputs()]
+    lines = []
+    with graphc.load(so_path) as compiled:
+        for feeds in runs:
+            expected = session.run(None, feeds)
+            actual = [t.numpy() for t in compiled.run(feeds)]
+            for out, got, want in zip(names, actual, expected):
+                if got.shape != want.shape or got.dtype != want.dtype:
+                    raise CheckFailed(
+                        f"output '{out}': {got.dtype}{list(got.shape)}, "
+                        f"onnxruntime gives {want.dtype}{list(want.shape)}")
+                if not np.array_equal(got, want):
+                    raise CheckFailed(f"output '{out}' differs from "
+                                      f"onnxruntime:\n{got}\n{want}")
+            lines.append(",".join(f"{list(a.shape)}" for a in actual))
+    return " then ".join(lines)
+
+
+def check_refusal(args, name, work_dir):
+    make, text = REFUSALS[name]
+    model_path = os.path.join(work_dir, f"{name}.onnx")
+    onnx.save(make(np.random.default_rng(0)), model_path)
+    proc = graphc_compile(args, model_path, os.path.join(work_dir, f"{name}.so"))
+    lines = proc.stderr.strip().splitlines()
+    if proc.returncode != 1 or not lines or \
+            not lines[0].startswith("graphc: error: ") or text not in lines[0]:
+        raise CheckFailed(f"expected exit 1 and an error with '{text}', got "
+                          f"exit {proc.returncode}: {proc.stderr.strip()}")
+    return "refused: " + lines[0][:200]
+
+
+def main():
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--graphc", required=True)
+    parser.add_argument("--runtime", help="path of libgraphc_runtime.so")
+    parser.add_argument("--target", choices=["cpu", "cuda"], default="cpu")
+    parser.add_argument("--cuda-emulation", metavar="DRIVER",
+                        help="compile with --cuda-emulation and run on this "
+                        "fake CUDA driver (libgraphc_fake_cuda.so)")
+    parser.add_argument("--only", help="run the cases whose name matches REGEX")
+    parser.add_argument("--work-dir")
+    args = parser.parse_args()
+    args.graphc = os.path.abspath(args.graphc)
+    if args.runtime:
+        os.environ["GRAPHC_RUNTIME_LIBRARY"] = os.path.abspath(args.runtime)
+    if args.cuda_emulation:
+        if args.target != "cuda":
+            parser.error("--cuda-emulation needs --target cuda")
+        driver = os.path.abspath(args.cuda_emulation)
+        for variable in ("GRAPHC_CUDA_DRIVER_LIBRARY", "GRAPHC_CUBLASLT_LIBRARY",
+                         "GRAPHC_CUDNN_LIBRARY"):
+            os.environ[variable] = driver
+    import graphc
+    checks = ([(n, check_case) for n in CASES] +
+              [(n, check_refusal) for n in REFUSALS])
+    if args.only:
+        checks = [(n, f) for n, f in checks if re.search(args.only, n)]
+        if not checks:
+            parser.error(f"no case matches '{args.only}'")
+    failed = 0
+    for name, check in checks:
+        with tempfile.TemporaryDirectory(prefix=f"graphc-data-dependent-{name}-",
+                                         dir=args.work_dir) as work_dir:
+            try:
+                print(f"ok: {name}: {check(args, name, work_dir)}", flush=True)
+            except (CheckFailed, graphc.GraphcError) as error:
+                print(f"FAILED: {name}: {error}", flush=True)
+                failed += 1
+    print(f"{len(checks) - failed} of {len(checks)} checks pass")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
