@@ -381,15 +381,14 @@ graphc_status graphc::rt::resolveRun(const graphc_model &model,
     const graphc_bucket_dim_desc &dim = desc.bucket_dims[k];
     int64_t size = actual[k];
     int64_t largest = dim.sizes[dim.num_sizes - 1];
-    if (dataDependent >= 0 &&
-        std::find(dim.sizes, dim.sizes + dim.num_sizes, size) ==
-            dim.sizes + dim.num_sizes)
+    if (dataDependent >= 0 && std::find(dim.sizes, dim.sizes + dim.num_sizes,
+                                        size) == dim.sizes + dim.num_sizes)
       return makeStatus(
           GRAPHC_INVALID_ARGUMENT,
-          seenAt[k] + " (" + quoted(dim.name) + ") is " +
-              std::to_string(size) + ", but the model runs " +
-              quoted(dim.name) + " = " + describeSizes(dim) +
-              " only: output " + quoted(desc.outputs[dataDependent].name) +
+          seenAt[k] + " (" + quoted(dim.name) + ") is " + std::to_string(size) +
+              ", but the model runs " + quoted(dim.name) + " = " +
+              describeSizes(dim) + " only: output " +
+              quoted(desc.outputs[dataDependent].name) +
               " has data-dependent dim " + std::to_string(dataDependentDim) +
               ", so runs are neither padded nor split");
     for (int32_t s = 0; s < dim.num_sizes && bucket[k] < 0; ++s)
@@ -659,11 +658,11 @@ std::string batchAxisGap(const graphc_model_desc &desc, int32_t k) {
 graphc_status graphc::rt::findBatchDim(const graphc_model &model,
                                        int32_t numRequests, int32_t &dim) {
   const graphc_model_desc &desc = *model.desc;
-  std::string prefix =
-      numRequests > 0 ? std::to_string(numRequests) +
-                            " requests run together need a batch dim, and "
-                            "the model has none: "
-                      : std::string("the model has no batch dim: ");
+  std::string prefix = numRequests > 0
+                           ? std::to_string(numRequests) +
+                                 " requests run together need a batch dim, and "
+                                 "the model has none: "
+                           : std::string("the model has no batch dim: ");
   // Each request's extent would be lost in the batch's.
   int32_t dataDependentDim = -1;
   if (int32_t o = firstDataDependentOutput(desc, dataDependentDim); o >= 0)

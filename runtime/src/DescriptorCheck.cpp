@@ -38,8 +38,8 @@ std::string checkTensor(const graphc_tensor_desc &tensor,
     return what + " has no name";
   std::string where = what + " '" + tensor.name + "'";
   // -1: a dynamic dim.
-  if (std::string error = checkDtypeAndDims(where, tensor.dtype, tensor.rank,
-                                            tensor.dims, -1);
+  if (std::string error =
+          checkDtypeAndDims(where, tensor.dtype, tensor.rank, tensor.dims, -1);
       !error.empty())
     return error;
   if (!tensor.data_dependent)
@@ -52,8 +52,7 @@ std::string checkTensor(const graphc_tensor_desc &tensor,
     int32_t flag = tensor.data_dependent[d];
     std::string at = where + " dim " + std::to_string(d);
     if (flag != 0 && flag != 1)
-      return at + " has data_dependent " + std::to_string(flag) +
-             " (0 or 1)";
+      return at + " has data_dependent " + std::to_string(flag) + " (0 or 1)";
     if (!flag)
       continue;
     any = true;
@@ -137,15 +136,15 @@ std::string checkOutputExtents(const graphc_model_desc &desc,
       std::string at = what + " dim " + std::to_string(d);
       if (!isDataDependent(output, d)) {
         if (ref.kind != GRAPHC_BUFFER_NONE)
-          return at + " is not data-dependent but has an extent (buffer "
-                      "kind " +
+          return at + " is not data-dependent but has an extent (buffer kind " +
                  std::to_string(ref.kind) + ")";
         continue;
       }
       if (ref.kind != GRAPHC_BUFFER_ARENA || ref.size != 8 ||
           ref.offset % 8 != 0)
-        return at + ": its extent is not an int64 at an 8-aligned arena "
-                    "offset (buffer kind " +
+        return at +
+               ": its extent is not an int64 at an 8-aligned arena offset "
+               "(buffer kind " +
                std::to_string(ref.kind) + ", offset " +
                std::to_string(ref.offset) + ", size " +
                std::to_string(ref.size) + ")";
@@ -1191,8 +1190,7 @@ std::string checkBucketDim(const graphc_model_desc &desc, int32_t k) {
       if (isDataDependent(desc.outputs[o], d) &&
           std::strcmp(desc.outputs[o].dim_names[d], dim.name) == 0)
         return where + " is also the name of data-dependent dim " +
-               std::to_string(d) + " of output '" + desc.outputs[o].name +
-               "'";
+               std::to_string(d) + " of output '" + desc.outputs[o].name + "'";
   for (int32_t p = 0; p < desc.num_plans; ++p) {
     const graphc_plan_desc &plan = desc.plans[p];
     // The plan's size of this dim, from an input axis that carries it.

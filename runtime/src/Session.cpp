@@ -515,8 +515,8 @@ graphc_status graphc_session_output_dims(graphc_session *session,
                           name + " dim " + std::to_string(d) +
                               ": the run found extent " +
                               std::to_string(extent) + ", outside [0, " +
-                              std::to_string(dims[d]) + "], the bound of plan '" +
-                              plan.name + "'");
+                              std::to_string(dims[d]) +
+                              "], the bound of plan '" + plan.name + "'");
       dims[d] = extent;
     }
     std::copy(dims.begin(), dims.end(), out_dims);

@@ -654,10 +654,10 @@ private:
         r.kind = bytes.ConsumeIntegralInRange<int32_t>(-1, 5);
         r.index = bytes.ConsumeIntegralInRange<int32_t>(-1, 4);
         bool slot = bytes.ConsumeBool();
-        r.offset = slot && arenaBytes >= 8
-                       ? bytes.ConsumeIntegralInRange<uint64_t>(0,
-                                                                arenaBytes - 8)
-                       : size();
+        r.offset =
+            slot && arenaBytes >= 8
+                ? bytes.ConsumeIntegralInRange<uint64_t>(0, arenaBytes - 8)
+                : size();
         r.size = slot ? 8 : size();
       });
     return entries.data();

@@ -47,8 +47,8 @@ protected:
     graphc_session_options_init(&options);
     options.flags = GetParam();
     ASSERT_GRAPHC_OK(graphc_session_create(model, &options, &session));
-    for (auto [buffer, bytes] : {std::pair{&x, 32}, std::pair{&kept, 32},
-                                 std::pair{&where, 128}})
+    for (auto [buffer, bytes] :
+         {std::pair{&x, 32}, std::pair{&kept, 32}, std::pair{&where, 128}})
       ASSERT_GRAPHC_OK(graphc_session_allocate_buffer(session, bytes, buffer));
   }
   void TearDown() override {
@@ -203,8 +203,8 @@ TEST_P(CudaOutputExtents, RunsBatchesOfOneRequestOnly) {
   Status batch(graphc_session_run_batch(session, 2, requestInputs, 1, nullptr,
                                         requestOutputs, 2, nullptr));
   EXPECT_EQ(batch.code(), GRAPHC_INVALID_ARGUMENT);
-  EXPECT_TRUE(contains(batch.message(),
-                       "output 'kept' has data-dependent dim 0"))
+  EXPECT_TRUE(
+      contains(batch.message(), "output 'kept' has data-dependent dim 0"))
       << batch.message();
   int64_t dims[1];
   EXPECT_EQ(Status(graphc_session_output_dims(session, 0, dims)).code(),

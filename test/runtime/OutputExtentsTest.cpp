@@ -122,8 +122,7 @@ const Fault kFaults[] = {
     {"static_data_dependent_dim", [](ExtentModel &m) { m.keptDims[0] = 8; },
      "output 0 'kept' dim 0 is data-dependent but has static size 8 (-1 "
      "expected)"},
-    {"unnamed_data_dependent_dim",
-     [](ExtentModel &m) { m.whereNames[1] = ""; },
+    {"unnamed_data_dependent_dim", [](ExtentModel &m) { m.whereNames[1] = ""; },
      "output 1 'where' dim 1 is data-dependent but unnamed"},
     {"no_dim_names", [](ExtentModel &m) { m.outputs[0].dim_names = nullptr; },
      "output 0 'kept' dim 0 is data-dependent but unnamed"},
@@ -135,8 +134,7 @@ const Fault kFaults[] = {
      [](ExtentModel &m) { m.plans[0].output_extents = nullptr; },
      "plan 'static' has no output extents, but the model has data-dependent "
      "output dims"},
-    {"no_extents_of_an_output",
-     [](ExtentModel &m) { m.extents[1] = nullptr; },
+    {"no_extents_of_an_output", [](ExtentModel &m) { m.extents[1] = nullptr; },
      "plan 'static' output 'where' has no extents for its data-dependent "
      "dims"},
     {"extents_of_an_output_without_data_dependent_dims",
@@ -170,7 +168,9 @@ const Fault kFaults[] = {
      "plan 'static' output 'where' dim 1: its extent at arena offset "
      "18446744073709551608 lies past the arena (256 bytes)"},
     {"extent_of_a_static_dim",
-     [](ExtentModel &m) { m.whereExtents[0] = {GRAPHC_BUFFER_ARENA, 0, 0, 8}; },
+     [](ExtentModel &m) {
+       m.whereExtents[0] = {GRAPHC_BUFFER_ARENA, 0, 0, 8};
+     },
      "plan 'static' output 'where' dim 0 is not data-dependent but has an "
      "extent (buffer kind 1)"},
     {"negative_bound", [](ExtentModel &m) { m.planKept[0] = -1; },
@@ -361,9 +361,9 @@ TEST(OutputExtentsCpu, GivesTheExtentsEachRunFound) {
   in.dtype = {kDLInt, 32, 1};
   DLTensor outputs[2];
   loaded.outputsInto(outputs);
-  EXPECT_EQ(codeOf(graphc_session_run(loaded.session, &in, 1, nullptr,
-                                      outputs, 2)),
-            GRAPHC_INVALID_ARGUMENT);
+  EXPECT_EQ(
+      codeOf(graphc_session_run(loaded.session, &in, 1, nullptr, outputs, 2)),
+      GRAPHC_INVALID_ARGUMENT);
   EXPECT_EQ(codeOf(graphc_session_output_dims(loaded.session, 0, dims.data())),
             GRAPHC_FAILED_PRECONDITION);
   ASSERT_EQ(loaded.run(cases[3]), "");
@@ -396,8 +396,7 @@ TEST(OutputExtentsCpu, EveryRunEntryPointKeepsItsExtents) {
   const DLTensor *requestInputs[1] = {&in};
   const DLTensor *requestOutputs[1] = {outputs};
   ASSERT_EQ(take(graphc_session_run_batch(loaded.session, 1, requestInputs, 1,
-                                          nullptr, requestOutputs, 2,
-                                          nullptr)),
+                                          nullptr, requestOutputs, 2, nullptr)),
             "");
   expectCorner(loaded, x);
 
@@ -410,9 +409,9 @@ TEST(OutputExtentsCpu, EveryRunEntryPointKeepsItsExtents) {
   shifted[1].data = message.data() + 1 + 8 * 4 + 3;
   x = {1, 2, -3, 4, 0, 0, 0, 5};
   in = loaded.input(x);
-  ASSERT_EQ(take(graphc_session_run(loaded.session, &in, 1, nullptr, shifted,
-                                    2)),
-            "");
+  ASSERT_EQ(
+      take(graphc_session_run(loaded.session, &in, 1, nullptr, shifted, 2)),
+      "");
   std::memcpy(loaded.kept.data(), shifted[0].data, 8 * 4);
   std::memcpy(loaded.where.data(), shifted[1].data, 16 * 8);
   expectCorner(loaded, x);
@@ -449,15 +448,14 @@ TEST(OutputExtentsCpu, RefusesBatchesOfSeveralRequests) {
   std::vector<int64_t> where2(16);
   DLTensor outputs[2][2];
   loaded.outputsInto(outputs[0]);
-  outputs[1][0] = hostTensor(kept2.data(), 1, loaded.keptShape,
-                             {kDLFloat, 32, 1});
-  outputs[1][1] = hostTensor(where2.data(), 2, loaded.whereShape,
-                             {kDLInt, 64, 1});
+  outputs[1][0] =
+      hostTensor(kept2.data(), 1, loaded.keptShape, {kDLFloat, 32, 1});
+  outputs[1][1] =
+      hostTensor(where2.data(), 2, loaded.whereShape, {kDLInt, 64, 1});
   const DLTensor *requestInputs[2] = {&inputs[0], &inputs[1]};
   const DLTensor *requestOutputs[2] = {outputs[0], outputs[1]};
-  graphc_status status =
-      graphc_session_run_batch(loaded.session, 2, requestInputs, 1, nullptr,
-                               requestOutputs, 2, nullptr);
+  graphc_status status = graphc_session_run_batch(
+      loaded.session, 2, requestInputs, 1, nullptr, requestOutputs, 2, nullptr);
   EXPECT_EQ(graphc_status_code(status), GRAPHC_INVALID_ARGUMENT);
   EXPECT_EQ(take(status),
             "2 requests run together need a batch dim, and the model has "
@@ -486,8 +484,8 @@ TEST(OutputExtentsCpu, RunsOnlyTheBucketsSizes) {
   for (int64_t rows : {2, 4, 7}) {
     CpuExtentModel loaded("extent_model_buckets", rows);
     ASSERT_NE(loaded.session, nullptr);
-    std::string expected = "input 'x' dim 0 ('rows') is " +
-                           std::to_string(rows) + refusal;
+    std::string expected =
+        "input 'x' dim 0 ('rows') is " + std::to_string(rows) + refusal;
     EXPECT_EQ(loaded.run(std::vector<float>(4 * rows, 1)), expected);
     // Asked beforehand, the same answer.
     int64_t xDims[2] = {rows, 4};

@@ -163,12 +163,11 @@ llvm::Error cutToFoundDims(graphc_session *session, int32_t o,
   std::vector<char> corner(
       static_cast<size_t>(*checkedByteSize(found, elementBytes)));
   std::vector<int64_t> origin(info.rank, 0);
-  rt::forEachContiguousRun(found, host.dims, origin, found, origin,
-                           elementBytes,
-                           [&](uint64_t from, uint64_t to, uint64_t bytes) {
-                             std::memcpy(corner.data() + to,
-                                         host.data.data() + from, bytes);
-                           });
+  rt::forEachContiguousRun(
+      found, host.dims, origin, found, origin, elementBytes,
+      [&](uint64_t from, uint64_t to, uint64_t bytes) {
+        std::memcpy(corner.data() + to, host.data.data() + from, bytes);
+      });
   bounds = std::move(host.dims);
   host.dims = std::move(found);
   host.data = std::move(corner);

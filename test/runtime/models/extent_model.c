@@ -43,11 +43,11 @@ static const graphc_image_desc images[] = {
     {80, GRAPHC_IMAGE_CUBIN, image, sizeof image, 0}};
 
 #define DEFINE_HOST_FN(n)                                                      \
-  static int keep_positive_##n(void *const *args, char *err,                  \
+  static int keep_positive_##n(void *const *args, char *err,                   \
                                uint64_t err_len) {                             \
     (void)err;                                                                 \
     (void)err_len;                                                             \
-    extent_keep_positive((const float *)args[0], n, (float *)args[1],         \
+    extent_keep_positive((const float *)args[0], n, (float *)args[1],          \
                          (int64_t *)args[2], (int64_t *)args[3]);              \
     return 0;                                                                  \
   }
@@ -77,11 +77,11 @@ static const graphc_buffer_ref *const output_extents[] = {kept_extents,
 
 /* One plan of `rows` rows: its dims, its step and its kernel `k`. */
 #define PLAN(rows, k)                                                          \
-  static const int64_t x_dims_##rows[] = {rows, 4};                           \
-  static const int64_t kept_bound_##rows[] = {4 * rows};                      \
-  static const int64_t where_bound_##rows[] = {2, 4 * rows};                  \
-  static const int64_t *const inputs_##rows[] = {x_dims_##rows};              \
-  static const int64_t *const outputs_##rows[] = {kept_bound_##rows,          \
+  static const int64_t x_dims_##rows[] = {rows, 4};                            \
+  static const int64_t kept_bound_##rows[] = {4 * rows};                       \
+  static const int64_t where_bound_##rows[] = {2, 4 * rows};                   \
+  static const int64_t *const inputs_##rows[] = {x_dims_##rows};               \
+  static const int64_t *const outputs_##rows[] = {kept_bound_##rows,           \
                                                   where_bound_##rows};         \
   static const graphc_buffer_ref args_##rows[] = {                             \
       {GRAPHC_BUFFER_INPUT, 0, 0, 16 * rows},                                  \
