@@ -306,6 +306,14 @@ ArtifactTensor Reader::readTensor(uint64_t vaddr, const std::string &what) {
   }
   tensor.padValue =
       loaded<double>(vaddr + offsetof(graphc_tensor_desc, pad_value), w);
+  uint64_t dataDependent =
+      pointerAt(vaddr + offsetof(graphc_tensor_desc, data_dependent), w);
+  if (dataDependent) {
+    checkTable(dataDependent, rank, sizeof(int32_t), w);
+    for (int32_t d = 0; d < rank; ++d)
+      tensor.dataDependent.push_back(
+          loaded<int32_t>(dataDependent + 4 * uint64_t(d), w));
+  }
   return tensor;
 }
 
@@ -503,6 +511,32 @@ ArtifactPlan Reader::readPlan(uint64_t vaddr, const ArtifactView &view,
              plan.inputDims);
   readShapes(offsetof(graphc_plan_desc, output_dims), view.outputs,
              plan.outputDims);
+  // NULL for a model without data-dependent dims; else one entry per
+  // output, NULL or one buffer reference per dim.
+  uint64_t extents =
+      pointerAt(vaddr + offsetof(graphc_plan_desc, output_extents), w);
+  plan.outputExtentOffsets.resize(view.outputs.size());
+  if (extents) {
+    checkTable(extents, int64_t(view.outputs.size()),
+               sizeof(const graphc_buffer_ref *), w);
+    for (size_t o = 0; o < view.outputs.size(); ++o) {
+      uint64_t refs = pointerAt(extents + 8 * uint64_t(o), w);
+      if (!refs)
+        continue;
+      int64_t rank = int64_t(view.outputs[o].dims.size());
+      checkTable(refs, rank, sizeof(graphc_buffer_ref), w);
+      for (int64_t d = 0; d < rank; ++d) {
+        uint64_t ref = refs + uint64_t(d) * sizeof(graphc_buffer_ref);
+        int32_t kind =
+            loaded<int32_t>(ref + offsetof(graphc_buffer_ref, kind), w);
+        plan.outputExtentOffsets[o].push_back(
+            kind == GRAPHC_BUFFER_NONE
+                ? -1
+                : int64_t(loaded<uint64_t>(
+                      ref + offsetof(graphc_buffer_ref, offset), w)));
+      }
+    }
+  }
   uint64_t steps = pointerAt(vaddr + offsetof(graphc_plan_desc, steps), w);
   checkTable(steps, plan.numSteps, sizeof(graphc_step_desc), w);
   for (int32_t s = 0; s < plan.numSteps; ++s) {

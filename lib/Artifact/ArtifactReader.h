@@ -29,6 +29,9 @@ struct ArtifactTensor {
   std::vector<int64_t> dims;
   std::vector<std::string> dimNames;
   double padValue = 0;
+  /// Outputs: per dim 1 where a run decides its extent, else 0; empty when
+  /// no dim is (graphc_tensor_desc.data_dependent NULL).
+  std::vector<int32_t> dataDependent;
 };
 
 /// A bucketed dim (graphc_bucket_dim_desc).
@@ -70,6 +73,11 @@ struct ArtifactPlan {
   /// One dims list per model input (output), in order.
   std::vector<std::vector<int64_t>> inputDims, outputDims;
   std::vector<ArtifactStep> steps;
+  /// Per output, the arena offset of each dim's extent (-1 for a dim that
+  /// is not data-dependent); empty for an output without data-dependent
+  /// dims (graphc_plan_desc.output_extents). As written: the runtime's
+  /// load check is what refuses a slot that is not one.
+  std::vector<std::vector<int64_t>> outputExtentOffsets;
 };
 
 /// What a library kernel computes (graphc_gemm_desc).

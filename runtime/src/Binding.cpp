@@ -370,11 +370,27 @@ graphc_status graphc::rt::resolveRun(const graphc_model &model,
 
   // Each dim's bucket: its own size, else the next larger one where
   // padding is exact, else split past the largest where that is exact.
+  // A model with a data-dependent output runs its buckets' sizes only:
+  // padded rows would count in what a run finds, and the parts of a split
+  // run would each find their own extent (the compiler marks such dims
+  // exact; this guards against an artifact that says otherwise).
+  int32_t dataDependentDim = -1;
+  int32_t dataDependent = firstDataDependentOutput(desc, dataDependentDim);
   std::vector<int64_t> bucket(numDims, -1);
   for (int32_t k = 0; k < numDims; ++k) {
     const graphc_bucket_dim_desc &dim = desc.bucket_dims[k];
     int64_t size = actual[k];
     int64_t largest = dim.sizes[dim.num_sizes - 1];
+    if (dataDependent >= 0 && std::find(dim.sizes, dim.sizes + dim.num_sizes,
+                                        size) == dim.sizes + dim.num_sizes)
+      return makeStatus(
+          GRAPHC_INVALID_ARGUMENT,
+          seenAt[k] + " (" + quoted(dim.name) + ") is " + std::to_string(size) +
+              ", but the model runs " + quoted(dim.name) + " = " +
+              describeSizes(dim) + " only: output " +
+              quoted(desc.outputs[dataDependent].name) +
+              " has data-dependent dim " + std::to_string(dataDependentDim) +
+              ", so runs are neither padded nor split");
     for (int32_t s = 0; s < dim.num_sizes && bucket[k] < 0; ++s)
       if (dim.sizes[s] == size || (dim.pad_safe && dim.sizes[s] > size))
         bucket[k] = dim.sizes[s];
@@ -642,6 +658,20 @@ std::string batchAxisGap(const graphc_model_desc &desc, int32_t k) {
 graphc_status graphc::rt::findBatchDim(const graphc_model &model,
                                        int32_t numRequests, int32_t &dim) {
   const graphc_model_desc &desc = *model.desc;
+  std::string prefix = numRequests > 0
+                           ? std::to_string(numRequests) +
+                                 " requests run together need a batch dim, and "
+                                 "the model has none: "
+                           : std::string("the model has no batch dim: ");
+  // Each request's extent would be lost in the batch's.
+  int32_t dataDependentDim = -1;
+  if (int32_t o = firstDataDependentOutput(desc, dataDependentDim); o >= 0)
+    return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                      prefix + "output " + quoted(desc.outputs[o].name) +
+                          " has data-dependent dim " +
+                          std::to_string(dataDependentDim) +
+                          ", whose extent each run finds for the whole run, "
+                          "so requests cannot share one");
   std::string why;
   for (int32_t k = 0; k < desc.num_bucket_dims; ++k) {
     const graphc_bucket_dim_desc &bucket = desc.bucket_dims[k];
@@ -669,13 +699,7 @@ graphc_status graphc::rt::findBatchDim(const graphc_model &model,
   }
   if (desc.num_bucket_dims == 0)
     why = "it has no bucketed dims";
-  return makeStatus(GRAPHC_INVALID_ARGUMENT,
-                    (numRequests > 0
-                         ? std::to_string(numRequests) +
-                               " requests run together need a batch dim, and "
-                               "the model has none: "
-                         : std::string("the model has no batch dim: ")) +
-                        why);
+  return makeStatus(GRAPHC_INVALID_ARGUMENT, prefix + why);
 }
 
 graphc_status graphc::rt::bindBatch(const graphc_model &model,

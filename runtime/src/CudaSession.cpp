@@ -1295,6 +1295,11 @@ graphc_status CudaSession::readProbe(uint64_t offset, uint64_t bytes,
                   bytes);
 }
 
+graphc_status CudaSession::readArena(uint64_t offset, uint64_t bytes,
+                                     void *dst) {
+  return download(dst, reinterpret_cast<const void *>(arena + offset), bytes);
+}
+
 graphc_status CudaSession::download(void *dst, const void *src,
                                     uint64_t bytes) {
   std::optional<cu::ContextGuard> guard;

@@ -126,6 +126,9 @@ public:
   /// Copies `bytes` at `offset` of the probe buffer to host `dst`, after
   /// everything queued on the stream.
   graphc_status readProbe(uint64_t offset, uint64_t bytes, void *dst);
+  /// Copies `bytes` at `offset` of the arena to host `dst`, after
+  /// everything queued on the stream (the extents a run found).
+  graphc_status readArena(uint64_t offset, uint64_t bytes, void *dst);
   /// GRAPHC_SESSION_PROFILE_STEPS: the step times of the last plan launch,
   /// from its events; see graphc_session_step_times.
   graphc_status stepTimes(StepProfile &out) const;

@@ -33,12 +33,44 @@ std::string checkDtypeAndDims(const std::string &where, int32_t dtype,
 }
 
 std::string checkTensor(const graphc_tensor_desc &tensor,
-                        const std::string &what) {
+                        const std::string &what, bool isOutput) {
   if (!tensor.name)
     return what + " has no name";
+  std::string where = what + " '" + tensor.name + "'";
   // -1: a dynamic dim.
-  return checkDtypeAndDims(what + " '" + tensor.name + "'", tensor.dtype,
-                           tensor.rank, tensor.dims, -1);
+  if (std::string error =
+          checkDtypeAndDims(where, tensor.dtype, tensor.rank, tensor.dims, -1);
+      !error.empty())
+    return error;
+  if (!tensor.data_dependent)
+    return "";
+  // A run decides the extent of an output's dim only.
+  if (!isOutput)
+    return where + " has data-dependent dims, which only outputs have";
+  bool any = false;
+  for (int32_t d = 0; d < tensor.rank; ++d) {
+    int32_t flag = tensor.data_dependent[d];
+    std::string at = where + " dim " + std::to_string(d);
+    if (flag != 0 && flag != 1)
+      return at + " has data_dependent " + std::to_string(flag) + " (0 or 1)";
+    if (!flag)
+      continue;
+    any = true;
+    if (tensor.dims[d] != -1)
+      return at + " is data-dependent but has static size " +
+             std::to_string(tensor.dims[d]) + " (-1 expected)";
+    if (!tensor.dim_names || !tensor.dim_names[d] || !tensor.dim_names[d][0])
+      return at + " is data-dependent but unnamed";
+  }
+  if (!any)
+    return where + " has a data_dependent array without a data-dependent "
+                   "dim (NULL is none)";
+  return "";
+}
+
+/// Whether dim `d` of `tensor` (an output) is data-dependent.
+bool isDataDependent(const graphc_tensor_desc &tensor, int32_t d) {
+  return tensor.data_dependent && tensor.data_dependent[d];
 }
 
 /// Checks a plan's static dims for the model tensors `tensors`.
@@ -69,6 +101,60 @@ std::string checkPlanDims(const graphc_tensor_desc *tensors, int32_t count,
 
 bool rangeWithin(const graphc_buffer_ref &ref, uint64_t limit) {
   return ref.offset <= limit && ref.size <= limit - ref.offset;
+}
+
+/// A plan's extent slots (graphc_plan_desc.output_extents): one table entry
+/// per output, NULL exactly for outputs without data-dependent dims; each
+/// data-dependent dim an int64 in the arena (8 aligned bytes), the other
+/// dims NONE. The plan's dims (checkPlanDims) hold each one's bound.
+std::string checkOutputExtents(const graphc_model_desc &desc,
+                               const graphc_plan_desc &plan,
+                               const std::string &where) {
+  bool anyDataDependent = false;
+  for (int32_t o = 0; o < desc.num_outputs; ++o)
+    anyDataDependent |= desc.outputs[o].data_dependent != nullptr;
+  // A model without data-dependent dims may leave out the whole table.
+  if (!plan.output_extents) {
+    if (!anyDataDependent)
+      return "";
+    return where + " has no output extents, but the model has "
+                   "data-dependent output dims";
+  }
+  for (int32_t o = 0; o < desc.num_outputs; ++o) {
+    const graphc_tensor_desc &output = desc.outputs[o];
+    const graphc_buffer_ref *refs = plan.output_extents[o];
+    std::string what = where + " output '" + output.name + "'";
+    if (!output.data_dependent) {
+      if (refs)
+        return what + " has extents, but no data-dependent dim";
+      continue;
+    }
+    if (!refs)
+      return what + " has no extents for its data-dependent dims";
+    for (int32_t d = 0; d < output.rank; ++d) {
+      const graphc_buffer_ref &ref = refs[d];
+      std::string at = what + " dim " + std::to_string(d);
+      if (!isDataDependent(output, d)) {
+        if (ref.kind != GRAPHC_BUFFER_NONE)
+          return at + " is not data-dependent but has an extent (buffer kind " +
+                 std::to_string(ref.kind) + ")";
+        continue;
+      }
+      if (ref.kind != GRAPHC_BUFFER_ARENA || ref.size != 8 ||
+          ref.offset % 8 != 0)
+        return at +
+               ": its extent is not an int64 at an 8-aligned arena offset "
+               "(buffer kind " +
+               std::to_string(ref.kind) + ", offset " +
+               std::to_string(ref.offset) + ", size " +
+               std::to_string(ref.size) + ")";
+      if (!rangeWithin(ref, plan.arena_bytes))
+        return at + ": its extent at arena offset " +
+               std::to_string(ref.offset) + " lies past the arena (" +
+               std::to_string(plan.arena_bytes) + " bytes)";
+    }
+  }
+  return "";
 }
 
 std::string checkBufferRef(const graphc_model_desc &desc,
@@ -1099,6 +1185,12 @@ std::string checkBucketDim(const graphc_model_desc &desc, int32_t k) {
       return where + " has sizes that are not positive and ascending";
   if (desc.num_outputs && !dim.output_axes)
     return where + " has no output axes";
+  for (int32_t o = 0; o < desc.num_outputs; ++o)
+    for (int32_t d = 0; d < desc.outputs[o].rank; ++d)
+      if (isDataDependent(desc.outputs[o], d) &&
+          std::strcmp(desc.outputs[o].dim_names[d], dim.name) == 0)
+        return where + " is also the name of data-dependent dim " +
+               std::to_string(d) + " of output '" + desc.outputs[o].name + "'";
   for (int32_t p = 0; p < desc.num_plans; ++p) {
     const graphc_plan_desc &plan = desc.plans[p];
     // The plan's size of this dim, from an input axis that carries it.
@@ -1118,6 +1210,10 @@ std::string checkBucketDim(const graphc_model_desc &desc, int32_t k) {
       if (axis < -1 || axis >= desc.outputs[o].rank)
         return where + " names axis " + std::to_string(axis) + " of output " +
                std::to_string(o);
+      // A run decides a data-dependent dim's extent: no bucket sizes it.
+      if (axis >= 0 && isDataDependent(desc.outputs[o], axis))
+        return where + " names axis " + std::to_string(axis) + " of output '" +
+               desc.outputs[o].name + "', which is data-dependent";
       if (axis >= 0 && dim.pad_safe && plan.output_dims[o][axis] != size)
         return where + " is " + std::to_string(size) + " in plan '" +
                (plan.name ? plan.name : "") + "' but output " +
@@ -1161,11 +1257,12 @@ std::string graphc::rt::checkDescriptor(const graphc_model_desc &desc) {
     return "missing table";
   if (desc.num_plans == 0)
     return "no plans";
-  for (auto [tensors, count, what] :
-       {std::tuple(desc.inputs, desc.num_inputs, "input "),
-        std::tuple(desc.outputs, desc.num_outputs, "output ")})
+  for (auto [tensors, count, what, isOutput] :
+       {std::tuple(desc.inputs, desc.num_inputs, "input ", false),
+        std::tuple(desc.outputs, desc.num_outputs, "output ", true)})
     for (int32_t i = 0; i < count; ++i)
-      if (std::string error = checkTensor(tensors[i], what + std::to_string(i));
+      if (std::string error =
+              checkTensor(tensors[i], what + std::to_string(i), isOutput);
           !error.empty())
         return error;
   for (int32_t i = 0; i < desc.num_kernels; ++i) {
@@ -1238,6 +1335,8 @@ std::string graphc::rt::checkDescriptor(const graphc_model_desc &desc) {
     if (error.empty())
       error = checkPlanDims(desc.outputs, desc.num_outputs, plan.output_dims,
                             where, "output");
+    if (error.empty())
+      error = checkOutputExtents(desc, plan, where);
     if (!error.empty())
       return error;
     if (plan.num_steps < 0 || (plan.num_steps && !plan.steps))

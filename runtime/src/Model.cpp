@@ -53,6 +53,20 @@ graphc_model::~graphc_model() {
     close(libraryFd);
 }
 
+int32_t graphc::rt::firstDataDependentOutput(const graphc_model_desc &desc,
+                                             int32_t &dim) {
+  for (int32_t o = 0; o < desc.num_outputs; ++o) {
+    const graphc_tensor_desc &output = desc.outputs[o];
+    for (int32_t d = 0; output.data_dependent && d < output.rank; ++d)
+      if (output.data_dependent[d]) {
+        dim = d;
+        return o;
+      }
+  }
+  dim = -1;
+  return -1;
+}
+
 namespace {
 /// Closes a file descriptor on scope exit.
 struct FileCloser {
@@ -486,6 +500,7 @@ static void fillTensorInfo(const graphc_tensor_desc &tensor,
   info->dims = tensor.dims;
   info->dim_names = tensor.dim_names;
   info->pad_value = tensor.pad_value;
+  info->data_dependent = tensor.data_dependent;
 }
 
 graphc_status graphc_model_input_info(const graphc_model *model, int32_t index,

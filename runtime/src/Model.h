@@ -16,6 +16,10 @@ std::string describeKernel(const graphc_kernel_desc &kernel);
 /// Where a value out of range was found: "node 'n' (kernel 'k')", "one of
 /// the nodes 'a,b' (kernel 'k')", or "kernel 'k'" without ONNX nodes.
 std::string describeValueSite(const graphc_kernel_desc &kernel);
+
+/// The first output with a data-dependent dim (graphc_tensor_desc's
+/// data_dependent), -1 when none has one; its first such dim goes to `dim`.
+int32_t firstDataDependentOutput(const graphc_model_desc &desc, int32_t &dim);
 } // namespace graphc::rt
 
 /// A loaded artifact. Immutable after graphc_model_load except for the

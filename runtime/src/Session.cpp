@@ -220,8 +220,11 @@ graphc_status runBound(graphc_session &session, const RunShape &shape,
                        const std::vector<SegmentedTensor> &outputs,
                        const cu::Stream *stream) {
   // Every output is empty: validated, and nothing to compute or write.
-  if (shape.empty)
+  if (shape.empty) {
+    session.outputPlan = shape.parts.back().plan;
+    session.outputRunEmpty = true;
     return nullptr;
+  }
   auto segmented = [](const std::vector<SegmentedTensor> &tensors) {
     return std::any_of(
         tensors.begin(), tensors.end(),
@@ -268,8 +271,11 @@ graphc_status runBound(graphc_session &session, const RunShape &shape,
     status = runCpuPlanOf(session, shape.parts.front().plan, plainInputs,
                           plain.data() + desc.num_inputs);
   }
-  if (!status)
+  if (!status) {
     session.probedPlan = shape.parts.back().plan;
+    session.outputPlan = shape.parts.back().plan;
+    session.outputRunEmpty = false;
+  }
   return status;
 }
 
@@ -282,8 +288,10 @@ graphc_status runSession(graphc_session *session, const DLTensor *inputs,
   if (!session)
     return makeStatus(GRAPHC_INVALID_ARGUMENT, "session is NULL");
   const graphc_model &model = *session->model;
-  // Probes name the last run's plan only when that run succeeds.
+  // Probes and output dims name the last run's plan only when that run
+  // succeeds.
   session->probedPlan = -1;
+  session->outputPlan = -1;
   DeviceRequirement device{static_cast<graphc_target>(model.desc->target),
                            session->ordinal};
   std::vector<const DLTensor *> ordered;
@@ -311,6 +319,7 @@ graphc_status runBatch(graphc_session *session, int32_t numRequests,
     return makeStatus(GRAPHC_INVALID_ARGUMENT, "session is NULL");
   const graphc_model &model = *session->model;
   session->probedPlan = -1;
+  session->outputPlan = -1;
   DeviceRequirement device{static_cast<graphc_target>(model.desc->target),
                            session->ordinal, true};
   BatchRun batch;
@@ -448,10 +457,71 @@ graphc_status graphc_session_synchronize(graphc_session *session) {
   if (!session)
     return makeStatus(GRAPHC_INVALID_ARGUMENT, "session is NULL");
   graphc_status status = session->cuda ? session->cuda->synchronize() : nullptr;
-  // An asynchronous run that failed leaves no probes to read.
-  if (status)
+  // An asynchronous run that failed leaves no probes and no extents to read.
+  if (status) {
     session->probedPlan = -1;
+    session->outputPlan = -1;
+  }
   return status;
+}
+
+graphc_status graphc_session_output_dims(graphc_session *session,
+                                         int32_t output, int64_t *out_dims) {
+  if (!session)
+    return makeStatus(GRAPHC_INVALID_ARGUMENT, "session is NULL");
+  const graphc_model_desc &desc = *session->model->desc;
+  if (output < 0 || output >= desc.num_outputs)
+    return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                      "output index " + std::to_string(output) +
+                          " out of range (the model has " +
+                          std::to_string(desc.num_outputs) + ")");
+  const graphc_tensor_desc &tensor = desc.outputs[output];
+  std::string name = "output '" + std::string(tensor.name) + "'";
+  if (tensor.rank > 0 && !out_dims)
+    return makeStatus(GRAPHC_INVALID_ARGUMENT,
+                      "graphc_session_output_dims: out_dims is NULL for " +
+                          name + " of rank " + std::to_string(tensor.rank));
+  return guardAllocations("graphc_session_output_dims", [&]() -> graphc_status {
+    if (session->outputPlan < 0)
+      return makeStatus(GRAPHC_FAILED_PRECONDITION,
+                        name + ": the session has no run to give its dims "
+                               "(none yet, or the latest one failed)");
+    // The latest run may still be queued: its extents are known once it
+    // has finished, and a failure it found is reported instead.
+    if (session->cuda)
+      if (graphc_status status = graphc_session_synchronize(session))
+        return status;
+    const graphc_plan_desc &plan = desc.plans[session->outputPlan];
+    std::vector<int64_t> dims(plan.output_dims[output],
+                              plan.output_dims[output] + tensor.rank);
+    for (int32_t d = 0; tensor.data_dependent && d < tensor.rank; ++d) {
+      if (!tensor.data_dependent[d])
+        continue;
+      // A run that computed nothing (every output empty) found nothing.
+      int64_t extent = 0;
+      uint64_t offset = plan.output_extents[output][d].offset;
+      if (!session->outputRunEmpty && session->cuda) {
+        if (graphc_status status =
+                session->cuda->readArena(offset, sizeof extent, &extent))
+          return status;
+      } else if (!session->outputRunEmpty) {
+        std::memcpy(&extent, static_cast<char *>(session->arena.get()) + offset,
+                    sizeof extent);
+      }
+      // The kernel that found it is the artifact's: a value past the bound
+      // the buffers were planned for is a bug, never the caller's.
+      if (extent < 0 || extent > dims[d])
+        return makeStatus(GRAPHC_INTERNAL,
+                          name + " dim " + std::to_string(d) +
+                              ": the run found extent " +
+                              std::to_string(extent) + ", outside [0, " +
+                              std::to_string(dims[d]) +
+                              "], the bound of plan '" + plan.name + "'");
+      dims[d] = extent;
+    }
+    std::copy(dims.begin(), dims.end(), out_dims);
+    return nullptr;
+  });
 }
 
 graphc_status graphc_session_probe_count(graphc_session *session,

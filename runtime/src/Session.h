@@ -42,6 +42,12 @@ struct graphc_session {
   graphc::rt::ProbeLayout probes;
   int32_t probedPlan = -1;
   std::unique_ptr<void, graphc::rt::FreeDeleter> probeBuffer;
+  /// The plan of the latest run when it succeeded (its arena slots hold
+  /// the extents of data-dependent output dims, graphc_session_output_dims),
+  /// -1 before the first run and after one that failed; and whether that
+  /// run computed nothing (every output empty).
+  int32_t outputPlan = -1;
+  bool outputRunEmpty = false;
   /// cuda: stream, device arena, staging and captured graphs.
   std::unique_ptr<graphc::rt::CudaSession> cuda;
 };

@@ -134,7 +134,8 @@ TRITONSERVER_Error *describeArtifact(ModelState &state) {
                                info.name + "' has dtype " +
                                graphc_dtype_name(info.dtype) +
                                ", which Triton has no type for");
-      specs.push_back({info.name, info.dtype, dtype->server, info.rank});
+      specs.push_back({info.name, info.dtype, dtype->server, info.rank,
+                       info.data_dependent != nullptr});
     }
   }
   for (const TensorSpec &input : state.inputs)

@@ -26,6 +26,9 @@ struct TensorSpec {
   int32_t dtype = 0; ///< graphc's (ONNX numbering)
   TRITONSERVER_DataType serverDtype = TRITONSERVER_TYPE_INVALID;
   int32_t rank = 0;
+  /// An output with data-dependent dims: its shape is known after the run
+  /// (graphc_session_output_dims), which writes it at its bounds.
+  bool dataDependent = false;
 };
 
 /// Per Triton model.

@@ -9,12 +9,20 @@
 // request's output rows straight into its response: no concatenation, no
 // copy of the outputs in the backend.
 //
+// An output with data-dependent dims (NonZero, Compress, ...) is the
+// exception: its shape is known only after the run. The run writes it at
+// its bounds into a host buffer of the backend's, and its response output,
+// of the dims the run found (graphc_session_output_dims), is allocated
+// afterwards and given the leading corner alone. Such a model runs one
+// request at a time (the runtime finds no batch dim for it).
+//
 // A request that is wrong on its own (a missing input, a dtype or shape the
 // artifact does not take) gets its own error and leaves the batch; the rest
 // run. Every request is answered and released exactly once.
 //
 //===----------------------------------------------------------------------===//
 
+#include "lib/Artifact/Staging.h"
 #include "runtime/src/Dtype.h"
 #include "runtime/triton/BackendState.h"
 #include "runtime/triton/TritonConfig.h"
@@ -54,8 +62,11 @@ struct Pending {
   std::vector<DLTensor> inputs, outputs;
   /// Inputs that arrived in several buffers, gathered on the host.
   std::vector<std::vector<unsigned char>> gathered;
-  /// Room for the outputs this request did not ask for.
+  /// Room for the outputs this request did not ask for, and for those with
+  /// data-dependent dims at their bounds.
   std::vector<std::vector<unsigned char>> unrequested;
+  /// Per output: data-dependent and asked for, so answered after the run.
+  std::vector<bool> answerAfterRun;
   uint64_t rows = 1;
 };
 
@@ -214,6 +225,7 @@ TRITONSERVER_Error *prepare(InstanceState &state, Pending &pending) {
   pending.outputDims.resize(numOutputs);
   pending.outputs.resize(numOutputs);
   pending.unrequested.resize(numOutputs);
+  pending.answerAfterRun.assign(numOutputs, false);
   uint32_t given = 0;
   if (TRITONSERVER_Error *error =
           TRITONBACKEND_RequestInputCount(pending.request, &given))
@@ -274,7 +286,10 @@ TRITONSERVER_Error *prepare(InstanceState &state, Pending &pending) {
     denseBytes(shape, spec.dtype, bytes);
     void *data = nullptr;
     DLDevice device{kDLCPU, 0};
-    if (requested[o]) {
+    // Known at its bounds only: the run writes it to host memory here (a
+    // cuda run copies it there), and the response gets its corner later.
+    pending.answerAfterRun[o] = requested[o] && spec.dataDependent;
+    if (requested[o] && !spec.dataDependent) {
       TRITONBACKEND_Output *output = nullptr;
       if (TRITONSERVER_Error *error = TRITONBACKEND_ResponseOutput(
               pending.response, &output, spec.name.c_str(), spec.serverDtype,
@@ -315,11 +330,71 @@ graphc_status runBatch(InstanceState &state,
       outputs.data(), static_cast<int32_t>(model.outputs.size()), nullptr);
 }
 
+/// After `pending`'s run (the session's latest), adds each requested
+/// output with data-dependent dims to its response: of the dims the run
+/// found, holding the leading corner of what the run wrote at the bounds.
+TRITONSERVER_Error *answerAfterRun(InstanceState &state, Pending &pending) {
+  const ModelState &model = *state.model;
+  for (size_t o = 0; o < model.outputs.size(); ++o) {
+    if (!pending.answerAfterRun[o])
+      continue;
+    const TensorSpec &spec = model.outputs[o];
+    std::vector<int64_t> found(spec.rank);
+    if (graphc_status status = graphc_session_output_dims(
+            state.session, static_cast<int32_t>(o), found.data()))
+      return tritonError(status);
+    // Within the bounds the runtime checked, so the bytes fit.
+    uint64_t bytes = 0;
+    denseBytes(found, spec.dtype, bytes);
+    TRITONBACKEND_Output *output = nullptr;
+    if (TRITONSERVER_Error *error = TRITONBACKEND_ResponseOutput(
+            pending.response, &output, spec.name.c_str(), spec.serverDtype,
+            found.data(), static_cast<uint32_t>(found.size())))
+      return error;
+    void *data = nullptr;
+    TRITONSERVER_MemoryType type = state.preferredMemory;
+    int64_t id = state.preferredMemoryId;
+    if (TRITONSERVER_Error *error =
+            TRITONBACKEND_OutputBuffer(output, &data, bytes, &type, &id))
+      return error;
+    DLDevice device;
+    if (TRITONSERVER_Error *error =
+            deviceOf(state, type, id, "output", spec, device))
+      return error;
+    if (!bytes)
+      continue;
+    // The corner, gathered row by row: into the response's host buffer, or
+    // on the host first and then uploaded to its GPU buffer.
+    std::vector<unsigned char> gathered;
+    auto *into = static_cast<unsigned char *>(data);
+    if (device.device_type == kDLCUDA) {
+      gathered.resize(bytes);
+      into = gathered.data();
+    }
+    std::vector<int64_t> origin(found.size(), 0);
+    const unsigned char *bounded = pending.unrequested[o].data();
+    graphc::rt::forEachContiguousRun(
+        found, pending.outputDims[o], origin, found, origin,
+        graphc_dtype_size(spec.dtype),
+        [&](uint64_t from, uint64_t to, uint64_t count) {
+          std::memcpy(into + to, bounded + from, count);
+        });
+    if (device.device_type == kDLCUDA)
+      if (graphc_status status =
+              graphc_session_upload(state.session, data, into, bytes))
+        return tritonError(status);
+  }
+  return nullptr;
+}
+
 /// Runs each request of `batch` alone, each with its own outcome.
 void runAlone(InstanceState &state, const std::vector<Pending *> &batch) {
-  for (Pending *p : batch)
+  for (Pending *p : batch) {
     if (graphc_status status = runBatch(state, {p}))
       p->error = tritonError(status);
+    else
+      p->error = answerAfterRun(state, *p);
+  }
 }
 
 } // namespace

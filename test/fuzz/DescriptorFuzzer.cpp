@@ -10,8 +10,9 @@
 // together and tensors of exactly its sizes, Y apart from the others, every
 // attention step (cuda only) tensors whose every element lies inside its
 // argument, O apart from what it reads and no two of its elements at one
-// address; and every GEMM an epilogue cuBLASLt has (not SiLU or the erf
-// GELU), every convolution one cuDNN has (not the tanh GELU).
+// address; every GEMM an epilogue cuBLASLt has (not SiLU or the erf
+// GELU), every convolution one cuDNN has (not the tanh GELU); and every
+// data-dependent output dim an int64 extent slot in each plan's arena.
 //
 //===----------------------------------------------------------------------===//
 
@@ -89,6 +90,7 @@ public:
       p.input_dims = planDims(desc.inputs, desc.num_inputs);
       p.output_dims = planDims(desc.outputs, desc.num_outputs);
       p.arena_bytes = size();
+      p.output_extents = outputExtents(p.arena_bytes);
       p.num_steps = count();
       p.steps = table(steps, p.num_steps, [&](graphc_step_desc &s) {
         s.kind = bytes.ConsumeIntegralInRange<int32_t>(-1, 3);
@@ -629,8 +631,36 @@ private:
       t.dtype = bytes.ConsumeIntegralInRange<int32_t>(-1, 17);
       t.rank = bytes.ConsumeIntegralInRange<int32_t>(-1, 4);
       t.dims = dims(t.rank);
-      t.dim_names = nullptr;
+      // Named dims, and data-dependent ones (any flag values): a run reads
+      // the extent of what the check accepts.
+      t.dim_names = table(nameTables, t.rank,
+                          [&](const char *&name) { name = string(); });
+      t.data_dependent = table(flagTables, t.rank, [&](int32_t &flag) {
+        flag = bytes.ConsumeIntegralInRange<int32_t>(-1, 2);
+      });
     });
+  }
+
+  /// A plan's extent slots (graphc_plan_desc.output_extents): per output
+  /// none or one reference per dim, often an int64 of the arena.
+  const graphc_buffer_ref *const *outputExtents(uint64_t arenaBytes) {
+    if (desc.num_outputs <= 0 || !desc.outputs ||
+        bytes.ConsumeIntegralInRange<int>(0, 3) == 0)
+      return nullptr;
+    std::vector<const graphc_buffer_ref *> &entries =
+        extentTables.emplace_back(desc.num_outputs);
+    for (int32_t o = 0; o < desc.num_outputs; ++o)
+      entries[o] = table(args, desc.outputs[o].rank, [&](graphc_buffer_ref &r) {
+        r.kind = bytes.ConsumeIntegralInRange<int32_t>(-1, 5);
+        r.index = bytes.ConsumeIntegralInRange<int32_t>(-1, 4);
+        bool slot = bytes.ConsumeBool();
+        r.offset =
+            slot && arenaBytes >= 8
+                ? bytes.ConsumeIntegralInRange<uint64_t>(0, arenaBytes - 8)
+                : size();
+        r.size = slot ? 8 : size();
+      });
+    return entries.data();
   }
 
   const int64_t *const *planDims(const graphc_tensor_desc *tensors,
@@ -650,6 +680,9 @@ private:
   std::deque<std::vector<int64_t>> dimArrays;
   std::deque<std::vector<const int64_t *>> dimTables;
   std::deque<std::vector<graphc_tensor_desc>> tensorTables;
+  std::deque<std::vector<const char *>> nameTables;
+  std::deque<std::vector<int32_t>> flagTables;
+  std::deque<std::vector<const graphc_buffer_ref *>> extentTables;
   std::deque<std::vector<graphc_kernel_desc>> kernels;
   std::deque<graphc_gemm_desc> gemms;
   std::deque<graphc_conv_desc> convs;
@@ -676,6 +709,32 @@ void checkStepResults(const graphc_plan_desc &plan) {
                      "checkDescriptor accepted step %d's result %d "
                      "outside its argument\n",
                      s, r);
+        std::abort();
+      }
+    }
+  }
+}
+
+/// An accepted plan's extent slots: each data-dependent dim of an output
+/// an int64 in the arena (graphc_session_output_dims reads it there), at a
+/// non-negative bound.
+void checkOutputExtents(const graphc_model_desc &desc,
+                        const graphc_plan_desc &plan) {
+  for (int32_t o = 0; o < desc.num_outputs; ++o) {
+    const graphc_tensor_desc &output = desc.outputs[o];
+    for (int32_t d = 0; output.data_dependent && d < output.rank; ++d) {
+      if (!output.data_dependent[d])
+        continue;
+      const graphc_buffer_ref *refs =
+          plan.output_extents ? plan.output_extents[o] : nullptr;
+      if (!refs || refs[d].kind != GRAPHC_BUFFER_ARENA || refs[d].size != 8 ||
+          refs[d].offset % 8 || refs[d].offset > plan.arena_bytes ||
+          plan.arena_bytes - refs[d].offset < 8 || plan.output_dims[o][d] < 0 ||
+          output.dims[d] != -1 || !output.dim_names || !output.dim_names[d]) {
+        std::fprintf(stderr,
+                     "checkDescriptor accepted output %d dim %d without an "
+                     "extent slot in the arena\n",
+                     o, d);
         std::abort();
       }
     }
@@ -960,6 +1019,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     checkPlanTensors(desc.outputs, desc.num_outputs, plan.output_dims);
     checkLibrarySteps(desc, plan);
     checkStepResults(plan);
+    checkOutputExtents(desc, plan);
   }
   return 0;
 }

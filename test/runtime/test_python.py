@@ -6,6 +6,8 @@ GRAPHC_RUNTIME_LIBRARY name libgraphc_runtime.so; ctest sets both).
 affine_model (cpu): y = x * [2,3,4] + bias, scaled = x * [2,3,4] for
 x: float32[batch,3] (buckets batch=1 and batch=2), bias: float32[3].
 batch_model (cpu): a batch dim, for Session.run_batch (RunBatchTest).
+extent_model (cpu): outputs whose extent each run decides (keep the
+positive elements of x: float32[2,4]), for DataDependentTest.
 scale_model (cuda): y = x * [2,3,4] for x: float32[2,3]; its tests need a
 CUDA device and skip, saying so, without one.
 """
@@ -488,6 +490,171 @@ class RunBatchTest(unittest.TestCase):
                 model.session().run_batch([[x, bias], [x, bias]])
             self.assertIn("dim 'batch' is not axis 0 of input 'bias'",
                           str(caught.exception))
+
+
+def keep_positive(x):
+    """extent_model's outputs for x: the positive elements (kept) and their
+    row and column indices (where, NonZero's layout)."""
+    flat = x.reshape(-1)
+    found = np.flatnonzero(flat > 0)
+    return flat[found], np.stack([found // 4, found % 4]).astype(np.int64)
+
+
+class DataDependentTest(unittest.TestCase):
+    """extent_model (models/extent_model.c): kept: float32[n] and where:
+    int64[2,n], n decided by each run, written at their bounds [8] and
+    [2,8]; runs return the corners the runs found, without copies."""
+
+    CASES = [np.array([[1, -2, 3, 0], [-5, 6, 7, -8]], np.float32),
+             np.full((2, 4), -1, np.float32),
+             np.arange(1, 9, dtype=np.float32).reshape(2, 4)]
+
+    def setUp(self):
+        self.model = graphc.load(model_path("extent_model"))
+
+    def tearDown(self):
+        self.model.close()
+
+    def check(self, outputs, x):
+        kept, where = outputs
+        want_kept, want_where = keep_positive(x)
+        np.testing.assert_array_equal(np.asarray(kept), want_kept)
+        np.testing.assert_array_equal(np.asarray(where), want_where)
+        self.assertEqual(tuple(kept.shape), want_kept.shape)
+        self.assertEqual(tuple(where.shape), want_where.shape)
+
+    def test_describes_data_dependent_dims_and_bounds(self):
+        kept, where = self.model.outputs
+        self.assertEqual(kept.data_dependent, (True,))
+        self.assertEqual(where.data_dependent, (False, True))
+        self.assertEqual(where.shape, (2, "where_count"))
+        self.assertEqual(self.model.inputs[0].data_dependent, (False, False))
+        self.assertEqual(self.model.buckets[0].output_shapes,
+                         {"kept": (8,), "where": (2, 8)})
+
+    def test_outputs_are_views_of_the_bounds(self):
+        for x in self.CASES:
+            kept, where = self.model.run(x)
+            self.check((kept, where), x)
+            n = kept.shape[0]
+            self.assertEqual(where.shape, (2, n))
+            # where's corner keeps the rows of its bound [2, 8]: the same
+            # memory as the run wrote, seen through DLPack without a copy.
+            # (An empty corner, or the whole, is dense.)
+            self.assertEqual(where.contiguous, n in (0, 8))
+            self.assertTrue(kept.contiguous)
+            view = np.from_dlpack(where)
+            self.assertEqual(view.ctypes.data, where.data_ptr)
+            if n:
+                self.assertEqual(where.strides, (8, 1))
+                self.assertEqual(view.strides, (64, 8))
+            self.assertEqual(where.numpy().ctypes.data, where.data_ptr)
+            self.assertEqual(where.nbytes, 2 * n * 8)
+            # A slice of the first axis stays a view with the bound rows.
+            second = where[1:]
+            self.assertEqual(second.shape, (1, n))
+            if n:
+                self.assertEqual(second.data_ptr, where.data_ptr + 64)
+            np.testing.assert_array_equal(np.asarray(second),
+                                          keep_positive(x)[1][1:])
+
+    def test_out_arrays_come_back_cut(self):
+        x = self.CASES[0]
+        kept = np.full(8, 99, np.float32)
+        where = np.full((2, 8), 99, np.int64)
+        got = self.model.run(x, out={"where": where, "kept": kept})
+        self.check(got, x)
+        # Slices of the arrays given, which hold zeros past the corner.
+        self.assertTrue(np.shares_memory(got[0], kept))
+        self.assertTrue(np.shares_memory(got[1], where))
+        self.assertEqual(got[1].ctypes.data, where.ctypes.data)
+        np.testing.assert_array_equal(where[:, 4:], 0)
+        # Outputs must be given at their bounds.
+        with self.assertRaises(graphc.InvalidArgumentError):
+            self.model.run(x, out=[np.empty(4, np.float32),
+                                   np.empty((2, 4), np.int64)])
+
+    def test_session_runs_and_batches_of_one(self):
+        with self.model.session() as session:
+            for x in self.CASES:
+                self.check(session.run(x=x), x)
+                (outputs,) = session.run_batch([{"x": x}])
+                self.check(outputs, x)
+            with self.assertRaises(graphc.InvalidArgumentError) as caught:
+                session.run_batch([{"x": x}, {"x": x}])
+            self.assertIn("output 'kept' has data-dependent dim 0",
+                          str(caught.exception))
+
+    def test_an_extent_past_the_bound_is_an_internal_error(self):
+        x = self.CASES[2].copy()
+        x[0, 0] = 1000  # extent_kernel.h's hook: a count of 9 for 8
+        with self.assertRaises(graphc.GraphcError) as caught:
+            self.model.run(x)
+        self.assertEqual(caught.exception.code, "internal")
+        self.assertIn("the run found extent 9, outside [0, 8]",
+                      str(caught.exception))
+
+    def test_a_corner_is_no_output_buffer(self):
+        kept, where = self.model.run(self.CASES[0])
+        with self.assertRaises(graphc.InvalidArgumentError) as caught:
+            self.model.run(self.CASES[0], out=[
+                np.empty(8, np.float32), where])
+        self.assertIn("output 'where'", str(caught.exception))
+
+    def test_triton_python_backend_answers_dense_corners(self):
+        import json
+        import shutil
+        import tempfile
+
+        from graphc import triton
+
+        class DenseOnly(TritonBatchTest.FakeUtils):
+            class Tensor(TritonBatchTest.FakeUtils.Tensor):
+                # Inputs reach graphc through DLPack, as Triton's do.
+                def __dlpack__(self, **kwargs):
+                    return self.value.__dlpack__(**kwargs)
+
+                def __dlpack_device__(self):
+                    return self.value.__dlpack_device__()
+
+                @classmethod
+                def from_dlpack(cls, name, tensor):
+                    # As Triton: dense C-order tensors only.
+                    array = np.from_dlpack(tensor)
+                    if not array.flags.c_contiguous:
+                        raise ValueError("not contiguous")
+                    return cls(name, array.copy())
+
+            @staticmethod
+            def get_input_tensor_by_name(request, name):
+                value = request.get(name)
+                return None if value is None else DenseOnly.Tensor(name, value)
+
+        sys.modules["triton_python_backend_utils"] = DenseOnly
+        repository = tempfile.mkdtemp()
+        try:
+            os.mkdir(os.path.join(repository, "1"))
+            shutil.copy(model_path("extent_model"),
+                        os.path.join(repository, "1", "model.so"))
+            config = {"name": "extent", "max_batch_size": 0, "parameters": {
+                "graphc_artifact": {"string_value": "model.so"}}}
+            backend = triton.TritonPythonModel()
+            backend.initialize({
+                "model_config": json.dumps(config),
+                "model_repository": repository, "model_version": "1",
+                "model_instance_kind": "CPU"})
+            responses = backend.execute([{"x": x} for x in self.CASES])
+            for x, response in zip(self.CASES, responses):
+                self.assertIsNone(response.error)
+                kept, where = response.output_tensors
+                self.assertEqual((kept.name, where.name), ("kept", "where"))
+                want_kept, want_where = keep_positive(x)
+                np.testing.assert_array_equal(kept.value, want_kept)
+                np.testing.assert_array_equal(where.value, want_where)
+            backend.finalize()
+        finally:
+            del sys.modules["triton_python_backend_utils"]
+            shutil.rmtree(repository)
 
 
 class TritonBatchTest(unittest.TestCase):

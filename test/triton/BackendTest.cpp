@@ -20,6 +20,7 @@
 
 #include "fake_cuda/FakeCuda.h"
 #include "graphc/runtime.h"
+#include "models/extent_kernel.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -1085,6 +1086,194 @@ TEST_F(BackendGpu, PinnedHostInputs) {
 }
 
 } // namespace
+
+//===- Data-dependent output dims (extent_model) --------------------------===//
+
+/// extent_model (test/runtime/models/extent_model.c): kept: float32[n] and
+/// where: int64[2,n] for x: float32[2,4], n the positive elements of x,
+/// written at the bounds [8] and [2,8].
+class BackendExtents : public BackendTest {
+protected:
+  // The hand-written models need none of the compiled ones.
+  void SetUp() override { startBackend(); }
+
+  /// `artifact` (a test model) as the version 1 of model directory `name`.
+  std::string modelDir(const std::string &artifact, const std::string &name) {
+    std::string dir = workDir() + "/" + name;
+    std::filesystem::create_directories(dir + "/1");
+    std::filesystem::copy_file(
+        std::string(GRAPHC_TEST_MODEL_DIR) + "/" + artifact + ".so",
+        dir + "/1/extent.so",
+        std::filesystem::copy_options::overwrite_existing);
+    return dir;
+  }
+
+  /// config.pbtxt as `graphc triton` writes it: the data-dependent dims -1.
+  static json extentConfig(const std::string &name, int maxBatchSize = 0) {
+    auto tensor = [](const char *name, const char *type, json dims) {
+      return json{{"name", name}, {"data_type", type}, {"dims", dims}};
+    };
+    return {
+        {"name", name},
+        {"backend", "graphc"},
+        {"max_batch_size", maxBatchSize},
+        {"input", json::array({tensor("x", "TYPE_FP32", {"2", "4"})})},
+        {"output", json::array({tensor("kept", "TYPE_FP32", {"-1"}),
+                                tensor("where", "TYPE_INT64", {"2", "-1"})})},
+        {"parameters", {{"graphc_artifact", {{"string_value", "extent.so"}}}}},
+    };
+  }
+
+  static std::unique_ptr<TRITONBACKEND_Request>
+  extentRequest(const std::string &id, const std::vector<float> &x,
+                std::vector<std::string> outputs = {"kept", "where"}) {
+    auto made = std::make_unique<TRITONBACKEND_Request>();
+    made->id = id;
+    auto input = std::make_unique<TRITONBACKEND_Input>();
+    input->name = "x";
+    input->shape = {2, 4};
+    input->buffers = {{x.data(), x.size() * sizeof(float)}};
+    made->inputs.push_back(std::move(input));
+    made->requestedOutputs = std::move(outputs);
+    return made;
+  }
+
+  /// Output `name` of the response to `req` as host bytes; checks its
+  /// shape and size.
+  std::vector<char> bytesOf(TRITONBACKEND_Request *req, const std::string &name,
+                            const std::vector<int64_t> &shape,
+                            size_t elementBytes) {
+    TRITONBACKEND_Response *sent = response(req);
+    if (!sent)
+      return {};
+    for (const auto &output : sent->outputs) {
+      if (output->name != name)
+        continue;
+      EXPECT_EQ(output->shape, shape) << name;
+      size_t bytes = elementBytes;
+      for (int64_t d : shape)
+        bytes *= size_t(d);
+      EXPECT_EQ(output->byteSize, bytes) << name;
+      std::vector<char> host(bytes);
+      if (bytes && output->memoryType == TRITONSERVER_MEMORY_GPU)
+        direct->ok(graphc_session_download(direct->session, host.data(),
+                                           output->buffer, bytes));
+      else if (bytes)
+        std::memcpy(host.data(), output->buffer, bytes);
+      return host;
+    }
+    ADD_FAILURE() << req->id << " has no output '" << name << "'";
+    return {};
+  }
+
+  /// The response to `req` holds what keep_positive finds in `x`: the
+  /// outputs `asked` at the dims found.
+  void expectKept(TRITONBACKEND_Request *req, const std::vector<float> &x,
+                  std::vector<std::string> asked = {"kept", "where"}) {
+    SCOPED_TRACE(req->id);
+    EXPECT_EQ(errorOf(req), "");
+    std::vector<float> kept;
+    std::vector<int64_t> where[2];
+    for (size_t i = 0; i < x.size(); ++i)
+      if (x[i] > 0) {
+        kept.push_back(x[i]);
+        where[0].push_back(int64_t(i / 4));
+        where[1].push_back(int64_t(i % 4));
+      }
+    int64_t n = int64_t(kept.size());
+    EXPECT_EQ(response(req)->outputs.size(), asked.size());
+    for (const std::string &name : asked) {
+      if (name == "kept") {
+        std::vector<char> bytes = bytesOf(req, "kept", {n}, sizeof(float));
+        std::vector<float> got(kept.size());
+        if (bytes.size() == got.size() * sizeof(float))
+          std::memcpy(got.data(), bytes.data(), bytes.size());
+        EXPECT_EQ(got, kept);
+        continue;
+      }
+      std::vector<char> bytes = bytesOf(req, "where", {2, n}, sizeof(int64_t));
+      std::vector<int64_t> got(2 * kept.size()), want = where[0];
+      want.insert(want.end(), where[1].begin(), where[1].end());
+      if (bytes.size() == got.size() * sizeof(int64_t))
+        std::memcpy(got.data(), bytes.data(), bytes.size());
+      EXPECT_EQ(got, want);
+    }
+  }
+
+  const std::vector<std::vector<float>> cases = {
+      {1, -2, 3, 0, -5, 6, 7, -8},
+      {-1, -2, -3, 0, -5, -6, -7, -8},
+      {1, 2, 3, 4, 5, 6, 7, 8}};
+};
+
+/// extent_model_cuda's kernel on the fake driver (extent_kernel.h's).
+void keepPositive(const fakecu_launch *launch) {
+  extent_keep_positive(*static_cast<const float **>(launch->params[0]), 8,
+                       *static_cast<float **>(launch->params[1]),
+                       *static_cast<int64_t **>(launch->params[2]),
+                       *static_cast<int64_t **>(launch->params[3]));
+}
+
+TEST_F(BackendExtents, CpuResponsesHaveTheDimsEachRunFound) {
+  std::string dir = modelDir("extent_model", "extent_cpu");
+  // One run finds one extent: Triton may not batch requests.
+  std::string error = loadModel(dir, extentConfig("extent_cpu", 4));
+  EXPECT_TRUE(contains(error, "output 'kept' has data-dependent dim 0"))
+      << error;
+  ASSERT_EQ(loadModel(dir, extentConfig("extent_cpu")), "");
+  ASSERT_EQ(addInstance(TRITONSERVER_INSTANCEGROUPKIND_CPU, 0), "");
+  auto r1 = extentRequest("some", cases[0]),
+       r2 = extentRequest("none", cases[1]),
+       r3 = extentRequest("all", cases[2]),
+       r4 = extentRequest("where only", cases[0], {"where"});
+  // A count past the bound (extent_kernel.h's hook) fails its request
+  // alone.
+  std::vector<float> past = cases[2];
+  past[0] = 1000;
+  auto r5 = extentRequest("past the bound", past);
+  execute({r1.get(), r2.get(), r3.get(), r4.get(), r5.get()});
+  expectKept(r1.get(), cases[0]);
+  expectKept(r2.get(), cases[1]);
+  expectKept(r3.get(), cases[2]);
+  expectKept(r4.get(), cases[0], {"where"});
+  EXPECT_TRUE(contains(errorOf(r5.get()), "the run found extent 9, outside "
+                                          "[0, 8]"))
+      << errorOf(r5.get());
+  EXPECT_FALSE(succeeded(r5.get()));
+}
+
+TEST_F(BackendExtents, GpuResponsesInHostAndGpuMemory) {
+  fakecu_reset();
+  static const unsigned params[] = {8, 8, 8, 8};
+  fakecu_register_kernel("keep_positive_8", keepPositive, 4, params);
+  std::string dir = modelDir("extent_model_cuda", "extent_cuda");
+  direct = std::make_unique<Direct>(dir + "/1/extent.so");
+  server().allocateGpu = [this](uint64_t bytes, int64_t device) {
+    return gpu(device).allocate(bytes);
+  };
+  server().freeGpu = [this](void *buffer, int64_t device) {
+    gpu(device).release(buffer);
+  };
+  ASSERT_EQ(loadModel(dir, extentConfig("extent_cuda")), "");
+  ASSERT_EQ(addInstance(TRITONSERVER_INSTANCEGROUPKIND_GPU, 0), "");
+  // The server tells requests apart by address: all of them stay alive.
+  std::vector<std::unique_ptr<TRITONBACKEND_Request>> made;
+  for (OutputMemory memory : {OutputMemory::Host, OutputMemory::Gpu}) {
+    server().outputMemory = memory;
+    auto *r1 = made.emplace_back(extentRequest("some", cases[0])).get();
+    auto *r2 = made.emplace_back(extentRequest("none", cases[1])).get();
+    auto *r3 = made.emplace_back(extentRequest("all", cases[2])).get();
+    execute({r1, r2, r3});
+    expectKept(r1, cases[0]);
+    expectKept(r2, cases[1]);
+    expectKept(r3, cases[2]);
+    for (const auto &output : response(r1)->outputs)
+      EXPECT_EQ(output->memoryType, memory == OutputMemory::Gpu
+                                        ? TRITONSERVER_MEMORY_GPU
+                                        : TRITONSERVER_MEMORY_CPU);
+  }
+  EXPECT_EQ(fakecu_violations(), 0) << fakecu_last_violation();
+}
 
 int main(int argc, char **argv) {
   ::testing::InitGoogleTest(&argc, argv);

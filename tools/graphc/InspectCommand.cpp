@@ -46,10 +46,16 @@ nlohmann::ordered_json tensorJson(const ArtifactTensor &tensor) {
     else
       dims.push_back(nullptr);
   }
+  // The dims whose extent each run decides (an output's), by index.
+  nlohmann::ordered_json dataDependent = nlohmann::json::array();
+  for (size_t d = 0; d < tensor.dataDependent.size(); ++d)
+    if (tensor.dataDependent[d])
+      dataDependent.push_back(d);
   return {{"name", tensor.name},
           {"dtype", graphc_dtype_name(tensor.dtype)},
           {"shape", dims},
-          {"pad_value", tensor.padValue}};
+          {"pad_value", tensor.padValue},
+          {"data_dependent", dataDependent}};
 }
 
 /// What a roofline divides by: DRAM bandwidth and dense peak arithmetic.
@@ -314,6 +320,21 @@ nlohmann::ordered_json describe(const std::string &path,
       planInputs[view.inputs[i].name] = plan.inputDims[i];
     for (size_t o = 0; o < view.outputs.size(); ++o)
       planOutputs[view.outputs[o].name] = plan.outputDims[o];
+    // Per output with data-dependent dims: each one's bound (what the plan
+    // allocates) and the arena slot where a run leaves its extent.
+    nlohmann::ordered_json extents = nlohmann::json::object();
+    for (size_t o = 0; o < view.outputs.size(); ++o) {
+      const std::vector<int64_t> &offsets = plan.outputExtentOffsets[o];
+      if (offsets.empty())
+        continue;
+      nlohmann::ordered_json dims = nlohmann::json::array();
+      for (size_t d = 0; d < offsets.size(); ++d)
+        if (offsets[d] >= 0)
+          dims.push_back({{"dim", d},
+                          {"bound", plan.outputDims[o][d]},
+                          {"arena_offset", offsets[d]}});
+      extents[view.outputs[o].name] = std::move(dims);
+    }
     nlohmann::ordered_json steps = nlohmann::json::array();
     uint64_t launches = 0, libraryCalls = 0, copies = 0, read = 0, written = 0,
              flops = 0;
@@ -334,6 +355,7 @@ nlohmann::ordered_json describe(const std::string &path,
                                {"intermediate_bytes", plan.intermediateBytes},
                                {"inputs", planInputs},
                                {"outputs", planOutputs},
+                               {"output_extents", extents},
                                {"steps", steps},
                                {"totals",
                                 {{"launches", launches},
@@ -512,10 +534,15 @@ void printText(const nlohmann::ordered_json &report, bool steps,
                << " (largest plan)\n";
   for (const char *kind : {"inputs", "outputs"}) {
     os << kind << "\n";
-    for (const auto &tensor : report[kind])
+    for (const auto &tensor : report[kind]) {
       os << "  " << tensor["name"].get<std::string>() << ": "
-         << tensor["dtype"].get<std::string>() << shapeText(tensor["shape"])
-         << "\n";
+         << tensor["dtype"].get<std::string>() << shapeText(tensor["shape"]);
+      const auto &dataDependent = tensor["data_dependent"];
+      for (size_t i = 0; i < dataDependent.size(); ++i)
+        os << (i ? ", " : " (data-dependent: dim ")
+           << dataDependent[i].get<int64_t>();
+      os << (dataDependent.empty() ? "\n" : ")\n");
+    }
   }
   if (!report["buckets"].empty())
     os << "buckets\n";
@@ -544,8 +571,15 @@ void printText(const nlohmann::ordered_json &report, bool steps,
     for (const auto &[name, dims] : plan["inputs"].items())
       os << " " << name << shapeText(dims);
     os << " ->";
-    for (const auto &[name, dims] : plan["outputs"].items())
-      os << " " << name << shapeText(dims);
+    for (const auto &[name, dims] : plan["outputs"].items()) {
+      // A data-dependent dim at its bound: "<=8".
+      nlohmann::ordered_json shown = dims;
+      if (plan["output_extents"].contains(name))
+        for (const auto &extent : plan["output_extents"][name])
+          shown[extent["dim"].get<size_t>()] =
+              "<=" + std::to_string(extent["bound"].get<int64_t>());
+      os << " " << name << shapeText(shown);
+    }
     const auto &totals = plan["totals"];
     os << "\n    moves "
        << formatBytes(totals["bytes_read"].get<uint64_t>() +

@@ -3,7 +3,9 @@
 // Runs a compiled model on tensors read from .npy or ONNX TensorProto .pb
 // files through the runtime's C API, prints each output's shape, dtype and
 // value summary (min, max, mean, NaN and Inf counts) and the median latency,
-// and optionally writes the outputs as .npy files.
+// and optionally writes the outputs as .npy files. An output with
+// data-dependent dims is summarised and written at the dims the run found
+// (the corner of its bounds), which it prints with the bounds.
 //
 //===----------------------------------------------------------------------===//
 
@@ -391,11 +393,28 @@ llvm::Error run(const RunOptions &options) {
               session, host.data.data(), outputs[o].data, host.data.size()))
         return toError(status);
     }
+    graphc_tensor_info info;
+    if (graphc_status status = graphc_model_output_info(model, o, &info))
+      return toError(status);
+    std::vector<int64_t> bounds;
+    if (llvm::Error error = cutToFoundDims(session, o, info, host, bounds))
+      return error;
+    auto printDims = [](const std::vector<int64_t> &dims) {
+      llvm::outs() << "[";
+      for (size_t d = 0; d < dims.size(); ++d)
+        llvm::outs() << (d ? "," : "") << dims[d];
+      llvm::outs() << "]";
+    };
     llvm::outs() << "output '" << host.name
-                 << "': " << graphc_dtype_name(host.dtype) << "[";
-    for (size_t d = 0; d < host.dims.size(); ++d)
-      llvm::outs() << (d ? "," : "") << host.dims[d];
-    llvm::outs() << "]" << describeValues(host);
+                 << "': " << graphc_dtype_name(host.dtype);
+    printDims(host.dims);
+    // The dims the run found, within the ones the plan allocates.
+    if (!bounds.empty()) {
+      llvm::outs() << " (bound ";
+      printDims(bounds);
+      llvm::outs() << ")";
+    }
+    llvm::outs() << describeValues(host);
     if (!options.outputDir.empty()) {
       llvm::SmallString<256> path(options.outputDir);
       llvm::sys::path::append(path, fileNames[o]);

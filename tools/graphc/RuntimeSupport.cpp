@@ -2,12 +2,16 @@
 
 #include "tools/graphc/RuntimeSupport.h"
 
+#include "lib/Artifact/Staging.h"
 #include "lib/Import/ONNX/TensorFile.h"
+#include "lib/Support/CheckedArith.h"
 #include "lib/Support/Npy.h"
 #include "runtime/src/Dtype.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Path.h"
+
+#include <cstring>
 
 namespace graphc::tools {
 
@@ -141,6 +145,33 @@ llvm::Expected<DLTensor> bindTensor(HostTensor &host, DLDevice device,
       return toError(status);
   tensor.data = *data;
   return tensor;
+}
+
+llvm::Error cutToFoundDims(graphc_session *session, int32_t o,
+                           const graphc_tensor_info &info, HostTensor &host,
+                           std::vector<int64_t> &bounds) {
+  bounds.clear();
+  if (!info.data_dependent)
+    return llvm::Error::success();
+  std::vector<int64_t> found(info.rank);
+  if (graphc_status status =
+          graphc_session_output_dims(session, o, found.data()))
+    return toError(status);
+  size_t elementBytes = graphc_dtype_size(host.dtype);
+  // The corner lies within the bounds (the runtime checked the extents),
+  // so its bytes fit too.
+  std::vector<char> corner(
+      static_cast<size_t>(*checkedByteSize(found, elementBytes)));
+  std::vector<int64_t> origin(info.rank, 0);
+  rt::forEachContiguousRun(
+      found, host.dims, origin, found, origin, elementBytes,
+      [&](uint64_t from, uint64_t to, uint64_t bytes) {
+        std::memcpy(corner.data() + to, host.data.data() + from, bytes);
+      });
+  bounds = std::move(host.dims);
+  host.dims = std::move(found);
+  host.data = std::move(corner);
+  return llvm::Error::success();
 }
 
 } // namespace graphc::tools

@@ -73,6 +73,15 @@ llvm::Expected<DLTensor> bindTensor(HostTensor &host, DLDevice device,
                                     SessionBuffers &buffers,
                                     graphc_session *session);
 
+/// Cuts output `o` of the session's latest run, read into `host` at its
+/// plan's dims, to the dims the run found (graphc_session_output_dims): a
+/// compact copy of the leading corner the run wrote its result into, for an
+/// output with data-dependent dims (`info`, the output's); others stay as
+/// they are. The bounds go to `bounds` (empty for others).
+llvm::Error cutToFoundDims(graphc_session *session, int32_t o,
+                           const graphc_tensor_info &info, HostTensor &host,
+                           std::vector<int64_t> &bounds);
+
 } // namespace graphc::tools
 
 #endif

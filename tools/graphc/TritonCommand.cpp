@@ -89,6 +89,16 @@ bool carriesOnAxisZeroOnly(const rt::ArtifactTensor &tensor,
 /// sizes between the buckets (padded).
 Batching findBatching(const rt::ArtifactView &view) {
   Batching batching;
+  // A run finds one extent for all its rows: requests cannot share a run
+  // (graphc_model_batch_dim says the same).
+  for (const rt::ArtifactTensor &output : view.outputs)
+    for (size_t d = 0; d < output.dataDependent.size(); ++d)
+      if (output.dataDependent[d]) {
+        batching.why = "output '" + output.name + "' has data-dependent dim " +
+                       std::to_string(d) +
+                       ", whose extent each run finds for the whole run";
+        return batching;
+      }
   std::string candidate;
   for (const rt::ArtifactBucketDim &dim : view.bucketDims) {
     auto onAxisZero = [&](const rt::ArtifactTensor &tensor) {
@@ -119,8 +129,10 @@ Batching findBatching(const rt::ArtifactView &view) {
   return batching;
 }
 
-/// `[ 16, -1 ]` from the dims Triton sees; a scalar is `[ 1 ]` reshaped to
-/// `[ ]` (Triton's way of declaring a rank-0 tensor).
+/// `[ 16, -1 ]` from the dims Triton sees (-1 for a dynamic dim, a
+/// data-dependent one too: the backend reports each response's shape); a
+/// scalar is `[ 1 ]` reshaped to `[ ]` (Triton's way of declaring a rank-0
+/// tensor).
 void writeTensorConfig(llvm::raw_ostream &os, const rt::ArtifactTensor &tensor,
                        const char *dtype, bool batched) {
   os << "  {\n    name: \"" << tensor.name << "\"\n    data_type: " << dtype
@@ -161,6 +173,12 @@ std::string configText(const EntryPlan &plan) {
     os << (dim.padSafe ? " (any size up to the largest, padded)\n"
                        : " (exact sizes only)\n");
   }
+  for (const rt::ArtifactTensor &output : view.outputs)
+    for (size_t d = 0; d < output.dataDependent.size(); ++d)
+      if (output.dataDependent[d])
+        os << "# output '" << output.name << "' dim " << d
+           << " is data-dependent: each response has the extent its run "
+              "found\n";
   if (!plan.batching.dim)
     os << "# no dynamic batching: " << plan.batching.why << "\n";
   os << "name: \"" << plan.name << "\"\n"

@@ -452,9 +452,20 @@ GRAPHC_API graphc_status graphc_session_run_batch(
  * data_dependent) replaced by the extent the run found; rank entries go to
  * out_dims (NULL for rank 0). The result is the leading corner of these
  * dims in the output buffer, which has the plan's dims (row-major strides
- * of the bounds). cuda: waits for the session's queued runs first, and
- * reports what graphc_session_synchronize would. Before the session's
- * first run, or after a run that failed: GRAPHC_FAILED_PRECONDITION. */
+ * of the bounds); the rest of the buffer holds zeros. cuda: waits for the
+ * session's queued runs first, and reports what graphc_session_synchronize
+ * would. Before the session's first run, or after a run that failed (was
+ * refused, or whose failure graphc_session_synchronize reported):
+ * GRAPHC_FAILED_PRECONDITION. An extent outside [0, bound] is
+ * GRAPHC_INTERNAL naming the output, dim and plan (the artifact's kernel
+ * found it). A run that computed nothing (every output empty) found
+ * extents of 0. GRAPHC_INVALID_ARGUMENT for an output out of range or a
+ * NULL out_dims of an output of rank 1 or more.
+ *
+ * A model with data-dependent output dims runs its buckets' sizes only (a
+ * run it would pad or split along a bucketed dim is refused naming the
+ * input, the dim and the output) and has no batch dim
+ * (graphc_model_batch_dim): graphc_session_run_batch takes one request. */
 GRAPHC_API graphc_status graphc_session_output_dims(graphc_session *session,
                                                     int32_t output,
                                                     int64_t *out_dims);

@@ -60,7 +60,8 @@ class TensorInfo(ctypes.Structure):
                 ("rank", ctypes.c_int32),
                 ("dims", ctypes.POINTER(ctypes.c_int64)),
                 ("dim_names", ctypes.POINTER(ctypes.c_char_p)),
-                ("pad_value", ctypes.c_double)]
+                ("pad_value", ctypes.c_double),
+                ("data_dependent", ctypes.POINTER(ctypes.c_int32))]
 
 
 class BucketDimInfo(ctypes.Structure):
@@ -192,6 +193,8 @@ def _load_library():
         "graphc_session_download": (status, [session, ctypes.c_void_p,
                                              ctypes.c_void_p, ctypes.c_uint64]),
         "graphc_session_synchronize": (status, [session]),
+        "graphc_session_output_dims": (status, [
+            session, ctypes.c_int32, ctypes.POINTER(ctypes.c_int64)]),
         "graphc_session_library_kernel_info": (status, [
             session, ctypes.c_int32, ctypes.POINTER(LibraryKernelInfo)]),
         "graphc_session_library_kernel_note": (status, [

@@ -58,14 +58,22 @@ def _destroy_capsule(capsule):
 _capsule_destructor = _CapsuleDestructor(_destroy_capsule)
 
 
-def export(owner, data, device, dtype, shape):
-    """A "dltensor" capsule over `data` (compact row-major) that keeps
-    `owner` alive until the consumer is done with it."""
+def compact_strides(shape):
+    """The element strides of a compact row-major tensor of `shape`."""
+    strides = [1] * len(shape)
+    for d in range(len(shape) - 2, -1, -1):
+        strides[d] = strides[d + 1] * shape[d + 1]
+    return tuple(strides)
+
+
+def export(owner, data, device, dtype, shape, strides=None):
+    """A "dltensor" capsule over `data` (compact row-major, or of these
+    element strides) that keeps `owner` alive until the consumer is done
+    with it."""
     ndim = len(shape)
     c_shape = (ctypes.c_int64 * max(ndim, 1))(*shape)
-    strides = [1] * ndim
-    for d in range(ndim - 2, -1, -1):
-        strides[d] = strides[d + 1] * shape[d + 1]
+    if strides is None:
+        strides = compact_strides(shape)
     c_strides = (ctypes.c_int64 * max(ndim, 1))(*strides)
     managed = _capi.DLManagedTensor()
     managed.dl_tensor = _capi.DLTensor(data, device, ndim, dtype, c_shape,

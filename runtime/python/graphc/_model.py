@@ -24,6 +24,10 @@ class TensorInfo:
     `shape` has an int for each static dim, the dim's name (an ONNX
     dim_param) for a named dynamic dim and None for an unnamed one; `dims`
     and `dim_names` are the raw values (-1 and "" for dynamic and unnamed).
+    `data_dependent` has a bool per dim: True where each run decides the
+    extent (NonZero, Compress, NonMaxSuppression, Unique); such a dim is
+    named, each bucket's output_shapes hold its bound, and runs return
+    the output at the extent the run found.
     `dtype` is the numpy dtype (onnx's raw-bits dtype for bfloat16 and the
     8-bit floats: see the package docstring); `dtype_name` always names
     it; `onnx_dtype` is the ONNX TensorProto number.
@@ -43,6 +47,9 @@ class TensorInfo:
             dim if dim >= 0 else (name or None)
             for dim, name in zip(self.dims, self.dim_names))
         self.pad_value = info.pad_value
+        self.data_dependent = tuple(
+            bool(info.data_dependent[d]) if info.data_dependent else False
+            for d in range(info.rank))
 
     def __repr__(self):
         dims = ",".join(str(d) for d in self.shape)
@@ -51,7 +58,8 @@ class TensorInfo:
 
 class Bucket:
     """One compiled shape bucket (a plan of the descriptor): the static dims
-    of every input and output by name, and its memory and step counts."""
+    of every input and output by name (an output's data-dependent dims at
+    their bounds), and its memory and step counts."""
 
     def __init__(self, plan, inputs, outputs):
         self.name = plan.name.decode()
@@ -343,7 +351,9 @@ class Session:
         staging buffers (on cuda numpy inputs are read from host memory).
         More than one request needs a batch dim (a bucketed dim that is
         axis 0 of every input and output, along which the model mixes no
-        rows); a status about one request starts with "request R: "."""
+        rows); a status about one request starts with "request R: ". A
+        model with data-dependent output dims has none: it runs one request
+        at a time, whose outputs come back cut as Model.run's."""
         handle = self._handle
         if handle is None:
             raise GraphcError("failed_precondition", "the session is closed")
@@ -450,6 +460,33 @@ def _dltensors(run, tensors):
     return dltensors
 
 
+def _found_dims(lib, handle, model):
+    """Per output, the dims the session's latest run found for one with
+    data-dependent dims (graphc_session_output_dims; on cuda after waiting
+    for the run), None for the others. Called under the session's lock."""
+    found = []
+    for o, info in enumerate(model.outputs):
+        if not any(info.data_dependent):
+            found.append(None)
+            continue
+        dims = (ctypes.c_int64 * len(info.dims))()
+        check(lib.graphc_session_output_dims(handle.pointer, o, dims))
+        found.append(tuple(dims))
+    return found
+
+
+def _corner(value, dims):
+    """`value` (an output the run wrote at its bounds) cut to `dims`, the
+    extents its run found, without a copy: a graphc.Tensor's corner view,
+    or a slice of a caller's out= array (numpy, torch, CuPy); `value`
+    itself for an output without data-dependent dims (dims None)."""
+    if dims is None:
+        return value
+    if isinstance(value, Tensor):
+        return value._corner(dims)
+    return value[tuple(slice(0, d) for d in dims)]
+
+
 def _run(handle, args, named, out, stream):
     lib = _capi.library()
     model = handle.model
@@ -503,7 +540,8 @@ def _run(handle, args, named, out, stream):
             check(lib.graphc_session_download(handle.pointer,
                                               array.ctypes.data,
                                               buffer.pointer, array.nbytes))
-    return results
+        found = _found_dims(lib, handle, model)
+    return [_corner(value, dims) for value, dims in zip(results, found)]
 
 
 def _run_batch(handle, requests, stream):
@@ -563,6 +601,12 @@ def _run_batch(handle, requests, stream):
         # caller ordered it on a stream of its own.
         if run.cuda and stream_handle is None:
             handle.synchronize()
+        # A model with data-dependent dims runs one request at a time (the
+        # runtime refuses more): its outputs are cut to what the run found.
+        found = _found_dims(lib, handle, model)
+    if any(dims is not None for dims in found):
+        results[0] = [_corner(value, dims)
+                      for value, dims in zip(results[0], found)]
     return results
 
 
@@ -637,6 +681,14 @@ class Model:
         `out`, written in place. With `stream` (cuda: a CUstream handle or a
         torch/CuPy stream) the run is ordered on that stream and returns once
         queued; without it, the run is complete when run() returns.
+
+        An output with data-dependent dims (TensorInfo.data_dependent) is
+        allocated (or, with `out`, must be given) at its bounds
+        (Bucket.output_shapes); the run writes its result into the leading
+        corner, and run() returns that corner, a view of the bounds' memory
+        (a graphc.Tensor of the bounds' strides, or a slice of the `out`
+        tensor). Its shape is only known once the run has finished, so such
+        a model's run() waits for the run, `stream` or not.
         """
         loaded = self._loaded_or_raise()
         session = getattr(self._local, "session", None)

@@ -165,13 +165,32 @@ def _element_count(shape):
     return count
 
 
+def _is_compact(shape, strides):
+    """Whether element `strides` lay `shape` out dense and row-major (a dim
+    of one element, or an empty tensor, is dense whatever its stride)."""
+    if _element_count(shape) == 0:
+        return True
+    expected = 1
+    for dim, stride in zip(reversed(shape), reversed(strides)):
+        if dim != 1 and stride != expected:
+            return False
+        expected *= dim
+    return True
+
+
 class Tensor:
-    """A model output: dense row-major memory on the model's device, owned by
-    this object (and by every consumer that took it through DLPack).
+    """A model output: row-major memory on the model's device, owned by this
+    object (and by every consumer that took it through DLPack).
 
     np.from_dlpack(t) and torch.from_dlpack(t) share the memory without a
     copy; np.asarray(t) and t.numpy() do too on the cpu. The tensor keeps the
     session and the model that made it alive, so it may outlive both.
+
+    An output with data-dependent dims (TensorInfo.data_dependent) is the
+    leading corner of a buffer of its bounds, where the run wrote it: its
+    `shape` is what the run found and its `strides` those of the bounds
+    (`contiguous` is False unless they agree), shared without a copy as
+    well; numpy() on cuda and graphc.triton copy just the corner.
     """
 
     def __init__(self, session, onnx_dtype, shape, ready_stream=None):
@@ -181,12 +200,15 @@ class Tensor:
         self.dtype = NUMPY_DTYPES.get(onnx_dtype)
         self.dtype_name = _capi.library().graphc_dtype_name(onnx_dtype).decode()
         self.device = session.device
-        itemsize = _capi.library().graphc_dtype_size(onnx_dtype)
-        self.nbytes = _element_count(self.shape) * itemsize
+        self._itemsize = _capi.library().graphc_dtype_size(onnx_dtype)
+        self.nbytes = _element_count(self.shape) * self._itemsize
         self._buffer = Buffer(session, self.nbytes)
         # Where this tensor starts in the buffer (a slice of another tensor
         # shares its buffer).
         self._offset = 0
+        # Element strides of a view that is not dense (the corner of a
+        # data-dependent output); None when dense row-major.
+        self._strides = None
         # cuda: the stream the producing run was ordered on, None once the
         # data is known to be complete.
         self._ready_stream = ready_stream
@@ -198,6 +220,45 @@ class Tensor:
     @property
     def data_ptr(self):
         return self._buffer.pointer + self._offset
+
+    @property
+    def strides(self):
+        """Element strides: row-major ones of `shape`, or those of the
+        bounds of a data-dependent output's buffer."""
+        if self._strides is None:
+            return _dlpack.compact_strides(self.shape)
+        return self._strides
+
+    @property
+    def contiguous(self):
+        """Whether the tensor is dense row-major memory."""
+        return self._strides is None
+
+    def _view(self, shape, offset, strides):
+        """A tensor sharing this one's buffer: `shape` at element `strides`
+        from byte `offset` of the buffer."""
+        view = Tensor.__new__(Tensor)
+        view.__dict__.update(self.__dict__)
+        view.shape = tuple(int(d) for d in shape)
+        view._offset = offset
+        view._strides = None if _is_compact(view.shape, strides) else tuple(
+            strides)
+        view.nbytes = _element_count(view.shape) * self._itemsize
+        return view
+
+    def _corner(self, dims):
+        """The leading corner `dims` of this tensor, sharing its memory: a
+        data-dependent output as its run found it
+        (graphc_session_output_dims)."""
+        return self._view(dims, self._offset, self.strides)
+
+    def _span(self):
+        """Elements from the first to one past the last (a strided view's
+        span in its buffer)."""
+        if _element_count(self.shape) == 0:
+            return 0
+        return 1 + sum((dim - 1) * stride
+                       for dim, stride in zip(self.shape, self.strides))
 
     def __getitem__(self, key):
         """t[a:b]: rows a to b-1 along the first axis, sharing the memory
@@ -212,22 +273,23 @@ class Tensor:
         if step != 1:
             raise ValueError(f"a slice of a graphc tensor has step 1, not {step}")
         stop = max(start, stop)
-        view = Tensor.__new__(Tensor)
-        view.__dict__.update(self.__dict__)
-        view.shape = (stop - start,) + self.shape[1:]
-        row_bytes = self.nbytes // self.shape[0] if self.shape[0] else 0
-        view._offset = self._offset + start * row_bytes
-        view.nbytes = view.shape[0] * row_bytes
-        return view
+        strides = self.strides
+        return self._view((stop - start,) + self.shape[1:],
+                          self._offset + start * strides[0] * self._itemsize,
+                          strides)
 
     def dltensor(self):
-        """A DLTensor over the memory (for the runtime's outputs)."""
+        """A DLTensor over the memory (for the runtime's outputs); the
+        runtime refuses one that is not dense."""
         shape = (ctypes.c_int64 * max(self.ndim, 1))(*self.shape)
+        strides = None
+        if self._strides is not None:
+            strides = (ctypes.c_int64 * max(self.ndim, 1))(*self._strides)
         tensor = _capi.DLTensor(self.data_ptr,
                                 _capi.DLDevice(*self.device.dlpack()),
                                 self.ndim, dlpack_dtype(self.onnx_dtype),
-                                shape, None, 0)
-        return tensor, shape
+                                shape, strides, 0)
+        return tensor, (shape, strides)
 
     def __dlpack_device__(self):
         return self.device.dlpack()
@@ -252,7 +314,8 @@ class Tensor:
             self._wait_for(stream)
         return _dlpack.export(self, self.data_ptr,
                               _capi.DLDevice(*self.device.dlpack()),
-                              dlpack_dtype(self.onnx_dtype), self.shape)
+                              dlpack_dtype(self.onnx_dtype), self.shape,
+                              self._strides)
 
     def _wait_for(self, consumer_stream):
         if self._ready_stream is None or consumer_stream == -1:
@@ -272,16 +335,22 @@ class Tensor:
                               f"a {self.dtype_name} tensor has no numpy dtype")
         if self.device.type == "cpu" and self.onnx_dtype not in _BITS_DTYPES:
             return np.from_dlpack(self)
-        array = np.empty(self.shape, self.dtype)
+        # The elements the tensor spans (its own, and for a corner the rest
+        # of the bounds' rows between them), then a dense copy of its own.
+        array = np.empty(self._span(), self.dtype)
         if self.device.type == "cpu":
             # numpy takes no DLPack bfloat16 or fp8: a copy of the bits.
             ctypes.memmove(array.ctypes.data, self.data_ptr, array.nbytes)
-            return array
-        # The download is ordered after every run of the session.
-        check(_capi.library().graphc_session_download(
-            self._session.pointer, array.ctypes.data, self.data_ptr,
-            array.nbytes))
-        return array
+        else:
+            # The download is ordered after every run of the session.
+            check(_capi.library().graphc_session_download(
+                self._session.pointer, array.ctypes.data, self.data_ptr,
+                array.nbytes))
+        if self._strides is None:
+            return array.reshape(self.shape)
+        return np.lib.stride_tricks.as_strided(
+            array, self.shape,
+            [stride * self._itemsize for stride in self._strides]).copy()
 
     def __array__(self, dtype=None, copy=None):
         if self.device.type != "cpu":

@@ -20,6 +20,8 @@ request's rows into outputs of its own.
 import json
 import os
 
+import numpy as np
+
 from ._errors import GraphcError, InvalidArgumentError
 from ._model import load
 
@@ -79,8 +81,12 @@ class TritonPythonModel:
 
     def _respond(self, outputs):
         pb = self._pb
+        # Triton takes dense tensors only: an output with data-dependent
+        # dims, the corner of its bounds' buffer, goes as a dense copy of
+        # the corner (a host array).
         return pb.InferenceResponse(output_tensors=[
-            pb.Tensor.from_dlpack(name, tensor)
+            pb.Tensor.from_dlpack(name, tensor) if tensor.contiguous else
+            pb.Tensor(name, np.ascontiguousarray(tensor.numpy()))
             for name, tensor in zip(self._output_names, outputs)])
 
     def _error(self, error):
