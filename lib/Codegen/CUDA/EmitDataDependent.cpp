@@ -128,12 +128,13 @@ LogicalResult emitCompress(KernelEmitter &e) {
   e.close();
   closeScanLoop(e);
   // `kept` is at most the condition's length, which the bound covers.
+  e.line("using gc_element = " + cxxType(e.resultType(0).getElementType()) +
+         ";");
   e.open("for (long long j = threadIdx.x; j < " +
          Twine(outer * bound * inner) + "LL; j += " + Twine(kScanThreads) +
          "LL) {");
   e.line("if ((j / " + Twine(inner) + "LL) % " + Twine(bound) +
-         "LL >= kept) out0[j] = " +
-         cxxType(e.resultType(0).getElementType()) + "();");
+         "LL >= kept) out0[j] = gc_element();");
   e.close();
   e.line("if (threadIdx.x == 0) out1[0] = kept;");
   return success();
