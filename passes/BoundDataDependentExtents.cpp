@@ -16,6 +16,7 @@
 
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/GraphTypeInference.h"
+#include "lib/Support/Axis.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -52,6 +53,11 @@ private:
   FailureOr<SmallVector<Extents>> consumerExtents(Operation *op);
   FailureOr<Extents> pointwiseExtents(Operation *op);
   FailureOr<Extents> viewExtents(Operation *op);
+  /// Extents of an op reducing (or normalising) `input` along `axes`: none
+  /// may be bounded; the others keep theirs, in place or (without
+  /// `keepdims`) closing up.
+  FailureOr<Extents> reducedExtents(Operation *op, Value input,
+                                    ArrayRef<int64_t> axes, bool keepdims);
 
   /// Re-infers `op`'s result types from its (now bounded) operands.
   LogicalResult refineResults(Operation *op);
@@ -347,6 +353,29 @@ FailureOr<Extents> ExtentPlanner::viewExtents(Operation *op) {
   return dims;
 }
 
+FailureOr<Extents> ExtentPlanner::reducedExtents(Operation *op, Value input,
+                                                 ArrayRef<int64_t> axes,
+                                                 bool keepdims) {
+  const Extents &in = extents.find(input)->second;
+  int64_t rank = in.size();
+  SmallVector<bool> reduced(rank, false);
+  for (int64_t axis : axes) {
+    std::optional<int64_t> normalized = normalizeAxis(axis, rank);
+    if (!normalized)
+      return op->emitError("axis ") << axis << " is out of range";
+    reduced[*normalized] = true;
+    if (in[*normalized])
+      return refuse(op, input,
+                    "graphc cannot yet reduce along dim " + Twine(*normalized) +
+                        ", which the run sizes");
+  }
+  Extents dims;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!reduced[d] || keepdims)
+      dims.push_back(reduced[d] ? Value() : in[d]);
+  return dims;
+}
+
 FailureOr<SmallVector<Extents>> ExtentPlanner::consumerExtents(Operation *op) {
   auto one = [](FailureOr<Extents> dims) -> FailureOr<SmallVector<Extents>> {
     if (failed(dims))
@@ -372,6 +401,66 @@ FailureOr<SmallVector<Extents>> ExtentPlanner::consumerExtents(Operation *op) {
               return failure();
             return one(viewExtents(op));
           })
+      .Case<graph::ReduceSumOp, graph::ReduceMeanOp, graph::ReduceMaxOp,
+            graph::ReduceMinOp, graph::ReduceProdOp, graph::ReduceL1Op,
+            graph::ReduceL2Op, graph::ReduceLogSumOp, graph::ReduceLogSumExpOp,
+            graph::ReduceSumSquareOp>(
+          [&](auto reduce) -> FailureOr<SmallVector<Extents>> {
+            if (failed(onlyData(reduce.getData())))
+              return failure();
+            int64_t rank =
+                cast<RankedTensorType>(reduce.getData().getType()).getRank();
+            SmallVector<int64_t> axes;
+            if (Value given = reduce.getAxes()) {
+              std::optional<SmallVector<int64_t>> constant =
+                  graph::getConstantInts(given);
+              if (!constant)
+                return refuse(op, reduce.getData(),
+                              "its axes must be known at compile time");
+              axes = *constant;
+            }
+            // No axes: all of them, unless the op is then a no-op.
+            if (axes.empty() && !reduce.getNoopWithEmptyAxes())
+              for (int64_t d = 0; d < rank; ++d)
+                axes.push_back(d);
+            return one(reducedExtents(op, reduce.getData(), axes,
+                                      reduce.getKeepdims() != 0));
+          })
+      .Case<graph::ArgMaxOp, graph::ArgMinOp>(
+          [&](auto reduce) -> FailureOr<SmallVector<Extents>> {
+            int64_t axis = static_cast<int64_t>(reduce.getAxis());
+            return one(reducedExtents(op, reduce.getData(), {axis},
+                                      reduce.getKeepdims() != 0));
+          })
+      .Case<graph::SoftmaxOp, graph::LogSoftmaxOp, graph::HardmaxOp>(
+          [&](auto normalize) -> FailureOr<SmallVector<Extents>> {
+            int64_t axis = static_cast<int64_t>(normalize.getAxis());
+            return one(reducedExtents(op, normalize.getInput(), {axis},
+                                      /*keepdims=*/true));
+          })
+      .Case([&](graph::MatMulOp matmul) -> FailureOr<SmallVector<Extents>> {
+        // Rows of A the run sizes (or its batch dims) are rows of the
+        // product; a bounded contraction dim, or any of B's, would sum or
+        // broadcast the padding.
+        if (isBounded(matmul.getB()))
+          return refuse(op, matmul.getB(),
+                        "graphc cannot yet multiply by a matrix whose extent "
+                        "the run decides");
+        const Extents &a = extents.find(matmul.getA())->second;
+        if (a.size() < 2 || a.back())
+          return refuse(op, matmul.getA(),
+                        "its contracted dim is the one the run sizes");
+        auto resultType = cast<RankedTensorType>(matmul.getType());
+        Extents dims(resultType.getRank());
+        // A's rows land on the result's second to last dim, or on its last
+        // when B is a vector.
+        int64_t shift = resultType.getRank() - static_cast<int64_t>(a.size());
+        if (cast<RankedTensorType>(matmul.getB().getType()).getRank() == 1)
+          ++shift;
+        for (size_t d = 0; d + 1 < a.size(); ++d)
+          dims[d + shift] = a[d];
+        return one(dims);
+      })
       .Case([&](graph::TransposeOp transpose)
                 -> FailureOr<SmallVector<Extents>> {
         const Extents &in = extents.find(transpose.getData())->second;

@@ -61,7 +61,7 @@ func.func @main() -> tensor<2x?xi64> {
 // A reduction over the bounded dim would read the padding as data.
 func.func @main(%x: tensor<6xf32>) -> tensor<1x1xi64> {
   %i, %n = graph.non_zero %x : (tensor<6xf32>) -> (tensor<1x?xi64>, tensor<i64>) loc("nz")
-  // expected-error @+1 {{graph.arg_max reads a value of type tensor<1x6xi64> whose extent node 'nz' decides at run time: graphc cannot yet compute this op over a dim whose extent the run decides}}
+  // expected-error @+1 {{graph.arg_max reads a value of type tensor<1x6xi64> whose extent node 'nz' decides at run time: graphc cannot yet reduce along dim 1, which the run sizes}}
   %r = graph.arg_max %i {axis = 1 : i64} : (tensor<1x?xi64>) -> tensor<1x1xi64>
   return %r : tensor<1x1xi64>
 }
@@ -75,4 +75,31 @@ func.func @main(%x: tensor<6xf32>, %y: tensor<6xf32>) -> tensor<1x?xi64> {
   // expected-error @+1 {{it is combined with another value whose extent a different node decides along dim 1}}
   %s = graph.add %i, %j : (tensor<1x?xi64>, tensor<1x?xi64>) -> tensor<1x?xi64>
   return %s : tensor<1x?xi64>
+}
+
+// -----
+
+// Reductions, arg reductions and softmax off the bounded dim keep its
+// extent; a matrix product takes A's rows along.
+// CHECK-LABEL: func @main
+func.func @main(%x: tensor<6x4xf32>, %c: tensor<6xi1>, %w: tensor<4x3xf32>) -> (tensor<?xf32>, tensor<?x1xi64>, tensor<?x4xf32>, tensor<?x3xf32>) {
+  // CHECK: %[[Y:.*]], %[[N:.*]] = graph.compress
+  // CHECK: graph.output_extents %[[N]], %[[N]], %[[N]], %[[N]] {positions = array<i64: 0, 0, 1, 0, 2, 0, 3, 0>}
+  %y, %n = graph.compress %x, %c {axis = 0 : i64} : (tensor<6x4xf32>, tensor<6xi1>) -> (tensor<?x4xf32>, tensor<i64>) loc("compress")
+  %axes = graph.constant {value = dense<1> : tensor<1xi64>} : () -> tensor<1xi64>
+  %r = graph.reduce_max %y, %axes {keepdims = 0 : i64} : (tensor<?x4xf32>, tensor<1xi64>) -> tensor<?xf32>
+  %a = graph.arg_max %y {axis = 1 : i64} : (tensor<?x4xf32>) -> tensor<?x1xi64>
+  %s = graph.softmax %y {axis = -1 : i64} : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  %m = graph.mat_mul %y, %w : (tensor<?x4xf32>, tensor<4x3xf32>) -> tensor<?x3xf32>
+  return %r, %a, %s, %m : tensor<?xf32>, tensor<?x1xi64>, tensor<?x4xf32>, tensor<?x3xf32>
+}
+
+// -----
+
+func.func @main(%x: tensor<6x4xf32>, %c: tensor<6xi1>) -> tensor<4xf32> {
+  %y, %n = graph.compress %x, %c {axis = 0 : i64} : (tensor<6x4xf32>, tensor<6xi1>) -> (tensor<?x4xf32>, tensor<i64>) loc("compress")
+  %axes = graph.constant {value = dense<0> : tensor<1xi64>} : () -> tensor<1xi64>
+  // expected-error @+1 {{graphc cannot yet reduce along dim 0, which the run sizes}}
+  %r = graph.reduce_sum %y, %axes {keepdims = 0 : i64} : (tensor<?x4xf32>, tensor<1xi64>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
 }
