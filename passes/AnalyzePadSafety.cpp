@@ -539,6 +539,9 @@ private:
     return failAt(nodeName(op), reason);
   }
   LogicalResult notAnalysed(Operation *op) {
+    // Padding would change what it counts and where its results lie.
+    if (isa<graph::DataDependentExtentOpInterface>(op))
+      return fail(op, opName(op) + " sizes its result by the values it reads");
     return fail(op, opName(op) + " is not analysed");
   }
   void noteMixing(Operation *op, const Twine &reason);

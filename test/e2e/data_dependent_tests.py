@@ -2,7 +2,8 @@
 onnxruntime: small models of what exporters write (torch's `nonzero()` as
 NonZero then Transpose, `boxes[scores > t]` as NonZero, Squeeze and Gather,
 `x.shape` of such a value), empty results and full ones, and the refusals
-(a consumer that would read the padding past the extent as data).
+(a consumer that would read the padding past the extent as data), and
+a bucketed input reaching NonZero (exact bucket sizes only).
 
     python data_dependent_tests.py --graphc build/bin/graphc \
         [--runtime build/lib/libgraphc_runtime.so] [--target cpu|cuda] \
@@ -274,6 +275,54 @@ def check_case(args, name, work_dir):
     return " then ".join(lines)
 
 
+def check_buckets(args, name, work_dir):
+    """A bucketed input reaching NonZero: every bucket plans its own bound,
+    runs at a bucket's size match onnxruntime, and a size between buckets is
+    refused (padding would change what NonZero counts) naming the output."""
+    import graphc
+    import onnxruntime as ort
+    nodes = [helper.make_node("NonZero", ["x"], ["nz"]),
+             helper.make_node("Transpose", ["nz"], ["y"], perm=[1, 0])]
+    m = model(nodes, [value("x", F, ["batch", 4])], [value("y", I64, ["n", 2])])
+    model_path = os.path.join(work_dir, "buckets.onnx")
+    so_path = os.path.join(work_dir, "buckets.so")
+    onnx.save(m, model_path)
+    proc = subprocess.run([args.graphc, "compile", model_path, "-o", so_path,
+                           "--target", args.target, "--buckets", "batch=2,4,8"]
+                          + (["--cuda-emulation"] if args.cuda_emulation else []),
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise CheckFailed(f"graphc compile failed:\n{proc.stderr.strip()}")
+    if "exact sizes only: node 'NonZero_0': non_zero sizes its result by " \
+            "the values it reads" not in proc.stdout:
+        raise CheckFailed(f"the compile does not say why: {proc.stdout}")
+    session = ort.InferenceSession(m.SerializeToString(),
+                                   providers=["CPUExecutionProvider"])
+    rng = np.random.default_rng(1)
+    shapes = []
+    with graphc.load(so_path) as compiled:
+        for batch in (8, 2, 4):
+            x = sparse(rng, (batch, 4), 0.5)
+            got = compiled.run({"x": x})[0].numpy()
+            want = session.run(None, {"x": x})[0]
+            if got.shape != want.shape or not np.array_equal(got, want):
+                raise CheckFailed(f"batch {batch}: {got} but onnxruntime "
+                                  f"gives {want}")
+            shapes.append(list(got.shape))
+        try:
+            compiled.run({"x": sparse(rng, (3, 4), 0.5)})
+        except graphc.GraphcError as error:
+            if "output 'y' has data-dependent dim 0, so runs are neither " \
+                    "padded nor split" not in str(error):
+                raise CheckFailed(f"unexpected error: {error}")
+        else:
+            raise CheckFailed("a run between buckets was padded")
+    return f"{shapes}; batch 3 refused"
+
+
+RUN_CHECKS = {"buckets": check_buckets}
+
+
 def check_refusal(args, name, work_dir):
     make, text = REFUSALS[name]
     model_path = os.path.join(work_dir, f"{name}.onnx")
@@ -311,7 +360,8 @@ def main():
             os.environ[variable] = driver
     import graphc
     checks = ([(n, check_case) for n in CASES] +
-              [(n, check_refusal) for n in REFUSALS])
+              [(n, check_refusal) for n in REFUSALS] +
+              list(RUN_CHECKS.items()))
     if args.only:
         checks = [(n, f) for n, f in checks if re.search(args.only, n)]
         if not checks:
