@@ -70,8 +70,33 @@ private:
   Value multiply(OpBuilder &builder, Location loc, Value extent,
                  int64_t factor);
 
+  /// One element of a shape vector the run computes: a constant, or an
+  /// extent (an i64 scalar the run computes) and its bound.
+  struct SymbolicDim {
+    int64_t value; // the constant, or the extent's bound
+    Value extent;  // null for a constant
+  };
+  using SymbolicShape = SmallVector<SymbolicDim>;
+
+  /// The elements of `value`, an i64 vector or scalar, where they are
+  /// constants or extents; nullopt otherwise.
+  std::optional<SymbolicShape> symbolicOf(Value value);
+  /// Records what `op` computes from symbolic shapes (gathers, concats,
+  /// views of them; an extent times, plus, min or max a constant).
+  void propagateSymbolic(Operation *op);
+  /// An op whose result dims are the values of a shape the run computes:
+  /// reshape, expand, constant_of_shape, range. Fails (with the error) where
+  /// it cannot bound them; returns false when `op` is none of these or its
+  /// shape is not symbolic.
+  FailureOr<bool> planShapedBy(Operation *op);
+  /// `extent` as an i64 scalar (a one-element vector is reshaped).
+  Value scalarExtent(OpBuilder &builder, Location loc, Value extent);
+
   func::FuncOp func;
   llvm::DenseMap<Value, Extents> extents;
+  llvm::DenseMap<Value, SymbolicShape> symbolic;
+  /// The bound of every extent value.
+  llvm::DenseMap<Value, int64_t> boundOf;
   /// Values whose users' types were inferred before the bounds were known:
   /// computed from extents (run-time shape arithmetic) or from a
   /// data-dependent op of constants computed here.
@@ -122,6 +147,7 @@ Value ExtentPlanner::multiply(OpBuilder &builder, Location loc, Value extent,
   Value product = builder.create<graph::MulOp>(
       loc, extent, constantI64(builder, loc, factor));
   fromExtents.insert(product);
+  boundOf[product] = boundOf.lookup(extent) * factor;
   return product;
 }
 
@@ -221,6 +247,7 @@ ExtentPlanner::planProducer(graph::DataDependentExtentOpInterface op) {
       }))
     return foldProducer(operation, *bound);
   Value count = operation->getResults().back();
+  boundOf[count] = *bound;
   for (Value result : operation->getResults().drop_back()) {
     auto type = cast<RankedTensorType>(result.getType());
     Extents dims(type.getRank());
@@ -593,9 +620,251 @@ LogicalResult ExtentPlanner::planShape(graph::ShapeOp op) {
                 ? parts.front()
                 : builder.create<graph::ConcatOp>(loc, parts, 0).getResult();
   fromExtents.insert(shape);
+  SymbolicShape entries;
+  for (int64_t d = start; d < end; ++d)
+    entries.push_back(dims[d] ? SymbolicDim{boundOf.lookup(dims[d]), dims[d]}
+                              : SymbolicDim{type.getDimSize(d), Value()});
+  symbolic[shape] = std::move(entries);
   op.getResult().replaceAllUsesWith(shape);
   op.erase();
   return success();
+}
+
+Value ExtentPlanner::scalarExtent(OpBuilder &builder, Location loc,
+                                  Value extent) {
+  auto type = cast<RankedTensorType>(extent.getType());
+  if (type.getRank() == 0)
+    return extent;
+  auto scalarType = RankedTensorType::get({}, builder.getI64Type());
+  auto emptyType = RankedTensorType::get({0}, builder.getI64Type());
+  Value shape = builder.create<graph::ConstantOp>(
+      loc, emptyType, DenseElementsAttr::get(emptyType, ArrayRef<int64_t>()));
+  Value scalar =
+      builder.create<graph::ReshapeOp>(loc, scalarType, extent, shape);
+  fromExtents.insert(scalar);
+  boundOf[scalar] = boundOf.lookup(extent);
+  return scalar;
+}
+
+std::optional<ExtentPlanner::SymbolicShape>
+ExtentPlanner::symbolicOf(Value value) {
+  if (auto found = symbolic.find(value); found != symbolic.end())
+    return found->second;
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || type.getRank() > 1 || !type.getElementType().isInteger(64))
+    return std::nullopt;
+  std::optional<SmallVector<int64_t>> constant = graph::getConstantInts(value);
+  if (!constant)
+    return std::nullopt;
+  SymbolicShape entries;
+  for (int64_t element : *constant)
+    entries.push_back({element, Value()});
+  return entries;
+}
+
+void ExtentPlanner::propagateSymbolic(Operation *op) {
+  if (op->getNumResults() != 1)
+    return;
+  Value result = op->getResult(0);
+  auto type = dyn_cast<RankedTensorType>(result.getType());
+  if (!type || type.getRank() > 1 || !type.getElementType().isInteger(64) ||
+      !type.hasStaticShape())
+    return;
+  auto record = [&](SymbolicShape entries) {
+    if (static_cast<int64_t>(entries.size()) == type.getNumElements() &&
+        llvm::any_of(entries, [](const SymbolicDim &e) { return e.extent; }))
+      symbolic[result] = std::move(entries);
+  };
+  llvm::TypeSwitch<Operation *>(op)
+      .Case<graph::ReshapeOp, graph::SqueezeOp, graph::UnsqueezeOp,
+            graph::IdentityOp, graph::FlattenOp>([&](Operation *) {
+        if (std::optional<SymbolicShape> in = symbolicOf(op->getOperand(0)))
+          record(*in);
+      })
+      .Case([&](graph::CastOp cast) {
+        if (std::optional<SymbolicShape> in = symbolicOf(cast.getInput()))
+          record(*in);
+      })
+      .Case([&](graph::GatherOp gather) {
+        std::optional<SymbolicShape> data = symbolicOf(gather.getData());
+        std::optional<SmallVector<int64_t>> indices =
+            graph::getConstantInts(gather.getIndices());
+        if (!data || !indices)
+          return;
+        SymbolicShape entries;
+        for (int64_t index : *indices) {
+          int64_t at = index < 0 ? index + data->size() : index;
+          if (at < 0 || at >= static_cast<int64_t>(data->size()))
+            return;
+          entries.push_back((*data)[at]);
+        }
+        record(entries);
+      })
+      .Case([&](graph::ConcatOp concat) {
+        SymbolicShape entries;
+        for (Value input : concat.getInputs()) {
+          std::optional<SymbolicShape> part = symbolicOf(input);
+          if (!part)
+            return;
+          entries.append(part->begin(), part->end());
+        }
+        record(entries);
+      })
+      .Case([&](graph::SliceOp slice) {
+        std::optional<SymbolicShape> data = symbolicOf(slice.getData());
+        auto starts = graph::getConstantInts(slice.getStarts());
+        auto ends = graph::getConstantInts(slice.getEnds());
+        if (!data || !starts || !ends || starts->size() != 1 ||
+            ends->size() != 1 || slice.getSteps())
+          return;
+        int64_t n = data->size();
+        auto clampIndex = [&](int64_t i) {
+          return std::clamp<int64_t>(i < 0 ? i + n : i, 0, n);
+        };
+        int64_t from = clampIndex(starts->front()), to = clampIndex(ends->front());
+        record(SymbolicShape(data->begin() + from,
+                             data->begin() + std::max(from, to)));
+      })
+      .Case<graph::MulOp, graph::AddOp, graph::MinOp, graph::MaxOp>(
+          [&](Operation *) {
+            // One extent and non-negative constants: its bound follows.
+            if (type.getNumElements() != 1)
+              return;
+            Value extent;
+            int64_t bound = 0;
+            SmallVector<int64_t> constants;
+            for (Value operand : op->getOperands()) {
+              std::optional<SymbolicShape> in = symbolicOf(operand);
+              if (!in || in->size() != 1)
+                return;
+              if (in->front().extent) {
+                if (extent)
+                  return;
+                extent = in->front().extent;
+                bound = in->front().value;
+              } else if (in->front().value < 0) {
+                return;
+              } else {
+                constants.push_back(in->front().value);
+              }
+            }
+            if (!extent)
+              return;
+            for (int64_t c : constants) {
+              if (isa<graph::MulOp>(op))
+                bound *= c;
+              else if (isa<graph::AddOp>(op))
+                bound += c;
+              else if (isa<graph::MinOp>(op))
+                bound = std::min(bound, c);
+              else
+                bound = std::max(bound, c);
+            }
+            boundOf[result] = bound;
+            record({{bound, result}});
+          });
+}
+
+FailureOr<bool> ExtentPlanner::planShapedBy(Operation *op) {
+  auto shapeOperand = [&]() -> Value {
+    return llvm::TypeSwitch<Operation *, Value>(op)
+        .Case([](graph::ReshapeOp reshape) { return reshape.getShape(); })
+        .Case([](graph::ExpandOp expand) { return expand.getShape(); })
+        .Case([](graph::ConstantOfShapeOp fill) { return fill.getInput(); })
+        .Case([](graph::RangeOp range) { return range.getLimit(); })
+        .Default([](Operation *) { return Value(); });
+  }();
+  if (!shapeOperand)
+    return false;
+  std::optional<SymbolicShape> shape = symbolicOf(shapeOperand);
+  if (!shape || llvm::none_of(*shape, [](const SymbolicDim &entry) {
+        return entry.extent;
+      }))
+    return false;
+  OpBuilder builder(op);
+  Location loc = op->getLoc();
+  Value result = op->getResult(0);
+  auto resultType = cast<RankedTensorType>(result.getType());
+  auto fail = [&](const Twine &why) -> FailureOr<bool> {
+    return op->emitError() << op->getName() << ": " << why;
+  };
+  SmallVector<int64_t> bounds;
+  Extents dims;
+  for (const SymbolicDim &entry : *shape) {
+    if (!entry.extent && entry.value < 0)
+      return fail("a shape the run computes may not hold " +
+                  Twine(entry.value) + " here");
+    bounds.push_back(entry.value);
+    dims.push_back(entry.extent ? scalarExtent(builder, loc, entry.extent)
+                                : Value());
+  }
+  if (auto range = dyn_cast<graph::RangeOp>(op)) {
+    // torch.arange(n): from 0 by 1 up to an extent.
+    std::optional<double> start = graph::getScalarConstant(range.getStart());
+    std::optional<double> delta = graph::getScalarConstant(range.getDelta());
+    if (shape->size() != 1 || !start || !delta || *start != 0 || *delta != 1)
+      return fail("graphc can bound a range the run sizes only from 0 by 1");
+    result.setType(resultType.clone({bounds.front()}));
+    extents[result] = dims;
+    return true;
+  }
+  if (auto expand = dyn_cast<graph::ExpandOp>(op)) {
+    // Broadcast the input against the shape; a bounded shape dim needs the
+    // input's 1 or the same extent.
+    if (isBounded(expand.getInput()))
+      return fail("graphc cannot yet expand a value the run sizes to a shape "
+                  "the run computes");
+    auto inType = cast<RankedTensorType>(expand.getInput().getType());
+    int64_t rank = std::max<int64_t>(inType.getRank(), shape->size());
+    SmallVector<int64_t> out(rank, 1);
+    Extents outDims(rank);
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t i = d - (rank - inType.getRank());
+      int64_t k = d - (rank - static_cast<int64_t>(shape->size()));
+      int64_t in = i >= 0 ? inType.getDimSize(i) : 1;
+      if (k >= 0 && dims[k]) {
+        if (in != 1)
+          return fail("graphc cannot yet expand a static dim of " + Twine(in) +
+                      " to an extent the run decides");
+        out[d] = bounds[k];
+        outDims[d] = dims[k];
+        continue;
+      }
+      int64_t want = k >= 0 ? bounds[k] : 1;
+      if (in != 1 && want != 1 && in != want)
+        return fail("cannot broadcast " + Twine(in) + " to " + Twine(want));
+      out[d] = in == 1 ? want : in;
+    }
+    result.setType(resultType.clone(out));
+    extents[result] = outDims;
+    return true;
+  }
+  if (isa<graph::ConstantOfShapeOp>(op)) {
+    result.setType(resultType.clone(bounds));
+    extents[result] = dims;
+    return true;
+  }
+  auto reshape = cast<graph::ReshapeOp>(op);
+  // The data's bound layout must hold the shape's bounds: the view then
+  // keeps the corner where viewExtents says, and its extents come from the
+  // data (the shape's are the same numbers, computed apart).
+  auto dataType = cast<RankedTensorType>(reshape.getData().getType());
+  std::optional<int64_t> count = graph::multiplyDims(bounds);
+  if (llvm::is_contained(bounds, 0) || !count ||
+      *count != dataType.getNumElements())
+    return fail("graphc cannot yet reshape to a shape the run computes that "
+                "does not hold exactly the bound of the data");
+  result.setType(resultType.clone(bounds));
+  if (!isBounded(reshape.getData())) {
+    // Static data viewed in a shape the run computes: only its bound.
+    return fail("graphc cannot yet reshape static data to a shape the run "
+                "computes");
+  }
+  FailureOr<Extents> viewed = viewExtents(op);
+  if (failed(viewed))
+    return failure();
+  extents[result] = *viewed;
+  return true;
 }
 
 LogicalResult ExtentPlanner::planOutputs(func::ReturnOp ret) {
@@ -669,6 +938,11 @@ LogicalResult ExtentPlanner::run() {
         return failure();
       continue;
     }
+    FailureOr<bool> shaped = planShapedBy(&op);
+    if (failed(shaped))
+      return failure();
+    if (*shaped)
+      continue;
     bool reads = llvm::any_of(op.getOperands(),
                               [&](Value v) { return isBounded(v); });
     bool computed = llvm::any_of(op.getOperands(), [&](Value v) {
@@ -688,9 +962,11 @@ LogicalResult ExtentPlanner::run() {
              << ": its result's shape depends on an extent the run decides; "
                 "graphc cannot yet size such a result";
     }
-    if (computed)
+    if (computed) {
       for (Value result : op.getResults())
         fromExtents.insert(result);
+      propagateSymbolic(&op);
+    }
   }
   auto ret = cast<func::ReturnOp>(block.getTerminator());
   func.setType(FunctionType::get(func.getContext(), func.getArgumentTypes(),

@@ -21,7 +21,8 @@ def Graph_DataDependentExtentOpInterface
     (`?`); graphc-bound-data-dependent-extents gives them the compile-time
     bound and tells their consumers the extent. Its kernels write each
     such result as a dense tensor of the bound dims whose leading corner,
-    the extents found, holds the result, and zeros elsewhere.
+    the extents found, holds the result, and zeros elsewhere (consumers
+    may leave anything past the corner).
   }];
   let cppNamespace = "::graphc::graph";
   let methods = [

@@ -157,6 +157,23 @@ int KernelContext::checkOutput(int i, int32_t dtype, const Dims &dims) {
   return 0;
 }
 
+int KernelContext::checkBoundedOutput(int i, int32_t dtype, const Dims &dims) {
+  const gc_tensor &t = outputs[i];
+  if (t.dtype != dtype)
+    return fail("output %d has dtype %s, expected %s", i, dtypeName(t.dtype),
+                dtypeName(dtype));
+  bool holds = t.rank == dims.rank;
+  for (int d = 0; holds && d < dims.rank; ++d)
+    holds = t.dims[d] >= dims[d];
+  if (!holds) {
+    char got[256], want[256];
+    return fail("output %d has shape %s, which does not hold %s", i,
+                formatDims(t.dims, t.rank, got, sizeof(got)),
+                formatDims(dims.v, dims.rank, want, sizeof(want)));
+  }
+  return 0;
+}
+
 int KernelContext::checkSameDtype(int i, int32_t dtype, const char *what) {
   if (inputs[i].dtype != dtype)
     return fail("%s has dtype %s, expected %s", what,

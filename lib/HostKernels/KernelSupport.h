@@ -171,6 +171,11 @@ struct KernelContext {
 
   /// Fails unless output `i` has dtype `dtype` and shape `dims`.
   int checkOutput(int i, int32_t dtype, const Dims &dims);
+  /// Fails unless output `i` has dtype `dtype` and dims at least `dims`: a
+  /// kernel whose result dims are values it reads writes the bound a
+  /// compiler planned where those values depend on data (the result is its
+  /// leading corner; docs/architecture.md, "Shapes that depend on data").
+  int checkBoundedOutput(int i, int32_t dtype, const Dims &dims);
   /// Fails unless input `i` has dtype `dtype`.
   int checkSameDtype(int i, int32_t dtype, const char *what);
 

@@ -46,12 +46,13 @@ GC_KERNEL_ATTRS(constant_of_shape, ConstantOfShape, a) {
   int32_t dtype = value ? value->dtype : GC_DTYPE_F32;
   if (value && numElements(*value) != 1)
     return ctx.fail("value must hold exactly one element");
-  GC_TRY(ctx.checkOutput(0, dtype, dims));
+  GC_TRY(ctx.checkBoundedOutput(0, dtype, dims));
   size_t size = gc_dtype_size(dtype);
   if (!size)
     return ctx.unsupportedDtype("value", dtype);
   char *out = static_cast<char *>(ctx.out(0).data);
-  int64_t n = dims.product();
+  // The whole output: a bound past `dims` holds the value too.
+  int64_t n = numElements(ctx.out(0));
   if (!value) {
     std::memset(out, 0, static_cast<size_t>(n) * size);
     return 0;
@@ -199,9 +200,18 @@ GC_KERNEL(expand) {
   const gc_tensor *both[2] = {&x, &shapeTensor};
   Dims outDims;
   GC_TRY(broadcastShapes(ctx, both, 2, outDims));
-  GC_TRY(ctx.checkOutput(0, x.dtype, outDims));
+  GC_TRY(ctx.checkBoundedOutput(0, x.dtype, outDims));
+  // Broadcast to the whole output: where it is a bound past the shape read,
+  // x has 1 along that dim (the compiler checked), so its corner is right.
+  Dims whole = Dims::of(ctx.out(0));
+  for (int d = 0; d < whole.rank; ++d) {
+    int xd = d - (whole.rank - x.rank);
+    if (whole[d] != outDims[d] && xd >= 0 && x.dims[xd] != 1)
+      return ctx.fail("cannot broadcast input dim %d to a bound of %lld", xd,
+                      static_cast<long long>(whole[d]));
+  }
   StridedLoop<2> loop;
-  fillBroadcastLoop<2>({&x}, outDims, loop);
+  fillBroadcastLoop<2>({&x}, whole, loop);
   return dispatch<kAll>(ctx, x.dtype, "input", [&](auto tag) {
     using T = typename decltype(tag)::type;
     T *out = static_cast<T *>(ctx.out(0).data);
@@ -232,11 +242,14 @@ GC_KERNEL(range) {
                                  static_cast<double>(delta));
         Dims outDims;
         outDims.push(steps > 0 ? static_cast<int64_t>(steps) : 0);
-        GC_TRY(ctx.checkOutput(0, start.dtype, outDims));
+        GC_TRY(ctx.checkBoundedOutput(0, start.dtype, outDims));
         T *out = static_cast<T *>(ctx.out(0).data);
-        // Accumulate like the ONNX reference loop (start + i * delta).
+        // Accumulate like the ONNX reference loop (start + i * delta); a
+        // bound past the count holds zeros.
         for (int64_t i = 0; i < outDims[0]; ++i)
           out[i] = static_cast<T>(first + static_cast<T>(i) * delta);
+        for (int64_t i = outDims[0]; i < ctx.out(0).dims[0]; ++i)
+          out[i] = T(0);
         return 0;
       });
 }

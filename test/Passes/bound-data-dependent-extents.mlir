@@ -103,3 +103,36 @@ func.func @main(%x: tensor<6x4xf32>, %c: tensor<6xi1>) -> tensor<4xf32> {
   %r = graph.reduce_sum %y, %axes {keepdims = 0 : i64} : (tensor<?x4xf32>, tensor<1xi64>) -> tensor<4xf32>
   return %r : tensor<4xf32>
 }
+
+// -----
+
+// Shape arithmetic on an extent sizes what it shapes: torch.arange(n), a
+// fill and an expand to [n, 4], a reshape to [n, 2, 2] (the extent times
+// a constant keeps its bound).
+// CHECK-LABEL: func @main
+func.func @main(%x: tensor<6x4xf32>, %c: tensor<6xi1>) -> (tensor<?xi64>, tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x2x2xf32>, tensor<1xi64>) {
+  // CHECK: %[[Y:.*]], %[[N:.*]] = graph.compress
+  // CHECK: graph.range {{.*}} -> tensor<6xi64>
+  // CHECK: graph.constant_of_shape {{.*}} -> tensor<6x4xf32>
+  // CHECK: graph.expand {{.*}} -> tensor<6x4xf32>
+  // CHECK: graph.reshape %[[Y]], {{.*}} -> tensor<6x2x2xf32>
+  // CHECK: graph.output_extents {{.*}} {positions = array<i64: 0, 0, 1, 0, 2, 0, 3, 0>}
+  %y, %n = graph.compress %x, %c {axis = 0 : i64} : (tensor<6x4xf32>, tensor<6xi1>) -> (tensor<?x4xf32>, tensor<i64>) loc("compress")
+  %s = graph.shape %y : (tensor<?x4xf32>) -> tensor<2xi64>
+  %i0 = graph.constant {value = dense<0> : tensor<i64>} : () -> tensor<i64>
+  %rows = graph.gather %s, %i0 {axis = 0 : i64} : (tensor<2xi64>, tensor<i64>) -> tensor<i64>
+  %zero = graph.constant {value = dense<0> : tensor<i64>} : () -> tensor<i64>
+  %one = graph.constant {value = dense<1> : tensor<i64>} : () -> tensor<i64>
+  %r = graph.range %zero, %rows, %one : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<?xi64>
+  %f = graph.constant_of_shape %s : (tensor<2xi64>) -> tensor<?x4xf32>
+  %row = graph.constant {value = dense<1.0> : tensor<4xf32>} : () -> tensor<4xf32>
+  %e = graph.expand %row, %s : (tensor<4xf32>, tensor<2xi64>) -> tensor<?x4xf32>
+  %axes = graph.constant {value = dense<0> : tensor<1xi64>} : () -> tensor<1xi64>
+  %rows1 = graph.unsqueeze %rows, %axes : (tensor<i64>, tensor<1xi64>) -> tensor<1xi64>
+  %two = graph.constant {value = dense<2> : tensor<2xi64>} : () -> tensor<2xi64>
+  %shape3 = graph.concat %rows1, %two {axis = 0 : i64} : (tensor<1xi64>, tensor<2xi64>) -> tensor<3xi64>
+  %v = graph.reshape %y, %shape3 : (tensor<?x4xf32>, tensor<3xi64>) -> tensor<?x2x2xf32>
+  %four = graph.constant {value = dense<4> : tensor<1xi64>} : () -> tensor<1xi64>
+  %m = graph.mul %rows1, %four : (tensor<1xi64>, tensor<1xi64>) -> tensor<1xi64>
+  return %r, %f, %e, %v, %m : tensor<?xi64>, tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x2x2xf32>, tensor<1xi64>
+}

@@ -182,9 +182,42 @@ def score_rows(rng):
     return m, runs
 
 
+def shape_arithmetic(rng):
+    """What exporters compute from such a shape at run time: arange(n), a
+    fill of [n, 4], an expand to it, a view as [n, 2, 2], the labels of
+    each kept row (arange(n) expanded)."""
+    nodes = [helper.make_node("Compress", ["x", "c"], ["rows"], axis=0),
+             helper.make_node("Shape", ["rows"], ["shape"]),
+             const("i0", np.array(0, np.int64)),
+             helper.make_node("Gather", ["shape", "i0"], ["n"], axis=0),
+             const("zero", np.array(0, np.int64)),
+             const("one", np.array(1, np.int64)),
+             helper.make_node("Range", ["zero", "n", "one"], ["arange"]),
+             helper.make_node("ConstantOfShape", ["shape"], ["fill"],
+                              value=numpy_helper.from_array(
+                                  np.array([0.5], np.float32))),
+             helper.make_node("Expand", ["row", "shape"], ["expanded"]),
+             const("axes0", np.array([0], np.int64)),
+             helper.make_node("Unsqueeze", ["n", "axes0"], ["n1"]),
+             const("two_two", np.array([2, 2], np.int64)),
+             helper.make_node("Concat", ["n1", "two_two"], ["shape3"], axis=0),
+             helper.make_node("Reshape", ["rows", "shape3"], ["view"])]
+    m = model(nodes, [value("x", F, [7, 4]), value("c", BOOL, [7]),
+                      value("row", F, [4])],
+              [value("arange", I64, ["n"]), value("fill", F, ["n", 4]),
+               value("expanded", F, ["n", 4]), value("view", F, ["n", 2, 2])])
+    runs = []
+    for keep in (0.4, 1.0):
+        runs.append({"x": rng.uniform(-1, 1, (7, 4)).astype(np.float32),
+                     "c": rng.uniform(0, 1, 7) < keep,
+                     "row": rng.uniform(-1, 1, 4).astype(np.float32)})
+    return m, runs
+
+
 CASES = {f.__name__: f for f in (
     nonzero_coordinates, nonzero_empty_and_full, select_boxes, nonzero_shape,
-    compress_axis, compress_flat, compress_rows_int, score_rows)}
+    compress_axis, compress_flat, compress_rows_int, score_rows,
+    shape_arithmetic)}
 
 
 # --- Refusals ---------------------------------------------------------------------

@@ -50,7 +50,7 @@ typedef struct graphc_tensor_desc {
    * output_dims hold its bound and its output_extents where a run leaves
    * the extent it found. The output is written as a dense tensor of the
    * plan's dims whose leading corner (the extents found) holds the result;
-   * the rest of it holds zeros. */
+   * what lies past it is unspecified. */
   const int32_t *data_dependent;
 } graphc_tensor_desc;
 

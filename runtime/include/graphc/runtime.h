@@ -452,7 +452,7 @@ GRAPHC_API graphc_status graphc_session_run_batch(
  * data_dependent) replaced by the extent the run found; rank entries go to
  * out_dims (NULL for rank 0). The result is the leading corner of these
  * dims in the output buffer, which has the plan's dims (row-major strides
- * of the bounds); the rest of the buffer holds zeros. cuda: waits for the
+ * of the bounds); what lies past it is unspecified. cuda: waits for the
  * session's queued runs first, and reports what graphc_session_synchronize
  * would. Before the session's first run, or after a run that failed (was
  * refused, or whose failure graphc_session_synchronize reported):
