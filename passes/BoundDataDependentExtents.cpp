@@ -547,15 +547,77 @@ FailureOr<SmallVector<Extents>> ExtentPlanner::consumerExtents(Operation *op) {
       .Case([&](graph::SliceOp slice) -> FailureOr<SmallVector<Extents>> {
         if (failed(onlyData(slice.getData())))
           return failure();
-        const Extents &in = extents.find(slice.getData())->second;
+        Extents dims = extents.find(slice.getData())->second;
         auto inType = cast<RankedTensorType>(slice.getData().getType());
-        auto outType = cast<RankedTensorType>(slice.getType());
-        for (int64_t d = 0; d < inType.getRank(); ++d)
-          if (in[d] && inType.getDimSize(d) != outType.getDimSize(d))
+        int64_t rank = inType.getRank();
+        auto starts = graph::getConstantInts(slice.getStarts());
+        auto ends = graph::getConstantInts(slice.getEnds());
+        std::optional<SmallVector<int64_t>> axes, steps;
+        if (slice.getAxes())
+          axes = graph::getConstantInts(slice.getAxes());
+        else if (starts)
+          axes = llvm::to_vector(llvm::seq<int64_t>(0, starts->size()));
+        if (slice.getSteps())
+          steps = graph::getConstantInts(slice.getSteps());
+        if (!starts || !ends || !axes || (slice.getSteps() && !steps))
+          return refuse(op, slice.getData(),
+                        "its starts, ends, axes and steps must be known at "
+                        "compile time");
+        OpBuilder builder(op);
+        Location loc = op->getLoc();
+        for (auto [k, axis] : llvm::enumerate(*axes)) {
+          int64_t d = axis < 0 ? axis + rank : axis;
+          if (d < 0 || d >= rank || !dims[d])
+            continue;
+          // x[s:e] along a dim of extent n: the kernel copies from s, so
+          // the corner stays in place for s >= 0; its extent is
+          // max(min(n, e) - s, 0), e counted from n where negative.
+          int64_t start = (*starts)[k], end = (*ends)[k];
+          if ((steps && (*steps)[k] != 1) || start < 0)
             return refuse(op, slice.getData(),
-                          "graphc cannot yet slice along dim " + Twine(d) +
-                              ", which the run sizes");
-        return one(in);
+                          "graphc can slice along dim " + Twine(d) +
+                              ", which the run sizes, only from a start >= 0 "
+                              "by steps of 1");
+          Value n = dims[d];
+          Value last =
+              end >= 0 ? builder
+                             .create<graph::MinOp>(
+                                 loc,
+                                 ValueRange{n, constantI64(builder, loc, end)})
+                             .getResult()
+                       : builder
+                             .create<graph::AddOp>(
+                                 loc, n, constantI64(builder, loc, end))
+                             .getResult();
+          Value length = builder.create<graph::SubOp>(
+              loc, last, constantI64(builder, loc, start));
+          Value extent =
+              builder
+                  .create<graph::MaxOp>(
+                      loc, ValueRange{length, constantI64(builder, loc, 0)})
+                  .getResult();
+          for (Value made : {last, length, extent})
+            fromExtents.insert(made);
+          boundOf[extent] = cast<RankedTensorType>(slice.getType())
+                                .getDimSize(d);
+          dims[d] = extent;
+        }
+        return one(dims);
+      })
+      .Case([&](graph::GemmOp gemm) -> FailureOr<SmallVector<Extents>> {
+        // Rows of A the run sizes are rows of the product.
+        if (isBounded(gemm.getB()) ||
+            (gemm.getC() && isBounded(gemm.getC())))
+          return refuse(op, isBounded(gemm.getB()) ? gemm.getB() : gemm.getC(),
+                        "graphc cannot yet take such a value as this operand "
+                        "of a Gemm");
+        const Extents &a = extents.find(gemm.getA())->second;
+        if (a[gemm.getTransA() ? 0 : 1])
+          return refuse(op, gemm.getA(),
+                        "its contracted dim is the one the run sizes");
+        Extents dims(2);
+        dims[0] = a[gemm.getTransA() ? 1 : 0];
+        return one(dims);
       })
       .Default([&](Operation *) -> FailureOr<SmallVector<Extents>> {
         for (Value operand : op->getOperands())

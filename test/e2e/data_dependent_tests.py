@@ -214,10 +214,35 @@ def shape_arithmetic(rng):
     return m, runs
 
 
+def slice_rows(rng):
+    """keep[:3] (torch's post-NMS top-n), rows[1:-1], and a Gemm of the
+    kept rows (a box head's Linear)."""
+    nodes = [helper.make_node("Compress", ["x", "c"], ["rows"], axis=0),
+             const("s0", np.array([0], np.int64)),
+             const("e3", np.array([3], np.int64)),
+             const("ax0", np.array([0], np.int64)),
+             helper.make_node("Slice", ["rows", "s0", "e3", "ax0"], ["top"]),
+             const("s1", np.array([1], np.int64)),
+             const("em1", np.array([-1], np.int64)),
+             helper.make_node("Slice", ["rows", "s1", "em1", "ax0"], ["inner"]),
+             helper.make_node("Gemm", ["rows", "w", "b"], ["head"], transB=1)]
+    m = model(nodes, [value("x", F, [9, 4]), value("c", BOOL, [9]),
+                      value("w", F, [6, 4]), value("b", F, [6])],
+              [value("top", F, ["t", 4]), value("inner", F, ["i", 4]),
+               value("head", F, ["n", 6])])
+    runs = []
+    for keep in (0.6, 0.9, 0.0):
+        runs.append({"x": rng.uniform(-1, 1, (9, 4)).astype(np.float32),
+                     "c": rng.uniform(0, 1, 9) < keep,
+                     "w": rng.uniform(-1, 1, (6, 4)).astype(np.float32),
+                     "b": rng.uniform(-1, 1, 6).astype(np.float32)})
+    return m, runs
+
+
 CASES = {f.__name__: f for f in (
     nonzero_coordinates, nonzero_empty_and_full, select_boxes, nonzero_shape,
     compress_axis, compress_flat, compress_rows_int, score_rows,
-    shape_arithmetic)}
+    shape_arithmetic, slice_rows)}
 
 
 # --- Refusals ---------------------------------------------------------------------
