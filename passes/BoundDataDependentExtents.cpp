@@ -53,9 +53,10 @@ private:
   FailureOr<SmallVector<Extents>> consumerExtents(Operation *op);
   FailureOr<Extents> pointwiseExtents(Operation *op);
   FailureOr<Extents> viewExtents(Operation *op);
-  /// Extents of an op reducing (or normalising) `input` along `axes`: none
-  /// may be bounded; the others keep theirs, in place or (without
-  /// `keepdims`) closing up.
+  /// Extents of an op reducing (or normalising) `input` along `axes`; a
+  /// bounded one is read through a mask that puts the op's identity past
+  /// the extent (the corner alone counts). The others keep their extents,
+  /// in place or (without `keepdims`) closing up.
   FailureOr<Extents> reducedExtents(Operation *op, Value input,
                                     ArrayRef<int64_t> axes, bool keepdims);
 
@@ -380,22 +381,96 @@ FailureOr<Extents> ExtentPlanner::viewExtents(Operation *op) {
   return dims;
 }
 
+/// What a reduction `op` leaves unchanged (its identity), as a scalar of
+/// `element`: what padding is masked with so that it reads the corner only.
+/// Null where the op has none graphc masks with (reduce_mean divides by the
+/// count it reads).
+static Attribute reductionIdentity(Operation *op, Type element) {
+  enum { Zero, One, Lowest, Highest, None } kind =
+      llvm::TypeSwitch<Operation *, decltype(Zero)>(op)
+          .Case<graph::ReduceSumOp, graph::ReduceSumSquareOp, graph::ReduceL1Op,
+                graph::ReduceL2Op, graph::ReduceLogSumOp>(
+              [](Operation *) { return Zero; })
+          .Case<graph::ReduceProdOp>([](Operation *) { return One; })
+          .Case<graph::ReduceMaxOp, graph::ArgMaxOp, graph::ReduceLogSumExpOp,
+                graph::SoftmaxOp, graph::LogSoftmaxOp, graph::HardmaxOp>(
+              [](Operation *) { return Lowest; })
+          .Case<graph::ReduceMinOp, graph::ArgMinOp>(
+              [](Operation *) { return Highest; })
+          .Default([](Operation *) { return None; });
+  if (kind == None)
+    return {};
+  auto type = RankedTensorType::get({}, element);
+  if (auto floatType = dyn_cast<FloatType>(element)) {
+    const llvm::fltSemantics &semantics = floatType.getFloatSemantics();
+    APFloat value = kind == Zero   ? APFloat::getZero(semantics)
+                    : kind == One  ? APFloat::getOne(semantics)
+                    : kind == Lowest ? APFloat::getInf(semantics, true)
+                                     : APFloat::getInf(semantics, false);
+    return DenseElementsAttr::get(type, value);
+  }
+  auto intType = dyn_cast<IntegerType>(element);
+  if (!intType)
+    return {};
+  unsigned width = intType.getWidth();
+  bool isSigned = !intType.isUnsigned() && width > 1;
+  APInt value = kind == Zero  ? APInt(width, 0)
+                : kind == One ? APInt(width, 1)
+                : kind == Lowest
+                    ? (isSigned ? APInt::getSignedMinValue(width)
+                                : APInt::getMinValue(width))
+                    : (isSigned ? APInt::getSignedMaxValue(width)
+                                : APInt::getMaxValue(width));
+  return DenseElementsAttr::get(type, value);
+}
+
 FailureOr<Extents> ExtentPlanner::reducedExtents(Operation *op, Value input,
                                                  ArrayRef<int64_t> axes,
                                                  bool keepdims) {
-  const Extents &in = extents.find(input)->second;
+  const Extents in = extents.find(input)->second;
   int64_t rank = in.size();
+  auto inType = cast<RankedTensorType>(input.getType());
   SmallVector<bool> reduced(rank, false);
+  Value mask;
+  OpBuilder builder(op);
+  Location loc = op->getLoc();
   for (int64_t axis : axes) {
     std::optional<int64_t> normalized = normalizeAxis(axis, rank);
     if (!normalized)
       return op->emitError("axis ") << axis << " is out of range";
-    reduced[*normalized] = true;
-    if (in[*normalized])
-      return refuse(op, input,
-                    "graphc cannot yet reduce along dim " + Twine(*normalized) +
-                        ", which the run sizes");
+    int64_t d = *normalized;
+    reduced[d] = true;
+    if (!in[d])
+      continue;
+    // Along a bounded dim the op reads the corner only: position < extent,
+    // as a mask broadcast along the other dims.
+    int64_t bound = inType.getDimSize(d);
+    SmallVector<int64_t> shape(rank, 1);
+    shape[d] = bound;
+    auto positionsType = RankedTensorType::get(shape, builder.getI64Type());
+    Value positions = builder.create<graph::ConstantOp>(
+        loc, positionsType,
+        DenseElementsAttr::get(positionsType,
+                               ArrayRef<int64_t>(llvm::to_vector(
+                                   llvm::seq<int64_t>(0, bound)))));
+    Value inside = builder.create<graph::LessOp>(loc, positions, in[d]);
+    mask = mask ? builder.create<graph::AndOp>(loc, mask, inside).getResult()
+                : inside;
   }
+  if (mask) {
+    Attribute identity = reductionIdentity(op, inType.getElementType());
+    if (!identity)
+      return refuse(op, input,
+                    "graphc cannot yet compute this op over a dim the run "
+                    "sizes");
+    Value fill = builder.create<graph::ConstantOp>(
+        loc, cast<TypedAttr>(identity).getType(), cast<ElementsAttr>(identity));
+    Value masked = builder.create<graph::WhereOp>(loc, mask, input, fill);
+    op->setOperand(0, masked);
+  }
+  // Softmax-likes normalise along their axis: every dim stays as it was.
+  if (isa<graph::SoftmaxOp, graph::LogSoftmaxOp, graph::HardmaxOp>(op))
+    return in;
   Extents dims;
   for (int64_t d = 0; d < rank; ++d)
     if (!reduced[d] || keepdims)

@@ -239,18 +239,47 @@ def slice_rows(rng):
     return m, runs
 
 
+def reduce_over_rows(rng):
+    """Reductions along the dim the run sizes read the corner only:
+    boxes.max() (torchvision's batched_nms offset), a column sum, the
+    best row, the lowest, a softmax over the rows; also when no row is
+    kept (max of nothing is -inf, a sum 0)."""
+    nodes = [helper.make_node("Compress", ["x", "c"], ["rows"], axis=0),
+             helper.make_node("ReduceMax", ["rows"], ["top"], keepdims=0),
+             helper.make_node("ReduceSum", ["rows", "ax0"], ["sums"],
+                              keepdims=0),
+             helper.make_node("ArgMax", ["rows"], ["best"], axis=0,
+                              keepdims=0),
+             helper.make_node("ReduceMin", ["rows"], ["low"], axes=[0],
+                              keepdims=1),
+             helper.make_node("Softmax", ["rows"], ["p"], axis=0),
+             const("ax0", np.array([0], np.int64))]
+    nodes = nodes[-1:] + nodes[:-1]
+    m = model(nodes, [value("x", F, [6, 3]), value("c", BOOL, [6])],
+              [value("top", F, []), value("sums", F, [3]),
+               value("best", I64, [3]), value("low", F, [1, 3]),
+               value("p", F, ["n", 3])])
+    runs = []
+    for keep in (0.5, 1.0):
+        runs.append({"x": rng.uniform(-4, -1, (6, 3)).astype(np.float32),
+                     "c": rng.uniform(0, 1, 6) < keep})
+    return m, runs
+
+
 CASES = {f.__name__: f for f in (
     nonzero_coordinates, nonzero_empty_and_full, select_boxes, nonzero_shape,
     compress_axis, compress_flat, compress_rows_int, score_rows,
-    shape_arithmetic, slice_rows)}
+    shape_arithmetic, slice_rows, reduce_over_rows)}
 
 
 # --- Refusals ---------------------------------------------------------------------
 
-def refuse_reduce_over_extent(rng):
-    nodes = [helper.make_node("NonZero", ["x"], ["nz"]),
-             helper.make_node("ReduceMax", ["nz"], ["y"], axes=[1], keepdims=0)]
-    return model(nodes, [value("x", F, [5])], [value("y", I64, [1])])
+def refuse_mean_over_extent(rng):
+    nodes = [helper.make_node("Compress", ["x", "c"], ["rows"], axis=0),
+             helper.make_node("ReduceMean", ["rows"], ["y"], axes=[0],
+                              keepdims=0)]
+    return model(nodes, [value("x", F, [5, 2]), value("c", BOOL, [5])],
+                 [value("y", F, [2])])
 
 
 def refuse_concat_along_extent(rng):
@@ -274,11 +303,11 @@ def refuse_static_partner(rng):
 
 
 REFUSALS = {
-    "reduce_over_extent": (
-        refuse_reduce_over_extent,
-        "node 'ReduceMax_1': graph.reduce_max reads a value of type "
-        "tensor<1x5xi64> whose extent node 'NonZero_0' decides at run time: "
-        "graphc cannot yet reduce along dim 1, which the run sizes"),
+    "mean_over_extent": (
+        refuse_mean_over_extent,
+        "node 'ReduceMean_1': graph.reduce_mean reads a value of type "
+        "tensor<5x2xf32> whose extent node 'Compress_0' decides at run time: "
+        "graphc cannot yet compute this op over a dim the run sizes"),
     "concat_along_extent": (
         refuse_concat_along_extent,
         "concatenating along its dim that the run sizes would leave padding "
