@@ -53,6 +53,12 @@ private:
   FailureOr<SmallVector<Extents>> consumerExtents(Operation *op);
   FailureOr<Extents> pointwiseExtents(Operation *op);
   FailureOr<Extents> viewExtents(Operation *op);
+  /// position < extent along each bounded dim of `value` (those of `dims`
+  /// when given), broadcast to its rank; null where none is bounded.
+  Value cornerMask(OpBuilder &builder, Location loc, Value value,
+                   ArrayRef<int64_t> dims = {});
+  /// `value` with zeros (false) past its corner.
+  Value zerosPastCorner(OpBuilder &builder, Location loc, Value value);
   /// Extents of an op reducing (or normalising) `input` along `axes`; a
   /// bounded one is read through a mask that puts the op's identity past
   /// the extent (the corner alone counts). The others keep their extents,
@@ -233,11 +239,36 @@ LogicalResult ExtentPlanner::foldProducer(Operation *op, int64_t bound) {
 LogicalResult
 ExtentPlanner::planProducer(graph::DataDependentExtentOpInterface op) {
   Operation *operation = op.getOperation();
-  for (Value operand : operation->getOperands())
-    if (isBounded(operand))
-      return refuse(operation, operand,
-                    "graphc cannot yet bound a data-dependent op whose input "
-                    "is itself sized by the run");
+  // A bounded input counts its corner only: NonZero's padding and
+  // Compress's condition past its extent read as zeros (false). Compress
+  // moves slices along its axis, so its input may be bounded there alone,
+  // by the condition's own extent.
+  OpBuilder builder(operation);
+  for (OpOperand &use : operation->getOpOperands()) {
+    Value operand = use.get();
+    if (!isBounded(operand))
+      continue;
+    auto compress = dyn_cast<graph::CompressOp>(operation);
+    if (isa<graph::NonZeroOp>(operation) ||
+        (compress && operand == compress.getCondition())) {
+      use.set(zerosPastCorner(builder, operation->getLoc(), operand));
+      continue;
+    }
+    if (compress && operand == compress.getInput() && compress.getAxis()) {
+      const Extents &in = extents.find(operand)->second;
+      auto condition = extents.find(compress.getCondition());
+      int64_t axis = *normalizeAxis(*compress.getAxis(), in.size());
+      bool alongAxisOnly = llvm::all_of(llvm::enumerate(in), [&](auto dim) {
+        return !dim.value() || static_cast<int64_t>(dim.index()) == axis;
+      });
+      if (alongAxisOnly && condition != extents.end() &&
+          condition->second.front() == in[axis])
+        continue;
+    }
+    return refuse(operation, operand,
+                  "graphc cannot yet bound a data-dependent op whose input "
+                  "is itself sized by the run this way");
+  }
   FailureOr<int64_t> bound = op.getExtentBound();
   if (failed(bound))
     return failure();
@@ -424,27 +455,17 @@ static Attribute reductionIdentity(Operation *op, Type element) {
   return DenseElementsAttr::get(type, value);
 }
 
-FailureOr<Extents> ExtentPlanner::reducedExtents(Operation *op, Value input,
-                                                 ArrayRef<int64_t> axes,
-                                                 bool keepdims) {
-  const Extents in = extents.find(input)->second;
-  int64_t rank = in.size();
-  auto inType = cast<RankedTensorType>(input.getType());
-  SmallVector<bool> reduced(rank, false);
+Value ExtentPlanner::cornerMask(OpBuilder &builder, Location loc, Value value,
+                                ArrayRef<int64_t> dims) {
+  const Extents &in = extents.find(value)->second;
+  auto type = cast<RankedTensorType>(value.getType());
+  int64_t rank = type.getRank();
   Value mask;
-  OpBuilder builder(op);
-  Location loc = op->getLoc();
-  for (int64_t axis : axes) {
-    std::optional<int64_t> normalized = normalizeAxis(axis, rank);
-    if (!normalized)
-      return op->emitError("axis ") << axis << " is out of range";
-    int64_t d = *normalized;
-    reduced[d] = true;
-    if (!in[d])
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!in[d] || (!dims.empty() && !llvm::is_contained(dims, d)))
       continue;
-    // Along a bounded dim the op reads the corner only: position < extent,
-    // as a mask broadcast along the other dims.
-    int64_t bound = inType.getDimSize(d);
+    // position < extent along d, broadcast along the other dims.
+    int64_t bound = type.getDimSize(d);
     SmallVector<int64_t> shape(rank, 1);
     shape[d] = bound;
     auto positionsType = RankedTensorType::get(shape, builder.getI64Type());
@@ -457,6 +478,42 @@ FailureOr<Extents> ExtentPlanner::reducedExtents(Operation *op, Value input,
     mask = mask ? builder.create<graph::AndOp>(loc, mask, inside).getResult()
                 : inside;
   }
+  return mask;
+}
+
+Value ExtentPlanner::zerosPastCorner(OpBuilder &builder, Location loc,
+                                     Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  auto scalarType = RankedTensorType::get({}, type.getElementType());
+  Attribute zero = builder.getZeroAttr(scalarType);
+  Value fill = builder.create<graph::ConstantOp>(loc, scalarType,
+                                                 cast<ElementsAttr>(zero));
+  return builder.create<graph::WhereOp>(loc, cornerMask(builder, loc, value),
+                                        value, fill);
+}
+
+FailureOr<Extents> ExtentPlanner::reducedExtents(Operation *op, Value input,
+                                                 ArrayRef<int64_t> axes,
+                                                 bool keepdims) {
+  const Extents in = extents.find(input)->second;
+  int64_t rank = in.size();
+  auto inType = cast<RankedTensorType>(input.getType());
+  SmallVector<bool> reduced(rank, false);
+  Value mask;
+  OpBuilder builder(op);
+  Location loc = op->getLoc();
+  SmallVector<int64_t> maskedDims;
+  for (int64_t axis : axes) {
+    std::optional<int64_t> normalized = normalizeAxis(axis, rank);
+    if (!normalized)
+      return op->emitError("axis ") << axis << " is out of range";
+    int64_t d = *normalized;
+    reduced[d] = true;
+    if (in[d])
+      maskedDims.push_back(d);
+  }
+  if (!maskedDims.empty())
+    mask = cornerMask(builder, loc, input, maskedDims);
   if (mask) {
     Attribute identity = reductionIdentity(op, inType.getElementType());
     if (!identity)

@@ -266,10 +266,34 @@ def reduce_over_rows(rng):
     return m, runs
 
 
+def filter_twice(rng):
+    """A detector's chained filters: rows a mask keeps, then those of them
+    whose best score passes a threshold, by NonZero (their positions) and
+    by Compress with a mask computed from the kept rows (each reads only the
+    corner of what the first filter found)."""
+    nodes = [helper.make_node("Compress", ["x", "c"], ["rows"], axis=0),
+             helper.make_node("ReduceMax", ["rows"], ["best"], axes=[1],
+                              keepdims=0),
+             const("t", np.array(0.3, np.float32)),
+             helper.make_node("Greater", ["best", "t"], ["pass"]),
+             helper.make_node("NonZero", ["pass"], ["nz"]),
+             const("a0", np.array([0], np.int64)),
+             helper.make_node("Squeeze", ["nz", "a0"], ["keep"]),
+             helper.make_node("Compress", ["rows", "pass"], ["compressed"],
+                              axis=0)]
+    m = model(nodes, [value("x", F, [10, 3]), value("c", BOOL, [10])],
+              [value("keep", I64, ["k"]), value("compressed", F, ["k", 3])])
+    runs = []
+    for keep in (0.5, 1.0, 0.0):
+        runs.append({"x": rng.uniform(-1, 1, (10, 3)).astype(np.float32),
+                     "c": rng.uniform(0, 1, 10) < keep})
+    return m, runs
+
+
 CASES = {f.__name__: f for f in (
     nonzero_coordinates, nonzero_empty_and_full, select_boxes, nonzero_shape,
     compress_axis, compress_flat, compress_rows_int, score_rows,
-    shape_arithmetic, slice_rows, reduce_over_rows)}
+    shape_arithmetic, slice_rows, reduce_over_rows, filter_twice)}
 
 
 # --- Refusals ---------------------------------------------------------------------
@@ -295,6 +319,13 @@ def refuse_interleaving_view(rng):
     return model(nodes, [value("x", F, [3, 3])], [value("y", I64, [1, "n"])])
 
 
+def refuse_gather_along_extent(rng):
+    nodes = [helper.make_node("Compress", ["x", "c"], ["rows"], axis=0),
+             helper.make_node("Gather", ["rows", "i"], ["y"], axis=0)]
+    return model(nodes, [value("x", F, [4, 2]), value("c", BOOL, [4]),
+                         value("i", I64, [2])], [value("y", F, [2, 2])])
+
+
 def refuse_static_partner(rng):
     nodes = [helper.make_node("Compress", ["x", "c"], ["p"], axis=0),
              helper.make_node("Add", ["p", "x"], ["y"])]
@@ -316,6 +347,10 @@ REFUSALS = {
         refuse_interleaving_view,
         "merging dim 1, which the run sizes, into static dims before it would "
         "interleave the padding with the data"),
+    "gather_along_extent": (
+        refuse_gather_along_extent,
+        "graphc cannot yet check gather indices against an extent the run "
+        "decides (dim 0)"),
     "static_partner": (
         refuse_static_partner,
         "its dim 0 is combined with a static dim of 4 elements"),
