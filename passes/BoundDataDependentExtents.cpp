@@ -620,6 +620,29 @@ FailureOr<SmallVector<Extents>> ExtentPlanner::consumerExtents(Operation *op) {
           dims[d + shift] = a[d];
         return one(dims);
       })
+      .Case([&](graph::EmptyIfOp emptyIf) -> FailureOr<SmallVector<Extents>> {
+        // The value with extent `condition ? 0 : extent` along `dims`: a
+        // view of it carries the new extents.
+        if (isBounded(emptyIf.getCondition()))
+          return refuse(op, emptyIf.getCondition(),
+                        "its condition must have one element");
+        Extents dims = extents.find(emptyIf.getValue())->second;
+        OpBuilder builder(op);
+        Location loc = op->getLoc();
+        Value zero = constantI64(builder, loc, 0);
+        for (int64_t d : emptyIf.getDims()) {
+          if (!dims[d])
+            return refuse(op, emptyIf.getValue(),
+                          "its dim " + Twine(d) + " is static, so it cannot "
+                          "become empty at run time");
+          Value chosen = builder.create<graph::WhereOp>(
+              loc, emptyIf.getCondition(), zero, dims[d]);
+          fromExtents.insert(chosen);
+          boundOf[chosen] = boundOf.lookup(dims[d]);
+          dims[d] = chosen;
+        }
+        return one(dims);
+      })
       .Case([&](graph::TransposeOp transpose)
                 -> FailureOr<SmallVector<Extents>> {
         const Extents &in = extents.find(transpose.getData())->second;
@@ -644,11 +667,53 @@ FailureOr<SmallVector<Extents>> ExtentPlanner::consumerExtents(Operation *op) {
           data = it->second;
         if (auto it = extents.find(gather.getIndices()); it != extents.end())
           indices = it->second;
-        if (data[axis])
-          return refuse(op, gather.getData(),
-                        "graphc cannot yet check gather indices against an "
-                        "extent the run decides (dim " +
-                            Twine(axis) + ")");
+        if (data[axis]) {
+          // Indices count from the extent (a negative one from its end) and
+          // must lie inside it. The kernel checks them against the bound,
+          // so each is made relative to the extent first, and one outside
+          // it becomes the bound, which the kernel refuses naming the node.
+          OpBuilder builder(op);
+          Location loc = op->getLoc();
+          Value index = gather.getIndices();
+          Type element = getElementTypeOrSelf(index.getType());
+          auto scalar = [&](int64_t v) -> Value {
+            auto type = RankedTensorType::get({}, element);
+            return builder.create<graph::ConstantOp>(
+                loc, type,
+                DenseElementsAttr::get(type, APInt(element.getIntOrFloatBitWidth(),
+                                                   v, /*isSigned=*/true)));
+          };
+          Value extent = data[axis];
+          if (element != builder.getI64Type())
+            extent = builder.create<graph::CastOp>(
+                loc, RankedTensorType::get({}, element), extent,
+                TypeAttr::get(element), builder.getI64IntegerAttr(1));
+          Value negative = builder.create<graph::LessOp>(loc, index, scalar(0));
+          Value fromEnd = builder.create<graph::AddOp>(loc, index, extent);
+          Value relative =
+              builder.create<graph::WhereOp>(loc, negative, fromEnd, index);
+          Value low = builder.create<graph::LessOp>(loc, relative, scalar(0));
+          Value high = builder.create<graph::LessOp>(loc, relative, extent);
+          Value notLow = builder.create<graph::NotOp>(loc, low);
+          Value inside = builder.create<graph::AndOp>(loc, notLow, high);
+          // Indices past their own corner (sized by the run too) are
+          // padding: read, never checked.
+          if (isBounded(index)) {
+            Value padding = builder.create<graph::NotOp>(
+                loc, cornerMask(builder, loc, index));
+            fromExtents.insert(padding);
+            inside = builder.create<graph::OrOp>(loc, inside, padding);
+          }
+          Value checked = builder.create<graph::WhereOp>(
+              loc, inside, relative, scalar(dataType.getDimSize(axis)));
+          gather->setOperand(1, checked);
+          for (Value made : {negative, fromEnd, relative, low, high, notLow,
+                             inside, checked})
+            fromExtents.insert(made);
+          // The checked indices are sized like the indices.
+          if (isBounded(index))
+            extents[checked] = extents.find(index)->second;
+        }
         Extents dims(data.begin(), data.begin() + axis);
         dims.append(indices.begin(), indices.end());
         dims.append(data.begin() + axis + 1, data.end());
@@ -769,7 +834,17 @@ LogicalResult ExtentPlanner::planConsumer(Operation *op) {
   FailureOr<SmallVector<Extents>> results = consumerExtents(op);
   if (failed(results))
     return failure();
-  for (auto [result, dims] : llvm::zip(op->getResults(), *results))
+  SmallVector<Extents> found = *results;
+  // graph.empty_if is a view of its value from here on.
+  if (auto emptyIf = dyn_cast<graph::EmptyIfOp>(op)) {
+    OpBuilder builder(op);
+    Value view = builder.create<graph::IdentityOp>(op->getLoc(),
+                                                   emptyIf.getValue());
+    emptyIf.getResult().replaceAllUsesWith(view);
+    op->erase();
+    op = view.getDefiningOp();
+  }
+  for (auto [result, dims] : llvm::zip(op->getResults(), found))
     if (llvm::any_of(dims, [](Value extent) { return extent; }))
       extents[result] = dims;
   return success();
@@ -1142,8 +1217,12 @@ LogicalResult ExtentPlanner::run() {
     bool computed = llvm::any_of(op.getOperands(), [&](Value v) {
       return fromExtents.contains(v);
     });
+    // planConsumer replaces a graph.empty_if by a view: `op` is gone.
+    bool replaced = reads && isa<graph::EmptyIfOp>(op);
     if (reads && failed(planConsumer(&op)))
       return failure();
+    if (replaced)
+      continue;
     if (!reads && computed && failed(refineResults(&op)))
       return failure();
     bool dynamic = llvm::any_of(op.getResultTypes(), [](Type type) {

@@ -104,6 +104,28 @@ FailureOr<int64_t> CompressOp::getExtentBound() {
   return std::min(*length, *count);
 }
 
+LogicalResult EmptyIfOp::inferResultTypes(const TypeInference &infer,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &results) {
+  RankedTensorType value = rankedType(adaptor.getValue());
+  std::optional<int64_t> count =
+      multiplyDims(rankedType(adaptor.getCondition()).getShape());
+  if (count && *count != 1)
+    return infer.emitError("condition must have one element");
+  SmallVector<int64_t> dims(value.getShape());
+  for (int64_t dim : adaptor.getDims()) {
+    if (dim < 0 || dim >= value.getRank())
+      return infer.emitError("dim " + Twine(dim) + " is outside rank " +
+                             Twine(value.getRank()));
+    dims[dim] = ShapedType::kDynamic;
+  }
+  results.push_back(value.clone(dims));
+  return success();
+}
+
+/// Its size depends on the condition: never a constant of one type.
+OpFoldResult EmptyIfOp::fold(FoldAdaptor) { return {}; }
+
 LogicalResult OutputExtentsOp::verify() {
   ArrayRef<int64_t> positions = getPositions();
   if (positions.size() != 2 * getExtents().size())

@@ -49,6 +49,27 @@ def Graph_CompressOp : Graph_DataDependentOp<"compress"> {
   let results = (outs Graph_Tensor:$output, Graph_I64Tensor:$count);
 }
 
+def Graph_EmptyIfOp : Graph_InferOp<"empty_if", [Pure]> {
+  let summary = "a value, or none of it: an If whose one branch gives an empty tensor";
+  let description = [{
+    `value` where `condition` (one element) is false; where it is true, a
+    tensor of `value`'s dims but 0 along `dims`. An If whose condition only
+    the run knows, and whose one branch gives a static 0 along a dim the
+    other branch's value has the run decide (torchvision's
+    `if boxes.numel() == 0: return empty`), imports as this op on the other
+    branch. Those dims stay dynamic; graphc-bound-data-dependent-extents
+    gives them the extent `condition ? 0 : extent` of the value and the op
+    becomes a view of it.
+    ```mlir
+    %r = graph.empty_if %c, %keep {dims = array<i64: 0>} : (tensor<i1>, tensor<?xi64>) -> tensor<?xi64>
+    ```
+  }];
+  let arguments = (ins Graph_BoolTensor:$condition, Graph_Tensor:$value,
+                       DenseI64ArrayAttr:$dims);
+  let results = (outs Graph_Tensor:$output);
+  let hasCustomFolder = 1;
+}
+
 def Graph_OutputExtentsOp : Graph_Op<"output_extents"> {
   let summary = "the extents the run finds for the outputs' data-dependent dims";
   let description = [{

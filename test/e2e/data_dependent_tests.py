@@ -268,9 +268,9 @@ def reduce_over_rows(rng):
 
 def filter_twice(rng):
     """A detector's chained filters: rows a mask keeps, then those of them
-    whose best score passes a threshold, by NonZero (their positions) and
-    by Compress with a mask computed from the kept rows (each reads only the
-    corner of what the first filter found)."""
+    whose best score passes a threshold, by NonZero and a Gather of the
+    kept rows (boxes[keep]) and by Compress with a mask computed from the
+    kept rows (each reads only the corner of what the first filter found)."""
     nodes = [helper.make_node("Compress", ["x", "c"], ["rows"], axis=0),
              helper.make_node("ReduceMax", ["rows"], ["best"], axes=[1],
                               keepdims=0),
@@ -279,10 +279,12 @@ def filter_twice(rng):
              helper.make_node("NonZero", ["pass"], ["nz"]),
              const("a0", np.array([0], np.int64)),
              helper.make_node("Squeeze", ["nz", "a0"], ["keep"]),
+             helper.make_node("Gather", ["rows", "keep"], ["gathered"], axis=0),
              helper.make_node("Compress", ["rows", "pass"], ["compressed"],
                               axis=0)]
     m = model(nodes, [value("x", F, [10, 3]), value("c", BOOL, [10])],
-              [value("keep", I64, ["k"]), value("compressed", F, ["k", 3])])
+              [value("keep", I64, ["k"]), value("gathered", F, ["k", 3]),
+               value("compressed", F, ["k", 3])])
     runs = []
     for keep in (0.5, 1.0, 0.0):
         runs.append({"x": rng.uniform(-1, 1, (10, 3)).astype(np.float32),
@@ -290,10 +292,46 @@ def filter_twice(rng):
     return m, runs
 
 
+def if_empty_branch(rng):
+    """torchvision's batched_nms guard: `if boxes.numel() == 0: return
+    empty else: ...`, an If on a condition the run computes from an extent,
+    whose then branch is a static empty tensor: the else branch's value,
+    emptied where the condition holds."""
+    then_g = helper.make_graph(
+        [const("empty", np.zeros((0,), np.int64))], "then", [],
+        [value("empty", I64, [0])])
+    else_g = helper.make_graph(
+        [helper.make_node("ReduceMax", ["rows"], ["top"], keepdims=0),
+         helper.make_node("Sub", ["rows", "top"], ["shifted"]),
+         helper.make_node("ReduceMin", ["shifted"], ["low"], axes=[1],
+                          keepdims=0),
+         const("t", np.array(-1.5, np.float32)),
+         helper.make_node("Greater", ["low", "t"], ["m"]),
+         helper.make_node("NonZero", ["m"], ["nz"]),
+         const("a0", np.array([0], np.int64)),
+         helper.make_node("Squeeze", ["nz", "a0"], ["kept"])],
+        "else", [], [value("kept", I64, None)])
+    nodes = [helper.make_node("Compress", ["x", "c"], ["rows"], axis=0),
+             helper.make_node("Shape", ["rows"], ["shape"]),
+             helper.make_node("ReduceProd", ["shape"], ["numel"], keepdims=0),
+             const("zero", np.array(0, np.int64)),
+             helper.make_node("Equal", ["numel", "zero"], ["is_empty"]),
+             helper.make_node("If", ["is_empty"], ["keep"], then_branch=then_g,
+                              else_branch=else_g)]
+    m = model(nodes, [value("x", F, [6, 3]), value("c", BOOL, [6])],
+              [value("keep", I64, ["k"])])
+    runs = []
+    for keep in (0.7, 0.0, 1.0):
+        runs.append({"x": rng.uniform(-1, 1, (6, 3)).astype(np.float32),
+                     "c": rng.uniform(0, 1, 6) < keep})
+    return m, runs
+
+
 CASES = {f.__name__: f for f in (
     nonzero_coordinates, nonzero_empty_and_full, select_boxes, nonzero_shape,
     compress_axis, compress_flat, compress_rows_int, score_rows,
-    shape_arithmetic, slice_rows, reduce_over_rows, filter_twice)}
+    shape_arithmetic, slice_rows, reduce_over_rows, filter_twice,
+    if_empty_branch)}
 
 
 # --- Refusals ---------------------------------------------------------------------
@@ -319,13 +357,6 @@ def refuse_interleaving_view(rng):
     return model(nodes, [value("x", F, [3, 3])], [value("y", I64, [1, "n"])])
 
 
-def refuse_gather_along_extent(rng):
-    nodes = [helper.make_node("Compress", ["x", "c"], ["rows"], axis=0),
-             helper.make_node("Gather", ["rows", "i"], ["y"], axis=0)]
-    return model(nodes, [value("x", F, [4, 2]), value("c", BOOL, [4]),
-                         value("i", I64, [2])], [value("y", F, [2, 2])])
-
-
 def refuse_static_partner(rng):
     nodes = [helper.make_node("Compress", ["x", "c"], ["p"], axis=0),
              helper.make_node("Add", ["p", "x"], ["y"])]
@@ -347,10 +378,6 @@ REFUSALS = {
         refuse_interleaving_view,
         "merging dim 1, which the run sizes, into static dims before it would "
         "interleave the padding with the data"),
-    "gather_along_extent": (
-        refuse_gather_along_extent,
-        "graphc cannot yet check gather indices against an extent the run "
-        "decides (dim 0)"),
     "static_partner": (
         refuse_static_partner,
         "its dim 0 is combined with a static dim of 4 elements"),
@@ -442,7 +469,40 @@ def check_buckets(args, name, work_dir):
     return f"{shapes}; batch 3 refused"
 
 
-RUN_CHECKS = {"buckets": check_buckets}
+def check_gather_indices(args, name, work_dir):
+    """A Gather along a dim the run sizes takes indices relative to the
+    extent (-1 is the last kept row, not the bound's) and refuses one
+    outside it, naming the node, though the bound would hold it."""
+    import graphc
+    nodes = [helper.make_node("Compress", ["x", "c"], ["rows"], axis=0),
+             helper.make_node("Gather", ["rows", "i"], ["y"], axis=0)]
+    m = model(nodes, [value("x", F, [6, 2]), value("c", BOOL, [6]),
+                      value("i", I64, [2])], [value("y", F, [2, 2])])
+    model_path = os.path.join(work_dir, "gather.onnx")
+    so_path = os.path.join(work_dir, "gather.so")
+    onnx.save(m, model_path)
+    proc = graphc_compile(args, model_path, so_path)
+    if proc.returncode != 0:
+        raise CheckFailed(f"graphc compile failed:\n{proc.stderr.strip()}")
+    x = np.arange(12, dtype=np.float32).reshape(6, 2)
+    c = np.array([1, 0, 1, 1, 0, 0], bool)
+    with graphc.load(so_path) as compiled:
+        got = compiled.run({"x": x, "c": c, "i": np.array([-1, 0])})[0].numpy()
+        want = x[c][[-1, 0]]
+        if not np.array_equal(got, want):
+            raise CheckFailed(f"{got}, expected {want}")
+        try:
+            compiled.run({"x": x, "c": c, "i": np.array([0, 4])})
+        except graphc.GraphcError as error:
+            if "Gather_1" not in str(error):
+                raise CheckFailed(f"unexpected error: {error}")
+            text = str(error)
+        else:
+            raise CheckFailed("index 4 of 3 kept rows was read from the bound")
+    return "rows[-1], rows[0] right; index 4 of 3 refused: " + text[:120]
+
+
+RUN_CHECKS = {"buckets": check_buckets, "gather_indices": check_gather_indices}
 
 
 def check_refusal(args, name, work_dir):

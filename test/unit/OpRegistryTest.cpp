@@ -54,14 +54,16 @@ protected:
 
   /// Every graph op that computes: all but graph.constant, which is data,
   /// graph.loop and its graph.yield, which are steps of the plan around
-  /// the kernels of their body, and graph.output_extents, which tells the
-  /// plan where extents lie.
+  /// the kernels of their body, graph.output_extents, which tells the plan
+  /// where extents lie, and graph.empty_if, which
+  /// graphc-bound-data-dependent-extents makes a view.
   std::vector<mlir::RegisteredOperationName> computeOps() {
     std::vector<mlir::RegisteredOperationName> ops;
     for (mlir::RegisteredOperationName name :
          context.getRegisteredOperations())
       if (name.getDialectNamespace() == "graph" &&
-          !llvm::is_contained({"constant", "loop", "yield", "output_extents"},
+          !llvm::is_contained({"constant", "loop", "yield", "output_extents",
+                               "empty_if"},
                               name.stripDialect()))
         ops.push_back(name);
     return ops;

@@ -304,6 +304,44 @@ llvm::Expected<SmallVector<Value>> ControlFlowImporter::run() {
   return importScan();
 }
 
+namespace {
+/// Where one branch of an If gives a static 0 along dims that the other
+/// branch's value leaves dynamic (sized by the run).
+struct EmptyBranch {
+  bool thenIsEmpty;
+  SmallVector<int64_t> dims;
+};
+
+/// The EmptyBranch of an If output the branches give as `thenType` and
+/// `elseType`, when those agree on every other dim; nullopt otherwise.
+std::optional<EmptyBranch> emptyBranch(Type thenType, Type elseType) {
+  auto a = dyn_cast<RankedTensorType>(thenType);
+  auto b = dyn_cast<RankedTensorType>(elseType);
+  if (!a || !b || a == b || a.getRank() != b.getRank() ||
+      a.getElementType() != b.getElementType())
+    return std::nullopt;
+  std::optional<bool> thenIsEmpty;
+  SmallVector<int64_t> dims;
+  for (int64_t d = 0; d < a.getRank(); ++d) {
+    int64_t x = a.getDimSize(d), y = b.getDimSize(d);
+    if (x == y)
+      continue;
+    bool here;
+    if (x == 0 && ShapedType::isDynamic(y))
+      here = true;
+    else if (y == 0 && ShapedType::isDynamic(x))
+      here = false;
+    else
+      return std::nullopt;
+    if (thenIsEmpty && *thenIsEmpty != here)
+      return std::nullopt;
+    thenIsEmpty = here;
+    dims.push_back(d);
+  }
+  return EmptyBranch{*thenIsEmpty, std::move(dims)};
+}
+} // namespace
+
 llvm::Expected<SmallVector<Value>> ControlFlowImporter::importIf() {
   Value cond = inputs.empty() ? Value() : inputs[0];
   auto condType = cond ? dyn_cast<RankedTensorType>(cond.getType()) : nullptr;
@@ -340,8 +378,16 @@ llvm::Expected<SmallVector<Value>> ControlFlowImporter::importIf() {
       importer.importSubgraph(**elseBranch, {}, name + "/else");
   if (!elseValues)
     return elseValues.takeError();
+  // An output one branch gives as a static 0 along dims where the other
+  // has the run decide (if boxes.numel() == 0: return empty): the other
+  // branch's value, emptied where the condition picks the empty one.
+  SmallVector<std::optional<EmptyBranch>> emptied(count);
   for (size_t i = 0; i < count; ++i)
-    if ((*thenValues)[i].getType() != (*elseValues)[i].getType())
+    emptied[i] =
+        emptyBranch((*thenValues)[i].getType(), (*elseValues)[i].getType());
+  for (size_t i = 0; i < count; ++i)
+    if ((*thenValues)[i].getType() != (*elseValues)[i].getType() &&
+        !emptied[i])
       return needAtCompileTime(
           cond, 0, "the condition",
           "its branches give output " + llvm::Twine(i) + " different types (" +
@@ -379,6 +425,23 @@ llvm::Expected<SmallVector<Value>> ControlFlowImporter::importIf() {
     Value thenValue = (*thenValues)[i], elseValue = (*elseValues)[i];
     if (thenValue == elseValue) {
       results.push_back(thenValue);
+      continue;
+    }
+    if (emptied[i]) {
+      Value empties = *which;
+      if (!emptied[i]->thenIsEmpty) {
+        llvm::Expected<Value> negated = op(select, "not", {*which});
+        if (!negated)
+          return negated.takeError();
+        empties = *negated;
+      }
+      llvm::Expected<Value> chosen = op(
+          select, "empty_if",
+          {empties, emptied[i]->thenIsEmpty ? elseValue : thenValue},
+          {b.getNamedAttr("dims", b.getDenseI64ArrayAttr(emptied[i]->dims))});
+      if (!chosen)
+        return chosen.takeError();
+      results.push_back(*chosen);
       continue;
     }
     llvm::Expected<Value> chosen =

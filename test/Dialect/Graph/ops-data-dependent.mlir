@@ -24,3 +24,14 @@ func.func @compress(%x: tensor<4x5xi32>, %c: tensor<3xi1>) -> (tensor<?x?xi32>, 
   %z, %m = graph.compress %x, %c : (tensor<4x5xi32>, tensor<3xi1>) -> (tensor<?xi32>, tensor<i64>)
   return %y, %z : tensor<?x?xi32>, tensor<?xi32>
 }
+
+// -----
+
+// CHECK-LABEL: func @empty_if
+// INFER-LABEL: func @empty_if
+func.func @empty_if(%c: tensor<i1>, %x: tensor<5x4xf32>) -> tensor<?x?xf32> {
+  // CHECK: graph.empty_if %{{.*}}, %{{.*}} {dims = array<i64: 0>}
+  // INFER: return %{{.*}} : tensor<?x4xf32>
+  %r = graph.empty_if %c, %x {dims = array<i64: 0>} : (tensor<i1>, tensor<5x4xf32>) -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
+}
