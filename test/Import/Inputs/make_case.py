@@ -236,6 +236,25 @@ def case_stft_step_input():
                  opset=17)
 
 
+def case_nms_trailing_absent():
+    # max_output_boxes_per_class and score_threshold left out: the first
+    # as "", the last by ending the inputs early.
+    return model([helper.make_node("NonMaxSuppression", ["boxes", "scores", "", "iou"],
+                                   ["selected"], name="nms", center_point_box=1)],
+                 [tensor("boxes", F, [1, 6, 4]), tensor("scores", F, [1, 2, 6]),
+                  tensor("iou", F, [1])], [tensor("selected", TensorProto.INT64, None)],
+                 opset=11)
+
+
+def case_unique_some_outputs():
+    # Only y and counts are used; the op has every output and the count.
+    return model([helper.make_node("Unique", ["x"], ["y", "", "", "counts"], name="unique",
+                                   axis=-1, sorted=0)],
+                 [tensor("x", TensorProto.INT32, [3, 5])],
+                 [tensor("y", TensorProto.INT32, [3, "n"]),
+                  tensor("counts", TensorProto.INT64, ["n"])], opset=11)
+
+
 def case_melweightmatrix():
     names = ["bins", "n", "rate", "low", "high"]
     values = [np.array(8, np.int32), np.array(16, np.int32), np.array(8192, np.int32),
