@@ -292,12 +292,13 @@ def case_layernorm_used_mean():
 
 
 def case_unsupported():
-    return model([helper.make_node("NonMaxSuppression", ["b", "s"], ["n1"], name="nms1"),
-                  helper.make_node("NonMaxSuppression", ["b", "s"], ["n2"], name="nms2"),
-                  helper.make_node("Frobnicate", ["n1"], ["y"], name="custom",
+    return model([helper.make_node("RoiAlign", ["x", "r", "i"], ["a1"], name="roi1"),
+                  helper.make_node("RoiAlign", ["x", "r", "i"], ["a2"], name="roi2"),
+                  helper.make_node("Frobnicate", ["a1"], ["y"], name="custom",
                                    domain="com.example")],
-                 [tensor("b", F, [1, 4, 4]), tensor("s", F, [1, 1, 4])],
-                 [tensor("y", TensorProto.INT64, None)], extra_opsets=[("com.example", 1)])
+                 [tensor("x", F, [1, 2, 8, 8]), tensor("r", F, [3, 4]),
+                  tensor("i", TensorProto.INT64, [3])],
+                 [tensor("y", F, None)], extra_opsets=[("com.example", 1)])
 
 
 def case_opset10():
