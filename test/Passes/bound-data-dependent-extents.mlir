@@ -103,6 +103,32 @@ func.func @main(%x: tensor<6x4xf32>, %c: tensor<6xi1>, %w: tensor<4x3xf32>) -> (
 
 // -----
 
+// NonMaxSuppression's bound: batches * classes * boxes, narrowed to the
+// limit where it is a constant below the boxes; the box column gathered
+// from the selection and the boxes gathered by it take the extent.
+// CHECK-LABEL: func @main
+func.func @main(%b: tensor<1x6x4xf32>, %s: tensor<1x2x6xf32>, %t: tensor<1xf32>) -> (tensor<?x4xf32>, tensor<?x3xi64>) {
+  // CHECK: %[[I:.*]], %[[N:.*]] = graph.non_max_suppression {{.*}} -> (tensor<4x3xi64>, tensor<i64>)
+  // CHECK: %[[C:.*]] = graph.gather %[[I]], {{.*}} -> tensor<4xi64>
+  // CHECK: %[[K:.*]] = graph.gather %{{.*}}, %[[C]] {{.*}} -> tensor<4x4xf32>
+  // CHECK: %[[J:.*]], %[[M:.*]] = graph.non_max_suppression {{.*}} -> (tensor<12x3xi64>, tensor<i64>)
+  // CHECK: graph.output_extents %[[N]], %[[M]] {positions = array<i64: 0, 0, 1, 0>}
+  // CHECK-NEXT: return %[[K]], %[[J]] : tensor<4x4xf32>, tensor<12x3xi64>
+  %limit = graph.constant {value = dense<2> : tensor<1xi64>} : () -> tensor<1xi64>
+  %i, %n = graph.non_max_suppression %b, %s, %limit, %t {operandSegmentSizes = array<i32: 1, 1, 1, 1, 0>} : (tensor<1x6x4xf32>, tensor<1x2x6xf32>, tensor<1xi64>, tensor<1xf32>) -> (tensor<?x3xi64>, tensor<i64>) loc("nms")
+  %two = graph.constant {value = dense<2> : tensor<i64>} : () -> tensor<i64>
+  %c = graph.gather %i, %two {axis = 1 : i64} : (tensor<?x3xi64>, tensor<i64>) -> tensor<?xi64>
+  %zero = graph.constant {value = dense<0> : tensor<1xi64>} : () -> tensor<1xi64>
+  %b2 = graph.squeeze %b, %zero : (tensor<1x6x4xf32>, tensor<1xi64>) -> tensor<6x4xf32>
+  %k = graph.gather %b2, %c {axis = 0 : i64} : (tensor<6x4xf32>, tensor<?xi64>) -> tensor<?x4xf32>
+  // A limit above the boxes does not narrow the bound.
+  %many = graph.constant {value = dense<100> : tensor<1xi64>} : () -> tensor<1xi64>
+  %j, %m = graph.non_max_suppression %b, %s, %many {operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>} : (tensor<1x6x4xf32>, tensor<1x2x6xf32>, tensor<1xi64>) -> (tensor<?x3xi64>, tensor<i64>) loc("nms2")
+  return %k, %j : tensor<?x4xf32>, tensor<?x3xi64>
+}
+
+// -----
+
 func.func @main(%x: tensor<6x4xf32>, %c: tensor<6xi1>) -> tensor<4xf32> {
   %y, %n = graph.compress %x, %c {axis = 0 : i64} : (tensor<6x4xf32>, tensor<6xi1>) -> (tensor<?x4xf32>, tensor<i64>) loc("compress")
   %axes = graph.constant {value = dense<0> : tensor<1xi64>} : () -> tensor<1xi64>
@@ -142,4 +168,30 @@ func.func @main(%x: tensor<6x4xf32>, %c: tensor<6xi1>) -> (tensor<?xi64>, tensor
   %four = graph.constant {value = dense<4> : tensor<1xi64>} : () -> tensor<1xi64>
   %m = graph.mul %rows1, %four : (tensor<1xi64>, tensor<1xi64>) -> tensor<1xi64>
   return %r, %f, %e, %v, %m : tensor<?xi64>, tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x2x2xf32>, tensor<1xi64>
+}
+
+// -----
+
+// Unique: y, indices and counts get the bound (the positions along the
+// axis), inverse_indices stays as it is; one extent for the three.
+// CHECK-LABEL: func @main
+func.func @main(%x: tensor<5x2xf32>) -> (tensor<?x2xf32>, tensor<?xi64>, tensor<5xi64>, tensor<?xi64>) {
+  // CHECK: %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[N:.*]] = graph.unique {{.*}} -> (tensor<5x2xf32>, tensor<5xi64>, tensor<5xi64>, tensor<5xi64>, tensor<i64>)
+  // CHECK: graph.output_extents %[[N]], %[[N]], %[[N]] {positions = array<i64: 0, 0, 1, 0, 3, 0>}
+  %y, %i, %v, %c, %n = graph.unique %x {axis = 0 : i64} : (tensor<5x2xf32>) -> (tensor<?x2xf32>, tensor<?xi64>, tensor<5xi64>, tensor<?xi64>, tensor<i64>) loc("unique")
+  return %y, %i, %v, %c : tensor<?x2xf32>, tensor<?xi64>, tensor<5xi64>, tensor<?xi64>
+}
+
+// -----
+
+// Unique of a constant is computed: the distinct values in first order.
+// CHECK-LABEL: func @main
+func.func @main() -> (tensor<?xi32>, tensor<?xi64>) {
+  // CHECK-DAG: %[[Y:.*]] = graph.constant {value = dense<[3, 1]> : tensor<2xi32>}
+  // CHECK-DAG: %[[C:.*]] = graph.constant {value = dense<[2, 1]> : tensor<2xi64>}
+  // CHECK-NOT: graph.unique
+  // CHECK: return %[[Y]], %[[C]] : tensor<2xi32>, tensor<2xi64>
+  %x = graph.constant {value = dense<[3, 1, 3]> : tensor<3xi32>} : () -> tensor<3xi32>
+  %y, %i, %v, %c, %n = graph.unique %x {sorted = 0 : i64} : (tensor<3xi32>) -> (tensor<?xi32>, tensor<?xi64>, tensor<3xi64>, tensor<?xi64>, tensor<i64>) loc("unique")
+  return %y, %c : tensor<?xi32>, tensor<?xi64>
 }

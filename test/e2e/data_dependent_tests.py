@@ -1,9 +1,11 @@
-"""Results whose extents the run decides (NonZero, Compress) against
-onnxruntime: small models of what exporters write (torch's `nonzero()` as
-NonZero then Transpose, `boxes[scores > t]` as NonZero, Squeeze and Gather,
-`x.shape` of such a value), empty results and full ones, and the refusals
-(a consumer that would read the padding past the extent as data), and
-a bucketed input reaching NonZero (exact bucket sizes only).
+"""Results whose extents the run decides (NonZero, Compress,
+NonMaxSuppression, Unique) against onnxruntime: small models of what
+exporters write (torch's `nonzero()` as NonZero then Transpose,
+`boxes[scores > t]` as NonZero, Squeeze and Gather, `x.shape` of such a
+value and the arithmetic on it, a YOLO head's NMS and the gather of the
+boxes it keeps, torchvision's empty-boxes guard), empty results and full
+ones, the refusals (a consumer that would read the padding past the extent
+as data), and a bucketed input reaching NonZero (exact bucket sizes only).
 
     python data_dependent_tests.py --graphc build/bin/graphc \
         [--runtime build/lib/libgraphc_runtime.so] [--target cpu|cuda] \
@@ -327,11 +329,174 @@ def if_empty_branch(rng):
     return m, runs
 
 
+# --- NonMaxSuppression ------------------------------------------------------------
+
+def nms_yolo(rng):
+    """A YOLO head: boxes [cx, cy, w, h] scaled from the predictions, class
+    scores through a sigmoid, NMS with a constant limit (which narrows the
+    bound to batches * classes * limit) and thresholds, then the kept boxes
+    gathered by column 2 of the selection (Gather of a column), their
+    classes by column 1 (Slice and Squeeze) and the boxes scaled again."""
+    n, classes = 30, 3
+    nodes = [const("s0", np.array([0, 0, 0], np.int64)),
+             const("s1", np.array([1, n, 4], np.int64)),
+             const("s2", np.array([1, n, 4 + classes], np.int64)),
+             helper.make_node("Slice", ["pred", "s0", "s1"], ["raw"]),
+             const("scale", np.array([640, 640, 64, 64], np.float32)),
+             helper.make_node("Mul", ["raw", "scale"], ["boxes"]),
+             const("s1_start", np.array([0, 0, 4], np.int64)),
+             helper.make_node("Slice", ["pred", "s1_start", "s2"], ["logits"]),
+             helper.make_node("Transpose", ["logits"], ["logits_t"],
+                              perm=[0, 2, 1]),
+             helper.make_node("Sigmoid", ["logits_t"], ["scores"]),
+             const("limit", np.array([5], np.int64)),
+             const("iou", np.array([0.3], np.float32)),
+             const("floor", np.array([0.6], np.float32)),
+             helper.make_node("NonMaxSuppression",
+                              ["boxes", "scores", "limit", "iou", "floor"],
+                              ["selected"], center_point_box=1),
+             const("two", np.array(2, np.int64)),
+             helper.make_node("Gather", ["selected", "two"], ["box_index"],
+                              axis=1),
+             const("axis0", np.array([0], np.int64)),
+             helper.make_node("Squeeze", ["boxes", "axis0"], ["boxes2d"]),
+             helper.make_node("Gather", ["boxes2d", "box_index"], ["kept"],
+                              axis=0),
+             const("half", np.array(0.5, np.float32)),
+             helper.make_node("Mul", ["kept", "half"], ["kept_half"]),
+             const("c0", np.array([1], np.int64)),
+             const("c1", np.array([2], np.int64)),
+             const("axis1", np.array([1], np.int64)),
+             helper.make_node("Slice", ["selected", "c0", "c1", "axis1"],
+                              ["class_column"]),
+             helper.make_node("Squeeze", ["class_column", "axis1"],
+                              ["class_id"])]
+    m = model(nodes, [value("pred", F, [1, n, 4 + classes])],
+              [value("selected", I64, ["k", 3]), value("kept_half", F, ["k", 4]),
+               value("class_id", I64, ["k"])])
+
+    def pred(spread):
+        p = np.empty((1, n, 4 + classes), np.float32)
+        centres = rng.uniform(0, 1, (n, 2)) * spread + 0.5 * (1 - spread)
+        p[0, :, 0:2] = centres
+        p[0, :, 2:4] = rng.uniform(0.5, 2, (n, 2))
+        p[0, :, 4:] = rng.normal(0, 2, (n, classes))
+        return p
+    return m, [{"pred": pred(0.1)}, {"pred": pred(1.0)}]
+
+
+def nms_corners_inputs(rng):
+    """Corner boxes, some with their corners flipped, and the limit and both
+    thresholds as model inputs: two batches, three classes."""
+    nodes = [helper.make_node("NonMaxSuppression",
+                              ["boxes", "scores", "limit", "iou", "floor"],
+                              ["selected"])]
+    m = model(nodes, [value("boxes", F, [2, 12, 4]), value("scores", F, [2, 3, 12]),
+                      value("limit", I64, [1]), value("iou", F, [1]),
+                      value("floor", F, [1])],
+              [value("selected", I64, ["k", 3])])
+
+    def boxes():
+        low = rng.uniform(0, 4, (2, 12, 2))
+        high = low + rng.uniform(0.5, 3, (2, 12, 2))
+        b = np.concatenate([low, high], axis=2).astype(np.float32)
+        flip = rng.uniform(0, 1, (2, 12)) < 0.5
+        b[flip] = b[flip][:, [2, 3, 0, 1]]
+        return b
+    return m, [{"boxes": boxes(),
+                "scores": rng.uniform(0, 1, (2, 3, 12)).astype(np.float32),
+                "limit": np.array([4], np.int64), "iou": np.array([0.2], np.float32),
+                "floor": np.array([0.3], np.float32)},
+               # Scores of a few levels: ties, taken by ascending index.
+               {"boxes": boxes(),
+                "scores": rng.integers(0, 3, (2, 3, 12)).astype(np.float32) / 2,
+                "limit": np.array([100], np.int64),
+                "iou": np.array([0.5], np.float32),
+                "floor": np.array([-1], np.float32)},
+               {"boxes": boxes(),
+                "scores": rng.uniform(0, 1, (2, 3, 12)).astype(np.float32),
+                "limit": np.array([0], np.int64), "iou": np.array([0.2], np.float32),
+                "floor": np.array([0.3], np.float32)}]
+
+
+def nms_centers_no_floor(rng):
+    """Centre boxes, the limit and the IOU threshold as inputs and no score
+    threshold (every box is a candidate)."""
+    nodes = [helper.make_node("NonMaxSuppression",
+                              ["boxes", "scores", "limit", "iou"], ["selected"],
+                              center_point_box=1)]
+    m = model(nodes, [value("boxes", F, [1, 16, 4]), value("scores", F, [1, 2, 16]),
+                      value("limit", I64, [1]), value("iou", F, [1])],
+              [value("selected", I64, ["k", 3])])
+
+    def boxes():
+        b = np.empty((1, 16, 4), np.float32)
+        b[0, :, 0:2] = rng.uniform(0, 3, (16, 2))
+        b[0, :, 2:4] = rng.uniform(0.5, 2, (16, 2))
+        return b
+    return m, [{"boxes": boxes(),
+                "scores": rng.uniform(0, 1, (1, 2, 16)).astype(np.float32),
+                "limit": np.array([3], np.int64), "iou": np.array([0.4], np.float32)},
+               {"boxes": boxes(),
+                "scores": rng.uniform(0, 1, (1, 2, 16)).astype(np.float32),
+                "limit": np.array([16], np.int64), "iou": np.array([0.7], np.float32)}]
+
+
+# --- Unique -------------------------------------------------------------------------
+
+def unique_model(x_type, x_shape, y_shape, rows, **attrs):
+    nodes = [helper.make_node("Unique", ["x"], ["y", "indices", "inverse", "counts"],
+                              **attrs)]
+    return model(nodes, [value("x", x_type, x_shape)],
+                 [value("y", x_type, y_shape), value("indices", I64, ["k"]),
+                  value("inverse", I64, [rows]), value("counts", I64, ["k"])])
+
+
+def unique_sorted_flat(rng):
+    """Without axis, sorted: the distinct elements of a float matrix."""
+    m = unique_model(F, [3, 4], ["k"], 12)
+    return m, [{"x": rng.integers(-3, 3, (3, 4)).astype(np.float32) / 4},
+               {"x": np.arange(12, dtype=np.float32).reshape(3, 4)[:, ::-1].copy()}]
+
+
+def unique_unsorted_flat(rng):
+    """Without axis, in the order of first occurrence, then the values
+    shifted (a pointwise op on y)."""
+    nodes = [helper.make_node("Unique", ["x"], ["u", "indices", "inverse", "counts"],
+                              sorted=0),
+             const("one", np.array(1, np.int64)),
+             helper.make_node("Add", ["u", "one"], ["y"])]
+    m = model(nodes, [value("x", I64, [10])],
+              [value("y", I64, ["k"]), value("indices", I64, ["k"]),
+               value("inverse", I64, [10]), value("counts", I64, ["k"])])
+    return m, [{"x": rng.integers(0, 4, 10).astype(np.int64)},
+               {"x": np.full(10, 7, np.int64)}]
+
+
+def unique_sorted_axis(rng):
+    """Distinct slices along the middle axis, sorted lexicographically."""
+    m = unique_model(F, [2, 6, 2], [2, "k", 2], 6, axis=1)
+    x = rng.integers(0, 2, (2, 6, 2)).astype(np.float32)
+    y = x.copy()
+    y[:, 3] = y[:, 1]
+    y[:, 5] = y[:, 0]
+    return m, [{"x": x}, {"x": y}]
+
+
+def unique_unsorted_axis(rng):
+    """Distinct rows (negative axis), in the order of first occurrence."""
+    m = unique_model(I64, [7, 3], ["k", 3], 7, axis=-2, sorted=0)
+    x = rng.integers(0, 2, (7, 3)).astype(np.int64)
+    return m, [{"x": x}, {"x": np.repeat(x[:2], [3, 4], axis=0)}]
+
+
 CASES = {f.__name__: f for f in (
     nonzero_coordinates, nonzero_empty_and_full, select_boxes, nonzero_shape,
     compress_axis, compress_flat, compress_rows_int, score_rows,
     shape_arithmetic, slice_rows, reduce_over_rows, filter_twice,
-    if_empty_branch)}
+    if_empty_branch, nms_yolo, nms_corners_inputs, nms_centers_no_floor,
+    unique_sorted_flat, unique_unsorted_flat, unique_sorted_axis,
+    unique_unsorted_axis)}
 
 
 # --- Refusals ---------------------------------------------------------------------
@@ -364,6 +529,23 @@ def refuse_static_partner(rng):
                  [value("y", F, ["n", 2])])
 
 
+def refuse_gather_nd_scores(rng):
+    """The scores of the kept boxes as exporters gather them: GatherND of
+    the scores by the selection, whose rows past the extent are padding."""
+    nodes = [const("limit", np.array([3], np.int64)),
+             helper.make_node("NonMaxSuppression", ["boxes", "scores", "limit"],
+                              ["selected"]),
+             helper.make_node("GatherND", ["scores", "selected"], ["kept"])]
+    return model(nodes, [value("boxes", F, [1, 8, 4]), value("scores", F, [1, 2, 8])],
+                 [value("kept", F, ["k"])])
+
+
+def refuse_reduce_unique_counts(rng):
+    nodes = [helper.make_node("Unique", ["x"], ["y", "indices", "inverse", "counts"]),
+             helper.make_node("ReduceSum", ["counts"], ["total"], keepdims=0)]
+    return model(nodes, [value("x", F, [6])], [value("total", I64, [])])
+
+
 REFUSALS = {
     "mean_over_extent": (
         refuse_mean_over_extent,
@@ -381,6 +563,15 @@ REFUSALS = {
     "static_partner": (
         refuse_static_partner,
         "its dim 0 is combined with a static dim of 4 elements"),
+    "gather_nd_scores": (
+        refuse_gather_nd_scores,
+        "graph.gather_nd reads a value of type tensor<6x3xi64> whose extent "
+        "node 'NonMaxSuppression_1' decides at run time: graphc cannot yet "
+        "compute this op over a dim whose extent the run decides"),
+    "reduce_unique_counts": (
+        refuse_reduce_unique_counts,
+        "graph.reduce_sum reads a value of type tensor<6xi64> whose extent "
+        "node 'Unique_0' decides at run time"),
 }
 
 

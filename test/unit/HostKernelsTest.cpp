@@ -669,4 +669,160 @@ TEST(HostKernelSignal, DftRefusesBadShapesAndLengths) {
   EXPECT_EQ(error, "dft: dft_length must be positive");
 }
 
+//===----------------------------------------------------------------------===//
+// Results sized by the run: the corner of the bound, zeros past it
+//===----------------------------------------------------------------------===//
+
+TEST(HostKernelDataDependent, NmsTiesTakeTheLowerIndexFirst) {
+  // Four equal scores: disjoint boxes 0, 1 and 3 are all kept, lower
+  // indices first; box 2 overlaps box 1 (IOU 0.6) and is suppressed.
+  Buffer boxes = f32({1, 4, 4}, {0, 0, 1, 1, 2, 0, 3, 1,  //
+                                 2, 0, 3, 0.6f, 5, 0, 6, 1});
+  Buffer scores = f32({1, 1, 4}, {0.5f, 0.5f, 0.5f, 0.5f});
+  Buffer limit = i64({1}, {10}), iou = f32({1}, {0.5f});
+  Buffer selected = output(GC_DTYPE_I64, {4, 3}), count = output(GC_DTYPE_I64, {});
+  ASSERT_EQ(run("non_max_suppression", {&boxes, &scores, &limit, &iou},
+                {&selected, &count}),
+            0);
+  EXPECT_EQ(count.values<int64_t>(), (std::vector<int64_t>{3}));
+  EXPECT_EQ(selected.values<int64_t>(),
+            (std::vector<int64_t>{0, 0, 0, 0, 0, 1, 0, 0, 3, 0, 0, 0}));
+}
+
+TEST(HostKernelDataDependent, NmsFlippedCornersAndCentresAgree) {
+  // Box 1 overlaps box 0 with IOU 1/3, box 2 is apart; scores rank 1, 0, 2.
+  Buffer corners = f32({1, 3, 4}, {1, 1, 0, 0, 0, 0.5f, 1, 1.5f, 9, 9, 10, 10});
+  Buffer centres = f32({1, 3, 4}, {0.5f, 0.5f, 1, 1, 1, 0.5f, 1, 1,  //
+                                   9.5f, 9.5f, 1, 1});
+  Buffer scores = f32({1, 1, 3}, {0.7f, 0.9f, 0.1f});
+  Buffer limit = i64({1}, {3});
+  for (float threshold : {0.3f, 0.4f}) {
+    Buffer iou = f32({}, {threshold});
+    std::vector<int64_t> want =
+        threshold < 1.0f / 3 ? std::vector<int64_t>{0, 0, 1, 0, 0, 2, 0, 0, 0}
+                             : std::vector<int64_t>{0, 0, 1, 0, 0, 0, 0, 0, 2};
+    for (auto [box, center] : {std::pair(&corners, 0), std::pair(&centres, 1)}) {
+      Buffer selected = output(GC_DTYPE_I64, {3, 3});
+      Buffer count = output(GC_DTYPE_I64, {});
+      ASSERT_EQ(run("non_max_suppression", {box, &scores, &limit, &iou},
+                    {&selected, &count},
+                    Attrs().i("center_point_box", center)),
+                0);
+      EXPECT_EQ(selected.values<int64_t>(), want)
+          << "threshold " << threshold << " centre " << center;
+    }
+  }
+}
+
+TEST(HostKernelDataDependent, NmsLimitsAndScoreThreshold) {
+  Buffer boxes = f32({1, 3, 4}, {0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5});
+  Buffer scores = f32({1, 2, 3}, {0.2f, NAN, 0.9f, 0.5f, 0.6f, 0.4f});
+  Buffer selected = output(GC_DTYPE_I64, {6, 3}), count = output(GC_DTYPE_I64, {});
+  // No limit, or one at most 0: nothing, and zeros where the bound is.
+  Buffer negative = i64({1}, {-3});
+  for (Buffer *limit : {static_cast<Buffer *>(nullptr), &negative}) {
+    ASSERT_EQ(run("non_max_suppression", {&boxes, &scores, limit},
+                  {&selected, &count}),
+              0);
+    EXPECT_EQ(count.values<int64_t>(), (std::vector<int64_t>{0}));
+    EXPECT_EQ(selected.values<int64_t>(), std::vector<int64_t>(18, 0));
+  }
+  // A score must be above the threshold (0.5 is not); NaN never is kept.
+  Buffer limit = i64({1}, {2}), floor = f32({1}, {0.5f});
+  ASSERT_EQ(run("non_max_suppression", {&boxes, &scores, &limit, nullptr, &floor},
+                {&selected, &count}),
+            0);
+  EXPECT_EQ(count.values<int64_t>(), (std::vector<int64_t>{2}));
+  std::vector<int64_t> want(18, 0);
+  want[2] = 2;                  // [0, 0, 2]
+  want[4] = 1, want[5] = 1;     // [0, 1, 1]
+  EXPECT_EQ(selected.values<int64_t>(), want);
+  // Without a threshold every number is a candidate, NaN still not.
+  ASSERT_EQ(run("non_max_suppression", {&boxes, &scores, &limit},
+                {&selected, &count}),
+            0);
+  EXPECT_EQ(selected.values<int64_t>(),
+            (std::vector<int64_t>{0, 0, 2, 0, 0, 0, 0, 1, 1, 0, 1, 0, 0, 0, 0,
+                                  0, 0, 0}));
+}
+
+TEST(HostKernelDataDependent, NmsRefusesBadThresholdsAndBounds) {
+  std::string error;
+  Buffer boxes = f32({1, 2, 4}, {0, 0, 1, 1, 2, 2, 3, 3});
+  Buffer scores = f32({1, 1, 2}, {0.5f, 0.6f});
+  Buffer limit = i64({1}, {5}), high = f32({1}, {1.5f});
+  Buffer selected = output(GC_DTYPE_I64, {2, 3}), count = output(GC_DTYPE_I64, {});
+  EXPECT_EQ(run("non_max_suppression", {&boxes, &scores, &limit, &high},
+                {&selected, &count}, Attrs(), &error),
+            GC_STATUS_BAD_VALUE);
+  EXPECT_NE(error.find("iou_threshold 1.5 is outside [0, 1]"),
+            std::string::npos)
+      << error;
+  Buffer small = output(GC_DTYPE_I64, {1, 3});
+  EXPECT_NE(run("non_max_suppression", {&boxes, &scores, &limit},
+                {&small, &count}, Attrs(), &error),
+            0);
+  EXPECT_NE(error.find("more than the bound of 1"), std::string::npos)
+      << error;
+}
+
+TEST(HostKernelDataDependent, UniqueFlatNaNsAndSignedZeros) {
+  // 0 and -0 are one value (the first one's), NaNs are one and sort last.
+  Buffer x = f32({7}, {2, NAN, -0.0f, 1, 0.0f, NAN, 2});
+  Buffer y = output(GC_DTYPE_F32, {7}), first = output(GC_DTYPE_I64, {7}),
+         inverse = output(GC_DTYPE_I64, {7}), counts = output(GC_DTYPE_I64, {7}),
+         count = output(GC_DTYPE_I64, {});
+  ASSERT_EQ(run("unique", {&x}, {&y, &first, &inverse, &counts, &count}), 0);
+  EXPECT_EQ(count.values<int64_t>(), (std::vector<int64_t>{4}));
+  std::vector<float> values = y.values<float>();
+  EXPECT_EQ(values[0], 0.0f);
+  EXPECT_TRUE(std::signbit(values[0]));
+  EXPECT_EQ(values[1], 1.0f);
+  EXPECT_EQ(values[2], 2.0f);
+  EXPECT_TRUE(std::isnan(values[3]));
+  EXPECT_EQ((std::vector<float>(values.begin() + 4, values.end())),
+            (std::vector<float>{0, 0, 0}));
+  EXPECT_EQ(first.values<int64_t>(), (std::vector<int64_t>{2, 3, 0, 1, 0, 0, 0}));
+  EXPECT_EQ(inverse.values<int64_t>(), (std::vector<int64_t>{2, 3, 0, 1, 0, 3, 2}));
+  EXPECT_EQ(counts.values<int64_t>(), (std::vector<int64_t>{2, 1, 2, 2, 0, 0, 0}));
+}
+
+TEST(HostKernelDataDependent, UniqueRowsSortedAndInFirstOrder) {
+  Buffer x = i64({4, 2}, {1, 2, 0, 1, 1, 2, 0, 0});
+  for (int64_t sorted : {0, 1}) {
+    Buffer y = output(GC_DTYPE_I64, {4, 2}), first = output(GC_DTYPE_I64, {4}),
+           inverse = output(GC_DTYPE_I64, {4}),
+           counts = output(GC_DTYPE_I64, {4}), count = output(GC_DTYPE_I64, {});
+    ASSERT_EQ(run("unique", {&x}, {&y, &first, &inverse, &counts, &count},
+                  Attrs().i("axis", -2).i("sorted", sorted)),
+              0);
+    EXPECT_EQ(count.values<int64_t>(), (std::vector<int64_t>{3}));
+    if (sorted) {
+      EXPECT_EQ(y.values<int64_t>(), (std::vector<int64_t>{0, 0, 0, 1, 1, 2, 0, 0}));
+      EXPECT_EQ(first.values<int64_t>(), (std::vector<int64_t>{3, 1, 0, 0}));
+      EXPECT_EQ(inverse.values<int64_t>(), (std::vector<int64_t>{2, 1, 2, 0}));
+      EXPECT_EQ(counts.values<int64_t>(), (std::vector<int64_t>{1, 1, 2, 0}));
+    } else {
+      EXPECT_EQ(y.values<int64_t>(), (std::vector<int64_t>{1, 2, 0, 1, 0, 0, 0, 0}));
+      EXPECT_EQ(first.values<int64_t>(), (std::vector<int64_t>{0, 1, 3, 0}));
+      EXPECT_EQ(inverse.values<int64_t>(), (std::vector<int64_t>{0, 1, 0, 2}));
+      EXPECT_EQ(counts.values<int64_t>(), (std::vector<int64_t>{2, 1, 1, 0}));
+    }
+  }
+}
+
+TEST(HostKernelDataDependent, UniqueRefusesASmallBound) {
+  std::string error;
+  Buffer x = i64({3}, {1, 2, 3});
+  Buffer y = output(GC_DTYPE_I64, {2}), first = output(GC_DTYPE_I64, {2}),
+         inverse = output(GC_DTYPE_I64, {3}), counts = output(GC_DTYPE_I64, {2}),
+         count = output(GC_DTYPE_I64, {});
+  EXPECT_NE(run("unique", {&x}, {&y, &first, &inverse, &counts, &count},
+                Attrs(), &error),
+            0);
+  EXPECT_NE(error.find("finds 3 distinct values, more than the bound of 2"),
+            std::string::npos)
+      << error;
+}
+
 } // namespace

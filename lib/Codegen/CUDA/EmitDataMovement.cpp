@@ -727,8 +727,8 @@ bool isDataMovement(OperationName name) {
       graph::TriluOp, graph::OneHotOp, graph::EyeLikeOp, graph::RangeOp,
       graph::ReverseSequenceOp, graph::ShapeOp, graph::SizeOp,
       graph::ConstantOfShapeOp, graph::ResizeOp, graph::GridSampleOp,
-      graph::AffineGridOp, graph::DftOp, graph::NonZeroOp,
-      graph::CompressOp>(name);
+      graph::AffineGridOp, graph::DftOp, graph::NonZeroOp, graph::CompressOp,
+      graph::NonMaxSuppressionOp, graph::UniqueOp>(name);
 }
 
 LogicalResult emitDataMovement(KernelEmitter &e) {
@@ -739,6 +739,8 @@ LogicalResult emitDataMovement(KernelEmitter &e) {
       .Case([&](TransposeOp) { return emitTranspose(e); })
       .Case([&](NonZeroOp) { return emitNonZero(e); })
       .Case([&](CompressOp) { return emitCompress(e); })
+      .Case([&](NonMaxSuppressionOp) { return emitNonMaxSuppression(e); })
+      .Case([&](UniqueOp) { return emitUnique(e); })
       .Case([&](SliceOp) { return emitSlice(e); })
       .Case([&](ExpandOp) { return emitExpand(e); })
       .Case([&](TileOp) { return emitTile(e); })

@@ -465,6 +465,8 @@ mlir::LogicalResult emitDft(KernelEmitter &e);
 /// Ops whose extents the run decides (EmitDataDependent.cpp).
 mlir::LogicalResult emitNonZero(KernelEmitter &e);
 mlir::LogicalResult emitCompress(KernelEmitter &e);
+mlir::LogicalResult emitNonMaxSuppression(KernelEmitter &e);
+mlir::LogicalResult emitUnique(KernelEmitter &e);
 
 mlir::LogicalResult emitReduction(KernelEmitter &e);
 bool isReduction(mlir::OperationName name);

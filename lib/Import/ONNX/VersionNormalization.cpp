@@ -31,7 +31,7 @@ size_t inputSlotCount(llvm::StringRef opType, size_t given) {
                      .Cases("ReduceMin", "ReduceProd", "ReduceL1", 2)
                      .Cases("ReduceL2", "ReduceLogSum", "ReduceLogSumExp", 2)
                      .Cases("ReduceSumSquare", "Squeeze", "Split", "Trilu", 2)
-                     .Case("Slice", 5)
+                     .Cases("Slice", "NonMaxSuppression", 5)
                      .Cases("QuantizeLinear", "DequantizeLinear", 3)
                      .Cases("MatMulInteger", "ConvInteger", 4)
                      .Case("QLinearConv", 9)

@@ -1157,3 +1157,65 @@ func.func @output_extents_not_last(%x: tensor<4xf32>, %n: tensor<i64>) -> tensor
   %y = graph.relu %x : (tensor<4xf32>) -> tensor<4xf32>
   return %y : tensor<4xf32>
 }
+
+// -----
+
+func.func @nms_box_coordinates(%b: tensor<1x6x5xf32>, %s: tensor<1x2x6xf32>) {
+  // expected-error @+2 {{boxes must have 4 coordinates in their last dim, got 5}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %i, %n = graph.non_max_suppression %b, %s {operandSegmentSizes = array<i32: 1, 1, 0, 0, 0>} : (tensor<1x6x5xf32>, tensor<1x2x6xf32>) -> (tensor<?x3xi64>, tensor<i64>)
+  return
+}
+
+// -----
+
+func.func @nms_boxes_disagree(%b: tensor<1x6x4xf32>, %s: tensor<1x2x7xf32>) {
+  // expected-error @+2 {{boxes [batches, boxes, 4] and scores [batches, classes, boxes] disagree on batches or boxes}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %i, %n = graph.non_max_suppression %b, %s {operandSegmentSizes = array<i32: 1, 1, 0, 0, 0>} : (tensor<1x6x4xf32>, tensor<1x2x7xf32>) -> (tensor<?x3xi64>, tensor<i64>)
+  return
+}
+
+// -----
+
+func.func @nms_limit_not_scalar(%b: tensor<1x6x4xf32>, %s: tensor<1x2x6xf32>, %m: tensor<2xi64>) {
+  // expected-error @+2 {{max_output_boxes_per_class must hold one element, got 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %i, %n = graph.non_max_suppression %b, %s, %m {operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>} : (tensor<1x6x4xf32>, tensor<1x2x6xf32>, tensor<2xi64>) -> (tensor<?x3xi64>, tensor<i64>)
+  return
+}
+
+// -----
+
+func.func @nms_center_point_box(%b: tensor<1x6x4xf32>, %s: tensor<1x2x6xf32>) {
+  // expected-error @+2 {{center_point_box must be 0 or 1, got 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %i, %n = graph.non_max_suppression %b, %s {center_point_box = 2 : i64, operandSegmentSizes = array<i32: 1, 1, 0, 0, 0>} : (tensor<1x6x4xf32>, tensor<1x2x6xf32>) -> (tensor<?x3xi64>, tensor<i64>)
+  return
+}
+
+// -----
+
+func.func @nms_half_boxes(%b: tensor<1x6x4xf16>, %s: tensor<1x2x6xf16>) {
+  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float values, but got 'tensor<1x6x4xf16>'}}
+  %i, %n = graph.non_max_suppression %b, %s {operandSegmentSizes = array<i32: 1, 1, 0, 0, 0>} : (tensor<1x6x4xf16>, tensor<1x2x6xf16>) -> (tensor<?x3xi64>, tensor<i64>)
+  return
+}
+
+// -----
+
+func.func @unique_sorted_two(%x: tensor<4xf32>) {
+  // expected-error @+2 {{sorted must be 0 or 1, got 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y, %i, %v, %c, %n = graph.unique %x {sorted = 2 : i64} : (tensor<4xf32>) -> (tensor<?xf32>, tensor<?xi64>, tensor<4xi64>, tensor<?xi64>, tensor<i64>)
+  return
+}
+
+// -----
+
+func.func @unique_axis_past_rank(%x: tensor<4x2xf32>) {
+  // expected-error @+2 {{axis 2 is out of range}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y, %i, %v, %c, %n = graph.unique %x {axis = 2 : i64} : (tensor<4x2xf32>) -> (tensor<4x?xf32>, tensor<?xi64>, tensor<2xi64>, tensor<?xi64>, tensor<i64>)
+  return
+}

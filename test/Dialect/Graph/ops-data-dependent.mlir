@@ -35,3 +35,32 @@ func.func @empty_if(%c: tensor<i1>, %x: tensor<5x4xf32>) -> tensor<?x?xf32> {
   %r = graph.empty_if %c, %x {dims = array<i64: 0>} : (tensor<i1>, tensor<5x4xf32>) -> tensor<?x?xf32>
   return %r : tensor<?x?xf32>
 }
+
+// -----
+
+// The scalars are optional: the segments say which are given.
+// CHECK-LABEL: func @non_max_suppression
+// INFER-LABEL: func @non_max_suppression
+func.func @non_max_suppression(%b: tensor<2x6x4xf32>, %s: tensor<2x3x6xf32>, %m: tensor<1xi64>, %t: tensor<f32>) -> (tensor<?x?xi64>, tensor<?x?xi64>) {
+  // CHECK: graph.non_max_suppression %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {center_point_box = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1>}
+  // CHECK: graph.non_max_suppression %{{.*}}, %{{.*}} {operandSegmentSizes = array<i32: 1, 1, 0, 0, 0>}
+  // INFER: return %{{.*}}, %{{.*}} : tensor<?x3xi64>, tensor<?x3xi64>
+  %i, %n = graph.non_max_suppression %b, %s, %m, %t {center_point_box = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1>} : (tensor<2x6x4xf32>, tensor<2x3x6xf32>, tensor<1xi64>, tensor<f32>) -> (tensor<?x?xi64>, tensor<i64>)
+  %j, %k = graph.non_max_suppression %b, %s {operandSegmentSizes = array<i32: 1, 1, 0, 0, 0>} : (tensor<2x6x4xf32>, tensor<2x3x6xf32>) -> (tensor<?x?xi64>, tensor<i64>)
+  return %i, %j : tensor<?x?xi64>, tensor<?x?xi64>
+}
+
+// -----
+
+// Unique sizes y's dim along the axis (its only dim without one), indices
+// and counts; inverse_indices has one entry per position.
+// CHECK-LABEL: func @unique
+// INFER-LABEL: func @unique
+func.func @unique(%x: tensor<3x5x2xi32>) -> (tensor<?x?x?xi32>, tensor<?xi64>, tensor<?xi64>, tensor<?xi32>, tensor<?xi64>) {
+  // CHECK: graph.unique %{{.*}} {axis = -2 : i64, sorted = 0 : i64}
+  // CHECK: graph.unique %{{.*}} :
+  // INFER: return %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<3x?x2xi32>, tensor<?xi64>, tensor<5xi64>, tensor<?xi32>, tensor<30xi64>
+  %y, %i, %v, %c, %n = graph.unique %x {axis = -2 : i64, sorted = 0 : i64} : (tensor<3x5x2xi32>) -> (tensor<?x?x?xi32>, tensor<?xi64>, tensor<?xi64>, tensor<?xi64>, tensor<i64>)
+  %z, %j, %w, %d, %m = graph.unique %x : (tensor<3x5x2xi32>) -> (tensor<?xi32>, tensor<?xi64>, tensor<?xi64>, tensor<?xi64>, tensor<i64>)
+  return %y, %i, %v, %z, %w : tensor<?x?x?xi32>, tensor<?xi64>, tensor<?xi64>, tensor<?xi32>, tensor<?xi64>
+}

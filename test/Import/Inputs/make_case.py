@@ -236,6 +236,25 @@ def case_stft_step_input():
                  opset=17)
 
 
+def case_nms_trailing_absent():
+    # max_output_boxes_per_class and score_threshold left out: the first
+    # as "", the last by ending the inputs early.
+    return model([helper.make_node("NonMaxSuppression", ["boxes", "scores", "", "iou"],
+                                   ["selected"], name="nms", center_point_box=1)],
+                 [tensor("boxes", F, [1, 6, 4]), tensor("scores", F, [1, 2, 6]),
+                  tensor("iou", F, [1])], [tensor("selected", TensorProto.INT64, None)],
+                 opset=11)
+
+
+def case_unique_some_outputs():
+    # Only y and counts are used; the op has every output and the count.
+    return model([helper.make_node("Unique", ["x"], ["y", "", "", "counts"], name="unique",
+                                   axis=-1, sorted=0)],
+                 [tensor("x", TensorProto.INT32, [3, 5])],
+                 [tensor("y", TensorProto.INT32, [3, "n"]),
+                  tensor("counts", TensorProto.INT64, ["n"])], opset=11)
+
+
 def case_melweightmatrix():
     names = ["bins", "n", "rate", "low", "high"]
     values = [np.array(8, np.int32), np.array(16, np.int32), np.array(8192, np.int32),
@@ -273,12 +292,13 @@ def case_layernorm_used_mean():
 
 
 def case_unsupported():
-    return model([helper.make_node("NonMaxSuppression", ["b", "s"], ["n1"], name="nms1"),
-                  helper.make_node("NonMaxSuppression", ["b", "s"], ["n2"], name="nms2"),
-                  helper.make_node("Frobnicate", ["n1"], ["y"], name="custom",
+    return model([helper.make_node("RoiAlign", ["x", "r", "i"], ["a1"], name="roi1"),
+                  helper.make_node("RoiAlign", ["x", "r", "i"], ["a2"], name="roi2"),
+                  helper.make_node("Frobnicate", ["a1"], ["y"], name="custom",
                                    domain="com.example")],
-                 [tensor("b", F, [1, 4, 4]), tensor("s", F, [1, 1, 4])],
-                 [tensor("y", TensorProto.INT64, None)], extra_opsets=[("com.example", 1)])
+                 [tensor("x", F, [1, 2, 8, 8]), tensor("r", F, [3, 4]),
+                  tensor("i", TensorProto.INT64, [3])],
+                 [tensor("y", F, None)], extra_opsets=[("com.example", 1)])
 
 
 def case_opset10():

@@ -58,9 +58,10 @@ def case_nll_bad_reduction():
 
 
 def case_neither():
-    return model([helper.make_node("NonMaxSuppression", ["b", "s"], ["n"], name="nms")],
-                 [tensor("b", F, [1, 4, 4]), tensor("s", F, [1, 1, 4])],
-                 [tensor("n", I64, None)])
+    return model([helper.make_node("RoiAlign", ["x", "r", "i"], ["a"], name="roi")],
+                 [tensor("x", F, [1, 2, 8, 8]), tensor("r", F, [3, 4]),
+                  tensor("i", I64, [3])],
+                 [tensor("a", F, None)])
 
 
 def case_many_sce(count):
