@@ -727,7 +727,7 @@ bool isDataMovement(OperationName name) {
       graph::TriluOp, graph::OneHotOp, graph::EyeLikeOp, graph::RangeOp,
       graph::ReverseSequenceOp, graph::ShapeOp, graph::SizeOp,
       graph::ConstantOfShapeOp, graph::ResizeOp, graph::GridSampleOp,
-      graph::AffineGridOp, graph::DftOp, graph::NonZeroOp,
+      graph::AffineGridOp, graph::RoiAlignOp, graph::DftOp, graph::NonZeroOp,
       graph::CompressOp>(name);
 }
 
@@ -767,6 +767,7 @@ LogicalResult emitDataMovement(KernelEmitter &e) {
       .Case([&](ConstantOfShapeOp) { return emitConstantOfShape(e); })
       .Case([&](GridSampleOp) { return emitGridSample(e); })
       .Case([&](AffineGridOp) { return emitAffineGrid(e); })
+      .Case([&](RoiAlignOp) { return emitRoiAlign(e); })
       .Case([&](DftOp) { return emitDft(e); })
       .Default([&](Operation *) { return emitResize(e); });
 }
