@@ -595,6 +595,7 @@ private:
   LogicalResult visitCumSum(graph::CumSumOp op);
   LogicalResult visitTopK(graph::TopKOp op);
   LogicalResult visitTrilu(graph::TriluOp op);
+  LogicalResult visitRoiAlign(graph::RoiAlignOp op);
   LogicalResult visitShape(graph::ShapeOp op);
 
   func::FuncOp func;
@@ -940,6 +941,7 @@ LogicalResult PadSafetyAnalysis::visit(Operation *op) {
       .Case([&](CumSumOp op) { return visitCumSum(op); })
       .Case([&](TopKOp op) { return visitTopK(op); })
       .Case([&](TriluOp op) { return visitTrilu(op); })
+      .Case([&](RoiAlignOp op) { return visitRoiAlign(op); })
       .Case([&](ShapeOp op) { return visitShape(op); })
       .Case([&](SizeOp op) {
         return fail(op, "a read of the padded dim's size");
@@ -1643,6 +1645,38 @@ LogicalResult PadSafetyAnalysis::visitTrilu(graph::TriluOp op) {
     carry->slab = join(carry->slab, Slab::constant(0));
   }
   setLayout(op.getOutput(), std::move(layout));
+  return success();
+}
+
+/// RoiAlign computes each box and channel alone: padded boxes (rows of
+/// rois and batch_indices) give padded result rows, padded channels padded
+/// result channels, each a sum or max of weighted values of x. Padded batch
+/// indices must still name an image (the kernels refuse others); padded
+/// images and pixels would be sampled.
+LogicalResult PadSafetyAnalysis::visitRoiAlign(graph::RoiAlignOp op) {
+  Value x = op.getX(), rois = op.getRois(), batch = op.getBatchIndices();
+  if (carryAt(x, 0) || carryAt(x, 2) || carryAt(x, 3))
+    return fail(op, "roi_align samples along the padded axis");
+  if (carryAt(rois, 1))
+    return notAnalysed(op);
+  Slab values = wholeValue(x).isFinite() ? Slab::finite() : Slab::unknown();
+  Layout layout(rankOf(op.getY()));
+  FailureOr<std::optional<Carry>> boxes =
+      mergeAxis(op, shapeOf(op.getY())[0], {rois, batch}, {0, 0});
+  if (failed(boxes))
+    return failure();
+  if (*boxes) {
+    Slab index = contribution(batch, 0);
+    if (!index.isConstant() || index.value < 0 || index.value >= shapeOf(x)[0])
+      return fail(op, "a roi_align whose padded batch indices may be out of "
+                      "range");
+    layout[0] = Carry{(*boxes)->outer, (*boxes)->inner, values};
+  }
+  if (std::optional<Carry> channels = carryAt(x, 1))
+    layout[1] =
+        Carry{channels->outer, channels->inner,
+              channels->slab.isFinite() ? Slab::finite() : Slab::unknown()};
+  setLayout(op.getY(), std::move(layout));
   return success();
 }
 

@@ -10,11 +10,11 @@
 // ONNX node (or a node folded into it), when narrow operands would change
 // what it means (Range: positions past 2048 are not exact in fp16), or
 // when its type inference refuses the narrow types (an attribute decides
-// its result type: ConstantOfShape's value). Resize's scales and roi and
-// GridSample's grid are coordinates, not data, and stay float32. Inputs and
-// outputs keep float32 unless --io-precision names another type; then the
-// signature changes and the casts to the compute type sit at the entry and
-// before the return.
+// its result type: ConstantOfShape's value). Resize's scales and roi,
+// GridSample's grid and RoiAlign's rois are coordinates, not data, and stay
+// float32. Inputs and outputs keep float32 unless --io-precision names
+// another type; then the signature changes and the casts to the compute
+// type sit at the entry and before the return.
 //
 // Finite constants beyond the narrow type's range become its largest
 // finite value rather than infinity, so that a "very negative" additive
@@ -80,6 +80,8 @@ bool isCoordinateOperand(Operation *op, Value operand) {
     return operand == resize.getRoi() || operand == resize.getScales();
   if (auto sample = dyn_cast<GridSampleOp>(op))
     return operand == sample.getGrid();
+  if (auto align = dyn_cast<RoiAlignOp>(op))
+    return operand == align.getRois();
   return false;
 }
 

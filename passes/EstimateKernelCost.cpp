@@ -19,6 +19,8 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <cmath>
+
 namespace graphc {
 
 #define GEN_PASS_DEF_ESTIMATEKERNELCOST
@@ -136,6 +138,22 @@ int64_t opFlops(Operation *op) {
         if (x.size() != 3 || y.size() < 2 || y[1] == 0)
           return int64_t(0);
         return saturated(double(elementCount(op.getOutput())) * (x[1] / y[1]));
+      })
+      .Case([](graph::RoiAlignOp op) {
+        // 4 taps of 2 flops per sample; an adaptive grid taken as that of
+        // a box the size of the image.
+        ArrayRef<int64_t> x = shapeOf(op.getX());
+        if (x.size() != 4)
+          return int64_t(0);
+        auto perAxis = [&](int64_t dim, int64_t bins) {
+          int64_t ratio = op.getSamplingRatio();
+          return ratio > 0 ? static_cast<double>(ratio)
+                           : std::ceil(double(std::max<int64_t>(dim, 1)) /
+                                       double(std::max<int64_t>(bins, 1)));
+        };
+        return saturated(double(elementCount(op.getY())) * 8 *
+                         perAxis(x[2], op.getOutputHeight()) *
+                         perAxis(x[3], op.getOutputWidth()));
       })
       .Case([](graph::DetOp op) {
         // LU of each matrix.

@@ -99,8 +99,8 @@ def ConvertPrecision : Pass<"graphc-convert-precision", "mlir::ModuleOp"> {
     of every op whose type inference accepts narrow operands; kernels keep
     accumulating in float. Ops named by keep-fp32 (by their ONNX node or a
     node folded into them), Range, and ops whose result type an attribute
-    fixes stay float32 with casts around them; Resize's scales and roi and
-    GridSample's grid stay float32. Inputs and outputs keep float32 unless io-precision names
+    fixes stay float32 with casts around them; Resize's scales and roi,
+    GridSample's grid and RoiAlign's rois stay float32. Inputs and outputs keep float32 unless io-precision names
     another type, which then becomes the function's signature.
   }];
   let options = [

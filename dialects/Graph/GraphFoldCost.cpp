@@ -260,6 +260,16 @@ FoldCost estimateFoldCost(Operation *op) {
                                                        : 4;
         cost.work += results * std::pow(perDim, spatial) * (spatial + 1);
       })
+      .Case([&](RoiAlignOp align) {
+        // Per bin, the samples of a grid (bisected to those inside the
+        // image: with an adaptive grid at most about 2 per pixel and
+        // axis) and 4 taps each.
+        auto perAxis = [&](int64_t dim) {
+          int64_t ratio = align.getSamplingRatio();
+          return ratio > 0 ? static_cast<double>(ratio) : 2 * dimOf(x, dim) + 4;
+        };
+        cost.work += results * (perAxis(2) * perAxis(3) * 4 + 128);
+      })
       .Case([&](DftOp dft) {
         // Each result element sums at most the longest dim of the input;
         // the twiddle tables hold dft_length entries.

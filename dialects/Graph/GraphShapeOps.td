@@ -395,6 +395,37 @@ def Graph_AffineGridOp : Graph_InferOp<"affine_grid", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Graph_RoiAlignOp : Graph_InferOp<"roi_align", [Pure, Graph_ChecksValues]> {
+  let summary = "pool bilinear samples of regions of interest of `x` (opset 22)";
+  let description = [{
+    `x` is [N, C, H, W], `rois` [R, 4] boxes (x1, y1, x2, y2) in the
+    coordinates of the image `spatial_scale` scales to `x`, `batch_indices`
+    [R] the image of each box; `y` is [R, C, output_height, output_width].
+    Each output bin averages ("avg") or takes the largest ("max") of a
+    grid of bilinear samples: `sampling_ratio` per axis, or when it is 0
+    `ceil(roi size / output size)`. "half_pixel" shifts the box by -0.5;
+    "output_half_pixel" (RoiAlign before opset 16) does not and makes
+    boxes at least 1x1. The computation is onnxruntime's, its "max"
+    included (the largest bilinear corner contribution weight * value of
+    each sample, not the largest interpolated value); a batch index
+    outside [0, N) fails the run (see lib/HostKernels/RoiAlign.cpp).
+    `rois` may be float32 where `x` is 16-bit (coordinates).
+    ```mlir
+    %0 = graph.roi_align %x, %r, %b {mode = "max", output_height = 2 : i64, output_width = 2 : i64} : (tensor<1x3x8x8xf32>, tensor<5x4xf32>, tensor<5xi64>) -> tensor<5x3x2x2xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$x, Graph_FloatTensor:$rois,
+      Graph_I64Tensor:$batch_indices,
+      DefaultValuedStrAttr<StrAttr, "half_pixel">:$coordinate_transformation_mode,
+      DefaultValuedStrAttr<StrAttr, "avg">:$mode,
+      DefaultValuedAttr<I64Attr, "1">:$output_height,
+      DefaultValuedAttr<I64Attr, "1">:$output_width,
+      DefaultValuedAttr<I64Attr, "0">:$sampling_ratio,
+      DefaultValuedAttr<F32Attr, "1.0">:$spatial_scale);
+  let results = (outs Graph_FloatTensor:$y);
+  let hasVerifier = 1;
+}
+
 def Graph_RangeOp : Graph_InferOp<"range", [Pure]> {
   let summary = "1-D sequence start, start + delta, ... up to (excluding) limit";
   let description = [{

@@ -786,6 +786,42 @@ LogicalResult GridSampleOp::inferResultTypes(const TypeInference &infer,
   return success();
 }
 
+LogicalResult RoiAlignOp::inferResultTypes(const TypeInference &infer,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &results) {
+  RankedTensorType x = rankedType(adaptor.getX());
+  RankedTensorType rois = rankedType(adaptor.getRois());
+  RankedTensorType batch = rankedType(adaptor.getBatchIndices());
+  if (x.getRank() != 4)
+    return infer.emitError("x must be [N, C, H, W], not of rank " +
+                           Twine(x.getRank()));
+  if (rois.getRank() != 2 || (!rois.isDynamicDim(1) && rois.getDimSize(1) != 4))
+    return infer.emitError("rois must be [num_rois, 4]");
+  if (batch.getRank() != 1)
+    return infer.emitError("batch_indices must be [num_rois]");
+  int64_t count = rois.getDimSize(0), batchCount = batch.getDimSize(0);
+  if (!ShapedType::isDynamic(count) && !ShapedType::isDynamic(batchCount) &&
+      count != batchCount)
+    return infer.emitError("rois has " + Twine(count) +
+                           " boxes but batch_indices " + Twine(batchCount));
+  // Constant batch indices outside a static batch are caught here rather
+  // than when the op runs (or is folded).
+  int64_t images = x.getDimSize(0);
+  if (std::optional<SmallVector<int64_t>> values =
+          getConstantInts(adaptor.getBatchIndices());
+      values && !ShapedType::isDynamic(images))
+    for (int64_t index : *values)
+      if (index < 0 || index >= images)
+        return infer.emitError("batch index " + Twine(index) +
+                               " is out of range [0, " + Twine(images) + ")");
+  int64_t height = adaptor.getOutputHeight(), width = adaptor.getOutputWidth();
+  if (height < 1 || width < 1)
+    return infer.emitError("output_height and output_width must be positive");
+  results.push_back(x.clone({ShapedType::isDynamic(count) ? batchCount : count,
+                             x.getDimSize(1), height, width}));
+  return success();
+}
+
 LogicalResult AffineGridOp::inferResultTypes(const TypeInference &infer,
                                              Adaptor adaptor,
                                              SmallVectorImpl<Type> &results) {

@@ -10,6 +10,7 @@
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/GraphTypeInference.h"
 #include "lib/Support/Axis.h"
+#include "lib/Support/RoiAlign.h"
 
 using namespace mlir;
 using namespace graphc::graph;
@@ -455,6 +456,20 @@ LogicalResult GridSampleOp::verify() {
                  failed(verifyOneOf(*this, "padding_mode", getPaddingMode(),
                                     {"zeros", "border", "reflection"})) ||
                  failed(verifyFlag(*this, "align_corners", getAlignCorners())));
+}
+
+LogicalResult RoiAlignOp::verify() {
+  if (failed(verifyOneOf(*this, "mode", getMode(), {"avg", "max"})) ||
+      failed(verifyOneOf(*this, "coordinate_transformation_mode",
+                         getCoordinateTransformationMode(),
+                         {"half_pixel", "output_half_pixel"})))
+    return failure();
+  int64_t ratio = getSamplingRatio();
+  if (ratio < 0 || ratio > graphc::kRoiAlignMaxSamplesPerAxis)
+    return emitOpError() << "sampling_ratio must be in [0, "
+                         << graphc::kRoiAlignMaxSamplesPerAxis << "], got "
+                         << ratio;
+  return success();
 }
 
 LogicalResult AffineGridOp::verify() {

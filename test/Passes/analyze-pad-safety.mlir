@@ -246,3 +246,30 @@ func.func @gather_nd_reversed(%x: tensor<4xf32> {graph.name = "x", graph.dims = 
   %0 = graph.gather_nd %x, %indices : (tensor<4xf32>, tensor<4x1xi64>) -> tensor<4xf32> loc("reverse")
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// RoiAlign computes each box alone: boxes padded with zeros (batch index 0,
+// an image of the batch) give padded rows of the result, which the runtime
+// slices off.
+// CHECK-LABEL: func @roi_align_boxes
+// CHECK-SAME: graph.pad_safety = {boxes = {inputs = [-1, 0, 0], node = "", outputs = [0], reason = "", safe = true, splittable = true}}
+func.func @roi_align_boxes(%x: tensor<2x3x8x8xf32> {graph.name = "x"},
+                           %r: tensor<8x4xf32> {graph.name = "rois", graph.dims = ["boxes", ""]},
+                           %b: tensor<8xi64> {graph.name = "batch_indices", graph.dims = ["boxes"]}) -> (tensor<8x3x2x2xf32> {graph.name = "y"}) {
+  %0 = graph.roi_align %x, %r, %b {output_height = 2 : i64, output_width = 2 : i64} : (tensor<2x3x8x8xf32>, tensor<8x4xf32>, tensor<8xi64>) -> tensor<8x3x2x2xf32> loc("align")
+  return %0 : tensor<8x3x2x2xf32>
+}
+
+// -----
+
+// Batch indices padded with 2, past the two images, would fail the run; a
+// padded image would be sampled.
+// CHECK-LABEL: func @roi_align_unsafe
+// CHECK-SAME: graph.pad_safety = {batch = {inputs = [0, -1, -1], node = "align", outputs = [-1], reason = "roi_align samples along the padded axis", safe = false, splittable = false}, boxes = {inputs = [-1, 0, 0], node = "align", outputs = [-1], reason = "a roi_align whose padded batch indices may be out of range", safe = false, splittable = false}}
+func.func @roi_align_unsafe(%x: tensor<2x3x8x8xf32> {graph.name = "x", graph.dims = ["batch", "", "", ""]},
+                            %r: tensor<8x4xf32> {graph.name = "rois", graph.dims = ["boxes", ""]},
+                            %b: tensor<8xi64> {graph.name = "batch_indices", graph.dims = ["boxes"], graph.pad_value = 2.0 : f64}) -> (tensor<8x3x2x2xf32> {graph.name = "y"}) {
+  %0 = graph.roi_align %x, %r, %b {output_height = 2 : i64, output_width = 2 : i64} : (tensor<2x3x8x8xf32>, tensor<8x4xf32>, tensor<8xi64>) -> tensor<8x3x2x2xf32> loc("align")
+  return %0 : tensor<8x3x2x2xf32>
+}

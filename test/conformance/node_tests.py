@@ -35,6 +35,10 @@ LOOSER_F32 = {
     # The expected outputs are written with 4 decimals (-0.1406 for the
     # reference's -0.140625).
     "test_gridsample_bicubic": (1e-3, 1e-5),
+    # The same (0.4664 where onnxruntime and onnx's reference give
+    # 0.46648...).
+    "test_roialign_aligned_false": (1e-3, 1e-5),
+    "test_roialign_aligned_true": (1e-3, 1e-5),
 }
 
 

@@ -245,6 +245,18 @@ TEST_F(CudaCodegenTest, GridSampleAndAffineGrid) {
                  7);
 }
 
+TEST_F(CudaCodegenTest, RoiAlign) {
+  emitAndCompile("%x: tensor<2x3x5x6xf16>, %r: tensor<4x4xf32>, %b: "
+                 "tensor<4xi64>, %xd: tensor<1x2x4x4xf64>, %rd: "
+                 "tensor<4x4xf64>, %xb: tensor<2x3x5x6xbf16>",
+                 R"(
+  %0 = graph.roi_align %x, %r, %b {output_height = 2 : i64, output_width = 3 : i64} : (tensor<2x3x5x6xf16>, tensor<4x4xf32>, tensor<4xi64>) -> tensor<4x3x2x3xf16>
+  %1 = graph.roi_align %x, %r, %b {mode = "max", sampling_ratio = 2 : i64, coordinate_transformation_mode = "output_half_pixel", spatial_scale = 0.5 : f32} : (tensor<2x3x5x6xf16>, tensor<4x4xf32>, tensor<4xi64>) -> tensor<4x3x1x1xf16>
+  %2 = graph.roi_align %xd, %rd, %b {mode = "max", output_height = 3 : i64, output_width = 2 : i64} : (tensor<1x2x4x4xf64>, tensor<4x4xf64>, tensor<4xi64>) -> tensor<4x2x3x2xf64>
+  %3 = graph.roi_align %xb, %r, %b {sampling_ratio = 3 : i64} : (tensor<2x3x5x6xbf16>, tensor<4x4xf32>, tensor<4xi64>) -> tensor<4x3x1x1xbf16>)",
+                 4);
+}
+
 TEST_F(CudaCodegenTest, ImageBlocksUnpoolingAndDeterminants) {
   emitAndCompile(
       "%x: tensor<2x8x12xf32>, %h: tensor<1x4x9xf16>, %m: tensor<2x3x3x3xf32>, "

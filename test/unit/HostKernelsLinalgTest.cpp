@@ -365,6 +365,104 @@ TEST(HostKernelGridSample, NonFiniteCoordinatesStayInside) {
   }
 }
 
+TEST(HostKernelRoiAlign, AveragesBilinearSamples) {
+  // x = 4y + x is linear, so a bin's average is its value at the mean
+  // sample position.
+  std::vector<float> ramp(16);
+  for (int i = 0; i < 16; ++i)
+    ramp[i] = static_cast<float>(i);
+  Buffer x = f32({1, 1, 4, 4}, ramp);
+  Buffer rois = f32({1, 4}, {0.5f, 0.5f, 2.5f, 2.5f});
+  Buffer batch = i64({1}, {0});
+  Buffer y = output(GC_DTYPE_F32, {1, 1, 1, 1});
+  // half_pixel: the box is [0, 2]^2, 2 x 2 samples at 0.5 and 1.5.
+  ASSERT_EQ(run("roi_align", {&x, &rois, &batch}, {&y}), 0);
+  expectNear(y.values<float>(), {5});
+  // output_half_pixel: [0.5, 2.5]^2, samples at 1 and 2.
+  ASSERT_EQ(
+      run("roi_align", {&x, &rois, &batch}, {&y},
+          Attrs().s("coordinate_transformation_mode", "output_half_pixel")),
+      0);
+  expectNear(y.values<float>(), {7.5f});
+  // Two by two bins with spatial_scale 2 over [0, 4]^2 (half_pixel:
+  // [-0.5, 3.5]^2), 2 x 2 samples each around the bin centres 0.5, 2.5.
+  Buffer half = f32({1, 4}, {0, 0, 2, 2});
+  Buffer bins = output(GC_DTYPE_F32, {1, 1, 2, 2});
+  ASSERT_EQ(run("roi_align", {&x, &half, &batch}, {&bins},
+                Attrs()
+                    .i("output_height", 2)
+                    .i("output_width", 2)
+                    .f("spatial_scale", 2.0)),
+            0);
+  expectNear(bins.values<float>(), {2.5f, 4.5f, 10.5f, 12.5f});
+}
+
+TEST(HostKernelRoiAlign, MaxIsOfWeightedTapsAndOutsideSamplesAreZero) {
+  // onnxruntime's max: the largest weight * value of the taps, so a
+  // constant image of -1 gives the smallest weight's product, and a sample
+  // outside the image adds a 0.
+  Buffer x = f32({1, 1, 3, 3}, std::vector<float>(9, -1.0f));
+  // Box 0 lies inside ([0, 1]^2 after the shift); box 1's x runs over
+  // [-2.5, 1]: with 2 samples, at -1.625 (outside) and 0.125.
+  Buffer rois = f32({2, 4}, {0.5f, 0.5f, 1.5f, 1.5f, -2, 0.5f, 1.5f, 1.5f});
+  Buffer batch = i64({2}, {0, 0});
+  Buffer y = output(GC_DTYPE_F32, {2, 1, 1, 1});
+  ASSERT_EQ(run("roi_align", {&x, &rois, &batch}, {&y},
+                Attrs().s("mode", "max").i("sampling_ratio", 2)),
+            0);
+  expectNear(y.values<float>(), {-0.0625f, 0});
+  // The average counts the outside samples: 2 of 4 inside, each -1.
+  ASSERT_EQ(run("roi_align", {&x, &rois, &batch}, {&y},
+                Attrs().i("sampling_ratio", 2)),
+            0);
+  expectNear(y.values<float>(), {-1, -0.5f});
+}
+
+TEST(HostKernelRoiAlign, DegenerateAndHugeBoxes) {
+  Buffer x = f32({1, 1, 4, 4}, std::vector<float>(16, 3.0f));
+  float nan = std::nanf("");
+  // A reversed box and a NaN one (adaptive grids of no samples), a box
+  // far larger than the image (2^31 samples per axis, bisected to the
+  // few inside) and one far away.
+  Buffer rois = f32({4, 4}, {3, 3, 1, 1, nan, 0, 2, 2, -1e30f, -1e30f, 1e30f,
+                             1e30f, 1e6f, 1e6f, 1e6f + 4, 1e6f + 4});
+  Buffer batch = i64({4}, {0, 0, 0, 0});
+  Buffer y = output(GC_DTYPE_F32, {4, 1, 2, 2});
+  for (const char *mode : {"avg", "max"}) {
+    SCOPED_TRACE(mode);
+    ASSERT_EQ(
+        run("roi_align", {&x, &rois, &batch}, {&y},
+            Attrs().s("mode", mode).i("output_height", 2).i("output_width", 2)),
+        0);
+    for (float v : y.values<float>())
+      EXPECT_TRUE(std::isfinite(v) && std::fabs(v) <= 3.0f) << v;
+    std::vector<float> got = y.values<float>();
+    expectNear({got.begin(), got.begin() + 8}, std::vector<float>(8, 0));
+    expectNear({got.begin() + 12, got.end()}, std::vector<float>(4, 0));
+  }
+}
+
+TEST(HostKernelRoiAlign, RefusesBatchIndicesOutOfRange) {
+  Buffer x = f32({2, 1, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8});
+  Buffer rois = f32({2, 4}, {0, 0, 1, 1, 0, 0, 1, 1});
+  Buffer y = output(GC_DTYPE_F32, {2, 1, 1, 1});
+  std::string error;
+  for (int64_t bad : {2, -1}) {
+    Buffer batch = i64({2}, {1, bad});
+    EXPECT_EQ(run("roi_align", {&x, &rois, &batch}, {&y}, Attrs(), &error),
+              GC_STATUS_BAD_VALUE);
+    EXPECT_EQ(error, "roi_align: batch index " + std::to_string(bad) +
+                         " is out of range [0, 2) for box 1");
+  }
+  // The image of each box is its batch index's.
+  Buffer batch = i64({2}, {1, 0});
+  ASSERT_EQ(
+      run("roi_align", {&x, &rois, &batch}, {&y},
+          Attrs().s("coordinate_transformation_mode", "output_half_pixel")),
+      0);
+  expectNear(y.values<float>(), {6.5f, 2.5f});
+}
+
 TEST(HostKernelAffineGrid, IdentityAndTranslation) {
   Buffer theta = f32({1, 2, 3}, {1, 0, 0.5f, 0, 1, 0});
   Buffer size = i64({4}, {1, 1, 2, 3});

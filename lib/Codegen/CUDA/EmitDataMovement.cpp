@@ -727,8 +727,8 @@ bool isDataMovement(OperationName name) {
       graph::TriluOp, graph::OneHotOp, graph::EyeLikeOp, graph::RangeOp,
       graph::ReverseSequenceOp, graph::ShapeOp, graph::SizeOp,
       graph::ConstantOfShapeOp, graph::ResizeOp, graph::GridSampleOp,
-      graph::AffineGridOp, graph::DftOp, graph::NonZeroOp, graph::CompressOp,
-      graph::NonMaxSuppressionOp, graph::UniqueOp>(name);
+      graph::AffineGridOp, graph::RoiAlignOp, graph::DftOp, graph::NonZeroOp,
+      graph::CompressOp, graph::NonMaxSuppressionOp, graph::UniqueOp>(name);
 }
 
 LogicalResult emitDataMovement(KernelEmitter &e) {
@@ -769,6 +769,7 @@ LogicalResult emitDataMovement(KernelEmitter &e) {
       .Case([&](ConstantOfShapeOp) { return emitConstantOfShape(e); })
       .Case([&](GridSampleOp) { return emitGridSample(e); })
       .Case([&](AffineGridOp) { return emitAffineGrid(e); })
+      .Case([&](RoiAlignOp) { return emitRoiAlign(e); })
       .Case([&](DftOp) { return emitDft(e); })
       .Default([&](Operation *) { return emitResize(e); });
 }

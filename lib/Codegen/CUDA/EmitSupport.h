@@ -461,6 +461,8 @@ mlir::LogicalResult emitResize(KernelEmitter &e);
 /// GridSample and AffineGrid (EmitGridSample.cpp).
 mlir::LogicalResult emitGridSample(KernelEmitter &e);
 mlir::LogicalResult emitAffineGrid(KernelEmitter &e);
+/// RoiAlign (EmitRoiAlign.cpp).
+mlir::LogicalResult emitRoiAlign(KernelEmitter &e);
 mlir::LogicalResult emitDft(KernelEmitter &e);
 /// Ops whose extents the run decides (EmitDataDependent.cpp).
 mlir::LogicalResult emitNonZero(KernelEmitter &e);

@@ -261,6 +261,17 @@ static NodeResults importGridSample(NodeBuilder &builder, NodeInfo &info) {
   return importGeneric(builder, info);
 }
 
+/// RoiAlign before opset 16 has no coordinate_transformation_mode and
+/// computes as "output_half_pixel" (no half-pixel shift, boxes at least
+/// 1x1); the graph op's default is opset 16's "half_pixel".
+static NodeResults importRoiAlign(NodeBuilder &builder, NodeInfo &info) {
+  if (info.opset < 16)
+    info.attributes.set(
+        "coordinate_transformation_mode",
+        builder.getBuilder().getStringAttr("output_half_pixel"));
+  return importGeneric(builder, info);
+}
+
 //===----------------------------------------------------------------------===//
 // Ops that become other graph ops
 //===----------------------------------------------------------------------===//
@@ -680,6 +691,7 @@ FailureOr<SmallVector<Value>> importNode(NodeBuilder &builder, NodeInfo &info) {
           .Case("CastLike", importCastLike)
           .Case("Constant", importConstant)
           .Case("GridSample", importGridSample)
+          .Case("RoiAlign", importRoiAlign)
           .Case("CenterCropPad", importCenterCropPad)
           .Cases("LSTM", "GRU", "RNN", importRecurrent)
           .Case("QuantizeLinear", importQuantizeLinear)

@@ -338,6 +338,17 @@ func.func @grid_sample_dims(%x: tensor<?x3x8x8xf32>, %g: tensor<2x4x5x2xf64>) ->
 
 // -----
 
+// RoiAlign: the box count from rois or batch_indices, the bins from the
+// attributes.
+// CHECK-LABEL: func @roi_align_dims
+func.func @roi_align_dims(%x: tensor<?x3x8x8xf32>, %r: tensor<?x4xf32>, %b: tensor<6xi64>) -> tensor<?x?x?x?xf32> {
+  // CHECK: return %{{.*}} : tensor<6x3x2x5xf32>
+  %y = graph.roi_align %x, %r, %b {output_height = 2 : i64, output_width = 5 : i64} : (tensor<?x3x8x8xf32>, tensor<?x4xf32>, tensor<6xi64>) -> tensor<?x?x?x?xf32>
+  return %y : tensor<?x?x?x?xf32>
+}
+
+// -----
+
 // DFT: dft_length pads (or truncates) the axis, onesided keeps n / 2 + 1
 // bins, and the last dim becomes 2.
 // CHECK-LABEL: func @dft_length_onesided

@@ -938,6 +938,30 @@ func.func @grid_sample_mode(%x: tensor<1x1x4x4xf32>, %g: tensor<1x2x2x2xf32>) {
 
 // -----
 
+func.func @roi_align_mode(%x: tensor<1x1x4x4xf32>, %r: tensor<2x4xf32>, %b: tensor<2xi64>) {
+  // expected-error @+1 {{mode must be one of "avg", "max", got "min"}}
+  %y = graph.roi_align %x, %r, %b {mode = "min"} : (tensor<1x1x4x4xf32>, tensor<2x4xf32>, tensor<2xi64>) -> tensor<2x1x1x1xf32>
+  return
+}
+
+// -----
+
+func.func @roi_align_transform(%x: tensor<1x1x4x4xf32>, %r: tensor<2x4xf32>, %b: tensor<2xi64>) {
+  // expected-error @+1 {{coordinate_transformation_mode must be one of "half_pixel", "output_half_pixel", got "align_corners"}}
+  %y = graph.roi_align %x, %r, %b {coordinate_transformation_mode = "align_corners"} : (tensor<1x1x4x4xf32>, tensor<2x4xf32>, tensor<2xi64>) -> tensor<2x1x1x1xf32>
+  return
+}
+
+// -----
+
+func.func @roi_align_sampling_ratio(%x: tensor<1x1x4x4xf32>, %r: tensor<2x4xf32>, %b: tensor<2xi64>) {
+  // expected-error @+1 {{sampling_ratio must be in [0, 2147483648], got -1}}
+  %y = graph.roi_align %x, %r, %b {sampling_ratio = -1 : i64} : (tensor<1x1x4x4xf32>, tensor<2x4xf32>, tensor<2xi64>) -> tensor<2x1x1x1xf32>
+  return
+}
+
+// -----
+
 func.func @quantize_saturate_flag(%x: tensor<4xf32>, %s: tensor<f32>, %z: tensor<i8>) {
   // expected-error @+1 {{saturate must be 0 or 1, got 2}}
   %r = graph.quantize_linear %x, %s, %z {saturate = 2 : i64} : (tensor<4xf32>, tensor<f32>, tensor<i8>) -> tensor<4xi8>
@@ -1027,6 +1051,52 @@ func.func @grid_sample_batch(%x: tensor<2x1x4x4xf32>, %g: tensor<3x2x2x2xf32>) {
   // expected-error @+2 {{failed to infer returned types}}
   // expected-error @+1 {{grid's batch 3 differs from x's 2}}
   %r = graph.grid_sample %x, %g : (tensor<2x1x4x4xf32>, tensor<3x2x2x2xf32>) -> tensor<2x1x2x2xf32>
+  return
+}
+
+// -----
+
+func.func @roi_align_box_count(%x: tensor<1x1x4x4xf32>, %r: tensor<2x4xf32>, %b: tensor<3xi64>) {
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{rois has 2 boxes but batch_indices 3}}
+  %y = graph.roi_align %x, %r, %b : (tensor<1x1x4x4xf32>, tensor<2x4xf32>, tensor<3xi64>) -> tensor<2x1x1x1xf32>
+  return
+}
+
+// -----
+
+func.func @roi_align_box_coordinates(%x: tensor<1x1x4x4xf32>, %r: tensor<2x5xf32>, %b: tensor<2xi64>) {
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{rois must be [num_rois, 4]}}
+  %y = graph.roi_align %x, %r, %b : (tensor<1x1x4x4xf32>, tensor<2x5xf32>, tensor<2xi64>) -> tensor<2x1x1x1xf32>
+  return
+}
+
+// -----
+
+func.func @roi_align_batch_index(%x: tensor<2x1x4x4xf32>, %r: tensor<2x4xf32>) {
+  %b = graph.constant {value = dense<[1, 2]> : tensor<2xi64>} : () -> tensor<2xi64>
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{batch index 2 is out of range [0, 2)}}
+  %y = graph.roi_align %x, %r, %b : (tensor<2x1x4x4xf32>, tensor<2x4xf32>, tensor<2xi64>) -> tensor<2x1x1x1xf32>
+  return
+}
+
+// -----
+
+func.func @roi_align_rank(%x: tensor<1x4x4xf32>, %r: tensor<2x4xf32>, %b: tensor<2xi64>) {
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{x must be [N, C, H, W], not of rank 3}}
+  %y = graph.roi_align %x, %r, %b : (tensor<1x4x4xf32>, tensor<2x4xf32>, tensor<2xi64>) -> tensor<2x1x1x1xf32>
+  return
+}
+
+// -----
+
+func.func @roi_align_bins(%x: tensor<1x1x4x4xf32>, %r: tensor<2x4xf32>, %b: tensor<2xi64>) {
+  // expected-error @+2 {{failed to infer returned types}}
+  // expected-error @+1 {{output_height and output_width must be positive}}
+  %y = graph.roi_align %x, %r, %b {output_width = 0 : i64} : (tensor<1x1x4x4xf32>, tensor<2x4xf32>, tensor<2xi64>) -> tensor<2x1x1x0xf32>
   return
 }
 

@@ -168,6 +168,17 @@ func.func @grid_sampling(%x: tensor<2x3x8x8xf16>, %g: tensor<2x4x5x2xf32>, %v: t
 
 // -----
 
+// CHECK-LABEL: func @roi_align
+func.func @roi_align(%x: tensor<2x3x8x8xf16>, %r: tensor<5x4xf32>, %b: tensor<5xi64>, %rd: tensor<?x4xf64>, %bd: tensor<?xi64>) -> (tensor<5x3x1x1xf16>, tensor<?x3x2x4xf16>) {
+  // CHECK: graph.roi_align %{{.*}}, %{{.*}}, %{{.*}} : (tensor<2x3x8x8xf16>, tensor<5x4xf32>, tensor<5xi64>) -> tensor<5x3x1x1xf16>
+  %0 = graph.roi_align %x, %r, %b : (tensor<2x3x8x8xf16>, tensor<5x4xf32>, tensor<5xi64>) -> tensor<5x3x1x1xf16>
+  // CHECK: graph.roi_align %{{.*}}, %{{.*}}, %{{.*}} {coordinate_transformation_mode = "output_half_pixel", mode = "max", output_height = 2 : i64, output_width = 4 : i64, sampling_ratio = 2 : i64, spatial_scale = 2.500000e-01 : f32} : (tensor<2x3x8x8xf16>, tensor<?x4xf64>, tensor<?xi64>) -> tensor<?x3x2x4xf16>
+  %1 = graph.roi_align %x, %rd, %bd {coordinate_transformation_mode = "output_half_pixel", mode = "max", output_height = 2 : i64, output_width = 4 : i64, sampling_ratio = 2 : i64, spatial_scale = 0.25 : f32} : (tensor<2x3x8x8xf16>, tensor<?x4xf64>, tensor<?xi64>) -> tensor<?x3x2x4xf16>
+  return %0, %1 : tensor<5x3x1x1xf16>, tensor<?x3x2x4xf16>
+}
+
+// -----
+
 // CHECK-LABEL: func @col2im
 func.func @col2im(%x: tensor<?x8x12xf32>, %y: tensor<1x4x9xf32>, %s: tensor<2xi64>) -> (tensor<?x2x4x5xf32>, tensor<1x1x5x5xf32>, tensor<?x2x?x?xf32>, tensor<?x?x4x5xf32>) {
   %image = graph.constant {value = dense<[4, 5]> : tensor<2xi64>} : () -> tensor<2xi64>

@@ -95,6 +95,33 @@ def case_gridsample16_linear():
                  [tensor("y", F, [1, 2, 3, 5])], opset=16)
 
 
+def roialign_model(opset, **attrs):
+    return model([helper.make_node("RoiAlign", ["x", "rois", "b"], ["y"], name="align",
+                                   **attrs)],
+                 [tensor("x", F, [2, 3, 8, 8]), tensor("rois", F, ["r", 4]),
+                  tensor("b", TensorProto.INT64, ["r"])],
+                 [tensor("y", F, None)], opset=opset)
+
+
+def case_roialign10():
+    # Before opset 16 RoiAlign computes as "output_half_pixel".
+    return roialign_model(10, mode="max", output_height=2, output_width=3,
+                          sampling_ratio=2, spatial_scale=0.5)
+
+
+def case_roialign16():
+    return roialign_model(16)
+
+
+def case_roialign22():
+    return roialign_model(22, coordinate_transformation_mode="output_half_pixel",
+                          output_height=7, output_width=5)
+
+
+def case_roialign22_mode():
+    return roialign_model(22, mode="min")
+
+
 def case_center_crop_pad():
     # Axis 1 crops 7 -> 4 (1 before, 2 after), axis 2 pads 3 -> 6 (1, 2).
     return model([helper.make_node("CenterCropPad", ["x", "s"], ["y"], name="ccp",
