@@ -248,6 +248,38 @@ ExtentPlanner::planProducer(graph::DataDependentExtentOpInterface op) {
     Value operand = use.get();
     if (!isBounded(operand))
       continue;
+    // NonMaxSuppression of boxes and scores the run sizes along the box
+    // dim (by one extent): a NaN score is never a candidate, so the scores
+    // past the extent become NaN and the padding boxes are never read.
+    if (auto nms = dyn_cast<graph::NonMaxSuppressionOp>(operation)) {
+      auto boxes = extents.find(nms.getBoxes());
+      auto scores = extents.find(nms.getScores());
+      auto only = [](const Extents &dims, size_t at) {
+        return llvm::all_of(llvm::enumerate(dims), [&](auto dim) {
+          return !dim.value() || dim.index() == at;
+        });
+      };
+      Value boxCount = boxes == extents.end() ? Value() : boxes->second[1];
+      Value scoreCount = scores == extents.end() ? Value() : scores->second[2];
+      if (operand == nms.getBoxes() && only(boxes->second, 1) &&
+          boxCount == scoreCount)
+        continue;
+      if (operand == nms.getScores() && only(scores->second, 2) &&
+          (!boxCount || boxCount == scoreCount)) {
+        auto type = cast<RankedTensorType>(operand.getType());
+        auto scalarType = RankedTensorType::get({}, type.getElementType());
+        Value nan = builder.create<graph::ConstantOp>(
+            operation->getLoc(), scalarType,
+            DenseElementsAttr::get(
+                scalarType,
+                APFloat::getNaN(
+                    cast<FloatType>(type.getElementType()).getFloatSemantics())));
+        use.set(builder.create<graph::WhereOp>(
+            operation->getLoc(),
+            cornerMask(builder, operation->getLoc(), operand), operand, nan));
+        continue;
+      }
+    }
     auto compress = dyn_cast<graph::CompressOp>(operation);
     if (isa<graph::NonZeroOp>(operation) ||
         (compress && operand == compress.getCondition())) {
@@ -643,6 +675,52 @@ FailureOr<SmallVector<Extents>> ExtentPlanner::consumerExtents(Operation *op) {
         }
         return one(dims);
       })
+      .Case([&](graph::SplitOp split) -> FailureOr<SmallVector<Extents>> {
+        // Parts along a static dim each keep the input's other extents.
+        if (failed(onlyData(split.getInput())))
+          return failure();
+        const Extents &in = extents.find(split.getInput())->second;
+        int64_t rank = in.size();
+        int64_t axis = split.getAxis() < 0 ? split.getAxis() + rank
+                                           : split.getAxis();
+        if (axis < 0 || axis >= rank || in[axis])
+          return refuse(op, split.getInput(),
+                        "graphc cannot yet split along a dim the run sizes");
+        return SmallVector<Extents>(op->getNumResults(), in);
+      })
+      .Case([&](graph::GatherNdOp gather) -> FailureOr<SmallVector<Extents>> {
+        // x[nonzero(mask)]: the indices' leading dims, which the run may
+        // size, lead the result; the data must be static where the
+        // indices point (they are checked against its static extents).
+        auto dataType = cast<RankedTensorType>(gather.getData().getType());
+        auto indicesType =
+            cast<RankedTensorType>(gather.getIndices().getType());
+        int64_t batch = static_cast<int64_t>(gather.getBatchDims());
+        int64_t depth = indicesType.getDimSize(indicesType.getRank() - 1);
+        Extents data(dataType.getRank()), indices(indicesType.getRank());
+        if (auto it = extents.find(gather.getData()); it != extents.end())
+          data = it->second;
+        if (auto it = extents.find(gather.getIndices()); it != extents.end())
+          indices = it->second;
+        if (indices.back())
+          return refuse(op, gather.getIndices(),
+                        "its last dim, the index depth, is sized by the run");
+        for (int64_t d = 0; d < batch + depth && d < dataType.getRank(); ++d)
+          if (data[d])
+            return refuse(op, gather.getData(),
+                          "graphc cannot yet check gather_nd indices against "
+                          "an extent the run decides (dim " +
+                              Twine(d) + ")");
+        for (int64_t d = 0; d < batch; ++d)
+          if (indices[d])
+            return refuse(op, gather.getIndices(),
+                          "its batch dims are sized by the run");
+        Extents dims(indices.begin(), indices.end() - 1);
+        dims.append(data.begin() + std::min<int64_t>(batch + depth,
+                                                     data.size()),
+                    data.end());
+        return one(dims);
+      })
       .Case([&](graph::TransposeOp transpose)
                 -> FailureOr<SmallVector<Extents>> {
         const Extents &in = extents.find(transpose.getData())->second;
@@ -776,6 +854,9 @@ FailureOr<SmallVector<Extents>> ExtentPlanner::consumerExtents(Operation *op) {
                               ", which the run sizes, only from a start >= 0 "
                               "by steps of 1");
           Value n = dims[d];
+          // x[0:e] with e past the bound keeps every element: the extent.
+          if (start == 0 && end >= inType.getDimSize(d))
+            continue;
           Value last =
               end >= 0 ? builder
                              .create<graph::MinOp>(

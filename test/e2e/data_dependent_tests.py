@@ -490,13 +490,73 @@ def unique_unsorted_axis(rng):
     return m, [{"x": x}, {"x": np.repeat(x[:2], [3, 4], axis=0)}]
 
 
+def unique_counts_total(rng):
+    """ReduceSum and ReduceMax of Unique's counts read the counts found:
+    their total is the element count, their max the most repeated value's."""
+    nodes = [helper.make_node("Unique", ["x"],
+                              ["y", "indices", "inverse", "counts"]),
+             helper.make_node("ReduceSum", ["counts"], ["total"], keepdims=0),
+             helper.make_node("ReduceMax", ["counts"], ["most"], keepdims=0)]
+    m = model(nodes, [value("x", F, [6])],
+              [value("total", I64, []), value("most", I64, [])])
+    return m, [{"x": np.array([3, 1, 3, 2, 3, 1], np.float32)},
+               {"x": np.arange(6, dtype=np.float32)}]
+
+
+def gather_nd_scores(rng):
+    """The scores of the kept boxes as exporters gather them: GatherND of
+    the scores by the selection (its padding rows index [0, 0, 0])."""
+    nodes = [const("limit", np.array([3], np.int64)),
+             const("iou", np.array([0.4], np.float32)),
+             helper.make_node("NonMaxSuppression",
+                              ["boxes", "scores", "limit", "iou"], ["selected"]),
+             helper.make_node("GatherND", ["scores", "selected"], ["kept"])]
+    m = model(nodes, [value("boxes", F, [1, 8, 4]),
+                      value("scores", F, [1, 2, 8])], [value("kept", F, ["k"])])
+    corner = rng.uniform(0, 10, (1, 8, 2)).astype(np.float32)
+    boxes = np.concatenate([corner, corner + 3], 2)
+    return m, [{"boxes": boxes,
+                "scores": rng.uniform(0, 1, (1, 2, 8)).astype(np.float32)}]
+
+
+def nms_of_filtered(rng):
+    """NonMaxSuppression of the boxes and scores a first filter kept (a
+    two-stage detector's proposals): the padding past the kept boxes is
+    never a candidate."""
+    nodes = [helper.make_node("NonZero", ["keep"], ["nz"]),
+             const("a0", np.array([0], np.int64)),
+             helper.make_node("Squeeze", ["nz", "a0"], ["index"]),
+             helper.make_node("Gather", ["boxes", "index"], ["kept"], axis=0),
+             helper.make_node("Gather", ["scores", "index"], ["kept_scores"],
+                              axis=0),
+             helper.make_node("Unsqueeze", ["kept", "a0"], ["b3"]),
+             const("a01", np.array([0, 1], np.int64)),
+             helper.make_node("Unsqueeze", ["kept_scores", "a01"], ["s3"]),
+             const("limit", np.array([4], np.int64)),
+             const("iou", np.array([0.3], np.float32)),
+             helper.make_node("NonMaxSuppression",
+                              ["b3", "s3", "limit", "iou"], ["selected"])]
+    m = model(nodes, [value("boxes", F, [12, 4]), value("scores", F, [12]),
+                      value("keep", BOOL, [12])],
+              [value("selected", I64, ["k", 3])])
+    runs = []
+    for keep in (0.6, 1.0, 0.0):
+        corner = rng.uniform(0, 10, (12, 2)).astype(np.float32)
+        size = rng.uniform(1, 5, (12, 2)).astype(np.float32)
+        runs.append({"boxes": np.concatenate([corner, corner + size], 1),
+                     "scores": rng.uniform(0, 1, 12).astype(np.float32),
+                     "keep": rng.uniform(0, 1, 12) < keep})
+    return m, runs
+
+
 CASES = {f.__name__: f for f in (
     nonzero_coordinates, nonzero_empty_and_full, select_boxes, nonzero_shape,
     compress_axis, compress_flat, compress_rows_int, score_rows,
     shape_arithmetic, slice_rows, reduce_over_rows, filter_twice,
     if_empty_branch, nms_yolo, nms_corners_inputs, nms_centers_no_floor,
     unique_sorted_flat, unique_unsorted_flat, unique_sorted_axis,
-    unique_unsorted_axis)}
+    unique_unsorted_axis, unique_counts_total, gather_nd_scores,
+    nms_of_filtered)}
 
 
 # --- Refusals ---------------------------------------------------------------------
@@ -529,23 +589,6 @@ def refuse_static_partner(rng):
                  [value("y", F, ["n", 2])])
 
 
-def refuse_gather_nd_scores(rng):
-    """The scores of the kept boxes as exporters gather them: GatherND of
-    the scores by the selection, whose rows past the extent are padding."""
-    nodes = [const("limit", np.array([3], np.int64)),
-             helper.make_node("NonMaxSuppression", ["boxes", "scores", "limit"],
-                              ["selected"]),
-             helper.make_node("GatherND", ["scores", "selected"], ["kept"])]
-    return model(nodes, [value("boxes", F, [1, 8, 4]), value("scores", F, [1, 2, 8])],
-                 [value("kept", F, ["k"])])
-
-
-def refuse_reduce_unique_counts(rng):
-    nodes = [helper.make_node("Unique", ["x"], ["y", "indices", "inverse", "counts"]),
-             helper.make_node("ReduceSum", ["counts"], ["total"], keepdims=0)]
-    return model(nodes, [value("x", F, [6])], [value("total", I64, [])])
-
-
 REFUSALS = {
     "mean_over_extent": (
         refuse_mean_over_extent,
@@ -563,15 +606,6 @@ REFUSALS = {
     "static_partner": (
         refuse_static_partner,
         "its dim 0 is combined with a static dim of 4 elements"),
-    "gather_nd_scores": (
-        refuse_gather_nd_scores,
-        "graph.gather_nd reads a value of type tensor<6x3xi64> whose extent "
-        "node 'NonMaxSuppression_1' decides at run time: graphc cannot yet "
-        "compute this op over a dim whose extent the run decides"),
-    "reduce_unique_counts": (
-        refuse_reduce_unique_counts,
-        "graph.reduce_sum reads a value of type tensor<6xi64> whose extent "
-        "node 'Unique_0' decides at run time"),
 }
 
 

@@ -79,6 +79,27 @@ std::optional<int64_t> constantScalar(Value value) {
 
 /// The ops appended to a block since a point, for checking what a branch or
 /// an iteration created.
+/// A gather whose indices are constants inside its axis's static extent:
+/// it cannot fail, so it may run speculatively (torchvision's `keep[:, 2]`
+/// of a selection the run sizes).
+static bool readsConstantIndicesInRange(Operation *op) {
+  auto gather = dyn_cast<graph::GatherOp>(op);
+  if (!gather)
+    return false;
+  auto type = cast<RankedTensorType>(gather.getData().getType());
+  int64_t rank = type.getRank();
+  int64_t axis = gather.getAxis() < 0 ? gather.getAxis() + rank
+                                      : gather.getAxis();
+  if (axis < 0 || axis >= rank || type.isDynamicDim(axis))
+    return false;
+  std::optional<SmallVector<int64_t>> indices =
+      graph::getConstantInts(gather.getIndices());
+  int64_t extent = type.getDimSize(axis);
+  return indices && llvm::all_of(*indices, [&](int64_t index) {
+           return index >= -extent && index < extent;
+         });
+}
+
 class OpMark {
 public:
   explicit OpMark(OpBuilder &builder)
@@ -91,7 +112,8 @@ public:
     Operation *found = nullptr;
     for (Operation &op : created()) {
       op.walk([&](Operation *inner) {
-        if (!found && inner->hasTrait<graph::OpTrait::ChecksValues>())
+        if (!found && inner->hasTrait<graph::OpTrait::ChecksValues>() &&
+            !readsConstantIndicesInRange(inner))
           found = inner;
       });
       if (found)

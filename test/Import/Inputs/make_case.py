@@ -319,8 +319,8 @@ def case_layernorm_used_mean():
 
 
 def case_unsupported():
-    return model([helper.make_node("RoiAlign", ["x", "r", "i"], ["a1"], name="roi1"),
-                  helper.make_node("RoiAlign", ["x", "r", "i"], ["a2"], name="roi2"),
+    return model([helper.make_node("TfIdfVectorizer", ["x"], ["a1"], name="tfidf1"),
+                  helper.make_node("TfIdfVectorizer", ["x"], ["a2"], name="tfidf2"),
                   helper.make_node("Frobnicate", ["a1"], ["y"], name="custom",
                                    domain="com.example")],
                  [tensor("x", F, [1, 2, 8, 8]), tensor("r", F, [3, 4]),

@@ -58,7 +58,7 @@ def case_nll_bad_reduction():
 
 
 def case_neither():
-    return model([helper.make_node("RoiAlign", ["x", "r", "i"], ["a"], name="roi")],
+    return model([helper.make_node("TfIdfVectorizer", ["x"], ["a"], name="tfidf")],
                  [tensor("x", F, [1, 2, 8, 8]), tensor("r", F, [3, 4]),
                   tensor("i", I64, [3])],
                  [tensor("a", F, None)])
