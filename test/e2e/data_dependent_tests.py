@@ -16,12 +16,9 @@ inputs and compared with onnxruntime (CPU): same dims (the extents the run
 found), same values. Each case runs twice on one session with inputs that
 keep different counts, so an extent left from an earlier run shows.
 """
-import argparse
 import os
-import re
 import subprocess
 import sys
-import tempfile
 
 import numpy as np
 import onnx
@@ -30,14 +27,15 @@ from onnx import TensorProto, helper, numpy_helper
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "runtime", "python"))
+sys.path.insert(0, HERE)
+
+from e2e_driver import CheckFailed, run_checks  # noqa: E402
 
 F = TensorProto.FLOAT
 I64 = TensorProto.INT64
 BOOL = TensorProto.BOOL
 
 
-class CheckFailed(Exception):
-    pass
 
 
 def value(name, elem, shape):
@@ -744,46 +742,10 @@ def check_refusal(args, name, work_dir):
 
 
 def main():
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--graphc", required=True)
-    parser.add_argument("--runtime", help="path of libgraphc_runtime.so")
-    parser.add_argument("--target", choices=["cpu", "cuda"], default="cpu")
-    parser.add_argument("--cuda-emulation", metavar="DRIVER",
-                        help="compile with --cuda-emulation and run on this "
-                        "fake CUDA driver (libgraphc_fake_cuda.so)")
-    parser.add_argument("--only", help="run the cases whose name matches REGEX")
-    parser.add_argument("--work-dir")
-    args = parser.parse_args()
-    args.graphc = os.path.abspath(args.graphc)
-    if args.runtime:
-        os.environ["GRAPHC_RUNTIME_LIBRARY"] = os.path.abspath(args.runtime)
-    if args.cuda_emulation:
-        if args.target != "cuda":
-            parser.error("--cuda-emulation needs --target cuda")
-        driver = os.path.abspath(args.cuda_emulation)
-        for variable in ("GRAPHC_CUDA_DRIVER_LIBRARY", "GRAPHC_CUBLASLT_LIBRARY",
-                         "GRAPHC_CUDNN_LIBRARY"):
-            os.environ[variable] = driver
-    import graphc
-    checks = ([(n, check_case) for n in CASES] +
-              [(n, check_refusal) for n in REFUSALS] +
-              list(RUN_CHECKS.items()))
-    if args.only:
-        checks = [(n, f) for n, f in checks if re.search(args.only, n)]
-        if not checks:
-            parser.error(f"no case matches '{args.only}'")
-    failed = 0
-    for name, check in checks:
-        with tempfile.TemporaryDirectory(prefix=f"graphc-data-dependent-{name}-",
-                                         dir=args.work_dir) as work_dir:
-            try:
-                print(f"ok: {name}: {check(args, name, work_dir)}", flush=True)
-            except (CheckFailed, graphc.GraphcError) as error:
-                print(f"FAILED: {name}: {error}", flush=True)
-                failed += 1
-    print(f"{len(checks) - failed} of {len(checks)} checks pass")
-    return 1 if failed else 0
+    return run_checks(__doc__, lambda: ([(n, check_case) for n in CASES] +
+                      [(n, check_refusal) for n in REFUSALS] +
+                      list(RUN_CHECKS.items())),
+                      "graphc-data-dependent")
 
 
 if __name__ == "__main__":

@@ -13,12 +13,9 @@ the node.
 Each model is compiled by graphc, run through the Python runtime and
 compared with onnxruntime (CPU) on the same inputs.
 """
-import argparse
 import os
-import re
 import subprocess
 import sys
-import tempfile
 
 import numpy as np
 import onnx
@@ -27,14 +24,15 @@ from onnx import TensorProto, helper
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "runtime", "python"))
+sys.path.insert(0, HERE)
+
+from e2e_driver import CheckFailed, run_checks  # noqa: E402
 
 F = TensorProto.FLOAT
 D = TensorProto.DOUBLE
 I64 = TensorProto.INT64
 
 
-class CheckFailed(Exception):
-    pass
 
 
 def roi_align_model(opset, boxes, elem=F, x_shape=(2, 3, 10, 12), **attrs):
@@ -222,45 +220,9 @@ RUN_FAILURES = {"batch_index_out_of_range": check_batch_index,
 
 
 def main():
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--graphc", required=True)
-    parser.add_argument("--runtime", help="path of libgraphc_runtime.so")
-    parser.add_argument("--target", choices=["cpu", "cuda"], default="cpu")
-    parser.add_argument("--cuda-emulation", metavar="DRIVER",
-                        help="compile with --cuda-emulation and run on this "
-                        "fake CUDA driver (libgraphc_fake_cuda.so)")
-    parser.add_argument("--only", help="run the cases whose name matches REGEX")
-    parser.add_argument("--work-dir")
-    args = parser.parse_args()
-    args.graphc = os.path.abspath(args.graphc)
-    if args.runtime:
-        os.environ["GRAPHC_RUNTIME_LIBRARY"] = os.path.abspath(args.runtime)
-    if args.cuda_emulation:
-        if args.target != "cuda":
-            parser.error("--cuda-emulation needs --target cuda")
-        driver = os.path.abspath(args.cuda_emulation)
-        for variable in ("GRAPHC_CUDA_DRIVER_LIBRARY", "GRAPHC_CUBLASLT_LIBRARY",
-                         "GRAPHC_CUDNN_LIBRARY"):
-            os.environ[variable] = driver
-    import graphc
-    checks = ([(n, check_case) for n in CASES] +
-              [(n, f) for n, f in RUN_FAILURES.items()])
-    if args.only:
-        checks = [(n, f) for n, f in checks if re.search(args.only, n)]
-        if not checks:
-            parser.error(f"no case matches '{args.only}'")
-    failed = 0
-    for name, check in checks:
-        with tempfile.TemporaryDirectory(prefix=f"graphc-roi-align-{name}-",
-                                         dir=args.work_dir) as work_dir:
-            try:
-                print(f"ok: {name}: {check(args, name, work_dir)}", flush=True)
-            except (CheckFailed, graphc.GraphcError) as error:
-                print(f"FAILED: {name}: {error}", flush=True)
-                failed += 1
-    print(f"{len(checks) - failed} of {len(checks)} checks pass")
-    return 1 if failed else 0
+    return run_checks(__doc__, lambda: ([(n, check_case) for n in CASES] +
+                      list(RUN_FAILURES.items())),
+                      "graphc-roi-align")
 
 
 if __name__ == "__main__":
