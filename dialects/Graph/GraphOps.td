@@ -14,5 +14,6 @@ include "dialects/Graph/GraphReductionOps.td"
 include "dialects/Graph/GraphShapeOps.td"
 include "dialects/Graph/GraphControlFlowOps.td"
 include "dialects/Graph/GraphDataDependentOps.td"
+include "dialects/Graph/GraphQuantizedOps.td"
 
 #endif // GRAPHC_GRAPH_OPS_TD

@@ -75,6 +75,41 @@ LogicalResult MatMulOp::inferResultTypes(const TypeInference &infer,
   return success();
 }
 
+LogicalResult QuantizedMatMulOp::inferResultTypes(
+    const TypeInference &infer, Adaptor adaptor,
+    SmallVectorImpl<Type> &results) {
+  RankedTensorType a = rankedType(adaptor.getA());
+  RankedTensorType b = rankedType(adaptor.getB());
+  Type aElement = a.getElementType(), bElement = b.getElementType();
+  bool float8 = isa<Float8E4M3FNType>(aElement);
+  if (float8 != isa<Float8E4M3FNType>(bElement))
+    return infer.emitError("operands must both be float8 e4m3fn or both "
+                           "8-bit integers");
+  if (a.getRank() < 2 || (b.getRank() != 2 && b.getRank() != a.getRank()))
+    return infer.emitError("A must have rank >= 2 and B rank 2 or A's");
+  bool transB = adaptor.getTransB() != 0;
+  int64_t bRank = b.getRank();
+  int64_t bK = b.getDimSize(bRank - (transB ? 1 : 2));
+  int64_t bN = b.getDimSize(bRank - (transB ? 2 : 1));
+  if (failed(unifyDims(infer, a.getDimSize(a.getRank() - 1), bK,
+                       "contraction dims")))
+    return failure();
+  SmallVector<int64_t> dims(a.getShape().drop_back(2));
+  if (bRank == a.getRank()) {
+    FailureOr<SmallVector<int64_t>> batch = broadcastShapes(
+        a.getShape().drop_back(2), b.getShape().drop_back(2));
+    if (failed(batch))
+      return infer.emitError("batch dims do not broadcast");
+    dims = *batch;
+  }
+  dims.push_back(a.getDimSize(a.getRank() - 2));
+  dims.push_back(bN);
+  Builder builder(a.getContext());
+  results.push_back(RankedTensorType::get(
+      dims, float8 ? Type(builder.getF32Type()) : builder.getI32Type()));
+  return success();
+}
+
 LogicalResult GemmOp::inferResultTypes(const TypeInference &infer,
                                        Adaptor adaptor,
                                        SmallVectorImpl<Type> &results) {
@@ -190,9 +225,11 @@ static FailureOr<WindowParams> windowOf(const TypeInference &infer,
                        adaptor.getPads(), adaptor.getAutoPad());
 }
 
-LogicalResult ConvOp::inferResultTypes(const TypeInference &infer,
-                                       Adaptor adaptor,
-                                       SmallVectorImpl<Type> &results) {
+/// The result dims of a convolution (graph.conv, graph.quantized_conv) of
+/// `x` by `w` under the op's window, layout and group attributes.
+template <typename AdaptorT>
+static FailureOr<SmallVector<int64_t>>
+convResultDims(const TypeInference &infer, AdaptorT adaptor) {
   RankedTensorType x = rankedType(adaptor.getX());
   RankedTensorType w = rankedType(adaptor.getW());
   FailureOr<int64_t> rank = convSpatialRank(infer, x, w);
@@ -217,7 +254,28 @@ LogicalResult ConvOp::inferResultTypes(const TypeInference &infer,
   }
   if (channelsLast)
     dims.push_back(w.getDimSize(0));
-  results.push_back(x.clone(dims));
+  return dims;
+}
+
+LogicalResult ConvOp::inferResultTypes(const TypeInference &infer,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &results) {
+  FailureOr<SmallVector<int64_t>> dims = convResultDims(infer, adaptor);
+  if (failed(dims))
+    return failure();
+  results.push_back(rankedType(adaptor.getX()).clone(*dims));
+  return success();
+}
+
+LogicalResult QuantizedConvOp::inferResultTypes(
+    const TypeInference &infer, Adaptor adaptor,
+    SmallVectorImpl<Type> &results) {
+  FailureOr<SmallVector<int64_t>> dims = convResultDims(infer, adaptor);
+  if (failed(dims))
+    return failure();
+  MLIRContext *context = rankedType(adaptor.getX()).getContext();
+  results.push_back(
+      RankedTensorType::get(*dims, IntegerType::get(context, 32)));
   return success();
 }
 

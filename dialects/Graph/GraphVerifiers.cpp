@@ -180,32 +180,47 @@ LogicalResult BitShiftOp::verify() {
 // Convolution and pooling (window attributes are checked by inference)
 //===----------------------------------------------------------------------===//
 
-LogicalResult ConvOp::verify() {
-  int64_t group = getGroup();
+/// The group and channel invariants of a convolution (graph.conv,
+/// graph.quantized_conv); the bias's is the caller's.
+template <typename ConvT> static LogicalResult verifyConvChannels(ConvT op) {
+  int64_t group = op.getGroup();
   if (group < 1)
-    return emitOpError("group must be positive");
-  if (failed(verifyFlag(*this, "channels_last", getChannelsLast())))
+    return op.emitOpError("group must be positive");
+  if (failed(verifyFlag(op, "channels_last", op.getChannelsLast())))
     return failure();
-  RankedTensorType x = getX().getType(), w = getW().getType();
+  RankedTensorType x = op.getX().getType(), w = op.getW().getType();
   // Type inference reports ranks that differ, or too small.
   if (x.getRank() != w.getRank() || x.getRank() < 3)
     return success();
   // Channels first: [N, C, spatial...]; channels last: [N, spatial..., C].
-  int64_t channelDim = getChannelsLast() ? x.getRank() - 1 : 1;
+  int64_t channelDim = op.getChannelsLast() ? x.getRank() - 1 : 1;
   int64_t channels = x.getDimSize(channelDim),
           perGroup = w.getDimSize(channelDim);
   if (!ShapedType::isDynamic(channels) && !ShapedType::isDynamic(perGroup) &&
       channels != perGroup * group)
-    return emitOpError("input has ")
+    return op.emitOpError("input has ")
            << channels << " channels but the weight expects " << perGroup
            << " x group " << group;
   int64_t features = w.getDimSize(0);
   if (!ShapedType::isDynamic(features) && features % group != 0)
-    return emitOpError("output channels (")
+    return op.emitOpError("output channels (")
            << features << ") must be a multiple of group " << group;
-  if (Value b = getB())
-    return verifyVectorOf(*this, b, "bias", features, "the output channels");
   return success();
+}
+
+LogicalResult ConvOp::verify() {
+  if (failed(verifyConvChannels(*this)))
+    return failure();
+  if (Value b = getB())
+    return verifyVectorOf(*this, b, "bias", getW().getType().getDimSize(0),
+                          "the output channels");
+  return success();
+}
+
+LogicalResult QuantizedConvOp::verify() { return verifyConvChannels(*this); }
+
+LogicalResult QuantizedMatMulOp::verify() {
+  return verifyFlag(*this, "trans_b", getTransB());
 }
 
 LogicalResult ConvTransposeOp::verify() {
