@@ -30,6 +30,20 @@ Type libraryElementType(Operation *anchor) {
                                                                  : Type();
 }
 
+/// The operand element type of a library GEMM computing a
+/// graph.quantized_mat_mul: int8 (int32 accumulator) or, with `float8`,
+/// e4m3fn (f32 accumulator), both operands alike; null otherwise (uint8
+/// has no library GEMM).
+Type quantizedElementType(graph::QuantizedMatMulOp op, bool float8) {
+  Type a = cast<RankedTensorType>(op.getA().getType()).getElementType();
+  Type b = cast<RankedTensorType>(op.getB().getType()).getElementType();
+  if (a != b)
+    return Type();
+  if (a.isSignlessInteger(8) || (float8 && isa<Float8E4M3FNType>(a)))
+    return a;
+  return Type();
+}
+
 /// Whether `perm` swaps the last two dims and keeps the others in place.
 bool swapsLastTwo(ArrayRef<int64_t> perm) {
   size_t rank = perm.size();
@@ -75,25 +89,27 @@ bool isColumnBias(Value value, ArrayRef<int64_t> result) {
   return llvm::all_of(shape.drop_back(), [](int64_t dim) { return dim == 1; });
 }
 
-/// Fills the operands and sizes of a mat_mul anchor; `transposeOf(v)` is
-/// the layout prologue computing `v`, if any.
+/// Fills the operands and sizes of a product A x B (a mat_mul, or a
+/// quantized_mat_mul whose B is stored transposed when `bStoredTransposed`);
+/// `transposeOf(v)` is the layout prologue computing `v`, if any.
 LogicalResult
-describeMatMul(graph::MatMulOp matmul, LibraryGemm &gemm,
+describeMatMul(Value aIn, Value bIn, bool bStoredTransposed, LibraryGemm &gemm,
                function_ref<graph::TransposeOp(Value)> transposeOf) {
-  auto operand = [&](Value value, Value &stored, bool &trans) {
+  auto operand = [&](Value value, Value &stored, bool &trans,
+                     bool storedTransposed) {
     stored = value;
-    trans = false;
+    trans = storedTransposed;
     graph::TransposeOp transpose = transposeOf(value);
     if (!transpose)
       return success();
     if (!swapsLastTwo(graph::transposePermutation(transpose)))
       return failure();
     stored = transpose.getData();
-    trans = true;
+    trans = !storedTransposed;
     return success();
   };
-  if (failed(operand(matmul.getA(), gemm.a, gemm.transA)) ||
-      failed(operand(matmul.getB(), gemm.b, gemm.transB)))
+  if (failed(operand(aIn, gemm.a, gemm.transA, false)) ||
+      failed(operand(bIn, gemm.b, gemm.transB, bStoredTransposed)))
     return failure();
   ArrayRef<int64_t> a = shapeOf(gemm.a), b = shapeOf(gemm.b);
   // A 1-D A is one row, a 1-D B one column; neither has batch dims.
@@ -180,10 +196,44 @@ LogicalResult describeGemm(graph::GemmOp op, LibraryGemm &gemm) {
   return success();
 }
 
+/// The library GEMM of a graph.quantized_mat_mul: its operands as they are
+/// (no prologue or epilogue joins: the accumulator leaves as it is) in the
+/// form the int8 and fp8 tensor-core GEMMs take, A [M, K] and B stored
+/// [N, K] (cuBLASLt's "TN"), with K and N multiples of 4 bytes (int8) or
+/// 16 (e4m3); nullopt otherwise, for the generated kernel.
+std::optional<LibraryGemm> matchQuantizedGemm(graph::QuantizedMatMulOp op,
+                                              bool float8) {
+  Type element = quantizedElementType(op, float8);
+  auto isStatic = [](Value value) {
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    return type && type.hasStaticShape();
+  };
+  if (!element || !isStatic(op.getA()) || !isStatic(op.getB()) ||
+      !isStatic(op.getY()))
+    return std::nullopt;
+  LibraryGemm gemm;
+  auto noPrologue = [](Value) -> graph::TransposeOp { return nullptr; };
+  if (failed(describeMatMul(op.getA(), op.getB(), op.getTransB() != 0, gemm,
+                            noPrologue)))
+    return std::nullopt;
+  int64_t multiple = isa<Float8E4M3FNType>(element) ? 16 : 4;
+  if (gemm.transA || !gemm.transB || gemm.k % multiple || gemm.n % multiple ||
+      gemm.lda % multiple || gemm.ldb % multiple)
+    return std::nullopt;
+  gemm.ops.push_back(op);
+  gemm.root = op;
+  gemm.ldc = gemm.n;
+  return gemm;
+}
+
 } // namespace
 
-std::optional<LibraryGemm> matchLibraryGemm(ArrayRef<Operation *> ops) {
+std::optional<LibraryGemm> matchLibraryGemm(ArrayRef<Operation *> ops,
+                                            bool float8) {
   auto [prologueCount, anchor] = graph::splitLayoutPrologue(ops);
+  if (auto quantized = dyn_cast_or_null<graph::QuantizedMatMulOp>(anchor))
+    return prologueCount == 0 ? matchQuantizedGemm(quantized, float8)
+                              : std::nullopt;
   if (!anchor || !isa<graph::MatMulOp, graph::GemmOp>(anchor))
     return std::nullopt;
   llvm::SmallPtrSet<Operation *, 16> inFusion(ops.begin(), ops.end());
@@ -199,7 +249,8 @@ std::optional<LibraryGemm> matchLibraryGemm(ArrayRef<Operation *> ops) {
     return transpose && inFusion.contains(transpose) ? transpose : nullptr;
   };
   if (auto matmul = dyn_cast<graph::MatMulOp>(anchor)) {
-    if (failed(describeMatMul(matmul, gemm, transposeOf)))
+    if (failed(describeMatMul(matmul.getA(), matmul.getB(), false, gemm,
+                              transposeOf)))
       return std::nullopt;
   } else if (failed(describeGemm(cast<graph::GemmOp>(anchor), gemm))) {
     return std::nullopt;

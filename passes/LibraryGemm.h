@@ -44,8 +44,13 @@ struct LibraryGemm {
 /// epilogue chain after it that the library fuses; nullopt when no library
 /// computes the anchor (einsum, element types other than f32, f16 and bf16
 /// or mixed ones, a transpose other than of the last two dims, batch dims
-/// broadcast in part, a gemm C neither a row bias nor [M, N]).
-std::optional<LibraryGemm> matchLibraryGemm(llvm::ArrayRef<mlir::Operation *> ops);
+/// broadcast in part, a gemm C neither a row bias nor [M, N]). A
+/// graph.quantized_mat_mul of int8 operands, or of e4m3fn ones with
+/// `float8` (every target SM has fp8 tensor cores), is a GEMM of those
+/// operands whose C and D are its accumulator (int32 or f32; see
+/// graphc_gemm_desc), without epilogue.
+std::optional<LibraryGemm>
+matchLibraryGemm(llvm::ArrayRef<mlir::Operation *> ops, bool float8 = true);
 
 } // namespace graphc
 

@@ -171,6 +171,9 @@ struct LibrarySet {
   bool cudnnSdpa = true; ///< attention (cuDNN's SDPA; cuda only)
   /// f16/bf16 GEMM + bias + erf GELU as a cuDNN 1x1 convolution (opt-in).
   bool cudnnGelu = false;
+  /// e4m3fn GEMMs (graph.quantized_mat_mul) on cuBLASLt: every target SM
+  /// has fp8 tensor cores (8.9 and later).
+  bool float8 = true;
 };
 
 /// Hands the GEMM of every matmul fusion, the convolution of every conv

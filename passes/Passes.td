@@ -9,6 +9,28 @@ include "mlir/Pass/PassBase.td"
 // Graph-level simplification
 //===----------------------------------------------------------------------===//
 
+def FormQuantizedRegions : Pass<"graphc-form-quantized-regions",
+                                 "mlir::ModuleOp"> {
+  let summary = "compute dequantized linear ops on their 8-bit values";
+  let description = [{
+    A graph.mat_mul, graph.gemm or graph.conv whose operands are both
+    dequantized (graph.dequantize_linear of int8/uint8 with a constant zero
+    point of zeros, or the importer's mul of a cast of float8 e4m3fn) with
+    constant scales, the activation's per tensor and the weight's per tensor
+    or per output column / channel, becomes a graph.quantized_mat_mul
+    (B as [N, K], trans_b = 1; a constant weight transposed here) or
+    graph.quantized_conv of the stored values, a cast of its accumulator to
+    f32, a multiply by the product of the scales (one constant per column /
+    channel; a gemm's alpha folded in), then the op's bias, beta * C and a
+    cast to its result type. A linear op with a dequantized operand that
+    does not qualify keeps its float form and gets a `graph.float_reason`
+    attribute saying why. A graph.quantize_linear of a
+    graph.dequantize_linear with the same constant scale and zero point is
+    replaced by the stored value. Runs before any folding: the importer
+    leaves the dequantization of constants to it.
+  }];
+}
+
 def FoldShapeComputations : Pass<"graphc-fold-shape-computations",
                                  "mlir::ModuleOp"> {
   let summary = "fold constants and shape sub-graphs, refine result types";
@@ -315,6 +337,9 @@ def SelectLibraryCalls : Pass<"graphc-select-library-calls",
     Option<"cudnnGelu", "cudnn-gelu", "bool", "false",
            "hand an f16/bf16 GEMM with bias and erf GELU to cuDNN as a 1x1 "
            "convolution with GELU_FWD fused (needs cudnn)">,
+    Option<"float8", "float8", "bool", "true",
+           "hand e4m3fn GEMMs to cuBLASLt (every target SM is 8.9 or "
+           "later)">,
   ];
   let dependentDialects = ["::graphc::kernel::KernelDialect"];
 }

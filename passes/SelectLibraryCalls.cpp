@@ -97,7 +97,8 @@ std::optional<std::pair<Covered, kernel::Library>>
 matchLibrary(kernel::FusionOp fusion, ArrayRef<Operation *> ops,
              const LibrarySet &libraries) {
   if (fusion.getKind() == kernel::FusionKind::matmul && libraries.cublaslt)
-    if (std::optional<LibraryGemm> gemm = matchLibraryGemm(ops))
+    if (std::optional<LibraryGemm> gemm =
+            matchLibraryGemm(ops, libraries.float8))
       return std::pair(Covered{gemm->ops, gemm->root},
                        kernel::Library::cublaslt);
   if (fusion.getKind() == kernel::FusionKind::conv && libraries.cudnn)
@@ -423,7 +424,7 @@ struct SelectLibraryCallsPass
   void runOnOperation() override {
     if (failed(selectLibraryCalls(
             getOperation(), workspaceBytes,
-            LibrarySet{cublaslt, cudnn, cudnnSdpa, cudnnGelu})))
+            LibrarySet{cublaslt, cudnn, cudnnSdpa, cudnnGelu, float8})))
       signalPassFailure();
   }
 };

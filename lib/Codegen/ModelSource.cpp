@@ -77,6 +77,21 @@ int libraryDtype(exec::KernelOp kernel) {
   return graph::toHostDtype(cast<RankedTensorType>(type).getElementType());
 }
 
+/// A library kernel's operand dtype and the dtype its products accumulate
+/// in (graphc_gemm_desc / graphc_conv_desc `dtype` and `compute_dtype`):
+/// the output's and f32, except for the 8-bit operands of a
+/// graph.quantized_mat_mul or quantized_conv (argument `operand`, A or X),
+/// whose accumulator (int32, or f32 for e4m3fn) is the output.
+std::pair<int, int> libraryDtypes(exec::KernelOp kernel, int64_t operand) {
+  Block &body = kernel.getBody().front();
+  Type element =
+      cast<RankedTensorType>(body.getArgument(operand).getType())
+          .getElementType();
+  if (element.isSignlessInteger(8) || isa<Float8E4M3FNType>(element))
+    return {graph::toHostDtype(element), libraryDtype(kernel)};
+  return {libraryDtype(kernel), GC_DTYPE_F32};
+}
+
 /// The rank of the library algorithm a library kernel's schedule names
 /// (tuning sets it; 0, the library's first choice, otherwise).
 int64_t algoRank(exec::KernelOp kernel) {
@@ -295,16 +310,17 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
          << gemm.getStrideC() << "LL, "
          << cppDoubleLiteral(gemm.getAlpha().convertToDouble()) << ", "
          << cppDoubleLiteral(gemm.getBeta().convertToDouble()) << ", "
-         << gemmEpilogue(gemm.getEpilogue())
+         << gemmEpilogue(gemm.getEpilogue()) << ", "
+         << libraryDtypes(kernel, gemm.getA()).first << ", "
+         << libraryDtypes(kernel, gemm.getA()).second << ", " << gemm.getA()
          << ", "
-         // Products accumulate in f32 whatever the element type.
-         << libraryDtype(kernel) << ", 1, " << gemm.getA() << ", "
          << gemm.getB() << ", " << gemm.getC() << ", " << gemm.getBias() << ", "
          << gemm.getD()
          << ", "
          // The workspace follows the kernel's arguments.
          << gemm.getD() + 1 << ", " << algoRank(kernel) << ", "
-         << int(options.tf32Gemms && libraryDtype(kernel) == GC_DTYPE_F32)
+         << int(options.tf32Gemms &&
+                libraryDtypes(kernel, gemm.getA()).first == GC_DTYPE_F32)
          << ", " << splitK(kernel) << ", " << tuned(kernel) << "};\n";
   for (auto [i, kernel] : enumerate(parts.kernels)) {
     exec::ConvAttr conv = kernel.getConvAttr();
@@ -324,11 +340,12 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
        << spatialArray(conv.getPadsEnd().asArrayRef()) << ", "
        << spatialArray(conv.getStrides().asArrayRef()) << ", "
        << spatialArray(conv.getDilations().asArrayRef()) << ", "
-       << gemmEpilogue(conv.getEpilogue())
+       << gemmEpilogue(conv.getEpilogue()) << ", "
+       << libraryDtypes(kernel, conv.getX()).first << ", "
+       << libraryDtypes(kernel, conv.getX()).second << ", "
+       << int(options.tf32Gemms &&
+              libraryDtypes(kernel, conv.getX()).first == GC_DTYPE_F32)
        << ", "
-       // Products and the epilogue compute in f32 whatever the type.
-       << libraryDtype(kernel) << ", " << GC_DTYPE_F32 << ", "
-       << int(options.tf32Gemms && libraryDtype(kernel) == GC_DTYPE_F32) << ", "
        << conv.getX() << ", " << conv.getW() << ", " << conv.getBias() << ", "
        << conv.getZ() << ", " << conv.getY()
        << ", "

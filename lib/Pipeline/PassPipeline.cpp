@@ -43,6 +43,11 @@ const Stage kStages[] = {
            {state.options.shapes, state.options.dims});
      },
      "cannot apply the given shapes"},
+    // Quantized linear ops first, while the weights' dequantizations are
+    // still ops (the importer leaves them; folding would make them float).
+    {in(Phase::simplify), always,
+     [](PipelineState &) { return createFormQuantizedRegions(); },
+     "forming quantized regions failed"},
     // The graph rewrites before fusion: on the model before bucketing and
     // again on every bucket, whose static shapes fold shape sub-graphs and
     // show patterns that needed them.
@@ -136,7 +141,10 @@ const Stage kStages[] = {
        return createSelectLibraryCalls(
            {options.target == Target::cuda ? kLibraryWorkspaceBytes : 0,
             usesCublasLt(options), usesCudnn(options), usesCudnnSdpa(options),
-            usesCudnnGelu(options)});
+            usesCudnnGelu(options),
+            // fp8 tensor cores: SM 8.9 and later, on every target SM.
+            options.target != Target::cuda ||
+                llvm::all_of(options.sms, [](int sm) { return sm >= 89; })});
      },
      "selecting library calls failed"},
     {in(Phase::exec), always,
