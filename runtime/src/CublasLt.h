@@ -48,8 +48,12 @@ constexpr Status kStatusAllocFailed = 3;
 constexpr int kDataFloat = 0;     // CUDA_R_32F
 constexpr int kDataHalf = 2;      // CUDA_R_16F
 constexpr int kDataBfloat16 = 14; // CUDA_R_16BF
+constexpr int kDataInt8 = 3;      // CUDA_R_8I
+constexpr int kDataInt32 = 10;    // CUDA_R_32I
+constexpr int kDataFloat8E4M3 = 28; // CUDA_R_8F_E4M3
 constexpr int kComputeFloat = 68; // CUBLAS_COMPUTE_32F
 constexpr int kComputeFloatFastTf32 = 77; // CUBLAS_COMPUTE_32F_FAST_TF32
+constexpr int kComputeInt32 = 72; // CUBLAS_COMPUTE_32I
 constexpr int32_t kOpN = 0, kOpT = 1;
 // cublasLtMatmulDescAttributes_t.
 constexpr int kDescTransA = 3;

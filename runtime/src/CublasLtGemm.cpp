@@ -2,6 +2,7 @@
 #include "runtime/src/CublasLtGemm.h"
 
 #include "lib/Artifact/OnnxDtype.h"
+#include "runtime/src/Dtype.h"
 
 #include <cinttypes>
 #include <cstdio>
@@ -16,11 +17,33 @@ std::string hexPointer(cu::DevicePtr pointer) {
   return text;
 }
 
-/// The cuBLASLt data type of a checked GEMM's matrices.
+/// The cuBLASLt data type of a checked GEMM's A and B (and bias).
 int dataTypeOf(const graphc_gemm_desc &gemm) {
-  return gemm.dtype == kFloat16     ? lt::kDataHalf
-         : gemm.dtype == kBfloat16 ? lt::kDataBfloat16
-                                    : lt::kDataFloat;
+  return gemm.dtype == kFloat16        ? lt::kDataHalf
+         : gemm.dtype == kBfloat16     ? lt::kDataBfloat16
+         : gemm.dtype == kInt8         ? lt::kDataInt8
+         : gemm.dtype == kFloat8E4M3FN ? lt::kDataFloat8E4M3
+                                       : lt::kDataFloat;
+}
+
+/// The cuBLASLt data type of its C and D: for 8-bit operands the
+/// accumulator's (int32, float32), else A's.
+int outputTypeOf(const graphc_gemm_desc &gemm) {
+  return gemm.dtype == kInt8           ? lt::kDataInt32
+         : gemm.dtype == kFloat8E4M3FN ? lt::kDataFloat
+                                       : dataTypeOf(gemm);
+}
+
+/// The multiple of elements an 8-bit GEMM's dims, leading dims and batch
+/// strides must be for cuBLASLt: of A and B (n, k, lda, ldb, stride_a,
+/// stride_b), and of C (ldc, stride_c). int8 (IMMA): 4 throughout; fp8:
+/// 16 bytes each.
+struct EightBitMultiples {
+  int64_t operands, output;
+};
+EightBitMultiples multiplesOf(const graphc_gemm_desc &gemm) {
+  return gemm.dtype == kInt8 ? EightBitMultiples{4, 4}
+                             : EightBitMultiples{16, 4};
 }
 
 uint32_t epilogueOf(const graphc_gemm_desc &gemm) {
@@ -39,11 +62,14 @@ uint32_t epilogueOf(const graphc_gemm_desc &gemm) {
 
 bool graphc::rt::cublasLtSupports(const graphc_gemm_desc &gemm,
                                   std::string &error) {
+  if (isEightBitLibraryDtype(gemm.dtype, gemm.compute_dtype))
+    return eightBitFormSupported(gemm, error);
   if ((gemm.dtype != kFloat && gemm.dtype != kFloat16 &&
        gemm.dtype != kBfloat16) ||
       gemm.compute_dtype != kFloat) {
     error = std::string("this runtime runs cuBLASLt GEMMs of float32, "
-                        "float16 or bfloat16 accumulating in float32, not ") +
+                        "float16 or bfloat16 accumulating in float32, or "
+                        "int8 in int32 and float8e4m3fn in float32, not ") +
             graphc_dtype_name(gemm.dtype) + " accumulating in " +
             graphc_dtype_name(gemm.compute_dtype);
     return false;
@@ -71,6 +97,68 @@ bool graphc::rt::cublasLtSupports(const graphc_gemm_desc &gemm,
   return true;
 }
 
+bool graphc::rt::eightBitFormSupported(const graphc_gemm_desc &gemm,
+                                       std::string &error) {
+  const std::string what =
+      std::string("cuBLASLt's ") +
+      (gemm.dtype == kInt8 ? "int8 (IMMA)" : "fp8") + " kernels";
+  if (gemm.epilogue != GRAPHC_EPILOGUE_NONE || gemm.bias_arg >= 0 ||
+      gemm.tf32) {
+    error = what + " here take no epilogue, bias or tf32";
+    return false;
+  }
+  // cuBLASLt's "TN": its A (our B) transposed, its B (our A) not.
+  if (gemm.trans_a != 0 || gemm.trans_b != 1) {
+    error = what + " take the \"TN\" form only: trans_a 0 and trans_b 1 "
+            "(A m x k and B n x k, k contiguous in both), not trans_a " +
+            std::to_string(gemm.trans_a) + " and trans_b " +
+            std::to_string(gemm.trans_b);
+    return false;
+  }
+  const EightBitMultiples multiples = multiplesOf(gemm);
+  const struct {
+    const char *name;
+    int64_t value, multiple;
+  } sizes[] = {{"n", gemm.n, multiples.operands},
+               {"k", gemm.k, multiples.operands},
+               {"lda", gemm.lda, multiples.operands},
+               {"ldb", gemm.ldb, multiples.operands},
+               {"ldc", gemm.c_arg >= 0 ? gemm.ldc : 0, multiples.output},
+               {"stride_a", gemm.batch > 1 ? gemm.stride_a : 0,
+                multiples.operands},
+               {"stride_b", gemm.batch > 1 ? gemm.stride_b : 0,
+                multiples.operands},
+               {"stride_c",
+                gemm.batch > 1 && gemm.c_arg >= 0 ? gemm.stride_c : 0,
+                multiples.output}};
+  for (const auto &size : sizes) {
+    if (size.value % size.multiple == 0)
+      continue;
+    error = what + " need " + size.name + " a multiple of " +
+            std::to_string(size.multiple) + ", not " +
+            std::to_string(size.value) +
+            (gemm.dtype == kInt8
+                 ? " (n, k, lda, ldb, ldc and the batch strides multiples "
+                   "of 4)"
+                 : " (n, k, lda, ldb and the batch strides of A and B "
+                   "multiples of 16, ldc and C's of 4: 16 bytes)");
+    return false;
+  }
+  return true;
+}
+
+bool graphc::rt::cublasLtRunsOn(const graphc_gemm_desc &gemm, int32_t sm,
+                                std::string &error) {
+  // cuBLASLt's fp8 kernels need Ada (8.9) or newer.
+  if (gemm.dtype == kFloat8E4M3FN && sm < 89) {
+    error = "cuBLASLt's fp8 kernels need an SM 8.9 or newer device, and "
+            "this one is sm_" +
+            std::to_string(sm);
+    return false;
+  }
+  return true;
+}
+
 graphc_code CublasLtGemm::create(const lt::Library &library, lt::Handle handle,
                                  const graphc_gemm_desc &gemm,
                                  uint64_t workspaceBytes,
@@ -83,6 +171,9 @@ graphc_code CublasLtGemm::create(const lt::Library &library, lt::Handle handle,
       new CublasLtGemm(library, handle, gemm, alignment));
   built->alpha = static_cast<float>(gemm.alpha);
   built->beta = gemm.c_arg >= 0 ? static_cast<float>(gemm.beta) : 0.0f;
+  // int8 scales are int32 (CUDA_R_32I): alpha 1, beta 0 or 1.
+  built->alphaInt = static_cast<int32_t>(gemm.alpha);
+  built->betaInt = gemm.c_arg >= 0 ? static_cast<int32_t>(gemm.beta) : 0;
 
   lt::Status status = lt::kSuccess;
   std::string failed;
@@ -100,10 +191,10 @@ graphc_code CublasLtGemm::create(const lt::Library &library, lt::Handle handle,
                                             sizeof(value));
     });
   };
-  auto layout = [&](lt::MatrixLayout &target, int64_t rows, int64_t cols,
-                    int64_t ld, int64_t stride) {
+  auto layout = [&](lt::MatrixLayout &target, int type, int64_t rows,
+                    int64_t cols, int64_t ld, int64_t stride) {
     call("cublasLtMatrixLayoutCreate", [&] {
-      return library.matrixLayoutCreate(&target, dataTypeOf(gemm),
+      return library.matrixLayoutCreate(&target, type,
                                         static_cast<uint64_t>(rows),
                                         static_cast<uint64_t>(cols), ld);
     });
@@ -124,11 +215,15 @@ graphc_code CublasLtGemm::create(const lt::Library &library, lt::Handle handle,
 
   // Products accumulate in float32, and alpha and beta are float32,
   // whatever the matrices' type; with tf32 the tensor cores round A and B.
+  // int8 products accumulate in int32, with int32 alpha and beta.
+  const bool int8 = gemm.dtype == kInt8;
   call("cublasLtMatmulDescCreate", [&] {
     return library.matmulDescCreate(
         &built->desc,
-        gemm.tf32 ? lt::kComputeFloatFastTf32 : lt::kComputeFloat,
-        lt::kDataFloat);
+        int8        ? lt::kComputeInt32
+        : gemm.tf32 ? lt::kComputeFloatFastTf32
+                    : lt::kComputeFloat,
+        int8 ? lt::kDataInt32 : lt::kDataFloat);
   });
   // cuBLASLt's A is our B: its transpose flag is trans_b, and the other way.
   int32_t transA = gemm.trans_b ? lt::kOpT : lt::kOpN;
@@ -150,13 +245,16 @@ graphc_code CublasLtGemm::create(const lt::Library &library, lt::Handle handle,
   // Row-major r x c with leading dim ld is column-major c x r: B (stored
   // k x n, or n x k transposed) is cuBLASLt's A, A (m x k, or k x m) its B,
   // C and D (m x n) its n x m.
-  layout(built->ltA, gemm.trans_b ? gemm.k : gemm.n,
+  // 8-bit operands write the accumulator: C and D of its type.
+  layout(built->ltA, dataTypeOf(gemm), gemm.trans_b ? gemm.k : gemm.n,
          gemm.trans_b ? gemm.n : gemm.k, gemm.ldb, gemm.stride_b);
-  layout(built->ltB, gemm.trans_a ? gemm.m : gemm.k,
+  layout(built->ltB, dataTypeOf(gemm), gemm.trans_a ? gemm.m : gemm.k,
          gemm.trans_a ? gemm.k : gemm.m, gemm.lda, gemm.stride_a);
   if (gemm.c_arg >= 0)
-    layout(built->ltC, gemm.n, gemm.m, gemm.ldc, gemm.stride_c);
-  layout(built->ltD, gemm.n, gemm.m, gemm.n, gemm.m * gemm.n);
+    layout(built->ltC, outputTypeOf(gemm), gemm.n, gemm.m, gemm.ldc,
+           gemm.stride_c);
+  layout(built->ltD, outputTypeOf(gemm), gemm.n, gemm.m, gemm.n,
+         gemm.m * gemm.n);
 
   lt::Preference preference = nullptr;
   call("cublasLtMatmulPreferenceCreate",
@@ -302,9 +400,16 @@ graphc_code CublasLtGemm::enqueue(const cu::DevicePtr *args,
       return GRAPHC_INTERNAL;
     }
   }
+  // Host scalars of the scale type: int32 for int8, else float32.
+  const bool int8 = gemm.dtype == kInt8;
+  const void *alphaPointer = int8 ? static_cast<const void *>(&alphaInt)
+                                  : static_cast<const void *>(&alpha);
+  const void *betaPointer = int8 ? static_cast<const void *>(&betaInt)
+                                 : static_cast<const void *>(&beta);
   lt::Status status =
-      library.matmul(handle, desc, &alpha, reinterpret_cast<const void *>(b),
-                     ltA, reinterpret_cast<const void *>(a), ltB, &beta,
+      library.matmul(handle, desc, alphaPointer,
+                     reinterpret_cast<const void *>(b), ltA,
+                     reinterpret_cast<const void *>(a), ltB, betaPointer,
                      reinterpret_cast<const void *>(c), ltC ? ltC : ltD,
                      reinterpret_cast<void *>(d), ltD, &algo,
                      reinterpret_cast<void *>(workspace),

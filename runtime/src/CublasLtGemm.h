@@ -7,6 +7,12 @@
 // every leading dimension is kept. The bias (one per column of D) is then
 // one per row of D^T, which is what cuBLASLt's BIAS epilogues add.
 //
+// 8-bit operands (descriptor.h): int8 A and B (CUDA_R_8I) into int32 C and
+// D (CUDA_R_32I) with CUBLAS_COMPUTE_32I and int32 scales, or e4m3 A and B
+// (CUDA_R_8F_E4M3) into float32 C and D with CUBLAS_COMPUTE_32F; only in the
+// "TN" form cuBLASLt's IMMA and fp8 kernels take, which the row-major
+// translation makes trans_a 0 and trans_b 1 (eightBitFormSupported).
+//
 // Everything is built when the session is created: the matmul desc, the
 // layouts and the algorithm (the heuristic's answer of rank algo_rank, with
 // K split into split_k parts where the artifact asks: SPLITK_NUM and the
@@ -29,6 +35,18 @@ namespace graphc::rt {
 
 /// Whether cublasLtGemm runs `gemm`; sets `error` to why not.
 bool cublasLtSupports(const graphc_gemm_desc &gemm, std::string &error);
+
+/// Whether an 8-bit GEMM (descriptor.h) is in the form cuBLASLt's int8
+/// (IMMA) and fp8 kernels take: "TN" in its column-major terms (trans_a 0
+/// and trans_b 1 here), n, k, the leading dims and batch strides multiples
+/// of 4 (int8) or of 16 bytes (fp8), no epilogue or bias; sets `error` to
+/// the requirement it misses.
+bool eightBitFormSupported(const graphc_gemm_desc &gemm, std::string &error);
+
+/// Whether a device of compute capability `sm` (89 for 8.9) runs `gemm` on
+/// cuBLASLt: fp8 needs 8.9 or newer. Sets `error` to why not.
+bool cublasLtRunsOn(const graphc_gemm_desc &gemm, int32_t sm,
+                    std::string &error);
 
 /// The pointer alignment (bytes, a power of two, at most 256) of each
 /// operand in every step that runs the GEMM.
@@ -96,8 +114,10 @@ private:
   int32_t split = 0;
   float wavesCount = 0;
   int32_t heuristicSplitK = 1;
-  /// Host scalars, read by cublasLtMatmul when it is called.
+  /// Host scalars, read by cublasLtMatmul when it is called: float32, or
+  /// int32 for int8 GEMMs (the scale type).
   float alpha = 1, beta = 0;
+  int32_t alphaInt = 1, betaInt = 0;
 };
 
 } // namespace graphc::rt

@@ -212,6 +212,12 @@ graphc_status CudaSession::prepareLibraryKernels() {
     const graphc_kernel_desc &kernel = desc.kernels[k];
     std::string why;
     if (kernel.library == GRAPHC_LIBRARY_CUBLASLT) {
+      // The model's check found the GEMM's form one cuBLASLt runs; the
+      // device is this session's.
+      if (!cublasLtRunsOn(*kernel.gemm, device.sm, why))
+        return makeStatus(GRAPHC_FAILED_PRECONDITION,
+                          "cannot run " + describeKernel(k) + " on cuBLASLt " +
+                              where + ": " + why);
       graphc_code code =
           CublasLtGemm::create(*cublasLt, ltHandle, *kernel.gemm, workspace[k],
                                gemmAlignment[k], gemms[k], why);

@@ -42,6 +42,7 @@ inline bool isNotSupported(Status status) {
 // cudnnDataType_t.
 constexpr int32_t kDataFloat = 0;
 constexpr int32_t kDataHalf = 2;
+constexpr int32_t kDataInt8 = 3;
 constexpr int32_t kDataInt32 = 4;
 constexpr int32_t kDataBfloat16 = 9;
 constexpr int32_t kDataBoolean = 11;

@@ -17,11 +17,18 @@ constexpr int64_t kUidX = 1, kUidW = 2, kUidBias = 3, kUidZ = 4, kUidY = 5,
                   kUidVirtual = 10;
 constexpr uint32_t kVirtualAlignment = dnn::kVirtualAlignment;
 
-/// The cuDNN data type of a checked convolution's tensors.
+/// The cuDNN data type of a checked convolution's X and W (and bias).
 int32_t dataTypeOf(const graphc_conv_desc &conv) {
   return conv.dtype == kFloat16    ? dnn::kDataHalf
          : conv.dtype == kBfloat16 ? dnn::kDataBfloat16
+         : conv.dtype == kInt8     ? dnn::kDataInt8
                                    : dnn::kDataFloat;
+}
+
+/// The cuDNN data type of its Y and Z: an int8 convolution writes its
+/// int32 sum as it is.
+int32_t outputTypeOf(const graphc_conv_desc &conv) {
+  return conv.dtype == kInt8 ? dnn::kDataInt32 : dataTypeOf(conv);
 }
 
 /// A convolution's tensor dims and attributes as cuDNN takes them: 4-d or
@@ -103,8 +110,8 @@ std::string problemOf(const graphc_conv_desc &conv) {
          std::to_string(conv.groups) + ", stride " +
          joined(conv.strides, conv.spatial_dims) + ", dilation " +
          joined(conv.dilations, conv.spatial_dims) + ", " +
-         graphc_dtype_name(conv.dtype) + (conv.tf32 ? " (tf32)" : "") + ", " +
-         layoutOf(conv);
+         graphc_dtype_name(conv.dtype) + (conv.tf32 ? " (tf32)" : "") +
+         (conv.dtype == kInt8 ? " into int32" : "") + ", " + layoutOf(conv);
 }
 
 /// ", with bias, Z and relu" (or silu, gelu_erf) for what follows the
@@ -188,6 +195,10 @@ void planGraph(dnn::Handle handle, const graphc_conv_desc &conv, bool whole,
   const bool last = conv.channels_last != 0;
   const int32_t dataType = dataTypeOf(conv);
   const int32_t floatType = dnn::kDataFloat;
+  // int8 products sum exactly in int32 (nothing follows an int8
+  // convolution, so no float intermediate sees its sum).
+  const int32_t computeType =
+      conv.dtype == kInt8 ? dnn::kDataInt32 : dnn::kDataFloat;
   // The operations after the convolution, in order.
   const bool bias = whole && conv.bias_arg >= 0;
   const bool z = whole && conv.z_arg >= 0;
@@ -198,8 +209,8 @@ void planGraph(dnn::Handle handle, const graphc_conv_desc &conv, bool whole,
       tensor(attempt, kUidX, shape.x, last, dataType, alignment.x, false);
   dnn::Descriptor w =
       tensor(attempt, kUidW, shape.w, last, dataType, alignment.w, false);
-  dnn::Descriptor y =
-      tensor(attempt, kUidY, shape.y, last, dataType, alignment.y, false);
+  dnn::Descriptor y = tensor(attempt, kUidY, shape.y, last,
+                             outputTypeOf(conv), alignment.y, false);
   // The output of each operation: a float32 intermediate, or Y for the last.
   int64_t nextVirtual = kUidVirtual;
   int remaining = followers;
@@ -214,7 +225,7 @@ void planGraph(dnn::Handle handle, const graphc_conv_desc &conv, bool whole,
   const auto spatial = static_cast<int64_t>(shape.strides.size());
   const int32_t mode = dnn::kCrossCorrelation;
   attempt.set(convDesc, dnn::kAttrConvolutionComputeType, dnn::kTypeDataType, 1,
-              &floatType, "convolution compute type");
+              &computeType, "convolution compute type");
   attempt.set(convDesc, dnn::kAttrConvolutionMode, dnn::kTypeConvolutionMode, 1,
               &mode, "convolution mode");
   attempt.set(convDesc, dnn::kAttrConvolutionSpatialDims, dnn::kTypeInt64, 1,
@@ -258,8 +269,8 @@ void planGraph(dnn::Handle handle, const graphc_conv_desc &conv, bool whole,
     current = next;
   }
   if (z) {
-    dnn::Descriptor residual =
-        tensor(attempt, kUidZ, shape.y, last, dataType, alignment.z, false);
+    dnn::Descriptor residual = tensor(attempt, kUidZ, shape.y, last,
+                                      outputTypeOf(conv), alignment.z, false);
     dnn::Descriptor next = output();
     ops.push_back(
         pointwise(attempt, dnn::kPointwiseAdd, current, residual, next));
@@ -292,9 +303,14 @@ bool graphc::rt::cudnnSupports(const graphc_conv_desc &conv,
   case ConvField::kDtype:
   case ConvField::kComputeDtype:
     error = std::string("this runtime runs cuDNN convolutions of float32, "
-                        "float16 or bfloat16 computing in float32, not ") +
+                        "float16 or bfloat16 computing in float32, or int8 "
+                        "in int32, not ") +
             graphc_dtype_name(conv.dtype) + " computing in " +
             graphc_dtype_name(conv.compute_dtype);
+    return false;
+  case ConvField::kInt8Epilogue:
+    error = "an int8 convolution with a bias, Z or epilogue (it writes its "
+            "int32 sum as it is)";
     return false;
   case ConvField::kEpilogue:
     error = "no cuDNN epilogue for graphc epilogue " +
@@ -313,6 +329,22 @@ bool graphc::rt::cudnnSupports(const graphc_conv_desc &conv,
     error = "no cuDNN layout for channels_last " +
             std::to_string(conv.channels_last);
     return false;
+  }
+  if (conv.dtype == kInt8) {
+    // cuDNN's int8 convolutions read NHWC tensors of whole 4-channel
+    // vectors (its INT8_CONFIG).
+    if (!conv.channels_last) {
+      error = "cuDNN's int8 convolutions are channels last (NHWC): "
+              "channels_last must be 1";
+      return false;
+    }
+    if ((conv.c / conv.groups) % 4 || conv.k % 4) {
+      error = "cuDNN's int8 convolutions need c / groups and k multiples "
+              "of 4, not " +
+              std::to_string(conv.c / conv.groups) + " and " +
+              std::to_string(conv.k);
+      return false;
+    }
   }
   return true;
 }

@@ -10,7 +10,10 @@
 // dense; cuDNN's dims are [n, c, spatial...] in either layout, and the
 // strides say where the channels are: NC[D]HW, or N[D]HWC (W K[T]RSC) with
 // channels_last. The intermediates and the bias, broadcast as
-// [1, k, 1, 1(, 1)], have the strides of the same layout.
+// [1, k, 1, 1(, 1)], have the strides of the same layout. An int8
+// convolution (descriptor.h) is X, W (CUDNN_DATA_INT8, channels last, c /
+// groups and k multiples of 4) -> CONVOLUTION_FORWARD computing in INT32 ->
+// Y of CUDNN_DATA_INT32, nothing after it.
 //
 // Everything is built when the session is created: the graph, the engine
 // (by rank among the heuristic's configurations, mode A) and its execution

@@ -212,11 +212,12 @@ const char *libraryTitle(int32_t library) {
   }
 }
 
-/// Bytes a stored matrix spans: its last batch's start plus its last row's
-/// end, ((batch - 1) * stride + (rows - 1) * ld + cols) elements; nullopt
-/// when that overflows.
-std::optional<int64_t> matrixBytes(const graphc_gemm_desc &gemm, int64_t stride,
-                                   int64_t rows, int64_t ld, int64_t cols) {
+/// Bytes a stored matrix of `dtype` elements spans: its last batch's start
+/// plus its last row's end, ((batch - 1) * stride + (rows - 1) * ld + cols)
+/// elements; nullopt when that overflows.
+std::optional<int64_t> matrixBytes(const graphc_gemm_desc &gemm, int32_t dtype,
+                                   int64_t stride, int64_t rows, int64_t ld,
+                                   int64_t cols) {
   std::optional<int64_t> batches = graphc::checkedMul(gemm.batch - 1, stride);
   std::optional<int64_t> lastRow = graphc::checkedMul(rows - 1, ld);
   if (!batches || !lastRow)
@@ -226,8 +227,8 @@ std::optional<int64_t> matrixBytes(const graphc_gemm_desc &gemm, int64_t stride,
     elements = graphc::checkedAdd(*elements, cols);
   if (!elements)
     return std::nullopt;
-  return graphc::checkedMul(
-      *elements, static_cast<int64_t>(graphc_dtype_size(gemm.dtype)));
+  return graphc::checkedMul(*elements,
+                            static_cast<int64_t>(graphc_dtype_size(dtype)));
 }
 
 /// One operand of a GEMM or convolution step: its name in messages, its
@@ -300,21 +301,24 @@ bool gemmOperands(const graphc_gemm_desc &gemm, SizedOperand (&out)[5]) {
   int64_t rowsB = gemm.trans_b ? gemm.n : gemm.k;
   int64_t colsB = gemm.trans_b ? gemm.k : gemm.n;
   auto elementBytes = static_cast<int64_t>(graphc_dtype_size(gemm.dtype));
+  // 8-bit operands write the accumulator: C and D are compute_dtype.
+  const int32_t outputDtype = libraryOutputDtype(gemm.dtype, gemm.compute_dtype);
   std::optional<int64_t> a =
-      matrixBytes(gemm, gemm.stride_a, rowsA, gemm.lda, colsA);
+      matrixBytes(gemm, gemm.dtype, gemm.stride_a, rowsA, gemm.lda, colsA);
   std::optional<int64_t> b =
-      matrixBytes(gemm, gemm.stride_b, rowsB, gemm.ldb, colsB);
+      matrixBytes(gemm, gemm.dtype, gemm.stride_b, rowsB, gemm.ldb, colsB);
   std::optional<int64_t> c =
-      gemm.c_arg >= 0
-          ? matrixBytes(gemm, gemm.stride_c, gemm.m, gemm.ldc, gemm.n)
-          : std::optional<int64_t>(0);
+      gemm.c_arg >= 0 ? matrixBytes(gemm, outputDtype, gemm.stride_c, gemm.m,
+                                    gemm.ldc, gemm.n)
+                      : std::optional<int64_t>(0);
   std::optional<int64_t> bias = graphc::checkedMul(gemm.n, elementBytes);
   // D is dense: batch * m * n elements.
   std::optional<int64_t> d = graphc::checkedMul(gemm.batch, gemm.m);
   if (d)
     d = graphc::checkedMul(*d, gemm.n);
   if (d)
-    d = graphc::checkedMul(*d, elementBytes);
+    d = graphc::checkedMul(
+        *d, static_cast<int64_t>(graphc_dtype_size(outputDtype)));
   if (!a || !b || !c || !bias || !d)
     return false;
   out[0] = {"A", gemm.a_arg, *a};
@@ -323,6 +327,41 @@ bool gemmOperands(const graphc_gemm_desc &gemm, SizedOperand (&out)[5]) {
   out[3] = {"bias", gemm.bias_arg, *bias};
   out[4] = {"D", gemm.d_arg, *d};
   return true;
+}
+
+/// "float16", or "dtype 99" for a number that names none.
+std::string dtypeText(int32_t dtype) {
+  return graphc_dtype_size(dtype) ? std::string(graphc_dtype_name(dtype))
+                                  : "dtype " + std::to_string(dtype);
+}
+
+/// "" unless `gemm` has 8-bit operands outside descriptor.h's contract:
+/// int8 summed in int32 with alpha 1, or float8e4m3fn summed in float32;
+/// beta 0 or 1, no bias, epilogue NONE.
+std::string checkEightBitGemm(const graphc_gemm_desc &gemm,
+                              const std::string &at) {
+  const bool int8 = gemm.dtype == kInt8;
+  if (!int8 && !isFloat8Dtype(gemm.dtype))
+    return "";
+  if (!isEightBitLibraryDtype(gemm.dtype, gemm.compute_dtype))
+    return at + "has " + graphc_dtype_name(gemm.dtype) +
+           " matrices accumulating in " + dtypeText(gemm.compute_dtype) +
+           " (8-bit GEMMs are int8 accumulating in int32, or float8e4m3fn "
+           "in float32)";
+  const std::string what =
+      std::string("8-bit GEMM (") + graphc_dtype_name(gemm.dtype) + ")";
+  if (int8 && gemm.alpha != 1)
+    return at + "is an " + what + " with alpha " + std::to_string(gemm.alpha) +
+           " (int8 GEMMs write the int32 sum as it is: alpha 1)";
+  if (gemm.beta != 0 && gemm.beta != 1)
+    return at + "is an " + what + " with beta " + std::to_string(gemm.beta) +
+           " (0 or 1)";
+  if (gemm.bias_arg >= 0)
+    return at + "is an " + what + " with a bias (8-bit GEMMs take none)";
+  if (gemm.epilogue != GRAPHC_EPILOGUE_NONE)
+    return at + "is an " + what + " with epilogue " +
+           std::to_string(gemm.epilogue) + " (8-bit GEMMs take none)";
+  return "";
 }
 
 /// The GEMM record of a library kernel on its own: shapes, leading dims,
@@ -400,6 +439,8 @@ std::string checkGemm(const graphc_gemm_desc &gemm, const std::string &where) {
   if (gemm.tf32 && gemm.dtype != kFloat)
     return at + "rounds to tf32 but its matrices are " +
            graphc_dtype_name(gemm.dtype);
+  if (std::string error = checkEightBitGemm(gemm, at); !error.empty())
+    return error;
   SizedOperand operands[5];
   if (!gemmOperands(gemm, operands))
     return at + "spans more bytes than a size can hold";
@@ -435,8 +476,11 @@ bool convOperands(const graphc_conv_desc &conv, SizedOperand (&out)[5]) {
   std::optional<int64_t> w =
       convTensorBytes(*kc, conv.filter_size, rank, elementBytes);
   std::optional<int64_t> bias = graphc::checkedMul(conv.k, elementBytes);
-  std::optional<int64_t> y =
-      convTensorBytes(*nk, conv.out_size, rank, elementBytes);
+  // 8-bit tensors write the accumulator: Y and Z are compute_dtype.
+  std::optional<int64_t> y = convTensorBytes(
+      *nk, conv.out_size, rank,
+      static_cast<int64_t>(graphc_dtype_size(
+          libraryOutputDtype(conv.dtype, conv.compute_dtype))));
   if (!x || !w || !bias || !y)
     return false;
   out[0] = {"X", conv.x_arg, *x};
@@ -445,12 +489,6 @@ bool convOperands(const graphc_conv_desc &conv, SizedOperand (&out)[5]) {
   out[3] = {"Z", conv.z_arg, *y};
   out[4] = {"Y", conv.y_arg, *y};
   return true;
-}
-
-/// "float16", or "dtype 99" for a number that names none.
-std::string dtypeText(int32_t dtype) {
-  return graphc_dtype_size(dtype) ? std::string(graphc_dtype_name(dtype))
-                                  : "dtype " + std::to_string(dtype);
 }
 
 /// The most threads in a block, block dims and grid dims a CUDA launch may
@@ -553,12 +591,24 @@ std::string checkConv(const graphc_conv_desc &conv, const std::string &where) {
       conv.epilogue != GRAPHC_EPILOGUE_GELU_ERF)
     return at + "has epilogue " + std::to_string(conv.epilogue) +
            " (none, relu, silu or gelu_erf)";
-  if ((conv.dtype != kFloat && conv.dtype != kFloat16 &&
-       conv.dtype != kBfloat16) ||
-      conv.compute_dtype != kFloat)
+  const bool int8 = conv.dtype == kInt8 && conv.compute_dtype == kInt32;
+  if (!int8 && ((conv.dtype != kFloat && conv.dtype != kFloat16 &&
+                 conv.dtype != kBfloat16) ||
+                conv.compute_dtype != kFloat))
     return at + "has " + dtypeText(conv.dtype) + " tensors computing in " +
            dtypeText(conv.compute_dtype) +
-           " (float32, float16 or bfloat16 computing in float32)";
+           " (float32, float16 or bfloat16 computing in float32, or int8 "
+           "in int32)";
+  if (int8 && (conv.bias_arg >= 0 || conv.z_arg >= 0 ||
+               conv.epilogue != GRAPHC_EPILOGUE_NONE ||
+               conv.has_epilogue_kernel != 0))
+    return at + "is an int8 convolution with a bias, Z, epilogue or "
+                "epilogue kernel (bias_arg " +
+           std::to_string(conv.bias_arg) + ", z_arg " +
+           std::to_string(conv.z_arg) + ", epilogue " +
+           std::to_string(conv.epilogue) + ", has_epilogue_kernel " +
+           std::to_string(conv.has_epilogue_kernel) +
+           "): it writes the int32 sum as it is";
   if (std::string error = checkFlag(at, "tf32", conv.tf32); !error.empty())
     return error;
   if (conv.tf32 && conv.dtype != kFloat)

@@ -57,6 +57,23 @@ inline DLDataType dlpackFromDtype(int32_t dtype) {
   return {0, 0, 0};
 }
 
+/// Whether a library GEMM or convolution of `dtype` elements computing in
+/// `computeDtype` has 8-bit operands (descriptor.h): int8 summed in int32,
+/// or float8e4m3fn summed in float32 (GEMMs only).
+inline constexpr bool isEightBitLibraryDtype(int32_t dtype,
+                                             int32_t computeDtype) {
+  return (dtype == kInt8 && computeDtype == kInt32) ||
+         (dtype == kFloat8E4M3FN && computeDtype == kFloat);
+}
+
+/// The dtype of a library GEMM's C and D (a convolution's Y and Z): for
+/// 8-bit operands compute_dtype, the accumulator written as it is; dtype
+/// otherwise.
+inline constexpr int32_t libraryOutputDtype(int32_t dtype,
+                                            int32_t computeDtype) {
+  return isEightBitLibraryDtype(dtype, computeDtype) ? computeDtype : dtype;
+}
+
 /// "float32[1,3,224,224]"; a dim < 0 prints its name from `dimNames` (when
 /// given and non-empty) or "?".
 std::string formatTensorType(int32_t dtype, int32_t rank, const int64_t *dims,

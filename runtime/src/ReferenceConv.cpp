@@ -14,6 +14,9 @@
 // planes, so that both layouts sum the same products in the same order and
 // give the same bits.
 //
+// int8 tensors (descriptor.h) sum their products in int64, wrapped to the
+// exact int32 sum (two's complement) in Y, in either layout.
+//
 //===----------------------------------------------------------------------===//
 #include "runtime/src/ReferenceConv.h"
 
@@ -22,6 +25,7 @@
 #include "lib/Support/Convolution.h"
 #include "lib/Support/Float16.h"
 #include "runtime/src/FloatElements.h"
+#include "runtime/src/ReferenceGemm.h"
 
 #include <algorithm>
 #include <cmath>
@@ -31,10 +35,15 @@
 using namespace graphc::rt;
 
 ConvField graphc::rt::unsupportedConvField(const graphc_conv_desc &conv) {
-  if (conv.dtype != kFloat && conv.dtype != kFloat16 && conv.dtype != kBfloat16)
+  const bool int8 = conv.dtype == kInt8;
+  if (!int8 && conv.dtype != kFloat && conv.dtype != kFloat16 &&
+      conv.dtype != kBfloat16)
     return ConvField::kDtype;
-  if (conv.compute_dtype != kFloat)
+  if (conv.compute_dtype != (int8 ? kInt32 : kFloat))
     return ConvField::kComputeDtype;
+  if (int8 && (conv.bias_arg >= 0 || conv.z_arg >= 0 ||
+               conv.epilogue != GRAPHC_EPILOGUE_NONE))
+    return ConvField::kInt8Epilogue;
   if (conv.epilogue != GRAPHC_EPILOGUE_NONE &&
       conv.epilogue != GRAPHC_EPILOGUE_RELU &&
       conv.epilogue != GRAPHC_EPILOGUE_SILU &&
@@ -60,11 +69,17 @@ bool graphc::rt::referenceConvSupports(const graphc_conv_desc &conv,
   case ConvField::kNone:
     break;
   case ConvField::kDtype:
-    error += "computes float32, float16 or bfloat16 tensors, not " + dtype;
+    error +=
+        "computes float32, float16, bfloat16 or int8 tensors, not " + dtype;
     break;
   case ConvField::kComputeDtype:
-    error += std::string("computes in float32, not ") +
+    error += "computes " + dtype + " tensors in " +
+             (conv.dtype == kInt8 ? "int32" : "float32") + ", not " +
              graphc_dtype_name(conv.compute_dtype);
+    break;
+  case ConvField::kInt8Epilogue:
+    error += "writes an int8 convolution's int32 sum as it is: no bias, Z "
+             "or epilogue";
     break;
   case ConvField::kEpilogue:
     error += "has no epilogue " + std::to_string(conv.epilogue);
@@ -218,10 +233,78 @@ bool runConv(const graphc_conv_desc &conv, void *const *args,
 }
 } // namespace
 
+namespace {
+/// An int8 convolution: every element of Y is the exact int32 sum of its
+/// products (summed in int64, wrapped), in either layout.
+void runInt8Conv(const graphc_conv_desc &conv, void *const *args) {
+  const auto *x = static_cast<const int8_t *>(args[conv.x_arg]);
+  const auto *w = static_cast<const int8_t *>(args[conv.w_arg]);
+  auto *y = static_cast<int32_t *>(args[conv.y_arg]);
+  const bool last = conv.channels_last != 0;
+  const int32_t rank = conv.spatial_dims;
+  // Sizes and positions over three spatial dims, leading units.
+  int64_t in[3] = {1, 1, 1}, filter[3] = {1, 1, 1}, out[3] = {1, 1, 1};
+  int64_t stride[3] = {1, 1, 1}, dilation[3] = {1, 1, 1}, pad[3] = {0, 0, 0};
+  for (int32_t i = 0; i < rank; ++i) {
+    const int32_t at = 3 - rank + i;
+    in[at] = conv.in_size[i];
+    filter[at] = conv.filter_size[i];
+    out[at] = conv.out_size[i];
+    stride[at] = conv.strides[i];
+    dilation[at] = conv.dilations[i];
+    pad[at] = conv.pads_begin[i];
+  }
+  const int64_t inVolume = in[0] * in[1] * in[2];
+  const int64_t filterVolume = filter[0] * filter[1] * filter[2];
+  const int64_t outVolume = out[0] * out[1] * out[2];
+  const int64_t channelsPerGroup = conv.c / conv.groups;
+  const int64_t outputsPerGroup = conv.k / conv.groups;
+  for (int64_t n = 0; n < conv.n; ++n)
+    for (int64_t o = 0; o < conv.k; ++o) {
+      const int64_t firstChannel = o / outputsPerGroup * channelsPerGroup;
+      for (int64_t od = 0; od < out[0]; ++od)
+        for (int64_t oh = 0; oh < out[1]; ++oh)
+          for (int64_t ow = 0; ow < out[2]; ++ow) {
+            int64_t sum = 0;
+            for (int64_t ci = 0; ci < channelsPerGroup; ++ci)
+              for (int64_t fd = 0; fd < filter[0]; ++fd)
+                for (int64_t fh = 0; fh < filter[1]; ++fh)
+                  for (int64_t fw = 0; fw < filter[2]; ++fw) {
+                    const int64_t id = od * stride[0] - pad[0] + fd * dilation[0];
+                    const int64_t ih = oh * stride[1] - pad[1] + fh * dilation[1];
+                    const int64_t iw = ow * stride[2] - pad[2] + fw * dilation[2];
+                    // A tap in the padding adds a product with 0.
+                    if (id < 0 || id >= in[0] || ih < 0 || ih >= in[1] ||
+                        iw < 0 || iw >= in[2])
+                      continue;
+                    const int64_t pixel = (id * in[1] + ih) * in[2] + iw;
+                    const int64_t tap = (fd * filter[1] + fh) * filter[2] + fw;
+                    const int64_t channel = firstChannel + ci;
+                    const int64_t xAt =
+                        last ? (n * inVolume + pixel) * conv.c + channel
+                             : (n * conv.c + channel) * inVolume + pixel;
+                    const int64_t wAt =
+                        last ? (o * filterVolume + tap) * channelsPerGroup + ci
+                             : (o * channelsPerGroup + ci) * filterVolume + tap;
+                    sum += int64_t(x[xAt]) * int64_t(w[wAt]);
+                  }
+            const int64_t position = (od * out[1] + oh) * out[2] + ow;
+            y[last ? (n * outVolume + position) * conv.k + o
+                   : (n * conv.k + o) * outVolume + position] =
+                wrapToInt32(sum);
+          }
+    }
+}
+} // namespace
+
 bool graphc::rt::runReferenceConv(const graphc_conv_desc &conv,
                                   void *const *args, std::string &error) {
   if (!referenceConvSupports(conv, error))
     return false;
+  if (conv.dtype == kInt8) {
+    runInt8Conv(conv, args);
+    return true;
+  }
   switch (conv.dtype) {
   case kFloat16:
     return runConv<kFloat16>(conv, args, error);

@@ -8,6 +8,7 @@
 // float32, float16 or bfloat16 elements; products, sums and the epilogue
 // in float (with tf32, X and W rounded to tf32 first), each element of Y
 // rounded once to its type when stored. Both layouts give the same bits.
+// int8 X and W into int32 Y: the exact int32 sums (two's complement).
 //
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHC_RUNTIME_SRC_REFERENCECONV_H
@@ -23,8 +24,9 @@ namespace graphc::rt {
 /// runtime (the reference's or cuDNN's) computes.
 enum class ConvField {
   kNone,
-  kDtype,        // not float32, float16 or bfloat16
-  kComputeDtype, // not float32
+  kDtype,        // not float32, float16, bfloat16 or int8
+  kComputeDtype, // not float32 (int32 for int8)
+  kInt8Epilogue, // an int8 convolution with a bias, Z or epilogue
   kEpilogue,     // not none, relu, silu or gelu (erf)
   kSpatialDims,  // not 1 to GRAPHC_MAX_CONV_SPATIAL_DIMS
   kTf32,         // tf32 products of tensors other than float32

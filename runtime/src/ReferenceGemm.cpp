@@ -8,19 +8,28 @@
 // as the plain triple loop does, in float, and is rounded once to the
 // element type when stored (as cuBLASLt's CUBLAS_COMPUTE_32F does).
 //
+// 8-bit operands (descriptor.h) write the accumulator: int8 products are
+// summed in int64 and wrapped to int32 two's complement (the exact int32
+// sum, as integer tensor cores wrap it); float8e4m3fn elements are decoded
+// exactly (lib/Support/Float8.h) and their products, exact in float, summed
+// in float in ascending k, then alpha * sum + beta * C in float.
+//
 //===----------------------------------------------------------------------===//
 #include "runtime/src/ReferenceGemm.h"
 
 #include "graphc/runtime.h"
 #include "lib/Artifact/OnnxDtype.h"
 #include "lib/Support/Float16.h"
+#include "lib/Support/Float8.h"
 #include "lib/Support/Gemm.h"
 #include "lib/Support/ScalarOps.h"
+#include "runtime/src/Dtype.h"
 #include "runtime/src/FloatElements.h"
 
 #include <algorithm>
 #include <cmath>
 #include <new>
+#include <type_traits>
 #include <vector>
 
 using namespace graphc::rt;
@@ -58,6 +67,17 @@ float graphc::rt::geluTanh(float x) {
 
 bool graphc::rt::referenceGemmSupports(const graphc_gemm_desc &gemm,
                                        std::string &error) {
+  if (isEightBitLibraryDtype(gemm.dtype, gemm.compute_dtype)) {
+    // The load-time check holds them to descriptor.h's contract.
+    if (gemm.epilogue != GRAPHC_EPILOGUE_NONE || gemm.bias_arg >= 0 ||
+        gemm.tf32) {
+      error = std::string("the reference GEMM takes no epilogue, bias or "
+                          "tf32 for ") +
+              graphc_dtype_name(gemm.dtype) + " matrices";
+      return false;
+    }
+    return true;
+  }
   if (gemm.dtype != kFloat && gemm.dtype != kFloat16 &&
       gemm.dtype != kBfloat16) {
     error = std::string("the reference GEMM computes float32, float16 or "
@@ -212,10 +232,89 @@ bool runGemm(const graphc_gemm_desc &gemm, void *const *args,
 }
 } // namespace
 
+int32_t graphc::rt::wrapToInt32(int64_t sum) {
+  // The low 32 bits read as two's complement, without an out-of-range
+  // conversion.
+  const uint32_t low = static_cast<uint32_t>(static_cast<uint64_t>(sum));
+  return low <= uint32_t(INT32_MAX)
+             ? static_cast<int32_t>(low)
+             : static_cast<int32_t>(int64_t(low) - (int64_t(1) << 32));
+}
+
+namespace {
+/// An 8-bit GEMM (descriptor.h): int8 summed exactly in int32, or
+/// float8e4m3fn summed in float; D (and C) hold the accumulator.
+template <bool Int8>
+void runEightBitGemm(const graphc_gemm_desc &gemm, void *const *args) {
+  using Sum = std::conditional_t<Int8, int64_t, float>;
+  using Out = std::conditional_t<Int8, int32_t, float>;
+  // Every e4m3fn code's value, decoded once.
+  float decoded[256] = {};
+  if constexpr (!Int8)
+    for (unsigned code = 0; code < 256; ++code)
+      decoded[code] = graphc::gc_f8_to_float(kFloat8E4M3FN, code);
+  auto value = [&](const uint8_t *base, int64_t at) -> Sum {
+    if constexpr (Int8)
+      return static_cast<int8_t>(base[at]);
+    else
+      return decoded[base[at]];
+  };
+  const int64_t m = gemm.m, n = gemm.n, k = gemm.k;
+  const auto *a = static_cast<const uint8_t *>(args[gemm.a_arg]);
+  const auto *b = static_cast<const uint8_t *>(args[gemm.b_arg]);
+  // beta == 0 never reads C, which may then be absent.
+  const Out *c = gemm.beta != 0 && gemm.c_arg >= 0
+                     ? static_cast<const Out *>(args[gemm.c_arg])
+                     : nullptr;
+  auto *d = static_cast<Out *>(args[gemm.d_arg]);
+  // op(A)[i, p] and op(B)[p, j] as stored: steps along i, p and j.
+  const int64_t aRow = gemm.trans_a ? 1 : gemm.lda;
+  const int64_t aDepth = gemm.trans_a ? gemm.lda : 1;
+  const int64_t bDepth = gemm.trans_b ? 1 : gemm.ldb;
+  const int64_t bColumn = gemm.trans_b ? gemm.ldb : 1;
+  const float alpha = static_cast<float>(gemm.alpha);
+  const float beta = static_cast<float>(gemm.beta);
+  for (int64_t batch = 0; batch < gemm.batch; ++batch) {
+    const uint8_t *ai = a + batch * gemm.stride_a;
+    const uint8_t *bi = b + batch * gemm.stride_b;
+    const Out *ci = c ? c + batch * gemm.stride_c : nullptr;
+    Out *di = d + batch * m * n;
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        Sum sum = 0;
+        for (int64_t p = 0; p < k; ++p)
+          sum += value(ai, i * aRow + p * aDepth) *
+                 value(bi, p * bDepth + j * bColumn);
+        // C may be D itself (same rows): C's element is read before D's
+        // is written.
+        if constexpr (Int8) {
+          // beta is 1 when C is read; alpha is 1.
+          if (ci)
+            sum += ci[i * gemm.ldc + j];
+          di[i * n + j] = wrapToInt32(sum);
+        } else {
+          float result = alpha * sum;
+          if (ci)
+            result += beta * ci[i * gemm.ldc + j];
+          di[i * n + j] = result;
+        }
+      }
+    }
+  }
+}
+} // namespace
+
 bool graphc::rt::runReferenceGemm(const graphc_gemm_desc &gemm,
                                   void *const *args, std::string &error) {
   if (!referenceGemmSupports(gemm, error))
     return false;
+  if (isEightBitLibraryDtype(gemm.dtype, gemm.compute_dtype)) {
+    if (gemm.dtype == kInt8)
+      runEightBitGemm<true>(gemm, args);
+    else
+      runEightBitGemm<false>(gemm, args);
+    return true;
+  }
   switch (gemm.dtype) {
   case kFloat16:
     return runGemm<kFloat16>(gemm, args, error);

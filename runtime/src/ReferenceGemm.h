@@ -4,7 +4,9 @@
 // GEMM instead of a vendor library: a graphc_gemm_desc computed exactly as
 // descriptor.h defines it, on row-major host matrices. float32, float16 or
 // bfloat16 elements, float32 accumulation (with tf32, A and B rounded to
-// tf32 first); other dtypes are refused with a message.
+// tf32 first); int8 summed exactly in int32, and float8e4m3fn summed in
+// float32, into D of the accumulator's type; other dtypes are refused with
+// a message.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GRAPHC_RUNTIME_SRC_REFERENCEGEMM_H
@@ -12,6 +14,7 @@
 
 #include "graphc/descriptor.h"
 
+#include <cstdint>
 #include <string>
 
 namespace graphc::rt {
@@ -27,6 +30,10 @@ bool referenceGemmSupports(const graphc_gemm_desc &gemm, std::string &error);
 /// not supported or scratch memory cannot be allocated.
 bool runReferenceGemm(const graphc_gemm_desc &gemm, void *const *args,
                       std::string &error);
+
+/// `sum` wrapped to int32 two's complement (its low 32 bits): an int8
+/// GEMM's or convolution's exact int32 sum, computed in int64.
+int32_t wrapToInt32(int64_t sum);
 
 /// The GELU_TANH epilogue: graph GELU's tanh approximation in float
 /// (scalar::gelu in lib/Support/ScalarOps.h).

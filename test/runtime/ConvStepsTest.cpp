@@ -231,7 +231,18 @@ const Fault kFaults[] = {
      "gelu_erf)"},
     {"integer tensors", [](ConvModel &m) { m.conv.dtype = 6; },
      "kernel 'conv': convolution has int32 tensors computing in float32 "
-     "(float32, float16 or bfloat16 computing in float32)"},
+     "(float32, float16 or bfloat16 computing in float32, or int8 in "
+     "int32)"},
+    {"int8 computing in float32", [](ConvModel &m) { m.conv.dtype = 3; },
+     "kernel 'conv': convolution has int8 tensors computing in float32"},
+    {"int8 with bias, Z and relu",
+     [](ConvModel &m) {
+       m.conv.dtype = 3;
+       m.conv.compute_dtype = 6;
+     },
+     "kernel 'conv': convolution is an int8 convolution with a bias, Z, "
+     "epilogue or epilogue kernel (bias_arg 2, z_arg 3, epilogue 1, "
+     "has_epilogue_kernel 0): it writes the int32 sum as it is"},
     {"unknown dtype", [](ConvModel &m) { m.conv.dtype = 99; },
      "kernel 'conv': convolution has dtype 99 tensors computing in float32"},
     {"float16 computation", [](ConvModel &m) { m.conv.compute_dtype = 10; },

@@ -14,10 +14,13 @@
 
 #include "runtime/src/CublasLt.h"
 #include "runtime/src/CublasLtGemm.h"
+#include "runtime/src/ReferenceGemm.h"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -181,6 +184,222 @@ TEST_F(FakeCublasLt, RowMajorGemmsTranslateToColumnMajor) {
           EXPECT_TRUE(gemmtest::near(download(args[4], expected.size()),
                                      expected, 1e-5));
         }
+}
+
+//===- 8-bit GEMMs ---------------------------------------------------------===//
+
+/// An 8-bit GEMM in cuBLASLt's "TN" form (trans_a 0, trans_b 1): A m x k,
+/// B n x k, batch 2, C of the accumulator's type (beta 1) at stride m * ldc.
+graphc_gemm_desc eightBitTn(int32_t dtype, int64_t m, int64_t n, int64_t k) {
+  graphc_gemm_desc g{};
+  g.trans_a = 0;
+  g.trans_b = 1;
+  g.m = m, g.n = n, g.k = k, g.batch = 2;
+  g.lda = k, g.ldb = k, g.ldc = n;
+  g.stride_a = m * k, g.stride_b = n * k, g.stride_c = m * n;
+  g.alpha = 1, g.beta = 1;
+  g.dtype = dtype;
+  g.compute_dtype = dtype == 3 ? 6 : 1;
+  g.a_arg = 0, g.b_arg = 1, g.c_arg = 2, g.bias_arg = -1, g.d_arg = 4;
+  g.workspace_arg = 5;
+  return g;
+}
+
+TEST_F(FakeCublasLt, Int8GemmsSumExactlyInInt32) {
+  ASSERT_NO_FATAL_FAILURE(openLibrary());
+  Device device;
+  // k = 2^17: -128 * -128 summed wraps to INT32_MIN on both sides; the
+  // other columns are random. n and k multiples of 4, as IMMA needs.
+  const int64_t m = 3, n = 4, k = int64_t(1) << 17;
+  graphc_gemm_desc g = eightBitTn(3, m, n, k);
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> byte(0, 255);
+  std::vector<uint8_t> a(2 * m * k), b(2 * n * k);
+  for (uint8_t &v : a)
+    v = uint8_t(byte(rng));
+  for (uint8_t &v : b)
+    v = uint8_t(byte(rng));
+  std::fill(a.begin(), a.begin() + k, uint8_t(0x80)); // batch 0, row 0
+  std::fill(b.begin(), b.begin() + k, uint8_t(0x80)); // batch 0, column 0
+  std::vector<int32_t> c(2 * m * n);
+  for (int32_t &v : c)
+    v = byte(rng) - 128;
+  c[0] = 0;
+  unsigned long long args[6] = {};
+  args[0] = device.uploadBytes(a.data(), a.size());
+  args[1] = device.uploadBytes(b.data(), b.size());
+  args[2] = device.uploadBytes(c.data(), c.size() * 4);
+  args[4] = device.uploadBytes(c.data(), c.size() * 4);
+  args[5] = device.upload(std::vector<float>(256));
+  std::unique_ptr<rt::CublasLtGemm> gemm;
+  ASSERT_EQ(rt::CublasLtGemm::create(library, handle, g, 1024, {}, gemm, error),
+            GRAPHC_OK)
+      << error;
+  ASSERT_EQ(gemm->enqueue(args, 1024, device.cuStream(), error), GRAPHC_OK)
+      << error << "; fake: " << fakecu_cublaslt_last_error();
+  std::vector<int32_t> d = download<int32_t>(args[4], c.size());
+  EXPECT_EQ(d[0], std::numeric_limits<int32_t>::min());
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t row = 0; row < m; ++row)
+      for (int64_t col = 0; col < n; ++col) {
+        int64_t sum = c[(i * m + row) * n + col];
+        for (int64_t p = 0; p < k; ++p)
+          sum += int64_t(int8_t(a[(i * m + row) * k + p])) *
+                 int8_t(b[(i * n + col) * k + p]);
+        EXPECT_EQ(d[(i * m + row) * n + col], rt::wrapToInt32(sum))
+            << i << " " << row << " " << col;
+      }
+}
+
+TEST_F(FakeCublasLt, Float8GemmsSumDecodedValuesOnAda) {
+  ASSERT_NO_FATAL_FAILURE(openLibrary());
+  Device device;
+  const int64_t m = 2, n = 16, k = 16;
+  graphc_gemm_desc g = eightBitTn(17, m, n, k);
+  g.alpha = 0.25;
+  fakecu_set_compute_capability(89); // fp8 tensor cores: Ada and newer
+  std::mt19937 rng(9);
+  std::uniform_int_distribution<int> code(0, 255);
+  std::vector<uint8_t> a(2 * m * k), b(2 * n * k);
+  // Every code but the NaNs: subnormals, 448, zeros of both signs.
+  for (uint8_t &v : a)
+    do
+      v = uint8_t(code(rng));
+    while ((v & 0x7f) == 0x7f);
+  for (uint8_t &v : b)
+    do
+      v = uint8_t(code(rng));
+    while ((v & 0x7f) == 0x7f);
+  a[5] = 0x7f; // one NaN: its row's outputs are NaN
+  std::vector<float> c = random(2 * m * n, rng);
+  unsigned long long args[6] = {};
+  args[0] = device.uploadBytes(a.data(), a.size());
+  args[1] = device.uploadBytes(b.data(), b.size());
+  args[2] = device.upload(c);
+  args[4] = device.upload(std::vector<float>(c.size(), -7));
+  args[5] = device.upload(std::vector<float>(256));
+  std::unique_ptr<rt::CublasLtGemm> gemm;
+  ASSERT_EQ(rt::CublasLtGemm::create(library, handle, g, 1024, {}, gemm, error),
+            GRAPHC_OK)
+      << error;
+  ASSERT_EQ(gemm->enqueue(args, 1024, device.cuStream(), error), GRAPHC_OK)
+      << error << "; fake: " << fakecu_cublaslt_last_error();
+  // The runtime's reference computes the same sums in the same order.
+  std::vector<float> expected(c.size());
+  void *host[6] = {a.data(), b.data(), c.data(), nullptr, expected.data(),
+                   nullptr};
+  ASSERT_TRUE(rt::runReferenceGemm(g, host, error)) << error;
+  std::vector<float> d = download<float>(args[4], c.size());
+  for (size_t i = 0; i < d.size(); ++i) {
+    if (i < size_t(n)) {
+      EXPECT_TRUE(std::isnan(d[i])) << i;
+      EXPECT_TRUE(std::isnan(expected[i])) << i;
+    } else {
+      EXPECT_EQ(d[i], expected[i]) << i;
+    }
+  }
+}
+
+TEST_F(FakeCublasLt, EightBitGemmsKeepCublasLtsRequirements) {
+  // The runtime refuses what the fake (and cuBLASLt) would: not "TN", dims
+  // not multiples of 4 (16 for fp8), an epilogue; fp8 before SM 8.9.
+  std::string why;
+  graphc_gemm_desc g = eightBitTn(3, 3, 4, 8);
+  EXPECT_TRUE(rt::cublasLtSupports(g, why)) << why;
+  g.trans_b = 0;
+  g.ldb = 4;
+  EXPECT_FALSE(rt::cublasLtSupports(g, why));
+  EXPECT_EQ(why, "cuBLASLt's int8 (IMMA) kernels take the \"TN\" form only: "
+                 "trans_a 0 and trans_b 1 (A m x k and B n x k, k contiguous "
+                 "in both), not trans_a 0 and trans_b 0");
+  g = eightBitTn(3, 3, 4, 6);
+  EXPECT_FALSE(rt::cublasLtSupports(g, why));
+  EXPECT_EQ(why, "cuBLASLt's int8 (IMMA) kernels need k a multiple of 4, not "
+                 "6 (n, k, lda, ldb, ldc and the batch strides multiples of "
+                 "4)");
+  g = eightBitTn(3, 3, 4, 8);
+  g.ldc = 6;
+  g.stride_c = 18;
+  EXPECT_FALSE(rt::cublasLtSupports(g, why));
+  EXPECT_TRUE(contains(why, "need ldc a multiple of 4, not 6")) << why;
+  g = eightBitTn(17, 3, 16, 8);
+  EXPECT_FALSE(rt::cublasLtSupports(g, why));
+  EXPECT_TRUE(contains(why, "cuBLASLt's fp8 kernels need k a multiple of "
+                            "16, not 8 (n, k, lda, ldb and the batch strides "
+                            "of A and B multiples of 16, ldc and C's of 4: "
+                            "16 bytes)"))
+      << why;
+  g = eightBitTn(17, 3, 16, 16);
+  EXPECT_TRUE(rt::cublasLtSupports(g, why)) << why;
+  EXPECT_TRUE(rt::cublasLtRunsOn(g, 89, why)) << why;
+  EXPECT_FALSE(rt::cublasLtRunsOn(g, 80, why));
+  EXPECT_EQ(why, "cuBLASLt's fp8 kernels need an SM 8.9 or newer device, and "
+                 "this one is sm_80");
+
+  // The fake refuses the same forms itself: an NN int8 GEMM built
+  // directly, and fp8 on the default sm_80 device.
+  refusalExpected = true;
+  ASSERT_NO_FATAL_FAILURE(openLibrary());
+  auto heuristic = [&](int transA, int scaleType, int compute, int abType,
+                       int cdType, uint64_t rows) {
+    lt::MatmulDesc desc = nullptr;
+    lt::MatrixLayout a = nullptr, b = nullptr, c = nullptr;
+    lt::Preference preference = nullptr;
+    EXPECT_EQ(library.matmulDescCreate(&desc, compute, scaleType),
+              lt::kSuccess);
+    EXPECT_EQ(library.matmulDescSetAttribute(desc, lt::kDescTransA, &transA,
+                                             sizeof(transA)),
+              lt::kSuccess);
+    EXPECT_EQ(library.matrixLayoutCreate(&a, abType, rows, rows, rows),
+              lt::kSuccess);
+    EXPECT_EQ(library.matrixLayoutCreate(&b, abType, rows, rows, rows),
+              lt::kSuccess);
+    EXPECT_EQ(library.matrixLayoutCreate(&c, cdType, rows, rows, rows),
+              lt::kSuccess);
+    EXPECT_EQ(library.preferenceCreate(&preference), lt::kSuccess);
+    lt::HeuristicResult results[1] = {};
+    int returned = 0;
+    lt::Status status = library.algoGetHeuristic(
+        handle, desc, a, b, c, c, preference, 1, results, &returned);
+    library.preferenceDestroy(preference);
+    for (lt::MatrixLayout layout : {a, b, c})
+      library.matrixLayoutDestroy(layout);
+    library.matmulDescDestroy(desc);
+    return status;
+  };
+  constexpr lt::Status kNotSupported = 15;
+  EXPECT_EQ(heuristic(1, lt::kDataInt32, lt::kComputeInt32, lt::kDataInt8,
+                      lt::kDataInt32, 16),
+            lt::kSuccess)
+      << fakecu_cublaslt_last_error();
+  EXPECT_EQ(heuristic(0, lt::kDataInt32, lt::kComputeInt32, lt::kDataInt8,
+                      lt::kDataInt32, 16),
+            kNotSupported);
+  EXPECT_TRUE(contains(fakecu_cublaslt_last_error(),
+                       "IMMA kernels in the form NN (only \"TN\""))
+      << fakecu_cublaslt_last_error();
+  EXPECT_EQ(heuristic(1, lt::kDataInt32, lt::kComputeInt32, lt::kDataInt8,
+                      lt::kDataInt32, 6),
+            kNotSupported);
+  EXPECT_TRUE(contains(fakecu_cublaslt_last_error(),
+                       "IMMA kernels with m 6, not a multiple of 4"))
+      << fakecu_cublaslt_last_error();
+  // int8 into int8 D, or int32 scales with float compute: not cuBLASLt's.
+  EXPECT_EQ(heuristic(1, lt::kDataInt32, lt::kComputeInt32, lt::kDataInt8,
+                      lt::kDataInt8, 16),
+            kNotSupported);
+  EXPECT_EQ(heuristic(1, lt::kDataFloat, lt::kComputeFloat,
+                      lt::kDataFloat8E4M3, lt::kDataFloat, 16),
+            kNotSupported);
+  EXPECT_TRUE(contains(fakecu_cublaslt_last_error(),
+                       "fp8 kernels need compute capability 8.9 or newer, "
+                       "the device has 8.0"))
+      << fakecu_cublaslt_last_error();
+  fakecu_set_compute_capability(90);
+  EXPECT_EQ(heuristic(1, lt::kDataFloat, lt::kComputeFloat,
+                      lt::kDataFloat8E4M3, lt::kDataFloat, 16),
+            lt::kSuccess)
+      << fakecu_cublaslt_last_error();
 }
 
 TEST_F(FakeCublasLt, OneMatrixInPlaceNeedsNoBatchStride) {

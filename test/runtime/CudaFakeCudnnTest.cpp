@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -583,6 +584,86 @@ TEST_F(FakeCudnn, RefusalsNameTheLayout) {
       rt::CudnnConv::create(library, handle, threeD, 0, {}, planned, error),
       GRAPHC_UNIMPLEMENTED);
   EXPECT_EQ(error, "no cuDNN layout for channels_last 2");
+}
+
+// int8 convolutions: X and W int8 with their channels last, Y the exact
+// int32 sums, on the fake's independent arithmetic as on the reference.
+TEST_F(FakeCudnn, Int8ConvolutionsSumExactlyIntoInt32) {
+  Device device;
+  ASSERT_NO_FATAL_FAILURE(openLibrary(device));
+  const convtest::ConvShape shapes[] = {
+      {2, 8, 8, 2, {5, 6}, {3, 2}, {1, 0}, {0, 1}, {2, 1}, {1, 2}},
+      {1, 4, 12, 1, {9}, {3}, {1}, {1}, {1}, {1}},
+      {1, 4, 8, 1, {3, 4, 3}, {2, 2, 2}, {0, 1, 0}, {1, 0, 0}, {1, 1, 2},
+       {1, 1, 1}},
+      // 2^13 channels of a 4x4 filter: 2^17 products of -128 * -128, whose
+      // sum 2^31 wraps to INT32_MIN.
+      {1, 8192, 4, 1, {4, 4}, {4, 4}, {0, 0}, {0, 0}, {1, 1}, {1, 1}}};
+  std::mt19937 rng(13);
+  std::uniform_int_distribution<int> byte(-128, 127);
+  for (const convtest::ConvShape &shape : shapes) {
+    graphc_conv_desc conv =
+        convtest::makeConv(shape, false, false, GRAPHC_EPILOGUE_NONE);
+    conv.dtype = 3;
+    conv.compute_dtype = 6;
+    conv.channels_last = 1;
+    SCOPED_TRACE("c " + std::to_string(conv.c) + ", " +
+                 std::to_string(conv.spatial_dims) + " spatial dims");
+    std::vector<int8_t> x(convtest::xElements(conv)),
+        w(convtest::wElements(conv));
+    const bool extreme = conv.c == 8192;
+    for (int8_t &v : x)
+      v = extreme ? int8_t(-128) : int8_t(byte(rng));
+    for (int8_t &v : w)
+      v = extreme ? int8_t(-128) : int8_t(byte(rng));
+    std::vector<int32_t> expected(convtest::yElements(conv));
+    void *host[6] = {x.data(), w.data(), nullptr, nullptr, expected.data(),
+                     nullptr};
+    ASSERT_TRUE(rt::runReferenceConv(conv, host, error)) << error;
+    if (extreme)
+      EXPECT_EQ(expected[0], std::numeric_limits<int32_t>::min());
+    unsigned long long args[6] = {};
+    args[0] = device.uploadBytes(x.data(), x.size());
+    args[1] = device.uploadBytes(w.data(), w.size());
+    std::vector<int32_t> sentinel(expected.size(), -7);
+    args[4] = device.uploadBytes(sentinel.data(), sentinel.size() * 4);
+    std::unique_ptr<rt::CudnnConv> planned;
+    ASSERT_EQ(rt::CudnnConv::create(library, handle, conv, 0, {}, planned,
+                                    error),
+              GRAPHC_OK)
+        << error << "; fake: " << fakecu_cudnn_last_error();
+    // int8 tensor cores are exact: the first engine runs.
+    EXPECT_EQ(planned->engineRank(), 0);
+    ASSERT_EQ(planned->enqueue(args, error), GRAPHC_OK)
+        << error << "; fake: " << fakecu_cudnn_last_error();
+    EXPECT_EQ(download<int32_t>(args[4], expected.size()), expected);
+  }
+}
+
+TEST_F(FakeCudnn, Int8ConvolutionsNeedCudnnsLayout) {
+  graphc_conv_desc conv = convtest::makeConv(
+      {1, 8, 4, 2, {5, 5}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}}, false,
+      false, GRAPHC_EPILOGUE_NONE);
+  conv.dtype = 3;
+  conv.compute_dtype = 6;
+  std::string why;
+  EXPECT_FALSE(rt::cudnnSupports(conv, why));
+  EXPECT_EQ(why, "cuDNN's int8 convolutions are channels last (NHWC): "
+                 "channels_last must be 1");
+  conv.channels_last = 1;
+  EXPECT_TRUE(rt::cudnnSupports(conv, why)) << why;
+  conv.groups = 4; // 2 channels a group
+  EXPECT_FALSE(rt::cudnnSupports(conv, why));
+  EXPECT_EQ(why, "cuDNN's int8 convolutions need c / groups and k multiples "
+                 "of 4, not 2 and 4");
+  conv.groups = 1;
+  conv.k = 6;
+  EXPECT_FALSE(rt::cudnnSupports(conv, why));
+  conv.k = 4;
+  conv.epilogue = GRAPHC_EPILOGUE_RELU;
+  EXPECT_FALSE(rt::cudnnSupports(conv, why));
+  EXPECT_EQ(why, "an int8 convolution with a bias, Z or epilogue (it writes "
+                 "its int32 sum as it is)");
 }
 
 // Processes that run compiled models (graphc run, the Python runtime) make

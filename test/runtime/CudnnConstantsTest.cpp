@@ -143,6 +143,7 @@ static_assert(dnn::kNoteTypeCount == CUDNN_NUMERICAL_NOTE_TYPE_COUNT);
 
 // Attention (CudnnSdpa): matmuls, reductions and the pointwise modes of
 // the scale, mask and softmax.
+static_assert(dnn::kDataInt8 == CUDNN_DATA_INT8);
 static_assert(dnn::kDataInt32 == CUDNN_DATA_INT32);
 static_assert(dnn::kDataBoolean == CUDNN_DATA_BOOLEAN);
 static_assert(dnn::kMatmulDescriptor == CUDNN_BACKEND_MATMUL_DESCRIPTOR);

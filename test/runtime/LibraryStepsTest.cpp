@@ -124,6 +124,21 @@ TEST(LibraryDescriptorCheck, AcceptsAValidLibraryStep) {
 }
 
 // Generated kernels live in module units, each with its own images.
+TEST(LibraryDescriptorCheck, AcceptsEightBitGemms) {
+  // int8 x int8 into int32 D (120 bytes: four per element, as the output
+  // holds), C of int32 as D itself; e4m3 into float32 likewise.
+  for (int32_t dtype : {3, 17}) {
+    LibraryModel model;
+    model.gemm.dtype = dtype;
+    model.gemm.compute_dtype = dtype == 3 ? 6 : 1;
+    model.gemm.bias_arg = -1;
+    model.gemm.epilogue = GRAPHC_EPILOGUE_NONE;
+    EXPECT_EQ(model.check(), "") << dtype;
+    model.useC(model.args[3]);
+    EXPECT_EQ(model.check(), "") << dtype;
+  }
+}
+
 TEST(LibraryDescriptorCheck, UnitsOfACudaModel) {
   LibraryModel model;
   model.desc.target = GRAPHC_TARGET_CUDA;
@@ -196,6 +211,56 @@ const Fault kFaults[] = {
        m.gemm.lda = 2;
      },
      "kernel 'gemm': GEMM lda 2 is less than the 3 columns A stores"},
+    // 8-bit operands (descriptor.h's contract).
+    {"int8 accumulating in float32", [](LibraryModel &m) { m.gemm.dtype = 3; },
+     "kernel 'gemm': GEMM has int8 matrices accumulating in float32 (8-bit "
+     "GEMMs are int8 accumulating in int32, or float8e4m3fn in float32)"},
+    {"e4m3 accumulating in float16",
+     [](LibraryModel &m) {
+       m.gemm.dtype = 17;
+       m.gemm.compute_dtype = 10;
+     },
+     "kernel 'gemm': GEMM has float8e4m3fn matrices accumulating in float16"},
+    {"int8 with alpha 2",
+     [](LibraryModel &m) {
+       m.gemm.dtype = 3;
+       m.gemm.compute_dtype = 6;
+       m.gemm.alpha = 2;
+     },
+     "kernel 'gemm': GEMM is an 8-bit GEMM (int8) with alpha 2.000000 (int8 "
+     "GEMMs write the int32 sum as it is: alpha 1)"},
+    {"int8 with a bias",
+     [](LibraryModel &m) {
+       m.gemm.dtype = 3;
+       m.gemm.compute_dtype = 6;
+     },
+     "kernel 'gemm': GEMM is an 8-bit GEMM (int8) with a bias (8-bit GEMMs "
+     "take none)"},
+    {"e4m3 with relu",
+     [](LibraryModel &m) {
+       m.gemm.dtype = 17;
+       m.gemm.bias_arg = -1;
+     },
+     "kernel 'gemm': GEMM is an 8-bit GEMM (float8e4m3fn) with epilogue 1 "
+     "(8-bit GEMMs take none)"},
+    {"e4m3 with beta 0.5",
+     [](LibraryModel &m) {
+       m.useC(m.args[3]);
+       m.gemm.dtype = 17;
+       m.gemm.epilogue = GRAPHC_EPILOGUE_NONE;
+       m.gemm.beta = 0.5;
+     },
+     "kernel 'gemm': GEMM is an 8-bit GEMM (float8e4m3fn) with beta "
+     "0.500000 (0 or 1)"},
+    {"int8 D of int8 size",
+     [](LibraryModel &m) {
+       m.gemm.dtype = 3;
+       m.gemm.compute_dtype = 6;
+       m.gemm.bias_arg = -1;
+       m.gemm.epilogue = GRAPHC_EPILOGUE_NONE;
+       m.args[3] = {GRAPHC_BUFFER_ARENA, 0, 0, 30};
+     },
+     "the GEMM's D (argument 3) has 30 bytes and the GEMM spans 120"},
     {"short ldb", [](LibraryModel &m) { m.gemm.ldb = 3; },
      "kernel 'gemm': GEMM ldb 3 is less than the 4 columns B stores"},
     {"short ldc",

@@ -7,7 +7,8 @@
 // convolution of the same values, rounded once; SiLU and GELU as the
 // generated kernels round them;
 // tf32 against the float convolution of rounded X and W; channels last
-// against channels first, bit for bit.
+// against channels first, bit for bit; int8 into exact int32 sums in both
+// layouts, wrapping past int32.
 //
 //===----------------------------------------------------------------------===//
 #include "ConvTestSupport.h"
@@ -380,6 +381,74 @@ TEST(ReferenceConv, RoundsOperandsToTf32) {
   }
 }
 
+/// An int8 convolution of `shape` over random int8 X and W; Y int32.
+struct Int8Problem {
+  graphc_conv_desc conv;
+  std::vector<int8_t> x, w;
+  std::vector<int32_t> y;
+
+  bool run(std::string &error) {
+    y.assign(convtest::yElements(conv), -12345);
+    std::array<void *, 6> args = {x.data(), w.data(), nullptr,
+                                  nullptr,  y.data(), nullptr};
+    return graphc::rt::runReferenceConv(conv, args.data(), error);
+  }
+};
+
+Int8Problem makeInt8Problem(const ConvShape &shape, bool channelsLast) {
+  Int8Problem p;
+  p.conv = convtest::makeConv(shape, false, false, GRAPHC_EPILOGUE_NONE);
+  p.conv.dtype = 3;
+  p.conv.compute_dtype = 6;
+  p.conv.channels_last = channelsLast;
+  p.x.resize(convtest::xElements(p.conv));
+  p.w.resize(convtest::wElements(p.conv));
+  return p;
+}
+
+TEST(ReferenceConv, Int8SumsExactlyInEitherLayout) {
+  // Every shape of the float tests, both layouts, against the double
+  // loops (int8 products and their sums here are exact in double).
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<int> byte(-128, 127);
+  for (const auto &named : kShapes)
+    for (bool last : {false, true}) {
+      Int8Problem p = makeInt8Problem(named.shape, last);
+      for (int8_t &v : p.x)
+        v = int8_t(byte(rng));
+      for (int8_t &v : p.w)
+        v = int8_t(byte(rng));
+      std::string error;
+      ASSERT_TRUE(p.run(error)) << error;
+      std::vector<float> x(p.x.begin(), p.x.end()), w(p.w.begin(), p.w.end());
+      std::vector<float> expected(p.y.size());
+      convtest::naiveConv(p.conv, x.data(), w.data(), nullptr, nullptr,
+                          expected.data());
+      for (size_t i = 0; i < expected.size(); ++i)
+        ASSERT_EQ(p.y[i], int32_t(expected[i]))
+            << named.name << (last ? " NHWC" : " NCHW") << " element " << i;
+    }
+}
+
+TEST(ReferenceConv, Int8WrapsPastInt32) {
+  // 8192 channels times a 4x4 filter: 2^17 products of -128 * -128 sum to
+  // 2^31, which wraps to INT32_MIN (int32 arithmetic, as the GPU's); with
+  // one product of -128 * 127 in place of one of them, 2^31 - 32640 fits.
+  for (bool last : {false, true}) {
+    Int8Problem p = makeInt8Problem(
+        {1, 8192, 1, 1, {4, 4}, {4, 4}, {0, 0}, {0, 0}, {1, 1}, {1, 1}}, last);
+    std::fill(p.x.begin(), p.x.end(), int8_t(-128));
+    std::fill(p.w.begin(), p.w.end(), int8_t(-128));
+    std::string error;
+    ASSERT_TRUE(p.run(error)) << error;
+    ASSERT_EQ(p.y.size(), 1u);
+    EXPECT_EQ(p.y[0], std::numeric_limits<int32_t>::min());
+    p.w[5] = 127;
+    ASSERT_TRUE(p.run(error)) << error;
+    EXPECT_EQ(p.y[0], int32_t((int64_t(1) << 31) - 16384 - 16256));
+  }
+}
+
 TEST(ReferenceConv, RefusesWhatItCannotCompute) {
   std::mt19937 rng(3);
   Problem p =
@@ -387,13 +456,26 @@ TEST(ReferenceConv, RefusesWhatItCannotCompute) {
   std::string error;
   p.conv.dtype = 11;
   EXPECT_FALSE(p.run(error));
-  EXPECT_EQ(error, "the reference convolution computes float32, float16 or "
-                   "bfloat16 tensors, not float64");
+  EXPECT_EQ(error, "the reference convolution computes float32, float16, "
+                   "bfloat16 or int8 tensors, not float64");
   p.conv.dtype = 1;
   p.conv.compute_dtype = 10;
   EXPECT_FALSE(graphc::rt::referenceConvSupports(p.conv, error));
-  EXPECT_EQ(error, "the reference convolution computes in float32, not "
-                   "float16");
+  EXPECT_EQ(error, "the reference convolution computes float32 tensors in "
+                   "float32, not float16");
+  // int8 sums in int32, and writes it as it is.
+  p.conv.dtype = 3;
+  p.conv.compute_dtype = 1;
+  EXPECT_FALSE(graphc::rt::referenceConvSupports(p.conv, error));
+  EXPECT_EQ(error, "the reference convolution computes int8 tensors in int32, "
+                   "not float32");
+  p.conv.compute_dtype = 6;
+  EXPECT_TRUE(graphc::rt::referenceConvSupports(p.conv, error)) << error;
+  p.conv.epilogue = GRAPHC_EPILOGUE_RELU;
+  EXPECT_FALSE(graphc::rt::referenceConvSupports(p.conv, error));
+  EXPECT_EQ(error, "the reference convolution writes an int8 convolution's "
+                   "int32 sum as it is: no bias, Z or epilogue");
+  p.conv.dtype = p.conv.compute_dtype = 1;
   p.conv.compute_dtype = 1;
   p.conv.epilogue = GRAPHC_EPILOGUE_GELU_TANH;
   EXPECT_FALSE(graphc::rt::referenceConvSupports(p.conv, error));

@@ -3,7 +3,9 @@
 // runReferenceGemm (blocked, packed, float) against naiveGemm (one element
 // at a time, double) over transposes, odd and block-crossing sizes, padded
 // leading dims, broadcast batches, bias, C and the epilogues; float16 and
-// bfloat16 against the float GEMM of the same values.
+// bfloat16 against the float GEMM of the same values; int8 (exact int32
+// sums, wrapping past int32) and float8e4m3fn (subnormals, NaN) operands
+// into the accumulator's type.
 //
 //===----------------------------------------------------------------------===//
 #include "GemmTestSupport.h"
@@ -326,3 +328,184 @@ TEST(ReferenceGemm, RefusesWhatItCannotCompute) {
 }
 
 } // namespace
+
+//===- 8-bit operands ------------------------------------------------------===//
+
+namespace {
+
+/// An 8-bit GEMM over byte operands and a C and D of the accumulator's
+/// type `Out` (int32 or float); argument order A, B, C, bias, D, workspace.
+template <typename Out> struct EightBitProblem {
+  graphc_gemm_desc gemm{};
+  std::vector<uint8_t> a, b;
+  std::vector<Out> c, d;
+
+  bool run(std::string &error) {
+    d.assign(gemm.batch * gemm.m * gemm.n, Out(-12345));
+    std::array<void *, 6> args = {a.data(), b.data(),
+                                  c.empty() ? nullptr : c.data(), nullptr,
+                                  d.data(), nullptr};
+    return graphc::rt::runReferenceGemm(gemm, args.data(), error);
+  }
+};
+
+graphc_gemm_desc eightBitGemm(int32_t dtype, int64_t m, int64_t n, int64_t k,
+                              bool transA, bool transB) {
+  graphc_gemm_desc g{};
+  g.trans_a = transA;
+  g.trans_b = transB;
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.batch = 1;
+  g.lda = transA ? m : k;
+  g.ldb = transB ? k : n;
+  g.alpha = 1;
+  g.dtype = dtype;
+  g.compute_dtype = dtype == 3 ? 6 : 1;
+  g.a_arg = 0;
+  g.b_arg = 1;
+  g.c_arg = -1;
+  g.bias_arg = -1;
+  g.d_arg = 4;
+  g.workspace_arg = 5;
+  return g;
+}
+
+} // namespace
+
+TEST(ReferenceGemm, Int8SumsExactlyAndWrapsPastInt32) {
+  // k = 2^17 products of -128 * -128 = 2^14 sum to 2^31, one past
+  // INT32_MAX: it wraps to INT32_MIN as int32 arithmetic (and integer
+  // tensor cores) do. -128 * 127 * 2^17 = -2130706432 fits. C (beta 1) is
+  // added before the wrap.
+  const int64_t k = int64_t(1) << 17;
+  EightBitProblem<int32_t> p;
+  p.gemm = eightBitGemm(3, 1, 3, k, false, true);
+  p.a.assign(k, uint8_t(0x80)); // -128
+  p.b.resize(3 * k);
+  for (int64_t i = 0; i < k; ++i) {
+    p.b[i] = 0x80;             // -128
+    p.b[k + i] = 0x7f;         // 127
+    p.b[2 * k + i] = i % 2 ? 0x80 : 0x7f; // alternating: -128 + 127 pairs
+  }
+  std::string error;
+  ASSERT_TRUE(p.run(error)) << error;
+  EXPECT_EQ(p.d[0], std::numeric_limits<int32_t>::min());
+  EXPECT_EQ(p.d[1], -2130706432);
+  EXPECT_EQ(p.d[2], int32_t(-128 * (-128 + 127) * (k / 2) * -1 * -1));
+  p.gemm.c_arg = 2;
+  p.gemm.beta = 1;
+  p.gemm.ldc = 3;
+  p.c = {5, -7, 0};
+  ASSERT_TRUE(p.run(error)) << error;
+  EXPECT_EQ(p.d[0], std::numeric_limits<int32_t>::min() + 5);
+  EXPECT_EQ(p.d[1], -2130706432 - 7);
+  EXPECT_EQ(graphc::rt::wrapToInt32(int64_t(1) << 31),
+            std::numeric_limits<int32_t>::min());
+  EXPECT_EQ(graphc::rt::wrapToInt32(-(int64_t(1) << 31) - 1),
+            std::numeric_limits<int32_t>::max());
+  EXPECT_EQ(graphc::rt::wrapToInt32((int64_t(5) << 32) - 3), -3);
+}
+
+TEST(ReferenceGemm, Int8MatchesPlainLoopsInEveryForm) {
+  // Every transpose form (cuBLASLt takes TN only; the cpu target all),
+  // padded leading dims, two batches, C of int32.
+  std::mt19937 rng(8);
+  std::uniform_int_distribution<int> byte(0, 255);
+  for (int form = 0; form < 4; ++form) {
+    const bool transA = form & 1, transB = form & 2;
+    const int64_t m = 5, n = 7, k = 9, pad = 3;
+    EightBitProblem<int32_t> p;
+    p.gemm = eightBitGemm(3, m, n, k, transA, transB);
+    p.gemm.batch = 2;
+    p.gemm.lda += pad;
+    p.gemm.ldb += pad;
+    p.gemm.stride_a = (transA ? k : m) * p.gemm.lda;
+    p.gemm.stride_b = (transB ? n : k) * p.gemm.ldb;
+    p.gemm.c_arg = 2;
+    p.gemm.beta = 1;
+    p.gemm.ldc = n + pad;
+    p.gemm.stride_c = m * p.gemm.ldc;
+    p.a.resize(2 * p.gemm.stride_a);
+    p.b.resize(2 * p.gemm.stride_b);
+    p.c.resize(2 * p.gemm.stride_c);
+    for (uint8_t &v : p.a)
+      v = uint8_t(byte(rng));
+    for (uint8_t &v : p.b)
+      v = uint8_t(byte(rng));
+    for (int32_t &v : p.c)
+      v = byte(rng) * 1000 - 128000;
+    std::string error;
+    ASSERT_TRUE(p.run(error)) << error;
+    const graphc_gemm_desc &g = p.gemm;
+    for (int64_t i = 0; i < 2; ++i)
+      for (int64_t row = 0; row < m; ++row)
+        for (int64_t col = 0; col < n; ++col) {
+          int64_t sum = p.c[i * g.stride_c + row * g.ldc + col];
+          for (int64_t q = 0; q < k; ++q) {
+            int8_t x = int8_t(transA ? p.a[i * g.stride_a + q * g.lda + row]
+                                     : p.a[i * g.stride_a + row * g.lda + q]);
+            int8_t y = int8_t(transB ? p.b[i * g.stride_b + col * g.ldb + q]
+                                     : p.b[i * g.stride_b + q * g.ldb + col]);
+            sum += int64_t(x) * y;
+          }
+          EXPECT_EQ(p.d[(i * m + row) * n + col], sum)
+              << "form " << form << " batch " << i << " (" << row << ", "
+              << col << ")";
+        }
+  }
+}
+
+TEST(ReferenceGemm, Float8E4M3SumsDecodedValuesInFloat) {
+  // e4m3fn: 0x01 is the smallest subnormal 2^-9, 0x07 the largest 7 *
+  // 2^-9, 0x08 the smallest normal 2^-6, 0x38 1, 0x40 2, 0x7e 448 (the
+  // largest), 0xb8 -1; 0x7f and 0xff are NaN (no infinities).
+  EightBitProblem<float> p;
+  p.gemm = eightBitGemm(17, 2, 3, 4, false, true);
+  p.a = {0x01, 0x38, 0x07, 0x08,  // 2^-9, 1, 7 * 2^-9, 2^-6
+         0x7e, 0xb8, 0x00, 0x80}; // 448, -1, 0, -0
+  p.b = {0x01, 0x40, 0x00, 0x00,  // column 0: 2^-9, 2
+         0x7e, 0x7e, 0x7e, 0x7e,  // column 1: 448 each
+         0x7f, 0x38, 0x38, 0x38}; // column 2: NaN first
+  p.gemm.alpha = 0.5; // a per-tensor scale
+  std::string error;
+  ASSERT_TRUE(p.run(error)) << error;
+  // Products exact in float, summed in ascending k in float, then alpha.
+  const float tiny = std::ldexp(1.0f, -9);
+  EXPECT_EQ(p.d[0], 0.5f * (tiny * tiny + 2.0f));
+  EXPECT_EQ(p.d[1], 0.5f * (((tiny * 448 + 448) + 7 * tiny * 448) +
+                            std::ldexp(1.0f, -6) * 448));
+  EXPECT_TRUE(std::isnan(p.d[2]));
+  EXPECT_EQ(p.d[3], 0.5f * (448.0f * tiny + -2.0f));
+  EXPECT_EQ(p.d[4], 0.5f * (448.0f * 448 - 448));
+  EXPECT_TRUE(std::isnan(p.d[5]));
+  // 0xff is NaN too; beta 1 adds C in float.
+  p.b[8] = 0x38;
+  p.a[3] = 0xff;
+  p.gemm.c_arg = 2;
+  p.gemm.beta = 1;
+  p.gemm.ldc = 3;
+  p.c = {1, 2, 3, 4, 5, 6};
+  ASSERT_TRUE(p.run(error)) << error;
+  EXPECT_TRUE(std::isnan(p.d[0]));
+  EXPECT_EQ(p.d[3], 0.5f * (448.0f * tiny + -2.0f) + 4);
+  EXPECT_EQ(p.d[5], 0.5f * (448.0f - 1) + 6);
+}
+
+TEST(ReferenceGemm, EightBitSupport) {
+  std::string error;
+  graphc_gemm_desc g = eightBitGemm(3, 4, 4, 4, false, true);
+  EXPECT_TRUE(graphc::rt::referenceGemmSupports(g, error)) << error;
+  g.dtype = 17;
+  g.compute_dtype = 1;
+  EXPECT_TRUE(graphc::rt::referenceGemmSupports(g, error)) << error;
+  g.epilogue = GRAPHC_EPILOGUE_RELU;
+  EXPECT_FALSE(graphc::rt::referenceGemmSupports(g, error));
+  EXPECT_EQ(error, "the reference GEMM takes no epilogue, bias or tf32 for "
+                   "float8e4m3fn matrices");
+  // int8 accumulating in float32 is no 8-bit combination.
+  g = eightBitGemm(3, 4, 4, 4, false, true);
+  g.compute_dtype = 1;
+  EXPECT_FALSE(graphc::rt::referenceGemmSupports(g, error));
+}

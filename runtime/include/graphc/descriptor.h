@@ -212,7 +212,31 @@ typedef enum graphc_gemm_epilogue {
  * index reads one matrix), likewise B and C. D is dense: ldd = n, stride
  * m * n. The *_arg fields index the step's arguments (-1: absent; C needs
  * beta != 0). Elements are dtype (ONNX numbering) throughout; products
- * accumulate in compute_dtype. */
+ * accumulate in compute_dtype.
+ *
+ * 8-bit operands, a combination of these fields that runtimes before it
+ * refuse at load (no new field, no ABI change): dtype INT8 (3) with
+ * compute_dtype INT32 (6), or FLOAT8E4M3FN (17) with compute_dtype FLOAT
+ * (1). A and B are dtype; for 8-bit operand types, C and D are
+ * compute_dtype: the accumulator written as it is. int8 products are
+ * summed exactly in int32 (two's complement: a sum past its range wraps,
+ * as the GPU's integer tensor cores do); e4m3fn elements (bias 7,
+ * subnormals, no infinities, 0x7f and 0xff NaN) are products summed in
+ * float32, then alpha * sum + beta * C in float32. int8 takes alpha 1;
+ * e4m3fn any finite alpha (the operands' per-tensor scales, multiplied
+ * in); beta is 0 or 1; no bias, epilogue NONE, tf32 0. The load-time check
+ * refuses any other 8-bit combination. The cpu target computes every such
+ * GEMM. cuBLASLt (cuda) runs only the form its int8 (IMMA) and fp8 kernels
+ * take, "TN" in its column-major terms, which is trans_a 0 and trans_b 1
+ * here (A m x k, B n x k, both with k contiguous: D = A B^T); n, k, lda,
+ * ldb, ldc and the batch strides of A, B and C multiples of 4 (int8) or,
+ * for e4m3fn, of 16 (n, k, lda, ldb, stride_a, stride_b: 16 bytes) and 4
+ * (ldc, stride_c: 16 bytes of float32); e4m3fn also needs an SM 8.9 or
+ * newer device. The cuda runtime refuses another form when the model
+ * loads (GRAPHC_UNIMPLEMENTED, naming the requirement) and e4m3fn on an
+ * older device when the session is created (GRAPHC_FAILED_PRECONDITION):
+ * a GEMM has no generated kernel to fall back to, so the compiler emits a
+ * library step only in that form and computes the others itself. */
 typedef struct graphc_gemm_desc {
   int32_t trans_a;
   int32_t trans_b;
@@ -265,7 +289,22 @@ typedef struct graphc_gemm_desc {
  * of X. Entries past spatial_dims are 0. epilogue is NONE, RELU, SILU or
  * GELU_ERF. The *_arg fields index the step's arguments (-1: absent).
  * Elements are dtype
- * throughout; products and the epilogue compute in compute_dtype. */
+ * throughout; products and the epilogue compute in compute_dtype.
+ *
+ * 8-bit tensors, a combination of these fields that runtimes before it
+ * refuse at load (no new field, no ABI change): dtype INT8 (3) with
+ * compute_dtype INT32 (6). X and W are int8; Y is compute_dtype, the
+ * accumulator written as it is: products summed exactly in int32 (two's
+ * complement: a sum past its range wraps). No bias, no Z, epilogue NONE,
+ * tf32 0, no epilogue kernel; the load-time check refuses any other 8-bit
+ * combination. The cpu target computes it in either layout. cuDNN (cuda)
+ * runs it only with channels_last 1 (cuDNN's int8 convolutions are NHWC),
+ * c / groups and k multiples of 4, as X, W -> CONVOLUTION_FORWARD (INT32
+ * compute) -> Y of CUDNN_DATA_INT32; the cuda runtime refuses another form
+ * when the model loads (GRAPHC_UNIMPLEMENTED, naming the requirement), and
+ * session creation fails (GRAPHC_FAILED_PRECONDITION) where cuDNN offers no
+ * engine: nothing falls back, so the compiler emits a library step only in
+ * that form. */
 typedef struct graphc_conv_desc {
   int32_t spatial_dims;
   int64_t n, c, k, groups;

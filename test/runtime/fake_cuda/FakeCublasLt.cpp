@@ -24,10 +24,22 @@
 // algorithm but one slower on the fake's clock, for tests of what timing
 // picks.
 //
+// 8-bit operands as cuBLASLt's tables list them: CUDA_R_8I A and B into
+// CUDA_R_32I C and D with CUBLAS_COMPUTE_32I and CUDA_R_32I scales (sums
+// exact in int64, wrapped to int32 as integer tensor cores wrap), and
+// CUDA_R_8F_E4M3 A and B into CUDA_R_32F C and D with CUBLAS_COMPUTE_32F
+// (e4m3 decoded by lib/Support/Float8.h, products summed in float), with
+// the requirements of its IMMA and fp8 kernels enforced: the "TN" form (A
+// transposed, B not), the default epilogue, m, k and the leading dims and
+// batch strides multiples of 4 (int8) or of 16 bytes (fp8), pointers
+// aligned to 4 (int8) or 16 bytes (fp8), and for fp8 a device of compute
+// capability 8.9 or newer (fakecu_set_compute_capability).
+//
 //===----------------------------------------------------------------------===//
 #include "FakeCuda.h"
 #include "FakeCudaInternal.h"
 #include "lib/Support/Float16.h"
+#include "lib/Support/Float8.h"
 
 #include <algorithm>
 #include <cmath>
@@ -51,8 +63,14 @@ constexpr Status kNotSupported = 15;
 constexpr int kFloat32 = 0;     // CUDA_R_32F
 constexpr int kFloat16 = 2;     // CUDA_R_16F
 constexpr int kBfloat16 = 14;   // CUDA_R_16BF
+constexpr int kInt8 = 3;        // CUDA_R_8I
+constexpr int kInt32 = 10;      // CUDA_R_32I
+constexpr int kE4M3 = 28;       // CUDA_R_8F_E4M3
 constexpr int kCompute32F = 68; // CUBLAS_COMPUTE_32F
 constexpr int kCompute32FFastTf32 = 77; // CUBLAS_COMPUTE_32F_FAST_TF32
+constexpr int kCompute32I = 72;         // CUBLAS_COMPUTE_32I
+/// ONNX's number of float8e4m3fn, as lib/Support/Float8.h names formats.
+constexpr int kOnnxE4M3FN = 17;
 constexpr int32_t kOrderCol = 0, kOrderRow = 1;
 constexpr uint32_t kEpilogueDefault = 1, kEpilogueRelu = 2, kEpilogueBias = 4,
                    kEpilogueGelu = 32;
@@ -207,7 +225,22 @@ int64_t batchSpan(const Layout &layout) {
 }
 
 /// Bytes per element of a matrix type the fake computes.
-uint64_t elementBytes(uint32_t type) { return type == kFloat32 ? 4 : 2; }
+uint64_t elementBytes(uint32_t type) {
+  return type == kFloat32 || type == kInt32 ? 4
+         : type == kInt8 || type == kE4M3   ? 1
+                                            : 2;
+}
+
+/// Whether A and B are 8-bit: int8 or e4m3.
+bool eightBit(uint32_t type) { return type == kInt8 || type == kE4M3; }
+
+/// The low 32 bits of `sum` as two's complement: int32 arithmetic that
+/// wraps, as the GPU's does.
+int32_t wrap32(int64_t sum) {
+  uint32_t low = uint32_t(uint64_t(sum));
+  return low < 0x80000000u ? int32_t(low)
+                           : int32_t(int64_t(low) - (int64_t(1) << 32));
+}
 
 /// Element (row, col) of batch `batch` of `layout` at `base`, widened to
 /// float; `store` rounds to nearest even as the GPU does.
@@ -243,9 +276,11 @@ std::string checkLayout(const char *name, const Layout &layout,
   std::string at = std::string("matrix ") + name + " ";
   status = kNotSupported;
   if (layout.type != kFloat32 && layout.type != kFloat16 &&
-      layout.type != kBfloat16)
+      layout.type != kBfloat16 && layout.type != kInt8 &&
+      layout.type != kInt32 && layout.type != kE4M3)
     return at + "has type " + std::to_string(layout.type) +
-           " (the fake computes CUDA_R_32F, CUDA_R_16F and CUDA_R_16BF)";
+           " (the fake computes CUDA_R_32F, CUDA_R_16F, CUDA_R_16BF, and "
+           "CUDA_R_8I into CUDA_R_32I and CUDA_R_8F_E4M3 into CUDA_R_32F)";
   if (layout.order != kOrderCol && layout.order != kOrderRow)
     return at + "has order " + std::to_string(layout.order);
   status = kInvalidValue;
@@ -264,17 +299,63 @@ std::string checkLayout(const char *name, const Layout &layout,
   return "";
 }
 
+/// What cuBLASLt's int8 (IMMA) and fp8 kernels require of an 8-bit
+/// problem beyond its types; "" when it meets it all.
+std::string checkEightBit(const MatmulDesc &desc, const Layout &a,
+                          const Layout &b, const Layout &c, const Layout &d,
+                          Status &status) {
+  const bool int8 = a.type == kInt8;
+  const char *kernels = int8 ? "IMMA kernels" : "fp8 kernels";
+  status = kNotSupported;
+  if (desc.epilogue != kEpilogueDefault)
+    return std::string(kernels) + " with epilogue " +
+           std::to_string(desc.epilogue) + " (the default only)";
+  if (desc.transA != 1 || desc.transB != 0)
+    return std::string(kernels) + " in the form " +
+           (desc.transA ? "T" : "N") + (desc.transB ? "T" : "N") +
+           " (only \"TN\": A transposed, B not)";
+  for (const Layout *layout : {&a, &b, &c, &d})
+    if (layout->order != kOrderCol)
+      return std::string(kernels) + " with a row-major matrix";
+  // Dims and leading dims of 8-bit matrices in 4-element (int8) or
+  // 16-byte (fp8) steps; C and D's leading dims in 16 bytes for fp8.
+  const int64_t operand = int8 ? 4 : 16, output = 4;
+  const int64_t m = d.rows, k = a.rows;
+  const struct {
+    const char *name;
+    int64_t value, multiple;
+  } sizes[] = {{"m", m, operand},
+               {"k", k, operand},
+               {"lda", a.ld, operand},
+               {"ldb", b.ld, operand},
+               {"ldc", c.ld, output},
+               {"ldd", d.ld, output},
+               {"A's batch stride", a.batch > 1 ? a.stride : 0, operand},
+               {"B's batch stride", b.batch > 1 ? b.stride : 0, operand},
+               {"C's batch stride", c.batch > 1 ? c.stride : 0, output},
+               {"D's batch stride", d.batch > 1 ? d.stride : 0, output}};
+  for (const auto &size : sizes)
+    if (size.value % size.multiple)
+      return std::string(kernels) + " with " + size.name + " " +
+             std::to_string(size.value) + ", not a multiple of " +
+             std::to_string(size.multiple);
+  return "";
+}
+
 /// Checks the operation and its layouts together; fills `problem`.
 std::string checkProblem(const MatmulDesc &desc, const Layout &a,
                          const Layout &b, const Layout &c, const Layout &d,
                          Problem &problem, Status &status) {
   status = kNotSupported;
-  if ((desc.compute != kCompute32F && desc.compute != kCompute32FFastTf32) ||
-      desc.scale != kFloat32)
+  const bool int8Compute = desc.compute == kCompute32I;
+  if ((desc.compute != kCompute32F && desc.compute != kCompute32FFastTf32 &&
+       !int8Compute) ||
+      desc.scale != (int8Compute ? kInt32 : kFloat32))
     return "compute type " + std::to_string(desc.compute) + ", scale type " +
            std::to_string(desc.scale) +
            " (the fake computes CUBLAS_COMPUTE_32F and "
-           "CUBLAS_COMPUTE_32F_FAST_TF32 with CUDA_R_32F scales)";
+           "CUBLAS_COMPUTE_32F_FAST_TF32 with CUDA_R_32F scales, and "
+           "CUBLAS_COMPUTE_32I with CUDA_R_32I scales)";
   if (desc.pointerMode != 0)
     return "pointer mode " + std::to_string(desc.pointerMode) +
            " (the fake reads host alpha and beta only)";
@@ -302,13 +383,32 @@ std::string checkProblem(const MatmulDesc &desc, const Layout &a,
     if (!why.empty())
       return why;
   }
-  if (a.type != d.type || b.type != d.type || c.type != d.type)
+  // One type throughout, or cuBLASLt's 8-bit rows: 8I A and B into 32I C
+  // and D computing in 32I, E4M3 A and B into 32F C and D in 32F. Other
+  // combinations are ones cuBLASLt does not support.
+  status = kNotSupported;
+  const bool int8 = a.type == kInt8 && b.type == kInt8 && c.type == kInt32 &&
+                    d.type == kInt32 && int8Compute;
+  const bool fp8 = a.type == kE4M3 && b.type == kE4M3 && c.type == kFloat32 &&
+                   d.type == kFloat32 && desc.compute == kCompute32F;
+  if (!int8 && !fp8 &&
+      (a.type != d.type || b.type != d.type || c.type != d.type ||
+       eightBit(d.type) || d.type == kInt32 || int8Compute))
     return "matrix types " + std::to_string(a.type) + ", " +
            std::to_string(b.type) + ", " + std::to_string(c.type) + ", " +
-           std::to_string(d.type) + " (the fake computes one type throughout)";
+           std::to_string(d.type) + " computing in " +
+           std::to_string(desc.compute) +
+           " (the fake computes one floating type throughout, 8I into 32I "
+           "in CUBLAS_COMPUTE_32I and 8F_E4M3 into 32F in "
+           "CUBLAS_COMPUTE_32F)";
   if (desc.compute == kCompute32FFastTf32 && d.type != kFloat32)
     return "CUBLAS_COMPUTE_32F_FAST_TF32 with matrices of type " +
            std::to_string(d.type);
+  if (int8 || fp8) {
+    std::string why = checkEightBit(desc, a, b, c, d, status);
+    if (!why.empty())
+      return why;
+  }
   status = kInvalidValue;
   if (a.batch != d.batch || b.batch != d.batch || c.batch != d.batch)
     return "batch counts " + std::to_string(a.batch) + ", " +
@@ -366,12 +466,64 @@ struct Run {
   Problem p;
   const void *a, *b, *c, *bias;
   void *d;
+  /// float32 scales, or int32 ones (CUDA_R_32I) read into these.
   float alpha, beta;
+  int64_t alphaInt, betaInt;
   void *workspace;
   uint64_t workspaceBytes;
   /// K is summed in this many parts, each on its own (1: in one).
   int64_t splitK;
 };
+
+/// An 8-bit matmul (checked: TN, no epilogue): int8 sums exact in int64
+/// and wrapped to int32, or e4m3 products summed in float, each part of a
+/// split K on its own.
+void computeEightBit(const Run &run) {
+  const Problem &p = run.p;
+  const bool int8 = p.a.type == kInt8;
+  const auto *a = static_cast<const uint8_t *>(run.a);
+  const auto *b = static_cast<const uint8_t *>(run.b);
+  auto decode = [int8](uint8_t code) -> double {
+    return int8 ? double(int8_t(code))
+                : double(graphc::gc_f8_to_float(kOnnxE4M3FN, code));
+  };
+  for (int64_t batch = 0; batch < p.batch; ++batch)
+    for (int64_t col = 0; col < p.n; ++col)
+      for (int64_t row = 0; row < p.m; ++row) {
+        int64_t whole = 0;
+        float sum = 0;
+        for (int64_t part = 0; part < run.splitK; ++part) {
+          int64_t wholePart = 0;
+          float partial = 0;
+          for (int64_t i = p.k * part / run.splitK;
+               i < p.k * (part + 1) / run.splitK; ++i) {
+            // TN: op(A)(row, i) is A(i, row), op(B)(i, col) is B(i, col).
+            uint8_t x = a[offset(p.a, batch, i, row)];
+            uint8_t y = b[offset(p.b, batch, i, col)];
+            if (int8)
+              wholePart += int64_t(int8_t(x)) * int64_t(int8_t(y));
+            else
+              partial += float(decode(x) * decode(y)); // exact in float
+          }
+          whole += wholePart;
+          sum += partial;
+        }
+        const int64_t at = offset(p.d, batch, row, col);
+        if (int8) {
+          int64_t value = run.alphaInt * whole;
+          if (run.betaInt != 0)
+            value += run.betaInt * int64_t(static_cast<const int32_t *>(
+                                     run.c)[offset(p.c, batch, row, col)]);
+          static_cast<int32_t *>(run.d)[at] = wrap32(value);
+        } else {
+          float value = run.alpha * sum;
+          if (run.beta != 0)
+            value += run.beta * static_cast<const float *>(
+                                    run.c)[offset(p.c, batch, row, col)];
+          static_cast<float *>(run.d)[at] = value;
+        }
+      }
+}
 
 void compute(const Run &run) {
   const Problem &p = run.p;
@@ -379,6 +531,10 @@ void compute(const Run &run) {
   // not expect what they left there.
   if (run.workspace)
     std::memset(run.workspace, 0x5a, run.workspaceBytes);
+  if (eightBit(p.a.type)) {
+    computeEightBit(run);
+    return;
+  }
   bool bias = p.desc.epilogue & kEpilogueBias;
   for (int64_t batch = 0; batch < p.batch; ++batch) {
     for (int64_t col = 0; col < p.n; ++col) {
@@ -765,6 +921,8 @@ FAKE_API Status cublasLtMatmulAlgoGetHeuristic(
     int *returned) {
   fakecu::countCall("cublasLtMatmulAlgoGetHeuristic");
   const char *function = "cublasLtMatmulAlgoGetHeuristic";
+  // Read before taking cuBLASLt's lock (the driver's is taken inside).
+  const int sm = fakecu::computeCapability();
   LtState &s = lt();
   std::lock_guard<std::mutex> lock(s.mutex);
   if (!s.handles.count(handle))
@@ -784,6 +942,27 @@ FAKE_API Status cublasLtMatmulAlgoGetHeuristic(
     return refuse(s, function, why, status);
   if (s.failHeuristic)
     return refuse(s, function, "no algorithm (injected)", kNotSupported);
+  if (eightBit(problem.a.type)) {
+    // IMMA kernels read 4-byte aligned matrices, fp8 ones 16-byte aligned;
+    // fp8 tensor cores are Ada's (8.9) and newer.
+    const bool fp8 = problem.a.type == kE4M3;
+    const uint32_t least = fp8 ? 16 : 4;
+    for (int i = 0; i < 4; ++i)
+      if (preference->alignment[i] < least)
+        return refuse(s, function,
+                      std::string(fp8 ? "fp8" : "IMMA") +
+                          " kernels need pointers aligned to " +
+                          std::to_string(least) + " bytes, and matrix " +
+                          "ABCD"[i] + " is promised " +
+                          std::to_string(preference->alignment[i]),
+                      kNotSupported);
+    if (fp8 && sm < 89)
+      return refuse(s, function,
+                    "fp8 kernels need compute capability 8.9 or newer, the "
+                    "device has " +
+                        std::to_string(sm / 10) + "." + std::to_string(sm % 10),
+                    kNotSupported);
+  }
   if (preference->maxWorkspace < s.requiredWorkspace)
     return refuse(s, function,
                   "no algorithm within " +
@@ -981,10 +1160,19 @@ FAKE_API Status cublasLtMatmul(Handle *handle, MatmulDesc *desc,
                             ? kSlowerMicros
                             : 0.0;
 
-  // Host pointer mode: the scalars are read now, as cuBLASLt reads them.
-  float alphaValue, betaValue;
-  std::memcpy(&alphaValue, alpha, sizeof(float));
-  std::memcpy(&betaValue, beta, sizeof(float));
+  // Host pointer mode: the scalars are read now, as cuBLASLt reads them,
+  // in the scale type (int32 for CUBLAS_COMPUTE_32I).
+  float alphaValue = 0, betaValue = 0;
+  int32_t alphaInt = 0, betaInt = 0;
+  if (problem.desc.scale == kInt32) {
+    std::memcpy(&alphaInt, alpha, sizeof(int32_t));
+    std::memcpy(&betaInt, beta, sizeof(int32_t));
+    alphaValue = float(alphaInt);
+    betaValue = float(betaInt);
+  } else {
+    std::memcpy(&alphaValue, alpha, sizeof(float));
+    std::memcpy(&betaValue, beta, sizeof(float));
+  }
   if (!a || !b || !d || (!c && betaValue != 0))
     return refuse(s, function, "a null matrix pointer", kInvalidValue);
   if (workspaceBytes < needed || (needed && !workspace))
@@ -1009,10 +1197,13 @@ FAKE_API Status cublasLtMatmul(Handle *handle, MatmulDesc *desc,
   const uint64_t biasSize = elementBytes(
       problem.desc.biasType == -1 ? problem.d.type : problem.desc.biasType);
   const Span spans[] = {
-      {"A", a, uint64_t(batchSpan(problem.a)) * size, chosen.alignment[0]},
-      {"B", b, uint64_t(batchSpan(problem.b)) * size, chosen.alignment[1]},
+      {"A", a, uint64_t(batchSpan(problem.a)) * elementBytes(problem.a.type),
+       chosen.alignment[0]},
+      {"B", b, uint64_t(batchSpan(problem.b)) * elementBytes(problem.b.type),
+       chosen.alignment[1]},
       {"C", betaValue != 0 ? c : nullptr,
-       uint64_t(batchSpan(problem.c)) * size, chosen.alignment[2]},
+       uint64_t(batchSpan(problem.c)) * elementBytes(problem.c.type),
+       chosen.alignment[2]},
       {"bias", hasBias ? problem.desc.bias : nullptr,
        uint64_t((problem.batch - 1) * problem.desc.biasBatchStride +
                 problem.m) *
@@ -1067,8 +1258,9 @@ FAKE_API Status cublasLtMatmul(Handle *handle, MatmulDesc *desc,
                     std::string("the workspace overlaps ") + span.name,
                     kInvalidValue);
 
-  Run run{problem,   a,         b,      c,    problem.desc.bias, d, alphaValue,
-          betaValue, workspace, needed, parts};
+  Run run{problem,    a,        b,         c,      problem.desc.bias,
+          d,          alphaValue, betaValue, alphaInt, betaInt,
+          workspace,  needed,   parts};
   lock.unlock();
   int result = fakecu::enqueueWork(stream, "cublasLtMatmul", [run, slower] {
     compute(run);

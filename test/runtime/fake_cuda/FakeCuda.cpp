@@ -664,6 +664,11 @@ int fakecu::enqueueWork(void *stream, const std::string &text,
 
 void fakecu::countCall(const char *function) { Call call(function, false); }
 
+int fakecu::computeCapability() {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  return state().computeCapability;
+}
+
 bool fakecu::inDeviceMemory(const void *pointer, uint64_t bytes) {
   State &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);

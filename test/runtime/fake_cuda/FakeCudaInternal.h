@@ -39,6 +39,11 @@ void countCall(const char *function);
 /// allocation.
 bool inDeviceMemory(const void *pointer, uint64_t bytes);
 
+/// Every fake device's compute capability, major * 10 + minor
+/// (fakecu_set_compute_capability). Takes the driver's lock: call it
+/// holding no other.
+int computeCapability();
+
 /// Clears the cuBLASLt part's injections (fakecu_reset).
 void resetCublasLt();
 

@@ -26,6 +26,10 @@
 // head dims at most 128 and multiples of 8, unit innermost strides), as
 // cuDNN's fused flash-attention engine; FAKECU_CUDNN_REFUSE_SDPA refuses
 // it, so that the runtime runs its fallback kernel.
+// int8 convolutions as cuDNN's INT8 configurations take them: X and W of
+// INT8 with their channels last (NHWC strides, W KRSC), INT32 compute, c /
+// groups and k multiples of 4, here into a real INT32 Y (sums exact in
+// int64, wrapped to int32), alone in their graph.
 // It never calls the runtime's reference convolution: a runtime that builds
 // the graph wrongly gets other numbers here, or a refusal.
 //
@@ -97,8 +101,8 @@ constexpr int kHandleType = 0, kDataTypeType = 1, kBooleanType = 2,
               kReductionOperatorType = 18, kBehaviorNoteType = 19;
 // cudnnDataType_t, cudnnConvolutionMode_t, cudnnPointwiseMode_t,
 // cudnnBackendNumericalNote_t.
-constexpr int32_t kFloat32 = 0, kFloat16 = 2, kInt32 = 4, kBfloat16 = 9,
-                  kBoolean = 11;
+constexpr int32_t kFloat32 = 0, kFloat16 = 2, kInt8 = 3, kInt32 = 4,
+                  kBfloat16 = 9, kBoolean = 11;
 constexpr int32_t kConvolutionMode = 0, kCrossCorrelationMode = 1;
 constexpr int32_t kPointwiseAdd = 0, kPointwiseMul = 1, kPointwiseDiv = 6,
                   kPointwiseSub = 9, kPointwiseExp = 13, kPointwiseLog = 15,
@@ -534,7 +538,9 @@ std::string dimsText(const std::vector<int64_t> &dims) {
   return text + "]";
 }
 
-uint64_t dataTypeBytes(int32_t type) { return type == kFloat32 ? 4 : 2; }
+uint64_t dataTypeBytes(int32_t type) {
+  return type == kFloat32 || type == kInt32 ? 4 : type == kInt8 ? 1 : 2;
+}
 
 /// Elements from the first to the last one a tensor addresses, plus one.
 int64_t spanOf(const Tensor &tensor) {
@@ -836,11 +842,14 @@ Status Finalizer::tensor(Finalized &f) {
     t.byValue = byValue->bytes[0] != 0;
   std::string what = "tensor " + std::to_string(t.uid);
   bool indexType = t.dataType == kInt32 || t.dataType == kBoolean;
+  // Real INT8 and INT32 tensors: an int8 convolution's.
+  bool integer = (t.dataType == kInt8 || t.dataType == kInt32) && !t.isVirtual;
   if (t.dataType != kFloat32 && t.dataType != kFloat16 &&
-      t.dataType != kBfloat16 && !(indexType && t.isVirtual))
+      t.dataType != kBfloat16 && !(indexType && t.isVirtual) && !integer)
     return fail(what + " of data type " + std::to_string(t.dataType) +
-                    " (the fake computes FLOAT, HALF and BFLOAT16, and "
-                    "INT32 and BOOLEAN virtual tensors)",
+                    " (the fake computes FLOAT, HALF and BFLOAT16, INT32 "
+                    "and BOOLEAN virtual tensors, and real INT8 and INT32 "
+                    "ones of int8 convolutions)",
                 kNotSupportedDataType);
   if (t.byValue && (t.isVirtual || t.dataType != kFloat32 ||
                     std::any_of(t.dims.begin(), t.dims.end(),
@@ -896,9 +905,10 @@ Status Finalizer::convolution(Finalized &f) {
   c.postPaddings = valuesOf<int64_t>(*find(104));
   c.prePaddings = valuesOf<int64_t>(*find(105));
   c.spatialDims = valueOf<int64_t>(*find(106));
-  if (c.computeType != kFloat32)
+  if (c.computeType != kFloat32 && c.computeType != kInt32)
     return fail("computing in data type " + std::to_string(c.computeType) +
-                    " (the fake computes in FLOAT)",
+                    " (the fake computes in FLOAT, and int8 convolutions "
+                    "in INT32)",
                 kNotSupportedDataType);
   if (c.mode != kConvolutionMode && c.mode != kCrossCorrelationMode)
     return fail("of mode " + std::to_string(c.mode), kBadParam);
@@ -993,6 +1003,43 @@ Status Finalizer::convForward(Finalized &f) {
                 kNotSupportedShape);
   if (op.x.dataType != op.w.dataType)
     return fail("of X and W of different data types", kNotSupportedDataType);
+  const bool int8 = op.x.dataType == kInt8;
+  if (int8 != (op.conv.computeType == kInt32) ||
+      int8 != (op.y.dataType == kInt32))
+    return fail("of X of data type " + std::to_string(op.x.dataType) +
+                    " into Y of data type " + std::to_string(op.y.dataType) +
+                    " computing in " + std::to_string(op.conv.computeType) +
+                    " (INT8 into INT32 computing in INT32, or floating "
+                    "types computing in FLOAT)",
+                kNotSupportedDataType);
+  if (int8) {
+    // cuDNN's INT8 configurations: NHWC tensors (KRSC filters) of whole
+    // 4-channel vectors.
+    for (const Tensor *t : {&op.x, &op.w, &op.y}) {
+      std::vector<int64_t> packed(t->dims.size(), 1);
+      int64_t inner = t->dims[1];
+      for (size_t i = t->dims.size() - 1; i > 1; --i) {
+        packed[i] = inner;
+        inner *= t->dims[i];
+      }
+      packed[0] = inner;
+      if (t->strides != packed)
+        return fail("int8 of tensor " + std::to_string(t->uid) +
+                        " with dims " + dimsText(t->dims) + " and strides " +
+                        dimsText(t->strides) +
+                        " (INT8 convolutions are NHWC: strides " +
+                        dimsText(packed) + ")",
+                    kNotSupportedShape);
+    }
+    if (wd[1] % 4 || wd[0] % 4)
+      return fail("int8 of W " + dimsText(wd) +
+                      " (c / groups and k multiples of 4)",
+                  kNotSupportedShape);
+    if (op.y.isVirtual)
+      return fail("int8 into a virtual Y (the fake computes int8 "
+                  "convolutions alone)",
+                  kNotSupported);
+  }
   // The groups are X's channels over W's.
   if (xd[1] % wd[1] || wd[0] % (xd[1] / wd[1]))
     return fail("of X " + dimsText(xd) + " and W " + dimsText(wd) +
@@ -1198,6 +1245,16 @@ Status Finalizer::graph(Finalized &f) {
       inputs.push_back(&op.t);
     std::vector<const Tensor *> all = inputs;
     all.push_back(&op.y);
+    if (!op.convolution)
+      for (const Tensor *tensor : all)
+        if (!tensor->isVirtual &&
+            (tensor->dataType == kInt8 || tensor->dataType == kInt32))
+          return fail("that reads or writes real tensor " +
+                          std::to_string(tensor->uid) + " of data type " +
+                          std::to_string(tensor->dataType) +
+                          " outside a convolution (the fake computes int8 "
+                          "convolutions alone)",
+                      kNotSupportedDataType);
     for (const Tensor *tensor : all) {
       auto [at, added] = tensors.emplace(tensor->uid, *tensor);
       if (!added && at->second.serial != tensor->serial)
@@ -1405,9 +1462,92 @@ void scatter(const Tensor &t, Memory &memory,
   });
 }
 
+/// Calls `visit(index, offset)` for every element of 4-d or 5-d `t`,
+/// index lifted to [n, c, d, h, w] (leading unit spatial dims).
+template <typename Visit> void forEachLifted(const Tensor &t, Visit visit) {
+  forEachElement(t, [&](const std::vector<int64_t> &index, int64_t offset) {
+    std::vector<int64_t> lifted = {index[0], index[1], 0, 0, 0};
+    for (size_t i = 2; i < index.size(); ++i)
+      lifted[5 - index.size() + i] = index[i];
+    visit(lifted, offset);
+  });
+}
+
+/// An int8 convolution (checked: INT8 X and W, real INT32 Y): every
+/// element of Y the sum of its products, exact in int64 and wrapped to
+/// int32 (alpha times it, plus beta times Y, wrapped alike). Every engine
+/// computes it alike: integer sums are exact.
+void convolveInt8(const Operation &op, Memory &memory) {
+  const auto *x = static_cast<const int8_t *>(memory.real[op.x.uid]);
+  const auto *w = static_cast<const int8_t *>(memory.real[op.w.uid]);
+  auto *y = static_cast<int32_t *>(memory.real[op.y.uid]);
+  // [n][c][d][h][w] offsets of X and [k][c/g][t][r][s] of W.
+  auto lift = [](const std::vector<int64_t> &dims) {
+    std::vector<int64_t> out = {dims[0], dims[1], 1, 1, 1};
+    for (size_t i = 2; i < dims.size(); ++i)
+      out[5 - dims.size() + i] = dims[i];
+    return out;
+  };
+  auto liftStrides = [](const std::vector<int64_t> &strides) {
+    std::vector<int64_t> out = {strides[0], strides[1], 0, 0, 0};
+    for (size_t i = 2; i < strides.size(); ++i)
+      out[5 - strides.size() + i] = strides[i];
+    return out;
+  };
+  const std::vector<int64_t> xd = lift(op.x.dims), wd = lift(op.w.dims),
+                             xs = liftStrides(op.x.strides),
+                             ws = liftStrides(op.w.strides);
+  std::vector<int64_t> stride(3, 1), dilation(3, 1), pad(3, 0);
+  const size_t spatial = op.conv.strides.size();
+  for (size_t i = 0; i < spatial; ++i) {
+    stride[3 - spatial + i] = op.conv.strides[i];
+    dilation[3 - spatial + i] = op.conv.dilations[i];
+    pad[3 - spatial + i] = op.conv.prePaddings[i];
+  }
+  const int64_t cg = wd[1], kg = wd[0] / (xd[1] / cg);
+  const int64_t alpha = int64_t(op.alpha), beta = int64_t(op.beta);
+  forEachLifted(op.y, [&](const std::vector<int64_t> &at, int64_t offset) {
+    const int64_t b = at[0], o = at[1], group = o / kg;
+    int64_t sum = 0;
+    for (int64_t ci = 0; ci < cg; ++ci)
+      for (int64_t fd = 0; fd < wd[2]; ++fd)
+        for (int64_t fh = 0; fh < wd[3]; ++fh)
+          for (int64_t fw = 0; fw < wd[4]; ++fw) {
+            const int64_t id = at[2] * stride[0] - pad[0] + fd * dilation[0];
+            const int64_t ih = at[3] * stride[1] - pad[1] + fh * dilation[1];
+            const int64_t iw = at[4] * stride[2] - pad[2] + fw * dilation[2];
+            if (id < 0 || id >= xd[2] || ih < 0 || ih >= xd[3] || iw < 0 ||
+                iw >= xd[4])
+              continue;
+            int64_t td = fd, th = fh, tw = fw;
+            if (op.conv.mode == kConvolutionMode) {
+              td = wd[2] - 1 - fd;
+              th = wd[3] - 1 - fh;
+              tw = wd[4] - 1 - fw;
+            }
+            const int64_t xv = x[b * xs[0] + (group * cg + ci) * xs[1] +
+                                 id * xs[2] + ih * xs[3] + iw * xs[4]];
+            const int64_t wv = w[o * ws[0] + ci * ws[1] + td * ws[2] +
+                                 th * ws[3] + tw * ws[4]];
+            sum += xv * wv;
+          }
+    int64_t value = alpha * sum;
+    if (beta != 0)
+      value += beta * int64_t(y[offset]);
+    // The low 32 bits, two's complement: int32 arithmetic wraps.
+    const uint32_t low = uint32_t(uint64_t(value));
+    y[offset] = low < 0x80000000u ? int32_t(low)
+                                  : int32_t(int64_t(low) - (int64_t(1) << 32));
+  });
+}
+
 /// Y = alpha conv(X, W) + beta Y over dense floats, 4-d or 5-d.
 void convolve(const Operation &op, const std::vector<int32_t> &notes,
               Memory &memory) {
+  if (op.x.dataType == kInt8) {
+    convolveInt8(op, memory);
+    return;
+  }
   std::vector<float> x = gather(op.x, memory), w = gather(op.w, memory);
   // The engine's numerics: tensor cores read float32 as tf32; a
   // down-converting engine reads everything as float16.
