@@ -10,8 +10,9 @@
 // adds, casts) and cancel in pairs, so that only the chain's ends transpose.
 //
 // Only convolutions tensor cores compute take part: float16 and bfloat16,
-// and float32 under --precision tf32; exact float32 stays NCHW, the layout
-// every cuDNN engine takes. A chain is a set of such convolutions whose
+// float32 under --precision tf32, and the int8 graph.quantized_conv (whose
+// cuDNN engines read channels last only); exact float32 stays NCHW, the
+// layout every cuDNN engine takes. A chain is a set of such convolutions whose
 // inputs and outputs are joined by pointwise ops. It is converted when its ends cost few transposes for
 // its convolutions: at most one copy kernel per `convs-per-transpose`
 // convolutions. A lone convolution (ViT's patch embedding) would need two
@@ -97,21 +98,64 @@ bool isLayoutAgnostic(Operation *op) {
   });
 }
 
+/// `conv` (a graph.conv or quantized_conv) with `channels_last` set, on the
+/// channels-last `x` and `w` (and conv's bias).
+Operation *channelsLastConv(OpBuilder &b, Location loc, Operation *conv,
+                            Value x, Value w) {
+  SmallVector<Value> operands = {x, w};
+  if (conv->getNumOperands() > 2)
+    operands.push_back(conv->getOperand(2));
+  SmallVector<NamedAttribute> attributes(conv->getAttrs());
+  llvm::erase_if(attributes, [](NamedAttribute attribute) {
+    return attribute.getName() == "channels_last";
+  });
+  attributes.push_back(b.getNamedAttr("channels_last", b.getI64IntegerAttr(1)));
+  // [N, M, out...] -> [N, out..., M].
+  RankedTensorType y = rankedOf(conv->getResult(0));
+  SmallVector<int64_t> dims = {y.getDimSize(0)};
+  for (int64_t d = 2; d < y.getRank(); ++d)
+    dims.push_back(y.getDimSize(d));
+  dims.push_back(y.getDimSize(1));
+  OperationState state(loc, conv->getName());
+  state.addOperands(operands);
+  state.addAttributes(attributes);
+  state.addTypes(y.clone(dims));
+  return b.create(state);
+}
+
+/// A convolution this pass converts: graph.conv, or graph.quantized_conv
+/// (operands X, W[, bias], result Y alike).
+bool isConvolution(Operation *op) {
+  return isa<graph::ConvOp, graph::QuantizedConvOp>(op);
+}
+
 /// The convolutions a chain may convert: those a library computes (see
 /// LibraryConv.h), channels first, with a constant weight, of an element
 /// type tensor cores take: float16, bfloat16, or float32 with `float32`
-/// (under --precision tf32). Exact float32 runs on CUDA cores, where NCHW
-/// is what every cuDNN engine takes.
-bool isConvertible(graph::ConvOp conv, bool float32) {
-  if (conv.getChannelsLast() != 0)
+/// (under --precision tf32), and int8 (cuDNN's int8 engines read only
+/// channels last). Exact float32 runs on CUDA cores, where NCHW is what
+/// every cuDNN engine takes.
+bool isConvertible(Operation *op, bool float32) {
+  ElementsAttr weight;
+  if (!matchPattern(op->getOperand(1), m_Constant(&weight)))
+    return false;
+  if (auto quantized = dyn_cast<graph::QuantizedConvOp>(op)) {
+    // The form LibraryConv.h's quantized convolutions take, but for the
+    // layout this pass gives them.
+    RankedTensorType x = rankedOf(quantized.getX());
+    RankedTensorType w = rankedOf(quantized.getW());
+    return quantized.getChannelsLast() == 0 && x.hasStaticShape() &&
+           x.getRank() == 4 && x.getElementType().isSignlessInteger(8) &&
+           w.getElementType().isSignlessInteger(8) &&
+           w.getDimSize(1) % 4 == 0 && w.getDimSize(0) % 4 == 0;
+  }
+  auto conv = dyn_cast<graph::ConvOp>(op);
+  if (!conv || conv.getChannelsLast() != 0)
     return false;
   Type element = cast<RankedTensorType>(conv.getY().getType()).getElementType();
   if (!element.isF16() && !element.isBF16() && !(float32 && element.isF32()))
     return false;
-  if (!matchLibraryConv({conv.getOperation()}))
-    return false;
-  ElementsAttr weight;
-  return matchPattern(conv.getW(), m_Constant(&weight));
+  return matchLibraryConv({op}).has_value();
 }
 
 /// Moves dim 1 of the constant `attr` ([M, C/group, k...]) last
@@ -148,29 +192,28 @@ ElementsAttr weightChannelsLast(ElementsAttr attr) {
 
 /// The chains of `func`: its convertible convolutions grouped by the values
 /// layout-agnostic ops join (a convolution joins its input and output).
-SmallVector<SmallVector<graph::ConvOp>> findChains(func::FuncOp func,
-                                                   bool float32) {
+SmallVector<SmallVector<Operation *>> findChains(func::FuncOp func,
+                                                 bool float32) {
   llvm::EquivalenceClasses<void *> joined;
   auto join = [&](Value a, Value b) {
     joined.unionSets(a.getAsOpaquePointer(), b.getAsOpaquePointer());
   };
-  SmallVector<graph::ConvOp> convs;
+  SmallVector<Operation *> convs;
   func.walk([&](Operation *op) {
-    if (auto conv = dyn_cast<graph::ConvOp>(op);
-        conv && isConvertible(conv, float32)) {
-      convs.push_back(conv);
-      join(conv.getX(), conv.getY());
+    if (isConvolution(op) && isConvertible(op, float32)) {
+      convs.push_back(op);
+      join(op->getOperand(0), op->getResult(0));
     } else if (isLayoutAgnostic(op)) {
       for (Value operand : op->getOperands())
         if (!isScalarLike(operand) && !matchPattern(operand, m_Constant()))
           join(operand, op->getResult(0));
     }
   });
-  llvm::MapVector<void *, SmallVector<graph::ConvOp>> byLeader;
-  for (graph::ConvOp conv : convs)
-    byLeader[joined.getLeaderValue(conv.getY().getAsOpaquePointer())].push_back(
-        conv);
-  SmallVector<SmallVector<graph::ConvOp>> chains;
+  llvm::MapVector<void *, SmallVector<Operation *>> byLeader;
+  for (Operation *conv : convs)
+    byLeader[joined.getLeaderValue(conv->getResult(0).getAsOpaquePointer())]
+        .push_back(conv);
+  SmallVector<SmallVector<Operation *>> chains;
   for (auto &[leader, chain] : byLeader)
     chains.push_back(std::move(chain));
   return chains;
@@ -179,12 +222,13 @@ SmallVector<SmallVector<graph::ConvOp>> findChains(func::FuncOp func,
 /// Converts `convs` (of one function) to channels last, each between two
 /// transposes; `weights` caches each weight's moved copy (one for every
 /// bucket). Returns how many it converted.
-int64_t convertConvs(ArrayRef<graph::ConvOp> convs,
+int64_t convertConvs(ArrayRef<Operation *> convs,
                      DenseMap<Attribute, ElementsAttr> &weights) {
   int64_t converted = 0;
-  for (graph::ConvOp conv : convs) {
+  for (Operation *conv : convs) {
+    Value xValue = conv->getOperand(0), wValue = conv->getOperand(1);
     ElementsAttr weight;
-    if (!matchPattern(conv.getW(), m_Constant(&weight)))
+    if (!matchPattern(wValue, m_Constant(&weight)))
       continue;
     ElementsAttr &moved = weights[weight];
     if (!moved)
@@ -194,28 +238,19 @@ int64_t convertConvs(ArrayRef<graph::ConvOp> convs,
     OpBuilder b(conv);
     // Channels last, the weights, input and convolution hold no ONNX
     // tensor as written; the transpose back holds the Conv's output.
-    Location loc = graph::withoutTensorNames(conv.getLoc());
-    int64_t rank = rankedOf(conv.getX()).getRank();
+    Location loc = graph::withoutTensorNames(conv->getLoc());
+    int64_t rank = rankedOf(xValue).getRank();
     Value w = b.create<graph::ConstantOp>(
-        graph::withoutTensorNames(conv.getW().getLoc()),
+        graph::withoutTensorNames(wValue.getLoc()),
         cast<RankedTensorType>(moved.getType()), moved);
     Value x = b.create<graph::TransposeOp>(
-        loc, conv.getX(), b.getDenseI64ArrayAttr(toChannelsLast(rank)));
-    SmallVector<Value> operands = {x, w};
-    if (Value bias = conv.getB())
-      operands.push_back(bias);
-    SmallVector<NamedAttribute> attributes(conv->getAttrs());
-    llvm::erase_if(attributes, [](NamedAttribute attribute) {
-      return attribute.getName() == "channels_last";
-    });
-    attributes.push_back(
-        b.getNamedAttr("channels_last", b.getI64IntegerAttr(1)));
-    auto last = b.create<graph::ConvOp>(loc, operands, attributes);
+        loc, xValue, b.getDenseI64ArrayAttr(toChannelsLast(rank)));
+    Operation *last = channelsLastConv(b, loc, conv, x, w);
     Value y = b.create<graph::TransposeOp>(
-        conv.getLoc(), last.getY(),
+        conv->getLoc(), last->getResult(0),
         b.getDenseI64ArrayAttr(toChannelsFirst(rank)));
-    conv.getY().replaceAllUsesWith(y);
-    conv.erase();
+    conv->getResult(0).replaceAllUsesWith(y);
+    conv->erase();
     ++converted;
   }
   return converted;
@@ -384,8 +419,8 @@ LogicalResult convertFunction(func::FuncOp func, double convsPerTranspose,
                               bool float32,
                               DenseMap<Attribute, ElementsAttr> &weights) {
   while (true) {
-    SmallVector<SmallVector<graph::ConvOp>> chains = findChains(func, float32);
-    llvm::erase_if(chains, [](ArrayRef<graph::ConvOp> chain) {
+    SmallVector<SmallVector<Operation *>> chains = findChains(func, float32);
+    llvm::erase_if(chains, [](ArrayRef<Operation *> chain) {
       return chain.front()->hasAttr(kKeepChannelsFirst);
     });
     if (chains.empty())
@@ -394,15 +429,21 @@ LogicalResult convertFunction(func::FuncOp func, double convsPerTranspose,
     llvm::stable_sort(chains, [](const auto &a, const auto &b) {
       return a.size() > b.size();
     });
-    ArrayRef<graph::ConvOp> chain = chains.front();
+    ArrayRef<Operation *> chain = chains.front();
     // Tried on a copy of the function: kept when its ends cost few copies.
-    SmallVector<graph::ConvOp> all;
-    func.walk([&](graph::ConvOp conv) { all.push_back(conv); });
+    SmallVector<Operation *> all;
+    func.walk([&](Operation *op) {
+      if (isConvolution(op))
+        all.push_back(op);
+    });
     func::FuncOp trial = func.clone();
-    SmallVector<graph::ConvOp> trialAll;
-    trial.walk([&](graph::ConvOp conv) { trialAll.push_back(conv); });
-    SmallVector<graph::ConvOp> trialChain;
-    for (graph::ConvOp conv : chain)
+    SmallVector<Operation *> trialAll;
+    trial.walk([&](Operation *op) {
+      if (isConvolution(op))
+        trialAll.push_back(op);
+    });
+    SmallVector<Operation *> trialChain;
+    for (Operation *conv : chain)
       trialChain.push_back(
           trialAll[std::distance(all.begin(), llvm::find(all, conv))]);
     int64_t before = countTransposes(func);
@@ -412,12 +453,15 @@ LogicalResult convertFunction(func::FuncOp func, double convsPerTranspose,
     if (converted > 0 && double(added) * convsPerTranspose <= converted) {
       func.getBody().takeBody(trial.getBody());
     } else {
-      for (graph::ConvOp conv : chain)
+      for (Operation *conv : chain)
         conv->setAttr(kKeepChannelsFirst, UnitAttr::get(func.getContext()));
     }
     trial.erase();
   }
-  func.walk([](graph::ConvOp conv) { conv->removeAttr(kKeepChannelsFirst); });
+  func.walk([](Operation *op) {
+    if (isConvolution(op))
+      op->removeAttr(kKeepChannelsFirst);
+  });
   return success();
 }
 

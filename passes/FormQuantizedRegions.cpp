@@ -275,7 +275,7 @@ public:
 private:
   /// Why a linear op with a dequantized operand stays float, for the
   /// compile report.
-  static constexpr llvm::StringLiteral kFloatReason = "graph.float_reason";
+  static constexpr llvm::StringLiteral kFloatReason = "graphc.float_reason";
 
   /// Whether `op` reads a dequantized value at all (else it was never
   /// quantized and no reason is recorded).

@@ -23,7 +23,8 @@ RankedTensorType staticOf(Value value, Type element) {
 /// Y [n, k, out...], or with channels_last X [n, in..., c], W
 /// [k, f..., c / groups], Y [n, out..., k]): the pads auto_pad implies where
 /// it is set, checked against the static result shape.
-LogicalResult describeWindow(graph::ConvOp conv, LibraryConv &lib) {
+template <typename ConvT>
+LogicalResult describeWindow(ConvT conv, LibraryConv &lib) {
   ArrayRef<int64_t> x = cast<RankedTensorType>(conv.getX().getType()).getShape();
   ArrayRef<int64_t> w = cast<RankedTensorType>(conv.getW().getType()).getShape();
   ArrayRef<int64_t> y =
@@ -84,6 +85,28 @@ LogicalResult describeWindow(graph::ConvOp conv, LibraryConv &lib) {
   return success();
 }
 
+/// The library convolution of a graph.quantized_conv: int8 X and W
+/// channels last with 2 spatial dims, c / groups and k multiples of 4 (the
+/// form of cuDNN's int8 engines), Y its int32 accumulator as it is (no
+/// epilogue joins); nullopt otherwise, for the generated kernel.
+std::optional<LibraryConv> matchQuantizedConv(graph::QuantizedConvOp conv) {
+  Builder builder(conv.getContext());
+  if (!staticOf(conv.getX(), builder.getI8Type()) ||
+      !staticOf(conv.getW(), builder.getI8Type()) ||
+      !staticOf(conv.getY(), builder.getI32Type()) ||
+      conv.getChannelsLast() == 0)
+    return std::nullopt;
+  LibraryConv lib;
+  if (failed(describeWindow(conv, lib)) || lib.inSize.size() != 2 ||
+      (lib.c / lib.groups) % 4 || lib.k % 4)
+    return std::nullopt;
+  lib.x = conv.getX();
+  lib.w = conv.getW();
+  lib.ops.push_back(conv);
+  lib.root = conv;
+  return lib;
+}
+
 } // namespace
 
 std::optional<LibraryConv> matchLibraryConv(ArrayRef<Operation *> ops) {
@@ -91,7 +114,11 @@ std::optional<LibraryConv> matchLibraryConv(ArrayRef<Operation *> ops) {
   auto first = llvm::find_if(ops, [](Operation *op) {
     return !op->hasTrait<OpTrait::ConstantLike>();
   });
-  auto conv = first == ops.end() ? nullptr : dyn_cast<graph::ConvOp>(*first);
+  if (first == ops.end())
+    return std::nullopt;
+  if (auto quantized = dyn_cast<graph::QuantizedConvOp>(*first))
+    return matchQuantizedConv(quantized);
+  auto conv = dyn_cast<graph::ConvOp>(*first);
   if (!conv)
     return std::nullopt;
   auto resultType = dyn_cast<RankedTensorType>(conv.getY().getType());

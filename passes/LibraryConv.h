@@ -43,7 +43,10 @@ struct LibraryConv {
 /// after it that the library fuses; nullopt when no library computes the
 /// conv (element types other than f32, f16 and bf16 or mixed ones, other
 /// than 1 to 3 spatial dims, shapes that are not static, an auto_pad the
-/// static shapes do not resolve).
+/// static shapes do not resolve). A graph.quantized_conv of int8 tensors,
+/// channels last, 2 spatial dims, c / groups and k multiples of 4, is a
+/// convolution whose Y is its int32 accumulator (see graphc_conv_desc),
+/// without epilogue.
 std::optional<LibraryConv>
 matchLibraryConv(llvm::ArrayRef<mlir::Operation *> ops);
 

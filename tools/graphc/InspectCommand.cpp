@@ -157,6 +157,16 @@ nlohmann::ordered_json stepJson(const rt::ArtifactStep &step,
   return json;
 }
 
+/// " int8 -> int32": the operand and accumulator types of a library GEMM
+/// or convolution on 8-bit operands (a quantized region); "" for others.
+std::string quantizedTypes(const nlohmann::ordered_json &library) {
+  std::string dtype = library["dtype"].get<std::string>();
+  if (dtype != graphc_dtype_name(rt::kInt8) &&
+      dtype != graphc_dtype_name(rt::kFloat8E4M3FN))
+    return "";
+  return " " + dtype + " -> " + library["compute_dtype"].get<std::string>();
+}
+
 /// A library kernel's GEMM (graphc_gemm_desc), with names for its kinds.
 nlohmann::ordered_json gemmJson(const rt::ArtifactGemm &gemm) {
   const char *epilogue = rt::epilogueName(gemm.epilogue);
@@ -660,7 +670,7 @@ void printText(const nlohmann::ordered_json &report, bool steps,
          << " trans_b=" << int(gemm["trans_b"].get<bool>()) << " epilogue="
          << (gemm["epilogue"].is_string() ? gemm["epilogue"].get<std::string>()
                                           : gemm["epilogue"].dump())
-         << ")";
+         << quantizedTypes(gemm) << ")";
     }
     if (!kernel["conv"].is_null()) {
       const auto &conv = kernel["conv"];
@@ -684,7 +694,7 @@ void printText(const nlohmann::ordered_json &report, bool steps,
          << " residual=" << int(conv["residual"].get<bool>()) << " epilogue="
          << (conv["epilogue"].is_string() ? conv["epilogue"].get<std::string>()
                                           : conv["epilogue"].dump())
-         << ")";
+         << quantizedTypes(conv) << ")";
     }
     if (!kernel["sdpa"].is_null()) {
       const auto &sdpa = kernel["sdpa"];

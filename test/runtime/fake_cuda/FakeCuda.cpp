@@ -271,6 +271,11 @@ unsigned numberFromEnvironment(const char *name) {
   return value ? static_cast<unsigned>(std::strtoul(value, nullptr, 10)) : 0;
 }
 
+int defaultComputeCapability() {
+  unsigned sm = numberFromEnvironment("FAKECU_COMPUTE_CAPABILITY");
+  return sm ? static_cast<int>(sm) : 80;
+}
+
 struct State {
   std::mutex mutex;
   Context contexts[kDevices] = {{0}, {1}, {2}};
@@ -300,8 +305,9 @@ struct State {
   /// from FAKECU_ABORT_BLOCK_THREADS: a driver that crashes.
   unsigned abortBlockThreads = numberFromEnvironment("FAKECU_ABORT_BLOCK_THREADS");
   int driverVersion = 13000;
-  /// Compute capability of every device, major * 10 + minor.
-  int computeCapability = 80;
+  /// Compute capability of every device, major * 10 + minor: 80, or
+  /// FAKECU_COMPUTE_CAPABILITY (90: an fp8-capable device).
+  int computeCapability = defaultComputeCapability();
   // Observations.
   std::map<std::string, int> calls;
   int violations = 0;
@@ -709,7 +715,7 @@ FAKE_API void fakecu_reset(void) {
   s.faultBlockThreads = numberFromEnvironment("FAKECU_FAULT_BLOCK_THREADS");
   s.abortBlockThreads = numberFromEnvironment("FAKECU_ABORT_BLOCK_THREADS");
   s.driverVersion = 13000;
-  s.computeCapability = 80;
+  s.computeCapability = defaultComputeCapability();
   s.calls.clear();
   s.violations = 0;
   s.lastViolation.clear();
