@@ -103,6 +103,16 @@ int64_t opFlops(Operation *op) {
         return 2 * outputs * product(shapeOf(op.getW()).drop_front()) +
                (op.getB() ? outputs : 0);
       })
+      .Case([](graph::QuantizedMatMulOp op) {
+        ArrayRef<int64_t> a = shapeOf(op.getA());
+        int64_t k = a.empty() ? 0 : a.back();
+        return 2 * elementCount(op.getY()) * k;
+      })
+      .Case([](graph::QuantizedConvOp op) {
+        // W is [M, C/group, k...] or [M, k..., C/group]: as conv's.
+        return 2 * elementCount(op.getY()) *
+               product(shapeOf(op.getW()).drop_front());
+      })
       .Case([](graph::ConvTransposeOp op) {
         // W is [C, M/group, k...]: each input element scatters through it.
         return 2 * elementCount(op.getX()) *
@@ -242,10 +252,14 @@ void estimate(exec::KernelOp kernel) {
   for (Operation &op : body.without_terminator()) {
     int64_t opCost = opFlops(&op);
     flops += opCost;
-    // The heaviest op's result type is what the arithmetic runs in.
+    // The heaviest op's result type is what the arithmetic runs in; a
+    // quantized product multiplies its 8-bit operands (the peak of 8-bit
+    // tensor cores is by operand type), whatever it accumulates in.
     if (opCost > heaviest && op.getNumResults()) {
       heaviest = opCost;
-      flopType = getElementTypeOrSelf(op.getResult(0).getType());
+      flopType = isa<graph::QuantizedMatMulOp, graph::QuantizedConvOp>(op)
+                     ? getElementTypeOrSelf(op.getOperand(0).getType())
+                     : getElementTypeOrSelf(op.getResult(0).getType());
     }
   }
   Builder b(kernel.getContext());

@@ -178,6 +178,20 @@ FoldCost estimateFoldCost(Operation *op) {
         if (conv.getChannelsLast())
           cost.scratchBytes += 2 * (in + out) * arithBytes(x);
       })
+      .Case([&](QuantizedConvOp conv) {
+        // As conv's, over int64 copies of X and W (and of channels-last
+        // operands moved first).
+        Value w = op->getOperand(1);
+        double channels = std::max(dimOf(w, 0), 1.0);
+        double perOutput = elementsOf(w) / channels;
+        double positions = results / std::max(dimOf(x, 0) * channels, 1.0);
+        cost.work += results * perOutput + perOutput * positions;
+        cost.scratchBytes = perOutput * positions * 8 +
+                            (elementsOf(x) + elementsOf(w) + results) * 8;
+        // Moved copies: X and W in bytes, Y's two in int32.
+        if (conv.getChannelsLast())
+          cost.scratchBytes += in + 8 * out;
+      })
       .Case([&](ConvTransposeOp) {
         if (operands < 2)
           return;
@@ -213,6 +227,13 @@ FoldCost estimateFoldCost(Operation *op) {
           return;
         cost.work += results * dimOf(x, -1);
         cost.scratchBytes = wideningBytes(op);
+      })
+      .Case([&](QuantizedMatMulOp) {
+        // Each A matrix and the packed B in 4-byte copies.
+        Value b = op->getOperand(1);
+        cost.work += results * dimOf(x, -1);
+        cost.scratchBytes =
+            4 * (dimOf(x, -2) * dimOf(x, -1) + dimOf(b, -2) * dimOf(b, -1));
       })
       .Case([&](GemmOp gemm) {
         if (operands < 2)

@@ -95,11 +95,13 @@ foldByEvaluation(mlir::Operation *op, llvm::ArrayRef<mlir::Attribute> operands,
                  llvm::SmallVectorImpl<mlir::OpFoldResult> &results);
 
 /// Whether `op` can anchor an epilogue fusion: the kernel templates of
-/// conv, gemm and mat_mul apply the pointwise ops consuming the result to
-/// the accumulator before the store. Fusion grouping and every target that
-/// emits such fusions decide by this one predicate.
+/// conv, gemm and mat_mul (and their quantized forms, whose epilogue is the
+/// dequantizing cast and scale) apply the pointwise ops consuming the
+/// result to the accumulator before the store. Fusion grouping and every
+/// target that emits such fusions decide by this one predicate.
 inline bool isEpilogueAnchor(mlir::Operation *op) {
-  return mlir::isa<ConvOp, GemmOp, MatMulOp>(op);
+  return mlir::isa<ConvOp, GemmOp, MatMulOp, QuantizedConvOp,
+                   QuantizedMatMulOp>(op);
 }
 
 /// Appends the ONNX node names a location records: its NameLoc, or every

@@ -2,11 +2,13 @@
 //
 // ONNX Conv and ConvTranspose on graphc::convolve and convolveTransposed
 // (lib/Support/Convolution.h: im2col + the blocked GEMM per image and
-// group, and its adjoint); a channels-last Conv on moved copies; Col2Im.
+// group, and its adjoint); graph.quantized_conv on the same convolve in
+// int64; a channels-last Conv or QuantizedConv on moved copies; Col2Im.
 //
 //===----------------------------------------------------------------------===//
 
 #include "lib/HostKernels/ComputeView.h"
+#include "lib/HostKernels/EightBit.h"
 #include "lib/HostKernels/KernelAttrs.h"
 #include "lib/HostKernels/Window.h"
 #include "lib/Support/ImageBlocks.h"
@@ -60,11 +62,16 @@ std::vector<char> moveDim(const gc_tensor &t, int from, int to, Dims &dims) {
 }
 
 int convChannelsFirst(KernelContext &ctx, const attrs::Conv &a);
+int quantizedConvChannelsFirst(KernelContext &ctx,
+                               const attrs::QuantizedConv &a);
 
 /// A channels-last conv (X [N, spatial..., C], W [M, k..., C/group], Y
-/// [N, out..., M]) computed as the channels-first one on moved copies: the
+/// [N, out..., M]; graph.conv's or graph.quantized_conv's) computed by
+/// `channelsFirst`, its channels-first kernel, on moved copies: the
 /// reference is for correctness, not speed.
-int convChannelsLast(KernelContext &ctx, const attrs::Conv &a) {
+template <typename Attrs>
+int convChannelsLast(KernelContext &ctx, const Attrs &a,
+                     int (*channelsFirst)(KernelContext &, const Attrs &)) {
   GC_TRY(ctx.expect(2, 1));
   const gc_tensor &x = ctx.in(0), &wt = ctx.in(1);
   if (x.rank < 3 || wt.rank != x.rank)
@@ -91,7 +98,7 @@ int convChannelsLast(KernelContext &ctx, const attrs::Conv &a) {
   gc_tensor output = {y.dtype, y.rank, yDims.v, yFirst.data()};
   KernelContext first{inputs,   ctx.has(2) ? 3 : 2, &output, 1, ctx.attrs,
                       ctx.err,  ctx.errLen,          ctx.op};
-  GC_TRY(convChannelsFirst(first, a));
+  GC_TRY(channelsFirst(first, a));
   Dims movedDims;
   std::vector<char> moved = moveDim(output, 1, last, movedDims);
   std::memcpy(y.data, moved.data(), moved.size());
@@ -102,8 +109,14 @@ int convChannelsLast(KernelContext &ctx, const attrs::Conv &a) {
 
 GC_KERNEL_ATTRS(conv, Conv, a) {
   if (a.channelsLast)
-    return convChannelsLast(ctx, a);
+    return convChannelsLast(ctx, a, convChannelsFirst);
   return convChannelsFirst(ctx, a);
+}
+
+GC_KERNEL_ATTRS(quantized_conv, QuantizedConv, a) {
+  if (a.channelsLast)
+    return convChannelsLast(ctx, a, quantizedConvChannelsFirst);
+  return quantizedConvChannelsFirst(ctx, a);
 }
 
 namespace {
@@ -162,6 +175,57 @@ int convChannelsFirst(KernelContext &ctx, const attrs::Conv &a) {
   });
 }
 
+
+/// QuantizedConv, channels first: int8/uint8 X and W in any mix, the exact
+/// sum of each output element's products in int64 (graphc::convolve over
+/// widened copies: its GEMM adds integers exactly in any order), wrapped to
+/// the int32 result. Padding reads zeros.
+int quantizedConvChannelsFirst(KernelContext &ctx,
+                               const attrs::QuantizedConv &a) {
+  GC_TRY(ctx.expect(2, 1));
+  const gc_tensor &x = ctx.in(0), &wt = ctx.in(1);
+  if (!isEightBitInteger(x.dtype))
+    return ctx.unsupportedDtype("input", x.dtype);
+  if (!isEightBitInteger(wt.dtype))
+    return ctx.unsupportedDtype("weight", wt.dtype);
+  if (x.rank < 3 || wt.rank != x.rank)
+    return ctx.fail("input and weight must have the same rank >= 3");
+  Window w;
+  GC_TRY(computeWindow(ctx, a, x, wt.dims + 2, false, w));
+  int64_t group = a.group;
+  int64_t N = x.dims[0], C = x.dims[1], M = wt.dims[0];
+  if (group < 1 || C % group || M % group || wt.dims[1] != C / group)
+    return ctx.fail("weight shape does not match %lld input channels in %lld "
+                    "groups",
+                    static_cast<long long>(C), static_cast<long long>(group));
+  Dims outDims;
+  outDims.push(N);
+  outDims.push(M);
+  for (int d = 0; d < w.nd; ++d)
+    outDims.push(w.out[d]);
+  GC_TRY(ctx.checkOutput(0, GC_DTYPE_I32, outDims));
+  int64_t Cg = C / group, Mg = M / group, KS = w.kernelSize();
+  int64_t P = w.outSize(), inSize = w.inSize();
+  Scratch<int64_t> vx, vw, sums, col;
+  GC_TRY(vx.allocate(ctx, numElements(x), "the widened input"));
+  GC_TRY(vw.allocate(ctx, numElements(wt), "the widened weight"));
+  GC_TRY(sums.allocate(ctx, M * P, "the sums of one image"));
+  widenEightBit(x.dtype, x.data, 0, numElements(x), vx.data());
+  widenEightBit(wt.dtype, wt.data, 0, numElements(wt), vw.data());
+  int64_t tile = graphc::convolveTile<int64_t>(w, Cg, kMaxTileScratchBytes);
+  if (!w.readsImageAsColumns())
+    GC_TRY(col.allocate(ctx, Cg * KS * tile, "the im2col columns"));
+  int32_t *out = static_cast<int32_t *>(ctx.out(0).data);
+  for (int64_t n = 0; n < N; ++n) {
+    for (int64_t g = 0; g < group; ++g)
+      graphc::convolve<int64_t>(w, vx.data() + (n * C + g * Cg) * inSize, Cg,
+                                vw.data() + g * Mg * Cg * KS, Mg,
+                                sums.data() + g * Mg * P, col.data(), tile);
+    for (int64_t i = 0; i < M * P; ++i)
+      out[n * M * P + i] = wrapToInt32(sums.data()[i]);
+  }
+  return 0;
+}
 } // namespace
 
 GC_KERNEL_ATTRS(conv_transpose, ConvTranspose, a) {

@@ -31,6 +31,27 @@ exec.kernel @grouped_conv conv attributes {hash = "0000000000000000", onnx_nodes
   kernel.yield %0 : tensor<1x8x4x4xf32>
 }
 
+// A quantized product multiplies its 8-bit operands: 2 * (4*8) * 32, plus
+// the cast and the scale per element; the flop type is the operands'.
+// CHECK-LABEL: exec.kernel @quantized_matmul_dequantize
+// CHECK-SAME: bytes_read = 416 : i64, bytes_written = 128 : i64, flop_type = i8, flops = 2112 : i64
+exec.kernel @quantized_matmul_dequantize matmul attributes {hash = "0000000000000000", onnx_nodes = [], schedule = #kernel.schedule<>} {
+^bb0(%a: tensor<4x32xi8>, %b: tensor<8x32xi8>, %s: tensor<8xf32>):
+  %0 = graph.quantized_mat_mul %a, %b {trans_b = 1 : i64} : (tensor<4x32xi8>, tensor<8x32xi8>) -> tensor<4x8xi32>
+  %1 = graph.cast %0 {to = f32} : (tensor<4x8xi32>) -> tensor<4x8xf32>
+  %2 = graph.mul %1, %s : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  kernel.yield %2 : tensor<4x8xf32>
+}
+
+// Channels last, W [M, kh, kw, C/group]: 2 * (1*4*4*8 outputs) * (3*3*2).
+// CHECK-LABEL: exec.kernel @quantized_conv_channels_last
+// CHECK-SAME: flop_type = ui8, flops = 4608 : i64
+exec.kernel @quantized_conv_channels_last conv attributes {hash = "0000000000000000", onnx_nodes = [], schedule = #kernel.schedule<>} {
+^bb0(%x: tensor<1x4x4x4xui8>, %w: tensor<8x3x3x2xi8>):
+  %0 = graph.quantized_conv %x, %w {group = 2 : i64, pads = array<i64: 1, 1, 1, 1>, channels_last = 1 : i64} : (tensor<1x4x4x4xui8>, tensor<8x3x3x2xi8>) -> tensor<1x4x4x8xi32>
+  kernel.yield %0 : tensor<1x4x4x8xi32>
+}
+
 // bij,bjk->bik sums j (size 3): 2 * (2*4*5) * 3.
 // CHECK-LABEL: exec.kernel @einsum
 // CHECK-SAME: flops = 240 : i64

@@ -854,7 +854,8 @@ exec.kernel @einsum_relu_0 matmul attributes {hash = "0000000000000000", onnx_no
   kernel.yield %1 : tensor<2x4xf32>
 })mlir")
                 .find("a matmul kernel of several ops must start with "
-                      "graph.conv, graph.gemm or graph.mat_mul, not "
+                      "graph.conv, graph.gemm, graph.mat_mul or their "
+                      "quantized forms, not "
                       "graph.einsum"),
             std::string::npos);
   // An epilogue holds pointwise ops of the anchor's shape only.

@@ -178,7 +178,8 @@ FailureOr<CudaKernel> emitCudaKernel(exec::KernelOp kernel, int lowestSm) {
              << " kernel of several ops must start with "
              << (kind == kernel::FusionKind::attention
                      ? "graph.attention"
-                     : "graph.conv, graph.gemm or graph.mat_mul")
+                     : "graph.conv, graph.gemm, graph.mat_mul or their "
+                       "quantized forms")
              << ", not "
              << (op ? op->getName().getStringRef() : StringRef("nothing"))
              << " (only transposes and splits it reads as its layout "

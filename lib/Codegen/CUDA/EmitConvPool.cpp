@@ -38,8 +38,9 @@ WindowAttrs windowAttrs(Operation *op) {
                            conv.getDilations(),     conv.getPads(),
                            conv.getOutputPadding(), conv.getOutputShape()};
       })
-      .Case<graph::ConvOp, graph::MaxPoolOp, graph::MaxPoolWithIndicesOp,
-            graph::AveragePoolOp, graph::LpPoolOp>([](auto windowed) {
+      .Case<graph::ConvOp, graph::QuantizedConvOp, graph::MaxPoolOp,
+            graph::MaxPoolWithIndicesOp, graph::AveragePoolOp,
+            graph::LpPoolOp>([](auto windowed) {
         return WindowAttrs{windowed.getAutoPad(),
                            windowed.getStrides(),
                            windowed.getDilations(),
@@ -111,14 +112,16 @@ FailureOr<Window> windowParams(KernelEmitter &e, ArrayRef<int64_t> kernel,
 }
 
 /// Declares `p<k>` (input position along spatial dim k) for window element
-/// `kk` of output coords `o<2+k>`, and `valid` (inside the input).
+/// `kk` of output coords `o<firstSpatial+k>` (2 channels first, 1 channels
+/// last), and `valid` (inside the input).
 void emitWindowPositions(KernelEmitter &e, const Window &w,
-                         ArrayRef<int64_t> in) {
+                         ArrayRef<int64_t> in, size_t firstSpatial = 2) {
   size_t n = w.kernel.size();
   e.coords("kk", "kw", w.kernel);
   std::string valid;
   for (size_t k = 0; k < n; ++k) {
-    e.line("const long long p" + Twine(k) + " = o" + Twine(k + 2) + " * " +
+    e.line("const long long p" + Twine(k) + " = o" + Twine(k + firstSpatial) +
+           " * " +
            Twine(w.strides[k]) + " - " + Twine(w.padBegin[k]) + " + kk" +
            Twine(k) + " * " + Twine(w.dilations[k]) + ";");
     valid +=
@@ -262,6 +265,88 @@ LogicalResult emitConvTranspose(KernelEmitter &e) {
   e.close();
   e.close();
   e.line(e.store(0, "i", "acc"));
+  e.close();
+  return success();
+}
+
+/// QuantizedConv: one thread per output element sums its window's int8/
+/// uint8 products in wrapping unsigned int (exactly the int32 the host
+/// kernel's int64 sum wraps to), channels first, or channels last (X [N,
+/// spatial..., C], W [M, k..., C/group], Y [N, out..., M]: the layout
+/// graphc-convert-conv-layout gives cuDNN, which this kernel stands in for
+/// where cuDNN refuses), taps outer and channels inner so that consecutive
+/// channels are read together.
+LogicalResult emitQuantizedConv(KernelEmitter &e) {
+  auto op = e.as<graph::QuantizedConvOp>();
+  ArrayRef<int64_t> xShape = e.inputShape(0), wShape = e.inputShape(1);
+  ArrayRef<int64_t> yShape = e.resultShape();
+  size_t rank = xShape.size();
+  if (rank < 3 || wShape.size() != rank || yShape.size() != rank)
+    return e.fail("input, weight and result must have the same rank, at "
+                  "least 3");
+  bool channelsLast = op.getChannelsLast() != 0;
+  size_t channelDim = channelsLast ? rank - 1 : 1;
+  size_t firstSpatial = channelsLast ? 1 : 2;
+  int64_t group = op.getGroup();
+  int64_t c = xShape[channelDim], m = wShape[0];
+  if (group <= 0 || c % group || m % group || wShape[channelDim] != c / group ||
+      yShape[channelDim] != m)
+    return e.fail("group " + Twine(group) + " does not fit " + Twine(c) +
+                  " input and " + Twine(m) + " output channels");
+  ArrayRef<int64_t> in = xShape.slice(firstSpatial, rank - 2);
+  ArrayRef<int64_t> kernel = wShape.slice(firstSpatial, rank - 2);
+  FailureOr<Window> w = windowParams(e, kernel, in,
+                                     yShape.slice(firstSpatial, rank - 2),
+                                     false);
+  if (failed(w))
+    return failure();
+  int64_t cg = c / group, mg = m / group;
+  int64_t window = numElements(w->kernel);
+  SmallVector<int64_t> xStrides = contiguousStrides(xShape);
+  SmallVector<int64_t> spatialStrides(xStrides.begin() + firstSpatial,
+                                      xStrides.begin() + firstSpatial + rank -
+                                          2);
+  // X's and W's elements widened to int: their product cannot overflow.
+  auto addProduct = [&](StringRef xOffset, StringRef wOffset) {
+    e.line("acc += static_cast<unsigned int>(static_cast<int>(" +
+           e.load(0, xOffset) + ") * static_cast<int>(" + e.load(1, wOffset) +
+           "));");
+  };
+
+  e.openLinearLoop(numElements(yShape));
+  e.coords("o", "i", yShape);
+  std::string outChannel = "o" + std::to_string(channelDim);
+  e.line("const long long g = " + outChannel + " / " + Twine(mg) + ";");
+  e.line("unsigned int acc = 0u;");
+  if (channelsLast) {
+    // X's channels of position p are contiguous, as are W's of tap kw.
+    e.open("for (long long kw = 0; kw < " + Twine(window) + "LL; ++kw) {");
+    emitWindowPositions(e, *w, in, firstSpatial);
+    e.line("if (!valid) continue;");
+    e.line("const long long xBase = o0 * " + Twine(xStrides[0]) + " + " +
+           offsetExpr("p", spatialStrides) + " + g * " + Twine(cg) + "LL;");
+    e.line("const long long wBase = (" + outChannel + " * " + Twine(window) +
+           " + kw) * " + Twine(cg) + ";");
+    e.open("for (long long ci = 0; ci < " + Twine(cg) + "LL; ++ci) {");
+    addProduct("xBase + ci", "wBase + ci");
+    e.close();
+    e.close();
+  } else {
+    // Spatial positions are contiguous: the window varies fastest.
+    e.open("for (long long ci = 0; ci < " + Twine(cg) + "LL; ++ci) {");
+    e.line("const long long xBase = o0 * " + Twine(xStrides[0]) + " + (g * " +
+           Twine(cg) + " + ci) * " + Twine(xStrides[1]) + ";");
+    e.line("const long long wBase = (" + outChannel + " * " + Twine(cg) +
+           " + ci) * " + Twine(window) + ";");
+    e.open("for (long long kw = 0; kw < " + Twine(window) + "LL; ++kw) {");
+    emitWindowPositions(e, *w, in, firstSpatial);
+    e.line("if (!valid) continue;");
+    addProduct("xBase + " + offsetExpr("p", spatialStrides), "wBase + kw");
+    e.close();
+    e.close();
+  }
+  if (failed(e.storeResult("i", "static_cast<int>(acc)")))
+    return failure();
   e.close();
   return success();
 }
@@ -484,7 +569,8 @@ LogicalResult emitMaxUnpool(KernelEmitter &e) {
 } // namespace
 
 bool isConvPool(OperationName name) {
-  return isOneOf<graph::ConvOp, graph::ConvTransposeOp, graph::MaxPoolOp,
+  return isOneOf<graph::ConvOp, graph::QuantizedConvOp, graph::ConvTransposeOp,
+                 graph::MaxPoolOp,
                  graph::MaxPoolWithIndicesOp, graph::AveragePoolOp,
                  graph::LpPoolOp, graph::GlobalAveragePoolOp,
                  graph::GlobalMaxPoolOp, graph::GlobalLpPoolOp, graph::Col2ImOp,
@@ -494,6 +580,7 @@ bool isConvPool(OperationName name) {
 LogicalResult emitConvPool(KernelEmitter &e) {
   return llvm::TypeSwitch<Operation *, LogicalResult>(e.getOp())
       .Case([&](graph::ConvOp) { return emitConv(e); })
+      .Case([&](graph::QuantizedConvOp) { return emitQuantizedConv(e); })
       .Case([&](graph::ConvTransposeOp) { return emitConvTranspose(e); })
       .Case([&](graph::Col2ImOp) { return emitCol2Im(e); })
       .Case([&](graph::MaxUnpoolOp) { return emitMaxUnpool(e); })

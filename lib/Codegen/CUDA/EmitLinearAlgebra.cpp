@@ -1,9 +1,10 @@
 //===- EmitLinearAlgebra.cpp - mat_mul, gemm, einsum, det -----------------===//
 //
-// MatMul and Gemm share one shared-memory tiled kernel: T x T output tiles
-// (the schedule's `tile`, 16 unless tuned), K walked in T-wide slabs staged
-// through shared memory, accumulation in the compute type (float for
-// f16/bf16), batches on grid.z with numpy broadcasting of the batch dims.
+// MatMul, Gemm and QuantizedMatMul share one shared-memory tiled kernel: T x
+// T output tiles (the schedule's `tile`, 16 unless tuned), K walked in
+// T-wide slabs staged through shared memory, accumulation in the compute
+// type (float for f16/bf16 and e4m3fn; 8-bit integers in wrapping unsigned
+// int), batches on grid.z with numpy broadcasting of the batch dims.
 // Einsum is a generic index loop. Det: one thread per matrix factorises a
 // float64 copy of it (LU with partial pivoting, as the host kernel does), for
 // matrices up to kMaxDetSize square.
@@ -31,10 +32,18 @@ struct MatmulPlan {
   bool gemm = false;
   double alpha = 1, beta = 1;
   int64_t cRowStride = 0, cColStride = 0;
+  /// QuantizedMatMul of 8-bit integers: the tiles hold int, products add
+  /// into an unsigned int (wrapping modulo 2^32, exactly the int32 result
+  /// the host kernel's int64 sum wraps to) stored as int.
+  bool wrappingInt = false;
 };
 
 LogicalResult emitTiledMatmul(KernelEmitter &e, const MatmulPlan &plan) {
-  std::string t = computeType(e.inputType(0).getElementType());
+  // The tiles' type: the compute type, float for e4m3fn (decoded by gc_ld).
+  std::string t = plan.wrappingInt
+                      ? std::string("int")
+                      : computeType(e.inputType(0).getElementType());
+  std::string accType = plan.wrappingInt ? "unsigned int" : t;
   int64_t batch = numElements(plan.batchDims);
   int64_t kTile = e.getTileSize();
   int64_t rowTiles = (plan.m + kTile - 1) / kTile;
@@ -61,7 +70,7 @@ LogicalResult emitTiledMatmul(KernelEmitter &e, const MatmulPlan &plan) {
          ";");
   e.line("const long long bBase = " + offsetExpr("b", plan.bBatchStrides) +
          ";");
-  e.line(t + " acc = " + literal(0, t) + ";");
+  e.line(accType + " acc = " + (plan.wrappingInt ? "0u" : literal(0, t)) + ";");
   e.open("for (long long k0 = 0; k0 < " + Twine(plan.k) + "LL; k0 += " + tile +
          ") {");
   e.line("const long long ka = k0 + threadIdx.x, kb = k0 + threadIdx.y;");
@@ -80,13 +89,18 @@ LogicalResult emitTiledMatmul(KernelEmitter &e, const MatmulPlan &plan) {
             "bBase + kb * " + Twine(plan.bKStride) + " + col * " +
                 Twine(plan.bColStride));
   e.line("__syncthreads();");
+  // K ascending, one product at a time: the host kernels' order.
   e.open("for (int kk = 0; kk < " + tile + "; ++kk) {");
-  e.line("acc += aTile[threadIdx.y][kk] * bTile[kk][threadIdx.x];");
+  if (plan.wrappingInt)
+    e.line("acc += static_cast<unsigned int>(aTile[threadIdx.y][kk] * "
+           "bTile[kk][threadIdx.x]);");
+  else
+    e.line("acc += aTile[threadIdx.y][kk] * bTile[kk][threadIdx.x];");
   e.close();
   e.line("__syncthreads();");
   e.close();
   e.open("if (row < " + Twine(plan.m) + " && col < " + Twine(plan.n) + ") {");
-  std::string value = "acc";
+  std::string value = plan.wrappingInt ? "static_cast<int>(acc)" : "acc";
   if (plan.gemm) {
     value = literal(plan.alpha, t) + " * acc";
     if (e.hasInput(2) && plan.beta != 0)
@@ -173,6 +187,42 @@ LogicalResult emitGemm(KernelEmitter &e) {
         broadcastStrides(e.inputShape(2), {plan.m, plan.n});
     plan.cRowStride = c[0];
     plan.cColStride = c[1];
+  }
+  return emitTiledMatmul(e, plan);
+}
+
+/// QuantizedMatMul: the tiled product of 8-bit operands, widened into the
+/// tiles (int, or float decoded from e4m3fn) and summed over K ascending as
+/// the host kernel does: exactly, wrapping to int32, for integers; in f32
+/// for e4m3fn, whose products are exact, so the sums round as the host's.
+LogicalResult emitQuantizedMatMul(KernelEmitter &e) {
+  auto op = e.as<graph::QuantizedMatMulOp>();
+  ArrayRef<int64_t> a = e.inputShape(0), b = e.inputShape(1);
+  ArrayRef<int64_t> out = e.resultShape();
+  bool transB = op.getTransB() != 0;
+  int64_t aRank = a.size(), bRank = b.size();
+  if (aRank < 2 || (bRank != 2 && bRank != aRank) ||
+      static_cast<int64_t>(out.size()) != aRank)
+    return e.fail("A must have rank >= 2, B rank 2 or A's, and the result "
+                  "A's rank");
+  MatmulPlan plan;
+  plan.wrappingInt = !e.inputType(0).getElementType().isFloat8E4M3FN();
+  plan.m = a[aRank - 2];
+  plan.k = a[aRank - 1];
+  plan.n = b[bRank - (transB ? 2 : 1)];
+  if (b[bRank - (transB ? 1 : 2)] != plan.k)
+    return e.fail("contraction dims of A and B differ");
+  SmallVector<int64_t> aStrides = e.inputStrides(0), bStrides = e.inputStrides(1);
+  plan.aRowStride = aStrides[aRank - 2];
+  plan.aKStride = aStrides[aRank - 1];
+  plan.bKStride = bStrides[bRank - (transB ? 1 : 2)];
+  plan.bColStride = bStrides[bRank - (transB ? 2 : 1)];
+  int64_t batchRank = aRank - 2;
+  plan.batchDims.assign(out.begin(), out.begin() + batchRank);
+  // A dim of 1 broadcasts (stride 0); a B of rank 2 is every batch's.
+  for (int64_t d = 0; d < batchRank; ++d) {
+    plan.aBatchStrides.push_back(a[d] == 1 ? 0 : aStrides[d]);
+    plan.bBatchStrides.push_back(bRank == 2 || b[d] == 1 ? 0 : bStrides[d]);
   }
   return emitTiledMatmul(e, plan);
 }
@@ -371,14 +421,15 @@ LogicalResult emitDet(KernelEmitter &e) {
 } // namespace
 
 bool isLinearAlgebra(OperationName name) {
-  return isOneOf<graph::MatMulOp, graph::GemmOp, graph::EinsumOp, graph::DetOp>(
-      name);
+  return isOneOf<graph::MatMulOp, graph::GemmOp, graph::EinsumOp, graph::DetOp,
+                 graph::QuantizedMatMulOp>(name);
 }
 
 LogicalResult emitLinearAlgebra(KernelEmitter &e) {
   return llvm::TypeSwitch<Operation *, LogicalResult>(e.getOp())
       .Case([&](graph::MatMulOp) { return emitMatMul(e); })
       .Case([&](graph::GemmOp) { return emitGemm(e); })
+      .Case([&](graph::QuantizedMatMulOp) { return emitQuantizedMatMul(e); })
       .Case([&](graph::DetOp) { return emitDet(e); })
       .Default([&](Operation *) { return emitEinsum(e); });
 }

@@ -1289,3 +1289,79 @@ func.func @unique_axis_past_rank(%x: tensor<4x2xf32>) {
   %y, %i, %v, %c, %n = graph.unique %x {axis = 2 : i64} : (tensor<4x2xf32>) -> (tensor<4x?xf32>, tensor<?xi64>, tensor<2xi64>, tensor<?xi64>, tensor<i64>)
   return
 }
+
+// -----
+
+func.func @quantized_mat_mul_mixed_float8_and_int(%a: tensor<2x4xf8E4M3FN>, %b: tensor<4x3xi8>) {
+  // expected-error @+2 {{operands must both be float8 e4m3fn or both 8-bit integers}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %r = graph.quantized_mat_mul %a, %b : (tensor<2x4xf8E4M3FN>, tensor<4x3xi8>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @quantized_mat_mul_trans_b_two(%a: tensor<2x4xi8>, %b: tensor<3x4xi8>) {
+  // expected-error @+1 {{trans_b must be 0 or 1, got 2}}
+  %r = graph.quantized_mat_mul %a, %b {trans_b = 2 : i64} : (tensor<2x4xi8>, tensor<3x4xi8>) -> tensor<2x3xi32>
+  return
+}
+
+// -----
+
+func.func @quantized_mat_mul_vector_a(%a: tensor<4xi8>, %b: tensor<4x3xi8>) {
+  // expected-error @+2 {{A must have rank >= 2 and B rank 2 or A's}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %r = graph.quantized_mat_mul %a, %b : (tensor<4xi8>, tensor<4x3xi8>) -> tensor<3xi32>
+  return
+}
+
+// -----
+
+func.func @quantized_mat_mul_b_rank_between(%a: tensor<2x5x2x4xi8>, %b: tensor<5x4x3xi8>) {
+  // expected-error @+2 {{A must have rank >= 2 and B rank 2 or A's}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %r = graph.quantized_mat_mul %a, %b : (tensor<2x5x2x4xi8>, tensor<5x4x3xi8>) -> tensor<2x5x2x3xi32>
+  return
+}
+
+// -----
+
+func.func @quantized_mat_mul_contraction(%a: tensor<2x4xi8>, %b: tensor<3x5xui8>) {
+  // expected-error @+2 {{contraction dims do not match (4 vs 5)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %r = graph.quantized_mat_mul %a, %b {trans_b = 1 : i64} : (tensor<2x4xi8>, tensor<3x5xui8>) -> tensor<2x3xi32>
+  return
+}
+
+// -----
+
+func.func @quantized_mat_mul_float_operand(%a: tensor<2x4xf32>, %b: tensor<4x3xi8>) {
+  // expected-error @+1 {{operand #0 must be ranked tensor of 8-bit signless integer or 8-bit unsigned integer or f8E4M3FN type values}}
+  %r = graph.quantized_mat_mul %a, %b : (tensor<2x4xf32>, tensor<4x3xi8>) -> tensor<2x3xi32>
+  return
+}
+
+// -----
+
+func.func @quantized_conv_group_mismatch(%x: tensor<1x4x8x8xi8>, %w: tensor<6x2x3x3xi8>) {
+  // expected-error @+1 {{input has 4 channels but the weight expects 2 x group 3}}
+  %r = graph.quantized_conv %x, %w {group = 3 : i64} : (tensor<1x4x8x8xi8>, tensor<6x2x3x3xi8>) -> tensor<1x6x6x6xi32>
+  return
+}
+
+// -----
+
+func.func @quantized_conv_channels_last_group(%x: tensor<1x8x8x8xui8>, %w: tensor<6x3x3x2xi8>) {
+  // expected-error @+1 {{output channels (6) must be a multiple of group 4}}
+  %r = graph.quantized_conv %x, %w {group = 4 : i64, channels_last = 1 : i64} : (tensor<1x8x8x8xui8>, tensor<6x3x3x2xi8>) -> tensor<1x6x6x6xi32>
+  return
+}
+
+// -----
+
+func.func @quantized_conv_float8(%x: tensor<1x4x8x8xf8E4M3FN>, %w: tensor<8x4x3x3xi8>) {
+  // expected-error @+1 {{operand #0 must be ranked tensor of 8-bit signless integer or 8-bit unsigned integer values}}
+  %r = graph.quantized_conv %x, %w : (tensor<1x4x8x8xf8E4M3FN>, tensor<8x4x3x3xi8>) -> tensor<1x8x6x6xi32>
+  return
+}
