@@ -450,7 +450,14 @@ LogicalResult convertFunction(func::FuncOp func, double convsPerTranspose,
     int64_t converted = convertConvs(trialChain, weights);
     sinkTransposes(trial);
     int64_t added = countTransposes(trial) - before;
-    if (converted > 0 && double(added) * convsPerTranspose <= converted) {
+    // An int8 convolution left channels first has no library form at all
+    // (a generated kernel computes it): its chain converts whatever its
+    // ends cost.
+    bool eightBit = llvm::any_of(chain, [](Operation *conv) {
+      return isa<graph::QuantizedConvOp>(conv);
+    });
+    if (converted > 0 &&
+        (eightBit || double(added) * convsPerTranspose <= converted)) {
       func.getBody().takeBody(trial.getBody());
     } else {
       for (Operation *conv : chain)
