@@ -12,7 +12,9 @@
 // when its type inference refuses the narrow types (an attribute decides
 // its result type: ConstantOfShape's value). Resize's scales and roi,
 // GridSample's grid and RoiAlign's rois are coordinates, not data, and stay
-// float32. Inputs and outputs keep float32 unless --io-precision names
+// float32, and so does the rescale of a quantized region's wide accumulator
+// (its cast to float32 and the multiply by the scales: int32 sums overflow
+// fp16). Inputs and outputs keep float32 unless --io-precision names
 // another type; then the signature changes and the casts to the compute
 // type sit at the entry and before the return.
 //
@@ -83,6 +85,25 @@ bool isCoordinateOperand(Operation *op, Value operand) {
   if (auto align = dyn_cast<RoiAlignOp>(op))
     return operand == align.getRois();
   return false;
+}
+
+/// Whether `value` is the wide accumulator of a quantized region's product
+/// (graph.quantized_mat_mul / quantized_conv: int32 sums up to 2^31, e4m3fn
+/// ones past fp16's range) or that accumulator cast to float32.
+bool isAccumulator(Value value) {
+  Operation *def = value.getDefiningOp();
+  if (auto cast = dyn_cast_or_null<CastOp>(def))
+    def = cast.getInput().getDefiningOp();
+  return isa_and_nonnull<QuantizedMatMulOp, QuantizedConvOp>(def);
+}
+
+/// Whether `op` applies the scales to a quantized accumulator (the cast to
+/// float32 and the multiply graphc-form-quantized-regions writes): it stays
+/// float32, as dequantization does, and the narrow type starts after it.
+bool rescalesAccumulator(Operation *op) {
+  if (auto cast = dyn_cast<CastOp>(op))
+    return isAccumulator(cast.getInput());
+  return isa<MulOp>(op) && llvm::any_of(op->getOperands(), isAccumulator);
 }
 
 class Converter {
@@ -278,7 +299,8 @@ void Converter::run(func::FuncOp func) {
       continue;
     }
     bool pinned = isPinned(op);
-    if (!pinned && compute != f32 && tryNarrow(op))
+    bool rescale = rescalesAccumulator(op);
+    if (!pinned && !rescale && compute != f32 && tryNarrow(op))
       continue;
     // The op computes in float32: what it reads narrowed goes back.
     bool readsNarrow = false;
@@ -290,7 +312,7 @@ void Converter::run(func::FuncOp func) {
     bool computesFloat = llvm::any_of(op->getResults(), [&](Value result) {
       return elementTypeOf(result) == f32;
     });
-    if (compute != f32 && (readsNarrow || computesFloat)) {
+    if (compute != f32 && !rescale && (readsNarrow || computesFloat)) {
       SmallVector<StringAttr> names;
       collectNodeNames(op->getLoc(), names);
       for (StringAttr name : names)

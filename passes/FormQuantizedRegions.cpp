@@ -20,7 +20,7 @@
 // (the mul of a cast the importer makes of its DequantizeLinear), the
 // activation's scale per tensor, the weight's per tensor or per output
 // column / channel, both constants. Anything else stays float, and the
-// compile report counts it with the reason.
+// compile report names its node with the reason.
 //
 // Runs first, before the simplify phase folds a weight's dequantization
 // into a float constant (the importer leaves those unfolded).
@@ -247,6 +247,8 @@ class FormQuantizedRegionsPass
     : public impl::FormQuantizedRegionsBase<FormQuantizedRegionsPass> {
 public:
   using FormQuantizedRegionsBase::FormQuantizedRegionsBase;
+  explicit FormQuantizedRegionsPass(QuantizationReport *report)
+      : report(report) {}
 
   void runOnOperation() override {
     SmallVector<Operation *> linear;
@@ -254,28 +256,40 @@ public:
       if (isa<graph::MatMulOp, graph::GemmOp, graph::ConvOp>(op))
         linear.push_back(op);
     });
+    QuantizationReport done;
     for (Operation *op : linear) {
       std::string why;
+      bool float8 = false, conv = isa<graph::ConvOp>(op);
       LogicalResult rewritten = failure();
       if (auto matmul = dyn_cast<graph::MatMulOp>(op))
-        rewritten = rewriteMatMul(matmul, why);
+        rewritten = rewriteMatMul(matmul, why, float8);
       else if (auto gemm = dyn_cast<graph::GemmOp>(op))
-        rewritten = rewriteGemm(gemm, why);
+        rewritten = rewriteGemm(gemm, why, float8);
       else
         rewritten = rewriteConv(cast<graph::ConvOp>(op), why);
+      if (succeeded(rewritten)) {
+        ++(conv     ? done.integerConvs
+           : float8 ? done.float8Products
+                    : done.integerProducts);
+        continue;
+      }
       // Ops with no dequantized operand were never quantized: only those
       // with one are worth a word.
-      if (failed(rewritten) && !why.empty())
-        op->setAttr(kFloatReason, StringAttr::get(op->getContext(), why));
+      if (why.empty())
+        continue;
+      SmallVector<StringAttr> names;
+      graph::collectNodeNames(op->getLoc(), names);
+      for (StringAttr name : names)
+        done.floatNodes.emplace(name.str(), why);
     }
     cancelRequantizations();
     eraseDeadDequantizations();
+    if (report)
+      *report = std::move(done);
   }
 
 private:
-  /// Why a linear op with a dequantized operand stays float, for the
-  /// compile report.
-  static constexpr llvm::StringLiteral kFloatReason = "graphc.float_reason";
+  QuantizationReport *report = nullptr;
 
   /// Whether `op` reads a dequantized value at all (else it was never
   /// quantized and no reason is recorded).
@@ -308,11 +322,13 @@ private:
 
   /// mat_mul(DQ(a), DQ(b)) with A of rank >= 2 and B of rank 2 (a weight)
   /// or A's (attention's products).
-  LogicalResult rewriteMatMul(graph::MatMulOp op, std::string &why) {
+  LogicalResult rewriteMatMul(graph::MatMulOp op, std::string &why,
+                              bool &float8) {
     auto operands = operandsOf(op, op.getA(), op.getB(), why);
     if (!operands)
       return failure();
     auto [qa, qb] = *operands;
+    float8 = isa<Float8E4M3FNType>(rankedOf(qa.stored).getElementType());
     RankedTensorType aType = rankedOf(qa.stored), bType = rankedOf(qb.stored);
     RankedTensorType resultType = rankedOf(op.getY());
     if (aType.getRank() < 2 ||
@@ -351,11 +367,13 @@ private:
   }
 
   /// gemm(DQ(a), DQ(b), c): alpha folds into the scale, beta * C is added.
-  LogicalResult rewriteGemm(graph::GemmOp op, std::string &why) {
+  LogicalResult rewriteGemm(graph::GemmOp op, std::string &why,
+                            bool &float8) {
     auto operands = operandsOf(op, op.getA(), op.getB(), why);
     if (!operands)
       return failure();
     auto [qa, qb] = *operands;
+    float8 = isa<Float8E4M3FNType>(rankedOf(qa.stored).getElementType());
     if (op.getTransA() != 0) {
       why = "A is transposed";
       return failure();
@@ -512,5 +530,9 @@ private:
 };
 
 } // namespace
+
+std::unique_ptr<Pass> createFormQuantizedRegions(QuantizationReport *report) {
+  return std::make_unique<FormQuantizedRegionsPass>(report);
+}
 
 } // namespace graphc

@@ -11,6 +11,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -83,6 +84,21 @@ convertPrecision(mlir::ModuleOp module, const PrecisionConversion &options);
 std::unique_ptr<mlir::Pass>
 createConvertPrecision(const ConvertPrecisionOptions &options,
                        PrecisionReport *report);
+
+/// What graphc-form-quantized-regions did.
+struct QuantizationReport {
+  /// Linear ops now computed on their 8-bit values: products of 8-bit
+  /// integers, of e4m3fn values, and integer convolutions.
+  int64_t integerProducts = 0, float8Products = 0, integerConvs = 0;
+  /// ONNX nodes of linear ops that read a dequantized operand but stay
+  /// float, with the reason.
+  std::map<std::string, std::string> floatNodes;
+};
+
+/// graphc-form-quantized-regions that also writes what it did to `*report`
+/// (see createConvertPrecision).
+std::unique_ptr<mlir::Pass>
+createFormQuantizedRegions(QuantizationReport *report);
 
 /// Fixes dynamic input dims of @main (see SpecializeShapes).
 mlir::LogicalResult specializeShapes(mlir::ModuleOp module,

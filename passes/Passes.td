@@ -23,8 +23,8 @@ def FormQuantizedRegions : Pass<"graphc-form-quantized-regions",
     f32, a multiply by the product of the scales (one constant per column /
     channel; a gemm's alpha folded in), then the op's bias, beta * C and a
     cast to its result type. A linear op with a dequantized operand that
-    does not qualify keeps its float form and gets a `graphc.float_reason`
-    attribute saying why. A graph.quantize_linear of a
+    does not qualify keeps its float form; the compile report names its
+    node and why. A graph.quantize_linear of a
     graph.dequantize_linear with the same constant scale and zero point is
     replaced by the stored value. Runs before any folding: the importer
     leaves the dequantization of constants to it.

@@ -43,6 +43,7 @@ struct CompileReport {
   CompileSummary summary;
   llvm::ArrayRef<BucketedDim> buckets;
   const PrecisionReport &precision;
+  const QuantizationReport &quantization;
   /// --keep-fp32 auto's search, when it ran.
   const Fp32Selection *autoKeep = nullptr;
   const TuningReport &tuning;

@@ -46,7 +46,9 @@ const Stage kStages[] = {
     // Quantized linear ops first, while the weights' dequantizations are
     // still ops (the importer leaves them; folding would make them float).
     {in(Phase::simplify), always,
-     [](PipelineState &) { return createFormQuantizedRegions(); },
+     [](PipelineState &state) {
+       return createFormQuantizedRegions(&state.quantization);
+     },
      "forming quantized regions failed"},
     // The graph rewrites before fusion: on the model before bucketing and
     // again on every bucket, whose static shapes fold shape sub-graphs and

@@ -50,6 +50,8 @@ struct PipelineState {
   std::vector<BucketedDim> buckets;
   /// What graphc-convert-precision did.
   PrecisionReport precision;
+  /// What graphc-form-quantized-regions did.
+  QuantizationReport quantization;
 };
 
 /// How a compile's pass managers are instrumented: --print-ir-after,

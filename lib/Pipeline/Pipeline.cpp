@@ -482,6 +482,7 @@ llvm::Error compileModel(const CompileOptions &options,
   CompileReport report{summarize(module),
                        state.buckets,
                        state.precision,
+                       state.quantization,
                        autoKeep ? &*autoKeep : nullptr,
                        tuning,
                        cache.get()};

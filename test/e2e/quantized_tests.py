@@ -187,6 +187,9 @@ CASES = {
     # which no library takes (a generated kernel).
     "mlp_uint8_asymmetric": (mlp_model, (2, 8, 64), {"symmetric": False}, [],
                              (1, 0)),
+    # --precision fp16 narrows the rest; the accumulators' rescale stays f32.
+    "cnn_int8_fp16": (cnn_model, (2, 3, 16, 16), {}, ["--precision", "fp16"],
+                      (1, 1)),
     # fp8 tensor cores need SM 8.9: with --arch sm_90 the GEMMs are e4m3.
     "float8_sm90": (float8_model, (2, 16, 64), None, ["--arch", "sm_90"],
                     (2, 0)),
