@@ -13,7 +13,8 @@
 // bias, activation and QuantizeLinear that follow. The weights stay
 // stored quantized (the artifact shrinks 4x), already in the [N, K] layout
 // the tensor-core GEMMs read. A QuantizeLinear of a DequantizeLinear with
-// the same scale and zero point returns the stored value and goes.
+// the same scale and zero point returns the stored value and goes, and a
+// Gather of a per-tensor dequantized table gathers the stored rows first.
 //
 // Rewritten are MatMul, Gemm and Conv whose operands are both dequantized:
 // int8 or uint8 with zero points that are constant zeros, or float8 e4m3fn
@@ -34,6 +35,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/SetVector.h"
 
 #include <cstring>
 
@@ -282,6 +284,7 @@ public:
       for (StringAttr name : names)
         done.floatNodes.emplace(name.str(), why);
     }
+    gatherBeforeDequantizing();
     cancelRequantizations();
     eraseDeadDequantizations();
     if (report)
@@ -362,7 +365,7 @@ private:
     Value result = rescale(b, op.getLoc(), product.getY(), scaleValue,
                            resultType);
     op.getY().replaceAllUsesWith(result);
-    op.erase();
+    eraseRewritten(op);
     return success();
   }
 
@@ -419,7 +422,7 @@ private:
       result = b.create<graph::AddOp>(op.getLoc(), result, c);
     }
     op.getY().replaceAllUsesWith(result);
-    op.erase();
+    eraseRewritten(op);
     return success();
   }
 
@@ -481,8 +484,37 @@ private:
       result = b.create<graph::AddOp>(op.getLoc(), result, channelBias);
     }
     op.getY().replaceAllUsesWith(result);
-    op.erase();
+    eraseRewritten(op);
     return success();
+  }
+
+  /// gather(dequantize_linear(x, s, z), i) -> dequantize_linear(gather(x,
+  /// i), s, z) for a per-tensor s and z: the rows are picked from the
+  /// stored table and only they are dequantized (a quantized embedding
+  /// table stays int8 in the artifact, and a run reads the rows it needs).
+  void gatherBeforeDequantizing() {
+    SmallVector<graph::GatherOp> gathers;
+    getOperation()->walk([&](graph::GatherOp op) { gathers.push_back(op); });
+    for (graph::GatherOp gather : gathers) {
+      auto dq = gather.getData().getDefiningOp<graph::DequantizeLinearOp>();
+      RankedTensorType result = rankedOf(gather.getOutput());
+      auto perTensorOperand = [&](Value value) {
+        RankedTensorType type = rankedOf(value);
+        return type.hasStaticShape() && type.getNumElements() == 1 &&
+               type.getRank() <= result.getRank();
+      };
+      if (!dq || !perTensorOperand(dq.getScale()) ||
+          !perTensorOperand(dq.getZeroPoint()))
+        continue;
+      OpBuilder b(gather);
+      Location loc = graph::withoutTensorNames(gather.getLoc());
+      Value rows = b.create<graph::GatherOp>(loc, dq.getX(), gather.getIndices(),
+                                             gather.getAxis());
+      Value dequantized = b.create<graph::DequantizeLinearOp>(
+          gather.getLoc(), rows, dq.getScale(), dq.getZeroPoint());
+      gather.getOutput().replaceAllUsesWith(dequantized);
+      eraseRewritten(gather);
+    }
   }
 
   /// quantize_linear(dequantize_linear(q, s, z), s, z) -> q: the same scale
@@ -498,7 +530,7 @@ private:
           !sameConstant(dq.getZeroPoint(), q.getZeroPoint()))
         continue;
       q.getOutput().replaceAllUsesWith(dq.getX());
-      q.erase();
+      eraseRewritten(q);
     }
   }
 
@@ -509,24 +541,33 @@ private:
     return ca && cb && ca == cb;
   }
 
-  /// Dequantizations the rewrites left unused, and what only they read.
+  /// Erases `op`, a rewritten op, and remembers what it read: the
+  /// dequantizations only it used go too.
+  void eraseRewritten(Operation *op) {
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        maybeDead.insert(def);
+    maybeDead.remove(op);
+    op->erase();
+  }
+
+  /// The dequantizing ops (and what only they read) that the rewrites left
+  /// unused; nothing else of the model is touched.
   void eraseDeadDequantizations() {
-    bool erased = true;
-    while (erased) {
-      erased = false;
-      SmallVector<Operation *> dead;
-      getOperation()->walk([&](Operation *op) {
-        if (isa<graph::DequantizeLinearOp, graph::CastOp, graph::MulOp,
-                graph::TransposeOp, graph::ConstantOp>(op) &&
-            op->use_empty())
-          dead.push_back(op);
-      });
-      for (Operation *op : dead) {
-        op->erase();
-        erased = true;
-      }
+    while (!maybeDead.empty()) {
+      Operation *op = maybeDead.pop_back_val();
+      if (!op->use_empty() ||
+          !isa<graph::DequantizeLinearOp, graph::CastOp, graph::MulOp,
+               graph::TransposeOp, graph::ConstantOp>(op))
+        continue;
+      for (Value operand : op->getOperands())
+        if (Operation *def = operand.getDefiningOp())
+          maybeDead.insert(def);
+      op->erase();
     }
   }
+
+  llvm::SetVector<Operation *> maybeDead;
 };
 
 } // namespace

@@ -22,7 +22,11 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "runtime", "python"))
+sys.path.insert(0, HERE)
+
 from e2e_driver import CheckFailed, run_checks  # noqa: E402
 
 F = TensorProto.FLOAT
@@ -173,26 +177,27 @@ def random_feeds(shape):
 
 
 # name: (float model, input shape, quantizer options, compile flags,
+#        linear ops computed on 8-bit values,
 #        distinct (cuBLASLt, cuDNN) kernels expected on cuda)
 CASES = {
-    "mlp_int8": (mlp_model, (2, 8, 64), {}, [], (2, 0)),
+    "mlp_int8": (mlp_model, (2, 8, 64), {}, [], 2, (2, 0)),
     # The stem conv (3 channels) stays a generated kernel; the two 16-channel
     # convolutions are alike: one cuDNN kernel, two steps.
-    "cnn_int8": (cnn_model, (2, 3, 16, 16), {}, [], (1, 1)),
+    "cnn_int8": (cnn_model, (2, 3, 16, 16), {}, [], 4, (1, 1)),
     # The three projections share one kernel; K^T and V are copied to the
     # [N, K] layout of the int8 GEMMs.
-    "attention_int8": (attention_model, (1, 16, 64), {}, [], (3, 0)),
+    "attention_int8": (attention_model, (1, 16, 64), {}, [], 5, (3, 0)),
     # uint8 activations: the first product's have a zero point and it stays
     # a float GEMM; after the ReLU the zero point is 0, a uint8 product,
     # which no library takes (a generated kernel).
     "mlp_uint8_asymmetric": (mlp_model, (2, 8, 64), {"symmetric": False}, [],
-                             (1, 0)),
+                             1, (1, 0)),
     # --precision fp16 narrows the rest; the accumulators' rescale stays f32.
     "cnn_int8_fp16": (cnn_model, (2, 3, 16, 16), {}, ["--precision", "fp16"],
-                      (1, 1)),
+                      4, (1, 1)),
     # fp8 tensor cores need SM 8.9: with --arch sm_90 the GEMMs are e4m3.
     "float8_sm90": (float8_model, (2, 16, 64), None, ["--arch", "sm_90"],
-                    (2, 0)),
+                    2, (2, 0)),
 }
 
 
@@ -222,7 +227,7 @@ def library_kernels(output):
 
 def check_case(args, name, work_dir):
     import graphc
-    make, shape, options, flags, expected = CASES[name]
+    make, shape, options, flags, quantized, expected = CASES[name]
     model = make(np.random.default_rng(0))
     feeds_for = random_feeds(shape)
     if options is None:
@@ -238,6 +243,10 @@ def check_case(args, name, work_dir):
     proc = subprocess.run(command, capture_output=True, text=True)
     if proc.returncode != 0:
         raise CheckFailed(f"graphc compile failed:\n{proc.stderr.strip()}")
+    summary = re.search(r"quantized: (\d+) linear op", proc.stdout)
+    if not summary or int(summary.group(1)) != quantized:
+        raise CheckFailed(f"the compile summary does not report {quantized} "
+                          f"quantized linear ops:\n{proc.stdout.strip()}")
     if args.target == "cuda":
         libraries = library_kernels(proc.stdout + proc.stderr)
         if libraries != expected:

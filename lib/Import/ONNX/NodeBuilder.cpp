@@ -104,20 +104,6 @@ NodeBuilder::createOp(llvm::StringRef mnemonic, llvm::ArrayRef<Value> slots,
   return builder.create(state);
 }
 
-/// Whether `op` dequantizes: a graph.dequantize_linear, or a cast from an
-/// 8-bit float (the first op of an e4m3/e5m2 DequantizeLinear). Those of
-/// constants (quantized weights) stay ops at import:
-/// graphc-form-quantized-regions computes their linear ops on the stored
-/// values, and the simplify phase folds the rest.
-static bool isDequantization(Operation *op) {
-  if (isa<graph::DequantizeLinearOp>(op))
-    return true;
-  auto cast = dyn_cast<graph::CastOp>(op);
-  return cast && isa<Float8E4M3FNType, Float8E4M3FNUZType, Float8E5M2Type,
-                     Float8E5M2FNUZType>(
-                     cast.getInput().getType().getElementType());
-}
-
 FailureOr<SmallVector<Value>>
 NodeBuilder::create(llvm::StringRef mnemonic, llvm::ArrayRef<Value> slots,
                     llvm::ArrayRef<NamedAttribute> attributes) {
@@ -127,8 +113,8 @@ NodeBuilder::create(llvm::StringRef mnemonic, llvm::ArrayRef<Value> slots,
   // Only folds to constants count: a fold that forwards an operand (an
   // identity) would change the imported structure for nothing.
   SmallVector<Value> folded;
-  if (!isDequantization(*op) && succeeded(builder.tryFold(*op, folded)) &&
-      !folded.empty() &&
+  if (foldConstants && !isa<graph::DequantizeLinearOp>(*op) &&
+      succeeded(builder.tryFold(*op, folded)) && !folded.empty() &&
       llvm::all_of(folded, [](Value value) {
         return matchPattern(value, m_Constant());
       })) {

@@ -58,6 +58,13 @@ public:
   /// A 1-D i64 graph.constant, the form of axes, shapes and split sizes.
   mlir::Value i64Constant(llvm::ArrayRef<int64_t> values);
 
+  /// Whether `create` folds ops of constants. The ops of a DequantizeLinear
+  /// stay ops (a graph.dequantize_linear always; the importer clears this
+  /// for the ops of an 8-bit float one): graphc-form-quantized-regions
+  /// computes the linear ops that read a quantized weight on its stored
+  /// values, and the simplify phase folds what it leaves.
+  bool foldConstants = true;
+
 private:
   mlir::FailureOr<mlir::Operation *>
   createOp(llvm::StringRef mnemonic, llvm::ArrayRef<mlir::Value> slots,

@@ -344,7 +344,10 @@ NodeResults dequantizeFloat8(NodeBuilder &builder, NodeInfo &info) {
   FailureOr<Value> zeroPoint = float8ZeroPoint(chain, info, xElement, f32);
   if (failed(zeroPoint))
     return failure();
+  // A constant x (a weight) stays a cast: see NodeBuilder::foldConstants.
+  builder.foldConstants = false;
   Value x = chain.cast(info.inputs[0], f32);
+  builder.foldConstants = true;
   Value scale = chain.cast(info.inputs[1], f32);
   if (chain.failed || failed(broadcastParams(builder, info, scale, *zeroPoint)))
     return failure();
