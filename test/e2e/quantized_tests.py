@@ -6,11 +6,12 @@ BERT's FFN, a residual CNN with a classifier like ResNet's, an attention
 block whose two products have quantized activations on both sides) passed
 through onnxruntime's static QDQ quantizer (int8, per-channel weights,
 symmetric activations, and uint8 asymmetric activations, which stay float),
-and an e4m3fn block written the way ModelOpt writes fp8 QDQ. graphc must
-match onnxruntime's own run of the quantized model within 5 % of the
-output's range, and on cuda compute the linear ops it quantizes as 8-bit
-library calls: each case names how many cuBLASLt and cuDNN kernels the
-compile reports. Run with --target cuda --cuda-emulation to check the
+and an e4m3fn transformer block written the way ModelOpt writes fp8 QDQ.
+graphc must match onnxruntime's own run of the quantized model within 5 %
+of the output's range, report how many linear ops it computes on 8-bit
+values, and on cuda compute them as 8-bit library calls where the libraries
+take them: each case names how many cuBLASLt and cuDNN kernels the compile
+reports. Run with --target cuda --cuda-emulation to check the
 library descriptors on the fake cuBLASLt and cuDNN.
 """
 import os
@@ -107,39 +108,61 @@ def attention_model(rng):
 
 
 def float8_model(rng):
-    """ModelOpt's fp8 QDQ of a projection and an FFN: activations and weights
-    e4m3fn with per-tensor scales, the weights stored as e4m3fn
-    initializers, opset 19."""
+    """A transformer block in ModelOpt's fp8 QDQ: the Q, K, V and output
+    projections and both FFN GEMMs read e4m3fn activations and weights with
+    per-tensor scales (the weights stored as e4m3fn initializers); attention,
+    the residual adds and the ReLU stay float. [2, 16, 64], two heads of 32,
+    opset 19."""
     e4m3 = TensorProto.FLOAT8E4M3FN
+    inits, nodes = [], []
 
-    def fp8_weight(name, shape):
-        w = rng.standard_normal(shape).astype(np.float32) * 0.2
-        scale = np.float32(np.abs(w).max() / 448.0)
-        stored = helper.make_tensor(
-            name, e4m3, shape, (w / scale).flatten().tolist())
-        return stored, numpy_helper.from_array(np.array(scale), f"{name}_s")
-
-    def fp8_linear(x, w, out):
-        return [helper.make_node("QuantizeLinear", [x, f"{x}_s", f"{x}_z"],
-                                 [f"{x}_q"]),
-                helper.make_node("DequantizeLinear", [f"{x}_q", f"{x}_s",
-                                                      f"{x}_z"], [f"{x}_d"]),
-                helper.make_node("DequantizeLinear", [w, f"{w}_s"],
-                                 [f"{w}_d"]),
-                helper.make_node("MatMul", [f"{x}_d", f"{w}_d"], [out])]
-
-    inits = []
-    for name, shape in (("w1", (64, 128)), ("w2", (128, 64))):
-        inits.extend(fp8_weight(name, shape))
-    for name, scale in (("x", 4.0 / 448), ("h", 8.0 / 448)):
-        inits.append(numpy_helper.from_array(np.array(scale, np.float32),
+    def scale_of(name, value):
+        inits.append(numpy_helper.from_array(np.array(value, np.float32),
                                              f"{name}_s"))
         inits.append(helper.make_tensor(f"{name}_z", e4m3, [], [0.0]))
-    inits.append(initializer(rng, "b1", (128,), 0.1))
-    nodes = (fp8_linear("x", "w1", "h0") +
-             [helper.make_node("Add", ["h0", "b1"], ["h1"]),
-              helper.make_node("Relu", ["h1"], ["h"])] +
-             fp8_linear("h", "w2", "y"))
+
+    def fp8_linear(x, w, shape, out, x_max):
+        weight = rng.standard_normal(shape).astype(np.float32) * 0.15
+        w_scale = np.float32(np.abs(weight).max() / 448.0)
+        inits.append(helper.make_tensor(w, e4m3, shape,
+                                        (weight / w_scale).flatten().tolist()))
+        inits.append(numpy_helper.from_array(np.array(w_scale), f"{w}_s"))
+        q = f"{out}_in"
+        scale_of(q, x_max / 448.0)
+        nodes.extend([
+            helper.make_node("QuantizeLinear", [x, f"{q}_s", f"{q}_z"],
+                             [f"{q}_q"]),
+            helper.make_node("DequantizeLinear", [f"{q}_q", f"{q}_s",
+                                                  f"{q}_z"], [f"{q}_d"]),
+            helper.make_node("DequantizeLinear", [w, f"{w}_s"], [f"{w}_d"]),
+            helper.make_node("MatMul", [f"{q}_d", f"{w}_d"], [out])])
+
+    for name in "qkv":
+        fp8_linear("x", f"w{name}", (64, 64), f"{name}0", 4.0)
+        nodes.extend([
+            helper.make_node("Reshape", [f"{name}0", "heads"], [f"{name}1"]),
+            helper.make_node("Transpose", [f"{name}1"], [name],
+                             perm=[0, 2, 1, 3])])
+    nodes.extend([
+        helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]),
+        helper.make_node("MatMul", ["q", "kt"], ["s0"]),
+        helper.make_node("Mul", ["s0", "scale"], ["s"]),
+        helper.make_node("Softmax", ["s"], ["p"], axis=-1),
+        helper.make_node("MatMul", ["p", "v"], ["o0"]),
+        helper.make_node("Transpose", ["o0"], ["o1"], perm=[0, 2, 1, 3]),
+        helper.make_node("Reshape", ["o1", "merged"], ["o"])])
+    fp8_linear("o", "wo", (64, 64), "a", 4.0)
+    nodes.append(helper.make_node("Add", ["x", "a"], ["r"]))
+    fp8_linear("r", "w1", (64, 128), "h0", 8.0)
+    nodes.extend([helper.make_node("Add", ["h0", "b1"], ["h1"]),
+                  helper.make_node("Relu", ["h1"], ["h"])])
+    fp8_linear("h", "w2", (128, 64), "f", 8.0)
+    nodes.append(helper.make_node("Add", ["r", "f"], ["y"]))
+    inits.extend([
+        initializer(rng, "b1", (128,), 0.1),
+        numpy_helper.from_array(np.array([2, 16, 2, 32], np.int64), "heads"),
+        numpy_helper.from_array(np.array([2, 16, 64], np.int64), "merged"),
+        numpy_helper.from_array(np.array(32 ** -0.5, np.float32), "scale")])
     graph = helper.make_graph(
         nodes, "float8", [helper.make_tensor_value_info("x", F, [2, 16, 64])],
         [helper.make_tensor_value_info("y", F, [2, 16, 64])], inits)
@@ -195,9 +218,13 @@ CASES = {
     # --precision fp16 narrows the rest; the accumulators' rescale stays f32.
     "cnn_int8_fp16": (cnn_model, (2, 3, 16, 16), {}, ["--precision", "fp16"],
                       4, (1, 1)),
-    # fp8 tensor cores need SM 8.9: with --arch sm_90 the GEMMs are e4m3.
-    "float8_sm90": (float8_model, (2, 16, 64), None, ["--arch", "sm_90"],
-                    2, (2, 0)),
+    # fp8 tensor cores need SM 8.9: with --arch sm_90 the six projections
+    # are e4m3 GEMMs (Q, K, V and the output one share a kernel).
+    "float8_block_sm90": (float8_model, (2, 16, 64), None,
+                          ["--arch", "sm_90"], 6, (3, 0)),
+    # With sm_80 among the targets they are generated kernels.
+    "float8_block_sm80": (float8_model, (2, 16, 64), None,
+                          ["--arch", "sm_80,sm_90"], 6, (0, 0)),
 }
 
 
