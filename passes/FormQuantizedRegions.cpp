@@ -13,8 +13,10 @@
 // bias, activation and QuantizeLinear that follow. The weights stay
 // stored quantized (the artifact shrinks 4x), already in the [N, K] layout
 // the tensor-core GEMMs read. A QuantizeLinear of a DequantizeLinear with
-// the same scale and zero point returns the stored value and goes, and a
-// Gather of a per-tensor dequantized table gathers the stored rows first.
+// the same scale and zero point returns the stored value and goes. Data
+// movement (Gather, Reshape, Transpose, ...) of a value dequantized per
+// tensor moves the stored values first: the quantizers' QuantizeLinear
+// after it then cancels, and an embedding table stays 8-bit.
 //
 // Rewritten are MatMul, Gemm and Conv whose operands are both dequantized:
 // int8 or uint8 with zero points that are constant zeros, or float8 e4m3fn
@@ -259,6 +261,7 @@ public:
         linear.push_back(op);
     });
     QuantizationReport done;
+    moveDataBeforeDequantizing();
     for (Operation *op : linear) {
       std::string why;
       bool float8 = false, conv = isa<graph::ConvOp>(op);
@@ -284,7 +287,6 @@ public:
       for (StringAttr name : names)
         done.floatNodes.emplace(name.str(), why);
     }
-    gatherBeforeDequantizing();
     cancelRequantizations();
     eraseDeadDequantizations();
     if (report)
@@ -488,16 +490,23 @@ private:
     return success();
   }
 
-  /// gather(dequantize_linear(x, s, z), i) -> dequantize_linear(gather(x,
-  /// i), s, z) for a per-tensor s and z: the rows are picked from the
-  /// stored table and only they are dequantized (a quantized embedding
-  /// table stays int8 in the artifact, and a run reads the rows it needs).
-  void gatherBeforeDequantizing() {
-    SmallVector<graph::GatherOp> gathers;
-    getOperation()->walk([&](graph::GatherOp op) { gathers.push_back(op); });
-    for (graph::GatherOp gather : gathers) {
-      auto dq = gather.getData().getDefiningOp<graph::DequantizeLinearOp>();
-      RankedTensorType result = rankedOf(gather.getOutput());
+  /// op(dequantize_linear(x, s, z), ...) -> dequantize_linear(op(x, ...), s,
+  /// z) for data movement `op` (gather, reshape, transpose, squeeze,
+  /// unsqueeze, flatten) and a per-tensor s and z: the 8-bit values move,
+  /// a quarter of the bytes. A gathered embedding table stays 8-bit in the
+  /// artifact and a run dequantizes only the rows it reads; the
+  /// QuantizeLinear quantizers write after such an op then meets the
+  /// DequantizeLinear it cancels, and a linear op reads a dequantization.
+  void moveDataBeforeDequantizing() {
+    SmallVector<Operation *> moves;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<graph::GatherOp, graph::ReshapeOp, graph::TransposeOp,
+              graph::SqueezeOp, graph::UnsqueezeOp, graph::FlattenOp>(op))
+        moves.push_back(op);
+    });
+    for (Operation *op : moves) {
+      auto dq = op->getOperand(0).getDefiningOp<graph::DequantizeLinearOp>();
+      RankedTensorType result = rankedOf(op->getResult(0));
       auto perTensorOperand = [&](Value value) {
         RankedTensorType type = rankedOf(value);
         return type.hasStaticShape() && type.getNumElements() == 1 &&
@@ -506,14 +515,16 @@ private:
       if (!dq || !perTensorOperand(dq.getScale()) ||
           !perTensorOperand(dq.getZeroPoint()))
         continue;
-      OpBuilder b(gather);
-      Location loc = graph::withoutTensorNames(gather.getLoc());
-      Value rows = b.create<graph::GatherOp>(loc, dq.getX(), gather.getIndices(),
-                                             gather.getAxis());
+      OpBuilder b(op);
+      Operation *moved = b.clone(*op);
+      moved->setLoc(graph::withoutTensorNames(op->getLoc()));
+      moved->setOperand(0, dq.getX());
+      moved->getResult(0).setType(
+          result.clone(rankedOf(dq.getX()).getElementType()));
       Value dequantized = b.create<graph::DequantizeLinearOp>(
-          gather.getLoc(), rows, dq.getScale(), dq.getZeroPoint());
-      gather.getOutput().replaceAllUsesWith(dequantized);
-      eraseRewritten(gather);
+          op->getLoc(), moved->getResult(0), dq.getScale(), dq.getZeroPoint());
+      op->getResult(0).replaceAllUsesWith(dequantized);
+      eraseRewritten(op);
     }
   }
 

@@ -26,9 +26,11 @@ def FormQuantizedRegions : Pass<"graphc-form-quantized-regions",
     does not qualify keeps its float form; the compile report names its
     node and why. A graph.quantize_linear of a
     graph.dequantize_linear with the same constant scale and zero point is
-    replaced by the stored value, and a graph.gather of a tensor dequantized
-    per tensor by a graph.dequantize_linear of the gathered stored values
-    (embedding tables stay 8-bit). Runs before any folding: the importer
+    replaced by the stored value; first, data movement (gather, reshape,
+    transpose, squeeze, unsqueeze, flatten) of a tensor dequantized per
+    tensor moves the stored values and dequantizes after (embedding tables
+    stay 8-bit; the QuantizeLinear after such an op then cancels). Runs
+    before any folding: the importer
     leaves the dequantization of constants to it.
   }];
 }

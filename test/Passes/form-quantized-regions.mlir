@@ -79,3 +79,19 @@ func.func @requantize_and_gather(%x: tensor<4xi8>, %table: tensor<5x3xi8>, %ids:
   %g = graph.gather %t, %ids : (tensor<5x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
   return %q, %g : tensor<4xi8>, tensor<2x3xf32>
 }
+
+// -----
+
+// What quantizers write around data movement, Q(transpose(DQ(q))) with one
+// scale, moves the 8-bit values and cancels: the transpose reads q.
+// CHECK-LABEL: func.func @transpose_between
+// CHECK: %[[T:.*]] = graph.transpose %arg0 {{.*}} -> tensor<3x2xi8>
+// CHECK-NEXT: return %[[T]]
+func.func @transpose_between(%x: tensor<2x3xi8>) -> tensor<3x2xi8> {
+  %s = graph.constant {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
+  %z = graph.constant {value = dense<0> : tensor<i8>} : () -> tensor<i8>
+  %d = graph.dequantize_linear %x, %s, %z : (tensor<2x3xi8>, tensor<f32>, tensor<i8>) -> tensor<2x3xf32>
+  %t = graph.transpose %d {perm = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %q = graph.quantize_linear %t, %s, %z : (tensor<3x2xf32>, tensor<f32>, tensor<i8>) -> tensor<3x2xi8>
+  return %q : tensor<3x2xi8>
+}
