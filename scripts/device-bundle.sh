@@ -81,6 +81,7 @@ while read -r name; do
 done <"$conformance/cuda_emitting.txt"
 
 cp "$root/test/e2e/run_model_tests.py" "$root/test/e2e/control_flow_tests.py" \
+  "$root/test/e2e/quantized_tests.py" "$root/test/e2e/e2e_driver.py" \
   "$out/test/e2e/"
 cp "$root"/test/models/*.py "$out/test/models/"
 echo "device-bundle: model references (onnxruntime $("$python" -c 'import onnxruntime; print(onnxruntime.__version__)'))"

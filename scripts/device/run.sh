@@ -246,6 +246,14 @@ control_flow() {
     --work-dir "$work"
 }
 
+# QDQ models against onnxruntime: on a GPU their int8 and e4m3fn GEMMs and
+# int8 convolutions are the real cuBLASLt's and cuDNN's 8-bit kernels.
+quantized() {
+  "$python" "$bundle/test/e2e/quantized_tests.py" --graphc "$graphc" \
+    --runtime "$bundle/lib/libgraphc_runtime.so" --target "$target" \
+    --work-dir "$work"
+}
+
 model_tests() {
   "$python" "$bundle/scripts/model_tests.py" --graphc "$graphc" --models "$bundle/models" \
     --target "$target" ${arch:+--arch "$arch"} --work-dir "$work/models" \
@@ -288,7 +296,7 @@ bench() {
 
 # The stages run under timeout(1), in a child bash: it needs these.
 kernels_budget=${GRAPHC_KERNELS_BUDGET_S:-150}
-export -f left gtests triton_backend_gpu node_tests control_flow model_tests \
+export -f left gtests triton_backend_gpu node_tests control_flow quantized model_tests \
   reduced_precision_model_tests verify_models graph_replay \
   kernels_bench bench
 export bundle out start budget jobs python target arch filter graphc work kernels_budget \
@@ -299,6 +307,7 @@ if [[ $mode != bench-only ]]; then
   stage triton-backend-gpu 90 triton_backend_gpu
   stage node-tests-$target 300 node_tests
   stage control-flow-$target 120 control_flow
+  stage quantized-$target 120 quantized
   stage model-tests-$target 90 model_tests
   stage model-tests-$target-reduced-precision 120 reduced_precision_model_tests
   stage verify-$target 90 verify_models
@@ -330,7 +339,7 @@ fi
   echo "| stage | result |"
   echo "|---|---|"
   for name in gtests triton-backend-gpu node-tests-$target control-flow-$target \
-      model-tests-$target \
+      quantized-$target model-tests-$target \
       model-tests-$target-reduced-precision verify-$target graph-replay kernels bench; do
     [[ -n ${stage_status[$name]:-} ]] && echo "| $name | ${stage_status[$name]} |"
   done
