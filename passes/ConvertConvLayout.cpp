@@ -140,14 +140,8 @@ bool isConvertible(Operation *op, bool float32) {
   if (!matchPattern(op->getOperand(1), m_Constant(&weight)))
     return false;
   if (auto quantized = dyn_cast<graph::QuantizedConvOp>(op)) {
-    // The form LibraryConv.h's quantized convolutions take, but for the
-    // layout this pass gives them.
-    RankedTensorType x = rankedOf(quantized.getX());
-    RankedTensorType w = rankedOf(quantized.getW());
-    return quantized.getChannelsLast() == 0 && x.hasStaticShape() &&
-           x.getRank() == 4 && x.getElementType().isSignlessInteger(8) &&
-           w.getElementType().isSignlessInteger(8) &&
-           w.getDimSize(1) % 4 == 0 && w.getDimSize(0) % 4 == 0;
+    // cuDNN's int8 form, but for the layout this pass gives it.
+    return quantized.getChannelsLast() == 0 && isLibraryInt8ConvForm(quantized);
   }
   auto conv = dyn_cast<graph::ConvOp>(op);
   if (!conv || conv.getChannelsLast() != 0)

@@ -325,6 +325,46 @@ private:
     return std::pair(*qa, *qb);
   }
 
+  /// `factor * sa * sb[n]` for each of the `count` columns (output
+  /// channels) along dim `axis` of the weight `b`'s `rank` dims: one
+  /// constant per column rescales the product of the stored values. Nullopt
+  /// with `why` unless A's scale is per tensor and the weight's (`name`)
+  /// varies along that dim only.
+  static std::optional<std::vector<double>>
+  combinedScales(const Dequantized &a, const Dequantized &b, int64_t rank,
+                 int64_t axis, int64_t count, double factor, StringRef name,
+                 std::string &why) {
+    std::optional<double> sa = perTensor(a.scale);
+    if (!sa) {
+      why = "the activation's scale is not per tensor";
+      return std::nullopt;
+    }
+    std::optional<std::vector<double>> sb = perAxis(b.scale, rank, axis, count);
+    if (!sb) {
+      why = (name + "'s scale varies along other dims than its output "
+                    "columns or channels")
+                .str();
+      return std::nullopt;
+    }
+    for (double &column : *sb)
+      column *= factor * *sa;
+    return sb;
+  }
+
+  /// quantized_mat_mul(a, bNK) (B stored [N, K]) rescaled by one constant
+  /// per column into `resultType`; `loc` goes to the last op.
+  static Value scaledProduct(OpBuilder &b, Location loc, Value a, Value bNK,
+                             ArrayRef<double> scales,
+                             RankedTensorType resultType) {
+    Location inner = graph::withoutTensorNames(loc);
+    auto product =
+        b.create<graph::QuantizedMatMulOp>(inner, a, bNK, /*trans_b=*/1);
+    int64_t n = static_cast<int64_t>(scales.size());
+    Value scaleValue = floatConstant(
+        b, inner, RankedTensorType::get({n}, b.getF32Type()), scales);
+    return rescale(b, loc, product.getY(), scaleValue, resultType);
+  }
+
   /// mat_mul(DQ(a), DQ(b)) with A of rank >= 2 and B of rank 2 (a weight)
   /// or A's (attention's products).
   LogicalResult rewriteMatMul(graph::MatMulOp op, std::string &why,
@@ -346,26 +386,15 @@ private:
       why = "the number of columns is dynamic";
       return failure();
     }
-    std::optional<double> sa = perTensor(qa.scale);
-    std::optional<std::vector<double>> sb =
-        perAxis(qb.scale, bType.getRank(), bType.getRank() - 1, n);
-    if (!sa || !sb) {
-      why = sa ? "B's scale varies along other dims than its columns"
-               : "A's scale is not per tensor";
+    std::optional<std::vector<double>> scales = combinedScales(
+        qa, qb, bType.getRank(), bType.getRank() - 1, n, 1.0, "B", why);
+    if (!scales)
       return failure();
-    }
     OpBuilder b(op);
     Location loc = graph::withoutTensorNames(op.getLoc());
     Value bT = transposedMatrix(b, loc, qb.stored);
-    auto product = b.create<graph::QuantizedMatMulOp>(loc, qa.stored, bT,
-                                                      /*trans_b=*/1);
-    std::vector<double> scale;
-    for (double column : *sb)
-      scale.push_back(*sa * column);
-    Value scaleValue = floatConstant(
-        b, loc, RankedTensorType::get({n}, b.getF32Type()), scale);
-    Value result = rescale(b, op.getLoc(), product.getY(), scaleValue,
-                           resultType);
+    Value result =
+        scaledProduct(b, op.getLoc(), qa.stored, bT, *scales, resultType);
     op.getY().replaceAllUsesWith(result);
     eraseRewritten(op);
     return success();
@@ -392,28 +421,18 @@ private:
       why = "the number of columns is dynamic";
       return failure();
     }
-    std::optional<double> sa = perTensor(qa.scale);
-    std::optional<std::vector<double>> sb = perAxis(qb.scale, 2, columnAxis, n);
-    if (!sa || !sb) {
-      why = sa ? "B's scale varies along other dims than its columns"
-               : "A's scale is not per tensor";
-      return failure();
-    }
     double alpha = op.getAlphaAttr().getValueAsDouble();
     double beta = op.getBetaAttr().getValueAsDouble();
+    std::optional<std::vector<double>> scales =
+        combinedScales(qa, qb, 2, columnAxis, n, alpha, "B", why);
+    if (!scales)
+      return failure();
     OpBuilder b(op);
     Location loc = graph::withoutTensorNames(op.getLoc());
     Value bNK = transB ? qb.stored : transposedMatrix(b, loc, qb.stored);
-    auto product = b.create<graph::QuantizedMatMulOp>(loc, qa.stored, bNK,
-                                                      /*trans_b=*/1);
-    std::vector<double> scale;
-    for (double column : *sb)
-      scale.push_back(alpha * *sa * column);
-    Value scaleValue = floatConstant(
-        b, loc, RankedTensorType::get({n}, b.getF32Type()), scale);
     Value c = op.getC();
-    Value result = rescale(b, c && beta != 0.0 ? loc : op.getLoc(),
-                           product.getY(), scaleValue, resultType);
+    Value result = scaledProduct(b, c && beta != 0.0 ? loc : op.getLoc(),
+                                 qa.stored, bNK, *scales, resultType);
     if (c && beta != 0.0) {
       if (beta != 1.0) {
         RankedTensorType cType = rankedOf(c);
@@ -450,27 +469,21 @@ private:
       why = "the number of output channels is dynamic";
       return failure();
     }
-    std::optional<double> sx = perTensor(qx.scale);
-    std::optional<std::vector<double>> sw = perAxis(qw.scale, rank, 0, m);
-    if (!sx || !sw) {
-      why = sx ? "W's scale varies along other dims than its output channels"
-               : "X's scale is not per tensor";
+    std::optional<std::vector<double>> scales =
+        combinedScales(qx, qw, rank, 0, m, 1.0, "W", why);
+    if (!scales)
       return failure();
-    }
     OpBuilder b(op);
     Location loc = graph::withoutTensorNames(op.getLoc());
     SmallVector<NamedAttribute> attributes(op->getAttrs());
     auto product = b.create<graph::QuantizedConvOp>(
         loc, ValueRange{qx.stored, qw.stored}, attributes);
-    std::vector<double> scale;
-    for (double channel : *sw)
-      scale.push_back(*sx * channel);
     // [1, M, 1, ...]: the scale of each output channel, of the result's rank
     // (a channels-last layout transposes it with the result).
     SmallVector<int64_t> channelShape(rank, 1);
     channelShape[1] = m;
     Value scaleValue = floatConstant(
-        b, loc, RankedTensorType::get(channelShape, b.getF32Type()), scale);
+        b, loc, RankedTensorType::get(channelShape, b.getF32Type()), *scales);
     Value bias = op.getB();
     Value result = rescale(b, bias ? loc : op.getLoc(), product.getY(),
                            scaleValue, resultType);

@@ -90,15 +90,10 @@ LogicalResult describeWindow(ConvT conv, LibraryConv &lib) {
 /// form of cuDNN's int8 engines), Y its int32 accumulator as it is (no
 /// epilogue joins); nullopt otherwise, for the generated kernel.
 std::optional<LibraryConv> matchQuantizedConv(graph::QuantizedConvOp conv) {
-  Builder builder(conv.getContext());
-  if (!staticOf(conv.getX(), builder.getI8Type()) ||
-      !staticOf(conv.getW(), builder.getI8Type()) ||
-      !staticOf(conv.getY(), builder.getI32Type()) ||
-      conv.getChannelsLast() == 0)
+  if (!isLibraryInt8ConvForm(conv) || conv.getChannelsLast() == 0)
     return std::nullopt;
   LibraryConv lib;
-  if (failed(describeWindow(conv, lib)) || lib.inSize.size() != 2 ||
-      (lib.c / lib.groups) % 4 || lib.k % 4)
+  if (failed(describeWindow(conv, lib)))
     return std::nullopt;
   lib.x = conv.getX();
   lib.w = conv.getW();
@@ -108,6 +103,18 @@ std::optional<LibraryConv> matchQuantizedConv(graph::QuantizedConvOp conv) {
 }
 
 } // namespace
+
+bool isLibraryInt8ConvForm(graph::QuantizedConvOp conv) {
+  Builder builder(conv.getContext());
+  RankedTensorType x = staticOf(conv.getX(), builder.getI8Type());
+  RankedTensorType w = staticOf(conv.getW(), builder.getI8Type());
+  if (!x || !w || !staticOf(conv.getY(), builder.getI32Type()) ||
+      x.getRank() != 4)
+    return false;
+  // W is [k, c / groups, f...] or, channels last, [k, f..., c / groups].
+  int64_t perGroup = w.getDimSize(conv.getChannelsLast() ? 3 : 1);
+  return perGroup % 4 == 0 && w.getDimSize(0) % 4 == 0;
+}
 
 std::optional<LibraryConv> matchLibraryConv(ArrayRef<Operation *> ops) {
   // Constants a fusion holds are no work of their own.

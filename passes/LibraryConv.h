@@ -13,6 +13,7 @@
 #define GRAPHC_PASSES_LIBRARYCONV_H
 
 #include "dialects/Exec/ExecOps.h"
+#include "dialects/Graph/GraphOps.h"
 
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/SmallVector.h"
@@ -49,6 +50,11 @@ struct LibraryConv {
 /// without epilogue.
 std::optional<LibraryConv>
 matchLibraryConv(llvm::ArrayRef<mlir::Operation *> ops);
+
+/// Whether `conv` has the shape and types of cuDNN's int8 convolutions
+/// (int8 X and W, 2 spatial dims, c / groups and k multiples of 4) in
+/// either layout; matchLibraryConv takes it once it is channels last.
+bool isLibraryInt8ConvForm(graph::QuantizedConvOp conv);
 
 } // namespace graphc
 

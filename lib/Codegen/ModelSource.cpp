@@ -299,33 +299,34 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
   emitTensorDescs(os, "kOutputs", parts.outputs);
 
   // What library kernels compute, and the kernel table.
-  for (auto [i, kernel] : enumerate(parts.kernels))
-    if (exec::GemmAttr gemm = kernel.getGemmAttr())
-      os << "static const graphc_gemm_desc kGemm" << i << " = {"
-         << int(gemm.getTransA()) << ", " << int(gemm.getTransB()) << ", "
-         << gemm.getM() << "LL, " << gemm.getN() << "LL, " << gemm.getK()
-         << "LL, " << gemm.getBatch() << "LL, " << gemm.getLda() << "LL, "
-         << gemm.getLdb() << "LL, " << gemm.getLdc() << "LL, "
-         << gemm.getStrideA() << "LL, " << gemm.getStrideB() << "LL, "
-         << gemm.getStrideC() << "LL, "
-         << cppDoubleLiteral(gemm.getAlpha().convertToDouble()) << ", "
-         << cppDoubleLiteral(gemm.getBeta().convertToDouble()) << ", "
-         << gemmEpilogue(gemm.getEpilogue()) << ", "
-         << libraryDtypes(kernel, gemm.getA()).first << ", "
-         << libraryDtypes(kernel, gemm.getA()).second << ", " << gemm.getA()
-         << ", "
-         << gemm.getB() << ", " << gemm.getC() << ", " << gemm.getBias() << ", "
-         << gemm.getD()
-         << ", "
-         // The workspace follows the kernel's arguments.
-         << gemm.getD() + 1 << ", " << algoRank(kernel) << ", "
-         << int(options.tf32Gemms &&
-                libraryDtypes(kernel, gemm.getA()).first == GC_DTYPE_F32)
-         << ", " << splitK(kernel) << ", " << tuned(kernel) << "};\n";
+  for (auto [i, kernel] : enumerate(parts.kernels)) {
+    exec::GemmAttr gemm = kernel.getGemmAttr();
+    if (!gemm)
+      continue;
+    auto [dtype, computeDtype] = libraryDtypes(kernel, gemm.getA());
+    os << "static const graphc_gemm_desc kGemm" << i << " = {"
+       << int(gemm.getTransA()) << ", " << int(gemm.getTransB()) << ", "
+       << gemm.getM() << "LL, " << gemm.getN() << "LL, " << gemm.getK()
+       << "LL, " << gemm.getBatch() << "LL, " << gemm.getLda() << "LL, "
+       << gemm.getLdb() << "LL, " << gemm.getLdc() << "LL, "
+       << gemm.getStrideA() << "LL, " << gemm.getStrideB() << "LL, "
+       << gemm.getStrideC() << "LL, "
+       << cppDoubleLiteral(gemm.getAlpha().convertToDouble()) << ", "
+       << cppDoubleLiteral(gemm.getBeta().convertToDouble()) << ", "
+       << gemmEpilogue(gemm.getEpilogue()) << ", " << dtype << ", "
+       << computeDtype << ", " << gemm.getA() << ", " << gemm.getB() << ", "
+       << gemm.getC() << ", " << gemm.getBias() << ", " << gemm.getD()
+       << ", "
+       // The workspace follows the kernel's arguments.
+       << gemm.getD() + 1 << ", " << algoRank(kernel) << ", "
+       << int(options.tf32Gemms && dtype == GC_DTYPE_F32) << ", "
+       << splitK(kernel) << ", " << tuned(kernel) << "};\n";
+  }
   for (auto [i, kernel] : enumerate(parts.kernels)) {
     exec::ConvAttr conv = kernel.getConvAttr();
     if (!conv)
       continue;
+    auto [dtype, computeDtype] = libraryDtypes(kernel, conv.getX());
     // On cuda, codegen gave the kernel finishing the epilogue its launch.
     bool epilogueKernel = options.cudaTarget && exec::hasDeviceCode(kernel);
     const CudaLaunch *epilogue =
@@ -340,14 +341,11 @@ FailureOr<std::string> buildSource(ModuleOp module, ModelParts &parts,
        << spatialArray(conv.getPadsEnd().asArrayRef()) << ", "
        << spatialArray(conv.getStrides().asArrayRef()) << ", "
        << spatialArray(conv.getDilations().asArrayRef()) << ", "
-       << gemmEpilogue(conv.getEpilogue()) << ", "
-       << libraryDtypes(kernel, conv.getX()).first << ", "
-       << libraryDtypes(kernel, conv.getX()).second << ", "
-       << int(options.tf32Gemms &&
-              libraryDtypes(kernel, conv.getX()).first == GC_DTYPE_F32)
-       << ", "
-       << conv.getX() << ", " << conv.getW() << ", " << conv.getBias() << ", "
-       << conv.getZ() << ", " << conv.getY()
+       << gemmEpilogue(conv.getEpilogue()) << ", " << dtype << ", "
+       << computeDtype << ", "
+       << int(options.tf32Gemms && dtype == GC_DTYPE_F32) << ", " << conv.getX()
+       << ", " << conv.getW() << ", " << conv.getBias() << ", " << conv.getZ()
+       << ", " << conv.getY()
        << ", "
        // The workspace follows the kernel's arguments.
        << conv.getY() + 1 << ", " << algoRank(kernel) << ", "

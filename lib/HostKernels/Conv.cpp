@@ -120,13 +120,13 @@ GC_KERNEL_ATTRS(quantized_conv, QuantizedConv, a) {
 }
 
 namespace {
-int convChannelsFirst(KernelContext &ctx, const attrs::Conv &a) {
-  GC_TRY(ctx.expect(2, 1));
-  const gc_tensor &x = ctx.in(0), &wt = ctx.in(1);
-  GC_TRY(ctx.checkSameDtype(1, x.dtype, "weight"));
+/// The window and result dims of a channels-first convolution (conv,
+/// quantized_conv) of X [N, C, in...] by W [M, C / group, k...], checked.
+template <typename AttrsT>
+int convGeometry(KernelContext &ctx, const AttrsT &a, const gc_tensor &x,
+                 const gc_tensor &wt, Window &w, Dims &outDims) {
   if (x.rank < 3 || wt.rank != x.rank)
     return ctx.fail("input and weight must have the same rank >= 3");
-  Window w;
   GC_TRY(computeWindow(ctx, a, x, wt.dims + 2, false, w));
   int64_t group = a.group;
   int64_t N = x.dims[0], C = x.dims[1], M = wt.dims[0];
@@ -134,12 +134,23 @@ int convChannelsFirst(KernelContext &ctx, const attrs::Conv &a) {
     return ctx.fail("weight shape does not match %lld input channels in %lld "
                     "groups",
                     static_cast<long long>(C), static_cast<long long>(group));
-  GC_TRY(checkBias(ctx, x.dtype, M));
-  Dims outDims;
   outDims.push(N);
   outDims.push(M);
   for (int d = 0; d < w.nd; ++d)
     outDims.push(w.out[d]);
+  return 0;
+}
+
+int convChannelsFirst(KernelContext &ctx, const attrs::Conv &a) {
+  GC_TRY(ctx.expect(2, 1));
+  const gc_tensor &x = ctx.in(0), &wt = ctx.in(1);
+  GC_TRY(ctx.checkSameDtype(1, x.dtype, "weight"));
+  Window w;
+  Dims outDims;
+  GC_TRY(convGeometry(ctx, a, x, wt, w, outDims));
+  int64_t group = a.group;
+  int64_t N = x.dims[0], C = x.dims[1], M = wt.dims[0];
+  GC_TRY(checkBias(ctx, x.dtype, M));
   GC_TRY(ctx.checkOutput(0, x.dtype, outDims));
   int64_t Cg = C / group, Mg = M / group, KS = w.kernelSize();
   int64_t P = w.outSize(), inSize = w.inSize();
@@ -175,7 +186,6 @@ int convChannelsFirst(KernelContext &ctx, const attrs::Conv &a) {
   });
 }
 
-
 /// QuantizedConv, channels first: int8/uint8 X and W in any mix, the exact
 /// sum of each output element's products in int64 (graphc::convolve over
 /// widened copies: its GEMM adds integers exactly in any order), wrapped to
@@ -188,21 +198,11 @@ int quantizedConvChannelsFirst(KernelContext &ctx,
     return ctx.unsupportedDtype("input", x.dtype);
   if (!isEightBitInteger(wt.dtype))
     return ctx.unsupportedDtype("weight", wt.dtype);
-  if (x.rank < 3 || wt.rank != x.rank)
-    return ctx.fail("input and weight must have the same rank >= 3");
   Window w;
-  GC_TRY(computeWindow(ctx, a, x, wt.dims + 2, false, w));
+  Dims outDims;
+  GC_TRY(convGeometry(ctx, a, x, wt, w, outDims));
   int64_t group = a.group;
   int64_t N = x.dims[0], C = x.dims[1], M = wt.dims[0];
-  if (group < 1 || C % group || M % group || wt.dims[1] != C / group)
-    return ctx.fail("weight shape does not match %lld input channels in %lld "
-                    "groups",
-                    static_cast<long long>(C), static_cast<long long>(group));
-  Dims outDims;
-  outDims.push(N);
-  outDims.push(M);
-  for (int d = 0; d < w.nd; ++d)
-    outDims.push(w.out[d]);
   GC_TRY(ctx.checkOutput(0, GC_DTYPE_I32, outDims));
   int64_t Cg = C / group, Mg = M / group, KS = w.kernelSize();
   int64_t P = w.outSize(), inSize = w.inSize();
