@@ -98,6 +98,21 @@ bool isLayoutAgnostic(Operation *op) {
   });
 }
 
+/// A constant pad of one value a channels-first transpose moves through by
+/// permuting its pads: the explicit padding of a quantized convolution's
+/// input (its zero point), which sits between the convolutions of a chain.
+bool isMovablePad(Operation *op) {
+  auto pad = dyn_cast<graph::PadOp>(op);
+  if (!pad || pad.getMode() != "constant" || pad.getAxes())
+    return false;
+  RankedTensorType result = rankedOf(pad.getOutput());
+  DenseIntElementsAttr pads;
+  return result && result.hasStaticShape() && result.getRank() >= 3 &&
+         matchPattern(pad.getPads(), m_Constant(&pads)) &&
+         pads.getNumElements() == 2 * result.getRank() &&
+         (!pad.getConstantValue() || isScalarLike(pad.getConstantValue()));
+}
+
 /// `conv` (a graph.conv or quantized_conv) with `channels_last` set, on the
 /// channels-last `x` and `w` (and conv's bias).
 Operation *channelsLastConv(OpBuilder &b, Location loc, Operation *conv,
@@ -201,6 +216,8 @@ SmallVector<SmallVector<Operation *>> findChains(func::FuncOp func,
       for (Value operand : op->getOperands())
         if (!isScalarLike(operand) && !matchPattern(operand, m_Constant()))
           join(operand, op->getResult(0));
+    } else if (isMovablePad(op)) {
+      join(op->getOperand(0), op->getResult(0));
     }
   });
   llvm::MapVector<void *, SmallVector<Operation *>> byLeader;
@@ -250,6 +267,40 @@ int64_t convertConvs(ArrayRef<Operation *> convs,
   return converted;
 }
 
+/// pad(transpose(x, to channels first)) -> transpose(pad'(x)), where pad'
+/// pads the channels-last dims as `pad` pads the channels-first ones.
+void sinkThroughPad(graph::PadOp pad, ArrayRef<int64_t> first,
+                    ArrayRef<int64_t> last) {
+  Operation *input = pad.getData().getDefiningOp();
+  if (!isTransposeBy(input, first))
+    return;
+  DenseIntElementsAttr pads;
+  if (!matchPattern(pad.getPads(), m_Constant(&pads)))
+    return;
+  SmallVector<int64_t> firstPads(pads.getValues<int64_t>());
+  int64_t rank = static_cast<int64_t>(last.size());
+  // Dim d of the channels-last value is dim last[d] of the padded one.
+  SmallVector<int64_t> lastPads(2 * rank);
+  for (int64_t d = 0; d < rank; ++d) {
+    lastPads[d] = firstPads[last[d]];
+    lastPads[rank + d] = firstPads[rank + last[d]];
+  }
+  OpBuilder b(pad);
+  // Channels last, the pad holds no ONNX tensor as written; the transpose
+  // back holds its output.
+  Location loc = graph::withoutTensorNames(pad.getLoc());
+  auto padsType = RankedTensorType::get({2 * rank}, b.getI64Type());
+  Value padsValue = b.create<graph::ConstantOp>(
+      loc, padsType, DenseIntElementsAttr::get(padsType, lastPads));
+  Value moved =
+      b.create<graph::PadOp>(loc, input->getOperand(0), padsValue,
+                             pad.getConstantValue(), Value(), pad.getMode());
+  Value back = b.create<graph::TransposeOp>(pad.getLoc(), moved,
+                                            b.getDenseI64ArrayAttr(first));
+  pad.getOutput().replaceAllUsesWith(back);
+  pad.erase();
+}
+
 /// Moves channels-first transposes forward through the layout-agnostic ops
 /// of `func`, in program order: an op all of whose operands are such
 /// transposes, all-ones tensors or constants of its rank computes on the
@@ -260,7 +311,7 @@ int64_t convertConvs(ArrayRef<Operation *> convs,
 void sinkTransposes(func::FuncOp func) {
   SmallVector<Operation *> ops;
   func.walk([&](Operation *op) {
-    if (isLayoutAgnostic(op))
+    if (isLayoutAgnostic(op) || isMovablePad(op))
       ops.push_back(op);
   });
   for (Operation *op : ops) {
@@ -269,6 +320,10 @@ void sinkTransposes(func::FuncOp func) {
       continue;
     SmallVector<int64_t> first = toChannelsFirst(rank);
     SmallVector<int64_t> last = toChannelsLast(rank);
+    if (auto pad = dyn_cast<graph::PadOp>(op)) {
+      sinkThroughPad(pad, first, last);
+      continue;
+    }
     // The channels-last form of an operand the op does not read through a
     // transpose: one computed already, before the op (a residual read
     // both by a convolution and by the add after it).

@@ -89,11 +89,18 @@ bool isCoordinateOperand(Operation *op, Value operand) {
 
 /// Whether `value` is the wide accumulator of a quantized region's product
 /// (graph.quantized_mat_mul / quantized_conv: int32 sums up to 2^31, e4m3fn
-/// ones past fp16's range) or that accumulator cast to float32.
+/// ones past fp16's range), perhaps corrected for a zero point (an integer
+/// add), or that accumulator cast to float32.
 bool isAccumulator(Value value) {
   Operation *def = value.getDefiningOp();
   if (auto cast = dyn_cast_or_null<CastOp>(def))
     def = cast.getInput().getDefiningOp();
+  if (auto add = dyn_cast_or_null<AddOp>(def);
+      add && isa<IntegerType>(getElementTypeOrSelf(add.getType())))
+    return llvm::any_of(add->getOperands(), [](Value operand) {
+      return isa_and_nonnull<QuantizedMatMulOp, QuantizedConvOp>(
+          operand.getDefiningOp());
+    });
   return isa_and_nonnull<QuantizedMatMulOp, QuantizedConvOp>(def);
 }
 

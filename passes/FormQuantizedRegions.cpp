@@ -18,12 +18,23 @@
 // tensor moves the stored values first: the quantizers' QuantizeLinear
 // after it then cancels, and an embedding table stays 8-bit.
 //
+// An activation's zero point za (asymmetric quantization, onnxruntime's
+// default) is undone in the integers:
+//   sum_k (a_mk - za) b_kn = sum_k a_mk b_kn - za sum_k b_kn
+// where the weight's column sums are constants: one int32 added per column
+// before the rescale. A convolution's padding is the float 0, the stored
+// za: an explicit pad writes it. uint8 activations against int8 weights
+// shift by -128 to int8 with their zero point (exact; the QuantizeLinear
+// that writes them writes int8 instead), so that the product is the
+// int8 x int8 the tensor cores and libraries take.
+//
 // Rewritten are MatMul, Gemm and Conv whose operands are both dequantized:
-// int8 or uint8 with zero points that are constant zeros, or float8 e4m3fn
-// (the mul of a cast the importer makes of its DequantizeLinear), the
-// activation's scale per tensor, the weight's per tensor or per output
-// column / channel, both constants. Anything else stays float, and the
-// compile report names its node with the reason.
+// int8 or uint8 with constant zero points, one per tensor for the first
+// operand and zero for the weight, or float8 e4m3fn (the mul of a cast the
+// importer makes of its DequantizeLinear), the activation's scale per
+// tensor, the weight's per tensor or per output column / channel, both
+// constants. Anything else stays float, and the compile report names its
+// node with the reason.
 //
 // Runs first, before the simplify phase folds a weight's dequantization
 // into a float constant (the importer leaves those unfolded).
@@ -84,16 +95,38 @@ std::optional<std::vector<double>> floatsOf(ElementsAttr attr) {
   return values;
 }
 
+/// The one value of the 8-bit integer constant `value` (a zero point), or
+/// nullopt when it is not a constant or its elements differ.
+std::optional<int64_t> uniformInteger(Value value) {
+  ElementsAttr attr = constantOf(value);
+  if (!attr || !attr.getElementType().isInteger(8))
+    return std::nullopt;
+  FailureOr<std::vector<char>> bytes = graph::constantBytes(attr);
+  if (failed(bytes) || bytes->empty())
+    return std::nullopt;
+  bool isUnsigned = attr.getElementType().isUnsignedInteger();
+  auto valueOf = [&](char byte) -> int64_t {
+    return isUnsigned ? int64_t(static_cast<uint8_t>(byte))
+                      : int64_t(static_cast<int8_t>(byte));
+  };
+  for (char byte : *bytes)
+    if (byte != bytes->front())
+      return std::nullopt;
+  return valueOf(bytes->front());
+}
+
 /// A dequantized operand: the stored 8-bit value, its constant scale as
-/// DequantizeLinear broadcasts it against `stored`, and the ops that
-/// dequantize it (erased once unused).
+/// DequantizeLinear broadcasts it against `stored`, and its zero point,
+/// one for the whole tensor.
 struct Dequantized {
   Value stored;
   ElementsAttr scale;
+  int64_t zeroPoint = 0;
 };
 
 /// `value` as a dequantization of an 8-bit value with a constant scale and
-/// no zero point (see the file comment), or nullopt with `why` set.
+/// a constant zero point, zero or one for the whole tensor (see the file
+/// comment), or nullopt with `why` set.
 std::optional<Dequantized> dequantized(Value value, std::string &why) {
   if (auto dq = value.getDefiningOp<graph::DequantizeLinearOp>()) {
     Type element = rankedOf(dq.getX()).getElementType();
@@ -101,8 +134,12 @@ std::optional<Dequantized> dequantized(Value value, std::string &why) {
       why = "the stored values are not 8-bit";
       return std::nullopt;
     }
-    if (!isZeroConstant(dq.getZeroPoint())) {
-      why = "the zero point is not a constant zero";
+    std::optional<int64_t> zeroPoint = 0;
+    if (dq.getZeroPoint() && !isZeroConstant(dq.getZeroPoint()))
+      zeroPoint = uniformInteger(dq.getZeroPoint());
+    if (!zeroPoint) {
+      why = "the zero point is computed at run time or varies along the "
+            "tensor";
       return std::nullopt;
     }
     ElementsAttr scale = constantOf(dq.getScale());
@@ -110,7 +147,7 @@ std::optional<Dequantized> dequantized(Value value, std::string &why) {
       why = "the scale is computed at run time";
       return std::nullopt;
     }
-    return Dequantized{dq.getX(), scale};
+    return Dequantized{dq.getX(), scale, *zeroPoint};
   }
   // The importer's e4m3fn DequantizeLinear: mul(cast(x, f32), scale),
   // perhaps cast to the scale's type after.
@@ -185,6 +222,45 @@ Value floatConstant(OpBuilder &b, Location loc, RankedTensorType type,
   }
   auto attr = DenseElementsAttr::get(type, elements);
   return b.create<graph::ConstantOp>(loc, type, cast<ElementsAttr>(attr));
+}
+
+/// An integer constant of `type` holding `values` (one per element, or one
+/// for all), each wrapped to the element type's width.
+Value integerConstant(OpBuilder &b, Location loc, RankedTensorType type,
+                      ArrayRef<int64_t> values) {
+  unsigned width = type.getElementType().getIntOrFloatBitWidth();
+  SmallVector<APInt> elements;
+  for (int64_t value : values)
+    elements.push_back(APInt(64, static_cast<uint64_t>(value)).trunc(width));
+  auto attr = DenseElementsAttr::get(type, elements);
+  return b.create<graph::ConstantOp>(loc, type, cast<ElementsAttr>(attr));
+}
+
+/// The sums of the 8-bit integer constant `stored` over all its dims but
+/// `axis`, one per index along `axis`; nullopt unless it is such a
+/// constant of static shape. With the zero point `za` of the other operand,
+/// `-za * sums[n]` is what the zero point takes from column (channel) n.
+std::optional<std::vector<int64_t>> sumsAlong(Value stored, int64_t axis) {
+  ElementsAttr attr = constantOf(stored);
+  RankedTensorType type = rankedOf(stored);
+  if (!attr || !type.hasStaticShape() || !type.getElementType().isInteger(8))
+    return std::nullopt;
+  FailureOr<std::vector<char>> bytes = graph::constantBytes(attr);
+  if (failed(bytes) ||
+      bytes->size() != static_cast<size_t>(type.getNumElements()))
+    return std::nullopt;
+  bool isUnsigned = type.getElementType().isUnsignedInteger();
+  int64_t count = type.getDimSize(axis), inner = 1;
+  for (int64_t d = axis + 1; d < type.getRank(); ++d)
+    inner *= type.getDimSize(d);
+  std::vector<int64_t> sums(count, 0);
+  for (size_t i = 0; i < bytes->size(); ++i) {
+    char byte = (*bytes)[i];
+    sums[(i / inner) % count] += isUnsigned
+                                     ? int64_t(static_cast<uint8_t>(byte))
+                                     : int64_t(static_cast<int8_t>(byte));
+  }
+  return sums;
 }
 
 /// `stored` (a rank-2 [K, N] 8-bit value) as [N, K]: a constant transposed
@@ -322,6 +398,12 @@ private:
       why = "one operand is float8 and the other an integer";
       return std::nullopt;
     }
+    // A's zero point is undone by the weight's constant column sums; B's
+    // would need A's row sums, a reduction at run time.
+    if (qb->zeroPoint != 0) {
+      why = "the second operand's zero point is not zero";
+      return std::nullopt;
+    }
     return std::pair(*qa, *qb);
   }
 
@@ -351,18 +433,112 @@ private:
     return sb;
   }
 
-  /// quantized_mat_mul(a, bNK) (B stored [N, K]) rescaled by one constant
-  /// per column into `resultType`; `loc` goes to the last op.
+  /// The zero-point correction of a product whose first operand has zero
+  /// point `za` and whose weight `stored` has `sums` along its output
+  /// columns: nullopt with `why` when one is needed and the weight is not a
+  /// constant; empty when `za` is 0.
+  static std::optional<std::vector<int64_t>>
+  zeroPointCorrection(int64_t za, Value stored, int64_t axis,
+                      std::string &why) {
+    if (za == 0)
+      return std::vector<int64_t>();
+    std::optional<std::vector<int64_t>> sums = sumsAlong(stored, axis);
+    if (!sums) {
+      why = "the first operand's zero point is not zero and the second "
+            "operand is not a constant";
+      return std::nullopt;
+    }
+    for (int64_t &sum : *sums)
+      sum *= -za;
+    return sums;
+  }
+
+  /// Whether the first operand `a` of a product with `b` is read as int8:
+  /// uint8 values with an int8 weight, the mix tensor cores lack.
+  static bool shiftsToSigned(const Dequantized &a, Value b) {
+    return rankedOf(a.stored).getElementType().isUnsignedInteger(8) &&
+           rankedOf(b).getElementType().isSignlessInteger(8);
+  }
+
+  /// `stored` (uint8) minus 128 as int8, exact: sum (a - za) b is
+  /// unchanged when a and za both shift. A QuantizeLinear writing it (per
+  /// tensor) writes int8 with its zero point shifted instead; other values
+  /// are shifted by a pointwise op. One shifted value per stored one.
+  Value shiftedToSigned(OpBuilder &b, Location loc, Value stored) {
+    Value &shifted = shiftedValues[stored];
+    if (shifted)
+      return shifted;
+    OpBuilder::InsertionGuard guard(b);
+    Type i8 = b.getIntegerType(8);
+    auto q = stored.getDefiningOp<graph::QuantizeLinearOp>();
+    std::optional<int64_t> zq =
+        q ? uniformInteger(q.getZeroPoint()) : std::nullopt;
+    if (q && zq) {
+      b.setInsertionPointAfter(q);
+      auto zpType =
+          RankedTensorType::get(rankedOf(q.getZeroPoint()).getShape(), i8);
+      Value zp = integerConstant(
+          b, loc, zpType,
+          std::vector<int64_t>(zpType.getNumElements(), *zq - 128));
+      shifted = b.create<graph::QuantizeLinearOp>(
+          graph::withoutTensorNames(q.getLoc()), q.getX(), q.getScale(), zp,
+          q.getSaturate());
+      return shifted;
+    }
+    if (Operation *def = stored.getDefiningOp())
+      b.setInsertionPointAfter(def);
+    else
+      b.setInsertionPointToStart(cast<BlockArgument>(stored).getOwner());
+    Type i16 = b.getIntegerType(16);
+    Value wide = b.create<graph::CastOp>(loc, stored, i16);
+    Value offset =
+        integerConstant(b, loc, RankedTensorType::get({}, i16), {128});
+    Value moved = b.create<graph::SubOp>(loc, wide, offset);
+    shifted = b.create<graph::CastOp>(loc, moved, i8);
+    return shifted;
+  }
+
+  /// A's stored values as the product reads them, and their zero point:
+  /// shifted to int8 where `shiftsToSigned`.
+  std::pair<Value, int64_t> productOperand(OpBuilder &b, Location loc,
+                                           const Dequantized &a, Value other) {
+    if (!shiftsToSigned(a, other))
+      return {a.stored, a.zeroPoint};
+    return {shiftedToSigned(b, loc, a.stored), a.zeroPoint - 128};
+  }
+
+  /// The zero point A is read with (see productOperand).
+  static int64_t productZeroPoint(const Dequantized &a, Value other) {
+    return shiftsToSigned(a, other) ? a.zeroPoint - 128 : a.zeroPoint;
+  }
+
+  /// acc + corrections (one per column, shaped `shape`), when there are any.
+  static Value corrected(OpBuilder &b, Location loc, Value acc,
+                         ArrayRef<int64_t> corrections,
+                         ArrayRef<int64_t> shape) {
+    if (corrections.empty())
+      return acc;
+    Value value = integerConstant(
+        b, loc, RankedTensorType::get(shape, rankedOf(acc).getElementType()),
+        corrections);
+    return b.create<graph::AddOp>(loc, acc, value);
+  }
+
+  /// quantized_mat_mul(a, bNK) (B stored [N, K]) corrected for A's zero
+  /// point and rescaled by one constant per column into `resultType`;
+  /// `loc` goes to the last op.
   static Value scaledProduct(OpBuilder &b, Location loc, Value a, Value bNK,
                              ArrayRef<double> scales,
+                             ArrayRef<int64_t> corrections,
                              RankedTensorType resultType) {
     Location inner = graph::withoutTensorNames(loc);
     auto product =
         b.create<graph::QuantizedMatMulOp>(inner, a, bNK, /*trans_b=*/1);
     int64_t n = static_cast<int64_t>(scales.size());
+    Value acc = corrected(b, inner, product.getY(), corrections, {n});
     Value scaleValue = floatConstant(
         b, inner, RankedTensorType::get({n}, b.getF32Type()), scales);
-    return rescale(b, loc, product.getY(), scaleValue, resultType);
+    return rescale(b, loc, acc, scaleValue, resultType);
   }
 
   /// mat_mul(DQ(a), DQ(b)) with A of rank >= 2 and B of rank 2 (a weight)
@@ -390,11 +566,16 @@ private:
         qa, qb, bType.getRank(), bType.getRank() - 1, n, 1.0, "B", why);
     if (!scales)
       return failure();
+    std::optional<std::vector<int64_t>> corrections = zeroPointCorrection(
+        productZeroPoint(qa, qb.stored), qb.stored, bType.getRank() - 1, why);
+    if (!corrections)
+      return failure();
     OpBuilder b(op);
     Location loc = graph::withoutTensorNames(op.getLoc());
+    Value a = productOperand(b, loc, qa, qb.stored).first;
     Value bT = transposedMatrix(b, loc, qb.stored);
     Value result =
-        scaledProduct(b, op.getLoc(), qa.stored, bT, *scales, resultType);
+        scaledProduct(b, op.getLoc(), a, bT, *scales, *corrections, resultType);
     op.getY().replaceAllUsesWith(result);
     eraseRewritten(op);
     return success();
@@ -427,12 +608,17 @@ private:
         combinedScales(qa, qb, 2, columnAxis, n, alpha, "B", why);
     if (!scales)
       return failure();
+    std::optional<std::vector<int64_t>> corrections = zeroPointCorrection(
+        productZeroPoint(qa, qb.stored), qb.stored, columnAxis, why);
+    if (!corrections)
+      return failure();
     OpBuilder b(op);
     Location loc = graph::withoutTensorNames(op.getLoc());
+    Value a = productOperand(b, loc, qa, qb.stored).first;
     Value bNK = transB ? qb.stored : transposedMatrix(b, loc, qb.stored);
     Value c = op.getC();
-    Value result = scaledProduct(b, c && beta != 0.0 ? loc : op.getLoc(),
-                                 qa.stored, bNK, *scales, resultType);
+    Value result = scaledProduct(b, c && beta != 0.0 ? loc : op.getLoc(), a,
+                                 bNK, *scales, *corrections, resultType);
     if (c && beta != 0.0) {
       if (beta != 1.0) {
         RankedTensorType cType = rankedOf(c);
@@ -473,20 +659,42 @@ private:
         combinedScales(qx, qw, rank, 0, m, 1.0, "W", why);
     if (!scales)
       return failure();
+    int64_t zx = productZeroPoint(qx, qw.stored);
+    std::optional<std::vector<int64_t>> corrections =
+        zeroPointCorrection(zx, qw.stored, 0, why);
+    if (!corrections)
+      return failure();
+    // The input's padding is a float 0, the stored value zx: with a zero
+    // point, an explicit pad writes it and the convolution pads nothing.
+    ArrayRef<int64_t> pads = op.getPads().value_or(ArrayRef<int64_t>());
+    bool padded = llvm::any_of(pads, [](int64_t pad) { return pad != 0; });
+    bool autoPadded = op.getAutoPad() != "NOTSET" && op.getAutoPad() != "VALID";
+    if (zx != 0 && autoPadded) {
+      why = "automatic padding with an input zero point that is not zero";
+      return failure();
+    }
     OpBuilder b(op);
     Location loc = graph::withoutTensorNames(op.getLoc());
+    Value x = productOperand(b, loc, qx, qw.stored).first;
     SmallVector<NamedAttribute> attributes(op->getAttrs());
+    if (zx != 0 && padded) {
+      x = paddedInput(b, loc, x, pads, zx);
+      llvm::erase_if(attributes, [](NamedAttribute attribute) {
+        return attribute.getName() == "pads";
+      });
+    }
     auto product = b.create<graph::QuantizedConvOp>(
-        loc, ValueRange{qx.stored, qw.stored}, attributes);
+        loc, ValueRange{x, qw.stored}, attributes);
     // [1, M, 1, ...]: the scale of each output channel, of the result's rank
     // (a channels-last layout transposes it with the result).
     SmallVector<int64_t> channelShape(rank, 1);
     channelShape[1] = m;
+    Value acc = corrected(b, loc, product.getY(), *corrections, channelShape);
     Value scaleValue = floatConstant(
         b, loc, RankedTensorType::get(channelShape, b.getF32Type()), *scales);
     Value bias = op.getB();
-    Value result = rescale(b, bias ? loc : op.getLoc(), product.getY(),
-                           scaleValue, resultType);
+    Value result =
+        rescale(b, bias ? loc : op.getLoc(), acc, scaleValue, resultType);
     if (bias) {
       SmallVector<int64_t> shape(channelShape);
       auto shapeType =
@@ -501,6 +709,24 @@ private:
     op.getY().replaceAllUsesWith(result);
     eraseRewritten(op);
     return success();
+  }
+
+  /// `x` padded by the convolution's `pads` (spatial begins, then ends)
+  /// with the stored value `value`.
+  static Value paddedInput(OpBuilder &b, Location loc, Value x,
+                           ArrayRef<int64_t> pads, int64_t value) {
+    RankedTensorType type = rankedOf(x);
+    int64_t rank = type.getRank(), spatial = rank - 2;
+    SmallVector<int64_t> all(2 * rank, 0);
+    for (int64_t d = 0; d < spatial; ++d) {
+      all[2 + d] = pads[d];
+      all[rank + 2 + d] = pads[spatial + d];
+    }
+    Value padsValue = integerConstant(
+        b, loc, RankedTensorType::get({2 * rank}, b.getI64Type()), all);
+    Value fill = integerConstant(
+        b, loc, RankedTensorType::get({}, type.getElementType()), {value});
+    return b.create<graph::PadOp>(loc, x, padsValue, fill, Value(), "constant");
   }
 
   /// op(dequantize_linear(x, s, z), ...) -> dequantize_linear(op(x, ...), s,
@@ -592,6 +818,8 @@ private:
   }
 
   llvm::SetVector<Operation *> maybeDead;
+  /// uint8 values and their int8 shifts (see shiftedToSigned).
+  DenseMap<Value, Value> shiftedValues;
 };
 
 } // namespace

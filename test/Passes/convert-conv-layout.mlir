@@ -122,3 +122,30 @@ func.func @half_chain(%x: tensor<1x2x5x5xf16>) -> tensor<1x2x5x5xf16> {
   %4 = graph.conv %3, %w : (tensor<1x2x5x5xf16>, tensor<2x2x1x1xf16>) -> tensor<1x2x5x5xf16>
   return %4 : tensor<1x2x5x5xf16>
 }
+
+// -----
+
+// Two int8 convolutions joined by the explicit pad of the second one's
+// input (a zero point, see graphc-form-quantized-regions): the pad moves
+// with them, its pads permuted to [N, H, W, C], and only the chain's two
+// ends transpose.
+// CHECK-LABEL: func.func @int8_pad
+// CHECK-DAG: %[[PADS:.*]] = graph.constant {value = dense<[0, 1, 1, 0, 0, 1, 1, 0]> : tensor<8xi64>}
+// CHECK: graph.transpose %arg0
+// CHECK: %[[C1:.*]] = graph.quantized_conv %{{.*}} {channels_last = 1 : i64} : (tensor<1x5x5x4xi8>, tensor<4x1x1x4xi8>) -> tensor<1x5x5x4xi32>
+// CHECK: %[[Q:.*]] = graph.cast %[[C1]] {to = i8} : (tensor<1x5x5x4xi32>) -> tensor<1x5x5x4xi8>
+// CHECK: %[[X:.*]] = graph.pad %[[Q]], %[[PADS]], %{{.*}} {{.*}} -> tensor<1x7x7x4xi8>
+// CHECK: %[[C2:.*]] = graph.quantized_conv %[[X]], %{{.*}} {channels_last = 1 : i64} : (tensor<1x7x7x4xi8>, tensor<4x3x3x4xi8>) -> tensor<1x5x5x4xi32>
+// CHECK: graph.transpose %[[C2]] {perm = array<i64: 0, 3, 1, 2>}
+// CHECK-NOT: graph.transpose
+func.func @int8_pad(%x: tensor<1x4x5x5xi8>) -> tensor<1x4x5x5xi32> {
+  %w1 = graph.constant {value = dense<1> : tensor<4x4x1x1xi8>} : () -> tensor<4x4x1x1xi8>
+  %w3 = graph.constant {value = dense<2> : tensor<4x4x3x3xi8>} : () -> tensor<4x4x3x3xi8>
+  %pads = graph.constant {value = dense<[0, 0, 1, 1, 0, 0, 1, 1]> : tensor<8xi64>} : () -> tensor<8xi64>
+  %fill = graph.constant {value = dense<-128> : tensor<i8>} : () -> tensor<i8>
+  %0 = graph.quantized_conv %x, %w1 : (tensor<1x4x5x5xi8>, tensor<4x4x1x1xi8>) -> tensor<1x4x5x5xi32>
+  %1 = graph.cast %0 {to = i8} : (tensor<1x4x5x5xi32>) -> tensor<1x4x5x5xi8>
+  %2 = graph.pad %1, %pads, %fill {operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<1x4x5x5xi8>, tensor<8xi64>, tensor<i8>) -> tensor<1x4x7x7xi8>
+  %3 = graph.quantized_conv %2, %w3 : (tensor<1x4x7x7xi8>, tensor<4x4x3x3xi8>) -> tensor<1x4x5x5xi32>
+  return %3 : tensor<1x4x5x5xi32>
+}

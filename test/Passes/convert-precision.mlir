@@ -71,3 +71,27 @@ func.func @mixed(%x: tensor<4xf32>, %keep: tensor<4xi1>, %img: tensor<1x1x2x2xf3
   %3 = graph.shape %2 : (tensor<1x1x4x4xf32>) -> tensor<4xi64>
   return %1, %2, %3 : tensor<4xf32>, tensor<1x1x4x4xf32>, tensor<4xi64>
 }
+
+// -----
+
+// A quantized product's accumulator, corrected for a zero point by an
+// integer add, is rescaled in float32 (int32 sums overflow fp16); the
+// bias add after it narrows.
+// CHECK-LABEL: func.func @corrected_accumulator
+// CHECK: %[[P:.*]] = graph.quantized_mat_mul
+// CHECK: %[[A:.*]] = graph.add %[[P]], %{{.*}} : (tensor<3x2xi32>, tensor<2xi32>) -> tensor<3x2xi32>
+// CHECK: %[[C:.*]] = graph.cast %[[A]] {to = f32} : (tensor<3x2xi32>) -> tensor<3x2xf32>
+// CHECK: %[[M:.*]] = graph.mul %[[C]], %{{.*}} : (tensor<3x2xf32>, tensor<2xf32>) -> tensor<3x2xf32>
+// CHECK: %[[N:.*]] = graph.cast %[[M]] {to = f16}
+// CHECK: graph.add %[[N]], %{{.*}} : (tensor<3x2xf16>, tensor<2xf16>) -> tensor<3x2xf16>
+func.func @corrected_accumulator(%x: tensor<3x4xi8>, %w: tensor<2x4xi8>) -> tensor<3x2xf32> {
+  %z = graph.constant {value = dense<[-12, -18]> : tensor<2xi32>} : () -> tensor<2xi32>
+  %s = graph.constant {value = dense<[5.0e-01, 2.5e-01]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %b = graph.constant {value = dense<[1.0, 2.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %p = graph.quantized_mat_mul %x, %w {trans_b = 1 : i64} : (tensor<3x4xi8>, tensor<2x4xi8>) -> tensor<3x2xi32>
+  %a = graph.add %p, %z : (tensor<3x2xi32>, tensor<2xi32>) -> tensor<3x2xi32>
+  %c = graph.cast %a {to = f32} : (tensor<3x2xi32>) -> tensor<3x2xf32>
+  %m = graph.mul %c, %s : (tensor<3x2xf32>, tensor<2xf32>) -> tensor<3x2xf32>
+  %y = graph.add %m, %b : (tensor<3x2xf32>, tensor<2xf32>) -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}

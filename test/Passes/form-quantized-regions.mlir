@@ -26,17 +26,114 @@ func.func @matmul(%x: tensor<3x2xi8>) -> tensor<3x2xf32> {
 
 // -----
 
-// A zero point other than zero: the MatMul stays float.
+// An activation's zero point (3) comes off in the integers: the weight's
+// column sums (1 + 3, 2 + 4) times -3 are added to the accumulator before
+// the rescale.
 // CHECK-LABEL: func.func @zero_point
-// CHECK: graph.dequantize_linear
+// CHECK: %[[P:.*]] = graph.quantized_mat_mul %arg0, %{{.*}} {trans_b = 1 : i64} : (tensor<3x2xi8>, tensor<2x2xi8>) -> tensor<3x2xi32>
+// CHECK: %[[Z:.*]] = graph.constant {value = dense<[-12, -18]> : tensor<2xi32>}
+// CHECK: %[[A:.*]] = graph.add %[[P]], %[[Z]] : (tensor<3x2xi32>, tensor<2xi32>) -> tensor<3x2xi32>
+// CHECK: %[[C:.*]] = graph.cast %[[A]] {to = f32}
+// CHECK: graph.mul %[[C]]
+// CHECK-NOT: dequantize_linear
+func.func @zero_point(%x: tensor<3x2xi8>) -> tensor<3x2xf32> {
+  %sa = graph.constant {value = dense<2.0> : tensor<f32>} : () -> tensor<f32>
+  %za = graph.constant {value = dense<3> : tensor<i8>} : () -> tensor<i8>
+  %w = graph.constant {value = dense<[[1, 2], [3, 4]]> : tensor<2x2xi8>} : () -> tensor<2x2xi8>
+  %sb = graph.constant {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
+  %zb = graph.constant {value = dense<0> : tensor<i8>} : () -> tensor<i8>
+  %a = graph.dequantize_linear %x, %sa, %za : (tensor<3x2xi8>, tensor<f32>, tensor<i8>) -> tensor<3x2xf32>
+  %b = graph.dequantize_linear %w, %sb, %zb : (tensor<2x2xi8>, tensor<f32>, tensor<i8>) -> tensor<2x2xf32>
+  %y = graph.mat_mul %a, %b : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}
+
+// -----
+
+// uint8 activations against an int8 weight: their QuantizeLinear writes
+// int8 with the zero point shifted by -128 (130 -> 2), and the correction
+// uses the shifted one.
+// CHECK-LABEL: func.func @uint8_shift
+// CHECK: %[[Z:.*]] = graph.constant {value = dense<2> : tensor<i8>}
+// CHECK: %[[Q:.*]] = graph.quantize_linear %arg0, %{{.*}}, %[[Z]] : (tensor<3x2xf32>, tensor<f32>, tensor<i8>) -> tensor<3x2xi8>
+// CHECK: %[[P:.*]] = graph.quantized_mat_mul %[[Q]], %{{.*}} {trans_b = 1 : i64} : (tensor<3x2xi8>, tensor<2x2xi8>) -> tensor<3x2xi32>
+// CHECK: graph.constant {value = dense<[-8, -12]> : tensor<2xi32>}
+// CHECK-NOT: xui8
+func.func @uint8_shift(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
+  %sa = graph.constant {value = dense<2.0> : tensor<f32>} : () -> tensor<f32>
+  %za = graph.constant {value = dense<130> : tensor<ui8>} : () -> tensor<ui8>
+  %w = graph.constant {value = dense<[[1, 2], [3, 4]]> : tensor<2x2xi8>} : () -> tensor<2x2xi8>
+  %sb = graph.constant {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
+  %zb = graph.constant {value = dense<0> : tensor<i8>} : () -> tensor<i8>
+  %q = graph.quantize_linear %x, %sa, %za : (tensor<3x2xf32>, tensor<f32>, tensor<ui8>) -> tensor<3x2xui8>
+  %a = graph.dequantize_linear %q, %sa, %za : (tensor<3x2xui8>, tensor<f32>, tensor<ui8>) -> tensor<3x2xf32>
+  %b = graph.dequantize_linear %w, %sb, %zb : (tensor<2x2xi8>, tensor<f32>, tensor<i8>) -> tensor<2x2xf32>
+  %y = graph.mat_mul %a, %b : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}
+
+// -----
+
+// uint8 values from elsewhere (an input) shift through a pointwise op.
+// CHECK-LABEL: func.func @uint8_input
+// CHECK: %[[W:.*]] = graph.cast %arg0 {to = i16}
+// CHECK: %[[S:.*]] = graph.sub %[[W]], %{{.*}} : (tensor<3x2xi16>, tensor<i16>) -> tensor<3x2xi16>
+// CHECK: %[[N:.*]] = graph.cast %[[S]] {to = i8}
+// CHECK: graph.quantized_mat_mul %[[N]]
+// CHECK: graph.constant {value = dense<[512, 768]> : tensor<2xi32>}
+func.func @uint8_input(%x: tensor<3x2xui8>) -> tensor<3x2xf32> {
+  %sa = graph.constant {value = dense<2.0> : tensor<f32>} : () -> tensor<f32>
+  %za = graph.constant {value = dense<0> : tensor<ui8>} : () -> tensor<ui8>
+  %w = graph.constant {value = dense<[[1, 2], [3, 4]]> : tensor<2x2xi8>} : () -> tensor<2x2xi8>
+  %sb = graph.constant {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
+  %zb = graph.constant {value = dense<0> : tensor<i8>} : () -> tensor<i8>
+  %a = graph.dequantize_linear %x, %sa, %za : (tensor<3x2xui8>, tensor<f32>, tensor<ui8>) -> tensor<3x2xf32>
+  %b = graph.dequantize_linear %w, %sb, %zb : (tensor<2x2xi8>, tensor<f32>, tensor<i8>) -> tensor<2x2xf32>
+  %y = graph.mat_mul %a, %b : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}
+
+// -----
+
+// A weight's zero point would need the activation's row sums at run time:
+// the MatMul stays float.
+// CHECK-LABEL: func.func @weight_zero_point
 // CHECK: graph.mat_mul
 // CHECK-NOT: quantized_mat_mul
-func.func @zero_point(%x: tensor<3x2xui8>, %w: tensor<2x2xf32>) -> tensor<3x2xf32> {
-  %s = graph.constant {value = dense<2.0> : tensor<f32>} : () -> tensor<f32>
-  %z = graph.constant {value = dense<3> : tensor<ui8>} : () -> tensor<ui8>
-  %a = graph.dequantize_linear %x, %s, %z : (tensor<3x2xui8>, tensor<f32>, tensor<ui8>) -> tensor<3x2xf32>
-  %y = graph.mat_mul %a, %w : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
+func.func @weight_zero_point(%x: tensor<3x2xi8>) -> tensor<3x2xf32> {
+  %sa = graph.constant {value = dense<2.0> : tensor<f32>} : () -> tensor<f32>
+  %za = graph.constant {value = dense<0> : tensor<i8>} : () -> tensor<i8>
+  %w = graph.constant {value = dense<[[1, 2], [3, 4]]> : tensor<2x2xi8>} : () -> tensor<2x2xi8>
+  %sb = graph.constant {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
+  %zb = graph.constant {value = dense<1> : tensor<i8>} : () -> tensor<i8>
+  %a = graph.dequantize_linear %x, %sa, %za : (tensor<3x2xi8>, tensor<f32>, tensor<i8>) -> tensor<3x2xf32>
+  %b = graph.dequantize_linear %w, %sb, %zb : (tensor<2x2xi8>, tensor<f32>, tensor<i8>) -> tensor<2x2xf32>
+  %y = graph.mat_mul %a, %b : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
   return %y : tensor<3x2xf32>
+}
+
+// -----
+
+// A padded convolution of an input with a zero point (5): an explicit pad
+// writes the stored zero point, the convolution pads nothing, and the
+// weight's sum (10) times -5 corrects each output channel.
+// CHECK-LABEL: func.func @conv_zero_point
+// CHECK: %[[PADS:.*]] = graph.constant {value = dense<[0, 0, 1, 1, 0, 0, 1, 1]> : tensor<8xi64>}
+// CHECK: %[[FILL:.*]] = graph.constant {value = dense<5> : tensor<i8>}
+// CHECK: %[[X:.*]] = graph.pad %arg0, %[[PADS]], %[[FILL]] {{.*}} -> tensor<1x1x5x5xi8>
+// CHECK: %[[P:.*]] = graph.quantized_conv %[[X]], %{{.*}} : (tensor<1x1x5x5xi8>, tensor<1x1x2x2xi8>) -> tensor<1x1x4x4xi32>
+// CHECK: %[[Z:.*]] = graph.constant {value = dense<-50> : tensor<1x1x1x1xi32>}
+// CHECK: graph.add %[[P]], %[[Z]]
+func.func @conv_zero_point(%x: tensor<1x1x3x3xi8>) -> tensor<1x1x4x4xf32> {
+  %sa = graph.constant {value = dense<2.0> : tensor<f32>} : () -> tensor<f32>
+  %za = graph.constant {value = dense<5> : tensor<i8>} : () -> tensor<i8>
+  %w = graph.constant {value = dense<[[[[1, 2], [3, 4]]]]> : tensor<1x1x2x2xi8>} : () -> tensor<1x1x2x2xi8>
+  %sb = graph.constant {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
+  %zb = graph.constant {value = dense<0> : tensor<i8>} : () -> tensor<i8>
+  %a = graph.dequantize_linear %x, %sa, %za : (tensor<1x1x3x3xi8>, tensor<f32>, tensor<i8>) -> tensor<1x1x3x3xf32>
+  %b = graph.dequantize_linear %w, %sb, %zb : (tensor<1x1x2x2xi8>, tensor<f32>, tensor<i8>) -> tensor<1x1x2x2xf32>
+  %y = graph.conv %a, %b {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x1x3x3xf32>, tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32>
+  return %y : tensor<1x1x4x4xf32>
 }
 
 // -----

@@ -5,7 +5,7 @@ The models are what quantizers write: small float models (an MLP like
 BERT's FFN, a residual CNN with a classifier like ResNet's, an attention
 block whose two products have quantized activations on both sides) passed
 through onnxruntime's static QDQ quantizer (int8, per-channel weights,
-symmetric activations, and uint8 asymmetric activations, which stay float),
+symmetric activations, and int8 and uint8 activations with zero points),
 and an e4m3fn transformer block written the way ModelOpt writes fp8 QDQ.
 graphc must match onnxruntime's own run of the quantized model within 5 %
 of the output's range, report how many linear ops it computes on 8-bit
@@ -169,10 +169,11 @@ def float8_model(rng):
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)])
 
 
-def quantize(model, feeds_for, work_dir, name, symmetric=True):
+def quantize(model, feeds_for, work_dir, name, activation="int8",
+             symmetric=True):
     """onnxruntime's static QDQ quantization of `model`: int8 per-channel
-    weights, int8 symmetric activations (or uint8 asymmetric), calibrated
-    on four random batches."""
+    weights, `activation` ("int8" or "uint8") activations, symmetric or
+    with zero points, calibrated on four random batches."""
     from onnxruntime.quantization import (CalibrationDataReader, QuantFormat,
                                           QuantType, quantize_static)
 
@@ -190,7 +191,8 @@ def quantize(model, feeds_for, work_dir, name, symmetric=True):
     quantize_static(
         float_path, quantized_path, Reader(), quant_format=QuantFormat.QDQ,
         per_channel=True, weight_type=QuantType.QInt8,
-        activation_type=QuantType.QInt8 if symmetric else QuantType.QUInt8,
+        activation_type={"int8": QuantType.QInt8,
+                         "uint8": QuantType.QUInt8}[activation],
         extra_options={"ActivationSymmetric": symmetric})
     return quantized_path
 
@@ -210,11 +212,26 @@ CASES = {
     # The three projections share one kernel; K^T and V are copied to the
     # [N, K] layout of the int8 GEMMs.
     "attention_int8": (attention_model, (1, 16, 64), {}, [], 5, (3, 0)),
-    # uint8 activations: the first product's have a zero point and it stays
-    # a float GEMM; after the ReLU the zero point is 0, a uint8 product,
-    # which no library takes (a generated kernel).
-    "mlp_uint8_asymmetric": (mlp_model, (2, 8, 64), {"symmetric": False}, [],
-                             1, (1, 0)),
+    # onnxruntime's defaults: int8 activations with zero points, corrected
+    # by the weights' column sums.
+    "mlp_int8_asymmetric": (mlp_model, (2, 8, 64), {"symmetric": False}, [],
+                            2, (2, 0)),
+    # uint8 activations shift to int8 (their QuantizeLinear writes int8):
+    # int8 GEMMs; after the ReLU the zero point is 0, -128 shifted.
+    "mlp_uint8_asymmetric": (mlp_model, (2, 8, 64),
+                             {"activation": "uint8", "symmetric": False}, [],
+                             2, (2, 0)),
+    # Zero points and padding: the 3x3 convolutions pad their input with
+    # the stored zero point (an explicit pad, channels last like them).
+    "cnn_int8_asymmetric": (cnn_model, (2, 3, 16, 16), {"symmetric": False},
+                            [], 4, (1, 1)),
+    "cnn_uint8_asymmetric": (cnn_model, (2, 3, 16, 16),
+                             {"activation": "uint8", "symmetric": False}, [],
+                             4, (1, 1)),
+    # Q K^T and P V: both operands have zero points, the correction would
+    # need run-time sums: float GEMMs beside the int8 projections.
+    "attention_int8_asymmetric": (attention_model, (1, 16, 64),
+                                  {"symmetric": False}, [], 3, (3, 0)),
     # --precision fp16 narrows the rest; the accumulators' rescale stays f32.
     "cnn_int8_fp16": (cnn_model, (2, 3, 16, 16), {}, ["--precision", "fp16"],
                       4, (1, 1)),
