@@ -95,12 +95,11 @@ bool isAccumulator(Value value) {
   Operation *def = value.getDefiningOp();
   if (auto cast = dyn_cast_or_null<CastOp>(def))
     def = cast.getInput().getDefiningOp();
-  if (auto add = dyn_cast_or_null<AddOp>(def);
-      add && isa<IntegerType>(getElementTypeOrSelf(add.getType())))
-    return llvm::any_of(add->getOperands(), [](Value operand) {
-      return isa_and_nonnull<QuantizedMatMulOp, QuantizedConvOp>(
-          operand.getDefiningOp());
-    });
+  // The corrections add onto the accumulator, their left operand.
+  for (auto add = dyn_cast_or_null<AddOp>(def);
+       add && isa<IntegerType>(getElementTypeOrSelf(add.getType()));
+       add = dyn_cast_or_null<AddOp>(def))
+    def = add.getLhs().getDefiningOp();
   return isa_and_nonnull<QuantizedMatMulOp, QuantizedConvOp>(def);
 }
 

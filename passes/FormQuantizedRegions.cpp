@@ -398,12 +398,6 @@ private:
       why = "one operand is float8 and the other an integer";
       return std::nullopt;
     }
-    // A's zero point is undone by the weight's constant column sums; B's
-    // would need A's row sums, a reduction at run time.
-    if (qb->zeroPoint != 0) {
-      why = "the second operand's zero point is not zero";
-      return std::nullopt;
-    }
     return std::pair(*qa, *qb);
   }
 
@@ -433,43 +427,39 @@ private:
     return sb;
   }
 
-  /// The zero-point correction of a product whose first operand has zero
-  /// point `za` and whose weight `stored` has `sums` along its output
-  /// columns: nullopt with `why` when one is needed and the weight is not a
-  /// constant; empty when `za` is 0.
-  static std::optional<std::vector<int64_t>>
-  zeroPointCorrection(int64_t za, Value stored, int64_t axis,
-                      std::string &why) {
-    if (za == 0)
-      return std::vector<int64_t>();
-    std::optional<std::vector<int64_t>> sums = sumsAlong(stored, axis);
-    if (!sums) {
-      why = "the first operand's zero point is not zero and the second "
-            "operand is not a constant";
-      return std::nullopt;
-    }
-    for (int64_t &sum : *sums)
-      sum *= -za;
-    return sums;
-  }
-
-  /// Whether the first operand `a` of a product with `b` is read as int8:
-  /// uint8 values with an int8 weight, the mix tensor cores lack.
-  static bool shiftsToSigned(const Dequantized &a, Value b) {
-    return rankedOf(a.stored).getElementType().isUnsignedInteger(8) &&
-           rankedOf(b).getElementType().isSignlessInteger(8);
+  /// Whether a product reads `operand` as int8 shifted from uint8 (see
+  /// shiftedToSigned): the products' every uint8 operand, and a
+  /// convolution's uint8 input against an int8 weight.
+  static bool shiftsToSigned(Value operand) {
+    return rankedOf(operand).getElementType().isUnsignedInteger(8);
   }
 
   /// `stored` (uint8) minus 128 as int8, exact: sum (a - za) b is
-  /// unchanged when a and za both shift. A QuantizeLinear writing it (per
-  /// tensor) writes int8 with its zero point shifted instead; other values
-  /// are shifted by a pointwise op. One shifted value per stored one.
+  /// unchanged when a and za both shift. A constant shifts now; a
+  /// QuantizeLinear writing it (per tensor) writes int8 with its zero point
+  /// shifted instead; other values shift through a pointwise op. One
+  /// shifted value per stored one.
   Value shiftedToSigned(OpBuilder &b, Location loc, Value stored) {
     Value &shifted = shiftedValues[stored];
     if (shifted)
       return shifted;
     OpBuilder::InsertionGuard guard(b);
     Type i8 = b.getIntegerType(8);
+    RankedTensorType signedType = rankedOf(stored).clone(i8);
+    if (ElementsAttr constant = constantOf(stored)) {
+      FailureOr<std::vector<char>> bytes = graph::constantBytes(constant);
+      ElementsAttr moved;
+      if (succeeded(bytes)) {
+        for (char &byte : *bytes)
+          byte = static_cast<char>(static_cast<uint8_t>(byte) ^ 0x80);
+        moved = graph::constantFromBytes(signedType, *bytes);
+      }
+      if (moved) {
+        shifted = b.create<graph::ConstantOp>(
+            graph::withoutTensorNames(stored.getLoc()), signedType, moved);
+        return shifted;
+      }
+    }
     auto q = stored.getDefiningOp<graph::QuantizeLinearOp>();
     std::optional<int64_t> zq =
         q ? uniformInteger(q.getZeroPoint()) : std::nullopt;
@@ -498,46 +488,97 @@ private:
     return shifted;
   }
 
-  /// A's stored values as the product reads them, and their zero point:
-  /// shifted to int8 where `shiftsToSigned`.
-  std::pair<Value, int64_t> productOperand(OpBuilder &b, Location loc,
-                                           const Dequantized &a, Value other) {
-    if (!shiftsToSigned(a, other))
-      return {a.stored, a.zeroPoint};
-    return {shiftedToSigned(b, loc, a.stored), a.zeroPoint - 128};
+  /// `operand`'s stored values as a product reads them: shifted to int8
+  /// when `shift`.
+  Value productOperand(OpBuilder &b, Location loc, const Dequantized &operand,
+                       bool shift) {
+    return shift ? shiftedToSigned(b, loc, operand.stored) : operand.stored;
   }
 
-  /// The zero point A is read with (see productOperand).
-  static int64_t productZeroPoint(const Dequantized &a, Value other) {
-    return shiftsToSigned(a, other) ? a.zeroPoint - 128 : a.zeroPoint;
+  /// `operand`'s zero point as a product reads it (see productOperand).
+  static int64_t productZeroPoint(const Dequantized &operand, bool shift) {
+    return shift ? operand.zeroPoint - 128 : operand.zeroPoint;
   }
 
-  /// acc + corrections (one per column, shaped `shape`), when there are any.
-  static Value corrected(OpBuilder &b, Location loc, Value acc,
-                         ArrayRef<int64_t> corrections,
-                         ArrayRef<int64_t> shape) {
-    if (corrections.empty())
-      return acc;
-    Value value = integerConstant(
-        b, loc, RankedTensorType::get(shape, rankedOf(acc).getElementType()),
-        corrections);
-    return b.create<graph::AddOp>(loc, acc, value);
+  /// The int32 sums of `value` along `axis`, computed at run time.
+  static Value runTimeSums(OpBuilder &b, Location loc, Value value,
+                           int64_t axis, bool keepdims) {
+    Value wide = b.create<graph::CastOp>(loc, value, b.getI32Type());
+    Value axes = integerConstant(
+        b, loc, RankedTensorType::get({1}, b.getI64Type()), {axis});
+    return b.create<graph::ReduceSumOp>(
+        loc, wide, axes, b.getI64IntegerAttr(keepdims), b.getI64IntegerAttr(0));
   }
 
-  /// quantized_mat_mul(a, bNK) (B stored [N, K]) corrected for A's zero
-  /// point and rescaled by one constant per column into `resultType`;
-  /// `loc` goes to the last op.
-  static Value scaledProduct(OpBuilder &b, Location loc, Value a, Value bNK,
-                             ArrayRef<double> scales,
-                             ArrayRef<int64_t> corrections,
-                             RankedTensorType resultType) {
-    Location inner = graph::withoutTensorNames(loc);
-    auto product =
-        b.create<graph::QuantizedMatMulOp>(inner, a, bNK, /*trans_b=*/1);
+  /// An int32 scalar constant.
+  static Value int32Scalar(OpBuilder &b, Location loc, int64_t value) {
+    return integerConstant(b, loc, RankedTensorType::get({}, b.getI32Type()),
+                           {value});
+  }
+
+  /// Whether `corrected` can undo zero points `za` and `zb` of a product
+  /// of A [.., M, K]: both need K (else `why` says so).
+  static bool correctable(Value a, int64_t za, int64_t zb, std::string &why) {
+    RankedTensorType aType = rankedOf(a);
+    if (za != 0 && zb != 0 &&
+        ShapedType::isDynamic(aType.getDimSize(aType.getRank() - 1))) {
+      why = "both operands have zero points and K is dynamic";
+      return false;
+    }
+    return true;
+  }
+
+  /// The accumulator of a product of A [.., M, K] and B with their zero
+  /// points undone (see correctable):
+  ///   sum_k (a - za)(b - zb) = acc - zb rowsum(A) - za colsum(B) + K za zb
+  /// A's row sums (a reduction at run time) come [.., M, 1]; B's column
+  /// sums (along all dims but `columnAxis`) are one constant per column
+  /// when B is a rank-2 constant, else `columnSums` computes them at run
+  /// time, shaped to broadcast as [.., 1, N] or [N].
+  static Value corrected(OpBuilder &b, Location loc, Value acc, Value a,
+                         Value bValue, int64_t za, int64_t zb,
+                         int64_t columnAxis,
+                         llvm::function_ref<Value()> columnSums) {
+    RankedTensorType aType = rankedOf(a);
+    int64_t k = aType.getDimSize(aType.getRank() - 1);
+    if (zb != 0) {
+      Value rows = runTimeSums(b, loc, a, aType.getRank() - 1, true);
+      Value factor = int32Scalar(b, loc, -zb);
+      Value term = b.create<graph::MulOp>(loc, rows, factor);
+      acc = b.create<graph::AddOp>(loc, acc, term);
+    }
+    if (za != 0) {
+      std::optional<std::vector<int64_t>> sums;
+      if (rankedOf(bValue).getRank() == 2)
+        sums = sumsAlong(bValue, columnAxis);
+      Value term;
+      if (sums) {
+        for (int64_t &sum : *sums)
+          sum *= -za;
+        int64_t n = static_cast<int64_t>(sums->size());
+        term = integerConstant(
+            b, loc, RankedTensorType::get({n}, b.getI32Type()), *sums);
+      } else {
+        Value columns = columnSums();
+        Value factor = int32Scalar(b, loc, -za);
+        term = b.create<graph::MulOp>(loc, columns, factor);
+      }
+      acc = b.create<graph::AddOp>(loc, acc, term);
+    }
+    if (za != 0 && zb != 0)
+      acc = b.create<graph::AddOp>(loc, acc, int32Scalar(b, loc, k * za * zb));
+    return acc;
+  }
+
+  /// The float result of type `resultType` of the corrected accumulator
+  /// `acc` of a product: one scale per column; `loc` goes to the last op.
+  static Value rescaledColumns(OpBuilder &b, Location loc, Value acc,
+                               ArrayRef<double> scales,
+                               RankedTensorType resultType) {
     int64_t n = static_cast<int64_t>(scales.size());
-    Value acc = corrected(b, inner, product.getY(), corrections, {n});
-    Value scaleValue = floatConstant(
-        b, inner, RankedTensorType::get({n}, b.getF32Type()), scales);
+    Value scaleValue =
+        floatConstant(b, graph::withoutTensorNames(loc),
+                      RankedTensorType::get({n}, b.getF32Type()), scales);
     return rescale(b, loc, acc, scaleValue, resultType);
   }
 
@@ -552,30 +593,35 @@ private:
     float8 = isa<Float8E4M3FNType>(rankedOf(qa.stored).getElementType());
     RankedTensorType aType = rankedOf(qa.stored), bType = rankedOf(qb.stored);
     RankedTensorType resultType = rankedOf(op.getY());
-    if (aType.getRank() < 2 ||
-        (bType.getRank() != 2 && bType.getRank() != aType.getRank())) {
+    int64_t rank = bType.getRank();
+    if (aType.getRank() < 2 || (rank != 2 && rank != aType.getRank())) {
       why = "a matrix-vector or broadcast product";
       return failure();
     }
-    int64_t n = bType.getDimSize(bType.getRank() - 1);
+    int64_t n = bType.getDimSize(rank - 1);
     if (ShapedType::isDynamic(n)) {
       why = "the number of columns is dynamic";
       return failure();
     }
-    std::optional<std::vector<double>> scales = combinedScales(
-        qa, qb, bType.getRank(), bType.getRank() - 1, n, 1.0, "B", why);
+    std::optional<std::vector<double>> scales =
+        combinedScales(qa, qb, rank, rank - 1, n, 1.0, "B", why);
     if (!scales)
       return failure();
-    std::optional<std::vector<int64_t>> corrections = zeroPointCorrection(
-        productZeroPoint(qa, qb.stored), qb.stored, bType.getRank() - 1, why);
-    if (!corrections)
+    bool shiftA = shiftsToSigned(qa.stored), shiftB = shiftsToSigned(qb.stored);
+    int64_t za = productZeroPoint(qa, shiftA),
+            zb = productZeroPoint(qb, shiftB);
+    if (!correctable(qa.stored, za, zb, why))
       return failure();
     OpBuilder b(op);
     Location loc = graph::withoutTensorNames(op.getLoc());
-    Value a = productOperand(b, loc, qa, qb.stored).first;
-    Value bT = transposedMatrix(b, loc, qb.stored);
-    Value result =
-        scaledProduct(b, op.getLoc(), a, bT, *scales, *corrections, resultType);
+    Value a = productOperand(b, loc, qa, shiftA);
+    Value bKN = productOperand(b, loc, qb, shiftB);
+    Value product = b.create<graph::QuantizedMatMulOp>(
+        loc, a, transposedMatrix(b, loc, bKN), /*trans_b=*/1);
+    Value acc = corrected(b, loc, product, a, bKN, za, zb, rank - 1, [&] {
+      return runTimeSums(b, loc, bKN, rank - 2, /*keepdims=*/true);
+    });
+    Value result = rescaledColumns(b, op.getLoc(), acc, *scales, resultType);
     op.getY().replaceAllUsesWith(result);
     eraseRewritten(op);
     return success();
@@ -608,17 +654,24 @@ private:
         combinedScales(qa, qb, 2, columnAxis, n, alpha, "B", why);
     if (!scales)
       return failure();
-    std::optional<std::vector<int64_t>> corrections = zeroPointCorrection(
-        productZeroPoint(qa, qb.stored), qb.stored, columnAxis, why);
-    if (!corrections)
+    bool shiftA = shiftsToSigned(qa.stored), shiftB = shiftsToSigned(qb.stored);
+    int64_t za = productZeroPoint(qa, shiftA),
+            zb = productZeroPoint(qb, shiftB);
+    if (!correctable(qa.stored, za, zb, why))
       return failure();
     OpBuilder b(op);
     Location loc = graph::withoutTensorNames(op.getLoc());
-    Value a = productOperand(b, loc, qa, qb.stored).first;
-    Value bNK = transB ? qb.stored : transposedMatrix(b, loc, qb.stored);
+    Value a = productOperand(b, loc, qa, shiftA);
+    Value bValue = productOperand(b, loc, qb, shiftB);
+    Value bNK = transB ? bValue : transposedMatrix(b, loc, bValue);
+    Value product =
+        b.create<graph::QuantizedMatMulOp>(loc, a, bNK, /*trans_b=*/1);
+    Value acc = corrected(b, loc, product, a, bValue, za, zb, columnAxis, [&] {
+      return runTimeSums(b, loc, bValue, 1 - columnAxis, /*keepdims=*/false);
+    });
     Value c = op.getC();
-    Value result = scaledProduct(b, c && beta != 0.0 ? loc : op.getLoc(), a,
-                                 bNK, *scales, *corrections, resultType);
+    Value result = rescaledColumns(b, c && beta != 0.0 ? loc : op.getLoc(), acc,
+                                   *scales, resultType);
     if (c && beta != 0.0) {
       if (beta != 1.0) {
         RankedTensorType cType = rankedOf(c);
@@ -659,11 +712,21 @@ private:
         combinedScales(qx, qw, rank, 0, m, 1.0, "W", why);
     if (!scales)
       return failure();
-    int64_t zx = productZeroPoint(qx, qw.stored);
-    std::optional<std::vector<int64_t>> corrections =
-        zeroPointCorrection(zx, qw.stored, 0, why);
-    if (!corrections)
+    // The weight's zero point would need the input's window sums; a uint8
+    // input against an int8 weight shifts to int8.
+    if (qw.zeroPoint != 0) {
+      why = "the weight's zero point is not zero";
       return failure();
+    }
+    bool shiftX = shiftsToSigned(qx.stored) &&
+                  wType.getElementType().isSignlessInteger(8);
+    int64_t zx = productZeroPoint(qx, shiftX);
+    std::optional<std::vector<int64_t>> sums = sumsAlong(qw.stored, 0);
+    if (zx != 0 && !sums) {
+      why = "the input's zero point is not zero and the weight is not a "
+            "constant";
+      return failure();
+    }
     // The input's padding is a float 0, the stored value zx: with a zero
     // point, an explicit pad writes it and the convolution pads nothing.
     ArrayRef<int64_t> pads = op.getPads().value_or(ArrayRef<int64_t>());
@@ -675,7 +738,7 @@ private:
     }
     OpBuilder b(op);
     Location loc = graph::withoutTensorNames(op.getLoc());
-    Value x = productOperand(b, loc, qx, qw.stored).first;
+    Value x = productOperand(b, loc, qx, shiftX);
     SmallVector<NamedAttribute> attributes(op->getAttrs());
     if (zx != 0 && padded) {
       x = paddedInput(b, loc, x, pads, zx);
@@ -689,7 +752,17 @@ private:
     // (a channels-last layout transposes it with the result).
     SmallVector<int64_t> channelShape(rank, 1);
     channelShape[1] = m;
-    Value acc = corrected(b, loc, product.getY(), *corrections, channelShape);
+    // sum (x - zx) w = acc - zx * sum(w) per output channel.
+    Value acc = product.getY();
+    if (zx != 0) {
+      for (int64_t &sum : *sums)
+        sum *= -zx;
+      acc = b.create<graph::AddOp>(
+          loc, acc,
+          integerConstant(b, loc,
+                          RankedTensorType::get(channelShape, b.getI32Type()),
+                          *sums));
+    }
     Value scaleValue = floatConstant(
         b, loc, RankedTensorType::get(channelShape, b.getF32Type()), *scales);
     Value bias = op.getB();

@@ -95,11 +95,16 @@ func.func @uint8_input(%x: tensor<3x2xui8>) -> tensor<3x2xf32> {
 
 // -----
 
-// A weight's zero point would need the activation's row sums at run time:
-// the MatMul stays float.
+// The second operand's zero point (1) takes 1 * the rows' sums of A,
+// computed at run time, [3, 1] against the [3, 2] accumulator.
 // CHECK-LABEL: func.func @weight_zero_point
-// CHECK: graph.mat_mul
-// CHECK-NOT: quantized_mat_mul
+// CHECK: %[[P:.*]] = graph.quantized_mat_mul %arg0
+// CHECK: %[[W:.*]] = graph.cast %arg0 {to = i32}
+// CHECK: %[[R:.*]] = graph.reduce_sum %[[W]], %{{.*}} : (tensor<3x2xi32>, tensor<1xi64>) -> tensor<3x1xi32>
+// CHECK: %[[Z:.*]] = graph.constant {value = dense<-1> : tensor<i32>}
+// CHECK: %[[T:.*]] = graph.mul %[[R]], %[[Z]]
+// CHECK: %[[A:.*]] = graph.add %[[P]], %[[T]] : (tensor<3x2xi32>, tensor<3x1xi32>) -> tensor<3x2xi32>
+// CHECK: graph.cast %[[A]] {to = f32}
 func.func @weight_zero_point(%x: tensor<3x2xi8>) -> tensor<3x2xf32> {
   %sa = graph.constant {value = dense<2.0> : tensor<f32>} : () -> tensor<f32>
   %za = graph.constant {value = dense<0> : tensor<i8>} : () -> tensor<i8>
@@ -110,6 +115,34 @@ func.func @weight_zero_point(%x: tensor<3x2xi8>) -> tensor<3x2xf32> {
   %b = graph.dequantize_linear %w, %sb, %zb : (tensor<2x2xi8>, tensor<f32>, tensor<i8>) -> tensor<2x2xf32>
   %y = graph.mat_mul %a, %b : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
   return %y : tensor<3x2xf32>
+}
+
+// -----
+
+// Attention's product of two activations with zero points 3 and -2:
+//   acc - (-2) rowsum(A) - 3 colsum(B) + K 3 (-2), K = 4,
+// B's column sums at run time as [2, 1, 5] against the [2, 3, 5]
+// accumulator.
+// CHECK-LABEL: func.func @both_zero_points
+// CHECK: %[[P:.*]] = graph.quantized_mat_mul %arg0, %{{.*}} {trans_b = 1 : i64} : (tensor<2x3x4xi8>, tensor<2x5x4xi8>) -> tensor<2x3x5xi32>
+// CHECK: graph.reduce_sum {{.*}} -> tensor<2x3x1xi32>
+// CHECK: graph.constant {value = dense<2> : tensor<i32>}
+// CHECK: %[[A1:.*]] = graph.add %[[P]], %{{.*}} : (tensor<2x3x5xi32>, tensor<2x3x1xi32>) -> tensor<2x3x5xi32>
+// CHECK: graph.reduce_sum {{.*}} -> tensor<2x1x5xi32>
+// CHECK: graph.constant {value = dense<-3> : tensor<i32>}
+// CHECK: %[[A2:.*]] = graph.add %[[A1]], %{{.*}} : (tensor<2x3x5xi32>, tensor<2x1x5xi32>) -> tensor<2x3x5xi32>
+// CHECK: %[[K:.*]] = graph.constant {value = dense<-24> : tensor<i32>}
+// CHECK: %[[A3:.*]] = graph.add %[[A2]], %[[K]]
+// CHECK: graph.cast %[[A3]] {to = f32}
+func.func @both_zero_points(%x: tensor<2x3x4xi8>, %y: tensor<2x4x5xi8>) -> tensor<2x3x5xf32> {
+  %sa = graph.constant {value = dense<2.0> : tensor<f32>} : () -> tensor<f32>
+  %za = graph.constant {value = dense<3> : tensor<i8>} : () -> tensor<i8>
+  %sb = graph.constant {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
+  %zb = graph.constant {value = dense<-2> : tensor<i8>} : () -> tensor<i8>
+  %a = graph.dequantize_linear %x, %sa, %za : (tensor<2x3x4xi8>, tensor<f32>, tensor<i8>) -> tensor<2x3x4xf32>
+  %b = graph.dequantize_linear %y, %sb, %zb : (tensor<2x4x5xi8>, tensor<f32>, tensor<i8>) -> tensor<2x4x5xf32>
+  %r = graph.mat_mul %a, %b : (tensor<2x3x4xf32>, tensor<2x4x5xf32>) -> tensor<2x3x5xf32>
+  return %r : tensor<2x3x5xf32>
 }
 
 // -----

@@ -228,10 +228,13 @@ CASES = {
     "cnn_uint8_asymmetric": (cnn_model, (2, 3, 16, 16),
                              {"activation": "uint8", "symmetric": False}, [],
                              4, (1, 1)),
-    # Q K^T and P V: both operands have zero points, the correction would
-    # need run-time sums: float GEMMs beside the int8 projections.
+    # Q K^T and P V: both operands have zero points, corrected by their
+    # rows' and columns' sums at run time.
     "attention_int8_asymmetric": (attention_model, (1, 16, 64),
-                                  {"symmetric": False}, [], 3, (3, 0)),
+                                  {"symmetric": False}, [], 5, (3, 0)),
+    "attention_uint8_asymmetric": (attention_model, (1, 16, 64),
+                                   {"activation": "uint8", "symmetric": False},
+                                   [], 5, (3, 0)),
     # --precision fp16 narrows the rest; the accumulators' rescale stays f32.
     "cnn_int8_fp16": (cnn_model, (2, 3, 16, 16), {}, ["--precision", "fp16"],
                       4, (1, 1)),
