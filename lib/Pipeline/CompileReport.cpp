@@ -184,45 +184,6 @@ void printPrecisionLine(const PrecisionReport &report,
   }
 }
 
-/// "  quantized: 74 linear ops on 8-bit values (72 int8 products, 2 int8
-/// convolutions); float: 1 node with dequantized operands: 'MatMul_6' (the
-/// zero point is not a constant zero)" for a model with quantized
-/// regions.
-void printQuantizationLine(const QuantizationReport &report,
-                           llvm::raw_ostream &out) {
-  int64_t quantized =
-      report.integerProducts + report.float8Products + report.integerConvs;
-  if (!quantized && report.floatNodes.empty())
-    return;
-  out << "  quantized: " << quantized
-      << (quantized == 1 ? " linear op" : " linear ops") << " on 8-bit values";
-  const char *separator = " (";
-  for (auto [count, what] :
-       {std::pair(report.integerProducts, "int8/uint8 products"),
-        std::pair(report.float8Products, "e4m3fn products"),
-        std::pair(report.integerConvs, "int8/uint8 convolutions")})
-    if (count) {
-      out << separator << count << " " << what;
-      separator = ", ";
-    }
-  if (quantized)
-    out << ")";
-  if (!report.floatNodes.empty()) {
-    size_t nodes = report.floatNodes.size();
-    out << "; float: " << nodes << (nodes == 1 ? " node" : " nodes")
-        << " with dequantized operands: ";
-    int shown = 0;
-    for (const auto &[node, why] : report.floatNodes) {
-      if (shown == 3) {
-        out << ", ...";
-        break;
-      }
-      out << (shown++ ? ", " : "") << "'" << node << "' (" << why << ")";
-    }
-  }
-  out << "\n";
-}
-
 /// "  compile cache: 3 of 4 parts reused from DIR" when a cache was used.
 void printCacheLine(const CompileCache *cache, llvm::raw_ostream &out) {
   if (!cache)
@@ -344,12 +305,62 @@ void printBuckets(ModuleOp module, llvm::ArrayRef<BucketedDim> chosen,
 
 } // namespace
 
+std::string describeQuantization(const QuantizationReport &report) {
+  int64_t quantized =
+      report.integerProducts + report.float8Products + report.integerConvs;
+  if (!quantized && report.floatNodes.empty())
+    return "";
+  std::string text;
+  llvm::raw_string_ostream out(text);
+  out << quantized << (quantized == 1 ? " linear op" : " linear ops")
+      << " on 8-bit values";
+  const char *separator = " (";
+  for (auto [count, what] :
+       {std::pair(report.integerProducts, "int8/uint8 products"),
+        std::pair(report.float8Products, "e4m3fn products"),
+        std::pair(report.integerConvs, "int8/uint8 convolutions")})
+    if (count) {
+      out << separator << count << " " << what;
+      separator = ", ";
+    }
+  if (quantized)
+    out << ")";
+  if (!report.floatNodes.empty()) {
+    size_t nodes = report.floatNodes.size();
+    out << "; float: " << nodes << (nodes == 1 ? " node" : " nodes")
+        << " with dequantized operands: ";
+    int shown = 0;
+    for (const auto &[node, why] : report.floatNodes) {
+      if (shown == 3) {
+        out << ", ...";
+        break;
+      }
+      out << (shown++ ? ", " : "") << "'" << node << "' (" << why << ")";
+    }
+  }
+  return text;
+}
+
+llvm::json::Object quantizationJson(const QuantizationReport &report) {
+  llvm::json::Object floatNodes;
+  // Node names are bytes from the model: invalid UTF-8 becomes U+FFFD.
+  for (const auto &[node, why] : report.floatNodes)
+    floatNodes[llvm::json::isUTF8(node) ? node : llvm::json::fixUTF8(node)] =
+        why;
+  return llvm::json::Object{{"integer_products", report.integerProducts},
+                            {"float8_products", report.float8Products},
+                            {"integer_convolutions", report.integerConvs},
+                            {"float_nodes", std::move(floatNodes)}};
+}
+
 void printReport(const CompileReport &report, ModuleOp module,
                  const CompileOptions &options, llvm::raw_ostream &out) {
   printSummary(report.summary, options, out);
   printBuckets(module, report.buckets, out);
   printPrecisionLine(report.precision, options, report.autoKeep, out);
-  printQuantizationLine(report.quantization, out);
+  std::string quantized = describeQuantization(report.quantization);
+  if (!quantized.empty())
+    out << "  quantized: " << quantized << "\n";
   printTuningLine(report.tuning, options, out);
   printCacheLine(report.cache, out);
 }
@@ -359,17 +370,7 @@ ProgressFields reportFields(const CompileReport &report,
   ProgressFields fields =
       summaryFields(report.summary, options, report.cache, report.tuning,
                     report.precision, report.autoKeep);
-  const QuantizationReport &quantization = report.quantization;
-  llvm::json::Object floatNodes;
-  for (const auto &[node, why] : quantization.floatNodes)
-    floatNodes[node] = why;
-  fields.push_back(
-      {"quantization",
-       llvm::json::Object{
-           {"integer_products", quantization.integerProducts},
-           {"float8_products", quantization.float8Products},
-           {"integer_convolutions", quantization.integerConvs},
-           {"float_nodes", std::move(floatNodes)}}});
+  fields.push_back({"quantization", quantizationJson(report.quantization)});
   return fields;
 }
 

@@ -16,6 +16,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
@@ -62,6 +63,18 @@ void printReport(const CompileReport &report, mlir::ModuleOp module,
 /// The summary as the fields of the JSON progress summary event.
 ProgressFields reportFields(const CompileReport &report,
                             const CompileOptions &options);
+
+/// What graphc-form-quantized-regions did, in words: "74 linear ops on
+/// 8-bit values (72 int8/uint8 products, 2 int8/uint8 convolutions); float:
+/// 1 node with dequantized operands: 'MatMul_6' (the zero point is not a
+/// constant zero)", the first three such nodes named; empty when no linear
+/// op reads a dequantized operand. The compile summary's `quantized:` line
+/// and `graphc check`'s.
+std::string describeQuantization(const QuantizationReport &report);
+
+/// The same as the `quantization` field of the JSON summary event and of
+/// `graphc check --json`: the three counts and each float node's reason.
+llvm::json::Object quantizationJson(const QuantizationReport &report);
 
 } // namespace graphc
 

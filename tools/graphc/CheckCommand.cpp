@@ -3,7 +3,9 @@
 // Reports what an ONNX model contains and whether graphc can compile it. The
 // summary comes from the protobuf alone; the verdict comes from running the
 // importer itself up to verification, so that check refuses exactly what
-// `graphc import` refuses.
+// `graphc import` refuses. A model the importer takes also goes through
+// graphc-form-quantized-regions, for which linear ops compute on 8-bit
+// values and which stay float, and why.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,12 +13,18 @@
 #include "tools/graphc/Commands.h"
 
 #include "lib/Import/ONNX/ONNXImporter.h"
+#include "lib/Pipeline/CompileReport.h"
+#include "lib/Pipeline/Diagnostics.h"
+#include "passes/Passes.h"
 #include "passes/ShapeInputs.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <CLI/CLI.hpp>
@@ -32,6 +40,26 @@ struct CheckOptions {
   std::string model;
   bool json = false;
 };
+
+/// What the importer found beyond the summary's protobuf view.
+struct ImportFindings {
+  std::vector<ShapeInput> shapeInputs;
+  QuantizationReport quantization;
+};
+
+/// What graphc-form-quantized-regions makes of the imported `module`. A
+/// compile runs it first among its graph rewrites, after only --shape and
+/// --dim: the pass alone gives the compile's report (for a compile without
+/// those flags) at a fraction of the pipeline's time.
+llvm::Expected<QuantizationReport> formQuantizedRegions(mlir::ModuleOp module) {
+  DiagnosticCollector diagnostics(*module.getContext());
+  QuantizationReport report;
+  mlir::PassManager passes(module.getContext());
+  passes.addPass(createFormQuantizedRegions(&report));
+  if (failed(passes.run(module)))
+    return diagnostics.takeError("forming quantized regions failed");
+  return report;
+}
 
 /// "operand 3 of graph.resize (node 'up')".
 std::string describeReader(const ShapeInput &use) {
@@ -95,8 +123,7 @@ std::vector<DynamicDim> dynamicDims(const ModelSummary &summary) {
 }
 
 void printText(const CheckOptions &options, const ModelSummary &summary,
-               const std::vector<ShapeInput> &shapeInputs,
-               llvm::raw_ostream &os) {
+               const ImportFindings &found, llvm::raw_ostream &os) {
   auto row = [&](llvm::StringRef key) -> llvm::raw_ostream & {
     return os << llvm::left_justify(key, 12);
   };
@@ -140,10 +167,10 @@ void printText(const CheckOptions &options, const ModelSummary &summary,
       os << "\n";
     }
   }
-  if (!shapeInputs.empty()) {
+  if (!found.shapeInputs.empty()) {
     os << "inputs whose values determine shapes (bind them with "
           "--const-input NAME=FILE.npy or NAME=V1,V2,...)\n";
-    for (const ShapeInput &use : shapeInputs)
+    for (const ShapeInput &use : found.shapeInputs)
       os << "  " << use.input << "  " << describeReader(use) << "\n";
   }
   row("parameters") << summary.parameterCount << " ("
@@ -157,6 +184,9 @@ void printText(const CheckOptions &options, const ModelSummary &summary,
   for (const OpCount &op : summary.ops)
     os << "  " << (op.domain == "ai.onnx" ? "" : op.domain + "::") << op.opType
        << " " << op.count << (op.supported ? "" : " (unsupported)") << "\n";
+  std::string quantized = describeQuantization(found.quantization);
+  if (!quantized.empty())
+    row("quantized") << quantized << "\n";
   row("status") << (summary.problems.empty() ? "supported" : "unsupported")
                 << "\n";
   for (const std::string &problem : summary.problems)
@@ -180,8 +210,7 @@ nlohmann::ordered_json valueJson(const ValueSummary &value) {
 }
 
 void printJson(const CheckOptions &options, const ModelSummary &summary,
-               const std::vector<ShapeInput> &shapeInputs,
-               llvm::raw_ostream &os) {
+               const ImportFindings &found, llvm::raw_ostream &os) {
   nlohmann::ordered_json json;
   json["model"] = options.model;
   json["ir_version"] = summary.irVersion;
@@ -210,7 +239,7 @@ void printJson(const CheckOptions &options, const ModelSummary &summary,
         {{"name", fix.name}, {"flag", fix.flag}, {"dims", dims}});
   }
   json["shape_inputs"] = nlohmann::ordered_json::array();
-  for (const ShapeInput &use : shapeInputs)
+  for (const ShapeInput &use : found.shapeInputs)
     json["shape_inputs"].push_back({{"input", use.input},
                                     {"node", use.node},
                                     {"op", use.op},
@@ -230,6 +259,12 @@ void printJson(const CheckOptions &options, const ModelSummary &summary,
       json["unsupported_ops"].push_back(
           {{"domain", op.domain}, {"op", op.opType}, {"nodes", op.nodes}});
   }
+  // The compile summary event's field, through its text: one definition.
+  if (!describeQuantization(found.quantization).empty())
+    json["quantization"] = nlohmann::ordered_json::parse(
+        llvm::formatv("{0}",
+                      llvm::json::Value(quantizationJson(found.quantization)))
+            .str());
   json["problems"] = summary.problems;
   json["supported"] = summary.problems.empty();
   // Names are bytes from the model, not necessarily UTF-8: invalid
@@ -257,7 +292,7 @@ void addCheckCommand(CLI::App &app, int &exitCode) {
     // The summary already explains unsupported ops and types; otherwise
     // the importer has the last word (malformed graphs, bad attributes,
     // external data, type inference).
-    std::vector<ShapeInput> shapeInputs;
+    ImportFindings found;
     if (summary->problems.empty()) {
       mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
       llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> module =
@@ -269,20 +304,28 @@ void addCheckCommand(CLI::App &app, int &exitCode) {
               // Control flow the importer must resolve at compile time:
               // the inputs it comes from are shape inputs too.
               for (const std::string &input : error.inputs)
-                shapeInputs.push_back(
+                found.shapeInputs.push_back(
                     {input, error.node, error.op, error.operand});
               summary->problems.push_back(error.message);
             },
             [&](const llvm::ErrorInfoBase &error) {
               summary->problems.push_back(error.message());
             });
-      else if (auto main = (*module)->lookupSymbol<mlir::func::FuncOp>("main"))
-        shapeInputs = findShapeInputs(main);
+      else if (auto main =
+                   (*module)->lookupSymbol<mlir::func::FuncOp>("main")) {
+        found.shapeInputs = findShapeInputs(main);
+        llvm::Expected<QuantizationReport> quantization =
+            formQuantizedRegions(**module);
+        if (quantization)
+          found.quantization = std::move(*quantization);
+        else
+          summary->problems.push_back(llvm::toString(quantization.takeError()));
+      }
     }
     if (options->json)
-      printJson(*options, *summary, shapeInputs, llvm::outs());
+      printJson(*options, *summary, found, llvm::outs());
     else
-      printText(*options, *summary, shapeInputs, llvm::outs());
+      printText(*options, *summary, found, llvm::outs());
     llvm::outs().flush();
     exitCode = summary->problems.empty() ? 0 : 1;
   });
