@@ -124,6 +124,14 @@ struct Dequantized {
   int64_t zeroPoint = 0;
 };
 
+/// A zero point as a product reads it: a value known now, or an int32
+/// scalar computed at run time (MatMulInteger of DynamicQuantizeLinear).
+struct ZeroPoint {
+  int64_t known = 0;
+  Value runTime;
+  bool isZero() const { return !runTime && known == 0; }
+};
+
 /// `value` as a dequantization of an 8-bit value with a constant scale and
 /// a constant zero point, zero or one for the whole tensor (see the file
 /// comment), or nullopt with `why` set.
@@ -343,7 +351,9 @@ public:
       bool float8 = false, conv = isa<graph::ConvOp>(op);
       LogicalResult rewritten = failure();
       if (auto matmul = dyn_cast<graph::MatMulOp>(op))
-        rewritten = rewriteMatMul(matmul, why, float8);
+        rewritten = rankedOf(matmul.getY()).getElementType().isInteger(32)
+                        ? rewriteIntegerMatMul(matmul)
+                        : rewriteMatMul(matmul, why, float8);
       else if (auto gemm = dyn_cast<graph::GemmOp>(op))
         rewritten = rewriteGemm(gemm, why, float8);
       else
@@ -500,6 +510,13 @@ private:
     return shift ? operand.zeroPoint - 128 : operand.zeroPoint;
   }
 
+  /// A known zero point.
+  static ZeroPoint knownZeroPoint(int64_t value) {
+    ZeroPoint zeroPoint;
+    zeroPoint.known = value;
+    return zeroPoint;
+  }
+
   /// The int32 sums of `value` along `axis`, computed at run time.
   static Value runTimeSums(OpBuilder &b, Location loc, Value value,
                            int64_t axis, bool keepdims) {
@@ -518,9 +535,10 @@ private:
 
   /// Whether `corrected` can undo zero points `za` and `zb` of a product
   /// of A [.., M, K]: both need K (else `why` says so).
-  static bool correctable(Value a, int64_t za, int64_t zb, std::string &why) {
+  static bool correctable(Value a, ZeroPoint za, ZeroPoint zb,
+                          std::string &why) {
     RankedTensorType aType = rankedOf(a);
-    if (za != 0 && zb != 0 &&
+    if (!za.isZero() && !zb.isZero() &&
         ShapedType::isDynamic(aType.getDimSize(aType.getRank() - 1))) {
       why = "both operands have zero points and K is dynamic";
       return false;
@@ -528,45 +546,70 @@ private:
     return true;
   }
 
+  /// acc - sums * z: a known z folds into the factor -z; a run-time one is
+  /// multiplied and subtracted.
+  static Value subtractScaled(OpBuilder &b, Location loc, Value acc, Value sums,
+                              ZeroPoint z) {
+    if (!z.runTime) {
+      Value factor = int32Scalar(b, loc, -z.known);
+      Value term = b.create<graph::MulOp>(loc, sums, factor);
+      return b.create<graph::AddOp>(loc, acc, term);
+    }
+    Value term = b.create<graph::MulOp>(loc, sums, z.runTime);
+    return b.create<graph::SubOp>(loc, acc, term);
+  }
+
   /// The accumulator of a product of A [.., M, K] and B with their zero
   /// points undone (see correctable):
   ///   sum_k (a - za)(b - zb) = acc - zb rowsum(A) - za colsum(B) + K za zb
   /// A's row sums (a reduction at run time) come [.., M, 1]; B's column
   /// sums (along all dims but `columnAxis`) are one constant per column
-  /// when B is a rank-2 constant, else `columnSums` computes them at run
-  /// time, shaped to broadcast as [.., 1, N] or [N].
+  /// when B is a rank-2 constant (times a known za: one constant), else
+  /// `columnSums` computes them at run time, shaped to broadcast as
+  /// [.., 1, N] or [N].
   static Value corrected(OpBuilder &b, Location loc, Value acc, Value a,
-                         Value bValue, int64_t za, int64_t zb,
+                         Value bValue, ZeroPoint za, ZeroPoint zb,
                          int64_t columnAxis,
                          llvm::function_ref<Value()> columnSums) {
     RankedTensorType aType = rankedOf(a);
     int64_t k = aType.getDimSize(aType.getRank() - 1);
-    if (zb != 0) {
+    if (!zb.isZero()) {
       Value rows = runTimeSums(b, loc, a, aType.getRank() - 1, true);
-      Value factor = int32Scalar(b, loc, -zb);
-      Value term = b.create<graph::MulOp>(loc, rows, factor);
-      acc = b.create<graph::AddOp>(loc, acc, term);
+      acc = subtractScaled(b, loc, acc, rows, zb);
     }
-    if (za != 0) {
+    if (!za.isZero()) {
       std::optional<std::vector<int64_t>> sums;
       if (rankedOf(bValue).getRank() == 2)
         sums = sumsAlong(bValue, columnAxis);
-      Value term;
-      if (sums) {
+      int64_t n = sums ? static_cast<int64_t>(sums->size()) : 0;
+      auto columnType = RankedTensorType::get({n}, b.getI32Type());
+      if (sums && !za.runTime) {
         for (int64_t &sum : *sums)
-          sum *= -za;
-        int64_t n = static_cast<int64_t>(sums->size());
-        term = integerConstant(
-            b, loc, RankedTensorType::get({n}, b.getI32Type()), *sums);
+          sum *= -za.known;
+        Value term = integerConstant(b, loc, columnType, *sums);
+        acc = b.create<graph::AddOp>(loc, acc, term);
       } else {
-        Value columns = columnSums();
-        Value factor = int32Scalar(b, loc, -za);
-        term = b.create<graph::MulOp>(loc, columns, factor);
+        Value columns =
+            sums ? integerConstant(b, loc, columnType, *sums) : columnSums();
+        acc = subtractScaled(b, loc, acc, columns, za);
       }
-      acc = b.create<graph::AddOp>(loc, acc, term);
     }
-    if (za != 0 && zb != 0)
-      acc = b.create<graph::AddOp>(loc, acc, int32Scalar(b, loc, k * za * zb));
+    if (!za.isZero() && !zb.isZero()) {
+      if (!za.runTime && !zb.runTime) {
+        acc = b.create<graph::AddOp>(
+            loc, acc, int32Scalar(b, loc, k * za.known * zb.known));
+      } else {
+        auto valueOf = [&](ZeroPoint z) {
+          return z.runTime ? z.runTime : int32Scalar(b, loc, z.known);
+        };
+        Value zaValue = valueOf(za);
+        Value zbValue = valueOf(zb);
+        Value kValue = int32Scalar(b, loc, k);
+        Value both = b.create<graph::MulOp>(loc, zaValue, zbValue);
+        Value term = b.create<graph::MulOp>(loc, both, kValue);
+        acc = b.create<graph::AddOp>(loc, acc, term);
+      }
+    }
     return acc;
   }
 
@@ -608,8 +651,8 @@ private:
     if (!scales)
       return failure();
     bool shiftA = shiftsToSigned(qa.stored), shiftB = shiftsToSigned(qb.stored);
-    int64_t za = productZeroPoint(qa, shiftA),
-            zb = productZeroPoint(qb, shiftB);
+    ZeroPoint za = knownZeroPoint(productZeroPoint(qa, shiftA));
+    ZeroPoint zb = knownZeroPoint(productZeroPoint(qb, shiftB));
     if (!correctable(qa.stored, za, zb, why))
       return failure();
     OpBuilder b(op);
@@ -623,6 +666,102 @@ private:
     });
     Value result = rescaledColumns(b, op.getLoc(), acc, *scales, resultType);
     op.getY().replaceAllUsesWith(result);
+    eraseRewritten(op);
+    return success();
+  }
+
+  /// An operand of an int32 product as the importer writes MatMulInteger's:
+  /// cast(x, i32), or cast(x, i32) - cast(z, i32), of 8-bit x and z.
+  struct Centered {
+    Value stored;
+    Value zeroPoint;
+  };
+
+  static std::optional<Centered> centeredOf(Value value) {
+    Value widened = value, zeroPoint;
+    if (auto sub = value.getDefiningOp<graph::SubOp>()) {
+      auto zeroCast = sub.getRhs().getDefiningOp<graph::CastOp>();
+      if (!zeroCast)
+        return std::nullopt;
+      zeroPoint = zeroCast.getInput();
+      widened = sub.getLhs();
+    }
+    auto cast = widened.getDefiningOp<graph::CastOp>();
+    if (!cast || !rankedOf(cast.getInput()).getElementType().isInteger(8) ||
+        (zeroPoint && !rankedOf(zeroPoint).getElementType().isInteger(8)))
+      return std::nullopt;
+    return Centered{cast.getInput(), zeroPoint};
+  }
+
+  /// The zero point (one value) of `operand` as a product reads it,
+  /// int8-shifted when `shift`: known when a constant, else computed at run
+  /// time.
+  static ZeroPoint centeredZeroPoint(OpBuilder &b, Location loc,
+                                     const Centered &operand, bool shift) {
+    int64_t offset = shift ? 128 : 0;
+    if (!operand.zeroPoint)
+      return knownZeroPoint(-offset);
+    if (std::optional<int64_t> known = uniformInteger(operand.zeroPoint))
+      return knownZeroPoint(*known - offset);
+    ZeroPoint zeroPoint;
+    zeroPoint.runTime =
+        b.create<graph::CastOp>(loc, operand.zeroPoint, b.getI32Type());
+    if (offset)
+      zeroPoint.runTime = b.create<graph::SubOp>(loc, zeroPoint.runTime,
+                                                 int32Scalar(b, loc, offset));
+    return zeroPoint;
+  }
+
+  /// MatMulInteger as imported: mat_mul of centered 8-bit operands into
+  /// int32 (see centeredOf), with zero points of one value each, constant
+  /// or computed at run time (onnxruntime's dynamic quantization:
+  /// DynamicQuantizeLinear's uint8 activations and zero point). The same
+  /// quantized_mat_mul and corrections as a QDQ product, with no rescale:
+  /// the result is the exact int32 the ops compute.
+  LogicalResult rewriteIntegerMatMul(graph::MatMulOp op) {
+    std::optional<Centered> ca = centeredOf(op.getA());
+    std::optional<Centered> cb = centeredOf(op.getB());
+    if (!ca || !cb)
+      return failure();
+    RankedTensorType aType = rankedOf(ca->stored), bType = rankedOf(cb->stored);
+    int64_t rank = bType.getRank();
+    if (aType.getRank() < 2 || (rank != 2 && rank != aType.getRank()))
+      return failure();
+    auto oneValue = [](Value zeroPoint) {
+      RankedTensorType type = zeroPoint ? rankedOf(zeroPoint) : nullptr;
+      return !type || (type.hasStaticShape() && type.getNumElements() == 1);
+    };
+    if (!oneValue(ca->zeroPoint) || !oneValue(cb->zeroPoint))
+      return failure();
+    bool shiftA = shiftsToSigned(ca->stored),
+         shiftB = shiftsToSigned(cb->stored);
+    // Both zero points need K (see correctable), checked before any op is
+    // built.
+    auto nonZero = [](const Centered &operand, bool shift) {
+      if (!operand.zeroPoint)
+        return shift;
+      std::optional<int64_t> known = uniformInteger(operand.zeroPoint);
+      return !known || *known != (shift ? 128 : 0);
+    };
+    if (nonZero(*ca, shiftA) && nonZero(*cb, shiftB) &&
+        ShapedType::isDynamic(aType.getDimSize(aType.getRank() - 1)))
+      return failure();
+    OpBuilder b(op);
+    Location loc = graph::withoutTensorNames(op.getLoc());
+    ZeroPoint za = centeredZeroPoint(b, loc, *ca, shiftA);
+    ZeroPoint zb = centeredZeroPoint(b, loc, *cb, shiftB);
+    Dequantized a{ca->stored, nullptr}, bOperand{cb->stored, nullptr};
+    Value aValue = productOperand(b, loc, a, shiftA);
+    Value bKN = productOperand(b, loc, bOperand, shiftB);
+    Value product = b.create<graph::QuantizedMatMulOp>(
+        loc, aValue, transposedMatrix(b, loc, bKN), /*trans_b=*/1);
+    Value acc = corrected(b, loc, product, aValue, bKN, za, zb, rank - 1, [&] {
+      return runTimeSums(b, loc, bKN, rank - 2,
+                         /*keepdims=*/true);
+    });
+    if (Operation *last = acc.getDefiningOp())
+      last->setLoc(op.getLoc());
+    op.getY().replaceAllUsesWith(acc);
     eraseRewritten(op);
     return success();
   }
@@ -655,8 +794,8 @@ private:
     if (!scales)
       return failure();
     bool shiftA = shiftsToSigned(qa.stored), shiftB = shiftsToSigned(qb.stored);
-    int64_t za = productZeroPoint(qa, shiftA),
-            zb = productZeroPoint(qb, shiftB);
+    ZeroPoint za = knownZeroPoint(productZeroPoint(qa, shiftA));
+    ZeroPoint zb = knownZeroPoint(productZeroPoint(qb, shiftB));
     if (!correctable(qa.stored, za, zb, why))
       return failure();
     OpBuilder b(op);
@@ -874,14 +1013,14 @@ private:
     op->erase();
   }
 
-  /// The dequantizing ops (and what only they read) that the rewrites left
-  /// unused; nothing else of the model is touched.
+  /// The dequantizing and centering ops (and what only they read) that the
+  /// rewrites left unused; nothing else of the model is touched.
   void eraseDeadDequantizations() {
     while (!maybeDead.empty()) {
       Operation *op = maybeDead.pop_back_val();
-      if (!op->use_empty() ||
-          !isa<graph::DequantizeLinearOp, graph::CastOp, graph::MulOp,
-               graph::TransposeOp, graph::ConstantOp>(op))
+      if (!op->use_empty() || !isa<graph::DequantizeLinearOp, graph::CastOp,
+                                   graph::MulOp, graph::SubOp, graph::ReshapeOp,
+                                   graph::TransposeOp, graph::ConstantOp>(op))
         continue;
       for (Value operand : op->getOperands())
         if (Operation *def = operand.getDefiningOp())

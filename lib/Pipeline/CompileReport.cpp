@@ -316,11 +316,11 @@ std::string describeQuantization(const QuantizationReport &report) {
       << " on 8-bit values";
   const char *separator = " (";
   for (auto [count, what] :
-       {std::pair(report.integerProducts, "int8/uint8 products"),
-        std::pair(report.float8Products, "e4m3fn products"),
-        std::pair(report.integerConvs, "int8/uint8 convolutions")})
+       {std::pair(report.integerProducts, "int8/uint8 product"),
+        std::pair(report.float8Products, "e4m3fn product"),
+        std::pair(report.integerConvs, "int8/uint8 convolution")})
     if (count) {
-      out << separator << count << " " << what;
+      out << separator << count << " " << what << (count == 1 ? "" : "s");
       separator = ", ";
     }
   if (quantized)

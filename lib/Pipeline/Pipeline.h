@@ -191,11 +191,11 @@ int cudaCompileMajor();
 /// Registers every dialect graphc's IR can hold.
 void registerGraphcDialects(mlir::DialectRegistry &registry);
 
-/// The graph rewrites before fusion, in order: shape folding, exporter
-/// patterns, folds into linear ops (the pipeline's simplify phase, see
-/// PassPipeline.h). They run on the model before bucketing and again on
-/// every bucket. On failure `failedStage` says which failed (its
-/// diagnostics went to the context).
+/// The graph rewrites before fusion, in order: quantized regions, shape
+/// folding, exporter patterns, folds into linear ops (the pipeline's simplify
+/// phase, see PassPipeline.h). They run on the model before bucketing and again
+/// on every bucket. On failure `failedStage` says which failed (its diagnostics
+/// went to the context).
 bool simplifyGraph(mlir::ModuleOp module, std::string &failedStage);
 
 /// Runs the whole pipeline. With an emit stage the IR or source of that stage

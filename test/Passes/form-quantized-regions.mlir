@@ -225,3 +225,30 @@ func.func @transpose_between(%x: tensor<2x3xi8>) -> tensor<3x2xi8> {
   %q = graph.quantize_linear %t, %s, %z : (tensor<3x2xf32>, tensor<f32>, tensor<i8>) -> tensor<3x2xi8>
   return %q : tensor<3x2xi8>
 }
+
+// -----
+
+// MatMulInteger as imported, of DynamicQuantizeLinear's uint8 activations
+// and run-time zero point against an int8 weight: the activations shift to
+// int8, the zero point with them (z - 128, at run time), and the weight's
+// constant column sums (1 + 3, 2 + 4) times it come off.
+// CHECK-LABEL: func.func @matmul_integer
+// CHECK: %[[W:.*]] = graph.cast %arg0 {to = i16}
+// CHECK: %[[S:.*]] = graph.sub %[[W]], %{{.*}} : (tensor<3x2xi16>, tensor<i16>) -> tensor<3x2xi16>
+// CHECK: %[[X:.*]] = graph.cast %[[S]] {to = i8}
+// CHECK: %[[Z:.*]] = graph.cast %arg1 {to = i32}
+// CHECK: %[[ZS:.*]] = graph.sub %[[Z]], %{{.*}} : (tensor<i32>, tensor<i32>) -> tensor<i32>
+// CHECK: %[[P:.*]] = graph.quantized_mat_mul %[[X]], %{{.*}} {trans_b = 1 : i64} : (tensor<3x2xi8>, tensor<2x2xi8>) -> tensor<3x2xi32>
+// CHECK: %[[C:.*]] = graph.constant {value = dense<[4, 6]> : tensor<2xi32>}
+// CHECK: %[[T:.*]] = graph.mul %[[C]], %[[ZS]] : (tensor<2xi32>, tensor<i32>) -> tensor<2xi32>
+// CHECK: %[[Y:.*]] = graph.sub %[[P]], %[[T]] : (tensor<3x2xi32>, tensor<2xi32>) -> tensor<3x2xi32>
+// CHECK: return %[[Y]]
+func.func @matmul_integer(%x: tensor<3x2xui8>, %z: tensor<ui8>) -> tensor<3x2xi32> {
+  %w = graph.constant {value = dense<[[1, 2], [3, 4]]> : tensor<2x2xi8>} : () -> tensor<2x2xi8>
+  %xi = graph.cast %x {to = i32} : (tensor<3x2xui8>) -> tensor<3x2xi32>
+  %zi = graph.cast %z {to = i32} : (tensor<ui8>) -> tensor<i32>
+  %a = graph.sub %xi, %zi : (tensor<3x2xi32>, tensor<i32>) -> tensor<3x2xi32>
+  %b = graph.cast %w {to = i32} : (tensor<2x2xi8>) -> tensor<2x2xi32>
+  %y = graph.mat_mul %a, %b : (tensor<3x2xi32>, tensor<2x2xi32>) -> tensor<3x2xi32>
+  return %y : tensor<3x2xi32>
+}

@@ -5,7 +5,9 @@ The models are what quantizers write: small float models (an MLP like
 BERT's FFN, a residual CNN with a classifier like ResNet's, an attention
 block whose two products have quantized activations on both sides) passed
 through onnxruntime's static QDQ quantizer (int8, per-channel weights,
-symmetric activations, and int8 and uint8 activations with zero points),
+symmetric activations, and int8 and uint8 activations with zero points;
+and its dynamic quantizer, whose MatMulInteger reads activations quantized
+at run time),
 and an e4m3fn transformer block written the way ModelOpt writes fp8 QDQ.
 graphc must match onnxruntime's own run of the quantized model within 5 %
 of the output's range, report how many linear ops it computes on 8-bit
@@ -197,11 +199,25 @@ def quantize(model, feeds_for, work_dir, name, activation="int8",
     return quantized_path
 
 
+def quantize_dynamic(model, work_dir, name):
+    """onnxruntime's dynamic quantization of `model`: int8 weights, and
+    activations quantized at run time by DynamicQuantizeLinear (uint8, scale
+    and zero point computed per run) for MatMulInteger."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+    float_path = os.path.join(work_dir, f"{name}_float.onnx")
+    quantized_path = os.path.join(work_dir, f"{name}.onnx")
+    onnx.save(model, float_path)
+    quantize_dynamic(float_path, quantized_path, weight_type=QuantType.QInt8)
+    return quantized_path
+
+
 def random_feeds(shape):
     return lambda rng: {"x": rng.standard_normal(shape).astype(np.float32)}
 
 
-# name: (float model, input shape, quantizer options, compile flags,
+# name: (float model, input shape, quantizer options ("dynamic": the
+#        dynamic quantizer; None: the model is quantized as built),
+#        compile flags,
 #        linear ops computed on 8-bit values,
 #        distinct (cuBLASLt, cuDNN) kernels expected on cuda)
 CASES = {
@@ -235,6 +251,12 @@ CASES = {
     "attention_uint8_asymmetric": (attention_model, (1, 16, 64),
                                    {"activation": "uint8", "symmetric": False},
                                    [], 5, (3, 0)),
+    # Dynamic quantization: MatMulInteger of DynamicQuantizeLinear's uint8
+    # activations, whose zero point comes at run time; int8 GEMMs all the
+    # same.
+    "mlp_dynamic": (mlp_model, (2, 8, 64), "dynamic", [], 2, (2, 0)),
+    "attention_dynamic": (attention_model, (1, 16, 64), "dynamic", [], 3,
+                          (1, 0)),
     # --precision fp16 narrows the rest; the accumulators' rescale stays f32.
     "cnn_int8_fp16": (cnn_model, (2, 3, 16, 16), {}, ["--precision", "fp16"],
                       4, (1, 1)),
@@ -280,6 +302,8 @@ def check_case(args, name, work_dir):
     if options is None:
         model_path = os.path.join(work_dir, f"{name}.onnx")
         onnx.save(model, model_path)
+    elif options == "dynamic":
+        model_path = quantize_dynamic(model, work_dir, name)
     else:
         model_path = quantize(model, feeds_for, work_dir, name, **options)
     so_path = os.path.join(work_dir, f"{name}.so")
