@@ -438,7 +438,9 @@ FailureOr<Value> unpackFourBitBoundary(NodeBuilder &builder, Value packed,
     elements =
         chain.op("slice", {elements, builder.i64Constant({0}),
                            builder.i64Constant({count}), Value(), Value()});
-  Value value = chain.op("reshape", {elements, builder.i64Constant(shape)});
+  Value value = elements;
+  if (shape.size() != 1)
+    value = chain.op("reshape", {elements, builder.i64Constant(shape)});
   if (dtype == 22) {
     // Sign-extended into int8: n ^ 8 - 8 maps 0..7 to 0..7, 8..15 to -8..-1.
     Type holder = fourBitHolder(b.getContext(), dtype);
@@ -461,11 +463,10 @@ FailureOr<Value> packFourBitBoundary(NodeBuilder &builder, Value value) {
   int64_t bytes = count / 2 + count % 2;
   // int8 holds INT4 sign-extended: its low nibble is the 4-bit pattern
   // (the cast to uint8 wraps, the mask drops the sign bits).
-  Value nibbles = chain.op(
-      "bitwise_and",
-      {chain.cast(chain.op("reshape", {value, builder.i64Constant({count})}),
-                  byte),
-       scalarOf(builder, byte, 15)});
+  Value flat = chain.op("reshape", {value, builder.i64Constant({count})});
+  if (type.getElementType() != byte)
+    flat = chain.cast(flat, byte);
+  Value nibbles = chain.op("bitwise_and", {flat, scalarOf(builder, byte, 15)});
   if (count % 2) // an odd count leaves the last byte's high nibble zero
     nibbles = chain.op(
         "pad", {nibbles, builder.i64Constant({0, 1}), Value(), Value()});
