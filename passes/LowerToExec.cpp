@@ -2,6 +2,7 @@
 
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/HostEval.h"
+#include "dialects/Graph/PackedBoundary.h"
 #include "lib/Support/Fnv1a.h"
 #include "passes/LibraryConv.h"
 #include "passes/LibraryGemm.h"
@@ -275,6 +276,14 @@ void ExecTables::setNodeLists() {
         ArrayAttr::get(context, nodes.getArrayRef()));
 }
 
+/// The type of a model input or output at the boundary: a 4-bit one's
+/// graph.packed_type (its argument or result holds the packed bytes),
+/// otherwise `type`.
+Type boundaryType(Type type, DictionaryAttr attrs) {
+  auto packed = attrs ? attrs.getAs<TypeAttr>(graph::kPackedTypeAttr) : nullptr;
+  return packed ? packed.getValue() : type;
+}
+
 /// The model's inputs and outputs, from the first function: names, dim
 /// names and pad values from its argument and result attributes, types
 /// from the signature before bucketing.
@@ -289,6 +298,7 @@ void emitSignature(func::FuncOp func, OpBuilder &builder) {
     auto padValue =
         attrs ? attrs.getAs<FloatAttr>(graph::kPadValueAttr) : nullptr;
     SmallVector<Attribute> dimNames;
+    type = boundaryType(type, attrs);
     auto ranked = cast<RankedTensorType>(type);
     for (int64_t i = 0; i < ranked.getRank(); ++i)
       dimNames.push_back(dims && i < static_cast<int64_t>(dims.size())
@@ -455,11 +465,15 @@ LogicalResult lowerPlan(func::FuncOp main, StringRef planName,
   OpBuilder builder(main);
   Location loc = main.getLoc();
 
+  // The dims the runtime checks a run's tensors against: a 4-bit one's
+  // logical dims, not those of its packed bytes.
   SmallVector<Attribute> inputTypes, outputTypes;
-  for (Type type : main.getArgumentTypes())
-    inputTypes.push_back(TypeAttr::get(type));
-  for (Type type : main.getResultTypes())
-    outputTypes.push_back(TypeAttr::get(type));
+  for (auto [i, type] : llvm::enumerate(main.getArgumentTypes()))
+    inputTypes.push_back(
+        TypeAttr::get(boundaryType(type, main.getArgAttrDict(i))));
+  for (auto [i, type] : llvm::enumerate(main.getResultTypes()))
+    outputTypes.push_back(
+        TypeAttr::get(boundaryType(type, main.getResultAttrDict(i))));
 
   // Where every value lives.
   llvm::DenseMap<Value, exec::SlotAttr> slotOf;

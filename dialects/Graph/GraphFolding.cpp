@@ -38,6 +38,8 @@ int32_t toHostDtype(Type type) {
   switch (intType.getWidth()) {
   case 1:
     return rt::kBool;
+  case 4: // only a boundary type (kPackedTypeAttr)
+    return isUnsigned ? rt::kUint4 : rt::kInt4;
   case 8:
     return isUnsigned ? rt::kUint8 : rt::kInt8;
   case 16:

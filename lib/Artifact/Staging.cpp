@@ -98,6 +98,11 @@ size_t graphc::rt::padPattern(int32_t dtype, double value,
     return store(saturate<uint64_t>(value), out);
   case kInt64:
     return store(saturate<int64_t>(value), out);
+  case kUint4:
+  case kInt4:
+    // Whole bytes: a packed 4-bit tensor has static dims and is never
+    // padded (checkDescriptor), so staging just fills its bytes.
+    return store<uint8_t>(0, out);
   default:
     return 0;
   }

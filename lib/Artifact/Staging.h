@@ -23,7 +23,8 @@ namespace graphc::rt {
 
 /// The bytes of one element of `dtype` holding `value` (rounded to the
 /// dtype; integers truncate toward zero and saturate), in `out`; returns
-/// the element size, 0 for an unknown dtype.
+/// the element size, 0 for an unknown dtype (a zero byte for the packed
+/// 4-bit dtypes, which are never padded).
 size_t padPattern(int32_t dtype, double value, unsigned char out[8]);
 
 /// A box of `extent` elements copied from `srcStart` in a row-major tensor of

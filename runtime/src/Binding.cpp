@@ -68,8 +68,9 @@ bool isRowMajor(const DLTensor &tensor) {
 /// The bytes a validated tensor's data covers, [first, end).
 std::pair<uintptr_t, uintptr_t> byteRange(const DLTensor &t) {
   auto begin = reinterpret_cast<uintptr_t>(t.data) + t.byte_offset;
-  uint64_t bytes = static_cast<uint64_t>(elementCount(t.ndim, t.shape)) *
-                   ((t.dtype.bits * t.dtype.lanes + 7) / 8);
+  uint64_t bytes =
+      graphc_dtype_bytes(dtypeFromDLPack(t.dtype),
+                         static_cast<uint64_t>(elementCount(t.ndim, t.shape)));
   return std::make_pair(begin, begin + bytes);
 }
 
@@ -486,6 +487,20 @@ int32_t splitAxisOfInput(const graphc_model_desc &desc, const RunShape &shape,
 }
 } // namespace
 
+/// A packed 4-bit tensor's box as its whole bytes: such tensors have static
+/// dims and no bucketed axis (checkDescriptor), so every run copies them
+/// whole, between tensors of the same dims.
+static void packedAsBytes(BoxCopy &box, int32_t dtype) {
+  if (!isFourBitDtype(dtype))
+    return;
+  int64_t count = elementCount(static_cast<int32_t>(box.srcDims.size()),
+                               box.srcDims.data());
+  int64_t bytes = storageBytes(dtype, count < 0 ? 0 : count);
+  box.extent = box.srcDims = box.dstDims = {bytes};
+  box.srcStart = box.dstStart = {0};
+  box.elementBytes = 1;
+}
+
 BoxCopy graphc::rt::partInputCopy(const graphc_model &model,
                                   const RunShape &shape, const RunPart &part,
                                   int32_t input, const int64_t *callerDims) {
@@ -503,6 +518,7 @@ BoxCopy graphc::rt::partInputCopy(const graphc_model &model,
     box.extent[axis] = part.size;
     box.srcStart[axis] = part.start;
   }
+  packedAsBytes(box, tensor.dtype);
   return box;
 }
 
@@ -534,6 +550,7 @@ std::optional<BoxCopy> graphc::rt::partOutputCopy(const graphc_model &model,
   }
   if (splitAxis >= 0)
     box.dstStart[splitAxis] = part.start;
+  packedAsBytes(box, tensor.dtype);
   return box;
 }
 

@@ -22,7 +22,7 @@ namespace {
 std::string checkDtypeAndDims(const std::string &where, int32_t dtype,
                               int32_t rank, const int64_t *dims,
                               int64_t leastDim) {
-  if (graphc_dtype_size(dtype) == 0)
+  if (graphc_dtype_bits(dtype) == 0)
     return where + " has unsupported dtype " + std::to_string(dtype);
   if (rank < 0 || (rank > 0 && !dims))
     return where + " has no valid dims";
@@ -42,6 +42,16 @@ std::string checkTensor(const graphc_tensor_desc &tensor,
           checkDtypeAndDims(where, tensor.dtype, tensor.rank, tensor.dims, -1);
       !error.empty())
     return error;
+  // A packed 4-bit tensor is copied, padded and split in whole bytes only
+  // as a whole: the compiler gives it static dims (and no bucket names an
+  // axis of it, checkBucketDim).
+  if (isFourBitDtype(tensor.dtype)) {
+    for (int32_t d = 0; d < tensor.rank; ++d)
+      if (tensor.dims[d] < 0)
+        return where + " is " + graphc_dtype_name(tensor.dtype) +
+               " with dynamic dim " + std::to_string(d) +
+               " (4-bit tensors are packed and have static dims)";
+  }
   if (!tensor.data_dependent)
     return "";
   // A run decides the extent of an output's dim only.
@@ -1261,6 +1271,9 @@ std::string checkBucketDim(const graphc_model_desc &desc, int32_t k) {
         return where + " names axis " + std::to_string(axis) + " of output " +
                std::to_string(o);
       // A run decides a data-dependent dim's extent: no bucket sizes it.
+      if (axis >= 0 && isFourBitDtype(desc.outputs[o].dtype))
+        return where + " names axis " + std::to_string(axis) + " of output '" +
+               desc.outputs[o].name + "', which is packed 4-bit";
       if (axis >= 0 && isDataDependent(desc.outputs[o], axis))
         return where + " names axis " + std::to_string(axis) + " of output '" +
                desc.outputs[o].name + "', which is data-dependent";
@@ -1279,11 +1292,8 @@ std::string checkBucketDim(const graphc_model_desc &desc, int32_t k) {
 /// UINT64_MAX when that overflows.
 static uint64_t denseBytes(int32_t dtype, int32_t rank, const int64_t *dims) {
   int64_t count = elementCount(rank, dims);
-  uint64_t bytes;
-  if (count < 0 || __builtin_mul_overflow(static_cast<uint64_t>(count),
-                                          graphc_dtype_size(dtype), &bytes))
-    return UINT64_MAX;
-  return bytes;
+  int64_t bytes = count < 0 ? -1 : storageBytes(dtype, count);
+  return bytes < 0 ? UINT64_MAX : static_cast<uint64_t>(bytes);
 }
 
 uint64_t graphc::rt::planTensorBytes(const graphc_tensor_desc &tensor,

@@ -43,4 +43,13 @@ const char *graphc_dtype_name(int32_t dtype) {
 
 size_t graphc_dtype_size(int32_t dtype) { return dtypeSize(dtype); }
 
+size_t graphc_dtype_bits(int32_t dtype) { return dtypeBits(dtype); }
+
+uint64_t graphc_dtype_bytes(int32_t dtype, uint64_t count) {
+  if (count > static_cast<uint64_t>(INT64_MAX))
+    return UINT64_MAX;
+  int64_t bytes = storageBytes(dtype, static_cast<int64_t>(count));
+  return bytes < 0 ? UINT64_MAX : static_cast<uint64_t>(bytes);
+}
+
 } // extern "C"

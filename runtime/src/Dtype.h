@@ -38,6 +38,8 @@ inline constexpr DlpackDtype kDlpackDtypes[] = {
     {kFloat8E4M3FNUZ, {kDLFloat8E4M3FNUZCode, 8, 1}},
     {kFloat8E5M2, {kDLFloat8E5M2Code, 8, 1}},
     {kFloat8E5M2FNUZ, {kDLFloat8E5M2FNUZCode, 8, 1}},
+    {kUint4, {kDLUInt, 4, 1}},
+    {kInt4, {kDLInt, 4, 1}},
 };
 
 /// The ONNX dtype a DLPack dtype denotes, or 0 when it has none of ours.

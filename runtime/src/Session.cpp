@@ -79,8 +79,8 @@ graphc_status createSession(graphc_session &session,
 
 /// Bytes of `tensor` at a plan's `dims`.
 uint64_t planBytes(const graphc_tensor_desc &tensor, const int64_t *dims) {
-  return static_cast<uint64_t>(elementCount(tensor.rank, dims)) *
-         graphc_dtype_size(tensor.dtype);
+  return graphc_dtype_bytes(
+      tensor.dtype, static_cast<uint64_t>(elementCount(tensor.rank, dims)));
 }
 
 graphc_status stagingError(const char *what, const char *name,

@@ -159,8 +159,9 @@ def shape_flags(model, inputs, skip=()):
 
 
 # ONNX element types the Python runtime passes as numpy arrays (bfloat16
-# and the 8-bit floats as their bits, in the dtypes numpy_helper.to_array
-# gives them); int4, strings and complex have no numpy dtype it takes.
+# and the 8-bit floats as their bits, int4 and uint4 one a byte, in the
+# dtypes numpy_helper.to_array gives them); strings and complex have no
+# numpy dtype it takes.
 RUNTIME_DTYPES = {onnx.TensorProto.FLOAT, onnx.TensorProto.DOUBLE,
                   onnx.TensorProto.FLOAT16, onnx.TensorProto.INT8,
                   onnx.TensorProto.INT16, onnx.TensorProto.INT32,
@@ -169,7 +170,10 @@ RUNTIME_DTYPES = {onnx.TensorProto.FLOAT, onnx.TensorProto.DOUBLE,
                   onnx.TensorProto.UINT64, onnx.TensorProto.BOOL,
                   onnx.TensorProto.BFLOAT16, onnx.TensorProto.FLOAT8E4M3FN,
                   onnx.TensorProto.FLOAT8E4M3FNUZ, onnx.TensorProto.FLOAT8E5M2,
-                  onnx.TensorProto.FLOAT8E5M2FNUZ}
+                  onnx.TensorProto.FLOAT8E5M2FNUZ,
+                  # to_array unpacks them, one a byte, in onnx's int4 and
+                  # uint4 dtypes, which the runtime packs and unpacks.
+                  onnx.TensorProto.UINT4, onnx.TensorProto.INT4}
 
 # bfloat16 compares as float32 values: ONNX's expected bfloat16 data
 # truncates where Cast rounds to nearest even (one bfloat16 ulp, 2^-7

@@ -795,5 +795,60 @@ class CudaTest(unittest.TestCase):
         np.testing.assert_array_equal(cupy.asnumpy(z), self.x * WEIGHTS * 2)
 
 
+class FourBitTest(unittest.TestCase):
+    """uint4 and int4 cross the runtime packed (two a byte, the first in
+    the low nibble); numpy holds them one a byte in onnx's dtypes."""
+
+    def test_packs_like_onnx_and_unpacks_back(self):
+        from graphc import _tensor
+        int4 = _tensor.NUMPY_DTYPES[22]
+        values = np.array([-8, -1, 0, 7, 3], dtype=np.int8).view(int4)
+        packed = _tensor.pack_four_bit(values, 22, "x")
+        # ONNX's layout: 0xf8 (-8 low, -1 high), 0x70, then 3 in the low
+        # nibble of a last half byte.
+        self.assertEqual(packed.tolist(), [0xf8, 0x70, 0x03])
+        back = _tensor.unpack_four_bit(packed, 5, 22)
+        self.assertEqual(back.dtype, int4)
+        self.assertEqual(back.view(np.int8).tolist(), [-8, -1, 0, 7, 3])
+        uint4 = _tensor.NUMPY_DTYPES[21]
+        u = np.array([[15, 0], [9, 1]], dtype=np.uint8).view(uint4)
+        packed = _tensor.pack_four_bit(u, 21, "u")
+        self.assertEqual(packed.tolist(), [0x0f, 0x19])
+        self.assertEqual(_tensor.unpack_four_bit(packed, 4, 21)
+                         .view(np.uint8).tolist(), [15, 0, 9, 1])
+
+    def test_recognises_onnx_and_ml_dtypes_but_not_plain_bytes(self):
+        from graphc import _tensor
+        self.assertEqual(_tensor.four_bit_onnx_dtype(_tensor.NUMPY_DTYPES[22]),
+                         22)
+        self.assertEqual(_tensor.four_bit_onnx_dtype(_tensor.NUMPY_DTYPES[21]),
+                         21)
+        # Plain int8/uint8 could be packed bytes or values: not 4-bit.
+        self.assertIsNone(_tensor.four_bit_onnx_dtype(np.dtype(np.int8)))
+        self.assertIsNone(_tensor.four_bit_onnx_dtype(np.dtype(np.uint8)))
+        try:
+            from onnx import _custom_element_types as onnx_types
+        except ImportError:
+            return
+        self.assertEqual(_tensor.four_bit_onnx_dtype(onnx_types.int4), 22)
+        self.assertEqual(_tensor.four_bit_onnx_dtype(onnx_types.uint4), 21)
+
+    def test_refuses_values_out_of_range(self):
+        from graphc import _tensor
+        values = np.array([3, 8], dtype=np.int8).view(_tensor.NUMPY_DTYPES[22])
+        with self.assertRaisesRegex(graphc.InvalidArgumentError,
+                                    r"input 'x': int4 values lie in \[-8, 7\]"):
+            _tensor.pack_four_bit(values, 22, "x")
+        values = np.array([16], dtype=np.uint8).view(_tensor.NUMPY_DTYPES[21])
+        with self.assertRaisesRegex(graphc.InvalidArgumentError, "uint4"):
+            _tensor.pack_four_bit(values, 21, "u")
+
+    def test_dlpack_dtype_has_four_bits(self):
+        from graphc import _tensor
+        for onnx_dtype, code in ((21, 1), (22, 0)):
+            dtype = _tensor.dlpack_dtype(onnx_dtype)
+            self.assertEqual((dtype.code, dtype.bits, dtype.lanes), (code, 4, 1))
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -153,6 +153,36 @@ TEST(RuntimeStatus, NullIsOk) {
   EXPECT_STREQ(graphc_code_name(GRAPHC_DATA_LOSS), "data_loss");
 }
 
+TEST(RuntimeDtype, SizesOfWholeAndSubByteDtypes) {
+  // float32, uint8, int64: whole bytes per element.
+  EXPECT_EQ(graphc_dtype_size(1), 4u);
+  EXPECT_EQ(graphc_dtype_bits(1), 32u);
+  EXPECT_EQ(graphc_dtype_bytes(1, 5), 20u);
+  EXPECT_EQ(graphc_dtype_bits(2), 8u);
+  EXPECT_EQ(graphc_dtype_bytes(7, 3), 24u);
+  // uint4 (21) and int4 (22): no whole-byte size, 4 bits, two a byte and
+  // a last half byte for an odd count.
+  for (int32_t dtype : {21, 22}) {
+    EXPECT_EQ(graphc_dtype_size(dtype), 0u);
+    EXPECT_EQ(graphc_dtype_bits(dtype), 4u);
+    EXPECT_EQ(graphc_dtype_bytes(dtype, 0), 0u);
+    EXPECT_EQ(graphc_dtype_bytes(dtype, 1), 1u);
+    EXPECT_EQ(graphc_dtype_bytes(dtype, 25), 13u);
+    EXPECT_EQ(graphc_dtype_bytes(dtype, 26), 13u);
+    EXPECT_EQ(graphc_dtype_bytes(dtype, UINT64_MAX), UINT64_MAX);
+  }
+  EXPECT_STREQ(graphc_dtype_name(21), "uint4");
+  EXPECT_STREQ(graphc_dtype_name(22), "int4");
+  // Unknown dtypes (string, float4e2m1) and overflow.
+  for (int32_t dtype : {8, 23, -1}) {
+    EXPECT_EQ(graphc_dtype_size(dtype), 0u);
+    EXPECT_EQ(graphc_dtype_bits(dtype), 0u);
+    EXPECT_EQ(graphc_dtype_bytes(dtype, 4), UINT64_MAX);
+  }
+  EXPECT_STREQ(graphc_dtype_name(23), "unknown");
+  EXPECT_EQ(graphc_dtype_bytes(1, uint64_t{1} << 62), UINT64_MAX);
+}
+
 TEST_F(AffineModelTest, Introspection) {
   EXPECT_EQ(graphc_model_target(model), GRAPHC_TARGET_CPU);
   EXPECT_STREQ(graphc_model_producer(model), "graphc test");

@@ -3,6 +3,7 @@
 #include "tools/graphc/Measure.h"
 
 #include "graphc/runtime.h"
+#include "lib/Artifact/OnnxDtype.h"
 #include "lib/Support/Median.h"
 #include "lib/Support/WriteFile.h"
 #include "tools/graphc/Commands.h"
@@ -38,6 +39,10 @@ constexpr int kInputCopies = 4;
 /// Deterministic inputs: floats uniform in [-1, 1], integers and booleans 1
 /// (a valid index, length and mask value for every model graphc knows).
 std::vector<char> makeInput(int32_t dtype, int64_t elements, uint32_t seed) {
+  // Packed 4-bit elements (two a byte): each 1.
+  if (rt::isFourBitDtype(dtype))
+    return std::vector<char>(
+        static_cast<size_t>(rt::storageBytes(dtype, elements)), 0x11);
   size_t size = graphc_dtype_size(dtype);
   std::vector<char> bytes(static_cast<size_t>(elements) * size);
   std::mt19937 random(seed);
@@ -157,7 +162,7 @@ llvm::Expected<Measurement> measure(const std::string &path,
       uint64_t elements = 1;
       for (int64_t d : outputDims[o])
         elements *= static_cast<uint64_t>(d);
-      outputBytes[o] = elements * graphc_dtype_size(info.dtype);
+      outputBytes[o] = graphc_dtype_bytes(info.dtype, elements);
       std::vector<char> zeros(outputBytes[o]);
       llvm::Expected<void *> data = buffers.upload(zeros);
       if (!data)

@@ -269,10 +269,14 @@ llvm::Error run(const RunOptions &options) {
   }
   // Unknown names and a wrong count are the runtime's to report.
   for (size_t f = 0; f < hostInputs.size(); ++f)
-    if (bound[f] >= 0)
+    if (bound[f] >= 0) {
+      if (llvm::Error error =
+              packFourBitInput(hostInputs[f], paths[f], inputInfo(bound[f])))
+        return error;
       if (llvm::Error error =
               checkInputType(hostInputs[f], paths[f], inputInfo(bound[f])))
         return error;
+    }
   std::vector<const char *> namePointers;
   for (const std::string &name : names)
     namePointers.push_back(name.c_str());
@@ -326,8 +330,7 @@ llvm::Error run(const RunOptions &options) {
     HostTensor &host = hostOutputs[o];
     host.name = info.name;
     host.dtype = info.dtype;
-    std::optional<int64_t> bytes =
-        checkedByteSize(host.dims, graphc_dtype_size(info.dtype));
+    std::optional<int64_t> bytes = denseTensorBytes(info.dtype, host.dims);
     if (!bytes || static_cast<uint64_t>(*bytes) > host.data.max_size())
       return llvm::createStringError(
           "output '" + host.name + "' of plan '" + plan.name +
@@ -414,11 +417,14 @@ llvm::Error run(const RunOptions &options) {
       printDims(bounds);
       llvm::outs() << ")";
     }
-    llvm::outs() << describeValues(host);
+    // numpy has no 4-bit dtype: their values are shown and written one a
+    // byte, int8 or uint8.
+    HostTensor values = unpackedFourBit(host);
+    llvm::outs() << describeValues(values);
     if (!options.outputDir.empty()) {
       llvm::SmallString<256> path(options.outputDir);
       llvm::sys::path::append(path, fileNames[o]);
-      if (llvm::Error error = writeNpyFile(path, host))
+      if (llvm::Error error = writeNpyFile(path, values))
         return error;
       llvm::outs() << " -> " << path;
     }

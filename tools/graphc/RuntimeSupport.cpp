@@ -95,6 +95,58 @@ DLDataType dlpackDtype(int32_t dtype) {
   return rt::dlpackFromDtype(dtype);
 }
 
+std::optional<int64_t> denseTensorBytes(int32_t dtype,
+                                        llvm::ArrayRef<int64_t> dims) {
+  std::optional<int64_t> count = checkedByteSize(dims, 1);
+  if (!count)
+    return std::nullopt;
+  int64_t bytes = rt::storageBytes(dtype, *count);
+  return bytes < 0 ? std::nullopt : std::optional<int64_t>(bytes);
+}
+
+HostTensor unpackedFourBit(const HostTensor &tensor) {
+  if (!rt::isFourBitDtype(tensor.dtype))
+    return tensor;
+  std::optional<int64_t> count = checkedByteSize(tensor.dims, 1);
+  HostTensor unpacked{tensor.name,
+                      tensor.dtype == rt::kInt4 ? rt::kInt8 : rt::kUint8,
+                      tensor.dims,
+                      {}};
+  if (!count || rt::storageBytes(tensor.dtype, *count) !=
+                    static_cast<int64_t>(tensor.data.size()))
+    return unpacked; // not a whole tensor: no values
+  unpacked.data.resize(static_cast<size_t>(*count));
+  for (int64_t i = 0; i < *count; ++i)
+    unpacked.data[i] = static_cast<char>(rt::fourBitElement(
+        reinterpret_cast<const unsigned char *>(tensor.data.data()), i,
+        tensor.dtype == rt::kInt4));
+  return unpacked;
+}
+
+llvm::Error packFourBitInput(HostTensor &tensor, const std::string &path,
+                             const graphc_tensor_info &info) {
+  bool isSigned = info.dtype == rt::kInt4;
+  if (!rt::isFourBitDtype(info.dtype) ||
+      tensor.dtype != (isSigned ? rt::kInt8 : rt::kUint8))
+    return llvm::Error::success();
+  int low = isSigned ? -8 : 0, high = isSigned ? 7 : 15;
+  std::vector<char> packed((tensor.data.size() + 1) / 2, 0);
+  for (size_t i = 0; i < tensor.data.size(); ++i) {
+    int value = isSigned ? static_cast<signed char>(tensor.data[i])
+                         : static_cast<unsigned char>(tensor.data[i]);
+    if (value < low || value > high)
+      return llvm::createStringError(
+          "input '" + std::string(info.name) + "': element " +
+          std::to_string(i) + " of '" + path + "' is " + std::to_string(value) +
+          ", outside the " + graphc_dtype_name(info.dtype) + " range [" +
+          std::to_string(low) + ", " + std::to_string(high) + "]");
+    packed[i / 2] |= static_cast<char>((value & 0xf) << (i % 2 * 4));
+  }
+  tensor.dtype = info.dtype;
+  tensor.data = std::move(packed);
+  return llvm::Error::success();
+}
+
 // A file may claim any rank: past 16 dims only their count is shown.
 std::string describeType(int32_t dtype, llvm::ArrayRef<int64_t> dims) {
   constexpr size_t kShownDims = 16;

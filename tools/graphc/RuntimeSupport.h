@@ -10,6 +10,7 @@
 #include "llvm/Support/Error.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,24 @@ llvm::Expected<HostTensor> readTensorArgument(const std::string &spec,
 
 /// The DLPack dtype of an ONNX dtype (graphc's dtypes only).
 DLDataType dlpackDtype(int32_t dtype);
+
+/// Bytes of a dense tensor of `dtype` and `dims` as the runtime lays it out
+/// (graphc_dtype_bytes: 4-bit dtypes packed two a byte); nullopt when a dim
+/// is negative or the size overflows.
+std::optional<int64_t> denseTensorBytes(int32_t dtype,
+                                        llvm::ArrayRef<int64_t> dims);
+
+/// A host tensor of a 4-bit dtype (packed, as runs take and give it) as
+/// its values one a byte, int8 or uint8 (what `graphc run` prints and
+/// writes to .npy); others as they are.
+HostTensor unpackedFourBit(const HostTensor &tensor);
+
+/// For a 4-bit input (`info`), `tensor` read from a .npy file of its values
+/// one a byte (int8 for int4, uint8 for uint4; .npy has no packed type)
+/// packed as runs take it; values out of the 4-bit range are refused. Other
+/// tensors (a .pb file's 4-bit tensor is packed already) stay as they are.
+llvm::Error packFourBitInput(HostTensor &tensor, const std::string &path,
+                             const graphc_tensor_info &info);
 
 /// "float32[4,?]" for a model input, with '?' for a dim left to the plan.
 std::string describeType(int32_t dtype, llvm::ArrayRef<int64_t> dims);

@@ -352,8 +352,7 @@ llvm::Error Verifier::makeInputs(int index,
       llvm::Expected<std::vector<int64_t>> dims = randomInputDims(i);
       if (!dims)
         return dims.takeError();
-      std::optional<int64_t> bytes =
-          checkedByteSize(*dims, graphc_dtype_size(info.dtype));
+      std::optional<int64_t> bytes = denseTensorBytes(info.dtype, *dims);
       if (!bytes || *bytes > (int64_t(1) << 34))
         return llvm::createStringError("input '" + std::string(info.name) +
                                        "': " + describeType(info.dtype, *dims) +
@@ -424,8 +423,7 @@ Verifier::runArtifact(graphc_session *session,
     return toError(status);
   std::vector<DLTensor> outputTensors;
   for (HostTensor &host : outputs) {
-    std::optional<int64_t> bytes =
-        checkedByteSize(host.dims, graphc_dtype_size(host.dtype));
+    std::optional<int64_t> bytes = denseTensorBytes(host.dtype, host.dims);
     if (!bytes)
       return llvm::createStringError("output '" + host.name +
                                      "' is too large to allocate");

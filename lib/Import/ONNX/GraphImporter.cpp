@@ -15,6 +15,7 @@
 #include "lib/Import/ONNX/ONNXImporter.h"
 #include "lib/Import/ONNX/OnnxModel.h"
 #include "lib/Import/ONNX/OpsetUpgrade.h"
+#include "lib/Import/ONNX/QuantizationImport.h"
 #include "lib/Import/ONNX/TensorData.h"
 #include "lib/Import/ONNX/TensorImport.h"
 #include "lib/Import/ONNX/VersionNormalization.h"
@@ -22,6 +23,7 @@
 #include "dialects/Graph/GraphDialect.h"
 #include "dialects/Graph/GraphOps.h"
 #include "dialects/Graph/GraphTypeInference.h"
+#include "dialects/Graph/PackedBoundary.h"
 #include "lib/HostKernels/HostEvaluator.h"
 #include "passes/ShapeInputs.h"
 
@@ -235,11 +237,12 @@ llvm::Error GraphImporter::checkSupport() {
   return makeError(llvm::join(problems, "; "));
 }
 
-/// Why a model input or output of type INT4 or UINT4 is refused: the
-/// runtime's tensors are whole bytes per element.
-static constexpr const char *kFourBitBoundary =
-    " (graphc holds 4-bit integers only inside a model: its inputs and "
-    "outputs cannot be packed 4-bit tensors)";
+/// Why a 4-bit model input or output with a dynamic dim is refused: it
+/// crosses the boundary packed (QuantizationImport.h), which the graph ops
+/// that unpack and pack it build at static shapes.
+static constexpr const char *kFourBitStatic =
+    " (4-bit inputs and outputs are packed two to a byte and take static "
+    "shapes only)";
 
 llvm::Expected<Type>
 GraphImporter::convertValueType(const onnx::ValueInfoProto &info,
@@ -248,12 +251,27 @@ GraphImporter::convertValueType(const onnx::ValueInfoProto &info,
     return makeError("unsupported " + kind + " '" + info.name() +
                      "': only tensors are supported");
   const onnx::TypeProto::Tensor &tensor = info.type().tensor_type();
-  Type elementType = convertElementType(&context, tensor.elem_type());
+  // 4-bit values are held unpacked in their 8-bit type (isFourBitDtype).
+  const bool fourBit = isFourBitDtype(tensor.elem_type());
+  Type elementType = fourBit ? fourBitHolder(&context, tensor.elem_type())
+                             : convertElementType(&context, tensor.elem_type());
   if (!elementType)
-    return makeError(
-        "unsupported " + kind + " '" + info.name() + "' of element type " +
-        getDataTypeInfo(tensor.elem_type()).name +
-        (isFourBitDtype(tensor.elem_type()) ? kFourBitBoundary : ""));
+    return makeError("unsupported " + kind + " '" + info.name() +
+                     "' of element type " +
+                     getDataTypeInfo(tensor.elem_type()).name);
+  if (fourBit && !tensor.has_shape())
+    return makeError(kind + " '" + info.name() + "' of element type " +
+                     getDataTypeInfo(tensor.elem_type()).name +
+                     " has no shape" + kFourBitStatic);
+  if (fourBit)
+    for (const onnx::TensorShapeProto::Dimension &dim : tensor.shape().dim())
+      if (!dim.has_dim_value() || dim.dim_value() < 0)
+        return makeError(
+            kind + " '" + info.name() + "' of element type " +
+            getDataTypeInfo(tensor.elem_type()).name + " has a dynamic dim" +
+            (dim.dim_param().empty() ? std::string()
+                                     : " '" + dim.dim_param() + "'") +
+            kFourBitStatic);
   if (!tensor.has_shape())
     return UnrankedTensorType::get(elementType);
   llvm::SmallVector<int64_t> shape;
@@ -626,12 +644,24 @@ void GraphImporter::recordTensorNames(const onnx::NodeProto &node,
 llvm::Error GraphImporter::importOutputs(OpBuilder &builder,
                                          func::FuncOp function) {
   llvm::SmallVector<Value> results;
+  // The boundary types of 4-bit results (graph::kPackedTypeAttr).
+  llvm::SmallDenseMap<unsigned, Type> packedTypes;
   for (const onnx::ValueInfoProto &output : graph.output()) {
     Value value = values.lookup(output.name());
-    if (int32_t dtype = fourBitTensors.lookup(output.name()))
-      return makeError(llvm::Twine("unsupported output '") + output.name() +
-                       "' of element type " + getDataTypeInfo(dtype).name +
-                       kFourBitBoundary);
+    // A 4-bit output must be one the importer knows to hold 4-bit values
+    // (its 8-bit holder type alone does not say so), and of the declared
+    // 4-bit type.
+    int32_t fourBit = fourBitTensors.lookup(output.name());
+    int32_t declaredDtype = output.type().has_tensor_type()
+                                ? output.type().tensor_type().elem_type()
+                                : 0;
+    if ((isFourBitDtype(declaredDtype) || fourBit) && declaredDtype != 0 &&
+        declaredDtype != fourBit)
+      return makeError(
+          "output '" + output.name() + "' is declared " +
+          getDataTypeInfo(declaredDtype).name + " but computed as " +
+          (fourBit ? getDataTypeInfo(fourBit).name
+                   : "8-bit values that are not known to be 4-bit"));
     // A declared type must agree with the computed one; a declaration
     // without element type declares nothing.
     if (output.type().has_tensor_type() &&
@@ -647,11 +677,32 @@ llvm::Error GraphImporter::importOutputs(OpBuilder &builder,
         return makeError(text);
       }
     }
+    if (fourBit) {
+      auto type = dyn_cast<RankedTensorType>(value.getType());
+      if (!type || !type.hasStaticShape())
+        return makeError("output '" + output.name() + "' of element type " +
+                         getDataTypeInfo(fourBit).name + " has a dynamic dim" +
+                         kFourBitStatic);
+      Location loc = NameLoc::get(StringAttr::get(&context, output.name()));
+      NodeBuilder nodes(builder, loc);
+      FailureOr<Value> packed = packFourBitBoundary(nodes, value);
+      if (failed(packed))
+        return makeError("cannot pack 4-bit output '" + output.name() +
+                         "': " + diagnostics.take("unknown error"));
+      packedTypes[results.size()] = RankedTensorType::get(
+          type.getShape(),
+          IntegerType::get(&context, 4,
+                           fourBit == 21 ? IntegerType::Unsigned
+                                         : IntegerType::Signless));
+      value = *packed;
+    }
     results.push_back(value);
   }
   builder.create<func::ReturnOp>(fileLoc, results);
   function.setFunctionType(FunctionType::get(
       &context, function.getArgumentTypes(), ValueRange(results).getTypes()));
+  for (auto [index, type] : packedTypes)
+    function.setResultAttr(index, graph::kPackedTypeAttr, TypeAttr::get(type));
   for (auto [index, output] : llvm::enumerate(graph.output())) {
     function.setResultAttr(index, graph::kNameAttr,
                            StringAttr::get(&context, output.name()));
@@ -704,6 +755,10 @@ llvm::Expected<OwningOpRef<ModuleOp>> GraphImporter::run() {
     if (!type)
       return type.takeError();
     inputs.push_back(&input);
+    // A 4-bit input is passed packed (QuantizationImport.h).
+    if (isFourBitDtype(input.type().tensor_type().elem_type()))
+      type =
+          packedFourBitType(&context, cast<RankedTensorType>(*type).getShape());
     inputTypes.push_back(*type);
   }
   for (const ConstantInput &constant : options.constantInputs)
@@ -731,6 +786,32 @@ llvm::Expected<OwningOpRef<ModuleOp>> GraphImporter::run() {
   }
 
   builder.setInsertionPointToStart(entry);
+  for (auto [index, input] : llvm::enumerate(inputs)) {
+    int32_t dtype = input->type().tensor_type().elem_type();
+    if (!isFourBitDtype(dtype))
+      continue;
+    llvm::Expected<Type> type = convertValueType(*input, "input");
+    if (!type)
+      return type.takeError();
+    ArrayRef<int64_t> shape = cast<RankedTensorType>(*type).getShape();
+    function.setArgAttr(
+        index, graph::kPackedTypeAttr,
+        TypeAttr::get(RankedTensorType::get(
+            shape, IntegerType::get(&context, 4,
+                                    dtype == 21 ? IntegerType::Unsigned
+                                                : IntegerType::Signless))));
+    StringAttr name = StringAttr::get(&context, input->name());
+    NodeBuilder nodes(builder, NameLoc::get(name, fileLoc));
+    FailureOr<Value> unpacked =
+        unpackFourBitBoundary(nodes, entry->getArgument(index), dtype, shape);
+    if (failed(unpacked))
+      return makeError("cannot unpack 4-bit input '" + input->name() +
+                       "': " + diagnostics.take("unknown error"));
+    if (Operation *op = unpacked->getDefiningOp())
+      op->setLoc(graph::withTensorNames(NameLoc::get(name, fileLoc), name));
+    values[input->name()] = *unpacked;
+    fourBitTensors[input->name()] = dtype;
+  }
   for (auto &[inputName, value] : boundValues) {
     StringAttr name = StringAttr::get(&context, inputName);
     Location loc = graph::withTensorNames(NameLoc::get(name, fileLoc), name);

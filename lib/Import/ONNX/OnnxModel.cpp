@@ -176,10 +176,6 @@ DataTypeInfo getDataTypeInfo(int32_t dataType) {
   case onnx::TensorProto::COMPLEX128:
     return {"complex128", 0};
   // Types newer than the protobuf definitions graphc builds against.
-  case 21:
-    return {"uint4", 0};
-  case 22:
-    return {"int4", 0};
   case 23:
     return {"float4e2m1", 0};
   default:

@@ -356,13 +356,6 @@ NodeResults dequantizeFloat8(NodeBuilder &builder, NodeInfo &info) {
   return single(chain, chain.cast(chain.op("mul", {x, scale}), scaleElement));
 }
 
-/// The type an ONNX UINT4 (21) or INT4 (22) value is held in: uint8 or
-/// int8 (TensorData.h's isFourBitDtype).
-Type fourBitHolder(MLIRContext *context, int32_t dtype) {
-  return IntegerType::get(
-      context, 8, dtype == 21 ? IntegerType::Unsigned : IntegerType::Signless);
-}
-
 /// A rank-0 constant `value` of `element`, a float or integer type.
 Value scalarOf(NodeBuilder &builder, Type element, double value) {
   auto type = RankedTensorType::get({}, element);
@@ -402,10 +395,96 @@ Value toFourBit(Chain &chain, Value value, int32_t dtype) {
 
 } // namespace
 
+Type fourBitHolder(MLIRContext *context, int32_t dtype) {
+  return IntegerType::get(
+      context, 8, dtype == 21 ? IntegerType::Unsigned : IntegerType::Signless);
+}
+
 NodeResults importFourBitCast(NodeBuilder &builder, Value input,
                               int32_t dtype) {
   Chain chain{builder};
   return single(chain, toFourBit(chain, input, dtype));
+}
+
+RankedTensorType packedFourBitType(MLIRContext *context,
+                                   ArrayRef<int64_t> shape) {
+  int64_t count = ShapedType::getNumElements(shape);
+  return RankedTensorType::get(
+      {count / 2 + count % 2},
+      IntegerType::get(context, 8, IntegerType::Unsigned));
+}
+
+FailureOr<Value> unpackFourBitBoundary(NodeBuilder &builder, Value packed,
+                                       int32_t dtype, ArrayRef<int64_t> shape) {
+  Chain chain{builder};
+  OpBuilder &b = builder.getBuilder();
+  Type byte = IntegerType::get(b.getContext(), 8, IntegerType::Unsigned);
+  int64_t bytes = cast<RankedTensorType>(packed.getType()).getDimSize(0);
+  int64_t count = ShapedType::getNumElements(shape);
+  // Byte i holds elements 2i (low nibble) and 2i + 1 (high nibble): the
+  // nibbles side by side as [bytes, 2] are the elements in order.
+  Value low = chain.op("bitwise_and", {packed, scalarOf(builder, byte, 15)});
+  Value high =
+      chain.op("bit_shift", {packed, scalarOf(builder, byte, 4)},
+               {b.getNamedAttr("direction", b.getStringAttr("RIGHT"))});
+  Value column = builder.i64Constant({bytes, 1});
+  Value pairs = chain.op(
+      "concat",
+      {chain.op("reshape", {low, column}), chain.op("reshape", {high, column})},
+      {b.getNamedAttr("axis", b.getI64IntegerAttr(1))});
+  Value elements =
+      chain.op("reshape", {pairs, builder.i64Constant({2 * bytes})});
+  if (2 * bytes != count) // the unused high nibble of an odd count
+    elements =
+        chain.op("slice", {elements, builder.i64Constant({0}),
+                           builder.i64Constant({count}), Value(), Value()});
+  Value value = elements;
+  if (shape.size() != 1)
+    value = chain.op("reshape", {elements, builder.i64Constant(shape)});
+  if (dtype == 22) {
+    // Sign-extended into int8: n ^ 8 - 8 maps 0..7 to 0..7, 8..15 to -8..-1.
+    Type holder = fourBitHolder(b.getContext(), dtype);
+    value = chain.cast(value, holder);
+    value = chain.op(
+        "sub", {chain.op("bitwise_xor", {value, scalarOf(builder, holder, 8)}),
+                scalarOf(builder, holder, 8)});
+  }
+  if (chain.failed)
+    return failure();
+  return value;
+}
+
+FailureOr<Value> packFourBitBoundary(NodeBuilder &builder, Value value) {
+  Chain chain{builder};
+  OpBuilder &b = builder.getBuilder();
+  Type byte = IntegerType::get(b.getContext(), 8, IntegerType::Unsigned);
+  auto type = cast<RankedTensorType>(value.getType());
+  int64_t count = type.getNumElements();
+  int64_t bytes = count / 2 + count % 2;
+  // int8 holds INT4 sign-extended: its low nibble is the 4-bit pattern
+  // (the cast to uint8 wraps, the mask drops the sign bits).
+  Value flat = chain.op("reshape", {value, builder.i64Constant({count})});
+  if (type.getElementType() != byte)
+    flat = chain.cast(flat, byte);
+  Value nibbles = chain.op("bitwise_and", {flat, scalarOf(builder, byte, 15)});
+  if (count % 2) // an odd count leaves the last byte's high nibble zero
+    nibbles = chain.op(
+        "pad", {nibbles, builder.i64Constant({0, 1}), Value(), Value()});
+  Value pairs = chain.op("reshape", {nibbles, builder.i64Constant({bytes, 2})});
+  auto column = [&](int64_t at) {
+    return chain.op("slice", {pairs, builder.i64Constant({at}),
+                              builder.i64Constant({at + 1}),
+                              builder.i64Constant({1}), Value()});
+  };
+  Value packed = chain.op(
+      "bitwise_or",
+      {column(0),
+       chain.op("bit_shift", {column(1), scalarOf(builder, byte, 4)},
+                {b.getNamedAttr("direction", b.getStringAttr("LEFT"))})});
+  packed = chain.op("reshape", {packed, builder.i64Constant({bytes})});
+  if (chain.failed)
+    return failure();
+  return packed;
 }
 
 NodeResults importMatMulInteger(NodeBuilder &builder, NodeInfo &info) {

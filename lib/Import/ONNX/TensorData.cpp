@@ -34,7 +34,7 @@ std::optional<int64_t> tensorByteSize(const onnx::TensorProto &tensor) {
         checkedByteSize(tensor.dims().data(), tensor.dims().size(), 1);
     if (!count)
       return std::nullopt;
-    return *count / 2 + *count % 2;
+    return rt::storageBytes(tensor.data_type(), *count);
   }
   size_t elementSize = getDataTypeInfo(tensor.data_type()).size;
   if (elementSize == 0)
@@ -46,13 +46,9 @@ std::optional<int64_t> tensorByteSize(const onnx::TensorProto &tensor) {
 std::unique_ptr<std::string> unpackFourBit(llvm::ArrayRef<char> packed,
                                            int64_t count, bool isSigned) {
   auto bytes = std::make_unique<std::string>(count, '\0');
-  for (int64_t i = 0; i < count; ++i) {
-    unsigned nibble =
-        (static_cast<unsigned char>(packed[i / 2]) >> (i % 2 * 4)) & 0xfu;
-    if (isSigned && nibble >= 8)
-      nibble |= 0xf0u; // -8 .. -1
-    (*bytes)[i] = static_cast<char>(nibble);
-  }
+  for (int64_t i = 0; i < count; ++i)
+    (*bytes)[i] = static_cast<char>(rt::fourBitElement(
+        reinterpret_cast<const unsigned char *>(packed.data()), i, isSigned));
   return bytes;
 }
 

@@ -2,6 +2,7 @@
 #ifndef GRAPHC_LIB_IMPORT_ONNX_TENSORDATA_H
 #define GRAPHC_LIB_IMPORT_ONNX_TENSORDATA_H
 
+#include "lib/Artifact/OnnxDtype.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -46,9 +47,7 @@ std::optional<int64_t> tensorByteSize(const onnx::TensorProto &tensor);
 /// ONNX's UINT4 (21) and INT4 (22): packed two to a byte, the first element
 /// in the low nibble. graphc holds them unpacked, one per byte
 /// (unpackFourBit), as uint8 and int8.
-constexpr bool isFourBitDtype(int32_t dtype) {
-  return dtype == 21 || dtype == 22;
-}
+using rt::isFourBitDtype;
 
 /// The `count` elements of 4-bit `packed` data one per byte, those of INT4
 /// (`isSigned`) sign-extended.

@@ -619,10 +619,21 @@ GRAPHC_API graphc_status graphc_session_download(graphc_session *session,
  * Dtypes
  *===----------------------------------------------------------------------===*/
 
-/* "float32", "int64", ...; "unknown" for others. */
+/* "float32", "int64", "int4", ...; "unknown" for others. */
 GRAPHC_API const char *graphc_dtype_name(int32_t dtype);
-/* Bytes per element; 0 for unknown dtypes. */
+/* Bytes per element; 0 for unknown dtypes and for the sub-byte ones, uint4
+ * (21) and int4 (22), whose sizes graphc_dtype_bits and graphc_dtype_bytes
+ * give. */
 GRAPHC_API size_t graphc_dtype_size(int32_t dtype);
+/* Bits per element: 4 for uint4 and int4, 8 * graphc_dtype_size otherwise
+ * (0 for unknown dtypes). */
+GRAPHC_API size_t graphc_dtype_bits(int32_t dtype);
+/* Bytes of a dense tensor of `count` elements: count * size, or for uint4
+ * and int4 (count + 1) / 2, packed as ONNX and DLPack (bits 4) lay them out:
+ * two a byte, the first element in the low nibble, the last byte's high
+ * nibble unused when count is odd. UINT64_MAX for unknown dtypes and on
+ * overflow. Every tensor of a run (inputs, outputs, buffers) is sized so. */
+GRAPHC_API uint64_t graphc_dtype_bytes(int32_t dtype, uint64_t count);
 
 #ifdef __cplusplus
 }

@@ -21,6 +21,11 @@ uint8 with one field named after the type), so ONNX test data passes as it
 is; Tensor.numpy() and TensorInfo.dtype use them. Inputs may also be
 ml_dtypes arrays (ml_dtypes.bfloat16, ml_dtypes.float8_e4m3fn, ...), and
 `array.view(ml_dtypes.bfloat16)` turns an output into numbers.
+
+uint4 and int4 tensors are packed two a byte (DLPack bits 4); numpy sees
+them unpacked, one element a byte, in onnx's dtypes (int8 or uint8 with one
+field "int4" or "uint4"): Tensor.numpy() returns such a copy, and inputs
+take such arrays (or ml_dtypes.int4/uint4 ones), range-checked and packed.
 """
 from ._errors import GraphcError, InvalidArgumentError
 from ._model import Bucket, BucketDim, Model, Session, TensorInfo, load

@@ -166,6 +166,8 @@ def _load_library():
             ctypes.POINTER(ctypes.POINTER(ctypes.c_int64))]),
         "graphc_dtype_name": (ctypes.c_char_p, [ctypes.c_int32]),
         "graphc_dtype_size": (ctypes.c_size_t, [ctypes.c_int32]),
+        "graphc_dtype_bytes": (ctypes.c_uint64, [ctypes.c_int32,
+                                                 ctypes.c_uint64]),
         "graphc_session_options_init": (None, [ctypes.POINTER(SessionOptions)]),
         "graphc_session_create": (status, [model,
                                            ctypes.POINTER(SessionOptions),

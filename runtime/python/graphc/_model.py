@@ -15,7 +15,7 @@ from . import _capi, _dlpack
 from ._errors import (GraphcError, InvalidArgumentError, check,
                       error_from_status)
 from ._tensor import (NUMPY_DTYPES, Buffer, Device, Tensor, dlpack_dtype,
-                      numpy_dlpack_dtype)
+                      four_bit_onnx_dtype, numpy_dlpack_dtype, pack_four_bit)
 
 
 class TensorInfo:
@@ -256,6 +256,16 @@ class _Run:
                 f"{role} '{label}': the {array.dtype.str} array is not in the "
                 "machine's byte order; convert it with "
                 "array.astype(array.dtype.newbyteorder('='))")
+        four_bit = four_bit_onnx_dtype(array.dtype)
+        if four_bit is not None:
+            if for_output:
+                raise InvalidArgumentError(
+                    f"output '{label}': numpy has no packed 4-bit dtype; "
+                    "pass a DLPack tensor of bits 4 or leave out= unset")
+            # The logical shape, over the packed bytes (DLPack bits 4).
+            shape = array.shape
+            array = pack_four_bit(array, four_bit, label)
+            return self._host_bytes(array, shape, dlpack_dtype(four_bit))
         dtype = numpy_dlpack_dtype(array.dtype)
         if dtype is None:
             raise InvalidArgumentError(
@@ -268,12 +278,17 @@ class _Run:
                     "writeable")
         elif not array.flags.c_contiguous:
             array = np.ascontiguousarray(array)  # a copy, documented
-        shape = (ctypes.c_int64 * max(array.ndim, 1))(*array.shape)
+        return self._host_bytes(array, array.shape, dtype, for_output)
+
+    def _host_bytes(self, array, dims, dtype, for_output=False):
+        """A DLTensor of `dims` and `dtype` over the bytes of the contiguous
+        `array` (uploaded first on cuda)."""
+        shape = (ctypes.c_int64 * max(len(dims), 1))(*dims)
         self.keep += [array, shape]
         data = array.ctypes.data
         if self.cuda and self.host_in_place:
             return _capi.DLTensor(data, _capi.DLDevice(_capi.KDL_CPU, 0),
-                                  array.ndim, dtype, shape, None, 0)
+                                  len(dims), dtype, shape, None, 0)
         if self.cuda:
             buffer = Buffer(self.handle, array.nbytes)
             self.keep.append(buffer)
@@ -286,7 +301,7 @@ class _Run:
                     array.nbytes))
                 self.uploaded = True
         return _capi.DLTensor(data, _capi.DLDevice(*self.handle.device.dlpack()),
-                              array.ndim, dtype, shape, None, 0)
+                              len(dims), dtype, shape, None, 0)
 
     def tensor(self, label, value, for_output=False):
         if isinstance(value, np.generic) and not for_output:

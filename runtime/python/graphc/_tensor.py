@@ -16,6 +16,7 @@ _ONNX_TO_DLPACK = {
     15: (_capi.KDL_COMPLEX, 128), 16: (_capi.KDL_BFLOAT, 16),
     17: (_capi.KDL_FLOAT8_E4M3FN, 8), 18: (_capi.KDL_FLOAT8_E4M3FNUZ, 8),
     19: (_capi.KDL_FLOAT8_E5M2, 8), 20: (_capi.KDL_FLOAT8_E5M2FNUZ, 8),
+    21: (_capi.KDL_UINT, 4), 22: (_capi.KDL_INT, 4),
 }
 
 
@@ -38,6 +39,17 @@ _BITS_DTYPES = {
     20: (_bits_dtype(np.uint8, "e5m2fnuz"), "float8_e5m2fnuz"),
 }
 
+# uint4 and int4 (ONNX 21, 22), packed two a byte in graphc's tensors (the
+# first element in the low nibble, DLPack bits 4): numpy sees them unpacked,
+# one element a byte, in the dtypes onnx.numpy_helper.to_array gives them
+# (onnx._custom_element_types: uint8 or int8 with one field "uint4" or
+# "int4"); ml_dtypes' uint4 and int4 (one a byte too) are taken on input.
+# By ONNX dtype number: (that dtype, ml_dtypes' name, the value range).
+FOUR_BIT_DTYPES = {
+    21: (_bits_dtype(np.uint8, "uint4"), "uint4", (0, 15)),
+    22: (_bits_dtype(np.int8, "int4"), "int4", (-8, 7)),
+}
+
 # ONNX dtype number -> numpy dtype.
 NUMPY_DTYPES = {
     1: np.dtype(np.float32), 2: np.dtype(np.uint8), 3: np.dtype(np.int8),
@@ -47,6 +59,8 @@ NUMPY_DTYPES = {
     13: np.dtype(np.uint64), 14: np.dtype(np.complex64),
     15: np.dtype(np.complex128),
     **{onnx_dtype: bits for onnx_dtype, (bits, _) in _BITS_DTYPES.items()},
+    **{onnx_dtype: unpacked
+       for onnx_dtype, (unpacked, _, _) in FOUR_BIT_DTYPES.items()},
 }
 _NUMPY_KIND_TO_DLPACK = {"f": _capi.KDL_FLOAT, "i": _capi.KDL_INT,
                          "u": _capi.KDL_UINT, "b": _capi.KDL_BOOL,
@@ -69,6 +83,47 @@ def bits_onnx_dtype(dtype):
                  dtype.itemsize == bits.itemsize)):
             return onnx_dtype
     return None
+
+
+def four_bit_onnx_dtype(dtype):
+    """21 (uint4) or 22 (int4) for a numpy dtype holding 4-bit values one a
+    byte (onnx's dtype or ml_dtypes' type), else None."""
+    for onnx_dtype, (unpacked, ml_name, _) in FOUR_BIT_DTYPES.items():
+        if ((dtype.names == unpacked.names and dtype == unpacked) or
+                (dtype.names is None and dtype.name == ml_name and
+                 dtype.itemsize == 1)):
+            return onnx_dtype
+    return None
+
+
+def pack_four_bit(array, onnx_dtype, label):
+    """The values of `array` (4-bit ones held one a byte) packed as graphc
+    and ONNX lay them out: two a byte, the first in the low nibble, a last
+    half byte for an odd count. A value out of the type's range is refused
+    (packing would keep only its low bits)."""
+    _, name, (low, high) = FOUR_BIT_DTYPES[onnx_dtype]
+    values = np.ascontiguousarray(array).view(
+        np.int8 if onnx_dtype == 22 else np.uint8).reshape(-1)
+    if values.size and (values.min() < low or values.max() > high):
+        raise InvalidArgumentError(
+            f"input '{label}': {name} values lie in [{low}, {high}]; the "
+            f"array holds {int(values.min())} to {int(values.max())}")
+    nibbles = values.astype(np.uint8) & 0xF
+    if nibbles.size % 2:
+        nibbles = np.append(nibbles, np.uint8(0))
+    return nibbles[0::2] | (nibbles[1::2] << 4)
+
+
+def unpack_four_bit(packed, count, onnx_dtype):
+    """`count` elements of packed 4-bit bytes, one a byte in onnx's dtype
+    (int4 sign-extended)."""
+    nibbles = np.empty(2 * packed.size, np.uint8)
+    nibbles[0::2] = packed & 0xF
+    nibbles[1::2] = packed >> 4
+    values = nibbles[:count]
+    if onnx_dtype == 22:
+        values = ((values ^ 8).astype(np.int8) - 8).astype(np.int8)
+    return values.view(FOUR_BIT_DTYPES[onnx_dtype][0])
 
 
 def numpy_dlpack_dtype(dtype):
@@ -201,7 +256,9 @@ class Tensor:
         self.dtype_name = _capi.library().graphc_dtype_name(onnx_dtype).decode()
         self.device = session.device
         self._itemsize = _capi.library().graphc_dtype_size(onnx_dtype)
-        self.nbytes = _element_count(self.shape) * self._itemsize
+        # Dense bytes (4-bit dtypes, of item size 0, two elements a byte).
+        self.nbytes = _capi.library().graphc_dtype_bytes(
+            onnx_dtype, _element_count(self.shape))
         self._buffer = Buffer(session, self.nbytes)
         # Where this tensor starts in the buffer (a slice of another tensor
         # shares its buffer).
@@ -269,6 +326,9 @@ class Tensor:
                             f"only (t[a:b]), not {type(key).__name__}")
         if not self.shape:
             raise TypeError("a 0-d tensor cannot be sliced")
+        if self.onnx_dtype in FOUR_BIT_DTYPES:
+            # Rows of packed 4-bit elements need not start on a byte.
+            raise TypeError(f"a {self.dtype_name} tensor cannot be sliced")
         start, stop, step = key.indices(self.shape[0])
         if step != 1:
             raise ValueError(f"a slice of a graphc tensor has step 1, not {step}")
@@ -329,10 +389,13 @@ class Tensor:
     def numpy(self):
         """The data as a numpy array: a view on the cpu, a copy from cuda.
         bfloat16 and the 8-bit floats come as their bits (a copy) in onnx's
-        dtypes: see the package docstring."""
+        dtypes, uint4 and int4 unpacked, one element a byte (a copy), in
+        onnx's dtypes: see the package docstring."""
         if self.dtype is None:
             raise GraphcError("unimplemented",
                               f"a {self.dtype_name} tensor has no numpy dtype")
+        if self.onnx_dtype in FOUR_BIT_DTYPES:
+            return self._unpacked()
         if self.device.type == "cpu" and self.onnx_dtype not in _BITS_DTYPES:
             return np.from_dlpack(self)
         # The elements the tensor spans (its own, and for a corner the rest
@@ -351,6 +414,19 @@ class Tensor:
         return np.lib.stride_tricks.as_strided(
             array, self.shape,
             [stride * self._itemsize for stride in self._strides]).copy()
+
+    def _unpacked(self):
+        """A 4-bit tensor's elements one a byte (a copy): numpy has no
+        packed 4-bit dtype. Such tensors are dense (static dims)."""
+        packed = np.empty(self.nbytes, np.uint8)
+        if self.device.type == "cpu":
+            ctypes.memmove(packed.ctypes.data, self.data_ptr, packed.nbytes)
+        else:
+            check(_capi.library().graphc_session_download(
+                self._session.pointer, packed.ctypes.data, self.data_ptr,
+                packed.nbytes))
+        return unpack_four_bit(packed, _element_count(self.shape),
+                               self.onnx_dtype).reshape(self.shape)
 
     def __array__(self, dtype=None, copy=None):
         if self.device.type != "cpu":
