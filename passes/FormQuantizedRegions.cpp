@@ -671,26 +671,75 @@ private:
   }
 
   /// An operand of an int32 product as the importer writes MatMulInteger's:
-  /// cast(x, i32), or cast(x, i32) - cast(z, i32), of 8-bit x and z.
+  /// cast(x, i32), or cast(x, i32) - cast(z, i32), of 8-bit x and z; or,
+  /// where the importer folded a constant weight's cast and zero point, an
+  /// int32 constant whose values are int8 (`narrowed`, made an int8
+  /// constant by `storedOf`).
   struct Centered {
     Value stored;
     Value zeroPoint;
+    std::optional<std::vector<char>> narrowed;
   };
 
+  static Value throughIdentities(Value value) {
+    while (auto identity = value.getDefiningOp<graph::IdentityOp>())
+      value = identity.getInput();
+    return value;
+  }
+
+  /// The bytes of the int32 constant `value` as int8, when every element
+  /// fits.
+  static std::optional<std::vector<char>> int8Bytes(Value value) {
+    ElementsAttr attr = constantOf(value);
+    RankedTensorType type = rankedOf(value);
+    if (!attr || !type.hasStaticShape() ||
+        !type.getElementType().isSignlessInteger(32))
+      return std::nullopt;
+    FailureOr<std::vector<char>> bytes = graph::constantBytes(attr);
+    if (failed(bytes) ||
+        bytes->size() != static_cast<size_t>(4 * type.getNumElements()))
+      return std::nullopt;
+    std::vector<char> narrow(type.getNumElements());
+    for (size_t i = 0; i < narrow.size(); ++i) {
+      int32_t element;
+      std::memcpy(&element, bytes->data() + 4 * i, 4);
+      if (element < -128 || element > 127)
+        return std::nullopt;
+      narrow[i] = static_cast<char>(element);
+    }
+    return narrow;
+  }
+
   static std::optional<Centered> centeredOf(Value value) {
+    value = throughIdentities(value);
+    if (std::optional<std::vector<char>> narrow = int8Bytes(value))
+      return Centered{value, nullptr, std::move(narrow)};
     Value widened = value, zeroPoint;
     if (auto sub = value.getDefiningOp<graph::SubOp>()) {
-      auto zeroCast = sub.getRhs().getDefiningOp<graph::CastOp>();
+      auto zeroCast =
+          throughIdentities(sub.getRhs()).getDefiningOp<graph::CastOp>();
       if (!zeroCast)
         return std::nullopt;
-      zeroPoint = zeroCast.getInput();
-      widened = sub.getLhs();
+      zeroPoint = throughIdentities(zeroCast.getInput());
+      widened = throughIdentities(sub.getLhs());
     }
     auto cast = widened.getDefiningOp<graph::CastOp>();
     if (!cast || !rankedOf(cast.getInput()).getElementType().isInteger(8) ||
         (zeroPoint && !rankedOf(zeroPoint).getElementType().isInteger(8)))
       return std::nullopt;
-    return Centered{cast.getInput(), zeroPoint};
+    return Centered{throughIdentities(cast.getInput()), zeroPoint,
+                    std::nullopt};
+  }
+
+  /// The 8-bit values of `operand`: an int8 constant of its narrowed int32
+  /// constant, or its stored value.
+  static Value storedOf(OpBuilder &b, const Centered &operand) {
+    if (!operand.narrowed)
+      return operand.stored;
+    RankedTensorType type = rankedOf(operand.stored).clone(b.getI8Type());
+    ElementsAttr attr = graph::constantFromBytes(type, *operand.narrowed);
+    return b.create<graph::ConstantOp>(
+        graph::withoutTensorNames(operand.stored.getLoc()), type, attr);
   }
 
   /// The zero point (one value) of `operand` as a product reads it,
@@ -750,7 +799,8 @@ private:
     Location loc = graph::withoutTensorNames(op.getLoc());
     ZeroPoint za = centeredZeroPoint(b, loc, *ca, shiftA);
     ZeroPoint zb = centeredZeroPoint(b, loc, *cb, shiftB);
-    Dequantized a{ca->stored, nullptr}, bOperand{cb->stored, nullptr};
+    Dequantized a{storedOf(b, *ca), nullptr},
+        bOperand{storedOf(b, *cb), nullptr};
     Value aValue = productOperand(b, loc, a, shiftA);
     Value bKN = productOperand(b, loc, bOperand, shiftB);
     Value product = b.create<graph::QuantizedMatMulOp>(

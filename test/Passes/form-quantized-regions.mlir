@@ -252,3 +252,23 @@ func.func @matmul_integer(%x: tensor<3x2xui8>, %z: tensor<ui8>) -> tensor<3x2xi3
   %y = graph.mat_mul %a, %b : (tensor<3x2xi32>, tensor<2x2xi32>) -> tensor<3x2xi32>
   return %y : tensor<3x2xi32>
 }
+
+// -----
+
+// The importer folds a constant weight's cast (and zero point) into an
+// int32 constant: values that are all int8 are stored as int8 again; the
+// zero point reaches the sub through DynamicQuantizeLinear's identity.
+// CHECK-LABEL: func.func @matmul_integer_folded
+// CHECK: %[[W:.*]] = graph.constant {value = dense<{{\[\[}}1, -3], [2, 4]]> : tensor<2x2xi8>}
+// CHECK: graph.quantized_mat_mul %{{.*}}, %[[W]] {trans_b = 1 : i64} : (tensor<3x2xi8>, tensor<2x2xi8>) -> tensor<3x2xi32>
+// CHECK: graph.constant {value = dense<[-2, 6]> : tensor<2xi32>}
+// CHECK-NOT: xi32>} : () -> tensor<2x2xi32>
+func.func @matmul_integer_folded(%x: tensor<3x2xi8>, %z: tensor<i8>) -> tensor<3x2xi32> {
+  %w = graph.constant {value = dense<[[1, 2], [-3, 4]]> : tensor<2x2xi32>} : () -> tensor<2x2xi32>
+  %zz = graph.identity %z : (tensor<i8>) -> tensor<i8>
+  %xi = graph.cast %x {to = i32} : (tensor<3x2xi8>) -> tensor<3x2xi32>
+  %zi = graph.cast %zz {to = i32} : (tensor<i8>) -> tensor<i32>
+  %a = graph.sub %xi, %zi : (tensor<3x2xi32>, tensor<i32>) -> tensor<3x2xi32>
+  %y = graph.mat_mul %a, %w : (tensor<3x2xi32>, tensor<2x2xi32>) -> tensor<3x2xi32>
+  return %y : tensor<3x2xi32>
+}
