@@ -95,24 +95,26 @@ std::optional<std::vector<double>> floatsOf(ElementsAttr attr) {
   return values;
 }
 
-/// The one value of the 8-bit integer constant `value` (a zero point), or
+/// The one value of the integer constant `value` (a zero point), or
 /// nullopt when it is not a constant or its elements differ.
 std::optional<int64_t> uniformInteger(Value value) {
   ElementsAttr attr = constantOf(value);
-  if (!attr || !attr.getElementType().isInteger(8))
+  auto type = attr ? dyn_cast<IntegerType>(attr.getElementType()) : nullptr;
+  if (!type || type.getWidth() % 8 != 0 || type.getWidth() > 64)
     return std::nullopt;
   FailureOr<std::vector<char>> bytes = graph::constantBytes(attr);
-  if (failed(bytes) || bytes->empty())
+  size_t width = type.getWidth() / 8;
+  if (failed(bytes) || bytes->empty() || bytes->size() % width != 0)
     return std::nullopt;
-  bool isUnsigned = attr.getElementType().isUnsignedInteger();
-  auto valueOf = [&](char byte) -> int64_t {
-    return isUnsigned ? int64_t(static_cast<uint8_t>(byte))
-                      : int64_t(static_cast<int8_t>(byte));
-  };
-  for (char byte : *bytes)
-    if (byte != bytes->front())
+  for (size_t i = width; i < bytes->size(); i += width)
+    if (std::memcmp(bytes->data(), bytes->data() + i, width) != 0)
       return std::nullopt;
-  return valueOf(bytes->front());
+  // Little-endian, sign- or zero-extended from its width.
+  uint64_t raw = 0;
+  std::memcpy(&raw, bytes->data(), width);
+  APInt element(type.getWidth(), raw);
+  return type.isUnsigned() ? int64_t(element.getZExtValue())
+                           : element.getSExtValue();
 }
 
 /// A dequantized operand: the stored 8-bit value, its constant scale as
@@ -714,18 +716,23 @@ private:
     value = throughIdentities(value);
     if (std::optional<std::vector<char>> narrow = int8Bytes(value))
       return Centered{value, nullptr, std::move(narrow)};
+    // The zero point: cast(z, i32) of an 8-bit z, or a constant (a cast
+    // the importer folded).
     Value widened = value, zeroPoint;
     if (auto sub = value.getDefiningOp<graph::SubOp>()) {
-      auto zeroCast =
-          throughIdentities(sub.getRhs()).getDefiningOp<graph::CastOp>();
-      if (!zeroCast)
+      Value rhs = throughIdentities(sub.getRhs());
+      if (auto zeroCast = rhs.getDefiningOp<graph::CastOp>())
+        zeroPoint = throughIdentities(zeroCast.getInput());
+      else if (uniformInteger(rhs))
+        zeroPoint = rhs;
+      else
         return std::nullopt;
-      zeroPoint = throughIdentities(zeroCast.getInput());
       widened = throughIdentities(sub.getLhs());
     }
     auto cast = widened.getDefiningOp<graph::CastOp>();
     if (!cast || !rankedOf(cast.getInput()).getElementType().isInteger(8) ||
-        (zeroPoint && !rankedOf(zeroPoint).getElementType().isInteger(8)))
+        (zeroPoint && !rankedOf(zeroPoint).getElementType().isInteger(8) &&
+         !uniformInteger(zeroPoint)))
       return std::nullopt;
     return Centered{throughIdentities(cast.getInput()), zeroPoint,
                     std::nullopt};

@@ -272,3 +272,20 @@ func.func @matmul_integer_folded(%x: tensor<3x2xi8>, %z: tensor<i8>) -> tensor<3
   %y = graph.mat_mul %a, %w : (tensor<3x2xi32>, tensor<2x2xi32>) -> tensor<3x2xi32>
   return %y : tensor<3x2xi32>
 }
+
+// -----
+
+// A large weight's cast stays an op; its zero point's cast is folded into
+// an int32 constant 0: a known zero point.
+// CHECK-LABEL: func.func @matmul_integer_constant_zero
+// CHECK: graph.quantized_mat_mul %arg0, %{{.*}} {trans_b = 1 : i64} : (tensor<3x2xi8>, tensor<2x2xi8>) -> tensor<3x2xi32>
+// CHECK-NOT: graph.reduce_sum
+// CHECK-NOT: graph.mat_mul
+func.func @matmul_integer_constant_zero(%x: tensor<3x2xi8>, %w: tensor<2x2xi8>) -> tensor<3x2xi32> {
+  %zero = graph.constant {value = dense<0> : tensor<i32>} : () -> tensor<i32>
+  %xi = graph.cast %x {to = i32} : (tensor<3x2xi8>) -> tensor<3x2xi32>
+  %wi = graph.cast %w {to = i32} : (tensor<2x2xi8>) -> tensor<2x2xi32>
+  %b = graph.sub %wi, %zero : (tensor<2x2xi32>, tensor<i32>) -> tensor<2x2xi32>
+  %y = graph.mat_mul %xi, %b : (tensor<3x2xi32>, tensor<2x2xi32>) -> tensor<3x2xi32>
+  return %y : tensor<3x2xi32>
+}
