@@ -3,7 +3,9 @@
 Builds ResNet-50 and BERT-base (with its pooler) with random weights,
 exports them with the TorchScript exporter, quantizes each with
 onnxruntime's static QDQ quantizer (int8 per-channel weights; int8
-activations, symmetric or with zero points), compiles it with graphc for
+activations, symmetric or with zero points) or its dynamic quantizer
+(int8 weights, MatMulInteger of activations quantized at run time),
+compiles it with graphc for
 the cpu target (and, with --cuda-emulation, for cuda on the fake driver and
 libraries), and runs several seeded random inputs. Per output it reports
 max |error| / range and mean |error| / range of graphc against onnxruntime
@@ -13,7 +15,7 @@ spread a quantized model shows between two correct implementations, since
 a float rounding that differs moves a value across a quantization step.
 
     .venv-torch/bin/python bench/quantized_accuracy.py --graphc build/bin/graphc
-        [--models resnet50,bert] [--activations symmetric,asymmetric]
+        [--models resnet50,bert] [--activations symmetric,asymmetric,dynamic]
         [--seeds 5] [--cuda-emulation build/test/runtime/libgraphc_fake_cuda.so]
         [--out bench/results]
 
@@ -73,9 +75,13 @@ def export(name, path):
         "attention_mask": np.ones((1, SEQ_LEN), np.int64)}
 
 
-def quantize(float_path, path, feeds_for, symmetric):
+def quantize(float_path, path, feeds_for, activations):
     from onnxruntime.quantization import (CalibrationDataReader, QuantFormat,
-                                          QuantType, quantize_static)
+                                          QuantType, quantize_dynamic,
+                                          quantize_static)
+    if activations == "dynamic":
+        quantize_dynamic(float_path, path, weight_type=QuantType.QInt8)
+        return
 
     class Reader(CalibrationDataReader):
         def __init__(self):
@@ -88,7 +94,8 @@ def quantize(float_path, path, feeds_for, symmetric):
     quantize_static(float_path, path, Reader(), quant_format=QuantFormat.QDQ,
                     per_channel=True, weight_type=QuantType.QInt8,
                     activation_type=QuantType.QInt8,
-                    extra_options={"ActivationSymmetric": symmetric})
+                    extra_options={
+                        "ActivationSymmetric": activations == "symmetric"})
 
 
 def compile_model(graphc, model, so_path, target, emulation):
@@ -147,8 +154,7 @@ def main():
             feeds_for = export(name, float_path)
             for activations in args.activations.split(","):
                 path = os.path.join(work, f"{name}_{activations}.onnx")
-                quantize(float_path, path, feeds_for,
-                         symmetric=activations == "symmetric")
+                quantize(float_path, path, feeds_for, activations)
                 optimized, written = session(path, True), session(path, False)
                 for target, emulation in targets:
                     so_path = os.path.join(work, f"{name}_{activations}_{target}.so")
@@ -187,7 +193,7 @@ def main():
         mean = float(np.mean([v[1] for v in values]))
         return f"{median * 100:.1f} % ({worst * 100:.1f} %) / {mean * 100:.2f} %"
 
-    lines = [f"# graphc on QDQ-quantized models ({meta['date']}, no GPU)", "",
+    lines = [f"# graphc on quantized models ({meta['date']}, no GPU)", "",
              f"`{meta['command']}`; onnxruntime {meta['onnxruntime']}, "
              f"{args.seeds} seeded inputs. Cells: median over inputs of max "
              "|error| / output range (worst input in parentheses) / mean "

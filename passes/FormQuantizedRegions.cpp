@@ -439,9 +439,9 @@ private:
     return sb;
   }
 
-  /// Whether a product reads `operand` as int8 shifted from uint8 (see
-  /// shiftedToSigned): the products' every uint8 operand, and a
-  /// convolution's uint8 input against an int8 weight.
+  /// Whether `operand` is uint8, which a product reads as int8 shifted from
+  /// it (see shiftedToSigned); a convolution does only against an int8
+  /// weight.
   static bool shiftsToSigned(Value operand) {
     return rankedOf(operand).getElementType().isUnsignedInteger(8);
   }
