@@ -615,6 +615,41 @@ private:
     return acc;
   }
 
+  /// quantized_mat_mul of `a` [.., M, K] and `bValue` ([.., K, N], or
+  /// [N, K] when `transB`, a Gemm's) with the zero points undone (see
+  /// corrected).
+  static Value correctedProduct(OpBuilder &b, Location loc, Value a,
+                                Value bValue, bool transB, ZeroPoint za,
+                                ZeroPoint zb) {
+    int64_t rank = rankedOf(bValue).getRank();
+    Value bNK = transB ? bValue : transposedMatrix(b, loc, bValue);
+    Value product =
+        b.create<graph::QuantizedMatMulOp>(loc, a, bNK, /*trans_b=*/1);
+    int64_t columnAxis = transB ? rank - 2 : rank - 1;
+    return corrected(b, loc, product, a, bValue, za, zb, columnAxis, [&] {
+      return transB ? runTimeSums(b, loc, bValue, rank - 1, /*keepdims=*/false)
+                    : runTimeSums(b, loc, bValue, rank - 2, /*keepdims=*/true);
+    });
+  }
+
+  /// The corrected accumulator of the product of the dequantized `qa` and
+  /// `qb` (B laid out as for correctedProduct), built before `op`; nullopt
+  /// with `why`, and nothing built, when its zero points cannot be undone.
+  std::optional<Value> dequantizedProduct(Operation *op, const Dequantized &qa,
+                                          const Dequantized &qb, bool transB,
+                                          std::string &why) {
+    bool shiftA = shiftsToSigned(qa.stored), shiftB = shiftsToSigned(qb.stored);
+    ZeroPoint za = knownZeroPoint(productZeroPoint(qa, shiftA));
+    ZeroPoint zb = knownZeroPoint(productZeroPoint(qb, shiftB));
+    if (!correctable(qa.stored, za, zb, why))
+      return std::nullopt;
+    OpBuilder b(op);
+    Location loc = graph::withoutTensorNames(op->getLoc());
+    Value a = productOperand(b, loc, qa, shiftA);
+    Value bValue = productOperand(b, loc, qb, shiftB);
+    return correctedProduct(b, loc, a, bValue, transB, za, zb);
+  }
+
   /// The float result of type `resultType` of the corrected accumulator
   /// `acc` of a product: one scale per column; `loc` goes to the last op.
   static Value rescaledColumns(OpBuilder &b, Location loc, Value acc,
@@ -652,21 +687,11 @@ private:
         combinedScales(qa, qb, rank, rank - 1, n, 1.0, "B", why);
     if (!scales)
       return failure();
-    bool shiftA = shiftsToSigned(qa.stored), shiftB = shiftsToSigned(qb.stored);
-    ZeroPoint za = knownZeroPoint(productZeroPoint(qa, shiftA));
-    ZeroPoint zb = knownZeroPoint(productZeroPoint(qb, shiftB));
-    if (!correctable(qa.stored, za, zb, why))
+    std::optional<Value> acc = dequantizedProduct(op, qa, qb, false, why);
+    if (!acc)
       return failure();
     OpBuilder b(op);
-    Location loc = graph::withoutTensorNames(op.getLoc());
-    Value a = productOperand(b, loc, qa, shiftA);
-    Value bKN = productOperand(b, loc, qb, shiftB);
-    Value product = b.create<graph::QuantizedMatMulOp>(
-        loc, a, transposedMatrix(b, loc, bKN), /*trans_b=*/1);
-    Value acc = corrected(b, loc, product, a, bKN, za, zb, rank - 1, [&] {
-      return runTimeSums(b, loc, bKN, rank - 2, /*keepdims=*/true);
-    });
-    Value result = rescaledColumns(b, op.getLoc(), acc, *scales, resultType);
+    Value result = rescaledColumns(b, op.getLoc(), *acc, *scales, resultType);
     op.getY().replaceAllUsesWith(result);
     eraseRewritten(op);
     return success();
@@ -810,12 +835,7 @@ private:
         bOperand{storedOf(b, *cb), nullptr};
     Value aValue = productOperand(b, loc, a, shiftA);
     Value bKN = productOperand(b, loc, bOperand, shiftB);
-    Value product = b.create<graph::QuantizedMatMulOp>(
-        loc, aValue, transposedMatrix(b, loc, bKN), /*trans_b=*/1);
-    Value acc = corrected(b, loc, product, aValue, bKN, za, zb, rank - 1, [&] {
-      return runTimeSums(b, loc, bKN, rank - 2,
-                         /*keepdims=*/true);
-    });
+    Value acc = correctedProduct(b, loc, aValue, bKN, /*transB=*/false, za, zb);
     if (Operation *last = acc.getDefiningOp())
       last->setLoc(op.getLoc());
     op.getY().replaceAllUsesWith(acc);
@@ -850,24 +870,14 @@ private:
         combinedScales(qa, qb, 2, columnAxis, n, alpha, "B", why);
     if (!scales)
       return failure();
-    bool shiftA = shiftsToSigned(qa.stored), shiftB = shiftsToSigned(qb.stored);
-    ZeroPoint za = knownZeroPoint(productZeroPoint(qa, shiftA));
-    ZeroPoint zb = knownZeroPoint(productZeroPoint(qb, shiftB));
-    if (!correctable(qa.stored, za, zb, why))
+    std::optional<Value> acc = dequantizedProduct(op, qa, qb, transB, why);
+    if (!acc)
       return failure();
     OpBuilder b(op);
     Location loc = graph::withoutTensorNames(op.getLoc());
-    Value a = productOperand(b, loc, qa, shiftA);
-    Value bValue = productOperand(b, loc, qb, shiftB);
-    Value bNK = transB ? bValue : transposedMatrix(b, loc, bValue);
-    Value product =
-        b.create<graph::QuantizedMatMulOp>(loc, a, bNK, /*trans_b=*/1);
-    Value acc = corrected(b, loc, product, a, bValue, za, zb, columnAxis, [&] {
-      return runTimeSums(b, loc, bValue, 1 - columnAxis, /*keepdims=*/false);
-    });
     Value c = op.getC();
-    Value result = rescaledColumns(b, c && beta != 0.0 ? loc : op.getLoc(), acc,
-                                   *scales, resultType);
+    Value result = rescaledColumns(b, c && beta != 0.0 ? loc : op.getLoc(),
+                                   *acc, *scales, resultType);
     if (c && beta != 0.0) {
       if (beta != 1.0) {
         RankedTensorType cType = rankedOf(c);

@@ -400,31 +400,30 @@ class Tensor:
             return np.from_dlpack(self)
         # The elements the tensor spans (its own, and for a corner the rest
         # of the bounds' rows between them), then a dense copy of its own.
-        array = np.empty(self._span(), self.dtype)
-        if self.device.type == "cpu":
-            # numpy takes no DLPack bfloat16 or fp8: a copy of the bits.
-            ctypes.memmove(array.ctypes.data, self.data_ptr, array.nbytes)
-        else:
-            # The download is ordered after every run of the session.
-            check(_capi.library().graphc_session_download(
-                self._session.pointer, array.ctypes.data, self.data_ptr,
-                array.nbytes))
+        # numpy takes no DLPack bfloat16 or fp8: a copy of the bits.
+        array = self._copied_into(np.empty(self._span(), self.dtype))
         if self._strides is None:
             return array.reshape(self.shape)
         return np.lib.stride_tricks.as_strided(
             array, self.shape,
             [stride * self._itemsize for stride in self._strides]).copy()
 
+    def _copied_into(self, array):
+        """`array` (host) filled with the array.nbytes bytes at the tensor's
+        data pointer; a download on cuda is ordered after every run of the
+        session."""
+        if self.device.type == "cpu":
+            ctypes.memmove(array.ctypes.data, self.data_ptr, array.nbytes)
+        else:
+            check(_capi.library().graphc_session_download(
+                self._session.pointer, array.ctypes.data, self.data_ptr,
+                array.nbytes))
+        return array
+
     def _unpacked(self):
         """A 4-bit tensor's elements one a byte (a copy): numpy has no
         packed 4-bit dtype. Such tensors are dense (static dims)."""
-        packed = np.empty(self.nbytes, np.uint8)
-        if self.device.type == "cpu":
-            ctypes.memmove(packed.ctypes.data, self.data_ptr, packed.nbytes)
-        else:
-            check(_capi.library().graphc_session_download(
-                self._session.pointer, packed.ctypes.data, self.data_ptr,
-                packed.nbytes))
+        packed = self._copied_into(np.empty(self.nbytes, np.uint8))
         return unpack_four_bit(packed, _element_count(self.shape),
                                self.onnx_dtype).reshape(self.shape)
 
